@@ -1,0 +1,97 @@
+package providers
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Fault says who is at fault for a failed call. It is kept apart from Action: what
+// went wrong does not by itself decide what to do next.
+type Fault string
+
+const (
+	FaultCaller   Fault = "caller"   // the request itself is wrong (400, context too long, content policy)
+	FaultProvider Fault = "provider" // the provider misbehaved (5xx, 429, bad output, cut stream)
+	FaultNetwork  Fault = "network"  // the call did not get through (refused, reset, DNS)
+	FaultRouter   Fault = "router"   // our own configuration or code (bad API key config, bad template)
+)
+
+// Action says what the router may do next after a failed call.
+type Action string
+
+const (
+	// ActionRetry: the same provider may be tried again after RetryAfter (or backoff).
+	ActionRetry Action = "retry"
+	// ActionFailover: do not retry this provider for this job; another may succeed.
+	ActionFailover Action = "failover"
+	// ActionStop: no provider will do better; report to the caller.
+	ActionStop Action = "stop"
+)
+
+// Kind names the failure precisely, for logs, metrics and the job resource.
+type Kind string
+
+const (
+	KindBadRequest      Kind = "bad_request"
+	KindContextLength   Kind = "context_length_exceeded"
+	KindContentPolicy   Kind = "content_policy"
+	KindAuth            Kind = "auth"
+	KindModelNotFound   Kind = "model_not_found"
+	KindRequestTimeout  Kind = "request_timeout" // HTTP 408 from the provider
+	KindConflict        Kind = "conflict"
+	KindRateLimited     Kind = "rate_limited"
+	KindServerError     Kind = "server_error"
+	KindUnavailable     Kind = "unavailable"
+	KindGatewayTimeout  Kind = "gateway_timeout" // HTTP 504
+	KindConnRefused     Kind = "connection_refused"
+	KindConnReset       Kind = "connection_reset"
+	KindTimeout         Kind = "timeout" // our deadline passed: outcome unknown
+	KindStreamStalled   Kind = "stream_stalled"
+	KindStreamCut       Kind = "stream_cut"
+	KindStreamMalformed Kind = "stream_malformed"
+	KindEmptyResponse   Kind = "empty_response"
+	KindCancelled       Kind = "cancelled" // the router cancelled the call (hedge loser, job cancelled)
+	KindMisconfigured   Kind = "misconfigured"
+	KindUnknownProvider Kind = "unknown"
+)
+
+// Error is the one error type every adapter returns. Construct with the fields
+// known; Classify fills the rest for errors that come from go-openai or net/http.
+type Error struct {
+	Provider   string
+	Kind       Kind
+	Fault      Fault
+	Action     Action
+	StatusCode int    // HTTP status, 0 when no response arrived
+	Code       string // the provider's own error code or type, when it sent one
+	Message    string // human-readable; never contains the prompt
+	RetryAfter time.Duration
+	// OutcomeUnknown is true when the request may have reached the provider and
+	// been processed, but no answer came back (a timeout after sending). Such an
+	// attempt is `unknown`, not `failed` (SPEC §6.7).
+	OutcomeUnknown bool
+	Err            error // the cause, if any
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("provider %s: %s", e.Provider, e.Kind)
+	if e.StatusCode != 0 {
+		s += fmt.Sprintf(" (HTTP %d)", e.StatusCode)
+	}
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// AsError finds the *Error in err's chain.
+func AsError(err error) (*Error, bool) {
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe, true
+	}
+	return nil, false
+}

@@ -1,0 +1,92 @@
+// Package providers owns the adapter contract between the router and the model
+// providers it calls: the small Provider interface, the optional capabilities found
+// by type assertion, the OpenAI-compatible and scripted adapters, and the one error
+// taxonomy every adapter reports in.
+//
+// It must not touch the database, job state or routing policy: an adapter makes one
+// call and classifies what happened; deciding what to do next belongs to
+// internal/race.
+package providers
+
+import (
+	"context"
+	"time"
+)
+
+// Message is one chat message of a rendered request.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// ResponseFormat asks the provider for structured output. A nil format is plain text.
+type ResponseFormat struct {
+	// Type is "json_schema" or "json_object".
+	Type string
+	// Name and Schema apply to "json_schema".
+	Name   string
+	Schema []byte // raw JSON Schema document
+	Strict bool
+}
+
+// Request is one fully rendered call. The router never sends a template.
+type Request struct {
+	// AttemptID is the router's attempt id; adapters that support provider-side
+	// idempotency or lookup carry it in the form that provider defines.
+	AttemptID string
+	// JobID is the job the attempt belongs to (for logs and metadata).
+	JobID string
+	// Model overrides the provider's configured model when non-empty.
+	Model          string
+	Messages       []Message
+	Temperature    *float32
+	MaxTokens      int
+	Seed           *int
+	User           string
+	ResponseFormat *ResponseFormat
+}
+
+// Usage is token usage as the provider reported it.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// Response is one complete answer. An adapter returns a Response only for a
+// complete answer; a cut, stalled or malformed stream is an *Error.
+type Response struct {
+	Content      string
+	Model        string // the model the provider says answered
+	ResponseID   string // the provider's own response id
+	FinishReason string
+	Created      time.Time
+	Usage        Usage
+}
+
+// Provider is the one call every adapter makes: send a rendered request, return a
+// complete response or a classified error (an *Error, see Classify).
+type Provider interface {
+	Name() string
+	Complete(ctx context.Context, req *Request) (*Response, error)
+}
+
+// Streamer is implemented by adapters that can consume the provider's streaming
+// API. The adapter consumes the stream to its end and assembles it; onDelta (may be
+// nil) sees each content delta as it arrives, for observability only.
+type Streamer interface {
+	CompleteStream(ctx context.Context, req *Request, onDelta func(string)) (*Response, error)
+}
+
+// Looker is implemented by adapters whose provider can be asked, after the fact,
+// what became of a request sent under a given attempt id (reconciliation of
+// unknown attempts). found=false means the provider has no record of it.
+type Looker interface {
+	Lookup(ctx context.Context, attemptID string) (resp *Response, found bool, err error)
+}
+
+// IdempotentProvider is implemented by adapters whose provider honours an
+// idempotency key of its own definition. The router then passes the attempt id.
+type IdempotentProvider interface {
+	SupportsIdempotencyKey() bool
+}

@@ -1,0 +1,308 @@
+// Package localpg starts a private PostgreSQL cluster from the machine's own
+// PostgreSQL binaries, for `make run`, `make test` and tests run without
+// DATABASE_URL (SPEC §13). It installs the distribution package when the binaries
+// are missing and it runs as root, runs the server as an unprivileged user when the
+// caller is root (initdb refuses root), listens on a free loopback port only, and
+// stops the server when asked.
+//
+// It owns nothing but the cluster's process and data directory; it must not know
+// about the router's schema.
+package localpg
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Options says where and how to run the cluster.
+type Options struct {
+	// DataDir is the cluster's data directory. It is created (initdb) when empty.
+	DataDir string
+	// Fresh removes DataDir first (tests).
+	Fresh bool
+	// Durable keeps fsync on. Off, commits are not flushed (tests only).
+	Durable bool
+	// Logger receives progress lines; nil discards them.
+	Logger *slog.Logger
+}
+
+// Cluster is a running private PostgreSQL server.
+type Cluster struct {
+	URL     string
+	DataDir string
+	cmd     *exec.Cmd
+	done    chan struct{}
+	waitErr error
+	logFile *os.File
+}
+
+const dbName = "router"
+
+// Start initialises (if needed) and starts the cluster, and returns once it accepts
+// connections.
+func Start(ctx context.Context, opt Options) (*Cluster, error) {
+	log := opt.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	bin, err := findBinDir()
+	if err != nil && os.Geteuid() == 0 {
+		log.Info("PostgreSQL binaries not found; installing the distribution package")
+		if ierr := installPostgres(ctx); ierr != nil {
+			return nil, fmt.Errorf("install PostgreSQL: %w (install the 'postgresql' package yourself, or set DATABASE_URL)", ierr)
+		}
+		bin, err = findBinDir()
+	}
+	if err != nil {
+		return nil, err
+	}
+	cred, uname, err := serverCredential()
+	if err != nil {
+		return nil, err
+	}
+	dataDir, err := filepath.Abs(opt.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if cred != nil && !reachableBy(dataDir, cred) {
+		alt, terr := os.MkdirTemp("", "router-pg-")
+		if terr != nil {
+			return nil, terr
+		}
+		if err := os.Chmod(alt, 0o755); err != nil {
+			return nil, err
+		}
+		log.Warn("data directory is not reachable by the server's user; using a temporary one",
+			"wanted", dataDir, "user", uname, "using", alt)
+		dataDir = filepath.Join(alt, "data")
+	}
+	if opt.Fresh {
+		if err := os.RemoveAll(dataDir); err != nil {
+			return nil, fmt.Errorf("remove old data directory: %w", err)
+		}
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory %s: %w", dataDir, err)
+	}
+	if cred != nil {
+		if err := os.Chown(dataDir, int(cred.Uid), int(cred.Gid)); err != nil {
+			return nil, fmt.Errorf("give %s to user %s: %w", dataDir, uname, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, "PG_VERSION")); errors.Is(err, os.ErrNotExist) {
+		log.Info("initialising PostgreSQL cluster", "dir", dataDir)
+		out, err := run(ctx, cred, filepath.Join(bin, "initdb"), "-D", dataDir, "-U", "postgres",
+			"--auth=trust", "--encoding=UTF8", "--locale=C", "--no-instructions")
+		if err != nil {
+			return nil, fmt.Errorf("initdb: %w\n%s", err, out)
+		}
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(filepath.Dir(dataDir), filepath.Base(dataDir)+".log")
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"-D", dataDir, "-p", strconv.Itoa(port),
+		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=",
+		"-c", "max_connections=300", "-c", "shared_buffers=128MB"}
+	if !opt.Durable {
+		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	cmd := exec.Command(filepath.Join(bin, "postgres"), args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if cred != nil {
+		cmd.SysProcAttr.Credential = cred
+	}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("start postgres: %w", err)
+	}
+	c := &Cluster{
+		URL:     fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", port, dbName),
+		DataDir: dataDir, cmd: cmd, done: make(chan struct{}), logFile: logFile,
+	}
+	go func() { c.waitErr = cmd.Wait(); close(c.done) }()
+	if err := c.waitReady(ctx, bin, cred, port); err != nil {
+		c.Stop()
+		tail, _ := os.ReadFile(logPath)
+		return nil, fmt.Errorf("%w\nserver log %s:\n%s", err, logPath, lastLines(tail, 20))
+	}
+	log.Info("PostgreSQL ready", "url", c.URL, "dir", dataDir)
+	return c, nil
+}
+
+// waitReady waits until the server accepts connections, then creates the router
+// database if it does not exist.
+func (c *Cluster) waitReady(ctx context.Context, bin string, cred *syscall.Credential, port int) error {
+	deadline := time.Now().Add(60 * time.Second)
+	psql := filepath.Join(bin, "psql")
+	p := strconv.Itoa(port)
+	for {
+		out, err := run(ctx, cred, psql, "-h", "127.0.0.1", "-p", p, "-U", "postgres", "-d", "postgres",
+			"-tAc", "SELECT 1 FROM pg_database WHERE datname='"+dbName+"'")
+		if err == nil {
+			if strings.TrimSpace(out) != "1" {
+				if out, err := run(ctx, cred, psql, "-h", "127.0.0.1", "-p", p, "-U", "postgres", "-d", "postgres",
+					"-c", "CREATE DATABASE "+dbName); err != nil {
+					return fmt.Errorf("create database: %w\n%s", err, out)
+				}
+			}
+			return nil
+		}
+		select {
+		case <-c.done:
+			return fmt.Errorf("postgres exited during start-up: %v", c.waitErr)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return errors.New("postgres did not accept connections within 60s")
+		}
+	}
+}
+
+// Stop shuts the server down (fast shutdown) and waits for it to exit.
+func (c *Cluster) Stop() {
+	if c == nil || c.cmd == nil || c.cmd.Process == nil {
+		return
+	}
+	_ = c.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-c.done:
+	case <-time.After(30 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-c.done
+	}
+	c.logFile.Close()
+}
+
+func findBinDir() (string, error) {
+	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
+		dir := strings.TrimSpace(string(out))
+		if _, err := os.Stat(filepath.Join(dir, "initdb")); err == nil {
+			return dir, nil
+		}
+	}
+	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	if len(matches) > 0 {
+		// Highest version last in lexical order for equal digit counts; pick the newest.
+		best := matches[0]
+		for _, m := range matches[1:] {
+			if pgMajor(m) > pgMajor(best) {
+				best = m
+			}
+		}
+		return filepath.Dir(best), nil
+	}
+	if p, err := exec.LookPath("initdb"); err == nil {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			p = real
+		}
+		return filepath.Dir(p), nil
+	}
+	return "", errors.New("PostgreSQL server binaries (initdb, postgres) not found: install the 'postgresql' package (apt-get install postgresql) or set DATABASE_URL")
+}
+
+func pgMajor(path string) int {
+	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(path))))
+	return v
+}
+
+func installPostgres(ctx context.Context) error {
+	env := append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+	for _, args := range [][]string{{"update"}, {"install", "-y", "--no-install-recommends", "postgresql"}} {
+		cmd := exec.CommandContext(ctx, "apt-get", args...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("apt-get %s: %w\n%s", strings.Join(args, " "), err, lastLines(out, 20))
+		}
+	}
+	return nil
+}
+
+// serverCredential is the unprivileged user the server runs as when we are root;
+// nil when we are not root.
+func serverCredential() (*syscall.Credential, string, error) {
+	if os.Geteuid() != 0 {
+		return nil, "", nil
+	}
+	for _, name := range []string{"postgres", "nobody"} {
+		u, err := user.Lookup(name)
+		if err != nil {
+			continue
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, name, nil
+	}
+	return nil, "", errors.New("running as root and no unprivileged user (postgres or nobody) exists for the PostgreSQL server: create one (useradd postgres) or set DATABASE_URL")
+}
+
+// reachableBy reports whether every existing ancestor of dir can be traversed by
+// the given user (world or group execute bit, or owned by it).
+func reachableBy(dir string, cred *syscall.Credential) bool {
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil {
+			st := fi.Sys().(*syscall.Stat_t)
+			mode := fi.Mode().Perm()
+			ok := mode&0o001 != 0 ||
+				(st.Gid == cred.Gid && mode&0o010 != 0) ||
+				(st.Uid == cred.Uid && mode&0o100 != 0)
+			if !ok {
+				return false
+			}
+		}
+		if d == "/" {
+			return true
+		}
+	}
+}
+
+func run(ctx context.Context, cred *syscall.Credential, name string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = "/"
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "PGCONNECT_TIMEOUT=2"}
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err := cmd.Run()
+	return buf.String(), err
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func lastLines(b []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,168 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+const attemptColumns = `a.id::text, a.job_id::text, a.seq, a.provider, a.model, a.response_model, a.role, a.state,
+	a.read_version, a.created_at, a.started_at, a.finished_at, a.latency_ms, a.usage, a.provider_response_id,
+	a.error, a.validation_errors, a.lease_owner, a.lease_expires_at`
+
+func scanAttemptRow(r pgx.CollectableRow) (Attempt, error) {
+	var a Attempt
+	err := r.Scan(&a.ID, &a.JobID, &a.Seq, &a.Provider, &a.Model, &a.ResponseModel, &a.Role, &a.State,
+		&a.ReadVersion, &a.CreatedAt, &a.StartedAt, &a.FinishedAt, &a.LatencyMS, &a.Usage, &a.ProviderResponseID,
+		&a.Error, &a.ValidationErrors, &a.LeaseOwner, &a.LeaseExpiresAt)
+	return a, err
+}
+
+// NewAttempt describes an attempt to create.
+type NewAttempt struct {
+	JobID    string
+	Provider string
+	Model    string
+	Role     string
+	// LeaseOwner names the router process that runs the attempt; LeaseFor is how
+	// long its lease lasts before it must be renewed.
+	LeaseOwner  string
+	LeaseFor    time.Duration
+	MaxInflight int // 0 = no bound
+	MaxAttempts int // 0 = no bound
+}
+
+// CreateAttempt adds an attempt to a job, enforcing in the database, under the
+// job row's lock: the blocking rule (no sibling `starting` or `unknown`), the
+// in-flight and total bounds, and that the job can still take attempts. A pending
+// job becomes running. The attempt starts `starting` and reads the job's version.
+func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, error) {
+	var a *Attempt
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var state string
+		var version int64
+		// Lock the job row first: every change of a job's attempts serialises here,
+		// and the statements below read with a snapshot taken after the lock.
+		err := tx.QueryRow(ctx, `SELECT state, version FROM jobs WHERE id = $1 FOR UPDATE`, na.JobID).Scan(&state, &version)
+		if err != nil {
+			return notFound(err)
+		}
+		switch state {
+		case JobSucceeded, JobCancelled, JobFailed:
+			return fmt.Errorf("%w: job is %s", ErrJobFinished, state)
+		case JobUnknown:
+			return fmt.Errorf("%w: job is unknown", ErrAttemptBlocked)
+		}
+		var blocked, inflight, total, maxSeq int
+		err = tx.QueryRow(ctx, `SELECT
+				count(*) FILTER (WHERE state IN ('starting', 'unknown')),
+				count(*) FILTER (WHERE state IN ('starting', 'running')),
+				count(*), coalesce(max(seq), 0)
+			FROM attempts WHERE job_id = $1`, na.JobID).Scan(&blocked, &inflight, &total, &maxSeq)
+		if err != nil {
+			return err
+		}
+		if blocked > 0 {
+			return ErrAttemptBlocked
+		}
+		if na.MaxInflight > 0 && inflight >= na.MaxInflight {
+			return fmt.Errorf("%w: %d attempts in flight (max_inflight %d)", ErrAttemptLimit, inflight, na.MaxInflight)
+		}
+		if na.MaxAttempts > 0 && total >= na.MaxAttempts {
+			return fmt.Errorf("%w: %d attempts made (max_attempts %d)", ErrAttemptLimit, total, na.MaxAttempts)
+		}
+		if state == JobPending {
+			if err := tx.QueryRow(ctx, `UPDATE jobs SET state = 'running', version = version + 1, updated_at = now()
+				WHERE id = $1 RETURNING version`, na.JobID).Scan(&version); err != nil {
+				return err
+			}
+		}
+		lease := na.LeaseFor
+		if lease <= 0 {
+			lease = 30 * time.Second
+		}
+		rows, err := tx.Query(ctx, `INSERT INTO attempts AS a (id, job_id, seq, provider, model, role, read_version,
+				lease_owner, lease_expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + $9::interval)
+			RETURNING `+attemptColumns,
+			uuid.New(), na.JobID, maxSeq+1, na.Provider, na.Model, na.Role, version, na.LeaseOwner, lease)
+		if err != nil {
+			return err
+		}
+		got, err := pgx.CollectExactlyOneRow(rows, scanAttemptRow)
+		if err != nil {
+			return err
+		}
+		a = &got
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// MarkAttemptRunning records that the request is about to be sent: the attempt
+// leaves `starting`, so it no longer blocks hedges.
+func (s *Store) MarkAttemptRunning(ctx context.Context, attemptID string) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE attempts SET state = 'running', started_at = now()
+		WHERE id = $1 AND state = 'starting'`, attemptID)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("%w: attempt %s is not starting", ErrStateConflict, attemptID)
+	}
+	return nil
+}
+
+// AttemptOutcome is what a finished attempt reports.
+type AttemptOutcome struct {
+	State              string // failed, invalid, unknown, cancelled
+	Error              any    // JSON-encodable error detail
+	ValidationErrors   any    // JSON-encodable violations (invalid)
+	Usage              any
+	ProviderResponseID string
+	ResponseModel      string
+	LatencyMS          int64
+}
+
+// FinishAttempt records a non-winning end of an in-flight attempt. It changes
+// only an attempt that is still starting or running (a cancelled job's attempts
+// stay cancelled); ErrStateConflict says it was not.
+func (s *Store) FinishAttempt(ctx context.Context, attemptID string, out AttemptOutcome) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE attempts SET state = $2, error = $3, validation_errors = $4, usage = $5,
+			provider_response_id = nullif($6, ''), response_model = nullif($7, ''), latency_ms = $8,
+			finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
+		WHERE id = $1 AND state IN ('starting', 'running')`,
+		attemptID, out.State, jsonOrNil(out.Error), jsonOrNil(out.ValidationErrors), jsonOrNil(out.Usage),
+		out.ProviderResponseID, out.ResponseModel, out.LatencyMS)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("%w: attempt %s is no longer in flight", ErrStateConflict, attemptID)
+	}
+	return nil
+}
+
+func jsonOrNil(v any) []byte {
+	if v == nil {
+		return nil
+	}
+	if raw, ok := v.(json.RawMessage); ok {
+		if len(raw) == 0 {
+			return nil
+		}
+		return raw
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
+}

@@ -1,0 +1,104 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// NotifyChannel is the LISTEN/NOTIFY channel on which every job state change is
+// announced, with the job id as payload. It crosses replicas.
+const NotifyChannel = "router_job"
+
+// Completion is a valid output offered by an attempt.
+type Completion struct {
+	JobID              string
+	AttemptID          string
+	ReadVersion        int64 // the job version the attempt read when it started
+	Result             json.RawMessage
+	Usage              any
+	ProviderResponseID string
+	ResponseModel      string
+	LatencyMS          int64
+}
+
+// casSQL is the compare-and-swap of SPEC §6.5: it succeeds only when the job is
+// still at the version the attempt read and nobody has completed it.
+const casSQL = `
+WITH j AS (
+    UPDATE jobs SET state = 'succeeded', result = $3, completed_by = $4, version = version + 1,
+        error = NULL, updated_at = now(), finished_at = now()
+    WHERE id = $1 AND version = $2 AND completed_by IS NULL
+    RETURNING id
+), k AS (
+    UPDATE idempotency_keys SET expires_at = now() + $5::interval
+    WHERE job_id IN (SELECT id FROM j)
+)
+SELECT count(*) FROM j`
+
+// Complete offers a valid output through the compare-and-swap. won reports whether
+// this attempt won; a loser is recorded `lost` (or `cancelled` when the job was
+// cancelled) with a race event, and its payload is discarded.
+func (s *Store) Complete(ctx context.Context, c Completion) (won bool, err error) {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		var n int
+		if err := tx.QueryRow(ctx, casSQL, c.JobID, c.ReadVersion, c.Result, c.AttemptID, s.opt.KeyRetention).Scan(&n); err != nil {
+			return fmt.Errorf("compare-and-swap: %w", err)
+		}
+		won = n == 1
+		if won {
+			_, err := tx.Exec(ctx, `UPDATE attempts SET state = 'won', usage = $2, provider_response_id = nullif($3, ''),
+					response_model = nullif($4, ''), latency_ms = $5, finished_at = now(),
+					lease_owner = NULL, lease_expires_at = NULL
+				WHERE id = $1`, c.AttemptID, jsonOrNil(c.Usage), c.ProviderResponseID, c.ResponseModel, c.LatencyMS)
+			if err != nil {
+				return err
+			}
+			return notify(ctx, tx, c.JobID)
+		}
+		return s.discard(ctx, tx, c)
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		// The commit may have happened even though we saw an error (a dropped
+		// connection): the database decides, not our guess.
+		if j, rerr := s.GetJobAny(context.WithoutCancel(ctx), c.JobID); rerr == nil && j.CompletedBy != nil {
+			if *j.CompletedBy == c.AttemptID {
+				return true, nil
+			}
+		}
+		return false, err
+	}
+	return won, err
+}
+
+// discard records a valid result that lost the compare-and-swap.
+func (s *Store) discard(ctx context.Context, tx pgx.Tx, c Completion) error {
+	var jobState string
+	if err := tx.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, c.JobID).Scan(&jobState); err != nil {
+		return notFound(err)
+	}
+	attemptState, kind, detail := AttemptLost, "lost", "a valid result arrived after another attempt won; discarded"
+	if jobState != JobSucceeded {
+		attemptState, kind, detail = AttemptCancelled, "discarded", "a valid result arrived after the job became "+jobState+"; discarded"
+	}
+	_, err := tx.Exec(ctx, `UPDATE attempts SET state = $2, usage = $3, provider_response_id = nullif($4, ''),
+			response_model = nullif($5, ''), latency_ms = $6, finished_at = coalesce(finished_at, now()),
+			lease_owner = NULL, lease_expires_at = NULL
+		WHERE id = $1 AND state IN ('starting', 'running', 'unknown')`,
+		c.AttemptID, attemptState, jsonOrNil(c.Usage), c.ProviderResponseID, c.ResponseModel, c.LatencyMS)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO race_events (job_id, attempt_id, kind, provider, latency_ms, usage, detail)
+		SELECT job_id, id, $2, provider, $3, $4, $5 FROM attempts WHERE id = $1`,
+		c.AttemptID, kind, c.LatencyMS, jsonOrNil(c.Usage), detail)
+	return err
+}
+
+func notify(ctx context.Context, tx pgx.Tx, jobID string) error {
+	_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, jobID)
+	return err
+}

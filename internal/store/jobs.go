@@ -1,0 +1,159 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// NewJob is what a caller asks for. Fingerprint is computed by the caller
+// (see Fingerprint).
+type NewJob struct {
+	Owner          string
+	Operation      string
+	IdempotencyKey string
+	Fingerprint    []byte
+	PromptVersion  string
+	Route          string
+	Input          json.RawMessage
+	Params         json.RawMessage
+}
+
+// claimSQL claims the key and creates the job in one statement. The key row is
+// inserted, or taken over when its previous job's retention has passed; a live
+// key conflicts and creates nothing. The unique primary key of idempotency_keys is
+// the guarantee: concurrent claims wait for each other and exactly one inserts.
+const claimSQL = `
+WITH claim AS (
+    INSERT INTO idempotency_keys AS k (owner, operation, idempotency_key, job_id, fingerprint)
+    VALUES ($1, $2, $3, $4, $5)
+    ON CONFLICT (owner, operation, idempotency_key) DO UPDATE
+        SET job_id = EXCLUDED.job_id, fingerprint = EXCLUDED.fingerprint,
+            created_at = now(), expires_at = NULL
+        WHERE k.expires_at IS NOT NULL AND k.expires_at <= now()
+    RETURNING job_id
+)
+INSERT INTO jobs (id, owner, operation, idempotency_key, fingerprint, prompt_version, route, input, params)
+SELECT job_id, $1, $2, $3, $5, $6, $7, $8, $9 FROM claim
+RETURNING id`
+
+// CreateJob claims (owner, operation, key) and creates the job, or finds the job
+// that already holds the key. created reports which. A live key bound to a
+// different fingerprint returns ErrKeyReused and nothing is written.
+func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created bool, err error) {
+	id := uuid.New()
+	params := nj.Params
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	var got uuid.UUID
+	err = s.pool.QueryRow(ctx, claimSQL, nj.Owner, nj.Operation, nj.IdempotencyKey, id, nj.Fingerprint,
+		nj.PromptVersion, nj.Route, nj.Input, params).Scan(&got)
+	switch {
+	case err == nil:
+		job, err := s.GetJob(ctx, nj.Owner, id.String())
+		return job, true, err
+	case err != pgx.ErrNoRows:
+		return nil, false, fmt.Errorf("claim idempotency key: %w", err)
+	}
+	// The key is held by a live job: return it if the request is the same intent.
+	var (
+		jobID string
+		fp    []byte
+	)
+	err = s.pool.QueryRow(ctx, `SELECT job_id::text, fingerprint FROM idempotency_keys
+		WHERE owner = $1 AND operation = $2 AND idempotency_key = $3`,
+		nj.Owner, nj.Operation, nj.IdempotencyKey).Scan(&jobID, &fp)
+	if err != nil {
+		return nil, false, fmt.Errorf("read idempotency key: %w", notFound(err))
+	}
+	if !bytes.Equal(fp, nj.Fingerprint) {
+		return nil, false, ErrKeyReused
+	}
+	job, err = s.GetJob(ctx, nj.Owner, jobID)
+	return job, false, err
+}
+
+const jobColumns = `j.id::text, j.owner, j.operation, j.idempotency_key, j.fingerprint, j.prompt_version,
+	j.route, j.input, j.params, j.state, j.version, j.created_at, j.updated_at, j.finished_at,
+	(SELECT k.expires_at FROM idempotency_keys k WHERE k.job_id = j.id), j.result, j.completed_by::text,
+	j.error, j.routing`
+
+func scanJob(row pgx.Row) (*Job, error) {
+	var j Job
+	err := row.Scan(&j.ID, &j.Owner, &j.Operation, &j.IdempotencyKey, &j.fingerprint, &j.PromptVersion,
+		&j.Route, &j.Input, &j.Params, &j.State, &j.Version, &j.CreatedAt, &j.UpdatedAt, &j.FinishedAt,
+		&j.KeyExpiresAt, &j.Result, &j.CompletedBy, &j.Error, &j.Routing)
+	if err != nil {
+		return nil, notFound(err)
+	}
+	return &j, nil
+}
+
+// GetJob reads one job of owner with its attempts and race events. Another
+// owner's job is ErrNotFound, exactly like a missing one.
+func (s *Store) GetJob(ctx context.Context, owner, id string) (*Job, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return nil, ErrNotFound
+	}
+	j, err := scanJob(s.pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1 AND j.owner = $2`, id, owner))
+	if err != nil {
+		return nil, err
+	}
+	return j, s.loadChildren(ctx, j)
+}
+
+// GetJobAny reads a job without an owner check (for the router's own workers and
+// operator commands).
+func (s *Store) GetJobAny(ctx context.Context, id string) (*Job, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return nil, ErrNotFound
+	}
+	j, err := scanJob(s.pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1`, id))
+	if err != nil {
+		return nil, err
+	}
+	return j, s.loadChildren(ctx, j)
+}
+
+func (s *Store) loadChildren(ctx context.Context, j *Job) error {
+	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM attempts a WHERE a.job_id = $1 ORDER BY a.seq`, j.ID)
+	if err != nil {
+		return err
+	}
+	j.Attempts, err = pgx.CollectRows(rows, scanAttemptRow)
+	if err != nil {
+		return err
+	}
+	if j.Attempts == nil {
+		j.Attempts = []Attempt{}
+	}
+	rows, err = s.pool.Query(ctx, `SELECT id, attempt_id::text, kind, provider, latency_ms, usage, detail, created_at
+		FROM race_events WHERE job_id = $1 ORDER BY id`, j.ID)
+	if err != nil {
+		return err
+	}
+	j.RaceEvents, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (RaceEvent, error) {
+		var e RaceEvent
+		err := r.Scan(&e.ID, &e.AttemptID, &e.Kind, &e.Provider, &e.LatencyMS, &e.Usage, &e.Detail, &e.CreatedAt)
+		return e, err
+	})
+	if j.RaceEvents == nil {
+		j.RaceEvents = []RaceEvent{}
+	}
+	return err
+}
+
+// SetRouting records the routing decisions of a job (which providers were
+// eligible and why not).
+func (s *Store) SetRouting(ctx context.Context, jobID string, routing json.RawMessage) error {
+	_, err := s.pool.Exec(ctx, `UPDATE jobs SET routing = $2, updated_at = now() WHERE id = $1`, jobID, routing)
+	return err
+}
+
+// Fingerprint returns the job's request fingerprint.
+func (j *Job) Fingerprint() []byte { return j.fingerprint }

@@ -1,0 +1,128 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/routerhq/router/migrations"
+)
+
+// migrationLockID is the advisory lock key held while migrating, so concurrent
+// replicas apply each migration once.
+const migrationLockID = 7_245_003_711
+
+// Migration is one embedded SQL file.
+type Migration struct {
+	Version int
+	Name    string
+	SQL     string
+}
+
+// Migrations lists the embedded migrations in order.
+func Migrations() ([]Migration, error) {
+	entries, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var out []Migration
+	for _, name := range entries {
+		num, _, ok := strings.Cut(name, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a number and an underscore", name)
+		}
+		b, err := fs.ReadFile(migrations.FS, name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Migration{Version: v, Name: name, SQL: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	for i := 1; i < len(out); i++ {
+		if out[i].Version == out[i-1].Version {
+			return nil, fmt.Errorf("two migrations numbered %d", out[i].Version)
+		}
+	}
+	return out, nil
+}
+
+// Migrate applies pending migrations under an advisory lock and returns the names
+// applied.
+func (s *Store) Migrate(ctx context.Context) ([]string, error) {
+	all, err := Migrations()
+	if err != nil {
+		return nil, err
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrationLockID); err != nil {
+		return nil, fmt.Errorf("take migration lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLockID) //nolint:errcheck
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return nil, fmt.Errorf("create schema_migrations: %w", err)
+	}
+	applied := map[int]bool{}
+	rows, err := conn.Query(ctx, "SELECT version FROM schema_migrations")
+	if err != nil {
+		return nil, err
+	}
+	vs, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range vs {
+		applied[v] = true
+	}
+	var done []string
+	for _, m := range all {
+		if applied[m.Version] {
+			continue
+		}
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.Version, m.Name)
+			return err
+		})
+		if err != nil {
+			return done, fmt.Errorf("apply migration %s: %w", m.Name, err)
+		}
+		done = append(done, m.Name)
+	}
+	return done, nil
+}
+
+// MigrationsCurrent reports whether every embedded migration has been applied.
+func (s *Store) MigrationsCurrent(ctx context.Context) (bool, error) {
+	all, err := Migrations()
+	if err != nil {
+		return false, err
+	}
+	var n int
+	err = s.pool.QueryRow(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ANY($1)",
+		versions(all)).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("read schema_migrations: %w", err)
+	}
+	return n == len(all), nil
+}
+
+func versions(ms []Migration) []int {
+	out := make([]int, len(ms))
+	for i, m := range ms {
+		out[i] = m.Version
+	}
+	return out
+}

@@ -1,0 +1,94 @@
+// Package store owns the router's PostgreSQL state: migrations, jobs, idempotency
+// keys, attempts, race events and API keys. Every guarantee the product makes —
+// one job per key, the blocking rule, compare-and-swap completion, key expiry — is
+// a constraint or a conditional statement here, evaluated on the database clock.
+//
+// Database errors are translated at this boundary: pgx.ErrNoRows never leaves the
+// package (callers get ErrNotFound), and constraint races come back as the typed
+// errors below. It must not call providers or know about HTTP.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Errors callers can test with errors.Is.
+var (
+	// ErrNotFound: no such row (or not the caller's).
+	ErrNotFound = errors.New("not found")
+	// ErrKeyReused: the idempotency key is already bound to a different request.
+	ErrKeyReused = errors.New("idempotency key reused with a different request")
+	// ErrAttemptBlocked: a sibling attempt is starting or unknown (SPEC §3).
+	ErrAttemptBlocked = errors.New("an attempt of this job is starting or unknown")
+	// ErrAttemptLimit: max_attempts or max_inflight reached.
+	ErrAttemptLimit = errors.New("attempt limit reached")
+	// ErrJobFinished: the job is in a state that does not allow the change.
+	ErrJobFinished = errors.New("job is finished")
+	// ErrStateConflict: the row was not in the state the change requires.
+	ErrStateConflict = errors.New("state conflict")
+)
+
+// Store is the router's database handle. Safe for concurrent use.
+type Store struct {
+	pool *pgxpool.Pool
+	opt  Options
+}
+
+// Options tune the store.
+type Options struct {
+	// KeyRetention is how long an idempotency key stays bound to its job after
+	// the job becomes terminal (SPEC §5.5). Default 24h.
+	KeyRetention time.Duration
+}
+
+// WithDefaults fills unset options.
+func (o Options) WithDefaults() Options {
+	if o.KeyRetention <= 0 {
+		o.KeyRetention = 24 * time.Hour
+	}
+	return o
+}
+
+// New wraps a pool.
+func New(pool *pgxpool.Pool, opt Options) *Store { return &Store{pool: pool, opt: opt.WithDefaults()} }
+
+// Pool returns the underlying pool (for health checks and tests).
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Connect opens a pool for url and checks it answers.
+func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse database URL: %w (expected postgres://user@host:port/db)", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open database pool: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("database unreachable at %s: %w", cfg.ConnConfig.Host, err)
+	}
+	return pool, nil
+}
+
+// Ping checks the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// inTx runs fn in a transaction, committing when fn returns nil.
+func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, s.pool, fn)
+}
+
+func notFound(err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
+}

@@ -1,0 +1,106 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// lockJob locks the job row for the rest of tx and returns its state and version.
+// Statements after it read with a snapshot that includes every change committed
+// before the lock was granted.
+func lockJob(ctx context.Context, tx pgx.Tx, jobID, owner string) (state string, version int64, err error) {
+	q := `SELECT state, version FROM jobs WHERE id = $1 FOR UPDATE`
+	args := []any{jobID}
+	if owner != "" {
+		q = `SELECT state, version FROM jobs WHERE id = $1 AND owner = $2 FOR UPDATE`
+		args = append(args, owner)
+	}
+	err = tx.QueryRow(ctx, q, args...).Scan(&state, &version)
+	return state, version, notFound(err)
+}
+
+// attemptCounts counts a job's attempts that are in flight and unknown.
+func attemptCounts(ctx context.Context, tx pgx.Tx, jobID string) (inflight, unknown int, err error) {
+	err = tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE state IN ('starting', 'running')),
+			count(*) FILTER (WHERE state = 'unknown')
+		FROM attempts WHERE job_id = $1`, jobID).Scan(&inflight, &unknown)
+	return inflight, unknown, err
+}
+
+// setJobState moves a locked job to state, bumping version, and announces it.
+func (s *Store) setJobState(ctx context.Context, tx pgx.Tx, jobID, state, reason string) error {
+	_, err := tx.Exec(ctx, `UPDATE jobs SET state = $2, error = nullif($3, ''), version = version + 1,
+			updated_at = now(), finished_at = CASE WHEN $2 IN ('failed', 'cancelled', 'succeeded') THEN now() END
+		WHERE id = $1`, jobID, state, reason)
+	if err != nil {
+		return err
+	}
+	expiry := `UPDATE idempotency_keys SET expires_at = NULL WHERE job_id = $1`
+	args := []any{jobID}
+	if IsTerminal(state) {
+		expiry = `UPDATE idempotency_keys SET expires_at = now() + $2::interval WHERE job_id = $1`
+		args = append(args, s.opt.KeyRetention)
+	}
+	if _, err := tx.Exec(ctx, expiry, args...); err != nil {
+		return err
+	}
+	return notify(ctx, tx, jobID)
+}
+
+// SettleJob decides a running job's state once an attempt has ended and the
+// runner has nothing more to start: `unknown` if an attempt's outcome is
+// unknown, `failed` (with reason) if every attempt failed definitively. It does
+// nothing while an attempt is in flight or when the job is no longer running.
+// It returns the job's state afterwards.
+func (s *Store) SettleJob(ctx context.Context, jobID, failReason string) (string, error) {
+	var final string
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		state, _, err := lockJob(ctx, tx, jobID, "")
+		if err != nil {
+			return err
+		}
+		final = state
+		if state != JobRunning && state != JobPending {
+			return nil
+		}
+		inflight, unknown, err := attemptCounts(ctx, tx, jobID)
+		if err != nil || inflight > 0 {
+			return err
+		}
+		final = JobFailed
+		reason := failReason
+		if unknown > 0 {
+			final = JobUnknown
+			reason = "an attempt timed out and its outcome is unknown: the provider may or may not have done the work. " +
+				"Resolve it with POST /v1/jobs/{id}/attempts/{seq}/resolve, or cancel the job."
+		}
+		return s.setJobState(ctx, tx, jobID, final, reason)
+	})
+	return final, err
+}
+
+// CancelJob cancels owner's job: it becomes `cancelled`, its in-flight and
+// unknown attempts are cancelled and can no longer win. Cancelling a cancelled job
+// is a no-op; a succeeded or failed job answers ErrJobFinished.
+func (s *Store) CancelJob(ctx context.Context, owner, jobID string) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		state, _, err := lockJob(ctx, tx, jobID, owner)
+		if err != nil {
+			return err
+		}
+		switch state {
+		case JobCancelled:
+			return nil
+		case JobSucceeded, JobFailed:
+			return fmt.Errorf("%w: job already %s", ErrJobFinished, state)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE attempts SET state = 'cancelled', finished_at = now(),
+				lease_owner = NULL, lease_expires_at = NULL
+			WHERE job_id = $1 AND state IN ('starting', 'running', 'unknown')`, jobID); err != nil {
+			return err
+		}
+		return s.setJobState(ctx, tx, jobID, JobCancelled, "cancelled by the caller")
+	})
+}

@@ -1,0 +1,102 @@
+package store
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Job states (SPEC §3).
+const (
+	JobPending   = "pending"
+	JobRunning   = "running"
+	JobSucceeded = "succeeded"
+	JobFailed    = "failed"
+	JobCancelled = "cancelled"
+	JobUnknown   = "unknown"
+)
+
+// Attempt states (SPEC §3).
+const (
+	AttemptStarting  = "starting"
+	AttemptRunning   = "running"
+	AttemptWon       = "won"
+	AttemptLost      = "lost"
+	AttemptFailed    = "failed"
+	AttemptInvalid   = "invalid"
+	AttemptCancelled = "cancelled"
+	AttemptUnknown   = "unknown"
+)
+
+// Attempt roles (SPEC §2).
+const (
+	RolePrimary  = "primary"
+	RoleRetry    = "retry"
+	RoleFailover = "failover"
+	RoleHedge    = "hedge"
+)
+
+// IsTerminal reports whether a job state is final for waiting purposes.
+func IsTerminal(state string) bool {
+	return state == JobSucceeded || state == JobFailed || state == JobCancelled
+}
+
+// Job is the durable record of one intent, with what happened to it.
+type Job struct {
+	ID             string          `json:"id"`
+	Owner          string          `json:"owner"`
+	Operation      string          `json:"operation"`
+	IdempotencyKey string          `json:"idempotency_key"`
+	PromptVersion  string          `json:"prompt_version"`
+	Route          string          `json:"route"`
+	Input          json.RawMessage `json:"input"`
+	Params         json.RawMessage `json:"params,omitempty"`
+	State          string          `json:"state"`
+	Version        int64           `json:"version"`
+	CreatedAt      time.Time       `json:"created_at"`
+	UpdatedAt      time.Time       `json:"updated_at"`
+	FinishedAt     *time.Time      `json:"finished_at,omitempty"`
+	KeyExpiresAt   *time.Time      `json:"key_expires_at"`
+	Result         json.RawMessage `json:"result"`
+	CompletedBy    *string         `json:"completed_by"`
+	Error          *string         `json:"error"`
+	Routing        json.RawMessage `json:"routing"`
+	Attempts       []Attempt       `json:"attempts"`
+	RaceEvents     []RaceEvent     `json:"race_events"`
+
+	fingerprint []byte
+}
+
+// Attempt is one try on one provider.
+type Attempt struct {
+	ID                 string          `json:"id"`
+	JobID              string          `json:"-"`
+	Seq                int             `json:"seq"`
+	Provider           string          `json:"provider"`
+	Model              string          `json:"model"`
+	ResponseModel      *string         `json:"response_model,omitempty"`
+	Role               string          `json:"role"`
+	State              string          `json:"state"`
+	ReadVersion        int64           `json:"read_version"`
+	CreatedAt          time.Time       `json:"created_at"`
+	StartedAt          *time.Time      `json:"started_at"`
+	FinishedAt         *time.Time      `json:"finished_at"`
+	LatencyMS          *int64          `json:"latency_ms"`
+	Usage              json.RawMessage `json:"usage"`
+	ProviderResponseID *string         `json:"provider_response_id"`
+	Error              json.RawMessage `json:"error"`
+	ValidationErrors   json.RawMessage `json:"validation_errors"`
+	LeaseOwner         *string         `json:"-"`
+	LeaseExpiresAt     *time.Time      `json:"-"`
+}
+
+// RaceEvent records what happened to a result that did not win, and similar.
+type RaceEvent struct {
+	ID        int64           `json:"id"`
+	AttemptID *string         `json:"attempt_id"`
+	Kind      string          `json:"kind"`
+	Provider  *string         `json:"provider"`
+	LatencyMS *int64          `json:"latency_ms"`
+	Usage     json.RawMessage `json:"usage"`
+	Detail    *string         `json:"detail"`
+	CreatedAt time.Time       `json:"created_at"`
+}

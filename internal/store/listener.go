@@ -91,14 +91,15 @@ func (l *Listener) listenOnce(ctx context.Context, ready func()) error {
 		return err
 	}
 	// The connection carries LISTEN state: never give it back to the pool.
-	defer conn.Hijack().Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{NotifyChannel}.Sanitize()); err != nil {
+	pc := conn.Hijack()
+	defer pc.Close(context.WithoutCancel(ctx))
+	if _, err := pc.Exec(ctx, "LISTEN "+pgx.Identifier{NotifyChannel}.Sanitize()); err != nil {
 		return err
 	}
 	ready()
 	l.wake("")
 	for {
-		n, err := conn.Conn().WaitForNotification(ctx)
+		n, err := pc.WaitForNotification(ctx)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,19 @@
+# The two commands of the README: `make run` and `make test`. Neither needs a
+# running database: without DATABASE_URL they start a private PostgreSQL from the
+# machine's binaries (installing the package when missing) and stop it after.
+GO ?= go
+export ROUTER_DEMO_KEY ?= demo-key
+
+.PHONY: run test build vet
+
+run:
+	$(GO) run ./cmd/router serve --config demo/router.yaml
+
+test:
+	$(GO) run ./cmd/router localdb -- $(GO) test -race -count=1 -timeout 15m ./...
+
+build:
+	$(GO) build -o bin/router ./cmd/router
+
+vet:
+	$(GO) vet ./...

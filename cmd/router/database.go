@@ -1,0 +1,37 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/localpg"
+	"github.com/routerhq/router/internal/store"
+)
+
+// openDatabase connects to the configured database, or, when none is configured,
+// starts the embedded local PostgreSQL in .local/pg under the working directory.
+// close stops everything it started.
+func openDatabase(ctx context.Context, cfg *config.Config, log *slog.Logger) (pool *pgxpool.Pool, closeFn func(), err error) {
+	url := cfg.DatabaseURL
+	var cluster *localpg.Cluster
+	if url == "" {
+		dir := filepath.Join(".local", "pg")
+		log.Info("no database_url or DATABASE_URL: starting the embedded local PostgreSQL", "dir", dir)
+		cluster, err = localpg.Start(ctx, localpg.Options{DataDir: dir, Durable: true, Logger: log})
+		if err != nil {
+			return nil, nil, fmt.Errorf("start local PostgreSQL: %w", err)
+		}
+		url = cluster.URL
+	}
+	pool, err = store.Connect(ctx, url)
+	if err != nil {
+		cluster.Stop()
+		return nil, nil, err
+	}
+	return pool, func() { pool.Close(); cluster.Stop() }, nil
+}

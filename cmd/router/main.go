@@ -1,0 +1,66 @@
+// Command router is the multi-provider inference router: `router serve` runs it,
+// and the other subcommands manage its database, keys and jobs. Run
+// `router help` for the list.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+type command struct {
+	name, usage, summary string
+	run                  func(ctx context.Context, args []string) error
+	hidden               bool
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "router serve [--config router.yaml]", "run the router's HTTP API", runServe, false},
+		{"migrate", "router migrate [--config router.yaml]", "apply the embedded database migrations", runMigrate, false},
+		{"keys", "router keys create --owner NAME [--config router.yaml]", "create an API key for an owner", runKeys, false},
+		{"jobs", "router jobs get ID [--config router.yaml]", "print a job with its attempts", runJobs, false},
+		{"localdb", "router localdb [--dir DIR] [--durable] -- COMMAND [ARGS...]", "run COMMAND with DATABASE_URL set to a private local PostgreSQL", runLocalDB, false},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:]))
+}
+
+func run(ctx context.Context, args []string) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage()
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			if err := c.run(ctx, args[1:]); err != nil {
+				if err == errUsage {
+					return 2
+				}
+				fmt.Fprintln(os.Stderr, "router "+c.name+":", err)
+				return 1
+			}
+			return 0
+		}
+	}
+	fmt.Fprintf(os.Stderr, "router: unknown command %q\n\n", args[0])
+	usage()
+	return 2
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "Usage: router COMMAND [flags]\n\nCommands:")
+	for _, c := range commands() {
+		if !c.hidden {
+			fmt.Fprintf(os.Stderr, "  %-9s %s\n            %s\n", c.name, c.summary, c.usage)
+		}
+	}
+	fmt.Fprintln(os.Stderr, "\nRun `router COMMAND --help` for a command's flags.")
+}

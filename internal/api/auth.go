@@ -1,0 +1,74 @@
+package api
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/routerhq/router/internal/store"
+)
+
+// Authenticator maps a bearer API key to its owner. ok=false: no such key.
+type Authenticator interface {
+	Owner(ctx context.Context, key string) (owner string, ok bool, err error)
+}
+
+// KeyAuth checks keys from the configuration first, then keys stored in the
+// database by `router keys create`.
+type KeyAuth struct {
+	Static map[string]string // key -> owner
+	Store  *store.Store
+}
+
+var _ Authenticator = (*KeyAuth)(nil)
+
+// Owner implements Authenticator.
+func (a *KeyAuth) Owner(ctx context.Context, key string) (string, bool, error) {
+	for k, owner := range a.Static {
+		if subtle.ConstantTimeCompare([]byte(k), []byte(key)) == 1 {
+			return owner, true, nil
+		}
+	}
+	if a.Store == nil {
+		return "", false, nil
+	}
+	owner, err := a.Store.OwnerForAPIKey(ctx, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", false, nil
+	}
+	return owner, err == nil, err
+}
+
+type ownerKey struct{}
+
+func ownerFrom(ctx context.Context) string { s, _ := ctx.Value(ownerKey{}).(string); return s }
+
+// authed wraps h so it runs only for a valid API key, with the owner in context.
+func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		key, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		key = strings.TrimSpace(key)
+		if !found || key == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="router"`)
+			writeProblem(w, r, problem{Status: http.StatusUnauthorized, Type: "unauthenticated", Title: "Missing API key",
+				Detail: "send your API key as 'Authorization: Bearer <key>'"})
+			return
+		}
+		owner, ok, err := s.Auth.Owner(r.Context(), key)
+		if err != nil {
+			s.Log.Error("API key lookup failed", "err", err)
+			writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "unavailable", Title: "Cannot check API key",
+				Detail: "the router could not reach its database to check the API key; retry shortly"})
+			return
+		}
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="router", error="invalid_token"`)
+			writeProblem(w, r, problem{Status: http.StatusUnauthorized, Type: "unauthenticated", Title: "Unknown API key",
+				Detail: "the API key is not known to this router; create one with `router keys create --owner NAME`"})
+			return
+		}
+		h(w, r.WithContext(context.WithValue(r.Context(), ownerKey{}, owner)))
+	}
+}

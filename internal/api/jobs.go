@@ -1,0 +1,214 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/routerhq/router/internal/prompt"
+	"github.com/routerhq/router/internal/store"
+)
+
+// createJobRequest is the body of POST /v1/jobs.
+type createJobRequest struct {
+	Prompt        string          `json:"prompt"`
+	PromptVersion string          `json:"prompt_version"`
+	Input         json.RawMessage `json:"input"`
+	Route         string          `json:"route"`
+}
+
+func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
+	owner := ownerFrom(r.Context())
+	key, perr := idempotencyKey(r)
+	if perr != nil {
+		writeProblem(w, r, *perr)
+		return
+	}
+	var req createJobRequest
+	if perr := s.decodeBody(w, r, &req); perr != nil {
+		writeProblem(w, r, *perr)
+		return
+	}
+	if req.Prompt == "" {
+		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: "Missing prompt",
+			Detail: `the body must name a prompt: {"prompt": "<name>", "input": {...}}`})
+		return
+	}
+	if len(req.Input) == 0 || req.Input[0] != '{' {
+		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: "Input must be an object",
+			Detail: `"input" must be a JSON object holding the prompt's parameters`})
+		return
+	}
+	p, err := s.Prompts.Get(req.Prompt, req.PromptVersion)
+	if err != nil {
+		writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "unknown-prompt", Title: "Unknown prompt", Detail: err.Error()})
+		return
+	}
+	route := req.Route
+	if route == "" {
+		route = p.Route
+	}
+	if route == "" {
+		route = "default"
+	}
+	if !s.Routes[route] {
+		writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "unknown-route", Title: "Unknown route",
+			Detail: fmt.Sprintf("route %q is not configured; name one of the routes in the router's configuration or omit \"route\" for the prompt's default", route)})
+		return
+	}
+	if err := p.ValidateInput(req.Input); err != nil {
+		pr := problem{Status: http.StatusUnprocessableEntity, Type: "invalid-input", Title: "Input does not match the prompt's input schema", Detail: err.Error()}
+		var ie *prompt.InputError
+		if errors.As(err, &ie) {
+			pr.Violations = ie.Violations
+		}
+		writeProblem(w, r, pr)
+		return
+	}
+	if _, err := p.Render(req.Input); err != nil {
+		writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "invalid-input", Title: "Prompt cannot be rendered from this input", Detail: err.Error()})
+		return
+	}
+	fp, err := store.Fingerprint(p.Name, req.PromptVersion, req.Route, req.Input)
+	if err != nil {
+		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Malformed input", Detail: err.Error()})
+		return
+	}
+	job, created, err := s.Store.CreateJob(r.Context(), store.NewJob{
+		Owner: owner, Operation: p.Name, IdempotencyKey: key, Fingerprint: fp,
+		PromptVersion: p.Version, Route: route, Input: compact(req.Input),
+	})
+	if errors.Is(err, store.ErrKeyReused) {
+		s.Log.Info("idempotency key reused with a different request", "owner", owner, "operation", p.Name)
+		writeProblem(w, r, problem{Status: http.StatusConflict, Type: "idempotency-key-reused", Title: "Idempotency key reused",
+			Detail: fmt.Sprintf("Idempotency-Key %q was already used for a different request to %q; use a new key for a new intent, or resend the original request unchanged", key, p.Name)})
+		return
+	}
+	if err != nil {
+		s.internalError(w, r, "create job", err)
+		return
+	}
+	if created {
+		s.Log.Info("job created", "job_id", job.ID, "owner", owner, "operation", job.Operation, "route", job.Route)
+		s.Exec.Submit(job)
+	}
+	wait, applied := s.waitFor(r)
+	if wait > 0 && !settled(job.State) {
+		if j, err := s.waitJob(r.Context(), owner, job.ID, wait); err == nil {
+			job = j
+		} else if r.Context().Err() == nil {
+			s.internalError(w, r, "wait for job", err)
+			return
+		}
+	}
+	if applied != "" {
+		w.Header().Set("Preference-Applied", applied)
+	}
+	status := http.StatusAccepted
+	switch {
+	case !store.IsTerminal(job.State):
+		w.Header().Set("Location", "/v1/jobs/"+job.ID)
+	case created:
+		status = http.StatusCreated
+		w.Header().Set("Location", "/v1/jobs/"+job.ID)
+	default:
+		status = http.StatusOK
+	}
+	if !created {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	writeJSON(w, status, job)
+}
+
+func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
+	owner := ownerFrom(r.Context())
+	id := r.PathValue("id")
+	job, err := s.Store.GetJob(r.Context(), owner, id)
+	if errors.Is(err, store.ErrNotFound) {
+		writeProblem(w, r, notFoundProblem(id))
+		return
+	}
+	if err != nil {
+		s.internalError(w, r, "read job", err)
+		return
+	}
+	if wait, applied := s.waitFor(r); wait > 0 && !settled(job.State) {
+		if j, err := s.waitJob(r.Context(), owner, id, wait); err == nil {
+			job = j
+			w.Header().Set("Preference-Applied", applied)
+		}
+	}
+	writeJSON(w, http.StatusOK, job)
+}
+
+func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
+	owner := ownerFrom(r.Context())
+	id := r.PathValue("id")
+	err := s.Store.CancelJob(r.Context(), owner, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		writeProblem(w, r, notFoundProblem(id))
+		return
+	case errors.Is(err, store.ErrJobFinished):
+		writeProblem(w, r, problem{Status: http.StatusConflict, Type: "job-finished", Title: "Job cannot be cancelled",
+			Detail: err.Error() + "; only pending, running or unknown jobs can be cancelled", JobID: id})
+		return
+	case err != nil:
+		s.internalError(w, r, "cancel job", err)
+		return
+	}
+	s.Exec.Cancel(id)
+	s.Log.Info("job cancelled", "job_id", id, "owner", owner)
+	job, err := s.Store.GetJob(r.Context(), owner, id)
+	if err != nil {
+		s.internalError(w, r, "read job", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, job)
+}
+
+func notFoundProblem(id string) problem {
+	return problem{Status: http.StatusNotFound, Type: "job-not-found", Title: "Job not found",
+		Detail: fmt.Sprintf("no job %q exists for this API key", id)}
+}
+
+func (s *Server) internalError(w http.ResponseWriter, r *http.Request, what string, err error) {
+	s.Log.Error(what+" failed", "err", err, "path", r.URL.Path)
+	writeProblem(w, r, problem{Status: http.StatusInternalServerError, Type: "internal", Title: "Internal error",
+		Detail: "the router could not " + what + "; retry with the same Idempotency-Key: nothing is duplicated"})
+}
+
+// decodeBody reads a size-limited JSON body strictly into v.
+func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *problem {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return &problem{Status: http.StatusRequestEntityTooLarge, Type: "body-too-large", Title: "Body too large",
+			Detail: fmt.Sprintf("the body is larger than the limit of %d bytes", s.cfg.MaxBodyBytes)}
+	}
+	if err != nil {
+		return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Unreadable body", Detail: err.Error()}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Malformed JSON body",
+			Detail: "the body is not valid JSON for this endpoint: " + err.Error()}
+	}
+	if dec.More() {
+		return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Malformed JSON body",
+			Detail: "the body holds more than one JSON value"}
+	}
+	return nil
+}
+
+func compact(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return raw
+	}
+	return b.Bytes()
+}

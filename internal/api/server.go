@@ -1,0 +1,129 @@
+// Package api owns the router's HTTP surface (SPEC §4): routing of requests,
+// authentication of API keys to owners, request validation, problem+json errors,
+// the job resource, and waiting for jobs (Prefer: wait).
+//
+// It must not run attempts or talk to providers: it hands new jobs to an
+// Executor, and reads and changes state only through internal/store.
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/routerhq/router/internal/prompt"
+	"github.com/routerhq/router/internal/store"
+)
+
+// Executor runs jobs. Submit must return quickly; the job runs in the background.
+type Executor interface {
+	Submit(job *store.Job)
+	// Cancel stops this process's in-flight work on a job (best effort; the
+	// database already says it is cancelled).
+	Cancel(jobID string)
+}
+
+// Config tunes the HTTP API.
+type Config struct {
+	MaxBodyBytes int64         // default 1 MiB
+	DefaultWait  time.Duration // Prefer: wait when absent
+	MaxWait      time.Duration // cap on Prefer: wait
+}
+
+// WithDefaults fills unset fields.
+func (c Config) WithDefaults() Config {
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = 1 << 20
+	}
+	if c.MaxWait <= 0 {
+		c.MaxWait = 60 * time.Second
+	}
+	return c
+}
+
+// Deps are what the API needs.
+type Deps struct {
+	Store    *store.Store
+	Listener *store.Listener
+	Prompts  *prompt.Set
+	Routes   map[string]bool // known route names
+	Exec     Executor
+	Auth     Authenticator
+	Log      *slog.Logger
+}
+
+// Server is the HTTP API.
+type Server struct {
+	cfg Config
+	Deps
+	mux *http.ServeMux
+}
+
+// New builds the API.
+func New(cfg Config, d Deps) *Server {
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg.WithDefaults(), Deps: d, mux: http.NewServeMux()}
+	s.mux.HandleFunc("POST /v1/jobs", s.authed(s.createJob))
+	s.mux.HandleFunc("GET /v1/jobs/{id}", s.authed(s.getJob))
+	s.mux.HandleFunc("POST /v1/jobs/{id}/cancel", s.authed(s.cancelJob))
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("GET /readyz", s.readyz)
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, r, problem{Status: http.StatusNotFound, Type: "not-found", Title: "No such endpoint",
+			Detail: r.Method + " " + r.URL.Path + " is not an endpoint of this router; see docs/api.md"})
+	})
+	return s
+}
+
+// Handle adds a handler (for endpoints owned by other packages, such as /metrics).
+func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+
+// ServeHTTP serves the API with panic recovery and access logs.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	defer func() {
+		if v := recover(); v != nil {
+			s.Log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			writeProblem(sw, r, problem{Status: http.StatusInternalServerError, Type: "internal", Title: "Internal error",
+				Detail: "the router failed unexpectedly; the request may be retried with the same Idempotency-Key"})
+		}
+		s.Log.Debug("http", "method", r.Method, "path", r.URL.Path, "status", sw.status, "ms", time.Since(start).Milliseconds())
+	}()
+	s.mux.ServeHTTP(sw, r)
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) { w.status = code; w.ResponseWriter.WriteHeader(code) }
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.Store.Ping(ctx); err != nil {
+		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "not-ready", Title: "Database unreachable", Detail: err.Error()})
+		return
+	}
+	ok, err := s.Store.MigrationsCurrent(ctx)
+	if err != nil || !ok {
+		detail := "migrations are not current: run `router migrate`"
+		if err != nil {
+			detail += " (" + err.Error() + ")"
+		}
+		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "not-ready", Title: "Migrations pending", Detail: detail})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}

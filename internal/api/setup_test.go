@@ -1,0 +1,139 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/routerhq/router/internal/api"
+	"github.com/routerhq/router/internal/prompt"
+	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/race"
+	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/testdb"
+)
+
+const (
+	acmeKey   = "key-acme"
+	globexKey = "key-globex"
+)
+
+const validTriage = `{"category":"technical","priority":"high","summary":"Customer cannot log in after the reset.","needs_human":false}`
+
+type bundle struct {
+	db      *testdb.DB
+	srv     *httptest.Server
+	primary *providers.Scripted
+	runner  *race.Runner
+}
+
+type options struct {
+	retention time.Duration
+	respond   func(call int, req *providers.Request) providers.Step
+	timeout   time.Duration
+	maxBody   int64
+}
+
+func setup(t *testing.T, opt options) *bundle {
+	t.Helper()
+	db := testdb.New(t, store.Options{KeyRetention: opt.retention})
+	prompts, err := prompt.LoadDir("../../prompts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	respond := opt.respond
+	if respond == nil {
+		respond = func(int, *providers.Request) providers.Step { return providers.Step{Output: validTriage} }
+	}
+	primary := providers.NewScripted(providers.ScriptedConfig{Name: "primary", Model: "m1", Respond: respond})
+	timeout := opt.timeout
+	if timeout == 0 {
+		timeout = time.Minute
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	listener := store.NewListener(db.Pool, log)
+	ctx, cancel := context.WithCancel(context.Background())
+	go listener.Run(ctx)
+	<-listener.Ready()
+	runner := race.New(race.Config{
+		Store: db.Store, Listener: listener, Prompts: prompts, LeaseOwner: "test", Log: log,
+		Targets: map[string]*race.Target{"primary": {Provider: primary, Model: "m1", ContextWindow: 128000, Timeout: timeout}},
+		Routes:  map[string]*race.Route{"default": {Providers: []string{"primary"}, MaxInflight: 2, MaxAttempts: 4}},
+	})
+	srv := httptest.NewServer(api.New(api.Config{MaxBodyBytes: opt.maxBody}, api.Deps{
+		Store: db.Store, Listener: listener, Prompts: prompts, Routes: map[string]bool{"default": true},
+		Exec: runner, Log: log,
+		Auth: &api.KeyAuth{Static: map[string]string{acmeKey: "acme", globexKey: "globex"}, Store: db.Store},
+	}))
+	t.Cleanup(func() {
+		srv.Close()
+		stopCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+		defer stop()
+		runner.Stop(stopCtx)
+		cancel()
+	})
+	return &bundle{db: db, srv: srv, primary: primary, runner: runner}
+}
+
+type reply struct {
+	status int
+	header http.Header
+	body   map[string]any
+	raw    []byte
+}
+
+func (r reply) job() string { s, _ := r.body["id"].(string); return s }
+
+// do sends a request; hdr pairs are header name, value.
+func (b *bundle) do(t *testing.T, method, path, apiKey, body string, hdr ...string) reply {
+	t.Helper()
+	req, err := http.NewRequest(method, b.srv.URL+path, bytes.NewReader([]byte(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+apiKey)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Add(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	return reply{status: resp.StatusCode, header: resp.Header, body: m, raw: raw}
+}
+
+func (b *bundle) create(t *testing.T, apiKey, key, body string, hdr ...string) reply {
+	t.Helper()
+	h := append([]string{}, hdr...)
+	if key != "" {
+		h = append(h, "Idempotency-Key", key)
+	}
+	return b.do(t, "POST", "/v1/jobs", apiKey, body, h...)
+}
+
+func (b *bundle) count(t *testing.T, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := b.db.Pool.QueryRow(context.Background(), q, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func triageBody(subject string) string {
+	return `{"prompt":"triage","input":{"subject":"` + subject + `","body":"I cannot log in since yesterday."}}`
+}

@@ -1,0 +1,62 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/routerhq/router/internal/store"
+)
+
+// settled: nothing more will happen to the job without outside action — it is
+// terminal, or unknown (waiting on a resolution).
+func settled(state string) bool { return store.IsTerminal(state) || state == store.JobUnknown }
+
+// waitFor reads `Prefer: wait=N` (RFC 7240), capped at the configured maximum.
+// It returns the wait and the Preference-Applied value to send ("" for none).
+func (s *Server) waitFor(r *http.Request) (time.Duration, string) {
+	wait := s.cfg.DefaultWait
+	for _, h := range r.Header.Values("Prefer") {
+		for _, pref := range strings.Split(h, ",") {
+			name, val, ok := strings.Cut(strings.TrimSpace(pref), "=")
+			if !ok || !strings.EqualFold(strings.TrimSpace(name), "wait") {
+				continue
+			}
+			n, err := strconv.Atoi(strings.Trim(strings.TrimSpace(val), `"`))
+			if err != nil || n < 0 {
+				continue // an unusable preference is ignored, as RFC 7240 says
+			}
+			wait = time.Duration(n) * time.Second
+		}
+	}
+	if wait > s.cfg.MaxWait {
+		wait = s.cfg.MaxWait
+	}
+	if wait <= 0 {
+		return 0, ""
+	}
+	return wait, "wait=" + strconv.Itoa(int(wait/time.Second))
+}
+
+// waitJob waits until owner's job is settled or the wait runs out, and returns
+// it as last read. It is woken by the database's notifications, so it works for
+// jobs run by any replica.
+func (s *Server) waitJob(ctx context.Context, owner, id string, wait time.Duration) (*store.Job, error) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	changed, unsubscribe := s.Listener.Subscribe(id)
+	defer unsubscribe()
+	for {
+		job, err := s.Store.GetJob(context.WithoutCancel(ctx), owner, id)
+		if err != nil || settled(job.State) {
+			return job, err
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return job, nil
+		}
+	}
+}

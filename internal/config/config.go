@@ -1,0 +1,177 @@
+// Package config owns the router's YAML configuration (SPEC §11): decoding it
+// strictly, applying environment overrides for secrets and the database URL,
+// filling defaults (WithDefaults) and checking it (Validate) with errors that name
+// the field and say how to fix it.
+//
+// It must not open connections or build providers; it only describes them.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the whole router configuration.
+type Config struct {
+	Listen      string            `yaml:"listen"`
+	DatabaseURL string            `yaml:"database_url"`
+	AutoMigrate *bool             `yaml:"auto_migrate"`
+	Idempotency Idempotency       `yaml:"idempotency"`
+	HTTP        HTTP              `yaml:"http"`
+	APIKeys     []APIKey          `yaml:"api_keys"`
+	Providers   []Provider        `yaml:"providers"`
+	Routes      map[string]*Route `yaml:"routes"`
+	PromptsDir  string            `yaml:"prompts_dir"`
+	Conformance Conformance       `yaml:"conformance"`
+	Log         Log               `yaml:"log"`
+	Execution   Execution         `yaml:"execution"`
+
+	// Dir is the directory of the config file; relative paths resolve from it.
+	Dir string `yaml:"-"`
+}
+
+// Idempotency settings (SPEC §5).
+type Idempotency struct {
+	// Retention: how long a key stays bound after its job is terminal. Default 24h.
+	Retention Duration `yaml:"retention"`
+}
+
+// HTTP settings of the API.
+type HTTP struct {
+	MaxBodyBytes int64    `yaml:"max_body_bytes"` // default 1 MiB
+	DefaultWait  Duration `yaml:"default_wait"`   // Prefer: wait when absent; default 0 (answer at once)
+	MaxWait      Duration `yaml:"max_wait"`       // cap on Prefer: wait; default 60s
+}
+
+// APIKey maps a bearer key to an owner. The key comes from the environment
+// variable KeyEnv; keys made by `router keys create` live in the database.
+type APIKey struct {
+	Owner  string `yaml:"owner"`
+	KeyEnv string `yaml:"key_env"`
+}
+
+// Provider is one model endpoint.
+type Provider struct {
+	Name              string   `yaml:"name"`
+	Type              string   `yaml:"type"` // openai | scripted
+	BaseURL           string   `yaml:"base_url"`
+	APIKeyEnv         string   `yaml:"api_key_env"`
+	Model             string   `yaml:"model"`
+	ContextWindow     int      `yaml:"context_window"`
+	Tokenizer         string   `yaml:"tokenizer"`
+	Timeout           Duration `yaml:"timeout"`             // one attempt; past it the attempt is unknown
+	StreamIdleTimeout Duration `yaml:"stream_idle_timeout"` // longest silence inside a stream
+	Stream            bool     `yaml:"stream"`              // call the provider's streaming API
+	MaxRetries        *int     `yaml:"max_retries"`
+	SupportsLookup    bool     `yaml:"supports_lookup"` // send store+metadata so attempts can be looked up
+	Breaker           Breaker  `yaml:"breaker"`
+	Script            []Step   `yaml:"script"` // scripted providers only
+}
+
+// Breaker settings (SPEC §10).
+type Breaker struct {
+	ConsecutiveFailures int      `yaml:"consecutive_failures"`
+	OpenFor             Duration `yaml:"open_for"`
+	HalfOpenProbes      int      `yaml:"half_open_probes"`
+}
+
+// Step is one scripted behaviour; a scripted provider plays its steps in order
+// and repeats the last.
+type Step struct {
+	Latency Duration `yaml:"latency"`
+	Output  string   `yaml:"output"`
+	Status  int      `yaml:"status"`
+	Hang    bool     `yaml:"hang"`
+	Model   string   `yaml:"model"`
+}
+
+// Route is the ordered providers for an operation, with its race policy.
+type Route struct {
+	Providers   []string `yaml:"providers"`
+	HedgeAfter  string   `yaml:"hedge_after"` // a duration, "adaptive", or empty for no hedging
+	MaxInflight int      `yaml:"max_inflight"`
+	MaxAttempts int      `yaml:"max_attempts"`
+	Deadline    Duration `yaml:"deadline"` // the whole job; default 2m
+}
+
+// Conformance gate settings (SPEC §9).
+type Conformance struct {
+	MaxAge Duration `yaml:"max_age"`
+	Gate   string   `yaml:"gate"` // fallbacks | all | off
+}
+
+// Log settings.
+type Log struct {
+	Format string `yaml:"format"` // json | text
+	Level  string `yaml:"level"`  // debug | info | warn | error
+}
+
+// Execution settings of this router process.
+type Execution struct {
+	// Lease: how long an attempt's lease lasts before another replica may
+	// declare it unknown; renewed at a third of it. Default 30s.
+	Lease Duration `yaml:"lease"`
+}
+
+// Load reads, decodes, overrides from the environment, fills defaults and
+// validates the file at path.
+func Load(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w (pass --config PATH)", err)
+	}
+	c, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	c.Dir = dirOf(path)
+	return c, nil
+}
+
+// Parse decodes YAML strictly (unknown fields are errors), applies environment
+// overrides, defaults and validation.
+func Parse(b []byte) (*Config, error) {
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, errEOF) {
+		return nil, fmt.Errorf("decode: %w", err)
+	}
+	if v := os.Getenv("DATABASE_URL"); v != "" {
+		c.DatabaseURL = v
+	}
+	c = c.WithDefaults()
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func dirOf(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		return path[:i]
+	}
+	return "."
+}
+
+// Duration is a time.Duration written as "10s", "24h".
+type Duration time.Duration
+
+// UnmarshalYAML parses a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %q is not a duration (write it like 500ms, 10s or 24h)", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// D returns the time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }

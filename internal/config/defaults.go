@@ -1,0 +1,175 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+)
+
+var errEOF = io.EOF
+
+// WithDefaults returns c with every unset field at its documented default.
+func (c Config) WithDefaults() Config {
+	if c.Listen == "" {
+		c.Listen = "127.0.0.1:8080"
+	}
+	if c.AutoMigrate == nil {
+		t := true
+		c.AutoMigrate = &t
+	}
+	if c.Idempotency.Retention == 0 {
+		c.Idempotency.Retention = Duration(24 * time.Hour)
+	}
+	if c.HTTP.MaxBodyBytes == 0 {
+		c.HTTP.MaxBodyBytes = 1 << 20
+	}
+	if c.HTTP.MaxWait == 0 {
+		c.HTTP.MaxWait = Duration(60 * time.Second)
+	}
+	if c.PromptsDir == "" {
+		c.PromptsDir = "prompts"
+	}
+	if c.Conformance.MaxAge == 0 {
+		c.Conformance.MaxAge = Duration(168 * time.Hour)
+	}
+	if c.Conformance.Gate == "" {
+		c.Conformance.Gate = "fallbacks"
+	}
+	if c.Log.Format == "" {
+		c.Log.Format = "text"
+	}
+	if c.Log.Level == "" {
+		c.Log.Level = "info"
+	}
+	if c.Execution.Lease == 0 {
+		c.Execution.Lease = Duration(30 * time.Second)
+	}
+	for i := range c.Providers {
+		p := &c.Providers[i]
+		if p.Timeout == 0 {
+			p.Timeout = Duration(60 * time.Second)
+		}
+		if p.StreamIdleTimeout == 0 {
+			p.StreamIdleTimeout = Duration(15 * time.Second)
+		}
+		if p.MaxRetries == nil {
+			one := 1
+			p.MaxRetries = &one
+		}
+		if p.Breaker.ConsecutiveFailures == 0 {
+			p.Breaker.ConsecutiveFailures = 5
+		}
+		if p.Breaker.OpenFor == 0 {
+			p.Breaker.OpenFor = Duration(30 * time.Second)
+		}
+		if p.Breaker.HalfOpenProbes == 0 {
+			p.Breaker.HalfOpenProbes = 1
+		}
+		if p.ContextWindow == 0 {
+			p.ContextWindow = 128000
+		}
+	}
+	for _, r := range c.Routes {
+		if r == nil {
+			continue
+		}
+		if r.MaxInflight == 0 {
+			r.MaxInflight = 2
+		}
+		if r.MaxAttempts == 0 {
+			r.MaxAttempts = 4
+		}
+		if r.Deadline == 0 {
+			r.Deadline = Duration(2 * time.Minute)
+		}
+	}
+	return c
+}
+
+// Validate reports every problem at once, each naming its field.
+func (c Config) Validate() error {
+	var errs []string
+	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	if c.HTTP.DefaultWait > c.HTTP.MaxWait {
+		add("http.default_wait (%s) is larger than http.max_wait (%s)", c.HTTP.DefaultWait.D(), c.HTTP.MaxWait.D())
+	}
+	switch c.Conformance.Gate {
+	case "fallbacks", "all", "off":
+	default:
+		add("conformance.gate: %q is not one of fallbacks, all, off", c.Conformance.Gate)
+	}
+	switch c.Log.Format {
+	case "json", "text":
+	default:
+		add("log.format: %q is not json or text", c.Log.Format)
+	}
+	for i, k := range c.APIKeys {
+		if k.Owner == "" || k.KeyEnv == "" {
+			add("api_keys[%d]: owner and key_env are both required", i)
+		}
+	}
+	names := map[string]bool{}
+	for i, p := range c.Providers {
+		where := fmt.Sprintf("providers[%d] (%s)", i, p.Name)
+		if p.Name == "" {
+			add("providers[%d].name is required", i)
+		}
+		if names[p.Name] {
+			add("%s: the name is used twice", where)
+		}
+		names[p.Name] = true
+		switch p.Type {
+		case "openai":
+			if p.BaseURL == "" {
+				add("%s.base_url is required for type openai (for example https://api.openai.com/v1)", where)
+			}
+			if p.Model == "" {
+				add("%s.model is required for type openai", where)
+			}
+			if len(p.Script) > 0 {
+				add("%s.script is only for type scripted", where)
+			}
+		case "scripted":
+		default:
+			add("%s.type: %q is not openai or scripted", where, p.Type)
+		}
+		if *p.MaxRetries < 0 {
+			add("%s.max_retries must be 0 or more", where)
+		}
+	}
+	for name, r := range c.Routes {
+		if r == nil || len(r.Providers) == 0 {
+			add("routes.%s.providers: list at least one provider (primary first)", name)
+			continue
+		}
+		for _, p := range r.Providers {
+			if !names[p] {
+				add("routes.%s.providers: %q is not a configured provider (have: %s)", name, p, strings.Join(sortedKeys(names), ", "))
+			}
+		}
+		if r.HedgeAfter != "" && r.HedgeAfter != "adaptive" {
+			if d, err := time.ParseDuration(r.HedgeAfter); err != nil || d <= 0 {
+				add("routes.%s.hedge_after: %q is not a positive duration or \"adaptive\"", name, r.HedgeAfter)
+			}
+		}
+		if r.MaxInflight < 1 || r.MaxAttempts < 1 {
+			add("routes.%s: max_inflight and max_attempts must be at least 1", name)
+		}
+	}
+	if len(errs) > 0 {
+		return errors.New("invalid configuration:\n  " + strings.Join(errs, "\n  "))
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -76,6 +76,9 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := os.MkdirAll(filepath.Dir(dataDir), 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", filepath.Dir(dataDir), err)
+	}
 	if cred != nil && !reachableBy(dataDir, cred) {
 		alt, terr := os.MkdirTemp("", "router-pg-")
 		if terr != nil {

@@ -2,5 +2,102 @@
 // schema files, validating them at start, checking a job's input against the input
 // schema, and rendering the messages from Go templates over the input.
 //
+// Everything that can be checked without an input is checked by LoadDir, and all
+// problems of all manifests are reported together. Rendering is strict: a value the
+// template needs and the input lacks is an error before any provider is called,
+// never "<no value>" in a prompt.
+//
+// A loaded Prompt is immutable and safe for concurrent use.
+//
 // It must not call providers or touch the database.
 package prompt
+
+import (
+	"text/template"
+
+	"github.com/routerhq/router/internal/contract"
+	"github.com/routerhq/router/internal/providers"
+)
+
+// Response formats a manifest can ask for.
+const (
+	FormatJSONSchema = "json_schema" // structured output constrained by the output schema (default)
+	FormatJSONObject = "json_object" // any JSON object; the schema is checked after
+	FormatNone       = "none"        // plain text; the schema is checked after
+)
+
+// MessageTemplate is one message of a manifest as written: Content is template
+// source.
+type MessageTemplate struct {
+	Role    string
+	Content string
+}
+
+// Prompt is one loaded, checked manifest.
+type Prompt struct {
+	Name        string
+	Version     string
+	Description string
+	// Route is the route used when the job does not name one ("default" if unset).
+	Route string
+	// Dir is the directory holding prompt.yaml; File is the manifest's path.
+	Dir  string
+	File string
+	// Model overrides the provider's configured model when non-empty.
+	Model       string
+	Temperature *float32
+	MaxTokens   int
+	Seed        *int
+	// Format is response_format: FormatJSONSchema, FormatJSONObject or FormatNone.
+	Format string
+	// Strict asks providers that support it to enforce the schema strictly
+	// (OpenAI "strict": the schema must then meet that provider's restrictions).
+	Strict   bool
+	Messages []MessageTemplate
+	// OutputSchema and InputSchema are the schema files' bytes (InputSchema is nil
+	// when the manifest has none); the *File fields are their paths.
+	OutputSchema     []byte
+	OutputSchemaFile string
+	InputSchema      []byte
+	InputSchemaFile  string
+	Rules            contract.Rules
+
+	templates    []*template.Template
+	validator    *contract.Validator
+	input        *contract.Schema
+	optionalKeys []string // top-level properties the input schema declares but does not require
+	formatBytes  []byte   // compact output schema for the provider
+}
+
+// Validator returns the output validator (schema and rules), compiled once at load.
+func (p *Prompt) Validator() *contract.Validator { return p.validator }
+
+// ID is "name@version", the form used in messages.
+func (p *Prompt) ID() string { return p.Name + "@" + p.Version }
+
+// ProviderResponseFormat is the structured-output request for providers: the
+// output schema for json_schema, a bare JSON object for json_object, nil for none.
+func (p *Prompt) ProviderResponseFormat() *providers.ResponseFormat {
+	switch p.Format {
+	case FormatJSONSchema:
+		return &providers.ResponseFormat{Type: FormatJSONSchema, Name: schemaName(p.Name), Schema: p.formatBytes, Strict: p.Strict}
+	case FormatJSONObject:
+		return &providers.ResponseFormat{Type: FormatJSONObject}
+	}
+	return nil
+}
+
+// schemaName fits a prompt name to the provider rule for schema names
+// (OpenAI: ^[a-zA-Z0-9_-]{1,64}$).
+func schemaName(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 64 {
+		b = b[:64]
+	}
+	return string(b)
+}

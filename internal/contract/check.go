@@ -1,0 +1,222 @@
+package contract
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// CheckRules applies only the business rules to a decoded document (numbers as
+// json.Number, see ParseJSON), in this order: no_extra_keys, enums, ranges, equal,
+// products, sums, custom. It does not check the schema.
+func (v *Validator) CheckRules(doc any) []Violation {
+	var out []Violation
+	if v.noExtraKeys {
+		out = v.checkExtraKeys(doc, out)
+	}
+	for _, e := range v.enums {
+		resolve(doc, e.ptr.segs, "$", func(p string, x any) {
+			nx := normalize(x)
+			for _, a := range e.allowed {
+				if equalValues(nx, a) {
+					return
+				}
+			}
+			out = append(out, Violation{Rule: "enum", Path: p, Message: fmt.Sprintf("%s is not one of %s", display(x), displayList(e.allowed))})
+		})
+	}
+	for _, r := range v.ranges {
+		resolve(doc, r.ptr.segs, "$", func(p string, x any) {
+			if msg := outOfRange(x, r.r); msg != "" {
+				out = append(out, Violation{Rule: "range", Path: p, Message: msg})
+			}
+		})
+	}
+	for _, e := range v.equal {
+		l, ok1 := lookupOne(doc, e.left.segs)
+		r, ok2 := lookupOne(doc, e.right.segs)
+		if ok1 && ok2 && !equalValues(l, r) {
+			out = append(out, Violation{Rule: "equal", Path: e.left.raw, Message: fmt.Sprintf("must equal %s: got %s, %s is %s", e.right.raw, display(l), e.right.raw, display(r))})
+		}
+	}
+	for _, p := range v.products {
+		out = p.check(doc, out)
+	}
+	for _, s := range v.sums {
+		out = s.check(doc, out)
+	}
+	for _, c := range v.custom {
+		out = c.run(doc, out)
+	}
+	return out
+}
+
+func (v *Validator) checkExtraKeys(doc any, out []Violation) []Violation {
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return out
+	}
+	var extra []string
+	for k := range m {
+		if !v.declared[k] {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	for _, k := range extra {
+		out = append(out, Violation{Rule: "no_extra_keys", Path: joinPath("$", k), Message: fmt.Sprintf("key %q is not declared in the output schema", k)})
+	}
+	return out
+}
+
+func outOfRange(x any, r Range) string {
+	var val float64
+	var what string
+	switch t := x.(type) {
+	case string:
+		val, what = float64(utf8.RuneCountInString(t)), "length"
+	case []any:
+		val, what = float64(len(t)), "item count"
+	default:
+		f, ok := toFloat(x)
+		if !ok {
+			return fmt.Sprintf("range applies to numbers, strings and arrays, got %s", typeName(x))
+		}
+		val, what = f, "value"
+	}
+	if r.Min != nil && val < *r.Min {
+		return fmt.Sprintf("%s %s is below the minimum %s", what, fmtNum(val), fmtNum(*r.Min))
+	}
+	if r.Max != nil && val > *r.Max {
+		return fmt.Sprintf("%s %s is above the maximum %s", what, fmtNum(val), fmtNum(*r.Max))
+	}
+	return ""
+}
+
+// number reads a numeric field of an item; present=false when it is absent.
+func number(item map[string]any, key, at string, rule string, out *[]Violation) (f float64, present, ok bool) {
+	x, present := item[key]
+	if !present {
+		return 0, false, false
+	}
+	f, ok = toFloat(x)
+	if !ok {
+		*out = append(*out, Violation{Rule: rule, Path: joinPath(at, key), Message: fmt.Sprintf("must be a number, got %s", typeName(x))})
+	}
+	return f, true, ok
+}
+
+func (p productCheck) check(doc any, out []Violation) []Violation {
+	arr, _ := lookupArray(doc, p.items)
+	for i, el := range arr {
+		item, ok := el.(map[string]any)
+		if !ok {
+			continue
+		}
+		at := joinPath(p.items.raw, strconv.Itoa(i))
+		res, present, ok := number(item, p.result, at, "product", &out)
+		if !present || !ok {
+			continue
+		}
+		prod, parts, complete := 1.0, make([]string, 0, len(p.factors)), true
+		for _, f := range p.factors {
+			x, present, ok := number(item, f, at, "product", &out)
+			if !present || !ok {
+				complete = false
+				break
+			}
+			prod *= x
+			parts = append(parts, fmtNum(x))
+		}
+		if complete && math.Abs(res-prod) > p.tol+1e-9 {
+			out = append(out, Violation{Rule: "product", Path: joinPath(at, p.result), Message: fmt.Sprintf(
+				"%s is %s but %s = %s = %s (tolerance %s)",
+				p.result, fmtNum(res), strings.Join(p.factors, " * "), strings.Join(parts, " * "), fmtNum(prod), fmtNum(p.tol))})
+		}
+	}
+	return out
+}
+
+func (s sumCheck) check(doc any, out []Violation) []Violation {
+	tv, found := lookupOne(doc, s.total.segs)
+	if !found {
+		return out
+	}
+	total, ok := toFloat(tv)
+	if !ok {
+		return append(out, Violation{Rule: "sum", Path: s.total.raw, Message: fmt.Sprintf("must be a number, got %s", typeName(tv))})
+	}
+	arr, found := lookupArray(doc, s.items)
+	if !found {
+		return out
+	}
+	sum, complete := 0.0, true
+	for i, el := range arr {
+		item, ok := el.(map[string]any)
+		if !ok {
+			continue
+		}
+		at := joinPath(s.items.raw, strconv.Itoa(i))
+		x, present, ok := number(item, s.field, at, "sum", &out)
+		if !ok {
+			complete = complete && !present
+			continue
+		}
+		if s.multiply != "" {
+			m, present, ok := number(item, s.multiply, at, "sum", &out)
+			if !ok {
+				complete = complete && !present
+				continue
+			}
+			x *= m
+		}
+		sum += x
+	}
+	if !complete {
+		return out // a non-number was reported; the sum would be noise
+	}
+	if diff := total - sum; math.Abs(diff) > s.tol+1e-9 {
+		what := s.items.raw + "/*/" + s.field
+		if s.multiply != "" {
+			what += " * " + s.multiply
+		}
+		out = append(out, Violation{Rule: "sum", Path: s.total.raw, Message: fmt.Sprintf(
+			"is %s but the sum of %s over %d items is %s (off by %s, tolerance %s)",
+			fmtNum(total), what, len(arr), fmtNum(sum), fmtNum(diff), fmtNum(s.tol))})
+	}
+	return out
+}
+
+func lookupArray(doc any, p pointer) ([]any, bool) {
+	x, found := lookupOne(doc, p.segs)
+	arr, ok := x.([]any)
+	return arr, found && ok
+}
+
+func (c customCheck) run(doc any, out []Violation) (res []Violation) {
+	rule := "custom:" + c.name
+	defer func() {
+		if r := recover(); r != nil {
+			res = append(out, Violation{Rule: rule, Path: "$", Message: fmt.Sprintf("rule panicked: %v", r)})
+		}
+	}()
+	for _, v := range c.fn(doc) {
+		v.Rule = rule
+		if v.Path == "" {
+			v.Path = "$"
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func displayList(vs []any) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = display(v)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}

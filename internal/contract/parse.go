@@ -1,0 +1,59 @@
+package contract
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ParseJSON decodes exactly one JSON value, numbers as json.Number so they keep
+// the precision they were written with. Trailing data is an error.
+func ParseJSON(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, describeJSONError(err, b)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("unexpected data after the JSON value at byte %d", dec.InputOffset())
+	}
+	return v, nil
+}
+
+func describeJSONError(err error, b []byte) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, se)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		if len(bytes.TrimSpace(b)) == 0 {
+			return errors.New("empty output: expected a JSON value")
+		}
+		return fmt.Errorf("truncated JSON: input ends at byte %d before the value is complete", len(b))
+	}
+	return fmt.Errorf("invalid JSON: %v", err)
+}
+
+// stripFence returns the text inside a single markdown code fence (```json or a
+// bare ```) around the whole of s, which must already be trimmed.
+func stripFence(s string) (inner string, fenced bool) {
+	if !strings.HasPrefix(s, "```") || !strings.HasSuffix(s, "```") || len(s) < 6 {
+		return s, false
+	}
+	nl := strings.IndexByte(s, '\n')
+	if nl < 0 {
+		return s, false
+	}
+	if lang := strings.TrimSpace(s[3:nl]); lang != "" && !strings.EqualFold(lang, "json") {
+		return s, false
+	}
+	body := s[nl+1 : len(s)-3]
+	if strings.Contains(body, "```") {
+		return s, false // more than one fence: not a single wrapped value
+	}
+	return strings.TrimSpace(body), true
+}

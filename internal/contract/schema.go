@@ -1,0 +1,263 @@
+package contract
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// Schema is a compiled JSON Schema. It is immutable and safe for concurrent use.
+type Schema struct {
+	url    string
+	schema *jsonschema.Schema
+}
+
+// CompileSchema compiles a JSON Schema document once. url names the document in
+// errors and is the base for relative $refs (a file path resolves refs to files
+// beside it); "" uses an in-memory name. Without "$schema" the draft is 2020-12.
+// "format" is asserted (a "date" must be a date), unlike the 2020-12 default.
+func CompileSchema(schemaJSON []byte, url string) (*Schema, error) {
+	if url == "" {
+		url = "mem:///schema.json"
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = true
+	if err := c.AddResource(url, bytes.NewReader(schemaJSON)); err != nil {
+		return nil, fmt.Errorf("schema %s is not valid JSON: %w", url, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			var lines []string
+			for _, v := range flatten(ve, nil) {
+				lines = append(lines, fmt.Sprintf("at %s: %s", v.Path, v.Message))
+			}
+			return nil, fmt.Errorf("schema %s is not a valid JSON Schema: %s", url, strings.Join(lines, "; "))
+		}
+		return nil, fmt.Errorf("schema %s does not compile: %w", url, err)
+	}
+	return &Schema{url: url, schema: s}, nil
+}
+
+// URL is the name the schema was compiled under.
+func (s *Schema) URL() string { return s.url }
+
+// Check validates a decoded document (numbers as json.Number, see ParseJSON) and
+// returns every leaf failure, sorted by path. Rules are "schema.<keyword>".
+func (s *Schema) Check(doc any) []Violation {
+	err := s.schema.Validate(doc)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []Violation{{Rule: "schema", Path: "$", Message: err.Error()}}
+	}
+	vs := flatten(ve, nil)
+	sortViolations(vs)
+	return dedupe(vs)
+}
+
+// Properties returns the names the schema declares in its top-level "properties"
+// (following a top-level $ref), sorted; nil when it declares none.
+func (s *Schema) Properties() []string {
+	root := deref(s.schema)
+	if root == nil || len(root.Properties) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(root.Properties))
+	for n := range root.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Required returns the top-level "required" names (following a top-level $ref).
+func (s *Schema) Required() []string {
+	root := deref(s.schema)
+	if root == nil {
+		return nil
+	}
+	return append([]string(nil), root.Required...)
+}
+
+// flatten lists the leaves of a validation error tree as violations.
+func flatten(ve *jsonschema.ValidationError, out []Violation) []Violation {
+	if len(ve.Causes) > 0 {
+		for _, c := range ve.Causes {
+			out = flatten(c, out)
+		}
+		return out
+	}
+	path := instancePath(ve.InstanceLocation)
+	kw := keyword(ve.KeywordLocation)
+	switch kw {
+	case "required":
+		if names, ok := parseQuotedList(strings.TrimPrefix(ve.Message, "missing properties: ")); ok {
+			for _, n := range names {
+				out = append(out, Violation{Rule: "schema.required", Path: joinPath(path, n), Message: fmt.Sprintf("required property %q is missing", n)})
+			}
+			return out
+		}
+	case "additionalProperties":
+		msg := strings.TrimSuffix(strings.TrimPrefix(ve.Message, "additionalProperties "), " not allowed")
+		if names, ok := parseQuotedList(msg); ok {
+			for _, n := range names {
+				out = append(out, Violation{Rule: "schema.additionalProperties", Path: joinPath(path, n), Message: fmt.Sprintf("property %q is not allowed by the schema", n)})
+			}
+			return out
+		}
+	}
+	rule := "schema"
+	if kw != "" {
+		rule += "." + kw
+	}
+	return append(out, Violation{Rule: rule, Path: path, Message: ve.Message})
+}
+
+// instancePath converts the library's instance location (URL-escaped segments,
+// "" for the root) into the path form used by every Violation.
+func instancePath(loc string) string {
+	if loc == "" || loc == "/" {
+		return "$"
+	}
+	segs := strings.Split(strings.TrimPrefix(loc, "/"), "/")
+	for i, s := range segs {
+		if u, err := url.PathUnescape(s); err == nil {
+			segs[i] = u
+		}
+	}
+	return "/" + strings.Join(segs, "/")
+}
+
+// keywords that name a failing assertion; the last segment of a keyword location
+// is one of them unless the failing schema was the boolean false.
+var keywords = map[string]bool{
+	"type": true, "enum": true, "const": true, "format": true, "required": true,
+	"minProperties": true, "maxProperties": true, "additionalProperties": true,
+	"dependencies": true, "dependentRequired": true, "minItems": true, "maxItems": true,
+	"uniqueItems": true, "additionalItems": true, "minContains": true, "maxContains": true,
+	"minLength": true, "maxLength": true, "pattern": true, "contentEncoding": true,
+	"contentMediaType": true, "contentSchema": true, "minimum": true, "maximum": true,
+	"exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true, "not": true,
+	"anyOf": true, "oneOf": true, "allOf": true, "then": true, "else": true,
+	"unevaluatedProperties": true, "unevaluatedItems": true, "propertyNames": true,
+}
+
+func keyword(kwloc string) string {
+	segs := strings.Split(kwloc, "/")
+	for i := len(segs) - 1; i >= 0; i-- {
+		if keywords[segs[i]] {
+			return segs[i]
+		}
+		if _, err := strconv.Atoi(segs[i]); err != nil {
+			break // a property name: the failing schema was `false`
+		}
+	}
+	return ""
+}
+
+// parseQuotedList parses the library's list of single-quoted names: 'a', 'b'.
+func parseQuotedList(s string) ([]string, bool) {
+	var names []string
+	for s != "" {
+		if s[0] != '\'' {
+			return nil, false
+		}
+		end := -1
+		for i := 1; i < len(s); i++ {
+			if s[i] == '\\' {
+				i++
+				continue
+			}
+			if s[i] == '\'' {
+				end = i
+				break
+			}
+		}
+		if end < 0 {
+			return nil, false
+		}
+		body := strings.ReplaceAll(s[1:end], `\'`, `'`)
+		body = strings.ReplaceAll(body, `"`, `\"`)
+		name, err := strconv.Unquote(`"` + body + `"`)
+		if err != nil {
+			return nil, false
+		}
+		names = append(names, name)
+		s = strings.TrimPrefix(s[end+1:], ", ")
+	}
+	return names, len(names) > 0
+}
+
+func dedupe(vs []Violation) []Violation {
+	out := vs[:0]
+	for i, v := range vs {
+		if i > 0 && v == vs[i-1] {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// deref follows $ref chains (bounded, in case of a cycle).
+func deref(s *jsonschema.Schema) *jsonschema.Schema {
+	for i := 0; s != nil && s.Ref != nil && i < 32; i++ {
+		s = s.Ref
+	}
+	return s
+}
+
+// checkDeclared walks the schema along a rule path and reports a segment naming a
+// property the schema does not declare. Where the schema cannot tell (no
+// "properties", pattern or additional properties, combinators), it accepts.
+func (s *Schema) checkDeclared(segs []string) error {
+	cur := s.schema
+	at := "$"
+	for _, seg := range segs {
+		cur = deref(cur)
+		if cur == nil {
+			return nil
+		}
+		var next *jsonschema.Schema
+		if idx, err := strconv.Atoi(seg); seg == "*" || err == nil {
+			if err == nil && idx < len(cur.PrefixItems) {
+				next = cur.PrefixItems[idx]
+			} else if cur.Items2020 != nil {
+				next = cur.Items2020
+			} else if it, ok := cur.Items.(*jsonschema.Schema); ok {
+				next = it
+			} else if len(cur.Properties) > 0 && seg == "*" {
+				return fmt.Errorf("%s is an object in the output schema, not an array; \"*\" only applies to arrays", at)
+			}
+		} else {
+			next = cur.Properties[seg]
+			if next == nil && len(cur.Properties) > 0 && len(cur.PatternProperties) == 0 {
+				if _, open := cur.AdditionalProperties.(*jsonschema.Schema); !open {
+					names := make([]string, 0, len(cur.Properties))
+					for n := range cur.Properties {
+						names = append(names, n)
+					}
+					sort.Strings(names)
+					return fmt.Errorf("property %q is not declared in the output schema at %s (declared: %s)", seg, at, strings.Join(names, ", "))
+				}
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		cur = next
+		at = joinPath(at, seg)
+	}
+	return nil
+}

@@ -1,0 +1,270 @@
+package contract
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Validator judges outputs against one compiled schema and one compiled set of
+// Rules. It is immutable and safe for concurrent use.
+type Validator struct {
+	schema      *Schema
+	declared    map[string]bool
+	noExtraKeys bool
+	allowFenced bool
+	enums       []enumCheck
+	ranges      []rangeCheck
+	equal       []equalCheck
+	products    []productCheck
+	sums        []sumCheck
+	custom      []customCheck
+}
+
+type enumCheck struct {
+	ptr     pointer
+	allowed []any // normalized
+}
+
+type rangeCheck struct {
+	ptr pointer
+	r   Range
+}
+
+type equalCheck struct{ left, right pointer }
+
+type productCheck struct {
+	items   pointer
+	result  string
+	factors []string
+	tol     float64
+}
+
+type sumCheck struct {
+	items           pointer
+	field, multiply string
+	total           pointer
+	tol             float64
+}
+
+type customCheck struct {
+	name string
+	fn   RuleFunc
+}
+
+// RuleError is one problem with a Rules value found by NewValidator. Field names
+// the rule as written in prompt.yaml under `rules:`, like "sums[0].total" or
+// "enums[/category]".
+type RuleError struct {
+	Field string
+	Err   error
+}
+
+func (e *RuleError) Error() string { return e.Field + ": " + e.Err.Error() }
+func (e *RuleError) Unwrap() error { return e.Err }
+
+// NewValidator compiles schemaJSON (see CompileSchema) and rules once. Errors name
+// the rule field at fault (for example `sums[0].total: ...`); rule problems are
+// *RuleError values joined with errors.Join, one per line.
+func NewValidator(schemaJSON []byte, schemaURL string, rules Rules) (*Validator, error) {
+	s, err := CompileSchema(schemaJSON, schemaURL)
+	if err != nil {
+		return nil, err
+	}
+	return NewValidatorFromSchema(s, rules)
+}
+
+// NewValidatorFromSchema is NewValidator for an already compiled schema. It checks
+// that rule paths are well formed and name properties the schema declares, and
+// that custom rules are registered.
+func NewValidatorFromSchema(s *Schema, rules Rules) (*Validator, error) {
+	v := &Validator{
+		schema:      s,
+		noExtraKeys: rules.NoExtraKeysEnabled(),
+		allowFenced: rules.AllowFencedEnabled(),
+	}
+	var errs []error
+	fail := func(field string, err error) { errs = append(errs, &RuleError{Field: field, Err: err}) }
+	path := func(field, p string, wildOK bool) (pointer, bool) {
+		ptr, err := parsePointer(p)
+		if err != nil {
+			fail(field, err)
+			return ptr, false
+		}
+		if ptr.wild && !wildOK {
+			fail(field, fmt.Errorf("path %q: \"*\" is not allowed here; name one value", p))
+			return ptr, false
+		}
+		if err := s.checkDeclared(ptr.segs); err != nil {
+			fail(field, fmt.Errorf("path %q: %w", p, err))
+			return ptr, false
+		}
+		return ptr, true
+	}
+	field := func(name, key string, items pointer) bool {
+		if key == "" || strings.Contains(key, "/") {
+			fail(name, fmt.Errorf("%q must be the name of one field of each item (like amount)", key))
+			return false
+		}
+		if err := s.checkDeclared(append(append([]string{}, items.segs...), "*", key)); err != nil {
+			fail(name, err)
+			return false
+		}
+		return true
+	}
+
+	if v.noExtraKeys {
+		props := s.Properties()
+		if len(props) == 0 {
+			fail("no_extra_keys", errors.New("the output schema declares no top-level properties, so every key would be extra; declare them or set no_extra_keys: false"))
+		}
+		v.declared = make(map[string]bool, len(props))
+		for _, p := range props {
+			v.declared[p] = true
+		}
+	}
+
+	for _, p := range sortedKeys(rules.Enums) {
+		name := fmt.Sprintf("enums[%s]", p)
+		ptr, ok := path(name, p, true)
+		if !ok {
+			continue
+		}
+		if len(rules.Enums[p]) == 0 {
+			fail(name, errors.New("list at least one allowed value"))
+			continue
+		}
+		allowed := make([]any, len(rules.Enums[p]))
+		for i, a := range rules.Enums[p] {
+			allowed[i] = normalize(a)
+		}
+		v.enums = append(v.enums, enumCheck{ptr: ptr, allowed: allowed})
+	}
+
+	for _, p := range sortedKeys(rules.Ranges) {
+		name := fmt.Sprintf("ranges[%s]", p)
+		ptr, ok := path(name, p, true)
+		if !ok {
+			continue
+		}
+		r := rules.Ranges[p]
+		switch {
+		case r.Min == nil && r.Max == nil:
+			fail(name, errors.New("set min, max or both"))
+		case r.Min != nil && r.Max != nil && *r.Min > *r.Max:
+			fail(name, fmt.Errorf("min %v is greater than max %v", *r.Min, *r.Max))
+		default:
+			v.ranges = append(v.ranges, rangeCheck{ptr: ptr, r: r})
+		}
+	}
+
+	for i, e := range rules.Equal {
+		l, ok1 := path(fmt.Sprintf("equal[%d].left", i), e.Left, false)
+		r, ok2 := path(fmt.Sprintf("equal[%d].right", i), e.Right, false)
+		if ok1 && ok2 {
+			v.equal = append(v.equal, equalCheck{left: l, right: r})
+		}
+	}
+
+	for i, p := range rules.Products {
+		name := fmt.Sprintf("products[%d]", i)
+		items, ok := path(name+".items", p.Items, false)
+		ok = ok && field(name+".result", p.Result, items)
+		if len(p.Factors) < 2 {
+			fail(name+".factors", errors.New("list at least two fields to multiply"))
+			ok = false
+		}
+		for j, f := range p.Factors {
+			ok = field(fmt.Sprintf("%s.factors[%d]", name, j), f, items) && ok
+		}
+		if p.Tolerance < 0 {
+			fail(name+".tolerance", errors.New("must not be negative"))
+			ok = false
+		}
+		if ok {
+			v.products = append(v.products, productCheck{items: items, result: p.Result, factors: p.Factors, tol: tolerance(p.Tolerance)})
+		}
+	}
+
+	for i, sr := range rules.Sums {
+		name := fmt.Sprintf("sums[%d]", i)
+		items, ok := path(name+".items", sr.Items, false)
+		ok = ok && field(name+".field", sr.Field, items)
+		if sr.Multiply != "" {
+			ok = field(name+".multiply", sr.Multiply, items) && ok
+		}
+		total, ok2 := path(name+".total", sr.Total, false)
+		if sr.Total == "" || sr.Total == "$" {
+			fail(name+".total", errors.New("name the path of the total, like /total"))
+			ok2 = false
+		}
+		if sr.Tolerance < 0 {
+			fail(name+".tolerance", errors.New("must not be negative"))
+			ok2 = false
+		}
+		if ok && ok2 {
+			v.sums = append(v.sums, sumCheck{items: items, field: sr.Field, multiply: sr.Multiply, total: total, tol: tolerance(sr.Tolerance)})
+		}
+	}
+
+	for i, n := range rules.Custom {
+		fn, ok := lookup(n)
+		if !ok {
+			fail(fmt.Sprintf("custom[%d]", i), fmt.Errorf("no Go rule named %q is registered (registered: %s); register it with contract.Register in an init function", n, strings.Join(Registered(), ", ")))
+			continue
+		}
+		v.custom = append(v.custom, customCheck{name: n, fn: fn})
+	}
+
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return v, nil
+}
+
+// Schema returns the compiled output schema.
+func (v *Validator) Schema() *Schema { return v.schema }
+
+// Validate judges one raw output. It trims whitespace and, unless allow_fenced is
+// false, unwraps a single markdown code fence; then it parses the JSON (failure: one
+// json.syntax violation at $), checks the schema (every leaf failure) and, only
+// when the schema passes, the business rules (every failure). On success doc is the
+// output as compact JSON (key order and number spelling kept) and violations is
+// nil; on failure doc is nil.
+func (v *Validator) Validate(output string) (doc json.RawMessage, violations []Violation) {
+	s := strings.TrimSpace(output)
+	if inner, fenced := stripFence(s); fenced {
+		if !v.allowFenced {
+			return nil, []Violation{{Rule: "json.fenced", Path: "$", Message: "output is wrapped in a markdown code fence; the prompt sets allow_fenced: false, so the model must answer with bare JSON"}}
+		}
+		s = inner
+	}
+	parsed, err := ParseJSON([]byte(s))
+	if err != nil {
+		return nil, []Violation{{Rule: "json.syntax", Path: "$", Message: err.Error()}}
+	}
+	if vs := v.schema.Check(parsed); len(vs) > 0 {
+		return nil, vs
+	}
+	if vs := v.CheckRules(parsed); len(vs) > 0 {
+		return nil, vs
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(s))
+	if err := json.Compact(&buf, []byte(s)); err != nil { // cannot happen: s parsed
+		return nil, []Violation{{Rule: "json.syntax", Path: "$", Message: err.Error()}}
+	}
+	return buf.Bytes(), nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,28 @@
+package prompt
+
+import (
+	"encoding/json"
+
+	"github.com/routerhq/router/internal/contract"
+)
+
+// ValidateInput checks a job's input: it must be a JSON object and, when the
+// manifest has an input_schema, match it. It returns nil or an *InputError listing
+// every problem with its path (rules "json.syntax", "input.type" or
+// "schema.<keyword>").
+func (p *Prompt) ValidateInput(input json.RawMessage) error {
+	v, err := contract.ParseJSON(input)
+	if err != nil {
+		return &InputError{Prompt: p.ID(), Violations: []contract.Violation{{Rule: "json.syntax", Path: "$", Message: err.Error()}}}
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return &InputError{Prompt: p.ID(), Violations: []contract.Violation{{Rule: "input.type", Path: "$", Message: "input must be a JSON object, got " + jsonType(v)}}}
+	}
+	if p.input == nil {
+		return nil
+	}
+	if vs := p.input.Check(v); len(vs) > 0 {
+		return &InputError{Prompt: p.ID(), Violations: vs}
+	}
+	return nil
+}

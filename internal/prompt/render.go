@@ -1,0 +1,170 @@
+package prompt
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/routerhq/router/internal/contract"
+	"github.com/routerhq/router/internal/providers"
+)
+
+// funcs are the template functions, beyond text/template's built-ins.
+var funcs = map[string]any{
+	"json":    toJSON,
+	"default": defaultValue,
+	"join":    join,
+	"upper":   func(v any) (string, error) { s, err := str("upper", v); return strings.ToUpper(s), err },
+	"lower":   func(v any) (string, error) { s, err := str("lower", v); return strings.ToLower(s), err },
+	"trim":    func(v any) (string, error) { s, err := str("trim", v); return strings.TrimSpace(s), err },
+}
+
+// Render renders the messages over input, which must be a JSON object (numbers
+// keep the spelling they were sent with). A key the template reads that the input
+// lacks is an error — unless the input schema declares it as an optional
+// property, in which case it is null, for `default`, `if` and `with`. A message that renders empty or prints
+// "<no value>" is an error. Trailing whitespace of each message is trimmed.
+// Call ValidateInput first: Render does not check the input schema.
+func (p *Prompt) Render(input json.RawMessage) ([]providers.Message, error) {
+	data, err := decodeObject(input)
+	if err != nil {
+		return nil, &RenderError{Prompt: p.ID(), Field: "input", Err: err}
+	}
+	for _, k := range p.optionalKeys {
+		if _, ok := data[k]; !ok {
+			data[k] = nil
+		}
+	}
+	msgs := make([]providers.Message, len(p.templates))
+	var buf bytes.Buffer
+	for i, t := range p.templates {
+		field := fmt.Sprintf("messages[%d].content", i)
+		buf.Reset()
+		if err := t.Execute(&buf, data); err != nil {
+			return nil, &RenderError{Prompt: p.ID(), Field: field, Err: err}
+		}
+		content := strings.TrimRight(buf.String(), " \t\r\n")
+		if strings.TrimSpace(content) == "" {
+			return nil, &RenderError{Prompt: p.ID(), Field: field, Err: errors.New("rendered empty for this input")}
+		}
+		if strings.Contains(content, "<no value>") && !bytes.Contains(input, []byte("<no value>")) {
+			return nil, &RenderError{Prompt: p.ID(), Field: field, Err: fmt.Errorf(`rendered "<no value>": the template prints a value that is null or absent in the input (null or absent here: %s); send it, or use {{ default "x" .key }} or {{ if .key }}`, nullKeys(data))}
+		}
+		msgs[i] = providers.Message{Role: p.Messages[i].Role, Content: content}
+	}
+	return msgs, nil
+}
+
+func decodeObject(input json.RawMessage) (map[string]any, error) {
+	v, err := contract.ParseJSON(input)
+	if err != nil {
+		return nil, fmt.Errorf("input is not JSON: %w", err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("input must be a JSON object, got %s", jsonType(v))
+	}
+	return m, nil
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case json.Number:
+		return "a number"
+	}
+	return "an object"
+}
+
+// toJSON marshals v without HTML escaping (the reader is a model, not a browser).
+func toJSON(v any) (string, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(buf.String(), "\n"), nil
+}
+
+// defaultValue returns v, or def when v is null, "" or an empty array or object:
+// {{ .tier | default "standard" }} or {{ default "standard" .tier }}.
+func defaultValue(def, v any) any {
+	switch x := v.(type) {
+	case nil:
+		return def
+	case string:
+		if x == "" {
+			return def
+		}
+	case []any:
+		if len(x) == 0 {
+			return def
+		}
+	case map[string]any:
+		if len(x) == 0 {
+			return def
+		}
+	}
+	return v
+}
+
+// join joins the elements of an array with sep: {{ join ", " .tags }}.
+func join(sep string, v any) (string, error) {
+	switch x := v.(type) {
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			s, err := str("join", e)
+			if err != nil {
+				return "", fmt.Errorf("join: element %d: %w", i, err)
+			}
+			parts[i] = s
+		}
+		return strings.Join(parts, sep), nil
+	case []string:
+		return strings.Join(x, sep), nil
+	case nil:
+		return "", errors.New("join: value is null")
+	}
+	return "", fmt.Errorf("join: want an array, got %s", jsonType(v))
+}
+
+func str(fn string, v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case json.Number:
+		return x.String(), nil
+	case bool:
+		return fmt.Sprint(x), nil
+	case nil:
+		return "", fmt.Errorf("%s: value is null", fn)
+	}
+	return "", fmt.Errorf("%s: want a string, number or boolean, got %s", fn, jsonType(v))
+}
+
+// nullKeys lists the top-level keys whose value is null, for an error message.
+func nullKeys(data map[string]any) string {
+	var keys []string
+	for k, v := range data {
+		if v == nil {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return "a nested value"
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ", ")
+}

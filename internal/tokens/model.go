@@ -1,0 +1,65 @@
+package tokens
+
+import (
+	"strings"
+
+	"github.com/pkoukk/tiktoken-go"
+)
+
+// extraModels adds models newer than tiktoken-go's table (its prefix table covers
+// gpt-4o-, gpt-4.1-, gpt-4-, gpt-3.5-turbo-).
+var extraModels = map[string]string{
+	"o1": O200kBase, "o3": O200kBase, "o4-mini": O200kBase, "gpt-5": O200kBase,
+	"chatgpt-4o-latest": O200kBase, "gpt-4o-mini": O200kBase,
+}
+
+var extraPrefixes = map[string]string{
+	"o1-": O200kBase, "o3-": O200kBase, "o4-": O200kBase, "gpt-5-": O200kBase,
+	"gpt-5.": O200kBase, "gpt-4.5-": O200kBase,
+}
+
+// EncodingForModel picks the encoding to count with. An explicit encoding (the
+// provider's `tokenizer`) wins and must be one this package has offline. Otherwise
+// the model name decides, by exact name then longest known prefix; a model name
+// may carry a provider prefix ("openai/gpt-4o"). A model nobody knows gets Fallback
+// (cl100k_base) and no error: counts are then an estimate, as for any
+// non-OpenAI model — use ModelEncoding to tell the cases apart.
+func EncodingForModel(encoding, model string) (string, error) {
+	if encoding != "" {
+		if _, err := get(encoding); err != nil {
+			return "", err
+		}
+		return encoding, nil
+	}
+	if enc, ok := ModelEncoding(model); ok {
+		return enc, nil
+	}
+	return Fallback, nil
+}
+
+// ModelEncoding returns the encoding tiktoken defines for a model and whether the
+// model is known at all.
+func ModelEncoding(model string) (string, bool) {
+	m := strings.ToLower(strings.TrimSpace(model))
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	if m == "" {
+		return "", false
+	}
+	if enc, ok := tiktoken.MODEL_TO_ENCODING[m]; ok && supported[enc] {
+		return enc, true
+	}
+	if enc, ok := extraModels[m]; ok {
+		return enc, true
+	}
+	best, bestEnc := "", ""
+	for _, table := range []map[string]string{tiktoken.MODEL_PREFIX_TO_ENCODING, extraPrefixes} {
+		for prefix, enc := range table {
+			if strings.HasPrefix(m, prefix) && len(prefix) > len(best) && supported[enc] {
+				best, bestEnc = prefix, enc
+			}
+		}
+	}
+	return bestEnc, best != ""
+}

@@ -73,8 +73,12 @@ func runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	rctx, stopRecovery := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRecovery()
+	go runner.RunRecovery(rctx, race.RecoveryConfig{})
 	srv := api.New(api.Config{
 		MaxBodyBytes: cfg.HTTP.MaxBodyBytes, DefaultWait: cfg.HTTP.DefaultWait.D(), MaxWait: cfg.HTTP.MaxWait.D(),
+		LeaseOwner: replica, Lease: cfg.Execution.Lease.D(),
 	}, api.Deps{
 		Store: st, Listener: listener, Prompts: prompts, Routes: routeNames, Exec: runner,
 		Auth: &api.KeyAuth{Static: apiKeys, Store: st}, Log: log,
@@ -97,6 +101,7 @@ func runServe(ctx context.Context, args []string) error {
 	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	_ = httpSrv.Shutdown(sctx)
+	stopRecovery()
 	runner.Stop(sctx)
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err

@@ -15,7 +15,7 @@ func buildTargets(cfg *config.Config) (map[string]*race.Target, error) {
 	for _, pc := range cfg.Providers {
 		t := &race.Target{
 			Model: pc.Model, ContextWindow: pc.ContextWindow, Encoding: pc.Tokenizer,
-			Timeout: pc.Timeout.D(), Stream: pc.Stream,
+			Timeout: pc.Timeout.D(), Stream: pc.Stream, MaxRetries: *pc.MaxRetries,
 		}
 		switch pc.Type {
 		case "openai":
@@ -56,7 +56,13 @@ func buildTargets(cfg *config.Config) (map[string]*race.Target, error) {
 func buildRoutes(cfg *config.Config) map[string]*race.Route {
 	out := map[string]*race.Route{}
 	for name, r := range cfg.Routes {
-		out[name] = &race.Route{Providers: r.Providers, MaxInflight: r.MaxInflight, MaxAttempts: r.MaxAttempts, Deadline: r.Deadline.D()}
+		hedge, adaptive := r.HedgeDelay()
+		out[name] = &race.Route{
+			Providers: r.Providers, HedgeAfter: hedge, AdaptiveHedge: adaptive,
+			HedgeMin: r.HedgeMin.D(), HedgeMax: r.HedgeMax.D(),
+			MaxInflight: r.MaxInflight, MaxAttempts: r.MaxAttempts, Deadline: r.Deadline.D(),
+			FailoverOnContentPolicy: r.FailoverOnContentPolicy, KeepLosers: r.KeepLosers,
+		}
 	}
 	return out
 }

@@ -80,6 +80,7 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 	job, created, err := s.Store.CreateJob(r.Context(), store.NewJob{
 		Owner: owner, Operation: p.Name, IdempotencyKey: key, Fingerprint: fp,
 		PromptVersion: p.Version, Route: route, Input: compact(req.Input),
+		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease,
 	})
 	if errors.Is(err, store.ErrKeyReused) {
 		s.Log.Info("idempotency key reused with a different request", "owner", owner, "operation", p.Name)

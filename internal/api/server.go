@@ -30,6 +30,10 @@ type Config struct {
 	MaxBodyBytes int64         // default 1 MiB
 	DefaultWait  time.Duration // Prefer: wait when absent
 	MaxWait      time.Duration // cap on Prefer: wait
+	// LeaseOwner and Lease: a new job is created holding this process's
+	// orchestration lease, so recovery elsewhere leaves it to us.
+	LeaseOwner string
+	Lease      time.Duration
 }
 
 // WithDefaults fills unset fields.
@@ -70,6 +74,8 @@ func New(cfg Config, d Deps) *Server {
 	s.mux.HandleFunc("POST /v1/jobs", s.authed(s.createJob))
 	s.mux.HandleFunc("GET /v1/jobs/{id}", s.authed(s.getJob))
 	s.mux.HandleFunc("POST /v1/jobs/{id}/cancel", s.authed(s.cancelJob))
+	s.mux.HandleFunc("POST /v1/jobs/{id}/retry", s.authed(s.retryJob))
+	s.mux.HandleFunc("POST /v1/jobs/{id}/attempts/{seq}/resolve", s.authed(s.resolveAttempt))
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -95,9 +95,26 @@ type Step struct {
 type Route struct {
 	Providers   []string `yaml:"providers"`
 	HedgeAfter  string   `yaml:"hedge_after"` // a duration, "adaptive", or empty for no hedging
+	HedgeMin    Duration `yaml:"hedge_min"`   // adaptive bounds; default 100ms
+	HedgeMax    Duration `yaml:"hedge_max"`   // default 10s
 	MaxInflight int      `yaml:"max_inflight"`
 	MaxAttempts int      `yaml:"max_attempts"`
 	Deadline    Duration `yaml:"deadline"` // the whole job; default 2m
+	// FailoverOnContentPolicy fails over on a content-policy rejection instead
+	// of reporting it to the caller (default false).
+	FailoverOnContentPolicy bool `yaml:"failover_on_content_policy"`
+	// KeepLosers lets in-flight attempts run after another won, to observe them.
+	KeepLosers bool `yaml:"keep_losers"`
+}
+
+// HedgeDelay parses HedgeAfter: the fixed delay (0 = no hedging) and whether
+// hedging is adaptive.
+func (r *Route) HedgeDelay() (time.Duration, bool) {
+	if r.HedgeAfter == "adaptive" {
+		return 0, true
+	}
+	d, _ := time.ParseDuration(r.HedgeAfter)
+	return d, false
 }
 
 // Conformance gate settings (SPEC §9).

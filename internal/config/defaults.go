@@ -85,6 +85,12 @@ func (c Config) WithDefaults() Config {
 		if r.Deadline == 0 {
 			r.Deadline = Duration(2 * time.Minute)
 		}
+		if r.HedgeMin == 0 {
+			r.HedgeMin = Duration(100 * time.Millisecond)
+		}
+		if r.HedgeMax == 0 {
+			r.HedgeMax = Duration(10 * time.Second)
+		}
 	}
 	return c
 }

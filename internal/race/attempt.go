@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/routerhq/router/internal/prompt"
@@ -12,26 +11,12 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
-// outcome is what an attempt's end means for its job.
-type outcome struct {
-	won    bool
-	settle bool   // the job's state should be recomputed (nothing else will run)
-	reason string // why the job fails, if it does
-}
-
-// runAttempt calls the provider for one attempt, judges the answer and records
-// the attempt's end.
+// runAttempt calls the provider for one running attempt, judges the answer and
+// records the attempt's end. The context's cause says why it was cut short.
 func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attempt, t *Target,
-	p *prompt.Prompt, msgs []providers.Message) outcome {
-	log := r.cfg.Log.With("job_id", job.ID, "attempt_id", a.ID, "owner", job.Owner, "provider", a.Provider, "seq", a.Seq)
+	p *prompt.Prompt, msgs []providers.Message) attemptResult {
+	log := r.cfg.Log.With("job_id", job.ID, "attempt_id", a.ID, "owner", job.Owner, "provider", a.Provider, "seq", a.Seq, "role", a.Role)
 	bg := context.WithoutCancel(ctx)
-	if err := r.cfg.Store.MarkAttemptRunning(ctx, a.ID); err != nil {
-		log.Info("attempt no longer starting; not sending", "err", err)
-		return outcome{}
-	}
-	stopLease := r.keepLease(ctx, a.ID, log)
-	defer stopLease()
-
 	req := &providers.Request{
 		AttemptID: a.ID, JobID: job.ID, Model: p.Model, Messages: msgs,
 		Temperature: p.Temperature, MaxTokens: p.MaxTokens, Seed: p.Seed,
@@ -43,50 +28,80 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 	cancel()
 	latency := time.Since(start).Milliseconds()
 
-	if errors.Is(context.Cause(ctx), errShutdown) {
+	cause := context.Cause(ctx)
+	if errors.Is(cause, errShutdown) {
 		// Abandoned: the lease expires and recovery decides, never a guess here.
-		return outcome{}
+		return attemptResult{attempt: a, state: "abandoned"}
 	}
-	if err != nil {
+	if err != nil || errors.Is(cause, errDeadline) {
 		pe := providers.Classify(a.Provider, err)
+		if pe == nil {
+			pe = providers.NewError(a.Provider, providers.KindTimeout, "cut by the job's deadline")
+		}
 		state := store.AttemptFailed
 		switch {
-		case errors.Is(context.Cause(ctx), errJobCancelled) || pe.Kind == providers.KindCancelled:
+		case errors.Is(cause, errDeadline):
+			state = store.AttemptUnknown
+			pe = &providers.Error{Provider: a.Provider, Kind: providers.KindTimeout, Fault: providers.FaultRouter,
+				Action: providers.ActionStop, OutcomeUnknown: true, Message: "cut by the job's deadline after the request was sent", Err: err}
+		case errors.Is(cause, errLoser), errors.Is(cause, errJobCancelled), pe.Kind == providers.KindCancelled:
 			state = store.AttemptCancelled
 		case pe.OutcomeUnknown:
 			state = store.AttemptUnknown
 		}
-		log.Warn("attempt ended without an answer", "state", state, "kind", pe.Kind, "fault", pe.Fault, "action", pe.Action, "status", pe.StatusCode)
+		log.Warn("attempt ended without an answer", "state", state, "kind", pe.Kind, "fault", pe.Fault,
+			"action", pe.Action, "status", pe.StatusCode, "latency_ms", latency)
+		detail := attemptError(pe)
+		if errors.Is(cause, errLoser) {
+			detail["message"] = "cancelled: another attempt won"
+		}
 		if err := r.cfg.Store.FinishAttempt(bg, a.ID, store.AttemptOutcome{
-			State: state, Error: attemptError(pe), LatencyMS: latency,
+			State: state, Error: detail, LatencyMS: latency,
 		}); err != nil && !errors.Is(err, store.ErrStateConflict) {
 			log.Error("could not record attempt", "err", err)
 		}
-		return outcome{settle: true, reason: fmt.Sprintf("provider %s failed: %s", a.Provider, pe.Error())}
+		return attemptResult{attempt: a, state: state, err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe))}
 	}
-	usage := resp.Usage
 	doc, violations := p.Validator().Validate(resp.Content)
 	if len(violations) > 0 {
-		log.Warn("attempt output failed validation", "violations", len(violations), "first_rule", violations[0].Rule, "first_path", violations[0].Path)
+		log.Warn("attempt output failed validation", "violations", len(violations),
+			"first_rule", violations[0].Rule, "first_path", violations[0].Path)
 		if err := r.cfg.Store.FinishAttempt(bg, a.ID, store.AttemptOutcome{
-			State: store.AttemptInvalid, ValidationErrors: violations, Usage: usage,
+			State: store.AttemptInvalid, ValidationErrors: violations, Usage: resp.Usage,
 			ProviderResponseID: resp.ResponseID, ResponseModel: resp.Model, LatencyMS: latency,
-			Error: map[string]any{"kind": "invalid_output", "message": fmt.Sprintf("output failed %d contract check(s); first: %s", len(violations), violations[0].String())},
+			Error: map[string]any{"kind": "invalid_output", "fault": providers.FaultProvider, "action": providers.ActionFailover,
+				"message": fmt.Sprintf("output failed %d contract check(s); first: %s", len(violations), violations[0].String())},
 		}); err != nil && !errors.Is(err, store.ErrStateConflict) {
 			log.Error("could not record attempt", "err", err)
 		}
-		return outcome{settle: true, reason: fmt.Sprintf("provider %s returned output that breaks the prompt's contract: %s", a.Provider, violations[0].String())}
+		return attemptResult{attempt: a, state: store.AttemptInvalid,
+			reason: fmt.Sprintf("%s: output breaks the prompt's contract (%s)", a.Provider, violations[0].String())}
 	}
 	won, err := r.cfg.Store.Complete(bg, store.Completion{
-		JobID: job.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion, Result: doc, Usage: usage,
+		JobID: job.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion, Result: doc, Usage: resp.Usage,
 		ProviderResponseID: resp.ResponseID, ResponseModel: resp.Model, LatencyMS: latency,
 	})
 	if err != nil {
 		log.Error("could not record completion; the lease will expire and recovery decides", "err", err)
-		return outcome{}
+		return attemptResult{attempt: a, state: "abandoned"}
 	}
 	log.Info("attempt completed", "won", won, "latency_ms", latency)
-	return outcome{won: won}
+	if won {
+		return attemptResult{attempt: a, state: store.AttemptWon}
+	}
+	return attemptResult{attempt: a, state: store.AttemptLost}
+}
+
+// describe is an error in a person's words, for the job's `error`.
+func describe(pe *providers.Error) string {
+	s := string(pe.Kind)
+	if pe.StatusCode != 0 {
+		s += fmt.Sprintf(" (HTTP %d)", pe.StatusCode)
+	}
+	if pe.Message != "" {
+		s += ": " + pe.Message
+	}
+	return s
 }
 
 // call uses the streaming API when the target asks for it and the adapter has it.
@@ -95,32 +110,6 @@ func (r *Runner) call(ctx context.Context, t *Target, req *providers.Request) (*
 		return s.CompleteStream(ctx, req, nil)
 	}
 	return t.Provider.Complete(ctx, req)
-}
-
-// keepLease renews the attempt's lease at a third of its length until stopped.
-func (r *Runner) keepLease(ctx context.Context, attemptID string, log *slog.Logger) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(r.cfg.Lease / 3)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				ok, err := r.cfg.Store.RenewLease(ctx, attemptID, r.cfg.LeaseOwner, r.cfg.Lease)
-				if err != nil && ctx.Err() == nil {
-					log.Warn("could not renew attempt lease", "err", err)
-				}
-				if err == nil && !ok {
-					return
-				}
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
 }
 
 // attemptError is the attempt's `error` field: what happened, in words a person

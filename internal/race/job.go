@@ -3,34 +3,48 @@ package race
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/routerhq/router/internal/store"
 )
 
-// runJob runs a job's first attempt on the first eligible provider of its route.
-func (r *Runner) runJob(ctx context.Context, job *store.Job) {
-	log := r.cfg.Log.With("job_id", job.ID, "owner", job.Owner, "operation", job.Operation)
-	fail := func(reason string) {
+// runJob orchestrates a job while holding its lease: it derives what has been
+// tried from the database, then starts, hedges, retries and fails over attempts
+// until one wins or nothing is left to try.
+func (r *Runner) runJob(ctx context.Context, jobID string) {
+	log := r.cfg.Log.With("job_id", jobID)
+	ok, err := r.cfg.Store.AcquireJobLease(ctx, jobID, r.cfg.LeaseOwner, r.cfg.Lease)
+	if err != nil || !ok {
+		if err != nil && ctx.Err() == nil {
+			log.Error("could not take the job's lease", "err", err)
+		}
+		return
+	}
+	defer func() {
+		if err := r.cfg.Store.ReleaseJobLease(context.WithoutCancel(ctx), jobID, r.cfg.LeaseOwner); err != nil {
+			log.Warn("could not release the job's lease", "err", err)
+		}
+	}()
+	stopLease := r.keepLease(ctx, jobID, log)
+	defer stopLease()
+
+	job, err := r.cfg.Store.GetJobAny(ctx, jobID)
+	if err != nil {
+		log.Error("could not read job", "err", err)
+		return
+	}
+	if job.State != store.JobPending && job.State != store.JobRunning {
+		return
+	}
+	log = log.With("owner", job.Owner, "operation", job.Operation)
+	o, reason := r.prepare(ctx, job, log)
+	if o == nil {
 		if _, err := r.cfg.Store.SettleJob(context.WithoutCancel(ctx), job.ID, reason); err != nil {
 			log.Error("could not record job failure", "err", err)
 		}
 		log.Warn("job failed before any attempt", "reason", reason)
-	}
-	p, err := r.cfg.Prompts.Get(job.Operation, job.PromptVersion)
-	if err != nil {
-		fail("the prompt is no longer loaded: " + err.Error())
-		return
-	}
-	msgs, err := p.Render(job.Input)
-	if err != nil {
-		fail("the prompt cannot be rendered: " + err.Error())
-		return
-	}
-	route, ok := r.cfg.Routes[job.Route]
-	if !ok {
-		fail("route " + job.Route + " is no longer configured")
 		return
 	}
 	if r.cfg.Listener != nil {
@@ -38,51 +52,55 @@ func (r *Runner) runJob(ctx context.Context, job *store.Job) {
 		defer unsubscribe()
 		go r.watchCancel(ctx, job.ID, changed)
 	}
+	o.run(ctx)
+}
+
+// prepare loads what the orchestrator needs; a nil orchestrator comes with the
+// reason the job cannot run.
+func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) (*orchestrator, string) {
+	p, err := r.cfg.Prompts.Get(job.Operation, job.PromptVersion)
+	if err != nil {
+		return nil, "the prompt is no longer loaded: " + err.Error()
+	}
+	msgs, err := p.Render(job.Input)
+	if err != nil {
+		return nil, "the prompt cannot be rendered: " + err.Error()
+	}
+	route, ok := r.cfg.Routes[job.Route]
+	if !ok {
+		return nil, "route " + job.Route + " is no longer configured"
+	}
 	decisions := r.decide(route, p, msgs)
 	if b, err := json.Marshal(decisions); err == nil {
 		if err := r.cfg.Store.SetRouting(ctx, job.ID, b); err != nil {
 			log.Error("could not record routing", "err", err)
 		}
 	}
-	var pick *Decision
-	var reasons []string
-	for i := range decisions {
-		if decisions[i].Eligible {
-			pick = &decisions[i]
-			break
-		}
-		reasons = append(reasons, decisions[i].Provider+": "+decisions[i].Reason)
+	o := &orchestrator{
+		r: r, job: job, prompt: p, msgs: msgs, route: route, log: log,
+		results: make(chan attemptResult), retries: map[string]int{}, used: map[string]bool{},
+		inflight: map[string]context.CancelCauseFunc{}, reasons: map[string]string{},
 	}
-	if pick == nil {
-		fail("no eligible provider on route " + job.Route + " (" + strings.Join(reasons, "; ") + ")")
-		return
-	}
-	target := r.cfg.Targets[pick.Provider]
-	model := target.Model
-	if p.Model != "" {
-		model = p.Model
-	}
-	attempt, err := r.cfg.Store.CreateAttempt(ctx, store.NewAttempt{
-		JobID: job.ID, Provider: pick.Provider, Model: model, Role: store.RolePrimary,
-		LeaseOwner: r.cfg.LeaseOwner, LeaseFor: r.cfg.Lease,
-		MaxInflight: route.MaxInflight, MaxAttempts: route.MaxAttempts,
-	})
-	switch {
-	case errors.Is(err, store.ErrJobFinished), errors.Is(err, store.ErrAttemptBlocked), errors.Is(err, store.ErrAttemptLimit):
-		log.Info("job takes no new attempt", "reason", err)
-		return
-	case err != nil:
-		if ctx.Err() == nil {
-			log.Error("could not create attempt", "err", err)
-		}
-		return
-	}
-	out := r.runAttempt(ctx, job, attempt, target, p, msgs)
-	if out.settle {
-		if _, err := r.cfg.Store.SettleJob(context.WithoutCancel(ctx), job.ID, out.reason); err != nil {
-			log.Error("could not settle job", "err", err)
+	var why []string
+	for _, d := range decisions {
+		if d.Eligible {
+			o.candidates = append(o.candidates, d.Provider)
+		} else {
+			why = append(why, d.Provider+": "+d.Reason)
 		}
 	}
+	if len(o.candidates) == 0 {
+		return nil, "no eligible provider on route " + job.Route + " (" + strings.Join(why, "; ") + ")"
+	}
+	// Resume: providers already tried in this round (since the caller's last
+	// retry) are not tried again.
+	for _, a := range job.Attempts {
+		if a.Seq > job.AttemptBase {
+			o.used[a.Provider] = true
+			o.attempts++
+		}
+	}
+	return o, ""
 }
 
 // watchCancel cancels this process's work on a job when the database says the
@@ -100,4 +118,27 @@ func (r *Runner) watchCancel(ctx context.Context, jobID string, changed <-chan s
 			}
 		}
 	}
+}
+
+// keepLease renews the job's lease and its in-flight attempts' leases at a
+// third of their length until stopped.
+func (r *Runner) keepLease(ctx context.Context, jobID string, log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(r.cfg.Lease / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				if err := r.cfg.Store.RenewLeases(ctx, jobID, r.cfg.LeaseOwner, r.cfg.Lease); err != nil && ctx.Err() == nil {
+					log.Warn("could not renew leases", "err", err)
+				}
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }

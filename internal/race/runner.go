@@ -28,14 +28,42 @@ type Target struct {
 	Encoding      string        // tokenizer encoding; "" derives it from Model
 	Timeout       time.Duration // one attempt; past it the attempt is unknown
 	Stream        bool          // use the streaming API when the adapter has one
+	MaxRetries    int           // retries on this provider for transient errors, per job
 }
 
 // Route is the ordered providers of a route and its policy.
 type Route struct {
-	Providers   []string
-	MaxInflight int
-	MaxAttempts int
-	Deadline    time.Duration
+	Providers []string
+	// HedgeAfter starts a hedge on the next provider when the in-flight attempt
+	// has no result after it; 0 disables hedging unless AdaptiveHedge.
+	HedgeAfter time.Duration
+	// AdaptiveHedge uses the primary's recent p95 latency, clamped to
+	// [HedgeMin, HedgeMax], instead of HedgeAfter.
+	AdaptiveHedge      bool
+	HedgeMin, HedgeMax time.Duration
+	MaxInflight        int
+	MaxAttempts        int
+	Deadline           time.Duration // the whole job; attempts cut by it are unknown
+	// FailoverOnContentPolicy fails over on a content-policy rejection instead of
+	// reporting it to the caller.
+	FailoverOnContentPolicy bool
+	// KeepLosers lets in-flight attempts run on after another won, to observe
+	// them; their results are recorded as lost. Default: cancel them.
+	KeepLosers bool
+}
+
+// Gate decides whether a provider may take an attempt of a given role now
+// (conformance, circuit breakers). A nil Gate allows everything.
+type Gate interface {
+	Allow(ctx context.Context, provider string, p *prompt.Prompt, role string) (ok bool, reason string)
+}
+
+// Backoff is the retry policy: capped exponential with full jitter, never
+// sooner than the provider's Retry-After; a Retry-After longer than
+// MaxRetryAfter fails over instead of waiting.
+type Backoff struct {
+	Base, Cap     time.Duration
+	MaxRetryAfter time.Duration
 }
 
 // Config is what the runner needs.
@@ -47,6 +75,8 @@ type Config struct {
 	Routes     map[string]*Route
 	LeaseOwner string        // this process's id
 	Lease      time.Duration // default 30s
+	Backoff    Backoff
+	Gate       Gate
 	Log        *slog.Logger
 }
 
@@ -57,6 +87,7 @@ type Runner struct {
 	base       context.Context
 	cancelBase context.CancelCauseFunc
 	wg         sync.WaitGroup
+	p95        latencyCache
 
 	mu       sync.Mutex
 	stopping bool
@@ -78,30 +109,44 @@ func New(cfg Config) *Runner {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Backoff.Base <= 0 {
+		cfg.Backoff.Base = 200 * time.Millisecond
+	}
+	if cfg.Backoff.Cap <= 0 {
+		cfg.Backoff.Cap = 5 * time.Second
+	}
+	if cfg.Backoff.MaxRetryAfter <= 0 {
+		cfg.Backoff.MaxRetryAfter = 30 * time.Second
+	}
 	base, cancel := context.WithCancelCause(context.Background())
 	return &Runner{cfg: cfg, base: base, cancelBase: cancel, running: map[string]context.CancelCauseFunc{}}
 }
 
-// Submit starts running job in the background, once per process.
-func (r *Runner) Submit(job *store.Job) {
+// Submit starts orchestrating job in the background, once per process. It is
+// also how a job is resumed (after a resolution or a retry, or by recovery):
+// the orchestrator derives everything from the database.
+func (r *Runner) Submit(job *store.Job) { r.SubmitID(job.ID) }
+
+// SubmitID is Submit by job id.
+func (r *Runner) SubmitID(jobID string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stopping {
 		return // the job stays pending for recovery by a live replica
 	}
-	if _, ok := r.running[job.ID]; ok {
+	if _, ok := r.running[jobID]; ok {
 		return
 	}
 	ctx, cancel := context.WithCancelCause(r.base)
-	r.running[job.ID] = cancel
+	r.running[jobID] = cancel
 	r.wg.Go(func() {
 		defer func() {
 			r.mu.Lock()
-			delete(r.running, job.ID)
+			delete(r.running, jobID)
 			r.mu.Unlock()
 			cancel(nil)
 		}()
-		r.runJob(ctx, job)
+		r.runJob(ctx, jobID)
 	})
 }
 

@@ -33,7 +33,10 @@ type NewAttempt struct {
 	LeaseOwner  string
 	LeaseFor    time.Duration
 	MaxInflight int // 0 = no bound
-	MaxAttempts int // 0 = no bound
+	MaxAttempts int // 0 = no bound (counted since the caller's last retry)
+	// Orchestrator, when set, must hold the job's orchestration lease: a process
+	// whose lease was taken over can no longer add attempts (fencing).
+	Orchestrator string
 }
 
 // CreateAttempt adds an attempt to a job, enforcing in the database, under the
@@ -45,11 +48,17 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var state string
 		var version int64
+		var base int
+		var leaseOwner *string
 		// Lock the job row first: every change of a job's attempts serialises here,
 		// and the statements below read with a snapshot taken after the lock.
-		err := tx.QueryRow(ctx, `SELECT state, version FROM jobs WHERE id = $1 FOR UPDATE`, na.JobID).Scan(&state, &version)
+		err := tx.QueryRow(ctx, `SELECT state, version, attempt_base, lease_owner FROM jobs WHERE id = $1 FOR UPDATE`,
+			na.JobID).Scan(&state, &version, &base, &leaseOwner)
 		if err != nil {
 			return notFound(err)
+		}
+		if na.Orchestrator != "" && (leaseOwner == nil || *leaseOwner != na.Orchestrator) {
+			return fmt.Errorf("%w: this process no longer holds the job's lease", ErrLeaseLost)
 		}
 		switch state {
 		case JobSucceeded, JobCancelled, JobFailed:
@@ -72,8 +81,8 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 		if na.MaxInflight > 0 && inflight >= na.MaxInflight {
 			return fmt.Errorf("%w: %d attempts in flight (max_inflight %d)", ErrAttemptLimit, inflight, na.MaxInflight)
 		}
-		if na.MaxAttempts > 0 && total >= na.MaxAttempts {
-			return fmt.Errorf("%w: %d attempts made (max_attempts %d)", ErrAttemptLimit, total, na.MaxAttempts)
+		if na.MaxAttempts > 0 && total-base >= na.MaxAttempts {
+			return fmt.Errorf("%w: %d attempts made (max_attempts %d)", ErrAttemptLimit, total-base, na.MaxAttempts)
 		}
 		if state == JobPending {
 			if err := tx.QueryRow(ctx, `UPDATE jobs SET state = 'running', version = version + 1, updated_at = now()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -21,6 +22,10 @@ type NewJob struct {
 	Route          string
 	Input          json.RawMessage
 	Params         json.RawMessage
+	// LeaseOwner, when set, takes the job's orchestration lease at creation, so
+	// recovery on other replicas leaves the new job to its creator.
+	LeaseOwner string
+	LeaseFor   time.Duration
 }
 
 // claimSQL claims the key and creates the job in one statement. The key row is
@@ -37,8 +42,9 @@ WITH claim AS (
         WHERE k.expires_at IS NOT NULL AND k.expires_at <= now()
     RETURNING job_id
 )
-INSERT INTO jobs (id, owner, operation, idempotency_key, fingerprint, prompt_version, route, input, params)
-SELECT job_id, $1, $2, $3, $5, $6, $7, $8, $9 FROM claim
+INSERT INTO jobs (id, owner, operation, idempotency_key, fingerprint, prompt_version, route, input, params,
+    lease_owner, lease_expires_at)
+SELECT job_id, $1, $2, $3, $5, $6, $7, $8, $9, nullif($10, ''), now() + $11::interval FROM claim
 RETURNING id`
 
 // CreateJob claims (owner, operation, key) and creates the job, or finds the job
@@ -52,7 +58,7 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 	}
 	var got uuid.UUID
 	err = s.pool.QueryRow(ctx, claimSQL, nj.Owner, nj.Operation, nj.IdempotencyKey, id, nj.Fingerprint,
-		nj.PromptVersion, nj.Route, nj.Input, params).Scan(&got)
+		nj.PromptVersion, nj.Route, nj.Input, params, nj.LeaseOwner, nj.LeaseFor).Scan(&got)
 	switch {
 	case err == nil:
 		job, err := s.GetJob(ctx, nj.Owner, id.String())
@@ -81,13 +87,13 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 const jobColumns = `j.id::text, j.owner, j.operation, j.idempotency_key, j.fingerprint, j.prompt_version,
 	j.route, j.input, j.params, j.state, j.version, j.created_at, j.updated_at, j.finished_at,
 	(SELECT k.expires_at FROM idempotency_keys k WHERE k.job_id = j.id), j.result, j.completed_by::text,
-	j.error, j.routing`
+	j.error, j.routing, j.attempt_base`
 
 func scanJob(row pgx.Row) (*Job, error) {
 	var j Job
 	err := row.Scan(&j.ID, &j.Owner, &j.Operation, &j.IdempotencyKey, &j.fingerprint, &j.PromptVersion,
 		&j.Route, &j.Input, &j.Params, &j.State, &j.Version, &j.CreatedAt, &j.UpdatedAt, &j.FinishedAt,
-		&j.KeyExpiresAt, &j.Result, &j.CompletedBy, &j.Error, &j.Routing)
+		&j.KeyExpiresAt, &j.Result, &j.CompletedBy, &j.Error, &j.Routing, &j.AttemptBase)
 	if err != nil {
 		return nil, notFound(err)
 	}

@@ -15,3 +15,54 @@ func (s *Store) RenewLease(ctx context.Context, attemptID, owner string, lease t
 	}
 	return tag.RowsAffected() == 1, nil
 }
+
+// RenewLeases extends the job's orchestration lease and the leases of its
+// in-flight attempts that owner holds.
+func (s *Store) RenewLeases(ctx context.Context, jobID, owner string, lease time.Duration) error {
+	_, err := s.pool.Exec(ctx, `WITH j AS (
+			UPDATE jobs SET lease_expires_at = now() + $3::interval WHERE id = $1 AND lease_owner = $2)
+		UPDATE attempts SET lease_expires_at = now() + $3::interval
+		WHERE job_id = $1 AND lease_owner = $2 AND state IN ('starting', 'running')`, jobID, owner, lease)
+	return err
+}
+
+// RecentLatencyP95 is the 95th percentile latency of provider's last n
+// completed attempts (won or lost), and how many there were.
+func (s *Store) RecentLatencyP95(ctx context.Context, provider string, n int) (p95 time.Duration, samples int, err error) {
+	var ms *float64
+	err = s.pool.QueryRow(ctx, `SELECT percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms), count(*)
+		FROM (SELECT latency_ms FROM attempts
+		      WHERE provider = $1 AND state IN ('won', 'lost') AND latency_ms IS NOT NULL
+		      ORDER BY finished_at DESC LIMIT $2) recent`, provider, n).Scan(&ms, &samples)
+	if err != nil || ms == nil {
+		return 0, samples, err
+	}
+	return time.Duration(*ms * float64(time.Millisecond)), samples, nil
+}
+
+// UnknownAttempt identifies an unknown attempt for reconciliation.
+type UnknownAttempt struct {
+	JobID, AttemptID, Provider, Operation, PromptVersion string
+	Seq                                                  int
+}
+
+// ListUnknownAttempts lists up to limit unknown attempts on the given providers.
+func (s *Store) ListUnknownAttempts(ctx context.Context, providers []string, limit int) ([]UnknownAttempt, error) {
+	rows, err := s.pool.Query(ctx, `SELECT a.job_id::text, a.id::text, a.provider, j.operation, j.prompt_version, a.seq
+		FROM attempts a JOIN jobs j ON j.id = a.job_id
+		WHERE a.state = 'unknown' AND a.provider = ANY($1) AND j.state IN ('unknown', 'running')
+		ORDER BY a.finished_at LIMIT $2`, providers, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []UnknownAttempt
+	for rows.Next() {
+		var u UnknownAttempt
+		if err := rows.Scan(&u.JobID, &u.AttemptID, &u.Provider, &u.Operation, &u.PromptVersion, &u.Seq); err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}

@@ -32,6 +32,10 @@ var (
 	ErrJobFinished = errors.New("job is finished")
 	// ErrStateConflict: the row was not in the state the change requires.
 	ErrStateConflict = errors.New("state conflict")
+	// ErrLeaseLost: another process holds the job's orchestration lease.
+	ErrLeaseLost = errors.New("job lease lost")
+	// ErrInvalidResult: a resolution's result fails the prompt's contract.
+	ErrInvalidResult = errors.New("result fails the contract")
 )
 
 // Store is the router's database handle. Safe for concurrent use.

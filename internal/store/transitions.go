@@ -32,7 +32,9 @@ func attemptCounts(ctx context.Context, tx pgx.Tx, jobID string) (inflight, unkn
 // setJobState moves a locked job to state, bumping version, and announces it.
 func (s *Store) setJobState(ctx context.Context, tx pgx.Tx, jobID, state, reason string) error {
 	_, err := tx.Exec(ctx, `UPDATE jobs SET state = $2, error = nullif($3, ''), version = version + 1,
-			updated_at = now(), finished_at = CASE WHEN $2 IN ('failed', 'cancelled', 'succeeded') THEN now() END
+			updated_at = now(), finished_at = CASE WHEN $2 IN ('failed', 'cancelled', 'succeeded') THEN now() END,
+			lease_owner = CASE WHEN $2 IN ('pending', 'running') THEN lease_owner END,
+			lease_expires_at = CASE WHEN $2 IN ('pending', 'running') THEN lease_expires_at END
 		WHERE id = $1`, jobID, state, reason)
 	if err != nil {
 		return err

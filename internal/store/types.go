@@ -62,6 +62,8 @@ type Job struct {
 	Routing        json.RawMessage `json:"routing"`
 	Attempts       []Attempt       `json:"attempts"`
 	RaceEvents     []RaceEvent     `json:"race_events"`
+	// AttemptBase: attempts made before the caller's last explicit retry.
+	AttemptBase int `json:"-"`
 
 	fingerprint []byte
 }

@@ -1,0 +1,137 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/routerhq/router/internal/store"
+)
+
+// resolveRequest is the body of POST /v1/jobs/{id}/attempts/{seq}/resolve.
+type resolveRequest struct {
+	Outcome string          `json:"outcome"` // failed | succeeded
+	Result  json.RawMessage `json:"result"`  // required for succeeded
+	Note    string          `json:"note"`
+}
+
+func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
+	owner := ownerFrom(r.Context())
+	id := r.PathValue("id")
+	seq, err := strconv.Atoi(r.PathValue("seq"))
+	if err != nil || seq < 1 {
+		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: "Bad attempt number",
+			Detail: "the attempt is named by its seq, a positive integer, as shown in the job's attempts"})
+		return
+	}
+	var req resolveRequest
+	if perr := s.decodeBody(w, r, &req); perr != nil {
+		writeProblem(w, r, *perr)
+		return
+	}
+	job, err := s.Store.GetJob(r.Context(), owner, id)
+	if errors.Is(err, store.ErrNotFound) {
+		writeProblem(w, r, notFoundProblem(id))
+		return
+	} else if err != nil {
+		s.internalError(w, r, "read job", err)
+		return
+	}
+	res := store.Resolution{Owner: owner, JobID: id, Seq: seq, Outcome: req.Outcome, Note: req.Note}
+	if res.Note == "" {
+		res.Note = "resolved by the caller"
+	}
+	switch req.Outcome {
+	case "failed":
+		if len(req.Result) > 0 && string(req.Result) != "null" {
+			writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: "Result with outcome failed",
+				Detail: `a "failed" resolution takes no result; send {"outcome":"succeeded","result":{...}} to complete the job`, JobID: id})
+			return
+		}
+	case "succeeded":
+		if len(req.Result) == 0 || string(req.Result) == "null" {
+			writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: "Missing result",
+				Detail: `a "succeeded" resolution needs the attempt's output as "result"; it is validated like any output`, JobID: id})
+			return
+		}
+		p, err := s.Prompts.Get(job.Operation, job.PromptVersion)
+		if err != nil {
+			writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "unknown-prompt", Title: "Prompt not loaded",
+				Detail: "the job's prompt is not loaded, so the result cannot be validated: " + err.Error(), JobID: id})
+			return
+		}
+		doc, violations := p.Validator().Validate(string(req.Result))
+		if len(violations) > 0 {
+			writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "invalid-result", Title: "Result breaks the prompt's contract",
+				Detail: fmt.Sprintf("the result fails %d check(s); first: %s", len(violations), violations[0].String()), JobID: id, Violations: violations})
+			return
+		}
+		res.Result = doc
+	default:
+		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: "Bad outcome",
+			Detail: `"outcome" must be "failed" (the provider did not do the work; the job continues) or "succeeded" (with "result")`, JobID: id})
+		return
+	}
+	resume, err := s.Store.ResolveAttempt(r.Context(), res)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		writeProblem(w, r, problem{Status: http.StatusNotFound, Type: "attempt-not-found", Title: "Attempt not found",
+			Detail: fmt.Sprintf("job %s has no attempt %d", id, seq), JobID: id})
+		return
+	case errors.Is(err, store.ErrStateConflict), errors.Is(err, store.ErrJobFinished):
+		writeProblem(w, r, problem{Status: http.StatusConflict, Type: "not-unknown", Title: "Attempt cannot be resolved",
+			Detail: err.Error(), JobID: id})
+		return
+	case err != nil:
+		s.internalError(w, r, "resolve attempt", err)
+		return
+	}
+	s.Log.Info("attempt resolved", "job_id", id, "seq", seq, "outcome", req.Outcome, "owner", owner)
+	if resume {
+		s.Exec.Submit(job)
+	}
+	s.respondJob(w, r, owner, id)
+}
+
+func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
+	owner := ownerFrom(r.Context())
+	id := r.PathValue("id")
+	err := s.Store.RetryJob(r.Context(), owner, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		writeProblem(w, r, notFoundProblem(id))
+		return
+	case errors.Is(err, store.ErrAttemptBlocked):
+		writeProblem(w, r, problem{Status: http.StatusConflict, Type: "attempt-blocked", Title: "An attempt is starting or unknown",
+			Detail: err.Error(), JobID: id})
+		return
+	case errors.Is(err, store.ErrStateConflict), errors.Is(err, store.ErrJobFinished):
+		writeProblem(w, r, problem{Status: http.StatusConflict, Type: "not-retryable", Title: "Job cannot be retried",
+			Detail: err.Error() + "; only a failed job can be retried", JobID: id})
+		return
+	case err != nil:
+		s.internalError(w, r, "retry job", err)
+		return
+	}
+	s.Log.Info("job retried", "job_id", id, "owner", owner)
+	s.Exec.Submit(&store.Job{ID: id})
+	s.respondJob(w, r, owner, id)
+}
+
+// respondJob answers with the job as it is now, waiting if Prefer: wait asks.
+func (s *Server) respondJob(w http.ResponseWriter, r *http.Request, owner, id string) {
+	job, err := s.Store.GetJob(r.Context(), owner, id)
+	if err != nil {
+		s.internalError(w, r, "read job", err)
+		return
+	}
+	if wait, applied := s.waitFor(r); wait > 0 && !settled(job.State) {
+		if j, err := s.waitJob(r.Context(), owner, id, wait); err == nil {
+			job = j
+			w.Header().Set("Preference-Applied", applied)
+		}
+	}
+	writeJSON(w, http.StatusOK, job)
+}

@@ -1,0 +1,316 @@
+package race
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/routerhq/router/internal/prompt"
+	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/store"
+)
+
+// Causes of an attempt's cancellation, which decide what it is recorded as.
+var (
+	errLoser    = errors.New("another attempt won")
+	errDeadline = errors.New("the job's deadline passed")
+)
+
+// orchestrator runs one job's race in one goroutine; attempts run in their own
+// goroutines and report on results. It holds no guarantee: every attempt is
+// created, bounded and completed by the store.
+type orchestrator struct {
+	r      *Runner
+	job    *store.Job
+	prompt *prompt.Prompt
+	msgs   []providers.Message
+	route  *Route
+	log    *slog.Logger
+
+	candidates []string        // eligible providers, route order
+	used       map[string]bool // providers that had an attempt this round
+	retries    map[string]int
+	attempts   int
+	inflight   map[string]context.CancelCauseFunc // attempt id -> cancel
+	results    chan attemptResult
+	reasons    map[string]string // provider -> why it failed (for the job's error)
+
+	done     bool // a result won, or the job was completed elsewhere
+	blocked  bool // an attempt is unknown: no new attempt may start
+	stopped  bool // no new attempt: a caller fault, a limit, a lost lease
+	stopWhy  string
+	retryAt  *time.Timer
+	retryFor string
+}
+
+// attemptResult is how an attempt ended.
+type attemptResult struct {
+	attempt *store.Attempt
+	state   string // won, lost, failed, invalid, unknown, cancelled, abandoned
+	err     *providers.Error
+	reason  string
+}
+
+func (o *orchestrator) run(ctx context.Context) {
+	var deadline <-chan time.Time
+	if o.route.Deadline > 0 {
+		t := time.NewTimer(o.route.Deadline)
+		defer t.Stop()
+		deadline = t.C
+	}
+	hedge := time.NewTimer(time.Hour)
+	hedge.Stop()
+	defer hedge.Stop()
+	retry := make(<-chan time.Time)
+
+	if p := o.next(); p != "" {
+		role := store.RolePrimary
+		if o.attempts > 0 {
+			role = store.RoleFailover
+		}
+		o.start(ctx, p, role)
+	}
+	o.armHedge(ctx, hedge)
+
+	for len(o.inflight) > 0 || o.retryAt != nil {
+		if o.retryAt != nil {
+			retry = o.retryAt.C
+		}
+		select {
+		case res := <-o.results:
+			delete(o.inflight, res.attempt.ID)
+			o.handle(ctx, res)
+			o.armHedge(ctx, hedge)
+		case <-hedge.C:
+			if p := o.next(); p != "" && o.canStart() && len(o.inflight) < o.route.MaxInflight {
+				o.log.Info("hedging", "provider", p, "after", o.hedgeDelay(ctx))
+				o.start(ctx, p, store.RoleHedge)
+				o.armHedge(ctx, hedge)
+			}
+		case <-retry:
+			p := o.retryFor
+			o.retryAt, o.retryFor, retry = nil, "", make(<-chan time.Time)
+			if o.canStart() {
+				o.start(ctx, p, store.RoleRetry)
+				o.armHedge(ctx, hedge)
+			}
+		case <-deadline:
+			deadline = nil
+			o.stop("the job's deadline of " + o.route.Deadline.String() + " passed")
+			o.cancelRetry()
+			for _, cancel := range o.inflight {
+				cancel(errDeadline)
+			}
+		case <-ctx.Done():
+			o.cancelRetry()
+			// Job cancelled or process stopping: the attempts see ctx too; wait for them.
+			for len(o.inflight) > 0 {
+				res := <-o.results
+				delete(o.inflight, res.attempt.ID)
+			}
+			if errors.Is(context.Cause(ctx), errShutdown) {
+				return
+			}
+		}
+	}
+	if o.done || errors.Is(context.Cause(ctx), errShutdown) {
+		return
+	}
+	if _, err := o.r.cfg.Store.SettleJob(context.WithoutCancel(ctx), o.job.ID, o.failReason()); err != nil {
+		o.log.Error("could not settle job", "err", err)
+	}
+}
+
+func (o *orchestrator) canStart() bool { return !o.done && !o.blocked && !o.stopped }
+
+func (o *orchestrator) stop(why string) {
+	if !o.stopped {
+		o.stopped, o.stopWhy = true, why
+	}
+}
+
+func (o *orchestrator) cancelRetry() {
+	if o.retryAt != nil {
+		o.retryAt.Stop()
+		o.retryAt, o.retryFor = nil, ""
+	}
+}
+
+// handle decides what an ended attempt means for the race.
+func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
+	p := res.attempt.Provider
+	switch res.state {
+	case store.AttemptWon, store.AttemptLost:
+		o.done = true
+		o.cancelRetry()
+		if !o.route.KeepLosers {
+			for _, cancel := range o.inflight {
+				cancel(errLoser)
+			}
+		}
+	case "abandoned":
+		o.stop("this router stopped")
+	case store.AttemptCancelled:
+	case store.AttemptUnknown:
+		o.blocked = true
+		o.cancelRetry()
+	case store.AttemptInvalid:
+		o.reasons[p] = res.reason
+		o.failover(ctx)
+	case store.AttemptFailed:
+		o.reasons[p] = res.reason
+		pe := res.err
+		switch {
+		case pe.Action == providers.ActionRetry && o.retries[p] < o.r.targetRetries(p) && pe.RetryAfter <= o.r.cfg.Backoff.MaxRetryAfter:
+			if o.canStart() && o.retryAt == nil {
+				o.retries[p]++
+				delay := o.r.backoff(o.retries[p], pe.RetryAfter)
+				o.log.Info("retrying on the same provider", "provider", p, "kind", pe.Kind, "delay", delay)
+				o.retryAt, o.retryFor = time.NewTimer(delay), p
+			}
+		case pe.Action == providers.ActionStop && !(pe.Kind == providers.KindContentPolicy && o.route.FailoverOnContentPolicy):
+			o.stop(res.reason)
+		default:
+			o.failover(ctx)
+		}
+	}
+}
+
+// failover starts the next provider, if the race may take another attempt.
+func (o *orchestrator) failover(ctx context.Context) {
+	if !o.canStart() || len(o.inflight) >= o.route.MaxInflight {
+		return
+	}
+	if p := o.next(); p != "" {
+		o.start(ctx, p, store.RoleFailover)
+	}
+}
+
+// next is the first eligible provider not yet used this round that the gate
+// allows for a fallback role.
+func (o *orchestrator) next() string {
+	for _, p := range o.candidates {
+		if o.used[p] {
+			continue
+		}
+		role := store.RoleFailover
+		if len(o.used) == 0 {
+			role = store.RolePrimary
+		}
+		if g := o.r.cfg.Gate; g != nil {
+			if ok, why := g.Allow(context.Background(), p, o.prompt, role); !ok {
+				o.reasons[p] = "skipped: " + why
+				continue
+			}
+		}
+		return p
+	}
+	return ""
+}
+
+// start creates an attempt row (the store enforces the blocking rule and the
+// bounds), marks it running and calls the provider in a goroutine.
+func (o *orchestrator) start(ctx context.Context, provider, role string) {
+	t := o.r.cfg.Targets[provider]
+	model := t.Model
+	if o.prompt.Model != "" {
+		model = o.prompt.Model
+	}
+	a, err := o.r.cfg.Store.CreateAttempt(ctx, store.NewAttempt{
+		JobID: o.job.ID, Provider: provider, Model: model, Role: role,
+		LeaseOwner: o.r.cfg.LeaseOwner, LeaseFor: o.r.cfg.Lease, Orchestrator: o.r.cfg.LeaseOwner,
+		MaxInflight: o.route.MaxInflight, MaxAttempts: o.route.MaxAttempts,
+	})
+	if err != nil {
+		switch {
+		case errors.Is(err, store.ErrAttemptLimit):
+			o.stop(err.Error())
+		case errors.Is(err, store.ErrAttemptBlocked):
+			o.blocked = true
+		case errors.Is(err, store.ErrJobFinished):
+			o.done = true
+		default:
+			o.stop("could not create an attempt: " + err.Error())
+			if ctx.Err() == nil {
+				o.log.Error("could not create attempt", "err", err)
+			}
+		}
+		return
+	}
+	o.used[provider] = true
+	o.attempts++
+	if err := o.r.cfg.Store.MarkAttemptRunning(ctx, a.ID); err != nil {
+		o.log.Info("attempt no longer starting; not sending", "attempt_id", a.ID, "err", err)
+		return
+	}
+	actx, cancel := context.WithCancelCause(ctx)
+	o.inflight[a.ID] = cancel
+	go func() {
+		res := o.r.runAttempt(actx, o.job, a, t, o.prompt, o.msgs)
+		cancel(nil)
+		o.results <- res
+	}()
+}
+
+// armHedge (re)arms the hedge timer when a hedge could be started later.
+func (o *orchestrator) armHedge(ctx context.Context, t *time.Timer) {
+	t.Stop()
+	if !o.canStart() || len(o.inflight) == 0 || len(o.inflight) >= o.route.MaxInflight || o.next() == "" {
+		return
+	}
+	if d := o.hedgeDelay(ctx); d > 0 {
+		t.Reset(d)
+	}
+}
+
+func (o *orchestrator) hedgeDelay(ctx context.Context) time.Duration {
+	if o.route.AdaptiveHedge && len(o.candidates) > 0 {
+		return o.r.adaptiveDelay(ctx, o.candidates[0], o.route)
+	}
+	return o.route.HedgeAfter
+}
+
+// failReason explains a failed job in words a person can act on.
+func (o *orchestrator) failReason() string {
+	var parts []string
+	if o.stopWhy != "" {
+		parts = append(parts, o.stopWhy)
+	}
+	names := make([]string, 0, len(o.reasons))
+	for p := range o.reasons {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		if o.reasons[p] != o.stopWhy {
+			parts = append(parts, o.reasons[p])
+		}
+	}
+	if len(parts) == 0 {
+		return "no provider could complete the job"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (r *Runner) targetRetries(provider string) int {
+	if t, ok := r.cfg.Targets[provider]; ok {
+		return t.MaxRetries
+	}
+	return 0
+}
+
+// backoff is capped exponential backoff with full jitter, never shorter than
+// the provider's Retry-After.
+func (r *Runner) backoff(n int, retryAfter time.Duration) time.Duration {
+	ceil := r.cfg.Backoff.Base << min(n-1, 20)
+	if ceil > r.cfg.Backoff.Cap || ceil <= 0 {
+		ceil = r.cfg.Backoff.Cap
+	}
+	d := time.Duration(rand.Int64N(int64(ceil) + 1))
+	return max(d, retryAfter)
+}
+

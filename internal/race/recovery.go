@@ -1,0 +1,131 @@
+package race
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/store"
+)
+
+// RecoveryConfig tunes the background recovery loop that every replica runs.
+type RecoveryConfig struct {
+	Interval time.Duration // how often to look; default a third of the lease
+	Batch    int           // jobs claimed per pass; default 20
+}
+
+// RunRecovery runs until ctx ends: it turns expired attempt leases into
+// `unknown` (never re-dispatching), takes over jobs whose orchestrator died
+// (never started, or between attempts), and reconciles unknown attempts with
+// providers that can look them up.
+func (r *Runner) RunRecovery(ctx context.Context, rc RecoveryConfig) {
+	if rc.Interval <= 0 {
+		rc.Interval = r.cfg.Lease / 3
+	}
+	if rc.Batch <= 0 {
+		rc.Batch = 20
+	}
+	tick := time.NewTicker(rc.Interval)
+	defer tick.Stop()
+	for {
+		r.RecoverOnce(ctx, rc.Batch)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// RecoverOnce is one recovery pass.
+func (r *Runner) RecoverOnce(ctx context.Context, batch int) {
+	log := r.cfg.Log
+	if jobs, err := r.cfg.Store.ExpireAttemptLeases(ctx); err != nil {
+		if ctx.Err() == nil {
+			log.Error("recovery: could not expire attempt leases", "err", err)
+		}
+	} else if len(jobs) > 0 {
+		log.Warn("recovery: attempts whose router died are now unknown", "jobs", jobs)
+	}
+	r.mu.Lock()
+	stopping := r.stopping
+	r.mu.Unlock()
+	if stopping {
+		return
+	}
+	ids, err := r.cfg.Store.ClaimOrphans(ctx, r.cfg.LeaseOwner, r.cfg.Lease, batch)
+	if err != nil {
+		if ctx.Err() == nil {
+			log.Error("recovery: could not claim orphaned jobs", "err", err)
+		}
+	}
+	for _, id := range ids {
+		log.Info("recovery: taking over a job whose orchestrator stopped", "job_id", id)
+		r.SubmitID(id)
+	}
+	r.reconcile(ctx, batch)
+}
+
+// reconcile asks providers with a lookup capability what became of unknown
+// attempts, and resolves those the provider can answer for.
+func (r *Runner) reconcile(ctx context.Context, batch int) {
+	var names []string
+	lookers := map[string]providers.Looker{}
+	for name, t := range r.cfg.Targets {
+		if l, ok := providers.LookerOf(t.Provider); ok {
+			names = append(names, name)
+			lookers[name] = l
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	unknown, err := r.cfg.Store.ListUnknownAttempts(ctx, names, batch)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.cfg.Log.Error("reconcile: could not list unknown attempts", "err", err)
+		}
+		return
+	}
+	for _, u := range unknown {
+		r.reconcileOne(ctx, u, lookers[u.Provider])
+	}
+}
+
+func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l providers.Looker) {
+	log := r.cfg.Log.With("job_id", u.JobID, "attempt_id", u.AttemptID, "provider", u.Provider)
+	resp, found, err := l.Lookup(ctx, u.AttemptID)
+	if err != nil {
+		log.Warn("reconcile: lookup failed; will try again", "err", err)
+		return
+	}
+	res := store.Resolution{JobID: u.JobID, Seq: u.Seq, Outcome: "failed",
+		Note: "reconciled: the provider has no record of this request, so it did no work"}
+	if found {
+		res.Note = "reconciled: the provider completed this request"
+		res.Usage, res.ProviderResponseID, res.ResponseModel = resp.Usage, resp.ResponseID, resp.Model
+		p, perr := r.cfg.Prompts.Get(u.Operation, u.PromptVersion)
+		if perr != nil {
+			log.Warn("reconcile: prompt not loaded; leaving the attempt unknown", "err", perr)
+			return
+		}
+		doc, violations := p.Validator().Validate(resp.Content)
+		if len(violations) > 0 {
+			res.Note = "reconciled: the provider completed this request, but its output breaks the contract: " + violations[0].String()
+		} else {
+			res.Outcome, res.Result = "succeeded", doc
+		}
+	}
+	resume, err := r.cfg.Store.ResolveAttempt(ctx, res)
+	if err != nil {
+		if !errors.Is(err, store.ErrStateConflict) && !errors.Is(err, store.ErrJobFinished) {
+			log.Error("reconcile: could not resolve", "err", err)
+		}
+		return
+	}
+	log.Info("reconcile: resolved unknown attempt", "outcome", res.Outcome)
+	if resume {
+		r.SubmitID(u.JobID)
+	}
+}

@@ -1,0 +1,101 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// AcquireJobLease takes (or renews) the orchestration lease of a pending or
+// running job for owner, when it is free, expired, or already owner's. ok=false
+// means another live process holds it or the job no longer needs one.
+func (s *Store) AcquireJobLease(ctx context.Context, jobID, owner string, lease time.Duration) (ok bool, err error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET lease_owner = $2, lease_expires_at = now() + $3::interval
+		WHERE id = $1 AND state IN ('pending', 'running')
+		  AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at < now())`, jobID, owner, lease)
+	if err != nil {
+		return false, err
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// ReleaseJobLease gives the job's lease up, if owner holds it.
+func (s *Store) ReleaseJobLease(ctx context.Context, jobID, owner string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL
+		WHERE id = $1 AND lease_owner = $2`, jobID, owner)
+	return err
+}
+
+// Orphan is a job that needs an orchestrator: pending or running, with no
+// attempt in flight or unknown, and no live lease — its process died before
+// starting the first attempt, or between attempts.
+type Orphan struct {
+	ID string
+}
+
+// ClaimOrphans takes the lease of up to limit orphaned jobs for owner and
+// returns them. SKIP LOCKED keeps replicas from fighting over the same rows; the
+// conditional lease keeps any job to one orchestrator.
+func (s *Store) ClaimOrphans(ctx context.Context, owner string, lease time.Duration, limit int) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `UPDATE jobs SET lease_owner = $1, lease_expires_at = now() + $2::interval
+		WHERE id IN (
+			SELECT j.id FROM jobs j
+			WHERE j.state IN ('pending', 'running')
+			  AND (j.lease_expires_at IS NULL OR j.lease_expires_at < now())
+			  AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.job_id = j.id
+			                  AND a.state IN ('starting', 'running', 'unknown'))
+			ORDER BY j.created_at
+			LIMIT $3
+			FOR UPDATE SKIP LOCKED)
+		RETURNING id::text`, owner, lease, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// ExpireAttemptLeases marks every in-flight attempt whose lease has expired
+// `unknown` (its router died: the provider may or may not have done the work)
+// and settles its job. It never re-dispatches. It returns the affected job ids.
+func (s *Store) ExpireAttemptLeases(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `UPDATE attempts SET state = 'unknown', finished_at = now(),
+			error = jsonb_build_object('kind', 'lease_expired', 'fault', 'router', 'outcome_unknown', true,
+				'message', 'the router running this attempt stopped renewing its lease (it died or lost the database); '
+				|| 'the provider may or may not have done the work'),
+			lease_owner = NULL, lease_expires_at = NULL
+		WHERE state IN ('starting', 'running') AND lease_expires_at < now()
+		RETURNING job_id::text`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	seen := map[string]bool{}
+	var jobs []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		if !seen[id] {
+			seen[id] = true
+			jobs = append(jobs, id)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, id := range jobs {
+		if _, err := s.SettleJob(ctx, id, ""); err != nil {
+			return jobs, err
+		}
+	}
+	return jobs, nil
+}

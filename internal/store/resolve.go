@@ -1,0 +1,133 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Resolution is an out-of-band verdict on an unknown attempt (SPEC §6.7).
+type Resolution struct {
+	Owner   string // "" for the router's own reconciliation
+	JobID   string
+	Seq     int
+	Outcome string          // "failed" or "succeeded"
+	Result  json.RawMessage // the validated result, for "succeeded"
+	Note    string          // who resolved it and why, kept on the attempt
+	Usage   any
+	// ProviderResponseID and ResponseModel, when the provider's lookup knows them.
+	ProviderResponseID string
+	ResponseModel      string
+}
+
+// ResolveAttempt resolves an unknown attempt. "failed": the attempt fails and,
+// when no unknown attempt remains, an unknown job goes back to `running` so that
+// its orchestration continues (resume=true). "succeeded": the attempt wins and the
+// job succeeds with Result, through a conditional update that bumps `version`;
+// other unknown attempts of the job become `lost`.
+func (s *Store) ResolveAttempt(ctx context.Context, r Resolution) (resume bool, err error) {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		state, _, err := lockJob(ctx, tx, r.JobID, r.Owner)
+		if err != nil {
+			return err
+		}
+		var attemptID, attemptState string
+		err = tx.QueryRow(ctx, `SELECT id::text, state FROM attempts WHERE job_id = $1 AND seq = $2 FOR UPDATE`,
+			r.JobID, r.Seq).Scan(&attemptID, &attemptState)
+		if err != nil {
+			return fmt.Errorf("attempt %d: %w", r.Seq, notFound(err))
+		}
+		if attemptState != AttemptUnknown {
+			return fmt.Errorf("%w: attempt %d is %s; only unknown attempts can be resolved", ErrStateConflict, r.Seq, attemptState)
+		}
+		note := map[string]any{"kind": "resolved", "outcome": r.Outcome, "message": r.Note}
+		switch r.Outcome {
+		case "failed":
+			if _, err := tx.Exec(ctx, `UPDATE attempts SET state = 'failed',
+					error = coalesce(error, '{}'::jsonb) || jsonb_build_object('resolution', $2::jsonb)
+				WHERE id = $1`, attemptID, jsonOrNil(note)); err != nil {
+				return err
+			}
+			if state != JobUnknown {
+				return nil
+			}
+			inflight, unknown, err := attemptCounts(ctx, tx, r.JobID)
+			if err != nil || inflight > 0 || unknown > 0 {
+				return err
+			}
+			resume = true
+			return s.setJobState(ctx, tx, r.JobID, JobRunning, "")
+		case "succeeded":
+			if state != JobUnknown && state != JobRunning {
+				return fmt.Errorf("%w: job is %s", ErrJobFinished, state)
+			}
+			tag, err := tx.Exec(ctx, `UPDATE jobs SET state = 'succeeded', result = $2, completed_by = $3,
+					version = version + 1, error = NULL, updated_at = now(), finished_at = now(),
+					lease_owner = NULL, lease_expires_at = NULL
+				WHERE id = $1 AND completed_by IS NULL`, r.JobID, r.Result, attemptID)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() != 1 {
+				return fmt.Errorf("%w: job already completed", ErrJobFinished)
+			}
+			if _, err := tx.Exec(ctx, `UPDATE idempotency_keys SET expires_at = now() + $2::interval WHERE job_id = $1`,
+				r.JobID, s.opt.KeyRetention); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `UPDATE attempts SET state = 'won', usage = coalesce($2, usage),
+					provider_response_id = coalesce(nullif($3, ''), provider_response_id),
+					response_model = coalesce(nullif($4, ''), response_model),
+					error = coalesce(error, '{}'::jsonb) || jsonb_build_object('resolution', $5::jsonb)
+				WHERE id = $1`, attemptID, jsonOrNil(r.Usage), r.ProviderResponseID, r.ResponseModel, jsonOrNil(note)); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `WITH l AS (
+					UPDATE attempts SET state = 'lost' WHERE job_id = $1 AND state = 'unknown' RETURNING id, provider)
+				INSERT INTO race_events (job_id, attempt_id, kind, provider, detail)
+				SELECT $1, id, 'lost', provider, 'unknown attempt settled as lost: the job was resolved from another attempt' FROM l`,
+				r.JobID); err != nil {
+				return err
+			}
+			return notify(ctx, tx, r.JobID)
+		default:
+			return fmt.Errorf("outcome %q is not failed or succeeded", r.Outcome)
+		}
+	})
+	return resume, err
+}
+
+// RetryJob turns a failed job back to running for a new round of attempts, on
+// the caller's explicit request. The max_attempts bound counts from here.
+func (s *Store) RetryJob(ctx context.Context, owner, jobID string) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		state, _, err := lockJob(ctx, tx, jobID, owner)
+		if err != nil {
+			return err
+		}
+		switch state {
+		case JobFailed:
+		case JobUnknown:
+			return fmt.Errorf("%w: resolve the unknown attempt first (POST /v1/jobs/{id}/attempts/{seq}/resolve)", ErrAttemptBlocked)
+		case JobPending, JobRunning:
+			var blocked int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM attempts WHERE job_id = $1 AND state IN ('starting', 'unknown')`,
+				jobID).Scan(&blocked); err != nil {
+				return err
+			}
+			if blocked > 0 {
+				return fmt.Errorf("%w: an attempt is starting or unknown", ErrAttemptBlocked)
+			}
+			return fmt.Errorf("%w: job is %s; only a failed job can be retried", ErrStateConflict, state)
+		default:
+			return fmt.Errorf("%w: job is %s", ErrJobFinished, state)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE jobs SET attempt_base = (SELECT count(*) FROM attempts WHERE job_id = $1),
+				lease_owner = NULL, lease_expires_at = NULL WHERE id = $1`, jobID); err != nil {
+			return err
+		}
+		return s.setJobState(ctx, tx, jobID, JobRunning, "")
+	})
+}

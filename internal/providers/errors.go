@@ -33,27 +33,29 @@ const (
 type Kind string
 
 const (
-	KindBadRequest      Kind = "bad_request"
-	KindContextLength   Kind = "context_length_exceeded"
-	KindContentPolicy   Kind = "content_policy"
-	KindAuth            Kind = "auth"
-	KindModelNotFound   Kind = "model_not_found"
-	KindRequestTimeout  Kind = "request_timeout" // HTTP 408 from the provider
-	KindConflict        Kind = "conflict"
-	KindRateLimited     Kind = "rate_limited"
-	KindServerError     Kind = "server_error"
-	KindUnavailable     Kind = "unavailable"
-	KindGatewayTimeout  Kind = "gateway_timeout" // HTTP 504
-	KindConnRefused     Kind = "connection_refused"
-	KindConnReset       Kind = "connection_reset"
-	KindTimeout         Kind = "timeout" // our deadline passed: outcome unknown
-	KindStreamStalled   Kind = "stream_stalled"
-	KindStreamCut       Kind = "stream_cut"
-	KindStreamMalformed Kind = "stream_malformed"
-	KindEmptyResponse   Kind = "empty_response"
-	KindCancelled       Kind = "cancelled" // the router cancelled the call (hedge loser, job cancelled)
-	KindMisconfigured   Kind = "misconfigured"
-	KindUnknownProvider Kind = "unknown"
+	KindBadRequest        Kind = "bad_request"
+	KindContextLength     Kind = "context_length_exceeded"
+	KindContentPolicy     Kind = "content_policy"
+	KindAuth              Kind = "auth"
+	KindModelNotFound     Kind = "model_not_found"
+	KindRequestTimeout    Kind = "request_timeout" // HTTP 408 from the provider
+	KindConflict          Kind = "conflict"
+	KindRateLimited       Kind = "rate_limited"
+	KindQuotaExceeded     Kind = "quota_exceeded" // our account's quota or billing (429 insufficient_quota, 402): not transient
+	KindServerError       Kind = "server_error"
+	KindUnavailable       Kind = "unavailable"
+	KindGatewayTimeout    Kind = "gateway_timeout" // HTTP 504
+	KindConnRefused       Kind = "connection_refused"
+	KindConnReset         Kind = "connection_reset"
+	KindTimeout           Kind = "timeout" // our deadline passed: outcome unknown
+	KindStreamStalled     Kind = "stream_stalled"
+	KindStreamCut         Kind = "stream_cut"
+	KindStreamMalformed   Kind = "stream_malformed"
+	KindEmptyResponse     Kind = "empty_response"
+	KindMalformedResponse Kind = "malformed_response" // a non-streamed answer that does not decode
+	KindCancelled         Kind = "cancelled"          // the router cancelled the call (hedge loser, job cancelled)
+	KindMisconfigured     Kind = "misconfigured"
+	KindUnknownProvider   Kind = "unknown"
 )
 
 // Error is the one error type every adapter returns. Construct with the fields

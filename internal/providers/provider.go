@@ -6,6 +6,39 @@
 // It must not touch the database, job state or routing policy: an adapter makes one
 // call and classifies what happened; deciding what to do next belongs to
 // internal/race.
+//
+// # Errors
+//
+// Every failed call returns an *Error (see Classify, ClassifyStatus, NewError):
+// Kind names the failure, Fault says who is to blame (caller, provider, network,
+// router) and Action says what the router may do next (retry the same provider,
+// fail over, stop). OutcomeUnknown marks a call that may have been processed
+// although no answer came back (a deadline passing after the request was sent).
+//
+// # Scripted directives
+//
+// The scripted provider (NewScripted) reads directives from the last user message
+// of a request. A line of the form
+//
+//	#scripted: <directive> [<directive> ...]
+//
+// (leading spaces allowed, several such lines merge) replaces the script for that
+// one call. Directives are separated by spaces:
+//
+//	status=<code>       fail as the taxonomy classifies that HTTP status (2xx answers)
+//	retry_after=<dur>   Retry-After for status= or error= (2s, 1500ms, or seconds: 2)
+//	latency=<dur>       wait before answering (time.ParseDuration syntax: 300ms, 2s)
+//	hang                block until the context ends (timeout: outcome unknown)
+//	cut                 deliver half the output, then fail with stream_cut
+//	stall               deliver half the output, then fail with stream_stalled
+//	malformed           deliver half the output, then fail with stream_malformed
+//	model=<name>        report this answering model
+//	error=<kind>        fail with that taxonomy kind (e.g. content_policy)
+//	output=<text>       answer with the rest of the line, spaces included
+//
+// For example `#scripted: latency=300ms output={"a":1}` or
+// `#scripted: status=429 retry_after=2s`. An unknown or malformed directive fails
+// the call with bad_request, saying which directive and the syntax.
 package providers
 
 import (
@@ -89,4 +122,25 @@ type Looker interface {
 // idempotency key of its own definition. The router then passes the attempt id.
 type IdempotentProvider interface {
 	SupportsIdempotencyKey() bool
+}
+
+// LookupCapability is implemented by adapters that implement Looker but can only
+// look up when configured to (the OpenAI adapter needs SupportsLookup, which
+// stores completions with the attempt id as metadata). Use LookerOf rather than a
+// bare type assertion.
+type LookupCapability interface {
+	SupportsLookup() bool
+}
+
+// LookerOf returns p's Looker when p can actually look up: p implements Looker
+// and, if it also implements LookupCapability, SupportsLookup() is true.
+func LookerOf(p Provider) (Looker, bool) {
+	l, ok := p.(Looker)
+	if !ok {
+		return nil, false
+	}
+	if c, ok := p.(LookupCapability); ok && !c.SupportsLookup() {
+		return nil, false
+	}
+	return l, true
 }

@@ -313,4 +313,3 @@ func (r *Runner) backoff(n int, retryAfter time.Duration) time.Duration {
 	d := time.Duration(rand.Int64N(int64(ceil) + 1))
 	return max(d, retryAfter)
 }
-

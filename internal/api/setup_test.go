@@ -30,8 +30,9 @@ const validTriage = `{"category":"technical","priority":"high","summary":"Custom
 type bundle struct {
 	db      *testdb.DB
 	srv     *httptest.Server
-	primary *providers.Scripted
-	runner  *race.Runner
+	primary  *providers.Scripted
+	fallback *providers.Scripted
+	runner   *race.Runner
 }
 
 type options struct {
@@ -39,6 +40,8 @@ type options struct {
 	respond   func(call int, req *providers.Request) providers.Step
 	timeout   time.Duration
 	maxBody   int64
+	// fallback, when set, adds a second provider to the route.
+	fallback func(call int, req *providers.Request) providers.Step
 }
 
 func setup(t *testing.T, opt options) *bundle {
@@ -62,10 +65,17 @@ func setup(t *testing.T, opt options) *bundle {
 	ctx, cancel := context.WithCancel(context.Background())
 	go listener.Run(ctx)
 	<-listener.Ready()
+	targets := map[string]*race.Target{"primary": {Provider: primary, Model: "m1", ContextWindow: 128000, Timeout: timeout}}
+	route := &race.Route{Providers: []string{"primary"}, MaxInflight: 2, MaxAttempts: 4}
+	var fallback *providers.Scripted
+	if opt.fallback != nil {
+		fallback = providers.NewScripted(providers.ScriptedConfig{Name: "fallback", Model: "m2", Respond: opt.fallback})
+		targets["fallback"] = &race.Target{Provider: fallback, Model: "m2", ContextWindow: 128000, Timeout: time.Minute}
+		route.Providers = append(route.Providers, "fallback")
+	}
 	runner := race.New(race.Config{
 		Store: db.Store, Listener: listener, Prompts: prompts, LeaseOwner: "test", Log: log,
-		Targets: map[string]*race.Target{"primary": {Provider: primary, Model: "m1", ContextWindow: 128000, Timeout: timeout}},
-		Routes:  map[string]*race.Route{"default": {Providers: []string{"primary"}, MaxInflight: 2, MaxAttempts: 4}},
+		Targets: targets, Routes: map[string]*race.Route{"default": route},
 	})
 	srv := httptest.NewServer(api.New(api.Config{MaxBodyBytes: opt.maxBody, LeaseOwner: "test", Lease: 30 * time.Second}, api.Deps{
 		Store: db.Store, Listener: listener, Prompts: prompts, Routes: map[string]bool{"default": true},
@@ -79,7 +89,7 @@ func setup(t *testing.T, opt options) *bundle {
 		runner.Stop(stopCtx)
 		cancel()
 	})
-	return &bundle{db: db, srv: srv, primary: primary, runner: runner}
+	return &bundle{db: db, srv: srv, primary: primary, fallback: fallback, runner: runner}
 }
 
 type reply struct {

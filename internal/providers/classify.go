@@ -1,0 +1,257 @@
+package providers
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// maxMessage bounds Error.Message: provider messages are kept short so that a
+// provider echoing request content cannot carry much of a prompt into logs.
+const maxMessage = 300
+
+// Classify maps an error from go-openai, net/http or context into the taxonomy.
+// If err already is or wraps an *Error, that *Error is returned as is. A nil err
+// gives nil.
+//
+// Classify sees only the error: go-openai does not expose response headers, so
+// Retry-After is attached by the adapter (see the OpenAI adapter's transport), and
+// an adapter that knows its own context ended overrides transport-level results.
+func Classify(provider string, err error) *Error {
+	if err == nil {
+		return nil
+	}
+	if pe, ok := AsError(err); ok {
+		return pe
+	}
+	var (
+		reqErr *openai.RequestError
+		apiErr *openai.APIError
+	)
+	isReq := errors.As(err, &reqErr)
+	isAPI := errors.As(err, &apiErr)
+	if isReq || isAPI {
+		var status int
+		var code, typ, msg string
+		if isReq {
+			status = reqErr.HTTPStatusCode
+			msg = strings.TrimSpace(string(reqErr.Body))
+		}
+		if isAPI {
+			if status == 0 {
+				status = apiErr.HTTPStatusCode
+			}
+			code = apiCode(apiErr)
+			typ = apiErr.Type
+			msg = apiErr.Message
+		}
+		e := classifyHTTP(provider, status, code, typ, msg)
+		e.Err = err
+		return e
+	}
+	e := classifyTransport(provider, err)
+	e.Err = err
+	return e
+}
+
+// ClassifyStatus classifies an HTTP error response by its status code and, when
+// the provider sent them, its error code and message (OpenAI's error.code and
+// error.message). It is what Classify does for an HTTP error, without go-openai.
+func ClassifyStatus(provider string, status int, code, message string) *Error {
+	return classifyHTTP(provider, status, code, "", message)
+}
+
+func classifyHTTP(provider string, status int, code, typ, msg string) *Error {
+	kind := statusKind(status, code, typ, msg)
+	e := NewError(provider, kind, truncate(msg))
+	e.StatusCode = status
+	e.Code = code
+	if e.Code == "" {
+		e.Code = typ
+	}
+	if e.Message == "" && status != 0 {
+		e.Message = http.StatusText(status)
+	}
+	return e
+}
+
+func statusKind(status int, code, typ, msg string) Kind {
+	switch status {
+	case 0: // an error event inside a stream: no status of its own
+		return typeKind(code, typ, msg)
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
+		return requestKind(code, msg)
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return KindAuth
+	case http.StatusPaymentRequired:
+		return KindQuotaExceeded
+	case http.StatusNotFound:
+		return KindModelNotFound
+	case http.StatusRequestTimeout:
+		return KindRequestTimeout
+	case http.StatusConflict:
+		return KindConflict
+	case http.StatusTooManyRequests:
+		if code == "insufficient_quota" || typ == "insufficient_quota" {
+			return KindQuotaExceeded
+		}
+		return KindRateLimited
+	case http.StatusServiceUnavailable:
+		return KindUnavailable
+	case http.StatusGatewayTimeout:
+		return KindGatewayTimeout
+	}
+	switch {
+	case status >= 500:
+		return KindServerError
+	case status >= 400:
+		return requestKind(code, msg)
+	}
+	return KindUnknownProvider
+}
+
+// requestKind splits a rejected request: context length, content policy, or a
+// plain bad request.
+func requestKind(code, msg string) Kind {
+	m := strings.ToLower(msg)
+	switch {
+	case code == "context_length_exceeded" || code == "string_above_max_length" ||
+		strings.Contains(m, "maximum context length") || strings.Contains(m, "context length") ||
+		strings.Contains(m, "context window") || strings.Contains(m, "prompt is too long"):
+		return KindContextLength
+	case code == "content_policy_violation" || code == "content_filter" ||
+		code == "ResponsibleAIPolicyViolation" ||
+		strings.Contains(m, "content policy") || strings.Contains(m, "content management policy") ||
+		strings.Contains(m, "safety system"):
+		return KindContentPolicy
+	}
+	return KindBadRequest
+}
+
+// typeKind classifies an in-stream error event by its type and code.
+func typeKind(code, typ, msg string) Kind {
+	if k := requestKind(code, msg); k != KindBadRequest {
+		return k
+	}
+	switch {
+	case code == "insufficient_quota" || typ == "insufficient_quota":
+		return KindQuotaExceeded
+	case strings.Contains(typ, "rate_limit") || code == "rate_limit_exceeded":
+		return KindRateLimited
+	case typ == "invalid_request_error":
+		return KindBadRequest
+	case typ == "authentication_error" || typ == "permission_error":
+		return KindAuth
+	case typ == "not_found_error" || code == "model_not_found":
+		return KindModelNotFound
+	case typ == "overloaded_error":
+		return KindUnavailable
+	}
+	return KindServerError
+}
+
+// classifyTransport handles errors with no HTTP response: context, network,
+// TLS, decoding and go-openai's own request validation.
+func classifyTransport(provider string, err error) *Error {
+	var (
+		dnsErr  *net.DNSError
+		opErr   *net.OpError
+		netErr  net.Error
+		certErr *tls.CertificateVerificationError
+		uaErr   x509.UnknownAuthorityError
+		hostErr x509.HostnameError
+		synErr  *json.SyntaxError
+		typErr  *json.UnmarshalTypeError
+	)
+	kind, msg := KindUnknownProvider, err.Error()
+	switch {
+	case errors.Is(err, context.Canceled):
+		kind, msg = KindCancelled, "call cancelled by the router"
+	case errors.Is(err, context.DeadlineExceeded),
+		errors.As(err, &netErr) && netErr.Timeout():
+		kind, msg = KindTimeout, "deadline passed before the provider answered"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		kind, msg = KindConnRefused, "connection refused"
+	case errors.As(err, &dnsErr):
+		kind, msg = KindConnRefused, "DNS lookup failed: "+dnsErr.Error()
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED),
+		errors.Is(err, syscall.EPIPE), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		kind, msg = KindConnReset, "connection reset before a complete response"
+	case errors.As(err, &certErr), errors.As(err, &uaErr), errors.As(err, &hostErr):
+		kind, msg = KindMisconfigured, "TLS verification failed: "+err.Error()
+	case errors.As(err, &synErr), errors.As(err, &typErr):
+		kind, msg = KindMalformedResponse, "response body does not decode: "+err.Error()
+	case isClientValidation(err):
+		kind, msg = KindMisconfigured, "request rejected by the client library: "+err.Error()
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		kind, msg = KindConnRefused, "could not connect: "+opErr.Error()
+	case errors.As(err, &opErr):
+		kind, msg = KindConnReset, "network error: "+opErr.Error()
+	}
+	return NewError(provider, kind, truncate(msg))
+}
+
+// isClientValidation reports go-openai's local request checks (model and
+// parameter combinations it refuses to send): our configuration, not the caller's.
+func isClientValidation(err error) bool {
+	for _, target := range []error{
+		openai.ErrChatCompletionInvalidModel,
+		openai.ErrChatCompletionStreamNotSupported,
+		openai.ErrReasoningModelMaxTokensDeprecated,
+		openai.ErrReasoningModelLimitationsLogprobs,
+		openai.ErrReasoningModelLimitationsOther,
+		openai.ErrReasoningEffortUnsupported,
+		openai.ErrReasoningSamplingUnsupported,
+		openai.ErrReasoningToolsRequireResponses,
+		openai.ErrO1BetaLimitationsMessageTypes,
+		openai.ErrO1BetaLimitationsTools,
+	} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}
+
+func apiCode(e *openai.APIError) string {
+	if e.InnerError != nil && e.InnerError.Code != "" {
+		return e.InnerError.Code
+	}
+	switch c := e.Code.(type) {
+	case nil:
+		return ""
+	case string:
+		return c
+	case int:
+		if c == 0 { // go-openai decodes "code": null as the integer 0
+			return ""
+		}
+		return fmt.Sprint(c)
+	default:
+		return fmt.Sprint(c)
+	}
+}
+
+func truncate(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= maxMessage {
+		return s
+	}
+	cut := maxMessage
+	for cut > 0 && !utf8Start(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,149 @@
+package providers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// OpenAIConfig configures one OpenAI-compatible provider (OpenAI, Azure OpenAI's
+// /openai/v1 surface, vLLM, Ollama, Groq, Together, a local mock).
+type OpenAIConfig struct {
+	Name    string // provider name as routes refer to it; required
+	BaseURL string // e.g. https://api.openai.com/v1; required
+	APIKey  string // sent as a bearer token when non-empty
+	Model   string // default model; a Request.Model overrides it
+	// Timeout bounds one whole call, streamed or not (0: none beyond ctx). When it
+	// passes after the request was sent the error is KindTimeout, OutcomeUnknown.
+	Timeout time.Duration
+	// StreamIdleTimeout bounds the gap between two stream chunks, counted from the
+	// response headers (0: no idle limit). Exceeding it is KindStreamStalled.
+	StreamIdleTimeout time.Duration
+	Organization      string // OpenAI-Organization header when non-empty
+	// SupportsLookup stores completions (store=true) with the router's attempt and
+	// job ids as metadata, and enables Lookup through the stored-completions list.
+	SupportsLookup bool
+	// HTTPClient is copied, never modified; its Transport is wrapped to read
+	// Retry-After. Leave its Timeout zero: use Timeout, which does not cut streams
+	// blindly and is classified precisely.
+	HTTPClient *http.Client
+	// Stream makes Complete use the streaming API (consumed to its end).
+	Stream bool
+}
+
+// OpenAI is the adapter for OpenAI-compatible chat completion APIs, built on
+// github.com/sashabaranov/go-openai. It is safe for concurrent use.
+type OpenAI struct {
+	cfg    OpenAIConfig
+	http   *http.Client
+	client *openai.Client
+}
+
+var (
+	_ Provider         = (*OpenAI)(nil)
+	_ Streamer         = (*OpenAI)(nil)
+	_ Looker           = (*OpenAI)(nil)
+	_ LookupCapability = (*OpenAI)(nil)
+)
+
+// NewOpenAI validates cfg and returns the adapter.
+func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
+	if strings.TrimSpace(cfg.Name) == "" {
+		return nil, errors.New("providers: OpenAI adapter needs a Name: set the provider name routes use (e.g. \"openai\")")
+	}
+	if strings.TrimSpace(cfg.BaseURL) == "" {
+		return nil, fmt.Errorf("providers: OpenAI adapter %q needs a BaseURL: set the API root, e.g. https://api.openai.com/v1 or http://localhost:11434/v1", cfg.Name)
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("providers: OpenAI adapter %q: BaseURL %q is not an absolute http(s) URL: write it like https://api.openai.com/v1", cfg.Name, cfg.BaseURL)
+	}
+	if cfg.Timeout < 0 || cfg.StreamIdleTimeout < 0 {
+		return nil, fmt.Errorf("providers: OpenAI adapter %q: Timeout and StreamIdleTimeout must be >= 0 (0 disables them)", cfg.Name)
+	}
+	hc := tracingClient(cfg.HTTPClient)
+	cc := openai.DefaultConfig(cfg.APIKey)
+	cc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	cc.OrgID = cfg.Organization
+	cc.HTTPClient = hc
+	return &OpenAI{cfg: cfg, http: hc, client: openai.NewClientWithConfig(cc)}, nil
+}
+
+// Name returns the configured provider name.
+func (p *OpenAI) Name() string { return p.cfg.Name }
+
+// SupportsLookup reports whether Lookup can work (cfg.SupportsLookup).
+func (p *OpenAI) SupportsLookup() bool { return p.cfg.SupportsLookup }
+
+// Complete sends one chat completion. With cfg.Stream it uses the streaming API.
+func (p *OpenAI) Complete(ctx context.Context, req *Request) (*Response, error) {
+	if p.cfg.Stream {
+		return p.CompleteStream(ctx, req, nil)
+	}
+	creq, perr := p.chatRequest(req)
+	if perr != nil {
+		return nil, perr
+	}
+	actx, cancel := p.attemptContext(ctx)
+	defer cancel()
+	tctx, trace := withCallTrace(actx)
+	resp, err := p.client.CreateChatCompletion(tctx, creq)
+	if err != nil {
+		return nil, p.classify(actx, trace, err)
+	}
+	return p.response(resp.ID, resp.Model, resp.Created, resp.Choices, resp.Usage)
+}
+
+func (p *OpenAI) attemptContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if p.cfg.Timeout > 0 {
+		return context.WithTimeout(ctx, p.cfg.Timeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// classify turns a call's error into an *Error using what only the adapter
+// knows: whether its own context ended (which decides over however the transport
+// reported it), whether a 2xx answer had begun (a body that then breaks is
+// KindMalformedResponse, not a reset before any response), whether a connection
+// was ever made (a timeout before one is known not to have been sent), and the
+// Retry-After header.
+func (p *OpenAI) classify(actx context.Context, trace *callTrace, err error) *Error {
+	e := Classify(p.cfg.Name, err)
+	connected, status, retryAfter := trace.result()
+	switch {
+	case e.StatusCode == 0 && actx.Err() != nil:
+		e = contextError(p.cfg.Name, actx, err)
+	case e.Kind == KindConnReset && status >= 200 && status <= 299:
+		// The answer's headers came; its body broke off or does not decode.
+		e = NewError(p.cfg.Name, KindMalformedResponse,
+			fmt.Sprintf("HTTP %d response body incomplete or invalid: %s", status, truncate(err.Error())))
+		e.Err = err
+	}
+	if e.StatusCode != 0 && e.RetryAfter == 0 {
+		e.RetryAfter = retryAfter
+	}
+	if e.Kind == KindTimeout && !connected {
+		e.OutcomeUnknown = false
+		e.Message = "deadline passed before a connection was made: the request was not sent"
+	}
+	return e
+}
+
+// contextError classifies a call whose context ended: cancelled by the caller,
+// or a deadline (ours or the caller's) passed with the outcome unknown.
+func contextError(provider string, ctx context.Context, cause error) *Error {
+	var e *Error
+	if errors.Is(ctx.Err(), context.Canceled) {
+		e = NewError(provider, KindCancelled, "call cancelled by the router")
+	} else {
+		e = NewError(provider, KindTimeout, "deadline passed before the provider answered")
+	}
+	e.Err = cause
+	return e
+}

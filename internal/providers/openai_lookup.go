@@ -1,0 +1,80 @@
+package providers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Lookup asks the provider's stored-completions list (GET /chat/completions
+// filtered by metadata[router_attempt_id]) whether a completion was stored for
+// attemptID. It needs cfg.SupportsLookup (the completion was sent with store=true
+// and the attempt id as metadata); otherwise it returns a KindMisconfigured error.
+// found=true with a non-nil error means the provider holds a record whose outcome
+// is that error (no choices, or filtered).
+func (p *OpenAI) Lookup(ctx context.Context, attemptID string) (*Response, bool, error) {
+	if !p.cfg.SupportsLookup {
+		e := NewError(p.cfg.Name, KindMisconfigured, "lookup not enabled: set SupportsLookup in the provider config")
+		e.Action = ActionStop
+		return nil, false, e
+	}
+	actx, cancel := p.attemptContext(ctx)
+	defer cancel()
+	q := url.Values{}
+	q.Set("metadata["+MetadataAttemptID+"]", attemptID)
+	q.Set("limit", "1")
+	u := strings.TrimRight(p.cfg.BaseURL, "/") + "/chat/completions?" + q.Encode()
+	tctx, trace := withCallTrace(actx)
+	hreq, err := http.NewRequestWithContext(tctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, false, NewError(p.cfg.Name, KindMisconfigured, "lookup request: "+err.Error())
+	}
+	hreq.Header.Set("Accept", "application/json")
+	if p.cfg.APIKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+p.cfg.APIKey)
+	}
+	if p.cfg.Organization != "" {
+		hreq.Header.Set("OpenAI-Organization", p.cfg.Organization)
+	}
+	resp, err := p.http.Do(hreq)
+	if err != nil {
+		return nil, false, p.classify(actx, trace, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		return nil, false, p.classify(actx, trace, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, false, p.classify(actx, trace, httpError(resp, body))
+	}
+	var list struct {
+		Data []openai.ChatCompletionResponse `json:"data"`
+	}
+	if err := json.Unmarshal(body, &list); err != nil {
+		return nil, false, p.classify(actx, trace, fmt.Errorf("lookup list: %w", err))
+	}
+	if len(list.Data) == 0 {
+		return nil, false, nil
+	}
+	c := list.Data[0]
+	r, err := p.response(c.ID, c.Model, c.Created, c.Choices, c.Usage)
+	return r, true, err
+}
+
+// httpError builds the error go-openai would have built for an error response.
+func httpError(resp *http.Response, body []byte) error {
+	var er openai.ErrorResponse
+	if err := json.Unmarshal(body, &er); err == nil && er.Error != nil {
+		er.Error.HTTPStatus = resp.Status
+		er.Error.HTTPStatusCode = resp.StatusCode
+		return er.Error
+	}
+	return &openai.RequestError{HTTPStatus: resp.Status, HTTPStatusCode: resp.StatusCode, Body: body}
+}

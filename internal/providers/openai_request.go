@@ -1,0 +1,136 @@
+package providers
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Metadata keys the adapter sets when cfg.SupportsLookup: the attempt id travels
+// as stored-completion metadata, the form OpenAI defines for finding a completion
+// again (SPEC §5.6). No idempotency header is invented.
+const (
+	MetadataAttemptID = "router_attempt_id"
+	MetadataJobID     = "router_job_id"
+)
+
+func (p *OpenAI) chatRequest(req *Request) (openai.ChatCompletionRequest, *Error) {
+	var creq openai.ChatCompletionRequest
+	if req == nil {
+		return creq, NewError(p.cfg.Name, KindMisconfigured, "nil request")
+	}
+	model := req.Model
+	if model == "" {
+		model = p.cfg.Model
+	}
+	if model == "" {
+		return creq, NewError(p.cfg.Name, KindMisconfigured, "no model: set OpenAIConfig.Model or Request.Model")
+	}
+	creq.Model = model
+	creq.Messages = make([]openai.ChatCompletionMessage, len(req.Messages))
+	for i, m := range req.Messages {
+		creq.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+	}
+	if req.Temperature != nil {
+		t := *req.Temperature
+		if t == 0 {
+			// go-openai omits a zero temperature (omitempty), which would leave the
+			// provider's default (usually 1). The smallest positive float32 is
+			// sent instead, and providers treat it as 0.
+			t = math.SmallestNonzeroFloat32
+		}
+		creq.Temperature = t
+	}
+	creq.MaxTokens = req.MaxTokens
+	creq.Seed = req.Seed
+	creq.User = req.User
+	if rf := req.ResponseFormat; rf != nil {
+		f, err := p.responseFormat(rf)
+		if err != nil {
+			return creq, err
+		}
+		creq.ResponseFormat = f
+	}
+	if p.cfg.SupportsLookup {
+		creq.Store = true
+		creq.Metadata = map[string]string{}
+		if req.AttemptID != "" {
+			creq.Metadata[MetadataAttemptID] = req.AttemptID
+		}
+		if req.JobID != "" {
+			creq.Metadata[MetadataJobID] = req.JobID
+		}
+	}
+	return creq, nil
+}
+
+func (p *OpenAI) responseFormat(rf *ResponseFormat) (*openai.ChatCompletionResponseFormat, *Error) {
+	switch rf.Type {
+	case "", "text":
+		return nil, nil
+	case "json_object":
+		return &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}, nil
+	case "json_schema":
+		if !json.Valid(rf.Schema) {
+			e := NewError(p.cfg.Name, KindMisconfigured, "response format json_schema: Schema is not valid JSON")
+			e.Action = ActionStop // the same schema goes to every provider
+			return nil, e
+		}
+		name := rf.Name
+		if name == "" {
+			name = "response"
+		}
+		return &openai.ChatCompletionResponseFormat{
+			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
+				Name:   name,
+				Schema: json.RawMessage(rf.Schema),
+				Strict: rf.Strict,
+			},
+		}, nil
+	}
+	e := NewError(p.cfg.Name, KindMisconfigured, "unknown response format type "+rf.Type+": want json_schema or json_object")
+	e.Action = ActionStop
+	return nil, e
+}
+
+// response maps choice 0 of an answer to a Response, or to the *Error a
+// complete-looking answer can still be: no choices, filtered, or refused.
+func (p *OpenAI) response(id, model string, created int64, choices []openai.ChatCompletionChoice, u openai.Usage) (*Response, error) {
+	if len(choices) == 0 {
+		return nil, NewError(p.cfg.Name, KindEmptyResponse, "response has no choices")
+	}
+	c := choices[0]
+	return p.finish(id, model, created, c.Message.Content, c.Message.Refusal, string(c.FinishReason), u)
+}
+
+func (p *OpenAI) finish(id, model string, created int64, content, refusal, finishReason string, u openai.Usage) (*Response, error) {
+	if finishReason == string(openai.FinishReasonContentFilter) {
+		e := NewError(p.cfg.Name, KindContentPolicy, "output withheld by the provider's content filter")
+		e.Code = "content_filter"
+		return nil, e
+	}
+	if content == "" && strings.TrimSpace(refusal) != "" {
+		e := NewError(p.cfg.Name, KindContentPolicy, "model refused: "+truncate(refusal))
+		e.Code = "refusal"
+		return nil, e
+	}
+	r := &Response{
+		Content:      content,
+		Model:        model,
+		ResponseID:   id,
+		FinishReason: finishReason,
+		Usage: Usage{
+			PromptTokens:     u.PromptTokens,
+			CompletionTokens: u.CompletionTokens,
+			TotalTokens:      u.TotalTokens,
+		},
+	}
+	if created != 0 {
+		r.Created = time.Unix(created, 0)
+	}
+	return r, nil
+}

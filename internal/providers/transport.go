@@ -1,0 +1,89 @@
+package providers
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptrace"
+	"sync"
+	"time"
+)
+
+// callTrace records, for one adapter call, what the HTTP layer saw that go-openai
+// does not pass on: whether a connection was made (so a timeout before any
+// connection is known not to have reached the provider) and the Retry-After of an
+// error response. One callTrace belongs to one call; it travels in the request's
+// context, so concurrent calls on one client never share it.
+type callTrace struct {
+	mu         sync.Mutex
+	connected  bool
+	status     int
+	retryAfter time.Duration
+}
+
+type callTraceKey struct{}
+
+func withCallTrace(ctx context.Context) (context.Context, *callTrace) {
+	t := &callTrace{}
+	return context.WithValue(ctx, callTraceKey{}, t), t
+}
+
+func (t *callTrace) gotConn() {
+	t.mu.Lock()
+	t.connected = true
+	t.mu.Unlock()
+}
+
+func (t *callTrace) response(resp *http.Response) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.connected = true
+	t.status = resp.StatusCode
+	t.retryAfter = 0
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		t.retryAfter = ParseRetryAfter(resp.Header, time.Now())
+	}
+}
+
+// result returns whether a connection was made, the last response status (0:
+// none) and the recorded Retry-After.
+func (t *callTrace) result() (connected bool, status int, retryAfter time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.connected, t.status, t.retryAfter
+}
+
+// traceTransport wraps the adapter's RoundTripper to fill the callTrace found in
+// the request's context. Requests without one pass through untouched.
+type traceTransport struct {
+	next http.RoundTripper
+}
+
+func (tt *traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	t, _ := req.Context().Value(callTraceKey{}).(*callTrace)
+	if t == nil {
+		return tt.next.RoundTrip(req)
+	}
+	ctx := httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		GotConn: func(httptrace.GotConnInfo) { t.gotConn() },
+	})
+	resp, err := tt.next.RoundTrip(req.WithContext(ctx))
+	if resp != nil {
+		t.response(resp)
+	}
+	return resp, err
+}
+
+// tracingClient returns a copy of base (or of a zero client) whose transport
+// records callTraces. base itself is not modified.
+func tracingClient(base *http.Client) *http.Client {
+	var c http.Client
+	if base != nil {
+		c = *base
+	}
+	next := c.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	c.Transport = &traceTransport{next: next}
+	return &c
+}

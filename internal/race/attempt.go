@@ -74,7 +74,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		}); err != nil && !errors.Is(err, store.ErrStateConflict) {
 			log.Error("could not record attempt", "err", err)
 		}
-		return attemptResult{attempt: a, state: store.AttemptInvalid,
+		return attemptResult{attempt: a, state: store.AttemptInvalid, usage: resp.Usage,
 			reason: fmt.Sprintf("%s: output breaks the prompt's contract (%s)", a.Provider, violations[0].String())}
 	}
 	won, err := r.cfg.Store.Complete(bg, store.Completion{
@@ -87,9 +87,9 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 	}
 	log.Info("attempt completed", "won", won, "latency_ms", latency)
 	if won {
-		return attemptResult{attempt: a, state: store.AttemptWon}
+		return attemptResult{attempt: a, state: store.AttemptWon, usage: resp.Usage}
 	}
-	return attemptResult{attempt: a, state: store.AttemptLost}
+	return attemptResult{attempt: a, state: store.AttemptLost, usage: resp.Usage}
 }
 
 // describe is an error in a person's words, for the job's `error`.

@@ -53,6 +53,7 @@ type attemptResult struct {
 	state   string // won, lost, failed, invalid, unknown, cancelled, abandoned
 	err     *providers.Error
 	reason  string
+	usage   providers.Usage
 }
 
 func (o *orchestrator) run(ctx context.Context) {
@@ -120,9 +121,12 @@ func (o *orchestrator) run(ctx context.Context) {
 	if o.done || errors.Is(context.Cause(ctx), errShutdown) {
 		return
 	}
-	if _, err := o.r.cfg.Store.SettleJob(context.WithoutCancel(ctx), o.job.ID, o.failReason()); err != nil {
+	state, err := o.r.cfg.Store.SettleJob(context.WithoutCancel(ctx), o.job.ID, o.failReason())
+	if err != nil {
 		o.log.Error("could not settle job", "err", err)
+		return
 	}
+	o.r.cfg.Observer.JobSettled(state)
 }
 
 func (o *orchestrator) canStart() bool { return !o.done && !o.blocked && !o.stopped }
@@ -145,6 +149,9 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 	p := res.attempt.Provider
 	switch res.state {
 	case store.AttemptWon, store.AttemptLost:
+		if res.state == store.AttemptWon {
+			o.r.cfg.Observer.JobSettled(store.JobSucceeded)
+		}
 		o.done = true
 		o.cancelRetry()
 		if !o.route.KeepLosers {
@@ -220,12 +227,30 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 	if o.prompt.Model != "" {
 		model = o.prompt.Model
 	}
+	release := func(Outcome) {}
+	if adm := o.r.cfg.Admission; adm != nil {
+		rel, ok, why := adm.Admit(provider)
+		if !ok {
+			o.used[provider] = true
+			o.reasons[provider] = provider + ": skipped: " + why
+			o.log.Info("provider not admitted", "provider", provider, "reason", why)
+			if next := o.next(); next != "" && role != store.RoleRetry {
+				if role == store.RolePrimary {
+					role = store.RoleFailover
+				}
+				o.start(ctx, next, role)
+			}
+			return
+		}
+		release = rel
+	}
 	a, err := o.r.cfg.Store.CreateAttempt(ctx, store.NewAttempt{
 		JobID: o.job.ID, Provider: provider, Model: model, Role: role,
 		LeaseOwner: o.r.cfg.LeaseOwner, LeaseFor: o.r.cfg.Lease, Orchestrator: o.r.cfg.LeaseOwner,
 		MaxInflight: o.route.MaxInflight, MaxAttempts: o.route.MaxAttempts,
 	})
 	if err != nil {
+		release(OutcomeIgnore)
 		switch {
 		case errors.Is(err, store.ErrAttemptLimit):
 			o.stop(err.Error())
@@ -244,14 +269,30 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 	o.used[provider] = true
 	o.attempts++
 	if err := o.r.cfg.Store.MarkAttemptRunning(ctx, a.ID); err != nil {
+		release(OutcomeIgnore)
 		o.log.Info("attempt no longer starting; not sending", "attempt_id", a.ID, "err", err)
 		return
+	}
+	obs := o.r.cfg.Observer
+	obs.AttemptStarted(provider, role)
+	if role == store.RoleHedge {
+		obs.HedgeStarted(provider)
 	}
 	actx, cancel := context.WithCancelCause(ctx)
 	o.inflight[a.ID] = cancel
 	go func() {
+		start := time.Now()
 		res := o.r.runAttempt(actx, o.job, a, t, o.prompt, o.msgs)
 		cancel(nil)
+		release(outcomeOf(res))
+		var kind providers.Kind
+		if res.err != nil {
+			kind = res.err.Kind
+		}
+		obs.AttemptFinished(provider, role, res.state, kind, time.Since(start), res.usage)
+		if res.state == store.AttemptLost {
+			obs.RaceLost(provider)
+		}
 		o.results <- res
 	}()
 }

@@ -76,7 +76,9 @@ type Config struct {
 	LeaseOwner string        // this process's id
 	Lease      time.Duration // default 30s
 	Backoff    Backoff
-	Gate       Gate
+	Gate       Gate      // conformance; nil allows every provider
+	Admission  Admission // circuit breakers; nil admits every attempt
+	Observer   Observer  // metrics; nil observes nothing
 	Log        *slog.Logger
 }
 
@@ -108,6 +110,9 @@ func New(cfg Config) *Runner {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Observer == nil {
+		cfg.Observer = nopObserver{}
 	}
 	if cfg.Backoff.Base <= 0 {
 		cfg.Backoff.Base = 200 * time.Millisecond

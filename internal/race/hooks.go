@@ -1,0 +1,65 @@
+package race
+
+import (
+	"time"
+
+	"github.com/routerhq/router/internal/providers"
+)
+
+// Outcome is what an attempt's end means for its provider's circuit breaker.
+type Outcome int
+
+const (
+	// OutcomeSuccess: the provider did its job (including caller errors such as
+	// a 400: the provider answered correctly).
+	OutcomeSuccess Outcome = iota
+	// OutcomeFailure: the provider or the network failed (5xx, 429, timeout,
+	// cut stream, invalid output).
+	OutcomeFailure
+	// OutcomeIgnore: not the provider's doing (a hedge loser or a job cancelled
+	// by the router); excluded from the breaker's counts.
+	OutcomeIgnore
+)
+
+// Admission is a per-provider admission control, such as a circuit breaker.
+// Admit is asked before an attempt is created on provider; when ok, release
+// must be called exactly once with the attempt's outcome. When not ok, reason
+// says why in words for the job's routing.
+type Admission interface {
+	Admit(provider string) (release func(Outcome), ok bool, reason string)
+}
+
+// Observer hears about the race as it happens (metrics). Calls must not block.
+type Observer interface {
+	AttemptStarted(provider, role string)
+	AttemptFinished(provider, role, state string, kind providers.Kind, latency time.Duration, usage providers.Usage)
+	RaceLost(provider string)
+	HedgeStarted(provider string)
+	JobSettled(state string)
+}
+
+// nopObserver is used when no Observer is configured.
+type nopObserver struct{}
+
+func (nopObserver) AttemptStarted(string, string) {}
+func (nopObserver) AttemptFinished(string, string, string, providers.Kind, time.Duration, providers.Usage) {
+}
+func (nopObserver) RaceLost(string)     {}
+func (nopObserver) HedgeStarted(string) {}
+func (nopObserver) JobSettled(string)   {}
+
+// outcomeOf classifies an attempt's end for its breaker.
+func outcomeOf(res attemptResult) Outcome {
+	switch res.state {
+	case "won", "lost":
+		return OutcomeSuccess
+	case "cancelled", "abandoned":
+		return OutcomeIgnore
+	case "invalid", "unknown":
+		return OutcomeFailure
+	}
+	if res.err != nil && res.err.Fault == providers.FaultCaller {
+		return OutcomeSuccess
+	}
+	return OutcomeFailure
+}

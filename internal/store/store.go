@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -70,6 +71,11 @@ func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database URL: %w (expected postgres://user@host:port/db)", err)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		// pgx's default (the number of CPUs, at least 4) starves a router that
+		// holds many requests open; pool_max_conns in the URL overrides this.
+		cfg.MaxConns = 20
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

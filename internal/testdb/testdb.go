@@ -22,10 +22,11 @@ var baseURL string
 
 // Main runs a package's tests with a database: call it from TestMain.
 func Main(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(Run(m))
 }
 
-func run(m *testing.M) int {
+// Run is Main without the exit, for a TestMain that has more to clean up.
+func Run(m *testing.M) int {
 	baseURL = os.Getenv("DATABASE_URL")
 	if baseURL == "" {
 		dir, err := os.MkdirTemp("", "router-testdb-")

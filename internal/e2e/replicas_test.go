@@ -1,0 +1,75 @@
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/testdb"
+)
+
+// Issue 4, acceptance 6: three routers on one database, 200 concurrent requests
+// over 20 keys (10 each) with a hedging route: exactly 20 jobs, one winner per
+// job, and every response for a key names the same job.
+func TestReplicasShareOneTruth(t *testing.T) {
+	db := testdb.New(t, store.Options{})
+	llm := newFakeLLM(t)
+	var routers []*routerProc
+	for range 3 {
+		routers = append(routers, startRouter(t, procOptions{dbURL: db.URL, llm: llm, hedgeAfter: "50ms"}))
+	}
+	const keys, perKey = 20, 10
+	ids := make([][]string, keys)
+	for k := range ids {
+		ids[k] = make([]string, perKey)
+	}
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for k := range keys {
+		for i := range perKey {
+			wg.Go(func() {
+				<-start
+				r := routers[(k*perKey+i)%len(routers)]
+				rep := r.do(t, "POST", "/v1/jobs", triage(fmt.Sprintf("slow ticket %d", k)),
+					"Idempotency-Key", fmt.Sprintf("replica-key-%d", k), "Prefer", "wait=30")
+				if rep.status != http.StatusCreated && rep.status != http.StatusOK && rep.status != http.StatusAccepted {
+					t.Errorf("key %d: status %d %s", k, rep.status, rep.raw)
+				}
+				ids[k][i] = rep.job()
+			})
+		}
+	}
+	close(start)
+	wg.Wait()
+	for k := range keys {
+		for i := range perKey {
+			if ids[k][i] == "" || ids[k][i] != ids[k][0] {
+				t.Fatalf("key %d: responses name jobs %q and %q", k, ids[k][0], ids[k][i])
+			}
+		}
+	}
+	ctx := context.Background()
+	var jobs, succeeded, doubleWins, wrongWinner int
+	q := func(sql string, dst *int) {
+		if err := db.Pool.QueryRow(ctx, sql).Scan(dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q(`SELECT count(*) FROM jobs`, &jobs)
+	q(`SELECT count(*) FROM jobs WHERE state = 'succeeded'`, &succeeded)
+	q(`SELECT count(*) FROM (SELECT job_id FROM attempts WHERE state = 'won' GROUP BY job_id HAVING count(*) > 1) d`, &doubleWins)
+	q(`SELECT count(*) FROM jobs j WHERE j.state = 'succeeded' AND NOT EXISTS (
+		SELECT 1 FROM attempts a WHERE a.id = j.completed_by AND a.state = 'won')`, &wrongWinner)
+	if jobs != keys || succeeded != keys {
+		t.Fatalf("jobs = %d, succeeded = %d, want %d", jobs, succeeded, keys)
+	}
+	if doubleWins != 0 || wrongWinner != 0 {
+		t.Fatalf("jobs with two winners: %d; succeeded jobs whose completed_by is not a won attempt: %d", doubleWins, wrongWinner)
+	}
+	var hedges int
+	q(`SELECT count(*) FROM attempts WHERE role = 'hedge'`, &hedges)
+	t.Logf("%d jobs, %d provider calls, %d hedges", jobs, llm.total(), hedges)
+}

@@ -28,8 +28,8 @@ const (
 const validTriage = `{"category":"technical","priority":"high","summary":"Customer cannot log in after the reset.","needs_human":false}`
 
 type bundle struct {
-	db      *testdb.DB
-	srv     *httptest.Server
+	db       *testdb.DB
+	srv      *httptest.Server
 	primary  *providers.Scripted
 	fallback *providers.Scripted
 	runner   *race.Runner

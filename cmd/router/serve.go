@@ -40,6 +40,14 @@ func runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	for name, r := range cfg.Routes {
+		if r.ConformancePrompt == "" {
+			continue
+		}
+		if _, err := prompts.Get(r.ConformancePrompt, ""); err != nil {
+			return fmt.Errorf("routes.%s.conformance_prompt: %w", name, err)
+		}
+	}
 	pool, closeDB, err := openDatabase(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -79,6 +87,7 @@ func runServe(ctx context.Context, args []string) error {
 	srv := api.New(api.Config{
 		MaxBodyBytes: cfg.HTTP.MaxBodyBytes, DefaultWait: cfg.HTTP.DefaultWait.D(), MaxWait: cfg.HTTP.MaxWait.D(),
 		LeaseOwner: replica, Lease: cfg.Execution.Lease.D(),
+		RequireChatKey: cfg.Chat.RequireIdempotencyKey, ChatWait: cfg.Chat.Wait.D(),
 	}, api.Deps{
 		Store: st, Listener: listener, Prompts: prompts, Routes: routeNames, Exec: runner,
 		Auth: &api.KeyAuth{Static: apiKeys, Store: st}, Log: log,

@@ -62,6 +62,7 @@ func buildRoutes(cfg *config.Config) map[string]*race.Route {
 			HedgeMin: r.HedgeMin.D(), HedgeMax: r.HedgeMax.D(),
 			MaxInflight: r.MaxInflight, MaxAttempts: r.MaxAttempts, Deadline: r.Deadline.D(),
 			FailoverOnContentPolicy: r.FailoverOnContentPolicy, KeepLosers: r.KeepLosers,
+			ConformancePrompt: r.ConformancePrompt,
 		}
 	}
 	return out

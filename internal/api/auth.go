@@ -47,26 +47,40 @@ func ownerFrom(ctx context.Context) string { s, _ := ctx.Value(ownerKey{}).(stri
 
 // authed wraps h so it runs only for a valid API key, with the owner in context.
 func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
+	return s.withOwner(h, func(w http.ResponseWriter, r *http.Request, status int, title, detail string) {
+		writeProblem(w, r, problem{Status: status, Type: authProblemType(status), Title: title, Detail: detail})
+	})
+}
+
+func authProblemType(status int) string {
+	if status == http.StatusUnauthorized {
+		return "unauthenticated"
+	}
+	return "unavailable"
+}
+
+// withOwner authenticates the request and calls h with the owner in context,
+// or reports the failure through fail (whose shape depends on the endpoint).
+func (s *Server) withOwner(h http.HandlerFunc, fail func(w http.ResponseWriter, r *http.Request, status int, title, detail string)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		key, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		key = strings.TrimSpace(key)
 		if !found || key == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="router"`)
-			writeProblem(w, r, problem{Status: http.StatusUnauthorized, Type: "unauthenticated", Title: "Missing API key",
-				Detail: "send your API key as 'Authorization: Bearer <key>'"})
+			fail(w, r, http.StatusUnauthorized, "Missing API key", "send your API key as 'Authorization: Bearer <key>'")
 			return
 		}
 		owner, ok, err := s.Auth.Owner(r.Context(), key)
 		if err != nil {
 			s.Log.Error("API key lookup failed", "err", err)
-			writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "unavailable", Title: "Cannot check API key",
-				Detail: "the router could not reach its database to check the API key; retry shortly"})
+			fail(w, r, http.StatusServiceUnavailable, "Cannot check API key",
+				"the router could not reach its database to check the API key; retry shortly")
 			return
 		}
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="router", error="invalid_token"`)
-			writeProblem(w, r, problem{Status: http.StatusUnauthorized, Type: "unauthenticated", Title: "Unknown API key",
-				Detail: "the API key is not known to this router; create one with `router keys create --owner NAME`"})
+			fail(w, r, http.StatusUnauthorized, "Unknown API key",
+				"the API key is not known to this router; create one with `router keys create --owner NAME`")
 			return
 		}
 		h(w, r.WithContext(context.WithValue(r.Context(), ownerKey{}, owner)))

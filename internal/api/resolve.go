@@ -6,6 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
+
+	"github.com/routerhq/router/internal/chat"
+	"github.com/routerhq/router/internal/contract"
+	"github.com/routerhq/router/internal/providers"
 
 	"github.com/routerhq/router/internal/store"
 )
@@ -56,15 +61,14 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 				Detail: `a "succeeded" resolution needs the attempt's output as "result"; it is validated like any output`, JobID: id})
 			return
 		}
-		p, err := s.Prompts.Get(job.Operation, job.PromptVersion)
+		doc, violations, err := s.judgeResolution(job, seq, req.Result)
 		if err != nil {
-			writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "unknown-prompt", Title: "Prompt not loaded",
-				Detail: "the job's prompt is not loaded, so the result cannot be validated: " + err.Error(), JobID: id})
+			writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "unknown-prompt", Title: "Cannot validate the result",
+				Detail: err.Error(), JobID: id})
 			return
 		}
-		doc, violations := p.Validator().Validate(string(req.Result))
 		if len(violations) > 0 {
-			writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "invalid-result", Title: "Result breaks the prompt's contract",
+			writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "invalid-result", Title: "Result breaks the contract",
 				Detail: fmt.Sprintf("the result fails %d check(s); first: %s", len(violations), violations[0].String()), JobID: id, Violations: violations})
 			return
 		}
@@ -134,4 +138,39 @@ func (s *Server) respondJob(w http.ResponseWriter, r *http.Request, owner, id st
 		}
 	}
 	writeJSON(w, http.StatusOK, job)
+}
+
+// judgeResolution validates a resolution's result like any output: against the
+// prompt's schema and contract, or for a chat job against its response_format,
+// where the result is the assistant's content (a string, or the JSON object).
+func (s *Server) judgeResolution(job *store.Job, seq int, result json.RawMessage) (json.RawMessage, []contract.Violation, error) {
+	if _, ok := chat.Route(job.Operation); ok {
+		var in chat.Input
+		if err := json.Unmarshal(job.Input, &in); err != nil {
+			return nil, nil, fmt.Errorf("the stored chat request does not decode: %w", err)
+		}
+		v, err := in.Validator()
+		if err != nil {
+			return nil, nil, err
+		}
+		content := string(result)
+		var str string
+		if json.Unmarshal(result, &str) == nil {
+			content = str
+		}
+		model := ""
+		for _, a := range job.Attempts {
+			if a.Seq == seq {
+				model = a.Model
+			}
+		}
+		doc, violations := chat.Judge(&in, v, job.ID, &providers.Response{Content: content, Model: model, Created: time.Now(), FinishReason: "stop"})
+		return doc, violations, nil
+	}
+	p, err := s.Prompts.Get(job.Operation, job.PromptVersion)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the job's prompt is not loaded, so the result cannot be validated: %w", err)
+	}
+	doc, violations := p.Validator().Validate(string(result))
+	return doc, violations, nil
 }

@@ -34,6 +34,11 @@ type Config struct {
 	// orchestration lease, so recovery elsewhere leaves it to us.
 	LeaseOwner string
 	Lease      time.Duration
+	// RequireChatKey makes Idempotency-Key mandatory on /v1/chat/completions;
+	// without it each call is its own intent.
+	RequireChatKey bool
+	// ChatWait is how long a chat completion call waits for its job (default 5m).
+	ChatWait time.Duration
 }
 
 // WithDefaults fills unset fields.
@@ -43,6 +48,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.MaxWait <= 0 {
 		c.MaxWait = 60 * time.Second
+	}
+	if c.ChatWait <= 0 {
+		c.ChatWait = 5 * time.Minute
 	}
 	return c
 }
@@ -76,6 +84,8 @@ func New(cfg Config, d Deps) *Server {
 	s.mux.HandleFunc("POST /v1/jobs/{id}/cancel", s.authed(s.cancelJob))
 	s.mux.HandleFunc("POST /v1/jobs/{id}/retry", s.authed(s.retryJob))
 	s.mux.HandleFunc("POST /v1/jobs/{id}/attempts/{seq}/resolve", s.authed(s.resolveAttempt))
+	s.mux.HandleFunc("POST /v1/chat/completions", s.withOwner(s.chatCompletions, openAIAuthFail))
+	s.mux.HandleFunc("GET /v1/models", s.withOwner(s.listModels, openAIAuthFail))
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -31,6 +31,7 @@ type Config struct {
 	Conformance Conformance       `yaml:"conformance"`
 	Log         Log               `yaml:"log"`
 	Execution   Execution         `yaml:"execution"`
+	Chat        Chat              `yaml:"chat"`
 
 	// Dir is the directory of the config file; relative paths resolve from it.
 	Dir string `yaml:"-"`
@@ -105,6 +106,9 @@ type Route struct {
 	FailoverOnContentPolicy bool `yaml:"failover_on_content_policy"`
 	// KeepLosers lets in-flight attempts run after another won, to observe them.
 	KeepLosers bool `yaml:"keep_losers"`
+	// ConformancePrompt names the prompt whose conformance results gate this
+	// route's fallbacks for raw chat completions; empty: no gate for them.
+	ConformancePrompt string `yaml:"conformance_prompt"`
 }
 
 // HedgeDelay parses HedgeAfter: the fixed delay (0 = no hedging) and whether
@@ -115,6 +119,15 @@ func (r *Route) HedgeDelay() (time.Duration, bool) {
 	}
 	d, _ := time.ParseDuration(r.HedgeAfter)
 	return d, false
+}
+
+// Chat settings of the OpenAI-compatible endpoint (SPEC §4.3).
+type Chat struct {
+	// RequireIdempotencyKey rejects calls without Idempotency-Key (default:
+	// each such call is its own intent).
+	RequireIdempotencyKey bool `yaml:"require_idempotency_key"`
+	// Wait is how long a call waits for its job before answering 504 (default 5m).
+	Wait Duration `yaml:"wait"`
 }
 
 // Conformance gate settings (SPEC §9).

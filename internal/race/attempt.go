@@ -6,22 +6,16 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
 )
 
 // runAttempt calls the provider for one running attempt, judges the answer and
 // records the attempt's end. The context's cause says why it was cut short.
-func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attempt, t *Target,
-	p *prompt.Prompt, msgs []providers.Message) attemptResult {
+func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attempt, t *Target, sp *spec) attemptResult {
 	log := r.cfg.Log.With("job_id", job.ID, "attempt_id", a.ID, "owner", job.Owner, "provider", a.Provider, "seq", a.Seq, "role", a.Role)
 	bg := context.WithoutCancel(ctx)
-	req := &providers.Request{
-		AttemptID: a.ID, JobID: job.ID, Model: p.Model, Messages: msgs,
-		Temperature: p.Temperature, MaxTokens: p.MaxTokens, Seed: p.Seed,
-		ResponseFormat: p.ProviderResponseFormat(),
-	}
+	req := sp.request(a, job.ID)
 	callCtx, cancel := context.WithTimeout(ctx, t.Timeout)
 	start := time.Now()
 	resp, err := r.call(callCtx, t, req)
@@ -62,7 +56,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		}
 		return attemptResult{attempt: a, state: state, err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe))}
 	}
-	doc, violations := p.Validator().Validate(resp.Content)
+	doc, violations := sp.judge(resp)
 	if len(violations) > 0 {
 		log.Warn("attempt output failed validation", "violations", len(violations),
 			"first_rule", violations[0].Rule, "first_path", violations[0].Path)

@@ -58,26 +58,22 @@ func (r *Runner) runJob(ctx context.Context, jobID string) {
 // prepare loads what the orchestrator needs; a nil orchestrator comes with the
 // reason the job cannot run.
 func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) (*orchestrator, string) {
-	p, err := r.cfg.Prompts.Get(job.Operation, job.PromptVersion)
-	if err != nil {
-		return nil, "the prompt is no longer loaded: " + err.Error()
-	}
-	msgs, err := p.Render(job.Input)
-	if err != nil {
-		return nil, "the prompt cannot be rendered: " + err.Error()
-	}
 	route, ok := r.cfg.Routes[job.Route]
 	if !ok {
 		return nil, "route " + job.Route + " is no longer configured"
 	}
-	decisions := r.decide(route, p, msgs)
+	sp, err := r.specFor(job, route)
+	if err != nil {
+		return nil, err.Error()
+	}
+	decisions := r.decide(route, sp)
 	if b, err := json.Marshal(decisions); err == nil {
 		if err := r.cfg.Store.SetRouting(ctx, job.ID, b); err != nil {
 			log.Error("could not record routing", "err", err)
 		}
 	}
 	o := &orchestrator{
-		r: r, job: job, prompt: p, msgs: msgs, route: route, log: log,
+		r: r, job: job, spec: sp, route: route, log: log,
 		results: make(chan attemptResult), retries: map[string]int{}, used: map[string]bool{},
 		inflight: map[string]context.CancelCauseFunc{}, reasons: map[string]string{},
 	}

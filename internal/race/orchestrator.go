@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
 )
@@ -24,12 +23,11 @@ var (
 // goroutines and report on results. It holds no guarantee: every attempt is
 // created, bounded and completed by the store.
 type orchestrator struct {
-	r      *Runner
-	job    *store.Job
-	prompt *prompt.Prompt
-	msgs   []providers.Message
-	route  *Route
-	log    *slog.Logger
+	r     *Runner
+	job   *store.Job
+	spec  *spec
+	route *Route
+	log   *slog.Logger
 
 	candidates []string        // eligible providers, route order
 	used       map[string]bool // providers that had an attempt this round
@@ -209,7 +207,10 @@ func (o *orchestrator) next() string {
 			role = store.RolePrimary
 		}
 		if g := o.r.cfg.Gate; g != nil {
-			if ok, why := g.Allow(context.Background(), p, o.prompt, role); !ok {
+			if o.spec.gate == nil {
+				return p
+			}
+			if ok, why := g.Allow(context.Background(), p, o.spec.gate, role); !ok {
 				o.reasons[p] = "skipped: " + why
 				continue
 			}
@@ -224,8 +225,8 @@ func (o *orchestrator) next() string {
 func (o *orchestrator) start(ctx context.Context, provider, role string) {
 	t := o.r.cfg.Targets[provider]
 	model := t.Model
-	if o.prompt.Model != "" {
-		model = o.prompt.Model
+	if o.spec.model != "" {
+		model = o.spec.model
 	}
 	release := func(Outcome) {}
 	if adm := o.r.cfg.Admission; adm != nil {
@@ -282,7 +283,7 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 	o.inflight[a.ID] = cancel
 	go func() {
 		start := time.Now()
-		res := o.r.runAttempt(actx, o.job, a, t, o.prompt, o.msgs)
+		res := o.r.runAttempt(actx, o.job, a, t, o.spec)
 		cancel(nil)
 		release(outcomeOf(res))
 		var kind providers.Kind

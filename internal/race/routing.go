@@ -3,8 +3,6 @@ package race
 import (
 	"fmt"
 
-	"github.com/routerhq/router/internal/prompt"
-	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/tokens"
 )
 
@@ -19,7 +17,7 @@ type Decision struct {
 }
 
 // decide checks each provider of the route for this rendered prompt.
-func (r *Runner) decide(route *Route, p *prompt.Prompt, msgs []providers.Message) []Decision {
+func (r *Runner) decide(route *Route, sp *spec) []Decision {
 	out := make([]Decision, 0, len(route.Providers))
 	for _, name := range route.Providers {
 		d := Decision{Provider: name}
@@ -30,8 +28,8 @@ func (r *Runner) decide(route *Route, p *prompt.Prompt, msgs []providers.Message
 			continue
 		}
 		model := t.Model
-		if p.Model != "" {
-			model = p.Model
+		if sp.model != "" {
+			model = sp.model
 		}
 		enc, err := tokens.EncodingForModel(t.Encoding, model)
 		if err != nil {
@@ -40,14 +38,14 @@ func (r *Runner) decide(route *Route, p *prompt.Prompt, msgs []providers.Message
 			continue
 		}
 		d.Encoding = enc
-		need, fits, err := tokens.Fits(enc, msgs, p.MaxTokens, t.ContextWindow)
-		d.PromptTokens = need - p.MaxTokens
+		need, fits, err := tokens.Fits(enc, sp.msgs, sp.maxTokens, t.ContextWindow)
+		d.PromptTokens = need - sp.maxTokens
 		switch {
 		case err != nil:
 			d.Reason = "cannot count tokens: " + err.Error()
 		case t.ContextWindow > 0 && !fits:
 			d.Reason = fmt.Sprintf("context window too small: the prompt needs %d tokens plus max_tokens %d = %d, the window holds %d",
-				need-p.MaxTokens, p.MaxTokens, need, t.ContextWindow)
+				need-sp.maxTokens, sp.maxTokens, need, t.ContextWindow)
 		default:
 			d.Eligible = true
 		}

@@ -50,6 +50,9 @@ type Route struct {
 	// KeepLosers lets in-flight attempts run on after another won, to observe
 	// them; their results are recorded as lost. Default: cancel them.
 	KeepLosers bool
+	// ConformancePrompt names the prompt whose conformance results gate the
+	// route's fallbacks for raw chat completions; empty turns the gate off for them.
+	ConformancePrompt string
 }
 
 // Gate decides whether a provider may take an attempt of a given role now

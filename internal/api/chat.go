@@ -1,0 +1,165 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/routerhq/router/internal/chat"
+	"github.com/routerhq/router/internal/store"
+)
+
+// chatCompletions is POST /v1/chat/completions: an OpenAI-compatible drop-in
+// (SPEC §4.3). The call is one job; the answer is the winning attempt's
+// completion, stored on the job, so every replay is byte-identical.
+func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
+	owner := ownerFrom(r.Context())
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		writeOpenAIError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "body_too_large", "",
+			fmt.Sprintf("the body is larger than the limit of %d bytes", s.cfg.MaxBodyBytes))
+		return
+	}
+	var req chat.Request
+	if err == nil {
+		err = json.NewDecoder(bytes.NewReader(body)).Decode(&req)
+	}
+	if err != nil {
+		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_json", "",
+			"the body is not a valid chat completion request: "+err.Error())
+		return
+	}
+	if req.Model != "" && !s.Routes[req.Model] {
+		writeOpenAIError(w, http.StatusNotFound, "invalid_request_error", "model_not_found", "model",
+			fmt.Sprintf("the model %q does not exist on this router: GET /v1/models lists the routes it serves", req.Model))
+		return
+	}
+	in, err := req.Normalize()
+	if err != nil {
+		var re *chat.RequestError
+		errors.As(err, &re)
+		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_request", re.Param, re.Message)
+		return
+	}
+	key := ""
+	if len(r.Header.Values("Idempotency-Key")) > 0 || s.cfg.RequireChatKey {
+		k, perr := idempotencyKey(r)
+		if perr != nil {
+			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_idempotency_key", "", perr.Detail)
+			return
+		}
+		key = k
+	} else {
+		key = "auto-" + uuid.NewString() // without a key each call is its own intent
+	}
+	input, err := json.Marshal(in)
+	if err != nil {
+		s.chatInternal(w, "encode request", err)
+		return
+	}
+	op := chat.Operation(req.Model)
+	fp, err := store.Fingerprint(op, "", req.Model, input)
+	if err != nil {
+		s.chatInternal(w, "fingerprint request", err)
+		return
+	}
+	job, created, err := s.Store.CreateJob(r.Context(), store.NewJob{
+		Owner: owner, Operation: op, IdempotencyKey: key, Fingerprint: fp, Route: req.Model, Input: input,
+		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease,
+	})
+	if errors.Is(err, store.ErrKeyReused) {
+		writeOpenAIError(w, http.StatusConflict, "invalid_request_error", "idempotency_key_reused", "",
+			fmt.Sprintf("Idempotency-Key %q was already used for a different request; use a new key for a new intent, or resend the original request unchanged", key))
+		return
+	}
+	if err != nil {
+		s.chatInternal(w, "create job", err)
+		return
+	}
+	if created {
+		s.Log.Info("chat job created", "job_id", job.ID, "owner", owner, "route", req.Model)
+		s.Exec.Submit(job)
+	}
+	w.Header().Set("X-Router-Job-Id", job.ID)
+	if !created {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	if !settled(job.State) {
+		if j, err := s.waitJob(r.Context(), owner, job.ID, s.cfg.ChatWait); err == nil {
+			job = j
+		} else if r.Context().Err() == nil {
+			s.chatInternal(w, "wait for job", err)
+			return
+		}
+	}
+	if job.State != store.JobSucceeded {
+		s.chatFailure(w, job)
+		return
+	}
+	c, err := chat.DecodeCompletion(job.Result)
+	if err != nil {
+		s.chatInternal(w, "read completion", err)
+		return
+	}
+	if req.Stream {
+		writeStream(w, c, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
+		return
+	}
+	writeJSON(w, http.StatusOK, c)
+}
+
+// chatFailure answers a job that did not succeed, in the OpenAI error shape,
+// with the status that says what the caller can do.
+func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job) {
+	reason := "the job " + job.ID + " is " + job.State
+	if job.Error != nil {
+		reason += ": " + *job.Error
+	}
+	switch job.State {
+	case store.JobUnknown:
+		writeOpenAIError(w, http.StatusGatewayTimeout, "server_error", "outcome_unknown", "",
+			reason+" Do not resend with a new Idempotency-Key: the provider may have done the work.")
+		return
+	case store.JobCancelled:
+		writeOpenAIError(w, http.StatusConflict, "invalid_request_error", "job_cancelled", "", reason)
+		return
+	case store.JobFailed:
+	default:
+		writeOpenAIError(w, http.StatusGatewayTimeout, "server_error", "still_running", "",
+			"the job "+job.ID+" is still running; resend the same request with the same Idempotency-Key to attach to it")
+		return
+	}
+	for _, a := range job.Attempts {
+		var e struct {
+			Kind    string `json:"kind"`
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(a.Error, &e)
+		switch e.Kind {
+		case "content_policy":
+			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "content_policy_violation", "", reason)
+			return
+		case "context_length_exceeded":
+			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "context_length_exceeded", "messages", reason)
+			return
+		}
+	}
+	if len(job.Attempts) == 0 && strings.Contains(reason, "no eligible provider") {
+		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "no_eligible_provider", "", reason)
+		return
+	}
+	writeOpenAIError(w, http.StatusBadGateway, "server_error", "upstream_failed", "", reason)
+}
+
+func (s *Server) chatInternal(w http.ResponseWriter, what string, err error) {
+	s.Log.Error(what+" failed", "err", err)
+	writeOpenAIError(w, http.StatusInternalServerError, "server_error", "internal", "",
+		"the router could not "+what+"; retry with the same Idempotency-Key: nothing is duplicated")
+}

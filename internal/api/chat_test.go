@@ -1,0 +1,261 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/routerhq/router/internal/providers"
+)
+
+func (b *bundle) client(apiKey string) *openai.Client {
+	cfg := openai.DefaultConfig(apiKey)
+	cfg.BaseURL = b.srv.URL + "/v1"
+	return openai.NewClientWithConfig(cfg)
+}
+
+func chatReq(content string) openai.ChatCompletionRequest {
+	return openai.ChatCompletionRequest{Model: "default", Messages: []openai.ChatCompletionMessage{
+		{Role: "system", Content: "You answer briefly."}, {Role: "user", Content: content}}}
+}
+
+// Issue 5, acceptance 1: go-openai's own client, plain and streaming.
+func TestChatWithGoOpenAIClient(t *testing.T) {
+	b := setup(t, options{respond: func(int, *providers.Request) providers.Step {
+		return providers.Step{Output: "Hello from the router, in a sentence long enough to need several stream chunks.",
+			Usage: &providers.Usage{PromptTokens: 11, CompletionTokens: 17, TotalTokens: 28}}
+	}})
+	c := b.client(acmeKey)
+	resp, err := c.CreateChatCompletion(context.Background(), chatReq("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(resp.Choices[0].Message.Content, "Hello from the router") || resp.Model != "m1" ||
+		resp.Usage.TotalTokens != 28 || resp.Choices[0].FinishReason != "stop" || !strings.HasPrefix(resp.ID, "chatcmpl-") {
+		t.Fatalf("response %+v", resp)
+	}
+	if resp.Header().Get("X-Router-Job-Id") == "" {
+		t.Fatal("no X-Router-Job-Id header")
+	}
+
+	req := chatReq("stream please")
+	req.Stream = true
+	req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+	stream, err := c.CreateChatCompletionStream(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	var content strings.Builder
+	var usage *openai.Usage
+	chunks, finish := 0, ""
+	for {
+		ch, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks++
+		if ch.Usage != nil {
+			usage = ch.Usage
+		}
+		for _, choice := range ch.Choices {
+			content.WriteString(choice.Delta.Content)
+			if choice.FinishReason != "" {
+				finish = string(choice.FinishReason)
+			}
+		}
+	}
+	if content.String() != resp.Choices[0].Message.Content || finish != "stop" || chunks < 4 {
+		t.Fatalf("stream: %q finish %q in %d chunks", content.String(), finish, chunks)
+	}
+	if usage == nil || usage.TotalTokens != 28 {
+		t.Fatalf("stream usage %+v", usage)
+	}
+
+	models, err := c.ListModels(context.Background())
+	if err != nil || len(models.Models) != 1 || models.Models[0].ID != "default" {
+		t.Fatalf("models %+v %v", models, err)
+	}
+}
+
+// Issue 5, acceptance 1: response_format json_schema is validated; errors come
+// back as go-openai's APIError.
+func TestChatSchemaAndErrors(t *testing.T) {
+	b := setup(t, options{
+		respond:  func(int, *providers.Request) providers.Step { return providers.Step{Output: `{"answer": 42, "extra": true}`} },
+		fallback: func(int, *providers.Request) providers.Step { return providers.Step{Output: `{"answer": "forty-two"}`} },
+	})
+	c := b.client(acmeKey)
+	req := chatReq("what is the answer?")
+	req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+		JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "answer", Strict: true,
+			Schema: json.RawMessage(`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"],"additionalProperties":false}`)}}
+	resp, err := c.CreateChatCompletion(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Choices[0].Message.Content != `{"answer": "forty-two"}` || resp.Model != "m2" {
+		t.Fatalf("schema-valid answer expected from the fallback: %+v", resp)
+	}
+	sent := b.primary.Requests()[0].ResponseFormat
+	if sent == nil || sent.Type != "json_schema" || !strings.Contains(string(sent.Schema), "answer") {
+		t.Fatalf("the schema did not reach the provider: %+v", sent)
+	}
+
+	unknown := chatReq("x")
+	unknown.Model = "no-such-route"
+	_, err = c.CreateChatCompletion(context.Background(), unknown)
+	var apiErr *openai.APIError
+	if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != 404 || apiErr.Code != "model_not_found" {
+		t.Fatalf("unknown model: %v", err)
+	}
+	_, err = b.client("wrong-key").CreateChatCompletion(context.Background(), chatReq("x"))
+	if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != 401 {
+		t.Fatalf("wrong key: %v", err)
+	}
+}
+
+// Issue 5, acceptance 2: primary 503, the fallback answers; the client sees the
+// fallback's model and usage; the failed attempt is on the job.
+func TestChatFailoverShowsWinnersModelAndUsage(t *testing.T) {
+	b := setup(t, options{
+		respond: func(int, *providers.Request) providers.Step { return providers.Step{Status: 503} },
+		fallback: func(int, *providers.Request) providers.Step {
+			return providers.Step{Output: "from the fallback", Usage: &providers.Usage{PromptTokens: 5, CompletionTokens: 3, TotalTokens: 8}}
+		},
+	})
+	resp, err := b.client(acmeKey).CreateChatCompletion(context.Background(), chatReq("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Model != "m2" || resp.Usage.TotalTokens != 8 || resp.Choices[0].Message.Content != "from the fallback" {
+		t.Fatalf("response %+v", resp)
+	}
+	job := b.do(t, "GET", "/v1/jobs/"+resp.Header().Get("X-Router-Job-Id"), acmeKey, "")
+	attempts := job.body["attempts"].([]any)
+	if len(attempts) != 2 || attempts[0].(map[string]any)["state"] != "failed" || attempts[1].(map[string]any)["state"] != "won" {
+		t.Fatalf("attempts %s", job.raw)
+	}
+}
+
+// Issue 5, acceptance 3: a cut, stalled or malformed stream never reaches the
+// client as success: it gets the fallback's full answer, or a clear error.
+func TestChatBrokenStreamsNeverLeak(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		step providers.Step
+	}{
+		{"cut", providers.Step{Output: "PARTIAL answer that is cut", StreamCut: true}},
+		{"stalled", providers.Step{Output: "PARTIAL answer that stalls", StreamStall: true}},
+		{"malformed", providers.Step{Output: "PARTIAL answer with a bad chunk", StreamMalformed: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := setup(t, options{
+				respond:  func(int, *providers.Request) providers.Step { return tc.step },
+				fallback: func(int, *providers.Request) providers.Step { return providers.Step{Output: "the full answer"} },
+			})
+			req := chatReq("stream")
+			req.Stream = true
+			stream, err := b.client(acmeKey).CreateChatCompletionStream(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got strings.Builder
+			for {
+				ch, err := stream.Recv()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range ch.Choices {
+					got.WriteString(c.Delta.Content)
+				}
+			}
+			stream.Close()
+			if got.String() != "the full answer" {
+				t.Fatalf("client received %q", got.String())
+			}
+		})
+	}
+	// With no fallback, the client gets a clear error, not the partial text.
+	b := setup(t, options{respond: func(int, *providers.Request) providers.Step {
+		return providers.Step{Output: "PARTIAL", StreamCut: true}
+	}})
+	req := chatReq("stream")
+	req.Stream = true
+	_, err := b.client(acmeKey).CreateChatCompletionStream(context.Background(), req)
+	var apiErr *openai.APIError
+	if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != http.StatusBadGateway || !strings.Contains(apiErr.Message, "stream_cut") {
+		t.Fatalf("no-fallback error: %v", err)
+	}
+}
+
+// Issue 5, acceptance 4: two concurrent calls with one key → one provider call,
+// identical responses; a later call → a byte-identical response.
+func TestChatIdempotencyKey(t *testing.T) {
+	release := make(chan struct{})
+	arrived := make(chan struct{}, 10)
+	b := setup(t, options{respond: func(int, *providers.Request) providers.Step {
+		arrived <- struct{}{}
+		<-release
+		return providers.Step{Output: "only once"}
+	}})
+	body := `{"model":"default","messages":[{"role":"user","content":"charge the card"}],"some_future_field":{"x":1}}`
+	post := func() (int, []byte, http.Header) {
+		req, _ := http.NewRequest("POST", b.srv.URL+"/v1/chat/completions", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+acmeKey)
+		req.Header.Set("Idempotency-Key", "charge-77")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+			return 0, nil, nil
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, raw, resp.Header
+	}
+	var wg sync.WaitGroup
+	bodies := make([][]byte, 2)
+	statuses := make([]int, 2)
+	for i := range 2 {
+		wg.Go(func() { statuses[i], bodies[i], _ = post() })
+	}
+	<-arrived
+	close(release)
+	wg.Wait()
+	if statuses[0] != 200 || statuses[1] != 200 || string(bodies[0]) != string(bodies[1]) {
+		t.Fatalf("concurrent: %d %d\n%s\n%s", statuses[0], statuses[1], bodies[0], bodies[1])
+	}
+	status, third, hdr := post()
+	if status != 200 || string(third) != string(bodies[0]) || hdr.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("later call: %d %v\n%s\n%s", status, hdr, third, bodies[0])
+	}
+	if b.primary.Calls() != 1 {
+		t.Fatalf("provider calls = %d, want 1", b.primary.Calls())
+	}
+	// The same key with another request is refused, in the OpenAI shape.
+	req, _ := http.NewRequest("POST", b.srv.URL+"/v1/chat/completions", strings.NewReader(`{"model":"default","messages":[{"role":"user","content":"refund"}]}`))
+	req.Header.Set("Authorization", "Bearer "+acmeKey)
+	req.Header.Set("Idempotency-Key", "charge-77")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(string(raw), "idempotency_key_reused") {
+		t.Fatalf("reuse: %d %s", resp.StatusCode, raw)
+	}
+}

@@ -1,0 +1,38 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+// openAIError is the error object OpenAI's API and SDKs use.
+type openAIError struct {
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    *string `json:"code"`
+}
+
+// writeOpenAIError answers in the OpenAI error shape.
+func writeOpenAIError(w http.ResponseWriter, status int, typ, code, param, message string) {
+	e := openAIError{Message: message, Type: typ}
+	if code != "" {
+		e.Code = &code
+	}
+	if param != "" {
+		e.Param = &param
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]openAIError{"error": e})
+}
+
+// openAIAuthFail reports an authentication failure in the OpenAI shape.
+func openAIAuthFail(w http.ResponseWriter, _ *http.Request, status int, _ string, detail string) {
+	typ, code := "invalid_request_error", "invalid_api_key"
+	if status != http.StatusUnauthorized {
+		typ, code = "server_error", "unavailable"
+	}
+	writeOpenAIError(w, status, typ, code, "", detail)
+}

@@ -1,0 +1,85 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"unicode/utf8"
+
+	"github.com/routerhq/router/internal/chat"
+	"github.com/routerhq/router/internal/providers"
+)
+
+// streamChunkBytes is the most content one SSE chunk carries.
+const streamChunkBytes = 64
+
+type chunk struct {
+	ID                string           `json:"id"`
+	Object            string           `json:"object"`
+	Created           int64            `json:"created"`
+	Model             string           `json:"model"`
+	SystemFingerprint *string          `json:"system_fingerprint"`
+	Choices           []chunkChoice    `json:"choices"`
+	Usage             *providers.Usage `json:"usage,omitempty"`
+}
+
+type chunkChoice struct {
+	Index        int     `json:"index"`
+	Delta        delta   `json:"delta"`
+	FinishReason *string `json:"finish_reason"`
+}
+
+type delta struct {
+	Role    string  `json:"role,omitempty"`
+	Content *string `json:"content,omitempty"`
+}
+
+// writeStream sends a validated, complete completion as Server-Sent Events in
+// OpenAI's chunk format, ending with data: [DONE]. Nothing is sent before the
+// whole answer has won, so a client never sees a partial answer as success.
+func writeStream(w http.ResponseWriter, c *chat.Completion, includeUsage bool) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("Connection", "keep-alive")
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	base := chunk{ID: c.ID, Object: "chat.completion.chunk", Created: c.Created, Model: c.Model}
+	with := func(d delta, finish *string) chunk {
+		ch := base
+		ch.Choices = []chunkChoice{{Index: 0, Delta: d, FinishReason: finish}}
+		return ch
+	}
+	empty := ""
+	send(with(delta{Role: "assistant", Content: &empty}, nil))
+	content, finish := "", "stop"
+	if len(c.Choices) > 0 {
+		content, finish = c.Choices[0].Message.Content, c.Choices[0].FinishReason
+	}
+	for len(content) > 0 {
+		n := min(streamChunkBytes, len(content))
+		for n < len(content) && !utf8.RuneStart(content[n]) {
+			n++
+		}
+		piece := content[:n]
+		content = content[n:]
+		send(with(delta{Content: &piece}, nil))
+	}
+	send(with(delta{}, &finish))
+	if includeUsage {
+		u := base
+		u.Choices = []chunkChoice{}
+		u.Usage = &c.Usage
+		send(u)
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	if flusher != nil {
+		flusher.Flush()
+	}
+}

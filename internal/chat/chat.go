@@ -1,0 +1,146 @@
+// Package chat owns the OpenAI Chat Completions shapes the router speaks on
+// POST /v1/chat/completions (SPEC §4.3): the request it accepts, its normalised
+// form stored as a job's input (the intent), how a winning answer is judged, and
+// the completion object stored as the job's result so that every replay is
+// byte-identical.
+//
+// It must not touch the database, HTTP or the race: internal/api parses with it,
+// internal/race runs and judges with it.
+package chat
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/routerhq/router/internal/contract"
+	"github.com/routerhq/router/internal/providers"
+)
+
+// OperationPrefix marks chat jobs: their operation is "chat:<route>".
+const OperationPrefix = "chat:"
+
+// Operation is the job operation of a chat completion on route.
+func Operation(route string) string { return OperationPrefix + route }
+
+// Route returns the route of a chat operation, and whether it is one.
+func Route(operation string) (string, bool) { return strings.CutPrefix(operation, OperationPrefix) }
+
+// Input is the normalised intent of a chat completion request: what is sent
+// to providers. Streaming options are not part of it (a streamed and a plain
+// call of the same intent are the same job).
+type Input struct {
+	Messages       []providers.Message `json:"messages"`
+	Temperature    *float32            `json:"temperature,omitempty"`
+	MaxTokens      int                 `json:"max_tokens,omitempty"`
+	Seed           *int                `json:"seed,omitempty"`
+	User           string              `json:"user,omitempty"`
+	ResponseFormat *ResponseFormat     `json:"response_format,omitempty"`
+}
+
+// ResponseFormat is OpenAI's response_format.
+type ResponseFormat struct {
+	Type       string      `json:"type"` // text | json_object | json_schema
+	JSONSchema *JSONSchema `json:"json_schema,omitempty"`
+}
+
+// JSONSchema is OpenAI's response_format.json_schema.
+type JSONSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict,omitempty"`
+}
+
+// ProviderFormat is the structured-output request for providers.
+func (in *Input) ProviderFormat() *providers.ResponseFormat {
+	if in.ResponseFormat == nil {
+		return nil
+	}
+	switch in.ResponseFormat.Type {
+	case "json_schema":
+		js := in.ResponseFormat.JSONSchema
+		return &providers.ResponseFormat{Type: "json_schema", Name: js.Name, Schema: js.Schema, Strict: js.Strict}
+	case "json_object":
+		return &providers.ResponseFormat{Type: "json_object"}
+	}
+	return nil
+}
+
+// Validator compiles the json_schema of the response format, or returns nil
+// when the request has none.
+func (in *Input) Validator() (*contract.Validator, error) {
+	if in.ResponseFormat == nil || in.ResponseFormat.Type != "json_schema" {
+		return nil, nil
+	}
+	noExtra := false
+	return contract.NewValidator(in.ResponseFormat.JSONSchema.Schema, "response_format.json_schema",
+		contract.Rules{NoExtraKeys: &noExtra})
+}
+
+// Completion is the chat.completion object the router answers with, stored as
+// the job's result.
+type Completion struct {
+	ID                string          `json:"id"`
+	Object            string          `json:"object"`
+	Created           int64           `json:"created"`
+	Model             string          `json:"model"`
+	Choices           []Choice        `json:"choices"`
+	Usage             providers.Usage `json:"usage"`
+	SystemFingerprint *string         `json:"system_fingerprint"`
+}
+
+// Choice is one choice of a completion.
+type Choice struct {
+	Index        int               `json:"index"`
+	Message      providers.Message `json:"message"`
+	FinishReason string            `json:"finish_reason"`
+}
+
+// CompletionID is the id of the job's completion: one per job, so every replay
+// of an intent carries the same id.
+func CompletionID(jobID string) string { return "chatcmpl-" + strings.ReplaceAll(jobID, "-", "") }
+
+// Judge decides whether a provider's answer may win a chat job, and builds the
+// completion stored as the job's result. v is the request's schema validator
+// (nil for none).
+func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Response) (json.RawMessage, []contract.Violation) {
+	content := resp.Content
+	switch {
+	case v != nil:
+		if _, violations := v.Validate(content); len(violations) > 0 {
+			return nil, violations
+		}
+	case in.ResponseFormat != nil && in.ResponseFormat.Type == "json_object":
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(strings.TrimSpace(content)), &obj); err != nil {
+			return nil, []contract.Violation{{Rule: "json.syntax", Path: "$", Message: "response_format json_object asks for a JSON object: " + err.Error()}}
+		}
+	case strings.TrimSpace(content) == "":
+		return nil, []contract.Violation{{Rule: "empty", Path: "$", Message: "the answer is empty"}}
+	}
+	finish := resp.FinishReason
+	if finish == "" {
+		finish = "stop"
+	}
+	c := Completion{
+		ID: CompletionID(jobID), Object: "chat.completion", Created: resp.Created.Unix(), Model: resp.Model,
+		Choices: []Choice{{Index: 0, Message: providers.Message{Role: "assistant", Content: content}, FinishReason: finish}},
+		Usage:   resp.Usage,
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, []contract.Violation{{Rule: "encode", Path: "$", Message: err.Error()}}
+	}
+	return b, nil
+}
+
+// DecodeCompletion reads a stored completion.
+func DecodeCompletion(raw json.RawMessage) (*Completion, error) {
+	var c Completion
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("stored completion: %w", err)
+	}
+	return &c, nil
+}

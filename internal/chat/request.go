@@ -1,0 +1,121 @@
+package chat
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/routerhq/router/internal/providers"
+)
+
+// Request is the body of POST /v1/chat/completions as clients send it. Fields
+// the router does not use are ignored, not rejected.
+type Request struct {
+	Model               string          `json:"model"`
+	Messages            []wireMessage   `json:"messages"`
+	Temperature         *float32        `json:"temperature"`
+	MaxTokens           int             `json:"max_tokens"`
+	MaxCompletionTokens int             `json:"max_completion_tokens"`
+	Seed                *int            `json:"seed"`
+	User                string          `json:"user"`
+	ResponseFormat      *ResponseFormat `json:"response_format"`
+	Stream              bool            `json:"stream"`
+	StreamOptions       *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	Tools      json.RawMessage `json:"tools"`
+	N          *int            `json:"n"`
+	ToolChoice json.RawMessage `json:"tool_choice"`
+}
+
+type wireMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+	Name    string          `json:"name"`
+}
+
+// RequestError is a request the router cannot serve; Param names the field.
+type RequestError struct {
+	Param   string
+	Message string
+}
+
+func (e *RequestError) Error() string { return e.Message }
+
+// Normalize checks the request and returns the intent to store.
+func (r *Request) Normalize() (*Input, error) {
+	bad := func(param, format string, args ...any) (*Input, error) {
+		return nil, &RequestError{Param: param, Message: fmt.Sprintf(format, args...)}
+	}
+	if r.Model == "" {
+		return bad("model", "model is required: name one of the routes listed by GET /v1/models")
+	}
+	if len(r.Messages) == 0 {
+		return bad("messages", "messages must hold at least one message")
+	}
+	if r.N != nil && *r.N != 1 {
+		return bad("n", "only n=1 is supported: the router returns the one winning completion")
+	}
+	if len(r.Tools) > 0 && string(r.Tools) != "null" {
+		return bad("tools", "tools are not supported by this router yet: send the request without tools, or call the provider directly")
+	}
+	in := &Input{Temperature: r.Temperature, MaxTokens: r.MaxTokens, Seed: r.Seed, User: r.User, ResponseFormat: r.ResponseFormat}
+	if r.MaxCompletionTokens > 0 {
+		in.MaxTokens = r.MaxCompletionTokens
+	}
+	for i, m := range r.Messages {
+		switch m.Role {
+		case "system", "developer", "user", "assistant":
+		default:
+			return bad(fmt.Sprintf("messages[%d].role", i), "role %q is not supported (use system, developer, user or assistant)", m.Role)
+		}
+		text, err := contentText(m.Content)
+		if err != nil {
+			return bad(fmt.Sprintf("messages[%d].content", i), "%v", err)
+		}
+		in.Messages = append(in.Messages, providers.Message{Role: m.Role, Content: text})
+	}
+	if rf := r.ResponseFormat; rf != nil {
+		switch rf.Type {
+		case "text", "":
+			in.ResponseFormat = nil
+		case "json_object":
+		case "json_schema":
+			if rf.JSONSchema == nil || len(rf.JSONSchema.Schema) == 0 {
+				return bad("response_format.json_schema", "response_format json_schema needs json_schema.schema")
+			}
+			if rf.JSONSchema.Name == "" {
+				rf.JSONSchema.Name = "response"
+			}
+		default:
+			return bad("response_format.type", "response_format.type %q is not text, json_object or json_schema", rf.Type)
+		}
+	}
+	if _, err := in.Validator(); err != nil {
+		return bad("response_format.json_schema.schema", "the JSON Schema does not compile: %v", err)
+	}
+	return in, nil
+}
+
+// contentText accepts a string, or an array of text parts (joined).
+func contentText(raw json.RawMessage) (string, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", fmt.Errorf("content must be a string or an array of text parts")
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type != "text" {
+			return "", fmt.Errorf("content part type %q is not supported; only text parts are", p.Type)
+		}
+		b.WriteString(p.Text)
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,79 @@
+package race
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/routerhq/router/internal/chat"
+	"github.com/routerhq/router/internal/contract"
+	"github.com/routerhq/router/internal/prompt"
+	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/store"
+)
+
+// spec is what a job asks of providers and how their answers are judged. It is
+// built from a prompt (prompt jobs) or from a chat completion request (chat
+// jobs); the race itself does not care which.
+type spec struct {
+	msgs        []providers.Message
+	model       string // overrides the provider's model when set
+	temperature *float32
+	maxTokens   int
+	seed        *int
+	user        string
+	format      *providers.ResponseFormat
+	// gate is the prompt whose conformance results gate fallbacks; nil skips
+	// the conformance gate (a chat route that names no gating prompt).
+	gate *prompt.Prompt
+	// judge returns the job's result for a winning answer, or its violations.
+	judge func(resp *providers.Response) (json.RawMessage, []contract.Violation)
+}
+
+func (s *spec) request(a *store.Attempt, jobID string) *providers.Request {
+	return &providers.Request{
+		AttemptID: a.ID, JobID: jobID, Model: s.model, Messages: s.msgs,
+		Temperature: s.temperature, MaxTokens: s.maxTokens, Seed: s.seed, User: s.user,
+		ResponseFormat: s.format,
+	}
+}
+
+// specFor builds the spec of a job, or says why the job cannot run.
+func (r *Runner) specFor(job *store.Job, route *Route) (*spec, error) {
+	if _, ok := chat.Route(job.Operation); ok {
+		var in chat.Input
+		if err := json.Unmarshal(job.Input, &in); err != nil {
+			return nil, fmt.Errorf("the stored chat request does not decode: %w", err)
+		}
+		v, err := in.Validator()
+		if err != nil {
+			return nil, fmt.Errorf("the response_format schema does not compile: %w", err)
+		}
+		s := &spec{msgs: in.Messages, temperature: in.Temperature, maxTokens: in.MaxTokens, seed: in.Seed,
+			user: in.User, format: in.ProviderFormat(),
+			judge: func(resp *providers.Response) (json.RawMessage, []contract.Violation) {
+				return chat.Judge(&in, v, job.ID, resp)
+			}}
+		if route.ConformancePrompt != "" {
+			p, err := r.cfg.Prompts.Get(route.ConformancePrompt, "")
+			if err != nil {
+				return nil, fmt.Errorf("the route's conformance prompt is not loaded: %w", err)
+			}
+			s.gate = p
+		}
+		return s, nil
+	}
+	p, err := r.cfg.Prompts.Get(job.Operation, job.PromptVersion)
+	if err != nil {
+		return nil, fmt.Errorf("the prompt is no longer loaded: %w", err)
+	}
+	msgs, err := p.Render(job.Input)
+	if err != nil {
+		return nil, fmt.Errorf("the prompt cannot be rendered: %w", err)
+	}
+	v := p.Validator()
+	return &spec{msgs: msgs, model: p.Model, temperature: p.Temperature, maxTokens: p.MaxTokens, seed: p.Seed,
+		format: p.ProviderResponseFormat(), gate: p,
+		judge: func(resp *providers.Response) (json.RawMessage, []contract.Violation) {
+			return v.Validate(resp.Content)
+		}}, nil
+}

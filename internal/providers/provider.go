@@ -22,8 +22,12 @@
 //
 //	#scripted: <directive> [<directive> ...]
 //
-// (leading spaces allowed, several such lines merge) replaces the script for that
-// one call. Directives are separated by spaces:
+// (leading spaces allowed, several such lines merge) changes the scripted step
+// of that one call: a directive naming an outcome (output, status, error, hang,
+// cut, stall, malformed) replaces the scripted outcome; latency, model and
+// retry_after only adjust it.
+// A line `#scripted@<provider>: ...` applies only to the scripted provider of that
+// name. Directives are separated by spaces:
 //
 //	status=<code>       fail as the taxonomy classifies that HTTP status (2xx answers)
 //	retry_after=<dur>   Retry-After for status= or error= (2s, 1500ms, or seconds: 2)

@@ -38,24 +38,24 @@ func (s *Scripted) record(req *Request) int {
 	return s.calls
 }
 
-// step chooses the step for call n: a directive in the request, else Respond,
-// else Steps.
+// step chooses the step for call n: Respond, else Steps, with the request's
+// directives (those for every scripted provider, and those addressed to this
+// one by name) applied on top.
 func (s *Scripted) step(n int, req *Request) (Step, *Error) {
-	if st, ok, err := directiveStep(req); ok || err != nil {
-		if err != nil {
-			e := NewError(s.cfg.Name, KindBadRequest, err.Error())
-			e.Err = err
-			return Step{}, e
-		}
-		return st, nil
+	var base Step
+	switch {
+	case s.cfg.Respond != nil:
+		base = s.cfg.Respond(n, cloneRequest(req))
+	case len(s.cfg.Steps) > 0:
+		base = s.cfg.Steps[min(n, len(s.cfg.Steps))-1]
 	}
-	if s.cfg.Respond != nil {
-		return s.cfg.Respond(n, cloneRequest(req)), nil
+	st, _, err := directiveStep(req, s.cfg.Name, base)
+	if err != nil {
+		e := NewError(s.cfg.Name, KindBadRequest, err.Error())
+		e.Err = err
+		return Step{}, e
 	}
-	if len(s.cfg.Steps) == 0 {
-		return Step{}, nil
-	}
-	return s.cfg.Steps[min(n, len(s.cfg.Steps))-1], nil
+	return st, nil
 }
 
 func (s *Scripted) run(ctx context.Context, n int, req *Request, st Step, onDelta func(string)) (*Response, error) {

@@ -10,25 +10,57 @@ import (
 // DirectivePrefix starts a scripted directive line in the last user message.
 const DirectivePrefix = "#scripted:"
 
-// directiveStep builds the step from the `#scripted:` lines of the last user
-// message. ok=false when there are none.
-func directiveStep(req *Request) (st Step, ok bool, err error) {
+// directiveStep applies to base the `#scripted:` lines of the last user message,
+// and the `#scripted@<name>:` lines addressed to the provider called name.
+// ok=false when there are none.
+func directiveStep(req *Request, name string, base Step) (st Step, ok bool, err error) {
 	msg, found := lastUserMessage(req)
 	if !found {
-		return Step{}, false, nil
+		return base, false, nil
 	}
 	for _, line := range strings.Split(msg, "\n") {
 		line = strings.TrimSpace(line)
 		rest, isDirective := strings.CutPrefix(line, DirectivePrefix)
 		if !isDirective {
-			continue
+			target, r, addressed := strings.Cut(strings.TrimPrefix(line, "#scripted@"), ":")
+			if !strings.HasPrefix(line, "#scripted@") || !addressed || target != name {
+				continue
+			}
+			rest = r
 		}
 		ok = true
 		if err := parseDirective(rest, &st); err != nil {
 			return Step{}, true, err
 		}
 	}
-	return st, ok, nil
+	if !ok {
+		return base, false, nil
+	}
+	return overlay(base, st), true, nil
+}
+
+// overlay applies directives d to the scripted step base: a directive that
+// names an outcome (output, status, error, hang, cut, stall, malformed)
+// replaces the scripted outcome; latency, model and retry_after adjust it.
+func overlay(base, d Step) Step {
+	out := base
+	if d.Output != "" || d.Status != 0 || d.Error != nil || d.Hang || d.StreamCut || d.StreamStall || d.StreamMalformed {
+		out.Output, out.Status, out.Error = d.Output, d.Status, d.Error
+		out.Hang, out.StreamCut, out.StreamStall, out.StreamMalformed = d.Hang, d.StreamCut, d.StreamStall, d.StreamMalformed
+		if d.Output == "" {
+			out.Output = base.Output // a stream failure delivers half of the scripted answer
+		}
+	}
+	if d.Latency != 0 {
+		out.Latency = d.Latency
+	}
+	if d.Model != "" {
+		out.Model = d.Model
+	}
+	if d.RetryAfter != 0 {
+		out.RetryAfter = d.RetryAfter
+	}
+	return out
 }
 
 func lastUserMessage(req *Request) (string, bool) {

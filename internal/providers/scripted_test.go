@@ -218,7 +218,7 @@ func TestScriptedDirectives(t *testing.T) {
 				t.Fatalf("%+v %v", resp, err)
 			}
 		}},
-		{"model", "#scripted: model=big-model", func(t *testing.T, resp *Response, err error) {
+		{"model", "#scripted: model=big-model output={}", func(t *testing.T, resp *Response, err error) {
 			if err != nil || resp.Model != "big-model" || resp.Content != "{}" {
 				t.Fatalf("%+v %v", resp, err)
 			}
@@ -270,6 +270,26 @@ func TestScriptedDirectives(t *testing.T) {
 		defer cancel()
 		_, err := s.Complete(ctx, userReq("a", "#scripted: hang"))
 		assertKind(t, err, KindTimeout, FaultNetwork, ActionFailover, true)
+	})
+
+	t.Run("adjusting directives keep the scripted outcome", func(t *testing.T) {
+		s := NewScripted(ScriptedConfig{Name: "primary", Steps: []Step{{Output: `{"ok":true}`}}})
+		resp, err := s.Complete(context.Background(), userReq("a", "#scripted: latency=1ms model=m9"))
+		if err != nil || resp.Content != `{"ok":true}` || resp.Model != "m9" {
+			t.Fatalf("%+v %v", resp, err)
+		}
+	})
+
+	t.Run("addressed directives apply to that provider only", func(t *testing.T) {
+		msg := "text\n#scripted@primary: status=503"
+		primary := NewScripted(ScriptedConfig{Name: "primary", Steps: []Step{{Output: `{"ok":1}`}}})
+		fallback := NewScripted(ScriptedConfig{Name: "fallback", Steps: []Step{{Output: `{"ok":2}`}}})
+		_, err := primary.Complete(context.Background(), userReq("a", msg))
+		assertKind(t, err, KindUnavailable, FaultProvider, ActionRetry, false)
+		resp, err := fallback.Complete(context.Background(), userReq("a", msg))
+		if err != nil || resp.Content != `{"ok":2}` {
+			t.Fatalf("fallback: %+v %v", resp, err)
+		}
 	})
 
 	t.Run("only the last user message counts", func(t *testing.T) {

@@ -81,7 +81,7 @@ func (r *Runner) reconcile(ctx context.Context, batch int) {
 	if len(names) == 0 {
 		return
 	}
-	unknown, err := r.cfg.Store.ListUnknownAttempts(ctx, names, batch)
+	unknown, err := r.cfg.Store.ListUnknownAttempts(ctx, names, r.cfg.ReconcileAfter, batch)
 	if err != nil {
 		if ctx.Err() == nil {
 			r.cfg.Log.Error("reconcile: could not list unknown attempts", "err", err)

@@ -79,10 +79,14 @@ type Config struct {
 	LeaseOwner string        // this process's id
 	Lease      time.Duration // default 30s
 	Backoff    Backoff
-	Gate       Gate      // conformance; nil allows every provider
-	Admission  Admission // circuit breakers; nil admits every attempt
-	Observer   Observer  // metrics; nil observes nothing
-	Log        *slog.Logger
+	// ReconcileAfter is how long an attempt stays unknown before its provider
+	// is asked about it (default 2m): a provider may still be working on a
+	// request the router gave up on, and "no record" is only trusted after it.
+	ReconcileAfter time.Duration
+	Gate           Gate      // conformance; nil allows every provider
+	Admission      Admission // circuit breakers; nil admits every attempt
+	Observer       Observer  // metrics; nil observes nothing
+	Log            *slog.Logger
 }
 
 // Runner runs jobs in the background. Start it, Submit jobs, Stop it.
@@ -113,6 +117,9 @@ func New(cfg Config) *Runner {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.ReconcileAfter == 0 {
+		cfg.ReconcileAfter = 2 * time.Minute
 	}
 	if cfg.Observer == nil {
 		cfg.Observer = nopObserver{}

@@ -70,7 +70,7 @@ func setup(t *testing.T, route race.Route, specs ...provSpec) *bundle {
 	b.runner = race.New(race.Config{
 		Store: db.Store, Listener: b.listener, Prompts: prompts, Targets: targets,
 		Routes: map[string]*race.Route{"default": &route}, LeaseOwner: "test-runner", Lease: 30 * time.Second, Log: log,
-		Backoff: race.Backoff{Base: time.Millisecond, Cap: 5 * time.Millisecond},
+		Backoff: race.Backoff{Base: time.Millisecond, Cap: 5 * time.Millisecond}, ReconcileAfter: time.Nanosecond,
 	})
 	t.Cleanup(func() {
 		b.stop()
@@ -98,6 +98,14 @@ var keySeq struct {
 // submit creates a triage job and hands it to the runner.
 func (b *bundle) submit(t *testing.T) *store.Job {
 	t.Helper()
+	job := b.submitWithoutRunning(t, "test-runner")
+	b.runner.Submit(job)
+	return job
+}
+
+// submitWithoutRunning creates a triage job whose lease is held by leaseOwner.
+func (b *bundle) submitWithoutRunning(t *testing.T, leaseOwner string) *store.Job {
+	t.Helper()
 	keySeq.Lock()
 	keySeq.n++
 	key := "key-" + time.Now().Format("150405.000000") + "-" + string(rune('a'+keySeq.n%26))
@@ -106,12 +114,11 @@ func (b *bundle) submit(t *testing.T) *store.Job {
 	fp, _ := store.Fingerprint("triage", "", "", input)
 	job, created, err := b.st.CreateJob(context.Background(), store.NewJob{
 		Owner: "acme", Operation: "triage", IdempotencyKey: key, Fingerprint: fp,
-		PromptVersion: "1", Route: "default", Input: input, LeaseOwner: "test-runner", LeaseFor: 30 * time.Second,
+		PromptVersion: "1", Route: "default", Input: input, LeaseOwner: leaseOwner, LeaseFor: 30 * time.Second,
 	})
 	if err != nil || !created {
 		t.Fatalf("create job: %v created=%v", err, created)
 	}
-	b.runner.Submit(job)
 	return job
 }
 

@@ -46,12 +46,14 @@ type UnknownAttempt struct {
 	Seq                                                  int
 }
 
-// ListUnknownAttempts lists up to limit unknown attempts on the given providers.
-func (s *Store) ListUnknownAttempts(ctx context.Context, providers []string, limit int) ([]UnknownAttempt, error) {
+// ListUnknownAttempts lists up to limit attempts on the given providers that
+// have been unknown for at least minAge (database clock).
+func (s *Store) ListUnknownAttempts(ctx context.Context, providers []string, minAge time.Duration, limit int) ([]UnknownAttempt, error) {
 	rows, err := s.pool.Query(ctx, `SELECT a.job_id::text, a.id::text, a.provider, j.operation, j.prompt_version, a.seq
 		FROM attempts a JOIN jobs j ON j.id = a.job_id
 		WHERE a.state = 'unknown' AND a.provider = ANY($1) AND j.state IN ('unknown', 'running')
-		ORDER BY a.finished_at LIMIT $2`, providers, limit)
+		  AND a.finished_at <= now() - $3::interval
+		ORDER BY a.finished_at LIMIT $2`, providers, limit, minAge)
 	if err != nil {
 		return nil, err
 	}

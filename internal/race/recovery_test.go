@@ -1,0 +1,98 @@
+package race_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/race"
+	"github.com/routerhq/router/internal/store"
+)
+
+// An unknown attempt on a provider that can look requests up is reconciled by
+// the recovery loop: found and valid → the job succeeds from it, with no new
+// provider call.
+func TestReconcileFoundCompletesJob(t *testing.T) {
+	b := setup(t, race.Route{},
+		provSpec{name: "primary", respond: hang, timeout: 30 * time.Millisecond},
+		provSpec{name: "fallback", respond: ok(validTriage)},
+	)
+	job := b.submit(t)
+	j := b.waitSettled(t, job.ID)
+	if j.State != store.JobUnknown {
+		t.Fatalf("state %s", j.State)
+	}
+	b.prov["primary"].SetLookupResult(j.Attempts[0].ID, &providers.Response{Content: validTriage, Model: "primary-model",
+		ResponseID: "resp-1", Created: time.Now(), Usage: providers.Usage{TotalTokens: 9}})
+	b.runner.RecoverOnce(context.Background(), 10)
+	j = b.waitSettled(t, job.ID)
+	if j.State != store.JobSucceeded || *j.CompletedBy != j.Attempts[0].ID || len(j.Attempts) != 1 {
+		t.Fatalf("after reconcile: %s %+v", j.State, j.Attempts)
+	}
+	if b.prov["primary"].Calls() != 1 || b.prov["fallback"].Calls() != 0 {
+		t.Fatalf("calls primary=%d fallback=%d", b.prov["primary"].Calls(), b.prov["fallback"].Calls())
+	}
+}
+
+// Not found at the provider → the attempt failed (no work was done) and the
+// job continues to the fallback.
+func TestReconcileNotFoundContinues(t *testing.T) {
+	b := setup(t, race.Route{},
+		provSpec{name: "primary", respond: hang, timeout: 30 * time.Millisecond},
+		provSpec{name: "fallback", respond: ok(validTriage)},
+	)
+	job := b.submit(t)
+	if j := b.waitSettled(t, job.ID); j.State != store.JobUnknown {
+		t.Fatalf("state %s", j.State)
+	}
+	b.runner.RecoverOnce(context.Background(), 10)
+	j := b.waitSettled(t, job.ID)
+	if j.State != store.JobSucceeded || j.Attempts[0].State != store.AttemptFailed || attemptBy(j, "fallback").State != store.AttemptWon {
+		t.Fatalf("after reconcile: %s %+v", j.State, j.Attempts)
+	}
+}
+
+// Expired attempt leases become unknown, and orphaned jobs are taken over
+// exactly once (in-process version of the e2e crash test).
+func TestRecoveryExpiresLeasesAndAdoptsOrphans(t *testing.T) {
+	b := setup(t, race.Route{}, provSpec{name: "primary", respond: ok(validTriage)})
+	ctx := context.Background()
+	job := b.submit(t)
+	b.waitSettled(t, job.ID)
+	// A job whose creator died before starting it.
+	orphan := b.submitWithoutRunning(t, "dead-process")
+	// An attempt whose router died mid-call.
+	crashed := b.submitWithoutRunning(t, "dead-process")
+	a, err := b.st.CreateAttempt(ctx, store.NewAttempt{JobID: crashed.ID, Provider: "primary", Role: store.RolePrimary,
+		LeaseOwner: "dead-process", LeaseFor: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.st.MarkAttemptRunning(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.db.Pool.Exec(ctx, `UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1 OR id = $2`, orphan.ID, crashed.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.db.Pool.Exec(ctx, `UPDATE attempts SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	b.runner.RecoverOnce(ctx, 10)
+	b.runner.RecoverOnce(ctx, 10) // a second pass must not start anything twice
+	if j := b.waitSettled(t, orphan.ID); j.State != store.JobSucceeded || len(j.Attempts) != 1 {
+		t.Fatalf("orphan: %s with %d attempts", j.State, len(j.Attempts))
+	}
+	// The expired attempt became unknown (never re-dispatched); the scripted
+	// provider's lookup then reported no record of it, so it failed, and with
+	// no other provider the job failed.
+	j := b.waitSettled(t, crashed.ID)
+	if j.State != store.JobFailed || len(j.Attempts) != 1 || j.Attempts[0].State != store.AttemptFailed ||
+		!strings.Contains(string(j.Attempts[0].Error), "lease_expired") || !strings.Contains(string(j.Attempts[0].Error), "no record") {
+		t.Fatalf("crashed: %s %+v", j.State, j.Attempts)
+	}
+	if b.prov["primary"].Calls() != 2 { // the first job and the orphan; never the crashed attempt again
+		t.Fatalf("provider calls %d, want 2", b.prov["primary"].Calls())
+	}
+}

@@ -1,0 +1,67 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDemoConfigLoadsWithDefaults(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	c, err := Load("../../demo/router.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Idempotency.Retention.D() != 24*time.Hour || c.HTTP.MaxBodyBytes != 1<<20 || c.Conformance.Gate != "fallbacks" {
+		t.Fatalf("defaults: %+v", c)
+	}
+	r := c.Routes["default"]
+	if d, adaptive := r.HedgeDelay(); d != time.Second || adaptive || r.MaxInflight != 2 || r.MaxAttempts != 4 {
+		t.Fatalf("route %+v", r)
+	}
+	if *c.Providers[0].MaxRetries != 1 || c.Providers[0].Breaker.ConsecutiveFailures != 5 {
+		t.Fatalf("provider defaults %+v", c.Providers[0])
+	}
+	if c.Dir != "../../demo" {
+		t.Fatalf("dir %q", c.Dir)
+	}
+}
+
+func TestDatabaseURLFromEnvironment(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://x@y/z")
+	c, err := Parse([]byte("database_url: postgres://file/db\n"))
+	if err != nil || c.DatabaseURL != "postgres://x@y/z" {
+		t.Fatalf("%v %v", c, err)
+	}
+}
+
+func TestInvalidConfigNamesEveryField(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	_, err := Parse([]byte(`
+providers:
+  - {name: a, type: openai}
+  - {name: a, type: carrier-pigeon}
+routes:
+  default: {providers: [a, ghost], hedge_after: soon}
+  empty: {providers: []}
+conformance: {gate: sometimes}
+`))
+	if err == nil {
+		t.Fatal("invalid config accepted")
+	}
+	for _, want := range []string{"base_url is required", "model is required", "used twice", `"carrier-pigeon" is not openai or scripted`,
+		`"ghost" is not a configured provider`, `hedge_after: "soon"`, "routes.empty.providers", `conformance.gate: "sometimes"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not mention %q:\n%v", want, err)
+		}
+	}
+}
+
+func TestUnknownFieldsAndBadDurationsAreErrors(t *testing.T) {
+	if _, err := Parse([]byte("listne: 127.0.0.1:1\n")); err == nil || !strings.Contains(err.Error(), "listne") {
+		t.Fatalf("typo accepted: %v", err)
+	}
+	if _, err := Parse([]byte("idempotency: {retention: forever}\n")); err == nil || !strings.Contains(err.Error(), "not a duration") {
+		t.Fatalf("bad duration: %v", err)
+	}
+}

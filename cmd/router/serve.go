@@ -69,9 +69,12 @@ func runServe(ctx context.Context, args []string) error {
 	go listener.Run(lctx)
 
 	replica := replicaID()
+	ops := startOps(ctx, cfg, st, pool, replica, log)
+	defer ops.stop()
 	runner := race.New(race.Config{
 		Store: st, Listener: listener, Prompts: prompts, Targets: targets, Routes: buildRoutes(cfg),
 		LeaseOwner: replica, Lease: cfg.Execution.Lease.D(), Log: log,
+		Gate: ops.gate, Admission: ops.breakers, Observer: ops.metrics,
 	})
 	routeNames := map[string]bool{}
 	for name := range cfg.Routes {
@@ -90,8 +93,9 @@ func runServe(ctx context.Context, args []string) error {
 		RequireChatKey: cfg.Chat.RequireIdempotencyKey, ChatWait: cfg.Chat.Wait.D(),
 	}, api.Deps{
 		Store: st, Listener: listener, Prompts: prompts, Routes: routeNames, Exec: runner,
-		Auth: &api.KeyAuth{Static: apiKeys, Store: st}, Log: log,
+		Auth: &api.KeyAuth{Static: apiKeys, Store: st}, Log: log, Counters: ops.metrics,
 	})
+	ops.mount(srv, cfg, st)
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (change `listen` in the config)", cfg.Listen, err)
@@ -112,6 +116,7 @@ func runServe(ctx context.Context, args []string) error {
 	_ = httpSrv.Shutdown(sctx)
 	stopRecovery()
 	runner.Stop(sctx)
+	ops.stop() // before the database closes: the publisher removes this replica's rows
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

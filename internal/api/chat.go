@@ -70,11 +70,18 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.chatInternal(w, "fingerprint request", err)
 		return
 	}
-	job, created, err := s.Store.CreateJob(r.Context(), store.NewJob{
+	nj := store.NewJob{
 		Owner: owner, Operation: op, IdempotencyKey: key, Fingerprint: fp, Route: req.Model, Input: input,
 		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease,
-	})
+	}
+	if routing, ok := s.preflight(r, nj); !ok {
+		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "no_eligible_provider", "",
+			"no provider of this model's route can take the request now (breakers open, conformance missing, or context windows too small): "+string(routing))
+		return
+	}
+	job, created, err := s.Store.CreateJob(r.Context(), nj)
 	if errors.Is(err, store.ErrKeyReused) {
+		s.Counters.KeyConflict()
 		writeOpenAIError(w, http.StatusConflict, "invalid_request_error", "idempotency_key_reused", "",
 			fmt.Sprintf("Idempotency-Key %q was already used for a different request; use a new key for a new intent, or resend the original request unchanged", key))
 		return
@@ -89,6 +96,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("X-Router-Job-Id", job.ID)
 	if !created {
+		s.Counters.IdempotentReplay()
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	if !settled(job.State) {

@@ -92,7 +92,9 @@ func TestChatWithGoOpenAIClient(t *testing.T) {
 // back as go-openai's APIError.
 func TestChatSchemaAndErrors(t *testing.T) {
 	b := setup(t, options{
-		respond:  func(int, *providers.Request) providers.Step { return providers.Step{Output: `{"answer": 42, "extra": true}`} },
+		respond: func(int, *providers.Request) providers.Step {
+			return providers.Step{Output: `{"answer": 42, "extra": true}`}
+		},
 		fallback: func(int, *providers.Request) providers.Step { return providers.Step{Output: `{"answer": "forty-two"}`} },
 	})
 	c := b.client(acmeKey)

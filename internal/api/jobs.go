@@ -77,12 +77,20 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Malformed input", Detail: err.Error()})
 		return
 	}
-	job, created, err := s.Store.CreateJob(r.Context(), store.NewJob{
+	nj := store.NewJob{
 		Owner: owner, Operation: p.Name, IdempotencyKey: key, Fingerprint: fp,
 		PromptVersion: p.Version, Route: route, Input: compact(req.Input),
 		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease,
-	})
+	}
+	if routing, ok := s.preflight(r, nj); !ok {
+		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "no-eligible-provider", Title: "No eligible provider",
+			Detail: fmt.Sprintf("no provider of route %q can take this job now (see routing: breakers open, conformance missing or stale, or context windows too small); nothing was stored, retry later with the same Idempotency-Key", route),
+			Extra:  map[string]any{"routing": routing}})
+		return
+	}
+	job, created, err := s.Store.CreateJob(r.Context(), nj)
 	if errors.Is(err, store.ErrKeyReused) {
+		s.Counters.KeyConflict()
 		s.Log.Info("idempotency key reused with a different request", "owner", owner, "operation", p.Name)
 		writeProblem(w, r, problem{Status: http.StatusConflict, Type: "idempotency-key-reused", Title: "Idempotency key reused",
 			Detail: fmt.Sprintf("Idempotency-Key %q was already used for a different request to %q; use a new key for a new intent, or resend the original request unchanged", key, p.Name)})
@@ -119,9 +127,24 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusOK
 	}
 	if !created {
+		s.Counters.IdempotentReplay()
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	writeJSON(w, status, job)
+}
+
+// preflight asks the executor whether any provider could take the job now.
+// When none could, a job that already holds the key is still replayed: only a
+// new intent is refused.
+func (s *Server) preflight(r *http.Request, nj store.NewJob) (json.RawMessage, bool) {
+	routing, ok := s.Exec.Preflight(&store.Job{Operation: nj.Operation, PromptVersion: nj.PromptVersion, Route: nj.Route, Input: nj.Input})
+	if ok {
+		return nil, true
+	}
+	if exists, err := s.Store.KeyHeld(r.Context(), nj.Owner, nj.Operation, nj.IdempotencyKey); err == nil && exists {
+		return nil, true
+	}
+	return routing, false
 }
 
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {

@@ -247,3 +247,27 @@ func TestRejectionsStoreNothing(t *testing.T) {
 		t.Fatalf("corrected request: %d %s", ok.status, ok.raw)
 	}
 }
+
+// SPEC §4.4: no eligible provider at all → 503 with routing explaining each
+// provider; nothing is stored.
+func TestNoEligibleProviderIs503(t *testing.T) {
+	b := setup(t, options{window: 50})
+	r := b.create(t, acmeKey, "too-big", triageBody("x"))
+	if r.status != http.StatusServiceUnavailable {
+		t.Fatalf("status %d: %s", r.status, r.raw)
+	}
+	routing, _ := r.body["routing"].([]any)
+	if len(routing) != 1 {
+		t.Fatalf("routing %s", r.raw)
+	}
+	d := routing[0].(map[string]any)
+	if d["eligible"] != false || !strings.Contains(d["reason"].(string), "context window too small") {
+		t.Fatalf("decision %v", d)
+	}
+	if n := b.count(t, "SELECT (SELECT count(*) FROM jobs) + (SELECT count(*) FROM idempotency_keys)"); n != 0 {
+		t.Fatalf("stored %d rows", n)
+	}
+	if b.primary.Calls() != 0 {
+		t.Fatal("provider called")
+	}
+}

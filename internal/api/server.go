@@ -8,6 +8,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -20,6 +21,9 @@ import (
 // Executor runs jobs. Submit must return quickly; the job runs in the background.
 type Executor interface {
 	Submit(job *store.Job)
+	// Preflight says whether any provider could take a job like this now; when
+	// none could, routing explains each provider.
+	Preflight(job *store.Job) (routing json.RawMessage, ok bool)
 	// Cancel stops this process's in-flight work on a job (best effort; the
 	// database already says it is cancelled).
 	Cancel(jobID string)
@@ -64,7 +68,20 @@ type Deps struct {
 	Exec     Executor
 	Auth     Authenticator
 	Log      *slog.Logger
+	// Counters, when set, counts idempotent replays and key conflicts (metrics).
+	Counters Counters
 }
+
+// Counters counts API-level idempotency events.
+type Counters interface {
+	IdempotentReplay()
+	KeyConflict()
+}
+
+type nopCounters struct{}
+
+func (nopCounters) IdempotentReplay() {}
+func (nopCounters) KeyConflict()      {}
 
 // Server is the HTTP API.
 type Server struct {
@@ -78,6 +95,9 @@ func New(cfg Config, d Deps) *Server {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
+	if d.Counters == nil {
+		d.Counters = nopCounters{}
+	}
 	s := &Server{cfg: cfg.WithDefaults(), Deps: d, mux: http.NewServeMux()}
 	s.mux.HandleFunc("POST /v1/jobs", s.authed(s.createJob))
 	s.mux.HandleFunc("GET /v1/jobs/{id}", s.authed(s.getJob))
@@ -86,6 +106,7 @@ func New(cfg Config, d Deps) *Server {
 	s.mux.HandleFunc("POST /v1/jobs/{id}/attempts/{seq}/resolve", s.authed(s.resolveAttempt))
 	s.mux.HandleFunc("POST /v1/chat/completions", s.withOwner(s.chatCompletions, openAIAuthFail))
 	s.mux.HandleFunc("GET /v1/models", s.withOwner(s.listModels, openAIAuthFail))
+	s.mux.HandleFunc("GET /v1/conformance", s.ListConformance)
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -40,6 +40,8 @@ type options struct {
 	respond   func(call int, req *providers.Request) providers.Step
 	timeout   time.Duration
 	maxBody   int64
+	// window, when set, is the primary's context window.
+	window int
 	// fallback, when set, adds a second provider to the route.
 	fallback func(call int, req *providers.Request) providers.Step
 }
@@ -65,7 +67,11 @@ func setup(t *testing.T, opt options) *bundle {
 	ctx, cancel := context.WithCancel(context.Background())
 	go listener.Run(ctx)
 	<-listener.Ready()
-	targets := map[string]*race.Target{"primary": {Provider: primary, Model: "m1", ContextWindow: 128000, Timeout: timeout}}
+	window := opt.window
+	if window == 0 {
+		window = 128000
+	}
+	targets := map[string]*race.Target{"primary": {Provider: primary, Model: "m1", ContextWindow: window, Timeout: timeout}}
 	route := &race.Route{Providers: []string{"primary"}, MaxInflight: 2, MaxAttempts: 4}
 	var fallback *providers.Scripted
 	if opt.fallback != nil {

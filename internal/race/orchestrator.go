@@ -67,7 +67,7 @@ func (o *orchestrator) run(ctx context.Context) {
 	retry := make(<-chan time.Time)
 
 	if p := o.next(); p != "" {
-		role := store.RolePrimary
+		role := o.r.roleOf(o.route, p)
 		if o.attempts > 0 {
 			role = store.RoleFailover
 		}
@@ -202,10 +202,7 @@ func (o *orchestrator) next() string {
 		if o.used[p] {
 			continue
 		}
-		role := store.RoleFailover
-		if len(o.used) == 0 {
-			role = store.RolePrimary
-		}
+		role := o.r.roleOf(o.route, p)
 		if g := o.r.cfg.Gate; g != nil {
 			if o.spec.gate == nil {
 				return p

@@ -1,8 +1,10 @@
 package race
 
 import (
+	"context"
 	"fmt"
 
+	"github.com/routerhq/router/internal/store"
 	"github.com/routerhq/router/internal/tokens"
 )
 
@@ -49,7 +51,42 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 		default:
 			d.Eligible = true
 		}
+		if d.Eligible {
+			d.Eligible, d.Reason = r.admissible(name, sp, r.roleOf(route, name))
+		}
 		out = append(out, d)
 	}
 	return out
+}
+
+// roleOf is the role a provider of the route plays for gating: the route's
+// first provider is the primary, every other one a fallback — whatever order
+// attempts happen to start in.
+func (r *Runner) roleOf(route *Route, provider string) string {
+	if len(route.Providers) > 0 && route.Providers[0] == provider {
+		return store.RolePrimary
+	}
+	return store.RoleFailover
+}
+
+// stateView is the optional, non-consuming view of an Admission (a breaker
+// set) used to explain routing.
+type stateView interface {
+	State(provider string) (ok bool, reason string)
+}
+
+// admissible says whether the breaker and the conformance gate let provider
+// take role now, and why not.
+func (r *Runner) admissible(provider string, sp *spec, role string) (bool, string) {
+	if v, ok := r.cfg.Admission.(stateView); ok {
+		if ok, why := v.State(provider); !ok {
+			return false, why
+		}
+	}
+	if r.cfg.Gate != nil && sp.gate != nil {
+		if ok, why := r.cfg.Gate.Allow(context.Background(), provider, sp.gate, role); !ok {
+			return false, why
+		}
+	}
+	return true, ""
 }

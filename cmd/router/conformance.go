@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/routerhq/router/conformance"
+	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/prompt"
+	"github.com/routerhq/router/internal/store"
+)
+
+const conformanceUsage = "router conformance run [--provider P[,Q]] [--prompt X[,Y]] [--json] [--suites DIR] [--config router.yaml]"
+
+const conformanceSummary = `Runs the conformance suites (conformance/suites/<prompt>/suite.yaml) against the
+configured providers: for each provider × prompt, every case must render
+completely, round-trip through the provider's tokenizer without special tokens,
+fit its context window with max_tokens, and come back from a real round trip (at
+the suite's temperature, 0 by default) passing the prompt's schema, contract and
+the case's expectations. Results are recorded in PostgreSQL, where the router's
+conformance gate reads them: a provider is eligible for failover and hedging on
+prompt X@V only with a passing run of exactly X@V younger than conformance.max_age.
+Prints a table (or --json) and exits 1 when anything failed, 2 on bad flags.`
+
+// errConformanceFailed: the run completed and something failed.
+var errConformanceFailed = errors.New("conformance failed")
+
+func runConformance(ctx context.Context, args []string) error {
+	return conformanceCommand(ctx, args, os.Stdout, os.Stderr)
+}
+
+// conformanceCommand is `router conformance ...` writing the report to stdout. It
+// returns nil only when every provider passed every selected suite.
+func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "run" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			fmt.Fprintf(stderr, "Usage: %s\n\n%s\n", conformanceUsage, conformanceSummary)
+			return nil
+		}
+		fmt.Fprintf(stderr, "Usage: %s\n", conformanceUsage)
+		return errUsage
+	}
+	fs := flag.NewFlagSet("conformance run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: %s\n\n%s\n\nFlags:\n", conformanceUsage, conformanceSummary)
+		fs.PrintDefaults()
+	}
+	cfgPath := configFlag(fs)
+	providersFlag := fs.String("provider", "", "run only these providers (comma-separated names from the config)")
+	promptsFlag := fs.String("prompt", "", "run only these prompts (comma-separated names)")
+	asJSON := fs.Bool("json", false, "print the report as JSON instead of a table")
+	suitesDir := fs.String("suites", "", "directory holding <prompt>/suite.yaml (default: conformance/suites if it exists, else conformance/suites beside prompts_dir)")
+	concurrency := fs.Int("concurrency", 4, "how many providers are tested at once")
+	tempFlag := fs.String("temperature", "", "override the suites' temperature (default: each suite's, 0 when unset)")
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "unexpected arguments: %s\nUsage: %s\n", strings.Join(fs.Args(), " "), conformanceUsage)
+		return errUsage
+	}
+	var temperature *float32
+	if *tempFlag != "" {
+		t, err := strconv.ParseFloat(*tempFlag, 32)
+		if err != nil || t < 0 || t > 2 {
+			fmt.Fprintf(stderr, "--temperature: %q is not a number from 0 to 2\n", *tempFlag)
+			return errUsage
+		}
+		t32 := float32(t)
+		temperature = &t32
+	}
+
+	cfg, err := config.Load(*cfgPath)
+	if err != nil {
+		return err
+	}
+	prompts, err := prompt.LoadDir(resolve(cfg, cfg.PromptsDir))
+	if err != nil {
+		return err
+	}
+	dir := *suitesDir
+	if dir == "" {
+		dir = defaultSuitesDir(cfg)
+	}
+	suites, err := conformance.LoadDir(dir)
+	if err != nil {
+		return err
+	}
+	targets, err := buildTargets(cfg)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg.Log)
+	pool, closeDB, err := openDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	st := store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D()})
+	if *cfg.AutoMigrate {
+		if _, err := st.Migrate(ctx); err != nil {
+			return err
+		}
+	}
+
+	opt := conformance.Options{
+		Store: st, Targets: targets, Prompts: prompts, Suites: suites,
+		Providers: splitList(*providersFlag), PromptNames: splitList(*promptsFlag),
+		Concurrency: *concurrency, Temperature: temperature,
+	}
+	var progress *conformance.ProgressLine
+	if !*asJSON && isTerminal(stdout) {
+		progress = &conformance.ProgressLine{W: stdout}
+		opt.Progress = progress.Update
+	}
+	rep, runErr := conformance.Run(ctx, opt)
+	if progress != nil {
+		progress.Done()
+	}
+	if rep != nil {
+		rep.SuitesDir = dir
+		var werr error
+		if *asJSON {
+			werr = rep.WriteJSON(stdout)
+		} else {
+			werr = rep.WriteTable(stdout)
+		}
+		if werr != nil && runErr == nil {
+			runErr = werr
+		}
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if !rep.Passed {
+		return fmt.Errorf("%w: the providers marked FAIL are not eligible for failover or hedging on those prompt versions until a run passes", errConformanceFailed)
+	}
+	return nil
+}
+
+// defaultSuitesDir is conformance/suites under the working directory when it
+// exists, else conformance/suites beside the prompts directory.
+func defaultSuitesDir(cfg *config.Config) string {
+	const rel = "conformance/suites"
+	if fi, err := os.Stat(rel); err == nil && fi.IsDir() {
+		return rel
+	}
+	return filepath.Join(resolve(cfg, cfg.PromptsDir), "..", rel)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/routerhq/router/conformance"
+	"github.com/routerhq/router/internal/api"
+	"github.com/routerhq/router/internal/breaker"
+	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/metrics"
+	"github.com/routerhq/router/internal/store"
+)
+
+// opsServices are the operator-facing parts of a serving router: circuit
+// breakers (published to the database for every replica's view), the
+// conformance gate, and metrics.
+type opsServices struct {
+	breakers *breaker.Set
+	gate     *conformance.Gate
+	metrics  *metrics.Metrics
+	replica  string
+	cancel   context.CancelFunc
+	done     chan struct{}
+	once     sync.Once
+}
+
+func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pgxpool.Pool, replica string, log *slog.Logger) *opsServices {
+	o := &opsServices{replica: replica, done: make(chan struct{})}
+	o.breakers = breaker.FromConfig(cfg.Providers, breaker.Options{Log: log, OnChange: func(c breaker.Change) {
+		if o.metrics != nil {
+			o.metrics.BreakerChanged(c.Provider, c.To)
+		}
+	}})
+	o.metrics = metrics.New(metrics.Options{Pool: pool, Breakers: o.breakers, Replicas: st, ReplicaMaxAge: breaker.StaleAfter(0)})
+	o.gate = conformance.NewGate(st, cfg.Conformance.Gate, cfg.Conformance.MaxAge.D())
+	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	o.cancel = cancel
+	go func() {
+		defer close(o.done)
+		breaker.NewPublisher(o.breakers, st, breaker.PublisherOptions{Replica: replica, Log: log}).Run(pctx)
+	}()
+	return o
+}
+
+// mount adds the operator endpoints to the API.
+func (o *opsServices) mount(srv *api.Server, cfg *config.Config, st *store.Store) {
+	names := make([]string, len(cfg.Providers))
+	for i, p := range cfg.Providers {
+		names[i] = p.Name
+	}
+	ops := api.Ops{Providers: names, Breakers: o.breakers, Replica: o.replica,
+		Conformance: api.StoreConformance{Store: st, MaxAge: cfg.Conformance.MaxAge.D()}}
+	srv.Handle("GET /v1/providers", srv.ProvidersHandler(ops))
+	srv.Handle("GET /dashboard", srv.DashboardHandler(ops))
+	srv.Handle("GET /metrics", o.metrics.Handler())
+}
+
+// stop stops publishing (removing this replica's rows) and the breakers' timers.
+func (o *opsServices) stop() {
+	o.once.Do(func() {
+		o.cancel()
+		<-o.done
+		o.breakers.Close()
+	})
+}

@@ -1,0 +1,184 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/routerhq/router/internal/prompt"
+	"github.com/routerhq/router/internal/race"
+	"github.com/routerhq/router/internal/store"
+)
+
+// Gate modes (conformance.gate in the configuration).
+const (
+	GateFallbacks = "fallbacks" // failover, hedge and retry roles need a fresh pass; the primary never does
+	GateAll       = "all"       // every role, the primary included
+	GateOff       = "off"       // no gate
+)
+
+// DefaultCacheFor is how long the Gate reuses what it read from the database
+// for one provider × prompt version. A run recorded by `router conformance run`
+// takes effect within it.
+const DefaultCacheFor = 2 * time.Second
+
+// readTimeout bounds one read of the database by the gate.
+const readTimeout = 5 * time.Second
+
+// Gate is the conformance gate of the race runner (race.Gate). It reads only the
+// database: a provider may take a gated attempt of prompt X at version V only
+// when its latest run for exactly (X, V) passed and finished less than maxAge
+// ago on the database clock. Standings are cached for a short time; the age of
+// a cached standing keeps counting on the monotonic clock from the database's
+// reading. When the database cannot be read, the gate refuses (fails closed).
+// Safe for concurrent use.
+type Gate struct {
+	st       *store.Store
+	mode     string
+	maxAge   time.Duration
+	cacheFor time.Duration
+	now      func() time.Time // monotonic; a test seam
+
+	mu    sync.Mutex
+	cache map[gateKey]cached
+}
+
+type gateKey struct{ provider, prompt, version string }
+
+type cached struct {
+	standing *store.ConformanceStanding
+	read     time.Time
+}
+
+var _ race.Gate = (*Gate)(nil)
+
+// GateOption adjusts a Gate.
+type GateOption func(*Gate)
+
+// CacheFor sets how long standings read from the database are reused (0: every
+// decision reads the database).
+func CacheFor(d time.Duration) GateOption { return func(g *Gate) { g.cacheFor = max(d, 0) } }
+
+// NewGate makes the gate. mode is fallbacks (also for ""), all or off; any other
+// value is treated as all, the strictest. maxAge is conformance.max_age.
+func NewGate(st *store.Store, mode string, maxAge time.Duration, opts ...GateOption) *Gate {
+	switch mode {
+	case "":
+		mode = GateFallbacks
+	case GateFallbacks, GateAll, GateOff:
+	default:
+		mode = GateAll
+	}
+	g := &Gate{st: st, mode: mode, maxAge: maxAge, cacheFor: DefaultCacheFor, now: time.Now, cache: map[gateKey]cached{}}
+	for _, o := range opts {
+		o(g)
+	}
+	return g
+}
+
+// Mode returns the gate's mode.
+func (g *Gate) Mode() string { return g.mode }
+
+// Applies reports whether the gate judges an attempt of this role.
+func (g *Gate) Applies(role string) bool {
+	switch g.mode {
+	case GateOff:
+		return false
+	case GateFallbacks:
+		return role != store.RolePrimary
+	}
+	return true
+}
+
+// Allow implements race.Gate. A job without a prompt (p == nil) is not gated.
+func (g *Gate) Allow(ctx context.Context, provider string, p *prompt.Prompt, role string) (bool, string) {
+	if p == nil || !g.Applies(role) {
+		return true, ""
+	}
+	st, age, err := g.standing(ctx, provider, p.Name, p.Version)
+	if err != nil {
+		return false, fmt.Sprintf("cannot read conformance results for %s (%v)", p.ID(), err)
+	}
+	return g.judge(st, age, p.ID())
+}
+
+// Forget drops the cached standings, so the next decisions read the database.
+func (g *Gate) Forget() {
+	g.mu.Lock()
+	clear(g.cache)
+	g.mu.Unlock()
+}
+
+// standing returns the (possibly cached) standing and the age of its last pass
+// now.
+func (g *Gate) standing(ctx context.Context, provider, name, version string) (*store.ConformanceStanding, time.Duration, error) {
+	key := gateKey{provider, name, version}
+	g.mu.Lock()
+	c, ok := g.cache[key]
+	g.mu.Unlock()
+	now := g.now()
+	if !ok || g.cacheFor <= 0 || now.Sub(c.read) >= g.cacheFor {
+		// The orchestrator asks with a background context: bound the read so a
+		// database that does not answer refuses instead of stalling the race.
+		rctx, cancel := context.WithTimeout(ctx, readTimeout)
+		st, err := g.st.ConformanceStanding(rctx, provider, name, version, g.maxAge)
+		cancel()
+		if err != nil {
+			return nil, 0, err
+		}
+		c = cached{standing: st, read: g.now()}
+		if g.cacheFor > 0 {
+			g.mu.Lock()
+			g.cache[key] = c
+			g.mu.Unlock()
+		}
+		return st, st.LastPassAge, nil
+	}
+	return c.standing, c.standing.LastPassAge + now.Sub(c.read), nil
+}
+
+// judge turns a standing into the decision and its reason.
+func (g *Gate) judge(st *store.ConformanceStanding, age time.Duration, id string) (bool, string) {
+	switch {
+	case st.Latest == nil:
+		why := "no passing conformance run for " + id
+		if len(st.PassedVersions) > 0 {
+			why += fmt.Sprintf(" (it passed version %s; a new prompt version needs a new run)", strings.Join(st.PassedVersions, ", "))
+		}
+		return false, why
+	case !st.Latest.Passed:
+		why := fmt.Sprintf("last conformance run for %s failed (%d of %d cases passed)", id, st.Latest.CasesPassed, st.Latest.CasesTotal)
+		if st.LastPassAt == nil {
+			why = fmt.Sprintf("no passing conformance run for %s (the last run passed %d of %d cases)", id, st.Latest.CasesPassed, st.Latest.CasesTotal)
+		}
+		return false, why
+	case st.LastPassAt == nil: // cannot happen: the latest run passed
+		return false, "no passing conformance run for " + id
+	case age >= g.maxAge:
+		return false, fmt.Sprintf("last pass is %s old (conformance.max_age is %s; run `router conformance run --provider %s --prompt %s`)",
+			HumanAge(age), HumanAge(g.maxAge), st.Provider, st.Prompt)
+	}
+	return true, ""
+}
+
+// HumanAge writes a duration the way a person says an age: "9 days", "5 hours",
+// "12 minutes", "40 seconds".
+func HumanAge(d time.Duration) string {
+	unit := func(n int64, one string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %ss", n, one)
+	}
+	switch {
+	case d >= 48*time.Hour:
+		return unit(int64(d/(24*time.Hour)), "day")
+	case d >= 2*time.Hour:
+		return unit(int64(d/time.Hour), "hour")
+	case d >= 2*time.Minute:
+		return unit(int64(d/time.Minute), "minute")
+	}
+	return unit(int64(max(d, 0)/time.Second), "second")
+}

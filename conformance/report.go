@@ -1,0 +1,136 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxFailuresShown bounds the failures printed per case in the table.
+const maxFailuresShown = 3
+
+// WriteTable prints the report as a table: one row per provider × prompt
+// version, each failing case under its row with the rule and path of every
+// failure, then a summary line.
+func (r *Report) WriteTable(w io.Writer) error {
+	header := []string{"PROVIDER", "MODEL", "PROMPT", "CASES", "RESULT"}
+	rows := make([][]string, len(r.Results))
+	for i, res := range r.Results {
+		verdict := "pass"
+		if !res.Passed {
+			verdict = "FAIL"
+		}
+		rows[i] = []string{res.Provider, res.Model, res.ID(), fmt.Sprintf("%d/%d", res.CasesPassed, res.CasesTotal), verdict}
+	}
+	width := make([]int, len(header))
+	for _, row := range append([][]string{header}, rows...) {
+		for j, cell := range row {
+			width[j] = max(width[j], utf8.RuneCountInString(cell))
+		}
+	}
+	var b strings.Builder
+	line := func(row []string) {
+		for j, cell := range row {
+			if j == len(row)-1 {
+				b.WriteString(cell)
+				break
+			}
+			b.WriteString(cell)
+			b.WriteString(strings.Repeat(" ", width[j]-utf8.RuneCountInString(cell)+2))
+		}
+		b.WriteByte('\n')
+	}
+	line(header)
+	failed := 0
+	for i, res := range r.Results {
+		line(rows[i])
+		if res.Passed {
+			continue
+		}
+		failed++
+		for _, c := range res.Cases {
+			if !c.Passed {
+				b.WriteString("    ✗ " + describeCase(c) + "\n")
+			}
+		}
+	}
+	for _, id := range r.Unsuited {
+		name, _, _ := strings.Cut(id, "@")
+		where := name + "/" + SuiteFile
+		if r.SuitesDir != "" {
+			where = filepath.Join(r.SuitesDir, name, SuiteFile)
+		}
+		fmt.Fprintf(&b, "prompt %s has no suite (%s): no provider can become eligible for failover on it\n", id, where)
+	}
+	switch {
+	case len(r.Results) == 0 && len(r.Unsuited) == 0:
+		b.WriteString("nothing to run: no prompt has a suite\n")
+	case r.Passed:
+		fmt.Fprintf(&b, "all %d passed\n", len(r.Results))
+	case failed > 0:
+		fmt.Fprintf(&b, "%d of %d failed: those providers are not eligible for failover or hedging on those prompt versions\n", failed, len(r.Results))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteJSON prints the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// describeCase is one failing case on one line: the first failure with its
+// message, the rule and path of a few more, and how many were left out.
+func describeCase(c CaseResult) string {
+	if len(c.Failures) == 0 {
+		return c.Name + ": failed at " + c.Stage
+	}
+	f := c.Failures[0]
+	s := fmt.Sprintf("%s: %s at %s: %s", c.Name, f.Rule, f.Path, shorten(f.Message, 120))
+	rest := c.Failures[1:]
+	var also []string
+	for i, f := range rest {
+		if i == maxFailuresShown {
+			also = append(also, fmt.Sprintf("%d more", len(rest)-i))
+			break
+		}
+		also = append(also, f.Rule+" at "+f.Path)
+	}
+	if len(also) > 0 {
+		s += "; also " + strings.Join(also, ", ")
+	}
+	return s
+}
+
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// ProgressLine writes progress on one terminal line, overwritten each time;
+// Done clears it. For terminals only: callers check that the writer is one.
+type ProgressLine struct {
+	W io.Writer
+}
+
+// Update shows one finished case.
+func (p *ProgressLine) Update(pr Progress) {
+	mark := "✓"
+	if !pr.Passed {
+		mark = "✗"
+	}
+	fmt.Fprintf(p.W, "\r\033[Kconformance %d/%d  %s %s %s %s", pr.Done, pr.Total, mark, pr.Provider, pr.Prompt, shorten(pr.Case, 40))
+}
+
+// Done clears the line.
+func (p *ProgressLine) Done() { fmt.Fprint(p.W, "\r\033[K") }

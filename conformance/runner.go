@@ -1,0 +1,464 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/routerhq/router/internal/contract"
+	"github.com/routerhq/router/internal/prompt"
+	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/race"
+	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/tokens"
+)
+
+// Stages at which a case can fail, in the order they run.
+const (
+	StageInput         = "input"          // the case's input fails the prompt's input schema
+	StageRender        = "render"         // a message does not render completely
+	StageTokenizer     = "tokenizer"      // lossy round trip, special tokens, unknown encoding
+	StageContextWindow = "context_window" // prompt + max_tokens does not fit
+	StageProvider      = "provider"       // the call failed
+	StageContract      = "contract"       // schema or business rules
+	StageExpect        = "expect"         // the case's expectations
+)
+
+// Options configure a run.
+type Options struct {
+	// Store records each provider × prompt result; nil records nothing.
+	Store *store.Store
+	// Targets are the configured providers by name (as cmd/router builds them
+	// for the race runner).
+	Targets map[string]*race.Target
+	Prompts *prompt.Set
+	Suites  Suites
+	// Providers and PromptNames select what runs; empty means all providers and
+	// every loaded prompt. A named provider or prompt that does not exist, or a
+	// named prompt without a suite, is an error.
+	Providers   []string
+	PromptNames []string
+	// Concurrency bounds how many providers run at once (default 4). The cases
+	// of one provider run one after another.
+	Concurrency int
+	// Temperature overrides the suites' temperature (which defaults to 0).
+	Temperature *float32
+	// RouterVersion is stored with each result; default Version().
+	RouterVersion string
+	// Progress, when set, hears about every finished case (serialised).
+	Progress func(Progress)
+}
+
+// Progress is one finished case.
+type Progress struct {
+	Provider, Prompt, Case string
+	Passed                 bool
+	Done, Total            int // cases finished and planned, over the whole run
+}
+
+// Report is the outcome of a run.
+type Report struct {
+	RouterVersion string   `json:"router_version"`
+	Passed        bool     `json:"passed"`
+	Results       []Result `json:"results"`
+	// Unsuited lists loaded prompts (name@version) that have no suite: no
+	// provider can become eligible for failover on them.
+	Unsuited []string `json:"prompts_without_suite,omitempty"`
+	// SuitesDir is where suites were looked for (for messages); set by callers.
+	SuitesDir string `json:"-"`
+}
+
+// Result is one provider on one prompt version.
+type Result struct {
+	Provider      string       `json:"provider"`
+	Model         string       `json:"model"`
+	Prompt        string       `json:"prompt"`
+	PromptVersion string       `json:"prompt_version"`
+	Passed        bool         `json:"passed"`
+	CasesTotal    int          `json:"cases_total"`
+	CasesPassed   int          `json:"cases_passed"`
+	Cases         []CaseResult `json:"cases"`
+	DurationMS    int64        `json:"duration_ms"`
+	// RunID, StartedAt and FinishedAt are the stored row's (database clock).
+	RunID      int64      `json:"run_id,omitempty"`
+	StartedAt  *time.Time `json:"started_at,omitempty"`
+	FinishedAt *time.Time `json:"finished_at,omitempty"`
+}
+
+// ID is "prompt@version".
+func (r *Result) ID() string { return r.Prompt + "@" + r.PromptVersion }
+
+// CaseResult is one case on one provider. It is stored as the run's per-case
+// details.
+type CaseResult struct {
+	Name   string `json:"name"`
+	Passed bool   `json:"passed"`
+	// Stage is where the case failed (see the Stage constants); "" when it passed.
+	Stage string `json:"stage,omitempty"`
+	// Failures name the rule and the JSON path (or the message field) of each
+	// problem.
+	Failures      []contract.Violation `json:"failures,omitempty"`
+	Encoding      string               `json:"encoding,omitempty"`
+	PromptTokens  int                  `json:"prompt_tokens,omitempty"`
+	LatencyMS     int64                `json:"latency_ms,omitempty"`
+	Usage         *providers.Usage     `json:"usage,omitempty"`
+	ResponseModel string               `json:"response_model,omitempty"`
+	// Output is the reply of a failed case (shortened), to see what went wrong.
+	Output string `json:"output,omitempty"`
+}
+
+// maxOutput bounds the reply kept with a failed case.
+const maxOutput = 2000
+
+// Version is the router's version as the Go build records it: the module
+// version, or "devel", with the VCS revision when known.
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "devel"
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" && !strings.Contains(v, rev) {
+		v += "+" + rev + dirty
+	}
+	return v
+}
+
+// plan is one provider's share of the run.
+type plan struct {
+	provider string
+	target   *race.Target
+	prompts  []*prompt.Prompt
+}
+
+// Run runs the selected suites against the selected providers, records each
+// provider × prompt result in the store and returns the report. Report.Passed
+// is false when any case failed or a loaded prompt has no suite. An error means
+// the run itself could not be made or recorded (bad selection, a suite that does
+// not fit its prompt, the database, ctx ending); results finished before a
+// recording error are still in the report.
+func Run(ctx context.Context, opt Options) (*Report, error) {
+	if opt.Prompts == nil {
+		return nil, errors.New("conformance: no prompts loaded")
+	}
+	if opt.Concurrency <= 0 {
+		opt.Concurrency = 4
+	}
+	if opt.RouterVersion == "" {
+		opt.RouterVersion = Version()
+	}
+	rep := &Report{RouterVersion: opt.RouterVersion, Passed: true}
+
+	names := opt.Providers
+	if len(names) == 0 {
+		for n := range opt.Targets {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+	}
+	if len(names) == 0 {
+		return nil, errors.New("conformance: no providers configured")
+	}
+	for _, n := range names {
+		if _, ok := opt.Targets[n]; !ok {
+			return nil, fmt.Errorf("conformance: no provider %q is configured (have: %s)", n, strings.Join(targetNames(opt.Targets), ", "))
+		}
+	}
+
+	var selected []*prompt.Prompt
+	if len(opt.PromptNames) == 0 {
+		for _, p := range opt.Prompts.All() {
+			if _, ok := opt.Suites[p.Name]; ok {
+				selected = append(selected, p)
+			} else {
+				rep.Unsuited = append(rep.Unsuited, p.ID())
+				rep.Passed = false
+			}
+		}
+	} else {
+		for _, n := range opt.PromptNames {
+			p, err := opt.Prompts.Get(n, "")
+			if err != nil {
+				return nil, fmt.Errorf("conformance: %w", err)
+			}
+			if _, ok := opt.Suites[n]; !ok {
+				return nil, fmt.Errorf("conformance: prompt %s has no suite: write %s/%s", p.ID(), n, SuiteFile)
+			}
+			selected = append(selected, p)
+		}
+	}
+	var suiteErrs []string
+	total := 0
+	for _, p := range selected {
+		s := opt.Suites[p.Name]
+		if err := s.Check(p); err != nil {
+			suiteErrs = append(suiteErrs, err.Error())
+		}
+		total += len(s.Cases)
+	}
+	if len(suiteErrs) > 0 {
+		return nil, errors.New("conformance: fix the suites first (these are faults of the suites, not of any provider):\n" + strings.Join(suiteErrs, "\n"))
+	}
+	total *= len(names)
+
+	plans := make([]plan, len(names))
+	for i, n := range names {
+		plans[i] = plan{provider: n, target: opt.Targets[n], prompts: selected}
+	}
+	results := make([][]Result, len(plans))
+	errs := make([]error, len(plans))
+	var progressMu sync.Mutex
+	done := 0
+	report := func(pr Progress) {
+		if opt.Progress == nil {
+			return
+		}
+		progressMu.Lock()
+		defer progressMu.Unlock()
+		done++
+		pr.Done, pr.Total = done, total
+		opt.Progress(pr)
+	}
+	sem := make(chan struct{}, opt.Concurrency)
+	var wg sync.WaitGroup
+	for i := range plans {
+		wg.Go(func() {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				errs[i] = ctx.Err()
+				return
+			}
+			defer func() { <-sem }()
+			results[i], errs[i] = runProvider(ctx, &opt, plans[i], report)
+		})
+	}
+	wg.Wait()
+	for _, rs := range results {
+		for _, r := range rs {
+			rep.Results = append(rep.Results, r)
+			rep.Passed = rep.Passed && r.Passed
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return rep, fmt.Errorf("conformance run interrupted: %w (unfinished results were not recorded)", err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+func targetNames(m map[string]*race.Target) []string {
+	out := make([]string, 0, len(m))
+	for n := range m {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return []string{"none"}
+	}
+	return out
+}
+
+// runProvider runs every selected suite on one provider, recording each
+// prompt's result as soon as it is complete.
+func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progress)) ([]Result, error) {
+	var out []Result
+	var errs []error
+	for _, p := range pl.prompts {
+		s := opt.Suites[p.Name]
+		temp := opt.Temperature
+		if temp == nil {
+			temp = s.Temperature
+		}
+		if temp == nil {
+			zero := float32(0)
+			temp = &zero
+		}
+		model := pl.target.Model
+		if p.Model != "" {
+			model = p.Model
+		}
+		res := Result{Provider: pl.provider, Model: model, Prompt: p.Name, PromptVersion: p.Version, CasesTotal: len(s.Cases)}
+		start := time.Now()
+		for i := range s.Cases {
+			c := &s.Cases[i]
+			cr := runCase(ctx, pl.provider, pl.target, p, model, c, temp)
+			if ctx.Err() != nil {
+				return out, ctx.Err() // unfinished: not recorded
+			}
+			if cr.Passed {
+				res.CasesPassed++
+			}
+			res.Cases = append(res.Cases, cr)
+			report(Progress{Provider: pl.provider, Prompt: p.ID(), Case: c.Name, Passed: cr.Passed})
+		}
+		elapsed := time.Since(start)
+		res.DurationMS = elapsed.Milliseconds()
+		res.Passed = res.CasesTotal > 0 && res.CasesPassed == res.CasesTotal
+		if opt.Store != nil {
+			run, err := opt.Store.RecordConformanceRun(context.WithoutCancel(ctx), store.NewConformanceRun{
+				Provider: res.Provider, Model: res.Model, Prompt: res.Prompt, PromptVersion: res.PromptVersion,
+				Passed: res.Passed, CasesTotal: res.CasesTotal, CasesPassed: res.CasesPassed, Cases: res.Cases,
+				SuiteDigest: s.Digest, RouterVersion: opt.RouterVersion, Duration: elapsed,
+			})
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s on %s: %w", res.Provider, res.ID(), err))
+			} else {
+				res.RunID, res.StartedAt, res.FinishedAt = run.ID, &run.StartedAt, &run.FinishedAt
+			}
+		}
+		out = append(out, res)
+	}
+	return out, errors.Join(errs...)
+}
+
+// runCase runs one case through every stage; the first failing stage ends it.
+func runCase(ctx context.Context, name string, t *race.Target, p *prompt.Prompt, model string, c *Case, temp *float32) CaseResult {
+	cr := CaseResult{Name: c.Name}
+	fail := func(stage string, vs ...contract.Violation) CaseResult {
+		cr.Stage, cr.Failures = stage, vs
+		return cr
+	}
+	// 1. The input and the rendering (Suite.Check verified both already; a
+	// prompt reloaded since is caught here).
+	if err := p.ValidateInput(c.input); err != nil {
+		var ie *prompt.InputError
+		if errors.As(err, &ie) {
+			return fail(StageInput, ie.Violations...)
+		}
+		return fail(StageInput, contract.Violation{Rule: "input", Path: "$", Message: err.Error()})
+	}
+	msgs, err := p.Render(c.input)
+	if err != nil {
+		path := "$"
+		var re *prompt.RenderError
+		if errors.As(err, &re) {
+			path = re.Field
+		}
+		return fail(StageRender, contract.Violation{Rule: "render", Path: path, Message: err.Error()})
+	}
+
+	// 2. The tokenizer: lossless, no special tokens.
+	enc, err := tokens.EncodingForModel(t.Encoding, model)
+	if err != nil {
+		return fail(StageTokenizer, contract.Violation{Rule: "tokenizer.encoding", Path: "$", Message: err.Error()})
+	}
+	cr.Encoding = enc
+	var tv []contract.Violation
+	for i, m := range msgs {
+		field := fmt.Sprintf("messages[%d].content", i)
+		if err := tokens.RoundTrip(enc, m.Content); err != nil {
+			tv = append(tv, contract.Violation{Rule: "tokenizer.round_trip", Path: field, Message: err.Error()})
+		}
+		if sp := tokens.ContainsSpecialTokens(m.Content); len(sp) > 0 {
+			tv = append(tv, contract.Violation{Rule: "tokenizer.special_tokens", Path: field,
+				Message: "the rendered message contains special-token text " + strings.Join(sp, ", ") + " from the input; providers refuse it or read it as a control token"})
+		}
+	}
+	if len(tv) > 0 {
+		return fail(StageTokenizer, tv...)
+	}
+
+	// 3. The context window.
+	need, fits, err := tokens.Fits(enc, msgs, p.MaxTokens, t.ContextWindow)
+	if err != nil {
+		return fail(StageTokenizer, contract.Violation{Rule: "tokenizer.count", Path: "$", Message: err.Error()})
+	}
+	cr.PromptTokens = need - max(p.MaxTokens, 0)
+	if !fits {
+		return fail(StageContextWindow, contract.Violation{Rule: "context_window", Path: "$", Message: fmt.Sprintf(
+			"the prompt needs %d tokens plus max_tokens %d = %d (%s); the window holds %d", cr.PromptTokens, p.MaxTokens, need, enc, t.ContextWindow)})
+	}
+
+	// 4. The round trip through the real adapter.
+	req := &providers.Request{
+		AttemptID: "conformance-" + uuid.NewString(), JobID: "conformance", Model: p.Model, Messages: msgs,
+		Temperature: temp, MaxTokens: p.MaxTokens, Seed: p.Seed, ResponseFormat: p.ProviderResponseFormat(),
+	}
+	start := time.Now()
+	resp, pe := call(ctx, name, t, req)
+	cr.LatencyMS = time.Since(start).Milliseconds()
+	if pe != nil {
+		msg := pe.Error()
+		return fail(StageProvider, contract.Violation{Rule: "provider." + string(pe.Kind), Path: "$", Message: msg})
+	}
+	u := resp.Usage
+	cr.Usage, cr.ResponseModel = &u, resp.Model
+
+	// 5. Schema and contract, then 6. the expectations.
+	doc, vs := p.Validator().Validate(resp.Content)
+	stage := StageContract
+	if len(vs) == 0 {
+		vs, stage = c.Expect.Check(doc), StageExpect
+	}
+	if len(vs) > 0 {
+		cr.Output = resp.Content
+		if len(cr.Output) > maxOutput {
+			cr.Output = cr.Output[:maxOutput] + "…"
+		}
+		return fail(stage, vs...)
+	}
+	cr.Passed = true
+	return cr
+}
+
+// call makes one round trip, with the target's retries for transient errors
+// (capped exponential backoff, honouring Retry-After up to 30s).
+func call(ctx context.Context, name string, t *race.Target, req *providers.Request) (*providers.Response, *providers.Error) {
+	timeout := t.Timeout
+	if timeout <= 0 {
+		timeout = time.Minute
+	}
+	for attempt := 0; ; attempt++ {
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		var resp *providers.Response
+		var err error
+		if s, ok := t.Provider.(providers.Streamer); ok && t.Stream {
+			resp, err = s.CompleteStream(cctx, req, nil)
+		} else {
+			resp, err = t.Provider.Complete(cctx, req)
+		}
+		cancel()
+		if err == nil {
+			return resp, nil
+		}
+		pe := providers.Classify(name, err)
+		if pe.Action != providers.ActionRetry || attempt >= t.MaxRetries || pe.RetryAfter > 30*time.Second {
+			return nil, pe
+		}
+		delay := max(pe.RetryAfter, min(500*time.Millisecond<<attempt, 10*time.Second))
+		timer := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, providers.Classify(name, ctx.Err())
+		case <-timer.C:
+		}
+	}
+}

@@ -1,0 +1,349 @@
+// Package breaker puts every provider behind a circuit breaker (SPEC §10): one
+// github.com/sony/gobreaker/v2 TwoStepCircuitBreaker per provider per router
+// process, with the provider's settings from the configuration. A Set is the
+// race's Admission: it is asked before every attempt and told each attempt's
+// outcome. A Publisher writes this process's breaker states to PostgreSQL so
+// that every replica's view can be shown in one place.
+//
+// The two-step breaker suits attempts that take seconds: admission and outcome
+// are two calls, and nothing is held across the provider call. Breakers are
+// in-process state by design (SPEC §10); no guarantee of the race depends on
+// them.
+package breaker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/sony/gobreaker/v2"
+
+	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/race"
+)
+
+// States as they are published and displayed.
+const (
+	StateClosed   = "closed"
+	StateHalfOpen = "half-open"
+	StateOpen     = "open"
+)
+
+// Settings of one provider's breaker.
+type Settings struct {
+	// ConsecutiveFailures opens the breaker (default 5).
+	ConsecutiveFailures int
+	// OpenFor is how long it stays open before half-open probing (default 30s).
+	OpenFor time.Duration
+	// HalfOpenProbes is how many attempts may probe while half-open; that many
+	// consecutive successes close it, one failure opens it again (default 1).
+	HalfOpenProbes int
+}
+
+func (s Settings) withDefaults() Settings {
+	if s.ConsecutiveFailures <= 0 {
+		s.ConsecutiveFailures = 5
+	}
+	if s.OpenFor <= 0 {
+		s.OpenFor = 30 * time.Second
+	}
+	if s.HalfOpenProbes <= 0 {
+		s.HalfOpenProbes = 1
+	}
+	return s
+}
+
+// SettingsFromConfig converts a provider's configured breaker settings.
+func SettingsFromConfig(b config.Breaker) Settings {
+	return Settings{ConsecutiveFailures: b.ConsecutiveFailures, OpenFor: b.OpenFor.D(), HalfOpenProbes: b.HalfOpenProbes}
+}
+
+// Change is one state transition of one provider's breaker.
+type Change struct {
+	Provider string
+	From, To string
+	At       time.Time
+}
+
+// Options tune a Set.
+type Options struct {
+	// OnChange, when set, hears every state transition. It is called
+	// synchronously, in order, while the breaker is locked: it must not block and
+	// must not call back into the Set (send on a buffered channel, set a gauge).
+	OnChange func(Change)
+	Log      *slog.Logger
+}
+
+// Set holds one breaker per provider. Safe for concurrent use.
+type Set struct {
+	opt      Options
+	names    []string
+	breakers map[string]*providerBreaker
+	changed  chan struct{} // capacity 1: "something changed since you last looked"
+
+	mu     sync.Mutex
+	closed bool
+}
+
+type providerBreaker struct {
+	set      *Set
+	name     string
+	settings Settings
+	cb       *gobreaker.TwoStepCircuitBreaker[struct{}]
+
+	mu        sync.Mutex // guards the fields below; never held while calling cb
+	changedAt time.Time
+	tripped   uint32 // consecutive failures that last opened the breaker; 0 after a failed probe
+	timer     *time.Timer
+
+	pendingTrip uint32 // set by ReadyToTrip; only touched under gobreaker's lock
+}
+
+// Errors reported to gobreaker for the outcomes of attempts.
+var (
+	errFailure = errors.New("provider failure")
+	errIgnored = errors.New("excluded from the breaker's counts")
+)
+
+// New makes a Set with one breaker per provider named in settings.
+func New(settings map[string]Settings, opt Options) *Set {
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.DiscardHandler)
+	}
+	s := &Set{opt: opt, breakers: map[string]*providerBreaker{}, changed: make(chan struct{}, 1)}
+	now := time.Now()
+	for name, st := range settings {
+		st = st.withDefaults()
+		b := &providerBreaker{set: s, name: name, settings: st, changedAt: now}
+		b.cb = gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{
+			Name:        name,
+			MaxRequests: uint32(st.HalfOpenProbes),
+			// Interval 0: counts are cleared only when the state changes.
+			Timeout: st.OpenFor,
+			ReadyToTrip: func(c gobreaker.Counts) bool {
+				if c.ConsecutiveFailures >= uint32(st.ConsecutiveFailures) {
+					b.pendingTrip = c.ConsecutiveFailures // under gobreaker's lock, like onChange
+					return true
+				}
+				return false
+			},
+			IsSuccessful:  func(err error) bool { return err == nil },
+			IsExcluded:    func(err error) bool { return errors.Is(err, errIgnored) },
+			OnStateChange: func(_ string, from, to gobreaker.State) { b.onChange(from, to) },
+		})
+		s.breakers[name] = b
+		s.names = append(s.names, name)
+	}
+	sort.Strings(s.names)
+	return s
+}
+
+// FromConfig makes a Set for the configured providers.
+func FromConfig(providers []config.Provider, opt Options) *Set {
+	m := make(map[string]Settings, len(providers))
+	for _, p := range providers {
+		m[p.Name] = SettingsFromConfig(p.Breaker)
+	}
+	return New(m, opt)
+}
+
+var _ race.Admission = (*Set)(nil)
+
+// onChange runs under gobreaker's lock.
+func (b *providerBreaker) onChange(from, to gobreaker.State) {
+	now := time.Now()
+	b.mu.Lock()
+	b.changedAt = now
+	if to == gobreaker.StateOpen {
+		b.tripped = 0
+		if from == gobreaker.StateClosed {
+			b.tripped = b.pendingTrip
+		}
+	}
+	trip := b.tripped
+	if b.timer != nil {
+		b.timer.Stop()
+		b.timer = nil
+	}
+	if to == gobreaker.StateOpen && !b.set.isClosed() {
+		// gobreaker moves open -> half-open lazily, when it is next asked. Ask it
+		// when open_for has passed, so the change is published (and seen by
+		// metrics and the dashboard) when it happens rather than at the next
+		// request.
+		b.timer = time.AfterFunc(b.settings.OpenFor+time.Millisecond, b.poke)
+	}
+	b.mu.Unlock()
+	level := slog.LevelInfo
+	if to == gobreaker.StateOpen {
+		level = slog.LevelWarn
+	}
+	attrs := []any{"provider", b.name, "from", stateName(from), "to", stateName(to)}
+	if to == gobreaker.StateOpen && from == gobreaker.StateClosed {
+		attrs = append(attrs, "consecutive_failures", trip, "open_for", b.settings.OpenFor)
+	}
+	b.set.opt.Log.Log(context.Background(), level, "circuit breaker changed state", attrs...)
+	select {
+	case b.set.changed <- struct{}{}:
+	default:
+	}
+	if f := b.set.opt.OnChange; f != nil {
+		f(Change{Provider: b.name, From: stateName(from), To: stateName(to), At: now})
+	}
+}
+
+// poke asks the breaker its state, which makes gobreaker leave the open state
+// once open_for has passed; if it is still open (timer fired a hair early), try
+// again shortly.
+func (b *providerBreaker) poke() {
+	if b.set.isClosed() {
+		return
+	}
+	if b.cb.State() == gobreaker.StateOpen {
+		b.mu.Lock()
+		if b.timer == nil && !b.set.isClosed() {
+			b.timer = time.AfterFunc(5*time.Millisecond, b.poke)
+		} else if b.timer != nil {
+			b.timer.Reset(5 * time.Millisecond)
+		}
+		b.mu.Unlock()
+	}
+}
+
+func (s *Set) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// Close stops the Set's timers. Admission keeps working.
+func (s *Set) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	for _, b := range s.breakers {
+		b.mu.Lock()
+		if b.timer != nil {
+			b.timer.Stop()
+			b.timer = nil
+		}
+		b.mu.Unlock()
+	}
+}
+
+// Providers lists the providers with a breaker, sorted.
+func (s *Set) Providers() []string { return append([]string(nil), s.names...) }
+
+// Changed is signalled (coalesced) after any breaker changed state.
+func (s *Set) Changed() <-chan struct{} { return s.changed }
+
+// Admit implements race.Admission: it takes one slot of the provider's breaker
+// (a probe, when half-open). release must be called once with the attempt's
+// outcome; OutcomeIgnore (a hedge loser, a cancelled job, an attempt that was
+// never sent) gives the slot back without counting. A provider without a breaker
+// is always admitted.
+func (s *Set) Admit(provider string) (release func(race.Outcome), ok bool, reason string) {
+	b, found := s.breakers[provider]
+	if !found {
+		return func(race.Outcome) {}, true, ""
+	}
+	done, err := b.cb.Allow()
+	if err != nil {
+		return nil, false, b.refusal(err)
+	}
+	var once sync.Once
+	return func(o race.Outcome) {
+		once.Do(func() {
+			switch o {
+			case race.OutcomeSuccess:
+				done(nil)
+			case race.OutcomeIgnore:
+				done(errIgnored)
+			default:
+				done(errFailure)
+			}
+		})
+	}, true, ""
+}
+
+// State says, without taking a slot, whether the provider's breaker would admit
+// an attempt now, and why not (for routing and display).
+func (s *Set) State(provider string) (ok bool, reason string) {
+	b, found := s.breakers[provider]
+	if !found {
+		return true, ""
+	}
+	switch b.cb.State() {
+	case gobreaker.StateOpen:
+		return false, b.refusal(gobreaker.ErrOpenState)
+	case gobreaker.StateHalfOpen:
+		c := b.cb.Counts()
+		if c.Requests-min(c.TotalExclusions, c.Requests) >= uint32(b.settings.HalfOpenProbes) {
+			return false, b.refusal(gobreaker.ErrTooManyRequests)
+		}
+	}
+	return true, ""
+}
+
+func (b *providerBreaker) refusal(err error) string {
+	b.mu.Lock()
+	since := time.Since(b.changedAt)
+	trip := b.tripped
+	b.mu.Unlock()
+	if errors.Is(err, gobreaker.ErrTooManyRequests) {
+		return fmt.Sprintf("circuit breaker half-open: its %d probe(s) are in flight", b.settings.HalfOpenProbes)
+	}
+	left := max(b.settings.OpenFor-since, 0).Round(time.Second)
+	if trip > 0 {
+		return fmt.Sprintf("circuit breaker open after %d consecutive failures; probing again in %s", trip, left)
+	}
+	return fmt.Sprintf("circuit breaker open (a half-open probe failed); probing again in %s", left)
+}
+
+// Status is a snapshot of one provider's breaker.
+type Status struct {
+	Provider string
+	State    string
+	Counts   gobreaker.Counts
+	// ChangedAt is when the state last changed (or the Set was made).
+	ChangedAt time.Time
+	Settings  Settings
+}
+
+// Snapshot returns every breaker's status, sorted by provider.
+func (s *Set) Snapshot() []Status {
+	out := make([]Status, 0, len(s.names))
+	for _, name := range s.names {
+		b := s.breakers[name]
+		st := b.cb.State() // may move open -> half-open (and call onChange)
+		c := b.cb.Counts()
+		b.mu.Lock()
+		at := b.changedAt
+		b.mu.Unlock()
+		out = append(out, Status{Provider: name, State: stateName(st), Counts: c, ChangedAt: at, Settings: b.settings})
+	}
+	return out
+}
+
+// BreakerStates maps each provider to its breaker state (for metrics).
+func (s *Set) BreakerStates() map[string]string {
+	out := make(map[string]string, len(s.names))
+	for _, name := range s.names {
+		out[name] = stateName(s.breakers[name].cb.State())
+	}
+	return out
+}
+
+func stateName(st gobreaker.State) string {
+	switch st {
+	case gobreaker.StateOpen:
+		return StateOpen
+	case gobreaker.StateHalfOpen:
+		return StateHalfOpen
+	default:
+		return StateClosed
+	}
+}

@@ -1,0 +1,285 @@
+// Package metrics holds the router's Prometheus collectors, on a registry of its
+// own (nothing is registered globally), and serves them at /metrics. It is the
+// race's Observer; the HTTP API calls IdempotentReplay and KeyConflict.
+//
+// Every series is named router_*; see docs/operations.md for the list.
+package metrics
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/store"
+)
+
+// BreakerSource gives this process's breaker state per provider
+// ("closed", "half-open", "open"); breaker.Set implements it.
+type BreakerSource interface {
+	BreakerStates() map[string]string
+}
+
+// ReplicaSource lists every replica's published breaker states;
+// store.Store implements it.
+type ReplicaSource interface {
+	ListBreakerStates(ctx context.Context, maxAge time.Duration) ([]store.BreakerState, error)
+}
+
+// Options tune the collectors. Every field is optional.
+type Options struct {
+	// Pool: database pool statistics.
+	Pool *pgxpool.Pool
+	// Breakers: this process's breaker states, read at scrape time.
+	Breakers BreakerSource
+	// Replicas and ReplicaMaxAge: every live replica's published breaker states,
+	// read from the database at scrape time (router_breaker_replica_state).
+	Replicas      ReplicaSource
+	ReplicaMaxAge time.Duration
+	// LatencyBuckets for attempt latency histograms (seconds); default covers
+	// 50ms to 2 minutes.
+	LatencyBuckets []float64
+	// NoProcessCollectors leaves out the Go runtime and process collectors.
+	NoProcessCollectors bool
+}
+
+// Metrics is the set of collectors. Its methods are safe for concurrent use and
+// never block.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	jobs          *prometheus.CounterVec
+	attemptsStart *prometheus.CounterVec
+	attempts      *prometheus.CounterVec
+	errors        *prometheus.CounterVec
+	racesLost     *prometheus.CounterVec
+	hedgesStarted *prometheus.CounterVec
+	hedgesWon     *prometheus.CounterVec
+	replays       prometheus.Counter
+	conflicts     prometheus.Counter
+	latency       *prometheus.HistogramVec
+	tokens        *prometheus.CounterVec
+	transitions   *prometheus.CounterVec
+}
+
+// DefaultLatencyBuckets are the attempt latency buckets, in seconds.
+var DefaultLatencyBuckets = []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120}
+
+// New makes and registers the collectors.
+func New(opt Options) *Metrics {
+	if opt.LatencyBuckets == nil {
+		opt.LatencyBuckets = DefaultLatencyBuckets
+	}
+	if opt.ReplicaMaxAge <= 0 {
+		opt.ReplicaMaxAge = 15 * time.Second
+	}
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_jobs_settled_total",
+			Help: "Jobs settled by this process, by final state (succeeded, failed, unknown, cancelled)."}, []string{"state"}),
+		attemptsStart: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_attempts_started_total",
+			Help: "Attempts sent to a provider, by provider and role (primary, retry, failover, hedge)."}, []string{"provider", "role"}),
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_attempts_total",
+			Help: "Attempts ended, by provider, role and outcome (won, lost, failed, invalid, unknown, cancelled, abandoned)."},
+			[]string{"provider", "role", "outcome"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_attempt_errors_total",
+			Help: "Attempts that ended with a provider error, by provider and error kind."}, []string{"provider", "kind"}),
+		racesLost: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_races_lost_total",
+			Help: "Valid results discarded because another attempt had already won, by provider."}, []string{"provider"}),
+		hedgesStarted: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_hedges_started_total",
+			Help: "Hedge attempts started, by provider."}, []string{"provider"}),
+		hedgesWon: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_hedges_won_total",
+			Help: "Hedge attempts that won their job's race, by provider."}, []string{"provider"}),
+		replays: prometheus.NewCounter(prometheus.CounterOpts{Name: "router_idempotent_replays_total",
+			Help: "Requests answered with an existing job for the same idempotency key and fingerprint."}),
+		conflicts: prometheus.NewCounter(prometheus.CounterOpts{Name: "router_idempotency_key_conflicts_total",
+			Help: "Requests rejected (409) because their idempotency key was used with a different request."}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "router_attempt_duration_seconds",
+			Help:    "Attempt latency from send to end, by provider and outcome.",
+			Buckets: opt.LatencyBuckets}, []string{"provider", "outcome"}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_tokens_total",
+			Help: "Tokens reported by providers, by provider and kind (prompt, completion), for every attempt that returned usage (winners and losers)."},
+			[]string{"provider", "kind"}),
+		transitions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_breaker_transitions_total",
+			Help: "Circuit breaker state changes in this process, by provider and new state."}, []string{"provider", "to"}),
+	}
+	m.reg.MustRegister(m.jobs, m.attemptsStart, m.attempts, m.errors, m.racesLost, m.hedgesStarted, m.hedgesWon,
+		m.replays, m.conflicts, m.latency, m.tokens, m.transitions)
+	for _, c := range []prometheus.Counter{m.replays, m.conflicts} {
+		c.Add(0)
+	}
+	if opt.Breakers != nil {
+		m.reg.MustRegister(&breakerCollector{src: opt.Breakers})
+	}
+	if opt.Replicas != nil {
+		m.reg.MustRegister(&replicaCollector{src: opt.Replicas, maxAge: opt.ReplicaMaxAge})
+	}
+	if opt.Pool != nil {
+		m.reg.MustRegister(&poolCollector{pool: opt.Pool})
+	}
+	if !opt.NoProcessCollectors {
+		m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	return m
+}
+
+// Registry is the metrics' own registry (to add collectors, or in tests).
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Handler serves the metrics in the Prometheus exposition formats.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg, Timeout: 10 * time.Second})
+}
+
+// IdempotentReplay counts a request answered with an existing job.
+func (m *Metrics) IdempotentReplay() { m.replays.Inc() }
+
+// KeyConflict counts a request refused because its key was reused with a
+// different request.
+func (m *Metrics) KeyConflict() { m.conflicts.Inc() }
+
+// BreakerChanged counts a breaker transition (wire it to breaker.Options.OnChange).
+func (m *Metrics) BreakerChanged(provider, to string) {
+	m.transitions.WithLabelValues(provider, to).Inc()
+}
+
+// AttemptStarted implements race.Observer.
+func (m *Metrics) AttemptStarted(provider, role string) {
+	m.attemptsStart.WithLabelValues(provider, role).Inc()
+}
+
+// AttemptFinished implements race.Observer.
+func (m *Metrics) AttemptFinished(provider, role, state string, kind providers.Kind, latency time.Duration, usage providers.Usage) {
+	m.attempts.WithLabelValues(provider, role, state).Inc()
+	if kind != "" {
+		m.errors.WithLabelValues(provider, string(kind)).Inc()
+	}
+	if state != "abandoned" {
+		m.latency.WithLabelValues(provider, state).Observe(latency.Seconds())
+	}
+	if usage.PromptTokens > 0 {
+		m.tokens.WithLabelValues(provider, "prompt").Add(float64(usage.PromptTokens))
+	}
+	if usage.CompletionTokens > 0 {
+		m.tokens.WithLabelValues(provider, "completion").Add(float64(usage.CompletionTokens))
+	}
+	if role == store.RoleHedge && state == store.AttemptWon {
+		m.hedgesWon.WithLabelValues(provider).Inc()
+	}
+}
+
+// RaceLost implements race.Observer.
+func (m *Metrics) RaceLost(provider string) { m.racesLost.WithLabelValues(provider).Inc() }
+
+// HedgeStarted implements race.Observer.
+func (m *Metrics) HedgeStarted(provider string) { m.hedgesStarted.WithLabelValues(provider).Inc() }
+
+// JobSettled implements race.Observer.
+func (m *Metrics) JobSettled(state string) { m.jobs.WithLabelValues(state).Inc() }
+
+var breakerStates = []string{"closed", "half-open", "open"}
+
+// breakerCollector reads this process's breaker states at scrape time.
+type breakerCollector struct{ src BreakerSource }
+
+var breakerDesc = prometheus.NewDesc("router_breaker_state",
+	"This process's circuit breaker state per provider: 1 for the current state, 0 for the others.",
+	[]string{"provider", "state"}, nil)
+
+func (c *breakerCollector) Describe(ch chan<- *prometheus.Desc) { ch <- breakerDesc }
+
+func (c *breakerCollector) Collect(ch chan<- prometheus.Metric) {
+	for provider, cur := range c.src.BreakerStates() {
+		for _, s := range breakerStates {
+			v := 0.0
+			if s == cur {
+				v = 1
+			}
+			ch <- prometheus.MustNewConstMetric(breakerDesc, prometheus.GaugeValue, v, provider, s)
+		}
+	}
+}
+
+// replicaCollector reads every live replica's published breaker states.
+type replicaCollector struct {
+	src    ReplicaSource
+	maxAge time.Duration
+}
+
+var (
+	replicaDesc = prometheus.NewDesc("router_breaker_replica_state",
+		"Circuit breaker state per provider as each live replica published it: 1 for its current state, 0 for the others.",
+		[]string{"replica", "provider", "state"}, nil)
+	replicaUpDesc = prometheus.NewDesc("router_breaker_replica_scrape_ok",
+		"1 when the replicas' breaker states could be read from the database at this scrape.", nil, nil)
+)
+
+func (c *replicaCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- replicaDesc
+	ch <- replicaUpDesc
+}
+
+func (c *replicaCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	rows, err := c.src.ListBreakerStates(ctx, c.maxAge)
+	if err != nil {
+		ch <- prometheus.MustNewConstMetric(replicaUpDesc, prometheus.GaugeValue, 0)
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(replicaUpDesc, prometheus.GaugeValue, 1)
+	for _, r := range rows {
+		for _, s := range breakerStates {
+			v := 0.0
+			if s == r.State {
+				v = 1
+			}
+			ch <- prometheus.MustNewConstMetric(replicaDesc, prometheus.GaugeValue, v, r.Replica, r.Provider, s)
+		}
+	}
+}
+
+// poolCollector exposes pgxpool statistics.
+type poolCollector struct{ pool *pgxpool.Pool }
+
+var (
+	poolAcquired  = prometheus.NewDesc("router_db_pool_acquired_connections", "Connections currently checked out of the database pool.", nil, nil)
+	poolIdle      = prometheus.NewDesc("router_db_pool_idle_connections", "Idle connections in the database pool.", nil, nil)
+	poolTotal     = prometheus.NewDesc("router_db_pool_total_connections", "Open connections in the database pool (acquired, idle and being built).", nil, nil)
+	poolMax       = prometheus.NewDesc("router_db_pool_max_connections", "Largest size the database pool may grow to.", nil, nil)
+	poolAcquires  = prometheus.NewDesc("router_db_pool_acquires_total", "Successful acquisitions of a pool connection.", nil, nil)
+	poolEmpty     = prometheus.NewDesc("router_db_pool_empty_acquires_total", "Acquisitions that had to wait for a connection (the pool was empty).", nil, nil)
+	poolCanceled  = prometheus.NewDesc("router_db_pool_canceled_acquires_total", "Acquisitions cancelled by their context while waiting.", nil, nil)
+	poolWait      = prometheus.NewDesc("router_db_pool_acquire_wait_seconds_total", "Total time spent waiting for pool connections.", nil, nil)
+	poolNew       = prometheus.NewDesc("router_db_pool_new_connections_total", "Connections opened by the pool.", nil, nil)
+	poolDestroyed = prometheus.NewDesc("router_db_pool_destroyed_connections_total", "Connections closed by the pool (idle or max lifetime).", nil, nil)
+)
+
+func (c *poolCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{poolAcquired, poolIdle, poolTotal, poolMax, poolAcquires, poolEmpty, poolCanceled, poolWait, poolNew, poolDestroyed} {
+		ch <- d
+	}
+}
+
+func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c.pool.Stat()
+	g := func(d *prometheus.Desc, v float64) { ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v) }
+	k := func(d *prometheus.Desc, v float64) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v)
+	}
+	g(poolAcquired, float64(s.AcquiredConns()))
+	g(poolIdle, float64(s.IdleConns()))
+	g(poolTotal, float64(s.TotalConns()))
+	g(poolMax, float64(s.MaxConns()))
+	k(poolAcquires, float64(s.AcquireCount()))
+	k(poolEmpty, float64(s.EmptyAcquireCount()))
+	k(poolCanceled, float64(s.CanceledAcquireCount()))
+	k(poolWait, s.AcquireDuration().Seconds())
+	k(poolNew, float64(s.NewConnsCount()))
+	k(poolDestroyed, float64(s.MaxLifetimeDestroyCount()+s.MaxIdleDestroyCount()))
+}

@@ -1,0 +1,224 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// BreakerState is one replica's view of one provider's circuit breaker.
+type BreakerState struct {
+	Replica  string `json:"replica"`
+	Provider string `json:"provider"`
+	State    string `json:"state"` // closed, half-open, open
+	// Counts since the breaker's last state change (gobreaker's Counts).
+	Requests             int64 `json:"requests"`
+	Successes            int64 `json:"successes"`
+	Failures             int64 `json:"failures"`
+	Exclusions           int64 `json:"exclusions"`
+	ConsecutiveSuccesses int64 `json:"consecutive_successes"`
+	ConsecutiveFailures  int64 `json:"consecutive_failures"`
+	// SinceChange is how long ago the state last changed, as the publishing
+	// process measured it; the database turns it into ChangedAt on its own clock.
+	SinceChange time.Duration `json:"-"`
+	// ChangedAt and UpdatedAt are on the database clock (read only).
+	ChangedAt time.Time `json:"changed_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	// Age is now() - updated_at on the database clock (read only).
+	Age time.Duration `json:"-"`
+}
+
+// UpsertBreakerStates records replica's breaker states, one row per provider,
+// stamped with the database clock.
+func (s *Store) UpsertBreakerStates(ctx context.Context, replica string, states []BreakerState) error {
+	if len(states) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	for _, st := range states {
+		b.Queue(`INSERT INTO breaker_states AS b (replica, provider, state, requests, successes, failures, exclusions,
+				consecutive_successes, consecutive_failures, changed_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() - make_interval(secs => $10), now())
+			ON CONFLICT (replica, provider) DO UPDATE SET state = EXCLUDED.state, requests = EXCLUDED.requests,
+				successes = EXCLUDED.successes, failures = EXCLUDED.failures, exclusions = EXCLUDED.exclusions,
+				consecutive_successes = EXCLUDED.consecutive_successes, consecutive_failures = EXCLUDED.consecutive_failures,
+				-- keep the first recorded time of an unchanged state: repeated publications
+				-- must not drift it by the publisher's rounding
+				changed_at = CASE WHEN b.state = EXCLUDED.state THEN b.changed_at ELSE EXCLUDED.changed_at END,
+				updated_at = now()`,
+			replica, st.Provider, st.State, st.Requests, st.Successes, st.Failures, st.Exclusions,
+			st.ConsecutiveSuccesses, st.ConsecutiveFailures, max(st.SinceChange, 0).Seconds())
+	}
+	return s.pool.SendBatch(ctx, b).Close()
+}
+
+// ListBreakerStates returns every replica's breaker states updated within
+// maxAge on the database clock (older rows belong to replicas that stopped or
+// died), ordered by provider then replica.
+func (s *Store) ListBreakerStates(ctx context.Context, maxAge time.Duration) ([]BreakerState, error) {
+	rows, err := s.pool.Query(ctx, `SELECT replica, provider, state, requests, successes, failures, exclusions,
+			consecutive_successes, consecutive_failures, changed_at, updated_at,
+			extract(epoch FROM now() - updated_at)::float8
+		FROM breaker_states WHERE updated_at > now() - $1::interval
+		ORDER BY provider, replica`, maxAge)
+	if err != nil {
+		return nil, err
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (BreakerState, error) {
+		var b BreakerState
+		var age float64
+		err := r.Scan(&b.Replica, &b.Provider, &b.State, &b.Requests, &b.Successes, &b.Failures, &b.Exclusions,
+			&b.ConsecutiveSuccesses, &b.ConsecutiveFailures, &b.ChangedAt, &b.UpdatedAt, &age)
+		b.Age = time.Duration(age * float64(time.Second))
+		return b, err
+	})
+	if out == nil {
+		out = []BreakerState{}
+	}
+	return out, err
+}
+
+// DeleteBreakerStates removes a replica's rows (on orderly shutdown).
+func (s *Store) DeleteBreakerStates(ctx context.Context, replica string) error {
+	_, err := s.pool.Exec(ctx, `DELETE FROM breaker_states WHERE replica = $1`, replica)
+	return err
+}
+
+// PruneBreakerStates deletes rows not updated for olderThan (dead replicas) and
+// says how many.
+func (s *Store) PruneBreakerStates(ctx context.Context, olderThan time.Duration) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM breaker_states WHERE updated_at < now() - $1::interval`, olderThan)
+	return tag.RowsAffected(), err
+}
+
+// ProviderStats is what the attempts of one provider over a recent window say.
+type ProviderStats struct {
+	Provider string `json:"provider"`
+	// Attempts that ended with a verdict on the provider: Succeeded counts won,
+	// lost and caller-fault failures (the provider answered correctly; the same
+	// rule as its circuit breaker), Failed counts provider or network failures,
+	// invalid output and unknown outcomes. Cancelled attempts count in neither.
+	Attempts  int64 `json:"attempts"`
+	Succeeded int64 `json:"succeeded"`
+	Failed    int64 `json:"failed"`
+	Won       int64 `json:"won"`
+	Lost      int64 `json:"lost"`
+	Cancelled int64 `json:"cancelled"`
+	InFlight  int64 `json:"in_flight"`
+	// SuccessRate is Succeeded / (Succeeded + Failed); nil without a verdict.
+	SuccessRate *float64 `json:"success_rate"`
+	// Latency percentiles (milliseconds) of attempts that returned an answer
+	// (won, lost, invalid); nil without one.
+	P50MS *float64 `json:"p50_ms"`
+	P95MS *float64 `json:"p95_ms"`
+	P99MS *float64 `json:"p99_ms"`
+}
+
+// ProviderStats summarises each provider's attempts created within window, on
+// the database clock. Providers without attempts are absent from the map.
+func (s *Store) ProviderStats(ctx context.Context, window time.Duration) (map[string]ProviderStats, error) {
+	rows, err := s.pool.Query(ctx, `
+		WITH a AS (
+			SELECT provider, state, latency_ms,
+				(state IN ('won', 'lost') OR (state = 'failed' AND error->>'fault' = 'caller')) AS ok,
+				(state IN ('invalid', 'unknown') OR (state = 'failed' AND coalesce(error->>'fault', '') <> 'caller')) AS bad
+			FROM attempts WHERE created_at > now() - $1::interval
+		)
+		SELECT provider,
+			count(*) FILTER (WHERE ok OR bad),
+			count(*) FILTER (WHERE ok),
+			count(*) FILTER (WHERE bad),
+			count(*) FILTER (WHERE state = 'won'),
+			count(*) FILTER (WHERE state = 'lost'),
+			count(*) FILTER (WHERE state = 'cancelled'),
+			count(*) FILTER (WHERE state IN ('starting', 'running')),
+			percentile_cont(0.50) WITHIN GROUP (ORDER BY latency_ms) FILTER (WHERE state IN ('won', 'lost', 'invalid')),
+			percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) FILTER (WHERE state IN ('won', 'lost', 'invalid')),
+			percentile_cont(0.99) WITHIN GROUP (ORDER BY latency_ms) FILTER (WHERE state IN ('won', 'lost', 'invalid'))
+		FROM a GROUP BY provider`, window)
+	if err != nil {
+		return nil, err
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ProviderStats, error) {
+		var p ProviderStats
+		err := r.Scan(&p.Provider, &p.Attempts, &p.Succeeded, &p.Failed, &p.Won, &p.Lost, &p.Cancelled, &p.InFlight,
+			&p.P50MS, &p.P95MS, &p.P99MS)
+		if n := p.Succeeded + p.Failed; n > 0 {
+			rate := float64(p.Succeeded) / float64(n)
+			p.SuccessRate = &rate
+		}
+		return p, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]ProviderStats, len(list))
+	for _, p := range list {
+		out[p.Provider] = p
+	}
+	return out, nil
+}
+
+// RecentJobs returns the most recently created jobs of every owner, newest
+// first, with their attempts and race events (for the operator dashboard).
+func (s *Store) RecentJobs(ctx context.Context, limit int) ([]*Job, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+jobColumns+` FROM jobs j ORDER BY j.created_at DESC, j.id LIMIT $1`, limit)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*Job, error) { return scanJob(r) })
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range jobs {
+		if err := s.loadChildren(ctx, j); err != nil {
+			return nil, err
+		}
+	}
+	return jobs, nil
+}
+
+// Counters are database-wide totals over a recent window (every replica).
+type Counters struct {
+	JobsByState     map[string]int64 `json:"jobs_by_state"`
+	AttemptsByState map[string]int64 `json:"attempts_by_state"`
+	AttemptsByRole  map[string]int64 `json:"attempts_by_role"`
+	RacesLost       int64            `json:"races_lost"`
+	HedgesStarted   int64            `json:"hedges_started"`
+	HedgesWon       int64            `json:"hedges_won"`
+}
+
+// RecentCounters counts jobs and attempts created within window, on the
+// database clock.
+func (s *Store) RecentCounters(ctx context.Context, window time.Duration) (*Counters, error) {
+	c := &Counters{JobsByState: map[string]int64{}, AttemptsByState: map[string]int64{}, AttemptsByRole: map[string]int64{}}
+	rows, err := s.pool.Query(ctx, `SELECT 'job', state, count(*) FROM jobs WHERE created_at > now() - $1::interval GROUP BY state
+		UNION ALL SELECT 'state', state, count(*) FROM attempts WHERE created_at > now() - $1::interval GROUP BY state
+		UNION ALL SELECT 'role', role, count(*) FROM attempts WHERE created_at > now() - $1::interval GROUP BY role
+		UNION ALL SELECT 'hedge_won', '', count(*) FROM attempts WHERE created_at > now() - $1::interval AND role = 'hedge' AND state = 'won'`, window)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind, key string
+		var n int64
+		if err := rows.Scan(&kind, &key, &n); err != nil {
+			return nil, err
+		}
+		switch kind {
+		case "job":
+			c.JobsByState[key] = n
+		case "state":
+			c.AttemptsByState[key] = n
+		case "role":
+			c.AttemptsByRole[key] = n
+		case "hedge_won":
+			c.HedgesWon = n
+		}
+	}
+	c.RacesLost = c.AttemptsByState[AttemptLost]
+	c.HedgesStarted = c.AttemptsByRole[RoleHedge]
+	return c, rows.Err()
+}

@@ -1,0 +1,206 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ConformanceRun is one stored run of one provider against the conformance suite
+// of one prompt version (SPEC §9).
+type ConformanceRun struct {
+	ID            int64           `json:"id"`
+	Provider      string          `json:"provider"`
+	Model         string          `json:"model"`
+	Prompt        string          `json:"prompt"`
+	PromptVersion string          `json:"prompt_version"`
+	Passed        bool            `json:"passed"`
+	CasesTotal    int             `json:"cases_total"`
+	CasesPassed   int             `json:"cases_passed"`
+	Cases         json.RawMessage `json:"cases,omitempty"`
+	SuiteDigest   string          `json:"suite_digest,omitempty"`
+	RouterVersion string          `json:"router_version"`
+	StartedAt     time.Time       `json:"started_at"`
+	FinishedAt    time.Time       `json:"finished_at"`
+	// LastPassAt is the finish of the latest passing run of the same provider and
+	// prompt version (this run when it passed). Set by LatestConformanceRuns.
+	LastPassAt *time.Time `json:"last_pass_at"`
+}
+
+// NewConformanceRun is a finished run to record.
+type NewConformanceRun struct {
+	Provider      string
+	Model         string
+	Prompt        string
+	PromptVersion string
+	Passed        bool
+	CasesTotal    int
+	CasesPassed   int
+	// Cases is the per-case detail, stored as JSON (nil: an empty list).
+	Cases         any
+	SuiteDigest   string
+	RouterVersion string
+	// Duration is how long the run took (a monotonic measurement); the row's
+	// finished_at is the database's now() and started_at is now() - Duration.
+	Duration time.Duration
+}
+
+// RecordConformanceRun stores a finished run. A run passes only when every case,
+// and at least one, passed.
+func (s *Store) RecordConformanceRun(ctx context.Context, r NewConformanceRun) (*ConformanceRun, error) {
+	switch {
+	case r.Provider == "" || r.Prompt == "" || r.PromptVersion == "":
+		return nil, errors.New("record conformance run: provider, prompt and prompt version are required")
+	case r.CasesTotal < 0 || r.CasesPassed < 0 || r.CasesPassed > r.CasesTotal:
+		return nil, fmt.Errorf("record conformance run: %d of %d cases passed is not a count", r.CasesPassed, r.CasesTotal)
+	case r.Passed && (r.CasesTotal == 0 || r.CasesPassed != r.CasesTotal):
+		return nil, fmt.Errorf("record conformance run: a run with %d of %d cases passed cannot pass", r.CasesPassed, r.CasesTotal)
+	}
+	cases := []byte("[]")
+	if r.Cases != nil {
+		b, err := json.Marshal(r.Cases)
+		if err != nil {
+			return nil, fmt.Errorf("record conformance run: encode cases: %w", err)
+		}
+		cases = b
+	}
+	run := &ConformanceRun{
+		Provider: r.Provider, Model: r.Model, Prompt: r.Prompt, PromptVersion: r.PromptVersion, Passed: r.Passed,
+		CasesTotal: r.CasesTotal, CasesPassed: r.CasesPassed, Cases: cases, SuiteDigest: r.SuiteDigest, RouterVersion: r.RouterVersion,
+	}
+	err := s.pool.QueryRow(ctx, `INSERT INTO conformance_runs (provider, model, prompt, prompt_version, passed,
+			cases_total, cases_passed, cases, suite_digest, router_version, started_at, finished_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now() - $11::bigint * interval '1 microsecond', now())
+		RETURNING id, started_at, finished_at`,
+		r.Provider, r.Model, r.Prompt, r.PromptVersion, r.Passed, r.CasesTotal, r.CasesPassed, cases,
+		r.SuiteDigest, r.RouterVersion, max(r.Duration, 0).Microseconds(),
+	).Scan(&run.ID, &run.StartedAt, &run.FinishedAt)
+	if err != nil {
+		return nil, fmt.Errorf("record conformance run: %w", err)
+	}
+	if run.Passed {
+		run.LastPassAt = &run.FinishedAt
+	}
+	return run, nil
+}
+
+// ConformanceFilter narrows LatestConformanceRuns; empty fields match everything.
+type ConformanceFilter struct {
+	Provider string
+	Prompt   string
+	// WithCases includes each run's per-case details.
+	WithCases bool
+}
+
+// LatestConformanceRuns returns, for every provider × prompt × prompt version that
+// has a run, its latest run (with LastPassAt), ordered by provider, prompt and
+// version.
+func (s *Store) LatestConformanceRuns(ctx context.Context, f ConformanceFilter) ([]ConformanceRun, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT DISTINCT ON (r.provider, r.prompt, r.prompt_version)
+			r.id, r.provider, r.model, r.prompt, r.prompt_version, r.passed, r.cases_total, r.cases_passed,
+			CASE WHEN $3 THEN r.cases END, r.suite_digest, r.router_version, r.started_at, r.finished_at,
+			(SELECT max(p.finished_at) FROM conformance_runs p
+			  WHERE p.provider = r.provider AND p.prompt = r.prompt AND p.prompt_version = r.prompt_version AND p.passed)
+		FROM conformance_runs r
+		WHERE ($1 = '' OR r.provider = $1) AND ($2 = '' OR r.prompt = $2)
+		ORDER BY r.provider, r.prompt, r.prompt_version, r.finished_at DESC, r.id DESC`,
+		f.Provider, f.Prompt, f.WithCases)
+	if err != nil {
+		return nil, fmt.Errorf("read conformance runs: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ConformanceRun, error) {
+		var c ConformanceRun
+		err := r.Scan(&c.ID, &c.Provider, &c.Model, &c.Prompt, &c.PromptVersion, &c.Passed, &c.CasesTotal, &c.CasesPassed,
+			&c.Cases, &c.SuiteDigest, &c.RouterVersion, &c.StartedAt, &c.FinishedAt, &c.LastPassAt)
+		return c, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read conformance runs: %w", err)
+	}
+	return out, nil
+}
+
+// ConformanceStanding is what the database says about one provider on exactly one
+// prompt version, judged on the database clock.
+type ConformanceStanding struct {
+	Provider      string
+	Prompt        string
+	PromptVersion string
+	// Latest is the latest run of exactly this version (without cases); nil when
+	// there is none.
+	Latest *ConformanceRun
+	// LastPassAt is the finish of the latest passing run of this version; nil
+	// when none passed. LastPassAge is now() minus it, on the database clock.
+	LastPassAt  *time.Time
+	LastPassAge time.Duration
+	// Fresh: LastPassAge is below the maxAge asked for.
+	Fresh bool
+	// PassedVersions are other versions of the prompt this provider passed (they
+	// do not count for this one).
+	PassedVersions []string
+	// Now is the database's clock when it was read.
+	Now time.Time
+}
+
+// Eligible reports whether the provider may take fallback traffic on this
+// prompt version: its latest run passed, and that pass is younger than maxAge.
+// A later failing run withdraws an earlier pass.
+func (c *ConformanceStanding) Eligible() bool {
+	return c.Latest != nil && c.Latest.Passed && c.Fresh
+}
+
+// ConformanceStanding reads the standing of provider on prompt@version, with the
+// pass's age and freshness (younger than maxAge) computed by the database.
+func (s *Store) ConformanceStanding(ctx context.Context, provider, prompt, version string, maxAge time.Duration) (*ConformanceStanding, error) {
+	st := &ConformanceStanding{Provider: provider, Prompt: prompt, PromptVersion: version}
+	var (
+		latestID              *int64
+		model, digest, rv     *string
+		passed                *bool
+		total, passedCases    *int
+		startedAt, finishedAt *time.Time
+		ageMicros             *int64
+		fresh                 bool
+	)
+	err := s.pool.QueryRow(ctx, `
+		SELECT now(),
+			l.id, l.model, l.passed, l.cases_total, l.cases_passed, l.suite_digest, l.router_version, l.started_at, l.finished_at,
+			p.finished_at,
+			(extract(epoch FROM now() - p.finished_at) * 1000000)::bigint,
+			coalesce(p.finished_at > now() - $4::bigint * interval '1 microsecond', false),
+			coalesce((SELECT array_agg(DISTINCT o.prompt_version ORDER BY o.prompt_version) FROM conformance_runs o
+			  WHERE o.provider = $1 AND o.prompt = $2 AND o.prompt_version <> $3 AND o.passed), '{}')
+		FROM (SELECT 1) AS one
+		LEFT JOIN LATERAL (
+			SELECT id, model, passed, cases_total, cases_passed, suite_digest, router_version, started_at, finished_at
+			FROM conformance_runs
+			WHERE provider = $1 AND prompt = $2 AND prompt_version = $3
+			ORDER BY finished_at DESC, id DESC LIMIT 1) l ON true
+		LEFT JOIN LATERAL (
+			SELECT finished_at FROM conformance_runs
+			WHERE provider = $1 AND prompt = $2 AND prompt_version = $3 AND passed
+			ORDER BY finished_at DESC LIMIT 1) p ON true`,
+		provider, prompt, version, max(maxAge, 0).Microseconds(),
+	).Scan(&st.Now, &latestID, &model, &passed, &total, &passedCases, &digest, &rv, &startedAt, &finishedAt,
+		&st.LastPassAt, &ageMicros, &fresh, &st.PassedVersions)
+	if err != nil {
+		return nil, fmt.Errorf("read conformance standing of %s on %s@%s: %w", provider, prompt, version, err)
+	}
+	if latestID != nil {
+		st.Latest = &ConformanceRun{
+			ID: *latestID, Provider: provider, Model: *model, Prompt: prompt, PromptVersion: version, Passed: *passed,
+			CasesTotal: *total, CasesPassed: *passedCases, SuiteDigest: *digest, RouterVersion: *rv,
+			StartedAt: *startedAt, FinishedAt: *finishedAt, LastPassAt: st.LastPassAt,
+		}
+	}
+	if ageMicros != nil {
+		st.LastPassAge = time.Duration(*ageMicros) * time.Microsecond
+	}
+	st.Fresh = fresh && st.LastPassAt != nil
+	return st, nil
+}

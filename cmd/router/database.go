@@ -35,3 +35,18 @@ func openDatabase(ctx context.Context, cfg *config.Config, log *slog.Logger) (po
 	}
 	return pool, func() { pool.Close(); cluster.Stop() }, nil
 }
+
+// withStore loads the config at cfgPath, opens its database and runs fn with a
+// store on it, closing everything after.
+func withStore(ctx context.Context, cfgPath string, fn func(cfg *config.Config, st *store.Store) error) error {
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		return err
+	}
+	pool, closeDB, err := openDatabase(ctx, cfg, newLogger(cfg.Log))
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	return fn(cfg, store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D()}))
+}

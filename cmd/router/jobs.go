@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/routerhq/router/internal/config"
 	"github.com/routerhq/router/internal/store"
 )
 
 func runJobs(ctx context.Context, args []string) error {
-	if len(args) < 2 || args[0] != "get" {
+	if len(args) < 2 || args[0] != "get" || strings.HasPrefix(args[1], "-") {
 		fmt.Fprintln(os.Stderr, "Usage: router jobs get ID [--config router.yaml]")
 		return errUsage
 	}
@@ -23,23 +24,16 @@ func runJobs(ctx context.Context, args []string) error {
 	if err := parse(fs, args[2:]); err != nil {
 		return err
 	}
-	cfg, err := config.Load(*cfgPath)
-	if err != nil {
-		return err
-	}
-	pool, closeDB, err := openDatabase(ctx, cfg, newLogger(cfg.Log))
-	if err != nil {
-		return err
-	}
-	defer closeDB()
-	job, err := store.New(pool, store.Options{}).GetJobAny(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("no job %s in this database", id)
-	}
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(job)
+	return withStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
+		job, err := st.GetJobAny(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("no job %s in this database", id)
+		}
+		if err != nil {
+			return err
+		}
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(job)
+	})
 }

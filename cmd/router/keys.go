@@ -24,23 +24,15 @@ func runKeys(ctx context.Context, args []string) error {
 	if *owner == "" {
 		return errors.New("--owner is required: the tenant this key belongs to")
 	}
-	cfg, err := config.Load(*cfgPath)
-	if err != nil {
-		return err
-	}
-	pool, closeDB, err := openDatabase(ctx, cfg, newLogger(cfg.Log))
-	if err != nil {
-		return err
-	}
-	defer closeDB()
-	st := store.New(pool, store.Options{})
-	if _, err := st.Migrate(ctx); err != nil {
-		return err
-	}
-	key, err := st.CreateAPIKey(ctx, *owner)
-	if err != nil {
-		return err
-	}
-	fmt.Println(key)
-	return nil
+	return withStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
+		if _, err := st.Migrate(ctx); err != nil {
+			return err
+		}
+		key, err := st.CreateAPIKey(ctx, *owner)
+		if err != nil {
+			return err
+		}
+		fmt.Println(key)
+		return nil
+	})
 }

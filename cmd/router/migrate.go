@@ -15,24 +15,17 @@ func runMigrate(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	cfg, err := config.Load(*cfgPath)
-	if err != nil {
-		return err
-	}
-	pool, closeDB, err := openDatabase(ctx, cfg, newLogger(cfg.Log))
-	if err != nil {
-		return err
-	}
-	defer closeDB()
-	applied, err := store.New(pool, store.Options{}).Migrate(ctx)
-	if err != nil {
-		return err
-	}
-	if len(applied) == 0 {
-		fmt.Println("database is up to date")
-	}
-	for _, m := range applied {
-		fmt.Println("applied", m)
-	}
-	return nil
+	return withStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
+		applied, err := st.Migrate(ctx)
+		if err != nil {
+			return err
+		}
+		if len(applied) == 0 {
+			fmt.Println("database is up to date")
+		}
+		for _, m := range applied {
+			fmt.Println("applied", m)
+		}
+		return nil
+	})
 }

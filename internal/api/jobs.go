@@ -148,8 +148,11 @@ func (s *Server) preflight(r *http.Request, nj store.NewJob) (json.RawMessage, b
 }
 
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
-	owner := ownerFrom(r.Context())
-	id := r.PathValue("id")
+	s.respondJob(w, r, ownerFrom(r.Context()), r.PathValue("id"))
+}
+
+// respondJob answers with owner's job as it is now, waiting if Prefer: wait asks.
+func (s *Server) respondJob(w http.ResponseWriter, r *http.Request, owner, id string) {
 	job, err := s.Store.GetJob(r.Context(), owner, id)
 	if errors.Is(err, store.ErrNotFound) {
 		writeProblem(w, r, notFoundProblem(id))
@@ -186,12 +189,7 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 	}
 	s.Exec.Cancel(id)
 	s.Log.Info("job cancelled", "job_id", id, "owner", owner)
-	job, err := s.Store.GetJob(r.Context(), owner, id)
-	if err != nil {
-		s.internalError(w, r, "read job", err)
-		return
-	}
-	writeJSON(w, http.StatusOK, job)
+	s.respondJob(w, r, owner, id)
 }
 
 func notFoundProblem(id string) problem {

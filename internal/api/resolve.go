@@ -124,22 +124,6 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 	s.respondJob(w, r, owner, id)
 }
 
-// respondJob answers with the job as it is now, waiting if Prefer: wait asks.
-func (s *Server) respondJob(w http.ResponseWriter, r *http.Request, owner, id string) {
-	job, err := s.Store.GetJob(r.Context(), owner, id)
-	if err != nil {
-		s.internalError(w, r, "read job", err)
-		return
-	}
-	if wait, applied := s.waitFor(r); wait > 0 && !settled(job.State) {
-		if j, err := s.waitJob(r.Context(), owner, id, wait); err == nil {
-			job = j
-			w.Header().Set("Preference-Applied", applied)
-		}
-	}
-	writeJSON(w, http.StatusOK, job)
-}
-
 // judgeResolution validates a resolution's result like any output: against the
 // prompt's schema and contract, or for a chat job against its response_format,
 // where the result is the assistant's content (a string, or the JSON object).

@@ -12,7 +12,7 @@ func TestDemoConfigLoadsWithDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Idempotency.Retention.D() != 24*time.Hour || c.HTTP.MaxBodyBytes != 1<<20 || c.Conformance.Gate != "fallbacks" {
+	if c.Idempotency.Retention.D() != 24*time.Hour || c.HTTP.MaxBodyBytes != 1<<20 || c.Conformance.Gate != "off" {
 		t.Fatalf("defaults: %+v", c)
 	}
 	r := c.Routes["default"]
@@ -24,6 +24,18 @@ func TestDemoConfigLoadsWithDefaults(t *testing.T) {
 	}
 	if c.Dir != "../../demo" {
 		t.Fatalf("dir %q", c.Dir)
+	}
+}
+
+func TestEmptyConfigDefaults(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	c, err := Parse(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "127.0.0.1:8080" || c.Conformance.Gate != "fallbacks" || c.Conformance.MaxAge.D() != 168*time.Hour ||
+		c.PromptsDir != "prompts" || !*c.AutoMigrate || c.Execution.Lease.D() != 30*time.Second {
+		t.Fatalf("defaults: %+v", c)
 	}
 }
 

@@ -76,9 +76,12 @@ func runServe(ctx context.Context, args []string) error {
 		LeaseOwner: replica, Lease: cfg.Execution.Lease.D(), Log: log,
 		Gate: ops.gate, Admission: ops.breakers, Observer: ops.metrics,
 	})
-	routeNames := map[string]bool{}
-	for name := range cfg.Routes {
+	routeNames, models := map[string]bool{}, map[string]string{}
+	for name, r := range cfg.Routes {
 		routeNames[name] = true
+		for _, m := range r.Models {
+			models[m] = name
+		}
 	}
 	apiKeys, err := staticKeys(cfg)
 	if err != nil {
@@ -92,7 +95,7 @@ func runServe(ctx context.Context, args []string) error {
 		LeaseOwner: replica, Lease: cfg.Execution.Lease.D(),
 		RequireChatKey: cfg.Chat.RequireIdempotencyKey, ChatWait: cfg.Chat.Wait.D(),
 	}, api.Deps{
-		Store: st, Listener: listener, Prompts: prompts, Routes: routeNames, Exec: runner,
+		Store: st, Listener: listener, Prompts: prompts, Routes: routeNames, Models: models, Exec: runner,
 		Auth: &api.KeyAuth{Static: apiKeys, Store: st}, Log: log, Counters: ops.metrics,
 	})
 	ops.mount(srv, cfg, st)

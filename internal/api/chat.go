@@ -36,10 +36,15 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 			"the body is not a valid chat completion request: "+err.Error())
 		return
 	}
+	route, passModel := req.Model, ""
 	if req.Model != "" && !s.Routes[req.Model] {
-		writeOpenAIError(w, http.StatusNotFound, "invalid_request_error", "model_not_found", "model",
-			fmt.Sprintf("the model %q does not exist on this router: GET /v1/models lists the routes it serves", req.Model))
-		return
+		alias, ok := s.Models[req.Model]
+		if !ok {
+			writeOpenAIError(w, http.StatusNotFound, "invalid_request_error", "model_not_found", "model",
+				fmt.Sprintf("the model %q does not exist on this router: GET /v1/models lists the routes and models it serves", req.Model))
+			return
+		}
+		route, passModel = alias, req.Model
 	}
 	in, err := req.Normalize()
 	if err != nil {
@@ -59,19 +64,20 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	} else {
 		key = "auto-" + uuid.NewString() // without a key each call is its own intent
 	}
+	in.Model = passModel
 	input, err := json.Marshal(in)
 	if err != nil {
 		s.chatInternal(w, "encode request", err)
 		return
 	}
-	op := chat.Operation(req.Model)
-	fp, err := store.Fingerprint(op, "", req.Model, input)
+	op := chat.Operation(route)
+	fp, err := store.Fingerprint(op, "", route, input)
 	if err != nil {
 		s.chatInternal(w, "fingerprint request", err)
 		return
 	}
 	nj := store.NewJob{
-		Owner: owner, Operation: op, IdempotencyKey: key, Fingerprint: fp, Route: req.Model, Input: input,
+		Owner: owner, Operation: op, IdempotencyKey: key, Fingerprint: fp, Route: route, Input: input,
 		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease,
 	}
 	if routing, ok := s.preflight(r, nj); !ok {
@@ -91,7 +97,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if created {
-		s.Log.Info("chat job created", "job_id", job.ID, "owner", owner, "route", req.Model)
+		s.Log.Info("chat job created", "job_id", job.ID, "owner", owner, "route", route)
 		s.Exec.Submit(job)
 	}
 	w.Header().Set("X-Router-Job-Id", job.ID)

@@ -261,3 +261,29 @@ func TestChatIdempotencyKey(t *testing.T) {
 		t.Fatalf("reuse: %d %s", resp.StatusCode, raw)
 	}
 }
+
+// A route may serve model names of its own: the requested name goes to its
+// providers, and /v1/models lists it.
+func TestChatModelAliasPassesModelThrough(t *testing.T) {
+	b := setup(t, options{models: []string{"gpt-4o-mini"}, respond: func(int, *providers.Request) providers.Step {
+		return providers.Step{Output: "aliased"}
+	}})
+	c := b.client(acmeKey)
+	req := chatReq("hi")
+	req.Model = "gpt-4o-mini"
+	resp, err := c.CreateChatCompletion(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.primary.Requests()[0].Model; got != "gpt-4o-mini" || resp.Model != "gpt-4o-mini" {
+		t.Fatalf("provider asked for %q, answered %q", got, resp.Model)
+	}
+	plain, err := c.CreateChatCompletion(context.Background(), chatReq("hi"))
+	if err != nil || b.primary.Requests()[1].Model != "" || plain.Model != "m1" {
+		t.Fatalf("route name: model %q sent, %q answered (%v)", b.primary.Requests()[1].Model, plain.Model, err)
+	}
+	models, err := c.ListModels(context.Background())
+	if err != nil || len(models.Models) != 2 {
+		t.Fatalf("models %+v %v", models, err)
+	}
+}

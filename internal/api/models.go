@@ -11,6 +11,9 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 	for name := range s.Routes {
 		names = append(names, name)
 	}
+	for name := range s.Models {
+		names = append(names, name)
+	}
 	slices.Sort(names)
 	type model struct {
 		ID      string `json:"id"`

@@ -65,9 +65,12 @@ type Deps struct {
 	Listener *store.Listener
 	Prompts  *prompt.Set
 	Routes   map[string]bool // known route names
-	Exec     Executor
-	Auth     Authenticator
-	Log      *slog.Logger
+	// Models maps model names that chat completions may ask for to the route
+	// that serves them (the name is passed through to its providers).
+	Models map[string]string
+	Exec   Executor
+	Auth   Authenticator
+	Log    *slog.Logger
 	// Counters, when set, counts idempotent replays and key conflicts (metrics).
 	Counters Counters
 }

@@ -40,6 +40,8 @@ type options struct {
 	respond   func(call int, req *providers.Request) providers.Step
 	timeout   time.Duration
 	maxBody   int64
+	// models are chat model aliases of the default route.
+	models []string
 	// window, when set, is the primary's context window.
 	window int
 	// fallback, when set, adds a second provider to the route.
@@ -84,7 +86,7 @@ func setup(t *testing.T, opt options) *bundle {
 		Targets: targets, Routes: map[string]*race.Route{"default": route},
 	})
 	srv := httptest.NewServer(api.New(api.Config{MaxBodyBytes: opt.maxBody, LeaseOwner: "test", Lease: 30 * time.Second}, api.Deps{
-		Store: db.Store, Listener: listener, Prompts: prompts, Routes: map[string]bool{"default": true},
+		Store: db.Store, Listener: listener, Prompts: prompts, Routes: map[string]bool{"default": true}, Models: aliases(opt.models),
 		Exec: runner, Log: log,
 		Auth: &api.KeyAuth{Static: map[string]string{acmeKey: "acme", globexKey: "globex"}, Store: db.Store},
 	}))
@@ -152,4 +154,12 @@ func (b *bundle) count(t *testing.T, q string, args ...any) int {
 
 func triageBody(subject string) string {
 	return `{"prompt":"triage","input":{"subject":"` + subject + `","body":"I cannot log in since yesterday."}}`
+}
+
+func aliases(models []string) map[string]string {
+	m := map[string]string{}
+	for _, name := range models {
+		m[name] = "default"
+	}
+	return m
 }

@@ -31,6 +31,9 @@ func Route(operation string) (string, bool) { return strings.CutPrefix(operation
 // to providers. Streaming options are not part of it (a streamed and a plain
 // call of the same intent are the same job).
 type Input struct {
+	// Model, when set, is passed through to the route's providers instead of
+	// their configured model (a route's `models` alias).
+	Model          string              `json:"model,omitempty"`
 	Messages       []providers.Message `json:"messages"`
 	Temperature    *float32            `json:"temperature,omitempty"`
 	MaxTokens      int                 `json:"max_tokens,omitempty"`

@@ -109,6 +109,9 @@ type Route struct {
 	// ConformancePrompt names the prompt whose conformance results gate this
 	// route's fallbacks for raw chat completions; empty: no gate for them.
 	ConformancePrompt string `yaml:"conformance_prompt"`
+	// Models are model names a chat completion may ask for: the request goes to
+	// this route and the name is passed through to its providers.
+	Models []string `yaml:"models"`
 }
 
 // HedgeDelay parses HedgeAfter: the fixed delay (0 = no hedging) and whether

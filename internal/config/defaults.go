@@ -146,6 +146,17 @@ func (c Config) Validate() error {
 			add("%s.max_retries must be 0 or more", where)
 		}
 	}
+	aliases := map[string]string{}
+	for name, r := range c.Routes {
+		for _, m := range r.Models {
+			if _, isRoute := c.Routes[m]; isRoute {
+				add("routes.%s.models: %q is also a route name", name, m)
+			} else if other, dup := aliases[m]; dup {
+				add("routes.%s.models: %q is already a model of route %s", name, m, other)
+			}
+			aliases[m] = name
+		}
+	}
 	for name, r := range c.Routes {
 		if r == nil || len(r.Providers) == 0 {
 			add("routes.%s.providers: list at least one provider (primary first)", name)

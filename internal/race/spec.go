@@ -48,7 +48,7 @@ func (r *Runner) specFor(job *store.Job, route *Route) (*spec, error) {
 		if err != nil {
 			return nil, fmt.Errorf("the response_format schema does not compile: %w", err)
 		}
-		s := &spec{msgs: in.Messages, temperature: in.Temperature, maxTokens: in.MaxTokens, seed: in.Seed,
+		s := &spec{msgs: in.Messages, model: in.Model, temperature: in.Temperature, maxTokens: in.MaxTokens, seed: in.Seed,
 			user: in.User, format: in.ProviderFormat(),
 			judge: func(resp *providers.Response) (json.RawMessage, []contract.Violation) {
 				return chat.Judge(&in, v, job.ID, resp)

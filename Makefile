@@ -4,7 +4,7 @@
 GO ?= go
 export ROUTER_DEMO_KEY ?= demo-key
 
-.PHONY: run test build vet
+.PHONY: run test build vet bench
 
 run:
 	$(GO) run ./cmd/router serve --config demo/router.yaml
@@ -17,3 +17,8 @@ build:
 
 vet:
 	$(GO) vet ./...
+
+# Benchmarks (SPEC §14): its own durable PostgreSQL, a loopback mock provider, the
+# router as a process; writes bench/results/<time>/ and bench/results/latest/.
+bench:
+	$(GO) run ./cmd/router localdb --durable --dir .local/pg-bench -- $(GO) run ./bench/cmd/routerbench

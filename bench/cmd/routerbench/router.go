@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ProviderSpec is one provider of a generated router configuration; every
+// provider is the loopback mock, told apart by its model.
+type ProviderSpec struct {
+	Name, Model    string
+	Timeout        time.Duration
+	MaxRetries     int
+	SupportsLookup bool
+}
+
+// RouteSpec is the route "default" of a generated configuration.
+type RouteSpec struct {
+	Providers  []string
+	HedgeAfter string // "", a duration, or "adaptive"
+	HedgeMin   time.Duration
+	Extra      string // more YAML lines, indented by four spaces
+}
+
+// RouterSpec is one router process.
+type RouterSpec struct {
+	Name      string // used for the owner, the log file and the config file
+	Providers []ProviderSpec
+	Route     RouteSpec
+	Lease     time.Duration
+	LogLevel  string
+}
+
+// RouterProc is a running router.
+type RouterProc struct {
+	Base  string
+	Owner string
+	Key   string
+	cmd   *exec.Cmd
+	done  chan struct{}
+	log   string
+	Debug string // the profiling build's debug address ("" for the real binary)
+}
+
+// Harness holds what every scenario shares.
+type Harness struct {
+	Bin, ProfBin string // router and profiling-router binaries
+	Work         string // temporary directory: configs, logs
+	Prompts      string
+	DB           string
+	Mock         *Mock
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+func (h *Harness) writeConfig(s RouterSpec, addr string) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "listen: %s\n", addr)
+	fmt.Fprintf(&b, "api_keys: [{owner: %s, key_env: BENCH_API_KEY}]\n", s.Name)
+	b.WriteString("http: {max_wait: 60s}\nproviders:\n")
+	for _, p := range s.Providers {
+		fmt.Fprintf(&b, "  - {name: %s, type: openai, base_url: %q, model: %s, timeout: %s, max_retries: %d, supports_lookup: %t}\n",
+			p.Name, h.Mock.URL(), p.Model, p.Timeout, p.MaxRetries, p.SupportsLookup)
+	}
+	b.WriteString("routes:\n  default:\n")
+	fmt.Fprintf(&b, "    providers: [%s]\n", strings.Join(s.Route.Providers, ", "))
+	if s.Route.HedgeAfter != "" {
+		fmt.Fprintf(&b, "    hedge_after: %s\n", s.Route.HedgeAfter)
+	}
+	if s.Route.HedgeMin > 0 {
+		fmt.Fprintf(&b, "    hedge_min: %s\n", s.Route.HedgeMin)
+	}
+	b.WriteString("    max_inflight: 2\n    max_attempts: 4\n")
+	b.WriteString(s.Route.Extra)
+	fmt.Fprintf(&b, "prompts_dir: %q\n", h.Prompts)
+	b.WriteString("conformance: {gate: off}\n")
+	lease := s.Lease
+	if lease <= 0 {
+		lease = 30 * time.Second
+	}
+	level := s.LogLevel
+	if level == "" {
+		level = "info"
+	}
+	fmt.Fprintf(&b, "execution: {lease: %s}\nlog: {level: %s}\n", lease, level)
+	path := filepath.Join(h.Work, s.Name+".yaml")
+	return path, os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// Start runs a router for spec (the profiling build when prof) and waits until
+// /readyz answers 200.
+func (h *Harness) Start(ctx context.Context, s RouterSpec, prof bool) (*RouterProc, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := h.writeConfig(s, addr)
+	if err != nil {
+		return nil, err
+	}
+	p := &RouterProc{Base: "http://" + addr, Owner: s.Name, Key: "bench-key-" + s.Name, done: make(chan struct{}),
+		log: filepath.Join(h.Work, s.Name+".log")}
+	logf, err := os.Create(p.log)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	args := []string{"serve", "--config", cfg}
+	bin := h.Bin
+	if prof {
+		dbg, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		bin, p.Debug = h.ProfBin, "http://"+dbg
+		args = []string{"--config", cfg, "--debug", dbg}
+	}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Env = append(os.Environ(), "BENCH_API_KEY="+p.Key, "DATABASE_URL="+h.DB)
+	p.cmd.Stdout, p.cmd.Stderr = logf, logf
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := p.cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() { _ = p.cmd.Wait(); close(p.done) }()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(p.Base + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return p, nil
+			}
+		}
+		select {
+		case <-p.done:
+			return nil, fmt.Errorf("router %s exited during start-up; see %s", s.Name, p.log)
+		case <-ctx.Done():
+			p.Stop()
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			p.Stop()
+			return nil, fmt.Errorf("router %s not ready within 60s; see %s", s.Name, p.log)
+		}
+	}
+}
+
+// Stop asks the router to shut down (SIGTERM), then kills it after 10 s.
+func (p *RouterProc) Stop() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}

@@ -48,15 +48,21 @@ func (s *Server) waitJob(ctx context.Context, owner, id string, wait time.Durati
 	defer cancel()
 	changed, unsubscribe := s.Listener.Subscribe(id)
 	defer unsubscribe()
+	// Only the state is read while waiting; the whole job once, at the end.
 	for {
-		job, err := s.Store.GetJob(context.WithoutCancel(ctx), owner, id)
-		if err != nil || settled(job.State) {
-			return job, err
+		state, err := s.Store.JobState(context.WithoutCancel(ctx), owner, id)
+		if err != nil {
+			return nil, err
+		}
+		if settled(state) {
+			break
 		}
 		select {
 		case <-changed:
+			continue
 		case <-ctx.Done():
-			return job, nil
 		}
+		break
 	}
+	return s.Store.GetJob(context.WithoutCancel(ctx), owner, id)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
 	"github.com/routerhq/router/internal/tokens"
 )
@@ -40,16 +41,23 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 			continue
 		}
 		d.Encoding = enc
-		need, fits, err := tokens.Fits(enc, sp.msgs, sp.maxTokens, t.ContextWindow)
-		d.PromptTokens = need - sp.maxTokens
 		switch {
-		case err != nil:
-			d.Reason = "cannot count tokens: " + err.Error()
-		case t.ContextWindow > 0 && !fits:
-			d.Reason = fmt.Sprintf("context window too small: the prompt needs %d tokens plus max_tokens %d = %d, the window holds %d",
-				need-sp.maxTokens, sp.maxTokens, need, t.ContextWindow)
-		default:
+		case t.ContextWindow <= 0 || byteBound(sp.msgs)+sp.maxTokens <= t.ContextWindow:
+			// A token covers at least one byte, so the prompt fits without
+			// counting: tokenizing is the costliest step of routing.
 			d.Eligible = true
+		default:
+			need, fits, err := tokens.Fits(enc, sp.msgs, sp.maxTokens, t.ContextWindow)
+			d.PromptTokens = need - sp.maxTokens
+			switch {
+			case err != nil:
+				d.Reason = "cannot count tokens: " + err.Error()
+			case !fits:
+				d.Reason = fmt.Sprintf("context window too small: the prompt needs %d tokens plus max_tokens %d = %d, the window holds %d",
+					need-sp.maxTokens, sp.maxTokens, need, t.ContextWindow)
+			default:
+				d.Eligible = true
+			}
 		}
 		if d.Eligible {
 			d.Eligible, d.Reason = r.admissible(name, sp, r.roleOf(route, name))
@@ -57,6 +65,16 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 		out = append(out, d)
 	}
 	return out
+}
+
+// byteBound is an upper bound of the tokens of msgs in the chat format: every
+// token covers at least one byte, plus the per-message and priming overheads.
+func byteBound(msgs []providers.Message) int {
+	n := tokens.TokensReplyPrime
+	for _, m := range msgs {
+		n += tokens.TokensPerMessage + len(m.Role) + len(m.Content)
+	}
+	return n
 }
 
 // roleOf is the role a provider of the route plays for gating: the route's

@@ -84,19 +84,18 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 		if na.MaxAttempts > 0 && total-base >= na.MaxAttempts {
 			return fmt.Errorf("%w: %d attempts made (max_attempts %d)", ErrAttemptLimit, total-base, na.MaxAttempts)
 		}
-		if state == JobPending {
-			if err := tx.QueryRow(ctx, `UPDATE jobs SET state = 'running', version = version + 1, updated_at = now()
-				WHERE id = $1 RETURNING version`, na.JobID).Scan(&version); err != nil {
-				return err
-			}
-		}
 		lease := na.LeaseFor
 		if lease <= 0 {
 			lease = 30 * time.Second
 		}
-		rows, err := tx.Query(ctx, `INSERT INTO attempts AS a (id, job_id, seq, provider, model, role, read_version,
+		// A pending job becomes running in the same statement; the attempt reads
+		// the version after that change.
+		rows, err := tx.Query(ctx, `WITH j AS (
+				UPDATE jobs SET state = 'running', version = version + 1, updated_at = now()
+				WHERE id = $2 AND state = 'pending' RETURNING version)
+			INSERT INTO attempts AS a (id, job_id, seq, provider, model, role, read_version,
 				lease_owner, lease_expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + $9::interval)
+			VALUES ($1, $2, $3, $4, $5, $6, coalesce((SELECT version FROM j), $7), $8, now() + $9::interval)
 			RETURNING `+attemptColumns,
 			uuid.New(), na.JobID, maxSeq+1, na.Provider, na.Model, na.Role, version, na.LeaseOwner, lease)
 		if err != nil {
@@ -118,7 +117,7 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 // MarkAttemptRunning records that the request is about to be sent: the attempt
 // leaves `starting`, so it no longer blocks hedges.
 func (s *Store) MarkAttemptRunning(ctx context.Context, attemptID string) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE attempts SET state = 'running', started_at = now()
+	tag, err := s.execLazy(ctx, `UPDATE attempts SET state = 'running', started_at = now()
 		WHERE id = $1 AND state = 'starting'`, attemptID)
 	if err != nil {
 		return err

@@ -171,12 +171,7 @@ func (s *Store) RecentJobs(ctx context.Context, limit int) ([]*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, j := range jobs {
-		if err := s.loadChildren(ctx, j); err != nil {
-			return nil, err
-		}
-	}
-	return jobs, nil
+	return jobs, s.attachChildren(ctx, jobs)
 }
 
 // Counters are database-wide totals over a recent window (every replica).

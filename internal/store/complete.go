@@ -26,41 +26,35 @@ type Completion struct {
 }
 
 // casSQL is the compare-and-swap of SPEC §6.5: it succeeds only when the job is
-// still at the version the attempt read and nobody has completed it.
+// still at the version the attempt read and nobody has completed it. The win is
+// one statement (one round trip, one commit): the job, its key's expiry, the
+// winning attempt and the notification change together or not at all.
 const casSQL = `
 WITH j AS (
     UPDATE jobs SET state = 'succeeded', result = $3, completed_by = $4, version = version + 1,
-        error = NULL, updated_at = now(), finished_at = now()
+        error = NULL, updated_at = now(), finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
     WHERE id = $1 AND version = $2 AND completed_by IS NULL
     RETURNING id
 ), k AS (
     UPDATE idempotency_keys SET expires_at = now() + $5::interval
     WHERE job_id IN (SELECT id FROM j)
+), a AS (
+    UPDATE attempts SET state = 'won', usage = $6, provider_response_id = nullif($7, ''),
+        response_model = nullif($8, ''), latency_ms = $9, finished_at = now(),
+        lease_owner = NULL, lease_expires_at = NULL
+    WHERE id = $4 AND EXISTS (SELECT 1 FROM j)
+), n AS (
+    SELECT pg_notify('` + NotifyChannel + `', id::text) FROM j
 )
-SELECT count(*) FROM j`
+SELECT (SELECT count(*) FROM j), (SELECT count(*) FROM n)`
 
 // Complete offers a valid output through the compare-and-swap. won reports whether
 // this attempt won; a loser is recorded `lost` (or `cancelled` when the job was
 // cancelled) with a race event, and its payload is discarded.
 func (s *Store) Complete(ctx context.Context, c Completion) (won bool, err error) {
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		var n int
-		if err := tx.QueryRow(ctx, casSQL, c.JobID, c.ReadVersion, c.Result, c.AttemptID, s.opt.KeyRetention).Scan(&n); err != nil {
-			return fmt.Errorf("compare-and-swap: %w", err)
-		}
-		won = n == 1
-		if won {
-			_, err := tx.Exec(ctx, `UPDATE attempts SET state = 'won', usage = $2, provider_response_id = nullif($3, ''),
-					response_model = nullif($4, ''), latency_ms = $5, finished_at = now(),
-					lease_owner = NULL, lease_expires_at = NULL
-				WHERE id = $1`, c.AttemptID, jsonOrNil(c.Usage), c.ProviderResponseID, c.ResponseModel, c.LatencyMS)
-			if err != nil {
-				return err
-			}
-			return notify(ctx, tx, c.JobID)
-		}
-		return s.discard(ctx, tx, c)
-	})
+	var n, notified int
+	err = s.pool.QueryRow(ctx, casSQL, c.JobID, c.ReadVersion, c.Result, c.AttemptID, s.opt.KeyRetention,
+		jsonOrNil(c.Usage), c.ProviderResponseID, c.ResponseModel, c.LatencyMS).Scan(&n, &notified)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		// The commit may have happened even though we saw an error (a dropped
 		// connection): the database decides, not our guess.
@@ -68,10 +62,18 @@ func (s *Store) Complete(ctx context.Context, c Completion) (won bool, err error
 			if *j.CompletedBy == c.AttemptID {
 				return true, nil
 			}
+			// Someone else won: record this attempt as the loser.
+			return false, s.inTx(context.WithoutCancel(ctx), func(tx pgx.Tx) error { return s.discard(ctx, tx, c) })
 		}
+		return false, fmt.Errorf("compare-and-swap: %w", err)
+	}
+	if err != nil {
 		return false, err
 	}
-	return won, err
+	if n == 1 {
+		return true, nil
+	}
+	return false, s.inTx(ctx, func(tx pgx.Tx) error { return s.discard(ctx, tx, c) })
 }
 
 // discard records a valid result that lost the compare-and-swap.

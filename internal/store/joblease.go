@@ -9,7 +9,7 @@ import (
 // running job for owner, when it is free, expired, or already owner's. ok=false
 // means another live process holds it or the job no longer needs one.
 func (s *Store) AcquireJobLease(ctx context.Context, jobID, owner string, lease time.Duration) (ok bool, err error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET lease_owner = $2, lease_expires_at = now() + $3::interval
+	tag, err := s.execLazy(ctx, `UPDATE jobs SET lease_owner = $2, lease_expires_at = now() + $3::interval
 		WHERE id = $1 AND state IN ('pending', 'running')
 		  AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at < now())`, jobID, owner, lease)
 	if err != nil {
@@ -20,7 +20,7 @@ func (s *Store) AcquireJobLease(ctx context.Context, jobID, owner string, lease 
 
 // ReleaseJobLease gives the job's lease up, if owner holds it.
 func (s *Store) ReleaseJobLease(ctx context.Context, jobID, owner string) error {
-	_, err := s.pool.Exec(ctx, `UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL
+	_, err := s.execLazy(ctx, `UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL
 		WHERE id = $1 AND lease_owner = $2`, jobID, owner)
 	return err
 }

@@ -45,7 +45,7 @@ WITH claim AS (
 INSERT INTO jobs (id, owner, operation, idempotency_key, fingerprint, prompt_version, route, input, params,
     lease_owner, lease_expires_at)
 SELECT job_id, $1, $2, $3, $5, $6, $7, $8, $9, nullif($10, ''), now() + $11::interval FROM claim
-RETURNING id`
+RETURNING id, state, version, created_at, updated_at`
 
 // CreateJob claims (owner, operation, key) and creates the job, or finds the job
 // that already holds the key. created reports which. A live key bound to a
@@ -56,13 +56,14 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 	if len(params) == 0 {
 		params = json.RawMessage("{}")
 	}
-	var got uuid.UUID
+	// A new job is returned as inserted, without reading it back.
+	job = &Job{Owner: nj.Owner, Operation: nj.Operation, IdempotencyKey: nj.IdempotencyKey, PromptVersion: nj.PromptVersion,
+		Route: nj.Route, Input: nj.Input, Params: params, Attempts: []Attempt{}, RaceEvents: []RaceEvent{}, fingerprint: nj.Fingerprint}
 	err = s.pool.QueryRow(ctx, claimSQL, nj.Owner, nj.Operation, nj.IdempotencyKey, id, nj.Fingerprint,
-		nj.PromptVersion, nj.Route, nj.Input, params, nj.LeaseOwner, nj.LeaseFor).Scan(&got)
+		nj.PromptVersion, nj.Route, nj.Input, params, nj.LeaseOwner, nj.LeaseFor).Scan(&job.ID, &job.State, &job.Version, &job.CreatedAt, &job.UpdatedAt)
 	switch {
 	case err == nil:
-		job, err := s.GetJob(ctx, nj.Owner, id.String())
-		return job, true, err
+		return job, true, nil
 	case err != pgx.ErrNoRows:
 		return nil, false, fmt.Errorf("claim idempotency key: %w", err)
 	}
@@ -103,61 +104,109 @@ func scanJob(row pgx.Row) (*Job, error) {
 // GetJob reads one job of owner with its attempts and race events. Another
 // owner's job is ErrNotFound, exactly like a missing one.
 func (s *Store) GetJob(ctx context.Context, owner, id string) (*Job, error) {
-	if _, err := uuid.Parse(id); err != nil {
-		return nil, ErrNotFound
-	}
-	j, err := scanJob(s.pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1 AND j.owner = $2`, id, owner))
-	if err != nil {
-		return nil, err
-	}
-	return j, s.loadChildren(ctx, j)
+	return s.getJob(ctx, id, owner, true)
 }
 
 // GetJobAny reads a job without an owner check (for the router's own workers and
 // operator commands).
 func (s *Store) GetJobAny(ctx context.Context, id string) (*Job, error) {
+	return s.getJob(ctx, id, "", false)
+}
+
+// getJob reads the job, its attempts and its race events in one round trip.
+func (s *Store) getJob(ctx context.Context, id, owner string, checkOwner bool) (*Job, error) {
 	if _, err := uuid.Parse(id); err != nil {
 		return nil, ErrNotFound
 	}
-	j, err := scanJob(s.pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1`, id))
+	b := &pgx.Batch{}
+	b.Queue(`SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1 AND (NOT $2 OR j.owner = $3)`, id, checkOwner, owner)
+	b.Queue(`SELECT `+attemptColumns+` FROM attempts a WHERE a.job_id = $1 ORDER BY a.seq`, id)
+	b.Queue(`SELECT id, attempt_id::text, kind, provider, latency_ms, usage, detail, created_at
+		FROM race_events WHERE job_id = $1 ORDER BY id`, id)
+	br := s.pool.SendBatch(ctx, b)
+	defer br.Close()
+	j, err := scanJob(br.QueryRow())
 	if err != nil {
 		return nil, err
 	}
-	return j, s.loadChildren(ctx, j)
-}
-
-func (s *Store) loadChildren(ctx context.Context, j *Job) error {
-	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM attempts a WHERE a.job_id = $1 ORDER BY a.seq`, j.ID)
+	rows, err := br.Query()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	j.Attempts, err = pgx.CollectRows(rows, scanAttemptRow)
+	if j.Attempts, err = pgx.CollectRows(rows, scanAttemptRow); err != nil {
+		return nil, err
+	}
+	rows, err = br.Query()
 	if err != nil {
-		return err
-	}
-	if j.Attempts == nil {
-		j.Attempts = []Attempt{}
-	}
-	rows, err = s.pool.Query(ctx, `SELECT id, attempt_id::text, kind, provider, latency_ms, usage, detail, created_at
-		FROM race_events WHERE job_id = $1 ORDER BY id`, j.ID)
-	if err != nil {
-		return err
+		return nil, err
 	}
 	j.RaceEvents, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (RaceEvent, error) {
 		var e RaceEvent
 		err := r.Scan(&e.ID, &e.AttemptID, &e.Kind, &e.Provider, &e.LatencyMS, &e.Usage, &e.Detail, &e.CreatedAt)
 		return e, err
 	})
+	if err != nil {
+		return nil, err
+	}
+	if j.Attempts == nil {
+		j.Attempts = []Attempt{}
+	}
 	if j.RaceEvents == nil {
 		j.RaceEvents = []RaceEvent{}
 	}
-	return err
+	return j, nil
+}
+
+// attachChildren loads the attempts and race events of several jobs with one
+// query each.
+func (s *Store) attachChildren(ctx context.Context, jobs []*Job) error {
+	byID := make(map[string]*Job, len(jobs))
+	ids := make([]string, 0, len(jobs))
+	for _, j := range jobs {
+		byID[j.ID] = j
+		ids = append(ids, j.ID)
+		j.Attempts, j.RaceEvents = []Attempt{}, []RaceEvent{}
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM attempts a WHERE a.job_id = ANY($1::uuid[]) ORDER BY a.job_id, a.seq`, ids)
+	if err != nil {
+		return err
+	}
+	attempts, err := pgx.CollectRows(rows, scanAttemptRow)
+	if err != nil {
+		return err
+	}
+	for _, a := range attempts {
+		j := byID[a.JobID]
+		j.Attempts = append(j.Attempts, a)
+	}
+	rows, err = s.pool.Query(ctx, `SELECT job_id::text, id, attempt_id::text, kind, provider, latency_ms, usage, detail, created_at
+		FROM race_events WHERE job_id = ANY($1::uuid[]) ORDER BY id`, ids)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var jobID string
+		var e RaceEvent
+		if err := rows.Scan(&jobID, &e.ID, &e.AttemptID, &e.Kind, &e.Provider, &e.LatencyMS, &e.Usage, &e.Detail, &e.CreatedAt); err != nil {
+			return err
+		}
+		byID[jobID].RaceEvents = append(byID[jobID].RaceEvents, e)
+	}
+	return rows.Err()
+}
+
+// JobState reads only a job's state (cheap, for waiting).
+func (s *Store) JobState(ctx context.Context, owner, id string) (string, error) {
+	var state string
+	err := s.pool.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1 AND owner = $2`, id, owner).Scan(&state)
+	return state, notFound(err)
 }
 
 // SetRouting records the routing decisions of a job (which providers were
 // eligible and why not).
 func (s *Store) SetRouting(ctx context.Context, jobID string, routing json.RawMessage) error {
-	_, err := s.pool.Exec(ctx, `UPDATE jobs SET routing = $2, updated_at = now() WHERE id = $1`, jobID, routing)
+	_, err := s.execLazy(ctx, `UPDATE jobs SET routing = $2 WHERE id = $1`, jobID, routing)
 	return err
 }
 

@@ -19,7 +19,7 @@ func (s *Store) RenewLease(ctx context.Context, attemptID, owner string, lease t
 // RenewLeases extends the job's orchestration lease and the leases of its
 // in-flight attempts that owner holds.
 func (s *Store) RenewLeases(ctx context.Context, jobID, owner string, lease time.Duration) error {
-	_, err := s.pool.Exec(ctx, `WITH j AS (
+	_, err := s.execLazy(ctx, `WITH j AS (
 			UPDATE jobs SET lease_expires_at = now() + $3::interval WHERE id = $1 AND lease_owner = $2)
 		UPDATE attempts SET lease_expires_at = now() + $3::interval
 		WHERE job_id = $1 AND lease_owner = $2 AND state IN ('starting', 'running')`, jobID, owner, lease)

@@ -1,0 +1,34 @@
+package store
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// execLazy runs one statement in its own transaction with synchronous_commit
+// off, in one round trip: the commit does not wait for the WAL flush. It is
+// for bookkeeping whose loss in a database crash is harmless because recovery
+// covers it (an attempt marked running, a lease taken, renewed or released, the
+// routing explanation) — never for a claim, an attempt row or a winner.
+func (s *Store) execLazy(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue("SET LOCAL synchronous_commit = off")
+	b.Queue(sql, args...)
+	b.Queue("COMMIT")
+	br := s.pool.SendBatch(ctx, b)
+	defer br.Close()
+	var tag pgconn.CommandTag
+	for i := range 4 {
+		t, err := br.Exec()
+		if err != nil {
+			return tag, err // the pool discards a connection left in a transaction
+		}
+		if i == 2 {
+			tag = t
+		}
+	}
+	return tag, nil
+}

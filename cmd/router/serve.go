@@ -73,7 +73,7 @@ func runServe(ctx context.Context, args []string) error {
 	defer ops.stop()
 	runner := race.New(race.Config{
 		Store: st, Listener: listener, Prompts: prompts, Targets: targets, Routes: buildRoutes(cfg),
-		LeaseOwner: replica, Lease: cfg.Execution.Lease.D(), Log: log,
+		LeaseOwner: replica, Lease: cfg.Execution.Lease.D(), ReconcileAfter: cfg.Execution.ReconcileAfter.D(), Log: log,
 		Gate: ops.gate, Admission: ops.breakers, Observer: ops.metrics,
 	})
 	routeNames, models := map[string]bool{}, map[string]string{}

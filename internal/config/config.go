@@ -150,6 +150,9 @@ type Execution struct {
 	// Lease: how long an attempt's lease lasts before another replica may
 	// declare it unknown; renewed at a third of it. Default 30s.
 	Lease Duration `yaml:"lease"`
+	// ReconcileAfter: how long an attempt stays unknown before providers with
+	// a lookup capability are asked about it. Default 2m.
+	ReconcileAfter Duration `yaml:"reconcile_after"`
 }
 
 // Load reads, decodes, overrides from the environment, fills defaults and

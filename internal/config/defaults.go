@@ -47,6 +47,9 @@ func (c Config) WithDefaults() Config {
 	if c.Execution.Lease == 0 {
 		c.Execution.Lease = Duration(30 * time.Second)
 	}
+	if c.Execution.ReconcileAfter == 0 {
+		c.Execution.ReconcileAfter = Duration(2 * time.Minute)
+	}
 	for i := range c.Providers {
 		p := &c.Providers[i]
 		if p.Timeout == 0 {

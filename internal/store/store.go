@@ -77,6 +77,9 @@ func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
 		// holds many requests open; pool_max_conns in the URL overrides this.
 		cfg.MaxConns = 20
 	}
+	if !strings.Contains(url, "pool_min_conns") {
+		cfg.MinConns = 4 // warm connections: no dial on the first requests of a burst
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open database pool: %w", err)

@@ -287,3 +287,62 @@ func TestChatModelAliasPassesModelThrough(t *testing.T) {
 		t.Fatalf("models %+v %v", models, err)
 	}
 }
+
+// Issue 5: tools are passed through; a tool-calling answer reaches go-openai's
+// client whole, plain and streamed, and a conversation's tool turns reach the
+// provider.
+func TestChatToolsPassThrough(t *testing.T) {
+	const calls = `[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]`
+	b := setup(t, options{respond: func(int, *providers.Request) providers.Step {
+		return providers.Step{ToolCalls: calls}
+	}})
+	c := b.client(acmeKey)
+	req := chatReq("weather in Paris?")
+	req.Tools = []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+		Name: "get_weather", Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)}}}
+	resp, err := c.CreateChatCompletion(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := resp.Choices[0].Message
+	if resp.Choices[0].FinishReason != "tool_calls" || len(msg.ToolCalls) != 1 || msg.ToolCalls[0].Function.Name != "get_weather" ||
+		msg.ToolCalls[0].Function.Arguments != `{"city":"Paris"}` {
+		t.Fatalf("answer %+v", resp.Choices[0])
+	}
+	if sent := b.primary.Requests()[0]; !strings.Contains(string(sent.Tools), "get_weather") {
+		t.Fatalf("tools did not reach the provider: %s", sent.Tools)
+	}
+
+	req.Stream = true
+	req.Messages = append(req.Messages,
+		openai.ChatCompletionMessage{Role: "assistant", ToolCalls: msg.ToolCalls},
+		openai.ChatCompletionMessage{Role: "tool", ToolCallID: "call_1", Content: `{"temp_c":11}`})
+	stream, err := c.CreateChatCompletionStream(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	var name, args string
+	for {
+		ch, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, choice := range ch.Choices {
+			for _, tc := range choice.Delta.ToolCalls {
+				name += tc.Function.Name
+				args += tc.Function.Arguments
+			}
+		}
+	}
+	if name != "get_weather" || args != `{"city":"Paris"}` {
+		t.Fatalf("streamed tool call %q(%q)", name, args)
+	}
+	turns := b.primary.Requests()[1].Messages
+	if last := turns[len(turns)-1]; last.Role != "tool" || last.ToolCallID != "call_1" || len(turns[len(turns)-2].ToolCalls) == 0 {
+		t.Fatalf("tool turns did not reach the provider: %+v", turns)
+	}
+}

@@ -30,8 +30,9 @@ type chunkChoice struct {
 }
 
 type delta struct {
-	Role    string  `json:"role,omitempty"`
-	Content *string `json:"content,omitempty"`
+	Role      string           `json:"role,omitempty"`
+	Content   *string          `json:"content,omitempty"`
+	ToolCalls []map[string]any `json:"tool_calls,omitempty"`
 }
 
 // writeStream sends a validated, complete completion as Server-Sent Events in
@@ -59,8 +60,9 @@ func writeStream(w http.ResponseWriter, c *chat.Completion, includeUsage bool) {
 	empty := ""
 	send(with(delta{Role: "assistant", Content: &empty}, nil))
 	content, finish := "", "stop"
+	var calls json.RawMessage
 	if len(c.Choices) > 0 {
-		content, finish = c.Choices[0].Message.Content, c.Choices[0].FinishReason
+		content, finish, calls = c.Choices[0].Message.Text(), c.Choices[0].FinishReason, c.Choices[0].Message.ToolCalls
 	}
 	for len(content) > 0 {
 		n := min(streamChunkBytes, len(content))
@@ -70,6 +72,15 @@ func writeStream(w http.ResponseWriter, c *chat.Completion, includeUsage bool) {
 		piece := content[:n]
 		content = content[n:]
 		send(with(delta{Content: &piece}, nil))
+	}
+	if len(calls) > 0 {
+		// Each tool call whole, in one delta, with the index the SDKs merge by.
+		var list []map[string]any
+		_ = json.Unmarshal(calls, &list)
+		for i := range list {
+			list[i]["index"] = i
+		}
+		send(with(delta{ToolCalls: list}, nil))
 	}
 	send(with(delta{}, &finish))
 	if includeUsage {

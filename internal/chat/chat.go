@@ -40,6 +40,8 @@ type Input struct {
 	Seed           *int                `json:"seed,omitempty"`
 	User           string              `json:"user,omitempty"`
 	ResponseFormat *ResponseFormat     `json:"response_format,omitempty"`
+	Tools          json.RawMessage     `json:"tools,omitempty"`
+	ToolChoice     json.RawMessage     `json:"tool_choice,omitempty"`
 }
 
 // ResponseFormat is OpenAI's response_format.
@@ -95,9 +97,24 @@ type Completion struct {
 
 // Choice is one choice of a completion.
 type Choice struct {
-	Index        int               `json:"index"`
-	Message      providers.Message `json:"message"`
-	FinishReason string            `json:"finish_reason"`
+	Index        int              `json:"index"`
+	Message      AssistantMessage `json:"message"`
+	FinishReason string           `json:"finish_reason"`
+}
+
+// AssistantMessage is the answer: content, tool calls, or both.
+type AssistantMessage struct {
+	Role      string          `json:"role"`
+	Content   *string         `json:"content"`
+	ToolCalls json.RawMessage `json:"tool_calls,omitempty"`
+}
+
+// Text is the message's content ("" when it only called tools).
+func (m AssistantMessage) Text() string {
+	if m.Content == nil {
+		return ""
+	}
+	return *m.Content
 }
 
 // CompletionID is the id of the job's completion: one per job, so every replay
@@ -109,7 +126,18 @@ func CompletionID(jobID string) string { return "chatcmpl-" + strings.ReplaceAll
 // (nil for none).
 func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Response) (json.RawMessage, []contract.Violation) {
 	content := resp.Content
+	calls := len(resp.ToolCalls) > 0 && string(resp.ToolCalls) != "null"
 	switch {
+	case calls:
+		// Tool calls are the answer: the caller runs them; response_format
+		// applies to a final answer, not to a call.
+		if len(in.Tools) == 0 {
+			return nil, []contract.Violation{{Rule: "tool_calls", Path: "$.tool_calls", Message: "the provider called tools the request did not offer"}}
+		}
+		var list []json.RawMessage
+		if err := json.Unmarshal(resp.ToolCalls, &list); err != nil || len(list) == 0 {
+			return nil, []contract.Violation{{Rule: "tool_calls", Path: "$.tool_calls", Message: "tool calls are not a non-empty JSON array"}}
+		}
 	case v != nil:
 		if _, violations := v.Validate(content); len(violations) > 0 {
 			return nil, violations
@@ -126,9 +154,19 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 	if finish == "" {
 		finish = "stop"
 	}
+	msg := AssistantMessage{Role: "assistant", Content: &content}
+	if calls {
+		msg.ToolCalls = resp.ToolCalls
+		if content == "" {
+			msg.Content = nil
+		}
+		if finish == "stop" {
+			finish = "tool_calls"
+		}
+	}
 	c := Completion{
 		ID: CompletionID(jobID), Object: "chat.completion", Created: resp.Created.Unix(), Model: resp.Model,
-		Choices: []Choice{{Index: 0, Message: providers.Message{Role: "assistant", Content: content}, FinishReason: finish}},
+		Choices: []Choice{{Index: 0, Message: msg, FinishReason: finish}},
 		Usage:   resp.Usage,
 	}
 	b, err := json.Marshal(c)

@@ -29,9 +29,11 @@ type Request struct {
 }
 
 type wireMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-	Name    string          `json:"name"`
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	Name       string          `json:"name"`
+	ToolCalls  json.RawMessage `json:"tool_calls"`
+	ToolCallID string          `json:"tool_call_id"`
 }
 
 // RequestError is a request the router cannot serve; Param names the field.
@@ -56,24 +58,39 @@ func (r *Request) Normalize() (*Input, error) {
 	if r.N != nil && *r.N != 1 {
 		return bad("n", "only n=1 is supported: the router returns the one winning completion")
 	}
-	if len(r.Tools) > 0 && string(r.Tools) != "null" {
-		return bad("tools", "tools are not supported by this router yet: send the request without tools, or call the provider directly")
-	}
 	in := &Input{Temperature: r.Temperature, MaxTokens: r.MaxTokens, Seed: r.Seed, User: r.User, ResponseFormat: r.ResponseFormat}
+	if present(r.Tools) {
+		var tools []map[string]any
+		if err := json.Unmarshal(r.Tools, &tools); err != nil || len(tools) == 0 {
+			return bad("tools", "tools must be a non-empty array of tool definitions")
+		}
+		in.Tools = r.Tools
+	}
+	if present(r.ToolChoice) {
+		in.ToolChoice = r.ToolChoice
+	}
 	if r.MaxCompletionTokens > 0 {
 		in.MaxTokens = r.MaxCompletionTokens
 	}
 	for i, m := range r.Messages {
 		switch m.Role {
 		case "system", "developer", "user", "assistant":
+		case "tool":
+			if m.ToolCallID == "" {
+				return bad(fmt.Sprintf("messages[%d].tool_call_id", i), "a tool message needs the tool_call_id it answers")
+			}
 		default:
-			return bad(fmt.Sprintf("messages[%d].role", i), "role %q is not supported (use system, developer, user or assistant)", m.Role)
+			return bad(fmt.Sprintf("messages[%d].role", i), "role %q is not supported (use system, developer, user, assistant or tool)", m.Role)
 		}
 		text, err := contentText(m.Content)
 		if err != nil {
 			return bad(fmt.Sprintf("messages[%d].content", i), "%v", err)
 		}
-		in.Messages = append(in.Messages, providers.Message{Role: m.Role, Content: text})
+		msg := providers.Message{Role: m.Role, Content: text, Name: m.Name, ToolCallID: m.ToolCallID}
+		if present(m.ToolCalls) {
+			msg.ToolCalls = m.ToolCalls
+		}
+		in.Messages = append(in.Messages, msg)
 	}
 	if rf := r.ResponseFormat; rf != nil {
 		switch rf.Type {
@@ -97,8 +114,14 @@ func (r *Request) Normalize() (*Input, error) {
 	return in, nil
 }
 
-// contentText accepts a string, or an array of text parts (joined).
+func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
+// contentText accepts a string, null (an assistant message that only called
+// tools), or an array of text parts (joined).
 func contentText(raw json.RawMessage) (string, error) {
+	if !present(raw) {
+		return "", nil
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {
 		return s, nil

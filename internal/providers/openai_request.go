@@ -3,6 +3,7 @@ package providers
 import (
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,7 +33,26 @@ func (p *OpenAI) chatRequest(req *Request) (openai.ChatCompletionRequest, *Error
 	creq.Model = model
 	creq.Messages = make([]openai.ChatCompletionMessage, len(req.Messages))
 	for i, m := range req.Messages {
-		creq.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+		cm := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
+		if len(m.ToolCalls) > 0 {
+			if err := json.Unmarshal(m.ToolCalls, &cm.ToolCalls); err != nil {
+				e := NewError(p.cfg.Name, KindBadRequest, "messages["+strconv.Itoa(i)+"].tool_calls: "+err.Error())
+				return creq, e
+			}
+		}
+		creq.Messages[i] = cm
+	}
+	if len(req.Tools) > 0 {
+		if err := json.Unmarshal(req.Tools, &creq.Tools); err != nil {
+			return creq, NewError(p.cfg.Name, KindBadRequest, "tools: "+err.Error())
+		}
+	}
+	if len(req.ToolChoice) > 0 {
+		var choice any
+		if err := json.Unmarshal(req.ToolChoice, &choice); err != nil {
+			return creq, NewError(p.cfg.Name, KindBadRequest, "tool_choice: "+err.Error())
+		}
+		creq.ToolChoice = choice
 	}
 	if req.Temperature != nil {
 		t := *req.Temperature
@@ -104,16 +124,17 @@ func (p *OpenAI) response(id, model string, created int64, choices []openai.Chat
 		return nil, NewError(p.cfg.Name, KindEmptyResponse, "response has no choices")
 	}
 	c := choices[0]
-	return p.finish(id, model, created, c.Message.Content, c.Message.Refusal, string(c.FinishReason), u)
+	return p.finish(id, model, created, c.Message.Content, c.Message.Refusal, string(c.FinishReason), u, c.Message.ToolCalls)
 }
 
-func (p *OpenAI) finish(id, model string, created int64, content, refusal, finishReason string, u openai.Usage) (*Response, error) {
+func (p *OpenAI) finish(id, model string, created int64, content, refusal, finishReason string, u openai.Usage,
+	toolCalls []openai.ToolCall) (*Response, error) {
 	if finishReason == string(openai.FinishReasonContentFilter) {
 		e := NewError(p.cfg.Name, KindContentPolicy, "output withheld by the provider's content filter")
 		e.Code = "content_filter"
 		return nil, e
 	}
-	if content == "" && strings.TrimSpace(refusal) != "" {
+	if content == "" && len(toolCalls) == 0 && strings.TrimSpace(refusal) != "" {
 		e := NewError(p.cfg.Name, KindContentPolicy, "model refused: "+truncate(refusal))
 		e.Code = "refusal"
 		return nil, e
@@ -131,6 +152,13 @@ func (p *OpenAI) finish(id, model string, created int64, content, refusal, finis
 	}
 	if created != 0 {
 		r.Created = time.Unix(created, 0)
+	}
+	if len(toolCalls) > 0 {
+		b, err := json.Marshal(toolCalls)
+		if err != nil {
+			return nil, NewError(p.cfg.Name, KindMalformedResponse, "tool calls do not encode: "+err.Error())
+		}
+		r.ToolCalls = b
 	}
 	return r, nil
 }

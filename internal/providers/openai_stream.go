@@ -56,7 +56,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 			continue
 		}
 		if errors.Is(err, io.EOF) && acc.finishReason != "" {
-			return p.finish(acc.id, acc.model, acc.created, acc.content.String(), acc.refusal.String(), acc.finishReason, acc.usage)
+			return p.finish(acc.id, acc.model, acc.created, acc.content.String(), acc.refusal.String(), acc.finishReason, acc.usage, acc.toolCalls())
 		}
 		return nil, p.streamError(sctx, actx, &acc, err)
 	}
@@ -106,6 +106,42 @@ type streamAcc struct {
 	finishReason string
 	usage        openai.Usage
 	chunks       int
+	tools        []*openai.ToolCall // by index: deltas name the call, then append to its arguments
+}
+
+// addToolCall merges one tool-call delta.
+func (a *streamAcc) addToolCall(d openai.ToolCall) {
+	i := len(a.tools)
+	if d.Index != nil {
+		i = *d.Index
+	} else if d.ID == "" && i > 0 {
+		i-- // a continuation without an index belongs to the last call
+	}
+	for len(a.tools) <= i {
+		a.tools = append(a.tools, &openai.ToolCall{Type: openai.ToolTypeFunction})
+	}
+	tc := a.tools[i]
+	if d.ID != "" {
+		tc.ID = d.ID
+	}
+	if d.Type != "" {
+		tc.Type = d.Type
+	}
+	if d.Function.Name != "" {
+		tc.Function.Name = d.Function.Name
+	}
+	tc.Function.Arguments += d.Function.Arguments
+}
+
+// toolCalls is the assembled tool calls, without stream indexes.
+func (a *streamAcc) toolCalls() []openai.ToolCall {
+	out := make([]openai.ToolCall, 0, len(a.tools))
+	for _, tc := range a.tools {
+		c := *tc
+		c.Index = nil
+		out = append(out, c)
+	}
+	return out
 }
 
 func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(string)) {
@@ -133,6 +169,9 @@ func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(str
 			}
 		}
 		a.refusal.WriteString(c.Delta.Refusal)
+		for _, tc := range c.Delta.ToolCalls {
+			a.addToolCall(tc)
+		}
 		if c.FinishReason != "" && c.FinishReason != openai.FinishReasonNull {
 			a.finishReason = string(c.FinishReason)
 		}

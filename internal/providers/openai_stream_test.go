@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -148,7 +149,7 @@ func TestOpenAIStreamSuccess(t *testing.T) {
 		}
 		want := Response{Content: `{"a":1}`, Model: "gpt-test-0613", ResponseID: "chatcmpl-s", FinishReason: "stop",
 			Created: time.Unix(1700000001, 0), Usage: Usage{PromptTokens: 12, CompletionTokens: 4, TotalTokens: 16}}
-		if *resp != want {
+		if !reflect.DeepEqual(*resp, want) {
 			t.Fatalf("got %+v\nwant %+v", *resp, want)
 		}
 		if !viaComplete && d.joined() != `{"a":1}` {

@@ -53,7 +53,7 @@ func TestOpenAICompleteSuccess(t *testing.T) {
 	}
 	want := Response{Content: `{"a":1}`, Model: "gpt-test-0613", ResponseID: "chatcmpl-1", FinishReason: "stop",
 		Created: time.Unix(1700000000, 0), Usage: Usage{PromptTokens: 11, CompletionTokens: 5, TotalTokens: 16}}
-	if *resp != want {
+	if !reflect.DeepEqual(*resp, want) {
 		t.Fatalf("got %+v\nwant %+v", *resp, want)
 	}
 

@@ -47,13 +47,19 @@ package providers
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
-// Message is one chat message of a rendered request.
+// Message is one chat message of a rendered request. Tool calls and tool
+// results of a conversation that uses tools are carried as the provider's wire
+// shapes (OpenAI's), untouched.
 type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role       string          `json:"role"`
+	Content    string          `json:"content"`
+	Name       string          `json:"name,omitempty"`
+	ToolCalls  json.RawMessage `json:"tool_calls,omitempty"`   // assistant messages that called tools
+	ToolCallID string          `json:"tool_call_id,omitempty"` // tool messages: the call they answer
 }
 
 // ResponseFormat asks the provider for structured output. A nil format is plain text.
@@ -81,6 +87,9 @@ type Request struct {
 	Seed           *int
 	User           string
 	ResponseFormat *ResponseFormat
+	// Tools and ToolChoice are passed through as OpenAI's JSON (nil: none).
+	Tools      json.RawMessage
+	ToolChoice json.RawMessage
 }
 
 // Usage is token usage as the provider reported it.
@@ -99,6 +108,9 @@ type Response struct {
 	FinishReason string
 	Created      time.Time
 	Usage        Usage
+	// ToolCalls are the tool calls of the answer, as OpenAI's JSON array (nil:
+	// none). An answer with tool calls may have no content.
+	ToolCalls json.RawMessage
 }
 
 // Provider is the one call every adapter makes: send a rendered request, return a

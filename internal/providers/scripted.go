@@ -39,6 +39,9 @@ type Step struct {
 	Model string
 	// Usage is reported as given; nil estimates it (characters / 4).
 	Usage *Usage
+	// ToolCalls, when set, is the answer's tool calls as OpenAI's JSON array;
+	// the finish reason is then tool_calls.
+	ToolCalls string
 }
 
 // ScriptedConfig configures a scripted provider.

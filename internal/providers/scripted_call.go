@@ -2,6 +2,7 @@ package providers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -108,6 +109,12 @@ func (s *Scripted) run(ctx context.Context, n int, req *Request, st Step, onDelt
 	}
 	if st.Usage != nil {
 		resp.Usage = *st.Usage
+	}
+	if st.ToolCalls != "" {
+		resp.ToolCalls, resp.FinishReason = json.RawMessage(st.ToolCalls), "tool_calls"
+		if st.Output == "" {
+			resp.Content = ""
+		}
 	}
 	if req.AttemptID != "" {
 		s.SetLookupResult(req.AttemptID, resp)

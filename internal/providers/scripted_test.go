@@ -3,6 +3,7 @@ package providers
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -130,7 +131,7 @@ func TestScriptedHangAndLookup(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, found, err := s.Lookup(context.Background(), "done")
-	if !found || err != nil || *got != *resp {
+	if !found || err != nil || !reflect.DeepEqual(*got, *resp) {
 		t.Fatalf("lookup done: %+v %v %v", got, found, err)
 	}
 	if _, found, _ := s.Lookup(context.Background(), "missing"); found {

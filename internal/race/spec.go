@@ -22,6 +22,8 @@ type spec struct {
 	seed        *int
 	user        string
 	format      *providers.ResponseFormat
+	tools       json.RawMessage
+	toolChoice  json.RawMessage
 	// gate is the prompt whose conformance results gate fallbacks; nil skips
 	// the conformance gate (a chat route that names no gating prompt).
 	gate *prompt.Prompt
@@ -33,7 +35,7 @@ func (s *spec) request(a *store.Attempt, jobID string) *providers.Request {
 	return &providers.Request{
 		AttemptID: a.ID, JobID: jobID, Model: s.model, Messages: s.msgs,
 		Temperature: s.temperature, MaxTokens: s.maxTokens, Seed: s.seed, User: s.user,
-		ResponseFormat: s.format,
+		ResponseFormat: s.format, Tools: s.tools, ToolChoice: s.toolChoice,
 	}
 }
 
@@ -49,7 +51,7 @@ func (r *Runner) specFor(job *store.Job, route *Route) (*spec, error) {
 			return nil, fmt.Errorf("the response_format schema does not compile: %w", err)
 		}
 		s := &spec{msgs: in.Messages, model: in.Model, temperature: in.Temperature, maxTokens: in.MaxTokens, seed: in.Seed,
-			user: in.User, format: in.ProviderFormat(),
+			user: in.User, format: in.ProviderFormat(), tools: in.Tools, toolChoice: in.ToolChoice,
 			judge: func(resp *providers.Response) (json.RawMessage, []contract.Violation) {
 				return chat.Judge(&in, v, job.ID, resp)
 			}}

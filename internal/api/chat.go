@@ -98,7 +98,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	if created {
 		s.Log.Info("chat job created", "job_id", job.ID, "owner", owner, "route", route)
-		s.Exec.Submit(job)
+		s.Exec.SubmitNew(job)
 	}
 	w.Header().Set("X-Router-Job-Id", job.ID)
 	if !created {

@@ -100,13 +100,26 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, "create job", err)
 		return
 	}
+	wait, applied := s.waitFor(r)
+	var changed <-chan struct{}
 	if created {
 		s.Log.Info("job created", "job_id", job.ID, "owner", owner, "operation", job.Operation, "route", job.Route)
-		s.Exec.Submit(job)
+		if wait > 0 { // subscribe before the job can change, so no change is missed
+			var unsubscribe func()
+			changed, unsubscribe = s.Listener.Subscribe(job.ID)
+			defer unsubscribe()
+		}
+		s.Exec.SubmitNew(job)
 	}
-	wait, applied := s.waitFor(r)
 	if wait > 0 && !settled(job.State) {
-		if j, err := s.waitJob(r.Context(), owner, job.ID, wait); err == nil {
+		var j *store.Job
+		var err error
+		if changed != nil {
+			j, err = s.waitSubscribed(r.Context(), owner, job.ID, wait, changed, true)
+		} else {
+			j, err = s.waitJob(r.Context(), owner, job.ID, wait)
+		}
+		if err == nil {
 			job = j
 		} else if r.Context().Err() == nil {
 			s.internalError(w, r, "wait for job", err)

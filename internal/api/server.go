@@ -20,6 +20,9 @@ import (
 
 // Executor runs jobs. Submit must return quickly; the job runs in the background.
 type Executor interface {
+	// SubmitNew starts a job the API has just created.
+	SubmitNew(job *store.Job)
+	// Submit starts or resumes any other job (after a resolution or a retry).
 	Submit(job *store.Job)
 	// Preflight says whether any provider could take a job like this now; when
 	// none could, routing explains each provider.

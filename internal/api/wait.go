@@ -44,12 +44,28 @@ func (s *Server) waitFor(r *http.Request) (time.Duration, string) {
 // it as last read. It is woken by the database's notifications, so it works for
 // jobs run by any replica.
 func (s *Server) waitJob(ctx context.Context, owner, id string, wait time.Duration) (*store.Job, error) {
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
 	changed, unsubscribe := s.Listener.Subscribe(id)
 	defer unsubscribe()
+	return s.waitSubscribed(ctx, owner, id, wait, changed, false)
+}
+
+// waitSubscribed is waitJob for a caller that subscribed to the job's changes
+// itself; fresh says the job is known to be unsettled (just created), so the
+// first read can be skipped.
+func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time.Duration, changed <-chan struct{}, fresh bool) (*store.Job, error) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
 	// Only the state is read while waiting; the whole job once, at the end.
 	for {
+		if fresh {
+			fresh = false
+			select {
+			case <-changed:
+				continue
+			case <-ctx.Done():
+			}
+			break
+		}
 		state, err := s.Store.JobState(context.WithoutCancel(ctx), owner, id)
 		if err != nil {
 			return nil, err

@@ -13,14 +13,19 @@ import (
 // runJob orchestrates a job while holding its lease: it derives what has been
 // tried from the database, then starts, hedges, retries and fails over attempts
 // until one wins or nothing is left to try.
-func (r *Runner) runJob(ctx context.Context, jobID string) {
+//
+// fresh, when not nil, is the job as this process just created it, already
+// holding its lease: it is neither taken nor read again.
+func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job) {
 	log := r.cfg.Log.With("job_id", jobID)
-	ok, err := r.cfg.Store.AcquireJobLease(ctx, jobID, r.cfg.LeaseOwner, r.cfg.Lease)
-	if err != nil || !ok {
-		if err != nil && ctx.Err() == nil {
-			log.Error("could not take the job's lease", "err", err)
+	if fresh == nil {
+		ok, err := r.cfg.Store.AcquireJobLease(ctx, jobID, r.cfg.LeaseOwner, r.cfg.Lease)
+		if err != nil || !ok {
+			if err != nil && ctx.Err() == nil {
+				log.Error("could not take the job's lease", "err", err)
+			}
+			return
 		}
-		return
 	}
 	defer func() {
 		if err := r.cfg.Store.ReleaseJobLease(context.WithoutCancel(ctx), jobID, r.cfg.LeaseOwner); err != nil {
@@ -30,10 +35,13 @@ func (r *Runner) runJob(ctx context.Context, jobID string) {
 	stopLease := r.keepLease(ctx, jobID, log)
 	defer stopLease()
 
-	job, err := r.cfg.Store.GetJobAny(ctx, jobID)
-	if err != nil {
-		log.Error("could not read job", "err", err)
-		return
+	job := fresh
+	if job == nil {
+		var err error
+		if job, err = r.cfg.Store.GetJobAny(ctx, jobID); err != nil {
+			log.Error("could not read job", "err", err)
+			return
+		}
 	}
 	if job.State != store.JobPending && job.State != store.JobRunning {
 		return
@@ -67,13 +75,9 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 		return nil, err.Error()
 	}
 	decisions := r.decide(route, sp)
-	if b, err := json.Marshal(decisions); err == nil {
-		if err := r.cfg.Store.SetRouting(ctx, job.ID, b); err != nil {
-			log.Error("could not record routing", "err", err)
-		}
-	}
+	routing, _ := json.Marshal(decisions)
 	o := &orchestrator{
-		r: r, job: job, spec: sp, route: route, log: log,
+		r: r, job: job, spec: sp, route: route, log: log, routing: routing,
 		results: make(chan attemptResult), retries: map[string]int{}, used: map[string]bool{},
 		inflight: map[string]context.CancelCauseFunc{}, reasons: map[string]string{},
 	}
@@ -86,6 +90,9 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 		}
 	}
 	if len(o.candidates) == 0 {
+		if err := r.cfg.Store.SetRouting(ctx, job.ID, routing); err != nil {
+			log.Error("could not record routing", "err", err)
+		}
 		return nil, "no eligible provider on route " + job.Route + " (" + strings.Join(why, "; ") + ")"
 	}
 	// Resume: providers already tried in this round (since the caller's last

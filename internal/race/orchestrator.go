@@ -27,7 +27,9 @@ type orchestrator struct {
 	job   *store.Job
 	spec  *spec
 	route *Route
-	log   *slog.Logger
+	// routing is the routing decisions, recorded with the first attempt.
+	routing []byte
+	log     *slog.Logger
 
 	candidates []string        // eligible providers, route order
 	used       map[string]bool // providers that had an attempt this round
@@ -118,6 +120,11 @@ func (o *orchestrator) run(ctx context.Context) {
 	}
 	if o.done || errors.Is(context.Cause(ctx), errShutdown) {
 		return
+	}
+	if o.routing != nil { // no attempt was created: record why
+		if err := o.r.cfg.Store.SetRouting(context.WithoutCancel(ctx), o.job.ID, o.routing); err != nil {
+			o.log.Error("could not record routing", "err", err)
+		}
 	}
 	state, err := o.r.cfg.Store.SettleJob(context.WithoutCancel(ctx), o.job.ID, o.failReason())
 	if err != nil {
@@ -245,8 +252,9 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 	a, err := o.r.cfg.Store.CreateAttempt(ctx, store.NewAttempt{
 		JobID: o.job.ID, Provider: provider, Model: model, Role: role,
 		LeaseOwner: o.r.cfg.LeaseOwner, LeaseFor: o.r.cfg.Lease, Orchestrator: o.r.cfg.LeaseOwner,
-		MaxInflight: o.route.MaxInflight, MaxAttempts: o.route.MaxAttempts,
+		MaxInflight: o.route.MaxInflight, MaxAttempts: o.route.MaxAttempts, Routing: o.routing,
 	})
+	o.routing = nil // recorded once per orchestration
 	if err != nil {
 		release(OutcomeIgnore)
 		switch {

@@ -140,10 +140,23 @@ func New(cfg Config) *Runner {
 // Submit starts orchestrating job in the background, once per process. It is
 // also how a job is resumed (after a resolution or a retry, or by recovery):
 // the orchestrator derives everything from the database.
-func (r *Runner) Submit(job *store.Job) { r.SubmitID(job.ID) }
+func (r *Runner) Submit(job *store.Job) { r.submit(job.ID, nil) }
+
+// SubmitNew starts a job that CreateJob has just created for this process (it
+// holds the job's lease from its creation): the job is neither leased nor read
+// again. Any other job goes through Submit.
+func (r *Runner) SubmitNew(job *store.Job) {
+	if job.HeldBy == r.cfg.LeaseOwner && job.State == store.JobPending && len(job.Attempts) == 0 {
+		r.submit(job.ID, job)
+		return
+	}
+	r.submit(job.ID, nil)
+}
 
 // SubmitID is Submit by job id.
-func (r *Runner) SubmitID(jobID string) {
+func (r *Runner) SubmitID(jobID string) { r.submit(jobID, nil) }
+
+func (r *Runner) submit(jobID string, fresh *store.Job) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stopping {
@@ -161,7 +174,7 @@ func (r *Runner) SubmitID(jobID string) {
 			r.mu.Unlock()
 			cancel(nil)
 		}()
-		r.runJob(ctx, jobID)
+		r.runJob(ctx, jobID, fresh)
 	})
 }
 

@@ -37,6 +37,9 @@ type NewAttempt struct {
 	// Orchestrator, when set, must hold the job's orchestration lease: a process
 	// whose lease was taken over can no longer add attempts (fencing).
 	Orchestrator string
+	// Routing, when set, is recorded as the job's routing decisions in the same
+	// statement.
+	Routing []byte
 }
 
 // CreateAttempt adds an attempt to a job, enforcing in the database, under the
@@ -91,13 +94,16 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 		// A pending job becomes running in the same statement; the attempt reads
 		// the version after that change.
 		rows, err := tx.Query(ctx, `WITH j AS (
-				UPDATE jobs SET state = 'running', version = version + 1, updated_at = now()
-				WHERE id = $2 AND state = 'pending' RETURNING version)
+				UPDATE jobs SET routing = coalesce($10::jsonb, routing), state = 'running',
+					version = CASE WHEN state = 'pending' THEN version + 1 ELSE version END,
+					updated_at = CASE WHEN state = 'pending' THEN now() ELSE updated_at END
+				WHERE id = $2 AND (state = 'pending' OR $10::jsonb IS NOT NULL)
+				RETURNING version)
 			INSERT INTO attempts AS a (id, job_id, seq, provider, model, role, read_version,
 				lease_owner, lease_expires_at)
 			VALUES ($1, $2, $3, $4, $5, $6, coalesce((SELECT version FROM j), $7), $8, now() + $9::interval)
 			RETURNING `+attemptColumns,
-			uuid.New(), na.JobID, maxSeq+1, na.Provider, na.Model, na.Role, version, na.LeaseOwner, lease)
+			uuid.New(), na.JobID, maxSeq+1, na.Provider, na.Model, na.Role, version, na.LeaseOwner, lease, routingOrNil(na.Routing))
 		if err != nil {
 			return err
 		}
@@ -170,6 +176,13 @@ func jsonOrNil(v any) []byte {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
+		return nil
+	}
+	return b
+}
+
+func routingOrNil(b []byte) any {
+	if len(b) == 0 {
 		return nil
 	}
 	return b

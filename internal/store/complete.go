@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // NotifyChannel is the LISTEN/NOTIFY channel on which every job state change is
@@ -28,11 +29,12 @@ type Completion struct {
 // casSQL is the compare-and-swap of SPEC §6.5: it succeeds only when the job is
 // still at the version the attempt read and nobody has completed it. The win is
 // one statement (one round trip, one commit): the job, its key's expiry, the
-// winning attempt and the notification change together or not at all.
+// winning attempt and the notification change together or not at all. Locks are
+// taken job row first (the other updates read j), as everywhere else.
 const casSQL = `
 WITH j AS (
     UPDATE jobs SET state = 'succeeded', result = $3, completed_by = $4, version = version + 1,
-        error = NULL, updated_at = now(), finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
+        error = NULL, updated_at = now(), finished_at = now()
     WHERE id = $1 AND version = $2 AND completed_by IS NULL
     RETURNING id
 ), k AS (
@@ -53,8 +55,14 @@ SELECT (SELECT count(*) FROM j), (SELECT count(*) FROM n)`
 // cancelled) with a race event, and its payload is discarded.
 func (s *Store) Complete(ctx context.Context, c Completion) (won bool, err error) {
 	var n, notified int
-	err = s.pool.QueryRow(ctx, casSQL, c.JobID, c.ReadVersion, c.Result, c.AttemptID, s.opt.KeyRetention,
-		jsonOrNil(c.Usage), c.ProviderResponseID, c.ResponseModel, c.LatencyMS).Scan(&n, &notified)
+	for try := 0; ; try++ {
+		err = s.pool.QueryRow(ctx, casSQL, c.JobID, c.ReadVersion, c.Result, c.AttemptID, s.opt.KeyRetention,
+			jsonOrNil(c.Usage), c.ProviderResponseID, c.ResponseModel, c.LatencyMS).Scan(&n, &notified)
+		if try < 3 && rolledBack(err) {
+			continue // the statement was rolled back whole: trying again is safe
+		}
+		break
+	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		// The commit may have happened even though we saw an error (a dropped
 		// connection): the database decides, not our guess.
@@ -103,4 +111,11 @@ func (s *Store) discard(ctx context.Context, tx pgx.Tx, c Completion) error {
 func notify(ctx context.Context, tx pgx.Tx, jobID string) error {
 	_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, jobID)
 	return err
+}
+
+// rolledBack reports an error after which the database rolled the statement's
+// transaction back whole (deadlock, serialization failure), so it can be run again.
+func rolledBack(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
 }

@@ -63,6 +63,7 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 		nj.PromptVersion, nj.Route, nj.Input, params, nj.LeaseOwner, nj.LeaseFor).Scan(&job.ID, &job.State, &job.Version, &job.CreatedAt, &job.UpdatedAt)
 	switch {
 	case err == nil:
+		job.HeldBy = nj.LeaseOwner
 		return job, true, nil
 	case err != pgx.ErrNoRows:
 		return nil, false, fmt.Errorf("claim idempotency key: %w", err)

@@ -19,10 +19,13 @@ func (s *Store) RenewLease(ctx context.Context, attemptID, owner string, lease t
 // RenewLeases extends the job's orchestration lease and the leases of its
 // in-flight attempts that owner holds.
 func (s *Store) RenewLeases(ctx context.Context, jobID, owner string, lease time.Duration) error {
+	// The job row is locked before its attempts' rows (the attempts update reads
+	// j's output), the order every other statement takes: no deadlock with the
+	// compare-and-swap.
 	_, err := s.execLazy(ctx, `WITH j AS (
-			UPDATE jobs SET lease_expires_at = now() + $3::interval WHERE id = $1 AND lease_owner = $2)
+			UPDATE jobs SET lease_expires_at = now() + $3::interval WHERE id = $1 AND lease_owner = $2 RETURNING id)
 		UPDATE attempts SET lease_expires_at = now() + $3::interval
-		WHERE job_id = $1 AND lease_owner = $2 AND state IN ('starting', 'running')`, jobID, owner, lease)
+		WHERE job_id IN (SELECT id FROM j) AND lease_owner = $2 AND state IN ('starting', 'running')`, jobID, owner, lease)
 	return err
 }
 

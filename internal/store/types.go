@@ -66,6 +66,9 @@ type Job struct {
 	AttemptBase int `json:"-"`
 
 	fingerprint []byte
+	// HeldBy is set on a job CreateJob just created: the process that holds its
+	// orchestration lease from the start (so it need not take it again).
+	HeldBy string `json:"-"`
 }
 
 // Attempt is one try on one provider.

@@ -14,6 +14,7 @@ import (
 	"github.com/routerhq/router/conformance"
 	"github.com/routerhq/router/internal/config"
 	"github.com/routerhq/router/internal/prompt"
+	"github.com/routerhq/router/internal/server"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -85,7 +86,7 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	prompts, err := prompt.LoadDir(resolve(cfg, cfg.PromptsDir))
+	prompts, err := prompt.LoadDir(server.Resolve(cfg, cfg.PromptsDir))
 	if err != nil {
 		return err
 	}
@@ -97,12 +98,12 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	targets, err := buildTargets(cfg)
+	targets, err := server.BuildTargets(cfg)
 	if err != nil {
 		return err
 	}
-	log := newLogger(cfg.Log)
-	pool, closeDB, err := openDatabase(ctx, cfg, log)
+	log := server.NewLogger(cfg.Log)
+	pool, closeDB, err := server.OpenDatabase(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -156,7 +157,7 @@ func defaultSuitesDir(cfg *config.Config) string {
 	if fi, err := os.Stat(rel); err == nil && fi.IsDir() {
 		return rel
 	}
-	return filepath.Join(resolve(cfg, cfg.PromptsDir), "..", rel)
+	return filepath.Join(server.Resolve(cfg, cfg.PromptsDir), "..", rel)
 }
 
 func splitList(s string) []string {

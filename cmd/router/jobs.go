@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/server"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -24,7 +25,7 @@ func runJobs(ctx context.Context, args []string) error {
 	if err := parse(fs, args[2:]); err != nil {
 		return err
 	}
-	return withStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
+	return server.WithStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
 		job, err := st.GetJobAny(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("no job %s in this database", id)

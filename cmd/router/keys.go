@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/server"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -24,7 +25,7 @@ func runKeys(ctx context.Context, args []string) error {
 	if *owner == "" {
 		return errors.New("--owner is required: the tenant this key belongs to")
 	}
-	return withStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
+	return server.WithStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
 		if _, err := st.Migrate(ctx); err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/server"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -15,7 +16,7 @@ func runMigrate(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	return withStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
+	return server.WithStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
 		applied, err := st.Migrate(ctx)
 		if err != nil {
 			return err

@@ -66,8 +66,9 @@ func New(pool *pgxpool.Pool, opt Options) *Store { return &Store{pool: pool, opt
 // Pool returns the underlying pool (for health checks and tests).
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-// Connect opens a pool for url and checks it answers.
-func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
+// Connect opens a pool for url and checks it answers. tune, if given, adjusts
+// the pool's configuration first (for example a statement tracer).
+func Connect(ctx context.Context, url string, tune ...func(*pgxpool.Config)) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database URL: %w (expected postgres://user@host:port/db)", err)
@@ -79,6 +80,9 @@ func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	}
 	if !strings.Contains(url, "pool_min_conns") {
 		cfg.MinConns = 4 // warm connections: no dial on the first requests of a burst
+	}
+	for _, f := range tune {
+		f(cfg)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

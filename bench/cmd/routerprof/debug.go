@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // counter is a pgx tracer counting statements (by their first words) and
@@ -150,24 +149,6 @@ func (c *counter) snapshot() Snapshot {
 	}
 	return Snapshot{Statements: c.total, Commits: c.commits, WriteCommits: c.writes, ByStatement: by,
 		Mallocs: ms.Mallocs, AllocBytes: ms.TotalAlloc, GCs: ms.NumGC, Goroutines: runtime.NumGoroutine()}
-}
-
-// connect opens the pool as store.Connect does (20 connections unless the URL
-// says otherwise), with the counter as its tracer.
-func connect(ctx context.Context, url string, t *counter) (*pgxpool.Pool, error) {
-	cfg, err := pgxpool.ParseConfig(url)
-	if err != nil {
-		return nil, err
-	}
-	if !strings.Contains(url, "pool_max_conns") {
-		cfg.MaxConns = 20
-	}
-	cfg.ConnConfig.Tracer = t
-	p, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	return p, p.Ping(ctx)
 }
 
 func serveDebug(addr string, c *counter, log *slog.Logger) {

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	"github.com/routerhq/router/internal/race"
 )
 
-// buildTargets makes every configured provider's adapter.
-func buildTargets(cfg *config.Config) (map[string]*race.Target, error) {
+// BuildTargets makes every configured provider's adapter.
+func BuildTargets(cfg *config.Config) (map[string]*race.Target, error) {
 	out := map[string]*race.Target{}
 	for _, pc := range cfg.Providers {
 		t := &race.Target{
@@ -52,8 +52,8 @@ func buildTargets(cfg *config.Config) (map[string]*race.Target, error) {
 	return out, nil
 }
 
-// buildRoutes turns the configured routes into the runner's.
-func buildRoutes(cfg *config.Config) map[string]*race.Route {
+// BuildRoutes turns the configured routes into the runner's.
+func BuildRoutes(cfg *config.Config) map[string]*race.Route {
 	out := map[string]*race.Route{}
 	for name, r := range cfg.Routes {
 		hedge, adaptive := r.HedgeDelay()

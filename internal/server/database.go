@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -13,10 +13,10 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
-// openDatabase connects to the configured database, or, when none is configured,
+// OpenDatabase connects to the configured database, or, when none is configured,
 // starts the embedded local PostgreSQL in .local/pg under the working directory.
 // close stops everything it started.
-func openDatabase(ctx context.Context, cfg *config.Config, log *slog.Logger) (pool *pgxpool.Pool, closeFn func(), err error) {
+func OpenDatabase(ctx context.Context, cfg *config.Config, log *slog.Logger, tune ...func(*pgxpool.Config)) (pool *pgxpool.Pool, closeFn func(), err error) {
 	url := cfg.DatabaseURL
 	var cluster *localpg.Cluster
 	if url == "" {
@@ -28,7 +28,7 @@ func openDatabase(ctx context.Context, cfg *config.Config, log *slog.Logger) (po
 		}
 		url = cluster.URL
 	}
-	pool, err = store.Connect(ctx, url)
+	pool, err = store.Connect(ctx, url, tune...)
 	if err != nil {
 		cluster.Stop()
 		return nil, nil, err
@@ -36,14 +36,14 @@ func openDatabase(ctx context.Context, cfg *config.Config, log *slog.Logger) (po
 	return pool, func() { pool.Close(); cluster.Stop() }, nil
 }
 
-// withStore loads the config at cfgPath, opens its database and runs fn with a
+// WithStore loads the config at cfgPath, opens its database and runs fn with a
 // store on it, closing everything after.
-func withStore(ctx context.Context, cfgPath string, fn func(cfg *config.Config, st *store.Store) error) error {
+func WithStore(ctx context.Context, cfgPath string, fn func(cfg *config.Config, st *store.Store) error) error {
 	cfg, err := config.Load(cfgPath)
 	if err != nil {
 		return err
 	}
-	pool, closeDB, err := openDatabase(ctx, cfg, newLogger(cfg.Log))
+	pool, closeDB, err := OpenDatabase(ctx, cfg, NewLogger(cfg.Log))
 	if err != nil {
 		return err
 	}

@@ -153,6 +153,16 @@ type Execution struct {
 	// ReconcileAfter: how long an attempt stays unknown before providers with
 	// a lookup capability are asked about it. Default 2m.
 	ReconcileAfter Duration `yaml:"reconcile_after"`
+	// Retry is the backoff of retries on the same provider.
+	Retry Retry `yaml:"retry"`
+}
+
+// Retry is capped exponential backoff with full jitter, never sooner than the
+// provider's Retry-After; a Retry-After longer than MaxRetryAfter fails over.
+type Retry struct {
+	Base          Duration `yaml:"base"`            // default 200ms
+	Cap           Duration `yaml:"cap"`             // default 5s
+	MaxRetryAfter Duration `yaml:"max_retry_after"` // default 30s
 }
 
 // Load reads, decodes, overrides from the environment, fills defaults and

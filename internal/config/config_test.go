@@ -34,7 +34,8 @@ func TestEmptyConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Listen != "127.0.0.1:8080" || c.Conformance.Gate != "fallbacks" || c.Conformance.MaxAge.D() != 168*time.Hour ||
-		c.PromptsDir != "prompts" || !*c.AutoMigrate || c.Execution.Lease.D() != 30*time.Second {
+		c.PromptsDir != "prompts" || !*c.AutoMigrate || c.Execution.Lease.D() != 30*time.Second ||
+		c.Execution.Retry.Base.D() != 200*time.Millisecond || c.Execution.Retry.MaxRetryAfter.D() != 30*time.Second {
 		t.Fatalf("defaults: %+v", c)
 	}
 }

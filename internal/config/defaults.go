@@ -47,6 +47,15 @@ func (c Config) WithDefaults() Config {
 	if c.Execution.Lease == 0 {
 		c.Execution.Lease = Duration(30 * time.Second)
 	}
+	if c.Execution.Retry.Base == 0 {
+		c.Execution.Retry.Base = Duration(200 * time.Millisecond)
+	}
+	if c.Execution.Retry.Cap == 0 {
+		c.Execution.Retry.Cap = Duration(5 * time.Second)
+	}
+	if c.Execution.Retry.MaxRetryAfter == 0 {
+		c.Execution.Retry.MaxRetryAfter = Duration(30 * time.Second)
+	}
 	if c.Execution.ReconcileAfter == 0 {
 		c.Execution.ReconcileAfter = Duration(2 * time.Minute)
 	}
@@ -102,6 +111,9 @@ func (c Config) WithDefaults() Config {
 func (c Config) Validate() error {
 	var errs []string
 	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	if c.Execution.Retry.Base > c.Execution.Retry.Cap {
+		add("execution.retry.base (%s) is larger than execution.retry.cap (%s)", c.Execution.Retry.Base.D(), c.Execution.Retry.Cap.D())
+	}
 	if c.HTTP.DefaultWait > c.HTTP.MaxWait {
 		add("http.default_wait (%s) is larger than http.max_wait (%s)", c.HTTP.DefaultWait.D(), c.HTTP.MaxWait.D())
 	}

@@ -100,6 +100,8 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	s.runner = race.New(race.Config{
 		Store: st, Listener: listener, Prompts: prompts, Targets: targets, Routes: BuildRoutes(cfg),
 		LeaseOwner: s.Replica, Lease: cfg.Execution.Lease.D(), ReconcileAfter: cfg.Execution.ReconcileAfter.D(), Log: log,
+		Backoff: race.Backoff{Base: cfg.Execution.Retry.Base.D(), Cap: cfg.Execution.Retry.Cap.D(),
+			MaxRetryAfter: cfg.Execution.Retry.MaxRetryAfter.D()},
 		Gate: ops.gate, Admission: ops.breakers, Observer: ops.metrics,
 	})
 	s.background(func(ctx context.Context) { s.runner.RunRecovery(ctx, race.RecoveryConfig{}) })

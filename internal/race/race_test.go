@@ -215,3 +215,18 @@ func TestContentPolicyStops(t *testing.T) {
 		t.Fatalf("error does not carry the reason: %v", j.Error)
 	}
 }
+
+// A Retry-After longer than the longest the router waits fails over instead of
+// holding the job.
+func TestLongRetryAfterFailsOver(t *testing.T) {
+	b := setup(t, race.Route{},
+		provSpec{name: "primary", maxRetries: 3, respond: func(int, *providers.Request) providers.Step {
+			return providers.Step{Status: 429, RetryAfter: time.Hour}
+		}},
+		provSpec{name: "fallback", respond: ok(validTriage)},
+	)
+	j := b.waitSettled(t, b.submit(t).ID)
+	if b.prov["primary"].Calls() != 1 || j.State != store.JobSucceeded || attemptBy(j, "fallback").Role != store.RoleFailover {
+		t.Fatalf("primary calls %d, job %s %+v", b.prov["primary"].Calls(), j.State, j.Attempts)
+	}
+}

@@ -48,9 +48,12 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	in, err := req.Normalize()
 	if err != nil {
+		param := ""
 		var re *chat.RequestError
-		errors.As(err, &re)
-		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_request", re.Param, re.Message)
+		if errors.As(err, &re) {
+			param = re.Param
+		}
+		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_request", param, err.Error())
 		return
 	}
 	key := ""
@@ -80,7 +83,12 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		Owner: owner, Operation: op, IdempotencyKey: key, Fingerprint: fp, Route: route, Input: input,
 		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease,
 	}
-	if routing, ok := s.preflight(r, nj); !ok {
+	routing, ok, err := s.preflight(r, nj)
+	if err != nil {
+		s.chatInternal(w, "check the idempotency key", err)
+		return
+	}
+	if !ok {
 		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "no_eligible_provider", "",
 			"no provider of this model's route can take the request now (breakers open, conformance missing, or context windows too small): "+string(routing))
 		return

@@ -82,7 +82,12 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		PromptVersion: p.Version, Route: route, Input: compact(req.Input),
 		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease,
 	}
-	if routing, ok := s.preflight(r, nj); !ok {
+	routing, ok, err := s.preflight(r, nj)
+	if err != nil {
+		s.internalError(w, r, "check the idempotency key", err)
+		return
+	}
+	if !ok {
 		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "no-eligible-provider", Title: "No eligible provider",
 			Detail: fmt.Sprintf("no provider of route %q can take this job now (see routing: breakers open, conformance missing or stale, or context windows too small); nothing was stored, retry later with the same Idempotency-Key", route),
 			Extra:  map[string]any{"routing": routing}})
@@ -149,15 +154,16 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 // preflight asks the executor whether any provider could take the job now.
 // When none could, a job that already holds the key is still replayed: only a
 // new intent is refused.
-func (s *Server) preflight(r *http.Request, nj store.NewJob) (json.RawMessage, bool) {
+func (s *Server) preflight(r *http.Request, nj store.NewJob) (json.RawMessage, bool, error) {
 	routing, ok := s.Exec.Preflight(&store.Job{Operation: nj.Operation, PromptVersion: nj.PromptVersion, Route: nj.Route, Input: nj.Input})
 	if ok {
-		return nil, true
+		return nil, true, nil
 	}
-	if exists, err := s.Store.KeyHeld(r.Context(), nj.Owner, nj.Operation, nj.IdempotencyKey); err == nil && exists {
-		return nil, true
+	held, err := s.Store.KeyHeld(r.Context(), nj.Owner, nj.Operation, nj.IdempotencyKey)
+	if err != nil {
+		return nil, false, err
 	}
-	return routing, false
+	return routing, held, nil
 }
 
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {

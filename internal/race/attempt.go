@@ -23,11 +23,13 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 	latency := time.Since(start).Milliseconds()
 
 	cause := context.Cause(ctx)
-	if errors.Is(cause, errShutdown) {
+	if err != nil && errors.Is(cause, errShutdown) {
 		// Abandoned: the lease expires and recovery decides, never a guess here.
 		return attemptResult{attempt: a, state: "abandoned"}
 	}
-	if err != nil || errors.Is(cause, errDeadline) {
+	// A complete answer is judged and offered whatever happened meanwhile (a
+	// deadline, a shutdown, a cancellation): the compare-and-swap decides.
+	if err != nil {
 		pe := providers.Classify(a.Provider, err)
 		if pe == nil {
 			pe = providers.NewError(a.Provider, providers.KindTimeout, "cut by the job's deadline")

@@ -58,7 +58,7 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job) {
 	if r.cfg.Listener != nil {
 		changed, unsubscribe := r.cfg.Listener.Subscribe(job.ID)
 		defer unsubscribe()
-		go r.watchCancel(ctx, job.ID, changed)
+		go r.watchCancel(ctx, job.ID, changed, !o.route.KeepLosers)
 	}
 	o.run(ctx)
 }
@@ -107,16 +107,27 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 }
 
 // watchCancel cancels this process's work on a job when the database says the
-// job was cancelled (by any replica).
-func (r *Runner) watchCancel(ctx context.Context, jobID string, changed <-chan struct{}) {
+// job was cancelled (by any replica), or, unless the route keeps losers
+// running, completed.
+func (r *Runner) watchCancel(ctx context.Context, jobID string, changed <-chan struct{}, cancelLosers bool) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-changed:
-			j, err := r.cfg.Store.GetJobAny(ctx, jobID)
-			if err == nil && j.State == store.JobCancelled {
-				r.Cancel(jobID)
+			state, err := r.cfg.Store.JobStateAny(ctx, jobID)
+			switch {
+			case err != nil:
+				if ctx.Err() == nil {
+					r.cfg.Log.Warn("could not read job state", "job_id", jobID, "err", err)
+				}
+			case state == store.JobCancelled:
+				r.cancelWith(jobID, errJobCancelled)
+				return
+			case state == store.JobSucceeded && cancelLosers:
+				// Completed elsewhere (a resolution, another replica): in-flight
+				// attempts can no longer win (SPEC §6.6).
+				r.cancelWith(jobID, errLoser)
 				return
 			}
 		}

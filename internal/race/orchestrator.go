@@ -39,12 +39,14 @@ type orchestrator struct {
 	results    chan attemptResult
 	reasons    map[string]string // provider -> why it failed (for the job's error)
 
-	done     bool // a result won, or the job was completed elsewhere
-	blocked  bool // an attempt is unknown: no new attempt may start
-	stopped  bool // no new attempt: a caller fault, a limit, a lost lease
-	stopWhy  string
-	retryAt  *time.Timer
-	retryFor string
+	leaseLost  bool   // another process took the job over: touch nothing more
+	retryReady string // a retry whose delay passed while max_inflight was reached
+	done       bool   // a result won, or the job was completed elsewhere
+	blocked    bool   // an attempt is unknown: no new attempt may start
+	stopped    bool   // no new attempt: a caller fault, a limit, a lost lease
+	stopWhy    string
+	retryAt    *time.Timer
+	retryFor   string
 }
 
 // attemptResult is how an attempt ended.
@@ -77,48 +79,82 @@ func (o *orchestrator) run(ctx context.Context) {
 	}
 	o.armHedge(ctx, hedge)
 
-	for len(o.inflight) > 0 || o.retryAt != nil {
-		if o.retryAt != nil {
-			retry = o.retryAt.C
+	for {
+		for len(o.inflight) > 0 || o.retryAt != nil {
+			o.step(ctx, hedge, &retry, &deadline)
 		}
-		select {
-		case res := <-o.results:
-			delete(o.inflight, res.attempt.ID)
-			o.handle(ctx, res)
-			o.armHedge(ctx, hedge)
-		case <-hedge.C:
-			if p := o.next(); p != "" && o.canStart() && len(o.inflight) < o.route.MaxInflight {
-				o.log.Info("hedging", "provider", p, "after", o.hedgeDelay(ctx))
-				o.start(ctx, p, store.RoleHedge)
-				o.armHedge(ctx, hedge)
-			}
-		case <-retry:
-			p := o.retryFor
-			o.retryAt, o.retryFor, retry = nil, "", make(<-chan time.Time)
-			if o.canStart() {
-				o.start(ctx, p, store.RoleRetry)
-				o.armHedge(ctx, hedge)
-			}
-		case <-deadline:
-			deadline = nil
-			o.stop("the job's deadline of " + o.route.Deadline.String() + " passed")
-			o.cancelRetry()
-			for _, cancel := range o.inflight {
-				cancel(errDeadline)
-			}
-		case <-ctx.Done():
-			o.cancelRetry()
-			// Job cancelled or process stopping: the attempts see ctx too; wait for them.
-			for len(o.inflight) > 0 {
-				res := <-o.results
-				delete(o.inflight, res.attempt.ID)
-			}
-			if errors.Is(context.Cause(ctx), errShutdown) {
-				return
-			}
+		// Nothing is in flight. The blocking rule is the database's: if the
+		// unknown attempt that stopped new attempts was resolved meanwhile (by
+		// an operator or reconciliation), the race goes on.
+		if !o.blocked || o.done || o.stopped || o.leaseLost || ctx.Err() != nil {
+			break
+		}
+		unknown, err := o.r.cfg.Store.HasUnknownAttempt(ctx, o.job.ID)
+		if err != nil || unknown {
+			break
+		}
+		o.blocked = false
+		o.failover(ctx)
+		if len(o.inflight) == 0 {
+			break
 		}
 	}
-	if o.done || errors.Is(context.Cause(ctx), errShutdown) {
+	o.finish(ctx)
+}
+
+// step waits for one event of the race and acts on it.
+func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-chan time.Time, deadline *<-chan time.Time) {
+	if o.retryAt != nil {
+		*retry = o.retryAt.C
+	}
+	select {
+	case res := <-o.results:
+		delete(o.inflight, res.attempt.ID)
+		o.handle(ctx, res)
+		if p := o.retryReady; p != "" && len(o.inflight) < o.route.MaxInflight {
+			o.retryReady = ""
+			if o.canStart() {
+				o.start(ctx, p, store.RoleRetry)
+			}
+		}
+		o.armHedge(ctx, hedge)
+	case <-hedge.C:
+		if p := o.next(); p != "" && o.canStart() && len(o.inflight) < o.route.MaxInflight {
+			o.log.Info("hedging", "provider", p, "after", o.hedgeDelay(ctx))
+			o.start(ctx, p, store.RoleHedge)
+			o.armHedge(ctx, hedge)
+		}
+	case <-*retry:
+		p := o.retryFor
+		o.retryAt, o.retryFor, *retry = nil, "", make(<-chan time.Time)
+		switch {
+		case !o.canStart():
+		case len(o.inflight) >= o.route.MaxInflight:
+			o.retryReady = p // started as soon as an attempt ends
+		default:
+			o.start(ctx, p, store.RoleRetry)
+			o.armHedge(ctx, hedge)
+		}
+	case <-*deadline:
+		*deadline = nil
+		o.stop("the job's deadline of " + o.route.Deadline.String() + " passed")
+		o.cancelRetry()
+		for _, cancel := range o.inflight {
+			cancel(errDeadline)
+		}
+	case <-ctx.Done():
+		o.cancelRetry()
+		// Job cancelled or process stopping: the attempts see ctx too; wait for them.
+		for len(o.inflight) > 0 {
+			res := <-o.results
+			delete(o.inflight, res.attempt.ID)
+		}
+	}
+}
+
+// finish settles the job once nothing more will start.
+func (o *orchestrator) finish(ctx context.Context) {
+	if o.done || o.leaseLost || errors.Is(context.Cause(ctx), errShutdown) {
 		return
 	}
 	if o.routing != nil { // no attempt was created: record why
@@ -178,11 +214,13 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 		pe := res.err
 		switch {
 		case pe.Action == providers.ActionRetry && o.retries[p] < o.r.targetRetries(p) && pe.RetryAfter <= o.r.cfg.Backoff.MaxRetryAfter:
-			if o.canStart() && o.retryAt == nil {
+			if o.canStart() && o.retryAt == nil && o.retryReady == "" {
 				o.retries[p]++
 				delay := o.r.backoff(o.retries[p], pe.RetryAfter)
 				o.log.Info("retrying on the same provider", "provider", p, "kind", pe.Kind, "delay", delay)
 				o.retryAt, o.retryFor = time.NewTimer(delay), p
+			} else {
+				o.failover(ctx) // one retry is already pending
 			}
 		case pe.Action == providers.ActionStop && !(pe.Kind == providers.KindContentPolicy && o.route.FailoverOnContentPolicy):
 			o.stop(res.reason)
@@ -239,9 +277,9 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 			o.used[provider] = true
 			o.reasons[provider] = provider + ": skipped: " + why
 			o.log.Info("provider not admitted", "provider", provider, "reason", why)
-			if next := o.next(); next != "" && role != store.RoleRetry {
-				if role == store.RolePrimary {
-					role = store.RoleFailover
+			if next := o.next(); next != "" {
+				if role == store.RolePrimary || role == store.RoleRetry {
+					role = store.RoleFailover // §6.3: an open breaker fails over
 				}
 				o.start(ctx, next, role)
 			}
@@ -260,6 +298,12 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 		switch {
 		case errors.Is(err, store.ErrAttemptLimit):
 			o.stop(err.Error())
+		case errors.Is(err, store.ErrInflightLimit):
+			// temporary: another attempt may start when one ends
+		case errors.Is(err, store.ErrLeaseLost):
+			o.leaseLost = true
+			o.stop(err.Error())
+			o.log.Warn("another router took this job over; leaving it", "err", err)
 		case errors.Is(err, store.ErrAttemptBlocked):
 			o.blocked = true
 		case errors.Is(err, store.ErrJobFinished):
@@ -277,6 +321,11 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 	if err := o.r.cfg.Store.MarkAttemptRunning(ctx, a.ID); err != nil {
 		release(OutcomeIgnore)
 		o.log.Info("attempt no longer starting; not sending", "attempt_id", a.ID, "err", err)
+		if !errors.Is(err, store.ErrStateConflict) {
+			// Never sent: say so now rather than leave it to expire as unknown.
+			_ = o.r.cfg.Store.FinishAttempt(context.WithoutCancel(ctx), a.ID, store.AttemptOutcome{State: store.AttemptCancelled,
+				Error: map[string]any{"kind": "not_sent", "fault": "router", "message": "the request was never sent: " + err.Error()}})
+		}
 		return
 	}
 	obs := o.r.cfg.Observer

@@ -230,3 +230,33 @@ func TestLongRetryAfterFailsOver(t *testing.T) {
 		t.Fatalf("primary calls %d, job %s %+v", b.prov["primary"].Calls(), j.State, j.Attempts)
 	}
 }
+
+// refuseAfter admits a provider n times, then refuses it (a breaker opening).
+type refuseAfter struct {
+	mu    sync.Mutex
+	left  map[string]int
+	calls map[string]int
+}
+
+func (r *refuseAfter) Admit(p string) (func(race.Outcome), bool, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls[p]++
+	if n, limited := r.left[p]; limited && r.calls[p] > n {
+		return nil, false, "breaker open"
+	}
+	return func(race.Outcome) {}, true, ""
+}
+
+// A retry on a provider whose breaker opened meanwhile fails over (SPEC §6.3).
+func TestRetryRefusedByBreakerFailsOver(t *testing.T) {
+	b := setupWith(t, race.Route{}, &refuseAfter{left: map[string]int{"primary": 1}, calls: map[string]int{}},
+		provSpec{name: "primary", maxRetries: 2, respond: func(int, *providers.Request) providers.Step { return providers.Step{Status: 503} }},
+		provSpec{name: "fallback", respond: ok(validTriage)},
+	)
+	j := b.waitSettled(t, b.submit(t).ID)
+	if j.State != store.JobSucceeded || b.prov["primary"].Calls() != 1 || attemptBy(j, "fallback") == nil ||
+		attemptBy(j, "fallback").Role != store.RoleFailover {
+		t.Fatalf("job %s, primary calls %d, attempts %+v", j.State, b.prov["primary"].Calls(), j.Attempts)
+	}
+}

@@ -2,9 +2,11 @@ package race
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
+	"github.com/routerhq/router/internal/contract"
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
 )
@@ -96,21 +98,22 @@ func (r *Runner) reconcile(ctx context.Context, batch int) {
 func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l providers.Looker) {
 	log := r.cfg.Log.With("job_id", u.JobID, "attempt_id", u.AttemptID, "provider", u.Provider)
 	resp, found, err := l.Lookup(ctx, u.AttemptID)
-	if err != nil {
-		log.Warn("reconcile: lookup failed; will try again", "err", err)
-		return
-	}
 	res := store.Resolution{JobID: u.JobID, Seq: u.Seq, Outcome: "failed",
 		Note: "reconciled: the provider has no record of this request, so it did no work"}
-	if found {
+	switch {
+	case found && err != nil:
+		res.Note = "reconciled: the provider's record of this request is a failure: " + err.Error()
+	case err != nil:
+		log.Warn("reconcile: lookup failed; will try again", "err", err)
+		return
+	case found:
 		res.Note = "reconciled: the provider completed this request"
 		res.Usage, res.ProviderResponseID, res.ResponseModel = resp.Usage, resp.ResponseID, resp.Model
-		p, perr := r.cfg.Prompts.Get(u.Operation, u.PromptVersion)
-		if perr != nil {
-			log.Warn("reconcile: prompt not loaded; leaving the attempt unknown", "err", perr)
+		doc, violations, jerr := r.judgeStored(ctx, u.JobID, resp)
+		if jerr != nil {
+			log.Warn("reconcile: cannot judge the answer; leaving the attempt unknown", "err", jerr)
 			return
 		}
-		doc, violations := p.Validator().Validate(resp.Content)
 		if len(violations) > 0 {
 			res.Note = "reconciled: the provider completed this request, but its output breaks the contract: " + violations[0].String()
 		} else {
@@ -128,4 +131,23 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 	if resume {
 		r.SubmitID(u.JobID)
 	}
+}
+
+// judgeStored judges an answer for a stored job the way its race would (a
+// prompt's contract, or a chat request's response_format).
+func (r *Runner) judgeStored(ctx context.Context, jobID string, resp *providers.Response) (json.RawMessage, []contract.Violation, error) {
+	job, err := r.cfg.Store.GetJobAny(ctx, jobID)
+	if err != nil {
+		return nil, nil, err
+	}
+	route, ok := r.cfg.Routes[job.Route]
+	if !ok {
+		return nil, nil, errors.New("route " + job.Route + " is not configured")
+	}
+	sp, err := r.specFor(job, route)
+	if err != nil {
+		return nil, nil, err
+	}
+	doc, violations := sp.judge(resp)
+	return doc, violations, nil
 }

@@ -96,3 +96,63 @@ func TestRecoveryExpiresLeasesAndAdoptsOrphans(t *testing.T) {
 		t.Fatalf("provider calls %d, want 2", b.prov["primary"].Calls())
 	}
 }
+
+// A job left running with an unknown attempt and nothing in flight (its router
+// died between recording the attempt and settling the job) is settled by
+// recovery as unknown, not left running forever.
+func TestRecoverySettlesStrandedUnknown(t *testing.T) {
+	b := setup(t, race.Route{}, provSpec{name: "primary", respond: ok(validTriage)})
+	ctx := context.Background()
+	job := b.submitWithoutRunning(t, "dead-process")
+	a, err := b.st.CreateAttempt(ctx, store.NewAttempt{JobID: job.ID, Provider: "primary", Role: store.RolePrimary, LeaseOwner: "dead-process"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.st.MarkAttemptRunning(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.st.FinishAttempt(ctx, a.ID, store.AttemptOutcome{State: store.AttemptUnknown}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.db.Pool.Exec(ctx, `UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, job.ID); err != nil {
+		t.Fatal(err)
+	}
+	// Keep reconciliation out of it: the scripted provider would answer "no record".
+	if _, err := b.db.Pool.Exec(ctx, `UPDATE attempts SET finished_at = now() + interval '1 hour' WHERE id = $1`, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	b.runner.RecoverOnce(ctx, 10)
+	j := b.waitSettled(t, job.ID)
+	if j.State != store.JobUnknown || len(j.Attempts) != 1 || b.prov["primary"].Calls() != 0 {
+		t.Fatalf("stranded job: %s, %d attempts, %d calls", j.State, len(j.Attempts), b.prov["primary"].Calls())
+	}
+}
+
+// An orchestrator whose lease was taken over leaves the job alone: it must not
+// fail a job another router now runs.
+func TestLostLeaseDoesNotSettleJob(t *testing.T) {
+	var b *bundle
+	var jobID string
+	b = setup(t, race.Route{},
+		provSpec{name: "primary", maxRetries: 1, respond: func(call int, _ *providers.Request) providers.Step {
+			if call == 1 {
+				// Another router takes the job over during the backoff.
+				if _, err := b.db.Pool.Exec(context.Background(), `UPDATE jobs SET lease_owner = 'router-b' WHERE id = $1`, jobID); err != nil {
+					t.Error(err)
+				}
+				return providers.Step{Status: 429, RetryAfter: 10 * time.Millisecond}
+			}
+			return providers.Step{Output: validTriage}
+		}},
+		provSpec{name: "fallback", respond: ok(validTriage)},
+	)
+	job := b.submitWithoutRunning(t, "test-runner")
+	jobID = job.ID
+	b.runner.Submit(job)
+	b.stop() // waits for the orchestration to end
+	j := b.job(t, job.ID)
+	if j.State != store.JobRunning || len(j.Attempts) != 1 || b.prov["primary"].Calls() != 1 || b.prov["fallback"].Calls() != 0 {
+		t.Fatalf("after losing the lease: %s, %d attempts, calls %d/%d", j.State, len(j.Attempts),
+			b.prov["primary"].Calls(), b.prov["fallback"].Calls())
+	}
+}

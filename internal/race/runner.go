@@ -179,12 +179,14 @@ func (r *Runner) submit(jobID string, fresh *store.Job) {
 }
 
 // Cancel stops this process's work on a job that was cancelled.
-func (r *Runner) Cancel(jobID string) {
+func (r *Runner) Cancel(jobID string) { r.cancelWith(jobID, errJobCancelled) }
+
+func (r *Runner) cancelWith(jobID string, cause error) {
 	r.mu.Lock()
 	cancel, ok := r.running[jobID]
 	r.mu.Unlock()
 	if ok {
-		cancel(errJobCancelled)
+		cancel(cause)
 	}
 }
 

@@ -35,11 +35,17 @@ type provSpec struct {
 
 func setup(t *testing.T, route race.Route, specs ...provSpec) *bundle {
 	t.Helper()
+	return setupWith(t, route, nil, specs...)
+}
+
+// setupWith is setup with an admission control (a breaker stand-in).
+func setupWith(t *testing.T, route race.Route, adm race.Admission, specs ...provSpec) *bundle {
+	t.Helper()
 	var ps []racetest.Provider
 	for _, s := range specs {
 		ps = append(ps, racetest.Provider{Name: s.name, Respond: s.respond, OnCall: s.onCall, Timeout: s.timeout, MaxRetries: s.maxRetries})
 	}
-	rb := racetest.New(t, racetest.Options{Route: route, Providers: ps})
+	rb := racetest.New(t, racetest.Options{Route: route, Providers: ps, Admission: adm})
 	return &bundle{Bundle: rb, db: rb.DB, st: rb.Store, runner: rb.Runner, listener: rb.Listener, prov: rb.Prov}
 }
 

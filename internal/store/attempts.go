@@ -82,7 +82,7 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 			return ErrAttemptBlocked
 		}
 		if na.MaxInflight > 0 && inflight >= na.MaxInflight {
-			return fmt.Errorf("%w: %d attempts in flight (max_inflight %d)", ErrAttemptLimit, inflight, na.MaxInflight)
+			return fmt.Errorf("%w: %d attempts in flight (max_inflight %d)", ErrInflightLimit, inflight, na.MaxInflight)
 		}
 		if na.MaxAttempts > 0 && total-base >= na.MaxAttempts {
 			return fmt.Errorf("%w: %d attempts made (max_attempts %d)", ErrAttemptLimit, total-base, na.MaxAttempts)

@@ -45,6 +45,13 @@ WITH j AS (
         response_model = nullif($8, ''), latency_ms = $9, finished_at = now(),
         lease_owner = NULL, lease_expires_at = NULL
     WHERE id = $4 AND EXISTS (SELECT 1 FROM j)
+), u AS (
+    UPDATE attempts SET state = 'lost'
+    WHERE job_id = $1 AND id <> $4 AND state = 'unknown' AND EXISTS (SELECT 1 FROM j)
+    RETURNING id, provider
+), e AS (
+    INSERT INTO race_events (job_id, attempt_id, kind, provider, detail)
+    SELECT $1, id, 'lost', provider, 'unknown attempt settled as lost: another attempt won' FROM u
 ), n AS (
     SELECT pg_notify('` + NotifyChannel + `', id::text) FROM j
 )
@@ -81,7 +88,46 @@ func (s *Store) Complete(ctx context.Context, c Completion) (won bool, err error
 	if n == 1 {
 		return true, nil
 	}
-	return false, s.inTx(ctx, func(tx pgx.Tx) error { return s.discard(ctx, tx, c) })
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		var e error
+		won, e = s.lateWin(ctx, tx, c)
+		return e
+	})
+	return won, err
+}
+
+// lateWin handles a valid result whose compare-and-swap failed. The version
+// moved, but when nobody has completed the job (it went `unknown` because this
+// attempt's lease expired, or back to `running` after another attempt's
+// resolution) and this attempt is still running or unknown, the result is the
+// first valid completion and wins, under the job row's lock. Otherwise it is
+// discarded with a race event.
+func (s *Store) lateWin(ctx context.Context, tx pgx.Tx, c Completion) (bool, error) {
+	state, _, err := lockJob(ctx, tx, c.JobID, "")
+	if err != nil {
+		return false, err
+	}
+	var attemptState string
+	var completed bool
+	if err := tx.QueryRow(ctx, `SELECT a.state, j.completed_by IS NOT NULL FROM attempts a JOIN jobs j ON j.id = a.job_id
+		WHERE a.id = $1`, c.AttemptID).Scan(&attemptState, &completed); err != nil {
+		return false, notFound(err)
+	}
+	if completed || (state != JobRunning && state != JobUnknown) ||
+		(attemptState != AttemptRunning && attemptState != AttemptUnknown) {
+		return false, s.discard(ctx, tx, c)
+	}
+	var version int64
+	if err := tx.QueryRow(ctx, `SELECT version FROM jobs WHERE id = $1`, c.JobID).Scan(&version); err != nil {
+		return false, err
+	}
+	c.ReadVersion = version
+	var n, notified int
+	if err := tx.QueryRow(ctx, casSQL, c.JobID, c.ReadVersion, c.Result, c.AttemptID, s.opt.KeyRetention,
+		jsonOrNil(c.Usage), c.ProviderResponseID, c.ResponseModel, c.LatencyMS).Scan(&n, &notified); err != nil {
+		return false, err
+	}
+	return n == 1, nil
 }
 
 // discard records a valid result that lost the compare-and-swap.
@@ -91,13 +137,21 @@ func (s *Store) discard(ctx context.Context, tx pgx.Tx, c Completion) error {
 		return notFound(err)
 	}
 	attemptState, kind, detail := AttemptLost, "lost", "a valid result arrived after another attempt won; discarded"
-	if jobState != JobSucceeded {
-		attemptState, kind, detail = AttemptCancelled, "discarded", "a valid result arrived after the job became "+jobState+"; discarded"
+	from := "'starting', 'running', 'unknown'"
+	switch jobState {
+	case JobSucceeded:
+	case JobCancelled:
+		attemptState, kind, detail = AttemptCancelled, "discarded", "a valid result arrived after the job was cancelled; discarded"
+	default:
+		// The attempt was settled otherwise (an operator resolved it as failed):
+		// keep that, and record the result that came after.
+		kind, detail = "discarded", "a valid result arrived after this attempt was settled; discarded"
+		from = "'starting', 'running'"
 	}
 	_, err := tx.Exec(ctx, `UPDATE attempts SET state = $2, usage = $3, provider_response_id = nullif($4, ''),
 			response_model = nullif($5, ''), latency_ms = $6, finished_at = coalesce(finished_at, now()),
 			lease_owner = NULL, lease_expires_at = NULL
-		WHERE id = $1 AND state IN ('starting', 'running', 'unknown')`,
+		WHERE id = $1 AND state IN (`+from+`)`,
 		c.AttemptID, attemptState, jsonOrNil(c.Usage), c.ProviderResponseID, c.ResponseModel, c.LatencyMS)
 	if err != nil {
 		return err

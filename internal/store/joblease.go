@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // AcquireJobLease takes (or renews) the orchestration lease of a pending or
@@ -25,9 +27,10 @@ func (s *Store) ReleaseJobLease(ctx context.Context, jobID, owner string) error 
 	return err
 }
 
-// Orphan is a job that needs an orchestrator: pending or running, with no
-// attempt in flight or unknown, and no live lease — its process died before
-// starting the first attempt, or between attempts.
+// Orphans are jobs that need an orchestrator: pending or running, with no
+// attempt in flight and no live lease — their process died before starting the
+// first attempt, between attempts, or between an attempt becoming unknown and
+// settling the job (the new orchestrator then settles it as unknown).
 type Orphan struct {
 	ID string
 }
@@ -42,7 +45,7 @@ func (s *Store) ClaimOrphans(ctx context.Context, owner string, lease time.Durat
 			WHERE j.state IN ('pending', 'running')
 			  AND (j.lease_expires_at IS NULL OR j.lease_expires_at < now())
 			  AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.job_id = j.id
-			                  AND a.state IN ('starting', 'running', 'unknown'))
+			                  AND a.state IN ('starting', 'running'))
 			ORDER BY j.created_at
 			LIMIT $3
 			FOR UPDATE SKIP LOCKED)
@@ -64,38 +67,41 @@ func (s *Store) ClaimOrphans(ctx context.Context, owner string, lease time.Durat
 
 // ExpireAttemptLeases marks every in-flight attempt whose lease has expired
 // `unknown` (its router died: the provider may or may not have done the work)
-// and settles its job. It never re-dispatches. It returns the affected job ids.
+// and settles its job, one job per transaction with the job row locked first
+// (the lock order of every other writer). It never re-dispatches. It returns the
+// affected job ids, and the first error after trying every job.
 func (s *Store) ExpireAttemptLeases(ctx context.Context) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `UPDATE attempts SET state = 'unknown', finished_at = now(),
-			error = jsonb_build_object('kind', 'lease_expired', 'fault', 'router', 'outcome_unknown', true,
-				'message', 'the router running this attempt stopped renewing its lease (it died or lost the database); '
-				|| 'the provider may or may not have done the work'),
-			lease_owner = NULL, lease_expires_at = NULL
-		WHERE state IN ('starting', 'running') AND lease_expires_at < now()
-		RETURNING job_id::text`)
+	rows, err := s.pool.Query(ctx, `SELECT DISTINCT job_id::text FROM attempts
+		WHERE state IN ('starting', 'running') AND lease_expires_at < now()`)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	seen := map[string]bool{}
-	var jobs []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		if !seen[id] {
-			seen[id] = true
-			jobs = append(jobs, id)
-		}
-	}
-	if err := rows.Err(); err != nil {
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
 		return nil, err
 	}
-	for _, id := range jobs {
-		if _, err := s.SettleJob(ctx, id, ""); err != nil {
-			return jobs, err
+	var done []string
+	var first error
+	for _, id := range ids {
+		err := s.inTx(ctx, func(tx pgx.Tx) error {
+			if _, _, err := lockJob(ctx, tx, id, ""); err != nil {
+				return err
+			}
+			tag, err := tx.Exec(ctx, `UPDATE attempts SET state = 'unknown', finished_at = now(),
+					error = jsonb_build_object('kind', 'lease_expired', 'fault', 'router', 'outcome_unknown', true,
+						'message', 'the router running this attempt stopped renewing its lease (it died or lost the database); '
+						|| 'the provider may or may not have done the work'),
+					lease_owner = NULL, lease_expires_at = NULL
+				WHERE job_id = $1 AND state IN ('starting', 'running') AND lease_expires_at < now()`, id)
+			if err != nil || tag.RowsAffected() == 0 {
+				return err
+			}
+			done = append(done, id)
+			return s.settleLocked(ctx, tx, id, "")
+		})
+		if err != nil && first == nil {
+			first = err
 		}
 	}
-	return jobs, nil
+	return done, first
 }

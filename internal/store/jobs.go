@@ -197,6 +197,13 @@ func (s *Store) attachChildren(ctx context.Context, jobs []*Job) error {
 	return rows.Err()
 }
 
+// JobStateAny reads only a job's state, without an owner check.
+func (s *Store) JobStateAny(ctx context.Context, id string) (string, error) {
+	var state string
+	err := s.pool.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, id).Scan(&state)
+	return state, notFound(err)
+}
+
 // JobState reads only a job's state (cheap, for waiting).
 func (s *Store) JobState(ctx context.Context, owner, id string) (string, error) {
 	var state string

@@ -27,8 +27,10 @@ var (
 	ErrKeyReused = errors.New("idempotency key reused with a different request")
 	// ErrAttemptBlocked: a sibling attempt is starting or unknown (SPEC §3).
 	ErrAttemptBlocked = errors.New("an attempt of this job is starting or unknown")
-	// ErrAttemptLimit: max_attempts or max_inflight reached.
+	// ErrAttemptLimit: max_attempts reached.
 	ErrAttemptLimit = errors.New("attempt limit reached")
+	// ErrInflightLimit: max_inflight attempts are in flight (temporary).
+	ErrInflightLimit = errors.New("in-flight limit reached")
 	// ErrJobFinished: the job is in a state that does not allow the change.
 	ErrJobFinished = errors.New("job is finished")
 	// ErrStateConflict: the row was not in the state the change requires.

@@ -249,3 +249,29 @@ func TestKeyRetention(t *testing.T) {
 		t.Fatalf("old job must stay readable: %v %v", old, err)
 	}
 }
+
+// A valid result that arrives after its attempt's lease expired (the job went
+// unknown, so the version moved) still wins when nobody completed the job.
+func TestLateResultAfterLeaseExpiryWins(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	j, _, _ := b.st.CreateJob(ctx, newJob(t, "acme", "triage", "late", `{}`))
+	a := startAttempt(t, b, j.ID, "p1", store.RolePrimary)
+	if _, err := b.db.Pool.Exec(ctx, `UPDATE attempts SET lease_expires_at = now() - interval '1 second'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.st.ExpireAttemptLeases(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := b.st.GetJob(ctx, "acme", j.ID); got.State != store.JobUnknown {
+		t.Fatalf("state %s, want unknown", got.State)
+	}
+	won, err := b.st.Complete(ctx, store.Completion{JobID: j.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion, Result: json.RawMessage(`{"ok":1}`)})
+	if err != nil || !won {
+		t.Fatalf("late valid result: won=%v err=%v", won, err)
+	}
+	got, _ := b.st.GetJob(ctx, "acme", j.ID)
+	if got.State != store.JobSucceeded || *got.CompletedBy != a.ID || got.Attempts[0].State != store.AttemptWon {
+		t.Fatalf("job %s attempt %s", got.State, got.Attempts[0].State)
+	}
+}

@@ -59,28 +59,44 @@ func (s *Store) setJobState(ctx context.Context, tx pgx.Tx, jobID, state, reason
 func (s *Store) SettleJob(ctx context.Context, jobID, failReason string) (string, error) {
 	var final string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		state, _, err := lockJob(ctx, tx, jobID, "")
-		if err != nil {
+		if _, _, err := lockJob(ctx, tx, jobID, ""); err != nil {
 			return err
 		}
-		final = state
-		if state != JobRunning && state != JobPending {
-			return nil
-		}
-		inflight, unknown, err := attemptCounts(ctx, tx, jobID)
-		if err != nil || inflight > 0 {
+		if err := s.settleLocked(ctx, tx, jobID, failReason); err != nil {
 			return err
 		}
-		final = JobFailed
-		reason := failReason
-		if unknown > 0 {
-			final = JobUnknown
-			reason = "an attempt timed out and its outcome is unknown: the provider may or may not have done the work. " +
-				"Resolve it with POST /v1/jobs/{id}/attempts/{seq}/resolve, or cancel the job."
-		}
-		return s.setJobState(ctx, tx, jobID, final, reason)
+		return tx.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, jobID).Scan(&final)
 	})
 	return final, err
+}
+
+// settleLocked is SettleJob inside a transaction that holds the job's lock.
+func (s *Store) settleLocked(ctx context.Context, tx pgx.Tx, jobID, failReason string) error {
+	var state string
+	if err := tx.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, jobID).Scan(&state); err != nil {
+		return notFound(err)
+	}
+	if state != JobRunning && state != JobPending {
+		return nil
+	}
+	inflight, unknown, err := attemptCounts(ctx, tx, jobID)
+	if err != nil || inflight > 0 {
+		return err
+	}
+	final, reason := JobFailed, failReason
+	if unknown > 0 {
+		final = JobUnknown
+		reason = "an attempt timed out and its outcome is unknown: the provider may or may not have done the work. " +
+			"Resolve it with POST /v1/jobs/{id}/attempts/{seq}/resolve, or cancel the job."
+	}
+	return s.setJobState(ctx, tx, jobID, final, reason)
+}
+
+// HasUnknownAttempt reports whether any attempt of the job is unknown.
+func (s *Store) HasUnknownAttempt(ctx context.Context, jobID string) (bool, error) {
+	var n bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM attempts WHERE job_id = $1 AND state = 'unknown')`, jobID).Scan(&n)
+	return n, err
 }
 
 // CancelJob cancels owner's job: it becomes `cancelled`, its in-flight and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/routerhq/router/internal/providers"
@@ -51,25 +52,19 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		if errors.Is(cause, errLoser) {
 			detail["message"] = "cancelled: another attempt won"
 		}
-		if err := r.cfg.Store.FinishAttempt(bg, a.ID, store.AttemptOutcome{
-			State: state, Error: detail, LatencyMS: latency,
-		}); err != nil && !errors.Is(err, store.ErrStateConflict) {
-			log.Error("could not record attempt", "err", err)
-		}
+		r.finishAttempt(bg, job, a, store.AttemptOutcome{State: state, Error: detail, LatencyMS: latency}, log)
 		return attemptResult{attempt: a, state: state, err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe))}
 	}
 	doc, violations := sp.judge(resp)
 	if len(violations) > 0 {
 		log.Warn("attempt output failed validation", "violations", len(violations),
 			"first_rule", violations[0].Rule, "first_path", violations[0].Path)
-		if err := r.cfg.Store.FinishAttempt(bg, a.ID, store.AttemptOutcome{
+		r.finishAttempt(bg, job, a, store.AttemptOutcome{
 			State: store.AttemptInvalid, ValidationErrors: violations, Usage: resp.Usage,
 			ProviderResponseID: resp.ResponseID, ResponseModel: resp.Model, LatencyMS: latency,
 			Error: map[string]any{"kind": "invalid_output", "fault": providers.FaultProvider, "action": providers.ActionFailover,
 				"message": fmt.Sprintf("output failed %d contract check(s); first: %s", len(violations), violations[0].String())},
-		}); err != nil && !errors.Is(err, store.ErrStateConflict) {
-			log.Error("could not record attempt", "err", err)
-		}
+		}, log)
 		return attemptResult{attempt: a, state: store.AttemptInvalid, usage: resp.Usage,
 			reason: fmt.Sprintf("%s: output breaks the prompt's contract (%s)", a.Provider, violations[0].String())}
 	}
@@ -125,4 +120,27 @@ func attemptError(pe *providers.Error) map[string]any {
 		m["outcome_unknown"] = true
 	}
 	return m
+}
+
+// finishAttempt records an attempt's non-winning end. If recovery already
+// marked it unknown (its lease expired while the call was still running), a
+// definitive answer that came after resolves it, so the job need not wait for
+// an operator: the job goes back to running and recovery resumes it.
+func (r *Runner) finishAttempt(ctx context.Context, job *store.Job, a *store.Attempt, out store.AttemptOutcome, log *slog.Logger) {
+	err := r.cfg.Store.FinishAttempt(ctx, a.ID, out)
+	if err == nil {
+		return
+	}
+	if !errors.Is(err, store.ErrStateConflict) {
+		log.Error("could not record attempt", "err", err)
+		return
+	}
+	if out.State != store.AttemptFailed && out.State != store.AttemptInvalid {
+		return
+	}
+	_, err = r.cfg.Store.ResolveAttempt(ctx, store.Resolution{JobID: job.ID, Seq: a.Seq, Outcome: "failed",
+		Note: "the provider answered after this attempt's lease expired, with a definitive failure"})
+	if err != nil && !errors.Is(err, store.ErrStateConflict) && !errors.Is(err, store.ErrJobFinished) {
+		log.Error("could not resolve the attempt with its late failure", "err", err)
+	}
 }

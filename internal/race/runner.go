@@ -101,6 +101,7 @@ type Runner struct {
 	mu       sync.Mutex
 	stopping bool
 	running  map[string]context.CancelCauseFunc
+	again    map[string]bool // jobs submitted again while running
 }
 
 // errShutdown is the cause of contexts cancelled because the process stops: the
@@ -134,7 +135,7 @@ func New(cfg Config) *Runner {
 		cfg.Backoff.MaxRetryAfter = 30 * time.Second
 	}
 	base, cancel := context.WithCancelCause(context.Background())
-	return &Runner{cfg: cfg, base: base, cancelBase: cancel, running: map[string]context.CancelCauseFunc{}}
+	return &Runner{cfg: cfg, base: base, cancelBase: cancel, running: map[string]context.CancelCauseFunc{}, again: map[string]bool{}}
 }
 
 // Submit starts orchestrating job in the background, once per process. It is
@@ -163,18 +164,29 @@ func (r *Runner) submit(jobID string, fresh *store.Job) {
 		return // the job stays pending for recovery by a live replica
 	}
 	if _, ok := r.running[jobID]; ok {
+		// The job's orchestration is ending here while something asks for it
+		// again (a resolution, a retry): run it once more when it has ended.
+		r.again[jobID] = true
 		return
 	}
 	ctx, cancel := context.WithCancelCause(r.base)
 	r.running[jobID] = cancel
 	r.wg.Go(func() {
-		defer func() {
+		defer cancel(nil)
+		for {
+			r.runJob(ctx, jobID, fresh)
+			fresh = nil
 			r.mu.Lock()
+			if r.again[jobID] && !r.stopping && ctx.Err() == nil {
+				delete(r.again, jobID)
+				r.mu.Unlock()
+				continue
+			}
+			delete(r.again, jobID)
 			delete(r.running, jobID)
 			r.mu.Unlock()
-			cancel(nil)
-		}()
-		r.runJob(ctx, jobID, fresh)
+			return
+		}
 	})
 }
 

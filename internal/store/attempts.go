@@ -147,21 +147,32 @@ type AttemptOutcome struct {
 
 // FinishAttempt records a non-winning end of an in-flight attempt. It changes
 // only an attempt that is still starting or running (a cancelled job's attempts
-// stay cancelled); ErrStateConflict says it was not.
+// stay cancelled); ErrStateConflict says it was not. It takes the job row's lock
+// first, like CreateAttempt: an attempt that becomes unknown and a sibling being
+// created are serialised, so the blocking rule holds at every commit.
 func (s *Store) FinishAttempt(ctx context.Context, attemptID string, out AttemptOutcome) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE attempts SET state = $2, error = $3, validation_errors = $4, usage = $5,
-			provider_response_id = nullif($6, ''), response_model = nullif($7, ''), latency_ms = $8,
-			finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
-		WHERE id = $1 AND state IN ('starting', 'running')`,
-		attemptID, out.State, jsonOrNil(out.Error), jsonOrNil(out.ValidationErrors), jsonOrNil(out.Usage),
-		out.ProviderResponseID, out.ResponseModel, out.LatencyMS)
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("%w: attempt %s is no longer in flight", ErrStateConflict, attemptID)
-	}
-	return nil
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		var jobID string
+		if err := tx.QueryRow(ctx, `SELECT job_id::text FROM attempts WHERE id = $1`, attemptID).Scan(&jobID); err != nil {
+			return notFound(err)
+		}
+		if _, _, err := lockJob(ctx, tx, jobID, ""); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `UPDATE attempts SET state = $2, error = $3, validation_errors = $4, usage = $5,
+				provider_response_id = nullif($6, ''), response_model = nullif($7, ''), latency_ms = $8,
+				finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
+			WHERE id = $1 AND state IN ('starting', 'running')`,
+			attemptID, out.State, jsonOrNil(out.Error), jsonOrNil(out.ValidationErrors), jsonOrNil(out.Usage),
+			out.ProviderResponseID, out.ResponseModel, out.LatencyMS)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("%w: attempt %s is no longer in flight", ErrStateConflict, attemptID)
+		}
+		return nil
+	})
 }
 
 func jsonOrNil(v any) []byte {

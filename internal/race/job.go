@@ -101,6 +101,9 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 		if a.Seq > job.AttemptBase {
 			o.used[a.Provider] = true
 			o.attempts++
+			if why := failureOf(a); why != "" {
+				o.reasons[a.Provider] = a.Provider + ": " + why
+			}
 		}
 	}
 	return o, ""
@@ -155,4 +158,19 @@ func (r *Runner) keepLease(ctx context.Context, jobID string, log *slog.Logger) 
 		}
 	}()
 	return func() { cancel(); <-done }
+}
+
+// failureOf is why an earlier attempt did not win, from its stored error, so a
+// resumed race can still explain a failure in full.
+func failureOf(a store.Attempt) string {
+	if a.State != store.AttemptFailed && a.State != store.AttemptInvalid || len(a.Error) == 0 {
+		return ""
+	}
+	var e struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(a.Error, &e) != nil {
+		return ""
+	}
+	return e.Message
 }

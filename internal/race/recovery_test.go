@@ -156,3 +156,25 @@ func TestLostLeaseDoesNotSettleJob(t *testing.T) {
 			b.prov["primary"].Calls(), b.prov["fallback"].Calls())
 	}
 }
+
+// A resumed race that fails explains every provider's failure, including those
+// of the orchestration before the resume.
+func TestResumedFailureKeepsEarlierReasons(t *testing.T) {
+	b := setup(t, race.Route{},
+		provSpec{name: "primary", respond: hang, timeout: 30 * time.Millisecond},
+		provSpec{name: "fallback", respond: ok(`{"category":"nope"}`)},
+	)
+	ctx := context.Background()
+	job := b.submit(t)
+	if j := b.waitSettled(t, job.ID); j.State != store.JobUnknown {
+		t.Fatalf("state %s", j.State)
+	}
+	if _, err := b.st.ResolveAttempt(ctx, store.Resolution{JobID: job.ID, Seq: 1, Outcome: "failed", Note: "checked"}); err != nil {
+		t.Fatal(err)
+	}
+	b.runner.Submit(job)
+	j := b.waitSettled(t, job.ID)
+	if j.State != store.JobFailed || j.Error == nil || !strings.Contains(*j.Error, "primary: ") || !strings.Contains(*j.Error, "fallback: ") {
+		t.Fatalf("job %s error %v", j.State, j.Error)
+	}
+}

@@ -46,6 +46,7 @@ type Cluster struct {
 	done    chan struct{}
 	waitErr error
 	logFile *os.File
+	tempDir string // a fallback directory of ours, removed by Stop
 }
 
 const dbName = "router"
@@ -79,6 +80,7 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	if err := os.MkdirAll(filepath.Dir(dataDir), 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", filepath.Dir(dataDir), err)
 	}
+	tempDir := ""
 	if cred != nil && !reachableBy(dataDir, cred) {
 		alt, terr := os.MkdirTemp("", "router-pg-")
 		if terr != nil {
@@ -90,6 +92,7 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 		log.Warn("data directory is not reachable by the server's user; using a temporary one",
 			"wanted", dataDir, "user", uname, "using", alt)
 		dataDir = filepath.Join(alt, "data")
+		tempDir = alt
 	}
 	if opt.Fresh {
 		if err := os.RemoveAll(dataDir); err != nil {
@@ -139,12 +142,12 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	}
 	c := &Cluster{
 		URL:     fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", port, dbName),
-		DataDir: dataDir, cmd: cmd, done: make(chan struct{}), logFile: logFile,
+		DataDir: dataDir, cmd: cmd, done: make(chan struct{}), logFile: logFile, tempDir: tempDir,
 	}
 	go func() { c.waitErr = cmd.Wait(); close(c.done) }()
 	if err := c.waitReady(ctx, bin, cred, port); err != nil {
-		c.Stop()
 		tail, _ := os.ReadFile(logPath)
+		c.Stop()
 		return nil, fmt.Errorf("%w\nserver log %s:\n%s", err, logPath, lastLines(tail, 20))
 	}
 	log.Info("PostgreSQL ready", "url", c.URL, "dir", dataDir)
@@ -195,6 +198,9 @@ func (c *Cluster) Stop() {
 		<-c.done
 	}
 	c.logFile.Close()
+	if c.tempDir != "" {
+		_ = os.RemoveAll(c.tempDir)
+	}
 }
 
 func findBinDir() (string, error) {

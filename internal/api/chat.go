@@ -104,22 +104,18 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.chatInternal(w, "create job", err)
 		return
 	}
+	w.Header().Set("X-Router-Job-Id", job.ID)
 	if created {
 		s.Log.Info("chat job created", "job_id", job.ID, "owner", owner, "route", route)
-		s.Exec.SubmitNew(job)
-	}
-	w.Header().Set("X-Router-Job-Id", job.ID)
-	if !created {
+	} else {
 		s.Counters.IdempotentReplay()
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	if !settled(job.State) {
-		if j, err := s.waitJob(r.Context(), owner, job.ID, s.cfg.ChatWait); err == nil {
-			job = j
-		} else if r.Context().Err() == nil {
-			s.chatInternal(w, "wait for job", err)
-			return
-		}
+	if j, err := s.startAndWait(r.Context(), job, created, s.cfg.ChatWait); err == nil {
+		job = j
+	} else if r.Context().Err() == nil {
+		s.chatInternal(w, "wait for job", err)
+		return
 	}
 	if job.State != store.JobSucceeded {
 		s.chatFailure(w, job)

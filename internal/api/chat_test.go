@@ -21,6 +21,22 @@ func (b *bundle) client(apiKey string) *openai.Client {
 	return openai.NewClientWithConfig(cfg)
 }
 
+// drain reads a stream to its end, failing the test on any error but io.EOF.
+func drain(t *testing.T, stream *openai.ChatCompletionStream) []openai.ChatCompletionStreamResponse {
+	t.Helper()
+	var out []openai.ChatCompletionStreamResponse
+	for {
+		ch, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ch)
+	}
+}
+
 func chatReq(content string) openai.ChatCompletionRequest {
 	return openai.ChatCompletionRequest{Model: "default", Messages: []openai.ChatCompletionMessage{
 		{Role: "system", Content: "You answer briefly."}, {Role: "user", Content: content}}}
@@ -56,14 +72,7 @@ func TestChatWithGoOpenAIClient(t *testing.T) {
 	var content strings.Builder
 	var usage *openai.Usage
 	chunks, finish := 0, ""
-	for {
-		ch, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, ch := range drain(t, stream) {
 		chunks++
 		if ch.Usage != nil {
 			usage = ch.Usage
@@ -173,14 +182,7 @@ func TestChatBrokenStreamsNeverLeak(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got strings.Builder
-			for {
-				ch, err := stream.Recv()
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+			for _, ch := range drain(t, stream) {
 				for _, c := range ch.Choices {
 					got.WriteString(c.Delta.Content)
 				}
@@ -323,14 +325,7 @@ func TestChatToolsPassThrough(t *testing.T) {
 	}
 	defer stream.Close()
 	var name, args string
-	for {
-		ch, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, ch := range drain(t, stream) {
 		for _, choice := range ch.Choices {
 			for _, tc := range choice.Delta.ToolCalls {
 				name += tc.Function.Name

@@ -106,30 +106,14 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wait, applied := s.waitFor(r)
-	var changed <-chan struct{}
 	if created {
 		s.Log.Info("job created", "job_id", job.ID, "owner", owner, "operation", job.Operation, "route", job.Route)
-		if wait > 0 { // subscribe before the job can change, so no change is missed
-			var unsubscribe func()
-			changed, unsubscribe = s.Listener.Subscribe(job.ID)
-			defer unsubscribe()
-		}
-		s.Exec.SubmitNew(job)
 	}
-	if wait > 0 && !settled(job.State) {
-		var j *store.Job
-		var err error
-		if changed != nil {
-			j, err = s.waitSubscribed(r.Context(), owner, job.ID, wait, changed, true)
-		} else {
-			j, err = s.waitJob(r.Context(), owner, job.ID, wait)
-		}
-		if err == nil {
-			job = j
-		} else if r.Context().Err() == nil {
-			s.internalError(w, r, "wait for job", err)
-			return
-		}
+	if j, err := s.startAndWait(r.Context(), job, created, wait); err == nil {
+		job = j
+	} else if r.Context().Err() == nil {
+		s.internalError(w, r, "wait for job", err)
+		return
 	}
 	if applied != "" {
 		w.Header().Set("Preference-Applied", applied)

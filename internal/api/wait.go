@@ -82,3 +82,24 @@ func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time
 	}
 	return s.Store.GetJob(context.WithoutCancel(ctx), owner, id)
 }
+
+// startAndWait hands a just-created job to the executor (subscribing to its
+// changes first, so none is missed and the first read can be skipped) and waits
+// up to wait for it to settle; an existing job is only waited for. It returns the
+// job as it stands; err is set only when reading it failed.
+func (s *Server) startAndWait(ctx context.Context, job *store.Job, created bool, wait time.Duration) (*store.Job, error) {
+	if !created {
+		if wait <= 0 || settled(job.State) {
+			return job, nil
+		}
+		return s.waitJob(ctx, job.Owner, job.ID, wait)
+	}
+	if wait <= 0 {
+		s.Exec.SubmitNew(job)
+		return job, nil
+	}
+	changed, unsubscribe := s.Listener.Subscribe(job.ID)
+	defer unsubscribe()
+	s.Exec.SubmitNew(job)
+	return s.waitSubscribed(ctx, job.Owner, job.ID, wait, changed, true)
+}

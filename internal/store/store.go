@@ -52,12 +52,17 @@ type Options struct {
 	// KeyRetention is how long an idempotency key stays bound to its job after
 	// the job becomes terminal (SPEC §5.5). Default 24h.
 	KeyRetention time.Duration
+	// Observer counts durable commits and batch sizes; nil counts nothing.
+	Observer Observer
 }
 
 // WithDefaults fills unset options.
 func (o Options) WithDefaults() Options {
 	if o.KeyRetention <= 0 {
 		o.KeyRetention = 24 * time.Hour
+	}
+	if o.Observer == nil {
+		o.Observer = nopObserver{}
 	}
 	return o
 }

@@ -14,5 +14,5 @@ type Observer interface {
 
 type nopObserver struct{}
 
-func (nopObserver) DurableCommit()   {}
+func (nopObserver) DurableCommit()    {}
 func (nopObserver) Batch(string, int) {}

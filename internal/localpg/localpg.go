@@ -47,6 +47,13 @@ type Cluster struct {
 	waitErr error
 	logFile *os.File
 	tempDir string // a fallback directory of ours, removed by Stop
+
+	// What Restart needs to start the same server again on the same port.
+	bin     string
+	cred    *syscall.Credential
+	port    int
+	args    []string
+	logPath string
 }
 
 const dbName = "router"
@@ -130,28 +137,54 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	if !opt.Durable {
 		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	}
-	cmd := exec.Command(filepath.Join(bin, "postgres"), args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	if cred != nil {
-		cmd.SysProcAttr.Credential = cred
-	}
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return nil, fmt.Errorf("start postgres: %w", err)
-	}
 	c := &Cluster{
 		URL:     fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", port, dbName),
-		DataDir: dataDir, cmd: cmd, done: make(chan struct{}), logFile: logFile, tempDir: tempDir,
+		DataDir: dataDir, logFile: logFile, tempDir: tempDir,
+		bin: bin, cred: cred, port: port, args: args, logPath: logPath,
 	}
-	go func() { c.waitErr = cmd.Wait(); close(c.done) }()
-	if err := c.waitReady(ctx, bin, cred, port); err != nil {
-		tail, _ := os.ReadFile(logPath)
+	if err := c.launch(ctx); err != nil {
 		c.Stop()
-		return nil, fmt.Errorf("%w\nserver log %s:\n%s", err, logPath, lastLines(tail, 20))
+		return nil, err
 	}
 	log.Info("PostgreSQL ready", "url", c.URL, "dir", dataDir)
 	return c, nil
+}
+
+// launch starts the server process and waits until it accepts connections.
+func (c *Cluster) launch(ctx context.Context) error {
+	cmd := exec.Command(filepath.Join(c.bin, "postgres"), c.args...)
+	cmd.Stdout, cmd.Stderr = c.logFile, c.logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if c.cred != nil {
+		cmd.SysProcAttr.Credential = c.cred
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start postgres: %w", err)
+	}
+	c.cmd, c.done, c.waitErr = cmd, make(chan struct{}), nil
+	go func() { c.waitErr = cmd.Wait(); close(c.done) }()
+	if err := c.waitReady(ctx, c.bin, c.cred, c.port); err != nil {
+		tail, _ := os.ReadFile(c.logPath)
+		return fmt.Errorf("%w\nserver log %s:\n%s", err, c.logPath, lastLines(tail, 20))
+	}
+	return nil
+}
+
+// Restart stops the server the way a crash would (immediate shutdown: every
+// connection is cut, in-flight transactions are lost and replayed from the WAL
+// on start) and starts it again on the same port and data directory, returning
+// once it accepts connections. It is for fault-injection tests.
+func (c *Cluster) Restart(ctx context.Context) error {
+	if c == nil || c.cmd == nil || c.cmd.Process == nil {
+		return errors.New("localpg: restart of a cluster that was never started")
+	}
+	_ = c.cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return c.launch(ctx)
 }
 
 // waitReady waits until the server accepts connections, then creates the router
@@ -187,15 +220,17 @@ func (c *Cluster) waitReady(ctx context.Context, bin string, cred *syscall.Crede
 
 // Stop shuts the server down (fast shutdown) and waits for it to exit.
 func (c *Cluster) Stop() {
-	if c == nil || c.cmd == nil || c.cmd.Process == nil {
+	if c == nil {
 		return
 	}
-	_ = c.cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case <-c.done:
-	case <-time.After(30 * time.Second):
-		_ = c.cmd.Process.Kill()
-		<-c.done
+	if c.cmd != nil && c.cmd.Process != nil {
+		_ = c.cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-c.done:
+		case <-time.After(30 * time.Second):
+			_ = c.cmd.Process.Kill()
+			<-c.done
+		}
 	}
 	c.logFile.Close()
 	if c.tempDir != "" {

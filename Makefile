@@ -4,7 +4,7 @@
 GO ?= go
 export ROUTER_DEMO_KEY ?= demo-key
 
-.PHONY: run test build vet bench
+.PHONY: run test build vet bench chaos
 
 run:
 	$(GO) run ./cmd/router serve --config demo/router.yaml
@@ -22,3 +22,14 @@ vet:
 # router as a process; writes bench/results/<time>/ and bench/results/latest/.
 bench:
 	$(GO) run ./cmd/router localdb --durable --dir .local/pg-bench -- $(GO) run ./bench/cmd/routerbench
+
+# The fault-injection run (SPEC §17, docs/reliability.md), long form: three router
+# replicas on a private PostgreSQL under steady load while replicas are killed,
+# PostgreSQL restarts and providers drop or hang connections, for CHAOS_DURATION;
+# then the history checker; the figures go to .local/chaos-report.md. Loopback only. `make test` runs one round of it.
+CHAOS_DURATION ?= 5m
+chaos:
+	mkdir -p .local
+	CHAOS_DURATION=$(CHAOS_DURATION) CHAOS_REPORT=$(CURDIR)/.local/chaos-report.md \
+		$(GO) test -race -count=1 -timeout 60m -run '^TestChaos$$' -v ./internal/chaos/
+	@echo "figures: .local/chaos-report.md"

@@ -207,7 +207,11 @@ func TestChaos(t *testing.T) {
 	}
 	rows.Close()
 	var attempts, blocked int
-	if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM attempts), (SELECT count(*) FROM attempts WHERE state = 'unknown')`).Scan(&attempts, &blocked); err != nil {
+	var unknownKinds string
+	if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM attempts), (SELECT count(*) FROM attempts WHERE state = 'unknown'),
+	    (SELECT coalesce(string_agg(kind || '=' || n, ' ' ORDER BY kind), '') FROM (
+	        SELECT coalesce(error->>'kind', 'none') AS kind, count(*) AS n FROM attempts WHERE state = 'unknown' GROUP BY 1) k)`).
+		Scan(&attempts, &blocked, &unknownKinds); err != nil {
 		t.Fatal(err)
 	}
 
@@ -218,10 +222,10 @@ func TestChaos(t *testing.T) {
 | client intents | %d |
 | HTTP requests (including retries) | %d |
 | client retries (network errors / 429+5xx) | %d (%d / %d) |
-| intents given up after %d tries | %d |
+| intents given up after %d tries (jobs / chat) | %d / %d |
 | job ids acknowledged to clients | %d |
 | jobs in the database | %d (%s) |
-| attempts (of which unknown) | %d (%d) |
+| attempts (unknown, by error kind) | %d (%d: %s) |
 | provider calls (a / b) | %d / %d |
 | replica SIGKILLs | %d |
 | PostgreSQL restarts | %d |
@@ -229,8 +233,8 @@ func TestChaos(t *testing.T) {
 | provider hangs (phases / requests held) | %d / %d |
 | violations | %d |
 `, loadTime.Round(time.Second), time.Since(began).Round(time.Second), led.intents.Load(), led.requests.Load(),
-		led.retries.Load(), led.netErrors.Load(), led.serverErrors.Load(), maxTries, led.gaveUp.Load(),
-		len(led.acks), jobs, strings.TrimSpace(states.String()), attempts, blocked,
+		led.retries.Load(), led.netErrors.Load(), led.serverErrors.Load(), maxTries, led.gaveUpJobs.Load(), led.gaveUpChats.Load(),
+		len(led.acks), jobs, strings.TrimSpace(states.String()), attempts, blocked, unknownKinds,
 		provA.calls.Load(), provB.calls.Load(), f.replicaKills, f.pgRestarts,
 		f.providerDrops, provA.dropped.Load()+provB.dropped.Load(), f.providerHangs, provA.hung.Load()+provB.hung.Load(), len(vs))
 	t.Logf("chaos run:\n%s", report)

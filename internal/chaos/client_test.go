@@ -41,8 +41,9 @@ type ledger struct {
 	acks        []chaos.Ack
 	violations  []chaos.Violation
 
-	requests, intents, retries, netErrors, serverErrors, gaveUp atomic.Int64
-	succeeded, accepted                                         atomic.Int64
+	requests, intents, retries, netErrors, serverErrors atomic.Int64
+	gaveUpJobs, gaveUpChats                             atomic.Int64
+	succeeded, accepted                                 atomic.Int64
 }
 
 func newLedger() *ledger {
@@ -115,7 +116,11 @@ func (c *client) send(ctx context.Context, in intent, first int) {
 			return
 		}
 	}
-	c.l.gaveUp.Add(1)
+	if in.chat {
+		c.l.gaveUpChats.Add(1)
+	} else {
+		c.l.gaveUpJobs.Add(1)
+	}
 }
 
 // once sends the request once and reports whether the intent is settled (an

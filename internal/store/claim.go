@@ -117,12 +117,24 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 		params = json.RawMessage("{}")
 	}
 	nj.Params = params
+	req := newClaim(nj)
+	s.claims.enqueue(req)
+	<-req.done
+	return s.claimOutcome(ctx, req)
+}
+
+func newClaim(nj NewJob) *claimRequest {
 	req := &claimRequest{nj: nj, jobID: uuid.NewString(), done: make(chan struct{})}
 	if nj.First != nil {
 		req.attID = uuid.NewString()
 	}
-	s.claims.enqueue(req)
-	<-req.done
+	return req
+}
+
+// claimOutcome is what a claim's batch means for its caller: the new job, the
+// existing one, or ErrKeyReused.
+func (s *Store) claimOutcome(ctx context.Context, req *claimRequest) (job *Job, created bool, err error) {
+	nj := req.nj
 	if req.err != nil {
 		return nil, false, fmt.Errorf("claim idempotency key: %w", req.err)
 	}
@@ -205,6 +217,9 @@ func (s *Store) runClaims(ctx context.Context, cs []*claimRequest) {
 	if err == nil {
 		s.opt.Observer.Batch("claim", len(cs))
 		s.opt.Observer.DurableCommit()
+		if s.afterClaimCommit != nil {
+			s.afterClaimCommit(cs[0].nj.IdempotencyKey)
+		}
 		return
 	}
 	if len(cs) == 1 {

@@ -48,6 +48,10 @@ type Store struct {
 
 	claims group[claimRequest] // batched key claims (CreateJob)
 	wins   group[winRequest]   // batched compare-and-swaps (Complete)
+
+	// afterClaimCommit, in tests, runs after a claim batch committed and
+	// before any of its callers is told.
+	afterClaimCommit func(firstKey string)
 }
 
 // Options tune the store.

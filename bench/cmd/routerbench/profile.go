@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // ProfileResult is what the shipped binary's own debug listener and counters
@@ -88,6 +89,8 @@ func (b *Bench) profile(ctx context.Context) error {
 		return err
 	}
 	wg.Wait()
+	summarised := time.Now()
+	defer func() { log.Printf("  profile summaries (go tool pprof) took %s", time.Since(summarised).Round(time.Second)) }()
 	res := &ProfileResult{Callers: r.Callers, Jobs: len(r.Samples), RPS: r.Throughput(),
 		PerJob: after.Sub(before).PerJob(len(r.Samples)), Added: b.overheadRow("jobs", r).Added}
 	if cpuErr == nil {

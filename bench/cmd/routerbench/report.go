@@ -209,7 +209,7 @@ func (b *Bench) writeProfile(m *md) {
 		p.Callers, b.o.ProfileFor, p.Jobs, p.RPS, ms(p.Added.Q(.5)), ms(p.Added.Q(.99)),
 		c.RoundTrips, c.Statements, c.Transactions, c.DurableCommits, c.Mallocs, c.AllocBytes/1024, 1000*c.CPUSeconds)
 	m.p("")
-	m.p("The profiles (`cpu.pprof`, `allocs.pprof`) stay in the run's directory under `.local/bench-runs/`.")
+	m.p("The profiles (`cpu.pprof`, `allocs.pprof`) stay in the run's directory under `%s/` (not in git).", b.o.RunsDir)
 	m.p("")
 	m.p("CPU (`go tool pprof -top`, flat, then cumulative):")
 	m.p("")

@@ -70,6 +70,9 @@ func serveDebug(ln net.Listener, log *slog.Logger) (stop func()) {
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	log.Info("debug listener (pprof)", "addr", "http://"+ln.Addr().String()+"/debug/pprof/")
+	if a, ok := ln.Addr().(*net.TCPAddr); ok && !a.IP.IsLoopback() {
+		log.Warn("--debug-listen is not a loopback address: anyone who reaches it can profile this process and read its command line; use 127.0.0.1:PORT", "addr", ln.Addr().String())
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

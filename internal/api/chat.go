@@ -83,7 +83,11 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		Owner: owner, Operation: op, IdempotencyKey: key, Fingerprint: fp, Route: route, Input: input,
 		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease,
 	}
-	routing, ok, err := s.preflight(r, nj)
+	plan, routing, ok, runErr, err := s.plan(r, &nj)
+	if runErr != nil {
+		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_request", "", runErr.Error())
+		return
+	}
 	if err != nil {
 		s.chatInternal(w, "check the idempotency key", err)
 		return
@@ -94,6 +98,9 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	job, created, err := s.Store.CreateJob(r.Context(), nj)
+	if !created {
+		discard(plan)
+	}
 	if errors.Is(err, store.ErrKeyReused) {
 		s.Counters.KeyConflict()
 		writeOpenAIError(w, http.StatusConflict, "invalid_request_error", "idempotency_key_reused", "",
@@ -111,7 +118,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.Counters.IdempotentReplay()
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	if j, err := s.startAndWait(r.Context(), job, created, s.cfg.ChatWait); err == nil {
+	if j, err := s.startAndWait(r.Context(), job, created, s.cfg.ChatWait, plan); err == nil {
 		job = j
 	} else if r.Context().Err() == nil {
 		s.chatInternal(w, "wait for job", err)

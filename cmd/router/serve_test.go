@@ -99,6 +99,15 @@ conformance: {gate: off}
 			}
 			out[name] = f.GetMetric()[0].GetCounter().GetValue()
 		}
+		if f, ok := fams["router_db_batch_size"]; ok {
+			for _, m := range f.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "kind" {
+						out["batches "+l.GetValue()] = float64(m.GetHistogram().GetSampleCount())
+					}
+				}
+			}
+		}
 		return out
 	}
 	before := counters()
@@ -118,7 +127,8 @@ conformance: {gate: off}
 		t.Fatalf("job: %d %s", resp.StatusCode, body)
 	}
 	after := counters()
-	for _, name := range []string{"router_db_round_trips_total", "router_db_statements_total", "router_db_transactions_total"} {
+	for _, name := range []string{"router_db_round_trips_total", "router_db_statements_total", "router_db_transactions_total",
+		"router_db_durable_commits_total", "batches claim", "batches win"} {
 		if after[name] <= before[name] {
 			t.Errorf("%s did not move with a job: %v -> %v", name, before[name], after[name])
 		}

@@ -90,7 +90,9 @@ func (b *Bench) profile(ctx context.Context) error {
 	}
 	wg.Wait()
 	summarised := time.Now()
-	defer func() { log.Printf("  profile summaries (go tool pprof) took %s", time.Since(summarised).Round(time.Second)) }()
+	defer func() {
+		log.Printf("  profile summaries (go tool pprof) took %s", time.Since(summarised).Round(time.Second))
+	}()
 	res := &ProfileResult{Callers: r.Callers, Jobs: len(r.Samples), RPS: r.Throughput(),
 		PerJob: after.Sub(before).PerJob(len(r.Samples)), Added: b.overheadRow("jobs", r).Added}
 	if cpuErr == nil {

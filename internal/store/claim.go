@@ -213,10 +213,12 @@ func (s *Store) execClaims(ctx context.Context, batch []*claimRequest) {
 // rolled back whole; on any other error each claim is tried alone, so one bad
 // request cannot fail its neighbours.
 func (s *Store) runClaims(ctx context.Context, cs []*claimRequest) {
+	// Counted as sent: a waiter may learn of the commit (by NOTIFY) before
+	// this goroutine runs again, and must find it counted.
+	s.opt.Observer.Batch("claim", len(cs))
+	s.opt.Observer.DurableCommit()
 	err := retryRolledBack(func() error { return s.claimBatch(ctx, cs) })
 	if err == nil {
-		s.opt.Observer.Batch("claim", len(cs))
-		s.opt.Observer.DurableCommit()
 		if s.afterClaimCommit != nil {
 			s.afterClaimCommit(cs[0].nj.IdempotencyKey)
 		}

@@ -186,10 +186,12 @@ func (s *Store) execWins(ctx context.Context, batch []*winRequest) {
 // runWins executes one round, retrying a batch the database rolled back whole;
 // on any other error each win is tried alone.
 func (s *Store) runWins(ctx context.Context, ws []*winRequest) {
+	// Counted as sent: a waiter may learn of the commit (by NOTIFY) before
+	// this goroutine runs again, and must find it counted.
+	s.opt.Observer.Batch("win", len(ws))
+	s.opt.Observer.DurableCommit()
 	err := retryRolledBack(func() error { return s.winBatch(ctx, ws) })
 	if err == nil {
-		s.opt.Observer.Batch("win", len(ws))
-		s.opt.Observer.DurableCommit()
 		return
 	}
 	if len(ws) == 1 {

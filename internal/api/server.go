@@ -112,7 +112,6 @@ func New(cfg Config, d Deps) *Server {
 	s.mux.HandleFunc("POST /v1/jobs/{id}/attempts/{seq}/resolve", s.authed(s.resolveAttempt))
 	s.mux.HandleFunc("POST /v1/chat/completions", s.withOwner(s.chatCompletions, openAIAuthFail))
 	s.mux.HandleFunc("GET /v1/models", s.withOwner(s.listModels, openAIAuthFail))
-	s.mux.HandleFunc("GET /v1/conformance", s.ListConformance)
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -122,7 +121,8 @@ func New(cfg Config, d Deps) *Server {
 	return s
 }
 
-// Handle adds a handler (for endpoints owned by other packages, such as /metrics).
+// Handle adds a handler (for tenant endpoints owned by other packages). The
+// operator endpoints are never mounted here: they live in internal/ops.
 func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
 
 // ServeHTTP serves the API with panic recovery and access logs.

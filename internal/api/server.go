@@ -46,6 +46,13 @@ type Config struct {
 	RequireChatKey bool
 	// ChatWait is how long a chat completion call waits for its job (default 5m).
 	ChatWait time.Duration
+	// Limits are every owner's limits unless OwnerLimits has the owner (SPEC §17).
+	Limits      Limits
+	OwnerLimits map[string]Limits
+	// LiveRefresh is how often an owner's live job count is read from the
+	// database for max_live_jobs (default 1s); between reads this replica adds
+	// its own admissions.
+	LiveRefresh time.Duration
 }
 
 // WithDefaults fills unset fields.
@@ -93,7 +100,9 @@ func (nopCounters) KeyConflict()      {}
 type Server struct {
 	cfg Config
 	Deps
-	mux *http.ServeMux
+	mux    *http.ServeMux
+	limits *limiter
+	drain  drainer
 }
 
 // New builds the API.
@@ -105,6 +114,12 @@ func New(cfg Config, d Deps) *Server {
 		d.Counters = nopCounters{}
 	}
 	s := &Server{cfg: cfg.WithDefaults(), Deps: d, mux: http.NewServeMux()}
+	var counter LiveCounter
+	if d.Store != nil {
+		counter = d.Store
+	}
+	s.limits = newLimiter(s.cfg.Limits, s.cfg.OwnerLimits, s.cfg.LiveRefresh, counter)
+	s.drain.init()
 	s.mux.HandleFunc("POST /v1/jobs", s.authed(s.createJob))
 	s.mux.HandleFunc("GET /v1/jobs/{id}", s.authed(s.getJob))
 	s.mux.HandleFunc("POST /v1/jobs/{id}/cancel", s.authed(s.cancelJob))

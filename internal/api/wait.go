@@ -63,6 +63,7 @@ func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time
 			case <-changed:
 				continue
 			case <-ctx.Done():
+			case <-s.drain.ch: // shutting down: answer with the job as it stands
 			}
 			break
 		}
@@ -77,6 +78,7 @@ func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time
 		case <-changed:
 			continue
 		case <-ctx.Done():
+		case <-s.drain.ch:
 		}
 		break
 	}

@@ -19,7 +19,7 @@ import (
 
 // Config is the whole router configuration.
 type Config struct {
-	Listen      string            `yaml:"listen"`
+	Listen string `yaml:"listen"`
 	// OpsListen is the operator surface's address (SPEC §17); default
 	// 127.0.0.1:9090. Off loopback, OpsKeyEnv is required.
 	OpsListen string `yaml:"ops_listen"`
@@ -28,7 +28,7 @@ type Config struct {
 	// Limits are every owner's defaults; api_keys entries override them.
 	Limits Limits `yaml:"limits"`
 	// Shutdown budgets on SIGTERM.
-	Shutdown Shutdown `yaml:"shutdown"`
+	Shutdown    Shutdown          `yaml:"shutdown"`
 	DatabaseURL string            `yaml:"database_url"`
 	AutoMigrate *bool             `yaml:"auto_migrate"`
 	Idempotency Idempotency       `yaml:"idempotency"`

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-		"github.com/routerhq/router/internal/breaker"
+	"github.com/routerhq/router/internal/breaker"
 	"github.com/routerhq/router/internal/ops"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/providers"

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/routerhq/router/internal/prompt"
@@ -98,6 +99,11 @@ type Runner struct {
 	wg         sync.WaitGroup
 	p95        latencyCache
 
+	// draining: the process is stopping; no new attempt starts (drain.go).
+	draining  atomic.Bool
+	drained   chan struct{} // closed by Drain
+	drainOnce sync.Once
+
 	mu       sync.Mutex
 	stopping bool
 	running  map[string]context.CancelCauseFunc
@@ -135,7 +141,8 @@ func New(cfg Config) *Runner {
 		cfg.Backoff.MaxRetryAfter = 30 * time.Second
 	}
 	base, cancel := context.WithCancelCause(context.Background())
-	return &Runner{cfg: cfg, base: base, cancelBase: cancel, running: map[string]context.CancelCauseFunc{}, again: map[string]bool{}}
+	return &Runner{cfg: cfg, base: base, cancelBase: cancel, running: map[string]context.CancelCauseFunc{}, again: map[string]bool{},
+		drained: make(chan struct{})}
 }
 
 // Submit starts orchestrating job in the background, once per process. It is
@@ -161,7 +168,8 @@ func (r *Runner) submit(jobID string, fresh *store.Job) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stopping {
-		return // the job stays pending for recovery by a live replica
+		r.handOverNew(fresh) // the job stays pending for recovery by a live replica
+		return
 	}
 	if _, ok := r.running[jobID]; ok {
 		// The job's orchestration is ending here while something asks for it
@@ -209,12 +217,11 @@ func (r *Runner) Running() int {
 	return len(r.running)
 }
 
-// Stop waits for running jobs until ctx ends, then abandons the rest without
-// recording anything (their leases expire and recovery takes over).
+// Stop drains (see Drain), waits for running jobs until ctx ends (the drain
+// budget), then abandons the rest without recording anything (their attempts'
+// leases expire and recovery takes over).
 func (r *Runner) Stop(ctx context.Context) {
-	r.mu.Lock()
-	r.stopping = true
-	r.mu.Unlock()
+	r.Drain()
 	done := make(chan struct{})
 	go func() { r.wg.Wait(); close(done) }()
 	select {

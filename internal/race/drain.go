@@ -12,7 +12,7 @@ import (
 // and pending retries are dropped. Attempts in flight go on; when a job has
 // nothing in flight and has not ended, its orchestration ends without settling
 // it and releases its lease, so another replica takes it over at its next
-// recovery pass instead of waiting for the lease to expire. Stop calls it.
+// recovery pass instead of waiting for the lease to expire. Call Stop after it.
 func (r *Runner) Drain() {
 	r.drainOnce.Do(func() {
 		r.mu.Lock()

@@ -66,7 +66,8 @@ func TestDrainHandsOverAJobWaitingForARetry(t *testing.T) {
 	)
 	job := b.submit(t)
 	<-failed
-	b.stop() // drains: the pending retry is dropped, nothing else starts
+	b.runner.Drain() // SIGTERM: the pending retry is dropped, nothing else starts
+	b.stop()
 	j := b.job(t, job.ID)
 	if j.State != store.JobRunning && j.State != store.JobPending {
 		t.Fatalf("job %s after stop, want it left running for another replica", j.State)

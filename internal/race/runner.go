@@ -217,11 +217,14 @@ func (r *Runner) Running() int {
 	return len(r.running)
 }
 
-// Stop drains (see Drain), waits for running jobs until ctx ends (the drain
+// Stop takes no new job and waits for running jobs until ctx ends (the drain
 // budget), then abandons the rest without recording anything (their attempts'
-// leases expire and recovery takes over).
+// leases expire and recovery takes over). A process that is told to stop calls
+// Drain first, so that running jobs start no new attempt (SPEC §17).
 func (r *Runner) Stop(ctx context.Context) {
-	r.Drain()
+	r.mu.Lock()
+	r.stopping = true
+	r.mu.Unlock()
 	done := make(chan struct{})
 	go func() { r.wg.Wait(); close(done) }()
 	select {

@@ -70,7 +70,7 @@ func freeAddr() (string, error) {
 
 func (h *Harness) writeConfig(s RouterSpec, addr string) (string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "listen: %s\n", addr)
+	fmt.Fprintf(&b, "listen: %s\nops_listen: 127.0.0.1:0\n", addr)
 	fmt.Fprintf(&b, "api_keys: [{owner: %s, key_env: BENCH_API_KEY}]\n", s.Name)
 	b.WriteString("http: {max_wait: 60s}\nproviders:\n")
 	for _, p := range s.Providers {

@@ -1,6 +1,8 @@
-// Package api owns the router's HTTP surface (SPEC §4): routing of requests,
-// authentication of API keys to owners, request validation, problem+json errors,
-// the job resource, and waiting for jobs (Prefer: wait).
+// Package api owns the router's tenant HTTP API (SPEC §4): routing of requests,
+// authentication of API keys to owners, per-owner limits (SPEC §17), request
+// validation, problem+json errors, the job resource, and waiting for jobs
+// (Prefer: wait), including answering waiters at once on shutdown (Drain). The
+// operator endpoints live in internal/ops, on their own listener.
 //
 // It must not run attempts or talk to providers: it hands new jobs to an
 // Executor, and reads and changes state only through internal/store.

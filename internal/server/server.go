@@ -1,7 +1,8 @@
 // Package server assembles a serving router from its configuration: prompts,
 // provider adapters, the database (configured or embedded), the race runner
-// with its recovery loop, breakers, the conformance gate, metrics and the HTTP
-// API, and runs it until its context ends, shutting down in order. cmd/router's
+// with its recovery loop, breakers, the conformance gate, metrics, the tenant
+// HTTP API and the operator surface, and runs both listeners until its context
+// ends, shutting down in order (SPEC §17). cmd/router's
 // `serve` and the benchmark's profiling build both run this one wiring.
 //
 // It owns no behaviour of its own: every rule lives in the packages it wires.

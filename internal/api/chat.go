@@ -93,7 +93,11 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		writeOpenAIError(w, http.StatusTooManyRequests, "requests", "max_live_jobs_exceeded", "", liveDetail(owner, limit))
 		return
 	}
-	routing, ok, err := s.preflight(r, nj)
+	plan, routing, ok, runErr, err := s.plan(r, &nj)
+	if runErr != nil {
+		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_request", "", runErr.Error())
+		return
+	}
 	if err != nil {
 		admitted(false)
 		s.chatInternal(w, "check the idempotency key", err)
@@ -107,6 +111,9 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	job, created, err := s.Store.CreateJob(r.Context(), nj)
 	admitted(err == nil && created)
+	if !created {
+		discard(plan)
+	}
 	if errors.Is(err, store.ErrKeyReused) {
 		s.Counters.KeyConflict()
 		writeOpenAIError(w, http.StatusConflict, "invalid_request_error", "idempotency_key_reused", "",
@@ -124,7 +131,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.Counters.IdempotentReplay()
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	if j, err := s.startAndWait(r.Context(), job, created, s.cfg.ChatWait); err == nil {
+	if j, err := s.startAndWait(r.Context(), job, created, s.cfg.ChatWait, plan); err == nil {
 		job = j
 	} else if r.Context().Err() == nil {
 		s.chatInternal(w, "wait for job", err)

@@ -22,13 +22,16 @@ import (
 
 // Executor runs jobs. Submit must return quickly; the job runs in the background.
 type Executor interface {
-	// SubmitNew starts a job the API has just created.
-	SubmitNew(job *store.Job)
+	// SubmitNew starts a job the API has just created, with the plan it was
+	// created from (nil when none).
+	SubmitNew(job *store.Job, plan store.JobPlan)
 	// Submit starts or resumes any other job (after a resolution or a retry).
 	Submit(job *store.Job)
-	// Preflight says whether any provider could take a job like this now; when
-	// none could, routing explains each provider.
-	Preflight(job *store.Job) (routing json.RawMessage, ok bool)
+	// Plan prepares a job's race before the job exists: whether any provider
+	// could take it now (when none could, ok is false and routing explains
+	// each provider) and the first attempt to create with it. err says the
+	// job cannot run at all (its prompt does not render).
+	Plan(job *store.Job) (plan store.JobPlan, routing json.RawMessage, ok bool, err error)
 	// Cancel stops this process's in-flight work on a job (best effort; the
 	// database already says it is cancelled).
 	Cancel(jobID string)

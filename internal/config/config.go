@@ -118,6 +118,7 @@ type Provider struct {
 	Stream            bool     `yaml:"stream"`              // call the provider's streaming API
 	MaxRetries        *int     `yaml:"max_retries"`
 	SupportsLookup    bool     `yaml:"supports_lookup"` // send store+metadata so attempts can be looked up
+	MaxIdleConns      int      `yaml:"max_idle_conns"`  // idle connections kept for reuse; 0: 256
 	Breaker           Breaker  `yaml:"breaker"`
 	Script            []Step   `yaml:"script"` // scripted providers only
 }

@@ -205,6 +205,9 @@ func (c Config) Validate() error {
 		if *p.MaxRetries < 0 {
 			add("%s.max_retries must be 0 or more", where)
 		}
+		if p.MaxIdleConns < 0 {
+			add("%s.max_idle_conns must be 0 (the default, 256) or more", where)
+		}
 	}
 	aliases := map[string]string{}
 	for name, r := range c.Routes {

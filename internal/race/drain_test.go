@@ -2,6 +2,8 @@ package race_test
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,7 +101,41 @@ func TestSubmitWhileDrainingReleasesTheNewJobsLease(t *testing.T) {
 	if owner := leaseOwner(t, b, job.ID); owner != "test-runner" {
 		t.Fatalf("lease %q before submit", owner)
 	}
-	b.runner.SubmitNew(job)
+	b.runner.SubmitNew(job, nil)
+	if owner := leaseOwner(t, b, job.ID); owner != "" {
+		t.Fatalf("lease still held by %q", owner)
+	}
+	if n := b.prov["primary"].Calls(); n != 0 {
+		t.Fatalf("provider called %d times while draining", n)
+	}
+}
+
+// A job created with its first attempt from a plan made just before the drain
+// is not run here: the attempt, never sent, is recorded as such (not left to
+// expire as unknown) and the job's lease is released.
+func TestSubmitWhileDrainingRecordsTheUnsentFirstAttempt(t *testing.T) {
+	b := setup(t, race.Route{}, provSpec{name: "primary", respond: ok(validTriage)}, provSpec{name: "fallback", respond: ok(validTriage)})
+	input := json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`)
+	plan, _, planned, err := b.runner.Plan(&store.Job{Operation: "triage", PromptVersion: "1", Route: "default", Input: input})
+	if err != nil || !planned || plan.First() == nil {
+		t.Fatalf("plan: %v %v", err, planned)
+	}
+	b.runner.Drain()
+	if p, _, _, _ := b.runner.Plan(&store.Job{Operation: "triage", PromptVersion: "1", Route: "default", Input: input}); p != nil && p.First() != nil {
+		t.Fatal("a plan made while draining has a first attempt")
+	}
+	fp, _ := store.Fingerprint("triage", "", "", input)
+	job, created, err := b.st.CreateJob(context.Background(), store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "drain-first",
+		Fingerprint: fp, PromptVersion: "1", Route: "default", Input: input, LeaseOwner: "test-runner", LeaseFor: 30 * time.Second,
+		First: plan.First()})
+	if err != nil || !created || len(job.Attempts) != 1 {
+		t.Fatalf("create: %v %v %+v", err, created, job)
+	}
+	b.runner.SubmitNew(job, plan)
+	j := b.job(t, job.ID)
+	if len(j.Attempts) != 1 || j.Attempts[0].State != store.AttemptCancelled || !strings.Contains(string(j.Attempts[0].Error), "not_sent") {
+		t.Fatalf("first attempt %+v, want cancelled as never sent", j.Attempts)
+	}
 	if owner := leaseOwner(t, b, job.ID); owner != "" {
 		t.Fatalf("lease still held by %q", owner)
 	}

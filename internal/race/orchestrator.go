@@ -30,6 +30,10 @@ type orchestrator struct {
 	// routing is the routing decisions, recorded with the first attempt.
 	routing []byte
 	log     *slog.Logger
+	// first, when set, is the attempt created with the job (see Plan), and
+	// firstRelease its breaker admission.
+	first        *store.Attempt
+	firstRelease func(Outcome)
 
 	candidates []string        // eligible providers, route order
 	used       map[string]bool // providers that had an attempt this round
@@ -40,6 +44,7 @@ type orchestrator struct {
 	reasons    map[string]string // provider -> why it failed (for the job's error)
 
 	leaseLost  bool   // another process took the job over: touch nothing more
+	settled    bool   // finish moved the job out of pending/running (its lease went with it)
 	retryReady string // a retry whose delay passed while max_inflight was reached
 	done       bool   // a result won, or the job was completed elsewhere
 	blocked    bool   // an attempt is unknown: no new attempt may start
@@ -71,12 +76,22 @@ func (o *orchestrator) run(ctx context.Context) {
 	defer hedge.Stop()
 	retry := make(<-chan time.Time)
 
-	if p := o.next(); p != "" {
-		role := o.r.roleOf(o.route, p)
-		if o.attempts > 0 {
-			role = store.RoleFailover
+	switch {
+	case o.first != nil:
+		// Created with the job, in the same commit: send it at once.
+		a, release := o.first, o.firstRelease
+		o.first, o.firstRelease, o.routing = nil, nil, nil
+		o.used[a.Provider] = true
+		o.attempts++
+		o.launch(ctx, a, a.Role, release)
+	default:
+		if p := o.next(); p != "" {
+			role := o.r.roleOf(o.route, p)
+			if o.attempts > 0 {
+				role = store.RoleFailover
+			}
+			o.start(ctx, p, role)
 		}
-		o.start(ctx, p, role)
 	}
 	o.armHedge(ctx, hedge)
 
@@ -176,6 +191,8 @@ func (o *orchestrator) finish(ctx context.Context) {
 		o.log.Error("could not settle job", "err", err)
 		return
 	}
+	o.settled = state != store.JobPending && state != store.JobRunning
+	o.r.cfg.Listener.Publish(o.job.ID, state)
 	o.r.cfg.Observer.JobSettled(state)
 }
 
@@ -273,33 +290,44 @@ func (o *orchestrator) next() string {
 	return ""
 }
 
+// choose asks provider's breaker to admit an attempt of role; a refusal moves
+// on to the next eligible provider, as a failover (§6.3: an open breaker fails
+// over). ok=false: no provider was admitted. release must be called once with
+// the attempt's outcome.
+func (o *orchestrator) choose(provider, role string) (string, string, func(Outcome), bool) {
+	for provider != "" {
+		adm := o.r.cfg.Admission
+		if adm == nil {
+			return provider, role, func(Outcome) {}, true
+		}
+		rel, ok, why := adm.Admit(provider)
+		if ok {
+			return provider, role, rel, true
+		}
+		o.used[provider] = true
+		o.reasons[provider] = provider + ": skipped: " + why
+		o.log.Info("provider not admitted", "provider", provider, "reason", why)
+		provider = o.next()
+		if role == store.RolePrimary || role == store.RoleRetry {
+			role = store.RoleFailover
+		}
+	}
+	return "", role, nil, false
+}
+
 // start creates an attempt row (the store enforces the blocking rule and the
 // bounds), marks it running and calls the provider in a goroutine.
 func (o *orchestrator) start(ctx context.Context, provider, role string) {
 	if o.r.draining.Load() {
 		return // shutting down: the job is handed over (finish)
 	}
-	t := o.r.cfg.Targets[provider]
-	model := t.Model
+	provider, role, release, ok := o.choose(provider, role)
+	if !ok {
+		return
+	}
+	model := o.r.cfg.Targets[provider].Model
 	if o.spec.model != "" {
 		model = o.spec.model
-	}
-	release := func(Outcome) {}
-	if adm := o.r.cfg.Admission; adm != nil {
-		rel, ok, why := adm.Admit(provider)
-		if !ok {
-			o.used[provider] = true
-			o.reasons[provider] = provider + ": skipped: " + why
-			o.log.Info("provider not admitted", "provider", provider, "reason", why)
-			if next := o.next(); next != "" {
-				if role == store.RolePrimary || role == store.RoleRetry {
-					role = store.RoleFailover // §6.3: an open breaker fails over
-				}
-				o.start(ctx, next, role)
-			}
-			return
-		}
-		release = rel
 	}
 	a, err := o.r.cfg.Store.CreateAttempt(ctx, store.NewAttempt{
 		JobID: o.job.ID, Provider: provider, Model: model, Role: role,
@@ -342,6 +370,14 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 		}
 		return
 	}
+	o.launch(ctx, a, role, release)
+}
+
+// launch calls the provider for a running attempt in a goroutine that reports
+// on o.results.
+func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string, release func(Outcome)) {
+	provider := a.Provider
+	t := o.r.cfg.Targets[provider]
 	obs := o.r.cfg.Observer
 	obs.AttemptStarted(provider, role)
 	if role == store.RoleHedge {

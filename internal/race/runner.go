@@ -108,6 +108,8 @@ type Runner struct {
 	stopping bool
 	running  map[string]context.CancelCauseFunc
 	again    map[string]bool // jobs submitted again while running
+	keeping  bool            // the lease keeper runs
+	keeperWG sync.WaitGroup
 }
 
 // errShutdown is the cause of contexts cancelled because the process stops: the
@@ -148,27 +150,33 @@ func New(cfg Config) *Runner {
 // Submit starts orchestrating job in the background, once per process. It is
 // also how a job is resumed (after a resolution or a retry, or by recovery):
 // the orchestrator derives everything from the database.
-func (r *Runner) Submit(job *store.Job) { r.submit(job.ID, nil) }
+func (r *Runner) Submit(job *store.Job) { r.submit(job.ID, nil, nil) }
 
 // SubmitNew starts a job that CreateJob has just created for this process (it
-// holds the job's lease from its creation): the job is neither leased nor read
-// again. Any other job goes through Submit.
-func (r *Runner) SubmitNew(job *store.Job) {
-	if job.HeldBy == r.cfg.LeaseOwner && job.State == store.JobPending && len(job.Attempts) == 0 {
-		r.submit(job.ID, job)
+// holds the job's lease from its creation), with the plan it was created from
+// (nil when none): the job is neither leased nor read again, and its first
+// attempt, created with it, is sent at once. Any other job goes through Submit.
+func (r *Runner) SubmitNew(job *store.Job, jp store.JobPlan) {
+	plan, _ := jp.(*Plan)
+	fresh := job.HeldBy == r.cfg.LeaseOwner &&
+		(job.State == store.JobPending && len(job.Attempts) == 0 ||
+			job.State == store.JobRunning && len(job.Attempts) == 1 && plan.First() != nil)
+	if fresh {
+		r.submit(job.ID, job, plan)
 		return
 	}
-	r.submit(job.ID, nil)
+	plan.Discard()
+	r.submit(job.ID, nil, nil)
 }
 
 // SubmitID is Submit by job id.
-func (r *Runner) SubmitID(jobID string) { r.submit(jobID, nil) }
+func (r *Runner) SubmitID(jobID string) { r.submit(jobID, nil, nil) }
 
-func (r *Runner) submit(jobID string, fresh *store.Job) {
+func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stopping {
-		r.handOverNew(fresh) // the job stays pending for recovery by a live replica
+		r.handOverNew(fresh, plan) // the job stays pending for recovery by a live replica
 		return
 	}
 	if _, ok := r.running[jobID]; ok {
@@ -179,11 +187,15 @@ func (r *Runner) submit(jobID string, fresh *store.Job) {
 	}
 	ctx, cancel := context.WithCancelCause(r.base)
 	r.running[jobID] = cancel
+	if !r.keeping {
+		r.keeping = true
+		r.keeperWG.Go(r.keepLeases)
+	}
 	r.wg.Go(func() {
 		defer cancel(nil)
 		for {
-			r.runJob(ctx, jobID, fresh)
-			fresh = nil
+			r.runJob(ctx, jobID, fresh, plan)
+			fresh, plan = nil, nil
 			r.mu.Lock()
 			if r.again[jobID] && !r.stopping && ctx.Err() == nil {
 				delete(r.again, jobID)
@@ -234,4 +246,5 @@ func (r *Runner) Stop(ctx context.Context) {
 		r.cancelBase(errShutdown)
 		<-done
 	}
+	r.keeperWG.Wait()
 }

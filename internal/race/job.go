@@ -51,7 +51,7 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 	log = log.With("owner", job.Owner, "operation", job.Operation)
 	if plan != nil && plan.o != nil {
 		o = plan.o
-		o.job, o.log = job, log
+		o.job, o.log, o.spec.jobID = job, log, job.ID
 		if len(job.Attempts) == 1 && plan.first != nil {
 			o.first, o.firstRelease = &job.Attempts[0], plan.release
 			plan.release = nil

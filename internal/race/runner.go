@@ -176,8 +176,14 @@ func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stopping {
-		r.handOverNew(fresh, plan) // the job stays pending for recovery by a live replica
-		return
+		plan.Discard()
+		if fresh != nil {
+			// Created here a moment ago, with its first attempt never sent:
+			// say so and free the job at once for a live replica, rather than
+			// leave the attempt to expire as unknown.
+			r.handOver(fresh)
+		}
+		return // the job stays pending or running for recovery by a live replica
 	}
 	if _, ok := r.running[jobID]; ok {
 		// The job's orchestration is ending here while something asks for it
@@ -247,4 +253,21 @@ func (r *Runner) Stop(ctx context.Context) {
 		<-done
 	}
 	r.keeperWG.Wait()
+}
+
+// handOver gives up a job this process created but will not run (it is
+// stopping): its first attempt, never sent, is recorded as such, and the job's
+// lease is released so another replica adopts it as an orphan.
+func (r *Runner) handOver(job *store.Job) {
+	ctx := context.Background()
+	for _, a := range job.Attempts {
+		err := r.cfg.Store.FinishAttempt(ctx, a.ID, store.AttemptOutcome{State: store.AttemptCancelled,
+			Error: map[string]any{"kind": "not_sent", "fault": "router", "message": "the request was never sent: the router was shutting down"}})
+		if err != nil {
+			r.cfg.Log.Warn("could not record an unsent attempt", "job_id", job.ID, "attempt_id", a.ID, "err", err)
+		}
+	}
+	if err := r.cfg.Store.ReleaseJobLease(ctx, job.ID, r.cfg.LeaseOwner); err != nil {
+		r.cfg.Log.Warn("could not release the job's lease", "job_id", job.ID, "err", err)
+	}
 }

@@ -30,14 +30,14 @@ type opsServices struct {
 	once     sync.Once
 }
 
-func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pgxpool.Pool, replica string, log *slog.Logger) *opsServices {
+func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pgxpool.Pool, dbm *metrics.DB, replica string, log *slog.Logger) *opsServices {
 	o := &opsServices{replica: replica, done: make(chan struct{})}
 	o.breakers = breaker.FromConfig(cfg.Providers, breaker.Options{Log: log, OnChange: func(c breaker.Change) {
 		if o.metrics != nil {
 			o.metrics.BreakerChanged(c.Provider, c.To)
 		}
 	}})
-	o.metrics = metrics.New(metrics.Options{Pool: pool, Breakers: o.breakers, Replicas: st, ReplicaMaxAge: breaker.StaleAfter(0)})
+	o.metrics = metrics.New(metrics.Options{Pool: pool, DB: dbm, Breakers: o.breakers, Replicas: st, ReplicaMaxAge: breaker.StaleAfter(0)})
 	o.gate = conformance.NewGate(st, cfg.Conformance.Gate, cfg.Conformance.MaxAge.D())
 	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	o.cancel = cancel

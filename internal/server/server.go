@@ -2,8 +2,8 @@
 // provider adapters, the database (configured or embedded), the race runner
 // with its recovery loop, breakers, the conformance gate, metrics, the tenant
 // HTTP API and the operator surface, and runs both listeners until its context
-// ends, shutting down in order (SPEC §17). cmd/router's
-// `serve` and the benchmark's profiling build both run this one wiring.
+// ends, shutting down in order (SPEC §17). cmd/router's `serve` runs this
+// wiring.
 //
 // It owns no behaviour of its own: every rule lives in the packages it wires.
 package server
@@ -25,17 +25,14 @@ import (
 
 	"github.com/routerhq/router/internal/api"
 	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/metrics"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/store"
 )
 
-// Options adjust the wiring.
-type Options struct {
-	// TunePool, when set, adjusts the database pool's configuration (for
-	// example to trace statements in benchmarks).
-	TunePool func(*pgxpool.Config)
-}
+// Options adjust the wiring; there are none yet.
+type Options struct{}
 
 // Server is a router ready to serve.
 type Server struct {
@@ -86,16 +83,15 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	if err != nil {
 		return nil, err
 	}
-	var tune []func(*pgxpool.Config)
-	if opt.TunePool != nil {
-		tune = append(tune, opt.TunePool)
-	}
-	pool, closeDB, err := OpenDatabase(ctx, cfg, log, tune...)
+	// The database counters exist before the pool: its connections report
+	// their round trips to them (router_db_* on /metrics).
+	dbm := metrics.NewDB()
+	pool, closeDB, err := OpenDatabase(ctx, cfg, log, func(c *pgxpool.Config) { c.ConnConfig.Tracer = dbm.Tracer() })
 	if err != nil {
 		return nil, err
 	}
 	s.stops = append(s.stops, closeDB)
-	st := store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D()})
+	st := store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D(), Observer: dbm})
 	if *cfg.AutoMigrate {
 		applied, err := st.Migrate(ctx)
 		if err != nil {
@@ -108,7 +104,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	listener := store.NewListener(pool, log)
 	s.background(func(ctx context.Context) { listener.Run(ctx) })
 
-	ops := startOps(ctx, cfg, st, pool, s.Replica, log)
+	ops := startOps(ctx, cfg, st, pool, dbm, s.Replica, log)
 	s.stops = append(s.stops, ops.stop) // before the database closes: the publisher removes this replica's rows
 	s.runner = race.New(race.Config{
 		Store: st, Listener: listener, Prompts: prompts, Targets: targets, Routes: BuildRoutes(cfg),

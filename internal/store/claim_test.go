@@ -31,7 +31,7 @@ func TestClaimBatchAnswersEachCaller(t *testing.T) {
 		newJob(t, "acme", "triage", "held", `{"n":99}`), // live key, other request
 		dup,
 		fresh,
-		dup,                                            // same key and request again
+		dup, // same key and request again
 		newJob(t, "acme", "triage", "dup", `{"n":42}`), // same key, other request
 		newJob(t, "acme", "triage", "held", `{"n":1}`), // the held key's own request
 	})

@@ -30,20 +30,27 @@ func runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (change `listen` in the config)", cfg.Listen, err)
 	}
+	opsLn, err := net.Listen("tcp", cfg.OpsListen)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("listen on %s: %w (change `ops_listen` in the config)", cfg.OpsListen, err)
+	}
 	var debugLn net.Listener
 	if *debugAddr != "" {
 		if debugLn, err = net.Listen("tcp", *debugAddr); err != nil {
 			ln.Close()
+			opsLn.Close()
 			return fmt.Errorf("listen on --debug-listen %s: %w (pick a free address, e.g. 127.0.0.1:6060)", *debugAddr, err)
 		}
 	}
-	return serve(ctx, cfg, ln, debugLn)
+	return serve(ctx, cfg, ln, opsLn, debugLn)
 }
 
-// serve runs the router on ln, and pprof on debugLn when it is not nil, until
-// ctx ends. It closes both listeners.
-func serve(ctx context.Context, cfg *config.Config, ln, debugLn net.Listener) error {
+// serve runs the router's tenant API on ln, its operator surface on opsLn, and
+// pprof on debugLn when it is not nil, until ctx ends. It closes the listeners.
+func serve(ctx context.Context, cfg *config.Config, ln, opsLn, debugLn net.Listener) error {
 	defer ln.Close()
+	defer opsLn.Close()
 	if debugLn != nil {
 		defer debugLn.Close()
 	}
@@ -56,7 +63,7 @@ func serve(ctx context.Context, cfg *config.Config, ln, debugLn net.Listener) er
 		stop := serveDebug(debugLn, server.NewLogger(cfg.Log))
 		defer stop()
 	}
-	return srv.Serve(ctx, ln)
+	return srv.ServeListeners(ctx, ln, opsLn)
 }
 
 // serveDebug serves net/http/pprof on ln (on a mux of its own: nothing is

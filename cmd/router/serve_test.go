@@ -53,13 +53,17 @@ conformance: {gate: off}
 	if err != nil {
 		t.Fatal(err)
 	}
+	opsLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
 	debugLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, ln, debugLn) }()
+	go func() { done <- serve(ctx, cfg, ln, opsLn, debugLn) }()
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -69,6 +73,7 @@ conformance: {gate: off}
 	// The listeners are bound: requests wait in the accept queue until the
 	// router serves.
 	base, debug := "http://"+ln.Addr().String(), "http://"+debugLn.Addr().String()
+	ops := "http://" + opsLn.Addr().String()
 	client := &http.Client{Timeout: time.Minute}
 	get := func(url string) (int, string) {
 		t.Helper()
@@ -82,7 +87,7 @@ conformance: {gate: off}
 	}
 	counters := func() map[string]float64 {
 		t.Helper()
-		code, body := get(base + "/metrics")
+		code, body := get(ops + "/metrics") // the operator listener
 		if code != http.StatusOK {
 			t.Fatalf("/metrics: %d", code)
 		}
@@ -142,6 +147,9 @@ conformance: {gate: off}
 	}
 	if code, body := get(debug + "/debug/pprof/goroutine?debug=1"); code != http.StatusOK || !strings.Contains(body, "goroutine profile") {
 		t.Errorf("debug listener goroutine profile: %d %.200s", code, body)
+	}
+	if code, _ := get(base + "/metrics"); code != http.StatusNotFound {
+		t.Errorf("the tenant listener serves /metrics: %d", code)
 	}
 	if code, _ := get(base + "/debug/pprof/"); code == http.StatusOK {
 		t.Errorf("the API listener serves pprof; it must only be on --debug-listen")

@@ -78,22 +78,36 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		PromptVersion: p.Version, Route: route, Input: compact(req.Input),
 		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease,
 	}
+	admitted, limit, err := s.admitLive(r, &nj, true)
+	if err != nil {
+		s.internalError(w, r, "count the owner's live jobs", err)
+		return
+	}
+	if limit > 0 {
+		s.setRetryAfterLive(w)
+		writeProblem(w, r, problem{Status: http.StatusTooManyRequests, Type: "too-many-live-jobs", Title: "Too many live jobs",
+			Detail: liveDetail(owner, limit), Extra: map[string]any{"limit": "max_live_jobs"}})
+		return
+	}
 	plan, routing, ok, runErr, err := s.plan(r, &nj)
 	if runErr != nil {
 		writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "invalid-input", Title: "Prompt cannot be rendered from this input", Detail: runErr.Error()})
 		return
 	}
 	if err != nil {
+		admitted(false)
 		s.internalError(w, r, "check the idempotency key", err)
 		return
 	}
 	if !ok {
+		admitted(false)
 		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "no-eligible-provider", Title: "No eligible provider",
 			Detail: fmt.Sprintf("no provider of route %q can take this job now (see routing: breakers open, conformance missing or stale, or context windows too small); nothing was stored, retry later with the same Idempotency-Key", route),
 			Extra:  map[string]any{"routing": routing}})
 		return
 	}
 	job, created, err := s.Store.CreateJob(r.Context(), nj)
+	admitted(err == nil && created)
 	if !created {
 		discard(plan)
 	}

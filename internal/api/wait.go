@@ -78,6 +78,7 @@ func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time
 			state = store.FinalState(state)
 			continue
 		case <-ctx.Done():
+		case <-s.drain.ch: // shutting down: answer with the job as it stands
 		}
 		break
 	}

@@ -52,6 +52,7 @@ type orchestrator struct {
 	stopWhy    string
 	retryAt    *time.Timer
 	retryFor   string
+	drainSeen  bool // the runner's drain was acted on
 }
 
 // attemptResult is how an attempt ended.
@@ -101,7 +102,7 @@ func (o *orchestrator) run(ctx context.Context) {
 		// Nothing is in flight. The blocking rule is the database's: if the
 		// unknown attempt that stopped new attempts was resolved meanwhile (by
 		// an operator or reconciliation), the race goes on.
-		if !o.blocked || o.done || o.stopped || o.leaseLost || ctx.Err() != nil {
+		if !o.blocked || o.done || o.stopped || o.leaseLost || ctx.Err() != nil || o.r.draining.Load() {
 			break
 		}
 		unknown, err := o.r.cfg.Store.HasUnknownAttempt(ctx, o.job.ID)
@@ -157,6 +158,11 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 		for _, cancel := range o.inflight {
 			cancel(errDeadline)
 		}
+	case <-o.r.drainSignal(o.drainSeen):
+		// Shutting down: no new attempt; a pending retry is handed over.
+		o.drainSeen = true
+		o.cancelRetry()
+		o.retryReady = ""
 	case <-ctx.Done():
 		o.cancelRetry()
 		// Job cancelled or process stopping: the attempts see ctx too; wait for them.
@@ -171,6 +177,9 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 func (o *orchestrator) finish(ctx context.Context) {
 	if o.done || o.leaseLost || errors.Is(context.Cause(ctx), errShutdown) {
 		return
+	}
+	if o.handOver() {
+		return // the deferred lease release lets another replica go on at once
 	}
 	if o.routing != nil { // no attempt was created: record why
 		if err := o.r.cfg.Store.SetRouting(context.WithoutCancel(ctx), o.job.ID, o.routing); err != nil {
@@ -187,7 +196,9 @@ func (o *orchestrator) finish(ctx context.Context) {
 	o.r.cfg.Observer.JobSettled(state)
 }
 
-func (o *orchestrator) canStart() bool { return !o.done && !o.blocked && !o.stopped }
+func (o *orchestrator) canStart() bool {
+	return !o.done && !o.blocked && !o.stopped && !o.r.draining.Load()
+}
 
 func (o *orchestrator) stop(why string) {
 	if !o.stopped {
@@ -307,6 +318,9 @@ func (o *orchestrator) choose(provider, role string) (string, string, func(Outco
 // start creates an attempt row (the store enforces the blocking rule and the
 // bounds), marks it running and calls the provider in a goroutine.
 func (o *orchestrator) start(ctx context.Context, provider, role string) {
+	if o.r.draining.Load() {
+		return // shutting down: the job is handed over (finish)
+	}
 	provider, role, release, ok := o.choose(provider, role)
 	if !ok {
 		return

@@ -58,6 +58,9 @@ func (r *Runner) Plan(job *store.Job) (plan store.JobPlan, routing json.RawMessa
 		return nil, o.routing, false, nil
 	}
 	p := &Plan{o: o}
+	if r.draining.Load() {
+		return p, nil, true, nil // shutting down: no first attempt; the job is handed over
+	}
 	next := o.next()
 	provider, role, release, admitted := o.choose(next, r.roleOf(route, next))
 	if !admitted {

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/routerhq/router/internal/prompt"
@@ -98,6 +99,11 @@ type Runner struct {
 	wg         sync.WaitGroup
 	p95        latencyCache
 
+	// draining: the process is stopping; no new attempt starts (drain.go).
+	draining  atomic.Bool
+	drained   chan struct{} // closed by Drain
+	drainOnce sync.Once
+
 	mu       sync.Mutex
 	stopping bool
 	running  map[string]context.CancelCauseFunc
@@ -137,7 +143,8 @@ func New(cfg Config) *Runner {
 		cfg.Backoff.MaxRetryAfter = 30 * time.Second
 	}
 	base, cancel := context.WithCancelCause(context.Background())
-	return &Runner{cfg: cfg, base: base, cancelBase: cancel, running: map[string]context.CancelCauseFunc{}, again: map[string]bool{}}
+	return &Runner{cfg: cfg, base: base, cancelBase: cancel, running: map[string]context.CancelCauseFunc{}, again: map[string]bool{},
+		drained: make(chan struct{})}
 }
 
 // Submit starts orchestrating job in the background, once per process. It is
@@ -228,8 +235,10 @@ func (r *Runner) Running() int {
 	return len(r.running)
 }
 
-// Stop waits for running jobs until ctx ends, then abandons the rest without
-// recording anything (their leases expire and recovery takes over).
+// Stop takes no new job and waits for running jobs until ctx ends (the drain
+// budget), then abandons the rest without recording anything (their attempts'
+// leases expire and recovery takes over). A process that is told to stop calls
+// Drain first, so that running jobs start no new attempt (SPEC §17).
 func (r *Runner) Stop(ctx context.Context) {
 	r.mu.Lock()
 	r.stopping = true

@@ -60,22 +60,22 @@ func (c RouterCounters) MeanBatch() float64 {
 // Counters scrapes the router's /metrics.
 func (p *RouterProc) Counters(ctx context.Context) (RouterCounters, error) {
 	var c RouterCounters
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.Base+"/metrics", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.Ops+"/metrics", nil)
 	if err != nil {
 		return c, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return c, fmt.Errorf("scrape %s/metrics: %w", p.Base, err)
+		return c, fmt.Errorf("scrape %s/metrics: %w", p.Ops, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return c, fmt.Errorf("scrape %s/metrics: %s", p.Base, resp.Status)
+		return c, fmt.Errorf("scrape %s/metrics: %s", p.Ops, resp.Status)
 	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := parser.TextToMetricFamilies(resp.Body)
 	if err != nil {
-		return c, fmt.Errorf("parse %s/metrics: %w", p.Base, err)
+		return c, fmt.Errorf("parse %s/metrics: %w", p.Ops, err)
 	}
 	sum := func(name string) float64 {
 		f, ok := fams[name]
@@ -96,7 +96,7 @@ func (p *RouterProc) Counters(ctx context.Context) (RouterCounters, error) {
 		return v
 	}
 	if _, ok := fams["router_db_round_trips_total"]; !ok {
-		return c, fmt.Errorf("%s/metrics has no router_db_round_trips_total: is the binary older than the database counters?", p.Base)
+		return c, fmt.Errorf("%s/metrics has no router_db_round_trips_total: is the binary older than the database counters?", p.Ops)
 	}
 	c.RoundTrips = sum("router_db_round_trips_total")
 	c.Statements = sum("router_db_statements_total")

@@ -43,6 +43,7 @@ type RouterSpec struct {
 // RouterProc is a running router.
 type RouterProc struct {
 	Base  string
+	Ops   string // the operator listener's base URL (/metrics)
 	Owner string
 	Key   string
 	cmd   *exec.Cmd
@@ -77,9 +78,9 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
-func (h *Harness) writeConfig(s RouterSpec, addr string) (string, error) {
+func (h *Harness) writeConfig(s RouterSpec, addr, opsAddr string) (string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "listen: %s\n", addr)
+	fmt.Fprintf(&b, "listen: %s\nops_listen: %s\n", addr, opsAddr)
 	fmt.Fprintf(&b, "api_keys: [{owner: %s, key_env: BENCH_API_KEY}]\n", s.owner())
 	b.WriteString("http: {max_wait: 60s}\nproviders:\n")
 	for _, p := range s.Providers {
@@ -121,11 +122,15 @@ func (h *Harness) Start(ctx context.Context, s RouterSpec, debug bool) (*RouterP
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := h.writeConfig(s, addr)
+	opsAddr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
-	p := &RouterProc{Base: "http://" + addr, Owner: s.owner(), Key: "bench-key-" + s.owner(), done: make(chan struct{}),
+	cfg, err := h.writeConfig(s, addr, opsAddr)
+	if err != nil {
+		return nil, err
+	}
+	p := &RouterProc{Base: "http://" + addr, Ops: "http://" + opsAddr, Owner: s.owner(), Key: "bench-key-" + s.owner(), done: make(chan struct{}),
 		log: filepath.Join(h.Work, s.Name+".log")}
 	logf, err := os.Create(p.log)
 	if err != nil {

@@ -1,4 +1,4 @@
-package api
+package ops
 
 import (
 	"bytes"
@@ -35,18 +35,17 @@ var dashboardTmpl = template.Must(template.New("dashboard.html").Funcs(template.
 	"clock": func(t time.Time) string { return t.Local().Format("15:04:05") },
 }).ParseFS(dashboardFS, "dashboard/dashboard.html"))
 
-// DashboardHandler serves GET /dashboard: a self-refreshing, server-rendered
+// dashboard serves GET /dashboard: a self-refreshing, server-rendered
 // operator page with no external assets. It shows owners, operations, states,
-// providers and timings, never inputs or results; like /metrics it is meant for
-// the operators' network (see docs/operations.md).
-func (s *Server) DashboardHandler(ops Ops) http.Handler {
+// providers and timings, never inputs or results (see docs/operations.md).
+func (s *Server) dashboard() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		defer cancel()
-		data := s.dashboardData(ctx, ops.withDefaults())
+		data := s.dashboardData(ctx, s.cfg)
 		var buf bytes.Buffer
 		if err := dashboardTmpl.Execute(&buf, data); err != nil {
-			s.Log.Error("could not render the dashboard", "err", err)
+			s.log.Error("could not render the dashboard", "err", err)
 			http.Error(w, "could not render the dashboard: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -110,23 +109,23 @@ type dashAttempt struct {
 
 const counterWindow = time.Hour
 
-func (s *Server) dashboardData(ctx context.Context, ops Ops) *dashData {
+func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 	d := &dashData{Generated: time.Now(), Replica: ops.Replica, Refresh: max(int(ops.DashboardRefresh.Seconds()), 1),
 		StatsWindow: ops.StatsWindow.String(), CounterWindow: "last hour"}
-	if reply, err := s.ListProviders(ctx, ops); err != nil {
+	if reply, err := s.ListProviders(ctx); err != nil {
 		d.Errors = append(d.Errors, "providers: "+err.Error())
 	} else {
 		d.Providers = reply.Providers
 	}
 	d.Conformance = s.conformanceMatrix(ctx, ops)
-	if jobs, err := s.Store.RecentJobs(ctx, ops.RecentJobs); err != nil {
+	if jobs, err := s.store.RecentJobs(ctx, ops.RecentJobs); err != nil {
 		d.Errors = append(d.Errors, "recent jobs: "+err.Error())
 	} else {
 		for _, j := range jobs {
 			d.Jobs = append(d.Jobs, timeline(j, d.Generated))
 		}
 	}
-	if c, err := s.Store.RecentCounters(ctx, counterWindow); err != nil {
+	if c, err := s.store.RecentCounters(ctx, counterWindow); err != nil {
 		d.Errors = append(d.Errors, "counters: "+err.Error())
 	} else {
 		d.Counters = c
@@ -147,7 +146,7 @@ func (s *Server) dashboardData(ctx context.Context, ops Ops) *dashData {
 	return d
 }
 
-func (s *Server) conformanceMatrix(ctx context.Context, ops Ops) confMatrix {
+func (s *Server) conformanceMatrix(ctx context.Context, ops Config) confMatrix {
 	if ops.Conformance == nil {
 		return confMatrix{Status: "No conformance source is configured on this replica."}
 	}

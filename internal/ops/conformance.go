@@ -1,4 +1,4 @@
-package api
+package ops
 
 import (
 	"net/http"
@@ -15,23 +15,11 @@ type conformanceResult struct {
 	Current *bool `json:"current,omitempty"`
 }
 
-// ListConformance serves GET /v1/conformance: for every provider × prompt
+// listConformance serves GET /v1/conformance: for every provider × prompt
 // version with a conformance run, its latest run (passed, cases passed of total,
 // started and finished on the database clock, router version) and when it last
 // passed. Query parameters: provider and prompt filter; details=true adds the
-// per-case details. Conformance concerns the router's providers, not an owner's
-// data: any valid API key may read it.
-//
-// It authenticates the request itself (like every /v1 endpoint), so it can be
-// registered bare or wrapped by authed.
-func (s *Server) ListConformance(w http.ResponseWriter, r *http.Request) {
-	if ownerFrom(r.Context()) == "" {
-		s.authed(s.listConformance)(w, r)
-		return
-	}
-	s.listConformance(w, r)
-}
-
+// per-case details.
 func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	details := false
@@ -44,11 +32,11 @@ func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
 		}
 		details = b
 	}
-	runs, err := s.Store.LatestConformanceRuns(r.Context(), store.ConformanceFilter{
+	runs, err := s.store.LatestConformanceRuns(r.Context(), store.ConformanceFilter{
 		Provider: q.Get("provider"), Prompt: q.Get("prompt"), WithCases: details,
 	})
 	if err != nil {
-		s.Log.Error("reading conformance results failed", "err", err)
+		s.log.Error("reading conformance results failed", "err", err)
 		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "unavailable", Title: "Cannot read conformance results",
 			Detail: "the router could not read its database; retry shortly"})
 		return
@@ -56,8 +44,8 @@ func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
 	out := make([]conformanceResult, len(runs))
 	for i, run := range runs {
 		out[i].ConformanceRun = run
-		if s.Prompts != nil {
-			p, err := s.Prompts.Get(run.Prompt, "")
+		if s.prompts != nil {
+			p, err := s.prompts.Get(run.Prompt, "")
 			cur := err == nil && p.Version == run.PromptVersion
 			out[i].Current = &cur
 		}

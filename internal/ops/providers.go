@@ -1,4 +1,4 @@
-package api
+package ops
 
 import (
 	"context"
@@ -34,8 +34,14 @@ type ConformanceSource interface {
 	ConformanceMatrix(ctx context.Context) ([]ConformanceCell, error)
 }
 
-// Ops is what GET /v1/providers and GET /dashboard need beyond the store.
-type Ops struct {
+// Config is what the operator endpoints need beyond the store.
+type Config struct {
+	// Key, when set, is the operator key every request must send as
+	// 'Authorization: Bearer <key>'. It is required when the operator listener
+	// is not on a loopback address (the server wiring enforces that).
+	Key string
+	// Metrics serves GET /metrics; nil answers 404.
+	Metrics http.Handler
 	// Providers are the configured provider names, in configuration order.
 	Providers []string
 	// Breakers: this process's breakers; nil means no breakers (all eligible).
@@ -56,7 +62,7 @@ type Ops struct {
 	RecentJobs int
 }
 
-func (o Ops) withDefaults() Ops {
+func (o Config) withDefaults() Config {
 	if o.StaleAfter <= 0 {
 		o.StaleAfter = 15 * time.Second
 	}
@@ -109,13 +115,13 @@ type ProvidersReply struct {
 // ListProviders gathers GET /v1/providers: per configured provider, every live
 // replica's breaker state, recent attempt statistics, conformance results and
 // whether this replica would use it now.
-func (s *Server) ListProviders(ctx context.Context, ops Ops) (*ProvidersReply, error) {
-	ops = ops.withDefaults()
-	states, err := s.Store.ListBreakerStates(ctx, ops.StaleAfter)
+func (s *Server) ListProviders(ctx context.Context) (*ProvidersReply, error) {
+	ops := s.cfg
+	states, err := s.store.ListBreakerStates(ctx, ops.StaleAfter)
 	if err != nil {
 		return nil, err
 	}
-	stats, err := s.Store.ProviderStats(ctx, ops.StatsWindow)
+	stats, err := s.store.ProviderStats(ctx, ops.StatsWindow)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +130,7 @@ func (s *Server) ListProviders(ctx context.Context, ops Ops) (*ProvidersReply, e
 	if ops.Conformance == nil {
 		confStatus = "not available: no conformance source is configured"
 	} else if cells, err = ops.Conformance.ConformanceMatrix(ctx); err != nil {
-		s.Log.Warn("could not read conformance results", "err", err)
+		s.log.Warn("could not read conformance results", "err", err)
 		confStatus = "not available: " + err.Error()
 	}
 	names := append([]string(nil), ops.Providers...)
@@ -177,13 +183,12 @@ func (s *Server) ListProviders(ctx context.Context, ops Ops) (*ProvidersReply, e
 	return out, nil
 }
 
-// ProvidersHandler serves GET /v1/providers (authenticated with any API key:
-// provider health is not per owner).
-func (s *Server) ProvidersHandler(ops Ops) http.Handler {
-	return s.authed(func(w http.ResponseWriter, r *http.Request) {
-		reply, err := s.ListProviders(r.Context(), ops)
+// providers serves GET /v1/providers.
+func (s *Server) providers() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reply, err := s.ListProviders(r.Context())
 		if err != nil {
-			s.Log.Error("could not list providers", "err", err)
+			s.log.Error("could not list providers", "err", err)
 			writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "unavailable", Title: "Cannot read provider state",
 				Detail: "the router could not read provider state from its database; retry shortly"})
 			return

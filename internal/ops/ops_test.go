@@ -1,4 +1,4 @@
-package api_test
+package ops_test
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/routerhq/router/internal/api"
 	"github.com/routerhq/router/internal/breaker"
+	"github.com/routerhq/router/internal/ops"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/race"
@@ -31,11 +31,13 @@ type opsReplica struct {
 	id     string
 	set    *breaker.Set
 	pub    *breaker.Publisher
-	server *api.Server
+	server *ops.Server
 	srv    *httptest.Server
 }
 
-func newOpsReplica(t *testing.T, db *testdb.DB, id string, exec api.Executor, conf api.ConformanceSource) *opsReplica {
+// newOpsReplica: key is the operator key ("" for none, as on a loopback
+// listener without ops_key_env).
+func newOpsReplica(t *testing.T, db *testdb.DB, id, key string, conf ops.ConformanceSource) *opsReplica {
 	t.Helper()
 	prompts, err := prompt.LoadDir("../../prompts")
 	if err != nil {
@@ -47,21 +49,15 @@ func newOpsReplica(t *testing.T, db *testdb.DB, id string, exec api.Executor, co
 		"fallback": {ConsecutiveFailures: 2, OpenFor: time.Hour},
 	}, breaker.Options{})
 	t.Cleanup(set.Close)
-	server := api.New(api.Config{LeaseOwner: id, Lease: 30 * time.Second}, api.Deps{
-		Store: db.Store, Prompts: prompts, Routes: map[string]bool{"default": true}, Exec: exec, Log: log,
-		Auth: &api.KeyAuth{Static: map[string]string{opsKey: "acme"}},
-	})
-	ops := api.Ops{Providers: []string{"primary", "fallback"}, Breakers: set, Replica: id, StaleAfter: time.Minute,
-		Conformance: conf, DashboardRefresh: 5 * time.Second}
-	server.Handle("GET /v1/providers", server.ProvidersHandler(ops))
-	server.Handle("GET /dashboard", server.DashboardHandler(ops))
+	server := ops.New(ops.Config{Key: key, Providers: []string{"primary", "fallback"}, Breakers: set, Replica: id,
+		StaleAfter: time.Minute, Conformance: conf, DashboardRefresh: 5 * time.Second}, db.Store, prompts, log)
 	srv := httptest.NewServer(server)
 	t.Cleanup(srv.Close)
 	pub := breaker.NewPublisher(set, db.Store, breaker.PublisherOptions{Replica: id})
 	return &opsReplica{id: id, set: set, pub: pub, server: server, srv: srv}
 }
 
-func (r *opsReplica) providers(t *testing.T) api.ProvidersReply {
+func (r *opsReplica) providers(t *testing.T) ops.ProvidersReply {
 	t.Helper()
 	req, _ := http.NewRequest("GET", r.srv.URL+"/v1/providers", nil)
 	req.Header.Set("Authorization", "Bearer "+opsKey)
@@ -74,14 +70,14 @@ func (r *opsReplica) providers(t *testing.T) api.ProvidersReply {
 	if resp.StatusCode != 200 {
 		t.Fatalf("GET /v1/providers: %d %s", resp.StatusCode, raw)
 	}
-	var out api.ProvidersReply
+	var out ops.ProvidersReply
 	if err := json.Unmarshal(raw, &out); err != nil {
 		t.Fatal(err)
 	}
 	return out
 }
 
-func providerView(t *testing.T, reply api.ProvidersReply, name string) api.ProviderView {
+func providerView(t *testing.T, reply ops.ProvidersReply, name string) ops.ProviderView {
 	t.Helper()
 	for _, p := range reply.Providers {
 		if p.Name == name {
@@ -89,7 +85,7 @@ func providerView(t *testing.T, reply api.ProvidersReply, name string) api.Provi
 		}
 	}
 	t.Fatalf("no provider %s in %+v", name, reply)
-	return api.ProviderView{}
+	return ops.ProviderView{}
 }
 
 // Acceptance 2 (issue 7): two router processes on one database; GET
@@ -97,8 +93,8 @@ func providerView(t *testing.T, reply api.ProvidersReply, name string) api.Provi
 func TestProvidersShowsEveryReplica(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	ctx := context.Background()
-	r1 := newOpsReplica(t, db, "replica-1", nil, nil)
-	r2 := newOpsReplica(t, db, "replica-2", nil, nil)
+	r1 := newOpsReplica(t, db, "replica-1", opsKey, nil)
+	r2 := newOpsReplica(t, db, "replica-2", opsKey, nil)
 	// Replica 1 sees the primary fail twice: its breaker opens. Replica 2's stays
 	// closed.
 	for range 2 {
@@ -162,7 +158,7 @@ func TestProvidersShowsEveryReplica(t *testing.T) {
 		}
 	}
 
-	// Without an API key: 401.
+	// Without the operator key: 401.
 	resp, err := http.Get(r1.srv.URL + "/v1/providers")
 	if err != nil {
 		t.Fatal(err)
@@ -173,9 +169,9 @@ func TestProvidersShowsEveryReplica(t *testing.T) {
 	}
 }
 
-type fakeConformance []api.ConformanceCell
+type fakeConformance []ops.ConformanceCell
 
-func (f fakeConformance) ConformanceMatrix(context.Context) ([]api.ConformanceCell, error) {
+func (f fakeConformance) ConformanceMatrix(context.Context) ([]ops.ConformanceCell, error) {
 	return f, nil
 }
 
@@ -273,9 +269,9 @@ func TestDashboardInBrowser(t *testing.T) {
 		Routes: map[string]*race.Route{"default": {Providers: []string{"primary", "fallback"}, HedgeAfter: 10 * time.Millisecond,
 			KeepLosers: true, MaxInflight: 2, MaxAttempts: 4}},
 	})
-	rep = newOpsReplica(t, db, "replica-1", runner, conf)
+	rep = newOpsReplica(t, db, "replica-1", "", conf) // the browser sends no key
 	adm.set = rep.set
-	other := newOpsReplica(t, db, "replica-2", nil, nil)
+	other := newOpsReplica(t, db, "replica-2", opsKey, nil)
 
 	job, _, err := db.Store.CreateJob(ctx, store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "dash-1",
 		Fingerprint: []byte{1}, PromptVersion: "1", Route: "default",
@@ -368,7 +364,7 @@ func TestStoreConformanceMatrix(t *testing.T) {
 		PromptVersion: "1", Passed: false, CasesTotal: 3, CasesPassed: 2}); err != nil {
 		t.Fatal(err)
 	}
-	cells, err := api.StoreConformance{Store: db.Store, MaxAge: time.Hour}.ConformanceMatrix(ctx)
+	cells, err := ops.StoreConformance{Store: db.Store, MaxAge: time.Hour}.ConformanceMatrix(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,9 +372,11 @@ func TestStoreConformanceMatrix(t *testing.T) {
 		cells[1].Provider != "primary" || cells[1].Passed || cells[1].Fresh || cells[1].Detail != "2/3 cases passed" {
 		t.Fatalf("cells %+v", cells)
 	}
-	r := newOpsReplica(t, db, "replica-1", nil, api.StoreConformance{Store: db.Store, MaxAge: time.Hour})
+	r := newOpsReplica(t, db, "replica-1", opsKey, ops.StoreConformance{Store: db.Store, MaxAge: time.Hour})
 	p := providerView(t, r.providers(t), "primary")
 	if len(p.Conformance) != 1 || p.Conformance[0].Passed || p.ConformanceErr != "" {
 		t.Fatalf("primary conformance %+v %q", p.Conformance, p.ConformanceErr)
 	}
 }
+
+const validTriage = `{"category":"technical","priority":"high","summary":"Customer cannot log in after the reset.","needs_human":false}`

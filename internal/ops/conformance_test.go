@@ -1,4 +1,4 @@
-package api_test
+package ops_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/routerhq/router/internal/api"
+	"github.com/routerhq/router/internal/ops"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/store"
 	"github.com/routerhq/router/internal/testdb"
@@ -21,15 +21,7 @@ func TestListConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := api.New(api.Config{}, api.Deps{Store: db.Store, Prompts: prompts,
-		Auth: &api.KeyAuth{Static: map[string]string{acmeKey: "acme"}}})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && r.URL.Path == "/v1/conformance" {
-			s.ListConformance(w, r)
-			return
-		}
-		s.ServeHTTP(w, r)
-	}))
+	srv := httptest.NewServer(ops.New(ops.Config{Key: opsKey}, db.Store, prompts, nil))
 	defer srv.Close()
 	ctx := context.Background()
 	for _, r := range []store.NewConformanceRun{
@@ -67,7 +59,7 @@ func TestListConformance(t *testing.T) {
 	if status, _ := get("/v1/conformance", "wrong"); status != http.StatusUnauthorized {
 		t.Fatalf("unknown key: %d", status)
 	}
-	status, body := get("/v1/conformance", acmeKey)
+	status, body := get("/v1/conformance", opsKey)
 	results, _ := body["results"].([]any)
 	if status != http.StatusOK || len(results) != 3 {
 		t.Fatalf("%d %v", status, body)
@@ -84,12 +76,12 @@ func TestListConformance(t *testing.T) {
 	if r2["provider"] != "p2" || r2["passed"] != true || r2["model"] != "m2" {
 		t.Fatalf("p2: %v", r2)
 	}
-	_, body = get("/v1/conformance?provider=p1&prompt=triage&details=true", acmeKey)
+	_, body = get("/v1/conformance?provider=p1&prompt=triage&details=true", opsKey)
 	results, _ = body["results"].([]any)
 	if len(results) != 2 || results[1].(map[string]any)["cases"] == nil {
 		t.Fatalf("filtered with details: %v", body)
 	}
-	if status, _ := get("/v1/conformance?details=maybe", acmeKey); status != http.StatusBadRequest {
+	if status, _ := get("/v1/conformance?details=maybe", opsKey); status != http.StatusBadRequest {
 		t.Fatalf("bad details: %d", status)
 	}
 }

@@ -28,7 +28,8 @@ bench:
 # The fault-injection run (SPEC §17, docs/reliability.md), long form: three router
 # replicas on a private PostgreSQL under steady load while replicas are killed,
 # PostgreSQL restarts and providers drop or hang connections, for CHAOS_DURATION;
-# then the history checker; the figures go to .local/chaos-report.md. Loopback only. `make test` runs one round of it.
+# then the history checker; the figures go to .local/chaos-report.md. Loopback
+# only. `make test` runs one round of it.
 CHAOS_DURATION ?= 5m
 chaos:
 	mkdir -p .local

@@ -128,7 +128,8 @@ func (c *client) send(ctx context.Context, in intent, first int) {
 func (c *client) once(ctx context.Context, in intent, base string) bool {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+in.path(), strings.NewReader(in.body))
 	if err != nil {
-		panic(err)
+		c.l.violate(ruleUnexpected, "build the request for %s: %v", base, err)
+		return true
 	}
 	req.Header.Set("Authorization", "Bearer "+owners[in.owner].key)
 	req.Header.Set("Content-Type", "application/json")

@@ -60,7 +60,7 @@ type APIKey struct {
 // Provider is one model endpoint.
 type Provider struct {
 	Name              string   `yaml:"name"`
-	Type              string   `yaml:"type"` // openai | scripted
+	Type              string   `yaml:"type"` // openai | anthropic | scripted
 	BaseURL           string   `yaml:"base_url"`
 	APIKeyEnv         string   `yaml:"api_key_env"`
 	Model             string   `yaml:"model"`
@@ -73,6 +73,8 @@ type Provider struct {
 	SupportsLookup    bool     `yaml:"supports_lookup"` // send store+metadata so attempts can be looked up
 	Breaker           Breaker  `yaml:"breaker"`
 	Script            []Step   `yaml:"script"` // scripted providers only
+	// MaxTokens is max_tokens for anthropic requests that set none (default 4096).
+	MaxTokens int `yaml:"max_tokens"`
 }
 
 // Breaker settings (SPEC §10).

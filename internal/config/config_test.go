@@ -62,7 +62,7 @@ conformance: {gate: sometimes}
 	if err == nil {
 		t.Fatal("invalid config accepted")
 	}
-	for _, want := range []string{"base_url is required", "model is required", "used twice", `"carrier-pigeon" is not openai or scripted`,
+	for _, want := range []string{"base_url is required", "model is required", "used twice", `"carrier-pigeon" is not openai, anthropic or scripted`,
 		`"ghost" is not a configured provider`, `hedge_after: "soon"`, "routes.empty.providers", `conformance.gate: "sometimes"`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not mention %q:\n%v", want, err)
@@ -76,5 +76,30 @@ func TestUnknownFieldsAndBadDurationsAreErrors(t *testing.T) {
 	}
 	if _, err := Parse([]byte("idempotency: {retention: forever}\n")); err == nil || !strings.Contains(err.Error(), "not a duration") {
 		t.Fatalf("bad duration: %v", err)
+	}
+}
+
+func TestAnthropicProvider(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	c, err := Parse([]byte(`
+providers:
+  - {name: claude, type: anthropic, api_key_env: ANTHROPIC_API_KEY, model: claude-sonnet-4-5, max_tokens: 2048}
+routes:
+  default: {providers: [claude]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := c.Providers[0]; p.Type != "anthropic" || p.BaseURL != "" || p.MaxTokens != 2048 {
+		t.Fatalf("provider %+v", p)
+	}
+	_, err = Parse([]byte(`
+providers:
+  - {name: claude, type: anthropic, max_tokens: -1}
+routes:
+  default: {providers: [claude]}
+`))
+	if err == nil || !strings.Contains(err.Error(), "model is required for type anthropic") || !strings.Contains(err.Error(), "max_tokens must be 0") {
+		t.Fatalf("missing model / negative max_tokens: %v", err)
 	}
 }

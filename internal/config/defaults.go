@@ -153,9 +153,19 @@ func (c Config) Validate() error {
 			if len(p.Script) > 0 {
 				add("%s.script is only for type scripted", where)
 			}
+		case "anthropic":
+			if p.Model == "" {
+				add("%s.model is required for type anthropic (for example claude-sonnet-4-5)", where)
+			}
+			if len(p.Script) > 0 {
+				add("%s.script is only for type scripted", where)
+			}
 		case "scripted":
 		default:
-			add("%s.type: %q is not openai or scripted", where, p.Type)
+			add("%s.type: %q is not openai, anthropic or scripted", where, p.Type)
+		}
+		if p.MaxTokens < 0 {
+			add("%s.max_tokens must be 0 (the default) or more", where)
 		}
 		if *p.MaxRetries < 0 {
 			add("%s.max_retries must be 0 or more", where)

@@ -34,6 +34,9 @@ type Provider struct {
 	OnCall     func(call int, req *providers.Request)
 	Timeout    time.Duration // default 1m
 	MaxRetries int
+	// Adapter, when set, is used instead of a scripted provider (a real adapter
+	// on an httptest server); Respond and OnCall are then unused.
+	Adapter providers.Provider
 }
 
 // Options configure a Bundle. Route.Providers is filled from Providers.
@@ -80,8 +83,12 @@ func New(t testing.TB, o Options) *Bundle {
 	route := o.Route
 	targets := map[string]*race.Target{}
 	for _, p := range o.Providers {
-		sp := providers.NewScripted(providers.ScriptedConfig{Name: p.Name, Model: p.Name + "-model", Respond: p.Respond, OnCall: p.OnCall})
-		b.Prov[p.Name] = sp
+		var sp providers.Provider = p.Adapter
+		if sp == nil {
+			scripted := providers.NewScripted(providers.ScriptedConfig{Name: p.Name, Model: p.Name + "-model", Respond: p.Respond, OnCall: p.OnCall})
+			b.Prov[p.Name] = scripted
+			sp = scripted
+		}
 		timeout := p.Timeout
 		if timeout == 0 {
 			timeout = time.Minute

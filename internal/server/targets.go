@@ -17,15 +17,24 @@ func BuildTargets(cfg *config.Config) (map[string]*race.Target, error) {
 			Model: pc.Model, ContextWindow: pc.ContextWindow, Encoding: pc.Tokenizer,
 			Timeout: pc.Timeout.D(), Stream: pc.Stream, MaxRetries: *pc.MaxRetries,
 		}
-		switch pc.Type {
-		case "openai":
-			key := ""
-			if pc.APIKeyEnv != "" {
-				key = os.Getenv(pc.APIKeyEnv)
-				if key == "" {
-					return nil, fmt.Errorf("provider %s: environment variable %s is empty: export the provider's API key", pc.Name, pc.APIKeyEnv)
-				}
+		key := ""
+		if pc.APIKeyEnv != "" && pc.Type != "scripted" {
+			key = os.Getenv(pc.APIKeyEnv)
+			if key == "" {
+				return nil, fmt.Errorf("provider %s: environment variable %s is empty: export the provider's API key", pc.Name, pc.APIKeyEnv)
 			}
+		}
+		switch pc.Type {
+		case "anthropic":
+			p, err := providers.NewAnthropic(providers.AnthropicConfig{
+				Name: pc.Name, BaseURL: pc.BaseURL, APIKey: key, Model: pc.Model, MaxTokens: pc.MaxTokens,
+				Timeout: pc.Timeout.D(), StreamIdleTimeout: pc.StreamIdleTimeout.D(), Stream: pc.Stream,
+			})
+			if err != nil {
+				return nil, fmt.Errorf("provider %s: %w", pc.Name, err)
+			}
+			t.Provider = p
+		case "openai":
 			p, err := providers.NewOpenAI(providers.OpenAIConfig{
 				Name: pc.Name, BaseURL: pc.BaseURL, APIKey: key, Model: pc.Model,
 				Timeout: pc.Timeout.D(), StreamIdleTimeout: pc.StreamIdleTimeout.D(),

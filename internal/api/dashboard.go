@@ -33,6 +33,8 @@ var dashboardTmpl = template.Must(template.New("dashboard.html").Funcs(template.
 	"ago":   func(t time.Time) string { return ago(time.Since(t)) },
 	"short": func(id string) string { return shortID(id) },
 	"clock": func(t time.Time) string { return t.Local().Format("15:04:05") },
+	"usd":   func(f float64) string { return fmt.Sprintf("$%.4f", f) },
+	"msf":   func(f float64) string { return fmtMS(f) },
 }).ParseFS(dashboardFS, "dashboard/dashboard.html"))
 
 // DashboardHandler serves GET /dashboard: a self-refreshing, server-rendered
@@ -73,6 +75,7 @@ type dashData struct {
 	Counters      *store.Counters
 	CounterWindow string
 	CounterTiles  []tile
+	Hedge         *store.HedgeCost
 }
 
 type tile struct {
@@ -143,6 +146,11 @@ func (s *Server) dashboardData(ctx context.Context, ops Ops) *dashData {
 			{"failovers", c.AttemptsByRole[store.RoleFailover], ""},
 			{"retries", c.AttemptsByRole[store.RoleRetry], ""},
 		}
+	}
+	if h, err := s.Store.RecentHedgeCost(ctx, counterWindow); err != nil {
+		d.Errors = append(d.Errors, "cost: "+err.Error())
+	} else {
+		d.Hedge = h
 	}
 	return d
 }

@@ -75,6 +75,15 @@ type Provider struct {
 	Script            []Step   `yaml:"script"` // scripted providers only
 	// MaxTokens is max_tokens for anthropic requests that set none (default 4096).
 	MaxTokens int `yaml:"max_tokens"`
+	// Price, USD per million tokens, prices this provider's attempts (SPEC §18).
+	Price *Price `yaml:"price"`
+}
+
+// Price is USD per million input and output tokens. No price is shipped as
+// truth: configure your contract's.
+type Price struct {
+	InputPerMTok  float64 `yaml:"input_per_mtok"`
+	OutputPerMTok float64 `yaml:"output_per_mtok"`
 }
 
 // Breaker settings (SPEC §10).

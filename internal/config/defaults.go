@@ -164,6 +164,9 @@ func (c Config) Validate() error {
 		default:
 			add("%s.type: %q is not openai, anthropic or scripted", where, p.Type)
 		}
+		if p.Price != nil && (p.Price.InputPerMTok < 0 || p.Price.OutputPerMTok < 0) {
+			add("%s.price: input_per_mtok and output_per_mtok must be 0 or more (USD per million tokens)", where)
+		}
 		if p.MaxTokens < 0 {
 			add("%s.max_tokens must be 0 (the default) or more", where)
 		}

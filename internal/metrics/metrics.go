@@ -16,7 +16,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/store"
+)
+
+var (
+	_ race.Observer     = (*Metrics)(nil)
+	_ race.CostObserver = (*Metrics)(nil)
 )
 
 // BreakerSource gives this process's breaker state per provider
@@ -65,6 +71,7 @@ type Metrics struct {
 	latency       *prometheus.HistogramVec
 	tokens        *prometheus.CounterVec
 	transitions   *prometheus.CounterVec
+	cost          *prometheus.CounterVec
 }
 
 // DefaultLatencyBuckets are the attempt latency buckets, in seconds.
@@ -107,9 +114,12 @@ func New(opt Options) *Metrics {
 			[]string{"provider", "kind"}),
 		transitions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_breaker_transitions_total",
 			Help: "Circuit breaker state changes in this process, by provider and new state."}, []string{"provider", "to"}),
+		cost: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_cost_usd_total",
+			Help: "USD spent on attempts (usage × the configured price), winners and losers, by owner, provider and model."},
+			[]string{"owner", "provider", "model"}),
 	}
 	m.reg.MustRegister(m.jobs, m.attemptsStart, m.attempts, m.errors, m.racesLost, m.hedgesStarted, m.hedgesWon,
-		m.replays, m.conflicts, m.latency, m.tokens, m.transitions)
+		m.replays, m.conflicts, m.latency, m.tokens, m.transitions, m.cost)
 	for _, c := range []prometheus.Counter{m.replays, m.conflicts} {
 		c.Add(0)
 	}
@@ -171,6 +181,11 @@ func (m *Metrics) AttemptFinished(provider, role, state string, kind providers.K
 	if role == store.RoleHedge && state == store.AttemptWon {
 		m.hedgesWon.WithLabelValues(provider).Inc()
 	}
+}
+
+// AttemptCost implements race.CostObserver.
+func (m *Metrics) AttemptCost(owner, provider, model string, usd float64) {
+	m.cost.WithLabelValues(owner, provider, model).Add(usd)
 }
 
 // RaceLost implements race.Observer.
@@ -283,3 +298,6 @@ func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
 	k(poolNew, float64(s.NewConnsCount()))
 	k(poolDestroyed, float64(s.MaxLifetimeDestroyCount()+s.MaxIdleDestroyCount()))
 }
+
+// CostCounter is router_cost_usd_total, for tests.
+func (m *Metrics) CostCounter() *prometheus.CounterVec { return m.cost }

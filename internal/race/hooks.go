@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/store"
 )
 
 // Outcome is what an attempt's end means for its provider's circuit breaker.
@@ -62,4 +63,29 @@ func outcomeOf(res attemptResult) Outcome {
 		return OutcomeSuccess
 	}
 	return OutcomeFailure
+}
+
+// CostObserver is an Observer that also counts what attempts cost (found by
+// type assertion). Calls must not block.
+type CostObserver interface {
+	AttemptCost(owner, provider, model string, usd float64)
+}
+
+// observeCost reports an attempt's cost when its target has a price and the
+// provider reported usage.
+func observeCost(obs Observer, owner, provider, model string, price *providers.Price, u providers.Usage) {
+	co, ok := obs.(CostObserver)
+	if !ok {
+		return
+	}
+	if usd, ok := price.Cost(u); ok {
+		co.AttemptCost(owner, provider, model, usd)
+	}
+}
+
+func storePrice(p *providers.Price) *store.Price {
+	if p == nil {
+		return nil
+	}
+	return &store.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok}
 }

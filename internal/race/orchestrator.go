@@ -291,6 +291,7 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 		JobID: o.job.ID, Provider: provider, Model: model, Role: role,
 		LeaseOwner: o.r.cfg.LeaseOwner, LeaseFor: o.r.cfg.Lease, Orchestrator: o.r.cfg.LeaseOwner,
 		MaxInflight: o.route.MaxInflight, MaxAttempts: o.route.MaxAttempts, Routing: o.routing,
+		Price: storePrice(t.Price),
 	})
 	o.routing = nil // recorded once per orchestration
 	if err != nil {
@@ -345,6 +346,7 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 			kind = res.err.Kind
 		}
 		obs.AttemptFinished(provider, role, res.state, kind, time.Since(start), res.usage)
+		observeCost(obs, o.job.Owner, provider, model, t.Price, res.usage)
 		if res.state == store.AttemptLost {
 			obs.RaceLost(provider)
 		}

@@ -29,6 +29,8 @@ type Target struct {
 	Timeout       time.Duration // one attempt; past it the attempt is unknown
 	Stream        bool          // use the streaming API when the adapter has one
 	MaxRetries    int           // retries on this provider for transient errors, per job
+	// Price, when set, prices the target's usage (attempt cost_usd, SPEC §18).
+	Price *providers.Price
 }
 
 // Route is the ordered providers of a route and its policy.

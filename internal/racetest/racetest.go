@@ -37,6 +37,8 @@ type Provider struct {
 	// Adapter, when set, is used instead of a scripted provider (a real adapter
 	// on an httptest server); Respond and OnCall are then unused.
 	Adapter providers.Provider
+	// Price, when set, prices the provider's attempts.
+	Price *providers.Price
 }
 
 // Options configure a Bundle. Route.Providers is filled from Providers.
@@ -93,7 +95,7 @@ func New(t testing.TB, o Options) *Bundle {
 		if timeout == 0 {
 			timeout = time.Minute
 		}
-		targets[p.Name] = &race.Target{Provider: sp, Model: p.Name + "-model", ContextWindow: 128000, Timeout: timeout, MaxRetries: p.MaxRetries}
+		targets[p.Name] = &race.Target{Provider: sp, Model: p.Name + "-model", ContextWindow: 128000, Timeout: timeout, MaxRetries: p.MaxRetries, Price: p.Price}
 		route.Providers = append(route.Providers, p.Name)
 	}
 	if route.MaxInflight == 0 {

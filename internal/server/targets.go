@@ -17,6 +17,9 @@ func BuildTargets(cfg *config.Config) (map[string]*race.Target, error) {
 			Model: pc.Model, ContextWindow: pc.ContextWindow, Encoding: pc.Tokenizer,
 			Timeout: pc.Timeout.D(), Stream: pc.Stream, MaxRetries: *pc.MaxRetries,
 		}
+		if pc.Price != nil {
+			t.Price = &providers.Price{InputPerMTok: pc.Price.InputPerMTok, OutputPerMTok: pc.Price.OutputPerMTok}
+		}
 		key := ""
 		if pc.APIKeyEnv != "" && pc.Type != "scripted" {
 			key = os.Getenv(pc.APIKeyEnv)

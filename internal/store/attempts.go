@@ -12,13 +12,13 @@ import (
 
 const attemptColumns = `a.id::text, a.job_id::text, a.seq, a.provider, a.model, a.response_model, a.role, a.state,
 	a.read_version, a.created_at, a.started_at, a.finished_at, a.latency_ms, a.usage, a.provider_response_id,
-	a.error, a.validation_errors, a.lease_owner, a.lease_expires_at`
+	a.error, a.validation_errors, a.lease_owner, a.lease_expires_at, a.cost_usd::float8`
 
 func scanAttemptRow(r pgx.CollectableRow) (Attempt, error) {
 	var a Attempt
 	err := r.Scan(&a.ID, &a.JobID, &a.Seq, &a.Provider, &a.Model, &a.ResponseModel, &a.Role, &a.State,
 		&a.ReadVersion, &a.CreatedAt, &a.StartedAt, &a.FinishedAt, &a.LatencyMS, &a.Usage, &a.ProviderResponseID,
-		&a.Error, &a.ValidationErrors, &a.LeaseOwner, &a.LeaseExpiresAt)
+		&a.Error, &a.ValidationErrors, &a.LeaseOwner, &a.LeaseExpiresAt, &a.CostUSD)
 	return a, err
 }
 
@@ -40,6 +40,9 @@ type NewAttempt struct {
 	// Routing, when set, is recorded as the job's routing decisions in the same
 	// statement.
 	Routing []byte
+	// Price, when set, is the target's price; the attempt's cost_usd is then
+	// derived from its usage (migrations/0008_cost.sql).
+	Price *Price
 }
 
 // CreateAttempt adds an attempt to a job, enforcing in the database, under the
@@ -100,10 +103,11 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 				WHERE id = $2 AND (state = 'pending' OR $10::jsonb IS NOT NULL)
 				RETURNING version)
 			INSERT INTO attempts AS a (id, job_id, seq, provider, model, role, read_version,
-				lease_owner, lease_expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, coalesce((SELECT version FROM j), $7), $8, now() + $9::interval)
+				lease_owner, lease_expires_at, price_input_per_mtok, price_output_per_mtok)
+			VALUES ($1, $2, $3, $4, $5, $6, coalesce((SELECT version FROM j), $7), $8, now() + $9::interval, $11, $12)
 			RETURNING `+attemptColumns,
-			uuid.New(), na.JobID, maxSeq+1, na.Provider, na.Model, na.Role, version, na.LeaseOwner, lease, routingOrNil(na.Routing))
+			uuid.New(), na.JobID, maxSeq+1, na.Provider, na.Model, na.Role, version, na.LeaseOwner, lease, routingOrNil(na.Routing),
+			na.Price.input(), na.Price.output())
 		if err != nil {
 			return err
 		}

@@ -123,7 +123,9 @@ func TestSDKChatTools(t *testing.T) {
 
 func TestSDKChatJSONSchemaAndErrors(t *testing.T) {
 	b := setup(t, options{
-		respond:  func(int, *providers.Request) providers.Step { return providers.Step{Output: `{"answer": 42, "extra": true}`} },
+		respond: func(int, *providers.Request) providers.Step {
+			return providers.Step{Output: `{"answer": 42, "extra": true}`}
+		},
 		fallback: func(int, *providers.Request) providers.Step { return providers.Step{Output: `{"answer": "forty-two"}`} },
 	})
 	c := b.sdk(acmeKey)

@@ -33,6 +33,9 @@ func writeProblem(w http.ResponseWriter, r *http.Request, p problem) {
 	for k, v := range p.Extra {
 		body[k] = v
 	}
+	if rid := RequestID(r.Context()); rid != "" {
+		body["request_id"] = rid
+	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(p.Status)

@@ -126,16 +126,26 @@ func New(cfg Config, d Deps) *Server {
 func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
 
 // ServeHTTP serves the API with panic recovery and access logs.
+// Every request gets a request id (X-Request-Id), a server span continuing the
+// caller's traceparent, and one access log line at info level.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	rid := requestID(r)
+	w.Header().Set(RequestIDHeader, rid)
+	r, span := startRequestSpan(r, rid)
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 	defer func() {
 		if v := recover(); v != nil {
-			s.Log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			s.Log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "request_id", rid, "panic", v, "stack", string(debug.Stack()))
 			writeProblem(sw, r, problem{Status: http.StatusInternalServerError, Type: "internal", Title: "Internal error",
 				Detail: "the router failed unexpectedly; the request may be retried with the same Idempotency-Key"})
 		}
-		s.Log.Debug("http", "method", r.Method, "path", r.URL.Path, "status", sw.status, "ms", time.Since(start).Milliseconds())
+		endRequestSpan(span, r, sw.status)
+		attrs := []any{"method", r.Method, "path", r.URL.Path, "status", sw.status, "ms", time.Since(start).Milliseconds(), "request_id", rid}
+		if sc := span.SpanContext(); sc.IsValid() {
+			attrs = append(attrs, "trace_id", sc.TraceID().String())
+		}
+		s.Log.Info("http", attrs...)
 	}()
 	s.mux.ServeHTTP(sw, r)
 }

@@ -46,6 +46,8 @@ type options struct {
 	window int
 	// fallback, when set, adds a second provider to the route.
 	fallback func(call int, req *providers.Request) providers.Step
+	// hedgeAfter, when set, hedges on the fallback after it.
+	hedgeAfter time.Duration
 }
 
 func setup(t *testing.T, opt options) *bundle {
@@ -74,7 +76,7 @@ func setup(t *testing.T, opt options) *bundle {
 		window = 128000
 	}
 	targets := map[string]*race.Target{"primary": {Provider: primary, Model: "m1", ContextWindow: window, Timeout: timeout}}
-	route := &race.Route{Providers: []string{"primary"}, MaxInflight: 2, MaxAttempts: 4}
+	route := &race.Route{Providers: []string{"primary"}, MaxInflight: 2, MaxAttempts: 4, HedgeAfter: opt.hedgeAfter}
 	var fallback *providers.Scripted
 	if opt.fallback != nil {
 		fallback = providers.NewScripted(providers.ScriptedConfig{Name: "fallback", Model: "m2", Respond: opt.fallback})

@@ -6,6 +6,10 @@ import (
 	"net/http/httptrace"
 	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // callTrace records, for one adapter call, what the HTTP layer saw that go-openai
@@ -59,6 +63,7 @@ type traceTransport struct {
 }
 
 func (tt *traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = withTraceContext(req)
 	t, _ := req.Context().Value(callTraceKey{}).(*callTrace)
 	if t == nil {
 		return tt.next.RoundTrip(req)
@@ -71,6 +76,19 @@ func (tt *traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.response(resp)
 	}
 	return resp, err
+}
+
+// withTraceContext returns req carrying the W3C trace context of its context's
+// span (traceparent), so that a provider's own traces join the attempt's. With
+// no propagator installed (tracing off) req is returned untouched.
+func withTraceContext(req *http.Request) *http.Request {
+	prop := otel.GetTextMapPropagator()
+	if len(prop.Fields()) == 0 || !trace.SpanContextFromContext(req.Context()).IsValid() {
+		return req
+	}
+	req = req.Clone(req.Context())
+	prop.Inject(req.Context(), propagation.HeaderCarrier(req.Header))
+	return req
 }
 
 // tracingClient returns a copy of base (or of a zero client) whose transport

@@ -97,10 +97,15 @@ func describe(pe *providers.Error) string {
 
 // call uses the streaming API when the target asks for it and the adapter has it.
 func (r *Runner) call(ctx context.Context, t *Target, req *providers.Request) (*providers.Response, error) {
+	var resp *providers.Response
+	var err error
 	if s, ok := t.Provider.(providers.Streamer); ok && t.Stream {
-		return s.CompleteStream(ctx, req, nil)
+		resp, err = s.CompleteStream(ctx, req, nil)
+	} else {
+		resp, err = t.Provider.Complete(ctx, req)
 	}
-	return t.Provider.Complete(ctx, req)
+	recordResponse(ctx, resp)
+	return resp, err
 }
 
 // attemptError is the attempt's `error` field: what happened, in words a person

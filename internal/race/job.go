@@ -60,6 +60,8 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job) {
 		defer unsubscribe()
 		go r.watchCancel(ctx, job.ID, changed, !o.route.KeepLosers)
 	}
+	ctx, endSpan := r.startJobSpan(ctx, job)
+	defer endSpan()
 	o.run(ctx)
 }
 

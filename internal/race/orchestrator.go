@@ -338,7 +338,9 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 	o.inflight[a.ID] = cancel
 	go func() {
 		start := time.Now()
-		res := o.r.runAttempt(actx, o.job, a, t, o.spec)
+		sctx, endSpan := startAttemptSpan(actx, o.job, a, t, model)
+		res := o.r.runAttempt(sctx, o.job, a, t, o.spec)
+		endSpan(res)
 		cancel(nil)
 		release(outcomeOf(res))
 		var kind providers.Kind

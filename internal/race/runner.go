@@ -104,6 +104,8 @@ type Runner struct {
 	stopping bool
 	running  map[string]context.CancelCauseFunc
 	again    map[string]bool // jobs submitted again while running
+
+	traceParents sync.Map // job id -> trace.SpanContext of the request that created it (tracing.go)
 }
 
 // errShutdown is the cause of contexts cancelled because the process stops: the

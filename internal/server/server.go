@@ -26,6 +26,7 @@ import (
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/telemetry"
 )
 
 // Options adjust the wiring.
@@ -53,6 +54,20 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 			s.Close()
 		}
 	}()
+	shutdownTraces, tracing, err := telemetry.Setup(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	if tracing {
+		log.Info("exporting OpenTelemetry traces (OTLP)")
+		s.stops = append(s.stops, func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := shutdownTraces(sctx); err != nil {
+				log.Warn("could not flush traces", "err", err)
+			}
+		})
+	}
 	prompts, err := prompt.LoadDir(Resolve(cfg, cfg.PromptsDir))
 	if err != nil {
 		return nil, err

@@ -70,9 +70,6 @@ func (o Options) WithDefaults() Options {
 // New wraps a pool.
 func New(pool *pgxpool.Pool, opt Options) *Store { return &Store{pool: pool, opt: opt.WithDefaults()} }
 
-// Pool returns the underlying pool (for health checks and tests).
-func (s *Store) Pool() *pgxpool.Pool { return s.pool }
-
 // Connect opens a pool for url and checks it answers. tune, if given, adjusts
 // the pool's configuration first (for example a statement tracer).
 func Connect(ctx context.Context, url string, tune ...func(*pgxpool.Config)) (*pgxpool.Pool, error) {

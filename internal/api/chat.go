@@ -27,6 +27,12 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("the body is larger than the limit of %d bytes", s.cfg.MaxBodyBytes))
 		return
 	}
+	if err == nil {
+		if perr := checkEncoding(body); perr != nil {
+			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_encoding", "", perr.Detail)
+			return
+		}
+	}
 	var req chat.Request
 	if err == nil {
 		err = json.NewDecoder(bytes.NewReader(body)).Decode(&req)

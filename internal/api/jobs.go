@@ -217,6 +217,9 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *prob
 	if err != nil {
 		return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Unreadable body", Detail: err.Error()}
 	}
+	if perr := checkEncoding(body); perr != nil {
+		return perr
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

@@ -79,7 +79,8 @@ func (in *Input) Validator() (*contract.Validator, error) {
 		return nil, nil
 	}
 	noExtra := false
-	return contract.NewValidator(in.ResponseFormat.JSONSchema.Schema, "response_format.json_schema",
+	// The schema is the caller's: it is compiled without loading anything.
+	return contract.NewRequestValidator(in.ResponseFormat.JSONSchema.Schema, "response_format.json_schema",
 		contract.Rules{NoExtraKeys: &noExtra})
 }
 

@@ -77,6 +77,16 @@ func NewValidator(schemaJSON []byte, schemaURL string, rules Rules) (*Validator,
 	return NewValidatorFromSchema(s, rules)
 }
 
+// NewRequestValidator is NewValidator for a schema supplied by a caller: it is
+// compiled with CompileRequestSchema, so it loads nothing from outside itself.
+func NewRequestValidator(schemaJSON []byte, name string, rules Rules) (*Validator, error) {
+	s, err := CompileRequestSchema(schemaJSON, name)
+	if err != nil {
+		return nil, err
+	}
+	return NewValidatorFromSchema(s, rules)
+}
+
 // NewValidatorFromSchema is NewValidator for an already compiled schema. It checks
 // that rule paths are well formed and name properties the schema declares, and
 // that custom rules are registered.

@@ -48,6 +48,14 @@ type HTTP struct {
 	MaxBodyBytes int64    `yaml:"max_body_bytes"` // default 1 MiB
 	DefaultWait  Duration `yaml:"default_wait"`   // Prefer: wait when absent; default 0 (answer at once)
 	MaxWait      Duration `yaml:"max_wait"`       // cap on Prefer: wait; default 60s
+	// ReadHeaderTimeout bounds reading a request's headers; default 10s.
+	ReadHeaderTimeout Duration `yaml:"read_header_timeout"`
+	// ReadBodyTimeout bounds reading a request's body, from the end of its
+	// headers; default 30s. It ends when the body has been read, so it never
+	// cuts a long-poll or a stream (there is no write timeout for that reason).
+	ReadBodyTimeout Duration `yaml:"read_body_timeout"`
+	// IdleTimeout closes a keep-alive connection idle this long; default 120s.
+	IdleTimeout Duration `yaml:"idle_timeout"`
 }
 
 // APIKey maps a bearer key to an owner. The key comes from the environment
@@ -71,6 +79,9 @@ type Provider struct {
 	Stream            bool     `yaml:"stream"`              // call the provider's streaming API
 	MaxRetries        *int     `yaml:"max_retries"`
 	SupportsLookup    bool     `yaml:"supports_lookup"` // send store+metadata so attempts can be looked up
+	// MaxResponseBytes bounds one attempt's answer (a body or a whole stream);
+	// past it the attempt fails and the route fails over. Default 8 MiB.
+	MaxResponseBytes int64 `yaml:"max_response_bytes"`
 	Breaker           Breaker  `yaml:"breaker"`
 	Script            []Step   `yaml:"script"` // scripted providers only
 }

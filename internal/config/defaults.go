@@ -29,6 +29,15 @@ func (c Config) WithDefaults() Config {
 	if c.HTTP.MaxWait == 0 {
 		c.HTTP.MaxWait = Duration(60 * time.Second)
 	}
+	if c.HTTP.ReadHeaderTimeout == 0 {
+		c.HTTP.ReadHeaderTimeout = Duration(10 * time.Second)
+	}
+	if c.HTTP.ReadBodyTimeout == 0 {
+		c.HTTP.ReadBodyTimeout = Duration(30 * time.Second)
+	}
+	if c.HTTP.IdleTimeout == 0 {
+		c.HTTP.IdleTimeout = Duration(120 * time.Second)
+	}
 	if c.PromptsDir == "" {
 		c.PromptsDir = "prompts"
 	}
@@ -83,6 +92,9 @@ func (c Config) WithDefaults() Config {
 		if p.ContextWindow == 0 {
 			p.ContextWindow = 128000
 		}
+		if p.MaxResponseBytes == 0 {
+			p.MaxResponseBytes = 8 << 20
+		}
 	}
 	for _, r := range c.Routes {
 		if r == nil {
@@ -113,6 +125,9 @@ func (c Config) Validate() error {
 	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 	if c.Execution.Retry.Base > c.Execution.Retry.Cap {
 		add("execution.retry.base (%s) is larger than execution.retry.cap (%s)", c.Execution.Retry.Base.D(), c.Execution.Retry.Cap.D())
+	}
+	if c.HTTP.ReadHeaderTimeout < 0 || c.HTTP.ReadBodyTimeout < 0 || c.HTTP.IdleTimeout < 0 {
+		add("http.read_header_timeout, http.read_body_timeout and http.idle_timeout must be positive durations (omit them for the defaults)")
 	}
 	if c.HTTP.DefaultWait > c.HTTP.MaxWait {
 		add("http.default_wait (%s) is larger than http.max_wait (%s)", c.HTTP.DefaultWait.D(), c.HTTP.MaxWait.D())
@@ -159,6 +174,9 @@ func (c Config) Validate() error {
 		}
 		if *p.MaxRetries < 0 {
 			add("%s.max_retries must be 0 or more", where)
+		}
+		if p.MaxResponseBytes < 0 {
+			add("%s.max_response_bytes must be positive (omit it for the default, 8388608)", where)
 		}
 	}
 	aliases := map[string]string{}

@@ -56,6 +56,12 @@ const (
 	KindCancelled         Kind = "cancelled"          // the router cancelled the call (hedge loser, job cancelled)
 	KindMisconfigured     Kind = "misconfigured"
 	KindUnknownProvider   Kind = "unknown"
+	// KindResponseTooLarge: the answer (body or whole stream) passed the
+	// provider's max_response_bytes; it is discarded, not truncated.
+	KindResponseTooLarge Kind = "response_too_large"
+	// KindAdapterPanic: the adapter panicked on what the provider sent (a
+	// router bug the provider exposed); the attempt fails, the process lives.
+	KindAdapterPanic Kind = "adapter_panic"
 )
 
 // Error is the one error type every adapter returns. Construct with the fields

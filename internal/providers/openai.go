@@ -35,6 +35,10 @@ type OpenAIConfig struct {
 	HTTPClient *http.Client
 	// Stream makes Complete use the streaming API (consumed to its end).
 	Stream bool
+	// MaxResponseBytes bounds what one call reads: the body, or the whole
+	// stream (0: DefaultMaxResponseBytes). Past it the call fails with
+	// KindResponseTooLarge and the router fails over.
+	MaxResponseBytes int64
 }
 
 // OpenAI is the adapter for OpenAI-compatible chat completion APIs, built on
@@ -64,10 +68,14 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("providers: OpenAI adapter %q: BaseURL %q is not an absolute http(s) URL: write it like https://api.openai.com/v1", cfg.Name, cfg.BaseURL)
 	}
+	if cfg.MaxResponseBytes < 0 {
+		return nil, fmt.Errorf("providers: OpenAI adapter %q: MaxResponseBytes must be >= 0 (0 is the default, %d)", cfg.Name, DefaultMaxResponseBytes)
+	}
 	if cfg.Timeout < 0 || cfg.StreamIdleTimeout < 0 {
 		return nil, fmt.Errorf("providers: OpenAI adapter %q: Timeout and StreamIdleTimeout must be >= 0 (0 disables them)", cfg.Name)
 	}
 	hc := tracingClient(cfg.HTTPClient)
+	hc = limitClient(hc, cfg.MaxResponseBytes)
 	cc := openai.DefaultConfig(cfg.APIKey)
 	cc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	cc.OrgID = cfg.Organization
@@ -114,6 +122,9 @@ func (p *OpenAI) attemptContext(ctx context.Context) (context.Context, context.C
 // was ever made (a timeout before one is known not to have been sent), and the
 // Retry-After header.
 func (p *OpenAI) classify(actx context.Context, trace *callTrace, err error) *Error {
+	if e, ok := tooLarge(p.cfg.Name, err); ok {
+		return e
+	}
 	e := Classify(p.cfg.Name, err)
 	connected, status, retryAfter := trace.result()
 	switch {

@@ -52,7 +52,9 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 		chunk, err := stream.Recv()
 		if err == nil {
 			idle.touch()
-			acc.add(chunk, onDelta)
+			if err := acc.add(chunk, onDelta); err != nil {
+				return nil, NewError(p.cfg.Name, KindStreamMalformed, fmt.Sprintf("stream chunk %d: %s", acc.chunks, err))
+			}
 			continue
 		}
 		if errors.Is(err, io.EOF) && acc.finishReason != "" {
@@ -71,6 +73,9 @@ func (p *OpenAI) streamError(sctx, actx context.Context, acc *streamAcc, err err
 		typErr *json.UnmarshalTypeError
 		apiErr *openai.APIError
 	)
+	if e, ok := tooLarge(p.cfg.Name, err); ok {
+		return e
+	}
 	switch {
 	case errors.Is(context.Cause(sctx), errStreamStalled):
 		e = NewError(p.cfg.Name, KindStreamStalled,
@@ -109,13 +114,21 @@ type streamAcc struct {
 	tools        []*openai.ToolCall // by index: deltas name the call, then append to its arguments
 }
 
-// addToolCall merges one tool-call delta.
-func (a *streamAcc) addToolCall(d openai.ToolCall) {
+// maxStreamToolCalls bounds the tool-call index a stream may name, so a
+// provider cannot make the router allocate without end.
+const maxStreamToolCalls = 128
+
+// addToolCall merges one tool-call delta. An index outside [0, 128) is the
+// provider's error, not a reason to crash or allocate.
+func (a *streamAcc) addToolCall(d openai.ToolCall) error {
 	i := len(a.tools)
 	if d.Index != nil {
 		i = *d.Index
 	} else if d.ID == "" && i > 0 {
 		i-- // a continuation without an index belongs to the last call
+	}
+	if i < 0 || i >= maxStreamToolCalls {
+		return fmt.Errorf("tool call index %d is outside 0..%d", i, maxStreamToolCalls-1)
 	}
 	for len(a.tools) <= i {
 		a.tools = append(a.tools, &openai.ToolCall{Type: openai.ToolTypeFunction})
@@ -131,6 +144,7 @@ func (a *streamAcc) addToolCall(d openai.ToolCall) {
 		tc.Function.Name = d.Function.Name
 	}
 	tc.Function.Arguments += d.Function.Arguments
+	return nil
 }
 
 // toolCalls is the assembled tool calls, without stream indexes.
@@ -144,7 +158,7 @@ func (a *streamAcc) toolCalls() []openai.ToolCall {
 	return out
 }
 
-func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(string)) {
+func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(string)) error {
 	a.chunks++
 	if ch.ID != "" {
 		a.id = ch.ID
@@ -170,12 +184,15 @@ func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(str
 		}
 		a.refusal.WriteString(c.Delta.Refusal)
 		for _, tc := range c.Delta.ToolCalls {
-			a.addToolCall(tc)
+			if err := a.addToolCall(tc); err != nil {
+				return err
+			}
 		}
 		if c.FinishReason != "" && c.FinishReason != openai.FinishReasonNull {
 			a.finishReason = string(c.FinishReason)
 		}
 	}
+	return nil
 }
 
 // idleWatch calls fire when touch has not been called for d. A zero d disables it.

@@ -41,6 +41,8 @@ var policies = map[Kind]policy{
 	KindCancelled:         {FaultRouter, ActionStop, false},
 	KindMisconfigured:     {FaultRouter, ActionFailover, false},
 	KindUnknownProvider:   {FaultProvider, ActionFailover, false},
+	KindResponseTooLarge:  {FaultProvider, ActionFailover, false},
+	KindAdapterPanic:      {FaultRouter, ActionFailover, false},
 }
 
 // KnownKind reports whether k is one of the taxonomy's kinds.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"github.com/routerhq/router/internal/providers"
@@ -96,7 +97,16 @@ func describe(pe *providers.Error) string {
 }
 
 // call uses the streaming API when the target asks for it and the adapter has it.
-func (r *Runner) call(ctx context.Context, t *Target, req *providers.Request) (*providers.Response, error) {
+// A panic in the adapter (on whatever the provider sent) fails this attempt,
+// logged with its stack, instead of ending the process.
+func (r *Runner) call(ctx context.Context, t *Target, req *providers.Request) (resp *providers.Response, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.cfg.Log.Error("provider adapter panicked; the attempt fails", "provider", t.Provider.Name(),
+				"attempt_id", req.AttemptID, "panic", v, "stack", string(debug.Stack()))
+			resp, err = nil, providers.NewError(t.Provider.Name(), providers.KindAdapterPanic, fmt.Sprintf("the adapter panicked on this provider's answer: %v", v))
+		}
+	}()
 	if s, ok := t.Provider.(providers.Streamer); ok && t.Stream {
 		return s.CompleteStream(ctx, req, nil)
 	}

@@ -41,13 +41,14 @@ type Server struct {
 	Replica string
 	log     *slog.Logger
 	runner  *race.Runner
+	http    config.HTTP // the tenant listener's limits and timeouts
 	stops   []func() // in reverse order of start
 }
 
 // New builds the router for cfg. Close releases what it started.
 func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err error) {
 	log := NewLogger(cfg.Log)
-	s := &Server{log: log, Replica: replicaID()}
+	s := &Server{log: log, Replica: replicaID(), http: cfg.HTTP}
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -139,7 +140,7 @@ func (s *Server) background(fn func(ctx context.Context)) {
 // requests, in-flight requests and attempts finish (up to 20 s; attempts still
 // running after that are abandoned to recovery), background work stops.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	httpSrv := &http.Server{Handler: s.Handler, ReadHeaderTimeout: 10 * time.Second}
+	httpSrv := newHTTPServer(s.Handler, s.http)
 	s.log.Info("router listening", "addr", "http://"+ln.Addr().String())
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()

@@ -42,7 +42,7 @@ type Server struct {
 	log     *slog.Logger
 	runner  *race.Runner
 	http    config.HTTP // the tenant listener's limits and timeouts
-	stops   []func() // in reverse order of start
+	stops   []func()    // in reverse order of start
 }
 
 // New builds the router for cfg. Close releases what it started.

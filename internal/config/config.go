@@ -79,11 +79,12 @@ type Provider struct {
 	Stream            bool     `yaml:"stream"`              // call the provider's streaming API
 	MaxRetries        *int     `yaml:"max_retries"`
 	SupportsLookup    bool     `yaml:"supports_lookup"` // send store+metadata so attempts can be looked up
+	Breaker           Breaker  `yaml:"breaker"`
+	Script            []Step   `yaml:"script"` // scripted providers only
+
 	// MaxResponseBytes bounds one attempt's answer (a body or a whole stream);
 	// past it the attempt fails and the route fails over. Default 8 MiB.
-	MaxResponseBytes int64   `yaml:"max_response_bytes"`
-	Breaker          Breaker `yaml:"breaker"`
-	Script           []Step  `yaml:"script"` // scripted providers only
+	MaxResponseBytes int64 `yaml:"max_response_bytes"`
 }
 
 // Breaker settings (SPEC §10).

@@ -41,8 +41,9 @@ type Server struct {
 	Replica string
 	log     *slog.Logger
 	runner  *race.Runner
-	http    config.HTTP // the tenant listener's limits and timeouts
-	stops   []func()    // in reverse order of start
+	stops   []func() // in reverse order of start
+
+	http config.HTTP // the tenant listener's limits and timeouts
 }
 
 // New builds the router for cfg. Close releases what it started.

@@ -1,11 +1,14 @@
 package api_test
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/routerhq/router/internal/providers"
 )
 
 // A caller's response_format.json_schema loads nothing: a $ref to a file that
@@ -89,5 +92,35 @@ func TestUnstorableEscapesAre400(t *testing.T) {
 	r := b.create(t, acmeKey, "esc-pair", `{"prompt":"triage","input":{"subject":"smile \ud83d\ude00 \\u0000 literal","body":"I cannot log in since yesterday."}}`)
 	if r.status >= 300 {
 		t.Fatalf("a surrogate pair and an escaped backslash are valid: %d %s", r.status, r.raw)
+	}
+}
+
+// Retrying a failed job whose expired key a newer job has claimed is a 409
+// that names the newer job; the old job stays failed (one live job per key).
+func TestRetryRefusedWhenKeyBelongsToNewerJob(t *testing.T) {
+	b := setup(t, options{respond: func(call int, _ *providers.Request) providers.Step {
+		if call == 1 {
+			return providers.Step{Output: `{"category":"nope"}`}
+		}
+		return providers.Step{Output: validTriage}
+	}})
+	first := b.create(t, acmeKey, "rebind", triageBody("x"), "Prefer", "wait=30")
+	if first.body["state"] != "failed" {
+		t.Fatalf("first: %s", first.raw)
+	}
+	if _, err := b.db.Pool.Exec(context.Background(), `UPDATE idempotency_keys SET expires_at = now() - interval '1 second'`); err != nil {
+		t.Fatal(err)
+	}
+	newer := b.create(t, acmeKey, "rebind", triageBody("y"), "Prefer", "wait=30")
+	if newer.status != http.StatusCreated || newer.job() == first.job() {
+		t.Fatalf("claim of the expired key: %d %s", newer.status, newer.raw)
+	}
+	r := b.do(t, "POST", "/v1/jobs/"+first.job()+"/retry", acmeKey, "")
+	if r.status != http.StatusConflict || !strings.HasSuffix(r.body["type"].(string), "idempotency-key-rebound") ||
+		!strings.Contains(r.body["detail"].(string), newer.job()) {
+		t.Fatalf("retry: %d %s, want 409 idempotency-key-rebound naming %s", r.status, r.raw, newer.job())
+	}
+	if j := b.do(t, "GET", "/v1/jobs/"+first.job(), acmeKey, ""); j.body["state"] != "failed" {
+		t.Fatalf("old job after the refused retry: %s", j.raw)
 	}
 }

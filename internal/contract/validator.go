@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/routerhq/router/internal/jsontext"
 )
 
 // Validator judges outputs against one compiled schema and one compiled set of
@@ -255,6 +257,9 @@ func (v *Validator) Validate(output string) (doc json.RawMessage, violations []V
 	parsed, err := ParseJSON([]byte(s))
 	if err != nil {
 		return nil, []Violation{{Rule: "json.syntax", Path: "$", Message: err.Error()}}
+	}
+	if e := jsontext.Check([]byte(s)); e != nil {
+		return nil, []Violation{{Rule: "json.unstorable", Path: "$", Message: "output holds " + e.Error() + "; it cannot be stored as the result"}}
 	}
 	if vs := v.schema.Check(parsed); len(vs) > 0 {
 		return nil, vs

@@ -32,7 +32,8 @@ FUZZ_TARGETS = \
 	./internal/api:FuzzProblemJSON \
 	./internal/chat:FuzzChatRequest \
 	./internal/prompt:FuzzRender \
-	./internal/providers:FuzzOpenAIStream
+	./internal/providers:FuzzOpenAIStream \
+	./internal/jsontext:FuzzSanitize
 fuzz:
 	$(GO) run ./cmd/router localdb -- sh -c 'for t in $(FUZZ_TARGETS); do \
 		echo "== $$t"; $(GO) test -run "^$$" -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" || exit 1; done'

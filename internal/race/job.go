@@ -77,7 +77,7 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 	decisions := r.decide(route, sp)
 	routing, _ := json.Marshal(decisions)
 	o := &orchestrator{
-		r: r, job: job, spec: sp, route: route, log: log, routing: routing,
+		r: r, job: job, spec: sp, route: route, log: log, routing: routing, decisions: decisions,
 		results: make(chan attemptResult), retries: map[string]int{}, used: map[string]bool{},
 		inflight: map[string]context.CancelCauseFunc{}, reasons: map[string]string{},
 	}

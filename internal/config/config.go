@@ -36,6 +36,9 @@ type Config struct {
 
 	// Dir is the directory of the config file; relative paths resolve from it.
 	Dir string `yaml:"-"`
+	// PromptsDirDefault is true when prompts_dir was not written: a missing
+	// directory then means no prompts are served, not an error.
+	PromptsDirDefault bool `yaml:"-"`
 }
 
 // Idempotency settings (SPEC §5).

@@ -30,7 +30,7 @@ func (c Config) WithDefaults() Config {
 		c.HTTP.MaxWait = Duration(60 * time.Second)
 	}
 	if c.PromptsDir == "" {
-		c.PromptsDir = "prompts"
+		c.PromptsDir, c.PromptsDirDefault = "prompts", true
 	}
 	if c.Conformance.MaxAge == 0 {
 		c.Conformance.MaxAge = Duration(168 * time.Hour)

@@ -30,7 +30,11 @@ type opsServices struct {
 
 func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pgxpool.Pool, replica string, log *slog.Logger) *opsServices {
 	o := &opsServices{replica: replica, done: make(chan struct{})}
-	o.breakers = breaker.FromConfig(cfg.Providers, breaker.Options{Log: log, OnChange: func(c breaker.Change) {
+	perTarget := map[string]breaker.Settings{}
+	for _, t := range cfg.AllTargets() {
+		perTarget[t.ID] = breaker.SettingsFromConfig(t.Provider.Breaker)
+	}
+	o.breakers = breaker.New(perTarget, breaker.Options{Log: log, OnChange: func(c breaker.Change) {
 		if o.metrics != nil {
 			o.metrics.BreakerChanged(c.Provider, c.To)
 		}
@@ -48,9 +52,9 @@ func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pg
 
 // mount adds the operator endpoints to the API.
 func (o *opsServices) mount(srv *api.Server, cfg *config.Config, st *store.Store) {
-	names := make([]string, len(cfg.Providers))
-	for i, p := range cfg.Providers {
-		names[i] = p.Name
+	var names []string // targets, as breakers and conformance count them
+	for _, t := range cfg.AllTargets() {
+		names = append(names, t.ID)
 	}
 	ops := api.Ops{Providers: names, Breakers: o.breakers, Replica: o.replica,
 		Conformance: api.StoreConformance{Store: st, MaxAge: cfg.Conformance.MaxAge.D()}}

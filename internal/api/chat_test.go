@@ -199,10 +199,20 @@ func TestChatBrokenStreamsNeverLeak(t *testing.T) {
 	}})
 	req := chatReq("stream")
 	req.Stream = true
-	_, err := b.client(acmeKey).CreateChatCompletionStream(context.Background(), req)
+	// The headers went at once (signs of life, SPEC §15): the failure comes as
+	// an error event in the stream, never as content.
+	stream, err := b.client(acmeKey).CreateChatCompletionStream(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	if stream.Header().Get("X-Router-Job-Id") == "" {
+		t.Fatal("streamed answer without X-Router-Job-Id")
+	}
+	ch, err := stream.Recv()
 	var apiErr *openai.APIError
-	if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != http.StatusBadGateway || !strings.Contains(apiErr.Message, "stream_cut") {
-		t.Fatalf("no-fallback error: %v", err)
+	if !errors.As(err, &apiErr) || apiErr.Code != "upstream_failed" || !strings.Contains(apiErr.Message, "stream_cut") {
+		t.Fatalf("no-fallback error: %v (chunk %+v)", err, ch)
 	}
 }
 

@@ -36,6 +36,7 @@ type bundle struct {
 }
 
 type options struct {
+	keepAlive time.Duration // api.Config.StreamKeepAlive
 	retention time.Duration
 	respond   func(call int, req *providers.Request) providers.Step
 	timeout   time.Duration
@@ -85,7 +86,8 @@ func setup(t *testing.T, opt options) *bundle {
 		Store: db.Store, Listener: listener, Prompts: prompts, LeaseOwner: "test", Log: log,
 		Targets: targets, Routes: map[string]*race.Route{"default": route},
 	})
-	srv := httptest.NewServer(api.New(api.Config{MaxBodyBytes: opt.maxBody, LeaseOwner: "test", Lease: 30 * time.Second}, api.Deps{
+	srv := httptest.NewServer(api.New(api.Config{MaxBodyBytes: opt.maxBody, LeaseOwner: "test", Lease: 30 * time.Second,
+		StreamKeepAlive: opt.keepAlive}, api.Deps{
 		Store: db.Store, Listener: listener, Prompts: prompts, Routes: map[string]bool{"default": true}, Models: aliases(opt.models),
 		Exec: runner, Log: log,
 		Auth: &api.KeyAuth{Static: map[string]string{acmeKey: "acme", globexKey: "globex"}, Store: db.Store},

@@ -170,4 +170,3 @@ func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(str
 		}
 	}
 }
-

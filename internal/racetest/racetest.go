@@ -29,9 +29,9 @@ const ValidTriage = `{"category":"technical","priority":"high","summary":"Custom
 
 // Provider is one scripted provider of the test route, in route order.
 type Provider struct {
-	Name       string
-	Respond    func(call int, req *providers.Request) providers.Step
-	OnCall     func(call int, req *providers.Request)
+	Name          string
+	Respond       func(call int, req *providers.Request) providers.Step
+	OnCall        func(call int, req *providers.Request)
 	Timeout       time.Duration // default 1m
 	MaxRetries    int
 	ContextWindow int // default 128000

@@ -75,16 +75,18 @@ func TestHedgeBudgetDeniesAndRecordsInRouting(t *testing.T) {
 	}
 }
 
-// A stream cut by the job's deadline after the provider began answering is a
-// known outcome (failed), not unknown: nothing blocks the job.
-func TestDeadlineAfterBytesIsFailedNotUnknown(t *testing.T) {
-	b := setup(t, race.Route{Deadline: 50 * time.Millisecond},
-		provSpec{name: "primary", respond: func(int, *providers.Request) providers.Step {
+// An attempt whose provider had begun answering when its timeout passed is a
+// known outcome (failed, stream_timeout), not unknown: the job fails over.
+func TestTimeoutAfterBytesIsFailedAndFailsOver(t *testing.T) {
+	b := setup(t, race.Route{},
+		provSpec{name: "primary", timeout: 200 * time.Millisecond, respond: func(int, *providers.Request) providers.Step {
 			return providers.Step{Output: validTriage, Hang: true, HangAfterBytes: true}
 		}},
+		provSpec{name: "fallback", respond: ok(validTriage)},
 	)
 	j := b.waitSettled(t, b.submit(t).ID)
-	if j.State == store.JobUnknown || len(j.Attempts) != 1 || j.Attempts[0].State != store.AttemptFailed {
-		t.Fatalf("job %s attempts %+v", j.State, j.Attempts)
+	p := attemptBy(j, "primary")
+	if j.State != store.JobSucceeded || p.State != store.AttemptFailed || !strings.Contains(string(p.Error), "stream_timeout") {
+		t.Fatalf("job %s primary %s %s", j.State, p.State, p.Error)
 	}
 }

@@ -52,6 +52,7 @@ func startRouter(t *testing.T, o procOptions) *routerProc {
 		o.lease = "1500ms"
 	}
 	cfg := fmt.Sprintf(`listen: %s
+ops_listen: 127.0.0.1:0
 database_url: %q
 api_keys: [{owner: acme, key_env: E2E_API_KEY}]
 providers:

@@ -50,7 +50,7 @@ func buildAdapter(pc *config.Provider) (providers.Provider, error) {
 		p, err := providers.NewOpenAI(providers.OpenAIConfig{
 			Name: pc.Name, BaseURL: pc.BaseURL, APIKey: key, Model: pc.Model,
 			Timeout: pc.Timeout.D(), FirstByteTimeout: pc.FirstByteTimeout.D(), StreamIdleTimeout: pc.StreamIdleTimeout.D(),
-			SupportsLookup: pc.SupportsLookup, Stream: *pc.Stream,
+			SupportsLookup: pc.SupportsLookup, Stream: *pc.Stream, MaxIdleConns: pc.MaxIdleConns,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("provider %s: %w", pc.Name, err)

@@ -28,6 +28,7 @@ func tooLarge(provider string, err error) (*Error, bool) {
 	e := NewError(provider, KindResponseTooLarge,
 		fmt.Sprintf("the provider sent more than max_response_bytes (%d bytes); the answer was discarded", tl.Limit))
 	e.Err = err
+	e.Received = true // the bytes past the limit came: the provider answered
 	return e, true
 }
 

@@ -32,33 +32,15 @@ func tooLarge(provider string, err error) (*Error, bool) {
 	return e, true
 }
 
-// limitTransport bounds every response body it returns to max bytes: reading
-// past them fails with *ResponseTooLargeError, so a provider cannot make the
-// router buffer without end.
-type limitTransport struct {
-	next http.RoundTripper
-	max  int64
-}
-
-func (lt *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := lt.next.RoundTrip(req)
-	if resp != nil && resp.Body != nil {
-		resp.Body = &limitedBody{rc: resp.Body, left: lt.max, limit: lt.max}
-	}
-	return resp, err
-}
-
-// limitClient wraps c's transport (c is a copy the adapter owns) with the bound;
-// max <= 0 means DefaultMaxResponseBytes.
+// limitClient bounds every response body c's transport returns to max bytes
+// (max <= 0: DefaultMaxResponseBytes): reading past them fails with
+// *ResponseTooLargeError, so a provider cannot make the router buffer without
+// end. c is the adapter's own copy made by tracingClient.
 func limitClient(c *http.Client, max int64) *http.Client {
 	if max <= 0 {
 		max = DefaultMaxResponseBytes
 	}
-	next := c.Transport
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	c.Transport = &limitTransport{next: next, max: max}
+	c.Transport.(*traceTransport).limit = max
 	return c
 }
 

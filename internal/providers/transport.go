@@ -58,10 +58,19 @@ func (t *callTrace) result() (connected bool, status int, retryAfter time.Durati
 // traceTransport wraps the adapter's RoundTripper to fill the callTrace found in
 // the request's context. Requests without one pass through untouched.
 type traceTransport struct {
-	next http.RoundTripper
+	next  http.RoundTripper
+	limit int64 // > 0: every response body is bounded to it (see limitBody)
 }
 
 func (tt *traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := tt.roundTrip(req)
+	if resp != nil && resp.Body != nil && tt.limit > 0 {
+		resp.Body = &limitedBody{rc: resp.Body, left: tt.limit, limit: tt.limit}
+	}
+	return resp, err
+}
+
+func (tt *traceTransport) roundTrip(req *http.Request) (*http.Response, error) {
 	t, _ := req.Context().Value(callTraceKey{}).(*callTrace)
 	if t == nil {
 		return tt.next.RoundTrip(req)

@@ -60,7 +60,7 @@ func NewService(pool *pgxpool.Pool, st Store, cfg ServiceConfig) (*Service, erro
 		// after this. It must exceed the worker's own timeout (a live try is
 		// never rescued, so never delivered concurrently twice).
 		RescueStuckJobsAfter: w.Timeout(nil) + time.Minute,
-		Logger:            cfg.Log.With("component", "river"),
+		Logger:               cfg.Log.With("component", "river"),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("webhook delivery client: %w", err)

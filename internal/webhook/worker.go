@@ -87,7 +87,9 @@ var _ river.Worker[DeliverArgs] = (*Worker)(nil)
 func NewWorker(st Store, cfg Config) *Worker { return &Worker{store: st, cfg: cfg.WithDefaults()} }
 
 // Timeout implements river.Worker: the try's own timeout plus time to record it.
-func (w *Worker) Timeout(*river.Job[DeliverArgs]) time.Duration { return w.cfg.Timeout + 10*time.Second }
+func (w *Worker) Timeout(*river.Job[DeliverArgs]) time.Duration {
+	return w.cfg.Timeout + 10*time.Second
+}
 
 // Work implements river.Worker: one delivery try. An error asks River for a
 // retry (see Backoff); river.JobCancel ends the retries.

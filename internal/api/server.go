@@ -106,7 +106,9 @@ func New(cfg Config, d Deps) *Server {
 	}
 	s := &Server{cfg: cfg.WithDefaults(), Deps: d, mux: http.NewServeMux()}
 	s.mux.HandleFunc("POST /v1/jobs", s.authed(s.createJob))
+	s.mux.HandleFunc("GET /v1/jobs", s.authed(s.listJobs))
 	s.mux.HandleFunc("GET /v1/jobs/{id}", s.authed(s.getJob))
+	s.mux.HandleFunc("GET /v1/jobs/{id}/events", s.authed(s.jobEvents))
 	s.mux.HandleFunc("POST /v1/jobs/{id}/cancel", s.authed(s.cancelJob))
 	s.mux.HandleFunc("POST /v1/jobs/{id}/retry", s.authed(s.retryJob))
 	s.mux.HandleFunc("POST /v1/jobs/{id}/attempts/{seq}/resolve", s.authed(s.resolveAttempt))

@@ -56,10 +56,13 @@ func NewService(pool *pgxpool.Pool, st Store, cfg ServiceConfig) (*Service, erro
 		Workers:           workers,
 		RetryPolicy:       cfg.Backoff,
 		FetchPollInterval: cfg.PollInterval,
+		JobTimeout:        w.Timeout(nil),
 		// A delivery whose replica died is left "running"; River rescues it
 		// after this. It must exceed the worker's own timeout (a live try is
 		// never rescued, so never delivered concurrently twice).
-		RescueStuckJobsAfter: w.Timeout(nil) + time.Minute,
+		// River's rescuer looks every 30s, so a try cut off by a crash is
+		// retried within about Timeout + 45s.
+		RescueStuckJobsAfter: 2*w.Timeout(nil) + 5*time.Second,
 		Logger:               cfg.Log.With("component", "river"),
 	})
 	if err != nil {

@@ -64,4 +64,6 @@ func TestWebhookOwnersSync(t *testing.T) {
 	}
 }
 
-func storeNewKey(owner, url string) store.NewAPIKey { return store.NewAPIKey{Owner: owner, WebhookURL: url} }
+func storeNewKey(owner, url string) store.NewAPIKey {
+	return store.NewAPIKey{Owner: owner, WebhookURL: url}
+}

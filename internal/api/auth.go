@@ -53,8 +53,11 @@ func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
 }
 
 func authProblemType(status int) string {
-	if status == http.StatusUnauthorized {
+	switch status {
+	case http.StatusUnauthorized:
 		return "unauthenticated"
+	case http.StatusTooManyRequests:
+		return "rate-limited"
 	}
 	return "unavailable"
 }
@@ -80,6 +83,11 @@ func (s *Server) withOwner(h http.HandlerFunc, fail func(w http.ResponseWriter, 
 			w.Header().Set("WWW-Authenticate", `Bearer realm="router", error="invalid_token"`)
 			fail(w, r, http.StatusUnauthorized, "Unknown API key",
 				"the API key is not known to this router; create one with `router keys create --owner NAME`")
+			return
+		}
+		if ok, wait, lim := s.limits.allow(owner); !ok {
+			w.Header().Set("Retry-After", retryAfterSeconds(wait))
+			fail(w, r, http.StatusTooManyRequests, "Too many requests", rateDetail(owner, lim, wait))
 			return
 		}
 		h(w, r.WithContext(context.WithValue(r.Context(), ownerKey{}, owner)))

@@ -56,14 +56,14 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_request", param, err.Error())
 		return
 	}
-	key := ""
+	key, ownKey := "", false
 	if len(r.Header.Values("Idempotency-Key")) > 0 || s.cfg.RequireChatKey {
 		k, perr := idempotencyKey(r)
 		if perr != nil {
 			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_idempotency_key", "", perr.Detail)
 			return
 		}
-		key = k
+		key, ownKey = k, true
 	} else {
 		key = "auto-" + uuid.NewString() // without a key each call is its own intent
 	}
@@ -83,17 +83,37 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		Owner: owner, Operation: op, IdempotencyKey: key, Fingerprint: fp, Route: route, Input: input,
 		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease,
 	}
-	routing, ok, err := s.preflight(r, nj)
+	admitted, limit, err := s.admitLive(r, &nj, ownKey)
 	if err != nil {
+		s.chatInternal(w, "count the owner's live jobs", err)
+		return
+	}
+	if limit > 0 {
+		s.setRetryAfterLive(w)
+		writeOpenAIError(w, http.StatusTooManyRequests, "requests", "max_live_jobs_exceeded", "", liveDetail(owner, limit))
+		return
+	}
+	plan, routing, ok, runErr, err := s.plan(r, &nj)
+	if runErr != nil {
+		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_request", "", runErr.Error())
+		return
+	}
+	if err != nil {
+		admitted(false)
 		s.chatInternal(w, "check the idempotency key", err)
 		return
 	}
 	if !ok {
+		admitted(false)
 		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "no_eligible_provider", "",
 			"no provider of this model's route can take the request now (breakers open, conformance missing, or context windows too small): "+string(routing))
 		return
 	}
 	job, created, err := s.Store.CreateJob(r.Context(), nj)
+	admitted(err == nil && created)
+	if !created {
+		discard(plan)
+	}
 	if errors.Is(err, store.ErrKeyReused) {
 		s.Counters.KeyConflict()
 		writeOpenAIError(w, http.StatusConflict, "invalid_request_error", "idempotency_key_reused", "",
@@ -111,7 +131,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.Counters.IdempotentReplay()
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	if j, err := s.startAndWait(r.Context(), job, created, s.cfg.ChatWait); err == nil {
+	if j, err := s.startAndWait(r.Context(), job, created, s.cfg.ChatWait, plan); err == nil {
 		job = j
 	} else if r.Context().Err() == nil {
 		s.chatInternal(w, "wait for job", err)
@@ -150,8 +170,12 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job) {
 		return
 	case store.JobFailed:
 	default:
-		writeOpenAIError(w, http.StatusGatewayTimeout, "server_error", "still_running", "",
-			"the job "+job.ID+" is still running; resend the same request with the same Idempotency-Key to attach to it")
+		msg := "the job " + job.ID + " is still running; resend the same request with the same Idempotency-Key to attach to it"
+		if s.draining() {
+			w.Header().Set("Retry-After", "1")
+			msg = "this router replica is shutting down and the job " + job.ID + " is still running (another replica takes it over); resend the same request with the same Idempotency-Key to attach to it, or GET /v1/jobs/" + job.ID
+		}
+		writeOpenAIError(w, http.StatusGatewayTimeout, "server_error", "still_running", "", msg)
 		return
 	}
 	for _, a := range job.Attempts {

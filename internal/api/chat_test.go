@@ -57,8 +57,8 @@ func TestChatWithGoOpenAIClient(t *testing.T) {
 		resp.Usage.TotalTokens != 28 || resp.Choices[0].FinishReason != "stop" || !strings.HasPrefix(resp.ID, "chatcmpl-") {
 		t.Fatalf("response %+v", resp)
 	}
-	if resp.Header().Get("X-Router-Job-Id") == "" {
-		t.Fatal("no X-Router-Job-Id header")
+	if id := resp.Header().Get("X-Router-Job-Id"); id == "" || resp.ID != "chatcmpl-"+strings.ReplaceAll(id, "-", "") {
+		t.Fatalf("completion id %q is not its job's (X-Router-Job-Id %q): replays must be identical", resp.ID, id)
 	}
 
 	req := chatReq("stream please")

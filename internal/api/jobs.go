@@ -68,10 +68,6 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, pr)
 		return
 	}
-	if _, err := p.Render(req.Input); err != nil {
-		writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "invalid-input", Title: "Prompt cannot be rendered from this input", Detail: err.Error()})
-		return
-	}
 	fp, err := store.Fingerprint(p.Name, req.PromptVersion, req.Route, req.Input)
 	if err != nil {
 		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Malformed input", Detail: err.Error()})
@@ -82,18 +78,39 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		PromptVersion: p.Version, Route: route, Input: compact(req.Input),
 		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease,
 	}
-	routing, ok, err := s.preflight(r, nj)
+	admitted, limit, err := s.admitLive(r, &nj, true)
 	if err != nil {
+		s.internalError(w, r, "count the owner's live jobs", err)
+		return
+	}
+	if limit > 0 {
+		s.setRetryAfterLive(w)
+		writeProblem(w, r, problem{Status: http.StatusTooManyRequests, Type: "too-many-live-jobs", Title: "Too many live jobs",
+			Detail: liveDetail(owner, limit), Extra: map[string]any{"limit": "max_live_jobs"}})
+		return
+	}
+	plan, routing, ok, runErr, err := s.plan(r, &nj)
+	if runErr != nil {
+		writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "invalid-input", Title: "Prompt cannot be rendered from this input", Detail: runErr.Error()})
+		return
+	}
+	if err != nil {
+		admitted(false)
 		s.internalError(w, r, "check the idempotency key", err)
 		return
 	}
 	if !ok {
+		admitted(false)
 		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "no-eligible-provider", Title: "No eligible provider",
 			Detail: fmt.Sprintf("no provider of route %q can take this job now (see routing: breakers open, conformance missing or stale, or context windows too small); nothing was stored, retry later with the same Idempotency-Key", route),
 			Extra:  map[string]any{"routing": routing}})
 		return
 	}
 	job, created, err := s.Store.CreateJob(r.Context(), nj)
+	admitted(err == nil && created)
+	if !created {
+		discard(plan)
+	}
 	if errors.Is(err, store.ErrKeyReused) {
 		s.Counters.KeyConflict()
 		s.Log.Info("idempotency key reused with a different request", "owner", owner, "operation", p.Name)
@@ -109,7 +126,7 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 	if created {
 		s.Log.Info("job created", "job_id", job.ID, "owner", owner, "operation", job.Operation, "route", job.Route)
 	}
-	if j, err := s.startAndWait(r.Context(), job, created, wait); err == nil {
+	if j, err := s.startAndWait(r.Context(), job, created, wait, plan); err == nil {
 		job = j
 	} else if r.Context().Err() == nil {
 		s.internalError(w, r, "wait for job", err)
@@ -135,19 +152,27 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, status, job)
 }
 
-// preflight asks the executor whether any provider could take the job now.
-// When none could, a job that already holds the key is still replayed: only a
-// new intent is refused.
-func (s *Server) preflight(r *http.Request, nj store.NewJob) (json.RawMessage, bool, error) {
-	routing, ok := s.Exec.Preflight(&store.Job{Operation: nj.Operation, PromptVersion: nj.PromptVersion, Route: nj.Route, Input: nj.Input})
+// plan asks the executor to prepare the job's race and sets the first attempt
+// to create with it. When no provider could take the job now, a job that
+// already holds the key is still replayed: only a new intent is refused
+// (ok=false, with routing). runErr says the job cannot run at all (its prompt
+// does not render); err is the router's own failure.
+func (s *Server) plan(r *http.Request, nj *store.NewJob) (plan store.JobPlan, routing json.RawMessage, ok bool, runErr, err error) {
+	plan, routing, ok, runErr = s.Exec.Plan(&store.Job{Operation: nj.Operation, PromptVersion: nj.PromptVersion, Route: nj.Route, Input: nj.Input})
+	if runErr != nil {
+		return nil, nil, false, runErr, nil
+	}
 	if ok {
-		return nil, true, nil
+		if plan != nil {
+			nj.First = plan.First()
+		}
+		return plan, nil, true, nil, nil
 	}
 	held, err := s.Store.KeyHeld(r.Context(), nj.Owner, nj.Operation, nj.IdempotencyKey)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, nil, err
 	}
-	return routing, held, nil
+	return nil, routing, held, nil, nil
 }
 
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -217,33 +216,4 @@ func containsAll(s string, subs ...string) bool {
 		}
 	}
 	return true
-}
-
-// The dashboard shows pending and failing webhook deliveries.
-func TestDashboardShowsFailingDeliveries(t *testing.T) {
-	b := setup(t, options{})
-	ctx := context.Background()
-	if err := b.db.Store.SyncConfigWebhooks(ctx, map[string]string{"acme": "https://hooks.example.com/x"}); err != nil {
-		t.Fatal(err)
-	}
-	r := b.create(t, acmeKey, "k1", triageBody("x"), "Prefer", "wait=10")
-	var ev string
-	if err := b.db.Pool.QueryRow(ctx, `SELECT id::text FROM job_events WHERE job_id = $1`, r.job()).Scan(&ev); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.db.Store.RecordDelivery(ctx, store.DeliveryTry{EventID: ev, Try: 1, URL: "https://hooks.example.com/x",
-		StartedAt: time.Now(), StatusCode: 503, Error: "the webhook answered 503", Status: store.EventPending}); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(api.New(api.Config{}, api.Deps{Store: b.db.Store}).DashboardHandler(api.Ops{}))
-	defer srv.Close()
-	resp, err := http.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if !containsAll(string(body), `id="deliveries"`, "1 pending", "1 failing", `data-event="`+ev+`"`, "the webhook answered 503") {
-		t.Fatalf("dashboard lacks the failing delivery:\n%s", body)
-	}
 }

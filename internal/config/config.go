@@ -19,7 +19,16 @@ import (
 
 // Config is the whole router configuration.
 type Config struct {
-	Listen      string            `yaml:"listen"`
+	Listen string `yaml:"listen"`
+	// OpsListen is the operator surface's address (SPEC §17); default
+	// 127.0.0.1:9090. Off loopback, OpsKeyEnv is required.
+	OpsListen string `yaml:"ops_listen"`
+	// OpsKeyEnv names the environment variable holding the operator key.
+	OpsKeyEnv string `yaml:"ops_key_env"`
+	// Limits are every owner's defaults; api_keys entries override them.
+	Limits Limits `yaml:"limits"`
+	// Shutdown budgets on SIGTERM.
+	Shutdown    Shutdown          `yaml:"shutdown"`
 	DatabaseURL string            `yaml:"database_url"`
 	AutoMigrate *bool             `yaml:"auto_migrate"`
 	Idempotency Idempotency       `yaml:"idempotency"`
@@ -60,6 +69,8 @@ type APIKey struct {
 	KeyEnv string `yaml:"key_env"`
 	// Webhook, when set, receives the owner's job completion events (SPEC §16).
 	Webhook *Webhook `yaml:"webhook"`
+	// Limits override the top-level limits for this owner, field by field.
+	Limits *Limits `yaml:"limits"`
 }
 
 // Webhook is an owner's completion-event endpoint; the signing secret comes
@@ -98,6 +109,42 @@ type Webhooks struct {
 	Workers          int      `yaml:"workers"`            // deliveries in flight per replica; default 10
 }
 
+// Limits are per-owner limits (SPEC §17). A field left out inherits (from the
+// top level, or the built-in 0); 0 means unlimited.
+type Limits struct {
+	// MaxLiveJobs bounds the owner's pending, running and unknown jobs.
+	MaxLiveJobs *int `yaml:"max_live_jobs"`
+	// RequestsPerSecond bounds the owner's tenant API requests, per replica.
+	RequestsPerSecond *float64 `yaml:"requests_per_second"`
+	// Burst is the token bucket's size; default: RequestsPerSecond rounded up.
+	Burst *int `yaml:"burst"`
+}
+
+// Over returns l with the fields o sets replaced.
+func (l Limits) Over(o *Limits) Limits {
+	if o == nil {
+		return l
+	}
+	if o.MaxLiveJobs != nil {
+		l.MaxLiveJobs = o.MaxLiveJobs
+	}
+	if o.RequestsPerSecond != nil {
+		l.RequestsPerSecond = o.RequestsPerSecond
+	}
+	if o.Burst != nil {
+		l.Burst = o.Burst
+	}
+	return l
+}
+
+// Shutdown budgets (SPEC §17): after SIGTERM, Drain is how long in-flight
+// attempts may take to finish (default the longest provider timeout), HTTP how
+// long open requests may take to be answered (default 10s).
+type Shutdown struct {
+	Drain Duration `yaml:"drain"`
+	HTTP  Duration `yaml:"http"`
+}
+
 // Provider is one model endpoint.
 type Provider struct {
 	Name              string   `yaml:"name"`
@@ -112,6 +159,7 @@ type Provider struct {
 	Stream            bool     `yaml:"stream"`              // call the provider's streaming API
 	MaxRetries        *int     `yaml:"max_retries"`
 	SupportsLookup    bool     `yaml:"supports_lookup"` // send store+metadata so attempts can be looked up
+	MaxIdleConns      int      `yaml:"max_idle_conns"`  // idle connections kept for reuse; 0: 256
 	Breaker           Breaker  `yaml:"breaker"`
 	Script            []Step   `yaml:"script"` // scripted providers only
 }

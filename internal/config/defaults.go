@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +16,12 @@ var errEOF = io.EOF
 func (c Config) WithDefaults() Config {
 	if c.Listen == "" {
 		c.Listen = "127.0.0.1:8080"
+	}
+	if c.OpsListen == "" {
+		c.OpsListen = "127.0.0.1:9090"
+	}
+	if c.Shutdown.HTTP == 0 {
+		c.Shutdown.HTTP = Duration(10 * time.Second)
 	}
 	if c.AutoMigrate == nil {
 		t := true
@@ -112,6 +119,14 @@ func (c Config) WithDefaults() Config {
 			p.ContextWindow = 128000
 		}
 	}
+	if c.Shutdown.Drain == 0 {
+		for _, p := range c.Providers {
+			c.Shutdown.Drain = max(c.Shutdown.Drain, p.Timeout)
+		}
+		if c.Shutdown.Drain == 0 {
+			c.Shutdown.Drain = Duration(60 * time.Second)
+		}
+	}
 	for _, r := range c.Routes {
 		if r == nil {
 			continue
@@ -155,6 +170,30 @@ func (c Config) Validate() error {
 	default:
 		add("log.format: %q is not json or text", c.Log.Format)
 	}
+	if _, _, err := net.SplitHostPort(c.OpsListen); err != nil {
+		add("ops_listen: %q is not host:port (for example 127.0.0.1:9090): %v", c.OpsListen, err)
+	} else if !IsLoopback(c.OpsListen) && c.OpsKeyEnv == "" {
+		add("ops_listen: %s is not a loopback address, so the operator surface (dashboard, metrics, providers, conformance) needs a key: set ops_key_env to the name of an environment variable holding it, or bind ops_listen to 127.0.0.1", c.OpsListen)
+	}
+	if c.Shutdown.Drain < 0 || c.Shutdown.HTTP < 0 {
+		add("shutdown.drain and shutdown.http must not be negative")
+	}
+	checkLimits := func(where string, l *Limits) {
+		if l == nil {
+			return
+		}
+		if l.MaxLiveJobs != nil && *l.MaxLiveJobs < 0 {
+			add("%s.max_live_jobs must be 0 (unlimited) or more", where)
+		}
+		if l.RequestsPerSecond != nil && *l.RequestsPerSecond < 0 {
+			add("%s.requests_per_second must be 0 (unlimited) or more", where)
+		}
+		if l.Burst != nil && *l.Burst < 0 {
+			add("%s.burst must be 0 (the rate rounded up) or more", where)
+		}
+	}
+	checkLimits("limits", &c.Limits)
+	owners := map[string]Limits{}
 	for i, k := range c.APIKeys {
 		if k.Owner == "" || k.KeyEnv == "" {
 			add("api_keys[%d]: owner and key_env are both required", i)
@@ -167,6 +206,12 @@ func (c Config) Validate() error {
 				add("api_keys[%d].webhook.secret_env is required: the environment variable holding the signing secret", i)
 			}
 		}
+		checkLimits(fmt.Sprintf("api_keys[%d].limits", i), k.Limits)
+		eff := c.Limits.Over(k.Limits)
+		if prev, ok := owners[k.Owner]; ok && !prev.equal(eff) {
+			add("api_keys[%d].limits: owner %s has another key with different limits; limits are per owner, so give every key of an owner the same limits", i, k.Owner)
+		}
+		owners[k.Owner] = eff
 	}
 	if c.Webhooks.RetryFor < Duration(24*time.Hour) {
 		add("webhooks.retry_for (%s) is shorter than 24h: deliveries are retried for at least a day (SPEC §16)", c.Webhooks.RetryFor.D())
@@ -205,6 +250,9 @@ func (c Config) Validate() error {
 		if *p.MaxRetries < 0 {
 			add("%s.max_retries must be 0 or more", where)
 		}
+		if p.MaxIdleConns < 0 {
+			add("%s.max_idle_conns must be 0 (the default, 256) or more", where)
+		}
 	}
 	aliases := map[string]string{}
 	for name, r := range c.Routes {
@@ -240,6 +288,31 @@ func (c Config) Validate() error {
 		return errors.New("invalid configuration:\n  " + strings.Join(errs, "\n  "))
 	}
 	return nil
+}
+
+// IsLoopback says whether a host:port listens on loopback only: 127.0.0.0/8,
+// ::1 or localhost. An empty host (all interfaces) is not loopback.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (l Limits) equal(o Limits) bool {
+	return eqp(l.MaxLiveJobs, o.MaxLiveJobs) && eqp(l.RequestsPerSecond, o.RequestsPerSecond) && eqp(l.Burst, o.Burst)
+}
+
+func eqp[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -60,6 +60,7 @@ func startRouter(t *testing.T, o procOptions) *routerProc {
 		hook = fmt.Sprintf(", webhook: {url: %q, secret_env: E2E_WEBHOOK_SECRET}", o.webhook)
 	}
 	cfg := fmt.Sprintf(`listen: %s
+ops_listen: 127.0.0.1:0
 database_url: %q
 api_keys: [{owner: acme, key_env: E2E_API_KEY%s}]
 providers:

@@ -35,6 +35,9 @@ type ReplicaSource interface {
 type Options struct {
 	// Pool: database pool statistics.
 	Pool *pgxpool.Pool
+	// DB: the database work counters (round trips, statements, transactions,
+	// durable commits, batch sizes); see NewDB.
+	DB *DB
 	// Breakers: this process's breaker states, read at scrape time.
 	Breakers BreakerSource
 	// Replicas and ReplicaMaxAge: every live replica's published breaker states,
@@ -121,6 +124,9 @@ func New(opt Options) *Metrics {
 	}
 	if opt.Pool != nil {
 		m.reg.MustRegister(&poolCollector{pool: opt.Pool})
+	}
+	if opt.DB != nil {
+		m.reg.MustRegister(opt.DB.collectors()...)
 	}
 	if !opt.NoProcessCollectors {
 		m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

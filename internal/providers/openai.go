@@ -31,8 +31,11 @@ type OpenAIConfig struct {
 	SupportsLookup bool
 	// HTTPClient is copied, never modified; its Transport is wrapped to read
 	// Retry-After. Leave its Timeout zero: use Timeout, which does not cut streams
-	// blindly and is classified precisely.
+	// blindly and is classified precisely. Nil uses NewTransport(MaxIdleConns).
 	HTTPClient *http.Client
+	// MaxIdleConns is how many idle connections to the provider are kept for
+	// reuse (0: DefaultIdleConnsPerHost); size it to the calls in flight.
+	MaxIdleConns int
 	// Stream makes Complete use the streaming API (consumed to its end).
 	Stream bool
 }
@@ -67,7 +70,11 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.Timeout < 0 || cfg.StreamIdleTimeout < 0 {
 		return nil, fmt.Errorf("providers: OpenAI adapter %q: Timeout and StreamIdleTimeout must be >= 0 (0 disables them)", cfg.Name)
 	}
-	hc := tracingClient(cfg.HTTPClient)
+	base := cfg.HTTPClient
+	if base == nil {
+		base = &http.Client{Transport: NewTransport(cfg.MaxIdleConns)}
+	}
+	hc := tracingClient(base)
 	cc := openai.DefaultConfig(cfg.APIKey)
 	cc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	cc.OrgID = cfg.Organization

@@ -82,8 +82,30 @@ func tracingClient(base *http.Client) *http.Client {
 	}
 	next := c.Transport
 	if next == nil {
-		next = http.DefaultTransport
+		next = NewTransport(0)
 	}
 	c.Transport = &traceTransport{next: next}
 	return &c
+}
+
+// DefaultIdleConnsPerHost is how many idle connections to one provider host an
+// adapter keeps when none is configured. net/http's default (2) makes a router
+// under concurrent load open and close a TCP (and TLS) connection for most
+// calls; keeping as many as the calls in flight lets every call reuse one.
+const DefaultIdleConnsPerHost = 256
+
+// NewTransport returns an http.Transport for one provider, keeping up to
+// idlePerHost idle connections (0: DefaultIdleConnsPerHost), with HTTP/2 when
+// the provider offers it, the proxy from the environment and dial, TLS and
+// idle timeouts as net/http's defaults. It has no total timeout: the adapter's
+// deadlines bound each call.
+func NewTransport(idlePerHost int) *http.Transport {
+	if idlePerHost <= 0 {
+		idlePerHost = DefaultIdleConnsPerHost
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 0 // no global cap: the per-host cap bounds each provider
+	t.MaxIdleConnsPerHost = idlePerHost
+	t.ForceAttemptHTTP2 = true
+	return t
 }

@@ -78,6 +78,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 	}
 	log.Info("attempt completed", "won", won, "latency_ms", latency)
 	if won {
+		r.cfg.Listener.Publish(job.ID, store.JobSucceeded)
 		return attemptResult{attempt: a, state: store.AttemptWon, usage: resp.Usage}
 	}
 	return attemptResult{attempt: a, state: store.AttemptLost, usage: resp.Usage}

@@ -30,6 +30,10 @@ type orchestrator struct {
 	// routing is the routing decisions, recorded with the first attempt.
 	routing []byte
 	log     *slog.Logger
+	// first, when set, is the attempt created with the job (see Plan), and
+	// firstRelease its breaker admission.
+	first        *store.Attempt
+	firstRelease func(Outcome)
 
 	candidates []string        // eligible providers, route order
 	used       map[string]bool // providers that had an attempt this round
@@ -40,6 +44,7 @@ type orchestrator struct {
 	reasons    map[string]string // provider -> why it failed (for the job's error)
 
 	leaseLost  bool   // another process took the job over: touch nothing more
+	settled    bool   // finish moved the job out of pending/running (its lease went with it)
 	retryReady string // a retry whose delay passed while max_inflight was reached
 	done       bool   // a result won, or the job was completed elsewhere
 	blocked    bool   // an attempt is unknown: no new attempt may start
@@ -47,6 +52,7 @@ type orchestrator struct {
 	stopWhy    string
 	retryAt    *time.Timer
 	retryFor   string
+	drainSeen  bool // the runner's drain was acted on
 }
 
 // attemptResult is how an attempt ended.
@@ -70,12 +76,22 @@ func (o *orchestrator) run(ctx context.Context) {
 	defer hedge.Stop()
 	retry := make(<-chan time.Time)
 
-	if p := o.next(); p != "" {
-		role := o.r.roleOf(o.route, p)
-		if o.attempts > 0 {
-			role = store.RoleFailover
+	switch {
+	case o.first != nil:
+		// Created with the job, in the same commit: send it at once.
+		a, release := o.first, o.firstRelease
+		o.first, o.firstRelease, o.routing = nil, nil, nil
+		o.used[a.Provider] = true
+		o.attempts++
+		o.launch(ctx, a, a.Role, release)
+	default:
+		if p := o.next(); p != "" {
+			role := o.r.roleOf(o.route, p)
+			if o.attempts > 0 {
+				role = store.RoleFailover
+			}
+			o.start(ctx, p, role)
 		}
-		o.start(ctx, p, role)
 	}
 	o.armHedge(ctx, hedge)
 
@@ -86,7 +102,7 @@ func (o *orchestrator) run(ctx context.Context) {
 		// Nothing is in flight. The blocking rule is the database's: if the
 		// unknown attempt that stopped new attempts was resolved meanwhile (by
 		// an operator or reconciliation), the race goes on.
-		if !o.blocked || o.done || o.stopped || o.leaseLost || ctx.Err() != nil {
+		if !o.blocked || o.done || o.stopped || o.leaseLost || ctx.Err() != nil || o.r.draining.Load() {
 			break
 		}
 		unknown, err := o.r.cfg.Store.HasUnknownAttempt(ctx, o.job.ID)
@@ -142,6 +158,11 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 		for _, cancel := range o.inflight {
 			cancel(errDeadline)
 		}
+	case <-o.r.drainSignal(o.drainSeen):
+		// Shutting down: no new attempt; a pending retry is handed over.
+		o.drainSeen = true
+		o.cancelRetry()
+		o.retryReady = ""
 	case <-ctx.Done():
 		o.cancelRetry()
 		// Job cancelled or process stopping: the attempts see ctx too; wait for them.
@@ -157,6 +178,9 @@ func (o *orchestrator) finish(ctx context.Context) {
 	if o.done || o.leaseLost || errors.Is(context.Cause(ctx), errShutdown) {
 		return
 	}
+	if o.handOver() {
+		return // the deferred lease release lets another replica go on at once
+	}
 	if o.routing != nil { // no attempt was created: record why
 		if err := o.r.cfg.Store.SetRouting(context.WithoutCancel(ctx), o.job.ID, o.routing); err != nil {
 			o.log.Error("could not record routing", "err", err)
@@ -167,10 +191,14 @@ func (o *orchestrator) finish(ctx context.Context) {
 		o.log.Error("could not settle job", "err", err)
 		return
 	}
+	o.settled = state != store.JobPending && state != store.JobRunning
+	o.r.cfg.Listener.Publish(o.job.ID, state)
 	o.r.cfg.Observer.JobSettled(state)
 }
 
-func (o *orchestrator) canStart() bool { return !o.done && !o.blocked && !o.stopped }
+func (o *orchestrator) canStart() bool {
+	return !o.done && !o.blocked && !o.stopped && !o.r.draining.Load()
+}
 
 func (o *orchestrator) stop(why string) {
 	if !o.stopped {
@@ -262,30 +290,44 @@ func (o *orchestrator) next() string {
 	return ""
 }
 
+// choose asks provider's breaker to admit an attempt of role; a refusal moves
+// on to the next eligible provider, as a failover (§6.3: an open breaker fails
+// over). ok=false: no provider was admitted. release must be called once with
+// the attempt's outcome.
+func (o *orchestrator) choose(provider, role string) (string, string, func(Outcome), bool) {
+	for provider != "" {
+		adm := o.r.cfg.Admission
+		if adm == nil {
+			return provider, role, func(Outcome) {}, true
+		}
+		rel, ok, why := adm.Admit(provider)
+		if ok {
+			return provider, role, rel, true
+		}
+		o.used[provider] = true
+		o.reasons[provider] = provider + ": skipped: " + why
+		o.log.Info("provider not admitted", "provider", provider, "reason", why)
+		provider = o.next()
+		if role == store.RolePrimary || role == store.RoleRetry {
+			role = store.RoleFailover
+		}
+	}
+	return "", role, nil, false
+}
+
 // start creates an attempt row (the store enforces the blocking rule and the
 // bounds), marks it running and calls the provider in a goroutine.
 func (o *orchestrator) start(ctx context.Context, provider, role string) {
-	t := o.r.cfg.Targets[provider]
-	model := t.Model
+	if o.r.draining.Load() {
+		return // shutting down: the job is handed over (finish)
+	}
+	provider, role, release, ok := o.choose(provider, role)
+	if !ok {
+		return
+	}
+	model := o.r.cfg.Targets[provider].Model
 	if o.spec.model != "" {
 		model = o.spec.model
-	}
-	release := func(Outcome) {}
-	if adm := o.r.cfg.Admission; adm != nil {
-		rel, ok, why := adm.Admit(provider)
-		if !ok {
-			o.used[provider] = true
-			o.reasons[provider] = provider + ": skipped: " + why
-			o.log.Info("provider not admitted", "provider", provider, "reason", why)
-			if next := o.next(); next != "" {
-				if role == store.RolePrimary || role == store.RoleRetry {
-					role = store.RoleFailover // §6.3: an open breaker fails over
-				}
-				o.start(ctx, next, role)
-			}
-			return
-		}
-		release = rel
 	}
 	a, err := o.r.cfg.Store.CreateAttempt(ctx, store.NewAttempt{
 		JobID: o.job.ID, Provider: provider, Model: model, Role: role,
@@ -328,6 +370,14 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 		}
 		return
 	}
+	o.launch(ctx, a, role, release)
+}
+
+// launch calls the provider for a running attempt in a goroutine that reports
+// on o.results.
+func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string, release func(Outcome)) {
+	provider := a.Provider
+	t := o.r.cfg.Targets[provider]
 	obs := o.r.cfg.Observer
 	obs.AttemptStarted(provider, role)
 	if role == store.RoleHedge {

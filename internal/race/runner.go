@@ -12,6 +12,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/routerhq/router/internal/prompt"
@@ -98,10 +99,17 @@ type Runner struct {
 	wg         sync.WaitGroup
 	p95        latencyCache
 
+	// draining: the process is stopping; no new attempt starts (drain.go).
+	draining  atomic.Bool
+	drained   chan struct{} // closed by Drain
+	drainOnce sync.Once
+
 	mu       sync.Mutex
 	stopping bool
 	running  map[string]context.CancelCauseFunc
 	again    map[string]bool // jobs submitted again while running
+	keeping  bool            // the lease keeper runs
+	keeperWG sync.WaitGroup
 }
 
 // errShutdown is the cause of contexts cancelled because the process stops: the
@@ -135,33 +143,47 @@ func New(cfg Config) *Runner {
 		cfg.Backoff.MaxRetryAfter = 30 * time.Second
 	}
 	base, cancel := context.WithCancelCause(context.Background())
-	return &Runner{cfg: cfg, base: base, cancelBase: cancel, running: map[string]context.CancelCauseFunc{}, again: map[string]bool{}}
+	return &Runner{cfg: cfg, base: base, cancelBase: cancel, running: map[string]context.CancelCauseFunc{}, again: map[string]bool{},
+		drained: make(chan struct{})}
 }
 
 // Submit starts orchestrating job in the background, once per process. It is
 // also how a job is resumed (after a resolution or a retry, or by recovery):
 // the orchestrator derives everything from the database.
-func (r *Runner) Submit(job *store.Job) { r.submit(job.ID, nil) }
+func (r *Runner) Submit(job *store.Job) { r.submit(job.ID, nil, nil) }
 
 // SubmitNew starts a job that CreateJob has just created for this process (it
-// holds the job's lease from its creation): the job is neither leased nor read
-// again. Any other job goes through Submit.
-func (r *Runner) SubmitNew(job *store.Job) {
-	if job.HeldBy == r.cfg.LeaseOwner && job.State == store.JobPending && len(job.Attempts) == 0 {
-		r.submit(job.ID, job)
+// holds the job's lease from its creation), with the plan it was created from
+// (nil when none): the job is neither leased nor read again, and its first
+// attempt, created with it, is sent at once. Any other job goes through Submit.
+func (r *Runner) SubmitNew(job *store.Job, jp store.JobPlan) {
+	plan, _ := jp.(*Plan)
+	fresh := job.HeldBy == r.cfg.LeaseOwner &&
+		(job.State == store.JobPending && len(job.Attempts) == 0 ||
+			job.State == store.JobRunning && len(job.Attempts) == 1 && plan.First() != nil)
+	if fresh {
+		r.submit(job.ID, job, plan)
 		return
 	}
-	r.submit(job.ID, nil)
+	plan.Discard()
+	r.submit(job.ID, nil, nil)
 }
 
 // SubmitID is Submit by job id.
-func (r *Runner) SubmitID(jobID string) { r.submit(jobID, nil) }
+func (r *Runner) SubmitID(jobID string) { r.submit(jobID, nil, nil) }
 
-func (r *Runner) submit(jobID string, fresh *store.Job) {
+func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stopping {
-		return // the job stays pending for recovery by a live replica
+		plan.Discard()
+		if fresh != nil {
+			// Created here a moment ago, with its first attempt never sent:
+			// say so and free the job at once for a live replica, rather than
+			// leave the attempt to expire as unknown.
+			r.handOver(fresh)
+		}
+		return // the job stays pending or running for recovery by a live replica
 	}
 	if _, ok := r.running[jobID]; ok {
 		// The job's orchestration is ending here while something asks for it
@@ -171,11 +193,15 @@ func (r *Runner) submit(jobID string, fresh *store.Job) {
 	}
 	ctx, cancel := context.WithCancelCause(r.base)
 	r.running[jobID] = cancel
+	if !r.keeping {
+		r.keeping = true
+		r.keeperWG.Go(r.keepLeases)
+	}
 	r.wg.Go(func() {
 		defer cancel(nil)
 		for {
-			r.runJob(ctx, jobID, fresh)
-			fresh = nil
+			r.runJob(ctx, jobID, fresh, plan)
+			fresh, plan = nil, nil
 			r.mu.Lock()
 			if r.again[jobID] && !r.stopping && ctx.Err() == nil {
 				delete(r.again, jobID)
@@ -209,8 +235,10 @@ func (r *Runner) Running() int {
 	return len(r.running)
 }
 
-// Stop waits for running jobs until ctx ends, then abandons the rest without
-// recording anything (their leases expire and recovery takes over).
+// Stop takes no new job and waits for running jobs until ctx ends (the drain
+// budget), then abandons the rest without recording anything (their attempts'
+// leases expire and recovery takes over). A process that is told to stop calls
+// Drain first, so that running jobs start no new attempt (SPEC §17).
 func (r *Runner) Stop(ctx context.Context) {
 	r.mu.Lock()
 	r.stopping = true
@@ -223,5 +251,23 @@ func (r *Runner) Stop(ctx context.Context) {
 	case <-ctx.Done():
 		r.cancelBase(errShutdown)
 		<-done
+	}
+	r.keeperWG.Wait()
+}
+
+// handOver gives up a job this process created but will not run (it is
+// stopping): its first attempt, never sent, is recorded as such, and the job's
+// lease is released so another replica adopts it as an orphan.
+func (r *Runner) handOver(job *store.Job) {
+	ctx := context.Background()
+	for _, a := range job.Attempts {
+		err := r.cfg.Store.FinishAttempt(ctx, a.ID, store.AttemptOutcome{State: store.AttemptCancelled,
+			Error: map[string]any{"kind": "not_sent", "fault": "router", "message": "the request was never sent: the router was shutting down"}})
+		if err != nil {
+			r.cfg.Log.Warn("could not record an unsent attempt", "job_id", job.ID, "attempt_id", a.ID, "err", err)
+		}
+	}
+	if err := r.cfg.Store.ReleaseJobLease(ctx, job.ID, r.cfg.LeaseOwner); err != nil {
+		r.cfg.Log.Warn("could not release the job's lease", "job_id", job.ID, "err", err)
 	}
 }

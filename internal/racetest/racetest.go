@@ -133,8 +133,29 @@ func (b *Bundle) Stop() {
 
 var keySeq atomic.Int64
 
-// Submit creates a triage job and hands it to the runner.
+// Submit creates a triage job as the API does — planned by the runner, with
+// its first attempt in the same commit — and hands both to the runner.
 func (b *Bundle) Submit(t testing.TB) *store.Job {
+	t.Helper()
+	nj := b.newJob(b.owner)
+	plan, _, ok, err := b.Runner.Plan(&store.Job{Operation: nj.Operation, PromptVersion: nj.PromptVersion, Route: nj.Route, Input: nj.Input})
+	if err != nil || !ok {
+		t.Fatalf("plan: ok=%v err=%v", ok, err)
+	}
+	if plan != nil {
+		nj.First = plan.First()
+	}
+	job, created, err := b.Store.CreateJob(context.Background(), nj)
+	if err != nil || !created {
+		t.Fatalf("create job: %v created=%v", err, created)
+	}
+	b.Runner.SubmitNew(job, plan)
+	return job
+}
+
+// SubmitUnplanned creates a triage job alone and hands it to the runner, the
+// way a resumed or adopted job starts.
+func (b *Bundle) SubmitUnplanned(t testing.TB) *store.Job {
 	t.Helper()
 	job := b.Create(t, b.owner)
 	b.Runner.Submit(job)
@@ -145,17 +166,21 @@ func (b *Bundle) Submit(t testing.TB) *store.Job {
 // running it.
 func (b *Bundle) Create(t testing.TB, leaseOwner string) *store.Job {
 	t.Helper()
-	key := fmt.Sprintf("key-%d", keySeq.Add(1))
-	input := json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`)
-	fp, _ := store.Fingerprint("triage", "", "", input)
-	job, created, err := b.Store.CreateJob(context.Background(), store.NewJob{
-		Owner: "acme", Operation: "triage", IdempotencyKey: key, Fingerprint: fp,
-		PromptVersion: "1", Route: "default", Input: input, LeaseOwner: leaseOwner, LeaseFor: 30 * time.Second,
-	})
+	job, created, err := b.Store.CreateJob(context.Background(), b.newJob(leaseOwner))
 	if err != nil || !created {
 		t.Fatalf("create job: %v created=%v", err, created)
 	}
 	return job
+}
+
+func (b *Bundle) newJob(leaseOwner string) store.NewJob {
+	key := fmt.Sprintf("key-%d", keySeq.Add(1))
+	input := json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`)
+	fp, _ := store.Fingerprint("triage", "", "", input)
+	return store.NewJob{
+		Owner: "acme", Operation: "triage", IdempotencyKey: key, Fingerprint: fp,
+		PromptVersion: "1", Route: "default", Input: input, LeaseOwner: leaseOwner, LeaseFor: 30 * time.Second,
+	}
 }
 
 // WaitSettled waits, on the database's notifications, until the job is

@@ -29,7 +29,7 @@ func BuildTargets(cfg *config.Config) (map[string]*race.Target, error) {
 			p, err := providers.NewOpenAI(providers.OpenAIConfig{
 				Name: pc.Name, BaseURL: pc.BaseURL, APIKey: key, Model: pc.Model,
 				Timeout: pc.Timeout.D(), StreamIdleTimeout: pc.StreamIdleTimeout.D(),
-				SupportsLookup: pc.SupportsLookup, Stream: pc.Stream,
+				SupportsLookup: pc.SupportsLookup, Stream: pc.Stream, MaxIdleConns: pc.MaxIdleConns,
 			})
 			if err != nil {
 				return nil, fmt.Errorf("provider %s: %w", pc.Name, err)

@@ -91,7 +91,7 @@ func (s *Store) ResolveAttempt(ctx context.Context, r Resolution) (resume bool, 
 				r.JobID); err != nil {
 				return err
 			}
-			return notify(ctx, tx, r.JobID)
+			return notify(ctx, tx, r.JobID, JobSucceeded)
 		default:
 			return fmt.Errorf("outcome %q is not failed or succeeded", r.Outcome)
 		}

@@ -48,7 +48,7 @@ func (s *Store) setJobState(ctx context.Context, tx pgx.Tx, jobID, state, reason
 	if _, err := tx.Exec(ctx, expiry, args...); err != nil {
 		return err
 	}
-	return notify(ctx, tx, jobID)
+	return notify(ctx, tx, jobID, state)
 }
 
 // SettleJob decides a running job's state once an attempt has ended and the

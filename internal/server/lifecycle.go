@@ -49,6 +49,7 @@ func startLifecycle(ctx context.Context, cfg *config.Config, st *store.Store, po
 		}
 	}()
 	l.leader = maintenance.NewElector(st, "maintenance", replica, cfg.Retention.LeaderLease.D(), log)
+	l.leader.Once(ctx) // a lone or first replica leads from its first recovery pass
 	l.background(l.leader.Run)
 	cleaner := &maintenance.Cleaner{Store: st, Leader: l.leader, After: cfg.Retention.Jobs.D(), Log: log}
 	l.background(cleaner.Run)

@@ -51,6 +51,10 @@ type Config struct {
 	RequireChatKey bool
 	// ChatWait is how long a chat completion call waits for its job (default 5m).
 	ChatWait time.Duration
+	// StreamKeepAlive is the longest a streaming chat caller goes without a
+	// byte while the router waits for a valid answer: an SSE comment line is
+	// sent at this interval (default 10s, SPEC §15).
+	StreamKeepAlive time.Duration
 	// Limits are every owner's limits unless OwnerLimits has the owner (SPEC §17).
 	Limits      Limits
 	OwnerLimits map[string]Limits
@@ -70,6 +74,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.ChatWait <= 0 {
 		c.ChatWait = 5 * time.Minute
+	}
+	if c.StreamKeepAlive <= 0 {
+		c.StreamKeepAlive = 10 * time.Second
 	}
 	return c
 }

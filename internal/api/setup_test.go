@@ -39,6 +39,7 @@ type bundle struct {
 }
 
 type options struct {
+	keepAlive time.Duration // api.Config.StreamKeepAlive
 	retention time.Duration
 	respond   func(call int, req *providers.Request) providers.Step
 	timeout   time.Duration
@@ -93,7 +94,7 @@ func setup(t *testing.T, opt options) *bundle {
 		Targets: targets, Routes: map[string]*race.Route{"default": route},
 	})
 	apiSrv := api.New(api.Config{MaxBodyBytes: opt.maxBody, LeaseOwner: "test", Lease: 30 * time.Second,
-		Limits: opt.limits, OwnerLimits: opt.ownerLimits, LiveRefresh: opt.liveRefresh}, api.Deps{
+		Limits: opt.limits, OwnerLimits: opt.ownerLimits, LiveRefresh: opt.liveRefresh, StreamKeepAlive: opt.keepAlive}, api.Deps{
 		Store: db.Store, Listener: listener, Prompts: prompts, Routes: map[string]bool{"default": true}, Models: aliases(opt.models),
 		Exec: runner, Log: log,
 		Auth: &api.KeyAuth{Static: map[string]string{acmeKey: "acme", globexKey: "globex"}, Store: db.Store},

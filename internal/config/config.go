@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
@@ -36,7 +37,7 @@ type Config struct {
 	APIKeys     []APIKey          `yaml:"api_keys"`
 	Providers   []Provider        `yaml:"providers"`
 	Routes      map[string]*Route `yaml:"routes"`
-	PromptsDir  string            `yaml:"prompts_dir"`
+	PromptsDir  string            `yaml:"prompts_dir"` // default "prompts"; optional unless a prompt is served
 	Conformance Conformance       `yaml:"conformance"`
 	Log         Log               `yaml:"log"`
 	Execution   Execution         `yaml:"execution"`
@@ -47,6 +48,9 @@ type Config struct {
 
 	// Dir is the directory of the config file; relative paths resolve from it.
 	Dir string `yaml:"-"`
+	// PromptsDirDefault is true when prompts_dir was not written: a missing
+	// directory then means no prompts are served, not an error.
+	PromptsDirDefault bool `yaml:"-"`
 }
 
 // Idempotency settings (SPEC §5).
@@ -147,21 +151,25 @@ type Shutdown struct {
 
 // Provider is one model endpoint.
 type Provider struct {
-	Name              string   `yaml:"name"`
-	Type              string   `yaml:"type"` // openai | scripted
-	BaseURL           string   `yaml:"base_url"`
-	APIKeyEnv         string   `yaml:"api_key_env"`
-	Model             string   `yaml:"model"`
-	ContextWindow     int      `yaml:"context_window"`
-	Tokenizer         string   `yaml:"tokenizer"`
-	Timeout           Duration `yaml:"timeout"`             // one attempt; past it the attempt is unknown
-	StreamIdleTimeout Duration `yaml:"stream_idle_timeout"` // longest silence inside a stream
-	Stream            bool     `yaml:"stream"`              // call the provider's streaming API
-	MaxRetries        *int     `yaml:"max_retries"`
-	SupportsLookup    bool     `yaml:"supports_lookup"` // send store+metadata so attempts can be looked up
-	MaxIdleConns      int      `yaml:"max_idle_conns"`  // idle connections kept for reuse; 0: 256
-	Breaker           Breaker  `yaml:"breaker"`
-	Script            []Step   `yaml:"script"` // scripted providers only
+	Name          string `yaml:"name"`
+	Type          string `yaml:"type"` // openai | scripted
+	BaseURL       string `yaml:"base_url"`
+	APIKeyEnv     string `yaml:"api_key_env"`
+	Model         string `yaml:"model"`
+	ContextWindow int    `yaml:"context_window"`
+	Tokenizer     string `yaml:"tokenizer"`
+	// The three deadlines of one attempt (SPEC §15): the whole attempt, the
+	// first response byte, and the longest gap between stream chunks.
+	Timeout           Duration `yaml:"timeout"`
+	FirstByteTimeout  Duration `yaml:"first_byte_timeout"`
+	StreamIdleTimeout Duration `yaml:"stream_idle_timeout"`
+	// Stream calls the provider's streaming API; default true for openai.
+	Stream         *bool   `yaml:"stream"`
+	MaxRetries     *int    `yaml:"max_retries"`
+	SupportsLookup bool    `yaml:"supports_lookup"` // send store+metadata so attempts can be looked up
+	MaxIdleConns   int     `yaml:"max_idle_conns"`  // idle connections kept for reuse; 0: 256
+	Breaker        Breaker `yaml:"breaker"`
+	Script         []Step  `yaml:"script"` // scripted providers only
 }
 
 // Breaker settings (SPEC §10).
@@ -181,15 +189,35 @@ type Step struct {
 	Model   string   `yaml:"model"`
 }
 
-// Route is the ordered providers for an operation, with its race policy.
+// Target is one {provider, model} of a route (SPEC §15). An empty Model is the
+// provider's own model.
+type Target struct {
+	Provider string `yaml:"provider"`
+	Model    string `yaml:"model"`
+}
+
+// HedgeBudget bounds a route's hedges in flight, in the manner of Envoy's retry
+// budget: at most max(MinConcurrent, Percent% of the route's jobs in flight).
+type HedgeBudget struct {
+	Percent       *float64 `yaml:"percent"`        // default 10
+	MinConcurrent *int     `yaml:"min_concurrent"` // default 3
+}
+
+// Route is the ordered targets for an operation, with its race policy.
 type Route struct {
-	Providers   []string `yaml:"providers"`
-	HedgeAfter  string   `yaml:"hedge_after"` // a duration, "adaptive", or empty for no hedging
-	HedgeMin    Duration `yaml:"hedge_min"`   // adaptive bounds; default 100ms
-	HedgeMax    Duration `yaml:"hedge_max"`   // default 10s
-	MaxInflight int      `yaml:"max_inflight"`
-	MaxAttempts int      `yaml:"max_attempts"`
-	Deadline    Duration `yaml:"deadline"` // the whole job; default 2m
+	// Targets are the route's {provider, model} pairs, primary first.
+	Targets []Target `yaml:"targets"`
+	// Providers is shorthand for targets with the providers' own models.
+	Providers []string `yaml:"providers"`
+	// bothGiven records that targets and providers were both written.
+	bothGiven   bool
+	HedgeAfter  string      `yaml:"hedge_after"` // a duration, "adaptive" (default with 2+ targets) or "off"
+	HedgeMin    Duration    `yaml:"hedge_min"`   // adaptive bounds; default 2s
+	HedgeMax    Duration    `yaml:"hedge_max"`   // default 10s (also the delay without history)
+	HedgeBudget HedgeBudget `yaml:"hedge_budget"`
+	MaxInflight int         `yaml:"max_inflight"`
+	MaxAttempts int         `yaml:"max_attempts"`
+	Deadline    Duration    `yaml:"deadline"` // the whole job; default 2m
 	// FailoverOnContentPolicy fails over on a content-policy rejection instead
 	// of reporting it to the caller (default false).
 	FailoverOnContentPolicy bool `yaml:"failover_on_content_policy"`
@@ -206,8 +234,11 @@ type Route struct {
 // HedgeDelay parses HedgeAfter: the fixed delay (0 = no hedging) and whether
 // hedging is adaptive.
 func (r *Route) HedgeDelay() (time.Duration, bool) {
-	if r.HedgeAfter == "adaptive" {
+	switch r.HedgeAfter {
+	case "adaptive":
 		return 0, true
+	case "off", "":
+		return 0, false
 	}
 	d, _ := time.ParseDuration(r.HedgeAfter)
 	return d, false
@@ -269,21 +300,33 @@ func Load(path string) (*Config, error) {
 	return c, nil
 }
 
-// Parse decodes YAML strictly (unknown fields are errors), applies environment
-// overrides, defaults and validation.
+// Parse decodes YAML, applies environment overrides, defaults and validation.
+// Every problem is reported in one error: unknown fields (which yaml's strict
+// mode would stop at), values of the wrong type, and invalid settings.
 func Parse(b []byte) (*Config, error) {
 	var c Config
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil && !errors.Is(err, errEOF) {
+	var root yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(&root); err != nil && !errors.Is(err, errEOF) {
 		return nil, fmt.Errorf("decode: %w", err)
+	}
+	var problems []string
+	if len(root.Content) > 0 {
+		problems = unknownFields(root.Content[0], reflect.TypeOf(c), "")
+		if err := root.Content[0].Decode(&c); err != nil {
+			var te *yaml.TypeError
+			if !errors.As(err, &te) {
+				return nil, fmt.Errorf("decode: %w", err)
+			}
+			problems = append(problems, te.Errors...)
+		}
 	}
 	if v := os.Getenv("DATABASE_URL"); v != "" {
 		c.DatabaseURL = v
 	}
 	c = c.WithDefaults()
-	if err := c.Validate(); err != nil {
-		return nil, err
+	problems = append(problems, c.problems()...)
+	if len(problems) > 0 {
+		return nil, errors.New("invalid configuration:\n  " + strings.Join(problems, "\n  "))
 	}
 	return &c, nil
 }
@@ -302,7 +345,8 @@ type Duration time.Duration
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %q is not a duration (write it like 500ms, 10s or 24h)", n.Line, n.Value)
+		// A TypeError lets the decoder go on and report the file's other problems.
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q is not a duration (write it like 500ms, 10s or 24h)", n.Line, n.Value)}}
 	}
 	*d = Duration(v)
 	return nil

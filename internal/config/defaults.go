@@ -37,7 +37,7 @@ func (c Config) WithDefaults() Config {
 		c.HTTP.MaxWait = Duration(60 * time.Second)
 	}
 	if c.PromptsDir == "" {
-		c.PromptsDir = "prompts"
+		c.PromptsDir, c.PromptsDirDefault = "prompts", true
 	}
 	if c.Conformance.MaxAge == 0 {
 		c.Conformance.MaxAge = Duration(168 * time.Hour)
@@ -99,8 +99,16 @@ func (c Config) WithDefaults() Config {
 		if p.Timeout == 0 {
 			p.Timeout = Duration(60 * time.Second)
 		}
+		// Unset deadlines follow the attempt's timeout so they stay below it.
+		if p.FirstByteTimeout == 0 {
+			p.FirstByteTimeout = min(Duration(30*time.Second), p.Timeout/2)
+		}
 		if p.StreamIdleTimeout == 0 {
-			p.StreamIdleTimeout = Duration(15 * time.Second)
+			p.StreamIdleTimeout = min(Duration(15*time.Second), p.Timeout/2)
+		}
+		if p.Stream == nil {
+			on := p.Type == "openai"
+			p.Stream = &on
 		}
 		if p.MaxRetries == nil {
 			one := 1
@@ -131,6 +139,18 @@ func (c Config) WithDefaults() Config {
 		if r == nil {
 			continue
 		}
+		r.bothGiven = r.bothGiven || len(r.Targets) > 0 && len(r.Providers) > 0
+		if len(r.Targets) == 0 {
+			for _, name := range r.Providers {
+				r.Targets = append(r.Targets, Target{Provider: name})
+			}
+		}
+		if r.HedgeAfter == "" {
+			r.HedgeAfter = "off"
+			if len(r.Targets) >= 2 {
+				r.HedgeAfter = "adaptive"
+			}
+		}
 		if r.MaxInflight == 0 {
 			r.MaxInflight = 2
 		}
@@ -141,10 +161,18 @@ func (c Config) WithDefaults() Config {
 			r.Deadline = Duration(2 * time.Minute)
 		}
 		if r.HedgeMin == 0 {
-			r.HedgeMin = Duration(100 * time.Millisecond)
+			r.HedgeMin = Duration(2 * time.Second)
 		}
 		if r.HedgeMax == 0 {
 			r.HedgeMax = Duration(10 * time.Second)
+		}
+		if r.HedgeBudget.Percent == nil {
+			ten := 10.0
+			r.HedgeBudget.Percent = &ten
+		}
+		if r.HedgeBudget.MinConcurrent == nil {
+			three := 3
+			r.HedgeBudget.MinConcurrent = &three
 		}
 	}
 	return c
@@ -152,6 +180,14 @@ func (c Config) WithDefaults() Config {
 
 // Validate reports every problem at once, each naming its field.
 func (c Config) Validate() error {
+	if errs := c.problems(); len(errs) > 0 {
+		return errors.New("invalid configuration:\n  " + strings.Join(errs, "\n  "))
+	}
+	return nil
+}
+
+// problems is every problem of a configuration with defaults filled.
+func (c Config) problems() []string {
 	var errs []string
 	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 	if c.Execution.Retry.Base > c.Execution.Retry.Cap {
@@ -228,6 +264,9 @@ func (c Config) Validate() error {
 		if p.Name == "" {
 			add("providers[%d].name is required", i)
 		}
+		if strings.Contains(p.Name, "/") {
+			add("%s.name: a provider name cannot contain \"/\" (it separates provider and model in target ids)", where)
+		}
 		if names[p.Name] {
 			add("%s: the name is used twice", where)
 		}
@@ -237,9 +276,6 @@ func (c Config) Validate() error {
 			if p.BaseURL == "" {
 				add("%s.base_url is required for type openai (for example https://api.openai.com/v1)", where)
 			}
-			if p.Model == "" {
-				add("%s.model is required for type openai", where)
-			}
 			if len(p.Script) > 0 {
 				add("%s.script is only for type scripted", where)
 			}
@@ -247,8 +283,17 @@ func (c Config) Validate() error {
 		default:
 			add("%s.type: %q is not openai or scripted", where, p.Type)
 		}
-		if *p.MaxRetries < 0 {
+		if p.MaxRetries != nil && *p.MaxRetries < 0 {
 			add("%s.max_retries must be 0 or more", where)
+		}
+		if p.Timeout < 0 || p.FirstByteTimeout < 0 || p.StreamIdleTimeout < 0 {
+			add("%s: timeout, first_byte_timeout and stream_idle_timeout must be positive", where)
+		}
+		if p.FirstByteTimeout >= p.Timeout {
+			add("%s.first_byte_timeout (%s) must be below timeout (%s): the whole attempt includes the wait for its first byte", where, p.FirstByteTimeout.D(), p.Timeout.D())
+		}
+		if p.StreamIdleTimeout >= p.Timeout {
+			add("%s.stream_idle_timeout (%s) must be below timeout (%s), or a stalled stream is only ever cut by the total timeout", where, p.StreamIdleTimeout.D(), p.Timeout.D())
 		}
 		if p.MaxIdleConns < 0 {
 			add("%s.max_idle_conns must be 0 (the default, 256) or more", where)
@@ -256,6 +301,9 @@ func (c Config) Validate() error {
 	}
 	aliases := map[string]string{}
 	for name, r := range c.Routes {
+		if r == nil {
+			continue
+		}
 		for _, m := range r.Models {
 			if _, isRoute := c.Routes[m]; isRoute {
 				add("routes.%s.models: %q is also a route name", name, m)
@@ -265,29 +313,71 @@ func (c Config) Validate() error {
 			aliases[m] = name
 		}
 	}
-	for name, r := range c.Routes {
-		if r == nil || len(r.Providers) == 0 {
-			add("routes.%s.providers: list at least one provider (primary first)", name)
+	needModel := map[string]bool{}
+	for _, name := range sortedRoutes(c.Routes) {
+		r := c.Routes[name]
+		field := "targets"
+		if r != nil && len(r.Providers) > 0 {
+			field = "providers"
+		}
+		if r != nil && r.bothGiven {
+			add("routes.%s: give either targets or providers (shorthand), not both", name)
+		}
+		if r == nil || len(r.Targets) == 0 {
+			add("routes.%s.targets: list at least one {provider, model} target, primary first (or providers: [a, b] as shorthand)", name)
 			continue
 		}
-		for _, p := range r.Providers {
-			if !names[p] {
-				add("routes.%s.providers: %q is not a configured provider (have: %s)", name, p, strings.Join(sortedKeys(names), ", "))
+		seen := map[string]bool{}
+		for i, t := range r.Targets {
+			p := c.Provider(t.Provider)
+			if p == nil {
+				add("routes.%s.%s: %q is not a configured provider (have: %s)", name, field, t.Provider, strings.Join(sortedKeys(names), ", "))
+				continue
+			}
+			if t.Model == "" && p.Model == "" && p.Type == "openai" {
+				needModel[p.Name] = true
+			}
+			id := TargetID(p, t.Model)
+			if seen[id] {
+				add("routes.%s.%s[%d]: target %s is listed twice", name, field, i, id)
+			}
+			seen[id] = true
+		}
+		switch r.HedgeAfter {
+		case "adaptive", "off":
+		default:
+			if d, err := time.ParseDuration(r.HedgeAfter); err != nil || d <= 0 {
+				add("routes.%s.hedge_after: %q is not a positive duration, \"adaptive\" or \"off\"", name, r.HedgeAfter)
 			}
 		}
-		if r.HedgeAfter != "" && r.HedgeAfter != "adaptive" {
-			if d, err := time.ParseDuration(r.HedgeAfter); err != nil || d <= 0 {
-				add("routes.%s.hedge_after: %q is not a positive duration or \"adaptive\"", name, r.HedgeAfter)
-			}
+		if r.HedgeMin <= 0 || r.HedgeMin > r.HedgeMax {
+			add("routes.%s: hedge_min (%s) must be positive and at most hedge_max (%s)", name, r.HedgeMin.D(), r.HedgeMax.D())
+		}
+		if p := *r.HedgeBudget.Percent; p < 0 || p > 100 {
+			add("routes.%s.hedge_budget.percent: %v is not between 0 and 100", name, p)
+		}
+		if *r.HedgeBudget.MinConcurrent < 0 {
+			add("routes.%s.hedge_budget.min_concurrent must be 0 or more", name)
 		}
 		if r.MaxInflight < 1 || r.MaxAttempts < 1 {
 			add("routes.%s: max_inflight and max_attempts must be at least 1", name)
 		}
 	}
-	if len(errs) > 0 {
-		return errors.New("invalid configuration:\n  " + strings.Join(errs, "\n  "))
+	for i, p := range c.Providers {
+		if needModel[p.Name] {
+			add("providers[%d] (%s).model is required for type openai when a route's target names no model", i, p.Name)
+		}
 	}
-	return nil
+	return errs
+}
+
+func sortedRoutes(m map[string]*Route) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // IsLoopback says whether a host:port listens on loopback only: 127.0.0.0/8,

@@ -76,6 +76,24 @@ execution: {lease: %s}
 retention: {leader_lease: 2s}
 log: {level: warn}
 `, addr, o.dbURL, hook, o.llm.url(), o.llm.url(), hedge, prompts, o.lease)
+	return launch(t, addr, cfg)
+}
+
+// freeAddr is a loopback address free at the time of the call.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// launch writes cfg and starts `router serve` listening on addr, returning
+// once it is ready (GET /readyz answers 200).
+func launch(t *testing.T, addr, cfg string) *routerProc {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "router.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)

@@ -63,6 +63,7 @@ type Metrics struct {
 	racesLost     *prometheus.CounterVec
 	hedgesStarted *prometheus.CounterVec
 	hedgesWon     *prometheus.CounterVec
+	hedgesDenied  *prometheus.CounterVec
 	replays       prometheus.Counter
 	conflicts     prometheus.Counter
 	latency       *prometheus.HistogramVec
@@ -98,6 +99,8 @@ func New(opt Options) *Metrics {
 			Help: "Hedge attempts started, by provider."}, []string{"provider"}),
 		hedgesWon: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_hedges_won_total",
 			Help: "Hedge attempts that won their job's race, by provider."}, []string{"provider"}),
+		hedgesDenied: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_hedges_denied_total",
+			Help: "Hedges the route's hedge budget denied in this process, by route."}, []string{"route"}),
 		replays: prometheus.NewCounter(prometheus.CounterOpts{Name: "router_idempotent_replays_total",
 			Help: "Requests answered with an existing job for the same idempotency key and fingerprint."}),
 		conflicts: prometheus.NewCounter(prometheus.CounterOpts{Name: "router_idempotency_key_conflicts_total",
@@ -111,7 +114,7 @@ func New(opt Options) *Metrics {
 		transitions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_breaker_transitions_total",
 			Help: "Circuit breaker state changes in this process, by provider and new state."}, []string{"provider", "to"}),
 	}
-	m.reg.MustRegister(m.jobs, m.attemptsStart, m.attempts, m.errors, m.racesLost, m.hedgesStarted, m.hedgesWon,
+	m.reg.MustRegister(m.jobs, m.attemptsStart, m.attempts, m.errors, m.racesLost, m.hedgesStarted, m.hedgesWon, m.hedgesDenied,
 		m.replays, m.conflicts, m.latency, m.tokens, m.transitions)
 	for _, c := range []prometheus.Counter{m.replays, m.conflicts} {
 		c.Add(0)
@@ -184,6 +187,9 @@ func (m *Metrics) RaceLost(provider string) { m.racesLost.WithLabelValues(provid
 
 // HedgeStarted implements race.Observer.
 func (m *Metrics) HedgeStarted(provider string) { m.hedgesStarted.WithLabelValues(provider).Inc() }
+
+// HedgeDenied implements race.HedgeDenialObserver.
+func (m *Metrics) HedgeDenied(route string) { m.hedgesDenied.WithLabelValues(route).Inc() }
 
 // JobSettled implements race.Observer.
 func (m *Metrics) JobSettled(state string) { m.jobs.WithLabelValues(state).Inc() }

@@ -51,6 +51,7 @@ const (
 	KindStreamStalled     Kind = "stream_stalled"
 	KindStreamCut         Kind = "stream_cut"
 	KindStreamMalformed   Kind = "stream_malformed"
+	KindStreamTimeout     Kind = "stream_timeout" // the attempt's timeout passed after the provider began answering
 	KindEmptyResponse     Kind = "empty_response"
 	KindMalformedResponse Kind = "malformed_response" // a non-streamed answer that does not decode
 	KindCancelled         Kind = "cancelled"          // the router cancelled the call (hedge loser, job cancelled)
@@ -73,7 +74,11 @@ type Error struct {
 	// been processed, but no answer came back (a timeout after sending). Such an
 	// attempt is `unknown`, not `failed` (SPEC §6.7).
 	OutcomeUnknown bool
-	Err            error // the cause, if any
+	// Received is true when response bytes had arrived before the call failed:
+	// the provider answered, so a deadline or cancellation afterwards leaves a
+	// known outcome (SPEC §15).
+	Received bool
+	Err      error // the cause, if any
 }
 
 func (e *Error) Error() string {

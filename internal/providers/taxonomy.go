@@ -36,6 +36,7 @@ var policies = map[Kind]policy{
 	KindStreamStalled:     {FaultProvider, ActionFailover, false},
 	KindStreamCut:         {FaultProvider, ActionFailover, false},
 	KindStreamMalformed:   {FaultProvider, ActionFailover, false},
+	KindStreamTimeout:     {FaultProvider, ActionFailover, false},
 	KindEmptyResponse:     {FaultProvider, ActionFailover, false},
 	KindMalformedResponse: {FaultProvider, ActionFailover, false},
 	KindCancelled:         {FaultRouter, ActionStop, false},

@@ -18,12 +18,15 @@ type callTrace struct {
 	connected  bool
 	status     int
 	retryAfter time.Duration
+	onResponse func() // response headers arrived (may be nil)
 }
 
 type callTraceKey struct{}
 
-func withCallTrace(ctx context.Context) (context.Context, *callTrace) {
-	t := &callTrace{}
+// withCallTrace attaches a new callTrace to ctx; onResponse (may be nil) is
+// called when a response's headers arrive.
+func withCallTrace(ctx context.Context, onResponse func()) (context.Context, *callTrace) {
+	t := &callTrace{onResponse: onResponse}
 	return context.WithValue(ctx, callTraceKey{}, t), t
 }
 
@@ -69,6 +72,9 @@ func (tt *traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := tt.next.RoundTrip(req.WithContext(ctx))
 	if resp != nil {
 		t.response(resp)
+		if t.onResponse != nil {
+			t.onResponse()
+		}
 	}
 	return resp, err
 }

@@ -37,10 +37,14 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		}
 		state := store.AttemptFailed
 		switch {
+		case errors.Is(cause, errDeadline) && pe.Received:
+			// The provider had begun answering: the outcome is known (SPEC §15).
+			pe = &providers.Error{Provider: a.Provider, Kind: providers.KindStreamTimeout, Fault: providers.FaultRouter,
+				Action: providers.ActionStop, Received: true, Message: "cut by the job's deadline after the provider began answering", Err: err}
 		case errors.Is(cause, errDeadline):
 			state = store.AttemptUnknown
 			pe = &providers.Error{Provider: a.Provider, Kind: providers.KindTimeout, Fault: providers.FaultRouter,
-				Action: providers.ActionStop, OutcomeUnknown: true, Message: "cut by the job's deadline after the request was sent", Err: err}
+				Action: providers.ActionStop, OutcomeUnknown: true, Message: "cut by the job's deadline after the request was sent, before any response byte", Err: err}
 		case errors.Is(cause, errLoser), errors.Is(cause, errJobCancelled), pe.Kind == providers.KindCancelled:
 			state = store.AttemptCancelled
 		case pe.OutcomeUnknown:
@@ -54,6 +58,11 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		}
 		r.finishAttempt(bg, job, a, store.AttemptOutcome{State: state, Error: detail, LatencyMS: latency}, log)
 		return attemptResult{attempt: a, state: state, err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe))}
+	}
+	if resp.FirstByte > 0 {
+		r.ttfb.add(a.Provider, resp.FirstByte)
+	} else {
+		r.ttfb.add(a.Provider, time.Duration(latency)*time.Millisecond) // an adapter that does not measure it
 	}
 	doc, violations := sp.judge(resp)
 	if len(violations) > 0 {

@@ -83,7 +83,7 @@ func (r *Runner) newOrchestrator(job *store.Job, route *Route, sp *spec, log *sl
 	decisions := r.decide(route, sp)
 	routing, _ := json.Marshal(decisions)
 	o := &orchestrator{
-		r: r, job: job, spec: sp, route: route, log: log, routing: routing,
+		r: r, job: job, spec: sp, route: route, log: log, routing: routing, decisions: decisions,
 		results: make(chan attemptResult), retries: map[string]int{}, used: map[string]bool{},
 		inflight: map[string]context.CancelCauseFunc{}, reasons: map[string]string{},
 	}

@@ -29,11 +29,12 @@ const ValidTriage = `{"category":"technical","priority":"high","summary":"Custom
 
 // Provider is one scripted provider of the test route, in route order.
 type Provider struct {
-	Name       string
-	Respond    func(call int, req *providers.Request) providers.Step
-	OnCall     func(call int, req *providers.Request)
-	Timeout    time.Duration // default 1m
-	MaxRetries int
+	Name          string
+	Respond       func(call int, req *providers.Request) providers.Step
+	OnCall        func(call int, req *providers.Request)
+	Timeout       time.Duration // default 1m
+	MaxRetries    int
+	ContextWindow int // default 128000
 }
 
 // Options configure a Bundle. Route.Providers is filled from Providers.
@@ -86,7 +87,11 @@ func New(t testing.TB, o Options) *Bundle {
 		if timeout == 0 {
 			timeout = time.Minute
 		}
-		targets[p.Name] = &race.Target{Provider: sp, Model: p.Name + "-model", ContextWindow: 128000, Timeout: timeout, MaxRetries: p.MaxRetries}
+		window := p.ContextWindow
+		if window == 0 {
+			window = 128000
+		}
+		targets[p.Name] = &race.Target{Provider: sp, Model: p.Name + "-model", ContextWindow: window, Timeout: timeout, MaxRetries: p.MaxRetries}
 		route.Providers = append(route.Providers, p.Name)
 	}
 	if route.MaxInflight == 0 {

@@ -59,7 +59,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 			s.Close()
 		}
 	}()
-	prompts, err := prompt.LoadDir(Resolve(cfg, cfg.PromptsDir))
+	prompts, err := LoadPrompts(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +140,17 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	s.api, s.Handler = srv, srv
 	log.Info("router ready", "replica", s.Replica, "prompts", len(prompts.All()), "providers", len(targets), "routes", len(routeNames))
 	return s, nil
+}
+
+// LoadPrompts loads the prompts directory. When the configuration does not
+// name one and the default ./prompts does not exist, no prompt is served (a
+// router of chat completions only needs none).
+func LoadPrompts(cfg *config.Config) (*prompt.Set, error) {
+	dir := Resolve(cfg, cfg.PromptsDir)
+	if _, err := os.Stat(dir); cfg.PromptsDirDefault && errors.Is(err, os.ErrNotExist) {
+		return prompt.EmptySet(), nil
+	}
+	return prompt.LoadDir(dir)
 }
 
 // background runs fn until Close.

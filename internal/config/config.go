@@ -42,6 +42,9 @@ type Config struct {
 	Log         Log               `yaml:"log"`
 	Execution   Execution         `yaml:"execution"`
 	Chat        Chat              `yaml:"chat"`
+	Retention   Retention         `yaml:"retention"`
+	Auth        Auth              `yaml:"auth"`
+	Webhooks    Webhooks          `yaml:"webhooks"`
 
 	// Dir is the directory of the config file; relative paths resolve from it.
 	Dir string `yaml:"-"`
@@ -76,8 +79,46 @@ type HTTP struct {
 type APIKey struct {
 	Owner  string `yaml:"owner"`
 	KeyEnv string `yaml:"key_env"`
+	// Webhook, when set, receives the owner's job completion events (SPEC §16).
+	Webhook *Webhook `yaml:"webhook"`
 	// Limits override the top-level limits for this owner, field by field.
 	Limits *Limits `yaml:"limits"`
+}
+
+// Webhook is an owner's completion-event endpoint; the signing secret comes
+// from the environment variable SecretEnv (a "whsec_" base64 secret, or any
+// string used as given).
+type Webhook struct {
+	URL       string `yaml:"url"`
+	SecretEnv string `yaml:"secret_env"`
+}
+
+// Retention of finished jobs (SPEC §16).
+type Retention struct {
+	// Jobs: how long after its idempotency key expired a job (with attempts,
+	// events and deliveries) is deleted. Default 720h (30 days).
+	Jobs Duration `yaml:"jobs"`
+	// LeaderLease: how long the maintenance leader's lease lasts; another
+	// replica takes over within it when the leader dies. Default 15s.
+	LeaderLease Duration `yaml:"leader_lease"`
+}
+
+// Auth settings.
+type Auth struct {
+	// CacheTTL: how long an API key lookup (hit or miss) is cached per
+	// replica; a revoked key is refused on every replica within it. Default
+	// 5s; 0s disables the cache.
+	CacheTTL *Duration `yaml:"cache_ttl"`
+}
+
+// Webhooks settings of completion-event delivery.
+type Webhooks struct {
+	Timeout          Duration `yaml:"timeout"`            // one try; default 10s
+	MaxResponseBytes int64    `yaml:"max_response_bytes"` // read of the answer; default 64 KiB
+	RetryFor         Duration `yaml:"retry_for"`          // keep retrying this long; default (and minimum) 24h
+	BackoffBase      Duration `yaml:"backoff_base"`       // first retry delay; default 5s
+	BackoffCap       Duration `yaml:"backoff_cap"`        // longest retry delay; default 1h
+	Workers          int      `yaml:"workers"`            // deliveries in flight per replica; default 10
 }
 
 // Limits are per-owner limits (SPEC §17). A field left out inherits (from the

@@ -75,6 +75,34 @@ func (c Config) WithDefaults() Config {
 	if c.Execution.ReconcileAfter == 0 {
 		c.Execution.ReconcileAfter = Duration(2 * time.Minute)
 	}
+	if c.Retention.Jobs == 0 {
+		c.Retention.Jobs = Duration(720 * time.Hour)
+	}
+	if c.Retention.LeaderLease == 0 {
+		c.Retention.LeaderLease = Duration(15 * time.Second)
+	}
+	if c.Auth.CacheTTL == nil {
+		ttl := Duration(5 * time.Second)
+		c.Auth.CacheTTL = &ttl
+	}
+	if c.Webhooks.Timeout == 0 {
+		c.Webhooks.Timeout = Duration(10 * time.Second)
+	}
+	if c.Webhooks.MaxResponseBytes == 0 {
+		c.Webhooks.MaxResponseBytes = 64 << 10
+	}
+	if c.Webhooks.RetryFor == 0 {
+		c.Webhooks.RetryFor = Duration(24 * time.Hour)
+	}
+	if c.Webhooks.BackoffBase == 0 {
+		c.Webhooks.BackoffBase = Duration(5 * time.Second)
+	}
+	if c.Webhooks.BackoffCap == 0 {
+		c.Webhooks.BackoffCap = Duration(time.Hour)
+	}
+	if c.Webhooks.Workers == 0 {
+		c.Webhooks.Workers = 10
+	}
 	for i := range c.Providers {
 		p := &c.Providers[i]
 		if p.Timeout == 0 {
@@ -221,12 +249,29 @@ func (c Config) problems() []string {
 		if k.Owner == "" || k.KeyEnv == "" {
 			add("api_keys[%d]: owner and key_env are both required", i)
 		}
+		if k.Webhook != nil {
+			if err := ValidateWebhookURL(k.Webhook.URL); err != nil {
+				add("api_keys[%d].webhook.url: %v", i, err)
+			}
+			if k.Webhook.SecretEnv == "" {
+				add("api_keys[%d].webhook.secret_env is required: the environment variable holding the signing secret", i)
+			}
+		}
 		checkLimits(fmt.Sprintf("api_keys[%d].limits", i), k.Limits)
 		eff := c.Limits.Over(k.Limits)
 		if prev, ok := owners[k.Owner]; ok && !prev.equal(eff) {
 			add("api_keys[%d].limits: owner %s has another key with different limits; limits are per owner, so give every key of an owner the same limits", i, k.Owner)
 		}
 		owners[k.Owner] = eff
+	}
+	if c.Webhooks.RetryFor < Duration(24*time.Hour) {
+		add("webhooks.retry_for (%s) is shorter than 24h: deliveries are retried for at least a day (SPEC §16)", c.Webhooks.RetryFor.D())
+	}
+	if c.Webhooks.BackoffBase > c.Webhooks.BackoffCap {
+		add("webhooks.backoff_base (%s) is larger than webhooks.backoff_cap (%s)", c.Webhooks.BackoffBase.D(), c.Webhooks.BackoffCap.D())
+	}
+	if c.Auth.CacheTTL != nil && *c.Auth.CacheTTL < 0 {
+		add("auth.cache_ttl must not be negative (0s disables the cache)")
 	}
 	names := map[string]bool{}
 	for i, p := range c.Providers {

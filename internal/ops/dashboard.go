@@ -72,6 +72,7 @@ type dashData struct {
 	Counters      *store.Counters
 	CounterWindow string
 	CounterTiles  []tile
+	Deliveries    *store.DeliveryStats
 }
 
 type tile struct {
@@ -118,6 +119,11 @@ func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 		d.Providers = reply.Providers
 	}
 	d.Conformance = s.conformanceMatrix(ctx, ops)
+	if st, err := s.store.WebhookDeliveryStats(ctx); err != nil {
+		d.Errors = append(d.Errors, "webhook deliveries: "+err.Error())
+	} else {
+		d.Deliveries = &st
+	}
 	if jobs, err := s.store.RecentJobs(ctx, ops.RecentJobs); err != nil {
 		d.Errors = append(d.Errors, "recent jobs: "+err.Error())
 	} else {

@@ -103,6 +103,11 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 			log.Info("migrations applied", "migrations", applied)
 		}
 	}
+	life, err := startLifecycle(ctx, cfg, st, pool, s.Replica, log)
+	if err != nil {
+		return nil, err
+	}
+	s.stops = append(s.stops, life.stop)
 	listener := store.NewListener(pool, log)
 	s.background(func(ctx context.Context) { listener.Run(ctx) })
 
@@ -115,7 +120,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 			MaxRetryAfter: cfg.Execution.Retry.MaxRetryAfter.D()},
 		Gate: ops.gate, Admission: ops.breakers, Observer: ops.metrics,
 	})
-	s.background(func(ctx context.Context) { s.runner.RunRecovery(ctx, race.RecoveryConfig{}) })
+	s.background(func(ctx context.Context) { s.runner.RunRecovery(ctx, race.RecoveryConfig{Leader: life.leader}) })
 
 	routeNames, models := map[string]bool{}, map[string]string{}
 	for name, r := range cfg.Routes {
@@ -131,7 +136,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 		Limits: apiLimits(cfg.Limits), OwnerLimits: ownerLimits(cfg),
 	}, api.Deps{
 		Store: st, Listener: listener, Prompts: prompts, Routes: routeNames, Models: models, Exec: s.runner,
-		Auth: &api.KeyAuth{Static: apiKeys, Store: st}, Log: log, Counters: ops.metrics,
+		Auth: api.NewCachedAuth(&api.KeyAuth{Static: apiKeys, Store: st}, cfg.Auth.CacheTTL.D()), Log: log, Counters: ops.metrics,
 	})
 	s.OpsHandler = ops.handler(cfg, st, prompts, opsKey, log)
 	s.api, s.Handler = srv, srv

@@ -52,6 +52,7 @@ var faults = []fault{
 func faultConfig(addr, dbURL, llmURL string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `listen: %s
+ops_listen: 127.0.0.1:0
 database_url: %q
 api_keys: [{owner: acme, key_env: E2E_API_KEY}]
 providers:

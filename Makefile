@@ -4,7 +4,7 @@
 GO ?= go
 export ROUTER_DEMO_KEY ?= demo-key
 
-.PHONY: run test build vet bench
+.PHONY: run test build vet bench fuzz
 
 run:
 	$(GO) run ./cmd/router serve --config demo/router.yaml
@@ -18,7 +18,24 @@ build:
 vet:
 	$(GO) vet ./...
 
-# Benchmarks (SPEC §14): its own durable PostgreSQL, a loopback mock provider, the
-# router as a process; writes bench/results/<time>/ and bench/results/latest/.
+# Benchmarks (SPEC §14), one run of about 6 minutes: its own durable PostgreSQL, a
+# loopback mock provider, the router binary as processes; writes report.md and charts
+# to bench/results/latest/ (in git) and the whole run, profiles included, to
+# .local/bench-runs/<time>/ (not in git). Flags: go run ./bench/cmd/routerbench -h.
 bench:
 	$(GO) run ./cmd/router localdb --durable --dir .local/pg-bench -- $(GO) run ./bench/cmd/routerbench
+
+# Fuzzing (Go native): each target below for FUZZTIME. Their seed corpora (and any
+# failing inputs kept in testdata/fuzz) already run in `make test`.
+FUZZTIME ?= 20s
+FUZZ_TARGETS = \
+	./internal/store:FuzzFingerprint \
+	./internal/api:FuzzParseJobBody \
+	./internal/api:FuzzProblemJSON \
+	./internal/chat:FuzzChatRequest \
+	./internal/prompt:FuzzRender \
+	./internal/providers:FuzzOpenAIStream \
+	./internal/jsontext:FuzzSanitize
+fuzz:
+	$(GO) run ./cmd/router localdb -- sh -c 'for t in $(FUZZ_TARGETS); do \
+		echo "== $$t"; $(GO) test -run "^$$" -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" || exit 1; done'

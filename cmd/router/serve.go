@@ -2,17 +2,23 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net"
+	"net/http"
+	"net/http/pprof"
+	"time"
 
 	"github.com/routerhq/router/internal/config"
 	"github.com/routerhq/router/internal/server"
 )
 
 func runServe(ctx context.Context, args []string) error {
-	fs := newFlags("serve", "router serve [--config router.yaml]",
+	fs := newFlags("serve", "router serve [--config router.yaml] [--debug-listen 127.0.0.1:6060]",
 		"Runs the router's HTTP API. Without database_url or DATABASE_URL it starts the embedded local PostgreSQL.")
 	cfgPath := configFlag(fs)
+	debugAddr := fs.String("debug-listen", "", "address serving net/http/pprof under /debug/pprof/ (off when empty; it is unauthenticated, so keep it on loopback)")
 	if err := parse(fs, args); err != nil || fs.Parsed() && fs.NArg() > 0 {
 		return errUsage
 	}
@@ -20,14 +26,71 @@ func runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (change `listen` in the config)", cfg.Listen, err)
+	}
+	opsLn, err := net.Listen("tcp", cfg.OpsListen)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("listen on %s: %w (change `ops_listen` in the config)", cfg.OpsListen, err)
+	}
+	var debugLn net.Listener
+	if *debugAddr != "" {
+		if debugLn, err = net.Listen("tcp", *debugAddr); err != nil {
+			ln.Close()
+			opsLn.Close()
+			return fmt.Errorf("listen on --debug-listen %s: %w (pick a free address, e.g. 127.0.0.1:6060)", *debugAddr, err)
+		}
+	}
+	return serve(ctx, cfg, ln, opsLn, debugLn)
+}
+
+// serve runs the router's tenant API on ln, its operator surface on opsLn, and
+// pprof on debugLn when it is not nil, until ctx ends. It closes the listeners.
+func serve(ctx context.Context, cfg *config.Config, ln, opsLn, debugLn net.Listener) error {
+	defer ln.Close()
+	defer opsLn.Close()
+	if debugLn != nil {
+		defer debugLn.Close()
+	}
 	srv, err := server.New(ctx, cfg, server.Options{})
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w (change `listen` in the config)", cfg.Listen, err)
+	if debugLn != nil {
+		stop := serveDebug(debugLn, server.NewLogger(cfg.Log))
+		defer stop()
 	}
-	return srv.Serve(ctx, ln)
+	return srv.ServeListeners(ctx, ln, opsLn)
+}
+
+// serveDebug serves net/http/pprof on ln (on a mux of its own: nothing is
+// registered on http.DefaultServeMux) until stop is called.
+func serveDebug(ln net.Listener, log *slog.Logger) (stop func()) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	log.Info("debug listener (pprof)", "addr", "http://"+ln.Addr().String()+"/debug/pprof/")
+	if a, ok := ln.Addr().(*net.TCPAddr); ok && !a.IP.IsLoopback() {
+		log.Warn("--debug-listen is not a loopback address: anyone who reaches it can profile this process and read its command line; use 127.0.0.1:PORT", "addr", ln.Addr().String())
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("debug listener stopped", "err", err)
+		}
+	}()
+	return func() {
+		// A CPU profile in progress holds its request open for its duration; do
+		// not wait for it.
+		_ = hs.Close()
+		<-done
+	}
 }

@@ -31,7 +31,11 @@ func writeOpenAIError(w http.ResponseWriter, status int, typ, code, param, messa
 // openAIAuthFail reports an authentication failure in the OpenAI shape.
 func openAIAuthFail(w http.ResponseWriter, _ *http.Request, status int, _ string, detail string) {
 	typ, code := "invalid_request_error", "invalid_api_key"
-	if status != http.StatusUnauthorized {
+	switch status {
+	case http.StatusUnauthorized:
+	case http.StatusTooManyRequests:
+		typ, code = "requests", "rate_limit_exceeded"
+	default:
 		typ, code = "server_error", "unavailable"
 	}
 	writeOpenAIError(w, status, typ, code, "", detail)

@@ -84,15 +84,15 @@ func endRequestSpan(span trace.Span, r *http.Request, status int) {
 // contextSubmitter is an Executor that can put a job's trace under the
 // request that created it (race.Runner is one).
 type contextSubmitter interface {
-	SubmitNewContext(ctx context.Context, job *store.Job)
+	SubmitNewContext(ctx context.Context, job *store.Job, plan store.JobPlan)
 }
 
 // submitNew hands a just-created job to the executor, with the request's trace
 // when the executor takes it.
-func (s *Server) submitNew(ctx context.Context, job *store.Job) {
+func (s *Server) submitNew(ctx context.Context, job *store.Job, plan store.JobPlan) {
 	if cs, ok := s.Exec.(contextSubmitter); ok {
-		cs.SubmitNewContext(ctx, job)
+		cs.SubmitNewContext(ctx, job, plan)
 		return
 	}
-	s.Exec.SubmitNew(job)
+	s.Exec.SubmitNew(job, plan)
 }

@@ -1,6 +1,8 @@
-// Package api owns the router's HTTP surface (SPEC §4): routing of requests,
-// authentication of API keys to owners, request validation, problem+json errors,
-// the job resource, and waiting for jobs (Prefer: wait).
+// Package api owns the router's tenant HTTP API (SPEC §4): routing of requests,
+// authentication of API keys to owners, per-owner limits (SPEC §17), request
+// validation, problem+json errors, the job resource, and waiting for jobs
+// (Prefer: wait), including answering waiters at once on shutdown (Drain). The
+// operator endpoints live in internal/ops, on their own listener.
 //
 // It must not run attempts or talk to providers: it hands new jobs to an
 // Executor, and reads and changes state only through internal/store.
@@ -20,13 +22,16 @@ import (
 
 // Executor runs jobs. Submit must return quickly; the job runs in the background.
 type Executor interface {
-	// SubmitNew starts a job the API has just created.
-	SubmitNew(job *store.Job)
+	// SubmitNew starts a job the API has just created, with the plan it was
+	// created from (nil when none).
+	SubmitNew(job *store.Job, plan store.JobPlan)
 	// Submit starts or resumes any other job (after a resolution or a retry).
 	Submit(job *store.Job)
-	// Preflight says whether any provider could take a job like this now; when
-	// none could, routing explains each provider.
-	Preflight(job *store.Job) (routing json.RawMessage, ok bool)
+	// Plan prepares a job's race before the job exists: whether any provider
+	// could take it now (when none could, ok is false and routing explains
+	// each provider) and the first attempt to create with it. err says the
+	// job cannot run at all (its prompt does not render).
+	Plan(job *store.Job) (plan store.JobPlan, routing json.RawMessage, ok bool, err error)
 	// Cancel stops this process's in-flight work on a job (best effort; the
 	// database already says it is cancelled).
 	Cancel(jobID string)
@@ -46,6 +51,17 @@ type Config struct {
 	RequireChatKey bool
 	// ChatWait is how long a chat completion call waits for its job (default 5m).
 	ChatWait time.Duration
+	// StreamKeepAlive is the longest a streaming chat caller goes without a
+	// byte while the router waits for a valid answer: an SSE comment line is
+	// sent at this interval (default 10s, SPEC §15).
+	StreamKeepAlive time.Duration
+	// Limits are every owner's limits unless OwnerLimits has the owner (SPEC §17).
+	Limits      Limits
+	OwnerLimits map[string]Limits
+	// LiveRefresh is how often an owner's live job count is read from the
+	// database for max_live_jobs (default 1s); between reads this replica adds
+	// its own admissions.
+	LiveRefresh time.Duration
 }
 
 // WithDefaults fills unset fields.
@@ -58,6 +74,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.ChatWait <= 0 {
 		c.ChatWait = 5 * time.Minute
+	}
+	if c.StreamKeepAlive <= 0 {
+		c.StreamKeepAlive = 10 * time.Second
 	}
 	return c
 }
@@ -93,7 +112,9 @@ func (nopCounters) KeyConflict()      {}
 type Server struct {
 	cfg Config
 	Deps
-	mux *http.ServeMux
+	mux    *http.ServeMux
+	limits *limiter
+	drain  drainer
 }
 
 // New builds the API.
@@ -105,14 +126,21 @@ func New(cfg Config, d Deps) *Server {
 		d.Counters = nopCounters{}
 	}
 	s := &Server{cfg: cfg.WithDefaults(), Deps: d, mux: http.NewServeMux()}
+	var counter LiveCounter
+	if d.Store != nil {
+		counter = d.Store
+	}
+	s.limits = newLimiter(s.cfg.Limits, s.cfg.OwnerLimits, s.cfg.LiveRefresh, counter)
+	s.drain.init()
 	s.mux.HandleFunc("POST /v1/jobs", s.authed(s.createJob))
+	s.mux.HandleFunc("GET /v1/jobs", s.authed(s.listJobs))
 	s.mux.HandleFunc("GET /v1/jobs/{id}", s.authed(s.getJob))
+	s.mux.HandleFunc("GET /v1/jobs/{id}/events", s.authed(s.jobEvents))
 	s.mux.HandleFunc("POST /v1/jobs/{id}/cancel", s.authed(s.cancelJob))
 	s.mux.HandleFunc("POST /v1/jobs/{id}/retry", s.authed(s.retryJob))
 	s.mux.HandleFunc("POST /v1/jobs/{id}/attempts/{seq}/resolve", s.authed(s.resolveAttempt))
 	s.mux.HandleFunc("POST /v1/chat/completions", s.withOwner(s.chatCompletions, openAIAuthFail))
 	s.mux.HandleFunc("GET /v1/models", s.withOwner(s.listModels, openAIAuthFail))
-	s.mux.HandleFunc("GET /v1/conformance", s.ListConformance)
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -122,7 +150,8 @@ func New(cfg Config, d Deps) *Server {
 	return s
 }
 
-// Handle adds a handler (for endpoints owned by other packages, such as /metrics).
+// Handle adds a handler (for tenant endpoints owned by other packages). The
+// operator endpoints are never mounted here: they live in internal/ops.
 func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
 
 // ServeHTTP serves the API with panic recovery and access logs.

@@ -33,9 +33,13 @@ type bundle struct {
 	primary  *providers.Scripted
 	fallback *providers.Scripted
 	runner   *race.Runner
+	listener *store.Listener
+	prompts  *prompt.Set
+	api      *api.Server
 }
 
 type options struct {
+	keepAlive time.Duration // api.Config.StreamKeepAlive
 	retention time.Duration
 	respond   func(call int, req *providers.Request) providers.Step
 	timeout   time.Duration
@@ -46,6 +50,10 @@ type options struct {
 	window int
 	// fallback, when set, adds a second provider to the route.
 	fallback func(call int, req *providers.Request) providers.Step
+	// limits: per-owner limits (SPEC §17).
+	limits      api.Limits
+	ownerLimits map[string]api.Limits
+	liveRefresh time.Duration
 	// hedgeAfter, when set, hedges on the fallback after it.
 	hedgeAfter time.Duration
 }
@@ -87,11 +95,13 @@ func setup(t *testing.T, opt options) *bundle {
 		Store: db.Store, Listener: listener, Prompts: prompts, LeaseOwner: "test", Log: log,
 		Targets: targets, Routes: map[string]*race.Route{"default": route},
 	})
-	srv := httptest.NewServer(api.New(api.Config{MaxBodyBytes: opt.maxBody, LeaseOwner: "test", Lease: 30 * time.Second}, api.Deps{
+	apiSrv := api.New(api.Config{MaxBodyBytes: opt.maxBody, LeaseOwner: "test", Lease: 30 * time.Second,
+		Limits: opt.limits, OwnerLimits: opt.ownerLimits, LiveRefresh: opt.liveRefresh, StreamKeepAlive: opt.keepAlive}, api.Deps{
 		Store: db.Store, Listener: listener, Prompts: prompts, Routes: map[string]bool{"default": true}, Models: aliases(opt.models),
 		Exec: runner, Log: log,
 		Auth: &api.KeyAuth{Static: map[string]string{acmeKey: "acme", globexKey: "globex"}, Store: db.Store},
-	}))
+	})
+	srv := httptest.NewServer(apiSrv)
 	t.Cleanup(func() {
 		srv.Close()
 		stopCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
@@ -99,7 +109,7 @@ func setup(t *testing.T, opt options) *bundle {
 		runner.Stop(stopCtx)
 		cancel()
 	})
-	return &bundle{db: db, srv: srv, primary: primary, fallback: fallback, runner: runner}
+	return &bundle{db: db, srv: srv, primary: primary, fallback: fallback, runner: runner, listener: listener, prompts: prompts, api: apiSrv}
 }
 
 type reply struct {

@@ -51,32 +51,34 @@ func (s *Server) waitJob(ctx context.Context, owner, id string, wait time.Durati
 
 // waitSubscribed is waitJob for a caller that subscribed to the job's changes
 // itself; fresh says the job is known to be unsettled (just created), so the
-// first read can be skipped.
-func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time.Duration, changed <-chan struct{}, fresh bool) (*store.Job, error) {
+// first read can be skipped. While waiting nothing is read when a change
+// announces a final state (succeeded, cancelled: always announced with it); any
+// other announcement may be older than the last read (announcements of other
+// replicas arrive late) and is checked by reading the state. The whole job is
+// read once, at the end.
+func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time.Duration, changed <-chan string, fresh bool) (*store.Job, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	// Only the state is read while waiting; the whole job once, at the end.
+	state := ""
+	if fresh {
+		state = store.JobRunning
+	}
 	for {
-		if fresh {
-			fresh = false
-			select {
-			case <-changed:
-				continue
-			case <-ctx.Done():
+		if state == "" {
+			var err error
+			if state, err = s.Store.JobState(context.WithoutCancel(ctx), owner, id); err != nil {
+				return nil, err
 			}
-			break
-		}
-		state, err := s.Store.JobState(context.WithoutCancel(ctx), owner, id)
-		if err != nil {
-			return nil, err
 		}
 		if settled(state) {
 			break
 		}
 		select {
-		case <-changed:
+		case state = <-changed:
+			state = store.FinalState(state)
 			continue
 		case <-ctx.Done():
+		case <-s.drain.ch: // shutting down: answer with the job as it stands
 		}
 		break
 	}
@@ -87,7 +89,7 @@ func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time
 // changes first, so none is missed and the first read can be skipped) and waits
 // up to wait for it to settle; an existing job is only waited for. It returns the
 // job as it stands; err is set only when reading it failed.
-func (s *Server) startAndWait(ctx context.Context, job *store.Job, created bool, wait time.Duration) (*store.Job, error) {
+func (s *Server) startAndWait(ctx context.Context, job *store.Job, created bool, wait time.Duration, plan store.JobPlan) (*store.Job, error) {
 	if !created {
 		if wait <= 0 || settled(job.State) {
 			return job, nil
@@ -95,11 +97,18 @@ func (s *Server) startAndWait(ctx context.Context, job *store.Job, created bool,
 		return s.waitJob(ctx, job.Owner, job.ID, wait)
 	}
 	if wait <= 0 {
-		s.submitNew(ctx, job)
+		s.submitNew(ctx, job, plan)
 		return job, nil
 	}
 	changed, unsubscribe := s.Listener.Subscribe(job.ID)
 	defer unsubscribe()
-	s.submitNew(ctx, job)
+	s.submitNew(ctx, job, plan)
 	return s.waitSubscribed(ctx, job.Owner, job.ID, wait, changed, true)
+}
+
+// discard gives back what a plan holds when its job was not created.
+func discard(plan store.JobPlan) {
+	if plan != nil {
+		plan.Discard()
+	}
 }

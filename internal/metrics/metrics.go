@@ -41,6 +41,9 @@ type ReplicaSource interface {
 type Options struct {
 	// Pool: database pool statistics.
 	Pool *pgxpool.Pool
+	// DB: the database work counters (round trips, statements, transactions,
+	// durable commits, batch sizes); see NewDB.
+	DB *DB
 	// Breakers: this process's breaker states, read at scrape time.
 	Breakers BreakerSource
 	// Replicas and ReplicaMaxAge: every live replica's published breaker states,
@@ -66,6 +69,7 @@ type Metrics struct {
 	racesLost     *prometheus.CounterVec
 	hedgesStarted *prometheus.CounterVec
 	hedgesWon     *prometheus.CounterVec
+	hedgesDenied  *prometheus.CounterVec
 	replays       prometheus.Counter
 	conflicts     prometheus.Counter
 	latency       *prometheus.HistogramVec
@@ -102,6 +106,8 @@ func New(opt Options) *Metrics {
 			Help: "Hedge attempts started, by provider."}, []string{"provider"}),
 		hedgesWon: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_hedges_won_total",
 			Help: "Hedge attempts that won their job's race, by provider."}, []string{"provider"}),
+		hedgesDenied: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_hedges_denied_total",
+			Help: "Hedges the route's hedge budget denied in this process, by route."}, []string{"route"}),
 		replays: prometheus.NewCounter(prometheus.CounterOpts{Name: "router_idempotent_replays_total",
 			Help: "Requests answered with an existing job for the same idempotency key and fingerprint."}),
 		conflicts: prometheus.NewCounter(prometheus.CounterOpts{Name: "router_idempotency_key_conflicts_total",
@@ -118,7 +124,7 @@ func New(opt Options) *Metrics {
 			Help: "USD spent on attempts (usage × the configured price), winners and losers, by owner, provider and model."},
 			[]string{"owner", "provider", "model"}),
 	}
-	m.reg.MustRegister(m.jobs, m.attemptsStart, m.attempts, m.errors, m.racesLost, m.hedgesStarted, m.hedgesWon,
+	m.reg.MustRegister(m.jobs, m.attemptsStart, m.attempts, m.errors, m.racesLost, m.hedgesStarted, m.hedgesWon, m.hedgesDenied,
 		m.replays, m.conflicts, m.latency, m.tokens, m.transitions, m.cost)
 	for _, c := range []prometheus.Counter{m.replays, m.conflicts} {
 		c.Add(0)
@@ -131,6 +137,9 @@ func New(opt Options) *Metrics {
 	}
 	if opt.Pool != nil {
 		m.reg.MustRegister(&poolCollector{pool: opt.Pool})
+	}
+	if opt.DB != nil {
+		m.reg.MustRegister(opt.DB.collectors()...)
 	}
 	if !opt.NoProcessCollectors {
 		m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -193,6 +202,9 @@ func (m *Metrics) RaceLost(provider string) { m.racesLost.WithLabelValues(provid
 
 // HedgeStarted implements race.Observer.
 func (m *Metrics) HedgeStarted(provider string) { m.hedgesStarted.WithLabelValues(provider).Inc() }
+
+// HedgeDenied implements race.HedgeDenialObserver.
+func (m *Metrics) HedgeDenied(route string) { m.hedgesDenied.WithLabelValues(route).Inc() }
 
 // JobSettled implements race.Observer.
 func (m *Metrics) JobSettled(state string) { m.jobs.WithLabelValues(state).Inc() }

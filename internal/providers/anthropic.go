@@ -105,8 +105,8 @@ func (p *Anthropic) Complete(ctx context.Context, req *Request) (*Response, erro
 	defer cancel()
 	dl := newAttemptDeadlines(actx, p.cfg.FirstByteTimeout, 0)
 	defer dl.stop()
-	tctx, trace := withCallTrace(dl.ctx)
-	msg, err := p.client.Messages.New(tctx, params, option.WithRequestTimeout(p.requestTimeout()), firstByteOption(dl))
+	tctx, trace := withCallTrace(dl.ctx, dl.gotFirstByte)
+	msg, err := p.client.Messages.New(tctx, params, option.WithRequestTimeout(p.requestTimeout()))
 	if err != nil {
 		return nil, p.classify(actx, dl, trace, err, false)
 	}
@@ -127,15 +127,4 @@ func (p *Anthropic) attemptContext(ctx context.Context) (context.Context, contex
 		return context.WithTimeout(ctx, p.cfg.Timeout)
 	}
 	return context.WithCancel(ctx)
-}
-
-// firstByteOption tells dl when the response headers arrive.
-func firstByteOption(dl *callDeadlines) option.RequestOption {
-	return option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		resp, err := next(req)
-		if resp != nil {
-			dl.gotFirstByte()
-		}
-		return resp, err
-	})
 }

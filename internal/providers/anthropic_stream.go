@@ -28,9 +28,9 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 	defer cancel()
 	dl := newAttemptDeadlines(actx, p.cfg.FirstByteTimeout, p.cfg.StreamIdleTimeout)
 	defer dl.stop()
-	tctx, trace := withCallTrace(dl.ctx)
+	tctx, trace := withCallTrace(dl.ctx, dl.gotFirstByte)
 
-	stream := p.client.Messages.NewStreaming(tctx, params, firstByteOption(dl))
+	stream := p.client.Messages.NewStreaming(tctx, params)
 	defer stream.Close()
 	var acc anthropicAcc
 	for stream.Next() {

@@ -22,12 +22,15 @@ type callTrace struct {
 	connected  bool
 	status     int
 	retryAfter time.Duration
+	onResponse func() // response headers arrived (may be nil)
 }
 
 type callTraceKey struct{}
 
-func withCallTrace(ctx context.Context) (context.Context, *callTrace) {
-	t := &callTrace{}
+// withCallTrace attaches a new callTrace to ctx; onResponse (may be nil) is
+// called when a response's headers arrive.
+func withCallTrace(ctx context.Context, onResponse func()) (context.Context, *callTrace) {
+	t := &callTrace{onResponse: onResponse}
 	return context.WithValue(ctx, callTraceKey{}, t), t
 }
 
@@ -59,11 +62,20 @@ func (t *callTrace) result() (connected bool, status int, retryAfter time.Durati
 // traceTransport wraps the adapter's RoundTripper to fill the callTrace found in
 // the request's context. Requests without one pass through untouched.
 type traceTransport struct {
-	next http.RoundTripper
+	next  http.RoundTripper
+	limit int64 // > 0: every response body is bounded to it (see limitBody)
 }
 
 func (tt *traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = withTraceContext(req)
+	resp, err := tt.roundTrip(req)
+	if resp != nil && resp.Body != nil && tt.limit > 0 {
+		resp.Body = &limitedBody{rc: resp.Body, left: tt.limit, limit: tt.limit}
+	}
+	return resp, err
+}
+
+func (tt *traceTransport) roundTrip(req *http.Request) (*http.Response, error) {
 	t, _ := req.Context().Value(callTraceKey{}).(*callTrace)
 	if t == nil {
 		return tt.next.RoundTrip(req)
@@ -74,6 +86,9 @@ func (tt *traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := tt.next.RoundTrip(req.WithContext(ctx))
 	if resp != nil {
 		t.response(resp)
+		if t.onResponse != nil {
+			t.onResponse()
+		}
 	}
 	return resp, err
 }
@@ -100,8 +115,30 @@ func tracingClient(base *http.Client) *http.Client {
 	}
 	next := c.Transport
 	if next == nil {
-		next = http.DefaultTransport
+		next = NewTransport(0)
 	}
 	c.Transport = &traceTransport{next: next}
 	return &c
+}
+
+// DefaultIdleConnsPerHost is how many idle connections to one provider host an
+// adapter keeps when none is configured. net/http's default (2) makes a router
+// under concurrent load open and close a TCP (and TLS) connection for most
+// calls; keeping as many as the calls in flight lets every call reuse one.
+const DefaultIdleConnsPerHost = 256
+
+// NewTransport returns an http.Transport for one provider, keeping up to
+// idlePerHost idle connections (0: DefaultIdleConnsPerHost), with HTTP/2 when
+// the provider offers it, the proxy from the environment and dial, TLS and
+// idle timeouts as net/http's defaults. It has no total timeout: the adapter's
+// deadlines bound each call.
+func NewTransport(idlePerHost int) *http.Transport {
+	if idlePerHost <= 0 {
+		idlePerHost = DefaultIdleConnsPerHost
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 0 // no global cap: the per-host cap bounds each provider
+	t.MaxIdleConnsPerHost = idlePerHost
+	t.ForceAttemptHTTP2 = true
+	return t
 }

@@ -39,6 +39,12 @@ type Observer interface {
 	JobSettled(state string)
 }
 
+// HedgeDenialObserver is an optional part of an Observer: it hears of each
+// hedge a route's hedge budget denied.
+type HedgeDenialObserver interface {
+	HedgeDenied(route string)
+}
+
 // nopObserver is used when no Observer is configured.
 type nopObserver struct{}
 

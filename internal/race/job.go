@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/routerhq/router/internal/store"
 )
@@ -15,8 +14,9 @@ import (
 // until one wins or nothing is left to try.
 //
 // fresh, when not nil, is the job as this process just created it, already
-// holding its lease: it is neither taken nor read again.
-func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job) {
+// holding its lease (renewed by this runner's lease keeper): it is neither
+// taken nor read again; plan, when not nil, is its prepared race.
+func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, plan *Plan) {
 	log := r.cfg.Log.With("job_id", jobID)
 	if fresh == nil {
 		ok, err := r.cfg.Store.AcquireJobLease(ctx, jobID, r.cfg.LeaseOwner, r.cfg.Lease)
@@ -27,13 +27,15 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job) {
 			return
 		}
 	}
+	var o *orchestrator
 	defer func() {
+		if o != nil && (o.done || o.settled) {
+			return // the win or the settlement released the lease in its own commit
+		}
 		if err := r.cfg.Store.ReleaseJobLease(context.WithoutCancel(ctx), jobID, r.cfg.LeaseOwner); err != nil {
 			log.Warn("could not release the job's lease", "err", err)
 		}
 	}()
-	stopLease := r.keepLease(ctx, jobID, log)
-	defer stopLease()
 
 	job := fresh
 	if job == nil {
@@ -47,13 +49,25 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job) {
 		return
 	}
 	log = log.With("owner", job.Owner, "operation", job.Operation)
-	o, reason := r.prepare(ctx, job, log)
-	if o == nil {
-		if _, err := r.cfg.Store.SettleJob(context.WithoutCancel(ctx), job.ID, reason); err != nil {
-			log.Error("could not record job failure", "err", err)
+	if plan != nil && plan.o != nil {
+		o = plan.o
+		o.job, o.log, o.spec.jobID = job, log, job.ID
+		if len(job.Attempts) == 1 && plan.first != nil {
+			o.first, o.firstRelease = &job.Attempts[0], plan.release
+			plan.release = nil
 		}
-		log.Warn("job failed before any attempt", "reason", reason)
-		return
+		plan.Discard()
+	} else {
+		var reason string
+		if o, reason = r.prepare(ctx, job, log); o == nil {
+			state, err := r.cfg.Store.SettleJob(context.WithoutCancel(ctx), job.ID, reason)
+			if err != nil {
+				log.Error("could not record job failure", "err", err)
+			}
+			r.cfg.Listener.Publish(job.ID, state)
+			log.Warn("job failed before any attempt", "reason", reason)
+			return
+		}
 	}
 	if r.cfg.Listener != nil {
 		changed, unsubscribe := r.cfg.Listener.Subscribe(job.ID)
@@ -63,6 +77,24 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job) {
 	ctx, endSpan := r.startJobSpan(ctx, job)
 	defer endSpan()
 	o.run(ctx)
+}
+
+// newOrchestrator makes the race of a job on route: its routing decisions and
+// eligible candidates, in route order.
+func (r *Runner) newOrchestrator(job *store.Job, route *Route, sp *spec, log *slog.Logger) *orchestrator {
+	decisions := r.decide(route, sp)
+	routing, _ := json.Marshal(decisions)
+	o := &orchestrator{
+		r: r, job: job, spec: sp, route: route, log: log, routing: routing, decisions: decisions,
+		results: make(chan attemptResult), retries: map[string]int{}, used: map[string]bool{},
+		inflight: map[string]context.CancelCauseFunc{}, reasons: map[string]string{},
+	}
+	for _, d := range decisions {
+		if d.Eligible {
+			o.candidates = append(o.candidates, d.Provider)
+		}
+	}
+	return o
 }
 
 // prepare loads what the orchestrator needs; a nil orchestrator comes with the
@@ -76,23 +108,15 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 	if err != nil {
 		return nil, err.Error()
 	}
-	decisions := r.decide(route, sp)
-	routing, _ := json.Marshal(decisions)
-	o := &orchestrator{
-		r: r, job: job, spec: sp, route: route, log: log, routing: routing,
-		results: make(chan attemptResult), retries: map[string]int{}, used: map[string]bool{},
-		inflight: map[string]context.CancelCauseFunc{}, reasons: map[string]string{},
-	}
-	var why []string
-	for _, d := range decisions {
-		if d.Eligible {
-			o.candidates = append(o.candidates, d.Provider)
-		} else {
+	o := r.newOrchestrator(job, route, sp, log)
+	if len(o.candidates) == 0 {
+		var decisions []Decision
+		_ = json.Unmarshal(o.routing, &decisions)
+		var why []string
+		for _, d := range decisions {
 			why = append(why, d.Provider+": "+d.Reason)
 		}
-	}
-	if len(o.candidates) == 0 {
-		if err := r.cfg.Store.SetRouting(ctx, job.ID, routing); err != nil {
+		if err := r.cfg.Store.SetRouting(ctx, job.ID, o.routing); err != nil {
 			log.Error("could not record routing", "err", err)
 		}
 		return nil, "no eligible provider on route " + job.Route + " (" + strings.Join(why, "; ") + ")"
@@ -114,13 +138,16 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 // watchCancel cancels this process's work on a job when the database says the
 // job was cancelled (by any replica), or, unless the route keeps losers
 // running, completed.
-func (r *Runner) watchCancel(ctx context.Context, jobID string, changed <-chan struct{}, cancelLosers bool) {
+func (r *Runner) watchCancel(ctx context.Context, jobID string, changed <-chan string, cancelLosers bool) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-changed:
-			state, err := r.cfg.Store.JobStateAny(ctx, jobID)
+		case state := <-changed:
+			var err error
+			if state = store.FinalState(state); state == "" {
+				state, err = r.cfg.Store.JobStateAny(ctx, jobID)
+			}
 			switch {
 			case err != nil:
 				if ctx.Err() == nil {
@@ -137,29 +164,6 @@ func (r *Runner) watchCancel(ctx context.Context, jobID string, changed <-chan s
 			}
 		}
 	}
-}
-
-// keepLease renews the job's lease and its in-flight attempts' leases at a
-// third of their length until stopped.
-func (r *Runner) keepLease(ctx context.Context, jobID string, log *slog.Logger) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(r.cfg.Lease / 3)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				if err := r.cfg.Store.RenewLeases(ctx, jobID, r.cfg.LeaseOwner, r.cfg.Lease); err != nil && ctx.Err() == nil {
-					log.Warn("could not renew leases", "err", err)
-				}
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
 }
 
 // failureOf is why an earlier attempt did not win, from its stored error, so a

@@ -2,6 +2,7 @@ package race
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"math/rand/v2"
@@ -29,7 +30,13 @@ type orchestrator struct {
 	route *Route
 	// routing is the routing decisions, recorded with the first attempt.
 	routing []byte
-	log     *slog.Logger
+	// decisions are the routing decisions, for adding a later event to them.
+	decisions []Decision
+	log       *slog.Logger
+	// first, when set, is the attempt created with the job (see Plan), and
+	// firstRelease its breaker admission.
+	first        *store.Attempt
+	firstRelease func(Outcome)
 
 	candidates []string        // eligible providers, route order
 	used       map[string]bool // providers that had an attempt this round
@@ -40,6 +47,7 @@ type orchestrator struct {
 	reasons    map[string]string // provider -> why it failed (for the job's error)
 
 	leaseLost  bool   // another process took the job over: touch nothing more
+	settled    bool   // finish moved the job out of pending/running (its lease went with it)
 	retryReady string // a retry whose delay passed while max_inflight was reached
 	done       bool   // a result won, or the job was completed elsewhere
 	blocked    bool   // an attempt is unknown: no new attempt may start
@@ -47,6 +55,11 @@ type orchestrator struct {
 	stopWhy    string
 	retryAt    *time.Timer
 	retryFor   string
+
+	hedgeRelease func() // the hedge budget taken for the hedge being started
+	hedgeDenied  bool   // a denial was recorded in routing
+	lastTarget   string // the target of the attempt started last
+	drainSeen    bool   // the runner's drain was acted on
 }
 
 // attemptResult is how an attempt ended.
@@ -59,6 +72,7 @@ type attemptResult struct {
 }
 
 func (o *orchestrator) run(ctx context.Context) {
+	defer o.r.hedges.jobStarted(o.job.Route)()
 	var deadline <-chan time.Time
 	if o.route.Deadline > 0 {
 		t := time.NewTimer(o.route.Deadline)
@@ -70,12 +84,22 @@ func (o *orchestrator) run(ctx context.Context) {
 	defer hedge.Stop()
 	retry := make(<-chan time.Time)
 
-	if p := o.next(); p != "" {
-		role := o.r.roleOf(o.route, p)
-		if o.attempts > 0 {
-			role = store.RoleFailover
+	switch {
+	case o.first != nil:
+		// Created with the job, in the same commit: send it at once.
+		a, release := o.first, o.firstRelease
+		o.first, o.firstRelease, o.routing = nil, nil, nil
+		o.used[a.Provider] = true
+		o.attempts++
+		o.launch(ctx, a, a.Role, release)
+	default:
+		if p := o.next(); p != "" {
+			role := o.r.roleOf(o.route, p)
+			if o.attempts > 0 {
+				role = store.RoleFailover
+			}
+			o.start(ctx, p, role)
 		}
-		o.start(ctx, p, role)
 	}
 	o.armHedge(ctx, hedge)
 
@@ -86,7 +110,7 @@ func (o *orchestrator) run(ctx context.Context) {
 		// Nothing is in flight. The blocking rule is the database's: if the
 		// unknown attempt that stopped new attempts was resolved meanwhile (by
 		// an operator or reconciliation), the race goes on.
-		if !o.blocked || o.done || o.stopped || o.leaseLost || ctx.Err() != nil {
+		if !o.blocked || o.done || o.stopped || o.leaseLost || ctx.Err() != nil || o.r.draining.Load() {
 			break
 		}
 		unknown, err := o.r.cfg.Store.HasUnknownAttempt(ctx, o.job.ID)
@@ -120,8 +144,19 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 		o.armHedge(ctx, hedge)
 	case <-hedge.C:
 		if p := o.next(); p != "" && o.canStart() && len(o.inflight) < o.route.MaxInflight {
+			release, ok, why := o.r.hedges.acquire(o.job.Route, o.route)
+			if !ok {
+				o.denyHedge(ctx, p, why)
+				o.armHedge(ctx, hedge) // the budget may allow it later
+				break
+			}
 			o.log.Info("hedging", "provider", p, "after", o.hedgeDelay(ctx))
+			o.hedgeRelease = release
 			o.start(ctx, p, store.RoleHedge)
+			if o.hedgeRelease != nil { // no hedge attempt started
+				o.hedgeRelease()
+				o.hedgeRelease = nil
+			}
 			o.armHedge(ctx, hedge)
 		}
 	case <-*retry:
@@ -142,6 +177,11 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 		for _, cancel := range o.inflight {
 			cancel(errDeadline)
 		}
+	case <-o.r.drainSignal(o.drainSeen):
+		// Shutting down: no new attempt; a pending retry is handed over.
+		o.drainSeen = true
+		o.cancelRetry()
+		o.retryReady = ""
 	case <-ctx.Done():
 		o.cancelRetry()
 		// Job cancelled or process stopping: the attempts see ctx too; wait for them.
@@ -157,6 +197,9 @@ func (o *orchestrator) finish(ctx context.Context) {
 	if o.done || o.leaseLost || errors.Is(context.Cause(ctx), errShutdown) {
 		return
 	}
+	if o.handOver() {
+		return // the deferred lease release lets another replica go on at once
+	}
 	if o.routing != nil { // no attempt was created: record why
 		if err := o.r.cfg.Store.SetRouting(context.WithoutCancel(ctx), o.job.ID, o.routing); err != nil {
 			o.log.Error("could not record routing", "err", err)
@@ -167,10 +210,14 @@ func (o *orchestrator) finish(ctx context.Context) {
 		o.log.Error("could not settle job", "err", err)
 		return
 	}
+	o.settled = state != store.JobPending && state != store.JobRunning
+	o.r.cfg.Listener.Publish(o.job.ID, state)
 	o.r.cfg.Observer.JobSettled(state)
 }
 
-func (o *orchestrator) canStart() bool { return !o.done && !o.blocked && !o.stopped }
+func (o *orchestrator) canStart() bool {
+	return !o.done && !o.blocked && !o.stopped && !o.r.draining.Load()
+}
 
 func (o *orchestrator) stop(why string) {
 	if !o.stopped {
@@ -192,6 +239,9 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 	case store.AttemptWon, store.AttemptLost:
 		if res.state == store.AttemptWon {
 			o.r.cfg.Observer.JobSettled(store.JobSucceeded)
+		}
+		if len(o.inflight) > 0 {
+			o.log.Info("race won", "provider", p, "role", res.attempt.Role, "others_in_flight", len(o.inflight))
 		}
 		o.done = true
 		o.cancelRetry()
@@ -222,11 +272,61 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 			} else {
 				o.failover(ctx) // one retry is already pending
 			}
+		case pe.Kind == providers.KindContextLength:
+			// Only a target with a larger context window can take the request.
+			o.skipWindowsUpTo(o.r.cfg.Targets[p])
+			if o.next() == "" {
+				o.stop(res.reason)
+			} else {
+				o.failover(ctx)
+			}
+		case pe.Action == providers.ActionStop && pe.Kind == providers.KindBadRequest && len(o.inflight) > 0:
+			// Another target is working on the same request: this one refuses
+			// something the other accepted (an assistant prefill, a parameter).
+			// The race goes on with the attempt in flight.
 		case pe.Action == providers.ActionStop && !(pe.Kind == providers.KindContentPolicy && o.route.FailoverOnContentPolicy):
 			o.stop(res.reason)
 		default:
 			o.failover(ctx)
 		}
+	}
+}
+
+// skipWindowsUpTo marks as used every candidate whose context window is no
+// larger than t's: a request too long for t is too long for them.
+func (o *orchestrator) skipWindowsUpTo(t *Target) {
+	if t == nil || t.ContextWindow <= 0 {
+		return
+	}
+	for _, c := range o.candidates {
+		if ct := o.r.cfg.Targets[c]; ct != nil && ct.ContextWindow <= t.ContextWindow && !o.used[c] {
+			o.used[c] = true
+			o.reasons[c] = c + ": skipped: its context window is no larger than that of a target that rejected the request as too long"
+		}
+	}
+}
+
+// denyHedge records, once per job, that the hedge budget denied a hedge.
+func (o *orchestrator) denyHedge(ctx context.Context, target, why string) {
+	o.log.Info("hedge denied", "provider", target, "reason", why)
+	if obs, ok := o.r.cfg.Observer.(HedgeDenialObserver); ok {
+		obs.HedgeDenied(o.job.Route)
+	}
+	if o.hedgeDenied {
+		return
+	}
+	o.hedgeDenied = true
+	o.decisions = append(o.decisions, Decision{Provider: target, Event: "hedge_denied", Eligible: true, Reason: why})
+	b, err := json.Marshal(o.decisions)
+	if err != nil {
+		return
+	}
+	if o.routing != nil {
+		o.routing = b // not recorded yet: recorded with the next attempt
+		return
+	}
+	if err := o.r.cfg.Store.SetRouting(context.WithoutCancel(ctx), o.job.ID, b); err != nil {
+		o.log.Warn("could not record the hedge denial in routing", "err", err)
 	}
 }
 
@@ -262,36 +362,50 @@ func (o *orchestrator) next() string {
 	return ""
 }
 
+// choose asks provider's breaker to admit an attempt of role; a refusal moves
+// on to the next eligible provider, as a failover (§6.3: an open breaker fails
+// over). ok=false: no provider was admitted. release must be called once with
+// the attempt's outcome.
+func (o *orchestrator) choose(provider, role string) (string, string, func(Outcome), bool) {
+	for provider != "" {
+		adm := o.r.cfg.Admission
+		if adm == nil {
+			return provider, role, func(Outcome) {}, true
+		}
+		rel, ok, why := adm.Admit(provider)
+		if ok {
+			return provider, role, rel, true
+		}
+		o.used[provider] = true
+		o.reasons[provider] = provider + ": skipped: " + why
+		o.log.Info("provider not admitted", "provider", provider, "reason", why)
+		provider = o.next()
+		if role == store.RolePrimary || role == store.RoleRetry {
+			role = store.RoleFailover
+		}
+	}
+	return "", role, nil, false
+}
+
 // start creates an attempt row (the store enforces the blocking rule and the
 // bounds), marks it running and calls the provider in a goroutine.
 func (o *orchestrator) start(ctx context.Context, provider, role string) {
-	t := o.r.cfg.Targets[provider]
-	model := t.Model
+	if o.r.draining.Load() {
+		return // shutting down: the job is handed over (finish)
+	}
+	provider, role, release, ok := o.choose(provider, role)
+	if !ok {
+		return
+	}
+	model := o.r.cfg.Targets[provider].Model
 	if o.spec.model != "" {
 		model = o.spec.model
-	}
-	release := func(Outcome) {}
-	if adm := o.r.cfg.Admission; adm != nil {
-		rel, ok, why := adm.Admit(provider)
-		if !ok {
-			o.used[provider] = true
-			o.reasons[provider] = provider + ": skipped: " + why
-			o.log.Info("provider not admitted", "provider", provider, "reason", why)
-			if next := o.next(); next != "" {
-				if role == store.RolePrimary || role == store.RoleRetry {
-					role = store.RoleFailover // §6.3: an open breaker fails over
-				}
-				o.start(ctx, next, role)
-			}
-			return
-		}
-		release = rel
 	}
 	a, err := o.r.cfg.Store.CreateAttempt(ctx, store.NewAttempt{
 		JobID: o.job.ID, Provider: provider, Model: model, Role: role,
 		LeaseOwner: o.r.cfg.LeaseOwner, LeaseFor: o.r.cfg.Lease, Orchestrator: o.r.cfg.LeaseOwner,
 		MaxInflight: o.route.MaxInflight, MaxAttempts: o.route.MaxAttempts, Routing: o.routing,
-		Price: storePrice(t.Price),
+		Price: storePrice(o.r.cfg.Targets[provider].Price),
 	})
 	o.routing = nil // recorded once per orchestration
 	if err != nil {
@@ -329,26 +443,40 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 		}
 		return
 	}
+	o.launch(ctx, a, role, release)
+}
+
+// launch calls the provider for a running attempt in a goroutine that reports
+// on o.results.
+func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string, release func(Outcome)) {
+	provider := a.Provider
+	t := o.r.cfg.Targets[provider]
 	obs := o.r.cfg.Observer
 	obs.AttemptStarted(provider, role)
+	endHedge := func() {}
 	if role == store.RoleHedge {
 		obs.HedgeStarted(provider)
+		if o.hedgeRelease != nil {
+			endHedge, o.hedgeRelease = o.hedgeRelease, nil
+		}
 	}
+	o.lastTarget = provider
 	actx, cancel := context.WithCancelCause(ctx)
 	o.inflight[a.ID] = cancel
 	go func() {
 		start := time.Now()
-		sctx, endSpan := startAttemptSpan(actx, o.job, a, t, model)
+		sctx, endSpan := startAttemptSpan(actx, o.job, a, t, a.Model)
 		res := o.r.runAttempt(sctx, o.job, a, t, o.spec)
 		endSpan(res)
 		cancel(nil)
+		endHedge()
 		release(outcomeOf(res))
 		var kind providers.Kind
 		if res.err != nil {
 			kind = res.err.Kind
 		}
 		obs.AttemptFinished(provider, role, res.state, kind, time.Since(start), res.usage)
-		observeCost(obs, o.job.Owner, provider, model, t.Price, res.usage)
+		observeCost(obs, o.job.Owner, t.Provider.Name(), a.Model, t.Price, res.usage)
 		if res.state == store.AttemptLost {
 			obs.RaceLost(provider)
 		}
@@ -367,9 +495,16 @@ func (o *orchestrator) armHedge(ctx context.Context, t *time.Timer) {
 	}
 }
 
-func (o *orchestrator) hedgeDelay(ctx context.Context) time.Duration {
+// hedgeDelay is how long the attempt in flight may go without a result before
+// a hedge starts: fixed, or learnt from the in-flight target's recent times to
+// first byte.
+func (o *orchestrator) hedgeDelay(context.Context) time.Duration {
 	if o.route.AdaptiveHedge && len(o.candidates) > 0 {
-		return o.r.adaptiveDelay(ctx, o.candidates[0], o.route)
+		target := o.lastTarget
+		if target == "" {
+			target = o.candidates[0]
+		}
+		return o.r.adaptiveDelay(target, o.route)
 	}
 	return o.route.HedgeAfter
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/routerhq/router/internal/prompt"
@@ -19,30 +20,39 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
-// Target is a provider as the runner sees it: the adapter plus what routing
-// needs to know about it.
+// Target is one {provider, model} of the configuration as the runner sees it:
+// the provider's adapter plus what routing needs to know. Targets are keyed by
+// their id (config.ResolvedTarget.ID), which is what attempts, breakers,
+// conformance results and statistics name as their `provider`.
 type Target struct {
 	Provider      providers.Provider
 	Model         string
 	ContextWindow int
 	Encoding      string        // tokenizer encoding; "" derives it from Model
-	Timeout       time.Duration // one attempt; past it the attempt is unknown
+	Timeout       time.Duration // one attempt; the adapter classifies what a deadline means (SPEC §15)
 	Stream        bool          // use the streaming API when the adapter has one
 	MaxRetries    int           // retries on this provider for transient errors, per job
 	// Price, when set, prices the target's usage (attempt cost_usd, SPEC §18).
 	Price *providers.Price
 }
 
-// Route is the ordered providers of a route and its policy.
+// Route is the ordered targets of a route and its policy.
 type Route struct {
+	// Providers are the route's target ids, primary first.
 	Providers []string
-	// HedgeAfter starts a hedge on the next provider when the in-flight attempt
+	// HedgeAfter starts a hedge on the next target when the in-flight attempt
 	// has no result after it; 0 disables hedging unless AdaptiveHedge.
 	HedgeAfter time.Duration
-	// AdaptiveHedge uses the primary's recent p95 latency, clamped to
-	// [HedgeMin, HedgeMax], instead of HedgeAfter.
+	// AdaptiveHedge uses the in-flight target's recent p95 time to first byte
+	// in this process, clamped to [HedgeMin, HedgeMax] (HedgeMax without
+	// history), instead of HedgeAfter.
 	AdaptiveHedge      bool
 	HedgeMin, HedgeMax time.Duration
+	// HedgeBudgetPercent and HedgeBudgetMin bound the route's hedges in flight
+	// in this process: at most max(HedgeBudgetMin, HedgeBudgetPercent% of the
+	// route's jobs in flight). Both zero: no budget.
+	HedgeBudgetPercent float64
+	HedgeBudgetMin     int
 	MaxInflight        int
 	MaxAttempts        int
 	Deadline           time.Duration // the whole job; attempts cut by it are unknown
@@ -98,12 +108,20 @@ type Runner struct {
 	base       context.Context
 	cancelBase context.CancelCauseFunc
 	wg         sync.WaitGroup
-	p95        latencyCache
+	ttfb       ttfbStats
+	hedges     hedgeBudgets
+
+	// draining: the process is stopping; no new attempt starts (drain.go).
+	draining  atomic.Bool
+	drained   chan struct{} // closed by Drain
+	drainOnce sync.Once
 
 	mu       sync.Mutex
 	stopping bool
 	running  map[string]context.CancelCauseFunc
 	again    map[string]bool // jobs submitted again while running
+	keeping  bool            // the lease keeper runs
+	keeperWG sync.WaitGroup
 
 	traceParents sync.Map // job id -> trace.SpanContext of the request that created it (tracing.go)
 }
@@ -139,33 +157,47 @@ func New(cfg Config) *Runner {
 		cfg.Backoff.MaxRetryAfter = 30 * time.Second
 	}
 	base, cancel := context.WithCancelCause(context.Background())
-	return &Runner{cfg: cfg, base: base, cancelBase: cancel, running: map[string]context.CancelCauseFunc{}, again: map[string]bool{}}
+	return &Runner{cfg: cfg, base: base, cancelBase: cancel, running: map[string]context.CancelCauseFunc{}, again: map[string]bool{},
+		drained: make(chan struct{})}
 }
 
 // Submit starts orchestrating job in the background, once per process. It is
 // also how a job is resumed (after a resolution or a retry, or by recovery):
 // the orchestrator derives everything from the database.
-func (r *Runner) Submit(job *store.Job) { r.submit(job.ID, nil) }
+func (r *Runner) Submit(job *store.Job) { r.submit(job.ID, nil, nil) }
 
 // SubmitNew starts a job that CreateJob has just created for this process (it
-// holds the job's lease from its creation): the job is neither leased nor read
-// again. Any other job goes through Submit.
-func (r *Runner) SubmitNew(job *store.Job) {
-	if job.HeldBy == r.cfg.LeaseOwner && job.State == store.JobPending && len(job.Attempts) == 0 {
-		r.submit(job.ID, job)
+// holds the job's lease from its creation), with the plan it was created from
+// (nil when none): the job is neither leased nor read again, and its first
+// attempt, created with it, is sent at once. Any other job goes through Submit.
+func (r *Runner) SubmitNew(job *store.Job, jp store.JobPlan) {
+	plan, _ := jp.(*Plan)
+	fresh := job.HeldBy == r.cfg.LeaseOwner &&
+		(job.State == store.JobPending && len(job.Attempts) == 0 ||
+			job.State == store.JobRunning && len(job.Attempts) == 1 && plan.First() != nil)
+	if fresh {
+		r.submit(job.ID, job, plan)
 		return
 	}
-	r.submit(job.ID, nil)
+	plan.Discard()
+	r.submit(job.ID, nil, nil)
 }
 
 // SubmitID is Submit by job id.
-func (r *Runner) SubmitID(jobID string) { r.submit(jobID, nil) }
+func (r *Runner) SubmitID(jobID string) { r.submit(jobID, nil, nil) }
 
-func (r *Runner) submit(jobID string, fresh *store.Job) {
+func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stopping {
-		return // the job stays pending for recovery by a live replica
+		plan.Discard()
+		if fresh != nil {
+			// Created here a moment ago, with its first attempt never sent:
+			// say so and free the job at once for a live replica, rather than
+			// leave the attempt to expire as unknown.
+			r.handOver(fresh)
+		}
+		return // the job stays pending or running for recovery by a live replica
 	}
 	if _, ok := r.running[jobID]; ok {
 		// The job's orchestration is ending here while something asks for it
@@ -175,11 +207,15 @@ func (r *Runner) submit(jobID string, fresh *store.Job) {
 	}
 	ctx, cancel := context.WithCancelCause(r.base)
 	r.running[jobID] = cancel
+	if !r.keeping {
+		r.keeping = true
+		r.keeperWG.Go(r.keepLeases)
+	}
 	r.wg.Go(func() {
 		defer cancel(nil)
 		for {
-			r.runJob(ctx, jobID, fresh)
-			fresh = nil
+			r.runJob(ctx, jobID, fresh, plan)
+			fresh, plan = nil, nil
 			r.mu.Lock()
 			if r.again[jobID] && !r.stopping && ctx.Err() == nil {
 				delete(r.again, jobID)
@@ -213,8 +249,10 @@ func (r *Runner) Running() int {
 	return len(r.running)
 }
 
-// Stop waits for running jobs until ctx ends, then abandons the rest without
-// recording anything (their leases expire and recovery takes over).
+// Stop takes no new job and waits for running jobs until ctx ends (the drain
+// budget), then abandons the rest without recording anything (their attempts'
+// leases expire and recovery takes over). A process that is told to stop calls
+// Drain first, so that running jobs start no new attempt (SPEC §17).
 func (r *Runner) Stop(ctx context.Context) {
 	r.mu.Lock()
 	r.stopping = true
@@ -227,5 +265,23 @@ func (r *Runner) Stop(ctx context.Context) {
 	case <-ctx.Done():
 		r.cancelBase(errShutdown)
 		<-done
+	}
+	r.keeperWG.Wait()
+}
+
+// handOver gives up a job this process created but will not run (it is
+// stopping): its first attempt, never sent, is recorded as such, and the job's
+// lease is released so another replica adopts it as an orphan.
+func (r *Runner) handOver(job *store.Job) {
+	ctx := context.Background()
+	for _, a := range job.Attempts {
+		err := r.cfg.Store.FinishAttempt(ctx, a.ID, store.AttemptOutcome{State: store.AttemptCancelled,
+			Error: map[string]any{"kind": "not_sent", "fault": "router", "message": "the request was never sent: the router was shutting down"}})
+		if err != nil {
+			r.cfg.Log.Warn("could not record an unsent attempt", "job_id", job.ID, "attempt_id", a.ID, "err", err)
+		}
+	}
+	if err := r.cfg.Store.ReleaseJobLease(ctx, job.ID, r.cfg.LeaseOwner); err != nil {
+		r.cfg.Log.Warn("could not release the job's lease", "job_id", job.ID, "err", err)
 	}
 }

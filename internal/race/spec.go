@@ -29,11 +29,18 @@ type spec struct {
 	gate *prompt.Prompt
 	// judge returns the job's result for a winning answer, or its violations.
 	judge func(resp *providers.Response) (json.RawMessage, []contract.Violation)
+	// jobID is the job judged for; a spec planned before its job existed gets
+	// it once the job is created.
+	jobID string
 }
 
 func (s *spec) request(a *store.Attempt, jobID string) *providers.Request {
+	model := a.Model // the target's model, or the one the job asks for
+	if model == "" {
+		model = s.model
+	}
 	return &providers.Request{
-		AttemptID: a.ID, JobID: jobID, Model: s.model, Messages: s.msgs,
+		AttemptID: a.ID, JobID: jobID, Model: model, Messages: s.msgs,
 		Temperature: s.temperature, MaxTokens: s.maxTokens, Seed: s.seed, User: s.user,
 		ResponseFormat: s.format, Tools: s.tools, ToolChoice: s.toolChoice,
 	}
@@ -51,10 +58,10 @@ func (r *Runner) specFor(job *store.Job, route *Route) (*spec, error) {
 			return nil, fmt.Errorf("the response_format schema does not compile: %w", err)
 		}
 		s := &spec{msgs: in.Messages, model: in.Model, temperature: in.Temperature, maxTokens: in.MaxTokens, seed: in.Seed,
-			user: in.User, format: in.ProviderFormat(), tools: in.Tools, toolChoice: in.ToolChoice,
-			judge: func(resp *providers.Response) (json.RawMessage, []contract.Violation) {
-				return chat.Judge(&in, v, job.ID, resp)
-			}}
+			user: in.User, format: in.ProviderFormat(), tools: in.Tools, toolChoice: in.ToolChoice, jobID: job.ID}
+		s.judge = func(resp *providers.Response) (json.RawMessage, []contract.Violation) {
+			return chat.Judge(&in, v, s.jobID, resp)
+		}
 		if route.ConformancePrompt != "" {
 			p, err := r.cfg.Prompts.Get(route.ConformancePrompt, "")
 			if err != nil {

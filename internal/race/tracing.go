@@ -26,11 +26,11 @@ func tracer() trace.Tracer { return otel.Tracer(tracerName) }
 
 // SubmitNewContext is SubmitNew for a job created while serving a traced
 // request: the job's span becomes a child of ctx's span.
-func (r *Runner) SubmitNewContext(ctx context.Context, job *store.Job) {
+func (r *Runner) SubmitNewContext(ctx context.Context, job *store.Job, jp store.JobPlan) {
 	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
 		r.traceParents.Store(job.ID, sc)
 	}
-	r.SubmitNew(job)
+	r.SubmitNew(job, jp)
 }
 
 // startJobSpan starts the job's span, under the request that created the job

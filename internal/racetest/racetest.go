@@ -29,11 +29,12 @@ const ValidTriage = `{"category":"technical","priority":"high","summary":"Custom
 
 // Provider is one scripted provider of the test route, in route order.
 type Provider struct {
-	Name       string
-	Respond    func(call int, req *providers.Request) providers.Step
-	OnCall     func(call int, req *providers.Request)
-	Timeout    time.Duration // default 1m
-	MaxRetries int
+	Name          string
+	Respond       func(call int, req *providers.Request) providers.Step
+	OnCall        func(call int, req *providers.Request)
+	Timeout       time.Duration // default 1m
+	MaxRetries    int
+	ContextWindow int // default 128000
 	// Adapter, when set, is used instead of a scripted provider (a real adapter
 	// on an httptest server); Respond and OnCall are then unused.
 	Adapter providers.Provider
@@ -95,7 +96,11 @@ func New(t testing.TB, o Options) *Bundle {
 		if timeout == 0 {
 			timeout = time.Minute
 		}
-		targets[p.Name] = &race.Target{Provider: sp, Model: p.Name + "-model", ContextWindow: 128000, Timeout: timeout, MaxRetries: p.MaxRetries, Price: p.Price}
+		window := p.ContextWindow
+		if window == 0 {
+			window = 128000
+		}
+		targets[p.Name] = &race.Target{Provider: sp, Model: p.Name + "-model", ContextWindow: window, Timeout: timeout, MaxRetries: p.MaxRetries, Price: p.Price}
 		route.Providers = append(route.Providers, p.Name)
 	}
 	if route.MaxInflight == 0 {
@@ -142,8 +147,29 @@ func (b *Bundle) Stop() {
 
 var keySeq atomic.Int64
 
-// Submit creates a triage job and hands it to the runner.
+// Submit creates a triage job as the API does — planned by the runner, with
+// its first attempt in the same commit — and hands both to the runner.
 func (b *Bundle) Submit(t testing.TB) *store.Job {
+	t.Helper()
+	nj := b.newJob(b.owner)
+	plan, _, ok, err := b.Runner.Plan(&store.Job{Operation: nj.Operation, PromptVersion: nj.PromptVersion, Route: nj.Route, Input: nj.Input})
+	if err != nil || !ok {
+		t.Fatalf("plan: ok=%v err=%v", ok, err)
+	}
+	if plan != nil {
+		nj.First = plan.First()
+	}
+	job, created, err := b.Store.CreateJob(context.Background(), nj)
+	if err != nil || !created {
+		t.Fatalf("create job: %v created=%v", err, created)
+	}
+	b.Runner.SubmitNew(job, plan)
+	return job
+}
+
+// SubmitUnplanned creates a triage job alone and hands it to the runner, the
+// way a resumed or adopted job starts.
+func (b *Bundle) SubmitUnplanned(t testing.TB) *store.Job {
 	t.Helper()
 	job := b.Create(t, b.owner)
 	b.Runner.Submit(job)
@@ -154,17 +180,21 @@ func (b *Bundle) Submit(t testing.TB) *store.Job {
 // running it.
 func (b *Bundle) Create(t testing.TB, leaseOwner string) *store.Job {
 	t.Helper()
-	key := fmt.Sprintf("key-%d", keySeq.Add(1))
-	input := json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`)
-	fp, _ := store.Fingerprint("triage", "", "", input)
-	job, created, err := b.Store.CreateJob(context.Background(), store.NewJob{
-		Owner: "acme", Operation: "triage", IdempotencyKey: key, Fingerprint: fp,
-		PromptVersion: "1", Route: "default", Input: input, LeaseOwner: leaseOwner, LeaseFor: 30 * time.Second,
-	})
+	job, created, err := b.Store.CreateJob(context.Background(), b.newJob(leaseOwner))
 	if err != nil || !created {
 		t.Fatalf("create job: %v created=%v", err, created)
 	}
 	return job
+}
+
+func (b *Bundle) newJob(leaseOwner string) store.NewJob {
+	key := fmt.Sprintf("key-%d", keySeq.Add(1))
+	input := json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`)
+	fp, _ := store.Fingerprint("triage", "", "", input)
+	return store.NewJob{
+		Owner: "acme", Operation: "triage", IdempotencyKey: key, Fingerprint: fp,
+		PromptVersion: "1", Route: "default", Input: input, LeaseOwner: leaseOwner, LeaseFor: 30 * time.Second,
+	}
 }
 
 // WaitSettled waits, on the database's notifications, until the job is

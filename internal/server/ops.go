@@ -3,15 +3,17 @@ package server
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"sync"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/routerhq/router/conformance"
-	"github.com/routerhq/router/internal/api"
 	"github.com/routerhq/router/internal/breaker"
 	"github.com/routerhq/router/internal/config"
 	"github.com/routerhq/router/internal/metrics"
+	"github.com/routerhq/router/internal/ops"
+	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -28,14 +30,18 @@ type opsServices struct {
 	once     sync.Once
 }
 
-func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pgxpool.Pool, replica string, log *slog.Logger) *opsServices {
+func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pgxpool.Pool, dbm *metrics.DB, replica string, log *slog.Logger) *opsServices {
 	o := &opsServices{replica: replica, done: make(chan struct{})}
-	o.breakers = breaker.FromConfig(cfg.Providers, breaker.Options{Log: log, OnChange: func(c breaker.Change) {
+	perTarget := map[string]breaker.Settings{}
+	for _, t := range cfg.AllTargets() {
+		perTarget[t.ID] = breaker.SettingsFromConfig(t.Provider.Breaker)
+	}
+	o.breakers = breaker.New(perTarget, breaker.Options{Log: log, OnChange: func(c breaker.Change) {
 		if o.metrics != nil {
 			o.metrics.BreakerChanged(c.Provider, c.To)
 		}
 	}})
-	o.metrics = metrics.New(metrics.Options{Pool: pool, Breakers: o.breakers, Replicas: st, ReplicaMaxAge: breaker.StaleAfter(0)})
+	o.metrics = metrics.New(metrics.Options{Pool: pool, DB: dbm, Breakers: o.breakers, Replicas: st, ReplicaMaxAge: breaker.StaleAfter(0)})
 	o.gate = conformance.NewGate(st, cfg.Conformance.Gate, cfg.Conformance.MaxAge.D())
 	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	o.cancel = cancel
@@ -46,17 +52,14 @@ func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pg
 	return o
 }
 
-// mount adds the operator endpoints to the API.
-func (o *opsServices) mount(srv *api.Server, cfg *config.Config, st *store.Store) {
-	names := make([]string, len(cfg.Providers))
-	for i, p := range cfg.Providers {
-		names[i] = p.Name
+// handler is the operator surface (internal/ops) for ops_listen.
+func (o *opsServices) handler(cfg *config.Config, st *store.Store, prompts *prompt.Set, key string, log *slog.Logger) http.Handler {
+	var names []string // targets, as breakers and conformance count them
+	for _, t := range cfg.AllTargets() {
+		names = append(names, t.ID)
 	}
-	ops := api.Ops{Providers: names, Breakers: o.breakers, Replica: o.replica,
-		Conformance: api.StoreConformance{Store: st, MaxAge: cfg.Conformance.MaxAge.D()}}
-	srv.Handle("GET /v1/providers", srv.ProvidersHandler(ops))
-	srv.Handle("GET /dashboard", srv.DashboardHandler(ops))
-	srv.Handle("GET /metrics", o.metrics.Handler())
+	return ops.New(ops.Config{Key: key, Metrics: o.metrics.Handler(), Providers: names, Breakers: o.breakers, Replica: o.replica,
+		Conformance: ops.StoreConformance{Store: st, MaxAge: cfg.Conformance.MaxAge.D()}}, st, prompts, log)
 }
 
 // stop stops publishing (removing this replica's rows) and the breakers' timers.

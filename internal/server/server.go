@@ -1,8 +1,9 @@
 // Package server assembles a serving router from its configuration: prompts,
 // provider adapters, the database (configured or embedded), the race runner
-// with its recovery loop, breakers, the conformance gate, metrics and the HTTP
-// API, and runs it until its context ends, shutting down in order. cmd/router's
-// `serve` and the benchmark's profiling build both run this one wiring.
+// with its recovery loop, breakers, the conformance gate, metrics, the tenant
+// HTTP API and the operator surface, and runs both listeners until its context
+// ends, shutting down in order (SPEC §17). cmd/router's `serve` runs this
+// wiring.
 //
 // It owns no behaviour of its own: every rule lives in the packages it wires.
 package server
@@ -16,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -23,32 +25,38 @@ import (
 
 	"github.com/routerhq/router/internal/api"
 	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/metrics"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/store"
 	"github.com/routerhq/router/internal/telemetry"
 )
 
-// Options adjust the wiring.
-type Options struct {
-	// TunePool, when set, adjusts the database pool's configuration (for
-	// example to trace statements in benchmarks).
-	TunePool func(*pgxpool.Config)
-}
+// Options adjust the wiring; there are none yet.
+type Options struct{}
 
 // Server is a router ready to serve.
 type Server struct {
+	// Handler is the tenant API (SPEC §4 without the operator endpoints).
 	Handler http.Handler
-	Replica string
-	log     *slog.Logger
-	runner  *race.Runner
-	stops   []func() // in reverse order of start
+	// OpsHandler is the operator surface (dashboard, metrics, providers,
+	// conformance), served on ops_listen.
+	OpsHandler http.Handler
+	Replica    string
+	log        *slog.Logger
+	api        *api.Server
+	runner     *race.Runner
+	opsListen  string
+	shutdown   config.Shutdown
+	stops      []func() // in reverse order of start
+
+	http config.HTTP // both listeners' body limit and timeouts
 }
 
 // New builds the router for cfg. Close releases what it started.
 func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err error) {
 	log := NewLogger(cfg.Log)
-	s := &Server{log: log, Replica: replicaID()}
+	s := &Server{log: log, Replica: replicaID(), opsListen: cfg.OpsListen, shutdown: cfg.Shutdown, http: cfg.HTTP}
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -68,7 +76,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 			}
 		})
 	}
-	prompts, err := prompt.LoadDir(Resolve(cfg, cfg.PromptsDir))
+	prompts, err := LoadPrompts(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -88,16 +96,19 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	if err != nil {
 		return nil, err
 	}
-	var tune []func(*pgxpool.Config)
-	if opt.TunePool != nil {
-		tune = append(tune, opt.TunePool)
+	opsKey, err := operatorKey(cfg)
+	if err != nil {
+		return nil, err
 	}
-	pool, closeDB, err := OpenDatabase(ctx, cfg, log, tune...)
+	// The database counters exist before the pool: its connections report
+	// their round trips to them (router_db_* on /metrics).
+	dbm := metrics.NewDB()
+	pool, closeDB, err := OpenDatabase(ctx, cfg, log, func(c *pgxpool.Config) { c.ConnConfig.Tracer = dbm.Tracer() })
 	if err != nil {
 		return nil, err
 	}
 	s.stops = append(s.stops, closeDB)
-	st := store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D()})
+	st := store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D(), Observer: dbm})
 	if *cfg.AutoMigrate {
 		applied, err := st.Migrate(ctx)
 		if err != nil {
@@ -107,10 +118,15 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 			log.Info("migrations applied", "migrations", applied)
 		}
 	}
+	life, err := startLifecycle(ctx, cfg, st, pool, s.Replica, log)
+	if err != nil {
+		return nil, err
+	}
+	s.stops = append(s.stops, life.stop)
 	listener := store.NewListener(pool, log)
 	s.background(func(ctx context.Context) { listener.Run(ctx) })
 
-	ops := startOps(ctx, cfg, st, pool, s.Replica, log)
+	ops := startOps(ctx, cfg, st, pool, dbm, s.Replica, log)
 	s.stops = append(s.stops, ops.stop) // before the database closes: the publisher removes this replica's rows
 	s.runner = race.New(race.Config{
 		Store: st, Listener: listener, Prompts: prompts, Targets: targets, Routes: BuildRoutes(cfg),
@@ -119,7 +135,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 			MaxRetryAfter: cfg.Execution.Retry.MaxRetryAfter.D()},
 		Gate: ops.gate, Admission: ops.breakers, Observer: ops.metrics,
 	})
-	s.background(func(ctx context.Context) { s.runner.RunRecovery(ctx, race.RecoveryConfig{}) })
+	s.background(func(ctx context.Context) { s.runner.RunRecovery(ctx, race.RecoveryConfig{Leader: life.leader}) })
 
 	routeNames, models := map[string]bool{}, map[string]string{}
 	for name, r := range cfg.Routes {
@@ -132,14 +148,26 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 		MaxBodyBytes: cfg.HTTP.MaxBodyBytes, DefaultWait: cfg.HTTP.DefaultWait.D(), MaxWait: cfg.HTTP.MaxWait.D(),
 		LeaseOwner: s.Replica, Lease: cfg.Execution.Lease.D(),
 		RequireChatKey: cfg.Chat.RequireIdempotencyKey, ChatWait: cfg.Chat.Wait.D(),
+		Limits: apiLimits(cfg.Limits), OwnerLimits: ownerLimits(cfg),
 	}, api.Deps{
 		Store: st, Listener: listener, Prompts: prompts, Routes: routeNames, Models: models, Exec: s.runner,
-		Auth: &api.KeyAuth{Static: apiKeys, Store: st}, Log: log, Counters: ops.metrics,
+		Auth: api.NewCachedAuth(&api.KeyAuth{Static: apiKeys, Store: st}, cfg.Auth.CacheTTL.D()), Log: log, Counters: ops.metrics,
 	})
-	ops.mount(srv, cfg, st)
-	s.Handler = srv
+	s.OpsHandler = ops.handler(cfg, st, prompts, opsKey, log)
+	s.api, s.Handler = srv, srv
 	log.Info("router ready", "replica", s.Replica, "prompts", len(prompts.All()), "providers", len(targets), "routes", len(routeNames))
 	return s, nil
+}
+
+// LoadPrompts loads the prompts directory. When the configuration does not
+// name one and the default ./prompts does not exist, no prompt is served (a
+// router of chat completions only needs none).
+func LoadPrompts(cfg *config.Config) (*prompt.Set, error) {
+	dir := Resolve(cfg, cfg.PromptsDir)
+	if _, err := os.Stat(dir); cfg.PromptsDirDefault && errors.Is(err, os.ErrNotExist) {
+		return prompt.EmptySet(), nil
+	}
+	return prompt.LoadDir(dir)
 }
 
 // background runs fn until Close.
@@ -150,26 +178,59 @@ func (s *Server) background(fn func(ctx context.Context)) {
 	s.stops = append(s.stops, func() { cancel(); <-done })
 }
 
-// Serve serves HTTP on ln until ctx ends, then shuts down in order: no new
-// requests, in-flight requests and attempts finish (up to 20 s; attempts still
-// running after that are abandoned to recovery), background work stops.
+// Serve serves the tenant API on ln and the operator surface on ops_listen
+// until ctx ends, then shuts down (see ServeListeners).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	httpSrv := &http.Server{Handler: s.Handler, ReadHeaderTimeout: 10 * time.Second}
-	s.log.Info("router listening", "addr", "http://"+ln.Addr().String())
-	errc := make(chan error, 1)
+	opsLn, err := net.Listen("tcp", s.opsListen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (change `ops_listen` in the config)", s.opsListen, err)
+	}
+	return s.ServeListeners(ctx, ln, opsLn)
+}
+
+// ServeListeners serves the tenant API on ln and the operator surface on
+// opsLn until ctx ends, then shuts down (SPEC §17): waiting callers are
+// answered at once with their jobs as they stand; both listeners stop
+// accepting; open requests get up to shutdown.http to finish; the runner starts
+// no new attempt and hands jobs with nothing in flight to other replicas, while
+// attempts in flight get up to shutdown.drain to finish (past it they are
+// abandoned to recovery); then background work stops.
+func (s *Server) ServeListeners(ctx context.Context, ln, opsLn net.Listener) error {
+	httpSrv := newHTTPServer(s.Handler, s.http)
+	opsSrv := newHTTPServer(s.OpsHandler, s.http)
+	s.log.Info("router listening", "api", "http://"+ln.Addr().String(), "ops", "http://"+opsLn.Addr().String(),
+		"dashboard", "http://"+opsLn.Addr().String()+"/dashboard")
+	errc := make(chan error, 2)
 	go func() { errc <- httpSrv.Serve(ln) }()
+	go func() { errc <- opsSrv.Serve(opsLn) }()
+	var served error
 	select {
-	case err := <-errc:
-		return err
+	case served = <-errc:
 	case <-ctx.Done():
 	}
-	s.log.Info("shutting down: finishing in-flight requests and attempts")
-	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	s.log.Info("shutting down: answering waiting callers, finishing in-flight attempts, handing the rest over",
+		"http_budget", s.shutdown.HTTP.D(), "drain_budget", s.shutdown.Drain.D())
+	s.api.Drain()
+	s.runner.Drain()
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		hctx, cancel := context.WithTimeout(context.Background(), s.shutdown.HTTP.D())
+		defer cancel()
+		_ = httpSrv.Shutdown(hctx)
+	})
+	wg.Go(func() {
+		rctx, cancel := context.WithTimeout(context.Background(), s.shutdown.Drain.D())
+		defer cancel()
+		s.runner.Stop(rctx)
+	})
+	wg.Wait()
+	octx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	_ = httpSrv.Shutdown(sctx)
-	s.runner.Stop(sctx)
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	_ = opsSrv.Shutdown(octx)
+	for _, err := range []error{served, <-errc} {
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
 	}
 	return nil
 }
@@ -205,6 +266,45 @@ func staticKeys(cfg *config.Config) (map[string]string, error) {
 		keys[v] = k.Owner
 	}
 	return keys, nil
+}
+
+// operatorKey reads the operator key named by ops_key_env. It refuses a
+// public ops_listen without one (config.Validate already requires the name).
+func operatorKey(cfg *config.Config) (string, error) {
+	key := ""
+	if cfg.OpsKeyEnv != "" {
+		if key = os.Getenv(cfg.OpsKeyEnv); key == "" {
+			return "", fmt.Errorf("ops_key_env: environment variable %s is empty: set it to the operator key, or remove ops_key_env (only allowed when ops_listen is a loopback address)", cfg.OpsKeyEnv)
+		}
+	}
+	if key == "" && !config.IsLoopback(cfg.OpsListen) {
+		return "", fmt.Errorf("ops_listen %s is not a loopback address and no operator key is set: set ops_key_env to the name of an environment variable holding the key, or bind ops_listen to 127.0.0.1", cfg.OpsListen)
+	}
+	return key, nil
+}
+
+func apiLimits(l config.Limits) api.Limits {
+	var out api.Limits
+	if l.MaxLiveJobs != nil {
+		out.MaxLiveJobs = *l.MaxLiveJobs
+	}
+	if l.RequestsPerSecond != nil {
+		out.RequestsPerSecond = *l.RequestsPerSecond
+	}
+	if l.Burst != nil {
+		out.Burst = *l.Burst
+	}
+	return out
+}
+
+// ownerLimits are the limits of owners with configured keys; owners of stored
+// keys get the top-level defaults.
+func ownerLimits(cfg *config.Config) map[string]api.Limits {
+	out := map[string]api.Limits{}
+	for _, k := range cfg.APIKeys {
+		out[k.Owner] = apiLimits(cfg.Limits.Over(k.Limits))
+	}
+	return out
 }
 
 // NewLogger is the router's slog logger for the log settings.

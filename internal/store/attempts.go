@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/routerhq/router/internal/jsontext"
 )
 
 const attemptColumns = `a.id::text, a.job_id::text, a.seq, a.provider, a.model, a.response_model, a.role, a.state,
@@ -187,13 +189,15 @@ func jsonOrNil(v any) []byte {
 		if len(raw) == 0 {
 			return nil
 		}
-		return raw
+		return jsontext.Sanitize(raw)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil
 	}
-	return b
+	// A record of what a provider did (its error text, a violation quoting its
+	// output) must be storable whatever it holds: jsonb refuses \u0000.
+	return jsontext.Sanitize(b)
 }
 
 func routingOrNil(b []byte) any {

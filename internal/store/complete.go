@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -27,15 +29,17 @@ type Completion struct {
 }
 
 // casSQL is the compare-and-swap of SPEC §6.5: it succeeds only when the job is
-// still at the version the attempt read and nobody has completed it. The win is
-// one statement (one round trip, one commit): the job, its key's expiry, the
-// winning attempt and the notification change together or not at all. Locks are
+// still at the version the attempt read, nobody has completed it, and the
+// attempt is still in flight. The win is one statement (one round trip, one
+// commit): the job, its key's expiry, the winning attempt, the release of the
+// job's lease and the notification change together or not at all. Locks are
 // taken job row first (the other updates read j), as everywhere else.
 const casSQL = `
 WITH j AS (
     UPDATE jobs SET state = 'succeeded', result = $3, completed_by = $4, version = version + 1,
-        error = NULL, updated_at = now(), finished_at = now()
+        error = NULL, updated_at = now(), finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
     WHERE id = $1 AND version = $2 AND completed_by IS NULL
+      AND EXISTS (SELECT 1 FROM attempts a WHERE a.id = $4 AND a.job_id = $1 AND a.state IN ('starting', 'running', 'unknown'))
     RETURNING id
 ), k AS (
     UPDATE idempotency_keys SET expires_at = now() + $5::interval
@@ -53,47 +57,186 @@ WITH j AS (
     INSERT INTO race_events (job_id, attempt_id, kind, provider, detail)
     SELECT $1, id, 'lost', provider, 'unknown attempt settled as lost: another attempt won' FROM u
 ), n AS (
-    SELECT pg_notify('` + NotifyChannel + `', id::text) FROM j
+    SELECT pg_notify('` + NotifyChannel + `', id::text || ':succeeded') FROM j
 )
 SELECT (SELECT count(*) FROM j), (SELECT count(*) FROM n)`
+
+// winSQL is casSQL for many jobs at once (one attempt per job): the batched
+// win of concurrent attempts, one round trip and one commit for all of them.
+// It returns the ids of the jobs won. The attempt must still be in flight
+// (starting or running): one that recovery marked unknown wins, if at all,
+// through lateWin, under the job's lock.
+const winSQL = `
+WITH w AS (
+    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
+        AS w(job_id, attempt_id, read_version, result, usage, response_id, response_model, latency_ms)
+    ORDER BY job_id
+), j AS (
+    UPDATE jobs SET state = 'succeeded', result = w.result::jsonb, completed_by = w.attempt_id,
+        version = jobs.version + 1, error = NULL, updated_at = now(), finished_at = now(),
+        lease_owner = NULL, lease_expires_at = NULL
+    FROM w
+    WHERE jobs.id = w.job_id AND jobs.version = w.read_version AND jobs.completed_by IS NULL
+      AND EXISTS (SELECT 1 FROM attempts a WHERE a.id = w.attempt_id AND a.job_id = w.job_id
+                  AND a.state IN ('starting', 'running'))
+    RETURNING jobs.id, w.attempt_id
+), k AS (
+    UPDATE idempotency_keys SET expires_at = now() + $9::interval
+    WHERE job_id IN (SELECT id FROM j)
+), a AS (
+    UPDATE attempts SET state = 'won', usage = w.usage::jsonb, provider_response_id = nullif(w.response_id, ''),
+        response_model = nullif(w.response_model, ''), latency_ms = w.latency_ms, finished_at = now(),
+        lease_owner = NULL, lease_expires_at = NULL
+    FROM w JOIN j ON j.attempt_id = w.attempt_id
+    WHERE attempts.id = w.attempt_id
+), u AS (
+    UPDATE attempts SET state = 'lost'
+    FROM j WHERE attempts.job_id = j.id AND attempts.id <> j.attempt_id AND attempts.state = 'unknown'
+    RETURNING attempts.id, attempts.job_id, attempts.provider
+), e AS (
+    INSERT INTO race_events (job_id, attempt_id, kind, provider, detail)
+    SELECT job_id, id, 'lost', provider, 'unknown attempt settled as lost: another attempt won' FROM u
+), n AS (
+    SELECT pg_notify('` + NotifyChannel + `', id::text || ':succeeded') FROM j
+)
+SELECT j.id::text, (SELECT count(*) FROM n) FROM j`
+
+// winRequest is one Complete waiting for its batch.
+type winRequest struct {
+	c    Completion
+	done chan struct{}
+	won  bool
+	err  error
+}
 
 // Complete offers a valid output through the compare-and-swap. won reports whether
 // this attempt won; a loser is recorded `lost` (or `cancelled` when the job was
 // cancelled) with a race event, and its payload is discarded.
+//
+// Concurrent completions are coalesced into one statement and one commit. A
+// database error does not drop a valid answer: the database is asked whether
+// the win happened (a commit whose answer was lost), and if nobody has
+// completed the job the compare-and-swap is tried again, a few times, with
+// backoff.
 func (s *Store) Complete(ctx context.Context, c Completion) (won bool, err error) {
-	var n, notified int
+	bg := context.WithoutCancel(ctx)
 	for try := 0; ; try++ {
-		err = s.pool.QueryRow(ctx, casSQL, c.JobID, c.ReadVersion, c.Result, c.AttemptID, s.opt.KeyRetention,
-			jsonOrNil(c.Usage), c.ProviderResponseID, c.ResponseModel, c.LatencyMS).Scan(&n, &notified)
-		if try < 3 && rolledBack(err) {
-			continue // the statement was rolled back whole: trying again is safe
+		req := &winRequest{c: c, done: make(chan struct{})}
+		s.wins.enqueue(req)
+		<-req.done
+		if req.err == nil {
+			if req.won {
+				return true, nil
+			}
+			break
 		}
-		break
-	}
-	if err != nil && !errors.Is(err, context.Canceled) {
-		// The commit may have happened even though we saw an error (a dropped
-		// connection): the database decides, not our guess.
-		if j, rerr := s.GetJobAny(context.WithoutCancel(ctx), c.JobID); rerr == nil && j.CompletedBy != nil {
+		err = req.err
+		j, rerr := s.GetJobAny(bg, c.JobID)
+		if rerr != nil {
+			if try >= 4 {
+				return false, fmt.Errorf("compare-and-swap: %w", err)
+			}
+		} else if j.CompletedBy != nil {
 			if *j.CompletedBy == c.AttemptID {
 				return true, nil
 			}
-			// Someone else won: record this attempt as the loser.
-			return false, s.inTx(context.WithoutCancel(ctx), func(tx pgx.Tx) error { return s.discard(ctx, tx, c) })
+			break // someone else won: recorded as the loser below
 		}
-		return false, fmt.Errorf("compare-and-swap: %w", err)
+		if try >= 4 {
+			return false, fmt.Errorf("compare-and-swap: %w", err)
+		}
+		select {
+		case <-time.After(time.Duration(50<<try) * time.Millisecond):
+		case <-ctx.Done():
+			if ctx.Err() != nil && try >= 2 {
+				return false, fmt.Errorf("compare-and-swap: %w", err)
+			}
+		}
 	}
-	if err != nil {
-		return false, err
-	}
-	if n == 1 {
-		return true, nil
-	}
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
+	err = s.inTx(bg, func(tx pgx.Tx) error {
 		var e error
-		won, e = s.lateWin(ctx, tx, c)
+		won, e = s.lateWin(bg, tx, c)
 		return e
 	})
 	return won, err
+}
+
+// execWins runs one batch of wins: one statement per round of distinct jobs
+// (two valid answers for one job in one batch go in successive rounds).
+func (s *Store) execWins(ctx context.Context, batch []*winRequest) {
+	for len(batch) > 0 {
+		seen := make(map[string]bool, len(batch))
+		var round, rest []*winRequest
+		for _, w := range batch {
+			if seen[w.c.JobID] {
+				rest = append(rest, w)
+				continue
+			}
+			seen[w.c.JobID] = true
+			round = append(round, w)
+		}
+		s.runWins(ctx, round)
+		for _, w := range round {
+			close(w.done)
+		}
+		batch = rest
+	}
+}
+
+// runWins executes one round, retrying a batch the database rolled back whole;
+// on any other error each win is tried alone.
+func (s *Store) runWins(ctx context.Context, ws []*winRequest) {
+	// Counted as sent: a waiter may learn of the commit (by NOTIFY) before
+	// this goroutine runs again, and must find it counted.
+	s.opt.Observer.Batch("win", len(ws))
+	s.opt.Observer.DurableCommit()
+	err := retryRolledBack(func() error { return s.winBatch(ctx, ws) })
+	if err == nil {
+		return
+	}
+	if len(ws) == 1 {
+		ws[0].err = err
+		return
+	}
+	for _, w := range ws {
+		s.runWins(ctx, []*winRequest{w})
+	}
+}
+
+func (s *Store) winBatch(ctx context.Context, ws []*winRequest) error {
+	n := len(ws)
+	jobIDs, attIDs := make([]string, n), make([]string, n)
+	versions, latencies := make([]int64, n), make([]int64, n)
+	results, respIDs, models := make([]string, n), make([]string, n), make([]string, n)
+	usages := make([]*string, n)
+	byJob := make(map[string]*winRequest, n)
+	for i, w := range ws {
+		c := w.c
+		w.won = false
+		byJob[c.JobID] = w
+		jobIDs[i], attIDs[i], versions[i], latencies[i] = c.JobID, c.AttemptID, c.ReadVersion, c.LatencyMS
+		results[i], respIDs[i], models[i] = string(c.Result), c.ProviderResponseID, c.ResponseModel
+		if u := jsonOrNil(c.Usage); u != nil {
+			str := string(u)
+			usages[i] = &str
+		}
+	}
+	rows, err := s.pool.Query(ctx, winSQL, jobIDs, attIDs, versions, results, usages, respIDs, models, latencies, s.opt.KeyRetention)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var notified int
+		if err := rows.Scan(&id, &notified); err != nil {
+			return err
+		}
+		if w := byJob[id]; w != nil {
+			w.won = true
+		}
+	}
+	return rows.Err()
 }
 
 // lateWin handles a valid result whose compare-and-swap failed. The version
@@ -162,8 +305,13 @@ func (s *Store) discard(ctx context.Context, tx pgx.Tx, c Completion) error {
 	return err
 }
 
-func notify(ctx context.Context, tx pgx.Tx, jobID string) error {
-	_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, jobID)
+// notify announces a job's change, with its new state when known, in tx.
+func notify(ctx context.Context, tx pgx.Tx, jobID, state string) error {
+	payload := jobID
+	if state != "" {
+		payload += ":" + state
+	}
+	_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, payload)
 	return err
 }
 
@@ -171,5 +319,6 @@ func notify(ctx context.Context, tx pgx.Tx, jobID string) error {
 // transaction back whole (deadlock, serialization failure), so it can be run again.
 func rolledBack(err error) bool {
 	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
+	return errors.As(err, &pgErr) &&
+		(pgErr.Code == pgerrcode.DeadlockDetected || pgErr.Code == pgerrcode.SerializationFailure)
 }

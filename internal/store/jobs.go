@@ -1,10 +1,8 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -26,64 +24,8 @@ type NewJob struct {
 	// recovery on other replicas leaves the new job to its creator.
 	LeaseOwner string
 	LeaseFor   time.Duration
-}
-
-// claimSQL claims the key and creates the job in one statement. The key row is
-// inserted, or taken over when its previous job's retention has passed; a live
-// key conflicts and creates nothing. The unique primary key of idempotency_keys is
-// the guarantee: concurrent claims wait for each other and exactly one inserts.
-const claimSQL = `
-WITH claim AS (
-    INSERT INTO idempotency_keys AS k (owner, operation, idempotency_key, job_id, fingerprint)
-    VALUES ($1, $2, $3, $4, $5)
-    ON CONFLICT (owner, operation, idempotency_key) DO UPDATE
-        SET job_id = EXCLUDED.job_id, fingerprint = EXCLUDED.fingerprint,
-            created_at = now(), expires_at = NULL
-        WHERE k.expires_at IS NOT NULL AND k.expires_at <= now()
-    RETURNING job_id
-)
-INSERT INTO jobs (id, owner, operation, idempotency_key, fingerprint, prompt_version, route, input, params,
-    lease_owner, lease_expires_at)
-SELECT job_id, $1, $2, $3, $5, $6, $7, $8, $9, nullif($10, ''), now() + $11::interval FROM claim
-RETURNING id, state, version, created_at, updated_at`
-
-// CreateJob claims (owner, operation, key) and creates the job, or finds the job
-// that already holds the key. created reports which. A live key bound to a
-// different fingerprint returns ErrKeyReused and nothing is written.
-func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created bool, err error) {
-	id := uuid.New()
-	params := nj.Params
-	if len(params) == 0 {
-		params = json.RawMessage("{}")
-	}
-	// A new job is returned as inserted, without reading it back.
-	job = &Job{Owner: nj.Owner, Operation: nj.Operation, IdempotencyKey: nj.IdempotencyKey, PromptVersion: nj.PromptVersion,
-		Route: nj.Route, Input: nj.Input, Params: params, Attempts: []Attempt{}, RaceEvents: []RaceEvent{}, fingerprint: nj.Fingerprint}
-	err = s.pool.QueryRow(ctx, claimSQL, nj.Owner, nj.Operation, nj.IdempotencyKey, id, nj.Fingerprint,
-		nj.PromptVersion, nj.Route, nj.Input, params, nj.LeaseOwner, nj.LeaseFor).Scan(&job.ID, &job.State, &job.Version, &job.CreatedAt, &job.UpdatedAt)
-	switch {
-	case err == nil:
-		job.HeldBy = nj.LeaseOwner
-		return job, true, nil
-	case err != pgx.ErrNoRows:
-		return nil, false, fmt.Errorf("claim idempotency key: %w", err)
-	}
-	// The key is held by a live job: return it if the request is the same intent.
-	var (
-		jobID string
-		fp    []byte
-	)
-	err = s.pool.QueryRow(ctx, `SELECT job_id::text, fingerprint FROM idempotency_keys
-		WHERE owner = $1 AND operation = $2 AND idempotency_key = $3`,
-		nj.Owner, nj.Operation, nj.IdempotencyKey).Scan(&jobID, &fp)
-	if err != nil {
-		return nil, false, fmt.Errorf("read idempotency key: %w", notFound(err))
-	}
-	if !bytes.Equal(fp, nj.Fingerprint) {
-		return nil, false, ErrKeyReused
-	}
-	job, err = s.GetJob(ctx, nj.Owner, jobID)
-	return job, false, err
+	// First, when set, creates the job's first attempt in the same commit.
+	First *FirstAttempt
 }
 
 const jobColumns = `j.id::text, j.owner, j.operation, j.idempotency_key, j.fingerprint, j.prompt_version,

@@ -5,16 +5,21 @@ import (
 	"time"
 )
 
-// RenewLeases extends the job's orchestration lease and the leases of its
-// in-flight attempts that owner holds.
-func (s *Store) RenewLeases(ctx context.Context, jobID, owner string, lease time.Duration) error {
-	// The job row is locked before its attempts' rows (the attempts update reads
-	// j's output), the order every other statement takes: no deadlock with the
-	// compare-and-swap.
+// RenewLeases extends, in one statement, the orchestration leases that owner
+// holds on jobIDs and the leases of those jobs' in-flight attempts that owner
+// holds. Job rows are locked before attempt rows (the attempts update reads
+// j), the order every other statement takes. Lease columns are in no index, so
+// these updates are HOT.
+func (s *Store) RenewLeases(ctx context.Context, owner string, jobIDs []string, lease time.Duration) error {
 	_, err := s.execLazy(ctx, `WITH j AS (
-			UPDATE jobs SET lease_expires_at = now() + $3::interval WHERE id = $1 AND lease_owner = $2 RETURNING id)
+			UPDATE jobs SET lease_expires_at = now() + $3::interval
+			WHERE id = ANY($1::uuid[]) AND lease_owner = $2 AND state IN ('pending', 'running') RETURNING id)
 		UPDATE attempts SET lease_expires_at = now() + $3::interval
-		WHERE job_id IN (SELECT id FROM j) AND lease_owner = $2 AND state IN ('starting', 'running')`, jobID, owner, lease)
+		WHERE job_id = ANY($1::uuid[]) AND lease_owner = $2 AND state IN ('starting', 'running')
+		  AND (SELECT count(*) FROM j) >= 0`, jobIDs, owner, lease)
+	if err == nil {
+		s.opt.Observer.Batch("renew", len(jobIDs))
+	}
 	return err
 }
 

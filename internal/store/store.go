@@ -45,6 +45,13 @@ var (
 type Store struct {
 	pool *pgxpool.Pool
 	opt  Options
+
+	claims group[claimRequest] // batched key claims (CreateJob)
+	wins   group[winRequest]   // batched compare-and-swaps (Complete)
+
+	// afterClaimCommit, in tests, runs after a claim batch committed and
+	// before any of its callers is told.
+	afterClaimCommit func(firstKey string)
 }
 
 // Options tune the store.
@@ -68,7 +75,15 @@ func (o Options) WithDefaults() Options {
 }
 
 // New wraps a pool.
-func New(pool *pgxpool.Pool, opt Options) *Store { return &Store{pool: pool, opt: opt.WithDefaults()} }
+func New(pool *pgxpool.Pool, opt Options) *Store {
+	s := &Store{pool: pool, opt: opt.WithDefaults()}
+	s.claims = group[claimRequest]{size: batchSize, maxLeaders: 2, exec: s.execClaims}
+	s.wins = group[winRequest]{size: batchSize, maxLeaders: 2, exec: s.execWins}
+	return s
+}
+
+// batchSize is the most claims or wins carried by one statement.
+const batchSize = 64
 
 // Connect opens a pool for url and checks it answers. tune, if given, adjusts
 // the pool's configuration first (for example a statement tracer).

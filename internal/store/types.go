@@ -112,3 +112,13 @@ type RaceEvent struct {
 	Detail    *string         `json:"detail"`
 	CreatedAt time.Time       `json:"created_at"`
 }
+
+// FinalState returns state when it can never change again (succeeded,
+// cancelled) and "" otherwise: an announced state that is not final may be
+// stale by the time it is read, and must be checked in the database.
+func FinalState(state string) string {
+	if state == JobSucceeded || state == JobCancelled {
+		return state
+	}
+	return ""
+}

@@ -249,36 +249,8 @@ func cdfPoints(d Dist) [][2]float64 {
 	return pts
 }
 
-// tailPoints: x = latency, y = fraction of requests slower (1 - CDF), for a
-// log-log tail plot; +Inf samples keep the curve from reaching zero.
-func tailPoints(d Dist) [][2]float64 {
-	var pts [][2]float64
-	n := float64(len(d))
-	for i := range d {
-		if math.IsInf(d[i], 0) {
-			break
-		}
-		frac := 1 - float64(i)/n
-		if len(pts) > 0 && i%max(1, len(d)/800) != 0 && frac > 0.02 {
-			continue
-		}
-		pts = append(pts, [2]float64{d[i], frac})
-	}
-	return pts
-}
-
 func fracAxis() Axis {
 	return Axis{Min: 0, Max: 1, Ticks: []float64{0, .25, .5, .75, 1}, Labels: []string{"0", ".25", ".5", ".75", "1"}}
-}
-
-func tailAxis(n int) Axis {
-	lo := math.Pow(10, -math.Ceil(math.Log10(float64(max(n, 10)))))
-	a := Axis{Min: lo, Max: 1, Log: true}
-	for v := 1.0; v >= lo*0.999; v /= 10 {
-		a.Ticks = append(a.Ticks, v)
-		a.Labels = append(a.Labels, decadeLabel(v))
-	}
-	return a
 }
 
 // linAxis covers [0, hi] with about five round ticks.

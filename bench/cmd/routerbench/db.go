@@ -24,39 +24,6 @@ func openDB(ctx context.Context, url string) (*DB, error) {
 	return &DB{pool: p}, nil
 }
 
-// Counters are cumulative database statistics.
-type Counters struct {
-	Commits   int64 // pg_stat_database.xact_commit
-	WALSyncs  int64 // pg_stat_wal.wal_sync (fsyncs of the WAL)
-	WALWrites int64 // pg_stat_wal.wal_records
-}
-
-func (c Counters) Sub(o Counters) Counters {
-	return Counters{c.Commits - o.Commits, c.WALSyncs - o.WALSyncs, c.WALWrites - o.WALWrites}
-}
-
-// counters reads the statistics, after waiting settle for backends to flush
-// theirs (PostgreSQL publishes a backend's counts at most once a second, and an
-// idle backend's within about ten).
-func (d *DB) counters(ctx context.Context, settle time.Duration) (Counters, error) {
-	time.Sleep(settle)
-	conn, err := d.pool.Acquire(ctx)
-	if err != nil {
-		return Counters{}, err
-	}
-	defer conn.Release()
-	var c Counters
-	if _, err := conn.Exec(ctx, "SELECT pg_stat_clear_snapshot()"); err != nil {
-		return c, err
-	}
-	if err := conn.QueryRow(ctx, "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()").Scan(&c.Commits); err != nil {
-		return c, err
-	}
-	// pg_stat_wal exists from PostgreSQL 14; without it the WAL columns stay 0.
-	_ = conn.QueryRow(ctx, "SELECT wal_sync, wal_records FROM pg_stat_wal").Scan(&c.WALSyncs, &c.WALWrites)
-	return c, nil
-}
-
 // Integrity is what the database says about one owner's jobs.
 type Integrity struct {
 	Jobs        int64
@@ -102,4 +69,29 @@ SELECT count(*) FROM (SELECT a.job_id FROM attempts a JOIN jobs j ON j.id = a.jo
 		return in, fmt.Errorf("count double wins: %w", err)
 	}
 	return in, nil
+}
+
+// hedgeDelays is, for the owner's jobs whose idempotency key starts with
+// prefix, how long after the job's first attempt each hedge attempt was
+// created (database clock): the hedge delay the router actually used.
+func (d *DB) hedgeDelays(ctx context.Context, owner, prefix string) (Dist, error) {
+	rows, err := d.pool.Query(ctx, `
+SELECT extract(epoch FROM h.created_at - p.created_at)
+FROM jobs j
+JOIN attempts h ON h.job_id = j.id AND h.role = 'hedge'
+JOIN attempts p ON p.job_id = j.id AND p.seq = 1
+WHERE j.owner = $1 AND starts_with(j.idempotency_key, $2)`, owner, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("hedge delays: %w", err)
+	}
+	defer rows.Close()
+	var ds []time.Duration
+	for rows.Next() {
+		var secs float64
+		if err := rows.Scan(&secs); err != nil {
+			return nil, err
+		}
+		ds = append(ds, time.Duration(secs*float64(time.Second)))
+	}
+	return newDist(ds), rows.Err()
 }

@@ -1,10 +1,14 @@
-// Command routerbench measures the router against SPEC §14: the latency it adds
-// to healthy calls, its throughput against pgbench on the same database, the
-// tail under a degraded primary (no failover, sequential failover, fixed and
-// adaptive hedging) and a duplicate storm. It starts a loopback mock
-// OpenAI-compatible provider and router processes with generated configurations,
-// and writes bench/results/<timestamp>/report.md with PNG charts (copied to
-// bench/results/latest/).
+// Command routerbench measures the router against SPEC §14 in one run: the
+// durable-commit floor of this disk, direct-to-mock against /v1/jobs and
+// /v1/chat/completions at several caller counts (with the router's own
+// round-trip and durable-commit counters per job), a CPU and allocation
+// profile of the shipped binary through `router serve --debug-listen`, two
+// router replicas on one database, a degraded primary under the route's
+// default hedging, and a duplicate storm. It starts a loopback mock
+// OpenAI-compatible provider and router processes (the binary built from
+// ./cmd/router) with generated configurations, and writes report.md with PNG
+// charts to bench/results/latest/; the run's full directory, profiles
+// included, goes under .local/bench-runs/ (not in git).
 //
 // It needs DATABASE_URL; `make bench` runs it under `router localdb --durable`.
 // Every loop is bounded in count and time, and all traffic is on loopback.
@@ -26,62 +30,63 @@ import (
 
 // Options are the command's flags.
 type Options struct {
-	Out, Prompts, Scenarios string
-	MaxRun                  time.Duration
+	Out, RunsDir, Prompts, Scenarios string
+	MaxRun                           time.Duration
+	LogLevel                         string
+
+	FloorN, FloorCommits int
 
 	OverheadN, OverheadN1 int
 	OverheadLatency       time.Duration
 	Concurrency           []int
 
-	CeilingN, CeilingCallers int
-	CeilingFor               time.Duration
-	PgbenchFor               time.Duration
-	PgbenchClients           int
+	ProfileFor     time.Duration
+	ProfileCallers int
+
+	ReplicaN, ReplicaCallers          int
+	ReplicaDupKeys, ReplicaDupRepeats int
 
 	DegradedN, DegradedCallers int
-	Hang, Status               float64
+	Hang                       float64
 	Median                     time.Duration
 	Sigma                      float64
 	PrimaryTimeout             time.Duration
-	HedgeAfter                 time.Duration
-	HedgeMin                   time.Duration
+	DegradedHedgeAfter         string
 
 	StormKeys, StormRepeats, StormCallers int
-
-	ProfileFor     time.Duration
-	ProfileCallers int
 }
 
 func main() {
 	var o Options
 	var conc string
-	flag.StringVar(&o.Out, "out", "bench/results", "results directory (a timestamped run directory and latest/ go under it)")
+	flag.StringVar(&o.Out, "out", filepath.Join("bench", "results", "latest"), "where report.md and the charts go (replaced by each run)")
+	flag.StringVar(&o.RunsDir, "runs", filepath.Join(".local", "bench-runs"), "where each run's full directory (profiles included) goes, under its timestamp; keep it out of git")
 	flag.StringVar(&o.Prompts, "prompts", "prompts", "prompts directory")
-	flag.StringVar(&o.Scenarios, "scenarios", "overhead,profile,ceiling,degraded,storm", "scenarios to run, comma-separated")
-	flag.DurationVar(&o.MaxRun, "max-run", 60*time.Second, "time bound of any one load run")
-	flag.IntVar(&o.OverheadN, "overhead-n", 1500, "requests per overhead run at 16 and 64 callers")
-	flag.IntVar(&o.OverheadN1, "overhead-n1", 300, "requests per overhead run at 1 caller")
-	flag.DurationVar(&o.OverheadLatency, "overhead-latency", 20*time.Millisecond, "the mock's fixed latency in the overhead scenario")
-	flag.StringVar(&conc, "concurrency", "1,16,64", "caller counts of the overhead scenario")
-	flag.IntVar(&o.CeilingN, "ceiling-n", 6000, "jobs of the ceiling run")
-	flag.IntVar(&o.CeilingCallers, "ceiling-callers", 64, "callers of the ceiling run")
-	flag.DurationVar(&o.CeilingFor, "ceiling-for", 20*time.Second, "time bound of the ceiling run")
-	flag.DurationVar(&o.PgbenchFor, "pgbench-for", 15*time.Second, "pgbench duration")
-	flag.IntVar(&o.PgbenchClients, "pgbench-clients", 20, "pgbench clients (the router's pool size)")
-	flag.IntVar(&o.DegradedN, "degraded-n", 1000, "jobs per degraded-primary variant")
-	flag.IntVar(&o.DegradedCallers, "degraded-callers", 8, "callers of the degraded-primary scenario")
+	flag.StringVar(&o.Scenarios, "scenarios", "floor,overhead,profile,replicas,degraded,storm", "scenarios to run, comma-separated")
+	flag.DurationVar(&o.MaxRun, "max-run", 30*time.Second, "time bound of any one load run")
+	flag.StringVar(&o.LogLevel, "router-log-level", "info", "the routers' log level")
+	flag.IntVar(&o.FloorN, "floor-n", 200, "measured commit sequences of the durable-commit floor")
+	flag.IntVar(&o.FloorCommits, "floor-commits", 2, "durable commits per job on the path (SPEC §14)")
+	flag.IntVar(&o.OverheadN, "overhead-n", 3000, "requests per run at more than one caller")
+	flag.IntVar(&o.OverheadN1, "overhead-n1", 300, "requests per run at 1 caller")
+	flag.DurationVar(&o.OverheadLatency, "overhead-latency", 20*time.Millisecond, "the mock's fixed latency in the overhead, profile and replica scenarios")
+	flag.StringVar(&conc, "concurrency", "1,16,64,256", "caller counts of the overhead scenario (SPEC §14's targets are at 1 and 64)")
+	flag.DurationVar(&o.ProfileFor, "profile-for", 10*time.Second, "CPU and allocation profile length")
+	flag.IntVar(&o.ProfileCallers, "profile-callers", 64, "callers while profiling")
+	flag.IntVar(&o.ReplicaN, "replica-n", 3000, "jobs of the two-replica run")
+	flag.IntVar(&o.ReplicaCallers, "replica-callers", 64, "callers of the two-replica run")
+	flag.IntVar(&o.ReplicaDupKeys, "replica-dup-keys", 100, "keys of the cross-replica duplicate burst")
+	flag.IntVar(&o.ReplicaDupRepeats, "replica-dup-repeats", 4, "requests per key of the cross-replica duplicate burst")
+	flag.IntVar(&o.DegradedN, "degraded-n", 1000, "jobs of the degraded-primary run")
+	flag.IntVar(&o.DegradedCallers, "degraded-callers", 8, "callers of the degraded-primary run")
 	flag.Float64Var(&o.Hang, "hang", 0.05, "fraction of primary calls that hang")
-	flag.Float64Var(&o.Status, "status503", 0.05, "fraction of primary calls answered 503")
 	flag.DurationVar(&o.Median, "provider-median", 50*time.Millisecond, "median provider latency (degraded and storm scenarios)")
 	flag.Float64Var(&o.Sigma, "provider-sigma", 0.3, "log-normal sigma of the provider latency")
-	flag.DurationVar(&o.PrimaryTimeout, "primary-timeout", time.Second, "the primary's attempt timeout (a hang becomes unknown after it)")
-	flag.DurationVar(&o.HedgeAfter, "hedge-after", 150*time.Millisecond, "hedge_after of the fixed-hedging variant")
-	flag.DurationVar(&o.HedgeMin, "hedge-min", 20*time.Millisecond, "hedge_min of the adaptive-hedging variant")
+	flag.DurationVar(&o.PrimaryTimeout, "primary-timeout", 5*time.Second, "the primary's attempt timeout in the degraded scenario")
+	flag.StringVar(&o.DegradedHedgeAfter, "degraded-hedge-after", "", "hedge_after of the degraded route (empty: the route's default)")
 	flag.IntVar(&o.StormKeys, "storm-keys", 150, "distinct keys of the duplicate storm (per endpoint)")
 	flag.IntVar(&o.StormRepeats, "storm-repeats", 16, "requests per key of the duplicate storm")
 	flag.IntVar(&o.StormCallers, "storm-callers", 64, "callers of the duplicate storm")
-	flag.DurationVar(&o.ProfileFor, "profile-for", 15*time.Second, "CPU profile length")
-	flag.IntVar(&o.ProfileCallers, "profile-callers", 64, "callers while profiling")
 	flag.Parse()
 	for _, c := range strings.Split(conc, ",") {
 		var n int
@@ -91,7 +96,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute) // never runs unbounded
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Minute) // never runs unbounded
 	defer cancel()
 	if err := run(ctx, o); err != nil {
 		log.Fatal("routerbench: ", err)
@@ -105,7 +110,7 @@ func run(ctx context.Context, o Options) error {
 	}
 	began := time.Now()
 	stamp := began.UTC().Format("20060102-150405")
-	runDir := filepath.Join(o.Out, stamp)
+	runDir := filepath.Join(o.RunsDir, stamp)
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
 		return err
 	}
@@ -119,13 +124,9 @@ func run(ctx context.Context, o Options) error {
 		return err
 	}
 	log.Printf("building the router into %s", work)
-	h := &Harness{Work: work, Prompts: prompts, DB: url, Bin: filepath.Join(work, "router"), ProfBin: filepath.Join(work, "routerprof")}
+	h := &Harness{Work: work, Prompts: prompts, DB: url, Bin: filepath.Join(work, "router"), LogLevel: o.LogLevel}
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", h.Bin, "./cmd/router").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build ./cmd/router: %w\n%s", err, out)
-	}
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", h.ProfBin, "./bench/cmd/routerprof").CombinedOutput(); err != nil {
-		log.Printf("profiling build failed, the profile is skipped: %v\n%s", err, out)
-		h.ProfBin = ""
 	}
 	h.Mock, err = StartMock(2 * time.Minute)
 	if err != nil {
@@ -149,8 +150,8 @@ func run(ctx context.Context, o Options) error {
 		name string
 		fn   func(context.Context) error
 	}{
-		{"overhead", b.overhead}, {"profile", b.profile}, {"ceiling", b.ceiling},
-		{"degraded", b.degraded}, {"storm", b.storm},
+		{"floor", b.floor}, {"overhead", b.overhead}, {"profile", b.profile},
+		{"replicas", b.replicas}, {"degraded", b.degraded}, {"storm", b.storm},
 	}
 	for _, s := range steps {
 		if !want[s.name] {
@@ -171,14 +172,14 @@ func run(ctx context.Context, o Options) error {
 	if err := b.write(); err != nil {
 		return err
 	}
-	latest := filepath.Join(o.Out, "latest")
-	if err := os.RemoveAll(latest); err != nil {
+	// The committed copy: the report and its charts only (no profiles).
+	if err := os.RemoveAll(o.Out); err != nil {
 		return err
 	}
-	if err := copyDir(runDir, latest); err != nil {
+	if err := copyDir(runDir, o.Out, ".md", ".png"); err != nil {
 		return err
 	}
-	log.Printf("report: %s (also %s) after %s", filepath.Join(runDir, "report.md"), latest, b.rep.Elapsed.Round(time.Second))
+	log.Printf("report: %s (the run with its profiles: %s) after %s", filepath.Join(o.Out, "report.md"), runDir, b.rep.Elapsed.Round(time.Second))
 	if len(b.rep.Problems) > 0 {
 		return fmt.Errorf("%d problem(s); see the report", len(b.rep.Problems))
 	}
@@ -199,7 +200,8 @@ type Bench struct {
 // owner makes a router name (and owner) unique to this run.
 func (b *Bench) owner(name string) string { return name + "-" + b.runID }
 
-func copyDir(src, dst string) error {
+// copyDir copies the files of src whose names end in one of exts into dst.
+func copyDir(src, dst string, exts ...string) error {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
 	}
@@ -208,7 +210,7 @@ func copyDir(src, dst string) error {
 		return err
 	}
 	for _, e := range entries {
-		if e.IsDir() {
+		if e.IsDir() || !hasExt(e.Name(), exts) {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(src, e.Name()))
@@ -229,4 +231,13 @@ func fsyncDir() string {
 		return ".local"
 	}
 	return "."
+}
+
+func hasExt(name string, exts []string) bool {
+	for _, x := range exts {
+		if strings.HasSuffix(name, x) {
+			return true
+		}
+	}
+	return false
 }

@@ -113,20 +113,17 @@ func (m *Mock) Service(nonce string) (time.Duration, bool) {
 	return d, ok
 }
 
-// NonceCalls is how many calls carried nonce.
-func (m *Mock) NonceCalls(nonce string) int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.byNonce[nonce]
-}
-
 type mockRequest struct {
 	Model    string `json:"model"`
 	Messages []struct {
 		Role    string `json:"role"`
 		Content string `json:"content"`
 	} `json:"messages"`
-	Metadata map[string]string `json:"metadata"`
+	Metadata      map[string]string `json:"metadata"`
+	Stream        bool              `json:"stream"`
+	StreamOptions struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
 }
 
 func (m *Mock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -195,14 +192,38 @@ func (m *Mock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.stored[id] = body
 		m.mu.Unlock()
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(body)
+	if req.Stream {
+		m.stream(w, req, n, start)
+	} else {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}
 	if nonce != "" {
 		own := time.Since(start)
 		m.mu.Lock()
 		m.service[nonce] = own
 		m.mu.Unlock()
 	}
+}
+
+// stream answers as OpenAI's server-sent events: the content in one chunk,
+// the finish reason, the usage when asked for, then [DONE].
+func (m *Mock) stream(w http.ResponseWriter, req mockRequest, n int64, start time.Time) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	id := fmt.Sprintf("chatcmpl-bench-%s-%d", req.Model, n)
+	chunk := func(choices, usage string) string {
+		return fmt.Sprintf(`data: {"id":%q,"object":"chat.completion.chunk","created":%d,"model":%q,"choices":[%s]%s}`+"\n\n",
+			id, start.Unix(), req.Model, choices, usage)
+	}
+	var b strings.Builder
+	b.WriteString(chunk(fmt.Sprintf(`{"index":0,"delta":{"role":"assistant","content":%q},"finish_reason":null}`, validTriage), ""))
+	b.WriteString(chunk(`{"index":0,"delta":{},"finish_reason":"stop"}`, ""))
+	if req.StreamOptions.IncludeUsage {
+		b.WriteString(chunk("", `,"usage":{"prompt_tokens":50,"completion_tokens":20,"total_tokens":70}`))
+	}
+	b.WriteString("data: [DONE]\n\n")
+	_, _ = w.Write([]byte(b.String()))
 }
 
 // lookup answers the stored-completions list filtered by the attempt id, which

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"sort"
 	"time"
 )
 
@@ -19,6 +18,11 @@ type OverheadRow struct {
 	Own      Dist // the mock's own time for the same calls
 	Added    Dist // router-added: E2E minus the mock's own time, per request
 	TimedOut bool
+	// PerJob is the router's own counters' delta over the run divided by the
+	// requests (jobs and chat only); CountersErr says why it is missing.
+	PerJob      RouterCounters
+	HaveCounter bool
+	CountersErr string
 }
 
 func (b *Bench) overheadSpec(name string) RouterSpec {
@@ -29,6 +33,9 @@ func (b *Bench) overheadSpec(name string) RouterSpec {
 	}
 }
 
+// overhead runs direct, /v1/jobs and /v1/chat/completions at each caller count
+// against the mock's fixed latency, reading the router's counters around each
+// router run.
 func (b *Bench) overhead(ctx context.Context) error {
 	m := b.h.Mock
 	m.SetBehaviour(map[string]Behaviour{"primary": {Median: b.o.OverheadLatency}})
@@ -48,7 +55,15 @@ func (b *Bench) overhead(ctx context.Context) error {
 			n = b.o.OverheadN1
 		}
 		for _, ep := range []string{"direct", "jobs", "chat"} {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			prefix := fmt.Sprintf("ovh-%s-%s-c%d", b.runID, ep, c)
+			var before RouterCounters
+			var cerr error
+			if ep != "direct" {
+				before, cerr = p.Counters(ctx)
+			}
 			r := closedLoop(ctx, c, n, b.o.MaxRun, func(ctx context.Context, i int) Sample {
 				nonce := nonceFor(prefix, i)
 				switch ep {
@@ -60,10 +75,21 @@ func (b *Bench) overhead(ctx context.Context) error {
 				return b.c.Chat(ctx, p, nonce, nonce)
 			})
 			row := b.overheadRow(ep, r)
+			if ep != "direct" {
+				var after RouterCounters
+				if cerr == nil {
+					after, cerr = p.Counters(ctx)
+				}
+				if cerr != nil {
+					row.CountersErr = cerr.Error()
+				} else {
+					row.PerJob, row.HaveCounter = after.Sub(before).PerJob(row.N), true
+				}
+			}
 			b.rep.Overhead = append(b.rep.Overhead, row)
-			log.Printf("  %-6s c=%-3d n=%d err=%d %.0f/s e2e p50 %s p99 %s  added p50 %s p90 %s p99 %s ms",
+			log.Printf("  %-6s c=%-3d n=%d err=%d %.0f/s e2e p50 %s p99 %s  added p50 %s p99 %s ms  per job: %.2f round trips, %.2f durable commits",
 				ep, c, row.N, row.Errors, row.RPS, ms(row.E2E.Q(.5)), ms(row.E2E.Q(.99)),
-				ms(row.Added.Q(.5)), ms(row.Added.Q(.9)), ms(row.Added.Q(.99)))
+				ms(row.Added.Q(.5)), ms(row.Added.Q(.99)), row.PerJob.RoundTrips, row.PerJob.DurableCommits)
 		}
 	}
 	in, err := b.db.integrity(ctx, p.Owner)
@@ -88,6 +114,15 @@ func (b *Bench) overheadRow(ep string, r Run) OverheadRow {
 		}
 	}
 	row.E2E, row.Own, row.Added = newDist(e2e), newDist(own), newDist(added)
-	sort.Float64s(row.Added)
 	return row
+}
+
+// row finds the overhead row of an endpoint at a caller count.
+func (r *Report) row(ep string, callers int) (OverheadRow, bool) {
+	for _, x := range r.Overhead {
+		if x.Endpoint == ep && x.Callers == callers {
+			return x, true
+		}
+	}
+	return OverheadRow{}, false
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -10,55 +9,27 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 )
 
-// ProfileResult is what the profiling build of the router measured while it
-// served the overhead load.
+// ProfileResult is what the shipped binary's own debug listener and counters
+// showed while it served the /v1/jobs load.
 type ProfileResult struct {
-	Callers            int
-	Jobs               int
-	RPS                float64
-	StatementsPerJob   float64
-	CommitsPerJob      float64
-	WriteCommitsPerJob float64
-	MallocsPerJob      float64
-	BytesPerJob        float64
-	ByStatement        []StatementCount
-	CPUTop, AllocTop   string // go tool pprof -top output
-	Added              Dist
-}
-
-// StatementCount is one statement's executions per job.
-type StatementCount struct {
-	SQL    string
-	PerJob float64
-}
-
-type benchSnapshot struct {
-	Statements   int64            `json:"statements"`
-	Commits      int64            `json:"commits"`
-	WriteCommits int64            `json:"write_commits"`
-	ByStatement  map[string]int64 `json:"by_statement"`
-	Mallocs      uint64           `json:"mallocs"`
-	AllocBytes   uint64           `json:"alloc_bytes"`
-}
-
-func getJSON(ctx context.Context, url string, v any) error {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	return json.NewDecoder(resp.Body).Decode(v)
+	Callers          int
+	Jobs             int
+	RPS              float64
+	PerJob           RouterCounters
+	CPUTop, AllocTop string // go tool pprof -top output
+	Added            Dist
 }
 
 func fetch(ctx context.Context, url, path string) error {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err
@@ -76,12 +47,10 @@ func fetch(ctx context.Context, url, path string) error {
 	return err
 }
 
-// profile runs the overhead load (jobs endpoint) against the profiling build and
-// collects a CPU profile, an allocation profile and the statement counts.
+// profile runs `router serve --debug-listen` under the overhead load on
+// /v1/jobs and collects a CPU profile, an allocation profile (both over the
+// load) and the router's counters per job.
 func (b *Bench) profile(ctx context.Context) error {
-	if b.h.ProfBin == "" {
-		return fmt.Errorf("the profiling build is not available")
-	}
 	m := b.h.Mock
 	m.SetBehaviour(map[string]Behaviour{"primary": {Median: b.o.OverheadLatency}})
 	p, err := b.h.Start(ctx, b.overheadSpec("profile"), true)
@@ -93,11 +62,11 @@ func (b *Bench) profile(ctx context.Context) error {
 		n := nonceFor("pwarm-"+b.runID, i)
 		return b.c.Job(ctx, p, n, n, 0)
 	})
-	var before, after benchSnapshot
-	if err := getJSON(ctx, p.Debug+"/debug/bench", &before); err != nil {
+	before, err := p.Counters(ctx)
+	if err != nil {
 		return err
 	}
-	secs := int(b.o.ProfileFor / time.Second)
+	secs := max(1, int(b.o.ProfileFor.Seconds()))
 	cpu, allocs := filepath.Join(b.dir, "cpu.pprof"), filepath.Join(b.dir, "allocs.pprof")
 	var wg sync.WaitGroup
 	var cpuErr, allocErr error
@@ -115,41 +84,37 @@ func (b *Bench) profile(ctx context.Context) error {
 		n := nonceFor(prefix, i)
 		return b.c.Job(ctx, p, n, n, 0)
 	})
-	if err := getJSON(ctx, p.Debug+"/debug/bench", &after); err != nil {
+	after, err := p.Counters(ctx)
+	if err != nil {
 		return err
 	}
 	wg.Wait()
-	jobs := float64(len(r.Samples))
+	summarised := time.Now()
+	defer func() {
+		log.Printf("  profile summaries (go tool pprof) took %s", time.Since(summarised).Round(time.Second))
+	}()
 	res := &ProfileResult{Callers: r.Callers, Jobs: len(r.Samples), RPS: r.Throughput(),
-		StatementsPerJob:   float64(after.Statements-before.Statements) / jobs,
-		CommitsPerJob:      float64(after.Commits-before.Commits) / jobs,
-		WriteCommitsPerJob: float64(after.WriteCommits-before.WriteCommits) / jobs,
-		MallocsPerJob:      float64(after.Mallocs-before.Mallocs) / jobs,
-		BytesPerJob:        float64(after.AllocBytes-before.AllocBytes) / jobs,
-		Added:              b.overheadRow("jobs", r).Added,
-	}
-	for sql, n := range after.ByStatement {
-		if d := n - before.ByStatement[sql]; d > 0 {
-			res.ByStatement = append(res.ByStatement, StatementCount{SQL: sql, PerJob: float64(d) / jobs})
-		}
-	}
-	sort.Slice(res.ByStatement, func(i, j int) bool { return res.ByStatement[i].PerJob > res.ByStatement[j].PerJob })
+		PerJob: after.Sub(before).PerJob(len(r.Samples)), Added: b.overheadRow("jobs", r).Added}
 	if cpuErr == nil {
-		res.CPUTop = pprofTop(ctx, b.h.ProfBin, cpu, "-nodecount=35")
-		res.CPUTop += "\n" + pprofTop(ctx, b.h.ProfBin, cpu, "-nodecount=30", "-cum")
+		res.CPUTop = pprofTop(ctx, b.h.Bin, cpu, "-nodecount=35")
+		res.CPUTop += "\n\n" + pprofTop(ctx, b.h.Bin, cpu, "-nodecount=30", "-cum")
 	} else {
 		b.rep.Problems = append(b.rep.Problems, "cpu profile: "+cpuErr.Error())
 	}
 	if allocErr == nil {
-		res.AllocTop = pprofTop(ctx, b.h.ProfBin, allocs, "-sample_index=alloc_space", "-nodecount=25")
+		res.AllocTop = pprofTop(ctx, b.h.Bin, allocs, "-sample_index=alloc_space", "-nodecount=25")
 	} else {
 		b.rep.Problems = append(b.rep.Problems, "alloc profile: "+allocErr.Error())
 	}
-	_ = os.WriteFile(filepath.Join(b.dir, "profile-cpu-top.txt"), []byte(res.CPUTop), 0o644)
-	_ = os.WriteFile(filepath.Join(b.dir, "profile-alloc-top.txt"), []byte(res.AllocTop), 0o644)
 	b.rep.Profile = res
-	log.Printf("  profile: %d jobs %.0f/s, %.1f statements, %.1f commits (%.1f writing), %.0f allocations, %.0f KiB per job",
-		res.Jobs, res.RPS, res.StatementsPerJob, res.CommitsPerJob, res.WriteCommitsPerJob, res.MallocsPerJob, res.BytesPerJob/1024)
+	in, err := b.db.integrity(ctx, p.Owner)
+	if err != nil {
+		return err
+	}
+	b.rep.checkIntegrity("profile", in)
+	log.Printf("  profile: %d jobs %.0f/s; per job %.2f round trips, %.2f statements, %.2f transactions, %.2f durable commits, %.0f allocations, %.0f KiB, %.2f ms CPU",
+		res.Jobs, res.RPS, res.PerJob.RoundTrips, res.PerJob.Statements, res.PerJob.Transactions, res.PerJob.DurableCommits,
+		res.PerJob.Mallocs, res.PerJob.AllocBytes/1024, 1000*res.PerJob.CPUSeconds)
 	return nil
 }
 

@@ -32,7 +32,8 @@ type RouteSpec struct {
 
 // RouterSpec is one router process.
 type RouterSpec struct {
-	Name      string // used for the owner, the log file and the config file
+	Name      string // used for the log file, the config file and (unless Owner is set) the owner
+	Owner     string // the API key's owner; replicas of one deployment share it
 	Providers []ProviderSpec
 	Route     RouteSpec
 	Lease     time.Duration
@@ -42,21 +43,30 @@ type RouterSpec struct {
 // RouterProc is a running router.
 type RouterProc struct {
 	Base  string
+	Ops   string // the operator listener's base URL (/metrics)
 	Owner string
 	Key   string
 	cmd   *exec.Cmd
 	done  chan struct{}
 	log   string
-	Debug string // the profiling build's debug address ("" for the real binary)
+	Debug string // the --debug-listen base URL ("" when not asked for)
 }
 
 // Harness holds what every scenario shares.
 type Harness struct {
-	Bin, ProfBin string // router and profiling-router binaries
-	Work         string // temporary directory: configs, logs
-	Prompts      string
-	DB           string
-	Mock         *Mock
+	Bin      string // the router binary, built from ./cmd/router
+	Work     string // temporary directory: configs, logs
+	Prompts  string
+	DB       string
+	Mock     *Mock
+	LogLevel string // the routers' log level unless a spec sets one
+}
+
+func (s RouterSpec) owner() string {
+	if s.Owner != "" {
+		return s.Owner
+	}
+	return s.Name
 }
 
 func freeAddr() (string, error) {
@@ -68,10 +78,10 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
-func (h *Harness) writeConfig(s RouterSpec, addr string) (string, error) {
+func (h *Harness) writeConfig(s RouterSpec, addr, opsAddr string) (string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "listen: %s\n", addr)
-	fmt.Fprintf(&b, "api_keys: [{owner: %s, key_env: BENCH_API_KEY}]\n", s.Name)
+	fmt.Fprintf(&b, "listen: %s\nops_listen: %s\n", addr, opsAddr)
+	fmt.Fprintf(&b, "api_keys: [{owner: %s, key_env: BENCH_API_KEY}]\n", s.owner())
 	b.WriteString("http: {max_wait: 60s}\nproviders:\n")
 	for _, p := range s.Providers {
 		fmt.Fprintf(&b, "  - {name: %s, type: openai, base_url: %q, model: %s, timeout: %s, max_retries: %d, supports_lookup: %t}\n",
@@ -95,6 +105,9 @@ func (h *Harness) writeConfig(s RouterSpec, addr string) (string, error) {
 	}
 	level := s.LogLevel
 	if level == "" {
+		level = h.LogLevel
+	}
+	if level == "" {
 		level = "info"
 	}
 	fmt.Fprintf(&b, "execution: {lease: %s}\nlog: {level: %s}\n", lease, level)
@@ -102,18 +115,22 @@ func (h *Harness) writeConfig(s RouterSpec, addr string) (string, error) {
 	return path, os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
-// Start runs a router for spec (the profiling build when prof) and waits until
-// /readyz answers 200.
-func (h *Harness) Start(ctx context.Context, s RouterSpec, prof bool) (*RouterProc, error) {
+// Start runs the router binary for spec (with --debug-listen on a free
+// loopback port when debug) and waits until /readyz answers 200.
+func (h *Harness) Start(ctx context.Context, s RouterSpec, debug bool) (*RouterProc, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := h.writeConfig(s, addr)
+	opsAddr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
-	p := &RouterProc{Base: "http://" + addr, Owner: s.Name, Key: "bench-key-" + s.Name, done: make(chan struct{}),
+	cfg, err := h.writeConfig(s, addr, opsAddr)
+	if err != nil {
+		return nil, err
+	}
+	p := &RouterProc{Base: "http://" + addr, Ops: "http://" + opsAddr, Owner: s.owner(), Key: "bench-key-" + s.owner(), done: make(chan struct{}),
 		log: filepath.Join(h.Work, s.Name+".log")}
 	logf, err := os.Create(p.log)
 	if err != nil {
@@ -121,16 +138,15 @@ func (h *Harness) Start(ctx context.Context, s RouterSpec, prof bool) (*RouterPr
 	}
 	defer logf.Close()
 	args := []string{"serve", "--config", cfg}
-	bin := h.Bin
-	if prof {
+	if debug {
 		dbg, err := freeAddr()
 		if err != nil {
 			return nil, err
 		}
-		bin, p.Debug = h.ProfBin, "http://"+dbg
-		args = []string{"--config", cfg, "--debug", dbg}
+		p.Debug = "http://" + dbg
+		args = append(args, "--debug-listen", dbg)
 	}
-	p.cmd = exec.Command(bin, args...)
+	p.cmd = exec.Command(h.Bin, args...)
 	p.cmd.Env = append(os.Environ(), "BENCH_API_KEY="+p.Key, "DATABASE_URL="+h.DB)
 	p.cmd.Stdout, p.cmd.Stderr = logf, logf
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -44,20 +44,6 @@ func (d Dist) Q(q float64) float64 {
 	return d[i]
 }
 
-func (d Dist) Mean() float64 {
-	s, n := 0.0, 0
-	for _, v := range d {
-		if !math.IsInf(v, 0) {
-			s += v
-			n++
-		}
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return s / float64(n)
-}
-
 // ms formats milliseconds for tables.
 func ms(v float64) string {
 	switch {

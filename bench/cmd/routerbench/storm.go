@@ -60,24 +60,12 @@ func (b *Bench) storm(ctx context.Context) error {
 		b.rep.checkIntegrity("storm "+ep, in)
 		row := StormRow{Endpoint: ep, Keys: keys, Requests: len(r.Samples), Errors: r.Errors(), Jobs: in.Jobs,
 			DupKeys: in.DupKeys, DoubleWins: in.DoubleWins, E2E: latencies(r, true), RPS: r.Throughput()}
-		ids := map[string]map[string]bool{}
 		for _, s := range r.Samples {
 			if s.Replayed {
 				row.Replayed++
 			}
-			if s.JobID == "" {
-				continue
-			}
-			if ids[s.Key] == nil {
-				ids[s.Key] = map[string]bool{}
-			}
-			ids[s.Key][s.JobID] = true
 		}
-		for _, set := range ids {
-			if len(set) > 1 {
-				row.ClientSplit++
-			}
-		}
+		row.ClientSplit = clientSplit(r)
 		if in.Keys > 0 {
 			row.JobsPerKey = float64(in.Jobs) / float64(in.Keys)
 		}

@@ -1,0 +1,179 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/routerhq/router/internal/store"
+)
+
+// Limits are one owner's limits (SPEC §17); a zero field is unlimited.
+type Limits struct {
+	// MaxLiveJobs bounds the owner's pending, running and unknown jobs.
+	MaxLiveJobs int
+	// RequestsPerSecond bounds the owner's authenticated requests on this
+	// replica (a token bucket of Burst tokens; Burst 0 is the rate rounded up).
+	RequestsPerSecond float64
+	Burst             int
+}
+
+// LiveCounter counts an owner's live (pending, running, unknown) jobs in the
+// database; store.Store implements it.
+type LiveCounter interface {
+	CountLiveJobs(ctx context.Context, owner string) (int, error)
+}
+
+// limiter enforces per-owner limits without a database round trip per request:
+// the rate is an in-memory token bucket per owner (per replica), and the live
+// job count is read from the database at most once per refresh interval per
+// owner, plus this replica's own admissions since that read.
+type limiter struct {
+	defaults Limits
+	owners   map[string]Limits
+	refresh  time.Duration
+	count    LiveCounter
+
+	mu  sync.Mutex
+	per map[string]*ownerLimit
+}
+
+type ownerLimit struct {
+	lim  Limits
+	rate *rate.Limiter // nil: no rate limit
+
+	mu       sync.Mutex
+	counted  int       // live jobs in the database at readAt
+	readAt   time.Time // zero: never read
+	admitted int       // jobs this replica created for the owner since readAt
+	inflight int       // admissions whose creation has not finished
+}
+
+func newLimiter(defaults Limits, owners map[string]Limits, refresh time.Duration, count LiveCounter) *limiter {
+	if refresh <= 0 {
+		refresh = time.Second
+	}
+	return &limiter{defaults: defaults, owners: owners, refresh: refresh, count: count, per: map[string]*ownerLimit{}}
+}
+
+func (l *limiter) of(owner string) *ownerLimit {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if o, ok := l.per[owner]; ok {
+		return o
+	}
+	lim, ok := l.owners[owner]
+	if !ok {
+		lim = l.defaults
+	}
+	o := &ownerLimit{lim: lim}
+	if lim.RequestsPerSecond > 0 {
+		burst := lim.Burst
+		if burst <= 0 {
+			burst = max(1, int(math.Ceil(lim.RequestsPerSecond)))
+		}
+		o.lim.Burst = burst
+		o.rate = rate.NewLimiter(rate.Limit(lim.RequestsPerSecond), burst)
+	}
+	l.per[owner] = o
+	return o
+}
+
+// allow takes one request of owner's rate; when refused, it says how long
+// until a request would be allowed.
+func (l *limiter) allow(owner string) (ok bool, retryAfter time.Duration, lim Limits) {
+	o := l.of(owner)
+	if o.rate == nil {
+		return true, 0, o.lim
+	}
+	now := time.Now()
+	r := o.rate.ReserveN(now, 1)
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return false, d, o.lim
+	}
+	return true, 0, o.lim
+}
+
+// admitLive reserves one new live job for owner. When ok, done must be called
+// once the job's creation has ended, saying whether a job was created. When
+// the owner is at its limit, ok is false and max is the limit.
+func (l *limiter) admitLive(ctx context.Context, owner string) (done func(created bool), ok bool, limit int, err error) {
+	o := l.of(owner)
+	if o.lim.MaxLiveJobs <= 0 || l.count == nil {
+		return func(bool) {}, true, 0, nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.readAt.IsZero() || time.Since(o.readAt) >= l.refresh {
+		n, err := l.count.CountLiveJobs(ctx, owner)
+		if err != nil {
+			return nil, false, 0, err
+		}
+		o.counted, o.readAt, o.admitted = n, time.Now(), 0
+	}
+	if o.counted+o.admitted+o.inflight >= o.lim.MaxLiveJobs {
+		return nil, false, o.lim.MaxLiveJobs, nil
+	}
+	o.inflight++
+	var once sync.Once
+	return func(created bool) {
+		once.Do(func() {
+			o.mu.Lock()
+			defer o.mu.Unlock()
+			o.inflight--
+			if created {
+				o.admitted++
+			}
+		})
+	}, true, 0, nil
+}
+
+// retryAfterSeconds is a Retry-After value: whole seconds, at least 1.
+func retryAfterSeconds(d time.Duration) string {
+	return strconv.Itoa(max(1, int(math.Ceil(d.Seconds()))))
+}
+
+func rateDetail(owner string, lim Limits, wait time.Duration) string {
+	return fmt.Sprintf("owner %s is over its limit of %g requests per second (burst %d) on this router replica; retry after %s s (limits.requests_per_second in the router's configuration)",
+		owner, lim.RequestsPerSecond, lim.Burst, retryAfterSeconds(wait))
+}
+
+func liveDetail(owner string, limit int) string {
+	return fmt.Sprintf("owner %s already has %d or more jobs that are pending, running or unknown (limits.max_live_jobs is %d); nothing was stored: retry later with the same Idempotency-Key, once some have finished (or cancel or resolve them)",
+		owner, limit, limit)
+}
+
+// admitLive applies max_live_jobs to a request about to create nj. done (never
+// nil when err is nil) must be called with whether a job was created. refused
+// says the owner is at its limit: answer 429 with liveDetail. A replay of a
+// key that already holds a job is never refused: only then, on the refusal
+// path, is the key looked up (replayable says the key is the caller's own).
+func (s *Server) admitLive(r *http.Request, nj *store.NewJob, replayable bool) (done func(created bool), refused int, err error) {
+	done, ok, limit, err := s.limits.admitLive(r.Context(), nj.Owner)
+	if err != nil || ok {
+		return done, 0, err
+	}
+	if replayable {
+		held, err := s.Store.KeyHeld(r.Context(), nj.Owner, nj.Operation, nj.IdempotencyKey)
+		if err != nil {
+			return nil, 0, err
+		}
+		if held {
+			return func(bool) {}, 0, nil
+		}
+	}
+	return func(bool) {}, limit, nil
+}
+
+// setRetryAfterLive sets Retry-After on a max_live_jobs refusal: the live count
+// is read again after the refresh interval.
+func (s *Server) setRetryAfterLive(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", retryAfterSeconds(s.limits.refresh))
+}

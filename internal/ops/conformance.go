@@ -1,0 +1,54 @@
+package ops
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/routerhq/router/internal/store"
+)
+
+// conformanceResult is one entry of GET /v1/conformance.
+type conformanceResult struct {
+	store.ConformanceRun
+	// Current: the prompt version is the one this router has loaded. Results of
+	// other versions do not count for routing.
+	Current *bool `json:"current,omitempty"`
+}
+
+// listConformance serves GET /v1/conformance: for every provider × prompt
+// version with a conformance run, its latest run (passed, cases passed of total,
+// started and finished on the database clock, router version) and when it last
+// passed. Query parameters: provider and prompt filter; details=true adds the
+// per-case details.
+func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	details := false
+	if v := q.Get("details"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-query", Title: "Invalid query parameter",
+				Detail: "details must be true or false, got " + strconv.Quote(v)})
+			return
+		}
+		details = b
+	}
+	runs, err := s.store.LatestConformanceRuns(r.Context(), store.ConformanceFilter{
+		Provider: q.Get("provider"), Prompt: q.Get("prompt"), WithCases: details,
+	})
+	if err != nil {
+		s.log.Error("reading conformance results failed", "err", err)
+		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "unavailable", Title: "Cannot read conformance results",
+			Detail: "the router could not read its database; retry shortly"})
+		return
+	}
+	out := make([]conformanceResult, len(runs))
+	for i, run := range runs {
+		out[i].ConformanceRun = run
+		if s.prompts != nil {
+			p, err := s.prompts.Get(run.Prompt, "")
+			cur := err == nil && p.Version == run.PromptVersion
+			out[i].Current = &cur
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"results": out})
+}

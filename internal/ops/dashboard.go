@@ -1,0 +1,321 @@
+package ops
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"fmt"
+	"html/template"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/routerhq/router/internal/store"
+)
+
+//go:embed dashboard/*.html
+var dashboardFS embed.FS
+
+var dashboardTmpl = template.Must(template.New("dashboard.html").Funcs(template.FuncMap{
+	"pct": func(f *float64) string {
+		if f == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%.1f%%", *f*100)
+	},
+	"ms": func(f *float64) string {
+		if f == nil {
+			return "–"
+		}
+		return fmtMS(*f)
+	},
+	"ago":   func(t time.Time) string { return ago(time.Since(t)) },
+	"short": func(id string) string { return shortID(id) },
+	"clock": func(t time.Time) string { return t.Local().Format("15:04:05") },
+	"usd":   func(f float64) string { return fmt.Sprintf("$%.4f", f) },
+	"msf":   func(f float64) string { return fmtMS(f) },
+}).ParseFS(dashboardFS, "dashboard/dashboard.html"))
+
+// dashboard serves GET /dashboard: a self-refreshing, server-rendered
+// operator page with no external assets. It shows owners, operations, states,
+// providers and timings, never inputs or results (see docs/operations.md).
+func (s *Server) dashboard() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+		defer cancel()
+		data := s.dashboardData(ctx, s.cfg)
+		var buf bytes.Buffer
+		if err := dashboardTmpl.Execute(&buf, data); err != nil {
+			s.log.Error("could not render the dashboard", "err", err)
+			http.Error(w, "could not render the dashboard: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		if len(data.Errors) > 0 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		_, _ = w.Write(buf.Bytes())
+	})
+}
+
+type dashData struct {
+	Generated     time.Time
+	Replica       string
+	Refresh       int
+	Errors        []string
+	Providers     []ProviderView
+	StatsWindow   string
+	Conformance   confMatrix
+	Jobs          []dashJob
+	Counters      *store.Counters
+	CounterWindow string
+	CounterTiles  []tile
+	Deliveries    *store.DeliveryStats
+	Hedge         *store.HedgeCost
+}
+
+type tile struct {
+	Label string
+	Value int64
+	Class string
+}
+
+type confMatrix struct {
+	Status    string   // why it is not available, or ""
+	Providers []string // columns
+	Rows      []confRow
+}
+
+type confRow struct {
+	Prompt string // name@version
+	Cells  []*ConformanceCell
+}
+
+type dashJob struct {
+	ID, Owner, Operation, State, Route string
+	Created                            time.Time
+	Span, Queued                       string
+	Attempts                           []dashAttempt
+	Error                              string
+}
+
+type dashAttempt struct {
+	Seq                          int
+	Provider, Role, State, Model string
+	Winner                       bool
+	Left, Width                  string // CSS percentages on the job's timeline
+	StartOffset, Latency         string
+}
+
+const counterWindow = time.Hour
+
+func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
+	d := &dashData{Generated: time.Now(), Replica: ops.Replica, Refresh: max(int(ops.DashboardRefresh.Seconds()), 1),
+		StatsWindow: ops.StatsWindow.String(), CounterWindow: "last hour"}
+	if reply, err := s.ListProviders(ctx); err != nil {
+		d.Errors = append(d.Errors, "providers: "+err.Error())
+	} else {
+		d.Providers = reply.Providers
+	}
+	d.Conformance = s.conformanceMatrix(ctx, ops)
+	if st, err := s.store.WebhookDeliveryStats(ctx); err != nil {
+		d.Errors = append(d.Errors, "webhook deliveries: "+err.Error())
+	} else {
+		d.Deliveries = &st
+	}
+	if jobs, err := s.store.RecentJobs(ctx, ops.RecentJobs); err != nil {
+		d.Errors = append(d.Errors, "recent jobs: "+err.Error())
+	} else {
+		for _, j := range jobs {
+			d.Jobs = append(d.Jobs, timeline(j, d.Generated))
+		}
+	}
+	if c, err := s.store.RecentCounters(ctx, counterWindow); err != nil {
+		d.Errors = append(d.Errors, "counters: "+err.Error())
+	} else {
+		d.Counters = c
+		d.CounterTiles = []tile{
+			{"jobs succeeded", c.JobsByState[store.JobSucceeded], "ok"},
+			{"jobs failed", c.JobsByState[store.JobFailed], "bad"},
+			{"jobs unknown", c.JobsByState[store.JobUnknown], "warn"},
+			{"jobs running", c.JobsByState[store.JobRunning] + c.JobsByState[store.JobPending], ""},
+			{"jobs cancelled", c.JobsByState[store.JobCancelled], ""},
+			{"attempts", sum(c.AttemptsByState), ""},
+			{"races lost", c.RacesLost, ""},
+			{"hedges started", c.HedgesStarted, ""},
+			{"hedges won", c.HedgesWon, "ok"},
+			{"failovers", c.AttemptsByRole[store.RoleFailover], ""},
+			{"retries", c.AttemptsByRole[store.RoleRetry], ""},
+		}
+	}
+	if h, err := s.store.RecentHedgeCost(ctx, counterWindow); err != nil {
+		d.Errors = append(d.Errors, "cost: "+err.Error())
+	} else {
+		d.Hedge = h
+	}
+	return d
+}
+
+func (s *Server) conformanceMatrix(ctx context.Context, ops Config) confMatrix {
+	if ops.Conformance == nil {
+		return confMatrix{Status: "No conformance source is configured on this replica."}
+	}
+	cells, err := ops.Conformance.ConformanceMatrix(ctx)
+	if err != nil {
+		return confMatrix{Status: "Conformance results could not be read: " + err.Error()}
+	}
+	m := confMatrix{Providers: append([]string(nil), ops.Providers...)}
+	seen := map[string]bool{}
+	for _, p := range m.Providers {
+		seen[p] = true
+	}
+	byPrompt := map[string]map[string]*ConformanceCell{}
+	for i := range cells {
+		c := &cells[i]
+		if !seen[c.Provider] {
+			seen[c.Provider] = true
+			m.Providers = append(m.Providers, c.Provider)
+		}
+		key := c.Prompt + "@" + c.PromptVersion
+		if byPrompt[key] == nil {
+			byPrompt[key] = map[string]*ConformanceCell{}
+		}
+		byPrompt[key][c.Provider] = c
+	}
+	keys := make([]string, 0, len(byPrompt))
+	for k := range byPrompt {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		row := confRow{Prompt: k}
+		for _, p := range m.Providers {
+			row.Cells = append(row.Cells, byPrompt[k][p])
+		}
+		m.Rows = append(m.Rows, row)
+	}
+	if len(m.Rows) == 0 {
+		m.Status = "No conformance run has been recorded yet: run `router conformance run`."
+	}
+	return m
+}
+
+// timeline lays a job's attempts out on one time axis, from the job's creation
+// to its last event (or now, while attempts are in flight).
+func timeline(j *store.Job, now time.Time) dashJob {
+	dj := dashJob{ID: j.ID, Owner: j.Owner, Operation: j.Operation, State: j.State, Route: j.Route, Created: j.CreatedAt}
+	if j.Error != nil {
+		dj.Error = *j.Error
+	}
+	// The axis starts at the first attempt (time before it is queueing, shown
+	// apart), so the race itself is readable.
+	t0 := j.CreatedAt
+	if len(j.Attempts) > 0 {
+		first := j.Attempts[0].CreatedAt
+		for _, a := range j.Attempts {
+			if a.CreatedAt.Before(first) {
+				first = a.CreatedAt
+			}
+		}
+		if first.After(t0) {
+			dj.Queued = fmtDur(first.Sub(t0))
+			t0 = first
+		}
+	}
+	end := t0
+	if j.FinishedAt != nil && j.FinishedAt.After(end) {
+		end = *j.FinishedAt
+	}
+	for _, a := range j.Attempts {
+		switch {
+		case a.FinishedAt != nil:
+			if a.FinishedAt.After(end) {
+				end = *a.FinishedAt
+			}
+		case now.After(end):
+			end = now
+		}
+	}
+	span := end.Sub(t0)
+	if span <= 0 {
+		span = time.Millisecond
+	}
+	dj.Span = fmtDur(span)
+	pos := func(t time.Time) float64 {
+		return min(max(float64(t.Sub(t0))/float64(span)*100, 0), 100)
+	}
+	for _, a := range j.Attempts {
+		start := a.CreatedAt
+		if a.StartedAt != nil {
+			start = *a.StartedAt
+		}
+		stop := now
+		if a.FinishedAt != nil {
+			stop = *a.FinishedAt
+		}
+		left := pos(start)
+		width := max(pos(stop)-left, 0.8)
+		if left+width > 100 {
+			left = 100 - width
+		}
+		da := dashAttempt{Seq: a.Seq, Provider: a.Provider, Role: a.Role, State: a.State, Model: a.Model,
+			Winner: j.CompletedBy != nil && *j.CompletedBy == a.ID,
+			Left:   fmt.Sprintf("%.2f%%", left), Width: fmt.Sprintf("%.2f%%", width),
+			StartOffset: "+" + fmtDur(start.Sub(t0))}
+		switch {
+		case a.LatencyMS != nil:
+			da.Latency = fmtMS(float64(*a.LatencyMS))
+		case a.FinishedAt == nil:
+			da.Latency = fmtDur(now.Sub(start)) + " so far"
+		}
+		dj.Attempts = append(dj.Attempts, da)
+	}
+	return dj
+}
+
+func sum(m map[string]int64) int64 {
+	var n int64
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func fmtMS(ms float64) string {
+	if ms >= 1000 {
+		return fmt.Sprintf("%.2fs", ms/1000)
+	}
+	return fmt.Sprintf("%.0fms", ms)
+}
+
+func fmtDur(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return d.Round(10 * time.Millisecond).String()
+}
+
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return "just now"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
+func shortID(id string) string {
+	if i := strings.IndexByte(id, '-'); i > 0 {
+		return id[:i]
+	}
+	return id
+}

@@ -1,0 +1,222 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/routerhq/router/internal/store"
+)
+
+// BreakerView is this process's circuit breakers as the operator endpoints need
+// them; breaker.Set implements it. State must not take an admission slot.
+type BreakerView interface {
+	State(provider string) (ok bool, reason string)
+}
+
+// ConformanceCell is the latest conformance result of one provider for one
+// prompt version.
+type ConformanceCell struct {
+	Provider      string    `json:"provider"`
+	Prompt        string    `json:"prompt"`
+	PromptVersion string    `json:"prompt_version"`
+	Passed        bool      `json:"passed"`
+	Fresh         bool      `json:"fresh"` // younger than the configured maximum age
+	RanAt         time.Time `json:"ran_at"`
+	Detail        string    `json:"detail,omitempty"`
+}
+
+// ConformanceSource lists the latest conformance results (SPEC §9).
+type ConformanceSource interface {
+	ConformanceMatrix(ctx context.Context) ([]ConformanceCell, error)
+}
+
+// Config is what the operator endpoints need beyond the store.
+type Config struct {
+	// Key, when set, is the operator key every request must send as
+	// 'Authorization: Bearer <key>'. It is required when the operator listener
+	// is not on a loopback address (the server wiring enforces that).
+	Key string
+	// Metrics serves GET /metrics; nil answers 404.
+	Metrics http.Handler
+	// Providers are the configured provider names, in configuration order.
+	Providers []string
+	// Breakers: this process's breakers; nil means no breakers (all eligible).
+	Breakers BreakerView
+	// Conformance: nil shows conformance as not available.
+	Conformance ConformanceSource
+	// Replica is this process's id, to mark its own row.
+	Replica string
+	// StaleAfter hides replicas whose breaker states are older (default 15s:
+	// three missed publications at the default 5s interval).
+	StaleAfter time.Duration
+	// StatsWindow is the window of recent attempts for success rate and latency
+	// (default 15m).
+	StatsWindow time.Duration
+	// DashboardRefresh is how often /dashboard reloads itself (default 5s).
+	DashboardRefresh time.Duration
+	// RecentJobs shown on /dashboard (default 20).
+	RecentJobs int
+}
+
+func (o Config) withDefaults() Config {
+	if o.StaleAfter <= 0 {
+		o.StaleAfter = 15 * time.Second
+	}
+	if o.StatsWindow <= 0 {
+		o.StatsWindow = 15 * time.Minute
+	}
+	if o.DashboardRefresh <= 0 {
+		o.DashboardRefresh = 5 * time.Second
+	}
+	if o.RecentJobs <= 0 {
+		o.RecentJobs = 20
+	}
+	return o
+}
+
+// ReplicaBreaker is one replica's view of a provider's breaker.
+type ReplicaBreaker struct {
+	Replica              string    `json:"replica"`
+	Self                 bool      `json:"self"` // the replica that answered this request
+	State                string    `json:"state"`
+	Requests             int64     `json:"requests"`
+	Successes            int64     `json:"successes"`
+	Failures             int64     `json:"failures"`
+	ConsecutiveFailures  int64     `json:"consecutive_failures"`
+	ConsecutiveSuccesses int64     `json:"consecutive_successes"`
+	ChangedAt            time.Time `json:"changed_at"`
+	UpdatedAt            time.Time `json:"updated_at"`
+}
+
+// ProviderView is one entry of GET /v1/providers.
+type ProviderView struct {
+	Name string `json:"name"`
+	// Eligible says whether this replica's breaker admits the provider now (the
+	// conformance gate is per prompt: see Conformance).
+	Eligible       bool                 `json:"eligible"`
+	IneligibleWhy  string               `json:"ineligible_reason,omitempty"`
+	Breakers       []ReplicaBreaker     `json:"breakers"`
+	Stats          *store.ProviderStats `json:"stats"` // nil without recent attempts
+	StatsWindow    string               `json:"stats_window"`
+	Conformance    []ConformanceCell    `json:"conformance"`
+	ConformanceErr string               `json:"conformance_status,omitempty"` // "not available" when there is no source
+}
+
+// ProvidersReply is the body of GET /v1/providers.
+type ProvidersReply struct {
+	Replica   string         `json:"replica"`
+	Providers []ProviderView `json:"providers"`
+}
+
+// ListProviders gathers GET /v1/providers: per configured provider, every live
+// replica's breaker state, recent attempt statistics, conformance results and
+// whether this replica would use it now.
+func (s *Server) ListProviders(ctx context.Context) (*ProvidersReply, error) {
+	ops := s.cfg
+	states, err := s.store.ListBreakerStates(ctx, ops.StaleAfter)
+	if err != nil {
+		return nil, err
+	}
+	stats, err := s.store.ProviderStats(ctx, ops.StatsWindow)
+	if err != nil {
+		return nil, err
+	}
+	var cells []ConformanceCell
+	confStatus := ""
+	if ops.Conformance == nil {
+		confStatus = "not available: no conformance source is configured"
+	} else if cells, err = ops.Conformance.ConformanceMatrix(ctx); err != nil {
+		s.log.Warn("could not read conformance results", "err", err)
+		confStatus = "not available: " + err.Error()
+	}
+	names := append([]string(nil), ops.Providers...)
+	known := map[string]bool{}
+	for _, n := range names {
+		known[n] = true
+	}
+	// Providers some replica publishes but this one does not configure (a
+	// configuration rollout in progress) are listed after the configured ones.
+	var extra []string
+	for _, st := range states {
+		if !known[st.Provider] {
+			known[st.Provider] = true
+			extra = append(extra, st.Provider)
+		}
+	}
+	sort.Strings(extra)
+	names = append(names, extra...)
+
+	out := &ProvidersReply{Replica: ops.Replica, Providers: make([]ProviderView, 0, len(names))}
+	for _, name := range names {
+		v := ProviderView{Name: name, Eligible: true, Breakers: []ReplicaBreaker{}, Conformance: []ConformanceCell{},
+			StatsWindow: ops.StatsWindow.String(), ConformanceErr: confStatus}
+		if ops.Breakers != nil {
+			v.Eligible, v.IneligibleWhy = ops.Breakers.State(name)
+		}
+		if !slices.Contains(ops.Providers, name) {
+			v.Eligible, v.IneligibleWhy = false, "not configured on this replica"
+		}
+		for _, st := range states {
+			if st.Provider == name {
+				v.Breakers = append(v.Breakers, ReplicaBreaker{
+					Replica: st.Replica, Self: st.Replica == ops.Replica, State: st.State,
+					Requests: st.Requests, Successes: st.Successes, Failures: st.Failures,
+					ConsecutiveFailures: st.ConsecutiveFailures, ConsecutiveSuccesses: st.ConsecutiveSuccesses,
+					ChangedAt: st.ChangedAt, UpdatedAt: st.UpdatedAt,
+				})
+			}
+		}
+		if ps, ok := stats[name]; ok {
+			v.Stats = &ps
+		}
+		for _, c := range cells {
+			if c.Provider == name {
+				v.Conformance = append(v.Conformance, c)
+			}
+		}
+		out.Providers = append(out.Providers, v)
+	}
+	return out, nil
+}
+
+// providers serves GET /v1/providers.
+func (s *Server) providers() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reply, err := s.ListProviders(r.Context())
+		if err != nil {
+			s.log.Error("could not list providers", "err", err)
+			writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "unavailable", Title: "Cannot read provider state",
+				Detail: "the router could not read provider state from its database; retry shortly"})
+			return
+		}
+		writeJSON(w, http.StatusOK, reply)
+	})
+}
+
+// StoreConformance is the ConformanceSource of the stored conformance runs
+// (store.LatestConformanceRuns): the latest run of each provider × prompt
+// version; Fresh when its last pass is younger than MaxAge (0: any pass).
+type StoreConformance struct {
+	Store  *store.Store
+	MaxAge time.Duration
+}
+
+// ConformanceMatrix implements ConformanceSource.
+func (c StoreConformance) ConformanceMatrix(ctx context.Context) ([]ConformanceCell, error) {
+	runs, err := c.Store.LatestConformanceRuns(ctx, store.ConformanceFilter{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ConformanceCell, 0, len(runs))
+	for _, r := range runs {
+		cell := ConformanceCell{Provider: r.Provider, Prompt: r.Prompt, PromptVersion: r.PromptVersion, Passed: r.Passed,
+			RanAt: r.FinishedAt, Detail: fmt.Sprintf("%d/%d cases passed", r.CasesPassed, r.CasesTotal)}
+		cell.Fresh = r.LastPassAt != nil && (c.MaxAge <= 0 || time.Since(*r.LastPassAt) < c.MaxAge)
+		out = append(out, cell)
+	}
+	return out, nil
+}

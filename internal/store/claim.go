@@ -1,0 +1,310 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// FirstAttempt is the attempt created in the same commit as its job, so the
+// success path needs no commit between the key claim and the provider call.
+// It is recorded `running` (the request is sent right after the commit); if
+// the process dies before sending, its lease expires and it becomes unknown,
+// exactly as an attempt lost after sending would.
+type FirstAttempt struct {
+	Provider string
+	Model    string
+	Role     string
+	// Routing is the job's routing decisions, recorded with it.
+	Routing json.RawMessage
+}
+
+// JobPlan is what a job's creator prepared before the job exists (the race
+// engine's plan): the first attempt to create with it, and a way to give back
+// what the plan holds when the job was not created.
+type JobPlan interface {
+	First() *FirstAttempt // nil: create the job alone
+	Discard()
+}
+
+// claimRequest is one CreateJob waiting for its batch.
+type claimRequest struct {
+	nj    NewJob
+	jobID string
+	attID string
+	done  chan struct{}
+
+	// Results, set by the batch.
+	created    bool
+	createdAt  time.Time
+	version    int64
+	existingID string // the live job holding the key, when not created
+	existingFP []byte
+	err        error
+}
+
+func (c *claimRequest) key() string {
+	return c.nj.Owner + "\x00" + c.nj.Operation + "\x00" + c.nj.IdempotencyKey
+}
+
+// claimSQL claims many keys and creates their jobs (and first attempts) in one
+// statement. Each key row is inserted, or taken over when its previous job's
+// retention has passed; a live key conflicts and creates nothing. The unique
+// primary key of idempotency_keys is the guarantee: concurrent claims of one
+// key wait for each other and exactly one inserts. Rows are inserted in key
+// order, so two batches never wait for each other's keys in opposite orders.
+// The final SELECT reads the key rows as they were before the statement, which
+// tells a duplicate its job and fingerprint without another round trip (a key
+// claimed by a transaction that committed during the statement is not seen
+// there and is read afterwards).
+const claimSQL = `
+WITH input AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::bytea[], $6::text[], $7::text[],
+        $8::text[], $9::text[], $10::text[], $11::bigint[], $12::uuid[], $13::text[], $14::text[], $15::text[], $16::text[])
+        WITH ORDINALITY AS i(owner, operation, key, job_id, fp, prompt_version, route, input, params,
+            lease_owner, lease_ms, attempt_id, provider, model, role, routing, ord)
+), claim AS (
+    INSERT INTO idempotency_keys AS k (owner, operation, idempotency_key, job_id, fingerprint)
+    SELECT owner, operation, key, job_id, fp FROM input ORDER BY owner, operation, key
+    ON CONFLICT (owner, operation, idempotency_key) DO UPDATE
+        SET job_id = EXCLUDED.job_id, fingerprint = EXCLUDED.fingerprint,
+            created_at = now(), expires_at = NULL
+        WHERE k.expires_at IS NOT NULL AND k.expires_at <= now()
+    RETURNING job_id
+), j AS (
+    INSERT INTO jobs (id, owner, operation, idempotency_key, fingerprint, prompt_version, route, input, params,
+        state, routing, lease_owner, lease_expires_at)
+    SELECT i.job_id, i.owner, i.operation, i.key, i.fp, i.prompt_version, i.route, i.input::jsonb, i.params::jsonb,
+        CASE WHEN i.attempt_id IS NULL THEN 'pending' ELSE 'running' END, i.routing::jsonb,
+        nullif(i.lease_owner, ''), now() + i.lease_ms * interval '1 millisecond'
+    FROM input i JOIN claim c ON c.job_id = i.job_id
+    RETURNING id, version, created_at
+), a AS (
+    INSERT INTO attempts (id, job_id, seq, provider, model, role, state, read_version, lease_owner,
+        lease_expires_at, started_at)
+    SELECT i.attempt_id, i.job_id, 1, i.provider, i.model, i.role, 'running', j.version, nullif(i.lease_owner, ''),
+        now() + i.lease_ms * interval '1 millisecond', now()
+    FROM input i JOIN j ON j.id = i.job_id
+    WHERE i.attempt_id IS NOT NULL
+)
+SELECT i.ord, j.id IS NOT NULL, coalesce(j.version, 0), coalesce(j.created_at, now()), k.job_id::text, k.fingerprint
+FROM input i
+LEFT JOIN j ON j.id = i.job_id
+LEFT JOIN idempotency_keys k ON k.owner = i.owner AND k.operation = i.operation AND k.idempotency_key = i.key
+ORDER BY i.ord`
+
+// CreateJob claims (owner, operation, key) and creates the job, or finds the job
+// that already holds the key. created reports which. A live key bound to a
+// different fingerprint returns ErrKeyReused and nothing is written.
+//
+// Concurrent calls are coalesced into one statement and one commit (see group);
+// each caller still learns its own outcome. With nj.First the job's first
+// attempt is created in the same commit, `running`, and returned in
+// job.Attempts.
+func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	params := nj.Params
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	nj.Params = params
+	req := newClaim(nj)
+	s.claims.enqueue(req)
+	<-req.done
+	return s.claimOutcome(ctx, req)
+}
+
+func newClaim(nj NewJob) *claimRequest {
+	req := &claimRequest{nj: nj, jobID: uuid.NewString(), done: make(chan struct{})}
+	if nj.First != nil {
+		req.attID = uuid.NewString()
+	}
+	return req
+}
+
+// claimOutcome is what a claim's batch means for its caller: the new job, the
+// existing one, or ErrKeyReused.
+func (s *Store) claimOutcome(ctx context.Context, req *claimRequest) (job *Job, created bool, err error) {
+	nj := req.nj
+	if req.err != nil {
+		return nil, false, fmt.Errorf("claim idempotency key: %w", req.err)
+	}
+	if req.created {
+		return req.newJob(), true, nil
+	}
+	jobID, fp := req.existingID, req.existingFP
+	if jobID == "" {
+		// The key was claimed by a transaction that committed while the batch
+		// ran: read it now.
+		err = s.pool.QueryRow(ctx, `SELECT job_id::text, fingerprint FROM idempotency_keys
+			WHERE owner = $1 AND operation = $2 AND idempotency_key = $3`,
+			nj.Owner, nj.Operation, nj.IdempotencyKey).Scan(&jobID, &fp)
+		if err != nil {
+			return nil, false, fmt.Errorf("read idempotency key: %w", notFound(err))
+		}
+	}
+	if !bytes.Equal(fp, nj.Fingerprint) {
+		return nil, false, ErrKeyReused
+	}
+	job, err = s.GetJob(ctx, nj.Owner, jobID)
+	return job, false, err
+}
+
+// newJob is the job as the batch inserted it, without reading it back.
+func (c *claimRequest) newJob() *Job {
+	nj := c.nj
+	j := &Job{ID: c.jobID, Owner: nj.Owner, Operation: nj.Operation, IdempotencyKey: nj.IdempotencyKey,
+		PromptVersion: nj.PromptVersion, Route: nj.Route, Input: nj.Input, Params: nj.Params,
+		State: JobPending, Version: c.version, CreatedAt: c.createdAt, UpdatedAt: c.createdAt,
+		Attempts: []Attempt{}, RaceEvents: []RaceEvent{}, fingerprint: nj.Fingerprint, HeldBy: nj.LeaseOwner}
+	if f := nj.First; f != nil {
+		j.State = JobRunning
+		j.Routing = f.Routing
+		started := c.createdAt
+		owner := nj.LeaseOwner
+		j.Attempts = []Attempt{{ID: c.attID, JobID: c.jobID, Seq: 1, Provider: f.Provider, Model: f.Model, Role: f.Role,
+			State: AttemptRunning, ReadVersion: c.version, CreatedAt: c.createdAt, StartedAt: &started, LeaseOwner: &owner}}
+	}
+	return j
+}
+
+// execClaims runs one batch of claims. Requests for the same key within the
+// batch go out once; the others learn the first one's job as an existing one.
+func (s *Store) execClaims(ctx context.Context, batch []*claimRequest) {
+	firsts := make([]*claimRequest, 0, len(batch))
+	byKey := make(map[string]*claimRequest, len(batch))
+	var dups []*claimRequest
+	for _, c := range batch {
+		if _, ok := byKey[c.key()]; ok {
+			dups = append(dups, c)
+			continue
+		}
+		byKey[c.key()] = c
+		firsts = append(firsts, c)
+	}
+	slices.SortFunc(firsts, func(a, b *claimRequest) int { return strings.Compare(a.key(), b.key()) })
+	s.runClaims(ctx, firsts)
+	for _, d := range dups {
+		f := byKey[d.key()]
+		switch {
+		case f.err != nil:
+			d.err = f.err
+		case f.created:
+			d.existingID, d.existingFP = f.jobID, f.nj.Fingerprint
+		default:
+			d.existingID, d.existingFP = f.existingID, f.existingFP
+		}
+	}
+	for _, c := range batch {
+		close(c.done)
+	}
+}
+
+// runClaims executes claims as one statement, retrying a batch the database
+// rolled back whole; on any other error each claim is tried alone, so one bad
+// request cannot fail its neighbours.
+func (s *Store) runClaims(ctx context.Context, cs []*claimRequest) {
+	// Counted as sent: a waiter may learn of the commit (by NOTIFY) before
+	// this goroutine runs again, and must find it counted.
+	s.opt.Observer.Batch("claim", len(cs))
+	s.opt.Observer.DurableCommit()
+	err := retryRolledBack(func() error { return s.claimBatch(ctx, cs) })
+	if err == nil {
+		if s.afterClaimCommit != nil {
+			s.afterClaimCommit(cs[0].nj.IdempotencyKey)
+		}
+		return
+	}
+	if len(cs) == 1 {
+		cs[0].err = err
+		return
+	}
+	for _, c := range cs {
+		s.runClaims(ctx, []*claimRequest{c})
+	}
+}
+
+func (s *Store) claimBatch(ctx context.Context, cs []*claimRequest) error {
+	n := len(cs)
+	for _, c := range cs {
+		c.created, c.existingID, c.existingFP = false, "", nil
+	}
+	var (
+		owners, ops, keys, jobIDs, pvs, routes, inputs, params, leaseOwners = make([]string, n), make([]string, n),
+			make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		fps                                 = make([][]byte, n)
+		leaseMS                             = make([]int64, n)
+		attIDs, provs, models, roles, routs = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
+	)
+	for i, c := range cs {
+		nj := c.nj
+		owners[i], ops[i], keys[i], jobIDs[i], fps[i] = nj.Owner, nj.Operation, nj.IdempotencyKey, c.jobID, nj.Fingerprint
+		pvs[i], routes[i], inputs[i], params[i], leaseOwners[i] = nj.PromptVersion, nj.Route, string(nj.Input), string(nj.Params), nj.LeaseOwner
+		leaseMS[i] = nj.LeaseFor.Milliseconds()
+		if leaseMS[i] <= 0 {
+			leaseMS[i] = (30 * time.Second).Milliseconds()
+		}
+		if f := nj.First; f != nil {
+			attIDs[i], provs[i], models[i], roles[i] = &c.attID, &f.Provider, &f.Model, &f.Role
+			if len(f.Routing) > 0 {
+				r := string(f.Routing)
+				routs[i] = &r
+			}
+		}
+	}
+	rows, err := s.pool.Query(ctx, claimSQL, owners, ops, keys, jobIDs, fps, pvs, routes, inputs, params,
+		leaseOwners, leaseMS, attIDs, provs, models, roles, routs)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			ord        int
+			created    bool
+			version    int64
+			createdAt  time.Time
+			existingID *string
+			existingFP []byte
+		)
+		if err := rows.Scan(&ord, &created, &version, &createdAt, &existingID, &existingFP); err != nil {
+			return err
+		}
+		if ord < 1 || ord > n {
+			return errors.New("claim batch: row out of range")
+		}
+		c := cs[ord-1]
+		c.created, c.version, c.createdAt = created, version, createdAt
+		switch {
+		case !created && existingID != nil && *existingID == c.jobID:
+			// An earlier try of this batch committed although its answer was
+			// lost (a dropped connection): the job is ours, as inserted.
+			c.created, c.version = true, 1
+		case !created && existingID != nil:
+			c.existingID, c.existingFP = *existingID, existingFP
+		}
+	}
+	return rows.Err()
+}
+
+// retryRolledBack runs fn again (up to three times) when the database rolled
+// its statement back whole (deadlock, serialization failure): nothing of it
+// was written, so running it again is safe.
+func retryRolledBack(fn func() error) error {
+	var err error
+	for try := 0; try < 4; try++ {
+		if err = fn(); err == nil || !rolledBack(err) {
+			return err
+		}
+	}
+	return err
+}

@@ -43,7 +43,7 @@ func TestCostOfAttemptsAndJob(t *testing.T) {
 	}
 	const primaryCost, fallbackCost = (1000*2 + 500*8) / 1e6, (2000*1 + 100*4) / 1e6
 	if p.CostUSD == nil || !near(*p.CostUSD, primaryCost) || f.CostUSD == nil || !near(*f.CostUSD, fallbackCost) {
-		t.Fatalf("attempt costs %v %v", p.CostUSD, f.CostUSD)
+		t.Fatalf("attempt costs %v %v; usage %s / %s; states %s %s", p.CostUSD, f.CostUSD, p.Usage, f.Usage, p.State, f.State)
 	}
 	if j.CostUSD == nil || !near(*j.CostUSD, primaryCost+fallbackCost) || j.LostCostUSD == nil || !near(*j.LostCostUSD, primaryCost) {
 		t.Fatalf("job cost %v lost %v", j.CostUSD, j.LostCostUSD)

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/routerhq/router/internal/providers"
-	"github.com/routerhq/router/internal/store"
 )
 
 // Outcome is what an attempt's end means for its provider's circuit breaker.
@@ -87,11 +86,4 @@ func observeCost(obs Observer, owner, provider, model string, price *providers.P
 	if usd, ok := price.Cost(u); ok {
 		co.AttemptCost(owner, provider, model, usd)
 	}
-}
-
-func storePrice(p *providers.Price) *store.Price {
-	if p == nil {
-		return nil
-	}
-	return &store.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok}
 }

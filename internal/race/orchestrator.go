@@ -405,7 +405,6 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 		JobID: o.job.ID, Provider: provider, Model: model, Role: role,
 		LeaseOwner: o.r.cfg.LeaseOwner, LeaseFor: o.r.cfg.Lease, Orchestrator: o.r.cfg.LeaseOwner,
 		MaxInflight: o.route.MaxInflight, MaxAttempts: o.route.MaxAttempts, Routing: o.routing,
-		Price: storePrice(o.r.cfg.Targets[provider].Price),
 	})
 	o.routing = nil // recorded once per orchestration
 	if err != nil {

@@ -42,9 +42,6 @@ type NewAttempt struct {
 	// Routing, when set, is recorded as the job's routing decisions in the same
 	// statement.
 	Routing []byte
-	// Price, when set, is the target's price; the attempt's cost_usd is then
-	// derived from its usage (migrations/0008_cost.sql).
-	Price *Price
 }
 
 // CreateAttempt adds an attempt to a job, enforcing in the database, under the
@@ -105,11 +102,10 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 				WHERE id = $2 AND (state = 'pending' OR $10::jsonb IS NOT NULL)
 				RETURNING version)
 			INSERT INTO attempts AS a (id, job_id, seq, provider, model, role, read_version,
-				lease_owner, lease_expires_at, price_input_per_mtok, price_output_per_mtok)
-			VALUES ($1, $2, $3, $4, $5, $6, coalesce((SELECT version FROM j), $7), $8, now() + $9::interval, $11, $12)
+				lease_owner, lease_expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6, coalesce((SELECT version FROM j), $7), $8, now() + $9::interval)
 			RETURNING `+attemptColumns,
-			uuid.New(), na.JobID, maxSeq+1, na.Provider, na.Model, na.Role, version, na.LeaseOwner, lease, routingOrNil(na.Routing),
-			na.Price.input(), na.Price.output())
+			uuid.New(), na.JobID, maxSeq+1, na.Provider, na.Model, na.Role, version, na.LeaseOwner, lease, routingOrNil(na.Routing))
 		if err != nil {
 			return err
 		}

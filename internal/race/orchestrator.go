@@ -190,6 +190,9 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 		for len(o.inflight) > 0 {
 			res := <-o.results
 			delete(o.inflight, res.attempt.ID)
+			if res.state == store.AttemptWon {
+				o.r.cfg.Observer.JobSettled(store.JobSucceeded)
+			}
 			if res.state == store.AttemptWon || res.state == store.AttemptLost {
 				o.done = true
 			}

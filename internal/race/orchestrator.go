@@ -184,18 +184,26 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 		o.retryReady = ""
 	case <-ctx.Done():
 		o.cancelRetry()
-		// Job cancelled or process stopping: the attempts see ctx too; wait for them.
+		// Job cancelled, completed (possibly by one of these very attempts, whose
+		// win was announced before its result reached this loop) or process
+		// stopping: the attempts see ctx too; wait for them.
 		for len(o.inflight) > 0 {
 			res := <-o.results
 			delete(o.inflight, res.attempt.ID)
+			if res.state == store.AttemptWon {
+				o.r.cfg.Observer.JobSettled(store.JobSucceeded)
+			}
+			if res.state == store.AttemptWon || res.state == store.AttemptLost {
+				o.done = true
+			}
 		}
 	}
 }
 
 // finish settles the job once nothing more will start.
 func (o *orchestrator) finish(ctx context.Context) {
-	if o.done || o.leaseLost || errors.Is(context.Cause(ctx), errShutdown) {
-		return
+	if o.done || o.leaseLost || errors.Is(context.Cause(ctx), errShutdown) || errors.Is(context.Cause(ctx), errLoser) {
+		return // nothing to settle: won here or elsewhere, or not ours to settle
 	}
 	if o.handOver() {
 		return // the deferred lease release lets another replica go on at once

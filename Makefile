@@ -4,7 +4,7 @@
 GO ?= go
 export ROUTER_DEMO_KEY ?= demo-key
 
-.PHONY: run test build vet bench chaos
+.PHONY: run test build vet bench fuzz chaos
 
 run:
 	$(GO) run ./cmd/router serve --config demo/router.yaml
@@ -24,6 +24,21 @@ vet:
 # .local/bench-runs/<time>/ (not in git). Flags: go run ./bench/cmd/routerbench -h.
 bench:
 	$(GO) run ./cmd/router localdb --durable --dir .local/pg-bench -- $(GO) run ./bench/cmd/routerbench
+
+# Fuzzing (Go native): each target below for FUZZTIME. Their seed corpora (and any
+# failing inputs kept in testdata/fuzz) already run in `make test`.
+FUZZTIME ?= 20s
+FUZZ_TARGETS = \
+	./internal/store:FuzzFingerprint \
+	./internal/api:FuzzParseJobBody \
+	./internal/api:FuzzProblemJSON \
+	./internal/chat:FuzzChatRequest \
+	./internal/prompt:FuzzRender \
+	./internal/providers:FuzzOpenAIStream \
+	./internal/jsontext:FuzzSanitize
+fuzz:
+	$(GO) run ./cmd/router localdb -- sh -c 'for t in $(FUZZ_TARGETS); do \
+		echo "== $$t"; $(GO) test -run "^$$" -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" || exit 1; done'
 
 # The fault-injection run (SPEC §17, docs/reliability.md), long form: three router
 # replicas on a private PostgreSQL under steady load while replicas are killed,

@@ -122,6 +122,7 @@ func TestConformanceRunPassingJSON(t *testing.T) {
     type: openai
     base_url: %s/v1
     model: gpt-4o-mini
+    stream: false # the mock answers plain JSON only
     max_retries: 0`, srv.URL))
 	var out, errOut bytes.Buffer
 	if err := conformanceCommand(context.Background(), []string{"run", "--config", cfg, "--suites", suitesDir(t), "--json"}, &out, &errOut); err != nil {

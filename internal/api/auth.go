@@ -66,8 +66,7 @@ func authProblemType(status int) string {
 // or reports the failure through fail (whose shape depends on the endpoint).
 func (s *Server) withOwner(h http.HandlerFunc, fail func(w http.ResponseWriter, r *http.Request, status int, title, detail string)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		key, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		key = strings.TrimSpace(key)
+		key, found := bearer(r.Header.Get("Authorization"))
 		if !found || key == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="router"`)
 			fail(w, r, http.StatusUnauthorized, "Missing API key", "send your API key as 'Authorization: Bearer <key>'")
@@ -93,4 +92,14 @@ func (s *Server) withOwner(h http.HandlerFunc, fail func(w http.ResponseWriter, 
 		}
 		h(w, r.WithContext(context.WithValue(r.Context(), ownerKey{}, owner)))
 	}
+}
+
+// bearer extracts the token of an "Authorization: Bearer <token>" header; the
+// scheme name is case-insensitive (RFC 9110 §11.1).
+func bearer(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(token), true
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -26,6 +27,12 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		writeOpenAIError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "body_too_large", "",
 			fmt.Sprintf("the body is larger than the limit of %d bytes", s.cfg.MaxBodyBytes))
 		return
+	}
+	if err == nil {
+		if perr := checkEncoding(body); perr != nil {
+			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_encoding", "", perr.Detail)
+			return
+		}
 	}
 	var req chat.Request
 	if err == nil {
@@ -131,6 +138,11 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.Counters.IdempotentReplay()
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
+	callerKey := !strings.HasPrefix(key, "auto-")
+	if req.Stream {
+		s.streamChat(w, r, job, created, plan, callerKey, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
+		return
+	}
 	if j, err := s.startAndWait(r.Context(), job, created, s.cfg.ChatWait, plan); err == nil {
 		job = j
 	} else if r.Context().Err() == nil {
@@ -138,7 +150,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if job.State != store.JobSucceeded {
-		s.chatFailure(w, job)
+		s.chatFailure(w, job, callerKey)
 		return
 	}
 	c, err := chat.DecodeCompletion(job.Result)
@@ -146,34 +158,112 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.chatInternal(w, "read completion", err)
 		return
 	}
-	if req.Stream {
-		writeStream(w, c, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
-		return
-	}
 	writeJSON(w, http.StatusOK, c)
 }
 
+// streamChat answers a streaming caller: the headers (with X-Router-Job-Id)
+// go at once, an SSE comment line every StreamKeepAlive while the router waits
+// for a valid answer (SPEC §15), then the whole answer as chunks — or, when
+// the job did not succeed, an error event in OpenAI's shape.
+func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.Job, created bool, plan store.JobPlan, callerKey, includeUsage bool) {
+	writeStreamHeaders(w)
+	flusher, _ := w.(http.Flusher)
+	type waited struct {
+		job *store.Job
+		err error
+	}
+	done := make(chan waited, 1)
+	go func() {
+		j, err := s.startAndWait(r.Context(), job, created, s.cfg.ChatWait, plan)
+		done <- waited{j, err}
+	}()
+	tick := time.NewTicker(s.cfg.StreamKeepAlive)
+	defer tick.Stop()
+	var res waited
+	for waiting := true; waiting; {
+		select {
+		case res = <-done:
+			waiting = false
+		case <-tick.C:
+			fmt.Fprint(w, ": waiting for a valid answer\n\n")
+			if flusher != nil {
+				flusher.Flush()
+			}
+		}
+	}
+	events := &sseErrorWriter{w: w, h: http.Header{}}
+	switch {
+	case res.err != nil && r.Context().Err() != nil:
+		return // the caller left
+	case res.err != nil:
+		s.chatInternal(events, "wait for job", res.err)
+		return
+	case res.job.State != store.JobSucceeded:
+		s.chatFailure(events, res.job, callerKey)
+		return
+	}
+	c, err := chat.DecodeCompletion(res.job.Result)
+	if err != nil {
+		s.chatInternal(events, "read completion", err)
+		return
+	}
+	writeStreamBody(w, c, includeUsage)
+}
+
+// sseErrorWriter carries an error answer written after a stream's headers as
+// one SSE event (`data: {"error": {...}}`), as OpenAI does mid-stream.
+type sseErrorWriter struct {
+	w http.ResponseWriter
+	h http.Header
+}
+
+func (e *sseErrorWriter) Header() http.Header { return e.h }
+func (e *sseErrorWriter) WriteHeader(int)     {}
+func (e *sseErrorWriter) Write(b []byte) (int, error) {
+	if _, err := fmt.Fprintf(e.w, "data: %s\n\n", bytes.TrimSpace(b)); err != nil {
+		return 0, err
+	}
+	if f, ok := e.w.(http.Flusher); ok {
+		f.Flush()
+	}
+	return len(b), nil
+}
+
 // chatFailure answers a job that did not succeed, in the OpenAI error shape,
-// with the status that says what the caller can do.
-func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job) {
+// with the status that says what the caller can do. callerKey says whether the
+// caller sent an Idempotency-Key (and so can attach again by resending).
+func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bool) {
 	reason := "the job " + job.ID + " is " + job.State
 	if job.Error != nil {
 		reason += ": " + *job.Error
 	}
+	lookup := " This call sent no Idempotency-Key, so resending it starts a new job: look this one up instead with GET /v1/jobs/" +
+		job.ID + " (its id is also in the X-Router-Job-Id header)."
 	switch job.State {
 	case store.JobUnknown:
-		writeOpenAIError(w, http.StatusGatewayTimeout, "server_error", "outcome_unknown", "",
-			reason+" Do not resend with a new Idempotency-Key: the provider may have done the work.")
+		msg := reason + ". The outcome is unknown: the provider may have done the work."
+		if callerKey {
+			msg += " Do not resend with a new Idempotency-Key; resend with the same key to attach to the job, or look it up with GET /v1/jobs/" + job.ID + "."
+		} else {
+			msg += lookup + " An operator can settle it with POST /v1/jobs/" + job.ID + "/attempts/{seq}/resolve."
+		}
+		writeOpenAIError(w, http.StatusGatewayTimeout, "server_error", "outcome_unknown", "", msg)
 		return
 	case store.JobCancelled:
 		writeOpenAIError(w, http.StatusConflict, "invalid_request_error", "job_cancelled", "", reason)
 		return
 	case store.JobFailed:
 	default:
-		msg := "the job " + job.ID + " is still running; resend the same request with the same Idempotency-Key to attach to it"
+		msg := "the job " + job.ID + " is still running after this call's wait; resend the same request with the same Idempotency-Key to attach to it"
+		if !callerKey {
+			msg = "the job " + job.ID + " is still running after this call's wait." + lookup + " It will have its answer there."
+		}
 		if s.draining() {
 			w.Header().Set("Retry-After", "1")
 			msg = "this router replica is shutting down and the job " + job.ID + " is still running (another replica takes it over); resend the same request with the same Idempotency-Key to attach to it, or GET /v1/jobs/" + job.ID
+			if !callerKey {
+				msg = "this router replica is shutting down and the job " + job.ID + " is still running (another replica takes it over)." + lookup
+			}
 		}
 		writeOpenAIError(w, http.StatusGatewayTimeout, "server_error", "still_running", "", msg)
 		return

@@ -199,10 +199,20 @@ func TestChatBrokenStreamsNeverLeak(t *testing.T) {
 	}})
 	req := chatReq("stream")
 	req.Stream = true
-	_, err := b.client(acmeKey).CreateChatCompletionStream(context.Background(), req)
+	// The headers went at once (signs of life, SPEC §15): the failure comes as
+	// an error event in the stream, never as content.
+	stream, err := b.client(acmeKey).CreateChatCompletionStream(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	if stream.Header().Get("X-Router-Job-Id") == "" {
+		t.Fatal("streamed answer without X-Router-Job-Id")
+	}
+	ch, err := stream.Recv()
 	var apiErr *openai.APIError
-	if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != http.StatusBadGateway || !strings.Contains(apiErr.Message, "stream_cut") {
-		t.Fatalf("no-fallback error: %v", err)
+	if !errors.As(err, &apiErr) || apiErr.Code != "upstream_failed" || !strings.Contains(apiErr.Message, "stream_cut") {
+		t.Fatalf("no-fallback error: %v (chunk %+v)", err, ch)
 	}
 }
 
@@ -281,7 +291,8 @@ func TestChatModelAliasPassesModelThrough(t *testing.T) {
 		t.Fatalf("provider asked for %q, answered %q", got, resp.Model)
 	}
 	plain, err := c.CreateChatCompletion(context.Background(), chatReq("hi"))
-	if err != nil || b.primary.Requests()[1].Model != "" || plain.Model != "m1" {
+	// By route name, each target's own model is sent (one provider may serve several).
+	if err != nil || b.primary.Requests()[1].Model != "m1" || plain.Model != "m1" {
 		t.Fatalf("route name: model %q sent, %q answered (%v)", b.primary.Requests()[1].Model, plain.Model, err)
 	}
 	models, err := c.ListModels(context.Background())

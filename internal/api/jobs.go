@@ -27,56 +27,10 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, *perr)
 		return
 	}
-	var req createJobRequest
-	if perr := s.decodeBody(w, r, &req); perr != nil {
+	nj, perr := s.parseJob(w, r, owner, key)
+	if perr != nil {
 		writeProblem(w, r, *perr)
 		return
-	}
-	if req.Prompt == "" {
-		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: "Missing prompt",
-			Detail: `the body must name a prompt: {"prompt": "<name>", "input": {...}}`})
-		return
-	}
-	if len(req.Input) == 0 || req.Input[0] != '{' {
-		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: "Input must be an object",
-			Detail: `"input" must be a JSON object holding the prompt's parameters`})
-		return
-	}
-	p, err := s.Prompts.Get(req.Prompt, req.PromptVersion)
-	if err != nil {
-		writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "unknown-prompt", Title: "Unknown prompt", Detail: err.Error()})
-		return
-	}
-	route := req.Route
-	if route == "" {
-		route = p.Route
-	}
-	if route == "" {
-		route = "default"
-	}
-	if !s.Routes[route] {
-		writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "unknown-route", Title: "Unknown route",
-			Detail: fmt.Sprintf("route %q is not configured; name one of the routes in the router's configuration or omit \"route\" for the prompt's default", route)})
-		return
-	}
-	if err := p.ValidateInput(req.Input); err != nil {
-		pr := problem{Status: http.StatusUnprocessableEntity, Type: "invalid-input", Title: "Input does not match the prompt's input schema", Detail: err.Error()}
-		var ie *prompt.InputError
-		if errors.As(err, &ie) {
-			pr.Violations = ie.Violations
-		}
-		writeProblem(w, r, pr)
-		return
-	}
-	fp, err := store.Fingerprint(p.Name, req.PromptVersion, req.Route, req.Input)
-	if err != nil {
-		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Malformed input", Detail: err.Error()})
-		return
-	}
-	nj := store.NewJob{
-		Owner: owner, Operation: p.Name, IdempotencyKey: key, Fingerprint: fp,
-		PromptVersion: p.Version, Route: route, Input: compact(req.Input),
-		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease,
 	}
 	admitted, limit, err := s.admitLive(r, &nj, true)
 	if err != nil {
@@ -102,7 +56,7 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		admitted(false)
 		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "no-eligible-provider", Title: "No eligible provider",
-			Detail: fmt.Sprintf("no provider of route %q can take this job now (see routing: breakers open, conformance missing or stale, or context windows too small); nothing was stored, retry later with the same Idempotency-Key", route),
+			Detail: fmt.Sprintf("no provider of route %q can take this job now (see routing: breakers open, conformance missing or stale, or context windows too small); nothing was stored, retry later with the same Idempotency-Key", nj.Route),
 			Extra:  map[string]any{"routing": routing}})
 		return
 	}
@@ -113,9 +67,9 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 	}
 	if errors.Is(err, store.ErrKeyReused) {
 		s.Counters.KeyConflict()
-		s.Log.Info("idempotency key reused with a different request", "owner", owner, "operation", p.Name)
+		s.Log.Info("idempotency key reused with a different request", "owner", owner, "operation", nj.Operation)
 		writeProblem(w, r, problem{Status: http.StatusConflict, Type: "idempotency-key-reused", Title: "Idempotency key reused",
-			Detail: fmt.Sprintf("Idempotency-Key %q was already used for a different request to %q; use a new key for a new intent, or resend the original request unchanged", key, p.Name)})
+			Detail: fmt.Sprintf("Idempotency-Key %q was already used for a different request to %q; use a new key for a new intent, or resend the original request unchanged", key, nj.Operation)})
 		return
 	}
 	if err != nil {
@@ -150,6 +104,55 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	writeJSON(w, status, job)
+}
+
+// parseJob reads and checks a POST /v1/jobs body into the job to create, or
+// the problem to answer with. Nothing is stored.
+func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, owner, key string) (store.NewJob, *problem) {
+	var req createJobRequest
+	if perr := s.decodeBody(w, r, &req); perr != nil {
+		return store.NewJob{}, perr
+	}
+	if req.Prompt == "" {
+		return store.NewJob{}, &problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: "Missing prompt",
+			Detail: `the body must name a prompt: {"prompt": "<name>", "input": {...}}`}
+	}
+	if len(req.Input) == 0 || req.Input[0] != '{' {
+		return store.NewJob{}, &problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: "Input must be an object",
+			Detail: `"input" must be a JSON object holding the prompt's parameters`}
+	}
+	p, err := s.Prompts.Get(req.Prompt, req.PromptVersion)
+	if err != nil {
+		return store.NewJob{}, &problem{Status: http.StatusUnprocessableEntity, Type: "unknown-prompt", Title: "Unknown prompt", Detail: err.Error()}
+	}
+	route := req.Route
+	if route == "" {
+		route = p.Route
+	}
+	if route == "" {
+		route = "default"
+	}
+	if !s.Routes[route] {
+		return store.NewJob{}, &problem{Status: http.StatusUnprocessableEntity, Type: "unknown-route", Title: "Unknown route",
+			Detail: fmt.Sprintf("route %q is not configured; name one of the routes in the router's configuration or omit \"route\" for the prompt's default", route)}
+	}
+	if err := p.ValidateInput(req.Input); err != nil {
+		pr := problem{Status: http.StatusUnprocessableEntity, Type: "invalid-input", Title: "Input does not match the prompt's input schema", Detail: err.Error()}
+		var ie *prompt.InputError
+		if errors.As(err, &ie) {
+			pr.Violations = ie.Violations
+		}
+		return store.NewJob{}, &pr
+	}
+	fp, err := store.Fingerprint(p.Name, req.PromptVersion, req.Route, req.Input)
+	if err != nil {
+		return store.NewJob{}, &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Malformed input", Detail: err.Error()}
+	}
+	return store.NewJob{
+		Owner: owner, Operation: p.Name, IdempotencyKey: key, Fingerprint: fp,
+		PromptVersion: p.Version, Route: route, Input: compact(req.Input),
+		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease,
+	}, nil
 }
 
 // plan asks the executor to prepare the job's race and sets the first attempt
@@ -241,6 +244,9 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *prob
 	}
 	if err != nil {
 		return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Unreadable body", Detail: err.Error()}
+	}
+	if perr := checkEncoding(body); perr != nil {
+		return perr
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

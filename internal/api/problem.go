@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 )
 
 // problemBase prefixes every problem type URI.
@@ -20,8 +21,15 @@ type problem struct {
 	Extra      map[string]any `json:"-"`
 }
 
+// problemFields are the members of the problem itself: Extra never replaces them.
+var problemFields = map[string]bool{"type": true, "title": true, "status": true, "detail": true,
+	"instance": true, "job_id": true, "violations": true}
+
 func writeProblem(w http.ResponseWriter, r *http.Request, p problem) {
-	if p.Type != "" && p.Type[0] != 'h' {
+	switch {
+	case p.Type == "":
+		p.Type = "about:blank" // RFC 9457 §4.2.1
+	case !strings.HasPrefix(p.Type, "https://") && !strings.HasPrefix(p.Type, "http://"):
 		p.Type = problemBase + p.Type
 	}
 	if p.Instance == "" {
@@ -31,7 +39,12 @@ func writeProblem(w http.ResponseWriter, r *http.Request, p problem) {
 	raw, _ := json.Marshal(p)
 	_ = json.Unmarshal(raw, &body)
 	for k, v := range p.Extra {
-		body[k] = v
+		if !problemFields[k] {
+			body[k] = v
+		}
+	}
+	if rid := RequestID(r.Context()); rid != "" {
+		body["request_id"] = rid
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Cache-Control", "no-store")

@@ -51,6 +51,10 @@ type Config struct {
 	RequireChatKey bool
 	// ChatWait is how long a chat completion call waits for its job (default 5m).
 	ChatWait time.Duration
+	// StreamKeepAlive is the longest a streaming chat caller goes without a
+	// byte while the router waits for a valid answer: an SSE comment line is
+	// sent at this interval (default 10s, SPEC §15).
+	StreamKeepAlive time.Duration
 	// Limits are every owner's limits unless OwnerLimits has the owner (SPEC §17).
 	Limits      Limits
 	OwnerLimits map[string]Limits
@@ -70,6 +74,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.ChatWait <= 0 {
 		c.ChatWait = 5 * time.Minute
+	}
+	if c.StreamKeepAlive <= 0 {
+		c.StreamKeepAlive = 10 * time.Second
 	}
 	return c
 }
@@ -126,7 +133,9 @@ func New(cfg Config, d Deps) *Server {
 	s.limits = newLimiter(s.cfg.Limits, s.cfg.OwnerLimits, s.cfg.LiveRefresh, counter)
 	s.drain.init()
 	s.mux.HandleFunc("POST /v1/jobs", s.authed(s.createJob))
+	s.mux.HandleFunc("GET /v1/jobs", s.authed(s.listJobs))
 	s.mux.HandleFunc("GET /v1/jobs/{id}", s.authed(s.getJob))
+	s.mux.HandleFunc("GET /v1/jobs/{id}/events", s.authed(s.jobEvents))
 	s.mux.HandleFunc("POST /v1/jobs/{id}/cancel", s.authed(s.cancelJob))
 	s.mux.HandleFunc("POST /v1/jobs/{id}/retry", s.authed(s.retryJob))
 	s.mux.HandleFunc("POST /v1/jobs/{id}/attempts/{seq}/resolve", s.authed(s.resolveAttempt))
@@ -146,16 +155,26 @@ func New(cfg Config, d Deps) *Server {
 func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
 
 // ServeHTTP serves the API with panic recovery and access logs.
+// Every request gets a request id (X-Request-Id), a server span continuing the
+// caller's traceparent, and one access log line at info level.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	rid := requestID(r)
+	w.Header().Set(RequestIDHeader, rid)
+	r, span := startRequestSpan(r, rid)
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 	defer func() {
 		if v := recover(); v != nil {
-			s.Log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			s.Log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "request_id", rid, "panic", v, "stack", string(debug.Stack()))
 			writeProblem(sw, r, problem{Status: http.StatusInternalServerError, Type: "internal", Title: "Internal error",
 				Detail: "the router failed unexpectedly; the request may be retried with the same Idempotency-Key"})
 		}
-		s.Log.Debug("http", "method", r.Method, "path", r.URL.Path, "status", sw.status, "ms", time.Since(start).Milliseconds())
+		endRequestSpan(span, r, sw.status)
+		attrs := []any{"method", r.Method, "path", r.URL.Path, "status", sw.status, "ms", time.Since(start).Milliseconds(), "request_id", rid}
+		if sc := span.SpanContext(); sc.IsValid() {
+			attrs = append(attrs, "trace_id", sc.TraceID().String())
+		}
+		s.Log.Info("http", attrs...)
 	}()
 	s.mux.ServeHTTP(sw, r)
 }

@@ -39,6 +39,7 @@ type bundle struct {
 }
 
 type options struct {
+	keepAlive time.Duration // api.Config.StreamKeepAlive
 	retention time.Duration
 	respond   func(call int, req *providers.Request) providers.Step
 	timeout   time.Duration
@@ -53,6 +54,8 @@ type options struct {
 	limits      api.Limits
 	ownerLimits map[string]api.Limits
 	liveRefresh time.Duration
+	// hedgeAfter, when set, hedges on the fallback after it.
+	hedgeAfter time.Duration
 }
 
 func setup(t *testing.T, opt options) *bundle {
@@ -81,7 +84,7 @@ func setup(t *testing.T, opt options) *bundle {
 		window = 128000
 	}
 	targets := map[string]*race.Target{"primary": {Provider: primary, Model: "m1", ContextWindow: window, Timeout: timeout}}
-	route := &race.Route{Providers: []string{"primary"}, MaxInflight: 2, MaxAttempts: 4}
+	route := &race.Route{Providers: []string{"primary"}, MaxInflight: 2, MaxAttempts: 4, HedgeAfter: opt.hedgeAfter}
 	var fallback *providers.Scripted
 	if opt.fallback != nil {
 		fallback = providers.NewScripted(providers.ScriptedConfig{Name: "fallback", Model: "m2", Respond: opt.fallback})
@@ -93,7 +96,7 @@ func setup(t *testing.T, opt options) *bundle {
 		Targets: targets, Routes: map[string]*race.Route{"default": route},
 	})
 	apiSrv := api.New(api.Config{MaxBodyBytes: opt.maxBody, LeaseOwner: "test", Lease: 30 * time.Second,
-		Limits: opt.limits, OwnerLimits: opt.ownerLimits, LiveRefresh: opt.liveRefresh}, api.Deps{
+		Limits: opt.limits, OwnerLimits: opt.ownerLimits, LiveRefresh: opt.liveRefresh, StreamKeepAlive: opt.keepAlive}, api.Deps{
 		Store: db.Store, Listener: listener, Prompts: prompts, Routes: map[string]bool{"default": true}, Models: aliases(opt.models),
 		Exec: runner, Log: log,
 		Auth: &api.KeyAuth{Static: map[string]string{acmeKey: "acme", globexKey: "globex"}, Store: db.Store},

@@ -35,14 +35,21 @@ type delta struct {
 	ToolCalls []map[string]any `json:"tool_calls,omitempty"`
 }
 
-// writeStream sends a validated, complete completion as Server-Sent Events in
-// OpenAI's chunk format, ending with data: [DONE]. Nothing is sent before the
-// whole answer has won, so a client never sees a partial answer as success.
-func writeStream(w http.ResponseWriter, c *chat.Completion, includeUsage bool) {
+// writeStreamHeaders starts a streaming answer: status 200 and the SSE headers.
+func writeStreamHeaders(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("Connection", "keep-alive")
 	w.WriteHeader(http.StatusOK)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// writeStreamBody sends a validated, complete completion as Server-Sent Events
+// in OpenAI's chunk format, ending with data: [DONE]. No content is sent before
+// the whole answer has won, so a client never sees a partial answer as success.
+func writeStreamBody(w http.ResponseWriter, c *chat.Completion, includeUsage bool) {
 	flusher, _ := w.(http.Flusher)
 	send := func(v any) {
 		b, _ := json.Marshal(v)

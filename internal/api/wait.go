@@ -97,12 +97,12 @@ func (s *Server) startAndWait(ctx context.Context, job *store.Job, created bool,
 		return s.waitJob(ctx, job.Owner, job.ID, wait)
 	}
 	if wait <= 0 {
-		s.Exec.SubmitNew(job, plan)
+		s.submitNew(ctx, job, plan)
 		return job, nil
 	}
 	changed, unsubscribe := s.Listener.Subscribe(job.ID)
 	defer unsubscribe()
-	s.Exec.SubmitNew(job, plan)
+	s.submitNew(ctx, job, plan)
 	return s.waitSubscribed(ctx, job.Owner, job.ID, wait, changed, true)
 }
 

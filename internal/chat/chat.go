@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/routerhq/router/internal/contract"
+	"github.com/routerhq/router/internal/jsontext"
 	"github.com/routerhq/router/internal/providers"
 )
 
@@ -79,7 +80,8 @@ func (in *Input) Validator() (*contract.Validator, error) {
 		return nil, nil
 	}
 	noExtra := false
-	return contract.NewValidator(in.ResponseFormat.JSONSchema.Schema, "response_format.json_schema",
+	// The schema is the caller's: it is compiled without loading anything.
+	return contract.NewRequestValidator(in.ResponseFormat.JSONSchema.Schema, "response_format.json_schema",
 		contract.Rules{NoExtraKeys: &noExtra})
 }
 
@@ -172,6 +174,9 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 	b, err := json.Marshal(c)
 	if err != nil {
 		return nil, []contract.Violation{{Rule: "encode", Path: "$", Message: err.Error()}}
+	}
+	if e := jsontext.Check(b); e != nil {
+		return nil, []contract.Violation{{Rule: "json.unstorable", Path: "$", Message: "the answer holds " + e.Error() + "; it cannot be stored as the result"}}
 	}
 	return b, nil
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
@@ -36,14 +37,20 @@ type Config struct {
 	APIKeys     []APIKey          `yaml:"api_keys"`
 	Providers   []Provider        `yaml:"providers"`
 	Routes      map[string]*Route `yaml:"routes"`
-	PromptsDir  string            `yaml:"prompts_dir"`
+	PromptsDir  string            `yaml:"prompts_dir"` // default "prompts"; optional unless a prompt is served
 	Conformance Conformance       `yaml:"conformance"`
 	Log         Log               `yaml:"log"`
 	Execution   Execution         `yaml:"execution"`
 	Chat        Chat              `yaml:"chat"`
+	Retention   Retention         `yaml:"retention"`
+	Auth        Auth              `yaml:"auth"`
+	Webhooks    Webhooks          `yaml:"webhooks"`
 
 	// Dir is the directory of the config file; relative paths resolve from it.
 	Dir string `yaml:"-"`
+	// PromptsDirDefault is true when prompts_dir was not written: a missing
+	// directory then means no prompts are served, not an error.
+	PromptsDirDefault bool `yaml:"-"`
 }
 
 // Idempotency settings (SPEC §5).
@@ -57,6 +64,14 @@ type HTTP struct {
 	MaxBodyBytes int64    `yaml:"max_body_bytes"` // default 1 MiB
 	DefaultWait  Duration `yaml:"default_wait"`   // Prefer: wait when absent; default 0 (answer at once)
 	MaxWait      Duration `yaml:"max_wait"`       // cap on Prefer: wait; default 60s
+	// ReadHeaderTimeout bounds reading a request's headers; default 10s.
+	ReadHeaderTimeout Duration `yaml:"read_header_timeout"`
+	// ReadBodyTimeout bounds reading a request's body, from the end of its
+	// headers; default 30s. It ends when the body has been read, so it never
+	// cuts a long-poll or a stream (there is no write timeout for that reason).
+	ReadBodyTimeout Duration `yaml:"read_body_timeout"`
+	// IdleTimeout closes a keep-alive connection idle this long; default 120s.
+	IdleTimeout Duration `yaml:"idle_timeout"`
 }
 
 // APIKey maps a bearer key to an owner. The key comes from the environment
@@ -64,8 +79,46 @@ type HTTP struct {
 type APIKey struct {
 	Owner  string `yaml:"owner"`
 	KeyEnv string `yaml:"key_env"`
+	// Webhook, when set, receives the owner's job completion events (SPEC §16).
+	Webhook *Webhook `yaml:"webhook"`
 	// Limits override the top-level limits for this owner, field by field.
 	Limits *Limits `yaml:"limits"`
+}
+
+// Webhook is an owner's completion-event endpoint; the signing secret comes
+// from the environment variable SecretEnv (a "whsec_" base64 secret, or any
+// string used as given).
+type Webhook struct {
+	URL       string `yaml:"url"`
+	SecretEnv string `yaml:"secret_env"`
+}
+
+// Retention of finished jobs (SPEC §16).
+type Retention struct {
+	// Jobs: how long after its idempotency key expired a job (with attempts,
+	// events and deliveries) is deleted. Default 720h (30 days).
+	Jobs Duration `yaml:"jobs"`
+	// LeaderLease: how long the maintenance leader's lease lasts; another
+	// replica takes over within it when the leader dies. Default 15s.
+	LeaderLease Duration `yaml:"leader_lease"`
+}
+
+// Auth settings.
+type Auth struct {
+	// CacheTTL: how long an API key lookup (hit or miss) is cached per
+	// replica; a revoked key is refused on every replica within it. Default
+	// 5s; 0s disables the cache.
+	CacheTTL *Duration `yaml:"cache_ttl"`
+}
+
+// Webhooks settings of completion-event delivery.
+type Webhooks struct {
+	Timeout          Duration `yaml:"timeout"`            // one try; default 10s
+	MaxResponseBytes int64    `yaml:"max_response_bytes"` // read of the answer; default 64 KiB
+	RetryFor         Duration `yaml:"retry_for"`          // keep retrying this long; default (and minimum) 24h
+	BackoffBase      Duration `yaml:"backoff_base"`       // first retry delay; default 5s
+	BackoffCap       Duration `yaml:"backoff_cap"`        // longest retry delay; default 1h
+	Workers          int      `yaml:"workers"`            // deliveries in flight per replica; default 10
 }
 
 // Limits are per-owner limits (SPEC §17). A field left out inherits (from the
@@ -106,21 +159,41 @@ type Shutdown struct {
 
 // Provider is one model endpoint.
 type Provider struct {
-	Name              string   `yaml:"name"`
-	Type              string   `yaml:"type"` // openai | scripted
-	BaseURL           string   `yaml:"base_url"`
-	APIKeyEnv         string   `yaml:"api_key_env"`
-	Model             string   `yaml:"model"`
-	ContextWindow     int      `yaml:"context_window"`
-	Tokenizer         string   `yaml:"tokenizer"`
-	Timeout           Duration `yaml:"timeout"`             // one attempt; past it the attempt is unknown
-	StreamIdleTimeout Duration `yaml:"stream_idle_timeout"` // longest silence inside a stream
-	Stream            bool     `yaml:"stream"`              // call the provider's streaming API
-	MaxRetries        *int     `yaml:"max_retries"`
-	SupportsLookup    bool     `yaml:"supports_lookup"` // send store+metadata so attempts can be looked up
-	MaxIdleConns      int      `yaml:"max_idle_conns"`  // idle connections kept for reuse; 0: 256
-	Breaker           Breaker  `yaml:"breaker"`
-	Script            []Step   `yaml:"script"` // scripted providers only
+	Name          string `yaml:"name"`
+	Type          string `yaml:"type"` // openai | anthropic | scripted
+	BaseURL       string `yaml:"base_url"`
+	APIKeyEnv     string `yaml:"api_key_env"`
+	Model         string `yaml:"model"`
+	ContextWindow int    `yaml:"context_window"`
+	Tokenizer     string `yaml:"tokenizer"`
+	// The three deadlines of one attempt (SPEC §15): the whole attempt, the
+	// first response byte, and the longest gap between stream chunks.
+	Timeout           Duration `yaml:"timeout"`
+	FirstByteTimeout  Duration `yaml:"first_byte_timeout"`
+	StreamIdleTimeout Duration `yaml:"stream_idle_timeout"`
+	// Stream calls the provider's streaming API; default true for openai.
+	Stream         *bool   `yaml:"stream"`
+	MaxRetries     *int    `yaml:"max_retries"`
+	SupportsLookup bool    `yaml:"supports_lookup"` // send store+metadata so attempts can be looked up
+	MaxIdleConns   int     `yaml:"max_idle_conns"`  // idle connections kept for reuse; 0: 256
+	Breaker        Breaker `yaml:"breaker"`
+	Script         []Step  `yaml:"script"` // scripted providers only
+
+	// MaxResponseBytes bounds one attempt's answer (a body or a whole stream);
+	// past it the attempt fails and the route fails over. Default 8 MiB.
+	MaxResponseBytes int64 `yaml:"max_response_bytes"`
+	// MaxTokens is max_tokens for anthropic requests that set none (default 4096).
+	MaxTokens int `yaml:"max_tokens"`
+	// Price, USD per million tokens, prices this provider's attempts (SPEC §18);
+	// a route target's own price overrides it.
+	Price *Price `yaml:"price"`
+}
+
+// Price is USD per million input and output tokens. No price is shipped as
+// truth: configure your contract's.
+type Price struct {
+	InputPerMTok  float64 `yaml:"input_per_mtok"`
+	OutputPerMTok float64 `yaml:"output_per_mtok"`
 }
 
 // Breaker settings (SPEC §10).
@@ -140,15 +213,37 @@ type Step struct {
 	Model   string   `yaml:"model"`
 }
 
-// Route is the ordered providers for an operation, with its race policy.
+// Target is one {provider, model} of a route (SPEC §15). An empty Model is the
+// provider's own model.
+type Target struct {
+	Provider string `yaml:"provider"`
+	Model    string `yaml:"model"`
+	// Price overrides the provider's price for this target (SPEC §18).
+	Price *Price `yaml:"price"`
+}
+
+// HedgeBudget bounds a route's hedges in flight, in the manner of Envoy's retry
+// budget: at most max(MinConcurrent, Percent% of the route's jobs in flight).
+type HedgeBudget struct {
+	Percent       *float64 `yaml:"percent"`        // default 10
+	MinConcurrent *int     `yaml:"min_concurrent"` // default 3
+}
+
+// Route is the ordered targets for an operation, with its race policy.
 type Route struct {
-	Providers   []string `yaml:"providers"`
-	HedgeAfter  string   `yaml:"hedge_after"` // a duration, "adaptive", or empty for no hedging
-	HedgeMin    Duration `yaml:"hedge_min"`   // adaptive bounds; default 100ms
-	HedgeMax    Duration `yaml:"hedge_max"`   // default 10s
-	MaxInflight int      `yaml:"max_inflight"`
-	MaxAttempts int      `yaml:"max_attempts"`
-	Deadline    Duration `yaml:"deadline"` // the whole job; default 2m
+	// Targets are the route's {provider, model} pairs, primary first.
+	Targets []Target `yaml:"targets"`
+	// Providers is shorthand for targets with the providers' own models.
+	Providers []string `yaml:"providers"`
+	// bothGiven records that targets and providers were both written.
+	bothGiven   bool
+	HedgeAfter  string      `yaml:"hedge_after"` // a duration, "adaptive" (default with 2+ targets) or "off"
+	HedgeMin    Duration    `yaml:"hedge_min"`   // adaptive bounds; default 2s
+	HedgeMax    Duration    `yaml:"hedge_max"`   // default 10s (also the delay without history)
+	HedgeBudget HedgeBudget `yaml:"hedge_budget"`
+	MaxInflight int         `yaml:"max_inflight"`
+	MaxAttempts int         `yaml:"max_attempts"`
+	Deadline    Duration    `yaml:"deadline"` // the whole job; default 2m
 	// FailoverOnContentPolicy fails over on a content-policy rejection instead
 	// of reporting it to the caller (default false).
 	FailoverOnContentPolicy bool `yaml:"failover_on_content_policy"`
@@ -165,8 +260,11 @@ type Route struct {
 // HedgeDelay parses HedgeAfter: the fixed delay (0 = no hedging) and whether
 // hedging is adaptive.
 func (r *Route) HedgeDelay() (time.Duration, bool) {
-	if r.HedgeAfter == "adaptive" {
+	switch r.HedgeAfter {
+	case "adaptive":
 		return 0, true
+	case "off", "":
+		return 0, false
 	}
 	d, _ := time.ParseDuration(r.HedgeAfter)
 	return d, false
@@ -228,21 +326,33 @@ func Load(path string) (*Config, error) {
 	return c, nil
 }
 
-// Parse decodes YAML strictly (unknown fields are errors), applies environment
-// overrides, defaults and validation.
+// Parse decodes YAML, applies environment overrides, defaults and validation.
+// Every problem is reported in one error: unknown fields (which yaml's strict
+// mode would stop at), values of the wrong type, and invalid settings.
 func Parse(b []byte) (*Config, error) {
 	var c Config
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil && !errors.Is(err, errEOF) {
+	var root yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(&root); err != nil && !errors.Is(err, errEOF) {
 		return nil, fmt.Errorf("decode: %w", err)
+	}
+	var problems []string
+	if len(root.Content) > 0 {
+		problems = unknownFields(root.Content[0], reflect.TypeOf(c), "")
+		if err := root.Content[0].Decode(&c); err != nil {
+			var te *yaml.TypeError
+			if !errors.As(err, &te) {
+				return nil, fmt.Errorf("decode: %w", err)
+			}
+			problems = append(problems, te.Errors...)
+		}
 	}
 	if v := os.Getenv("DATABASE_URL"); v != "" {
 		c.DatabaseURL = v
 	}
 	c = c.WithDefaults()
-	if err := c.Validate(); err != nil {
-		return nil, err
+	problems = append(problems, c.problems()...)
+	if len(problems) > 0 {
+		return nil, errors.New("invalid configuration:\n  " + strings.Join(problems, "\n  "))
 	}
 	return &c, nil
 }
@@ -261,7 +371,8 @@ type Duration time.Duration
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %q is not a duration (write it like 500ms, 10s or 24h)", n.Line, n.Value)
+		// A TypeError lets the decoder go on and report the file's other problems.
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q is not a duration (write it like 500ms, 10s or 24h)", n.Line, n.Value)}}
 	}
 	*d = Duration(v)
 	return nil

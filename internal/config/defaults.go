@@ -36,8 +36,17 @@ func (c Config) WithDefaults() Config {
 	if c.HTTP.MaxWait == 0 {
 		c.HTTP.MaxWait = Duration(60 * time.Second)
 	}
+	if c.HTTP.ReadHeaderTimeout == 0 {
+		c.HTTP.ReadHeaderTimeout = Duration(10 * time.Second)
+	}
+	if c.HTTP.ReadBodyTimeout == 0 {
+		c.HTTP.ReadBodyTimeout = Duration(30 * time.Second)
+	}
+	if c.HTTP.IdleTimeout == 0 {
+		c.HTTP.IdleTimeout = Duration(120 * time.Second)
+	}
 	if c.PromptsDir == "" {
-		c.PromptsDir = "prompts"
+		c.PromptsDir, c.PromptsDirDefault = "prompts", true
 	}
 	if c.Conformance.MaxAge == 0 {
 		c.Conformance.MaxAge = Duration(168 * time.Hour)
@@ -66,13 +75,49 @@ func (c Config) WithDefaults() Config {
 	if c.Execution.ReconcileAfter == 0 {
 		c.Execution.ReconcileAfter = Duration(2 * time.Minute)
 	}
+	if c.Retention.Jobs == 0 {
+		c.Retention.Jobs = Duration(720 * time.Hour)
+	}
+	if c.Retention.LeaderLease == 0 {
+		c.Retention.LeaderLease = Duration(15 * time.Second)
+	}
+	if c.Auth.CacheTTL == nil {
+		ttl := Duration(5 * time.Second)
+		c.Auth.CacheTTL = &ttl
+	}
+	if c.Webhooks.Timeout == 0 {
+		c.Webhooks.Timeout = Duration(10 * time.Second)
+	}
+	if c.Webhooks.MaxResponseBytes == 0 {
+		c.Webhooks.MaxResponseBytes = 64 << 10
+	}
+	if c.Webhooks.RetryFor == 0 {
+		c.Webhooks.RetryFor = Duration(24 * time.Hour)
+	}
+	if c.Webhooks.BackoffBase == 0 {
+		c.Webhooks.BackoffBase = Duration(5 * time.Second)
+	}
+	if c.Webhooks.BackoffCap == 0 {
+		c.Webhooks.BackoffCap = Duration(time.Hour)
+	}
+	if c.Webhooks.Workers == 0 {
+		c.Webhooks.Workers = 10
+	}
 	for i := range c.Providers {
 		p := &c.Providers[i]
 		if p.Timeout == 0 {
 			p.Timeout = Duration(60 * time.Second)
 		}
+		// Unset deadlines follow the attempt's timeout so they stay below it.
+		if p.FirstByteTimeout == 0 {
+			p.FirstByteTimeout = min(Duration(30*time.Second), p.Timeout/2)
+		}
 		if p.StreamIdleTimeout == 0 {
-			p.StreamIdleTimeout = Duration(15 * time.Second)
+			p.StreamIdleTimeout = min(Duration(15*time.Second), p.Timeout/2)
+		}
+		if p.Stream == nil {
+			on := p.Type == "openai" || p.Type == "anthropic"
+			p.Stream = &on
 		}
 		if p.MaxRetries == nil {
 			one := 1
@@ -90,6 +135,9 @@ func (c Config) WithDefaults() Config {
 		if p.ContextWindow == 0 {
 			p.ContextWindow = 128000
 		}
+		if p.MaxResponseBytes == 0 {
+			p.MaxResponseBytes = 8 << 20
+		}
 	}
 	if c.Shutdown.Drain == 0 {
 		for _, p := range c.Providers {
@@ -103,6 +151,18 @@ func (c Config) WithDefaults() Config {
 		if r == nil {
 			continue
 		}
+		r.bothGiven = r.bothGiven || len(r.Targets) > 0 && len(r.Providers) > 0
+		if len(r.Targets) == 0 {
+			for _, name := range r.Providers {
+				r.Targets = append(r.Targets, Target{Provider: name})
+			}
+		}
+		if r.HedgeAfter == "" {
+			r.HedgeAfter = "off"
+			if len(r.Targets) >= 2 {
+				r.HedgeAfter = "adaptive"
+			}
+		}
 		if r.MaxInflight == 0 {
 			r.MaxInflight = 2
 		}
@@ -113,10 +173,18 @@ func (c Config) WithDefaults() Config {
 			r.Deadline = Duration(2 * time.Minute)
 		}
 		if r.HedgeMin == 0 {
-			r.HedgeMin = Duration(100 * time.Millisecond)
+			r.HedgeMin = Duration(2 * time.Second)
 		}
 		if r.HedgeMax == 0 {
 			r.HedgeMax = Duration(10 * time.Second)
+		}
+		if r.HedgeBudget.Percent == nil {
+			ten := 10.0
+			r.HedgeBudget.Percent = &ten
+		}
+		if r.HedgeBudget.MinConcurrent == nil {
+			three := 3
+			r.HedgeBudget.MinConcurrent = &three
 		}
 	}
 	return c
@@ -124,10 +192,21 @@ func (c Config) WithDefaults() Config {
 
 // Validate reports every problem at once, each naming its field.
 func (c Config) Validate() error {
+	if errs := c.problems(); len(errs) > 0 {
+		return errors.New("invalid configuration:\n  " + strings.Join(errs, "\n  "))
+	}
+	return nil
+}
+
+// problems is every problem of a configuration with defaults filled.
+func (c Config) problems() []string {
 	var errs []string
 	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 	if c.Execution.Retry.Base > c.Execution.Retry.Cap {
 		add("execution.retry.base (%s) is larger than execution.retry.cap (%s)", c.Execution.Retry.Base.D(), c.Execution.Retry.Cap.D())
+	}
+	if c.HTTP.ReadHeaderTimeout < 0 || c.HTTP.ReadBodyTimeout < 0 || c.HTTP.IdleTimeout < 0 {
+		add("http.read_header_timeout, http.read_body_timeout and http.idle_timeout must be positive durations (omit them for the defaults)")
 	}
 	if c.HTTP.DefaultWait > c.HTTP.MaxWait {
 		add("http.default_wait (%s) is larger than http.max_wait (%s)", c.HTTP.DefaultWait.D(), c.HTTP.MaxWait.D())
@@ -170,6 +249,14 @@ func (c Config) Validate() error {
 		if k.Owner == "" || k.KeyEnv == "" {
 			add("api_keys[%d]: owner and key_env are both required", i)
 		}
+		if k.Webhook != nil {
+			if err := ValidateWebhookURL(k.Webhook.URL); err != nil {
+				add("api_keys[%d].webhook.url: %v", i, err)
+			}
+			if k.Webhook.SecretEnv == "" {
+				add("api_keys[%d].webhook.secret_env is required: the environment variable holding the signing secret", i)
+			}
+		}
 		checkLimits(fmt.Sprintf("api_keys[%d].limits", i), k.Limits)
 		eff := c.Limits.Over(k.Limits)
 		if prev, ok := owners[k.Owner]; ok && !prev.equal(eff) {
@@ -177,11 +264,23 @@ func (c Config) Validate() error {
 		}
 		owners[k.Owner] = eff
 	}
+	if c.Webhooks.RetryFor < Duration(24*time.Hour) {
+		add("webhooks.retry_for (%s) is shorter than 24h: deliveries are retried for at least a day (SPEC §16)", c.Webhooks.RetryFor.D())
+	}
+	if c.Webhooks.BackoffBase > c.Webhooks.BackoffCap {
+		add("webhooks.backoff_base (%s) is larger than webhooks.backoff_cap (%s)", c.Webhooks.BackoffBase.D(), c.Webhooks.BackoffCap.D())
+	}
+	if c.Auth.CacheTTL != nil && *c.Auth.CacheTTL < 0 {
+		add("auth.cache_ttl must not be negative (0s disables the cache)")
+	}
 	names := map[string]bool{}
 	for i, p := range c.Providers {
 		where := fmt.Sprintf("providers[%d] (%s)", i, p.Name)
 		if p.Name == "" {
 			add("providers[%d].name is required", i)
+		}
+		if strings.Contains(p.Name, "/") {
+			add("%s.name: a provider name cannot contain \"/\" (it separates provider and model in target ids)", where)
 		}
 		if names[p.Name] {
 			add("%s: the name is used twice", where)
@@ -192,25 +291,47 @@ func (c Config) Validate() error {
 			if p.BaseURL == "" {
 				add("%s.base_url is required for type openai (for example https://api.openai.com/v1)", where)
 			}
-			if p.Model == "" {
-				add("%s.model is required for type openai", where)
+			if len(p.Script) > 0 {
+				add("%s.script is only for type scripted", where)
 			}
+		case "anthropic":
 			if len(p.Script) > 0 {
 				add("%s.script is only for type scripted", where)
 			}
 		case "scripted":
 		default:
-			add("%s.type: %q is not openai or scripted", where, p.Type)
+			add("%s.type: %q is not openai, anthropic or scripted", where, p.Type)
 		}
-		if *p.MaxRetries < 0 {
+		if p.Price != nil && (p.Price.InputPerMTok < 0 || p.Price.OutputPerMTok < 0) {
+			add("%s.price: input_per_mtok and output_per_mtok must be 0 or more (USD per million tokens)", where)
+		}
+		if p.MaxTokens < 0 {
+			add("%s.max_tokens must be 0 (the default) or more", where)
+		}
+		if p.MaxRetries != nil && *p.MaxRetries < 0 {
 			add("%s.max_retries must be 0 or more", where)
+		}
+		if p.Timeout < 0 || p.FirstByteTimeout < 0 || p.StreamIdleTimeout < 0 {
+			add("%s: timeout, first_byte_timeout and stream_idle_timeout must be positive", where)
+		}
+		if p.FirstByteTimeout >= p.Timeout {
+			add("%s.first_byte_timeout (%s) must be below timeout (%s): the whole attempt includes the wait for its first byte", where, p.FirstByteTimeout.D(), p.Timeout.D())
+		}
+		if p.StreamIdleTimeout >= p.Timeout {
+			add("%s.stream_idle_timeout (%s) must be below timeout (%s), or a stalled stream is only ever cut by the total timeout", where, p.StreamIdleTimeout.D(), p.Timeout.D())
 		}
 		if p.MaxIdleConns < 0 {
 			add("%s.max_idle_conns must be 0 (the default, 256) or more", where)
 		}
+		if p.MaxResponseBytes < 0 {
+			add("%s.max_response_bytes must be positive (omit it for the default, 8388608)", where)
+		}
 	}
 	aliases := map[string]string{}
 	for name, r := range c.Routes {
+		if r == nil {
+			continue
+		}
 		for _, m := range r.Models {
 			if _, isRoute := c.Routes[m]; isRoute {
 				add("routes.%s.models: %q is also a route name", name, m)
@@ -220,29 +341,74 @@ func (c Config) Validate() error {
 			aliases[m] = name
 		}
 	}
-	for name, r := range c.Routes {
-		if r == nil || len(r.Providers) == 0 {
-			add("routes.%s.providers: list at least one provider (primary first)", name)
+	needModel := map[string]bool{}
+	for _, name := range sortedRoutes(c.Routes) {
+		r := c.Routes[name]
+		field := "targets"
+		if r != nil && len(r.Providers) > 0 {
+			field = "providers"
+		}
+		if r != nil && r.bothGiven {
+			add("routes.%s: give either targets or providers (shorthand), not both", name)
+		}
+		if r == nil || len(r.Targets) == 0 {
+			add("routes.%s.targets: list at least one {provider, model} target, primary first (or providers: [a, b] as shorthand)", name)
 			continue
 		}
-		for _, p := range r.Providers {
-			if !names[p] {
-				add("routes.%s.providers: %q is not a configured provider (have: %s)", name, p, strings.Join(sortedKeys(names), ", "))
+		seen := map[string]bool{}
+		for i, t := range r.Targets {
+			p := c.Provider(t.Provider)
+			if p == nil {
+				add("routes.%s.%s: %q is not a configured provider (have: %s)", name, field, t.Provider, strings.Join(sortedKeys(names), ", "))
+				continue
+			}
+			if t.Model == "" && p.Model == "" && p.Type != "scripted" {
+				needModel[p.Name] = true
+			}
+			if t.Price != nil && (t.Price.InputPerMTok < 0 || t.Price.OutputPerMTok < 0) {
+				add("routes.%s.%s[%d].price: input_per_mtok and output_per_mtok must be 0 or more (USD per million tokens)", name, field, i)
+			}
+			id := TargetID(p, t.Model)
+			if seen[id] {
+				add("routes.%s.%s[%d]: target %s is listed twice", name, field, i, id)
+			}
+			seen[id] = true
+		}
+		switch r.HedgeAfter {
+		case "adaptive", "off":
+		default:
+			if d, err := time.ParseDuration(r.HedgeAfter); err != nil || d <= 0 {
+				add("routes.%s.hedge_after: %q is not a positive duration, \"adaptive\" or \"off\"", name, r.HedgeAfter)
 			}
 		}
-		if r.HedgeAfter != "" && r.HedgeAfter != "adaptive" {
-			if d, err := time.ParseDuration(r.HedgeAfter); err != nil || d <= 0 {
-				add("routes.%s.hedge_after: %q is not a positive duration or \"adaptive\"", name, r.HedgeAfter)
-			}
+		if r.HedgeMin <= 0 || r.HedgeMin > r.HedgeMax {
+			add("routes.%s: hedge_min (%s) must be positive and at most hedge_max (%s)", name, r.HedgeMin.D(), r.HedgeMax.D())
+		}
+		if p := *r.HedgeBudget.Percent; p < 0 || p > 100 {
+			add("routes.%s.hedge_budget.percent: %v is not between 0 and 100", name, p)
+		}
+		if *r.HedgeBudget.MinConcurrent < 0 {
+			add("routes.%s.hedge_budget.min_concurrent must be 0 or more", name)
 		}
 		if r.MaxInflight < 1 || r.MaxAttempts < 1 {
 			add("routes.%s: max_inflight and max_attempts must be at least 1", name)
 		}
 	}
-	if len(errs) > 0 {
-		return errors.New("invalid configuration:\n  " + strings.Join(errs, "\n  "))
+	for i, p := range c.Providers {
+		if needModel[p.Name] {
+			add("providers[%d] (%s).model is required for type %s when a route's target names no model", i, p.Name, p.Type)
+		}
 	}
-	return nil
+	return errs
+}
+
+func sortedRoutes(m map[string]*Route) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // IsLoopback says whether a host:port listens on loopback only: 127.0.0.0/8,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"sort"
 	"strconv"
@@ -18,33 +19,72 @@ type Schema struct {
 	schema *jsonschema.Schema
 }
 
-// CompileSchema compiles a JSON Schema document once. url names the document in
-// errors and is the base for relative $refs (a file path resolves refs to files
-// beside it); "" uses an in-memory name. Without "$schema" the draft is 2020-12.
-// "format" is asserted (a "date" must be a date), unlike the 2020-12 default.
+// ErrExternalRef is returned by CompileRequestSchema for a schema that refers to
+// a document outside itself. Its message is the same whatever the reference
+// names and whether or not it exists, so a caller learns nothing about the
+// router's files or network from it.
+var ErrExternalRef = errors.New(`external references are not allowed: a schema sent with a request must be self-contained ("$ref" only to "#..." fragments or to an "$id" the schema itself defines; no file, http or other URL, and no custom "$schema" URL)`)
+
+// requestSchemaURL names every caller-supplied schema inside the compiler. It is
+// an absolute URL of a scheme nothing loads, so a relative "$ref" resolves to
+// another mem: URL, never to a file beside the router's working directory.
+const requestSchemaURL = "mem:///request/schema.json"
+
+// CompileSchema compiles a trusted JSON Schema document (a prompt's, from the
+// router's own files) once. url names the document in errors and is the base
+// for relative $refs (a file path resolves refs to files beside it); "" uses an
+// in-memory name. Without "$schema" the draft is 2020-12. "format" is asserted
+// (a "date" must be a date), unlike the 2020-12 default.
+//
+// A schema that arrives with a request must be compiled with
+// CompileRequestSchema instead, which loads nothing.
 func CompileSchema(schemaJSON []byte, url string) (*Schema, error) {
 	if url == "" {
 		url = "mem:///schema.json"
 	}
+	return compile(schemaJSON, url, url, nil)
+}
+
+// CompileRequestSchema compiles a JSON Schema supplied by a caller (for example
+// a chat completion's response_format.json_schema). Nothing is loaded from
+// outside the document: a "$ref" (or "$schema") that names another document
+// fails with ErrExternalRef. name says where the schema came from, in errors.
+func CompileRequestSchema(schemaJSON []byte, name string) (*Schema, error) {
+	deny := func(string) (io.ReadCloser, error) { return nil, errExternalLoad }
+	s, err := compile(schemaJSON, requestSchemaURL, name, deny)
+	if errors.Is(err, errExternalLoad) {
+		return nil, fmt.Errorf("schema %s: %w", name, ErrExternalRef)
+	}
+	return s, err
+}
+
+// errExternalLoad is what the request loader answers; it never leaves the package.
+var errExternalLoad = errors.New("external load refused")
+
+func compile(schemaJSON []byte, url, name string, load func(string) (io.ReadCloser, error)) (*Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
+	c.LoadURL = load // nil: the library's loaders (files), for trusted schemas only
 	if err := c.AddResource(url, bytes.NewReader(schemaJSON)); err != nil {
-		return nil, fmt.Errorf("schema %s is not valid JSON: %w", url, err)
+		return nil, fmt.Errorf("schema %s is not valid JSON: %w", name, err)
 	}
 	s, err := c.Compile(url)
 	if err != nil {
+		if errors.Is(err, errExternalLoad) {
+			return nil, errExternalLoad
+		}
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
 			var lines []string
 			for _, v := range flatten(ve, nil) {
 				lines = append(lines, fmt.Sprintf("at %s: %s", v.Path, v.Message))
 			}
-			return nil, fmt.Errorf("schema %s is not a valid JSON Schema: %s", url, strings.Join(lines, "; "))
+			return nil, fmt.Errorf("schema %s is not a valid JSON Schema: %s", name, strings.Join(lines, "; "))
 		}
-		return nil, fmt.Errorf("schema %s does not compile: %w", url, err)
+		return nil, fmt.Errorf("schema %s does not compile: %w", name, err)
 	}
-	return &Schema{url: url, schema: s}, nil
+	return &Schema{url: name, schema: s}, nil
 }
 
 // URL is the name the schema was compiled under.

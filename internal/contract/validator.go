@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/routerhq/router/internal/jsontext"
 )
 
 // Validator judges outputs against one compiled schema and one compiled set of
@@ -71,6 +73,16 @@ func (e *RuleError) Unwrap() error { return e.Err }
 // *RuleError values joined with errors.Join, one per line.
 func NewValidator(schemaJSON []byte, schemaURL string, rules Rules) (*Validator, error) {
 	s, err := CompileSchema(schemaJSON, schemaURL)
+	if err != nil {
+		return nil, err
+	}
+	return NewValidatorFromSchema(s, rules)
+}
+
+// NewRequestValidator is NewValidator for a schema supplied by a caller: it is
+// compiled with CompileRequestSchema, so it loads nothing from outside itself.
+func NewRequestValidator(schemaJSON []byte, name string, rules Rules) (*Validator, error) {
+	s, err := CompileRequestSchema(schemaJSON, name)
 	if err != nil {
 		return nil, err
 	}
@@ -245,6 +257,9 @@ func (v *Validator) Validate(output string) (doc json.RawMessage, violations []V
 	parsed, err := ParseJSON([]byte(s))
 	if err != nil {
 		return nil, []Violation{{Rule: "json.syntax", Path: "$", Message: err.Error()}}
+	}
+	if e := jsontext.Check([]byte(s)); e != nil {
+		return nil, []Violation{{Rule: "json.unstorable", Path: "$", Message: "output holds " + e.Error() + "; it cannot be stored as the result"}}
 	}
 	if vs := v.schema.Check(parsed); len(vs) > 0 {
 		return nil, vs

@@ -44,6 +44,7 @@ func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var req struct {
 		Model    string `json:"model"`
+		Stream   bool   `json:"stream"`
 		Messages []struct {
 			Role    string `json:"role"`
 			Content string `json:"content"`
@@ -78,6 +79,17 @@ func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		}
+	}
+	if req.Stream { // the router streams from providers by default
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, ch := range []string{fmt.Sprintf(`"delta":{"role":"assistant","content":%q},"finish_reason":null`, validTriage),
+			`"delta":{},"finish_reason":"stop"`} {
+			fmt.Fprintf(w, "data: {\"id\":\"chatcmpl-%s-%d\",\"object\":\"chat.completion.chunk\",\"created\":%d,\"model\":%q,\"choices\":[{\"index\":0,%s}]}\n\n",
+				req.Model, n, time.Now().Unix(), req.Model, ch)
+		}
+		fmt.Fprintf(w, "data: {\"id\":\"chatcmpl-%s-%d\",\"object\":\"chat.completion.chunk\",\"created\":%d,\"model\":%q,\"choices\":[],\"usage\":{\"prompt_tokens\":50,\"completion_tokens\":20,\"total_tokens\":70}}\n\ndata: [DONE]\n\n",
+			req.Model, n, time.Now().Unix(), req.Model)
+		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	fmt.Fprintf(w, `{"id":"chatcmpl-%s-%d","object":"chat.completion","created":%d,"model":%q,

@@ -31,7 +31,11 @@ type procOptions struct {
 	llm        *fakeLLM
 	hedgeAfter string
 	lease      string
+	// webhook, when set, is acme's webhook URL (secret e2eWebhookSecret).
+	webhook string
 }
+
+const e2eWebhookSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
 // startRouter writes a config and starts `router serve`, returning once it is
 // ready (GET /readyz answers 200).
@@ -51,10 +55,14 @@ func startRouter(t *testing.T, o procOptions) *routerProc {
 	if o.lease == "" {
 		o.lease = "1500ms"
 	}
+	hook := ""
+	if o.webhook != "" {
+		hook = fmt.Sprintf(", webhook: {url: %q, secret_env: E2E_WEBHOOK_SECRET}", o.webhook)
+	}
 	cfg := fmt.Sprintf(`listen: %s
 ops_listen: 127.0.0.1:0
 database_url: %q
-api_keys: [{owner: acme, key_env: E2E_API_KEY}]
+api_keys: [{owner: acme, key_env: E2E_API_KEY%s}]
 providers:
   - {name: llm-a, type: openai, base_url: %q, model: model-a, timeout: 30s, max_retries: 0}
   - {name: llm-b, type: openai, base_url: %q, model: model-b, timeout: 30s, max_retries: 0}
@@ -65,15 +73,34 @@ routes:
     max_attempts: 4
 prompts_dir: %q
 execution: {lease: %s}
+retention: {leader_lease: 2s}
 log: {level: warn}
-`, addr, o.dbURL, o.llm.url(), o.llm.url(), hedge, prompts, o.lease)
+`, addr, o.dbURL, hook, o.llm.url(), o.llm.url(), hedge, prompts, o.lease)
+	return launch(t, addr, cfg)
+}
+
+// freeAddr is a loopback address free at the time of the call.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// launch writes cfg and starts `router serve` listening on addr, returning
+// once it is ready (GET /readyz answers 200).
+func launch(t *testing.T, addr, cfg string) *routerProc {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "router.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	p := &routerProc{base: "http://" + addr, log: &bytes.Buffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(routerBin, "serve", "--config", path)
-	p.cmd.Env = append(os.Environ(), "E2E_API_KEY="+apiKey, "DATABASE_URL=")
+	p.cmd.Env = append(os.Environ(), "E2E_API_KEY="+apiKey, "E2E_WEBHOOK_SECRET="+e2eWebhookSecret, "DATABASE_URL=")
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -16,7 +16,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/store"
+)
+
+var (
+	_ race.Observer     = (*Metrics)(nil)
+	_ race.CostObserver = (*Metrics)(nil)
 )
 
 // BreakerSource gives this process's breaker state per provider
@@ -63,11 +69,13 @@ type Metrics struct {
 	racesLost     *prometheus.CounterVec
 	hedgesStarted *prometheus.CounterVec
 	hedgesWon     *prometheus.CounterVec
+	hedgesDenied  *prometheus.CounterVec
 	replays       prometheus.Counter
 	conflicts     prometheus.Counter
 	latency       *prometheus.HistogramVec
 	tokens        *prometheus.CounterVec
 	transitions   *prometheus.CounterVec
+	cost          *prometheus.CounterVec
 }
 
 // DefaultLatencyBuckets are the attempt latency buckets, in seconds.
@@ -98,6 +106,8 @@ func New(opt Options) *Metrics {
 			Help: "Hedge attempts started, by provider."}, []string{"provider"}),
 		hedgesWon: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_hedges_won_total",
 			Help: "Hedge attempts that won their job's race, by provider."}, []string{"provider"}),
+		hedgesDenied: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_hedges_denied_total",
+			Help: "Hedges the route's hedge budget denied in this process, by route."}, []string{"route"}),
 		replays: prometheus.NewCounter(prometheus.CounterOpts{Name: "router_idempotent_replays_total",
 			Help: "Requests answered with an existing job for the same idempotency key and fingerprint."}),
 		conflicts: prometheus.NewCounter(prometheus.CounterOpts{Name: "router_idempotency_key_conflicts_total",
@@ -110,9 +120,12 @@ func New(opt Options) *Metrics {
 			[]string{"provider", "kind"}),
 		transitions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_breaker_transitions_total",
 			Help: "Circuit breaker state changes in this process, by provider and new state."}, []string{"provider", "to"}),
+		cost: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_cost_usd_total",
+			Help: "USD spent on attempts (usage × the configured price), winners and losers, by owner, provider and model."},
+			[]string{"owner", "provider", "model"}),
 	}
-	m.reg.MustRegister(m.jobs, m.attemptsStart, m.attempts, m.errors, m.racesLost, m.hedgesStarted, m.hedgesWon,
-		m.replays, m.conflicts, m.latency, m.tokens, m.transitions)
+	m.reg.MustRegister(m.jobs, m.attemptsStart, m.attempts, m.errors, m.racesLost, m.hedgesStarted, m.hedgesWon, m.hedgesDenied,
+		m.replays, m.conflicts, m.latency, m.tokens, m.transitions, m.cost)
 	for _, c := range []prometheus.Counter{m.replays, m.conflicts} {
 		c.Add(0)
 	}
@@ -179,11 +192,19 @@ func (m *Metrics) AttemptFinished(provider, role, state string, kind providers.K
 	}
 }
 
+// AttemptCost implements race.CostObserver.
+func (m *Metrics) AttemptCost(owner, provider, model string, usd float64) {
+	m.cost.WithLabelValues(owner, provider, model).Add(usd)
+}
+
 // RaceLost implements race.Observer.
 func (m *Metrics) RaceLost(provider string) { m.racesLost.WithLabelValues(provider).Inc() }
 
 // HedgeStarted implements race.Observer.
 func (m *Metrics) HedgeStarted(provider string) { m.hedgesStarted.WithLabelValues(provider).Inc() }
+
+// HedgeDenied implements race.HedgeDenialObserver.
+func (m *Metrics) HedgeDenied(route string) { m.hedgesDenied.WithLabelValues(route).Inc() }
 
 // JobSettled implements race.Observer.
 func (m *Metrics) JobSettled(state string) { m.jobs.WithLabelValues(state).Inc() }
@@ -289,3 +310,6 @@ func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
 	k(poolNew, float64(s.NewConnsCount()))
 	k(poolDestroyed, float64(s.MaxLifetimeDestroyCount()+s.MaxIdleDestroyCount()))
 }
+
+// CostCounter is router_cost_usd_total, for tests.
+func (m *Metrics) CostCounter() *prometheus.CounterVec { return m.cost }

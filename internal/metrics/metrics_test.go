@@ -94,6 +94,7 @@ func TestMetricsScrape(t *testing.T) {
 	m.AttemptStarted("primary", store.RolePrimary)
 	m.AttemptStarted("fallback", store.RoleHedge)
 	m.HedgeStarted("fallback")
+	m.HedgeDenied("default")
 	m.AttemptFinished("fallback", store.RoleHedge, store.AttemptWon, "", 120*time.Millisecond,
 		providers.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120})
 	m.JobSettled(store.JobSucceeded)
@@ -122,6 +123,7 @@ func TestMetricsScrape(t *testing.T) {
 		{"router_races_lost_total", map[string]string{"provider": "primary"}, 1},
 		{"router_hedges_started_total", map[string]string{"provider": "fallback"}, 1},
 		{"router_hedges_won_total", map[string]string{"provider": "fallback"}, 1},
+		{"router_hedges_denied_total", map[string]string{"route": "default"}, 1},
 		{"router_idempotent_replays_total", nil, 2},
 		{"router_idempotency_key_conflicts_total", nil, 1},
 		{"router_attempt_duration_seconds", map[string]string{"provider": "primary", "outcome": "lost"}, 1},

@@ -33,6 +33,8 @@ var dashboardTmpl = template.Must(template.New("dashboard.html").Funcs(template.
 	"ago":   func(t time.Time) string { return ago(time.Since(t)) },
 	"short": func(id string) string { return shortID(id) },
 	"clock": func(t time.Time) string { return t.Local().Format("15:04:05") },
+	"usd":   func(f float64) string { return fmt.Sprintf("$%.4f", f) },
+	"msf":   func(f float64) string { return fmtMS(f) },
 }).ParseFS(dashboardFS, "dashboard/dashboard.html"))
 
 // dashboard serves GET /dashboard: a self-refreshing, server-rendered
@@ -72,6 +74,8 @@ type dashData struct {
 	Counters      *store.Counters
 	CounterWindow string
 	CounterTiles  []tile
+	Deliveries    *store.DeliveryStats
+	Hedge         *store.HedgeCost
 }
 
 type tile struct {
@@ -118,6 +122,11 @@ func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 		d.Providers = reply.Providers
 	}
 	d.Conformance = s.conformanceMatrix(ctx, ops)
+	if st, err := s.store.WebhookDeliveryStats(ctx); err != nil {
+		d.Errors = append(d.Errors, "webhook deliveries: "+err.Error())
+	} else {
+		d.Deliveries = &st
+	}
 	if jobs, err := s.store.RecentJobs(ctx, ops.RecentJobs); err != nil {
 		d.Errors = append(d.Errors, "recent jobs: "+err.Error())
 	} else {
@@ -142,6 +151,11 @@ func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 			{"failovers", c.AttemptsByRole[store.RoleFailover], ""},
 			{"retries", c.AttemptsByRole[store.RoleRetry], ""},
 		}
+	}
+	if h, err := s.store.RecentHedgeCost(ctx, counterWindow); err != nil {
+		d.Errors = append(d.Errors, "cost: "+err.Error())
+	} else {
+		d.Hedge = h
 	}
 	return d
 }

@@ -321,6 +321,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		`data-replica="replica-2" data-state="closed"`,
 		`http-equiv="refresh"`,
 		"races lost",
+		`id="cost"`, "cost of hedging", "latency bought per hedge win (1 wins)",
 	} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("dashboard DOM lacks %s", want)

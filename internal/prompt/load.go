@@ -14,6 +14,9 @@ type Set struct {
 	all    []*Prompt
 }
 
+// EmptySet is a Set of no prompts.
+func EmptySet() *Set { return &Set{byName: map[string]*Prompt{}} }
+
 // LoadDir loads every dir/<name>/prompt.yaml (subdirectories without one are
 // skipped). It checks each manifest completely — fields, templates, schema files,
 // rules — and returns a *LoadError listing every problem of every manifest, one

@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/routerhq/router/internal/jsontext"
 )
 
 // maxMessage bounds Error.Message: provider messages are kept short so that a
@@ -75,9 +77,9 @@ func classifyHTTP(provider string, status int, code, typ, msg string) *Error {
 	kind := statusKind(status, code, typ, msg)
 	e := NewError(provider, kind, truncate(msg))
 	e.StatusCode = status
-	e.Code = code
+	e.Code = jsontext.SanitizeString(code)
 	if e.Code == "" {
-		e.Code = typ
+		e.Code = jsontext.SanitizeString(typ)
 	}
 	if e.Message == "" && status != 0 {
 		e.Message = http.StatusText(status)
@@ -243,7 +245,7 @@ func apiCode(e *openai.APIError) string {
 }
 
 func truncate(s string) string {
-	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(jsontext.SanitizeString(s)) // a provider's text must be storable
 	if len(s) <= maxMessage {
 		return s
 	}

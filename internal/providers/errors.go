@@ -51,11 +51,18 @@ const (
 	KindStreamStalled     Kind = "stream_stalled"
 	KindStreamCut         Kind = "stream_cut"
 	KindStreamMalformed   Kind = "stream_malformed"
+	KindStreamTimeout     Kind = "stream_timeout" // the attempt's timeout passed after the provider began answering
 	KindEmptyResponse     Kind = "empty_response"
 	KindMalformedResponse Kind = "malformed_response" // a non-streamed answer that does not decode
 	KindCancelled         Kind = "cancelled"          // the router cancelled the call (hedge loser, job cancelled)
 	KindMisconfigured     Kind = "misconfigured"
 	KindUnknownProvider   Kind = "unknown"
+	// KindResponseTooLarge: the answer (body or whole stream) passed the
+	// provider's max_response_bytes; it is discarded, not truncated.
+	KindResponseTooLarge Kind = "response_too_large"
+	// KindAdapterPanic: the adapter panicked on what the provider sent (a
+	// router bug the provider exposed); the attempt fails, the process lives.
+	KindAdapterPanic Kind = "adapter_panic"
 )
 
 // Error is the one error type every adapter returns. Construct with the fields
@@ -73,7 +80,11 @@ type Error struct {
 	// been processed, but no answer came back (a timeout after sending). Such an
 	// attempt is `unknown`, not `failed` (SPEC §6.7).
 	OutcomeUnknown bool
-	Err            error // the cause, if any
+	// Received is true when response bytes had arrived before the call failed:
+	// the provider answered, so a deadline or cancellation afterwards leaves a
+	// known outcome (SPEC §15).
+	Received bool
+	Err      error // the cause, if any
 }
 
 func (e *Error) Error() string {

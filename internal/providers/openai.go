@@ -20,8 +20,12 @@ type OpenAIConfig struct {
 	APIKey  string // sent as a bearer token when non-empty
 	Model   string // default model; a Request.Model overrides it
 	// Timeout bounds one whole call, streamed or not (0: none beyond ctx). When it
-	// passes after the request was sent the error is KindTimeout, OutcomeUnknown.
+	// passes before any response byte the error is KindTimeout, OutcomeUnknown;
+	// after some, KindStreamTimeout (a known outcome). See CallWatch.
 	Timeout time.Duration
+	// FirstByteTimeout bounds the wait for the response's headers (0: none).
+	// Passing it is KindTimeout, OutcomeUnknown.
+	FirstByteTimeout time.Duration
 	// StreamIdleTimeout bounds the gap between two stream chunks, counted from the
 	// response headers (0: no idle limit). Exceeding it is KindStreamStalled.
 	StreamIdleTimeout time.Duration
@@ -38,6 +42,10 @@ type OpenAIConfig struct {
 	MaxIdleConns int
 	// Stream makes Complete use the streaming API (consumed to its end).
 	Stream bool
+	// MaxResponseBytes bounds what one call reads: the body, or the whole
+	// stream (0: DefaultMaxResponseBytes). Past it the call fails with
+	// KindResponseTooLarge and the router fails over.
+	MaxResponseBytes int64
 }
 
 // OpenAI is the adapter for OpenAI-compatible chat completion APIs, built on
@@ -67,14 +75,18 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("providers: OpenAI adapter %q: BaseURL %q is not an absolute http(s) URL: write it like https://api.openai.com/v1", cfg.Name, cfg.BaseURL)
 	}
-	if cfg.Timeout < 0 || cfg.StreamIdleTimeout < 0 {
-		return nil, fmt.Errorf("providers: OpenAI adapter %q: Timeout and StreamIdleTimeout must be >= 0 (0 disables them)", cfg.Name)
+	if cfg.MaxResponseBytes < 0 {
+		return nil, fmt.Errorf("providers: OpenAI adapter %q: MaxResponseBytes must be >= 0 (0 is the default, %d)", cfg.Name, DefaultMaxResponseBytes)
+	}
+	if cfg.Timeout < 0 || cfg.StreamIdleTimeout < 0 || cfg.FirstByteTimeout < 0 {
+		return nil, fmt.Errorf("providers: OpenAI adapter %q: Timeout, FirstByteTimeout and StreamIdleTimeout must be >= 0 (0 disables them)", cfg.Name)
 	}
 	base := cfg.HTTPClient
 	if base == nil {
 		base = &http.Client{Transport: NewTransport(cfg.MaxIdleConns)}
 	}
 	hc := tracingClient(base)
+	hc = limitClient(hc, cfg.MaxResponseBytes)
 	cc := openai.DefaultConfig(cfg.APIKey)
 	cc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	cc.OrgID = cfg.Organization
@@ -97,21 +109,18 @@ func (p *OpenAI) Complete(ctx context.Context, req *Request) (*Response, error) 
 	if perr != nil {
 		return nil, perr
 	}
-	actx, cancel := p.attemptContext(ctx)
-	defer cancel()
-	tctx, trace := withCallTrace(actx)
+	wctx, w := WatchCall(ctx, p.cfg.Name, Deadlines{FirstByte: p.cfg.FirstByteTimeout, Total: p.cfg.Timeout})
+	defer w.Stop()
+	tctx, trace := withCallTrace(wctx, w.Received)
 	resp, err := p.client.CreateChatCompletion(tctx, creq)
 	if err != nil {
-		return nil, p.classify(actx, trace, err)
+		return nil, p.classify(w, trace, err)
 	}
-	return p.response(resp.ID, resp.Model, resp.Created, resp.Choices, resp.Usage)
-}
-
-func (p *OpenAI) attemptContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if p.cfg.Timeout > 0 {
-		return context.WithTimeout(ctx, p.cfg.Timeout)
+	out, err := p.response(resp.ID, resp.Model, resp.Created, resp.Choices, resp.Usage)
+	if out != nil {
+		out.FirstByte = w.FirstByte()
 	}
-	return context.WithCancel(ctx)
+	return out, err
 }
 
 // classify turns a call's error into an *Error using what only the adapter
@@ -120,12 +129,15 @@ func (p *OpenAI) attemptContext(ctx context.Context) (context.Context, context.C
 // KindMalformedResponse, not a reset before any response), whether a connection
 // was ever made (a timeout before one is known not to have been sent), and the
 // Retry-After header.
-func (p *OpenAI) classify(actx context.Context, trace *callTrace, err error) *Error {
+func (p *OpenAI) classify(w *CallWatch, trace *callTrace, err error) *Error {
+	if e, ok := tooLarge(p.cfg.Name, err); ok {
+		return e
+	}
 	e := Classify(p.cfg.Name, err)
 	connected, status, retryAfter := trace.result()
 	switch {
-	case e.StatusCode == 0 && actx.Err() != nil:
-		e = contextError(p.cfg.Name, actx, err)
+	case e.StatusCode == 0 && w.Classify(err) != nil:
+		e = w.Classify(err)
 	case e.Kind == KindConnReset && status >= 200 && status <= 299:
 		// The answer's headers came; its body broke off or does not decode.
 		e = NewError(p.cfg.Name, KindMalformedResponse,

@@ -24,13 +24,13 @@ func (p *OpenAI) Lookup(ctx context.Context, attemptID string) (*Response, bool,
 		e.Action = ActionStop
 		return nil, false, e
 	}
-	actx, cancel := p.attemptContext(ctx)
-	defer cancel()
+	actx, w := WatchCall(ctx, p.cfg.Name, Deadlines{Total: p.cfg.Timeout})
+	defer w.Stop()
 	q := url.Values{}
 	q.Set("metadata["+MetadataAttemptID+"]", attemptID)
 	q.Set("limit", "1")
 	u := strings.TrimRight(p.cfg.BaseURL, "/") + "/chat/completions?" + q.Encode()
-	tctx, trace := withCallTrace(actx)
+	tctx, trace := withCallTrace(actx, nil)
 	hreq, err := http.NewRequestWithContext(tctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, false, NewError(p.cfg.Name, KindMisconfigured, "lookup request: "+err.Error())
@@ -44,21 +44,21 @@ func (p *OpenAI) Lookup(ctx context.Context, attemptID string) (*Response, bool,
 	}
 	resp, err := p.http.Do(hreq)
 	if err != nil {
-		return nil, false, p.classify(actx, trace, err)
+		return nil, false, p.classify(w, trace, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
 	if err != nil {
-		return nil, false, p.classify(actx, trace, err)
+		return nil, false, p.classify(w, trace, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, false, p.classify(actx, trace, httpError(resp, body))
+		return nil, false, p.classify(w, trace, httpError(resp, body))
 	}
 	var list struct {
 		Data []openai.ChatCompletionResponse `json:"data"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
-		return nil, false, p.classify(actx, trace, fmt.Errorf("lookup list: %w", err))
+		return nil, false, p.classify(w, trace, fmt.Errorf("lookup list: %w", err))
 	}
 	if len(list.Data) == 0 {
 		return nil, false, nil

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/routerhq/router/internal/jsontext"
 )
 
 // Metadata keys the adapter sets when cfg.SupportsLookup: the attempt id travels
@@ -141,8 +143,8 @@ func (p *OpenAI) finish(id, model string, created int64, content, refusal, finis
 	}
 	r := &Response{
 		Content:      content,
-		Model:        model,
-		ResponseID:   id,
+		Model:        jsontext.SanitizeString(model), // stored in text columns
+		ResponseID:   jsontext.SanitizeString(id),
 		FinishReason: finishReason,
 		Usage: Usage{
 			PromptTokens:     u.PromptTokens,

@@ -7,20 +7,16 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 )
-
-// errStreamStalled is the cancellation cause the idle watch sets.
-var errStreamStalled = errors.New("stream idle timeout")
 
 // CompleteStream sends the request with the streaming API, consumes the stream to
 // its end and assembles one Response. onDelta (may be nil) sees each content delta.
 // An incomplete stream is never returned as a Response: a gap longer than
 // StreamIdleTimeout is KindStreamStalled, an end without finish_reason is
 // KindStreamCut, an undecodable chunk is KindStreamMalformed, and Timeout passing
-// mid-stream is KindTimeout with OutcomeUnknown.
+// mid-stream is KindStreamTimeout (all known outcomes: the provider answered).
 func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(string)) (*Response, error) {
 	creq, perr := p.chatRequest(req)
 	if perr != nil {
@@ -29,57 +25,61 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 	creq.Stream = true
 	creq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 
-	actx, cancel := p.attemptContext(ctx)
-	defer cancel()
-	// The idle watch cancels the request with errStreamStalled as cause: Recv
-	// blocks in a body read, and cancelling the request's context is what
-	// unblocks it. The cause then tells a stall from a deadline or a cancel.
-	sctx, stop := context.WithCancelCause(actx)
-	defer stop(nil)
-	tctx, trace := withCallTrace(sctx)
+	// The watch cancels the request when a deadline passes: Recv blocks in a
+	// body read, and cancelling the request's context is what unblocks it. The
+	// watch then says which deadline it was and whether bytes had come.
+	wctx, w := WatchCall(ctx, p.cfg.Name, Deadlines{FirstByte: p.cfg.FirstByteTimeout, Idle: p.cfg.StreamIdleTimeout, Total: p.cfg.Timeout})
+	defer w.Stop()
+	tctx, trace := withCallTrace(wctx, w.Received)
 
 	stream, err := p.client.CreateChatCompletionStream(tctx, creq)
 	if err != nil {
-		return nil, p.classify(actx, trace, err)
+		return nil, p.classify(w, trace, err)
 	}
 	defer stream.Close()
-
-	idle := newIdleWatch(p.cfg.StreamIdleTimeout, func() { stop(errStreamStalled) })
-	defer idle.stop()
 
 	var acc streamAcc
 	for {
 		chunk, err := stream.Recv()
 		if err == nil {
-			idle.touch()
-			acc.add(chunk, onDelta)
+			w.Chunk()
+			if err := acc.add(chunk, onDelta); err != nil {
+				e := NewError(p.cfg.Name, KindStreamMalformed, fmt.Sprintf("stream chunk %d: %s", acc.chunks, err))
+				e.Received = true
+				return nil, e
+			}
 			continue
 		}
 		if errors.Is(err, io.EOF) && acc.finishReason != "" {
-			return p.finish(acc.id, acc.model, acc.created, acc.content.String(), acc.refusal.String(), acc.finishReason, acc.usage, acc.toolCalls())
+			// A stream that ends after its finish_reason is whole, [DONE] or not.
+			resp, ferr := p.finish(acc.id, acc.model, acc.created, acc.content.String(), acc.refusal.String(), acc.finishReason, acc.usage, acc.toolCalls())
+			if resp != nil {
+				resp.FirstByte = w.FirstByte()
+			}
+			return resp, ferr
 		}
-		return nil, p.streamError(sctx, actx, &acc, err)
+		e := p.streamError(w, &acc, err)
+		e.Received = true // the stream had begun: whatever broke it, the outcome is known
+		return nil, e
 	}
 }
 
-// streamError classifies a failed Recv. A stall is checked first: a cause set by
-// the idle watch is only ever the first cancellation of sctx.
-func (p *OpenAI) streamError(sctx, actx context.Context, acc *streamAcc, err error) *Error {
+// streamError classifies a failed Recv. A deadline or cancellation is checked
+// first: the watch knows which one cut the stream.
+func (p *OpenAI) streamError(w *CallWatch, acc *streamAcc, err error) *Error {
 	var (
 		e      *Error
 		synErr *json.SyntaxError
 		typErr *json.UnmarshalTypeError
 		apiErr *openai.APIError
 	)
+	if e := w.Classify(err); e != nil {
+		return e
+	}
+	if e, ok := tooLarge(p.cfg.Name, err); ok {
+		return e
+	}
 	switch {
-	case errors.Is(context.Cause(sctx), errStreamStalled):
-		e = NewError(p.cfg.Name, KindStreamStalled,
-			fmt.Sprintf("no stream chunk for %s after %d chunks", p.cfg.StreamIdleTimeout, acc.chunks))
-	case actx.Err() != nil:
-		e = contextError(p.cfg.Name, actx, err)
-		if e.Kind == KindTimeout {
-			e.Message = fmt.Sprintf("deadline passed mid-stream after %d chunks", acc.chunks)
-		}
 	case errors.Is(err, io.EOF):
 		e = NewError(p.cfg.Name, KindStreamCut,
 			fmt.Sprintf("stream ended without finish_reason after %d chunks", acc.chunks))
@@ -109,13 +109,21 @@ type streamAcc struct {
 	tools        []*openai.ToolCall // by index: deltas name the call, then append to its arguments
 }
 
-// addToolCall merges one tool-call delta.
-func (a *streamAcc) addToolCall(d openai.ToolCall) {
+// maxStreamToolCalls bounds the tool-call index a stream may name, so a
+// provider cannot make the router allocate without end.
+const maxStreamToolCalls = 128
+
+// addToolCall merges one tool-call delta. An index outside [0, 128) is the
+// provider's error, not a reason to crash or allocate.
+func (a *streamAcc) addToolCall(d openai.ToolCall) error {
 	i := len(a.tools)
 	if d.Index != nil {
 		i = *d.Index
 	} else if d.ID == "" && i > 0 {
 		i-- // a continuation without an index belongs to the last call
+	}
+	if i < 0 || i >= maxStreamToolCalls {
+		return fmt.Errorf("tool call index %d is outside 0..%d", i, maxStreamToolCalls-1)
 	}
 	for len(a.tools) <= i {
 		a.tools = append(a.tools, &openai.ToolCall{Type: openai.ToolTypeFunction})
@@ -131,6 +139,7 @@ func (a *streamAcc) addToolCall(d openai.ToolCall) {
 		tc.Function.Name = d.Function.Name
 	}
 	tc.Function.Arguments += d.Function.Arguments
+	return nil
 }
 
 // toolCalls is the assembled tool calls, without stream indexes.
@@ -144,7 +153,7 @@ func (a *streamAcc) toolCalls() []openai.ToolCall {
 	return out
 }
 
-func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(string)) {
+func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(string)) error {
 	a.chunks++
 	if ch.ID != "" {
 		a.id = ch.ID
@@ -170,35 +179,13 @@ func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(str
 		}
 		a.refusal.WriteString(c.Delta.Refusal)
 		for _, tc := range c.Delta.ToolCalls {
-			a.addToolCall(tc)
+			if err := a.addToolCall(tc); err != nil {
+				return err
+			}
 		}
 		if c.FinishReason != "" && c.FinishReason != openai.FinishReasonNull {
 			a.finishReason = string(c.FinishReason)
 		}
 	}
-}
-
-// idleWatch calls fire when touch has not been called for d. A zero d disables it.
-type idleWatch struct {
-	d time.Duration
-	t *time.Timer
-}
-
-func newIdleWatch(d time.Duration, fire func()) *idleWatch {
-	if d <= 0 {
-		return &idleWatch{}
-	}
-	return &idleWatch{d: d, t: time.AfterFunc(d, fire)}
-}
-
-func (w *idleWatch) touch() {
-	if w.t != nil {
-		w.t.Reset(w.d)
-	}
-}
-
-func (w *idleWatch) stop() {
-	if w.t != nil {
-		w.t.Stop()
-	}
+	return nil
 }

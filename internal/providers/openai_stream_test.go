@@ -54,11 +54,32 @@ func TestOpenAIStreamFailures(t *testing.T) {
 		if resp != nil {
 			t.Fatal("incomplete stream returned a response")
 		}
-		assertKind(t, err, KindTimeout, FaultNetwork, ActionFailover, true)
+		// Bytes came before the deadline: a known outcome, failover allowed.
+		e := assertKind(t, err, KindStreamTimeout, FaultProvider, ActionFailover, false)
+		if !e.Received {
+			t.Fatalf("a stream cut by the total timeout after its headers is not marked Received: %+v", e)
+		}
 		// The chunk normally arrives before the deadline; asserting it would be
 		// a timing assumption, so only a wrong delta fails.
 		if got := d.joined(); got != "" && got != `{"a":` {
 			t.Fatalf("deltas before the timeout: %q", got)
+		}
+	})
+
+	t.Run("no first byte", func(t *testing.T) {
+		srv := newFakeServer(t, nil)
+		release := releaseAtCleanup(t)
+		srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		})
+		p := newTestAdapter(t, srv.URL, func(c *OpenAIConfig) { c.FirstByteTimeout = 50 * time.Millisecond; c.Timeout = time.Minute })
+		_, err := p.CompleteStream(context.Background(), testRequest(), nil)
+		e := assertKind(t, err, KindTimeout, FaultNetwork, ActionFailover, true)
+		if e.Received || !strings.Contains(e.Message, "first_byte_timeout") {
+			t.Fatalf("first-byte timeout: %+v", e)
 		}
 	})
 
@@ -149,6 +170,10 @@ func TestOpenAIStreamSuccess(t *testing.T) {
 		}
 		want := Response{Content: `{"a":1}`, Model: "gpt-test-0613", ResponseID: "chatcmpl-s", FinishReason: "stop",
 			Created: time.Unix(1700000001, 0), Usage: Usage{PromptTokens: 12, CompletionTokens: 4, TotalTokens: 16}}
+		if resp.FirstByte <= 0 {
+			t.Fatalf("time to first byte not measured: %+v", *resp)
+		}
+		resp.FirstByte = 0
 		if !reflect.DeepEqual(*resp, want) {
 			t.Fatalf("got %+v\nwant %+v", *resp, want)
 		}

@@ -53,6 +53,10 @@ func TestOpenAICompleteSuccess(t *testing.T) {
 	}
 	want := Response{Content: `{"a":1}`, Model: "gpt-test-0613", ResponseID: "chatcmpl-1", FinishReason: "stop",
 		Created: time.Unix(1700000000, 0), Usage: Usage{PromptTokens: 11, CompletionTokens: 5, TotalTokens: 16}}
+	if resp.FirstByte <= 0 {
+		t.Fatalf("time to first byte not measured: %+v", *resp)
+	}
+	resp.FirstByte = 0
 	if !reflect.DeepEqual(*resp, want) {
 		t.Fatalf("got %+v\nwant %+v", *resp, want)
 	}

@@ -108,6 +108,9 @@ type Response struct {
 	FinishReason string
 	Created      time.Time
 	Usage        Usage
+	// FirstByte is the time to the response's first byte, when the adapter
+	// measured it (0: not measured); adaptive hedging learns from it.
+	FirstByte time.Duration
 	// ToolCalls are the tool calls of the answer, as OpenAI's JSON array (nil:
 	// none). An answer with tool calls may have no content.
 	ToolCalls json.RawMessage

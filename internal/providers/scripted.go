@@ -27,6 +27,10 @@ type Step struct {
 	// Hang blocks until ctx is done: a passed deadline gives KindTimeout with
 	// OutcomeUnknown, a cancellation KindCancelled.
 	Hang bool
+	// HangAfterBytes, with Hang, delivers half the output before hanging: the
+	// provider had begun answering, so the error is marked Received and a
+	// passed deadline is KindStreamTimeout, a known outcome (SPEC §15).
+	HangAfterBytes bool
 	// StreamCut, StreamStall and StreamMalformed deliver half the output (as
 	// deltas, to CompleteStream) and then fail with KindStreamCut,
 	// KindStreamStalled or KindStreamMalformed. Complete fails the same way, as an

@@ -70,8 +70,19 @@ func (s *Scripted) run(ctx context.Context, n int, req *Request, st Step, onDelt
 		}
 	}
 	if st.Hang {
+		if st.HangAfterBytes {
+			emit(halfOf(st.Output), onDelta)
+		}
 		<-ctx.Done()
-		return nil, contextError(s.cfg.Name, ctx, ctx.Err())
+		e := contextError(s.cfg.Name, ctx, ctx.Err())
+		if st.HangAfterBytes {
+			if e.Kind == KindTimeout {
+				e = NewError(s.cfg.Name, KindStreamTimeout, "scripted: the deadline passed mid-answer")
+				e.Err = ctx.Err()
+			}
+			e.Received = true
+		}
+		return nil, e
 	}
 	if st.Error != nil {
 		e := st.Error.withDefaults(s.cfg.Name)
@@ -90,11 +101,7 @@ func (s *Scripted) run(ctx context.Context, n int, req *Request, st Step, onDelt
 		out = defaultScriptedOutput
 	}
 	if kind, ok := streamFailure(st); ok {
-		h := len(out) / 2
-		for h > 0 && !utf8Start(out[h]) {
-			h--
-		}
-		sent := out[:h]
+		sent := halfOf(out)
 		emit(sent, onDelta)
 		return nil, NewError(s.cfg.Name, kind, fmt.Sprintf("scripted %s after %d bytes", kind, len(sent)))
 	}
@@ -120,6 +127,15 @@ func (s *Scripted) run(ctx context.Context, n int, req *Request, st Step, onDelt
 		s.SetLookupResult(req.AttemptID, resp)
 	}
 	return resp, nil
+}
+
+// halfOf is the first half of out, cut at a rune boundary.
+func halfOf(out string) string {
+	h := len(out) / 2
+	for h > 0 && !utf8Start(out[h]) {
+		h--
+	}
+	return out[:h]
 }
 
 func streamFailure(st Step) (Kind, bool) {

@@ -36,11 +36,14 @@ var policies = map[Kind]policy{
 	KindStreamStalled:     {FaultProvider, ActionFailover, false},
 	KindStreamCut:         {FaultProvider, ActionFailover, false},
 	KindStreamMalformed:   {FaultProvider, ActionFailover, false},
+	KindStreamTimeout:     {FaultProvider, ActionFailover, false},
 	KindEmptyResponse:     {FaultProvider, ActionFailover, false},
 	KindMalformedResponse: {FaultProvider, ActionFailover, false},
 	KindCancelled:         {FaultRouter, ActionStop, false},
 	KindMisconfigured:     {FaultRouter, ActionFailover, false},
 	KindUnknownProvider:   {FaultProvider, ActionFailover, false},
+	KindResponseTooLarge:  {FaultProvider, ActionFailover, false},
+	KindAdapterPanic:      {FaultRouter, ActionFailover, false},
 }
 
 // KnownKind reports whether k is one of the taxonomy's kinds.

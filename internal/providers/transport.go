@@ -6,6 +6,10 @@ import (
 	"net/http/httptrace"
 	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // callTrace records, for one adapter call, what the HTTP layer saw that go-openai
@@ -18,12 +22,15 @@ type callTrace struct {
 	connected  bool
 	status     int
 	retryAfter time.Duration
+	onResponse func() // response headers arrived (may be nil)
 }
 
 type callTraceKey struct{}
 
-func withCallTrace(ctx context.Context) (context.Context, *callTrace) {
-	t := &callTrace{}
+// withCallTrace attaches a new callTrace to ctx; onResponse (may be nil) is
+// called when a response's headers arrive.
+func withCallTrace(ctx context.Context, onResponse func()) (context.Context, *callTrace) {
+	t := &callTrace{onResponse: onResponse}
 	return context.WithValue(ctx, callTraceKey{}, t), t
 }
 
@@ -55,10 +62,20 @@ func (t *callTrace) result() (connected bool, status int, retryAfter time.Durati
 // traceTransport wraps the adapter's RoundTripper to fill the callTrace found in
 // the request's context. Requests without one pass through untouched.
 type traceTransport struct {
-	next http.RoundTripper
+	next  http.RoundTripper
+	limit int64 // > 0: every response body is bounded to it (see limitBody)
 }
 
 func (tt *traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = withTraceContext(req)
+	resp, err := tt.roundTrip(req)
+	if resp != nil && resp.Body != nil && tt.limit > 0 {
+		resp.Body = &limitedBody{rc: resp.Body, left: tt.limit, limit: tt.limit}
+	}
+	return resp, err
+}
+
+func (tt *traceTransport) roundTrip(req *http.Request) (*http.Response, error) {
 	t, _ := req.Context().Value(callTraceKey{}).(*callTrace)
 	if t == nil {
 		return tt.next.RoundTrip(req)
@@ -69,8 +86,24 @@ func (tt *traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := tt.next.RoundTrip(req.WithContext(ctx))
 	if resp != nil {
 		t.response(resp)
+		if t.onResponse != nil {
+			t.onResponse()
+		}
 	}
 	return resp, err
+}
+
+// withTraceContext returns req carrying the W3C trace context of its context's
+// span (traceparent), so that a provider's own traces join the attempt's. With
+// no propagator installed (tracing off) req is returned untouched.
+func withTraceContext(req *http.Request) *http.Request {
+	prop := otel.GetTextMapPropagator()
+	if len(prop.Fields()) == 0 || !trace.SpanContextFromContext(req.Context()).IsValid() {
+		return req
+	}
+	req = req.Clone(req.Context())
+	prop.Inject(req.Context(), propagation.HeaderCarrier(req.Header))
+	return req
 }
 
 // tracingClient returns a copy of base (or of a zero client) whose transport

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"github.com/routerhq/router/internal/providers"
@@ -37,10 +38,14 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		}
 		state := store.AttemptFailed
 		switch {
+		case errors.Is(cause, errDeadline) && pe.Received:
+			// The provider had begun answering: the outcome is known (SPEC §15).
+			pe = &providers.Error{Provider: a.Provider, Kind: providers.KindStreamTimeout, Fault: providers.FaultRouter,
+				Action: providers.ActionStop, Received: true, Message: "cut by the job's deadline after the provider began answering", Err: err}
 		case errors.Is(cause, errDeadline):
 			state = store.AttemptUnknown
 			pe = &providers.Error{Provider: a.Provider, Kind: providers.KindTimeout, Fault: providers.FaultRouter,
-				Action: providers.ActionStop, OutcomeUnknown: true, Message: "cut by the job's deadline after the request was sent", Err: err}
+				Action: providers.ActionStop, OutcomeUnknown: true, Message: "cut by the job's deadline after the request was sent, before any response byte", Err: err}
 		case errors.Is(cause, errLoser), errors.Is(cause, errJobCancelled), pe.Kind == providers.KindCancelled:
 			state = store.AttemptCancelled
 		case pe.OutcomeUnknown:
@@ -54,6 +59,11 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		}
 		r.finishAttempt(bg, job, a, store.AttemptOutcome{State: state, Error: detail, LatencyMS: latency}, log)
 		return attemptResult{attempt: a, state: state, err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe))}
+	}
+	if resp.FirstByte > 0 {
+		r.ttfb.add(a.Provider, resp.FirstByte)
+	} else {
+		r.ttfb.add(a.Provider, time.Duration(latency)*time.Millisecond) // an adapter that does not measure it
 	}
 	doc, violations := sp.judge(resp)
 	if len(violations) > 0 {
@@ -97,11 +107,23 @@ func describe(pe *providers.Error) string {
 }
 
 // call uses the streaming API when the target asks for it and the adapter has it.
-func (r *Runner) call(ctx context.Context, t *Target, req *providers.Request) (*providers.Response, error) {
+// A panic in the adapter (on whatever the provider sent) fails this attempt,
+// logged with its stack, instead of ending the process.
+func (r *Runner) call(ctx context.Context, t *Target, req *providers.Request) (resp *providers.Response, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.cfg.Log.Error("provider adapter panicked; the attempt fails", "provider", t.Provider.Name(),
+				"attempt_id", req.AttemptID, "panic", v, "stack", string(debug.Stack()))
+			resp, err = nil, providers.NewError(t.Provider.Name(), providers.KindAdapterPanic, fmt.Sprintf("the adapter panicked on this provider's answer: %v", v))
+		}
+	}()
 	if s, ok := t.Provider.(providers.Streamer); ok && t.Stream {
-		return s.CompleteStream(ctx, req, nil)
+		resp, err = s.CompleteStream(ctx, req, nil)
+	} else {
+		resp, err = t.Provider.Complete(ctx, req)
 	}
-	return t.Provider.Complete(ctx, req)
+	recordResponse(ctx, resp)
+	return resp, err
 }
 
 // attemptError is the attempt's `error` field: what happened, in words a person

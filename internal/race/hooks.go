@@ -38,6 +38,12 @@ type Observer interface {
 	JobSettled(state string)
 }
 
+// HedgeDenialObserver is an optional part of an Observer: it hears of each
+// hedge a route's hedge budget denied.
+type HedgeDenialObserver interface {
+	HedgeDenied(route string)
+}
+
 // nopObserver is used when no Observer is configured.
 type nopObserver struct{}
 
@@ -62,4 +68,22 @@ func outcomeOf(res attemptResult) Outcome {
 		return OutcomeSuccess
 	}
 	return OutcomeFailure
+}
+
+// CostObserver is an Observer that also counts what attempts cost (found by
+// type assertion). Calls must not block.
+type CostObserver interface {
+	AttemptCost(owner, provider, model string, usd float64)
+}
+
+// observeCost reports an attempt's cost when its target has a price and the
+// provider reported usage.
+func observeCost(obs Observer, owner, provider, model string, price *providers.Price, u providers.Usage) {
+	co, ok := obs.(CostObserver)
+	if !ok {
+		return
+	}
+	if usd, ok := price.Cost(u); ok {
+		co.AttemptCost(owner, provider, model, usd)
+	}
 }

@@ -74,6 +74,8 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 		defer unsubscribe()
 		go r.watchCancel(ctx, job.ID, changed, !o.route.KeepLosers)
 	}
+	ctx, endSpan := r.startJobSpan(ctx, job)
+	defer endSpan()
 	o.run(ctx)
 }
 
@@ -83,7 +85,7 @@ func (r *Runner) newOrchestrator(job *store.Job, route *Route, sp *spec, log *sl
 	decisions := r.decide(route, sp)
 	routing, _ := json.Marshal(decisions)
 	o := &orchestrator{
-		r: r, job: job, spec: sp, route: route, log: log, routing: routing,
+		r: r, job: job, spec: sp, route: route, log: log, routing: routing, decisions: decisions,
 		results: make(chan attemptResult), retries: map[string]int{}, used: map[string]bool{},
 		inflight: map[string]context.CancelCauseFunc{}, reasons: map[string]string{},
 	}

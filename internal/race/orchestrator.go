@@ -2,6 +2,7 @@ package race
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"math/rand/v2"
@@ -29,7 +30,9 @@ type orchestrator struct {
 	route *Route
 	// routing is the routing decisions, recorded with the first attempt.
 	routing []byte
-	log     *slog.Logger
+	// decisions are the routing decisions, for adding a later event to them.
+	decisions []Decision
+	log       *slog.Logger
 	// first, when set, is the attempt created with the job (see Plan), and
 	// firstRelease its breaker admission.
 	first        *store.Attempt
@@ -52,7 +55,11 @@ type orchestrator struct {
 	stopWhy    string
 	retryAt    *time.Timer
 	retryFor   string
-	drainSeen  bool // the runner's drain was acted on
+
+	hedgeRelease func() // the hedge budget taken for the hedge being started
+	hedgeDenied  bool   // a denial was recorded in routing
+	lastTarget   string // the target of the attempt started last
+	drainSeen    bool   // the runner's drain was acted on
 }
 
 // attemptResult is how an attempt ended.
@@ -65,6 +72,7 @@ type attemptResult struct {
 }
 
 func (o *orchestrator) run(ctx context.Context) {
+	defer o.r.hedges.jobStarted(o.job.Route)()
 	var deadline <-chan time.Time
 	if o.route.Deadline > 0 {
 		t := time.NewTimer(o.route.Deadline)
@@ -136,8 +144,19 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 		o.armHedge(ctx, hedge)
 	case <-hedge.C:
 		if p := o.next(); p != "" && o.canStart() && len(o.inflight) < o.route.MaxInflight {
+			release, ok, why := o.r.hedges.acquire(o.job.Route, o.route)
+			if !ok {
+				o.denyHedge(ctx, p, why)
+				o.armHedge(ctx, hedge) // the budget may allow it later
+				break
+			}
 			o.log.Info("hedging", "provider", p, "after", o.hedgeDelay(ctx))
+			o.hedgeRelease = release
 			o.start(ctx, p, store.RoleHedge)
+			if o.hedgeRelease != nil { // no hedge attempt started
+				o.hedgeRelease()
+				o.hedgeRelease = nil
+			}
 			o.armHedge(ctx, hedge)
 		}
 	case <-*retry:
@@ -165,18 +184,26 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 		o.retryReady = ""
 	case <-ctx.Done():
 		o.cancelRetry()
-		// Job cancelled or process stopping: the attempts see ctx too; wait for them.
+		// Job cancelled, completed (possibly by one of these very attempts, whose
+		// win was announced before its result reached this loop) or process
+		// stopping: the attempts see ctx too; wait for them.
 		for len(o.inflight) > 0 {
 			res := <-o.results
 			delete(o.inflight, res.attempt.ID)
+			if res.state == store.AttemptWon {
+				o.r.cfg.Observer.JobSettled(store.JobSucceeded)
+			}
+			if res.state == store.AttemptWon || res.state == store.AttemptLost {
+				o.done = true
+			}
 		}
 	}
 }
 
 // finish settles the job once nothing more will start.
 func (o *orchestrator) finish(ctx context.Context) {
-	if o.done || o.leaseLost || errors.Is(context.Cause(ctx), errShutdown) {
-		return
+	if o.done || o.leaseLost || errors.Is(context.Cause(ctx), errShutdown) || errors.Is(context.Cause(ctx), errLoser) {
+		return // nothing to settle: won here or elsewhere, or not ours to settle
 	}
 	if o.handOver() {
 		return // the deferred lease release lets another replica go on at once
@@ -221,6 +248,9 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 		if res.state == store.AttemptWon {
 			o.r.cfg.Observer.JobSettled(store.JobSucceeded)
 		}
+		if len(o.inflight) > 0 {
+			o.log.Info("race won", "provider", p, "role", res.attempt.Role, "others_in_flight", len(o.inflight))
+		}
 		o.done = true
 		o.cancelRetry()
 		if !o.route.KeepLosers {
@@ -250,11 +280,61 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 			} else {
 				o.failover(ctx) // one retry is already pending
 			}
+		case pe.Kind == providers.KindContextLength:
+			// Only a target with a larger context window can take the request.
+			o.skipWindowsUpTo(o.r.cfg.Targets[p])
+			if o.next() == "" {
+				o.stop(res.reason)
+			} else {
+				o.failover(ctx)
+			}
+		case pe.Action == providers.ActionStop && pe.Kind == providers.KindBadRequest && len(o.inflight) > 0:
+			// Another target is working on the same request: this one refuses
+			// something the other accepted (an assistant prefill, a parameter).
+			// The race goes on with the attempt in flight.
 		case pe.Action == providers.ActionStop && !(pe.Kind == providers.KindContentPolicy && o.route.FailoverOnContentPolicy):
 			o.stop(res.reason)
 		default:
 			o.failover(ctx)
 		}
+	}
+}
+
+// skipWindowsUpTo marks as used every candidate whose context window is no
+// larger than t's: a request too long for t is too long for them.
+func (o *orchestrator) skipWindowsUpTo(t *Target) {
+	if t == nil || t.ContextWindow <= 0 {
+		return
+	}
+	for _, c := range o.candidates {
+		if ct := o.r.cfg.Targets[c]; ct != nil && ct.ContextWindow <= t.ContextWindow && !o.used[c] {
+			o.used[c] = true
+			o.reasons[c] = c + ": skipped: its context window is no larger than that of a target that rejected the request as too long"
+		}
+	}
+}
+
+// denyHedge records, once per job, that the hedge budget denied a hedge.
+func (o *orchestrator) denyHedge(ctx context.Context, target, why string) {
+	o.log.Info("hedge denied", "provider", target, "reason", why)
+	if obs, ok := o.r.cfg.Observer.(HedgeDenialObserver); ok {
+		obs.HedgeDenied(o.job.Route)
+	}
+	if o.hedgeDenied {
+		return
+	}
+	o.hedgeDenied = true
+	o.decisions = append(o.decisions, Decision{Provider: target, Event: "hedge_denied", Eligible: true, Reason: why})
+	b, err := json.Marshal(o.decisions)
+	if err != nil {
+		return
+	}
+	if o.routing != nil {
+		o.routing = b // not recorded yet: recorded with the next attempt
+		return
+	}
+	if err := o.r.cfg.Store.SetRouting(context.WithoutCancel(ctx), o.job.ID, b); err != nil {
+		o.log.Warn("could not record the hedge denial in routing", "err", err)
 	}
 }
 
@@ -380,21 +460,30 @@ func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string
 	t := o.r.cfg.Targets[provider]
 	obs := o.r.cfg.Observer
 	obs.AttemptStarted(provider, role)
+	endHedge := func() {}
 	if role == store.RoleHedge {
 		obs.HedgeStarted(provider)
+		if o.hedgeRelease != nil {
+			endHedge, o.hedgeRelease = o.hedgeRelease, nil
+		}
 	}
+	o.lastTarget = provider
 	actx, cancel := context.WithCancelCause(ctx)
 	o.inflight[a.ID] = cancel
 	go func() {
 		start := time.Now()
-		res := o.r.runAttempt(actx, o.job, a, t, o.spec)
+		sctx, endSpan := startAttemptSpan(actx, o.job, a, t, a.Model)
+		res := o.r.runAttempt(sctx, o.job, a, t, o.spec)
+		endSpan(res)
 		cancel(nil)
+		endHedge()
 		release(outcomeOf(res))
 		var kind providers.Kind
 		if res.err != nil {
 			kind = res.err.Kind
 		}
 		obs.AttemptFinished(provider, role, res.state, kind, time.Since(start), res.usage)
+		observeCost(obs, o.job.Owner, t.Provider.Name(), a.Model, t.Price, res.usage)
 		if res.state == store.AttemptLost {
 			obs.RaceLost(provider)
 		}
@@ -413,9 +502,16 @@ func (o *orchestrator) armHedge(ctx context.Context, t *time.Timer) {
 	}
 }
 
-func (o *orchestrator) hedgeDelay(ctx context.Context) time.Duration {
+// hedgeDelay is how long the attempt in flight may go without a result before
+// a hedge starts: fixed, or learnt from the in-flight target's recent times to
+// first byte.
+func (o *orchestrator) hedgeDelay(context.Context) time.Duration {
 	if o.route.AdaptiveHedge && len(o.candidates) > 0 {
-		return o.r.adaptiveDelay(ctx, o.candidates[0], o.route)
+		target := o.lastTarget
+		if target == "" {
+			target = o.candidates[0]
+		}
+		return o.r.adaptiveDelay(target, o.route)
 	}
 	return o.route.HedgeAfter
 }

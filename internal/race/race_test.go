@@ -137,13 +137,24 @@ func TestRetryHonoursRetryAfter(t *testing.T) {
 	}
 }
 
-// Acceptance 4b: a 400 context-length error is never retried on the same provider.
+// Acceptance 4b: a 400 context-length error is never retried on the same
+// provider; it fails over only to a target with a larger context window.
 func TestContextLengthNeverRetriedSameProvider(t *testing.T) {
-	b := setup(t, race.Route{},
-		provSpec{name: "primary", maxRetries: 3, respond: func(int, *providers.Request) providers.Step {
-			return providers.Step{Error: &providers.Error{Kind: providers.KindContextLength, StatusCode: 400, Message: "maximum context length exceeded"}}
-		}},
+	tooLong := func(int, *providers.Request) providers.Step {
+		return providers.Step{Error: &providers.Error{Kind: providers.KindContextLength, StatusCode: 400, Message: "maximum context length exceeded"}}
+	}
+	same := setup(t, race.Route{},
+		provSpec{name: "primary", maxRetries: 3, respond: tooLong},
 		provSpec{name: "fallback", respond: ok(validTriage)},
+	)
+	js := same.waitSettled(t, same.submit(t).ID)
+	if same.prov["primary"].Calls() != 1 || same.prov["fallback"].Calls() != 0 || js.State != store.JobFailed {
+		t.Fatalf("equal windows: primary %d calls, fallback %d calls, job %s; want 1, 0, failed",
+			same.prov["primary"].Calls(), same.prov["fallback"].Calls(), js.State)
+	}
+	b := setup(t, race.Route{},
+		provSpec{name: "primary", maxRetries: 3, respond: tooLong},
+		provSpec{name: "fallback", respond: ok(validTriage), window: 200000},
 	)
 	j := b.waitSettled(t, b.submit(t).ID)
 	if b.prov["primary"].Calls() != 1 {

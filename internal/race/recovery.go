@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/routerhq/router/internal/contract"
@@ -11,16 +12,27 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
-// RecoveryConfig tunes the background recovery loop that every replica runs.
+// RecoveryConfig tunes the background recovery loop.
 type RecoveryConfig struct {
 	Interval time.Duration // how often to look; default a third of the lease
 	Batch    int           // jobs claimed per pass; default 20
+	// Leader, when set, gates the scans: only the replica it says leads
+	// expires leases, adopts orphans and reconciles (one elected replica
+	// instead of all of them). Nil: this replica always scans.
+	Leader Leader
+	// Reconcilers bounds the provider lookups in flight at once; default 8.
+	Reconcilers int
 }
+
+// Leader says whether this replica leads now (see internal/maintenance).
+type Leader interface{ IsLeader() bool }
 
 // RunRecovery runs until ctx ends: it turns expired attempt leases into
 // `unknown` (never re-dispatching), takes over jobs whose orchestrator died
 // (never started, or between attempts), and reconciles unknown attempts with
-// providers that can look them up.
+// providers that can look them up. Lookups run concurrently beside the scans
+// (at most Reconcilers at once, never two for one attempt): a slow provider
+// lookup cannot delay lease expiry or orphan pickup.
 func (r *Runner) RunRecovery(ctx context.Context, rc RecoveryConfig) {
 	if rc.Interval <= 0 {
 		rc.Interval = r.cfg.Lease / 3
@@ -28,10 +40,15 @@ func (r *Runner) RunRecovery(ctx context.Context, rc RecoveryConfig) {
 	if rc.Batch <= 0 {
 		rc.Batch = 20
 	}
+	rec := newReconciler(rc.Reconcilers)
+	defer rec.wait()
 	tick := time.NewTicker(rc.Interval)
 	defer tick.Stop()
 	for {
-		r.RecoverOnce(ctx, rc.Batch)
+		if rc.Leader == nil || rc.Leader.IsLeader() {
+			r.scan(ctx, rc.Batch)
+			r.reconcile(ctx, rc.Batch, rec)
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -40,8 +57,16 @@ func (r *Runner) RunRecovery(ctx context.Context, rc RecoveryConfig) {
 	}
 }
 
-// RecoverOnce is one recovery pass.
+// RecoverOnce is one recovery pass that returns when its lookups are done.
 func (r *Runner) RecoverOnce(ctx context.Context, batch int) {
+	r.scan(ctx, batch)
+	rec := newReconciler(batch)
+	r.reconcile(ctx, batch, rec)
+	rec.wait()
+}
+
+// scan expires attempt leases and adopts orphaned jobs.
+func (r *Runner) scan(ctx context.Context, batch int) {
 	log := r.cfg.Log
 	if jobs, err := r.cfg.Store.ExpireAttemptLeases(ctx); err != nil {
 		if ctx.Err() == nil {
@@ -66,12 +91,56 @@ func (r *Runner) RecoverOnce(ctx context.Context, batch int) {
 		log.Info("recovery: taking over a job whose orchestrator stopped", "job_id", id)
 		r.SubmitID(id)
 	}
-	r.reconcile(ctx, batch)
 }
 
+// reconciler runs provider lookups in the background, bounded, one per attempt.
+type reconciler struct {
+	slots    chan struct{}
+	mu       sync.Mutex
+	inflight map[string]bool
+	wg       sync.WaitGroup
+}
+
+func newReconciler(n int) *reconciler {
+	if n <= 0 {
+		n = 8
+	}
+	return &reconciler{slots: make(chan struct{}, n), inflight: map[string]bool{}}
+}
+
+// start runs fn for attempt id unless a lookup of it is in flight or every
+// slot is busy (the next pass tries again); it never blocks.
+func (rc *reconciler) start(id string, fn func()) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.inflight[id] {
+		return
+	}
+	select {
+	case rc.slots <- struct{}{}:
+	default:
+		return
+	}
+	rc.inflight[id] = true
+	rc.wg.Add(1)
+	go func() {
+		defer rc.wg.Done()
+		defer func() {
+			rc.mu.Lock()
+			delete(rc.inflight, id)
+			rc.mu.Unlock()
+			<-rc.slots
+		}()
+		fn()
+	}()
+}
+
+func (rc *reconciler) wait() { rc.wg.Wait() }
+
 // reconcile asks providers with a lookup capability what became of unknown
-// attempts, and resolves those the provider can answer for.
-func (r *Runner) reconcile(ctx context.Context, batch int) {
+// attempts, and resolves those the provider can answer for. The lookups run in
+// rec's background slots; reconcile itself returns at once.
+func (r *Runner) reconcile(ctx context.Context, batch int, rec *reconciler) {
 	var names []string
 	lookers := map[string]providers.Looker{}
 	for name, t := range r.cfg.Targets {
@@ -91,7 +160,7 @@ func (r *Runner) reconcile(ctx context.Context, batch int) {
 		return
 	}
 	for _, u := range unknown {
-		r.reconcileOne(ctx, u, lookers[u.Provider])
+		rec.start(u.AttemptID, func() { r.reconcileOne(ctx, u, lookers[u.Provider]) })
 	}
 }
 

@@ -9,10 +9,12 @@ import (
 	"github.com/routerhq/router/internal/tokens"
 )
 
-// Decision says whether one provider of a route could be used for a job, and
-// why not. The list of decisions is the job's `routing`.
+// Decision says whether one target of a route could be used for a job, and
+// why not. The list of decisions is the job's `routing`. A decision with an
+// Event records something that happened later in the race (hedge_denied).
 type Decision struct {
 	Provider     string `json:"provider"`
+	Event        string `json:"event,omitempty"`
 	Eligible     bool   `json:"eligible"`
 	Reason       string `json:"reason,omitempty"`
 	PromptTokens int    `json:"prompt_tokens,omitempty"`

@@ -20,28 +20,39 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
-// Target is a provider as the runner sees it: the adapter plus what routing
-// needs to know about it.
+// Target is one {provider, model} of the configuration as the runner sees it:
+// the provider's adapter plus what routing needs to know. Targets are keyed by
+// their id (config.ResolvedTarget.ID), which is what attempts, breakers,
+// conformance results and statistics name as their `provider`.
 type Target struct {
 	Provider      providers.Provider
 	Model         string
 	ContextWindow int
 	Encoding      string        // tokenizer encoding; "" derives it from Model
-	Timeout       time.Duration // one attempt; past it the attempt is unknown
+	Timeout       time.Duration // one attempt; the adapter classifies what a deadline means (SPEC §15)
 	Stream        bool          // use the streaming API when the adapter has one
 	MaxRetries    int           // retries on this provider for transient errors, per job
+	// Price, when set, prices the target's usage (attempt cost_usd, SPEC §18).
+	Price *providers.Price
 }
 
-// Route is the ordered providers of a route and its policy.
+// Route is the ordered targets of a route and its policy.
 type Route struct {
+	// Providers are the route's target ids, primary first.
 	Providers []string
-	// HedgeAfter starts a hedge on the next provider when the in-flight attempt
+	// HedgeAfter starts a hedge on the next target when the in-flight attempt
 	// has no result after it; 0 disables hedging unless AdaptiveHedge.
 	HedgeAfter time.Duration
-	// AdaptiveHedge uses the primary's recent p95 latency, clamped to
-	// [HedgeMin, HedgeMax], instead of HedgeAfter.
+	// AdaptiveHedge uses the in-flight target's recent p95 time to first byte
+	// in this process, clamped to [HedgeMin, HedgeMax] (HedgeMax without
+	// history), instead of HedgeAfter.
 	AdaptiveHedge      bool
 	HedgeMin, HedgeMax time.Duration
+	// HedgeBudgetPercent and HedgeBudgetMin bound the route's hedges in flight
+	// in this process: at most max(HedgeBudgetMin, HedgeBudgetPercent% of the
+	// route's jobs in flight). Both zero: no budget.
+	HedgeBudgetPercent float64
+	HedgeBudgetMin     int
 	MaxInflight        int
 	MaxAttempts        int
 	Deadline           time.Duration // the whole job; attempts cut by it are unknown
@@ -97,7 +108,8 @@ type Runner struct {
 	base       context.Context
 	cancelBase context.CancelCauseFunc
 	wg         sync.WaitGroup
-	p95        latencyCache
+	ttfb       ttfbStats
+	hedges     hedgeBudgets
 
 	// draining: the process is stopping; no new attempt starts (drain.go).
 	draining  atomic.Bool
@@ -110,6 +122,8 @@ type Runner struct {
 	again    map[string]bool // jobs submitted again while running
 	keeping  bool            // the lease keeper runs
 	keeperWG sync.WaitGroup
+
+	traceParents sync.Map // job id -> trace.SpanContext of the request that created it (tracing.go)
 }
 
 // errShutdown is the cause of contexts cancelled because the process stops: the

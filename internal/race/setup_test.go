@@ -31,6 +31,7 @@ type provSpec struct {
 	onCall     func(call int, req *providers.Request)
 	timeout    time.Duration
 	maxRetries int
+	window     int
 }
 
 func setup(t *testing.T, route race.Route, specs ...provSpec) *bundle {
@@ -41,11 +42,17 @@ func setup(t *testing.T, route race.Route, specs ...provSpec) *bundle {
 // setupWith is setup with an admission control (a breaker stand-in).
 func setupWith(t *testing.T, route race.Route, adm race.Admission, specs ...provSpec) *bundle {
 	t.Helper()
+	return setupObserved(t, route, adm, nil, specs...)
+}
+
+// setupObserved is setupWith with an observer.
+func setupObserved(t *testing.T, route race.Route, adm race.Admission, obs race.Observer, specs ...provSpec) *bundle {
+	t.Helper()
 	var ps []racetest.Provider
 	for _, s := range specs {
-		ps = append(ps, racetest.Provider{Name: s.name, Respond: s.respond, OnCall: s.onCall, Timeout: s.timeout, MaxRetries: s.maxRetries})
+		ps = append(ps, racetest.Provider{Name: s.name, Respond: s.respond, OnCall: s.onCall, Timeout: s.timeout, MaxRetries: s.maxRetries, ContextWindow: s.window})
 	}
-	rb := racetest.New(t, racetest.Options{Route: route, Providers: ps, Admission: adm})
+	rb := racetest.New(t, racetest.Options{Route: route, Providers: ps, Admission: adm, Observer: obs})
 	return &bundle{Bundle: rb, db: rb.DB, st: rb.Store, runner: rb.Runner, listener: rb.Listener, prov: rb.Prov}
 }
 

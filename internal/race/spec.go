@@ -35,8 +35,12 @@ type spec struct {
 }
 
 func (s *spec) request(a *store.Attempt, jobID string) *providers.Request {
+	model := a.Model // the target's model, or the one the job asks for
+	if model == "" {
+		model = s.model
+	}
 	return &providers.Request{
-		AttemptID: a.ID, JobID: jobID, Model: s.model, Messages: s.msgs,
+		AttemptID: a.ID, JobID: jobID, Model: model, Messages: s.msgs,
 		Temperature: s.temperature, MaxTokens: s.maxTokens, Seed: s.seed, User: s.user,
 		ResponseFormat: s.format, Tools: s.tools, ToolChoice: s.toolChoice,
 	}

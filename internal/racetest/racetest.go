@@ -29,11 +29,17 @@ const ValidTriage = `{"category":"technical","priority":"high","summary":"Custom
 
 // Provider is one scripted provider of the test route, in route order.
 type Provider struct {
-	Name       string
-	Respond    func(call int, req *providers.Request) providers.Step
-	OnCall     func(call int, req *providers.Request)
-	Timeout    time.Duration // default 1m
-	MaxRetries int
+	Name          string
+	Respond       func(call int, req *providers.Request) providers.Step
+	OnCall        func(call int, req *providers.Request)
+	Timeout       time.Duration // default 1m
+	MaxRetries    int
+	ContextWindow int // default 128000
+	// Adapter, when set, is used instead of a scripted provider (a real adapter
+	// on an httptest server); Respond and OnCall are then unused.
+	Adapter providers.Provider
+	// Price, when set, prices the provider's attempts.
+	Price *providers.Price
 }
 
 // Options configure a Bundle. Route.Providers is filled from Providers.
@@ -80,14 +86,25 @@ func New(t testing.TB, o Options) *Bundle {
 	route := o.Route
 	targets := map[string]*race.Target{}
 	for _, p := range o.Providers {
-		sp := providers.NewScripted(providers.ScriptedConfig{Name: p.Name, Model: p.Name + "-model", Respond: p.Respond, OnCall: p.OnCall})
-		b.Prov[p.Name] = sp
+		var sp providers.Provider = p.Adapter
+		if sp == nil {
+			scripted := providers.NewScripted(providers.ScriptedConfig{Name: p.Name, Model: p.Name + "-model", Respond: p.Respond, OnCall: p.OnCall})
+			b.Prov[p.Name] = scripted
+			sp = scripted
+		}
 		timeout := p.Timeout
 		if timeout == 0 {
 			timeout = time.Minute
 		}
-		targets[p.Name] = &race.Target{Provider: sp, Model: p.Name + "-model", ContextWindow: 128000, Timeout: timeout, MaxRetries: p.MaxRetries}
+		window := p.ContextWindow
+		if window == 0 {
+			window = 128000
+		}
+		targets[p.Name] = &race.Target{Provider: sp, Model: p.Name + "-model", ContextWindow: window, Timeout: timeout, MaxRetries: p.MaxRetries, Price: p.Price}
 		route.Providers = append(route.Providers, p.Name)
+	}
+	if err := db.Store.SetTargetPrices(context.Background(), race.TargetPrices(targets)); err != nil {
+		t.Fatal(err)
 	}
 	if route.MaxInflight == 0 {
 		route.MaxInflight = 2

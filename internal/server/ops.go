@@ -32,7 +32,11 @@ type opsServices struct {
 
 func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pgxpool.Pool, dbm *metrics.DB, replica string, log *slog.Logger) *opsServices {
 	o := &opsServices{replica: replica, done: make(chan struct{})}
-	o.breakers = breaker.FromConfig(cfg.Providers, breaker.Options{Log: log, OnChange: func(c breaker.Change) {
+	perTarget := map[string]breaker.Settings{}
+	for _, t := range cfg.AllTargets() {
+		perTarget[t.ID] = breaker.SettingsFromConfig(t.Provider.Breaker)
+	}
+	o.breakers = breaker.New(perTarget, breaker.Options{Log: log, OnChange: func(c breaker.Change) {
 		if o.metrics != nil {
 			o.metrics.BreakerChanged(c.Provider, c.To)
 		}
@@ -50,9 +54,9 @@ func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pg
 
 // handler is the operator surface (internal/ops) for ops_listen.
 func (o *opsServices) handler(cfg *config.Config, st *store.Store, prompts *prompt.Set, key string, log *slog.Logger) http.Handler {
-	names := make([]string, len(cfg.Providers))
-	for i, p := range cfg.Providers {
-		names[i] = p.Name
+	var names []string // targets, as breakers and conformance count them
+	for _, t := range cfg.AllTargets() {
+		names = append(names, t.ID)
 	}
 	return ops.New(ops.Config{Key: key, Metrics: o.metrics.Handler(), Providers: names, Breakers: o.breakers, Replica: o.replica,
 		Conformance: ops.StoreConformance{Store: st, MaxAge: cfg.Conformance.MaxAge.D()}}, st, prompts, log)

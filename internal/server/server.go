@@ -29,6 +29,7 @@ import (
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/telemetry"
 )
 
 // Options adjust the wiring; there are none yet.
@@ -48,18 +49,34 @@ type Server struct {
 	opsListen  string
 	shutdown   config.Shutdown
 	stops      []func() // in reverse order of start
+
+	http config.HTTP // both listeners' body limit and timeouts
 }
 
 // New builds the router for cfg. Close releases what it started.
 func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err error) {
 	log := NewLogger(cfg.Log)
-	s := &Server{log: log, Replica: replicaID(), opsListen: cfg.OpsListen, shutdown: cfg.Shutdown}
+	s := &Server{log: log, Replica: replicaID(), opsListen: cfg.OpsListen, shutdown: cfg.Shutdown, http: cfg.HTTP}
 	defer func() {
 		if err != nil {
 			s.Close()
 		}
 	}()
-	prompts, err := prompt.LoadDir(Resolve(cfg, cfg.PromptsDir))
+	shutdownTraces, tracing, err := telemetry.Setup(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	if tracing {
+		log.Info("exporting OpenTelemetry traces (OTLP)")
+		s.stops = append(s.stops, func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := shutdownTraces(sctx); err != nil {
+				log.Warn("could not flush traces", "err", err)
+			}
+		})
+	}
+	prompts, err := LoadPrompts(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +118,14 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 			log.Info("migrations applied", "migrations", applied)
 		}
 	}
+	if err := st.SetTargetPrices(ctx, race.TargetPrices(targets)); err != nil {
+		return nil, fmt.Errorf("record the configured prices: %w (are the migrations current? run `router migrate`)", err)
+	}
+	life, err := startLifecycle(ctx, cfg, st, pool, s.Replica, log)
+	if err != nil {
+		return nil, err
+	}
+	s.stops = append(s.stops, life.stop)
 	listener := store.NewListener(pool, log)
 	s.background(func(ctx context.Context) { listener.Run(ctx) })
 
@@ -113,7 +138,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 			MaxRetryAfter: cfg.Execution.Retry.MaxRetryAfter.D()},
 		Gate: ops.gate, Admission: ops.breakers, Observer: ops.metrics,
 	})
-	s.background(func(ctx context.Context) { s.runner.RunRecovery(ctx, race.RecoveryConfig{}) })
+	s.background(func(ctx context.Context) { s.runner.RunRecovery(ctx, race.RecoveryConfig{Leader: life.leader}) })
 
 	routeNames, models := map[string]bool{}, map[string]string{}
 	for name, r := range cfg.Routes {
@@ -129,12 +154,23 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 		Limits: apiLimits(cfg.Limits), OwnerLimits: ownerLimits(cfg),
 	}, api.Deps{
 		Store: st, Listener: listener, Prompts: prompts, Routes: routeNames, Models: models, Exec: s.runner,
-		Auth: &api.KeyAuth{Static: apiKeys, Store: st}, Log: log, Counters: ops.metrics,
+		Auth: api.NewCachedAuth(&api.KeyAuth{Static: apiKeys, Store: st}, cfg.Auth.CacheTTL.D()), Log: log, Counters: ops.metrics,
 	})
 	s.OpsHandler = ops.handler(cfg, st, prompts, opsKey, log)
 	s.api, s.Handler = srv, srv
 	log.Info("router ready", "replica", s.Replica, "prompts", len(prompts.All()), "providers", len(targets), "routes", len(routeNames))
 	return s, nil
+}
+
+// LoadPrompts loads the prompts directory. When the configuration does not
+// name one and the default ./prompts does not exist, no prompt is served (a
+// router of chat completions only needs none).
+func LoadPrompts(cfg *config.Config) (*prompt.Set, error) {
+	dir := Resolve(cfg, cfg.PromptsDir)
+	if _, err := os.Stat(dir); cfg.PromptsDirDefault && errors.Is(err, os.ErrNotExist) {
+		return prompt.EmptySet(), nil
+	}
+	return prompt.LoadDir(dir)
 }
 
 // background runs fn until Close.
@@ -163,8 +199,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // attempts in flight get up to shutdown.drain to finish (past it they are
 // abandoned to recovery); then background work stops.
 func (s *Server) ServeListeners(ctx context.Context, ln, opsLn net.Listener) error {
-	httpSrv := &http.Server{Handler: s.Handler, ReadHeaderTimeout: 10 * time.Second}
-	opsSrv := &http.Server{Handler: s.OpsHandler, ReadHeaderTimeout: 10 * time.Second}
+	httpSrv := newHTTPServer(s.Handler, s.http)
+	opsSrv := newHTTPServer(s.OpsHandler, s.http)
 	s.log.Info("router listening", "api", "http://"+ln.Addr().String(), "ops", "http://"+opsLn.Addr().String(),
 		"dashboard", "http://"+opsLn.Addr().String()+"/dashboard")
 	errc := make(chan error, 2)

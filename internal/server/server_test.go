@@ -65,7 +65,7 @@ func newConfig(t *testing.T, db *testdb.DB, llmURL, extra string) *config.Config
 	prompts, _ := filepath.Abs("../../prompts")
 	yaml := fmt.Sprintf(`api_keys: [{owner: acme, key_env: SERVER_TEST_KEY}]
 providers:
-  - {name: llm, type: openai, base_url: %q, model: m, timeout: 1m, max_retries: 0}
+  - {name: llm, type: openai, base_url: %q, model: m, timeout: 1m, max_retries: 0, stream: false} # the fake answers plain JSON
 routes:
   default: {providers: [llm]}
 prompts_dir: %q

@@ -9,47 +9,78 @@ import (
 	"github.com/routerhq/router/internal/race"
 )
 
-// BuildTargets makes every configured provider's adapter.
+// BuildTargets makes every configured target (config.AllTargets), keyed by its
+// id. Targets of one provider share its adapter; the model is sent per request.
 func BuildTargets(cfg *config.Config) (map[string]*race.Target, error) {
+	adapters := map[string]providers.Provider{}
 	out := map[string]*race.Target{}
-	for _, pc := range cfg.Providers {
-		t := &race.Target{
-			Model: pc.Model, ContextWindow: pc.ContextWindow, Encoding: pc.Tokenizer,
-			Timeout: pc.Timeout.D(), Stream: pc.Stream, MaxRetries: *pc.MaxRetries,
+	for _, rt := range cfg.AllTargets() {
+		pc := rt.Provider
+		p, ok := adapters[pc.Name]
+		if !ok {
+			var err error
+			if p, err = buildAdapter(pc); err != nil {
+				return nil, err
+			}
+			adapters[pc.Name] = p
 		}
-		switch pc.Type {
-		case "openai":
-			key := ""
-			if pc.APIKeyEnv != "" {
-				key = os.Getenv(pc.APIKeyEnv)
-				if key == "" {
-					return nil, fmt.Errorf("provider %s: environment variable %s is empty: export the provider's API key", pc.Name, pc.APIKeyEnv)
-				}
-			}
-			p, err := providers.NewOpenAI(providers.OpenAIConfig{
-				Name: pc.Name, BaseURL: pc.BaseURL, APIKey: key, Model: pc.Model,
-				Timeout: pc.Timeout.D(), StreamIdleTimeout: pc.StreamIdleTimeout.D(),
-				SupportsLookup: pc.SupportsLookup, Stream: pc.Stream, MaxIdleConns: pc.MaxIdleConns,
-			})
-			if err != nil {
-				return nil, fmt.Errorf("provider %s: %w", pc.Name, err)
-			}
-			t.Provider = p
-		case "scripted":
-			steps := make([]providers.Step, len(pc.Script))
-			for i, s := range pc.Script {
-				steps[i] = providers.Step{Latency: s.Latency.D(), Output: s.Output, Status: s.Status, Hang: s.Hang, Model: s.Model}
-			}
-			model := pc.Model
-			if model == "" {
-				model = "scripted-" + pc.Name
-				t.Model = model
-			}
-			t.Provider = providers.NewScripted(providers.ScriptedConfig{Name: pc.Name, Model: model, Steps: steps})
+		model := rt.Model
+		if model == "" && pc.Type == "scripted" {
+			model = "scripted-" + pc.Name
 		}
-		out[pc.Name] = t
+		out[rt.ID] = &race.Target{
+			Provider: p, Model: model, ContextWindow: pc.ContextWindow, Encoding: pc.Tokenizer,
+			Timeout: pc.Timeout.D(), Stream: *pc.Stream, MaxRetries: *pc.MaxRetries,
+		}
+		if price := rt.PriceOrDefault(); price != nil {
+			out[rt.ID].Price = &providers.Price{InputPerMTok: price.InputPerMTok, OutputPerMTok: price.OutputPerMTok}
+		}
 	}
 	return out, nil
+}
+
+// buildAdapter makes one provider's adapter.
+func buildAdapter(pc *config.Provider) (providers.Provider, error) {
+	key := ""
+	if pc.APIKeyEnv != "" && pc.Type != "scripted" {
+		key = os.Getenv(pc.APIKeyEnv)
+		if key == "" {
+			return nil, fmt.Errorf("provider %s: environment variable %s is empty: export the provider's API key", pc.Name, pc.APIKeyEnv)
+		}
+	}
+	switch pc.Type {
+	case "anthropic":
+		p, err := providers.NewAnthropic(providers.AnthropicConfig{
+			Name: pc.Name, BaseURL: pc.BaseURL, APIKey: key, Model: pc.Model, MaxTokens: pc.MaxTokens,
+			Timeout: pc.Timeout.D(), FirstByteTimeout: pc.FirstByteTimeout.D(), StreamIdleTimeout: pc.StreamIdleTimeout.D(),
+			Stream: pc.Stream == nil || *pc.Stream,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("provider %s: %w", pc.Name, err)
+		}
+		return p, nil
+	case "openai":
+		p, err := providers.NewOpenAI(providers.OpenAIConfig{
+			Name: pc.Name, BaseURL: pc.BaseURL, APIKey: key, Model: pc.Model,
+			Timeout: pc.Timeout.D(), FirstByteTimeout: pc.FirstByteTimeout.D(), StreamIdleTimeout: pc.StreamIdleTimeout.D(),
+			SupportsLookup: pc.SupportsLookup, Stream: *pc.Stream, MaxIdleConns: pc.MaxIdleConns, MaxResponseBytes: pc.MaxResponseBytes,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("provider %s: %w", pc.Name, err)
+		}
+		return p, nil
+	case "scripted":
+		steps := make([]providers.Step, len(pc.Script))
+		for i, s := range pc.Script {
+			steps[i] = providers.Step{Latency: s.Latency.D(), Output: s.Output, Status: s.Status, Hang: s.Hang, Model: s.Model}
+		}
+		model := pc.Model
+		if model == "" {
+			model = "scripted-" + pc.Name
+		}
+		return providers.NewScripted(providers.ScriptedConfig{Name: pc.Name, Model: model, Steps: steps}), nil
+	}
+	return nil, fmt.Errorf("provider %s: type %q is not openai, anthropic or scripted", pc.Name, pc.Type)
 }
 
 // BuildRoutes turns the configured routes into the runner's.
@@ -57,13 +88,22 @@ func BuildRoutes(cfg *config.Config) map[string]*race.Route {
 	out := map[string]*race.Route{}
 	for name, r := range cfg.Routes {
 		hedge, adaptive := r.HedgeDelay()
-		out[name] = &race.Route{
-			Providers: r.Providers, HedgeAfter: hedge, AdaptiveHedge: adaptive,
+		var ids []string
+		for _, t := range cfg.RouteTargets(r) {
+			ids = append(ids, t.ID)
+		}
+		rr := &race.Route{
+			Providers: ids, HedgeAfter: hedge, AdaptiveHedge: adaptive,
 			HedgeMin: r.HedgeMin.D(), HedgeMax: r.HedgeMax.D(),
+			HedgeBudgetPercent: *r.HedgeBudget.Percent, HedgeBudgetMin: *r.HedgeBudget.MinConcurrent,
 			MaxInflight: r.MaxInflight, MaxAttempts: r.MaxAttempts, Deadline: r.Deadline.D(),
 			FailoverOnContentPolicy: r.FailoverOnContentPolicy, KeepLosers: r.KeepLosers,
 			ConformancePrompt: r.ConformancePrompt,
 		}
+		if rr.HedgeBudgetPercent == 0 && rr.HedgeBudgetMin == 0 {
+			rr.HedgeAfter, rr.AdaptiveHedge = 0, false // a budget of nothing: no hedges
+		}
+		out[name] = rr
 	}
 	return out
 }

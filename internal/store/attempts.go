@@ -8,17 +8,19 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/routerhq/router/internal/jsontext"
 )
 
 const attemptColumns = `a.id::text, a.job_id::text, a.seq, a.provider, a.model, a.response_model, a.role, a.state,
 	a.read_version, a.created_at, a.started_at, a.finished_at, a.latency_ms, a.usage, a.provider_response_id,
-	a.error, a.validation_errors, a.lease_owner, a.lease_expires_at`
+	a.error, a.validation_errors, a.lease_owner, a.lease_expires_at, a.cost_usd::float8`
 
 func scanAttemptRow(r pgx.CollectableRow) (Attempt, error) {
 	var a Attempt
 	err := r.Scan(&a.ID, &a.JobID, &a.Seq, &a.Provider, &a.Model, &a.ResponseModel, &a.Role, &a.State,
 		&a.ReadVersion, &a.CreatedAt, &a.StartedAt, &a.FinishedAt, &a.LatencyMS, &a.Usage, &a.ProviderResponseID,
-		&a.Error, &a.ValidationErrors, &a.LeaseOwner, &a.LeaseExpiresAt)
+		&a.Error, &a.ValidationErrors, &a.LeaseOwner, &a.LeaseExpiresAt, &a.CostUSD)
 	return a, err
 }
 
@@ -183,13 +185,15 @@ func jsonOrNil(v any) []byte {
 		if len(raw) == 0 {
 			return nil
 		}
-		return raw
+		return jsontext.Sanitize(raw)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil
 	}
-	return b
+	// A record of what a provider did (its error text, a violation quoting its
+	// output) must be storable whatever it holds: jsonb refuses \u0000.
+	return jsontext.Sanitize(b)
 }
 
 func routingOrNil(b []byte) any {

@@ -160,20 +160,6 @@ func (s *Store) ProviderStats(ctx context.Context, window time.Duration) (map[st
 	return out, nil
 }
 
-// RecentJobs returns the most recently created jobs of every owner, newest
-// first, with their attempts and race events (for the operator dashboard).
-func (s *Store) RecentJobs(ctx context.Context, limit int) ([]*Job, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+jobColumns+` FROM jobs j ORDER BY j.created_at DESC, j.id LIMIT $1`, limit)
-	if err != nil {
-		return nil, err
-	}
-	jobs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*Job, error) { return scanJob(r) })
-	if err != nil {
-		return nil, err
-	}
-	return jobs, s.attachChildren(ctx, jobs)
-}
-
 // Counters are database-wide totals over a recent window (every replica).
 type Counters struct {
 	JobsByState     map[string]int64 `json:"jobs_by_state"`

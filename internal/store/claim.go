@@ -97,7 +97,8 @@ WITH input AS (
 SELECT i.ord, j.id IS NOT NULL, coalesce(j.version, 0), coalesce(j.created_at, now()), k.job_id::text, k.fingerprint
 FROM input i
 LEFT JOIN j ON j.id = i.job_id
-LEFT JOIN idempotency_keys k ON k.owner = i.owner AND k.operation = i.operation AND k.idempotency_key = i.key
+LEFT JOIN LATERAL (SELECT k.job_id, k.fingerprint FROM idempotency_keys k
+    WHERE k.owner = i.owner AND k.operation = i.operation AND k.idempotency_key = i.key) k ON true
 ORDER BY i.ord`
 
 // CreateJob claims (owner, operation, key) and creates the job, or finds the job

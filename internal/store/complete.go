@@ -63,7 +63,10 @@ SELECT (SELECT count(*) FROM j), (SELECT count(*) FROM n)`
 
 // winSQL is casSQL for many jobs at once (one attempt per job): the batched
 // win of concurrent attempts, one round trip and one commit for all of them.
-// It returns the ids of the jobs won. The attempt must still be in flight
+// It returns the ids of the jobs won. Rows are reached through = ANY(ARRAY(…))
+// so the plan is an index lookup whatever the planner guesses of the CTEs'
+// sizes (a join against a CTE can otherwise become a sequential scan of a
+// table that only grows). The attempt must still be in flight
 // (starting or running): one that recovery marked unknown wins, if at all,
 // through lateWin, under the job's lock.
 const winSQL = `
@@ -82,17 +85,17 @@ WITH w AS (
     RETURNING jobs.id, w.attempt_id
 ), k AS (
     UPDATE idempotency_keys SET expires_at = now() + $9::interval
-    WHERE job_id IN (SELECT id FROM j)
+    WHERE job_id = ANY (ARRAY(SELECT id FROM j))
 ), a AS (
     UPDATE attempts SET state = 'won', usage = w.usage::jsonb, provider_response_id = nullif(w.response_id, ''),
         response_model = nullif(w.response_model, ''), latency_ms = w.latency_ms, finished_at = now(),
         lease_owner = NULL, lease_expires_at = NULL
-    FROM w JOIN j ON j.attempt_id = w.attempt_id
-    WHERE attempts.id = w.attempt_id
+    FROM w
+    WHERE attempts.id = ANY (ARRAY(SELECT attempt_id FROM j)) AND attempts.id = w.attempt_id
 ), u AS (
     UPDATE attempts SET state = 'lost'
-    FROM j WHERE attempts.job_id = j.id AND attempts.id <> j.attempt_id AND attempts.state = 'unknown'
-    RETURNING attempts.id, attempts.job_id, attempts.provider
+    WHERE job_id = ANY (ARRAY(SELECT id FROM j)) AND id <> ALL (ARRAY(SELECT attempt_id FROM j)) AND state = 'unknown'
+    RETURNING id, job_id, provider
 ), e AS (
     INSERT INTO race_events (job_id, attempt_id, kind, provider, detail)
     SELECT job_id, id, 'lost', provider, 'unknown attempt settled as lost: another attempt won' FROM u

@@ -97,6 +97,7 @@ func (s *Store) getJob(ctx context.Context, id, owner string, checkOwner bool) (
 	if j.RaceEvents == nil {
 		j.RaceEvents = []RaceEvent{}
 	}
+	j.sumCosts()
 	return j, nil
 }
 
@@ -121,6 +122,9 @@ func (s *Store) attachChildren(ctx context.Context, jobs []*Job) error {
 	for _, a := range attempts {
 		j := byID[a.JobID]
 		j.Attempts = append(j.Attempts, a)
+	}
+	for _, j := range jobs {
+		j.sumCosts()
 	}
 	rows, err = s.pool.Query(ctx, `SELECT job_id::text, id, attempt_id::text, kind, provider, latency_ms, usage, detail, created_at
 		FROM race_events WHERE job_id = ANY($1::uuid[]) ORDER BY id`, ids)

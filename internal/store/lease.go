@@ -5,28 +5,23 @@ import (
 	"time"
 )
 
-// RenewLease extends an in-flight attempt's lease, if owner still holds it.
-// ok=false means the attempt is no longer in flight or no longer ours.
-func (s *Store) RenewLease(ctx context.Context, attemptID, owner string, lease time.Duration) (ok bool, err error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE attempts SET lease_expires_at = now() + $3::interval
-		WHERE id = $1 AND lease_owner = $2 AND state IN ('starting', 'running')`, attemptID, owner, lease)
-	if err != nil {
-		return false, err
-	}
-	return tag.RowsAffected() == 1, nil
-}
-
 // RenewLeases extends, in one statement, the orchestration leases that owner
 // holds on jobIDs and the leases of those jobs' in-flight attempts that owner
 // holds. Job rows are locked before attempt rows (the attempts update reads
 // j), the order every other statement takes. Lease columns are in no index, so
-// these updates are HOT.
+// these updates are HOT. Rows another transaction has locked (a win, a
+// settlement: they release the lease themselves, or the next tick renews it)
+// are skipped rather than waited for: a renewal holding some rows while it
+// waits for others would stall the wins behind it.
 func (s *Store) RenewLeases(ctx context.Context, owner string, jobIDs []string, lease time.Duration) error {
 	_, err := s.execLazy(ctx, `WITH j AS (
 			UPDATE jobs SET lease_expires_at = now() + $3::interval
-			WHERE id = ANY($1::uuid[]) AND lease_owner = $2 AND state IN ('pending', 'running') RETURNING id)
+			WHERE id IN (SELECT id FROM jobs WHERE id = ANY($1::uuid[]) AND lease_owner = $2
+			             AND state IN ('pending', 'running') FOR UPDATE SKIP LOCKED)
+			RETURNING id)
 		UPDATE attempts SET lease_expires_at = now() + $3::interval
-		WHERE job_id = ANY($1::uuid[]) AND lease_owner = $2 AND state IN ('starting', 'running')
+		WHERE id IN (SELECT id FROM attempts WHERE job_id = ANY($1::uuid[]) AND lease_owner = $2
+		             AND state IN ('starting', 'running') FOR UPDATE SKIP LOCKED)
 		  AND (SELECT count(*) FROM j) >= 0`, jobIDs, owner, lease)
 	if err == nil {
 		s.opt.Observer.Batch("renew", len(jobIDs))

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/routerhq/router/migrations"
 )
@@ -101,6 +103,37 @@ func (s *Store) Migrate(ctx context.Context) ([]string, error) {
 		}
 		done = append(done, m.Name)
 	}
+	river, err := migrateRiver(ctx, conn.Conn())
+	if err != nil {
+		return done, err
+	}
+	return append(done, river...), nil
+}
+
+// migrateRiver applies River's own migrations (the delivery queue's tables) in
+// the schema of the connection's search_path, under the same lock.
+func migrateRiver(ctx context.Context, conn *pgx.Conn) ([]string, error) {
+	m, err := rivermigrate.New(riverpgxv5.New(nil), nil)
+	if err != nil {
+		return nil, fmt.Errorf("river migrations: %w", err)
+	}
+	// One transaction per migration: a later one uses an enum value an earlier
+	// one adds, which PostgreSQL allows only after that commit.
+	var done []string
+	for _, v := range m.AllVersions() {
+		var res *rivermigrate.MigrateResult
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			var err error
+			res, err = m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, &rivermigrate.MigrateOpts{TargetVersion: v.Version})
+			return err
+		})
+		if err != nil {
+			return done, fmt.Errorf("apply River's migration %d: %w", v.Version, err)
+		}
+		for _, a := range res.Versions {
+			done = append(done, fmt.Sprintf("river_%03d_%s", a.Version, a.Name))
+		}
+	}
 	return done, nil
 }
 
@@ -116,7 +149,18 @@ func (s *Store) MigrationsCurrent(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("read schema_migrations: %w", err)
 	}
-	return n == len(all), nil
+	if n != len(all) {
+		return false, nil
+	}
+	m, err := rivermigrate.New(riverpgxv5.New(s.pool), nil)
+	if err != nil {
+		return false, err
+	}
+	existing, err := m.ExistingVersions(ctx)
+	if err != nil {
+		return false, fmt.Errorf("read River's migrations: %w", err)
+	}
+	return len(existing) == len(m.AllVersions()), nil
 }
 
 func versions(ms []Migration) []int {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -99,8 +100,23 @@ func (s *Store) ResolveAttempt(ctx context.Context, r Resolution) (resume bool, 
 	return resume, err
 }
 
+// ErrKeyRebound: a failed job's idempotency key expired and was claimed by a
+// newer job, so the old job cannot be revived (two live jobs for one key).
+var ErrKeyRebound = errors.New("the idempotency key now belongs to a newer job")
+
+// rebindKeySQL takes the job's key back from expiry (expires_at = NULL: a live
+// job's key never expires) only while the key is still bound to this job. The
+// row lock it takes orders it against a concurrent claim of the expired key:
+// whichever commits first wins, and the other sees it (the claim's ON CONFLICT
+// re-checks expires_at; this re-checks job_id).
+const rebindKeySQL = `UPDATE idempotency_keys k SET expires_at = NULL
+	FROM jobs j
+	WHERE j.id = $1 AND k.owner = j.owner AND k.operation = j.operation
+	  AND k.idempotency_key = j.idempotency_key AND k.job_id = j.id`
+
 // RetryJob turns a failed job back to running for a new round of attempts, on
-// the caller's explicit request. The max_attempts bound counts from here.
+// the caller's explicit request. The max_attempts bound counts from here. A
+// job whose key has meanwhile been claimed by a newer job is ErrKeyRebound.
 func (s *Store) RetryJob(ctx context.Context, owner, jobID string) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		state, _, err := lockJob(ctx, tx, jobID, owner)
@@ -123,6 +139,22 @@ func (s *Store) RetryJob(ctx context.Context, owner, jobID string) error {
 			return fmt.Errorf("%w: job is %s; only a failed job can be retried", ErrStateConflict, state)
 		default:
 			return fmt.Errorf("%w: job is %s", ErrJobFinished, state)
+		}
+		tag, err := tx.Exec(ctx, rebindKeySQL, jobID)
+		if err != nil {
+			return fmt.Errorf("rebind idempotency key: %w", err)
+		}
+		if tag.RowsAffected() != 1 {
+			var key, newer string
+			err := tx.QueryRow(ctx, `SELECT j.idempotency_key, coalesce(k.job_id::text, '')
+				FROM jobs j LEFT JOIN idempotency_keys k
+				  ON k.owner = j.owner AND k.operation = j.operation AND k.idempotency_key = j.idempotency_key
+				WHERE j.id = $1`, jobID).Scan(&key, &newer)
+			if err != nil {
+				return fmt.Errorf("read idempotency key: %w", notFound(err))
+			}
+			return fmt.Errorf("%w: Idempotency-Key %q expired after job %s failed and was claimed by job %s; "+
+				"read or retry that job, or send the request with a new key", ErrKeyRebound, key, jobID, newer)
 		}
 		if _, err := tx.Exec(ctx, `UPDATE jobs SET attempt_base = (SELECT count(*) FROM attempts WHERE job_id = $1),
 				lease_owner = NULL, lease_expires_at = NULL WHERE id = $1`, jobID); err != nil {

@@ -77,16 +77,13 @@ func (o Options) WithDefaults() Options {
 // New wraps a pool.
 func New(pool *pgxpool.Pool, opt Options) *Store {
 	s := &Store{pool: pool, opt: opt.WithDefaults()}
-	s.claims = group[claimRequest]{size: batchSize, maxLeaders: 2, exec: s.execClaims}
-	s.wins = group[winRequest]{size: batchSize, maxLeaders: 2, exec: s.execWins}
+	s.claims = group[claimRequest]{size: batchSize, maxLeaders: 8, exec: s.execClaims}
+	s.wins = group[winRequest]{size: batchSize, maxLeaders: 8, exec: s.execWins}
 	return s
 }
 
 // batchSize is the most claims or wins carried by one statement.
-const batchSize = 64
-
-// Pool returns the underlying pool (for health checks and tests).
-func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+const batchSize = 8
 
 // Connect opens a pool for url and checks it answers. tune, if given, adjusts
 // the pool's configuration first (for example a statement tracer).

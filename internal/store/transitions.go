@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/routerhq/router/internal/jsontext"
 )
 
 // lockJob locks the job row for the rest of tx and returns its state and version.
@@ -35,7 +37,7 @@ func (s *Store) setJobState(ctx context.Context, tx pgx.Tx, jobID, state, reason
 			updated_at = now(), finished_at = CASE WHEN $2 IN ('failed', 'cancelled', 'succeeded') THEN now() END,
 			lease_owner = CASE WHEN $2 IN ('pending', 'running') THEN lease_owner END,
 			lease_expires_at = CASE WHEN $2 IN ('pending', 'running') THEN lease_expires_at END
-		WHERE id = $1`, jobID, state, reason)
+		WHERE id = $1`, jobID, state, jsontext.SanitizeString(reason)) // reasons quote providers
 	if err != nil {
 		return err
 	}

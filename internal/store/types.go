@@ -62,6 +62,11 @@ type Job struct {
 	Routing        json.RawMessage `json:"routing"`
 	Attempts       []Attempt       `json:"attempts"`
 	RaceEvents     []RaceEvent     `json:"race_events"`
+	// CostUSD sums its attempts' costs; LostCostUSD those of attempts that did
+	// not win (the price of hedging and retries). Both are computed when the job
+	// is read, and absent when no attempt has a cost.
+	CostUSD     *float64 `json:"cost_usd,omitempty"`
+	LostCostUSD *float64 `json:"lost_cost_usd,omitempty"`
 	// AttemptBase: attempts made before the caller's last explicit retry.
 	AttemptBase int `json:"-"`
 
@@ -92,6 +97,8 @@ type Attempt struct {
 	ValidationErrors   json.RawMessage `json:"validation_errors"`
 	LeaseOwner         *string         `json:"-"`
 	LeaseExpiresAt     *time.Time      `json:"-"`
+	// CostUSD is usage × the target's price (absent without either).
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 
 // RaceEvent records what happened to a result that did not win, and similar.

@@ -1,0 +1,91 @@
+// Package webhookverify is a self-contained example of checking the router's
+// completion-event webhooks (docs/api.md, "Completion events"): copy it into
+// your receiver. It uses only the standard library.
+package webhookverify
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Verify checks a delivery's Standard Webhooks signature. secret is the
+// owner's webhook secret ("whsec_..." from `router keys create --webhook-url`,
+// or the value of api_keys[].webhook.secret_env).
+func Verify(secret string, h http.Header, body []byte, now time.Time) error {
+	id, ts, sigs := h.Get("webhook-id"), h.Get("webhook-timestamp"), h.Get("webhook-signature")
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if id == "" || sigs == "" || err != nil {
+		return errors.New("missing or malformed webhook headers")
+	}
+	// Refuse old (replayed) or far-future messages.
+	if d := now.Sub(time.Unix(sec, 0)); d > 5*time.Minute || d < -5*time.Minute {
+		return errors.New("webhook-timestamp too far from now")
+	}
+	key := []byte(secret)
+	if rest, ok := strings.CutPrefix(secret, "whsec_"); ok {
+		if key, err = base64.StdEncoding.DecodeString(rest); err != nil {
+			return errors.New("malformed secret")
+		}
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(id + "." + ts + "."))
+	mac.Write(body)
+	want := "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+	for _, s := range strings.Fields(sigs) { // several during a secret rotation
+		if hmac.Equal([]byte(s), []byte(want)) {
+			return nil
+		}
+	}
+	return errors.New("signature mismatch")
+}
+
+// Event is the body of a delivery.
+type Event struct {
+	Type string `json:"type"` // job.succeeded, job.failed, job.cancelled, job.unknown
+	Job  struct {
+		ID     string          `json:"id"`
+		State  string          `json:"state"`
+		Result json.RawMessage `json:"result"`
+		Error  *string         `json:"error"`
+	} `json:"job"`
+}
+
+// Handler verifies each delivery and passes its event to handle, once per
+// webhook-id as far as seen (deliveries are at-least-once: a real receiver
+// keeps the ids it processed in its database). Any non-2xx answer makes the
+// router redeliver later.
+func Handler(secret string, seen func(id string) bool, handle func(Event) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+		if err != nil {
+			http.Error(w, "read", http.StatusBadRequest)
+			return
+		}
+		if err := Verify(secret, r.Header, body, time.Now()); err != nil {
+			http.Error(w, err.Error(), http.StatusUnauthorized)
+			return
+		}
+		if seen(r.Header.Get("webhook-id")) {
+			w.WriteHeader(http.StatusNoContent) // a redelivery of something handled
+			return
+		}
+		var ev Event
+		if err := json.Unmarshal(body, &ev); err != nil {
+			http.Error(w, "body", http.StatusBadRequest)
+			return
+		}
+		if err := handle(ev); err != nil {
+			http.Error(w, "try again", http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+}

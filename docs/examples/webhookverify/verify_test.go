@@ -1,0 +1,63 @@
+package webhookverify_test
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/routerhq/router/docs/examples/webhookverify"
+	"github.com/routerhq/router/internal/webhook"
+)
+
+// The documented example accepts what the router signs, and refuses a wrong
+// secret, a changed body and a stale timestamp.
+func TestExampleVerifiesTheRoutersSignature(t *testing.T) {
+	const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	body := []byte(`{"type":"job.succeeded","job":{"id":"j1","state":"succeeded","result":{"ok":true},"error":null}}`)
+	now := time.Now()
+	sig, err := webhook.Sign(secret, "evt-1", now, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := http.Header{}
+	h.Set("webhook-id", "evt-1")
+	h.Set("webhook-timestamp", strconv.FormatInt(now.Unix(), 10))
+	h.Set("webhook-signature", sig)
+	if err := webhookverify.Verify(secret, h, body, now); err != nil {
+		t.Fatalf("a genuine delivery: %v", err)
+	}
+	if webhookverify.Verify("whsec_b3RoZXI=", h, body, now) == nil {
+		t.Fatal("a wrong secret verified")
+	}
+	if webhookverify.Verify(secret, h, append([]byte(" "), body...), now) == nil {
+		t.Fatal("a changed body verified")
+	}
+	if webhookverify.Verify(secret, h, body, now.Add(time.Hour)) == nil {
+		t.Fatal("a stale timestamp verified")
+	}
+
+	var got []webhookverify.Event
+	ids := map[string]bool{}
+	srv := httptest.NewServer(webhookverify.Handler(secret,
+		func(id string) bool { s := ids[id]; ids[id] = true; return s },
+		func(ev webhookverify.Event) error { got = append(got, ev); return nil }))
+	defer srv.Close()
+	for range 2 { // a redelivery is acknowledged but handled once
+		req, _ := http.NewRequest("POST", srv.URL, bytes.NewReader(body))
+		req.Header = h.Clone()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("handler answered %d", resp.StatusCode)
+		}
+	}
+	if len(got) != 1 || got[0].Type != "job.succeeded" || got[0].Job.ID != "j1" {
+		t.Fatalf("handled %+v", got)
+	}
+}

@@ -1,0 +1,82 @@
+package api
+
+import (
+	"context"
+	"crypto/sha256"
+	"sync"
+	"time"
+)
+
+// CachedAuth caches another Authenticator's answers, hits and misses alike,
+// for TTL: a replica asks the database about a key at most once per TTL, and a
+// key revoked in the database is refused on every replica within TTL. Lookup
+// errors are not cached. TTL 0 disables the cache.
+type CachedAuth struct {
+	Next Authenticator
+	TTL  time.Duration
+	// Now is the clock (tests inject one); default time.Now.
+	Now func() time.Time
+	// Max bounds the entries (default 10000); a full cache drops its expired
+	// entries, then everything, so random keys cannot grow it without bound.
+	Max int
+
+	mu sync.Mutex
+	m  map[[32]byte]authEntry
+}
+
+type authEntry struct {
+	owner   string
+	ok      bool
+	expires time.Time
+}
+
+var _ Authenticator = (*CachedAuth)(nil)
+
+// NewCachedAuth wraps next with a cache of ttl.
+func NewCachedAuth(next Authenticator, ttl time.Duration) *CachedAuth {
+	return &CachedAuth{Next: next, TTL: ttl}
+}
+
+// Owner implements Authenticator.
+func (c *CachedAuth) Owner(ctx context.Context, key string) (string, bool, error) {
+	if c.TTL <= 0 {
+		return c.Next.Owner(ctx, key)
+	}
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	h := sha256.Sum256([]byte(key)) // the cache never holds keys themselves
+	c.mu.Lock()
+	e, hit := c.m[h]
+	c.mu.Unlock()
+	if hit && now().Before(e.expires) {
+		return e.owner, e.ok, nil
+	}
+	owner, ok, err := c.Next.Owner(ctx, key)
+	if err != nil {
+		return "", false, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	max := c.Max
+	if max <= 0 {
+		max = 10000
+	}
+	if c.m == nil {
+		c.m = map[[32]byte]authEntry{}
+	}
+	if len(c.m) >= max {
+		t := now()
+		for k, v := range c.m {
+			if !t.Before(v.expires) {
+				delete(c.m, k)
+			}
+		}
+		if len(c.m) >= max {
+			clear(c.m)
+		}
+	}
+	c.m[h] = authEntry{owner: owner, ok: ok, expires: now().Add(c.TTL)}
+	return owner, ok, nil
+}

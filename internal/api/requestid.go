@@ -1,0 +1,98 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/routerhq/router/internal/store"
+)
+
+// RequestIDHeader carries the request id: the caller's when it sent a usable
+// one, else one the router makes. It is echoed on every response, in
+// problem+json bodies (request_id) and in the access log.
+const RequestIDHeader = "X-Request-Id"
+
+type requestIDKey struct{}
+
+// RequestID is the request id of ctx ("" outside a request).
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// requestID is the caller's X-Request-Id when it is 1 to 128 visible ASCII
+// characters, else a new random one.
+func requestID(r *http.Request) string {
+	if id := r.Header.Get(RequestIDHeader); len(id) > 0 && len(id) <= 128 {
+		ok := true
+		for i := 0; i < len(id); i++ {
+			if id[i] <= ' ' || id[i] > '~' {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return id
+		}
+	}
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+const tracerName = "github.com/routerhq/router/internal/api"
+
+// startRequestSpan continues the caller's trace (traceparent) when there is one
+// and starts the request's server span. With tracing off the global tracer and
+// propagator are no-ops.
+func startRequestSpan(r *http.Request, requestID string) (*http.Request, trace.Span) {
+	ctx := otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+	ctx, span := otel.Tracer(tracerName).Start(ctx, r.Method+" "+r.URL.Path, trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithAttributes(
+			attribute.String("http.request.method", r.Method),
+			attribute.String("url.path", r.URL.Path),
+			attribute.String("router.request.id", requestID),
+		))
+	ctx = context.WithValue(ctx, requestIDKey{}, requestID)
+	return r.WithContext(ctx), span
+}
+
+// endRequestSpan names the span after the route that served the request and
+// records its status.
+func endRequestSpan(span trace.Span, r *http.Request, status int) {
+	if span.IsRecording() {
+		if r.Pattern != "" {
+			span.SetName(r.Pattern)
+			span.SetAttributes(attribute.String("http.route", r.Pattern))
+		}
+		span.SetAttributes(attribute.Int("http.response.status_code", status))
+		if status >= 500 {
+			span.SetStatus(codes.Error, http.StatusText(status))
+		}
+	}
+	span.End()
+}
+
+// contextSubmitter is an Executor that can put a job's trace under the
+// request that created it (race.Runner is one).
+type contextSubmitter interface {
+	SubmitNewContext(ctx context.Context, job *store.Job, plan store.JobPlan)
+}
+
+// submitNew hands a just-created job to the executor, with the request's trace
+// when the executor takes it.
+func (s *Server) submitNew(ctx context.Context, job *store.Job, plan store.JobPlan) {
+	if cs, ok := s.Exec.(contextSubmitter); ok {
+		cs.SubmitNewContext(ctx, job, plan)
+		return
+	}
+	s.Exec.SubmitNew(job, plan)
+}

@@ -1,0 +1,130 @@
+package providers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+)
+
+// AnthropicBaseURL is the Messages API root used when AnthropicConfig.BaseURL is empty.
+const AnthropicBaseURL = "https://api.anthropic.com"
+
+// AnthropicDefaultMaxTokens is sent as max_tokens (which Anthropic requires) when
+// neither the request nor the configuration sets one.
+const AnthropicDefaultMaxTokens = 4096
+
+// AnthropicConfig configures one Anthropic Messages API provider.
+type AnthropicConfig struct {
+	Name    string // provider name as routes refer to it; required
+	BaseURL string // API root without /v1; default AnthropicBaseURL
+	APIKey  string // sent as x-api-key
+	Model   string // default model; a Request.Model overrides it
+	// MaxTokens is max_tokens for requests that set none (default
+	// AnthropicDefaultMaxTokens).
+	MaxTokens int
+	// Timeout bounds one whole call (0: none beyond ctx). Passing it after the
+	// request was sent is KindTimeout with OutcomeUnknown, unless response bytes
+	// had arrived (then the answer is known not to come whole: KindStreamCut).
+	Timeout time.Duration
+	// FirstByteTimeout bounds the wait for the response headers (0: none).
+	// Passing it is KindTimeout with OutcomeUnknown (nothing came back).
+	FirstByteTimeout time.Duration
+	// StreamIdleTimeout bounds the gap between two stream events, counted from the
+	// response headers (0: no idle limit). Exceeding it is KindStreamStalled.
+	StreamIdleTimeout time.Duration
+	// HTTPClient is copied, never modified. Leave its Timeout zero.
+	HTTPClient *http.Client
+	// Stream makes Complete use the streaming API (consumed to its end).
+	Stream bool
+}
+
+// Anthropic is the adapter for the Anthropic Messages API, built on
+// github.com/anthropics/anthropic-sdk-go. It is safe for concurrent use.
+//
+// The SDK's own retries are off (the router decides retries) and nothing is read
+// from the ANTHROPIC_* environment: the configuration is the only source.
+type Anthropic struct {
+	cfg    AnthropicConfig
+	client anthropic.Client
+}
+
+var (
+	_ Provider = (*Anthropic)(nil)
+	_ Streamer = (*Anthropic)(nil)
+)
+
+// NewAnthropic validates cfg and returns the adapter.
+func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
+	if strings.TrimSpace(cfg.Name) == "" {
+		return nil, errors.New("providers: Anthropic adapter needs a Name: set the provider name routes use (e.g. \"anthropic\")")
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = AnthropicBaseURL
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("providers: Anthropic adapter %q: BaseURL %q is not an absolute http(s) URL: write it like %s", cfg.Name, cfg.BaseURL, AnthropicBaseURL)
+	}
+	if cfg.Timeout < 0 || cfg.StreamIdleTimeout < 0 || cfg.FirstByteTimeout < 0 || cfg.MaxTokens < 0 {
+		return nil, fmt.Errorf("providers: Anthropic adapter %q: Timeout, FirstByteTimeout, StreamIdleTimeout and MaxTokens must be >= 0 (0 disables or defaults them)", cfg.Name)
+	}
+	if cfg.MaxTokens == 0 {
+		cfg.MaxTokens = AnthropicDefaultMaxTokens
+	}
+	hc := tracingClient(cfg.HTTPClient)
+	client := anthropic.NewClient(
+		option.WithoutEnvironmentDefaults(),
+		option.WithBaseURL(strings.TrimRight(cfg.BaseURL, "/")+"/"),
+		option.WithAPIKey(cfg.APIKey),
+		option.WithHTTPClient(hc),
+		option.WithMaxRetries(0),
+	)
+	return &Anthropic{cfg: cfg, client: client}, nil
+}
+
+// Name returns the configured provider name.
+func (p *Anthropic) Name() string { return p.cfg.Name }
+
+// Complete sends one message request. With cfg.Stream it uses the streaming API.
+func (p *Anthropic) Complete(ctx context.Context, req *Request) (*Response, error) {
+	if p.cfg.Stream {
+		return p.CompleteStream(ctx, req, nil)
+	}
+	params, perr := p.messageParams(req)
+	if perr != nil {
+		return nil, perr
+	}
+	actx, cancel := p.attemptContext(ctx)
+	defer cancel()
+	dl := newAttemptDeadlines(actx, p.cfg.FirstByteTimeout, 0)
+	defer dl.stop()
+	tctx, trace := withCallTrace(dl.ctx, dl.gotFirstByte)
+	msg, err := p.client.Messages.New(tctx, params, option.WithRequestTimeout(p.requestTimeout()))
+	if err != nil {
+		return nil, p.classify(actx, dl, trace, err, false)
+	}
+	return p.response(msg)
+}
+
+// requestTimeout is passed to the SDK so that it does not refuse large
+// max_tokens on the non-streaming API; our own deadlines bound the call.
+func (p *Anthropic) requestTimeout() time.Duration {
+	if p.cfg.Timeout > 0 {
+		return p.cfg.Timeout
+	}
+	return time.Hour
+}
+
+func (p *Anthropic) attemptContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if p.cfg.Timeout > 0 {
+		return context.WithTimeout(ctx, p.cfg.Timeout)
+	}
+	return context.WithCancel(ctx)
+}

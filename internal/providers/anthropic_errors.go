@@ -1,0 +1,170 @@
+package providers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+)
+
+// anthropicTypeKinds maps Anthropic's error types (error.type) to the taxonomy.
+// overloaded_error (HTTP 529) is transient like a 503; rate_limit_error honours
+// retry-after; invalid_request_error is the caller's (split further by
+// requestKind: "prompt is too long" is context length); billing_error is our
+// account's quota.
+var anthropicTypeKinds = map[string]Kind{
+	"authentication_error": KindAuth,
+	"permission_error":     KindAuth,
+	"billing_error":        KindQuotaExceeded,
+	"not_found_error":      KindModelNotFound,
+	"rate_limit_error":     KindRateLimited,
+	"timeout_error":        KindGatewayTimeout,
+	"api_error":            KindServerError,
+	"overloaded_error":     KindUnavailable,
+	"conflict_error":       KindConflict,
+	"request_too_large":    KindBadRequest,
+}
+
+// anthropicQuotaCodes are error_code values of a 429 that are spend limits, not
+// rate limits: waiting does not help.
+var anthropicQuotaCodes = map[string]bool{
+	"contract_spend_limit_reached": true,
+	"enforced_spend_limit_reached": true,
+}
+
+// StatusOverloaded is Anthropic's HTTP status for overloaded_error.
+const StatusOverloaded = 529
+
+// classifyAnthropicAPI classifies an error response (status >= 400) or an error
+// event inside a stream (status 0).
+func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h http.Header) *Error {
+	kind, ok := anthropicTypeKinds[typ]
+	switch {
+	case typ == "invalid_request_error":
+		kind = requestKind(code, msg)
+	case status == StatusOverloaded:
+		kind = KindUnavailable
+	case !ok:
+		kind = statusKind(status, code, typ, msg)
+	}
+	if kind == KindRateLimited && anthropicQuotaCodes[code] {
+		kind = KindQuotaExceeded
+	}
+	e := NewError(provider, kind, truncate(msg))
+	e.StatusCode = status
+	e.Code = typ
+	if code != "" {
+		e.Code = code
+	}
+	if e.Message == "" && status != 0 {
+		e.Message = http.StatusText(status)
+	}
+	if h != nil && status != 0 {
+		e.RetryAfter = ParseRetryAfter(h, time.Now())
+	}
+	return e
+}
+
+// fromAnthropicError classifies the SDK's *anthropic.Error. An error event
+// inside a stream carries the stream's 200 status; it is classified by type.
+func fromAnthropicError(provider string, ae *anthropic.Error) *Error {
+	status := ae.StatusCode
+	var h http.Header
+	if status >= 200 && status <= 299 {
+		status = 0
+	} else if ae.Response != nil {
+		h = ae.Response.Header
+	}
+	e := classifyAnthropicAPI(provider, status, string(ae.Type()), string(ae.ErrorCode()), ae.Message, h)
+	e.Err = ae
+	return e
+}
+
+// inStreamErrorPrefix is how the SDK reports an error event it could not attach
+// to a response.
+const inStreamErrorPrefix = "received error while streaming: "
+
+// fromStreamErrorText classifies an in-stream error event the SDK reported as
+// text; ok is false when err is not one.
+func fromStreamErrorText(provider string, err error) (*Error, bool) {
+	s := err.Error()
+	i := strings.Index(s, inStreamErrorPrefix)
+	if i < 0 {
+		return nil, false
+	}
+	var body struct {
+		Error struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(s[i+len(inStreamErrorPrefix):]), &body) != nil || body.Error.Type == "" {
+		e := NewError(provider, KindStreamMalformed, "error event does not decode: "+truncate(s))
+		e.Err = err
+		return e, true
+	}
+	e := classifyAnthropicAPI(provider, 0, body.Error.Type, "", body.Error.Message, nil)
+	e.Err = err
+	return e, true
+}
+
+// classify turns a call's error into an *Error: the deadlines' causes first
+// (a stall, a silent provider), then our own context, then the API's error,
+// then the transport's.
+func (p *Anthropic) classify(actx context.Context, dl *callDeadlines, trace *callTrace, err error, streaming bool) *Error {
+	name := p.cfg.Name
+	var (
+		ae     *anthropic.Error
+		synErr *json.SyntaxError
+		typErr *json.UnmarshalTypeError
+		e      *Error
+	)
+	switch cause := dl.cause(); {
+	case errors.Is(cause, errStreamStalled):
+		e = NewError(name, KindStreamStalled, fmt.Sprintf("no stream event for %s", p.cfg.StreamIdleTimeout))
+	case errors.Is(cause, errNoFirstByte):
+		e = NewError(name, KindTimeout, fmt.Sprintf("no response within the first-byte timeout %s", p.cfg.FirstByteTimeout))
+	case actx.Err() != nil:
+		e = contextError(name, actx, err)
+		if e.Kind == KindTimeout && dl.received() {
+			// The provider answered; the answer will not arrive whole (SPEC §15).
+			e.OutcomeUnknown = false
+			e.Message = "deadline passed after the response began"
+		}
+	case errors.As(err, &ae):
+		return fromAnthropicError(name, ae)
+	case errors.As(err, &synErr), errors.As(err, &typErr):
+		kind := KindMalformedResponse
+		if streaming {
+			kind = KindStreamMalformed
+		}
+		e = NewError(name, kind, "response does not decode: "+truncate(err.Error()))
+	default:
+		if se, ok := fromStreamErrorText(name, err); ok {
+			return se
+		}
+		e = Classify(name, err)
+		if dl.received() && e.Fault == FaultNetwork {
+			kind := KindMalformedResponse
+			if streaming {
+				kind = KindStreamCut
+			}
+			e = NewError(name, kind, "response broken off: "+truncate(err.Error()))
+		}
+	}
+	if e.Err == nil {
+		e.Err = err
+	}
+	if e.Kind == KindTimeout && e.OutcomeUnknown {
+		if connected, _, _ := trace.result(); !connected {
+			e.OutcomeUnknown = false
+			e.Message = "deadline passed before a connection was made: the request was not sent"
+		}
+	}
+	return e
+}

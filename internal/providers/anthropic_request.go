@@ -1,0 +1,246 @@
+package providers
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+)
+
+// jsonObjectInstruction is appended to the system prompt for response format
+// json_object, which the Messages API has no switch for.
+const jsonObjectInstruction = "Respond with one JSON object and nothing else."
+
+// messageParams translates the router's request (OpenAI-shaped) into a Messages
+// API request: system messages become the system prompt, tool calls and tool
+// results become tool_use and tool_result blocks, consecutive messages of one
+// role merge, OpenAI tools and tool_choice map to Anthropic's, and a json_schema
+// response format uses the structured-output feature (output_config.format).
+func (p *Anthropic) messageParams(req *Request) (anthropic.MessageNewParams, *Error) {
+	var params anthropic.MessageNewParams
+	if req == nil {
+		return params, NewError(p.cfg.Name, KindMisconfigured, "nil request")
+	}
+	model := req.Model
+	if model == "" {
+		model = p.cfg.Model
+	}
+	if model == "" {
+		return params, NewError(p.cfg.Name, KindMisconfigured, "no model: set the provider's model or the request's")
+	}
+	params.Model = anthropic.Model(model)
+	params.MaxTokens = int64(p.cfg.MaxTokens)
+	if req.MaxTokens > 0 {
+		params.MaxTokens = int64(req.MaxTokens)
+	}
+	// Temperature and Seed are not sent: the Messages API of this SDK version
+	// has neither (docs/providers.md).
+	if req.User != "" {
+		params.Metadata.UserID = anthropic.String(req.User)
+	}
+	for i, m := range req.Messages {
+		if e := p.addMessage(&params, i, m); e != nil {
+			return params, e
+		}
+	}
+	if len(params.Messages) == 0 {
+		return params, badRequest(p.cfg.Name, "messages: the Messages API needs at least one user or assistant message besides the system prompt")
+	}
+	if len(req.Tools) > 0 {
+		tools, e := p.tools(req.Tools)
+		if e != nil {
+			return params, e
+		}
+		params.Tools = tools
+	}
+	if len(req.ToolChoice) > 0 {
+		tc, e := p.toolChoice(req.ToolChoice)
+		if e != nil {
+			return params, e
+		}
+		params.ToolChoice = tc
+	}
+	if rf := req.ResponseFormat; rf != nil {
+		switch rf.Type {
+		case "", "text":
+		case "json_object":
+			params.System = append(params.System, anthropic.TextBlockParam{Text: jsonObjectInstruction})
+		case "json_schema":
+			var schema map[string]any
+			if err := json.Unmarshal(rf.Schema, &schema); err != nil {
+				e := NewError(p.cfg.Name, KindMisconfigured, "response format json_schema: Schema is not a JSON object: "+err.Error())
+				e.Action = ActionStop // the same schema goes to every provider
+				return params, e
+			}
+			params.OutputConfig.Format = anthropic.JSONOutputFormatParam{Schema: schema}
+		default:
+			e := NewError(p.cfg.Name, KindMisconfigured, "unknown response format type "+rf.Type+": want json_schema or json_object")
+			e.Action = ActionStop
+			return params, e
+		}
+	}
+	return params, nil
+}
+
+func badRequest(provider, msg string) *Error {
+	return NewError(provider, KindBadRequest, msg)
+}
+
+// addMessage appends one OpenAI-shaped message.
+func (p *Anthropic) addMessage(params *anthropic.MessageNewParams, i int, m Message) *Error {
+	switch m.Role {
+	case "system", "developer":
+		params.System = append(params.System, anthropic.TextBlockParam{Text: m.Content})
+		return nil
+	case "user":
+		if m.Content == "" {
+			return nil
+		}
+		appendBlocks(params, "user", anthropic.NewTextBlock(m.Content))
+		return nil
+	case "tool":
+		if m.ToolCallID == "" {
+			return badRequest(p.cfg.Name, fmt.Sprintf("messages[%d]: a tool message needs tool_call_id", i))
+		}
+		appendBlocks(params, "user", anthropic.NewToolResultBlock(m.ToolCallID, m.Content, false))
+		return nil
+	case "assistant":
+		var blocks []anthropic.ContentBlockParamUnion
+		if m.Content != "" {
+			blocks = append(blocks, anthropic.NewTextBlock(m.Content))
+		}
+		if len(m.ToolCalls) > 0 {
+			var calls []struct {
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			}
+			if err := json.Unmarshal(m.ToolCalls, &calls); err != nil {
+				return badRequest(p.cfg.Name, fmt.Sprintf("messages[%d].tool_calls: %v", i, err))
+			}
+			for j, c := range calls {
+				args := strings.TrimSpace(c.Function.Arguments)
+				if args == "" {
+					args = "{}"
+				}
+				if !json.Valid([]byte(args)) {
+					return badRequest(p.cfg.Name, fmt.Sprintf("messages[%d].tool_calls[%d].function.arguments is not JSON", i, j))
+				}
+				blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, json.RawMessage(args), c.Function.Name))
+			}
+		}
+		if len(blocks) > 0 {
+			appendBlocks(params, "assistant", blocks...)
+		}
+		return nil
+	}
+	return badRequest(p.cfg.Name, fmt.Sprintf("messages[%d].role %q: want system, user, assistant or tool", i, m.Role))
+}
+
+// appendBlocks adds blocks to the last message when it has the same role (the
+// Messages API alternates roles; tool results go in one user turn).
+func appendBlocks(params *anthropic.MessageNewParams, role string, blocks ...anthropic.ContentBlockParamUnion) {
+	if n := len(params.Messages); n > 0 {
+		last := &params.Messages[n-1]
+		switch {
+		case role == "user" && last.OfUser != nil:
+			last.OfUser.Content = append(last.OfUser.Content, blocks...)
+			return
+		case role == "assistant" && last.OfAssistant != nil:
+			last.OfAssistant.Content = append(last.OfAssistant.Content, blocks...)
+			return
+		}
+	}
+	if role == "user" {
+		params.Messages = append(params.Messages, anthropic.NewUserMessage(blocks...))
+	} else {
+		params.Messages = append(params.Messages, anthropic.NewAssistantMessage(blocks...))
+	}
+}
+
+// tools maps OpenAI function tools to Anthropic custom tools.
+func (p *Anthropic) tools(raw json.RawMessage) ([]anthropic.ToolUnionParam, *Error) {
+	var in []struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name        string         `json:"name"`
+			Description string         `json:"description"`
+			Parameters  map[string]any `json:"parameters"`
+			Strict      *bool          `json:"strict"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, badRequest(p.cfg.Name, "tools: "+err.Error())
+	}
+	out := make([]anthropic.ToolUnionParam, 0, len(in))
+	for i, t := range in {
+		if t.Type != "" && t.Type != "function" {
+			return nil, badRequest(p.cfg.Name, fmt.Sprintf("tools[%d].type %q: only function tools can be sent to the Messages API", i, t.Type))
+		}
+		tp := anthropic.ToolParam{Name: t.Function.Name, InputSchema: inputSchema(t.Function.Parameters)}
+		if t.Function.Description != "" {
+			tp.Description = anthropic.String(t.Function.Description)
+		}
+		if t.Function.Strict != nil {
+			tp.Strict = anthropic.Bool(*t.Function.Strict)
+		}
+		out = append(out, anthropic.ToolUnionParam{OfTool: &tp})
+	}
+	return out, nil
+}
+
+// inputSchema carries an OpenAI parameters schema (an object schema) over.
+func inputSchema(params map[string]any) anthropic.ToolInputSchemaParam {
+	s := anthropic.ToolInputSchemaParam{}
+	extra := map[string]any{}
+	for k, v := range params {
+		switch k {
+		case "type":
+		case "properties":
+			s.Properties = v
+		case "required":
+			if list, ok := v.([]any); ok {
+				for _, r := range list {
+					if name, ok := r.(string); ok {
+						s.Required = append(s.Required, name)
+					}
+				}
+			}
+		default:
+			extra[k] = v
+		}
+	}
+	if len(extra) > 0 {
+		s.ExtraFields = extra
+	}
+	return s
+}
+
+// toolChoice maps OpenAI's tool_choice: "auto", "none", "required" (any tool)
+// or {"type":"function","function":{"name":...}} (that tool).
+func (p *Anthropic) toolChoice(raw json.RawMessage) (anthropic.ToolChoiceUnionParam, *Error) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		switch s {
+		case "auto":
+			return anthropic.ToolChoiceUnionParam{OfAuto: &anthropic.ToolChoiceAutoParam{}}, nil
+		case "none":
+			return anthropic.ToolChoiceUnionParam{OfNone: &anthropic.ToolChoiceNoneParam{}}, nil
+		case "required":
+			return anthropic.ToolChoiceUnionParam{OfAny: &anthropic.ToolChoiceAnyParam{}}, nil
+		}
+		return anthropic.ToolChoiceUnionParam{}, badRequest(p.cfg.Name, fmt.Sprintf("tool_choice %q: want auto, none, required or a function", s))
+	}
+	var named struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(raw, &named); err != nil || named.Function.Name == "" {
+		return anthropic.ToolChoiceUnionParam{}, badRequest(p.cfg.Name, `tool_choice: want "auto", "none", "required" or {"type":"function","function":{"name":...}}`)
+	}
+	return anthropic.ToolChoiceUnionParam{OfTool: &anthropic.ToolChoiceToolParam{Name: named.Function.Name}}, nil
+}

@@ -1,0 +1,217 @@
+package providers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+)
+
+// CompleteStream sends the request with the streaming API (SSE events
+// message_start, content_block_start/delta/stop, message_delta, message_stop,
+// ping, error), consumes it to its end and assembles one Response. onDelta (may
+// be nil) sees each text delta.
+//
+// Deadlines: FirstByteTimeout runs until the response headers; from them on,
+// StreamIdleTimeout runs between two events (a gap is KindStreamStalled);
+// Timeout bounds the whole call. A stream that ends without message_stop is
+// KindStreamCut; an undecodable event is KindStreamMalformed; an error event is
+// classified by its type like an error response.
+func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta func(string)) (*Response, error) {
+	params, perr := p.messageParams(req)
+	if perr != nil {
+		return nil, perr
+	}
+	actx, cancel := p.attemptContext(ctx)
+	defer cancel()
+	dl := newAttemptDeadlines(actx, p.cfg.FirstByteTimeout, p.cfg.StreamIdleTimeout)
+	defer dl.stop()
+	tctx, trace := withCallTrace(dl.ctx, dl.gotFirstByte)
+
+	stream := p.client.Messages.NewStreaming(tctx, params)
+	defer stream.Close()
+	var acc anthropicAcc
+	for stream.Next() {
+		dl.touch()
+		acc.add(stream.Current(), onDelta)
+	}
+	if err := stream.Err(); err != nil {
+		e := p.classify(actx, dl, trace, err, true)
+		if e.Kind == KindStreamStalled || e.Kind == KindStreamCut || e.Kind == KindStreamMalformed {
+			e.Message += fmt.Sprintf(" (after %d events)", acc.events)
+		}
+		return nil, e
+	}
+	if !acc.stopped {
+		if dl.cause() != nil || actx.Err() != nil {
+			return nil, p.classify(actx, dl, trace, context.Cause(dl.ctx), true)
+		}
+		return nil, NewError(p.cfg.Name, KindStreamCut, fmt.Sprintf("stream ended without message_stop after %d events", acc.events))
+	}
+	return p.finish(acc.id, acc.model, acc.text.String(), acc.toolCalls(), acc.stopReason, acc.usage)
+}
+
+// anthropicAcc assembles a streamed message.
+type anthropicAcc struct {
+	id, model  string
+	text       strings.Builder
+	stopReason string
+	usage      anthropic.Usage
+	events     int
+	stopped    bool
+	tools      map[int64]*anthropicToolUse // by content block index
+	order      []int64
+}
+
+type anthropicToolUse struct {
+	id, name string
+	input    strings.Builder
+}
+
+func (a *anthropicAcc) add(ev anthropic.MessageStreamEventUnion, onDelta func(string)) {
+	a.events++
+	switch ev.Type {
+	case "message_start":
+		a.id, a.model = ev.Message.ID, string(ev.Message.Model)
+		a.usage = ev.Message.Usage
+	case "content_block_start":
+		if ev.ContentBlock.Type == "tool_use" {
+			if a.tools == nil {
+				a.tools = map[int64]*anthropicToolUse{}
+			}
+			a.tools[ev.Index] = &anthropicToolUse{id: ev.ContentBlock.ID, name: ev.ContentBlock.Name}
+			a.order = append(a.order, ev.Index)
+		} else if ev.ContentBlock.Text != "" {
+			a.appendText(ev.ContentBlock.Text, onDelta)
+		}
+	case "content_block_delta":
+		switch ev.Delta.Type {
+		case "text_delta":
+			a.appendText(ev.Delta.Text, onDelta)
+		case "input_json_delta":
+			if t := a.tools[ev.Index]; t != nil {
+				t.input.WriteString(ev.Delta.PartialJSON)
+			}
+		}
+	case "message_delta":
+		if ev.Delta.StopReason != "" {
+			a.stopReason = string(ev.Delta.StopReason)
+		}
+		// message_delta usage is cumulative: output tokens always, input tokens
+		// when the provider sends them again.
+		a.usage.OutputTokens = ev.Usage.OutputTokens
+		if ev.Usage.InputTokens > 0 {
+			a.usage.InputTokens = ev.Usage.InputTokens
+		}
+		if ev.Usage.CacheReadInputTokens > 0 {
+			a.usage.CacheReadInputTokens = ev.Usage.CacheReadInputTokens
+		}
+		if ev.Usage.CacheCreationInputTokens > 0 {
+			a.usage.CacheCreationInputTokens = ev.Usage.CacheCreationInputTokens
+		}
+	case "message_stop":
+		a.stopped = true
+	}
+}
+
+func (a *anthropicAcc) appendText(s string, onDelta func(string)) {
+	if s == "" {
+		return
+	}
+	a.text.WriteString(s)
+	if onDelta != nil {
+		onDelta(s)
+	}
+}
+
+func (a *anthropicAcc) toolCalls() []openAIToolCall {
+	out := make([]openAIToolCall, 0, len(a.order))
+	for _, i := range a.order {
+		t := a.tools[i]
+		args := t.input.String()
+		if strings.TrimSpace(args) == "" {
+			args = "{}"
+		}
+		out = append(out, newOpenAIToolCall(t.id, t.name, args))
+	}
+	return out
+}
+
+// openAIToolCall is a tool call in the OpenAI shape the router carries.
+type openAIToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+func newOpenAIToolCall(id, name, args string) openAIToolCall {
+	c := openAIToolCall{ID: id, Type: "function"}
+	c.Function.Name, c.Function.Arguments = name, args
+	return c
+}
+
+// response maps a non-streamed message.
+func (p *Anthropic) response(msg *anthropic.Message) (*Response, error) {
+	var text strings.Builder
+	var calls []openAIToolCall
+	for _, b := range msg.Content {
+		switch b.Type {
+		case "text":
+			text.WriteString(b.Text)
+		case "tool_use":
+			args := strings.TrimSpace(string(b.Input))
+			if args == "" {
+				args = "{}"
+			}
+			calls = append(calls, newOpenAIToolCall(b.ID, b.Name, args))
+		}
+	}
+	if msg.StopReason == "" {
+		return nil, NewError(p.cfg.Name, KindMalformedResponse, "message has no stop_reason")
+	}
+	return p.finish(msg.ID, string(msg.Model), text.String(), calls, string(msg.StopReason), msg.Usage)
+}
+
+// finishReasons maps Anthropic stop reasons to OpenAI finish reasons.
+var finishReasons = map[string]string{
+	"end_turn":                      "stop",
+	"stop_sequence":                 "stop",
+	"pause_turn":                    "stop",
+	"max_tokens":                    "length",
+	"model_context_window_exceeded": "length",
+	"tool_use":                      "tool_calls",
+}
+
+func (p *Anthropic) finish(id, model, text string, calls []openAIToolCall, stopReason string, u anthropic.Usage) (*Response, error) {
+	if stopReason == "refusal" {
+		e := NewError(p.cfg.Name, KindContentPolicy, "model refused (stop_reason refusal)")
+		e.Code = "refusal"
+		return nil, e
+	}
+	fr, ok := finishReasons[stopReason]
+	if !ok {
+		fr = stopReason
+	}
+	in := int(u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens)
+	out := int(u.OutputTokens)
+	r := &Response{
+		Content:      text,
+		Model:        model,
+		ResponseID:   id,
+		FinishReason: fr,
+		Usage:        Usage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out},
+	}
+	if len(calls) > 0 {
+		b, err := json.Marshal(calls)
+		if err != nil {
+			return nil, NewError(p.cfg.Name, KindMalformedResponse, "tool calls do not encode: "+err.Error())
+		}
+		r.ToolCalls = b
+	}
+	return r, nil
+}

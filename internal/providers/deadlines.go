@@ -1,0 +1,153 @@
+package providers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Deadlines are the three deadlines of one attempt (SPEC §15). A zero
+// deadline is not enforced.
+type Deadlines struct {
+	// FirstByte bounds the wait for the first response byte (the response's
+	// status line and headers).
+	FirstByte time.Duration
+	// Idle bounds the gap between two stream chunks, counted from the first
+	// response byte. Leave it zero for a call that is not streamed.
+	Idle time.Duration
+	// Total bounds the whole call.
+	Total time.Duration
+}
+
+// Causes a CallWatch cancels its context with.
+var (
+	errFirstByteTimeout = errors.New("first byte timeout")
+	errStreamStalled    = errors.New("stream idle timeout")
+	errTotalTimeout     = fmt.Errorf("attempt timeout: %w", context.DeadlineExceeded)
+)
+
+// CallWatch enforces Deadlines on one call and classifies how a call cut by
+// one of them ended. It is the one place that decides the rule of SPEC §15: a
+// call that received response bytes and was then stalled, cut or overran has a
+// known outcome (failed, Received); only a call with no response byte at all
+// when a deadline fired has an unknown one. Any adapter can use it: call
+// Received when the response's headers arrive and Chunk for each stream chunk.
+type CallWatch struct {
+	provider string
+	d        Deadlines
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	stopT    context.CancelFunc
+	start    time.Time
+
+	mu        sync.Mutex
+	firstByte time.Duration // 0: no byte yet
+	chunks    int
+	first     *time.Timer
+	idle      *time.Timer
+}
+
+// WatchCall starts watching a call made with the returned context. Stop it
+// when the call has ended.
+func WatchCall(ctx context.Context, provider string, d Deadlines) (context.Context, *CallWatch) {
+	w := &CallWatch{provider: provider, d: d, start: time.Now()}
+	tctx, stopT := context.WithCancel(ctx)
+	if d.Total > 0 {
+		tctx, stopT = context.WithTimeoutCause(ctx, d.Total, errTotalTimeout)
+	}
+	w.ctx, w.cancel = context.WithCancelCause(tctx)
+	w.stopT = stopT
+	if d.FirstByte > 0 {
+		w.first = time.AfterFunc(d.FirstByte, func() {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			if w.firstByte == 0 {
+				w.cancel(errFirstByteTimeout)
+			}
+		})
+	}
+	return w.ctx, w
+}
+
+// Received records that response bytes arrived: the first-byte deadline no
+// longer applies and the idle deadline starts (or starts again).
+func (w *CallWatch) Received() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.firstByte == 0 {
+		w.firstByte = max(time.Since(w.start), time.Nanosecond)
+		if w.first != nil {
+			w.first.Stop()
+		}
+	}
+	if w.d.Idle <= 0 {
+		return
+	}
+	if w.idle == nil {
+		w.idle = time.AfterFunc(w.d.Idle, func() { w.cancel(errStreamStalled) })
+	} else {
+		w.idle.Reset(w.d.Idle)
+	}
+}
+
+// Chunk records one stream chunk.
+func (w *CallWatch) Chunk() {
+	w.Received()
+	w.mu.Lock()
+	w.chunks++
+	w.mu.Unlock()
+}
+
+// FirstByte is the time to the first response byte (0: none came).
+func (w *CallWatch) FirstByte() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.firstByte
+}
+
+// Stop releases the watch's timers and context.
+func (w *CallWatch) Stop() {
+	w.mu.Lock()
+	if w.first != nil {
+		w.first.Stop()
+	}
+	if w.idle != nil {
+		w.idle.Stop()
+	}
+	w.mu.Unlock()
+	w.cancel(nil)
+	w.stopT()
+}
+
+// Classify is the error of a call whose watched context ended (a deadline, or
+// the router cancelling it), with cause as its cause; nil when the context
+// has not ended, and the adapter classifies the call's error itself.
+func (w *CallWatch) Classify(cause error) *Error {
+	if w.ctx.Err() == nil {
+		return nil
+	}
+	w.mu.Lock()
+	received, chunks := w.firstByte > 0, w.chunks
+	w.mu.Unlock()
+	why := context.Cause(w.ctx)
+	var e *Error
+	switch {
+	case errors.Is(why, errStreamStalled):
+		e = NewError(w.provider, KindStreamStalled, fmt.Sprintf("no stream chunk for %s after %d chunks (stream_idle_timeout)", w.d.Idle, chunks))
+	case errors.Is(why, errFirstByteTimeout):
+		e = NewError(w.provider, KindTimeout, fmt.Sprintf("no response byte within %s (first_byte_timeout): the provider may still be working on it", w.d.FirstByte))
+	case errors.Is(w.ctx.Err(), context.Canceled) && !errors.Is(why, errTotalTimeout):
+		e = NewError(w.provider, KindCancelled, "call cancelled by the router")
+	case received:
+		e = NewError(w.provider, KindStreamTimeout, fmt.Sprintf("the attempt's deadline passed after the provider began answering (%d chunks): the answer will not arrive whole", chunks))
+	case errors.Is(why, errTotalTimeout):
+		e = NewError(w.provider, KindTimeout, fmt.Sprintf("no response byte within the attempt's timeout of %s", w.d.Total))
+	default:
+		e = NewError(w.provider, KindTimeout, "deadline passed before the provider answered")
+	}
+	e.Received = received
+	e.Err = cause
+	return e
+}

@@ -1,0 +1,73 @@
+package providers
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// DefaultMaxResponseBytes bounds what one call reads from a provider (a whole
+// body, or a whole stream) when the adapter's configuration leaves it zero.
+const DefaultMaxResponseBytes int64 = 8 << 20
+
+// ResponseTooLargeError is the read error of a provider response that passed
+// its bound. Adapters classify it as KindResponseTooLarge.
+type ResponseTooLargeError struct{ Limit int64 }
+
+func (e *ResponseTooLargeError) Error() string {
+	return fmt.Sprintf("response larger than max_response_bytes (%d bytes)", e.Limit)
+}
+
+// tooLarge returns the *Error for err when a response bound was passed.
+func tooLarge(provider string, err error) (*Error, bool) {
+	var tl *ResponseTooLargeError
+	if !errors.As(err, &tl) {
+		return nil, false
+	}
+	e := NewError(provider, KindResponseTooLarge,
+		fmt.Sprintf("the provider sent more than max_response_bytes (%d bytes); the answer was discarded", tl.Limit))
+	e.Err = err
+	e.Received = true // the bytes past the limit came: the provider answered
+	return e, true
+}
+
+// limitClient bounds every response body c's transport returns to max bytes
+// (max <= 0: DefaultMaxResponseBytes): reading past them fails with
+// *ResponseTooLargeError, so a provider cannot make the router buffer without
+// end. c is the adapter's own copy made by tracingClient.
+func limitClient(c *http.Client, max int64) *http.Client {
+	if max <= 0 {
+		max = DefaultMaxResponseBytes
+	}
+	c.Transport.(*traceTransport).limit = max
+	return c
+}
+
+type limitedBody struct {
+	rc          io.ReadCloser
+	left, limit int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if b.left <= 0 {
+		// Exactly limit bytes are allowed: only a byte beyond them is an error.
+		var one [1]byte
+		n, err := b.rc.Read(one[:])
+		if n > 0 {
+			return 0, &ResponseTooLargeError{Limit: b.limit}
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }

@@ -1,0 +1,117 @@
+package race
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/store"
+)
+
+// Spans (SPEC §18): one per job ("router.job"), a child per attempt named
+// after the GenAI semantic conventions ("chat <model>"), with
+// gen_ai.operation.name, gen_ai.provider.name, gen_ai.request.model,
+// gen_ai.response.model and gen_ai.usage.*, plus the router's own attributes:
+// router.job.id, router.attempt.{id,seq,role,outcome,won} and router.provider.
+// The tracer comes from the global provider, a no-op unless internal/telemetry
+// installed one.
+
+const tracerName = "github.com/routerhq/router/internal/race"
+
+func tracer() trace.Tracer { return otel.Tracer(tracerName) }
+
+// SubmitNewContext is SubmitNew for a job created while serving a traced
+// request: the job's span becomes a child of ctx's span.
+func (r *Runner) SubmitNewContext(ctx context.Context, job *store.Job, jp store.JobPlan) {
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		r.traceParents.Store(job.ID, sc)
+	}
+	r.SubmitNew(job, jp)
+}
+
+// startJobSpan starts the job's span, under the request that created the job
+// when it was submitted with SubmitNewContext. end records the job's state.
+func (r *Runner) startJobSpan(ctx context.Context, job *store.Job) (context.Context, func()) {
+	if v, ok := r.traceParents.LoadAndDelete(job.ID); ok {
+		ctx = trace.ContextWithSpanContext(ctx, v.(trace.SpanContext))
+	}
+	ctx, span := tracer().Start(ctx, "router.job "+job.Operation, trace.WithAttributes(
+		attribute.String("router.job.id", job.ID),
+		attribute.String("router.job.owner", job.Owner),
+		attribute.String("router.job.operation", job.Operation),
+		attribute.String("router.route", job.Route),
+	))
+	return ctx, func() {
+		if span.IsRecording() {
+			if state, err := r.cfg.Store.JobStateAny(context.WithoutCancel(ctx), job.ID); err == nil {
+				span.SetAttributes(attribute.String("router.job.state", state))
+				if state == store.JobFailed {
+					span.SetStatus(codes.Error, "job failed")
+				}
+			}
+		}
+		span.End()
+	}
+}
+
+// genAIProvider is gen_ai.provider.name for an adapter.
+func genAIProvider(p providers.Provider) string {
+	switch p.(type) {
+	case *providers.OpenAI:
+		return "openai"
+	case *providers.Anthropic:
+		return "anthropic"
+	case *providers.Scripted:
+		return "scripted"
+	}
+	return "unknown"
+}
+
+// startAttemptSpan starts an attempt's span; end records its outcome.
+func startAttemptSpan(ctx context.Context, job *store.Job, a *store.Attempt, t *Target, model string) (context.Context, func(attemptResult)) {
+	ctx, span := tracer().Start(ctx, "chat "+model, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+		attribute.String("gen_ai.operation.name", "chat"),
+		attribute.String("gen_ai.provider.name", genAIProvider(t.Provider)),
+		attribute.String("gen_ai.request.model", model),
+		attribute.String("router.job.id", job.ID),
+		attribute.String("router.attempt.id", a.ID),
+		attribute.Int("router.attempt.seq", a.Seq),
+		attribute.String("router.attempt.role", a.Role),
+		attribute.String("router.provider", a.Provider),
+	))
+	return ctx, func(res attemptResult) {
+		span.SetAttributes(
+			attribute.String("router.attempt.outcome", res.state),
+			attribute.Bool("router.attempt.won", res.state == store.AttemptWon),
+		)
+		if res.err != nil {
+			span.SetAttributes(attribute.String("error.type", string(res.err.Kind)))
+			span.SetStatus(codes.Error, res.err.Error())
+		} else if res.state == store.AttemptInvalid {
+			span.SetAttributes(attribute.String("error.type", "invalid_output"))
+			span.SetStatus(codes.Error, res.reason)
+		}
+		span.End()
+	}
+}
+
+// recordResponse puts what the provider answered on the attempt's span.
+func recordResponse(ctx context.Context, resp *providers.Response) {
+	span := trace.SpanFromContext(ctx)
+	if resp == nil || !span.IsRecording() {
+		return
+	}
+	span.SetAttributes(
+		attribute.String("gen_ai.response.model", resp.Model),
+		attribute.String("gen_ai.response.id", resp.ResponseID),
+		attribute.Int("gen_ai.usage.input_tokens", resp.Usage.PromptTokens),
+		attribute.Int("gen_ai.usage.output_tokens", resp.Usage.CompletionTokens),
+	)
+	if resp.FinishReason != "" {
+		span.SetAttributes(attribute.StringSlice("gen_ai.response.finish_reasons", []string{resp.FinishReason}))
+	}
+}

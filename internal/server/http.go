@@ -1,0 +1,82 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/routerhq/router/internal/config"
+)
+
+// newHTTPServer is the tenant API's http.Server: headers must arrive within
+// http.read_header_timeout, a body within http.read_body_timeout, and an idle
+// keep-alive connection is closed after http.idle_timeout. There is no write
+// timeout and no whole-request read timeout: either would cut long-polls
+// (Prefer: wait) and chat streams, which legitimately last minutes.
+func newHTTPServer(h http.Handler, c config.HTTP) *http.Server {
+	return &http.Server{
+		Handler:           readBodyFirst(h, c.ReadBodyTimeout.D(), c.MaxBodyBytes),
+		ReadHeaderTimeout: c.ReadHeaderTimeout.D(),
+		IdleTimeout:       c.IdleTimeout.D(),
+	}
+}
+
+// readBodyFirst reads a request's body (up to max+1 bytes, so handlers still
+// see and refuse an oversized one) under a read deadline of timeout, then
+// clears the deadline before the handler runs. net/http's ReadTimeout would
+// instead leave the deadline on the connection, and its background read would
+// cancel a long-poll's context when it passes.
+func readBodyFirst(h http.Handler, timeout time.Duration, max int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if timeout <= 0 || r.Body == nil || r.Body == http.NoBody {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rc := http.NewResponseController(w)
+		if err := rc.SetReadDeadline(time.Now().Add(timeout)); err != nil {
+			h.ServeHTTP(w, r) // a connection without deadlines (not HTTP/1 over TCP)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+		var ne net.Error
+		switch {
+		case errors.As(err, &ne) && ne.Timeout():
+			w.Header().Set("Connection", "close")
+			writeBodyProblem(w, http.StatusRequestTimeout, "request-body-timeout", "Request body too slow",
+				fmt.Sprintf("the request body did not arrive within %s (http.read_body_timeout); send the whole body promptly", timeout))
+			return
+		case err != nil:
+			w.Header().Set("Connection", "close")
+			writeBodyProblem(w, http.StatusBadRequest, "unreadable-body", "Unreadable body", "the request body could not be read: "+err.Error())
+			return
+		}
+		if int64(len(body)) <= max {
+			// The whole body is read: nothing more comes before the next request.
+			_ = rc.SetReadDeadline(time.Time{})
+		}
+		r.Body = &readBody{Reader: bytes.NewReader(body), orig: r.Body}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// readBody replays a body read by readBodyFirst; Close closes the original.
+type readBody struct {
+	*bytes.Reader
+	orig io.Closer
+}
+
+func (b *readBody) Close() error { return b.orig.Close() }
+
+func writeBodyProblem(w http.ResponseWriter, status int, typ, title, detail string) {
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"type": "https://router.dev/problems/" + typ, "title": title, "status": status, "detail": detail,
+	})
+}

@@ -1,0 +1,42 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// HedgeCost is what hedging cost over a recent window and the latency it
+// bought (all replicas).
+type HedgeCost struct {
+	TotalUSD float64 `json:"total_usd"` // every priced attempt
+	LostUSD  float64 `json:"lost_usd"`  // attempts that did not win (hedges, retries, failovers)
+	HedgeUSD float64 `json:"hedge_usd"` // hedge attempts, won or not
+	// HedgeWins is the number of jobs a hedge won; LatencyBoughtMS is, over
+	// them, the mean time by which the winning hedge beat its job's primary
+	// (the primary's end minus the hedge's; a primary cancelled when the hedge
+	// won counts 0, so this is a lower bound).
+	HedgeWins       int64   `json:"hedge_wins"`
+	LatencyBoughtMS float64 `json:"latency_bought_ms"`
+}
+
+// RecentHedgeCost reads HedgeCost over attempts created within window, on the
+// database clock.
+func (s *Store) RecentHedgeCost(ctx context.Context, window time.Duration) (*HedgeCost, error) {
+	var h HedgeCost
+	err := s.pool.QueryRow(ctx, `
+		WITH recent AS (SELECT * FROM attempts WHERE created_at > now() - $1::interval),
+		won AS (
+			SELECT w.job_id, w.finished_at AS won_at,
+				(SELECT p.finished_at FROM attempts p WHERE p.job_id = w.job_id AND p.role = 'primary' ORDER BY p.seq LIMIT 1) AS primary_end
+			FROM recent w WHERE w.role = 'hedge' AND w.state = 'won')
+		SELECT coalesce((SELECT sum(cost_usd) FROM recent), 0)::float8,
+			coalesce((SELECT sum(cost_usd) FROM recent WHERE state <> 'won'), 0)::float8,
+			coalesce((SELECT sum(cost_usd) FROM recent WHERE role = 'hedge'), 0)::float8,
+			(SELECT count(*) FROM won),
+			coalesce((SELECT avg(greatest(extract(epoch FROM coalesce(primary_end, won_at) - won_at), 0)) * 1000 FROM won), 0)::float8`,
+		window).Scan(&h.TotalUSD, &h.LostUSD, &h.HedgeUSD, &h.HedgeWins, &h.LatencyBoughtMS)
+	if err != nil {
+		return nil, err
+	}
+	return &h, nil
+}

@@ -1,0 +1,225 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Event statuses.
+const (
+	EventPending   = "pending"   // not delivered yet; River retries it
+	EventDelivered = "delivered" // a 2xx answer was received
+	EventAbandoned = "abandoned" // the retry window passed without a 2xx
+)
+
+// Event is a completion event of a job (the outbox row written by the
+// jobs_outbox trigger in the transaction that changed the job's state), with
+// its delivery tries.
+type Event struct {
+	ID          string     `json:"id"`
+	JobID       string     `json:"job_id"`
+	Owner       string     `json:"-"`
+	Type        string     `json:"type"`
+	JobVersion  int64      `json:"job_version"`
+	CreatedAt   time.Time  `json:"created_at"`
+	Status      string     `json:"status"`
+	Tries       int        `json:"tries"`
+	LastError   *string    `json:"last_error"`
+	DeliveredAt *time.Time `json:"delivered_at"`
+	Deliveries  []Delivery `json:"deliveries"`
+	// Body is the payload frozen at the first try (nil before it).
+	Body []byte `json:"-"`
+}
+
+// Delivery is one delivery try of an event.
+type Delivery struct {
+	Try        int       `json:"try"`
+	URL        string    `json:"url"`
+	StartedAt  time.Time `json:"started_at"`
+	LatencyMS  int64     `json:"latency_ms"`
+	StatusCode *int      `json:"status_code"`
+	Error      *string   `json:"error"`
+}
+
+// Webhook is where an owner's events go. Secret is empty when it comes from
+// the configuration (api_keys[].webhook.secret_env) rather than a stored key.
+type Webhook struct {
+	URL    string
+	Secret string
+}
+
+// SyncConfigWebhooks makes the configured webhooks (owner -> URL) the owners'
+// webhooks; a configured webhook overrides one set by a stored key.
+func (s *Store) SyncConfigWebhooks(ctx context.Context, urls map[string]string) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `DELETE FROM webhook_owners WHERE secret IS NULL`); err != nil {
+			return err
+		}
+		for owner, url := range urls {
+			if _, err := tx.Exec(ctx, `INSERT INTO webhook_owners (owner, url) VALUES ($1, $2)
+				ON CONFLICT (owner) DO UPDATE SET url = EXCLUDED.url, secret = NULL, updated_at = now()`, owner, url); err != nil {
+				return fmt.Errorf("sync webhook of %s: %w", owner, err)
+			}
+		}
+		return syncKeyWebhooks(ctx, tx)
+	})
+}
+
+// syncKeyWebhooks rebuilds the webhooks that come from stored keys: per owner,
+// the newest unrevoked key with a webhook, unless the configuration sets one.
+func syncKeyWebhooks(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, `DELETE FROM webhook_owners WHERE secret IS NOT NULL`); err != nil {
+		return fmt.Errorf("sync key webhooks: %w", err)
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO webhook_owners (owner, url, secret)
+		SELECT DISTINCT ON (owner) owner, webhook_url, webhook_secret FROM api_keys
+		WHERE webhook_url IS NOT NULL AND revoked_at IS NULL
+		ORDER BY owner, id DESC
+		ON CONFLICT (owner) DO NOTHING`)
+	if err != nil {
+		return fmt.Errorf("sync key webhooks: %w", err)
+	}
+	return nil
+}
+
+// WebhookFor returns owner's webhook, or ErrNotFound.
+func (s *Store) WebhookFor(ctx context.Context, owner string) (Webhook, error) {
+	var w Webhook
+	var secret *string
+	err := s.pool.QueryRow(ctx, `SELECT url, secret FROM webhook_owners WHERE owner = $1`, owner).Scan(&w.URL, &secret)
+	if secret != nil {
+		w.Secret = *secret
+	}
+	return w, notFound(err)
+}
+
+const eventColumns = `e.id::text, e.job_id::text, e.owner, e.type, e.job_version, e.created_at, e.status, e.tries,
+	e.last_error, e.delivered_at`
+
+func scanEvent(row pgx.Row, extra ...any) (*Event, error) {
+	var e Event
+	err := row.Scan(append([]any{&e.ID, &e.JobID, &e.Owner, &e.Type, &e.JobVersion, &e.CreatedAt, &e.Status, &e.Tries,
+		&e.LastError, &e.DeliveredAt}, extra...)...)
+	if err != nil {
+		return nil, notFound(err)
+	}
+	e.Deliveries = []Delivery{}
+	return &e, nil
+}
+
+// GetEvent reads one event with its frozen body (for the delivery worker).
+func (s *Store) GetEvent(ctx context.Context, id string) (*Event, error) {
+	var body []byte
+	e, err := scanEvent(s.pool.QueryRow(ctx, `SELECT `+eventColumns+`, e.body FROM job_events e WHERE e.id = $1`, id), &body)
+	if err != nil {
+		return nil, err
+	}
+	e.Body = body
+	return e, nil
+}
+
+// FreezeEventBody stores body as the event's payload unless one is stored
+// already, and returns the stored one: every redelivery sends the same bytes.
+func (s *Store) FreezeEventBody(ctx context.Context, id string, body []byte) ([]byte, error) {
+	var out []byte
+	err := s.pool.QueryRow(ctx, `UPDATE job_events SET body = coalesce(body, $2) WHERE id = $1 RETURNING body`, id, body).Scan(&out)
+	return out, notFound(err)
+}
+
+// DeliveryTry is the outcome of one delivery try.
+type DeliveryTry struct {
+	EventID    string
+	Try        int
+	URL        string
+	StartedAt  time.Time
+	Latency    time.Duration
+	StatusCode int    // 0: no answer
+	Error      string // empty: delivered
+	// Status is the event's status after this try.
+	Status string
+}
+
+// RecordDelivery stores a try and the event's resulting status together.
+func (s *Store) RecordDelivery(ctx context.Context, d DeliveryTry) error {
+	var code *int
+	if d.StatusCode != 0 {
+		code = &d.StatusCode
+	}
+	var errText *string
+	if d.Error != "" {
+		errText = &d.Error
+	}
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO webhook_deliveries (event_id, try, url, started_at, latency_ms, status_code, error)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`, d.EventID, d.Try, d.URL, d.StartedAt, d.Latency.Milliseconds(), code, errText); err != nil {
+			return fmt.Errorf("record delivery: %w", err)
+		}
+		_, err := tx.Exec(ctx, `UPDATE job_events SET tries = tries + 1, status = $2, last_error = $3,
+			delivered_at = CASE WHEN $2 = 'delivered' THEN now() END WHERE id = $1`, d.EventID, d.Status, errText)
+		if err != nil {
+			return fmt.Errorf("record delivery: %w", err)
+		}
+		return nil
+	})
+}
+
+// JobEvents lists the events of owner's job with their delivery tries, oldest
+// first. Another owner's job is ErrNotFound.
+func (s *Store) JobEvents(ctx context.Context, owner, jobID string) ([]*Event, error) {
+	if _, err := s.JobState(ctx, owner, jobID); err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+eventColumns+` FROM job_events e WHERE e.job_id = $1 ORDER BY e.created_at, e.id`, jobID)
+	if err != nil {
+		return nil, fmt.Errorf("list events: %w", err)
+	}
+	events, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*Event, error) { return scanEvent(r) })
+	if err != nil {
+		return nil, fmt.Errorf("list events: %w", err)
+	}
+	byID := map[string]*Event{}
+	ids := make([]string, 0, len(events))
+	for _, e := range events {
+		byID[e.ID] = e
+		ids = append(ids, e.ID)
+	}
+	rows, err = s.pool.Query(ctx, `SELECT event_id::text, try, url, started_at, latency_ms, status_code, error
+		FROM webhook_deliveries WHERE event_id = ANY($1::uuid[]) ORDER BY id`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("list deliveries: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var d Delivery
+		if err := rows.Scan(&id, &d.Try, &d.URL, &d.StartedAt, &d.LatencyMS, &d.StatusCode, &d.Error); err != nil {
+			return nil, fmt.Errorf("list deliveries: %w", err)
+		}
+		byID[id].Deliveries = append(byID[id].Deliveries, d)
+	}
+	return events, rows.Err()
+}
+
+// DeliveryStats is what the dashboard shows of webhook deliveries.
+type DeliveryStats struct {
+	Pending int      // events not delivered yet
+	Failing []*Event // pending events whose last try failed, oldest first (at most 20)
+}
+
+// WebhookDeliveryStats summarises pending and failing deliveries.
+func (s *Store) WebhookDeliveryStats(ctx context.Context) (DeliveryStats, error) {
+	var st DeliveryStats
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM job_events WHERE status = 'pending'`).Scan(&st.Pending); err != nil {
+		return st, fmt.Errorf("count pending deliveries: %w", err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+eventColumns+` FROM job_events e
+		WHERE e.status = 'pending' AND e.tries > 0 ORDER BY e.created_at LIMIT 20`)
+	if err != nil {
+		return st, fmt.Errorf("list failing deliveries: %w", err)
+	}
+	st.Failing, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (*Event, error) { return scanEvent(r) })
+	return st, err
+}

@@ -1,0 +1,21 @@
+package store
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// RecentJobs returns the most recently created jobs of every owner, newest
+// first, with their attempts and race events (for the operator dashboard).
+func (s *Store) RecentJobs(ctx context.Context, limit int) ([]*Job, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+jobColumns+` FROM jobs j ORDER BY j.created_at DESC, j.id LIMIT $1`, limit)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*Job, error) { return scanJob(r) })
+	if err != nil {
+		return nil, err
+	}
+	return jobs, s.attachChildren(ctx, jobs)
+}

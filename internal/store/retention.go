@@ -1,0 +1,66 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// DeleteExpiredJobs deletes at most batch jobs whose idempotency key expired
+// more than after ago (the key still bound to the job, or released to a newer
+// job — see released_keys), with their attempts, race events, events,
+// deliveries and key rows, in one short transaction, and returns how many jobs
+// it deleted. Only terminal jobs are touched: a live job's key never expires.
+// Jobs are locked first (lock order job, then its children) with SKIP LOCKED,
+// so the cleaner never waits on a job in use, and lock_timeout bounds any other
+// wait.
+func (s *Store) DeleteExpiredJobs(ctx context.Context, after time.Duration, batch int) (int, error) {
+	var n int
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '2s'`); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `
+			SELECT j.id::text FROM jobs j
+			WHERE j.id IN (
+			    (SELECT k.job_id FROM idempotency_keys k
+			     WHERE k.expires_at IS NOT NULL AND k.expires_at <= now() - $1::interval
+			     ORDER BY k.expires_at LIMIT $2)
+			    UNION
+			    (SELECT r.job_id FROM released_keys r WHERE r.expired_at <= now() - $1::interval
+			     ORDER BY r.expired_at LIMIT $2))
+			  AND j.state IN ('succeeded', 'failed', 'cancelled')
+			  AND j.updated_at <= now() - $1::interval
+			  AND NOT EXISTS (SELECT 1 FROM idempotency_keys k2
+			                  WHERE k2.job_id = j.id AND (k2.expires_at IS NULL OR k2.expires_at > now() - $1::interval))
+			LIMIT $2
+			FOR UPDATE OF j SKIP LOCKED`, after, batch)
+		if err != nil {
+			return err
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		for _, q := range []string{
+			`DELETE FROM race_events WHERE job_id = ANY($1::uuid[])`,
+			`DELETE FROM attempts WHERE job_id = ANY($1::uuid[])`,
+			`DELETE FROM job_events WHERE job_id = ANY($1::uuid[])`, // deliveries cascade
+			`DELETE FROM idempotency_keys WHERE job_id = ANY($1::uuid[])`,
+			`DELETE FROM released_keys WHERE job_id = ANY($1::uuid[])`,
+			`DELETE FROM jobs WHERE id = ANY($1::uuid[])`,
+		} {
+			if _, err := tx.Exec(ctx, q, ids); err != nil {
+				return err
+			}
+		}
+		n = len(ids)
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("delete expired jobs: %w", err)
+	}
+	return n, nil
+}

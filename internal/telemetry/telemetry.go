@@ -1,0 +1,114 @@
+// Package telemetry owns the router's OpenTelemetry set-up: the OTLP trace
+// exporter configured by the standard OTEL_* environment variables, the global
+// tracer provider and the W3C trace-context propagator. Spans themselves are
+// made where the work is (internal/api: a span per request; internal/race: per
+// job and per attempt).
+//
+// With neither OTEL_EXPORTER_OTLP_ENDPOINT nor OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+// set, Setup installs nothing: the global provider stays OpenTelemetry's no-op,
+// whose spans cost no allocation and export nothing.
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+)
+
+// DefaultServiceName is service.name unless OTEL_SERVICE_NAME (or
+// OTEL_RESOURCE_ATTRIBUTES) says otherwise.
+const DefaultServiceName = "router"
+
+// Enabled reports whether the environment asks for trace export: an OTLP
+// endpoint is set, the SDK is not disabled (OTEL_SDK_DISABLED=true) and the
+// traces exporter is not "none" (OTEL_TRACES_EXPORTER).
+func Enabled(getenv func(string) string) bool {
+	if strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true") || strings.EqualFold(getenv("OTEL_TRACES_EXPORTER"), "none") {
+		return false
+	}
+	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
+}
+
+// Protocol is the OTLP protocol the environment selects: grpc or http/protobuf
+// (the default), from OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or
+// OTEL_EXPORTER_OTLP_PROTOCOL.
+func Protocol(getenv func(string) string) (string, error) {
+	p := getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+	if p == "" {
+		p = getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
+	}
+	switch p {
+	case "", "http/protobuf":
+		return "http/protobuf", nil
+	case "grpc":
+		return "grpc", nil
+	}
+	return "", fmt.Errorf("telemetry: OTEL_EXPORTER_OTLP_PROTOCOL %q is not supported: use http/protobuf or grpc", p)
+}
+
+// Setup installs the OTLP tracer provider and the trace-context propagator when
+// Enabled; otherwise it does nothing and returns a no-op shutdown. The exporter
+// and the batch span processor read the standard variables themselves
+// (endpoints, headers, timeouts, OTEL_BSP_SCHEDULE_DELAY, ...). shutdown flushes
+// pending spans.
+func Setup(ctx context.Context, version string) (shutdown func(context.Context) error, enabled bool, err error) {
+	nop := func(context.Context) error { return nil }
+	if !Enabled(os.Getenv) {
+		return nop, false, nil
+	}
+	proto, err := Protocol(os.Getenv)
+	if err != nil {
+		return nop, false, err
+	}
+	var exp sdktrace.SpanExporter
+	if proto == "grpc" {
+		exp, err = otlptracegrpc.New(ctx)
+	} else {
+		exp, err = otlptracehttp.New(ctx)
+	}
+	if err != nil {
+		return nop, false, fmt.Errorf("telemetry: OTLP %s exporter: %w", proto, err)
+	}
+	res, err := Resource(ctx, version)
+	if err != nil {
+		return nop, false, err
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	Install(tp)
+	return func(ctx context.Context) error {
+		return errors.Join(tp.Shutdown(ctx))
+	}, true, nil
+}
+
+// Resource is the router's resource: service.name "router" and its version,
+// overridden by OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES.
+func Resource(ctx context.Context, version string) (*resource.Resource, error) {
+	attrs := []attribute.KeyValue{attribute.String("service.name", DefaultServiceName)}
+	if version != "" {
+		attrs = append(attrs, attribute.String("service.version", version))
+	}
+	env, err := resource.New(ctx, resource.WithFromEnv(), resource.WithTelemetrySDK())
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: resource from OTEL_RESOURCE_ATTRIBUTES/OTEL_SERVICE_NAME: %w", err)
+	}
+	return resource.Merge(resource.NewSchemaless(attrs...), env)
+}
+
+// Install makes tp the global tracer provider and W3C trace context (with
+// baggage) the global propagator: incoming traceparent headers are honoured and
+// outbound provider calls carry the attempt's. Tests install an in-memory
+// provider this way.
+func Install(tp *sdktrace.TracerProvider) {
+	otel.SetTracerProvider(tp)
+	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+}

@@ -1,0 +1,42 @@
+package webhook
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// Backoff is River's retry policy for deliveries: capped exponential backoff
+// with jitter. The n-th retry waits a random time in [d/2, d] where
+// d = min(Base·2^(n-1), Cap). How long retries go on is not a count but the
+// worker's RetryFor window (at least 24 h by default).
+type Backoff struct {
+	Base, Cap time.Duration
+	Now       func() time.Time // default time.Now
+}
+
+var _ river.ClientRetryPolicy = Backoff{}
+
+// Delay is the wait after the attempt-th failed try (attempt >= 1).
+func (b Backoff) Delay(attempt int) time.Duration {
+	d := b.Base
+	for i := 1; i < attempt && d < b.Cap; i++ {
+		d *= 2
+	}
+	if d > b.Cap {
+		d = b.Cap
+	}
+	half := d / 2
+	return half + rand.N(d-half+1)
+}
+
+// NextRetry implements river.ClientRetryPolicy.
+func (b Backoff) NextRetry(job *rivertype.JobRow) time.Time {
+	now := time.Now
+	if b.Now != nil {
+		now = b.Now
+	}
+	return now().Add(b.Delay(max(job.Attempt, 1)))
+}

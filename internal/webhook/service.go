@@ -1,0 +1,92 @@
+package webhook
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+)
+
+// ServiceConfig tunes the delivery service.
+type ServiceConfig struct {
+	Config
+	Backoff    Backoff
+	MaxWorkers int // concurrent deliveries per replica; default 10
+	// PollInterval is how often River looks for due jobs without a
+	// notification (retries, missed notifications); default 1s.
+	PollInterval time.Duration
+	Log          *slog.Logger
+}
+
+// Service is the River client that works deliveries on this replica.
+type Service struct {
+	client *river.Client[pgx.Tx]
+}
+
+// NewService builds the River client for pool (its search_path names the
+// schema of River's tables).
+func NewService(pool *pgxpool.Pool, st Store, cfg ServiceConfig) (*Service, error) {
+	if cfg.Backoff.Base <= 0 {
+		cfg.Backoff.Base = 5 * time.Second
+	}
+	if cfg.Backoff.Cap <= 0 {
+		cfg.Backoff.Cap = time.Hour
+	}
+	if cfg.MaxWorkers <= 0 {
+		cfg.MaxWorkers = 10
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = time.Second
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	workers := river.NewWorkers()
+	w := NewWorker(st, cfg.Config)
+	if err := river.AddWorkerSafely(workers, w); err != nil {
+		return nil, err
+	}
+	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		Queues:            map[string]river.QueueConfig{Queue: {MaxWorkers: cfg.MaxWorkers}},
+		Workers:           workers,
+		RetryPolicy:       cfg.Backoff,
+		FetchPollInterval: cfg.PollInterval,
+		JobTimeout:        w.Timeout(nil),
+		// A delivery whose replica died is left "running"; River rescues it
+		// after this. It must exceed the worker's own timeout (a live try is
+		// never rescued, so never delivered concurrently twice).
+		// River's rescuer looks every 30s, so a try cut off by a crash is
+		// retried within about Timeout + 45s.
+		RescueStuckJobsAfter: 2*w.Timeout(nil) + 5*time.Second,
+		Logger:               cfg.Log.With("component", "river"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("webhook delivery client: %w", err)
+	}
+	return &Service{client: c}, nil
+}
+
+// Start starts working deliveries.
+func (s *Service) Start(ctx context.Context) error {
+	if err := s.client.Start(ctx); err != nil {
+		return fmt.Errorf("start webhook deliveries: %w", err)
+	}
+	return nil
+}
+
+// Stop stops fetching, lets tries in flight finish until ctx ends, then
+// cancels them (their jobs are retried by River later).
+func (s *Service) Stop(ctx context.Context) error {
+	err := s.client.Stop(ctx)
+	if ctx.Err() != nil {
+		hard, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return s.client.StopAndCancel(hard)
+	}
+	return err
+}

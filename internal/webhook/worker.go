@@ -1,0 +1,205 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/routerhq/router/internal/store"
+)
+
+// DeliverArgs is the River job that delivers one event. The jobs_outbox
+// trigger inserts it (kind webhook_delivery, queue webhooks) with SQL.
+type DeliverArgs struct {
+	EventID string `json:"event_id"`
+}
+
+// Kind implements river.JobArgs.
+func (DeliverArgs) Kind() string { return "webhook_delivery" }
+
+// Queue is the River queue deliveries run in.
+const Queue = "webhooks"
+
+// Store is what the worker reads and writes.
+type Store interface {
+	GetEvent(ctx context.Context, id string) (*store.Event, error)
+	GetJobAny(ctx context.Context, id string) (*store.Job, error)
+	WebhookFor(ctx context.Context, owner string) (store.Webhook, error)
+	FreezeEventBody(ctx context.Context, id string, body []byte) ([]byte, error)
+	RecordDelivery(ctx context.Context, d store.DeliveryTry) error
+}
+
+var _ Store = (*store.Store)(nil)
+
+// Config tunes deliveries.
+type Config struct {
+	Timeout          time.Duration // one try, connection to last byte; default 10s
+	MaxResponseBytes int64         // response bytes read (and then ignored); default 64 KiB
+	RetryFor         time.Duration // retry until the event is this old; default 24h
+	// Secrets are the configured owners' secrets (api_keys[].webhook.secret_env);
+	// stored keys' secrets come from the database.
+	Secrets map[string]string
+	// Client sends the requests; default an http.Client that does not follow
+	// redirects (a 3xx is a failed try).
+	Client *http.Client
+	Now    func() time.Time
+}
+
+// WithDefaults fills unset fields.
+func (c Config) WithDefaults() Config {
+	if c.Timeout <= 0 {
+		c.Timeout = 10 * time.Second
+	}
+	if c.MaxResponseBytes <= 0 {
+		c.MaxResponseBytes = 64 << 10
+	}
+	if c.RetryFor <= 0 {
+		c.RetryFor = 24 * time.Hour
+	}
+	if c.Client == nil {
+		c.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+// Worker delivers events. River runs one job at a time per row (the row is
+// locked as running), so one event is never delivered concurrently twice;
+// Timeout keeps a try far below River's stuck-job rescue.
+type Worker struct {
+	river.WorkerDefaults[DeliverArgs]
+	store Store
+	cfg   Config
+}
+
+var _ river.Worker[DeliverArgs] = (*Worker)(nil)
+
+// NewWorker builds the delivery worker.
+func NewWorker(st Store, cfg Config) *Worker { return &Worker{store: st, cfg: cfg.WithDefaults()} }
+
+// Timeout implements river.Worker: the try's own timeout plus time to record it.
+func (w *Worker) Timeout(*river.Job[DeliverArgs]) time.Duration {
+	return w.cfg.Timeout + 10*time.Second
+}
+
+// Work implements river.Worker: one delivery try. An error asks River for a
+// retry (see Backoff); river.JobCancel ends the retries.
+func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
+	ev, err := w.store.GetEvent(ctx, job.Args.EventID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // deleted by retention
+	}
+	if err != nil {
+		return fmt.Errorf("read event: %w", err)
+	}
+	if ev.Status != store.EventPending {
+		return nil
+	}
+	try := store.DeliveryTry{EventID: ev.ID, Try: ev.Tries + 1, StartedAt: w.cfg.Now()}
+	wh, err := w.store.WebhookFor(ctx, ev.Owner)
+	if errors.Is(err, store.ErrNotFound) {
+		return w.abandon(ctx, try, "the owner has no webhook any more")
+	}
+	if err != nil {
+		return fmt.Errorf("read webhook: %w", err)
+	}
+	try.URL = wh.URL
+	secret := wh.Secret
+	if secret == "" {
+		secret = w.cfg.Secrets[ev.Owner]
+	}
+	if secret == "" {
+		return w.abandon(ctx, try, "no signing secret for this owner's webhook: set the environment variable named by api_keys[].webhook.secret_env")
+	}
+	body := ev.Body
+	if body == nil {
+		j, err := w.store.GetJobAny(ctx, ev.JobID)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read job: %w", err)
+		}
+		b, err := json.Marshal(struct {
+			Type string     `json:"type"`
+			Job  *store.Job `json:"job"`
+		}{ev.Type, j})
+		if err != nil {
+			return river.JobCancel(err)
+		}
+		if body, err = w.store.FreezeEventBody(ctx, ev.ID, b); err != nil {
+			return fmt.Errorf("store event body: %w", err)
+		}
+	}
+	code, sendErr := w.send(ctx, wh.URL, secret, ev.ID, body)
+	try.Latency, try.StatusCode = w.cfg.Now().Sub(try.StartedAt), code
+	try.Status = store.EventDelivered
+	if sendErr != nil {
+		try.Error = sendErr.Error()
+		try.Status = store.EventPending
+		if w.cfg.Now().Sub(ev.CreatedAt) >= w.cfg.RetryFor {
+			try.Status = store.EventAbandoned
+		}
+	}
+	if err := w.store.RecordDelivery(context.WithoutCancel(ctx), try); err != nil {
+		return fmt.Errorf("record delivery: %w", err)
+	}
+	switch {
+	case try.Status == store.EventAbandoned:
+		return river.JobCancel(fmt.Errorf("gave up after %s: %w", w.cfg.RetryFor, sendErr))
+	case sendErr != nil:
+		return sendErr
+	}
+	return nil
+}
+
+func (w *Worker) abandon(ctx context.Context, try store.DeliveryTry, why string) error {
+	try.Error, try.Status = why, store.EventAbandoned
+	if err := w.store.RecordDelivery(ctx, try); err != nil {
+		return fmt.Errorf("record delivery: %w", err)
+	}
+	return river.JobCancel(errors.New(why))
+}
+
+// send POSTs one signed try; a non-2xx status or no answer within Timeout is
+// an error.
+func (w *Worker) send(ctx context.Context, url, secret, id string, body []byte) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
+	defer cancel()
+	ts := w.cfg.Now()
+	sig, err := Sign(secret, id, ts, body)
+	if err != nil {
+		return 0, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, fmt.Errorf("build request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "router-webhooks/1")
+	req.Header.Set(HeaderID, id)
+	req.Header.Set(HeaderTimestamp, fmt.Sprint(ts.Unix()))
+	req.Header.Set(HeaderSignature, sig)
+	resp, err := w.cfg.Client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, fmt.Errorf("no answer within %s", w.cfg.Timeout)
+		}
+		return 0, fmt.Errorf("send: %w", err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, w.cfg.MaxResponseBytes))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp.StatusCode, fmt.Errorf("the webhook answered %d", resp.StatusCode)
+	}
+	return resp.StatusCode, nil
+}

@@ -67,7 +67,7 @@ func main() {
 	flag.StringVar(&o.LogLevel, "router-log-level", "info", "the routers' log level")
 	flag.IntVar(&o.FloorN, "floor-n", 200, "measured commit sequences of the durable-commit floor")
 	flag.IntVar(&o.FloorCommits, "floor-commits", 2, "durable commits per job on the path (SPEC §14)")
-	flag.IntVar(&o.OverheadN, "overhead-n", 3000, "requests per run at more than one caller")
+	flag.IntVar(&o.OverheadN, "overhead-n", 10000, "requests per run at more than one caller")
 	flag.IntVar(&o.OverheadN1, "overhead-n1", 300, "requests per run at 1 caller")
 	flag.DurationVar(&o.OverheadLatency, "overhead-latency", 20*time.Millisecond, "the mock's fixed latency in the overhead, profile and replica scenarios")
 	flag.StringVar(&conc, "concurrency", "1,16,64,256", "caller counts of the overhead scenario (SPEC §14's targets are at 1 and 64)")

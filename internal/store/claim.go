@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // FirstAttempt is the attempt created in the same commit as its job, so the
@@ -297,13 +298,14 @@ func (s *Store) claimBatch(ctx context.Context, cs []*claimRequest) error {
 	return rows.Err()
 }
 
-// retryRolledBack runs fn again (up to three times) when the database rolled
-// its statement back whole (deadlock, serialization failure): nothing of it
-// was written, so running it again is safe.
+// retryRolledBack runs fn again (up to three times) when its statement
+// certainly left nothing behind: the database rolled it back whole (deadlock,
+// serialization failure), or it never reached the server (pgconn.SafeToRetry:
+// a connection that failed before sending). Running it again is then safe.
 func retryRolledBack(fn func() error) error {
 	var err error
 	for try := 0; try < 4; try++ {
-		if err = fn(); err == nil || !rolledBack(err) {
+		if err = fn(); err == nil || !(rolledBack(err) || pgconn.SafeToRetry(err)) {
 			return err
 		}
 	}

@@ -102,6 +102,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	plan, routing, ok, runErr, err := s.plan(r, &nj)
 	if runErr != nil {
+		admitted(false)
 		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_request", "", runErr.Error())
 		return
 	}

@@ -45,6 +45,7 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 	}
 	plan, routing, ok, runErr, err := s.plan(r, &nj)
 	if runErr != nil {
+		admitted(false)
 		writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "invalid-input", Title: "Prompt cannot be rendered from this input", Detail: runErr.Error()})
 		return
 	}

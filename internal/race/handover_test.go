@@ -3,9 +3,9 @@ package race_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/routerhq/router/internal/race"
+	"github.com/routerhq/router/internal/racetest"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -23,8 +23,13 @@ func TestJobCreatedWhileStoppingIsHandedOver(t *testing.T) {
 	if b.Prov["primary"].Calls() != 0 {
 		t.Fatal("a stopping runner sent the attempt")
 	}
-	ids, err := b.Store.ClaimOrphans(context.Background(), "other-replica", time.Minute, 10)
-	if err != nil || len(ids) != 1 || ids[0] != job.ID {
-		t.Fatalf("orphans claimable by another replica: %v (%v), want the job at once", ids, err)
+	// Another replica adopts it and runs it as new: the unsent attempt counts
+	// neither as the primary tried nor against max_attempts (1 here).
+	other := racetest.New(t, racetest.Options{DB: b.db, LeaseOwner: "replica-2", Route: race.Route{MaxAttempts: 1},
+		Providers: []racetest.Provider{{Name: "primary", Respond: racetest.OK(validTriage)}}})
+	other.Runner.RecoverOnce(context.Background(), 10)
+	j = other.WaitSettled(t, job.ID)
+	if j.State != store.JobSucceeded || j.Attempts[len(j.Attempts)-1].Provider != "primary" {
+		t.Fatalf("adopted job %s (%v), attempts %+v: want it won on the primary", j.State, j.Error, j.Attempts)
 	}
 }

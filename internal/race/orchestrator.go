@@ -247,6 +247,12 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 	case store.AttemptWon, store.AttemptLost:
 		if res.state == store.AttemptWon {
 			o.r.cfg.Observer.JobSettled(store.JobSucceeded)
+		} else if st, err := o.r.cfg.Store.JobStateAny(context.WithoutCancel(ctx), o.job.ID); err == nil && store.FinalState(st) == "" {
+			// A valid answer discarded because its attempt had been settled
+			// otherwise (an operator's resolution): the job is not complete,
+			// so the race goes on.
+			o.reasons[p] = p + ": its answer came after the attempt was settled; discarded"
+			return
 		}
 		if len(o.inflight) > 0 {
 			o.log.Info("race won", "provider", p, "role", res.attempt.Role, "others_in_flight", len(o.inflight))

@@ -203,6 +203,7 @@ func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan) {
 		// The job's orchestration is ending here while something asks for it
 		// again (a resolution, a retry): run it once more when it has ended.
 		r.again[jobID] = true
+		plan.Discard()
 		return
 	}
 	ctx, cancel := context.WithCancelCause(r.base)
@@ -270,18 +271,20 @@ func (r *Runner) Stop(ctx context.Context) {
 }
 
 // handOver gives up a job this process created but will not run (it is
-// stopping): its first attempt, never sent, is recorded as such, and the job's
-// lease is released so another replica adopts it as an orphan.
+// stopping): its first attempt, never sent, is recorded as such and excluded
+// from the job's bounds, and the job's lease is released, so another replica
+// adopts it as an orphan and starts it as new.
 func (r *Runner) handOver(job *store.Job) {
 	ctx := context.Background()
 	for _, a := range job.Attempts {
-		err := r.cfg.Store.FinishAttempt(ctx, a.ID, store.AttemptOutcome{State: store.AttemptCancelled,
-			Error: map[string]any{"kind": "not_sent", "fault": "router", "message": "the request was never sent: the router was shutting down"}})
-		if err != nil {
-			r.cfg.Log.Warn("could not record an unsent attempt", "job_id", job.ID, "attempt_id", a.ID, "err", err)
+		if err := r.cfg.Store.HandOverUnsent(ctx, job.ID, a.ID, r.cfg.LeaseOwner,
+			"the request was never sent: the router was shutting down"); err != nil {
+			r.cfg.Log.Warn("could not hand over a job created while stopping", "job_id", job.ID, "attempt_id", a.ID, "err", err)
 		}
 	}
-	if err := r.cfg.Store.ReleaseJobLease(ctx, job.ID, r.cfg.LeaseOwner); err != nil {
-		r.cfg.Log.Warn("could not release the job's lease", "job_id", job.ID, "err", err)
+	if len(job.Attempts) == 0 {
+		if err := r.cfg.Store.ReleaseJobLease(ctx, job.ID, r.cfg.LeaseOwner); err != nil {
+			r.cfg.Log.Warn("could not release the job's lease", "job_id", job.ID, "err", err)
+		}
 	}
 }

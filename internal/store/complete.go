@@ -259,6 +259,11 @@ func (s *Store) lateWin(ctx context.Context, tx pgx.Tx, c Completion) (bool, err
 		WHERE a.id = $1`, c.AttemptID).Scan(&attemptState, &completed); err != nil {
 		return false, notFound(err)
 	}
+	if attemptState == AttemptWon {
+		// This very win committed already (a batch re-sent after its answer was
+		// lost): it is a win, not a late result.
+		return true, nil
+	}
 	if completed || (state != JobRunning && state != JobUnknown) ||
 		(attemptState != AttemptRunning && attemptState != AttemptUnknown) {
 		return false, s.discard(ctx, tx, c)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -104,4 +105,32 @@ func (s *Store) ExpireAttemptLeases(ctx context.Context) ([]string, error) {
 		}
 	}
 	return done, first
+}
+
+// HandOverUnsent gives up a job whose attempt this process created but never
+// sent (it is stopping): the attempt becomes `cancelled` with kind not_sent,
+// the job's attempt_base moves past it (so it counts neither as a provider
+// tried nor against max_attempts), and owner's lease on the job is released,
+// so another replica adopts the job as an orphan and runs it as if new. One
+// transaction, the job row locked first.
+func (s *Store) HandOverUnsent(ctx context.Context, jobID, attemptID, owner, why string) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, _, err := lockJob(ctx, tx, jobID, ""); err != nil {
+			return err
+		}
+		var seq int
+		err := tx.QueryRow(ctx, `UPDATE attempts SET state = 'cancelled', finished_at = now(),
+				error = jsonb_build_object('kind', 'not_sent', 'fault', 'router', 'message', $3::text),
+				lease_owner = NULL, lease_expires_at = NULL
+			WHERE id = $2 AND job_id = $1 AND state IN ('starting', 'running') RETURNING seq`,
+			jobID, attemptID, why).Scan(&seq)
+		if err != nil {
+			return fmt.Errorf("hand over attempt %s: %w", attemptID, notFound(err))
+		}
+		_, err = tx.Exec(ctx, `UPDATE jobs SET attempt_base = greatest(attempt_base, $2),
+				lease_owner = CASE WHEN lease_owner = $3 THEN NULL ELSE lease_owner END,
+				lease_expires_at = CASE WHEN lease_owner = $3 THEN NULL ELSE lease_expires_at END
+			WHERE id = $1`, jobID, seq, owner)
+		return err
+	})
 }

@@ -135,3 +135,25 @@ func (o *winObserver) Batch(kind string, size int) {
 		o.batches++
 	}
 }
+
+// A win sent again after it committed (a batch re-sent one by one after an
+// error that hid its commit) is still a win, with no "lost" record.
+func TestWinSentAgainAfterCommitIsAWin(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	nj := newJob(t, "acme", "triage", "again", `{"i":1}`)
+	nj.First, nj.LeaseOwner = &store.FirstAttempt{Provider: "p", Role: store.RolePrimary}, "r1"
+	j, _, err := b.st.CreateJob(ctx, nj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := store.Completion{JobID: j.ID, AttemptID: j.Attempts[0].ID, ReadVersion: 1, Result: json.RawMessage(`{"ok":true}`)}
+	for i := range 2 {
+		if won, err := b.st.Complete(ctx, c); !won || err != nil {
+			t.Fatalf("complete #%d: won=%v err=%v", i+1, won, err)
+		}
+	}
+	if n := count(t, b, `SELECT count(*) FROM race_events WHERE attempt_id = $1`, c.AttemptID); n != 0 {
+		t.Fatalf("race events on the winner = %d, want none", n)
+	}
+}

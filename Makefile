@@ -18,7 +18,7 @@ build:
 vet:
 	$(GO) vet ./...
 
-# Benchmarks (SPEC §14), one run of about 6 minutes: its own durable PostgreSQL, a
+# Benchmarks (SPEC §14), one run of about 3 minutes: its own durable PostgreSQL, a
 # loopback mock provider, the router binary as processes; writes report.md and charts
 # to bench/results/latest/ (in git) and the whole run, profiles included, to
 # .local/bench-runs/<time>/ (not in git). Flags: go run ./bench/cmd/routerbench -h.

@@ -76,6 +76,8 @@ func (f *faultLLM) serve(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusTooManyRequests, "rate_limit_error", "rate_limit_exceeded", "Rate limit reached")
 	case m == "once500" && n == 1:
 		apiError(w, http.StatusInternalServerError, "server_error", "", "The server had an error processing your request")
+	case m == "down500":
+		apiError(w, http.StatusInternalServerError, "server_error", "", "The server had an error processing your request")
 	case m == "down503":
 		apiError(w, http.StatusServiceUnavailable, "server_error", "", "The engine is currently overloaded")
 	case m == "flap" && n <= 5:

@@ -14,95 +14,43 @@ var errEOF = io.EOF
 
 // WithDefaults returns c with every unset field at its documented default.
 func (c Config) WithDefaults() Config {
-	if c.Listen == "" {
-		c.Listen = "127.0.0.1:8080"
-	}
-	if c.OpsListen == "" {
-		c.OpsListen = "127.0.0.1:9090"
-	}
-	if c.Shutdown.HTTP == 0 {
-		c.Shutdown.HTTP = Duration(10 * time.Second)
-	}
+	def(&c.Listen, "127.0.0.1:8080")
+	def(&c.OpsListen, "127.0.0.1:9090")
+	def(&c.Shutdown.HTTP, Duration(10*time.Second))
 	if c.AutoMigrate == nil {
 		t := true
 		c.AutoMigrate = &t
 	}
-	if c.Idempotency.Retention == 0 {
-		c.Idempotency.Retention = Duration(24 * time.Hour)
-	}
-	if c.HTTP.MaxBodyBytes == 0 {
-		c.HTTP.MaxBodyBytes = 1 << 20
-	}
-	if c.HTTP.MaxWait == 0 {
-		c.HTTP.MaxWait = Duration(60 * time.Second)
-	}
-	if c.HTTP.ReadHeaderTimeout == 0 {
-		c.HTTP.ReadHeaderTimeout = Duration(10 * time.Second)
-	}
-	if c.HTTP.ReadBodyTimeout == 0 {
-		c.HTTP.ReadBodyTimeout = Duration(30 * time.Second)
-	}
-	if c.HTTP.IdleTimeout == 0 {
-		c.HTTP.IdleTimeout = Duration(120 * time.Second)
-	}
+	def(&c.Idempotency.Retention, Duration(24*time.Hour))
+	def(&c.HTTP.MaxBodyBytes, 1<<20)
+	def(&c.HTTP.MaxWait, Duration(60*time.Second))
+	def(&c.HTTP.ReadHeaderTimeout, Duration(10*time.Second))
+	def(&c.HTTP.ReadBodyTimeout, Duration(30*time.Second))
+	def(&c.HTTP.IdleTimeout, Duration(120*time.Second))
 	if c.PromptsDir == "" {
 		c.PromptsDir, c.PromptsDirDefault = "prompts", true
 	}
-	if c.Conformance.MaxAge == 0 {
-		c.Conformance.MaxAge = Duration(168 * time.Hour)
-	}
-	if c.Conformance.Gate == "" {
-		c.Conformance.Gate = "fallbacks"
-	}
-	if c.Log.Format == "" {
-		c.Log.Format = "text"
-	}
-	if c.Log.Level == "" {
-		c.Log.Level = "info"
-	}
-	if c.Execution.Lease == 0 {
-		c.Execution.Lease = Duration(30 * time.Second)
-	}
-	if c.Execution.Retry.Base == 0 {
-		c.Execution.Retry.Base = Duration(200 * time.Millisecond)
-	}
-	if c.Execution.Retry.Cap == 0 {
-		c.Execution.Retry.Cap = Duration(5 * time.Second)
-	}
-	if c.Execution.Retry.MaxRetryAfter == 0 {
-		c.Execution.Retry.MaxRetryAfter = Duration(30 * time.Second)
-	}
-	if c.Execution.ReconcileAfter == 0 {
-		c.Execution.ReconcileAfter = Duration(2 * time.Minute)
-	}
-	if c.Retention.Jobs == 0 {
-		c.Retention.Jobs = Duration(720 * time.Hour)
-	}
-	if c.Retention.LeaderLease == 0 {
-		c.Retention.LeaderLease = Duration(15 * time.Second)
-	}
+	def(&c.Conformance.MaxAge, Duration(168*time.Hour))
+	def(&c.Conformance.Gate, "fallbacks")
+	def(&c.Log.Format, "text")
+	def(&c.Log.Level, "info")
+	def(&c.Execution.Lease, Duration(30*time.Second))
+	def(&c.Execution.Retry.Base, Duration(200*time.Millisecond))
+	def(&c.Execution.Retry.Cap, Duration(5*time.Second))
+	def(&c.Execution.Retry.MaxRetryAfter, Duration(30*time.Second))
+	def(&c.Execution.ReconcileAfter, Duration(2*time.Minute))
+	def(&c.Retention.Jobs, Duration(720*time.Hour))
+	def(&c.Retention.LeaderLease, Duration(15*time.Second))
 	if c.Auth.CacheTTL == nil {
 		ttl := Duration(5 * time.Second)
 		c.Auth.CacheTTL = &ttl
 	}
-	if c.Webhooks.Timeout == 0 {
-		c.Webhooks.Timeout = Duration(10 * time.Second)
-	}
-	if c.Webhooks.MaxResponseBytes == 0 {
-		c.Webhooks.MaxResponseBytes = 64 << 10
-	}
-	if c.Webhooks.RetryFor == 0 {
-		c.Webhooks.RetryFor = Duration(24 * time.Hour)
-	}
-	if c.Webhooks.BackoffBase == 0 {
-		c.Webhooks.BackoffBase = Duration(5 * time.Second)
-	}
-	if c.Webhooks.BackoffCap == 0 {
-		c.Webhooks.BackoffCap = Duration(time.Hour)
-	}
-	if c.Webhooks.Workers == 0 {
-		c.Webhooks.Workers = 10
-	}
+	def(&c.Webhooks.Timeout, Duration(10*time.Second))
+	def(&c.Webhooks.MaxResponseBytes, 64<<10)
+	def(&c.Webhooks.RetryFor, Duration(24*time.Hour))
+	def(&c.Webhooks.BackoffBase, Duration(5*time.Second))
+	def(&c.Webhooks.BackoffCap, Duration(time.Hour))
+	def(&c.Webhooks.Workers, 10)
 	for i := range c.Providers {
 		p := &c.Providers[i]
 		if p.Timeout == 0 {
@@ -443,4 +391,12 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// def sets *p to v when it is the zero value (a field the file left out).
+func def[T comparable](p *T, v T) {
+	var zero T
+	if *p == zero {
+		*p = v
+	}
 }

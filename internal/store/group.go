@@ -14,9 +14,10 @@ import (
 // There is no timer and no long-lived goroutine: a request that finds no batch
 // running starts a leader goroutine that takes everything queued (up to size)
 // and executes it; requests arriving meanwhile queue up and go out together as
-// soon as that batch returns. A second leader starts only when a full batch is
-// waiting, so a lone caller never waits for company. Leaders exit as soon as
-// the queue is empty.
+// soon as that batch returns. Another leader starts only when a full batch is
+// waiting (up to maxLeaders batches in flight, whose WAL flushes PostgreSQL
+// itself groups), so a lone caller never waits for company. Leaders exit as
+// soon as the queue is empty.
 type group[T any] struct {
 	size       int // most items per batch
 	maxLeaders int // most batches in flight at once

@@ -82,7 +82,10 @@ func New(pool *pgxpool.Pool, opt Options) *Store {
 	return s
 }
 
-// batchSize is the most claims or wins carried by one statement.
+// batchSize is the most claims or wins carried by one statement; a full batch
+// waiting starts another one in flight (at most 8). Measured with `make bench`:
+// larger batches did not raise throughput at 64 callers, smaller ones (more
+// statements per job) lowered it.
 const batchSize = 8
 
 // Connect opens a pool for url and checks it answers. tune, if given, adjusts

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,11 +34,10 @@ type receiver struct {
 
 func newReceiver(t *testing.T, answer func(n int) int) *receiver {
 	rc := &receiver{got: make(chan received, 100)}
-	n := 0
+	var n atomic.Int64 // deliveries of different events arrive concurrently
 	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		n++
-		code := answer(n)
+		code := answer(int(n.Add(1)))
 		rc.got <- received{header: r.Header.Clone(), body: body}
 		if code <= 0 {
 			<-r.Context().Done()

@@ -190,6 +190,7 @@ func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stopping {
+		r.traceParents.Delete(jobID) // set by SubmitNewContext; nothing will start the job's span here
 		plan.Discard()
 		if fresh != nil {
 			// Created here a moment ago, with its first attempt never sent:

@@ -1,10 +1,6 @@
 package e2e_test
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/routerhq/router/internal/testdb"
@@ -13,21 +9,4 @@ import (
 // routerBin is the router binary built once for the package's tests.
 var routerBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "router-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	routerBin = filepath.Join(dir, "router")
-	build := exec.Command("go", "build", "-race", "-o", routerBin, "github.com/routerhq/router/cmd/router")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: build router:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := testdb.Run(m)
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testdb.MainWithRouter(m, &routerBin) }

@@ -134,27 +134,18 @@ func (s *Store) Complete(ctx context.Context, c Completion) (won bool, err error
 			break
 		}
 		err = req.err
-		j, rerr := s.GetJobAny(bg, c.JobID)
-		if rerr != nil {
-			if try >= 4 {
-				return false, fmt.Errorf("compare-and-swap: %w", err)
-			}
-		} else if j.CompletedBy != nil {
+		if j, rerr := s.GetJobAny(bg, c.JobID); rerr == nil && j.CompletedBy != nil {
 			if *j.CompletedBy == c.AttemptID {
-				return true, nil
+				return true, nil // the win committed; its answer was lost
 			}
 			break // someone else won: recorded as the loser below
 		}
 		if try >= 4 {
 			return false, fmt.Errorf("compare-and-swap: %w", err)
 		}
-		select {
-		case <-time.After(time.Duration(50<<try) * time.Millisecond):
-		case <-ctx.Done():
-			if ctx.Err() != nil && try >= 2 {
-				return false, fmt.Errorf("compare-and-swap: %w", err)
-			}
-		}
+		// A valid answer is not given up because its caller went away: wait
+		// out the backoff whatever ctx says.
+		time.Sleep(time.Duration(50<<try) * time.Millisecond)
 	}
 	err = s.inTx(bg, func(tx pgx.Tx) error {
 		var e error

@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/routerhq/router/internal/api"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/providers"
@@ -56,6 +59,9 @@ type options struct {
 	liveRefresh time.Duration
 	// hedgeAfter, when set, hedges on the fallback after it.
 	hedgeAfter time.Duration
+	// tracer, when set, sees every statement the router (runner and API)
+	// sends: they go through a pool of their own built with it.
+	tracer pgx.QueryTracer
 }
 
 func setup(t *testing.T, opt options) *bundle {
@@ -91,15 +97,30 @@ func setup(t *testing.T, opt options) *bundle {
 		targets["fallback"] = &race.Target{Provider: fallback, Model: "m2", ContextWindow: 128000, Timeout: time.Minute}
 		route.Providers = append(route.Providers, "fallback")
 	}
+	st := db.Store
+	if opt.tracer != nil {
+		cfg, err := pgxpool.ParseConfig(db.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.ConnConfig.Tracer = opt.tracer
+		pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+		st = store.New(pool, store.Options{KeyRetention: opt.retention})
+	}
+	listener.SkipNotificationsOf(st) // as router serve pairs them
 	runner := race.New(race.Config{
-		Store: db.Store, Listener: listener, Prompts: prompts, LeaseOwner: "test", Log: log,
+		Store: st, Listener: listener, Prompts: prompts, LeaseOwner: "test", Log: log,
 		Targets: targets, Routes: map[string]*race.Route{"default": route},
 	})
 	apiSrv := api.New(api.Config{MaxBodyBytes: opt.maxBody, LeaseOwner: "test", Lease: 30 * time.Second,
 		Limits: opt.limits, OwnerLimits: opt.ownerLimits, LiveRefresh: opt.liveRefresh, StreamKeepAlive: opt.keepAlive}, api.Deps{
-		Store: db.Store, Listener: listener, Prompts: prompts, Routes: map[string]bool{"default": true}, Models: aliases(opt.models),
+		Store: st, Listener: listener, Prompts: prompts, Routes: map[string]bool{"default": true}, Models: aliases(opt.models),
 		Exec: runner, Log: log,
-		Auth: &api.KeyAuth{Static: map[string]string{acmeKey: "acme", globexKey: "globex"}, Store: db.Store},
+		Auth: &api.KeyAuth{Static: map[string]string{acmeKey: "acme", globexKey: "globex"}, Store: st},
 	})
 	srv := httptest.NewServer(apiSrv)
 	t.Cleanup(func() {

@@ -55,7 +55,8 @@ func (s *Server) waitJob(ctx context.Context, owner, id string, wait time.Durati
 // announces a final state (succeeded, cancelled: always announced with it); any
 // other announcement may be older than the last read (announcements of other
 // replicas arrive late) and is checked by reading the state. The whole job is
-// read once, at the end.
+// read once, at the end — unless this replica's win announced it whole
+// (Listener.PublishJob), as it does for a job whose only attempt won.
 func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time.Duration, changed <-chan string, fresh bool) (*store.Job, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
@@ -81,6 +82,9 @@ func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time
 		case <-s.drain.ch: // shutting down: answer with the job as it stands
 		}
 		break
+	}
+	if j := s.Listener.Job(id); j != nil && j.Owner == owner {
+		return j, nil // announced whole by the win on this replica: no read
 	}
 	return s.Store.GetJob(context.WithoutCancel(ctx), owner, id)
 }

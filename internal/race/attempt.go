@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/routerhq/router/internal/providers"
@@ -14,7 +15,13 @@ import (
 
 // runAttempt calls the provider for one running attempt, judges the answer and
 // records the attempt's end. The context's cause says why it was cut short.
-func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attempt, t *Target, sp *spec) attemptResult {
+//
+// sole, when not nil, is true while the attempt is its job's only attempt: the
+// orchestrator clears it before it creates any other. A win read while it is
+// still true (after the commit) can announce the whole job to this replica's
+// waiters, who then need not read it back: any attempt created later would
+// find the job finished.
+func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attempt, t *Target, sp *spec, sole *atomic.Bool) attemptResult {
 	log := r.cfg.Log.With("job_id", job.ID, "attempt_id", a.ID, "owner", job.Owner, "provider", a.Provider, "seq", a.Seq, "role", a.Role)
 	bg := context.WithoutCancel(ctx)
 	req := sp.request(a, job.ID)
@@ -78,7 +85,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		return attemptResult{attempt: a, state: store.AttemptInvalid, usage: resp.Usage,
 			reason: fmt.Sprintf("%s: output breaks the prompt's contract (%s)", a.Provider, violations[0].String())}
 	}
-	won, err := r.cfg.Store.Complete(bg, store.Completion{
+	won, final, err := r.cfg.Store.CompleteJob(bg, store.Completion{
 		JobID: job.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion, Result: doc, Usage: resp.Usage,
 		ProviderResponseID: resp.ResponseID, ResponseModel: resp.Model, LatencyMS: latency,
 	})
@@ -88,7 +95,14 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 	}
 	log.Info("attempt completed", "won", won, "latency_ms", latency)
 	if won {
-		r.cfg.Listener.Publish(job.ID, store.JobSucceeded)
+		// Always announced here, in memory: a listener paired with this
+		// runner's store does not deliver the win's notification again
+		// (store.Listener.SkipNotificationsOf).
+		if final != nil && sole != nil && sole.Load() {
+			r.cfg.Listener.PublishJob(final)
+		} else {
+			r.cfg.Listener.Publish(job.ID, store.JobSucceeded)
+		}
 		return attemptResult{attempt: a, state: store.AttemptWon, usage: resp.Usage}
 	}
 	return attemptResult{attempt: a, state: store.AttemptLost, usage: resp.Usage}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/routerhq/router/internal/providers"
@@ -37,6 +38,9 @@ type orchestrator struct {
 	// firstRelease its breaker admission.
 	first        *store.Attempt
 	firstRelease func(Outcome)
+	// sole is true while the first attempt above is the job's only one (see
+	// runAttempt); cleared before any other attempt is created.
+	sole atomic.Bool
 
 	candidates []string        // eligible providers, route order
 	used       map[string]bool // providers that had an attempt this round
@@ -91,6 +95,7 @@ func (o *orchestrator) run(ctx context.Context) {
 		o.first, o.firstRelease, o.routing = nil, nil, nil
 		o.used[a.Provider] = true
 		o.attempts++
+		o.sole.Store(true)
 		o.launch(ctx, a, a.Role, release)
 	default:
 		if p := o.next(); p != "" {
@@ -415,6 +420,7 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 	if o.spec.model != "" {
 		model = o.spec.model
 	}
+	o.sole.Store(false) // before the attempt can exist: a win read after this is not the job's whole story
 	a, err := o.r.cfg.Store.CreateAttempt(ctx, store.NewAttempt{
 		JobID: o.job.ID, Provider: provider, Model: model, Role: role,
 		LeaseOwner: o.r.cfg.LeaseOwner, LeaseFor: o.r.cfg.Lease, Orchestrator: o.r.cfg.LeaseOwner,
@@ -479,7 +485,7 @@ func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string
 	go func() {
 		start := time.Now()
 		sctx, endSpan := startAttemptSpan(actx, o.job, a, t, a.Model)
-		res := o.r.runAttempt(sctx, o.job, a, t, o.spec)
+		res := o.r.runAttempt(sctx, o.job, a, t, o.spec, &o.sole)
 		endSpan(res)
 		cancel(nil)
 		endHedge()

@@ -127,6 +127,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	}
 	s.stops = append(s.stops, life.stop)
 	listener := store.NewListener(pool, log)
+	listener.SkipNotificationsOf(st) // the runner below announces its wins in memory
 	s.background(func(ctx context.Context) { listener.Run(ctx) })
 
 	ops := startOps(ctx, cfg, st, pool, dbm, s.Replica, log)

@@ -13,7 +13,9 @@ import (
 )
 
 // NotifyChannel is the LISTEN/NOTIFY channel on which every job state change is
-// announced, with the job id as payload. It crosses replicas.
+// announced. It crosses replicas. The payload is "<job id>", "<job id>:<state>"
+// or, for a batched win, "<job id>:<state>:<origin>" where origin names the
+// Store that won it (see Listener.SkipNotificationsOf).
 const NotifyChannel = "router_job"
 
 // Completion is a valid output offered by an attempt.
@@ -82,16 +84,19 @@ WITH w AS (
     WHERE jobs.id = w.job_id AND jobs.version = w.read_version AND jobs.completed_by IS NULL
       AND EXISTS (SELECT 1 FROM attempts a WHERE a.id = w.attempt_id AND a.job_id = w.job_id
                   AND a.state IN ('starting', 'running'))
-    RETURNING jobs.id, w.attempt_id
+    RETURNING jobs.id, w.attempt_id, jobs.owner, jobs.operation, jobs.idempotency_key, jobs.fingerprint,
+        jobs.prompt_version, jobs.route, jobs.input, jobs.params, jobs.state, jobs.version, jobs.created_at,
+        jobs.updated_at, jobs.finished_at, jobs.result, jobs.completed_by, jobs.error, jobs.routing, jobs.attempt_base
 ), k AS (
     UPDATE idempotency_keys SET expires_at = now() + $9::interval
     WHERE job_id = ANY (ARRAY(SELECT id FROM j))
 ), a AS (
-    UPDATE attempts SET state = 'won', usage = w.usage::jsonb, provider_response_id = nullif(w.response_id, ''),
+    UPDATE attempts AS a SET state = 'won', usage = w.usage::jsonb, provider_response_id = nullif(w.response_id, ''),
         response_model = nullif(w.response_model, ''), latency_ms = w.latency_ms, finished_at = now(),
         lease_owner = NULL, lease_expires_at = NULL
     FROM w
-    WHERE attempts.id = ANY (ARRAY(SELECT attempt_id FROM j)) AND attempts.id = w.attempt_id
+    WHERE a.id = ANY (ARRAY(SELECT attempt_id FROM j)) AND a.id = w.attempt_id
+    RETURNING ` + attemptColumns + `
 ), u AS (
     UPDATE attempts SET state = 'lost'
     WHERE job_id = ANY (ARRAY(SELECT id FROM j)) AND id <> ALL (ARRAY(SELECT attempt_id FROM j)) AND state = 'unknown'
@@ -100,15 +105,23 @@ WITH w AS (
     INSERT INTO race_events (job_id, attempt_id, kind, provider, detail)
     SELECT job_id, id, 'lost', provider, 'unknown attempt settled as lost: another attempt won' FROM u
 ), n AS (
-    SELECT pg_notify('` + NotifyChannel + `', id::text || ':succeeded') FROM j
+    SELECT pg_notify('` + NotifyChannel + `', id::text || ':succeeded:' || $10) FROM j
 )
-SELECT j.id::text, (SELECT count(*) FROM n) FROM j`
+SELECT j.id::text, (SELECT count(*) FROM n),
+    j.owner, j.operation, j.idempotency_key, j.fingerprint, j.prompt_version, j.route, j.input, j.params,
+    j.state, j.version, j.created_at, j.updated_at, j.finished_at, now() + $9::interval, j.result,
+    j.completed_by::text, j.error, j.routing, j.attempt_base,
+    a.*,
+    NOT EXISTS (SELECT 1 FROM attempts x WHERE x.job_id = j.id AND x.id <> j.attempt_id)
+        AND NOT EXISTS (SELECT 1 FROM race_events r WHERE r.job_id = j.id)
+FROM j LEFT JOIN a ON a.id = j.attempt_id::text`
 
 // winRequest is one Complete waiting for its batch.
 type winRequest struct {
 	c    Completion
 	done chan struct{}
 	won  bool
+	job  *Job // the whole job as the win left it, when it had no other attempt and no race event
 	err  error
 }
 
@@ -122,6 +135,23 @@ type winRequest struct {
 // completed the job the compare-and-swap is tried again, a few times, with
 // backoff.
 func (s *Store) Complete(ctx context.Context, c Completion) (won bool, err error) {
+	won, _, err = s.CompleteJob(ctx, c)
+	return won, err
+}
+
+// CompleteJob is Complete that also returns, when this attempt won in the
+// batched compare-and-swap and was its job's only attempt with no race event,
+// the job exactly as the win left it — what GetJob would read right after the
+// commit (attempts: just the winner; race events: none) — so that a waiter on
+// this replica can answer without reading the job back. job is nil otherwise
+// (a late win, a job with other attempts): read the job then.
+//
+// A caller must only trust job as the whole job when no other attempt of the
+// job can have been created between the statement's snapshot and its commit:
+// the statement sees attempts committed before it began, and a concurrent
+// CreateAttempt that commits while the win waits for the job's row lock is not
+// in that snapshot (internal/race knows whether it started one).
+func (s *Store) CompleteJob(ctx context.Context, c Completion) (won bool, job *Job, err error) {
 	bg := context.WithoutCancel(ctx)
 	for try := 0; ; try++ {
 		req := &winRequest{c: c, done: make(chan struct{})}
@@ -129,19 +159,19 @@ func (s *Store) Complete(ctx context.Context, c Completion) (won bool, err error
 		<-req.done
 		if req.err == nil {
 			if req.won {
-				return true, nil
+				return true, req.job, nil
 			}
 			break
 		}
 		err = req.err
 		if j, rerr := s.GetJobAny(bg, c.JobID); rerr == nil && j.CompletedBy != nil {
 			if *j.CompletedBy == c.AttemptID {
-				return true, nil // the win committed; its answer was lost
+				return true, nil, nil // the win committed; its answer was lost
 			}
 			break // someone else won: recorded as the loser below
 		}
 		if try >= 4 {
-			return false, fmt.Errorf("compare-and-swap: %w", err)
+			return false, nil, fmt.Errorf("compare-and-swap: %w", err)
 		}
 		// A valid answer is not given up because its caller went away: wait
 		// out the backoff whatever ctx says.
@@ -152,7 +182,7 @@ func (s *Store) Complete(ctx context.Context, c Completion) (won bool, err error
 		won, e = s.lateWin(bg, tx, c)
 		return e
 	})
-	return won, err
+	return won, nil, err
 }
 
 // execWins runs one batch of wins: one statement per round of distinct jobs
@@ -206,7 +236,7 @@ func (s *Store) winBatch(ctx context.Context, ws []*winRequest) error {
 	byJob := make(map[string]*winRequest, n)
 	for i, w := range ws {
 		c := w.c
-		w.won = false
+		w.won, w.job = false, nil
 		byJob[c.JobID] = w
 		jobIDs[i], attIDs[i], versions[i], latencies[i] = c.JobID, c.AttemptID, c.ReadVersion, c.LatencyMS
 		results[i], respIDs[i], models[i] = string(c.Result), c.ProviderResponseID, c.ResponseModel
@@ -215,19 +245,33 @@ func (s *Store) winBatch(ctx context.Context, ws []*winRequest) error {
 			usages[i] = &str
 		}
 	}
-	rows, err := s.pool.Query(ctx, winSQL, jobIDs, attIDs, versions, results, usages, respIDs, models, latencies, s.opt.KeyRetention)
+	rows, err := s.pool.Query(ctx, winSQL, jobIDs, attIDs, versions, results, usages, respIDs, models, latencies, s.opt.KeyRetention, s.origin)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id string
+		var j Job
+		var a Attempt
 		var notified int
-		if err := rows.Scan(&id, &notified); err != nil {
+		var whole bool
+		if err := rows.Scan(&j.ID, &notified, &j.Owner, &j.Operation, &j.IdempotencyKey, &j.fingerprint, &j.PromptVersion,
+			&j.Route, &j.Input, &j.Params, &j.State, &j.Version, &j.CreatedAt, &j.UpdatedAt, &j.FinishedAt,
+			&j.KeyExpiresAt, &j.Result, &j.CompletedBy, &j.Error, &j.Routing, &j.AttemptBase,
+			&a.ID, &a.JobID, &a.Seq, &a.Provider, &a.Model, &a.ResponseModel, &a.Role, &a.State,
+			&a.ReadVersion, &a.CreatedAt, &a.StartedAt, &a.FinishedAt, &a.LatencyMS, &a.Usage, &a.ProviderResponseID,
+			&a.Error, &a.ValidationErrors, &a.LeaseOwner, &a.LeaseExpiresAt, &a.CostUSD, &whole); err != nil {
 			return err
 		}
-		if w := byJob[id]; w != nil {
-			w.won = true
+		w := byJob[j.ID]
+		if w == nil {
+			continue
+		}
+		w.won = true
+		if whole {
+			j.Attempts, j.RaceEvents = []Attempt{a}, []RaceEvent{}
+			j.sumCosts()
+			w.job = &j
 		}
 	}
 	return rows.Err()

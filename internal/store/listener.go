@@ -25,13 +25,27 @@ type Listener struct {
 
 	mu    sync.Mutex
 	subs  map[string]map[chan string]struct{}
+	jobs  map[string]*Job // final jobs published with PublishJob, while subscribed
 	ready chan struct{}
+	// skip is the origin whose notifications are not delivered: its wins are
+	// announced in memory (SkipNotificationsOf).
+	skip string
 }
 
 // NewListener makes a listener; Run starts it.
 func NewListener(pool *pgxpool.Pool, log *slog.Logger) *Listener {
-	return &Listener{pool: pool, log: log, subs: map[string]map[chan string]struct{}{}, ready: make(chan struct{})}
+	return &Listener{pool: pool, log: log, subs: map[string]map[chan string]struct{}{}, jobs: map[string]*Job{},
+		ready: make(chan struct{})}
 }
+
+// SkipNotificationsOf pairs the listener with the store that this process's
+// runner wins jobs through: the notifications of that store's batched wins are
+// not delivered, because the runner announces each of them here in memory
+// (Publish or PublishJob) as soon as it learns of it — otherwise the
+// notification could overtake the in-memory announcement and a waiter would
+// read back a job it was about to be handed. Call it before Run, only when the
+// runner that uses st publishes on this listener.
+func (l *Listener) SkipNotificationsOf(st *Store) { l.skip = st.origin }
 
 // Ready is closed once the listener has issued its first LISTEN.
 func (l *Listener) Ready() <-chan struct{} { return l.ready }
@@ -52,6 +66,7 @@ func (l *Listener) Subscribe(jobID string) (<-chan string, func()) {
 		delete(l.subs[jobID], ch)
 		if len(l.subs[jobID]) == 0 {
 			delete(l.subs, jobID)
+			delete(l.jobs, jobID)
 		}
 		l.mu.Unlock()
 	}
@@ -69,6 +84,37 @@ func (l *Listener) Publish(jobID, state string) {
 	for ch := range l.subs[jobID] {
 		send(ch, state)
 	}
+}
+
+// PublishJob is Publish of a job that reached a final state (succeeded,
+// cancelled) on this replica, with the whole job as that change committed it:
+// a subscriber that receives the state finds the job with Job and need not read
+// it. job must be complete (attempts and race events) and is never modified
+// afterwards; subscribers share it.
+func (l *Listener) PublishJob(job *Job) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.subs[job.ID]) > 0 && FinalState(job.State) != "" {
+		l.jobs[job.ID] = job
+	}
+	for ch := range l.subs[job.ID] {
+		send(ch, job.State)
+	}
+}
+
+// Job returns the job published with PublishJob while the caller was
+// subscribed to it, or nil (changes by another replica, or published without
+// the job): then read it. The job is shared: do not modify it.
+func (l *Listener) Job(jobID string) *Job {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.jobs[jobID]
 }
 
 // wakeAll wakes every subscriber without a state: they may have missed a
@@ -98,10 +144,12 @@ func send(ch chan string, v string) {
 	}
 }
 
-// parsePayload splits a NotifyChannel payload, "<job id>" or "<job id>:<state>".
-func parsePayload(p string) (jobID, state string) {
-	id, st, _ := strings.Cut(p, ":")
-	return id, st
+// parsePayload splits a NotifyChannel payload: "<job id>", "<job id>:<state>"
+// or "<job id>:<state>:<origin>".
+func parsePayload(p string) (jobID, state, origin string) {
+	id, rest, _ := strings.Cut(p, ":")
+	st, origin, _ := strings.Cut(rest, ":")
+	return id, st, origin
 }
 
 // Run listens until ctx ends.
@@ -140,6 +188,10 @@ func (l *Listener) listenOnce(ctx context.Context, ready func()) error {
 		if err != nil {
 			return err
 		}
-		l.Publish(parsePayload(n.Payload))
+		id, state, origin := parsePayload(n.Payload)
+		if origin != "" && origin == l.skip {
+			continue // announced in memory by this process's runner
+		}
+		l.Publish(id, state)
 	}
 }

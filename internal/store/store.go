@@ -9,6 +9,7 @@
 package store
 
 import (
+	"crypto/rand"
 	"context"
 	"errors"
 	"fmt"
@@ -49,6 +50,11 @@ type Store struct {
 	claims group[claimRequest] // batched key claims (CreateJob)
 	wins   group[winRequest]   // batched compare-and-swaps (Complete)
 
+	// origin tags the notifications of this store's batched wins, so that a
+	// listener paired with it can leave them to the in-memory announcement
+	// (Listener.SkipNotificationsOf).
+	origin string
+
 	// afterClaimCommit, in tests, runs after a claim batch committed and
 	// before any of its callers is told.
 	afterClaimCommit func(firstKey string)
@@ -76,7 +82,7 @@ func (o Options) WithDefaults() Options {
 
 // New wraps a pool.
 func New(pool *pgxpool.Pool, opt Options) *Store {
-	s := &Store{pool: pool, opt: opt.WithDefaults()}
+	s := &Store{pool: pool, opt: opt.WithDefaults(), origin: rand.Text()[:16]}
 	s.claims = group[claimRequest]{size: batchSize, maxLeaders: 8, exec: s.execClaims}
 	s.wins = group[winRequest]{size: batchSize, maxLeaders: 8, exec: s.execWins}
 	return s

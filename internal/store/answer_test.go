@@ -1,0 +1,110 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/routerhq/router/internal/store"
+)
+
+// Issue 11: the win of a job's only attempt returns the job exactly as reading
+// it right after gives (so a waiter need not read it); a job with another
+// attempt gets none.
+func TestCompleteJobReturnsTheWholeJob(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	create := func(key string) *store.Job {
+		nj := newJob(t, "acme", "triage", key, `{"k":"`+key+`"}`)
+		nj.First, nj.LeaseOwner = &store.FirstAttempt{Provider: "p", Model: "m", Role: store.RolePrimary, Routing: json.RawMessage(`[]`)}, "r1"
+		j, _, err := b.st.CreateJob(ctx, nj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	j := create("whole")
+	a := j.Attempts[0]
+	won, got, err := b.st.CompleteJob(ctx, store.Completion{JobID: j.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion,
+		Result: json.RawMessage(`{"b": [1, 2], "a": "x"}`), Usage: map[string]int{"prompt_tokens": 3}, LatencyMS: 7,
+		ProviderResponseID: "resp-1", ResponseModel: "m-2026"})
+	if err != nil || !won || got == nil {
+		t.Fatalf("won=%v job=%v err=%v", won, got, err)
+	}
+	read, err := b.st.GetJob(ctx, "acme", j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotJSON, _ := json.Marshal(got)
+	readJSON, _ := json.Marshal(read)
+	if !reflect.DeepEqual(gotJSON, readJSON) {
+		t.Fatalf("the win's job differs from the job read:\nwin:  %s\nread: %s", gotJSON, readJSON)
+	}
+
+	// A second attempt (a hedge) exists: the win cannot tell the whole story.
+	j2 := create("two")
+	if _, err := b.st.CreateAttempt(ctx, store.NewAttempt{JobID: j2.ID, Provider: "q", Model: "m", Role: store.RoleHedge,
+		LeaseOwner: "r1", LeaseFor: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	a2 := j2.Attempts[0]
+	won, got, err = b.st.CompleteJob(ctx, store.Completion{JobID: j2.ID, AttemptID: a2.ID, ReadVersion: a2.ReadVersion,
+		Result: json.RawMessage(`{}`)})
+	if err != nil || !won || got != nil {
+		t.Fatalf("won=%v job=%v err=%v: want a win without the job", won, got, err)
+	}
+}
+
+// Issue 11: a listener paired with a store leaves that store's win
+// notifications to the in-memory announcement, and still delivers wins made
+// through any other store (another replica).
+func TestListenerSkipsNotificationsOfItsOwnWins(t *testing.T) {
+	b := setup(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	other := store.New(b.db.Pool, store.Options{})
+	l := store.NewListener(b.db.Pool, nil)
+	l.SkipNotificationsOf(b.st)
+	go l.Run(ctx)
+	<-l.Ready()
+
+	win := func(st *store.Store, key string) string {
+		nj := newJob(t, "acme", "triage", key, `{"k":"`+key+`"}`)
+		nj.First, nj.LeaseOwner = &store.FirstAttempt{Provider: "p", Role: store.RolePrimary}, "r1"
+		j, _, err := st.CreateJob(ctx, nj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j.ID
+	}
+	complete := func(st *store.Store, id string) {
+		j, err := st.GetJobAny(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := j.Attempts[0]
+		if won, err := st.Complete(ctx, store.Completion{JobID: id, AttemptID: a.ID, ReadVersion: a.ReadVersion, Result: json.RawMessage(`{}`)}); err != nil || !won {
+			t.Fatalf("won=%v err=%v", won, err)
+		}
+	}
+	own, foreign := win(b.st, "own"), win(other, "foreign")
+	ownCh, unsubOwn := l.Subscribe(own)
+	defer unsubOwn()
+	foreignCh, unsubForeign := l.Subscribe(foreign)
+	defer unsubForeign()
+
+	// The own win first, then the foreign one: notifications arrive in commit
+	// order, so once the foreign one is delivered the own one would have been.
+	complete(b.st, own)
+	complete(other, foreign)
+	if got := <-foreignCh; got != store.JobSucceeded {
+		t.Fatalf("foreign win announced as %q", got)
+	}
+	select {
+	case got := <-ownCh:
+		t.Fatalf("the own win's notification was delivered (%q): it is announced in memory", got)
+	default:
+	}
+}

@@ -1,15 +1,15 @@
 package race
 
-import "github.com/routerhq/router/internal/store"
+import (
+	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/store"
+)
 
-// TargetPrices is the price of every priced target, by target id, for
-// store.SetTargetPrices: the database prices each attempt from it.
-func TargetPrices(targets map[string]*Target) map[string]store.Price {
-	out := map[string]store.Price{}
-	for id, t := range targets {
-		if t.Price != nil {
-			out[id] = store.Price{InputPerMTok: t.Price.InputPerMTok, OutputPerMTok: t.Price.OutputPerMTok}
-		}
+// storePrice is a target's configured price as stored on the attempts this
+// process makes on it (their cost_usd follows from it); nil: unpriced.
+func storePrice(p *providers.Price) *store.Price {
+	if p == nil {
+		return nil
 	}
-	return out
+	return &store.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/racetest"
 	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/testdb"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
@@ -105,5 +106,59 @@ func TestCostOfHedging(t *testing.T) {
 	}
 	if want := float64(p.FinishedAt.Sub(*h.FinishedAt).Microseconds()) / 1000; math.Abs(hc.LatencyBoughtMS-want) > 0.01 || want <= 0 {
 		t.Fatalf("latency bought %vms, want %vms", hc.LatencyBoughtMS, want)
+	}
+}
+
+// SPEC §18: an attempt is priced with the configuration of the replica that
+// makes it. Three replicas share one database and configure the same target
+// at two different prices and at none; each one's attempts, whether created
+// with their job (planned) or by the runner (unplanned), carry that replica's
+// price, and the unpriced one's have neither price nor cost.
+func TestEachReplicaPricesItsOwnAttempts(t *testing.T) {
+	u := &providers.Usage{PromptTokens: 1000, CompletionTokens: 100, TotalTokens: 1100}
+	respond := func(int, *providers.Request) providers.Step {
+		return providers.Step{Output: racetest.ValidTriage, Usage: u}
+	}
+	db := testdb.New(t, store.Options{})
+	replicas := []struct {
+		name  string
+		price *providers.Price
+	}{
+		{"replica-a", &providers.Price{InputPerMTok: 2, OutputPerMTok: 8}},
+		{"replica-b", &providers.Price{InputPerMTok: 5, OutputPerMTok: 20}},
+		{"replica-c", nil}, // started last: with prices kept in one table, it would have unpriced everyone
+	}
+	bundles := make([]*racetest.Bundle, len(replicas))
+	for i, r := range replicas {
+		bundles[i] = racetest.New(t, racetest.Options{DB: db, LeaseOwner: r.name, Route: race.Route{},
+			Providers: []racetest.Provider{{Name: "primary", Price: r.price, Respond: respond}}})
+	}
+	for i, r := range replicas {
+		b := bundles[i]
+		for _, j := range []*store.Job{b.Submit(t), b.SubmitUnplanned(t)} {
+			j = b.WaitSettled(t, j.ID)
+			if j.State != store.JobSucceeded || len(j.Attempts) != 1 {
+				t.Fatalf("%s: job %s with %d attempts", r.name, j.State, len(j.Attempts))
+			}
+			a := j.Attempts[0]
+			var in, out *float64
+			if err := db.Pool.QueryRow(context.Background(), `SELECT price_input_per_mtok::float8, price_output_per_mtok::float8
+				FROM attempts WHERE id = $1`, a.ID).Scan(&in, &out); err != nil {
+				t.Fatal(err)
+			}
+			if r.price == nil {
+				if in != nil || out != nil || a.CostUSD != nil || j.CostUSD != nil {
+					t.Fatalf("%s: unpriced target's attempt has price %v/%v, cost %v, job cost %v", r.name, in, out, a.CostUSD, j.CostUSD)
+				}
+				continue
+			}
+			if in == nil || out == nil || *in != r.price.InputPerMTok || *out != r.price.OutputPerMTok {
+				t.Fatalf("%s: attempt price %v/%v, want %v", r.name, in, out, *r.price)
+			}
+			want, _ := r.price.Cost(*u)
+			if a.CostUSD == nil || !near(*a.CostUSD, want) || j.CostUSD == nil || !near(*j.CostUSD, want) {
+				t.Fatalf("%s: attempt cost %v, job cost %v, want %v", r.name, a.CostUSD, j.CostUSD, want)
+			}
+		}
 	}
 }

@@ -416,13 +416,14 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 	if !ok {
 		return
 	}
-	model := o.r.cfg.Targets[provider].Model
+	target := o.r.cfg.Targets[provider]
+	model := target.Model
 	if o.spec.model != "" {
 		model = o.spec.model
 	}
 	o.sole.Store(false) // before the attempt can exist: a win read after this is not the job's whole story
 	a, err := o.r.cfg.Store.CreateAttempt(ctx, store.NewAttempt{
-		JobID: o.job.ID, Provider: provider, Model: model, Role: role,
+		JobID: o.job.ID, Provider: provider, Model: model, Role: role, Price: storePrice(target.Price),
 		LeaseOwner: o.r.cfg.LeaseOwner, LeaseFor: o.r.cfg.Lease, Orchestrator: o.r.cfg.LeaseOwner,
 		MaxInflight: o.route.MaxInflight, MaxAttempts: o.route.MaxAttempts, Routing: o.routing,
 	})

@@ -66,11 +66,12 @@ func (r *Runner) Plan(job *store.Job) (plan store.JobPlan, routing json.RawMessa
 	if !admitted {
 		return p, nil, true, nil
 	}
-	model := r.cfg.Targets[provider].Model
+	target := r.cfg.Targets[provider]
+	model := target.Model
 	if sp.model != "" {
 		model = sp.model
 	}
-	p.first = &store.FirstAttempt{Provider: provider, Model: model, Role: role, Routing: o.routing}
+	p.first = &store.FirstAttempt{Provider: provider, Model: model, Role: role, Price: storePrice(target.Price), Routing: o.routing}
 	p.release = release
 	return p, nil, true, nil
 }

@@ -103,9 +103,6 @@ func New(t testing.TB, o Options) *Bundle {
 		targets[p.Name] = &race.Target{Provider: sp, Model: p.Name + "-model", ContextWindow: window, Timeout: timeout, MaxRetries: p.MaxRetries, Price: p.Price}
 		route.Providers = append(route.Providers, p.Name)
 	}
-	if err := db.Store.SetTargetPrices(context.Background(), race.TargetPrices(targets)); err != nil {
-		t.Fatal(err)
-	}
 	if route.MaxInflight == 0 {
 		route.MaxInflight = 2
 	}

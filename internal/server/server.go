@@ -118,9 +118,6 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 			log.Info("migrations applied", "migrations", applied)
 		}
 	}
-	if err := st.SetTargetPrices(ctx, race.TargetPrices(targets)); err != nil {
-		return nil, fmt.Errorf("record the configured prices: %w (are the migrations current? run `router migrate`)", err)
-	}
 	life, err := startLifecycle(ctx, cfg, st, pool, s.Replica, log)
 	if err != nil {
 		return nil, err

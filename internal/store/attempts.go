@@ -30,6 +30,9 @@ type NewAttempt struct {
 	Provider string
 	Model    string
 	Role     string
+	// Price is the target's configured price in this process, stored on the
+	// attempt (its cost_usd follows from it); nil: unpriced.
+	Price *Price
 	// LeaseOwner names the router process that runs the attempt; LeaseFor is how
 	// long its lease lasts before it must be renewed.
 	LeaseOwner  string
@@ -89,6 +92,7 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 		if na.MaxAttempts > 0 && total-base >= na.MaxAttempts {
 			return fmt.Errorf("%w: %d attempts made (max_attempts %d)", ErrAttemptLimit, total-base, na.MaxAttempts)
 		}
+		priceIn, priceOut := na.Price.parts()
 		lease := na.LeaseFor
 		if lease <= 0 {
 			lease = 30 * time.Second
@@ -102,10 +106,11 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 				WHERE id = $2 AND (state = 'pending' OR $10::jsonb IS NOT NULL)
 				RETURNING version)
 			INSERT INTO attempts AS a (id, job_id, seq, provider, model, role, read_version,
-				lease_owner, lease_expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, coalesce((SELECT version FROM j), $7), $8, now() + $9::interval)
+				lease_owner, lease_expires_at, price_input_per_mtok, price_output_per_mtok)
+			VALUES ($1, $2, $3, $4, $5, $6, coalesce((SELECT version FROM j), $7), $8, now() + $9::interval, $11::float8, $12::float8)
 			RETURNING `+attemptColumns,
-			uuid.New(), na.JobID, maxSeq+1, na.Provider, na.Model, na.Role, version, na.LeaseOwner, lease, routingOrNil(na.Routing))
+			uuid.New(), na.JobID, maxSeq+1, na.Provider, na.Model, na.Role, version, na.LeaseOwner, lease, routingOrNil(na.Routing),
+			priceIn, priceOut)
 		if err != nil {
 			return err
 		}

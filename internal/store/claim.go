@@ -23,6 +23,9 @@ type FirstAttempt struct {
 	Provider string
 	Model    string
 	Role     string
+	// Price is the target's configured price in this process, stored on the
+	// attempt (its cost_usd follows from it); nil: unpriced.
+	Price *Price
 	// Routing is the job's routing decisions, recorded with it.
 	Routing json.RawMessage
 }
@@ -68,9 +71,10 @@ func (c *claimRequest) key() string {
 const claimSQL = `
 WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::bytea[], $6::text[], $7::text[],
-        $8::text[], $9::text[], $10::text[], $11::bigint[], $12::uuid[], $13::text[], $14::text[], $15::text[], $16::text[])
+        $8::text[], $9::text[], $10::text[], $11::bigint[], $12::uuid[], $13::text[], $14::text[], $15::text[], $16::text[],
+        $17::float8[], $18::float8[])
         WITH ORDINALITY AS i(owner, operation, key, job_id, fp, prompt_version, route, input, params,
-            lease_owner, lease_ms, attempt_id, provider, model, role, routing, ord)
+            lease_owner, lease_ms, attempt_id, provider, model, role, routing, price_in, price_out, ord)
 ), claim AS (
     INSERT INTO idempotency_keys AS k (owner, operation, idempotency_key, job_id, fingerprint)
     SELECT owner, operation, key, job_id, fp FROM input ORDER BY owner, operation, key
@@ -89,9 +93,9 @@ WITH input AS (
     RETURNING id, version, created_at
 ), a AS (
     INSERT INTO attempts (id, job_id, seq, provider, model, role, state, read_version, lease_owner,
-        lease_expires_at, started_at)
+        lease_expires_at, started_at, price_input_per_mtok, price_output_per_mtok)
     SELECT i.attempt_id, i.job_id, 1, i.provider, i.model, i.role, 'running', j.version, nullif(i.lease_owner, ''),
-        now() + i.lease_ms * interval '1 millisecond', now()
+        now() + i.lease_ms * interval '1 millisecond', now(), i.price_in, i.price_out
     FROM input i JOIN j ON j.id = i.job_id
     WHERE i.attempt_id IS NOT NULL
 )
@@ -246,6 +250,7 @@ func (s *Store) claimBatch(ctx context.Context, cs []*claimRequest) error {
 		fps                                 = make([][]byte, n)
 		leaseMS                             = make([]int64, n)
 		attIDs, provs, models, roles, routs = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
+		priceIns, priceOuts                 = make([]*float64, n), make([]*float64, n)
 	)
 	for i, c := range cs {
 		nj := c.nj
@@ -261,10 +266,11 @@ func (s *Store) claimBatch(ctx context.Context, cs []*claimRequest) error {
 				r := string(f.Routing)
 				routs[i] = &r
 			}
+			priceIns[i], priceOuts[i] = f.Price.parts()
 		}
 	}
 	rows, err := s.pool.Query(ctx, claimSQL, owners, ops, keys, jobIDs, fps, pvs, routes, inputs, params,
-		leaseOwners, leaseMS, attIDs, provs, models, roles, routs)
+		leaseOwners, leaseMS, attIDs, provs, models, roles, routs, priceIns, priceOuts)
 	if err != nil {
 		return err
 	}

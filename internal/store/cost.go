@@ -1,38 +1,20 @@
 package store
 
-import (
-	"context"
-
-	"github.com/jackc/pgx/v5"
-)
-
-// Price is a target's price in USD per million tokens.
+// Price is a target's price in USD per million tokens. An attempt is created
+// with its target's price as the creating process configures it (FirstAttempt,
+// NewAttempt), stored on the attempt row, so the attempt keeps the price it was
+// made at and the database derives its cost_usd from the usage the provider
+// reported (migrations/0008_cost.sql).
 type Price struct {
 	InputPerMTok, OutputPerMTok float64
 }
 
-// SetTargetPrices makes prices (by target id) the prices of new attempts: a
-// trigger copies an attempt's target's price onto it when it is created
-// (migrations/0008_cost.sql), and its cost_usd follows from its usage. Targets
-// absent from prices lose their price. Attempts already made keep theirs. With
-// several replicas, the configuration that last called this holds.
-func (s *Store) SetTargetPrices(ctx context.Context, prices map[string]Price) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error {
-		targets := make([]string, 0, len(prices))
-		ins := make([]float64, 0, len(prices))
-		outs := make([]float64, 0, len(prices))
-		for t, p := range prices {
-			targets, ins, outs = append(targets, t), append(ins, p.InputPerMTok), append(outs, p.OutputPerMTok)
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM target_prices WHERE NOT (target = ANY($1::text[]))`, targets); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO target_prices (target, input_per_mtok, output_per_mtok)
-			SELECT * FROM unnest($1::text[], $2::float8[], $3::float8[])
-			ON CONFLICT (target) DO UPDATE SET input_per_mtok = EXCLUDED.input_per_mtok,
-				output_per_mtok = EXCLUDED.output_per_mtok, updated_at = now()`, targets, ins, outs)
-		return err
-	})
+// parts is the price as the attempt row's two nullable columns.
+func (p *Price) parts() (in, out *float64) {
+	if p == nil {
+		return nil, nil
+	}
+	return &p.InputPerMTok, &p.OutputPerMTok
 }
 
 // sumCosts sets the job's cost_usd (every attempt) and lost_cost_usd (every

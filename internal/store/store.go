@@ -9,8 +9,8 @@
 package store
 
 import (
-	"crypto/rand"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"strings"

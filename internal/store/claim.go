@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -269,13 +270,7 @@ func (s *Store) claimBatch(ctx context.Context, cs []*claimRequest) error {
 			priceIns[i], priceOuts[i] = f.Price.parts()
 		}
 	}
-	rows, err := s.pool.Query(ctx, claimSQL, owners, ops, keys, jobIDs, fps, pvs, routes, inputs, params,
-		leaseOwners, leaseMS, attIDs, provs, models, roles, routs, priceIns, priceOuts)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
+	return s.queryBatched(ctx, func(rows pgx.Rows) error {
 		var (
 			ord        int
 			created    bool
@@ -300,8 +295,9 @@ func (s *Store) claimBatch(ctx context.Context, cs []*claimRequest) error {
 		case !created && existingID != nil:
 			c.existingID, c.existingFP = *existingID, existingFP
 		}
-	}
-	return rows.Err()
+		return nil
+	}, claimSQL, owners, ops, keys, jobIDs, fps, pvs, routes, inputs, params,
+		leaseOwners, leaseMS, attIDs, provs, models, roles, routs, priceIns, priceOuts)
 }
 
 // retryRolledBack runs fn again (up to three times) when its statement

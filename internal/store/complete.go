@@ -245,12 +245,7 @@ func (s *Store) winBatch(ctx context.Context, ws []*winRequest) error {
 			usages[i] = &str
 		}
 	}
-	rows, err := s.pool.Query(ctx, winSQL, jobIDs, attIDs, versions, results, usages, respIDs, models, latencies, s.opt.KeyRetention, s.origin)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
+	return s.queryBatched(ctx, func(rows pgx.Rows) error {
 		var j Job
 		var a Attempt
 		var notified int
@@ -265,7 +260,7 @@ func (s *Store) winBatch(ctx context.Context, ws []*winRequest) error {
 		}
 		w := byJob[j.ID]
 		if w == nil {
-			continue
+			return nil
 		}
 		w.won = true
 		if whole {
@@ -273,8 +268,8 @@ func (s *Store) winBatch(ctx context.Context, ws []*winRequest) error {
 			j.sumCosts()
 			w.job = &j
 		}
-	}
-	return rows.Err()
+		return nil
+	}, winSQL, jobIDs, attIDs, versions, results, usages, respIDs, models, latencies, s.opt.KeyRetention, s.origin)
 }
 
 // lateWin handles a valid result whose compare-and-swap failed. The version

@@ -23,3 +23,7 @@ func (s *Store) ClaimOneBatch(ctx context.Context, njs []NewJob) (jobs []*Job, c
 // SetAfterClaimCommit installs a hook run after a claim batch commits and
 // before its callers are told (a crash there is simulated by never returning).
 func (s *Store) SetAfterClaimCommit(f func(firstKey string)) { s.afterClaimCommit = f }
+
+// SetOnPlan installs a hook that sees the plan of every batched statement
+// (claim, win), made in its transaction with its arguments.
+func (s *Store) SetOnPlan(f func(plan []byte)) { s.onPlan = f }

@@ -12,12 +12,14 @@ import (
 // batched completer and PostgreSQL's own commit_delay, without the delay).
 //
 // There is no timer and no long-lived goroutine: a request that finds no batch
-// running starts a leader goroutine that takes everything queued (up to size)
-// and executes it; requests arriving meanwhile queue up and go out together as
-// soon as that batch returns. Another leader starts only when a full batch is
-// waiting (up to maxLeaders batches in flight, whose WAL flushes PostgreSQL
-// itself groups), so a lone caller never waits for company. Leaders exit as
-// soon as the queue is empty.
+// running leads itself — its own goroutine takes everything queued (up to
+// size) and executes it, so a lone caller pays no hand-off to another
+// goroutine; requests arriving meanwhile queue up and go out together as soon
+// as that batch returns, under a leader goroutine the caller starts when its
+// own batch is done. Another leader starts only when a full batch is waiting
+// (up to maxLeaders batches in flight, whose WAL flushes PostgreSQL itself
+// groups), so a lone caller never waits for company. Leaders exit as soon as
+// the queue is empty.
 type group[T any] struct {
 	size       int // most items per batch
 	maxLeaders int // most batches in flight at once
@@ -34,35 +36,56 @@ type group[T any] struct {
 const execTimeout = 30 * time.Second
 
 // enqueue adds it to the next batch. The caller then waits for it to be done;
-// once queued an item is always executed.
+// once queued an item is always executed. A caller that finds no leader
+// executes the batch (its own item first) before enqueue returns.
 func (g *group[T]) enqueue(it *T) {
 	g.mu.Lock()
 	g.queue = append(g.queue, it)
-	start := g.leaders == 0 || (len(g.queue) >= g.size && g.leaders < g.maxLeaders)
-	if start {
+	self := g.leaders == 0
+	start := !self && len(g.queue) >= g.size && g.leaders < g.maxLeaders
+	if self || start {
 		g.leaders++
 	}
 	g.mu.Unlock()
-	if start {
+	switch {
+	case self:
+		// With no leader the queue held nothing else: this batch carries it.
+		g.next()
+		g.mu.Lock()
+		rest := len(g.queue) > 0
+		if !rest {
+			g.leaders--
+		}
+		g.mu.Unlock()
+		if rest {
+			go g.lead() // others queued meanwhile: a goroutine takes over
+		}
+	case start:
 		go g.lead()
 	}
 }
 
 func (g *group[T]) lead() {
-	for {
-		g.mu.Lock()
-		if len(g.queue) == 0 {
-			g.leaders--
-			g.mu.Unlock()
-			return
-		}
-		n := min(len(g.queue), g.size)
-		batch := make([]*T, n)
-		copy(batch, g.queue)
-		g.queue = append(g.queue[:0], g.queue[n:]...)
-		g.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), execTimeout)
-		g.exec(ctx, batch)
-		cancel()
+	for g.next() {
 	}
+}
+
+// next executes the next batch, if any, and reports whether the leader should
+// go on; a leader that finds the queue empty leaves.
+func (g *group[T]) next() bool {
+	g.mu.Lock()
+	if len(g.queue) == 0 {
+		g.leaders--
+		g.mu.Unlock()
+		return false
+	}
+	n := min(len(g.queue), g.size)
+	batch := make([]*T, n)
+	copy(batch, g.queue)
+	g.queue = append(g.queue[:0], g.queue[n:]...)
+	g.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), execTimeout)
+	g.exec(ctx, batch)
+	cancel()
+	return true
 }

@@ -58,6 +58,9 @@ type Store struct {
 	// afterClaimCommit, in tests, runs after a claim batch committed and
 	// before any of its callers is told.
 	afterClaimCommit func(firstKey string)
+	// onPlan, in tests, sees the plan (EXPLAIN, JSON) of each batched
+	// statement, made in the same transaction just before it runs.
+	onPlan func(plan []byte)
 }
 
 // Options tune the store.

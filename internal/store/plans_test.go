@@ -1,0 +1,95 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/routerhq/router/internal/store"
+)
+
+// Issue 11: the batched claim and win reach their rows by index whatever the
+// statistics say. Here the tables were analyzed empty and then grew by
+// thousands of rows (as in the first minutes of a busy new database), and the
+// in-flight attempts index holds thousands of entries of attempts that
+// finished since: a plan left to those statistics scans whole tables (the
+// router then slows down as its tables grow; measured by `make bench`).
+func TestBatchedStatementsUseIndexesWhateverTheStatistics(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := b.db.Pool.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	for _, tbl := range []string{"jobs", "attempts", "idempotency_keys", "race_events"} {
+		exec(`ALTER TABLE ` + tbl + ` SET (autovacuum_enabled = false)`)
+		exec(`ANALYZE ` + tbl)
+	}
+	exec(`INSERT INTO jobs (id, owner, operation, idempotency_key, fingerprint, prompt_version, route, input, state)
+		SELECT gen_random_uuid(), 'bulk', 'triage', 'k' || g, '\x00', '1', 'default', '{}', 'running'
+		FROM generate_series(1, 5000) g`)
+	exec(`INSERT INTO idempotency_keys (owner, operation, idempotency_key, job_id, fingerprint)
+		SELECT owner, operation, idempotency_key, id, fingerprint FROM jobs WHERE owner = 'bulk'`)
+	exec(`INSERT INTO attempts (id, job_id, seq, provider, role, state, read_version)
+		SELECT gen_random_uuid(), id, 1, 'p', 'primary', 'running', 1 FROM jobs WHERE owner = 'bulk'`)
+	exec(`UPDATE attempts SET state = 'failed', finished_at = now() WHERE state = 'running'`)
+
+	var mu sync.Mutex
+	var plans [][]byte
+	b.st.SetOnPlan(func(p []byte) {
+		mu.Lock()
+		plans = append(plans, p)
+		mu.Unlock()
+	})
+	nj := newJob(t, "acme", "triage", "plan-1", `{}`)
+	nj.First, nj.LeaseOwner = &store.FirstAttempt{Provider: "p", Role: store.RolePrimary}, "r1"
+	j, _, err := b.st.CreateJob(ctx, nj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := j.Attempts[0]
+	if won, err := b.st.Complete(ctx, store.Completion{JobID: j.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion,
+		Result: json.RawMessage(`{}`)}); err != nil || !won {
+		t.Fatalf("won=%v err=%v", won, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(plans) != 2 {
+		t.Fatalf("saw %d plans, want the claim's and the win's", len(plans))
+	}
+	for i, p := range plans {
+		var doc []struct{ Plan planNode }
+		if err := json.Unmarshal(p, &doc); err != nil || len(doc) != 1 {
+			t.Fatalf("plan %d: %v: %s", i, err, p)
+		}
+		for _, bad := range doc[0].Plan.scans() {
+			t.Errorf("%s statement: %s: a scan whose cost grows with the table", []string{"claim", "win"}[i], bad)
+		}
+	}
+}
+
+type planNode struct {
+	NodeType string     `json:"Node Type"`
+	Relation string     `json:"Relation Name"`
+	Index    string     `json:"Index Name"`
+	Plans    []planNode `json:"Plans"`
+}
+
+// scans lists the whole-table and bitmap scans of the router's tables.
+func (n planNode) scans() []string {
+	var out []string
+	switch n.NodeType {
+	case "Seq Scan", "Bitmap Heap Scan", "Bitmap Index Scan":
+		if n.Relation != "" || strings.HasPrefix(n.Index, "attempts") || strings.HasPrefix(n.Index, "jobs") {
+			out = append(out, n.NodeType+" on "+n.Relation+n.Index)
+		}
+	}
+	for _, c := range n.Plans {
+		out = append(out, c.scans()...)
+	}
+	return out
+}

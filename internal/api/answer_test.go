@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"reflect"
@@ -141,5 +142,44 @@ func TestHedgedJobAnswerShowsEveryAttempt(t *testing.T) {
 	}
 	if len(job.Attempts) != 2 {
 		t.Fatalf("want both attempts (primary, hedge) in the answer: %s", rep.raw)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the router's goroutines and the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// One line per request at info level — the access log, naming the job — and
+// the job's own lifecycle lines at debug: a router serving thousands of jobs
+// a second does not write three lines for each.
+func TestOneInfoLinePerJobRequest(t *testing.T) {
+	logs := &lockedBuffer{}
+	b := setup(t, options{logs: logs})
+	rep := b.create(t, acmeKey, "log-1", triageBody("log"), "Prefer", "wait=10")
+	if rep.status != 201 || rep.header.Get("X-Router-Job-Id") != rep.job() {
+		t.Fatalf("status %d, X-Router-Job-Id %q: %s", rep.status, rep.header.Get("X-Router-Job-Id"), rep.raw)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		if strings.Contains(l, rep.job()) {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 || !strings.Contains(lines[0], `msg=http`) || !strings.Contains(lines[0], "job_id="+rep.job()) {
+		t.Fatalf("want one access log line naming the job, got:\n%s", strings.Join(lines, "\n"))
 	}
 }

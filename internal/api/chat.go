@@ -134,7 +134,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("X-Router-Job-Id", job.ID)
 	if created {
-		s.Log.Info("chat job created", "job_id", job.ID, "owner", owner, "route", route)
+		s.Log.Debug("chat job created", "job_id", job.ID, "owner", owner, "route", route)
 	} else {
 		s.Counters.IdempotentReplay()
 		w.Header().Set("Idempotent-Replayed", "true")

@@ -78,8 +78,9 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wait, applied := s.waitFor(r)
+	w.Header().Set("X-Router-Job-Id", job.ID) // also in the access log line
 	if created {
-		s.Log.Info("job created", "job_id", job.ID, "owner", owner, "operation", job.Operation, "route", job.Route)
+		s.Log.Debug("job created", "job_id", job.ID, "owner", owner, "operation", job.Operation, "route", job.Route)
 	}
 	if j, err := s.startAndWait(r.Context(), job, created, wait, plan); err == nil {
 		job = j

@@ -156,7 +156,8 @@ func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, 
 
 // ServeHTTP serves the API with panic recovery and access logs.
 // Every request gets a request id (X-Request-Id), a server span continuing the
-// caller's traceparent, and one access log line at info level.
+// caller's traceparent, and one access log line at info level (with the job's
+// id when the request created or found one: the per-job lines are at debug).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rid := requestID(r)
@@ -171,6 +172,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		endRequestSpan(span, r, sw.status)
 		attrs := []any{"method", r.Method, "path", r.URL.Path, "status", sw.status, "ms", time.Since(start).Milliseconds(), "request_id", rid}
+		if id := sw.Header().Get("X-Router-Job-Id"); id != "" {
+			attrs = append(attrs, "job_id", id)
+		}
 		if sc := span.SpanContext(); sc.IsValid() {
 			attrs = append(attrs, "trace_id", sc.TraceID().String())
 		}

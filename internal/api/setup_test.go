@@ -62,6 +62,8 @@ type options struct {
 	// tracer, when set, sees every statement the router (runner and API)
 	// sends: they go through a pool of their own built with it.
 	tracer pgx.QueryTracer
+	// logs, when set, receives the router's log at info level.
+	logs io.Writer
 }
 
 func setup(t *testing.T, opt options) *bundle {
@@ -81,6 +83,9 @@ func setup(t *testing.T, opt options) *bundle {
 		timeout = time.Minute
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if opt.logs != nil {
+		log = slog.New(slog.NewTextHandler(opt.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
 	listener := store.NewListener(db.Pool, log)
 	ctx, cancel := context.WithCancel(context.Background())
 	go listener.Run(ctx)

@@ -93,7 +93,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		log.Error("could not record completion; the lease will expire and recovery decides", "err", err)
 		return attemptResult{attempt: a, state: "abandoned"}
 	}
-	log.Info("attempt completed", "won", won, "latency_ms", latency)
+	log.Debug("attempt completed", "won", won, "latency_ms", latency)
 	if won {
 		// Always announced here, in memory: a listener paired with this
 		// runner's store does not deliver the win's notification again

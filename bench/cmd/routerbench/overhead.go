@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"slices"
 	"time"
 )
 
@@ -44,8 +45,12 @@ func (b *Bench) overhead(ctx context.Context) error {
 		return err
 	}
 	defer p.Stop()
-	// Warm up connections, prepared statements and the tokenizer.
-	closedLoop(ctx, 4, 100, b.o.MaxRun, func(ctx context.Context, i int) Sample {
+	// Warm up connections (the pool grows to its size only under load, and
+	// each new connection prepares its statements), prepared statements, the
+	// heap and the tokenizer: at the largest caller count, as a router in
+	// service is.
+	warm := slices.Max(b.o.Concurrency)
+	closedLoop(ctx, warm, max(100, 4*warm), b.o.MaxRun, func(ctx context.Context, i int) Sample {
 		n := nonceFor("warm-"+b.runID, i)
 		return b.c.Job(ctx, p, n, n, 0)
 	})

@@ -38,6 +38,7 @@ type Options struct {
 
 	OverheadN, OverheadN1 int
 	OverheadLatency       time.Duration
+	SustainedRounds       int
 	Concurrency           []int
 
 	ProfileFor     time.Duration
@@ -62,13 +63,14 @@ func main() {
 	flag.StringVar(&o.Out, "out", filepath.Join("bench", "results", "latest"), "where report.md and the charts go (replaced by each run)")
 	flag.StringVar(&o.RunsDir, "runs", filepath.Join(".local", "bench-runs"), "where each run's full directory (profiles included) goes, under its timestamp; keep it out of git")
 	flag.StringVar(&o.Prompts, "prompts", "prompts", "prompts directory")
-	flag.StringVar(&o.Scenarios, "scenarios", "floor,overhead,profile,replicas,degraded,storm", "scenarios to run, comma-separated")
+	flag.StringVar(&o.Scenarios, "scenarios", "floor,overhead,profile,replicas,degraded,storm,sustained", "scenarios to run, comma-separated")
 	flag.DurationVar(&o.MaxRun, "max-run", 30*time.Second, "time bound of any one load run")
 	flag.StringVar(&o.LogLevel, "router-log-level", "info", "the routers' log level")
 	flag.IntVar(&o.FloorN, "floor-n", 200, "measured commit sequences of the durable-commit floor")
 	flag.IntVar(&o.FloorCommits, "floor-commits", 2, "durable commits per job on the path (SPEC §14)")
 	flag.IntVar(&o.OverheadN, "overhead-n", 10000, "requests per run at more than one caller")
 	flag.IntVar(&o.OverheadN1, "overhead-n1", 300, "requests per run at 1 caller")
+	flag.IntVar(&o.SustainedRounds, "sustained-rounds", 4, "rounds of the sustained scenario (each -overhead-n jobs at -profile-callers)")
 	flag.DurationVar(&o.OverheadLatency, "overhead-latency", 20*time.Millisecond, "the mock's fixed latency in the overhead, profile and replica scenarios")
 	flag.StringVar(&conc, "concurrency", "1,16,64,256", "caller counts of the overhead scenario (SPEC §14's targets are at 1 and 64)")
 	flag.DurationVar(&o.ProfileFor, "profile-for", 10*time.Second, "CPU and allocation profile length")
@@ -151,7 +153,7 @@ func run(ctx context.Context, o Options) error {
 		fn   func(context.Context) error
 	}{
 		{"floor", b.floor}, {"overhead", b.overhead}, {"profile", b.profile},
-		{"replicas", b.replicas}, {"degraded", b.degraded}, {"storm", b.storm},
+		{"replicas", b.replicas}, {"degraded", b.degraded}, {"storm", b.storm}, {"sustained", b.sustained},
 	}
 	for _, s := range steps {
 		if !want[s.name] {

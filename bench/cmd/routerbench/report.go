@@ -21,6 +21,7 @@ type Report struct {
 	Replicas  *ReplicasResult
 	Degraded  *DegradedResult
 	Storm     []StormRow
+	Sustained []SustainedRow
 	Integrity []string // one line per checked router (or deployment)
 	Problems  []string
 }
@@ -61,6 +62,7 @@ func (b *Bench) write() error {
 	b.writeReplicas(&m)
 	b.writeDegraded(&m)
 	b.writeStorm(&m)
+	b.writeSustained(&m)
 	m.p("## Integrity (from the database, per router or deployment)")
 	m.p("")
 	for _, l := range r.Integrity {

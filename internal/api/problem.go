@@ -3,53 +3,43 @@ package api
 import (
 	"encoding/json"
 	"net/http"
-	"strings"
+
+	rfcproblem "github.com/routerhq/router/internal/problem"
 )
 
-// problemBase prefixes every problem type URI.
-const problemBase = "https://router.dev/problems/"
-
-// problem is an RFC 9457 problem detail.
+// problem is a tenant API problem: the members of every problem (written by
+// internal/problem, with the request id) and the API's own, the job it is
+// about and the violations of a rejected input or result.
 type problem struct {
-	Type       string         `json:"type"`
-	Title      string         `json:"title"`
-	Status     int            `json:"status"`
-	Detail     string         `json:"detail"`
-	Instance   string         `json:"instance,omitempty"`
-	JobID      string         `json:"job_id,omitempty"`
-	Violations any            `json:"violations,omitempty"`
-	Extra      map[string]any `json:"-"`
+	Type       string
+	Title      string
+	Status     int
+	Detail     string
+	Instance   string
+	JobID      string
+	Violations any
+	// Extra holds further members; it never replaces the ones above.
+	Extra map[string]any
 }
 
-// problemFields are the members of the problem itself: Extra never replaces them.
-var problemFields = map[string]bool{"type": true, "title": true, "status": true, "detail": true,
-	"instance": true, "job_id": true, "violations": true}
+// apiMembers are the API's own members, written as they always were: through
+// JSON and back, so that a value's own members come in name order.
+type apiMembers struct {
+	JobID      string `json:"job_id,omitempty"`
+	Violations any    `json:"violations,omitempty"`
+}
 
 func writeProblem(w http.ResponseWriter, r *http.Request, p problem) {
-	switch {
-	case p.Type == "":
-		p.Type = "about:blank" // RFC 9457 §4.2.1
-	case !strings.HasPrefix(p.Type, "https://") && !strings.HasPrefix(p.Type, "http://"):
-		p.Type = problemBase + p.Type
-	}
-	if p.Instance == "" {
-		p.Instance = r.URL.Path
-	}
-	body := map[string]any{}
-	raw, _ := json.Marshal(p)
-	_ = json.Unmarshal(raw, &body)
+	extra := make(map[string]any, len(p.Extra)+2)
 	for k, v := range p.Extra {
-		if !problemFields[k] {
-			body[k] = v
+		if k != "job_id" && k != "violations" {
+			extra[k] = v
 		}
 	}
-	if rid := RequestID(r.Context()); rid != "" {
-		body["request_id"] = rid
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(p.Status)
-	_ = json.NewEncoder(w).Encode(body)
+	raw, _ := json.Marshal(apiMembers{JobID: p.JobID, Violations: p.Violations})
+	_ = json.Unmarshal(raw, &extra)
+	rfcproblem.Write(w, r, rfcproblem.Details{Type: p.Type, Title: p.Title, Status: p.Status, Detail: p.Detail,
+		Instance: p.Instance, RequestID: RequestID(r.Context()), Extra: extra})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -26,7 +27,7 @@ func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
 	if v := q.Get("details"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-query", Title: "Invalid query parameter",
+			problem.Write(w, r, problem.Details{Status: http.StatusBadRequest, Type: "invalid-query", Title: "Invalid query parameter",
 				Detail: "details must be true or false, got " + strconv.Quote(v)})
 			return
 		}
@@ -37,7 +38,7 @@ func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
 	})
 	if err != nil {
 		s.log.Error("reading conformance results failed", "err", err)
-		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "unavailable", Title: "Cannot read conformance results",
+		problem.Write(w, r, problem.Details{Status: http.StatusServiceUnavailable, Type: "unavailable", Title: "Cannot read conformance results",
 			Detail: "the router could not read its database; retry shortly"})
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -189,7 +190,7 @@ func (s *Server) providers() http.Handler {
 		reply, err := s.ListProviders(r.Context())
 		if err != nil {
 			s.log.Error("could not list providers", "err", err)
-			writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "unavailable", Title: "Cannot read provider state",
+			problem.Write(w, r, problem.Details{Status: http.StatusServiceUnavailable, Type: "unavailable", Title: "Cannot read provider state",
 				Detail: "the router could not read provider state from its database; retry shortly"})
 			return
 		}

@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/store"
 )
@@ -41,7 +42,7 @@ func New(cfg Config, st *store.Store, prompts *prompt.Set, log *slog.Logger) *Se
 		s.mux.Handle("GET /metrics", cfg.Metrics)
 	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, r, problem{Status: http.StatusNotFound, Type: "not-found", Title: "No such endpoint",
+		problem.Write(w, r, problem.Details{Status: http.StatusNotFound, Type: "not-found", Title: "No such endpoint",
 			Detail: r.Method + " " + r.URL.Path + " is not an operator endpoint; this listener serves /dashboard, /metrics, /v1/providers and /v1/conformance (see docs/operations.md)"})
 	})
 	return s
@@ -53,13 +54,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.log.Error("panic serving operator request", "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
-			writeProblem(w, r, problem{Status: http.StatusInternalServerError, Type: "internal", Title: "Internal error",
+			problem.Write(w, r, problem.Details{Status: http.StatusInternalServerError, Type: "internal", Title: "Internal error",
 				Detail: "the operator endpoint failed unexpectedly; retry"})
 		}
 	}()
 	if s.cfg.Key != "" && !s.keyOK(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="router-ops"`)
-		writeProblem(w, r, problem{Status: http.StatusUnauthorized, Type: "unauthenticated", Title: "Missing or wrong operator key",
+		problem.Write(w, r, problem.Details{Status: http.StatusUnauthorized, Type: "unauthenticated", Title: "Missing or wrong operator key",
 			Detail: "the operator surface needs the operator key (the value of the environment variable named by ops_key_env) as 'Authorization: Bearer <key>'; tenant API keys are not accepted here"})
 		return
 	}

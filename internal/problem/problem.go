@@ -1,0 +1,69 @@
+// Package problem owns the router's problem+json answers (RFC 9457): the
+// problem detail type, its `type` URI scheme (short names under
+// https://router.dev/problems/) and the one writer that both HTTP surfaces
+// use, the tenant API (internal/api) and the operator surface (internal/ops).
+//
+// It knows only the members every problem has (type, title, status, detail,
+// instance), the request id and extension members given to it. It must not
+// import the packages that use it nor reach into requests: what a surface
+// adds (a job id, violations, the request id from its context) it passes in.
+package problem
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+)
+
+// TypeBase prefixes a problem type given as a short name ("job-not-found").
+const TypeBase = "https://router.dev/problems/"
+
+// ContentType is the media type of every problem answer.
+const ContentType = "application/problem+json"
+
+// Details is one problem detail.
+type Details struct {
+	// Type is a short name under TypeBase, a full http(s) URI kept as it is,
+	// or empty for "about:blank" (RFC 9457 §4.2.1).
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+	// Instance is left out when empty; Write fills it with the request's path.
+	Instance string `json:"instance,omitempty"`
+	// RequestID is written as "request_id", only when not empty.
+	RequestID string `json:"request_id,omitempty"`
+	// Extra holds extension members, written as given. A key naming one of
+	// the members above is dropped: Extra never replaces them.
+	Extra map[string]any `json:"-"`
+}
+
+// members are the members of Details itself, which Extra never replaces.
+var members = map[string]bool{"type": true, "title": true, "status": true, "detail": true,
+	"instance": true, "request_id": true}
+
+// Write answers r with d: status d.Status, Content-Type application/problem+json,
+// Cache-Control no-store and one JSON object whose members are in name order.
+func Write(w http.ResponseWriter, r *http.Request, d Details) {
+	switch {
+	case d.Type == "":
+		d.Type = "about:blank"
+	case !strings.HasPrefix(d.Type, "https://") && !strings.HasPrefix(d.Type, "http://"):
+		d.Type = TypeBase + d.Type
+	}
+	if d.Instance == "" {
+		d.Instance = r.URL.Path
+	}
+	body := map[string]any{}
+	raw, _ := json.Marshal(d)
+	_ = json.Unmarshal(raw, &body)
+	for k, v := range d.Extra {
+		if !members[k] {
+			body[k] = v
+		}
+	}
+	w.Header().Set("Content-Type", ContentType)
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(d.Status)
+	_ = json.NewEncoder(w).Encode(body)
+}

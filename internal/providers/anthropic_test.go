@@ -262,7 +262,14 @@ func TestAnthropicStreamFaults(t *testing.T) {
 		srv := anthropicfake.New(t, fixedReply(anthropicfake.Reply{Text: "hello world", BlockAfter: true}))
 		p := newAnthropicAdapter(t, srv.URL, func(c *AnthropicConfig) { c.Stream, c.Timeout = true, 100*time.Millisecond })
 		_, err := p.Complete(context.Background(), testRequest())
-		assertKind(t, err, KindTimeout, FaultNetwork, ActionFailover, false)
+		// The provider had answered, so the outcome is known (SPEC §15). The
+		// kind is stream_timeout, as for every adapter: both share CallWatch
+		// (this adapter's own deadlines used to say timeout with a known
+		// outcome); see TestDeadlinesAgreeAcrossAdapters.
+		e := assertKind(t, err, KindStreamTimeout, FaultProvider, ActionFailover, false)
+		if !e.Received {
+			t.Fatalf("a stream cut by the total timeout after its headers is not marked Received: %+v", e)
+		}
 	})
 	t.Run("no first byte is unknown", func(t *testing.T) {
 		srv := newFakeServer(t, nil)

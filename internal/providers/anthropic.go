@@ -109,7 +109,11 @@ func (p *Anthropic) Complete(ctx context.Context, req *Request) (*Response, erro
 	if err != nil {
 		return nil, p.classify(w, trace, err, false)
 	}
-	return p.response(msg)
+	resp, err := p.response(msg)
+	if resp != nil {
+		resp.FirstByte = w.FirstByte()
+	}
+	return resp, err
 }
 
 // requestTimeout is passed to the SDK so that it does not refuse large

@@ -53,7 +53,11 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 		}
 		return nil, NewError(p.cfg.Name, KindStreamCut, fmt.Sprintf("stream ended without message_stop after %d events", acc.events))
 	}
-	return p.finish(acc.id, acc.model, acc.text.String(), acc.toolCalls(), acc.stopReason, acc.usage)
+	resp, err := p.finish(acc.id, acc.model, acc.text.String(), acc.toolCalls(), acc.stopReason, acc.usage)
+	if resp != nil {
+		resp.FirstByte = w.FirstByte() // adaptive hedging learns the target's time to first byte
+	}
+	return resp, err
 }
 
 // anthropicAcc assembles a streamed message.

@@ -158,3 +158,38 @@ func TestDeadlinesAgreeAcrossAdapters(t *testing.T) {
 		}
 	}
 }
+
+// Both adapters report the time to first byte of a whole answer, streamed or
+// not: adaptive hedging learns each target's from it (without it the whole
+// latency stood in for an Anthropic target's).
+func TestFirstByteReportedByBothAdapters(t *testing.T) {
+	for _, stream := range []bool{true, false} {
+		oa := newTestAdapter(t, newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {
+			if stream {
+				startStream(w)
+				sse(w, chunk(`{"a":1}`, ""), chunk("", "stop"), "[DONE]")
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(completionBody))
+		}).URL, func(c *OpenAIConfig) { c.Stream = stream })
+		an := newAnthropicAdapter(t, anthropicfake.New(t, fixedReply(anthropicfake.Reply{Text: `{"a":1}`})).URL,
+			func(c *AnthropicConfig) { c.Stream = stream })
+		for _, p := range []interface {
+			Provider
+			Streamer
+		}{oa, an} {
+			call := p.Complete
+			if stream {
+				call = func(ctx context.Context, req *Request) (*Response, error) { return p.CompleteStream(ctx, req, nil) }
+			}
+			resp, err := call(context.Background(), testRequest())
+			if err != nil {
+				t.Fatalf("%s stream=%v: %v", p.Name(), stream, err)
+			}
+			if resp.FirstByte <= 0 {
+				t.Errorf("%s stream=%v: no time to first byte in the response", p.Name(), stream)
+			}
+		}
+	}
+}

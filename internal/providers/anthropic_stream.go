@@ -45,13 +45,18 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 		if e.Kind == KindStreamCut || e.Kind == KindStreamMalformed {
 			e.Message += fmt.Sprintf(" (after %d events)", acc.events)
 		}
+		// The stream had begun: whatever broke it, the outcome is known (as
+		// the OpenAI adapter says).
+		e.Received = e.Received || w.FirstByte() > 0
 		return nil, e
 	}
 	if !acc.stopped {
 		if wctx.Err() != nil {
 			return nil, p.classify(w, trace, context.Cause(wctx), true)
 		}
-		return nil, NewError(p.cfg.Name, KindStreamCut, fmt.Sprintf("stream ended without message_stop after %d events", acc.events))
+		e := NewError(p.cfg.Name, KindStreamCut, fmt.Sprintf("stream ended without message_stop after %d events", acc.events))
+		e.Received = true
+		return nil, e
 	}
 	resp, err := p.finish(acc.id, acc.model, acc.text.String(), acc.toolCalls(), acc.stopReason, acc.usage)
 	if resp != nil {

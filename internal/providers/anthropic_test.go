@@ -240,7 +240,9 @@ func TestAnthropicStreamFaults(t *testing.T) {
 		if resp != nil {
 			t.Fatal("cut stream returned a response")
 		}
-		assertKind(t, err, KindStreamCut, FaultProvider, ActionFailover, false)
+		if e := assertKind(t, err, KindStreamCut, FaultProvider, ActionFailover, false); !e.Received {
+			t.Fatal("a stream cut after its first events is not marked Received (its outcome is known)")
+		}
 		if d.joined() != "hello" {
 			t.Fatalf("deltas %q", d.joined())
 		}
@@ -248,7 +250,9 @@ func TestAnthropicStreamFaults(t *testing.T) {
 	t.Run("malformed event", func(t *testing.T) {
 		srv := anthropicfake.New(t, fixedReply(anthropicfake.Reply{Text: "hello", Malformed: true}))
 		_, err := newAnthropicAdapter(t, srv.URL, stream).Complete(context.Background(), testRequest())
-		assertKind(t, err, KindStreamMalformed, FaultProvider, ActionFailover, false)
+		if e := assertKind(t, err, KindStreamMalformed, FaultProvider, ActionFailover, false); !e.Received {
+			t.Fatal("a malformed event after the stream began is not marked Received")
+		}
 	})
 	t.Run("stall between events", func(t *testing.T) {
 		srv := anthropicfake.New(t, fixedReply(anthropicfake.Reply{Text: "hello world", BlockAfter: true}))

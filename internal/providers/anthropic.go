@@ -29,9 +29,10 @@ type AnthropicConfig struct {
 	// MaxTokens is max_tokens for requests that set none (default
 	// AnthropicDefaultMaxTokens).
 	MaxTokens int
-	// Timeout bounds one whole call (0: none beyond ctx). Passing it after the
-	// request was sent is KindTimeout with OutcomeUnknown, unless response bytes
-	// had arrived (then the answer is known not to come whole: KindStreamCut).
+	// Timeout bounds one whole call, streamed or not (0: none beyond ctx). When
+	// it passes before any response byte the error is KindTimeout,
+	// OutcomeUnknown; after some, KindStreamTimeout (a known outcome, Received),
+	// as for every adapter: see CallWatch.
 	Timeout time.Duration
 	// FirstByteTimeout bounds the wait for the response headers (0: none).
 	// Passing it is KindTimeout with OutcomeUnknown (nothing came back).
@@ -101,16 +102,18 @@ func (p *Anthropic) Complete(ctx context.Context, req *Request) (*Response, erro
 	if perr != nil {
 		return nil, perr
 	}
-	actx, cancel := p.attemptContext(ctx)
-	defer cancel()
-	dl := newAttemptDeadlines(actx, p.cfg.FirstByteTimeout, 0)
-	defer dl.stop()
-	tctx, trace := withCallTrace(dl.ctx, dl.gotFirstByte)
+	wctx, w := WatchCall(ctx, p.cfg.Name, p.deadlines(false))
+	defer w.Stop()
+	tctx, trace := withCallTrace(wctx, w.Received)
 	msg, err := p.client.Messages.New(tctx, params, option.WithRequestTimeout(p.requestTimeout()))
 	if err != nil {
-		return nil, p.classify(actx, dl, trace, err, false)
+		return nil, p.classify(w, trace, err, false)
 	}
-	return p.response(msg)
+	resp, err := p.response(msg)
+	if resp != nil {
+		resp.FirstByte = w.FirstByte()
+	}
+	return resp, err
 }
 
 // requestTimeout is passed to the SDK so that it does not refuse large
@@ -122,9 +125,12 @@ func (p *Anthropic) requestTimeout() time.Duration {
 	return time.Hour
 }
 
-func (p *Anthropic) attemptContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if p.cfg.Timeout > 0 {
-		return context.WithTimeout(ctx, p.cfg.Timeout)
+// deadlines are the call's deadlines (SPEC §15); the idle one applies to
+// streamed calls only.
+func (p *Anthropic) deadlines(streaming bool) Deadlines {
+	d := Deadlines{FirstByte: p.cfg.FirstByteTimeout, Total: p.cfg.Timeout}
+	if streaming {
+		d.Idle = p.cfg.StreamIdleTimeout
 	}
-	return context.WithCancel(ctx)
+	return d
 }

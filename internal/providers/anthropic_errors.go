@@ -1,10 +1,8 @@
 package providers
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -113,10 +111,10 @@ func fromStreamErrorText(provider string, err error) (*Error, bool) {
 	return e, true
 }
 
-// classify turns a call's error into an *Error: the deadlines' causes first
-// (a stall, a silent provider), then our own context, then the API's error,
-// then the transport's.
-func (p *Anthropic) classify(actx context.Context, dl *callDeadlines, trace *callTrace, err error, streaming bool) *Error {
+// classify turns a call's error into an *Error: the watch first (a deadline or
+// a cancellation cut the call: it knows which, and whether bytes had come),
+// then the API's error, then the transport's.
+func (p *Anthropic) classify(w *CallWatch, trace *callTrace, err error, streaming bool) *Error {
 	name := p.cfg.Name
 	var (
 		ae     *anthropic.Error
@@ -124,18 +122,9 @@ func (p *Anthropic) classify(actx context.Context, dl *callDeadlines, trace *cal
 		typErr *json.UnmarshalTypeError
 		e      *Error
 	)
-	switch cause := dl.cause(); {
-	case errors.Is(cause, errStreamStalled):
-		e = NewError(name, KindStreamStalled, fmt.Sprintf("no stream event for %s", p.cfg.StreamIdleTimeout))
-	case errors.Is(cause, errNoFirstByte):
-		e = NewError(name, KindTimeout, fmt.Sprintf("no response within the first-byte timeout %s", p.cfg.FirstByteTimeout))
-	case actx.Err() != nil:
-		e = contextError(name, actx, err)
-		if e.Kind == KindTimeout && dl.received() {
-			// The provider answered; the answer will not arrive whole (SPEC §15).
-			e.OutcomeUnknown = false
-			e.Message = "deadline passed after the response began"
-		}
+	switch we := w.Classify(err); {
+	case we != nil:
+		e = we
 	case errors.As(err, &ae):
 		return fromAnthropicError(name, ae)
 	case errors.As(err, &synErr), errors.As(err, &typErr):
@@ -149,7 +138,7 @@ func (p *Anthropic) classify(actx context.Context, dl *callDeadlines, trace *cal
 			return se
 		}
 		e = Classify(name, err)
-		if dl.received() && e.Fault == FaultNetwork {
+		if w.FirstByte() > 0 && e.Fault == FaultNetwork {
 			kind := KindMalformedResponse
 			if streaming {
 				kind = KindStreamCut

@@ -14,43 +14,55 @@ import (
 // ping, error), consumes it to its end and assembles one Response. onDelta (may
 // be nil) sees each text delta.
 //
-// Deadlines: FirstByteTimeout runs until the response headers; from them on,
-// StreamIdleTimeout runs between two events (a gap is KindStreamStalled);
-// Timeout bounds the whole call. A stream that ends without message_stop is
-// KindStreamCut; an undecodable event is KindStreamMalformed; an error event is
-// classified by its type like an error response.
+// Deadlines (CallWatch): FirstByteTimeout runs until the response headers
+// (passing it is KindTimeout, OutcomeUnknown); from them on, StreamIdleTimeout
+// runs between two events (a gap is KindStreamStalled); Timeout bounds the
+// whole call (passing it after the headers is KindStreamTimeout). A stream
+// that ends without message_stop is KindStreamCut; an undecodable event is
+// KindStreamMalformed; an error event is classified by its type like an error
+// response.
 func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta func(string)) (*Response, error) {
 	params, perr := p.messageParams(req)
 	if perr != nil {
 		return nil, perr
 	}
-	actx, cancel := p.attemptContext(ctx)
-	defer cancel()
-	dl := newAttemptDeadlines(actx, p.cfg.FirstByteTimeout, p.cfg.StreamIdleTimeout)
-	defer dl.stop()
-	tctx, trace := withCallTrace(dl.ctx, dl.gotFirstByte)
+	// The watch cancels the request when a deadline passes (a blocked body
+	// read is only unblocked that way) and then says which deadline it was and
+	// whether bytes had come.
+	wctx, w := WatchCall(ctx, p.cfg.Name, p.deadlines(true))
+	defer w.Stop()
+	tctx, trace := withCallTrace(wctx, w.Received)
 
 	stream := p.client.Messages.NewStreaming(tctx, params)
 	defer stream.Close()
 	var acc anthropicAcc
 	for stream.Next() {
-		dl.touch()
+		w.Chunk()
 		acc.add(stream.Current(), onDelta)
 	}
 	if err := stream.Err(); err != nil {
-		e := p.classify(actx, dl, trace, err, true)
-		if e.Kind == KindStreamStalled || e.Kind == KindStreamCut || e.Kind == KindStreamMalformed {
+		e := p.classify(w, trace, err, true)
+		if e.Kind == KindStreamCut || e.Kind == KindStreamMalformed {
 			e.Message += fmt.Sprintf(" (after %d events)", acc.events)
 		}
+		// The stream had begun: whatever broke it, the outcome is known (as
+		// the OpenAI adapter says).
+		e.Received = e.Received || w.FirstByte() > 0
 		return nil, e
 	}
 	if !acc.stopped {
-		if dl.cause() != nil || actx.Err() != nil {
-			return nil, p.classify(actx, dl, trace, context.Cause(dl.ctx), true)
+		if wctx.Err() != nil {
+			return nil, p.classify(w, trace, context.Cause(wctx), true)
 		}
-		return nil, NewError(p.cfg.Name, KindStreamCut, fmt.Sprintf("stream ended without message_stop after %d events", acc.events))
+		e := NewError(p.cfg.Name, KindStreamCut, fmt.Sprintf("stream ended without message_stop after %d events", acc.events))
+		e.Received = true
+		return nil, e
 	}
-	return p.finish(acc.id, acc.model, acc.text.String(), acc.toolCalls(), acc.stopReason, acc.usage)
+	resp, err := p.finish(acc.id, acc.model, acc.text.String(), acc.toolCalls(), acc.stopReason, acc.usage)
+	if resp != nil {
+		resp.FirstByte = w.FirstByte() // adaptive hedging learns the target's time to first byte
+	}
+	return resp, err
 }
 
 // anthropicAcc assembles a streamed message.

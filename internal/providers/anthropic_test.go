@@ -240,7 +240,9 @@ func TestAnthropicStreamFaults(t *testing.T) {
 		if resp != nil {
 			t.Fatal("cut stream returned a response")
 		}
-		assertKind(t, err, KindStreamCut, FaultProvider, ActionFailover, false)
+		if e := assertKind(t, err, KindStreamCut, FaultProvider, ActionFailover, false); !e.Received {
+			t.Fatal("a stream cut after its first events is not marked Received (its outcome is known)")
+		}
 		if d.joined() != "hello" {
 			t.Fatalf("deltas %q", d.joined())
 		}
@@ -248,7 +250,9 @@ func TestAnthropicStreamFaults(t *testing.T) {
 	t.Run("malformed event", func(t *testing.T) {
 		srv := anthropicfake.New(t, fixedReply(anthropicfake.Reply{Text: "hello", Malformed: true}))
 		_, err := newAnthropicAdapter(t, srv.URL, stream).Complete(context.Background(), testRequest())
-		assertKind(t, err, KindStreamMalformed, FaultProvider, ActionFailover, false)
+		if e := assertKind(t, err, KindStreamMalformed, FaultProvider, ActionFailover, false); !e.Received {
+			t.Fatal("a malformed event after the stream began is not marked Received")
+		}
 	})
 	t.Run("stall between events", func(t *testing.T) {
 		srv := anthropicfake.New(t, fixedReply(anthropicfake.Reply{Text: "hello world", BlockAfter: true}))
@@ -262,7 +266,14 @@ func TestAnthropicStreamFaults(t *testing.T) {
 		srv := anthropicfake.New(t, fixedReply(anthropicfake.Reply{Text: "hello world", BlockAfter: true}))
 		p := newAnthropicAdapter(t, srv.URL, func(c *AnthropicConfig) { c.Stream, c.Timeout = true, 100*time.Millisecond })
 		_, err := p.Complete(context.Background(), testRequest())
-		assertKind(t, err, KindTimeout, FaultNetwork, ActionFailover, false)
+		// The provider had answered, so the outcome is known (SPEC §15). The
+		// kind is stream_timeout, as for every adapter: both share CallWatch
+		// (this adapter's own deadlines used to say timeout with a known
+		// outcome); see TestDeadlinesAgreeAcrossAdapters.
+		e := assertKind(t, err, KindStreamTimeout, FaultProvider, ActionFailover, false)
+		if !e.Received {
+			t.Fatalf("a stream cut by the total timeout after its headers is not marked Received: %+v", e)
+		}
 	})
 	t.Run("no first byte is unknown", func(t *testing.T) {
 		srv := newFakeServer(t, nil)

@@ -32,8 +32,10 @@ var (
 // one of them ended. It is the one place that decides the rule of SPEC §15: a
 // call that received response bytes and was then stalled, cut or overran has a
 // known outcome (failed, Received); only a call with no response byte at all
-// when a deadline fired has an unknown one. Any adapter can use it: call
-// Received when the response's headers arrive and Chunk for each stream chunk.
+// when a deadline fired has an unknown one. The OpenAI-compatible and
+// Anthropic adapters both use it, so they classify deadlines alike (see
+// TestDeadlinesAgreeAcrossAdapters); any adapter can: call Received when the
+// response's headers arrive and Chunk for each stream chunk (or event).
 type CallWatch struct {
 	provider string
 	d        Deadlines

@@ -24,6 +24,18 @@ import (
 func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attempt, t *Target, sp *spec, sole *atomic.Bool) attemptResult {
 	log := r.cfg.Log.With("job_id", job.ID, "attempt_id", a.ID, "owner", job.Owner, "provider", a.Provider, "seq", a.Seq, "role", a.Role)
 	bg := context.WithoutCancel(ctx)
+	if r.draining.Load() || errors.Is(context.Cause(ctx), errShutdown) {
+		// The router began shutting down after this attempt was created and
+		// before it was sent (a job created a moment before the drain): do not
+		// send it now, to be cut by the shutdown and left unknown; say it was
+		// never sent and free the job for another replica at once.
+		if err := r.cfg.Store.HandOverUnsent(bg, job.ID, a.ID, r.cfg.LeaseOwner,
+			"the request was never sent: the router was shutting down"); err != nil {
+			log.Warn("could not hand over an attempt not sent", "err", err)
+			return attemptResult{attempt: a, state: "abandoned"}
+		}
+		return attemptResult{attempt: a, state: attemptUnsent}
+	}
 	req := sp.request(a, job.ID)
 	callCtx, cancel := context.WithTimeout(ctx, t.Timeout)
 	start := time.Now()
@@ -107,6 +119,10 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 	}
 	return attemptResult{attempt: a, state: store.AttemptLost, usage: resp.Usage}
 }
+
+// attemptUnsent is the end of an attempt that was never sent because the
+// router began shutting down: it was handed over (store.HandOverUnsent).
+const attemptUnsent = "unsent"
 
 // describe is an error in a person's words, for the job's `error`.
 func describe(pe *providers.Error) string {

@@ -2,8 +2,11 @@ package race_test
 
 import (
 	"context"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/racetest"
 	"github.com/routerhq/router/internal/store"
@@ -31,5 +34,55 @@ func TestJobCreatedWhileStoppingIsHandedOver(t *testing.T) {
 	j = other.WaitSettled(t, job.ID)
 	if j.State != store.JobSucceeded || j.Attempts[len(j.Attempts)-1].Provider != "primary" {
 		t.Fatalf("adopted job %s (%v), attempts %+v: want it won on the primary", j.State, j.Error, j.Attempts)
+	}
+}
+
+// pauseAtLaunch is an observer that holds the orchestrator the moment it
+// launches the first attempt — created, not yet sent — until released.
+type pauseAtLaunch struct {
+	launched, release chan struct{}
+	once              sync.Once
+}
+
+func (p *pauseAtLaunch) AttemptStarted(string, string) {
+	p.once.Do(func() {
+		close(p.launched)
+		<-p.release
+	})
+}
+func (*pauseAtLaunch) AttemptFinished(string, string, string, providers.Kind, time.Duration, providers.Usage) {
+}
+func (*pauseAtLaunch) RaceLost(string)     {}
+func (*pauseAtLaunch) HedgeStarted(string) {}
+func (*pauseAtLaunch) JobSettled(string)   {}
+
+// A first attempt created before the router began shutting down but not yet
+// sent is not sent: it is recorded as never sent and the job is free at once
+// for another replica, instead of being cut by the shutdown and left to
+// expire as unknown (a request that never left looked like one that might
+// have been processed).
+func TestAttemptNotYetSentWhenDrainingIsHandedOver(t *testing.T) {
+	obs := &pauseAtLaunch{launched: make(chan struct{}), release: make(chan struct{})}
+	b := setupObserved(t, race.Route{}, nil, obs, provSpec{name: "primary", respond: ok(validTriage)})
+	job := b.submit(t)
+	<-obs.launched
+	b.runner.Drain() // SIGTERM between the attempt's creation and its sending
+	close(obs.release)
+	b.stop()
+	if n := b.Prov["primary"].Calls(); n != 0 {
+		t.Fatalf("the draining router sent the attempt (%d calls)", n)
+	}
+	j := b.job(t, job.ID)
+	if j.State != store.JobRunning || len(j.Attempts) != 1 || j.Attempts[0].State != store.AttemptCancelled {
+		t.Fatalf("job %s, attempts %+v: want the job running (not settled) with its unsent attempt cancelled", j.State, j.Attempts)
+	}
+	if owner := leaseOwner(t, b, job.ID); owner != "" {
+		t.Fatalf("the job's lease is still held by %q: another replica must be able to adopt it now", owner)
+	}
+	other := racetest.New(t, racetest.Options{DB: b.db, LeaseOwner: "replica-2", Route: race.Route{MaxAttempts: 1},
+		Providers: []racetest.Provider{{Name: "primary", Respond: racetest.OK(validTriage)}}})
+	other.Runner.RecoverOnce(context.Background(), 10)
+	if j = other.WaitSettled(t, job.ID); j.State != store.JobSucceeded {
+		t.Fatalf("adopted job %s (%v): want it won by the other replica", j.State, j.Error)
 	}
 }

@@ -59,7 +59,7 @@ func outcomeOf(res attemptResult) Outcome {
 	switch res.state {
 	case "won", "lost":
 		return OutcomeSuccess
-	case "cancelled", "abandoned":
+	case "cancelled", "abandoned", attemptUnsent:
 		return OutcomeIgnore
 	case "invalid", "unknown":
 		return OutcomeFailure

@@ -271,6 +271,9 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 		}
 	case "abandoned":
 		o.stop("this router stopped")
+	case attemptUnsent:
+		// Never sent (the router is shutting down): the job goes to another
+		// replica as it stands (handOver), nothing is settled here.
 	case store.AttemptCancelled:
 	case store.AttemptUnknown:
 		o.blocked = true

@@ -29,20 +29,6 @@ func (s *Store) RenewLeases(ctx context.Context, owner string, jobIDs []string, 
 	return err
 }
 
-// RecentLatencyP95 is the 95th percentile latency of provider's last n
-// completed attempts (won or lost), and how many there were.
-func (s *Store) RecentLatencyP95(ctx context.Context, provider string, n int) (p95 time.Duration, samples int, err error) {
-	var ms *float64
-	err = s.pool.QueryRow(ctx, `SELECT percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms), count(*)
-		FROM (SELECT latency_ms FROM attempts
-		      WHERE provider = $1 AND state IN ('won', 'lost') AND latency_ms IS NOT NULL
-		      ORDER BY finished_at DESC LIMIT $2) recent`, provider, n).Scan(&ms, &samples)
-	if err != nil || ms == nil {
-		return 0, samples, err
-	}
-	return time.Duration(*ms * float64(time.Millisecond)), samples, nil
-}
-
 // UnknownAttempt identifies an unknown attempt for reconciliation.
 type UnknownAttempt struct {
 	JobID, AttemptID, Provider, Operation, PromptVersion string

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/problem"
 )
 
 // newHTTPServer is the tenant API's http.Server: headers must arrive within
@@ -47,12 +47,13 @@ func readBodyFirst(h http.Handler, timeout time.Duration, max int64) http.Handle
 		switch {
 		case errors.As(err, &ne) && ne.Timeout():
 			w.Header().Set("Connection", "close")
-			writeBodyProblem(w, http.StatusRequestTimeout, "request-body-timeout", "Request body too slow",
-				fmt.Sprintf("the request body did not arrive within %s (http.read_body_timeout); send the whole body promptly", timeout))
+			problem.Write(w, r, problem.Details{Status: http.StatusRequestTimeout, Type: "request-body-timeout", Title: "Request body too slow",
+				Detail: fmt.Sprintf("the request body did not arrive within %s (http.read_body_timeout); send the whole body promptly", timeout)})
 			return
 		case err != nil:
 			w.Header().Set("Connection", "close")
-			writeBodyProblem(w, http.StatusBadRequest, "unreadable-body", "Unreadable body", "the request body could not be read: "+err.Error())
+			problem.Write(w, r, problem.Details{Status: http.StatusBadRequest, Type: "unreadable-body", Title: "Unreadable body",
+				Detail: "the request body could not be read: " + err.Error()})
 			return
 		}
 		if int64(len(body)) <= max {
@@ -71,12 +72,3 @@ type readBody struct {
 }
 
 func (b *readBody) Close() error { return b.orig.Close() }
-
-func writeBodyProblem(w http.ResponseWriter, status int, typ, title, detail string) {
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"type": "https://router.dev/problems/" + typ, "title": title, "status": status, "detail": detail,
-	})
-}

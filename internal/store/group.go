@@ -29,6 +29,10 @@ type group[T any] struct {
 	mu      sync.Mutex
 	queue   []*T
 	leaders int
+
+	// beforeSelfBatch, in tests, runs when a caller has become the leader and
+	// before it takes its batch.
+	beforeSelfBatch func()
 }
 
 // execTimeout bounds one batch; it runs on a context of its own because its
@@ -49,8 +53,16 @@ func (g *group[T]) enqueue(it *T) {
 	g.mu.Unlock()
 	switch {
 	case self:
-		// With no leader the queue held nothing else: this batch carries it.
-		g.next()
+		// With no leader the queue held nothing else, but until this caller
+		// takes its batch others may queue: a full batch of them starts a
+		// leader goroutine, which may take this item too. Then next finds
+		// the queue empty, and its leaving is this caller's.
+		if g.beforeSelfBatch != nil {
+			g.beforeSelfBatch()
+		}
+		if !g.next() {
+			return
+		}
 		g.mu.Lock()
 		rest := len(g.queue) > 0
 		if !rest {
@@ -85,7 +97,17 @@ func (g *group[T]) next() bool {
 	g.queue = append(g.queue[:0], g.queue[n:]...)
 	g.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), execTimeout)
+	defer cancel()
+	defer func() {
+		// A panic in exec leaves its batch's callers waiting and this
+		// leadership counted: crash loudly, as a leader goroutine's panic
+		// always did, rather than let a caller's recovery (an HTTP handler's)
+		// hide it and every later batch wait for a leader that left.
+		if p := recover(); p != nil {
+			go panic(p)
+			select {}
+		}
+	}()
 	g.exec(ctx, batch)
-	cancel()
 	return true
 }

@@ -89,3 +89,51 @@ func sizes(bs [][]*groupItem) []int {
 	}
 	return out
 }
+
+// A caller that became the leader but, before taking its batch, had its item
+// taken by a leader goroutine that a full batch of later callers started
+// leaves without counting its leadership twice: leaders is back to 0, and a
+// later lone caller still runs its own batch (it used to wait forever for a
+// full batch once leaders had gone negative).
+func TestGroupLeaderWhoseItemWasTakenLeavesOnce(t *testing.T) {
+	g := &group[groupItem]{size: 4, maxLeaders: 2}
+	g.exec = func(_ context.Context, batch []*groupItem) {
+		for _, it := range batch {
+			close(it.done)
+		}
+	}
+	lone := &groupItem{done: make(chan struct{})}
+	others := make([]*groupItem, 3)
+	g.beforeSelfBatch = func() {
+		g.beforeSelfBatch = nil // only for the first caller
+		for i := range others {
+			others[i] = &groupItem{done: make(chan struct{})}
+			g.enqueue(others[i]) // the third fills a batch: a leader goroutine takes all four
+		}
+		<-lone.done
+	}
+	g.enqueue(lone)
+	for _, it := range others {
+		<-it.done
+	}
+	// Wait for the leader goroutine to leave (it does once the queue is empty).
+	for {
+		g.mu.Lock()
+		n := g.leaders
+		g.mu.Unlock()
+		if n <= 0 {
+			if n != 0 {
+				t.Fatalf("leaders = %d after everything ran, want 0", n)
+			}
+			break
+		}
+		runtime.Gosched()
+	}
+	later := &groupItem{done: make(chan struct{})}
+	g.enqueue(later)
+	select {
+	case <-later.done:
+	default:
+		t.Fatal("a later lone caller's batch did not run at once")
+	}
+}

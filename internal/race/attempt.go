@@ -26,12 +26,22 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 	bg := context.WithoutCancel(ctx)
 	if r.draining.Load() || errors.Is(context.Cause(ctx), errShutdown) {
 		// The router began shutting down after this attempt was created and
-		// before it was sent (a job created a moment before the drain): do not
-		// send it now, to be cut by the shutdown and left unknown; say it was
-		// never sent and free the job for another replica at once.
-		if err := r.cfg.Store.HandOverUnsent(bg, job.ID, a.ID, r.cfg.LeaseOwner,
-			"the request was never sent: the router was shutting down"); err != nil {
-			log.Warn("could not hand over an attempt not sent", "err", err)
+		// before it was sent: do not send it now, to be cut by the shutdown
+		// and left unknown; record that it was never sent (it then counts
+		// neither as its provider tried nor against max_attempts). A job's
+		// only attempt (one created with the job a moment before the drain)
+		// is handed over with the job's lease, so another replica runs the
+		// job at once; otherwise the orchestration's end releases the lease.
+		const why = "the request was never sent: the router was shutting down"
+		var err error
+		if sole != nil && sole.Load() {
+			err = r.cfg.Store.HandOverUnsent(bg, job.ID, a.ID, r.cfg.LeaseOwner, why)
+		} else {
+			err = r.cfg.Store.FinishAttempt(bg, a.ID, store.AttemptOutcome{State: store.AttemptCancelled,
+				Error: map[string]any{"kind": "not_sent", "fault": "router", "message": why}})
+		}
+		if err != nil {
+			log.Warn("could not record an attempt as not sent", "err", err)
 			return attemptResult{attempt: a, state: "abandoned"}
 		}
 		return attemptResult{attempt: a, state: attemptUnsent}
@@ -103,6 +113,10 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 	})
 	if err != nil {
 		log.Error("could not record completion; the lease will expire and recovery decides", "err", err)
+		// The win may have committed unseen, and its notification is not
+		// delivered on this replica (it is announced here, in memory): wake
+		// this replica's waiters so they read the job.
+		r.cfg.Listener.Publish(job.ID, "")
 		return attemptResult{attempt: a, state: "abandoned"}
 	}
 	log.Debug("attempt completed", "won", won, "latency_ms", latency)

@@ -86,3 +86,63 @@ func TestAttemptNotYetSentWhenDrainingIsHandedOver(t *testing.T) {
 		t.Fatalf("adopted job %s (%v): want it won by the other replica", j.State, j.Error)
 	}
 }
+
+// pauseAtSecondLaunch holds the orchestrator when it launches its second
+// attempt (a failover), created but not yet sent, until released.
+type pauseAtSecondLaunch struct {
+	launched, release chan struct{}
+	mu                sync.Mutex
+	n                 int
+}
+
+func (p *pauseAtSecondLaunch) AttemptStarted(string, string) {
+	p.mu.Lock()
+	p.n++
+	n := p.n
+	p.mu.Unlock()
+	if n == 2 {
+		close(p.launched)
+		<-p.release
+	}
+}
+func (*pauseAtSecondLaunch) AttemptFinished(string, string, string, providers.Kind, time.Duration, providers.Usage) {
+}
+func (*pauseAtSecondLaunch) RaceLost(string)     {}
+func (*pauseAtSecondLaunch) HedgeStarted(string) {}
+func (*pauseAtSecondLaunch) JobSettled(string)   {}
+
+// A later attempt (here a failover) created but not yet sent when the router
+// drains is recorded as never sent without forgetting the attempts before it:
+// the replica that adopts the job does not send it again to the provider that
+// already answered, and the unsent attempt does not use up max_attempts.
+// (Found in review: handing it over like a first attempt moved the job's
+// attempt base past the earlier attempts.)
+func TestUnsentFailoverKeepsTheAttemptsBeforeIt(t *testing.T) {
+	obs := &pauseAtSecondLaunch{launched: make(chan struct{}), release: make(chan struct{})}
+	const invalid = `{"not":"valid"}`
+	b := setupObserved(t, race.Route{MaxAttempts: 2}, nil, obs,
+		provSpec{name: "primary", respond: ok(invalid)},
+		provSpec{name: "fallback", respond: ok(validTriage)})
+	job := b.submit(t)
+	<-obs.launched
+	b.runner.Drain()
+	close(obs.release)
+	b.stop()
+	if n := b.Prov["fallback"].Calls(); n != 0 {
+		t.Fatalf("the draining router sent the failover (%d calls)", n)
+	}
+	j := b.job(t, job.ID)
+	if len(j.Attempts) != 2 || !store.NotSent(j.Attempts[1]) || j.State != store.JobRunning {
+		t.Fatalf("job %s, attempts %+v: want the failover recorded as not sent and the job left running", j.State, j.Attempts)
+	}
+	other := racetest.New(t, racetest.Options{DB: b.db, LeaseOwner: "replica-2", Route: race.Route{MaxAttempts: 2},
+		Providers: []racetest.Provider{{Name: "primary", Respond: racetest.OK(invalid)}, {Name: "fallback", Respond: racetest.OK(validTriage)}}})
+	other.Runner.RecoverOnce(context.Background(), 10)
+	j = other.WaitSettled(t, job.ID)
+	if j.State != store.JobSucceeded || j.Attempts[len(j.Attempts)-1].Provider != "fallback" {
+		t.Fatalf("adopted job %s (%v), attempts %+v: want it won on the fallback", j.State, j.Error, j.Attempts)
+	}
+	if n := other.Prov["primary"].Calls(); n != 0 {
+		t.Fatalf("the adopter sent the job again to the primary that had answered (%d calls)", n)
+	}
+}

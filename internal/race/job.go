@@ -124,7 +124,7 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 	// Resume: providers already tried in this round (since the caller's last
 	// retry) are not tried again.
 	for _, a := range job.Attempts {
-		if a.Seq > job.AttemptBase {
+		if a.Seq > job.AttemptBase && !store.NotSent(a) {
 			o.used[a.Provider] = true
 			o.attempts++
 			if why := failureOf(a); why != "" {

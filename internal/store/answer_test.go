@@ -108,3 +108,32 @@ func TestListenerSkipsNotificationsOfItsOwnWins(t *testing.T) {
 	default:
 	}
 }
+
+// A routing decision made after the job finished (a hedge denied as the win
+// committed) is not recorded: the job stays as its win left it — and as the
+// win announced it to waiters.
+func TestRoutingIsNotRecordedAfterTheJobFinished(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	nj := newJob(t, "acme", "triage", "routing-late", `{}`)
+	nj.First, nj.LeaseOwner = &store.FirstAttempt{Provider: "p", Role: store.RolePrimary, Routing: json.RawMessage(`[{"provider":"p"}]`)}, "r1"
+	j, _, err := b.st.CreateJob(ctx, nj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := j.Attempts[0]
+	won, final, err := b.st.CompleteJob(ctx, store.Completion{JobID: j.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion, Result: json.RawMessage(`{}`)})
+	if err != nil || !won || final == nil {
+		t.Fatalf("won=%v job=%v err=%v", won, final, err)
+	}
+	if err := b.st.SetRouting(ctx, j.ID, json.RawMessage(`[{"provider":"p"},{"event":"hedge_denied"}]`)); err != nil {
+		t.Fatal(err)
+	}
+	read, err := b.st.GetJob(ctx, "acme", j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(read.Routing) != string(final.Routing) {
+		t.Fatalf("routing changed after the win: %s, announced %s", read.Routing, final.Routing)
+	}
+}

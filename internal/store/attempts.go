@@ -75,11 +75,14 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 			return fmt.Errorf("%w: job is unknown", ErrAttemptBlocked)
 		}
 		var blocked, inflight, total, maxSeq int
+		// Attempts never sent (cancelled as not_sent: the router stopped
+		// between creating and sending them) do not count against max_attempts.
 		err = tx.QueryRow(ctx, `SELECT
 				count(*) FILTER (WHERE state IN ('starting', 'unknown')),
 				count(*) FILTER (WHERE state IN ('starting', 'running')),
-				count(*), coalesce(max(seq), 0)
-			FROM attempts WHERE job_id = $1`, na.JobID).Scan(&blocked, &inflight, &total, &maxSeq)
+				count(*) FILTER (WHERE seq > $2 AND NOT (state = 'cancelled' AND coalesce(error->>'kind', '') = 'not_sent')),
+				coalesce(max(seq), 0)
+			FROM attempts WHERE job_id = $1`, na.JobID, base).Scan(&blocked, &inflight, &total, &maxSeq)
 		if err != nil {
 			return err
 		}
@@ -89,8 +92,8 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 		if na.MaxInflight > 0 && inflight >= na.MaxInflight {
 			return fmt.Errorf("%w: %d attempts in flight (max_inflight %d)", ErrInflightLimit, inflight, na.MaxInflight)
 		}
-		if na.MaxAttempts > 0 && total-base >= na.MaxAttempts {
-			return fmt.Errorf("%w: %d attempts made (max_attempts %d)", ErrAttemptLimit, total-base, na.MaxAttempts)
+		if na.MaxAttempts > 0 && total >= na.MaxAttempts {
+			return fmt.Errorf("%w: %d attempts made (max_attempts %d)", ErrAttemptLimit, total, na.MaxAttempts)
 		}
 		priceIn, priceOut := na.Price.parts()
 		lease := na.LeaseFor
@@ -206,4 +209,18 @@ func routingOrNil(b []byte) any {
 		return nil
 	}
 	return b
+}
+
+// NotSent reports whether a was never sent to its provider: the router
+// recorded it cancelled with kind not_sent (it stopped between creating and
+// sending it). Such an attempt counts neither as its provider tried nor
+// against max_attempts.
+func NotSent(a Attempt) bool {
+	if a.State != AttemptCancelled || len(a.Error) == 0 {
+		return false
+	}
+	var e struct {
+		Kind string `json:"kind"`
+	}
+	return json.Unmarshal(a.Error, &e) == nil && e.Kind == "not_sent"
 }

@@ -158,9 +158,11 @@ func (s *Store) JobState(ctx context.Context, owner, id string) (string, error) 
 }
 
 // SetRouting records the routing decisions of a job (which providers were
-// eligible and why not).
+// eligible and why not) while it is pending or running: a decision made after
+// the job finished (a hedge denied as its win committed) is not recorded, so
+// the job stays as its final transition left it (and as its win announced it).
 func (s *Store) SetRouting(ctx context.Context, jobID string, routing json.RawMessage) error {
-	_, err := s.execLazy(ctx, `UPDATE jobs SET routing = $2 WHERE id = $1`, jobID, routing)
+	_, err := s.execLazy(ctx, `UPDATE jobs SET routing = $2 WHERE id = $1 AND state IN ('pending', 'running')`, jobID, routing)
 	return err
 }
 

@@ -44,7 +44,10 @@ func NewListener(pool *pgxpool.Pool, log *slog.Logger) *Listener {
 // (Publish or PublishJob) as soon as it learns of it — otherwise the
 // notification could overtake the in-memory announcement and a waiter would
 // read back a job it was about to be handed. Call it before Run, only when the
-// runner that uses st publishes on this listener.
+// runner that uses st publishes on this listener. The skip is per Store: two
+// runners sharing one Store (tests that play several replicas on one
+// database) must not pair their listeners with it, or each would miss the
+// other's wins.
 func (l *Listener) SkipNotificationsOf(st *Store) { l.skip = st.origin }
 
 // Ready is closed once the listener has issued its first LISTEN.

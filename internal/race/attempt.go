@@ -37,8 +37,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		if sole != nil && sole.Load() {
 			err = r.cfg.Store.HandOverUnsent(bg, job.ID, a.ID, r.cfg.LeaseOwner, why)
 		} else {
-			err = r.cfg.Store.FinishAttempt(bg, a.ID, store.AttemptOutcome{State: store.AttemptCancelled,
-				Error: map[string]any{"kind": "not_sent", "fault": "router", "message": why}})
+			err = r.cfg.Store.RecordNotSent(bg, a.ID, why)
 		}
 		if err != nil {
 			log.Warn("could not record an attempt as not sent", "err", err)
@@ -135,7 +134,9 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 }
 
 // attemptUnsent is the end of an attempt that was never sent because the
-// router began shutting down: it was handed over (store.HandOverUnsent).
+// router began shutting down: recorded as such (store.RecordNotSent), and
+// handed over with its job when it was the job's only attempt
+// (store.HandOverUnsent).
 const attemptUnsent = "unsent"
 
 // describe is an error in a person's words, for the job's `error`.

@@ -461,8 +461,7 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 		o.log.Info("attempt no longer starting; not sending", "attempt_id", a.ID, "err", err)
 		if !errors.Is(err, store.ErrStateConflict) {
 			// Never sent: say so now rather than leave it to expire as unknown.
-			_ = o.r.cfg.Store.FinishAttempt(context.WithoutCancel(ctx), a.ID, store.AttemptOutcome{State: store.AttemptCancelled,
-				Error: map[string]any{"kind": "not_sent", "fault": "router", "message": "the request was never sent: " + err.Error()}})
+			_ = o.r.cfg.Store.RecordNotSent(context.WithoutCancel(ctx), a.ID, "the request was never sent: "+err.Error())
 		}
 		return
 	}

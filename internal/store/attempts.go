@@ -18,10 +18,15 @@ const attemptColumns = `a.id::text, a.job_id::text, a.seq, a.provider, a.model, 
 
 func scanAttemptRow(r pgx.CollectableRow) (Attempt, error) {
 	var a Attempt
-	err := r.Scan(&a.ID, &a.JobID, &a.Seq, &a.Provider, &a.Model, &a.ResponseModel, &a.Role, &a.State,
-		&a.ReadVersion, &a.CreatedAt, &a.StartedAt, &a.FinishedAt, &a.LatencyMS, &a.Usage, &a.ProviderResponseID,
-		&a.Error, &a.ValidationErrors, &a.LeaseOwner, &a.LeaseExpiresAt, &a.CostUSD)
+	err := r.Scan(a.dest()...)
 	return a, err
+}
+
+// dest is where a row of attemptColumns (in that order) is scanned to.
+func (a *Attempt) dest() []any {
+	return []any{&a.ID, &a.JobID, &a.Seq, &a.Provider, &a.Model, &a.ResponseModel, &a.Role, &a.State,
+		&a.ReadVersion, &a.CreatedAt, &a.StartedAt, &a.FinishedAt, &a.LatencyMS, &a.Usage, &a.ProviderResponseID,
+		&a.Error, &a.ValidationErrors, &a.LeaseOwner, &a.LeaseExpiresAt, &a.CostUSD}
 }
 
 // NewAttempt describes an attempt to create.
@@ -212,8 +217,7 @@ func routingOrNil(b []byte) any {
 }
 
 // NotSent reports whether a was never sent to its provider: the router
-// recorded it cancelled with kind not_sent (it stopped between creating and
-// sending it). Such an attempt counts neither as its provider tried nor
+// recorded it cancelled with kind not_sent (RecordNotSent, HandOverUnsent). Such an attempt counts neither as its provider tried nor
 // against max_attempts.
 func NotSent(a Attempt) bool {
 	if a.State != AttemptCancelled || len(a.Error) == 0 {
@@ -222,5 +226,5 @@ func NotSent(a Attempt) bool {
 	var e struct {
 		Kind string `json:"kind"`
 	}
-	return json.Unmarshal(a.Error, &e) == nil && e.Kind == "not_sent"
+	return json.Unmarshal(a.Error, &e) == nil && e.Kind == notSentKind
 }

@@ -65,7 +65,9 @@ SELECT (SELECT count(*) FROM j), (SELECT count(*) FROM n)`
 
 // winSQL is casSQL for many jobs at once (one attempt per job): the batched
 // win of concurrent attempts, one round trip and one commit for all of them.
-// It returns the ids of the jobs won. Rows are reached through = ANY(ARRAY(…))
+// It returns, for each job won, the job and its winning attempt as the
+// statement left them (the columns of jobColumns and attemptColumns) and
+// whether the job had no other attempt and no race event. Rows are reached through = ANY(ARRAY(…))
 // so the plan is an index lookup whatever the planner guesses of the CTEs'
 // sizes (a join against a CTE can otherwise become a sequential scan of a
 // table that only grows). The attempt must still be in flight
@@ -107,7 +109,7 @@ WITH w AS (
 ), n AS (
     SELECT pg_notify('` + NotifyChannel + `', id::text || ':succeeded:' || $10) FROM j
 )
-SELECT j.id::text, (SELECT count(*) FROM n),
+SELECT (SELECT count(*) FROM n), j.id::text,
     j.owner, j.operation, j.idempotency_key, j.fingerprint, j.prompt_version, j.route, j.input, j.params,
     j.state, j.version, j.created_at, j.updated_at, j.finished_at, now() + $9::interval, j.result,
     j.completed_by::text, j.error, j.routing, j.attempt_base,
@@ -250,12 +252,8 @@ func (s *Store) winBatch(ctx context.Context, ws []*winRequest) error {
 		var a Attempt
 		var notified int
 		var whole bool
-		if err := rows.Scan(&j.ID, &notified, &j.Owner, &j.Operation, &j.IdempotencyKey, &j.fingerprint, &j.PromptVersion,
-			&j.Route, &j.Input, &j.Params, &j.State, &j.Version, &j.CreatedAt, &j.UpdatedAt, &j.FinishedAt,
-			&j.KeyExpiresAt, &j.Result, &j.CompletedBy, &j.Error, &j.Routing, &j.AttemptBase,
-			&a.ID, &a.JobID, &a.Seq, &a.Provider, &a.Model, &a.ResponseModel, &a.Role, &a.State,
-			&a.ReadVersion, &a.CreatedAt, &a.StartedAt, &a.FinishedAt, &a.LatencyMS, &a.Usage, &a.ProviderResponseID,
-			&a.Error, &a.ValidationErrors, &a.LeaseOwner, &a.LeaseExpiresAt, &a.CostUSD, &whole); err != nil {
+		dest := append(append(append([]any{&notified}, j.dest()...), a.dest()...), &whole)
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
 		w := byJob[j.ID]

@@ -107,6 +107,18 @@ func (s *Store) ExpireAttemptLeases(ctx context.Context) ([]string, error) {
 	return done, first
 }
 
+// notSentKind is the error kind of an attempt that was never sent (NotSent).
+const notSentKind = "not_sent"
+
+// RecordNotSent records that an attempt was created but never sent (the
+// router stopped, or the attempt stopped being startable, before the request
+// left): it becomes cancelled with kind not_sent and why as its message, and
+// counts neither as its provider tried nor against max_attempts (NotSent).
+func (s *Store) RecordNotSent(ctx context.Context, attemptID, why string) error {
+	return s.FinishAttempt(ctx, attemptID, AttemptOutcome{State: AttemptCancelled,
+		Error: map[string]any{"kind": notSentKind, "fault": "router", "message": why}})
+}
+
 // HandOverUnsent gives up a job whose attempt this process created but never
 // sent (it is stopping): the attempt becomes `cancelled` with kind not_sent,
 // the job's attempt_base moves past it (so it counts neither as a provider

@@ -35,13 +35,17 @@ const jobColumns = `j.id::text, j.owner, j.operation, j.idempotency_key, j.finge
 
 func scanJob(row pgx.Row) (*Job, error) {
 	var j Job
-	err := row.Scan(&j.ID, &j.Owner, &j.Operation, &j.IdempotencyKey, &j.fingerprint, &j.PromptVersion,
-		&j.Route, &j.Input, &j.Params, &j.State, &j.Version, &j.CreatedAt, &j.UpdatedAt, &j.FinishedAt,
-		&j.KeyExpiresAt, &j.Result, &j.CompletedBy, &j.Error, &j.Routing, &j.AttemptBase)
-	if err != nil {
+	if err := row.Scan(j.dest()...); err != nil {
 		return nil, notFound(err)
 	}
 	return &j, nil
+}
+
+// dest is where a row of jobColumns (in that order) is scanned to.
+func (j *Job) dest() []any {
+	return []any{&j.ID, &j.Owner, &j.Operation, &j.IdempotencyKey, &j.fingerprint, &j.PromptVersion,
+		&j.Route, &j.Input, &j.Params, &j.State, &j.Version, &j.CreatedAt, &j.UpdatedAt, &j.FinishedAt,
+		&j.KeyExpiresAt, &j.Result, &j.CompletedBy, &j.Error, &j.Routing, &j.AttemptBase}
 }
 
 // GetJob reads one job of owner with its attempts and race events. Another

@@ -38,17 +38,28 @@ func TestJobCreatedWhileStoppingIsHandedOver(t *testing.T) {
 }
 
 // pauseAtLaunch is an observer that holds the orchestrator the moment it
-// launches the first attempt — created, not yet sent — until released.
+// launches its nth attempt (1 when zero) — created, not yet sent — until
+// released.
 type pauseAtLaunch struct {
+	nth               int
 	launched, release chan struct{}
-	once              sync.Once
+	mu                sync.Mutex
+	seen              int
+}
+
+func newPauseAtLaunch(nth int) *pauseAtLaunch {
+	return &pauseAtLaunch{nth: max(nth, 1), launched: make(chan struct{}), release: make(chan struct{})}
 }
 
 func (p *pauseAtLaunch) AttemptStarted(string, string) {
-	p.once.Do(func() {
+	p.mu.Lock()
+	p.seen++
+	hold := p.seen == p.nth
+	p.mu.Unlock()
+	if hold {
 		close(p.launched)
 		<-p.release
-	})
+	}
 }
 func (*pauseAtLaunch) AttemptFinished(string, string, string, providers.Kind, time.Duration, providers.Usage) {
 }
@@ -62,7 +73,7 @@ func (*pauseAtLaunch) JobSettled(string)   {}
 // expire as unknown (a request that never left looked like one that might
 // have been processed).
 func TestAttemptNotYetSentWhenDrainingIsHandedOver(t *testing.T) {
-	obs := &pauseAtLaunch{launched: make(chan struct{}), release: make(chan struct{})}
+	obs := newPauseAtLaunch(1)
 	b := setupObserved(t, race.Route{}, nil, obs, provSpec{name: "primary", respond: ok(validTriage)})
 	job := b.submit(t)
 	<-obs.launched
@@ -87,30 +98,6 @@ func TestAttemptNotYetSentWhenDrainingIsHandedOver(t *testing.T) {
 	}
 }
 
-// pauseAtSecondLaunch holds the orchestrator when it launches its second
-// attempt (a failover), created but not yet sent, until released.
-type pauseAtSecondLaunch struct {
-	launched, release chan struct{}
-	mu                sync.Mutex
-	n                 int
-}
-
-func (p *pauseAtSecondLaunch) AttemptStarted(string, string) {
-	p.mu.Lock()
-	p.n++
-	n := p.n
-	p.mu.Unlock()
-	if n == 2 {
-		close(p.launched)
-		<-p.release
-	}
-}
-func (*pauseAtSecondLaunch) AttemptFinished(string, string, string, providers.Kind, time.Duration, providers.Usage) {
-}
-func (*pauseAtSecondLaunch) RaceLost(string)     {}
-func (*pauseAtSecondLaunch) HedgeStarted(string) {}
-func (*pauseAtSecondLaunch) JobSettled(string)   {}
-
 // A later attempt (here a failover) created but not yet sent when the router
 // drains is recorded as never sent without forgetting the attempts before it:
 // the replica that adopts the job does not send it again to the provider that
@@ -118,7 +105,7 @@ func (*pauseAtSecondLaunch) JobSettled(string)   {}
 // (Found in review: handing it over like a first attempt moved the job's
 // attempt base past the earlier attempts.)
 func TestUnsentFailoverKeepsTheAttemptsBeforeIt(t *testing.T) {
-	obs := &pauseAtSecondLaunch{launched: make(chan struct{}), release: make(chan struct{})}
+	obs := newPauseAtLaunch(2) // the failover
 	const invalid = `{"not":"valid"}`
 	b := setupObserved(t, race.Route{MaxAttempts: 2}, nil, obs,
 		provSpec{name: "primary", respond: ok(invalid)},

@@ -22,8 +22,17 @@ import (
 // JIT compilation is off as well: a disabled node that has no alternative
 // still costs its plan 10^10, far above jit_above_cost, and compiling such a
 // plan takes milliseconds.
+//
+// And the plan is made once per connection (plan_cache_mode =
+// force_generic_plan): with index-only plans a custom plan for the batch's
+// actual arrays cannot be better than the generic one, but PostgreSQL's own
+// choice between them depends on the batch sizes it has seen, and with
+// batches of one (a lone caller) it kept planning the claim afresh each time:
+// 0.26 ms of planning for 0.19 ms of execution, measured with
+// pg_stat_statements.
 const indexPlansSQL = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
-	set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true)`
+	set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true),
+	set_config('plan_cache_mode', 'force_generic_plan', true)`
 
 // queryBatched runs one of the batched statements with index plans (see
 // indexPlansSQL), in one round trip and one implicit transaction (a pipeline:

@@ -7,6 +7,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -92,4 +95,58 @@ func (n planNode) scans() []string {
 		out = append(out, c.scans()...)
 	}
 	return out
+}
+
+// Issue 11: the batched claim and win are planned once per connection, not
+// at every batch. Left to choose, PostgreSQL planned a lone caller's claim
+// afresh each time (planning cost more than executing); the generic plan is
+// the same index-only plan. One connection, so that pg_prepared_statements
+// (per session) shows the statements the store prepared on it.
+func TestBatchedStatementsArePlannedOnce(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	cfg := b.db.Pool.Config()
+	cfg.MinConns, cfg.MaxConns = 0, 1
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	st := store.New(pool, store.Options{})
+	const jobs = 8 // more than the five custom plans PostgreSQL tries before it compares
+	for i := range jobs {
+		nj := newJob(t, "acme", "triage", "once-"+itoa(i), `{}`)
+		nj.First, nj.LeaseOwner = &store.FirstAttempt{Provider: "p", Role: store.RolePrimary}, "r1"
+		j, _, err := st.CreateJob(ctx, nj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := j.Attempts[0]
+		if won, err := st.Complete(ctx, store.Completion{JobID: j.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion,
+			Result: json.RawMessage(`{}`)}); err != nil || !won {
+			t.Fatalf("won=%v err=%v", won, err)
+		}
+	}
+	rows, err := pool.Query(ctx, `SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements
+		WHERE statement ~ '^\s*WITH (input|w) AS \(\s*SELECT \* FROM unnest' ORDER BY statement`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type prepared struct {
+		SQL             string
+		Generic, Custom int64
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowToStructByPos[prepared])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("found %d batched statements prepared on the connection, want the claim and the win", len(got))
+	}
+	for _, p := range got {
+		if p.Custom != 0 || p.Generic != jobs {
+			t.Errorf("%.40q…: %d custom and %d generic plans, want 0 and %d (one plan, reused)",
+				strings.Join(strings.Fields(p.SQL), " "), p.Custom, p.Generic, jobs)
+		}
+	}
 }

@@ -115,6 +115,7 @@ func Connect(ctx context.Context, url string, tune ...func(*pgxpool.Config)) (*p
 	for _, f := range tune {
 		f(cfg)
 	}
+	ConfigurePool(cfg)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open database pool: %w", err)

@@ -78,7 +78,12 @@ func New(t testing.TB, opt store.Options) *DB {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	pool, err := pgxpool.New(ctx, u.String())
+	cfg, err := pgxpool.ParseConfig(u.String())
+	if err != nil {
+		t.Fatalf("testdb: parse DATABASE_URL: %v", err)
+	}
+	store.ConfigurePool(cfg)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		t.Fatalf("testdb: connect to schema: %v", err)
 	}

@@ -1,41 +1,70 @@
 package race
 
 import (
+	"context"
 	"slices"
 	"time"
 )
 
+// runningJob is a job this process runs: how to stop it, and since when (this
+// process's clock, read after the database set the job's lease: at its claim
+// or its adoption).
+type runningJob struct {
+	cancel context.CancelCauseFunc
+	since  time.Time
+}
+
 // keepLeases renews, once per tick (a third of the lease), the orchestration
-// leases of every job this process runs and the leases of their in-flight
+// leases of the jobs this process runs and the leases of their in-flight
 // attempts, in one statement for all of them: the cost of holding leases grows
 // with ticks, not with jobs. It runs while jobs run and ends when none is left
 // or the runner stops.
 func (r *Runner) keepLeases() {
-	tick := time.NewTicker(r.cfg.Lease / 3)
+	every := r.cfg.Lease / 3
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
+		var now time.Time
 		select {
 		case <-r.base.Done():
 			r.mu.Lock()
 			r.keeping = false
 			r.mu.Unlock()
 			return
-		case <-tick.C:
+		case now = <-tick.C:
 		}
-		r.mu.Lock()
-		if len(r.running) == 0 {
-			r.keeping = false
-			r.mu.Unlock()
+		ids, live := r.leasesDue(now, every)
+		if !live {
 			return
 		}
-		ids := make([]string, 0, len(r.running))
-		for id := range r.running {
-			ids = append(ids, id)
+		if len(ids) == 0 {
+			continue
 		}
-		r.mu.Unlock()
-		slices.Sort(ids) // lock order: the same in every batch
 		if err := r.cfg.Store.RenewLeases(r.base, r.cfg.LeaseOwner, ids, r.cfg.Lease); err != nil && r.base.Err() == nil {
 			r.cfg.Log.Warn("could not renew leases", "jobs", len(ids), "err", err)
 		}
 	}
+}
+
+// leasesDue lists, in lock order (the same in every batch), the running jobs
+// whose leases the tick at now renews: those that have run for half a tick or
+// more. A younger job's lease was set less than half a tick ago, with the
+// whole lease (three ticks) ahead; the next tick renews it, still more than a
+// tick before it would expire. Most jobs end well within a tick and so never
+// cost a renewal, nor hold row locks that a win would wait for. live is false
+// when no job is left, and the keeper stops.
+func (r *Runner) leasesDue(now time.Time, every time.Duration) (ids []string, live bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.running) == 0 {
+		r.keeping = false
+		return nil, false
+	}
+	for id, rj := range r.running {
+		if now.Sub(rj.since) >= every/2 {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids, true
 }

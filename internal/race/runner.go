@@ -118,7 +118,7 @@ type Runner struct {
 
 	mu       sync.Mutex
 	stopping bool
-	running  map[string]context.CancelCauseFunc
+	running  map[string]runningJob
 	again    map[string]bool // jobs submitted again while running
 	keeping  bool            // the lease keeper runs
 	keeperWG sync.WaitGroup
@@ -157,7 +157,7 @@ func New(cfg Config) *Runner {
 		cfg.Backoff.MaxRetryAfter = 30 * time.Second
 	}
 	base, cancel := context.WithCancelCause(context.Background())
-	return &Runner{cfg: cfg, base: base, cancelBase: cancel, running: map[string]context.CancelCauseFunc{}, again: map[string]bool{},
+	return &Runner{cfg: cfg, base: base, cancelBase: cancel, running: map[string]runningJob{}, again: map[string]bool{},
 		drained: make(chan struct{})}
 }
 
@@ -208,7 +208,7 @@ func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan) {
 		return
 	}
 	ctx, cancel := context.WithCancelCause(r.base)
-	r.running[jobID] = cancel
+	r.running[jobID] = runningJob{cancel: cancel, since: time.Now()}
 	if !r.keeping {
 		r.keeping = true
 		r.keeperWG.Go(r.keepLeases)
@@ -237,10 +237,10 @@ func (r *Runner) Cancel(jobID string) { r.cancelWith(jobID, errJobCancelled) }
 
 func (r *Runner) cancelWith(jobID string, cause error) {
 	r.mu.Lock()
-	cancel, ok := r.running[jobID]
+	rj, ok := r.running[jobID]
 	r.mu.Unlock()
 	if ok {
-		cancel(cause)
+		rj.cancel(cause)
 	}
 }
 

@@ -6,6 +6,7 @@
 package racetest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -54,6 +55,8 @@ type Options struct {
 	DB *testdb.DB
 	// LeaseOwner names the runner (default "test-runner").
 	LeaseOwner string
+	// Lease is the runner's lease (default 30s; renewed every third of it).
+	Lease time.Duration
 }
 
 // Bundle is a running race engine.
@@ -116,7 +119,7 @@ func New(t testing.TB, o Options) *Bundle {
 	<-b.Listener.Ready()
 	b.Runner = race.New(race.Config{
 		Store: db.Store, Listener: b.Listener, Prompts: prompts, Targets: targets,
-		Routes: map[string]*race.Route{"default": &route}, LeaseOwner: owner, Lease: 30 * time.Second, Log: log,
+		Routes: map[string]*race.Route{"default": &route}, LeaseOwner: owner, Lease: cmp.Or(o.Lease, 30*time.Second), Log: log,
 		Backoff:        race.Backoff{Base: time.Millisecond, Cap: 5 * time.Millisecond},
 		ReconcileAfter: time.Nanosecond,
 		Admission:      o.Admission, Observer: o.Observer, Gate: o.Gate,

@@ -72,7 +72,11 @@ SELECT (SELECT count(*) FROM j), (SELECT count(*) FROM n)`
 // sizes (a join against a CTE can otherwise become a sequential scan of a
 // table that only grows). The attempt must still be in flight
 // (starting or running): one that recovery marked unknown wins, if at all,
-// through lateWin, under the job's lock.
+// through lateWin, under the job's lock. That check is a scalar subquery, not
+// EXISTS: PostgreSQL turns an EXISTS into a join, and under load it chose to
+// read the whole in-flight index (every attempt in flight, and every one
+// finished since the last VACUUM) and match it against the batch; a scalar
+// subquery stays a lookup by primary key per job.
 const winSQL = `
 WITH w AS (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
@@ -84,8 +88,7 @@ WITH w AS (
         lease_owner = NULL, lease_expires_at = NULL
     FROM w
     WHERE jobs.id = w.job_id AND jobs.version = w.read_version AND jobs.completed_by IS NULL
-      AND EXISTS (SELECT 1 FROM attempts a WHERE a.id = w.attempt_id AND a.job_id = w.job_id
-                  AND a.state IN ('starting', 'running'))
+      AND (SELECT a.state FROM attempts a WHERE a.id = w.attempt_id AND a.job_id = w.job_id) IN ('starting', 'running')
     RETURNING jobs.id, w.attempt_id, jobs.owner, jobs.operation, jobs.idempotency_key, jobs.fingerprint,
         jobs.prompt_version, jobs.route, jobs.input, jobs.params, jobs.state, jobs.version, jobs.created_at,
         jobs.updated_at, jobs.finished_at, jobs.result, jobs.completed_by, jobs.error, jobs.routing, jobs.attempt_base

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -41,7 +42,14 @@ func (s *Store) queryBatched(ctx context.Context, each func(pgx.Rows) error, sql
 	b := &pgx.Batch{}
 	b.Queue(indexPlansSQL)
 	if s.onPlan != nil {
-		b.Queue("EXPLAIN (FORMAT JSON) "+sql, args...)
+		// The plan that runs is the generic one from the plan cache; an
+		// EXPLAIN given the arguments would plan for their values instead.
+		// EXPLAIN EXECUTE of a prepared copy goes through the cache (and
+		// a generic plan does not depend on the values: NULLs will do).
+		nulls := strings.TrimSuffix(strings.Repeat("NULL, ", len(args)), ", ")
+		b.Queue("PREPARE router_plan_check AS " + sql)
+		b.Queue("EXPLAIN (FORMAT JSON) EXECUTE router_plan_check(" + nulls + ")")
+		b.Queue("DEALLOCATE router_plan_check")
 	}
 	b.Queue(sql, args...)
 	br := s.pool.SendBatch(ctx, b)
@@ -51,7 +59,13 @@ func (s *Store) queryBatched(ctx context.Context, each func(pgx.Rows) error, sql
 		}
 		if s.onPlan != nil {
 			var plan []byte
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
 			if err := br.QueryRow().Scan(&plan); err != nil {
+				return err
+			}
+			if _, err := br.Exec(); err != nil {
 				return err
 			}
 			s.onPlan(plan)

@@ -12,9 +12,9 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
-// Issue 11: the store's ids (Go strings) go to uuid parameters in binary, as
-// single values and in arrays, and still mean the same ids; a string that is
-// not a UUID is still refused by the database with its usual error. (A pool
+// Issue 11: arrays of the store's ids (Go strings) go to uuid[] parameters in
+// binary and still mean the same ids; an array holding a string that is not a
+// UUID is still refused by the database with its usual error. (A pool
 // of store.Connect; testdb's pools are configured alike.)
 func TestStringIDsAreSentAsBinaryUUIDs(t *testing.T) {
 	b := setup(t)
@@ -55,7 +55,7 @@ func TestStringIDsAreSentAsBinaryUUIDs(t *testing.T) {
 		t.Fatalf("round trip: %q %v, want %q and [%q NULL]", one, many, id, other)
 	}
 	var pgErr *pgconn.PgError
-	if err := conn.QueryRow(ctx, `SELECT $1::uuid::text`, "not-a-uuid").Scan(&one); !errors.As(err, &pgErr) || pgErr.Code != "22P02" {
+	if err := conn.QueryRow(ctx, `SELECT $1::uuid[]::text`, []string{id, "not-a-uuid"}).Scan(&one); !errors.As(err, &pgErr) || pgErr.Code != "22P02" {
 		t.Fatalf("a malformed id: %v, want PostgreSQL's invalid text representation (22P02)", err)
 	}
 }

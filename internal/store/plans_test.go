@@ -51,21 +51,7 @@ func TestBatchedStatementsUseIndexesWhateverTheStatistics(t *testing.T) {
 		plans = append(plans, p)
 		mu.Unlock()
 	})
-	run := func(key string) {
-		t.Helper()
-		nj := newJob(t, "acme", "triage", key, `{}`)
-		nj.First, nj.LeaseOwner = &store.FirstAttempt{Provider: "p", Role: store.RolePrimary}, "r1"
-		j, _, err := b.st.CreateJob(ctx, nj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := j.Attempts[0]
-		if won, err := b.st.Complete(ctx, store.Completion{JobID: j.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion,
-			Result: json.RawMessage(`{}`)}); err != nil || !won {
-			t.Fatalf("won=%v err=%v", won, err)
-		}
-	}
-	run("plan-1")
+	claimAndWin(t, b.st, "plan-1")
 	// The same with statistics that are right: nearly every attempt finished,
 	// so the in-flight index looks nearly empty, while it still holds an
 	// entry for each (measured under load: the win's check of its attempt
@@ -73,7 +59,7 @@ func TestBatchedStatementsUseIndexesWhateverTheStatistics(t *testing.T) {
 	for _, tbl := range []string{"jobs", "attempts", "idempotency_keys", "race_events"} {
 		exec(`ANALYZE ` + tbl)
 	}
-	run("plan-2")
+	claimAndWin(t, b.st, "plan-2")
 	mu.Lock()
 	defer mu.Unlock()
 	if len(plans) != 4 {
@@ -141,17 +127,7 @@ func TestBatchedStatementsArePlannedOnce(t *testing.T) {
 	st := store.New(pool, store.Options{})
 	const jobs = 8 // more than the five custom plans PostgreSQL tries before it compares
 	for i := range jobs {
-		nj := newJob(t, "acme", "triage", "once-"+itoa(i), `{}`)
-		nj.First, nj.LeaseOwner = &store.FirstAttempt{Provider: "p", Role: store.RolePrimary}, "r1"
-		j, _, err := st.CreateJob(ctx, nj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := j.Attempts[0]
-		if won, err := st.Complete(ctx, store.Completion{JobID: j.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion,
-			Result: json.RawMessage(`{}`)}); err != nil || !won {
-			t.Fatalf("won=%v err=%v", won, err)
-		}
+		claimAndWin(t, st, "once-"+itoa(i))
 	}
 	rows, err := pool.Query(ctx, `SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements
 		WHERE statement ~ '^\s*WITH (input|w) AS \(\s*SELECT \* FROM unnest' ORDER BY statement`)
@@ -174,5 +150,23 @@ func TestBatchedStatementsArePlannedOnce(t *testing.T) {
 			t.Errorf("%.40q…: %d custom and %d generic plans, want 0 and %d (one plan, reused)",
 				strings.Join(strings.Fields(p.SQL), " "), p.Custom, p.Generic, jobs)
 		}
+	}
+}
+
+// claimAndWin runs one job through the batched claim (with its first attempt)
+// and the batched win.
+func claimAndWin(t *testing.T, st *store.Store, key string) {
+	t.Helper()
+	ctx := context.Background()
+	nj := newJob(t, "acme", "triage", key, `{}`)
+	nj.First, nj.LeaseOwner = &store.FirstAttempt{Provider: "p", Role: store.RolePrimary}, "r1"
+	j, _, err := st.CreateJob(ctx, nj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := j.Attempts[0]
+	if won, err := st.Complete(ctx, store.Completion{JobID: j.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion,
+		Result: json.RawMessage(`{}`)}); err != nil || !won {
+		t.Fatalf("won=%v err=%v", won, err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/routerhq/router/internal/gostack"
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
 )
@@ -486,6 +487,7 @@ func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string
 	actx, cancel := context.WithCancelCause(ctx)
 	o.inflight[a.ID] = cancel
 	go func() {
+		gostack.Reserve()
 		start := time.Now()
 		sctx, endSpan := startAttemptSpan(actx, o.job, a, t, a.Model)
 		res := o.r.runAttempt(sctx, o.job, a, t, o.spec, &o.sole)

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/routerhq/router/internal/gostack"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
@@ -214,6 +215,7 @@ func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan) {
 		r.keeperWG.Go(r.keepLeases)
 	}
 	r.wg.Go(func() {
+		gostack.Reserve()
 		defer cancel(nil)
 		for {
 			r.runJob(ctx, jobID, fresh, plan)

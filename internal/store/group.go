@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/routerhq/router/internal/gostack"
 )
 
 // group coalesces concurrent requests of one kind (key claims, wins) into
@@ -78,6 +80,7 @@ func (g *group[T]) enqueue(it *T) {
 }
 
 func (g *group[T]) lead() {
+	gostack.Reserve() // a batch goes through pgx on a new goroutine
 	for g.next() {
 	}
 }

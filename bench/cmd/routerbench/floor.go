@@ -20,13 +20,13 @@ type FloorResult struct {
 	// the provider's latency (the mock's, in the overhead scenario), the
 	// second one issued to a database and a machine that sat idle meanwhile.
 	// It is the floor the 1-caller target adds 1 ms to.
-	OnPath  Dist
-	Gap     time.Duration // the idle time between commits in OnPath
+	OnPath Dist
+	Gap    time.Duration // the idle time between commits in OnPath
 	// Claim, Win and Statements (their sum per job) are the router's own two
 	// commits, timed through internal/store like OnPath (see statements).
 	Claim, Win, Statements Dist
-	Setting string        // synchronous_commit as the connection saw it
-	Elapsed time.Duration // how long the measurement took
+	Setting                string        // synchronous_commit as the connection saw it
+	Elapsed                time.Duration // how long the measurement took
 }
 
 // floor times, on one connection with synchronous_commit = on, sequences of

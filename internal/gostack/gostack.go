@@ -8,6 +8,9 @@
 // copying it whole and adjusting each frame on it, several times per job:
 // about 6% of the router's CPU under load in `make bench`'s profile. Growing
 // the stack while the goroutine still has one frame copies that frame once.
+// A goroutine that then waits long (a job on a slow provider) gives the room
+// back as any other does: the garbage collector shrinks a stack that uses less
+// than a quarter of itself.
 package gostack
 
 // Size is the room Reserve makes: the stack ends up at the next power of two

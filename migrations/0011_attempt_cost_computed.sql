@@ -10,10 +10,15 @@
 -- by dropping the stored copies. `a.cost_usd` keeps working in every query
 -- that names it through a table alias — PostgreSQL reads `a.cost_usd` as
 -- `cost_usd(a)` when the table has no such column — including the queries of
--- a replica of the previous version during a rolling update. (That version's
--- operator dashboard sums `cost_usd` over `SELECT *` of attempts, which no
--- longer has the column: its hedge-cost panel shows an error until the replica
--- is replaced.)
+-- a replica of the previous version during a rolling update or after a
+-- rollback. One query of that version does not: its operator dashboard sums
+-- `cost_usd` over `SELECT *` of attempts, which no longer has the column, so
+-- its hedge-cost panel shows an error for as long as that version runs.
+--
+-- An error in the expression now surfaces when a row is read, not when it is
+-- written: a usage whose token counts are not numbers (the router never writes
+-- one; only SQL from outside could) used to fail its INSERT or UPDATE and would
+-- now fail the reads of that attempt's job.
 ALTER TABLE attempts DROP COLUMN cost_usd;
 
 CREATE FUNCTION cost_usd(a attempts) RETURNS numeric

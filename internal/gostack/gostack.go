@@ -14,7 +14,12 @@
 package gostack
 
 // Size is the room Reserve makes: the stack ends up at the next power of two
-// above it (32 KiB), which the deepest path of a job's attempt fits in.
+// above it (32 KiB), which the deepest path of a job's attempt fits in. A
+// smaller room (12 KiB, a 16 KiB stack, the largest the runtime keeps in its
+// per-P cache) left stack growth at 4.2% of the router's CPU instead of 2.2%:
+// these goroutines reach 32 KiB anyway, so Reserve allocates the stack they
+// would have ended with (from the runtime's shared pool, as before) without
+// the copies on the way.
 const Size = 24 << 10
 
 // index is always 0; the compiler cannot know that, so the frame below is
@@ -22,8 +27,8 @@ const Size = 24 << 10
 var index = 0
 
 // Reserve grows the calling goroutine's stack to hold Size more bytes. Call it
-// first thing in a goroutine that makes a deep call; later calls are cheap
-// (the stack only grows once).
+// once, first thing in a goroutine that makes a deep call. Each call zeroes
+// Size bytes of stack (the frame is real), so it is not free to repeat.
 //
 //go:noinline
 func Reserve() byte {

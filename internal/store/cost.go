@@ -4,7 +4,8 @@ package store
 // with its target's price as the creating process configures it (FirstAttempt,
 // NewAttempt), stored on the attempt row, so the attempt keeps the price it was
 // made at and the database derives its cost_usd from the usage the provider
-// reported (migrations/0008_cost.sql).
+// reported, when the attempt is read (the function cost_usd of
+// migrations/0011_attempt_cost_computed.sql, read as a.cost_usd).
 type Price struct {
 	InputPerMTok, OutputPerMTok float64
 }

@@ -24,7 +24,7 @@ type HedgeCost struct {
 func (s *Store) RecentHedgeCost(ctx context.Context, window time.Duration) (*HedgeCost, error) {
 	var h HedgeCost
 	err := s.pool.QueryRow(ctx, `
-		WITH recent AS (SELECT a.*, a.cost_usd FROM attempts a WHERE a.created_at > now() - $1::interval),
+		WITH recent AS (SELECT a.job_id, a.role, a.state, a.finished_at, a.cost_usd FROM attempts a WHERE a.created_at > now() - $1::interval),
 		won AS (
 			SELECT w.job_id, w.finished_at AS won_at,
 				(SELECT p.finished_at FROM attempts p WHERE p.job_id = w.job_id AND p.role = 'primary' ORDER BY p.seq LIMIT 1) AS primary_end

@@ -21,8 +21,9 @@ const statementsSchema = "routerbench_statements"
 // right after the previous job's win, the win after the provider's latency
 // (res.Gap) of idle. The floor above times trivial INSERTs; the difference is
 // what the statements themselves cost, which SPEC §14's "+ 1 ms" also has to
-// hold. It sets res.Claim, res.Win and res.Statements.
-func (b *Bench) statements(ctx context.Context, admin *pgx.Conn, res *FloorResult) (err error) {
+// hold. It sets res.Claim, res.Win and res.Statements from the jobs measured
+// before deadline.
+func (b *Bench) statements(ctx context.Context, admin *pgx.Conn, res *FloorResult, deadline time.Time) (err error) {
 	if _, err := admin.Exec(ctx, "DROP SCHEMA IF EXISTS "+statementsSchema+" CASCADE; CREATE SCHEMA "+statementsSchema); err != nil {
 		return fmt.Errorf("create schema %s: %w", statementsSchema, err)
 	}
@@ -37,6 +38,7 @@ func (b *Bench) statements(ctx context.Context, admin *pgx.Conn, res *FloorResul
 	}
 	q := u.Query()
 	q.Set("search_path", statementsSchema)
+	q.Set("synchronous_commit", "on") // as the floor's connection, whatever the server's default
 	u.RawQuery = q.Encode()
 	pool, err := store.Connect(ctx, u.String())
 	if err != nil {
@@ -65,7 +67,11 @@ func (b *Bench) statements(ctx context.Context, admin *pgx.Conn, res *FloorResul
 			return 0, 0, fmt.Errorf("claim of a fresh key: created %t with %d attempts", created, len(j.Attempts))
 		}
 		claim = time.Since(t)
-		time.Sleep(res.Gap) // the provider call between the claim and the win
+		select { // the provider call between the claim and the win
+		case <-time.After(res.Gap):
+		case <-ctx.Done():
+			return 0, 0, ctx.Err()
+		}
 		t = time.Now()
 		won, err := st.Complete(ctx, store.Completion{JobID: j.ID, AttemptID: j.Attempts[0].ID, ReadVersion: j.Version,
 			Result: json.RawMessage(`{"ok":true}`), LatencyMS: res.Gap.Milliseconds()})
@@ -83,7 +89,6 @@ func (b *Bench) statements(ctx context.Context, admin *pgx.Conn, res *FloorResul
 		}
 	}
 	var claims, wins, both []time.Duration
-	deadline := time.Now().Add(b.o.MaxRun)
 	for i := 0; i < res.N/2 && time.Now().Before(deadline); i++ {
 		c, w, err := job(i)
 		if err != nil {

@@ -49,10 +49,10 @@ func (r *Runner) keepLeases() {
 // leasesDue lists, in lock order (the same in every batch), the running jobs
 // whose leases the tick at now renews: those that have run for a third of a
 // tick or more. A younger job's lease was set less than a third of a tick
-// ago, with the whole lease (three ticks) ahead; the next tick renews it,
-// more than a tick and a half before it would expire (a tick and a half is
-// also the margin left to a job whose row a win held at that tick: renewals
-// skip locked rows). Most jobs end well within a tick and so never
+// ago, with the whole lease (three ticks) ahead; the next tick renews it, at
+// most a tick and a third after it was set, so with a tick and two thirds to
+// spare (two thirds of a tick if that tick also skipped its row because a win
+// held it: renewals skip locked rows). Most jobs end well within a tick and so never
 // cost a renewal, nor hold row locks that a win would wait for. live is false
 // when no job is left, and the keeper stops.
 func (r *Runner) leasesDue(now time.Time, every time.Duration) (ids []string, live bool) {

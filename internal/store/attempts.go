@@ -85,9 +85,9 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 		err = tx.QueryRow(ctx, `SELECT
 				count(*) FILTER (WHERE state IN ('starting', 'unknown')),
 				count(*) FILTER (WHERE state IN ('starting', 'running')),
-				count(*) FILTER (WHERE seq > $2 AND NOT (state = 'cancelled' AND coalesce(error->>'kind', '') = 'not_sent')),
+				count(*) FILTER (WHERE seq > $2 AND NOT (state = 'cancelled' AND coalesce(error->>'kind', '') = $3)),
 				coalesce(max(seq), 0)
-			FROM attempts WHERE job_id = $1`, na.JobID, base).Scan(&blocked, &inflight, &total, &maxSeq)
+			FROM attempts WHERE job_id = $1`, na.JobID, base, notSentKind).Scan(&blocked, &inflight, &total, &maxSeq)
 		if err != nil {
 			return err
 		}
@@ -217,8 +217,9 @@ func routingOrNil(b []byte) any {
 }
 
 // NotSent reports whether a was never sent to its provider: the router
-// recorded it cancelled with kind not_sent (RecordNotSent, HandOverUnsent). Such an attempt counts neither as its provider tried nor
-// against max_attempts.
+// recorded it cancelled with kind not_sent (RecordNotSent, HandOverUnsent).
+// Such an attempt counts neither as its provider tried nor against
+// max_attempts.
 func NotSent(a Attempt) bool {
 	if a.State != AttemptCancelled || len(a.Error) == 0 {
 		return false

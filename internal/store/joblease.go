@@ -132,10 +132,10 @@ func (s *Store) HandOverUnsent(ctx context.Context, jobID, attemptID, owner, why
 		}
 		var seq int
 		err := tx.QueryRow(ctx, `UPDATE attempts SET state = 'cancelled', finished_at = now(),
-				error = jsonb_build_object('kind', 'not_sent', 'fault', 'router', 'message', $3::text),
+				error = jsonb_build_object('kind', $4::text, 'fault', 'router', 'message', $3::text),
 				lease_owner = NULL, lease_expires_at = NULL
 			WHERE id = $2 AND job_id = $1 AND state IN ('starting', 'running') RETURNING seq`,
-			jobID, attemptID, why).Scan(&seq)
+			jobID, attemptID, why, notSentKind).Scan(&seq)
 		if err != nil {
 			return fmt.Errorf("hand over attempt %s: %w", attemptID, notFound(err))
 		}

@@ -67,10 +67,10 @@ SELECT (SELECT count(*) FROM j), (SELECT count(*) FROM n)`
 // win of concurrent attempts, one round trip and one commit for all of them.
 // It returns, for each job won, the job and its winning attempt as the
 // statement left them (the columns of jobColumns and attemptColumns) and
-// whether the job had no other attempt and no race event. Rows are reached through = ANY(ARRAY(…))
-// so the plan is an index lookup whatever the planner guesses of the CTEs'
-// sizes (a join against a CTE can otherwise become a sequential scan of a
-// table that only grows). The attempt must still be in flight
+// whether the job had no other attempt and no race event. Rows are reached
+// through = ANY(ARRAY(…)) so the plan is an index lookup whatever the planner
+// guesses of the CTEs' sizes (a join against a CTE can otherwise become a
+// sequential scan of a table that only grows). The attempt must still be in flight
 // (starting or running): one that recovery marked unknown wins, if at all,
 // through lateWin, under the job's lock. That check is a scalar subquery, not
 // EXISTS: PostgreSQL turns an EXISTS into a join, and under load it chose to

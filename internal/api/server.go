@@ -62,6 +62,12 @@ type Config struct {
 	// database for max_live_jobs (default 1s); between reads this replica adds
 	// its own admissions.
 	LiveRefresh time.Duration
+	// RecheckEvery is how often a waiting caller's job is read although no
+	// change was announced (default 5s): it bounds how late a waiter learns
+	// of a change nobody told it of — a job this replica created but did not
+	// finish, won by a replica that adopted it before this one's waiters
+	// watched it (wins notify only watched jobs).
+	RecheckEvery time.Duration
 }
 
 // WithDefaults fills unset fields.
@@ -74,6 +80,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.ChatWait <= 0 {
 		c.ChatWait = 5 * time.Minute
+	}
+	if c.RecheckEvery <= 0 {
+		c.RecheckEvery = 5 * time.Second
 	}
 	if c.StreamKeepAlive <= 0 {
 		c.StreamKeepAlive = 10 * time.Second

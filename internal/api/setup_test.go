@@ -64,6 +64,8 @@ type options struct {
 	tracer pgx.QueryTracer
 	// logs, when set, receives the router's log at info level.
 	logs io.Writer
+	// recheck: api.Config.RecheckEvery.
+	recheck time.Duration
 }
 
 func setup(t *testing.T, opt options) *bundle {
@@ -122,7 +124,8 @@ func setup(t *testing.T, opt options) *bundle {
 		Targets: targets, Routes: map[string]*race.Route{"default": route},
 	})
 	apiSrv := api.New(api.Config{MaxBodyBytes: opt.maxBody, LeaseOwner: "test", Lease: 30 * time.Second,
-		Limits: opt.limits, OwnerLimits: opt.ownerLimits, LiveRefresh: opt.liveRefresh, StreamKeepAlive: opt.keepAlive}, api.Deps{
+		Limits: opt.limits, OwnerLimits: opt.ownerLimits, LiveRefresh: opt.liveRefresh, StreamKeepAlive: opt.keepAlive,
+		RecheckEvery: opt.recheck}, api.Deps{
 		Store: st, Listener: listener, Prompts: prompts, Routes: map[string]bool{"default": true}, Models: aliases(opt.models),
 		Exec: runner, Log: log,
 		Auth: &api.KeyAuth{Static: map[string]string{acmeKey: "acme", globexKey: "globex"}, Store: st},
@@ -150,9 +153,18 @@ func (r reply) job() string { s, _ := r.body["id"].(string); return s }
 // do sends a request; hdr pairs are header name, value.
 func (b *bundle) do(t *testing.T, method, path, apiKey, body string, hdr ...string) reply {
 	t.Helper()
-	req, err := http.NewRequest(method, b.srv.URL+path, bytes.NewReader([]byte(body)))
+	r, err := send(b.srv.URL+path, method, apiKey, body, hdr...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return r
+}
+
+// send is do for any server, and for goroutines other than the test's.
+func send(url, method, apiKey, body string, hdr ...string) (reply, error) {
+	req, err := http.NewRequest(method, url, bytes.NewReader([]byte(body)))
+	if err != nil {
+		return reply{}, err
 	}
 	if apiKey != "" {
 		req.Header.Set("Authorization", "Bearer "+apiKey)
@@ -163,13 +175,13 @@ func (b *bundle) do(t *testing.T, method, path, apiKey, body string, hdr ...stri
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return reply{}, err
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	var m map[string]any
 	_ = json.Unmarshal(raw, &m)
-	return reply{status: resp.StatusCode, header: resp.Header, body: m, raw: raw}
+	return reply{status: resp.StatusCode, header: resp.Header, body: m, raw: raw}, nil
 }
 
 func (b *bundle) create(t *testing.T, apiKey, key, body string, hdr ...string) reply {

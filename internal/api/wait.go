@@ -57,6 +57,13 @@ func (s *Server) waitJob(ctx context.Context, owner, id string, wait time.Durati
 // replicas arrive late) and is checked by reading the state. The whole job is
 // read once, at the end — unless this replica's win announced it whole
 // (Listener.PublishJob), as it does for a job whose only attempt won.
+//
+// Reads of the state go through Store.WatchJob, which asks for the job's win
+// to be announced by NOTIFY (wins of jobs nobody watches are not: the job's
+// runner announces them in memory on its own replica). A fresh job's waiter
+// skips that read: its job runs here; if this replica's runner lets it go
+// unsettled, it announces that in memory, and the waiter then reads and
+// watches it like any other. The job is also read every Config.RecheckEvery.
 func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time.Duration, changed <-chan string, fresh bool) (*store.Job, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
@@ -64,19 +71,28 @@ func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time
 	if fresh {
 		state = store.JobRunning
 	}
+	var recheck *time.Timer
 	for {
 		if state == "" {
 			var err error
-			if state, err = s.Store.JobState(context.WithoutCancel(ctx), owner, id); err != nil {
+			if state, err = s.Store.WatchJob(context.WithoutCancel(ctx), owner, id); err != nil {
 				return nil, err
 			}
 		}
 		if settled(state) {
 			break
 		}
+		if recheck == nil {
+			recheck = time.NewTimer(s.cfg.RecheckEvery)
+			defer recheck.Stop()
+		}
 		select {
 		case state = <-changed:
 			state = store.FinalState(state)
+			continue
+		case <-recheck.C:
+			recheck.Reset(s.cfg.RecheckEvery)
+			state = "" // read it
 			continue
 		case <-ctx.Done():
 		case <-s.drain.ch: // shutting down: answer with the job as it stands

@@ -35,6 +35,10 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 		if err := r.cfg.Store.ReleaseJobLease(context.WithoutCancel(ctx), jobID, r.cfg.LeaseOwner); err != nil {
 			log.Warn("could not release the job's lease", "err", err)
 		}
+		// Another replica may finish it, and its win notifies only waiters
+		// that watch the job: wake this replica's waiters, which then read
+		// and watch it.
+		r.cfg.Listener.Publish(jobID, "")
 	}()
 
 	job := fresh

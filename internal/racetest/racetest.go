@@ -201,21 +201,25 @@ func (b *Bundle) newJob(leaseOwner string) store.NewJob {
 }
 
 // WaitSettled waits, on the database's notifications, until the job is
-// terminal or unknown, and returns it.
+// terminal or unknown, and returns it. It watches the job (store.WatchJob), as
+// a waiter on another replica than the job's runner does.
 func (b *Bundle) WaitSettled(t testing.TB, id string) *store.Job {
 	t.Helper()
 	changed, unsubscribe := b.Listener.Subscribe(id)
 	defer unsubscribe()
 	timeout := time.After(60 * time.Second)
 	for {
-		j := b.Job(t, id)
-		if store.IsTerminal(j.State) || j.State == store.JobUnknown {
-			return j
+		state, err := b.Store.WatchJob(context.Background(), "", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if store.IsTerminal(state) || state == store.JobUnknown {
+			return b.Job(t, id)
 		}
 		select {
 		case <-changed:
 		case <-timeout:
-			t.Fatalf("job %s did not settle; state %s", id, j.State)
+			t.Fatalf("job %s did not settle; state %s", id, state)
 		}
 	}
 }

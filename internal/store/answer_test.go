@@ -59,7 +59,8 @@ func TestCompleteJobReturnsTheWholeJob(t *testing.T) {
 
 // Issue 11: a listener paired with a store leaves that store's win
 // notifications to the in-memory announcement, and still delivers wins made
-// through any other store (another replica).
+// through any other store (another replica). Both jobs are watched, or
+// neither win would notify.
 func TestListenerSkipsNotificationsOfItsOwnWins(t *testing.T) {
 	b := setup(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -90,6 +91,11 @@ func TestListenerSkipsNotificationsOfItsOwnWins(t *testing.T) {
 		}
 	}
 	own, foreign := win(b.st, "own"), win(other, "foreign")
+	for _, id := range []string{own, foreign} { // wins notify only watched jobs
+		if _, err := b.st.WatchJob(ctx, "acme", id); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ownCh, unsubOwn := l.Subscribe(own)
 	defer unsubOwn()
 	foreignCh, unsubForeign := l.Subscribe(foreign)

@@ -12,8 +12,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// NotifyChannel is the LISTEN/NOTIFY channel on which every job state change is
-// announced. It crosses replicas. The payload is "<job id>", "<job id>:<state>"
+// NotifyChannel is the LISTEN/NOTIFY channel on which job state changes are
+// announced: every change but a batched win, which is announced only for a
+// job that a waiter watches (WatchJob). It crosses replicas. The payload is "<job id>", "<job id>:<state>"
 // or, for a batched win, "<job id>:<state>:<origin>" where origin names the
 // Store that won it (see Listener.SkipNotificationsOf).
 const NotifyChannel = "router_job"
@@ -76,7 +77,10 @@ SELECT (SELECT count(*) FROM j), (SELECT count(*) FROM n)`
 // EXISTS: PostgreSQL turns an EXISTS into a join, and under load it chose to
 // read the whole in-flight index (every attempt in flight, and every one
 // finished since the last VACUUM) and match it against the batch; a scalar
-// subquery stays a lookup by primary key per job.
+// subquery stays a lookup by primary key per job. A win is announced (NOTIFY)
+// only for a job a waiter watches (WatchJob): a notifying transaction holds a
+// database-wide lock through its commit, which would make concurrent batches
+// commit one at a time.
 const winSQL = `
 WITH w AS (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
@@ -91,7 +95,8 @@ WITH w AS (
       AND (SELECT a.state FROM attempts a WHERE a.id = w.attempt_id AND a.job_id = w.job_id) IN ('starting', 'running')
     RETURNING jobs.id, w.attempt_id, jobs.owner, jobs.operation, jobs.idempotency_key, jobs.fingerprint,
         jobs.prompt_version, jobs.route, jobs.input, jobs.params, jobs.state, jobs.version, jobs.created_at,
-        jobs.updated_at, jobs.finished_at, jobs.result, jobs.completed_by, jobs.error, jobs.routing, jobs.attempt_base
+        jobs.updated_at, jobs.finished_at, jobs.result, jobs.completed_by, jobs.error, jobs.routing, jobs.attempt_base,
+        jobs.watched
 ), k AS (
     UPDATE idempotency_keys SET expires_at = now() + $9::interval
     WHERE job_id = ANY (ARRAY(SELECT id FROM j))
@@ -110,7 +115,7 @@ WITH w AS (
     INSERT INTO race_events (job_id, attempt_id, kind, provider, detail)
     SELECT job_id, id, 'lost', provider, 'unknown attempt settled as lost: another attempt won' FROM u
 ), n AS (
-    SELECT pg_notify('` + NotifyChannel + `', id::text || ':succeeded:' || $10) FROM j
+    SELECT pg_notify('` + NotifyChannel + `', id::text || ':succeeded:' || $10) FROM j WHERE j.watched
 )
 SELECT (SELECT count(*) FROM n), j.id::text,
     j.owner, j.operation, j.idempotency_key, j.fingerprint, j.prompt_version, j.route, j.input, j.params,

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -159,6 +160,43 @@ func (s *Store) JobState(ctx context.Context, owner, id string) (string, error) 
 	var state string
 	err := s.pool.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1 AND owner = $2`, id, owner).Scan(&state)
 	return state, notFound(err)
+}
+
+// WatchJob reads a job's state for a waiter that may be on another replica
+// than the job's runner, and makes sure the job's win will be announced to it
+// by NOTIFY (batched wins notify only watched jobs). owner "" matches any
+// owner.
+//
+// The flag is set with an UPDATE of the job's row, which the win also locks:
+// either the flag commits first and the win, re-reading the row it waited
+// for, sees it and notifies; or the win commits first and this reads the job
+// as won. Unsettled jobs only; a job already watched is not written again.
+func (s *Store) WatchJob(ctx context.Context, owner, id string) (string, error) {
+	for try := 0; ; try++ {
+		var state string
+		err := s.pool.QueryRow(ctx, `UPDATE jobs SET watched = true
+			WHERE id = $1 AND ($2 = '' OR owner = $2) AND NOT watched AND state IN ('pending', 'running')
+			RETURNING state`, id, owner).Scan(&state)
+		if err == nil {
+			return state, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return "", err
+		}
+		// Not found, settled or watched already — as of a later snapshot
+		// than the update's, which is what this statement reads.
+		var watched bool
+		err = s.pool.QueryRow(ctx, `SELECT state, watched FROM jobs WHERE id = $1 AND ($2 = '' OR owner = $2)`,
+			id, owner).Scan(&state, &watched)
+		if err != nil {
+			return "", notFound(err)
+		}
+		// A job that went back to running (an unknown attempt resolved)
+		// between the two statements is not watched yet: again.
+		if watched || (state != JobPending && state != JobRunning) || try >= 2 {
+			return state, nil
+		}
+	}
 }
 
 // SetRouting records the routing decisions of a job (which providers were

@@ -32,8 +32,11 @@ type Listener struct {
 	skip string
 }
 
-// NewListener makes a listener; Run starts it.
+// NewListener makes a listener (log nil: no log); Run starts it.
 func NewListener(pool *pgxpool.Pool, log *slog.Logger) *Listener {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	return &Listener{pool: pool, log: log, subs: map[string]map[chan string]struct{}{}, jobs: map[string]*Job{},
 		ready: make(chan struct{})}
 }

@@ -1,0 +1,24 @@
+-- A job's win announces itself (NOTIFY) only when a waiter on another replica
+-- asked for it. A transaction that has sent a NOTIFY takes one lock for the
+-- whole database at commit (it serialises writers to the notification queue)
+-- and holds it through the commit's WAL flush: when every win notified, the
+-- router's concurrent batched wins committed one at a time, queueing for that
+-- lock (waits of 10-20 ms seen in the log under `make bench`'s load) instead
+-- of sharing WAL flushes. A job run and awaited on the same replica never
+-- needed the notification: the runner announces the win in memory.
+--
+-- `watched` is set by a waiter that may be on another replica than the job's
+-- runner, with an UPDATE of the job's row (store.WatchJob): it and the win
+-- lock the same row, so either the waiter's update comes first and the win
+-- (re-reading the row it waited for) sees the flag and notifies, or the win
+-- comes first and the waiter reads the job as won. The update changes no
+-- indexed column (a HOT update) and no version, so a win's compare-and-swap is
+-- unaffected.
+--
+-- Other transitions (failure, cancellation, unknown, a late win) are rare and
+-- still always notify.
+--
+-- During a rolling update a waiter of the previous version does not set the
+-- flag: a win made by this version does not notify it, and it reads the job
+-- when its wait ends. (The previous version's wins always notify.)
+ALTER TABLE jobs ADD COLUMN watched boolean NOT NULL DEFAULT false;

@@ -14,6 +14,7 @@ type Report struct {
 	Started   time.Time
 	Elapsed   time.Duration
 	Machine   Machine
+	WALWarm   WALWarm
 	Options   Options
 	Floor     *FloorResult
 	Overhead  []OverheadRow
@@ -55,6 +56,7 @@ func (b *Bench) write() error {
 	m.p("- PostgreSQL settings: %s", strings.Join(mc.SortedSettings(), ", "))
 	m.p("- one 8 KiB write + fdatasync on the project's disk: median %s", mc.FdatasyncMedian.Round(10*time.Microsecond))
 	m.p("- router, PostgreSQL, the mock provider and the load generator share the machine; all traffic is loopback")
+	writeWALWarm(&m, r.WALWarm)
 	m.p("")
 	b.writeFloor(&m)
 	b.writeOverhead(&m)

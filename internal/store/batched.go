@@ -35,55 +35,75 @@ const indexPlansSQL = `SELECT set_config('enable_seqscan', 'off', true), set_con
 	set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true),
 	set_config('plan_cache_mode', 'force_generic_plan', true)`
 
-// queryBatched runs one of the batched statements with index plans (see
-// indexPlansSQL), in one round trip and one implicit transaction (a pipeline:
-// the settings, then the statement), and hands each row to each.
-func (s *Store) queryBatched(ctx context.Context, each func(pgx.Rows) error, sql string, args ...any) error {
+// batchedStmt is one of the batched statements (claim, win) with its
+// arguments, and what to do with each row it returns.
+type batchedStmt struct {
+	sql  string
+	args []any
+	each func(pgx.Rows) error
+}
+
+// queryBatched runs batched statements with index plans (see indexPlansSQL),
+// in one round trip and one implicit transaction (a pipeline: the settings,
+// then each statement in turn), and hands each statement's rows to its each.
+// An error in any of them rolls them all back.
+func (s *Store) queryBatched(ctx context.Context, stmts ...batchedStmt) error {
 	b := &pgx.Batch{}
 	b.Queue(indexPlansSQL)
-	if s.onPlan != nil {
-		// The plan that runs is the generic one from the plan cache; an
-		// EXPLAIN given the arguments would plan for their values instead.
-		// EXPLAIN EXECUTE of a prepared copy goes through the cache (and
-		// a generic plan does not depend on the values: NULLs will do).
-		nulls := strings.TrimSuffix(strings.Repeat("NULL, ", len(args)), ", ")
-		b.Queue("PREPARE router_plan_check AS " + sql)
-		b.Queue("EXPLAIN (FORMAT JSON) EXECUTE router_plan_check(" + nulls + ")")
-		b.Queue("DEALLOCATE router_plan_check")
+	for _, st := range stmts {
+		if s.onPlan != nil {
+			// The plan that runs is the generic one from the plan cache; an
+			// EXPLAIN given the arguments would plan for their values instead.
+			// EXPLAIN EXECUTE of a prepared copy goes through the cache (and
+			// a generic plan does not depend on the values: NULLs will do).
+			nulls := strings.TrimSuffix(strings.Repeat("NULL, ", len(st.args)), ", ")
+			b.Queue("PREPARE router_plan_check AS " + st.sql)
+			b.Queue("EXPLAIN (FORMAT JSON) EXECUTE router_plan_check(" + nulls + ")")
+			b.Queue("DEALLOCATE router_plan_check")
+		}
+		b.Queue(st.sql, st.args...)
 	}
-	b.Queue(sql, args...)
 	br := s.pool.SendBatch(ctx, b)
 	err := func() error {
 		if _, err := br.Exec(); err != nil {
 			return err
 		}
-		if s.onPlan != nil {
-			var plan []byte
-			if _, err := br.Exec(); err != nil {
-				return err
+		for _, st := range stmts {
+			if s.onPlan != nil {
+				var plan []byte
+				if _, err := br.Exec(); err != nil {
+					return err
+				}
+				if err := br.QueryRow().Scan(&plan); err != nil {
+					return err
+				}
+				if _, err := br.Exec(); err != nil {
+					return err
+				}
+				s.onPlan(plan)
 			}
-			if err := br.QueryRow().Scan(&plan); err != nil {
-				return err
-			}
-			if _, err := br.Exec(); err != nil {
-				return err
-			}
-			s.onPlan(plan)
-		}
-		rows, err := br.Query()
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := each(rows); err != nil {
+			if err := readRows(br, st.each); err != nil {
 				return err
 			}
 		}
-		return rows.Err()
+		return nil
 	}()
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+func readRows(br pgx.BatchResults, each func(pgx.Rows) error) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }

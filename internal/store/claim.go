@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -125,7 +123,7 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 	}
 	nj.Params = params
 	req := newClaim(nj)
-	s.claims.enqueue(req)
+	s.paths.enqueue(&pathCommit{claim: req})
 	<-req.done
 	return s.claimOutcome(ctx, req)
 }
@@ -187,33 +185,9 @@ func (c *claimRequest) newJob() *Job {
 // execClaims runs one batch of claims. Requests for the same key within the
 // batch go out once; the others learn the first one's job as an existing one.
 func (s *Store) execClaims(ctx context.Context, batch []*claimRequest) {
-	firsts := make([]*claimRequest, 0, len(batch))
-	byKey := make(map[string]*claimRequest, len(batch))
-	var dups []*claimRequest
-	for _, c := range batch {
-		if _, ok := byKey[c.key()]; ok {
-			dups = append(dups, c)
-			continue
-		}
-		byKey[c.key()] = c
-		firsts = append(firsts, c)
-	}
-	slices.SortFunc(firsts, func(a, b *claimRequest) int { return strings.Compare(a.key(), b.key()) })
-	s.runClaims(ctx, firsts)
-	for _, d := range dups {
-		f := byKey[d.key()]
-		switch {
-		case f.err != nil:
-			d.err = f.err
-		case f.created:
-			d.existingID, d.existingFP = f.jobID, f.nj.Fingerprint
-		default:
-			d.existingID, d.existingFP = f.existingID, f.existingFP
-		}
-	}
-	for _, c := range batch {
-		close(c.done)
-	}
+	cb := groupClaims(batch)
+	s.runClaims(ctx, cb.firsts)
+	cb.finish()
 }
 
 // runClaims executes claims as one statement, retrying a batch the database
@@ -241,6 +215,11 @@ func (s *Store) runClaims(ctx context.Context, cs []*claimRequest) {
 }
 
 func (s *Store) claimBatch(ctx context.Context, cs []*claimRequest) error {
+	return s.queryBatched(ctx, claimStmt(cs))
+}
+
+// claimStmt is the claim statement for cs, whose rows set each claim's outcome.
+func claimStmt(cs []*claimRequest) batchedStmt {
 	n := len(cs)
 	for _, c := range cs {
 		c.created, c.existingID, c.existingFP = false, "", nil
@@ -270,7 +249,7 @@ func (s *Store) claimBatch(ctx context.Context, cs []*claimRequest) error {
 			priceIns[i], priceOuts[i] = f.Price.parts()
 		}
 	}
-	return s.queryBatched(ctx, func(rows pgx.Rows) error {
+	each := func(rows pgx.Rows) error {
 		var (
 			ord        int
 			created    bool
@@ -296,8 +275,9 @@ func (s *Store) claimBatch(ctx context.Context, cs []*claimRequest) error {
 			c.existingID, c.existingFP = *existingID, existingFP
 		}
 		return nil
-	}, claimSQL, owners, ops, keys, jobIDs, fps, pvs, routes, inputs, params,
-		leaseOwners, leaseMS, attIDs, provs, models, roles, routs, priceIns, priceOuts)
+	}
+	return batchedStmt{sql: claimSQL, each: each, args: []any{owners, ops, keys, jobIDs, fps, pvs, routes, inputs, params,
+		leaseOwners, leaseMS, attIDs, provs, models, roles, routs, priceIns, priceOuts}}
 }
 
 // retryRolledBack runs fn again (up to three times) when its statement

@@ -165,7 +165,7 @@ func (s *Store) CompleteJob(ctx context.Context, c Completion) (won bool, job *J
 	bg := context.WithoutCancel(ctx)
 	for try := 0; ; try++ {
 		req := &winRequest{c: c, done: make(chan struct{})}
-		s.wins.enqueue(req)
+		s.paths.enqueue(&pathCommit{win: req})
 		<-req.done
 		if req.err == nil {
 			if req.won {
@@ -199,21 +199,12 @@ func (s *Store) CompleteJob(ctx context.Context, c Completion) (won bool, job *J
 // (two valid answers for one job in one batch go in successive rounds).
 func (s *Store) execWins(ctx context.Context, batch []*winRequest) {
 	for len(batch) > 0 {
-		seen := make(map[string]bool, len(batch))
-		var round, rest []*winRequest
-		for _, w := range batch {
-			if seen[w.c.JobID] {
-				rest = append(rest, w)
-				continue
-			}
-			seen[w.c.JobID] = true
-			round = append(round, w)
-		}
+		var round []*winRequest
+		round, batch = winRound(batch)
 		s.runWins(ctx, round)
 		for _, w := range round {
 			close(w.done)
 		}
-		batch = rest
 	}
 }
 
@@ -238,6 +229,12 @@ func (s *Store) runWins(ctx context.Context, ws []*winRequest) {
 }
 
 func (s *Store) winBatch(ctx context.Context, ws []*winRequest) error {
+	return s.queryBatched(ctx, s.winStmt(ws))
+}
+
+// winStmt is the win statement for ws (one per job), whose rows tell each
+// win whether it won.
+func (s *Store) winStmt(ws []*winRequest) batchedStmt {
 	n := len(ws)
 	jobIDs, attIDs := make([]string, n), make([]string, n)
 	versions, latencies := make([]int64, n), make([]int64, n)
@@ -255,7 +252,7 @@ func (s *Store) winBatch(ctx context.Context, ws []*winRequest) error {
 			usages[i] = &str
 		}
 	}
-	return s.queryBatched(ctx, func(rows pgx.Rows) error {
+	each := func(rows pgx.Rows) error {
 		var j Job
 		var a Attempt
 		var notified int
@@ -275,7 +272,9 @@ func (s *Store) winBatch(ctx context.Context, ws []*winRequest) error {
 			w.job = &j
 		}
 		return nil
-	}, winSQL, jobIDs, attIDs, versions, results, usages, respIDs, models, latencies, s.opt.KeyRetention, s.origin)
+	}
+	return batchedStmt{sql: winSQL, each: each, args: []any{jobIDs, attIDs, versions, results, usages, respIDs, models,
+		latencies, s.opt.KeyRetention, s.origin}}
 }
 
 // lateWin handles a valid result whose compare-and-swap failed. The version

@@ -27,3 +27,34 @@ func (s *Store) SetAfterClaimCommit(f func(firstKey string)) { s.afterClaimCommi
 // SetOnPlan installs a hook that sees the plan of every batched statement
 // (claim, win), made in its transaction with its arguments.
 func (s *Store) SetOnPlan(f func(plan []byte)) { s.onPlan = f }
+
+// PathBatch runs njs' claims and cs' wins as one batch of the success path's
+// commits, synchronously, and returns each claim's outcome (as CreateJob
+// reports it) and each win's.
+func (s *Store) PathBatch(ctx context.Context, njs []NewJob, cs []Completion) (created []bool, claimErrs []error, won []bool, winErrs []error) {
+	var batch []*pathCommit
+	var claims []*claimRequest
+	var wins []*winRequest
+	for _, nj := range njs {
+		if len(nj.Params) == 0 {
+			nj.Params = []byte("{}")
+		}
+		c := newClaim(nj)
+		claims = append(claims, c)
+		batch = append(batch, &pathCommit{claim: c})
+	}
+	for _, c := range cs {
+		w := &winRequest{c: c, done: make(chan struct{})}
+		wins = append(wins, w)
+		batch = append(batch, &pathCommit{win: w})
+	}
+	s.execPathCommits(ctx, batch)
+	for _, c := range claims {
+		_, ok, err := s.claimOutcome(ctx, c)
+		created, claimErrs = append(created, ok), append(claimErrs, err)
+	}
+	for _, w := range wins {
+		won, winErrs = append(won, w.won), append(winErrs, w.err)
+	}
+	return created, claimErrs, won, winErrs
+}

@@ -8,9 +8,9 @@ import (
 	"github.com/routerhq/router/internal/gostack"
 )
 
-// group coalesces concurrent requests of one kind (key claims, wins) into
-// batches, each executed as one statement in one transaction: one round trip
-// and one WAL flush for many jobs (group commit, in the manner of River's
+// group coalesces concurrent requests (the success path's key claims and
+// wins: pathCommit) into batches, each executed in one round trip and one
+// transaction: one WAL flush for many jobs (group commit, in the manner of River's
 // batched completer and PostgreSQL's own commit_delay, without the delay).
 //
 // There is no timer and no long-lived goroutine: a request that finds no batch

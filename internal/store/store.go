@@ -47,8 +47,9 @@ type Store struct {
 	pool *pgxpool.Pool
 	opt  Options
 
-	claims group[claimRequest] // batched key claims (CreateJob)
-	wins   group[winRequest]   // batched compare-and-swaps (Complete)
+	// paths batches the success path's commits: key claims (CreateJob) and
+	// compare-and-swaps (Complete), together (see pathCommit).
+	paths group[pathCommit]
 
 	// origin tags the notifications of this store's batched wins, so that a
 	// listener paired with it can leave them to the in-memory announcement
@@ -86,12 +87,11 @@ func (o Options) WithDefaults() Options {
 // New wraps a pool.
 func New(pool *pgxpool.Pool, opt Options) *Store {
 	s := &Store{pool: pool, opt: opt.WithDefaults(), origin: rand.Text()[:16]}
-	s.claims = group[claimRequest]{size: batchSize, maxLeaders: 8, exec: s.execClaims}
-	s.wins = group[winRequest]{size: batchSize, maxLeaders: 8, exec: s.execWins}
+	s.paths = group[pathCommit]{size: batchSize, maxLeaders: 8, exec: s.execPathCommits}
 	return s
 }
 
-// batchSize is the most claims or wins carried by one statement; a full batch
+// batchSize is the most claims and wins carried by one batch; a full batch
 // waiting starts another one in flight (at most 8). Measured with `make bench`:
 // larger batches did not raise throughput at 64 callers, smaller ones (more
 // statements per job) lowered it.

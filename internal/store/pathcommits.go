@@ -1,0 +1,123 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"strings"
+)
+
+// pathCommit is one of the two commits on a job's success path waiting for
+// its batch: a key claim (CreateJob) or a win (CompleteJob). Claims and wins
+// share one group, so concurrent jobs' claims and wins go out together: one
+// round trip and one commit (one WAL flush) for both kinds, where separate
+// groups paid one for each.
+type pathCommit struct {
+	claim *claimRequest
+	win   *winRequest
+}
+
+// execPathCommits runs one batch: the claim statement for its claims and the
+// win statement for its wins (one per job; a second valid answer for a job in
+// the batch goes in a round of its own afterwards) in one transaction. If
+// that fails, each kind is run again on its own, with its own retries and
+// fallbacks, so a failing claim cannot fail a win or the other way round
+// (both statements are safe to run again after a commit whose answer was
+// lost: a claim finds its own job, a win finds itself won).
+//
+// Claims go first (in key order), then wins (in job id order): a win locks
+// job, attempt and key rows of a job that exists, none of which a claim
+// locks, so a batch waiting in its claims holds no win's locks and two
+// batches cannot wait on each other.
+func (s *Store) execPathCommits(ctx context.Context, batch []*pathCommit) {
+	var claims []*claimRequest
+	var wins []*winRequest
+	for _, pc := range batch {
+		if pc.claim != nil {
+			claims = append(claims, pc.claim)
+		} else {
+			wins = append(wins, pc.win)
+		}
+	}
+	switch {
+	case len(wins) == 0:
+		s.execClaims(ctx, claims)
+		return
+	case len(claims) == 0:
+		s.execWins(ctx, wins)
+		return
+	}
+	cb := groupClaims(claims)
+	round, rest := winRound(wins)
+	s.opt.Observer.Batch("claim", len(cb.firsts))
+	s.opt.Observer.Batch("win", len(round))
+	s.opt.Observer.DurableCommit() // counted as sent: see runClaims
+	err := retryRolledBack(func() error { return s.queryBatched(ctx, claimStmt(cb.firsts), s.winStmt(round)) })
+	if err == nil {
+		if s.afterClaimCommit != nil {
+			s.afterClaimCommit(cb.firsts[0].nj.IdempotencyKey)
+		}
+	} else {
+		s.runClaims(ctx, cb.firsts)
+		s.runWins(ctx, round)
+	}
+	cb.finish()
+	for _, w := range round {
+		close(w.done)
+	}
+	if len(rest) > 0 {
+		s.execWins(ctx, rest)
+	}
+}
+
+// claimBatch is a batch of claims: the first claim of each key, in lock
+// order, and the claims of a key already in the batch, which take its outcome.
+type claimBatch struct {
+	all, firsts, dups []*claimRequest
+	byKey             map[string]*claimRequest
+}
+
+func groupClaims(batch []*claimRequest) claimBatch {
+	cb := claimBatch{all: batch, firsts: make([]*claimRequest, 0, len(batch)), byKey: make(map[string]*claimRequest, len(batch))}
+	for _, c := range batch {
+		if _, ok := cb.byKey[c.key()]; ok {
+			cb.dups = append(cb.dups, c)
+			continue
+		}
+		cb.byKey[c.key()] = c
+		cb.firsts = append(cb.firsts, c)
+	}
+	slices.SortFunc(cb.firsts, func(a, b *claimRequest) int { return strings.Compare(a.key(), b.key()) })
+	return cb
+}
+
+// finish gives each duplicate its key's outcome and tells every caller.
+func (cb claimBatch) finish() {
+	for _, d := range cb.dups {
+		f := cb.byKey[d.key()]
+		switch {
+		case f.err != nil:
+			d.err = f.err
+		case f.created:
+			d.existingID, d.existingFP = f.jobID, f.nj.Fingerprint
+		default:
+			d.existingID, d.existingFP = f.existingID, f.existingFP
+		}
+	}
+	for _, c := range cb.all {
+		close(c.done)
+	}
+}
+
+// winRound splits wins into a round of distinct jobs and the rest.
+func winRound(batch []*winRequest) (round, rest []*winRequest) {
+	seen := make(map[string]bool, len(batch))
+	for _, w := range batch {
+		if seen[w.c.JobID] {
+			rest = append(rest, w)
+			continue
+		}
+		seen[w.c.JobID] = true
+		round = append(round, w)
+	}
+	return round, rest
+}

@@ -1,0 +1,83 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+	"testing"
+
+	"github.com/routerhq/router/internal/store"
+)
+
+// commitCounter counts durable commits.
+type commitCounter struct{ commits atomic.Int64 }
+
+func (c *commitCounter) DurableCommit()    { c.commits.Add(1) }
+func (c *commitCounter) Batch(string, int) {}
+
+// pathSetup makes a store that counts its commits, and a running job whose
+// only attempt can win.
+func pathSetup(t *testing.T, key string) (*store.Store, *commitCounter, *store.Job, *bundle) {
+	t.Helper()
+	b := setup(t)
+	obs := &commitCounter{}
+	st := store.New(b.db.Pool, store.Options{Observer: obs})
+	nj := newJob(t, "acme", "triage", key, `{"k":"`+key+`"}`)
+	nj.First, nj.LeaseOwner = &store.FirstAttempt{Provider: "p", Role: store.RolePrimary}, "r1"
+	j, _, err := st.CreateJob(context.Background(), nj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs.commits.Store(0)
+	return st, obs, j, b
+}
+
+func winOf(j *store.Job) store.Completion {
+	a := j.Attempts[0]
+	return store.Completion{JobID: j.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion, Result: json.RawMessage(`{}`)}
+}
+
+// Issue 11: one job's claim and another's win that wait for the database at
+// the same time go out together: one transaction, one durable commit.
+func TestClaimAndWinShareOneCommit(t *testing.T) {
+	st, obs, running, b := pathSetup(t, "running")
+	ctx := context.Background()
+	nj := newJob(t, "acme", "triage", "new", `{"k":"new"}`)
+	nj.First, nj.LeaseOwner = &store.FirstAttempt{Provider: "p", Role: store.RolePrimary}, "r1"
+	created, claimErrs, won, winErrs := st.PathBatch(ctx, []store.NewJob{nj}, []store.Completion{winOf(running)})
+	if claimErrs[0] != nil || !created[0] || winErrs[0] != nil || !won[0] {
+		t.Fatalf("claim: created=%v err=%v; win: won=%v err=%v", created[0], claimErrs[0], won[0], winErrs[0])
+	}
+	if n := obs.commits.Load(); n != 1 {
+		t.Fatalf("%d durable commits for a claim and a win, want 1", n)
+	}
+	// Rows written by one transaction carry its id.
+	var txs int
+	if err := b.db.Pool.QueryRow(ctx, `SELECT count(DISTINCT xmin::text) FROM jobs
+		WHERE id = $1 OR idempotency_key = 'new'`, running.ID).Scan(&txs); err != nil || txs != 1 {
+		t.Fatalf("the claim and the win were written by %d transactions (%v), want 1", txs, err)
+	}
+	if got := count(t, b, `SELECT count(*) FROM jobs WHERE id = $1 AND state = 'succeeded'`, running.ID); got != 1 {
+		t.Fatal("the win did not complete its job")
+	}
+}
+
+// A claim that fails does not fail the win that shared its batch: the batch is
+// run again kind by kind, and only the claim reports the error — with nothing
+// of it written.
+func TestAFailingClaimDoesNotFailTheWinBesideIt(t *testing.T) {
+	st, _, running, b := pathSetup(t, "running")
+	ctx := context.Background()
+	bad := newJob(t, "acme", "triage", "bad", `{}`)
+	bad.Input = json.RawMessage(`{"not json`) // the database refuses it
+	created, claimErrs, won, winErrs := st.PathBatch(ctx, []store.NewJob{bad}, []store.Completion{winOf(running)})
+	if claimErrs[0] == nil || created[0] {
+		t.Fatalf("the bad claim: created=%v err=%v; want an error", created[0], claimErrs[0])
+	}
+	if winErrs[0] != nil || !won[0] {
+		t.Fatalf("the win beside it: won=%v err=%v", won[0], winErrs[0])
+	}
+	if got := count(t, b, `SELECT count(*) FROM idempotency_keys WHERE idempotency_key = 'bad'`); got != 0 {
+		t.Fatalf("the failed claim left %d key rows", got)
+	}
+}

@@ -87,15 +87,25 @@ func (o Options) WithDefaults() Options {
 // New wraps a pool.
 func New(pool *pgxpool.Pool, opt Options) *Store {
 	s := &Store{pool: pool, opt: opt.WithDefaults(), origin: rand.Text()[:16]}
-	s.paths = group[pathCommit]{size: batchSize, maxLeaders: 8, exec: s.execPathCommits}
+	s.paths = group[pathCommit]{size: batchSize, maxLeaders: maxBatchesInFlight, exec: s.execPathCommits}
 	return s
 }
 
-// batchSize is the most claims and wins carried by one batch; a full batch
-// waiting starts another one in flight (at most 8). Measured with `make bench`:
-// larger batches did not raise throughput at 64 callers, smaller ones (more
-// statements per job) lowered it.
-const batchSize = 8
+// batchSize is the most claims and wins carried by one batch, and
+// maxBatchesInFlight how many batches go out at once: a second one only when
+// a full batch is waiting behind the first. Few, large batches: a caller that
+// finds a batch running waits for it either way, and PostgreSQL does less work
+// per job in one statement of many rows than in several concurrent ones,
+// whose commits also queue on the WAL write lock. Measured with alternating
+// quick runs of `make bench`'s overhead scenario (docs/performance.md): from 8
+// and 8 to 32 and 2, router-added p99 at 64 callers ~20 -> ~18 ms (median of
+// 7-9 runs each), throughput at 256 callers 3,350-3,790 -> 3,880-5,170 req/s
+// and round trips per job 0.27 -> 0.07; more batches in flight (a second one
+// as soon as anything waits) was worse at every caller count.
+const (
+	batchSize          = 32
+	maxBatchesInFlight = 2
+)
 
 // Connect opens a pool for url and checks it answers. tune, if given, adjusts
 // the pool's configuration first (for example a statement tracer).

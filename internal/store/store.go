@@ -99,7 +99,7 @@ func New(pool *pgxpool.Pool, opt Options) *Store {
 // whose commits also queue on the WAL write lock. Measured with alternating
 // quick runs of `make bench`'s overhead scenario (docs/performance.md): from 8
 // and 8 to 32 and 2, router-added p99 at 64 callers ~20 -> ~18 ms (median of
-// 7-9 runs each), throughput at 256 callers 3,350-3,790 -> 3,880-5,170 req/s
+// 7-9 runs each), throughput at 256 callers 3,350-3,819 -> 3,884-5,173 req/s
 // and round trips per job 0.27 -> 0.07; more batches in flight (a second one
 // as soon as anything waits) was worse at every caller count.
 const (

@@ -14,9 +14,10 @@ import (
 
 // NotifyChannel is the LISTEN/NOTIFY channel on which job state changes are
 // announced: every change but a batched win, which is announced only for a
-// job that a waiter watches (WatchJob). It crosses replicas. The payload is "<job id>", "<job id>:<state>"
-// or, for a batched win, "<job id>:<state>:<origin>" where origin names the
-// Store that won it (see Listener.SkipNotificationsOf).
+// job that a waiter watches (WatchJob). It crosses replicas. The payload is
+// "<job id>", "<job id>:<state>" or, for a batched win,
+// "<job id>:<state>:<origin>" where origin names the Store that won it (see
+// Listener.SkipNotificationsOf).
 const NotifyChannel = "router_job"
 
 // Completion is a valid output offered by an attempt.

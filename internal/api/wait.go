@@ -61,9 +61,11 @@ func (s *Server) waitJob(ctx context.Context, owner, id string, wait time.Durati
 // Reads of the state go through Store.WatchJob, which asks for the job's win
 // to be announced by NOTIFY (wins of jobs nobody watches are not: the job's
 // runner announces them in memory on its own replica). A fresh job's waiter
-// skips that read: its job runs here; if this replica's runner lets it go
-// unsettled, it announces that in memory, and the waiter then reads and
-// watches it like any other. The job is also read every Config.RecheckEvery.
+// does not watch it: its job runs here, and if this replica's runner lets it
+// go unsettled it says so in memory (an announcement without a state); from
+// then on the waiter watches it like any other. The job is also read every
+// Config.RecheckEvery — a plain read while a fresh job is not watched, so a
+// slow provider call does not make its win notify.
 func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time.Duration, changed <-chan string, fresh bool) (*store.Job, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
@@ -71,11 +73,16 @@ func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time
 	if fresh {
 		state = store.JobRunning
 	}
+	watch := !fresh
 	var recheck *time.Timer
 	for {
 		if state == "" {
+			read := s.Store.JobState
+			if watch {
+				read = s.Store.WatchJob
+			}
 			var err error
-			if state, err = s.Store.WatchJob(context.WithoutCancel(ctx), owner, id); err != nil {
+			if state, err = read(context.WithoutCancel(ctx), owner, id); err != nil {
 				return nil, err
 			}
 		}
@@ -87,8 +94,11 @@ func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time
 			defer recheck.Stop()
 		}
 		select {
-		case state = <-changed:
-			state = store.FinalState(state)
+		case v := <-changed:
+			if v == "" {
+				watch = true // this replica let the job go, or the listener reconnected
+			}
+			state = store.FinalState(v)
 			continue
 		case <-recheck.C:
 			recheck.Reset(s.cfg.RecheckEvery)

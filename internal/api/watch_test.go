@@ -4,8 +4,11 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/routerhq/router/internal/api"
 	"github.com/routerhq/router/internal/providers"
@@ -141,5 +144,59 @@ func TestWaiterRereadsAJobItWasNotToldOf(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the waiter did not re-read a job whose change nobody announced")
+	}
+}
+
+// recheckSignal is a pgx tracer that signals each read of a job's state by a
+// waiter: Store.JobState, or Store.WatchJob's update.
+type recheckSignal struct{ reads chan struct{} }
+
+func (r recheckSignal) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	if sql := strings.TrimSpace(d.SQL); strings.HasPrefix(sql, "SELECT state FROM jobs WHERE id = $1 AND owner = $2") ||
+		strings.HasPrefix(sql, "UPDATE jobs SET watched") {
+		select {
+		case r.reads <- struct{}{}:
+		default:
+		}
+	}
+	return ctx
+}
+func (recheckSignal) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// A caller waiting for the job its own request created re-reads it while the
+// provider call takes long, but does not watch it (the job runs on this
+// replica, whose runner announces the win in memory): a slow provider call
+// must not make the win notify, and so take NOTIFY's database-wide lock.
+func TestFreshWaiterRereadsWithoutWatching(t *testing.T) {
+	release := make(chan struct{})
+	reads := recheckSignal{reads: make(chan struct{}, 1)}
+	b := setup(t, options{recheck: 10 * time.Millisecond, tracer: reads, respond: func(int, *providers.Request) providers.Step {
+		<-release
+		return providers.Step{Output: validTriage}
+	}})
+	answered := make(chan reply, 1)
+	go func() {
+		r, err := send(b.srv.URL+"/v1/jobs", "POST", acmeKey, triageBody("slow provider"), "Idempotency-Key", "fresh-1", "Prefer", "wait=60")
+		if err != nil {
+			r.raw = []byte(err.Error())
+		}
+		answered <- r
+	}()
+	for range 3 { // three re-reads while the provider has not answered
+		select {
+		case <-reads.reads:
+		case <-time.After(30 * time.Second):
+			close(release)
+			t.Fatal("the waiter never re-read its job")
+		}
+	}
+	if n := b.count(t, `SELECT count(*) FROM jobs WHERE idempotency_key = 'fresh-1' AND watched`); n != 0 {
+		close(release)
+		t.Fatal("the waiter of its own fresh job watched it: its win would notify")
+	}
+	close(release)
+	r := <-answered
+	if r.status != http.StatusCreated || r.body["state"] != store.JobSucceeded {
+		t.Fatalf("answer %d %s; want the job created and succeeded", r.status, r.raw)
 	}
 }

@@ -60,12 +60,13 @@ func (s *Server) waitJob(ctx context.Context, owner, id string, wait time.Durati
 //
 // Reads of the state go through Store.WatchJob, which asks for the job's win
 // to be announced by NOTIFY (wins of jobs nobody watches are not: the job's
-// runner announces them in memory on its own replica). A fresh job's waiter
-// does not watch it: its job runs here, and if this replica's runner lets it
-// go unsettled it says so in memory (an announcement without a state); from
+// runner announces them in memory on its own replica). A waiter does not
+// watch a job that runs on this replica (a fresh job, or one the executor
+// says it runs, asked after subscribing): if this replica's runner lets it go
+// unsettled it says so in memory (an announcement without a state), and from
 // then on the waiter watches it like any other. The job is also read every
-// Config.RecheckEvery — a plain read while a fresh job is not watched, so a
-// slow provider call does not make its win notify.
+// Config.RecheckEvery — a plain read while the job is not watched, so a slow
+// provider call does not make its win notify.
 func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time.Duration, changed <-chan string, fresh bool) (*store.Job, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
@@ -73,7 +74,7 @@ func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time
 	if fresh {
 		state = store.JobRunning
 	}
-	watch := !fresh
+	watch := !fresh && !s.runsHere(id)
 	var recheck *time.Timer
 	for {
 		if state == "" {
@@ -141,4 +142,17 @@ func discard(plan store.JobPlan) {
 	if plan != nil {
 		plan.Discard()
 	}
+}
+
+// runner is what an Executor that runs jobs in this process can tell.
+type runner interface {
+	// Runs reports whether this process runs the job now; until it stops,
+	// it announces the job's changes in memory (see waitSubscribed).
+	Runs(jobID string) bool
+}
+
+// runsHere reports whether this replica's executor runs the job now.
+func (s *Server) runsHere(id string) bool {
+	r, ok := s.Exec.(runner)
+	return ok && r.Runs(id)
 }

@@ -16,7 +16,10 @@ import (
 // fresh, when not nil, is the job as this process just created it, already
 // holding its lease (renewed by this runner's lease keeper): it is neither
 // taken nor read again; plan, when not nil, is its prepared race.
-func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, plan *Plan) {
+//
+// finished reports that the job was won or settled here (and announced);
+// otherwise another replica may finish it (see Runner.submit).
+func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, plan *Plan) (finished bool) {
 	log := r.cfg.Log.With("job_id", jobID)
 	if fresh == nil {
 		ok, err := r.cfg.Store.AcquireJobLease(ctx, jobID, r.cfg.LeaseOwner, r.cfg.Lease)
@@ -24,21 +27,18 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 			if err != nil && ctx.Err() == nil {
 				log.Error("could not take the job's lease", "err", err)
 			}
-			return
+			return false
 		}
 	}
 	var o *orchestrator
 	defer func() {
 		if o != nil && (o.done || o.settled) {
+			finished = true
 			return // the win or the settlement released the lease in its own commit
 		}
 		if err := r.cfg.Store.ReleaseJobLease(context.WithoutCancel(ctx), jobID, r.cfg.LeaseOwner); err != nil {
 			log.Warn("could not release the job's lease", "err", err)
 		}
-		// Another replica may finish it, and its win notifies only waiters
-		// that watch the job: wake this replica's waiters, which then read
-		// and watch it.
-		r.cfg.Listener.Publish(jobID, "")
 	}()
 
 	job := fresh
@@ -81,6 +81,7 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 	ctx, endSpan := r.startJobSpan(ctx, job)
 	defer endSpan()
 	o.run(ctx)
+	return // finished is set by the deferred lease release
 }
 
 // newOrchestrator makes the race of a job on route: its routing decisions and

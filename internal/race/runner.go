@@ -218,7 +218,7 @@ func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan) {
 		gostack.Reserve()
 		defer cancel(nil)
 		for {
-			r.runJob(ctx, jobID, fresh, plan)
+			finished := r.runJob(ctx, jobID, fresh, plan)
 			fresh, plan = nil, nil
 			r.mu.Lock()
 			if r.again[jobID] && !r.stopping && ctx.Err() == nil {
@@ -229,9 +229,26 @@ func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan) {
 			delete(r.again, jobID)
 			delete(r.running, jobID)
 			r.mu.Unlock()
+			if !finished {
+				// Another replica may finish it, and its win notifies only
+				// waiters that watch the job: wake this replica's waiters
+				// (after Runs stopped saying it runs here), which then read
+				// and watch it.
+				r.cfg.Listener.Publish(jobID, "")
+			}
 			return
 		}
 	})
+}
+
+// Runs reports whether this process is running jobID's race now. Until it
+// stops, this process announces the job's win or settlement in memory, or
+// says (an announcement without a state) that it let the job go unsettled.
+func (r *Runner) Runs(jobID string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.running[jobID]
+	return ok
 }
 
 // Cancel stops this process's work on a job that was cancelled.

@@ -65,8 +65,9 @@ func (s *Server) waitJob(ctx context.Context, owner, id string, wait time.Durati
 // says it runs, asked after subscribing): if this replica's runner lets it go
 // unsettled it says so in memory (an announcement without a state), and from
 // then on the waiter watches it like any other. The job is also read every
-// Config.RecheckEvery — a plain read while the job is not watched, so a slow
-// provider call does not make its win notify.
+// Config.RecheckEvery — a plain read unless it still has to be watched, so a
+// slow provider call does not make its win notify, and a watched job is
+// flagged once.
 func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time.Duration, changed <-chan string, fresh bool) (*store.Job, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
@@ -74,13 +75,13 @@ func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time
 	if fresh {
 		state = store.JobRunning
 	}
-	watch := !fresh && !s.runsHere(id)
+	watch, watched := !fresh && !s.runsHere(id), false
 	var recheck *time.Timer
 	for {
 		if state == "" {
 			read := s.Store.JobState
-			if watch {
-				read = s.Store.WatchJob
+			if watch && !watched { // once flagged, the job stays watched
+				read, watched = s.Store.WatchJob, true
 			}
 			var err error
 			if state, err = read(context.WithoutCancel(ctx), owner, id); err != nil {

@@ -307,5 +307,5 @@ func (r *Runner) handOver(job *store.Job) {
 			r.cfg.Log.Warn("could not release the job's lease", "job_id", job.ID, "err", err)
 		}
 	}
-	r.cfg.Listener.Publish(job.ID, "") // its waiters here read and watch it (see runJob)
+	r.cfg.Listener.Publish(job.ID, "") // its waiters here read and watch it (see submit)
 }

@@ -33,6 +33,7 @@ type Options struct {
 	Out, RunsDir, Prompts, Scenarios string
 	MaxRun                           time.Duration
 	LogLevel                         string
+	Webhooks                         bool
 
 	FloorN, FloorCommits int
 	WALSegments          int
@@ -67,6 +68,7 @@ func main() {
 	flag.StringVar(&o.Scenarios, "scenarios", "floor,overhead,profile,replicas,degraded,storm,sustained", "scenarios to run, comma-separated")
 	flag.DurationVar(&o.MaxRun, "max-run", 30*time.Second, "time bound of any one load run")
 	flag.StringVar(&o.LogLevel, "router-log-level", "info", "the routers' log level")
+	flag.BoolVar(&o.Webhooks, "webhooks", false, "give the overhead scenario's owner a webhook (the mock takes its completion events), as an owner with webhooks runs")
 	flag.IntVar(&o.WALSegments, "wal-segments", 40, "WAL segments to fill and recycle before measuring (a fresh cluster creates one every few seconds under load, stalling commits; a server in service recycles them)")
 	flag.IntVar(&o.FloorN, "floor-n", 200, "measured commit sequences of the durable-commit floor")
 	flag.IntVar(&o.FloorCommits, "floor-commits", 2, "durable commits per job on the path (SPEC §14)")

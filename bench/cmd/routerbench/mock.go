@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"net"
@@ -48,6 +49,7 @@ type Mock struct {
 	calls     sync.Map // model -> *atomic.Int64
 	hangs     atomic.Int64
 	errors    atomic.Int64
+	webhooks  atomic.Int64 // completion events taken
 	maxHang   time.Duration
 
 	mu      sync.Mutex
@@ -126,7 +128,19 @@ type mockRequest struct {
 	} `json:"stream_options"`
 }
 
+// WebhookURL is where the mock takes completion events (answering 204).
+func (m *Mock) WebhookURL() string { return strings.TrimSuffix(m.url, "/v1") + "/webhook" }
+
+// Webhooks is how many completion events the mock took.
+func (m *Mock) Webhooks() int64 { return m.webhooks.Load() }
+
 func (m *Mock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/webhook" {
+		_, _ = io.Copy(io.Discard, r.Body)
+		m.webhooks.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
 	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
 		return

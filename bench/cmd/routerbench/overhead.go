@@ -27,11 +27,15 @@ type OverheadRow struct {
 }
 
 func (b *Bench) overheadSpec(name string) RouterSpec {
-	return RouterSpec{
+	s := RouterSpec{
 		Name:      b.owner(name),
 		Providers: []ProviderSpec{{Name: "primary", Model: "primary", Timeout: 30 * time.Second, MaxRetries: 1}},
 		Route:     RouteSpec{Providers: []string{"primary"}},
 	}
+	if b.o.Webhooks {
+		s.Webhook = b.h.Mock.WebhookURL()
+	}
+	return s
 }
 
 // overhead runs direct, /v1/jobs and /v1/chat/completions at each caller count
@@ -96,6 +100,9 @@ func (b *Bench) overhead(ctx context.Context) error {
 				ep, c, row.N, row.Errors, row.RPS, ms(row.E2E.Q(.5)), ms(row.E2E.Q(.99)),
 				ms(row.Added.Q(.5)), ms(row.Added.Q(.99)), row.PerJob.RoundTrips, row.PerJob.DurableCommits)
 		}
+	}
+	if b.o.Webhooks {
+		log.Printf("  webhooks: the mock took %d completion events so far", m.Webhooks())
 	}
 	in, err := b.db.integrity(ctx, p.Owner)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"net"
 	"net/http"
@@ -38,6 +39,7 @@ type RouterSpec struct {
 	Route     RouteSpec
 	Lease     time.Duration
 	LogLevel  string
+	Webhook   string // when set, the owner's webhook URL (its completion events are delivered there)
 }
 
 // RouterProc is a running router.
@@ -81,7 +83,11 @@ func freeAddr() (string, error) {
 func (h *Harness) writeConfig(s RouterSpec, addr, opsAddr string) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "listen: %s\nops_listen: %s\n", addr, opsAddr)
-	fmt.Fprintf(&b, "api_keys: [{owner: %s, key_env: BENCH_API_KEY}]\n", s.owner())
+	if s.Webhook != "" {
+		fmt.Fprintf(&b, "api_keys: [{owner: %s, key_env: BENCH_API_KEY, webhook: {url: %q, secret_env: BENCH_WEBHOOK_SECRET}}]\n", s.owner(), s.Webhook)
+	} else {
+		fmt.Fprintf(&b, "api_keys: [{owner: %s, key_env: BENCH_API_KEY}]\n", s.owner())
+	}
 	b.WriteString("http: {max_wait: 60s}\nproviders:\n")
 	for _, p := range s.Providers {
 		fmt.Fprintf(&b, "  - {name: %s, type: openai, base_url: %q, model: %s, timeout: %s, max_retries: %d, supports_lookup: %t}\n",
@@ -147,7 +153,8 @@ func (h *Harness) Start(ctx context.Context, s RouterSpec, debug bool) (*RouterP
 		args = append(args, "--debug-listen", dbg)
 	}
 	p.cmd = exec.Command(h.Bin, args...)
-	p.cmd.Env = append(os.Environ(), "BENCH_API_KEY="+p.Key, "DATABASE_URL="+h.DB)
+	p.cmd.Env = append(os.Environ(), "BENCH_API_KEY="+p.Key, "DATABASE_URL="+h.DB,
+		"BENCH_WEBHOOK_SECRET=whsec_"+base64.StdEncoding.EncodeToString([]byte("routerbench webhook secret")))
 	p.cmd.Stdout, p.cmd.Stderr = logf, logf
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := p.cmd.Start(); err != nil {

@@ -7,8 +7,8 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// indexPlansSQL makes the rest of its transaction plan with index lookups and
-// nested loops only (the settings end with the transaction).
+// batchSettingsSQL makes the rest of its transaction plan with index lookups
+// and nested loops only (the settings end with the transaction).
 //
 // The batched statements (claim, win) touch a handful of rows each, reached
 // by primary keys and unique keys. Left to its statistics, PostgreSQL can
@@ -31,9 +31,14 @@ import (
 // batches of one (a lone caller) it kept planning the claim afresh each time:
 // 0.26 ms of planning for 0.19 ms of execution, measured with
 // pg_stat_statements.
-const indexPlansSQL = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
+//
+// And the outbox trigger leaves River's insert notification to the store,
+// which sends it once the batch has committed (router.outbox_notify, migration
+// 0013; see outboxWake): a transaction that notifies holds a database-wide
+// lock through its commit, and batches would commit one at a time.
+const batchSettingsSQL = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
 	set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true),
-	set_config('plan_cache_mode', 'force_generic_plan', true)`
+	set_config('plan_cache_mode', 'force_generic_plan', true), set_config('router.outbox_notify', 'after_commit', true)`
 
 // batchedStmt is one of the batched statements (claim, win) with its
 // arguments, and what to do with each row it returns.
@@ -43,13 +48,13 @@ type batchedStmt struct {
 	each func(pgx.Rows) error
 }
 
-// queryBatched runs batched statements with index plans (see indexPlansSQL),
+// queryBatched runs batched statements with index plans (see batchSettingsSQL),
 // in one round trip and one implicit transaction (a pipeline: the settings,
 // then each statement in turn), and hands each statement's rows to its each.
 // An error in any of them rolls them all back.
 func (s *Store) queryBatched(ctx context.Context, stmts ...batchedStmt) error {
 	b := &pgx.Batch{}
-	b.Queue(indexPlansSQL)
+	b.Queue(batchSettingsSQL)
 	for _, st := range stmts {
 		if s.onPlan != nil {
 			// The plan that runs is the generic one from the plan cache; an

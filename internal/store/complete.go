@@ -81,7 +81,10 @@ SELECT (SELECT count(*) FROM j), (SELECT count(*) FROM n)`
 // subquery stays a lookup by primary key per job. A win is announced (NOTIFY)
 // only for a job a waiter watches (WatchJob): a notifying transaction holds a
 // database-wide lock through its commit, which would make concurrent batches
-// commit one at a time.
+// commit one at a time. For the same reason the outbox trigger does not wake
+// River here (batchSettingsSQL); the last column says whether the job's owner
+// has a webhook, whose event the trigger wrote, and the store wakes River
+// after the commit (outboxWake).
 const winSQL = `
 WITH w AS (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
@@ -124,7 +127,8 @@ SELECT (SELECT count(*) FROM n), j.id::text,
     j.completed_by::text, j.error, j.routing, j.attempt_base,
     a.*,
     NOT EXISTS (SELECT 1 FROM attempts x WHERE x.job_id = j.id AND x.id <> j.attempt_id)
-        AND NOT EXISTS (SELECT 1 FROM race_events r WHERE r.job_id = j.id)
+        AND NOT EXISTS (SELECT 1 FROM race_events r WHERE r.job_id = j.id),
+    EXISTS (SELECT 1 FROM webhook_owners o WHERE o.owner = j.owner)
 FROM j LEFT JOIN a ON a.id = j.attempt_id::text`
 
 // winRequest is one Complete waiting for its batch.
@@ -133,7 +137,10 @@ type winRequest struct {
 	done chan struct{}
 	won  bool
 	job  *Job // the whole job as the win left it, when it had no other attempt and no race event
-	err  error
+	// announced: the win wrote an outbox event (the owner has a webhook)
+	// and River is to be woken once it has committed.
+	announced bool
+	err       error
 }
 
 // Complete offers a valid output through the compare-and-swap. won reports whether
@@ -218,6 +225,7 @@ func (s *Store) runWins(ctx context.Context, ws []*winRequest) {
 	s.opt.Observer.DurableCommit()
 	err := retryRolledBack(func() error { return s.winBatch(ctx, ws) })
 	if err == nil {
+		s.announceWins(ws)
 		return
 	}
 	if len(ws) == 1 {
@@ -244,7 +252,7 @@ func (s *Store) winStmt(ws []*winRequest) batchedStmt {
 	byJob := make(map[string]*winRequest, n)
 	for i, w := range ws {
 		c := w.c
-		w.won, w.job = false, nil
+		w.won, w.job, w.announced = false, nil, false
 		byJob[c.JobID] = w
 		jobIDs[i], attIDs[i], versions[i], latencies[i] = c.JobID, c.AttemptID, c.ReadVersion, c.LatencyMS
 		results[i], respIDs[i], models[i] = string(c.Result), c.ProviderResponseID, c.ResponseModel
@@ -257,8 +265,8 @@ func (s *Store) winStmt(ws []*winRequest) batchedStmt {
 		var j Job
 		var a Attempt
 		var notified int
-		var whole bool
-		dest := append(append(append([]any{&notified}, j.dest()...), a.dest()...), &whole)
+		var whole, announced bool
+		dest := append(append(append([]any{&notified}, j.dest()...), a.dest()...), &whole, &announced)
 		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
@@ -266,7 +274,7 @@ func (s *Store) winStmt(ws []*winRequest) batchedStmt {
 		if w == nil {
 			return nil
 		}
-		w.won = true
+		w.won, w.announced = true, announced
 		if whole {
 			j.Attempts, j.RaceEvents = []Attempt{a}, []RaceEvent{}
 			j.sumCosts()

@@ -58,3 +58,15 @@ func (s *Store) PathBatch(ctx context.Context, njs []NewJob, cs []Completion) (c
 	}
 	return created, claimErrs, won, winErrs
 }
+
+// SetBeforeRiverWake installs a hook run before each River notification the
+// store sends after batched wins (outboxWake).
+func (s *Store) SetBeforeRiverWake(f func()) { s.wake.beforeSend = f }
+
+// RiverWakesAsked is how many times batched wins asked for River's
+// notification.
+func (s *Store) RiverWakesAsked() int64 {
+	s.wake.mu.Lock()
+	defer s.wake.mu.Unlock()
+	return s.wake.asked
+}

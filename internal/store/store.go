@@ -56,6 +56,10 @@ type Store struct {
 	// (Listener.SkipNotificationsOf).
 	origin string
 
+	// wake sends River's notification after batched wins that wrote outbox
+	// events (see outboxWake).
+	wake outboxWake
+
 	// afterClaimCommit, in tests, runs after a claim batch committed and
 	// before any of its callers is told.
 	afterClaimCommit func(firstKey string)

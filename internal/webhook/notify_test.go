@@ -36,3 +36,32 @@ func TestTriggerNotifiesRiver(t *testing.T) {
 		t.Fatalf("delivered %s, want %s", p.Job.ID, j.ID)
 	}
 }
+
+// Issue 11: a batched win does not notify inside its transaction; the store
+// wakes River after the commit, on the channel and with the payload River's
+// producers listen for: with polling effectively off, the win's event is
+// still delivered.
+func TestBatchedWinWakesRiver(t *testing.T) {
+	rc := newReceiver(t, func(int) int { return http.StatusOK })
+	e := setup(t, rc.srv.URL, 5*time.Second)
+	svc, err := webhook.NewService(e.db.Pool, e.st, webhook.ServiceConfig{
+		Config:       webhook.Config{Secrets: map[string]string{"acme": secret}},
+		PollInterval: time.Hour,
+		Log:          slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
+	// As above: one delivery first, so River's producer is listening.
+	e.cancel(t, "acme", "k1")
+	verified(t, rc.next(t))
+	j := e.succeed(t, "acme", "k2")
+	p := verified(t, rc.next(t))
+	if p.Job.ID != j.ID || p.Type != "job.succeeded" {
+		t.Fatalf("delivered %s %s, want job.succeeded of %s", p.Type, p.Job.ID, j.ID)
+	}
+}

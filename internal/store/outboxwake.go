@@ -1,0 +1,73 @@
+package store
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// riverWakeSQL is River's insert notification for the webhooks queue, as the
+// outbox trigger sends it (migration 0006), in a transaction of its own whose
+// commit does not wait for a WAL flush: losing it in a crash costs only
+// promptness, since River's periodic fetch finds the job.
+const riverWakeSQL = `SELECT set_config('synchronous_commit', 'off', true),
+	pg_notify(coalesce(current_schema(), '') || '.river_insert', '{"queue": "webhooks"}')`
+
+// outboxWake sends River's insert notification after batched wins that wrote
+// outbox events (migration 0013): their transactions do not notify, so that
+// concurrent batches do not commit one at a time behind the notification
+// queue's database-wide lock. One notification is in flight at a time;
+// requests arriving meanwhile are answered by one more after it (River's
+// producer fetches every due job when woken, so one wake serves them all).
+type outboxWake struct {
+	mu      sync.Mutex
+	running bool  // a goroutine is sending
+	again   bool  // a batch committed events after the running send began
+	asked   int64 // wakes asked for since the store was made
+	// beforeSend, in tests, runs before each notification is sent.
+	beforeSend func()
+}
+
+// wakeDeliveries asks for River's notification without waiting for it.
+func (s *Store) wakeDeliveries() {
+	w := &s.wake
+	w.mu.Lock()
+	w.asked++
+	if w.running {
+		w.again = true
+		w.mu.Unlock()
+		return
+	}
+	w.running = true
+	w.mu.Unlock()
+	go func() {
+		for {
+			if w.beforeSend != nil {
+				w.beforeSend()
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			// An error leaves the job to River's periodic fetch.
+			_, _ = s.pool.Exec(ctx, riverWakeSQL)
+			cancel()
+			w.mu.Lock()
+			if !w.again {
+				w.running = false
+				w.mu.Unlock()
+				return
+			}
+			w.again = false
+			w.mu.Unlock()
+		}
+	}()
+}
+
+// announceWins wakes River when any win of a committed round wrote an
+// outbox event (its owner has a webhook).
+func (s *Store) announceWins(ws []*winRequest) {
+	for _, w := range ws {
+		if w.announced {
+			s.wakeDeliveries()
+			return
+		}
+	}
+}

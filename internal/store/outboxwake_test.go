@@ -1,0 +1,133 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/routerhq/router/internal/store"
+)
+
+// listenRiver listens, on a connection of its own, to River's insert
+// notification in the test's schema, as River's producers do.
+func listenRiver(t *testing.T, b *bundle) (conn *pgx.Conn, channel string) {
+	t.Helper()
+	ctx := context.Background()
+	c, err := b.db.Pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn = c.Hijack()
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	if err := conn.QueryRow(ctx, `SELECT current_schema() || '.river_insert'`).Scan(&channel); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	return conn, channel
+}
+
+func nextNotification(t *testing.T, conn *pgx.Conn) *pgconn.Notification {
+	t.Helper()
+	n, err := conn.WaitForNotification(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func winFresh(t *testing.T, st *store.Store, owner, key string) *store.Job {
+	t.Helper()
+	ctx := context.Background()
+	nj := newJob(t, owner, "triage", key, `{"k":"`+key+`"}`)
+	nj.First, nj.LeaseOwner = &store.FirstAttempt{Provider: "p", Role: store.RolePrimary}, "r1"
+	j, _, err := st.CreateJob(ctx, nj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := j.Attempts[0]
+	won, err := st.Complete(ctx, store.Completion{JobID: j.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion,
+		Result: json.RawMessage(`{}`)})
+	if err != nil || !won {
+		t.Fatalf("complete: won=%v err=%v", won, err)
+	}
+	return j
+}
+
+// Issue 11: the batched win of a job whose owner has a webhook writes the
+// outbox event in its transaction but does not notify River there (a
+// notifying transaction holds a database-wide lock through its commit, so
+// batches would commit one at a time); the store wakes River once the batch
+// has committed. A win of an owner without a webhook wakes nobody.
+func TestBatchedWinWakesRiverAfterItsCommit(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	if err := b.st.SyncConfigWebhooks(ctx, map[string]string{"acme": "http://127.0.0.1:9/hook"}); err != nil {
+		t.Fatal(err)
+	}
+	conn, channel := listenRiver(t, b)
+	waiting, release := make(chan struct{}, 1), make(chan struct{})
+	b.st.SetBeforeRiverWake(func() {
+		waiting <- struct{}{}
+		<-release
+	})
+
+	winFresh(t, b.st, "quiet", "q1") // no webhook: no event, no wake
+	if n := b.st.RiverWakesAsked(); n != 0 {
+		t.Fatalf("a win of an owner without a webhook asked for %d River wakes", n)
+	}
+	j := winFresh(t, b.st, "acme", "k1")
+	if n := b.st.RiverWakesAsked(); n != 1 {
+		t.Fatalf("the win asked for %d River wakes, want 1", n)
+	}
+	<-waiting // the wake is about to be sent; the win has committed
+	if _, err := b.db.Pool.Exec(ctx, `SELECT pg_notify($1, 'sentinel')`, channel); err != nil {
+		t.Fatal(err)
+	}
+	// Notifications arrive in commit order: a notification from the win's own
+	// transaction would come before the sentinel.
+	if n := nextNotification(t, conn); n.Payload != "sentinel" {
+		t.Fatalf("first notification %q: the win's own transaction notified River", n.Payload)
+	}
+	close(release)
+	if n := nextNotification(t, conn); n.Payload != `{"queue": "webhooks"}` {
+		t.Fatalf("after the commit River got %q, want its insert notification for the webhooks queue", n.Payload)
+	}
+	if n := count(t, b, `SELECT count(*) FROM job_events WHERE job_id = $1 AND type = 'job.succeeded'`, j.ID); n != 1 {
+		t.Fatalf("%d job.succeeded events for the win, want 1", n)
+	}
+	if n := count(t, b, `SELECT count(*) FROM river_job WHERE kind = 'webhook_delivery'`); n != 1 {
+		t.Fatalf("%d delivery jobs, want 1 (the quiet owner has no webhook)", n)
+	}
+}
+
+// Outside the batched statements (here a cancellation) the outbox trigger
+// still notifies River in the transition's own transaction.
+func TestOtherTransitionsNotifyRiverInTheirTransaction(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	if err := b.st.SyncConfigWebhooks(ctx, map[string]string{"acme": "http://127.0.0.1:9/hook"}); err != nil {
+		t.Fatal(err)
+	}
+	conn, channel := listenRiver(t, b)
+	j, _, err := b.st.CreateJob(ctx, newJob(t, "acme", "triage", "c1", `{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.st.CancelJob(ctx, "acme", j.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.db.Pool.Exec(ctx, `SELECT pg_notify($1, 'sentinel')`, channel); err != nil {
+		t.Fatal(err)
+	}
+	if n := nextNotification(t, conn); n.Payload != `{"queue": "webhooks"}` {
+		t.Fatalf("first notification %q, want the cancellation's own", n.Payload)
+	}
+	if n := b.st.RiverWakesAsked(); n != 0 {
+		t.Fatalf("a cancellation asked the store for %d River wakes", n)
+	}
+}

@@ -118,7 +118,7 @@ type Webhooks struct {
 	RetryFor         Duration `yaml:"retry_for"`          // keep retrying this long; default (and minimum) 24h
 	BackoffBase      Duration `yaml:"backoff_base"`       // first retry delay; default 5s
 	BackoffCap       Duration `yaml:"backoff_cap"`        // longest retry delay; default 1h
-	Workers          int      `yaml:"workers"`            // deliveries in flight per replica; default 10
+	Workers          int      `yaml:"workers"`            // deliveries in flight per replica; default 100
 }
 
 // Limits are per-owner limits (SPEC §17). A field left out inherits (from the

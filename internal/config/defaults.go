@@ -50,7 +50,7 @@ func (c Config) WithDefaults() Config {
 	def(&c.Webhooks.RetryFor, Duration(24*time.Hour))
 	def(&c.Webhooks.BackoffBase, Duration(5*time.Second))
 	def(&c.Webhooks.BackoffCap, Duration(time.Hour))
-	def(&c.Webhooks.Workers, 10)
+	def(&c.Webhooks.Workers, 100) // webhook.DefaultWorkers: why 100, there
 	for i := range c.Providers {
 		p := &c.Providers[i]
 		if p.Timeout == 0 {

@@ -3,11 +3,13 @@ package webhook_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -326,4 +328,44 @@ func TestCommittedEventIsDeliveredAfterRestart(t *testing.T) {
 		t.Fatal("the redelivery after restart has a different webhook-id")
 	}
 	e.waitStatus(t, "acme", j.ID, store.EventDelivered, 2)
+}
+
+// An endpoint that is slow to answer gets its events side by side: 30 events
+// whose endpoint answers none of them until all 30 are in flight are all
+// delivered. River's defaults (10 workers, one fetch per 100 ms) let 10 wait
+// on the endpoint and no more: an owner got at most 10 events a second from
+// an endpoint that takes a second to answer, and 100 a second at best.
+func TestSlowEndpointGetsEventsSideBySide(t *testing.T) {
+	const n = 30
+	var arrived sync.WaitGroup
+	arrived.Add(n)
+	all := make(chan struct{})
+	go func() { arrived.Wait(); close(all) }()
+	var seen atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if seen.Add(1) <= n {
+			arrived.Done()
+		}
+		select {
+		case <-all:
+			w.WriteHeader(http.StatusNoContent)
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	e := setup(t, srv.URL, time.Minute) // no try times out while the test waits
+	jobs := make([]*store.Job, n)
+	for i := range jobs {
+		jobs[i] = e.cancel(t, "acme", fmt.Sprintf("k%d", i))
+	}
+	e.start(t)
+	select {
+	case <-all:
+	case <-time.After(45 * time.Second):
+		t.Fatalf("only %d of %d events were in flight at once", seen.Load(), n)
+	}
+	for _, j := range jobs {
+		e.waitStatus(t, "acme", j.ID, store.EventDelivered, 1)
+	}
 }

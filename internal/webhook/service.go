@@ -15,13 +15,29 @@ import (
 // ServiceConfig tunes the delivery service.
 type ServiceConfig struct {
 	Config
-	Backoff    Backoff
-	MaxWorkers int // concurrent deliveries per replica; default 10
+	Backoff Backoff
+	// MaxWorkers is how many deliveries a replica has in flight at once;
+	// default DefaultWorkers.
+	MaxWorkers int
 	// PollInterval is how often River looks for due jobs without a
 	// notification (retries, missed notifications); default 1s.
 	PollInterval time.Duration
+	// FetchCooldown is the least time between two of River's fetches of
+	// due jobs; default 10ms. A fetch takes at most the free workers' worth of
+	// jobs, so workers / cooldown bounds the deliveries a second.
+	FetchCooldown time.Duration
 	Log          *slog.Logger
 }
+
+// DefaultWorkers is how many deliveries a replica has in flight by default.
+// River's own defaults (10 workers, a fetch at most every 100 ms) capped an
+// owner at 100 events a second, and at 10 a second to an endpoint that takes
+// a second to answer: measured with `routerbench -webhooks`, a backlog of
+// events grew by ~900 a second while the router ran 1,000 jobs a second for
+// that owner, and drained at 99 a second afterwards (docs/performance.md).
+// A delivery waiting on its endpoint holds a goroutine, not a database
+// connection.
+const DefaultWorkers = 100
 
 // Service is the River client that works deliveries on this replica.
 type Service struct {
@@ -38,7 +54,10 @@ func NewService(pool *pgxpool.Pool, st Store, cfg ServiceConfig) (*Service, erro
 		cfg.Backoff.Cap = time.Hour
 	}
 	if cfg.MaxWorkers <= 0 {
-		cfg.MaxWorkers = 10
+		cfg.MaxWorkers = DefaultWorkers
+	}
+	if cfg.FetchCooldown <= 0 {
+		cfg.FetchCooldown = 10 * time.Millisecond
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = time.Second
@@ -55,7 +74,8 @@ func NewService(pool *pgxpool.Pool, st Store, cfg ServiceConfig) (*Service, erro
 		Queues:            map[string]river.QueueConfig{Queue: {MaxWorkers: cfg.MaxWorkers}},
 		Workers:           workers,
 		RetryPolicy:       cfg.Backoff,
-		FetchPollInterval: cfg.PollInterval,
+		FetchPollInterval: max(cfg.PollInterval, cfg.FetchCooldown),
+		FetchCooldown:     cfg.FetchCooldown,
 		JobTimeout:        w.Timeout(nil),
 		// A delivery whose replica died is left "running"; River rescues it
 		// after this. It must exceed the worker's own timeout (a live try is

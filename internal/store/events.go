@@ -110,15 +110,26 @@ func scanEvent(row pgx.Row, extra ...any) (*Event, error) {
 	return &e, nil
 }
 
-// GetEvent reads one event with its frozen body (for the delivery worker).
-func (s *Store) GetEvent(ctx context.Context, id string) (*Event, error) {
+// EventForDelivery reads, in one round trip, what the delivery worker needs
+// of an event: the event with its frozen body, and its owner's webhook (nil
+// when the owner has none any more).
+func (s *Store) EventForDelivery(ctx context.Context, id string) (*Event, *Webhook, error) {
 	var body []byte
-	e, err := scanEvent(s.pool.QueryRow(ctx, `SELECT `+eventColumns+`, e.body FROM job_events e WHERE e.id = $1`, id), &body)
+	var url, secret *string
+	e, err := scanEvent(s.pool.QueryRow(ctx, `SELECT `+eventColumns+`, e.body, w.url, w.secret
+		FROM job_events e LEFT JOIN webhook_owners w ON w.owner = e.owner WHERE e.id = $1`, id), &body, &url, &secret)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	e.Body = body
-	return e, nil
+	if url == nil {
+		return e, nil, nil
+	}
+	w := &Webhook{URL: *url}
+	if secret != nil {
+		w.Secret = *secret
+	}
+	return e, w, nil
 }
 
 // FreezeEventBody stores body as the event's payload unless one is stored
@@ -142,7 +153,8 @@ type DeliveryTry struct {
 	Status string
 }
 
-// RecordDelivery stores a try and the event's resulting status together.
+// RecordDelivery stores a try and the event's resulting status together, in
+// one statement (one round trip, one commit).
 func (s *Store) RecordDelivery(ctx context.Context, d DeliveryTry) error {
 	var code *int
 	if d.StatusCode != 0 {
@@ -152,18 +164,18 @@ func (s *Store) RecordDelivery(ctx context.Context, d DeliveryTry) error {
 	if d.Error != "" {
 		errText = &d.Error
 	}
-	return s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO webhook_deliveries (event_id, try, url, started_at, latency_ms, status_code, error)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`, d.EventID, d.Try, d.URL, d.StartedAt, d.Latency.Milliseconds(), code, errText); err != nil {
-			return fmt.Errorf("record delivery: %w", err)
-		}
-		_, err := tx.Exec(ctx, `UPDATE job_events SET tries = tries + 1, status = $2, last_error = $3,
-			delivered_at = CASE WHEN $2 = 'delivered' THEN now() END WHERE id = $1`, d.EventID, d.Status, errText)
-		if err != nil {
-			return fmt.Errorf("record delivery: %w", err)
-		}
-		return nil
-	})
+	_, err := s.pool.Exec(ctx, `WITH d AS (
+		    INSERT INTO webhook_deliveries (event_id, try, url, started_at, latency_ms, status_code, error)
+		    VALUES ($1, $2, $3, $4, $5, $6, $7)
+		)
+		UPDATE job_events SET tries = tries + 1, status = $8, last_error = $7,
+		    delivered_at = CASE WHEN $8 = 'delivered' THEN now() END
+		WHERE id = $1`,
+		d.EventID, d.Try, d.URL, d.StartedAt, d.Latency.Milliseconds(), code, errText, d.Status)
+	if err != nil {
+		return fmt.Errorf("record delivery: %w", err)
+	}
+	return nil
 }
 
 // JobEvents lists the events of owner's job with their delivery tries, oldest

@@ -29,9 +29,8 @@ const Queue = "webhooks"
 
 // Store is what the worker reads and writes.
 type Store interface {
-	GetEvent(ctx context.Context, id string) (*store.Event, error)
+	EventForDelivery(ctx context.Context, id string) (*store.Event, *store.Webhook, error)
 	GetJobAny(ctx context.Context, id string) (*store.Job, error)
-	WebhookFor(ctx context.Context, owner string) (store.Webhook, error)
 	FreezeEventBody(ctx context.Context, id string, body []byte) ([]byte, error)
 	RecordDelivery(ctx context.Context, d store.DeliveryTry) error
 }
@@ -94,7 +93,7 @@ func (w *Worker) Timeout(*river.Job[DeliverArgs]) time.Duration {
 // Work implements river.Worker: one delivery try. An error asks River for a
 // retry (see Backoff); river.JobCancel ends the retries.
 func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
-	ev, err := w.store.GetEvent(ctx, job.Args.EventID)
+	ev, wh, err := w.store.EventForDelivery(ctx, job.Args.EventID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // deleted by retention
 	}
@@ -105,12 +104,8 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		return nil
 	}
 	try := store.DeliveryTry{EventID: ev.ID, Try: ev.Tries + 1, StartedAt: w.cfg.Now()}
-	wh, err := w.store.WebhookFor(ctx, ev.Owner)
-	if errors.Is(err, store.ErrNotFound) {
+	if wh == nil {
 		return w.abandon(ctx, try, "the owner has no webhook any more")
-	}
-	if err != nil {
-		return fmt.Errorf("read webhook: %w", err)
 	}
 	try.URL = wh.URL
 	secret := wh.Secret

@@ -2,9 +2,12 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -111,25 +114,45 @@ func scanEvent(row pgx.Row, extra ...any) (*Event, error) {
 }
 
 // EventForDelivery reads, in one round trip, what the delivery worker needs
-// of an event: the event with its frozen body, and its owner's webhook (nil
-// when the owner has none any more).
-func (s *Store) EventForDelivery(ctx context.Context, id string) (*Event, *Webhook, error) {
+// of an event: the event with its frozen body, its owner's webhook (nil when
+// the owner has none any more) and, while no body is frozen yet, the job it
+// announces (nil when the body is frozen, or when retention deleted the job).
+func (s *Store) EventForDelivery(ctx context.Context, id string) (*Event, *Webhook, *Job, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return nil, nil, nil, ErrNotFound
+	}
+	b := &pgx.Batch{}
+	b.Queue(`SELECT `+eventColumns+`, e.body, w.url, w.secret
+		FROM job_events e LEFT JOIN webhook_owners w ON w.owner = e.owner WHERE e.id = $1`, id)
+	// The job is read only for an event without a body (the first try).
+	const jobOf = `(SELECT job_id FROM job_events WHERE id = $1 AND body IS NULL)`
+	b.Queue(`SELECT `+jobColumns+` FROM jobs j WHERE j.id = `+jobOf, id)
+	b.Queue(`SELECT `+attemptColumns+` FROM attempts a WHERE a.job_id = `+jobOf+` ORDER BY a.seq`, id)
+	b.Queue(strings.Replace(raceEventsOfSQL, "$1", jobOf, 1), id)
+	br := s.pool.SendBatch(ctx, b)
+	defer br.Close()
 	var body []byte
 	var url, secret *string
-	e, err := scanEvent(s.pool.QueryRow(ctx, `SELECT `+eventColumns+`, e.body, w.url, w.secret
-		FROM job_events e LEFT JOIN webhook_owners w ON w.owner = e.owner WHERE e.id = $1`, id), &body, &url, &secret)
+	e, err := scanEvent(br.QueryRow(), &body, &url, &secret)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	e.Body = body
-	if url == nil {
-		return e, nil, nil
+	var w *Webhook
+	if url != nil {
+		w = &Webhook{URL: *url}
+		if secret != nil {
+			w.Secret = *secret
+		}
 	}
-	w := &Webhook{URL: *url}
-	if secret != nil {
-		w.Secret = *secret
+	j, err := readJob(br)
+	if errors.Is(err, ErrNotFound) {
+		return e, w, nil, nil
 	}
-	return e, w, nil
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return e, w, j, nil
 }
 
 // FreezeEventBody stores body as the event's payload unless one is stored

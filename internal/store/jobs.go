@@ -69,10 +69,19 @@ func (s *Store) getJob(ctx context.Context, id, owner string, checkOwner bool) (
 	b := &pgx.Batch{}
 	b.Queue(`SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1 AND (NOT $2 OR j.owner = $3)`, id, checkOwner, owner)
 	b.Queue(`SELECT `+attemptColumns+` FROM attempts a WHERE a.job_id = $1 ORDER BY a.seq`, id)
-	b.Queue(`SELECT id, attempt_id::text, kind, provider, latency_ms, usage, detail, created_at
-		FROM race_events WHERE job_id = $1 ORDER BY id`, id)
+	b.Queue(raceEventsOfSQL, id)
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
+	return readJob(br)
+}
+
+// raceEventsOfSQL reads the race events of the job whose id is $1.
+const raceEventsOfSQL = `SELECT id, attempt_id::text, kind, provider, latency_ms, usage, detail, created_at
+		FROM race_events WHERE job_id = $1 ORDER BY id`
+
+// readJob reads a job's three results from br: the job (ErrNotFound when
+// none), its attempts and its race events, as getJob queues them.
+func readJob(br pgx.BatchResults) (*Job, error) {
 	j, err := scanJob(br.QueryRow())
 	if err != nil {
 		return nil, err

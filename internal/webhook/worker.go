@@ -29,8 +29,7 @@ const Queue = "webhooks"
 
 // Store is what the worker reads and writes.
 type Store interface {
-	EventForDelivery(ctx context.Context, id string) (*store.Event, *store.Webhook, error)
-	GetJobAny(ctx context.Context, id string) (*store.Job, error)
+	EventForDelivery(ctx context.Context, id string) (*store.Event, *store.Webhook, *store.Job, error)
 	FreezeEventBody(ctx context.Context, id string, body []byte) ([]byte, error)
 	RecordDelivery(ctx context.Context, d store.DeliveryTry) error
 }
@@ -93,7 +92,7 @@ func (w *Worker) Timeout(*river.Job[DeliverArgs]) time.Duration {
 // Work implements river.Worker: one delivery try. An error asks River for a
 // retry (see Backoff); river.JobCancel ends the retries.
 func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
-	ev, wh, err := w.store.EventForDelivery(ctx, job.Args.EventID)
+	ev, wh, j, err := w.store.EventForDelivery(ctx, job.Args.EventID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // deleted by retention
 	}
@@ -117,12 +116,8 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	}
 	body := ev.Body
 	if body == nil {
-		j, err := w.store.GetJobAny(ctx, ev.JobID)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read job: %w", err)
+		if j == nil {
+			return nil // the job was deleted by retention
 		}
 		b, err := json.Marshal(struct {
 			Type string     `json:"type"`

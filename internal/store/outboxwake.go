@@ -17,8 +17,10 @@ const riverWakeSQL = `SELECT set_config('synchronous_commit', 'off', true),
 // outbox events (migration 0013): their transactions do not notify, so that
 // concurrent batches do not commit one at a time behind the notification
 // queue's database-wide lock. One notification is in flight at a time;
-// requests arriving meanwhile are answered by one more after it (River's
-// producer fetches every due job when woken, so one wake serves them all).
+// requests arriving meanwhile are answered by one more after it: a woken
+// producer fetches as many due jobs as it has free workers, and fetches again
+// as workers free up while its last fetch came back full, so one wake serves
+// every event committed before it.
 type outboxWake struct {
 	mu      sync.Mutex
 	running bool  // a goroutine is sending

@@ -26,7 +26,7 @@ type ServiceConfig struct {
 	// due jobs; default 10ms. A fetch takes at most the free workers' worth of
 	// jobs, so workers / cooldown bounds the deliveries a second.
 	FetchCooldown time.Duration
-	Log          *slog.Logger
+	Log           *slog.Logger
 }
 
 // DefaultWorkers is how many deliveries a replica has in flight by default.

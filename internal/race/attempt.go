@@ -22,7 +22,7 @@ import (
 // waiters, who then need not read it back: any attempt created later would
 // find the job finished.
 func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attempt, t *Target, sp *spec, sole *atomic.Bool) attemptResult {
-	log := r.cfg.Log.With("job_id", job.ID, "attempt_id", a.ID, "owner", job.Owner, "provider", a.Provider, "seq", a.Seq, "role", a.Role)
+	log := lazyWith(r.cfg.Log, "job_id", job.ID, "attempt_id", a.ID, "owner", job.Owner, "provider", a.Provider, "seq", a.Seq, "role", a.Role)
 	bg := context.WithoutCancel(ctx)
 	if r.draining.Load() || errors.Is(context.Cause(ctx), errShutdown) {
 		// The router began shutting down after this attempt was created and

@@ -20,7 +20,7 @@ import (
 // finished reports that the job was won or settled here (and announced);
 // otherwise another replica may finish it (see Runner.submit).
 func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, plan *Plan) (finished bool) {
-	log := r.cfg.Log.With("job_id", jobID)
+	log := lazyWith(r.cfg.Log, "job_id", jobID)
 	if fresh == nil {
 		ok, err := r.cfg.Store.AcquireJobLease(ctx, jobID, r.cfg.LeaseOwner, r.cfg.Lease)
 		if err != nil || !ok {

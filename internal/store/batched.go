@@ -41,17 +41,20 @@ const batchSettingsSQL = `SELECT set_config('enable_seqscan', 'off', true), set_
 	set_config('plan_cache_mode', 'force_generic_plan', true), set_config('router.outbox_notify', 'after_commit', true)`
 
 // batchedStmt is one of the batched statements (claim, win) with its
-// arguments, and what to do with each row it returns.
+// arguments, what to do with each row it returns, and (optional) what to do
+// once its transaction has committed.
 type batchedStmt struct {
-	sql  string
-	args []any
-	each func(pgx.Rows) error
+	sql       string
+	args      []any
+	each      func(pgx.Rows) error
+	committed func()
 }
 
 // queryBatched runs batched statements with index plans (see batchSettingsSQL),
 // in one round trip and one implicit transaction (a pipeline: the settings,
 // then each statement in turn), and hands each statement's rows to its each.
-// An error in any of them rolls them all back.
+// An error in any of them rolls them all back; after the commit each
+// statement's committed runs.
 func (s *Store) queryBatched(ctx context.Context, stmts ...batchedStmt) error {
 	b := &pgx.Batch{}
 	b.Queue(batchSettingsSQL)
@@ -96,7 +99,15 @@ func (s *Store) queryBatched(ctx context.Context, stmts ...batchedStmt) error {
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	for _, st := range stmts {
+		if st.committed != nil {
+			st.committed()
+		}
+	}
+	return nil
 }
 
 func readRows(br pgx.BatchResults, each func(pgx.Rows) error) error {

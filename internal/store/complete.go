@@ -225,7 +225,6 @@ func (s *Store) runWins(ctx context.Context, ws []*winRequest) {
 	s.opt.Observer.DurableCommit()
 	err := retryRolledBack(func() error { return s.winBatch(ctx, ws) })
 	if err == nil {
-		s.announceWins(ws)
 		return
 	}
 	if len(ws) == 1 {
@@ -283,7 +282,7 @@ func (s *Store) winStmt(ws []*winRequest) batchedStmt {
 		return nil
 	}
 	return batchedStmt{sql: winSQL, each: each, args: []any{jobIDs, attIDs, versions, results, usages, respIDs, models,
-		latencies, s.opt.KeyRetention, s.origin}}
+		latencies, s.opt.KeyRetention, s.origin}, committed: func() { s.announceWins(ws) }}
 }
 
 // lateWin handles a valid result whose compare-and-swap failed. The version

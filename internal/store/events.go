@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -113,6 +112,10 @@ func scanEvent(row pgx.Row, extra ...any) (*Event, error) {
 	return &e, nil
 }
 
+// jobOfUnfrozenEvent reads the job of the event whose id is $1 while the
+// event has no frozen body (its first try), and nothing once it has one.
+var jobOfUnfrozenEvent = jobReadsOf(`(SELECT job_id FROM job_events WHERE id = $1 AND body IS NULL)`)
+
 // EventForDelivery reads, in one round trip, what the delivery worker needs
 // of an event: the event with its frozen body, its owner's webhook (nil when
 // the owner has none any more) and, while no body is frozen yet, the job it
@@ -124,11 +127,9 @@ func (s *Store) EventForDelivery(ctx context.Context, id string) (*Event, *Webho
 	b := &pgx.Batch{}
 	b.Queue(`SELECT `+eventColumns+`, e.body, w.url, w.secret
 		FROM job_events e LEFT JOIN webhook_owners w ON w.owner = e.owner WHERE e.id = $1`, id)
-	// The job is read only for an event without a body (the first try).
-	const jobOf = `(SELECT job_id FROM job_events WHERE id = $1 AND body IS NULL)`
-	b.Queue(`SELECT `+jobColumns+` FROM jobs j WHERE j.id = `+jobOf, id)
-	b.Queue(`SELECT `+attemptColumns+` FROM attempts a WHERE a.job_id = `+jobOf+` ORDER BY a.seq`, id)
-	b.Queue(strings.Replace(raceEventsOfSQL, "$1", jobOf, 1), id)
+	b.Queue(jobOfUnfrozenEvent.job, id)
+	b.Queue(jobOfUnfrozenEvent.attempts, id)
+	b.Queue(jobOfUnfrozenEvent.raceEvents, id)
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
 	var body []byte

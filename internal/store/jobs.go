@@ -67,20 +67,36 @@ func (s *Store) getJob(ctx context.Context, id, owner string, checkOwner bool) (
 		return nil, ErrNotFound
 	}
 	b := &pgx.Batch{}
-	b.Queue(`SELECT `+jobColumns+` FROM jobs j WHERE j.id = $1 AND (NOT $2 OR j.owner = $3)`, id, checkOwner, owner)
-	b.Queue(`SELECT `+attemptColumns+` FROM attempts a WHERE a.job_id = $1 ORDER BY a.seq`, id)
-	b.Queue(raceEventsOfSQL, id)
+	b.Queue(jobByIDOfOwner, id, checkOwner, owner)
+	b.Queue(jobByID.attempts, id)
+	b.Queue(jobByID.raceEvents, id)
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
 	return readJob(br)
 }
 
-// raceEventsOfSQL reads the race events of the job whose id is $1.
-const raceEventsOfSQL = `SELECT id, attempt_id::text, kind, provider, latency_ms, usage, detail, created_at
-		FROM race_events WHERE job_id = $1 ORDER BY id`
+// jobReads are the three statements readJob reads the results of: a job, its
+// attempts and its race events, for the job whose id idSQL gives.
+type jobReads struct{ job, attempts, raceEvents string }
 
-// readJob reads a job's three results from br: the job (ErrNotFound when
-// none), its attempts and its race events, as getJob queues them.
+func jobReadsOf(idSQL string) jobReads {
+	return jobReads{
+		job:      `SELECT ` + jobColumns + ` FROM jobs j WHERE j.id = ` + idSQL,
+		attempts: `SELECT ` + attemptColumns + ` FROM attempts a WHERE a.job_id = ` + idSQL + ` ORDER BY a.seq`,
+		raceEvents: `SELECT id, attempt_id::text, kind, provider, latency_ms, usage, detail, created_at
+		FROM race_events WHERE job_id = ` + idSQL + ` ORDER BY id`,
+	}
+}
+
+// jobByID reads the job whose id is $1; jobByIDOfOwner reads it only when
+// $2 is false or its owner is $3.
+var (
+	jobByID        = jobReadsOf("$1")
+	jobByIDOfOwner = jobByID.job + ` AND (NOT $2 OR j.owner = $3)`
+)
+
+// readJob reads a job's three results from br (see jobReads): the job
+// (ErrNotFound when none), its attempts and its race events.
 func readJob(br pgx.BatchResults) (*Job, error) {
 	j, err := scanJob(br.QueryRow())
 	if err != nil {

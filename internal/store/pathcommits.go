@@ -53,7 +53,6 @@ func (s *Store) execPathCommits(ctx context.Context, batch []*pathCommit) {
 	s.opt.Observer.DurableCommit() // counted as sent: see runClaims
 	err := retryRolledBack(func() error { return s.queryBatched(ctx, claimStmt(cb.firsts), s.winStmt(round)) })
 	if err == nil {
-		s.announceWins(round)
 		if s.afterClaimCommit != nil {
 			s.afterClaimCommit(cb.firsts[0].nj.IdempotencyKey)
 		}

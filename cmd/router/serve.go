@@ -26,7 +26,7 @@ func runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	tuneGC()
+	tuneGC(server.NewLogger(cfg.Log))
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (change `listen` in the config)", cfg.Listen, err)

@@ -24,6 +24,9 @@ type OverheadRow struct {
 	PerJob      RouterCounters
 	HaveCounter bool
 	CountersErr string
+	// CPU is the machine's CPU time over the run, split by process (nil when
+	// /proc could not be read).
+	CPU *CPUSplit
 }
 
 func (b *Bench) overheadSpec(name string) RouterSpec {
@@ -73,6 +76,7 @@ func (b *Bench) overhead(ctx context.Context) error {
 			if ep != "direct" {
 				before, cerr = p.Counters(ctx)
 			}
+			cpuBefore, cpuErr := sampleCPU()
 			r := closedLoop(ctx, c, n, b.o.MaxRun, func(ctx context.Context, i int) Sample {
 				nonce := nonceFor(prefix, i)
 				switch ep {
@@ -83,7 +87,12 @@ func (b *Bench) overhead(ctx context.Context) error {
 				}
 				return b.c.Chat(ctx, p, nonce, nonce)
 			})
+			cpuAfter, err := sampleCPU()
 			row := b.overheadRow(ep, r)
+			if cpuErr == nil && err == nil {
+				d := cpuAfter.Sub(cpuBefore)
+				row.CPU = &d
+			}
 			if ep != "direct" {
 				var after RouterCounters
 				if cerr == nil {

@@ -159,6 +159,24 @@ func (b *Bench) writeOverhead(m *md) {
 			c.Transactions, c.DurableCommits, meanBatch(c), c.Mallocs, c.AllocBytes/1024, 1000*c.CPUSeconds)
 	}
 	m.p("")
+	m.p("Where the machine's CPU went, per request, over each run (`/proc`: the whole machine's busy time, PostgreSQL's processes, the bench's own process — load generator and mock — and the router's own counter above; *other* is the rest of the busy time: the kernel's threads and interrupts, the `router localdb` supervisor). When *busy* nears 100%% the throughput is bound by the sum, not by waiting.")
+	m.p("")
+	m.p("| endpoint | callers | busy | router ms | PostgreSQL ms | load generator + mock ms | other ms |")
+	m.p("|---|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rows {
+		if r.CPU == nil || r.N == 0 || r.CPU.Total <= 0 {
+			continue
+		}
+		per := func(secs float64) string { return fmt.Sprintf("%.2f", 1000*secs/float64(r.N)) }
+		router, other := "–", r.CPU.Busy-r.CPU.Postgres-r.CPU.Bench
+		if r.HaveCounter {
+			router = fmt.Sprintf("%.2f", 1000*r.PerJob.CPUSeconds)
+			other -= r.PerJob.CPUSeconds * float64(r.N)
+		}
+		m.p("| %s | %d | %.0f%% | %s | %s | %s | %s |", r.Endpoint, r.Callers, 100*r.CPU.Busy/r.CPU.Total, router,
+			per(r.CPU.Postgres), per(r.CPU.Bench), per(max(other, 0)))
+	}
+	m.p("")
 	// Charts.
 	var cdf []Series
 	var legend []string

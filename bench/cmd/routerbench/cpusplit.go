@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// clockTicks is Linux's USER_HZ, the unit of /proc's CPU times (100 on every
+// Linux architecture Go supports; sysconf is out of reach without cgo).
+const clockTicks = 100
+
+// CPUSplit is CPU time in seconds, over all CPUs, split by who spent it: what
+// explains a throughput ratio when the machine is saturated (the router,
+// PostgreSQL, the load generator and the mock share it).
+type CPUSplit struct {
+	Total    float64 // elapsed CPU capacity: wall time × CPUs (/proc/stat, idle included)
+	Busy     float64 // all but idle and iowait (/proc/stat)
+	Postgres float64 // processes named postgres (/proc/<pid>/stat)
+	Bench    float64 // this process: the load generator and the mock
+}
+
+// sampleCPU reads the machine's CPU counters so far.
+func sampleCPU() (CPUSplit, error) {
+	var s CPUSplit
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return s, err
+	}
+	if s.Total, s.Busy, err = parseProcStat(string(b)); err != nil {
+		return s, err
+	}
+	pids, err := os.ReadDir("/proc")
+	if err != nil {
+		return s, err
+	}
+	for _, e := range pids {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue // exited meanwhile
+		}
+		if comm, secs, ok := parsePidStat(string(b)); ok && comm == "postgres" {
+			s.Postgres += secs
+		}
+	}
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return s, err
+	}
+	s.Bench = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	return s, nil
+}
+
+// parseProcStat returns all and busy (not idle, not iowait) CPU seconds from
+// /proc/stat's aggregate "cpu" line.
+func parseProcStat(stat string) (total, busy float64, err error) {
+	line, _, _ := strings.Cut(stat, "\n")
+	f := strings.Fields(line)
+	if len(f) < 6 || f[0] != "cpu" {
+		return 0, 0, fmt.Errorf("/proc/stat: unexpected first line %q", line)
+	}
+	var all, idle int64
+	for i, v := range f[1:] {
+		if i >= 8 { // guest and guest_nice are already counted in user and nice
+			break
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("/proc/stat: field %d of %q: %w", i+1, line, err)
+		}
+		all += n
+		if i == 3 || i == 4 { // idle, iowait
+			idle += n
+		}
+	}
+	return float64(all) / clockTicks, float64(all-idle) / clockTicks, nil
+}
+
+// parsePidStat returns a process's command name and its user + system CPU
+// seconds from /proc/<pid>/stat (the name may hold spaces and parentheses).
+func parsePidStat(stat string) (comm string, secs float64, ok bool) {
+	open, end := strings.IndexByte(stat, '('), strings.LastIndexByte(stat, ')')
+	if open < 0 || end < open {
+		return "", 0, false
+	}
+	f := strings.Fields(stat[end+1:])
+	if len(f) < 13 { // state is f[0]; utime and stime are fields 14 and 15 of the line
+		return "", 0, false
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	k, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return "", 0, false
+	}
+	return stat[open+1 : end], float64(u+k) / clockTicks, true
+}
+
+// Sub is s minus o.
+func (s CPUSplit) Sub(o CPUSplit) CPUSplit {
+	return CPUSplit{Total: s.Total - o.Total, Busy: s.Busy - o.Busy, Postgres: s.Postgres - o.Postgres, Bench: s.Bench - o.Bench}
+}

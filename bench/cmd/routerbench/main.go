@@ -65,7 +65,7 @@ func main() {
 	flag.StringVar(&o.Out, "out", filepath.Join("bench", "results", "latest"), "where report.md and the charts go (replaced by each run)")
 	flag.StringVar(&o.RunsDir, "runs", filepath.Join(".local", "bench-runs"), "where each run's full directory (profiles included) goes, under its timestamp; keep it out of git")
 	flag.StringVar(&o.Prompts, "prompts", "prompts", "prompts directory")
-	flag.StringVar(&o.Scenarios, "scenarios", "floor,overhead,profile,replicas,degraded,storm,sustained", "scenarios to run, comma-separated")
+	flag.StringVar(&o.Scenarios, "scenarios", "floor,overhead,profile,replicas,degraded,storm,sustained,webhooks", "scenarios to run, comma-separated")
 	flag.DurationVar(&o.MaxRun, "max-run", 30*time.Second, "time bound of any one load run")
 	flag.StringVar(&o.LogLevel, "router-log-level", "info", "the routers' log level")
 	flag.BoolVar(&o.Webhooks, "webhooks", false, "give the overhead scenario's owner a webhook (the mock takes its completion events), as an owner with webhooks runs")
@@ -162,6 +162,7 @@ func run(ctx context.Context, o Options) error {
 	}{
 		{"floor", b.floor}, {"overhead", b.overhead}, {"profile", b.profile},
 		{"replicas", b.replicas}, {"degraded", b.degraded}, {"storm", b.storm}, {"sustained", b.sustained},
+		{"webhooks", b.webhooks},
 	}
 	for _, s := range steps {
 		if !want[s.name] {

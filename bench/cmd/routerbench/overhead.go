@@ -47,6 +47,7 @@ func (b *Bench) overheadSpec(name string) RouterSpec {
 func (b *Bench) overhead(ctx context.Context) error {
 	m := b.h.Mock
 	m.SetBehaviour(map[string]Behaviour{"primary": {Median: b.o.OverheadLatency}})
+	mockBase := m.Webhooks()
 	p, err := b.h.Start(ctx, b.overheadSpec("overhead"), false)
 	if err != nil {
 		return err
@@ -111,7 +112,7 @@ func (b *Bench) overhead(ctx context.Context) error {
 		}
 	}
 	if b.o.Webhooks {
-		b.drainWebhooks(ctx, p.Owner)
+		b.drainWebhooks(ctx, p.Owner, mockBase)
 	}
 	in, err := b.db.integrity(ctx, p.Owner)
 	if err != nil {
@@ -150,18 +151,8 @@ func (r *Report) row(ep string, callers int) (OverheadRow, bool) {
 
 // drainWebhooks logs how far River's deliveries lagged behind the load and
 // how fast the rest went once the load ended (bounded by twice -max-run).
-func (b *Bench) drainWebhooks(ctx context.Context, owner string) {
-	m := b.h.Mock
-	var events int64
-	if err := b.db.pool.QueryRow(ctx, `SELECT count(*) FROM job_events WHERE owner = $1`, owner).Scan(&events); err != nil {
-		log.Printf("  webhooks: count events: %v", err)
-		return
-	}
-	atEnd, start := m.Webhooks(), time.Now()
-	for m.Webhooks() < events && time.Since(start) < 2*b.o.MaxRun && ctx.Err() == nil {
-		time.Sleep(100 * time.Millisecond)
-	}
-	took := time.Since(start)
-	log.Printf("  webhooks: %d events; the mock had taken %d when the load ended, then %d more in %s (%.0f/s)",
-		events, atEnd, m.Webhooks()-atEnd, took.Round(time.Millisecond), float64(m.Webhooks()-atEnd)/took.Seconds())
+func (b *Bench) drainWebhooks(ctx context.Context, owner string, base int64) {
+	d := b.drain(ctx, owner, base, 0)
+	log.Printf("  webhooks: %d events; the mock had taken %d when the load ended, %d in all %s later %s",
+		d.Events, d.AtEnd, d.Delivered, d.Took.Round(time.Millisecond), d.Err)
 }

@@ -23,6 +23,7 @@ type Report struct {
 	Degraded  *DegradedResult
 	Storm     []StormRow
 	Sustained []SustainedRow
+	Webhooks  *WebhooksResult
 	Integrity []string // one line per checked router (or deployment)
 	Problems  []string
 }
@@ -65,6 +66,7 @@ func (b *Bench) write() error {
 	b.writeDegraded(&m)
 	b.writeStorm(&m)
 	b.writeSustained(&m)
+	b.writeWebhooks(&m)
 	m.p("## Integrity (from the database, per router or deployment)")
 	m.p("")
 	for _, l := range r.Integrity {

@@ -158,10 +158,14 @@ func (s *Store) EventForDelivery(ctx context.Context, id string) (*Event, *Webho
 
 // FreezeEventBody stores body as the event's payload unless one is stored
 // already, and returns the stored one: every redelivery sends the same bytes.
+// The write is durable when it returns, batched with other deliveries' writes
+// (deliveryWrite).
 func (s *Store) FreezeEventBody(ctx context.Context, id string, body []byte) ([]byte, error) {
-	var out []byte
-	err := s.pool.QueryRow(ctx, `UPDATE job_events SET body = coalesce(body, $2) WHERE id = $1 RETURNING body`, id, body).Scan(&out)
-	return out, notFound(err)
+	w := &deliveryWrite{freeze: &freezeRequest{id: id, body: body}}
+	if err := s.writeDelivery(ctx, w); err != nil {
+		return nil, err
+	}
+	return w.freeze.out, nil
 }
 
 // DeliveryTry is the outcome of one delivery try.
@@ -178,28 +182,9 @@ type DeliveryTry struct {
 }
 
 // RecordDelivery stores a try and the event's resulting status together, in
-// one statement (one round trip, one commit).
+// one commit, batched with other deliveries' writes (deliveryWrite).
 func (s *Store) RecordDelivery(ctx context.Context, d DeliveryTry) error {
-	var code *int
-	if d.StatusCode != 0 {
-		code = &d.StatusCode
-	}
-	var errText *string
-	if d.Error != "" {
-		errText = &d.Error
-	}
-	_, err := s.pool.Exec(ctx, `WITH d AS (
-		    INSERT INTO webhook_deliveries (event_id, try, url, started_at, latency_ms, status_code, error)
-		    VALUES ($1, $2, $3, $4, $5, $6, $7)
-		)
-		UPDATE job_events SET tries = tries + 1, status = $8, last_error = $7,
-		    delivered_at = CASE WHEN $8 = 'delivered' THEN now() END
-		WHERE id = $1`,
-		d.EventID, d.Try, d.URL, d.StartedAt, d.Latency.Milliseconds(), code, errText, d.Status)
-	if err != nil {
-		return fmt.Errorf("record delivery: %w", err)
-	}
-	return nil
+	return s.writeDelivery(ctx, &deliveryWrite{record: &d})
 }
 
 // JobEvents lists the events of owner's job with their delivery tries, oldest

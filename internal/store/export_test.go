@@ -70,3 +70,39 @@ func (s *Store) RiverWakesAsked() int64 {
 	defer s.wake.mu.Unlock()
 	return s.wake.asked
 }
+
+// SetDeliveryBatchHooks installs the webhook delivery writes' test hooks: run
+// when a caller has become the leader, before it takes its batch; and told
+// the queue's length after each enqueue.
+func (s *Store) SetDeliveryBatchHooks(beforeSelfBatch func(), onQueued func(n int)) {
+	s.deliveries.beforeSelfBatch, s.deliveries.onQueued = beforeSelfBatch, onQueued
+}
+
+// FreezeArg is one freeze of DeliveryBatch.
+type FreezeArg struct {
+	EventID string
+	Body    []byte
+}
+
+// DeliveryBatch runs freezes and tries as one batch of webhook delivery
+// writes, synchronously, and returns each one's outcome as FreezeEventBody and
+// RecordDelivery report it.
+func (s *Store) DeliveryBatch(ctx context.Context, freezes []FreezeArg, tries []DeliveryTry) (bodies [][]byte, freezeErrs, tryErrs []error) {
+	var batch, fs, ts []*deliveryWrite
+	for _, f := range freezes {
+		w := &deliveryWrite{freeze: &freezeRequest{id: f.EventID, body: f.Body}, done: make(chan struct{})}
+		fs, batch = append(fs, w), append(batch, w)
+	}
+	for i := range tries {
+		w := &deliveryWrite{record: &tries[i], done: make(chan struct{})}
+		ts, batch = append(ts, w), append(batch, w)
+	}
+	s.execDeliveryWrites(ctx, batch)
+	for _, w := range fs {
+		bodies, freezeErrs = append(bodies, w.freeze.out), append(freezeErrs, w.err)
+	}
+	for _, w := range ts {
+		tryErrs = append(tryErrs, w.err)
+	}
+	return bodies, freezeErrs, tryErrs
+}

@@ -35,6 +35,8 @@ type group[T any] struct {
 	// beforeSelfBatch, in tests, runs when a caller has become the leader and
 	// before it takes its batch.
 	beforeSelfBatch func()
+	// onQueued, in tests, is told the queue's length after each enqueue.
+	onQueued func(n int)
 }
 
 // execTimeout bounds one batch; it runs on a context of its own because its
@@ -47,12 +49,16 @@ const execTimeout = 30 * time.Second
 func (g *group[T]) enqueue(it *T) {
 	g.mu.Lock()
 	g.queue = append(g.queue, it)
+	queued := len(g.queue)
 	self := g.leaders == 0
 	start := !self && len(g.queue) >= g.size && g.leaders < g.maxLeaders
 	if self || start {
 		g.leaders++
 	}
 	g.mu.Unlock()
+	if g.onQueued != nil {
+		g.onQueued(queued)
+	}
 	switch {
 	case self:
 		// With no leader the queue held nothing else, but until this caller

@@ -7,7 +7,7 @@ package store
 type Observer interface {
 	// DurableCommit is one commit that waited for the WAL flush.
 	DurableCommit()
-	// Batch is one batched statement of kind ("claim", "win", "renew") that
+	// Batch is one batched statement of kind ("claim", "win", "renew", "delivery") that
 	// carried size items.
 	Batch(kind string, size int)
 }

@@ -50,6 +50,9 @@ type Store struct {
 	// paths batches the success path's commits: key claims (CreateJob) and
 	// compare-and-swaps (Complete), together (see pathCommit).
 	paths group[pathCommit]
+	// deliveries batches webhook deliveries' writes (FreezeEventBody,
+	// RecordDelivery): see deliveryWrite.
+	deliveries group[deliveryWrite]
 
 	// origin tags the notifications of this store's batched wins, so that a
 	// listener paired with it can leave them to the in-memory announcement
@@ -92,6 +95,7 @@ func (o Options) WithDefaults() Options {
 func New(pool *pgxpool.Pool, opt Options) *Store {
 	s := &Store{pool: pool, opt: opt.WithDefaults(), origin: rand.Text()[:16]}
 	s.paths = group[pathCommit]{size: batchSize, maxLeaders: maxBatchesInFlight, exec: s.execPathCommits}
+	s.deliveries = group[deliveryWrite]{size: deliveryBatchSize, maxLeaders: maxBatchesInFlight, exec: s.execDeliveryWrites}
 	return s
 }
 

@@ -1,0 +1,193 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// deliveryWrite is one of a webhook delivery's two writes waiting for its
+// batch: the freeze of an event's body before its first try
+// (FreezeEventBody), or the record of a try (RecordDelivery). Concurrent
+// deliveries' writes go out together, as the success path's claims and wins
+// do (group): one round trip and one commit for many deliveries, where each
+// delivery paid two of each and, at River's worker count, kept a hundred
+// backends busy committing side by side.
+type deliveryWrite struct {
+	freeze *freezeRequest
+	record *DeliveryTry
+	done   chan struct{}
+	err    error
+}
+
+type freezeRequest struct {
+	id   string
+	body []byte
+	out  []byte // the body the event now holds: body, or the one frozen before
+}
+
+// eventID is the event the write is about.
+func (w *deliveryWrite) eventID() string {
+	if w.freeze != nil {
+		return w.freeze.id
+	}
+	return w.record.EventID
+}
+
+// deliveryBatchSize is the most writes carried by one batch; as for the
+// success path, a second batch goes out only when a full one waits.
+const deliveryBatchSize = 64
+
+const freezeSQL = `UPDATE job_events SET body = coalesce(body, $2) WHERE id = $1 RETURNING body`
+
+const freezeBatchSQL = `
+UPDATE job_events e SET body = coalesce(e.body, i.body)
+FROM (SELECT * FROM unnest($1::uuid[], $2::bytea[]) AS i(id, body)) i
+WHERE e.id = i.id
+RETURNING e.id::text, e.body`
+
+const recordSQL = `WITH d AS (
+    INSERT INTO webhook_deliveries (event_id, try, url, started_at, latency_ms, status_code, error)
+    VALUES ($1, $2, $3, $4, $5, $6, $7)
+)
+UPDATE job_events SET tries = tries + 1, status = $8, last_error = $7,
+    delivered_at = CASE WHEN $8 = 'delivered' THEN now() END
+WHERE id = $1`
+
+const recordBatchSQL = `
+WITH i AS (
+    SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::timestamptz[], $5::bigint[], $6::int[], $7::text[], $8::text[])
+        AS i(event_id, try, url, started_at, latency_ms, status_code, error, status)
+), d AS (
+    INSERT INTO webhook_deliveries (event_id, try, url, started_at, latency_ms, status_code, error)
+    SELECT event_id, try, url, started_at, latency_ms, status_code, error FROM i
+)
+UPDATE job_events e SET tries = e.tries + 1, status = i.status, last_error = i.error,
+    delivered_at = CASE WHEN i.status = 'delivered' THEN now() END
+FROM i
+WHERE e.id = i.event_id`
+
+// writeDelivery queues w for the next batch and waits for it, or for ctx: a
+// caller that stops waiting does not know whether its write committed (as
+// with a statement cancelled during its commit); the batch carries it out
+// either way.
+func (s *Store) writeDelivery(ctx context.Context, w *deliveryWrite) error {
+	w.done = make(chan struct{})
+	s.deliveries.enqueue(w)
+	select {
+	case <-w.done:
+		return w.err
+	case <-ctx.Done():
+		return fmt.Errorf("webhook delivery write: %w", context.Cause(ctx))
+	}
+}
+
+// execDeliveryWrites runs one batch: the freezes, then the records, in one
+// transaction, each event's row locked in id order. If that fails, each write
+// runs again on its own, so one write's failure (an event deleted meanwhile)
+// is that write's alone. Both statements are safe to run again after a commit
+// whose answer was lost: a freeze keeps the body frozen first, and a record
+// adds the try again (an extra row in the event's history, as a delivery
+// retried after a crash would).
+func (s *Store) execDeliveryWrites(ctx context.Context, batch []*deliveryWrite) {
+	slices.SortFunc(batch, func(a, b *deliveryWrite) int { return strings.Compare(a.eventID(), b.eventID()) })
+	var freezes, records []*deliveryWrite
+	for _, w := range batch {
+		if w.freeze != nil {
+			freezes = append(freezes, w)
+		} else {
+			records = append(records, w)
+		}
+	}
+	var stmts []batchedStmt
+	if len(freezes) > 0 {
+		stmts = append(stmts, freezeStmt(freezes))
+	}
+	if len(records) > 0 {
+		stmts = append(stmts, recordStmt(records))
+	}
+	s.opt.Observer.Batch("delivery", len(batch))
+	s.opt.Observer.DurableCommit()
+	err := retryRolledBack(func() error {
+		for _, w := range freezes {
+			w.freeze.out = nil
+		}
+		return s.queryBatched(ctx, stmts...)
+	})
+	for _, w := range batch {
+		switch {
+		case err != nil:
+			s.opt.Observer.DurableCommit()
+			w.err = s.writeDeliveryAlone(ctx, w)
+		case w.freeze != nil && w.freeze.out == nil:
+			w.err = ErrNotFound
+		}
+		close(w.done)
+	}
+}
+
+func freezeStmt(ws []*deliveryWrite) batchedStmt {
+	ids, bodies := make([]string, len(ws)), make([][]byte, len(ws))
+	byID := make(map[string]*freezeRequest, len(ws))
+	for i, w := range ws {
+		ids[i], bodies[i] = w.freeze.id, w.freeze.body
+		byID[w.freeze.id] = w.freeze
+	}
+	return batchedStmt{sql: freezeBatchSQL, args: []any{ids, bodies}, each: func(rows pgx.Rows) error {
+		var id string
+		var body []byte
+		if err := rows.Scan(&id, &body); err != nil {
+			return err
+		}
+		if f := byID[id]; f != nil {
+			f.out = body
+		}
+		return nil
+	}}
+}
+
+func recordStmt(ws []*deliveryWrite) batchedStmt {
+	n := len(ws)
+	ids, urls, statuses := make([]string, n), make([]string, n), make([]string, n)
+	tries, codes := make([]int32, n), make([]*int32, n)
+	started, latencies, errs := make([]time.Time, n), make([]int64, n), make([]*string, n)
+	for i, w := range ws {
+		d := w.record
+		ids[i], tries[i], urls[i], started[i], latencies[i], statuses[i] = d.EventID, int32(d.Try), d.URL, d.StartedAt, d.Latency.Milliseconds(), d.Status
+		if d.StatusCode != 0 {
+			c := int32(d.StatusCode)
+			codes[i] = &c
+		}
+		if d.Error != "" {
+			e := d.Error
+			errs[i] = &e
+		}
+	}
+	return batchedStmt{sql: recordBatchSQL, args: []any{ids, tries, urls, started, latencies, codes, errs, statuses},
+		each: func(pgx.Rows) error { return nil }}
+}
+
+// writeDeliveryAlone runs one write in a statement of its own.
+func (s *Store) writeDeliveryAlone(ctx context.Context, w *deliveryWrite) error {
+	if f := w.freeze; f != nil {
+		err := s.pool.QueryRow(ctx, freezeSQL, f.id, f.body).Scan(&f.out)
+		return notFound(err)
+	}
+	d := w.record
+	var code *int
+	if d.StatusCode != 0 {
+		code = &d.StatusCode
+	}
+	var errText *string
+	if d.Error != "" {
+		errText = &d.Error
+	}
+	if _, err := s.pool.Exec(ctx, recordSQL, d.EventID, d.Try, d.URL, d.StartedAt, d.Latency.Milliseconds(), code, errText, d.Status); err != nil {
+		return fmt.Errorf("record delivery: %w", err)
+	}
+	return nil
+}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -112,48 +111,20 @@ func scanEvent(row pgx.Row, extra ...any) (*Event, error) {
 	return &e, nil
 }
 
-// jobOfUnfrozenEvent reads the job of the event whose id is $1 while the
-// event has no frozen body (its first try), and nothing once it has one.
-var jobOfUnfrozenEvent = jobReadsOf(`(SELECT job_id FROM job_events WHERE id = $1 AND body IS NULL)`)
-
-// EventForDelivery reads, in one round trip, what the delivery worker needs
-// of an event: the event with its frozen body, its owner's webhook (nil when
-// the owner has none any more) and, while no body is frozen yet, the job it
-// announces (nil when the body is frozen, or when retention deleted the job).
+// EventForDelivery reads, in one round trip batched with other deliveries'
+// reads (eventRead), what the delivery worker needs of an event: the event
+// with its frozen body, its owner's webhook (nil when the owner has none any
+// more) and, while no body is frozen yet, the job it announces (nil when the
+// body is frozen, or when retention deleted the job).
 func (s *Store) EventForDelivery(ctx context.Context, id string) (*Event, *Webhook, *Job, error) {
 	if _, err := uuid.Parse(id); err != nil {
 		return nil, nil, nil, ErrNotFound
 	}
-	b := &pgx.Batch{}
-	b.Queue(`SELECT `+eventColumns+`, e.body, w.url, w.secret
-		FROM job_events e LEFT JOIN webhook_owners w ON w.owner = e.owner WHERE e.id = $1`, id)
-	b.Queue(jobOfUnfrozenEvent.job, id)
-	b.Queue(jobOfUnfrozenEvent.attempts, id)
-	b.Queue(jobOfUnfrozenEvent.raceEvents, id)
-	br := s.pool.SendBatch(ctx, b)
-	defer br.Close()
-	var body []byte
-	var url, secret *string
-	e, err := scanEvent(br.QueryRow(), &body, &url, &secret)
-	if err != nil {
+	r := &eventRead{id: id}
+	if err := s.readEvent(ctx, r); err != nil {
 		return nil, nil, nil, err
 	}
-	e.Body = body
-	var w *Webhook
-	if url != nil {
-		w = &Webhook{URL: *url}
-		if secret != nil {
-			w.Secret = *secret
-		}
-	}
-	j, err := readJob(br)
-	if errors.Is(err, ErrNotFound) {
-		return e, w, nil, nil
-	}
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return e, w, j, nil
+	return r.ev, r.wh, r.job, nil
 }
 
 // FreezeEventBody stores body as the event's payload unless one is stored

@@ -106,3 +106,9 @@ func (s *Store) DeliveryBatch(ctx context.Context, freezes []FreezeArg, tries []
 	}
 	return bodies, freezeErrs, tryErrs
 }
+
+// SetEventReadHooks installs the webhook delivery reads' test hooks (see
+// SetDeliveryBatchHooks).
+func (s *Store) SetEventReadHooks(beforeSelfBatch func(), onQueued func(n int)) {
+	s.eventReads.beforeSelfBatch, s.eventReads.onQueued = beforeSelfBatch, onQueued
+}

@@ -75,16 +75,24 @@ func (s *Store) getJob(ctx context.Context, id, owner string, checkOwner bool) (
 	return readJob(br)
 }
 
+// raceEventColumns are a race event's columns (table alias r), in the order
+// of RaceEvent.dest.
+const raceEventColumns = `r.id, r.attempt_id::text, r.kind, r.provider, r.latency_ms, r.usage, r.detail, r.created_at`
+
+// dest is where a row of raceEventColumns (in that order) is scanned to.
+func (e *RaceEvent) dest() []any {
+	return []any{&e.ID, &e.AttemptID, &e.Kind, &e.Provider, &e.LatencyMS, &e.Usage, &e.Detail, &e.CreatedAt}
+}
+
 // jobReads are the three statements readJob reads the results of: a job, its
 // attempts and its race events, for the job whose id idSQL gives.
 type jobReads struct{ job, attempts, raceEvents string }
 
 func jobReadsOf(idSQL string) jobReads {
 	return jobReads{
-		job:      `SELECT ` + jobColumns + ` FROM jobs j WHERE j.id = ` + idSQL,
-		attempts: `SELECT ` + attemptColumns + ` FROM attempts a WHERE a.job_id = ` + idSQL + ` ORDER BY a.seq`,
-		raceEvents: `SELECT id, attempt_id::text, kind, provider, latency_ms, usage, detail, created_at
-		FROM race_events WHERE job_id = ` + idSQL + ` ORDER BY id`,
+		job:        `SELECT ` + jobColumns + ` FROM jobs j WHERE j.id = ` + idSQL,
+		attempts:   `SELECT ` + attemptColumns + ` FROM attempts a WHERE a.job_id = ` + idSQL + ` ORDER BY a.seq`,
+		raceEvents: `SELECT ` + raceEventColumns + ` FROM race_events r WHERE r.job_id = ` + idSQL + ` ORDER BY r.id`,
 	}
 }
 
@@ -115,7 +123,7 @@ func readJob(br pgx.BatchResults) (*Job, error) {
 	}
 	j.RaceEvents, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (RaceEvent, error) {
 		var e RaceEvent
-		err := r.Scan(&e.ID, &e.AttemptID, &e.Kind, &e.Provider, &e.LatencyMS, &e.Usage, &e.Detail, &e.CreatedAt)
+		err := r.Scan(e.dest()...)
 		return e, err
 	})
 	if err != nil {

@@ -7,8 +7,8 @@ package store
 type Observer interface {
 	// DurableCommit is one commit that waited for the WAL flush.
 	DurableCommit()
-	// Batch is one batched statement of kind ("claim", "win", "renew", "delivery") that
-	// carried size items.
+	// Batch is one batched statement of kind ("claim", "win", "renew",
+	// "delivery", "delivery_read") that carried size items.
 	Batch(kind string, size int)
 }
 

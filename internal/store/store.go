@@ -53,6 +53,8 @@ type Store struct {
 	// deliveries batches webhook deliveries' writes (FreezeEventBody,
 	// RecordDelivery): see deliveryWrite.
 	deliveries group[deliveryWrite]
+	// eventReads batches webhook deliveries' reads (EventForDelivery).
+	eventReads group[eventRead]
 
 	// origin tags the notifications of this store's batched wins, so that a
 	// listener paired with it can leave them to the in-memory announcement
@@ -96,6 +98,7 @@ func New(pool *pgxpool.Pool, opt Options) *Store {
 	s := &Store{pool: pool, opt: opt.WithDefaults(), origin: rand.Text()[:16]}
 	s.paths = group[pathCommit]{size: batchSize, maxLeaders: maxBatchesInFlight, exec: s.execPathCommits}
 	s.deliveries = group[deliveryWrite]{size: deliveryBatchSize, maxLeaders: maxBatchesInFlight, exec: s.execDeliveryWrites}
+	s.eventReads = group[eventRead]{size: eventReadBatchSize, maxLeaders: maxBatchesInFlight, exec: s.execEventReads}
 	return s
 }
 

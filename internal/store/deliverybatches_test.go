@@ -38,17 +38,21 @@ func events(t *testing.T, st *store.Store, db *testdb.DB, n int) []string {
 }
 
 type deliveryObserver struct {
-	mu      sync.Mutex
-	batches []int
-	durable int
+	mu          sync.Mutex
+	batches     []int
+	readBatches []int
+	durable     int
 }
 
 func (o *deliveryObserver) DurableCommit() { o.mu.Lock(); o.durable++; o.mu.Unlock() }
 func (o *deliveryObserver) Batch(kind string, size int) {
-	if kind == "delivery" {
-		o.mu.Lock()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch kind {
+	case "delivery":
 		o.batches = append(o.batches, size)
-		o.mu.Unlock()
+	case "delivery_read":
+		o.readBatches = append(o.readBatches, size)
 	}
 }
 
@@ -168,4 +172,72 @@ func jobOf(t *testing.T, db *testdb.DB, eventID string) string {
 		t.Fatal(err)
 	}
 	return id
+}
+
+func (o *deliveryObserver) reads() []int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]int(nil), o.readBatches...)
+}
+
+// Concurrent deliveries' reads of their events go out in one round trip, and
+// each gets its own event, webhook and (before the first try) job.
+func TestEventReadsShareOneRoundTrip(t *testing.T) {
+	db := testdb.New(t, store.Options{})
+	obs := &deliveryObserver{}
+	st := store.New(db.Pool, store.Options{Observer: obs})
+	ctx := context.Background()
+	ev := events(t, st, db, 2)
+	if _, err := st.FreezeEventBody(ctx, ev[1], []byte(`{"frozen":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	const reads = 3
+	leading, all := make(chan struct{}), make(chan struct{})
+	st.SetEventReadHooks(func() {
+		close(leading)
+		<-all
+	}, func(n int) {
+		if n == reads {
+			close(all)
+		}
+	})
+	type got struct {
+		ev  *store.Event
+		wh  *store.Webhook
+		job *store.Job
+		err error
+	}
+	var first, frozen, missing got
+	var wg sync.WaitGroup
+	firstDone := make(chan struct{})
+	wg.Go(func() {
+		defer close(firstDone)
+		first.ev, first.wh, first.job, first.err = st.EventForDelivery(ctx, ev[0])
+	})
+	select {
+	case <-leading:
+	case <-firstDone:
+		t.Fatal("a lone read went out without leading a batch")
+	}
+	wg.Go(func() { frozen.ev, frozen.wh, frozen.job, frozen.err = st.EventForDelivery(ctx, ev[1]) })
+	wg.Go(func() {
+		missing.ev, missing.wh, missing.job, missing.err = st.EventForDelivery(ctx, "00000000-0000-4000-8000-000000000003")
+	})
+	wg.Wait()
+
+	if first.err != nil || first.ev.ID != ev[0] || first.ev.Body != nil || first.wh == nil || first.wh.URL != "https://acme.example/hook" {
+		t.Fatalf("unfrozen event: %+v %+v %v", first.ev, first.wh, first.err)
+	}
+	if first.job == nil || first.job.ID != jobOf(t, db, ev[0]) || first.job.State != store.JobCancelled || first.job.Attempts == nil || first.job.RaceEvents == nil {
+		t.Fatalf("unfrozen event's job: %+v", first.job)
+	}
+	if frozen.err != nil || frozen.ev.ID != ev[1] || string(frozen.ev.Body) != `{"frozen":true}` || frozen.job != nil || frozen.wh == nil {
+		t.Fatalf("frozen event: %+v job %+v %v", frozen.ev, frozen.job, frozen.err)
+	}
+	if !errors.Is(missing.err, store.ErrNotFound) {
+		t.Fatalf("no event: %v, want ErrNotFound", missing.err)
+	}
+	if b := obs.reads(); len(b) != 1 || b[0] != reads {
+		t.Fatalf("read batches %v, want one of %d", b, reads)
+	}
 }

@@ -72,39 +72,18 @@ func (b *Bench) overhead(ctx context.Context) error {
 				return ctx.Err()
 			}
 			prefix := fmt.Sprintf("ovh-%s-%s-c%d", b.runID, ep, c)
-			var before RouterCounters
-			var cerr error
-			if ep != "direct" {
-				before, cerr = p.Counters(ctx)
-			}
-			cpuBefore, cpuErr := sampleCPU()
-			r := closedLoop(ctx, c, n, b.o.MaxRun, func(ctx context.Context, i int) Sample {
-				nonce := nonceFor(prefix, i)
-				switch ep {
-				case "direct":
-					return b.c.Direct(ctx, m.URL(), "primary", nonce)
-				case "jobs":
-					return b.c.Job(ctx, p, nonce, nonce, 0)
-				}
-				return b.c.Chat(ctx, p, nonce, nonce)
+			row := b.measure(ctx, p, ep, ep != "direct", func() Run {
+				return closedLoop(ctx, c, n, b.o.MaxRun, func(ctx context.Context, i int) Sample {
+					nonce := nonceFor(prefix, i)
+					switch ep {
+					case "direct":
+						return b.c.Direct(ctx, m.URL(), "primary", nonce)
+					case "jobs":
+						return b.c.Job(ctx, p, nonce, nonce, 0)
+					}
+					return b.c.Chat(ctx, p, nonce, nonce)
+				})
 			})
-			cpuAfter, err := sampleCPU()
-			row := b.overheadRow(ep, r)
-			if cpuErr == nil && err == nil {
-				d := cpuAfter.Sub(cpuBefore)
-				row.CPU = &d
-			}
-			if ep != "direct" {
-				var after RouterCounters
-				if cerr == nil {
-					after, cerr = p.Counters(ctx)
-				}
-				if cerr != nil {
-					row.CountersErr = cerr.Error()
-				} else {
-					row.PerJob, row.HaveCounter = after.Sub(before).PerJob(row.N), true
-				}
-			}
 			b.rep.Overhead = append(b.rep.Overhead, row)
 			log.Printf("  %-6s c=%-3d n=%d err=%d %.0f/s e2e p50 %s p99 %s  added p50 %s p99 %s ms  per job: %.2f round trips, %.2f durable commits",
 				ep, c, row.N, row.Errors, row.RPS, ms(row.E2E.Q(.5)), ms(row.E2E.Q(.99)),
@@ -120,6 +99,37 @@ func (b *Bench) overhead(ctx context.Context) error {
 	}
 	b.rep.checkIntegrity("overhead", in)
 	return nil
+}
+
+// measure runs load and returns its row, with the machine's CPU split over it
+// and, when counters, the router's own counters per request.
+func (b *Bench) measure(ctx context.Context, p *RouterProc, ep string, counters bool, load func() Run) OverheadRow {
+	var before RouterCounters
+	var cerr error
+	if counters {
+		before, cerr = p.Counters(ctx)
+	}
+	cpuBefore, cpuErr := sampleCPU()
+	r := load()
+	cpuAfter, err := sampleCPU()
+	row := b.overheadRow(ep, r)
+	if cpuErr == nil && err == nil {
+		d := cpuAfter.Sub(cpuBefore)
+		row.CPU = &d
+	}
+	if !counters {
+		return row
+	}
+	var after RouterCounters
+	if cerr == nil {
+		after, cerr = p.Counters(ctx)
+	}
+	if cerr != nil {
+		row.CountersErr = cerr.Error()
+	} else {
+		row.PerJob, row.HaveCounter = after.Sub(before).PerJob(row.N), true
+	}
+	return row
 }
 
 func (b *Bench) overheadRow(ep string, r Run) OverheadRow {

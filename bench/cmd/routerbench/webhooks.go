@@ -50,28 +50,13 @@ func (b *Bench) webhooks(ctx context.Context) error {
 		return fmt.Errorf("warm-up deliveries: %s", warm.Err)
 	}
 	base := m.Webhooks()
-	before, cerr := p.Counters(ctx)
-	cpuBefore, cpuErr := sampleCPU()
 	prefix := "wh-" + b.runID
-	r := closedLoop(ctx, c, b.o.OverheadN, b.o.MaxRun, func(ctx context.Context, i int) Sample {
-		nonce := nonceFor(prefix, i)
-		return b.c.Job(ctx, p, nonce, nonce, 0)
+	row := b.measure(ctx, p, "jobs", true, func() Run {
+		return closedLoop(ctx, c, b.o.OverheadN, b.o.MaxRun, func(ctx context.Context, i int) Sample {
+			nonce := nonceFor(prefix, i)
+			return b.c.Job(ctx, p, nonce, nonce, 0)
+		})
 	})
-	cpuAfter, err := sampleCPU()
-	row := b.overheadRow("jobs", r)
-	if cpuErr == nil && err == nil {
-		d := cpuAfter.Sub(cpuBefore)
-		row.CPU = &d
-	}
-	var after RouterCounters
-	if cerr == nil {
-		after, cerr = p.Counters(ctx)
-	}
-	if cerr != nil {
-		row.CountersErr = cerr.Error()
-	} else {
-		row.PerJob, row.HaveCounter = after.Sub(before).PerJob(row.N), true
-	}
 	res := &WebhooksResult{Row: row, Drain: b.drain(ctx, p.Owner, base, warm.Events)}
 	b.rep.Webhooks = res
 	log.Printf("  webhooks: jobs c=%d n=%d %.0f/s added p50 %s p99 %s ms; %d events, %d delivered when the load ended, all %d in %s more %s",

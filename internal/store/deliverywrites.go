@@ -71,19 +71,13 @@ UPDATE job_events e SET tries = e.tries + 1, status = i.status, last_error = i.e
 FROM i
 WHERE e.id = i.event_id`
 
-// writeDelivery queues w for the next batch and waits for it, or for ctx: a
-// caller that stops waiting does not know whether its write committed (as
-// with a statement cancelled during its commit); the batch carries it out
-// either way.
+// writeDelivery queues w for the next batch and waits for it, or for ctx.
 func (s *Store) writeDelivery(ctx context.Context, w *deliveryWrite) error {
 	w.done = make(chan struct{})
-	s.deliveries.enqueue(w)
-	select {
-	case <-w.done:
-		return w.err
-	case <-ctx.Done():
-		return fmt.Errorf("webhook delivery write: %w", context.Cause(ctx))
+	if err := s.deliveries.await(ctx, w, w.done); err != nil {
+		return fmt.Errorf("webhook delivery write: %w", err)
 	}
+	return w.err
 }
 
 // execDeliveryWrites runs one batch: the freezes, then the records, in one

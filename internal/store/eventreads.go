@@ -40,13 +40,10 @@ const (
 // readEvent queues r for the next batch and waits for it, or for ctx.
 func (s *Store) readEvent(ctx context.Context, r *eventRead) error {
 	r.done = make(chan struct{})
-	s.eventReads.enqueue(r)
-	select {
-	case <-r.done:
-		return r.err
-	case <-ctx.Done():
-		return fmt.Errorf("read webhook event: %w", context.Cause(ctx))
+	if err := s.eventReads.await(ctx, r, r.done); err != nil {
+		return fmt.Errorf("read webhook event: %w", err)
 	}
+	return r.err
 }
 
 // execEventReads runs one batch of reads in one round trip and gives each
@@ -67,6 +64,12 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 		job *Job
 	}
 	byID := make(map[string]*found, len(ids))
+	jobOf := func(eventID string) *Job {
+		if f := byID[eventID]; f != nil {
+			return f.job
+		}
+		return nil
+	}
 	err := func() error {
 		b := &pgx.Batch{}
 		b.Queue(eventsForDeliverySQL, ids)
@@ -115,8 +118,8 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 			if err := rows.Scan(append([]any{&id}, a.dest()...)...); err != nil {
 				return err
 			}
-			if f := byID[id]; f != nil && f.job != nil {
-				f.job.Attempts = append(f.job.Attempts, a)
+			if j := jobOf(id); j != nil {
+				j.Attempts = append(j.Attempts, a)
 			}
 			return nil
 		}); err != nil {
@@ -128,12 +131,19 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 			if err := rows.Scan(append([]any{&id}, e.dest()...)...); err != nil {
 				return err
 			}
-			if f := byID[id]; f != nil && f.job != nil {
-				f.job.RaceEvents = append(f.job.RaceEvents, e)
+			if j := jobOf(id); j != nil {
+				j.RaceEvents = append(j.RaceEvents, e)
 			}
 			return nil
 		})
 	}()
+	for _, f := range byID {
+		if f.job != nil {
+			f.job.sumCosts()
+		}
+	}
+	// Each read gets its own copies: two reads of one event in a batch (a
+	// rescued delivery beside the stuck one) must not share what they may change.
 	for _, r := range batch {
 		f := byID[r.id]
 		switch {
@@ -147,7 +157,6 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 			if f.job != nil {
 				j := *f.job
 				j.Attempts, j.RaceEvents = append([]Attempt{}, f.job.Attempts...), append([]RaceEvent{}, f.job.RaceEvents...)
-				j.sumCosts()
 				r.job = &j
 			}
 		}

@@ -85,6 +85,20 @@ func (g *group[T]) enqueue(it *T) {
 	}
 }
 
+// await enqueues it and waits until done is closed (its batch has run) or
+// ctx ends; a caller that stops waiting does not know whether its item was
+// carried out (as with a statement cancelled during its commit): its batch
+// executes it either way.
+func (g *group[T]) await(ctx context.Context, it *T, done <-chan struct{}) error {
+	g.enqueue(it)
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
 func (g *group[T]) lead() {
 	gostack.Reserve() // a batch goes through pgx on a new goroutine
 	for g.next() {

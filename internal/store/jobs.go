@@ -67,9 +67,9 @@ func (s *Store) getJob(ctx context.Context, id, owner string, checkOwner bool) (
 		return nil, ErrNotFound
 	}
 	b := &pgx.Batch{}
-	b.Queue(jobByIDOfOwner, id, checkOwner, owner)
-	b.Queue(jobByID.attempts, id)
-	b.Queue(jobByID.raceEvents, id)
+	b.Queue(jobByIDSQL, id, checkOwner, owner)
+	b.Queue(attemptsOfJobSQL, id)
+	b.Queue(raceEventsOfJobSQL, id)
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
 	return readJob(br)
@@ -84,26 +84,15 @@ func (e *RaceEvent) dest() []any {
 	return []any{&e.ID, &e.AttemptID, &e.Kind, &e.Provider, &e.LatencyMS, &e.Usage, &e.Detail, &e.CreatedAt}
 }
 
-// jobReads are the three statements readJob reads the results of: a job, its
-// attempts and its race events, for the job whose id idSQL gives.
-type jobReads struct{ job, attempts, raceEvents string }
-
-func jobReadsOf(idSQL string) jobReads {
-	return jobReads{
-		job:        `SELECT ` + jobColumns + ` FROM jobs j WHERE j.id = ` + idSQL,
-		attempts:   `SELECT ` + attemptColumns + ` FROM attempts a WHERE a.job_id = ` + idSQL + ` ORDER BY a.seq`,
-		raceEvents: `SELECT ` + raceEventColumns + ` FROM race_events r WHERE r.job_id = ` + idSQL + ` ORDER BY r.id`,
-	}
-}
-
-// jobByID reads the job whose id is $1; jobByIDOfOwner reads it only when
-// $2 is false or its owner is $3.
-var (
-	jobByID        = jobReadsOf("$1")
-	jobByIDOfOwner = jobByID.job + ` AND (NOT $2 OR j.owner = $3)`
+// getJob's three reads: the job whose id is $1 (only when $2 is false or its
+// owner is $3), its attempts and its race events.
+const (
+	jobByIDSQL         = `SELECT ` + jobColumns + ` FROM jobs j WHERE j.id = $1 AND (NOT $2 OR j.owner = $3)`
+	attemptsOfJobSQL   = `SELECT ` + attemptColumns + ` FROM attempts a WHERE a.job_id = $1 ORDER BY a.seq`
+	raceEventsOfJobSQL = `SELECT ` + raceEventColumns + ` FROM race_events r WHERE r.job_id = $1 ORDER BY r.id`
 )
 
-// readJob reads a job's three results from br (see jobReads): the job
+// readJob reads a job's three results from br (getJob's reads): the job
 // (ErrNotFound when none), its attempts and its race events.
 func readJob(br pgx.BatchResults) (*Job, error) {
 	j, err := scanJob(br.QueryRow())

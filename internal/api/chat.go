@@ -72,7 +72,9 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		}
 		key, ownKey = k, true
 	} else {
-		key = "auto-" + uuid.NewString() // without a key each call is its own intent
+		// Without a key each call is its own intent. A version 7 UUID, so
+		// these keys, too, enter the keys' primary key at its right edge.
+		key = "auto-" + uuid.Must(uuid.NewV7()).String()
 	}
 	in.Model = passModel
 	input, err := json.Marshal(in)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/routerhq/router/internal/jsontext"
@@ -117,7 +116,7 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 				lease_owner, lease_expires_at, price_input_per_mtok, price_output_per_mtok)
 			VALUES ($1, $2, $3, $4, $5, $6, coalesce((SELECT version FROM j), $7), $8, now() + $9::interval, $11::float8, $12::float8)
 			RETURNING `+attemptColumns,
-			uuid.New(), na.JobID, maxSeq+1, na.Provider, na.Model, na.Role, version, na.LeaseOwner, lease, routingOrNil(na.Routing),
+			newID(), na.JobID, maxSeq+1, na.Provider, na.Model, na.Role, version, na.LeaseOwner, lease, routingOrNil(na.Routing),
 			priceIn, priceOut)
 		if err != nil {
 			return err

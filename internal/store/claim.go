@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -129,9 +128,9 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 }
 
 func newClaim(nj NewJob) *claimRequest {
-	req := &claimRequest{nj: nj, jobID: uuid.NewString(), done: make(chan struct{})}
+	req := &claimRequest{nj: nj, jobID: newID().String(), done: make(chan struct{})}
 	if nj.First != nil {
-		req.attID = uuid.NewString()
+		req.attID = newID().String()
 	}
 	return req
 }

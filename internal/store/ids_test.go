@@ -46,3 +46,30 @@ func TestIDsAreTimeOrdered(t *testing.T) {
 		t.Errorf("later attempt %s: version %d, want 7 and after %s", a.ID, u.Version(), prev)
 	}
 }
+
+// Outbox events (an owner with a webhook) get version 7 ids from the
+// database's default (migration 0014): the first 48 bits are the time in
+// milliseconds, never earlier for a later event (two events in one
+// millisecond differ in random bits only).
+func TestEventIDsAreTimeOrdered(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	if err := b.st.SyncConfigWebhooks(ctx, map[string]string{"acme": "http://127.0.0.1:9/hook"}); err != nil {
+		t.Fatal(err)
+	}
+	var prev string
+	for i := range 3 {
+		j := winFresh(t, b.st, "acme", "event-"+strconv.Itoa(i))
+		var id string
+		if err := b.db.Pool.QueryRow(ctx, `SELECT id::text FROM job_events WHERE job_id = $1`, j.ID).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		if u, err := uuid.Parse(id); err != nil || u.Version() != 7 || u.Variant() != uuid.RFC4122 {
+			t.Fatalf("event id %q: version %d variant %v (err %v), want version 7, RFC 9562 variant", id, u.Version(), u.Variant(), err)
+		}
+		if ms := id[:13]; ms < prev { // 8 + 1 + 4 characters: 48 bits
+			t.Errorf("event id %s made after one of time %s has an earlier time", id, prev)
+		}
+		prev = id[:13]
+	}
+}

@@ -22,8 +22,11 @@ vet:
 # loopback mock provider, the router binary as processes; writes report.md and charts
 # to bench/results/latest/ (in git) and the whole run, profiles included, to
 # .local/bench-runs/<time>/ (not in git). Flags: go run ./bench/cmd/routerbench -h.
+# COMPARE=REV adds a before/after section: the router built at git revision REV
+# and this tree's, alternating run by run in the same run (docs/performance.md).
+COMPARE ?=
 bench:
-	$(GO) run ./cmd/router localdb --durable --dir .local/pg-bench -- $(GO) run ./bench/cmd/routerbench
+	$(GO) run ./cmd/router localdb --durable --dir .local/pg-bench -- $(GO) run ./bench/cmd/routerbench $(if $(COMPARE),-compare $(COMPARE))
 
 # Fuzzing (Go native): each target below for FUZZTIME. Their seed corpora (and any
 # failing inputs kept in testdata/fuzz) already run in `make test`.

@@ -57,6 +57,9 @@ type Options struct {
 	DegradedHedgeAfter         string
 
 	StormKeys, StormRepeats, StormCallers int
+
+	Compare       string // git revision the compare scenario measures this tree against
+	CompareRounds int
 }
 
 func main() {
@@ -68,6 +71,8 @@ func main() {
 	flag.StringVar(&o.Scenarios, "scenarios", "floor,overhead,profile,replicas,degraded,storm,sustained,webhooks", "scenarios to run, comma-separated")
 	flag.DurationVar(&o.MaxRun, "max-run", 30*time.Second, "time bound of any one load run")
 	flag.StringVar(&o.LogLevel, "router-log-level", "info", "the routers' log level")
+	flag.StringVar(&o.Compare, "compare", "", "git revision to measure this tree against, base and head alternating in one run (adds the compare scenario; make bench COMPARE=REV)")
+	flag.IntVar(&o.CompareRounds, "compare-rounds", 3, "rounds of the compare scenario (each one run of either side)")
 	flag.BoolVar(&o.Webhooks, "webhooks", false, "give the overhead scenario's owner a webhook (the mock takes its completion events), as an owner with webhooks runs")
 	flag.IntVar(&o.WALSegments, "wal-segments", 40, "WAL segments to fill and recycle before measuring (a fresh cluster creates one every few seconds under load, stalling commits; a server in service recycles them)")
 	flag.IntVar(&o.FloorN, "floor-n", 200, "measured commit sequences of the durable-commit floor")
@@ -156,13 +161,16 @@ func run(ctx context.Context, o Options) error {
 	for _, s := range strings.Split(o.Scenarios, ",") {
 		want[strings.TrimSpace(s)] = true
 	}
+	if o.Compare != "" {
+		want["compare"] = true
+	}
 	steps := []struct {
 		name string
 		fn   func(context.Context) error
 	}{
 		{"floor", b.floor}, {"overhead", b.overhead}, {"profile", b.profile},
 		{"replicas", b.replicas}, {"degraded", b.degraded}, {"storm", b.storm}, {"sustained", b.sustained},
-		{"webhooks", b.webhooks},
+		{"webhooks", b.webhooks}, {"compare", b.compare},
 	}
 	for _, s := range steps {
 		if !want[s.name] {

@@ -24,6 +24,7 @@ type Report struct {
 	Storm     []StormRow
 	Sustained []SustainedRow
 	Webhooks  *WebhooksResult
+	Compare   *CompareResult
 	Integrity []string // one line per checked router (or deployment)
 	Problems  []string
 }
@@ -67,6 +68,7 @@ func (b *Bench) write() error {
 	b.writeStorm(&m)
 	b.writeSustained(&m)
 	b.writeWebhooks(&m)
+	b.writeCompare(&m)
 	m.p("## Integrity (from the database, per router or deployment)")
 	m.p("")
 	for _, l := range r.Integrity {

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestCompareOrderAlternatesABBA(t *testing.T) {
+	got := strings.Join(compareOrder(3), ",")
+	if want := "base,head,head,base,base,head"; got != want {
+		t.Fatalf("order %s, want %s", got, want)
+	}
+	// Each side runs as often in every position of a pair, so a linear drift
+	// over the whole run costs both the same.
+	order := compareOrder(4)
+	var baseAt, headAt int
+	for i, s := range order {
+		if s == "base" {
+			baseAt += i
+		} else {
+			headAt += i
+		}
+	}
+	if baseAt != headAt {
+		t.Fatalf("positions sum to %d for base and %d for head in %v", baseAt, headAt, order)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		want float64
+	}{{[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}, {[]float64{7}, 7}} {
+		if got := median(c.in); got != c.want {
+			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+	if !math.IsNaN(median(nil)) {
+		t.Error("median of nothing is not NaN")
+	}
+}
+
+func TestWithDatabase(t *testing.T) {
+	got, err := withDatabase("postgres://postgres@127.0.0.1:5432/router?sslmode=disable", "cmp_1_base")
+	if err != nil || got != "postgres://postgres@127.0.0.1:5432/cmp_1_base?sslmode=disable" {
+		t.Fatalf("got %q, %v", got, err)
+	}
+}
+
+// The report gives every run in order and each side's medians, with the
+// change of the head against the base.
+func TestWriteCompare(t *testing.T) {
+	row := func(rps, routerMS, pgMS float64) OverheadRow {
+		n := 1000
+		return OverheadRow{Endpoint: "jobs", Callers: 64, N: n, RPS: rps, Added: newDist([]time.Duration{10 * time.Millisecond}),
+			HaveCounter: true, PerJob: RouterCounters{CPUSeconds: routerMS / 1000},
+			CPU: &CPUSplit{Total: 20, Busy: 18, Postgres: pgMS * float64(n) / 1000, Bench: 0.3}}
+	}
+	b := &Bench{}
+	b.rep.Compare = &CompareResult{Base: "abc1234", Head: "this tree at def5678", Endpoint: "jobs", Callers: 64, N: 1000, Runs: []CompareRun{
+		{"base", row(1000, 0.70, 0.50)}, {"head", row(1100, 0.70, 0.40)},
+		{"head", row(1200, 0.60, 0.40)}, {"base", row(1000, 0.70, 0.50)},
+	}}
+	var m md
+	b.writeCompare(&m)
+	out := m.String()
+	for _, want := range []string{
+		"## 9. Before and after: this tree at def5678 against abc1234",
+		"| 2 | head | 1100 | 10.0 | 10.0 | 0.70 | 0.40 | 0.30 | 90% |",
+		"| req/s | 1000 | 1150 | +15.0% |",
+		"| router CPU per job (ms) | 0.70 | 0.65 | -7.1% |",
+		"| PostgreSQL CPU per job (ms) | 0.50 | 0.40 | -20.0% |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/uuid"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/routerhq/router/internal/providers"
@@ -350,5 +351,28 @@ func TestChatToolsPassThrough(t *testing.T) {
 	turns := b.primary.Requests()[1].Messages
 	if last := turns[len(turns)-1]; last.Role != "tool" || last.ToolCallID != "call_1" || len(turns[len(turns)-2].ToolCalls) == 0 {
 		t.Fatalf("tool turns did not reach the provider: %+v", turns)
+	}
+}
+
+// A chat call without an Idempotency-Key gets a key of its own: "auto-" and a
+// version 7 UUID, like the job's id (time-ordered ids, docs/api.md).
+func TestChatWithoutKeyGetsTimeOrderedIDs(t *testing.T) {
+	b := setup(t, options{respond: func(int, *providers.Request) providers.Step {
+		return providers.Step{Output: "ok", Usage: &providers.Usage{PromptTokens: 1, CompletionTokens: 1, TotalTokens: 2}}
+	}})
+	resp, err := b.client(acmeKey).CreateChatCompletion(context.Background(), chatReq("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := b.do(t, "GET", "/v1/jobs/"+resp.Header().Get("X-Router-Job-Id"), acmeKey, "")
+	key, _ := job.body["idempotency_key"].(string)
+	id, _ := job.body["id"].(string)
+	for what, s := range map[string]string{"key": strings.TrimPrefix(key, "auto-"), "job id": id} {
+		if u, err := uuid.Parse(s); err != nil || u.Version() != 7 {
+			t.Errorf("%s %q: want a version 7 UUID (err %v)", what, s, err)
+		}
+	}
+	if !strings.HasPrefix(key, "auto-") {
+		t.Errorf("key %q: want auto-<uuid>", key)
 	}
 }

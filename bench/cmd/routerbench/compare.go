@@ -90,7 +90,7 @@ func headDescription(ctx context.Context) string {
 		return "this tree"
 	}
 	d := "this tree at " + strings.TrimSpace(string(out))
-	if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
+	if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
 		d += " with uncommitted changes"
 	}
 	return d
@@ -102,6 +102,9 @@ func withDatabase(raw, name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("DATABASE_URL: %w", err)
 	}
+	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
+		return "", fmt.Errorf("DATABASE_URL %q: the compare scenario needs a postgres:// URL (it names a database of its own for each side)", raw)
+	}
 	u.Path = "/" + name
 	return u.String(), nil
 }
@@ -110,6 +113,9 @@ func withDatabase(raw, name string) (string, error) {
 func (b *Bench) compare(ctx context.Context) error {
 	if b.o.Compare == "" {
 		return fmt.Errorf("the compare scenario needs -compare REV (the git revision to measure this tree against)")
+	}
+	if b.o.CompareRounds < 2 || b.o.CompareRounds%2 != 0 {
+		return fmt.Errorf("-compare-rounds %d: want an even number, at least 2 (ABBA turns give both sides the same positions only in whole pairs of pairs)", b.o.CompareRounds)
 	}
 	bin, prompts, short, err := buildBase(ctx, b.o.Compare, b.h.Work)
 	if err != nil {
@@ -171,6 +177,9 @@ func (b *Bench) compare(ctx context.Context) error {
 			})
 		})
 		res.Runs = append(res.Runs, CompareRun{Side: side, Row: row})
+		if row.Errors > 0 || row.TimedOut {
+			b.rep.Problems = append(b.rep.Problems, fmt.Sprintf("compare, run %d (%s): %d errors, timed out %t: its figures count failed requests", i+1, side, row.Errors, row.TimedOut))
+		}
 		log.Printf("  compare %s: jobs c=%d n=%d %.0f/s added p50 %s p99 %s ms, router %.2f ms/job", side, c, row.N, row.RPS,
 			ms(row.Added.Q(.5)), ms(row.Added.Q(.99)), 1000*row.PerJob.CPUSeconds)
 	}
@@ -276,10 +285,10 @@ func (b *Bench) writeCompare(m *md) {
 	}
 	m.p("## 9. Before and after: %s against %s", r.Head, r.Base)
 	m.p("")
-	m.p("`/v1/%s` at %d callers, %d requests per run, the mock at its fixed latency: the router built at %s (*base*) and at %s (*head*), each on a database of its own created for this run, in turns (base, head, head, base, …) so that the machine's drift during the run falls on both sides alike. Only this section compares two builds; every other section measures the head.", r.Endpoint, r.Callers, r.N, r.Base, r.Head)
+	m.p("`/v1/%s` at %d callers, %d requests per run, the mock at its fixed latency: the router built at %s (*base*) and at %s (*head*), each on a database of its own created for this run, in turns (base, head, head, base, …; whole pairs of pairs, so both sides take the same positions) so that a steady drift of the machine during the run falls on both sides alike. Only this section compares two builds; every other section measures the head.", r.Endpoint, r.Callers, r.N, r.Base, r.Head)
 	m.p("")
-	m.p("| run | side | req/s | added p50 | added p99 | router CPU ms | PostgreSQL CPU ms | load generator + mock ms | busy |")
-	m.p("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+	m.p("| run | side | req/s | errors | added p50 | added p99 | router CPU ms | PostgreSQL CPU ms | load generator + mock ms | busy |")
+	m.p("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for i, run := range r.Runs {
 		x := run.Row
 		cpu, pg, harness, busy := "–", "–", "–", "–"
@@ -295,7 +304,7 @@ func (b *Bench) writeCompare(m *md) {
 		if x.CPU != nil && x.CPU.Total > 0 {
 			busy = fmt.Sprintf("%.0f%%", 100*x.CPU.Busy/x.CPU.Total)
 		}
-		m.p("| %d | %s | %.0f | %s | %s | %s | %s | %s | %s |", i+1, run.Side, x.RPS, ms(x.Added.Q(.5)), ms(x.Added.Q(.99)), cpu, pg, harness, busy)
+		m.p("| %d | %s | %.0f | %d | %s | %s | %s | %s | %s | %s |", i+1, run.Side, x.RPS, x.Errors, ms(x.Added.Q(.5)), ms(x.Added.Q(.99)), cpu, pg, harness, busy)
 	}
 	m.p("")
 	base, head := r.sideMedians("base"), r.sideMedians("head")

@@ -8,8 +8,8 @@ import (
 )
 
 func TestCompareOrderAlternatesABBA(t *testing.T) {
-	got := strings.Join(compareOrder(3), ",")
-	if want := "base,head,head,base,base,head"; got != want {
+	got := strings.Join(compareOrder(2), ",")
+	if want := "base,head,head,base"; got != want {
 		t.Fatalf("order %s, want %s", got, want)
 	}
 	// Each side runs as often in every position of a pair, so a linear drift
@@ -47,6 +47,20 @@ func TestWithDatabase(t *testing.T) {
 	if err != nil || got != "postgres://postgres@127.0.0.1:5432/cmp_1_base?sslmode=disable" {
 		t.Fatalf("got %q, %v", got, err)
 	}
+	if _, err := withDatabase("host=127.0.0.1 dbname=router", "cmp_1_base"); err == nil {
+		t.Fatal("a keyword/value connection string was taken for a URL")
+	}
+}
+
+// The default and every accepted round count give both sides the same
+// positions; an odd count is refused before anything runs.
+func TestCompareRoundsMustBeEven(t *testing.T) {
+	for _, rounds := range []int{0, 1, 3} {
+		b := &Bench{o: Options{Compare: "HEAD", CompareRounds: rounds}}
+		if err := b.compare(t.Context()); err == nil || !strings.Contains(err.Error(), "even") {
+			t.Errorf("%d rounds: err %v, want a refusal naming even counts", rounds, err)
+		}
+	}
 }
 
 // The report gives every run in order and each side's medians, with the
@@ -68,7 +82,7 @@ func TestWriteCompare(t *testing.T) {
 	out := m.String()
 	for _, want := range []string{
 		"## 9. Before and after: this tree at def5678 against abc1234",
-		"| 2 | head | 1100 | 10.0 | 10.0 | 0.70 | 0.40 | 0.30 | 90% |",
+		"| 2 | head | 1100 | 0 | 10.0 | 10.0 | 0.70 | 0.40 | 0.30 | 90% |",
 		"| req/s | 1000 | 1150 | +15.0% |",
 		"| router CPU per job (ms) | 0.70 | 0.65 | -7.1% |",
 		"| PostgreSQL CPU per job (ms) | 0.50 | 0.40 | -20.0% |",

@@ -72,7 +72,7 @@ func main() {
 	flag.DurationVar(&o.MaxRun, "max-run", 30*time.Second, "time bound of any one load run")
 	flag.StringVar(&o.LogLevel, "router-log-level", "info", "the routers' log level")
 	flag.StringVar(&o.Compare, "compare", "", "git revision to measure this tree against, base and head alternating in one run (adds the compare scenario; make bench COMPARE=REV)")
-	flag.IntVar(&o.CompareRounds, "compare-rounds", 3, "rounds of the compare scenario (each one run of either side)")
+	flag.IntVar(&o.CompareRounds, "compare-rounds", 4, "pairs of runs of the compare scenario, one run of each side per pair; even, so that ABBA turns give both sides the same positions")
 	flag.BoolVar(&o.Webhooks, "webhooks", false, "give the overhead scenario's owner a webhook (the mock takes its completion events), as an owner with webhooks runs")
 	flag.IntVar(&o.WALSegments, "wal-segments", 40, "WAL segments to fill and recycle before measuring (a fresh cluster creates one every few seconds under load, stalling commits; a server in service recycles them)")
 	flag.IntVar(&o.FloorN, "floor-n", 200, "measured commit sequences of the durable-commit floor")

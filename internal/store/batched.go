@@ -36,9 +36,17 @@ import (
 // which sends it once the batch has committed (router.outbox_notify, migration
 // 0013; see outboxWake): a transaction that notifies holds a database-wide
 // lock through its commit, and batches would commit one at a time.
+//
+// And the outbox trigger skips the jobs of these statements altogether
+// (router.outbox_by_statement, migration 0015): the only batched statement that
+// makes jobs terminal, the win, writes their events and River's jobs itself,
+// set-based, instead of a PL/pgSQL call and two single-row inserts per job. A
+// statement that made jobs terminal here without writing their events would
+// lose them: TestBatchedWinWritesOneEventPerJob guards the win.
 const batchSettingsSQL = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
 	set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true),
-	set_config('plan_cache_mode', 'force_generic_plan', true), set_config('router.outbox_notify', 'after_commit', true)`
+	set_config('plan_cache_mode', 'force_generic_plan', true), set_config('router.outbox_notify', 'after_commit', true),
+	set_config('router.outbox_by_statement', 'on', true)`
 
 // batchedStmt is one of the batched statements (claim, win) with its
 // arguments, what to do with each row it returns, and (optional) what to do

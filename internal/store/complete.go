@@ -81,10 +81,11 @@ SELECT (SELECT count(*) FROM j), (SELECT count(*) FROM n)`
 // subquery stays a lookup by primary key per job. A win is announced (NOTIFY)
 // only for a job a waiter watches (WatchJob): a notifying transaction holds a
 // database-wide lock through its commit, which would make concurrent batches
-// commit one at a time. For the same reason the outbox trigger does not wake
-// River here (batchSettingsSQL); the last column says whether the job's owner
-// has a webhook, whose event the trigger wrote, and the store wakes River
-// after the commit (outboxWake).
+// commit one at a time. For an owner with a webhook the statement writes the
+// outbox itself (ev, rj: the event and River's job, as the outbox trigger of
+// migration 0006 writes them, which skips these rows: batchSettingsSQL,
+// migration 0015); the last column says whether it did, and the store wakes
+// River after the commit (outboxWake).
 const winSQL = `
 WITH w AS (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
@@ -101,6 +102,14 @@ WITH w AS (
         jobs.prompt_version, jobs.route, jobs.input, jobs.params, jobs.state, jobs.version, jobs.created_at,
         jobs.updated_at, jobs.finished_at, jobs.result, jobs.completed_by, jobs.error, jobs.routing, jobs.attempt_base,
         jobs.watched
+), ev AS (
+    INSERT INTO job_events (job_id, owner, type, job_version)
+    SELECT j.id, j.owner, 'job.' || j.state, j.version FROM j
+    WHERE EXISTS (SELECT 1 FROM webhook_owners o WHERE o.owner = j.owner)
+    RETURNING id
+), rj AS (
+    INSERT INTO river_job (args, kind, max_attempts, queue, priority, metadata, tags)
+    SELECT jsonb_build_object('event_id', ev.id), 'webhook_delivery', 10000, 'webhooks', 1, '{}', '{}' FROM ev
 ), k AS (
     UPDATE idempotency_keys SET expires_at = now() + $9::interval
     WHERE job_id = ANY (ARRAY(SELECT id FROM j))

@@ -131,3 +131,70 @@ func TestOtherTransitionsNotifyRiverInTheirTransaction(t *testing.T) {
 		t.Fatalf("a cancellation asked the store for %d River wakes", n)
 	}
 }
+
+// Issue 11: the batched win writes the outbox rows of its jobs itself
+// (migration 0015) and the trigger skips them: exactly one event per won job
+// of an owner with a webhook — none missing, none written twice — with the
+// River job the trigger writes for every other transition (a cancellation
+// here), column for column; nothing for an owner without a webhook.
+func TestBatchedWinWritesOneEventPerJob(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	if err := b.st.SyncConfigWebhooks(ctx, map[string]string{"acme": "http://127.0.0.1:9/hook"}); err != nil {
+		t.Fatal(err)
+	}
+	won := winFresh(t, b.st, "acme", "w1")
+	winFresh(t, b.st, "quiet", "q1")
+	cancelled, _, err := b.st.CreateJob(ctx, newJob(t, "acme", "triage", "c1", `{"k":"c1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.st.CancelJob(ctx, "acme", cancelled.ID); err != nil {
+		t.Fatal(err)
+	}
+	after, err := b.st.GetJobAny(ctx, won.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type outbox struct {
+		events                           int
+		typ                              string
+		version                          int64
+		kind, queue, args, meta, tags    string
+		maxAttempts, priority, riverJobs int
+	}
+	read := func(jobID string) outbox {
+		t.Helper()
+		var o outbox
+		if err := b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM job_events WHERE job_id = $1`, jobID).Scan(&o.events); err != nil {
+			t.Fatal(err)
+		}
+		if o.events != 1 {
+			return o
+		}
+		err := b.db.Pool.QueryRow(ctx, `SELECT e.type, e.job_version, count(r.id), min(r.kind), min(r.queue),
+				min(r.args::text), min(r.metadata::text), min(array_to_string(r.tags, ',')), min(r.max_attempts), min(r.priority)
+			FROM job_events e LEFT JOIN river_job r ON r.args->>'event_id' = e.id::text
+			WHERE e.job_id = $1 GROUP BY e.id`, jobID).
+			Scan(&o.typ, &o.version, &o.riverJobs, &o.kind, &o.queue, &o.args, &o.meta, &o.tags, &o.maxAttempts, &o.priority)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.args = "" // holds the event's own id
+		return o
+	}
+	w, c := read(won.ID), read(cancelled.ID)
+	if w.events != 1 || w.typ != "job.succeeded" || w.version != after.Version || w.riverJobs != 1 {
+		t.Fatalf("won job's outbox: %+v, want one job.succeeded event of version %d with one River job", w, after.Version)
+	}
+	if c.events != 1 || c.typ != "job.cancelled" || c.riverJobs != 1 {
+		t.Fatalf("cancelled job's outbox (the trigger's): %+v", c)
+	}
+	w.typ, w.version, c.typ, c.version = "", 0, "", 0
+	if w != c {
+		t.Errorf("River job of the batched win %+v differs from the trigger's %+v", w, c)
+	}
+	if n := count(t, b, `SELECT count(*) FROM job_events WHERE owner = 'quiet'`); n != 0 {
+		t.Errorf("owner without a webhook: %d events, want none", n)
+	}
+}

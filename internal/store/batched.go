@@ -37,12 +37,13 @@ import (
 // 0013; see outboxWake): a transaction that notifies holds a database-wide
 // lock through its commit, and batches would commit one at a time.
 //
-// And the outbox trigger skips the jobs of these statements altogether
+// And the outbox trigger skips the jobs these statements make `succeeded`
 // (router.outbox_by_statement, migration 0015): the only batched statement that
-// makes jobs terminal, the win, writes their events and River's jobs itself,
-// set-based, instead of a PL/pgSQL call and two single-row inserts per job. A
-// statement that made jobs terminal here without writing their events would
-// lose them: TestBatchedWinWritesOneEventPerJob guards the win.
+// does, the win, writes their events and River's jobs itself, set-based,
+// instead of a PL/pgSQL call and two single-row inserts per job. Any other
+// terminal state written here still goes through the trigger. A batched
+// statement that made jobs `succeeded` without writing their events would lose
+// them: TestBatchedWinWritesOneEventPerJob guards the win.
 const batchSettingsSQL = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
 	set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true),
 	set_config('plan_cache_mode', 'force_generic_plan', true), set_config('router.outbox_notify', 'after_commit', true),

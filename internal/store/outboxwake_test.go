@@ -198,3 +198,62 @@ func TestBatchedWinWritesOneEventPerJob(t *testing.T) {
 		t.Errorf("owner without a webhook: %d events, want none", n)
 	}
 }
+
+// Issue 11: one batch of the success path (a claim and three wins of two
+// owners, one transaction) writes one event and one River job per won job of
+// the owner with a webhook and nothing for the other; a cancellation on the
+// same pool right after still goes through the trigger (the batch's setting
+// ends with its transaction).
+func TestBatchOfWinsWritesEachOwnersEvents(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	if err := b.st.SyncConfigWebhooks(ctx, map[string]string{"acme": "http://127.0.0.1:9/hook"}); err != nil {
+		t.Fatal(err)
+	}
+	var cs []store.Completion
+	var ids []string
+	for _, k := range []struct{ owner, key string }{{"acme", "b1"}, {"quiet", "b2"}, {"acme", "b3"}} {
+		nj := newJob(t, k.owner, "triage", k.key, `{"k":"`+k.key+`"}`)
+		nj.First, nj.LeaseOwner = &store.FirstAttempt{Provider: "p", Role: store.RolePrimary}, "r1"
+		j, _, err := b.st.CreateJob(ctx, nj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := j.Attempts[0]
+		cs = append(cs, store.Completion{JobID: j.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion, Result: json.RawMessage(`{}`)})
+		ids = append(ids, j.ID)
+	}
+	created, claimErrs, won, winErrs := b.st.PathBatch(ctx, []store.NewJob{newJob(t, "acme", "triage", "b4", `{"k":"b4"}`)}, cs)
+	if !created[0] || claimErrs[0] != nil {
+		t.Fatalf("claim in the batch: created=%v err=%v", created[0], claimErrs[0])
+	}
+	for i := range cs {
+		if !won[i] || winErrs[i] != nil {
+			t.Fatalf("win %d: won=%v err=%v", i, won[i], winErrs[i])
+		}
+	}
+	for i, want := range []int{1, 0, 1} {
+		n := count(t, b, `SELECT count(*) FROM job_events e JOIN river_job r ON r.args->>'event_id' = e.id::text
+			WHERE e.job_id = $1 AND e.type = 'job.succeeded'`, ids[i])
+		if all := count(t, b, `SELECT count(*) FROM job_events WHERE job_id = $1`, ids[i]); n != want || all != want {
+			t.Errorf("job %d: %d events with a River job (%d events in all), want %d", i, n, all, want)
+		}
+	}
+	j, err := b.st.GetJobAny(ctx, ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending, _, err := b.st.CreateJob(ctx, newJob(t, "acme", "triage", "b5", `{"k":"b5"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.st.CancelJob(ctx, "acme", pending.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, b, `SELECT count(*) FROM job_events WHERE job_id = $1 AND type = 'job.cancelled'`, pending.ID); n != 1 {
+		t.Errorf("cancellation after the batch: %d events, want 1 (written by the trigger)", n)
+	}
+	if v := count(t, b, `SELECT job_version FROM job_events WHERE job_id = $1`, ids[0]); int64(v) != j.Version {
+		t.Errorf("event of job 0 has version %d, want the won job's %d", v, j.Version)
+	}
+}

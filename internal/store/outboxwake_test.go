@@ -40,18 +40,32 @@ func nextNotification(t *testing.T, conn *pgx.Conn) *pgconn.Notification {
 	return n
 }
 
-func winFresh(t *testing.T, st *store.Store, owner, key string) *store.Job {
+// acmeHasWebhook gives the owner "acme" a webhook (nothing listens there).
+func acmeHasWebhook(t *testing.T, b *bundle) {
 	t.Helper()
-	ctx := context.Background()
+	if err := b.st.SyncConfigWebhooks(context.Background(), map[string]string{"acme": "http://127.0.0.1:9/hook"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runningJob creates a job with its first attempt running and returns it with
+// the completion that would win it.
+func runningJob(t *testing.T, st *store.Store, owner, key string) (*store.Job, store.Completion) {
+	t.Helper()
 	nj := newJob(t, owner, "triage", key, `{"k":"`+key+`"}`)
 	nj.First, nj.LeaseOwner = &store.FirstAttempt{Provider: "p", Role: store.RolePrimary}, "r1"
-	j, _, err := st.CreateJob(ctx, nj)
+	j, _, err := st.CreateJob(context.Background(), nj)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := j.Attempts[0]
-	won, err := st.Complete(ctx, store.Completion{JobID: j.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion,
-		Result: json.RawMessage(`{}`)})
+	return j, store.Completion{JobID: j.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion, Result: json.RawMessage(`{}`)}
+}
+
+func winFresh(t *testing.T, st *store.Store, owner, key string) *store.Job {
+	t.Helper()
+	j, c := runningJob(t, st, owner, key)
+	won, err := st.Complete(context.Background(), c)
 	if err != nil || !won {
 		t.Fatalf("complete: won=%v err=%v", won, err)
 	}
@@ -66,9 +80,7 @@ func winFresh(t *testing.T, st *store.Store, owner, key string) *store.Job {
 func TestBatchedWinWakesRiverAfterItsCommit(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
-	if err := b.st.SyncConfigWebhooks(ctx, map[string]string{"acme": "http://127.0.0.1:9/hook"}); err != nil {
-		t.Fatal(err)
-	}
+	acmeHasWebhook(t, b)
 	conn, channel := listenRiver(t, b)
 	waiting, release := make(chan struct{}, 1), make(chan struct{})
 	b.st.SetBeforeRiverWake(func() {
@@ -110,9 +122,7 @@ func TestBatchedWinWakesRiverAfterItsCommit(t *testing.T) {
 func TestOtherTransitionsNotifyRiverInTheirTransaction(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
-	if err := b.st.SyncConfigWebhooks(ctx, map[string]string{"acme": "http://127.0.0.1:9/hook"}); err != nil {
-		t.Fatal(err)
-	}
+	acmeHasWebhook(t, b)
 	conn, channel := listenRiver(t, b)
 	j, _, err := b.st.CreateJob(ctx, newJob(t, "acme", "triage", "c1", `{}`))
 	if err != nil {
@@ -140,9 +150,7 @@ func TestOtherTransitionsNotifyRiverInTheirTransaction(t *testing.T) {
 func TestBatchedWinWritesOneEventPerJob(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
-	if err := b.st.SyncConfigWebhooks(ctx, map[string]string{"acme": "http://127.0.0.1:9/hook"}); err != nil {
-		t.Fatal(err)
-	}
+	acmeHasWebhook(t, b)
 	won := winFresh(t, b.st, "acme", "w1")
 	winFresh(t, b.st, "quiet", "q1")
 	cancelled, _, err := b.st.CreateJob(ctx, newJob(t, "acme", "triage", "c1", `{"k":"c1"}`))
@@ -207,21 +215,12 @@ func TestBatchedWinWritesOneEventPerJob(t *testing.T) {
 func TestBatchOfWinsWritesEachOwnersEvents(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
-	if err := b.st.SyncConfigWebhooks(ctx, map[string]string{"acme": "http://127.0.0.1:9/hook"}); err != nil {
-		t.Fatal(err)
-	}
+	acmeHasWebhook(t, b)
 	var cs []store.Completion
 	var ids []string
 	for _, k := range []struct{ owner, key string }{{"acme", "b1"}, {"quiet", "b2"}, {"acme", "b3"}} {
-		nj := newJob(t, k.owner, "triage", k.key, `{"k":"`+k.key+`"}`)
-		nj.First, nj.LeaseOwner = &store.FirstAttempt{Provider: "p", Role: store.RolePrimary}, "r1"
-		j, _, err := b.st.CreateJob(ctx, nj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := j.Attempts[0]
-		cs = append(cs, store.Completion{JobID: j.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion, Result: json.RawMessage(`{}`)})
-		ids = append(ids, j.ID)
+		j, c := runningJob(t, b.st, k.owner, k.key)
+		cs, ids = append(cs, c), append(ids, j.ID)
 	}
 	created, claimErrs, won, winErrs := b.st.PathBatch(ctx, []store.NewJob{newJob(t, "acme", "triage", "b4", `{"k":"b4"}`)}, cs)
 	if !created[0] || claimErrs[0] != nil {

@@ -70,7 +70,7 @@ func TestWriteCompare(t *testing.T) {
 		n := 1000
 		return OverheadRow{Endpoint: "jobs", Callers: 64, N: n, RPS: rps, Added: newDist([]time.Duration{10 * time.Millisecond}),
 			HaveCounter: true, PerJob: RouterCounters{CPUSeconds: routerMS / 1000},
-			CPU: &CPUSplit{Total: 20, Busy: 18, Postgres: pgMS * float64(n) / 1000, Bench: 0.3}}
+			CPU: &CPUSplit{Total: 20, Busy: 18, Postgres: pgMS * float64(n) / 1000, PostgresBackground: 0.05, Bench: 0.3}}
 	}
 	b := &Bench{}
 	b.rep.Compare = &CompareResult{Base: "abc1234", Head: "this tree at def5678", Endpoint: "jobs", Callers: 64, N: 1000, Runs: []CompareRun{
@@ -82,7 +82,7 @@ func TestWriteCompare(t *testing.T) {
 	out := m.String()
 	for _, want := range []string{
 		"## 9. Before and after: this tree at def5678 against abc1234",
-		"| 2 | head | 1100 | 0 | 10.0 | 10.0 | 0.70 | 0.40 | 0.30 | 90% |",
+		"| 2 | head | 1100 | 0 | 10.0 | 10.0 | 0.70 | 0.40 | 0.05 | 0.30 | 90% |",
 		"| req/s | 1000 | 1150 | +15.0% |",
 		"| router CPU per job (ms) | 0.70 | 0.65 | -7.1% |",
 		"| PostgreSQL CPU per job (ms) | 0.50 | 0.40 | -20.0% |",

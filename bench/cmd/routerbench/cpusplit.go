@@ -20,7 +20,17 @@ type CPUSplit struct {
 	Total    float64 // elapsed CPU capacity: wall time × CPUs (/proc/stat, idle included)
 	Busy     float64 // all but idle and iowait (/proc/stat)
 	Postgres float64 // processes named postgres (/proc/<pid>/stat)
-	Bench    float64 // this process: the load generator and the mock
+	// PostgresBackground is the part of Postgres spent by the server's own
+	// processes — postmaster, checkpointer, WAL writer, autovacuum — rather
+	// than by the backends serving clients: work that lands in whichever run is
+	// active when it happens.
+	PostgresBackground float64
+	// procs is, in a sample, each postgres process's CPU so far, so that Sub
+	// counts a process that exited between two samples as nothing rather
+	// than as minus its earlier CPU (autovacuum workers come and go), and one
+	// that started between them with all of its CPU.
+	procs map[int]pgProc
+	Bench float64 // this process: the load generator and the mock
 }
 
 // sampleCPU reads the machine's CPU counters so far.
@@ -46,7 +56,9 @@ func sampleCPU() (CPUSplit, error) {
 			continue // exited meanwhile
 		}
 		if comm, secs, ok := parsePidStat(string(b)); ok && comm == "postgres" {
-			s.Postgres += secs
+			pid, _ := strconv.Atoi(e.Name())
+			title, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			s.addProc(pid, pgProc{secs: secs, background: err == nil && pgBackground(string(title))})
 		}
 	}
 	var ru syscall.Rusage
@@ -101,7 +113,54 @@ func parsePidStat(stat string) (comm string, secs float64, ok bool) {
 	return stat[open+1 : end], float64(u+k) / clockTicks, true
 }
 
-// Sub is s minus o.
+// pgProc is one postgres process in a sample.
+type pgProc struct {
+	secs       float64
+	background bool
+}
+
+func (s *CPUSplit) addProc(pid int, p pgProc) {
+	if s.procs == nil {
+		s.procs = map[int]pgProc{}
+	}
+	s.procs[pid] = p
+	s.Postgres += p.secs
+	if p.background {
+		s.PostgresBackground += p.secs
+	}
+}
+
+// Sub is s minus o. PostgreSQL's share is summed per process: one present in
+// both samples counts its difference, one new in s all of its CPU, one gone
+// from s nothing.
 func (s CPUSplit) Sub(o CPUSplit) CPUSplit {
-	return CPUSplit{Total: s.Total - o.Total, Busy: s.Busy - o.Busy, Postgres: s.Postgres - o.Postgres, Bench: s.Bench - o.Bench}
+	d := CPUSplit{Total: s.Total - o.Total, Busy: s.Busy - o.Busy, Bench: s.Bench - o.Bench}
+	for pid, p := range s.procs {
+		if before, ok := o.procs[pid]; ok {
+			p.secs -= before.secs
+		}
+		d.Postgres += p.secs
+		if p.background {
+			d.PostgresBackground += p.secs
+		}
+	}
+	return d
+}
+
+// pgBackground reports whether a postgres process's title (its
+// /proc/<pid>/cmdline, which PostgreSQL rewrites) is the postmaster's or one
+// of the server's own processes' rather than a client backend's
+// ("postgres: <user> <database> <host> <state>").
+func pgBackground(cmdline string) bool {
+	title, ok := strings.CutPrefix(strings.TrimRight(strings.ReplaceAll(cmdline, "\x00", " "), " "), "postgres: ")
+	if !ok {
+		return true // the postmaster: its command line as started
+	}
+	for _, p := range []string{"checkpointer", "background writer", "walwriter", "autovacuum", "logical replication",
+		"stats collector", "archiver", "walsender", "walreceiver", "startup", "parallel worker"} {
+		if strings.HasPrefix(title, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -26,3 +26,32 @@ func TestParsePidStat(t *testing.T) {
 		t.Fatal("a truncated stat line parsed")
 	}
 }
+
+func TestPgBackground(t *testing.T) {
+	for title, want := range map[string]bool{
+		"postgres: checkpointer \x00":                                   true,
+		"postgres: autovacuum worker router\x00":                        true,
+		"postgres: walwriter ":                                          true,
+		"/usr/lib/postgresql/15/bin/postgres\x00-D\x00/tmp/pg\x00":      true,
+		"postgres: postgres router 127.0.0.1(51234) idle\x00":           false,
+		"postgres: postgres router 127.0.0.1(51234) INSERT waiting\x00": false,
+	} {
+		if got := pgBackground(title); got != want {
+			t.Errorf("pgBackground(%q) = %v, want %v", title, got, want)
+		}
+	}
+}
+
+// A postgres process that exits between two samples counts nothing (not minus
+// its earlier CPU), one that starts between them all of its CPU.
+func TestSubCountsProcessesThatCameAndWent(t *testing.T) {
+	var before, after CPUSplit
+	before.addProc(10, pgProc{secs: 5})                   // a backend
+	before.addProc(11, pgProc{secs: 3, background: true}) // an autovacuum worker that exits
+	after.addProc(10, pgProc{secs: 5.5})
+	after.addProc(12, pgProc{secs: 0.25, background: true}) // a new one
+	d := after.Sub(before)
+	if d.Postgres != 0.75 || d.PostgresBackground != 0.25 {
+		t.Fatalf("postgres %v background %v, want 0.75 and 0.25", d.Postgres, d.PostgresBackground)
+	}
+}

@@ -106,7 +106,7 @@ WITH w AS (
     INSERT INTO job_events (job_id, owner, type, job_version)
     SELECT j.id, j.owner, 'job.' || j.state, j.version FROM j
     WHERE EXISTS (SELECT 1 FROM webhook_owners o WHERE o.owner = j.owner)
-    RETURNING id
+    RETURNING id, job_id
 ), rj AS (
     INSERT INTO river_job (args, kind, max_attempts, queue, priority, metadata, tags)
     SELECT jsonb_build_object('event_id', ev.id), 'webhook_delivery', 10000, 'webhooks', 1, '{}', '{}' FROM ev
@@ -137,7 +137,7 @@ SELECT (SELECT count(*) FROM n), j.id::text,
     a.*,
     NOT EXISTS (SELECT 1 FROM attempts x WHERE x.job_id = j.id AND x.id <> j.attempt_id)
         AND NOT EXISTS (SELECT 1 FROM race_events r WHERE r.job_id = j.id),
-    EXISTS (SELECT 1 FROM webhook_owners o WHERE o.owner = j.owner)
+    EXISTS (SELECT 1 FROM ev WHERE ev.job_id = j.id)
 FROM j LEFT JOIN a ON a.id = j.attempt_id::text`
 
 // winRequest is one Complete waiting for its batch.

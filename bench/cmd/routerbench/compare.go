@@ -218,30 +218,10 @@ var compareMetrics = []compareMetric{
 	{"req/s", func(r OverheadRow) (float64, bool) { return r.RPS, r.RPS > 0 }},
 	{"router-added p50 (ms)", func(r OverheadRow) (float64, bool) { return r.Added.Q(.5), len(r.Added) > 0 }},
 	{"router-added p99 (ms)", func(r OverheadRow) (float64, bool) { return r.Added.Q(.99), len(r.Added) > 0 }},
-	{"router CPU per job (ms)", func(r OverheadRow) (float64, bool) { return 1000 * r.PerJob.CPUSeconds, r.HaveCounter }},
+	{"router CPU per job (ms)", routerPerJob},
 	{"PostgreSQL CPU per job (ms)", pgPerJob},
 	{"of it PostgreSQL's background processes (ms)", pgBackgroundPerJob},
 	{"load generator + mock CPU per job (ms)", harnessPerJob},
-}
-
-// perRequest is f of the run's CPU split in milliseconds per request.
-func perRequest(r OverheadRow, f func(CPUSplit) float64) (float64, bool) {
-	if r.CPU == nil || r.N == 0 {
-		return 0, false
-	}
-	return 1000 * f(*r.CPU) / float64(r.N), true
-}
-
-func pgPerJob(r OverheadRow) (float64, bool) {
-	return perRequest(r, func(c CPUSplit) float64 { return c.Postgres })
-}
-
-func pgBackgroundPerJob(r OverheadRow) (float64, bool) {
-	return perRequest(r, func(c CPUSplit) float64 { return c.PostgresBackground })
-}
-
-func harnessPerJob(r OverheadRow) (float64, bool) {
-	return perRequest(r, func(c CPUSplit) float64 { return c.Bench })
 }
 
 // median of xs (the mean of the middle two when even); NaN when empty.
@@ -296,23 +276,8 @@ func (b *Bench) writeCompare(m *md) {
 	m.p("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for i, run := range r.Runs {
 		x := run.Row
-		cpu, pg, bg, harness, busy := "–", "–", "–", "–", "–"
-		if x.HaveCounter {
-			cpu = fmt.Sprintf("%.2f", 1000*x.PerJob.CPUSeconds)
-		}
-		if v, ok := pgPerJob(x); ok {
-			pg = fmt.Sprintf("%.2f", v)
-		}
-		if v, ok := pgBackgroundPerJob(x); ok {
-			bg = fmt.Sprintf("%.2f", v)
-		}
-		if v, ok := harnessPerJob(x); ok {
-			harness = fmt.Sprintf("%.2f", v)
-		}
-		if x.CPU != nil && x.CPU.Total > 0 {
-			busy = fmt.Sprintf("%.0f%%", 100*x.CPU.Busy/x.CPU.Total)
-		}
-		m.p("| %d | %s | %.0f | %d | %s | %s | %s | %s | %s | %s | %s |", i+1, run.Side, x.RPS, x.Errors, ms(x.Added.Q(.5)), ms(x.Added.Q(.99)), cpu, pg, bg, harness, busy)
+		m.p("| %d | %s | %.0f | %d | %s | %s | %s | %s | %s | %s | %s |", i+1, run.Side, x.RPS, x.Errors, ms(x.Added.Q(.5)), ms(x.Added.Q(.99)),
+			cell(routerPerJob(x)), cell(pgPerJob(x)), cell(pgBackgroundPerJob(x)), cell(harnessPerJob(x)), busyShare(x))
 	}
 	m.p("")
 	base, head := r.sideMedians("base"), r.sideMedians("head")

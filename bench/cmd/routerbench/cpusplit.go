@@ -164,3 +164,44 @@ func pgBackground(cmdline string) bool {
 	}
 	return false
 }
+
+// Per job, in milliseconds, from a run's counters and CPU split; false where
+// the run has no such measure. The report's tables format them with cell.
+
+func routerPerJob(r OverheadRow) (float64, bool) { return 1000 * r.PerJob.CPUSeconds, r.HaveCounter }
+
+func pgPerJob(r OverheadRow) (float64, bool) {
+	return perRequest(r, func(c CPUSplit) float64 { return c.Postgres })
+}
+
+func pgBackgroundPerJob(r OverheadRow) (float64, bool) {
+	return perRequest(r, func(c CPUSplit) float64 { return c.PostgresBackground })
+}
+
+func harnessPerJob(r OverheadRow) (float64, bool) {
+	return perRequest(r, func(c CPUSplit) float64 { return c.Bench })
+}
+
+// perRequest is f of the run's CPU split in milliseconds per request.
+func perRequest(r OverheadRow, f func(CPUSplit) float64) (float64, bool) {
+	if r.CPU == nil || r.N == 0 {
+		return 0, false
+	}
+	return 1000 * f(*r.CPU) / float64(r.N), true
+}
+
+// cell formats a per-job figure for a table, "–" where there is none.
+func cell(v float64, ok bool) string {
+	if !ok {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// busyShare is the machine's busy share over the run, "–" unmeasured.
+func busyShare(r OverheadRow) string {
+	if r.CPU == nil || r.CPU.Total <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f%%", 100*r.CPU.Busy/r.CPU.Total)
+}

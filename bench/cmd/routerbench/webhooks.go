@@ -105,17 +105,12 @@ func (b *Bench) writeWebhooks(m *md) {
 	m.p("| owner | req/s | %% of direct | added p50 | added p99 | round trips | durable commits | router CPU ms | PostgreSQL CPU ms | busy |")
 	m.p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	row := func(name string, x OverheadRow) {
-		pct, rt, dc, cpu, pg, busy := "–", "–", "–", "–", "–", "–"
+		pct := "–"
 		if d, ok := b.rep.row("direct", x.Callers); ok && d.RPS > 0 {
 			pct = fmt.Sprintf("%.0f%%", 100*x.RPS/d.RPS)
 		}
-		if x.HaveCounter {
-			rt, dc, cpu = fmt.Sprintf("%.2f", x.PerJob.RoundTrips), fmt.Sprintf("%.2f", x.PerJob.DurableCommits), fmt.Sprintf("%.2f", 1000*x.PerJob.CPUSeconds)
-		}
-		if x.CPU != nil && x.N > 0 && x.CPU.Total > 0 {
-			pg, busy = fmt.Sprintf("%.2f", 1000*x.CPU.Postgres/float64(x.N)), fmt.Sprintf("%.0f%%", 100*x.CPU.Busy/x.CPU.Total)
-		}
-		m.p("| %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s |", name, x.RPS, pct, ms(x.Added.Q(.5)), ms(x.Added.Q(.99)), rt, dc, cpu, pg, busy)
+		m.p("| %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s |", name, x.RPS, pct, ms(x.Added.Q(.5)), ms(x.Added.Q(.99)),
+			cell(x.PerJob.RoundTrips, x.HaveCounter), cell(x.PerJob.DurableCommits, x.HaveCounter), cell(routerPerJob(x)), cell(pgPerJob(x)), busyShare(x))
 	}
 	if plain, ok := b.rep.row("jobs", r.Callers); ok {
 		row("without a webhook (section 2)", plain)

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/telemetry"
 )
 
 // RequestIDHeader carries the request id: the caller's when it sent a usable
@@ -51,10 +52,14 @@ func requestID(r *http.Request) string {
 const tracerName = "github.com/routerhq/router/internal/api"
 
 // startRequestSpan continues the caller's trace (traceparent) when there is one
-// and starts the request's server span. With tracing off the global tracer and
-// propagator are no-ops.
+// and starts the request's server span. With tracing off (telemetry.Off) it
+// starts none: the span returned is the context's, a non-recording one.
 func startRequestSpan(r *http.Request, requestID string) (*http.Request, trace.Span) {
 	ctx := otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+	if telemetry.Off() {
+		ctx = context.WithValue(ctx, requestIDKey{}, requestID)
+		return r.WithContext(ctx), trace.SpanFromContext(ctx)
+	}
 	ctx, span := otel.Tracer(tracerName).Start(ctx, r.Method+" "+r.URL.Path, trace.WithSpanKind(trace.SpanKindServer),
 		trace.WithAttributes(
 			attribute.String("http.request.method", r.Method),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/telemetry"
 )
 
 // Spans (SPEC §18): one per job ("router.job"), a child per attempt named
@@ -36,7 +37,11 @@ func (r *Runner) SubmitNewContext(ctx context.Context, job *store.Job, jp store.
 // startJobSpan starts the job's span, under the request that created the job
 // when it was submitted with SubmitNewContext. end records the job's state.
 func (r *Runner) startJobSpan(ctx context.Context, job *store.Job) (context.Context, func()) {
-	if v, ok := r.traceParents.LoadAndDelete(job.ID); ok {
+	v, ok := r.traceParents.LoadAndDelete(job.ID)
+	if telemetry.Off() {
+		return ctx, func() {}
+	}
+	if ok {
 		ctx = trace.ContextWithSpanContext(ctx, v.(trace.SpanContext))
 	}
 	ctx, span := tracer().Start(ctx, "router.job "+job.Operation, trace.WithAttributes(
@@ -73,6 +78,9 @@ func genAIProvider(p providers.Provider) string {
 
 // startAttemptSpan starts an attempt's span; end records its outcome.
 func startAttemptSpan(ctx context.Context, job *store.Job, a *store.Attempt, t *Target, model string) (context.Context, func(attemptResult)) {
+	if telemetry.Off() {
+		return ctx, func(attemptResult) {}
+	}
 	ctx, span := tracer().Start(ctx, "chat "+model, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
 		attribute.String("gen_ai.operation.name", "chat"),
 		attribute.String("gen_ai.provider.name", genAIProvider(t.Provider)),

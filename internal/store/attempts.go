@@ -24,8 +24,8 @@ func scanAttemptRow(r pgx.CollectableRow) (Attempt, error) {
 // dest is where a row of attemptColumns (in that order) is scanned to.
 func (a *Attempt) dest() []any {
 	return []any{&a.ID, &a.JobID, &a.Seq, &a.Provider, &a.Model, &a.ResponseModel, &a.Role, &a.State,
-		&a.ReadVersion, &a.CreatedAt, &a.StartedAt, &a.FinishedAt, &a.LatencyMS, &a.Usage, &a.ProviderResponseID,
-		&a.Error, &a.ValidationErrors, &a.LeaseOwner, &a.LeaseExpiresAt, &a.CostUSD}
+		&a.ReadVersion, &a.CreatedAt, &a.StartedAt, &a.FinishedAt, &a.LatencyMS, rawJSON(&a.Usage), &a.ProviderResponseID,
+		rawJSON(&a.Error), rawJSON(&a.ValidationErrors), &a.LeaseOwner, &a.LeaseExpiresAt, &a.CostUSD}
 }
 
 // NewAttempt describes an attempt to create.

@@ -45,8 +45,8 @@ func scanJob(row pgx.Row) (*Job, error) {
 // dest is where a row of jobColumns (in that order) is scanned to.
 func (j *Job) dest() []any {
 	return []any{&j.ID, &j.Owner, &j.Operation, &j.IdempotencyKey, &j.fingerprint, &j.PromptVersion,
-		&j.Route, &j.Input, &j.Params, &j.State, &j.Version, &j.CreatedAt, &j.UpdatedAt, &j.FinishedAt,
-		&j.KeyExpiresAt, &j.Result, &j.CompletedBy, &j.Error, &j.Routing, &j.AttemptBase}
+		&j.Route, rawJSON(&j.Input), rawJSON(&j.Params), &j.State, &j.Version, &j.CreatedAt, &j.UpdatedAt, &j.FinishedAt,
+		&j.KeyExpiresAt, rawJSON(&j.Result), &j.CompletedBy, &j.Error, rawJSON(&j.Routing), &j.AttemptBase}
 }
 
 // GetJob reads one job of owner with its attempts and race events. Another
@@ -81,7 +81,7 @@ const raceEventColumns = `r.id, r.attempt_id::text, r.kind, r.provider, r.latenc
 
 // dest is where a row of raceEventColumns (in that order) is scanned to.
 func (e *RaceEvent) dest() []any {
-	return []any{&e.ID, &e.AttemptID, &e.Kind, &e.Provider, &e.LatencyMS, &e.Usage, &e.Detail, &e.CreatedAt}
+	return []any{&e.ID, &e.AttemptID, &e.Kind, &e.Provider, &e.LatencyMS, rawJSON(&e.Usage), &e.Detail, &e.CreatedAt}
 }
 
 // getJob's three reads: the job whose id is $1 (only when $2 is false or its
@@ -162,7 +162,7 @@ func (s *Store) attachChildren(ctx context.Context, jobs []*Job) error {
 	for rows.Next() {
 		var jobID string
 		var e RaceEvent
-		if err := rows.Scan(&jobID, &e.ID, &e.AttemptID, &e.Kind, &e.Provider, &e.LatencyMS, &e.Usage, &e.Detail, &e.CreatedAt); err != nil {
+		if err := rows.Scan(append([]any{&jobID}, e.dest()...)...); err != nil {
 			return err
 		}
 		byID[jobID].RaceEvents = append(byID[jobID].RaceEvents, e)

@@ -11,6 +11,7 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 )
 
@@ -44,19 +45,30 @@ func TestEnabledAndProtocol(t *testing.T) {
 	}
 }
 
-func TestSetupOffInstallsNothing(t *testing.T) {
+// With tracing off, Setup installs the no-op provider and Off says so, so
+// that span makers skip their spans; a provider installed later (an SDK's)
+// turns Off back to false.
+func TestSetupOffInstallsTheNoopProvider(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
 	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
 	before := otel.GetTracerProvider()
+	t.Cleanup(func() { otel.SetTracerProvider(before) })
 	shutdown, enabled, err := Setup(context.Background(), "test")
 	if err != nil || enabled {
 		t.Fatalf("enabled=%v err=%v", enabled, err)
 	}
-	if otel.GetTracerProvider() != before {
-		t.Fatal("a tracer provider was installed with tracing off")
+	if _, ok := otel.GetTracerProvider().(noop.TracerProvider); !ok || !Off() {
+		t.Fatalf("with tracing off the global provider is %T (Off %v), not the no-op", otel.GetTracerProvider(), Off())
 	}
 	if err := shutdown(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	tp := sdktrace.NewTracerProvider()
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	Install(tp)
+	t.Cleanup(func() { otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator()) })
+	if Off() {
+		t.Fatal("Off with an SDK provider installed")
 	}
 }
 

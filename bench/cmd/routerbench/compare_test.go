@@ -92,3 +92,31 @@ func TestWriteCompare(t *testing.T) {
 		}
 	}
 }
+
+// A machine running at half speed for the head's runs doubles every process's
+// CPU per job; the rows in the harness's unit show the router and PostgreSQL
+// unchanged.
+func TestCompareRatiosCancelTheMachinesDrift(t *testing.T) {
+	row := func(slow float64) OverheadRow {
+		n := 1000
+		return OverheadRow{Endpoint: "jobs", Callers: 64, N: n, RPS: 1000, Added: newDist([]time.Duration{10 * time.Millisecond}),
+			HaveCounter: true, PerJob: RouterCounters{CPUSeconds: slow * 0.70 / 1000},
+			CPU: &CPUSplit{Total: 20, Busy: 18, Postgres: slow * 0.50, PostgresBackground: slow * 0.05, Bench: slow * 0.30}}
+	}
+	b := &Bench{}
+	b.rep.Compare = &CompareResult{Base: "abc1234", Head: "def5678", Endpoint: "jobs", Callers: 64, N: 1000, Runs: []CompareRun{
+		{"base", row(1)}, {"head", row(2)}, {"head", row(2)}, {"base", row(1)},
+	}}
+	var m md
+	b.writeCompare(&m)
+	out := m.String()
+	for _, want := range []string{
+		"| router CPU per job (ms) | 0.70 | 1.40 | +100.0% |",
+		"| router CPU ÷ load generator + mock CPU | 2.33 | 2.33 | +0.0% |",
+		"| PostgreSQL backends' CPU ÷ load generator + mock CPU | 1.50 | 1.50 | +0.0% |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}

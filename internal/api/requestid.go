@@ -53,10 +53,17 @@ const tracerName = "github.com/routerhq/router/internal/api"
 
 // startRequestSpan continues the caller's trace (traceparent) when there is one
 // and starts the request's server span. With tracing off (telemetry.Off) it
-// starts none: the span returned is the context's, a non-recording one.
+// starts none: the span returned does not record, and carries the trace of the
+// context's span, if any (the access log's trace_id).
 func startRequestSpan(r *http.Request, requestID string) (*http.Request, trace.Span) {
 	ctx := otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
 	if telemetry.Off() {
+		if trace.SpanFromContext(ctx).IsRecording() {
+			// A span recorded by whatever serves the router (middleware with
+			// a provider of its own) is not the router's to rename or end:
+			// hand back a non-recording span in its trace instead.
+			ctx = trace.ContextWithSpanContext(ctx, trace.SpanContextFromContext(ctx))
+		}
 		ctx = context.WithValue(ctx, requestIDKey{}, requestID)
 		return r.WithContext(ctx), trace.SpanFromContext(ctx)
 	}

@@ -180,14 +180,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				Detail: "the router failed unexpectedly; the request may be retried with the same Idempotency-Key"})
 		}
 		endRequestSpan(span, r, sw.status)
-		attrs := []any{"method", r.Method, "path", r.URL.Path, "status", sw.status, "ms", time.Since(start).Milliseconds(), "request_id", rid}
+		if !s.Log.Enabled(r.Context(), slog.LevelInfo) {
+			return
+		}
+		attrs := make([]slog.Attr, 0, 7) // LogAttrs: no boxing of each value into an any
+		attrs = append(attrs, slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sw.status),
+			slog.Int64("ms", time.Since(start).Milliseconds()), slog.String("request_id", rid))
 		if id := sw.Header().Get("X-Router-Job-Id"); id != "" {
-			attrs = append(attrs, "job_id", id)
+			attrs = append(attrs, slog.String("job_id", id))
 		}
 		if sc := span.SpanContext(); sc.IsValid() {
-			attrs = append(attrs, "trace_id", sc.TraceID().String())
+			attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))
 		}
-		s.Log.Info("http", attrs...)
+		s.Log.LogAttrs(r.Context(), slog.LevelInfo, "http", attrs...)
 	}()
 	s.mux.ServeHTTP(sw, r)
 }

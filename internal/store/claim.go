@@ -41,6 +41,7 @@ type claimRequest struct {
 	nj    NewJob
 	jobID string
 	attID string
+	k     string // key(), made once: batches sort and index their claims by it
 	done  chan struct{}
 
 	// Results, set by the batch.
@@ -52,9 +53,9 @@ type claimRequest struct {
 	err        error
 }
 
-func (c *claimRequest) key() string {
-	return c.nj.Owner + "\x00" + c.nj.Operation + "\x00" + c.nj.IdempotencyKey
-}
+// key is the claim's owner, operation and idempotency key, the unique key of
+// idempotency_keys, as one string.
+func (c *claimRequest) key() string { return c.k }
 
 // claimSQL claims many keys and creates their jobs (and first attempts) in one
 // statement. Each key row is inserted, or taken over when its previous job's
@@ -128,7 +129,8 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 }
 
 func newClaim(nj NewJob) *claimRequest {
-	req := &claimRequest{nj: nj, jobID: newID().String(), done: make(chan struct{})}
+	req := &claimRequest{nj: nj, jobID: newID().String(), done: make(chan struct{}),
+		k: nj.Owner + "\x00" + nj.Operation + "\x00" + nj.IdempotencyKey}
 	if nj.First != nil {
 		req.attID = newID().String()
 	}

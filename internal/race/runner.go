@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/routerhq/router/internal/gostack"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/providers"
@@ -123,8 +125,6 @@ type Runner struct {
 	again    map[string]bool // jobs submitted again while running
 	keeping  bool            // the lease keeper runs
 	keeperWG sync.WaitGroup
-
-	traceParents sync.Map // job id -> trace.SpanContext of the request that created it (tracing.go)
 }
 
 // errShutdown is the cause of contexts cancelled because the process stops: the
@@ -165,33 +165,40 @@ func New(cfg Config) *Runner {
 // Submit starts orchestrating job in the background, once per process. It is
 // also how a job is resumed (after a resolution or a retry, or by recovery):
 // the orchestrator derives everything from the database.
-func (r *Runner) Submit(job *store.Job) { r.submit(job.ID, nil, nil) }
+func (r *Runner) Submit(job *store.Job) { r.submit(job.ID, nil, nil, trace.SpanContext{}) }
 
 // SubmitNew starts a job that CreateJob has just created for this process (it
 // holds the job's lease from its creation), with the plan it was created from
 // (nil when none): the job is neither leased nor read again, and its first
 // attempt, created with it, is sent at once. Any other job goes through Submit.
 func (r *Runner) SubmitNew(job *store.Job, jp store.JobPlan) {
+	r.submitNew(job, jp, trace.SpanContext{})
+}
+
+// submitNew is SubmitNew with the span context the job's span is to continue
+// (invalid: none).
+func (r *Runner) submitNew(job *store.Job, jp store.JobPlan, parent trace.SpanContext) {
 	plan, _ := jp.(*Plan)
 	fresh := job.HeldBy == r.cfg.LeaseOwner &&
 		(job.State == store.JobPending && len(job.Attempts) == 0 ||
 			job.State == store.JobRunning && len(job.Attempts) == 1 && plan.First() != nil)
 	if fresh {
-		r.submit(job.ID, job, plan)
+		r.submit(job.ID, job, plan, parent)
 		return
 	}
 	plan.Discard()
-	r.submit(job.ID, nil, nil)
+	r.submit(job.ID, nil, nil, parent)
 }
 
 // SubmitID is Submit by job id.
-func (r *Runner) SubmitID(jobID string) { r.submit(jobID, nil, nil) }
+func (r *Runner) SubmitID(jobID string) { r.submit(jobID, nil, nil, trace.SpanContext{}) }
 
-func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan) {
+// submit runs the job in the background unless it runs here already; parent,
+// when valid, is the span context its span continues.
+func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan, parent trace.SpanContext) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stopping {
-		r.traceParents.Delete(jobID) // set by SubmitNewContext; nothing will start the job's span here
 		plan.Discard()
 		if fresh != nil {
 			// Created here a moment ago, with its first attempt never sent:
@@ -209,6 +216,9 @@ func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan) {
 		return
 	}
 	ctx, cancel := context.WithCancelCause(r.base)
+	if parent.IsValid() {
+		ctx = trace.ContextWithSpanContext(ctx, parent)
+	}
 	r.running[jobID] = runningJob{cancel: cancel, since: time.Now()}
 	if !r.keeping {
 		r.keeping = true

@@ -26,23 +26,19 @@ const tracerName = "github.com/routerhq/router/internal/race"
 func tracer() trace.Tracer { return otel.Tracer(tracerName) }
 
 // SubmitNewContext is SubmitNew for a job created while serving a traced
-// request: the job's span becomes a child of ctx's span.
+// request: the job's span becomes a child of ctx's span. The parent travels
+// in the context the job runs with (submit), so nothing is left behind for a
+// job whose span never starts.
 func (r *Runner) SubmitNewContext(ctx context.Context, job *store.Job, jp store.JobPlan) {
-	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
-		r.traceParents.Store(job.ID, sc)
-	}
-	r.SubmitNew(job, jp)
+	r.submitNew(job, jp, trace.SpanContextFromContext(ctx))
 }
 
 // startJobSpan starts the job's span, under the request that created the job
-// when it was submitted with SubmitNewContext. end records the job's state.
+// when it was submitted with SubmitNewContext (ctx carries that request's
+// span context). end records the job's state.
 func (r *Runner) startJobSpan(ctx context.Context, job *store.Job) (context.Context, func()) {
-	v, ok := r.traceParents.LoadAndDelete(job.ID)
 	if telemetry.Off() {
 		return ctx, func() {}
-	}
-	if ok {
-		ctx = trace.ContextWithSpanContext(ctx, v.(trace.SpanContext))
 	}
 	ctx, span := tracer().Start(ctx, "router.job "+job.Operation, trace.WithAttributes(
 		attribute.String("router.job.id", job.ID),

@@ -39,6 +39,7 @@ type Options struct {
 	WALSegments          int
 
 	OverheadN, OverheadN1 int
+	OverheadRounds        int
 	OverheadLatency       time.Duration
 	SustainedRounds       int
 	Concurrency           []int
@@ -79,6 +80,7 @@ func main() {
 	flag.IntVar(&o.FloorCommits, "floor-commits", 2, "durable commits per job on the path (SPEC §14)")
 	flag.IntVar(&o.OverheadN, "overhead-n", 10000, "requests per run at more than one caller")
 	flag.IntVar(&o.OverheadN1, "overhead-n1", 300, "requests per run at 1 caller")
+	flag.IntVar(&o.OverheadRounds, "overhead-rounds", 3, "rounds of direct, jobs and chat at SPEC §14's 64 callers, in alternating order (the first is the caller sweep's); the throughput and p99 verdicts take the median over the rounds")
 	flag.IntVar(&o.SustainedRounds, "sustained-rounds", 4, "rounds of the sustained scenario (each -overhead-n jobs at -profile-callers)")
 	flag.DurationVar(&o.OverheadLatency, "overhead-latency", 20*time.Millisecond, "the mock's fixed latency in the overhead, profile and replica scenarios")
 	flag.StringVar(&conc, "concurrency", "1,16,64,256", "caller counts of the overhead scenario (SPEC §14's targets are at 1 and 64)")

@@ -62,32 +62,53 @@ func (b *Bench) overhead(ctx context.Context) error {
 		n := nonceFor("warm-"+b.runID, i)
 		return b.c.Job(ctx, p, n, n, 0)
 	})
+	run := func(ep string, c, n int, prefix string) OverheadRow {
+		row := b.measure(ctx, p, ep, ep != "direct", func() Run {
+			return closedLoop(ctx, c, n, b.o.MaxRun, func(ctx context.Context, i int) Sample {
+				nonce := nonceFor(prefix, i)
+				switch ep {
+				case "direct":
+					return b.c.Direct(ctx, m.URL(), "primary", nonce)
+				case "jobs":
+					return b.c.Job(ctx, p, nonce, nonce, 0)
+				}
+				return b.c.Chat(ctx, p, nonce, nonce)
+			})
+		})
+		log.Printf("  %-6s c=%-3d n=%d err=%d %.0f/s e2e p50 %s p99 %s  added p50 %s p99 %s ms  per job: %.2f round trips, %.2f durable commits",
+			ep, c, row.N, row.Errors, row.RPS, ms(row.E2E.Q(.5)), ms(row.E2E.Q(.99)),
+			ms(row.Added.Q(.5)), ms(row.Added.Q(.99)), row.PerJob.RoundTrips, row.PerJob.DurableCommits)
+		return row
+	}
 	for _, c := range b.o.Concurrency {
 		n := b.o.OverheadN
 		if c == 1 {
 			n = b.o.OverheadN1
 		}
-		for _, ep := range []string{"direct", "jobs", "chat"} {
+		for _, ep := range roundOrder(0) {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			prefix := fmt.Sprintf("ovh-%s-%s-c%d", b.runID, ep, c)
-			row := b.measure(ctx, p, ep, ep != "direct", func() Run {
-				return closedLoop(ctx, c, n, b.o.MaxRun, func(ctx context.Context, i int) Sample {
-					nonce := nonceFor(prefix, i)
-					switch ep {
-					case "direct":
-						return b.c.Direct(ctx, m.URL(), "primary", nonce)
-					case "jobs":
-						return b.c.Job(ctx, p, nonce, nonce, 0)
-					}
-					return b.c.Chat(ctx, p, nonce, nonce)
-				})
-			})
-			b.rep.Overhead = append(b.rep.Overhead, row)
-			log.Printf("  %-6s c=%-3d n=%d err=%d %.0f/s e2e p50 %s p99 %s  added p50 %s p99 %s ms  per job: %.2f round trips, %.2f durable commits",
-				ep, c, row.N, row.Errors, row.RPS, ms(row.E2E.Q(.5)), ms(row.E2E.Q(.99)),
-				ms(row.Added.Q(.5)), ms(row.Added.Q(.99)), row.PerJob.RoundTrips, row.PerJob.DurableCommits)
+			b.rep.Overhead = append(b.rep.Overhead, run(ep, c, n, fmt.Sprintf("ovh-%s-%s-c%d", b.runID, ep, c)))
+		}
+	}
+	if slices.Contains(b.o.Concurrency, spec14Callers) {
+		first := OverheadRound{Order: roundOrder(0)}
+		for _, ep := range first.Order {
+			x, _ := b.rep.row(ep, spec14Callers)
+			first.Rows = append(first.Rows, x)
+		}
+		b.rep.Rounds = append(b.rep.Rounds, first)
+		for i := 1; i < b.o.OverheadRounds; i++ {
+			log.Printf("  round %d of %d at %d callers", i+1, b.o.OverheadRounds, spec14Callers)
+			round := OverheadRound{Order: roundOrder(i)}
+			for _, ep := range round.Order {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				round.Rows = append(round.Rows, run(ep, spec14Callers, b.o.OverheadN, fmt.Sprintf("ovh-%s-%s-r%d", b.runID, ep, i+1)))
+			}
+			b.rep.Rounds = append(b.rep.Rounds, round)
 		}
 	}
 	if b.o.Webhooks {

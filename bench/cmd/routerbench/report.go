@@ -18,6 +18,7 @@ type Report struct {
 	Options   Options
 	Floor     *FloorResult
 	Overhead  []OverheadRow
+	Rounds    []OverheadRound // direct, jobs and chat at spec14Callers, round by round (overhead.go)
 	Profile   *ProfileResult
 	Replicas  *ReplicasResult
 	Degraded  *DegradedResult
@@ -146,6 +147,7 @@ func (b *Bench) writeOverhead(m *md) {
 	m.p("")
 	m.p("Latencies in milliseconds.")
 	m.p("")
+	b.writeRounds(m)
 	m.p("Database work and cost per request, from the router's own `/metrics` (delta over the run divided by the requests; background work such as lease renewal included). Definitions: a round trip is one query or exec (BEGIN and COMMIT included), one whole batch, or one statement preparation; a durable commit waited for the WAL flush.")
 	m.p("")
 	m.p("| endpoint | callers | round trips | statements | transactions | durable commits | mean batch | allocations | KiB allocated | CPU ms |")

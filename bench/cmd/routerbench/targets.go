@@ -26,8 +26,12 @@ func (b *Bench) writeTargets(m *md) {
 			continue
 		}
 		ratio := x.RPS / direct.RPS
-		row(t, fmt.Sprintf("%.0f%% (%.0f vs %.0f req/s)", 100*ratio, x.RPS, direct.RPS),
-			verdict(ratio >= 0.5, fmt.Sprintf("missed by %.0f points", 100*(0.5-ratio))))
+		measured := fmt.Sprintf("%.0f%% (%.0f vs %.0f req/s)", 100*ratio, x.RPS, direct.RPS)
+		if rs := r.throughputRatios(ep); len(rs) > 1 {
+			ratio = median(rs)
+			measured = fmt.Sprintf("%.0f%%, the median of %d alternating rounds (%s; the first: %.0f vs %.0f req/s)", 100*ratio, len(rs), list(rs, pct), x.RPS, direct.RPS)
+		}
+		row(t, measured, verdict(ratio >= 0.5, fmt.Sprintf("missed by %.0f points", 100*(0.5-ratio))))
 	}
 	for _, ep := range []string{"chat", "jobs"} {
 		x, ok := r.row(ep, spec14Callers)
@@ -37,7 +41,12 @@ func (b *Bench) writeTargets(m *md) {
 			continue
 		}
 		p99 := x.Added.Q(.99)
-		row(t, fmt.Sprintf("%s ms", ms(p99)), verdict(p99 <= 20, fmt.Sprintf("missed: %.1f× the target", p99/20)))
+		measured := fmt.Sprintf("%s ms", ms(p99))
+		if ps := r.addedP99s(ep); len(ps) > 1 {
+			p99 = median(ps)
+			measured = fmt.Sprintf("%s ms, the median of %d alternating rounds (%s)", ms(p99), len(ps), list(ps, ms))
+		}
+		row(t, measured, verdict(p99 <= 20, fmt.Sprintf("missed: %.1f× the target", p99/20)))
 	}
 	for _, ep := range []string{"chat", "jobs"} {
 		x, ok := r.row(ep, 1)

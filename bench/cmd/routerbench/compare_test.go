@@ -80,17 +80,13 @@ func TestWriteCompare(t *testing.T) {
 	var m md
 	b.writeCompare(&m)
 	out := m.String()
-	for _, want := range []string{
+	reportHas(t, out,
 		"## 9. Before and after: this tree at def5678 against abc1234",
 		"| 2 | head | 1100 | 0 | 10.0 | 10.0 | 0.70 | 0.40 | 0.05 | 0.30 | 90% |",
 		"| req/s | 1000 | 1150 | +15.0% |",
 		"| router CPU per job (ms) | 0.70 | 0.65 | -7.1% |",
 		"| PostgreSQL CPU per job (ms) | 0.50 | 0.40 | -20.0% |",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q:\n%s", want, out)
-		}
-	}
+	)
 }
 
 // A machine running at half speed for the head's runs doubles every process's
@@ -110,13 +106,19 @@ func TestCompareRatiosCancelTheMachinesDrift(t *testing.T) {
 	var m md
 	b.writeCompare(&m)
 	out := m.String()
-	for _, want := range []string{
+	reportHas(t, out,
 		"| router CPU per job (ms) | 0.70 | 1.40 | +100.0% |",
 		"| router CPU ÷ load generator + mock CPU | 2.33 | 2.33 | +0.0% |",
 		"| PostgreSQL backends' CPU ÷ load generator + mock CPU | 1.50 | 1.50 | +0.0% |",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q:\n%s", want, out)
+	)
+}
+
+// reportHas fails t for each line of want that the report out lacks.
+func reportHas(t *testing.T, out string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("report lacks %q:\n%s", w, out)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -62,14 +61,8 @@ func benchPathBatch(b *testing.B, k int) {
 		for i := range njs {
 			seq++
 			key := "bench-" + strconv.Itoa(seq)
-			input := json.RawMessage(`{"subject":"nonce=` + key + `; cannot log in","body":"The reset link expired."}`)
-			fp, err := store.Fingerprint("triage", "", "", input)
-			if err != nil {
-				b.Fatal(err)
-			}
-			njs[i] = store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: key, Fingerprint: fp,
-				PromptVersion: "1", Route: "default", Input: input, LeaseOwner: "r1",
-				First: &store.FirstAttempt{Provider: "p", Role: store.RolePrimary}}
+			njs[i] = newJob(b, "acme", "triage", key, `{"subject":"nonce=`+key+`; cannot log in","body":"The reset link expired."}`)
+			njs[i].First, njs[i].LeaseOwner = &store.FirstAttempt{Provider: "p", Role: store.RolePrimary}, "r1"
 		}
 		return njs
 	}

@@ -23,7 +23,7 @@ func setup(t *testing.T) *bundle {
 	return &bundle{db: db, st: db.Store}
 }
 
-func newJob(t *testing.T, owner, op, key, input string) store.NewJob {
+func newJob(t testing.TB, owner, op, key, input string) store.NewJob {
 	t.Helper()
 	fp, err := store.Fingerprint(op, "", "", json.RawMessage(input))
 	if err != nil {

@@ -105,7 +105,7 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		s.Counters.IdempotentReplay()
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	writeJSON(w, status, job)
+	writeJob(w, status, job)
 }
 
 // parseJob reads and checks a POST /v1/jobs body into the job to create, or
@@ -201,7 +201,7 @@ func (s *Server) respondJob(w http.ResponseWriter, r *http.Request, owner, id st
 			w.Header().Set("Preference-Applied", applied)
 		}
 	}
-	writeJSON(w, http.StatusOK, job)
+	writeJob(w, http.StatusOK, job)
 }
 
 func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {

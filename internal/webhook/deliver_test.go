@@ -391,3 +391,72 @@ func TestEventOfAnOwnerWithoutWebhookIsAbandoned(t *testing.T) {
 	default:
 	}
 }
+
+// Issue 11: a delivery job of several events (a batch of wins writes one per
+// owner) tries each pending event side by side; River's retry after one of
+// them failed tries that one again and never resends the ones delivered.
+func TestBatchedDeliveryRetriesOnlyTheEventThatFailed(t *testing.T) {
+	var (
+		mu     sync.Mutex
+		tries  = map[string]int{}
+		failID string // the event whose first try fails
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		id := r.Header.Get(webhook.HeaderID)
+		mu.Lock()
+		tries[id]++
+		fail := id == failID && tries[id] == 1
+		mu.Unlock()
+		if fail {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	e := setup(t, srv.URL, 5*time.Second)
+	ctx := context.Background()
+	var jobs []*store.Job
+	var ids []string
+	for _, k := range []string{"b1", "b2", "b3"} {
+		j := e.succeed(t, "acme", k)
+		jobs, ids = append(jobs, j), append(ids, e.events(t, "acme", j.ID)[0].ID)
+	}
+	mu.Lock()
+	failID = ids[1]
+	mu.Unlock()
+	// One delivery job for the three events, as a batch of their wins writes it.
+	if _, err := e.db.Pool.Exec(ctx, `DELETE FROM river_job WHERE kind = 'webhook_delivery'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.Pool.Exec(ctx, `INSERT INTO river_job (args, kind, max_attempts, queue, priority, metadata, tags)
+		VALUES (jsonb_build_object('event_ids', $1::text[]), 'webhook_delivery', 10000, 'webhooks', 1, '{}', '{}')`, ids); err != nil {
+		t.Fatal(err)
+	}
+	e.start(t)
+	for i, j := range jobs {
+		want := 1
+		if i == 1 {
+			want = 2
+		}
+		e.waitStatus(t, "acme", j.ID, store.EventDelivered, want)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for state := ""; state != "completed"; {
+		if err := e.db.Pool.QueryRow(ctx, `SELECT state::text FROM river_job WHERE kind = 'webhook_delivery'`).Scan(&state); err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the delivery job is %s, not completed", state)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i, id := range ids {
+		if want := map[bool]int{true: 2, false: 1}[i == 1]; tries[id] != want {
+			t.Errorf("event %d was sent %d times, want %d (tries by event: %v)", i, tries[id], want, tries)
+		}
+	}
+}

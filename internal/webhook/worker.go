@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -15,10 +16,24 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
-// DeliverArgs is the River job that delivers one event. The jobs_outbox
-// trigger inserts it (kind webhook_delivery, queue webhooks) with SQL.
+// DeliverArgs is the River job that delivers events of one owner. It is
+// inserted with SQL (kind webhook_delivery, queue webhooks): by the jobs_outbox
+// trigger, one per event (EventID), and by the success path's batched win, one
+// per owner for all of that owner's events in the batch (EventIDs). River
+// writes its job row three times (insert, fetch, completion), each time into
+// every index of river_job; one row for a batch's events instead of one each
+// is most of what an owner's outbox costs the database.
 type DeliverArgs struct {
-	EventID string `json:"event_id"`
+	EventID  string   `json:"event_id,omitempty"`
+	EventIDs []string `json:"event_ids,omitempty"`
+}
+
+// eventIDs lists the events to deliver.
+func (a DeliverArgs) eventIDs() []string {
+	if len(a.EventIDs) > 0 {
+		return a.EventIDs
+	}
+	return []string{a.EventID}
 }
 
 // Kind implements river.JobArgs.
@@ -89,10 +104,52 @@ func (w *Worker) Timeout(*river.Job[DeliverArgs]) time.Duration {
 	return w.cfg.Timeout + 10*time.Second
 }
 
-// Work implements river.Worker: one delivery try. An error asks River for a
-// retry (see Backoff); river.JobCancel ends the retries.
+// Work implements river.Worker: one delivery try of each of the job's events
+// that is still pending, side by side. An error asks River for a retry (see
+// Backoff), which tries again only the events still pending then: an event
+// delivered or abandoned is never sent again. river.JobCancel ends the
+// retries, once no event is left pending.
 func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
-	ev, wh, j, err := w.store.EventForDelivery(ctx, job.Args.EventID)
+	ids := job.Args.eventIDs()
+	if len(ids) == 1 {
+		return w.deliver(ctx, ids[0])
+	}
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Go(func() { errs[i] = w.deliver(ctx, id) })
+	}
+	wg.Wait()
+	return joinOutcomes(errs)
+}
+
+// joinOutcomes is the outcome of a job of several events: a retry while any
+// event wants one, cancelled when every event that failed was abandoned.
+func joinOutcomes(errs []error) error {
+	var retry, cancelled []error
+	for _, err := range errs {
+		var c *river.JobCancelError
+		switch {
+		case err == nil:
+		case errors.As(err, &c):
+			cancelled = append(cancelled, err)
+		default:
+			retry = append(retry, err)
+		}
+	}
+	switch {
+	case len(retry) > 0:
+		return errors.Join(retry...)
+	case len(cancelled) > 0:
+		return river.JobCancel(errors.Join(cancelled...))
+	}
+	return nil
+}
+
+// deliver makes one try of event id unless it is no longer pending: nil when
+// it is done, an error for a retry, river.JobCancel when it was abandoned.
+func (w *Worker) deliver(ctx context.Context, id string) error {
+	ev, wh, j, err := w.store.EventForDelivery(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // deleted by retention
 	}
@@ -119,14 +176,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		if j == nil {
 			return nil // the job was deleted by retention
 		}
-		b, err := json.Marshal(struct {
-			Type string     `json:"type"`
-			Job  *store.Job `json:"job"`
-		}{ev.Type, j})
-		if err != nil {
-			return river.JobCancel(err)
-		}
-		if body, err = w.store.FreezeEventBody(ctx, ev.ID, b); err != nil {
+		if body, err = w.store.FreezeEventBody(ctx, ev.ID, eventBody(ev.Type, j)); err != nil {
 			return fmt.Errorf("store event body: %w", err)
 		}
 	}
@@ -150,6 +200,14 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		return sendErr
 	}
 	return nil
+}
+
+// eventBody is an event's payload, {"type": …, "job": …}: the job as the
+// tenant API answers with it (store.Job.AppendJSON).
+func eventBody(typ string, j *store.Job) []byte {
+	t, _ := json.Marshal(typ) // a string always encodes
+	b := append(append(append(make([]byte, 0, 4096), `{"type":`...), t...), `,"job":`...)
+	return append(j.AppendJSON(b), '}')
 }
 
 func (w *Worker) abandon(ctx context.Context, try store.DeliveryTry, why string) error {

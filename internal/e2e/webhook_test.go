@@ -44,7 +44,7 @@ func TestSIGKILLBetweenCommitAndDeliveryStillDelivers(t *testing.T) {
 	}
 	var eventID, riverState string
 	err := db.Pool.QueryRow(ctx, `SELECT e.id::text, j.state::text FROM job_events e
-		JOIN river_job j ON (j.args->>'event_id' = e.id::text OR j.args->'event_ids' ? e.id::text) WHERE e.job_id = $1 AND e.status = 'pending'`, r.job()).Scan(&eventID, &riverState)
+		JOIN river_job j ON j.args->>'event_id' = e.id::text WHERE e.job_id = $1 AND e.status = 'pending'`, r.job()).Scan(&eventID, &riverState)
 	if err != nil || riverState != "available" {
 		t.Fatalf("the committed transition has no pending event and delivery job: state %q, %v", riverState, err)
 	}

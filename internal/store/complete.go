@@ -82,14 +82,10 @@ SELECT (SELECT count(*) FROM j), (SELECT count(*) FROM n)`
 // only for a job a waiter watches (WatchJob): a notifying transaction holds a
 // database-wide lock through its commit, which would make concurrent batches
 // commit one at a time. For an owner with a webhook the statement writes the
-// outbox itself (ev: the events, as the outbox trigger of migration 0006 writes
-// them, which skips these rows: batchSettingsSQL, migration 0015) and one River
-// job per owner for all of that owner's events in the batch (rj: args
-// {"event_ids": [...]}, where the trigger writes one per event: River's job row
-// and its indexes are written three times per job — insert, fetch, completion —
-// so one per batch is most of an owner's outbox cost saved; see
-// webhook.DeliverArgs); the last column says whether it wrote an event, and the
-// store wakes River after the commit (outboxWake).
+// outbox itself (ev, rj: the event and River's job, as the outbox trigger of
+// migration 0006 writes them, which skips these rows: batchSettingsSQL,
+// migration 0015); the last column says whether it did, and the store wakes
+// River after the commit (outboxWake).
 const winSQL = `
 WITH w AS (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
@@ -110,11 +106,10 @@ WITH w AS (
     INSERT INTO job_events (job_id, owner, type, job_version)
     SELECT j.id, j.owner, 'job.' || j.state, j.version FROM j
     WHERE EXISTS (SELECT 1 FROM webhook_owners o WHERE o.owner = j.owner)
-    RETURNING id, job_id, owner
+    RETURNING id, job_id
 ), rj AS (
     INSERT INTO river_job (args, kind, max_attempts, queue, priority, metadata, tags)
-    SELECT jsonb_build_object('event_ids', jsonb_agg(ev.id ORDER BY ev.id)), 'webhook_delivery', 10000, 'webhooks', 1, '{}', '{}'
-    FROM ev GROUP BY ev.owner
+    SELECT jsonb_build_object('event_id', ev.id), 'webhook_delivery', 10000, 'webhooks', 1, '{}', '{}' FROM ev
 ), k AS (
     UPDATE idempotency_keys SET expires_at = now() + $9::interval
     WHERE job_id = ANY (ARRAY(SELECT id FROM j))

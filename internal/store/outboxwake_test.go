@@ -182,7 +182,7 @@ func TestBatchedWinWritesOneEventPerJob(t *testing.T) {
 		}
 		err := b.db.Pool.QueryRow(ctx, `SELECT e.type, e.job_version, count(r.id), min(r.kind), min(r.queue),
 				min(r.args::text), min(r.metadata::text), min(array_to_string(r.tags, ',')), min(r.max_attempts), min(r.priority)
-			FROM job_events e LEFT JOIN river_job r ON (r.args->>'event_id' = e.id::text OR r.args->'event_ids' ? e.id::text)
+			FROM job_events e LEFT JOIN river_job r ON r.args->>'event_id' = e.id::text
 			WHERE e.job_id = $1 GROUP BY e.id`, jobID).
 			Scan(&o.typ, &o.version, &o.riverJobs, &o.kind, &o.queue, &o.args, &o.meta, &o.tags, &o.maxAttempts, &o.priority)
 		if err != nil {
@@ -232,7 +232,7 @@ func TestBatchOfWinsWritesEachOwnersEvents(t *testing.T) {
 		}
 	}
 	for i, want := range []int{1, 0, 1} {
-		n := count(t, b, `SELECT count(*) FROM job_events e JOIN river_job r ON (r.args->>'event_id' = e.id::text OR r.args->'event_ids' ? e.id::text)
+		n := count(t, b, `SELECT count(*) FROM job_events e JOIN river_job r ON r.args->>'event_id' = e.id::text
 			WHERE e.job_id = $1 AND e.type = 'job.succeeded'`, ids[i])
 		if all := count(t, b, `SELECT count(*) FROM job_events WHERE job_id = $1`, ids[i]); n != want || all != want {
 			t.Errorf("job %d: %d events with a River job (%d events in all), want %d", i, n, all, want)
@@ -254,46 +254,5 @@ func TestBatchOfWinsWritesEachOwnersEvents(t *testing.T) {
 	}
 	if v := count(t, b, `SELECT job_version FROM job_events WHERE job_id = $1`, ids[0]); int64(v) != j.Version {
 		t.Errorf("event of job 0 has version %d, want the won job's %d", v, j.Version)
-	}
-}
-
-// Issue 11: a batch of wins writes one River job per owner with a webhook,
-// listing all of that owner's events of the batch (River writes its row three
-// times, into every index of river_job: one row per event was most of an
-// owner's outbox cost), and none for an owner without one.
-func TestBatchOfWinsWritesOneDeliveryJobPerOwner(t *testing.T) {
-	b := setup(t)
-	ctx := context.Background()
-	if err := b.st.SyncConfigWebhooks(ctx, map[string]string{"acme": "http://127.0.0.1:9/a", "beta": "http://127.0.0.1:9/b"}); err != nil {
-		t.Fatal(err)
-	}
-	var cs []store.Completion
-	byOwner := map[string][]string{}
-	for _, k := range []struct{ owner, key string }{{"acme", "o1"}, {"beta", "o2"}, {"acme", "o3"}, {"quiet", "o4"}, {"acme", "o5"}} {
-		j, c := runningJob(t, b.st, k.owner, k.key)
-		cs = append(cs, c)
-		byOwner[k.owner] = append(byOwner[k.owner], j.ID)
-	}
-	_, _, won, winErrs := b.st.PathBatch(ctx, nil, cs)
-	for i := range cs {
-		if !won[i] || winErrs[i] != nil {
-			t.Fatalf("win %d: won=%v err=%v", i, won[i], winErrs[i])
-		}
-	}
-	if n := count(t, b, `SELECT count(*) FROM river_job WHERE kind = 'webhook_delivery'`); n != 2 {
-		t.Fatalf("%d delivery jobs for a batch of two webhook owners' wins, want 2 (one per owner)", n)
-	}
-	for owner, want := range map[string]int{"acme": 3, "beta": 1, "quiet": 0} {
-		// Every event of the owner is listed, in that owner's one River job.
-		var jobs, listed int
-		err := b.db.Pool.QueryRow(ctx, `SELECT count(DISTINCT r.id), count(*) FROM job_events e
-			JOIN river_job r ON r.args->'event_ids' ? e.id::text
-			WHERE e.job_id = ANY ($1::uuid[])`, byOwner[owner]).Scan(&jobs, &listed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if wantJobs := min(want, 1); listed != want || jobs != wantJobs {
-			t.Errorf("owner %s: %d events listed in %d River jobs, want %d in %d", owner, listed, jobs, want, wantJobs)
-		}
 	}
 }

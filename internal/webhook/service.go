@@ -16,8 +16,7 @@ import (
 type ServiceConfig struct {
 	Config
 	Backoff Backoff
-	// MaxWorkers is how many River delivery jobs a replica has in flight at
-	// once (a batched win's job holds one owner's events of the batch);
+	// MaxWorkers is how many deliveries a replica has in flight at once;
 	// default DefaultWorkers.
 	MaxWorkers int
 	// PollInterval is how often River looks for due jobs without a

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -16,24 +15,10 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
-// DeliverArgs is the River job that delivers events of one owner. It is
-// inserted with SQL (kind webhook_delivery, queue webhooks): by the jobs_outbox
-// trigger, one per event (EventID), and by the success path's batched win, one
-// per owner for all of that owner's events in the batch (EventIDs). River
-// writes its job row three times (insert, fetch, completion), each time into
-// every index of river_job; one row for a batch's events instead of one each
-// is most of what an owner's outbox costs the database.
+// DeliverArgs is the River job that delivers one event. The jobs_outbox
+// trigger inserts it (kind webhook_delivery, queue webhooks) with SQL.
 type DeliverArgs struct {
-	EventID  string   `json:"event_id,omitempty"`
-	EventIDs []string `json:"event_ids,omitempty"`
-}
-
-// eventIDs lists the events to deliver.
-func (a DeliverArgs) eventIDs() []string {
-	if len(a.EventIDs) > 0 {
-		return a.EventIDs
-	}
-	return []string{a.EventID}
+	EventID string `json:"event_id"`
 }
 
 // Kind implements river.JobArgs.
@@ -104,52 +89,10 @@ func (w *Worker) Timeout(*river.Job[DeliverArgs]) time.Duration {
 	return w.cfg.Timeout + 10*time.Second
 }
 
-// Work implements river.Worker: one delivery try of each of the job's events
-// that is still pending, side by side. An error asks River for a retry (see
-// Backoff), which tries again only the events still pending then: an event
-// delivered or abandoned is never sent again. river.JobCancel ends the
-// retries, once no event is left pending.
+// Work implements river.Worker: one delivery try. An error asks River for a
+// retry (see Backoff); river.JobCancel ends the retries.
 func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
-	ids := job.Args.eventIDs()
-	if len(ids) == 1 {
-		return w.deliver(ctx, ids[0])
-	}
-	errs := make([]error, len(ids))
-	var wg sync.WaitGroup
-	for i, id := range ids {
-		wg.Go(func() { errs[i] = w.deliver(ctx, id) })
-	}
-	wg.Wait()
-	return joinOutcomes(errs)
-}
-
-// joinOutcomes is the outcome of a job of several events: a retry while any
-// event wants one, cancelled when every event that failed was abandoned.
-func joinOutcomes(errs []error) error {
-	var retry, cancelled []error
-	for _, err := range errs {
-		var c *river.JobCancelError
-		switch {
-		case err == nil:
-		case errors.As(err, &c):
-			cancelled = append(cancelled, err)
-		default:
-			retry = append(retry, err)
-		}
-	}
-	switch {
-	case len(retry) > 0:
-		return errors.Join(retry...)
-	case len(cancelled) > 0:
-		return river.JobCancel(errors.Join(cancelled...))
-	}
-	return nil
-}
-
-// deliver makes one try of event id unless it is no longer pending: nil when
-// it is done, an error for a retry, river.JobCancel when it was abandoned.
-func (w *Worker) deliver(ctx context.Context, id string) error {
-	ev, wh, j, err := w.store.EventForDelivery(ctx, id)
+	ev, wh, j, err := w.store.EventForDelivery(ctx, job.Args.EventID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // deleted by retention
 	}
@@ -203,7 +146,8 @@ func (w *Worker) deliver(ctx context.Context, id string) error {
 }
 
 // eventBody is an event's payload, {"type": …, "job": …}: the job as the
-// tenant API answers with it (store.Job.AppendJSON).
+// tenant API answers with it (store.Job.AppendJSON: the bytes encoding/json
+// wrote, without reflection).
 func eventBody(typ string, j *store.Job) []byte {
 	t, _ := json.Marshal(typ) // a string always encodes
 	b := append(append(append(make([]byte, 0, 4096), `{"type":`...), t...), `,"job":`...)

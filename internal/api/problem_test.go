@@ -3,10 +3,14 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"testing"
+	"time"
 
 	"github.com/routerhq/router/internal/contract"
+	"github.com/routerhq/router/internal/store"
 )
 
 // The API's problems: the shared members, the request id of the request, the
@@ -38,5 +42,31 @@ func TestWriteProblemBytes(t *testing.T) {
 	want = `{"detail":"d","instance":"/v1/jobs","status":400,"title":"T","type":"https://router.dev/problems/invalid-query"}` + "\n"
 	if got := w.Body.String(); got != want {
 		t.Fatalf("body\n got %s\nwant %s", got, want)
+	}
+}
+
+// writeJob answers exactly as writeJSON would for the same job: status,
+// headers and body bytes (store.Job.AppendJSON in place of encoding/json).
+func TestWriteJobAnswersAsWriteJSON(t *testing.T) {
+	finished := time.Date(2026, 12, 1, 7, 8, 9, 123456789, time.UTC)
+	by, cost := "a1", 0.00125
+	job := &store.Job{
+		ID: "j1", Owner: "acme", Operation: "triage", IdempotencyKey: "k <1> & 2", Route: "default",
+		Input: json.RawMessage(`{"body": "It broke <again> & again", "n": [1, 2]}`), State: store.JobSucceeded, Version: 3,
+		CreatedAt: finished.Add(-time.Second), UpdatedAt: finished, FinishedAt: &finished, KeyExpiresAt: &finished,
+		Result: json.RawMessage(`{"category": "bug"}`), CompletedBy: &by, Routing: json.RawMessage(`{"plan": []}`),
+		Attempts:   []store.Attempt{{ID: "a1", Seq: 1, Provider: "p", Role: store.RolePrimary, State: "won", CreatedAt: finished, CostUSD: &cost}},
+		RaceEvents: []store.RaceEvent{},
+	}
+	for range 2 { // the second from a pooled buffer
+		want, got := httptest.NewRecorder(), httptest.NewRecorder()
+		writeJSON(want, http.StatusCreated, job)
+		writeJob(got, http.StatusCreated, job)
+		if got.Code != want.Code || !reflect.DeepEqual(got.Header(), want.Header()) {
+			t.Fatalf("writeJob: %d %v, writeJSON: %d %v", got.Code, got.Header(), want.Code, want.Header())
+		}
+		if got.Body.String() != want.Body.String() {
+			t.Fatalf("writeJob wrote\n%s\nwriteJSON\n%s", got.Body, want.Body)
+		}
 	}
 }

@@ -138,7 +138,8 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, owner, key str
 		return store.NewJob{}, &problem{Status: http.StatusUnprocessableEntity, Type: "unknown-route", Title: "Unknown route",
 			Detail: fmt.Sprintf("route %q is not configured; name one of the routes in the router's configuration or omit \"route\" for the prompt's default", route)}
 	}
-	if err := p.ValidateInput(req.Input); err != nil {
+	input, err := p.ParseInput(req.Input)
+	if err != nil {
 		pr := problem{Status: http.StatusUnprocessableEntity, Type: "invalid-input", Title: "Input does not match the prompt's input schema", Detail: err.Error()}
 		var ie *prompt.InputError
 		if errors.As(err, &ie) {
@@ -146,7 +147,7 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, owner, key str
 		}
 		return store.NewJob{}, &pr
 	}
-	fp, err := store.Fingerprint(p.Name, req.PromptVersion, req.Route, req.Input)
+	fp, err := store.FingerprintValue(p.Name, req.PromptVersion, req.Route, input)
 	if err != nil {
 		return store.NewJob{}, &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Malformed input", Detail: err.Error()}
 	}

@@ -11,18 +11,26 @@ import (
 // every problem with its path (rules "json.syntax", "input.type" or
 // "schema.<keyword>").
 func (p *Prompt) ValidateInput(input json.RawMessage) error {
+	_, err := p.ParseInput(input)
+	return err
+}
+
+// ParseInput is ValidateInput that also returns the input as decoded
+// (contract.ParseJSON: numbers as json.Number), for a caller that needs it
+// again (the fingerprint: store.FingerprintValue) without decoding twice.
+func (p *Prompt) ParseInput(input json.RawMessage) (any, error) {
 	v, err := contract.ParseJSON(input)
 	if err != nil {
-		return &InputError{Prompt: p.ID(), Violations: []contract.Violation{{Rule: "json.syntax", Path: "$", Message: err.Error()}}}
+		return nil, &InputError{Prompt: p.ID(), Violations: []contract.Violation{{Rule: "json.syntax", Path: "$", Message: err.Error()}}}
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return &InputError{Prompt: p.ID(), Violations: []contract.Violation{{Rule: "input.type", Path: "$", Message: "input must be a JSON object, got " + jsonType(v)}}}
+		return nil, &InputError{Prompt: p.ID(), Violations: []contract.Violation{{Rule: "input.type", Path: "$", Message: "input must be a JSON object, got " + jsonType(v)}}}
 	}
 	if p.input == nil {
-		return nil
+		return v, nil
 	}
 	if vs := p.input.Check(v); len(vs) > 0 {
-		return &InputError{Prompt: p.ID(), Violations: vs}
+		return nil, &InputError{Prompt: p.ID(), Violations: vs}
 	}
-	return nil
+	return v, nil
 }

@@ -18,8 +18,15 @@ func Fingerprint(operation, promptVersion, route string, input json.RawMessage) 
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("input is not valid JSON: %w", err)
 	}
+	return FingerprintValue(operation, promptVersion, route, v)
+}
+
+// FingerprintValue is Fingerprint of an input already decoded with
+// json.Decoder.UseNumber (as contract.ParseJSON decodes), which keeps each
+// number's written form.
+func FingerprintValue(operation, promptVersion, route string, input any) ([]byte, error) {
 	canon, err := json.Marshal(map[string]any{ // encoding/json sorts map keys
-		"operation": operation, "prompt_version": promptVersion, "route": route, "input": v,
+		"operation": operation, "prompt_version": promptVersion, "route": route, "input": input,
 	})
 	if err != nil {
 		return nil, err

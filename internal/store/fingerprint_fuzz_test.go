@@ -6,6 +6,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/routerhq/router/internal/contract"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -34,6 +35,14 @@ func FuzzFingerprint(f *testing.F) {
 		var v any
 		if err := dec.Decode(&v); err != nil {
 			t.Fatalf("Fingerprint accepted what does not decode: %v", err)
+		}
+		// The API decodes a job's input once (contract.ParseJSON) for its
+		// schema and its fingerprint: FingerprintValue of that value is
+		// Fingerprint of the bytes.
+		if pv, err := contract.ParseJSON(input); err == nil {
+			if got, err := store.FingerprintValue("triage", "1", "default", pv); err != nil || !bytes.Equal(got, fp) {
+				t.Fatalf("FingerprintValue of the parsed input %x (%v), Fingerprint of its bytes %x", got, err, fp)
+			}
 		}
 		var compact, indented bytes.Buffer
 		if json.Compact(&compact, input) == nil {

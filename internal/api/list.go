@@ -63,18 +63,12 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, "list jobs", err)
 		return
 	}
-	out := struct {
-		Data       []*store.Job `json:"data"`
-		NextCursor *string      `json:"next_cursor"`
-	}{Data: jobs}
-	if out.Data == nil {
-		out.Data = []*store.Job{}
-	}
+	var cursor *string
 	if next != nil {
 		c := encodeCursor(next)
-		out.NextCursor = &c
+		cursor = &c
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeJobList(w, jobs, cursor)
 }
 
 type cursor struct {

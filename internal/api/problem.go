@@ -67,6 +67,35 @@ func writeJob(w http.ResponseWriter, status int, job *store.Job) {
 	}
 }
 
+// writeJobList is writeJSON for a page of GET /v1/jobs,
+// {"data": [...], "next_cursor": ...}, written as writeJob writes a job.
+func writeJobList(w http.ResponseWriter, jobs []*store.Job, next *string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	p := jobBufs.Get().(*[]byte)
+	buf := append((*p)[:0], `{"data":[`...)
+	for i, j := range jobs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = j.AppendJSON(buf)
+	}
+	buf = append(buf, `],"next_cursor":`...)
+	if next == nil {
+		buf = append(buf, "null"...)
+	} else {
+		c, _ := json.Marshal(*next) // a string always encodes
+		buf = append(buf, c...)
+	}
+	buf = append(buf, "}\n"...)
+	_, _ = w.Write(buf)
+	if cap(buf) <= maxPooledJobBuf {
+		*p = buf
+		jobBufs.Put(p)
+	}
+}
+
 // jobBufs holds the buffers writeJob encodes into: reusing them cuts its time
 // by about 40% (BenchmarkJobJSON in internal/store). One that grew past
 // maxPooledJobBuf for a job with a large input or result is left to the

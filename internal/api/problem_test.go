@@ -70,3 +70,31 @@ func TestWriteJobAnswersAsWriteJSON(t *testing.T) {
 		}
 	}
 }
+
+// writeJobList answers a page of GET /v1/jobs with the bytes writeJSON wrote
+// for it: an empty page as [], a cursor or null.
+func TestWriteJobListAnswersAsWriteJSON(t *testing.T) {
+	at := time.Date(2026, 12, 1, 7, 8, 9, 0, time.UTC)
+	a := &store.Job{ID: "j1", Owner: "acme", Input: json.RawMessage(`{"a": "<b>"}`), State: store.JobPending, CreatedAt: at, UpdatedAt: at}
+	b := &store.Job{ID: "j2", Owner: "acme", Input: json.RawMessage(`{}`), State: store.JobSucceeded, CreatedAt: at, UpdatedAt: at,
+		Result: json.RawMessage(`{"x": [1, 2]}`), Attempts: []store.Attempt{}}
+	cursor := "eyJ0IjoiMjAyNi0xMi0wMSJ9"
+	for _, c := range []struct {
+		jobs []*store.Job
+		next *string
+	}{{nil, nil}, {[]*store.Job{a}, nil}, {[]*store.Job{a, b}, &cursor}} {
+		data := c.jobs
+		if data == nil {
+			data = []*store.Job{}
+		}
+		want, got := httptest.NewRecorder(), httptest.NewRecorder()
+		writeJSON(want, http.StatusOK, struct {
+			Data       []*store.Job `json:"data"`
+			NextCursor *string      `json:"next_cursor"`
+		}{data, c.next})
+		writeJobList(got, c.jobs, c.next)
+		if got.Code != want.Code || !reflect.DeepEqual(got.Header(), want.Header()) || got.Body.String() != want.Body.String() {
+			t.Fatalf("writeJobList: %d %v\n%s\nwriteJSON: %d %v\n%s", got.Code, got.Header(), got.Body, want.Code, want.Header(), want.Body)
+		}
+	}
+}

@@ -110,6 +110,7 @@ func (b *Bench) writeTargets(m *md) {
 		verdict(bad == 0 && len(r.Integrity) > 0, "MISSED"))
 	m.p("")
 	b.writeOwnCommitsReading(m)
+	b.writeThroughputBudget(m)
 	if r.Replicas != nil {
 		m.p("Two replicas on one database: %.0f jobs/s at %d callers, %d duplicate keys, %d double wins (section 4).", r.Replicas.RPS, r.Replicas.Callers, r.Replicas.In.DupKeys, r.Replicas.In.DoubleWins)
 		m.p("")

@@ -376,3 +376,41 @@ func TestChatWithoutKeyGetsTimeOrderedIDs(t *testing.T) {
 		t.Errorf("key %q: want auto-<uuid>", key)
 	}
 }
+
+// The first answer comes from the completion the win published in memory
+// (job.WonResult), a replay from the stored copy (jsonb, decoded and encoded
+// again): byte for byte the same, escaping included.
+func TestChatAnswerFromTheWinEqualsItsReplay(t *testing.T) {
+	b := setup(t, options{respond: func(int, *providers.Request) providers.Step {
+		return providers.Step{Output: "a <b> & c — \u2028 \"quoted\" ✓"}
+	}})
+	post := func() (int, []byte, http.Header) {
+		req, _ := http.NewRequest("POST", b.srv.URL+"/v1/chat/completions",
+			strings.NewReader(`{"model":"default","messages":[{"role":"user","content":"escape this"}]}`))
+		req.Header.Set("Authorization", "Bearer "+acmeKey)
+		req.Header.Set("Idempotency-Key", "escape-1")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, raw, resp.Header
+	}
+	s1, first, h1 := post()
+	s2, replay, h2 := post()
+	if s1 != 200 || s2 != 200 || h2.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("statuses %d %d, replayed %q", s1, s2, h2.Get("Idempotent-Replayed"))
+	}
+	if string(first) != string(replay) || h1.Get("Content-Type") != h2.Get("Content-Type") {
+		t.Fatalf("first answer and replay differ:\n%s\n%s", first, replay)
+	}
+	var c struct {
+		Choices []struct {
+			Message struct{ Content string } `json:"message"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal(first, &c); err != nil || len(c.Choices) != 1 || c.Choices[0].Message.Content != "a <b> & c — \u2028 \"quoted\" ✓" {
+		t.Fatalf("content %+v (%v) in %s", c, err, first)
+	}
+}

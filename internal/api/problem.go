@@ -51,15 +51,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// writeJob is writeJSON for a job: store.Job.AppendJSON writes the bytes
-// json.Encoder would, without reflection and without validating the job's raw
-// JSON members again, in one Write from a pooled buffer.
-func writeJob(w http.ResponseWriter, status int, job *store.Job) {
+// writeAppended is writeJSON for a body that appendBody writes, by hand,
+// as json.Encoder would (a newline follows it, as Encode ends), in one Write
+// from a pooled buffer.
+func writeAppended(w http.ResponseWriter, status int, appendBody func([]byte) []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	p := jobBufs.Get().(*[]byte)
-	buf := append(job.AppendJSON((*p)[:0]), '\n') // as json.Encoder.Encode ends
+	buf := append(appendBody((*p)[:0]), '\n')
 	_, _ = w.Write(buf)
 	if cap(buf) <= maxPooledJobBuf {
 		*p = buf
@@ -67,33 +67,37 @@ func writeJob(w http.ResponseWriter, status int, job *store.Job) {
 	}
 }
 
+// writeJob is writeJSON for a job: store.Job.AppendJSON writes the bytes
+// json.Encoder would, without reflection and without validating the job's raw
+// JSON members again.
+func writeJob(w http.ResponseWriter, status int, job *store.Job) {
+	writeAppended(w, status, job.AppendJSON)
+}
+
+// writeRawJSON is writeJSON for a value already encoded by encoding/json
+// (compact, HTML-safe).
+func writeRawJSON(w http.ResponseWriter, status int, raw []byte) {
+	writeAppended(w, status, func(b []byte) []byte { return append(b, raw...) })
+}
+
 // writeJobList is writeJSON for a page of GET /v1/jobs,
-// {"data": [...], "next_cursor": ...}, written as writeJob writes a job.
+// {"data": [...], "next_cursor": ...}.
 func writeJobList(w http.ResponseWriter, jobs []*store.Job, next *string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	p := jobBufs.Get().(*[]byte)
-	buf := append((*p)[:0], `{"data":[`...)
-	for i, j := range jobs {
-		if i > 0 {
-			buf = append(buf, ',')
+	writeAppended(w, http.StatusOK, func(buf []byte) []byte {
+		buf = append(buf, `{"data":[`...)
+		for i, j := range jobs {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = j.AppendJSON(buf)
 		}
-		buf = j.AppendJSON(buf)
-	}
-	buf = append(buf, `],"next_cursor":`...)
-	if next == nil {
-		buf = append(buf, "null"...)
-	} else {
+		buf = append(buf, `],"next_cursor":`...)
+		if next == nil {
+			return append(buf, "null}"...)
+		}
 		c, _ := json.Marshal(*next) // a string always encodes
-		buf = append(buf, c...)
-	}
-	buf = append(buf, "}\n"...)
-	_, _ = w.Write(buf)
-	if cap(buf) <= maxPooledJobBuf {
-		*p = buf
-		jobBufs.Put(p)
-	}
+		return append(append(buf, c...), '}')
+	})
 }
 
 // jobBufs holds the buffers writeJob encodes into: reusing them cuts its time

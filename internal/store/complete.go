@@ -286,6 +286,7 @@ func (s *Store) winStmt(ws []*winRequest) batchedStmt {
 		if whole {
 			j.Attempts, j.RaceEvents = []Attempt{a}, []RaceEvent{}
 			j.sumCosts()
+			j.WonResult = w.c.Result
 			w.job = &j
 		}
 		return nil

@@ -70,6 +70,12 @@ type Job struct {
 	// AttemptBase: attempts made before the caller's last explicit retry.
 	AttemptBase int `json:"-"`
 
+	// WonResult is set on the job a win returns (CompleteJob): the result as
+	// the winning attempt offered it, byte for byte. Result holds the same
+	// JSON as PostgreSQL's jsonb gives it back (keys reordered, spaces after
+	// ':' and ','). Never stored, never encoded.
+	WonResult json.RawMessage `json:"-"`
+
 	fingerprint []byte
 	// HeldBy is set on a job CreateJob just created: the process that holds its
 	// orchestration lease from the start (so it need not take it again).

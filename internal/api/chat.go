@@ -156,15 +156,16 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.chatFailure(w, job, callerKey)
 		return
 	}
-	if raw := job.WonResult; len(raw) > 0 && !bytes.Contains(raw, []byte(`"tool_calls":`)) {
+	if raw := job.WonResult; len(raw) > 0 && !bytes.Contains(raw, []byte(`"tool_calls":`)) && !bytes.Contains(raw, []byte(`\ufffd`)) {
 		// The job this replica's win published: its result is the completion
 		// as chat.Judge encoded it — the bytes decoding the stored copy and
 		// encoding it again would write (PostgreSQL's jsonb reorders keys,
 		// and encoding the Completion puts them back), without the decoding
 		// (5% of the router's CPU per chat request). Tool calls keep the
 		// provider's key order in those bytes and jsonb's in the stored copy,
-		// so they take the stored copy, and a replay is byte for byte the
-		// first answer either way.
+		// and text that was not UTF-8 is \ufffd escaped there and U+FFFD
+		// itself in the stored copy: both take the stored copy, so a replay is
+		// byte for byte the first answer either way.
 		writeRawJSON(w, http.StatusOK, raw)
 		return
 	}

@@ -414,3 +414,33 @@ func TestChatAnswerFromTheWinEqualsItsReplay(t *testing.T) {
 		t.Fatalf("content %+v (%v) in %s", c, err, first)
 	}
 }
+
+// A tool-calling answer's provider key order ("type" before "id") is not
+// jsonb's: the first answer takes the stored copy as a replay does, so the two
+// are byte for byte the same.
+func TestChatToolCallAnswerEqualsItsReplay(t *testing.T) {
+	const calls = `[{"type":"function","id":"call_1","function":{"name":"get_weather","arguments":"{}"}}]`
+	b := setup(t, options{respond: func(int, *providers.Request) providers.Step {
+		return providers.Step{ToolCalls: calls}
+	}})
+	post := func() []byte {
+		req, _ := http.NewRequest("POST", b.srv.URL+"/v1/chat/completions", strings.NewReader(
+			`{"model":"default","messages":[{"role":"user","content":"weather?"}],"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}]}`))
+		req.Header.Set("Authorization", "Bearer "+acmeKey)
+		req.Header.Set("Idempotency-Key", "tools-1")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("status %d: %s", resp.StatusCode, raw)
+		}
+		return raw
+	}
+	first, replay := post(), post()
+	if string(first) != string(replay) || !strings.Contains(string(first), `"tool_calls":`) {
+		t.Fatalf("first answer and replay differ:\n%s\n%s", first, replay)
+	}
+}

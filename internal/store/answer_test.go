@@ -42,6 +42,9 @@ func TestCompleteJobReturnsTheWholeJob(t *testing.T) {
 	if !reflect.DeepEqual(gotJSON, readJSON) {
 		t.Fatalf("the win's job differs from the job read:\nwin:  %s\nread: %s", gotJSON, readJSON)
 	}
+	if string(got.WonResult) != `{"b": [1, 2], "a": "x"}` || read.WonResult != nil {
+		t.Fatalf("WonResult: the win's job %q (want the offered bytes), the job read %q (want none)", got.WonResult, read.WonResult)
+	}
 
 	// A second attempt (a hedge) exists: the win cannot tell the whole story.
 	j2 := create("two")

@@ -384,25 +384,16 @@ func TestChatAnswerFromTheWinEqualsItsReplay(t *testing.T) {
 	b := setup(t, options{respond: func(int, *providers.Request) providers.Step {
 		return providers.Step{Output: "a <b> & c — \u2028 \"quoted\" ✓"}
 	}})
-	post := func() (int, []byte, http.Header) {
-		req, _ := http.NewRequest("POST", b.srv.URL+"/v1/chat/completions",
-			strings.NewReader(`{"model":"default","messages":[{"role":"user","content":"escape this"}]}`))
-		req.Header.Set("Authorization", "Bearer "+acmeKey)
-		req.Header.Set("Idempotency-Key", "escape-1")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, raw, resp.Header
+	post := func() reply {
+		return b.do(t, "POST", "/v1/chat/completions", acmeKey, `{"model":"default","messages":[{"role":"user","content":"escape this"}]}`,
+			"Idempotency-Key", "escape-1")
 	}
-	s1, first, h1 := post()
-	s2, replay, h2 := post()
-	if s1 != 200 || s2 != 200 || h2.Get("Idempotent-Replayed") != "true" {
-		t.Fatalf("statuses %d %d, replayed %q", s1, s2, h2.Get("Idempotent-Replayed"))
+	r1, r2 := post(), post()
+	first, replay := r1.raw, r2.raw
+	if r1.status != 200 || r2.status != 200 || r2.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("statuses %d %d, replayed %q", r1.status, r2.status, r2.header.Get("Idempotent-Replayed"))
 	}
-	if string(first) != string(replay) || h1.Get("Content-Type") != h2.Get("Content-Type") {
+	if string(first) != string(replay) || r1.header.Get("Content-Type") != r2.header.Get("Content-Type") {
 		t.Fatalf("first answer and replay differ:\n%s\n%s", first, replay)
 	}
 	var c struct {
@@ -424,20 +415,13 @@ func TestChatToolCallAnswerEqualsItsReplay(t *testing.T) {
 		return providers.Step{ToolCalls: calls}
 	}})
 	post := func() []byte {
-		req, _ := http.NewRequest("POST", b.srv.URL+"/v1/chat/completions", strings.NewReader(
-			`{"model":"default","messages":[{"role":"user","content":"weather?"}],"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}]}`))
-		req.Header.Set("Authorization", "Bearer "+acmeKey)
-		req.Header.Set("Idempotency-Key", "tools-1")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		r := b.do(t, "POST", "/v1/chat/completions", acmeKey,
+			`{"model":"default","messages":[{"role":"user","content":"weather?"}],"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}]}`,
+			"Idempotency-Key", "tools-1")
+		if r.status != 200 {
+			t.Fatalf("status %d: %s", r.status, r.raw)
 		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != 200 {
-			t.Fatalf("status %d: %s", resp.StatusCode, raw)
-		}
-		return raw
+		return r.raw
 	}
 	first, replay := post(), post()
 	if string(first) != string(replay) || !strings.Contains(string(first), `"tool_calls":`) {

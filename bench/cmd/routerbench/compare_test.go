@@ -63,23 +63,32 @@ func TestCompareRoundsMustBeEven(t *testing.T) {
 	}
 }
 
+// compareRow is a compare run of 1,000 /v1/jobs requests at 64 callers whose
+// router, PostgreSQL backends, PostgreSQL background and harness spent the
+// given CPU (ms per job, and seconds in all for the last two).
+func compareRow(rps, routerMS, pgMS, bgSecs, benchSecs float64) OverheadRow {
+	n := 1000
+	return OverheadRow{Endpoint: "jobs", Callers: 64, N: n, RPS: rps, Added: newDist([]time.Duration{10 * time.Millisecond}),
+		HaveCounter: true, PerJob: RouterCounters{CPUSeconds: routerMS / 1000},
+		CPU: &CPUSplit{Total: 20, Busy: 18, Postgres: pgMS * float64(n) / 1000, PostgresBackground: bgSecs, Bench: benchSecs}}
+}
+
+// compareReport is section 9 of a report of runs, head named head.
+func compareReport(head string, runs ...CompareRun) string {
+	b := &Bench{}
+	b.rep.Compare = &CompareResult{Base: "abc1234", Head: head, Endpoint: "jobs", Callers: 64, N: 1000, Runs: runs}
+	var m md
+	b.writeCompare(&m)
+	return m.String()
+}
+
 // The report gives every run in order and each side's medians, with the
 // change of the head against the base.
 func TestWriteCompare(t *testing.T) {
-	row := func(rps, routerMS, pgMS float64) OverheadRow {
-		n := 1000
-		return OverheadRow{Endpoint: "jobs", Callers: 64, N: n, RPS: rps, Added: newDist([]time.Duration{10 * time.Millisecond}),
-			HaveCounter: true, PerJob: RouterCounters{CPUSeconds: routerMS / 1000},
-			CPU: &CPUSplit{Total: 20, Busy: 18, Postgres: pgMS * float64(n) / 1000, PostgresBackground: 0.05, Bench: 0.3}}
-	}
-	b := &Bench{}
-	b.rep.Compare = &CompareResult{Base: "abc1234", Head: "this tree at def5678", Endpoint: "jobs", Callers: 64, N: 1000, Runs: []CompareRun{
-		{"base", row(1000, 0.70, 0.50)}, {"head", row(1100, 0.70, 0.40)},
-		{"head", row(1200, 0.60, 0.40)}, {"base", row(1000, 0.70, 0.50)},
-	}}
-	var m md
-	b.writeCompare(&m)
-	out := m.String()
+	row := func(rps, routerMS, pgMS float64) OverheadRow { return compareRow(rps, routerMS, pgMS, 0.05, 0.3) }
+	out := compareReport("this tree at def5678",
+		CompareRun{"base", row(1000, 0.70, 0.50)}, CompareRun{"head", row(1100, 0.70, 0.40)},
+		CompareRun{"head", row(1200, 0.60, 0.40)}, CompareRun{"base", row(1000, 0.70, 0.50)})
 	reportHas(t, out,
 		"## 9. Before and after: this tree at def5678 against abc1234",
 		"| 2 | head | 1100 | 0 | 10.0 | 10.0 | 0.70 | 0.40 | 0.05 | 0.30 | 90% |",
@@ -93,19 +102,9 @@ func TestWriteCompare(t *testing.T) {
 // CPU per job; the rows in the harness's unit show the router and PostgreSQL
 // unchanged.
 func TestCompareRatiosCancelTheMachinesDrift(t *testing.T) {
-	row := func(slow float64) OverheadRow {
-		n := 1000
-		return OverheadRow{Endpoint: "jobs", Callers: 64, N: n, RPS: 1000, Added: newDist([]time.Duration{10 * time.Millisecond}),
-			HaveCounter: true, PerJob: RouterCounters{CPUSeconds: slow * 0.70 / 1000},
-			CPU: &CPUSplit{Total: 20, Busy: 18, Postgres: slow * 0.50, PostgresBackground: slow * 0.05, Bench: slow * 0.30}}
-	}
-	b := &Bench{}
-	b.rep.Compare = &CompareResult{Base: "abc1234", Head: "def5678", Endpoint: "jobs", Callers: 64, N: 1000, Runs: []CompareRun{
-		{"base", row(1)}, {"head", row(2)}, {"head", row(2)}, {"base", row(1)},
-	}}
-	var m md
-	b.writeCompare(&m)
-	out := m.String()
+	row := func(slow float64) OverheadRow { return compareRow(1000, slow*0.70, slow*0.50, slow*0.05, slow*0.30) }
+	out := compareReport("def5678",
+		CompareRun{"base", row(1)}, CompareRun{"head", row(2)}, CompareRun{"head", row(2)}, CompareRun{"base", row(1)})
 	reportHas(t, out,
 		"| router CPU per job (ms) | 0.70 | 1.40 | +100.0% |",
 		"| router CPU ÷ load generator + mock CPU | 2.33 | 2.33 | +0.0% |",

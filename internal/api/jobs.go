@@ -153,7 +153,7 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, owner, key str
 	}
 	return store.NewJob{
 		Owner: owner, Operation: p.Name, IdempotencyKey: key, Fingerprint: fp,
-		PromptVersion: p.Version, Route: route, Input: compact(req.Input),
+		PromptVersion: p.Version, Route: route, Input: compact(req.Input), ParsedInput: object(input),
 		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease,
 	}, nil
 }
@@ -164,7 +164,8 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, owner, key str
 // (ok=false, with routing). runErr says the job cannot run at all (its prompt
 // does not render); err is the router's own failure.
 func (s *Server) plan(r *http.Request, nj *store.NewJob) (plan store.JobPlan, routing json.RawMessage, ok bool, runErr, err error) {
-	plan, routing, ok, runErr = s.Exec.Plan(&store.Job{Operation: nj.Operation, PromptVersion: nj.PromptVersion, Route: nj.Route, Input: nj.Input})
+	plan, routing, ok, runErr = s.Exec.Plan(&store.Job{Operation: nj.Operation, PromptVersion: nj.PromptVersion, Route: nj.Route,
+		Input: nj.Input, ParsedInput: nj.ParsedInput})
 	if runErr != nil {
 		return nil, nil, false, runErr, nil
 	}
@@ -262,6 +263,12 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *prob
 			Detail: "the body holds more than one JSON value"}
 	}
 	return nil
+}
+
+// object is a parsed input as the object ParseInput checked it to be.
+func object(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }
 
 func compact(raw json.RawMessage) json.RawMessage {

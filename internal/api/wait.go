@@ -69,14 +69,17 @@ func (s *Server) waitJob(ctx context.Context, owner, id string, wait time.Durati
 // slow provider call does not make its win notify, and a watched job is
 // flagged once.
 func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time.Duration, changed <-chan string, fresh bool) (*store.Job, error) {
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
+	// One timer serves both the recheck and the end of the wait (it fires at
+	// whichever comes first), rather than a context with a deadline beside a
+	// recheck timer: a timer, a context and its registration with the
+	// request's context less per waiting request (1% of the router's CPU).
+	deadline := time.Now().Add(wait)
 	state := ""
 	if fresh {
 		state = store.JobRunning
 	}
 	watch, watched := !fresh && !s.runsHere(id), false
-	var recheck *time.Timer
+	var timer *time.Timer
 	for {
 		if state == "" {
 			read := s.Store.JobState
@@ -91,9 +94,13 @@ func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time
 		if settled(state) {
 			break
 		}
-		if recheck == nil {
-			recheck = time.NewTimer(s.cfg.RecheckEvery)
-			defer recheck.Stop()
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		if timer == nil {
+			timer = time.NewTimer(min(s.cfg.RecheckEvery, left))
+			defer timer.Stop()
 		}
 		select {
 		case v := <-changed:
@@ -102,10 +109,12 @@ func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time
 			}
 			state = store.FinalState(v)
 			continue
-		case <-recheck.C:
-			recheck.Reset(s.cfg.RecheckEvery)
-			state = "" // read it
-			continue
+		case <-timer.C:
+			if left = time.Until(deadline); left > 0 {
+				timer.Reset(min(s.cfg.RecheckEvery, left))
+				state = "" // read it
+				continue
+			}
 		case <-ctx.Done():
 		case <-s.drain.ch: // shutting down: answer with the job as it stands
 		}

@@ -1,6 +1,8 @@
 package prompt_test
 
 import (
+	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,7 +12,8 @@ import (
 
 // FuzzRender: rendering any input never panics and is deterministic; input
 // that passes a prompt's input schema renders, into one non-empty message per
-// template with the manifest's roles.
+// template with the manifest's roles, and rendering it from its parsed value
+// (RenderParsed) gives the same messages and leaves that value as it was.
 func FuzzRender(f *testing.F) {
 	set, err := prompt.LoadDir("../../prompts")
 	if err != nil {
@@ -33,6 +36,19 @@ func FuzzRender(f *testing.F) {
 			}
 			if p.ValidateInput(input) != nil {
 				continue
+			}
+			parsed, perr := p.ParseInput(input)
+			if perr != nil {
+				t.Fatalf("%s: input passes the input schema but does not parse: %v", p.ID(), perr)
+			}
+			m := parsed.(map[string]any)
+			before := maps.Clone(m)
+			fromParsed, err3 := p.RenderParsed(m, input)
+			if fmt.Sprint(err) != fmt.Sprint(err3) || !reflect.DeepEqual(msgs, fromParsed) {
+				t.Fatalf("%s: RenderParsed gives %q, %v; Render gives %q, %v", p.ID(), fromParsed, err3, msgs, err)
+			}
+			if !reflect.DeepEqual(m, before) {
+				t.Fatalf("%s: RenderParsed modified its input: %v, was %v", p.ID(), m, before)
 			}
 			if err != nil {
 				t.Fatalf("%s: input passes the input schema but does not render: %v", p.ID(), err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -79,6 +80,34 @@ func TestRender_Triage(t *testing.T) {
 	msgs, err = p.Render(json.RawMessage(`{"subject":"s","body":"b","customer_tier":"enterprise"}`))
 	if err != nil || !strings.HasPrefix(msgs[1].Content, "Customer tier: enterprise\n") {
 		t.Fatalf("tier not rendered: %v %q", err, msgs)
+	}
+}
+
+// RenderParsed renders what Render renders, from the value ParseInput gave,
+// and does not add the optional keys the input lacks to the caller's map.
+func TestRenderParsedEqualsRender(t *testing.T) {
+	p, _ := loadExamples(t).Get("triage", "")
+	for _, in := range []string{
+		`{"subject":"Charged twice","body":"My card was billed twice for March.\nPlease refund."}`,
+		`{"subject":"s","body":"b","customer_tier":"enterprise"}`,
+	} {
+		want, err := p.Render(json.RawMessage(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := p.ParseInput(json.RawMessage(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := v.(map[string]any)
+		keys := len(m)
+		got, err := p.RenderParsed(m, json.RawMessage(in))
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("RenderParsed(%s) = %q, %v; Render gives %q", in, got, err, want)
+		}
+		if len(m) != keys {
+			t.Fatalf("RenderParsed added keys to the caller's map: %v", m)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -33,6 +34,27 @@ func (p *Prompt) Render(input json.RawMessage) ([]providers.Message, error) {
 	if err != nil {
 		return nil, &RenderError{Prompt: p.ID(), Field: "input", Err: err}
 	}
+	return p.render(data, input)
+}
+
+// RenderParsed is Render over an input already parsed: data is what
+// ParseInput returned for the JSON text input (the API parses each job's input
+// once, for its schema check and fingerprint, and the prompt renders from the
+// same value instead of decoding it again: 1% of the router's CPU). data is
+// not modified.
+func (p *Prompt) RenderParsed(data map[string]any, input json.RawMessage) ([]providers.Message, error) {
+	for _, k := range p.optionalKeys {
+		if _, ok := data[k]; !ok {
+			data = maps.Clone(data) // the caller's map stays as it was
+			break
+		}
+	}
+	return p.render(data, input)
+}
+
+// render renders over data, input's decoded object, which it may extend with
+// the optional keys the input lacks.
+func (p *Prompt) render(data map[string]any, input json.RawMessage) ([]providers.Message, error) {
 	for _, k := range p.optionalKeys {
 		if _, ok := data[k]; !ok {
 			data[k] = nil

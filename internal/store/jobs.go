@@ -20,7 +20,10 @@ type NewJob struct {
 	PromptVersion  string
 	Route          string
 	Input          json.RawMessage
-	Params         json.RawMessage
+	// ParsedInput is Input as the API parsed it, handed to the executor's
+	// plan (store.Job.ParsedInput); it is not stored.
+	ParsedInput map[string]any
+	Params      json.RawMessage
 	// LeaseOwner, when set, takes the job's orchestration lease at creation, so
 	// recovery on other replicas leaves the new job to its creator.
 	LeaseOwner string

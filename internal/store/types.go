@@ -75,6 +75,11 @@ type Job struct {
 	// JSON as PostgreSQL's jsonb gives it back (keys reordered, spaces after
 	// ':' and ','). Never stored, never encoded.
 	WonResult json.RawMessage `json:"-"`
+	// ParsedInput, on a job the API plans before creating it, is Input as the
+	// API already parsed and checked it (a JSON object, numbers as
+	// json.Number), so the prompt renders without decoding it again. Nil on a
+	// job read from the database. Never stored, never encoded, never modified.
+	ParsedInput map[string]any `json:"-"`
 
 	fingerprint []byte
 	// HeldBy is set on a job CreateJob just created: the process that holds its

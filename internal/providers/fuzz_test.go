@@ -26,7 +26,14 @@ func (b bodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // streams included.
 func FuzzOpenAIStream(f *testing.F) {
 	toolChunk := `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":-1,"id":"x","type":"function","function":{"name":"f","arguments":"{}"}}]}}]}`
+	// chunks which decodeChunk decodes with goccy (tool-call deltas) and with
+	// encoding/json (the usage chunk's "choices":[])
+	toolHead := `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]},"logprobs":null,"finish_reason":null}]}`
+	toolArgs := `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\":\"\u00e9\u2028\"}"}}]},"logprobs":null,"finish_reason":null}]}`
+	usageChunk := `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`
 	for _, seed := range []string{
+		"data: " + toolHead + "\n\ndata: " + toolArgs + "\n\ndata: " + chunk("", "tool_calls") + "\n\ndata: " + usageChunk + "\n\ndata: [DONE]\n\n",
+		"data: " + chunk(`{"a":`, "") + "\n\ndata: " + chunk(`1}`, "stop") + "\n\ndata: " + usageChunk + "\n\ndata: [DONE]\n\n",
 		"data: " + chunk(`{"a":`, "") + "\n\ndata: " + chunk(`1}`, "stop") + "\n\ndata: [DONE]\n\n",
 		"data: " + toolChunk + "\n\ndata: " + chunk("", "tool_calls") + "\n\ndata: [DONE]\n\n",
 		"data: " + chunk("x", "") + "\n\n",

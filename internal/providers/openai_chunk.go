@@ -24,22 +24,31 @@ import (
 // is returned, so streamError classifies it and words it as before. Should
 // encoding/json succeed where goccy failed, its value is returned.
 //
-// The guard: a chunk with an empty array (`[`, JSON whitespace, `]`, even inside
-// a string) goes to encoding/json alone. encoding/json gives a slice emptied by
-// `[]` a new array, goccy keeps the old one; when a repeated key then fills the
-// slice again, goccy decodes into the old elements where encoding/json starts
-// from zero values. In real streams that is the last chunk ("choices":[] and the
-// usage) and a token whose text has `[]`. FuzzChunkDecodeMatchesEncodingJSON
+// The guard (mayReuseArray): encoding/json gives a slice emptied by `[]` a new
+// array, goccy keeps the old one; when a repeated key then fills the slice
+// again, goccy decodes into the old elements where encoding/json starts from
+// zero values. That takes an empty array and, besides it, an array the slice
+// had before and one that fills it again: a chunk with an empty array (`[`,
+// JSON whitespace, `]`, even inside a string) and another `[` goes to
+// encoding/json alone. The last chunk of a real stream ("choices":[] and the
+// usage) has one `[` and keeps goccy's path; a token whose text has `[]`, or
+// `[` beside an empty array, does not. FuzzChunkDecodeMatchesEncodingJSON
 // checks that every value and every error is encoding/json's.
 func decodeChunk(raw []byte, into *openai.ChatCompletionStreamResponse) error {
 	*into = openai.ChatCompletionStreamResponse{}
-	if !hasEmptyArray(raw) {
+	if !mayReuseArray(raw) {
 		if gojson.Unmarshal(raw, into) == nil {
 			return nil
 		}
 		*into = openai.ChatCompletionStreamResponse{} // goccy may have decoded a part
 	}
 	return json.Unmarshal(raw, into)
+}
+
+// mayReuseArray reports whether goccy could decode raw into an array a
+// repeated key left behind: raw has an empty array and another `[`.
+func mayReuseArray(raw []byte) bool {
+	return bytes.Count(raw, []byte("[")) > 1 && hasEmptyArray(raw)
 }
 
 // hasEmptyArray reports whether raw has a `[` followed by JSON whitespace and

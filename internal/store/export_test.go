@@ -112,3 +112,6 @@ func (s *Store) DeliveryBatch(ctx context.Context, freezes []FreezeArg, tries []
 func (s *Store) SetEventReadHooks(beforeSelfBatch func(), onQueued func(n int)) {
 	s.eventReads.beforeSelfBatch, s.eventReads.onQueued = beforeSelfBatch, onQueued
 }
+
+// Canonical is the text FingerprintValue hashes.
+var Canonical = canonical

@@ -3,6 +3,7 @@ package store_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"testing"
 
@@ -36,6 +37,8 @@ func FuzzFingerprint(f *testing.F) {
 		if err := dec.Decode(&v); err != nil {
 			t.Fatalf("Fingerprint accepted what does not decode: %v", err)
 		}
+		// The canonical form is what encoding/json's Marshal writes.
+		canonicalIsMarshal(t, v)
 		// The API decodes a job's input once (contract.ParseJSON) for its
 		// schema and its fingerprint: FingerprintValue of that value is
 		// Fingerprint of the bytes.
@@ -63,6 +66,30 @@ func FuzzFingerprint(f *testing.F) {
 			t.Fatal("another route: same fingerprint")
 		}
 	})
+}
+
+// canonicalIsMarshal fails t unless store.Canonical writes for input what
+// encoding/json's Marshal writes, or fails as it does.
+func canonicalIsMarshal(t *testing.T, input any) {
+	t.Helper()
+	want, werr := json.Marshal(map[string]any{"operation": "tri<a>ge", "prompt_version": "1\u2028", "route": "déf&ult", "input": input})
+	got, err := store.Canonical("tri<a>ge", "1\u2028", "déf&ult", input)
+	if fmt.Sprint(err) != fmt.Sprint(werr) || !bytes.Equal(got, want) {
+		t.Fatalf("canonical form of %#v:\n%s (%v)\nencoding/json:\n%s (%v)", input, got, err, want, werr)
+	}
+}
+
+// The canonical form of values no decoder gives (nil maps and slices, an
+// empty or malformed json.Number, a float64, a map of another type) is
+// encoding/json's too, errors included.
+func TestCanonicalIsMarshal(t *testing.T) {
+	for _, v := range []any{
+		nil, true, "<\u2028\xff>", json.Number(""), json.Number("abc"), json.Number("-0.5e+3"), json.Number("01"),
+		map[string]any(nil), []any(nil), map[string]any{"b": []any{}, "a": map[string]any{}, "\xff": 1.5, "&": nil},
+		[]any{json.Number("1"), float64(2), "x"}, map[string]string{"a": "b"}, []any{map[string]any{"z": json.Number("x")}},
+	} {
+		canonicalIsMarshal(t, v)
+	}
 }
 
 func same(t *testing.T, form string, want []byte, input []byte) {

@@ -96,6 +96,14 @@ func (f *filler) fill(v reflect.Value) {
 				f.fill(v.Field(i))
 			}
 		}
+	case reflect.Map:
+		key, val := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+		f.fill(key)
+		f.fill(val)
+		v.Set(reflect.MakeMap(v.Type()))
+		v.SetMapIndex(key, val)
+	case reflect.Interface:
+		v.Set(reflect.ValueOf(fillStrings[f.next()%len(fillStrings)]))
 	default:
 		f.t.Fatalf("filler: no value for a field of type %s; teach the filler (and AppendJSON) about it", v.Type())
 	}

@@ -11,7 +11,19 @@ import (
 
 // ParseJSON decodes exactly one JSON value, numbers as json.Number so they keep
 // the precision they were written with. Trailing data is an error.
+//
+// It decodes with goccy/go-json where that gives encoding/json's value, and with
+// encoding/json otherwise, for every error among them (see parseJSONFast).
 func ParseJSON(b []byte) (any, error) {
+	if v, ok := parseJSONFast(b); ok {
+		return v, nil
+	}
+	return parseJSONStd(b)
+}
+
+// parseJSONStd is ParseJSON by encoding/json alone: its values and its errors
+// are the ones ParseJSON gives.
+func parseJSONStd(b []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var v any

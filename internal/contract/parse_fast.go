@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	gojson "github.com/goccy/go-json"
+
+	"github.com/routerhq/router/internal/jsonfast"
 )
 
 // parseJSONFast decodes b as parseJSONStd does, with goccy/go-json; ok is
@@ -30,7 +32,8 @@ import (
 // goccy's pooled buffers.
 //
 // Errors are encoding/json's: whenever goccy fails (invalid or truncated JSON,
-// data after the value, empty input, nesting deeper than 10000 levels), ok is
+// data after the value, empty input, nesting deeper than 10000 levels; a panic
+// inside goccy counts as failing, see jsonfast.Unmarshal), ok is
 // false and ParseJSON decodes b again with encoding/json, whose error it
 // describes as before; an invalid output pays goccy's attempt on top.
 //
@@ -45,7 +48,7 @@ func parseJSONFast(b []byte) (v any, ok bool) {
 	if !goccyUseNumber {
 		return nil, false
 	}
-	if gojson.UnmarshalWithOption(b, &v, useNumber...) != nil {
+	if !jsonfast.Unmarshal(b, &v, useNumber...) {
 		return nil, false
 	}
 	return v, true

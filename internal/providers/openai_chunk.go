@@ -8,8 +8,9 @@ import (
 	"bytes"
 	"encoding/json"
 
-	gojson "github.com/goccy/go-json"
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/routerhq/router/internal/jsonfast"
 )
 
 // decodeChunk decodes raw, one chunk of a chat completion stream, into *into
@@ -19,7 +20,9 @@ import (
 // largest per-token cost. For a one-token chunk encoding/json takes about 9 µs,
 // goccy/go-json under 2 µs (BenchmarkChunkDecode, 2-core VM).
 //
-// Errors are encoding/json's: when goccy fails, raw is decoded again with
+// Errors are encoding/json's: when goccy fails (or panics: jsonfast.Unmarshal
+// counts that as failing, so a provider's bytes cannot crash the router
+// through goccy), raw is decoded again with
 // encoding/json and its error (*json.SyntaxError, *json.UnmarshalTypeError, ...)
 // is returned, so streamError classifies it and words it as before. Should
 // encoding/json succeed where goccy failed, its value is returned.
@@ -37,7 +40,7 @@ import (
 func decodeChunk(raw []byte, into *openai.ChatCompletionStreamResponse) error {
 	*into = openai.ChatCompletionStreamResponse{}
 	if !mayReuseArray(raw) {
-		if gojson.Unmarshal(raw, into) == nil {
+		if jsonfast.Unmarshal(raw, into) {
 			return nil
 		}
 		*into = openai.ChatCompletionStreamResponse{} // goccy may have decoded a part

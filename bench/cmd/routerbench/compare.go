@@ -30,6 +30,7 @@ type CompareResult struct {
 	Base, Head string // what each side was built from
 	Endpoint   string
 	Callers, N int
+	Chunks     int          // content chunks per streamed answer (1: the whole content in one)
 	Runs       []CompareRun // in the order they ran
 }
 
@@ -126,10 +127,10 @@ func (b *Bench) compare(ctx context.Context) error {
 		base += " (" + b.o.Compare + ")"
 	}
 	res := &CompareResult{Base: base, Head: headDescription(ctx), Endpoint: "jobs",
-		Callers: b.o.ProfileCallers, N: b.o.OverheadN}
+		Callers: b.o.ProfileCallers, N: b.o.OverheadN, Chunks: len(splitContent(validTriage, b.o.CompareChunks))}
 	b.rep.Compare = res
 	m := b.h.Mock
-	m.SetBehaviour(map[string]Behaviour{"primary": {Median: b.o.OverheadLatency}})
+	m.SetBehaviour(map[string]Behaviour{"primary": {Median: b.o.OverheadLatency, Chunks: b.o.CompareChunks}})
 	procs := map[string]*RouterProc{}
 	for _, side := range []string{"base", "head"} {
 		name := "cmp_" + b.runID + "_" + side
@@ -297,7 +298,11 @@ func (b *Bench) writeCompare(m *md) {
 	}
 	m.p("## 9. Before and after: %s against %s", r.Head, r.Base)
 	m.p("")
-	m.p("`/v1/%s` at %d callers, %d requests per run, the mock at its fixed latency: the router built at %s (*base*) and at %s (*head*), each on a database of its own created for this run, in turns (base, head, head, base, …; whole pairs of pairs, so both sides take the same positions) so that a steady drift of the machine during the run falls on both sides alike. Only this section compares two builds; every other section measures the head.", r.Endpoint, r.Callers, r.N, r.Base, r.Head)
+	stream := ""
+	if r.Chunks > 1 {
+		stream = fmt.Sprintf(", streaming each answer's content in %d chunks (`-compare-chunks`; every other section streams it in one)", r.Chunks)
+	}
+	m.p("`/v1/%s` at %d callers, %d requests per run, the mock at its fixed latency%s: the router built at %s (*base*) and at %s (*head*), each on a database of its own created for this run, in turns (base, head, head, base, …; whole pairs of pairs, so both sides take the same positions) so that a steady drift of the machine during the run falls on both sides alike. Only this section compares two builds; every other section measures the head.", r.Endpoint, r.Callers, r.N, stream, r.Base, r.Head)
 	m.p("")
 	m.p("| run | side | req/s | errors | added p50 | added p99 | router CPU ms | PostgreSQL CPU ms | of it background | load generator + mock ms | busy |")
 	m.p("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")

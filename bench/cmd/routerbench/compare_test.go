@@ -75,8 +75,13 @@ func compareRow(rps, routerMS, pgMS, bgSecs, benchSecs float64) OverheadRow {
 
 // compareReport is section 9 of a report of runs, head named head.
 func compareReport(head string, runs ...CompareRun) string {
+	return compareReportChunks(head, 1, runs...)
+}
+
+// compareReportChunks is compareReport for a mock streaming in chunks.
+func compareReportChunks(head string, chunks int, runs ...CompareRun) string {
 	b := &Bench{}
-	b.rep.Compare = &CompareResult{Base: "abc1234", Head: head, Endpoint: "jobs", Callers: 64, N: 1000, Runs: runs}
+	b.rep.Compare = &CompareResult{Base: "abc1234", Head: head, Endpoint: "jobs", Callers: 64, N: 1000, Chunks: chunks, Runs: runs}
 	var m md
 	b.writeCompare(&m)
 	return m.String()
@@ -96,6 +101,13 @@ func TestWriteCompare(t *testing.T) {
 		"| router CPU per job (ms) | 0.70 | 0.65 | -7.1% |",
 		"| PostgreSQL CPU per job (ms) | 0.50 | 0.40 | -20.0% |",
 	)
+	if strings.Contains(out, "chunks") {
+		t.Errorf("a one-chunk comparison mentions chunks:\n%s", out)
+	}
+	// With -compare-chunks, the section says how the answers were streamed.
+	out = compareReportChunks("this tree at def5678", 100,
+		CompareRun{"base", row(1000, 0.70, 0.50)}, CompareRun{"head", row(1100, 0.70, 0.40)})
+	reportHas(t, out, "the mock at its fixed latency, streaming each answer's content in 100 chunks (`-compare-chunks`")
 }
 
 // A machine running at half speed for the head's runs doubles every process's

@@ -61,6 +61,7 @@ type Options struct {
 
 	Compare       string // git revision the compare scenario measures this tree against
 	CompareRounds int
+	CompareChunks int
 }
 
 func main() {
@@ -73,6 +74,7 @@ func main() {
 	flag.DurationVar(&o.MaxRun, "max-run", 30*time.Second, "time bound of any one load run")
 	flag.StringVar(&o.LogLevel, "router-log-level", "info", "the routers' log level")
 	flag.StringVar(&o.Compare, "compare", "", "git revision to measure this tree against, base and head alternating in one run (adds the compare scenario; make bench COMPARE=REV)")
+	flag.IntVar(&o.CompareChunks, "compare-chunks", 1, "content chunks per streamed answer in the compare scenario (the mock streams the answer in this many pieces, as a provider streams tokens; 1: in one, as every other scenario)")
 	flag.IntVar(&o.CompareRounds, "compare-rounds", 4, "pairs of runs of the compare scenario, one run of each side per pair; even, so that ABBA turns give both sides the same positions")
 	flag.BoolVar(&o.Webhooks, "webhooks", false, "give the overhead scenario's owner a webhook (the mock takes its completion events), as an owner with webhooks runs")
 	flag.IntVar(&o.WALSegments, "wal-segments", 40, "WAL segments to fill and recycle before measuring (a fresh cluster creates one every few seconds under load, stalling commits; a server in service recycles them)")

@@ -25,6 +25,10 @@ type Behaviour struct {
 	Sigma  float64       // log-normal shape; 0 makes the latency fixed at Median
 	Hang   float64       // fraction of calls held until the caller gives up
 	Status float64       // fraction of calls answered 503
+	// Chunks is how many content chunks a streamed answer is sent in (0 or
+	// 1: the whole content in one), as a provider streams an answer token by
+	// token; at most one per character.
+	Chunks int
 }
 
 func (b Behaviour) latency(r *rand.Rand) time.Duration {
@@ -207,7 +211,7 @@ func (m *Mock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.mu.Unlock()
 	}
 	if req.Stream {
-		m.stream(w, req, n, start)
+		m.stream(w, req, n, start, b.Chunks)
 	} else {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(body)
@@ -220,9 +224,10 @@ func (m *Mock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// stream answers as OpenAI's server-sent events: the content in one chunk,
-// the finish reason, the usage when asked for, then [DONE].
-func (m *Mock) stream(w http.ResponseWriter, req mockRequest, n int64, start time.Time) {
+// stream answers as OpenAI's server-sent events: the content in chunks
+// content chunks (splitContent), the finish reason, the usage when asked for,
+// then [DONE].
+func (m *Mock) stream(w http.ResponseWriter, req mockRequest, n int64, start time.Time, chunks int) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	id := fmt.Sprintf("chatcmpl-bench-%s-%d", req.Model, n)
@@ -231,13 +236,34 @@ func (m *Mock) stream(w http.ResponseWriter, req mockRequest, n int64, start tim
 			id, start.Unix(), req.Model, choices, usage)
 	}
 	var b strings.Builder
-	b.WriteString(chunk(fmt.Sprintf(`{"index":0,"delta":{"role":"assistant","content":%q},"finish_reason":null}`, validTriage), ""))
+	for i, part := range splitContent(validTriage, chunks) {
+		role := ""
+		if i == 0 {
+			role = `"role":"assistant",`
+		}
+		b.WriteString(chunk(fmt.Sprintf(`{"index":0,"delta":{%s"content":%q},"finish_reason":null}`, role, part), ""))
+	}
 	b.WriteString(chunk(`{"index":0,"delta":{},"finish_reason":"stop"}`, ""))
 	if req.StreamOptions.IncludeUsage {
 		b.WriteString(chunk("", `,"usage":{"prompt_tokens":50,"completion_tokens":20,"total_tokens":70}`))
 	}
 	b.WriteString("data: [DONE]\n\n")
 	_, _ = w.Write([]byte(b.String()))
+}
+
+// splitContent splits s into n non-empty parts of about the same length, cut
+// between characters (one part for n < 2, one per character at most).
+func splitContent(s string, n int) []string {
+	runes := []rune(s)
+	n = min(max(n, 1), len(runes))
+	if n <= 1 {
+		return []string{s}
+	}
+	parts := make([]string, 0, n)
+	for i := range n {
+		parts = append(parts, string(runes[i*len(runes)/n:(i+1)*len(runes)/n]))
+	}
+	return parts
 }
 
 // lookup answers the stored-completions list filtered by the attempt id, which

@@ -13,7 +13,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/routerhq/router/internal/chat"
-	"github.com/routerhq/router/internal/contract"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -84,13 +83,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	op := chat.Operation(route)
-	// Fingerprint of input, decoded by contract.ParseJSON (faster than
-	// Fingerprint's own decoding; FuzzFingerprint checks they agree).
-	parsed, err := contract.ParseJSON(input)
-	var fp []byte
-	if err == nil {
-		fp, err = store.FingerprintValue(op, "", route, parsed)
-	}
+	fp, err := store.Fingerprint(op, "", route, input)
 	if err != nil {
 		s.chatInternal(w, "fingerprint request", err)
 		return

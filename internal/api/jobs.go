@@ -153,7 +153,7 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, owner, key str
 	}
 	return store.NewJob{
 		Owner: owner, Operation: p.Name, IdempotencyKey: key, Fingerprint: fp,
-		PromptVersion: p.Version, Route: route, Input: compact(req.Input), ParsedInput: object(input),
+		PromptVersion: p.Version, Route: route, Input: compact(req.Input), ParsedInput: input,
 		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease,
 	}, nil
 }
@@ -263,12 +263,6 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *prob
 			Detail: "the body holds more than one JSON value"}
 	}
 	return nil
-}
-
-// object is a parsed input as the object ParseInput checked it to be.
-func object(v any) map[string]any {
-	m, _ := v.(map[string]any)
-	return m
 }
 
 func compact(raw json.RawMessage) json.RawMessage {

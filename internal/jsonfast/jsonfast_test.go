@@ -1,7 +1,9 @@
 package jsonfast
 
 import (
+	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -28,5 +30,16 @@ func TestUnmarshal(t *testing.T) {
 	var m map[string]int
 	if !Unmarshal([]byte(`{"a":1}`), &m) || m["a"] != 1 {
 		t.Errorf("a valid object: %v", m)
+	}
+}
+
+// Value decodes numbers as json.Number with their written form.
+func TestValueNumbers(t *testing.T) {
+	if !goccyUseNumber {
+		t.Fatal("goccy does not decode numbers as json.Number with useNumber")
+	}
+	v, ok := Value([]byte(`[1e400,-0,0.10]`))
+	if want := []any{json.Number("1e400"), json.Number("-0"), json.Number("0.10")}; !ok || !reflect.DeepEqual(v, want) {
+		t.Errorf("numbers: got %#v (%v), want %#v", v, ok, want)
 	}
 }

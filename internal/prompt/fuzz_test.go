@@ -37,11 +37,10 @@ func FuzzRender(f *testing.F) {
 			if p.ValidateInput(input) != nil {
 				continue
 			}
-			parsed, perr := p.ParseInput(input)
+			m, perr := p.ParseInput(input)
 			if perr != nil {
 				t.Fatalf("%s: input passes the input schema but does not parse: %v", p.ID(), perr)
 			}
-			m := parsed.(map[string]any)
 			before := maps.Clone(m)
 			fromParsed, err3 := p.RenderParsed(m, input)
 			if fmt.Sprint(err) != fmt.Sprint(err3) || !reflect.DeepEqual(msgs, fromParsed) {

@@ -17,20 +17,21 @@ func (p *Prompt) ValidateInput(input json.RawMessage) error {
 
 // ParseInput is ValidateInput that also returns the input as decoded
 // (contract.ParseJSON: numbers as json.Number), for a caller that needs it
-// again (the fingerprint: store.FingerprintValue) without decoding twice.
-func (p *Prompt) ParseInput(input json.RawMessage) (any, error) {
+// again (the fingerprint: store.FingerprintValue; the render: RenderParsed)
+// without decoding twice.
+func (p *Prompt) ParseInput(input json.RawMessage) (map[string]any, error) {
 	v, err := contract.ParseJSON(input)
 	if err != nil {
 		return nil, &InputError{Prompt: p.ID(), Violations: []contract.Violation{{Rule: "json.syntax", Path: "$", Message: err.Error()}}}
 	}
-	if _, ok := v.(map[string]any); !ok {
+	m, ok := v.(map[string]any)
+	if !ok {
 		return nil, &InputError{Prompt: p.ID(), Violations: []contract.Violation{{Rule: "input.type", Path: "$", Message: "input must be a JSON object, got " + jsonType(v)}}}
 	}
-	if p.input == nil {
-		return v, nil
+	if p.input != nil {
+		if vs := p.input.Check(v); len(vs) > 0 {
+			return nil, &InputError{Prompt: p.ID(), Violations: vs}
+		}
 	}
-	if vs := p.input.Check(v); len(vs) > 0 {
-		return nil, &InputError{Prompt: p.ID(), Violations: vs}
-	}
-	return v, nil
+	return m, nil
 }

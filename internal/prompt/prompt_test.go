@@ -95,11 +95,10 @@ func TestRenderParsedEqualsRender(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := p.ParseInput(json.RawMessage(in))
+		m, err := p.ParseInput(json.RawMessage(in))
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := v.(map[string]any)
 		keys := len(m)
 		got, err := p.RenderParsed(m, json.RawMessage(in))
 		if err != nil || !reflect.DeepEqual(got, want) {

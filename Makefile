@@ -38,6 +38,8 @@ FUZZ_TARGETS = \
 	./internal/chat:FuzzChatRequest \
 	./internal/prompt:FuzzRender \
 	./internal/providers:FuzzOpenAIStream \
+	./internal/providers:FuzzChunkDecodeMatchesEncodingJSON \
+	./internal/contract:FuzzParseJSONMatchesEncodingJSON \
 	./internal/jsontext:FuzzSanitize
 fuzz:
 	$(GO) run ./cmd/router localdb -- sh -c 'for t in $(FUZZ_TARGETS); do \

@@ -334,7 +334,7 @@ func FuzzChunkDecodeMatchesEncodingJSON(f *testing.F) {
 		orig := bytes.Clone(raw)
 		var want openai.ChatCompletionStreamResponse
 		werr := json.Unmarshal(raw, &want)
-		got := openai.ChatCompletionStreamResponse{ID: "left over", Choices: make([]openai.ChatCompletionStreamChoice, 1, 4)}
+		got := leftOver()
 		gerr := decodeChunk(raw, &got)
 		if !bytes.Equal(raw, orig) {
 			t.Fatalf("decodeChunk changed its input")
@@ -348,10 +348,59 @@ func FuzzChunkDecodeMatchesEncodingJSON(f *testing.F) {
 		if gerr != nil {
 			t.Fatalf("input %q: encoding/json decodes it, decodeChunk says %T %v", raw, gerr, gerr)
 		}
+		if len(got.Choices) == 0 && want.Choices == nil {
+			got.Choices = nil // the kept array (decodeChunk's one difference)
+		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("input %q:\n encoding/json %#v\n decodeChunk   %#v", raw, want, got)
 		}
 	})
+}
+
+// leftOver is a chunk as the previous one left it: fields the next chunk may
+// not have, and a choices array with room, whose elements decodeChunk decodes
+// into.
+func leftOver() openai.ChatCompletionStreamResponse {
+	i := 2
+	choices := make([]openai.ChatCompletionStreamChoice, 2, 4)
+	for k := range choices {
+		choices[k] = openai.ChatCompletionStreamChoice{Index: 1, FinishReason: openai.FinishReasonStop,
+			Delta: openai.ChatCompletionStreamChoiceDelta{Content: "left over", Role: "assistant",
+				ToolCalls: []openai.ToolCall{{Index: &i, ID: "call_left_over"}}}}
+	}
+	return openai.ChatCompletionStreamResponse{ID: "left over", Choices: choices, Usage: &openai.Usage{TotalTokens: 7}}
+}
+
+// TestChunkDecodeKeepsChoicesArray: a stream decoded into one value decodes
+// each chunk's choices into the same array, and a chunk inherits nothing of
+// the one before, on goccy's path and on encoding/json's.
+func TestChunkDecodeKeepsChoicesArray(t *testing.T) {
+	chunks := []string{
+		`{"id":"a","choices":[{"index":0,"delta":{"content":"x","tool_calls":[{"index":0,"id":"c"}]},"finish_reason":"stop"}]}`,
+		`{"id":"b","choices":[{"index":0,"delta":{"content":"y"}}]}`,
+		`{"choices":[],"choices":[{"delta":{"role":"tool"}}]}`, // the guard: encoding/json
+		`{"choices":[{"delta":{"refusal":"z"}}]}`,
+	}
+	var got openai.ChatCompletionStreamResponse
+	var prev *openai.ChatCompletionStreamChoice
+	for i, raw := range chunks {
+		if err := decodeChunk([]byte(raw), &got); err != nil {
+			t.Fatalf("chunk %d: %v", i, err)
+		}
+		var want openai.ChatCompletionStreamResponse
+		if err := json.Unmarshal([]byte(raw), &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("chunk %d:\n encoding/json %#v\n decodeChunk   %#v", i, want, got)
+		}
+		// encoding/json gives `[]` an array of its own: the chunk after
+		// the guarded one decodes into that.
+		if i > 0 && i != 2 && &got.Choices[0] != prev {
+			t.Errorf("chunk %d: its choices went into a new array", i)
+		}
+		prev = &got.Choices[0]
+	}
 }
 
 // benchChunks are a one-token chunk, a tool-call argument fragment, and the

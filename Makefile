@@ -23,10 +23,13 @@ vet:
 # to bench/results/latest/ (in git) and the whole run, profiles included, to
 # .local/bench-runs/<time>/ (not in git). Flags: go run ./bench/cmd/routerbench -h.
 # COMPARE=REV adds a before/after section: the router built at git revision REV
-# and this tree's, alternating run by run in the same run (docs/performance.md).
+# and this tree's, alternating run by run in the same run (docs/performance.md);
+# COMPARE_CHUNKS=N has the mock stream each answer of that section in N chunks,
+# as a provider streams tokens (the per-token path; every other section: one).
 COMPARE ?=
+COMPARE_CHUNKS ?=
 bench:
-	$(GO) run ./cmd/router localdb --durable --dir .local/pg-bench -- $(GO) run ./bench/cmd/routerbench $(if $(COMPARE),-compare $(COMPARE))
+	$(GO) run ./cmd/router localdb --durable --dir .local/pg-bench -- $(GO) run ./bench/cmd/routerbench $(if $(COMPARE),-compare $(COMPARE)) $(if $(COMPARE_CHUNKS),-compare-chunks $(COMPARE_CHUNKS))
 
 # Fuzzing (Go native): each target below for FUZZTIME. Their seed corpora (and any
 # failing inputs kept in testdata/fuzz) already run in `make test`.

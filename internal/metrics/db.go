@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/routerhq/router/internal/store"
@@ -22,7 +24,10 @@ import (
 //     (autocommit), or one batch sent outside a transaction (a batch runs as one
 //     implicit transaction);
 //   - a durable commit is one commit that waited for the WAL flush (reported by
-//     the store).
+//     the store);
+//   - a commit wait is the time one claim or win of the success path waited
+//     for its durable commit: queued behind the batch in flight, then its own
+//     batch's round trip and WAL flush (reported by the store).
 //
 // Not counted: pgxpool's health-check pings and the notification listener's
 // waits.
@@ -32,12 +37,20 @@ type DB struct {
 	transactions prometheus.Counter
 	durable      prometheus.Counter
 	batch        *prometheus.HistogramVec
+	commitWait   *prometheus.HistogramVec
 }
 
-var _ store.Observer = (*DB)(nil)
+var (
+	_ store.Observer           = (*DB)(nil)
+	_ store.CommitWaitObserver = (*DB)(nil)
+)
 
 // BatchSizeBuckets are the buckets of router_db_batch_size.
 var BatchSizeBuckets = []float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}
+
+// CommitWaitBuckets are the buckets (seconds) of router_db_commit_wait_seconds:
+// from a lone caller's commit on a fast disk to batches queued under load.
+var CommitWaitBuckets = []float64{.0005, .001, .002, .005, .01, .02, .05, .1, .2, .5, 1, 5}
 
 // NewDB makes the database counters (not yet registered: pass them in
 // Options.DB).
@@ -54,11 +67,14 @@ func NewDB() *DB {
 		batch: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "router_db_batch_size",
 			Help:    "Items carried by one batched statement, by kind (claim, win, renew).",
 			Buckets: BatchSizeBuckets}, []string{"kind"}),
+		commitWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "router_db_commit_wait_seconds",
+			Help:    "Time a job's claim or win waited for its durable commit, by kind (claim, win): queued behind the batch in flight, then its own batch's round trip and WAL flush.",
+			Buckets: CommitWaitBuckets}, []string{"kind"}),
 	}
 }
 
 func (d *DB) collectors() []prometheus.Collector {
-	return []prometheus.Collector{d.roundTrips, d.statements, d.transactions, d.durable, d.batch}
+	return []prometheus.Collector{d.roundTrips, d.statements, d.transactions, d.durable, d.batch, d.commitWait}
 }
 
 // DurableCommit implements store.Observer.
@@ -66,3 +82,8 @@ func (d *DB) DurableCommit() { d.durable.Inc() }
 
 // Batch implements store.Observer.
 func (d *DB) Batch(kind string, size int) { d.batch.WithLabelValues(kind).Observe(float64(size)) }
+
+// CommitWait implements store.CommitWaitObserver.
+func (d *DB) CommitWait(kind string, wait time.Duration) {
+	d.commitWait.WithLabelValues(kind).Observe(wait.Seconds())
+}

@@ -2,7 +2,9 @@ package metrics_test
 
 import (
 	"context"
+	"math"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -165,5 +167,29 @@ func TestDBObserverCountsDurableCommitsAndBatches(t *testing.T) {
 	}
 	if got := value(t, fams, "router_db_batch_size", map[string]string{"kind": "win"}); got != 1 {
 		t.Errorf("win batches = %v, want 1", got)
+	}
+}
+
+// The store's commit waits reach /metrics as a histogram per kind, in seconds.
+func TestDBObserverTimesCommitWaits(t *testing.T) {
+	d := metrics.NewDB()
+	m := metrics.New(metrics.Options{DB: d, NoProcessCollectors: true})
+	var o store.CommitWaitObserver = d
+	o.CommitWait("claim", 3*time.Millisecond)
+	o.CommitWait("claim", time.Millisecond)
+	o.CommitWait("win", 250*time.Millisecond)
+	fams := scrape(t, m.Handler())
+	sums := map[string]float64{}
+	for _, mm := range fams["router_db_commit_wait_seconds"].GetMetric() {
+		sums[mm.GetLabel()[0].GetValue()] = mm.GetHistogram().GetSampleSum()
+	}
+	if got := value(t, fams, "router_db_commit_wait_seconds", map[string]string{"kind": "claim"}); got != 2 {
+		t.Errorf("claim waits = %v, want 2", got)
+	}
+	if got := value(t, fams, "router_db_commit_wait_seconds", map[string]string{"kind": "win"}); got != 1 {
+		t.Errorf("win waits = %v, want 1", got)
+	}
+	if math.Abs(sums["claim"]-0.004) > 1e-9 || math.Abs(sums["win"]-0.25) > 1e-9 {
+		t.Errorf("wait sums = %v, want claim 0.004 s and win 0.25 s", sums)
 	}
 }

@@ -123,8 +123,10 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 	}
 	nj.Params = params
 	req := newClaim(nj)
+	start := time.Now()
 	s.paths.enqueue(&pathCommit{claim: req})
 	<-req.done
+	s.commitWaited("claim", start)
 	return s.claimOutcome(ctx, req)
 }
 

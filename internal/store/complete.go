@@ -182,8 +182,10 @@ func (s *Store) CompleteJob(ctx context.Context, c Completion) (won bool, job *J
 	bg := context.WithoutCancel(ctx)
 	for try := 0; ; try++ {
 		req := &winRequest{c: c, done: make(chan struct{})}
+		start := time.Now()
 		s.paths.enqueue(&pathCommit{win: req})
 		<-req.done
+		s.commitWaited("win", start)
 		if req.err == nil {
 			if req.won {
 				return true, req.job, nil

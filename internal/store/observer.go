@@ -1,5 +1,7 @@
 package store
 
+import "time"
+
 // Observer counts the store's database work for metrics. Statements and
 // transactions are counted by a pgx tracer on the pool (see server wiring);
 // what only the store knows — which commits wait for the WAL flush, how many
@@ -10,6 +12,16 @@ type Observer interface {
 	// Batch is one batched statement of kind ("claim", "win", "renew",
 	// "delivery", "delivery_read") that carried size items.
 	Batch(kind string, size int)
+}
+
+// CommitWaitObserver is an Observer that is also told how long each claim
+// and win on the success path waited for its durable commit, from being
+// queued (behind the batch in flight, if any) to its own batch's outcome —
+// what durability adds to a job's latency, twice per job. Optional: the store
+// finds it by type assertion.
+type CommitWaitObserver interface {
+	// CommitWait is one claim's or win's ("claim", "win") wait.
+	CommitWait(kind string, d time.Duration)
 }
 
 type nopObserver struct{}

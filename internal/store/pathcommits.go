@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 )
 
 // pathCommit is one of the two commits on a job's success path waiting for
@@ -120,4 +121,12 @@ func winRound(batch []*winRequest) (round, rest []*winRequest) {
 		round = append(round, w)
 	}
 	return round, rest
+}
+
+// commitWaited tells the observer, if it times them, how long a claim or a
+// win waited for its commit since start (queued, then its batch).
+func (s *Store) commitWaited(kind string, start time.Time) {
+	if s.waits != nil {
+		s.waits.CommitWait(kind, time.Since(start))
+	}
 }

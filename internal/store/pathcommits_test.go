@@ -3,8 +3,10 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/routerhq/router/internal/store"
 )
@@ -79,5 +81,51 @@ func TestAFailingClaimDoesNotFailTheWinBesideIt(t *testing.T) {
 	}
 	if got := count(t, b, `SELECT count(*) FROM idempotency_keys WHERE idempotency_key = 'bad'`); got != 0 {
 		t.Fatalf("the failed claim left %d key rows", got)
+	}
+}
+
+// waitRecorder is an Observer that also times commit waits.
+type waitRecorder struct {
+	commitCounter
+	mu    sync.Mutex
+	waits map[string][]time.Duration
+}
+
+func (w *waitRecorder) CommitWait(kind string, d time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.waits[kind] = append(w.waits[kind], d)
+}
+
+// An observer that times commit waits is told of each claim's and each win's
+// wait (router_db_commit_wait_seconds); one that does not is not required to.
+func TestCommitWaitsReachTheObserver(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	obs := &waitRecorder{waits: map[string][]time.Duration{}}
+	st := store.New(b.db.Pool, store.Options{Observer: obs})
+	nj := newJob(t, "acme", "triage", "waits", `{"k":"waits"}`)
+	nj.First, nj.LeaseOwner = &store.FirstAttempt{Provider: "p", Role: store.RolePrimary}, "r1"
+	j, created, err := st.CreateJob(ctx, nj)
+	if err != nil || !created {
+		t.Fatalf("claim: created=%v err=%v", created, err)
+	}
+	if _, _, err := st.CreateJob(ctx, nj); err != nil { // the same key again: a claim too
+		t.Fatal(err)
+	}
+	if won, err := st.Complete(ctx, winOf(j)); err != nil || !won {
+		t.Fatalf("win: won=%v err=%v", won, err)
+	}
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	if len(obs.waits["claim"]) != 2 || len(obs.waits["win"]) != 1 || len(obs.waits) != 2 {
+		t.Fatalf("waits told: %v, want 2 claims and 1 win", obs.waits)
+	}
+	for kind, ds := range obs.waits {
+		for _, d := range ds {
+			if d <= 0 {
+				t.Errorf("a %s waited %v: a commit's wait includes its round trip", kind, d)
+			}
+		}
 	}
 }

@@ -65,6 +65,9 @@ type Store struct {
 	// events (see outboxWake).
 	wake outboxWake
 
+	// waits is the Observer when it times commit waits (CommitWaitObserver).
+	waits CommitWaitObserver
+
 	// afterClaimCommit, in tests, runs after a claim batch committed and
 	// before any of its callers is told.
 	afterClaimCommit func(firstKey string)
@@ -78,7 +81,9 @@ type Options struct {
 	// KeyRetention is how long an idempotency key stays bound to its job after
 	// the job becomes terminal (SPEC §5.5). Default 24h.
 	KeyRetention time.Duration
-	// Observer counts durable commits and batch sizes; nil counts nothing.
+	// Observer counts durable commits and batch sizes (and, if it is a
+	// CommitWaitObserver, times the success path's commit waits); nil
+	// counts nothing.
 	Observer Observer
 }
 
@@ -96,6 +101,7 @@ func (o Options) WithDefaults() Options {
 // New wraps a pool.
 func New(pool *pgxpool.Pool, opt Options) *Store {
 	s := &Store{pool: pool, opt: opt.WithDefaults(), origin: rand.Text()[:16]}
+	s.waits, _ = s.opt.Observer.(CommitWaitObserver)
 	s.paths = group[pathCommit]{size: batchSize, maxLeaders: maxBatchesInFlight, exec: s.execPathCommits}
 	s.deliveries = group[deliveryWrite]{size: deliveryBatchSize, maxLeaders: maxBatchesInFlight, exec: s.execDeliveryWrites}
 	s.eventReads = group[eventRead]{size: eventReadBatchSize, maxLeaders: maxBatchesInFlight, exec: s.execEventReads}

@@ -15,6 +15,7 @@ import (
 type RouterCounters struct {
 	RoundTrips, Statements, Transactions, DurableCommits float64
 	Batches, BatchItems                                  float64 // router_db_batch_size, all kinds
+	CommitWaitSeconds                                    float64 // router_db_commit_wait_seconds' sum, claims and wins
 	Mallocs, AllocBytes                                  float64
 	CPUSeconds                                           float64
 }
@@ -24,7 +25,7 @@ func (c RouterCounters) Sub(o RouterCounters) RouterCounters {
 	return RouterCounters{
 		RoundTrips: c.RoundTrips - o.RoundTrips, Statements: c.Statements - o.Statements,
 		Transactions: c.Transactions - o.Transactions, DurableCommits: c.DurableCommits - o.DurableCommits,
-		Batches: c.Batches - o.Batches, BatchItems: c.BatchItems - o.BatchItems,
+		Batches: c.Batches - o.Batches, BatchItems: c.BatchItems - o.BatchItems, CommitWaitSeconds: c.CommitWaitSeconds - o.CommitWaitSeconds,
 		Mallocs: c.Mallocs - o.Mallocs, AllocBytes: c.AllocBytes - o.AllocBytes, CPUSeconds: c.CPUSeconds - o.CPUSeconds,
 	}
 }
@@ -34,7 +35,7 @@ func (c RouterCounters) Add(o RouterCounters) RouterCounters {
 	return RouterCounters{
 		RoundTrips: c.RoundTrips + o.RoundTrips, Statements: c.Statements + o.Statements,
 		Transactions: c.Transactions + o.Transactions, DurableCommits: c.DurableCommits + o.DurableCommits,
-		Batches: c.Batches + o.Batches, BatchItems: c.BatchItems + o.BatchItems,
+		Batches: c.Batches + o.Batches, BatchItems: c.BatchItems + o.BatchItems, CommitWaitSeconds: c.CommitWaitSeconds + o.CommitWaitSeconds,
 		Mallocs: c.Mallocs + o.Mallocs, AllocBytes: c.AllocBytes + o.AllocBytes, CPUSeconds: c.CPUSeconds + o.CPUSeconds,
 	}
 }
@@ -44,7 +45,7 @@ func (c RouterCounters) PerJob(jobs int) RouterCounters {
 	n := float64(max(jobs, 1))
 	return RouterCounters{
 		RoundTrips: c.RoundTrips / n, Statements: c.Statements / n, Transactions: c.Transactions / n,
-		DurableCommits: c.DurableCommits / n, Batches: c.Batches / n, BatchItems: c.BatchItems / n,
+		DurableCommits: c.DurableCommits / n, Batches: c.Batches / n, BatchItems: c.BatchItems / n, CommitWaitSeconds: c.CommitWaitSeconds / n,
 		Mallocs: c.Mallocs / n, AllocBytes: c.AllocBytes / n, CPUSeconds: c.CPUSeconds / n,
 	}
 }
@@ -109,6 +110,11 @@ func (p *RouterProc) Counters(ctx context.Context) (RouterCounters, error) {
 		for _, m := range f.GetMetric() {
 			c.Batches += float64(m.GetHistogram().GetSampleCount())
 			c.BatchItems += m.GetHistogram().GetSampleSum()
+		}
+	}
+	if f, ok := fams["router_db_commit_wait_seconds"]; ok {
+		for _, m := range f.GetMetric() {
+			c.CommitWaitSeconds += m.GetHistogram().GetSampleSum()
 		}
 	}
 	return c, nil

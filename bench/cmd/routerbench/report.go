@@ -148,21 +148,21 @@ func (b *Bench) writeOverhead(m *md) {
 	m.p("Latencies in milliseconds.")
 	m.p("")
 	b.writeRounds(m)
-	m.p("Database work and cost per request, from the router's own `/metrics` (delta over the run divided by the requests; background work such as lease renewal included). Definitions: a round trip is one query or exec (BEGIN and COMMIT included), one whole batch, or one statement preparation; a durable commit waited for the WAL flush.")
+	m.p("Database work and cost per request, from the router's own `/metrics` (delta over the run divided by the requests; background work such as lease renewal included). Definitions: a round trip is one query or exec (BEGIN and COMMIT included), one whole batch, or one statement preparation; a durable commit waited for the WAL flush; *commit wait* is the time the job's claim and win waited for their durable commits, together (`router_db_commit_wait_seconds`: queued behind the batch in flight, then their own batch), in milliseconds.")
 	m.p("")
-	m.p("| endpoint | callers | round trips | statements | transactions | durable commits | mean batch | allocations | KiB allocated | CPU ms |")
-	m.p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	m.p("| endpoint | callers | round trips | statements | transactions | durable commits | mean batch | commit wait | allocations | KiB allocated | CPU ms |")
+	m.p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		if r.Endpoint == "direct" {
 			continue
 		}
 		if !r.HaveCounter {
-			m.p("| %s | %d | counters unavailable: %s |||||||| ", r.Endpoint, r.Callers, r.CountersErr)
+			m.p("| %s | %d | counters unavailable: %s ||||||||| ", r.Endpoint, r.Callers, r.CountersErr)
 			continue
 		}
 		c := r.PerJob
-		m.p("| %s | %d | %.2f | %.2f | %.2f | %.2f | %s | %.0f | %.1f | %.2f |", r.Endpoint, r.Callers, c.RoundTrips, c.Statements,
-			c.Transactions, c.DurableCommits, meanBatch(c), c.Mallocs, c.AllocBytes/1024, 1000*c.CPUSeconds)
+		m.p("| %s | %d | %.2f | %.2f | %.2f | %.2f | %s | %.2f | %.0f | %.1f | %.2f |", r.Endpoint, r.Callers, c.RoundTrips, c.Statements,
+			c.Transactions, c.DurableCommits, meanBatch(c), 1000*c.CommitWaitSeconds, c.Mallocs, c.AllocBytes/1024, 1000*c.CPUSeconds)
 	}
 	m.p("")
 	m.p("Where the machine's CPU went, per request, over each run (`/proc`: the whole machine's busy time, PostgreSQL's processes, the bench's own process — load generator and mock — and the router's own counter above; *other* is the rest of the busy time: the kernel's threads and interrupts, the `router localdb` supervisor). When *busy* nears 100%% the throughput is bound by the sum, not by waiting.")

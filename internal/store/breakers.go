@@ -115,10 +115,10 @@ type ProviderStats struct {
 	P99MS *float64 `json:"p99_ms"`
 }
 
-// ProviderStats summarises each provider's attempts created within window, on
-// the database clock. Providers without attempts are absent from the map.
-func (s *Store) ProviderStats(ctx context.Context, window time.Duration) (map[string]ProviderStats, error) {
-	rows, err := s.pool.Query(ctx, `
+// providerStatsSQL reads the attempts created within a window ($1) by
+// created_at (attempts_created, migration 0016), as the operator's other
+// window queries do (TestWindowQueriesUseIndexes).
+const providerStatsSQL = `
 		WITH a AS (
 			SELECT provider, state, latency_ms,
 				(state IN ('won', 'lost') OR (state = 'failed' AND error->>'fault' = 'caller')) AS ok,
@@ -136,7 +136,12 @@ func (s *Store) ProviderStats(ctx context.Context, window time.Duration) (map[st
 			percentile_cont(0.50) WITHIN GROUP (ORDER BY latency_ms) FILTER (WHERE state IN ('won', 'lost', 'invalid')),
 			percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) FILTER (WHERE state IN ('won', 'lost', 'invalid')),
 			percentile_cont(0.99) WITHIN GROUP (ORDER BY latency_ms) FILTER (WHERE state IN ('won', 'lost', 'invalid'))
-		FROM a GROUP BY provider`, window)
+		FROM a GROUP BY provider`
+
+// ProviderStats summarises each provider's attempts created within window, on
+// the database clock. Providers without attempts are absent from the map.
+func (s *Store) ProviderStats(ctx context.Context, window time.Duration) (map[string]ProviderStats, error) {
+	rows, err := s.pool.Query(ctx, providerStatsSQL, window)
 	if err != nil {
 		return nil, err
 	}
@@ -170,14 +175,18 @@ type Counters struct {
 	HedgesWon       int64            `json:"hedges_won"`
 }
 
+// recentCountersSQL counts the jobs and attempts created within a window
+// ($1), reached by created_at (jobs_created, attempts_created).
+const recentCountersSQL = `SELECT 'job', state, count(*) FROM jobs WHERE created_at > now() - $1::interval GROUP BY state
+		UNION ALL SELECT 'state', state, count(*) FROM attempts WHERE created_at > now() - $1::interval GROUP BY state
+		UNION ALL SELECT 'role', role, count(*) FROM attempts WHERE created_at > now() - $1::interval GROUP BY role
+		UNION ALL SELECT 'hedge_won', '', count(*) FROM attempts WHERE created_at > now() - $1::interval AND role = 'hedge' AND state = 'won'`
+
 // RecentCounters counts jobs and attempts created within window, on the
 // database clock.
 func (s *Store) RecentCounters(ctx context.Context, window time.Duration) (*Counters, error) {
 	c := &Counters{JobsByState: map[string]int64{}, AttemptsByState: map[string]int64{}, AttemptsByRole: map[string]int64{}}
-	rows, err := s.pool.Query(ctx, `SELECT 'job', state, count(*) FROM jobs WHERE created_at > now() - $1::interval GROUP BY state
-		UNION ALL SELECT 'state', state, count(*) FROM attempts WHERE created_at > now() - $1::interval GROUP BY state
-		UNION ALL SELECT 'role', role, count(*) FROM attempts WHERE created_at > now() - $1::interval GROUP BY role
-		UNION ALL SELECT 'hedge_won', '', count(*) FROM attempts WHERE created_at > now() - $1::interval AND role = 'hedge' AND state = 'won'`, window)
+	rows, err := s.pool.Query(ctx, recentCountersSQL, window)
 	if err != nil {
 		return nil, err
 	}

@@ -19,11 +19,9 @@ type HedgeCost struct {
 	LatencyBoughtMS float64 `json:"latency_bought_ms"`
 }
 
-// RecentHedgeCost reads HedgeCost over attempts created within window, on the
-// database clock.
-func (s *Store) RecentHedgeCost(ctx context.Context, window time.Duration) (*HedgeCost, error) {
-	var h HedgeCost
-	err := s.pool.QueryRow(ctx, `
+// recentHedgeCostSQL reads the cost of the attempts created within a window
+// ($1), reached by created_at (attempts_created).
+const recentHedgeCostSQL = `
 		WITH recent AS (SELECT a.job_id, a.role, a.state, a.finished_at, a.cost_usd FROM attempts a WHERE a.created_at > now() - $1::interval),
 		won AS (
 			SELECT w.job_id, w.finished_at AS won_at,
@@ -33,7 +31,13 @@ func (s *Store) RecentHedgeCost(ctx context.Context, window time.Duration) (*Hed
 			coalesce((SELECT sum(cost_usd) FROM recent WHERE state <> 'won'), 0)::float8,
 			coalesce((SELECT sum(cost_usd) FROM recent WHERE role = 'hedge'), 0)::float8,
 			(SELECT count(*) FROM won),
-			coalesce((SELECT avg(greatest(extract(epoch FROM coalesce(primary_end, won_at) - won_at), 0)) * 1000 FROM won), 0)::float8`,
+			coalesce((SELECT avg(greatest(extract(epoch FROM coalesce(primary_end, won_at) - won_at), 0)) * 1000 FROM won), 0)::float8`
+
+// RecentHedgeCost reads HedgeCost over attempts created within window, on the
+// database clock.
+func (s *Store) RecentHedgeCost(ctx context.Context, window time.Duration) (*HedgeCost, error) {
+	var h HedgeCost
+	err := s.pool.QueryRow(ctx, recentHedgeCostSQL,
 		window).Scan(&h.TotalUSD, &h.LostUSD, &h.HedgeUSD, &h.HedgeWins, &h.LatencyBoughtMS)
 	if err != nil {
 		return nil, err

@@ -115,3 +115,11 @@ func (s *Store) SetEventReadHooks(beforeSelfBatch func(), onQueued func(n int)) 
 
 // Canonical is the text FingerprintValue hashes.
 var Canonical = canonical
+
+// WindowQueries are the operator's queries over a recent window ($1, an
+// interval), by name.
+var WindowQueries = map[string]string{
+	"ProviderStats":   providerStatsSQL,
+	"RecentCounters":  recentCountersSQL,
+	"RecentHedgeCost": recentHedgeCostSQL,
+}

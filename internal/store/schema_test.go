@@ -2,7 +2,12 @@ package store_test
 
 import (
 	"context"
+	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/routerhq/router/internal/store"
 )
 
 // No table of the router's carries a STORED generated column: PostgreSQL 15
@@ -28,5 +33,44 @@ func TestTablesHaveNoGeneratedColumns(t *testing.T) {
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The operator's views over a recent window (/v1/providers, the dashboard)
+// read jobs and attempts through an index on created_at, not by reading the
+// whole table: with 20,000 older attempts and a 5-minute window, none of
+// their plans scans jobs or attempts sequentially.
+func TestWindowQueriesUseIndexes(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	if _, err := b.db.Pool.Exec(ctx, `
+		INSERT INTO jobs (id, owner, operation, idempotency_key, fingerprint, prompt_version, route, input, state, created_at)
+		SELECT gen_random_uuid(), 'old', 'op', 'k' || g, '\x00', '1', 'r', '{}', 'failed', now() - interval '1 hour' - g * interval '1 second'
+		FROM generate_series(1, 20000) g`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.db.Pool.Exec(ctx, `
+		INSERT INTO attempts (id, job_id, seq, provider, role, state, read_version, created_at)
+		SELECT gen_random_uuid(), j.id, 1, 'p' || (hashtext(j.idempotency_key) & 3), 'primary', 'failed', 1, j.created_at FROM jobs j`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.db.Pool.Exec(ctx, `ANALYZE jobs; ANALYZE attempts`); err != nil {
+		t.Fatal(err)
+	}
+	for name, sql := range store.WindowQueries {
+		rows, err := b.db.Pool.Query(ctx, "EXPLAIN "+sql, "5 minutes")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		plan := strings.Join(lines, "\n")
+		for _, table := range []string{"jobs", "attempts"} {
+			if strings.Contains(plan, "Seq Scan on "+table) {
+				t.Errorf("%s reads all of %s for a 5-minute window:\n%s", name, table, plan)
+			}
+		}
 	}
 }

@@ -59,13 +59,23 @@ func decodeChunk(raw []byte, into *openai.ChatCompletionStreamResponse) error {
 // four, a third of a chunk's decoding time. Elements start zero as in a new
 // array: neither decoder zeroes an element it decodes into, so without the
 // clear a chunk would inherit the last chunk's fields (its finish_reason, its
-// tool calls). The caller must not keep the chunk's Choices past the next
+// tool calls). An array with room for more than maxKeptChoices is dropped
+// instead: a provider that sent one huge array must not make every later
+// chunk clear it. The caller must not keep the chunk's Choices past the next
 // decode; CompleteStream copies what it needs.
 func resetChunk(into *openai.ChatCompletionStreamResponse) {
 	choices := into.Choices[:cap(into.Choices)]
+	if len(choices) > maxKeptChoices {
+		choices = nil
+	}
 	clear(choices)
 	*into = openai.ChatCompletionStreamResponse{Choices: choices[:0]}
 }
+
+// maxKeptChoices bounds the choices array resetChunk keeps: goccy's first
+// allocation (room for four) and a little more; a chunk has one choice per
+// requested completion (n), and the router asks for one.
+const maxKeptChoices = 8
 
 // mayReuseArray reports whether goccy could decode raw into an array a
 // repeated key left behind: raw has an empty array and another `[`.

@@ -318,8 +318,10 @@ func generatedChunks(n int) []string {
 }
 
 // FuzzChunkDecodeMatchesEncodingJSON: for any bytes, decodeChunk decodes what
-// encoding/json decodes (reflect.DeepEqual, nil and empty slices apart), and
-// fails where it fails, with an error of the same type and text.
+// encoding/json decodes (reflect.DeepEqual: nil and empty slices differ, but
+// for the chunk's Choices, which decodeChunk may leave empty where
+// encoding/json leaves nil), and fails where it fails, with an error of the
+// same type and text.
 func FuzzChunkDecodeMatchesEncodingJSON(f *testing.F) {
 	for _, s := range chunkSeeds {
 		f.Add([]byte(s))
@@ -358,17 +360,36 @@ func FuzzChunkDecodeMatchesEncodingJSON(f *testing.F) {
 }
 
 // leftOver is a chunk as the previous one left it: fields the next chunk may
-// not have, and a choices array with room, whose elements decodeChunk decodes
-// into.
+// not have, and a choices array with room whose every element (beyond the
+// slice's length too) holds an earlier chunk's choice, which decodeChunk
+// decodes into.
 func leftOver() openai.ChatCompletionStreamResponse {
 	i := 2
-	choices := make([]openai.ChatCompletionStreamChoice, 2, 4)
+	choices := make([]openai.ChatCompletionStreamChoice, 4)
 	for k := range choices {
 		choices[k] = openai.ChatCompletionStreamChoice{Index: 1, FinishReason: openai.FinishReasonStop,
 			Delta: openai.ChatCompletionStreamChoiceDelta{Content: "left over", Role: "assistant",
 				ToolCalls: []openai.ToolCall{{Index: &i, ID: "call_left_over"}}}}
 	}
-	return openai.ChatCompletionStreamResponse{ID: "left over", Choices: choices, Usage: &openai.Usage{TotalTokens: 7}}
+	return openai.ChatCompletionStreamResponse{ID: "left over", Choices: choices[:2], Usage: &openai.Usage{TotalTokens: 7}}
+}
+
+// TestChunkDecodeDropsAHugeChoicesArray: after a chunk with many choices, the
+// next chunk does not clear (or keep) an array that large.
+func TestChunkDecodeDropsAHugeChoicesArray(t *testing.T) {
+	var got openai.ChatCompletionStreamResponse
+	if err := decodeChunk([]byte(`{"choices":[`+strings.Repeat(`{},`, 999)+`{}]}`), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Choices) != 1000 {
+		t.Fatalf("%d choices, want 1000", len(got.Choices))
+	}
+	if err := decodeChunk([]byte(`{"choices":[{"delta":{"content":"x"}}]}`), &got); err != nil {
+		t.Fatal(err)
+	}
+	if c := cap(got.Choices); c > maxKeptChoices || len(got.Choices) != 1 || got.Choices[0].Delta.Content != "x" {
+		t.Errorf("after a chunk of 1000 choices: %d choices with room for %d (at most %d kept)", len(got.Choices), c, maxKeptChoices)
+	}
 }
 
 // TestChunkDecodeKeepsChoicesArray: a stream decoded into one value decodes

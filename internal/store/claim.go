@@ -126,7 +126,9 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 	start := time.Now()
 	s.paths.enqueue(&pathCommit{claim: req})
 	<-req.done
-	s.commitWaited("claim", start)
+	if req.err == nil {
+		s.commitWaited("claim", start)
+	}
 	return s.claimOutcome(ctx, req)
 }
 

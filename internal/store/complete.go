@@ -185,8 +185,8 @@ func (s *Store) CompleteJob(ctx context.Context, c Completion) (won bool, job *J
 		start := time.Now()
 		s.paths.enqueue(&pathCommit{win: req})
 		<-req.done
-		s.commitWaited("win", start)
 		if req.err == nil {
+			s.commitWaited("win", start)
 			if req.won {
 				return true, req.job, nil
 			}

@@ -14,11 +14,13 @@ type Observer interface {
 	Batch(kind string, size int)
 }
 
-// CommitWaitObserver is an Observer that is also told how long each claim
-// and win on the success path waited for its durable commit, from being
-// queued (behind the batch in flight, if any) to its own batch's outcome —
-// what durability adds to a job's latency, twice per job. Optional: the store
-// finds it by type assertion.
+// CommitWaitObserver is implemented by an Observer that also wants to know
+// how long each claim (CreateJob) and each answer offered to the
+// compare-and-swap (CompleteJob) waited for its batched commit, from being
+// queued (behind the batch in flight, if any) to its own batch's outcome:
+// twice per job on the success path, what the two batched commits add to its
+// latency. A batch that failed is not reported (the caller retries or gives
+// up). Optional: the store finds it by type assertion on Options.Observer.
 type CommitWaitObserver interface {
 	// CommitWait is one claim's or win's ("claim", "win") wait.
 	CommitWait(kind string, d time.Duration)

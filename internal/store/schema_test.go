@@ -72,5 +72,8 @@ func TestWindowQueriesUseIndexes(t *testing.T) {
 				t.Errorf("%s reads all of %s for a 5-minute window:\n%s", name, table, plan)
 			}
 		}
+		if !strings.Contains(plan, "using attempts_created") {
+			t.Errorf("%s does not read attempts through attempts_created:\n%s", name, plan)
+		}
 	}
 }

@@ -48,4 +48,11 @@ router_db_commit_wait_seconds_count{kind="win"} 10
 	if got := c.PerJob(10).CommitWaitSeconds; math.Abs(got-0.075) > 1e-9 {
 		t.Errorf("commit wait per job %v s, want 0.075", got)
 	}
+	// Runs subtract a scrape before from one after; two replicas add up.
+	if got := c.Sub(RouterCounters{CommitWaitSeconds: 0.5}).CommitWaitSeconds; math.Abs(got-0.25) > 1e-9 {
+		t.Errorf("commit wait after minus before %v s, want 0.25", got)
+	}
+	if got := c.Add(c).CommitWaitSeconds; math.Abs(got-1.5) > 1e-9 {
+		t.Errorf("commit wait of two replicas %v s, want 1.5", got)
+	}
 }

@@ -7,5 +7,11 @@
 -- this index, and it grows with the table. Replaced rather than added
 -- beside: no query reads attempts by provider and time, and every insert and
 -- every non-HOT update of an attempt writes each of its indexes.
-CREATE INDEX attempts_created ON attempts (created_at);
-DROP INDEX attempts_provider_created;
+--
+-- Like every migration this runs in one transaction, so the index is built
+-- while writes to attempts wait. With a large attempts table, build it first
+-- without blocking writes — `CREATE INDEX CONCURRENTLY attempts_created ON
+-- attempts (created_at)` — and this migration then only drops the old index
+-- (docs/operations.md, "Upgrading").
+CREATE INDEX IF NOT EXISTS attempts_created ON attempts (created_at);
+DROP INDEX IF EXISTS attempts_provider_created;

@@ -275,3 +275,46 @@ func TestLateResultAfterLeaseExpiryWins(t *testing.T) {
 		t.Fatalf("job %s attempt %s", got.State, got.Attempts[0].State)
 	}
 }
+
+// An attempt that wins while a sibling is unknown (its lease expired with no
+// answer) settles the sibling as lost, with a race event, in the win's
+// transaction. The job's version did not move, so this is the batched win
+// statement's path (its u and e CTEs); without them the primary stays unknown.
+func TestWinSettlesUnknownSiblingAsLost(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	j, _, _ := b.st.CreateJob(ctx, newJob(t, "acme", "triage", "sibling", `{}`))
+	primary := startAttempt(t, b, j.ID, "p1", store.RolePrimary)
+	hedge := startAttempt(t, b, j.ID, "p2", store.RoleHedge)
+	if _, err := b.db.Pool.Exec(ctx, `UPDATE attempts SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, primary.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.st.ExpireAttemptLeases(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := b.st.GetJob(ctx, "acme", j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur.State != store.JobRunning || cur.Attempts[0].State != store.AttemptUnknown {
+		t.Fatalf("before the win: job %s, primary %s; want running and unknown", cur.State, cur.Attempts[0].State)
+	}
+	won, err := b.st.Complete(ctx, store.Completion{JobID: j.ID, AttemptID: hedge.ID, ReadVersion: cur.Version, Result: json.RawMessage(`{"ok":1}`)})
+	if err != nil || !won {
+		t.Fatalf("hedge's valid answer: won=%v err=%v", won, err)
+	}
+	got, err := b.st.GetJob(ctx, "acme", j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]string{}
+	for _, a := range got.Attempts {
+		states[a.ID] = a.State
+	}
+	if got.State != store.JobSucceeded || states[hedge.ID] != store.AttemptWon || states[primary.ID] != store.AttemptLost {
+		t.Fatalf("after the win: job %s, hedge %s, primary %s; want succeeded, won, lost", got.State, states[hedge.ID], states[primary.ID])
+	}
+	if n := count(t, b, `SELECT count(*) FROM race_events WHERE attempt_id = $1 AND kind = 'lost'`, primary.ID); n != 1 {
+		t.Fatalf("%d race events for the settled primary, want 1", n)
+	}
+}

@@ -41,8 +41,11 @@ func (p *Prompt) Render(input json.RawMessage) ([]providers.Message, error) {
 // ParseInput returned for the JSON text input (the API parses each job's input
 // once, for its schema check and fingerprint, and the prompt renders from the
 // same value instead of decoding it again: 1% of the router's CPU). data is
-// not modified.
+// not modified. Without data (a job read back from the database) it is Render.
 func (p *Prompt) RenderParsed(data map[string]any, input json.RawMessage) ([]providers.Message, error) {
+	if data == nil {
+		return p.Render(input)
+	}
 	for _, k := range p.optionalKeys {
 		if _, ok := data[k]; !ok {
 			data = maps.Clone(data) // the caller's map stays as it was

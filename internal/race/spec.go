@@ -75,12 +75,7 @@ func (r *Runner) specFor(job *store.Job, route *Route) (*spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the prompt is no longer loaded: %w", err)
 	}
-	var msgs []providers.Message
-	if job.ParsedInput != nil {
-		msgs, err = p.RenderParsed(job.ParsedInput, job.Input)
-	} else {
-		msgs, err = p.Render(job.Input)
-	}
+	msgs, err := p.RenderParsed(job.ParsedInput, job.Input)
 	if err != nil {
 		return nil, fmt.Errorf("the prompt cannot be rendered: %w", err)
 	}

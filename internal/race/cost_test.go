@@ -49,6 +49,9 @@ func TestCostOfAttemptsAndJob(t *testing.T) {
 	if j.CostUSD == nil || !near(*j.CostUSD, primaryCost+fallbackCost) || j.LostCostUSD == nil || !near(*j.LostCostUSD, primaryCost) {
 		t.Fatalf("job cost %v lost %v", j.CostUSD, j.LostCostUSD)
 	}
+	// An attempt's goroutine counts its cost after handing on its result, so
+	// the job can settle first: Stop waits for the job's goroutines to end.
+	b.Stop()
 	if got := testutil.ToFloat64(m.CostCounter().WithLabelValues("acme", "primary", "primary-model")); !near(got, primaryCost) {
 		t.Fatalf("router_cost_usd_total primary = %v", got)
 	}

@@ -25,6 +25,16 @@ import (
 //
 //	go run ./cmd/router localdb --durable -- go test -run '^$' -bench PathBatch -benchtime 300x ./internal/store/
 //
+// PATHBATCH_SETUP_SQL, when set, is run on the benchmark's freshly migrated
+// schema before the first batch, so that a change to the schema can be
+// measured before a migration is written for it (an ablation: drop an index,
+// drop a constraint, change a table's storage), for example
+//
+//	PATHBATCH_SETUP_SQL='DROP INDEX jobs_open' go run ./cmd/router localdb --durable -- go test ...
+//
+// The machine's speed drifts: compare variants in alternating runs, not one
+// after the other (docs/performance.md, fourteenth session).
+//
 // Not run by make test (no -bench); docs/performance.md has its figures.
 func BenchmarkPathBatch(b *testing.B) {
 	for _, k := range []int{1, 2, 4, 8, 16, 32} {
@@ -46,6 +56,11 @@ func benchPathBatch(b *testing.B, k int) {
 		b.Fatal(err)
 	}
 	defer pool.Close()
+	if setup := os.Getenv("PATHBATCH_SETUP_SQL"); setup != "" {
+		if _, err := pool.Exec(ctx, setup); err != nil {
+			b.Fatalf("PATHBATCH_SETUP_SQL: %v", err)
+		}
+	}
 	st := store.New(pool, store.Options{KeyRetention: time.Hour})
 	var pid int
 	if err := pool.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {

@@ -234,11 +234,18 @@ func TestRules_RangeKindsAndEnumNumbers(t *testing.T) {
 	checkCase(t, val, `{"n":true}`, []v{{"range", "/n"}}, "range applies to numbers, strings and arrays, got boolean")
 }
 
-func TestCustomRulePanicIsAViolation(t *testing.T) {
+// The registry is for init functions and refuses a name twice, so the test's
+// rules are registered once per process: the test must pass again under
+// go test -count=N.
+var registerTestRules = sync.OnceFunc(func() {
 	contract.Register("test.panics", func(doc any) []contract.Violation { panic("boom") })
 	contract.Register("test.reports", func(doc any) []contract.Violation {
 		return []contract.Violation{{Rule: "ignored", Message: "whole doc is wrong"}}
 	})
+})
+
+func TestCustomRulePanicIsAViolation(t *testing.T) {
+	registerTestRules()
 	val := mustValidator(t, schemaFor(`"a":{}`), contract.Rules{Custom: []string{"test.reports", "test.panics"}})
 	checkCase(t, val, `{"a":1}`, []v{{"custom:test.reports", "$"}, {"custom:test.panics", "$"}}, "rule panicked: boom")
 }

@@ -32,7 +32,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 	defer w.Stop()
 	tctx, trace := withCallTrace(wctx, w.Received)
 
-	stream, err := p.client.CreateChatCompletionStream(tctx, creq)
+	stream, err := p.client.CreateChatCompletionStream(tctx, wire(creq, trace))
 	if err != nil {
 		return nil, p.classify(w, trace, err)
 	}

@@ -1,7 +1,9 @@
 package providers
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptrace"
 	"sync"
@@ -23,6 +25,9 @@ type callTrace struct {
 	status     int
 	retryAfter time.Duration
 	onResponse func() // response headers arrived (may be nil)
+	// body, when set, is the request body the adapter wrote itself (see
+	// openai_body.go): the transport sends it in place of go-openai's.
+	body []byte
 }
 
 type callTraceKey struct{}
@@ -83,7 +88,15 @@ func (tt *traceTransport) roundTrip(req *http.Request) (*http.Response, error) {
 	ctx := httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
 		GotConn: func(httptrace.GotConnInfo) { t.gotConn() },
 	})
-	resp, err := tt.next.RoundTrip(req.WithContext(ctx))
+	req = req.WithContext(ctx) // a shallow copy: the caller's request is not modified
+	if t.body != nil && req.Body != nil {
+		_ = req.Body.Close() // go-openai's encoding of the stand-in
+		body := t.body
+		req.Body, _ = bodyReader(body)
+		req.GetBody = func() (io.ReadCloser, error) { return bodyReader(body) }
+		req.ContentLength = int64(len(body))
+	}
+	resp, err := tt.next.RoundTrip(req)
 	if resp != nil {
 		t.response(resp)
 		if t.onResponse != nil {
@@ -92,6 +105,8 @@ func (tt *traceTransport) roundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return resp, err
 }
+
+func bodyReader(b []byte) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 
 // withTraceContext returns req carrying the W3C trace context of its context's
 // span (traceparent), so that a provider's own traces join the attempt's. With

@@ -10,6 +10,8 @@ import (
 	"strconv"
 
 	"github.com/routerhq/router/internal/jsonfast"
+
+	"github.com/routerhq/router/internal/jsonenc"
 )
 
 // Fingerprint is the SHA-256 of the canonical form of the fields that define an
@@ -59,11 +61,11 @@ func canonical(operation, promptVersion, route string, input any) ([]byte, error
 		})
 	}
 	b = append(b, `,"operation":`...)
-	b = appendJSONString(b, operation)
+	b = jsonenc.AppendString(b, operation)
 	b = append(b, `,"prompt_version":`...)
-	b = appendJSONString(b, promptVersion)
+	b = jsonenc.AppendString(b, promptVersion)
 	b = append(b, `,"route":`...)
-	b = appendJSONString(b, route)
+	b = jsonenc.AppendString(b, route)
 	return append(b, '}'), nil
 }
 
@@ -76,7 +78,7 @@ func appendCanonical(b []byte, v any) (_ []byte, ok bool) {
 	case bool:
 		return strconv.AppendBool(b, x), true
 	case string:
-		return appendJSONString(b, x), true
+		return jsonenc.AppendString(b, x), true
 	case json.Number:
 		n := string(x)
 		if n == "" {
@@ -95,7 +97,7 @@ func appendCanonical(b []byte, v any) (_ []byte, ok bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, k)
+			b = jsonenc.AppendString(b, k)
 			b = append(b, ':')
 			if b, ok = appendCanonical(b, x[k]); !ok {
 				return b, false

@@ -24,10 +24,10 @@ package store
 // the raw bytes as they are. None of these comes out of the database.
 
 import (
-	"math"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/routerhq/router/internal/jsonenc"
 )
 
 // AppendJSON appends the job as a JSON object, as json.Marshal(j) would write
@@ -39,25 +39,25 @@ func (j *Job) AppendJSON(b []byte) []byte {
 	}
 	b = growFor(b, j)
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, j.ID)
+	b = jsonenc.AppendString(b, j.ID)
 	b = append(b, `,"owner":`...)
-	b = appendJSONString(b, j.Owner)
+	b = jsonenc.AppendString(b, j.Owner)
 	b = append(b, `,"operation":`...)
-	b = appendJSONString(b, j.Operation)
+	b = jsonenc.AppendString(b, j.Operation)
 	b = append(b, `,"idempotency_key":`...)
-	b = appendJSONString(b, j.IdempotencyKey)
+	b = jsonenc.AppendString(b, j.IdempotencyKey)
 	b = append(b, `,"prompt_version":`...)
-	b = appendJSONString(b, j.PromptVersion)
+	b = jsonenc.AppendString(b, j.PromptVersion)
 	b = append(b, `,"route":`...)
-	b = appendJSONString(b, j.Route)
+	b = jsonenc.AppendString(b, j.Route)
 	b = append(b, `,"input":`...)
-	b = appendRawJSON(b, j.Input)
+	b = jsonenc.AppendRaw(b, j.Input)
 	if len(j.Params) > 0 {
 		b = append(b, `,"params":`...)
-		b = appendRawJSON(b, j.Params)
+		b = jsonenc.AppendRaw(b, j.Params)
 	}
 	b = append(b, `,"state":`...)
-	b = appendJSONString(b, j.State)
+	b = jsonenc.AppendString(b, j.State)
 	b = append(b, `,"version":`...)
 	b = strconv.AppendInt(b, j.Version, 10)
 	b = append(b, `,"created_at":`...)
@@ -71,13 +71,13 @@ func (j *Job) AppendJSON(b []byte) []byte {
 	b = append(b, `,"key_expires_at":`...)
 	b = appendJSONTimePtr(b, j.KeyExpiresAt)
 	b = append(b, `,"result":`...)
-	b = appendRawJSON(b, j.Result)
+	b = jsonenc.AppendRaw(b, j.Result)
 	b = append(b, `,"completed_by":`...)
 	b = appendJSONStringPtr(b, j.CompletedBy)
 	b = append(b, `,"error":`...)
 	b = appendJSONStringPtr(b, j.Error)
 	b = append(b, `,"routing":`...)
-	b = appendRawJSON(b, j.Routing)
+	b = jsonenc.AppendRaw(b, j.Routing)
 	b = append(b, `,"attempts":`...)
 	if j.Attempts == nil {
 		b = append(b, "null"...)
@@ -106,32 +106,32 @@ func (j *Job) AppendJSON(b []byte) []byte {
 	}
 	if j.CostUSD != nil {
 		b = append(b, `,"cost_usd":`...)
-		b = appendJSONFloat(b, *j.CostUSD)
+		b = jsonenc.AppendFloat(b, *j.CostUSD, 64)
 	}
 	if j.LostCostUSD != nil {
 		b = append(b, `,"lost_cost_usd":`...)
-		b = appendJSONFloat(b, *j.LostCostUSD)
+		b = jsonenc.AppendFloat(b, *j.LostCostUSD, 64)
 	}
 	return append(b, '}')
 }
 
 func (a *Attempt) appendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, a.ID)
+	b = jsonenc.AppendString(b, a.ID)
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendInt(b, int64(a.Seq), 10)
 	b = append(b, `,"provider":`...)
-	b = appendJSONString(b, a.Provider)
+	b = jsonenc.AppendString(b, a.Provider)
 	b = append(b, `,"model":`...)
-	b = appendJSONString(b, a.Model)
+	b = jsonenc.AppendString(b, a.Model)
 	if a.ResponseModel != nil {
 		b = append(b, `,"response_model":`...)
-		b = appendJSONString(b, *a.ResponseModel)
+		b = jsonenc.AppendString(b, *a.ResponseModel)
 	}
 	b = append(b, `,"role":`...)
-	b = appendJSONString(b, a.Role)
+	b = jsonenc.AppendString(b, a.Role)
 	b = append(b, `,"state":`...)
-	b = appendJSONString(b, a.State)
+	b = jsonenc.AppendString(b, a.State)
 	b = append(b, `,"read_version":`...)
 	b = strconv.AppendInt(b, a.ReadVersion, 10)
 	b = append(b, `,"created_at":`...)
@@ -143,16 +143,16 @@ func (a *Attempt) appendJSON(b []byte) []byte {
 	b = append(b, `,"latency_ms":`...)
 	b = appendJSONInt64Ptr(b, a.LatencyMS)
 	b = append(b, `,"usage":`...)
-	b = appendRawJSON(b, a.Usage)
+	b = jsonenc.AppendRaw(b, a.Usage)
 	b = append(b, `,"provider_response_id":`...)
 	b = appendJSONStringPtr(b, a.ProviderResponseID)
 	b = append(b, `,"error":`...)
-	b = appendRawJSON(b, a.Error)
+	b = jsonenc.AppendRaw(b, a.Error)
 	b = append(b, `,"validation_errors":`...)
-	b = appendRawJSON(b, a.ValidationErrors)
+	b = jsonenc.AppendRaw(b, a.ValidationErrors)
 	if a.CostUSD != nil {
 		b = append(b, `,"cost_usd":`...)
-		b = appendJSONFloat(b, *a.CostUSD)
+		b = jsonenc.AppendFloat(b, *a.CostUSD, 64)
 	}
 	return append(b, '}')
 }
@@ -163,13 +163,13 @@ func (e *RaceEvent) appendJSON(b []byte) []byte {
 	b = append(b, `,"attempt_id":`...)
 	b = appendJSONStringPtr(b, e.AttemptID)
 	b = append(b, `,"kind":`...)
-	b = appendJSONString(b, e.Kind)
+	b = jsonenc.AppendString(b, e.Kind)
 	b = append(b, `,"provider":`...)
 	b = appendJSONStringPtr(b, e.Provider)
 	b = append(b, `,"latency_ms":`...)
 	b = appendJSONInt64Ptr(b, e.LatencyMS)
 	b = append(b, `,"usage":`...)
-	b = appendRawJSON(b, e.Usage)
+	b = jsonenc.AppendRaw(b, e.Usage)
 	b = append(b, `,"detail":`...)
 	b = appendJSONStringPtr(b, e.Detail)
 	b = append(b, `,"created_at":`...)
@@ -209,7 +209,7 @@ func appendJSONStringPtr(b []byte, s *string) []byte {
 	if s == nil {
 		return append(b, "null"...)
 	}
-	return appendJSONString(b, *s)
+	return jsonenc.AppendString(b, *s)
 }
 
 func appendJSONInt64Ptr(b []byte, n *int64) []byte {
@@ -233,147 +233,3 @@ func appendJSONTime(b []byte, t time.Time) []byte {
 	b = t.AppendFormat(b, time.RFC3339Nano)
 	return append(b, '"')
 }
-
-// appendJSONFloat writes f as encoding/json writes a float64: like ES6's
-// number to string, 'f' unless the magnitude is below 1e-6 or at least 1e21,
-// and an exponent without a leading zero. NaN and infinities, which
-// encoding/json refuses, are null.
-func appendJSONFloat(b []byte, f float64) []byte {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return append(b, "null"...)
-	}
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// clean up e-09 to e-9
-		n := len(b)
-		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
-}
-
-// appendRawJSON appends raw JSON as encoding/json does for a json.RawMessage:
-// compacted (jsonb writes a space after every ':' and ','), and with <, >, &,
-// U+2028 and U+2029 escaped (encoding/json does that even inside raw JSON). It
-// does not validate: the raw members of a job are jsonb from PostgreSQL or
-// JSON the router wrote with encoding/json. Nil or empty is null.
-func appendRawJSON(b []byte, raw []byte) []byte {
-	if len(raw) == 0 {
-		return append(b, "null"...)
-	}
-	start, inString := 0, false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if !rawSpecial[c] {
-			continue
-		}
-		switch c {
-		case '"':
-			inString = !inString
-		case '\\':
-			i++ // the escaped character (ASCII) is not the string's end
-		case ' ', '\t', '\n', '\r':
-			if !inString {
-				b = append(b, raw[start:i]...)
-				start = i + 1
-			}
-		case 0xE2:
-			if i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8 {
-				b = append(b, raw[start:i]...)
-				b = append(b, '\\', 'u', '2', '0', '2', hexDigits[raw[i+2]&0xF])
-				i += 2
-				start = i + 1
-			}
-		default: // <, >, &
-			b = append(b, raw[start:i]...)
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			start = i + 1
-		}
-	}
-	return append(b, raw[start:]...)
-}
-
-// rawSpecial marks the bytes appendRawJSON looks at: string quotes and
-// escapes, whitespace, <, >, & and the first byte of U+2028 and U+2029.
-var rawSpecial = [256]bool{'"': true, '\\': true, ' ': true, '\t': true, '\n': true, '\r': true,
-	'<': true, '>': true, '&': true, 0xE2: true}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString is appendString from Go's encoding/json/encode.go with
-// escapeHTML set (Copyright 2010 The Go Authors; BSD-style licence, in Go's
-// LICENSE file): control characters, ", \, <, > and & escaped, invalid UTF-8
-// as \ufffd, U+2028 and U+2029 escaped.
-func appendJSONString(dst []byte, src string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(src); {
-		if b := src[i]; b < utf8.RuneSelf {
-			if htmlSafe[b] {
-				i++
-				continue
-			}
-			dst = append(dst, src[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				// This encodes bytes < 0x20 except for \b, \f, \n, \r and \t,
-				// and <, > and &.
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(src[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, src[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		// U+2028 is LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR: valid in
-		// JSON strings, but not in JavaScript (JSONP), so escaped.
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, src[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, src[start:]...)
-	return append(dst, '"')
-}
-
-// htmlSafe is encoding/json's htmlSafeSet: the ASCII bytes that need no escape
-// in a string, which are all but the control characters, ", \, <, > and &.
-var htmlSafe = func() (s [utf8.RuneSelf]bool) {
-	for c := ' '; c < utf8.RuneSelf; c++ {
-		s[c] = true
-	}
-	for _, c := range `"\<>&` {
-		s[c] = false
-	}
-	return s
-}()

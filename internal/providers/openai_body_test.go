@@ -1,0 +1,279 @@
+package providers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"sync"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+const bodySchema = "{\n  \"type\": \"object\",\n  \"properties\": {\"a\": {\"type\": \"string\", \"pattern\": \"^<&>$\"}}\n}"
+
+// checkChatBody fails unless appendChatBody writes creq exactly as
+// json.Marshal (go-openai's encoding) does.
+func checkChatBody(t *testing.T, name string, creq openai.ChatCompletionRequest) {
+	t.Helper()
+	want, err := json.Marshal(creq)
+	if err != nil {
+		t.Fatalf("%s: json.Marshal: %v", name, err)
+	}
+	got, ok := appendChatBody([]byte("prefix"), &creq)
+	if !ok {
+		t.Fatalf("%s: appendChatBody declined a request it should write", name)
+	}
+	if !bytes.Equal(got[len("prefix"):], want) || string(got[:len("prefix")]) != "prefix" {
+		t.Errorf("%s:\nappendChatBody %s\njson.Marshal   %s", name, got, want)
+	}
+}
+
+func TestChatBodyIsMarshal(t *testing.T) {
+	seed, zero := 42, 0
+	full := openai.ChatCompletionRequest{
+		Model: "gpt-<4>", MaxTokens: 300, Temperature: math.SmallestNonzeroFloat32, Stream: true, Seed: &seed, User: "u \"7\"",
+		Messages: []openai.ChatCompletionMessage{
+			{Role: "system", Content: "Answer with JSON.\n\t\"quoted\" <b>&</b> \u2028 \xff"},
+			{Role: "user", Content: "hi", Name: "ann"},
+			{Role: "assistant", Refusal: "no", ReasoningContent: "because"},
+			{Role: "tool", Content: "42", ToolCallID: "call_1"},
+			{Role: "user"},
+		},
+		ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "response", Description: "d", Schema: json.RawMessage(bodySchema), Strict: true}},
+		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+		Store:         true,
+		Metadata:      map[string]string{"router_job_id": "j", "router_attempt_id": "a", "z": "<>"},
+	}
+	checkChatBody(t, "every field written", full)
+	checkChatBody(t, "zero", openai.ChatCompletionRequest{})
+	checkChatBody(t, "model and messages", openai.ChatCompletionRequest{Model: "m", Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "x"}}})
+	for _, temp := range []float32{0.2, 1, 1.5, 2, 1e-7} {
+		checkChatBody(t, fmt.Sprint("temperature ", temp), openai.ChatCompletionRequest{Model: "m", Temperature: temp})
+	}
+	checkChatBody(t, "seed 0, empty metadata, stream options without usage", openai.ChatCompletionRequest{
+		Model: "m", Seed: &zero, Metadata: map[string]string{}, StreamOptions: &openai.StreamOptions{}})
+	checkChatBody(t, "json_object", openai.ChatCompletionRequest{Model: "m",
+		ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}})
+	checkChatBody(t, "schema without type", openai.ChatCompletionRequest{Model: "m",
+		ResponseFormat: &openai.ChatCompletionResponseFormat{JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Schema: json.RawMessage(`{}`)}}})
+	checkChatBody(t, "empty response format", openai.ChatCompletionRequest{Model: "m", ResponseFormat: &openai.ChatCompletionResponseFormat{}})
+	checkChatBody(t, "no messages, empty slice", openai.ChatCompletionRequest{Model: "m", Messages: []openai.ChatCompletionMessage{}})
+}
+
+// TestChatBodyOfTheAdaptersRequests checks the requests chatRequest builds,
+// with and without lookup metadata, as the adapter sends them.
+func TestChatBodyOfTheAdaptersRequests(t *testing.T) {
+	for _, lookup := range []bool{false, true} {
+		p := newTestAdapter(t, "http://127.0.0.1:1/v1", func(c *OpenAIConfig) { c.SupportsLookup = lookup })
+		temp, seed := float32(0), 7
+		req := testRequest()
+		req.Temperature, req.Seed, req.MaxTokens, req.User = &temp, &seed, 300, "u"
+		req.ResponseFormat = &ResponseFormat{Type: "json_schema", Schema: []byte(bodySchema), Strict: true}
+		creq, perr := p.chatRequest(req)
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		checkChatBody(t, fmt.Sprint("lookup ", lookup), creq)
+		creq.Stream, creq.StreamOptions = true, &openai.StreamOptions{IncludeUsage: true}
+		checkChatBody(t, fmt.Sprint("streamed, lookup ", lookup), creq)
+	}
+}
+
+func FuzzChatBody(f *testing.F) {
+	f.Add("gpt-4o", "be brief", "hi <&>", "ann", "call_1", float32(0.7), 300, 42, true, bodySchema, "router_job_id", "j-1")
+	f.Add("", "", "", "", "", float32(0), 0, 0, false, "", "", "")
+	f.Add("m\xff", "\u2028\x00", "\"\\", "n", "", float32(1e-40), -1, -5, true, `[1, 2]`, "k\xfe", "\x7f")
+	f.Fuzz(func(t *testing.T, model, system, user, name, toolCallID string, temp float32, maxTokens, seed int,
+		strict bool, schema, metaKey, metaValue string) {
+		if math.IsNaN(float64(temp)) || math.IsInf(float64(temp), 0) {
+			return // encoding/json refuses them; the adapter never has one
+		}
+		creq := openai.ChatCompletionRequest{Model: model, Temperature: temp, MaxTokens: maxTokens, Seed: &seed, User: name, Stream: strict,
+			Messages: []openai.ChatCompletionMessage{{Role: "system", Content: system}, {Role: "user", Content: user, Name: name, ToolCallID: toolCallID}},
+			Metadata: map[string]string{metaKey: metaValue, metaValue: metaKey}}
+		if json.Valid([]byte(schema)) {
+			creq.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+				JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: name, Schema: json.RawMessage(schema), Strict: strict}}
+		}
+		checkChatBody(t, "fuzzed", creq)
+	})
+}
+
+// TestChatBodyLeavesTheRestToGoOpenAI: a request that sets anything
+// appendChatBody does not write is declined, with nothing appended, so that
+// go-openai encodes it.
+func TestChatBodyLeavesTheRestToGoOpenAI(t *testing.T) {
+	msgs := func(m openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+		return []openai.ChatCompletionMessage{{Role: "system", Content: "s"}, m}
+	}
+	schema := func(s json.Marshaler) *openai.ChatCompletionResponseFormat {
+		return &openai.ChatCompletionResponseFormat{Type: "json_schema", JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "r", Schema: s}}
+	}
+	cases := map[string]openai.ChatCompletionRequest{
+		"tools":             {Model: "m", Tools: []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "f"}}}},
+		"tool choice":       {Model: "m", ToolChoice: "auto"},
+		"top_p":             {Model: "m", TopP: 0.5},
+		"stop":              {Model: "m", Stop: []string{"x"}},
+		"reasoning effort":  {Model: "m", ReasoningEffort: "low"},
+		"an extension":      {Model: "m", ChatTemplateKwargs: map[string]any{"a": 1}},
+		"an embedded field": {Model: "m", ChatCompletionRequestExtensions: openai.ChatCompletionRequestExtensions{GuidedChoice: []string{"a"}}},
+		"tool calls": {Model: "m", Messages: msgs(openai.ChatCompletionMessage{Role: "assistant",
+			ToolCalls: []openai.ToolCall{{ID: "c", Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "f"}}}})},
+		"multi-part content": {Model: "m", Messages: msgs(openai.ChatCompletionMessage{Role: "user",
+			MultiContent: []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: "x"}}})},
+		"a function call":          {Model: "m", Messages: msgs(openai.ChatCompletionMessage{Role: "assistant", FunctionCall: &openai.FunctionCall{Name: "f"}})},
+		"a schema of another type": {Model: "m", ResponseFormat: schema(otherSchema{})},
+		"no schema":                {Model: "m", ResponseFormat: schema(nil)},
+		"a schema that is not JSON": {Model: "m", ResponseFormat: schema(json.RawMessage(`{"a":`))},
+	}
+	for name, creq := range cases {
+		if got, ok := appendChatBody([]byte("x"), &creq); ok || string(got) != "x" {
+			t.Errorf("%s: appendChatBody = %q, %v; want it declined with nothing appended", name, got, ok)
+		}
+	}
+}
+
+// otherSchema is a json.Marshaler that is not a json.RawMessage.
+type otherSchema struct{}
+
+func (otherSchema) MarshalJSON() ([]byte, error) { return []byte(`{"type":"object"}`), nil }
+
+// rawCapture records the raw bodies of the requests a fake server saw.
+type rawCapture struct {
+	mu     sync.Mutex
+	bodies [][]byte
+}
+
+func (c *rawCapture) server(t *testing.T, answer func(w http.ResponseWriter, stream bool)) string {
+	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Errorf("read body: %v", err)
+		}
+		if r.ContentLength != int64(len(b)) {
+			t.Errorf("Content-Length %d for a body of %d bytes", r.ContentLength, len(b))
+		}
+		c.mu.Lock()
+		c.bodies = append(c.bodies, b)
+		c.mu.Unlock()
+		var head struct{ Stream bool }
+		json.Unmarshal(b, &head)
+		answer(w, head.Stream)
+	})
+	return srv.URL + "/v1"
+}
+
+func (c *rawCapture) last(t *testing.T) []byte {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.bodies) == 0 {
+		t.Fatal("the server saw no request")
+	}
+	return c.bodies[len(c.bodies)-1]
+}
+
+// TestAdapterSendsTheBodyGoOpenAIWould: over real HTTP through go-openai,
+// the body the provider receives is, byte for byte, json.Marshal of the whole
+// request — what go-openai sends — both when the adapter writes it (the
+// stand-in go-openai encodes would be a different body) and when it leaves
+// the request to go-openai (tools).
+func TestAdapterSendsTheBodyGoOpenAIWould(t *testing.T) {
+	var c rawCapture
+	url := c.server(t, func(w http.ResponseWriter, stream bool) {
+		if stream {
+			startStream(w)
+			fmt.Fprint(w, "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"{}\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, completionBody)
+	})
+	p := newTestAdapter(t, url, func(c *OpenAIConfig) { c.SupportsLookup = true })
+	temp := float32(0.3)
+	plain := testRequest()
+	plain.Temperature, plain.MaxTokens = &temp, 100
+	plain.ResponseFormat = &ResponseFormat{Type: "json_schema", Schema: []byte(bodySchema)}
+	withTools := testRequest()
+	withTools.Tools = json.RawMessage(`[{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}}]`)
+
+	for name, req := range map[string]*Request{"written by the adapter": plain, "left to go-openai": withTools} {
+		for _, stream := range []bool{false, true} {
+			want, perr := p.chatRequest(req)
+			if perr != nil {
+				t.Fatal(perr)
+			}
+			var err error
+			if stream {
+				want.Stream, want.StreamOptions = true, &openai.StreamOptions{IncludeUsage: true}
+				_, err = p.CompleteStream(context.Background(), req, nil)
+			} else {
+				_, err = p.Complete(context.Background(), req)
+			}
+			if err != nil {
+				t.Fatalf("%s, stream %v: %v", name, stream, err)
+			}
+			wantBody, _ := json.Marshal(want)
+			if got := c.last(t); !bytes.Equal(got, wantBody) {
+				t.Errorf("%s, stream %v: the provider received\n%s\nwant (go-openai's encoding)\n%s", name, stream, got, wantBody)
+			}
+		}
+	}
+	var tr callTrace
+	if sent := wire(must(p.chatRequest(plain)), &tr); tr.body == nil || len(sent.Messages) != 0 {
+		t.Error("the plain request was not written by the adapter: go-openai encoded it whole")
+	}
+}
+
+func must(creq openai.ChatCompletionRequest, perr *Error) openai.ChatCompletionRequest {
+	if perr != nil {
+		panic(perr)
+	}
+	return creq
+}
+
+// TestReasoningModelsRefusalStaysGoOpenAIs: go-openai refuses max_tokens for
+// a reasoning model before sending anything; the stand-in (only the model)
+// would pass that check, so such a request goes to go-openai whole and is
+// refused as before.
+func TestReasoningModelsRefusalStaysGoOpenAIs(t *testing.T) {
+	var c rawCapture
+	url := c.server(t, func(w http.ResponseWriter, _ bool) { t.Error("a refused request reached the provider") })
+	p := newTestAdapter(t, url, func(c *OpenAIConfig) { c.Model = "o1-mini" })
+	req := testRequest()
+	req.MaxTokens = 100
+	_, err := p.CompleteStream(context.Background(), req, nil)
+	if !errors.Is(err, openai.ErrReasoningModelMaxTokensDeprecated) {
+		t.Fatalf("CompleteStream = %v, want go-openai's %v", err, openai.ErrReasoningModelMaxTokensDeprecated)
+	}
+}
+
+func BenchmarkChatBody(b *testing.B) {
+	temp, seed := float32(0), 7
+	creq := openai.ChatCompletionRequest{Model: "gpt-4o", Temperature: temp, Seed: &seed, MaxTokens: 300, Stream: true, Store: true,
+		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+		Messages: []openai.ChatCompletionMessage{{Role: "system", Content: string(bytes.Repeat([]byte("Answer with one JSON object. "), 20))},
+			{Role: "user", Content: "Subject: cannot log in\n\nThe reset link expired."}},
+		ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "response", Schema: json.RawMessage(bodySchema), Strict: true}},
+		Metadata: map[string]string{"router_job_id": "j", "router_attempt_id": "a"}}
+	b.Run("encoding/json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			json.Marshal(creq)
+		}
+	})
+	b.Run("appendChatBody", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			appendChatBody(nil, &creq)
+		}
+	})
+}

@@ -136,6 +136,7 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 		mentionsJSON = mentionsJSON || strings.Contains(strings.ToLower(msg.Content), "json")
 		p.Messages = append(p.Messages, MessageTemplate{Role: msg.Role, Content: msg.Content})
 		p.templates = append(p.templates, t)
+		p.static = append(p.static, staticText(t))
 	}
 	if p.Format == FormatJSONObject && len(m.Messages) > 0 && !mentionsJSON {
 		report("response_format", `json_object needs the word "JSON" in the messages (OpenAI-compatible providers reject the request otherwise)`)

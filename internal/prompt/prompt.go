@@ -63,6 +63,7 @@ type Prompt struct {
 	Rules            contract.Rules
 
 	templates    []*template.Template
+	static       []string // per template, its text when it has no actions (see staticText), else ""
 	validator    *contract.Validator
 	input        *contract.Schema
 	optionalKeys []string // top-level properties the input schema declares but does not require

@@ -8,6 +8,8 @@ import (
 	"maps"
 	"sort"
 	"strings"
+	"text/template"
+	"text/template/parse"
 
 	"github.com/routerhq/router/internal/contract"
 	"github.com/routerhq/router/internal/providers"
@@ -66,6 +68,10 @@ func (p *Prompt) render(data map[string]any, input json.RawMessage) ([]providers
 	msgs := make([]providers.Message, len(p.templates))
 	var buf bytes.Buffer
 	for i, t := range p.templates {
+		if c := p.static[i]; c != "" {
+			msgs[i] = providers.Message{Role: p.Messages[i].Role, Content: c}
+			continue
+		}
 		buf.Reset()
 		if err := t.Execute(&buf, data); err != nil {
 			return nil, &RenderError{Prompt: p.ID(), Field: messageField(i), Err: err}
@@ -80,6 +86,30 @@ func (p *Prompt) render(data map[string]any, input json.RawMessage) ([]providers
 		msgs[i] = providers.Message{Role: p.Messages[i].Role, Content: content}
 	}
 	return msgs, nil
+}
+
+// staticText returns what t renders for every input when it is plain text
+// with no action (a system message, often the longest): render then copies it
+// rather than executing the template for each job. It returns "" for a
+// template with actions, and for text that render would refuse (blank, or
+// with "<no value>" in it), which is then executed and checked as before.
+func staticText(t *template.Template) string {
+	if t.Tree == nil || t.Tree.Root == nil || len(t.Templates()) != 1 {
+		return ""
+	}
+	var b strings.Builder
+	for _, n := range t.Tree.Root.Nodes {
+		tn, ok := n.(*parse.TextNode)
+		if !ok {
+			return ""
+		}
+		b.Write(tn.Text)
+	}
+	content := strings.TrimRight(b.String(), " \t\r\n")
+	if strings.TrimSpace(content) == "" || strings.Contains(content, "<no value>") {
+		return ""
+	}
+	return content
 }
 
 // messageField names message i's content in a RenderError; made only for one

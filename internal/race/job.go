@@ -88,7 +88,7 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 // eligible candidates, in route order.
 func (r *Runner) newOrchestrator(job *store.Job, route *Route, sp *spec, log *slog.Logger) *orchestrator {
 	decisions := r.decide(route, sp)
-	routing, _ := json.Marshal(decisions)
+	routing := appendDecisions(nil, decisions)
 	o := &orchestrator{
 		r: r, job: job, spec: sp, route: route, log: log, routing: routing, decisions: decisions,
 		results: make(chan attemptResult), retries: map[string]int{}, used: map[string]bool{},

@@ -74,7 +74,7 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	var temperature *float32
 	if *tempFlag != "" {
 		t, err := strconv.ParseFloat(*tempFlag, 32)
-		if err != nil || t < 0 || t > 2 {
+		if err != nil || !(t >= 0 && t <= 2) { // NaN too
 			fmt.Fprintf(stderr, "--temperature: %q is not a number from 0 to 2\n", *tempFlag)
 			return errUsage
 		}

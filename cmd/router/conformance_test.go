@@ -176,3 +176,16 @@ func mustSuites(t *testing.T) conformance.Suites {
 	}
 	return ss
 }
+
+// TestConformanceTemperatureOutOfRange: --temperature takes a number from 0
+// to 2, and NaN or an infinity is no such number (strconv.ParseFloat accepts
+// both, and a NaN compares false with either bound).
+func TestConformanceTemperatureOutOfRange(t *testing.T) {
+	for _, v := range []string{"NaN", "+Inf", "-1", "2.5", "warm"} {
+		var stdout, stderr bytes.Buffer
+		err := conformanceCommand(context.Background(), []string{"run", "--temperature", v}, &stdout, &stderr)
+		if !errors.Is(err, errUsage) || !strings.Contains(stderr.String(), "is not a number from 0 to 2") {
+			t.Errorf("--temperature %s: err %v, stderr %q; want a usage error naming the range", v, err, stderr.String())
+		}
+	}
+}

@@ -74,3 +74,37 @@ func TestAppendRawIsMarshal(t *testing.T) {
 		t.Errorf("AppendRaw(nil) = %s, want null", got)
 	}
 }
+
+func FuzzAppendRaw(f *testing.F) {
+	f.Add(`{"a": [1, 2.5e3, "x y", true, null], "<&>": "\u2028 \"q\" \\"}`)
+	f.Add(" \n[ ] ")
+	f.Fuzz(func(t *testing.T, raw string) {
+		if !json.Valid([]byte(raw)) {
+			return // AppendRaw writes JSON it is given; it does not validate
+		}
+		want, err := json.Marshal(json.RawMessage(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := jsonenc.AppendRaw(nil, []byte(raw)); !bytes.Equal(got, want) {
+			t.Errorf("AppendRaw(%q) = %s, encoding/json writes %s", raw, got, want)
+		}
+	})
+}
+
+func FuzzAppendFloat(f *testing.F) {
+	f.Add(0.1, float32(0.1))
+	f.Add(1e21, float32(1e-7))
+	f.Fuzz(func(t *testing.T, f64 float64, f32 float32) {
+		if want, err := json.Marshal(f64); err == nil {
+			if got := jsonenc.AppendFloat(nil, f64, 64); !bytes.Equal(got, want) {
+				t.Errorf("AppendFloat(%v, 64) = %s, encoding/json writes %s", f64, got, want)
+			}
+		}
+		if want, err := json.Marshal(f32); err == nil {
+			if got := jsonenc.AppendFloat(nil, float64(f32), 32); !bytes.Equal(got, want) {
+				t.Errorf("AppendFloat(float32 %v, 32) = %s, encoding/json writes %s", f32, got, want)
+			}
+		}
+	})
+}

@@ -100,7 +100,7 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 	if p.Route == "" {
 		p.Route = "default"
 	}
-	if t := m.Temperature; t != nil && (*t < 0 || *t > 2) {
+	if t := m.Temperature; t != nil && !(*t >= 0 && *t <= 2) { // NaN (YAML's .nan) too
 		report("temperature", "%v is outside 0..2", *t)
 	}
 	if m.MaxTokens <= 0 {

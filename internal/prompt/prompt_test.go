@@ -188,6 +188,8 @@ func TestLoadDir_Malformed(t *testing.T) {
 		{"bad role", strings.Replace(manifestWith(""), "role: user", "role: human", 1), nil, "messages[0].role", `"human" is not one of`},
 		{"no max_tokens", strings.Replace(manifestWith(""), "max_tokens: 100\n", "", 1), nil, "max_tokens", "required and positive"},
 		{"temperature out of range", manifestWith("temperature: 3\n"), nil, "temperature", "outside 0..2"},
+		{"temperature not a number", manifestWith("temperature: .nan\n"), nil, "temperature", "NaN is outside 0..2"},
+		{"temperature infinite", manifestWith("temperature: .inf\n"), nil, "temperature", "+Inf is outside 0..2"},
 		{"bad name", strings.Replace(manifestWith(""), "name: p", "name: My Prompt", 1), nil, "name", "must be lowercase"},
 		{"not YAML", "name: [", nil, "", "not valid YAML"},
 	}

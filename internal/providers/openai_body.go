@@ -2,6 +2,7 @@ package providers
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -27,8 +28,14 @@ import (
 // fuzz test): the same members in the same order, the same omitempty, the same
 // escaping. A request that sets anything this file does not write (tools,
 // tool calls, multi-part content, or a field a newer go-openai adds) is left
-// to go-openai: the check is by reflection over everything not written here,
-// so a new field is never dropped silently.
+// to go-openai: the check is by reflection over the request's and each
+// message's fields not written here, so a field a newer go-openai adds to
+// either is never dropped silently. The response format, its schema and the
+// stream options are written field by field; a field added to one of them
+// would show in the byte-for-byte tests (a field without omitempty at once, one
+// with omitempty only where something sets it, which nothing here does). A
+// temperature that is not a number (NaN, infinite) is left to go-openai,
+// whose encoding refuses it, as it always did.
 
 // appendChatBody appends creq as json.Marshal writes it and reports true, or
 // appends nothing and reports false when creq sets a field it does not write.
@@ -169,6 +176,9 @@ func chatBodySize(creq *openai.ChatCompletionRequest) int {
 // own; another json.Marshaler may write anything) that is valid JSON, which
 // the adapter has checked: AppendRaw does not validate.
 func chatBodyWritable(creq *openai.ChatCompletionRequest) bool {
+	if t := float64(creq.Temperature); math.IsNaN(t) || math.IsInf(t, 0) {
+		return false // encoding/json refuses it, and go-openai's error stays
+	}
 	rest := *creq
 	rest.Model, rest.Messages, rest.MaxTokens, rest.Temperature, rest.Stream = "", nil, 0, 0, false
 	rest.ResponseFormat, rest.Seed, rest.User, rest.StreamOptions, rest.Store, rest.Metadata = nil, nil, "", nil, false, nil

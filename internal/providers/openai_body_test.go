@@ -92,15 +92,19 @@ func FuzzChatBody(f *testing.F) {
 	f.Add("m\xff", "\u2028\x00", "\"\\", "n", "", float32(1e-40), -1, -5, true, `[1, 2]`, "k\xfe", "\x7f")
 	f.Fuzz(func(t *testing.T, model, system, user, name, toolCallID string, temp float32, maxTokens, seed int,
 		strict bool, schema, metaKey, metaValue string) {
-		if math.IsNaN(float64(temp)) || math.IsInf(float64(temp), 0) {
-			return // encoding/json refuses them; the adapter never has one
-		}
 		creq := openai.ChatCompletionRequest{Model: model, Temperature: temp, MaxTokens: maxTokens, Seed: &seed, User: name, Stream: strict,
 			Messages: []openai.ChatCompletionMessage{{Role: "system", Content: system}, {Role: "user", Content: user, Name: name, ToolCallID: toolCallID}},
 			Metadata: map[string]string{metaKey: metaValue, metaValue: metaKey}}
 		if json.Valid([]byte(schema)) {
 			creq.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 				JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: name, Schema: json.RawMessage(schema), Strict: strict}}
+		}
+		if math.IsNaN(float64(temp)) || math.IsInf(float64(temp), 0) {
+			// encoding/json refuses it: go-openai must encode it (and fail)
+			if _, ok := appendChatBody(nil, &creq); ok {
+				t.Fatalf("temperature %v written, want the request declined", temp)
+			}
+			return
 		}
 		checkChatBody(t, "fuzzed", creq)
 	})
@@ -128,10 +132,12 @@ func TestChatBodyLeavesTheRestToGoOpenAI(t *testing.T) {
 			ToolCalls: []openai.ToolCall{{ID: "c", Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "f"}}}})},
 		"multi-part content": {Model: "m", Messages: msgs(openai.ChatCompletionMessage{Role: "user",
 			MultiContent: []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: "x"}}})},
-		"a function call":          {Model: "m", Messages: msgs(openai.ChatCompletionMessage{Role: "assistant", FunctionCall: &openai.FunctionCall{Name: "f"}})},
-		"a schema of another type": {Model: "m", ResponseFormat: schema(otherSchema{})},
-		"no schema":                {Model: "m", ResponseFormat: schema(nil)},
+		"a function call":           {Model: "m", Messages: msgs(openai.ChatCompletionMessage{Role: "assistant", FunctionCall: &openai.FunctionCall{Name: "f"}})},
+		"a schema of another type":  {Model: "m", ResponseFormat: schema(otherSchema{})},
+		"no schema":                 {Model: "m", ResponseFormat: schema(nil)},
 		"a schema that is not JSON": {Model: "m", ResponseFormat: schema(json.RawMessage(`{"a":`))},
+		"a NaN temperature":         {Model: "m", Temperature: float32(math.NaN())},
+		"an infinite temperature":   {Model: "m", Temperature: float32(math.Inf(-1))},
 	}
 	for name, creq := range cases {
 		if got, ok := appendChatBody([]byte("x"), &creq); ok || string(got) != "x" {
@@ -276,4 +282,72 @@ func BenchmarkChatBody(b *testing.B) {
 			appendChatBody(nil, &creq)
 		}
 	})
+}
+
+// closeTracker is a request body that records whether it was closed.
+type closeTracker struct {
+	io.Reader
+	closed bool
+}
+
+func (c *closeTracker) Close() error { c.closed = true; return nil }
+
+// roundTripFunc is an http.RoundTripper made of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestTransportSendsTheAdaptersBody: the transport gives the next
+// RoundTripper the adapter's body — as Body, as GetBody (which net/http calls
+// to send a request again on a new connection, and for a 307/308 redirect)
+// and in ContentLength — closes the stand-in's body, and leaves the caller's
+// request as it was.
+func TestTransportSendsTheAdaptersBody(t *testing.T) {
+	body := []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true}`)
+	var got *http.Request
+	hc := tracingClient(&http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		got = r
+		return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody, Header: http.Header{}, Request: r}, nil
+	})})
+	ctx, trace := withCallTrace(context.Background(), nil)
+	trace.body = body
+	standIn := &closeTracker{Reader: bytes.NewReader([]byte(`{"model":"m","stream":true}`))}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://provider.invalid/v1/chat/completions", standIn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = 27
+	if _, err := hc.Transport.RoundTrip(req); err != nil {
+		t.Fatal(err)
+	}
+	if got == nil || got == req {
+		t.Fatal("the next RoundTripper got the caller's request itself, or none")
+	}
+	read := func(name string, rc io.ReadCloser, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b, _ := io.ReadAll(rc)
+		if !bytes.Equal(b, body) {
+			t.Errorf("%s = %s, want the adapter's body %s", name, b, body)
+		}
+	}
+	read("Body", got.Body, nil)
+	if got.GetBody == nil {
+		t.Fatal("no GetBody: a request sent again would go without the adapter's body")
+	}
+	for range 2 {
+		rc, err := got.GetBody()
+		read("GetBody()", rc, err)
+	}
+	if got.ContentLength != int64(len(body)) {
+		t.Errorf("ContentLength %d, want %d", got.ContentLength, len(body))
+	}
+	if !standIn.closed {
+		t.Error("the stand-in's body was not closed")
+	}
+	if req.Body != standIn || req.ContentLength != 27 {
+		t.Error("the caller's request was modified")
+	}
 }

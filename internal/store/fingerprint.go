@@ -9,9 +9,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/routerhq/router/internal/jsonfast"
-
 	"github.com/routerhq/router/internal/jsonenc"
+	"github.com/routerhq/router/internal/jsonfast"
 )
 
 // Fingerprint is the SHA-256 of the canonical form of the fields that define an

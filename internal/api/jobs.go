@@ -258,11 +258,27 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *prob
 		return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Malformed JSON body",
 			Detail: "the body is not valid JSON for this endpoint: " + err.Error()}
 	}
-	if dec.More() {
+	// Only whitespace may follow the value. dec.More() is not the test: it
+	// is false before a stray '}' or ']'.
+	if rest := bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
 		return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Malformed JSON body",
-			Detail: "the body holds more than one JSON value"}
+			Detail: fmt.Sprintf("the body holds more than one JSON value: %q follows the end of the first at byte %d; send exactly one JSON object",
+				quoteStart(rest), dec.InputOffset())}
 	}
 	return nil
+}
+
+// quoteStart is the start of b (its first 16 characters), for quoting in an
+// error.
+func quoteStart(b []byte) string {
+	s, n := string(b), 0
+	for i := range s {
+		if n == 16 {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }
 
 func compact(raw json.RawMessage) json.RawMessage {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -29,6 +30,12 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 	if err != nil || seq < 1 {
 		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: "Bad attempt number",
 			Detail: "the attempt is named by its seq, a positive integer, as shown in the job's attempts"})
+		return
+	}
+	if seq > math.MaxInt32 {
+		// Attempt numbers are int4 in the database: no attempt has this one.
+		writeProblem(w, r, problem{Status: http.StatusNotFound, Type: "attempt-not-found", Title: "Attempt not found",
+			Detail: fmt.Sprintf("job %s has no attempt %d; the attempt is named by its seq as shown in the job's attempts", id, seq), JobID: id})
 		return
 	}
 	var req resolveRequest

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -18,18 +19,8 @@ func settled(state string) bool { return store.IsTerminal(state) || state == sto
 // It returns the wait and the Preference-Applied value to send ("" for none).
 func (s *Server) waitFor(r *http.Request) (time.Duration, string) {
 	wait := s.cfg.DefaultWait
-	for _, h := range r.Header.Values("Prefer") {
-		for _, pref := range strings.Split(h, ",") {
-			name, val, ok := strings.Cut(strings.TrimSpace(pref), "=")
-			if !ok || !strings.EqualFold(strings.TrimSpace(name), "wait") {
-				continue
-			}
-			n, err := strconv.Atoi(strings.Trim(strings.TrimSpace(val), `"`))
-			if err != nil || n < 0 {
-				continue // an unusable preference is ignored, as RFC 7240 says
-			}
-			wait = time.Duration(n) * time.Second
-		}
+	if d, ok := preferredWait(r.Header.Values("Prefer")); ok {
+		wait = d
 	}
 	if wait > s.cfg.MaxWait {
 		wait = s.cfg.MaxWait
@@ -38,6 +29,44 @@ func (s *Server) waitFor(r *http.Request) (time.Duration, string) {
 		return 0, ""
 	}
 	return wait, "wait=" + strconv.Itoa(int(wait/time.Second))
+}
+
+// preferredWait finds the wait preference among the values of the request's
+// Prefer headers, in order. Only the first instance counts (RFC 7240 §2: a
+// preference given more than once is considered once, and the later
+// instances are ignored). ok is false when there is none, or when the first
+// is unusable (not a whole number of seconds), which is ignored as RFC 7240
+// says.
+func preferredWait(values []string) (d time.Duration, ok bool) {
+	for _, h := range values {
+		for _, pref := range strings.Split(h, ",") {
+			pref, _, _ = strings.Cut(pref, ";") // its parameters: wait has none
+			name, val, _ := strings.Cut(pref, "=")
+			if strings.EqualFold(strings.TrimSpace(name), "wait") {
+				return seconds(strings.Trim(strings.TrimSpace(val), `"`))
+			}
+		}
+	}
+	return 0, false
+}
+
+// seconds reads a delta-seconds value (RFC 7240 §4.3, RFC 9111 §1.2.2:
+// digits only). A number of seconds too large for a time.Duration is the
+// longest one, which the caller caps, rather than a product that overflows.
+func seconds(v string) (time.Duration, bool) {
+	if v == "" {
+		return 0, false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n > math.MaxInt64/int64(time.Second) { // digits only: err is out of range
+		return time.Duration(math.MaxInt64), true
+	}
+	return time.Duration(n) * time.Second, true
 }
 
 // waitJob waits until owner's job is settled or the wait runs out, and returns

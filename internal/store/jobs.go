@@ -6,7 +6,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -53,7 +52,8 @@ func (j *Job) dest() []any {
 }
 
 // GetJob reads one job of owner with its attempts and race events. Another
-// owner's job is ErrNotFound, exactly like a missing one.
+// owner's job is ErrNotFound, exactly like a missing one, and so is an id that
+// is not a UUID in canonical form (checkJobID).
 func (s *Store) GetJob(ctx context.Context, owner, id string) (*Job, error) {
 	return s.getJob(ctx, id, owner, true)
 }
@@ -66,8 +66,8 @@ func (s *Store) GetJobAny(ctx context.Context, id string) (*Job, error) {
 
 // getJob reads the job, its attempts and its race events in one round trip.
 func (s *Store) getJob(ctx context.Context, id, owner string, checkOwner bool) (*Job, error) {
-	if _, err := uuid.Parse(id); err != nil {
-		return nil, ErrNotFound
+	if err := checkJobID(id); err != nil {
+		return nil, err
 	}
 	b := &pgx.Batch{}
 	b.Queue(jobByIDSQL, id, checkOwner, owner)
@@ -175,6 +175,9 @@ func (s *Store) attachChildren(ctx context.Context, jobs []*Job) error {
 
 // JobStateAny reads only a job's state, without an owner check.
 func (s *Store) JobStateAny(ctx context.Context, id string) (string, error) {
+	if err := checkJobID(id); err != nil {
+		return "", err
+	}
 	var state string
 	err := s.pool.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, id).Scan(&state)
 	return state, notFound(err)
@@ -182,6 +185,9 @@ func (s *Store) JobStateAny(ctx context.Context, id string) (string, error) {
 
 // JobState reads only a job's state (cheap, for waiting).
 func (s *Store) JobState(ctx context.Context, owner, id string) (string, error) {
+	if err := checkJobID(id); err != nil {
+		return "", err
+	}
 	var state string
 	err := s.pool.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1 AND owner = $2`, id, owner).Scan(&state)
 	return state, notFound(err)
@@ -197,6 +203,9 @@ func (s *Store) JobState(ctx context.Context, owner, id string) (string, error) 
 // for, sees it and notifies; or the win commits first and this reads the job
 // as won. Unsettled jobs only; a job already watched is not written again.
 func (s *Store) WatchJob(ctx context.Context, owner, id string) (string, error) {
+	if err := checkJobID(id); err != nil {
+		return "", err
+	}
 	for try := 0; ; try++ {
 		var state string
 		err := s.pool.QueryRow(ctx, `UPDATE jobs SET watched = true

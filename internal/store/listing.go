@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -19,7 +21,10 @@ type ListFilter struct {
 	CreatedBefore time.Time // zero: no bound (exclusive)
 	Limit         int
 	// After continues a listing: only jobs older than this position in the
-	// newest-first order (created_at DESC, id DESC).
+	// newest-first order (created_at DESC, id DESC). Its ID may be any
+	// spelling of a UUID that github.com/google/uuid parses (urn:uuid:…,
+	// {…}, no hyphens, any case); anything else is an error, returned
+	// before any statement is sent.
 	After *ListPosition
 }
 
@@ -34,8 +39,17 @@ type ListPosition struct {
 // the index jobs_owner_created_id (owner, created_at DESC, id DESC): a page
 // costs the same however deep it is, and jobs created after the first page
 // never shift the later ones.
+//
+// An Operation that PostgreSQL cannot hold as text (a NUL, bytes that are not
+// UTF-8) is no job's operation: the listing is empty, and nothing is sent.
 func (s *Store) ListJobs(ctx context.Context, f ListFilter) ([]*Job, *ListPosition, error) {
-	q, args := listQuery(f)
+	if !utf8.ValidString(f.Operation) || strings.IndexByte(f.Operation, 0) >= 0 {
+		return []*Job{}, nil, nil
+	}
+	q, args, err := listQuery(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list jobs: %w", err)
+	}
 	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list jobs: %w", err)
@@ -60,7 +74,16 @@ func (s *Store) ListJobs(ctx context.Context, f ListFilter) ([]*Job, *ListPositi
 
 // listQuery builds the listing statement with only the conditions asked for,
 // so the planner sees plain index conditions (no "$n IS NULL OR" branches).
-func listQuery(f ListFilter) (string, []any) {
+// A position whose ID is not a UUID is an error.
+func listQuery(f ListFilter) (string, []any, error) {
+	if f.After != nil {
+		id, err := uuid.Parse(f.After.ID)
+		if err != nil {
+			return "", nil, fmt.Errorf("the position's id %q is not a UUID; continue from a position ListJobs returned", f.After.ID)
+		}
+		// PostgreSQL reads only some spellings of a UUID: hand it the canonical one.
+		f.After = &ListPosition{CreatedAt: f.After.CreatedAt, ID: id.String()}
+	}
 	args := []any{f.Owner}
 	where := []string{"j.owner = $1"}
 	add := func(cond string, v ...any) {
@@ -87,13 +110,16 @@ func listQuery(f ListFilter) (string, []any) {
 	}
 	args = append(args, f.Limit+1)
 	return `SELECT ` + jobColumns + ` FROM jobs j WHERE ` + strings.Join(where, " AND ") +
-		` ORDER BY j.created_at DESC, j.id DESC LIMIT $` + strconv.Itoa(len(args)), args
+		` ORDER BY j.created_at DESC, j.id DESC LIMIT $` + strconv.Itoa(len(args)), args, nil
 }
 
 // ExplainListJobs returns PostgreSQL's plan of the listing statement for f (for
 // tests and docs: the plan must be a scan of jobs_owner_created_id).
 func (s *Store) ExplainListJobs(ctx context.Context, f ListFilter) (string, error) {
-	q, args := listQuery(f)
+	q, args, err := listQuery(f)
+	if err != nil {
+		return "", err
+	}
 	rows, err := s.pool.Query(ctx, "EXPLAIN "+q, args...)
 	if err != nil {
 		return "", err

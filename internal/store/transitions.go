@@ -11,8 +11,12 @@ import (
 
 // lockJob locks the job row for the rest of tx and returns its state and version.
 // Statements after it read with a snapshot that includes every change committed
-// before the lock was granted.
+// before the lock was granted. An id not in canonical form is ErrNotFound
+// (checkJobID).
 func lockJob(ctx context.Context, tx pgx.Tx, jobID, owner string) (state string, version int64, err error) {
+	if err := checkJobID(jobID); err != nil {
+		return "", 0, err
+	}
 	q := `SELECT state, version FROM jobs WHERE id = $1 FOR UPDATE`
 	args := []any{jobID}
 	if owner != "" {

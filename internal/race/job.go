@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strings"
+	"time"
 
+	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -127,17 +129,64 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 		return nil, "no eligible provider on route " + job.Route + " (" + strings.Join(why, "; ") + ")"
 	}
 	// Resume: providers already tried in this round (since the caller's last
-	// retry) are not tried again.
+	// retry) are not tried again, except by a retry that was due when the job
+	// was handed over (resumeRetry); retries made this round count against
+	// max_retries.
+	latest := map[string]store.Attempt{}
 	for _, a := range job.Attempts {
 		if a.Seq > job.AttemptBase && !store.NotSent(a) {
 			o.used[a.Provider] = true
 			o.attempts++
+			if a.Role == store.RoleRetry {
+				o.retries[a.Provider]++
+			}
+			if l, ok := latest[a.Provider]; !ok || a.Seq > l.Seq {
+				latest[a.Provider] = a
+			}
 			if why := failureOf(a); why != "" {
 				o.reasons[a.Provider] = a.Provider + ": " + why
 			}
 		}
 	}
+	o.resumeRetry(latest)
 	return o, ""
+}
+
+// resumeRetry schedules, as the orchestration that recorded it would have,
+// the retry of the first provider (route order) whose latest attempt of the
+// round failed transiently with retries left: a job handed over during a
+// retry's backoff (a drain, SPEC §17) is retried, not failed. The wait is the
+// backoff with the stored Retry-After counted from now (never sooner than the
+// provider asked). The provider stays used: the retry starts from the timer.
+func (o *orchestrator) resumeRetry(latest map[string]store.Attempt) {
+	for _, p := range o.candidates {
+		a, ok := latest[p]
+		if !ok || a.State != store.AttemptFailed || o.retries[p] >= o.r.targetRetries(p) {
+			continue
+		}
+		retryAfter, ok := retryOf(a)
+		if !ok || retryAfter > o.r.cfg.Backoff.MaxRetryAfter {
+			continue
+		}
+		o.retries[p]++
+		delay := o.r.backoff(o.retries[p], retryAfter)
+		o.log.Info("resuming a retry on the same provider", "provider", p, "delay", delay)
+		o.retryAt, o.retryFor = time.NewTimer(delay), p
+		return
+	}
+}
+
+// retryOf reads a failed attempt's stored error: ok when the provider's
+// failure allowed a retry on it, with the Retry-After it asked for.
+func retryOf(a store.Attempt) (retryAfter time.Duration, ok bool) {
+	var e struct {
+		Action       providers.Action `json:"action"`
+		RetryAfterMS int64            `json:"retry_after_ms"`
+	}
+	if len(a.Error) == 0 || json.Unmarshal(a.Error, &e) != nil || e.Action != providers.ActionRetry {
+		return 0, false
+	}
+	return time.Duration(max(e.RetryAfterMS, 0)) * time.Millisecond, true
 }
 
 // watchCancel cancels this process's work on a job when the database says the

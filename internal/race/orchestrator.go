@@ -98,6 +98,10 @@ func (o *orchestrator) run(ctx context.Context) {
 		o.attempts++
 		o.sole.Store(true)
 		o.launch(ctx, a, a.Role, release)
+	case o.retryAt != nil:
+		// A retry that was due when the job was handed over goes first, when
+		// its backoff ends (prepare), as it would have in the orchestration
+		// that scheduled it.
 	default:
 		if p := o.next(); p != "" {
 			role := o.r.roleOf(o.route, p)
@@ -256,8 +260,12 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 		} else if st, err := o.r.cfg.Store.JobStateAny(context.WithoutCancel(ctx), o.job.ID); err == nil && store.FinalState(st) == "" {
 			// A valid answer discarded because its attempt had been settled
 			// otherwise (an operator's resolution): the job is not complete,
-			// so the race goes on.
+			// so the race goes on, on the next provider as after a failure.
+			// If this process lost the job's lease meanwhile (the job went
+			// unknown, which releases it), the attempt is refused and the job
+			// is left to whoever resumes it (see start).
 			o.reasons[p] = p + ": its answer came after the attempt was settled; discarded"
+			o.failover(ctx)
 			return
 		}
 		if len(o.inflight) > 0 {

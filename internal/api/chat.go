@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/routerhq/router/internal/chat"
+	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -36,7 +37,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	var req chat.Request
 	if err == nil {
-		err = json.NewDecoder(bytes.NewReader(body)).Decode(&req)
+		err = decodeChat(body, &req)
 	}
 	if err != nil {
 		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_json", "",
@@ -141,7 +142,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.Counters.IdempotentReplay()
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	callerKey := !strings.HasPrefix(key, "auto-")
+	callerKey := ownKey
 	if req.Stream {
 		s.streamChat(w, r, job, created, plan, callerKey, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
 		return
@@ -299,11 +300,67 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 			return
 		}
 	}
+	if msg, ok := refusedAsInvalid(job); ok {
+		// SPEC says only that chat errors carry "the right HTTP status" (§4.3)
+		// and that a bad request is the caller's fault (§6.2, §7). A provider's
+		// bad_request is answered as OpenAI would have answered it, 400
+		// invalid_request_error with the provider's message, not 502: the
+		// request itself is wrong, and OpenAI's SDKs resend a 5xx unchanged.
+		fix := " Correct the request and send it with a new Idempotency-Key: this key stays bound to the failed job " + job.ID + "."
+		if !callerKey {
+			fix = " Correct the request and send it again."
+		}
+		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_request", "",
+			"the provider refused the request as invalid: "+strings.TrimRight(msg, ".")+"."+fix)
+		return
+	}
 	if len(job.Attempts) == 0 && strings.Contains(reason, "no eligible provider") {
 		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "no_eligible_provider", "", reason)
 		return
 	}
 	writeOpenAIError(w, http.StatusBadGateway, "server_error", "upstream_failed", "", reason)
+}
+
+// decodeChat decodes a chat request body: one JSON value, then nothing but
+// whitespace. (Decoder.More is not enough: it reports false before a stray
+// `}` or `]`.)
+func decodeChat(body []byte, req *chat.Request) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(req); err != nil {
+		return err
+	}
+	if rest := bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return fmt.Errorf("unexpected data after the JSON object, at offset %d; send exactly one JSON object", len(body)-len(rest))
+	}
+	return nil
+}
+
+// refusedAsInvalid returns the provider's message when the job failed because
+// its last attempt to end was refused as a bad request (the caller's fault in
+// the providers' taxonomy). When another provider's attempt ended later, that
+// provider took the same request, so its failure is what the caller hears.
+func refusedAsInvalid(job *store.Job) (string, bool) {
+	var last *store.Attempt
+	for i := range job.Attempts {
+		a := &job.Attempts[i]
+		if a.FinishedAt == nil {
+			continue
+		}
+		if last == nil || a.FinishedAt.After(*last.FinishedAt) || a.FinishedAt.Equal(*last.FinishedAt) && a.Seq > last.Seq {
+			last = a
+		}
+	}
+	if last == nil {
+		return "", false
+	}
+	var e struct {
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(last.Error, &e) != nil || e.Kind != string(providers.KindBadRequest) {
+		return "", false
+	}
+	return e.Message, true
 }
 
 func (s *Server) chatInternal(w http.ResponseWriter, what string, err error) {

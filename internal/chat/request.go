@@ -14,8 +14,8 @@ type Request struct {
 	Model               string          `json:"model"`
 	Messages            []wireMessage   `json:"messages"`
 	Temperature         *float32        `json:"temperature"`
-	MaxTokens           int             `json:"max_tokens"`
-	MaxCompletionTokens int             `json:"max_completion_tokens"`
+	MaxTokens           *int            `json:"max_tokens"`
+	MaxCompletionTokens *int            `json:"max_completion_tokens"`
 	Seed                *int            `json:"seed"`
 	User                string          `json:"user"`
 	ResponseFormat      *ResponseFormat `json:"response_format"`
@@ -58,7 +58,22 @@ func (r *Request) Normalize() (*Input, error) {
 	if r.N != nil && *r.N != 1 {
 		return bad("n", "only n=1 is supported: the router returns the one winning completion")
 	}
-	in := &Input{Temperature: r.Temperature, MaxTokens: r.MaxTokens, Seed: r.Seed, User: r.User, ResponseFormat: r.ResponseFormat}
+	if t := r.Temperature; t != nil && (*t < 0 || *t > 2) {
+		return bad("temperature", "temperature must be between 0 and 2, got %v", *t)
+	}
+	in := &Input{Temperature: r.Temperature, Seed: r.Seed, User: r.User, ResponseFormat: r.ResponseFormat}
+	for _, f := range []struct {
+		param string
+		v     *int
+	}{{"max_tokens", r.MaxTokens}, {"max_completion_tokens", r.MaxCompletionTokens}} {
+		if f.v == nil {
+			continue
+		}
+		if *f.v <= 0 {
+			return bad(f.param, "%s must be a positive number of tokens, got %d; leave it out for the provider's default", f.param, *f.v)
+		}
+		in.MaxTokens = *f.v // max_completion_tokens, OpenAI's current name, wins over max_tokens
+	}
 	if present(r.Tools) {
 		var tools []map[string]any
 		if err := json.Unmarshal(r.Tools, &tools); err != nil || len(tools) == 0 {
@@ -67,10 +82,17 @@ func (r *Request) Normalize() (*Input, error) {
 		in.Tools = r.Tools
 	}
 	if present(r.ToolChoice) {
-		in.ToolChoice = r.ToolChoice
-	}
-	if r.MaxCompletionTokens > 0 {
-		in.MaxTokens = r.MaxCompletionTokens
+		choice, err := toolChoice(r.ToolChoice)
+		switch {
+		case err != nil:
+			return bad("tool_choice", "%v", err)
+		case in.Tools == nil && choice != "none":
+			return bad("tool_choice", "tool_choice is only allowed when tools are specified: add the tools it refers to, or leave tool_choice out")
+		case in.Tools != nil:
+			in.ToolChoice = r.ToolChoice
+		}
+		// "none" without tools is what no tool_choice means: it is left out,
+		// for providers that refuse a tool_choice without tools.
 	}
 	for i, m := range r.Messages {
 		switch m.Role {
@@ -112,6 +134,25 @@ func (r *Request) Normalize() (*Input, error) {
 		return bad("response_format.json_schema.schema", "the JSON Schema does not compile: %v", err)
 	}
 	return in, nil
+}
+
+// toolChoice checks the shape of OpenAI's tool_choice: "none", "auto",
+// "required", or an object (a named tool, passed through as it is). It returns
+// the string form, or "" for an object.
+func toolChoice(raw json.RawMessage) (string, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		switch s {
+		case "none", "auto", "required":
+			return s, nil
+		}
+		return "", fmt.Errorf("tool_choice %q is not none, auto, required or an object naming a tool", s)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return "", fmt.Errorf(`tool_choice must be "none", "auto", "required" or an object such as {"type":"function","function":{"name":"..."}}`)
+	}
+	return "", nil
 }
 
 func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }

@@ -43,20 +43,26 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 			continue
 		}
 		d.Encoding = enc
+		// A negative max_tokens (a stored job from before the API refused
+		// one) asks for nothing: it must not shrink the prompt's need.
+		maxTokens := max(sp.maxTokens, 0)
 		switch {
-		case t.ContextWindow <= 0 || byteBound(sp.msgs)+sp.maxTokens <= t.ContextWindow:
+		case t.ContextWindow <= 0 || within(byteBound(sp.msgs), maxTokens, t.ContextWindow):
 			// A token covers at least one byte, so the prompt fits without
 			// counting: tokenizing is the costliest step of routing.
 			d.Eligible = true
+		case maxTokens >= t.ContextWindow:
+			// No prompt fits beside it (and adding to it could overflow).
+			d.Reason = fmt.Sprintf("context window too small: max_tokens %d alone fills the window of %d tokens", maxTokens, t.ContextWindow)
 		default:
-			need, fits, err := tokens.Fits(enc, sp.msgs, sp.maxTokens, t.ContextWindow)
-			d.PromptTokens = need - sp.maxTokens
+			need, fits, err := tokens.Fits(enc, sp.msgs, maxTokens, t.ContextWindow)
+			d.PromptTokens = need - maxTokens
 			switch {
 			case err != nil:
 				d.Reason = "cannot count tokens: " + err.Error()
 			case !fits:
 				d.Reason = fmt.Sprintf("context window too small: the prompt needs %d tokens plus max_tokens %d = %d, the window holds %d",
-					need-sp.maxTokens, sp.maxTokens, need, t.ContextWindow)
+					need-maxTokens, maxTokens, need, t.ContextWindow)
 			default:
 				d.Eligible = true
 			}
@@ -77,6 +83,12 @@ func byteBound(msgs []providers.Message) int {
 		n += tokens.TokensPerMessage + len(m.Role) + len(m.Content)
 	}
 	return n
+}
+
+// within says whether prompt tokens plus maxTokens fit in window, all three
+// non-negative, without computing a sum that could overflow.
+func within(prompt, maxTokens, window int) bool {
+	return maxTokens <= window && prompt <= window-maxTokens
 }
 
 // roleOf is the role a provider of the route plays for gating: the route's

@@ -85,7 +85,16 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		if errors.Is(cause, errLoser) {
 			detail["message"] = "cancelled: another attempt won"
 		}
-		r.finishAttempt(bg, job, a, store.AttemptOutcome{State: state, Error: detail, LatencyMS: latency}, log)
+		recorded := r.finishAttempt(bg, job, a, store.AttemptOutcome{State: state, Error: detail, LatencyMS: latency}, log)
+		if !recorded && state == store.AttemptUnknown {
+			// The attempt is still in flight in the database, so nothing there
+			// blocks a new attempt: the orchestrator, finding no unknown
+			// attempt, would fail over while the provider may have done the
+			// work. Abandoned instead: the lease expires and recovery marks it
+			// unknown (SPEC §6.7, §6.8).
+			log.Error("could not record the attempt as unknown; the lease will expire and recovery decides")
+			return attemptResult{attempt: a, state: "abandoned", err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe))}
+		}
 		return attemptResult{attempt: a, state: state, err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe))}
 	}
 	if resp.FirstByte > 0 {
@@ -194,21 +203,27 @@ func attemptError(pe *providers.Error) map[string]any {
 // marked it unknown (its lease expired while the call was still running), a
 // definitive answer that came after resolves it, so the job need not wait for
 // an operator: the job goes back to running and recovery resumes it.
-func (r *Runner) finishAttempt(ctx context.Context, job *store.Job, a *store.Attempt, out store.AttemptOutcome, log *slog.Logger) {
+//
+// recorded is false when the end could not be written (a database error): the
+// attempt is then still in flight in the database, until its lease expires.
+// It is true when it was written, or when the attempt had already left flight
+// (a state conflict): the database then holds its state, not this process.
+func (r *Runner) finishAttempt(ctx context.Context, job *store.Job, a *store.Attempt, out store.AttemptOutcome, log *slog.Logger) (recorded bool) {
 	err := r.cfg.Store.FinishAttempt(ctx, a.ID, out)
 	if err == nil {
-		return
+		return true
 	}
 	if !errors.Is(err, store.ErrStateConflict) {
-		log.Error("could not record attempt", "err", err)
-		return
+		log.Error("could not record attempt", "state", out.State, "err", err)
+		return false
 	}
 	if out.State != store.AttemptFailed && out.State != store.AttemptInvalid {
-		return
+		return true
 	}
 	_, err = r.cfg.Store.ResolveAttempt(ctx, store.Resolution{JobID: job.ID, Seq: a.Seq, Outcome: "failed",
 		Note: "the provider answered after this attempt's lease expired, with a definitive failure"})
 	if err != nil && !errors.Is(err, store.ErrStateConflict) && !errors.Is(err, store.ErrJobFinished) {
 		log.Error("could not resolve the attempt with its late failure", "err", err)
 	}
+	return true
 }

@@ -42,6 +42,11 @@ FUZZ_TARGETS = \
 	./internal/prompt:FuzzRender \
 	./internal/providers:FuzzOpenAIStream \
 	./internal/providers:FuzzChunkDecodeMatchesEncodingJSON \
+	./internal/providers:FuzzChatBody \
+	./internal/race:FuzzDecisionsJSON \
+	./internal/jsonenc:FuzzAppendString \
+	./internal/jsonenc:FuzzAppendRaw \
+	./internal/jsonenc:FuzzAppendFloat \
 	./internal/contract:FuzzParseJSONMatchesEncodingJSON \
 	./internal/jsontext:FuzzSanitize
 fuzz:

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -24,18 +25,80 @@ type eventRead struct {
 // eventReadBatchSize is the most reads carried by one batch.
 const eventReadBatchSize = 64
 
+// An event's body is built at its first try from the job as read then. The
+// outbox trigger (migration 0017) records on a failure's, cancellation's or
+// unknown job's event a snapshot of what a later change can alter — the
+// job's mutable columns, its attempts and its race events, as of the
+// transition — because such a job can change again before the first try (a
+// retry, a resolution, a cancellation, a late win). The reads below use it
+// only when they must: while the job is still at the event's job_version it
+// is the job as the transition left it, and is read as it is (the common case,
+// and every job.succeeded event: a succeeded job never changes, so neither
+// the trigger nor the batched win records a snapshot for one); once it has
+// moved on, the job is read with the snapshot's columns laid over it and the
+// snapshot's attempts and race events in place of its own, through
+// jsonb_populate_record(set) into the tables' own row types, so the same
+// column lists and scans apply and the body is byte for byte the one the
+// transition would have had. The one field the snapshot cannot hold is the
+// idempotency key's expiry, which the transition sets after the trigger has
+// run: recordedKeyExpiry derives it. An event written before migration 0017
+// has no snapshot and is built from the job as it is at the first try.
+//
+// The job, its attempts and its race events are three statements, each with
+// its own view of the database: a job that moves on between them is read at
+// the event's version by the first and from the snapshot by the next, which
+// agree (version only grows, and the snapshot is the job at that version).
 const (
+	// eventAsRecorded: the job (alias j) has moved on since the event (alias
+	// e) was written, and the event has a snapshot of the job as it was.
+	eventAsRecorded = `(e.snapshot IS NOT NULL AND e.job_version <> j.version)`
+
 	eventsForDeliverySQL = `SELECT ` + eventColumns + `, e.body, w.url, w.secret
 	FROM job_events e LEFT JOIN webhook_owners w ON w.owner = e.owner WHERE e.id = ANY($1::uuid[])`
-	jobsOfUnfrozenEventsSQL = `SELECT e.id::text, ` + jobColumns + `
-	FROM job_events e JOIN jobs j ON j.id = e.job_id WHERE e.id = ANY($1::uuid[]) AND e.body IS NULL`
+	// The last column says whether the job is the recorded one.
+	jobsOfUnfrozenEventsSQL = `SELECT e.id::text, ` + jobColumns + `, false
+	FROM job_events e JOIN jobs j ON j.id = e.job_id
+	WHERE e.id = ANY($1::uuid[]) AND e.body IS NULL AND NOT ` + eventAsRecorded + `
+	UNION ALL
+	SELECT e.id::text, ` + jobColumns + `, true
+	FROM job_events e JOIN jobs cur ON cur.id = e.job_id,
+		LATERAL jsonb_populate_record(cur, e.snapshot->'job') j
+	WHERE e.id = ANY($1::uuid[]) AND e.body IS NULL AND e.snapshot IS NOT NULL AND e.job_version <> cur.version`
 	attemptsOfUnfrozenEventsSQL = `SELECT e.id::text, ` + attemptColumns + `
-	FROM job_events e JOIN attempts a ON a.job_id = e.job_id WHERE e.id = ANY($1::uuid[]) AND e.body IS NULL
-	ORDER BY e.id, a.seq`
+	FROM job_events e JOIN jobs j ON j.id = e.job_id JOIN attempts a ON a.job_id = e.job_id
+	WHERE e.id = ANY($1::uuid[]) AND e.body IS NULL AND NOT ` + eventAsRecorded + `
+	UNION ALL
+	SELECT e.id::text, ` + attemptColumns + `
+	FROM job_events e JOIN jobs j ON j.id = e.job_id,
+		LATERAL jsonb_populate_recordset(NULL::attempts, e.snapshot->'attempts') a
+	WHERE e.id = ANY($1::uuid[]) AND e.body IS NULL AND ` + eventAsRecorded + `
+	ORDER BY 1, 4` // event, seq
 	raceEventsOfUnfrozenEventsSQL = `SELECT e.id::text, ` + raceEventColumns + `
-	FROM job_events e JOIN race_events r ON r.job_id = e.job_id WHERE e.id = ANY($1::uuid[]) AND e.body IS NULL
-	ORDER BY e.id, r.id`
+	FROM job_events e JOIN jobs j ON j.id = e.job_id JOIN race_events r ON r.job_id = e.job_id
+	WHERE e.id = ANY($1::uuid[]) AND e.body IS NULL AND NOT ` + eventAsRecorded + `
+	UNION ALL
+	SELECT e.id::text, ` + raceEventColumns + `
+	FROM job_events e JOIN jobs j ON j.id = e.job_id,
+		LATERAL jsonb_populate_recordset(NULL::race_events, e.snapshot->'race_events') r
+	WHERE e.id = ANY($1::uuid[]) AND e.body IS NULL AND ` + eventAsRecorded + `
+	ORDER BY 1, 2` // event, race event id
 )
+
+// recordedKeyExpiry is the expiry of the idempotency key of j, a job read as
+// an event recorded it, at that event's transition. The transition sets it in
+// its own transaction, after the outbox trigger has run (setJobState): to the
+// transaction's now() — j's recorded finished_at — plus KeyRetention for a
+// terminal state (failed, cancelled), to NULL (never expires) otherwise
+// (unknown). Derived, not recorded: were KeyRetention reconfigured between
+// the transition and the first try, the body would show the new retention.
+func recordedKeyExpiry(j *Job, retention time.Duration) *time.Time {
+	if !IsTerminal(j.State) || j.FinishedAt == nil {
+		return nil
+	}
+	// The interval PostgreSQL added is the duration in whole microseconds.
+	t := j.FinishedAt.Add(retention.Truncate(time.Microsecond))
+	return &t
+}
 
 // readEvent queues r for the next batch and waits for it, or for ctx.
 func (s *Store) readEvent(ctx context.Context, r *eventRead) error {
@@ -102,8 +165,12 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 		if err := readRows(br, func(rows pgx.Rows) error {
 			var id string
 			j := &Job{Attempts: []Attempt{}, RaceEvents: []RaceEvent{}}
-			if err := rows.Scan(append([]any{&id}, j.dest()...)...); err != nil {
+			var recorded bool
+			if err := rows.Scan(append(append([]any{&id}, j.dest()...), &recorded)...); err != nil {
 				return err
+			}
+			if recorded {
+				j.KeyExpiresAt = recordedKeyExpiry(j, s.opt.KeyRetention)
 			}
 			if f := byID[id]; f != nil {
 				f.job = j

@@ -114,8 +114,9 @@ func scanEvent(row pgx.Row, extra ...any) (*Event, error) {
 // EventForDelivery reads, in one round trip batched with other deliveries'
 // reads (eventRead), what the delivery worker needs of an event: the event
 // with its frozen body, its owner's webhook (nil when the owner has none any
-// more) and, while no body is frozen yet, the job it announces (nil when the
-// body is frozen, or when retention deleted the job).
+// more) and, while no body is frozen yet, the job it announces as the
+// event's transition left it (see eventreads.go; nil when the body is
+// frozen, or when retention deleted the job).
 func (s *Store) EventForDelivery(ctx context.Context, id string) (*Event, *Webhook, *Job, error) {
 	if _, err := uuid.Parse(id); err != nil {
 		return nil, nil, nil, ErrNotFound

@@ -147,7 +147,10 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 
 // eventBody is an event's payload, {"type": …, "job": …}: the job as the
 // tenant API answers with it (store.Job.AppendJSON: the bytes encoding/json
-// wrote, without reflection).
+// wrote, without reflection). j is the job as the event's transition left it,
+// even when it has changed since (a failed job retried, an unknown one
+// resolved): EventForDelivery reads it from the snapshot the outbox recorded
+// (internal/store/eventreads.go), so job.version orders an owner's events.
 func eventBody(typ string, j *store.Job) []byte {
 	t, _ := json.Marshal(typ) // a string always encodes
 	b := append(append(append(make([]byte, 0, 4096), `{"type":`...), t...), `,"job":`...)

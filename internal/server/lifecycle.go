@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -24,20 +26,14 @@ type lifecycle struct {
 	stops  []func()
 }
 
-// startLifecycle syncs the configured webhooks into the database (the outbox
-// trigger writes events only for owners that have one), starts the leader
-// elector, the cleaner and the delivery client.
+// startLifecycle checks the configured webhooks' signing secrets, syncs the
+// webhooks into the database (the outbox trigger writes events only for owners
+// that have one), starts the leader elector, the cleaner and the delivery
+// client.
 func startLifecycle(ctx context.Context, cfg *config.Config, st *store.Store, pool *pgxpool.Pool, replica string, log *slog.Logger) (_ *lifecycle, err error) {
-	urls, secrets := map[string]string{}, map[string]string{}
-	for i, k := range cfg.APIKeys {
-		if k.Webhook == nil {
-			continue
-		}
-		v := os.Getenv(k.Webhook.SecretEnv)
-		if v == "" {
-			return nil, fmt.Errorf("api_keys[%d].webhook.secret_env: environment variable %s (owner %s) is empty: set it to the signing secret (for example whsec_ and base64 of 32 random bytes)", i, k.Webhook.SecretEnv, k.Owner)
-		}
-		urls[k.Owner], secrets[k.Owner] = k.Webhook.URL, v
+	urls, secrets, err := configWebhooks(cfg, os.Getenv)
+	if err != nil {
+		return nil, err
 	}
 	if err := st.SyncConfigWebhooks(ctx, urls); err != nil {
 		return nil, fmt.Errorf("sync webhooks: %w", err)
@@ -51,10 +47,14 @@ func startLifecycle(ctx context.Context, cfg *config.Config, st *store.Store, po
 	l.leader = maintenance.NewElector(st, "maintenance", replica, cfg.Retention.LeaderLease.D(), log)
 	l.leader.Once(ctx) // a lone or first replica leads from its first recovery pass
 	l.background(l.leader.Run)
-	cleaner := &maintenance.Cleaner{Store: st, Leader: l.leader, After: cfg.Retention.Jobs.D(), Log: log}
+	w := cfg.Webhooks
+	// Retention keeps a job while one of its events may still be delivered:
+	// retried until webhooks.retry_for old, the last retry up to backoff_cap
+	// later, lasting up to timeout.
+	redelivery := store.RedeliveryRetention{Store: st, Window: addSat(addSat(w.RetryFor.D(), w.BackoffCap.D()), w.Timeout.D())}
+	cleaner := &maintenance.Cleaner{Store: redelivery, Leader: l.leader, After: cfg.Retention.Jobs.D(), Log: log}
 	l.background(cleaner.Run)
 
-	w := cfg.Webhooks
 	l.hooks, err = webhook.NewService(pool, st, webhook.ServiceConfig{
 		Config:     webhook.Config{Timeout: w.Timeout.D(), MaxResponseBytes: w.MaxResponseBytes, RetryFor: w.RetryFor.D(), Secrets: secrets},
 		Backoff:    webhook.Backoff{Base: w.BackoffBase.D(), Cap: w.BackoffCap.D()},
@@ -90,4 +90,42 @@ func (l *lifecycle) stop() {
 		l.stops[i]()
 	}
 	l.stops = nil
+}
+
+// configWebhooks returns the configured owners' webhook URLs and signing
+// secrets (from the environment variables api_keys[].webhook.secret_env),
+// refusing every empty or unusable secret in one error. Stored keys' secrets
+// (router keys create --webhook-url) are made by the router and need no check.
+func configWebhooks(cfg *config.Config, getenv func(string) string) (urls, secrets map[string]string, err error) {
+	urls, secrets = map[string]string{}, map[string]string{}
+	var problems []string
+	seen := map[[2]string]bool{}
+	for i, k := range cfg.APIKeys {
+		if k.Webhook == nil {
+			continue
+		}
+		v := getenv(k.Webhook.SecretEnv)
+		urls[k.Owner], secrets[k.Owner] = k.Webhook.URL, v
+		if seen[[2]string{k.Owner, k.Webhook.SecretEnv}] {
+			continue // the same owner's secret, already checked
+		}
+		seen[[2]string{k.Owner, k.Webhook.SecretEnv}] = true
+		where := fmt.Sprintf("api_keys[%d].webhook.secret_env: environment variable %s (owner %s)", i, k.Webhook.SecretEnv, k.Owner)
+		if err := webhook.ValidateSecret(v); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", where, err))
+		}
+	}
+	if len(problems) > 0 {
+		return nil, nil, fmt.Errorf("unusable webhook signing secrets (deliveries would fail, or their signatures could be forged):\n  %s\n"+
+			"set each environment variable to a good secret and start again; the owner's receiver verifies with the same secret, so give it the new one", strings.Join(problems, "\n  "))
+	}
+	return urls, secrets, nil
+}
+
+// addSat adds two non-negative durations, saturating instead of overflowing.
+func addSat(a, b time.Duration) time.Duration {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }

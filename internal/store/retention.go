@@ -8,15 +8,53 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// DefaultRedeliveryWindow is how long an event may stay pending and still be
+// delivered with the default webhook settings: retried until it is
+// webhooks.retry_for (24h) old, the last retry up to webhooks.backoff_cap (1h)
+// later, lasting up to webhooks.timeout (10s).
+const DefaultRedeliveryWindow = 24*time.Hour + time.Hour + 10*time.Second
+
+// RedeliveryRetention is DeleteExpiredJobs with the redelivery window of the
+// running configuration (webhooks.retry_for + backoff_cap + timeout).
+type RedeliveryRetention struct {
+	Store  *Store
+	Window time.Duration
+}
+
+// DeleteExpiredJobs is Store.DeleteExpiredJobs keeping jobs with an event
+// pending for less than r.Window (DefaultRedeliveryWindow when not positive).
+func (r RedeliveryRetention) DeleteExpiredJobs(ctx context.Context, after time.Duration, batch int) (int, error) {
+	window := r.Window
+	if window <= 0 {
+		window = DefaultRedeliveryWindow
+	}
+	return r.Store.deleteExpiredJobs(ctx, after, window, batch)
+}
+
 // DeleteExpiredJobs deletes at most batch jobs whose idempotency key expired
 // more than after ago (the key still bound to the job, or released to a newer
 // job — see released_keys), with their attempts, race events, events,
 // deliveries and key rows, in one short transaction, and returns how many jobs
 // it deleted. Only terminal jobs are touched: a live job's key never expires.
-// Jobs are locked first (lock order job, then its children) with SKIP LOCKED,
-// so the cleaner never waits on a job in use, and lock_timeout bounds any other
-// wait.
+// A job with an event still pending (not yet delivered, being retried) and
+// younger than DefaultRedeliveryWindow is kept until the event is delivered or
+// abandoned, or the window passes (a delivery that old is never retried:
+// webhook.Worker abandons it at its next try); see RedeliveryRetention for
+// another window. Jobs are locked first (lock order job, then its children)
+// with SKIP LOCKED, so the cleaner never waits on a job in use, and
+// lock_timeout bounds any other wait.
 func (s *Store) DeleteExpiredJobs(ctx context.Context, after time.Duration, batch int) (int, error) {
+	return s.deleteExpiredJobs(ctx, after, DefaultRedeliveryWindow, batch)
+}
+
+// deleteExpiredJobs is DeleteExpiredJobs keeping jobs with an event pending for
+// less than redelivery. The pending check filters the candidates as the expiry
+// indexes are walked, so kept jobs do not take the batch's places (and cannot
+// stall retention behind them); it is a range scan of job_events_job (job_id,
+// created_at) per candidate, reading the events without locking them: an event
+// is written only with its job's state change, which locks the job row (taken
+// here with SKIP LOCKED, after the check) and moves its updated_at out of range.
+func (s *Store) deleteExpiredJobs(ctx context.Context, after, redelivery time.Duration, batch int) (int, error) {
 	var n int
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '2s'`); err != nil {
@@ -27,16 +65,20 @@ func (s *Store) DeleteExpiredJobs(ctx context.Context, after time.Duration, batc
 			WHERE j.id IN (
 			    (SELECT k.job_id FROM idempotency_keys k
 			     WHERE k.expires_at IS NOT NULL AND k.expires_at <= now() - $1::interval
+			       AND NOT EXISTS (SELECT 1 FROM job_events e WHERE e.job_id = k.job_id
+			                       AND e.created_at > now() - $3::interval AND e.status = 'pending')
 			     ORDER BY k.expires_at LIMIT $2)
 			    UNION
 			    (SELECT r.job_id FROM released_keys r WHERE r.expired_at <= now() - $1::interval
+			       AND NOT EXISTS (SELECT 1 FROM job_events e WHERE e.job_id = r.job_id
+			                       AND e.created_at > now() - $3::interval AND e.status = 'pending')
 			     ORDER BY r.expired_at LIMIT $2))
 			  AND j.state IN ('succeeded', 'failed', 'cancelled')
 			  AND j.updated_at <= now() - $1::interval
 			  AND NOT EXISTS (SELECT 1 FROM idempotency_keys k2
 			                  WHERE k2.job_id = j.id AND (k2.expires_at IS NULL OR k2.expires_at > now() - $1::interval))
 			LIMIT $2
-			FOR UPDATE OF j SKIP LOCKED`, after, batch)
+			FOR UPDATE OF j SKIP LOCKED`, after, batch, redelivery)
 		if err != nil {
 			return err
 		}

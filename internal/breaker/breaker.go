@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sort"
 	"sync"
 	"time"
@@ -35,7 +36,8 @@ const (
 
 // Settings of one provider's breaker.
 type Settings struct {
-	// ConsecutiveFailures opens the breaker (default 5).
+	// ConsecutiveFailures opens the breaker (default 5). Counts are uint32 in
+	// gobreaker: a larger setting saturates at 4294967295 rather than wrapping.
 	ConsecutiveFailures int
 	// OpenFor is how long it stays open before half-open probing (default 30s).
 	OpenFor time.Duration
@@ -55,6 +57,19 @@ func (s Settings) withDefaults() Settings {
 		s.HalfOpenProbes = 1
 	}
 	return s
+}
+
+// count32 converts a positive count to gobreaker's uint32, saturating: a
+// plain conversion would wrap 4294967296 to 0 (a breaker that trips on every
+// result). config.Validate refuses such values; this guards other callers.
+func count32(n int) uint32 {
+	if n <= 0 {
+		return 0
+	}
+	if uint64(n) > math.MaxUint32 {
+		return math.MaxUint32
+	}
+	return uint32(n)
 }
 
 // SettingsFromConfig converts a provider's configured breaker settings.
@@ -121,11 +136,11 @@ func New(settings map[string]Settings, opt Options) *Set {
 		b := &providerBreaker{set: s, name: name, settings: st, changedAt: now}
 		b.cb = gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{
 			Name:        name,
-			MaxRequests: uint32(st.HalfOpenProbes),
+			MaxRequests: count32(st.HalfOpenProbes),
 			// Interval 0: counts are cleared only when the state changes.
 			Timeout: st.OpenFor,
 			ReadyToTrip: func(c gobreaker.Counts) bool {
-				if c.ConsecutiveFailures >= uint32(st.ConsecutiveFailures) {
+				if c.ConsecutiveFailures >= count32(st.ConsecutiveFailures) {
 					b.pendingTrip = c.ConsecutiveFailures // under gobreaker's lock, like onChange
 					return true
 				}
@@ -281,7 +296,7 @@ func (s *Set) State(provider string) (ok bool, reason string) {
 		return false, b.refusal(gobreaker.ErrOpenState)
 	case gobreaker.StateHalfOpen:
 		c := b.cb.Counts()
-		if c.Requests-min(c.TotalExclusions, c.Requests) >= uint32(b.settings.HalfOpenProbes) {
+		if c.Requests-min(c.TotalExclusions, c.Requests) >= count32(b.settings.HalfOpenProbes) {
 			return false, b.refusal(gobreaker.ErrTooManyRequests)
 		}
 	}

@@ -332,7 +332,8 @@ func Load(path string) (*Config, error) {
 func Parse(b []byte) (*Config, error) {
 	var c Config
 	var root yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(&root); err != nil && !errors.Is(err, errEOF) {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&root); err != nil && !errors.Is(err, errEOF) {
 		return nil, fmt.Errorf("decode: %w", err)
 	}
 	var problems []string
@@ -346,6 +347,9 @@ func Parse(b []byte) (*Config, error) {
 			problems = append(problems, te.Errors...)
 		}
 	}
+	if p := extraDocument(dec); p != "" {
+		problems = append(problems, p)
+	}
 	if v := os.Getenv("DATABASE_URL"); v != "" {
 		c.DatabaseURL = v
 	}
@@ -355,6 +359,25 @@ func Parse(b []byte) (*Config, error) {
 		return nil, errors.New("invalid configuration:\n  " + strings.Join(problems, "\n  "))
 	}
 	return &c, nil
+}
+
+// extraDocument reports a second YAML document (after a `---` line): the
+// router reads one, so settings written after it would be silently ignored.
+// An empty trailing document (a lone `---` at the end) carries nothing and is
+// allowed.
+func extraDocument(dec *yaml.Decoder) string {
+	var next yaml.Node
+	err := dec.Decode(&next)
+	switch {
+	case errors.Is(err, errEOF):
+		return ""
+	case err != nil:
+		return fmt.Sprintf("a second YAML document follows a --- line and cannot be read (%v): the configuration is one document; remove the --- line and merge the settings into the first document", err)
+	}
+	if len(next.Content) == 0 || next.Content[0].Kind == yaml.ScalarNode && next.Content[0].Value == "" {
+		return ""
+	}
+	return fmt.Sprintf("line %d: a second YAML document starts here (after a --- line); the configuration is one document and the router would ignore this one: remove the --- line and merge its settings into the first document", next.Content[0].Line)
 }
 
 func dirOf(path string) string {

@@ -39,6 +39,7 @@ func (c Config) WithDefaults() Config {
 	def(&c.Execution.Retry.Cap, Duration(5*time.Second))
 	def(&c.Execution.Retry.MaxRetryAfter, Duration(30*time.Second))
 	def(&c.Execution.ReconcileAfter, Duration(2*time.Minute))
+	def(&c.Chat.Wait, Duration(5*time.Minute))
 	def(&c.Retention.Jobs, Duration(720*time.Hour))
 	def(&c.Retention.LeaderLease, Duration(15*time.Second))
 	if c.Auth.CacheTTL == nil {
@@ -347,7 +348,7 @@ func (c Config) problems() []string {
 			add("providers[%d] (%s).model is required for type %s when a route's target names no model", i, p.Name, p.Type)
 		}
 	}
-	return errs
+	return append(errs, c.rangeProblems()...)
 }
 
 func sortedRoutes(m map[string]*Route) []string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"time"
@@ -20,7 +21,7 @@ import (
 // (Prefer: wait) and chat streams, which legitimately last minutes.
 func newHTTPServer(h http.Handler, c config.HTTP) *http.Server {
 	return &http.Server{
-		Handler:           readBodyFirst(h, c.ReadBodyTimeout.D(), c.MaxBodyBytes),
+		Handler:           readBodyFirst(h, c.ReadBodyTimeout.D(), bodyLimit(c.MaxBodyBytes)),
 		ReadHeaderTimeout: c.ReadHeaderTimeout.D(),
 		IdleTimeout:       c.IdleTimeout.D(),
 	}
@@ -42,7 +43,13 @@ func readBodyFirst(h http.Handler, timeout time.Duration, max int64) http.Handle
 			h.ServeHTTP(w, r) // a connection without deadlines (not HTTP/1 over TCP)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+		// One byte past max, so handlers see (and refuse) an oversized body; at
+		// math.MaxInt64, max+1 would wrap negative and read nothing.
+		limit := max
+		if limit < math.MaxInt64 {
+			limit++
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, limit))
 		var ne net.Error
 		switch {
 		case errors.As(err, &ne) && ne.Timeout():
@@ -63,6 +70,16 @@ func readBodyFirst(h http.Handler, timeout time.Duration, max int64) http.Handle
 		r.Body = &readBody{Reader: bytes.NewReader(body), orig: r.Body}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// bodyLimit is the limit readBodyFirst applies for http.max_body_bytes. A
+// limit config.Validate refuses (0 or less) is the API's own default, 1 MiB,
+// rather than a limit that drops every body.
+func bodyLimit(max int64) int64 {
+	if max <= 0 {
+		return 1 << 20 // api.Config's default for an unset limit
+	}
+	return max
 }
 
 // readBody replays a body read by readBodyFirst; Close closes the original.

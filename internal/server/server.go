@@ -257,14 +257,20 @@ func replicaID() string {
 	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
 }
 
+// staticKeys maps each configured bearer key to its owner. A key that two
+// variables hold for two owners is refused: it would authenticate as whichever
+// came last.
 func staticKeys(cfg *config.Config) (map[string]string, error) {
-	keys := map[string]string{}
+	keys, from := map[string]string{}, map[string]string{}
 	for _, k := range cfg.APIKeys {
 		v := os.Getenv(k.KeyEnv)
 		if v == "" {
 			return nil, fmt.Errorf("api_keys: environment variable %s (owner %s) is empty: set it, or remove the entry and use `router keys create`", k.KeyEnv, k.Owner)
 		}
-		keys[v] = k.Owner
+		if owner, dup := keys[v]; dup && owner != k.Owner {
+			return nil, fmt.Errorf("api_keys: environment variables %s (owner %s) and %s (owner %s) hold the same key, which would authenticate as only one of them: give each owner its own key", from[v], owner, k.KeyEnv, k.Owner)
+		}
+		keys[v], from[v] = k.Owner, k.KeyEnv
 	}
 	return keys, nil
 }

@@ -1,0 +1,91 @@
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"math"
+	"time"
+)
+
+// MaxBodyBytesCap is the largest http.max_body_bytes accepted: a request body
+// is held in memory whole, so a larger limit only lets one caller exhaust it.
+const MaxBodyBytesCap = 1 << 30 // 1 GiB
+
+// MinLease is the shortest execution.lease and retention.leader_lease: both
+// are renewed (and scanned) at a third of their length, in a database round
+// trip that must finish well within the lease.
+const MinLease = time.Second
+
+// rangeProblems checks every numeric setting a file can get wrong by sign or
+// size, after defaults: a value the file left out already holds its default,
+// so what is out of range here was written so. Each message names the setting
+// and its allowed range.
+func (c Config) rangeProblems() []string {
+	var errs []string
+	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	positive := func(name string, d Duration) {
+		if d <= 0 {
+			add("%s (%s) must be a positive duration such as 30s (omit it for the default)", name, d.D())
+		}
+	}
+	atLeast := func(name string, d, lo Duration) {
+		if d < lo {
+			add("%s (%s) must be at least %s: it is renewed at a third of its length, in a database round trip (omit it for the default)", name, d.D(), lo.D())
+		}
+	}
+	if n := c.HTTP.MaxBodyBytes; n < 1 || n > MaxBodyBytesCap {
+		add("http.max_body_bytes (%d) must be between 1 and %d (1 GiB; a body is held in memory whole); omit it for the default, 1048576 (1 MiB)", n, MaxBodyBytesCap)
+	}
+	if c.HTTP.DefaultWait < 0 {
+		add("http.default_wait (%s) must be 0s (answer at once, the default) or a positive duration", c.HTTP.DefaultWait.D())
+	}
+	positive("http.max_wait", c.HTTP.MaxWait)
+	positive("idempotency.retention", c.Idempotency.Retention)
+	positive("conformance.max_age", c.Conformance.MaxAge)
+	atLeast("execution.lease", c.Execution.Lease, Duration(MinLease))
+	positive("execution.reconcile_after", c.Execution.ReconcileAfter)
+	positive("execution.retry.base", c.Execution.Retry.Base)
+	positive("execution.retry.cap", c.Execution.Retry.Cap)
+	positive("execution.retry.max_retry_after", c.Execution.Retry.MaxRetryAfter)
+	positive("chat.wait", c.Chat.Wait)
+	positive("retention.jobs", c.Retention.Jobs)
+	atLeast("retention.leader_lease", c.Retention.LeaderLease, Duration(MinLease))
+	positive("webhooks.timeout", c.Webhooks.Timeout)
+	positive("webhooks.backoff_base", c.Webhooks.BackoffBase)
+	positive("webhooks.backoff_cap", c.Webhooks.BackoffCap)
+	if c.Webhooks.MaxResponseBytes < 1 {
+		add("webhooks.max_response_bytes (%d) must be 1 or more (omit it for the default, 65536)", c.Webhooks.MaxResponseBytes)
+	}
+	if w := c.Webhooks.Workers; w < 1 || w > 10000 {
+		add("webhooks.workers (%d) must be between 1 and 10000 (omit it for the default, 100)", w)
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.Log.Level)); err != nil {
+		add("log.level: %q is not debug, info, warn or error", c.Log.Level)
+	}
+	for i, p := range c.Providers {
+		where := fmt.Sprintf("providers[%d] (%s).breaker", i, p.Name)
+		b := p.Breaker
+		if b.ConsecutiveFailures < 1 || int64(b.ConsecutiveFailures) > math.MaxUint32 {
+			add("%s.consecutive_failures (%d) must be between 1 and %d (omit it for the default, 5)", where, b.ConsecutiveFailures, uint32(math.MaxUint32))
+		}
+		if b.OpenFor <= 0 {
+			add("%s.open_for (%s) must be a positive duration such as 30s (omit it for the default)", where, b.OpenFor.D())
+		}
+		if b.HalfOpenProbes < 1 || int64(b.HalfOpenProbes) > math.MaxUint32 {
+			add("%s.half_open_probes (%d) must be between 1 and %d (omit it for the default, 1)", where, b.HalfOpenProbes, uint32(math.MaxUint32))
+		}
+	}
+	keyEnvs := map[string]int{}
+	for i, k := range c.APIKeys {
+		if k.KeyEnv == "" {
+			continue // reported with the owner
+		}
+		if j, dup := keyEnvs[k.KeyEnv]; dup {
+			add("api_keys[%d].key_env: %s is also the key_env of api_keys[%d] (owner %s): one bearer key would authenticate as two entries; give each entry its own environment variable", i, k.KeyEnv, j, c.APIKeys[j].Owner)
+			continue
+		}
+		keyEnvs[k.KeyEnv] = i
+	}
+	return errs
+}

@@ -396,9 +396,11 @@ func runCase(ctx context.Context, name string, t *race.Target, p *prompt.Prompt,
 			"the prompt needs %d tokens plus max_tokens %d = %d (%s); the window holds %d", cr.PromptTokens, p.MaxTokens, need, enc, t.ContextWindow)})
 	}
 
-	// 4. The round trip through the real adapter.
+	// 4. The round trip through the real adapter, asking for the model under
+	// test: the target's (or the prompt's), never the adapter's default, which
+	// is another target's model when one provider serves several.
 	req := &providers.Request{
-		AttemptID: "conformance-" + uuid.NewString(), JobID: "conformance", Model: p.Model, Messages: msgs,
+		AttemptID: "conformance-" + uuid.NewString(), JobID: "conformance", Model: model, Messages: msgs,
 		Temperature: temp, MaxTokens: p.MaxTokens, Seed: p.Seed, ResponseFormat: p.ProviderResponseFormat(),
 	}
 	start := time.Now()

@@ -38,12 +38,13 @@ func runConformance(ctx context.Context, args []string) error {
 }
 
 // conformanceCommand is `router conformance ...` writing the report to stdout. It
-// returns nil only when every provider passed every selected suite.
+// returns nil only when every provider passed every selected suite, and
+// errHelpShown, having run nothing, when asked for help.
 func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "run" {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		if len(args) > 0 && isHelp(args[0]) {
 			fmt.Fprintf(stderr, "Usage: %s\n\n%s\n", conformanceUsage, conformanceSummary)
-			return nil
+			return errHelpShown
 		}
 		fmt.Fprintf(stderr, "Usage: %s\n", conformanceUsage)
 		return errUsage
@@ -61,11 +62,8 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	suitesDir := fs.String("suites", "", "directory holding <prompt>/suite.yaml (default: conformance/suites if it exists, else conformance/suites beside prompts_dir)")
 	concurrency := fs.Int("concurrency", 4, "how many providers are tested at once")
 	tempFlag := fs.String("temperature", "", "override the suites' temperature (default: each suite's, 0 when unset)")
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return errUsage
+	if err := parse(fs, args[1:]); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "unexpected arguments: %s\nUsage: %s\n", strings.Join(fs.Args(), " "), conformanceUsage)

@@ -13,16 +13,28 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
+const jobsUsage = "router jobs get ID [--config router.yaml]"
+
 func runJobs(ctx context.Context, args []string) error {
-	if len(args) < 2 || args[0] != "get" || strings.HasPrefix(args[1], "-") {
-		fmt.Fprintln(os.Stderr, "Usage: router jobs get ID [--config router.yaml]")
+	fs := newFlags("jobs get", jobsUsage,
+		"Prints a job (any owner's: this is an operator command) with its attempts and race events as JSON.")
+	cfgPath := configFlag(fs)
+	switch {
+	case len(args) > 0 && isHelp(args[0]), len(args) > 1 && args[0] == "get" && isHelp(args[1]):
+		fs.Usage()
+		return errHelpShown
+	case len(args) == 0:
+		fmt.Fprintln(os.Stderr, "router jobs: which subcommand? get\n\nUsage: "+jobsUsage)
+		return errUsage
+	case args[0] != "get":
+		fmt.Fprintf(os.Stderr, "router jobs: unknown subcommand %q\n\nUsage: %s\n", args[0], jobsUsage)
+		return errUsage
+	case len(args) < 2 || strings.HasPrefix(args[1], "-"):
+		fmt.Fprintln(os.Stderr, "router jobs get: which job? Give its ID first (the X-Router-Job-Id header, or the id of POST /v1/jobs).\n\nUsage: "+jobsUsage)
 		return errUsage
 	}
 	id := args[1]
-	fs := newFlags("jobs get", "router jobs get ID [--config router.yaml]",
-		"Prints a job (any owner's: this is an operator command) with its attempts and race events as JSON.")
-	cfgPath := configFlag(fs)
-	if err := parse(fs, args[2:]); err != nil {
+	if err := parseNoArgs(fs, args[2:]); err != nil {
 		return err
 	}
 	return server.WithStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -20,8 +21,12 @@ const keysUsage = `router keys create --owner NAME [--webhook-url URL] [--config
 
 func runKeys(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "Usage: "+keysUsage)
+		fmt.Fprintln(os.Stderr, "router keys: which subcommand? create, list or revoke\n\nUsage: "+keysUsage)
 		return errUsage
+	}
+	if isHelp(args[0]) {
+		fmt.Fprintln(os.Stderr, "Usage: "+keysUsage+"\n\nRun `router keys SUBCOMMAND --help` for a subcommand's flags.")
+		return errHelpShown
 	}
 	switch args[0] {
 	case "create":
@@ -42,7 +47,7 @@ func keysCreate(ctx context.Context, args []string) error {
 	owner := fs.String("owner", "", "the owner (tenant) the key authenticates as")
 	hook := fs.String("webhook-url", "", "where the owner's job completion events are POSTed (https://...)")
 	cfgPath := configFlag(fs)
-	if err := parse(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	if *owner == "" {
@@ -74,7 +79,7 @@ func keysCreate(ctx context.Context, args []string) error {
 func keysList(ctx context.Context, args []string) error {
 	fs := newFlags("keys list", "router keys list [--config router.yaml]", "Lists stored API keys (never the keys themselves).")
 	cfgPath := configFlag(fs)
-	if err := parse(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	return server.WithStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
@@ -102,16 +107,35 @@ func keysRevoke(ctx context.Context, args []string) error {
 	fs := newFlags("keys revoke", "router keys revoke ID [--config router.yaml]",
 		"Revokes a stored API key: every replica refuses it within auth.cache_ttl (default 5s).")
 	cfgPath := configFlag(fs)
-	if len(args) == 0 {
+	if len(args) > 0 && isHelp(args[0]) {
+		fs.Usage()
+		return errHelpShown
+	}
+	// The ID comes first or after the flags; help anywhere stops before
+	// anything is revoked.
+	var idArg string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		idArg, args = args[0], args[1:]
+	}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	rest := fs.Args()
+	if idArg == "" && len(rest) > 0 {
+		idArg, rest = rest[0], rest[1:]
+	}
+	if idArg == "" {
+		fmt.Fprintln(fs.Output(), "router keys revoke: which key? Give its ID (the ID column of `router keys list`).")
 		fs.Usage()
 		return errUsage
 	}
-	id, err := strconv.ParseInt(args[0], 10, 64)
-	if err != nil {
-		return fmt.Errorf("%q is not a key ID: use the ID column of `router keys list`", args[0])
+	if len(rest) > 0 {
+		fmt.Fprintf(fs.Output(), "router keys revoke: unexpected argument %q: it revokes one key at a time; give one ID, or see `router keys revoke --help`\n", strings.Join(rest, " "))
+		return errUsage
 	}
-	if err := parse(fs, args[1:]); err != nil {
-		return err
+	id, err := strconv.ParseInt(idArg, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a key ID: use the ID column of `router keys list`", idArg)
 	}
 	return server.WithStore(ctx, *cfgPath, func(cfg *config.Config, st *store.Store) error {
 		if err := st.RevokeAPIKey(ctx, id); err != nil {

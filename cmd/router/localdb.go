@@ -24,6 +24,7 @@ func runLocalDB(ctx context.Context, args []string) error {
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
+		fmt.Fprintln(fs.Output(), "router localdb: which command? Give it after --, e.g. router localdb -- go test ./...")
 		fs.Usage()
 		return errUsage
 	}

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -42,7 +43,10 @@ func run(ctx context.Context, args []string) int {
 	for _, c := range commands() {
 		if c.name == args[0] {
 			if err := c.run(ctx, args[1:]); err != nil {
-				if err == errUsage {
+				switch {
+				case errors.Is(err, errHelpShown): // help was asked for and printed; nothing ran
+					return 0
+				case errors.Is(err, errUsage):
 					return 2
 				}
 				fmt.Fprintln(os.Stderr, "router "+c.name+":", err)

@@ -13,7 +13,7 @@ func runMigrate(ctx context.Context, args []string) error {
 	fs := newFlags("migrate", "router migrate [--config router.yaml]",
 		"Applies the embedded SQL migrations under an advisory lock; safe to run from several replicas at once.")
 	cfgPath := configFlag(fs)
-	if err := parse(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	return server.WithStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {

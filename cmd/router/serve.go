@@ -19,8 +19,8 @@ func runServe(ctx context.Context, args []string) error {
 		"Runs the router's HTTP API. Without database_url or DATABASE_URL it starts the embedded local PostgreSQL.")
 	cfgPath := configFlag(fs)
 	debugAddr := fs.String("debug-listen", "", "address serving net/http/pprof under /debug/pprof/ (off when empty; it is unauthenticated, so keep it on loopback)")
-	if err := parse(fs, args); err != nil || fs.Parsed() && fs.NArg() > 0 {
-		return errUsage
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
 	}
 	cfg, err := config.Load(*cfgPath)
 	if err != nil {

@@ -25,7 +25,7 @@ type ConformanceCell struct {
 	Prompt        string    `json:"prompt"`
 	PromptVersion string    `json:"prompt_version"`
 	Passed        bool      `json:"passed"`
-	Fresh         bool      `json:"fresh"` // younger than the configured maximum age
+	Fresh         bool      `json:"fresh"` // last pass younger than conformance.max_age, on the database clock
 	RanAt         time.Time `json:"ran_at"`
 	Detail        string    `json:"detail,omitempty"`
 }
@@ -200,7 +200,10 @@ func (s *Server) providers() http.Handler {
 
 // StoreConformance is the ConformanceSource of the stored conformance runs
 // (store.LatestConformanceRuns): the latest run of each provider × prompt
-// version; Fresh when its last pass is younger than MaxAge (0: any pass).
+// version; Fresh when its last pass is younger than MaxAge (conformance.max_age)
+// on the database clock. The database judges it by the conformance gate's own
+// rule, so a cell shown passed and fresh is one the gate admits, and with a
+// MaxAge of zero or less nothing is fresh, as the gate then admits nothing.
 type StoreConformance struct {
 	Store  *store.Store
 	MaxAge time.Duration
@@ -208,16 +211,14 @@ type StoreConformance struct {
 
 // ConformanceMatrix implements ConformanceSource.
 func (c StoreConformance) ConformanceMatrix(ctx context.Context) ([]ConformanceCell, error) {
-	runs, err := c.Store.LatestConformanceRuns(ctx, store.ConformanceFilter{})
+	runs, err := c.Store.LatestConformanceRuns(ctx, store.ConformanceFilter{MaxAge: c.MaxAge})
 	if err != nil {
 		return nil, err
 	}
 	out := make([]ConformanceCell, 0, len(runs))
 	for _, r := range runs {
-		cell := ConformanceCell{Provider: r.Provider, Prompt: r.Prompt, PromptVersion: r.PromptVersion, Passed: r.Passed,
-			RanAt: r.FinishedAt, Detail: fmt.Sprintf("%d/%d cases passed", r.CasesPassed, r.CasesTotal)}
-		cell.Fresh = r.LastPassAt != nil && (c.MaxAge <= 0 || time.Since(*r.LastPassAt) < c.MaxAge)
-		out = append(out, cell)
+		out = append(out, ConformanceCell{Provider: r.Provider, Prompt: r.Prompt, PromptVersion: r.PromptVersion, Passed: r.Passed,
+			Fresh: r.Fresh, RanAt: r.FinishedAt, Detail: fmt.Sprintf("%d/%d cases passed", r.CasesPassed, r.CasesTotal)})
 	}
 	return out, nil
 }

@@ -29,6 +29,10 @@ type ConformanceRun struct {
 	// LastPassAt is the finish of the latest passing run of the same provider and
 	// prompt version (this run when it passed). Set by LatestConformanceRuns.
 	LastPassAt *time.Time `json:"last_pass_at"`
+	// Fresh: LastPassAt is younger than ConformanceFilter.MaxAge on the
+	// database clock, by the gate's rule (ConformanceStanding.Fresh). Set by
+	// LatestConformanceRuns; with Passed it is exactly the gate's verdict.
+	Fresh bool `json:"-"`
 }
 
 // NewConformanceRun is a finished run to record.
@@ -94,29 +98,49 @@ type ConformanceFilter struct {
 	Prompt   string
 	// WithCases includes each run's per-case details.
 	WithCases bool
+	// MaxAge is conformance.max_age, against which each run's Fresh is judged
+	// (zero or negative: nothing is fresh, as the gate then admits no pass).
+	MaxAge time.Duration
+}
+
+// freshSQL is the conformance freshness rule, on the database clock: the pass
+// that finished at col is younger than the maximum age given in microseconds
+// by param. It is the gate's rule (a pass as old as max_age or older is
+// refused), so a maximum age of zero or less leaves nothing fresh; no pass
+// (NULL) is not fresh. ConformanceStanding and LatestConformanceRuns both use
+// it, so the gate and the operator views cannot disagree.
+func freshSQL(col, param string) string {
+	return "coalesce(" + col + " > now() - " + param + "::bigint * interval '1 microsecond', false)"
 }
 
 // LatestConformanceRuns returns, for every provider × prompt × prompt version that
-// has a run, its latest run (with LastPassAt), ordered by provider, prompt and
-// version.
+// has a run, its latest run (with LastPassAt, and Fresh against f.MaxAge),
+// ordered by provider, prompt and version.
 func (s *Store) LatestConformanceRuns(ctx context.Context, f ConformanceFilter) ([]ConformanceRun, error) {
 	rows, err := s.pool.Query(ctx, `
-		SELECT DISTINCT ON (r.provider, r.prompt, r.prompt_version)
-			r.id, r.provider, r.model, r.prompt, r.prompt_version, r.passed, r.cases_total, r.cases_passed,
-			CASE WHEN $3 THEN r.cases END, r.suite_digest, r.router_version, r.started_at, r.finished_at,
-			(SELECT max(p.finished_at) FROM conformance_runs p
-			  WHERE p.provider = r.provider AND p.prompt = r.prompt AND p.prompt_version = r.prompt_version AND p.passed)
-		FROM conformance_runs r
-		WHERE ($1 = '' OR r.provider = $1) AND ($2 = '' OR r.prompt = $2)
-		ORDER BY r.provider, r.prompt, r.prompt_version, r.finished_at DESC, r.id DESC`,
-		f.Provider, f.Prompt, f.WithCases)
+		SELECT l.id, l.provider, l.model, l.prompt, l.prompt_version, l.passed, l.cases_total, l.cases_passed,
+			l.cases, l.suite_digest, l.router_version, l.started_at, l.finished_at,
+			p.finished_at, `+freshSQL("p.finished_at", "$4")+`
+		FROM (
+			SELECT DISTINCT ON (r.provider, r.prompt, r.prompt_version)
+				r.id, r.provider, r.model, r.prompt, r.prompt_version, r.passed, r.cases_total, r.cases_passed,
+				CASE WHEN $3 THEN r.cases END AS cases, r.suite_digest, r.router_version, r.started_at, r.finished_at
+			FROM conformance_runs r
+			WHERE ($1 = '' OR r.provider = $1) AND ($2 = '' OR r.prompt = $2)
+			ORDER BY r.provider, r.prompt, r.prompt_version, r.finished_at DESC, r.id DESC) l
+		LEFT JOIN LATERAL (
+			SELECT finished_at FROM conformance_runs
+			WHERE provider = l.provider AND prompt = l.prompt AND prompt_version = l.prompt_version AND passed
+			ORDER BY finished_at DESC LIMIT 1) p ON true
+		ORDER BY l.provider, l.prompt, l.prompt_version`,
+		f.Provider, f.Prompt, f.WithCases, f.MaxAge.Microseconds())
 	if err != nil {
 		return nil, fmt.Errorf("read conformance runs: %w", err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ConformanceRun, error) {
 		var c ConformanceRun
 		err := r.Scan(&c.ID, &c.Provider, &c.Model, &c.Prompt, &c.PromptVersion, &c.Passed, &c.CasesTotal, &c.CasesPassed,
-			&c.Cases, &c.SuiteDigest, &c.RouterVersion, &c.StartedAt, &c.FinishedAt, &c.LastPassAt)
+			&c.Cases, &c.SuiteDigest, &c.RouterVersion, &c.StartedAt, &c.FinishedAt, &c.LastPassAt, &c.Fresh)
 		return c, err
 	})
 	if err != nil {
@@ -138,7 +162,8 @@ type ConformanceStanding struct {
 	// when none passed. LastPassAge is now() minus it, on the database clock.
 	LastPassAt  *time.Time
 	LastPassAge time.Duration
-	// Fresh: LastPassAge is below the maxAge asked for.
+	// Fresh: LastPassAge is below the maxAge asked for (never when maxAge is
+	// zero or negative).
 	Fresh bool
 	// PassedVersions are other versions of the prompt this provider passed (they
 	// do not count for this one).
@@ -172,7 +197,7 @@ func (s *Store) ConformanceStanding(ctx context.Context, provider, prompt, versi
 			l.id, l.model, l.passed, l.cases_total, l.cases_passed, l.suite_digest, l.router_version, l.started_at, l.finished_at,
 			p.finished_at,
 			(extract(epoch FROM now() - p.finished_at) * 1000000)::bigint,
-			coalesce(p.finished_at > now() - $4::bigint * interval '1 microsecond', false),
+			`+freshSQL("p.finished_at", "$4")+`,
 			coalesce((SELECT array_agg(DISTINCT o.prompt_version ORDER BY o.prompt_version) FROM conformance_runs o
 			  WHERE o.provider = $1 AND o.prompt = $2 AND o.prompt_version <> $3 AND o.passed), '{}')
 		FROM (SELECT 1) AS one
@@ -185,7 +210,7 @@ func (s *Store) ConformanceStanding(ctx context.Context, provider, prompt, versi
 			SELECT finished_at FROM conformance_runs
 			WHERE provider = $1 AND prompt = $2 AND prompt_version = $3 AND passed
 			ORDER BY finished_at DESC LIMIT 1) p ON true`,
-		provider, prompt, version, max(maxAge, 0).Microseconds(),
+		provider, prompt, version, maxAge.Microseconds(),
 	).Scan(&st.Now, &latestID, &model, &passed, &total, &passedCases, &digest, &rv, &startedAt, &finishedAt,
 		&st.LastPassAt, &ageMicros, &fresh, &st.PassedVersions)
 	if err != nil {

@@ -45,6 +45,7 @@ func TestNormalizeAcceptsParametersInRange(t *testing.T) {
 		{`"temperature":null,"max_tokens":null,"max_completion_tokens":null,"tool_choice":null`, 0, ""},
 		{`"max_tokens":1`, 1, ""},
 		{`"max_tokens":7,"max_completion_tokens":9`, 9, ""},
+		{`"max_tokens":0,"max_completion_tokens":9`, 9, ""}, // the unused old name is not judged
 		// "none" without tools is what no tool_choice means; it is dropped.
 		{`"tool_choice":"none"`, 0, ""},
 		{`"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":"none"`, 0, `"none"`},

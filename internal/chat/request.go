@@ -62,17 +62,18 @@ func (r *Request) Normalize() (*Input, error) {
 		return bad("temperature", "temperature must be between 0 and 2, got %v", *t)
 	}
 	in := &Input{Temperature: r.Temperature, Seed: r.Seed, User: r.User, ResponseFormat: r.ResponseFormat}
-	for _, f := range []struct {
-		param string
-		v     *int
-	}{{"max_tokens", r.MaxTokens}, {"max_completion_tokens", r.MaxCompletionTokens}} {
-		if f.v == nil {
-			continue
+	// max_completion_tokens, OpenAI's current name, wins over max_tokens; the
+	// one that is not used is not judged (a client may send both, the old one
+	// as 0).
+	limit, param := r.MaxTokens, "max_tokens"
+	if r.MaxCompletionTokens != nil {
+		limit, param = r.MaxCompletionTokens, "max_completion_tokens"
+	}
+	if limit != nil {
+		if *limit <= 0 {
+			return bad(param, "%s must be a positive number of tokens, got %d; leave it out for the provider's default", param, *limit)
 		}
-		if *f.v <= 0 {
-			return bad(f.param, "%s must be a positive number of tokens, got %d; leave it out for the provider's default", f.param, *f.v)
-		}
-		in.MaxTokens = *f.v // max_completion_tokens, OpenAI's current name, wins over max_tokens
+		in.MaxTokens = *limit
 	}
 	if present(r.Tools) {
 		var tools []map[string]any

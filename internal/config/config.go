@@ -366,18 +366,20 @@ func Parse(b []byte) (*Config, error) {
 // An empty trailing document (a lone `---` at the end) carries nothing and is
 // allowed.
 func extraDocument(dec *yaml.Decoder) string {
-	var next yaml.Node
-	err := dec.Decode(&next)
-	switch {
-	case errors.Is(err, errEOF):
-		return ""
-	case err != nil:
-		return fmt.Sprintf("a second YAML document follows a --- line and cannot be read (%v): the configuration is one document; remove the --- line and merge the settings into the first document", err)
+	for {
+		var next yaml.Node
+		err := dec.Decode(&next)
+		switch {
+		case errors.Is(err, errEOF):
+			return ""
+		case err != nil:
+			return fmt.Sprintf("a further YAML document follows a --- line and cannot be read (%v): the configuration is one document; remove the --- line and merge the settings into the first document", err)
+		}
+		if len(next.Content) == 0 || next.Content[0].Kind == yaml.ScalarNode && next.Content[0].Value == "" {
+			continue // an empty document (--- with nothing after it) says nothing
+		}
+		return fmt.Sprintf("line %d: another YAML document starts here (after a --- line); the configuration is one document and the router would ignore this one: remove the --- line and merge its settings into the first document", next.Content[0].Line)
 	}
-	if len(next.Content) == 0 || next.Content[0].Kind == yaml.ScalarNode && next.Content[0].Value == "" {
-		return ""
-	}
-	return fmt.Sprintf("line %d: a second YAML document starts here (after a --- line); the configuration is one document and the router would ignore this one: remove the --- line and merge its settings into the first document", next.Content[0].Line)
 }
 
 func dirOf(path string) string {

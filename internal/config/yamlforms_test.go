@@ -10,8 +10,10 @@ import (
 func TestSecondDocumentRefused(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	mustRefuse(t, "listne: x\n---\nlisten: 127.0.0.1:1\n",
-		"line 3: a second YAML document starts here", "merge its settings into the first document", "listne is not a known setting")
-	mustRefuse(t, "listen: 127.0.0.1:1\n---\n{{\n", "a second YAML document follows a --- line and cannot be read")
+		"line 3: another YAML document starts here", "merge its settings into the first document", "listne is not a known setting")
+	mustRefuse(t, "listen: 127.0.0.1:1\n---\n{{\n", "a further YAML document follows a --- line and cannot be read")
+	// A document after an empty one is found too.
+	mustRefuse(t, "listen: 127.0.0.1:1\n---\n---\nlog: {level: debug}\n", "line 4: another YAML document starts here")
 	for _, y := range []string{"---\nlisten: 127.0.0.1:1\n", "listen: 127.0.0.1:1\n---\n", "listen: 127.0.0.1:1\n---\n# nothing\n", "listen: 127.0.0.1:1\n...\n"} {
 		if _, err := Parse([]byte(y)); err != nil {
 			t.Errorf("%q: %v", y, err)

@@ -42,10 +42,12 @@ func (w *deliveryWrite) eventID() string {
 // success path, a second batch goes out only when a full one waits.
 const deliveryBatchSize = 64
 
-const freezeSQL = `UPDATE job_events SET body = coalesce(body, $2) WHERE id = $1 RETURNING body`
+// The freeze also drops the event's snapshot (migration 0017): once the body
+// is fixed, the job as the transition left it is in the body itself.
+const freezeSQL = `UPDATE job_events SET body = coalesce(body, $2), snapshot = NULL WHERE id = $1 RETURNING body`
 
 const freezeBatchSQL = `
-UPDATE job_events e SET body = coalesce(e.body, i.body)
+UPDATE job_events e SET body = coalesce(e.body, i.body), snapshot = NULL
 FROM (SELECT * FROM unnest($1::uuid[], $2::bytea[]) AS i(id, body)) i
 WHERE e.id = i.id
 RETURNING e.id::text, e.body`

@@ -91,6 +91,11 @@ func TestFailedEventShowsTheJobAsItFailed(t *testing.T) {
 	if evs := e.events(t, "acme", j.ID); evs[0].JobVersion != failed.Version {
 		t.Fatalf("event job_version %d, the failed job's version %d", evs[0].JobVersion, failed.Version)
 	}
+	// Once the body is frozen the snapshot has served: the freeze drops it.
+	var kept int
+	if err := e.db.Pool.QueryRow(ctx, `SELECT count(*) FROM job_events WHERE job_id = $1 AND body IS NOT NULL AND snapshot IS NOT NULL`, j.ID).Scan(&kept); err != nil || kept != 0 {
+		t.Fatalf("%d frozen events still hold their snapshot (%v)", kept, err)
+	}
 }
 
 // A job goes unknown, an operator resolves its attempt as succeeded, and only

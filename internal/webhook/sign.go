@@ -46,7 +46,7 @@ func secretKey(secret string) ([]byte, error) {
 // ValidateSecret checks a signing secret before it is used: a "whsec_"
 // secret must be standard base64 and decode to MinSecretBytes to
 // MaxSecretBytes bytes; a secret without the prefix is its own key and must be
-// as long. The error says what is wrong and how to make a good secret; it
+// at least MinSecretBytes long. The error says what is wrong and how to make a good secret; it
 // never contains the secret.
 func ValidateSecret(secret string) error {
 	if secret == "" {
@@ -64,7 +64,9 @@ func ValidateSecret(secret string) error {
 	case len(key) < MinSecretBytes:
 		return fmt.Errorf("webhook secret: %s %d bytes, fewer than the %d a signing key needs (a short key can be guessed, an empty one lets anyone forge signatures); %s",
 			what, len(key), MinSecretBytes, secretHelp)
-	case len(key) > MaxSecretBytes:
+	case len(key) > MaxSecretBytes && strings.HasPrefix(secret, "whsec_"):
+		// Only a whsec_ key is read by receivers' Standard Webhooks
+		// libraries, which refuse a longer one; a raw secret is used as given.
 		return fmt.Errorf("webhook secret: %s %d bytes, more than the %d Standard Webhooks allows (receivers' libraries refuse it); %s",
 			what, len(key), MaxSecretBytes, secretHelp)
 	}

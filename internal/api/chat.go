@@ -286,12 +286,7 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 		return
 	}
 	for _, a := range job.Attempts {
-		var e struct {
-			Kind    string `json:"kind"`
-			Message string `json:"message"`
-		}
-		_ = json.Unmarshal(a.Error, &e)
-		switch e.Kind {
+		switch kind, _ := attemptFailure(a); kind {
 		case "content_policy":
 			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "content_policy_violation", "", reason)
 			return
@@ -322,14 +317,13 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 }
 
 // decodeChat decodes a chat request body: one JSON value, then nothing but
-// whitespace. (Decoder.More is not enough: it reports false before a stray
-// `}` or `]`.)
+// whitespace (afterValue).
 func decodeChat(body []byte, req *chat.Request) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(req); err != nil {
 		return err
 	}
-	if rest := bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+	if rest := afterValue(body, dec); len(rest) > 0 {
 		return fmt.Errorf("unexpected data after the JSON object, at offset %d; send exactly one JSON object", len(body)-len(rest))
 	}
 	return nil
@@ -353,14 +347,23 @@ func refusedAsInvalid(job *store.Job) (string, bool) {
 	if last == nil {
 		return "", false
 	}
+	if kind, msg := attemptFailure(*last); kind == string(providers.KindBadRequest) {
+		return msg, true
+	}
+	return "", false
+}
+
+// attemptFailure reads the kind and message of an attempt's recorded error
+// ("" for none, or for an error that is not the router's JSON).
+func attemptFailure(a store.Attempt) (kind, message string) {
 	var e struct {
 		Kind    string `json:"kind"`
 		Message string `json:"message"`
 	}
-	if json.Unmarshal(last.Error, &e) != nil || e.Kind != string(providers.KindBadRequest) {
-		return "", false
+	if json.Unmarshal(a.Error, &e) != nil {
+		return "", ""
 	}
-	return e.Message, true
+	return e.Kind, e.Message
 }
 
 func (s *Server) chatInternal(w http.ResponseWriter, what string, err error) {

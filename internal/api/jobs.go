@@ -258,14 +258,19 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *prob
 		return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Malformed JSON body",
 			Detail: "the body is not valid JSON for this endpoint: " + err.Error()}
 	}
-	// Only whitespace may follow the value. dec.More() is not the test: it
-	// is false before a stray '}' or ']'.
-	if rest := bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+	if rest := afterValue(body, dec); len(rest) > 0 {
 		return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Malformed JSON body",
 			Detail: fmt.Sprintf("the body holds more than one JSON value: %q follows the end of the first at byte %d; send exactly one JSON object",
 				quoteStart(rest), dec.InputOffset())}
 	}
 	return nil
+}
+
+// afterValue is what follows, past JSON whitespace, the value dec has just
+// decoded from body: a body must hold exactly one value. (dec.More() is not
+// the test: it is false before a stray '}' or ']'.)
+func afterValue(body []byte, dec *json.Decoder) []byte {
+	return bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n")
 }
 
 // quoteStart is the start of b (its first 16 characters), for quoting in an

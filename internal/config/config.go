@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"reflect"
 	"strings"
@@ -119,6 +120,20 @@ type Webhooks struct {
 	BackoffBase      Duration `yaml:"backoff_base"`       // first retry delay; default 5s
 	BackoffCap       Duration `yaml:"backoff_cap"`        // longest retry delay; default 1h
 	Workers          int      `yaml:"workers"`            // deliveries in flight per replica; default 100
+}
+
+// RedeliveryWindow is how long an event may stay pending and still be
+// delivered: retried until it is RetryFor old, the last retry up to BackoffCap
+// later, lasting up to Timeout (a sum that saturates rather than overflows).
+func (w Webhooks) RedeliveryWindow() time.Duration {
+	d := time.Duration(0)
+	for _, x := range []Duration{w.RetryFor, w.BackoffCap, w.Timeout} {
+		if d > math.MaxInt64-x.D() {
+			return math.MaxInt64
+		}
+		d += x.D()
+	}
+	return d
 }
 
 // Limits are per-owner limits (SPEC §17). A field left out inherits (from the

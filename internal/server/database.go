@@ -48,5 +48,6 @@ func WithStore(ctx context.Context, cfgPath string, fn func(cfg *config.Config, 
 		return err
 	}
 	defer closeDB()
-	return fn(cfg, store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D()}))
+	return fn(cfg, store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D(),
+		RedeliveryWindow: cfg.Webhooks.RedeliveryWindow()}))
 }

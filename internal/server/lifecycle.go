@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math"
 	"os"
 	"strings"
 	"time"
@@ -48,11 +47,9 @@ func startLifecycle(ctx context.Context, cfg *config.Config, st *store.Store, po
 	l.leader.Once(ctx) // a lone or first replica leads from its first recovery pass
 	l.background(l.leader.Run)
 	w := cfg.Webhooks
-	// Retention keeps a job while one of its events may still be delivered:
-	// retried until webhooks.retry_for old, the last retry up to backoff_cap
-	// later, lasting up to timeout.
-	redelivery := store.RedeliveryRetention{Store: st, Window: addSat(addSat(w.RetryFor.D(), w.BackoffCap.D()), w.Timeout.D())}
-	cleaner := &maintenance.Cleaner{Store: redelivery, Leader: l.leader, After: cfg.Retention.Jobs.D(), Log: log}
+	// Retention keeps a job while one of its events may still be delivered
+	// (store.Options.RedeliveryWindow, set from the configuration).
+	cleaner := &maintenance.Cleaner{Store: st, Leader: l.leader, After: cfg.Retention.Jobs.D(), Log: log}
 	l.background(cleaner.Run)
 
 	l.hooks, err = webhook.NewService(pool, st, webhook.ServiceConfig{
@@ -120,12 +117,4 @@ func configWebhooks(cfg *config.Config, getenv func(string) string) (urls, secre
 			"set each environment variable to a good secret and start again; the owner's receiver verifies with the same secret, so give it the new one", strings.Join(problems, "\n  "))
 	}
 	return urls, secrets, nil
-}
-
-// addSat adds two non-negative durations, saturating instead of overflowing.
-func addSat(a, b time.Duration) time.Duration {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
 }

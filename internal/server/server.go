@@ -108,7 +108,8 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 		return nil, err
 	}
 	s.stops = append(s.stops, closeDB)
-	st := store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D(), Observer: dbm})
+	st := store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D(),
+		RedeliveryWindow: cfg.Webhooks.RedeliveryWindow(), Observer: dbm})
 	if *cfg.AutoMigrate {
 		applied, err := st.Migrate(ctx)
 		if err != nil {

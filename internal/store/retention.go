@@ -11,25 +11,9 @@ import (
 // DefaultRedeliveryWindow is how long an event may stay pending and still be
 // delivered with the default webhook settings: retried until it is
 // webhooks.retry_for (24h) old, the last retry up to webhooks.backoff_cap (1h)
-// later, lasting up to webhooks.timeout (10s).
+// later, lasting up to webhooks.timeout (10s). Options.RedeliveryWindow
+// defaults to it.
 const DefaultRedeliveryWindow = 24*time.Hour + time.Hour + 10*time.Second
-
-// RedeliveryRetention is DeleteExpiredJobs with the redelivery window of the
-// running configuration (webhooks.retry_for + backoff_cap + timeout).
-type RedeliveryRetention struct {
-	Store  *Store
-	Window time.Duration
-}
-
-// DeleteExpiredJobs is Store.DeleteExpiredJobs keeping jobs with an event
-// pending for less than r.Window (DefaultRedeliveryWindow when not positive).
-func (r RedeliveryRetention) DeleteExpiredJobs(ctx context.Context, after time.Duration, batch int) (int, error) {
-	window := r.Window
-	if window <= 0 {
-		window = DefaultRedeliveryWindow
-	}
-	return r.Store.deleteExpiredJobs(ctx, after, window, batch)
-}
 
 // DeleteExpiredJobs deletes at most batch jobs whose idempotency key expired
 // more than after ago (the key still bound to the job, or released to a newer
@@ -37,14 +21,13 @@ func (r RedeliveryRetention) DeleteExpiredJobs(ctx context.Context, after time.D
 // deliveries and key rows, in one short transaction, and returns how many jobs
 // it deleted. Only terminal jobs are touched: a live job's key never expires.
 // A job with an event still pending (not yet delivered, being retried) and
-// younger than DefaultRedeliveryWindow is kept until the event is delivered or
-// abandoned, or the window passes (a delivery that old is never retried:
-// webhook.Worker abandons it at its next try); see RedeliveryRetention for
-// another window. Jobs are locked first (lock order job, then its children)
+// younger than Options.RedeliveryWindow is kept until the event is delivered
+// or abandoned, or the window passes (a delivery that old is never retried:
+// webhook.Worker abandons it at its next try). Jobs are locked first (lock order job, then its children)
 // with SKIP LOCKED, so the cleaner never waits on a job in use, and
 // lock_timeout bounds any other wait.
 func (s *Store) DeleteExpiredJobs(ctx context.Context, after time.Duration, batch int) (int, error) {
-	return s.deleteExpiredJobs(ctx, after, DefaultRedeliveryWindow, batch)
+	return s.deleteExpiredJobs(ctx, after, s.opt.RedeliveryWindow, batch)
 }
 
 // deleteExpiredJobs is DeleteExpiredJobs keeping jobs with an event pending for

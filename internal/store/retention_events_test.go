@@ -158,11 +158,11 @@ func TestRetentionUsesTheConfiguredRedeliveryWindow(t *testing.T) {
 	j, ev := b.finished(t, "k1")
 	b.ageEvent(t, ev, 30*time.Hour)
 	b.expire(t, j.ID)
-	long := store.RedeliveryRetention{Store: b.st, Window: 49 * time.Hour}
+	long := store.New(b.db.Pool, store.Options{KeyRetention: time.Hour, RedeliveryWindow: 49 * time.Hour})
 	if n, err := long.DeleteExpiredJobs(ctx, retention, 10); err != nil || n != 0 {
 		t.Fatalf("a 30h-old pending event with a 49h window: deleted %d jobs (err %v), want 0", n, err)
 	}
-	if n, err := (store.RedeliveryRetention{Store: b.st}).DeleteExpiredJobs(ctx, retention, 10); err != nil || n != 1 {
+	if n, err := b.st.DeleteExpiredJobs(ctx, retention, 10); err != nil || n != 1 {
 		t.Fatalf("the same with the default window (%s): deleted %d jobs (err %v), want 1", store.DefaultRedeliveryWindow, n, err)
 	}
 }

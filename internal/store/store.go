@@ -81,6 +81,11 @@ type Options struct {
 	// KeyRetention is how long an idempotency key stays bound to its job after
 	// the job becomes terminal (SPEC §5.5). Default 24h.
 	KeyRetention time.Duration
+	// RedeliveryWindow is how long a webhook event may stay pending and still
+	// be delivered (webhooks.retry_for + backoff_cap + timeout): retention
+	// keeps a job with an event pending for less than this. Default
+	// DefaultRedeliveryWindow.
+	RedeliveryWindow time.Duration
 	// Observer counts durable commits and batch sizes (and, if it is a
 	// CommitWaitObserver, times the success path's commit waits); nil
 	// counts nothing.
@@ -91,6 +96,9 @@ type Options struct {
 func (o Options) WithDefaults() Options {
 	if o.KeyRetention <= 0 {
 		o.KeyRetention = 24 * time.Hour
+	}
+	if o.RedeliveryWindow <= 0 {
+		o.RedeliveryWindow = DefaultRedeliveryWindow
 	}
 	if o.Observer == nil {
 		o.Observer = nopObserver{}

@@ -184,7 +184,6 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 // the job did not succeed, an error event in OpenAI's shape.
 func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.Job, created bool, plan store.JobPlan, callerKey, includeUsage bool) {
 	writeStreamHeaders(w)
-	flusher, _ := w.(http.Flusher)
 	type waited struct {
 		job *store.Job
 		err error
@@ -203,9 +202,7 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.J
 			waiting = false
 		case <-tick.C:
 			fmt.Fprint(w, ": waiting for a valid answer\n\n")
-			if flusher != nil {
-				flusher.Flush()
-			}
+			flush(w)
 		}
 	}
 	events := &sseErrorWriter{w: w, h: http.Header{}}
@@ -240,9 +237,7 @@ func (e *sseErrorWriter) Write(b []byte) (int, error) {
 	if _, err := fmt.Fprintf(e.w, "data: %s\n\n", bytes.TrimSpace(b)); err != nil {
 		return 0, err
 	}
-	if f, ok := e.w.(http.Flusher); ok {
-		f.Flush()
-	}
+	flush(e.w)
 	return len(b), nil
 }
 

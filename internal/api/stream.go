@@ -35,28 +35,34 @@ type delta struct {
 	ToolCalls []map[string]any `json:"tool_calls,omitempty"`
 }
 
+// flush sends what w holds to the caller now. The API's middleware wraps the
+// connection's ResponseWriter (statusWriter), and the wrapper is no
+// http.Flusher: a type assertion would find none and every flush would be
+// lost, holding the headers, the keep-alive comments and the events in the
+// connection's buffer. http.ResponseController unwraps to the writer that
+// can flush.
+func flush(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).Flush()
+}
+
 // writeStreamHeaders starts a streaming answer: status 200 and the SSE headers.
 func writeStreamHeaders(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("Connection", "keep-alive")
 	w.WriteHeader(http.StatusOK)
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
+	flush(w)
 }
 
 // writeStreamBody sends a validated, complete completion as Server-Sent Events
 // in OpenAI's chunk format, ending with data: [DONE]. No content is sent before
 // the whole answer has won, so a client never sees a partial answer as success.
 func writeStreamBody(w http.ResponseWriter, c *chat.Completion, includeUsage bool) {
-	flusher, _ := w.(http.Flusher)
+	rc := http.NewResponseController(w)
 	send := func(v any) {
 		b, _ := json.Marshal(v)
 		fmt.Fprintf(w, "data: %s\n\n", b)
-		if flusher != nil {
-			flusher.Flush()
-		}
+		_ = rc.Flush()
 	}
 	base := chunk{ID: c.ID, Object: "chat.completion.chunk", Created: c.Created, Model: c.Model}
 	with := func(d delta, finish *string) chunk {
@@ -97,7 +103,5 @@ func writeStreamBody(w http.ResponseWriter, c *chat.Completion, includeUsage boo
 		send(u)
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
-	if flusher != nil {
-		flusher.Flush()
-	}
+	_ = rc.Flush()
 }

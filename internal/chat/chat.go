@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/routerhq/router/internal/contract"
 	"github.com/routerhq/router/internal/jsontext"
@@ -166,8 +167,15 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 			finish = "tool_calls"
 		}
 	}
+	created := resp.Created
+	if created.IsZero() {
+		// The provider gave no time (Anthropic's Messages API has none, and
+		// some OpenAI-compatible servers leave `created` out): the answer is
+		// stamped when it is judged, not with year 1.
+		created = time.Now()
+	}
 	c := Completion{
-		ID: CompletionID(jobID), Object: "chat.completion", Created: resp.Created.Unix(), Model: resp.Model,
+		ID: CompletionID(jobID), Object: "chat.completion", Created: created.Unix(), Model: resp.Model,
 		Choices: []Choice{{Index: 0, Message: msg, FinishReason: finish}},
 		Usage:   resp.Usage,
 	}

@@ -44,6 +44,10 @@ type AnthropicConfig struct {
 	HTTPClient *http.Client
 	// Stream makes Complete use the streaming API (consumed to its end).
 	Stream bool
+	// MaxResponseBytes bounds what one call reads: the body, or the whole
+	// stream (0: DefaultMaxResponseBytes). Past it the call fails with
+	// KindResponseTooLarge and the router fails over (SPEC §17).
+	MaxResponseBytes int64
 }
 
 // Anthropic is the adapter for the Anthropic Messages API, built on
@@ -76,10 +80,13 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	if cfg.Timeout < 0 || cfg.StreamIdleTimeout < 0 || cfg.FirstByteTimeout < 0 || cfg.MaxTokens < 0 {
 		return nil, fmt.Errorf("providers: Anthropic adapter %q: Timeout, FirstByteTimeout, StreamIdleTimeout and MaxTokens must be >= 0 (0 disables or defaults them)", cfg.Name)
 	}
+	if cfg.MaxResponseBytes < 0 {
+		return nil, fmt.Errorf("providers: Anthropic adapter %q: MaxResponseBytes must be >= 0 (0 is the default, %d)", cfg.Name, DefaultMaxResponseBytes)
+	}
 	if cfg.MaxTokens == 0 {
 		cfg.MaxTokens = AnthropicDefaultMaxTokens
 	}
-	hc := tracingClient(cfg.HTTPClient)
+	hc := limitClient(tracingClient(cfg.HTTPClient), cfg.MaxResponseBytes)
 	client := anthropic.NewClient(
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(strings.TrimRight(cfg.BaseURL, "/")+"/"),

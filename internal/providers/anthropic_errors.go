@@ -122,6 +122,9 @@ func (p *Anthropic) classify(w *CallWatch, trace *callTrace, err error, streamin
 		typErr *json.UnmarshalTypeError
 		e      *Error
 	)
+	if te, ok := tooLarge(name, err); ok {
+		return te
+	}
 	switch we := w.Classify(err); {
 	case we != nil:
 		e = we

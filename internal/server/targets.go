@@ -53,7 +53,7 @@ func buildAdapter(pc *config.Provider) (providers.Provider, error) {
 		p, err := providers.NewAnthropic(providers.AnthropicConfig{
 			Name: pc.Name, BaseURL: pc.BaseURL, APIKey: key, Model: pc.Model, MaxTokens: pc.MaxTokens,
 			Timeout: pc.Timeout.D(), FirstByteTimeout: pc.FirstByteTimeout.D(), StreamIdleTimeout: pc.StreamIdleTimeout.D(),
-			Stream: pc.Stream == nil || *pc.Stream,
+			Stream: pc.Stream == nil || *pc.Stream, MaxResponseBytes: pc.MaxResponseBytes,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("provider %s: %w", pc.Name, err)

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -9,10 +10,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/routerhq/router/internal/contract"
+	"github.com/routerhq/router/internal/jsontext"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/race"
@@ -324,7 +327,7 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 		if opt.Store != nil {
 			run, err := opt.Store.RecordConformanceRun(context.WithoutCancel(ctx), store.NewConformanceRun{
 				Provider: res.Provider, Model: res.Model, Prompt: res.Prompt, PromptVersion: res.PromptVersion,
-				Passed: res.Passed, CasesTotal: res.CasesTotal, CasesPassed: res.CasesPassed, Cases: res.Cases,
+				Passed: res.Passed, CasesTotal: res.CasesTotal, CasesPassed: res.CasesPassed, Cases: storableCases(res.Cases),
 				SuiteDigest: s.Digest, RouterVersion: opt.RouterVersion, Duration: elapsed,
 			})
 			if err != nil {
@@ -422,12 +425,32 @@ func runCase(ctx context.Context, name string, t *race.Target, p *prompt.Prompt,
 	if len(vs) > 0 {
 		cr.Output = resp.Content
 		if len(cr.Output) > maxOutput {
-			cr.Output = cr.Output[:maxOutput] + "…"
+			cut := maxOutput
+			for cut > 0 && !utf8.RuneStart(cr.Output[cut]) {
+				cut--
+			}
+			cr.Output = cr.Output[:cut] + "…"
 		}
 		return fail(stage, vs...)
 	}
 	cr.Passed = true
 	return cr
+}
+
+// storableCases is the per-case details as JSON that PostgreSQL's jsonb
+// accepts: a reply or a provider's error message may hold a NUL character
+// (JSON \u0000), which jsonb refuses; it becomes U+FFFD. Without this, a
+// provider that regressed with such a reply would have its failing run go
+// unrecorded, and its earlier pass would keep it eligible.
+func storableCases(cases []CaseResult) any {
+	if len(cases) == 0 {
+		return nil // stored as an empty list
+	}
+	b, err := json.Marshal(cases)
+	if err != nil {
+		return cases // cannot happen; the store reports it
+	}
+	return json.RawMessage(jsontext.Sanitize(b))
 }
 
 // call makes one round trip, with the target's retries for transient errors

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -76,6 +77,8 @@ func outOfRange(x any, r Range) string {
 	var val float64
 	var what string
 	switch t := x.(type) {
+	case nil:
+		return "" // null is the schema's to allow or refuse, like an absent value
 	case string:
 		val, what = float64(utf8.RuneCountInString(t)), "length"
 	case []any:
@@ -83,6 +86,9 @@ func outOfRange(x any, r Range) string {
 	default:
 		f, ok := toFloat(x)
 		if !ok {
+			if n, big := x.(json.Number); big {
+				return tooBig(n)
+			}
 			return fmt.Sprintf("range applies to numbers, strings and arrays, got %s", typeName(x))
 		}
 		val, what = f, "value"
@@ -96,15 +102,16 @@ func outOfRange(x any, r Range) string {
 	return ""
 }
 
-// number reads a numeric field of an item; present=false when it is absent.
+// number reads a numeric field of an item; present=false when it is absent or
+// null (null is the schema's to allow or refuse).
 func number(item map[string]any, key, at string, rule string, out *[]Violation) (f float64, present, ok bool) {
 	x, present := item[key]
-	if !present {
+	if !present || x == nil {
 		return 0, false, false
 	}
 	f, ok = toFloat(x)
 	if !ok {
-		*out = append(*out, Violation{Rule: rule, Path: joinPath(at, key), Message: fmt.Sprintf("must be a number, got %s", typeName(x))})
+		*out = append(*out, Violation{Rule: rule, Path: joinPath(at, key), Message: mustBeNumber(x)})
 	}
 	return f, true, ok
 }
@@ -131,7 +138,7 @@ func (p productCheck) check(doc any, out []Violation) []Violation {
 			prod *= x
 			parts = append(parts, fmtNum(x))
 		}
-		if complete && math.Abs(res-prod) > p.tol+1e-9 {
+		if complete && !within(res, prod, p.tol) {
 			out = append(out, Violation{Rule: "product", Path: joinPath(at, p.result), Message: fmt.Sprintf(
 				"%s is %s but %s = %s = %s (tolerance %s)",
 				p.result, fmtNum(res), strings.Join(p.factors, " * "), strings.Join(parts, " * "), fmtNum(prod), fmtNum(p.tol))})
@@ -142,12 +149,12 @@ func (p productCheck) check(doc any, out []Violation) []Violation {
 
 func (s sumCheck) check(doc any, out []Violation) []Violation {
 	tv, found := lookupOne(doc, s.total.segs)
-	if !found {
+	if !found || tv == nil {
 		return out
 	}
 	total, ok := toFloat(tv)
 	if !ok {
-		return append(out, Violation{Rule: "sum", Path: s.total.raw, Message: fmt.Sprintf("must be a number, got %s", typeName(tv))})
+		return append(out, Violation{Rule: "sum", Path: s.total.raw, Message: mustBeNumber(tv)})
 	}
 	arr, found := lookupArray(doc, s.items)
 	if !found {
@@ -178,7 +185,7 @@ func (s sumCheck) check(doc any, out []Violation) []Violation {
 	if !complete {
 		return out // a non-number was reported; the sum would be noise
 	}
-	if diff := total - sum; math.Abs(diff) > s.tol+1e-9 {
+	if diff := total - sum; !within(total, sum, s.tol) {
 		what := s.items.raw + "/*/" + s.field
 		if s.multiply != "" {
 			what += " * " + s.multiply
@@ -188,6 +195,34 @@ func (s sumCheck) check(doc any, out []Violation) []Violation {
 			fmtNum(total), what, len(arr), fmtNum(sum), fmtNum(diff), fmtNum(s.tol))})
 	}
 	return out
+}
+
+// within reports whether a and b differ by at most tol, give or take float64
+// rounding: the values were decimals in JSON and are binary fractions here, so
+// 100000000000.01 - 100000000000 is 0.0100021362... A slack of 1e-9 plus
+// 1e-14 of the larger magnitude (a tenth of a cent on a hundred billion)
+// covers the rounding of a product of a few factors or a sum of thousands of
+// items, and keeps a tolerance of 0 meaning "exactly".
+func within(a, b, tol float64) bool {
+	return math.Abs(a-b) <= tol+1e-9+1e-14*max(math.Abs(a), math.Abs(b))
+}
+
+// mustBeNumber says why x, which toFloat refused, cannot be computed with.
+func mustBeNumber(x any) string {
+	if n, big := x.(json.Number); big {
+		return tooBig(n)
+	}
+	return "must be a number, got " + typeName(x)
+}
+
+// tooBig describes a JSON number beyond float64 (1e400): rules cannot compute
+// with it.
+func tooBig(n json.Number) string {
+	s := string(n)
+	if len(s) > 40 {
+		s = s[:37] + "..."
+	}
+	return "number " + s + " is too large for this rule to compare (beyond a 64-bit float)"
 }
 
 func lookupArray(doc any, p pointer) ([]any, bool) {

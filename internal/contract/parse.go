@@ -82,8 +82,30 @@ func stripFence(s string) (inner string, fenced bool) {
 		return s, false
 	}
 	body := s[nl+1 : len(s)-3]
-	if strings.Contains(body, "```") {
+	if fenceLine(body) {
 		return s, false // more than one fence: not a single wrapped value
 	}
 	return strings.TrimSpace(body), true
+}
+
+// fenceLine reports whether a line of body starts with ``` (after spaces): a
+// fence of its own. Backticks elsewhere, as inside a JSON string ("run
+// ```make```"), are not one: a JSON string cannot span lines, so a ``` that
+// only blanks precede on its line is outside every string.
+func fenceLine(body string) bool {
+	for i := 0; ; {
+		j := strings.Index(body[i:], "```")
+		if j < 0 {
+			return false
+		}
+		j += i
+		k := j
+		for k > 0 && (body[k-1] == ' ' || body[k-1] == '\t') {
+			k--
+		}
+		if k == 0 || body[k-1] == '\n' || body[k-1] == '\r' {
+			return true
+		}
+		i = j + 3
+	}
 }

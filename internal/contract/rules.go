@@ -1,5 +1,10 @@
 package contract
 
+import (
+	"fmt"
+	"math"
+)
+
 // Rules is the declarative business contract of a prompt. It is decoded from the
 // `rules:` block of prompt.yaml (or from JSON) and compiled by NewValidator.
 //
@@ -48,23 +53,25 @@ type EqualRule struct {
 }
 
 // ProductRule requires, for each element of the array at Items, that the element's
-// Result field equals the product of its Factors fields, within Tolerance.
+// Result field equals the product of its Factors fields, within Tolerance
+// (unset: DefaultTolerance; 0: exactly, up to float64 rounding).
 type ProductRule struct {
 	Items     string   `yaml:"items" json:"items"`
 	Result    string   `yaml:"result" json:"result"`
 	Factors   []string `yaml:"factors" json:"factors"`
-	Tolerance float64  `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
+	Tolerance *float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
 }
 
 // SumRule requires the sum over the array at Items of each element's Field
 // (multiplied by its Multiply field when set) to equal the number at Total,
-// within Tolerance.
+// within Tolerance (unset: DefaultTolerance; 0: exactly, up to float64
+// rounding).
 type SumRule struct {
-	Items     string  `yaml:"items" json:"items"`
-	Field     string  `yaml:"field" json:"field"`
-	Multiply  string  `yaml:"multiply,omitempty" json:"multiply,omitempty"`
-	Total     string  `yaml:"total" json:"total"`
-	Tolerance float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
+	Items     string   `yaml:"items" json:"items"`
+	Field     string   `yaml:"field" json:"field"`
+	Multiply  string   `yaml:"multiply,omitempty" json:"multiply,omitempty"`
+	Total     string   `yaml:"total" json:"total"`
+	Tolerance *float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
 }
 
 // DefaultTolerance is the absolute tolerance of product and sum rules that do not
@@ -77,9 +84,14 @@ func (r Rules) NoExtraKeysEnabled() bool { return r.NoExtraKeys == nil || *r.NoE
 // AllowFencedEnabled reports the effective allow_fenced setting (default true).
 func (r Rules) AllowFencedEnabled() bool { return r.AllowFenced == nil || *r.AllowFenced }
 
-func tolerance(t float64) float64 {
-	if t <= 0 {
-		return DefaultTolerance
+// tolerance is the effective tolerance of a rule, or an error for one that is
+// negative or not a finite number.
+func tolerance(t *float64) (float64, error) {
+	switch {
+	case t == nil:
+		return DefaultTolerance, nil
+	case !(*t >= 0) || math.IsInf(*t, 1): // NaN too
+		return 0, fmt.Errorf("%v: must be a number, 0 or more (0: exactly; unset: %v)", *t, DefaultTolerance)
 	}
-	return t
+	return *t, nil
 }

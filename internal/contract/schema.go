@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -258,46 +259,100 @@ func deref(s *jsonschema.Schema) *jsonschema.Schema {
 	return s
 }
 
-// checkDeclared walks the schema along a rule path and reports a segment naming a
-// property the schema does not declare. Where the schema cannot tell (no
-// "properties", pattern or additional properties, combinators), it accepts.
-func (s *Schema) checkDeclared(segs []string) error {
+// declared walks the schema along a rule path and reports a segment naming a
+// property the schema does not declare, or stepping into a value the schema
+// types as something else (a property of an array, an element of a string).
+// Where the schema cannot tell (no "properties", pattern or additional
+// properties, no "type", combinators), it accepts. It returns the schema the
+// path ends at (nil when the schema cannot tell).
+func (s *Schema) declared(segs []string) (*jsonschema.Schema, error) {
 	cur := s.schema
 	at := "$"
 	for _, seg := range segs {
-		cur = deref(cur)
-		if cur == nil {
-			return nil
+		if deref(cur) == nil {
+			return nil, nil
+		}
+		idx, err := strconv.Atoi(seg)
+		isIndex := err == nil && idx >= 0
+		if err == nil && idx < 0 && allows(cur, "array") && !allows(cur, "object") {
+			return nil, fmt.Errorf("%s is an array in the output schema and %q is not an index; use * or an index from 0", at, seg)
 		}
 		var next *jsonschema.Schema
-		if idx, err := strconv.Atoi(seg); seg == "*" || err == nil {
-			if err == nil && idx < len(cur.PrefixItems) {
-				next = cur.PrefixItems[idx]
-			} else if cur.Items2020 != nil {
-				next = cur.Items2020
-			} else if it, ok := cur.Items.(*jsonschema.Schema); ok {
+		if seg == "*" || isIndex && allows(cur, "array") {
+			if !allows(cur, "array") {
+				return nil, fmt.Errorf("%s is %s in the output schema, not an array; \"*\" only applies to arrays", at, typeWords(cur))
+			}
+			r := deref(cur)
+			if isIndex && idx < len(r.PrefixItems) {
+				next = r.PrefixItems[idx]
+			} else if r.Items2020 != nil {
+				next = r.Items2020
+			} else if it, ok := r.Items.(*jsonschema.Schema); ok {
 				next = it
-			} else if len(cur.Properties) > 0 && seg == "*" {
-				return fmt.Errorf("%s is an object in the output schema, not an array; \"*\" only applies to arrays", at)
+			} else if len(r.Properties) > 0 && seg == "*" {
+				return nil, fmt.Errorf("%s is an object in the output schema, not an array; \"*\" only applies to arrays", at)
 			}
 		} else {
-			next = cur.Properties[seg]
-			if next == nil && len(cur.Properties) > 0 && len(cur.PatternProperties) == 0 {
-				if _, open := cur.AdditionalProperties.(*jsonschema.Schema); !open {
-					names := make([]string, 0, len(cur.Properties))
-					for n := range cur.Properties {
+			if !allows(cur, "object") {
+				if allows(cur, "array") {
+					return nil, fmt.Errorf("%s is an array in the output schema, not an object: name its elements with * or an index (like %s)", at, joinPath(joinPath(at, "*"), seg))
+				}
+				return nil, fmt.Errorf("%s is %s in the output schema, so it has no property %q", at, typeWords(cur), seg)
+			}
+			r := deref(cur)
+			next = r.Properties[seg]
+			if next == nil && len(r.Properties) > 0 && len(r.PatternProperties) == 0 {
+				if _, open := r.AdditionalProperties.(*jsonschema.Schema); !open {
+					names := make([]string, 0, len(r.Properties))
+					for n := range r.Properties {
 						names = append(names, n)
 					}
 					sort.Strings(names)
-					return fmt.Errorf("property %q is not declared in the output schema at %s (declared: %s)", seg, at, strings.Join(names, ", "))
+					return nil, fmt.Errorf("property %q is not declared in the output schema at %s (declared: %s)", seg, at, strings.Join(names, ", "))
 				}
 			}
 		}
 		if next == nil {
-			return nil
+			return nil, nil
 		}
 		cur = next
 		at = joinPath(at, seg)
 	}
-	return nil
+	return cur, nil
+}
+
+// allows reports whether a value of one of kinds ("object", "array", "string",
+// "number", "boolean", "null") can match s as far as the "type" keywords along
+// its $ref chain tell ("integer" is a number). Every level must allow it: a
+// $ref and its siblings all apply.
+func allows(s *jsonschema.Schema, kinds ...string) bool {
+	for i := 0; s != nil && i < 32; i++ {
+		if len(s.Types) > 0 && !slices.ContainsFunc(s.Types, func(t string) bool {
+			return slices.Contains(kinds, t) || t == "integer" && slices.Contains(kinds, "number")
+		}) {
+			return false
+		}
+		s = s.Ref
+	}
+	return true
+}
+
+// typeWords names the types a schema allows, for messages: "a string",
+// "a number or null".
+func typeWords(s *jsonschema.Schema) string {
+	for i := 0; s != nil && i < 32; i++ {
+		if len(s.Types) > 0 {
+			words := slices.Clone(s.Types)
+			switch words[0] {
+			case "object", "array", "integer":
+				words[0] = "an " + words[0]
+			case "null":
+			default:
+				words[0] = "a " + words[0]
+			}
+			return strings.Join(words, " or ")
+		}
+		s = s.Ref
+	}
+	return "a value"
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -100,7 +101,9 @@ func NewValidatorFromSchema(s *Schema, rules Rules) (*Validator, error) {
 	}
 	var errs []error
 	fail := func(field string, err error) { errs = append(errs, &RuleError{Field: field, Err: err}) }
-	path := func(field, p string, wildOK bool) (pointer, bool) {
+	// path parses a rule path and checks it against the schema; kinds, when
+	// given, are the types of value the rule can judge there ("number", ...).
+	path := func(field, p string, wildOK bool, kinds ...string) (pointer, bool) {
 		ptr, err := parsePointer(p)
 		if err != nil {
 			fail(field, err)
@@ -110,8 +113,13 @@ func NewValidatorFromSchema(s *Schema, rules Rules) (*Validator, error) {
 			fail(field, fmt.Errorf("path %q: \"*\" is not allowed here; name one value", p))
 			return ptr, false
 		}
-		if err := s.checkDeclared(ptr.segs); err != nil {
+		end, err := s.declared(ptr.segs)
+		if err != nil {
 			fail(field, fmt.Errorf("path %q: %w", p, err))
+			return ptr, false
+		}
+		if len(kinds) > 0 && !allows(end, kinds...) {
+			fail(field, fmt.Errorf("path %q is %s in the output schema; this rule needs %s", p, typeWords(end), kindWords(kinds)))
 			return ptr, false
 		}
 		return ptr, true
@@ -121,8 +129,13 @@ func NewValidatorFromSchema(s *Schema, rules Rules) (*Validator, error) {
 			fail(name, fmt.Errorf("%q must be the name of one field of each item (like amount)", key))
 			return false
 		}
-		if err := s.checkDeclared(append(append([]string{}, items.segs...), "*", key)); err != nil {
+		end, err := s.declared(append(append([]string{}, items.segs...), "*", key))
+		if err != nil {
 			fail(name, err)
+			return false
+		}
+		if !allows(end, "number") {
+			fail(name, fmt.Errorf("field %q is %s in the output schema; this rule needs a number", key, typeWords(end)))
 			return false
 		}
 		return true
@@ -158,7 +171,7 @@ func NewValidatorFromSchema(s *Schema, rules Rules) (*Validator, error) {
 
 	for _, p := range sortedKeys(rules.Ranges) {
 		name := fmt.Sprintf("ranges[%s]", p)
-		ptr, ok := path(name, p, true)
+		ptr, ok := path(name, p, true, "number", "string", "array")
 		if !ok {
 			continue
 		}
@@ -166,6 +179,8 @@ func NewValidatorFromSchema(s *Schema, rules Rules) (*Validator, error) {
 		switch {
 		case r.Min == nil && r.Max == nil:
 			fail(name, errors.New("set min, max or both"))
+		case r.Min != nil && math.IsNaN(*r.Min) || r.Max != nil && math.IsNaN(*r.Max):
+			fail(name, errors.New("min and max must be numbers"))
 		case r.Min != nil && r.Max != nil && *r.Min > *r.Max:
 			fail(name, fmt.Errorf("min %v is greater than max %v", *r.Min, *r.Max))
 		default:
@@ -183,7 +198,7 @@ func NewValidatorFromSchema(s *Schema, rules Rules) (*Validator, error) {
 
 	for i, p := range rules.Products {
 		name := fmt.Sprintf("products[%d]", i)
-		items, ok := path(name+".items", p.Items, false)
+		items, ok := path(name+".items", p.Items, false, "array")
 		ok = ok && field(name+".result", p.Result, items)
 		if len(p.Factors) < 2 {
 			fail(name+".factors", errors.New("list at least two fields to multiply"))
@@ -192,33 +207,35 @@ func NewValidatorFromSchema(s *Schema, rules Rules) (*Validator, error) {
 		for j, f := range p.Factors {
 			ok = field(fmt.Sprintf("%s.factors[%d]", name, j), f, items) && ok
 		}
-		if p.Tolerance < 0 {
-			fail(name+".tolerance", errors.New("must not be negative"))
+		tol, err := tolerance(p.Tolerance)
+		if err != nil {
+			fail(name+".tolerance", err)
 			ok = false
 		}
 		if ok {
-			v.products = append(v.products, productCheck{items: items, result: p.Result, factors: p.Factors, tol: tolerance(p.Tolerance)})
+			v.products = append(v.products, productCheck{items: items, result: p.Result, factors: p.Factors, tol: tol})
 		}
 	}
 
 	for i, sr := range rules.Sums {
 		name := fmt.Sprintf("sums[%d]", i)
-		items, ok := path(name+".items", sr.Items, false)
+		items, ok := path(name+".items", sr.Items, false, "array")
 		ok = ok && field(name+".field", sr.Field, items)
 		if sr.Multiply != "" {
 			ok = field(name+".multiply", sr.Multiply, items) && ok
 		}
-		total, ok2 := path(name+".total", sr.Total, false)
+		total, ok2 := path(name+".total", sr.Total, false, "number")
 		if sr.Total == "" || sr.Total == "$" {
 			fail(name+".total", errors.New("name the path of the total, like /total"))
 			ok2 = false
 		}
-		if sr.Tolerance < 0 {
-			fail(name+".tolerance", errors.New("must not be negative"))
+		tol, err := tolerance(sr.Tolerance)
+		if err != nil {
+			fail(name+".tolerance", err)
 			ok2 = false
 		}
 		if ok && ok2 {
-			v.sums = append(v.sums, sumCheck{items: items, field: sr.Field, multiply: sr.Multiply, total: total, tol: tolerance(sr.Tolerance)})
+			v.sums = append(v.sums, sumCheck{items: items, field: sr.Field, multiply: sr.Multiply, total: total, tol: tol})
 		}
 	}
 
@@ -273,6 +290,23 @@ func (v *Validator) Validate(output string) (doc json.RawMessage, violations []V
 		return nil, []Violation{{Rule: "json.syntax", Path: "$", Message: err.Error()}}
 	}
 	return buf.Bytes(), nil
+}
+
+// kindWords names the kinds of value a rule needs: "an array", "a number, a
+// string or an array".
+func kindWords(kinds []string) string {
+	words := make([]string, len(kinds))
+	for i, k := range kinds {
+		if k == "array" || k == "object" {
+			words[i] = "an " + k
+		} else {
+			words[i] = "a " + k
+		}
+	}
+	if len(words) == 1 {
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 func sortedKeys[V any](m map[string]V) []string {

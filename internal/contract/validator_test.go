@@ -216,7 +216,7 @@ func TestRules_Equal(t *testing.T) {
 
 func TestRules_SumWithMultiply(t *testing.T) {
 	val := mustValidator(t, []byte(`{"type":"object","properties":{"total":{"type":"number"},"items":{"type":"array","items":{"type":"object","properties":{"qty":{},"price":{}}}}}}`),
-		contract.Rules{Sums: []contract.SumRule{{Items: "/items", Field: "qty", Multiply: "price", Total: "/total", Tolerance: 0.5}}})
+		contract.Rules{Sums: []contract.SumRule{{Items: "/items", Field: "qty", Multiply: "price", Total: "/total", Tolerance: ptr(0.5)}}})
 	checkCase(t, val, `{"items":[{"qty":2,"price":1.5},{"qty":1,"price":7}],"total":10.4}`, nil, "")
 	checkCase(t, val, `{"items":[{"qty":2,"price":1.5},{"qty":1,"price":7}],"total":11}`, []v{{"sum", "/total"}}, "sum of /items/*/qty * price over 2 items is 10")
 	checkCase(t, val, `{"items":[{"qty":"two","price":1.5}],"total":3}`, []v{{"sum", "/items/0/qty"}}, "must be a number, got string")

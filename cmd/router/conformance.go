@@ -13,7 +13,6 @@ import (
 
 	"github.com/routerhq/router/conformance"
 	"github.com/routerhq/router/internal/config"
-	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/server"
 	"github.com/routerhq/router/internal/store"
 )
@@ -84,7 +83,7 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	prompts, err := prompt.LoadDir(server.Resolve(cfg, cfg.PromptsDir))
+	prompts, err := server.LoadPrompts(cfg)
 	if err != nil {
 		return err
 	}
@@ -100,7 +99,10 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	log := server.NewLogger(cfg.Log)
+	log, err := server.Logger(cfg.Log)
+	if err != nil {
+		return err
+	}
 	pool, closeDB, err := server.OpenDatabase(ctx, cfg, log)
 	if err != nil {
 		return err

@@ -138,6 +138,7 @@ func keysRevoke(ctx context.Context, args []string) error {
 		return fmt.Errorf("%q is not a key ID: use the ID column of `router keys list`", idArg)
 	}
 	return server.WithStore(ctx, *cfgPath, func(cfg *config.Config, st *store.Store) error {
+		owner, before, hooked := ownerWebhook(ctx, st, id)
 		if err := st.RevokeAPIKey(ctx, id); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				return fmt.Errorf("no stored key has ID %d: see `router keys list`", id)
@@ -145,6 +146,46 @@ func keysRevoke(ctx context.Context, args []string) error {
 			return err
 		}
 		fmt.Printf("revoked key %d; every replica refuses it within %s\n", id, cfg.Auth.CacheTTL.D())
+		if hooked {
+			warnWebhookChange(ctx, st, owner, before)
+		}
 		return nil
 	})
+}
+
+// ownerWebhook is the owner of stored key id and that owner's webhook now
+// (hooked is false when it has none, or either is unknown).
+func ownerWebhook(ctx context.Context, st *store.Store, id int64) (owner string, w store.Webhook, hooked bool) {
+	keys, err := st.ListAPIKeys(ctx)
+	if err != nil {
+		return "", w, false
+	}
+	for _, k := range keys {
+		if k.ID == id {
+			owner = k.Owner
+		}
+	}
+	if owner == "" {
+		return "", w, false
+	}
+	w, err = st.WebhookFor(ctx, owner)
+	return owner, w, err == nil
+}
+
+// warnWebhookChange says what revoking a key did to its owner's webhook: a
+// webhook made with `router keys create --webhook-url` belongs to its key, so
+// revoking the key that carried it (a key rotation, say) removes the owner's
+// webhook, or brings back an older unrevoked key's URL and signing secret.
+func warnWebhookChange(ctx context.Context, st *store.Store, owner string, before store.Webhook) {
+	after, err := st.WebhookFor(ctx, owner)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		fmt.Fprintf(os.Stderr, "warning: owner %s now has no webhook (it came with the revoked key): its job events are no longer delivered, and pending ones are abandoned. "+
+			"Give it one again with `router keys create --owner %s --webhook-url URL`.\n", owner, owner)
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "warning: could not read owner %s's webhook after the revocation: %v\n", owner, err)
+	case after.URL != before.URL || after.Secret != before.Secret:
+		fmt.Fprintf(os.Stderr, "warning: owner %s's webhook came with the revoked key; its events now go to %s, an older key's webhook, signed with that key's secret (not the revoked key's). "+
+			"To keep the previous receiver, run `router keys create --owner %s --webhook-url URL` and give the receiver the new secret.\n", owner, after.URL, owner)
+	}
 }

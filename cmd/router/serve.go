@@ -26,7 +26,11 @@ func runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	tuneGC(server.NewLogger(cfg.Log))
+	log, err := server.Logger(cfg.Log)
+	if err != nil {
+		return err
+	}
+	tuneGC(log)
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (change `listen` in the config)", cfg.Listen, err)

@@ -27,6 +27,7 @@ type CachedAuth struct {
 type authEntry struct {
 	owner   string
 	ok      bool
+	asked   time.Time // when the lookup that answered started
 	expires time.Time
 }
 
@@ -53,12 +54,22 @@ func (c *CachedAuth) Owner(ctx context.Context, key string) (string, bool, error
 	if hit && now().Before(e.expires) {
 		return e.owner, e.ok, nil
 	}
+	// The answer is as old as the lookup's start: a key revoked while the
+	// lookup was on its way (a busy pool, a slow database) must be refused
+	// within TTL of its revocation, so the entry expires TTL after the start,
+	// not after the answer arrived.
+	asked := now()
 	owner, ok, err := c.Next.Owner(ctx, key)
 	if err != nil {
 		return "", false, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if prev, found := c.m[h]; found && prev.asked.After(asked) {
+		// A lookup that started later answered first: its answer is the
+		// newer one (a key this replica saw revoked stays refused).
+		return owner, ok, nil
+	}
 	max := c.Max
 	if max <= 0 {
 		max = 10000
@@ -77,6 +88,6 @@ func (c *CachedAuth) Owner(ctx context.Context, key string) (string, bool, error
 			clear(c.m)
 		}
 	}
-	c.m[h] = authEntry{owner: owner, ok: ok, expires: now().Add(c.TTL)}
+	c.m[h] = authEntry{owner: owner, ok: ok, asked: asked, expires: asked.Add(c.TTL)}
 	return owner, ok, nil
 }

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/store"
@@ -136,7 +139,7 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, owner, key str
 	}
 	if !s.Routes[route] {
 		return store.NewJob{}, &problem{Status: http.StatusUnprocessableEntity, Type: "unknown-route", Title: "Unknown route",
-			Detail: fmt.Sprintf("route %q is not configured; name one of the routes in the router's configuration or omit \"route\" for the prompt's default", route)}
+			Detail: unknownRoute(req.Route, p.Name, route, s.Routes)}
 	}
 	input, err := p.ParseInput(req.Input)
 	if err != nil {
@@ -292,4 +295,16 @@ func compact(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return b.Bytes()
+}
+
+// unknownRoute says why a job's route is refused: the caller's own choice, or
+// the prompt's default, which the router refuses at startup when it is not
+// configured (so only a configuration built in code gets here).
+func unknownRoute(asked, promptName, route string, routes map[string]bool) string {
+	names := slices.Sorted(maps.Keys(routes))
+	if asked == "" {
+		return fmt.Sprintf("prompt %q runs on route %q, which is not configured (configured: %s); this is the router's configuration, not the request: "+
+			"ask its operator, or name one of the configured routes in \"route\"", promptName, route, strings.Join(names, ", "))
+	}
+	return fmt.Sprintf("route %q is not configured; name one of the configured routes (%s) or omit \"route\" for the prompt's default", route, strings.Join(names, ", "))
 }

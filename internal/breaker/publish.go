@@ -3,6 +3,7 @@ package breaker
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/routerhq/router/internal/store"
@@ -29,6 +30,12 @@ type Publisher struct {
 	set *Set
 	st  *store.Store
 	opt PublisherOptions
+
+	mu sync.Mutex // one publication at a time, so published matches the rows
+	// published is, per provider, the ChangedAt of the state this replica
+	// last published successfully: a snapshot with another ChangedAt holds a
+	// change the rows have not seen, even when its state is the one they show.
+	published map[string]time.Time
 }
 
 // NewPublisher makes a publisher of set's states as replica opt.Replica.
@@ -42,7 +49,7 @@ func NewPublisher(set *Set, st *store.Store, opt PublisherOptions) *Publisher {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Publisher{set: set, st: st, opt: opt}
+	return &Publisher{set: set, st: st, opt: opt, published: map[string]time.Time{}}
 }
 
 // StaleAfter is the staleness bound readers should use for a publisher with
@@ -54,8 +61,12 @@ func StaleAfter(interval time.Duration) time.Duration {
 	return 3 * interval
 }
 
-// Publish writes the current states once.
+// Publish writes the current states once. A breaker that changed state since
+// the last successful publication gets a new changed_at even when its state
+// is the published one (it re-opened, or closed again, in between).
 func (p *Publisher) Publish(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	snap := p.set.Snapshot()
 	rows := make([]store.BreakerState, 0, len(snap))
 	for _, s := range snap {
@@ -65,9 +76,16 @@ func (p *Publisher) Publish(ctx context.Context) error {
 			Failures: int64(s.Counts.TotalFailures), Exclusions: int64(s.Counts.TotalExclusions),
 			ConsecutiveSuccesses: int64(s.Counts.ConsecutiveSuccesses), ConsecutiveFailures: int64(s.Counts.ConsecutiveFailures),
 			SinceChange: time.Since(s.ChangedAt),
+			Changed:     !p.published[s.Provider].Equal(s.ChangedAt),
 		})
 	}
-	return p.st.UpsertBreakerStates(ctx, p.opt.Replica, rows)
+	if err := p.st.UpsertBreakerStates(ctx, p.opt.Replica, rows); err != nil {
+		return err
+	}
+	for _, s := range snap {
+		p.published[s.Provider] = s.ChangedAt
+	}
+	return nil
 }
 
 // Run publishes now, then on every state change and every Interval, until ctx

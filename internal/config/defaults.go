@@ -165,10 +165,8 @@ func (c Config) problems() []string {
 	default:
 		add("conformance.gate: %q is not one of fallbacks, all, off", c.Conformance.Gate)
 	}
-	switch c.Log.Format {
-	case "json", "text":
-	default:
-		add("log.format: %q is not json or text", c.Log.Format)
+	if _, err := c.Log.JSON(); err != nil {
+		add("%v", err)
 	}
 	if _, _, err := net.SplitHostPort(c.OpsListen); err != nil {
 		add("ops_listen: %q is not host:port (for example 127.0.0.1:9090): %v", c.OpsListen, err)

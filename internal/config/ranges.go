@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"log/slog"
 	"math"
 	"time"
 )
@@ -59,9 +58,8 @@ func (c Config) rangeProblems() []string {
 	if w := c.Webhooks.Workers; w < 1 || w > 10000 {
 		add("webhooks.workers (%d) must be between 1 and 10000 (omit it for the default, 100)", w)
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(c.Log.Level)); err != nil {
-		add("log.level: %q is not debug, info, warn or error", c.Log.Level)
+	if _, err := c.Log.SlogLevel(); err != nil {
+		add("%v", err)
 	}
 	for i, p := range c.Providers {
 		where := fmt.Sprintf("providers[%d] (%s).breaker", i, p.Name)

@@ -25,6 +25,12 @@ type Elector struct {
 
 	mu    sync.Mutex
 	until time.Time // this replica leads until then (local monotonic clock)
+	down  bool      // StepDown was called: the lease is never taken again
+
+	// op (a one-slot semaphore) orders the lease's round trips: a renewal
+	// in flight when StepDown is called ends before the resignation, so it
+	// cannot take the lease back after it.
+	op chan struct{}
 }
 
 // NewElector builds an elector for role name held as holder (the replica id).
@@ -36,7 +42,7 @@ func NewElector(st LeaseStore, name, holder string, ttl time.Duration, log *slog
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Elector{store: st, name: name, holder: holder, ttl: ttl, log: log}
+	return &Elector{store: st, name: name, holder: holder, ttl: ttl, log: log, op: make(chan struct{}, 1)}
 }
 
 // IsLeader reports whether this replica holds the lease now. It turns false on
@@ -49,12 +55,21 @@ func (e *Elector) IsLeader() bool {
 }
 
 // Once tries to take or renew the lease once and reports whether it leads.
+// After StepDown it does nothing and reports false.
 func (e *Elector) Once(ctx context.Context) bool {
+	e.op <- struct{}{}
+	defer func() { <-e.op }()
+	e.mu.Lock()
+	down := e.down
+	e.mu.Unlock()
+	if down {
+		return false
+	}
 	sent := time.Now()
 	ok, err := e.store.TryLead(ctx, e.name, e.holder, e.ttl)
 	was := e.IsLeader()
 	e.mu.Lock()
-	if err == nil && ok {
+	if err == nil && ok && !e.down { // StepDown, called meanwhile, waits to resign
 		// Stop a little before the database would let another replica in.
 		e.until = sent.Add(e.ttl * 9 / 10)
 	} else {
@@ -70,6 +85,30 @@ func (e *Elector) Once(ctx context.Context) bool {
 		e.log.Warn("leader lease: lost", "role", e.name)
 	}
 	return err == nil && ok
+}
+
+// StepDown gives the lease up for good, for a replica that is shutting down
+// (SPEC §17): IsLeader is false from now on, Once and Run take the lease no
+// more, and the lease row is deleted, so another replica leads from its next
+// try (within a third of the lease) — and its recovery adopts the jobs this
+// replica hands over while it drains — instead of waiting for this replica's
+// drain to end and Run's resignation. It can be called more than once.
+func (e *Elector) StepDown(ctx context.Context) error {
+	e.mu.Lock()
+	e.down, e.until = true, time.Time{}
+	e.mu.Unlock()
+	select {
+	case e.op <- struct{}{}:
+		defer func() { <-e.op }()
+	case <-ctx.Done(): // a renewal hangs: the lease expires on its own
+		return ctx.Err()
+	}
+	if err := e.store.Resign(ctx, e.name, e.holder); err != nil {
+		e.log.Warn("leader lease: could not resign; another replica leads once it expires", "role", e.name, "err", err)
+		return err
+	}
+	e.log.Info("leader lease: stepped down", "role", e.name)
+	return nil
 }
 
 // Run renews the lease every ttl/3 until ctx ends, then resigns so another

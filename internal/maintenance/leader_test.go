@@ -50,3 +50,44 @@ func TestOneLeaderAndTakeover(t *testing.T) {
 		t.Fatal("after the leader resigned, another replica could not lead at once")
 	}
 }
+
+// SPEC §17, docs/operations.md (shutdown, step 5): a draining replica hands
+// its unfinished jobs over, and another replica's recovery adopts them on its
+// next pass. Recovery runs on the leader only, so a leader that drains must
+// give the lease up at once — not when its drain has ended — and must not
+// take it back while its renewal loop still runs.
+func TestSteppingDownHandsTheLeadOverAtOnce(t *testing.T) {
+	db := testdb.New(t, store.Options{})
+	ctx := context.Background()
+	a := maintenance.NewElector(db.Store, "maintenance", "replica-a", time.Minute, nil)
+	b := maintenance.NewElector(db.Store, "maintenance", "replica-b", time.Minute, nil)
+	if !a.Once(ctx) {
+		t.Fatal("the first replica did not become leader")
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); a.Run(runCtx) }() // a keeps renewing while it drains
+	if err := a.StepDown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if a.IsLeader() {
+		t.Fatal("a replica that stepped down still says it leads")
+	}
+	if !b.Once(ctx) || !b.IsLeader() {
+		t.Fatal("another replica could not lead at once after the leader stepped down")
+	}
+	if a.Once(ctx) || a.IsLeader() {
+		t.Fatal("a replica that stepped down took the lease again")
+	}
+	cancel()
+	<-done
+	if h, err := db.Store.Leader(ctx, "maintenance"); err != nil || h != "replica-b" {
+		t.Fatalf("leader after the old leader stopped: %q %v, want replica-b", h, err)
+	}
+	if err := a.StepDown(ctx); err != nil {
+		t.Fatalf("stepping down twice: %v", err)
+	}
+	if h, _ := db.Store.Leader(ctx, "maintenance"); h != "replica-b" {
+		t.Fatalf("a second step-down took the lease from the new leader: %q", h)
+	}
+}

@@ -14,12 +14,17 @@ type conformanceResult struct {
 	// Current: the prompt version is the one this router has loaded. Results of
 	// other versions do not count for routing.
 	Current *bool `json:"current,omitempty"`
+	// Fresh: the last pass (last_pass_at) is younger than conformance.max_age
+	// on the database clock, by the gate's own rule. The gate admits the
+	// provider on this prompt version only when passed and fresh are both true.
+	Fresh bool `json:"fresh"`
 }
 
 // listConformance serves GET /v1/conformance: for every provider × prompt
 // version with a conformance run, its latest run (passed, cases passed of total,
-// started and finished on the database clock, router version) and when it last
-// passed. Query parameters: provider and prompt filter; details=true adds the
+// started and finished on the database clock, router version), when it last
+// passed and whether that pass is fresh (younger than conformance.max_age, on
+// the database clock), with max_age beside the results. Query parameters: provider and prompt filter; details=true adds the
 // per-case details.
 func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
@@ -34,7 +39,7 @@ func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
 		details = b
 	}
 	runs, err := s.store.LatestConformanceRuns(r.Context(), store.ConformanceFilter{
-		Provider: q.Get("provider"), Prompt: q.Get("prompt"), WithCases: details,
+		Provider: q.Get("provider"), Prompt: q.Get("prompt"), WithCases: details, MaxAge: s.cfg.ConformanceMaxAge,
 	})
 	if err != nil {
 		s.log.Error("reading conformance results failed", "err", err)
@@ -44,12 +49,12 @@ func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]conformanceResult, len(runs))
 	for i, run := range runs {
-		out[i].ConformanceRun = run
+		out[i].ConformanceRun, out[i].Fresh = run, run.Fresh
 		if s.prompts != nil {
 			p, err := s.prompts.Get(run.Prompt, "")
 			cur := err == nil && p.Version == run.PromptVersion
 			out[i].Current = &cur
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"results": out})
+	writeJSON(w, http.StatusOK, map[string]any{"results": out, "max_age": s.cfg.ConformanceMaxAge.String()})
 }

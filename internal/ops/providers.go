@@ -49,6 +49,11 @@ type Config struct {
 	Breakers BreakerView
 	// Conformance: nil shows conformance as not available.
 	Conformance ConformanceSource
+	// ConformanceMaxAge is conformance.max_age: GET /v1/conformance judges
+	// each result's fresh against it on the database clock, by the gate's
+	// rule (zero or less: nothing is fresh, as the gate then admits nothing).
+	// Give StoreConformance the same value.
+	ConformanceMaxAge time.Duration
 	// Replica is this process's id, to mark its own row.
 	Replica string
 	// StaleAfter hides replicas whose breaker states are older (default 15s:

@@ -43,7 +43,11 @@ func WithStore(ctx context.Context, cfgPath string, fn func(cfg *config.Config, 
 	if err != nil {
 		return err
 	}
-	pool, closeDB, err := OpenDatabase(ctx, cfg, NewLogger(cfg.Log))
+	log, err := Logger(cfg.Log)
+	if err != nil {
+		return err
+	}
+	pool, closeDB, err := OpenDatabase(ctx, cfg, log)
 	if err != nil {
 		return err
 	}

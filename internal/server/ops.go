@@ -58,8 +58,9 @@ func (o *opsServices) handler(cfg *config.Config, st *store.Store, prompts *prom
 	for _, t := range cfg.AllTargets() {
 		names = append(names, t.ID)
 	}
+	maxAge := cfg.Conformance.MaxAge.D()
 	return ops.New(ops.Config{Key: key, Metrics: o.metrics.Handler(), Providers: names, Breakers: o.breakers, Replica: o.replica,
-		Conformance: ops.StoreConformance{Store: st, MaxAge: cfg.Conformance.MaxAge.D()}}, st, prompts, log)
+		Conformance: ops.StoreConformance{Store: st, MaxAge: maxAge}, ConformanceMaxAge: maxAge}, st, prompts, log)
 }
 
 // stop stops publishing (removing this replica's rows) and the breakers' timers.

@@ -25,6 +25,7 @@ import (
 
 	"github.com/routerhq/router/internal/api"
 	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/maintenance"
 	"github.com/routerhq/router/internal/metrics"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/race"
@@ -46,6 +47,7 @@ type Server struct {
 	log        *slog.Logger
 	api        *api.Server
 	runner     *race.Runner
+	leader     *maintenance.Elector // resigned when the replica starts draining
 	opsListen  string
 	shutdown   config.Shutdown
 	stops      []func() // in reverse order of start
@@ -55,7 +57,10 @@ type Server struct {
 
 // New builds the router for cfg. Close releases what it started.
 func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err error) {
-	log := NewLogger(cfg.Log)
+	log, err := Logger(cfg.Log)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{log: log, Replica: replicaID(), opsListen: cfg.OpsListen, shutdown: cfg.Shutdown, http: cfg.HTTP}
 	defer func() {
 		if err != nil {
@@ -83,14 +88,6 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	targets, err := BuildTargets(cfg)
 	if err != nil {
 		return nil, err
-	}
-	for name, r := range cfg.Routes {
-		if r.ConformancePrompt == "" {
-			continue
-		}
-		if _, err := prompts.Get(r.ConformancePrompt, ""); err != nil {
-			return nil, fmt.Errorf("routes.%s.conformance_prompt: %w", name, err)
-		}
 	}
 	apiKeys, err := staticKeys(cfg)
 	if err != nil {
@@ -124,6 +121,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 		return nil, err
 	}
 	s.stops = append(s.stops, life.stop)
+	s.leader = life.leader
 	listener := store.NewListener(pool, log)
 	listener.SkipNotificationsOf(st) // the runner below announces its wins in memory
 	s.background(func(ctx context.Context) { listener.Run(ctx) })
@@ -161,15 +159,36 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	return s, nil
 }
 
-// LoadPrompts loads the prompts directory. When the configuration does not
+// LoadPrompts loads the prompts directory and checks it against the
+// configuration's routes (checkPrompts). When the configuration does not
 // name one and the default ./prompts does not exist, no prompt is served (a
 // router of chat completions only needs none).
 func LoadPrompts(cfg *config.Config) (*prompt.Set, error) {
 	dir := Resolve(cfg, cfg.PromptsDir)
-	if _, err := os.Stat(dir); cfg.PromptsDirDefault && errors.Is(err, os.ErrNotExist) {
-		return prompt.EmptySet(), nil
+	prompts := prompt.EmptySet()
+	if _, err := os.Stat(dir); !cfg.PromptsDirDefault || !errors.Is(err, os.ErrNotExist) {
+		if prompts, err = prompt.LoadDir(dir); err != nil {
+			return nil, err
+		}
 	}
-	return prompt.LoadDir(dir)
+	if err := checkPrompts(cfg, prompts); err != nil {
+		return nil, err
+	}
+	return prompts, nil
+}
+
+// stepDown gives up the maintenance leader's lease as the replica starts
+// draining: recovery, which adopts the jobs this replica hands over, runs on
+// the leader, so another replica must lead now rather than after the drain.
+// A resignation that cannot finish within a second is left to the lease's
+// expiry.
+func (s *Server) stepDown() {
+	if s.leader == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = s.leader.StepDown(ctx) // it logs why it could not
 }
 
 // background runs fn until Close.
@@ -214,6 +233,7 @@ func (s *Server) ServeListeners(ctx context.Context, ln, opsLn net.Listener) err
 		"http_budget", s.shutdown.HTTP.D(), "drain_budget", s.shutdown.Drain.D())
 	s.api.Drain()
 	s.runner.Drain()
+	s.stepDown()
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		hctx, cancel := context.WithTimeout(context.Background(), s.shutdown.HTTP.D())
@@ -313,15 +333,4 @@ func ownerLimits(cfg *config.Config) map[string]api.Limits {
 		out[k.Owner] = apiLimits(cfg.Limits.Over(k.Limits))
 	}
 	return out
-}
-
-// NewLogger is the router's slog logger for the log settings.
-func NewLogger(c config.Log) *slog.Logger {
-	var level slog.Level
-	_ = level.UnmarshalText([]byte(c.Level))
-	opts := &slog.HandlerOptions{Level: level}
-	if c.Format == "json" {
-		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
-	}
-	return slog.New(slog.NewTextHandler(os.Stderr, opts))
 }

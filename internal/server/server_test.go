@@ -205,10 +205,29 @@ func TestShutdownAnswersWaitersAndLetsTheAttemptWin(t *testing.T) {
 		answered <- answer{resp.StatusCode, resp.Header.Get("Location"), m}
 	}()
 	<-llm.arrived // the attempt is in flight; the caller waits
+	if h, err := db.Store.Leader(context.Background(), "maintenance"); err != nil || h != srv.Replica {
+		t.Fatalf("maintenance leader before shutdown: %q %v, want this replica %q", h, err, srv.Replica)
+	}
 	sigterm()
 	a := <-answered // answered while the provider still holds the attempt
 	if a.status != http.StatusAccepted || a.location == "" || a.job["state"] == "succeeded" {
 		t.Fatalf("waiting caller got %d %q %v, want 202 with Location and the job still running", a.status, a.location, a.job)
+	}
+	// The draining replica gives up the maintenance lease while its attempt
+	// is still held by the provider (recovery, which adopts what it hands
+	// over, runs on the leader), not when the drain ends.
+	for give := time.Now().Add(30 * time.Second); ; {
+		h, err := db.Store.Leader(context.Background(), "maintenance")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h == "" {
+			break
+		}
+		if time.Now().After(give) {
+			t.Fatalf("the draining replica still holds the maintenance lease (%q) while its attempt is in flight", h)
+		}
+		time.Sleep(10 * time.Millisecond) // polling the database: the resignation has no other sign
 	}
 	close(llm.release)
 	if err := <-served; err != nil {

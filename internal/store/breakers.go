@@ -22,6 +22,12 @@ type BreakerState struct {
 	// SinceChange is how long ago the state last changed, as the publishing
 	// process measured it; the database turns it into ChangedAt on its own clock.
 	SinceChange time.Duration `json:"-"`
+	// Changed: the breaker changed state since this replica last published
+	// it, perhaps back to the state the row holds (open -> half-open -> open
+	// between two publications, or a publication that failed). changed_at is
+	// then set from SinceChange even when the state is the same; without it a
+	// same-state publication keeps the row's changed_at.
+	Changed bool `json:"-"`
 	// ChangedAt and UpdatedAt are on the database clock (read only).
 	ChangedAt time.Time `json:"changed_at"`
 	UpdatedAt time.Time `json:"updated_at"`
@@ -44,11 +50,12 @@ func (s *Store) UpsertBreakerStates(ctx context.Context, replica string, states 
 				successes = EXCLUDED.successes, failures = EXCLUDED.failures, exclusions = EXCLUDED.exclusions,
 				consecutive_successes = EXCLUDED.consecutive_successes, consecutive_failures = EXCLUDED.consecutive_failures,
 				-- keep the first recorded time of an unchanged state: repeated publications
-				-- must not drift it by the publisher's rounding
-				changed_at = CASE WHEN b.state = EXCLUDED.state THEN b.changed_at ELSE EXCLUDED.changed_at END,
+				-- must not drift it by the publisher's rounding; a new change to the same
+				-- state ($11: a re-open) is a new time
+				changed_at = CASE WHEN b.state = EXCLUDED.state AND NOT $11 THEN b.changed_at ELSE EXCLUDED.changed_at END,
 				updated_at = now()`,
 			replica, st.Provider, st.State, st.Requests, st.Successes, st.Failures, st.Exclusions,
-			st.ConsecutiveSuccesses, st.ConsecutiveFailures, max(st.SinceChange, 0).Seconds())
+			st.ConsecutiveSuccesses, st.ConsecutiveFailures, max(st.SinceChange, 0).Seconds(), st.Changed)
 	}
 	return s.pool.SendBatch(ctx, b).Close()
 }

@@ -53,7 +53,10 @@ const (
 	// e) was written, and the event has a snapshot of the job as it was.
 	eventAsRecorded = `(e.snapshot IS NOT NULL AND e.job_version <> j.version)`
 
-	eventsForDeliverySQL = `SELECT ` + eventColumns + `, e.body, w.url, w.secret
+	// The last column is the event's age in microseconds on the database
+	// clock (Event.Age).
+	eventsForDeliverySQL = `SELECT ` + eventColumns + `, e.body, w.url, w.secret,
+		floor(extract(epoch FROM now() - e.created_at) * 1000000)::bigint
 	FROM job_events e LEFT JOIN webhook_owners w ON w.owner = e.owner WHERE e.id = ANY($1::uuid[])`
 	// The last column says whether the job is the recorded one.
 	jobsOfUnfrozenEventsSQL = `SELECT e.id::text, ` + jobColumns + `, false
@@ -144,11 +147,12 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 		err := readRows(br, func(rows pgx.Rows) error {
 			var body []byte
 			var url, secret *string
-			e, err := scanEvent(rows, &body, &url, &secret)
+			var ageMicros int64
+			e, err := scanEvent(rows, &body, &url, &secret, &ageMicros)
 			if err != nil {
 				return err
 			}
-			e.Body = body
+			e.Body, e.Age = body, time.Duration(ageMicros)*time.Microsecond
 			f := &found{ev: e}
 			if url != nil {
 				f.wh = &Webhook{URL: *url}

@@ -33,6 +33,11 @@ type Event struct {
 	Deliveries  []Delivery `json:"deliveries"`
 	// Body is the payload frozen at the first try (nil before it).
 	Body []byte `json:"-"`
+	// Age is how old the event was on the database clock (now() minus
+	// created_at) when EventForDelivery read it; zero from other reads. The
+	// delivery worker's "retry until retry_for old" is decided on it, never on
+	// a process clock, so replicas with skewed clocks agree.
+	Age time.Duration `json:"-"`
 }
 
 // Delivery is one delivery try of an event.
@@ -113,10 +118,11 @@ func scanEvent(row pgx.Row, extra ...any) (*Event, error) {
 
 // EventForDelivery reads, in one round trip batched with other deliveries'
 // reads (eventRead), what the delivery worker needs of an event: the event
-// with its frozen body, its owner's webhook (nil when the owner has none any
-// more) and, while no body is frozen yet, the job it announces as the
-// event's transition left it (see eventreads.go; nil when the body is
-// frozen, or when retention deleted the job).
+// with its frozen body and its age on the database clock (Event.Age), its
+// owner's webhook (nil when the owner has none any more) and, while no body
+// is frozen yet, the job it announces as the event's transition left it (see
+// eventreads.go; nil when the body is frozen, or when retention deleted the
+// job).
 func (s *Store) EventForDelivery(ctx context.Context, id string) (*Event, *Webhook, *Job, error) {
 	if _, err := uuid.Parse(id); err != nil {
 		return nil, nil, nil, ErrNotFound

@@ -40,14 +40,15 @@ var _ Store = (*store.Store)(nil)
 type Config struct {
 	Timeout          time.Duration // one try, connection to last byte; default 10s
 	MaxResponseBytes int64         // response bytes read (and then ignored); default 64 KiB
-	RetryFor         time.Duration // retry until the event is this old; default 24h
+	RetryFor         time.Duration // retry until the event is this old on the database clock; default 24h
 	// Secrets are the configured owners' secrets (api_keys[].webhook.secret_env);
 	// stored keys' secrets come from the database.
 	Secrets map[string]string
 	// Client sends the requests; default an http.Client that does not follow
 	// redirects (a 3xx is a failed try).
 	Client *http.Client
-	Now    func() time.Time
+	// Now stamps tries and signatures; it decides no expiry (see RetryFor).
+	Now func() time.Time
 }
 
 // WithDefaults fills unset fields.
@@ -129,7 +130,9 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	if sendErr != nil {
 		try.Error = sendErr.Error()
 		try.Status = store.EventPending
-		if w.cfg.Now().Sub(ev.CreatedAt) >= w.cfg.RetryFor {
+		// ev.Age is measured by PostgreSQL: expiry is decided on the
+		// database clock, so replicas with skewed clocks agree.
+		if ev.Age >= w.cfg.RetryFor {
 			try.Status = store.EventAbandoned
 		}
 	}

@@ -47,6 +47,16 @@ func Verify(secret string, h http.Header, body []byte, now time.Time) error {
 	return errors.New("signature mismatch")
 }
 
+// MaxBodyBytes is the largest delivery body Handler reads; a larger one is
+// answered 413 (the router redelivers it, and its last_error says so).
+// A body is {"type": …, "job": <job resource>}: the job's input (at most
+// the router's http.max_body_bytes, default 1 MiB), its result (at most the
+// winning provider's providers[].max_response_bytes, default 8 MiB), the
+// attempts' metadata, and JSON escaping, which can write one input or result
+// byte (<, > or &) as six (\u003c). 64 MiB holds 6 × (1 + 8) MiB with room
+// for the attempts; raise it if you raise those two limits.
+const MaxBodyBytes = 64 << 20
+
 // Event is the body of a delivery.
 type Event struct {
 	Type string `json:"type"` // job.succeeded, job.failed, job.cancelled, job.unknown
@@ -64,7 +74,14 @@ type Event struct {
 // router redeliver later.
 func Handler(secret string, seen func(id string) bool, handle func(Event) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+		// Never truncate: a cut body fails the signature check, which says
+		// nothing about the real problem.
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			http.Error(w, "body larger than webhookverify.MaxBodyBytes: raise it", http.StatusRequestEntityTooLarge)
+			return
+		}
 		if err != nil {
 			http.Error(w, "read", http.StatusBadRequest)
 			return

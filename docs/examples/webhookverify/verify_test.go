@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,5 +60,42 @@ func TestExampleVerifiesTheRoutersSignature(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].Type != "job.succeeded" || got[0].Job.ID != "j1" {
 		t.Fatalf("handled %+v", got)
+	}
+}
+
+// A genuine delivery larger than the 4 MiB the example used to read (an event
+// carries the job's input and result, up to 1 MiB and 8 MiB by default) is
+// handled, not cut short and refused as a bad signature; one past
+// MaxBodyBytes is a 413 that says so.
+func TestHandlerReadsLargeEventsWhole(t *testing.T) {
+	const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	signed := func(body []byte) *http.Request {
+		now := time.Now()
+		sig, err := webhook.Sign(secret, "evt-big", now, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequest("POST", "/hook", bytes.NewReader(body))
+		req.Header.Set("webhook-id", "evt-big")
+		req.Header.Set("webhook-timestamp", strconv.FormatInt(now.Unix(), 10))
+		req.Header.Set("webhook-signature", sig)
+		return req
+	}
+	var got []webhookverify.Event
+	h := webhookverify.Handler(secret, func(string) bool { return false },
+		func(ev webhookverify.Event) error { got = append(got, ev); return nil })
+
+	text := bytes.Repeat([]byte("x"), 9<<20) // the default limits' input and result together
+	body := append(append([]byte(`{"type":"job.succeeded","job":{"id":"j1","state":"succeeded","result":{"text":"`), text...), `"},"error":null}}`...)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, signed(body))
+	if rec.Code != http.StatusNoContent || len(got) != 1 || len(got[0].Job.Result) < len(text) {
+		t.Fatalf("a %d-byte event: answered %d %q, handled %d events", len(body), rec.Code, rec.Body.String(), len(got))
+	}
+
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, signed(make([]byte, webhookverify.MaxBodyBytes+1)))
+	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "MaxBodyBytes") {
+		t.Fatalf("a body past MaxBodyBytes: answered %d %q, want 413 naming the limit", rec.Code, rec.Body.String())
 	}
 }

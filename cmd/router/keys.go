@@ -58,7 +58,10 @@ func keysCreate(ctx context.Context, args []string) error {
 			return fmt.Errorf("--webhook-url: %w", err)
 		}
 	}
-	return server.WithStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
+	return server.WithStore(ctx, *cfgPath, func(cfg *config.Config, st *store.Store) error {
+		if err := configuredWebhook(cfg, *owner, *hook); err != nil {
+			return err
+		}
 		if _, err := st.Migrate(ctx); err != nil {
 			return err
 		}
@@ -74,6 +77,22 @@ func keysCreate(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, "Both are shown once. Verify each delivery's webhook-signature with the secret (see docs/api.md).")
 		return nil
 	})
+}
+
+// configuredWebhook refuses --webhook-url for an owner whose webhook the
+// configuration sets (api_keys[].webhook): the configuration's webhook wins,
+// so the URL would never be called and the printed secret never used.
+func configuredWebhook(cfg *config.Config, owner, hook string) error {
+	if hook == "" {
+		return nil
+	}
+	for _, k := range cfg.APIKeys {
+		if k.Owner == owner && k.Webhook != nil {
+			return fmt.Errorf("--webhook-url: owner %q already has a webhook in the configuration (api_keys[].webhook: %s), which overrides one set here; "+
+				"drop --webhook-url, or remove the owner's webhook from the configuration first", owner, k.Webhook.URL)
+		}
+	}
+	return nil
 }
 
 func keysList(ctx context.Context, args []string) error {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -56,4 +57,53 @@ func TestKeysRevokeSaysWhatBecameOfTheOwnersWebhook(t *testing.T) {
 	if msg := revoke(keys[3].ID); msg != "" { // globex never had a webhook
 		t.Fatalf("a revocation that changed no webhook: %q", msg)
 	}
+}
+
+// `keys create --webhook-url` for an owner whose webhook the configuration
+// sets is refused before anything is stored: the configuration's webhook
+// wins, so the new URL would never be called and its printed secret never
+// used.
+func TestKeysCreateRefusesAWebhookTheConfigurationOverrides(t *testing.T) {
+	db := testdb.New(t, store.Options{})
+	t.Setenv("KEYS_TEST_KEY", "configured-key-0123456789")
+	t.Setenv("KEYS_TEST_SECRET", "a-signing-secret-of-32-bytes-ok!")
+	cfg := writeConfig(t, db, "  - name: p\n    type: scripted")
+	if err := appendFile(cfg, "api_keys:\n  - {owner: acme, key_env: KEYS_TEST_KEY, webhook: {url: \"https://cfg.example.com/hook\", secret_env: KEYS_TEST_SECRET}}\n"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var err error
+	captureOutput(t, func() {
+		err = runKeys(ctx, []string{"create", "--config", cfg, "--owner", "acme", "--webhook-url", "https://other.example.com/hook"})
+	})
+	if err == nil || !strings.Contains(err.Error(), "https://cfg.example.com/hook") || !strings.Contains(err.Error(), "drop --webhook-url") {
+		t.Fatalf("err = %v, want a refusal naming the configured webhook", err)
+	}
+	if keys, lerr := db.Store.ListAPIKeys(ctx); lerr != nil || len(keys) != 0 {
+		t.Fatalf("a refused create stored %d keys (%v)", len(keys), lerr)
+	}
+	captureOutput(t, func() {
+		err = runKeys(ctx, []string{"create", "--config", cfg, "--owner", "acme"})
+	})
+	if err != nil {
+		t.Fatalf("a key without --webhook-url for the same owner: %v", err)
+	}
+	captureOutput(t, func() {
+		err = runKeys(ctx, []string{"create", "--config", cfg, "--owner", "globex", "--webhook-url", "https://globex.example.com/hook"})
+	})
+	if err != nil {
+		t.Fatalf("--webhook-url for an owner without a configured webhook: %v", err)
+	}
+}
+
+func appendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -95,5 +96,54 @@ func TestMaxLiveJobs(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("other replica: %d, want 429 from the database's count", resp.StatusCode)
+	}
+}
+
+// A retried job is live again, so POST /v1/jobs/{id}/retry counts against
+// max_live_jobs like a new job (SPEC §17): at the limit it is a 429 with
+// Retry-After and the job stays failed, with no new attempt.
+func TestRetryCountsAgainstMaxLiveJobs(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	defer free()
+	b := setup(t, options{
+		ownerLimits: map[string]api.Limits{"acme": {MaxLiveJobs: 1}},
+		liveRefresh: time.Nanosecond, // every admission reads the database's count
+		respond: func(_ int, req *providers.Request) providers.Step {
+			for _, m := range req.Messages {
+				if strings.Contains(m.Content, "Refused") {
+					return providers.Step{Status: http.StatusBadRequest}
+				}
+			}
+			<-release
+			return providers.Step{Output: validTriage}
+		},
+	})
+	failed := b.create(t, acmeKey, "retry-live-1", triageBody("Refused"), "Prefer", "wait=30")
+	if failed.body["state"] != "failed" {
+		t.Fatalf("first job: %d %s", failed.status, failed.raw)
+	}
+	if r := b.create(t, acmeKey, "retry-live-2", triageBody("Held")); r.status != http.StatusAccepted {
+		t.Fatalf("second job: %d %s", r.status, r.raw)
+	}
+	id := failed.job()
+	r := b.do(t, "POST", "/v1/jobs/"+id+"/retry", acmeKey, "")
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" || r.body["limit"] != "max_live_jobs" ||
+		!strings.Contains(r.body["detail"].(string), "not retried") {
+		t.Fatalf("retry at the limit: %d %v %s", r.status, r.header, r.raw)
+	}
+	if n := b.count(t, `SELECT count(*) FROM jobs WHERE id = $1 AND state = 'failed'`, id); n != 1 {
+		t.Fatal("a refused retry changed the job")
+	}
+	if n := b.count(t, `SELECT count(*) FROM attempts WHERE job_id = $1`, id); n != 1 {
+		t.Fatalf("a refused retry made attempts: %d", n)
+	}
+	free()
+	if r := b.create(t, acmeKey, "retry-live-2", triageBody("Held"), "Prefer", "wait=30"); r.body["state"] != "succeeded" {
+		t.Fatalf("second job after release: %d %s", r.status, r.raw)
+	}
+	if r := b.do(t, "POST", "/v1/jobs/"+id+"/retry", acmeKey, ""); r.status == http.StatusTooManyRequests || r.status >= 300 {
+		t.Fatalf("retry under the limit: %d %s", r.status, r.raw)
 	}
 }

@@ -109,7 +109,23 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 	owner := ownerFrom(r.Context())
 	id := r.PathValue("id")
-	err := s.Store.RetryJob(r.Context(), owner, id)
+	// A retried job is live again: it counts against max_live_jobs as a new
+	// job does (SPEC §17), and a refusal changes nothing.
+	admitted, ok, limit, err := s.limits.admitLive(r.Context(), owner)
+	if err != nil {
+		s.internalError(w, r, "count the owner's live jobs", err)
+		return
+	}
+	if !ok {
+		s.setRetryAfterLive(w)
+		writeProblem(w, r, problem{Status: http.StatusTooManyRequests, Type: "too-many-live-jobs", Title: "Too many live jobs",
+			Detail: fmt.Sprintf("owner %s already has %d or more jobs that are pending, running or unknown (limits.max_live_jobs is %d); the job was not retried and is still failed: retry it later, once some have finished (or cancel or resolve them)",
+				owner, limit, limit),
+			JobID: id, Extra: map[string]any{"limit": "max_live_jobs"}})
+		return
+	}
+	err = s.Store.RetryJob(r.Context(), owner, id)
+	admitted(err == nil)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		writeProblem(w, r, notFoundProblem(id))

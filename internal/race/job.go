@@ -3,6 +3,7 @@ package race
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"strings"
 	"time"
@@ -46,7 +47,7 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 	job := fresh
 	if job == nil {
 		var err error
-		if job, err = r.cfg.Store.GetJobAny(ctx, jobID); err != nil {
+		if job, err = r.cfg.Store.GetJobToRun(ctx, jobID); err != nil {
 			log.Error("could not read job", "err", err)
 			return
 		}
@@ -66,8 +67,12 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 	} else {
 		var reason string
 		if o, reason = r.prepare(ctx, job, log); o == nil {
-			state, err := r.cfg.Store.SettleJob(context.WithoutCancel(ctx), job.ID, reason)
-			if err != nil {
+			state, err := r.cfg.Store.SettleJobAs(context.WithoutCancel(ctx), job.ID, r.cfg.LeaseOwner, reason)
+			switch {
+			case errors.Is(err, store.ErrLeaseLost):
+				log.Warn("another router took this job over; leaving it unsettled", "err", err)
+				return
+			case err != nil:
 				log.Error("could not record job failure", "err", err)
 			}
 			r.cfg.Listener.Publish(job.ID, state)

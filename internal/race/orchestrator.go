@@ -78,11 +78,18 @@ type attemptResult struct {
 
 func (o *orchestrator) run(ctx context.Context) {
 	defer o.r.hedges.jobStarted(o.job.Route)()
+	// The deadline is the whole run's, on the database clock: a job adopted
+	// or resumed here has only what is left of it (RunElapsed, read with the
+	// job), and none when it has passed. A fresh job's run has just begun.
 	var deadline <-chan time.Time
 	if o.route.Deadline > 0 {
-		t := time.NewTimer(o.route.Deadline)
-		defer t.Stop()
-		deadline = t.C
+		if left := o.route.Deadline - o.job.RunElapsed; left > 0 {
+			t := time.NewTimer(left)
+			defer t.Stop()
+			deadline = t.C
+		} else {
+			o.deadlinePassed()
+		}
 	}
 	hedge := time.NewTimer(time.Hour)
 	hedge.Stop()
@@ -102,6 +109,8 @@ func (o *orchestrator) run(ctx context.Context) {
 		// A retry that was due when the job was handed over goes first, when
 		// its backoff ends (prepare), as it would have in the orchestration
 		// that scheduled it.
+	case o.stopped:
+		// Adopted after its deadline: nothing starts; finish settles it.
 	default:
 		if p := o.next(); p != "" {
 			role := o.r.roleOf(o.route, p)
@@ -182,11 +191,7 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 		}
 	case <-*deadline:
 		*deadline = nil
-		o.stop("the job's deadline of " + o.route.Deadline.String() + " passed")
-		o.cancelRetry()
-		for _, cancel := range o.inflight {
-			cancel(errDeadline)
-		}
+		o.deadlinePassed()
 	case <-o.r.drainSignal(o.drainSeen):
 		// Shutting down: no new attempt; a pending retry is handed over.
 		o.drainSeen = true
@@ -223,7 +228,14 @@ func (o *orchestrator) finish(ctx context.Context) {
 			o.log.Error("could not record routing", "err", err)
 		}
 	}
-	state, err := o.r.cfg.Store.SettleJob(context.WithoutCancel(ctx), o.job.ID, o.failReason())
+	state, err := o.r.cfg.Store.SettleJobAs(context.WithoutCancel(ctx), o.job.ID, o.r.cfg.LeaseOwner, o.failReason())
+	if errors.Is(err, store.ErrLeaseLost) {
+		// This process stalled past its lease and another replica adopted
+		// the job: it settles it, not this one.
+		o.leaseLost = true
+		o.log.Warn("another router took this job over; leaving it unsettled", "err", err)
+		return
+	}
 	if err != nil {
 		o.log.Error("could not settle job", "err", err)
 		return
@@ -240,6 +252,16 @@ func (o *orchestrator) canStart() bool {
 func (o *orchestrator) stop(why string) {
 	if !o.stopped {
 		o.stopped, o.stopWhy = true, why
+	}
+}
+
+// deadlinePassed stops the race at the job's deadline: nothing new starts,
+// a pending retry is dropped and the attempts in flight are cut (errDeadline).
+func (o *orchestrator) deadlinePassed() {
+	o.stop("the job's deadline of " + o.route.Deadline.String() + " passed")
+	o.cancelRetry()
+	for _, cancel := range o.inflight {
+		cancel(errDeadline)
 	}
 }
 

@@ -159,11 +159,37 @@ type AttemptOutcome struct {
 	LatencyMS          int64
 }
 
+// unknownUnlessEndedSQL is the state an attempt whose outcome is unknown is
+// recorded in, given its job (alias j, locked): `unknown` while the job can
+// still depend on it; once the job has ended, the state the job's end gives
+// its attempts, since the attempt can no longer change the job (its
+// read_version predates the end's version bump, so it can never win) and
+// nothing would settle it afterwards (reconciliation reads only running and
+// unknown jobs). A succeeded job's: `lost`, as the win settles an unknown
+// sibling (casSQL, winSQL), with a race event (lostEventSQL). A cancelled
+// job's: `cancelled`, as CancelJob cancels attempts in flight or unknown. A
+// failed job's: `cancelled` too, as the router cancels what is still in
+// flight when a job ends (SPEC §6.6); a failed job cannot have one (SettleJob
+// fails a job only with none in flight, under the lock CreateAttempt takes),
+// and an `unknown` attempt on it would contradict `failed` (SPEC §3) and
+// leave its retry blocked behind an attempt that can change nothing.
+const unknownUnlessEndedSQL = `CASE j.state WHEN 'succeeded' THEN 'lost' WHEN 'cancelled' THEN 'cancelled'
+	WHEN 'failed' THEN 'cancelled' ELSE 'unknown' END`
+
+// lostEventSQL records the race event of each attempt that an update (the
+// CTE x, with columns id, job_id, provider and state) settled as lost
+// because its job had already succeeded (unknownUnlessEndedSQL).
+const lostEventSQL = `INSERT INTO race_events (job_id, attempt_id, kind, provider, detail)
+	SELECT job_id, id, 'lost', provider, 'attempt with an unknown outcome settled as lost: another attempt had already won'
+	FROM x WHERE state = 'lost'`
+
 // FinishAttempt records a non-winning end of an in-flight attempt. It changes
 // only an attempt that is still starting or running (a cancelled job's attempts
 // stay cancelled); ErrStateConflict says it was not. It takes the job row's lock
 // first, like CreateAttempt: an attempt that becomes unknown and a sibling being
-// created are serialised, so the blocking rule holds at every commit.
+// created are serialised, so the blocking rule holds at every commit. An
+// unknown end on a job that has already ended (a loser kept running after the
+// win) is recorded as the job's end settles its attempts (unknownUnlessEndedSQL).
 func (s *Store) FinishAttempt(ctx context.Context, attemptID string, out AttemptOutcome) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		var jobID string
@@ -173,16 +199,23 @@ func (s *Store) FinishAttempt(ctx context.Context, attemptID string, out Attempt
 		if _, _, err := lockJob(ctx, tx, jobID, ""); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `UPDATE attempts SET state = $2, error = $3, validation_errors = $4, usage = $5,
-				provider_response_id = nullif($6, ''), response_model = nullif($7, ''), latency_ms = $8,
-				finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
-			WHERE id = $1 AND state IN ('starting', 'running')`,
+		var n int
+		err := tx.QueryRow(ctx, `WITH x AS (
+				UPDATE attempts a SET state = CASE WHEN $2::text = 'unknown' THEN `+unknownUnlessEndedSQL+` ELSE $2::text END,
+					error = $3, validation_errors = $4, usage = $5,
+					provider_response_id = nullif($6, ''), response_model = nullif($7, ''), latency_ms = $8,
+					finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
+				FROM jobs j
+				WHERE a.id = $1 AND j.id = a.job_id AND a.state IN ('starting', 'running')
+				RETURNING a.id, a.job_id, a.provider, a.state
+			), e AS (`+lostEventSQL+`)
+			SELECT count(*) FROM x`,
 			attemptID, out.State, jsonOrNil(out.Error), jsonOrNil(out.ValidationErrors), jsonOrNil(out.Usage),
-			out.ProviderResponseID, out.ResponseModel, out.LatencyMS)
+			out.ProviderResponseID, out.ResponseModel, out.LatencyMS).Scan(&n)
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
+		if n == 0 {
 			return fmt.Errorf("%w: attempt %s is no longer in flight", ErrStateConflict, attemptID)
 		}
 		return nil

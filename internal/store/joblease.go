@@ -69,8 +69,12 @@ func (s *Store) ClaimOrphans(ctx context.Context, owner string, lease time.Durat
 // ExpireAttemptLeases marks every in-flight attempt whose lease has expired
 // `unknown` (its router died: the provider may or may not have done the work)
 // and settles its job, one job per transaction with the job row locked first
-// (the lock order of every other writer). It never re-dispatches. It returns the
-// affected job ids, and the first error after trying every job.
+// (the lock order of every other writer). It never re-dispatches. An attempt
+// whose job has already ended (a loser kept running after the win) is settled
+// instead as the job's end settles its attempts, in the same conditional
+// update (unknownUnlessEndedSQL): `lost` with a race event on a succeeded job,
+// `cancelled` on a cancelled or failed one. It returns the ids of the jobs
+// that got an unknown attempt, and the first error after trying every job.
 func (s *Store) ExpireAttemptLeases(ctx context.Context) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `SELECT DISTINCT job_id::text FROM attempts
 		WHERE state IN ('starting', 'running') AND lease_expires_at < now()`)
@@ -88,14 +92,22 @@ func (s *Store) ExpireAttemptLeases(ctx context.Context) ([]string, error) {
 			if _, _, err := lockJob(ctx, tx, id, ""); err != nil {
 				return err
 			}
-			tag, err := tx.Exec(ctx, `UPDATE attempts SET state = 'unknown', finished_at = now(),
-					error = jsonb_build_object('kind', 'lease_expired', 'fault', 'router', 'outcome_unknown', true,
-						'message', 'the router running this attempt stopped renewing its lease (it died or lost the database); '
-						|| 'the provider may or may not have done the work'),
-					lease_owner = NULL, lease_expires_at = NULL
-				WHERE job_id = $1 AND state IN ('starting', 'running') AND lease_expires_at < now()`, id)
-			if err != nil || tag.RowsAffected() == 0 {
-				return err
+			var unknown int
+			err := tx.QueryRow(ctx, `WITH x AS (
+					UPDATE attempts a SET state = `+unknownUnlessEndedSQL+`, finished_at = now(),
+						error = jsonb_build_object('kind', 'lease_expired', 'fault', 'router', 'outcome_unknown', true,
+							'message', 'the router running this attempt stopped renewing its lease (it died or lost the database); '
+							|| 'the provider may or may not have done the work'
+							|| CASE WHEN j.state IN ('succeeded', 'cancelled', 'failed')
+							        THEN '; it no longer matters: its job had already ended (' || j.state || ')' ELSE '' END),
+						lease_owner = NULL, lease_expires_at = NULL
+					FROM jobs j
+					WHERE j.id = $1 AND a.job_id = j.id AND a.state IN ('starting', 'running') AND a.lease_expires_at < now()
+					RETURNING a.id, a.job_id, a.provider, a.state
+				), e AS (`+lostEventSQL+`)
+				SELECT count(*) FILTER (WHERE state = 'unknown') FROM x`, id).Scan(&unknown)
+			if err != nil || unknown == 0 {
+				return err // none, or only attempts of a job that had ended: nothing to settle
 			}
 			done = append(done, id)
 			return s.settleLocked(ctx, tx, id, "")

@@ -36,9 +36,11 @@ const jobColumns = `j.id::text, j.owner, j.operation, j.idempotency_key, j.finge
 	(SELECT k.expires_at FROM idempotency_keys k WHERE k.job_id = j.id), j.result, j.completed_by::text,
 	j.error, j.routing, j.attempt_base`
 
-func scanJob(row pgx.Row) (*Job, error) {
+// scanJob scans a row of jobColumns, followed by the columns of extra, if
+// any.
+func scanJob(row pgx.Row, extra ...any) (*Job, error) {
 	var j Job
-	if err := row.Scan(j.dest()...); err != nil {
+	if err := row.Scan(append(j.dest(), extra...)...); err != nil {
 		return nil, notFound(err)
 	}
 	return &j, nil
@@ -62,6 +64,30 @@ func (s *Store) GetJob(ctx context.Context, owner, id string) (*Job, error) {
 // operator commands).
 func (s *Store) GetJobAny(ctx context.Context, id string) (*Job, error) {
 	return s.getJob(ctx, id, "", false)
+}
+
+// GetJobToRun is GetJobAny for the runner about to run the job (an adopted
+// or resumed job): it also reads, in the same round trip and on the database
+// clock, how long the job's current run has lasted (Job.RunElapsed), which
+// its deadline counts from — the job's creation, or the caller's last retry
+// (migration 0018).
+func (s *Store) GetJobToRun(ctx context.Context, id string) (*Job, error) {
+	if err := checkJobID(id); err != nil {
+		return nil, err
+	}
+	b := &pgx.Batch{}
+	b.Queue(jobToRunSQL, id)
+	b.Queue(attemptsOfJobSQL, id)
+	b.Queue(raceEventsOfJobSQL, id)
+	br := s.pool.SendBatch(ctx, b)
+	defer br.Close()
+	var micros int64
+	j, err := readJob(br, &micros)
+	if err != nil {
+		return nil, err
+	}
+	j.RunElapsed = time.Duration(max(micros, 0)) * time.Microsecond
+	return j, nil
 }
 
 // getJob reads the job, its attempts and its race events in one round trip.
@@ -95,10 +121,17 @@ const (
 	raceEventsOfJobSQL = `SELECT ` + raceEventColumns + ` FROM race_events r WHERE r.job_id = $1 ORDER BY r.id`
 )
 
+// jobToRunSQL is jobByIDSQL for GetJobToRun: the job whose id is $1, then how
+// long its current run has lasted, in microseconds, on the database clock.
+const jobToRunSQL = `SELECT ` + jobColumns + `,
+	floor(extract(epoch FROM now() - coalesce(j.run_started_at, j.created_at)) * 1000000)::bigint
+	FROM jobs j WHERE j.id = $1`
+
 // readJob reads a job's three results from br (getJob's reads): the job
-// (ErrNotFound when none), its attempts and its race events.
-func readJob(br pgx.BatchResults) (*Job, error) {
-	j, err := scanJob(br.QueryRow())
+// (ErrNotFound when none) with the columns of extra after jobColumns, its
+// attempts and its race events.
+func readJob(br pgx.BatchResults, extra ...any) (*Job, error) {
+	j, err := scanJob(br.QueryRow(), extra...)
 	if err != nil {
 		return nil, err
 	}

@@ -59,6 +59,14 @@ func (s *Store) ResolveAttempt(ctx context.Context, r Resolution) (resume bool, 
 				return err
 			}
 			resume = true
+			// The job was parked `unknown` until someone resolved it (an
+			// operator, or reconciliation after execution.reconcile_after):
+			// it resumes as a new run, with a deadline of its own
+			// (run_started_at, migration 0018), or a resolution made after
+			// the route's deadline could never fail over.
+			if _, err := tx.Exec(ctx, `UPDATE jobs SET run_started_at = now() WHERE id = $1`, r.JobID); err != nil {
+				return err
+			}
 			return s.setJobState(ctx, tx, r.JobID, JobRunning, "")
 		case "succeeded":
 			if state != JobUnknown && state != JobRunning {
@@ -115,8 +123,9 @@ const rebindKeySQL = `UPDATE idempotency_keys k SET expires_at = NULL
 	  AND k.idempotency_key = j.idempotency_key AND k.job_id = j.id`
 
 // RetryJob turns a failed job back to running for a new round of attempts, on
-// the caller's explicit request. The max_attempts bound counts from here. A
-// job whose key has meanwhile been claimed by a newer job is ErrKeyRebound.
+// the caller's explicit request. The max_attempts bound and the route's
+// deadline (a new run: Job.RunElapsed) count from here. A job whose key has
+// meanwhile been claimed by a newer job is ErrKeyRebound.
 func (s *Store) RetryJob(ctx context.Context, owner, jobID string) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		state, _, err := lockJob(ctx, tx, jobID, owner)
@@ -156,8 +165,9 @@ func (s *Store) RetryJob(ctx context.Context, owner, jobID string) error {
 			return fmt.Errorf("%w: Idempotency-Key %q expired after job %s failed and was claimed by job %s; "+
 				"read or retry that job, or send the request with a new key", ErrKeyRebound, key, jobID, newer)
 		}
+		// A new run: its deadline counts from now (run_started_at, migration 0018).
 		if _, err := tx.Exec(ctx, `UPDATE jobs SET attempt_base = (SELECT count(*) FROM attempts WHERE job_id = $1),
-				lease_owner = NULL, lease_expires_at = NULL WHERE id = $1`, jobID); err != nil {
+				run_started_at = now(), lease_owner = NULL, lease_expires_at = NULL WHERE id = $1`, jobID); err != nil {
 			return err
 		}
 		return s.setJobState(ctx, tx, jobID, JobRunning, "")

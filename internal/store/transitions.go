@@ -61,19 +61,59 @@ func (s *Store) setJobState(ctx context.Context, tx pgx.Tx, jobID, state, reason
 // runner has nothing more to start: `unknown` if an attempt's outcome is
 // unknown, `failed` (with reason) if every attempt failed definitively. It does
 // nothing while an attempt is in flight or when the job is no longer running.
-// It returns the job's state afterwards.
+// It returns the job's state afterwards. It is not fenced by the job's lease:
+// it is for callers that orchestrate nothing (operator tools, tests); an
+// orchestrator settles with SettleJobAs.
 func (s *Store) SettleJob(ctx context.Context, jobID, failReason string) (string, error) {
+	return s.settle(ctx, jobID, "", failReason)
+}
+
+// SettleJobAs is SettleJob for the orchestrator owner, fenced by the job's
+// orchestration lease: a pending or running job is settled only while owner
+// holds its lease (expired or not: nobody else has taken it). When another
+// process holds it — it adopted the job after owner's lease expired, and may
+// be about to start an attempt or waiting out a retry's backoff, with nothing
+// in flight — or nobody does, nothing changes and the answer is ErrLeaseLost:
+// the job is no longer owner's to settle (a job left with nothing in flight
+// and no live lease is an orphan, which recovery adopts). A job already out
+// of pending and running is answered with its state, as by SettleJob.
+func (s *Store) SettleJobAs(ctx context.Context, jobID, owner, failReason string) (string, error) {
+	if owner == "" {
+		return "", fmt.Errorf("settle job %s: no lease owner given", jobID)
+	}
+	return s.settle(ctx, jobID, owner, failReason)
+}
+
+// settle is SettleJob, fenced by owner's lease unless owner is "".
+func (s *Store) settle(ctx context.Context, jobID, owner, failReason string) (string, error) {
 	var final string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, _, err := lockJob(ctx, tx, jobID, ""); err != nil {
+		if err := checkJobID(jobID); err != nil {
 			return err
+		}
+		// The fence is the locked row's: later writers of the lease wait
+		// for this transaction.
+		var held bool
+		err := tx.QueryRow(ctx, `SELECT state, coalesce($2 = '' OR lease_owner = $2, false) FROM jobs WHERE id = $1 FOR UPDATE`,
+			jobID, owner).Scan(&final, &held)
+		if err != nil {
+			return notFound(err)
+		}
+		if final != JobPending && final != JobRunning {
+			return nil
+		}
+		if !held {
+			return fmt.Errorf("%w: job %s is not %s's to settle: another process holds its lease, or none does", ErrLeaseLost, jobID, owner)
 		}
 		if err := s.settleLocked(ctx, tx, jobID, failReason); err != nil {
 			return err
 		}
 		return tx.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, jobID).Scan(&final)
 	})
-	return final, err
+	if err != nil {
+		return "", err
+	}
+	return final, nil
 }
 
 // settleLocked is SettleJob inside a transaction that holds the job's lock.

@@ -69,6 +69,11 @@ type Job struct {
 	LostCostUSD *float64 `json:"lost_cost_usd,omitempty"`
 	// AttemptBase: attempts made before the caller's last explicit retry.
 	AttemptBase int `json:"-"`
+	// RunElapsed, on a job read to be run (GetJobToRun), is how long its
+	// current run had lasted when it was read, on the database clock: since
+	// its creation, or since the caller's last explicit retry. Zero on a job
+	// read otherwise, and on a job CreateJob has just created.
+	RunElapsed time.Duration `json:"-"`
 
 	// WonResult is set on the job a win returns (CompleteJob): the result as
 	// the winning attempt offered it, byte for byte. Result holds the same

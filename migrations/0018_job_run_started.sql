@@ -1,0 +1,18 @@
+-- When a job's current run started, on the database clock. A route's
+-- deadline (routes.<name>.deadline: "the whole job") counts from it on
+-- whichever replica runs the job: its creator, or one that adopts it after a
+-- crash, a drain or a lease expiry, which reads how long the run has lasted
+-- with the job (store.GetJobToRun) and runs only for what is left of it.
+--
+-- NULL means the job's creation (created_at), so nothing on the success path
+-- writes it. The caller's explicit retry of a failed job (POST
+-- /v1/jobs/{id}/retry, store.RetryJob) starts a new run and sets it to the
+-- retry's time. No other column says when that was: updated_at moves with
+-- every transition, and attempt_base also moves when a stopping router hands
+-- over an unsent first attempt.
+--
+-- A nullable column without a default: adding it rewrites nothing. During a
+-- rolling update a replica of the previous version does not set it on a
+-- retry, so a job retried there counts its deadline from its creation (or
+-- from a retry made by this version) when this version runs it.
+ALTER TABLE jobs ADD COLUMN run_started_at timestamptz;

@@ -91,6 +91,9 @@ func writeStreamBody(w http.ResponseWriter, c *chat.Completion, includeUsage boo
 		var list []map[string]any
 		_ = json.Unmarshal(calls, &list)
 		for i := range list {
+			if list[i] == nil { // never judged valid (chat.Judge); kept from a panic
+				list[i] = map[string]any{}
+			}
 			list[i]["index"] = i
 		}
 		send(with(delta{ToolCalls: list}, nil))

@@ -141,6 +141,11 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 		if err := json.Unmarshal(resp.ToolCalls, &list); err != nil || len(list) == 0 {
 			return nil, []contract.Violation{{Rule: "tool_calls", Path: "$.tool_calls", Message: "tool calls are not a non-empty JSON array"}}
 		}
+		for i, call := range list {
+			if b := bytes.TrimSpace(call); len(b) == 0 || b[0] != '{' {
+				return nil, []contract.Violation{{Rule: "tool_calls", Path: fmt.Sprintf("$.tool_calls[%d]", i), Message: "a tool call is not a JSON object"}}
+			}
+		}
 	case v != nil:
 		if _, violations := v.Validate(content); len(violations) > 0 {
 			return nil, violations

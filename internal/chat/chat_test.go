@@ -74,6 +74,11 @@ func TestJudge(t *testing.T) {
 	if _, v := Judge(&Input{}, nil, "j", resp("", calls)); len(v) == 0 || v[0].Rule != "tool_calls" {
 		t.Fatalf("tool calls accepted without tools offered: %v", v)
 	}
+	for _, bad := range []string{`[null]`, `[{"id":"c"}, 7]`, `["call"]`} {
+		if _, v := Judge(&Input{Tools: json.RawMessage(`[{}]`)}, nil, "j", resp("", bad)); len(v) == 0 || v[0].Rule != "tool_calls" {
+			t.Fatalf("tool calls %s accepted: %v", bad, v)
+		}
+	}
 	doc, v := Judge(&Input{Tools: json.RawMessage(`[{}]`)}, nil, "0f0e-1", resp("", calls))
 	if len(v) > 0 {
 		t.Fatal(v)

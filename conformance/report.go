@@ -23,7 +23,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if !res.Passed {
 			verdict = "FAIL"
 		}
-		rows[i] = []string{res.Provider, res.Model, res.ID(), fmt.Sprintf("%d/%d", res.CasesPassed, res.CasesTotal), verdict}
+		rows[i] = []string{printable(res.Provider), printable(res.Model), printable(res.ID()), fmt.Sprintf("%d/%d", res.CasesPassed, res.CasesTotal), verdict}
 	}
 	width := make([]int, len(header))
 	for _, row := range append([][]string{header}, rows...) {
@@ -63,7 +63,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if r.SuitesDir != "" {
 			where = filepath.Join(r.SuitesDir, name, SuiteFile)
 		}
-		fmt.Fprintf(&b, "prompt %s has no suite (%s): no provider can become eligible for failover on it\n", id, where)
+		fmt.Fprintf(&b, "prompt %s has no suite (%s): no provider can become eligible for failover on it\n", printable(id), printable(where))
 	}
 	switch {
 	case len(r.Results) == 0 && len(r.Unsuited) == 0:
@@ -88,11 +88,12 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // describeCase is one failing case on one line: the first failure with its
 // message, the rule and path of a few more, and how many were left out.
 func describeCase(c CaseResult) string {
+	name := printable(c.Name)
 	if len(c.Failures) == 0 {
-		return c.Name + ": failed at " + c.Stage
+		return name + ": failed at " + printable(c.Stage)
 	}
 	f := c.Failures[0]
-	s := fmt.Sprintf("%s: %s at %s: %s", c.Name, f.Rule, f.Path, shorten(f.Message, 120))
+	s := fmt.Sprintf("%s: %s at %s: %s", name, printable(f.Rule), printable(f.Path), shorten(f.Message, 120))
 	rest := c.Failures[1:]
 	var also []string
 	for i, f := range rest {
@@ -100,7 +101,7 @@ func describeCase(c CaseResult) string {
 			also = append(also, fmt.Sprintf("%d more", len(rest)-i))
 			break
 		}
-		also = append(also, f.Rule+" at "+f.Path)
+		also = append(also, printable(f.Rule)+" at "+printable(f.Path))
 	}
 	if len(also) > 0 {
 		s += "; also " + strings.Join(also, ", ")
@@ -108,8 +109,10 @@ func describeCase(c CaseResult) string {
 	return s
 }
 
+// shorten puts s on one line (runs of white space become one space), made
+// printable, of at most n characters.
 func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = printable(strings.Join(strings.Fields(s), " "))
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -129,8 +132,51 @@ func (p *ProgressLine) Update(pr Progress) {
 	if !pr.Passed {
 		mark = "✗"
 	}
-	fmt.Fprintf(p.W, "\r\033[Kconformance %d/%d  %s %s %s %s", pr.Done, pr.Total, mark, pr.Provider, pr.Prompt, shorten(pr.Case, 40))
+	fmt.Fprintf(p.W, "\r\033[Kconformance %d/%d  %s %s %s %s", pr.Done, pr.Total, mark, printable(pr.Provider), printable(pr.Prompt), shorten(pr.Case, 40))
 }
 
 // Done clears the line.
 func (p *ProgressLine) Done() { fmt.Fprint(p.W, "\r\033[K") }
+
+// printable makes text for the terminal harmless: a provider's error body, a
+// key of a model's reply (in a path) or a suite's case name may hold escape
+// sequences or other control characters that would act on the operator's
+// terminal (retitle it, clear it, rewrite a line, reorder it with a bidi
+// override). Each such character is shown escaped instead, as \x1b or \u202e,
+// and a byte that is not UTF-8 as \xff. The JSON report needs none of this.
+func printable(s string) string {
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || control(r) {
+			break
+		}
+		i += n
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case control(r) && r < utf8.RuneSelf:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case control(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// control: C0 and C1 control characters, DEL and the bidi controls.
+func control(r rune) bool {
+	return r < 0x20 || r >= 0x7f && r < 0xa0 ||
+		r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -176,7 +177,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	}
 	rep := &Report{RouterVersion: opt.RouterVersion, Passed: true}
 
-	names := opt.Providers
+	names := unique(opt.Providers) // --provider a,a runs and records a once
 	if len(names) == 0 {
 		for n := range opt.Targets {
 			names = append(names, n)
@@ -203,7 +204,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			}
 		}
 	} else {
-		for _, n := range opt.PromptNames {
+		for _, n := range unique(opt.PromptNames) {
 			p, err := opt.Prompts.Get(n, "")
 			if err != nil {
 				return nil, fmt.Errorf("conformance: %w", err)
@@ -274,6 +275,17 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		return rep, err
 	}
 	return rep, nil
+}
+
+// unique is names without repeats, in their first order.
+func unique(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func targetNames(m map[string]*race.Target) []string {

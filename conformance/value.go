@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // splitPointer parses an RFC 6901 JSON pointer ("/a/0/b", "~1" for "/", "~0"
@@ -129,7 +130,11 @@ func show(v any) string {
 	}
 	s := string(b)
 	if len(s) > 80 {
-		s = s[:77] + "..."
+		cut := 77
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut-- // not inside a UTF-8 sequence
+		}
+		s = s[:cut] + "..."
 	}
 	return s
 }

@@ -20,9 +20,8 @@ func (v *Validator) CheckRules(doc any) []Violation {
 	}
 	for _, e := range v.enums {
 		resolve(doc, e.ptr.segs, "$", func(p string, x any) {
-			nx := normalize(x)
 			for _, a := range e.allowed {
-				if equalValues(nx, a) {
+				if sameValue(x, a) {
 					return
 				}
 			}
@@ -39,7 +38,7 @@ func (v *Validator) CheckRules(doc any) []Violation {
 	for _, e := range v.equal {
 		l, ok1 := lookupOne(doc, e.left.segs)
 		r, ok2 := lookupOne(doc, e.right.segs)
-		if ok1 && ok2 && !equalValues(l, r) {
+		if ok1 && ok2 && !sameValue(l, r) {
 			out = append(out, Violation{Rule: "equal", Path: e.left.raw, Message: fmt.Sprintf("must equal %s: got %s, %s is %s", e.right.raw, display(l), e.right.raw, display(r))})
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // pointer is a parsed rule path: a JSON pointer whose segments may be "*" (every
@@ -29,11 +30,33 @@ func parsePointer(p string) (pointer, error) {
 		if s == "*" {
 			ptr.wild = true
 		}
+		if bad := badEscape(s); bad != "" {
+			return pointer{}, fmt.Errorf("path %q: %q is not an escape: in a JSON pointer \"~\" must be followed by 0 (for a \"~\" in the key) or 1 (for a \"/\"), as in /a~0b for the key \"a~b\"", p, bad)
+		}
 		s = strings.ReplaceAll(s, "~1", "/")
 		s = strings.ReplaceAll(s, "~0", "~")
 		ptr.segs = append(ptr.segs, s)
 	}
 	return ptr, nil
+}
+
+// badEscape returns the first "~" of seg not followed by 0 or 1, with the
+// character after it (RFC 6901 has only ~0 and ~1), or "" when there is none.
+func badEscape(seg string) string {
+	for i := 0; i < len(seg); i++ {
+		if seg[i] != '~' {
+			continue
+		}
+		if i+1 == len(seg) {
+			return "~"
+		}
+		if seg[i+1] != '0' && seg[i+1] != '1' {
+			_, n := utf8.DecodeRuneInString(seg[i+1:])
+			return seg[i : i+1+n]
+		}
+		i++
+	}
+	return ""
 }
 
 // escapeKey escapes one pointer segment (RFC 6901).

@@ -14,8 +14,9 @@ import (
 // ("required").
 type Rules struct {
 	// NoExtraKeys rejects top-level keys that the output schema does not declare in
-	// its top-level "properties". Unset means true; write `no_extra_keys: false`
-	// to allow extra keys.
+	// its top-level "properties" (those beside a top-level "$ref" and in "allOf"
+	// members count), even where additionalProperties admits them. Unset means
+	// true; write `no_extra_keys: false` to allow extra keys.
 	NoExtraKeys *bool `yaml:"no_extra_keys,omitempty" json:"no_extra_keys,omitempty"`
 	// AllowFenced accepts an output wrapped in one markdown code fence
 	// (```json ... ``` or ``` ... ```) by judging the JSON inside. Unset means
@@ -35,7 +36,8 @@ type Rules struct {
 	// Sums checks that a numeric field summed over an array equals a total (rule
 	// "sum").
 	Sums []SumRule `yaml:"sums,omitempty" json:"sums,omitempty"`
-	// Custom names Go rules registered with Register (rule "custom:<name>").
+	// Custom names Go rules registered with Register (rule "custom:<name>"); a
+	// name listed twice runs once.
 	Custom []string `yaml:"custom,omitempty" json:"custom,omitempty"`
 }
 
@@ -46,7 +48,8 @@ type Range struct {
 }
 
 // EqualRule requires the values at Left and Right to be equal (numbers compare by
-// value, so 10 equals 10.0). Paths must not contain "*".
+// exact decimal value, so 10 equals 10.0 and 9007199254740993 does not equal
+// 9007199254740992). Paths must not contain "*".
 type EqualRule struct {
 	Left  string `yaml:"left" json:"left"`
 	Right string `yaml:"right" json:"right"`

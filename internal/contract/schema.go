@@ -107,28 +107,35 @@ func (s *Schema) Check(doc any) []Violation {
 	return dedupe(vs)
 }
 
-// Properties returns the names the schema declares in its top-level "properties"
-// (following a top-level $ref), sorted; nil when it declares none.
+// Properties returns the names the schema declares in its top-level "properties",
+// sorted; nil when it declares none. Properties declared beside a top-level
+// $ref and in allOf members count too: draft 2020-12 applies them all to the
+// document (see applying).
 func (s *Schema) Properties() []string {
-	root := deref(s.schema)
-	if root == nil || len(root.Properties) == 0 {
-		return nil
-	}
-	names := make([]string, 0, len(root.Properties))
-	for n := range root.Properties {
-		names = append(names, n)
+	var names []string
+	for _, r := range applying(s.schema) {
+		for n := range r.Properties {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
 	}
 	sort.Strings(names)
 	return names
 }
 
-// Required returns the top-level "required" names (following a top-level $ref).
+// Required returns the top-level "required" names, with those beside a $ref and
+// in allOf members (see applying), each once.
 func (s *Schema) Required() []string {
-	root := deref(s.schema)
-	if root == nil {
-		return nil
+	var names []string
+	for _, r := range applying(s.schema) {
+		for _, n := range r.Required {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
 	}
-	return append([]string(nil), root.Required...)
+	return names
 }
 
 // flatten lists the leaves of a validation error tree as violations.
@@ -251,25 +258,57 @@ func dedupe(vs []Violation) []Violation {
 	return out
 }
 
-// deref follows $ref chains (bounded, in case of a cycle).
-func deref(s *jsonschema.Schema) *jsonschema.Schema {
-	for i := 0; s != nil && s.Ref != nil && i < 32; i++ {
-		s = s.Ref
+// applying lists s and every schema that applies to the same value with it:
+// the schema its "$ref" names (whose siblings in s still apply, draft 2020-12),
+// and the members of its "allOf", recursively, each once, bounded in case of a
+// cycle. A value matches s only if it matches all of them. anyOf, oneOf and
+// if/then/else are not followed: their branches need not apply. For load time.
+func applying(s *jsonschema.Schema) []*jsonschema.Schema {
+	var out []*jsonschema.Schema
+	var walk func(s *jsonschema.Schema, depth int)
+	walk = func(s *jsonschema.Schema, depth int) {
+		for ; s != nil && depth < 32 && len(out) < 256; depth++ {
+			if slices.Contains(out, s) {
+				return
+			}
+			out = append(out, s)
+			for _, a := range s.AllOf {
+				walk(a, depth+1)
+			}
+			s = s.Ref
+		}
 	}
-	return s
+	walk(s, 0)
+	return out
+}
+
+// applyingAll is applying for several schemas that all apply to one value.
+func applyingAll(ss []*jsonschema.Schema) []*jsonschema.Schema {
+	var out []*jsonschema.Schema
+	for _, s := range ss {
+		for _, r := range applying(s) {
+			if !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
 }
 
 // declared walks the schema along a rule path and reports a segment naming a
 // property the schema does not declare, or stepping into a value the schema
 // types as something else (a property of an array, an element of a string).
-// Where the schema cannot tell (no "properties", pattern or additional
-// properties, no "type", combinators), it accepts. It returns the schema the
-// path ends at (nil when the schema cannot tell).
-func (s *Schema) declared(segs []string) (*jsonschema.Schema, error) {
-	cur := s.schema
+// At each step every schema that applies counts (see applying): a property
+// declared beside a $ref or in an allOf member is declared. Where the schema
+// cannot tell (no "properties", pattern properties, additionalProperties true,
+// no "type", anyOf/oneOf), it accepts; additionalProperties given as a schema
+// admits any key and types what is under it. It returns the schemas that apply
+// where the path ends (nil when the schema cannot tell).
+func (s *Schema) declared(segs []string) ([]*jsonschema.Schema, error) {
+	cur := applying(s.schema)
 	at := "$"
 	for _, seg := range segs {
-		if deref(cur) == nil {
+		if len(cur) == 0 {
 			return nil, nil
 		}
 		idx, err := strconv.Atoi(seg)
@@ -277,19 +316,23 @@ func (s *Schema) declared(segs []string) (*jsonschema.Schema, error) {
 		if err == nil && idx < 0 && allows(cur, "array") && !allows(cur, "object") {
 			return nil, fmt.Errorf("%s is an array in the output schema and %q is not an index; use * or an index from 0", at, seg)
 		}
-		var next *jsonschema.Schema
+		var next []*jsonschema.Schema
 		if seg == "*" || isIndex && allows(cur, "array") {
 			if !allows(cur, "array") {
 				return nil, fmt.Errorf("%s is %s in the output schema, not an array; \"*\" only applies to arrays", at, typeWords(cur))
 			}
-			r := deref(cur)
-			if isIndex && idx < len(r.PrefixItems) {
-				next = r.PrefixItems[idx]
-			} else if r.Items2020 != nil {
-				next = r.Items2020
-			} else if it, ok := r.Items.(*jsonschema.Schema); ok {
-				next = it
-			} else if len(r.Properties) > 0 && seg == "*" {
+			hasProps := false
+			for _, r := range cur {
+				if isIndex && idx < len(r.PrefixItems) {
+					next = append(next, r.PrefixItems[idx])
+				} else if r.Items2020 != nil {
+					next = append(next, r.Items2020)
+				} else if it, ok := r.Items.(*jsonschema.Schema); ok {
+					next = append(next, it)
+				}
+				hasProps = hasProps || len(r.Properties) > 0
+			}
+			if len(next) == 0 && hasProps && seg == "*" {
 				return nil, fmt.Errorf("%s is an object in the output schema, not an array; \"*\" only applies to arrays", at)
 			}
 		} else {
@@ -299,48 +342,65 @@ func (s *Schema) declared(segs []string) (*jsonschema.Schema, error) {
 				}
 				return nil, fmt.Errorf("%s is %s in the output schema, so it has no property %q", at, typeWords(cur), seg)
 			}
-			r := deref(cur)
-			next = r.Properties[seg]
-			if next == nil && len(r.Properties) > 0 && len(r.PatternProperties) == 0 {
-				if _, open := r.AdditionalProperties.(*jsonschema.Schema); !open {
-					names := make([]string, 0, len(r.Properties))
+			for _, r := range cur {
+				if p := r.Properties[seg]; p != nil {
+					next = append(next, p)
+				}
+			}
+			if len(next) == 0 {
+				var names []string
+				open := false
+				for _, r := range cur {
 					for n := range r.Properties {
-						names = append(names, n)
+						if !slices.Contains(names, n) {
+							names = append(names, n)
+						}
 					}
+					switch a := r.AdditionalProperties.(type) {
+					case bool:
+						open = open || a
+					case *jsonschema.Schema:
+						next = append(next, a) // applies to every undeclared key
+					}
+					open = open || len(r.PatternProperties) > 0
+				}
+				if open {
+					return nil, nil
+				}
+				if len(next) == 0 && len(names) > 0 {
 					sort.Strings(names)
 					return nil, fmt.Errorf("property %q is not declared in the output schema at %s (declared: %s)", seg, at, strings.Join(names, ", "))
 				}
 			}
 		}
-		if next == nil {
+		if len(next) == 0 {
 			return nil, nil
 		}
-		cur = next
+		cur = applyingAll(next)
 		at = joinPath(at, seg)
 	}
 	return cur, nil
 }
 
 // allows reports whether a value of one of kinds ("object", "array", "string",
-// "number", "boolean", "null") can match s as far as the "type" keywords along
-// its $ref chain tell ("integer" is a number). Every level must allow it: a
-// $ref and its siblings all apply.
-func allows(s *jsonschema.Schema, kinds ...string) bool {
-	for i := 0; s != nil && i < 32; i++ {
+// "number", "boolean", "null") can match every schema of ss (as applying lists
+// them: a $ref, its siblings and allOf members all apply) as far as their "type"
+// keywords tell ("integer" is a number). nil (cannot tell) allows everything.
+func allows(ss []*jsonschema.Schema, kinds ...string) bool {
+	for _, s := range ss {
 		if len(s.Types) > 0 && !slices.ContainsFunc(s.Types, func(t string) bool {
 			return slices.Contains(kinds, t) || t == "integer" && slices.Contains(kinds, "number")
 		}) {
 			return false
 		}
-		s = s.Ref
 	}
 	return true
 }
 
-// typeWords names the types a schema allows, for messages: "a string",
-// "a number or null".
-func typeWords(s *jsonschema.Schema) string {
-	for i := 0; s != nil && i < 32; i++ {
+// typeWords names the types the schemas allow (the first that says), for
+// messages: "a string", "a number or null".
+func typeWords(ss []*jsonschema.Schema) string {
+	for _, s := range ss {
 		if len(s.Types) > 0 {
 			words := slices.Clone(s.Types)
 			switch words[0] {
@@ -352,7 +412,6 @@ func typeWords(s *jsonschema.Schema) string {
 			}
 			return strings.Join(words, " or ")
 		}
-		s = s.Ref
 	}
 	return "a value"
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,7 +30,7 @@ type Validator struct {
 
 type enumCheck struct {
 	ptr     pointer
-	allowed []any // normalized
+	allowed []any // normalized: numbers as json.Number
 }
 
 type rangeCheck struct {
@@ -116,6 +117,12 @@ func NewValidatorFromSchema(s *Schema, rules Rules) (*Validator, error) {
 		end, err := s.declared(ptr.segs)
 		if err != nil {
 			fail(field, fmt.Errorf("path %q: %w", p, err))
+			return ptr, false
+		}
+		if len(v.declared) > 0 && len(ptr.segs) > 0 && !v.declared[ptr.segs[0]] {
+			// The schema admits the key (additionalProperties, patternProperties)
+			// but no_extra_keys rejects every output that has it.
+			fail(field, fmt.Errorf("path %q: no_extra_keys rejects the top-level key %q (the output schema does not declare it in \"properties\"), so this rule could never apply; declare it or set no_extra_keys: false", p, ptr.segs[0]))
 			return ptr, false
 		}
 		if len(kinds) > 0 && !allows(end, kinds...) {
@@ -240,6 +247,9 @@ func NewValidatorFromSchema(s *Schema, rules Rules) (*Validator, error) {
 	}
 
 	for i, n := range rules.Custom {
+		if slices.ContainsFunc(v.custom, func(c customCheck) bool { return c.name == n }) {
+			continue // listed twice: run it once
+		}
 		fn, ok := lookup(n)
 		if !ok {
 			fail(fmt.Sprintf("custom[%d]", i), fmt.Errorf("no Go rule named %q is registered (registered: %s); register it with contract.Register in an init function", n, strings.Join(Registered(), ", ")))

@@ -35,6 +35,11 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 	for name, dst := range map[string]*time.Time{"created_after": &f.CreatedAfter, "created_before": &f.CreatedBefore} {
 		if v := q.Get(name); v != "" {
 			t, err := time.Parse(time.RFC3339Nano, v)
+			if n := len(v) - 6; err != nil && n > 0 && v[n] == ' ' {
+				// A '+' of the offset sent unencoded (…T15:04:05+01:00)
+				// reads as a space after query decoding.
+				t, err = time.Parse(time.RFC3339Nano, v[:n]+"+"+v[n+1:])
+			}
 			if err != nil {
 				bad("Malformed "+name, name+" must be an RFC 3339 time such as 2026-01-02T15:04:05Z")
 				return

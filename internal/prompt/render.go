@@ -36,7 +36,7 @@ func (p *Prompt) Render(input json.RawMessage) ([]providers.Message, error) {
 	if err != nil {
 		return nil, &RenderError{Prompt: p.ID(), Field: "input", Err: err}
 	}
-	return p.render(data, input)
+	return p.render(data)
 }
 
 // RenderParsed is Render over an input already parsed: data is what
@@ -54,12 +54,12 @@ func (p *Prompt) RenderParsed(data map[string]any, input json.RawMessage) ([]pro
 			break
 		}
 	}
-	return p.render(data, input)
+	return p.render(data)
 }
 
-// render renders over data, input's decoded object, which it may extend with
-// the optional keys the input lacks.
-func (p *Prompt) render(data map[string]any, input json.RawMessage) ([]providers.Message, error) {
+// render renders over data, the input's decoded object, which it may extend
+// with the optional keys the input lacks.
+func (p *Prompt) render(data map[string]any) ([]providers.Message, error) {
 	for _, k := range p.optionalKeys {
 		if _, ok := data[k]; !ok {
 			data[k] = nil
@@ -80,7 +80,7 @@ func (p *Prompt) render(data map[string]any, input json.RawMessage) ([]providers
 		if strings.TrimSpace(content) == "" {
 			return nil, &RenderError{Prompt: p.ID(), Field: messageField(i), Err: errors.New("rendered empty for this input")}
 		}
-		if strings.Contains(content, "<no value>") && !bytes.Contains(input, []byte("<no value>")) {
+		if strings.Contains(content, "<no value>") && !saysNoValue(data) {
 			return nil, &RenderError{Prompt: p.ID(), Field: messageField(i), Err: fmt.Errorf(`rendered "<no value>": the template prints a value that is null or absent in the input (null or absent here: %s); send it, or use {{ default "x" .key }} or {{ if .key }}`, nullKeys(data))}
 		}
 		msgs[i] = providers.Message{Role: p.Messages[i].Role, Content: content}
@@ -210,6 +210,30 @@ func str(fn string, v any) (string, error) {
 		return "", fmt.Errorf("%s: value is null", fn)
 	}
 	return "", fmt.Errorf("%s: want a string, number or boolean, got %s", fn, jsonType(v))
+}
+
+// saysNoValue reports whether a string or key of the decoded input holds the
+// text "<no value>" (as written, or escaped as \u003cno value\u003e in the
+// JSON): a message may then print it as the caller's own text. Only called
+// for a message that contains it.
+func saysNoValue(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.Contains(x, "<no value>")
+	case map[string]any:
+		for k, e := range x {
+			if strings.Contains(k, "<no value>") || saysNoValue(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if saysNoValue(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // nullKeys lists the top-level keys whose value is null, for an error message.

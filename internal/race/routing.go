@@ -75,12 +75,16 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 	return out
 }
 
-// byteBound is an upper bound of the tokens of msgs in the chat format: every
-// token covers at least one byte, plus the per-message and priming overheads.
+// byteBound is an upper bound of the tokens of msgs as tokens.CountMessages
+// counts them: every token covers at least one byte, plus the per-message,
+// per-name and priming overheads.
 func byteBound(msgs []providers.Message) int {
 	n := tokens.TokensReplyPrime
 	for _, m := range msgs {
-		n += tokens.TokensPerMessage + len(m.Role) + len(m.Content)
+		n += tokens.TokensPerMessage + len(m.Role) + len(m.Content) + len(m.ToolCallID) + len(m.ToolCalls)
+		if m.Name != "" {
+			n += tokens.TokensPerName + len(m.Name)
+		}
 	}
 	return n
 }

@@ -1,6 +1,7 @@
 package race
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -65,4 +66,33 @@ func TestWithinNeverOverflows(t *testing.T) {
 			t.Errorf("within(%d, %d, %d) = %v, want %v", c.prompt, c.maxTokens, c.window, got, c.want)
 		}
 	}
+}
+
+// The byte bound that lets routing skip counting stays above the count for
+// every part of a message the count includes: a small message carrying a
+// long tool call, a tool call id or a name must not pass as fitting a window
+// its tokens overflow.
+func TestByteBoundCoversEveryCountedPart(t *testing.T) {
+	args := `{"query":"` + strings.Repeat("lorem ipsum dolor sit amet ", 400) + `"}`
+	calls := []byte(`[{"id":"call_1","type":"function","function":{"name":"search","arguments":` + strconvQuote(args) + `}}]`)
+	for _, msgs := range [][]providers.Message{
+		{{Role: "assistant", Content: "", ToolCalls: calls}},
+		{{Role: "tool", Content: "ok", ToolCallID: strings.Repeat("call-id-", 500)}},
+		{{Role: "user", Content: "hi", Name: strings.Repeat("someone_", 300)}},
+	} {
+		for _, enc := range []string{"cl100k_base", "o200k_base"} {
+			n, err := tokens.CountMessages(enc, msgs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b := byteBound(msgs); b < n {
+				t.Errorf("%s: byte bound %d below the count %d for %+v", enc, b, n, msgs[0].Role)
+			}
+		}
+	}
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -3,6 +3,7 @@ package tokens
 import (
 	"hash/maphash"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/pkoukk/tiktoken-go"
 )
@@ -32,7 +33,7 @@ var counts = struct {
 // countCached counts text's tokens, through the cache for texts of a useful size.
 func countCached(encoding string, tk *tiktoken.Tiktoken, text string) int {
 	if len(text) < cacheMinBytes || len(text) > cacheMaxBytes {
-		return len(tk.EncodeOrdinary(text))
+		return encodeCount(tk, text)
 	}
 	key := countKey{encoding: encoding, hash: maphash.String(counts.seed, text), length: len(text)}
 	counts.Lock()
@@ -41,7 +42,7 @@ func countCached(encoding string, tk *tiktoken.Tiktoken, text string) int {
 	if ok {
 		return n
 	}
-	n = len(tk.EncodeOrdinary(text))
+	n = encodeCount(tk, text)
 	counts.Lock()
 	if len(counts.m) >= cacheEntries {
 		clear(counts.m)
@@ -49,4 +50,46 @@ func countCached(encoding string, tk *tiktoken.Tiktoken, text string) int {
 	counts.m[key] = n
 	counts.Unlock()
 	return n
+}
+
+// chunkBytes bounds the text handed to tiktoken-go at once. Its byte-pair
+// merge is quadratic in the length of one pre-tokenized piece (a run of
+// letters, punctuation or whitespace with no break), and its pre-tokenizer
+// backtracks over whitespace runs: 1 MiB of one letter, an input any caller
+// can send, took about half an hour. Chunks of at most this size keep the
+// worst case linear (about 1 µs per byte), near the cost of ordinary text.
+const chunkBytes = 512
+
+// encodeCount is len(tk.EncodeOrdinary(text)), a chunk at a time. A chunk
+// ends, where it can, just before a space that follows a printable ASCII
+// character: no piece of any offline encoding's pre-tokenizer spans that
+// point and none of their patterns looks behind, so the count is exactly
+// tiktoken's. Text with no such point within chunkBytes (a run of one
+// character, base64, minified JSON, CJK without spaces) is cut at a rune
+// boundary, which may shift its count by about a token per cut.
+func encodeCount(tk *tiktoken.Tiktoken, text string) int {
+	n := 0
+	for len(text) > chunkBytes {
+		cut := cutPoint(text)
+		n += len(tk.EncodeOrdinary(text[:cut]))
+		text = text[cut:]
+	}
+	return n + len(tk.EncodeOrdinary(text))
+}
+
+// cutPoint returns where to end the next chunk of text, longer than
+// chunkBytes: the last safe point (see encodeCount) in text[1:chunkBytes+1],
+// else the last rune boundary at or before chunkBytes.
+func cutPoint(text string) int {
+	for i := chunkBytes; i > 0; i-- {
+		if text[i] == ' ' && text[i-1] > ' ' && text[i-1] < 0x7f {
+			return i
+		}
+	}
+	for i := chunkBytes; i > chunkBytes-utf8.UTFMax; i-- {
+		if utf8.RuneStart(text[i]) {
+			return i
+		}
+	}
+	return chunkBytes // not UTF-8 here: the count is an estimate anyway
 }

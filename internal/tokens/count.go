@@ -1,6 +1,8 @@
 package tokens
 
 import (
+	"math"
+
 	"github.com/routerhq/router/internal/providers"
 )
 
@@ -10,6 +12,7 @@ import (
 const (
 	TokensPerMessage = 3
 	TokensReplyPrime = 3
+	TokensPerName    = 1 // besides the name's own tokens
 )
 
 // CountText counts the tokens of text. Special-token text such as
@@ -23,7 +26,10 @@ func CountText(encoding, text string) (int, error) {
 }
 
 // CountMessages counts the prompt tokens of a chat request: for each message 3
-// plus its role's and content's tokens, plus 3 for the reply's priming.
+// plus its role's and content's tokens, plus 3 for the reply's priming. A
+// message's name costs its tokens plus TokensPerName; its tool-call id and
+// its tool calls (counted as their JSON text, which over-counts OpenAI's own
+// rendering of them slightly) cost their tokens.
 func CountMessages(encoding string, msgs []providers.Message) (int, error) {
 	tk, err := get(encoding)
 	if err != nil {
@@ -32,6 +38,15 @@ func CountMessages(encoding string, msgs []providers.Message) (int, error) {
 	n := TokensReplyPrime
 	for _, m := range msgs {
 		n += TokensPerMessage + countCached(encoding, tk, m.Role) + countCached(encoding, tk, m.Content)
+		if m.Name != "" {
+			n += TokensPerName + countCached(encoding, tk, m.Name)
+		}
+		if m.ToolCallID != "" {
+			n += countCached(encoding, tk, m.ToolCallID)
+		}
+		if len(m.ToolCalls) > 0 {
+			n += countCached(encoding, tk, string(m.ToolCalls))
+		}
 	}
 	return n, nil
 }
@@ -44,6 +59,10 @@ func Fits(encoding string, msgs []providers.Message, maxTokens, contextWindow in
 	if err != nil {
 		return 0, false, err
 	}
-	need = n + max(maxTokens, 0)
+	maxTokens = max(maxTokens, 0)
+	if maxTokens > math.MaxInt-n { // a caller's max_tokens near MaxInt must not wrap to a small need
+		return math.MaxInt, contextWindow <= 0, nil
+	}
+	need = n + maxTokens
 	return need, contextWindow <= 0 || need <= contextWindow, nil
 }

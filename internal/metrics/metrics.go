@@ -7,6 +7,7 @@ package metrics
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"time"
 
@@ -192,8 +193,15 @@ func (m *Metrics) AttemptFinished(provider, role, state string, kind providers.K
 	}
 }
 
-// AttemptCost implements race.CostObserver.
+// AttemptCost implements race.CostObserver. The cost follows from the usage a
+// provider reported, which nothing checks: a negative one (negative token
+// counts) would make the counter panic — in the attempt's goroutine, ending
+// the process — and NaN or ±Inf would poison the series for good. Those are
+// left out.
 func (m *Metrics) AttemptCost(owner, provider, model string, usd float64) {
+	if !(usd >= 0) || math.IsInf(usd, 1) {
+		return
+	}
 	m.cost.WithLabelValues(owner, provider, model).Add(usd)
 }
 

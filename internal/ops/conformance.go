@@ -3,6 +3,8 @@ package ops
 import (
 	"net/http"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/store"
@@ -28,6 +30,16 @@ type conformanceResult struct {
 // per-case details.
 func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	for _, name := range []string{"provider", "prompt"} {
+		// PostgreSQL cannot compare text that is not UTF-8 or holds a NUL:
+		// such a filter is the caller's mistake (400), not the database
+		// failing (503, "retry").
+		if v := q.Get(name); !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
+			problem.Write(w, r, problem.Details{Status: http.StatusBadRequest, Type: "invalid-query", Title: "Invalid query parameter",
+				Detail: name + " must be UTF-8 text without NUL characters (a provider or prompt name, percent-encoded)"})
+			return
+		}
+	}
 	details := false
 	if v := q.Get("details"); v != "" {
 		b, err := strconv.ParseBool(v)

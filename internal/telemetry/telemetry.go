@@ -87,11 +87,36 @@ func Setup(ctx context.Context, version string) (shutdown func(context.Context) 
 	if err != nil {
 		return nop, false, err
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res),
+		sdktrace.WithRawSpanLimits(SpanLimits(os.Getenv)))
 	Install(tp)
 	return func(ctx context.Context) error {
 		return errors.Join(tp.Shutdown(ctx))
 	}, true, nil
+}
+
+// DefaultAttributeValueLengthLimit bounds every string attribute of the
+// router's spans (bytes; longer values are truncated) unless
+// OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT or OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT
+// says otherwise (-1 there: no limit). OpenTelemetry's own default is no
+// limit, and some attributes carry what callers and providers send: a request
+// span's url.path is the caller's path, up to net/http's 1 MB of request line
+// and headers, sent before any authentication. The batch span processor keeps
+// up to 2,048 ended spans, so unbounded, anyone who can reach the tenant
+// listener could make it hold gigabytes (and build OTLP exports no collector
+// accepts).
+const DefaultAttributeValueLengthLimit = 4096
+
+// SpanLimits are the tracer provider's span limits: OpenTelemetry's, from the
+// standard OTEL_*_LIMIT variables, with string attributes bounded to
+// DefaultAttributeValueLengthLimit unless one of the two value length
+// variables is set.
+func SpanLimits(getenv func(string) string) sdktrace.SpanLimits {
+	l := sdktrace.NewSpanLimits()
+	if getenv("OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT") == "" && getenv("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT") == "" {
+		l.AttributeValueLengthLimit = DefaultAttributeValueLengthLimit
+	}
+	return l
 }
 
 // Resource is the router's resource: service.name "router" and its version,

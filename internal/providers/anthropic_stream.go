@@ -209,14 +209,13 @@ func (p *Anthropic) finish(id, model, text string, calls []openAIToolCall, stopR
 	if !ok {
 		fr = stopReason
 	}
-	in := int(u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens)
-	out := int(u.OutputTokens)
+	in := sumTokens(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens)
 	r := &Response{
 		Content:      text,
 		Model:        model,
 		ResponseID:   id,
 		FinishReason: fr,
-		Usage:        Usage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out},
+		Usage:        reportedUsage(in, u.OutputTokens, 0),
 	}
 	if len(calls) > 0 {
 		b, err := json.Marshal(calls)

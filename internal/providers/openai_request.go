@@ -146,11 +146,7 @@ func (p *OpenAI) finish(id, model string, created int64, content, refusal, finis
 		Model:        jsontext.SanitizeString(model), // stored in text columns
 		ResponseID:   jsontext.SanitizeString(id),
 		FinishReason: finishReason,
-		Usage: Usage{
-			PromptTokens:     u.PromptTokens,
-			CompletionTokens: u.CompletionTokens,
-			TotalTokens:      u.TotalTokens,
-		},
+		Usage:        reportedUsage(int64(u.PromptTokens), int64(u.CompletionTokens), int64(u.TotalTokens)),
 	}
 	if created != 0 {
 		r.Created = time.Unix(created, 0)

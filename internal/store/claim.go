@@ -50,7 +50,10 @@ type claimRequest struct {
 	version    int64
 	existingID string // the live job holding the key, when not created
 	existingFP []byte
-	err        error
+	// recovered: created by an earlier try of this claim whose answer was
+	// lost; read the job back (its creation time is that try's).
+	recovered bool
+	err       error
 }
 
 // key is the claim's owner, operation and idempotency key, the unique key of
@@ -124,12 +127,57 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 	nj.Params = params
 	req := newClaim(nj)
 	start := time.Now()
-	s.paths.enqueue(&pathCommit{claim: req})
-	<-req.done
-	if req.err == nil {
-		s.commitWaited("claim", start)
+	for try := 0; ; try++ {
+		s.paths.enqueue(&pathCommit{claim: req})
+		<-req.done
+		if req.err == nil {
+			s.commitWaited("claim", start)
+			break
+		}
+		if try >= 3 || !claimUnsettled(req.err) {
+			break
+		}
+		// The batch may have committed the claim although its answer was
+		// lost (a dropped connection, a timeout during the commit): run it
+		// again, as the same job. Reported failed, a committed job would be
+		// left running with its first attempt never sent and nobody
+		// orchestrating it until its lease ran out. The claim is safe to run
+		// again: it finds its own job if the first try committed (or waits
+		// for that try, still in flight, on the key's row), and otherwise
+		// claims the key now. Like a win's, it is not given up because its
+		// caller went away.
+		if !errors.Is(req.err, errClaimNotRun) {
+			time.Sleep(time.Duration(50<<try) * time.Millisecond)
+		}
+		req = req.again()
 	}
 	return s.claimOutcome(ctx, req)
+}
+
+// errClaimNotRun is the outcome of a claim of a key already in its batch
+// whose first claim failed for a request other than its own (another
+// fingerprint): its own outcome is not known, and it is run again alone.
+var errClaimNotRun = errors.New("claim not run: the batch's claim of its key failed")
+
+// claimUnsettled reports whether a claim that failed with err may have
+// committed, or was not run for itself, so that running it again (as the same
+// job) is what tells its caller the truth. An error the server reported for
+// the statement (severity ERROR) rolled its transaction back: the claim
+// certainly left nothing, and it stands. Anything else — the connection lost,
+// the batch's time out, a session ended (FATAL) — may have come after the
+// commit.
+func claimUnsettled(err error) bool {
+	if errors.Is(err, errClaimNotRun) {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	return !errors.As(err, &pgErr) || pgErr.Severity == "FATAL" || pgErr.Severity == "PANIC"
+}
+
+// again is the claim to run again after its batch failed: the same job (and
+// first attempt) ids, so that a try that committed is recognised as its own.
+func (c *claimRequest) again() *claimRequest {
+	return &claimRequest{nj: c.nj, jobID: c.jobID, attID: c.attID, k: c.k, done: make(chan struct{})}
 }
 
 func newClaim(nj NewJob) *claimRequest {
@@ -149,6 +197,9 @@ func (s *Store) claimOutcome(ctx context.Context, req *claimRequest) (job *Job, 
 		return nil, false, fmt.Errorf("claim idempotency key: %w", req.err)
 	}
 	if req.created {
+		if req.recovered {
+			return s.recoveredJob(ctx, req), true, nil
+		}
 		return req.newJob(), true, nil
 	}
 	jobID, fp := req.existingID, req.existingFP
@@ -161,12 +212,30 @@ func (s *Store) claimOutcome(ctx context.Context, req *claimRequest) (job *Job, 
 		if err != nil {
 			return nil, false, fmt.Errorf("read idempotency key: %w", notFound(err))
 		}
+		if jobID == req.jobID {
+			// That transaction was an earlier try of this very claim, whose
+			// answer was lost: the job is this caller's.
+			return s.recoveredJob(ctx, req), true, nil
+		}
 	}
 	if !bytes.Equal(fp, nj.Fingerprint) {
 		return nil, false, ErrKeyReused
 	}
 	job, err = s.GetJob(ctx, nj.Owner, jobID)
 	return job, false, err
+}
+
+// recoveredJob is the job of a claim that an earlier try committed although
+// its answer was lost, as stored (its creation time is that try's, which the
+// batch that found it does not return); as the claim inserted it when it
+// cannot be read.
+func (s *Store) recoveredJob(ctx context.Context, req *claimRequest) *Job {
+	j, err := s.GetJob(ctx, req.nj.Owner, req.jobID)
+	if err != nil {
+		return req.newJob()
+	}
+	j.HeldBy = req.nj.LeaseOwner // the claim took the job's lease
+	return j
 }
 
 // newJob is the job as the batch inserted it, without reading it back.
@@ -227,7 +296,7 @@ func (s *Store) claimBatch(ctx context.Context, cs []*claimRequest) error {
 func claimStmt(cs []*claimRequest) batchedStmt {
 	n := len(cs)
 	for _, c := range cs {
-		c.created, c.existingID, c.existingFP = false, "", nil
+		c.created, c.existingID, c.existingFP, c.recovered = false, "", nil, false
 	}
 	var (
 		owners, ops, keys, jobIDs, pvs, routes, inputs, params, leaseOwners = make([]string, n), make([]string, n),
@@ -273,9 +342,10 @@ func claimStmt(cs []*claimRequest) batchedStmt {
 		c.created, c.version, c.createdAt = created, version, createdAt
 		switch {
 		case !created && existingID != nil && *existingID == c.jobID:
-			// An earlier try of this batch committed although its answer was
-			// lost (a dropped connection): the job is ours, as inserted.
-			c.created, c.version = true, 1
+			// An earlier try of this batch, or of this claim (CreateJob),
+			// committed although its answer was lost (a dropped connection):
+			// the job is ours, as inserted (read back: see recoveredJob).
+			c.created, c.version, c.recovered = true, 1, true
 		case !created && existingID != nil:
 			c.existingID, c.existingFP = *existingID, existingFP
 		}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"strings"
@@ -96,6 +97,12 @@ func (cb claimBatch) finish() {
 	for _, d := range cb.dups {
 		f := cb.byKey[d.key()]
 		switch {
+		case f.err != nil && !bytes.Equal(d.nj.Fingerprint, f.nj.Fingerprint):
+			// The key's claim failed, maybe for its own request's sake (an
+			// input the database refused) and nothing of it was written:
+			// this other request's outcome is unknown, and it is run again
+			// alone (CreateJob).
+			d.err = errClaimNotRun
 		case f.err != nil:
 			d.err = f.err
 		case f.created:

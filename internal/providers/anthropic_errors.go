@@ -55,9 +55,9 @@ func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h 
 	}
 	e := NewError(provider, kind, truncate(msg))
 	e.StatusCode = status
-	e.Code = typ
+	e.Code = truncateTo(typ, maxCode)
 	if code != "" {
-		e.Code = code
+		e.Code = truncateTo(code, maxCode)
 	}
 	if e.Message == "" && status != 0 {
 		e.Message = http.StatusText(status)

@@ -22,6 +22,10 @@ import (
 // provider echoing request content cannot carry much of a prompt into logs.
 const maxMessage = 300
 
+// maxCode bounds Error.Code (the provider's error code, or its type): codes
+// are short identifiers, and the code is stored and shown like the message.
+const maxCode = 100
+
 // Classify maps an error from go-openai, net/http or context into the taxonomy.
 // If err already is or wraps an *Error, that *Error is returned as is. A nil err
 // gives nil.
@@ -77,9 +81,9 @@ func classifyHTTP(provider string, status int, code, typ, msg string) *Error {
 	kind := statusKind(status, code, typ, msg)
 	e := NewError(provider, kind, truncate(msg))
 	e.StatusCode = status
-	e.Code = jsontext.SanitizeString(code)
+	e.Code = truncateTo(code, maxCode)
 	if e.Code == "" {
-		e.Code = jsontext.SanitizeString(typ)
+		e.Code = truncateTo(typ, maxCode)
 	}
 	if e.Message == "" && status != 0 {
 		e.Message = http.StatusText(status)
@@ -108,7 +112,9 @@ func statusKind(status int, code, typ, msg string) Kind {
 			return KindQuotaExceeded
 		}
 		return KindRateLimited
-	case http.StatusServiceUnavailable:
+	case http.StatusServiceUnavailable, StatusOverloaded:
+		// 529 is "overloaded" (Anthropic, and proxies in front of other
+		// providers): transient like a 503, whichever adapter sees it.
 		return KindUnavailable
 	case http.StatusGatewayTimeout:
 		return KindGatewayTimeout
@@ -249,11 +255,26 @@ func truncate(s string) string {
 	if len(s) <= maxMessage {
 		return s
 	}
-	cut := maxMessage
+	return cutAt(s, maxMessage) + "…"
+}
+
+// truncateTo is s made storable and cut to at most n bytes (on a UTF-8
+// boundary).
+func truncateTo(s string, n int) string {
+	s = strings.TrimSpace(jsontext.SanitizeString(s))
+	if len(s) <= n {
+		return s
+	}
+	return cutAt(s, n)
+}
+
+// cutAt is s's longest prefix of at most n bytes that ends on a rune boundary.
+func cutAt(s string, n int) string {
+	cut := n
 	for cut > 0 && !utf8Start(s[cut]) {
 		cut--
 	}
-	return s[:cut] + "…"
+	return s[:cut]
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

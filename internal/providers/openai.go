@@ -143,6 +143,13 @@ func (p *OpenAI) classify(w *CallWatch, trace *callTrace, err error) *Error {
 		e = NewError(p.cfg.Name, KindMalformedResponse,
 			fmt.Sprintf("HTTP %d response body incomplete or invalid: %s", status, truncate(err.Error())))
 		e.Err = err
+	case e.Kind == KindConnReset && status >= 300:
+		// An error status came and its body broke off: the status says what
+		// to do (a 400 is not retried, a 429 keeps its Retry-After), not the
+		// broken body.
+		ne := ClassifyStatus(p.cfg.Name, status, "", fmt.Sprintf("HTTP %d error response body incomplete: %s", status, truncate(err.Error())))
+		ne.Err = err
+		e = ne
 	}
 	if e.StatusCode != 0 && e.RetryAfter == 0 {
 		e.RetryAfter = retryAfter

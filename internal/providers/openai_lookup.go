@@ -54,16 +54,34 @@ func (p *OpenAI) Lookup(ctx context.Context, attemptID string) (*Response, bool,
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, false, p.classify(w, trace, httpError(resp, body))
 	}
+	// Only the list asked for is an answer: "no record" fails the attempt and
+	// lets its job go on elsewhere, so a 200 that is not a stored-completions
+	// list (a proxy's empty object or error body, a single completion) is an
+	// error, and the attempt stays unknown.
 	var list struct {
-		Data []openai.ChatCompletionResponse `json:"data"`
+		Object string `json:"object"`
+		Data   *[]struct {
+			openai.ChatCompletionResponse
+			Metadata map[string]string `json:"metadata"`
+		} `json:"data"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
 		return nil, false, p.classify(w, trace, fmt.Errorf("lookup list: %w", err))
 	}
-	if len(list.Data) == 0 {
+	if list.Data == nil || list.Object != "" && list.Object != "list" {
+		return nil, false, NewError(p.cfg.Name, KindMalformedResponse,
+			"lookup: the answer is not a list of stored completions: "+truncate(string(body)))
+	}
+	if len(*list.Data) == 0 {
 		return nil, false, nil
 	}
-	c := list.Data[0]
+	c := (*list.Data)[0]
+	if id, ok := c.Metadata[MetadataAttemptID]; ok && id != attemptID {
+		// The endpoint ignored the metadata filter: what it lists says
+		// nothing about this attempt, neither found nor not found.
+		return nil, false, NewError(p.cfg.Name, KindMalformedResponse,
+			"lookup: the provider listed a completion of another attempt ("+truncate(id)+"): it does not filter stored completions by metadata")
+	}
 	r, err := p.response(c.ID, c.Model, c.Created, c.Choices, c.Usage)
 	return r, true, err
 }

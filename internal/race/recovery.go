@@ -94,10 +94,18 @@ func (r *Runner) scan(ctx context.Context, batch int) {
 }
 
 // reconciler runs provider lookups in the background, bounded, one per attempt.
+//
+// It remembers the attempts whose last lookup left them unknown (an error, a
+// timeout, an answer that cannot be judged) and those with a lookup in flight,
+// so that a pass lists that many more attempts and looks up the others first:
+// attempts that keep failing their lookups (a provider whose lookup endpoint
+// is broken, a job whose route is gone) would otherwise fill every batch, the
+// oldest first, and no other unknown attempt would ever be reconciled.
 type reconciler struct {
 	slots    chan struct{}
 	mu       sync.Mutex
 	inflight map[string]bool
+	erred    map[string]bool // last lookup left the attempt unknown
 	wg       sync.WaitGroup
 }
 
@@ -105,12 +113,52 @@ func newReconciler(n int) *reconciler {
 	if n <= 0 {
 		n = 8
 	}
-	return &reconciler{slots: make(chan struct{}, n), inflight: map[string]bool{}}
+	return &reconciler{slots: make(chan struct{}, n), inflight: map[string]bool{}, erred: map[string]bool{}}
+}
+
+// skipped is how many attempts a listing may hold that the pass will not look
+// up first: those in flight and those whose last lookup failed.
+func (rc *reconciler) skipped() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return len(rc.inflight) + len(rc.erred)
+}
+
+// order puts the attempts whose last lookup failed after the others (each
+// group in listing order), and forgets failures of attempts that are no
+// longer unknown: when the listing is not full (complete), every unknown
+// attempt is in it.
+func (rc *reconciler) order(unknown []store.UnknownAttempt, complete bool) []store.UnknownAttempt {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if len(rc.erred) == 0 {
+		return unknown
+	}
+	out := make([]store.UnknownAttempt, 0, len(unknown))
+	var later []store.UnknownAttempt
+	listed := make(map[string]bool, len(unknown))
+	for _, u := range unknown {
+		listed[u.AttemptID] = true
+		if rc.erred[u.AttemptID] {
+			later = append(later, u)
+		} else {
+			out = append(out, u)
+		}
+	}
+	if complete {
+		for id := range rc.erred {
+			if !listed[id] {
+				delete(rc.erred, id)
+			}
+		}
+	}
+	return append(out, later...)
 }
 
 // start runs fn for attempt id unless a lookup of it is in flight or every
-// slot is busy (the next pass tries again); it never blocks.
-func (rc *reconciler) start(id string, fn func()) {
+// slot is busy (the next pass tries again); it never blocks. fn reports
+// whether it left the attempt unknown.
+func (rc *reconciler) start(id string, fn func() (unresolved bool)) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	if rc.inflight[id] {
@@ -125,13 +173,19 @@ func (rc *reconciler) start(id string, fn func()) {
 	rc.wg.Add(1)
 	go func() {
 		defer rc.wg.Done()
+		unresolved := true
 		defer func() {
 			rc.mu.Lock()
 			delete(rc.inflight, id)
+			if unresolved {
+				rc.erred[id] = true
+			} else {
+				delete(rc.erred, id)
+			}
 			rc.mu.Unlock()
 			<-rc.slots
 		}()
-		fn()
+		unresolved = fn()
 	}()
 }
 
@@ -152,19 +206,23 @@ func (r *Runner) reconcile(ctx context.Context, batch int, rec *reconciler) {
 	if len(names) == 0 {
 		return
 	}
-	unknown, err := r.cfg.Store.ListUnknownAttempts(ctx, names, r.cfg.ReconcileAfter, batch)
+	limit := batch + rec.skipped()
+	unknown, err := r.cfg.Store.ListUnknownAttempts(ctx, names, r.cfg.ReconcileAfter, limit)
 	if err != nil {
 		if ctx.Err() == nil {
 			r.cfg.Log.Error("reconcile: could not list unknown attempts", "err", err)
 		}
 		return
 	}
-	for _, u := range unknown {
-		rec.start(u.AttemptID, func() { r.reconcileOne(ctx, u, lookers[u.Provider]) })
+	for _, u := range rec.order(unknown, len(unknown) < limit) {
+		rec.start(u.AttemptID, func() bool { return r.reconcileOne(ctx, u, lookers[u.Provider]) })
 	}
 }
 
-func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l providers.Looker) {
+// reconcileOne looks an unknown attempt up and resolves it; unresolved is true
+// when the attempt was left unknown for a later pass (the lookup failed, or
+// its answer could not be judged or recorded).
+func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l providers.Looker) (unresolved bool) {
 	log := r.cfg.Log.With("job_id", u.JobID, "attempt_id", u.AttemptID, "provider", u.Provider)
 	resp, found, err := l.Lookup(ctx, u.AttemptID)
 	res := store.Resolution{JobID: u.JobID, Seq: u.Seq, Outcome: "failed",
@@ -174,14 +232,14 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 		res.Note = "reconciled: the provider's record of this request is a failure: " + err.Error()
 	case err != nil:
 		log.Warn("reconcile: lookup failed; will try again", "err", err)
-		return
+		return true
 	case found:
 		res.Note = "reconciled: the provider completed this request"
 		res.Usage, res.ProviderResponseID, res.ResponseModel = resp.Usage, resp.ResponseID, resp.Model
 		doc, violations, jerr := r.judgeStored(ctx, u.JobID, resp)
 		if jerr != nil {
 			log.Warn("reconcile: cannot judge the answer; leaving the attempt unknown", "err", jerr)
-			return
+			return true
 		}
 		if len(violations) > 0 {
 			res.Note = "reconciled: the provider completed this request, but its output breaks the contract: " + violations[0].String()
@@ -193,13 +251,15 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 	if err != nil {
 		if !errors.Is(err, store.ErrStateConflict) && !errors.Is(err, store.ErrJobFinished) {
 			log.Error("reconcile: could not resolve", "err", err)
+			return true
 		}
-		return
+		return false // settled otherwise meanwhile
 	}
 	log.Info("reconcile: resolved unknown attempt", "outcome", res.Outcome)
 	if resume {
 		r.SubmitID(u.JobID)
 	}
+	return false
 }
 
 // judgeStored judges an answer for a stored job the way its race would (a

@@ -40,8 +40,9 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		err = decodeChat(body, &req)
 	}
 	if err != nil {
-		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_json", "",
-			"the body is not a valid chat completion request: "+err.Error())
+		detail, param := describeJSONError(err, "")
+		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_json", param,
+			"the body is not a valid chat completion request: "+detail)
 		return
 	}
 	route, passModel := req.Model, ""

@@ -200,12 +200,19 @@ func (s *Server) respondJob(w http.ResponseWriter, r *http.Request, owner, id st
 		s.internalError(w, r, "read job", err)
 		return
 	}
-	if wait, applied := s.waitFor(r); wait > 0 && !settled(job.State) {
-		if j, err := s.waitJob(r.Context(), owner, id, wait); err == nil {
+	if wait, applied := s.waitFor(r); wait > 0 {
+		// Echoed whether or not the job had to be waited for, as on POST
+		// /v1/jobs (docs/api.md): the wait applied, however long it took.
+		if settled(job.State) {
+			w.Header().Set("Preference-Applied", applied)
+		} else if j, err := s.waitJob(r.Context(), owner, id, wait); err == nil {
 			job = j
 			w.Header().Set("Preference-Applied", applied)
 		}
 	}
+	// Every response that names a job carries its id (docs/api.md), and
+	// the access log line then names it too.
+	w.Header().Set("X-Router-Job-Id", job.ID)
 	writeJob(w, http.StatusOK, job)
 }
 
@@ -258,8 +265,8 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *prob
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Malformed JSON body",
-			Detail: "the body is not valid JSON for this endpoint: " + err.Error()}
+		detail, _ := describeJSONError(err, jsonFields(v))
+		return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Malformed JSON body", Detail: detail}
 	}
 	if rest := afterValue(body, dec); len(rest) > 0 {
 		return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Malformed JSON body",

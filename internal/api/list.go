@@ -117,5 +117,6 @@ func (s *Server) jobEvents(w http.ResponseWriter, r *http.Request) {
 	if events == nil {
 		events = []*store.Event{}
 	}
+	w.Header().Set("X-Router-Job-Id", id) // the job's events name it (docs/api.md)
 	writeJSON(w, http.StatusOK, map[string]any{"data": events})
 }

@@ -38,6 +38,10 @@ func writeProblem(w http.ResponseWriter, r *http.Request, p problem) {
 			extra[k] = v
 		}
 	}
+	if p.JobID != "" {
+		// Every response that names a job carries its id (docs/api.md).
+		w.Header().Set("X-Router-Job-Id", p.JobID)
+	}
 	raw, _ := json.Marshal(apiMembers{JobID: p.JobID, Violations: p.Violations})
 	_ = json.Unmarshal(raw, &extra)
 	rfcproblem.Write(w, r, rfcproblem.Details{Type: p.Type, Title: p.Title, Status: p.Status, Detail: p.Detail,

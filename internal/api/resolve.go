@@ -32,12 +32,6 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 			Detail: "the attempt is named by its seq, a positive integer, as shown in the job's attempts"})
 		return
 	}
-	if seq > math.MaxInt32 {
-		// Attempt numbers are int4 in the database: no attempt has this one.
-		writeProblem(w, r, problem{Status: http.StatusNotFound, Type: "attempt-not-found", Title: "Attempt not found",
-			Detail: fmt.Sprintf("job %s has no attempt %d; the attempt is named by its seq as shown in the job's attempts", id, seq), JobID: id})
-		return
-	}
 	var req resolveRequest
 	if perr := s.decodeBody(w, r, &req); perr != nil {
 		writeProblem(w, r, *perr)
@@ -49,6 +43,14 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 		return
 	} else if err != nil {
 		s.internalError(w, r, "read job", err)
+		return
+	}
+	if seq > math.MaxInt32 {
+		// Attempt numbers are int4 in the database: no attempt has this one.
+		// Asked once the job is known to be the caller's, so that the
+		// problem names only a job that exists.
+		writeProblem(w, r, problem{Status: http.StatusNotFound, Type: "attempt-not-found", Title: "Attempt not found",
+			Detail: fmt.Sprintf("job %s has no attempt %d; the attempt is named by its seq as shown in the job's attempts", id, seq), JobID: id})
 		return
 	}
 	res := store.Resolution{Owner: owner, JobID: id, Seq: seq, Outcome: req.Outcome, Note: req.Note}

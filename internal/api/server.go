@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/routerhq/router/internal/prompt"
@@ -152,11 +153,51 @@ func New(cfg Config, d Deps) *Server {
 	s.mux.HandleFunc("GET /v1/models", s.withOwner(s.listModels, openAIAuthFail))
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	s.mux.HandleFunc("/", s.noEndpoint)
+	return s
+}
+
+// noEndpoint answers a request no endpoint took: 405 with Allow when the
+// path is an endpoint's but the method is not one it takes (RFC 9110
+// §15.5.6), else 404. Like routing, it comes before authentication: which
+// endpoints exist is public (docs/api.md).
+func (s *Server) noEndpoint(w http.ResponseWriter, r *http.Request) {
+	allow := s.allowedMethods(r)
+	if len(allow) == 0 {
 		writeProblem(w, r, problem{Status: http.StatusNotFound, Type: "not-found", Title: "No such endpoint",
 			Detail: r.Method + " " + r.URL.Path + " is not an endpoint of this router; see docs/api.md"})
-	})
-	return s
+		return
+	}
+	methods := strings.Join(allow, ", ")
+	w.Header().Set("Allow", methods)
+	detail := r.Method + " is not a method of " + r.URL.Path + ", which takes " + methods + "; see docs/api.md"
+	if r.URL.Path == "/v1/chat/completions" || r.URL.Path == "/v1/models" {
+		// The OpenAI-compatible endpoints answer in OpenAI's error shape (docs/chat.md).
+		writeOpenAIError(w, http.StatusMethodNotAllowed, "invalid_request_error", "method_not_allowed", "", detail)
+		return
+	}
+	writeProblem(w, r, problem{Status: http.StatusMethodNotAllowed, Type: "method-not-allowed", Title: "Method not allowed", Detail: detail})
+}
+
+// routedMethods are the methods the API's endpoints are registered for (GET
+// ones take HEAD too), probed for a 405's Allow.
+var routedMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// allowedMethods lists the methods some endpoint other than the catch-all
+// takes for r's path. It runs only for requests no endpoint took.
+func (s *Server) allowedMethods(r *http.Request) []string {
+	var allow []string
+	for _, m := range routedMethods {
+		if m == r.Method {
+			continue
+		}
+		probe := r.WithContext(r.Context()) // a shallow copy, to change the method of
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
+			allow = append(allow, m)
+		}
+	}
+	return allow
 }
 
 // Handle adds a handler (for tenant endpoints owned by other packages). The

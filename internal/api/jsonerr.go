@@ -1,0 +1,103 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+)
+
+// describeJSONError says, in the request's terms, why a body did not decode
+// into the endpoint's request, and how to fix it (docs/api.md: a problem's
+// detail says what was wrong and how to fix it): the field and the type it
+// takes, never the router's Go types. fields lists the members the endpoint
+// takes, for an unknown one. param is the field at fault ("" for none).
+func describeJSONError(err error, fields string) (detail, param string) {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return "the body is empty: send one JSON object", ""
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the body ends before its JSON value does: it was cut short, or a bracket, brace or quote is not closed; send one whole JSON object", ""
+	case errors.As(err, &syn):
+		return fmt.Sprintf("the body is not valid JSON: %s at byte %d; send one JSON object", syn.Error(), syn.Offset), ""
+	case errors.As(err, &typ):
+		got := jsonValueKind(typ.Value)
+		if typ.Field == "" {
+			return "the body must be a JSON object, not " + got, ""
+		}
+		return fmt.Sprintf("field %q must be %s, not %s", typ.Field, goTypeInJSON(typ.Type), got), typ.Field
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if name, ok := strings.CutPrefix(msg, "unknown field "); ok {
+		return fmt.Sprintf("unknown field %s: this endpoint takes %s; correct the field's name or leave it out", name, fields), strings.Trim(name, `"`)
+	}
+	return msg, ""
+}
+
+// jsonValueKind is an UnmarshalTypeError's Value ("number", "array",
+// "number 1e999", ...) with its article.
+func jsonValueKind(v string) string {
+	kind, literal, _ := strings.Cut(v, " ")
+	if literal != "" {
+		return "the " + kind + " " + literal
+	}
+	switch kind {
+	case "array", "object":
+		return "an " + kind
+	case "bool":
+		return "true or false"
+	case "":
+		return "this value"
+	}
+	return "a " + kind
+}
+
+// goTypeInJSON names the JSON a Go type decodes from.
+func goTypeInJSON(t reflect.Type) string {
+	if t == nil {
+		return "another type"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return "another type"
+}
+
+// jsonFields lists the JSON members of the struct v points to, for a detail:
+// "prompt, prompt_version, input, route".
+func jsonFields(v any) string {
+	t := reflect.TypeOf(v)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return "the members its documentation lists"
+	}
+	names := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return strings.Join(names, ", ")
+}

@@ -254,7 +254,7 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 		job.ID + " (its id is also in the X-Router-Job-Id header)."
 	switch job.State {
 	case store.JobUnknown:
-		msg := reason + ". The outcome is unknown: the provider may have done the work."
+		msg := strings.TrimRight(reason, ".") + ". The outcome is unknown: the provider may have done the work."
 		if callerKey {
 			msg += " Do not resend with a new Idempotency-Key; resend with the same key to attach to the job, or look it up with GET /v1/jobs/" + job.ID + "."
 		} else {

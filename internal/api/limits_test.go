@@ -136,6 +136,13 @@ func TestRetryCountsAgainstMaxLiveJobs(t *testing.T) {
 	if n := b.count(t, `SELECT count(*) FROM jobs WHERE id = $1 AND state = 'failed'`, id); n != 1 {
 		t.Fatal("a refused retry changed the job")
 	}
+	// At the limit, a job that is not the caller's is still not found.
+	if r := b.do(t, "POST", "/v1/jobs/"+id+"/retry", globexKey, ""); r.status != http.StatusNotFound {
+		t.Fatalf("another owner's job at the limit: %d %s", r.status, r.raw)
+	}
+	if r := b.do(t, "POST", "/v1/jobs/01a234c5-5000-73c2-ae14-9fbc685c587d/retry", acmeKey, ""); r.status != http.StatusNotFound {
+		t.Fatalf("a job that does not exist, at the limit: %d %s", r.status, r.raw)
+	}
 	if n := b.count(t, `SELECT count(*) FROM attempts WHERE job_id = $1`, id); n != 1 {
 		t.Fatalf("a refused retry made attempts: %d", n)
 	}

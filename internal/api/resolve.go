@@ -119,6 +119,12 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ok {
+		// Refused only for a job that is the caller's: any other id is the
+		// usual 404, at the limit or not (one read, on this rare path).
+		if _, err := s.Store.GetJob(r.Context(), owner, id); errors.Is(err, store.ErrNotFound) {
+			writeProblem(w, r, notFoundProblem(id))
+			return
+		}
 		s.setRetryAfterLive(w)
 		writeProblem(w, r, problem{Status: http.StatusTooManyRequests, Type: "too-many-live-jobs", Title: "Too many live jobs",
 			Detail: fmt.Sprintf("owner %s already has %d or more jobs that are pending, running or unknown (limits.max_live_jobs is %d); the job was not retried and is still failed: retry it later, once some have finished (or cancel or resolve them)",

@@ -152,11 +152,11 @@ func (p *Anthropic) classify(w *CallWatch, trace *callTrace, err error, streamin
 	if e.Err == nil {
 		e.Err = err
 	}
-	if e.Kind == KindTimeout && e.OutcomeUnknown {
-		if connected, _, _ := trace.result(); !connected {
-			e.OutcomeUnknown = false
-			e.Message = "deadline passed before a connection was made: the request was not sent"
-		}
+	connected, _, _ := trace.result()
+	if e.Kind == KindTimeout && e.OutcomeUnknown && !connected {
+		e.OutcomeUnknown = false
+		e.Message = "deadline passed before a connection was made: the request was not sent"
 	}
+	e.NotSent = !connected && (e.Kind == KindTimeout || e.Kind == KindCancelled)
 	return e
 }

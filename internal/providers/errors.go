@@ -84,7 +84,11 @@ type Error struct {
 	// the provider answered, so a deadline or cancellation afterwards leaves a
 	// known outcome (SPEC §15).
 	Received bool
-	Err      error // the cause, if any
+	// NotSent is true when the call ended (a deadline or a cancellation)
+	// before a connection to the provider was made: the request never left
+	// the router, so the provider cannot have done the work, whatever cut it.
+	NotSent bool
+	Err     error // the cause, if any
 }
 
 func (e *Error) Error() string {

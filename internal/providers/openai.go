@@ -158,6 +158,7 @@ func (p *OpenAI) classify(w *CallWatch, trace *callTrace, err error) *Error {
 		e.OutcomeUnknown = false
 		e.Message = "deadline passed before a connection was made: the request was not sent"
 	}
+	e.NotSent = !connected && (e.Kind == KindTimeout || e.Kind == KindCancelled)
 	return e
 }
 

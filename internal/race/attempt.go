@@ -70,6 +70,12 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 			// The provider had begun answering: the outcome is known (SPEC §15).
 			pe = &providers.Error{Provider: a.Provider, Kind: providers.KindStreamTimeout, Fault: providers.FaultRouter,
 				Action: providers.ActionStop, Received: true, Message: "cut by the job's deadline after the provider began answering", Err: err}
+		case errors.Is(cause, errDeadline) && pe.NotSent:
+			// No connection was made: the request never left the router, so
+			// the outcome is known — nothing happened (SPEC §15's unknown is
+			// for a request sent and not answered).
+			pe = &providers.Error{Provider: a.Provider, Kind: providers.KindTimeout, Fault: providers.FaultRouter,
+				Action: providers.ActionStop, NotSent: true, Message: "cut by the job's deadline before a connection was made: the request was not sent", Err: err}
 		case errors.Is(cause, errDeadline):
 			state = store.AttemptUnknown
 			pe = &providers.Error{Provider: a.Provider, Kind: providers.KindTimeout, Fault: providers.FaultRouter,

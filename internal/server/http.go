@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -54,13 +55,13 @@ func readBodyFirst(h http.Handler, timeout time.Duration, max int64) http.Handle
 		switch {
 		case errors.As(err, &ne) && ne.Timeout():
 			w.Header().Set("Connection", "close")
-			problem.Write(w, r, problem.Details{Status: http.StatusRequestTimeout, Type: "request-body-timeout", Title: "Request body too slow",
-				Detail: fmt.Sprintf("the request body did not arrive within %s (http.read_body_timeout); send the whole body promptly", timeout)})
+			bodyError(w, r, http.StatusRequestTimeout, "request-body-timeout", "Request body too slow", "request_timeout",
+				fmt.Sprintf("the request body did not arrive within %s (http.read_body_timeout); send the whole body promptly", timeout))
 			return
 		case err != nil:
 			w.Header().Set("Connection", "close")
-			problem.Write(w, r, problem.Details{Status: http.StatusBadRequest, Type: "unreadable-body", Title: "Unreadable body",
-				Detail: "the request body could not be read: " + err.Error()})
+			bodyError(w, r, http.StatusBadRequest, "unreadable-body", "Unreadable body", "unreadable_body",
+				"the request body could not be read: "+err.Error())
 			return
 		}
 		if int64(len(body)) <= max {
@@ -89,3 +90,18 @@ type readBody struct {
 }
 
 func (b *readBody) Close() error { return b.orig.Close() }
+
+// bodyError answers a body that could not be read: in OpenAI's error shape on
+// the OpenAI-compatible endpoints (docs/chat.md: SDKs read nothing else), as
+// a problem (RFC 9457) everywhere else.
+func bodyError(w http.ResponseWriter, r *http.Request, status int, typ, title, code, detail string) {
+	if r.URL.Path == "/v1/chat/completions" || r.URL.Path == "/v1/models" {
+		b, _ := json.Marshal(map[string]any{"error": map[string]any{
+			"message": detail, "type": "invalid_request_error", "param": nil, "code": code}})
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write(b)
+		return
+	}
+	problem.Write(w, r, problem.Details{Status: status, Type: typ, Title: title, Detail: detail})
+}

@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -147,5 +148,29 @@ func TestHTTPServerOversizedBodyReachesHandlerLimit(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Fatalf("status %d, want 413", resp.StatusCode)
+	}
+}
+
+// On the OpenAI-compatible endpoint a body that never arrives is answered in
+// OpenAI's error shape, which SDKs read (docs/chat.md), not as a problem.
+func TestHTTPServerSlowChatBodyIs408InOpenAIShape(t *testing.T) {
+	addr, _ := serveHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}),
+		config.HTTP{ReadHeaderTimeout: config.Duration(10 * time.Second), ReadBodyTimeout: config.Duration(100 * time.Millisecond), MaxBodyBytes: 1 << 20})
+	conn := dial(t, addr)
+	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"model\":")
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(raw, &body); err != nil || resp.StatusCode != http.StatusRequestTimeout ||
+		body.Error.Code != "request_timeout" || !strings.Contains(body.Error.Message, "read_body_timeout") {
+		t.Fatalf("status %d %s, want 408 in OpenAI's error shape", resp.StatusCode, raw)
 	}
 }

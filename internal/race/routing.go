@@ -3,6 +3,7 @@ package race
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
@@ -24,6 +25,7 @@ type Decision struct {
 // decide checks each provider of the route for this rendered prompt.
 func (r *Runner) decide(route *Route, sp *spec) []Decision {
 	out := make([]Decision, 0, len(route.Providers))
+	msgs := counted(sp)
 	for _, name := range route.Providers {
 		d := Decision{Provider: name}
 		t, ok := r.cfg.Targets[name]
@@ -47,7 +49,7 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 		// one) asks for nothing: it must not shrink the prompt's need.
 		maxTokens := max(sp.maxTokens, 0)
 		switch {
-		case t.ContextWindow <= 0 || within(byteBound(sp.msgs), maxTokens, t.ContextWindow):
+		case t.ContextWindow <= 0 || within(byteBound(msgs), maxTokens, t.ContextWindow):
 			// A token covers at least one byte, so the prompt fits without
 			// counting: tokenizing is the costliest step of routing.
 			d.Eligible = true
@@ -55,7 +57,7 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 			// No prompt fits beside it (and adding to it could overflow).
 			d.Reason = fmt.Sprintf("context window too small: max_tokens %d alone fills the window of %d tokens", maxTokens, t.ContextWindow)
 		default:
-			need, fits, err := tokens.Fits(enc, sp.msgs, maxTokens, t.ContextWindow)
+			need, fits, err := tokens.Fits(enc, msgs, maxTokens, t.ContextWindow)
 			d.PromptTokens = need - maxTokens
 			switch {
 			case err != nil:
@@ -73,6 +75,17 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 		out = append(out, d)
 	}
 	return out
+}
+
+// counted is what the context-window check counts of a request: its
+// messages and, for a chat request that offers tools, the tools' definitions
+// (sent with every call, and counted by the provider), as one more message
+// of their JSON text — a slight over-estimate.
+func counted(sp *spec) []providers.Message {
+	if len(sp.tools) == 0 {
+		return sp.msgs
+	}
+	return append(slices.Clip(sp.msgs), providers.Message{Content: string(sp.tools)})
 }
 
 // byteBound is an upper bound of the tokens of msgs as tokens.CountMessages

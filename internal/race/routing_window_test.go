@@ -96,3 +96,20 @@ func strconvQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// A chat request's tools are sent with every call and count toward the
+// provider's context window: a short conversation with long tool definitions
+// does not fit a window its definitions overflow.
+func TestContextWindowCountsTools(t *testing.T) {
+	msgs := []providers.Message{{Role: "user", Content: "hi"}}
+	tools := json.RawMessage(`[{"type":"function","function":{"name":"search","description":` +
+		strconvQuote(strings.Repeat("lorem ipsum dolor sit amet ", 400)) + `,"parameters":{"type":"object"}}}]`)
+	r := &Runner{cfg: Config{Targets: map[string]*Target{"p": {Model: "gpt-4o", ContextWindow: 1000}}}}
+	d := r.decide(&Route{Providers: []string{"p"}}, &spec{msgs: msgs, tools: tools, maxTokens: 100})[0]
+	if d.Eligible || !strings.Contains(d.Reason, "context window too small") {
+		t.Fatalf("eligible %v reason %q: want the tools' tokens counted", d.Eligible, d.Reason)
+	}
+	if d := r.decide(&Route{Providers: []string{"p"}}, &spec{msgs: msgs, maxTokens: 100})[0]; !d.Eligible {
+		t.Fatalf("without tools: %q", d.Reason)
+	}
+}

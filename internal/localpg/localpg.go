@@ -114,6 +114,12 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 			return nil, fmt.Errorf("give %s to user %s: %w", dataDir, uname, err)
 		}
 	}
+	if !opt.Fresh {
+		if c, ok := attach(ctx, dataDir); ok {
+			log.Info("PostgreSQL already running on this data directory: using it", "url", c.URL, "dir", dataDir)
+			return c, nil
+		}
+	}
 	if _, err := os.Stat(filepath.Join(dataDir, "PG_VERSION")); errors.Is(err, os.ErrNotExist) {
 		log.Info("initialising PostgreSQL cluster", "dir", dataDir)
 		out, err := run(ctx, cred, filepath.Join(bin, "initdb"), "-D", dataDir, "-U", "postgres",
@@ -148,6 +154,37 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	}
 	log.Info("PostgreSQL ready", "url", c.URL, "dir", dataDir)
 	return c, nil
+}
+
+// attach finds a server another process started on dataDir (say `make run`,
+// while a CLI command of the same configuration runs): its postmaster.pid
+// names a live process and a port that accepts connections. The Cluster
+// returned is not this process's: Stop leaves the server running.
+func attach(ctx context.Context, dataDir string) (*Cluster, bool) {
+	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+	if err != nil {
+		return nil, false
+	}
+	lines := strings.Split(string(b), "\n")
+	if len(lines) < 4 {
+		return nil, false
+	}
+	pid, perr := strconv.Atoi(strings.TrimSpace(lines[0]))
+	port, qerr := strconv.Atoi(strings.TrimSpace(lines[3]))
+	if perr != nil || qerr != nil || pid <= 0 || port <= 0 {
+		return nil, false
+	}
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return nil, false // a stale file: the server is gone
+	}
+	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	conn, err := (&net.Dialer{}).DialContext(dctx, "tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return nil, false // starting or stopping: a start of our own reports why
+	}
+	conn.Close()
+	return &Cluster{URL: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", port, dbName), DataDir: dataDir, port: port}, true
 }
 
 // launch starts the server process and waits until it accepts connections.
@@ -232,7 +269,9 @@ func (c *Cluster) Stop() {
 			<-c.done
 		}
 	}
-	c.logFile.Close()
+	if c.logFile != nil {
+		c.logFile.Close()
+	}
 	if c.tempDir != "" {
 		_ = os.RemoveAll(c.tempDir)
 	}

@@ -128,8 +128,10 @@ func (o *orchestrator) run(ctx context.Context) {
 		}
 		// Nothing is in flight. The blocking rule is the database's: if the
 		// unknown attempt that stopped new attempts was resolved meanwhile (by
-		// an operator or reconciliation), the race goes on.
-		if !o.blocked || o.done || o.stopped || o.leaseLost || ctx.Err() != nil || o.r.draining.Load() {
+		// an operator or reconciliation), the race goes on — or, when the
+		// runner drains, the job is handed over (finish) instead of settled
+		// with a block that no longer holds.
+		if !o.blocked || o.done || o.stopped || o.leaseLost || ctx.Err() != nil {
 			break
 		}
 		unknown, err := o.r.cfg.Store.HasUnknownAttempt(ctx, o.job.ID)
@@ -137,7 +139,7 @@ func (o *orchestrator) run(ctx context.Context) {
 			break
 		}
 		o.blocked = false
-		o.failover(ctx)
+		o.failover(ctx) // none while draining
 		if len(o.inflight) == 0 {
 			break
 		}

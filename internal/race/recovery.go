@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/routerhq/router/internal/contract"
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
@@ -89,7 +91,14 @@ func (r *Runner) scan(ctx context.Context, batch int) {
 	}
 	for _, id := range ids {
 		log.Info("recovery: taking over a job whose orchestrator stopped", "job_id", id)
-		r.SubmitID(id)
+		if !r.submit(id, nil, nil, trace.SpanContext{}) {
+			// Claimed as this runner began stopping (SPEC §17): it will not
+			// run the job, so it gives the lease back at once for a live
+			// replica's next pass, instead of holding it until it expires.
+			if err := r.cfg.Store.ReleaseJobLease(context.WithoutCancel(ctx), id, r.cfg.LeaseOwner); err != nil {
+				log.Warn("recovery: could not give back a job claimed while stopping", "job_id", id, "err", err)
+			}
+		}
 	}
 }
 

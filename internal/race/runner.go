@@ -193,8 +193,9 @@ func (r *Runner) submitNew(job *store.Job, jp store.JobPlan, parent trace.SpanCo
 func (r *Runner) SubmitID(jobID string) { r.submit(jobID, nil, nil, trace.SpanContext{}) }
 
 // submit runs the job in the background unless it runs here already; parent,
-// when valid, is the span context its span continues.
-func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan, parent trace.SpanContext) {
+// when valid, is the span context its span continues. accepted is false when
+// the runner is stopping and will not run the job (see scan).
+func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan, parent trace.SpanContext) (accepted bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stopping {
@@ -205,14 +206,14 @@ func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan, parent trace
 			// leave the attempt to expire as unknown.
 			r.handOver(fresh)
 		}
-		return // the job stays pending or running for recovery by a live replica
+		return false // the job stays pending or running for recovery by a live replica
 	}
 	if _, ok := r.running[jobID]; ok {
 		// The job's orchestration is ending here while something asks for it
 		// again (a resolution, a retry): run it once more when it has ended.
 		r.again[jobID] = true
 		plan.Discard()
-		return
+		return true
 	}
 	ctx, cancel := context.WithCancelCause(r.base)
 	if parent.IsValid() {
@@ -251,6 +252,7 @@ func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan, parent trace
 			return
 		}
 	})
+	return true
 }
 
 // Runs reports whether this process is running jobID's race now. Until it

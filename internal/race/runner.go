@@ -239,9 +239,23 @@ func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan, parent trace
 				r.mu.Unlock()
 				continue
 			}
+			// Asked for again, but not run again because the runner is
+			// stopping: the request may have been a recovery claim (scan) that
+			// took the job's lease for this owner after runJob released it —
+			// scan saw the job still running here, so it did not give the
+			// lease back itself. Give it back now, or a live replica could not
+			// adopt the job until the lease expired. No runJob of this job can
+			// start here any more (submit refuses while stopping), so the
+			// lease released is not one this process still uses.
+			dropped := r.again[jobID] && r.stopping
 			delete(r.again, jobID)
 			delete(r.running, jobID)
 			r.mu.Unlock()
+			if dropped {
+				if err := r.cfg.Store.ReleaseJobLease(context.WithoutCancel(ctx), jobID, r.cfg.LeaseOwner); err != nil {
+					r.cfg.Log.Warn("could not give back a job claimed while stopping", "job_id", jobID, "err", err)
+				}
+			}
 			if !finished {
 				// Another replica may finish it, and its win notifies only
 				// waiters that watch the job: wake this replica's waiters

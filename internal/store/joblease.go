@@ -36,34 +36,54 @@ type Orphan struct {
 	ID string
 }
 
+// orphanSQL is the condition of an orphaned job (alias j): pending or running,
+// no live lease, nothing in flight.
+const orphanSQL = `j.state IN ('pending', 'running')
+	AND (j.lease_expires_at IS NULL OR j.lease_expires_at < now())
+	AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.job_id = j.id AND a.state IN ('starting', 'running'))`
+
 // ClaimOrphans takes the lease of up to limit orphaned jobs for owner and
 // returns them. SKIP LOCKED keeps replicas from fighting over the same rows; the
 // conditional lease keeps any job to one orchestrator.
+//
+// It decides in two statements of one transaction: the first locks the
+// candidates, the second re-checks them (with a snapshot taken after the locks
+// are held) and takes their leases. One statement is not enough: its NOT
+// EXISTS over attempts reads the statement's snapshot, and a former owner
+// whose lease has just expired (stalled, not dead) may have locked the job row
+// in CreateAttempt and committed an attempt after that snapshot was taken and
+// before the row was reached. The row lock then succeeds (an unchanged row is
+// not re-checked at all; a changed one is re-checked by EvalPlanQual on its new
+// version, but the subquery still reads the old snapshot), and the job would
+// be adopted with an attempt in flight: a second attempt could be sent
+// (SPEC §5, §6). Once the row is locked here, every CreateAttempt that locked
+// it first has committed before the second statement's snapshot, and every
+// later one waits for this commit and is then fenced by the new lease owner.
 func (s *Store) ClaimOrphans(ctx context.Context, owner string, lease time.Duration, limit int) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `UPDATE jobs SET lease_owner = $1, lease_expires_at = now() + $2::interval
-		WHERE id IN (
-			SELECT j.id FROM jobs j
-			WHERE j.state IN ('pending', 'running')
-			  AND (j.lease_expires_at IS NULL OR j.lease_expires_at < now())
-			  AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.job_id = j.id
-			                  AND a.state IN ('starting', 'running'))
-			ORDER BY j.created_at
-			LIMIT $3
-			FOR UPDATE SKIP LOCKED)
-		RETURNING id::text`, owner, lease, limit)
+	var ids []string
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT j.id::text FROM jobs j WHERE `+orphanSQL+`
+			ORDER BY j.created_at LIMIT $1 FOR UPDATE SKIP LOCKED`, limit)
+		if err != nil {
+			return err
+		}
+		locked, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil || len(locked) == 0 {
+			return err
+		}
+		rows, err = tx.Query(ctx, `UPDATE jobs j SET lease_owner = $1, lease_expires_at = now() + $2::interval
+			WHERE j.id = ANY($3::uuid[]) AND `+orphanSQL+`
+			RETURNING j.id::text`, owner, lease, locked)
+		if err != nil {
+			return err
+		}
+		ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return ids, nil
 }
 
 // ExpireAttemptLeases marks every in-flight attempt whose lease has expired

@@ -184,3 +184,27 @@ func TestClaimBesideARefusedClaimOfItsKeyIsNotFailedWithIt(t *testing.T) {
 		t.Fatalf("stored: %+v %v", stored, err)
 	}
 }
+
+// A win whose commit answer was lost is still a win (CompleteJob reads the
+// job back), and River is woken for the outbox event it may have written, as
+// after any batched win that wrote one: otherwise the event would wait for
+// River's next periodic fetch.
+func TestWinWhoseAnswerWasLostWakesRiver(t *testing.T) {
+	b := setup(t)
+	acmeHasWebhook(t, b)
+	st, d := droppingStore(t, b)
+	_, c := runningJob(t, st, "acme", "lost-win")
+	d.armed.Store(true)
+	won, err := st.Complete(context.Background(), c)
+	select {
+	case <-d.dropped:
+	default:
+		t.Fatal("no answer was dropped: the test did not inject its failure")
+	}
+	if err != nil || !won {
+		t.Fatalf("won=%v err=%v, want the committed win", won, err)
+	}
+	if n := st.RiverWakesAsked(); n != 1 {
+		t.Fatalf("River wakes asked after a win whose answer was lost: %d, want 1", n)
+	}
+}

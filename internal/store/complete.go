@@ -195,7 +195,12 @@ func (s *Store) CompleteJob(ctx context.Context, c Completion) (won bool, job *J
 		err = req.err
 		if j, rerr := s.GetJobAny(bg, c.JobID); rerr == nil && j.CompletedBy != nil {
 			if *j.CompletedBy == c.AttemptID {
-				return true, nil, nil // the win committed; its answer was lost
+				// The win committed; its answer was lost, and with it whether
+				// it wrote an outbox event: wake River anyway (a spare wake
+				// costs one fetch), or the event waits for River's next
+				// periodic fetch.
+				s.wakeDeliveries()
+				return true, nil, nil
 			}
 			break // someone else won: recorded as the loser below
 		}

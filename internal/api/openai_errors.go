@@ -28,6 +28,19 @@ func writeOpenAIError(w http.ResponseWriter, status int, typ, code, param, messa
 	_ = json.NewEncoder(w).Encode(map[string]openAIError{"error": e})
 }
 
+// OpenAIShaped reports whether path is one of the OpenAI-compatible endpoints,
+// whose errors take OpenAI's shape (docs/chat.md) rather than a problem's.
+func OpenAIShaped(path string) bool {
+	return path == "/v1/chat/completions" || path == "/v1/models"
+}
+
+// WriteOpenAIError writes an invalid_request_error in OpenAI's shape, for
+// middleware outside this package that answers before the API's handlers
+// (the tenant listener's body reading, internal/server).
+func WriteOpenAIError(w http.ResponseWriter, status int, code, message string) {
+	writeOpenAIError(w, status, "invalid_request_error", code, "", message)
+}
+
 // openAIAuthFail reports an authentication failure in the OpenAI shape.
 func openAIAuthFail(w http.ResponseWriter, _ *http.Request, status int, _ string, detail string) {
 	typ, code := "invalid_request_error", "invalid_api_key"

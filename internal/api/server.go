@@ -171,8 +171,7 @@ func (s *Server) noEndpoint(w http.ResponseWriter, r *http.Request) {
 	methods := strings.Join(allow, ", ")
 	w.Header().Set("Allow", methods)
 	detail := r.Method + " is not a method of " + r.URL.Path + ", which takes " + methods + "; see docs/api.md"
-	if r.URL.Path == "/v1/chat/completions" || r.URL.Path == "/v1/models" {
-		// The OpenAI-compatible endpoints answer in OpenAI's error shape (docs/chat.md).
+	if OpenAIShaped(r.URL.Path) {
 		writeOpenAIError(w, http.StatusMethodNotAllowed, "invalid_request_error", "method_not_allowed", "", detail)
 		return
 	}

@@ -2,7 +2,6 @@ package localpg_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -18,14 +17,7 @@ func TestStartAttachesToARunningServer(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	dir, err := os.MkdirTemp("", "router-localpg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := tempDir(t)
 	first, err := localpg.Start(ctx, localpg.Options{DataDir: dir + "/data"})
 	if err != nil {
 		t.Fatal(err)

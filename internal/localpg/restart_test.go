@@ -17,14 +17,7 @@ func TestRestartKeepsURLAndCommittedData(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	dir, err := os.MkdirTemp("", "router-localpg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := tempDir(t)
 	c, err := localpg.Start(ctx, localpg.Options{DataDir: dir + "/data", Durable: true})
 	if err != nil {
 		t.Fatal(err)
@@ -57,4 +50,20 @@ func TestRestartKeepsURLAndCommittedData(t *testing.T) {
 	if err := conn.QueryRow(ctx, `SELECT v FROM kept`).Scan(&v); err != nil || v != 42 {
 		t.Fatalf("committed row after restart: %d (%v)", v, err)
 	}
+}
+
+// tempDir is a directory for a cluster's data, removed when t ends; it is
+// world-readable so that the server's own user (when the tests run as root)
+// can reach the data directory inside it.
+func tempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "router-localpg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

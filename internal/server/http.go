@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/routerhq/router/internal/api"
 	"github.com/routerhq/router/internal/config"
 	"github.com/routerhq/router/internal/problem"
 )
@@ -95,12 +95,8 @@ func (b *readBody) Close() error { return b.orig.Close() }
 // the OpenAI-compatible endpoints (docs/chat.md: SDKs read nothing else), as
 // a problem (RFC 9457) everywhere else.
 func bodyError(w http.ResponseWriter, r *http.Request, status int, typ, title, code, detail string) {
-	if r.URL.Path == "/v1/chat/completions" || r.URL.Path == "/v1/models" {
-		b, _ := json.Marshal(map[string]any{"error": map[string]any{
-			"message": detail, "type": "invalid_request_error", "param": nil, "code": code}})
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = w.Write(b)
+	if api.OpenAIShaped(r.URL.Path) {
+		api.WriteOpenAIError(w, status, code, detail)
 		return
 	}
 	problem.Write(w, r, problem.Details{Status: status, Type: typ, Title: title, Detail: detail})

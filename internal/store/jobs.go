@@ -72,17 +72,8 @@ func (s *Store) GetJobAny(ctx context.Context, id string) (*Job, error) {
 // its deadline counts from — the job's creation, or the caller's last retry
 // (migration 0018).
 func (s *Store) GetJobToRun(ctx context.Context, id string) (*Job, error) {
-	if err := checkJobID(id); err != nil {
-		return nil, err
-	}
-	b := &pgx.Batch{}
-	b.Queue(jobToRunSQL, id)
-	b.Queue(attemptsOfJobSQL, id)
-	b.Queue(raceEventsOfJobSQL, id)
-	br := s.pool.SendBatch(ctx, b)
-	defer br.Close()
 	var micros int64
-	j, err := readJob(br, &micros)
+	j, err := s.readJobBatch(ctx, id, []any{&micros}, jobToRunSQL, id)
 	if err != nil {
 		return nil, err
 	}
@@ -92,16 +83,22 @@ func (s *Store) GetJobToRun(ctx context.Context, id string) (*Job, error) {
 
 // getJob reads the job, its attempts and its race events in one round trip.
 func (s *Store) getJob(ctx context.Context, id, owner string, checkOwner bool) (*Job, error) {
+	return s.readJobBatch(ctx, id, nil, jobByIDSQL, id, checkOwner, owner)
+}
+
+// readJobBatch sends jobSQL (a row of jobColumns, then the columns of extra)
+// with args, and the job's attempts and race events, in one round trip.
+func (s *Store) readJobBatch(ctx context.Context, id string, extra []any, jobSQL string, args ...any) (*Job, error) {
 	if err := checkJobID(id); err != nil {
 		return nil, err
 	}
 	b := &pgx.Batch{}
-	b.Queue(jobByIDSQL, id, checkOwner, owner)
+	b.Queue(jobSQL, args...)
 	b.Queue(attemptsOfJobSQL, id)
 	b.Queue(raceEventsOfJobSQL, id)
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
-	return readJob(br)
+	return readJob(br, extra...)
 }
 
 // raceEventColumns are a race event's columns (table alias r), in the order

@@ -254,7 +254,7 @@ func TestRedeliveryAfter500AndTimeoutKeepsTheWebhookID(t *testing.T) {
 	if d[0].StatusCode == nil || *d[0].StatusCode != 500 || d[0].Error == nil {
 		t.Fatalf("try 1: %+v", d[0])
 	}
-	if d[1].StatusCode != nil || d[1].Error == nil {
+	if d[1].StatusCode != nil || d[1].Error == nil || *d[1].Error != "no answer within 300ms" {
 		t.Fatalf("try 2 (timeout): %+v", d[1])
 	}
 	if d[2].StatusCode == nil || *d[2].StatusCode != 200 || d[2].Error != nil || ev.DeliveredAt == nil {

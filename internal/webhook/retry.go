@@ -19,6 +19,18 @@ type Backoff struct {
 
 var _ river.ClientRetryPolicy = Backoff{}
 
+// withDefaults fills an unset Base (5s) and Cap (1h), the configuration's
+// defaults.
+func (b Backoff) withDefaults() Backoff {
+	if b.Base <= 0 {
+		b.Base = 5 * time.Second
+	}
+	if b.Cap <= 0 {
+		b.Cap = time.Hour
+	}
+	return b
+}
+
 // Delay is the wait after the attempt-th failed try (attempt >= 1).
 func (b Backoff) Delay(attempt int) time.Duration {
 	d := b.Base

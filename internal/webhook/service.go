@@ -46,19 +46,18 @@ const DefaultWorkers = 100
 // Service is the River client that works deliveries on this replica.
 type Service struct {
 	client *river.Client[pgx.Tx]
+	worker *Worker
 }
 
 // NewService builds the River client for pool (its search_path names the
 // schema of River's tables).
 func NewService(pool *pgxpool.Pool, st Store, cfg ServiceConfig) (*Service, error) {
-	if cfg.Backoff.Base <= 0 {
-		cfg.Backoff.Base = 5 * time.Second
-	}
-	if cfg.Backoff.Cap <= 0 {
-		cfg.Backoff.Cap = time.Hour
-	}
+	cfg.Backoff = cfg.Backoff.withDefaults()
 	if cfg.MaxWorkers <= 0 {
 		cfg.MaxWorkers = DefaultWorkers
+	}
+	if cfg.Client == nil {
+		cfg.Client = newHTTPClient(cfg.MaxWorkers)
 	}
 	if cfg.FetchCooldown <= 0 {
 		cfg.FetchCooldown = 50 * time.Millisecond
@@ -71,6 +70,7 @@ func NewService(pool *pgxpool.Pool, st Store, cfg ServiceConfig) (*Service, erro
 	}
 	workers := river.NewWorkers()
 	w := NewWorker(st, cfg.Config)
+	w.backoff = cfg.Backoff
 	if err := river.AddWorkerSafely(workers, w); err != nil {
 		return nil, err
 	}
@@ -92,11 +92,12 @@ func NewService(pool *pgxpool.Pool, st Store, cfg ServiceConfig) (*Service, erro
 	if err != nil {
 		return nil, fmt.Errorf("webhook delivery client: %w", err)
 	}
-	return &Service{client: c}, nil
+	return &Service{client: c, worker: w}, nil
 }
 
 // Start starts working deliveries.
 func (s *Service) Start(ctx context.Context) error {
+	s.worker.stopping.Store(false)
 	if err := s.client.Start(ctx); err != nil {
 		return fmt.Errorf("start webhook deliveries: %w", err)
 	}
@@ -104,8 +105,10 @@ func (s *Service) Start(ctx context.Context) error {
 }
 
 // Stop stops fetching, lets tries in flight finish until ctx ends, then
-// cancels them (their jobs are retried by River later).
+// cancels them: each is recorded as interrupted by the shutdown, and River
+// makes its job available again without counting the attempt.
 func (s *Service) Stop(ctx context.Context) error {
+	s.worker.stopping.Store(true)
 	err := s.client.Stop(ctx)
 	if ctx.Err() != nil {
 		hard, cancel := context.WithTimeout(context.Background(), 5*time.Second)

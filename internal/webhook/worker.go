@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -45,7 +46,8 @@ type Config struct {
 	// stored keys' secrets come from the database.
 	Secrets map[string]string
 	// Client sends the requests; default an http.Client that does not follow
-	// redirects (a 3xx is a failed try).
+	// redirects (a 3xx is a failed try) and keeps an idle connection per
+	// worker to each endpoint (newHTTPClient).
 	Client *http.Client
 	// Now stamps tries and signatures; it decides no expiry (see RetryFor).
 	Now func() time.Time
@@ -63,7 +65,7 @@ func (c Config) WithDefaults() Config {
 		c.RetryFor = 24 * time.Hour
 	}
 	if c.Client == nil {
-		c.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		c.Client = newHTTPClient(DefaultWorkers)
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -76,14 +78,20 @@ func (c Config) WithDefaults() Config {
 // Timeout keeps a try far below River's stuck-job rescue.
 type Worker struct {
 	river.WorkerDefaults[DeliverArgs]
-	store Store
-	cfg   Config
+	store   Store
+	cfg     Config
+	backoff Backoff // the waits River's retry policy draws; see Work's snooze
+	// stopping is set by Service.Stop: a try whose context is cancelled
+	// then was cut by the shutdown, not by its endpoint.
+	stopping atomic.Bool
 }
 
 var _ river.Worker[DeliverArgs] = (*Worker)(nil)
 
 // NewWorker builds the delivery worker.
-func NewWorker(st Store, cfg Config) *Worker { return &Worker{store: st, cfg: cfg.WithDefaults()} }
+func NewWorker(st Store, cfg Config) *Worker {
+	return &Worker{store: st, cfg: cfg.WithDefaults(), backoff: Backoff{}.withDefaults()}
+}
 
 // Timeout implements river.Worker: the try's own timeout plus time to record it.
 func (w *Worker) Timeout(*river.Job[DeliverArgs]) time.Duration {
@@ -112,24 +120,37 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	if secret == "" {
 		secret = w.cfg.Secrets[ev.Owner]
 	}
+	var code int
+	var sendErr error
 	if secret == "" {
-		return w.abandon(ctx, try, "no signing secret for this owner's webhook: set the environment variable named by api_keys[].webhook.secret_env")
-	}
-	body := ev.Body
-	if body == nil {
-		if j == nil {
-			return nil // the job was deleted by retention
+		// The webhook is configured (api_keys[].webhook) on the replica that
+		// synced it, but this replica has no secret for it: its configuration
+		// or environment differs (a rolling update). A failed try, not an
+		// abandoned event: another replica, or this one restarted with the
+		// variable set, delivers it within the retry window.
+		sendErr = errNoSecret
+	} else {
+		body := ev.Body
+		if body == nil {
+			if j == nil {
+				return nil // the job was deleted by retention
+			}
+			if body, err = w.store.FreezeEventBody(ctx, ev.ID, eventBody(ev.Type, j)); err != nil {
+				return fmt.Errorf("store event body: %w", err)
+			}
 		}
-		if body, err = w.store.FreezeEventBody(ctx, ev.ID, eventBody(ev.Type, j)); err != nil {
-			return fmt.Errorf("store event body: %w", err)
-		}
+		code, sendErr = w.send(ctx, wh.URL, secret, ev.ID, body)
 	}
-	code, sendErr := w.send(ctx, wh.URL, secret, ev.ID, body)
 	try.Latency, try.StatusCode = w.cfg.Now().Sub(try.StartedAt), code
 	try.Status = store.EventDelivered
-	if sendErr != nil {
-		try.Error = sendErr.Error()
-		try.Status = store.EventPending
+	var interrupted *interruptedError
+	switch {
+	case errors.As(sendErr, &interrupted):
+		// The endpoint did not fail: the try is recorded as cut short and
+		// never gives up on the event, whatever its age; the next try decides.
+		try.Error, try.Status = sendErr.Error(), store.EventPending
+	case sendErr != nil:
+		try.Error, try.Status = sendErr.Error(), store.EventPending
 		// ev.Age is measured by PostgreSQL: expiry is decided on the
 		// database clock, so replicas with skewed clocks agree.
 		if ev.Age >= w.cfg.RetryFor {
@@ -142,11 +163,44 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	switch {
 	case try.Status == store.EventAbandoned:
 		return river.JobCancel(fmt.Errorf("gave up after %s: %w", w.cfg.RetryFor, sendErr))
+	case interrupted != nil:
+		// River makes a job its stopping client cut short available again
+		// without counting the attempt (interruptedError.Unwrap), so the
+		// backoff does not grow either.
+		return sendErr
+	case sendErr != nil && job.MaxAttempts > 0 && job.Attempt >= job.MaxAttempts:
+		// River would discard the job, leaving the event pending with nothing
+		// to deliver it, though the window is a time, not a count (a short
+		// webhooks.backoff_cap runs through the outbox's 10,000 attempts in
+		// hours). A snooze waits as a retry would and does not count.
+		return river.JobSnooze(w.backoff.Delay(job.Attempt))
 	case sendErr != nil:
 		return sendErr
 	}
 	return nil
 }
+
+// errNoSecret is the failed try of a replica without the signing secret of a
+// configured webhook.
+var errNoSecret = errors.New("no signing secret for this owner's webhook on this replica: set the environment variable named by api_keys[].webhook.secret_env; will be retried")
+
+// errNoAnswer ends a try's context when Config.Timeout has passed.
+var errNoAnswer = errors.New("no answer within the webhook timeout")
+
+// interruptedError is a try cut short by the router's shutdown: the endpoint
+// may have been about to answer, so it is neither a timeout nor a failure of
+// the endpoint. Its text is what GET /v1/jobs/{id}/events shows.
+type interruptedError struct{ err, cause error }
+
+func (e *interruptedError) Error() string {
+	return "delivery interrupted by router shutdown; will be retried"
+}
+
+// Unwrap gives River the context's error (context.Canceled) and cause: a
+// worker's error that is context.Canceled while River's stop is the job
+// context's cause is how River tells a job its client stopped from a failed
+// one, and makes it available again with its attempt not counted.
+func (e *interruptedError) Unwrap() []error { return []error{e.err, e.cause} }
 
 // eventBody is an event's payload, {"type": …, "job": …}: the job as the
 // tenant API answers with it (store.Job.AppendJSON: the bytes encoding/json
@@ -169,16 +223,17 @@ func (w *Worker) abandon(ctx context.Context, try store.DeliveryTry, why string)
 }
 
 // send POSTs one signed try; a non-2xx status or no answer within Timeout is
-// an error.
+// an error, and so is a try cut short by the service stopping
+// (interruptedError).
 func (w *Worker) send(ctx context.Context, url, secret, id string, body []byte) (int, error) {
-	ctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
+	tryCtx, cancel := context.WithTimeoutCause(ctx, w.cfg.Timeout, errNoAnswer)
 	defer cancel()
 	ts := w.cfg.Now()
 	sig, err := Sign(secret, id, ts, body)
 	if err != nil {
 		return 0, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(tryCtx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return 0, fmt.Errorf("build request: %w", err)
 	}
@@ -189,8 +244,8 @@ func (w *Worker) send(ctx context.Context, url, secret, id string, body []byte) 
 	req.Header.Set(HeaderSignature, sig)
 	resp, err := w.cfg.Client.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return 0, fmt.Errorf("no answer within %s", w.cfg.Timeout)
+		if tryCtx.Err() != nil {
+			return 0, w.cutShort(tryCtx)
 		}
 		return 0, fmt.Errorf("send: %w", err)
 	}
@@ -200,4 +255,19 @@ func (w *Worker) send(ctx context.Context, url, secret, id string, body []byte) 
 		return resp.StatusCode, fmt.Errorf("the webhook answered %d", resp.StatusCode)
 	}
 	return resp.StatusCode, nil
+}
+
+// cutShort says why a try ended without an answer when its context did: its
+// own timeout, or River's for the whole job (a little longer), is no answer
+// in time; a cancellation while the service stops is the shutdown's doing,
+// not the endpoint's.
+func (w *Worker) cutShort(tryCtx context.Context) error {
+	switch cause := context.Cause(tryCtx); {
+	case errors.Is(cause, errNoAnswer), errors.Is(cause, context.DeadlineExceeded):
+		return fmt.Errorf("no answer within %s", w.cfg.Timeout)
+	case w.stopping.Load():
+		return &interruptedError{err: tryCtx.Err(), cause: cause}
+	default:
+		return fmt.Errorf("delivery cancelled: %w", cause)
+	}
 }

@@ -1,12 +1,17 @@
 package api
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -18,14 +23,29 @@ const (
 	maxListLimit     = 200
 )
 
+// listParams are the query parameters GET /v1/jobs reads, in the order its
+// rejections list them. Each takes one value.
+var listParams = []string{"state", "operation", "created_after", "created_before", "limit", "cursor"}
+
 // listJobs serves GET /v1/jobs (SPEC §16): the owner's jobs newest first, with
 // an opaque keyset cursor.
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	f := store.ListFilter{Owner: ownerFrom(r.Context()), State: q.Get("state"), Operation: q.Get("operation"), Limit: defaultListLimit}
 	bad := func(title, detail string) {
 		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: title, Detail: detail})
 	}
+	// url.Values from r.URL.Query() drops the pairs it cannot decode, and a
+	// filter dropped silently lists more than the caller asked for.
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		bad("Malformed query string", "the query string cannot be decoded ("+err.Error()+"); "+
+			"percent-encode reserved characters in values and separate parameters with &")
+		return
+	}
+	if title, detail := checkListParams(q); title != "" {
+		bad(title, detail)
+		return
+	}
+	f := store.ListFilter{Owner: ownerFrom(r.Context()), State: q.Get("state"), Operation: q.Get("operation"), Limit: defaultListLimit}
 	switch f.State {
 	case "", store.JobPending, store.JobRunning, store.JobSucceeded, store.JobFailed, store.JobCancelled, store.JobUnknown:
 	default:
@@ -55,50 +75,135 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 		}
 		f.Limit = n
 	}
+	filters := filterHash(f)
 	if v := q.Get("cursor"); v != "" {
-		pos, err := decodeCursor(v)
+		c, err := decodeCursor(v)
 		if err != nil {
 			bad("Malformed cursor", "cursor must be a next_cursor value returned by GET /v1/jobs, unchanged")
 			return
 		}
-		f.After = pos
+		// A cursor without filters is one issued before cursors carried
+		// them: still honoured, unchecked, so that listings paging across
+		// an upgrade go on (a cursor lives as long as one listing).
+		if c.F != "" && c.F != filters {
+			bad("Cursor for other filters", "cursor was issued for different filters; start again without cursor, "+
+				"or send it with the state, operation, created_after and created_before it was issued with "+
+				"(limit may change between pages)")
+			return
+		}
+		f.After = &store.ListPosition{CreatedAt: c.T, ID: c.ID}
 	}
 	jobs, next, err := s.Store.ListJobs(r.Context(), f)
 	if err != nil {
 		s.internalError(w, r, "list jobs", err)
 		return
 	}
-	var cursor *string
+	var cur *string
 	if next != nil {
-		c := encodeCursor(next)
-		cursor = &c
+		c := encodeCursor(cursor{T: next.CreatedAt, ID: next.ID, F: filters})
+		cur = &c
 	}
-	writeJobList(w, jobs, cursor)
+	writeJobList(w, jobs, cur)
 }
 
+// checkListParams returns the title and detail of the rejection of a query
+// that names a parameter GET /v1/jobs does not read (a typo such as "stat"
+// would otherwise list every job) or gives one more than once (the listing
+// filters by one value of each), or empty strings when q is fine.
+func checkListParams(q url.Values) (title, detail string) {
+	var unknown, repeated []string
+	for name, vs := range q {
+		switch {
+		case !slices.Contains(listParams, name):
+			unknown = append(unknown, strconv.Quote(clip(name)))
+		case len(vs) > 1:
+			repeated = append(repeated, name)
+		}
+	}
+	accepted := strings.Join(listParams, ", ")
+	var says []string
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		title = "Unknown query parameter"
+		says = append(says, "GET /v1/jobs does not take "+strings.Join(unknown, ", ")+
+			"; it takes "+accepted+". Remove or correct "+plural(len(unknown), "it", "them")+".")
+	}
+	if len(repeated) > 0 {
+		slices.Sort(repeated)
+		if title == "" {
+			title = "Repeated query parameter"
+		}
+		says = append(says, strings.Join(repeated, ", ")+" given more than once; "+
+			"each of "+accepted+" takes one value. Send "+plural(len(repeated), "it", "each")+" once.")
+	}
+	return title, strings.Join(says, " ")
+}
+
+// clip keeps an unknown parameter's name short enough to quote back.
+func clip(s string) string {
+	const most = 64
+	if len(s) <= most {
+		return s
+	}
+	for i := most; i > 0; i-- {
+		if utf8.RuneStart(s[i]) {
+			return s[:i] + "…"
+		}
+	}
+	return s[:most] + "…"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// cursor is the opaque next_cursor: the position of the page's last job and
+// the filters it was issued for (filterHash), so that a cursor sent with other
+// filters is refused rather than continuing a listing it was not part of.
 type cursor struct {
 	T  time.Time `json:"t"`
 	ID string    `json:"id"`
+	F  string    `json:"f,omitempty"`
 }
 
-func encodeCursor(p *store.ListPosition) string {
-	b, _ := json.Marshal(cursor{T: p.CreatedAt, ID: p.ID})
+// filterHash names f's filters (not its owner, limit or position) in a few
+// bytes: the first 8 of a SHA-256 of their normalized form, which is the same
+// for every spelling of the same bounds (offsets, digits below PostgreSQL's
+// microsecond). It tells two filter sets apart, it does not authenticate them.
+func filterHash(f store.ListFilter) string {
+	f = f.Normalized()
+	var at [2]string
+	for i, t := range []time.Time{f.CreatedAfter, f.CreatedBefore} {
+		if !t.IsZero() {
+			at[i] = t.Format(time.RFC3339Nano)
+		}
+	}
+	b, _ := json.Marshal([]string{f.State, f.Operation, at[0], at[1]})
+	sum := sha256.Sum256(b)
+	return base64.RawURLEncoding.EncodeToString(sum[:8])
+}
+
+func encodeCursor(c cursor) string {
+	b, _ := json.Marshal(c)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func decodeCursor(s string) (*store.ListPosition, error) {
+func decodeCursor(s string) (cursor, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
-		return nil, err
+		return cursor{}, err
 	}
 	var c cursor
 	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, err
+		return cursor{}, err
 	}
 	if _, err := uuid.Parse(c.ID); err != nil || c.T.IsZero() {
-		return nil, errors.New("bad cursor")
+		return cursor{}, errors.New("bad cursor")
 	}
-	return &store.ListPosition{CreatedAt: c.T, ID: c.ID}, nil
+	return c, nil
 }
 
 // jobEvents serves GET /v1/jobs/{id}/events: the job's completion events with

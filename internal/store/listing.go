@@ -17,8 +17,8 @@ type ListFilter struct {
 	Owner         string
 	State         string    // empty: any
 	Operation     string    // empty: any
-	CreatedAfter  time.Time // zero: no bound (exclusive)
-	CreatedBefore time.Time // zero: no bound (exclusive)
+	CreatedAfter  time.Time // zero: no bound (exclusive); see Normalized
+	CreatedBefore time.Time // zero: no bound (exclusive); see Normalized
 	Limit         int
 	// After continues a listing: only jobs older than this position in the
 	// newest-first order (created_at DESC, id DESC). Its ID may be any
@@ -26,6 +26,29 @@ type ListFilter struct {
 	// {…}, no hyphens, any case); anything else is an error, returned
 	// before any statement is sent.
 	After *ListPosition
+}
+
+// Normalized returns f with its time bounds in UTC at PostgreSQL's precision,
+// as ListJobs applies them. A job's created_at is a whole microsecond, so an
+// exclusive bound between two microseconds is moved to the one that selects
+// the same jobs: CreatedAfter down (a job at 10µs is not after 10.5µs, nor
+// after 10µs) and CreatedBefore up (a job at 10µs is before 10.5µs, and before
+// 11µs). Leaving the rounding to the driver would truncate both, and a job
+// created in the microsecond a CreatedBefore falls in would be left out.
+// Two filters with the same Normalized form select the same jobs.
+func (f ListFilter) Normalized() ListFilter {
+	if !f.CreatedAfter.IsZero() {
+		f.CreatedAfter = f.CreatedAfter.UTC().Truncate(time.Microsecond)
+	}
+	if !f.CreatedBefore.IsZero() {
+		t := f.CreatedBefore.UTC()
+		if c := t.Truncate(time.Microsecond); c.Equal(t) {
+			f.CreatedBefore = c
+		} else {
+			f.CreatedBefore = c.Add(time.Microsecond)
+		}
+	}
+	return f
 }
 
 // ListPosition is a place in the newest-first order of an owner's jobs.
@@ -76,6 +99,7 @@ func (s *Store) ListJobs(ctx context.Context, f ListFilter) ([]*Job, *ListPositi
 // so the planner sees plain index conditions (no "$n IS NULL OR" branches).
 // A position whose ID is not a UUID is an error.
 func listQuery(f ListFilter) (string, []any, error) {
+	f = f.Normalized()
 	if f.After != nil {
 		id, err := uuid.Parse(f.After.ID)
 		if err != nil {

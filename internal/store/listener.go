@@ -2,12 +2,14 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -16,6 +18,11 @@ import (
 // commits; the NotifyChannel announcements of one dedicated database connection
 // carry changes made by other replicas. When the connection drops, every
 // subscriber is woken (it re-reads the job), then the listener reconnects.
+// A connection that dies silently (a network partition, a NAT or firewall
+// that dropped the idle flow, a frozen database host: no FIN or RST arrives)
+// would otherwise go unnoticed until TCP keepalive gives up, minutes later, so
+// a listener that has received nothing for a while checks its connection with
+// a round trip and takes it for dropped when no answer comes (SetLiveness).
 //
 // A subscriber receives the job's new state when the announcement carries it,
 // and "" when it must read the job to know.
@@ -30,7 +37,18 @@ type Listener struct {
 	// skip is the origin whose notifications are not delivered: its wins are
 	// announced in memory (SkipNotificationsOf).
 	skip string
+	// checkAfter and timeout: see SetLiveness.
+	checkAfter, timeout time.Duration
 }
+
+// The listener's liveness defaults (SetLiveness). A quiet connection costs
+// one empty round trip every 15 s; a dead one is found within 20 s, which is
+// longer than a waiter's own periodic re-read (api.Config.RecheckEvery, 5 s),
+// so an outage costs cross-replica waiters promptness, never an answer.
+const (
+	defaultListenerCheckAfter = 15 * time.Second
+	defaultListenerTimeout    = 5 * time.Second
+)
 
 // NewListener makes a listener (log nil: no log); Run starts it.
 func NewListener(pool *pgxpool.Pool, log *slog.Logger) *Listener {
@@ -38,7 +56,23 @@ func NewListener(pool *pgxpool.Pool, log *slog.Logger) *Listener {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Listener{pool: pool, log: log, subs: map[string]map[chan string]struct{}{}, jobs: map[string]*Job{},
-		ready: make(chan struct{})}
+		ready: make(chan struct{}), checkAfter: defaultListenerCheckAfter, timeout: defaultListenerTimeout}
+}
+
+// SetLiveness sets how long the listener waits with nothing received before
+// it checks its connection with an empty round trip (checkAfter, default
+// 15 s), and how long that round trip may take before the connection is
+// taken for dead (timeout, default 5 s). Taking a connection and issuing
+// LISTEN, when it (re)connects, has the same timeout: the pool's idle
+// connections may have died silently too. Zero keeps the default. Call it
+// before Run.
+func (l *Listener) SetLiveness(checkAfter, timeout time.Duration) {
+	if checkAfter > 0 {
+		l.checkAfter = checkAfter
+	}
+	if timeout > 0 {
+		l.timeout = timeout
+	}
 }
 
 // SkipNotificationsOf pairs the listener with the store that this process's
@@ -161,11 +195,20 @@ func parsePayload(p string) (jobID, state, origin string) {
 // Run listens until ctx ends.
 func (l *Listener) Run(ctx context.Context) {
 	var once sync.Once
+	lost := false
+	listening := func() {
+		once.Do(func() { close(l.ready) })
+		if lost {
+			l.log.Info("job notification listener reconnected")
+			lost = false
+		}
+	}
 	for ctx.Err() == nil {
-		err := l.listenOnce(ctx, func() { once.Do(func() { close(l.ready) }) })
+		err := l.listenOnce(ctx, listening)
 		if ctx.Err() != nil {
 			return
 		}
+		lost = true
 		l.log.Warn("job notification listener lost its connection; reconnecting", "err", err)
 		l.wakeAll() // waiters re-read: they may have missed a notification
 		select {
@@ -176,21 +219,16 @@ func (l *Listener) Run(ctx context.Context) {
 	}
 }
 
-func (l *Listener) listenOnce(ctx context.Context, ready func()) error {
-	conn, err := l.pool.Acquire(ctx)
+func (l *Listener) listenOnce(ctx context.Context, listening func()) error {
+	pc, err := l.connect(ctx)
 	if err != nil {
 		return err
 	}
-	// The connection carries LISTEN state: never give it back to the pool.
-	pc := conn.Hijack()
-	defer pc.Close(context.WithoutCancel(ctx))
-	if _, err := pc.Exec(ctx, "LISTEN "+pgx.Identifier{NotifyChannel}.Sanitize()); err != nil {
-		return err
-	}
-	ready()
-	l.wakeAll()
+	defer l.close(ctx, pc)
+	listening()
+	l.wakeAll() // waiters re-read: a change announced before this LISTEN reached no one
 	for {
-		n, err := pc.WaitForNotification(ctx)
+		n, err := l.next(ctx, pc)
 		if err != nil {
 			return err
 		}
@@ -199,5 +237,71 @@ func (l *Listener) listenOnce(ctx context.Context, ready func()) error {
 			continue // announced in memory by this process's runner
 		}
 		l.Publish(id, state)
+	}
+}
+
+// connect takes a connection out of the pool and issues LISTEN on it, within
+// the liveness timeout: the pool may hand over an idle connection that died
+// silently too, and its health check (a ping) or the LISTEN would then wait
+// without limit.
+func (l *Listener) connect(ctx context.Context) (*pgx.Conn, error) {
+	cctx, cancel := context.WithTimeout(ctx, l.timeout)
+	defer cancel()
+	conn, err := l.pool.Acquire(cctx)
+	if err != nil {
+		return nil, fmt.Errorf("take a connection for LISTEN: %w", err)
+	}
+	// The connection carries LISTEN state: never give it back to the pool.
+	pc := conn.Hijack()
+	if _, err := pc.Exec(cctx, "LISTEN "+pgx.Identifier{NotifyChannel}.Sanitize()); err != nil {
+		l.close(ctx, pc)
+		return nil, fmt.Errorf("LISTEN: %w", err)
+	}
+	return pc, nil
+}
+
+// close closes the listener's connection, waiting at most the liveness
+// timeout: saying goodbye on a connection that died silently would wait
+// without limit.
+func (l *Listener) close(ctx context.Context, pc *pgx.Conn) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.timeout)
+	defer cancel()
+	_ = pc.Close(cctx)
+}
+
+// next returns the connection's next notification. Whenever checkAfter
+// passes with nothing received, it sends an empty round trip first: an
+// answer proves the connection alive (a notification arriving meanwhile is
+// kept by pgx for the next wait); none within the timeout is an error, and
+// the listener reconnects.
+func (l *Listener) next(ctx context.Context, pc *pgx.Conn) (*pgconn.Notification, error) {
+	for {
+		wctx, cancel := context.WithTimeout(ctx, l.checkAfter)
+		n, err := pc.WaitForNotification(wctx)
+		quiet := wctx.Err() == context.DeadlineExceeded
+		cancel()
+		switch {
+		case n != nil:
+			return n, nil // an error with it, if any, comes back from the next wait
+		case err == nil:
+			continue // handled by an OnNotification set in the pool's ConnConfig: nothing to deliver
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case !quiet || pc.IsClosed():
+			return nil, err
+		}
+		// Quiet for checkAfter. The wait's timeout left the connection
+		// usable (pgx closes a connection only on errors other than
+		// timeouts); ask the server whether it is still there.
+		pctx, cancel := context.WithTimeout(ctx, l.timeout)
+		err = pc.Ping(pctx)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("connection silent for %s and no answer to a ping within %s: %w",
+				l.checkAfter, l.timeout, err)
+		}
 	}
 }

@@ -11,6 +11,18 @@ import (
 // errUsage: the flags were wrong; usage was already printed.
 var errUsage = errors.New("usage")
 
+// usageError is a usage error that says what is wrong with the command line
+// (a missing flag, an argument that cannot be what it names): run prints it
+// and exits 2, as for errUsage, since nothing ran and retrying as is cannot
+// help.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string        { return e.msg }
+func (e usageError) Is(target error) bool { return target == errUsage }
+
+// usagef is a usageError with a message formatted as by fmt.Sprintf.
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
 // errHelpShown: the user asked for help (-h, --help) and it was printed. The
 // command must stop without acting; the process exits 0.
 var errHelpShown = errors.New("help shown")

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/routerhq/router/internal/config"
-	"github.com/routerhq/router/internal/server"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -37,7 +36,7 @@ func runJobs(ctx context.Context, args []string) error {
 	if err := parseNoArgs(fs, args[2:]); err != nil {
 		return err
 	}
-	return server.WithStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
+	return withStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
 		job, err := st.GetJobAny(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("no job %s in this database", id)

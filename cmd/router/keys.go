@@ -51,7 +51,7 @@ func keysCreate(ctx context.Context, args []string) error {
 		return err
 	}
 	if *owner == "" {
-		return errors.New("--owner is required: the tenant this key belongs to")
+		return usagef("--owner is required: the tenant this key belongs to (see `router keys create --help`)")
 	}
 	if *hook != "" {
 		if err := config.ValidateWebhookURL(*hook); err != nil {
@@ -101,7 +101,7 @@ func keysList(ctx context.Context, args []string) error {
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	return server.WithStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
+	return withStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
 		keys, err := st.ListAPIKeys(ctx)
 		if err != nil {
 			return err
@@ -153,10 +153,10 @@ func keysRevoke(ctx context.Context, args []string) error {
 		return errUsage
 	}
 	id, err := strconv.ParseInt(idArg, 10, 64)
-	if err != nil {
-		return fmt.Errorf("%q is not a key ID: use the ID column of `router keys list`", idArg)
+	if err != nil || id <= 0 {
+		return usagef("%q is not a key ID: use the ID column of `router keys list`", idArg)
 	}
-	return server.WithStore(ctx, *cfgPath, func(cfg *config.Config, st *store.Store) error {
+	return withStore(ctx, *cfgPath, func(cfg *config.Config, st *store.Store) error {
 		owner, before, hooked := ownerWebhook(ctx, st, id)
 		if err := st.RevokeAPIKey(ctx, id); err != nil {
 			if errors.Is(err, store.ErrNotFound) {

@@ -7,17 +7,29 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
 
 	"github.com/routerhq/router/internal/localpg"
 )
+
+// childStopBudget is how long a command asked to stop (SIGTERM, when localdb
+// itself is told to stop) has to exit before it is killed: time for `go test`
+// to stop its test binaries and for them to clean up, so none is left running
+// against a server that is being stopped.
+const childStopBudget = 10 * time.Second
 
 // runLocalDB runs a command with DATABASE_URL pointing at a private local
 // PostgreSQL, then stops it. `make test` uses it (SPEC §13).
 func runLocalDB(ctx context.Context, args []string) error {
 	fs := newFlags("localdb", "router localdb [--dir DIR] [--durable] -- COMMAND [ARGS...]",
 		"Starts a private PostgreSQL from the machine's binaries (installing them when missing and run as root), "+
-			"runs COMMAND with DATABASE_URL set, and stops the server. With DATABASE_URL already set, runs COMMAND as is.")
-	dir := fs.String("dir", ".local/pg-test", "data directory (recreated)")
+			"runs COMMAND with DATABASE_URL set, and stops the server. With DATABASE_URL already set, runs COMMAND as is. "+
+			"Exits with COMMAND's exit status.")
+	dir := fs.String("dir", ".local/pg-test", "data directory, deleted and recreated: new, empty, or a data directory of a stopped PostgreSQL")
 	durable := fs.Bool("durable", false, "keep fsync on (off is faster for tests)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -29,6 +41,9 @@ func runLocalDB(ctx context.Context, args []string) error {
 		return errUsage
 	}
 	if os.Getenv("DATABASE_URL") == "" {
+		if err := checkDataDir(*dir); err != nil {
+			return err
+		}
 		log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 		c, err := localpg.Start(ctx, localpg.Options{DataDir: *dir, Fresh: true, Durable: *durable, Logger: log})
 		if err != nil {
@@ -39,10 +54,83 @@ func runLocalDB(ctx context.Context, args []string) error {
 	}
 	cmd := exec.CommandContext(ctx, rest[0], rest[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	// Told to stop, ask the command to stop as well, rather than kill it
+	// (CommandContext's default): killed, it could not stop what it runs in
+	// turn (go test's test binaries), which would go on after the server is
+	// gone.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = childStopBudget
 	err := cmd.Run()
+	if ctx.Err() != nil {
+		return fmt.Errorf("stopped by a signal: %s was asked to stop (%v)", rest[0], err)
+	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		return fmt.Errorf("%s exited with status %d", rest[0], ee.ExitCode())
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Errorf("%s was killed by signal %v", rest[0], ws.Signal())
+		}
+		return childExit{name: rest[0], code: ee.ExitCode()}
 	}
 	return err
+}
+
+// childExit is localdb's command ending with a non-zero status, which becomes
+// localdb's own, so a caller (make, CI, a script) sees the command's verdict:
+// `go vet` and `go test` tell failures from bad usage by it.
+type childExit struct {
+	name string
+	code int
+}
+
+func (e childExit) Error() string { return fmt.Sprintf("%s exited with status %d", e.name, e.code) }
+
+// checkDataDir refuses a --dir that localdb must not delete: it recreates its
+// data directory, so a directory holding anything but a PostgreSQL cluster
+// (the project, a home directory, a typo) would be lost, and so would the
+// cluster of a server running there (`make run`'s .local/pg, another `make
+// test`), pulled from under it. Either is a usage error: nothing is deleted.
+func checkDataDir(dir string) error {
+	if strings.TrimSpace(dir) == "" {
+		return usagef("--dir is empty: give the data directory to create, e.g. --dir .local/pg-test")
+	}
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return usagef("--dir %s: %v; give a new or empty directory, or the data directory of a stopped PostgreSQL", dir, err)
+	case len(entries) == 0:
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, "PG_VERSION")); err != nil {
+		return usagef("--dir %s is not empty and is not a PostgreSQL data directory: localdb deletes and recreates its data directory, "+
+			"so it refuses this one (nothing was deleted); give a new or empty directory, e.g. --dir .local/pg-test", dir)
+	}
+	if pid, ok := runningServer(dir); ok {
+		return usagef("--dir %s is the data directory of a PostgreSQL server that is running (pid %d; `make run`, or another localdb): "+
+			"localdb deletes and recreates its data directory, so it refuses this one (nothing was deleted); "+
+			"give another directory, or stop that server first (`kill %d`; if none runs there, the file %s is stale: remove it)",
+			dir, pid, pid, filepath.Join(dir, "postmaster.pid"))
+	}
+	return nil
+}
+
+// runningServer reports the pid of the live postmaster whose postmaster.pid
+// is in dataDir.
+func runningServer(dataDir string) (int, bool) {
+	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+	if err != nil {
+		return 0, false
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(first))
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	// Signal 0 checks the process exists; EPERM: it does, as another user
+	// (the server runs as postgres when localdb runs as root).
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return 0, false // a stale file: the server is gone
+	}
+	return pid, true
 }

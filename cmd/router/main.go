@@ -47,9 +47,15 @@ func run(ctx context.Context, args []string) int {
 				case errors.Is(err, errHelpShown): // help was asked for and printed; nothing ran
 					return 0
 				case errors.Is(err, errUsage):
+					if err != errUsage { // it says what is wrong; the bare one was said already
+						fmt.Fprintln(os.Stderr, "router "+c.name+":", err)
+					}
 					return 2
 				}
 				fmt.Fprintln(os.Stderr, "router "+c.name+":", err)
+				if ce := (childExit{}); errors.As(err, &ce) && ce.code > 0 {
+					return ce.code // localdb's command's own status
+				}
 				return 1
 			}
 			return 0

@@ -48,7 +48,7 @@ func runServe(ctx context.Context, args []string) error {
 			return fmt.Errorf("listen on --debug-listen %s: %w (pick a free address, e.g. 127.0.0.1:6060)", *debugAddr, err)
 		}
 	}
-	return serve(ctx, cfg, ln, opsLn, debugLn)
+	return migrationHint(serve(ctx, cfg, ln, opsLn, debugLn), *cfgPath)
 }
 
 // serve runs the router's tenant API on ln, its operator surface on opsLn, and
@@ -61,6 +61,14 @@ func serve(ctx context.Context, cfg *config.Config, ln, opsLn, debugLn net.Liste
 	}
 	srv, err := server.New(ctx, cfg, server.Options{})
 	if err != nil {
+		if ctx.Err() != nil {
+			// SIGTERM or Ctrl-C while starting (connecting, migrating): the
+			// start-up's error is the signal's doing ("context canceled", or
+			// "database unreachable" from a connection cut short), not a
+			// failure, and nothing was served, so there is nothing to drain.
+			server.NewLogger(cfg.Log).Info("stopped by a signal before the router was ready; nothing was served", "start_up", err)
+			return nil
+		}
 		return err
 	}
 	defer srv.Close()

@@ -31,12 +31,22 @@ func (s *Store) DeleteExpiredJobs(ctx context.Context, after time.Duration, batc
 }
 
 // deleteExpiredJobs is DeleteExpiredJobs keeping jobs with an event pending for
-// less than redelivery. The pending check filters the candidates as the expiry
-// indexes are walked, so kept jobs do not take the batch's places (and cannot
-// stall retention behind them); it is a range scan of job_events_job (job_id,
-// created_at) per candidate, reading the events without locking them: an event
-// is written only with its job's state change, which locks the job row (taken
-// here with SKIP LOCKED, after the check) and moves its updated_at out of range.
+// less than redelivery.
+//
+// Each expiry index (keys bound to their job, keys released to a newer job) is
+// walked oldest first, and every reason to keep a job is checked, and the job
+// locked, before that walk's LIMIT counts it: a kept job (its row not
+// terminal, changed since its key expired, still holding a live key, an event
+// pending, or locked by another transaction) never takes a batch's place.
+// Checked after the LIMIT, as they were, the oldest kept jobs took every
+// place of every pass, and nothing behind them was ever deleted.
+//
+// The pending check is a range scan of job_events_job (job_id, created_at)
+// per candidate, reading the events without locking them: an event is written
+// only with its job's state change, which locks the job row (taken here with
+// SKIP LOCKED) and moves its updated_at out of range. Locking re-checks the
+// job row's own conditions on its latest version, so a job revived or changed
+// since the scan's snapshot is left alone.
 func (s *Store) deleteExpiredJobs(ctx context.Context, after, redelivery time.Duration, batch int) (int, error) {
 	var n int
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -44,24 +54,29 @@ func (s *Store) deleteExpiredJobs(ctx context.Context, after, redelivery time.Du
 			return err
 		}
 		rows, err := tx.Query(ctx, `
-			SELECT j.id::text FROM jobs j
-			WHERE j.id IN (
-			    (SELECT k.job_id FROM idempotency_keys k
-			     WHERE k.expires_at IS NOT NULL AND k.expires_at <= now() - $1::interval
-			       AND NOT EXISTS (SELECT 1 FROM job_events e WHERE e.job_id = k.job_id
-			                       AND e.created_at > now() - $3::interval AND e.status = 'pending')
-			     ORDER BY k.expires_at LIMIT $2)
-			    UNION
-			    (SELECT r.job_id FROM released_keys r WHERE r.expired_at <= now() - $1::interval
-			       AND NOT EXISTS (SELECT 1 FROM job_events e WHERE e.job_id = r.job_id
-			                       AND e.created_at > now() - $3::interval AND e.status = 'pending')
-			     ORDER BY r.expired_at LIMIT $2))
-			  AND j.state IN ('succeeded', 'failed', 'cancelled')
-			  AND j.updated_at <= now() - $1::interval
-			  AND NOT EXISTS (SELECT 1 FROM idempotency_keys k2
-			                  WHERE k2.job_id = j.id AND (k2.expires_at IS NULL OR k2.expires_at > now() - $1::interval))
-			LIMIT $2
-			FOR UPDATE OF j SKIP LOCKED`, after, batch, redelivery)
+			WITH by_key AS (
+			    SELECT j.id FROM idempotency_keys k JOIN jobs j ON j.id = k.job_id
+			    WHERE k.expires_at IS NOT NULL AND k.expires_at <= now() - $1::interval
+			      AND j.state IN ('succeeded', 'failed', 'cancelled')
+			      AND j.updated_at <= now() - $1::interval
+			      AND NOT EXISTS (SELECT 1 FROM job_events e WHERE e.job_id = j.id
+			                      AND e.created_at > now() - $3::interval AND e.status = 'pending')
+			    ORDER BY k.expires_at LIMIT $2
+			    FOR UPDATE OF j SKIP LOCKED
+			), by_release AS (
+			    SELECT j.id FROM released_keys r JOIN jobs j ON j.id = r.job_id
+			    WHERE r.expired_at <= now() - $1::interval
+			      AND j.state IN ('succeeded', 'failed', 'cancelled')
+			      AND j.updated_at <= now() - $1::interval
+			      AND NOT EXISTS (SELECT 1 FROM idempotency_keys k2
+			                      WHERE k2.job_id = j.id AND (k2.expires_at IS NULL OR k2.expires_at > now() - $1::interval))
+			      AND NOT EXISTS (SELECT 1 FROM job_events e WHERE e.job_id = j.id
+			                      AND e.created_at > now() - $3::interval AND e.status = 'pending')
+			    ORDER BY r.expired_at LIMIT $2
+			    FOR UPDATE OF j SKIP LOCKED
+			)
+			SELECT id::text FROM (SELECT id FROM by_key UNION SELECT id FROM by_release) c
+			LIMIT $2`, after, batch, redelivery)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/server"
+	"github.com/routerhq/router/internal/store"
+)
+
+// withStore is server.WithStore for a command that uses the router's tables
+// without migrating them first: when the database lacks them, the error says
+// to migrate (see migrationHint).
+func withStore(ctx context.Context, cfgPath string, fn func(cfg *config.Config, st *store.Store) error) error {
+	return migrationHint(server.WithStore(ctx, cfgPath, fn), cfgPath)
+}
+
+// migrationHint adds what to do to err when it says a table, column or
+// function of the router's schema is missing: the database was never migrated
+// (a new database, auto_migrate off) or was migrated by an older router.
+// PostgreSQL's own message ("relation "api_keys" does not exist") names the
+// symptom, not the cure.
+func migrationHint(err error, cfgPath string) error {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return err
+	}
+	switch pgErr.Code {
+	case pgerrcode.UndefinedTable, pgerrcode.UndefinedColumn, pgerrcode.UndefinedFunction:
+		return fmt.Errorf("%w\nThe database lacks the router's tables, or has an older version of them: "+
+			"run `router migrate --config %s` first (`router serve` does it at start unless auto_migrate is false)", err, cfgPath)
+	}
+	return err
+}

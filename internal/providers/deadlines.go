@@ -44,6 +44,8 @@ type CallWatch struct {
 	stopT    context.CancelFunc
 	start    time.Time
 
+	onFirstByte func() // the call's context's first-byte hooks (OnFirstByte); nil: none
+
 	mu        sync.Mutex
 	firstByte time.Duration // 0: no byte yet
 	chunks    int
@@ -54,7 +56,7 @@ type CallWatch struct {
 // WatchCall starts watching a call made with the returned context. Stop it
 // when the call has ended.
 func WatchCall(ctx context.Context, provider string, d Deadlines) (context.Context, *CallWatch) {
-	w := &CallWatch{provider: provider, d: d, start: time.Now()}
+	w := &CallWatch{provider: provider, d: d, start: time.Now(), onFirstByte: firstByteHook(ctx)}
 	tctx, stopT := context.WithCancel(ctx)
 	if d.Total > 0 {
 		tctx, stopT = context.WithTimeoutCause(ctx, d.Total, errTotalTimeout)
@@ -83,6 +85,11 @@ func (w *CallWatch) Received() {
 		if w.first != nil {
 			w.first.Stop()
 		}
+		if w.onFirstByte != nil {
+			// Under the lock, so that the hooks run once, before any later
+			// Received returns; they must not block (OnFirstByte).
+			w.onFirstByte()
+		}
 	}
 	if w.d.Idle <= 0 {
 		return
@@ -100,6 +107,41 @@ func (w *CallWatch) Chunk() {
 	w.mu.Lock()
 	w.chunks++
 	w.mu.Unlock()
+}
+
+// firstByteKey is the context key of a call's first-byte hooks.
+type firstByteKey struct{}
+
+// OnFirstByte returns a context whose call reports the arrival of its first
+// response byte to fn, while the call is still running: the router learns
+// from it that a provider has begun answering long before the answer is whole
+// (a hedge is due only for an attempt with no byte yet; adaptive hedging
+// learns the target's time to first byte). Hooks set on the contexts ctx
+// derives from run too, before fn. fn runs at most once per call, on the
+// adapter's goroutine, and must not block.
+//
+// An adapter that uses a CallWatch reports it through Received; any other
+// calls NotifyFirstByte.
+func OnFirstByte(ctx context.Context, fn func()) context.Context {
+	if outer := firstByteHook(ctx); outer != nil {
+		inner := fn
+		fn = func() { outer(); inner() }
+	}
+	return context.WithValue(ctx, firstByteKey{}, fn)
+}
+
+// NotifyFirstByte runs the first-byte hooks of a call's context
+// (OnFirstByte). An adapter that does not use a CallWatch calls it once per
+// call, when the provider's first response byte arrives.
+func NotifyFirstByte(ctx context.Context) {
+	if fn := firstByteHook(ctx); fn != nil {
+		fn()
+	}
+}
+
+func firstByteHook(ctx context.Context) func() {
+	fn, _ := ctx.Value(firstByteKey{}).(func())
+	return fn
 }
 
 // FirstByte is the time to the first response byte (0: none came).

@@ -69,8 +69,12 @@ func (s *Scripted) run(ctx context.Context, n int, req *Request, st Step, onDelt
 			return nil, contextError(s.cfg.Name, ctx, ctx.Err())
 		}
 	}
+	// The first response byte comes when the provider begins answering (an
+	// HTTP status, an error body or the stream), never during Latency or a
+	// Hang with no bytes: the router learns from it that the call is alive.
 	if st.Hang {
 		if st.HangAfterBytes {
+			NotifyFirstByte(ctx)
 			emit(halfOf(st.Output), onDelta)
 		}
 		<-ctx.Done()
@@ -89,9 +93,13 @@ func (s *Scripted) run(ctx context.Context, n int, req *Request, st Step, onDelt
 		if e.RetryAfter == 0 {
 			e.RetryAfter = st.RetryAfter
 		}
+		if e.Received || e.StatusCode != 0 {
+			NotifyFirstByte(ctx) // an error the provider answered with
+		}
 		return nil, e
 	}
 	if st.Status != 0 && (st.Status < 200 || st.Status > 299) {
+		NotifyFirstByte(ctx)
 		e := ClassifyStatus(s.cfg.Name, st.Status, "", fmt.Sprintf("scripted HTTP %d", st.Status))
 		e.RetryAfter = st.RetryAfter
 		return nil, e
@@ -100,6 +108,7 @@ func (s *Scripted) run(ctx context.Context, n int, req *Request, st Step, onDelt
 	if out == "" {
 		out = defaultScriptedOutput
 	}
+	NotifyFirstByte(ctx)
 	if kind, ok := streamFailure(st); ok {
 		sent := halfOf(out)
 		emit(sent, onDelta)

@@ -47,10 +47,12 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 	}
 	req := sp.request(a, job.ID)
 	callCtx, cancel := context.WithTimeout(ctx, t.Timeout)
+	callCtx, ttfb := r.probeTTFB(callCtx, a.Provider)
 	start := time.Now()
 	resp, err := r.call(callCtx, t, req)
 	cancel()
 	latency := time.Since(start).Milliseconds()
+	ttfb.ended(resp, err)
 
 	cause := context.Cause(ctx)
 	if err != nil && errors.Is(cause, errShutdown) {
@@ -102,11 +104,6 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 			return attemptResult{attempt: a, state: "abandoned", err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe))}
 		}
 		return attemptResult{attempt: a, state: state, err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe))}
-	}
-	if resp.FirstByte > 0 {
-		r.ttfb.add(a.Provider, resp.FirstByte)
-	} else {
-		r.ttfb.add(a.Provider, time.Duration(latency)*time.Millisecond) // an adapter that does not measure it
 	}
 	doc, violations := sp.judge(resp)
 	if len(violations) > 0 {

@@ -1,16 +1,29 @@
 package race
 
 import (
+	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/store"
 )
 
 // ttfbStats keeps each target's recent times to first byte in this process,
 // for adaptive hedging. It is a heuristic, not a guarantee: each replica
 // learns from its own attempts, and a restarted one starts without history.
+//
+// It learns from every attempt sent, not only from those that complete: a
+// first byte counts when it arrives (ttfbProbe), and an attempt that ended
+// without one counts as a wait of that long (a lower bound of its time to
+// first byte). Without the waits, the attempts that hang — exactly those
+// hedging is for — would never be counted and the p95 would drift low.
 type ttfbStats struct {
 	mu      sync.Mutex
 	targets map[string]*ttfbRing
@@ -22,15 +35,32 @@ const (
 )
 
 type ttfbRing struct {
-	samples []time.Duration
+	samples []ttfbSample
 	next    int
 	p95     time.Duration // cached; 0 when stale
 }
 
-// add records a successful attempt's time to first byte.
+// ttfbSample is one attempt's time to first byte or, when censored, how long
+// it waited without one (its time to first byte is longer still).
+type ttfbSample struct {
+	d        time.Duration
+	censored bool
+}
+
+// add records an attempt's time to first byte.
 func (s *ttfbStats) add(target string, d time.Duration) {
-	if d <= 0 {
-		return
+	s.record(target, ttfbSample{d: d})
+}
+
+// addWait records that an attempt on target ended after waiting d without a
+// response byte.
+func (s *ttfbStats) addWait(target string, d time.Duration) {
+	s.record(target, ttfbSample{d: d, censored: true})
+}
+
+func (s *ttfbStats) record(target string, sample ttfbSample) {
+	if sample.d <= 0 {
+		return // nothing measured, or a wait that says nothing
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -43,9 +73,9 @@ func (s *ttfbStats) add(target string, d time.Duration) {
 		s.targets[target] = r
 	}
 	if len(r.samples) < ttfbWindow {
-		r.samples = append(r.samples, d)
+		r.samples = append(r.samples, sample)
 	} else {
-		r.samples[r.next] = d
+		r.samples[r.next] = sample
 		r.next = (r.next + 1) % ttfbWindow
 	}
 	r.p95 = 0
@@ -61,11 +91,226 @@ func (s *ttfbStats) p95(target string) (time.Duration, bool) {
 		return 0, false
 	}
 	if r.p95 == 0 {
-		sorted := slices.Clone(r.samples)
-		slices.Sort(sorted)
-		r.p95 = sorted[int(math.Ceil(0.95*float64(len(sorted))))-1]
+		r.p95 = p95Of(r.samples)
 	}
 	return r.p95, true
+}
+
+// p95Of is the samples' 95th percentile time to first byte by the
+// Kaplan–Meier estimator, the usual one for times some of which are known
+// only to be longer than a wait (censored). A wait is not taken as a time to
+// first byte — an attempt cut early (a hedge that lost after 300 ms, a job
+// cancelled at once) would pull the p95 down — but it leaves the attempts
+// still waiting at its length, so the waits push the estimate up by what
+// they show. Without waits it is the plain p95 (the ⌈0.95n⌉-th shortest).
+//
+// When fewer than 95% of the samples are known to have answered — more than
+// 5% were still waiting when last seen — the p95 lies beyond every time
+// observed: it is unbounded, and adaptiveDelay clamps it to hedge_max.
+func p95Of(samples []ttfbSample) time.Duration {
+	sorted := slices.Clone(samples)
+	slices.SortFunc(sorted, func(a, b ttfbSample) int {
+		if c := cmp.Compare(a.d, b.d); c != 0 {
+			return c
+		}
+		// At a tie the answer comes first: a wait cut at d was still
+		// waiting at d.
+		switch {
+		case a.censored == b.censored:
+			return 0
+		case b.censored:
+			return -1
+		}
+		return 1
+	})
+	waiting := 1.0 // the estimated share of attempts with no first byte yet
+	for i, s := range sorted {
+		if s.censored {
+			continue
+		}
+		waiting *= 1 - 1/float64(len(sorted)-i)
+		if waiting <= 0.05+1e-9 { // the slack absorbs the product's rounding
+			return s.d
+		}
+	}
+	return math.MaxInt64
+}
+
+// ttfbProbe learns one call's time to first byte for its target: when the
+// first byte arrives, so that an answer streamed for a long time (or never
+// finished) counts as soon as it begins; or, for a call that ends without
+// one, as a wait of that long.
+type ttfbProbe struct {
+	stats  *ttfbStats
+	target string
+	start  time.Time
+	seen   atomic.Bool
+}
+
+// probeTTFB starts learning the time to first byte of the call made with the
+// returned context. Call ended with the call's outcome.
+func (r *Runner) probeTTFB(ctx context.Context, target string) (context.Context, *ttfbProbe) {
+	p := &ttfbProbe{stats: &r.ttfb, target: target, start: time.Now()}
+	return providers.OnFirstByte(ctx, p.firstByte), p
+}
+
+func (p *ttfbProbe) firstByte() {
+	if p.seen.CompareAndSwap(false, true) {
+		p.stats.add(p.target, time.Since(p.start))
+	}
+}
+
+// ended records what the call's end tells, when its first byte was not
+// reported while it ran.
+func (p *ttfbProbe) ended(resp *providers.Response, err error) {
+	if p.seen.Load() {
+		return
+	}
+	var pe *providers.Error
+	switch {
+	case err == nil && resp != nil:
+		// An adapter that does not report its first byte as it comes: its
+		// own measure, or else the whole call (an upper bound).
+		d := resp.FirstByte
+		if d <= 0 {
+			d = time.Since(p.start)
+		}
+		p.stats.add(p.target, d)
+	case errors.As(err, &pe) && (pe.Received || pe.NotSent):
+		// Bytes came but were not reported as they came (no measure of
+		// when), or the request never left the router (nothing to learn).
+	case err != nil:
+		p.stats.addWait(p.target, time.Since(p.start))
+	}
+}
+
+// flight is one attempt in flight as the hedge clock sees it. A hedge is due
+// for an attempt that has had no response byte for the hedge delay of its
+// own target; one that has begun answering is not hedged, however long its
+// answer takes: stream_idle_timeout and timeout watch it instead, and fail
+// it (the job then fails over) if it stalls or overruns (SPEC §15).
+type flight struct {
+	target    string
+	start     time.Time
+	answering atomic.Bool // its first response byte has come (set by the call)
+	due       time.Time   // when it is hedged if still silent; zero: not computed yet
+	done      bool        // hedged, held or never to be hedged: it asks for nothing more
+}
+
+// HedgeHeldObserver is an optional part of an Observer: it hears of each
+// hedge that came due and was not started because the attempt in flight had
+// begun answering (a hedge saved).
+type HedgeHeldObserver interface {
+	HedgeHeld(route string)
+}
+
+// watchFirstByte puts attempt a, about to be sent, on the hedge clock; the
+// returned context, used for its call, tells the clock when the provider
+// begins answering.
+func (o *orchestrator) watchFirstByte(ctx context.Context, a *store.Attempt) context.Context {
+	if o.flights == nil {
+		o.flights = map[string]*flight{}
+	}
+	f := &flight{target: a.Provider, start: time.Now()}
+	o.flights[a.ID] = f
+	return providers.OnFirstByte(ctx, func() { f.answering.Store(true) })
+}
+
+// hedgeDelay is how long an attempt on target may go without a response byte
+// before a hedge starts: fixed, or learnt from that target's recent times to
+// first byte; 0: no hedging.
+func (o *orchestrator) hedgeDelay(target string) time.Duration {
+	if o.route.AdaptiveHedge {
+		return o.r.adaptiveDelay(target, o.route)
+	}
+	return o.route.HedgeAfter
+}
+
+// waiting is the attempts in flight that may still ask for a hedge, their due
+// times computed; it forgets the attempts that have ended.
+func (o *orchestrator) waiting() []*flight {
+	var out []*flight
+	for id, f := range o.flights {
+		if _, ok := o.inflight[id]; !ok {
+			delete(o.flights, id)
+			continue
+		}
+		if f.done {
+			continue
+		}
+		if f.due.IsZero() {
+			d := o.hedgeDelay(f.target)
+			if d <= 0 {
+				f.done = true
+				continue
+			}
+			f.due = f.start.Add(d)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// armHedge (re)arms the hedge timer for the first hedge that could come due,
+// when a hedge could be started then.
+func (o *orchestrator) armHedge(_ context.Context, t *time.Timer) {
+	t.Stop()
+	if !o.canStart() || len(o.inflight) == 0 || len(o.inflight) >= o.route.MaxInflight || o.next() == "" {
+		return
+	}
+	var first *flight
+	for _, f := range o.waiting() {
+		if first == nil || f.due.Before(first.due) {
+			first = f
+		}
+	}
+	if first != nil {
+		t.Reset(time.Until(first.due))
+	}
+}
+
+// hedgeDue acts on the hedge timer. Of the attempts whose hedge came due, one
+// that has begun answering is held (never hedged); the silent one due first
+// is hedged on the next eligible target, if the race may take another attempt
+// and the route's hedge budget allows it — else it is tried again a hedge
+// delay later.
+func (o *orchestrator) hedgeDue(ctx context.Context, timer *time.Timer) {
+	defer o.armHedge(ctx, timer)
+	now := time.Now()
+	var silent *flight
+	for _, f := range o.waiting() {
+		switch {
+		case f.due.After(now):
+		case f.answering.Load():
+			f.done = true
+			o.log.Debug("hedge not started: the attempt in flight has begun answering", "provider", f.target)
+			if obs, ok := o.r.cfg.Observer.(HedgeHeldObserver); ok {
+				obs.HedgeHeld(o.job.Route)
+			}
+		case silent == nil || f.due.Before(silent.due):
+			silent = f
+		}
+	}
+	p := o.next()
+	if silent == nil || p == "" || !o.canStart() || len(o.inflight) >= o.route.MaxInflight {
+		return
+	}
+	release, ok, why := o.r.hedges.acquire(o.job.Route, o.route)
+	if !ok {
+		o.denyHedge(ctx, p, why)
+		silent.due = now.Add(o.hedgeDelay(silent.target)) // the budget may allow it later
+		return
+	}
+	o.log.Info("hedging", "provider", p, "silent_provider", silent.target, "after", now.Sub(silent.start))
+	o.hedgeRelease = release
+	o.start(ctx, p, store.RoleHedge)
+	if o.hedgeRelease != nil { // no hedge attempt started: try again later
+		o.hedgeRelease()
+		o.hedgeRelease = nil
+		silent.due = now.Add(o.hedgeDelay(silent.target))
+		return
+	}
+	silent.done = true
 }
 
 // adaptiveDelay is target's recent p95 time to first byte clamped to the

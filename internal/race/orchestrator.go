@@ -63,8 +63,11 @@ type orchestrator struct {
 
 	hedgeRelease func() // the hedge budget taken for the hedge being started
 	hedgeDenied  bool   // a denial was recorded in routing
-	lastTarget   string // the target of the attempt started last
 	drainSeen    bool   // the runner's drain was acted on
+
+	// flights are the attempts in flight as the hedge clock sees them
+	// (hedging.go): when each started, and whether its first byte came.
+	flights map[string]*flight
 }
 
 // attemptResult is how an attempt ended.
@@ -164,22 +167,7 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 		}
 		o.armHedge(ctx, hedge)
 	case <-hedge.C:
-		if p := o.next(); p != "" && o.canStart() && len(o.inflight) < o.route.MaxInflight {
-			release, ok, why := o.r.hedges.acquire(o.job.Route, o.route)
-			if !ok {
-				o.denyHedge(ctx, p, why)
-				o.armHedge(ctx, hedge) // the budget may allow it later
-				break
-			}
-			o.log.Info("hedging", "provider", p, "after", o.hedgeDelay(ctx))
-			o.hedgeRelease = release
-			o.start(ctx, p, store.RoleHedge)
-			if o.hedgeRelease != nil { // no hedge attempt started
-				o.hedgeRelease()
-				o.hedgeRelease = nil
-			}
-			o.armHedge(ctx, hedge)
-		}
+		o.hedgeDue(ctx, hedge)
 	case <-*retry:
 		p := o.retryFor
 		o.retryAt, o.retryFor, *retry = nil, "", make(<-chan time.Time)
@@ -515,8 +503,7 @@ func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string
 			endHedge, o.hedgeRelease = o.hedgeRelease, nil
 		}
 	}
-	o.lastTarget = provider
-	actx, cancel := context.WithCancelCause(ctx)
+	actx, cancel := context.WithCancelCause(o.watchFirstByte(ctx, a))
 	o.inflight[a.ID] = cancel
 	go func() {
 		gostack.Reserve()
@@ -538,31 +525,6 @@ func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string
 		}
 		o.results <- res
 	}()
-}
-
-// armHedge (re)arms the hedge timer when a hedge could be started later.
-func (o *orchestrator) armHedge(ctx context.Context, t *time.Timer) {
-	t.Stop()
-	if !o.canStart() || len(o.inflight) == 0 || len(o.inflight) >= o.route.MaxInflight || o.next() == "" {
-		return
-	}
-	if d := o.hedgeDelay(ctx); d > 0 {
-		t.Reset(d)
-	}
-}
-
-// hedgeDelay is how long the attempt in flight may go without a result before
-// a hedge starts: fixed, or learnt from the in-flight target's recent times to
-// first byte.
-func (o *orchestrator) hedgeDelay(context.Context) time.Duration {
-	if o.route.AdaptiveHedge && len(o.candidates) > 0 {
-		target := o.lastTarget
-		if target == "" {
-			target = o.candidates[0]
-		}
-		return o.r.adaptiveDelay(target, o.route)
-	}
-	return o.route.HedgeAfter
 }
 
 // failReason explains a failed job in words a person can act on.

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -19,20 +18,7 @@ const retention = time.Hour
 func (b *bundle) finished(t *testing.T, key string) (*store.Job, string) {
 	t.Helper()
 	ctx := context.Background()
-	j, created, err := b.st.CreateJob(ctx, newJob(t, "acme", "op", key, `{"k":"`+key+`"}`))
-	if err != nil || !created {
-		t.Fatalf("create job: created=%v err=%v", created, err)
-	}
-	a, err := b.st.CreateAttempt(ctx, store.NewAttempt{JobID: j.ID, Provider: "p", Role: store.RolePrimary, LeaseOwner: "x"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.st.MarkAttemptRunning(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
-	if won, err := b.st.Complete(ctx, store.Completion{JobID: j.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion, Result: json.RawMessage(`{}`)}); err != nil || !won {
-		t.Fatalf("complete: won=%v err=%v", won, err)
-	}
+	j := b.succeeded(t, "acme", key)
 	var ev, status string
 	if err := b.db.Pool.QueryRow(ctx, `SELECT id::text, status FROM job_events WHERE job_id = $1`, j.ID).Scan(&ev, &status); err != nil {
 		t.Fatalf("the outbox wrote no event: %v", err)

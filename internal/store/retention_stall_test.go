@@ -13,8 +13,14 @@ import (
 // back) that succeeded.
 func (b *bundle) settled(t *testing.T, key string) *store.Job {
 	t.Helper()
+	return b.succeeded(t, "plain", key)
+}
+
+// succeeded makes a job of owner (operation "op", one attempt) that succeeded.
+func (b *bundle) succeeded(t *testing.T, owner, key string) *store.Job {
+	t.Helper()
 	ctx := context.Background()
-	j, created, err := b.st.CreateJob(ctx, newJob(t, "plain", "op", key, `{"k":"`+key+`"}`))
+	j, created, err := b.st.CreateJob(ctx, newJob(t, owner, "op", key, `{"k":"`+key+`"}`))
 	if err != nil || !created {
 		t.Fatalf("create job: created=%v err=%v", created, err)
 	}

@@ -190,19 +190,30 @@ func (p *Anthropic) response(msg *anthropic.Message) (*Response, error) {
 }
 
 // finishReasons maps Anthropic stop reasons to OpenAI finish reasons.
+// pause_turn is not among them: a paused turn is no answer (finish).
 var finishReasons = map[string]string{
 	"end_turn":                      "stop",
 	"stop_sequence":                 "stop",
-	"pause_turn":                    "stop",
 	"max_tokens":                    "length",
 	"model_context_window_exceeded": "length",
 	"tool_use":                      "tool_calls",
 }
 
 func (p *Anthropic) finish(id, model, text string, calls []openAIToolCall, stopReason string, u anthropic.Usage) (*Response, error) {
-	if stopReason == "refusal" {
+	switch stopReason {
+	case "refusal":
 		e := NewError(p.cfg.Name, KindContentPolicy, "model refused (stop_reason refusal)")
 		e.Code = "refusal"
+		return nil, e
+	case "pause_turn":
+		// Anthropic pauses a long-running turn (server tools) and expects the
+		// client to send it back to be continued: what came is only the start
+		// of the answer, and the router does not continue turns. Returned as
+		// a response it could pass the judge and win as if complete; as a
+		// failure, the race fails over to a target that answers in full.
+		e := NewError(p.cfg.Name, KindEmptyResponse, "the model paused its turn before the answer was complete (stop_reason pause_turn)")
+		e.Code = "pause_turn"
+		e.Received = true // the provider answered: the outcome is known
 		return nil, e
 	}
 	fr, ok := finishReasons[stopReason]

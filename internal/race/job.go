@@ -92,12 +92,15 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 }
 
 // newOrchestrator makes the race of a job on route: its routing decisions and
-// eligible candidates, in route order.
+// eligible candidates, in route order. Every path that starts or restarts a
+// race comes through it — the first plan (Plan), and a job adopted, resumed
+// or retried (prepare) — so eligibility is derived one way: decide's checks
+// of the rendered prompt, then what the round's context-length rejections
+// decided (skipTooLong; none when the job has no attempt yet).
 func (r *Runner) newOrchestrator(job *store.Job, route *Route, sp *spec, log *slog.Logger) *orchestrator {
 	decisions := r.decide(route, sp)
-	routing := appendDecisions(nil, decisions)
 	o := &orchestrator{
-		r: r, job: job, spec: sp, route: route, log: log, routing: routing, decisions: decisions,
+		r: r, job: job, spec: sp, route: route, log: log, decisions: decisions,
 		results: make(chan attemptResult), retries: map[string]int{}, used: map[string]bool{},
 		inflight: map[string]context.CancelCauseFunc{}, reasons: map[string]string{},
 	}
@@ -106,7 +109,15 @@ func (r *Runner) newOrchestrator(job *store.Job, route *Route, sp *spec, log *sl
 			o.candidates = append(o.candidates, d.Provider)
 		}
 	}
+	o.skipTooLong(job)
+	o.routing = appendDecisions(nil, o.decisions)
 	return o
+}
+
+// inRound says whether a is an attempt of the job's current round (since the
+// caller's last retry) that was sent: what a resumed race counts as tried.
+func inRound(job *store.Job, a store.Attempt) bool {
+	return a.Seq > job.AttemptBase && !store.NotSent(a)
 }
 
 // prepare loads what the orchestrator needs; a nil orchestrator comes with the
@@ -139,7 +150,7 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 	// max_retries.
 	latest := map[string]store.Attempt{}
 	for _, a := range job.Attempts {
-		if a.Seq > job.AttemptBase && !store.NotSent(a) {
+		if inRound(job, a) {
 			o.used[a.Provider] = true
 			o.attempts++
 			if a.Role == store.RoleRetry {
@@ -223,6 +234,21 @@ func (r *Runner) watchCancel(ctx context.Context, jobID string, changed <-chan s
 			}
 		}
 	}
+}
+
+// kindOf is the taxonomy kind of an earlier attempt's stored error ("" when
+// it has none).
+func kindOf(a store.Attempt) providers.Kind {
+	if a.State != store.AttemptFailed || len(a.Error) == 0 {
+		return ""
+	}
+	var e struct {
+		Kind providers.Kind `json:"kind"`
+	}
+	if json.Unmarshal(a.Error, &e) != nil {
+		return ""
+	}
+	return e.Kind
 }
 
 // failureOf is why an earlier attempt did not win, from its stored error, so a

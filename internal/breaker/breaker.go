@@ -1,9 +1,11 @@
-// Package breaker puts every provider behind a circuit breaker (SPEC §10): one
-// github.com/sony/gobreaker/v2 TwoStepCircuitBreaker per provider per router
-// process, with the provider's settings from the configuration. A Set is the
-// race's Admission: it is asked before every attempt and told each attempt's
-// outcome. A Publisher writes this process's breaker states to PostgreSQL so
-// that every replica's view can be shown in one place.
+// Package breaker puts every target behind a circuit breaker (SPEC §10, §15):
+// one github.com/sony/gobreaker/v2 TwoStepCircuitBreaker per target (provider ×
+// model, named by its target id) per router process, with its provider's
+// settings from the configuration. Where this package says "provider" it means
+// the name a breaker is kept under: internal/server names them by target id.
+// A Set is the race's Admission: it is asked before every attempt and told
+// each attempt's outcome. A Publisher writes this process's breaker states to
+// PostgreSQL so that every replica's view can be shown in one place.
 //
 // The two-step breaker suits attempts that take seconds: admission and outcome
 // are two calls, and nothing is held across the provider call. Breakers are
@@ -157,7 +159,9 @@ func New(settings map[string]Settings, opt Options) *Set {
 	return s
 }
 
-// FromConfig makes a Set for the configured providers.
+// FromConfig makes a Set with a breaker under each provider's name, for its
+// own model. A serving router keeps one per target instead (config.AllTargets,
+// each with its provider's settings), as internal/server does.
 func FromConfig(providers []config.Provider, opt Options) *Set {
 	m := make(map[string]Settings, len(providers))
 	for _, p := range providers {
@@ -189,7 +193,7 @@ func (b *providerBreaker) onChange(from, to gobreaker.State) {
 		// when open_for has passed, so the change is published (and seen by
 		// metrics and the dashboard) when it happens rather than at the next
 		// request.
-		b.timer = time.AfterFunc(b.settings.OpenFor+time.Millisecond, b.poke)
+		b.timer = time.AfterFunc(probeAfter(b.settings.OpenFor), b.poke)
 	}
 	b.mu.Unlock()
 	level := slog.LevelInfo
@@ -208,6 +212,17 @@ func (b *providerBreaker) onChange(from, to gobreaker.State) {
 	if f := b.set.opt.OnChange; f != nil {
 		f(Change{Provider: b.name, From: stateName(from), To: stateName(to), At: now})
 	}
+}
+
+// probeAfter is when to ask an opened breaker for its state: just after
+// open_for, saturating. open_for+1ms past the largest Duration wraps negative,
+// the timer fires at once, finds the breaker open and re-arms every 5ms for
+// as long as it stays open: a busy loop instead of one wake-up.
+func probeAfter(openFor time.Duration) time.Duration {
+	if openFor > math.MaxInt64-time.Millisecond {
+		return math.MaxInt64
+	}
+	return openFor + time.Millisecond
 }
 
 // poke asks the breaker its state, which makes gobreaker leave the open state

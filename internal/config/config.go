@@ -349,11 +349,13 @@ func Parse(b []byte) (*Config, error) {
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&root); err != nil && !errors.Is(err, errEOF) {
-		return nil, fmt.Errorf("decode: %w", err)
+		return nil, fmt.Errorf("decode: %w%s", err, tabHint(b))
 	}
 	var problems []string
+	var zeros []reflect.Value
 	if len(root.Content) > 0 {
-		problems = unknownFields(root.Content[0], reflect.TypeOf(c), "")
+		problems = dropDuplicateKeys(root.Content[0])
+		problems = append(problems, unknownFields(root.Content[0], reflect.TypeOf(c), "")...)
 		if err := root.Content[0].Decode(&c); err != nil {
 			var te *yaml.TypeError
 			if !errors.As(err, &te) {
@@ -361,6 +363,7 @@ func Parse(b []byte) (*Config, error) {
 			}
 			problems = append(problems, te.Errors...)
 		}
+		zeros = writtenZeros(root.Content[0], &c)
 	}
 	if p := extraDocument(dec); p != "" {
 		problems = append(problems, p)
@@ -369,7 +372,8 @@ func Parse(b []byte) (*Config, error) {
 		c.DatabaseURL = v
 	}
 	c = c.WithDefaults()
-	problems = append(problems, c.problems()...)
+	// A setting written as 0 is judged as written, not as its default.
+	withZeros(zeros, func() { problems = append(problems, c.problems()...) })
 	if len(problems) > 0 {
 		return nil, errors.New("invalid configuration:\n  " + strings.Join(problems, "\n  "))
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"slices"
 	"strings"
@@ -87,6 +88,14 @@ func (c Config) WithDefaults() Config {
 		if p.MaxResponseBytes == 0 {
 			p.MaxResponseBytes = 8 << 20
 		}
+		// The adapters apply these two defaults as well; they are filled here
+		// so that the configuration shows what runs (docs/configuration.md).
+		if p.MaxIdleConns == 0 {
+			p.MaxIdleConns = 256
+		}
+		if p.MaxTokens == 0 && p.Type == "anthropic" {
+			p.MaxTokens = 4096
+		}
 	}
 	if c.Shutdown.Drain == 0 {
 		for _, p := range c.Providers {
@@ -151,13 +160,10 @@ func (c Config) Validate() error {
 func (c Config) problems() []string {
 	var errs []string
 	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
-	if c.Execution.Retry.Base > c.Execution.Retry.Cap {
+	if c.Execution.Retry.Cap > 0 && c.Execution.Retry.Base > c.Execution.Retry.Cap {
 		add("execution.retry.base (%s) is larger than execution.retry.cap (%s)", c.Execution.Retry.Base.D(), c.Execution.Retry.Cap.D())
 	}
-	if c.HTTP.ReadHeaderTimeout < 0 || c.HTTP.ReadBodyTimeout < 0 || c.HTTP.IdleTimeout < 0 {
-		add("http.read_header_timeout, http.read_body_timeout and http.idle_timeout must be positive durations (omit them for the defaults)")
-	}
-	if c.HTTP.DefaultWait > c.HTTP.MaxWait {
+	if c.HTTP.MaxWait > 0 && c.HTTP.DefaultWait > c.HTTP.MaxWait {
 		add("http.default_wait (%s) is larger than http.max_wait (%s)", c.HTTP.DefaultWait.D(), c.HTTP.MaxWait.D())
 	}
 	switch c.Conformance.Gate {
@@ -168,13 +174,15 @@ func (c Config) problems() []string {
 	if _, err := c.Log.JSON(); err != nil {
 		add("%v", err)
 	}
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		add("listen: %q is not host:port (for example 127.0.0.1:8080): %v", c.Listen, err)
+	} else if sameListener(c.Listen, c.OpsListen) {
+		add("listen (%s) and ops_listen (%s) are the same port: the tenant API and the operator surface need a listener each", c.Listen, c.OpsListen)
+	}
 	if _, _, err := net.SplitHostPort(c.OpsListen); err != nil {
 		add("ops_listen: %q is not host:port (for example 127.0.0.1:9090): %v", c.OpsListen, err)
 	} else if !IsLoopback(c.OpsListen) && c.OpsKeyEnv == "" {
 		add("ops_listen: %s is not a loopback address, so the operator surface (dashboard, metrics, providers, conformance) needs a key: set ops_key_env to the name of an environment variable holding it, or bind ops_listen to 127.0.0.1", c.OpsListen)
-	}
-	if c.Shutdown.Drain < 0 || c.Shutdown.HTTP < 0 {
-		add("shutdown.drain and shutdown.http must not be negative")
 	}
 	checkLimits := func(where string, l *Limits) {
 		if l == nil {
@@ -183,8 +191,8 @@ func (c Config) problems() []string {
 		if l.MaxLiveJobs != nil && *l.MaxLiveJobs < 0 {
 			add("%s.max_live_jobs must be 0 (unlimited) or more", where)
 		}
-		if l.RequestsPerSecond != nil && *l.RequestsPerSecond < 0 {
-			add("%s.requests_per_second must be 0 (unlimited) or more", where)
+		if l.RequestsPerSecond != nil && !finiteNonNegative(*l.RequestsPerSecond) {
+			add("%s.requests_per_second must be 0 (unlimited) or more, and finite", where)
 		}
 		if l.Burst != nil && *l.Burst < 0 {
 			add("%s.burst must be 0 (the rate rounded up) or more", where)
@@ -192,6 +200,7 @@ func (c Config) problems() []string {
 	}
 	checkLimits("limits", &c.Limits)
 	owners := map[string]Limits{}
+	hooks := map[string]int{} // owner -> the first entry with a webhook
 	for i, k := range c.APIKeys {
 		if k.Owner == "" || k.KeyEnv == "" {
 			add("api_keys[%d]: owner and key_env are both required", i)
@@ -202,6 +211,12 @@ func (c Config) problems() []string {
 			}
 			if k.Webhook.SecretEnv == "" {
 				add("api_keys[%d].webhook.secret_env is required: the environment variable holding the signing secret", i)
+			}
+			// One webhook per owner: with two, the last entry would silently win.
+			if j, ok := hooks[k.Owner]; ok && *c.APIKeys[j].Webhook != *k.Webhook {
+				add("api_keys[%d].webhook: owner %s has another webhook in api_keys[%d]; an owner's events go to one webhook, so give its entries the same one (or set it on one entry)", i, k.Owner, j)
+			} else if !ok {
+				hooks[k.Owner] = i
 			}
 		}
 		checkLimits(fmt.Sprintf("api_keys[%d].limits", i), k.Limits)
@@ -214,7 +229,7 @@ func (c Config) problems() []string {
 	if c.Webhooks.RetryFor < Duration(24*time.Hour) {
 		add("webhooks.retry_for (%s) is shorter than 24h: deliveries are retried for at least a day (SPEC §16)", c.Webhooks.RetryFor.D())
 	}
-	if c.Webhooks.BackoffBase > c.Webhooks.BackoffCap {
+	if c.Webhooks.BackoffCap > 0 && c.Webhooks.BackoffBase > c.Webhooks.BackoffCap {
 		add("webhooks.backoff_base (%s) is larger than webhooks.backoff_cap (%s)", c.Webhooks.BackoffBase.D(), c.Webhooks.BackoffCap.D())
 	}
 	if c.Auth.CacheTTL != nil && *c.Auth.CacheTTL < 0 {
@@ -249,29 +264,30 @@ func (c Config) problems() []string {
 		default:
 			add("%s.type: %q is not openai, anthropic or scripted", where, p.Type)
 		}
-		if p.Price != nil && (p.Price.InputPerMTok < 0 || p.Price.OutputPerMTok < 0) {
+		if p.Price != nil && !p.Price.valid() {
 			add("%s.price: input_per_mtok and output_per_mtok must be 0 or more (USD per million tokens)", where)
 		}
+		errs = append(errs, p.providerProblems(where)...)
 		if p.MaxTokens < 0 {
 			add("%s.max_tokens must be 0 (the default) or more", where)
 		}
 		if p.MaxRetries != nil && *p.MaxRetries < 0 {
 			add("%s.max_retries must be 0 or more", where)
 		}
-		if p.Timeout < 0 || p.FirstByteTimeout < 0 || p.StreamIdleTimeout < 0 {
-			add("%s: timeout, first_byte_timeout and stream_idle_timeout must be positive", where)
-		}
-		if p.FirstByteTimeout >= p.Timeout {
+		// The ranges of the three deadlines are in rangeProblems; their order
+		// is judged only between values in range, so one bad value is one
+		// message.
+		if p.Timeout > 0 && p.FirstByteTimeout > 0 && p.FirstByteTimeout >= p.Timeout {
 			add("%s.first_byte_timeout (%s) must be below timeout (%s): the whole attempt includes the wait for its first byte", where, p.FirstByteTimeout.D(), p.Timeout.D())
 		}
-		if p.StreamIdleTimeout >= p.Timeout {
+		if p.Timeout > 0 && p.StreamIdleTimeout > 0 && p.StreamIdleTimeout >= p.Timeout {
 			add("%s.stream_idle_timeout (%s) must be below timeout (%s), or a stalled stream is only ever cut by the total timeout", where, p.StreamIdleTimeout.D(), p.Timeout.D())
 		}
 		if p.MaxIdleConns < 0 {
 			add("%s.max_idle_conns must be 0 (the default, 256) or more", where)
 		}
-		if p.MaxResponseBytes < 0 {
-			add("%s.max_response_bytes must be positive (omit it for the default, 8388608)", where)
+		if p.MaxResponseBytes <= 0 {
+			add("%s.max_response_bytes must be positive, not %d (omit it for the default, 8388608)", where, p.MaxResponseBytes)
 		}
 	}
 	aliases := map[string]string{}
@@ -312,7 +328,7 @@ func (c Config) problems() []string {
 			if t.Model == "" && p.Model == "" && p.Type != "scripted" {
 				needModel[p.Name] = true
 			}
-			if t.Price != nil && (t.Price.InputPerMTok < 0 || t.Price.OutputPerMTok < 0) {
+			if t.Price != nil && !t.Price.valid() {
 				add("routes.%s.%s[%d].price: input_per_mtok and output_per_mtok must be 0 or more (USD per million tokens)", name, field, i)
 			}
 			id := TargetID(p, t.Model)
@@ -331,7 +347,7 @@ func (c Config) problems() []string {
 		if r.HedgeMin <= 0 || r.HedgeMin > r.HedgeMax {
 			add("routes.%s: hedge_min (%s) must be positive and at most hedge_max (%s)", name, r.HedgeMin.D(), r.HedgeMax.D())
 		}
-		if p := *r.HedgeBudget.Percent; p < 0 || p > 100 {
+		if p := *r.HedgeBudget.Percent; !(p >= 0 && p <= 100) { // NaN too
 			add("routes.%s.hedge_budget.percent: %v is not between 0 and 100", name, p)
 		}
 		if *r.HedgeBudget.MinConcurrent < 0 {
@@ -346,7 +362,25 @@ func (c Config) problems() []string {
 			add("providers[%d] (%s).model is required for type %s when a route's target names no model", i, p.Name, p.Type)
 		}
 	}
-	return append(errs, c.rangeProblems()...)
+	errs = append(errs, c.rangeProblems()...)
+	errs = append(errs, c.envNameProblems()...)
+	if p := c.Webhooks.backoffCapProblem(); p != "" {
+		errs = append(errs, p)
+	}
+	return errs
+}
+
+// sameListener says whether two host:port addresses would bind the same port:
+// equal hosts, or one of them every interface. Port 0 (any free port) never
+// collides.
+func sameListener(a, b string) bool {
+	ha, pa, errA := net.SplitHostPort(a)
+	hb, pb, errB := net.SplitHostPort(b)
+	if errA != nil || errB != nil || pa != pb || pa == "0" {
+		return false
+	}
+	wildcard := func(h string) bool { return h == "" || h == "0.0.0.0" || h == "::" }
+	return strings.EqualFold(ha, hb) || wildcard(ha) || wildcard(hb)
 }
 
 func sortedRoutes(m map[string]*Route) []string {
@@ -370,6 +404,15 @@ func IsLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// finiteNonNegative refuses negatives, NaN (which compares false with
+// everything, so `x < 0` lets it through) and infinities: a YAML .nan or .inf
+// in a price or a rate would reach JSON encoding and arithmetic.
+func finiteNonNegative(x float64) bool { return x >= 0 && !math.IsInf(x, 1) }
+
+func (p *Price) valid() bool {
+	return finiteNonNegative(p.InputPerMTok) && finiteNonNegative(p.OutputPerMTok)
 }
 
 func (l Limits) equal(o Limits) bool {

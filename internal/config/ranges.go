@@ -39,6 +39,11 @@ func (c Config) rangeProblems() []string {
 		add("http.default_wait (%s) must be 0s (answer at once, the default) or a positive duration", c.HTTP.DefaultWait.D())
 	}
 	positive("http.max_wait", c.HTTP.MaxWait)
+	positive("http.read_header_timeout", c.HTTP.ReadHeaderTimeout)
+	positive("http.read_body_timeout", c.HTTP.ReadBodyTimeout)
+	positive("http.idle_timeout", c.HTTP.IdleTimeout)
+	positive("shutdown.drain", c.Shutdown.Drain)
+	positive("shutdown.http", c.Shutdown.HTTP)
 	positive("idempotency.retention", c.Idempotency.Retention)
 	positive("conformance.max_age", c.Conformance.MaxAge)
 	atLeast("execution.lease", c.Execution.Lease, Duration(MinLease))
@@ -62,7 +67,20 @@ func (c Config) rangeProblems() []string {
 		add("%v", err)
 	}
 	for i, p := range c.Providers {
-		where := fmt.Sprintf("providers[%d] (%s).breaker", i, p.Name)
+		where := fmt.Sprintf("providers[%d] (%s)", i, p.Name)
+		positive(where+".timeout", p.Timeout)
+		// Unset, these two are half of timeout at most: a timeout of a
+		// nanosecond leaves them 0, which the adapters would read as "none".
+		if p.FirstByteTimeout <= 0 {
+			add("%s.first_byte_timeout (%s) must be a positive duration below timeout (%s); left out, it is half of timeout, at most 30s", where, p.FirstByteTimeout.D(), p.Timeout.D())
+		}
+		if p.StreamIdleTimeout <= 0 {
+			add("%s.stream_idle_timeout (%s) must be a positive duration below timeout (%s); left out, it is half of timeout, at most 15s", where, p.StreamIdleTimeout.D(), p.Timeout.D())
+		}
+		if p.ContextWindow < 1 {
+			add("%s.context_window (%d) must be 1 or more tokens (omit it for the default, 128000)", where, p.ContextWindow)
+		}
+		where += ".breaker"
 		b := p.Breaker
 		if b.ConsecutiveFailures < 1 || int64(b.ConsecutiveFailures) > math.MaxUint32 {
 			add("%s.consecutive_failures (%d) must be between 1 and %d (omit it for the default, 5)", where, b.ConsecutiveFailures, uint32(math.MaxUint32))
@@ -74,10 +92,15 @@ func (c Config) rangeProblems() []string {
 			add("%s.half_open_probes (%d) must be between 1 and %d (omit it for the default, 1)", where, b.HalfOpenProbes, uint32(math.MaxUint32))
 		}
 	}
+	for _, name := range sortedRoutes(c.Routes) {
+		if r := c.Routes[name]; r != nil {
+			positive("routes."+name+".deadline", r.Deadline)
+		}
+	}
 	keyEnvs := map[string]int{}
 	for i, k := range c.APIKeys {
-		if k.KeyEnv == "" {
-			continue // reported with the owner
+		if k.KeyEnv == "" || !isEnvName(k.KeyEnv) {
+			continue // reported with the owner, or as not a name (never echoed)
 		}
 		if j, dup := keyEnvs[k.KeyEnv]; dup {
 			add("api_keys[%d].key_env: %s is also the key_env of api_keys[%d] (owner %s): one bearer key would authenticate as two entries; give each entry its own environment variable", i, k.KeyEnv, j, c.APIKeys[j].Owner)

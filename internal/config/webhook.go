@@ -1,31 +1,104 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
+	"time"
 )
 
 // ValidateWebhookURL checks a webhook URL: absolute http or https with a host,
-// no credentials, no fragment.
+// no credentials, no fragment. Messages show the URL with any password
+// redacted: they end up in logs and terminals.
 func ValidateWebhookURL(raw string) error {
 	if raw == "" {
 		return fmt.Errorf("is required (an https:// URL that accepts POST)")
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("%q is not a URL: %v", raw, err)
+		// url.Error repeats the whole URL, password included: keep its cause.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("is not a URL: %v", err)
 	}
+	shown := u.Redacted()
 	if u.Scheme != "https" && u.Scheme != "http" {
-		return fmt.Errorf("%q must start with https:// (or http://)", raw)
+		return fmt.Errorf("%q must start with https:// (or http://)", shown)
 	}
 	if u.Host == "" {
-		return fmt.Errorf("%q has no host", raw)
+		return fmt.Errorf("%q has no host", shown)
 	}
 	if u.User != nil {
-		return fmt.Errorf("%q must not carry credentials: events are authenticated by their signature", raw)
+		return fmt.Errorf("%q must not carry credentials: events are authenticated by their signature", shown)
 	}
 	if u.Fragment != "" {
-		return fmt.Errorf("%q must not have a #fragment", raw)
+		return fmt.Errorf("%q must not have a #fragment", shown)
 	}
 	return nil
+}
+
+// WebhookDeliveryTries is River's max_attempts for a webhook delivery job, as
+// internal/store/complete.go enqueues it (a test keeps the two equal). Past it
+// River's stuck-job rescuer discards a job instead of retrying it, so the
+// backoff must not let the tries run out within webhooks.retry_for.
+const WebhookDeliveryTries = 10000
+
+// minDeliverySpan is the shortest time a delivery's first tries can take,
+// counted up to at most limit (it saturates there, so huge settings cannot
+// overflow): the wait after the n-th failed try is drawn from [d/2, d], d =
+// min(base·2^(n-1), cap) (internal/webhook.Backoff), so this sums the d/2 of
+// every wait before the last try that may still give up on its own, the
+// (tries-1)-th: one try is kept in hand, so an event whose window has passed
+// is abandoned by a try (and shows so) rather than discarded by the rescuer.
+func minDeliverySpan(base, cap time.Duration, tries int, limit time.Duration) time.Duration {
+	var span time.Duration
+	d := base
+	for n := 1; n <= tries-2; n++ {
+		step := min(d, cap) / 2
+		if step >= limit-span {
+			return limit
+		}
+		span += step
+		if d > cap/2 {
+			d = cap
+		} else {
+			d *= 2
+		}
+	}
+	return span
+}
+
+// backoffCapProblem refuses a webhooks.backoff_cap so short that River's
+// WebhookDeliveryTries can all be spent before retry_for has passed. The
+// floor follows retry_for and backoff_base; with the defaults (24h, 5s) it is
+// 17.3s: a flat 15s would not do, as waits drawn low in their jitter could
+// spend the tries in under 21h.
+func (w Webhooks) backoffCapProblem() string {
+	base, cap, retryFor := w.BackoffBase.D(), w.BackoffCap.D(), w.RetryFor.D()
+	if base <= 0 || cap < base || retryFor <= 0 {
+		return "" // other messages cover base > cap and values out of range
+	}
+	span := minDeliverySpan(base, cap, WebhookDeliveryTries, retryFor)
+	if span >= retryFor {
+		return ""
+	}
+	// The least cap (to the 100ms above) that holds: the span grows with the
+	// cap, and a cap of retry_for itself holds.
+	lo, hi := cap, retryFor
+	for hi-lo > 100*time.Millisecond {
+		mid := lo + (hi-lo)/2
+		if minDeliverySpan(base, mid, WebhookDeliveryTries, retryFor) >= retryFor {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	need := hi.Truncate(100 * time.Millisecond)
+	if minDeliverySpan(base, need, WebhookDeliveryTries, retryFor) < retryFor {
+		need += 100 * time.Millisecond
+	}
+	return fmt.Sprintf("webhooks.backoff_cap (%s) is too short for webhooks.retry_for (%s): a delivery gets %d tries, and with waits drawn from [backoff_cap/2, backoff_cap] they can run out in %s, before retry_for ends, leaving the event neither delivered nor abandoned; set backoff_cap to at least %s (or shorten retry_for)",
+		cap, retryFor, WebhookDeliveryTries, span.Round(time.Minute), need)
 }

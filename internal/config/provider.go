@@ -1,0 +1,48 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// Tokenizers are the encodings the router counts tokens with offline
+// (internal/tokens). A name outside them would pass the load and then make
+// the provider ineligible for every job ("cannot count tokens"): a typo that
+// silently routes all traffic elsewhere.
+var Tokenizers = []string{"o200k_base", "cl100k_base", "p50k_base", "r50k_base"}
+
+// providerProblems checks what a provider's adapter would otherwise find
+// only on its first call: its base_url and its tokenizer.
+func (p Provider) providerProblems(where string) []string {
+	var errs []string
+	if p.Type != "scripted" && p.BaseURL != "" {
+		if err := checkBaseURL(p.BaseURL); err != nil {
+			errs = append(errs, fmt.Sprintf("%s.base_url: %v", where, err))
+		}
+	}
+	if p.Tokenizer != "" && !slices.Contains(Tokenizers, p.Tokenizer) {
+		errs = append(errs, fmt.Sprintf("%s.tokenizer: %q is not one of %s (omit it to choose by the model's name)", where, p.Tokenizer, strings.Join(Tokenizers, ", ")))
+	}
+	return errs
+}
+
+// checkBaseURL wants an absolute http(s) URL with a host: without a scheme
+// ("api.openai.com/v1") every attempt would fail, each counted against the
+// provider's breaker, instead of the router refusing to start.
+func checkBaseURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL, which may carry a password
+		}
+		return fmt.Errorf("not a URL: %v", err)
+	}
+	if u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute http:// or https:// URL with a host (for example https://api.openai.com/v1)", u.Redacted())
+	}
+	return nil
+}

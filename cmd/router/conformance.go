@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,7 +29,8 @@ the suite's temperature, 0 by default) passing the prompt's schema, contract and
 the case's expectations. Results are recorded in PostgreSQL, where the router's
 conformance gate reads them: a provider is eligible for failover and hedging on
 prompt X@V only with a passing run of exactly X@V younger than conformance.max_age.
-Prints a table (or --json) and exits 1 when anything failed, 2 on bad flags.`
+Prints a table (or --json) and exits 1 when anything failed, 2 on bad flags
+(--provider or --prompt naming none configured, --concurrency below 1).`
 
 // errConformanceFailed: the run completed and something failed.
 var errConformanceFailed = errors.New("conformance failed")
@@ -59,13 +62,17 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	promptsFlag := fs.String("prompt", "", "run only these prompts (comma-separated names)")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of a table")
 	suitesDir := fs.String("suites", "", "directory holding <prompt>/suite.yaml (default: conformance/suites if it exists, else conformance/suites beside prompts_dir)")
-	concurrency := fs.Int("concurrency", 4, "how many providers are tested at once")
+	concurrency := fs.Int("concurrency", 4, "how many providers are tested at once (1 or more)")
 	tempFlag := fs.String("temperature", "", "override the suites' temperature (default: each suite's, 0 when unset)")
 	if err := parse(fs, args[1:]); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "unexpected arguments: %s\nUsage: %s\n", strings.Join(fs.Args(), " "), conformanceUsage)
+		return errUsage
+	}
+	if *concurrency < 1 {
+		fmt.Fprintf(stderr, "--concurrency: %d is not a number of providers to test at once: give 1 or more\n", *concurrency)
 		return errUsage
 	}
 	var temperature *float32
@@ -99,6 +106,19 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
+	// Names that are not in the configuration are the command line's fault:
+	// refuse them here, exit 2, before the database is touched.
+	providerNames, promptNames := splitList(*providersFlag), splitList(*promptsFlag)
+	if err := knownNames("--provider", "providers and route targets of "+*cfgPath, providerNames, slices.Sorted(maps.Keys(targets))); err != nil {
+		return err
+	}
+	var loaded []string
+	for _, p := range prompts.All() {
+		loaded = append(loaded, p.Name)
+	}
+	if err := knownNames("--prompt", "prompts in "+server.Resolve(cfg, cfg.PromptsDir)+"/", promptNames, loaded); err != nil {
+		return err
+	}
 	log, err := server.Logger(cfg.Log)
 	if err != nil {
 		return err
@@ -109,15 +129,13 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	}
 	defer closeDB()
 	st := store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D()})
-	if *cfg.AutoMigrate {
-		if _, err := st.Migrate(ctx); err != nil {
-			return err
-		}
+	if err := prepareSchema(ctx, cfg, st, *cfgPath); err != nil {
+		return err
 	}
 
 	opt := conformance.Options{
 		Store: st, Targets: targets, Prompts: prompts, Suites: suites,
-		Providers: splitList(*providersFlag), PromptNames: splitList(*promptsFlag),
+		Providers: providerNames, PromptNames: promptNames,
 		Concurrency: *concurrency, Temperature: temperature,
 	}
 	var progress *conformance.ProgressLine
@@ -142,7 +160,7 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 		}
 	}
 	if runErr != nil {
-		return runErr
+		return migrationHint(runErr, *cfgPath)
 	}
 	if !rep.Passed {
 		return fmt.Errorf("%w: the providers marked FAIL are not eligible for failover or hedging on those prompt versions until a run passes", errConformanceFailed)
@@ -158,6 +176,25 @@ func defaultSuitesDir(cfg *config.Config) string {
 		return rel
 	}
 	return filepath.Join(server.Resolve(cfg, cfg.PromptsDir), "..", rel)
+}
+
+// knownNames is a usage error naming flag and what it may name (have, which
+// is in the configuration) when a name in names is not one of them.
+func knownNames(flag, what string, names, have []string) error {
+	var unknown []string
+	for _, n := range names {
+		if !slices.Contains(have, n) {
+			unknown = append(unknown, n)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	list := "there are none"
+	if len(have) > 0 {
+		list = "choose from " + strings.Join(have, ", ")
+	}
+	return usagef("%s %s: not among the %s (%s)", flag, strings.Join(unknown, ","), what, list)
 }
 
 func splitList(s string) []string {

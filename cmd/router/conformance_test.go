@@ -88,8 +88,8 @@ func TestConformanceRunFailingExitsNonZero(t *testing.T) {
 	if code := run(ctx, []string{"conformance", "run", "--bogus"}); code != 2 {
 		t.Fatalf("bad flag: exit code %d, want 2", code)
 	}
-	if code := run(ctx, []string{"conformance", "run", "--config", cfg, "--suites", suitesDir(t), "--provider", "nope"}); code != 1 {
-		t.Fatalf("unknown provider: exit code %d, want 1", code)
+	if code := run(ctx, []string{"conformance", "run", "--config", cfg, "--suites", suitesDir(t), "--provider", "nope"}); code != 2 {
+		t.Fatalf("unknown provider: exit code %d, want 2 (a bad flag)", code)
 	}
 	var n int
 	if err := db.Pool.QueryRow(ctx, "SELECT count(*) FROM conformance_runs WHERE NOT passed AND provider = 'always-technical'").Scan(&n); err != nil || n != 2 {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/routerhq/router/internal/config"
-	"github.com/routerhq/router/internal/server"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -58,11 +57,11 @@ func keysCreate(ctx context.Context, args []string) error {
 			return fmt.Errorf("--webhook-url: %w", err)
 		}
 	}
-	return server.WithStore(ctx, *cfgPath, func(cfg *config.Config, st *store.Store) error {
+	return withStore(ctx, *cfgPath, func(cfg *config.Config, st *store.Store) error {
 		if err := configuredWebhook(cfg, *owner, *hook); err != nil {
 			return err
 		}
-		if _, err := st.Migrate(ctx); err != nil {
+		if err := prepareSchema(ctx, cfg, st, *cfgPath); err != nil {
 			return err
 		}
 		k, err := st.CreateAPIKeyWith(ctx, store.NewAPIKey{Owner: *owner, WebhookURL: *hook})

@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 )
 
 type command struct {
@@ -30,9 +28,10 @@ func commands() []command {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:]))
+	ctx, stop := signalContext()
+	code := run(ctx, os.Args[1:])
+	stop()
+	os.Exit(code)
 }
 
 func run(ctx context.Context, args []string) int {

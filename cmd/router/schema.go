@@ -13,6 +13,31 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
+// prepareSchema readies the database for a command that writes the router's
+// tables (keys create, conformance run), as `router serve` does at start: with
+// auto_migrate on (the default) it applies pending migrations; with it off it
+// changes nothing and refuses a database that lacks some, saying to run
+// `router migrate`. An operator who turns auto_migrate off migrates
+// separately: in a rolling upgrade, a newer binary's command must not apply
+// its migrations under the replicas still running the older one.
+func prepareSchema(ctx context.Context, cfg *config.Config, st *store.Store, cfgPath string) error {
+	if *cfg.AutoMigrate {
+		if _, err := st.Migrate(ctx); err != nil {
+			return fmt.Errorf("migrate the database (auto_migrate is on): %w", err)
+		}
+		return nil
+	}
+	current, err := st.MigrationsCurrent(ctx)
+	if err != nil {
+		return migrationHint(err, cfgPath)
+	}
+	if !current {
+		return fmt.Errorf("the database lacks migrations this router needs, and auto_migrate is false in %s: "+
+			"run `router migrate --config %s` first", cfgPath, cfgPath)
+	}
+	return nil
+}
+
 // withStore is server.WithStore for a command that uses the router's tables
 // without migrating them first: when the database lacks them, the error says
 // to migrate (see migrationHint).

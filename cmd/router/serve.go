@@ -16,7 +16,8 @@ import (
 
 func runServe(ctx context.Context, args []string) error {
 	fs := newFlags("serve", "router serve [--config router.yaml] [--debug-listen 127.0.0.1:6060]",
-		"Runs the router's HTTP API. Without database_url or DATABASE_URL it starts the embedded local PostgreSQL.")
+		"Runs the router's HTTP API. Without database_url or DATABASE_URL it starts the embedded local PostgreSQL.\n"+
+			"On SIGTERM or Ctrl-C it drains (up to shutdown.drain); a second signal stops it at once.")
 	cfgPath := configFlag(fs)
 	debugAddr := fs.String("debug-listen", "", "address serving net/http/pprof under /debug/pprof/ (off when empty; it is unauthenticated, so keep it on loopback)")
 	if err := parseNoArgs(fs, args); err != nil {
@@ -52,14 +53,17 @@ func runServe(ctx context.Context, args []string) error {
 }
 
 // serve runs the router's tenant API on ln, its operator surface on opsLn, and
-// pprof on debugLn when it is not nil, until ctx ends. It closes the listeners.
+// pprof on debugLn when it is not nil, until ctx ends; then it drains (see
+// server.ServeListeners), unless secondSignal(ctx) ends too, which stops it
+// at once (stopNowOn). It closes the listeners.
 func serve(ctx context.Context, cfg *config.Config, ln, opsLn, debugLn net.Listener) error {
 	defer ln.Close()
 	defer opsLn.Close()
 	if debugLn != nil {
 		defer debugLn.Close()
 	}
-	srv, err := server.New(ctx, cfg, server.Options{})
+	now := secondSignal(ctx)
+	srv, err := server.New(ctx, cfg, server.Options{StopNow: now})
 	if err != nil {
 		if ctx.Err() != nil {
 			// SIGTERM or Ctrl-C while starting (connecting, migrating): the
@@ -71,12 +75,34 @@ func serve(ctx context.Context, cfg *config.Config, ln, opsLn, debugLn net.Liste
 		}
 		return err
 	}
+	// Deferred before Close, so it runs after: a second signal while Close
+	// waits (on webhook deliveries) is still said and acted on.
+	defer stopNowOn(now, srv, server.NewLogger(cfg.Log))()
 	defer srv.Close()
 	if debugLn != nil {
 		stop := serveDebug(debugLn, server.NewLogger(cfg.Log))
 		defer stop()
 	}
 	return srv.ServeListeners(ctx, ln, opsLn)
+}
+
+// stopNowOn stops srv at once when now ends (a second SIGTERM or Ctrl-C):
+// the drain, which may last as long as the longest provider timeout, is cut
+// short, and the shutdown goes on with what remains: the listeners, webhook
+// deliveries (cut and retried later), the database pool. The returned func
+// stops watching and returns once any stop it began is over.
+func stopNowOn(now context.Context, srv *server.Server, log *slog.Logger) (release func()) {
+	done, released := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-now.Done():
+			log.Warn("second signal: stopping now; jobs still running are handed over by lease expiry and may end unknown")
+			srv.StopNow()
+		case <-released:
+		}
+	}()
+	return func() { close(released); <-done }
 }
 
 // serveDebug serves net/http/pprof on ln (on a mux of its own: nothing is

@@ -29,7 +29,10 @@ type lifecycle struct {
 // webhooks into the database (the outbox trigger writes events only for owners
 // that have one), starts the leader elector, the cleaner and the delivery
 // client.
-func startLifecycle(ctx context.Context, cfg *config.Config, st *store.Store, pool *pgxpool.Pool, replica string, log *slog.Logger) (_ *lifecycle, err error) {
+func startLifecycle(ctx context.Context, cfg *config.Config, st *store.Store, pool *pgxpool.Pool, replica string, log *slog.Logger, now context.Context) (_ *lifecycle, err error) {
+	if now == nil {
+		now = context.Background()
+	}
 	urls, secrets, err := configWebhooks(cfg, os.Getenv)
 	if err != nil {
 		return nil, err
@@ -65,13 +68,32 @@ func startLifecycle(ctx context.Context, cfg *config.Config, st *store.Store, po
 		return nil, err
 	}
 	l.stops = append(l.stops, func() {
-		sctx, cancel := context.WithTimeout(context.Background(), w.Timeout.D()+5*time.Second)
+		// Deliveries in flight may finish, unless the operator asks to stop
+		// at once: then they are cut now, recorded as interrupted and
+		// retried later (webhook.Service.Stop).
+		sctx, cancel := context.WithTimeout(now, w.Timeout.D()+5*time.Second)
 		defer cancel()
 		if err := l.hooks.Stop(sctx); err != nil {
 			log.Warn("webhook deliveries did not stop cleanly", "err", err)
 		}
 	})
 	return l, nil
+}
+
+// StopNow cuts the shutdown's drain short, for an operator who will not wait
+// for it (a second signal): attempts still in flight are abandoned now, as
+// when shutdown.drain runs out. Nothing is recorded for them; their jobs'
+// leases expire and recovery on another replica takes them over, which may
+// settle an attempt unknown (the provider may have done the work).
+// ServeListeners then goes on with the rest of the shutdown at once. It is
+// safe to call at any time, more than once, and after Close.
+func (s *Server) StopNow() {
+	if s.runner == nil {
+		return
+	}
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.runner.Stop(ended) // a drain waiting in ServeListeners ends with it
 }
 
 func (l *lifecycle) background(fn func(ctx context.Context)) {

@@ -33,8 +33,15 @@ import (
 	"github.com/routerhq/router/internal/telemetry"
 )
 
-// Options adjust the wiring; there are none yet.
-type Options struct{}
+// Options adjust the wiring.
+type Options struct {
+	// StopNow ends when the operator wants the router stopped at once rather
+	// than drained (a second SIGTERM or Ctrl-C during the shutdown): Close
+	// then stops waiting for webhook deliveries in flight (they are recorded
+	// as interrupted and retried later). nil: never. Server.StopNow cuts the
+	// attempts' drain.
+	StopNow context.Context
+}
 
 // Server is a router ready to serve.
 type Server struct {
@@ -116,7 +123,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 			log.Info("migrations applied", "migrations", applied)
 		}
 	}
-	life, err := startLifecycle(ctx, cfg, st, pool, s.Replica, log)
+	life, err := startLifecycle(ctx, cfg, st, pool, s.Replica, log, opt.StopNow)
 	if err != nil {
 		return nil, err
 	}

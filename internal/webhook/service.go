@@ -82,8 +82,11 @@ func NewService(pool *pgxpool.Pool, st Store, cfg ServiceConfig) (*Service, erro
 		FetchCooldown:     cfg.FetchCooldown,
 		JobTimeout:        w.Timeout(nil),
 		// A delivery whose replica died is left "running"; River rescues it
-		// after this. It must exceed the worker's own timeout (a live try is
-		// never rescued, so never delivered concurrently twice).
+		// after this. It must exceed the longest a live worker runs (a live
+		// try is never rescued, so never delivered concurrently twice): its
+		// job's timeout, w.Timeout, then the record of the try, which
+		// outlives that context for at most recordTimeout. This leaves
+		// webhooks.timeout + 10s beyond both.
 		// River's rescuer looks every 30s, so a try cut off by a crash is
 		// retried within about Timeout + 45s.
 		RescueStuckJobsAfter: 2*w.Timeout(nil) + 5*time.Second,

@@ -93,10 +93,24 @@ func NewWorker(st Store, cfg Config) *Worker {
 	return &Worker{store: st, cfg: cfg.WithDefaults(), backoff: Backoff{}.withDefaults()}
 }
 
-// Timeout implements river.Worker: the try's own timeout plus time to record it.
+// Timeout implements river.Worker: the try's own timeout plus time for the
+// reads and the body's freeze around it. The record of the try runs apart
+// from this context, bounded by recordTimeout.
 func (w *Worker) Timeout(*river.Job[DeliverArgs]) time.Duration {
 	return w.cfg.Timeout + 10*time.Second
 }
+
+// recordTimeout bounds the wait for the write of a try's outcome
+// (RecordDelivery). The write is kept apart from the job's context, so that a
+// try cut short by the shutdown or by the job's timeout is still recorded;
+// without a limit of its own, though, a write stalled past River's
+// RescueStuckJobsAfter would let River rescue the job while this worker still
+// runs it, and deliver the event a second time at once. A live worker thus
+// returns within its job's timeout (Timeout) plus recordTimeout, well inside
+// the rescue (see NewService). When the limit passes the try's job fails and
+// River retries it, which delivers the event again unless the write landed
+// meanwhile: a repeat, as after a crash, but never a concurrent one.
+const recordTimeout = 5 * time.Second
 
 // Work implements river.Worker: one delivery try. An error asks River for a
 // retry (see Backoff); river.JobCancel ends the retries.
@@ -157,7 +171,10 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 			try.Status = store.EventAbandoned
 		}
 	}
-	if err := w.store.RecordDelivery(context.WithoutCancel(ctx), try); err != nil {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	err = w.store.RecordDelivery(rctx, try)
+	cancel()
+	if err != nil {
 		return fmt.Errorf("record delivery: %w", err)
 	}
 	switch {

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/testdb"
+)
+
+// A second SIGTERM or Ctrl-C while `router serve` drains stops it at once:
+// the attempt in flight is abandoned (its job is handed over by lease expiry)
+// instead of being waited for up to shutdown.drain, serve says so, and it
+// still closes cleanly — it returns no error and its listener is closed.
+func TestServeStopsAtOnceOnASecondSignal(t *testing.T) {
+	db := testdb.New(t, store.Options{})
+	t.Setenv("DATABASE_URL", db.URL)
+	t.Setenv("SECOND_SIGNAL_KEY", "second-signal-key")
+	keepGC(t)
+
+	// The provider holds every request until the router gives it up.
+	inFlight := make(chan struct{}, 1)
+	release := make(chan struct{})
+	provider := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case inFlight <- struct{}{}:
+		default:
+		}
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(provider.Close)
+	t.Cleanup(func() { close(release) }) // before provider.Close, should serve still hold a request
+
+	prompts, _ := filepath.Abs("../../prompts")
+	path := filepath.Join(t.TempDir(), "router.yaml")
+	// Nothing ends the attempt by itself for an hour: not its timeout, not
+	// the job's deadline, not the drain.
+	yaml := fmt.Sprintf(`listen: 127.0.0.1:0
+prompts_dir: %q
+log: {level: warn}
+api_keys: [{owner: second-signal, key_env: SECOND_SIGNAL_KEY}]
+providers:
+  - {name: slow, type: openai, base_url: %q, model: m, stream: false, max_retries: 0, timeout: 1h, first_byte_timeout: 30m}
+routes:
+  default: {providers: [slow], deadline: 1h, hedge_after: "off"}
+conformance: {gate: off}
+shutdown: {drain: 1h}
+`, prompts, provider.URL+"/v1")
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, opsLn := listen(t), listen(t)
+	base := "http://" + ln.Addr().String()
+
+	const warning = "second signal: stopping now; jobs still running are handed over by lease expiry and may end unknown"
+	_, stderr := captureOutput(t, func() {
+		first, signalFirst := context.WithCancel(context.Background())
+		second, signalSecond := context.WithCancel(context.Background())
+		defer signalFirst()
+		defer signalSecond()
+		served := make(chan error, 1)
+		go func() { served <- serve(withSecondSignal(first, second), cfg, ln, opsLn, nil) }()
+
+		// A caller waits on a job whose attempt is in flight.
+		answered := make(chan int, 1)
+		go func() {
+			req, _ := http.NewRequest(http.MethodPost, base+"/v1/jobs",
+				strings.NewReader(`{"prompt":"triage","input":{"subject":"cannot log in","body":"The reset link expired."}}`))
+			req.Header.Set("Authorization", "Bearer second-signal-key")
+			req.Header.Set("Idempotency-Key", "second-signal-1")
+			req.Header.Set("Prefer", "wait=600")
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Errorf("POST /v1/jobs: %v", err)
+				answered <- 0
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			answered <- resp.StatusCode
+		}()
+		select {
+		case <-inFlight:
+		case err := <-served:
+			t.Fatalf("serve returned before the attempt was sent: %v", err)
+		}
+
+		signalFirst()
+		// The drain has begun once the waiting caller is answered (at once).
+		if code := <-answered; code != http.StatusAccepted {
+			t.Fatalf("the waiting caller got %d at the first signal, want 202", code)
+		}
+		signalSecond()
+
+		select {
+		case err := <-served:
+			if err != nil {
+				t.Fatalf("serve after a second signal: %v; want nil (a clean stop)", err)
+			}
+		case <-time.After(2 * time.Minute): // only to fail rather than hang: the drain alone would last an hour
+			t.Fatal("serve still draining two minutes after the second signal")
+		}
+	})
+	if !strings.Contains(stderr, warning) {
+		t.Errorf("serve's log lacks the warning %q:\n%s", warning, stderr)
+	}
+	if resp, err := http.Get(base + "/healthz"); err == nil {
+		resp.Body.Close()
+		t.Error("the tenant listener still answers after serve returned")
+	}
+
+	// Abandoned, not settled: the attempt is left running for recovery to
+	// decide once its lease expires.
+	var state string
+	if err := db.Pool.QueryRow(context.Background(), `SELECT state FROM attempts`).Scan(&state); err != nil || state != "running" {
+		t.Fatalf("the attempt in flight: state %q (%v); want running (abandoned to lease expiry)", state, err)
+	}
+}

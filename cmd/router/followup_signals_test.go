@@ -1,0 +1,31 @@
+package main
+
+import (
+	"os"
+	"syscall"
+	"testing"
+)
+
+// main's context ends at the first SIGTERM, the second signal's at the
+// second, and a third does not kill the process while the command runs. (With
+// signal.NotifyContext the second signal went unseen: `router serve` could
+// not be told to stop its drain.)
+func TestSignalContextSeesASecondSignal(t *testing.T) {
+	ctx, stop := signalContext()
+	defer stop()
+	kill := func() {
+		t.Helper()
+		if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kill()
+	<-ctx.Done()
+	if err := secondSignal(ctx).Err(); err != nil {
+		t.Fatalf("after one signal the second signal's context has ended: %v", err)
+	}
+	kill()
+	<-secondSignal(ctx).Done()
+	kill() // ignored; a process killed here fails the test run
+	kill()
+}

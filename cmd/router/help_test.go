@@ -3,10 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,21 +114,8 @@ func TestHelpDoesNotAct(t *testing.T) {
 // nothing; `router migrate` then migrates it (so the check above can see a
 // migration).
 func TestMigrateHelpDoesNotMigrate(t *testing.T) {
-	db := testdb.New(t, store.Options{})
+	db, fresh, cfg := freshDatabase(t)
 	ctx := context.Background()
-	fresh := "t_fresh_" + strings.ToLower(rand.Text()[:10])
-	if _, err := db.Pool.Exec(ctx, "CREATE SCHEMA "+fresh); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = db.Pool.Exec(context.Background(), "DROP SCHEMA "+fresh+" CASCADE") })
-	u, err := url.Parse(db.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", fresh)
-	u.RawQuery = q.Encode()
-	cfg := writeConfig(t, &testdb.DB{URL: u.String()}, "  - name: p\n    type: scripted")
 	tables := func() int {
 		t.Helper()
 		var n int

@@ -30,7 +30,7 @@ import (
 // measured before a migration is written for it (an ablation: drop an index,
 // drop a constraint, change a table's storage), for example
 //
-//	PATHBATCH_SETUP_SQL='DROP INDEX jobs_open' go run ./cmd/router localdb --durable -- go test ...
+//	PATHBATCH_SETUP_SQL='DROP INDEX jobs_open_created' go run ./cmd/router localdb --durable -- go test ...
 //
 // The machine's speed drifts: compare variants in alternating runs, not one
 // after the other (docs/performance.md, fourteenth session).

@@ -1,0 +1,47 @@
+-- Two scans whose cost grew with the whole history of jobs, not with the work
+-- they do. Measured on a database holding what retention.jobs (720h) keeps:
+-- 503,000 jobs (3,050 pending or running), 594,000 attempts, 53,000 race
+-- events.
+--
+-- Recovery's orphan scan (store.ClaimOrphans: pending or running jobs with no
+-- live lease and nothing in flight, oldest first, LIMIT, every pass of the
+-- leader, a third of the lease) was planned as a walk of jobs_created from
+-- the oldest job, filtering on state: the planner takes the open jobs to be
+-- spread evenly over the table, when they are all at its newest end. It read
+-- every finished job (503,330 rows removed by the filter) before the first
+-- open one: 0.85-1.9 s a pass, growing with the table, and the same whether
+-- there was an orphan or not. An index of the open jobs in creation order
+-- serves the filter and the order at once: the scan reads only open jobs
+-- (3,050 at most, 2.5 ms), whatever the planner thinks of their spread, for
+-- the custom plans and the generic one alike. It replaces jobs_open (state)
+-- rather than standing beside it: the other readers of jobs_open (lease
+-- renewal, the listing of running or pending jobs, the orphan scan's second
+-- statement) use the new one or jobs_owner_live and still read only open
+-- jobs, and the claim writes as many index entries as before (a job leaving
+-- pending and running leaves this index as it left jobs_open; a win writes
+-- none here). BenchmarkPathBatch, k = 8, six alternated runs each:
+-- 3.29 pg-ms/batch before, 3.17 after (within its noise).
+--
+-- Retention (store.DeleteExpiredJobs) deletes its batch's attempts, and for
+-- each attempt deleted PostgreSQL checks that no race event still references
+-- it (race_events.attempt_id REFERENCES attempts): with no index on
+-- attempt_id, each check read the whole race_events table. A batch of 100
+-- jobs (118 attempts) spent 2.6-3.8 s in that check, 118 scans of all race
+-- events, growing with the table and with the batch, every minute on the
+-- leader (an estimate: at 5 jobs a second a month holds some 1.3 million
+-- race events, and a minute's 360 deleted attempts would take minutes to
+-- check: the cleaner would fall behind for good). With the index each check
+-- is one lookup (the same batch's delete: 12 ms). Race events are written
+-- when an attempt loses, is discarded or is settled after another won: the
+-- success path's claim writes none, its win only for an unknown sibling.
+--
+-- Like every migration this runs in one transaction, so each index is built
+-- while writes to its table wait (building jobs_open_created reads all of
+-- jobs, though it keeps only the open ones). With large tables, build them
+-- first without blocking writes:
+--   CREATE INDEX CONCURRENTLY jobs_open_created ON jobs (created_at) WHERE state IN ('pending', 'running');
+--   CREATE INDEX CONCURRENTLY race_events_attempt ON race_events (attempt_id);
+-- and this migration then only drops jobs_open.
+CREATE INDEX IF NOT EXISTS jobs_open_created ON jobs (created_at) WHERE state IN ('pending', 'running');
+DROP INDEX IF EXISTS jobs_open;
+CREATE INDEX IF NOT EXISTS race_events_attempt ON race_events (attempt_id);

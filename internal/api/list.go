@@ -23,12 +23,21 @@ const (
 	maxListLimit     = 200
 )
 
+// listScan is how many jobs a page filtered by operation or by a state that is
+// not live examines at most (store.ListFilter.Scan): 0, the store's default.
+// Tests set it small, to page through short and empty pages without thousands
+// of jobs.
+var listScan int
+
 // listParams are the query parameters GET /v1/jobs reads, in the order its
 // rejections list them. Each takes one value.
 var listParams = []string{"state", "operation", "created_after", "created_before", "limit", "cursor"}
 
 // listJobs serves GET /v1/jobs (SPEC §16): the owner's jobs newest first, with
-// an opaque keyset cursor.
+// an opaque keyset cursor. A page filtered by operation, or by a state that is
+// not live, examines a bounded number of the owner's jobs (store.ListJobs), so
+// it may be short or empty with a next_cursor: the cursor then continues after
+// the last job examined, and carries the filters like any other.
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 	bad := func(title, detail string) {
 		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: title, Detail: detail})
@@ -45,7 +54,8 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 		bad(title, detail)
 		return
 	}
-	f := store.ListFilter{Owner: ownerFrom(r.Context()), State: q.Get("state"), Operation: q.Get("operation"), Limit: defaultListLimit}
+	f := store.ListFilter{Owner: ownerFrom(r.Context()), State: q.Get("state"), Operation: q.Get("operation"),
+		Limit: defaultListLimit, Scan: listScan}
 	switch f.State {
 	case "", store.JobPending, store.JobRunning, store.JobSucceeded, store.JobFailed, store.JobCancelled, store.JobUnknown:
 	default:

@@ -26,7 +26,22 @@ type ListFilter struct {
 	// {…}, no hyphens, any case); anything else is an error, returned
 	// before any statement is sent.
 	After *ListPosition
+	// Scan is how many of the owner's jobs a page filtered by Operation or
+	// by a State that is not live examines at most (see ListJobs); 0 means
+	// DefaultListScan.
+	Scan int
 }
+
+// DefaultListScan is how many of an owner's jobs one page of a listing
+// filtered by state or operation examines at most. Those filters are not
+// conditions of the index the listing walks (jobs_owner_created_id), and an
+// index for them would cost every job's writes: unbounded, a page of a filter
+// that matched rarely or never read the owner's whole history (1.3 s for
+// state=failed of an owner with 450,000 jobs and no failure), and any tenant
+// could make the shared database do so with one request. A thousand rows is a
+// few milliseconds; a filter matching one job in twenty still fills a page of
+// 50.
+const DefaultListScan = 1000
 
 // Normalized returns f with its time bounds in UTC at PostgreSQL's precision,
 // as ListJobs applies them. A job's created_at is a whole microsecond, so an
@@ -63,25 +78,33 @@ type ListPosition struct {
 // costs the same however deep it is, and jobs created after the first page
 // never shift the later ones.
 //
+// A page filtered by Operation, or by a State that is not live (succeeded,
+// failed, cancelled), examines at most Scan of the owner's jobs in that order
+// (those within the CreatedAfter and CreatedBefore bounds, after the
+// position) and returns the matches among them: when fewer than Limit match
+// there and jobs remain after them, the page is short, possibly empty, and its
+// position is that of the last job examined. Paging on until the position is
+// nil returns every matching job exactly once, in order, each page at bounded
+// cost. A live state (pending, running, unknown) is read as before, whatever
+// the operation: the planner reaches those jobs through the partial indexes
+// of live jobs (jobs_owner_live, jobs_open_created), never through the
+// owner's history.
+//
 // An Operation that PostgreSQL cannot hold as text (a NUL, bytes that are not
 // UTF-8) is no job's operation: the listing is empty, and nothing is sent.
 func (s *Store) ListJobs(ctx context.Context, f ListFilter) ([]*Job, *ListPosition, error) {
 	if !utf8.ValidString(f.Operation) || strings.IndexByte(f.Operation, 0) >= 0 {
 		return []*Job{}, nil, nil
 	}
-	q, args, err := listQuery(f)
+	q, args, windowed, err := listQuery(f)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list jobs: %w", err)
 	}
-	rows, err := s.pool.Query(ctx, q, args...)
+	jobs, edge, err := s.readListing(ctx, q, args, windowed)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list jobs: %w", err)
 	}
-	jobs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*Job, error) { return scanJob(r) })
-	if err != nil {
-		return nil, nil, fmt.Errorf("list jobs: %w", err)
-	}
-	var next *ListPosition
+	next := edge // set when the window ended, with jobs after it, before Limit+1 matched
 	if len(jobs) > f.Limit {
 		jobs = jobs[:f.Limit]
 		last := jobs[len(jobs)-1]
@@ -95,52 +118,163 @@ func (s *Store) ListJobs(ctx context.Context, f ListFilter) ([]*Job, *ListPositi
 	return jobs, next, nil
 }
 
+// readListing runs a listing statement (listQuery) and returns its jobs, with,
+// for a scan-bounded one (windowed), the position of the last job it examined
+// when jobs remain after its window (nil otherwise).
+func (s *Store) readListing(ctx context.Context, q string, args []any, windowed bool) ([]*Job, *ListPosition, error) {
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	jobs := []*Job{}
+	var pos ListPosition
+	var last, beyond, remain bool
+	var edge *ListPosition
+	extra := []any{&pos.CreatedAt, &pos.ID, &last, &beyond}
+	for rows.Next() {
+		if !windowed {
+			j, err := scanJob(rows)
+			if err != nil {
+				return nil, nil, err
+			}
+			jobs = append(jobs, j)
+			continue
+		}
+		if rows.RawValues()[0] == nil { // not a match: the window's last job, or the one after it
+			if err := rows.Scan(append(make([]any, jobColumnCount), extra...)...); err != nil {
+				return nil, nil, err
+			}
+		} else {
+			j, err := scanJob(rows, extra...)
+			if err != nil {
+				return nil, nil, err
+			}
+			jobs = append(jobs, j)
+		}
+		if last {
+			edge = &ListPosition{CreatedAt: pos.CreatedAt, ID: pos.ID}
+		}
+		remain = remain || beyond
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	if !remain {
+		edge = nil
+	}
+	return jobs, edge, nil
+}
+
+// jobColumnCount is how many columns jobColumns is.
+var jobColumnCount = len((&Job{}).dest())
+
 // listQuery builds the listing statement with only the conditions asked for,
 // so the planner sees plain index conditions (no "$n IS NULL OR" branches).
 // A position whose ID is not a UUID is an error.
-func listQuery(f ListFilter) (string, []any, error) {
+//
+// A filter by operation or by a state that is not live makes the scan-bounded
+// statement (windowQuery, windowed); the rest, the plain keyset scan.
+func listQuery(f ListFilter) (q string, args []any, windowed bool, err error) {
 	f = f.Normalized()
 	if f.After != nil {
 		id, err := uuid.Parse(f.After.ID)
 		if err != nil {
-			return "", nil, fmt.Errorf("the position's id %q is not a UUID; continue from a position ListJobs returned", f.After.ID)
+			return "", nil, false, fmt.Errorf("the position's id %q is not a UUID; continue from a position ListJobs returned", f.After.ID)
 		}
 		// PostgreSQL reads only some spellings of a UUID: hand it the canonical one.
 		f.After = &ListPosition{CreatedAt: f.After.CreatedAt, ID: id.String()}
 	}
-	args := []any{f.Owner}
-	where := []string{"j.owner = $1"}
-	add := func(cond string, v ...any) {
-		for _, x := range v {
-			args = append(args, x)
-			cond = strings.Replace(cond, "$?", "$"+strconv.Itoa(len(args)), 1)
-		}
-		where = append(where, cond)
-	}
-	if f.State != "" {
-		add("j.state = $?", f.State)
-	}
-	if f.Operation != "" {
-		add("j.operation = $?", f.Operation)
-	}
+	var c listConds
+	// In the index's order: the index conditions of the scan.
+	c.add(&c.scan, "j.owner = $?", f.Owner)
 	if !f.CreatedAfter.IsZero() {
-		add("j.created_at > $?", f.CreatedAfter)
+		c.add(&c.scan, "j.created_at > $?", f.CreatedAfter)
 	}
 	if !f.CreatedBefore.IsZero() {
-		add("j.created_at < $?", f.CreatedBefore)
+		c.add(&c.scan, "j.created_at < $?", f.CreatedBefore)
 	}
 	if f.After != nil {
-		add("(j.created_at, j.id) < ($?, $?::uuid)", f.After.CreatedAt, f.After.ID)
+		c.add(&c.scan, "(j.created_at, j.id) < ($?, $?::uuid)", f.After.CreatedAt, f.After.ID)
 	}
-	args = append(args, f.Limit+1)
-	return `SELECT ` + jobColumns + ` FROM jobs j WHERE ` + strings.Join(where, " AND ") +
-		` ORDER BY j.created_at DESC, j.id DESC LIMIT $` + strconv.Itoa(len(args)), args, nil
+	// Not in the index: filters of the rows it reads.
+	if f.State != "" {
+		c.add(&c.match, "j.state = $?", f.State)
+	}
+	if f.Operation != "" {
+		c.add(&c.match, "j.operation = $?", f.Operation)
+	}
+	if len(c.match) == 0 || liveState(f.State) {
+		where := strings.Join(append(c.scan, c.match...), " AND ")
+		return `SELECT ` + jobColumns + ` FROM jobs j WHERE ` + where +
+			` ORDER BY j.created_at DESC, j.id DESC LIMIT ` + c.arg(f.Limit+1), c.args, false, nil
+	}
+	scan := f.Scan
+	if scan <= 0 {
+		scan = DefaultListScan
+	}
+	return windowQuery(&c, scan, f.Limit), c.args, true, nil
+}
+
+// liveState reports whether state is one of the states of the partial index
+// jobs_owner_live, whose listings the planner reads from the live jobs.
+func liveState(state string) bool {
+	return state == JobPending || state == JobRunning || state == JobUnknown
+}
+
+// windowQuery is the scan-bounded listing statement. Its window w is the
+// owner's next scan+1 jobs in keyset order, numbered (n), each with whether
+// it matches the filters (hit); the last one is read only to tell whether
+// jobs remain after the scan, and is never a match. The statement returns the
+// window's matches and its last two jobs, in order, at most limit+2 rows: the
+// first limit+1 matches when there are that many (the page is full), or else
+// every match and the window's edge. Each row ends with the job's position
+// and whether it is the last examined and the one after it; the job's own
+// columns are NULL but for a match. Everything streams in keyset order (the
+// window function keeps it): the scan stops as soon as the rows are found,
+// so a filter that matches often reads little more than a page, and one that
+// does not reads at most the window. A match is read whole by primary key;
+// another job's key is NULL, which an index lookup answers without reading.
+func windowQuery(c *listConds, scan, limit int) string {
+	n := c.arg(scan + 1)
+	return `SELECT ` + jobColumns + `, w.created_at, w.id::text, w.n = ` + n + ` - 1, w.n = ` + n + `
+FROM (
+    SELECT s.id, s.created_at, s.hit, row_number() OVER (ORDER BY s.created_at DESC, s.id DESC) AS n
+    FROM (SELECT j.id, j.created_at, (` + strings.Join(c.match, " AND ") + `) AS hit FROM jobs j
+          WHERE ` + strings.Join(c.scan, " AND ") + `
+          ORDER BY j.created_at DESC, j.id DESC LIMIT ` + n + `) s
+) w
+LEFT JOIN jobs j ON j.id = CASE WHEN w.hit AND w.n < ` + n + ` THEN w.id END
+WHERE (w.hit AND w.n < ` + n + `) OR w.n >= ` + n + ` - 1
+ORDER BY w.created_at DESC, w.id DESC
+LIMIT ` + c.arg(limit+2)
+}
+
+// listConds are a listing statement's conditions and their arguments: scan
+// those of the index the listing walks, match the filters of what it reads.
+type listConds struct {
+	args        []any
+	scan, match []string
+}
+
+// arg adds an argument and returns its placeholder.
+func (c *listConds) arg(v any) string {
+	c.args = append(c.args, v)
+	return "$" + strconv.Itoa(len(c.args))
+}
+
+// add appends cond to *to, each "$?" in it standing for the next of v.
+func (c *listConds) add(to *[]string, cond string, v ...any) {
+	for _, x := range v {
+		cond = strings.Replace(cond, "$?", c.arg(x), 1)
+	}
+	*to = append(*to, cond)
 }
 
 // ExplainListJobs returns PostgreSQL's plan of the listing statement for f (for
 // tests and docs: the plan must be a scan of jobs_owner_created_id).
 func (s *Store) ExplainListJobs(ctx context.Context, f ListFilter) (string, error) {
-	q, args, err := listQuery(f)
+	q, args, _, err := listQuery(f)
 	if err != nil {
 		return "", err
 	}

@@ -2,15 +2,11 @@ package store_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/routerhq/router/internal/store"
 )
@@ -92,45 +88,7 @@ func TestOrphanScanReadsOnlyOpenJobs(t *testing.T) {
 	exec(`ANALYZE jobs`)
 	exec(`ANALYZE attempts`)
 
-	cfg, err := pgxpool.ParseConfig(b.db.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store.ConfigurePool(cfg)
-	var mu sync.Mutex
-	var notices []string
-	cfg.ConnConfig.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
-		mu.Lock()
-		notices = append(notices, n.Message)
-		mu.Unlock()
-	}
-	next := cfg.AfterConnect
-	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
-		if err := next(ctx, conn); err != nil {
-			return err
-		}
-		_, err := conn.Exec(ctx, `LOAD 'auto_explain'`)
-		if err != nil {
-			return err
-		}
-		_, err = conn.Exec(ctx, `SET auto_explain.log_min_duration = 0; SET auto_explain.log_analyze = on;
-			SET auto_explain.log_timing = off; SET auto_explain.log_format = json; SET auto_explain.log_level = notice`)
-		return err
-	}
-	cfg.MinConns = 0
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	if err := pool.Ping(ctx); err != nil {
-		// auto_explain needs a superuser (make test's server) and the
-		// server's contrib modules.
-		if strings.Contains(err.Error(), "auto_explain") || strings.Contains(err.Error(), "permission denied") {
-			t.Skipf("no auto_explain on this server: %v", err)
-		}
-		t.Fatal(err)
-	}
+	pool, plans := explainingPool(t, b)
 
 	ids, err := store.New(pool, store.Options{KeyRetention: time.Hour}).ClaimOrphans(ctx, "r2", 30*time.Second, 20)
 	if err != nil {
@@ -139,55 +97,19 @@ func TestOrphanScanReadsOnlyOpenJobs(t *testing.T) {
 	if len(ids) != 3 {
 		t.Fatalf("claimed %d orphans, want the 3", len(ids))
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	found := false
-	for _, n := range notices {
-		_, js, ok := strings.Cut(n, "plan:")
-		if !ok {
-			continue
-		}
-		var doc struct {
-			Query string `json:"Query Text"`
-			Plan  analyzedNode
-		}
-		if err := json.Unmarshal([]byte(js), &doc); err != nil {
-			t.Fatalf("auto_explain's plan: %v\n%s", err, n)
-		}
-		if !strings.Contains(doc.Query, "SKIP LOCKED") || !strings.Contains(doc.Query, "ORDER BY j.created_at") {
+	for _, p := range plans("SKIP LOCKED") {
+		if !strings.Contains(p.Query, "ORDER BY j.created_at") {
 			continue
 		}
 		found = true
 		// The open jobs are 203; reading each of them twice would still be
 		// bounded. What grows with the table is reading the finished ones.
-		if read := doc.Plan.rowsRead("jobs"); read > 2*203 {
-			t.Errorf("the orphan scan read %.0f rows of jobs to find 3 orphans among 203 open jobs (10,000 finished): its cost grows with the table\n%s", read, js)
+		if read := p.Plan.rowsRead("jobs"); read > 2*203 {
+			t.Errorf("the orphan scan read %.0f rows of jobs to find 3 orphans among 203 open jobs (10,000 finished): its cost grows with the table\n%s", read, p.JSON)
 		}
 	}
 	if !found {
-		t.Fatalf("no plan of the orphan scan among %d reported", len(notices))
+		t.Fatal("no plan of the orphan scan was reported")
 	}
-}
-
-// analyzedNode is a node of an EXPLAIN ANALYZE plan in JSON.
-type analyzedNode struct {
-	Relation       string         `json:"Relation Name"`
-	ActualRows     float64        `json:"Actual Rows"`
-	ActualLoops    float64        `json:"Actual Loops"`
-	RemovedFilter  float64        `json:"Rows Removed by Filter"`
-	RemovedRecheck float64        `json:"Rows Removed by Index Recheck"`
-	Plans          []analyzedNode `json:"Plans"`
-}
-
-// rowsRead is how many rows of table the plan's scans read: those they
-// returned and those their filters removed, over every loop.
-func (n analyzedNode) rowsRead(table string) float64 {
-	var read float64
-	if n.Relation == table {
-		read = (n.ActualRows + n.RemovedFilter + n.RemovedRecheck) * max(n.ActualLoops, 1)
-	}
-	for _, c := range n.Plans {
-		read += c.rowsRead(table)
-	}
-	return read
 }

@@ -76,11 +76,18 @@ func (p *OpenAI) Lookup(ctx context.Context, attemptID string) (*Response, bool,
 		return nil, false, nil
 	}
 	c := (*list.Data)[0]
-	if id, ok := c.Metadata[MetadataAttemptID]; ok && id != attemptID {
+	if id, ok := c.Metadata[MetadataAttemptID]; !ok || id != attemptID {
 		// The endpoint ignored the metadata filter: what it lists says
-		// nothing about this attempt, neither found nor not found.
+		// nothing about this attempt, neither found nor not found. Every
+		// request of an attempt carries its id as metadata, so a record
+		// without it (another client's stored completion, a proxy that
+		// strips metadata) is not this attempt's either.
+		who := "of another attempt (" + truncate(id) + ")"
+		if !ok {
+			who = "without the attempt id in its metadata"
+		}
 		return nil, false, NewError(p.cfg.Name, KindMalformedResponse,
-			"lookup: the provider listed a completion of another attempt ("+truncate(id)+"): it does not filter stored completions by metadata")
+			"lookup: the provider listed a completion "+who+": it does not filter stored completions by metadata")
 	}
 	r, err := p.response(c.ID, c.Model, c.Created, c.Choices, c.Usage)
 	return r, true, err

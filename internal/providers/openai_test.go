@@ -204,7 +204,9 @@ func TestOpenAILookup(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Query().Get("metadata[router_attempt_id]") {
 		case "att-done":
-			fmt.Fprintf(w, `{"object":"list","data":[%s],"first_id":"chatcmpl-1","last_id":"chatcmpl-1","has_more":false}`, completionBody)
+			// A stored completion carries the metadata it was sent with.
+			stored := strings.Replace(completionBody, `"object":"chat.completion",`, `"object":"chat.completion","metadata":{"router_attempt_id":"att-done"},`, 1)
+			fmt.Fprintf(w, `{"object":"list","data":[%s],"first_id":"chatcmpl-1","last_id":"chatcmpl-1","has_more":false}`, stored)
 		case "att-limited":
 			writeError(w, 429, map[string]string{"Retry-After": "3"}, apiErrorBody("Rate limit reached.", "requests", nil, "rate_limit_exceeded"))
 		default:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -278,7 +279,12 @@ func (m *Mock) lookup(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"object":"list","data":[]}`))
 		return
 	}
-	_, _ = w.Write([]byte(`{"object":"list","data":[` + string(body) + `]}`))
+	// A stored completion lists the metadata it was sent with; the router
+	// trusts only a record carrying the attempt's id.
+	meta, _ := json.Marshal(map[string]string{"router_attempt_id": id})
+	stored := bytes.Replace(body, []byte(`"object":"chat.completion",`),
+		append(append([]byte(`"object":"chat.completion","metadata":`), meta...), ','), 1)
+	_, _ = w.Write([]byte(`{"object":"list","data":[` + string(stored) + `]}`))
 }
 
 // nonceOf extracts "nonce=<nonce>;" from a message.

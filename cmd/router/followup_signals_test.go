@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/signal"
 	"syscall"
 	"testing"
 )
@@ -11,6 +12,13 @@ import (
 // signal.NotifyContext the second signal went unseen: `router serve` could
 // not be told to stop its drain.)
 func TestSignalContextSeesASecondSignal(t *testing.T) {
+	// Every signal sent is also delivered here, and waited for: a signal
+	// still pending in the runtime when signalContext's stop releases
+	// SIGTERM would take its default action and kill the test binary. This
+	// registration is released last (deferred first).
+	seen := make(chan os.Signal, 4)
+	signal.Notify(seen, syscall.SIGTERM)
+	defer signal.Stop(seen)
 	ctx, stop := signalContext()
 	defer stop()
 	kill := func() {
@@ -18,6 +26,7 @@ func TestSignalContextSeesASecondSignal(t *testing.T) {
 		if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 			t.Fatal(err)
 		}
+		<-seen
 	}
 	kill()
 	<-ctx.Done()

@@ -317,7 +317,9 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 			}
 		case pe.Kind == providers.KindContextLength:
 			// Only a target with a larger context window can take the request.
-			o.skipWindowsUpTo(o.r.cfg.Targets[p])
+			if o.skipTooLongAfter(p) {
+				o.recordDecisions(ctx, "the context-length skips")
+			}
 			if o.next() == "" {
 				o.stop(res.reason)
 			} else {
@@ -360,6 +362,13 @@ func (o *orchestrator) denyHedge(ctx context.Context, target, why string) {
 	}
 	o.hedgeDenied = true
 	o.decisions = append(o.decisions, Decision{Provider: target, Event: "hedge_denied", Eligible: true, Reason: why})
+	o.recordDecisions(ctx, "the hedge denial")
+}
+
+// recordDecisions records the job's routing as o.decisions now stand: with
+// the next attempt when the plan's routing is not recorded yet, else at once.
+// what names the change for the log.
+func (o *orchestrator) recordDecisions(ctx context.Context, what string) {
 	b, err := json.Marshal(o.decisions)
 	if err != nil {
 		return
@@ -369,7 +378,7 @@ func (o *orchestrator) denyHedge(ctx context.Context, target, why string) {
 		return
 	}
 	if err := o.r.cfg.Store.SetRouting(context.WithoutCancel(ctx), o.job.ID, b); err != nil {
-		o.log.Warn("could not record the hedge denial in routing", "err", err)
+		o.log.Warn("could not record "+what+" in routing", "err", err)
 	}
 }
 

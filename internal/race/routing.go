@@ -143,42 +143,50 @@ func (r *Runner) admissible(provider string, sp *spec, role string) (bool, strin
 // skipTooLong re-derives, for a race that resumes a round (a job adopted by
 // recovery or after a drain's hand-over, or resumed after a resolution),
 // what the round's context-length rejections decided when they came
-// (orchestrator.handle, through the same skipWindowsUpTo): a request that a
+// (orchestrator.handle, through the same skipTooLongAfter): a request that a
 // target rejected as too long fits no target whose context window is no
 // larger. Without it the resumed race would send the request to such a
-// target for a certain context_length_exceeded. Each target it skips is
-// ineligible in the routing the race records, with why, as decide says of a
-// window too small for the counted prompt.
+// target for a certain context_length_exceeded.
 func (o *orchestrator) skipTooLong(job *store.Job) {
 	for _, a := range job.Attempts {
-		if !inRound(job, a) || kindOf(a) != providers.KindContextLength {
+		if inRound(job, a) && kindOf(a) == providers.KindContextLength {
+			o.skipTooLongAfter(a.Provider)
+		}
+	}
+}
+
+// skipTooLongAfter applies rejecter's context-length rejection: rejecter is
+// tried (its own failure, not a skip, explains it) and every candidate whose
+// context window is no larger than rejecter's is skipped. Each target it
+// skips becomes ineligible in the routing the race records, with why, as
+// decide says of a window too small for the counted prompt (SPEC §4.2). It
+// reports whether it changed any decision.
+func (o *orchestrator) skipTooLongAfter(rejecter string) bool {
+	t := o.r.cfg.Targets[rejecter]
+	if t == nil || t.ContextWindow <= 0 {
+		return false // a target no longer configured, or of no known window, bounds nothing
+	}
+	o.used[rejecter] = true
+	var open []string
+	for _, c := range o.candidates {
+		if !o.used[c] {
+			open = append(open, c)
+		}
+	}
+	o.skipWindowsUpTo(t)
+	changed := false
+	for _, c := range open {
+		if !o.used[c] {
 			continue
 		}
-		t := o.r.cfg.Targets[a.Provider]
-		if t == nil || t.ContextWindow <= 0 {
-			continue // a target no longer configured, or of no known window, bounds nothing
-		}
-		// Tried, as handle finds it when the rejection comes: its own
-		// failure, not a skip, explains it.
-		o.used[a.Provider] = true
-		var open []string
-		for _, c := range o.candidates {
-			if !o.used[c] {
-				open = append(open, c)
-			}
-		}
-		o.skipWindowsUpTo(t)
-		for _, c := range open {
-			if !o.used[c] {
-				continue
-			}
-			for i := range o.decisions {
-				if d := &o.decisions[i]; d.Provider == c && d.Event == "" {
-					d.Eligible = false
-					d.Reason = fmt.Sprintf("context window too small: %s rejected the request as too long, and this target's window of %d tokens is no larger than its %d",
-						a.Provider, o.r.cfg.Targets[c].ContextWindow, t.ContextWindow)
-				}
+		for i := range o.decisions {
+			if d := &o.decisions[i]; d.Provider == c && d.Event == "" {
+				d.Eligible = false
+				d.Reason = fmt.Sprintf("context window too small: %s rejected the request as too long, and this target's window of %d tokens is no larger than its %d",
+					rejecter, o.r.cfg.Targets[c].ContextWindow, t.ContextWindow)
+				changed = true
 			}
 		}
 	}
+	return changed
 }

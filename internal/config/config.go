@@ -92,6 +92,11 @@ type APIKey struct {
 type Webhook struct {
 	URL       string `yaml:"url"`
 	SecretEnv string `yaml:"secret_env"`
+	// PreviousSecretEnv names the variable holding the secret being rotated
+	// out: while it is set, every delivery carries a signature with each
+	// secret (Standard Webhooks allows several), so a receiver still
+	// verifying with the old one accepts it.
+	PreviousSecretEnv string `yaml:"previous_secret_env"`
 }
 
 // Retention of finished jobs (SPEC §16).

@@ -212,6 +212,9 @@ func (c Config) problems() []string {
 			if k.Webhook.SecretEnv == "" {
 				add("api_keys[%d].webhook.secret_env is required: the environment variable holding the signing secret", i)
 			}
+			if k.Webhook.PreviousSecretEnv != "" && k.Webhook.PreviousSecretEnv == k.Webhook.SecretEnv {
+				add("api_keys[%d].webhook.previous_secret_env names the same variable as secret_env (%s): during a rotation it names the variable holding the old secret, and secret_env the new one; without a rotation leave it out", i, k.Webhook.SecretEnv)
+			}
 			// One webhook per owner: with two, the last entry would silently win.
 			if j, ok := hooks[k.Owner]; ok && *c.APIKeys[j].Webhook != *k.Webhook {
 				add("api_keys[%d].webhook: owner %s has another webhook in api_keys[%d]; an owner's events go to one webhook, so give its entries the same one (or set it on one entry)", i, k.Owner, j)

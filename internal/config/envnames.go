@@ -35,6 +35,7 @@ func (c Config) envNameProblems() []string {
 		check(fmt.Sprintf("api_keys[%d].key_env", i), k.KeyEnv)
 		if k.Webhook != nil {
 			check(fmt.Sprintf("api_keys[%d].webhook.secret_env", i), k.Webhook.SecretEnv)
+			check(fmt.Sprintf("api_keys[%d].webhook.previous_secret_env", i), k.Webhook.PreviousSecretEnv)
 		}
 	}
 	for i, p := range c.Providers {

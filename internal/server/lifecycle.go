@@ -33,7 +33,7 @@ func startLifecycle(ctx context.Context, cfg *config.Config, st *store.Store, po
 	if now == nil {
 		now = context.Background()
 	}
-	urls, secrets, err := configWebhooks(cfg, os.Getenv)
+	urls, secrets, previous, err := configWebhooks(cfg, os.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func startLifecycle(ctx context.Context, cfg *config.Config, st *store.Store, po
 	l.background(cleaner.Run)
 
 	l.hooks, err = webhook.NewService(pool, st, webhook.ServiceConfig{
-		Config:     webhook.Config{Timeout: w.Timeout.D(), MaxResponseBytes: w.MaxResponseBytes, RetryFor: w.RetryFor.D(), Secrets: secrets},
+		Config:     webhook.Config{Timeout: w.Timeout.D(), MaxResponseBytes: w.MaxResponseBytes, RetryFor: w.RetryFor.D(), Secrets: secrets, PreviousSecrets: previous},
 		Backoff:    webhook.Backoff{Base: w.BackoffBase.D(), Cap: w.BackoffCap.D()},
 		MaxWorkers: w.Workers,
 		Log:        log,
@@ -111,32 +111,39 @@ func (l *lifecycle) stop() {
 	l.stops = nil
 }
 
-// configWebhooks returns the configured owners' webhook URLs and signing
-// secrets (from the environment variables api_keys[].webhook.secret_env),
-// refusing every empty or unusable secret in one error. Stored keys' secrets
-// (router keys create --webhook-url) are made by the router and need no check.
-func configWebhooks(cfg *config.Config, getenv func(string) string) (urls, secrets map[string]string, err error) {
-	urls, secrets = map[string]string{}, map[string]string{}
+// configWebhooks returns the configured owners' webhook URLs, signing
+// secrets (from the environment variables api_keys[].webhook.secret_env) and
+// the secrets being rotated out (previous_secret_env), refusing every empty
+// or unusable secret in one error. Stored keys' secrets (router keys create
+// --webhook-url) are made by the router and need no check.
+func configWebhooks(cfg *config.Config, getenv func(string) string) (urls, secrets, previous map[string]string, err error) {
+	urls, secrets, previous = map[string]string{}, map[string]string{}, map[string]string{}
 	var problems []string
 	seen := map[[2]string]bool{}
+	check := func(i int, owner, field, env, v string) {
+		if seen[[2]string{owner, env}] {
+			return // the same owner's secret, already checked
+		}
+		seen[[2]string{owner, env}] = true
+		if err := webhook.ValidateSecret(v); err != nil {
+			problems = append(problems, fmt.Sprintf("api_keys[%d].webhook.%s: environment variable %s (owner %s): %v", i, field, env, owner, err))
+		}
+	}
 	for i, k := range cfg.APIKeys {
 		if k.Webhook == nil {
 			continue
 		}
 		v := getenv(k.Webhook.SecretEnv)
 		urls[k.Owner], secrets[k.Owner] = k.Webhook.URL, v
-		if seen[[2]string{k.Owner, k.Webhook.SecretEnv}] {
-			continue // the same owner's secret, already checked
-		}
-		seen[[2]string{k.Owner, k.Webhook.SecretEnv}] = true
-		where := fmt.Sprintf("api_keys[%d].webhook.secret_env: environment variable %s (owner %s)", i, k.Webhook.SecretEnv, k.Owner)
-		if err := webhook.ValidateSecret(v); err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", where, err))
+		check(i, k.Owner, "secret_env", k.Webhook.SecretEnv, v)
+		if env := k.Webhook.PreviousSecretEnv; env != "" {
+			previous[k.Owner] = getenv(env)
+			check(i, k.Owner, "previous_secret_env", env, previous[k.Owner])
 		}
 	}
 	if len(problems) > 0 {
-		return nil, nil, fmt.Errorf("unusable webhook signing secrets (deliveries would fail, or their signatures could be forged):\n  %s\n"+
-			"set each environment variable to a good secret and start again; the owner's receiver verifies with the same secret, so give it the new one", strings.Join(problems, "\n  "))
+		return nil, nil, nil, fmt.Errorf("unusable webhook signing secrets (deliveries would fail, or their signatures could be forged):\n  %s\n"+
+			"set each environment variable to a good secret and start again (a rotation's previous_secret_env holds the old secret, until every receiver verifies with the new one: then remove it); the owner's receiver verifies with the same secret, so give it the new one", strings.Join(problems, "\n  "))
 	}
-	return urls, secrets, nil
+	return urls, secrets, previous, nil
 }

@@ -45,6 +45,10 @@ type Config struct {
 	// Secrets are the configured owners' secrets (api_keys[].webhook.secret_env);
 	// stored keys' secrets come from the database.
 	Secrets map[string]string
+	// PreviousSecrets are the configured owners' secrets being rotated out
+	// (api_keys[].webhook.previous_secret_env): a delivery to such an owner
+	// carries a second signature, with it.
+	PreviousSecrets map[string]string
 	// Client sends the requests; default an http.Client that does not follow
 	// redirects (a 3xx is a failed try) and keeps an idle connection per
 	// worker to each endpoint (newHTTPClient).
@@ -130,9 +134,9 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		return w.abandon(ctx, try, "the owner has no webhook any more")
 	}
 	try.URL = wh.URL
-	secret := wh.Secret
+	secret, previous := wh.Secret, ""
 	if secret == "" {
-		secret = w.cfg.Secrets[ev.Owner]
+		secret, previous = w.cfg.Secrets[ev.Owner], w.cfg.PreviousSecrets[ev.Owner]
 	}
 	var code int
 	var sendErr error
@@ -153,7 +157,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 				return fmt.Errorf("store event body: %w", err)
 			}
 		}
-		code, sendErr = w.send(ctx, wh.URL, secret, ev.ID, body)
+		code, sendErr = w.send(ctx, wh.URL, secret, previous, ev.ID, body)
 	}
 	try.Latency, try.StatusCode = w.cfg.Now().Sub(try.StartedAt), code
 	try.Status = store.EventDelivered
@@ -241,14 +245,22 @@ func (w *Worker) abandon(ctx context.Context, try store.DeliveryTry, why string)
 
 // send POSTs one signed try; a non-2xx status or no answer within Timeout is
 // an error, and so is a try cut short by the service stopping
-// (interruptedError).
-func (w *Worker) send(ctx context.Context, url, secret, id string, body []byte) (int, error) {
+// (interruptedError). A previous secret (a rotation) adds its signature after
+// the current one's.
+func (w *Worker) send(ctx context.Context, url, secret, previous, id string, body []byte) (int, error) {
 	tryCtx, cancel := context.WithTimeoutCause(ctx, w.cfg.Timeout, errNoAnswer)
 	defer cancel()
 	ts := w.cfg.Now()
 	sig, err := Sign(secret, id, ts, body)
 	if err != nil {
 		return 0, err
+	}
+	if previous != "" {
+		old, err := Sign(previous, id, ts, body)
+		if err != nil {
+			return 0, fmt.Errorf("the previous secret: %w", err)
+		}
+		sig += " " + old // Standard Webhooks: space-separated signatures, any may match
 	}
 	req, err := http.NewRequestWithContext(tryCtx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+
+	"github.com/routerhq/router/internal/jsontext"
 )
 
 // CompleteStream sends the request with the streaming API (SSE events
@@ -184,7 +186,9 @@ func (p *Anthropic) response(msg *anthropic.Message) (*Response, error) {
 		}
 	}
 	if msg.StopReason == "" {
-		return nil, NewError(p.cfg.Name, KindMalformedResponse, "message has no stop_reason")
+		// The message decoded, with the usage it was billed for.
+		e := NewError(p.cfg.Name, KindMalformedResponse, "message has no stop_reason")
+		return nil, e.billed(anthropicUsage(msg.Usage), msg.ID, string(msg.Model))
 	}
 	return p.finish(msg.ID, string(msg.Model), text.String(), calls, string(msg.StopReason), msg.Usage)
 }
@@ -199,12 +203,20 @@ var finishReasons = map[string]string{
 	"tool_use":                      "tool_calls",
 }
 
+// finish maps a complete message (streamed or not) to a Response, or to the
+// *Error a complete message can still be. Such an error carries the message's
+// usage: the provider billed it (billed).
 func (p *Anthropic) finish(id, model, text string, calls []openAIToolCall, stopReason string, u anthropic.Usage) (*Response, error) {
+	// The id and model are stored in text columns, which refuse NUL and
+	// invalid UTF-8: a provider's odd bytes must not make the answer
+	// unrecordable (as the OpenAI adapter does).
+	id, model = jsontext.SanitizeString(id), jsontext.SanitizeString(model)
+	usage := anthropicUsage(u)
 	switch stopReason {
 	case "refusal":
 		e := NewError(p.cfg.Name, KindContentPolicy, "model refused (stop_reason refusal)")
 		e.Code = "refusal"
-		return nil, e
+		return nil, e.billed(usage, id, model)
 	case "pause_turn":
 		// Anthropic pauses a long-running turn (server tools) and expects the
 		// client to send it back to be continued: what came is only the start
@@ -214,19 +226,18 @@ func (p *Anthropic) finish(id, model, text string, calls []openAIToolCall, stopR
 		e := NewError(p.cfg.Name, KindEmptyResponse, "the model paused its turn before the answer was complete (stop_reason pause_turn)")
 		e.Code = "pause_turn"
 		e.Received = true // the provider answered: the outcome is known
-		return nil, e
+		return nil, e.billed(usage, id, model)
 	}
 	fr, ok := finishReasons[stopReason]
 	if !ok {
 		fr = stopReason
 	}
-	in := sumTokens(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens)
 	r := &Response{
 		Content:      text,
 		Model:        model,
 		ResponseID:   id,
 		FinishReason: fr,
-		Usage:        reportedUsage(in, u.OutputTokens, 0),
+		Usage:        usage,
 	}
 	if len(calls) > 0 {
 		b, err := json.Marshal(calls)
@@ -236,4 +247,10 @@ func (p *Anthropic) finish(id, model, text string, calls []openAIToolCall, stopR
 		r.ToolCalls = b
 	}
 	return r, nil
+}
+
+// anthropicUsage is a message's usage as the router keeps it: every input
+// token billed (cache writes and reads included) as prompt tokens.
+func anthropicUsage(u anthropic.Usage) Usage {
+	return reportedUsage(sumTokens(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens), u.OutputTokens, 0)
 }

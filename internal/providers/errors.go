@@ -88,7 +88,17 @@ type Error struct {
 	// before a connection to the provider was made: the request never left
 	// the router, so the provider cannot have done the work, whatever cut it.
 	NotSent bool
-	Err     error // the cause, if any
+	// Usage is set when the call fails on a complete answer the provider
+	// billed (a refusal, a content filter, a paused turn, no choices): the
+	// tokens it reported for that answer. Nil when no such answer came or
+	// it reported none. The router records it on the attempt, so the
+	// attempt's tokens and cost count like any billed answer's (SPEC §18);
+	// see billed. ResponseID and ResponseModel are that answer's id and
+	// model, when it had them, recorded with it.
+	Usage         *Usage
+	ResponseID    string
+	ResponseModel string
+	Err           error // the cause, if any
 }
 
 func (e *Error) Error() string {

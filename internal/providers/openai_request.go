@@ -123,7 +123,9 @@ func (p *OpenAI) responseFormat(rf *ResponseFormat) (*openai.ChatCompletionRespo
 // complete-looking answer can still be: no choices, filtered, or refused.
 func (p *OpenAI) response(id, model string, created int64, choices []openai.ChatCompletionChoice, u openai.Usage) (*Response, error) {
 	if len(choices) == 0 {
-		return nil, NewError(p.cfg.Name, KindEmptyResponse, "response has no choices")
+		// The provider may still have billed the prompt (billed).
+		e := NewError(p.cfg.Name, KindEmptyResponse, "response has no choices")
+		return nil, e.billed(openAIUsage(u), id, model)
 	}
 	c := choices[0]
 	return p.finish(id, model, created, c.Message.Content, c.Message.Refusal, string(c.FinishReason), u, c.Message.ToolCalls)
@@ -131,22 +133,24 @@ func (p *OpenAI) response(id, model string, created int64, choices []openai.Chat
 
 func (p *OpenAI) finish(id, model string, created int64, content, refusal, finishReason string, u openai.Usage,
 	toolCalls []openai.ToolCall) (*Response, error) {
+	// A filtered or refused answer is complete and billed: its error carries
+	// the usage (billed).
 	if finishReason == string(openai.FinishReasonContentFilter) {
 		e := NewError(p.cfg.Name, KindContentPolicy, "output withheld by the provider's content filter")
 		e.Code = "content_filter"
-		return nil, e
+		return nil, e.billed(openAIUsage(u), id, model)
 	}
 	if content == "" && len(toolCalls) == 0 && strings.TrimSpace(refusal) != "" {
 		e := NewError(p.cfg.Name, KindContentPolicy, "model refused: "+truncate(refusal))
 		e.Code = "refusal"
-		return nil, e
+		return nil, e.billed(openAIUsage(u), id, model)
 	}
 	r := &Response{
 		Content:      content,
 		Model:        jsontext.SanitizeString(model), // stored in text columns
 		ResponseID:   jsontext.SanitizeString(id),
 		FinishReason: finishReason,
-		Usage:        reportedUsage(int64(u.PromptTokens), int64(u.CompletionTokens), int64(u.TotalTokens)),
+		Usage:        openAIUsage(u),
 	}
 	if created != 0 {
 		r.Created = time.Unix(created, 0)
@@ -159,4 +163,9 @@ func (p *OpenAI) finish(id, model string, created int64, content, refusal, finis
 		r.ToolCalls = b
 	}
 	return r, nil
+}
+
+// openAIUsage is an answer's usage as the router keeps it.
+func openAIUsage(u openai.Usage) Usage {
+	return reportedUsage(int64(u.PromptTokens), int64(u.CompletionTokens), int64(u.TotalTokens))
 }

@@ -66,6 +66,8 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		if pe == nil {
 			pe = providers.NewError(a.Provider, providers.KindTimeout, "cut by the job's deadline")
 		}
+		// What the provider billed, read before a deadline relabels pe below.
+		out, usage := billedOutcome(pe)
 		state := store.AttemptFailed
 		switch {
 		case errors.Is(cause, errDeadline) && pe.Received:
@@ -93,7 +95,8 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		if errors.Is(cause, errLoser) {
 			detail["message"] = "cancelled: another attempt won"
 		}
-		recorded := r.finishAttempt(bg, job, a, store.AttemptOutcome{State: state, Error: detail, LatencyMS: latency}, log)
+		out.State, out.Error, out.LatencyMS = state, detail, latency
+		recorded := r.finishAttempt(bg, job, a, out, log)
 		if !recorded && state == store.AttemptUnknown {
 			// The attempt is still in flight in the database, so nothing there
 			// blocks a new attempt: the orchestrator, finding no unknown
@@ -103,7 +106,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 			log.Error("could not record the attempt as unknown; the lease will expire and recovery decides")
 			return attemptResult{attempt: a, state: "abandoned", err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe))}
 		}
-		return attemptResult{attempt: a, state: state, err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe))}
+		return attemptResult{attempt: a, state: state, err: pe, usage: usage, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe))}
 	}
 	doc, violations := sp.judge(resp)
 	if len(violations) > 0 {

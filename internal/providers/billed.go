@@ -1,0 +1,22 @@
+package providers
+
+import "github.com/routerhq/router/internal/jsontext"
+
+// billed marks e as the failure of a complete answer the provider billed
+// although the router cannot use it (a refusal, a content filter, a paused
+// turn, an answer without choices), and returns e. The answer's usage, id and
+// model go with the error, so that the attempt records the tokens it was
+// charged for, as it does for an answer that fails the contract (`invalid`):
+// without them the attempt had no cost, and the job's lost_cost_usd and
+// router_cost_usd_total under-counted what failing over really cost.
+//
+// A usage with no tokens at all stays nil: the attempt then has no usage, as
+// a failure without an answer has none. The id and model are made storable
+// here (text columns refuse NUL and invalid UTF-8).
+func (e *Error) billed(u Usage, id, model string) *Error {
+	if u != (Usage{}) {
+		e.Usage = &u
+	}
+	e.ResponseID, e.ResponseModel = jsontext.SanitizeString(id), jsontext.SanitizeString(model)
+	return e
+}

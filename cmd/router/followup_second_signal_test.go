@@ -6,13 +6,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/routerhq/router/internal/config"
 	"github.com/routerhq/router/internal/store"
 	"github.com/routerhq/router/internal/testdb"
 )
@@ -23,8 +20,6 @@ import (
 // still closes cleanly — it returns no error and its listener is closed.
 func TestServeStopsAtOnceOnASecondSignal(t *testing.T) {
 	db := testdb.New(t, store.Options{})
-	t.Setenv("DATABASE_URL", db.URL)
-	t.Setenv("SECOND_SIGNAL_KEY", "second-signal-key")
 	keepGC(t)
 
 	// The provider holds every request until the router gives it up.
@@ -43,28 +38,15 @@ func TestServeStopsAtOnceOnASecondSignal(t *testing.T) {
 	t.Cleanup(provider.Close)
 	t.Cleanup(func() { close(release) }) // before provider.Close, should serve still hold a request
 
-	prompts, _ := filepath.Abs("../../prompts")
-	path := filepath.Join(t.TempDir(), "router.yaml")
 	// Nothing ends the attempt by itself for an hour: not its timeout, not
 	// the job's deadline, not the drain.
-	yaml := fmt.Sprintf(`listen: 127.0.0.1:0
-prompts_dir: %q
-log: {level: warn}
-api_keys: [{owner: second-signal, key_env: SECOND_SIGNAL_KEY}]
+	cfg := serveConfig(t, db, "second-signal", "second-signal-key", fmt.Sprintf(`log: {level: warn}
 providers:
   - {name: slow, type: openai, base_url: %q, model: m, stream: false, max_retries: 0, timeout: 1h, first_byte_timeout: 30m}
 routes:
   default: {providers: [slow], deadline: 1h, hedge_after: "off"}
-conformance: {gate: off}
 shutdown: {drain: 1h}
-`, prompts, provider.URL+"/v1")
-	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+`, provider.URL+"/v1"))
 	ln, opsLn := listen(t), listen(t)
 	base := "http://" + ln.Addr().String()
 
@@ -80,13 +62,7 @@ shutdown: {drain: 1h}
 		// A caller waits on a job whose attempt is in flight.
 		answered := make(chan int, 1)
 		go func() {
-			req, _ := http.NewRequest(http.MethodPost, base+"/v1/jobs",
-				strings.NewReader(`{"prompt":"triage","input":{"subject":"cannot log in","body":"The reset link expired."}}`))
-			req.Header.Set("Authorization", "Bearer second-signal-key")
-			req.Header.Set("Idempotency-Key", "second-signal-1")
-			req.Header.Set("Prefer", "wait=600")
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := http.DefaultClient.Do(triageJobRequest(base, "second-signal-key", "second-signal-1", 600))
 			if err != nil {
 				t.Errorf("POST /v1/jobs: %v", err)
 				answered <- 0

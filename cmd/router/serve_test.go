@@ -2,12 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +11,6 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/routerhq/router/internal/config"
 	"github.com/routerhq/router/internal/store"
 	"github.com/routerhq/router/internal/testdb"
 )
@@ -24,14 +19,7 @@ import (
 // and serves pprof only on --debug-listen.
 func TestServeExposesDBCountersAndDebugListener(t *testing.T) {
 	db := testdb.New(t, store.Options{})
-	t.Setenv("DATABASE_URL", db.URL)
-	t.Setenv("SERVE_TEST_KEY", "serve-test-key")
-	prompts, _ := filepath.Abs("../../prompts")
-	path := filepath.Join(t.TempDir(), "router.yaml")
-	yaml := fmt.Sprintf(`listen: 127.0.0.1:0
-prompts_dir: %q
-log: {level: error}
-api_keys: [{owner: serve-test, key_env: SERVE_TEST_KEY}]
+	cfg := serveConfig(t, db, "serve-test", "serve-test-key", `log: {level: error}
 providers:
   - name: scripted
     type: scripted
@@ -40,27 +28,8 @@ providers:
 routes:
   default:
     providers: [scripted]
-conformance: {gate: off}
-`, prompts)
-	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opsLn, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	debugLn, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
+	ln, opsLn, debugLn := listen(t), listen(t), listen(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, cfg, ln, opsLn, debugLn) }()
@@ -116,13 +85,7 @@ conformance: {gate: off}
 		return out
 	}
 	before := counters()
-	req, _ := http.NewRequest(http.MethodPost, base+"/v1/jobs",
-		strings.NewReader(`{"prompt":"triage","input":{"subject":"cannot log in","body":"The reset link expired."}}`))
-	req.Header.Set("Authorization", "Bearer serve-test-key")
-	req.Header.Set("Idempotency-Key", "serve-test-1")
-	req.Header.Set("Prefer", "wait=30")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
+	resp, err := client.Do(triageJobRequest(base, "serve-test-key", "serve-test-1", 30))
 	if err != nil {
 		t.Fatal(err)
 	}

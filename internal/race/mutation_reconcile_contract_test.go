@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/routerhq/router/internal/providers"
-	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -17,15 +16,7 @@ import (
 // (here an undeclared key) resolves the attempt as failed, and the job goes
 // on to the fallback. It never becomes the job's result.
 func TestReconcileFoundInvalidOutputFailsOver(t *testing.T) {
-	b := setup(t, race.Route{},
-		provSpec{name: "primary", respond: hang, timeout: 30 * time.Millisecond},
-		provSpec{name: "fallback", respond: ok(validTriage)},
-	)
-	job := b.submit(t)
-	j := b.waitSettled(t, job.ID)
-	if j.State != store.JobUnknown {
-		t.Fatalf("state %s, want unknown", j.State)
-	}
+	b, job, j := unknownOnHangingPrimary(t, validTriage)
 	const invalid = `{"category":"technical","priority":"high","summary":"Login broken for the user.","needs_human":false,"confidence":0.9}`
 	b.prov["primary"].SetLookupResult(j.Attempts[0].ID, &providers.Response{Content: invalid, Model: "primary-model",
 		ResponseID: "resp-1", Created: time.Now()})

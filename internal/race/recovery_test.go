@@ -15,15 +15,7 @@ import (
 // the recovery loop: found and valid → the job succeeds from it, with no new
 // provider call.
 func TestReconcileFoundCompletesJob(t *testing.T) {
-	b := setup(t, race.Route{},
-		provSpec{name: "primary", respond: hang, timeout: 30 * time.Millisecond},
-		provSpec{name: "fallback", respond: ok(validTriage)},
-	)
-	job := b.submit(t)
-	j := b.waitSettled(t, job.ID)
-	if j.State != store.JobUnknown {
-		t.Fatalf("state %s", j.State)
-	}
+	b, job, j := unknownOnHangingPrimary(t, validTriage)
 	b.prov["primary"].SetLookupResult(j.Attempts[0].ID, &providers.Response{Content: validTriage, Model: "primary-model",
 		ResponseID: "resp-1", Created: time.Now(), Usage: providers.Usage{TotalTokens: 9}})
 	b.runner.RecoverOnce(context.Background(), 10)
@@ -39,14 +31,7 @@ func TestReconcileFoundCompletesJob(t *testing.T) {
 // Not found at the provider → the attempt failed (no work was done) and the
 // job continues to the fallback.
 func TestReconcileNotFoundContinues(t *testing.T) {
-	b := setup(t, race.Route{},
-		provSpec{name: "primary", respond: hang, timeout: 30 * time.Millisecond},
-		provSpec{name: "fallback", respond: ok(validTriage)},
-	)
-	job := b.submit(t)
-	if j := b.waitSettled(t, job.ID); j.State != store.JobUnknown {
-		t.Fatalf("state %s", j.State)
-	}
+	b, job, _ := unknownOnHangingPrimary(t, validTriage)
 	b.runner.RecoverOnce(context.Background(), 10)
 	j := b.waitSettled(t, job.ID)
 	if j.State != store.JobSucceeded || j.Attempts[0].State != store.AttemptFailed || attemptBy(j, "fallback").State != store.AttemptWon {
@@ -160,15 +145,8 @@ func TestLostLeaseDoesNotSettleJob(t *testing.T) {
 // A resumed race that fails explains every provider's failure, including those
 // of the orchestration before the resume.
 func TestResumedFailureKeepsEarlierReasons(t *testing.T) {
-	b := setup(t, race.Route{},
-		provSpec{name: "primary", respond: hang, timeout: 30 * time.Millisecond},
-		provSpec{name: "fallback", respond: ok(`{"category":"nope"}`)},
-	)
+	b, job, _ := unknownOnHangingPrimary(t, `{"category":"nope"}`)
 	ctx := context.Background()
-	job := b.submit(t)
-	if j := b.waitSettled(t, job.ID); j.State != store.JobUnknown {
-		t.Fatalf("state %s", j.State)
-	}
 	if _, err := b.st.ResolveAttempt(ctx, store.Resolution{JobID: job.ID, Seq: 1, Outcome: "failed", Note: "checked"}); err != nil {
 		t.Fatal(err)
 	}

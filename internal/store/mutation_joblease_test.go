@@ -15,13 +15,7 @@ import (
 func TestAcquireJobLeaseNeverTakesALiveLease(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
-	nj := newJob(t, "acme", "triage", "live-lease", `{}`)
-	nj.LeaseOwner, nj.LeaseFor = "replica-a", time.Hour
-	nj.First = &store.FirstAttempt{Provider: "p1", Role: store.RolePrimary}
-	j, _, err := b.st.CreateJob(ctx, nj)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := leasedJob(t, b, "live-lease", true)
 	owner := func() string {
 		t.Helper()
 		var o string
@@ -40,9 +34,7 @@ func TestAcquireJobLeaseNeverTakesALiveLease(t *testing.T) {
 		t.Fatalf("the holder renewing its own lease: ok=%v err=%v", ok, err)
 	}
 	// Expired on the database's clock: anyone may take it.
-	if _, err := b.db.Pool.Exec(ctx, `UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, j.ID); err != nil {
-		t.Fatal(err)
-	}
+	expireJobLease(t, b, j.ID)
 	if ok, err := b.st.AcquireJobLease(ctx, j.ID, "replica-b", time.Hour); err != nil || !ok {
 		t.Fatalf("taking an expired lease: ok=%v err=%v", ok, err)
 	}
@@ -70,35 +62,16 @@ func TestAcquireJobLeaseNeverTakesALiveLease(t *testing.T) {
 func TestClaimOrphansTakesOnlyOrphans(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
-	mk := func(key string, first bool) *store.Job {
-		t.Helper()
-		nj := newJob(t, "acme", "triage", key, `{}`)
-		nj.LeaseOwner, nj.LeaseFor = "replica-a", time.Hour
-		if first {
-			nj.First = &store.FirstAttempt{Provider: "p1", Role: store.RolePrimary}
-		}
-		j, _, err := b.st.CreateJob(ctx, nj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return j
-	}
-	expire := func(j *store.Job) {
-		t.Helper()
-		if _, err := b.db.Pool.Exec(ctx, `UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, j.ID); err != nil {
-			t.Fatal(err)
-		}
-	}
-	live := mk("live", false)        // pending, nothing in flight, lease live
-	inflight := mk("inflight", true) // running, attempt in flight
-	expire(inflight)                 // its orchestrator's lease expired; the attempt's has not
-	orphan := mk("orphan", false)    // pending, nothing in flight, lease expired
-	expire(orphan)
-	ended := mk("ended", false)
+	live := leasedJob(t, b, "live", false)        // pending, nothing in flight, lease live
+	inflight := leasedJob(t, b, "inflight", true) // running, attempt in flight
+	expireJobLease(t, b, inflight.ID)             // its orchestrator's lease expired; the attempt's has not
+	orphan := leasedJob(t, b, "orphan", false)    // pending, nothing in flight, lease expired
+	expireJobLease(t, b, orphan.ID)
+	ended := leasedJob(t, b, "ended", false)
 	if err := b.st.CancelJob(ctx, "acme", ended.ID); err != nil {
 		t.Fatal(err)
 	}
-	expire(ended)
+	expireJobLease(t, b, ended.ID)
 	_ = live
 
 	ids, err := b.st.ClaimOrphans(ctx, "replica-b", time.Hour, 10)

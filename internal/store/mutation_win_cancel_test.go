@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -102,13 +101,7 @@ func waitBlockedBy(t *testing.T, pool *pgxpool.Pool, pid int, done func() bool) 
 func TestWinBlockedBehindCancelLoses(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
-	nj := newJob(t, "acme", "triage", "win-vs-cancel", `{}`)
-	nj.LeaseOwner, nj.LeaseFor = "replica-a", time.Hour
-	nj.First = &store.FirstAttempt{Provider: "p1", Role: store.RolePrimary}
-	j, _, err := b.st.CreateJob(ctx, nj)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := leasedJob(t, b, "win-vs-cancel", true)
 	a := j.Attempts[0]
 
 	release := pauseTx(t, b, "cancel_pause", `NEW.state = 'cancelled'`, cancelPauseKey)

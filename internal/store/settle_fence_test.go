@@ -17,15 +17,8 @@ import (
 func TestSettleJobAsIsFencedByTheLease(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
-	nj := newJob(t, "acme", "triage", "fenced", `{}`)
-	nj.LeaseOwner, nj.LeaseFor = "replica-a", time.Hour
-	j, _, err := b.st.CreateJob(ctx, nj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.db.Pool.Exec(ctx, `UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, j.ID); err != nil {
-		t.Fatal(err)
-	}
+	j := leasedJob(t, b, "fenced", false)
+	expireJobLease(t, b, j.ID)
 	if ok, err := b.st.AcquireJobLease(ctx, j.ID, "replica-b", time.Hour); err != nil || !ok {
 		t.Fatalf("adopt: ok=%v err=%v", ok, err)
 	}

@@ -75,6 +75,7 @@ type Scripted struct {
 	perAttempt map[string]int
 	requests   []*Request
 	results    map[string]*Response
+	failures   map[string]*Error
 }
 
 var (
@@ -93,6 +94,7 @@ func NewScripted(cfg ScriptedConfig) *Scripted {
 		cfg:        cfg,
 		perAttempt: map[string]int{},
 		results:    map[string]*Response{},
+		failures:   map[string]*Error{},
 	}
 }
 
@@ -111,13 +113,18 @@ func (s *Scripted) CompleteStream(ctx context.Context, req *Request, onDelta fun
 }
 
 // Lookup returns the response of a completed call made under attemptID, or one
-// set with SetLookupResult. found=false when there is none.
+// set with SetLookupResult, or the failure set with SetLookupFailure.
+// found=false when there is none.
 func (s *Scripted) Lookup(ctx context.Context, attemptID string) (*Response, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, false, contextError(s.cfg.Name, ctx, err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if e, ok := s.failures[attemptID]; ok {
+		c := *e
+		return nil, true, &c
+	}
 	r, ok := s.results[attemptID]
 	if !ok {
 		return nil, false, nil
@@ -138,6 +145,21 @@ func (s *Scripted) SetLookupResult(attemptID string, resp *Response) {
 	}
 	c := *resp
 	s.results[attemptID] = &c
+}
+
+// SetLookupFailure makes Lookup(attemptID) find the provider's record of the
+// call and report it as the failure e (a copy): a completion the provider
+// refused or filtered, as a real lookup reports a stored one. A nil e removes
+// it.
+func (s *Scripted) SetLookupFailure(attemptID string, e *Error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e == nil {
+		delete(s.failures, attemptID)
+		return
+	}
+	c := *e
+	s.failures[attemptID] = &c
 }
 
 // Calls returns the number of calls received.

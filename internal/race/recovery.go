@@ -239,6 +239,12 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 	switch {
 	case found && err != nil:
 		res.Note = "reconciled: the provider's record of this request is a failure: " + err.Error()
+		// A completion the provider refused or filtered was billed: its
+		// usage is recorded, as the live attempt would have recorded it.
+		var pe *providers.Error
+		if errors.As(err, &pe) && pe.Usage != nil {
+			res.Usage, res.ProviderResponseID, res.ResponseModel = *pe.Usage, pe.ResponseID, pe.ResponseModel
+		}
 	case err != nil:
 		log.Warn("reconcile: lookup failed; will try again", "err", err)
 		return true

@@ -46,9 +46,14 @@ func (s *Store) ResolveAttempt(ctx context.Context, r Resolution) (resume bool, 
 		note := map[string]any{"kind": "resolved", "outcome": r.Outcome, "message": r.Note}
 		switch r.Outcome {
 		case "failed":
-			if _, err := tx.Exec(ctx, `UPDATE attempts SET state = 'failed',
+			// A failure the provider billed (an answer that breaks the
+			// contract, a refused or filtered completion) keeps its usage, as
+			// the live attempt would have: its cost counts.
+			if _, err := tx.Exec(ctx, `UPDATE attempts SET state = 'failed', usage = coalesce($3, usage),
+					provider_response_id = coalesce(nullif($4, ''), provider_response_id),
+					response_model = coalesce(nullif($5, ''), response_model),
 					error = coalesce(error, '{}'::jsonb) || jsonb_build_object('resolution', $2::jsonb)
-				WHERE id = $1`, attemptID, jsonOrNil(note)); err != nil {
+				WHERE id = $1`, attemptID, jsonOrNil(note), jsonOrNil(r.Usage), r.ProviderResponseID, r.ResponseModel); err != nil {
 				return err
 			}
 			if state != JobUnknown {

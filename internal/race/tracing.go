@@ -95,6 +95,14 @@ func startAttemptSpan(ctx context.Context, job *store.Job, a *store.Attempt, t *
 		if res.err != nil {
 			span.SetAttributes(attribute.String("error.type", string(res.err.Kind)))
 			span.SetStatus(codes.Error, res.err.Error())
+			if u := res.err.Usage; u != nil { // a failed answer the provider billed
+				span.SetAttributes(
+					attribute.String("gen_ai.response.model", res.err.ResponseModel),
+					attribute.String("gen_ai.response.id", res.err.ResponseID),
+					attribute.Int("gen_ai.usage.input_tokens", u.PromptTokens),
+					attribute.Int("gen_ai.usage.output_tokens", u.CompletionTokens),
+				)
+			}
 		} else if res.state == store.AttemptInvalid {
 			span.SetAttributes(attribute.String("error.type", "invalid_output"))
 			span.SetStatus(codes.Error, res.reason)

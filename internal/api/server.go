@@ -123,6 +123,7 @@ type Server struct {
 	cfg Config
 	Deps
 	mux    *http.ServeMux
+	routes http.Handler // mux, inside what WrapRoutes added
 	limits *limiter
 	drain  drainer
 }
@@ -136,6 +137,7 @@ func New(cfg Config, d Deps) *Server {
 		d.Counters = nopCounters{}
 	}
 	s := &Server{cfg: cfg.WithDefaults(), Deps: d, mux: http.NewServeMux()}
+	s.routes = s.mux
 	var counter LiveCounter
 	if d.Store != nil {
 		counter = d.Store
@@ -203,6 +205,13 @@ func (s *Server) allowedMethods(r *http.Request) []string {
 // operator endpoints are never mounted here: they live in internal/ops.
 func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
 
+// WrapRoutes puts middleware around the API's routes, inside the request id,
+// span, panic recovery and access log every request gets: what the
+// middleware answers itself (the tenant listener's body reading,
+// internal/server) carries an X-Request-Id and is logged like any answer.
+// Call it before serving.
+func (s *Server) WrapRoutes(wrap func(http.Handler) http.Handler) { s.routes = wrap(s.routes) }
+
 // ServeHTTP serves the API with panic recovery and access logs.
 // Every request gets a request id (X-Request-Id), a server span continuing the
 // caller's traceparent, and one access log line at info level (with the job's
@@ -237,7 +246,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		_ = s.Log.Handler().Handle(r.Context(), rec)
 	}()
-	s.mux.ServeHTTP(sw, r)
+	s.routes.ServeHTTP(sw, r)
 }
 
 type statusWriter struct {

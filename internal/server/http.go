@@ -15,16 +15,25 @@ import (
 	"github.com/routerhq/router/internal/problem"
 )
 
-// newHTTPServer is the tenant API's http.Server: headers must arrive within
-// http.read_header_timeout, a body within http.read_body_timeout, and an idle
-// keep-alive connection is closed after http.idle_timeout. There is no write
-// timeout and no whole-request read timeout: either would cut long-polls
-// (Prefer: wait) and chat streams, which legitimately last minutes.
+// newHTTPServer is the http.Server of a listener: headers must arrive within
+// http.read_header_timeout, and an idle keep-alive connection is closed after
+// http.idle_timeout. There is no write timeout and no whole-request read
+// timeout: either would cut long-polls (Prefer: wait) and chat streams, which
+// legitimately last minutes. A body must arrive within http.read_body_timeout:
+// h reads it first (withBodyRead).
 func newHTTPServer(h http.Handler, c config.HTTP) *http.Server {
 	return &http.Server{
-		Handler:           readBodyFirst(h, c.ReadBodyTimeout.D(), bodyLimit(c.MaxBodyBytes)),
+		Handler:           h,
 		ReadHeaderTimeout: c.ReadHeaderTimeout.D(),
 		IdleTimeout:       c.IdleTimeout.D(),
+	}
+}
+
+// withBodyRead is h reading each request's body first, within
+// http.read_body_timeout and up to http.max_body_bytes (readBodyFirst).
+func withBodyRead(c config.HTTP) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return readBodyFirst(h, c.ReadBodyTimeout.D(), bodyLimit(c.MaxBodyBytes))
 	}
 }
 
@@ -99,5 +108,5 @@ func bodyError(w http.ResponseWriter, r *http.Request, status int, typ, title, c
 		api.WriteOpenAIError(w, status, code, detail)
 		return
 	}
-	problem.Write(w, r, problem.Details{Status: status, Type: typ, Title: title, Detail: detail})
+	problem.Write(w, r, problem.Details{Status: status, Type: typ, Title: title, Detail: detail, RequestID: api.RequestID(r.Context())})
 }

@@ -22,7 +22,7 @@ func serveHTTP(t *testing.T, h http.Handler, c config.HTTP) (addr string, srv *h
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv = newHTTPServer(h, c)
+	srv = newHTTPServer(withBodyRead(c)(h), c)
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return ln.Addr().String(), srv

@@ -161,6 +161,9 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 		Auth: api.NewCachedAuth(&api.KeyAuth{Static: apiKeys, Store: st}, cfg.Auth.CacheTTL.D()), Log: log, Counters: ops.metrics,
 	})
 	s.OpsHandler = ops.handler(cfg, st, prompts, opsKey, log)
+	// The body is read inside the API's request id and access log, so a
+	// body too slow or unreadable is answered and logged like any request.
+	srv.WrapRoutes(withBodyRead(cfg.HTTP))
 	s.api, s.Handler = srv, srv
 	log.Info("router ready", "replica", s.Replica, "prompts", len(prompts.All()), "providers", len(targets), "routes", len(routeNames))
 	return s, nil
@@ -225,7 +228,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // abandoned to recovery); then background work stops.
 func (s *Server) ServeListeners(ctx context.Context, ln, opsLn net.Listener) error {
 	httpSrv := newHTTPServer(s.Handler, s.http)
-	opsSrv := newHTTPServer(s.OpsHandler, s.http)
+	opsSrv := newHTTPServer(withBodyRead(s.http)(s.OpsHandler), s.http)
 	s.log.Info("router listening", "api", "http://"+ln.Addr().String(), "ops", "http://"+opsLn.Addr().String(),
 		"dashboard", "http://"+opsLn.Addr().String()+"/dashboard")
 	errc := make(chan error, 2)

@@ -46,8 +46,10 @@ func TestWrongMethodIs405WithAllow(t *testing.T) {
 	} {
 		r := b.do(t, c.method, c.path, acmeKey, "")
 		e, _ := r.body["error"].(map[string]any)
-		if r.status != http.StatusMethodNotAllowed || r.header.Get("Allow") != c.allow || e == nil || e["code"] != "method_not_allowed" {
-			t.Errorf("%s %s: %d Allow %q %s; want 405 in OpenAI's error shape, Allow %q", c.method, c.path, r.status, r.header.Get("Allow"), r.raw, c.allow)
+		msg, _ := e["message"].(string)
+		if r.status != http.StatusMethodNotAllowed || r.header.Get("Allow") != c.allow || e == nil || e["code"] != "method_not_allowed" ||
+			!strings.HasSuffix(msg, "see docs/chat.md") {
+			t.Errorf("%s %s: %d Allow %q %s; want 405 in OpenAI's error shape, Allow %q, pointing to docs/chat.md", c.method, c.path, r.status, r.header.Get("Allow"), r.raw, c.allow)
 		}
 	}
 	for _, p := range []string{"/nope", "/v1/nope", "/metrics", "/v1/jobs/" + id + "/nope"} {

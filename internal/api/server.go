@@ -174,6 +174,7 @@ func (s *Server) noEndpoint(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Allow", methods)
 	detail := r.Method + " is not a method of " + r.URL.Path + ", which takes " + methods + "; see docs/api.md"
 	if OpenAIShaped(r.URL.Path) {
+		detail = strings.TrimSuffix(detail, "api.md") + "chat.md" // the OpenAI-compatible endpoints' page
 		writeOpenAIError(w, http.StatusMethodNotAllowed, "invalid_request_error", "method_not_allowed", "", detail)
 		return
 	}

@@ -16,11 +16,12 @@ import (
 
 const keysUsage = `router keys create --owner NAME [--webhook-url URL] [--config router.yaml]
        router keys list [--config router.yaml]
-       router keys revoke ID [--config router.yaml]`
+       router keys revoke ID [--config router.yaml]
+       router keys rotate-webhook-secret --owner NAME [--overlap 24h] [--config router.yaml]`
 
 func runKeys(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "router keys: which subcommand? create, list or revoke\n\nUsage: "+keysUsage)
+		fmt.Fprintln(os.Stderr, "router keys: which subcommand? create, list, revoke or rotate-webhook-secret\n\nUsage: "+keysUsage)
 		return errUsage
 	}
 	if isHelp(args[0]) {
@@ -34,6 +35,8 @@ func runKeys(ctx context.Context, args []string) error {
 		return keysList(ctx, args[1:])
 	case "revoke":
 		return keysRevoke(ctx, args[1:])
+	case "rotate-webhook-secret":
+		return keysRotateWebhookSecret(ctx, args[1:])
 	}
 	fmt.Fprintf(os.Stderr, "router keys: unknown subcommand %q\n\nUsage: %s\n", args[0], keysUsage)
 	return errUsage
@@ -106,16 +109,19 @@ func keysList(ctx context.Context, args []string) error {
 			return err
 		}
 		w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(w, "ID\tOWNER\tPREFIX\tCREATED\tREVOKED\tWEBHOOK")
+		fmt.Fprintln(w, "ID\tOWNER\tPREFIX\tCREATED\tREVOKED\tWEBHOOK\tPREVIOUS SECRET UNTIL")
 		for _, k := range keys {
-			revoked, hook := "-", "-"
+			revoked, hook, previous := "-", "-", "-"
 			if k.RevokedAt != nil {
 				revoked = k.RevokedAt.UTC().Format(time.RFC3339)
 			}
 			if k.WebhookURL != nil {
 				hook = *k.WebhookURL
 			}
-			fmt.Fprintf(w, "%d\t%s\t%s…\t%s\t%s\t%s\n", k.ID, k.Owner, k.Prefix, k.CreatedAt.UTC().Format(time.RFC3339), revoked, hook)
+			if k.WebhookPreviousUntil != nil { // a rotation's overlap is running
+				previous = k.WebhookPreviousUntil.UTC().Format(time.RFC3339)
+			}
+			fmt.Fprintf(w, "%d\t%s\t%s…\t%s\t%s\t%s\t%s\n", k.ID, k.Owner, k.Prefix, k.CreatedAt.UTC().Format(time.RFC3339), revoked, hook, previous)
 		}
 		return w.Flush()
 	})

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"time"
 
@@ -49,9 +50,7 @@ func (s *Store) CreateAPIKeyWith(ctx context.Context, nk NewAPIKey) (CreatedAPIK
 	out := CreatedAPIKey{Key: "rk_" + rand.Text()}
 	var url, secret *string
 	if nk.WebhookURL != "" {
-		b := make([]byte, 32)
-		_, _ = rand.Read(b)
-		out.WebhookSecret = "whsec_" + base64.StdEncoding.EncodeToString(b)
+		out.WebhookSecret = newWebhookSecret()
 		url, secret = &nk.WebhookURL, &out.WebhookSecret
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -65,6 +64,77 @@ func (s *Store) CreateAPIKeyWith(ctx context.Context, nk NewAPIKey) (CreatedAPIK
 	})
 	if err != nil {
 		return CreatedAPIKey{}, fmt.Errorf("store API key: %w", err)
+	}
+	return out, nil
+}
+
+// newWebhookSecret is a new stored key's webhook signing secret: 32 random
+// bytes, as Standard Webhooks writes them ("whsec_" and base64).
+func newWebhookSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return "whsec_" + base64.StdEncoding.EncodeToString(b)
+}
+
+// MaxWebhookOverlap is the longest a replaced webhook secret may keep signing
+// deliveries after a rotation (RotateWebhookSecret).
+const MaxWebhookOverlap = 30 * 24 * time.Hour
+
+// RotatedWebhookSecret is the outcome of a rotation: the new secret (shown
+// once) and until when the replaced one still signs.
+type RotatedWebhookSecret struct {
+	// KeyID is the stored key whose webhook was rotated, and URL its webhook.
+	KeyID int64
+	URL   string
+	// Secret is the new signing secret.
+	Secret string
+	// PreviousUntil is when the replaced secret stops signing: now() plus
+	// the overlap, on the database clock.
+	PreviousUntil time.Time
+	// CutShort, when set, is the end of an earlier rotation's overlap that
+	// was still running: the secret it kept no longer signs anything.
+	CutShort *time.Time
+}
+
+// RotateWebhookSecret gives owner's stored-key webhook — that of the key
+// syncKeyWebhooks picks, the newest unrevoked key with a webhook — a new
+// secret, and keeps the replaced one as its previous secret until now() +
+// overlap on the database clock: until then every delivery is signed with
+// both (Webhook.PreviousSecret). The owners' webhooks are rebuilt in the same
+// transaction. An owner without a stored key with a webhook is ErrNotFound.
+// A configured webhook (api_keys[].webhook) is not stored here: it rotates
+// with previous_secret_env, and overrides a stored key's, which callers
+// refuse first.
+func (s *Store) RotateWebhookSecret(ctx context.Context, owner string, overlap time.Duration) (RotatedWebhookSecret, error) {
+	if owner == "" {
+		return RotatedWebhookSecret{}, fmt.Errorf("owner is required")
+	}
+	if overlap <= 0 || overlap > MaxWebhookOverlap {
+		return RotatedWebhookSecret{}, fmt.Errorf("overlap %s: the replaced secret must keep signing for more than 0 and at most %dh (30 days)", overlap, int(MaxWebhookOverlap.Hours()))
+	}
+	out := RotatedWebhookSecret{Secret: newWebhookSecret()}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		// The key is locked before its secret is read, so concurrent
+		// rotations each keep the secret the other replaced.
+		err := tx.QueryRow(ctx, `WITH k AS (
+				SELECT id, CASE WHEN webhook_previous_until > now() THEN webhook_previous_until END AS running
+				FROM api_keys WHERE owner = $1 AND webhook_url IS NOT NULL AND revoked_at IS NULL
+				ORDER BY id DESC LIMIT 1 FOR UPDATE)
+			UPDATE api_keys a SET webhook_previous_secret = a.webhook_secret, webhook_previous_until = now() + $2::interval,
+				webhook_secret = $3
+			FROM k WHERE a.id = k.id
+			RETURNING a.id, a.webhook_url, a.webhook_previous_until, k.running`,
+			owner, overlap, out.Secret).Scan(&out.KeyID, &out.URL, &out.PreviousUntil, &out.CutShort)
+		if err != nil {
+			return notFound(err)
+		}
+		return syncKeyWebhooks(ctx, tx)
+	})
+	if errors.Is(err, ErrNotFound) {
+		return RotatedWebhookSecret{}, err
+	}
+	if err != nil {
+		return RotatedWebhookSecret{}, fmt.Errorf("rotate the webhook secret of %s: %w", owner, err)
 	}
 	return out, nil
 }
@@ -85,17 +155,22 @@ type APIKeyInfo struct {
 	CreatedAt  time.Time
 	RevokedAt  *time.Time
 	WebhookURL *string
+	// WebhookPreviousUntil is set while a rotation's overlap runs (on the
+	// database clock): until then the replaced secret signs too.
+	WebhookPreviousUntil *time.Time
 }
 
 // ListAPIKeys lists the stored keys, oldest first.
 func (s *Store) ListAPIKeys(ctx context.Context) ([]APIKeyInfo, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, owner, prefix, created_at, revoked_at, webhook_url FROM api_keys ORDER BY id`)
+	rows, err := s.pool.Query(ctx, `SELECT id, owner, prefix, created_at, revoked_at, webhook_url,
+		CASE WHEN webhook_previous_until > now() THEN webhook_previous_until END
+		FROM api_keys ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("list API keys: %w", err)
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (APIKeyInfo, error) {
 		var k APIKeyInfo
-		err := r.Scan(&k.ID, &k.Owner, &k.Prefix, &k.CreatedAt, &k.RevokedAt, &k.WebhookURL)
+		err := r.Scan(&k.ID, &k.Owner, &k.Prefix, &k.CreatedAt, &k.RevokedAt, &k.WebhookURL, &k.WebhookPreviousUntil)
 		return k, err
 	})
 }

@@ -56,6 +56,7 @@ const (
 	// The last column is the event's age in microseconds on the database
 	// clock (Event.Age).
 	eventsForDeliverySQL = `SELECT ` + eventColumns + `, e.body, w.url, w.secret,
+		CASE WHEN w.previous_until > now() THEN w.previous_secret END,
 		floor(extract(epoch FROM now() - e.created_at) * 1000000)::bigint
 	FROM job_events e LEFT JOIN webhook_owners w ON w.owner = e.owner WHERE e.id = ANY($1::uuid[])`
 	// The last column says whether the job is the recorded one.
@@ -146,9 +147,9 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 		defer br.Close()
 		err := readRows(br, func(rows pgx.Rows) error {
 			var body []byte
-			var url, secret *string
+			var url, secret, previous *string
 			var ageMicros int64
-			e, err := scanEvent(rows, &body, &url, &secret, &ageMicros)
+			e, err := scanEvent(rows, &body, &url, &secret, &previous, &ageMicros)
 			if err != nil {
 				return err
 			}
@@ -158,6 +159,9 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 				f.wh = &Webhook{URL: *url}
 				if secret != nil {
 					f.wh.Secret = *secret
+				}
+				if previous != nil {
+					f.wh.PreviousSecret = *previous
 				}
 			}
 			byID[e.ID] = f

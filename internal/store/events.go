@@ -55,6 +55,12 @@ type Delivery struct {
 type Webhook struct {
 	URL    string
 	Secret string
+	// PreviousSecret is a stored key's secret replaced by `router keys
+	// rotate-webhook-secret` (RotateWebhookSecret), while its overlap has
+	// not ended on the database clock: deliveries carry a second signature
+	// with it. Empty otherwise, and always for a configured webhook (its
+	// previous secret is api_keys[].webhook.previous_secret_env).
+	PreviousSecret string
 }
 
 // SyncConfigWebhooks makes the configured webhooks (owner -> URL) the owners'
@@ -75,13 +81,18 @@ func (s *Store) SyncConfigWebhooks(ctx context.Context, urls map[string]string) 
 }
 
 // syncKeyWebhooks rebuilds the webhooks that come from stored keys: per owner,
-// the newest unrevoked key with a webhook, unless the configuration sets one.
+// the newest unrevoked key with a webhook, unless the configuration sets one;
+// with the key's previous secret while its rotation's overlap runs
+// (RotateWebhookSecret picks the same key).
 func syncKeyWebhooks(ctx context.Context, tx pgx.Tx) error {
 	if _, err := tx.Exec(ctx, `DELETE FROM webhook_owners WHERE secret IS NOT NULL`); err != nil {
 		return fmt.Errorf("sync key webhooks: %w", err)
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO webhook_owners (owner, url, secret)
-		SELECT DISTINCT ON (owner) owner, webhook_url, webhook_secret FROM api_keys
+	_, err := tx.Exec(ctx, `INSERT INTO webhook_owners (owner, url, secret, previous_secret, previous_until)
+		SELECT DISTINCT ON (owner) owner, webhook_url, webhook_secret,
+			CASE WHEN webhook_previous_until > now() THEN webhook_previous_secret END,
+			CASE WHEN webhook_previous_until > now() THEN webhook_previous_until END
+		FROM api_keys
 		WHERE webhook_url IS NOT NULL AND revoked_at IS NULL
 		ORDER BY owner, id DESC
 		ON CONFLICT (owner) DO NOTHING`)
@@ -91,13 +102,18 @@ func syncKeyWebhooks(ctx context.Context, tx pgx.Tx) error {
 	return nil
 }
 
-// WebhookFor returns owner's webhook, or ErrNotFound.
+// WebhookFor returns owner's webhook, or ErrNotFound. Its PreviousSecret is
+// set only while the rotation's overlap runs on the database clock.
 func (s *Store) WebhookFor(ctx context.Context, owner string) (Webhook, error) {
 	var w Webhook
-	var secret *string
-	err := s.pool.QueryRow(ctx, `SELECT url, secret FROM webhook_owners WHERE owner = $1`, owner).Scan(&w.URL, &secret)
+	var secret, previous *string
+	err := s.pool.QueryRow(ctx, `SELECT url, secret, CASE WHEN previous_until > now() THEN previous_secret END
+		FROM webhook_owners WHERE owner = $1`, owner).Scan(&w.URL, &secret, &previous)
 	if secret != nil {
 		w.Secret = *secret
+	}
+	if previous != nil {
+		w.PreviousSecret = *previous
 	}
 	return w, notFound(err)
 }

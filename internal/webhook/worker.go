@@ -134,7 +134,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		return w.abandon(ctx, try, "the owner has no webhook any more")
 	}
 	try.URL = wh.URL
-	secret, previous := wh.Secret, ""
+	secret, previous := wh.Secret, wh.PreviousSecret
 	if secret == "" {
 		secret, previous = w.cfg.Secrets[ev.Owner], w.cfg.PreviousSecrets[ev.Owner]
 	}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/store"
+)
+
+// defaultWebhookOverlap is how long, by default, a replaced webhook secret
+// keeps signing deliveries after `router keys rotate-webhook-secret`.
+const defaultWebhookOverlap = 24 * time.Hour
+
+func keysRotateWebhookSecret(ctx context.Context, args []string) error {
+	fs := newFlags("keys rotate-webhook-secret", "router keys rotate-webhook-secret --owner NAME [--overlap 24h] [--config router.yaml]",
+		"Gives the owner's webhook (made with `router keys create --webhook-url`) a new signing secret, printed once.\n"+
+			"Until the overlap ends, every delivery is signed with the new and the replaced secret, so the receiver can switch to the new one meanwhile.\n"+
+			"A webhook set in the configuration (api_keys[].webhook) rotates with api_keys[].webhook.previous_secret_env instead.")
+	owner := fs.String("owner", "", "the owner (tenant) whose webhook secret is replaced")
+	overlap := overlapFlag(defaultWebhookOverlap)
+	fs.Var(&overlap, "overlap", "how long the replaced secret keeps signing deliveries beside the new one: a `duration` such as 90m, 24h or 168h (at most 720h, 30 days)")
+	cfgPath := configFlag(fs)
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	if *owner == "" {
+		return usagef("--owner is required: the tenant whose webhook secret to rotate (see `router keys rotate-webhook-secret --help`)")
+	}
+	if overlap <= 0 || time.Duration(overlap) > store.MaxWebhookOverlap { // 720h
+		return usagef("--overlap %s: the replaced secret must keep signing for more than 0 and at most 720h (30 days), long enough for the receiver to switch to the new secret; for example --overlap 24h",
+			&overlap)
+	}
+	return withStore(ctx, *cfgPath, func(cfg *config.Config, st *store.Store) error {
+		if err := configuredWebhookRotation(cfg, *owner); err != nil {
+			return err
+		}
+		if err := prepareSchema(ctx, cfg, st, *cfgPath); err != nil {
+			return err
+		}
+		// The running router's configuration may set the webhook even when
+		// this one does not: it is then the owner's webhook in the database.
+		if w, err := st.WebhookFor(ctx, *owner); err == nil && w.Secret == "" {
+			return fmt.Errorf("owner %q's webhook (%s) comes from the configuration a running router synced (api_keys[].webhook), which overrides a stored key's: "+
+				"rotating the stored key's secret would change no delivery; rotate the configured secret with api_keys[].webhook.previous_secret_env", *owner, w.URL)
+		}
+		r, err := st.RotateWebhookSecret(ctx, *owner, time.Duration(overlap))
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("owner %q has no webhook from a stored key (no unrevoked key made with --webhook-url), so there is no secret to rotate: "+
+				"see `router keys list`, or give it a webhook with `router keys create --owner %s --webhook-url URL`", *owner, *owner)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Println(r.Secret)
+		fmt.Fprintf(os.Stderr, "The new webhook secret of owner %s (key %d, %s) is shown once. Until %s (the database's clock) each delivery is signed "+
+			"with both the new and the replaced secret; give the receiver the new secret before then: after it, only the new one signs.\n",
+			*owner, r.KeyID, r.URL, r.PreviousUntil.UTC().Format(time.RFC3339))
+		if r.CutShort != nil {
+			fmt.Fprintf(os.Stderr, "warning: an earlier rotation's overlap was running until %s; the secret it kept no longer signs, "+
+				"so a receiver still verifying with it refuses deliveries from now on.\n", r.CutShort.UTC().Format(time.RFC3339))
+		}
+		return nil
+	})
+}
+
+// configuredWebhookRotation refuses to rotate the stored secret of an owner
+// whose webhook the configuration sets (api_keys[].webhook): that webhook
+// wins, with the secret of its secret_env, so the stored key's new secret
+// would sign nothing.
+func configuredWebhookRotation(cfg *config.Config, owner string) error {
+	for _, k := range cfg.APIKeys {
+		if k.Owner == owner && k.Webhook != nil {
+			return fmt.Errorf("owner %q's webhook comes from the configuration (api_keys[].webhook: %s), which overrides one set by a stored key, and its secret from the environment: "+
+				"rotate it there — put the new secret in the variable of secret_env and the current one in a variable named by api_keys[].webhook.previous_secret_env, "+
+				"restart, and drop previous_secret_env once the receiver has switched", owner, k.Webhook.URL)
+		}
+	}
+	return nil
+}
+
+// overlapFlag is --overlap: a Go duration, printed as given (24h, not
+// 24h0m0s), whose parse error says how to write one.
+type overlapFlag time.Duration
+
+func (o *overlapFlag) String() string {
+	s := time.Duration(*o).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+func (o *overlapFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%w: write a duration in hours or minutes, such as 90m, 24h or 168h (a week; days are not a unit)", err)
+	}
+	*o = overlapFlag(d)
+	return nil
+}

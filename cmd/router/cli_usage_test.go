@@ -76,8 +76,8 @@ func TestCommandsOnAnUnmigratedDatabaseSayToMigrate(t *testing.T) {
 	} {
 		var code int
 		_, stderr := captureOutput(t, func() { code = run(ctx, args) })
-		if code != 1 || !strings.Contains(stderr, "does not exist") || !strings.Contains(stderr, "router migrate --config "+cfg) {
-			t.Errorf("router %s: exit code %d, stderr %q; want exit code 1 saying to run `router migrate --config %s`",
+		if code != 1 || !strings.Contains(stderr, "does not exist") || strings.Count(stderr, "router migrate --config "+cfg) != 1 {
+			t.Errorf("router %s: exit code %d, stderr %q; want exit code 1 saying (once) to run `router migrate --config %s`",
 				strings.Join(args, " "), code, stderr, cfg)
 		}
 	}

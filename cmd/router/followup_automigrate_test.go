@@ -39,7 +39,7 @@ func TestCommandsRespectAutoMigrateOff(t *testing.T) {
 		for _, args := range commands {
 			var code int
 			stdout, stderr := captureOutput(t, func() { code = run(ctx, args) })
-			if code != 1 || stdout != "" || !strings.Contains(stderr, "router migrate --config "+cfg) {
+			if code != 1 || stdout != "" || strings.Count(stderr, "router migrate --config "+cfg) != 1 {
 				t.Errorf("router %s on %s with auto_migrate false: exit code %d, stdout %q, stderr %q; want exit code 1 saying to run `router migrate --config %s`",
 					strings.Join(args, " "), state, code, stdout, stderr, cfg)
 			}

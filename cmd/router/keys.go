@@ -57,7 +57,7 @@ func keysCreate(ctx context.Context, args []string) error {
 	}
 	if *hook != "" {
 		if err := config.ValidateWebhookURL(*hook); err != nil {
-			return fmt.Errorf("--webhook-url: %w", err)
+			return usagef("--webhook-url: %v", err) // the command line is wrong: exit 2, as for any bad flag value
 		}
 	}
 	return withStore(ctx, *cfgPath, func(cfg *config.Config, st *store.Store) error {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -40,7 +41,7 @@ func TestKeysCreateListRevoke(t *testing.T) {
 	if err := runKeys(ctx, []string{"revoke", "abc", "--config", cfg}); err == nil || !strings.Contains(err.Error(), "not a key ID") {
 		t.Fatalf("revoking a non-number: %v", err)
 	}
-	if err := runKeys(ctx, []string{"create", "--owner", "acme", "--webhook-url", "ftp://x", "--config", cfg}); err == nil || !strings.Contains(err.Error(), "--webhook-url") {
-		t.Fatalf("a bad webhook URL: %v", err)
+	if err := runKeys(ctx, []string{"create", "--owner", "acme", "--webhook-url", "ftp://x", "--config", cfg}); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--webhook-url") {
+		t.Fatalf("a bad webhook URL: %v; want a usage error (exit 2) naming --webhook-url", err)
 	}
 }

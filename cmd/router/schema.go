@@ -50,15 +50,24 @@ func withStore(ctx context.Context, cfgPath string, fn func(cfg *config.Config, 
 // (a new database, auto_migrate off) or was migrated by an older router.
 // PostgreSQL's own message ("relation "api_keys" does not exist") names the
 // symptom, not the cure.
+// An error that already carries the hint (prepareSchema's, inside
+// withStore) is returned as it is: the hint is said once.
 func migrationHint(err error, cfgPath string) error {
 	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) {
+	var hinted *hintedError
+	if !errors.As(err, &pgErr) || errors.As(err, &hinted) {
 		return err
 	}
 	switch pgErr.Code {
 	case pgerrcode.UndefinedTable, pgerrcode.UndefinedColumn, pgerrcode.UndefinedFunction:
-		return fmt.Errorf("%w\nThe database lacks the router's tables, or has an older version of them: "+
-			"run `router migrate --config %s` first (`router serve` does it at start unless auto_migrate is false)", err, cfgPath)
+		return &hintedError{fmt.Errorf("%w\nThe database lacks the router's tables, or has an older version of them: "+
+			"run `router migrate --config %s` first (`router serve` does it at start unless auto_migrate is false)", err, cfgPath)}
 	}
 	return err
 }
+
+// hintedError is an error migrationHint has added its hint to.
+type hintedError struct{ err error }
+
+func (e *hintedError) Error() string { return e.err.Error() }
+func (e *hintedError) Unwrap() error { return e.err }

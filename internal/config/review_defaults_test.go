@@ -152,6 +152,12 @@ func fieldAt(v reflect.Value, path string) (reflect.Value, bool) {
 			continue
 		}
 		name, list := strings.CutSuffix(part, "[]")
+		if v.Kind() == reflect.Pointer { // an optional block (api_keys[].webhook): unset, its fields are their zero values
+			if v.IsNil() {
+				v = reflect.New(v.Type().Elem())
+			}
+			v = v.Elem()
+		}
 		found := false
 		for _, i := range yamlFields(v.Type()) {
 			if tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ","); tag == name {

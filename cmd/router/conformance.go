@@ -19,7 +19,7 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
-const conformanceUsage = "router conformance run [--provider P[,Q]] [--prompt X[,Y]] [--json] [--suites DIR] [--config router.yaml]"
+const conformanceUsage = "router conformance run [--provider P[,Q]] [--prompt X[,Y]] [--json] [--suites DIR] [--concurrency N] [--temperature T] [--config router.yaml]"
 
 const conformanceSummary = `Runs the conformance suites (conformance/suites/<prompt>/suite.yaml) against the
 configured providers: for each provider × prompt, every case must render
@@ -45,8 +45,8 @@ func runConformance(ctx context.Context, args []string) error {
 func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "run" {
 		if len(args) > 0 && isHelp(args[0]) {
-			fmt.Fprintf(stderr, "Usage: %s\n\n%s\n", conformanceUsage, conformanceSummary)
-			return errHelpShown
+			// run is the one subcommand: its help, flags included.
+			return conformanceCommand(ctx, []string{"run", "--help"}, stdout, stderr)
 		}
 		fmt.Fprintf(stderr, "Usage: %s\n", conformanceUsage)
 		return errUsage

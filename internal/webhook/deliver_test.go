@@ -82,9 +82,16 @@ func setup(t *testing.T, url string, timeout time.Duration) *env {
 
 func newService(t *testing.T, db *testdb.DB, timeout time.Duration) *webhook.Service {
 	t.Helper()
+	return newServiceWith(t, db, webhook.Config{Timeout: timeout, Secrets: map[string]string{"acme": secret}})
+}
+
+// newServiceWith is a (not yet started) delivery service with fast retries
+// and the worker configuration cfg.
+func newServiceWith(t *testing.T, db *testdb.DB, cfg webhook.Config) *webhook.Service {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	svc, err := webhook.NewService(db.Pool, db.Store, webhook.ServiceConfig{
-		Config:       webhook.Config{Timeout: timeout, Secrets: map[string]string{"acme": secret}},
+		Config:       cfg,
 		Backoff:      webhook.Backoff{Base: 5 * time.Millisecond, Cap: 20 * time.Millisecond},
 		PollInterval: 100 * time.Millisecond,
 		Log:          log,

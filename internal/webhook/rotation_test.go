@@ -2,9 +2,7 @@ package webhook_test
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -28,16 +26,8 @@ func TestRotationSignsWithTheNewAndThePreviousSecret(t *testing.T) {
 	if err := db.Store.SyncConfigWebhooks(context.Background(), map[string]string{"acme": rc.srv.URL}); err != nil {
 		t.Fatal(err)
 	}
-	svc, err := webhook.NewService(db.Pool, db.Store, webhook.ServiceConfig{
-		Config: webhook.Config{Timeout: 5 * time.Second, Secrets: map[string]string{"acme": secret},
-			PreviousSecrets: map[string]string{"acme": oldSecret}},
-		Backoff:      webhook.Backoff{Base: 5 * time.Millisecond, Cap: 20 * time.Millisecond},
-		PollInterval: 100 * time.Millisecond,
-		Log:          slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := newServiceWith(t, db, webhook.Config{Timeout: 5 * time.Second, Secrets: map[string]string{"acme": secret},
+		PreviousSecrets: map[string]string{"acme": oldSecret}})
 	e := &env{db: db, st: db.Store, svc: svc}
 	e.start(t)
 	e.succeed(t, "acme", "k1")

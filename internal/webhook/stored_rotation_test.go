@@ -2,9 +2,7 @@ package webhook_test
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -33,15 +31,7 @@ func TestStoredKeyRotationSignsWithTheNewAndThePreviousSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := webhook.NewService(db.Pool, db.Store, webhook.ServiceConfig{
-		Config:       webhook.Config{Timeout: 5 * time.Second}, // no configured secrets: the stored key's sign
-		Backoff:      webhook.Backoff{Base: 5 * time.Millisecond, Cap: 20 * time.Millisecond},
-		PollInterval: 100 * time.Millisecond,
-		Log:          slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := newServiceWith(t, db, webhook.Config{Timeout: 5 * time.Second}) // no configured secrets: the stored key's sign
 	e := &env{db: db, st: db.Store, svc: svc}
 	e.start(t)
 	const other = "whsec_c29tZS1vdGhlci1zZWNyZXQtbm90LXVzZWQtaGVyZQ=="

@@ -245,19 +245,22 @@ func must(creq openai.ChatCompletionRequest, perr *Error) openai.ChatCompletionR
 	return creq
 }
 
-// TestReasoningModelsRefusalStaysGoOpenAIs: go-openai refuses max_tokens for
-// a reasoning model before sending anything; the stand-in (only the model)
-// would pass that check, so such a request goes to go-openai whole and is
-// refused as before.
+// TestReasoningModelsRefusalStaysGoOpenAIs: go-openai refuses a temperature
+// other than the default for a reasoning model before sending anything; the
+// stand-in (only the model) would pass that check, so such a request goes to
+// go-openai whole and is refused as before. (Its max_tokens is sent as
+// max_completion_tokens: TestReasoningModelsGetMaxCompletionTokens.)
 func TestReasoningModelsRefusalStaysGoOpenAIs(t *testing.T) {
 	var c rawCapture
 	url := c.server(t, func(w http.ResponseWriter, _ bool) { t.Error("a refused request reached the provider") })
 	p := newTestAdapter(t, url, func(c *OpenAIConfig) { c.Model = "o1-mini" })
 	req := testRequest()
 	req.MaxTokens = 100
+	temp := float32(0.5)
+	req.Temperature = &temp
 	_, err := p.CompleteStream(context.Background(), req, nil)
-	if !errors.Is(err, openai.ErrReasoningModelMaxTokensDeprecated) {
-		t.Fatalf("CompleteStream = %v, want go-openai's %v", err, openai.ErrReasoningModelMaxTokensDeprecated)
+	if !errors.Is(err, openai.ErrReasoningModelLimitationsOther) {
+		t.Fatalf("CompleteStream = %v, want go-openai's %v", err, openai.ErrReasoningModelLimitationsOther)
 	}
 }
 

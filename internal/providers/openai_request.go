@@ -56,17 +56,31 @@ func (p *OpenAI) chatRequest(req *Request) (openai.ChatCompletionRequest, *Error
 		}
 		creq.ToolChoice = choice
 	}
+	reasoning := isReasoningModel(model)
 	if req.Temperature != nil {
 		t := *req.Temperature
-		if t == 0 {
+		switch {
+		case t == 0 && reasoning:
+			// A reasoning model takes only its default temperature (1):
+			// OpenAI refuses 0, and go-openai refuses anything but 0 (left
+			// out) and 1 before sending. Left out, as the model would
+			// sample anyway.
+		case t == 0:
 			// go-openai omits a zero temperature (omitempty), which would leave the
 			// provider's default (usually 1). The smallest positive float32 is
 			// sent instead, and providers treat it as 0.
-			t = math.SmallestNonzeroFloat32
+			creq.Temperature = math.SmallestNonzeroFloat32
+		default:
+			creq.Temperature = t
 		}
-		creq.Temperature = t
 	}
-	creq.MaxTokens = req.MaxTokens
+	if reasoning {
+		// OpenAI's reasoning models refuse max_tokens: the limit is
+		// max_completion_tokens (reasoning tokens count against it).
+		creq.MaxCompletionTokens = req.MaxTokens
+	} else {
+		creq.MaxTokens = req.MaxTokens
+	}
 	creq.Seed = req.Seed
 	creq.User = req.User
 	if rf := req.ResponseFormat; rf != nil {
@@ -168,4 +182,14 @@ func (p *OpenAI) finish(id, model string, created int64, content, refusal, finis
 // openAIUsage is an answer's usage as the router keeps it.
 func openAIUsage(u openai.Usage) Usage {
 	return reportedUsage(int64(u.PromptTokens), int64(u.CompletionTokens), int64(u.TotalTokens))
+}
+
+// isReasoningModel reports whether go-openai treats model as one of OpenAI's
+// reasoning models (o1, o3, o4, gpt-5…): such a request must carry
+// max_completion_tokens, not max_tokens, and no temperature but the default,
+// or go-openai refuses it before sending — every prompt with a max_tokens
+// failed on such a target, counted against its breaker. The library's own
+// check decides, so a model it learns about is handled without a change here.
+func isReasoningModel(model string) bool {
+	return openai.NewReasoningValidator().Validate(openai.ChatCompletionRequest{Model: model, MaxTokens: 1}) != nil
 }

@@ -121,6 +121,12 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 			"no provider of this model's route can take the request now (breakers open, conformance missing, or context windows too small): "+string(routing))
 		return
 	}
+	if !ownKey {
+		// From here on a job may exist, so a resend without a key would be
+		// a second job (the provider may be paid twice): tell OpenAI's SDKs,
+		// which resend 408, 409, 429 and 5xx answers and send no key, not to.
+		noSDKRetry(w)
+	}
 	job, created, err := s.Store.CreateJob(r.Context(), nj)
 	admitted(err == nil && created)
 	if !created {
@@ -128,6 +134,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	if errors.Is(err, store.ErrKeyReused) {
 		s.Counters.KeyConflict()
+		noSDKRetry(w) // the same request with the same key is refused again
 		writeOpenAIError(w, http.StatusConflict, "invalid_request_error", "idempotency_key_reused", "",
 			fmt.Sprintf("Idempotency-Key %q was already used for a different request; use a new key for a new intent, or resend the original request unchanged", key))
 		return
@@ -246,6 +253,11 @@ func (e *sseErrorWriter) Write(b []byte) (int, error) {
 // with the status that says what the caller can do. callerKey says whether the
 // caller sent an Idempotency-Key (and so can attach again by resending).
 func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bool) {
+	if job.State == store.JobUnknown || store.IsTerminal(job.State) {
+		// A resend now gets the same answer (with the key), or starts a
+		// second job (without): only still_running is worth an SDK's resend.
+		noSDKRetry(w)
+	}
 	reason := "the job " + job.ID + " is " + job.State
 	if job.Error != nil {
 		reason += ": " + *job.Error
@@ -367,3 +379,8 @@ func (s *Server) chatInternal(w http.ResponseWriter, what string, err error) {
 	writeOpenAIError(w, http.StatusInternalServerError, "server_error", "internal", "",
 		"the router could not "+what+"; retry with the same Idempotency-Key: nothing is duplicated")
 }
+
+// noSDKRetry tells OpenAI's SDKs (Python, Node, Go's openai-go), which resend
+// 408, 409, 429 and 5xx answers on their own, twice by default, not to resend
+// this one: their x-should-retry header overrides the status.
+func noSDKRetry(w http.ResponseWriter) { w.Header().Set("X-Should-Retry", "false") }

@@ -49,6 +49,10 @@ func keysRotateWebhookSecret(ctx context.Context, args []string) error {
 				"rotating the stored key's secret would change no delivery; rotate the configured secret with api_keys[].webhook.previous_secret_env", *owner, w.URL)
 		}
 		r, err := st.RotateWebhookSecret(ctx, *owner, time.Duration(overlap))
+		if errors.Is(err, store.ErrWebhookElsewhere) {
+			return fmt.Errorf("owner %q: %w: rotating the stored key's secret would change no delivery, so nothing was changed; "+
+				"see `router keys list`, and rotate a configured secret with api_keys[].webhook.previous_secret_env", *owner, err)
+		}
 		if errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("owner %q has no webhook from a stored key (no unrevoked key made with --webhook-url), so there is no secret to rotate: "+
 				"see `router keys list`, or give it a webhook with `router keys create --owner %s --webhook-url URL`", *owner, *owner)

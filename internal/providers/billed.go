@@ -14,6 +14,10 @@ import "github.com/routerhq/router/internal/jsontext"
 // a failure without an answer has none. The id and model are made storable
 // here (text columns refuse NUL and invalid UTF-8).
 func (e *Error) billed(u Usage, id, model string) *Error {
+	// A complete answer came: the outcome is known, whatever deadline
+	// passes meanwhile (the race labels a deadline's failure unknown only
+	// when nothing was received).
+	e.Received = true
 	if u != (Usage{}) {
 		e.Usage = &u
 	}

@@ -226,8 +226,11 @@ func (r *Runner) finishAttempt(ctx context.Context, job *store.Job, a *store.Att
 	if out.State != store.AttemptFailed && out.State != store.AttemptInvalid {
 		return true
 	}
+	// A billed failure keeps its usage, as FinishAttempt would have recorded
+	// it (and as the metrics count it).
 	_, err = r.cfg.Store.ResolveAttempt(ctx, store.Resolution{JobID: job.ID, Seq: a.Seq, Outcome: "failed",
-		Note: "the provider answered after this attempt's lease expired, with a definitive failure"})
+		Note:  "the provider answered after this attempt's lease expired, with a definitive failure",
+		Usage: out.Usage, ProviderResponseID: out.ProviderResponseID, ResponseModel: out.ResponseModel})
 	if err != nil && !errors.Is(err, store.ErrStateConflict) && !errors.Is(err, store.ErrJobFinished) {
 		log.Error("could not resolve the attempt with its late failure", "err", err)
 	}

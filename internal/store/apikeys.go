@@ -76,6 +76,11 @@ func newWebhookSecret() string {
 	return "whsec_" + base64.StdEncoding.EncodeToString(b)
 }
 
+// ErrWebhookElsewhere: the owner's webhook is not its newest hooked key's —
+// the configuration a router synced sets it, or a newer key took over while
+// rotating — so a rotation would change no delivery; nothing was changed.
+var ErrWebhookElsewhere = errors.New("the owner's webhook is not its stored key's (the configuration of a running router sets it, or a newer key's webhook took over)")
+
 // MaxWebhookOverlap is the longest a replaced webhook secret may keep signing
 // deliveries after a rotation (RotateWebhookSecret).
 const MaxWebhookOverlap = 30 * 24 * time.Hour
@@ -128,9 +133,24 @@ func (s *Store) RotateWebhookSecret(ctx context.Context, owner string, overlap t
 		if err != nil {
 			return notFound(err)
 		}
-		return syncKeyWebhooks(ctx, tx)
+		if err := syncKeyWebhooks(ctx, tx); err != nil {
+			return err
+		}
+		// Checked after the rebuild, under its lock: the configuration a
+		// replica synced, or a newer key's webhook committed meanwhile,
+		// may be the owner's webhook, and then the new secret would sign
+		// nothing.
+		var signs bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM webhook_owners WHERE owner = $1 AND secret = $2)`,
+			owner, out.Secret).Scan(&signs); err != nil {
+			return err
+		}
+		if !signs {
+			return ErrWebhookElsewhere
+		}
+		return nil
 	})
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrWebhookElsewhere) {
 		return RotatedWebhookSecret{}, err
 	}
 	if err != nil {

@@ -67,12 +67,16 @@ type Webhook struct {
 // webhooks; a configured webhook overrides one set by a stored key.
 func (s *Store) SyncConfigWebhooks(ctx context.Context, urls map[string]string) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := lockWebhookOwners(ctx, tx); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `DELETE FROM webhook_owners WHERE secret IS NULL`); err != nil {
 			return err
 		}
 		for owner, url := range urls {
 			if _, err := tx.Exec(ctx, `INSERT INTO webhook_owners (owner, url) VALUES ($1, $2)
-				ON CONFLICT (owner) DO UPDATE SET url = EXCLUDED.url, secret = NULL, updated_at = now()`, owner, url); err != nil {
+				ON CONFLICT (owner) DO UPDATE SET url = EXCLUDED.url, secret = NULL,
+					previous_secret = NULL, previous_until = NULL, updated_at = now()`, owner, url); err != nil {
 				return fmt.Errorf("sync webhook of %s: %w", owner, err)
 			}
 		}
@@ -85,6 +89,15 @@ func (s *Store) SyncConfigWebhooks(ctx context.Context, urls map[string]string) 
 // with the key's previous secret while its rotation's overlap runs
 // (RotateWebhookSecret picks the same key).
 func syncKeyWebhooks(ctx context.Context, tx pgx.Tx) error {
+	if err := lockWebhookOwners(ctx, tx); err != nil {
+		return err
+	}
+	// A secret whose overlap has ended signs nothing: it is not kept at rest
+	// (it may have been rotated out because it leaked).
+	if _, err := tx.Exec(ctx, `UPDATE api_keys SET webhook_previous_secret = NULL, webhook_previous_until = NULL
+		WHERE webhook_previous_until <= now()`); err != nil {
+		return fmt.Errorf("sync key webhooks: %w", err)
+	}
 	if _, err := tx.Exec(ctx, `DELETE FROM webhook_owners WHERE secret IS NOT NULL`); err != nil {
 		return fmt.Errorf("sync key webhooks: %w", err)
 	}
@@ -98,6 +111,19 @@ func syncKeyWebhooks(ctx context.Context, tx pgx.Tx) error {
 		ON CONFLICT (owner) DO NOTHING`)
 	if err != nil {
 		return fmt.Errorf("sync key webhooks: %w", err)
+	}
+	return nil
+}
+
+// lockWebhookOwners makes rebuilds of webhook_owners take turns: each
+// deletes and re-inserts the rows from what it reads of api_keys, so two at
+// once (a rotation and a key created for another owner, or a replica's start)
+// would let the later commit's rows, read before the earlier one committed,
+// win — a rotation silently lost. The lock does not block readers (the
+// outbox, deliveries), only other writers of the table.
+func lockWebhookOwners(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, `LOCK TABLE webhook_owners IN SHARE ROW EXCLUSIVE MODE`); err != nil {
+		return fmt.Errorf("lock webhook owners: %w", err)
 	}
 	return nil
 }

@@ -31,7 +31,7 @@ type Config struct {
 	Limits Limits `yaml:"limits"`
 	// Shutdown budgets on SIGTERM.
 	Shutdown    Shutdown          `yaml:"shutdown"`
-	DatabaseURL string            `yaml:"database_url"`
+	DatabaseURL string            `yaml:"database_url"` // a PostgreSQL URL, or EmbeddedDatabase
 	AutoMigrate *bool             `yaml:"auto_migrate"`
 	Idempotency Idempotency       `yaml:"idempotency"`
 	HTTP        HTTP              `yaml:"http"`
@@ -429,3 +429,8 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 
 // D returns the time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// EmbeddedDatabase, as database_url, asks for the embedded local PostgreSQL
+// (.local/pg, started and stopped by the command): a development database,
+// chosen explicitly — without a database_url the router refuses to start.
+const EmbeddedDatabase = "embedded"

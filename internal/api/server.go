@@ -263,10 +263,21 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	if s.draining() {
+		// Shutting down: a load balancer polling readiness stops sending new
+		// requests here; other replicas take them.
+		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "not-ready", Title: "Draining",
+			Detail: "this replica is shutting down (SIGTERM): send requests to another replica"})
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.Store.Ping(ctx); err != nil {
-		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "not-ready", Title: "Database unreachable", Detail: err.Error()})
+		// The cause (host, user, database) is the operator's, in the log:
+		// readiness is answered to anyone who asks.
+		s.Log.Warn("readiness: the database does not answer", "err", err, "request_id", RequestID(r.Context()))
+		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "not-ready", Title: "Database unreachable",
+			Detail: "the database does not answer; the router's log has the cause"})
 		return
 	}
 	ok, err := s.Store.MigrationsCurrent(ctx)

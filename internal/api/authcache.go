@@ -17,7 +17,10 @@ type CachedAuth struct {
 	// Now is the clock (tests inject one); default time.Now.
 	Now func() time.Time
 	// Max bounds the entries (default 10000); a full cache drops its expired
-	// entries, then everything, so random keys cannot grow it without bound.
+	// entries, then its misses, so random keys cannot grow it without bound
+	// nor push the tenants' keys out (every request would then ask the
+	// database); a miss that finds it full of hits is not kept, and only
+	// more hits than Max empty it.
 	Max int
 
 	mu sync.Mutex
@@ -85,6 +88,16 @@ func (c *CachedAuth) Owner(ctx context.Context, key string) (string, bool, error
 			}
 		}
 		if len(c.m) >= max {
+			for k, v := range c.m {
+				if !v.ok {
+					delete(c.m, k)
+				}
+			}
+		}
+		if len(c.m) >= max {
+			if !ok {
+				return owner, ok, nil // the tenants' keys stay; this miss is asked again
+			}
 			clear(c.m)
 		}
 	}

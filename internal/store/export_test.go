@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // ClaimOneBatch runs njs as one claim batch, synchronously, and returns each
 // caller's outcome in order, exactly as CreateJob would report it.
@@ -122,4 +125,12 @@ var WindowQueries = map[string]string{
 	"ProviderStats":   providerStatsSQL,
 	"RecentCounters":  recentCountersSQL,
 	"RecentHedgeCost": recentHedgeCostSQL,
+}
+
+// SetMigrationLockWait sets how long a migration waits for a lock, how many
+// times, and the pause between tries, until the test ends.
+func SetMigrationLockWait(wait time.Duration, tries int, pause time.Duration) (restore func()) {
+	w, n, p := migrationLockWait, migrationLockTries, migrationLockPause
+	migrationLockWait, migrationLockTries, migrationLockPause = wait, tries, pause
+	return func() { migrationLockWait, migrationLockTries, migrationLockPause = w, n, p }
 }

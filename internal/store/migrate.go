@@ -2,13 +2,17 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
 
@@ -91,7 +95,7 @@ func (s *Store) Migrate(ctx context.Context) ([]string, error) {
 		if applied[m.Version] {
 			continue
 		}
-		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		err := inMigrationTx(ctx, conn.Conn(), func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, m.SQL); err != nil {
 				return err
 			}
@@ -122,7 +126,7 @@ func migrateRiver(ctx context.Context, conn *pgx.Conn) ([]string, error) {
 	var done []string
 	for _, v := range m.AllVersions() {
 		var res *rivermigrate.MigrateResult
-		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		err := inMigrationTx(ctx, conn, func(tx pgx.Tx) error {
 			var err error
 			res, err = m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, &rivermigrate.MigrateOpts{TargetVersion: v.Version})
 			return err
@@ -135,6 +139,46 @@ func migrateRiver(ctx context.Context, conn *pgx.Conn) ([]string, error) {
 		}
 	}
 	return done, nil
+}
+
+// How long one migration waits for a table's lock before it gives up and
+// tries again, and how many times. A migration's ALTER or CREATE INDEX queues
+// behind any transaction using the table, and every write to the table then
+// queues behind it: without a bound, one long transaction (a report, a stuck
+// client) stops every replica's claims and wins for as long as it lasts. Each
+// try stalls the table's writers for at most migrationLockWait; between tries
+// they run.
+var (
+	migrationLockWait  = 2 * time.Second
+	migrationLockTries = 30
+	migrationLockPause = time.Second
+)
+
+// inMigrationTx runs fn in a transaction whose lock waits are bounded
+// (lock_timeout), trying again while it fails for want of a lock; fn is the
+// whole of one migration, so a failed try leaves nothing of it behind.
+func inMigrationTx(ctx context.Context, conn *pgx.Conn, fn func(tx pgx.Tx) error) error {
+	for try := 1; ; try++ {
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, "SELECT set_config('lock_timeout', $1, true)", fmt.Sprintf("%dms", migrationLockWait.Milliseconds())); err != nil {
+				return err
+			}
+			return fn(tx)
+		})
+		var pgErr *pgconn.PgError
+		if err == nil || !errors.As(err, &pgErr) || pgErr.Code != pgerrcode.LockNotAvailable {
+			return err
+		}
+		if try >= migrationLockTries {
+			return fmt.Errorf("%w: waited %d times %s for a table's lock, which other transactions hold (look for long ones in pg_stat_activity); "+
+				"nothing of this migration was applied: run it again once they end", err, try, migrationLockWait)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(migrationLockPause):
+		}
+	}
 }
 
 // MigrationsCurrent reports whether every embedded migration has been applied.

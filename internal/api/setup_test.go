@@ -89,9 +89,6 @@ func setup(t *testing.T, opt options) *bundle {
 		log = slog.New(slog.NewTextHandler(opt.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
 	listener := store.NewListener(db.Pool, log)
-	ctx, cancel := context.WithCancel(context.Background())
-	go listener.Run(ctx)
-	<-listener.Ready()
 	window := opt.window
 	if window == 0 {
 		window = 128000
@@ -118,7 +115,10 @@ func setup(t *testing.T, opt options) *bundle {
 		t.Cleanup(pool.Close)
 		st = store.New(pool, store.Options{KeyRetention: opt.retention})
 	}
-	listener.SkipNotificationsOf(st) // as router serve pairs them
+	listener.SkipNotificationsOf(st) // as router serve pairs them, before Run
+	ctx, cancel := context.WithCancel(context.Background())
+	go listener.Run(ctx)
+	<-listener.Ready()
 	runner := race.New(race.Config{
 		Store: st, Listener: listener, Prompts: prompts, LeaseOwner: "test", Log: log,
 		Targets: targets, Routes: map[string]*race.Route{"default": route},

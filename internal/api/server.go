@@ -113,6 +113,14 @@ type Counters interface {
 	KeyConflict()
 }
 
+// RequestObserver is the optional capability of Counters that counts each
+// request the API answers (internal/metrics: router_http_requests_total and
+// router_http_request_duration_seconds). endpoint is the route pattern that
+// took the request, "" for none.
+type RequestObserver interface {
+	RequestServed(method, endpoint string, status int, d time.Duration)
+}
+
 type nopCounters struct{}
 
 func (nopCounters) IdempotentReplay() {}
@@ -124,6 +132,7 @@ type Server struct {
 	Deps
 	mux    *http.ServeMux
 	routes http.Handler // mux, inside what WrapRoutes added
+	served RequestObserver
 	limits *limiter
 	drain  drainer
 }
@@ -138,6 +147,7 @@ func New(cfg Config, d Deps) *Server {
 	}
 	s := &Server{cfg: cfg.WithDefaults(), Deps: d, mux: http.NewServeMux()}
 	s.routes = s.mux
+	s.served, _ = d.Counters.(RequestObserver)
 	var counter LiveCounter
 	if d.Store != nil {
 		counter = d.Store
@@ -230,6 +240,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				Detail: "the router failed unexpectedly; the request may be retried with the same Idempotency-Key"})
 		}
 		endRequestSpan(span, r, sw.status)
+		if s.served != nil {
+			s.served.RequestServed(r.Method, r.Pattern, sw.status, time.Since(start)) // the mux set r.Pattern
+		}
 		if !s.Log.Enabled(r.Context(), slog.LevelInfo) {
 			return
 		}

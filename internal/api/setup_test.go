@@ -66,6 +66,8 @@ type options struct {
 	logs io.Writer
 	// recheck: api.Config.RecheckEvery.
 	recheck time.Duration
+	// counters, when set, are the API's counters (a metrics.Metrics).
+	counters api.Counters
 }
 
 func setup(t *testing.T, opt options) *bundle {
@@ -127,7 +129,7 @@ func setup(t *testing.T, opt options) *bundle {
 		Limits: opt.limits, OwnerLimits: opt.ownerLimits, LiveRefresh: opt.liveRefresh, StreamKeepAlive: opt.keepAlive,
 		RecheckEvery: opt.recheck}, api.Deps{
 		Store: st, Listener: listener, Prompts: prompts, Routes: map[string]bool{"default": true}, Models: aliases(opt.models),
-		Exec: runner, Log: log,
+		Exec: runner, Log: log, Counters: opt.counters,
 		Auth: &api.KeyAuth{Static: map[string]string{acmeKey: "acme", globexKey: "globex"}, Store: st},
 	})
 	srv := httptest.NewServer(apiSrv)

@@ -77,6 +77,7 @@ type Metrics struct {
 	tokens        *prometheus.CounterVec
 	transitions   *prometheus.CounterVec
 	cost          *prometheus.CounterVec
+	http          httpMetrics
 }
 
 // DefaultLatencyBuckets are the attempt latency buckets, in seconds.
@@ -124,7 +125,9 @@ func New(opt Options) *Metrics {
 		cost: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_cost_usd_total",
 			Help: "USD spent on attempts (usage × the configured price), winners and losers, by owner, provider and model."},
 			[]string{"owner", "provider", "model"}),
+		http: newHTTPMetrics(),
 	}
+	m.reg.MustRegister(m.http.collectors()...)
 	m.reg.MustRegister(m.jobs, m.attemptsStart, m.attempts, m.errors, m.racesLost, m.hedgesStarted, m.hedgesWon, m.hedgesDenied,
 		m.replays, m.conflicts, m.latency, m.tokens, m.transitions, m.cost)
 	for _, c := range []prometheus.Counter{m.replays, m.conflicts} {

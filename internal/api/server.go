@@ -241,7 +241,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		endRequestSpan(span, r, sw.status)
 		if s.served != nil {
-			s.served.RequestServed(r.Method, r.Pattern, sw.status, time.Since(start)) // the mux set r.Pattern
+			pattern := r.Pattern // set by the mux
+			if pattern == "" {
+				_, pattern = s.mux.Handler(r) // answered before the mux (a body too slow or unreadable)
+			}
+			s.served.RequestServed(r.Method, pattern, sw.status, time.Since(start))
 		}
 		if !s.Log.Enabled(r.Context(), slog.LevelInfo) {
 			return

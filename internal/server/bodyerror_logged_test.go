@@ -14,6 +14,7 @@ import (
 
 	"github.com/routerhq/router/internal/api"
 	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/metrics"
 )
 
 // lineWriter sends each write (one log record) to lines.
@@ -28,7 +29,8 @@ func (l lineWriter) Write(p []byte) (int, error) { l <- string(p); return len(p)
 func TestSlowBodyAnswerHasRequestIDAndIsLogged(t *testing.T) {
 	lines := make(lineWriter, 16)
 	c := config.HTTP{ReadHeaderTimeout: config.Duration(10 * time.Second), ReadBodyTimeout: config.Duration(100 * time.Millisecond), MaxBodyBytes: 1 << 20}
-	srv := api.New(api.Config{}, api.Deps{Log: slog.New(slog.NewTextHandler(lines, nil))})
+	m := metrics.New(metrics.Options{NoProcessCollectors: true})
+	srv := api.New(api.Config{}, api.Deps{Log: slog.New(slog.NewTextHandler(lines, nil)), Counters: m})
 	srv.WrapRoutes(withBodyRead(c))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -63,4 +65,34 @@ func TestSlowBodyAnswerHasRequestIDAndIsLogged(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("no access-log line for the 408")
 	}
+	// Counted under the endpoint it was sent to, though the mux never ran.
+	if got := httpRequestCount(t, m, "POST", "POST /v1/jobs", "408"); got != 1 {
+		t.Fatalf("router_http_requests_total{POST, POST /v1/jobs, 408} = %v, want 1", got)
+	}
+}
+
+// httpRequestCount is router_http_requests_total{method, endpoint, status}.
+func httpRequestCount(t *testing.T, m *metrics.Metrics, method, endpoint, status string) float64 {
+	t.Helper()
+	mfs, err := m.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"method": method, "endpoint": endpoint, "status": status}
+	n := 0.0
+	for _, mf := range mfs {
+		if mf.GetName() != "router_http_requests_total" {
+			continue
+		}
+	next:
+		for _, s := range mf.GetMetric() {
+			for _, lp := range s.GetLabel() {
+				if lp.GetValue() != want[lp.GetName()] {
+					continue next
+				}
+			}
+			n += s.GetCounter().GetValue()
+		}
+	}
+	return n
 }

@@ -65,7 +65,7 @@ func TestGrafanaDashboardQueriesExistingMetrics(t *testing.T) {
 	if err := db.Store.UpsertBreakerStates(context.Background(), "other-replica", []store.BreakerState{{Provider: "primary", State: "open"}}); err != nil {
 		t.Fatal(err)
 	}
-	m := metrics.New(metrics.Options{Pool: db.Pool, Breakers: fakeBreakers{"primary": "closed"}, Replicas: db.Store, ReplicaMaxAge: time.Minute})
+	m := metrics.New(metrics.Options{Pool: db.Pool, Breakers: fakeBreakers{"primary": "closed"}, Replicas: db.Store, ReplicaMaxAge: time.Minute, LiveJobs: db.Store})
 	// Touch every labelled series so that its family is exposed.
 	m.AttemptStarted("primary", store.RolePrimary)
 	m.HedgeStarted("fallback")
@@ -75,6 +75,7 @@ func TestGrafanaDashboardQueriesExistingMetrics(t *testing.T) {
 	m.RaceLost("primary")
 	m.JobSettled(store.JobSucceeded)
 	m.BreakerChanged("primary", "open")
+	m.RequestServed("POST", "POST /v1/jobs", 201, time.Millisecond)
 	fams := scrape(t, m.Handler())
 
 	exists := func(name string) bool {

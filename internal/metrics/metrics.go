@@ -51,6 +51,9 @@ type Options struct {
 	// read from the database at scrape time (router_breaker_replica_state).
 	Replicas      ReplicaSource
 	ReplicaMaxAge time.Duration
+	// LiveJobs: the database's jobs not yet terminal, counted at scrape time
+	// (router_jobs_live).
+	LiveJobs LiveJobSource
 	// LatencyBuckets for attempt latency histograms (seconds); default covers
 	// 50ms to 2 minutes.
 	LatencyBuckets []float64
@@ -138,6 +141,9 @@ func New(opt Options) *Metrics {
 	}
 	if opt.Replicas != nil {
 		m.reg.MustRegister(&replicaCollector{src: opt.Replicas, maxAge: opt.ReplicaMaxAge})
+	}
+	if opt.LiveJobs != nil {
+		m.reg.MustRegister(&liveJobCollector{src: opt.LiveJobs})
 	}
 	if opt.Pool != nil {
 		m.reg.MustRegister(&poolCollector{pool: opt.Pool})

@@ -41,7 +41,7 @@ func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pg
 			o.metrics.BreakerChanged(c.Provider, c.To)
 		}
 	}})
-	o.metrics = metrics.New(metrics.Options{Pool: pool, DB: dbm, Breakers: o.breakers, Replicas: st, ReplicaMaxAge: breaker.StaleAfter(0)})
+	o.metrics = metrics.New(metrics.Options{Pool: pool, DB: dbm, Breakers: o.breakers, Replicas: st, ReplicaMaxAge: breaker.StaleAfter(0), LiveJobs: st})
 	o.gate = conformance.NewGate(st, cfg.Conformance.Gate, cfg.Conformance.MaxAge.D())
 	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	o.cancel = cancel

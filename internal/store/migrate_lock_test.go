@@ -28,7 +28,7 @@ func TestMigrationGivesUpOnALockItCannotGet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer holder.Rollback(ctx) //nolint:errcheck
+	defer holder.Rollback(ctx)                                                   //nolint:errcheck
 	if _, err := holder.Exec(ctx, `SELECT count(*) FROM api_keys`); err != nil { // a reader keeps its lock to the end
 		t.Fatal(err)
 	}

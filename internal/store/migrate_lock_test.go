@@ -28,8 +28,9 @@ func TestMigrationGivesUpOnALockItCannotGet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer holder.Rollback(ctx)                                                   //nolint:errcheck
-	if _, err := holder.Exec(ctx, `SELECT count(*) FROM api_keys`); err != nil { // a reader keeps its lock to the end
+	defer holder.Rollback(ctx) //nolint:errcheck
+	// A reader keeps its lock to the end of its transaction.
+	if _, err := holder.Exec(ctx, `SELECT count(*) FROM api_keys`); err != nil {
 		t.Fatal(err)
 	}
 	guard, cancel := context.WithTimeout(ctx, 30*time.Second) // a hang guard, not a timing assertion

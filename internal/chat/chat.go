@@ -38,6 +38,8 @@ type Input struct {
 	Model          string              `json:"model,omitempty"`
 	Messages       []providers.Message `json:"messages"`
 	Temperature    *float32            `json:"temperature,omitempty"`
+	TopP           *float32            `json:"top_p,omitempty"`
+	Stop           []string            `json:"stop,omitempty"`
 	MaxTokens      int                 `json:"max_tokens,omitempty"`
 	Seed           *int                `json:"seed,omitempty"`
 	User           string              `json:"user,omitempty"`

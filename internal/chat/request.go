@@ -14,6 +14,8 @@ type Request struct {
 	Model               string          `json:"model"`
 	Messages            []wireMessage   `json:"messages"`
 	Temperature         *float32        `json:"temperature"`
+	TopP                *float32        `json:"top_p"`
+	Stop                json.RawMessage `json:"stop"`
 	MaxTokens           *int            `json:"max_tokens"`
 	MaxCompletionTokens *int            `json:"max_completion_tokens"`
 	Seed                *int            `json:"seed"`
@@ -61,7 +63,17 @@ func (r *Request) Normalize() (*Input, error) {
 	if t := r.Temperature; t != nil && (*t < 0 || *t > 2) {
 		return bad("temperature", "temperature must be between 0 and 2, got %v", *t)
 	}
-	in := &Input{Temperature: r.Temperature, Seed: r.Seed, User: r.User, ResponseFormat: r.ResponseFormat}
+	if p := r.TopP; p != nil && (*p < 0 || *p > 1) {
+		return bad("top_p", "top_p must be between 0 and 1, got %v", *p)
+	}
+	in := &Input{Temperature: r.Temperature, TopP: r.TopP, Seed: r.Seed, User: r.User, ResponseFormat: r.ResponseFormat}
+	if present(r.Stop) {
+		stop, err := stopSequences(r.Stop)
+		if err != nil {
+			return bad("stop", "%v", err)
+		}
+		in.Stop = stop
+	}
 	// max_completion_tokens, OpenAI's current name, wins over max_tokens; the
 	// one that is not used is not judged (a client may send both, the old one
 	// as 0).
@@ -183,4 +195,35 @@ func contentText(raw json.RawMessage) (string, error) {
 		b.WriteString(p.Text)
 	}
 	return b.String(), nil
+}
+
+// maxStop is how many stop sequences OpenAI's API takes.
+const maxStop = 4
+
+// stopSequences reads OpenAI's stop: one string, or an array of up to four
+// non-empty strings. An empty array is no stop sequence.
+func stopSequences(raw json.RawMessage) ([]string, error) {
+	var one string
+	if err := json.Unmarshal(raw, &one); err == nil {
+		if one == "" {
+			return nil, fmt.Errorf("stop must not be an empty string: leave it out for none")
+		}
+		return []string{one}, nil
+	}
+	var many []string
+	if err := json.Unmarshal(raw, &many); err != nil {
+		return nil, fmt.Errorf("stop must be a string or an array of up to %d strings", maxStop)
+	}
+	if len(many) > maxStop {
+		return nil, fmt.Errorf("stop holds %d sequences; at most %d are allowed", len(many), maxStop)
+	}
+	for i, s := range many {
+		if s == "" {
+			return nil, fmt.Errorf("stop[%d] is an empty string: every stop sequence needs at least one character", i)
+		}
+	}
+	if len(many) == 0 {
+		return nil, nil
+	}
+	return many, nil
 }

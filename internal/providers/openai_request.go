@@ -74,6 +74,13 @@ func (p *OpenAI) chatRequest(req *Request) (openai.ChatCompletionRequest, *Error
 			creq.Temperature = t
 		}
 	}
+	if req.TopP != nil {
+		creq.TopP = *req.TopP
+		if creq.TopP == 0 {
+			creq.TopP = math.SmallestNonzeroFloat32 // as a zero temperature: go-openai omits a 0
+		}
+	}
+	creq.Stop = req.Stop
 	if reasoning {
 		// OpenAI's reasoning models refuse max_tokens: the limit is
 		// max_completion_tokens (reasoning tokens count against it).

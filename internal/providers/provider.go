@@ -80,9 +80,13 @@ type Request struct {
 	// JobID is the job the attempt belongs to (for logs and metadata).
 	JobID string
 	// Model overrides the provider's configured model when non-empty.
-	Model          string
-	Messages       []Message
-	Temperature    *float32
+	Model       string
+	Messages    []Message
+	Temperature *float32
+	// TopP (nucleus sampling) and Stop (up to four stop sequences) are
+	// OpenAI's; the Anthropic adapter does not send them.
+	TopP           *float32
+	Stop           []string
 	MaxTokens      int
 	Seed           *int
 	User           string

@@ -53,3 +53,27 @@ func TestReasoningModelsGetMaxCompletionTokens(t *testing.T) {
 		}
 	}
 }
+
+// top_p and stop reach an OpenAI-compatible provider as OpenAI names them.
+func TestOpenAISendsTopPAndStop(t *testing.T) {
+	bodies := make(chan map[string]any, 1)
+	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		bodies <- m
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, completionBody)
+	})
+	p := newTestAdapter(t, srv.URL, nil)
+	req := testRequest()
+	topP := float32(0.25)
+	req.TopP, req.Stop = &topP, []string{"END"}
+	if _, err := p.Complete(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	body := <-bodies
+	if stop, _ := body["stop"].([]any); body["top_p"] != 0.25 || len(stop) != 1 || stop[0] != "END" {
+		t.Fatalf("the provider received top_p %v, stop %v; want 0.25 and [END]", body["top_p"], body["stop"])
+	}
+}

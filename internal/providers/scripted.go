@@ -195,6 +195,11 @@ func cloneRequest(r *Request) *Request {
 		t := *r.Temperature
 		c.Temperature = &t
 	}
+	if r.TopP != nil {
+		p := *r.TopP
+		c.TopP = &p
+	}
+	c.Stop = append([]string(nil), r.Stop...)
 	if r.Seed != nil {
 		v := *r.Seed
 		c.Seed = &v

@@ -18,6 +18,8 @@ type spec struct {
 	msgs        []providers.Message
 	model       string // overrides the provider's model when set
 	temperature *float32
+	topP        *float32
+	stop        []string
 	maxTokens   int
 	seed        *int
 	user        string
@@ -41,7 +43,7 @@ func (s *spec) request(a *store.Attempt, jobID string) *providers.Request {
 	}
 	return &providers.Request{
 		AttemptID: a.ID, JobID: jobID, Model: model, Messages: s.msgs,
-		Temperature: s.temperature, MaxTokens: s.maxTokens, Seed: s.seed, User: s.user,
+		Temperature: s.temperature, TopP: s.topP, Stop: s.stop, MaxTokens: s.maxTokens, Seed: s.seed, User: s.user,
 		ResponseFormat: s.format, Tools: s.tools, ToolChoice: s.toolChoice,
 	}
 }
@@ -57,7 +59,7 @@ func (r *Runner) specFor(job *store.Job, route *Route) (*spec, error) {
 		if err != nil {
 			return nil, fmt.Errorf("the response_format schema does not compile: %w", err)
 		}
-		s := &spec{msgs: in.Messages, model: in.Model, temperature: in.Temperature, maxTokens: in.MaxTokens, seed: in.Seed,
+		s := &spec{msgs: in.Messages, model: in.Model, temperature: in.Temperature, topP: in.TopP, stop: in.Stop, maxTokens: in.MaxTokens, seed: in.Seed,
 			user: in.User, format: in.ProviderFormat(), tools: in.Tools, toolChoice: in.ToolChoice, jobID: job.ID}
 		s.judge = func(resp *providers.Response) (json.RawMessage, []contract.Violation) {
 			return chat.Judge(&in, v, s.jobID, resp)

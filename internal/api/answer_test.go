@@ -179,7 +179,8 @@ func TestOneInfoLinePerJobRequest(t *testing.T) {
 			lines = append(lines, l)
 		}
 	}
-	if len(lines) != 1 || !strings.Contains(lines[0], `msg=http`) || !strings.Contains(lines[0], "job_id="+rep.job()) {
-		t.Fatalf("want one access log line naming the job, got:\n%s", strings.Join(lines, "\n"))
+	if len(lines) != 1 || !strings.Contains(lines[0], `msg=http`) || !strings.Contains(lines[0], "job_id="+rep.job()) ||
+		!strings.Contains(lines[0], "owner=acme") {
+		t.Fatalf("want one access log line naming the job and its owner, got:\n%s", strings.Join(lines, "\n"))
 	}
 }

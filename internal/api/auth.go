@@ -95,6 +95,7 @@ func (s *Server) withOwner(h http.HandlerFunc, fail func(w http.ResponseWriter, 
 				"the API key is not known to this router; create one with `router keys create --owner NAME`")
 			return
 		}
+		noteOwner(r.Context(), owner) // for the access log, a refusal by a limit included
 		if ok, wait, lim := s.limits.allow(owner); !ok {
 			w.Header().Set("Retry-After", retryAfterSeconds(wait))
 			fail(w, r, http.StatusTooManyRequests, "Too many requests", rateDetail(owner, lim, wait))

@@ -23,10 +23,27 @@ const RequestIDHeader = "X-Request-Id"
 
 type requestIDKey struct{}
 
+// requestInfo is what the access log says of a request beyond its line:
+// its id, and the owner once authentication found it (set by withOwner,
+// read when the request ends).
+type requestInfo struct {
+	id    string
+	owner string
+}
+
 // RequestID is the request id of ctx ("" outside a request).
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
+	if info, _ := ctx.Value(requestIDKey{}).(*requestInfo); info != nil {
+		return info.id
+	}
+	return ""
+}
+
+// noteOwner records the request's owner for its access-log line.
+func noteOwner(ctx context.Context, owner string) {
+	if info, _ := ctx.Value(requestIDKey{}).(*requestInfo); info != nil {
+		info.owner = owner
+	}
 }
 
 // requestID is the caller's X-Request-Id when it is 1 to 128 visible ASCII
@@ -55,7 +72,8 @@ const tracerName = "github.com/routerhq/router/internal/api"
 // and starts the request's server span. With tracing off (telemetry.Off) it
 // starts none: the span returned does not record, and carries the trace of the
 // context's span, if any (the access log's trace_id).
-func startRequestSpan(r *http.Request, requestID string) (*http.Request, trace.Span) {
+func startRequestSpan(r *http.Request, info *requestInfo) (*http.Request, trace.Span) {
+	requestID := info.id
 	ctx := otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
 	if telemetry.Off() {
 		if trace.SpanFromContext(ctx).IsRecording() {
@@ -64,7 +82,7 @@ func startRequestSpan(r *http.Request, requestID string) (*http.Request, trace.S
 			// hand back a non-recording span in its trace instead.
 			ctx = trace.ContextWithSpanContext(ctx, trace.SpanContextFromContext(ctx))
 		}
-		ctx = context.WithValue(ctx, requestIDKey{}, requestID)
+		ctx = context.WithValue(ctx, requestIDKey{}, info)
 		return r.WithContext(ctx), trace.SpanFromContext(ctx)
 	}
 	ctx, span := otel.Tracer(tracerName).Start(ctx, r.Method+" "+r.URL.Path, trace.WithSpanKind(trace.SpanKindServer),
@@ -73,7 +91,7 @@ func startRequestSpan(r *http.Request, requestID string) (*http.Request, trace.S
 			attribute.String("url.path", r.URL.Path),
 			attribute.String("router.request.id", requestID),
 		))
-	ctx = context.WithValue(ctx, requestIDKey{}, requestID)
+	ctx = context.WithValue(ctx, requestIDKey{}, info)
 	return r.WithContext(ctx), span
 }
 

@@ -26,7 +26,7 @@ func TestRequestSpanLeavesAnOuterSpanAloneWithTracingOff(t *testing.T) {
 	ctx, outer := tp.Tracer("middleware").Start(context.Background(), "outer")
 	r := httptest.NewRequest("POST", "/v1/jobs", nil).WithContext(ctx)
 	r.Pattern = "POST /v1/jobs"
-	r, span := startRequestSpan(r, "req-1")
+	r, span := startRequestSpan(r, &requestInfo{id: "req-1"})
 	if span.IsRecording() || span.SpanContext().TraceID() != outer.SpanContext().TraceID() {
 		t.Fatalf("request span: recording %v, trace %s; want a non-recording span in trace %s",
 			span.IsRecording(), span.SpanContext().TraceID(), outer.SpanContext().TraceID())

@@ -229,9 +229,10 @@ func (s *Server) WrapRoutes(wrap func(http.Handler) http.Handler) { s.routes = w
 // id when the request created or found one: the per-job lines are at debug).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rid := requestID(r)
+	info := &requestInfo{id: requestID(r)}
+	rid := info.id
 	w.Header().Set(RequestIDHeader, rid)
-	r, span := startRequestSpan(r, rid)
+	r, span := startRequestSpan(r, info)
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 	defer func() {
 		if v := recover(); v != nil {
@@ -256,6 +257,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rec := slog.NewRecord(time.Now(), slog.LevelInfo, "http", 0)
 		rec.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sw.status),
 			slog.Int64("ms", time.Since(start).Milliseconds()), slog.String("request_id", rid))
+		if info.owner != "" {
+			rec.AddAttrs(slog.String("owner", info.owner))
+		}
 		if id := sw.Header().Get("X-Router-Job-Id"); id != "" {
 			rec.AddAttrs(slog.String("job_id", id))
 		}

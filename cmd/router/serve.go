@@ -16,7 +16,7 @@ import (
 
 func runServe(ctx context.Context, args []string) error {
 	fs := newFlags("serve", "router serve [--config router.yaml] [--debug-listen 127.0.0.1:6060]",
-		"Runs the router's HTTP API. With database_url: embedded it starts the embedded local PostgreSQL.\n"+
+		"Runs the router's HTTP API. Without database_url or DATABASE_URL (or with database_url: embedded) it starts the embedded local PostgreSQL.\n"+
 			"On SIGTERM or Ctrl-C it drains (up to shutdown.drain); a second signal stops it at once.")
 	cfgPath := configFlag(fs)
 	debugAddr := fs.String("debug-listen", "", "address serving net/http/pprof under /debug/pprof/ (off when empty; it is unauthenticated, so keep it on loopback)")

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -15,21 +14,22 @@ import (
 )
 
 // OpenDatabase connects to the configured database, or, with `database_url:
-// embedded` (config.EmbeddedDatabase), starts the embedded local PostgreSQL in
-// .local/pg under the working directory. close stops everything it started.
-// No database at all is refused: a replica quietly on a private database of
-// its own (a deployment that lost its DATABASE_URL) would keep its own jobs
-// and idempotency keys, apart from the other replicas' — every retry routed
-// to it a second job.
+// embedded` (config.EmbeddedDatabase) or none at all (SPEC §11's default),
+// starts the embedded local PostgreSQL in .local/pg under the working
+// directory. close stops everything it started. The default is said loudly:
+// a production replica quietly on a private database of its own (a
+// deployment that lost its DATABASE_URL) keeps its own jobs and idempotency
+// keys, apart from the other replicas'.
 func OpenDatabase(ctx context.Context, cfg *config.Config, log *slog.Logger, tune ...func(*pgxpool.Config)) (pool *pgxpool.Pool, closeFn func(), err error) {
 	url := cfg.DatabaseURL
 	var cluster *localpg.Cluster
-	switch url {
-	case "":
-		return nil, nil, errNoDatabase
-	case config.EmbeddedDatabase:
+	if embedded, explicit := embeddedDatabase(url); embedded {
 		dir := filepath.Join(".local", "pg")
-		log.Info("database_url: embedded: starting the embedded local PostgreSQL", "dir", dir)
+		if !explicit {
+			log.Warn(noDatabaseWarning, "dir", dir)
+		} else {
+			log.Info("database_url: embedded: starting the embedded local PostgreSQL", "dir", dir)
+		}
 		cluster, err = localpg.Start(ctx, localpg.Options{DataDir: dir, Durable: true, Logger: log})
 		if err != nil {
 			return nil, nil, fmt.Errorf("start local PostgreSQL: %w", err)
@@ -44,10 +44,17 @@ func OpenDatabase(ctx context.Context, cfg *config.Config, log *slog.Logger, tun
 	return pool, func() { pool.Close(); cluster.Stop() }, nil
 }
 
-// errNoDatabase says how to configure a database.
-var errNoDatabase = errors.New("no database configured: set database_url in the configuration, or the DATABASE_URL environment variable, " +
-	"to the PostgreSQL every replica shares (postgres://user:password@host:5432/db); for a development database on this machine " +
-	"write `database_url: embedded` (a local PostgreSQL in .local/pg, started and stopped with the command, as `make run` does)")
+// embeddedDatabase says whether database_url asks for the embedded local
+// PostgreSQL, and whether it says so (`embedded`) rather than by default
+// (empty, with no DATABASE_URL).
+func embeddedDatabase(url string) (embedded, explicit bool) {
+	return url == "" || url == config.EmbeddedDatabase, url == config.EmbeddedDatabase
+}
+
+// noDatabaseWarning is logged when no database is configured.
+const noDatabaseWarning = "no database_url or DATABASE_URL: starting the embedded local PostgreSQL, a development database on this machine only; " +
+	"in production set database_url (or DATABASE_URL) to the PostgreSQL every replica shares, or a replica keeps its jobs and idempotency keys apart from the others'; " +
+	"write `database_url: embedded` to choose the embedded database explicitly and silence this warning"
 
 // WithStore loads the config at cfgPath, opens its database and runs fn with a
 // store on it, closing everything after.

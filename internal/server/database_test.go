@@ -1,24 +1,27 @@
 package server
 
 import (
-	"context"
-	"errors"
-	"log/slog"
 	"strings"
 	"testing"
-
-	"github.com/routerhq/router/internal/config"
 )
 
-// A router with no database configured refuses to start, saying how to set
-// one, rather than quietly running on a private embedded database of its own
-// (a deployment that lost its DATABASE_URL would keep jobs and idempotency
-// keys apart from the other replicas'). The embedded database is chosen
-// explicitly: `database_url: embedded`.
-func TestNoDatabaseConfiguredIsRefused(t *testing.T) {
-	pool, closeFn, err := OpenDatabase(context.Background(), &config.Config{}, slog.New(slog.DiscardHandler))
-	if pool != nil || closeFn != nil || !errors.Is(err, errNoDatabase) ||
-		!strings.Contains(err.Error(), "DATABASE_URL") || !strings.Contains(err.Error(), "database_url: embedded") {
-		t.Fatalf("OpenDatabase without a database: %v; want refused, naming DATABASE_URL and database_url: embedded", err)
+// SPEC §11: with no database_url (and no DATABASE_URL) the router uses the
+// embedded local database — said with a warning, since a production replica
+// on a private database keeps its jobs and keys apart from the others';
+// `database_url: embedded` chooses it explicitly, and a URL is a URL.
+func TestEmbeddedDatabaseChoice(t *testing.T) {
+	for url, want := range map[string][2]bool{
+		"":                             {true, false},
+		"embedded":                     {true, true},
+		"postgres://db.example:5432/r": {false, false},
+	} {
+		if e, x := embeddedDatabase(url); e != want[0] || x != want[1] {
+			t.Errorf("database_url %q: embedded %v explicit %v, want %v %v", url, e, x, want[0], want[1])
+		}
+	}
+	for _, s := range []string{"DATABASE_URL", "every replica shares", "database_url: embedded"} {
+		if !strings.Contains(noDatabaseWarning, s) {
+			t.Errorf("the warning does not say %q: %s", s, noDatabaseWarning)
+		}
 	}
 }

@@ -18,10 +18,12 @@ var hupNotice io.Writer = os.Stderr
 // wait can cut short. Later signals are ignored, as long as the command runs.
 // stop releases the signals.
 //
-// SIGHUP does not stop the command: its default action ends the process at
-// once — a `kill -HUP` sent out of the habit of reloading a server's
-// configuration would skip serve's drain and leave its attempts to recovery.
-// The router reads its configuration only at start, and says so.
+// SIGHUP counts as the first signal — a graceful stop — and is answered with
+// a notice: its default action ends the process at once, so a terminal
+// closing (or a `kill -HUP` sent out of the habit of reloading a server's
+// configuration) skipped serve's drain and left its attempts to recovery. The
+// router reads its configuration only at start: a supervisor restarting it
+// applies a change.
 func signalContext() (ctx context.Context, stop func()) {
 	sigs := make(chan os.Signal, 2) // two signals in quick succession are both seen
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -33,9 +35,13 @@ func signalContext() (ctx context.Context, stop func()) {
 	go func() {
 		for {
 			select {
-			case <-hup:
-				fmt.Fprintln(hupNotice, "router: SIGHUP ignored: the configuration is read only at start; "+
-					"restart the router to apply a change (SIGTERM lets it drain first)")
+			case s := <-hup:
+				fmt.Fprintln(hupNotice, "router: SIGHUP: stopping gracefully, as for SIGTERM (the router does not reload: "+
+					"its configuration is read only at start, so a restart applies a change)")
+				select { // counted with the others: a SIGTERM after it is the second signal
+				case sigs <- s:
+				default:
+				}
 			case <-done:
 				return
 			}

@@ -4,16 +4,17 @@ import (
 	"bufio"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
 	"syscall"
 	"testing"
 )
 
-// A SIGHUP (sent out of the habit of reloading a server) neither kills the
-// router — its default action would, skipping serve's drain — nor stops the
-// command: it is answered with a notice that the configuration is read only
-// at start.
-func TestSIGHUPIsAnsweredNotObeyed(t *testing.T) {
+// A SIGHUP (a terminal closing, or a kill -HUP sent out of the habit of
+// reloading a server) does not kill the router at once — its default action
+// would, skipping serve's drain — but stops it gracefully, as SIGTERM does,
+// with a notice that the configuration is read only at start.
+func TestSIGHUPStopsGracefully(t *testing.T) {
 	pr, pw := io.Pipe()
 	hupNotice = pw
 	t.Cleanup(func() { hupNotice = os.Stderr })
@@ -23,10 +24,20 @@ func TestSIGHUPIsAnsweredNotObeyed(t *testing.T) {
 		t.Fatal(err)
 	}
 	line, err := bufio.NewReader(pr).ReadString('\n') // the signal was handled (a killed process fails the test run)
-	if err != nil || !strings.Contains(line, "SIGHUP ignored") || !strings.Contains(line, "restart") {
-		t.Fatalf("notice %q (%v), want one saying SIGHUP is ignored and to restart", line, err)
+	if err != nil || !strings.Contains(line, "stopping gracefully") || !strings.Contains(line, "restart") {
+		t.Fatalf("notice %q (%v), want one saying SIGHUP stops gracefully and that a restart applies a change", line, err)
 	}
-	if ctx.Err() != nil {
-		t.Fatal("a SIGHUP stopped the command")
+	<-ctx.Done() // the graceful stop's signal
+	if err := secondSignal(ctx).Err(); err != nil {
+		t.Fatalf("a SIGHUP also ended the second signal's context (stop at once): %v", err)
 	}
+	// A SIGTERM after it is the second signal: stop at once.
+	seen := make(chan os.Signal, 1)
+	signal.Notify(seen, syscall.SIGTERM)
+	defer signal.Stop(seen)
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-seen
+	<-secondSignal(ctx).Done()
 }

@@ -302,12 +302,17 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ok, err := s.Store.MigrationsCurrent(ctx)
-	if err != nil || !ok {
-		detail := "migrations are not current: run `router migrate`"
-		if err != nil {
-			detail += " (" + err.Error() + ")"
-		}
-		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "not-ready", Title: "Migrations pending", Detail: detail})
+	if err != nil {
+		// A connection lost between the ping and this read: the database,
+		// not the migrations, and the cause is the operator's (the log).
+		s.Log.Warn("readiness: could not read the applied migrations", "err", err, "request_id", RequestID(r.Context()))
+		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "not-ready", Title: "Database unreachable",
+			Detail: "the database does not answer; the router's log has the cause"})
+		return
+	}
+	if !ok {
+		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "not-ready", Title: "Migrations pending",
+			Detail: "migrations are not current: run `router migrate`"})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})

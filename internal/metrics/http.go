@@ -23,7 +23,7 @@ type httpMetrics struct {
 func newHTTPMetrics() httpMetrics {
 	return httpMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_http_requests_total",
-			Help: "Requests the tenant API answered, by method, endpoint (its route pattern, \"unmatched\" for none) and status."},
+			Help: "Requests the tenant API answered, by method, endpoint (its route pattern; \"/\" for a path no route takes) and status."},
 			[]string{"method", "endpoint", "status"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "router_http_request_duration_seconds",
 			Help:    "Time from a request's arrival to its handler's return (a long-poll's wait and a stream included), by method and endpoint.",

@@ -245,11 +245,12 @@ func must(creq openai.ChatCompletionRequest, perr *Error) openai.ChatCompletionR
 	return creq
 }
 
-// TestReasoningModelsRefusalStaysGoOpenAIs: go-openai refuses a temperature
-// other than the default for a reasoning model before sending anything; the
-// stand-in (only the model) would pass that check, so such a request goes to
-// go-openai whole and is refused as before. (Its max_tokens is sent as
-// max_completion_tokens: TestReasoningModelsGetMaxCompletionTokens.)
+// TestReasoningModelsRefusalStaysGoOpenAIs: go-openai's check refuses a
+// temperature other than the default for a reasoning model; the stand-in
+// (only the model) would pass that check, so the adapter runs it on the
+// whole request, and nothing is sent. (Its max_tokens is sent as
+// max_completion_tokens: TestReasoningModelsGetMaxCompletionTokens; the
+// refusal is the caller's: TestReasoningModelCallerTemperatureIsNotATargetFailure.)
 func TestReasoningModelsRefusalStaysGoOpenAIs(t *testing.T) {
 	var c rawCapture
 	url := c.server(t, func(w http.ResponseWriter, _ bool) { t.Error("a refused request reached the provider") })

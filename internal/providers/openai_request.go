@@ -97,6 +97,19 @@ func (p *OpenAI) chatRequest(req *Request) (openai.ChatCompletionRequest, *Error
 		}
 		creq.ResponseFormat = f
 	}
+	if reasoning {
+		// What go-openai would refuse before sending is a parameter this
+		// model cannot take (a temperature other than its default, a top_p,
+		// tools on a GPT-6 model…): the request's, not this target's fault —
+		// its breaker must not count it — and another target of the route
+		// may take the request.
+		if err := openai.NewReasoningValidator().Validate(creq); err != nil {
+			e := NewError(p.cfg.Name, KindBadRequest, "model "+model+" is one of OpenAI's reasoning models and cannot take this request: "+err.Error()+
+				"; leave the parameter out (a temperature of 0 is left out for such a model), or route the request to another model")
+			e.Action, e.Err = ActionFailover, err
+			return creq, e
+		}
+	}
 	if p.cfg.SupportsLookup {
 		creq.Store = true
 		creq.Metadata = map[string]string{}

@@ -149,9 +149,9 @@ func migrateRiver(ctx context.Context, conn *pgx.Conn) ([]string, error) {
 // try stalls the table's writers for at most migrationLockWait; between tries
 // they run.
 var (
-	migrationLockWait  = 2 * time.Second
+	migrationLockWait  = time.Second
 	migrationLockTries = 30
-	migrationLockPause = time.Second
+	migrationLockPause = 2 * time.Second
 )
 
 // inMigrationTx runs fn in a transaction whose lock waits are bounded

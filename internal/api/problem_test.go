@@ -18,7 +18,7 @@ import (
 // that replace none of them. The bytes are the ones clients have always had.
 func TestWriteProblemBytes(t *testing.T) {
 	r := httptest.NewRequest("POST", "/v1/jobs/j1/attempts/1/resolution", nil)
-	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, "rid-1"))
+	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, &requestInfo{id: "rid-1"}))
 	w := httptest.NewRecorder()
 	writeProblem(w, r, problem{Status: 422, Type: "invalid-result", Title: "Result rejected", Detail: "d", JobID: "j1",
 		Violations: []contract.Violation{{Rule: "schema.required", Path: "/a", Message: "missing <a>"}},

@@ -323,11 +323,27 @@ func (r *Runner) adaptiveDelay(target string, route *Route) time.Duration {
 	if hi < lo {
 		hi = max(lo, 10*time.Second)
 	}
-	p95, ok := r.ttfb.p95(target)
-	if !ok {
-		return hi
+	d := hi
+	if p95, ok := r.ttfb.p95(target); ok {
+		d = min(max(p95, lo), hi)
 	}
-	return min(max(p95, lo), hi)
+	// A hedge must start while the attempt still waits for its first byte:
+	// once the target's first-byte deadline fires, the attempt is unknown
+	// and blocks every new attempt, so a later hedge never starts and the
+	// job waits for a resolution. That happens exactly when the target hangs
+	// on more than 5% of its calls (the p95 is unbounded: hedge_max) and its
+	// deadline is below hedge_max — the case hedging is for. Such a delay is
+	// three quarters of the deadline instead, whatever hedge_min says.
+	if t := r.cfg.Targets[target]; t != nil {
+		deadline := t.Timeout
+		if fb := t.FirstByteTimeout; fb > 0 && (deadline <= 0 || fb < deadline) {
+			deadline = fb
+		}
+		if deadline > 0 && d >= deadline {
+			d = deadline * 3 / 4
+		}
+	}
+	return d
 }
 
 // hedgeBudgets bound each route's hedges in flight in this process, in the

@@ -174,3 +174,38 @@ func TestHedgeDueByTheSilentAttemptsOwnTarget(t *testing.T) {
 		t.Fatalf("after an attempt ended: %d waiting, %d on the clock", len(w), len(o.flights))
 	}
 }
+
+// The adaptive delay never reaches the target's own first-byte deadline:
+// a target that hangs on more than 5% of its calls has an unbounded p95
+// (hedge_max), and with a deadline below hedge_max the attempt went unknown
+// before any hedge could start — the job then waited for a resolution, in
+// the one case hedging is for (found by make bench's degraded scenario:
+// 6.6% of calls hanging, 48 of 66 hangs never hedged). Such a delay is three
+// quarters of the deadline.
+func TestAdaptiveDelayStartsBeforeTheFirstByteDeadline(t *testing.T) {
+	r := &Runner{cfg: Config{Targets: map[string]*Target{
+		"short":  {Timeout: 5 * time.Second},
+		"fbt":    {Timeout: time.Minute, FirstByteTimeout: 4 * time.Second},
+		"roomy":  {Timeout: time.Minute},
+		"nohist": {Timeout: 8 * time.Second},
+	}}}
+	route := &Route{HedgeMin: 2 * time.Second, HedgeMax: 10 * time.Second}
+	for _, target := range []string{"short", "fbt", "roomy"} {
+		for range 90 {
+			r.ttfb.add(target, 300*time.Millisecond)
+		}
+		for range 10 {
+			r.ttfb.addWait(target, 5*time.Second) // hung until the deadline
+		}
+	}
+	for target, want := range map[string]time.Duration{
+		"short":  3750 * time.Millisecond, // ¾ of timeout 5 s
+		"fbt":    3 * time.Second,         // ¾ of first_byte_timeout 4 s
+		"roomy":  10 * time.Second,        // hedge_max fits before the deadline
+		"nohist": 6 * time.Second,         // no history: hedge_max 10 s, past the 8 s deadline
+	} {
+		if d := r.adaptiveDelay(target, route); d != want {
+			t.Errorf("%s: delay %s, want %s", target, d, want)
+		}
+	}
+}

@@ -32,8 +32,12 @@ type Target struct {
 	ContextWindow int
 	Encoding      string        // tokenizer encoding; "" derives it from Model
 	Timeout       time.Duration // one attempt; the adapter classifies what a deadline means (SPEC §15)
-	Stream        bool          // use the streaming API when the adapter has one
-	MaxRetries    int           // retries on this provider for transient errors, per job
+	// FirstByteTimeout is how long the adapter waits for a response's first
+	// byte (0: only Timeout): with Timeout, the latest a hedge on an
+	// attempt without a first byte can still start (adaptiveDelay).
+	FirstByteTimeout time.Duration
+	Stream           bool // use the streaming API when the adapter has one
+	MaxRetries       int  // retries on this provider for transient errors, per job
 	// Price, when set, prices the target's usage (attempt cost_usd, SPEC §18).
 	Price *providers.Price
 }

@@ -30,7 +30,7 @@ func BuildTargets(cfg *config.Config) (map[string]*race.Target, error) {
 		}
 		out[rt.ID] = &race.Target{
 			Provider: p, Model: model, ContextWindow: pc.ContextWindow, Encoding: pc.Tokenizer,
-			Timeout: pc.Timeout.D(), Stream: *pc.Stream, MaxRetries: *pc.MaxRetries,
+			Timeout: pc.Timeout.D(), FirstByteTimeout: pc.FirstByteTimeout.D(), Stream: *pc.Stream, MaxRetries: *pc.MaxRetries,
 		}
 		if price := rt.PriceOrDefault(); price != nil {
 			out[rt.ID].Price = &providers.Price{InputPerMTok: price.InputPerMTok, OutputPerMTok: price.OutputPerMTok}

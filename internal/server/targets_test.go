@@ -44,3 +44,26 @@ routes:
 		}
 	}
 }
+
+// A provider's deadlines reach the race's target: the adaptive hedge delay
+// stays below the first-byte deadline (race.adaptiveDelay).
+func TestTargetsCarryTheDeadlines(t *testing.T) {
+	cfg, err := config.Parse([]byte(`database_url: postgres://unused
+providers:
+  - {name: s, type: scripted, timeout: 40s, first_byte_timeout: 6s}
+routes:
+  default: {providers: [s]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets, err := server.BuildTargets(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, tg := range targets {
+		if tg.Timeout.Seconds() != 40 || tg.FirstByteTimeout.Seconds() != 6 {
+			t.Fatalf("%s: timeout %s, first byte %s; want 40s and 6s", id, tg.Timeout, tg.FirstByteTimeout)
+		}
+	}
+}

@@ -26,16 +26,8 @@ func TestReasoningModelsGetMaxCompletionTokens(t *testing.T) {
 		{model: "gpt-5-mini", wantMCT: true},
 		{model: "gpt-4o-mini", wantMaxTokens: true, wantTemperature: true},
 	} {
-		bodies := make(chan map[string]any, 1)
-		srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {
-			b, _ := io.ReadAll(r.Body)
-			var m map[string]any
-			_ = json.Unmarshal(b, &m)
-			bodies <- m
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = io.WriteString(w, completionBody)
-		})
-		p := newTestAdapter(t, srv.URL, func(c2 *OpenAIConfig) { c2.Model = c.model })
+		url, bodies := bodyServer(t)
+		p := newTestAdapter(t, url, func(c2 *OpenAIConfig) { c2.Model = c.model })
 		req := testRequest()
 		req.MaxTokens = 300
 		zero := float32(0)
@@ -56,16 +48,8 @@ func TestReasoningModelsGetMaxCompletionTokens(t *testing.T) {
 
 // top_p and stop reach an OpenAI-compatible provider as OpenAI names them.
 func TestOpenAISendsTopPAndStop(t *testing.T) {
-	bodies := make(chan map[string]any, 1)
-	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var m map[string]any
-		_ = json.Unmarshal(b, &m)
-		bodies <- m
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, completionBody)
-	})
-	p := newTestAdapter(t, srv.URL, nil)
+	url, bodies := bodyServer(t)
+	p := newTestAdapter(t, url, nil)
 	req := testRequest()
 	topP := float32(0.25)
 	req.TopP, req.Stop = &topP, []string{"END"}
@@ -76,4 +60,19 @@ func TestOpenAISendsTopPAndStop(t *testing.T) {
 	if stop, _ := body["stop"].([]any); body["top_p"] != 0.25 || len(stop) != 1 || stop[0] != "END" {
 		t.Fatalf("the provider received top_p %v, stop %v; want 0.25 and [END]", body["top_p"], body["stop"])
 	}
+}
+
+// bodyServer is a fake OpenAI that answers every call with completionBody and
+// hands each request's decoded body to bodies.
+func bodyServer(t *testing.T) (url string, bodies <-chan map[string]any) {
+	ch := make(chan map[string]any, 1)
+	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		ch <- m
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, completionBody)
+	})
+	return srv.URL, ch
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"net/http"
 	"strings"
 	"syscall"
@@ -181,7 +182,7 @@ func classifyTransport(provider string, err error) *Error {
 		synErr  *json.SyntaxError
 		typErr  *json.UnmarshalTypeError
 	)
-	kind, msg := KindUnknownProvider, err.Error()
+	kind, msg := KindUnknownProvider, withoutAddresses(err)
 	switch {
 	case errors.Is(err, context.Canceled):
 		kind, msg = KindCancelled, "call cancelled by the router"
@@ -191,22 +192,42 @@ func classifyTransport(provider string, err error) *Error {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		kind, msg = KindConnRefused, "connection refused"
 	case errors.As(err, &dnsErr):
-		kind, msg = KindConnRefused, "DNS lookup failed: "+dnsErr.Error()
+		kind, msg = KindConnRefused, "DNS lookup failed: "+dnsErr.Err
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED),
 		errors.Is(err, syscall.EPIPE), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		kind, msg = KindConnReset, "connection reset before a complete response"
 	case errors.As(err, &certErr), errors.As(err, &uaErr), errors.As(err, &hostErr):
-		kind, msg = KindMisconfigured, "TLS verification failed: "+err.Error()
+		kind, msg = KindMisconfigured, "TLS verification failed: "+withoutAddresses(err)
 	case errors.As(err, &synErr), errors.As(err, &typErr):
-		kind, msg = KindMalformedResponse, "response body does not decode: "+err.Error()
+		kind, msg = KindMalformedResponse, "response body does not decode: "+withoutAddresses(err)
 	case isClientValidation(err):
 		kind, msg = KindMisconfigured, "request rejected by the client library: "+err.Error()
 	case errors.As(err, &opErr) && opErr.Op == "dial":
-		kind, msg = KindConnRefused, "could not connect: "+opErr.Error()
+		kind, msg = KindConnRefused, "could not connect: "+withoutAddresses(opErr)
 	case errors.As(err, &opErr):
-		kind, msg = KindConnReset, "network error: "+opErr.Error()
+		kind, msg = KindConnReset, "network error: "+withoutAddresses(opErr)
 	}
 	return NewError(provider, kind, truncate(msg))
+}
+
+// withoutAddresses is err's message without the provider's URL and network
+// addresses: an attempt's error is shown to the tenant (the job resource, a
+// chat error), and a self-hosted provider's URL or internal address is the
+// operator's, who has it in the configuration. What failed, and why, stays.
+func withoutAddresses(err error) string {
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) && urlErr.Err != nil {
+		err = urlErr.Err // "Post \"https://10.0.0.7/v1/…\": …" without the URL
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Err != nil {
+		return opErr.Op + ": " + withoutAddresses(opErr.Err) // "dial: connect: connection refused"
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return "lookup: " + dnsErr.Err
+	}
+	return err.Error()
 }
 
 // isClientValidation reports go-openai's local request checks (model and

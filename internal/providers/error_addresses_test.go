@@ -1,0 +1,50 @@
+package providers
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// An attempt's error is shown to the tenant (the job resource, a chat
+// error): it says what failed without the provider's URL or address, which
+// belong to the operator (a self-hosted model's internal host).
+func TestTransportErrorsLeaveOutTheProvidersAddress(t *testing.T) {
+	addr := &net.TCPAddr{IP: net.IPv4(10, 0, 3, 7), Port: 8443}
+	for _, err := range []error{
+		&url.Error{Op: "Post", URL: "https://10.0.3.7:8443/v1/chat/completions",
+			Err: &net.OpError{Op: "dial", Net: "tcp", Addr: addr, Err: syscall.EHOSTUNREACH}},
+		&net.OpError{Op: "read", Net: "tcp", Addr: addr, Err: errors.New("some network failure")},
+		&net.DNSError{Err: "no such host", Name: "llm.internal.corp", Server: "10.0.0.2:53", IsNotFound: true},
+	} {
+		e := classifyTransport("p", err)
+		if strings.Contains(e.Message, "10.0.") || strings.Contains(e.Message, "internal.corp") || strings.Contains(e.Message, "8443") {
+			t.Errorf("%v: the attempt's message names the provider's address: %q", err, e.Message)
+		}
+		if e.Kind == KindUnknownProvider {
+			t.Errorf("%v: kind %s, want a network kind", err, e.Kind)
+		}
+	}
+}
+
+// Each network error keeps what failed without where.
+func TestWithoutAddresses(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	_, err = http.Get("http://" + addr + "/")
+	if err == nil {
+		t.Fatalf("GET %s answered: the closed port was taken again", addr)
+	}
+	msg := withoutAddresses(err)
+	if strings.Contains(msg, "127.0.0.1") || !strings.Contains(msg, "connection refused") {
+		t.Fatalf("%q: want the cause without the address", msg)
+	}
+}

@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"net/http"
+	"net/url"
 	"strings"
 	"syscall"
 

@@ -294,20 +294,14 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.Store.Ping(ctx); err != nil {
-		// The cause (host, user, database) is the operator's, in the log:
-		// readiness is answered to anyone who asks.
-		s.Log.Warn("readiness: the database does not answer", "err", err, "request_id", RequestID(r.Context()))
-		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "not-ready", Title: "Database unreachable",
-			Detail: "the database does not answer; the router's log has the cause"})
+		s.databaseNotReady(w, r, "readiness: the database does not answer", err)
 		return
 	}
 	ok, err := s.Store.MigrationsCurrent(ctx)
 	if err != nil {
 		// A connection lost between the ping and this read: the database,
-		// not the migrations, and the cause is the operator's (the log).
-		s.Log.Warn("readiness: could not read the applied migrations", "err", err, "request_id", RequestID(r.Context()))
-		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "not-ready", Title: "Database unreachable",
-			Detail: "the database does not answer; the router's log has the cause"})
+		// not the migrations.
+		s.databaseNotReady(w, r, "readiness: could not read the applied migrations", err)
 		return
 	}
 	if !ok {
@@ -316,4 +310,13 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// databaseNotReady answers readiness when the database fails: the cause
+// (hosts, users, database names) is the operator's, in the log; readiness is
+// answered to anyone who asks.
+func (s *Server) databaseNotReady(w http.ResponseWriter, r *http.Request, msg string, err error) {
+	s.Log.Warn(msg, "err", err, "request_id", RequestID(r.Context()))
+	writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "not-ready", Title: "Database unreachable",
+		Detail: "the database does not answer; the router's log has the cause"})
 }

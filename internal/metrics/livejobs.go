@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"context"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -30,14 +29,13 @@ func (c *liveJobCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *liveJobCollector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	counts, err := c.src.LiveJobCounts(ctx)
-	if err != nil {
-		ch <- prometheus.MustNewConstMetric(liveJobsUpDesc, prometheus.GaugeValue, 0)
+	var counts map[string]int64
+	if !readAtScrape(ch, liveJobsUpDesc, func(ctx context.Context) (err error) {
+		counts, err = c.src.LiveJobCounts(ctx)
+		return err
+	}) {
 		return
 	}
-	ch <- prometheus.MustNewConstMetric(liveJobsUpDesc, prometheus.GaugeValue, 1)
 	for state, n := range counts {
 		ch <- prometheus.MustNewConstMetric(liveJobsDesc, prometheus.GaugeValue, float64(n), state)
 	}

@@ -269,14 +269,13 @@ func (c *replicaCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *replicaCollector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	rows, err := c.src.ListBreakerStates(ctx, c.maxAge)
-	if err != nil {
-		ch <- prometheus.MustNewConstMetric(replicaUpDesc, prometheus.GaugeValue, 0)
+	var rows []store.BreakerState
+	if !readAtScrape(ch, replicaUpDesc, func(ctx context.Context) (err error) {
+		rows, err = c.src.ListBreakerStates(ctx, c.maxAge)
+		return err
+	}) {
 		return
 	}
-	ch <- prometheus.MustNewConstMetric(replicaUpDesc, prometheus.GaugeValue, 1)
 	for _, r := range rows {
 		for _, s := range breakerStates {
 			v := 0.0
@@ -330,3 +329,16 @@ func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
 
 // CostCounter is router_cost_usd_total, for tests.
 func (m *Metrics) CostCounter() *prometheus.CounterVec { return m.cost }
+
+// readAtScrape runs a database read for a scrape, within 2 s, and reports on
+// up (a gauge: 1 when it succeeded, 0 when not) whether its figures follow.
+func readAtScrape(ch chan<- prometheus.Metric, up *prometheus.Desc, read func(ctx context.Context) error) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := read(ctx); err != nil {
+		ch <- prometheus.MustNewConstMetric(up, prometheus.GaugeValue, 0)
+		return false
+	}
+	ch <- prometheus.MustNewConstMetric(up, prometheus.GaugeValue, 1)
+	return true
+}

@@ -102,10 +102,8 @@ func syncKeyWebhooks(ctx context.Context, tx pgx.Tx) error {
 		return fmt.Errorf("sync key webhooks: %w", err)
 	}
 	_, err := tx.Exec(ctx, `INSERT INTO webhook_owners (owner, url, secret, previous_secret, previous_until)
-		SELECT DISTINCT ON (owner) owner, webhook_url, webhook_secret,
-			CASE WHEN webhook_previous_until > now() THEN webhook_previous_secret END,
-			CASE WHEN webhook_previous_until > now() THEN webhook_previous_until END
-		FROM api_keys
+		SELECT DISTINCT ON (owner) owner, webhook_url, webhook_secret, webhook_previous_secret, webhook_previous_until
+		FROM api_keys -- ended overlaps were cleared above, at this transaction's now()
 		WHERE webhook_url IS NOT NULL AND revoked_at IS NULL
 		ORDER BY owner, id DESC
 		ON CONFLICT (owner) DO NOTHING`)

@@ -204,13 +204,10 @@ func chatBodyWritable(creq *openai.ChatCompletionRequest) bool {
 // creq, a stand-in that carries only the model and the stream flag (all that
 // go-openai reads of a request besides encoding it), with creq's body kept in
 // t for the transport to send instead of the stand-in's; otherwise creq
-// itself. A request that go-openai's own check of reasoning models' parameters
-// refuses goes to go-openai whole, so that it is refused as before rather than
-// let through as a stand-in.
+// itself. go-openai's own check of reasoning models' parameters, which the
+// stand-in would pass, has already run on creq (chatRequest refuses what it
+// refuses).
 func wire(creq openai.ChatCompletionRequest, t *callTrace) openai.ChatCompletionRequest {
-	if openai.NewReasoningValidator().Validate(creq) != nil {
-		return creq
-	}
 	body, ok := appendChatBody(nil, &creq)
 	if !ok {
 		return creq

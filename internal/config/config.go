@@ -319,6 +319,11 @@ type Execution struct {
 	// ReconcileAfter: how long an attempt stays unknown before providers with
 	// a lookup capability are asked about it. Default 2m.
 	ReconcileAfter Duration `yaml:"reconcile_after"`
+	// HandoverWait: how long a job whose route or prompt version this
+	// replica lacks (a rolling update) is left to a replica that has it,
+	// from the start of the job's current run, before this replica fails it.
+	// Default 2m.
+	HandoverWait Duration `yaml:"handover_wait"`
 	// Retry is the backoff of retries on the same provider.
 	Retry Retry `yaml:"retry"`
 }

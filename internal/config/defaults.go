@@ -40,6 +40,7 @@ func (c Config) WithDefaults() Config {
 	def(&c.Execution.Retry.Cap, Duration(5*time.Second))
 	def(&c.Execution.Retry.MaxRetryAfter, Duration(30*time.Second))
 	def(&c.Execution.ReconcileAfter, Duration(2*time.Minute))
+	def(&c.Execution.HandoverWait, Duration(2*time.Minute))
 	def(&c.Chat.Wait, Duration(5*time.Minute))
 	def(&c.Retention.Jobs, Duration(720*time.Hour))
 	def(&c.Retention.LeaderLease, Duration(15*time.Second))

@@ -48,6 +48,7 @@ func (c Config) rangeProblems() []string {
 	positive("conformance.max_age", c.Conformance.MaxAge)
 	atLeast("execution.lease", c.Execution.Lease, Duration(MinLease))
 	positive("execution.reconcile_after", c.Execution.ReconcileAfter)
+	positive("execution.handover_wait", c.Execution.HandoverWait)
 	positive("execution.retry.base", c.Execution.Retry.Base)
 	positive("execution.retry.cap", c.Execution.Retry.Cap)
 	positive("execution.retry.max_retry_after", c.Execution.Retry.MaxRetryAfter)

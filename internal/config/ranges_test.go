@@ -28,7 +28,7 @@ listne: 127.0.0.1:1
 http: {max_body_bytes: -1, default_wait: -1s, max_wait: -1s}
 idempotency: {retention: -1h}
 conformance: {max_age: -1h}
-execution: {lease: 2ns, reconcile_after: -1s, retry: {base: -1ms, cap: -1s, max_retry_after: -1s}}
+execution: {lease: 2ns, reconcile_after: -1s, handover_wait: -1s, retry: {base: -1ms, cap: -1s, max_retry_after: -1s}}
 chat: {wait: -5s}
 retention: {jobs: -1h, leader_lease: 10ms}
 webhooks: {timeout: -1s, backoff_base: -1s, backoff_cap: -1s, max_response_bytes: -1, workers: -1}
@@ -49,6 +49,7 @@ providers:
 		"conformance.max_age (-1h0m0s) must be a positive duration",
 		"execution.lease (2ns) must be at least 1s",
 		"execution.reconcile_after (-1s) must be a positive duration",
+		"execution.handover_wait (-1s) must be a positive duration",
 		"execution.retry.base (-1ms) must be a positive duration",
 		"execution.retry.cap (-1s)",
 		"execution.retry.max_retry_after (-1s)",

@@ -83,7 +83,7 @@ func (r *Runner) scan(ctx context.Context, batch int) {
 	if stopping {
 		return
 	}
-	ids, err := r.cfg.Store.ClaimOrphans(ctx, r.cfg.LeaseOwner, r.cfg.Lease, batch)
+	ids, err := r.cfg.Store.ClaimOrphans(ctx, r.cfg.LeaseOwner, r.cfg.Lease, batch, r.runnable())
 	if err != nil {
 		if ctx.Err() == nil {
 			log.Error("recovery: could not claim orphaned jobs", "err", err)

@@ -101,10 +101,16 @@ type Config struct {
 	// is asked about it (default 2m): a provider may still be working on a
 	// request the router gave up on, and "no record" is only trusted after it.
 	ReconcileAfter time.Duration
-	Gate           Gate      // conformance; nil allows every provider
-	Admission      Admission // circuit breakers; nil admits every attempt
-	Observer       Observer  // metrics; nil observes nothing
-	Log            *slog.Logger
+	// HandoverWait is how long a job this replica cannot run (its route is
+	// not configured here, or its prompt version is not the one loaded: a
+	// rolling update) is left to a replica that can, counted from the start
+	// of the job's current run on the database clock, before this replica
+	// adopts it to fail it (default 2m; stranded.go).
+	HandoverWait time.Duration
+	Gate         Gate      // conformance; nil allows every provider
+	Admission    Admission // circuit breakers; nil admits every attempt
+	Observer     Observer  // metrics; nil observes nothing
+	Log          *slog.Logger
 }
 
 // Runner runs jobs in the background. Start it, Submit jobs, Stop it.
@@ -147,6 +153,9 @@ func New(cfg Config) *Runner {
 	}
 	if cfg.ReconcileAfter == 0 {
 		cfg.ReconcileAfter = 2 * time.Minute
+	}
+	if cfg.HandoverWait <= 0 {
+		cfg.HandoverWait = 2 * time.Minute
 	}
 	if cfg.Observer == nil {
 		cfg.Observer = nopObserver{}

@@ -57,6 +57,10 @@ type Options struct {
 	LeaseOwner string
 	// Lease is the runner's lease (default 30s; renewed every third of it).
 	Lease time.Duration
+	// Prompts are the runner's prompts (default: the repository's prompts/).
+	Prompts *prompt.Set
+	// HandoverWait is the runner's race.Config.HandoverWait (default its own).
+	HandoverWait time.Duration
 }
 
 // Bundle is a running race engine.
@@ -77,9 +81,12 @@ func New(t testing.TB, o Options) *Bundle {
 	if db == nil {
 		db = testdb.New(t, store.Options{})
 	}
-	prompts, err := prompt.LoadDir(PromptsDir())
-	if err != nil {
-		t.Fatal(err)
+	prompts := o.Prompts
+	if prompts == nil {
+		var err error
+		if prompts, err = prompt.LoadDir(PromptsDir()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	owner := o.LeaseOwner
 	if owner == "" {
@@ -121,8 +128,8 @@ func New(t testing.TB, o Options) *Bundle {
 		Store: db.Store, Listener: b.Listener, Prompts: prompts, Targets: targets,
 		Routes: map[string]*race.Route{"default": &route}, LeaseOwner: owner, Lease: cmp.Or(o.Lease, 30*time.Second), Log: log,
 		Backoff:        race.Backoff{Base: time.Millisecond, Cap: 5 * time.Millisecond},
-		ReconcileAfter: time.Nanosecond,
-		Admission:      o.Admission, Observer: o.Observer, Gate: o.Gate,
+		ReconcileAfter: time.Nanosecond, HandoverWait: o.HandoverWait,
+		Admission: o.Admission, Observer: o.Observer, Gate: o.Gate,
 	})
 	t.Cleanup(func() {
 		b.Stop()

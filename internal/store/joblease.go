@@ -42,6 +42,39 @@ const orphanSQL = `j.state IN ('pending', 'running')
 	AND (j.lease_expires_at IS NULL OR j.lease_expires_at < now())
 	AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.job_id = j.id AND a.state IN ('starting', 'running'))`
 
+// Runnable is what one replica can run: a job on one of Routes whose
+// (operation, prompt version) is one of the pairs (Operations[i],
+// Versions[i]). During a rolling update that changes a prompt's version or
+// the routes, an orphaned job may need a replica of the other version; a
+// replica that cannot run it leaves it to one that can, until its current
+// run has lasted After on the database clock (from its creation, or the
+// caller's last retry: run_started_at) — then any replica adopts it, to fail
+// it with the reason, so that a job no replica can run does not stay pending
+// for ever.
+type Runnable struct {
+	Routes               []string
+	Operations, Versions []string
+	After                time.Duration
+}
+
+// runnableSQL is the condition of a job (alias j) the adopting replica can
+// run, or one that has waited long enough for another ($2 NULL: any job).
+const runnableSQL = `($2::text[] IS NULL
+	OR (j.route = ANY($2::text[]) AND (j.operation, j.prompt_version) IN (SELECT * FROM unnest($3::text[], $4::text[])))
+	OR coalesce(j.run_started_at, j.created_at) <= now() - $5::interval)`
+
+// args are runnableSQL's parameters $2 to $5 (all NULL for a nil Runnable).
+func (r *Runnable) args() (routes, ops, versions []string, after *time.Duration) {
+	if r == nil {
+		return nil, nil, nil, nil
+	}
+	routes = r.Routes
+	if routes == nil {
+		routes = []string{} // no route: only jobs past After (NULL would mean any)
+	}
+	return routes, r.Operations, r.Versions, &r.After
+}
+
 // ClaimOrphans takes the lease of up to limit orphaned jobs for owner and
 // returns them. SKIP LOCKED keeps replicas from fighting over the same rows; the
 // conditional lease keeps any job to one orchestrator.
@@ -59,11 +92,15 @@ const orphanSQL = `j.state IN ('pending', 'running')
 // (SPEC §5, §6). Once the row is locked here, every CreateAttempt that locked
 // it first has committed before the second statement's snapshot, and every
 // later one waits for this commit and is then fenced by the new lease owner.
-func (s *Store) ClaimOrphans(ctx context.Context, owner string, lease time.Duration, limit int) ([]string, error) {
+//
+// can, when not nil, limits the adoption to the jobs this replica can run
+// (Runnable); nil adopts any orphan.
+func (s *Store) ClaimOrphans(ctx context.Context, owner string, lease time.Duration, limit int, can *Runnable) ([]string, error) {
 	var ids []string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT j.id::text FROM jobs j WHERE `+orphanSQL+`
-			ORDER BY j.created_at LIMIT $1 FOR UPDATE SKIP LOCKED`, limit)
+		routes, ops, versions, after := can.args()
+		rows, err := tx.Query(ctx, `SELECT j.id::text FROM jobs j WHERE `+orphanSQL+` AND `+runnableSQL+`
+			ORDER BY j.created_at LIMIT $1 FOR UPDATE SKIP LOCKED`, limit, routes, ops, versions, after)
 		if err != nil {
 			return err
 		}

@@ -74,7 +74,7 @@ func TestClaimOrphansTakesOnlyOrphans(t *testing.T) {
 	expireJobLease(t, b, ended.ID)
 	_ = live
 
-	ids, err := b.st.ClaimOrphans(ctx, "replica-b", time.Hour, 10)
+	ids, err := b.st.ClaimOrphans(ctx, "replica-b", time.Hour, 10, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

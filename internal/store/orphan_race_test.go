@@ -85,7 +85,7 @@ func TestClaimOrphansNeverAdoptsAJobWhoseAttemptIsBeingCreated(t *testing.T) {
 			}
 			claimed := make(chan claim, 1)
 			go func() {
-				ids, err := b.st.ClaimOrphans(ctx, "replica-b", time.Hour, 10)
+				ids, err := b.st.ClaimOrphans(ctx, "replica-b", time.Hour, 10, nil)
 				claimed <- claim{ids, err}
 			}()
 			// The claim's backend, paused: it waits on the advisory lock.

@@ -90,7 +90,7 @@ func TestOrphanScanReadsOnlyOpenJobs(t *testing.T) {
 
 	pool, plans := explainingPool(t, b)
 
-	ids, err := store.New(pool, store.Options{KeyRetention: time.Hour}).ClaimOrphans(ctx, "r2", 30*time.Second, 20)
+	ids, err := store.New(pool, store.Options{KeyRetention: time.Hour}).ClaimOrphans(ctx, "r2", 30*time.Second, 20, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,28 +12,43 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
-const jobsUsage = "router jobs get ID [--config router.yaml]"
+const (
+	jobsUsage     = "router jobs get ID | list [--state S] [--owner O] [--limit N] [--json] [--config router.yaml]"
+	jobsGetUsage  = "router jobs get ID [--config router.yaml]"
+	jobsListUsage = "router jobs list [--state pending|running|unknown] [--owner O] [--limit N] [--json] [--config router.yaml]"
+)
 
 func runJobs(ctx context.Context, args []string) error {
-	fs := newFlags("jobs get", jobsUsage,
+	switch {
+	case len(args) == 0:
+		fmt.Fprintln(os.Stderr, "router jobs: which subcommand? get or list\n\nUsage: "+jobsUsage)
+		return errUsage
+	case isHelp(args[0]):
+		fmt.Fprintf(os.Stderr, "Usage: %s\n       %s\n\nRun `router jobs get --help` or `router jobs list --help` for their flags.\n", jobsGetUsage, jobsListUsage)
+		return errHelpShown
+	case args[0] == "get":
+		return runJobsGet(ctx, args[1:])
+	case args[0] == "list":
+		return runJobsList(ctx, args[1:])
+	}
+	fmt.Fprintf(os.Stderr, "router jobs: unknown subcommand %q (get or list)\n\nUsage: %s\n", args[0], jobsUsage)
+	return errUsage
+}
+
+func runJobsGet(ctx context.Context, args []string) error {
+	fs := newFlags("jobs get", jobsGetUsage,
 		"Prints a job (any owner's: this is an operator command) with its attempts and race events as JSON.")
 	cfgPath := configFlag(fs)
 	switch {
-	case len(args) > 0 && isHelp(args[0]), len(args) > 1 && args[0] == "get" && isHelp(args[1]):
+	case len(args) > 0 && isHelp(args[0]):
 		fs.Usage()
 		return errHelpShown
-	case len(args) == 0:
-		fmt.Fprintln(os.Stderr, "router jobs: which subcommand? get\n\nUsage: "+jobsUsage)
-		return errUsage
-	case args[0] != "get":
-		fmt.Fprintf(os.Stderr, "router jobs: unknown subcommand %q\n\nUsage: %s\n", args[0], jobsUsage)
-		return errUsage
-	case len(args) < 2 || strings.HasPrefix(args[1], "-"):
-		fmt.Fprintln(os.Stderr, "router jobs get: which job? Give its ID first (the X-Router-Job-Id header, or the id of POST /v1/jobs).\n\nUsage: "+jobsUsage)
+	case len(args) == 0 || strings.HasPrefix(args[0], "-"):
+		fmt.Fprintln(os.Stderr, "router jobs get: which job? Give its ID first (the X-Router-Job-Id header, or the id of POST /v1/jobs).\n\nUsage: "+jobsGetUsage)
 		return errUsage
 	}
-	id := args[1]
-	if err := parseNoArgs(fs, args[2:]); err != nil {
+	id := args[0]
+	if err := parseNoArgs(fs, args[1:]); err != nil {
 		return err
 	}
 	return withStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
@@ -44,8 +59,12 @@ func runJobs(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(job)
+		return printJSON(job)
 	})
+}
+
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/store"
+)
+
+// maxListLimit bounds `router jobs list --limit`: each job is printed with
+// its attempts, read in one statement.
+const maxListLimit = 10000
+
+func runJobsList(ctx context.Context, args []string) error {
+	fs := newFlags("jobs list", jobsListUsage,
+		"Lists the jobs of every owner that have not ended, oldest first: pending, running and unknown. "+
+			"An unknown job waits for its unknown attempt to be resolved (POST /v1/jobs/{id}/attempts/{seq}/resolve "+
+			"with the owner's key, or by reconciliation for providers that can look a request up); "+
+			"`router jobs get ID` prints one in full.")
+	cfgPath := configFlag(fs)
+	state := fs.String("state", "", "only jobs in this state: pending, running or unknown (default: all three)")
+	owner := fs.String("owner", "", "only this owner's jobs (default: every owner's)")
+	limit := fs.Int("limit", 100, "at most this many jobs, the oldest first (1 to 10000)")
+	asJSON := fs.Bool("json", false, "print the jobs, with their attempts, as a JSON array instead of a table")
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	if *state != "" && !slices.Contains(store.LiveJobStates, *state) {
+		return usagef("router jobs list: --state %q is not a state of a job that has not ended; use pending, running or unknown (ended jobs: GET /v1/jobs?state=… with the owner's key)", *state)
+	}
+	if *limit < 1 || *limit > maxListLimit {
+		return usagef("router jobs list: --limit %d is out of range; use 1 to %d", *limit, maxListLimit)
+	}
+	var states []string
+	if *state != "" {
+		states = []string{*state}
+	}
+	return withStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
+		jobs, err := st.LiveJobs(ctx, states, *owner, *limit)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			if jobs == nil {
+				jobs = []*store.Job{}
+			}
+			return printJSON(jobs)
+		}
+		printJobTable(jobs, *limit)
+		return nil
+	})
+}
+
+// printJobTable prints one line per job; an unknown job names its unknown
+// attempts (provider and seq), which are what a resolution names.
+func printJobTable(jobs []*store.Job, limit int) {
+	if len(jobs) == 0 {
+		fmt.Fprintln(os.Stderr, "no job matches")
+		return
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tOWNER\tOPERATION\tSTATE\tCREATED (UTC)\tATTEMPTS\tUNKNOWN ATTEMPTS")
+	for _, j := range jobs {
+		var unknown []string
+		for _, a := range j.Attempts {
+			if a.State == store.AttemptUnknown {
+				unknown = append(unknown, a.Provider+" #"+strconv.Itoa(a.Seq))
+			}
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", j.ID, j.Owner, j.Operation, j.State,
+			j.CreatedAt.UTC().Format(time.DateTime), len(j.Attempts), strings.Join(unknown, ", "))
+	}
+	_ = w.Flush()
+	if len(jobs) == limit {
+		fmt.Fprintf(os.Stderr, "the %d oldest shown; --limit to see more\n", limit)
+	}
+}

@@ -46,6 +46,11 @@ type Input struct {
 	ResponseFormat *ResponseFormat     `json:"response_format,omitempty"`
 	Tools          json.RawMessage     `json:"tools,omitempty"`
 	ToolChoice     json.RawMessage     `json:"tool_choice,omitempty"`
+	// PresencePenalty and FrequencyPenalty: 0 is none (OpenAI's default).
+	PresencePenalty  float32        `json:"presence_penalty,omitempty"`
+	FrequencyPenalty float32        `json:"frequency_penalty,omitempty"`
+	LogitBias        map[string]int `json:"logit_bias,omitempty"`
+	ReasoningEffort  string         `json:"reasoning_effort,omitempty"`
 }
 
 // ResponseFormat is OpenAI's response_format.

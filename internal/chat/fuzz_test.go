@@ -19,6 +19,7 @@ func FuzzChatRequest(f *testing.F) {
 		`{"model":"default","messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_schema","json_schema":{"name":"a","schema":{"type":"object","properties":{"a":{"$ref":"#/$defs/s"}},"$defs":{"s":{"type":"string"}}}}}}`,
 		`{"model":"default","messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_schema","json_schema":{"schema":{"$ref":"file:///etc/hostname"}}}}`,
 		`{"model":"default","messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_object"},"stream":true,"stream_options":{"include_usage":true}}`,
+		`{"model":"default","messages":[{"role":"user","content":"x"}],"top_p":0.5,"stop":["END"],"presence_penalty":-0.5,"frequency_penalty":1.5,"logit_bias":{"50256":-100,"7":3},"reasoning_effort":"low","logprobs":false}`,
 		`{"model":"default","messages":[{"role":"robot","content":"x"}],"n":2}`,
 		`{"model":"","messages":[]}`, `{"messages":[{"role":"user","content":{"a":1}}]}`, `[]`, `{`,
 	} {

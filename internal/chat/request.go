@@ -3,7 +3,12 @@ package chat
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/routerhq/router/internal/providers"
 )
@@ -16,6 +21,12 @@ type Request struct {
 	Temperature         *float32        `json:"temperature"`
 	TopP                *float32        `json:"top_p"`
 	Stop                json.RawMessage `json:"stop"`
+	PresencePenalty     *float32        `json:"presence_penalty"`
+	FrequencyPenalty    *float32        `json:"frequency_penalty"`
+	LogitBias           json.RawMessage `json:"logit_bias"`
+	ReasoningEffort     *string         `json:"reasoning_effort"`
+	Logprobs            *bool           `json:"logprobs"`
+	TopLogprobs         *int            `json:"top_logprobs"`
 	MaxTokens           *int            `json:"max_tokens"`
 	MaxCompletionTokens *int            `json:"max_completion_tokens"`
 	Seed                *int            `json:"seed"`
@@ -66,6 +77,15 @@ func (r *Request) Normalize() (*Input, error) {
 	if p := r.TopP; p != nil && (*p < 0 || *p > 1) {
 		return bad("top_p", "top_p must be between 0 and 1, got %v", *p)
 	}
+	// The router answers with the winning completion as it judged it, which
+	// carries no log probabilities: asking for them is refused rather than
+	// answered without them.
+	if r.Logprobs != nil && *r.Logprobs {
+		return bad("logprobs", "logprobs is not supported: the router does not return log probabilities; leave logprobs out or set it to false")
+	}
+	if n := r.TopLogprobs; n != nil && *n != 0 {
+		return bad("top_logprobs", "top_logprobs is not supported: the router does not return log probabilities; leave top_logprobs out")
+	}
 	in := &Input{Temperature: r.Temperature, TopP: r.TopP, Seed: r.Seed, User: r.User, ResponseFormat: r.ResponseFormat}
 	if present(r.Stop) {
 		stop, err := stopSequences(r.Stop)
@@ -73,6 +93,34 @@ func (r *Request) Normalize() (*Input, error) {
 			return bad("stop", "%v", err)
 		}
 		in.Stop = stop
+	}
+	// A penalty of 0 is OpenAI's default, and go-openai leaves a 0 out: it is
+	// stored as no penalty, so that 0 and none are one intent.
+	if p := r.PresencePenalty; p != nil {
+		if *p < -2 || *p > 2 {
+			return bad("presence_penalty", "presence_penalty must be between -2 and 2, got %v", *p)
+		}
+		in.PresencePenalty = *p
+	}
+	if p := r.FrequencyPenalty; p != nil {
+		if *p < -2 || *p > 2 {
+			return bad("frequency_penalty", "frequency_penalty must be between -2 and 2, got %v", *p)
+		}
+		in.FrequencyPenalty = *p
+	}
+	if present(r.LogitBias) {
+		bias, err := logitBias(r.LogitBias)
+		if err != nil {
+			return bad("logit_bias", "%v", err)
+		}
+		in.LogitBias = bias
+	}
+	if e := r.ReasoningEffort; e != nil {
+		if !slices.Contains(reasoningEfforts, *e) {
+			return bad("reasoning_effort", "reasoning_effort %q is not one of %s; leave it out for the model's default",
+				*e, strings.Join(reasoningEfforts, ", "))
+		}
+		in.ReasoningEffort = *e
 	}
 	// max_completion_tokens, OpenAI's current name, wins over max_tokens; the
 	// one that is not used is not judged (a client may send both, the old one
@@ -226,4 +274,44 @@ func stopSequences(raw json.RawMessage) ([]string, error) {
 		return nil, nil
 	}
 	return many, nil
+}
+
+// reasoningEfforts are the values of reasoning_effort, as go-openai (the
+// OpenAI adapter's library) names them. Which of them a model takes is the
+// model's to say: the adapter passes the value as given.
+var reasoningEfforts = []string{
+	openai.ReasoningEffortNone, openai.ReasoningEffortMinimal, openai.ReasoningEffortLow, openai.ReasoningEffortMedium,
+	openai.ReasoningEffortHigh, openai.ReasoningEffortXHigh, openai.ReasoningEffortMax,
+}
+
+// maxLogitBias bounds a logit_bias value either way, as OpenAI's API does.
+const maxLogitBias = 100
+
+// logitBias reads OpenAI's logit_bias: an object mapping token ids (decimal
+// strings) to whole numbers from -100 to 100. An empty object is no bias.
+func logitBias(raw json.RawMessage) (map[string]int, error) {
+	var m map[string]float64
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf(`logit_bias must be an object mapping token ids to whole numbers from -%d to %d, such as {"50256": -100}`, maxLogitBias, maxLogitBias)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // the first bad key is named, the same one every time
+	bias := make(map[string]int, len(m))
+	for _, k := range keys {
+		if _, err := strconv.ParseUint(k, 10, 32); err != nil {
+			return nil, fmt.Errorf("logit_bias key %q is not a token id: keys are the tokenizer's token ids written as decimal strings, such as \"50256\"", k)
+		}
+		v := m[k]
+		if v != math.Trunc(v) || v < -maxLogitBias || v > maxLogitBias {
+			return nil, fmt.Errorf("logit_bias[%q] is %v: a bias must be a whole number from -%d to %d", k, v, maxLogitBias, maxLogitBias)
+		}
+		bias[k] = int(v)
+	}
+	if len(bias) == 0 {
+		return nil, nil
+	}
+	return bias, nil
 }

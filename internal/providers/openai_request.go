@@ -81,6 +81,11 @@ func (p *OpenAI) chatRequest(req *Request) (openai.ChatCompletionRequest, *Error
 		}
 	}
 	creq.Stop = req.Stop
+	creq.PresencePenalty, creq.FrequencyPenalty = req.PresencePenalty, req.FrequencyPenalty
+	creq.LogitBias = req.LogitBias
+	// Passed as given: which efforts a model takes is the model's to say (for
+	// the GPT-6 ids, go-openai's check below says it before sending).
+	creq.ReasoningEffort = req.ReasoningEffort
 	if reasoning {
 		// OpenAI's reasoning models refuse max_tokens: the limit is
 		// max_completion_tokens (reasoning tokens count against it).

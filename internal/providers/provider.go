@@ -94,6 +94,13 @@ type Request struct {
 	// Tools and ToolChoice are passed through as OpenAI's JSON (nil: none).
 	Tools      json.RawMessage
 	ToolChoice json.RawMessage
+	// PresencePenalty and FrequencyPenalty (0: none, OpenAI's default),
+	// LogitBias (token id to bias; nil: none) and ReasoningEffort ("": the
+	// model's default) are OpenAI's; the Anthropic adapter does not send them.
+	PresencePenalty  float32
+	FrequencyPenalty float32
+	LogitBias        map[string]int
+	ReasoningEffort  string
 }
 
 // Usage is token usage as the provider reported it.

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"time"
 )
@@ -200,6 +201,7 @@ func cloneRequest(r *Request) *Request {
 		c.TopP = &p
 	}
 	c.Stop = append([]string(nil), r.Stop...)
+	c.LogitBias = maps.Clone(r.LogitBias)
 	if r.Seed != nil {
 		v := *r.Seed
 		c.Seed = &v

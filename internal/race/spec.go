@@ -26,6 +26,12 @@ type spec struct {
 	format      *providers.ResponseFormat
 	tools       json.RawMessage
 	toolChoice  json.RawMessage
+	// penalties, logitBias and reasoningEffort are a chat request's (prompts
+	// have none).
+	presencePenalty  float32
+	frequencyPenalty float32
+	logitBias        map[string]int
+	reasoningEffort  string
 	// gate is the prompt whose conformance results gate fallbacks; nil skips
 	// the conformance gate (a chat route that names no gating prompt).
 	gate *prompt.Prompt
@@ -45,6 +51,7 @@ func (s *spec) request(a *store.Attempt, jobID string) *providers.Request {
 		AttemptID: a.ID, JobID: jobID, Model: model, Messages: s.msgs,
 		Temperature: s.temperature, TopP: s.topP, Stop: s.stop, MaxTokens: s.maxTokens, Seed: s.seed, User: s.user,
 		ResponseFormat: s.format, Tools: s.tools, ToolChoice: s.toolChoice,
+		PresencePenalty: s.presencePenalty, FrequencyPenalty: s.frequencyPenalty, LogitBias: s.logitBias, ReasoningEffort: s.reasoningEffort,
 	}
 }
 
@@ -60,7 +67,8 @@ func (r *Runner) specFor(job *store.Job, route *Route) (*spec, error) {
 			return nil, fmt.Errorf("the response_format schema does not compile: %w", err)
 		}
 		s := &spec{msgs: in.Messages, model: in.Model, temperature: in.Temperature, topP: in.TopP, stop: in.Stop, maxTokens: in.MaxTokens, seed: in.Seed,
-			user: in.User, format: in.ProviderFormat(), tools: in.Tools, toolChoice: in.ToolChoice, jobID: job.ID}
+			user: in.User, format: in.ProviderFormat(), tools: in.Tools, toolChoice: in.ToolChoice, jobID: job.ID,
+			presencePenalty: in.PresencePenalty, frequencyPenalty: in.FrequencyPenalty, logitBias: in.LogitBias, reasoningEffort: in.ReasoningEffort}
 		s.judge = func(resp *providers.Response) (json.RawMessage, []contract.Violation) {
 			return chat.Judge(&in, v, s.jobID, resp)
 		}

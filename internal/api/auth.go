@@ -72,9 +72,23 @@ func authProblemType(status int) string {
 	return "unavailable"
 }
 
+// authFail reports a request refused before its endpoint ran (a missing or
+// unknown key, a key that could not be checked, a rate limit), in the
+// endpoint's shape.
+type authFail func(w http.ResponseWriter, r *http.Request, status int, title, detail string)
+
+// keyedRoute is an endpoint that takes an API key: next runs once the key is
+// valid, with the owner in context.
+type keyedRoute struct{ next http.Handler }
+
 // withOwner authenticates the request and calls h with the owner in context,
 // or reports the failure through fail (whose shape depends on the endpoint).
-func (s *Server) withOwner(h http.HandlerFunc, fail func(w http.ResponseWriter, r *http.Request, status int, title, detail string)) http.HandlerFunc {
+// Between the key's check and h run what WrapAuthenticated added (the tenant
+// listener's body reading) and then the owner's rate limit: a body is read
+// only for a valid key, and a request refused for its body takes no token.
+func (s *Server) withOwner(h http.HandlerFunc, fail authFail) http.HandlerFunc {
+	route := &keyedRoute{next: s.rateLimited(h, fail)}
+	s.keyed = append(s.keyed, route)
 	return func(w http.ResponseWriter, r *http.Request) {
 		key, found := bearer(r.Header.Get("Authorization"))
 		if !found || key == "" {
@@ -95,14 +109,22 @@ func (s *Server) withOwner(h http.HandlerFunc, fail func(w http.ResponseWriter, 
 				"the API key is not known to this router; create one with `router keys create --owner NAME`")
 			return
 		}
-		noteOwner(r.Context(), owner) // for the access log, a refusal by a limit included
+		noteOwner(r.Context(), owner) // for the access log, a refusal for the body or by a limit included
+		route.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ownerKey{}, owner)))
+	}
+}
+
+// rateLimited is h behind its owner's requests_per_second (SPEC §17).
+func (s *Server) rateLimited(h http.HandlerFunc, fail authFail) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		owner := ownerFrom(r.Context())
 		if ok, wait, lim := s.limits.allow(owner); !ok {
 			w.Header().Set("Retry-After", retryAfterSeconds(wait))
 			fail(w, r, http.StatusTooManyRequests, "Too many requests", rateDetail(owner, lim, wait))
 			return
 		}
-		h(w, r.WithContext(context.WithValue(r.Context(), ownerKey{}, owner)))
-	}
+		h(w, r)
+	})
 }
 
 // bearer extracts the token of an "Authorization: Bearer <token>" header; the

@@ -25,10 +25,13 @@ type requestIDKey struct{}
 
 // requestInfo is what the access log says of a request beyond its line:
 // its id, and the owner once authentication found it (set by withOwner,
-// read when the request ends).
+// read when the request ends); and whether the request has a body no
+// endpoint has taken yet (its answer then closes the connection,
+// closeUnreadBody).
 type requestInfo struct {
-	id    string
-	owner string
+	id         string
+	owner      string
+	unreadBody bool
 }
 
 // RequestID is the request id of ctx ("" outside a request).
@@ -39,10 +42,13 @@ func RequestID(ctx context.Context) string {
 	return ""
 }
 
-// noteOwner records the request's owner for its access-log line.
+// noteOwner records the request's owner for its access-log line, once its
+// API key is valid: from then on its body is its endpoint's to read (through
+// what WrapAuthenticated added), and net/http's to finish as usual.
 func noteOwner(ctx context.Context, owner string) {
 	if info, _ := ctx.Value(requestIDKey{}).(*requestInfo); info != nil {
 		info.owner = owner
+		info.unreadBody = false
 	}
 }
 

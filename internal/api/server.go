@@ -131,7 +131,8 @@ type Server struct {
 	cfg Config
 	Deps
 	mux    *http.ServeMux
-	routes http.Handler // mux, inside what WrapRoutes added
+	routes http.Handler  // mux, inside what WrapRoutes added
+	keyed  []*keyedRoute // the endpoints that take an API key (WrapAuthenticated)
 	served RequestObserver
 	limits *limiter
 	drain  drainer
@@ -213,15 +214,30 @@ func (s *Server) allowedMethods(r *http.Request) []string {
 }
 
 // Handle adds a handler (for tenant endpoints owned by other packages). The
-// operator endpoints are never mounted here: they live in internal/ops.
+// operator endpoints are never mounted here: they live in internal/ops. It
+// takes no API key, so nothing WrapAuthenticated adds runs for it, and its
+// answers to requests with a body close the connection (closeUnreadBody).
 func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
 
 // WrapRoutes puts middleware around the API's routes, inside the request id,
 // span, panic recovery and access log every request gets: what the
-// middleware answers itself (the tenant listener's body reading,
-// internal/server) carries an X-Request-Id and is logged like any answer.
-// Call it before serving.
+// middleware answers itself carries an X-Request-Id and is logged like any
+// answer. It runs before routing and authentication, so it must not read a
+// body (WrapAuthenticated is the place for that). Call it before serving.
 func (s *Server) WrapRoutes(wrap func(http.Handler) http.Handler) { s.routes = wrap(s.routes) }
+
+// WrapAuthenticated puts middleware between the check of the API key and each
+// endpoint that takes one (before the owner's rate limit): it runs only for a
+// valid key, with the owner in context. The tenant listener reads a body there
+// (internal/server), so a client without a valid key is answered 401 without
+// its body being read, while what the middleware answers itself (a body too
+// slow or unreadable) has the request id, the access-log line with the owner
+// and the endpoint's metrics label of any answer. Call it before serving.
+func (s *Server) WrapAuthenticated(wrap func(http.Handler) http.Handler) {
+	for _, route := range s.keyed {
+		route.next = wrap(route.next)
+	}
+}
 
 // ServeHTTP serves the API with panic recovery and access logs.
 // Every request gets a request id (X-Request-Id), a server span continuing the
@@ -229,11 +245,12 @@ func (s *Server) WrapRoutes(wrap func(http.Handler) http.Handler) { s.routes = w
 // id when the request created or found one: the per-job lines are at debug).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	info := &requestInfo{id: requestID(r)}
+	// HTTP/2 ends an unread body with its stream (closeUnreadBody).
+	info := &requestInfo{id: requestID(r), unreadBody: r.ProtoMajor == 1 && r.ContentLength != 0}
 	rid := info.id
 	w.Header().Set(RequestIDHeader, rid)
 	r, span := startRequestSpan(r, info)
-	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK, info: info}
 	defer func() {
 		if v := recover(); v != nil {
 			s.Log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "request_id", rid, "panic", v, "stack", string(debug.Stack()))
@@ -244,7 +261,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if s.served != nil {
 			pattern := r.Pattern // set by the mux
 			if pattern == "" {
-				_, pattern = s.mux.Handler(r) // answered before the mux (a body too slow or unreadable)
+				_, pattern = s.mux.Handler(r) // answered before the mux (by what WrapRoutes added)
 			}
 			s.served.RequestServed(r.Method, pattern, sw.status, time.Since(start))
 		}
@@ -274,9 +291,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	info   *requestInfo
 }
 
-func (w *statusWriter) WriteHeader(code int)        { w.status = code; w.ResponseWriter.WriteHeader(code) }
+func (w *statusWriter) WriteHeader(code int) {
+	if w.info.unreadBody {
+		closeUnreadBody(w.ResponseWriter)
+	}
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {

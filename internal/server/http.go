@@ -20,7 +20,8 @@ import (
 // http.idle_timeout. There is no write timeout and no whole-request read
 // timeout: either would cut long-polls (Prefer: wait) and chat streams, which
 // legitimately last minutes. A body must arrive within http.read_body_timeout:
-// h reads it first (withBodyRead).
+// h reads it (withBodyRead; on the tenant listener once the API key is valid,
+// readTenantBodies).
 func newHTTPServer(h http.Handler, c config.HTTP) *http.Server {
 	return &http.Server{
 		Handler:           h,
@@ -28,6 +29,15 @@ func newHTTPServer(h http.Handler, c config.HTTP) *http.Server {
 		IdleTimeout:       c.IdleTimeout.D(),
 	}
 }
+
+// readTenantBodies makes the tenant API read a request's body only once its
+// API key is valid (api.Server.WrapAuthenticated): a client that has not
+// authenticated cannot make the router buffer http.max_body_bytes or wait
+// http.read_body_timeout for its body (the API answers it without reading the
+// body, and closes the connection). An authenticated request's body is read
+// as before, inside the API's request id, access log and metrics, so a 408 or
+// 400 for it is answered and logged like any request.
+func readTenantBodies(srv *api.Server, c config.HTTP) { srv.WrapAuthenticated(withBodyRead(c)) }
 
 // withBodyRead is h reading each request's body first, within
 // http.read_body_timeout and up to http.max_body_bytes (readBodyFirst).

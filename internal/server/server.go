@@ -137,7 +137,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	s.stops = append(s.stops, ops.stop) // before the database closes: the publisher removes this replica's rows
 	s.runner = race.New(race.Config{
 		Store: st, Listener: listener, Prompts: prompts, Targets: targets, Routes: BuildRoutes(cfg),
-		LeaseOwner: s.Replica, Lease: cfg.Execution.Lease.D(), ReconcileAfter: cfg.Execution.ReconcileAfter.D(), Log: log,
+		LeaseOwner: s.Replica, Lease: cfg.Execution.Lease.D(), ReconcileAfter: cfg.Execution.ReconcileAfter.D(), HandoverWait: cfg.Execution.HandoverWait.D(), Log: log,
 		Backoff: race.Backoff{Base: cfg.Execution.Retry.Base.D(), Cap: cfg.Execution.Retry.Cap.D(),
 			MaxRetryAfter: cfg.Execution.Retry.MaxRetryAfter.D()},
 		Gate: ops.gate, Admission: ops.breakers, Observer: ops.metrics,
@@ -161,9 +161,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 		Auth: api.NewCachedAuth(&api.KeyAuth{Static: apiKeys, Store: st}, cfg.Auth.CacheTTL.D()), Log: log, Counters: ops.metrics,
 	})
 	s.OpsHandler = ops.handler(cfg, st, prompts, opsKey, log)
-	// The body is read inside the API's request id and access log, so a
-	// body too slow or unreadable is answered and logged like any request.
-	srv.WrapRoutes(withBodyRead(cfg.HTTP))
+	readTenantBodies(srv, cfg.HTTP) // only once the API key is valid
 	s.api, s.Handler = srv, srv
 	log.Info("router ready", "replica", s.Replica, "prompts", len(prompts.All()), "providers", len(targets), "routes", len(routeNames))
 	return s, nil

@@ -108,6 +108,11 @@ type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
+	// Estimated marks usage the router counted itself, for an attempt whose
+	// request was sent and whose answer it never read (a cancelled hedge
+	// loser, an unknown attempt): the prompt's tokens, by the target's
+	// tokenizer. Never set by an adapter.
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // Response is one complete answer. An adapter returns a Response only for a

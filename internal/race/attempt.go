@@ -89,6 +89,9 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		case pe.OutcomeUnknown:
 			state = store.AttemptUnknown
 		}
+		if est, ok := estimatedUsage(t, sp, a, state, pe); ok {
+			out.Usage, usage = est, est
+		}
 		log.Warn("attempt ended without an answer", "state", state, "kind", pe.Kind, "fault", pe.Fault,
 			"action", pe.Action, "status", pe.StatusCode, "latency_ms", latency)
 		detail := attemptError(pe)

@@ -3,6 +3,7 @@ package race
 import (
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/tokens"
 )
 
 // billedOutcome is the start of the record of an attempt that failed with pe:
@@ -20,4 +21,34 @@ func billedOutcome(pe *providers.Error) (out store.AttemptOutcome, usage provide
 	usage = *pe.Usage
 	out.Usage, out.ProviderResponseID, out.ResponseModel = usage, pe.ResponseID, pe.ResponseModel
 	return out, usage
+}
+
+// estimatedUsage is what the provider most likely billed for an attempt
+// whose request was sent and whose answer the router never read — a hedge
+// loser or a job's attempt cancelled in flight, an attempt cut before any
+// response byte (unknown): the prompt's tokens, counted by the target's
+// tokenizer, marked Estimated. A provider bills the input of a request it
+// received whether or not anyone reads the answer, so without this a hedge's
+// cost, the job's lost_cost_usd and router_cost_usd_total counted nothing for
+// the losers that hedging pays for. Completion tokens are not guessed: the
+// figure is a lower bound. ok is false for an attempt that was not sent, one
+// whose provider reported usage, any other end, or a prompt the tokenizer
+// cannot count.
+func estimatedUsage(t *Target, sp *spec, a *store.Attempt, state string, pe *providers.Error) (providers.Usage, bool) {
+	if (state != store.AttemptCancelled && state != store.AttemptUnknown) || pe.NotSent || pe.Usage != nil {
+		return providers.Usage{}, false
+	}
+	model := a.Model
+	if model == "" {
+		model = sp.model
+	}
+	enc, err := tokens.EncodingForModel(t.Encoding, model)
+	if err != nil {
+		return providers.Usage{}, false
+	}
+	n, err := tokens.CountMessages(enc, counted(sp))
+	if err != nil || n <= 0 {
+		return providers.Usage{}, false
+	}
+	return providers.Usage{PromptTokens: n, TotalTokens: n, Estimated: true}, true
 }

@@ -147,7 +147,7 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 		for _, d := range decisions {
 			why = append(why, d.Provider+": "+d.Reason)
 		}
-		if err := r.cfg.Store.SetRouting(ctx, job.ID, o.routing); err != nil {
+		if err := r.cfg.Store.SetRouting(ctx, job.ID, r.cfg.LeaseOwner, o.routing); err != nil {
 			log.Error("could not record routing", "err", err)
 		}
 		return nil, "no eligible provider on route " + job.Route + " (" + strings.Join(why, "; ") + ")"

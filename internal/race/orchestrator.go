@@ -214,7 +214,7 @@ func (o *orchestrator) finish(ctx context.Context) {
 		return // the deferred lease release lets another replica go on at once
 	}
 	if o.routing != nil { // no attempt was created: record why
-		if err := o.r.cfg.Store.SetRouting(context.WithoutCancel(ctx), o.job.ID, o.routing); err != nil {
+		if err := o.r.cfg.Store.SetRouting(context.WithoutCancel(ctx), o.job.ID, o.r.cfg.LeaseOwner, o.routing); err != nil {
 			o.log.Error("could not record routing", "err", err)
 		}
 	}
@@ -377,7 +377,7 @@ func (o *orchestrator) recordDecisions(ctx context.Context, what string) {
 		o.routing = b // not recorded yet: recorded with the next attempt
 		return
 	}
-	if err := o.r.cfg.Store.SetRouting(context.WithoutCancel(ctx), o.job.ID, b); err != nil {
+	if err := o.r.cfg.Store.SetRouting(context.WithoutCancel(ctx), o.job.ID, o.r.cfg.LeaseOwner, b); err != nil {
 		o.log.Warn("could not record "+what+" in routing", "err", err)
 	}
 }

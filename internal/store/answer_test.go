@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -135,7 +136,7 @@ func TestRoutingIsNotRecordedAfterTheJobFinished(t *testing.T) {
 	if err != nil || !won || final == nil {
 		t.Fatalf("won=%v job=%v err=%v", won, final, err)
 	}
-	if err := b.st.SetRouting(ctx, j.ID, json.RawMessage(`[{"provider":"p"},{"event":"hedge_denied"}]`)); err != nil {
+	if err := b.st.SetRouting(ctx, j.ID, "r1", json.RawMessage(`[{"provider":"p"},{"event":"hedge_denied"}]`)); err != nil {
 		t.Fatal(err)
 	}
 	read, err := b.st.GetJob(ctx, "acme", j.ID)
@@ -144,5 +145,40 @@ func TestRoutingIsNotRecordedAfterTheJobFinished(t *testing.T) {
 	}
 	if string(read.Routing) != string(final.Routing) {
 		t.Fatalf("routing changed after the win: %s, announced %s", read.Routing, final.Routing)
+	}
+}
+
+// Routing is recorded only by the job's orchestrator: a process whose lease
+// was taken over (it stalled past it) cannot overwrite the decisions of the
+// replica that runs the job now.
+func TestRoutingIsRecordedOnlyByTheLeaseHolder(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	nj := newJob(t, "acme", "triage", "routing-fenced", `{}`)
+	nj.First, nj.LeaseOwner = &store.FirstAttempt{Provider: "p", Role: store.RolePrimary, Routing: json.RawMessage(`[{"provider":"p"}]`)}, "r1"
+	j, _, err := b.st.CreateJob(ctx, nj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	routing := func() string {
+		t.Helper()
+		read, err := b.st.GetJob(ctx, "acme", j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(read.Routing)
+	}
+	before := routing()
+	if err := b.st.SetRouting(ctx, j.ID, "r2", json.RawMessage(`[{"provider":"stale"}]`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := routing(); got != before {
+		t.Fatalf("a process without the job's lease recorded routing %s (was %s)", got, before)
+	}
+	if err := b.st.SetRouting(ctx, j.ID, "r1", json.RawMessage(`[{"provider":"holder"}]`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := routing(); !strings.Contains(got, "holder") {
+		t.Fatalf("the lease holder's routing was not recorded: %s", got)
 	}
 }

@@ -267,8 +267,12 @@ func (s *Store) WatchJob(ctx context.Context, owner, id string) (string, error) 
 // eligible and why not) while it is pending or running: a decision made after
 // the job finished (a hedge denied as its win committed) is not recorded, so
 // the job stays as its final transition left it (and as its win announced it).
-func (s *Store) SetRouting(ctx context.Context, jobID string, routing json.RawMessage) error {
-	_, err := s.execLazy(ctx, `UPDATE jobs SET routing = $2 WHERE id = $1 AND state IN ('pending', 'running')`, jobID, routing)
+// Only the job's orchestrator records it (owner must hold the job's lease): a
+// process that stalled past its lease and was taken over would otherwise
+// overwrite the decisions of the replica that now runs the job.
+func (s *Store) SetRouting(ctx context.Context, jobID, owner string, routing json.RawMessage) error {
+	_, err := s.execLazy(ctx, `UPDATE jobs SET routing = $2
+		WHERE id = $1 AND state IN ('pending', 'running') AND lease_owner = $3`, jobID, routing, owner)
 	return err
 }
 

@@ -50,6 +50,8 @@ func (r *Runner) RunRecovery(ctx context.Context, rc RecoveryConfig) {
 		if rc.Leader == nil || rc.Leader.IsLeader() {
 			r.scan(ctx, rc.Batch)
 			r.reconcile(ctx, rc.Batch, rec)
+		} else {
+			r.AdoptOnce(ctx, rc.Batch)
 		}
 		select {
 		case <-ctx.Done():
@@ -77,19 +79,38 @@ func (r *Runner) scan(ctx context.Context, batch int) {
 	} else if len(jobs) > 0 {
 		log.Warn("recovery: attempts whose router died are now unknown", "jobs", jobs)
 	}
+	r.adopt(ctx, batch, r.runnable(true))
+}
+
+// AdoptOnce is the recovery pass of a replica that is not the maintenance
+// leader: it adopts only the orphaned jobs it can run that have waited a
+// lease for the leader — during a rolling update, those whose prompt version
+// or route the leader lacks (stranded.go). Expiring leases, failing the jobs
+// no replica can run and reconciling stay the leader's.
+func (r *Runner) AdoptOnce(ctx context.Context, batch int) {
+	r.adopt(ctx, batch, r.runnable(false))
+}
+
+// adopt takes the leases of up to batch orphaned jobs that can admits, and
+// runs them.
+func (r *Runner) adopt(ctx context.Context, batch int, can *store.Runnable) {
+	log := r.cfg.Log
 	r.mu.Lock()
 	stopping := r.stopping
 	r.mu.Unlock()
 	if stopping {
 		return
 	}
-	ids, err := r.cfg.Store.ClaimOrphans(ctx, r.cfg.LeaseOwner, r.cfg.Lease, batch, r.runnable())
+	ids, err := r.cfg.Store.ClaimOrphans(ctx, r.cfg.LeaseOwner, r.cfg.Lease, batch, can)
 	if err != nil {
 		if ctx.Err() == nil {
 			log.Error("recovery: could not claim orphaned jobs", "err", err)
 		}
 	}
 	for _, id := range ids {
+		if can.OthersAfter > 0 && r.failStranded(ctx, id) {
+			continue
+		}
 		log.Info("recovery: taking over a job whose orchestrator stopped", "job_id", id)
 		if !r.submit(id, nil, nil, trace.SpanContext{}) {
 			// Claimed as this runner began stopping (SPEC §17): it will not

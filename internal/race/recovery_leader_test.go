@@ -155,7 +155,8 @@ func (f *fakeLeader) IsLeader() bool {
 	return f.leading.Load()
 }
 
-// Only the leader scans: a follower leaves an orphan alone until it leads.
+// Only the leader scans: a follower leaves an orphan alone until it leads
+// (for a lease: then it adopts those it can run, stranded_test.go).
 func TestRecoveryScansOnlyOnTheLeader(t *testing.T) {
 	g := newRecoveryRig(t)
 	close(g.slow.release)

@@ -1,6 +1,8 @@
 package race
 
 import (
+	"context"
+
 	"github.com/routerhq/router/internal/chat"
 	"github.com/routerhq/router/internal/store"
 )
@@ -37,9 +39,16 @@ func (r *Runner) cannotRun(job *store.Job) string {
 
 // runnable is what this replica can run, for its recovery pass's adoptions:
 // its routes, its prompts at their loaded versions, and chat jobs on its
-// routes (stored without a prompt version).
-func (r *Runner) runnable() *store.Runnable {
-	can := &store.Runnable{Routes: make([]string, 0, len(r.cfg.Routes)), After: r.cfg.HandoverWait}
+// routes (stored without a prompt version). The maintenance leader adopts
+// those at once, and the others once they have waited HandoverWait, to fail
+// them; another replica adopts only those it can run, once they have been
+// orphans for a lease — left to the leader first, it takes those the leader
+// cannot run (AdoptOnce).
+func (r *Runner) runnable(leader bool) *store.Runnable {
+	can := &store.Runnable{Routes: make([]string, 0, len(r.cfg.Routes)), OthersAfter: r.cfg.HandoverWait}
+	if !leader {
+		can.OwnAfter, can.OthersAfter = r.cfg.Lease, 0
+	}
 	for name := range r.cfg.Routes {
 		can.Routes = append(can.Routes, name)
 		can.Operations = append(can.Operations, chat.Operation(name))
@@ -52,4 +61,32 @@ func (r *Runner) runnable() *store.Runnable {
 		}
 	}
 	return can
+}
+
+// failStranded fails a job the leader's recovery pass adopted (so it holds
+// its lease) when this replica cannot run it: the pass admits such a job only
+// once it has been an orphan for HandoverWait (store.Runnable.OthersAfter),
+// so no replica that can run it took it meanwhile. handled is false when the
+// job can run here (or could not be read): it is run as any adopted job.
+func (r *Runner) failStranded(ctx context.Context, id string) (handled bool) {
+	job, err := r.cfg.Store.GetJobToRun(ctx, id)
+	if err != nil {
+		return false // runJob reads it again and reports
+	}
+	why := r.cannotRun(job)
+	if why == "" {
+		return false
+	}
+	reason := why + " (no replica that can run it took it within execution.handover_wait, " + r.cfg.HandoverWait.String() + ")"
+	state, err := r.cfg.Store.SettleJobAs(context.WithoutCancel(ctx), id, r.cfg.LeaseOwner, reason)
+	if err != nil {
+		r.cfg.Log.Error("recovery: could not fail a job no replica could run", "job_id", id, "err", err)
+		if rerr := r.cfg.Store.ReleaseJobLease(context.WithoutCancel(ctx), id, r.cfg.LeaseOwner); rerr != nil {
+			r.cfg.Log.Warn("recovery: could not give back a job's lease", "job_id", id, "err", rerr)
+		}
+		return true
+	}
+	r.cfg.Listener.Publish(id, state)
+	r.cfg.Log.Warn("recovery: failed a job no replica could run", "job_id", id, "state", state, "reason", reason)
+	return true
 }

@@ -46,6 +46,15 @@ func setupStranded(t *testing.T) strandedSetup {
 	return strandedSetup{newer: newer, job: job}
 }
 
+// orphanedFor makes the job an orphan since that long ago (an interval).
+func (s strandedSetup) orphanedFor(t *testing.T, ago string) {
+	t.Helper()
+	if _, err := s.newer.DB.Pool.Exec(context.Background(),
+		`UPDATE jobs SET lease_expires_at = now() - $2::interval WHERE id = $1`, s.job.ID, ago); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // olderReplica is a replica of the previous version on the same database:
 // the triage prompt loaded at version "0".
 func (s strandedSetup) olderReplica(t *testing.T) *racetest.Bundle {
@@ -120,9 +129,12 @@ func TestJobSubmittedToAReplicaThatCannotRunItIsGivenBack(t *testing.T) {
 // fails it, saying what was missing.
 func TestJobNoReplicaCanRunFailsAfterTheHandoverWait(t *testing.T) {
 	s := setupStranded(t)
-	if _, err := s.newer.DB.Pool.Exec(context.Background(),
-		`UPDATE jobs SET run_started_at = now() - interval '1 hour' WHERE id = $1`, s.job.ID); err != nil {
-		t.Fatal(err)
+	s.orphanedFor(t, "1 hour")
+	// A replica that is not the leader never adopts a job it cannot run: the
+	// leader fails it.
+	s.newer.Runner.AdoptOnce(context.Background(), 10)
+	if j := s.newer.Job(t, s.job.ID); j.State != store.JobPending || leaseOwner(t, &bundle{db: s.newer.DB}, j.ID) != "" {
+		t.Fatalf("a follower's pass took a job it cannot run: %s, lease %q", j.State, leaseOwner(t, &bundle{db: s.newer.DB}, j.ID))
 	}
 	s.newer.Runner.RecoverOnce(context.Background(), 10)
 	j := s.newer.WaitSettled(t, s.job.ID)
@@ -164,5 +176,43 @@ func TestOrphanedChatJobOnAConfiguredRouteIsAdopted(t *testing.T) {
 	b.Runner.RecoverOnce(context.Background(), 10)
 	if j := b.WaitSettled(t, job.ID); j.State != store.JobSucceeded {
 		t.Fatalf("chat job %s (%v), want it adopted and succeeded", j.State, j.Error)
+	}
+}
+
+// Recovery's leader may be a replica that cannot run the job (during a
+// rolling update it often is one of the new version): another replica that
+// can, in its own pass, adopts the job once the leader has left it for a
+// lease — and not before, so that orphans are the leader's first.
+func TestAReplicaThatIsNotTheLeaderAdoptsAJobTheLeaderCannotRun(t *testing.T) {
+	s := setupStranded(t)
+	older := s.olderReplica(t)
+	s.newer.Runner.RecoverOnce(context.Background(), 10) // the leader's pass leaves it
+	older.Runner.AdoptOnce(context.Background(), 10)     // too soon: the leader's first
+	if j := older.Job(t, s.job.ID); j.State != store.JobPending || leaseOwner(t, &bundle{db: older.DB}, j.ID) != "" {
+		t.Fatalf("job %s, lease %q: want it left to the leader for a lease", j.State, leaseOwner(t, &bundle{db: older.DB}, j.ID))
+	}
+	s.orphanedFor(t, "1 minute") // past a lease (30s), within handover_wait (2m)
+	s.newer.Runner.RecoverOnce(context.Background(), 10)
+	if j := s.newer.Job(t, s.job.ID); j.State != store.JobPending {
+		t.Fatalf("the leader failed the job within handover_wait: %s (%v)", j.State, j.Error)
+	}
+	older.Runner.AdoptOnce(context.Background(), 10)
+	if j := older.WaitSettled(t, s.job.ID); j.State != store.JobSucceeded {
+		t.Fatalf("job %s (%v), want it adopted by the follower that has its version and succeeded", j.State, j.Error)
+	}
+}
+
+// The wait counts from the hand-over, not from the start of the job's run: a
+// job that ran longer than handover_wait on a replica that then drained is
+// still left to a replica of its version.
+func TestJobHandedOverLateInItsRunIsNotFailedAtOnce(t *testing.T) {
+	s := setupStranded(t)
+	if _, err := s.newer.DB.Pool.Exec(context.Background(),
+		`UPDATE jobs SET run_started_at = now() - interval '1 hour' WHERE id = $1`, s.job.ID); err != nil {
+		t.Fatal(err)
+	}
+	s.newer.Runner.RecoverOnce(context.Background(), 10)
+	if j := s.newer.Job(t, s.job.ID); j.State != store.JobPending || leaseOwner(t, &bundle{db: s.newer.DB}, j.ID) != "" {
+		t.Fatalf("job %s (%v), lease %q: want it left for a replica of its version", j.State, j.Error, leaseOwner(t, &bundle{db: s.newer.DB}, j.ID))
 	}
 }

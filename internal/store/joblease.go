@@ -21,9 +21,11 @@ func (s *Store) AcquireJobLease(ctx context.Context, jobID, owner string, lease 
 	return tag.RowsAffected() == 1, nil
 }
 
-// ReleaseJobLease gives the job's lease up, if owner holds it.
+// ReleaseJobLease gives the job's lease up, if owner holds it. The lease
+// ends now rather than being cleared: lease_expires_at then says since when
+// an unfinished job has waited for an orchestrator (orphanedSinceSQL).
 func (s *Store) ReleaseJobLease(ctx context.Context, jobID, owner string) error {
-	_, err := s.execLazy(ctx, `UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL
+	_, err := s.execLazy(ctx, `UPDATE jobs SET lease_owner = NULL, lease_expires_at = now()
 		WHERE id = $1 AND lease_owner = $2`, jobID, owner)
 	return err
 }
@@ -46,33 +48,49 @@ const orphanSQL = `j.state IN ('pending', 'running')
 // (operation, prompt version) is one of the pairs (Operations[i],
 // Versions[i]). During a rolling update that changes a prompt's version or
 // the routes, an orphaned job may need a replica of the other version; a
-// replica that cannot run it leaves it to one that can, until its current
-// run has lasted After on the database clock (from its creation, or the
-// caller's last retry: run_started_at) — then any replica adopts it, to fail
-// it with the reason, so that a job no replica can run does not stay pending
-// for ever.
+// replica that cannot run it leaves it to one that can.
 type Runnable struct {
 	Routes               []string
 	Operations, Versions []string
-	After                time.Duration
+	// OwnAfter: a job this replica can run is adopted once it has been an
+	// orphan this long (0: at once). A replica that is not the maintenance
+	// leader waits, leaving orphans to the leader's recovery first, and
+	// adopts those the leader cannot run.
+	OwnAfter time.Duration
+	// OthersAfter, when positive: a job this replica cannot run is adopted
+	// too once it has been an orphan this long, to be failed with the reason
+	// (the leader's pass), so that a job no replica can run does not stay
+	// pending for ever. 0: never.
+	OthersAfter time.Duration
 }
+
+// orphanedSinceSQL is since when a job (alias j) that needs an orchestrator
+// has waited for one, on the database clock: its lease's end (expired, or
+// released: ReleaseJobLease ends it now), or the start of its current run
+// (a retry, a resumption: no lease yet), or its creation.
+const orphanedSinceSQL = `coalesce(j.lease_expires_at, j.run_started_at, j.created_at)`
 
 // runnableSQL is the condition of a job (alias j) the adopting replica can
 // run, or one that has waited long enough for another ($2 NULL: any job).
 const runnableSQL = `($2::text[] IS NULL
-	OR (j.route = ANY($2::text[]) AND (j.operation, j.prompt_version) IN (SELECT * FROM unnest($3::text[], $4::text[])))
-	OR coalesce(j.run_started_at, j.created_at) <= now() - $5::interval)`
+	OR (j.route = ANY($2::text[]) AND (j.operation, j.prompt_version) IN (SELECT * FROM unnest($3::text[], $4::text[]))
+	    AND ` + orphanedSinceSQL + ` <= now() - $5::interval)
+	OR ` + orphanedSinceSQL + ` <= now() - $6::interval)`
 
-// args are runnableSQL's parameters $2 to $5 (all NULL for a nil Runnable).
-func (r *Runnable) args() (routes, ops, versions []string, after *time.Duration) {
+// args are runnableSQL's parameters $2 to $6 (all NULL for a nil Runnable).
+func (r *Runnable) args() (routes, ops, versions []string, own, others *time.Duration) {
 	if r == nil {
-		return nil, nil, nil, nil
+		return nil, nil, nil, nil, nil
 	}
 	routes = r.Routes
 	if routes == nil {
-		routes = []string{} // no route: only jobs past After (NULL would mean any)
+		routes = []string{} // no route: only others' jobs (NULL would mean any)
 	}
-	return routes, r.Operations, r.Versions, &r.After
+	own = &r.OwnAfter
+	if r.OthersAfter > 0 {
+		others = &r.OthersAfter // NULL otherwise: the term is never true
+	}
+	return routes, r.Operations, r.Versions, own, others
 }
 
 // ClaimOrphans takes the lease of up to limit orphaned jobs for owner and
@@ -98,9 +116,9 @@ func (r *Runnable) args() (routes, ops, versions []string, after *time.Duration)
 func (s *Store) ClaimOrphans(ctx context.Context, owner string, lease time.Duration, limit int, can *Runnable) ([]string, error) {
 	var ids []string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		routes, ops, versions, after := can.args()
+		routes, ops, versions, own, others := can.args()
 		rows, err := tx.Query(ctx, `SELECT j.id::text FROM jobs j WHERE `+orphanSQL+` AND `+runnableSQL+`
-			ORDER BY j.created_at LIMIT $1 FOR UPDATE SKIP LOCKED`, limit, routes, ops, versions, after)
+			ORDER BY j.created_at LIMIT $1 FOR UPDATE SKIP LOCKED`, limit, routes, ops, versions, own, others)
 		if err != nil {
 			return err
 		}
@@ -210,7 +228,7 @@ func (s *Store) HandOverUnsent(ctx context.Context, jobID, attemptID, owner, why
 		}
 		_, err = tx.Exec(ctx, `UPDATE jobs SET attempt_base = greatest(attempt_base, $2),
 				lease_owner = CASE WHEN lease_owner = $3 THEN NULL ELSE lease_owner END,
-				lease_expires_at = CASE WHEN lease_owner = $3 THEN NULL ELSE lease_expires_at END
+				lease_expires_at = CASE WHEN lease_owner = $3 THEN now() ELSE lease_expires_at END
 			WHERE id = $1`, jobID, seq, owner)
 		return err
 	})

@@ -292,14 +292,26 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	info   *requestInfo
+	wrote  bool // the header was written
 }
 
 func (w *statusWriter) WriteHeader(code int) {
-	if w.info.unreadBody {
+	if !w.wrote && w.info.unreadBody {
 		closeUnreadBody(w.ResponseWriter)
 	}
+	w.wrote = true
 	w.status = code
 	w.ResponseWriter.WriteHeader(code)
+}
+
+// Write writes the header first when the handler did not (net/http would
+// write its 200 itself, out of WriteHeader's sight: an answer to a request
+// whose body no endpoint took must still close the connection).
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
 }
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -30,6 +30,12 @@ import (
 // (its rstAvoidanceDelay). An unauthenticated client therefore keeps the
 // connection for at most that, not for http.read_body_timeout.
 //
+// A client that sends the rest of its body slowly (more than the grace) may
+// see the connection reset before it reads the answer: net/http's lingering
+// close is skipped when that read times out. Only a slow upload with a wrong
+// key or path is concerned, and it learns what was wrong by retrying with a
+// short body.
+//
 // Only HTTP/1 is concerned (requestInfo.unreadBody): HTTP/2 ends an unread
 // body with its stream, and takes Connection: close as a reason to shut the
 // whole connection down.

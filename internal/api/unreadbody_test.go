@@ -15,6 +15,9 @@ import (
 // its key check, keeps its connection.
 func TestAnswerWithoutReadingBodyClosesConnection(t *testing.T) {
 	b := setup(t, options{})
+	// An endpoint that takes no key and answers with Write alone (net/http
+	// then writes the 200 itself): its answer closes too.
+	b.api.Handle("POST /v1/plain", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }))
 	cases := []struct {
 		name, method, path, key, body string
 		status                        int
@@ -24,6 +27,7 @@ func TestAnswerWithoutReadingBodyClosesConnection(t *testing.T) {
 		{"missing key on chat", "POST", "/v1/chat/completions", "", `{"model":"m1","messages":[]}`, 401, true},
 		{"no endpoint", "POST", "/v1/nope", acmeKey, "{}", 404, true},
 		{"wrong method", "PUT", "/v1/jobs", acmeKey, "{}", 405, true},
+		{"no key taken, Write alone", "POST", "/v1/plain", "", "{}", 200, true},
 		{"unknown key, no body", "GET", "/v1/jobs", "wrong-key", "", 401, false},
 		{"valid key", "POST", "/v1/jobs", acmeKey, triageBody("kept"), 201, false},
 	}

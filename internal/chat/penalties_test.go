@@ -25,6 +25,7 @@ func TestNormalizeRefusesPenaltiesLogitBiasAndLogprobs(t *testing.T) {
 		{`"logit_bias":{"hello":1}`, "logit_bias", `key "hello" is not a token id`},
 		{`"logit_bias":{"-1":1}`, "logit_bias", `key "-1" is not a token id`},
 		{`"logit_bias":{"":1}`, "logit_bias", `key "" is not a token id`},
+		{`"logit_bias":{"7":1,"007":2}`, "logit_bias", "names token 7 twice"},
 		{`"reasoning_effort":""`, "reasoning_effort", "is not one of none, minimal, low, medium, high"},
 		{`"reasoning_effort":"LOW"`, "reasoning_effort", "leave it out"},
 		{`"logprobs":true`, "logprobs", "does not return log probabilities"},
@@ -51,6 +52,7 @@ func TestNormalizeStoresPenaltiesLogitBiasAndReasoningEffort(t *testing.T) {
 		{`"presence_penalty":0,"frequency_penalty":0,"logit_bias":{},"logprobs":false,"top_logprobs":0`, ``},
 		{`"presence_penalty":null,"frequency_penalty":null,"logit_bias":null,"reasoning_effort":null,"logprobs":null,"top_logprobs":null`, ``},
 		{`"logit_bias":{"50256":-100,"15":100.0,"7":0}`, `"logit_bias":{"15":100,"50256":-100,"7":0}`},
+		{`"logit_bias":{"0050256":-100}`, `"logit_bias":{"50256":-100}`}, // one spelling per token
 		{`"reasoning_effort":"minimal"`, `"reasoning_effort":"minimal"`},
 		{`"reasoning_effort":"xhigh"`, `"reasoning_effort":"xhigh"`},
 	} {

@@ -301,14 +301,21 @@ func logitBias(raw json.RawMessage) (map[string]int, error) {
 	slices.Sort(keys) // the first bad key is named, the same one every time
 	bias := make(map[string]int, len(m))
 	for _, k := range keys {
-		if _, err := strconv.ParseUint(k, 10, 32); err != nil {
+		id, err := strconv.ParseUint(k, 10, 32)
+		if err != nil {
 			return nil, fmt.Errorf("logit_bias key %q is not a token id: keys are the tokenizer's token ids written as decimal strings, such as \"50256\"", k)
 		}
 		v := m[k]
 		if v != math.Trunc(v) || v < -maxLogitBias || v > maxLogitBias {
 			return nil, fmt.Errorf("logit_bias[%q] is %v: a bias must be a whole number from -%d to %d", k, v, maxLogitBias, maxLogitBias)
 		}
-		bias[k] = int(v)
+		// One spelling per token ("7", not "007"), so that one intent has
+		// one fingerprint and the provider gets each token once.
+		canon := strconv.FormatUint(id, 10)
+		if _, dup := bias[canon]; dup {
+			return nil, fmt.Errorf("logit_bias names token %s twice (as %q and another spelling); give each token once, without leading zeros", canon, k)
+		}
+		bias[canon] = int(v)
 	}
 	if len(bias) == 0 {
 		return nil, nil

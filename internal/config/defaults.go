@@ -40,7 +40,7 @@ func (c Config) WithDefaults() Config {
 	def(&c.Execution.Retry.Cap, Duration(5*time.Second))
 	def(&c.Execution.Retry.MaxRetryAfter, Duration(30*time.Second))
 	def(&c.Execution.ReconcileAfter, Duration(2*time.Minute))
-	def(&c.Execution.HandoverWait, Duration(2*time.Minute))
+	def(&c.Execution.HandoverWait, max(Duration(2*time.Minute), 2*c.Execution.Lease))
 	def(&c.Chat.Wait, Duration(5*time.Minute))
 	def(&c.Retention.Jobs, Duration(720*time.Hour))
 	def(&c.Retention.LeaderLease, Duration(15*time.Second))
@@ -163,6 +163,10 @@ func (c Config) problems() []string {
 	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 	if c.Execution.Retry.Cap > 0 && c.Execution.Retry.Base > c.Execution.Retry.Cap {
 		add("execution.retry.base (%s) is larger than execution.retry.cap (%s)", c.Execution.Retry.Base.D(), c.Execution.Retry.Cap.D())
+	}
+	if c.Execution.HandoverWait > 0 && c.Execution.Lease > 0 && c.Execution.HandoverWait < 2*c.Execution.Lease {
+		add("execution.handover_wait (%s) is shorter than twice execution.lease (%s): replicas that are not the recovery leader adopt a job only after it has waited a lease, and the leader would fail jobs they could run; set it to %s or more",
+			c.Execution.HandoverWait.D(), c.Execution.Lease.D(), (2 * c.Execution.Lease).D())
 	}
 	if c.HTTP.MaxWait > 0 && c.HTTP.DefaultWait > c.HTTP.MaxWait {
 		add("http.default_wait (%s) is larger than http.max_wait (%s)", c.HTTP.DefaultWait.D(), c.HTTP.MaxWait.D())

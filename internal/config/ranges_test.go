@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // mustRefuse parses y and checks that the one error names every want.
@@ -76,6 +77,22 @@ func TestBodyLimitBounds(t *testing.T) {
 	c, err := Parse([]byte("http: {max_body_bytes: 1073741824}\nlog: {level: WARN}\n"))
 	if err != nil || c.HTTP.MaxBodyBytes != 1<<30 {
 		t.Fatalf("the largest allowed body limit and an upper-case level: %v", err)
+	}
+}
+
+// execution.handover_wait must leave the replicas that are not the recovery
+// leader time to adopt a job (a lease) before the leader fails it; unset, it
+// is 2m or twice the lease, whichever is longer.
+func TestHandoverWaitAtLeastTwoLeases(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	mustRefuse(t, "execution: {lease: 30s, handover_wait: 50s}\n",
+		"execution.handover_wait (50s) is shorter than twice execution.lease (30s)", "set it to 1m0s or more")
+	c, err := Parse([]byte("execution: {lease: 2m}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Execution.HandoverWait.D() != 4*time.Minute {
+		t.Fatalf("handover_wait %s with a 2m lease, want 4m (twice the lease)", c.Execution.HandoverWait.D())
 	}
 }
 

@@ -89,7 +89,8 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		case pe.OutcomeUnknown:
 			state = store.AttemptUnknown
 		}
-		if est, ok := estimatedUsage(t, sp, a, state, pe); ok {
+		est, estimated := estimatedUsage(t, sp, a, state, pe)
+		if estimated {
 			out.Usage, usage = est, est
 		}
 		log.Warn("attempt ended without an answer", "state", state, "kind", pe.Kind, "fault", pe.Fault,
@@ -99,7 +100,13 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 			detail["message"] = "cancelled: another attempt won"
 		}
 		out.State, out.Error, out.LatencyMS = state, detail, latency
-		recorded := r.finishAttempt(bg, job, a, out, log)
+		recorded, written := r.finishAttempt(bg, job, a, out, log)
+		if estimated && !written {
+			// Another transition settled the attempt first (the job was
+			// cancelled, recovery marked it unknown): the estimate was not
+			// stored, and the metrics do not count it either.
+			usage = providers.Usage{}
+		}
 		if !recorded && state == store.AttemptUnknown {
 			// The attempt is still in flight in the database, so nothing there
 			// blocks a new attempt: the orchestrator, finding no unknown
@@ -115,7 +122,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 	if len(violations) > 0 {
 		log.Warn("attempt output failed validation", "violations", len(violations),
 			"first_rule", violations[0].Rule, "first_path", violations[0].Path)
-		r.finishAttempt(bg, job, a, store.AttemptOutcome{
+		_, _ = r.finishAttempt(bg, job, a, store.AttemptOutcome{
 			State: store.AttemptInvalid, ValidationErrors: violations, Usage: resp.Usage,
 			ProviderResponseID: resp.ResponseID, ResponseModel: resp.Model, LatencyMS: latency,
 			Error: map[string]any{"kind": "invalid_output", "fault": providers.FaultProvider, "action": providers.ActionFailover,
@@ -217,17 +224,17 @@ func attemptError(pe *providers.Error) map[string]any {
 // attempt is then still in flight in the database, until its lease expires.
 // It is true when it was written, or when the attempt had already left flight
 // (a state conflict): the database then holds its state, not this process.
-func (r *Runner) finishAttempt(ctx context.Context, job *store.Job, a *store.Attempt, out store.AttemptOutcome, log *slog.Logger) (recorded bool) {
+func (r *Runner) finishAttempt(ctx context.Context, job *store.Job, a *store.Attempt, out store.AttemptOutcome, log *slog.Logger) (recorded, written bool) {
 	err := r.cfg.Store.FinishAttempt(ctx, a.ID, out)
 	if err == nil {
-		return true
+		return true, true
 	}
 	if !errors.Is(err, store.ErrStateConflict) {
 		log.Error("could not record attempt", "state", out.State, "err", err)
-		return false
+		return false, false
 	}
 	if out.State != store.AttemptFailed && out.State != store.AttemptInvalid {
-		return true
+		return true, false
 	}
 	// A billed failure keeps its usage, as FinishAttempt would have recorded
 	// it (and as the metrics count it).
@@ -237,5 +244,5 @@ func (r *Runner) finishAttempt(ctx context.Context, job *store.Job, a *store.Att
 	if err != nil && !errors.Is(err, store.ErrStateConflict) && !errors.Is(err, store.ErrJobFinished) {
 		log.Error("could not resolve the attempt with its late failure", "err", err)
 	}
-	return true
+	return true, err == nil
 }

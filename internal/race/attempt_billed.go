@@ -34,21 +34,44 @@ func billedOutcome(pe *providers.Error) (out store.AttemptOutcome, usage provide
 // figure is a lower bound. ok is false for an attempt that was not sent, one
 // whose provider reported usage, any other end, or a prompt the tokenizer
 // cannot count.
+//
+// The count is the tokenizer's up to maxTokenizedBytes of prompt; a larger
+// prompt is estimated at bytesPerToken, since tokenizing it would cost tens
+// of milliseconds of CPU or more for each loser (routing, for the same
+// reason, counts only prompts that may not fit: byteBound).
 func estimatedUsage(t *Target, sp *spec, a *store.Attempt, state string, pe *providers.Error) (providers.Usage, bool) {
-	if (state != store.AttemptCancelled && state != store.AttemptUnknown) || pe.NotSent || pe.Usage != nil {
+	if (state != store.AttemptCancelled && state != store.AttemptUnknown) || pe.NotSent || pe.Usage != nil || pe.StatusCode != 0 {
+		// Not sent, or the provider answered (its usage, or an error status:
+		// nothing billed that the router knows of).
 		return providers.Usage{}, false
 	}
-	model := a.Model
-	if model == "" {
-		model = sp.model
+	msgs := counted(sp)
+	n := 0
+	if b := byteBound(msgs); b > maxTokenizedBytes {
+		n = b / bytesPerToken
+	} else {
+		model := a.Model
+		if model == "" {
+			model = sp.model
+		}
+		enc, err := tokens.EncodingForModel(t.Encoding, model)
+		if err != nil {
+			return providers.Usage{}, false
+		}
+		if n, err = tokens.CountMessages(enc, msgs); err != nil {
+			return providers.Usage{}, false
+		}
 	}
-	enc, err := tokens.EncodingForModel(t.Encoding, model)
-	if err != nil {
-		return providers.Usage{}, false
-	}
-	n, err := tokens.CountMessages(enc, counted(sp))
-	if err != nil || n <= 0 {
+	if n <= 0 {
 		return providers.Usage{}, false
 	}
 	return providers.Usage{PromptTokens: n, TotalTokens: n, Estimated: true}, true
 }
+
+// maxTokenizedBytes is the largest prompt (byteBound) estimatedUsage counts
+// with the tokenizer; bytesPerToken estimates a larger one (OpenAI's rule of
+// thumb for English text).
+const (
+	maxTokenizedBytes = 16 << 10
+	bytesPerToken     = 4
+)

@@ -65,9 +65,10 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 		}
 		plan.Discard()
 	} else {
-		if why := r.cannotRun(job); why != "" && job.RunElapsed < r.cfg.HandoverWait {
-			log.Warn("leaving the job to a replica that can run it", "reason", why,
-				"fails_in", (r.cfg.HandoverWait - job.RunElapsed).Round(time.Second))
+		if why := r.cannotRun(job); why != "" {
+			// Failing it is the recovery leader's, once it has waited
+			// HandoverWait for a replica that can run it (failStranded).
+			log.Warn("leaving the job to a replica that can run it", "reason", why)
 			return // the deferred release gives the lease back for such a replica's recovery pass
 		}
 		var reason string
@@ -128,9 +129,6 @@ func inRound(job *store.Job, a store.Attempt) bool {
 // prepare loads what the orchestrator needs; a nil orchestrator comes with the
 // reason the job cannot run.
 func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) (*orchestrator, string) {
-	if why := r.cannotRun(job); why != "" {
-		return nil, why + " (no replica that can run it took it within execution.handover_wait, " + r.cfg.HandoverWait.String() + ")"
-	}
 	route, ok := r.cfg.Routes[job.Route]
 	if !ok {
 		return nil, "route " + job.Route + " is no longer configured"

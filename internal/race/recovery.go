@@ -19,8 +19,10 @@ type RecoveryConfig struct {
 	Interval time.Duration // how often to look; default a third of the lease
 	Batch    int           // jobs claimed per pass; default 20
 	// Leader, when set, gates the scans: only the replica it says leads
-	// expires leases, adopts orphans and reconciles (one elected replica
-	// instead of all of them). Nil: this replica always scans.
+	// expires leases, adopts orphans at once, fails those no replica could
+	// run, and reconciles (one elected replica instead of all of them); the
+	// others only adopt orphans they can run that the leader has left for a
+	// lease (AdoptOnce). Nil: this replica always leads.
 	Leader Leader
 	// Reconcilers bounds the provider lookups in flight at once; default 8.
 	Reconcilers int
@@ -83,10 +85,11 @@ func (r *Runner) scan(ctx context.Context, batch int) {
 }
 
 // AdoptOnce is the recovery pass of a replica that is not the maintenance
-// leader: it adopts only the orphaned jobs it can run that have waited a
-// lease for the leader — during a rolling update, those whose prompt version
-// or route the leader lacks (stranded.go). Expiring leases, failing the jobs
-// no replica can run and reconciling stay the leader's.
+// leader, every tick: it adopts only the orphaned jobs it can run that have
+// waited a lease for the leader — during a rolling update, those whose prompt
+// version or route the leader lacks (stranded.go); otherwise those a leader
+// left behind (between two leaders, or one that is behind). Expiring leases,
+// failing the jobs no replica can run and reconciling stay the leader's.
 func (r *Runner) AdoptOnce(ctx context.Context, batch int) {
 	r.adopt(ctx, batch, r.runnable(false))
 }

@@ -155,7 +155,7 @@ func New(cfg Config) *Runner {
 		cfg.ReconcileAfter = 2 * time.Minute
 	}
 	if cfg.HandoverWait <= 0 {
-		cfg.HandoverWait = 2 * time.Minute
+		cfg.HandoverWait = max(2*time.Minute, 2*cfg.Lease) // as config's default
 	}
 	if cfg.Observer == nil {
 		cfg.Observer = nopObserver{}

@@ -48,8 +48,13 @@ func (s *Store) ResolveAttempt(ctx context.Context, r Resolution) (resume bool, 
 		case "failed":
 			// A failure the provider billed (an answer that breaks the
 			// contract, a refused or filtered completion) keeps its usage, as
-			// the live attempt would have: its cost counts.
-			if _, err := tx.Exec(ctx, `UPDATE attempts SET state = 'failed', usage = coalesce($3, usage),
+			// the live attempt would have: its cost counts. A failure without
+			// usage drops the router's estimate (race's estimatedUsage): the
+			// provider did not do the work, and billed nothing the router
+			// knows of.
+			if _, err := tx.Exec(ctx, `UPDATE attempts SET state = 'failed',
+					usage = CASE WHEN $3::jsonb IS NOT NULL THEN $3::jsonb
+					             WHEN (usage ->> 'estimated')::boolean THEN NULL ELSE usage END,
 					provider_response_id = coalesce(nullif($4, ''), provider_response_id),
 					response_model = coalesce(nullif($5, ''), response_model),
 					error = coalesce(error, '{}'::jsonb) || jsonb_build_object('resolution', $2::jsonb)

@@ -192,16 +192,7 @@ func (c *rawCapture) last(t *testing.T) []byte {
 // stand-in go-openai encodes would be a different body) and when it leaves
 // the request to go-openai (tools).
 func TestAdapterSendsTheBodyGoOpenAIWould(t *testing.T) {
-	var c rawCapture
-	url := c.server(t, func(w http.ResponseWriter, stream bool) {
-		if stream {
-			startStream(w)
-			fmt.Fprint(w, "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"{}\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, completionBody)
-	})
+	c, url := answeringCapture(t)
 	p := newTestAdapter(t, url, func(c *OpenAIConfig) { c.SupportsLookup = true })
 	temp := float32(0.3)
 	plain := testRequest()
@@ -212,22 +203,8 @@ func TestAdapterSendsTheBodyGoOpenAIWould(t *testing.T) {
 
 	for name, req := range map[string]*Request{"written by the adapter": plain, "left to go-openai": withTools} {
 		for _, stream := range []bool{false, true} {
-			want, perr := p.chatRequest(req)
-			if perr != nil {
-				t.Fatal(perr)
-			}
-			var err error
-			if stream {
-				want.Stream, want.StreamOptions = true, &openai.StreamOptions{IncludeUsage: true}
-				_, err = p.CompleteStream(context.Background(), req, nil)
-			} else {
-				_, err = p.Complete(context.Background(), req)
-			}
-			if err != nil {
-				t.Fatalf("%s, stream %v: %v", name, stream, err)
-			}
-			wantBody, _ := json.Marshal(want)
-			if got := c.last(t); !bytes.Equal(got, wantBody) {
+			got, wantBody := sentBody(t, p, c, req, stream)
+			if !bytes.Equal(got, wantBody) {
 				t.Errorf("%s, stream %v: the provider received\n%s\nwant (go-openai's encoding)\n%s", name, stream, got, wantBody)
 			}
 		}

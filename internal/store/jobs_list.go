@@ -9,7 +9,13 @@ import (
 // RecentJobs returns the most recently created jobs of every owner, newest
 // first, with their attempts and race events (for the operator dashboard).
 func (s *Store) RecentJobs(ctx context.Context, limit int) ([]*Job, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+jobColumns+` FROM jobs j ORDER BY j.created_at DESC, j.id LIMIT $1`, limit)
+	return s.queryJobs(ctx, `SELECT `+jobColumns+` FROM jobs j ORDER BY j.created_at DESC, j.id LIMIT $1`, limit)
+}
+
+// queryJobs runs q (selecting jobColumns from jobs j) and returns its jobs
+// with their attempts and race events.
+func (s *Store) queryJobs(ctx context.Context, q string, args ...any) ([]*Job, error) {
+	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}

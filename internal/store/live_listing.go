@@ -1,10 +1,6 @@
 package store
 
-import (
-	"context"
-
-	"github.com/jackc/pgx/v5"
-)
+import "context"
 
 // LiveJobStates are the states of the jobs that have not ended, which
 // LiveJobs lists.
@@ -21,15 +17,7 @@ func (s *Store) LiveJobs(ctx context.Context, states []string, owner string, lim
 	if len(states) == 0 {
 		states = LiveJobStates
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+jobColumns+` FROM jobs j
+	return s.queryJobs(ctx, `SELECT `+jobColumns+` FROM jobs j
 		WHERE j.state IN ('pending', 'running', 'unknown') AND j.state = ANY($1::text[]) AND ($2 = '' OR j.owner = $2)
 		ORDER BY j.created_at, j.id LIMIT $3`, states, owner, limit)
-	if err != nil {
-		return nil, err
-	}
-	jobs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*Job, error) { return scanJob(r) })
-	if err != nil {
-		return nil, err
-	}
-	return jobs, s.attachChildren(ctx, jobs)
 }

@@ -423,6 +423,9 @@ func runCase(ctx context.Context, name string, t *race.Target, p *prompt.Prompt,
 	cr.LatencyMS = time.Since(start).Milliseconds()
 	if pe != nil {
 		msg := pe.Error()
+		if pe.ProviderMessage != "" { // an operator's report: the provider's own words too
+			msg += " (the provider said: " + pe.ProviderMessage + ")"
+		}
 		return fail(StageProvider, contract.Violation{Rule: "provider." + string(pe.Kind), Path: "$", Message: msg})
 	}
 	u := resp.Usage

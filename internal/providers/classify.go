@@ -89,7 +89,24 @@ func classifyHTTP(provider string, status int, code, typ, msg string) *Error {
 	if e.Message == "" && status != 0 {
 		e.Message = http.StatusText(status)
 	}
+	withoutCredentials(e)
 	return e
+}
+
+// authMessage is what a refused credential says in place of the provider's
+// message.
+const authMessage = "the provider refused the router's credentials for this target: an operator must check its api_key_env (the provider's own message is in the router's log)"
+
+// withoutCredentials keeps the provider's message of a refused credential
+// (KindAuth) out of Message, which is stored on the attempt and shown to the
+// job's owner: OpenAI's "Incorrect API key provided: sk-…abcd" quotes the end
+// of the router's own key, and whether the router's account is allowed a
+// model is the operator's business, not a tenant's. The message stays in
+// ProviderMessage, for the router's log.
+func withoutCredentials(e *Error) {
+	if e.Kind == KindAuth && e.Message != authMessage {
+		e.ProviderMessage, e.Message = e.Message, authMessage
+	}
 }
 
 func statusKind(status int, code, typ, msg string) Kind {

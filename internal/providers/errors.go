@@ -75,7 +75,12 @@ type Error struct {
 	StatusCode int    // HTTP status, 0 when no response arrived
 	Code       string // the provider's own error code or type, when it sent one
 	Message    string // human-readable; never contains the prompt
-	RetryAfter time.Duration
+	// ProviderMessage is the provider's own message where Message replaces
+	// it because tenants must not see it (a refused credential: the
+	// provider's words may quote part of the router's key). For the
+	// router's log only.
+	ProviderMessage string
+	RetryAfter      time.Duration
 	// OutcomeUnknown is true when the request may have reached the provider and
 	// been processed, but no answer came back (a timeout after sending). Such an
 	// attempt is `unknown`, not `failed` (SPEC §6.7).

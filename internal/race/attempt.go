@@ -93,6 +93,9 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		if estimated {
 			out.Usage, usage = est, est
 		}
+		if pe.ProviderMessage != "" {
+			log = log.With("provider_message", pe.ProviderMessage) // the operator's, not the tenant's
+		}
 		log.Warn("attempt ended without an answer", "state", state, "kind", pe.Kind, "fault", pe.Fault,
 			"action", pe.Action, "status", pe.StatusCode, "latency_ms", latency)
 		detail := attemptError(pe)

@@ -168,6 +168,9 @@ func (c Config) problems() []string {
 		add("execution.handover_wait (%s) is shorter than twice execution.lease (%s): replicas that are not the recovery leader adopt a job only after it has waited a lease, and the leader would fail jobs they could run; set it to %s or more",
 			c.Execution.HandoverWait.D(), c.Execution.Lease.D(), (2 * c.Execution.Lease).D())
 	}
+	if why := databaseURLProblem(c.DatabaseURL); why != "" {
+		add("%s", why)
+	}
 	if c.HTTP.MaxWait > 0 && c.HTTP.DefaultWait > c.HTTP.MaxWait {
 		add("http.default_wait (%s) is larger than http.max_wait (%s)", c.HTTP.DefaultWait.D(), c.HTTP.MaxWait.D())
 	}
@@ -449,4 +452,23 @@ func def[T comparable](p *T, v T) {
 	if *p == zero {
 		*p = v
 	}
+}
+
+// databaseURLProblem says why url (database_url, or DATABASE_URL over it)
+// cannot name a database, or "": empty (SPEC §11's embedded default),
+// `embedded`, a postgres:// or postgresql:// URL, or PostgreSQL's key=value
+// settings. Anything else would reach the driver, whose "cannot parse"
+// does not say what was meant — often a misspelt `embedded`.
+func databaseURLProblem(url string) string {
+	lower := strings.ToLower(strings.TrimSpace(url))
+	switch {
+	case url == "" || url == EmbeddedDatabase,
+		strings.HasPrefix(lower, "postgres://"), strings.HasPrefix(lower, "postgresql://"),
+		strings.Contains(url, "="):
+		return ""
+	case strings.HasPrefix(lower, "emb"):
+		return fmt.Sprintf("database_url %q: did you mean %q (the embedded local PostgreSQL)?", url, EmbeddedDatabase)
+	}
+	// The value is not repeated: it may hold a password.
+	return fmt.Sprintf("database_url (or DATABASE_URL) is not a PostgreSQL URL (postgres://user:password@host:5432/dbname), key=value settings (host=… dbname=…) or %q", EmbeddedDatabase)
 }

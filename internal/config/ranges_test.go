@@ -96,6 +96,24 @@ func TestHandoverWaitAtLeastTwoLeases(t *testing.T) {
 	}
 }
 
+// A database_url that names no database is refused at load, saying what
+// forms are meant — a misspelt `embedded` with a suggestion — and without
+// repeating a value that may hold a password.
+func TestDatabaseURLThatNamesNoDatabase(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	mustRefuse(t, "database_url: embeded\n", `database_url "embeded": did you mean "embedded"`)
+	mustRefuse(t, "database_url: Embedded\n", `did you mean "embedded"`)
+	_, err := Parse([]byte("database_url: admin:s3cret@db.internal/router\n"))
+	if err == nil || !strings.Contains(err.Error(), "is not a PostgreSQL URL") || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("a URL without its scheme: %v; want it refused without repeating the password", err)
+	}
+	for _, ok := range []string{"embedded", "postgres://u@h/db", "postgresql:///db?host=/tmp", "host=localhost dbname=router"} {
+		if _, err := Parse([]byte("database_url: \"" + ok + "\"\n")); err != nil {
+			t.Errorf("database_url %q refused: %v", ok, err)
+		}
+	}
+}
+
 func TestSmallestLeasesAccepted(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	c, err := Parse([]byte("execution: {lease: 1s}\nretention: {leader_lease: 1s}\n"))

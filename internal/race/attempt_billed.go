@@ -25,8 +25,9 @@ func billedOutcome(pe *providers.Error) (out store.AttemptOutcome, usage provide
 
 // estimatedUsage is what the provider most likely billed for an attempt
 // whose request was sent and whose answer the router never read — a hedge
-// loser or a job's attempt cancelled in flight, an attempt cut before any
-// response byte (unknown): the prompt's tokens, counted by the target's
+// loser cancelled in flight, an attempt cut before any response byte
+// (unknown); the caller's cancellation of a job settles its attempts itself,
+// so theirs is not stored: the prompt's tokens, counted by the target's
 // tokenizer, marked Estimated. A provider bills the input of a request it
 // received whether or not anyone reads the answer, so without this a hedge's
 // cost, the job's lost_cost_usd and router_cost_usd_total counted nothing for

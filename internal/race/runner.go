@@ -103,9 +103,9 @@ type Config struct {
 	ReconcileAfter time.Duration
 	// HandoverWait is how long a job this replica cannot run (its route is
 	// not configured here, or its prompt version is not the one loaded: a
-	// rolling update) is left to a replica that can, counted from the start
-	// of the job's current run on the database clock, before this replica
-	// adopts it to fail it (default 2m; stranded.go).
+	// rolling update) is left to a replica that can, counted on the database
+	// clock from when it became an orphan, before the recovery leader adopts
+	// it to fail it (default 2m or twice Lease; stranded.go).
 	HandoverWait time.Duration
 	Gate         Gate      // conformance; nil allows every provider
 	Admission    Admission // circuit breakers; nil admits every attempt

@@ -13,9 +13,10 @@ import (
 // caller's retry sent to another replica) may then reach a replica that
 // cannot run it. Such a replica leaves the job to one that can — it does not
 // adopt it in its recovery pass (store.Runnable), and gives back the lease of
-// one it was handed — until the job's current run has lasted
-// Config.HandoverWait on the database clock; then it fails it with the reason,
-// so that a job no replica can run does not stay pending for ever.
+// one it was handed — until the job has been an orphan for
+// Config.HandoverWait on the database clock; then the recovery leader fails
+// it with the reason (failStranded), so that a job no replica can run does not
+// stay pending for ever.
 
 // cannotRun says why this replica cannot run job at all — its route is not
 // configured here, or its prompt is not loaded at the job's version — or ""

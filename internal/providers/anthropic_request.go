@@ -34,8 +34,13 @@ func (p *Anthropic) messageParams(req *Request) (anthropic.MessageNewParams, *Er
 	if req.MaxTokens > 0 {
 		params.MaxTokens = int64(req.MaxTokens)
 	}
-	// Temperature and Seed are not sent: the Messages API of this SDK version
-	// has neither (docs/providers.md).
+	// Temperature, top_p and Seed are not sent: the Messages API of this SDK
+	// version has none of them (docs/providers.md). Stop sequences are: a
+	// caller relies on them to end the answer where it says, and Anthropic
+	// leaves the sequence out of the text as OpenAI does.
+	if len(req.Stop) > 0 {
+		params.StopSequences = req.Stop
+	}
 	if req.User != "" {
 		params.Metadata.UserID = anthropic.String(req.User)
 	}

@@ -40,6 +40,7 @@ func TestAnthropicRequestTranslation(t *testing.T) {
 			{Role: "user", Content: "thanks"},
 		},
 		MaxTokens:      64,
+		Stop:           []string{"\n\n", "END"},
 		User:           "u-1",
 		Tools:          json.RawMessage(`[{"type":"function","function":{"name":"weather","description":"get weather","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}}}]`),
 		ToolChoice:     json.RawMessage(`{"type":"function","function":{"name":"weather"}}`),
@@ -58,10 +59,11 @@ func TestAnthropicRequestTranslation(t *testing.T) {
 		t.Fatalf("headers: key %q / %q anthropic-version %q", h.Get("x-api-key"), h.Get("Authorization"), h.Get("anthropic-version"))
 	}
 	want := map[string]any{
-		"model":      "claude-test",
-		"max_tokens": 64.0,
-		"system":     []any{map[string]any{"type": "text", "text": "be brief"}},
-		"metadata":   map[string]any{"user_id": "u-1"},
+		"model":          "claude-test",
+		"max_tokens":     64.0,
+		"stop_sequences": []any{"\n\n", "END"},
+		"system":         []any{map[string]any{"type": "text", "text": "be brief"}},
+		"metadata":       map[string]any{"user_id": "u-1"},
 		"messages": []any{
 			map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "weather in Paris?"}}},
 			map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "call_1", "name": "weather", "input": map[string]any{"city": "Paris"}}}},
@@ -116,6 +118,9 @@ func TestAnthropicToolChoiceAndJSONObject(t *testing.T) {
 		}
 		if b["max_tokens"] != float64(AnthropicDefaultMaxTokens) {
 			t.Errorf("default max_tokens: %v", b["max_tokens"])
+		}
+		if s, ok := b["stop_sequences"]; ok {
+			t.Errorf("a request without stop sent stop_sequences %v", s)
 		}
 	}
 	req := testRequest()

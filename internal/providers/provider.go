@@ -83,8 +83,9 @@ type Request struct {
 	Model       string
 	Messages    []Message
 	Temperature *float32
-	// TopP (nucleus sampling) and Stop (up to four stop sequences) are
-	// OpenAI's; the Anthropic adapter does not send them.
+	// TopP (nucleus sampling) is OpenAI's; the Anthropic adapter does not
+	// send it. Stop (up to four stop sequences) goes to Anthropic as
+	// stop_sequences.
 	TopP           *float32
 	Stop           []string
 	MaxTokens      int

@@ -11,6 +11,7 @@ import (
 
 	"github.com/routerhq/router/internal/chat"
 	"github.com/routerhq/router/internal/contract"
+	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/providers"
 
 	"github.com/routerhq/router/internal/store"
@@ -71,6 +72,16 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		doc, violations, err := s.judgeResolution(job, seq, req.Result)
+		if errors.Is(err, prompt.ErrUnknownPrompt) || errors.Is(err, prompt.ErrUnknownVersion) {
+			// The job was created under a prompt version this replica does
+			// not have (a rolling update): a replica that has it can judge
+			// the result, so this is a retry later, not a bad request.
+			w.Header().Set("Retry-After", retryAfterSeconds(promptUnavailableRetry))
+			writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "prompt-unavailable", Title: "This replica cannot validate the result",
+				Detail: fmt.Sprintf("the job was created with prompt %q version %q and this replica cannot load it (%v); retry: a replica running that version (another one, or this one after a rolling update finishes) validates the result. Nothing was changed; a \"failed\" resolution needs no validation",
+					job.Operation, job.PromptVersion, err), JobID: id})
+			return
+		}
 		if err != nil {
 			writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "unknown-prompt", Title: "Cannot validate the result",
 				Detail: err.Error(), JobID: id})
@@ -158,6 +169,10 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 	s.Exec.Submit(&store.Job{ID: id})
 	s.respondJob(w, r, owner, id)
 }
+
+// promptUnavailableRetry is the Retry-After of a resolution that this replica
+// cannot validate: a rolling update's replicas turn over within seconds.
+const promptUnavailableRetry = 5 * time.Second
 
 // judgeResolution validates a resolution's result like any output: against the
 // prompt's schema and contract, or for a chat job against its response_format,

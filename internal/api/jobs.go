@@ -30,9 +30,16 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, *perr)
 		return
 	}
-	nj, perr := s.parseJob(w, r, owner, key)
+	req, perr := s.decodeJob(w, r)
 	if perr != nil {
 		writeProblem(w, r, *perr)
+		return
+	}
+	nj, perr := s.checkJob(req, owner, key)
+	if perr != nil {
+		if perr.Status != http.StatusUnprocessableEntity || !s.replayUnparsed(w, r, owner, key, req) {
+			writeProblem(w, r, *perr)
+		}
 		return
 	}
 	admitted, limit, err := s.admitLive(r, &nj, true)
@@ -49,7 +56,9 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 	plan, routing, ok, runErr, err := s.plan(r, &nj)
 	if runErr != nil {
 		admitted(false)
-		writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "invalid-input", Title: "Prompt cannot be rendered from this input", Detail: runErr.Error()})
+		if !s.replayUnparsed(w, r, owner, key, req) {
+			writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "invalid-input", Title: "Prompt cannot be rendered from this input", Detail: runErr.Error()})
+		}
 		return
 	}
 	if err != nil {
@@ -70,16 +79,28 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		discard(plan)
 	}
 	if errors.Is(err, store.ErrKeyReused) {
-		s.Counters.KeyConflict()
-		s.Log.Info("idempotency key reused with a different request", "owner", owner, "operation", nj.Operation)
-		writeProblem(w, r, problem{Status: http.StatusConflict, Type: "idempotency-key-reused", Title: "Idempotency key reused",
-			Detail: fmt.Sprintf("Idempotency-Key %q was already used for a different request to %q; use a new key for a new intent, or resend the original request unchanged", key, nj.Operation)})
+		s.keyReused(w, r, owner, nj.Operation, key)
 		return
 	}
 	if err != nil {
 		s.internalError(w, r, "create job", err)
 		return
 	}
+	s.answerJob(w, r, owner, job, created, plan)
+}
+
+// keyReused answers a request whose key already holds a different request's job.
+func (s *Server) keyReused(w http.ResponseWriter, r *http.Request, owner, operation, key string) {
+	s.Counters.KeyConflict()
+	s.Log.Info("idempotency key reused with a different request", "owner", owner, "operation", operation)
+	writeProblem(w, r, problem{Status: http.StatusConflict, Type: "idempotency-key-reused", Title: "Idempotency key reused",
+		Detail: fmt.Sprintf("Idempotency-Key %q was already used for a different request to %q; use a new key for a new intent, or resend the original request unchanged", key, operation)})
+}
+
+// answerJob starts a created job (with its plan) and answers with the job,
+// waiting as Prefer: wait asks: 201 for a job created and ended within the
+// wait, 200 for a replay of an ended job, 202 for one still going.
+func (s *Server) answerJob(w http.ResponseWriter, r *http.Request, owner string, job *store.Job, created bool, plan store.JobPlan) {
 	wait, applied := s.waitFor(r)
 	w.Header().Set("X-Router-Job-Id", job.ID) // also in the access log line
 	if created {
@@ -114,10 +135,26 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 // parseJob reads and checks a POST /v1/jobs body into the job to create, or
 // the problem to answer with. Nothing is stored.
 func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, owner, key string) (store.NewJob, *problem) {
-	var req createJobRequest
-	if perr := s.decodeBody(w, r, &req); perr != nil {
+	req, perr := s.decodeJob(w, r)
+	if perr != nil {
 		return store.NewJob{}, perr
 	}
+	return s.checkJob(req, owner, key)
+}
+
+// decodeJob reads a POST /v1/jobs body.
+func (s *Server) decodeJob(w http.ResponseWriter, r *http.Request) (*createJobRequest, *problem) {
+	var req createJobRequest
+	if perr := s.decodeBody(w, r, &req); perr != nil {
+		return nil, perr
+	}
+	return &req, nil
+}
+
+// checkJob checks a decoded POST /v1/jobs body against the prompts and routes
+// loaded here, into the job to create, or the problem to answer with (a 422
+// when this replica cannot run the request: see replayUnparsed).
+func (s *Server) checkJob(req *createJobRequest, owner, key string) (store.NewJob, *problem) {
 	if req.Prompt == "" {
 		return store.NewJob{}, &problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: "Missing prompt",
 			Detail: `the body must name a prompt: {"prompt": "<name>", "input": {...}}`}

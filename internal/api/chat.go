@@ -117,6 +117,11 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	if !ok {
 		admitted(false)
+		if reason, tooLong := tooLongForEvery(routing); tooLong {
+			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "context_length_exceeded", "messages",
+				"the request is too long for every model of this route ("+reason+"); shorten the messages or lower max_tokens. Nothing was stored")
+			return
+		}
 		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "no_eligible_provider", "",
 			"no provider of this model's route can take the request now (breakers open, conformance missing, or context windows too small): "+string(routing))
 		return

@@ -10,6 +10,12 @@ import (
 	"github.com/routerhq/router/internal/tokens"
 )
 
+// ReasonContextWindow begins the reason of every decision that excludes a
+// target because the request does not fit its context window: a request
+// excluded from every target for it is too long, not unlucky (the chat API
+// answers it as OpenAI does, 400 context_length_exceeded).
+const ReasonContextWindow = "context window too small"
+
 // Decision says whether one target of a route could be used for a job, and
 // why not. The list of decisions is the job's `routing`. A decision with an
 // Event records something that happened later in the race (hedge_denied).
@@ -55,7 +61,7 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 			d.Eligible = true
 		case maxTokens >= t.ContextWindow:
 			// No prompt fits beside it (and adding to it could overflow).
-			d.Reason = fmt.Sprintf("context window too small: max_tokens %d alone fills the window of %d tokens", maxTokens, t.ContextWindow)
+			d.Reason = fmt.Sprintf(ReasonContextWindow+": max_tokens %d alone fills the window of %d tokens", maxTokens, t.ContextWindow)
 		default:
 			need, fits, err := tokens.Fits(enc, msgs, maxTokens, t.ContextWindow)
 			d.PromptTokens = need - maxTokens
@@ -63,7 +69,7 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 			case err != nil:
 				d.Reason = "cannot count tokens: " + err.Error()
 			case !fits:
-				d.Reason = fmt.Sprintf("context window too small: the prompt needs %d tokens plus max_tokens %d = %d, the window holds %d",
+				d.Reason = fmt.Sprintf(ReasonContextWindow+": the prompt needs %d tokens plus max_tokens %d = %d, the window holds %d",
 					need-maxTokens, maxTokens, need, t.ContextWindow)
 			default:
 				d.Eligible = true
@@ -182,7 +188,7 @@ func (o *orchestrator) skipTooLongAfter(rejecter string) bool {
 		for i := range o.decisions {
 			if d := &o.decisions[i]; d.Provider == c && d.Event == "" {
 				d.Eligible = false
-				d.Reason = fmt.Sprintf("context window too small: %s rejected the request as too long, and this target's window of %d tokens is no larger than its %d",
+				d.Reason = fmt.Sprintf(ReasonContextWindow+": %s rejected the request as too long, and this target's window of %d tokens is no larger than its %d",
 					rejecter, o.r.cfg.Targets[c].ContextWindow, t.ContextWindow)
 				changed = true
 			}

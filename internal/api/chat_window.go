@@ -1,0 +1,31 @@
+package api
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/routerhq/router/internal/race"
+)
+
+// tooLongForEvery reports whether routing (a plan's decisions, none
+// eligible) excluded every target because the request does not fit its
+// context window, and the first such reason. Such a request is too long for
+// the route, whatever the breakers do later: OpenAI answers it 400
+// context_length_exceeded, which clients act on (they trim the history); a 503
+// would be resent by the SDKs, unchanged, and fail again.
+func tooLongForEvery(routing json.RawMessage) (reason string, ok bool) {
+	var decisions []struct {
+		Provider string `json:"provider"`
+		Eligible bool   `json:"eligible"`
+		Reason   string `json:"reason"`
+	}
+	if json.Unmarshal(routing, &decisions) != nil || len(decisions) == 0 {
+		return "", false
+	}
+	for _, d := range decisions {
+		if d.Eligible || !strings.HasPrefix(d.Reason, race.ReasonContextWindow) {
+			return "", false
+		}
+	}
+	return decisions[0].Provider + ": " + decisions[0].Reason, true
+}

@@ -73,5 +73,5 @@ func WithStore(ctx context.Context, cfgPath string, fn func(cfg *config.Config, 
 	}
 	defer closeDB()
 	return fn(cfg, store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D(),
-		RedeliveryWindow: cfg.Webhooks.RedeliveryWindow()}))
+		RedeliveryWindow: cfg.Webhooks.RedeliveryWindow(), Log: log}))
 }

@@ -113,7 +113,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	}
 	s.stops = append(s.stops, closeDB)
 	st := store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D(),
-		RedeliveryWindow: cfg.Webhooks.RedeliveryWindow(), Observer: dbm})
+		RedeliveryWindow: cfg.Webhooks.RedeliveryWindow(), Observer: dbm, Log: log})
 	if *cfg.AutoMigrate {
 		applied, err := st.Migrate(ctx)
 		if err != nil {

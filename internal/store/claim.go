@@ -151,6 +151,9 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 		}
 		req = req.again()
 	}
+	if req.err != nil && req.attID != "" && claimUnsettled(req.err) {
+		go s.handOverLostClaim(req)
+	}
 	return s.claimOutcome(ctx, req)
 }
 

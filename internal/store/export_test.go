@@ -27,6 +27,10 @@ func (s *Store) ClaimOneBatch(ctx context.Context, njs []NewJob) (jobs []*Job, c
 // before its callers are told (a crash there is simulated by never returning).
 func (s *Store) SetAfterClaimCommit(f func(firstKey string)) { s.afterClaimCommit = f }
 
+// SetOnLostClaim installs a hook told how the background hand-over of a
+// claim whose outcome was lost ended.
+func (s *Store) SetOnLostClaim(f func(err error)) { s.onLostClaim = f }
+
 // SetOnPlan installs a hook that sees the plan of every batched statement
 // (claim, win), made in its transaction with its arguments.
 func (s *Store) SetOnPlan(f func(plan []byte)) { s.onPlan = f }

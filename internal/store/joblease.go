@@ -201,9 +201,15 @@ const notSentKind = "not_sent"
 // router stopped, or the attempt stopped being startable, before the request
 // left): it becomes cancelled with kind not_sent and why as its message, and
 // counts neither as its provider tried nor against max_attempts (NotSent).
+//
+// A database that does not answer is tried again for up to notSentRetryFor
+// (writeWhileUnreachable): the record is what keeps the attempt from
+// becoming `unknown` when its lease expires.
 func (s *Store) RecordNotSent(ctx context.Context, attemptID, why string) error {
-	return s.FinishAttempt(ctx, attemptID, AttemptOutcome{State: AttemptCancelled,
-		Error: map[string]any{"kind": notSentKind, "fault": "router", "message": why}})
+	return writeWhileUnreachable(ctx, notSentRetryFor, func(ctx context.Context) error {
+		return s.FinishAttempt(ctx, attemptID, AttemptOutcome{State: AttemptCancelled,
+			Error: map[string]any{"kind": notSentKind, "fault": "router", "message": why}})
+	})
 }
 
 // HandOverUnsent gives up a job whose attempt this process created but never
@@ -211,8 +217,15 @@ func (s *Store) RecordNotSent(ctx context.Context, attemptID, why string) error 
 // the job's attempt_base moves past it (so it counts neither as a provider
 // tried nor against max_attempts), and owner's lease on the job is released,
 // so another replica adopts the job as an orphan and runs it as if new. One
-// transaction, the job row locked first.
+// transaction, the job row locked first; a database that does not answer is
+// tried again for up to notSentRetryFor, as RecordNotSent.
 func (s *Store) HandOverUnsent(ctx context.Context, jobID, attemptID, owner, why string) error {
+	return writeWhileUnreachable(ctx, notSentRetryFor, func(ctx context.Context) error {
+		return s.handOverUnsent(ctx, jobID, attemptID, owner, why)
+	})
+}
+
+func (s *Store) handOverUnsent(ctx context.Context, jobID, attemptID, owner, why string) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, _, err := lockJob(ctx, tx, jobID, ""); err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -68,6 +69,9 @@ type Store struct {
 	// waits is the Observer when it times commit waits (CommitWaitObserver).
 	waits CommitWaitObserver
 
+	// onLostClaim, in tests, is told how handOverLostClaim ended.
+	onLostClaim func(err error)
+
 	// afterClaimCommit, in tests, runs after a claim batch committed and
 	// before any of its callers is told.
 	afterClaimCommit func(firstKey string)
@@ -90,6 +94,9 @@ type Options struct {
 	// CommitWaitObserver, times the success path's commit waits); nil
 	// counts nothing.
 	Observer Observer
+	// Log receives what the store does on its own, in the background (the
+	// hand-over of a claim whose outcome was lost); nil logs nothing.
+	Log *slog.Logger
 }
 
 // WithDefaults fills unset options.
@@ -102,6 +109,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.Observer == nil {
 		o.Observer = nopObserver{}
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
 	}
 	return o
 }

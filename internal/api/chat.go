@@ -92,7 +92,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	nj := store.NewJob{
 		Owner: owner, Operation: op, IdempotencyKey: key, Fingerprint: fp, Route: route, Input: input,
-		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease,
+		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease, Unkeyed: !ownKey,
 	}
 	admitted, limit, err := s.admitLive(r, &nj, ownKey)
 	if err != nil {

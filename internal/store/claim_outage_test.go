@@ -21,8 +21,20 @@ import (
 // the database answers again — the attempt `cancelled` not_sent, the lease
 // released — so that recovery starts it exactly once (SPEC §6.8), instead of
 // letting the attempt's lease expire into `unknown`, which would wait for an
-// operator although no provider was called. Found by review.
+// operator although no provider was called. A job whose caller sent no key
+// is failed instead: told the creation failed, its caller cannot reach it.
+// Found by review.
 func TestClaimAnswerLostThenOutageIsHandedOver(t *testing.T) {
+	for _, unkeyed := range []bool{false, true} {
+		name := "keyed"
+		if unkeyed {
+			name = "unkeyed"
+		}
+		t.Run(name, func(t *testing.T) { claimAnswerLostThenOutage(t, unkeyed) })
+	}
+}
+
+func claimAnswerLostThenOutage(t *testing.T, unkeyed bool) {
 	b := setup(t)
 	ctx := context.Background()
 	cfg, err := pgxpool.ParseConfig(b.db.URL)
@@ -55,6 +67,7 @@ func TestClaimAnswerLostThenOutageIsHandedOver(t *testing.T) {
 
 	nj := newJob(t, "acme", "triage", "outage", `{"n":1}`)
 	nj.First, nj.LeaseOwner, nj.LeaseFor = &store.FirstAttempt{Provider: "p1", Role: store.RolePrimary}, "replica-a", time.Minute
+	nj.Unkeyed = unkeyed
 	d.armed.Store(true)
 	go func() { <-d.dropped; down.Store(true) }() // the database goes away right after the commit
 	if _, _, err := st.CreateJob(ctx, nj); err == nil {
@@ -69,7 +82,12 @@ func TestClaimAnswerLostThenOutageIsHandedOver(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the lost claim was never handed over")
 	}
-	if n := count(t, b, `SELECT count(*) FROM jobs WHERE idempotency_key = 'outage' AND state = 'running'
+	if unkeyed {
+		if n := count(t, b, `SELECT count(*) FROM jobs WHERE idempotency_key = 'outage' AND state = 'failed'
+				AND error LIKE '%sent no Idempotency-Key%'`); n != 1 {
+			t.Fatal("the committed job of a caller without a key was not failed")
+		}
+	} else if n := count(t, b, `SELECT count(*) FROM jobs WHERE idempotency_key = 'outage' AND state = 'running'
 			AND lease_owner IS NULL AND lease_expires_at <= now() AND attempt_base = 1`); n != 1 {
 		t.Fatal("the committed job was not handed over: want it running, its lease released, its unsent attempt not counted")
 	}

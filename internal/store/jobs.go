@@ -29,6 +29,11 @@ type NewJob struct {
 	LeaseFor   time.Duration
 	// First, when set, creates the job's first attempt in the same commit.
 	First *FirstAttempt
+	// Unkeyed says the caller sent no idempotency key (IdempotencyKey was
+	// made up for it): told that the creation failed, it cannot find the job
+	// again, so a job whose creation's outcome was lost is failed, not run
+	// (handOverLostClaim). It is not stored.
+	Unkeyed bool
 }
 
 const jobColumns = `j.id::text, j.owner, j.operation, j.idempotency_key, j.fingerprint, j.prompt_version,

@@ -84,11 +84,24 @@ func unreachable(err error) bool {
 // lease released), and recovery starts the job exactly once (SPEC §6.8); if
 // it did not commit, the hand-over finds no attempt and there is nothing to
 // do. It does not run the claim again: a claim committed now would create a
-// job its caller was told failed.
+// job its caller was told failed. A job whose caller sent no key (Unkeyed)
+// is failed instead of handed over: its caller, told the creation failed,
+// cannot reach it, and running it would pay a provider for an answer nobody
+// reads (and a resend would be a second job).
 func (s *Store) handOverLostClaim(req *claimRequest) {
 	const why = "the request was never sent: the database stopped answering while the job was created, and the router that created it handed it over"
+	const unkeyed = "the request was never sent: the database stopped answering while the job was created, its caller (who sent no Idempotency-Key) was told it failed, and nothing else can reach it"
 	err := writeWhileUnreachable(context.Background(), lostClaimRetryFor, func(ctx context.Context) error {
-		return s.handOverUnsent(ctx, req.jobID, req.attID, req.nj.LeaseOwner, why)
+		if !req.nj.Unkeyed {
+			return s.handOverUnsent(ctx, req.jobID, req.attID, req.nj.LeaseOwner, why)
+		}
+		err := s.FinishAttempt(ctx, req.attID, AttemptOutcome{State: AttemptCancelled,
+			Error: map[string]any{"kind": notSentKind, "fault": "router", "message": unkeyed}})
+		if err != nil && !errors.Is(err, ErrStateConflict) { // a try that committed: the job is next
+			return err
+		}
+		_, err = s.SettleJobAs(ctx, req.jobID, req.nj.LeaseOwner, unkeyed)
+		return err
 	})
 	switch {
 	case errors.Is(err, ErrNotFound):

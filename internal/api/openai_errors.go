@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 )
 
 // openAIError is the error object OpenAI's API and SDKs use.
@@ -31,7 +32,7 @@ func writeOpenAIError(w http.ResponseWriter, status int, typ, code, param, messa
 // OpenAIShaped reports whether path is one of the OpenAI-compatible endpoints,
 // whose errors take OpenAI's shape (docs/chat.md) rather than a problem's.
 func OpenAIShaped(path string) bool {
-	return path == "/v1/chat/completions" || path == "/v1/models"
+	return path == "/v1/chat/completions" || path == "/v1/models" || strings.HasPrefix(path, "/v1/models/")
 }
 
 // WriteOpenAIError writes an invalid_request_error in OpenAI's shape, for

@@ -164,6 +164,7 @@ func New(cfg Config, d Deps) *Server {
 	s.mux.HandleFunc("POST /v1/jobs/{id}/attempts/{seq}/resolve", s.authed(s.resolveAttempt))
 	s.mux.HandleFunc("POST /v1/chat/completions", s.withOwner(s.chatCompletions, openAIAuthFail))
 	s.mux.HandleFunc("GET /v1/models", s.withOwner(s.listModels, openAIAuthFail))
+	s.mux.HandleFunc("GET /v1/models/{model...}", s.withOwner(s.getModel, openAIAuthFail))
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.HandleFunc("/", s.noEndpoint)

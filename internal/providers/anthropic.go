@@ -105,6 +105,16 @@ func (p *Anthropic) Complete(ctx context.Context, req *Request) (*Response, erro
 	if p.cfg.Stream {
 		return p.CompleteStream(ctx, req, nil)
 	}
+	resp, err := p.complete(ctx, req)
+	if req != nil {
+		_, local := anthropicStops(req.Stop)
+		cutAtStops(resp, local)
+	}
+	return resp, err
+}
+
+// complete is Complete without the stop sequences applied by the adapter.
+func (p *Anthropic) complete(ctx context.Context, req *Request) (*Response, error) {
 	params, perr := p.messageParams(req)
 	if perr != nil {
 		return nil, perr

@@ -37,9 +37,10 @@ func (p *Anthropic) messageParams(req *Request) (anthropic.MessageNewParams, *Er
 	// Temperature, top_p and Seed are not sent: the Messages API of this SDK
 	// version has none of them (docs/providers.md). Stop sequences are: a
 	// caller relies on them to end the answer where it says, and Anthropic
-	// leaves the sequence out of the text as OpenAI does.
-	if len(req.Stop) > 0 {
-		params.StopSequences = req.Stop
+	// leaves the sequence out of the text as OpenAI does. Those Anthropic
+	// refuses (whitespace only) are applied to the answer (cutAtStops).
+	if sent, _ := anthropicStops(req.Stop); len(sent) > 0 {
+		params.StopSequences = sent
 	}
 	if req.User != "" {
 		params.Metadata.UserID = anthropic.String(req.User)

@@ -63,6 +63,8 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 	resp, err := p.finish(acc.id, acc.model, acc.text.String(), acc.toolCalls(), acc.stopReason, acc.usage)
 	if resp != nil {
 		resp.FirstByte = w.FirstByte() // adaptive hedging learns the target's time to first byte
+		_, local := anthropicStops(req.Stop)
+		cutAtStops(resp, local)
 	}
 	return resp, err
 }

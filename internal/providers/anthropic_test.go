@@ -61,7 +61,7 @@ func TestAnthropicRequestTranslation(t *testing.T) {
 	want := map[string]any{
 		"model":          "claude-test",
 		"max_tokens":     64.0,
-		"stop_sequences": []any{"\n\n", "END"},
+		"stop_sequences": []any{"END"}, // "\n\n" is Anthropic's refusal: applied by the adapter
 		"system":         []any{map[string]any{"type": "text", "text": "be brief"}},
 		"metadata":       map[string]any{"user_id": "u-1"},
 		"messages": []any{

@@ -127,6 +127,7 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 	nj.Params = params
 	req := newClaim(nj)
 	start := time.Now()
+	reached := false // some try may have committed (see handOverLostClaim)
 	for try := 0; ; try++ {
 		s.paths.enqueue(&pathCommit{claim: req})
 		<-req.done
@@ -134,6 +135,7 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 			s.commitWaited("claim", start)
 			break
 		}
+		reached = reached || mayHaveReached(req.err)
 		if try >= 3 || !claimUnsettled(req.err) {
 			break
 		}
@@ -151,7 +153,8 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 		}
 		req = req.again()
 	}
-	if req.err != nil && req.attID != "" && claimUnsettled(req.err) {
+	if req.err != nil && reached {
+		s.lostClaims.Add(1)
 		go s.handOverLostClaim(req)
 	}
 	return s.claimOutcome(ctx, req)
@@ -175,6 +178,16 @@ func claimUnsettled(err error) bool {
 	}
 	var pgErr *pgconn.PgError
 	return !errors.As(err, &pgErr) || pgErr.Severity == "FATAL" || pgErr.Severity == "PANIC"
+}
+
+// mayHaveReached reports whether a claim whose batch failed with err may have
+// committed: its outcome is unsettled (claimUnsettled), it was run for itself
+// (not errClaimNotRun), and the batch was sent (not a connection that failed
+// before sending: a refused dial, pgconn.SafeToRetry).
+func mayHaveReached(err error) bool {
+	var connectErr *pgconn.ConnectError
+	return claimUnsettled(err) && !errors.Is(err, errClaimNotRun) &&
+		!errors.As(err, &connectErr) && !pgconn.SafeToRetry(err)
 }
 
 // again is the claim to run again after its batch failed: the same job (and

@@ -13,37 +13,18 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
-// A claim whose commit's answer is lost while the database then stays
-// unreachable for longer than CreateJob retries (a PostgreSQL restart or
-// fail-over) is reported failed to its caller; if it committed, its job is
-// running with its first attempt `running`, never sent, and nobody
-// orchestrating it. The store hands such a job over in the background once
-// the database answers again — the attempt `cancelled` not_sent, the lease
-// released — so that recovery starts it exactly once (SPEC §6.8), instead of
-// letting the attempt's lease expire into `unknown`, which would wait for an
-// operator although no provider was called. A job whose caller sent no key
-// is failed instead: told the creation failed, its caller cannot reach it.
-// Found by review.
-func TestClaimAnswerLostThenOutageIsHandedOver(t *testing.T) {
-	for _, unkeyed := range []bool{false, true} {
-		name := "keyed"
-		if unkeyed {
-			name = "unkeyed"
-		}
-		t.Run(name, func(t *testing.T) { claimAnswerLostThenOutage(t, unkeyed) })
-	}
-}
-
-func claimAnswerLostThenOutage(t *testing.T, unkeyed bool) {
-	b := setup(t)
-	ctx := context.Background()
+// outageStore is a store on b's database with one connection, whose commit
+// answer can be dropped (d) and whose dials can be refused (down): a
+// PostgreSQL restart or fail-over right after a commit.
+func outageStore(t *testing.T, b *bundle) (st *store.Store, d *answerDropper, down *atomic.Bool) {
+	t.Helper()
 	cfg, err := pgxpool.ParseConfig(b.db.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	store.ConfigurePool(cfg)
-	d := &answerDropper{dropped: make(chan struct{})}
-	var down atomic.Bool
+	d = &answerDropper{dropped: make(chan struct{})}
+	down = new(atomic.Bool)
 	var dialer net.Dialer
 	cfg.ConnConfig.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		if down.Load() {
@@ -56,46 +37,98 @@ func claimAnswerLostThenOutage(t *testing.T, unkeyed bool) {
 		return &dropConn{Conn: c, d: d}, nil
 	}
 	cfg.MinConns, cfg.MaxConns = 0, 1 // one connection: the one whose answer is dropped
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	st := store.New(pool, store.Options{KeyRetention: time.Hour})
-	handedOver := make(chan error, 1)
-	st.SetOnLostClaim(func(err error) { handedOver <- err })
+	return store.New(pool, store.Options{KeyRetention: time.Hour}), d, down
+}
 
-	nj := newJob(t, "acme", "triage", "outage", `{"n":1}`)
+// A claim whose commit's answer is lost while the database then stays
+// unreachable for longer than CreateJob retries is reported failed to its
+// caller; if it committed, its job holds this replica's lease (its first
+// attempt, if any, `running` and never sent) with nobody orchestrating it.
+// The store settles it in the background once the database answers again:
+// the attempt `cancelled` not_sent and the lease released, so that recovery
+// starts the job exactly once (SPEC §6.8) — instead of the attempt's lease
+// expiring into `unknown`, waiting for an operator although no provider was
+// called. A job whose caller sent no key is failed instead: told the
+// creation failed, its caller cannot reach it. Found by review.
+func TestClaimAnswerLostThenOutageIsHandedOver(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		unkeyed, first bool
+	}{
+		{"keyed", false, true},
+		{"unkeyed", true, true},
+		{"keyed without a first attempt", false, false},
+		{"unkeyed without a first attempt", true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := setup(t)
+			ctx := context.Background()
+			st, d, down := outageStore(t, b)
+			handedOver := make(chan error, 1)
+			st.SetOnLostClaim(func(err error) { handedOver <- err })
+			nj := newJob(t, "acme", "triage", "outage", `{"n":1}`)
+			nj.LeaseOwner, nj.LeaseFor, nj.Unkeyed = "replica-a", time.Minute, c.unkeyed
+			if c.first {
+				nj.First = &store.FirstAttempt{Provider: "p1", Role: store.RolePrimary}
+			}
+			d.armed.Store(true)
+			go func() { <-d.dropped; down.Store(true) }() // the database goes away right after the commit
+			if _, _, err := st.CreateJob(ctx, nj); err == nil {
+				t.Fatal("CreateJob succeeded: the outage did not outlast its retries, and the test shows nothing")
+			}
+			down.Store(false)
+			select {
+			case err := <-handedOver:
+				if err != nil {
+					t.Fatalf("the hand-over of the lost claim ended with %v", err)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("the lost claim was never handed over")
+			}
+			if c.unkeyed {
+				if n := count(t, b, `SELECT count(*) FROM jobs WHERE idempotency_key = 'outage' AND state = 'failed'
+						AND error LIKE '%sent no Idempotency-Key%'`); n != 1 {
+					t.Fatal("the committed job of a caller without a key was not failed")
+				}
+			} else if n := count(t, b, `SELECT count(*) FROM jobs WHERE idempotency_key = 'outage' AND state IN ('pending', 'running')
+					AND lease_owner IS NULL AND lease_expires_at <= now() AND attempt_base = $1`, map[bool]int{true: 1}[c.first]); n != 1 {
+				t.Fatal("the committed job was not handed over: want it live, its lease released, its unsent attempt not counted")
+			}
+			if c.first {
+				if n := count(t, b, `SELECT count(*) FROM attempts a JOIN jobs j ON j.id = a.job_id
+						WHERE j.idempotency_key = 'outage' AND a.state = 'cancelled' AND a.error->>'kind' = 'not_sent'`); n != 1 {
+					t.Fatal("the first attempt, never sent, is not recorded as not_sent")
+				}
+			}
+			if ids, err := b.st.ExpireAttemptLeases(ctx); err != nil || len(ids) != 0 {
+				t.Fatalf("recovery made jobs %v unknown (err %v): no attempt was in flight", ids, err)
+			}
+		})
+	}
+}
+
+// A claim whose connection was refused before anything was sent certainly
+// did not commit: nothing is handed over in the background (an outage would
+// otherwise start one such goroutine per request, each dialling for a
+// minute).
+func TestClaimNeverSentIsNotHandedOver(t *testing.T) {
+	b := setup(t)
+	st, _, down := outageStore(t, b)
+	down.Store(true)
+	nj := newJob(t, "acme", "triage", "refused", `{"n":1}`)
 	nj.First, nj.LeaseOwner, nj.LeaseFor = &store.FirstAttempt{Provider: "p1", Role: store.RolePrimary}, "replica-a", time.Minute
-	nj.Unkeyed = unkeyed
-	d.armed.Store(true)
-	go func() { <-d.dropped; down.Store(true) }() // the database goes away right after the commit
-	if _, _, err := st.CreateJob(ctx, nj); err == nil {
-		t.Fatal("CreateJob succeeded: the outage did not outlast its retries, and the test shows nothing")
+	if _, _, err := st.CreateJob(context.Background(), nj); err == nil {
+		t.Fatal("CreateJob succeeded with the database unreachable")
 	}
-	down.Store(false)
-	select {
-	case err := <-handedOver:
-		if err != nil {
-			t.Fatalf("the hand-over of the lost claim ended with %v", err)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("the lost claim was never handed over")
+	if n := st.LostClaims(); n != 0 {
+		t.Fatalf("%d claims handed over in the background, want none: nothing reached the database", n)
 	}
-	if unkeyed {
-		if n := count(t, b, `SELECT count(*) FROM jobs WHERE idempotency_key = 'outage' AND state = 'failed'
-				AND error LIKE '%sent no Idempotency-Key%'`); n != 1 {
-			t.Fatal("the committed job of a caller without a key was not failed")
-		}
-	} else if n := count(t, b, `SELECT count(*) FROM jobs WHERE idempotency_key = 'outage' AND state = 'running'
-			AND lease_owner IS NULL AND lease_expires_at <= now() AND attempt_base = 1`); n != 1 {
-		t.Fatal("the committed job was not handed over: want it running, its lease released, its unsent attempt not counted")
-	}
-	if n := count(t, b, `SELECT count(*) FROM attempts a JOIN jobs j ON j.id = a.job_id
-			WHERE j.idempotency_key = 'outage' AND a.state = 'cancelled' AND a.error->>'kind' = 'not_sent'`); n != 1 {
-		t.Fatal("the first attempt, never sent, is not recorded as not_sent")
-	}
-	if ids, err := b.st.ExpireAttemptLeases(ctx); err != nil || len(ids) != 0 {
-		t.Fatalf("recovery made jobs %v unknown (err %v): no attempt was in flight", ids, err)
+	if n := count(t, b, `SELECT count(*) FROM jobs`); n != 0 {
+		t.Fatalf("jobs = %d", n)
 	}
 }

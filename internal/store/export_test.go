@@ -31,6 +31,9 @@ func (s *Store) SetAfterClaimCommit(f func(firstKey string)) { s.afterClaimCommi
 // claim whose outcome was lost ended.
 func (s *Store) SetOnLostClaim(f func(err error)) { s.onLostClaim = f }
 
+// LostClaims is how many claims CreateJob has handed to handOverLostClaim.
+func (s *Store) LostClaims() int64 { return s.lostClaims.Load() }
+
 // SetOnPlan installs a hook that sees the plan of every batched statement
 // (claim, win), made in its transaction with its arguments.
 func (s *Store) SetOnPlan(f func(plan []byte)) { s.onPlan = f }

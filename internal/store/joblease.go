@@ -209,7 +209,7 @@ func (s *Store) RecordNotSent(ctx context.Context, attemptID, why string) error 
 	return writeWhileUnreachable(ctx, notSentRetryFor, func(ctx context.Context) error {
 		return s.FinishAttempt(ctx, attemptID, AttemptOutcome{State: AttemptCancelled,
 			Error: map[string]any{"kind": notSentKind, "fault": "router", "message": why}})
-	})
+	}, ErrStateConflict) // after a lost answer: that try finished it
 }
 
 // HandOverUnsent gives up a job whose attempt this process created but never
@@ -222,7 +222,7 @@ func (s *Store) RecordNotSent(ctx context.Context, attemptID, why string) error 
 func (s *Store) HandOverUnsent(ctx context.Context, jobID, attemptID, owner, why string) error {
 	return writeWhileUnreachable(ctx, notSentRetryFor, func(ctx context.Context) error {
 		return s.handOverUnsent(ctx, jobID, attemptID, owner, why)
-	})
+	}, ErrNotFound) // after a lost answer: that try handed it over
 }
 
 func (s *Store) handOverUnsent(ctx context.Context, jobID, attemptID, owner, why string) error {

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -71,6 +72,8 @@ type Store struct {
 
 	// onLostClaim, in tests, is told how handOverLostClaim ended.
 	onLostClaim func(err error)
+	// lostClaims counts the claims handed over by handOverLostClaim.
+	lostClaims atomic.Int64
 
 	// afterClaimCommit, in tests, runs after a claim batch committed and
 	// before any of its callers is told.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -30,17 +31,28 @@ const tryTimeout = 5 * time.Second
 // or cannot be) — retrying for up to budget, with backoff from 50 ms to 2 s,
 // while the answer is lost (unreachable). Only writes that are safe to run
 // again may use it: each of its callers changes only rows still in the state
-// it expects, so a try that committed makes the next one find nothing.
-func writeWhileUnreachable(ctx context.Context, budget time.Duration, write func(context.Context) error) error {
+// it expects, so a try that committed makes the next one find nothing. An
+// error in doneIfLost, after a try whose answer was lost, is that: the write
+// is taken as done.
+func writeWhileUnreachable(ctx context.Context, budget time.Duration, write func(context.Context) error, doneIfLost ...error) error {
 	deadline := time.Now().Add(budget)
 	wait := 50 * time.Millisecond
+	lost := false
 	for {
 		tctx, cancel := context.WithTimeout(ctx, tryTimeout)
 		err := write(tctx)
 		cancel()
+		if lost {
+			for _, done := range doneIfLost {
+				if errors.Is(err, done) {
+					return nil
+				}
+			}
+		}
 		if !unreachable(err) || ctx.Err() != nil || time.Now().Add(wait).After(deadline) {
 			return err
 		}
+		lost = true
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
@@ -75,45 +87,92 @@ func unreachable(err error) bool {
 
 // handOverLostClaim settles a claim that CreateJob gave up on without
 // learning whether it committed (the database stopped answering after the
-// batch was sent, for longer than CreateJob retries). If it committed, its
-// job is running with its first attempt recorded as `running` and never
-// sent, and nobody orchestrates it: when the lease ran out recovery would
-// make that attempt `unknown`, and the job would wait for an operator
-// although no provider was called. So, in the background, it hands the job
-// over as never sent (HandOverUnsent: the attempt `cancelled` not_sent, the
-// lease released), and recovery starts the job exactly once (SPEC §6.8); if
-// it did not commit, the hand-over finds no attempt and there is nothing to
-// do. It does not run the claim again: a claim committed now would create a
-// job its caller was told failed. A job whose caller sent no key (Unkeyed)
-// is failed instead of handed over: its caller, told the creation failed,
-// cannot reach it, and running it would pay a provider for an answer nobody
-// reads (and a resend would be a second job).
+// batch reached it, for longer than CreateJob retries). If it committed, its
+// job holds this replica's lease (and its first attempt, if any, is recorded
+// `running` and was never sent), and nobody orchestrates it: its attempt would
+// expire into `unknown` and wait for an operator although no provider was
+// called, and a job without one would wait out the lease. So, in the
+// background, once the database answers, it hands the job over
+// (settleLostClaim): the attempt `cancelled` not_sent, the lease released,
+// and recovery starts the job exactly once (SPEC §6.8); if the claim did not
+// commit there is no job and nothing to do. It does not run the claim again:
+// a claim committed now would create a job its caller was told failed.
 func (s *Store) handOverLostClaim(req *claimRequest) {
-	const why = "the request was never sent: the database stopped answering while the job was created, and the router that created it handed it over"
-	const unkeyed = "the request was never sent: the database stopped answering while the job was created, its caller (who sent no Idempotency-Key) was told it failed, and nothing else can reach it"
-	err := writeWhileUnreachable(context.Background(), lostClaimRetryFor, func(ctx context.Context) error {
-		if !req.nj.Unkeyed {
-			return s.handOverUnsent(ctx, req.jobID, req.attID, req.nj.LeaseOwner, why)
-		}
-		err := s.FinishAttempt(ctx, req.attID, AttemptOutcome{State: AttemptCancelled,
-			Error: map[string]any{"kind": notSentKind, "fault": "router", "message": unkeyed}})
-		if err != nil && !errors.Is(err, ErrStateConflict) { // a try that committed: the job is next
-			return err
-		}
-		_, err = s.SettleJobAs(ctx, req.jobID, req.nj.LeaseOwner, unkeyed)
+	var final string
+	err := writeWhileUnreachable(context.Background(), lostClaimRetryFor, func(ctx context.Context) (err error) {
+		final, err = s.settleLostClaim(ctx, req)
 		return err
 	})
 	switch {
 	case errors.Is(err, ErrNotFound):
-		err = nil // the claim did not commit (or its attempt has been settled since)
+		err = nil // the claim did not commit
 	case err != nil:
 		s.opt.Log.Error("could not hand over a job whose creation's outcome was lost; recovery settles it when its lease expires",
 			"job_id", req.jobID, "attempt_id", req.attID, "err", err)
 	default:
-		s.opt.Log.Warn("handed over a job whose creation's outcome was lost: it committed, and another pass starts it",
-			"job_id", req.jobID, "attempt_id", req.attID)
+		s.opt.Log.Warn("settled a job whose creation's outcome was lost: it had committed",
+			"job_id", req.jobID, "attempt_id", req.attID, "state", final, "handed_over", final == JobPending || final == JobRunning)
 	}
 	if s.onLostClaim != nil {
 		s.onLostClaim(err)
 	}
+}
+
+// lostClaimWhy is the message of the first attempt of a lost claim (and the
+// failure of its job, when its caller sent no key).
+const (
+	lostClaimWhy     = "the request was never sent: the database stopped answering while the job was created, and the router that created it handed it over"
+	lostClaimUnkeyed = "the request was never sent: the database stopped answering while the job was created, its caller (who sent no Idempotency-Key) was told it failed, and nothing else can reach it"
+)
+
+// settleLostClaim is one try of handOverLostClaim, in one transaction with
+// the job row locked first: ErrNotFound when the claim did not commit, else
+// the job's state after it. Only what the claim left as it left it is
+// changed — the first attempt while still in flight, the lease while still
+// this replica's — so a try after one whose answer was lost, or after recovery
+// acted, changes nothing. A job whose caller sent no key (Unkeyed) is failed
+// rather than handed over: its caller, told that the creation failed, cannot
+// reach it, and running it would pay a provider for an answer nobody reads.
+func (s *Store) settleLostClaim(ctx context.Context, req *claimRequest) (final string, err error) {
+	owner := req.nj.LeaseOwner
+	why := lostClaimWhy
+	if req.nj.Unkeyed {
+		why = lostClaimUnkeyed
+	}
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		var held bool
+		err := tx.QueryRow(ctx, `SELECT state, coalesce(lease_owner = $2, false) FROM jobs WHERE id = $1 FOR UPDATE`,
+			req.jobID, owner).Scan(&final, &held)
+		if err != nil {
+			return notFound(err)
+		}
+		if !held || (final != JobPending && final != JobRunning) {
+			return nil // another replica adopted it, or it has ended: not this replica's any more
+		}
+		if req.attID != "" {
+			var seq int
+			err := tx.QueryRow(ctx, `UPDATE attempts SET state = 'cancelled', finished_at = now(),
+					error = jsonb_build_object('kind', $3::text, 'fault', 'router', 'message', $2::text),
+					lease_owner = NULL, lease_expires_at = NULL
+				WHERE id = $1 AND state IN ('starting', 'running') RETURNING seq`,
+				req.attID, why, notSentKind).Scan(&seq)
+			switch {
+			case err == nil:
+				if _, err := tx.Exec(ctx, `UPDATE jobs SET attempt_base = greatest(attempt_base, $2) WHERE id = $1`, req.jobID, seq); err != nil {
+					return err
+				}
+			case !errors.Is(err, pgx.ErrNoRows):
+				return err
+			}
+		}
+		if req.nj.Unkeyed {
+			if err := s.settleLocked(ctx, tx, req.jobID, why); err != nil {
+				return err
+			}
+			return tx.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, req.jobID).Scan(&final)
+		}
+		_, err = tx.Exec(ctx, `UPDATE jobs SET lease_owner = NULL, lease_expires_at = now() WHERE id = $1`, req.jobID)
+		return err
+	})
+	return final, err
 }

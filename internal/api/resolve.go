@@ -73,13 +73,7 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 		}
 		doc, violations, err := s.judgeResolution(job, seq, req.Result)
 		if errors.Is(err, prompt.ErrUnknownPrompt) || errors.Is(err, prompt.ErrUnknownVersion) {
-			// The job was created under a prompt version this replica does
-			// not have (a rolling update): a replica that has it can judge
-			// the result, so this is a retry later, not a bad request.
-			w.Header().Set("Retry-After", retryAfterSeconds(promptUnavailableRetry))
-			writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "prompt-unavailable", Title: "This replica cannot validate the result",
-				Detail: fmt.Sprintf("the job was created with prompt %q version %q and this replica cannot load it (%v); retry: a replica running that version (another one, or this one after a rolling update finishes) validates the result. Nothing was changed; a \"failed\" resolution needs no validation",
-					job.Operation, job.PromptVersion, err), JobID: id})
+			s.promptUnavailable(w, r, job, err)
 			return
 		}
 		if err != nil {
@@ -173,6 +167,32 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 // promptUnavailableRetry is the Retry-After of a resolution that this replica
 // cannot validate: a rolling update's replicas turn over within seconds.
 const promptUnavailableRetry = 5 * time.Second
+
+// rolloutWindow is how long before this replica started a job may have been
+// created by a replica of the previous deployment that is still running (a
+// rolling update in progress).
+const rolloutWindow = 15 * time.Minute
+
+// promptUnavailable answers a "succeeded" resolution of a job whose prompt
+// version this replica does not have. A job created since this replica
+// started (or within rolloutWindow before, while a rolling update may still
+// be under way) comes from a replica that has its version, now or still:
+// 503 prompt-unavailable with Retry-After, nothing changed. An older one's
+// version has been retired: no replica can validate the result any more, and
+// retrying would go on for ever, so the answer is a final 422 naming what is
+// left (a "failed" resolution, or a cancel). Nothing is changed either way.
+func (s *Server) promptUnavailable(w http.ResponseWriter, r *http.Request, job *store.Job, err error) {
+	if job.CreatedAt.Before(s.started.Add(-rolloutWindow)) {
+		writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "prompt-retired", Title: "The job's prompt version is no longer deployed",
+			Detail: fmt.Sprintf("the job was created with prompt %q version %q, which this deployment no longer loads (%v), so a result cannot be validated; resolve the attempt as \"failed\" (no validation) or cancel the job. Nothing was changed",
+				job.Operation, job.PromptVersion, err), JobID: job.ID})
+		return
+	}
+	w.Header().Set("Retry-After", retryAfterSeconds(promptUnavailableRetry))
+	writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "prompt-unavailable", Title: "This replica cannot validate the result",
+		Detail: fmt.Sprintf("the job was created with prompt %q version %q and this replica cannot load it (%v); retry: a replica running that version (another one, or this one after a rolling update finishes) validates the result. Nothing was changed; a \"failed\" resolution needs no validation",
+			job.Operation, job.PromptVersion, err), JobID: job.ID})
+}
 
 // judgeResolution validates a resolution's result like any output: against the
 // prompt's schema and contract, or for a chat job against its response_format,

@@ -13,7 +13,8 @@ import (
 // A job created under a prompt version this replica does not have (a rolling
 // update: another replica's version) cannot have its "succeeded" resolution
 // validated here. The answer is a retryable 503 naming the version, and
-// nothing changes; a "failed" resolution needs no validation and works.
+// nothing changes — unless the job is old enough that its version has been
+// retired (a final 422). A "failed" resolution needs no validation and works.
 func TestResolveOnReplicaWithoutThePromptVersion(t *testing.T) {
 	b := setup(t, options{
 		timeout:  50 * time.Millisecond,
@@ -37,6 +38,20 @@ func TestResolveOnReplicaWithoutThePromptVersion(t *testing.T) {
 	}
 	if n := b.count(t, `SELECT count(*) FROM jobs WHERE id = $1 AND state = 'unknown'`, id); n != 1 {
 		t.Fatal("the job is no longer unknown after a refused resolution")
+	}
+	// A job from long before this replica started: its version has been
+	// retired, no replica can validate the result, and a retry would go on
+	// for ever — a final 422 naming what is left, nothing changed.
+	if _, err := b.db.Pool.Exec(context.Background(), `UPDATE jobs SET created_at = now() - interval '2 days' WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	retired := b.do(t, "POST", "/v1/jobs/"+id+"/attempts/1/resolve", acmeKey, `{"outcome":"succeeded","result":`+validTriage+`}`)
+	if retired.status != http.StatusUnprocessableEntity || !strings.HasSuffix(retired.body["type"].(string), "prompt-retired") ||
+		retired.header.Get("Retry-After") != "" || !strings.Contains(string(retired.raw), `\"failed\"`) {
+		t.Fatalf("resolve of a job whose version was retired: %d Retry-After %q %s", retired.status, retired.header.Get("Retry-After"), retired.raw)
+	}
+	if n := b.count(t, `SELECT count(*) FROM attempts WHERE job_id = $1 AND state = 'unknown'`, id); n != 1 {
+		t.Fatal("the refused resolution changed the attempt")
 	}
 	failed := b.do(t, "POST", "/v1/jobs/"+id+"/attempts/1/resolve", acmeKey, `{"outcome":"failed"}`)
 	if failed.status != http.StatusOK {

@@ -136,6 +136,10 @@ type Server struct {
 	served RequestObserver
 	limits *limiter
 	drain  drainer
+	// started is when this API was built: a job created since (or shortly
+	// before) comes from a replica of the current deployment (see
+	// promptUnavailable).
+	started time.Time
 }
 
 // New builds the API.
@@ -146,7 +150,7 @@ func New(cfg Config, d Deps) *Server {
 	if d.Counters == nil {
 		d.Counters = nopCounters{}
 	}
-	s := &Server{cfg: cfg.WithDefaults(), Deps: d, mux: http.NewServeMux()}
+	s := &Server{cfg: cfg.WithDefaults(), Deps: d, mux: http.NewServeMux(), started: time.Now()}
 	s.routes = s.mux
 	s.served, _ = d.Counters.(RequestObserver)
 	var counter LiveCounter

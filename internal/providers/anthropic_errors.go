@@ -62,7 +62,7 @@ func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h 
 	if e.Message == "" && status != 0 {
 		e.Message = http.StatusText(status)
 	}
-	withoutCredentials(e)
+	operatorsOwn(e)
 	if h != nil && status != 0 {
 		e.RetryAfter = ParseRetryAfter(h, time.Now())
 	}

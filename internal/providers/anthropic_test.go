@@ -215,9 +215,10 @@ func TestAnthropicHTTPErrors(t *testing.T) {
 				if e.StatusCode != r.reply.Status || e.Code != r.code || e.RetryAfter != r.retryAfter {
 					t.Fatalf("status %d code %q retryAfter %s; want %d %q %s", e.StatusCode, e.Code, e.RetryAfter, r.reply.Status, r.code, r.retryAfter)
 				}
-				// A refused credential's message is kept for the log only
-				// (withoutCredentials).
-				if got := map[bool]string{false: e.Message, true: e.ProviderMessage}[r.kind == KindAuth]; r.reply.ErrorMessage != "" && got != r.reply.ErrorMessage {
+				// A failure about the router's own account keeps the
+				// provider's message for the log only (operatorsOwn).
+				_, own := operatorsMessages[r.kind]
+				if got := map[bool]string{false: e.Message, true: e.ProviderMessage}[own]; r.reply.ErrorMessage != "" && got != r.reply.ErrorMessage {
 					t.Fatalf("message %q, provider message %q", e.Message, e.ProviderMessage)
 				}
 			})

@@ -39,7 +39,7 @@ func TestErrorStatusWithBrokenBodyKeepsItsMeaning(t *testing.T) {
 			p := newTestAdapter(t, srv.URL, func(cfg *OpenAIConfig) { cfg.Stream = stream })
 			_, err := p.Complete(context.Background(), testRequest())
 			e := mustError(t, err)
-			if e.Kind != c.kind || e.Action != c.action || e.StatusCode != c.status || !strings.Contains(e.Message, "incomplete") {
+			if e.Kind != c.kind || e.Action != c.action || e.StatusCode != c.status || !strings.Contains(e.Message+e.ProviderMessage, "incomplete") {
 				t.Errorf("HTTP %d, stream %v: %s / %s / status %d: %q", c.status, stream, e.Kind, e.Action, e.StatusCode, e.Message)
 			}
 			if c.status != 400 && e.RetryAfter != 9*time.Second {

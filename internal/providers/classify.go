@@ -89,23 +89,34 @@ func classifyHTTP(provider string, status int, code, typ, msg string) *Error {
 	if e.Message == "" && status != 0 {
 		e.Message = http.StatusText(status)
 	}
-	withoutCredentials(e)
+	operatorsOwn(e)
 	return e
 }
 
-// authMessage is what a refused credential says in place of the provider's
-// message.
-const authMessage = "the provider refused the router's credentials for this target: an operator must check its api_key_env (the provider's own message is in the router's log)"
+// operatorsMessages are what the failures about the router's own account at
+// a provider say in place of the provider's message (operatorsOwn).
+var operatorsMessages = map[Kind]string{
+	KindAuth: "the provider refused the router's credentials for this target: an operator must check its api_key_env (the provider's own message is in the router's log)",
+	KindRateLimited: "the provider rate-limited the router's account for this target; the router retries and fails over by itself " +
+		"(the provider's own message, which names the account and its limits, is in the router's log)",
+	KindQuotaExceeded: "the router's account for this target is out of quota or credit at the provider: an operator must check its plan and billing " +
+		"(the provider's own message is in the router's log)",
+	KindModelNotFound: "the provider does not serve this target's model to the router's account: an operator must check the target's model " +
+		"(the provider's own message is in the router's log)",
+}
 
-// withoutCredentials keeps the provider's message of a refused credential
-// (KindAuth) out of Message, which is stored on the attempt and shown to the
-// job's owner: OpenAI's "Incorrect API key provided: sk-…abcd" quotes the end
-// of the router's own key, and whether the router's account is allowed a
-// model is the operator's business, not a tenant's. The message stays in
-// ProviderMessage, for the router's log.
-func withoutCredentials(e *Error) {
-	if e.Kind == KindAuth && e.Message != authMessage {
-		e.ProviderMessage, e.Message = e.Message, authMessage
+// operatorsOwn keeps the provider's message of a failure about the router's
+// own account — a refused credential, a rate limit, a quota, a model the
+// account cannot use — out of Message, which is stored on the attempt and
+// shown to the job's owner: OpenAI's "Incorrect API key provided: sk-…abcd"
+// quotes the end of the router's own key, its rate limits name the
+// organization ("in organization org-…") and its limits, and the account's
+// billing and model access are the operator's business, not a tenant's. The
+// message stays in ProviderMessage, for the router's log and the conformance
+// report. The kind and code still say what happened.
+func operatorsOwn(e *Error) {
+	if m, ok := operatorsMessages[e.Kind]; ok && e.Message != m {
+		e.ProviderMessage, e.Message = e.Message, m
 	}
 }
 

@@ -54,6 +54,10 @@ type claimRequest struct {
 	// lost; read the job back (its creation time is that try's).
 	recovered bool
 	err       error
+	// reached: a statement carrying this claim failed after it may have
+	// reached the database (a batch whose answer was lost), whatever the
+	// error of the claim's own later retry (runClaims splits a batch).
+	reached bool
 }
 
 // key is the claim's owner, operation and idempotency key, the unique key of
@@ -135,7 +139,7 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 			s.commitWaited("claim", start)
 			break
 		}
-		reached = reached || mayHaveReached(req.err)
+		reached = reached || req.reached || mayHaveReached(req.err)
 		if try >= 3 || !claimUnsettled(req.err) {
 			break
 		}
@@ -295,6 +299,7 @@ func (s *Store) runClaims(ctx context.Context, cs []*claimRequest) {
 		}
 		return
 	}
+	markReached(cs, err)
 	if len(cs) == 1 {
 		cs[0].err = err
 		return
@@ -383,4 +388,14 @@ func retryRolledBack(fn func() error) error {
 		}
 	}
 	return err
+}
+
+// markReached records on each claim of a failed statement that it may have
+// committed (mayHaveReached), before the claims are retried on their own.
+func markReached(cs []*claimRequest, err error) {
+	if mayHaveReached(err) {
+		for _, c := range cs {
+			c.reached = true
+		}
+	}
 }

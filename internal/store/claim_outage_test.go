@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -130,5 +131,61 @@ func TestClaimNeverSentIsNotHandedOver(t *testing.T) {
 	}
 	if n := count(t, b, `SELECT count(*) FROM jobs`); n != 0 {
 		t.Fatalf("jobs = %d", n)
+	}
+}
+
+// The same with two claims in one batch, the usual case under load: after the
+// batch's answer is lost its claims are retried one by one, and with the
+// database down each retry fails on a refused connection — which must not
+// hide that the batch itself may have committed. Both jobs are handed over.
+// Found by review.
+func TestBatchedClaimsAnswerLostThenOutageAreHandedOver(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	st, d, down := outageStore(t, b)
+	handedOver := make(chan error, 2)
+	st.SetOnLostClaim(func(err error) { handedOver <- err })
+	queued := make(chan int, 10)
+	st.SetOnQueued(func(n int) { queued <- n })
+	mk := func(key string) store.NewJob {
+		nj := newJob(t, "acme", "triage", key, `{"n":1}`)
+		nj.First = &store.FirstAttempt{Provider: "p1", Role: store.RolePrimary}
+		nj.LeaseOwner, nj.LeaseFor = "replica-a", time.Minute
+		return nj
+	}
+	var once sync.Once
+	errB := make(chan error, 1)
+	st.SetBeforeSelfBatch(func() {
+		once.Do(func() { // the first claim leads: let the second queue behind it, into its batch
+			go func() { _, _, err := st.CreateJob(ctx, mk("outage-b")); errB <- err }()
+			for n := range queued {
+				if n == 2 {
+					return
+				}
+			}
+		})
+	})
+	d.armed.Store(true)
+	go func() { <-d.dropped; down.Store(true) }()
+	_, _, errA := st.CreateJob(ctx, mk("outage-a"))
+	if errB := <-errB; errA == nil || errB == nil {
+		t.Fatalf("CreateJob: %v / %v: the outage did not outlast the retries, and the test shows nothing", errA, errB)
+	}
+	down.Store(false)
+	if n := count(t, b, `SELECT count(*) FROM jobs WHERE idempotency_key IN ('outage-a', 'outage-b')`); n != 2 {
+		t.Fatalf("committed jobs = %d, want 2: the batch did not commit, and the test shows nothing", n)
+	}
+	for range 2 {
+		select {
+		case err := <-handedOver:
+			if err != nil {
+				t.Fatalf("a hand-over ended with %v", err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("a claim of the batch was never handed over")
+		}
+	}
+	if n := count(t, b, `SELECT count(*) FROM jobs WHERE idempotency_key IN ('outage-a', 'outage-b') AND lease_owner IS NULL`); n != 2 {
+		t.Fatalf("jobs handed over = %d, want 2", n)
 	}
 }

@@ -141,3 +141,9 @@ func SetMigrationLockWait(wait time.Duration, tries int, pause time.Duration) (r
 	migrationLockWait, migrationLockTries, migrationLockPause = wait, tries, pause
 	return func() { migrationLockWait, migrationLockTries, migrationLockPause = w, n, p }
 }
+
+// SetBeforeSelfBatch installs the path group's beforeSelfBatch hook.
+func (s *Store) SetBeforeSelfBatch(f func()) { s.paths.beforeSelfBatch = f }
+
+// SetOnQueued installs the path group's onQueued hook.
+func (s *Store) SetOnQueued(f func(n int)) { s.paths.onQueued = f }

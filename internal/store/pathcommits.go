@@ -59,6 +59,7 @@ func (s *Store) execPathCommits(ctx context.Context, batch []*pathCommit) {
 			s.afterClaimCommit(cb.firsts[0].nj.IdempotencyKey)
 		}
 	} else {
+		markReached(cb.firsts, err)
 		s.runClaims(ctx, cb.firsts)
 		s.runWins(ctx, round)
 	}

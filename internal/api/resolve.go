@@ -168,21 +168,22 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 // cannot validate: a rolling update's replicas turn over within seconds.
 const promptUnavailableRetry = 5 * time.Second
 
-// rolloutWindow is how long before this replica started a job may have been
-// created by a replica of the previous deployment that is still running (a
-// rolling update in progress).
+// rolloutWindow is how long after this replica started a rolling update
+// may still be under way, with replicas of the previous deployment running.
 const rolloutWindow = 15 * time.Minute
 
 // promptUnavailable answers a "succeeded" resolution of a job whose prompt
 // version this replica does not have. A job created since this replica
-// started (or within rolloutWindow before, while a rolling update may still
-// be under way) comes from a replica that has its version, now or still:
-// 503 prompt-unavailable with Retry-After, nothing changed. An older one's
-// version has been retired: no replica can validate the result any more, and
-// retrying would go on for ever, so the answer is a final 422 naming what is
-// left (a "failed" resolution, or a cancel). Nothing is changed either way.
+// started comes from a replica of a newer deployment, which has its version;
+// an older job may come from a replica of the previous deployment while a
+// rolling update is under way (this replica started less than rolloutWindow
+// ago). Either way another replica can validate the result: 503
+// prompt-unavailable with Retry-After. Otherwise the job's version has been
+// retired: no replica can validate the result any more, and retrying would go
+// on for ever, so the answer is a final 422 naming what is left (a "failed"
+// resolution, or a cancel). Nothing is changed either way.
 func (s *Server) promptUnavailable(w http.ResponseWriter, r *http.Request, job *store.Job, err error) {
-	if job.CreatedAt.Before(s.started.Add(-rolloutWindow)) {
+	if job.CreatedAt.Before(s.started) && time.Since(s.started) >= rolloutWindow {
 		writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "prompt-retired", Title: "The job's prompt version is no longer deployed",
 			Detail: fmt.Sprintf("the job was created with prompt %q version %q, which this deployment no longer loads (%v), so a result cannot be validated; resolve the attempt as \"failed\" (no validation) or cancel the job. Nothing was changed",
 				job.Operation, job.PromptVersion, err), JobID: job.ID})

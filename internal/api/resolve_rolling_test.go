@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routerhq/router/internal/api"
 	"github.com/routerhq/router/internal/providers"
 )
 
@@ -39,12 +40,27 @@ func TestResolveOnReplicaWithoutThePromptVersion(t *testing.T) {
 	if n := b.count(t, `SELECT count(*) FROM jobs WHERE id = $1 AND state = 'unknown'`, id); n != 1 {
 		t.Fatal("the job is no longer unknown after a refused resolution")
 	}
-	// A job from long before this replica started: its version has been
-	// retired, no replica can validate the result, and a retry would go on
-	// for ever — a final 422 naming what is left, nothing changed.
-	if _, err := b.db.Pool.Exec(context.Background(), `UPDATE jobs SET created_at = now() - interval '2 days' WHERE id = $1`, id); err != nil {
+	// On a replica up for an hour the job, created since it started, comes
+	// from a newer deployment: still a 503.
+	api.SetStarted(b.api, time.Now().Add(-time.Hour))
+	if got := b.do(t, "POST", "/v1/jobs/"+id+"/attempts/1/resolve", acmeKey, `{"outcome":"succeeded","result":`+validTriage+`}`); got.status != http.StatusServiceUnavailable {
+		t.Fatalf("a job newer than the replica: %d %s, want 503", got.status, got.raw)
+	}
+	// A job from before this replica started, which has been up for longer
+	// than a rolling update takes: its version has been retired, no replica
+	// can validate the result, and a retry would go on for ever — a final
+	// 422 naming what is left, nothing changed.
+	if _, err := b.db.Pool.Exec(context.Background(), `UPDATE jobs SET created_at = now() - interval '2 hours' WHERE id = $1`, id); err != nil {
 		t.Fatal(err)
 	}
+	// While a rolling update may still be under way (this replica started a
+	// minute ago), an older job may come from a replica of the previous
+	// deployment that is still up: still a 503.
+	api.SetStarted(b.api, time.Now().Add(-time.Minute))
+	if got := b.do(t, "POST", "/v1/jobs/"+id+"/attempts/1/resolve", acmeKey, `{"outcome":"succeeded","result":`+validTriage+`}`); got.status != http.StatusServiceUnavailable {
+		t.Fatalf("an older job on a replica started a minute ago: %d %s, want 503", got.status, got.raw)
+	}
+	api.SetStarted(b.api, time.Now().Add(-time.Hour))
 	retired := b.do(t, "POST", "/v1/jobs/"+id+"/attempts/1/resolve", acmeKey, `{"outcome":"succeeded","result":`+validTriage+`}`)
 	if retired.status != http.StatusUnprocessableEntity || !strings.HasSuffix(retired.body["type"].(string), "prompt-retired") ||
 		retired.header.Get("Retry-After") != "" || !strings.Contains(string(retired.raw), `\"failed\"`) {

@@ -10,9 +10,13 @@ import "strings"
 // adapter applies to the answer itself (cutAtStops).
 func anthropicStops(stops []string) (sent, local []string) {
 	for _, s := range stops {
-		if strings.TrimSpace(s) == "" {
+		switch {
+		case s == "":
+			// It would cut every answer to nothing: skipped (the chat API
+			// refuses one before it gets here).
+		case strings.TrimSpace(s) == "":
 			local = append(local, s)
-		} else {
+		default:
 			sent = append(sent, s)
 		}
 	}

@@ -52,7 +52,7 @@ func writeWhileUnreachable(ctx context.Context, budget time.Duration, write func
 		if !unreachable(err) || ctx.Err() != nil || time.Now().Add(wait).After(deadline) {
 			return err
 		}
-		lost = true
+		lost = lost || mayHaveReached(err) // a refused connection changed nothing
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:

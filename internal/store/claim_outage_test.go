@@ -189,3 +189,53 @@ func TestBatchedClaimsAnswerLostThenOutageAreHandedOver(t *testing.T) {
 		t.Fatalf("jobs handed over = %d, want 2", n)
 	}
 }
+
+// An outage longer than the first attempt's lease lets recovery mark the
+// attempt `unknown` (lease_expired) before the hand-over can run, and the job
+// with it; but the router knows the request was never sent (its creation
+// failed first). The hand-over records the attempt as not_sent and runs the
+// job again, as a `failed` resolution would — or fails it, for a caller
+// without a key. Found by review.
+func TestLostClaimOutlastingItsLeaseIsNotLeftUnknown(t *testing.T) {
+	for _, unkeyed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "keyed", true: "unkeyed"}[unkeyed], func(t *testing.T) {
+			b := setup(t)
+			ctx := context.Background()
+			st, d, down := outageStore(t, b)
+			handedOver := make(chan error, 1)
+			st.SetOnLostClaim(func(err error) { handedOver <- err })
+			nj := newJob(t, "acme", "triage", "long-outage", `{"n":1}`)
+			nj.First = &store.FirstAttempt{Provider: "p1", Role: store.RolePrimary}
+			nj.LeaseOwner, nj.LeaseFor, nj.Unkeyed = "replica-a", time.Millisecond, unkeyed
+			d.armed.Store(true)
+			go func() { <-d.dropped; down.Store(true) }()
+			if _, _, err := st.CreateJob(ctx, nj); err == nil {
+				t.Fatal("CreateJob succeeded: the outage did not outlast its retries, and the test shows nothing")
+			}
+			// Still down for this replica; another's recovery finds the
+			// attempt's lease expired.
+			if ids, err := b.st.ExpireAttemptLeases(ctx); err != nil || len(ids) != 1 {
+				t.Fatalf("recovery: %v %v, want the lost claim's job made unknown", ids, err)
+			}
+			down.Store(false)
+			select {
+			case err := <-handedOver:
+				if err != nil {
+					t.Fatalf("the hand-over ended with %v", err)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("the lost claim was never handed over")
+			}
+			want := `state = 'running' AND lease_owner IS NULL AND attempt_base = 1`
+			if unkeyed {
+				want = `state = 'failed'`
+			}
+			if n := count(t, b, `SELECT count(*) FROM jobs WHERE idempotency_key = 'long-outage' AND `+want); n != 1 {
+				t.Fatalf("the job is not %s after the hand-over", want)
+			}
+			if n := count(t, b, `SELECT count(*) FROM attempts WHERE state = 'cancelled' AND error->>'kind' = 'not_sent'`); n != 1 {
+				t.Fatal("the never-sent attempt is not recorded as not_sent")
+			}
+		})
+	}
+}

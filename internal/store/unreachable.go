@@ -129,9 +129,14 @@ const (
 // the job row locked first: ErrNotFound when the claim did not commit, else
 // the job's state after it. Only what the claim left as it left it is
 // changed — the first attempt while still in flight, the lease while still
-// this replica's — so a try after one whose answer was lost, or after recovery
-// acted, changes nothing. A job whose caller sent no key (Unkeyed) is failed
-// rather than handed over: its caller, told that the creation failed, cannot
+// this replica's — so a try after one whose answer was lost, or after
+// another replica adopted the job, changes nothing. One change of recovery's
+// is undone: an outage longer than the attempt's lease lets recovery mark the
+// first attempt `unknown` (lease_expired) and the job with it, but this
+// replica knows the request was never sent (CreateJob failed before it could
+// be), so the attempt becomes not_sent and the job runs again, as a `failed`
+// resolution would make it. A job whose caller sent no key (Unkeyed) is
+// failed rather than run: its caller, told that the creation failed, cannot
 // reach it, and running it would pay a provider for an answer nobody reads.
 func (s *Store) settleLostClaim(ctx context.Context, req *claimRequest) (final string, err error) {
 	owner := req.nj.LeaseOwner
@@ -146,7 +151,16 @@ func (s *Store) settleLostClaim(ctx context.Context, req *claimRequest) (final s
 		if err != nil {
 			return notFound(err)
 		}
-		if !held || (final != JobPending && final != JobRunning) {
+		expired := false // recovery made the never-sent first attempt unknown, and the job with it
+		if req.attID != "" && final == JobUnknown {
+			var state, kind string
+			err := tx.QueryRow(ctx, `SELECT state, coalesce(error->>'kind', '') FROM attempts WHERE id = $1`, req.attID).Scan(&state, &kind)
+			if err != nil {
+				return notFound(err)
+			}
+			expired = state == AttemptUnknown && kind == "lease_expired"
+		}
+		if !expired && (!held || (final != JobPending && final != JobRunning)) {
 			return nil // another replica adopted it, or it has ended: not this replica's any more
 		}
 		if req.attID != "" {
@@ -154,7 +168,8 @@ func (s *Store) settleLostClaim(ctx context.Context, req *claimRequest) (final s
 			err := tx.QueryRow(ctx, `UPDATE attempts SET state = 'cancelled', finished_at = now(),
 					error = jsonb_build_object('kind', $3::text, 'fault', 'router', 'message', $2::text),
 					lease_owner = NULL, lease_expires_at = NULL
-				WHERE id = $1 AND state IN ('starting', 'running') RETURNING seq`,
+				WHERE id = $1 AND (state IN ('starting', 'running') OR (state = 'unknown' AND error->>'kind' = 'lease_expired'))
+				RETURNING seq`,
 				req.attID, why, notSentKind).Scan(&seq)
 			switch {
 			case err == nil:
@@ -165,14 +180,29 @@ func (s *Store) settleLostClaim(ctx context.Context, req *claimRequest) (final s
 				return err
 			}
 		}
-		if req.nj.Unkeyed {
+		switch {
+		case expired:
+			if inflight, unknown, err := attemptCounts(ctx, tx, req.jobID); err != nil || inflight > 0 || unknown > 0 {
+				return err // another attempt keeps it unknown (not a lost claim's job)
+			}
+			if req.nj.Unkeyed {
+				err = s.setJobState(ctx, tx, req.jobID, JobFailed, why)
+			} else if _, err = tx.Exec(ctx, `UPDATE jobs SET run_started_at = now() WHERE id = $1`, req.jobID); err == nil {
+				// Running without a lease: an orphan, which recovery adopts.
+				err = s.setJobState(ctx, tx, req.jobID, JobRunning, "")
+			}
+			if err != nil {
+				return err
+			}
+		case req.nj.Unkeyed:
 			if err := s.settleLocked(ctx, tx, req.jobID, why); err != nil {
 				return err
 			}
-			return tx.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, req.jobID).Scan(&final)
+		default:
+			_, err := tx.Exec(ctx, `UPDATE jobs SET lease_owner = NULL, lease_expires_at = now() WHERE id = $1`, req.jobID)
+			return err
 		}
-		_, err = tx.Exec(ctx, `UPDATE jobs SET lease_owner = NULL, lease_expires_at = now() WHERE id = $1`, req.jobID)
-		return err
+		return tx.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, req.jobID).Scan(&final)
 	})
 	return final, err
 }

@@ -46,6 +46,20 @@ func outageStore(t *testing.T, b *bundle) (st *store.Store, d *answerDropper, do
 	return store.New(pool, store.Options{KeyRetention: time.Hour}), d, down
 }
 
+// awaitHandOver waits for one background hand-over of a lost claim to end,
+// and fails the test unless it ended well.
+func awaitHandOver(t *testing.T, handedOver <-chan error) {
+	t.Helper()
+	select {
+	case err := <-handedOver:
+		if err != nil {
+			t.Fatalf("the hand-over of a lost claim ended with %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("a lost claim was never handed over")
+	}
+}
+
 // A claim whose commit's answer is lost while the database then stays
 // unreachable for longer than CreateJob retries is reported failed to its
 // caller; if it committed, its job holds this replica's lease (its first
@@ -83,14 +97,7 @@ func TestClaimAnswerLostThenOutageIsHandedOver(t *testing.T) {
 				t.Fatal("CreateJob succeeded: the outage did not outlast its retries, and the test shows nothing")
 			}
 			down.Store(false)
-			select {
-			case err := <-handedOver:
-				if err != nil {
-					t.Fatalf("the hand-over of the lost claim ended with %v", err)
-				}
-			case <-time.After(time.Minute):
-				t.Fatal("the lost claim was never handed over")
-			}
+			awaitHandOver(t, handedOver)
 			if c.unkeyed {
 				if n := count(t, b, `SELECT count(*) FROM jobs WHERE idempotency_key = 'outage' AND state = 'failed'
 						AND error LIKE '%sent no Idempotency-Key%'`); n != 1 {
@@ -175,16 +182,8 @@ func TestBatchedClaimsAnswerLostThenOutageAreHandedOver(t *testing.T) {
 	if n := count(t, b, `SELECT count(*) FROM jobs WHERE idempotency_key IN ('outage-a', 'outage-b')`); n != 2 {
 		t.Fatalf("committed jobs = %d, want 2: the batch did not commit, and the test shows nothing", n)
 	}
-	for range 2 {
-		select {
-		case err := <-handedOver:
-			if err != nil {
-				t.Fatalf("a hand-over ended with %v", err)
-			}
-		case <-time.After(time.Minute):
-			t.Fatal("a claim of the batch was never handed over")
-		}
-	}
+	awaitHandOver(t, handedOver)
+	awaitHandOver(t, handedOver)
 	if n := count(t, b, `SELECT count(*) FROM jobs WHERE idempotency_key IN ('outage-a', 'outage-b') AND lease_owner IS NULL`); n != 2 {
 		t.Fatalf("jobs handed over = %d, want 2", n)
 	}
@@ -218,14 +217,7 @@ func TestLostClaimOutlastingItsLeaseIsNotLeftUnknown(t *testing.T) {
 				t.Fatalf("recovery: %v %v, want the lost claim's job made unknown", ids, err)
 			}
 			down.Store(false)
-			select {
-			case err := <-handedOver:
-				if err != nil {
-					t.Fatalf("the hand-over ended with %v", err)
-				}
-			case <-time.After(time.Minute):
-				t.Fatal("the lost claim was never handed over")
-			}
+			awaitHandOver(t, handedOver)
 			want := `state = 'running' AND lease_owner IS NULL AND attempt_base = 1`
 			if unkeyed {
 				want = `state = 'failed'`

@@ -4,13 +4,26 @@
 GO ?= go
 export ROUTER_DEMO_KEY ?= demo-key
 
-.PHONY: run test build vet bench fuzz chaos
+.PHONY: run test race-toolchain build vet bench fuzz chaos
 
 run:
 	$(GO) run ./cmd/router serve --config demo/router.yaml
 
-test:
+test: race-toolchain
 	$(GO) run ./cmd/router localdb -- $(GO) test -race -count=1 -timeout 15m ./...
+
+# go test -race needs cgo, and cgo a C compiler, which a minimal Debian image
+# lacks: installed from Debian's packages when missing and root (as localdb
+# installs PostgreSQL), else a clear error before any test runs.
+race-toolchain:
+	@command -v "$$($(GO) env CC)" >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "make test: go test -race needs a C compiler (cgo); installing Debian's gcc and libc6-dev" >&2; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc libc6-dev >/dev/null; \
+	  else \
+	    echo "make test: go test -race needs a C compiler (cgo) and none was found: install one (sudo apt-get install gcc libc6-dev) and run make test again" >&2; \
+	    exit 1; \
+	  fi; }
 
 build:
 	$(GO) build -o bin/router ./cmd/router

@@ -12,6 +12,8 @@ package localpg
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -89,17 +91,22 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	}
 	tempDir := ""
 	if cred != nil && !reachableBy(dataDir, cred) {
-		alt, terr := os.MkdirTemp("", "router-pg-")
-		if terr != nil {
-			return nil, terr
-		}
-		if err := os.Chmod(alt, 0o755); err != nil {
+		// As root in a directory the server's user cannot enter (a project
+		// under /root, mode 0700 on Debian). A fresh cluster (tests) lives in
+		// a temporary directory, removed at Stop; any other keeps its data
+		// between runs, and a second Start (a CLI command while `make run`
+		// serves) must find the running server: one directory per wanted
+		// one, outside the project, kept.
+		alt, err := outsideDir(dataDir, opt.Fresh)
+		if err != nil {
 			return nil, err
 		}
-		log.Warn("data directory is not reachable by the server's user; using a temporary one",
-			"wanted", dataDir, "user", uname, "using", alt)
+		log.Warn("data directory is not reachable by the server's user; using one it can reach",
+			"wanted", dataDir, "user", uname, "using", alt, "kept", !opt.Fresh)
 		dataDir = filepath.Join(alt, "data")
-		tempDir = alt
+		if opt.Fresh {
+			tempDir = alt
+		}
 	}
 	if opt.Fresh {
 		if err := os.RemoveAll(dataDir); err != nil {
@@ -222,6 +229,39 @@ func (c *Cluster) Restart(ctx context.Context) error {
 		return ctx.Err()
 	}
 	return c.launch(ctx)
+}
+
+// outsideRoot holds the kept data directories of projects the server's user
+// cannot reach (outsideDir).
+var outsideRoot = "/var/lib/router-localpg"
+
+// outsideDir is where a data directory that the server's user cannot reach
+// lives instead, mode 0755: for a fresh cluster a new temporary directory;
+// otherwise outsideRoot/<hash of the wanted path>, the same on every run.
+func outsideDir(wanted string, fresh bool) (string, error) {
+	var dir string
+	if fresh {
+		d, err := os.MkdirTemp("", "router-pg-")
+		if err != nil {
+			return "", err
+		}
+		dir = d
+	} else {
+		sum := sha256.Sum256([]byte(wanted))
+		dir = filepath.Join(outsideRoot, hex.EncodeToString(sum[:6]))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("create %s for the data directory %s, which the server's user cannot reach: %w", dir, wanted, err)
+		}
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return "", err
+	}
+	if !fresh {
+		if err := os.Chmod(outsideRoot, 0o755); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
 }
 
 // waitReady waits until the server accepts connections, then creates the router

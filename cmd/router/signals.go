@@ -24,11 +24,21 @@ var hupNotice io.Writer = os.Stderr
 // configuration) skipped serve's drain and left its attempts to recovery. The
 // router reads its configuration only at start: a supervisor restarting it
 // applies a change.
+//
+// A SIGHUP or Ctrl-C that the router was started ignoring (`nohup router
+// serve &`, a script's background job) stays ignored: Notify would install a
+// handler and end the ignoring (os/signal), and a closing terminal would then
+// stop a router started precisely so that it would not.
 func signalContext() (ctx context.Context, stop func()) {
 	sigs := make(chan os.Signal, 2) // two signals in quick succession are both seen
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, syscall.SIGTERM)
+	if !signal.Ignored(os.Interrupt) {
+		signal.Notify(sigs, os.Interrupt)
+	}
 	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
+	if !signal.Ignored(syscall.SIGHUP) {
+		signal.Notify(hup, syscall.SIGHUP)
+	}
 	first, cancelFirst := context.WithCancel(context.Background())
 	second, cancelSecond := context.WithCancel(context.Background())
 	done := make(chan struct{})

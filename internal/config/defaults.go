@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"net"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -192,6 +193,11 @@ func (c Config) problems() []string {
 	} else if !IsLoopback(c.OpsListen) && c.OpsKeyEnv == "" {
 		add("ops_listen: %s is not a loopback address, so the operator surface (dashboard, metrics, providers, conformance) needs a key: set ops_key_env to the name of an environment variable holding it, or bind ops_listen to 127.0.0.1", c.OpsListen)
 	}
+	for i, k := range c.APIKeys {
+		if c.OpsKeyEnv != "" && k.KeyEnv == c.OpsKeyEnv {
+			add("ops_key_env: %s is also api_keys[%d].key_env (owner %s): that tenant's key would open the operator surface, which shows every owner's jobs; give the operator key a variable and a value of its own", c.OpsKeyEnv, i, k.Owner)
+		}
+	}
 	checkLimits := func(where string, l *Limits) {
 		if l == nil {
 			return
@@ -267,9 +273,15 @@ func (c Config) problems() []string {
 			if len(p.Script) > 0 {
 				add("%s.script is only for type scripted", where)
 			}
+			if p.APIKeyEnv == "" && hostIs(p.BaseURL, "api.openai.com", false) {
+				add("%s.api_key_env is required for api.openai.com, which refuses a request without a key (every attempt would fail as auth and open the breaker): set it to the name of the environment variable holding the key", where)
+			}
 		case "anthropic":
 			if len(p.Script) > 0 {
 				add("%s.script is only for type scripted", where)
+			}
+			if p.APIKeyEnv == "" && hostIs(p.BaseURL, "api.anthropic.com", true) {
+				add("%s.api_key_env is required for api.anthropic.com, which refuses a request without a key (every attempt would fail as auth and open the breaker): set it to the name of the environment variable holding the key", where)
 			}
 		case "scripted":
 		default:
@@ -471,4 +483,15 @@ func databaseURLProblem(url string) string {
 	}
 	// The value is not repeated: it may hold a password.
 	return fmt.Sprintf("database_url (or DATABASE_URL) is not a PostgreSQL URL (postgres://user:password@host:5432/dbname), key=value settings (host=… dbname=…) or %q", EmbeddedDatabase)
+}
+
+// hostIs reports whether baseURL names host (or, empty, whether the adapter's
+// default does: emptyIs). A keyless server of one's own (vLLM, Ollama, a
+// proxy that adds the key) is any other host.
+func hostIs(baseURL, host string, emptyIs bool) bool {
+	if baseURL == "" {
+		return emptyIs
+	}
+	u, err := url.Parse(baseURL)
+	return err == nil && strings.EqualFold(u.Hostname(), host)
 }

@@ -19,7 +19,7 @@ const defaultsBase = `
 api_keys:
   - {owner: o, key_env: K}
 providers:
-  - {name: p, type: anthropic, model: claude-x}
+  - {name: p, type: anthropic, model: claude-x, api_key_env: ANTHROPIC_API_KEY}
   - {name: q, type: scripted}
 routes:
   r: {targets: [{provider: p}, {provider: q}]}

@@ -104,6 +104,9 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	if err != nil {
 		return nil, err
 	}
+	if err := notATenantsKey(cfg, opsKey, apiKeys); err != nil {
+		return nil, err
+	}
 	// The database counters exist before the pool: its connections report
 	// their round trips to them (router_db_* on /metrics).
 	dbm := metrics.NewDB()
@@ -317,6 +320,17 @@ func operatorKey(cfg *config.Config) (string, error) {
 		return "", fmt.Errorf("ops_listen %s is not a loopback address and no operator key is set: set ops_key_env to the name of an environment variable holding the key, or bind ops_listen to 127.0.0.1", cfg.OpsListen)
 	}
 	return key, nil
+}
+
+// notATenantsKey refuses an operator key that is also a tenant's (static)
+// key: that tenant would open the operator surface, which shows every
+// owner's jobs (config.Validate refuses the same variable named twice; this
+// catches two variables holding one value).
+func notATenantsKey(cfg *config.Config, opsKey string, apiKeys map[string]string) error {
+	if owner, ok := apiKeys[opsKey]; ok && opsKey != "" {
+		return fmt.Errorf("ops_key_env: environment variable %s holds the same key as owner %s's api_keys entry: that tenant's key would open the operator surface, which shows every owner's jobs; give the operator key a value of its own", cfg.OpsKeyEnv, owner)
+	}
+	return nil
 }
 
 func apiLimits(l config.Limits) api.Limits {

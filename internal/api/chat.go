@@ -382,7 +382,8 @@ func attemptFailure(a store.Attempt) (kind, message string) {
 func (s *Server) chatInternal(w http.ResponseWriter, what string, err error) {
 	s.Log.Error(what+" failed", "err", err)
 	writeOpenAIError(w, http.StatusInternalServerError, "server_error", "internal", "",
-		"the router could not "+what+"; retry with the same Idempotency-Key: nothing is duplicated")
+		"the router could not "+what+"; with an Idempotency-Key, resend the request with the same key: nothing is duplicated "+
+			"(without one, a resend is a new request: GET /v1/jobs lists the jobs of your API key)")
 }
 
 // noSDKRetry tells OpenAI's SDKs (Python, Node, Go's openai-go), which resend

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -375,26 +374,5 @@ func TestSlowEndpointGetsEventsSideBySide(t *testing.T) {
 	}
 	for _, j := range jobs {
 		e.waitStatus(t, "acme", j.ID, store.EventDelivered, 1)
-	}
-}
-
-// An event whose owner no longer has a webhook is abandoned at its next try,
-// saying why, and nothing is sent.
-func TestEventOfAnOwnerWithoutWebhookIsAbandoned(t *testing.T) {
-	rc := newReceiver(t, func(int) int { return http.StatusOK })
-	e := setup(t, rc.srv.URL, 5*time.Second)
-	j := e.cancel(t, "acme", "k1")
-	if err := e.st.SyncConfigWebhooks(context.Background(), map[string]string{}); err != nil {
-		t.Fatal(err)
-	}
-	e.start(t)
-	ev := e.waitStatus(t, "acme", j.ID, store.EventAbandoned, 1)
-	if d := ev.Deliveries[0]; d.Error == nil || !strings.Contains(*d.Error, "no webhook any more") || d.StatusCode != nil {
-		t.Fatalf("the abandoned try: %+v", d)
-	}
-	select {
-	case r := <-rc.got:
-		t.Fatalf("sent %s to the removed webhook", r.body)
-	default:
 	}
 }

@@ -130,24 +130,34 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		return nil
 	}
 	try := store.DeliveryTry{EventID: ev.ID, Try: ev.Tries + 1, StartedAt: w.cfg.Now()}
-	if wh == nil {
-		return w.abandon(ctx, try, "the owner has no webhook any more")
-	}
-	try.URL = wh.URL
-	secret, previous := wh.Secret, wh.PreviousSecret
-	if secret == "" {
-		secret, previous = w.cfg.Secrets[ev.Owner], w.cfg.PreviousSecrets[ev.Owner]
+	var secret, previous string
+	if wh != nil {
+		try.URL = wh.URL
+		secret, previous = wh.Secret, wh.PreviousSecret
+		if secret == "" {
+			secret, previous = w.cfg.Secrets[ev.Owner], w.cfg.PreviousSecrets[ev.Owner]
+		}
 	}
 	var code int
 	var sendErr error
-	if secret == "" {
+	switch {
+	case wh == nil:
+		// Each replica rewrites the configured webhooks at start
+		// (SyncConfigWebhooks): during a rolling update a replica restarted
+		// with the old configuration removes the webhook a newer one added.
+		// A failed try, not an abandoned event, as for errNoSecret: a
+		// replica with the newer configuration restores the webhook within
+		// the retry window. A webhook removed on purpose has its events
+		// abandoned once the window has passed.
+		sendErr = errNoWebhook
+	case secret == "":
 		// The webhook is configured (api_keys[].webhook) on the replica that
 		// synced it, but this replica has no secret for it: its configuration
 		// or environment differs (a rolling update). A failed try, not an
 		// abandoned event: another replica, or this one restarted with the
 		// variable set, delivers it within the retry window.
 		sendErr = errNoSecret
-	} else {
+	default:
 		body := ev.Body
 		if body == nil {
 			if j == nil {
@@ -173,6 +183,9 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		// database clock, so replicas with skewed clocks agree.
 		if ev.Age >= w.cfg.RetryFor {
 			try.Status = store.EventAbandoned
+			if sendErr == errNoWebhook {
+				try.Error = fmt.Sprintf("abandoned: the event is older than webhooks.retry_for (%s) and %s", w.cfg.RetryFor, noWebhookWhy)
+			}
 		}
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
@@ -205,6 +218,17 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 // configured webhook.
 var errNoSecret = errors.New("no signing secret for this owner's webhook on this replica: set the environment variable named by api_keys[].webhook.secret_env; will be retried")
 
+// noWebhookWhy says why an event whose owner has no webhook is not sent, and
+// how to mend it.
+const noWebhookWhy = "the owner has no webhook: neither the configuration of the replica that started last " +
+	"(each replica writes its api_keys[].webhook at start) nor an unrevoked key made with --webhook-url sets one; " +
+	"if it was removed by mistake (a replica with an older configuration restarted during a rolling update), " +
+	"restart a replica whose configuration has it"
+
+// errNoWebhook is the failed try of an event whose owner has no webhook.
+var errNoWebhook = errors.New(noWebhookWhy + "; will be retried until the event is webhooks.retry_for old, " +
+	"then abandoned (as it should be if the webhook was removed on purpose)")
+
 // errNoAnswer ends a try's context when Config.Timeout has passed.
 var errNoAnswer = errors.New("no answer within the webhook timeout")
 
@@ -233,14 +257,6 @@ func eventBody(typ string, j *store.Job) []byte {
 	t, _ := json.Marshal(typ) // a string always encodes
 	b := append(append(append(make([]byte, 0, 4096), `{"type":`...), t...), `,"job":`...)
 	return append(j.AppendJSON(b), '}')
-}
-
-func (w *Worker) abandon(ctx context.Context, try store.DeliveryTry, why string) error {
-	try.Error, try.Status = why, store.EventAbandoned
-	if err := w.store.RecordDelivery(ctx, try); err != nil {
-		return fmt.Errorf("record delivery: %w", err)
-	}
-	return river.JobCancel(errors.New(why))
 }
 
 // send POSTs one signed try; a non-2xx status or no answer within Timeout is

@@ -68,11 +68,27 @@ type Event struct {
 	} `json:"job"`
 }
 
-// Handler verifies each delivery and passes its event to handle, once per
-// webhook-id as far as seen (deliveries are at-least-once: a real receiver
-// keeps the ids it processed in its database). Any non-2xx answer makes the
-// router redeliver later.
-func Handler(secret string, seen func(id string) bool, handle func(Event) error) http.Handler {
+// Handler verifies each delivery and passes its webhook-id (the event id,
+// the same on every redelivery) and event to handle; it answers 2xx only
+// when handle returns nil. Any other answer makes the router redeliver
+// later, and deliveries are at-least-once, so handle gets redeliveries of
+// events it has handled, and of events whose handling failed or was cut
+// short. handle must therefore record id in the same database transaction
+// as the event's effect, and return nil without doing anything when id is
+// already recorded:
+//
+//	tx := db.Begin()
+//	INSERT INTO webhook_events (id) VALUES ($1) ON CONFLICT DO NOTHING
+//	if no row was inserted: tx.Rollback(); return nil // handled before
+//	... apply ev within tx ...
+//	return tx.Commit()
+//
+// Then a failure or a crash before the commit records neither, and the
+// redelivery is handled; a separate "seen" check before handling would
+// acknowledge that redelivery unhandled, and the event would be lost. An
+// effect outside your database (an e-mail, a call to another service) cannot
+// share the transaction: pass id on as its idempotency key instead.
+func Handler(secret string, handle func(id string, ev Event) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Never truncate: a cut body fails the signature check, which says
 		// nothing about the real problem.
@@ -90,16 +106,12 @@ func Handler(secret string, seen func(id string) bool, handle func(Event) error)
 			http.Error(w, err.Error(), http.StatusUnauthorized)
 			return
 		}
-		if seen(r.Header.Get("webhook-id")) {
-			w.WriteHeader(http.StatusNoContent) // a redelivery of something handled
-			return
-		}
 		var ev Event
 		if err := json.Unmarshal(body, &ev); err != nil {
 			http.Error(w, "body", http.StatusBadRequest)
 			return
 		}
-		if err := handle(ev); err != nil {
+		if err := handle(r.Header.Get("webhook-id"), ev); err != nil {
 			http.Error(w, "try again", http.StatusServiceUnavailable)
 			return
 		}

@@ -40,11 +40,8 @@ func TestExampleVerifiesTheRoutersSignature(t *testing.T) {
 		t.Fatal("a stale timestamp verified")
 	}
 
-	var got []webhookverify.Event
-	ids := map[string]bool{}
-	srv := httptest.NewServer(webhookverify.Handler(secret,
-		func(id string) bool { s := ids[id]; ids[id] = true; return s },
-		func(ev webhookverify.Event) error { got = append(got, ev); return nil }))
+	l := &ledger{}
+	srv := httptest.NewServer(webhookverify.Handler(secret, l.handle))
 	defer srv.Close()
 	for range 2 { // a redelivery is acknowledged but handled once
 		req, _ := http.NewRequest("POST", srv.URL, bytes.NewReader(body))
@@ -58,8 +55,10 @@ func TestExampleVerifiesTheRoutersSignature(t *testing.T) {
 			t.Fatalf("handler answered %d", resp.StatusCode)
 		}
 	}
-	if len(got) != 1 || got[0].Type != "job.succeeded" || got[0].Job.ID != "j1" {
-		t.Fatalf("handled %+v", got)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if got := l.handled; len(got) != 1 || got[0].Type != "job.succeeded" || got[0].Job.ID != "j1" || !l.ids["evt-1"] {
+		t.Fatalf("handled %+v with ids %v", got, l.ids)
 	}
 }
 
@@ -69,21 +68,9 @@ func TestExampleVerifiesTheRoutersSignature(t *testing.T) {
 // MaxBodyBytes is a 413 that says so.
 func TestHandlerReadsLargeEventsWhole(t *testing.T) {
 	const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-	signed := func(body []byte) *http.Request {
-		now := time.Now()
-		sig, err := webhook.Sign(secret, "evt-big", now, body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := httptest.NewRequest("POST", "/hook", bytes.NewReader(body))
-		req.Header.Set("webhook-id", "evt-big")
-		req.Header.Set("webhook-timestamp", strconv.FormatInt(now.Unix(), 10))
-		req.Header.Set("webhook-signature", sig)
-		return req
-	}
+	signed := func(body []byte) *http.Request { return signedRequest(t, secret, "evt-big", body) }
 	var got []webhookverify.Event
-	h := webhookverify.Handler(secret, func(string) bool { return false },
-		func(ev webhookverify.Event) error { got = append(got, ev); return nil })
+	h := webhookverify.Handler(secret, func(_ string, ev webhookverify.Event) error { got = append(got, ev); return nil })
 
 	text := bytes.Repeat([]byte("x"), 9<<20) // the default limits' input and result together
 	body := append(append([]byte(`{"type":"job.succeeded","job":{"id":"j1","state":"succeeded","result":{"text":"`), text...), `"},"error":null}}`...)

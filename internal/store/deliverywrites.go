@@ -52,26 +52,42 @@ FROM (SELECT * FROM unnest($1::uuid[], $2::bytea[]) AS i(id, body)) i
 WHERE e.id = i.id
 RETURNING e.id::text, e.body`
 
-const recordSQL = `WITH d AS (
-    INSERT INTO webhook_deliveries (event_id, try, url, started_at, latency_ms, status_code, error)
-    VALUES ($1, $2, $3, $4, $5, $6, $7)
-)
-UPDATE job_events SET tries = tries + 1, status = $8, last_error = $7,
-    delivered_at = CASE WHEN $8 = 'delivered' THEN now() END
-WHERE id = $1`
-
-const recordBatchSQL = `
+// recordSQL records tries: a webhook_deliveries row for every one, and the
+// event's status, last_error and delivered_at only while it is pending. Once
+// delivered or abandoned an event stays so: a failed try's record that lands
+// late (its writer gave up after the worker's record timeout but the write
+// stayed queued, or ran in a batch beside a later one's) must not turn a
+// delivered event pending again, for its delivery job has ended and nothing
+// would deliver it. Of one event's records in a batch, the first that ends the
+// delivery decides, else the last: as if they ran one after the other.
+//
+// A try's number is the event's count of recorded tries, taken under the
+// event's row lock, not the caller's DeliveryTry.Try: two tries that read the
+// event before either was recorded (a late record, and the retry River ran
+// meanwhile) still get distinct numbers, in the order of the history
+// (webhook_deliveries' id). A try of no event keeps failing on its foreign
+// key: the insert takes every input row, updated or not.
+const recordSQL = `
 WITH i AS (
-    SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::timestamptz[], $5::bigint[], $6::int[], $7::text[], $8::text[])
-        AS i(event_id, try, url, started_at, latency_ms, status_code, error, status)
-), d AS (
-    INSERT INTO webhook_deliveries (event_id, try, url, started_at, latency_ms, status_code, error)
-    SELECT event_id, try, url, started_at, latency_ms, status_code, error FROM i
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::bigint[], $5::int[], $6::text[], $7::text[])
+        WITH ORDINALITY AS i(event_id, url, started_at, latency_ms, status_code, error, status, n)
+), o AS (
+    SELECT DISTINCT ON (event_id) event_id, status, error, count(*) OVER (PARTITION BY event_id) AS k
+    FROM i ORDER BY event_id, status = 'pending', CASE WHEN status = 'pending' THEN -n ELSE n END
+), u AS (
+    UPDATE job_events e SET tries = e.tries + o.k,
+        status = CASE WHEN e.status = 'pending' THEN o.status ELSE e.status END,
+        last_error = CASE WHEN e.status = 'pending' THEN o.error ELSE e.last_error END,
+        delivered_at = CASE WHEN e.status <> 'pending' THEN e.delivered_at WHEN o.status = 'delivered' THEN now() END
+    FROM o
+    WHERE e.id = o.event_id
+    RETURNING e.id, e.tries - o.k AS before
 )
-UPDATE job_events e SET tries = e.tries + 1, status = i.status, last_error = i.error,
-    delivered_at = CASE WHEN i.status = 'delivered' THEN now() END
-FROM i
-WHERE e.id = i.event_id`
+INSERT INTO webhook_deliveries (event_id, try, url, started_at, latency_ms, status_code, error)
+SELECT i.event_id, coalesce(u.before, 0) + row_number() OVER (PARTITION BY i.event_id ORDER BY i.n),
+    i.url, i.started_at, i.latency_ms, i.status_code, i.error
+FROM i LEFT JOIN u ON u.id = i.event_id
+ORDER BY i.n`
 
 // writeDelivery queues w for the next batch and waits for it, or for ctx.
 func (s *Store) writeDelivery(ctx context.Context, w *deliveryWrite) error {
@@ -90,7 +106,8 @@ func (s *Store) writeDelivery(ctx context.Context, w *deliveryWrite) error {
 // adds the try again (an extra row in the event's history, as a delivery
 // retried after a crash would).
 func (s *Store) execDeliveryWrites(ctx context.Context, batch []*deliveryWrite) {
-	slices.SortFunc(batch, func(a, b *deliveryWrite) int { return strings.Compare(a.eventID(), b.eventID()) })
+	// Stable: one event's records keep the order they were queued in (recordSQL).
+	slices.SortStableFunc(batch, func(a, b *deliveryWrite) int { return strings.Compare(a.eventID(), b.eventID()) })
 	var freezes, records []*deliveryWrite
 	for _, w := range batch {
 		if w.freeze != nil {
@@ -149,11 +166,10 @@ func freezeStmt(ws []*deliveryWrite) batchedStmt {
 func recordStmt(ws []*deliveryWrite) batchedStmt {
 	n := len(ws)
 	ids, urls, statuses := make([]string, n), make([]string, n), make([]string, n)
-	tries, codes := make([]int32, n), make([]*int32, n)
-	started, latencies, errs := make([]time.Time, n), make([]int64, n), make([]*string, n)
+	codes, started, latencies, errs := make([]*int32, n), make([]time.Time, n), make([]int64, n), make([]*string, n)
 	for i, w := range ws {
 		d := w.record
-		ids[i], tries[i], urls[i], started[i], latencies[i], statuses[i] = d.EventID, int32(d.Try), d.URL, d.StartedAt, d.Latency.Milliseconds(), d.Status
+		ids[i], urls[i], started[i], latencies[i], statuses[i] = d.EventID, d.URL, d.StartedAt, d.Latency.Milliseconds(), d.Status
 		if d.StatusCode != 0 {
 			c := int32(d.StatusCode)
 			codes[i] = &c
@@ -163,7 +179,7 @@ func recordStmt(ws []*deliveryWrite) batchedStmt {
 			errs[i] = &e
 		}
 	}
-	return batchedStmt{sql: recordBatchSQL, args: []any{ids, tries, urls, started, latencies, codes, errs, statuses},
+	return batchedStmt{sql: recordSQL, args: []any{ids, urls, started, latencies, codes, errs, statuses},
 		each: func(pgx.Rows) error { return nil }}
 }
 
@@ -173,16 +189,10 @@ func (s *Store) writeDeliveryAlone(ctx context.Context, w *deliveryWrite) error 
 		err := s.pool.QueryRow(ctx, freezeSQL, f.id, f.body).Scan(&f.out)
 		return notFound(err)
 	}
-	d := w.record
-	var code *int
-	if d.StatusCode != 0 {
-		code = &d.StatusCode
-	}
-	var errText *string
-	if d.Error != "" {
-		errText = &d.Error
-	}
-	if _, err := s.pool.Exec(ctx, recordSQL, d.EventID, d.Try, d.URL, d.StartedAt, d.Latency.Milliseconds(), code, errText, d.Status); err != nil {
+	// The batch's statement with one try: one rule for the event's status
+	// and the try's number however the record runs.
+	rec := recordStmt([]*deliveryWrite{w})
+	if _, err := s.pool.Exec(ctx, rec.sql, rec.args...); err != nil {
 		return fmt.Errorf("record delivery: %w", err)
 	}
 	return nil

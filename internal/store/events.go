@@ -188,7 +188,10 @@ func (s *Store) FreezeEventBody(ctx context.Context, id string, body []byte) ([]
 
 // DeliveryTry is the outcome of one delivery try.
 type DeliveryTry struct {
-	EventID    string
+	EventID string
+	// Try is not stored: RecordDelivery numbers a try by the event's count of
+	// recorded tries (see recordSQL), so tries recorded late or concurrently
+	// still get distinct numbers.
 	Try        int
 	URL        string
 	StartedAt  time.Time

@@ -181,7 +181,15 @@ func inMigrationTx(ctx context.Context, conn *pgx.Conn, fn func(tx pgx.Tx) error
 	}
 }
 
-// MigrationsCurrent reports whether every embedded migration has been applied.
+// MigrationsCurrent reports whether every embedded migration, and every
+// migration of River's this binary knows, has been applied. Versions newer
+// than this binary's are ignored, on both sides: during a rolling upgrade to a
+// router with newer migrations (or a newer River) the older replicas stay
+// ready, and so does a rollback, instead of all leaving the load balancer at
+// once. River's own ExistingVersions fails on such a version ("not found in
+// migrator bundle"), so River's table is read here. Without River's tables
+// (never migrated, or only by a River older than its migration 5) it reports
+// not current, with no error.
 func (s *Store) MigrationsCurrent(ctx context.Context) (bool, error) {
 	all, err := Migrations()
 	if err != nil {
@@ -196,15 +204,37 @@ func (s *Store) MigrationsCurrent(ctx context.Context) (bool, error) {
 	if n != len(all) {
 		return false, nil
 	}
-	m, err := rivermigrate.New(riverpgxv5.New(s.pool), nil)
+	return s.riverMigrationsCurrent(ctx)
+}
+
+// riverMigrationsCurrent reports whether River's main line in the schema of
+// the search_path holds every version this binary's River migrator knows. The
+// table lacks the line column before River's migration 5 (every row was the
+// main line's then); such a table lacks versions this binary knows anyway.
+func (s *Store) riverMigrationsCurrent(ctx context.Context) (bool, error) {
+	m, err := rivermigrate.New(riverpgxv5.New(nil), nil)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("river migrations: %w", err)
 	}
-	existing, err := m.ExistingVersions(ctx)
+	known := make([]int64, 0, len(m.AllVersions()))
+	for _, v := range m.AllVersions() {
+		known = append(known, int64(v.Version))
+	}
+	var withLine bool
+	err = s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_attribute
+		WHERE attrelid = to_regclass('river_migration') AND attname = 'line' AND NOT attisdropped)`).Scan(&withLine)
 	if err != nil {
 		return false, fmt.Errorf("read River's migrations: %w", err)
 	}
-	return len(existing) == len(m.AllVersions()), nil
+	if !withLine {
+		return false, nil
+	}
+	var n int
+	err = s.pool.QueryRow(ctx, `SELECT count(*) FROM river_migration WHERE line = 'main' AND version = ANY($1)`, known).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("read River's migrations: %w", err)
+	}
+	return n == len(known), nil
 }
 
 func versions(ms []Migration) []int {

@@ -12,11 +12,13 @@ run:
 test: race-toolchain
 	$(GO) run ./cmd/router localdb -- $(GO) test -race -count=1 -timeout 15m ./...
 
-# go test -race needs cgo, and cgo a C compiler, which a minimal Debian image
-# lacks: installed from Debian's packages when missing and root (as localdb
-# installs PostgreSQL), else a clear error before any test runs.
+# go test -race needs cgo, and cgo a C compiler and the C library's headers,
+# which a minimal Debian image lacks: installed from Debian's packages when
+# missing and root (as localdb installs PostgreSQL), else a clear error before
+# any test runs. CC may carry arguments (CC="ccache gcc").
 race-toolchain:
-	@command -v "$$($(GO) env CC)" >/dev/null 2>&1 || { \
+	@set -- $$($(GO) env CC); command -v "$$1" >/dev/null 2>&1 && \
+	  echo '#include <stdlib.h>' | $$($(GO) env CC) -E - >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "make test: go test -race needs a C compiler (cgo); installing Debian's gcc and libc6-dev" >&2; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc libc6-dev >/dev/null; \

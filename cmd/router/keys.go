@@ -204,8 +204,9 @@ func warnWebhookChange(ctx context.Context, st *store.Store, owner string, befor
 	after, err := st.WebhookFor(ctx, owner)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		fmt.Fprintf(os.Stderr, "warning: owner %s now has no webhook (it came with the revoked key): its job events are no longer delivered, and pending ones are abandoned. "+
-			"Give it one again with `router keys create --owner %s --webhook-url URL`.\n", owner, owner)
+		fmt.Fprintf(os.Stderr, "warning: owner %s now has no webhook (it came with the revoked key): its job events are not delivered until it has one again; "+
+			"pending ones are retried until they are webhooks.retry_for old, then abandoned. "+
+			"Give it one again within that time with `router keys create --owner %s --webhook-url URL`.\n", owner, owner)
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "warning: could not read owner %s's webhook after the revocation: %v\n", owner, err)
 	case after.URL != before.URL || after.Secret != before.Secret:

@@ -97,14 +97,22 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 		// between runs, and a second Start (a CLI command while `make run`
 		// serves) must find the running server: one directory per wanted
 		// one, outside the project, kept.
+		kept := !opt.Fresh
 		alt, err := outsideDir(dataDir, opt.Fresh)
+		if err != nil && kept {
+			// outsideRoot cannot be written (a read-only root file system):
+			// a temporary one, as before, its data not kept.
+			log.Warn("cannot keep the data directory outside the project; using a temporary one, removed at stop", "err", err)
+			kept = false
+			alt, err = outsideDir(dataDir, true)
+		}
 		if err != nil {
 			return nil, err
 		}
 		log.Warn("data directory is not reachable by the server's user; using one it can reach",
-			"wanted", dataDir, "user", uname, "using", alt, "kept", !opt.Fresh)
+			"wanted", dataDir, "user", uname, "using", alt, "kept", kept)
 		dataDir = filepath.Join(alt, "data")
-		if opt.Fresh {
+		if !kept {
 			tempDir = alt
 		}
 	}

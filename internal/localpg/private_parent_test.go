@@ -76,3 +76,27 @@ func TestUnreachableProjectKeepsItsDatabase(t *testing.T) {
 		t.Errorf("the data of %s did not survive a restart (%d tables, %v): first in %s, then %s", dir, n, err, first.DataDir, again.DataDir)
 	}
 }
+
+// Where the kept directory cannot be made (a read-only root file system), a
+// temporary one still starts the database, as before, removed at stop.
+func TestUnreachableProjectWithoutAKeptDirectoryStillStarts(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: only root runs the server as another user")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	defer localpg.SetOutsideRoot("/dev/null/kept")() // cannot be created
+	home := t.TempDir()
+	if err := os.Chmod(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c, err := localpg.Start(ctx, localpg.Options{DataDir: filepath.Join(home, "project", ".local", "pg"), Durable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := c.DataDir
+	c.Stop()
+	if _, err := os.Stat(data); !os.IsNotExist(err) {
+		t.Errorf("the temporary data directory %s was left behind (%v)", data, err)
+	}
+}

@@ -387,6 +387,7 @@ func (c Config) problems() []string {
 	}
 	errs = append(errs, c.rangeProblems()...)
 	errs = append(errs, c.envNameProblems()...)
+	errs = append(errs, c.targetPriceProblems()...)
 	if p := c.Webhooks.backoffCapProblem(); p != "" {
 		errs = append(errs, p)
 	}

@@ -1,6 +1,9 @@
 package config
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // ResolvedTarget is a route target with its provider looked up and its model
 // filled in.
@@ -62,15 +65,20 @@ func (c *Config) RouteTargets(r *Route) []ResolvedTarget {
 // AllTargets is every target the configuration can call: each provider's own
 // model (when it has one, or is scripted), then the routes' other targets, in
 // route name order, each once.
+//
+// A route target's own price is the target's, wherever it is listed first:
+// the provider's own model listed with a price in a route is priced so, not
+// at the provider's price (targetPriceProblems refuses two routes pricing one
+// target differently).
 func (c *Config) AllTargets() []ResolvedTarget {
 	var out []ResolvedTarget
-	seen := map[string]bool{}
+	seen := map[string]int{} // target id → its index in out
 	for i := range c.Providers {
 		p := &c.Providers[i]
 		if p.Model == "" && p.Type != "scripted" {
 			continue
 		}
-		seen[p.Name] = true
+		seen[p.Name] = len(out)
 		out = append(out, ResolvedTarget{ID: p.Name, Provider: p, Model: p.Model})
 	}
 	names := make([]string, 0, len(c.Routes))
@@ -83,9 +91,47 @@ func (c *Config) AllTargets() []ResolvedTarget {
 			continue
 		}
 		for _, t := range c.RouteTargets(c.Routes[n]) {
-			if !seen[t.ID] {
-				seen[t.ID] = true
+			i, ok := seen[t.ID]
+			switch {
+			case !ok:
+				seen[t.ID] = len(out)
 				out = append(out, t)
+			case out[i].Price == nil:
+				out[i].Price = t.Price
+			}
+		}
+	}
+	return out
+}
+
+// targetPriceProblems refuses one target priced differently in two routes:
+// a price belongs to the target (provider and model: its attempts, breaker
+// and statistics are one), so the routes' prices cannot both hold.
+func (c *Config) targetPriceProblems() []string {
+	type priced struct {
+		route string
+		price Price
+	}
+	first := map[string]priced{}
+	var out []string
+	names := make([]string, 0, len(c.Routes))
+	for n := range c.Routes {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if c.Routes[n] == nil {
+			continue
+		}
+		for _, t := range c.RouteTargets(c.Routes[n]) {
+			if t.Price == nil {
+				continue
+			}
+			if f, ok := first[t.ID]; !ok {
+				first[t.ID] = priced{n, *t.Price}
+			} else if f.price != *t.Price {
+				out = append(out, fmt.Sprintf("routes.%s: target %s has price %v/%v per million tokens, but routes.%s gives it %v/%v: a price belongs to the target (provider and model), not to a route; set it once, on one route's target or on the provider",
+					n, t.ID, t.Price.InputPerMTok, t.Price.OutputPerMTok, f.route, f.price.InputPerMTok, f.price.OutputPerMTok))
 			}
 		}
 	}

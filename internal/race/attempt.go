@@ -132,7 +132,8 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 				"message": fmt.Sprintf("output failed %d contract check(s); first: %s", len(violations), violations[0].String())},
 		}, log)
 		return attemptResult{attempt: a, state: store.AttemptInvalid, usage: resp.Usage,
-			reason: fmt.Sprintf("%s: output breaks the prompt's contract (%s)", a.Provider, violations[0].String())}
+			reason: fmt.Sprintf("%s: output breaks the prompt's contract (%s)", a.Provider, violations[0].String()),
+			broken: violations[0].Rule + " at " + violations[0].Path}
 	}
 	won, final, err := r.cfg.Store.CompleteJob(bg, store.Completion{
 		JobID: job.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion, Result: doc, Usage: resp.Usage,

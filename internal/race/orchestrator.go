@@ -77,6 +77,10 @@ type attemptResult struct {
 	err     *providers.Error
 	reason  string
 	usage   providers.Usage
+	// broken is, for an invalid output, the first rule it broke and where
+	// ("enum at /category"): what the attempt's span says, without the
+	// output's values that reason quotes (tenant data).
+	broken string
 }
 
 func (o *orchestrator) run(ctx context.Context) {

@@ -2,6 +2,7 @@ package race
 
 import (
 	"context"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -104,8 +105,11 @@ func startAttemptSpan(ctx context.Context, job *store.Job, a *store.Attempt, t *
 				)
 			}
 		} else if res.state == store.AttemptInvalid {
+			// The rule and path only: a violation's message quotes the
+			// output (tenant data, of any size), which stays out of traces
+			// as it stays out of the log line.
 			span.SetAttributes(attribute.String("error.type", "invalid_output"))
-			span.SetStatus(codes.Error, res.reason)
+			span.SetStatus(codes.Error, "output breaks the prompt's contract: "+truncateAttr(res.broken))
 		}
 		span.End()
 	}
@@ -126,4 +130,20 @@ func recordResponse(ctx context.Context, resp *providers.Response) {
 	if resp.FinishReason != "" {
 		span.SetAttributes(attribute.StringSlice("gen_ai.response.finish_reasons", []string{resp.FinishReason}))
 	}
+}
+
+// maxStatusDetail bounds what an attempt span's status adds to its fixed
+// text: the span's attributes are cut by the SDK, its status is not.
+const maxStatusDetail = 256
+
+// truncateAttr cuts s to maxStatusDetail bytes, at a rune boundary.
+func truncateAttr(s string) string {
+	if len(s) <= maxStatusDetail {
+		return s
+	}
+	cut := maxStatusDetail
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

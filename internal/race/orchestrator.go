@@ -460,7 +460,7 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 	}
 	o.sole.Store(false) // before the attempt can exist: a win read after this is not the job's whole story
 	a, err := o.r.cfg.Store.CreateAttempt(ctx, store.NewAttempt{
-		JobID: o.job.ID, Provider: provider, Model: model, Role: role, Price: storePrice(target.Price),
+		JobID: o.job.ID, Provider: provider, Model: model, Role: role, Price: storePrice(o.r.priceFor(provider, target, model)),
 		LeaseOwner: o.r.cfg.LeaseOwner, LeaseFor: o.r.cfg.Lease, Orchestrator: o.r.cfg.LeaseOwner,
 		MaxInflight: o.route.MaxInflight, MaxAttempts: o.route.MaxAttempts, Routing: o.routing,
 	})
@@ -532,7 +532,7 @@ func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string
 			kind = res.err.Kind
 		}
 		obs.AttemptFinished(provider, role, res.state, kind, time.Since(start), res.usage)
-		observeCost(obs, o.job.Owner, t.Provider.Name(), a.Model, t.Price, res.usage)
+		observeCost(obs, o.job.Owner, t.Provider.Name(), a.Model, o.r.priceFor(provider, t, a.Model), res.usage)
 		if res.state == store.AttemptLost {
 			obs.RaceLost(provider)
 		}

@@ -131,6 +131,22 @@ func (m AssistantMessage) Text() string {
 // of an intent carries the same id.
 func CompletionID(jobID string) string { return "chatcmpl-" + strings.ReplaceAll(jobID, "-", "") }
 
+// ProviderRule reports whether a violation Judge found (by its rule) says the
+// provider answered badly whatever the request asked — an empty answer, tool
+// calls the request did not offer or that are malformed, an answer that
+// cannot be stored — rather than that the answer missed the caller's own
+// response_format. Only the former says anything of the target's health
+// (its circuit breaker): the caller's schema is the caller's, and one
+// tenant's impossible schema must not open a route's breakers for every
+// tenant.
+func ProviderRule(rule string) bool {
+	switch rule {
+	case "empty", "tool_calls", "encode", "json.unstorable":
+		return true
+	}
+	return false
+}
+
 // Judge decides whether a provider's answer may win a chat job, and builds the
 // completion stored as the job's result. v is the request's schema validator
 // (nil for none).

@@ -133,7 +133,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		}, log)
 		return attemptResult{attempt: a, state: store.AttemptInvalid, usage: resp.Usage,
 			reason: fmt.Sprintf("%s: output breaks the prompt's contract (%s)", a.Provider, violations[0].String()),
-			broken: violations[0].Rule + " at " + violations[0].Path}
+			broken: violations[0].Rule + " at " + violations[0].Path, callers: sp.callers != nil && sp.callers(violations[0])}
 	}
 	won, final, err := r.cfg.Store.CompleteJob(bg, store.Completion{
 		JobID: job.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion, Result: doc, Usage: resp.Usage,

@@ -61,7 +61,12 @@ func outcomeOf(res attemptResult) Outcome {
 		return OutcomeSuccess
 	case "cancelled", "abandoned", attemptUnsent:
 		return OutcomeIgnore
-	case "invalid", "unknown":
+	case "invalid":
+		if res.callers {
+			return OutcomeIgnore // the caller's own schema: the provider answered
+		}
+		return OutcomeFailure
+	case "unknown":
 		return OutcomeFailure
 	}
 	if res.err != nil && res.err.Fault == providers.FaultCaller {

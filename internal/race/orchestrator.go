@@ -81,6 +81,9 @@ type attemptResult struct {
 	// ("enum at /category"): what the attempt's span says, without the
 	// output's values that reason quotes (tenant data).
 	broken string
+	// callers says an invalid output broke only the caller's own contract
+	// (spec.callers): not a failure of the target.
+	callers bool
 }
 
 func (o *orchestrator) run(ctx context.Context) {

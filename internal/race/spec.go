@@ -37,6 +37,10 @@ type spec struct {
 	gate *prompt.Prompt
 	// judge returns the job's result for a winning answer, or its violations.
 	judge func(resp *providers.Response) (json.RawMessage, []contract.Violation)
+	// callers, when set, says whether a violation is of the caller's own
+	// contract (a chat request's response_format), which says nothing of the
+	// target's health: its breaker does not count it (outcomeOf).
+	callers func(v contract.Violation) bool
 	// jobID is the job judged for; a spec planned before its job existed gets
 	// it once the job is created.
 	jobID string
@@ -72,6 +76,7 @@ func (r *Runner) specFor(job *store.Job, route *Route) (*spec, error) {
 		s.judge = func(resp *providers.Response) (json.RawMessage, []contract.Violation) {
 			return chat.Judge(&in, v, s.jobID, resp)
 		}
+		s.callers = func(v contract.Violation) bool { return !chat.ProviderRule(v.Rule) }
 		if route.ConformancePrompt != "" {
 			p, err := r.cfg.Prompts.Get(route.ConformancePrompt, "")
 			if err != nil {

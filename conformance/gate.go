@@ -40,12 +40,14 @@ type Gate struct {
 	maxAge   time.Duration
 	cacheFor time.Duration
 	now      func() time.Time // monotonic; a test seam
+	// modelOf, when set, is the model a target serves (TargetModels).
+	modelOf func(target string) string
 
 	mu    sync.Mutex
 	cache map[gateKey]cached
 }
 
-type gateKey struct{ provider, prompt, version string }
+type gateKey struct{ provider, model, prompt, version string }
 
 type cached struct {
 	standing *store.ConformanceStanding
@@ -56,6 +58,15 @@ var _ race.Gate = (*Gate)(nil)
 
 // GateOption adjusts a Gate.
 type GateOption func(*Gate)
+
+// TargetModels tells the gate the model each target (by id) serves, so that
+// only runs of that model count: a target whose provider's model changed in
+// the configuration keeps its id, and the old model's pass must not admit the
+// new one (SPEC §15: results are per provider × model). Without it, a run of
+// any model counts.
+func TargetModels(modelOf func(target string) string) GateOption {
+	return func(g *Gate) { g.modelOf = modelOf }
+}
 
 // CacheFor sets how long standings read from the database are reused (0: every
 // decision reads the database).
@@ -97,7 +108,11 @@ func (g *Gate) Allow(ctx context.Context, provider string, p *prompt.Prompt, rol
 	if p == nil || !g.Applies(role) {
 		return true, ""
 	}
-	st, age, err := g.standing(ctx, provider, p.Name, p.Version)
+	model := p.Model // a prompt's model is what its runs and its attempts ask for
+	if model == "" && g.modelOf != nil {
+		model = g.modelOf(provider)
+	}
+	st, age, err := g.standing(ctx, provider, model, p.Name, p.Version)
 	if err != nil {
 		return false, fmt.Sprintf("cannot read conformance results for %s (%v)", p.ID(), err)
 	}
@@ -113,8 +128,8 @@ func (g *Gate) Forget() {
 
 // standing returns the (possibly cached) standing and the age of its last pass
 // now.
-func (g *Gate) standing(ctx context.Context, provider, name, version string) (*store.ConformanceStanding, time.Duration, error) {
-	key := gateKey{provider, name, version}
+func (g *Gate) standing(ctx context.Context, provider, model, name, version string) (*store.ConformanceStanding, time.Duration, error) {
+	key := gateKey{provider, model, name, version}
 	g.mu.Lock()
 	c, ok := g.cache[key]
 	g.mu.Unlock()
@@ -123,7 +138,7 @@ func (g *Gate) standing(ctx context.Context, provider, name, version string) (*s
 		// The orchestrator asks with a background context: bound the read so a
 		// database that does not answer refuses instead of stalling the race.
 		rctx, cancel := context.WithTimeout(ctx, readTimeout)
-		st, err := g.st.ConformanceStanding(rctx, provider, name, version, g.maxAge)
+		st, err := g.st.ConformanceStandingOf(rctx, provider, model, name, version, g.maxAge)
 		cancel()
 		if err != nil {
 			return nil, 0, err

@@ -42,7 +42,12 @@ func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pg
 		}
 	}})
 	o.metrics = metrics.New(metrics.Options{Pool: pool, DB: dbm, Breakers: o.breakers, Replicas: st, ReplicaMaxAge: breaker.StaleAfter(0), LiveJobs: st})
-	o.gate = conformance.NewGate(st, cfg.Conformance.Gate, cfg.Conformance.MaxAge.D())
+	models := map[string]string{}
+	for _, t := range cfg.AllTargets() {
+		models[t.ID] = targetModel(t)
+	}
+	o.gate = conformance.NewGate(st, cfg.Conformance.Gate, cfg.Conformance.MaxAge.D(),
+		conformance.TargetModels(func(id string) string { return models[id] }))
 	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	o.cancel = cancel
 	go func() {

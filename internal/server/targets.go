@@ -24,10 +24,7 @@ func BuildTargets(cfg *config.Config) (map[string]*race.Target, error) {
 			}
 			adapters[pc.Name] = p
 		}
-		model := rt.Model
-		if model == "" && pc.Type == "scripted" {
-			model = "scripted-" + pc.Name
-		}
+		model := targetModel(rt)
 		out[rt.ID] = &race.Target{
 			Provider: p, Model: model, ContextWindow: pc.ContextWindow, Encoding: pc.Tokenizer,
 			Timeout: pc.Timeout.D(), FirstByteTimeout: pc.FirstByteTimeout.D(), Stream: *pc.Stream, MaxRetries: *pc.MaxRetries,
@@ -106,4 +103,13 @@ func BuildRoutes(cfg *config.Config) map[string]*race.Route {
 		out[name] = rr
 	}
 	return out
+}
+
+// targetModel is the model a target asks for: its own, or for a scripted
+// provider without one a name of its own.
+func targetModel(rt config.ResolvedTarget) string {
+	if rt.Model == "" && rt.Provider.Type == "scripted" {
+		return "scripted-" + rt.Provider.Name
+	}
+	return rt.Model
 }

@@ -180,8 +180,17 @@ func (c *ConformanceStanding) Eligible() bool {
 }
 
 // ConformanceStanding reads the standing of provider on prompt@version, with the
-// pass's age and freshness (younger than maxAge) computed by the database.
+// pass's age and freshness (younger than maxAge) computed by the database,
+// whatever model the runs used.
 func (s *Store) ConformanceStanding(ctx context.Context, provider, prompt, version string, maxAge time.Duration) (*ConformanceStanding, error) {
+	return s.ConformanceStandingOf(ctx, provider, "", prompt, version, maxAge)
+}
+
+// ConformanceStandingOf is ConformanceStanding counting only the runs that
+// asked for model ("": any): a pass of the model a target used to serve says
+// nothing of the one it serves now (a provider's model changed in the
+// configuration keeps the target's id).
+func (s *Store) ConformanceStandingOf(ctx context.Context, provider, forModel, prompt, version string, maxAge time.Duration) (*ConformanceStanding, error) {
 	st := &ConformanceStanding{Provider: provider, Prompt: prompt, PromptVersion: version}
 	var (
 		latestID              *int64
@@ -199,18 +208,18 @@ func (s *Store) ConformanceStanding(ctx context.Context, provider, prompt, versi
 			(extract(epoch FROM now() - p.finished_at) * 1000000)::bigint,
 			`+freshSQL("p.finished_at", "$4")+`,
 			coalesce((SELECT array_agg(DISTINCT o.prompt_version ORDER BY o.prompt_version) FROM conformance_runs o
-			  WHERE o.provider = $1 AND o.prompt = $2 AND o.prompt_version <> $3 AND o.passed), '{}')
+			  WHERE o.provider = $1 AND o.prompt = $2 AND o.prompt_version <> $3 AND o.passed AND ($5 = '' OR o.model = $5)), '{}')
 		FROM (SELECT 1) AS one
 		LEFT JOIN LATERAL (
 			SELECT id, model, passed, cases_total, cases_passed, suite_digest, router_version, started_at, finished_at
 			FROM conformance_runs
-			WHERE provider = $1 AND prompt = $2 AND prompt_version = $3
+			WHERE provider = $1 AND prompt = $2 AND prompt_version = $3 AND ($5 = '' OR model = $5)
 			ORDER BY finished_at DESC, id DESC LIMIT 1) l ON true
 		LEFT JOIN LATERAL (
 			SELECT finished_at FROM conformance_runs
-			WHERE provider = $1 AND prompt = $2 AND prompt_version = $3 AND passed
+			WHERE provider = $1 AND prompt = $2 AND prompt_version = $3 AND passed AND ($5 = '' OR model = $5)
 			ORDER BY finished_at DESC LIMIT 1) p ON true`,
-		provider, prompt, version, maxAge.Microseconds(),
+		provider, prompt, version, maxAge.Microseconds(), forModel,
 	).Scan(&st.Now, &latestID, &model, &passed, &total, &passedCases, &digest, &rv, &startedAt, &finishedAt,
 		&st.LastPassAt, &ageMicros, &fresh, &st.PassedVersions)
 	if err != nil {

@@ -119,7 +119,8 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 			log.Error("could not record the attempt as unknown; the lease will expire and recovery decides")
 			return attemptResult{attempt: a, state: "abandoned", err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe))}
 		}
-		return attemptResult{attempt: a, state: state, err: pe, usage: usage, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe))}
+		return attemptResult{attempt: a, state: state, err: pe, usage: usage, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe)),
+			cutByDeadline: errors.Is(cause, errDeadline)}
 	}
 	doc, violations := sp.judge(resp)
 	if len(violations) > 0 {

@@ -56,6 +56,11 @@ func (nopObserver) JobSettled(string)   {}
 
 // outcomeOf classifies an attempt's end for its breaker.
 func outcomeOf(res attemptResult) Outcome {
+	if res.cutByDeadline {
+		// The router's own deadline ended it (a late hedge or failover got
+		// what was left of the job's time): says nothing of the target.
+		return OutcomeIgnore
+	}
 	switch res.state {
 	case "won", "lost":
 		return OutcomeSuccess

@@ -84,6 +84,9 @@ type attemptResult struct {
 	// callers says an invalid output broke only the caller's own contract
 	// (spec.callers): not a failure of the target.
 	callers bool
+	// cutByDeadline says the job's deadline, not the provider or the
+	// attempt's own timeouts, ended the attempt: not a failure of the target.
+	cutByDeadline bool
 }
 
 func (o *orchestrator) run(ctx context.Context) {

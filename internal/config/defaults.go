@@ -365,6 +365,18 @@ func (c Config) problems() []string {
 		default:
 			if d, err := time.ParseDuration(r.HedgeAfter); err != nil || d <= 0 {
 				add("routes.%s.hedge_after: %q is not a positive duration, \"adaptive\" or \"off\"", name, r.HedgeAfter)
+			} else if p := c.Provider(r.Targets[0].Provider); p != nil {
+				// A primary still silent at its first-byte deadline becomes
+				// unknown, which blocks every new attempt: a hedge due
+				// later never starts (an adaptive delay stays below it).
+				limit, which := p.FirstByteTimeout, "first_byte_timeout"
+				if p.Type == "scripted" {
+					limit, which = p.Timeout, "timeout" // the only deadline a scripted provider keeps
+				}
+				if limit > 0 && Duration(d) >= limit {
+					add("routes.%s.hedge_after (%s) is not below the primary's %s (%s, provider %s): a primary still silent then becomes unknown, which blocks every new attempt, so the hedge would never start; set hedge_after below it (or adaptive)",
+						name, d, which, limit.D(), p.Name)
+				}
 			}
 		}
 		if r.HedgeMin <= 0 || r.HedgeMin > r.HedgeMax {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -81,12 +82,7 @@ func (c *Config) AllTargets() []ResolvedTarget {
 		seen[p.Name] = len(out)
 		out = append(out, ResolvedTarget{ID: p.Name, Provider: p, Model: p.Model})
 	}
-	names := make([]string, 0, len(c.Routes))
-	for n := range c.Routes {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range c.routeNames() {
 		if c.Routes[n] == nil {
 			continue
 		}
@@ -114,12 +110,7 @@ func (c *Config) targetPriceProblems() []string {
 	}
 	first := map[string]priced{}
 	var out []string
-	names := make([]string, 0, len(c.Routes))
-	for n := range c.Routes {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range c.routeNames() {
 		if c.Routes[n] == nil {
 			continue
 		}
@@ -136,4 +127,9 @@ func (c *Config) targetPriceProblems() []string {
 		}
 	}
 	return out
+}
+
+// routeNames is the routes' names, sorted.
+func (c *Config) routeNames() []string {
+	return slices.Sorted(maps.Keys(c.Routes))
 }

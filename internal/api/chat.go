@@ -117,8 +117,8 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	if !ok {
 		admitted(false)
-		if reason, tooLong := tooLongForEvery(routing); tooLong {
-			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "context_length_exceeded", "messages",
+		if reason, param, tooLong := tooLongForEvery(routing); tooLong {
+			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "context_length_exceeded", param,
 				"the request is too long for every model of this route ("+reason+"); shorten the messages or lower max_tokens. Nothing was stored")
 			return
 		}

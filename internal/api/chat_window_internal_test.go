@@ -17,8 +17,16 @@ func TestTooLongForEvery(t *testing.T) {
 		{`[]`, false},
 		{``, false},
 	} {
-		if _, got := tooLongForEvery([]byte(c.routing)); got != c.want {
+		if _, _, got := tooLongForEvery([]byte(c.routing)); got != c.want {
 			t.Errorf("%s: %v, want %v", c.routing, got, c.want)
 		}
+	}
+	// The field to blame, as OpenAI names it.
+	if _, param, _ := tooLongForEvery([]byte(`[{"provider":"a","eligible":false,"reason":"context window too small: max_tokens 9 alone fills the window of 8 tokens"}]`)); param != "max_tokens" {
+		t.Errorf("max_tokens alone fills every window: param %q, want max_tokens", param)
+	}
+	if _, param, _ := tooLongForEvery([]byte(`[{"provider":"a","eligible":false,"reason":"context window too small: max_tokens 9 alone fills the window of 8 tokens"},
+		{"provider":"b","eligible":false,"reason":"context window too small: the prompt needs 9 tokens"}]`)); param != "messages" {
+		t.Errorf("the prompt too long for one window: param %q, want messages", param)
 	}
 }

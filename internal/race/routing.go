@@ -16,6 +16,10 @@ import (
 // answers it as OpenAI does, 400 context_length_exceeded).
 const ReasonContextWindow = "context window too small"
 
+// ReasonMaxTokensFill begins the reason of a decision excluding a target
+// whose window max_tokens alone fills (one of ReasonContextWindow's).
+const ReasonMaxTokensFill = ReasonContextWindow + ": max_tokens"
+
 // Decision says whether one target of a route could be used for a job, and
 // why not. The list of decisions is the job's `routing`. A decision with an
 // Event records something that happened later in the race (hedge_denied).
@@ -61,7 +65,7 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 			d.Eligible = true
 		case maxTokens >= t.ContextWindow:
 			// No prompt fits beside it (and adding to it could overflow).
-			d.Reason = fmt.Sprintf(ReasonContextWindow+": max_tokens %d alone fills the window of %d tokens", maxTokens, t.ContextWindow)
+			d.Reason = fmt.Sprintf(ReasonMaxTokensFill+" %d alone fills the window of %d tokens", maxTokens, t.ContextWindow)
 		default:
 			need, fits, err := tokens.Fits(enc, msgs, maxTokens, t.ContextWindow)
 			d.PromptTokens = need - maxTokens

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -230,19 +232,40 @@ func (s *Store) handOverUnsent(ctx context.Context, jobID, attemptID, owner, why
 		if _, _, err := lockJob(ctx, tx, jobID, ""); err != nil {
 			return err
 		}
-		var seq int
-		err := tx.QueryRow(ctx, `UPDATE attempts SET state = 'cancelled', finished_at = now(),
-				error = jsonb_build_object('kind', $4::text, 'fault', 'router', 'message', $3::text),
-				lease_owner = NULL, lease_expires_at = NULL
-			WHERE id = $2 AND job_id = $1 AND state IN ('starting', 'running') RETURNING seq`,
-			jobID, attemptID, why, notSentKind).Scan(&seq)
-		if err != nil {
-			return fmt.Errorf("hand over attempt %s: %w", attemptID, notFound(err))
+		cancelled, err := cancelUnsentLocked(ctx, tx, jobID, attemptID, why, false)
+		if err != nil || !cancelled {
+			return fmt.Errorf("hand over attempt %s: %w", attemptID, cmp.Or(err, ErrNotFound))
 		}
-		_, err = tx.Exec(ctx, `UPDATE jobs SET attempt_base = greatest(attempt_base, $2),
-				lease_owner = CASE WHEN lease_owner = $3 THEN NULL ELSE lease_owner END,
-				lease_expires_at = CASE WHEN lease_owner = $3 THEN now() ELSE lease_expires_at END
-			WHERE id = $1`, jobID, seq, owner)
+		_, err = tx.Exec(ctx, `UPDATE jobs SET
+				lease_owner = CASE WHEN lease_owner = $2 THEN NULL ELSE lease_owner END,
+				lease_expires_at = CASE WHEN lease_owner = $2 THEN now() ELSE lease_expires_at END
+			WHERE id = $1`, jobID, owner)
 		return err
 	})
+}
+
+// cancelUnsentLocked records that attempt attemptID of job jobID (whose row
+// the transaction has locked) was never sent: `cancelled` with kind not_sent
+// and why as its message, and the job's attempt_base moved past it, so that
+// it counts neither as its provider tried nor against max_attempts. Only an
+// attempt still in flight changes — or, with orExpired, one recovery marked
+// unknown when its lease expired (lease_expired): cancelled says whether it
+// did.
+func cancelUnsentLocked(ctx context.Context, tx pgx.Tx, jobID, attemptID, why string, orExpired bool) (cancelled bool, err error) {
+	var seq int
+	err = tx.QueryRow(ctx, `UPDATE attempts SET state = 'cancelled', finished_at = now(),
+			error = jsonb_build_object('kind', $4::text, 'fault', 'router', 'message', $3::text),
+			lease_owner = NULL, lease_expires_at = NULL
+		WHERE id = $2 AND job_id = $1
+			AND (state IN ('starting', 'running') OR ($5 AND state = 'unknown' AND error->>'kind' = 'lease_expired'))
+		RETURNING seq`,
+		jobID, attemptID, why, notSentKind, orExpired).Scan(&seq)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	_, err = tx.Exec(ctx, `UPDATE jobs SET attempt_base = greatest(attempt_base, $2) WHERE id = $1`, jobID, seq)
+	return err == nil, err
 }

@@ -164,19 +164,7 @@ func (s *Store) settleLostClaim(ctx context.Context, req *claimRequest) (final s
 			return nil // another replica adopted it, or it has ended: not this replica's any more
 		}
 		if req.attID != "" {
-			var seq int
-			err := tx.QueryRow(ctx, `UPDATE attempts SET state = 'cancelled', finished_at = now(),
-					error = jsonb_build_object('kind', $3::text, 'fault', 'router', 'message', $2::text),
-					lease_owner = NULL, lease_expires_at = NULL
-				WHERE id = $1 AND (state IN ('starting', 'running') OR (state = 'unknown' AND error->>'kind' = 'lease_expired'))
-				RETURNING seq`,
-				req.attID, why, notSentKind).Scan(&seq)
-			switch {
-			case err == nil:
-				if _, err := tx.Exec(ctx, `UPDATE jobs SET attempt_base = greatest(attempt_base, $2) WHERE id = $1`, req.jobID, seq); err != nil {
-					return err
-				}
-			case !errors.Is(err, pgx.ErrNoRows):
+			if _, err := cancelUnsentLocked(ctx, tx, req.jobID, req.attID, why, true); err != nil {
 				return err
 			}
 		}

@@ -141,23 +141,16 @@ func (o *orchestrator) run(ctx context.Context) {
 		}
 		// Nothing is in flight. The blocking rule is the database's: if the
 		// unknown attempt that stopped new attempts was resolved meanwhile (by
-		// an operator or reconciliation), the race goes on — or, when the
-		// runner drains, the job is handed over (finish) instead of settled
-		// with a block that no longer holds.
-		if !o.blocked || o.done || o.stopped || o.leaseLost || ctx.Err() != nil {
-			break
-		}
-		unknown, err := o.r.cfg.Store.HasUnknownAttempt(ctx, o.job.ID)
-		if err != nil || unknown {
-			break
+		// an operator or reconciliation), finish learns it from the settle
+		// itself and the race goes on — or, when the runner drains, the job is
+		// handed over (the next finish) instead of settled with a block that
+		// no longer holds.
+		if !o.finish(ctx) {
+			return
 		}
 		o.blocked = false
 		o.failover(ctx) // none while draining
-		if len(o.inflight) == 0 {
-			break
-		}
 	}
-	o.finish(ctx)
 }
 
 // step waits for one event of the race and acts on it.
@@ -215,34 +208,45 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 	}
 }
 
-// finish settles the job once nothing more will start.
-func (o *orchestrator) finish(ctx context.Context) {
+// finish settles the job once nothing more will start. It reports true when
+// the race should go on instead: it was blocked by an unknown attempt that has
+// been resolved since (store.ErrUnblocked).
+func (o *orchestrator) finish(ctx context.Context) (goOn bool) {
 	if o.done || o.leaseLost || errors.Is(context.Cause(ctx), errShutdown) || errors.Is(context.Cause(ctx), errLoser) {
-		return // nothing to settle: won here or elsewhere, or not ours to settle
+		return false // nothing to settle: won here or elsewhere, or not ours to settle
 	}
 	if o.handOver() {
-		return // the deferred lease release lets another replica go on at once
+		return false // the deferred lease release lets another replica go on at once
 	}
 	if o.routing != nil { // no attempt was created: record why
 		if err := o.r.cfg.Store.SetRouting(context.WithoutCancel(ctx), o.job.ID, o.r.cfg.LeaseOwner, o.routing); err != nil {
 			o.log.Error("could not record routing", "err", err)
 		}
 	}
-	state, err := o.r.cfg.Store.SettleJobAs(context.WithoutCancel(ctx), o.job.ID, o.r.cfg.LeaseOwner, o.failReason())
+	settle := o.r.cfg.Store.SettleJobAs
+	if o.blocked && !o.stopped && ctx.Err() == nil {
+		settle = o.r.cfg.Store.SettleBlockedJobAs
+	}
+	state, err := settle(context.WithoutCancel(ctx), o.job.ID, o.r.cfg.LeaseOwner, o.failReason())
+	if errors.Is(err, store.ErrUnblocked) {
+		o.log.Info("the unknown attempt was resolved before the job settled; the race goes on")
+		return true
+	}
 	if errors.Is(err, store.ErrLeaseLost) {
 		// This process stalled past its lease and another replica adopted
 		// the job: it settles it, not this one.
 		o.leaseLost = true
 		o.log.Warn("another router took this job over; leaving it unsettled", "err", err)
-		return
+		return false
 	}
 	if err != nil {
 		o.log.Error("could not settle job", "err", err)
-		return
+		return false
 	}
 	o.settled = state != store.JobPending && state != store.JobRunning
 	o.r.cfg.Listener.Publish(o.job.ID, state)
 	o.r.cfg.Observer.JobSettled(state)
+	return false
 }
 
 func (o *orchestrator) canStart() bool {

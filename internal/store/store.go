@@ -40,6 +40,9 @@ var (
 	ErrStateConflict = errors.New("state conflict")
 	// ErrLeaseLost: another process holds the job's orchestration lease.
 	ErrLeaseLost = errors.New("job lease lost")
+	// ErrUnblocked: the unknown attempt that stopped a job's race was resolved
+	// before the job was settled; the race may go on (SettleBlockedJobAs).
+	ErrUnblocked = errors.New("no attempt of the job is unknown any more")
 	// ErrInvalidResult: a resolution's result fails the prompt's contract.
 	ErrInvalidResult = errors.New("result fails the contract")
 )

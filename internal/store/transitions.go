@@ -65,7 +65,7 @@ func (s *Store) setJobState(ctx context.Context, tx pgx.Tx, jobID, state, reason
 // it is for callers that orchestrate nothing (operator tools, tests); an
 // orchestrator settles with SettleJobAs.
 func (s *Store) SettleJob(ctx context.Context, jobID, failReason string) (string, error) {
-	return s.settle(ctx, jobID, "", failReason)
+	return s.settle(ctx, jobID, "", failReason, false)
 }
 
 // SettleJobAs is SettleJob for the orchestrator owner, fenced by the job's
@@ -81,11 +81,27 @@ func (s *Store) SettleJobAs(ctx context.Context, jobID, owner, failReason string
 	if owner == "" {
 		return "", fmt.Errorf("settle job %s: no lease owner given", jobID)
 	}
-	return s.settle(ctx, jobID, owner, failReason)
+	return s.settle(ctx, jobID, owner, failReason, false)
 }
 
-// settle is SettleJob, fenced by owner's lease unless owner is "".
-func (s *Store) settle(ctx context.Context, jobID, owner, failReason string) (string, error) {
+// SettleBlockedJobAs is SettleJobAs for an orchestrator whose race stopped
+// because an attempt went unknown. The check that an attempt is still unknown
+// is made on the locked row, in the settle's own transaction: when a
+// resolution (`failed`, by an operator or reconciliation) lifted the block
+// since the orchestrator learnt of it, nothing changes and the answer is
+// ErrUnblocked, so the race goes on instead of the job failing with targets
+// left untried. (Checked before the settle, a resolution in between left the
+// job `failed`: the resolution saw it running, so it did not resume it.)
+func (s *Store) SettleBlockedJobAs(ctx context.Context, jobID, owner, failReason string) (string, error) {
+	if owner == "" {
+		return "", fmt.Errorf("settle job %s: no lease owner given", jobID)
+	}
+	return s.settle(ctx, jobID, owner, failReason, true)
+}
+
+// settle is SettleJob, fenced by owner's lease unless owner is "". When
+// blocked, a job without an unknown attempt is left as it is (ErrUnblocked).
+func (s *Store) settle(ctx context.Context, jobID, owner, failReason string, blocked bool) (string, error) {
 	var final string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := checkJobID(jobID); err != nil {
@@ -104,6 +120,15 @@ func (s *Store) settle(ctx context.Context, jobID, owner, failReason string) (st
 		}
 		if !held {
 			return fmt.Errorf("%w: job %s is not %s's to settle: another process holds its lease, or none does", ErrLeaseLost, jobID, owner)
+		}
+		if blocked {
+			inflight, unknown, err := attemptCounts(ctx, tx, jobID)
+			if err != nil {
+				return err
+			}
+			if inflight == 0 && unknown == 0 {
+				return ErrUnblocked
+			}
 		}
 		if err := s.settleLocked(ctx, tx, jobID, failReason); err != nil {
 			return err
@@ -136,13 +161,6 @@ func (s *Store) settleLocked(ctx context.Context, tx pgx.Tx, jobID, failReason s
 			"Resolve it with POST /v1/jobs/{id}/attempts/{seq}/resolve, or cancel the job."
 	}
 	return s.setJobState(ctx, tx, jobID, final, reason)
-}
-
-// HasUnknownAttempt reports whether any attempt of the job is unknown.
-func (s *Store) HasUnknownAttempt(ctx context.Context, jobID string) (bool, error) {
-	var n bool
-	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM attempts WHERE job_id = $1 AND state = 'unknown')`, jobID).Scan(&n)
-	return n, err
 }
 
 // CancelJob cancels owner's job: it becomes `cancelled`, its in-flight and

@@ -71,4 +71,3 @@ func TestResolutionBeforeTheBlockedSettleLetsTheRaceGoOn(t *testing.T) {
 		t.Fatalf("attempts %+v, want the primary's left failed as resolved", j.Attempts)
 	}
 }
-

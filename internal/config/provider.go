@@ -21,6 +21,10 @@ func (p Provider) providerProblems(where string) []string {
 	if p.Type != "scripted" && p.BaseURL != "" {
 		if err := checkBaseURL(p.BaseURL); err != nil {
 			errs = append(errs, fmt.Sprintf("%s.base_url: %v", where, err))
+		} else if p.Type == "anthropic" {
+			if root, ok := anthropicVersioned(p.BaseURL); ok {
+				errs = append(errs, fmt.Sprintf("%s.base_url for type anthropic must not end in /v1: the SDK adds /v1/messages itself, so every request would go to /v1/v1/messages and fail as model_not_found; use %s", where, root))
+			}
 		}
 	}
 	if p.Tokenizer != "" && !slices.Contains(Tokenizers, p.Tokenizer) {
@@ -45,4 +49,20 @@ func checkBaseURL(raw string) error {
 		return fmt.Errorf("%q is not an absolute http:// or https:// URL with a host (for example https://api.openai.com/v1)", u.Redacted())
 	}
 	return nil
+}
+
+// anthropicVersioned reports an Anthropic base_url that ends in /v1 (as
+// copied from Anthropic's documentation, https://api.anthropic.com/v1), and
+// the API root to write instead.
+func anthropicVersioned(raw string) (root string, ok bool) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", false
+	}
+	path := strings.TrimRight(u.Path, "/")
+	if !strings.HasSuffix(strings.ToLower(path), "/v1") {
+		return "", false
+	}
+	u.Path, u.RawPath = path[:len(path)-len("/v1")], ""
+	return u.Redacted(), true
 }

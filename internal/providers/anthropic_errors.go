@@ -3,6 +3,7 @@ package providers
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -43,7 +44,10 @@ const StatusOverloaded = 529
 func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h http.Header) *Error {
 	kind, ok := anthropicTypeKinds[typ]
 	switch {
-	case typ == "invalid_request_error":
+	case typ == "invalid_request_error" && (status == 0 || requestStatus(status)):
+		// A status that says the request is wrong (400, 413, 422), or an
+		// error event in a stream; another status (405 from a proxy) is
+		// classified by that status.
 		kind = requestKind(code, msg)
 	case status == StatusOverloaded:
 		kind = KindUnavailable
@@ -62,6 +66,7 @@ func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h 
 	if e.Message == "" && status != 0 {
 		e.Message = http.StatusText(status)
 	}
+	unlistedStatus(e, msg)
 	operatorsOwn(e)
 	if h != nil && status != 0 {
 		e.RetryAfter = ParseRetryAfter(h, time.Now())
@@ -142,12 +147,20 @@ func (p *Anthropic) classify(w *CallWatch, trace *callTrace, err error, streamin
 			return se
 		}
 		e = Classify(name, err)
-		if w.FirstByte() > 0 && e.Fault == FaultNetwork {
+		_, status, retryAfter := trace.result()
+		switch {
+		case e.Kind == KindConnReset && status >= 300:
+			// An error status came and its body broke off: the status says
+			// what to do (a 400 is not retried, a 429 keeps its
+			// Retry-After), not the broken body, as for the OpenAI adapter.
+			e = ClassifyStatus(name, status, "", fmt.Sprintf("HTTP %d error response body incomplete: %s", status, truncate(withoutAddresses(err))))
+			e.RetryAfter = retryAfter
+		case w.FirstByte() > 0 && e.Fault == FaultNetwork:
 			kind := KindMalformedResponse
 			if streaming {
 				kind = KindStreamCut
 			}
-			e = NewError(name, kind, "response broken off: "+truncate(err.Error()))
+			e = NewError(name, kind, "response broken off: "+truncate(withoutAddresses(err)))
 		}
 	}
 	if e.Err == nil {

@@ -41,6 +41,9 @@ func Classify(provider string, err error) *Error {
 	if pe, ok := AsError(err); ok {
 		return pe
 	}
+	if e, ok := redirectRefused(provider, err); ok {
+		return e
+	}
 	var (
 		reqErr *openai.RequestError
 		apiErr *openai.APIError
@@ -89,8 +92,26 @@ func classifyHTTP(provider string, status int, code, typ, msg string) *Error {
 	if e.Message == "" && status != 0 {
 		e.Message = http.StatusText(status)
 	}
+	unlistedStatus(e, msg)
 	operatorsOwn(e)
 	return e
+}
+
+// unlistedStatus gives a misconfigured error from an HTTP status (a 4xx the
+// taxonomy does not list: 405, 410, 415, 421, 451…) a message that names the
+// status and what an operator should check. Such a status is what a proxy, a
+// wrong base_url or a redirect followed as a GET answers: it says nothing
+// against the caller's request, so it must not stop the job as if it did.
+func unlistedStatus(e *Error, msg string) {
+	if e.Kind != KindMisconfigured || e.StatusCode == 0 {
+		return
+	}
+	m := fmt.Sprintf("HTTP %d %s from the target, which does not say the request is wrong: an operator must check the target's base_url (a proxy or a redirect in front of the API?)",
+		e.StatusCode, http.StatusText(e.StatusCode))
+	if msg = strings.TrimSpace(msg); msg != "" {
+		m += "; the provider said: " + msg
+	}
+	e.Message = truncate(m)
 }
 
 // operatorsMessages are what the failures about the router's own account at
@@ -120,12 +141,20 @@ func operatorsOwn(e *Error) {
 	}
 }
 
+// requestStatus reports the HTTP statuses that say the caller's request is
+// wrong (400, 413, 422): the only ones classified by requestKind.
+func requestStatus(status int) bool {
+	return status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge ||
+		status == http.StatusUnprocessableEntity
+}
+
 func statusKind(status int, code, typ, msg string) Kind {
+	if requestStatus(status) {
+		return requestKind(code, msg)
+	}
 	switch status {
 	case 0: // an error event inside a stream: no status of its own
 		return typeKind(code, typ, msg)
-	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
-		return requestKind(code, msg)
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return KindAuth
 	case http.StatusPaymentRequired:
@@ -152,7 +181,10 @@ func statusKind(status int, code, typ, msg string) Kind {
 	case status >= 500:
 		return KindServerError
 	case status >= 400:
-		return requestKind(code, msg)
+		// Another 4xx (405, 410, 415, 421, 451…) is what a proxy, a wrong
+		// base_url or a redirect followed as a GET answers, not a verdict on
+		// the request: the target's configuration, failed over.
+		return KindMisconfigured
 	}
 	return KindUnknownProvider
 }
@@ -164,7 +196,8 @@ func requestKind(code, msg string) Kind {
 	switch {
 	case code == "context_length_exceeded" || code == "string_above_max_length" ||
 		strings.Contains(m, "maximum context length") || strings.Contains(m, "context length") ||
-		strings.Contains(m, "context window") || strings.Contains(m, "prompt is too long"):
+		strings.Contains(m, "context window") || strings.Contains(m, "prompt is too long") ||
+		strings.Contains(m, "context limit") || strings.Contains(m, "exceed context"):
 		return KindContextLength
 	case code == "content_policy_violation" || code == "content_filter" ||
 		code == "ResponsibleAIPolicyViolation" ||
@@ -224,6 +257,8 @@ func classifyTransport(provider string, err error) *Error {
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED),
 		errors.Is(err, syscall.EPIPE), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		kind, msg = KindConnReset, "connection reset before a complete response"
+	case isHTTP2Reset(err):
+		kind, msg = KindConnReset, "connection reset before a complete response: "+withoutAddresses(err)
 	case errors.As(err, &certErr), errors.As(err, &uaErr), errors.As(err, &hostErr):
 		kind, msg = KindMisconfigured, "TLS verification failed: "+withoutAddresses(err)
 	case errors.As(err, &synErr), errors.As(err, &typErr):
@@ -236,6 +271,18 @@ func classifyTransport(provider string, err error) *Error {
 		kind, msg = KindConnReset, "network error: "+withoutAddresses(opErr)
 	}
 	return NewError(provider, kind, truncate(msg))
+}
+
+// isHTTP2Reset reports an HTTP/2 stream reset by the provider (RST_STREAM:
+// "stream error: stream ID 1; INTERNAL_ERROR; received from peer") or a
+// connection that went away under the stream (GOAWAY, "http2: client
+// connection lost"): the HTTP/2 form of a TCP reset. net/http's HTTP/2 error
+// types are not exported, so they are known by their text.
+func isHTTP2Reset(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "stream error: stream ID") && strings.Contains(s, "received from peer") ||
+		strings.Contains(s, "http2: client connection lost") ||
+		strings.Contains(s, "http2: server sent GOAWAY")
 }
 
 // withoutAddresses is err's message without the provider's URL and network

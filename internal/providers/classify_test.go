@@ -40,7 +40,7 @@ func TestClassifyPlainErrors(t *testing.T) {
 		{errors.New("something odd"), KindUnknownProvider, ActionFailover, false},
 		{&openai.APIError{Type: "rate_limit_error", Message: "slow down"}, KindRateLimited, ActionRetry, false},
 		{&openai.APIError{Type: "invalid_request_error", Code: "context_length_exceeded", Message: "too long"}, KindContextLength, ActionFailover, false},
-		{&openai.RequestError{HTTPStatusCode: 418, Body: []byte("teapot")}, KindBadRequest, ActionStop, false},
+		{&openai.RequestError{HTTPStatusCode: 418, Body: []byte("teapot")}, KindMisconfigured, ActionFailover, false}, // an unlisted 4xx
 		{&openai.RequestError{HTTPStatusCode: 402}, KindQuotaExceeded, ActionFailover, false},
 		{&openai.RequestError{HTTPStatusCode: 501}, KindServerError, ActionRetry, false},
 	}

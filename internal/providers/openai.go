@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -48,6 +49,14 @@ type OpenAIConfig struct {
 	MaxResponseBytes int64
 }
 
+// maxKeepaliveLines is how many lines without data (SSE comments such as
+// ": keepalive", blank lines) go-openai accepts in a row in a stream before it
+// calls the stream malformed. Its default, 300, fails a stream whose provider
+// keeps the connection alive with more than 150 comments (each with its blank
+// line) while it prepares a long answer. Such lines are bounded by
+// max_response_bytes and stream_idle_timeout instead.
+const maxKeepaliveLines = math.MaxInt32
+
 // OpenAI is the adapter for OpenAI-compatible chat completion APIs, built on
 // github.com/sashabaranov/go-openai. It is safe for concurrent use.
 type OpenAI struct {
@@ -87,10 +96,12 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}
 	hc := tracingClient(base)
 	hc = limitClient(hc, cfg.MaxResponseBytes)
+	hc = keepMethodOnRedirect(hc, cfg.BaseURL)
 	cc := openai.DefaultConfig(cfg.APIKey)
 	cc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	cc.OrgID = cfg.Organization
 	cc.HTTPClient = hc
+	cc.EmptyMessagesLimit = maxKeepaliveLines
 	return &OpenAI{cfg: cfg, http: hc, client: openai.NewClientWithConfig(cc)}, nil
 }
 
@@ -141,13 +152,13 @@ func (p *OpenAI) classify(w *CallWatch, trace *callTrace, err error) *Error {
 	case e.Kind == KindConnReset && status >= 200 && status <= 299:
 		// The answer's headers came; its body broke off or does not decode.
 		e = NewError(p.cfg.Name, KindMalformedResponse,
-			fmt.Sprintf("HTTP %d response body incomplete or invalid: %s", status, truncate(err.Error())))
+			fmt.Sprintf("HTTP %d response body incomplete or invalid: %s", status, truncate(withoutAddresses(err))))
 		e.Err = err
 	case e.Kind == KindConnReset && status >= 300:
 		// An error status came and its body broke off: the status says what
 		// to do (a 400 is not retried, a 429 keeps its Retry-After), not the
 		// broken body.
-		ne := ClassifyStatus(p.cfg.Name, status, "", fmt.Sprintf("HTTP %d error response body incomplete: %s", status, truncate(err.Error())))
+		ne := ClassifyStatus(p.cfg.Name, status, "", fmt.Sprintf("HTTP %d error response body incomplete: %s", status, truncate(withoutAddresses(err))))
 		ne.Err = err
 		e = ne
 	}

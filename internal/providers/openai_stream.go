@@ -100,7 +100,7 @@ func (p *OpenAI) streamError(w *CallWatch, acc *streamAcc, err error) *Error {
 		return Classify(p.cfg.Name, err) // an error event sent inside the stream
 	default:
 		e = NewError(p.cfg.Name, KindStreamCut,
-			fmt.Sprintf("stream broken after %d chunks: %s", acc.chunks, truncate(err.Error())))
+			fmt.Sprintf("stream broken after %d chunks: %s", acc.chunks, truncate(withoutAddresses(err))))
 	}
 	e.Err = err
 	return e

@@ -83,7 +83,7 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 		}
 		if len(violations) > 0 {
 			writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "invalid-result", Title: "Result breaks the contract",
-				Detail: fmt.Sprintf("the result fails %d check(s); first: %s", len(violations), violations[0].String()), JobID: id, Violations: violations})
+				Detail: failsChecks(violations), JobID: id, Violations: violations})
 			return
 		}
 		res.Result = doc
@@ -228,4 +228,14 @@ func (s *Server) judgeResolution(job *store.Job, seq int, result json.RawMessage
 	}
 	doc, violations := p.Validator().Validate(string(result))
 	return doc, violations, nil
+}
+
+// failsChecks says how many checks a result fails and the first of them. A list
+// cut at contract.MaxViolations ends with a contract.RuleTruncated entry, which
+// is not a check of its own.
+func failsChecks(vs []contract.Violation) string {
+	if last := vs[len(vs)-1]; len(vs) > 1 && last.Rule == contract.RuleTruncated {
+		return fmt.Sprintf("the result fails more than %d checks (%s); first: %s", len(vs)-1, last.Message, vs[0].String())
+	}
+	return fmt.Sprintf("the result fails %d check(s); first: %s", len(vs), vs[0].String())
 }

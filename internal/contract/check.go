@@ -12,11 +12,13 @@ import (
 
 // CheckRules applies only the business rules to a decoded document (numbers as
 // json.Number, see ParseJSON), in this order: no_extra_keys, enums, ranges, equal,
-// products, sums, custom. It does not check the schema.
+// products, sums, custom. It does not check the schema. Past MaxViolations, the
+// first ones are listed and a last violation, rule RuleTruncated, says how many
+// more there were.
 func (v *Validator) CheckRules(doc any) []Violation {
-	var out []Violation
+	var out ruleViolations
 	if v.noExtraKeys {
-		out = v.checkExtraKeys(doc, out)
+		v.checkExtraKeys(doc, &out)
 	}
 	for _, e := range v.enums {
 		resolve(doc, e.ptr.segs, "$", func(p string, x any) {
@@ -25,13 +27,15 @@ func (v *Validator) CheckRules(doc any) []Violation {
 					return
 				}
 			}
-			out = append(out, Violation{Rule: "enum", Path: p, Message: fmt.Sprintf("%s is not one of %s", display(x), displayList(e.allowed))})
+			if !out.skip() {
+				out.add(Violation{Rule: "enum", Path: p, Message: fmt.Sprintf("%s is not one of %s", display(x), displayList(e.allowed))})
+			}
 		})
 	}
 	for _, r := range v.ranges {
 		resolve(doc, r.ptr.segs, "$", func(p string, x any) {
 			if msg := outOfRange(x, r.r); msg != "" {
-				out = append(out, Violation{Rule: "range", Path: p, Message: msg})
+				out.add(Violation{Rule: "range", Path: p, Message: msg})
 			}
 		})
 	}
@@ -39,25 +43,25 @@ func (v *Validator) CheckRules(doc any) []Violation {
 		l, ok1 := lookupOne(doc, e.left.segs)
 		r, ok2 := lookupOne(doc, e.right.segs)
 		if ok1 && ok2 && !sameValue(l, r) {
-			out = append(out, Violation{Rule: "equal", Path: e.left.raw, Message: fmt.Sprintf("must equal %s: got %s, %s is %s", e.right.raw, display(l), e.right.raw, display(r))})
+			out.add(Violation{Rule: "equal", Path: e.left.raw, Message: fmt.Sprintf("must equal %s: got %s, %s is %s", e.right.raw, display(l), e.right.raw, display(r))})
 		}
 	}
 	for _, p := range v.products {
-		out = p.check(doc, out)
+		p.check(doc, &out)
 	}
 	for _, s := range v.sums {
-		out = s.check(doc, out)
+		s.check(doc, &out)
 	}
 	for _, c := range v.custom {
-		out = c.run(doc, out)
+		c.run(doc, &out)
 	}
-	return out
+	return out.result()
 }
 
-func (v *Validator) checkExtraKeys(doc any, out []Violation) []Violation {
+func (v *Validator) checkExtraKeys(doc any, out *ruleViolations) {
 	m, ok := doc.(map[string]any)
 	if !ok {
-		return out
+		return
 	}
 	var extra []string
 	for k := range m {
@@ -67,9 +71,8 @@ func (v *Validator) checkExtraKeys(doc any, out []Violation) []Violation {
 	}
 	sort.Strings(extra)
 	for _, k := range extra {
-		out = append(out, Violation{Rule: "no_extra_keys", Path: joinPath("$", k), Message: fmt.Sprintf("key %q is not declared in the output schema", k)})
+		out.add(Violation{Rule: "no_extra_keys", Path: joinPath("$", k), Message: fmt.Sprintf("key %q is not declared in the output schema", k)})
 	}
-	return out
 }
 
 func outOfRange(x any, r Range) string {
@@ -103,19 +106,19 @@ func outOfRange(x any, r Range) string {
 
 // number reads a numeric field of an item; present=false when it is absent or
 // null (null is the schema's to allow or refuse).
-func number(item map[string]any, key, at string, rule string, out *[]Violation) (f float64, present, ok bool) {
+func number(item map[string]any, key, at string, rule string, out *ruleViolations) (f float64, present, ok bool) {
 	x, present := item[key]
 	if !present || x == nil {
 		return 0, false, false
 	}
 	f, ok = toFloat(x)
 	if !ok {
-		*out = append(*out, Violation{Rule: rule, Path: joinPath(at, key), Message: mustBeNumber(x)})
+		out.add(Violation{Rule: rule, Path: joinPath(at, key), Message: mustBeNumber(x)})
 	}
 	return f, true, ok
 }
 
-func (p productCheck) check(doc any, out []Violation) []Violation {
+func (p productCheck) check(doc any, out *ruleViolations) {
 	arr, _ := lookupArray(doc, p.items)
 	for i, el := range arr {
 		item, ok := el.(map[string]any)
@@ -123,13 +126,13 @@ func (p productCheck) check(doc any, out []Violation) []Violation {
 			continue
 		}
 		at := joinPath(p.items.raw, strconv.Itoa(i))
-		res, present, ok := number(item, p.result, at, "product", &out)
+		res, present, ok := number(item, p.result, at, "product", out)
 		if !present || !ok {
 			continue
 		}
 		prod, parts, complete := 1.0, make([]string, 0, len(p.factors)), true
 		for _, f := range p.factors {
-			x, present, ok := number(item, f, at, "product", &out)
+			x, present, ok := number(item, f, at, "product", out)
 			if !present || !ok {
 				complete = false
 				break
@@ -137,27 +140,35 @@ func (p productCheck) check(doc any, out []Violation) []Violation {
 			prod *= x
 			parts = append(parts, fmtNum(x))
 		}
-		if complete && !within(res, prod, p.tol) {
-			out = append(out, Violation{Rule: "product", Path: joinPath(at, p.result), Message: fmt.Sprintf(
-				"%s is %s but %s = %s = %s (tolerance %s)",
-				p.result, fmtNum(res), strings.Join(p.factors, " * "), strings.Join(parts, " * "), fmtNum(prod), fmtNum(p.tol))})
+		if !complete || within(res, prod, p.tol) || out.skip() {
+			continue
 		}
+		what := strings.Join(p.factors, " * ")
+		if overflows(prod) {
+			out.add(Violation{Rule: "product", Path: joinPath(at, p.result), Message: fmt.Sprintf(
+				"%s is %s but %s = %s overflows a 64-bit float, so this rule cannot compare it",
+				p.result, fmtNum(res), what, strings.Join(parts, " * "))})
+			continue
+		}
+		out.add(Violation{Rule: "product", Path: joinPath(at, p.result), Message: fmt.Sprintf(
+			"%s is %s but %s = %s = %s (tolerance %s)",
+			p.result, fmtNum(res), what, strings.Join(parts, " * "), fmtNum(prod), fmtNum(p.tol))})
 	}
-	return out
 }
 
-func (s sumCheck) check(doc any, out []Violation) []Violation {
+func (s sumCheck) check(doc any, out *ruleViolations) {
 	tv, found := lookupOne(doc, s.total.segs)
 	if !found || tv == nil {
-		return out
+		return
 	}
 	total, ok := toFloat(tv)
 	if !ok {
-		return append(out, Violation{Rule: "sum", Path: s.total.raw, Message: mustBeNumber(tv)})
+		out.add(Violation{Rule: "sum", Path: s.total.raw, Message: mustBeNumber(tv)})
+		return
 	}
 	arr, found := lookupArray(doc, s.items)
 	if !found {
-		return out
+		return
 	}
 	sum, complete := 0.0, true
 	for i, el := range arr {
@@ -166,13 +177,13 @@ func (s sumCheck) check(doc any, out []Violation) []Violation {
 			continue
 		}
 		at := joinPath(s.items.raw, strconv.Itoa(i))
-		x, present, ok := number(item, s.field, at, "sum", &out)
+		x, present, ok := number(item, s.field, at, "sum", out)
 		if !ok {
 			complete = complete && !present
 			continue
 		}
 		if s.multiply != "" {
-			m, present, ok := number(item, s.multiply, at, "sum", &out)
+			m, present, ok := number(item, s.multiply, at, "sum", out)
 			if !ok {
 				complete = complete && !present
 				continue
@@ -182,18 +193,24 @@ func (s sumCheck) check(doc any, out []Violation) []Violation {
 		sum += x
 	}
 	if !complete {
-		return out // a non-number was reported; the sum would be noise
+		return // a non-number was reported; the sum would be noise
 	}
-	if diff := total - sum; !within(total, sum, s.tol) {
-		what := s.items.raw + "/*/" + s.field
-		if s.multiply != "" {
-			what += " * " + s.multiply
-		}
-		out = append(out, Violation{Rule: "sum", Path: s.total.raw, Message: fmt.Sprintf(
-			"is %s but the sum of %s over %d items is %s (off by %s, tolerance %s)",
-			fmtNum(total), what, len(arr), fmtNum(sum), fmtNum(diff), fmtNum(s.tol))})
+	if within(total, sum, s.tol) {
+		return
 	}
-	return out
+	what := s.items.raw + "/*/" + s.field
+	if s.multiply != "" {
+		what += " * " + s.multiply
+	}
+	if overflows(sum) {
+		out.add(Violation{Rule: "sum", Path: s.total.raw, Message: fmt.Sprintf(
+			"is %s but the sum of %s over %d items overflows a 64-bit float, so this rule cannot compare it",
+			fmtNum(total), what, len(arr))})
+		return
+	}
+	out.add(Violation{Rule: "sum", Path: s.total.raw, Message: fmt.Sprintf(
+		"is %s but the sum of %s over %d items is %s (off by %s, tolerance %s)",
+		fmtNum(total), what, len(arr), fmtNum(sum), fmtNum(total-sum), fmtNum(s.tol))})
 }
 
 // within reports whether a and b differ by at most tol, give or take float64
@@ -201,10 +218,19 @@ func (s sumCheck) check(doc any, out []Violation) []Violation {
 // 100000000000.01 - 100000000000 is 0.0100021362... A slack of 1e-9 plus
 // 1e-14 of the larger magnitude (a tenth of a cent on a hundred billion)
 // covers the rounding of a product of a few factors or a sum of thousands of
-// items, and keeps a tolerance of 0 meaning "exactly".
+// items, and keeps a tolerance of 0 meaning "exactly". A computation that
+// overflowed (±Inf, or NaN from Inf - Inf) is within nothing: its slack would
+// be infinite.
 func within(a, b, tol float64) bool {
+	if overflows(a) || overflows(b) {
+		return false
+	}
 	return math.Abs(a-b) <= tol+1e-9+1e-14*max(math.Abs(a), math.Abs(b))
 }
+
+// overflows reports whether a computed product or sum left the float64 range
+// (±Inf, or NaN from adding +Inf and -Inf).
+func overflows(f float64) bool { return math.IsInf(f, 0) || math.IsNaN(f) }
 
 // mustBeNumber says why x, which toFloat refused, cannot be computed with.
 func mustBeNumber(x any) string {
@@ -230,11 +256,11 @@ func lookupArray(doc any, p pointer) ([]any, bool) {
 	return arr, found && ok
 }
 
-func (c customCheck) run(doc any, out []Violation) (res []Violation) {
+func (c customCheck) run(doc any, out *ruleViolations) {
 	rule := "custom:" + c.name
 	defer func() {
 		if r := recover(); r != nil {
-			res = append(out, Violation{Rule: rule, Path: "$", Message: fmt.Sprintf("rule panicked: %v", r)})
+			out.add(Violation{Rule: rule, Path: "$", Message: fmt.Sprintf("rule panicked: %v", r)})
 		}
 	}()
 	for _, v := range c.fn(doc) {
@@ -242,9 +268,8 @@ func (c customCheck) run(doc any, out []Violation) (res []Violation) {
 		if v.Path == "" {
 			v.Path = "$"
 		}
-		out = append(out, v)
+		out.add(v)
 	}
-	return out
 }
 
 func displayList(vs []any) string {

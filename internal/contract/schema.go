@@ -78,7 +78,9 @@ func compile(schemaJSON []byte, url, name string, load func(string) (io.ReadClos
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
 			var lines []string
-			for _, v := range flatten(ve, nil) {
+			var vs schemaViolations
+			flatten(ve, &vs)
+			for _, v := range vs.result() {
 				lines = append(lines, fmt.Sprintf("at %s: %s", v.Path, v.Message))
 			}
 			return nil, fmt.Errorf("schema %s is not a valid JSON Schema: %s", name, strings.Join(lines, "; "))
@@ -92,7 +94,9 @@ func compile(schemaJSON []byte, url, name string, load func(string) (io.ReadClos
 func (s *Schema) URL() string { return s.url }
 
 // Check validates a decoded document (numbers as json.Number, see ParseJSON) and
-// returns every leaf failure, sorted by path. Rules are "schema.<keyword>".
+// returns its leaf failures, sorted by path (see lessViolation), each once. Rules
+// are "schema.<keyword>". Past MaxViolations, the first ones are listed and a
+// last violation, rule RuleTruncated, says how many more there were.
 func (s *Schema) Check(doc any) []Violation {
 	err := s.schema.Validate(doc)
 	if err == nil {
@@ -102,9 +106,9 @@ func (s *Schema) Check(doc any) []Violation {
 	if !errors.As(err, &ve) {
 		return []Violation{{Rule: "schema", Path: "$", Message: err.Error()}}
 	}
-	vs := flatten(ve, nil)
-	sortViolations(vs)
-	return dedupe(vs)
+	var vs schemaViolations
+	flatten(ve, &vs)
+	return vs.result()
 }
 
 // Properties returns the names the schema declares in its top-level "properties",
@@ -138,13 +142,15 @@ func (s *Schema) Required() []string {
 	return names
 }
 
-// flatten lists the leaves of a validation error tree as violations.
-func flatten(ve *jsonschema.ValidationError, out []Violation) []Violation {
+// flatten lists the leaves of a validation error tree as violations. An
+// output of a few MiB can have millions of them: a leaf costs no allocation
+// beyond its Violation unless its path is escaped.
+func flatten(ve *jsonschema.ValidationError, out *schemaViolations) {
 	if len(ve.Causes) > 0 {
 		for _, c := range ve.Causes {
-			out = flatten(c, out)
+			flatten(c, out)
 		}
-		return out
+		return
 	}
 	path := instancePath(ve.InstanceLocation)
 	kw := keyword(ve.KeywordLocation)
@@ -152,24 +158,24 @@ func flatten(ve *jsonschema.ValidationError, out []Violation) []Violation {
 	case "required":
 		if names, ok := parseQuotedList(strings.TrimPrefix(ve.Message, "missing properties: ")); ok {
 			for _, n := range names {
-				out = append(out, Violation{Rule: "schema.required", Path: joinPath(path, n), Message: fmt.Sprintf("required property %q is missing", n)})
+				out.add(Violation{Rule: "schema.required", Path: joinPath(path, n), Message: fmt.Sprintf("required property %q is missing", n)})
 			}
-			return out
+			return
 		}
 	case "additionalProperties":
 		msg := strings.TrimSuffix(strings.TrimPrefix(ve.Message, "additionalProperties "), " not allowed")
 		if names, ok := parseQuotedList(msg); ok {
 			for _, n := range names {
-				out = append(out, Violation{Rule: "schema.additionalProperties", Path: joinPath(path, n), Message: fmt.Sprintf("property %q is not allowed by the schema", n)})
+				out.add(Violation{Rule: "schema.additionalProperties", Path: joinPath(path, n), Message: fmt.Sprintf("property %q is not allowed by the schema", n)})
 			}
-			return out
+			return
 		}
 	}
 	rule := "schema"
 	if kw != "" {
-		rule += "." + kw
+		rule = schemaRules[kw]
 	}
-	return append(out, Violation{Rule: rule, Path: path, Message: ve.Message})
+	out.add(Violation{Rule: rule, Path: path, Message: ve.Message})
 }
 
 // instancePath converts the library's instance location (URL-escaped segments,
@@ -177,6 +183,9 @@ func flatten(ve *jsonschema.ValidationError, out []Violation) []Violation {
 func instancePath(loc string) string {
 	if loc == "" || loc == "/" {
 		return "$"
+	}
+	if !strings.Contains(loc, "%") {
+		return loc // nothing escaped: the common case, without allocating
 	}
 	segs := strings.Split(strings.TrimPrefix(loc, "/"), "/")
 	for i, s := range segs {
@@ -201,17 +210,29 @@ var keywords = map[string]bool{
 	"unevaluatedProperties": true, "unevaluatedItems": true, "propertyNames": true,
 }
 
-func keyword(kwloc string) string {
-	segs := strings.Split(kwloc, "/")
-	for i := len(segs) - 1; i >= 0; i-- {
-		if keywords[segs[i]] {
-			return segs[i]
-		}
-		if _, err := strconv.Atoi(segs[i]); err != nil {
-			break // a property name: the failing schema was `false`
-		}
+// schemaRules holds the rule of each keyword: "schema.type", ...
+var schemaRules = func() map[string]string {
+	m := make(map[string]string, len(keywords))
+	for k := range keywords {
+		m[k] = "schema." + k
 	}
-	return ""
+	return m
+}()
+
+// keyword is the last segment of a keyword location that is a keyword, looking
+// back past indexes only (allOf/0); "" when the failing schema was `false`.
+func keyword(kwloc string) string {
+	for {
+		i := strings.LastIndexByte(kwloc, '/')
+		seg := kwloc[i+1:]
+		if keywords[seg] {
+			return seg
+		}
+		if !allDigits(seg) || i < 0 {
+			return "" // a property name: the failing schema was `false`
+		}
+		kwloc = kwloc[:i]
+	}
 }
 
 // parseQuotedList parses the library's list of single-quoted names: 'a', 'b'.

@@ -270,7 +270,8 @@ func (v *Validator) Schema() *Schema { return v.schema }
 // Validate judges one raw output. It trims whitespace and, unless allow_fenced is
 // false, unwraps a single markdown code fence; then it parses the JSON (failure: one
 // json.syntax violation at $), checks the schema (every leaf failure) and, only
-// when the schema passes, the business rules (every failure). On success doc is the
+// when the schema passes, the business rules (every failure); either list is cut
+// at MaxViolations (see Schema.Check and CheckRules). On success doc is the
 // output as compact JSON (key order and number spelling kept) and violations is
 // nil; on failure doc is nil.
 func (v *Validator) Validate(output string) (doc json.RawMessage, violations []Violation) {

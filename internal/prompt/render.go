@@ -15,7 +15,9 @@ import (
 	"github.com/routerhq/router/internal/providers"
 )
 
-// funcs are the template functions, beyond text/template's built-ins.
+// funcs are the template functions beyond text/template's built-ins, and the
+// built-ins printf, eq, ne, lt, le, gt and ge replaced by versions that take an
+// input number (a json.Number) for the number it holds (see numbers.go).
 var funcs = map[string]any{
 	"json":    toJSON,
 	"default": defaultValue,
@@ -23,6 +25,13 @@ var funcs = map[string]any{
 	"upper":   func(v any) (string, error) { s, err := str("upper", v); return strings.ToUpper(s), err },
 	"lower":   func(v any) (string, error) { s, err := str("lower", v); return strings.ToLower(s), err },
 	"trim":    func(v any) (string, error) { s, err := str("trim", v); return strings.TrimSpace(s), err },
+	"printf":  printf,
+	"eq":      eq,
+	"ne":      ne,
+	"lt":      lt,
+	"le":      le,
+	"gt":      gt,
+	"ge":      ge,
 }
 
 // Render renders the messages over input, which must be a JSON object (numbers

@@ -3,7 +3,9 @@
 // schema, and rendering the messages from Go templates over the input.
 //
 // Everything that can be checked without an input is checked by LoadDir, and all
-// problems of all manifests are reported together. Rendering is strict: a value the
+// problems of all manifests are reported together. A schema file that refers
+// to files beside it is made self-contained at load (schemainline.go): the
+// schema providers receive and the one the router validates with are the same. Rendering is strict: a value the
 // template needs and the input lacks is an error before any provider is called,
 // never "<no value>" in a prompt.
 //
@@ -54,8 +56,9 @@ type Prompt struct {
 	// (OpenAI "strict": the schema must then meet that provider's restrictions).
 	Strict   bool
 	Messages []MessageTemplate
-	// OutputSchema and InputSchema are the schema files' bytes (InputSchema is nil
-	// when the manifest has none); the *File fields are their paths.
+	// OutputSchema and InputSchema are the schema files' bytes, without a
+	// byte-order mark (InputSchema is nil when the manifest has none); the
+	// *File fields are their paths.
 	OutputSchema     []byte
 	OutputSchemaFile string
 	InputSchema      []byte
@@ -67,7 +70,7 @@ type Prompt struct {
 	validator    *contract.Validator
 	input        *contract.Schema
 	optionalKeys []string // top-level properties the input schema declares but does not require
-	formatBytes  []byte   // compact output schema for the provider
+	formatBytes  []byte   // compact, self-contained output schema for the provider (loadSchemaFile)
 }
 
 // Validator returns the output validator (schema and rules), compiled once at load.

@@ -141,7 +141,7 @@ func CompletionID(jobID string) string { return "chatcmpl-" + strings.ReplaceAll
 // tenant.
 func ProviderRule(rule string) bool {
 	switch rule {
-	case "empty", "tool_calls", "encode", "json.unstorable":
+	case "empty", "tool_calls", "finish_reason", "encode", "json.unstorable":
 		return true
 	}
 	return false
@@ -150,7 +150,17 @@ func ProviderRule(rule string) bool {
 // Judge decides whether a provider's answer may win a chat job, and builds the
 // completion stored as the job's result. v is the request's schema validator
 // (nil for none).
+//
+// An answer whose finish reason does not say it is whole ("error", "abort",
+// content_filter, one the router does not know: providers.CompleteFinishReason)
+// is refused whatever its text: it is what came before the provider broke off.
+// The adapters fail such an answer themselves; this is the second line.
 func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Response) (json.RawMessage, []contract.Violation) {
+	if !providers.CompleteFinishReason(resp.FinishReason) {
+		return nil, []contract.Violation{{Rule: "finish_reason", Path: "$.finish_reason", Message: fmt.Sprintf(
+			"the provider ended the answer with finish_reason %q, which does not say it is complete (only stop, length, tool_calls and function_call do)",
+			jsontext.SanitizeString(cut(resp.FinishReason, 100)))}}
+	}
 	content := resp.Content
 	calls := len(resp.ToolCalls) > 0 && string(resp.ToolCalls) != "null"
 	switch {
@@ -160,14 +170,8 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 		if len(in.Tools) == 0 {
 			return nil, []contract.Violation{{Rule: "tool_calls", Path: "$.tool_calls", Message: "the provider called tools the request did not offer"}}
 		}
-		var list []json.RawMessage
-		if err := json.Unmarshal(resp.ToolCalls, &list); err != nil || len(list) == 0 {
-			return nil, []contract.Violation{{Rule: "tool_calls", Path: "$.tool_calls", Message: "tool calls are not a non-empty JSON array"}}
-		}
-		for i, call := range list {
-			if b := bytes.TrimSpace(call); len(b) == 0 || b[0] != '{' {
-				return nil, []contract.Violation{{Rule: "tool_calls", Path: fmt.Sprintf("$.tool_calls[%d]", i), Message: "a tool call is not a JSON object"}}
-			}
+		if bad := judgeToolCalls(resp.ToolCalls); bad != nil {
+			return nil, bad
 		}
 	case v != nil:
 		if _, violations := v.Validate(content); len(violations) > 0 {
@@ -215,6 +219,47 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 		return nil, []contract.Violation{{Rule: "json.unstorable", Path: "$", Message: "the answer holds " + e.Error() + "; it cannot be stored as the result"}}
 	}
 	return b, nil
+}
+
+// judgeToolCalls refuses tool calls that are not a non-empty array of
+// objects each with an id and a function name: a call without them cannot be
+// run, nor answered (a tool message names the call's id, and this router
+// refuses one without). A stream whose tool-call deltas skip an index leaves
+// such calls behind.
+func judgeToolCalls(raw json.RawMessage) []contract.Violation {
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil || len(list) == 0 {
+		return []contract.Violation{{Rule: "tool_calls", Path: "$.tool_calls", Message: "tool calls are not a non-empty JSON array"}}
+	}
+	for i, call := range list {
+		path := fmt.Sprintf("$.tool_calls[%d]", i)
+		if b := bytes.TrimSpace(call); len(b) == 0 || b[0] != '{' {
+			return []contract.Violation{{Rule: "tool_calls", Path: path, Message: "a tool call is not a JSON object"}}
+		}
+		var c struct {
+			ID       any `json:"id"`
+			Function struct {
+				Name any `json:"name"`
+			} `json:"function"`
+		}
+		_ = json.Unmarshal(call, &c) // a member of another type is checked below
+		if id, _ := c.ID.(string); id == "" {
+			return []contract.Violation{{Rule: "tool_calls", Path: path + ".id", Message: "a tool call has no id"}}
+		}
+		if name, _ := c.Function.Name.(string); name == "" {
+			return []contract.Violation{{Rule: "tool_calls", Path: path + ".function.name", Message: "a tool call has no function name"}}
+		}
+	}
+	return nil
+}
+
+// cut is s's first n bytes at most (a provider's finish reason quoted in a
+// violation is kept short).
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
 }
 
 // DecodeCompletion reads a stored completion.

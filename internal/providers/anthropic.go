@@ -86,7 +86,7 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	if cfg.MaxTokens == 0 {
 		cfg.MaxTokens = AnthropicDefaultMaxTokens
 	}
-	hc := keepMethodOnRedirect(limitClient(tracingClient(cfg.HTTPClient), cfg.MaxResponseBytes), cfg.BaseURL)
+	hc := guardRedirects(limitClient(tracingClient(cfg.HTTPClient), cfg.MaxResponseBytes), cfg.BaseURL)
 	client := anthropic.NewClient(
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(strings.TrimRight(cfg.BaseURL, "/")+"/"),

@@ -149,10 +149,12 @@ func (p *Anthropic) classify(w *CallWatch, trace *callTrace, err error, streamin
 		e = Classify(name, err)
 		_, status, retryAfter := trace.result()
 		switch {
-		case e.Kind == KindConnReset && status >= 300:
+		case e.Kind == KindConnReset && status >= 400:
 			// An error status came and its body broke off: the status says
 			// what to do (a 400 is not retried, a 429 keeps its
 			// Retry-After), not the broken body, as for the OpenAI adapter.
+			// A redirect's status (a 307 followed, then a reset before the
+			// next response's headers) says nothing: a reset.
 			e = ClassifyStatus(name, status, "", fmt.Sprintf("HTTP %d error response body incomplete: %s", status, truncate(withoutAddresses(err))))
 			e.RetryAfter = retryAfter
 		case w.FirstByte() > 0 && e.Fault == FaultNetwork:

@@ -60,7 +60,7 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 		e.Received = true
 		return nil, e
 	}
-	resp, err := p.finish(acc.id, acc.model, acc.text.String(), acc.toolCalls(), acc.stopReason, acc.usage)
+	resp, err := p.finish(acc.id, acc.model, acc.text.String(), acc.toolCalls(), acc.stopReason, acc.usage, true)
 	if resp != nil {
 		resp.FirstByte = w.FirstByte() // adaptive hedging learns the target's time to first byte
 		_, local := anthropicStops(req.Stop)
@@ -192,7 +192,7 @@ func (p *Anthropic) response(msg *anthropic.Message) (*Response, error) {
 		e := NewError(p.cfg.Name, KindMalformedResponse, "message has no stop_reason")
 		return nil, e.billed(anthropicUsage(msg.Usage), msg.ID, string(msg.Model))
 	}
-	return p.finish(msg.ID, string(msg.Model), text.String(), calls, string(msg.StopReason), msg.Usage)
+	return p.finish(msg.ID, string(msg.Model), text.String(), calls, string(msg.StopReason), msg.Usage, false)
 }
 
 // finishReasons maps Anthropic stop reasons to OpenAI finish reasons.
@@ -206,9 +206,11 @@ var finishReasons = map[string]string{
 }
 
 // finish maps a complete message (streamed or not) to a Response, or to the
-// *Error a complete message can still be. Such an error carries the message's
-// usage: the provider billed it (billed).
-func (p *Anthropic) finish(id, model, text string, calls []openAIToolCall, stopReason string, u anthropic.Usage) (*Response, error) {
+// *Error a complete message can still be: refused, paused, ended with a stop
+// reason the router does not know as a whole answer, or with a tool call
+// without id or name. Such an error carries the message's usage: the provider
+// billed it (billed).
+func (p *Anthropic) finish(id, model, text string, calls []openAIToolCall, stopReason string, u anthropic.Usage, streamed bool) (*Response, error) {
 	// The id and model are stored in text columns, which refuse NUL and
 	// invalid UTF-8: a provider's odd bytes must not make the answer
 	// unrecordable (as the OpenAI adapter does).
@@ -232,7 +234,15 @@ func (p *Anthropic) finish(id, model, text string, calls []openAIToolCall, stopR
 	}
 	fr, ok := finishReasons[stopReason]
 	if !ok {
-		fr = stopReason
+		// A stop reason the router does not know (or none, on a stream
+		// whose message_delta named none) does not say the answer is whole:
+		// returned as it is, chat.Judge would refuse it (CompleteFinishReason).
+		return nil, brokenOff(p.cfg.Name, "stop_reason", stopReason, streamed, usage, id, model)
+	}
+	if i := incompleteToolCall(len(calls), func(i int) (string, string) {
+		return calls[i].ID, calls[i].Function.Name
+	}); i >= 0 {
+		return nil, malformedToolCall(p.cfg.Name, i, streamed, usage, id, model)
 	}
 	r := &Response{
 		Content:      text,

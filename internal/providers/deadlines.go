@@ -14,8 +14,11 @@ type Deadlines struct {
 	// FirstByte bounds the wait for the first response byte (the response's
 	// status line and headers).
 	FirstByte time.Duration
-	// Idle bounds the gap between two stream chunks, counted from the first
-	// response byte. Leave it zero for a call that is not streamed.
+	// Idle bounds a gap without any response byte, counted from the first
+	// one: a stream's chunks and the comments and pings a provider sends to
+	// keep the connection open while its model works all end a gap (the
+	// adapters report every body read, see callTrace.onResponse). Leave it
+	// zero for a call that is not streamed.
 	Idle time.Duration
 	// Total bounds the whole call.
 	Total time.Duration
@@ -35,7 +38,8 @@ var (
 // when a deadline fired has an unknown one. The OpenAI-compatible and
 // Anthropic adapters both use it, so they classify deadlines alike (see
 // TestDeadlinesAgreeAcrossAdapters); any adapter can: call Received when the
-// response's headers arrive and Chunk for each stream chunk (or event).
+// response's headers arrive and whenever body bytes do, and Chunk for each
+// stream chunk (or event).
 type CallWatch struct {
 	provider string
 	d        Deadlines
@@ -47,6 +51,7 @@ type CallWatch struct {
 	onFirstByte func() // the call's context's first-byte hooks (OnFirstByte); nil: none
 
 	mu        sync.Mutex
+	stopped   bool          // Stop ran: a late read of the body restarts no timer
 	firstByte time.Duration // 0: no byte yet
 	chunks    int
 	first     *time.Timer
@@ -75,11 +80,15 @@ func WatchCall(ctx context.Context, provider string, d Deadlines) (context.Conte
 	return w.ctx, w
 }
 
-// Received records that response bytes arrived: the first-byte deadline no
-// longer applies and the idle deadline starts (or starts again).
+// Received records that response bytes arrived (the headers, or any bytes of
+// the body): the first-byte deadline no longer applies and the idle deadline
+// starts (or starts again).
 func (w *CallWatch) Received() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.stopped {
+		return
+	}
 	if w.firstByte == 0 {
 		w.firstByte = max(time.Since(w.start), time.Nanosecond)
 		if w.first != nil {
@@ -101,7 +110,9 @@ func (w *CallWatch) Received() {
 	}
 }
 
-// Chunk records one stream chunk.
+// Chunk records one stream chunk (counted for the messages; its bytes have
+// already been reported to Received by the adapter's transport, and Chunk
+// reports them again for an adapter without one).
 func (w *CallWatch) Chunk() {
 	w.Received()
 	w.mu.Lock()
@@ -154,6 +165,7 @@ func (w *CallWatch) FirstByte() time.Duration {
 // Stop releases the watch's timers and context.
 func (w *CallWatch) Stop() {
 	w.mu.Lock()
+	w.stopped = true
 	if w.first != nil {
 		w.first.Stop()
 	}
@@ -179,7 +191,7 @@ func (w *CallWatch) Classify(cause error) *Error {
 	var e *Error
 	switch {
 	case errors.Is(why, errStreamStalled):
-		e = NewError(w.provider, KindStreamStalled, fmt.Sprintf("no stream chunk for %s after %d chunks (stream_idle_timeout)", w.d.Idle, chunks))
+		e = NewError(w.provider, KindStreamStalled, fmt.Sprintf("no response byte for %s after %d chunks (stream_idle_timeout)", w.d.Idle, chunks))
 	case errors.Is(why, errFirstByteTimeout):
 		e = NewError(w.provider, KindTimeout, fmt.Sprintf("no response byte within %s (first_byte_timeout): the provider may still be working on it", w.d.FirstByte))
 	case errors.Is(w.ctx.Err(), context.Canceled) && !errors.Is(why, errTotalTimeout):

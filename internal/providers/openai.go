@@ -96,7 +96,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}
 	hc := tracingClient(base)
 	hc = limitClient(hc, cfg.MaxResponseBytes)
-	hc = keepMethodOnRedirect(hc, cfg.BaseURL)
+	hc = guardRedirects(hc, cfg.BaseURL)
 	cc := openai.DefaultConfig(cfg.APIKey)
 	cc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	cc.OrgID = cfg.Organization
@@ -154,10 +154,11 @@ func (p *OpenAI) classify(w *CallWatch, trace *callTrace, err error) *Error {
 		e = NewError(p.cfg.Name, KindMalformedResponse,
 			fmt.Sprintf("HTTP %d response body incomplete or invalid: %s", status, truncate(withoutAddresses(err))))
 		e.Err = err
-	case e.Kind == KindConnReset && status >= 300:
+	case e.Kind == KindConnReset && status >= 400:
 		// An error status came and its body broke off: the status says what
 		// to do (a 400 is not retried, a 429 keeps its Retry-After), not the
-		// broken body.
+		// broken body. A redirect's status (a 307 followed, then a reset
+		// before the next response's headers) says nothing: a reset.
 		ne := ClassifyStatus(p.cfg.Name, status, "", fmt.Sprintf("HTTP %d error response body incomplete: %s", status, truncate(withoutAddresses(err))))
 		ne.Err = err
 		e = ne

@@ -167,17 +167,30 @@ func (p *OpenAI) response(id, model string, created int64, choices []openai.Chat
 		return nil, e.billed(openAIUsage(u), id, model)
 	}
 	c := choices[0]
-	return p.finish(id, model, created, c.Message.Content, c.Message.Refusal, string(c.FinishReason), u, c.Message.ToolCalls)
+	return p.finish(id, model, created, c.Message.Content, c.Message.Refusal, string(c.FinishReason), u, c.Message.ToolCalls, false)
 }
 
+// finish maps an answer that ended (streamed or not) to a Response, or to
+// the *Error it still is: filtered, broken off (a finish reason that does not
+// say the answer is whole, CompleteFinishReason), with a tool call that has
+// no id or name, or refused. Each such error carries the usage the provider
+// billed (billed).
 func (p *OpenAI) finish(id, model string, created int64, content, refusal, finishReason string, u openai.Usage,
-	toolCalls []openai.ToolCall) (*Response, error) {
-	// A filtered or refused answer is complete and billed: its error carries
-	// the usage (billed).
+	toolCalls []openai.ToolCall, streamed bool) (*Response, error) {
 	if finishReason == string(openai.FinishReasonContentFilter) {
 		e := NewError(p.cfg.Name, KindContentPolicy, "output withheld by the provider's content filter")
 		e.Code = "content_filter"
 		return nil, e.billed(openAIUsage(u), id, model)
+	}
+	finishReason = wholeFinishReason(finishReason)
+	if !CompleteFinishReason(finishReason) {
+		return nil, brokenOff(p.cfg.Name, "finish_reason", finishReason, streamed, openAIUsage(u), id, model)
+	}
+	nameToolCalls(toolCalls)
+	if i := incompleteToolCall(len(toolCalls), func(i int) (string, string) {
+		return toolCalls[i].ID, toolCalls[i].Function.Name
+	}); i >= 0 {
+		return nil, malformedToolCall(p.cfg.Name, i, streamed, openAIUsage(u), id, model)
 	}
 	if content == "" && len(toolCalls) == 0 && strings.TrimSpace(refusal) != "" {
 		e := NewError(p.cfg.Name, KindContentPolicy, "model refused: "+truncate(refusal))

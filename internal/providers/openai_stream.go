@@ -14,9 +14,14 @@ import (
 // CompleteStream sends the request with the streaming API, consumes the stream to
 // its end and assembles one Response. onDelta (may be nil) sees each content delta.
 // An incomplete stream is never returned as a Response: a gap longer than
-// StreamIdleTimeout is KindStreamStalled, an end without finish_reason is
-// KindStreamCut, an undecodable chunk is KindStreamMalformed, and Timeout passing
-// mid-stream is KindStreamTimeout (all known outcomes: the provider answered).
+// StreamIdleTimeout without any response byte (a chunk, or an SSE comment a
+// provider sends to keep the connection alive) is KindStreamStalled, an end
+// without finish_reason, or with one that does not say the answer is whole
+// ("error", "abort": CompleteFinishReason), is KindStreamCut, an undecodable
+// chunk or a tool call left without id or name is KindStreamMalformed, an
+// error the provider reports inside the stream is classified as that error,
+// and Timeout passing mid-stream is KindStreamTimeout (all known outcomes: the
+// provider answered).
 func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(string)) (*Response, error) {
 	creq, perr := p.chatRequest(req)
 	if perr != nil {
@@ -51,6 +56,16 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 		}
 		if err == nil {
 			w.Chunk()
+			if apiErr := chunkError(raw); apiErr != nil {
+				// The provider reported an error after the stream began
+				// (OpenRouter: an "error" object beside a chunk whose
+				// finish_reason is "error"): classified as that error, with
+				// what the stream reported so far.
+				_ = acc.add(chunk, nil)
+				e := Classify(p.cfg.Name, apiErr)
+				e.Message = truncate(fmt.Sprintf("error reported in the stream after %d chunks: %s", acc.chunks-1, e.Message))
+				return nil, e.billed(openAIUsage(acc.usage), acc.id, acc.model)
+			}
 			if err := acc.add(chunk, onDelta); err != nil {
 				e := NewError(p.cfg.Name, KindStreamMalformed, fmt.Sprintf("stream chunk %d: %s", acc.chunks, err))
 				e.Received = true
@@ -60,7 +75,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 		}
 		if errors.Is(err, io.EOF) && acc.finishReason != "" {
 			// A stream that ends after its finish_reason is whole, [DONE] or not.
-			resp, ferr := p.finish(acc.id, acc.model, acc.created, acc.content.String(), acc.refusal.String(), acc.finishReason, acc.usage, acc.toolCalls())
+			resp, ferr := p.finish(acc.id, acc.model, acc.created, acc.content.String(), acc.refusal.String(), acc.finishReason, acc.usage, acc.toolCalls(), true)
 			if resp != nil {
 				resp.FirstByte = w.FirstByte()
 			}

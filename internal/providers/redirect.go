@@ -13,35 +13,50 @@ import (
 const maxRedirects = 10
 
 // RedirectError is what an adapter's HTTP client returns when the provider
-// answers a request with a redirect that net/http would follow by sending
-// another method (301, 302 and 303 turn a POST into a GET without its body):
-// the GET would fail, usually with a 405, for a reason no retry or caller can
-// change. Typically base_url says http:// where the provider redirects to
-// https://. Adapters classify it as KindMisconfigured.
+// answers a request with a redirect it does not follow:
+//
+//   - one that net/http would follow by sending another method (301, 302 and
+//     303 turn a POST into a GET without its body): the GET would fail,
+//     usually with a 405, for a reason no retry or caller can change.
+//     Typically base_url says http:// where the provider redirects to
+//     https://.
+//   - one to another host (OtherHost): the request would carry the target's
+//     credentials there. net/http drops Authorization on such a redirect but
+//     not Anthropic's x-api-key, and the host the operator configured is the
+//     only one trusted with either.
+//
+// Adapters classify it as KindMisconfigured.
 type RedirectError struct {
-	Status   int    // the redirect's status
-	Location string // where it points (resolved)
-	BaseURL  string // the base_url that would reach Location directly; "" when unknown
+	Status    int    // the redirect's status
+	Location  string // where it points (resolved)
+	BaseURL   string // the base_url that would reach Location directly; "" when unknown
+	OtherHost bool   // Location is on another host than base_url
 }
 
 func (e *RedirectError) Error() string {
 	s := fmt.Sprintf("the provider answered HTTP %d with a redirect to %s, which net/http would follow as a GET without the request's body", e.Status, e.Location)
+	if e.OtherHost {
+		s = fmt.Sprintf("the provider answered HTTP %d with a redirect to %s, on another host than base_url's, which is not followed: the request carries the target's API key", e.Status, e.Location)
+	}
 	if e.BaseURL != "" {
 		return s + ": set base_url to " + e.BaseURL
 	}
 	return s + ": set base_url to where the redirect points"
 }
 
-// keepMethodOnRedirect makes c (an adapter's own copy, see tracingClient)
-// refuse a redirect that would change the request's method, with a
-// *RedirectError naming the base_url to use. Redirects that keep the method
-// and body (307, 308) are followed as before, through c's own CheckRedirect
-// if it had one. baseURL is the adapter's base_url.
-func keepMethodOnRedirect(c *http.Client, baseURL string) *http.Client {
+// guardRedirects makes c (an adapter's own copy, see tracingClient) refuse a
+// redirect that would change the request's method, or that points to another
+// host than base_url's (a port or scheme of the same host is the same host),
+// with a *RedirectError naming the base_url to use. Other redirects, which
+// keep the method and body (307, 308), are followed as before, through c's
+// own CheckRedirect if it had one. baseURL is the adapter's base_url.
+func guardRedirects(c *http.Client, baseURL string) *http.Client {
 	next := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if from := via[0]; req.Method != via[len(via)-1].Method {
-			e := &RedirectError{Location: req.URL.Redacted(), BaseURL: suggestBaseURL(baseURL, from.URL, req.URL)}
+		from := via[0]
+		otherHost := !strings.EqualFold(req.URL.Hostname(), from.URL.Hostname())
+		if otherHost || req.Method != via[len(via)-1].Method {
+			e := &RedirectError{Location: req.URL.Redacted(), BaseURL: suggestBaseURL(baseURL, from.URL, req.URL), OtherHost: otherHost}
 			if req.Response != nil {
 				e.Status = req.Response.StatusCode
 			}
@@ -87,9 +102,13 @@ func redirectRefused(provider string, err error) (*Error, bool) {
 	if !errors.As(err, &re) {
 		return nil, false
 	}
+	why := "that would resend the request as a GET without its body"
+	if re.OtherHost {
+		why = "to another host, which is not followed (the request carries the target's API key)"
+	}
 	e := NewError(provider, KindMisconfigured, fmt.Sprintf(
-		"the target's base_url answers with a redirect (HTTP %d) that would resend the request as a GET without its body: "+
-			"an operator must set its base_url to where the redirect points (named in the router's log)", re.Status))
+		"the target's base_url answers with a redirect (HTTP %d) %s: "+
+			"an operator must set its base_url to where the redirect points (named in the router's log)", re.Status, why))
 	e.StatusCode = re.Status
 	e.ProviderMessage = re.Error()
 	e.Err = err

@@ -24,7 +24,13 @@ type callTrace struct {
 	connected  bool
 	status     int
 	retryAfter time.Duration
-	onResponse func() // response headers arrived (may be nil)
+	// onResponse (may be nil) is called when response bytes arrive: the
+	// headers of a response the client will not follow as a redirect, then
+	// each read of its body that returns bytes. Any byte is a sign of life:
+	// an SSE comment a provider sends to keep the connection open while its
+	// model works (OpenRouter's ": OPENROUTER PROCESSING", Anthropic's ping
+	// events, another router's ": waiting…") is one as much as a chunk is.
+	onResponse func()
 	// body, when set, is the request body the adapter wrote itself (see
 	// openai_body.go): the transport sends it in place of go-openai's.
 	body []byte
@@ -33,7 +39,7 @@ type callTrace struct {
 type callTraceKey struct{}
 
 // withCallTrace attaches a new callTrace to ctx; onResponse (may be nil) is
-// called when a response's headers arrive.
+// called when response bytes arrive (callTrace.onResponse).
 func withCallTrace(ctx context.Context, onResponse func()) (context.Context, *callTrace) {
 	t := &callTrace{onResponse: onResponse}
 	return context.WithValue(ctx, callTraceKey{}, t), t
@@ -99,12 +105,47 @@ func (tt *traceTransport) roundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := tt.next.RoundTrip(req)
 	if resp != nil {
 		t.response(resp)
-		if t.onResponse != nil {
+		if t.onResponse != nil && !isRedirect(resp) {
 			t.onResponse()
+			if resp.Body != nil {
+				resp.Body = &liveBody{rc: resp.Body, onBytes: t.onResponse}
+			}
 		}
 	}
 	return resp, err
 }
+
+// isRedirect reports whether the client follows resp to another request (or
+// refuses to: guardRedirects). Its headers and body are not the
+// provider's answer: its first byte is not the call's (the first-byte
+// deadline and hedging wait for the answer's), and a reset of the request it
+// leads to is a reset before any response.
+func isRedirect(resp *http.Response) bool {
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return resp.Header.Get("Location") != ""
+	}
+	return false
+}
+
+// liveBody reports every read of a response body that returns bytes to
+// onBytes: the call's idle deadline counts from the last byte received, not
+// the last chunk decoded (callTrace.onResponse).
+type liveBody struct {
+	rc      io.ReadCloser
+	onBytes func()
+}
+
+func (b *liveBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if n > 0 {
+		b.onBytes()
+	}
+	return n, err
+}
+
+func (b *liveBody) Close() error { return b.rc.Close() }
 
 func bodyReader(b []byte) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 

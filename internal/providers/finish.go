@@ -1,0 +1,104 @@
+package providers
+
+import (
+	"crypto/rand"
+	"fmt"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// CompleteFinishReason reports whether an answer that ended with this
+// finish_reason is whole: the model stopped by itself or at a stop sequence
+// (stop), at the token limit (length), or to call tools (tool_calls, and the
+// deprecated function_call). "" is an unstreamed answer that named none, as
+// some OpenAI-compatible servers send, taken as stop (chat.Judge says so); a
+// stream always names one (an adapter fails one that ends without it).
+//
+// Any other reason says the answer is not whole: "error" (OpenRouter,
+// Mistral, LiteLLM: the generation broke off upstream after tokens were
+// sent), "abort" (vLLM), DeepSeek's "insufficient_system_resource", a
+// content_filter (which the OpenAI adapter reports as content_policy), or a
+// reason the router does not know. Such an answer must not win: its text is
+// what came before the break. Both adapters map the finish reasons they
+// return onto this list (the Anthropic adapter maps its stop reasons), and
+// chat.Judge refuses any other as a second line of defence.
+func CompleteFinishReason(reason string) bool {
+	switch reason {
+	case "", "stop", "length", "tool_calls", "function_call":
+		return true
+	}
+	return false
+}
+
+// brokenOff is the failure of an answer whose finish reason says it is not
+// whole (see CompleteFinishReason): a known outcome (the provider answered)
+// that fails over, with the usage the provider billed for what it generated.
+// A stream is stream_cut (the provider broke it off, in words); an unstreamed
+// answer is malformed_response, as one without a stop reason is. Code is the
+// finish reason, so the attempt says which.
+func brokenOff(provider, field, reason string, streamed bool, u Usage, id, model string) *Error {
+	kind := KindMalformedResponse
+	if streamed {
+		kind = KindStreamCut
+	}
+	said := fmt.Sprintf("with %s %q", field, truncateTo(reason, maxCode))
+	if reason == "" {
+		said = "without a " + field
+	}
+	e := NewError(provider, kind, "the provider ended the answer "+said+
+		", which does not say it is complete (the generation broke off or was aborted): the answer is discarded")
+	e.Code = truncateTo(reason, maxCode)
+	return e.billed(u, id, model)
+}
+
+// incompleteToolCall returns the index of the first of n tool calls (the
+// i-th has the id and function name call(i) gives) that has no id or no
+// function name, or -1. Such a call cannot be run or answered (a tool message
+// names the call's id): a stream whose tool-call deltas skipped an index (0,
+// then 5) left calls 1 to 4 with neither.
+func incompleteToolCall(n int, call func(i int) (id, name string)) int {
+	for i := range n {
+		if id, name := call(i); id == "" || name == "" {
+			return i
+		}
+	}
+	return -1
+}
+
+// malformedToolCall is the failure of an answer whose tool call i has no id
+// or no function name: the provider's fault, a known outcome with the usage
+// it billed, failed over.
+func malformedToolCall(provider string, i int, streamed bool, u Usage, id, model string) *Error {
+	kind := KindMalformedResponse
+	if streamed {
+		kind = KindStreamMalformed
+	}
+	e := NewError(provider, kind, fmt.Sprintf("tool call %d has no id or no function name: the answer cannot be used", i))
+	return e.billed(u, id, model)
+}
+
+// wholeFinishReason maps the end-of-sequence reasons some OpenAI-compatible
+// servers send instead of "stop" (Hugging Face TGI's "eos_token", older
+// Together and vLLM builds' "eos") onto "stop": the model stopped by itself,
+// and callers' SDKs know "stop" only.
+func wholeFinishReason(reason string) string {
+	switch reason {
+	case "eos", "eos_token":
+		return "stop"
+	}
+	return reason
+}
+
+// nameToolCalls gives an id to each tool call that names its function but
+// has no id, as Gemini's OpenAI-compatible API sends them: the caller must
+// answer each call with a tool message that names its id, and ids need only be
+// unique within the conversation. A call with neither id nor name (a
+// stream's tool-call indexes skipped a number) is left for
+// incompleteToolCall to refuse.
+func nameToolCalls(calls []openai.ToolCall) {
+	for i := range calls {
+		if calls[i].ID == "" && calls[i].Function.Name != "" {
+			calls[i].ID = "call_" + rand.Text()
+		}
+	}
+}

@@ -9,9 +9,12 @@ import (
 // Leader says whether this replica should do leader-only work now.
 type Leader interface{ IsLeader() bool }
 
-// RetentionStore deletes expired jobs in batches.
+// RetentionStore deletes expired jobs in batches: each call at most batch
+// jobs, none of those in skip, returning how many it deleted and the jobs it
+// chose but passed over because another transaction holds one of their rows
+// (see store.DeleteExpiredJobBatch).
 type RetentionStore interface {
-	DeleteExpiredJobs(ctx context.Context, after time.Duration, batch int) (int, error)
+	DeleteExpiredJobBatch(ctx context.Context, after time.Duration, batch int, skip []string) (deleted int, busy []string, err error)
 }
 
 // Cleaner deletes jobs (with attempts, race events, events, deliveries and key
@@ -27,7 +30,12 @@ type Cleaner struct {
 }
 
 // Once deletes everything currently past retention, batch by batch, and
-// returns how many jobs it deleted.
+// returns how many jobs it deleted. It goes on while a batch is full (its
+// deleted and busy jobs fill it: more may be waiting), and skips in each
+// batch the jobs earlier batches found busy — a job with a row another
+// transaction holds — which, the oldest, would otherwise be chosen again
+// every time, and fill a batch of their own once there are batch of them.
+// They are tried again at the next pass.
 func (c *Cleaner) Once(ctx context.Context) (int, error) {
 	after, batch := c.After, c.Batch
 	if after <= 0 {
@@ -37,12 +45,14 @@ func (c *Cleaner) Once(ctx context.Context) (int, error) {
 		batch = 100
 	}
 	total := 0
+	var skip []string
 	for ctx.Err() == nil && (c.Leader == nil || c.Leader.IsLeader()) {
-		n, err := c.Store.DeleteExpiredJobs(ctx, after, batch)
-		total += n
-		if err != nil || n < batch {
+		deleted, busy, err := c.Store.DeleteExpiredJobBatch(ctx, after, batch, skip)
+		total += deleted
+		if err != nil || deleted+len(busy) < batch {
 			return total, err
 		}
+		skip = append(skip, busy...)
 	}
 	return total, ctx.Err()
 }

@@ -90,7 +90,15 @@ func NewService(pool *pgxpool.Pool, st Store, cfg ServiceConfig) (*Service, erro
 		// River's rescuer looks every 30s, so a try cut off by a crash is
 		// retried within about Timeout + 45s.
 		RescueStuckJobsAfter: 2*w.Timeout(nil) + 5*time.Second,
-		Logger:               cfg.Log.With("component", "river"),
+		// River's job cleaner deletes its finished job rows after these
+		// (docs/lifecycle.md, "Retention"). A delivery given up on ends
+		// cancelled (river.JobCancel in Worker.Work), and River's default
+		// for cancelled rows is 24 h: kept 7 days, like discarded ones, so
+		// an abandoned delivery's River row can still be looked at during
+		// the week after an outage. Completed rows: River's default, 24 h.
+		CancelledJobRetentionPeriod: 7 * 24 * time.Hour,
+		DiscardedJobRetentionPeriod: 7 * 24 * time.Hour,
+		Logger:                      cfg.Log.With("component", "river"),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("webhook delivery client: %w", err)

@@ -17,7 +17,8 @@ type Authenticator interface {
 }
 
 // KeyAuth checks keys from the configuration first, then keys stored in the
-// database by `router keys create`.
+// database by `router keys create` — only a key of their shape
+// (storedKeyShape) is looked up there.
 type KeyAuth struct {
 	Static map[string]string // key -> owner
 	Store  *store.Store
@@ -41,7 +42,10 @@ func (a *KeyAuth) Owner(ctx context.Context, key string) (string, bool, error) {
 	if match == 1 {
 		return found, true, nil
 	}
-	if a.Store == nil {
+	if a.Store == nil || !storedKeyShape(key) {
+		// Not a key `router keys create` makes: no stored key can match, so
+		// the database is not asked (a random key would cost a query each
+		// time, past the cache). The answer is an unknown key's.
 		return "", false, nil
 	}
 	owner, err := a.Store.OwnerForAPIKey(ctx, key)
@@ -135,4 +139,29 @@ func bearer(h string) (string, bool) {
 		return "", false
 	}
 	return strings.TrimSpace(token), true
+}
+
+// Stored keys are "rk_" and crypto/rand.Text(): 26 characters of the RFC 4648
+// base32 alphabet (store.CreateAPIKeyWith). rand.Text may grow longer in a
+// later Go to keep 128 bits of randomness, so up to 64 are taken.
+const (
+	storedKeyPrefix  = "rk_"
+	storedKeyMinText = 26
+	storedKeyMaxText = 64
+)
+
+// storedKeyShape reports whether key can be a stored key: "rk_" and 26 to 64
+// characters of A–Z and 2–7. A key of another shape is refused without a
+// database query.
+func storedKeyShape(key string) bool {
+	text, ok := strings.CutPrefix(key, storedKeyPrefix)
+	if !ok || len(text) < storedKeyMinText || len(text) > storedKeyMaxText {
+		return false
+	}
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; !('A' <= c && c <= 'Z' || '2' <= c && c <= '7') {
+			return false
+		}
+	}
+	return true
 }

@@ -45,6 +45,10 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 			"the body is not a valid chat completion request: "+detail)
 		return
 	}
+	if detail, param := outOfRangeNumber(body); detail != "" {
+		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "number_out_of_range", param, detail)
+		return
+	}
 	route, passModel := req.Model, ""
 	if req.Model != "" && !s.Routes[req.Model] {
 		alias, ok := s.Models[req.Model]
@@ -142,6 +146,10 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		noSDKRetry(w) // the same request with the same key is refused again
 		writeOpenAIError(w, http.StatusConflict, "invalid_request_error", "idempotency_key_reused", "",
 			fmt.Sprintf("Idempotency-Key %q was already used for a different request; use a new key for a new intent, or resend the original request unchanged", key))
+		return
+	}
+	if errors.Is(err, store.ErrUnstorable) {
+		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "unstorable_request", "", unstorableDetail(err))
 		return
 	}
 	if err != nil {

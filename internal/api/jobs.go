@@ -82,6 +82,10 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		s.keyReused(w, r, owner, nj.Operation, key)
 		return
 	}
+	if errors.Is(err, store.ErrUnstorable) {
+		writeProblem(w, r, unstorableProblem(err))
+		return
+	}
 	if err != nil {
 		s.internalError(w, r, "create job", err)
 		return
@@ -285,7 +289,8 @@ func (s *Server) internalError(w http.ResponseWriter, r *http.Request, what stri
 		Detail: "the router could not " + what + "; retry with the same Idempotency-Key: nothing is duplicated"})
 }
 
-// decodeBody reads a size-limited JSON body strictly into v.
+// decodeBody reads a size-limited JSON body strictly into v, and refuses one
+// holding a number the database cannot store (numberProblem).
 func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *problem {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	var mbe *http.MaxBytesError
@@ -310,7 +315,7 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *prob
 			Detail: fmt.Sprintf("the body holds more than one JSON value: %q follows the end of the first at byte %d; send exactly one JSON object",
 				quoteStart(rest), dec.InputOffset())}
 	}
-	return nil
+	return numberProblem(body)
 }
 
 // afterValue is what follows, past JSON whitespace, the value dec has just

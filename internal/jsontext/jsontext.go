@@ -3,6 +3,8 @@
 // surrogate escapes without their pair, all of which encoding/json accepts.
 // Check finds them (to refuse a caller's body or a provider's output);
 // Sanitize replaces them (for the router's own records of what happened).
+// jsonb also refuses numbers beyond its numeric type (1e400000), which
+// encoding/json accepts too: CheckNumbers finds them.
 //
 // It has no dependencies on the rest of the router.
 package jsontext

@@ -1,7 +1,9 @@
 // Package ops owns the router's operator surface (SPEC §17): GET /dashboard,
 // GET /metrics, GET /v1/providers and GET /v1/conformance, served on their own
 // listener (`ops_listen`) and never on the tenant API's. It authenticates with
-// one operator key when one is configured.
+// one operator key when one is configured; without one (a loopback listener)
+// it answers only requests addressed to a loopback host. It takes no request
+// bodies.
 //
 // It only reads: breaker state, conformance results, recent jobs and counters
 // through internal/store, metrics through the handler it is given.
@@ -10,10 +12,14 @@ package ops
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/prompt"
@@ -49,8 +55,13 @@ func New(cfg Config, st *store.Store, prompts *prompt.Set, log *slog.Logger) *Se
 	return s
 }
 
-// ServeHTTP checks the operator key, when one is configured, and serves the
-// endpoint with panic recovery.
+// ServeHTTP checks the request before any endpoint sees it — without an
+// operator key, that it is addressed to a loopback host (localHost); with
+// one, that it carries the key; and that it has no body, which no operator
+// endpoint takes — then serves the endpoint with panic recovery. No body is
+// ever read: a refused request with one has its connection closed
+// (refuse), so a client the router has not let in cannot make it buffer or
+// wait for a body.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -59,14 +70,66 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				Detail: "the operator endpoint failed unexpectedly; retry"})
 		}
 	}()
-	if s.cfg.Key != "" && !s.keyOK(r) {
+	switch {
+	case s.cfg.Key == "" && !localHost(r.Host):
+		refuse(w, r, problem.Details{Status: http.StatusMisdirectedRequest, Type: "not-a-local-host", Title: "Host is not a loopback address",
+			Detail: fmt.Sprintf("this operator listener has no operator key, so it answers only requests addressed to a loopback host "+
+				"(127.0.0.1, [::1] or localhost, any port), not Host %q: a web page could otherwise read it through DNS rebinding. "+
+				"Open it as http://127.0.0.1:<port>/…, have a proxy in front of it send such a Host, or set ops_key_env", r.Host)})
+	case s.cfg.Key != "" && !s.keyOK(r):
 		w.Header().Set("WWW-Authenticate", `Bearer realm="router-ops"`)
-		problem.Write(w, r, problem.Details{Status: http.StatusUnauthorized, Type: "unauthenticated", Title: "Missing or wrong operator key",
+		refuse(w, r, problem.Details{Status: http.StatusUnauthorized, Type: "unauthenticated", Title: "Missing or wrong operator key",
 			Detail: "the operator surface needs the operator key (the value of the environment variable named by ops_key_env) as 'Authorization: Bearer <key>'; tenant API keys are not accepted here"})
-		return
+	case hasBody(r):
+		refuse(w, r, problem.Details{Status: http.StatusRequestEntityTooLarge, Type: "body-not-accepted", Title: "Request body not accepted",
+			Detail: "the operator endpoints (GET /dashboard, /metrics, /v1/providers, /v1/conformance) take no request body; send the request without one"})
+	default:
+		s.mux.ServeHTTP(w, r)
 	}
-	s.mux.ServeHTTP(w, r)
 }
+
+// localHost reports whether a request's Host names a loopback address or
+// localhost, with or without a port: what a browser sends for a page it
+// loaded from this listener, and never for a page whose name a DNS rebinding
+// pointed here.
+func localHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		host = host[1 : len(host)-1] // [::1] without a port
+	}
+	if strings.EqualFold(host, "localhost") || strings.EqualFold(host, "localhost.") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Zone() == "" && ip.Unmap().IsLoopback()
+}
+
+// hasBody reports whether a request comes with a body (a Content-Length
+// above 0, or chunked).
+func hasBody(r *http.Request) bool { return r.ContentLength != 0 }
+
+// refuse answers a request refused before any endpoint took it. Its body, if
+// it has one, is not read, and the connection is closed after the answer:
+// kept open, net/http would first read the rest of the body (up to 256 KiB,
+// for as long as the client takes) before it sent the answer's headers. The
+// read deadline bounds what net/http still reads and discards after the answer
+// (so that the close does not reset the connection before the client has
+// read it) to unreadBodyGrace, as on the tenant listener (internal/api's
+// closeUnreadBody).
+func refuse(w http.ResponseWriter, r *http.Request, d problem.Details) {
+	if hasBody(r) {
+		w.Header().Set("Connection", "close")
+		// A connection without deadlines (not HTTP/1 over TCP) refuses it.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(unreadBodyGrace))
+	}
+	problem.Write(w, r, d)
+}
+
+// unreadBodyGrace is net/http's rstAvoidanceDelay (net/http/server.go): the
+// time it gives a client to read an answer before closing a connection with
+// input left unread.
+const unreadBodyGrace = 500 * time.Millisecond
 
 // keyOK: the request carries the operator key (the scheme is case-insensitive,
 // RFC 9110 §11.1).

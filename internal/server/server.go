@@ -229,7 +229,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // abandoned to recovery); then background work stops.
 func (s *Server) ServeListeners(ctx context.Context, ln, opsLn net.Listener) error {
 	httpSrv := newHTTPServer(s.Handler, s.http)
-	opsSrv := newHTTPServer(withBodyRead(s.http)(s.OpsHandler), s.http)
+	opsSrv := newOpsServer(s.OpsHandler, s.http)
 	s.log.Info("router listening", "api", "http://"+ln.Addr().String(), "ops", "http://"+opsLn.Addr().String(),
 		"dashboard", "http://"+opsLn.Addr().String()+"/dashboard")
 	errc := make(chan error, 2)
@@ -267,6 +267,14 @@ func (s *Server) ServeListeners(ctx context.Context, ln, opsLn net.Listener) err
 	}
 	return nil
 }
+
+// newOpsServer is the http.Server of the operator listener. Unlike the tenant
+// listener's handler, h is not given a body reader (withBodyRead): no
+// operator endpoint takes a body, and internal/ops refuses a request with one
+// — after its key and Host are checked, and without reading it — closing the
+// connection, so a client without the operator key cannot make the router
+// buffer http.max_body_bytes or wait http.read_body_timeout before its 401.
+func newOpsServer(h http.Handler, c config.HTTP) *http.Server { return newHTTPServer(h, c) }
 
 // Close stops everything New started, newest first.
 func (s *Server) Close() {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -164,6 +165,41 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 	return s.claimOutcome(ctx, req)
 }
 
+// ErrUnstorable: the database refused a new job's content (its input, a
+// value in it) as data it cannot hold — a number beyond numeric's range, text
+// jsonb refuses — and the claim's statement wrote nothing: the key stays free
+// for the corrected request. The error (an *UnstorableError) says what
+// PostgreSQL refused.
+var ErrUnstorable = errors.New("the database cannot store the request's data")
+
+// UnstorableError is ErrUnstorable with PostgreSQL's reason ("value
+// overflows numeric format") and SQLSTATE.
+type UnstorableError struct {
+	Reason string // PostgreSQL's message
+	Code   string // its SQLSTATE, class 22 (data exception)
+}
+
+func (e *UnstorableError) Error() string {
+	return fmt.Sprintf("%v: %s (SQLSTATE %s)", ErrUnstorable, e.Reason, e.Code)
+}
+
+// Is makes errors.Is(err, ErrUnstorable) true.
+func (e *UnstorableError) Is(target error) bool { return target == ErrUnstorable }
+
+// unstorable is the claim's failure as an *UnstorableError when PostgreSQL
+// refused its data: an error of class 22 (data exception) that the server
+// reported for the statement (not claimUnsettled), which rolled it back whole:
+// no key, job or attempt is left. Only a claim's own data gets there: a batch
+// that failed is run again claim by claim (runClaims), so a neighbour's data
+// never fails it.
+func unstorable(err error) error {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || !strings.HasPrefix(pgErr.Code, "22") || claimUnsettled(err) {
+		return nil
+	}
+	return &UnstorableError{Reason: pgErr.Message, Code: pgErr.Code}
+}
+
 // errClaimNotRun is the outcome of a claim of a key already in its batch
 // whose first claim failed for a request other than its own (another
 // fingerprint): its own outcome is not known, and it is run again alone.
@@ -214,6 +250,9 @@ func newClaim(nj NewJob) *claimRequest {
 func (s *Store) claimOutcome(ctx context.Context, req *claimRequest) (job *Job, created bool, err error) {
 	nj := req.nj
 	if req.err != nil {
+		if u := unstorable(req.err); u != nil {
+			return nil, false, u
+		}
 		return nil, false, fmt.Errorf("claim idempotency key: %w", req.err)
 	}
 	if req.created {

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"sync/atomic"
 	"time"
 
@@ -292,7 +294,7 @@ func (w *Worker) send(ctx context.Context, url, secret, previous, id string, bod
 		if tryCtx.Err() != nil {
 			return 0, w.cutShort(tryCtx)
 		}
-		return 0, fmt.Errorf("send: %w", err)
+		return 0, &sendError{err: err}
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, w.cfg.MaxResponseBytes))
@@ -300,6 +302,44 @@ func (w *Worker) send(ctx context.Context, url, secret, previous, id string, bod
 		return resp.StatusCode, fmt.Errorf("the webhook answered %d", resp.StatusCode)
 	}
 	return resp.StatusCode, nil
+}
+
+// sendError is a try that failed before any answer (a refused connection, a
+// failed lookup or TLS handshake). Its text leaves out the webhook URL and
+// the addresses it resolved to: net/http's *url.Error quotes the whole URL,
+// whose path or query often is the endpoint's credential (Slack-style hook
+// URLs), and the text is stored as the try's error — shown to the tenant by
+// GET /v1/jobs/{id}/events — and logged by River on every retry.
+type sendError struct{ err error }
+
+func (e *sendError) Error() string { return "send: " + withoutAddresses(e.err) }
+
+// Unwrap gives the cause without the *url.Error that quotes the URL.
+func (e *sendError) Unwrap() error {
+	var urlErr *url.Error
+	if errors.As(e.err, &urlErr) && urlErr.Err != nil {
+		return urlErr.Err
+	}
+	return e.err
+}
+
+// withoutAddresses is err's text without a URL or network address: "dial:
+// connect: connection refused", "lookup: no such host". (internal/providers
+// words a provider's transport errors the same way.)
+func withoutAddresses(err error) string {
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) && urlErr.Err != nil {
+		err = urlErr.Err // `Post "https://hooks.example/T000/B000/token": …` without the URL
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Err != nil {
+		return opErr.Op + ": " + withoutAddresses(opErr.Err) // "dial tcp 10.0.0.7:443: …" without the addresses
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return "lookup: " + dnsErr.Err // without the name looked up and the server asked
+	}
+	return err.Error()
 }
 
 // cutShort says why a try ended without an answer when its context did: its

@@ -289,6 +289,9 @@ func (v *Validator) Validate(output string) (doc json.RawMessage, violations []V
 	if e := jsontext.Check([]byte(s)); e != nil {
 		return nil, []Violation{{Rule: "json.unstorable", Path: "$", Message: "output holds " + e.Error() + "; it cannot be stored as the result"}}
 	}
+	if e := jsontext.CheckNumbers([]byte(s)); e != nil {
+		return nil, []Violation{{Rule: "json.unstorable", Path: "$", Message: "output holds " + e.Error() + "; it cannot be stored as the result"}}
+	}
 	if vs := v.schema.Check(parsed); len(vs) > 0 {
 		return nil, vs
 	}

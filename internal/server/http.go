@@ -21,7 +21,7 @@ import (
 // timeout: either would cut long-polls (Prefer: wait) and chat streams, which
 // legitimately last minutes. A body must arrive within http.read_body_timeout:
 // h reads it (withBodyRead; on the tenant listener once the API key is valid,
-// readTenantBodies).
+// readTenantBodies; the operator listener reads none, ops.Server refuses a body).
 func newHTTPServer(h http.Handler, c config.HTTP) *http.Server {
 	return &http.Server{
 		Handler:           h,

@@ -35,13 +35,22 @@ func decodeManifest(raw []byte, m *manifest, report func(string, string, ...any)
 		}
 		return nil, false
 	}
-	var extra yaml.Node
-	switch err := dec.Decode(&extra); {
-	case err == nil:
+	for {
+		// Documents after the manifest: an empty one (a trailing "---", as
+		// generators write) holds nothing to ignore; any other is refused.
+		var extra yaml.Node
+		err := dec.Decode(&extra)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			report("", "not valid YAML: %v", err)
+			return nil, false
+		}
+		if emptyDocument(&extra) {
+			continue
+		}
 		report("", `line %d: a second YAML document starts here ("---"), and a manifest is one document (the router would ignore the second): remove the "---" and merge what follows into the manifest above it, or put another prompt in a directory of its own`, extra.Line)
-		return nil, false
-	case !errors.Is(err, io.EOF):
-		report("", "not valid YAML: %v", err)
 		return nil, false
 	}
 	top := doc.Content[0]
@@ -239,4 +248,14 @@ func yamlFields(t reflect.Type) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// emptyDocument reports whether a YAML document holds nothing: no node, or
+// one null scalar with no text (what "---" alone at the end of a file reads as).
+func emptyDocument(d *yaml.Node) bool {
+	if len(d.Content) == 0 {
+		return true
+	}
+	n := d.Content[0]
+	return len(d.Content) == 1 && n.Kind == yaml.ScalarNode && n.Tag == "!!null" && n.Value == ""
 }

@@ -47,7 +47,6 @@ func TestLoadDir_DecodeErrorsReportedOnce(t *testing.T) {
 				"temperature: line 9: a list, where a number is expected"}},
 		{"a second document", manifestWith("---\nname: q\n"),
 			[]string{`line 8: a second YAML document starts here ("---"), and a manifest is one document (the router would ignore the second): remove the "---" and merge what follows into the manifest above it, or put another prompt in a directory of its own`}},
-		{"an empty second document", manifestWith("---\n"), []string{`line 8: a second YAML document starts here ("---")`}},
 		{"empty", "", []string{"the file is empty; write the manifest: name, version, max_tokens, output_schema and messages"}},
 		{"not a mapping", "- name: p\n", []string{"line 1: the manifest must be a mapping of fields (name: ..., version: ..., messages: ...), not a list"}},
 	}
@@ -68,9 +67,11 @@ func TestLoadDir_DecodeErrorsReportedOnce(t *testing.T) {
 }
 
 // A document end marker alone ("...") is not a second document, a leading
-// "---" starts the only one, and a byte-order mark is skipped.
+// "---" starts the only one, a trailing "---" (as generators write) starts an
+// empty one with nothing to ignore, and a byte-order mark is skipped.
 func TestLoadDir_SingleDocumentMarkers(t *testing.T) {
-	for _, m := range []string{"---\n" + manifestWith(""), manifestWith("...\n"), "\xef\xbb\xbf" + manifestWith("")} {
+	for _, m := range []string{"---\n" + manifestWith(""), manifestWith("...\n"), "\xef\xbb\xbf" + manifestWith(""),
+		manifestWith("---\n"), manifestWith("---\n# nothing more\n---\n")} {
 		if _, _, err := loadOne(t, m, nil); err != nil {
 			t.Errorf("%q: %v", m, err)
 		}

@@ -81,10 +81,18 @@ func malformedToolCall(provider string, i int, streamed bool, u Usage, id, model
 // servers send instead of "stop" (Hugging Face TGI's "eos_token", older
 // Together and vLLM builds' "eos") onto "stop": the model stopped by itself,
 // and callers' SDKs know "stop" only.
+//
+// Likewise the other whole endings some servers and gateways pass through
+// under their own names: TGI's "stop_sequence" and "end_turn" (an Anthropic
+// stop reason, passed through by some OpenRouter and Bedrock gateways) are
+// "stop"; Mistral's "model_length" (the context window was reached) and
+// "max_tokens" (passed through the same way) are "length".
 func wholeFinishReason(reason string) string {
 	switch reason {
-	case "eos", "eos_token":
+	case "eos", "eos_token", "stop_sequence", "end_turn":
 		return "stop"
+	case "model_length", "max_tokens":
+		return "length"
 	}
 	return reason
 }

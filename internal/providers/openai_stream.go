@@ -170,6 +170,12 @@ func (a *streamAcc) addToolCall(d openai.ToolCall) error {
 func (a *streamAcc) toolCalls() []openai.ToolCall {
 	out := make([]openai.ToolCall, 0, len(a.tools))
 	for _, tc := range a.tools {
+		if tc.ID == "" && tc.Function.Name == "" && tc.Function.Arguments == "" {
+			// A slot no delta wrote: the stream's indexes skipped it (some
+			// gateways number a lone call 1, after a text block at 0). Only a
+			// call that deltas filled in part is refused (incompleteToolCall).
+			continue
+		}
 		c := *tc
 		c.Index = nil
 		out = append(out, c)

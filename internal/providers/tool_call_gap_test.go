@@ -2,26 +2,65 @@ package providers
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
 )
 
 // Tool-call deltas whose indexes skip numbers (0, then 5) left calls 1 to 4
-// with no id and no function name, and the answer came back as valid tool
-// calls. An assembled call without an id or a name is stream_malformed now:
-// a known outcome with the usage billed, failed over. Found by review.
-func TestOpenAIStreamToolCallIndexGapIsMalformed(t *testing.T) {
+// with no id and no function name, and the answer came back with four
+// phantom calls. Slots no delta wrote are dropped now: the caller gets the two
+// calls the provider made. Some gateways number a lone call 1, after a text
+// block at 0: that call alone comes back, not a refusal. Found by reviews.
+func TestOpenAIStreamToolCallIndexGapsAreDropped(t *testing.T) {
+	for name, deltas := range map[string][]string{
+		"0 then 5": {
+			`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null}]}`,
+			`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":5,"id":"call_b","type":"function","function":{"name":"g","arguments":"{}"}}]},"finish_reason":null}]}`,
+		},
+		"a lone call at 1": {
+			`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"Let me look.","tool_calls":[{"index":1,"id":"call_a","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null}]}`,
+		},
+	} {
+		srv := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request) {
+			startStream(w)
+			sse(w, append(deltas,
+				`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":`+billedUsageJSON+`}`,
+				"[DONE]")...)
+		})
+		resp, err := newTestAdapter(t, srv.URL, nil).CompleteStream(context.Background(), testRequest(), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var calls []struct {
+			ID       string `json:"id"`
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		}
+		if err := json.Unmarshal(resp.ToolCalls, &calls); err != nil {
+			t.Fatal(err)
+		}
+		want := len(deltas)
+		if len(calls) != want || calls[0].ID != "call_a" || calls[0].Function.Name != "f" {
+			t.Fatalf("%s: tool calls %s, want the %d calls the provider made and no empty one", name, resp.ToolCalls, want)
+		}
+	}
+}
+
+// A call that deltas filled in part (arguments, no id and no name) is still
+// refused: it cannot be run.
+func TestOpenAIStreamPartToolCallIsMalformed(t *testing.T) {
 	srv := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request) {
 		startStream(w)
 		sse(w,
-			`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null}]}`,
-			`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":5,"id":"call_b","type":"function","function":{"name":"g","arguments":"{}"}}]},"finish_reason":null}]}`,
+			`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"type":"function","function":{"arguments":"{\"q\":1}"}}]},"finish_reason":null}]}`,
 			`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":`+billedUsageJSON+`}`,
 			"[DONE]")
 	})
 	resp, err := newTestAdapter(t, srv.URL, nil).CompleteStream(context.Background(), testRequest(), nil)
 	if resp != nil {
-		t.Fatalf("tool calls with an index gap came back as an answer: %s", resp.ToolCalls)
+		t.Fatalf("a tool call without id and name came back as an answer: %s", resp.ToolCalls)
 	}
 	e := assertKind(t, err, KindStreamMalformed, FaultProvider, ActionFailover, false)
 	if !e.Received {

@@ -54,17 +54,20 @@ func TestOpenAIToolCallsWithoutIDGetOne(t *testing.T) {
 	}
 }
 
-// End-of-sequence finish reasons of TGI ("eos_token") and older
-// Together/vLLM builds ("eos") are whole answers, reported as "stop".
-func TestOpenAIEndOfSequenceFinishReasonsAreStop(t *testing.T) {
-	for _, reason := range []string{"eos", "eos_token"} {
+// End-of-sequence finish reasons of TGI ("eos_token", "stop_sequence"), older
+// Together/vLLM builds ("eos") and gateways passing Anthropic's through
+// ("end_turn") are whole answers reported as "stop"; Mistral's "model_length"
+// and a passed-through "max_tokens" are "length".
+func TestOpenAIOtherWholeFinishReasonsAreStopOrLength(t *testing.T) {
+	for reason, want := range map[string]string{"eos": "stop", "eos_token": "stop", "stop_sequence": "stop", "end_turn": "stop",
+		"model_length": "length", "max_tokens": "length"} {
 		srv := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write([]byte(`{"id":"c","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"` + reason + `"}]}`))
 		})
 		resp, err := newTestAdapter(t, srv.URL, nil).Complete(context.Background(), testRequest())
-		if err != nil || resp.FinishReason != "stop" || resp.Content != "hi" {
-			t.Fatalf("finish_reason %q: resp %+v err %v, want a whole answer with finish_reason stop", reason, resp, err)
+		if err != nil || resp.FinishReason != want || resp.Content != "hi" {
+			t.Fatalf("finish_reason %q: resp %+v err %v, want a whole answer with finish_reason %s", reason, resp, err, want)
 		}
 	}
 }

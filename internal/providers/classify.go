@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -154,6 +155,9 @@ func statusKind(status int, code, typ, msg string) Kind {
 	}
 	switch status {
 	case 0: // an error event inside a stream: no status of its own
+		if n := streamedStatus(code); n != 0 {
+			return statusKind(n, "", typ, msg)
+		}
 		return typeKind(code, typ, msg)
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return KindAuth
@@ -187,6 +191,24 @@ func statusKind(status int, code, typ, msg string) Kind {
 		return KindMisconfigured
 	}
 	return KindUnknownProvider
+}
+
+// streamedStatus is the HTTP status an error event inside a stream names as
+// its code (OpenRouter's {"error": {"code": 429, ...}}), when it is one that
+// says what to do next whatever the stream sent before: a rate limit (429), an
+// exhausted quota (402), a timeout (408) or a server's failure (5xx). Other
+// codes (a 400 after tokens were sent is no verdict on the request) are left to
+// the error's type and message; 0 when none applies.
+func streamedStatus(code string) int {
+	n, err := strconv.Atoi(code)
+	if err != nil {
+		return 0
+	}
+	switch {
+	case n == http.StatusTooManyRequests, n == http.StatusPaymentRequired, n == http.StatusRequestTimeout, n >= 500 && n < 600:
+		return n
+	}
+	return 0
 }
 
 // requestKind splits a rejected request: context length, content policy, or a

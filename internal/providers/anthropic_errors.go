@@ -9,6 +9,8 @@ import (
 	"time"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+
+	"github.com/routerhq/router/internal/netredact"
 )
 
 // anthropicTypeKinds maps Anthropic's error types (error.type) to the taxonomy.
@@ -155,14 +157,14 @@ func (p *Anthropic) classify(w *CallWatch, trace *callTrace, err error, streamin
 			// Retry-After), not the broken body, as for the OpenAI adapter.
 			// A redirect's status (a 307 followed, then a reset before the
 			// next response's headers) says nothing: a reset.
-			e = ClassifyStatus(name, status, "", fmt.Sprintf("HTTP %d error response body incomplete: %s", status, truncate(withoutAddresses(err))))
+			e = ClassifyStatus(name, status, "", fmt.Sprintf("HTTP %d error response body incomplete: %s", status, truncate(netredact.ErrorText(err))))
 			e.RetryAfter = retryAfter
 		case w.FirstByte() > 0 && e.Fault == FaultNetwork:
 			kind := KindMalformedResponse
 			if streaming {
 				kind = KindStreamCut
 			}
-			e = NewError(name, kind, "response broken off: "+truncate(withoutAddresses(err)))
+			e = NewError(name, kind, "response broken off: "+truncate(netredact.ErrorText(err)))
 		}
 	}
 	if e.Err == nil {

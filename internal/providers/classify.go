@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,6 +17,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/routerhq/router/internal/jsontext"
+	"github.com/routerhq/router/internal/netredact"
 )
 
 // maxMessage bounds Error.Message: provider messages are kept short so that a
@@ -265,7 +265,7 @@ func classifyTransport(provider string, err error) *Error {
 		synErr  *json.SyntaxError
 		typErr  *json.UnmarshalTypeError
 	)
-	kind, msg := KindUnknownProvider, withoutAddresses(err)
+	kind, msg := KindUnknownProvider, netredact.ErrorText(err)
 	switch {
 	case errors.Is(err, context.Canceled):
 		kind, msg = KindCancelled, "call cancelled by the router"
@@ -280,17 +280,17 @@ func classifyTransport(provider string, err error) *Error {
 		errors.Is(err, syscall.EPIPE), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		kind, msg = KindConnReset, "connection reset before a complete response"
 	case isHTTP2Reset(err):
-		kind, msg = KindConnReset, "connection reset before a complete response: "+withoutAddresses(err)
+		kind, msg = KindConnReset, "connection reset before a complete response: "+netredact.ErrorText(err)
 	case errors.As(err, &certErr), errors.As(err, &uaErr), errors.As(err, &hostErr):
-		kind, msg = KindMisconfigured, "TLS verification failed: "+withoutAddresses(err)
+		kind, msg = KindMisconfigured, "TLS verification failed: "+netredact.ErrorText(err)
 	case errors.As(err, &synErr), errors.As(err, &typErr):
-		kind, msg = KindMalformedResponse, "response body does not decode: "+withoutAddresses(err)
+		kind, msg = KindMalformedResponse, "response body does not decode: "+netredact.ErrorText(err)
 	case isClientValidation(err):
 		kind, msg = KindMisconfigured, "request rejected by the client library: "+err.Error()
 	case errors.As(err, &opErr) && opErr.Op == "dial":
-		kind, msg = KindConnRefused, "could not connect: "+withoutAddresses(opErr)
+		kind, msg = KindConnRefused, "could not connect: "+netredact.ErrorText(opErr)
 	case errors.As(err, &opErr):
-		kind, msg = KindConnReset, "network error: "+withoutAddresses(opErr)
+		kind, msg = KindConnReset, "network error: "+netredact.ErrorText(opErr)
 	}
 	return NewError(provider, kind, truncate(msg))
 }
@@ -305,26 +305,6 @@ func isHTTP2Reset(err error) bool {
 	return strings.Contains(s, "stream error: stream ID") && strings.Contains(s, "received from peer") ||
 		strings.Contains(s, "http2: client connection lost") ||
 		strings.Contains(s, "http2: server sent GOAWAY")
-}
-
-// withoutAddresses is err's message without the provider's URL and network
-// addresses: an attempt's error is shown to the tenant (the job resource, a
-// chat error), and a self-hosted provider's URL or internal address is the
-// operator's, who has it in the configuration. What failed, and why, stays.
-func withoutAddresses(err error) string {
-	var urlErr *url.Error
-	if errors.As(err, &urlErr) && urlErr.Err != nil {
-		err = urlErr.Err // "Post \"https://10.0.0.7/v1/…\": …" without the URL
-	}
-	var opErr *net.OpError
-	if errors.As(err, &opErr) && opErr.Err != nil {
-		return opErr.Op + ": " + withoutAddresses(opErr.Err) // "dial: connect: connection refused"
-	}
-	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) {
-		return "lookup: " + dnsErr.Err
-	}
-	return err.Error()
 }
 
 // isClientValidation reports go-openai's local request checks (model and

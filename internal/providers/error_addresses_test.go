@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/routerhq/router/internal/netredact"
 )
 
 // An attempt's error is shown to the tenant (the job resource, a chat
@@ -44,7 +46,7 @@ func TestWithoutAddresses(t *testing.T) {
 	if err == nil {
 		t.Fatalf("GET %s answered: the closed port was taken again", addr)
 	}
-	msg := withoutAddresses(err)
+	msg := netredact.ErrorText(err)
 	if strings.Contains(msg, "127.0.0.1") || !strings.Contains(msg, "connection refused") {
 		t.Fatalf("%q: want the cause without the address", msg)
 	}

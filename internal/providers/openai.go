@@ -11,6 +11,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/routerhq/router/internal/netredact"
 )
 
 // OpenAIConfig configures one OpenAI-compatible provider (OpenAI, Azure OpenAI's
@@ -152,14 +154,14 @@ func (p *OpenAI) classify(w *CallWatch, trace *callTrace, err error) *Error {
 	case e.Kind == KindConnReset && status >= 200 && status <= 299:
 		// The answer's headers came; its body broke off or does not decode.
 		e = NewError(p.cfg.Name, KindMalformedResponse,
-			fmt.Sprintf("HTTP %d response body incomplete or invalid: %s", status, truncate(withoutAddresses(err))))
+			fmt.Sprintf("HTTP %d response body incomplete or invalid: %s", status, truncate(netredact.ErrorText(err))))
 		e.Err = err
 	case e.Kind == KindConnReset && status >= 400:
 		// An error status came and its body broke off: the status says what
 		// to do (a 400 is not retried, a 429 keeps its Retry-After), not the
 		// broken body. A redirect's status (a 307 followed, then a reset
 		// before the next response's headers) says nothing: a reset.
-		ne := ClassifyStatus(p.cfg.Name, status, "", fmt.Sprintf("HTTP %d error response body incomplete: %s", status, truncate(withoutAddresses(err))))
+		ne := ClassifyStatus(p.cfg.Name, status, "", fmt.Sprintf("HTTP %d error response body incomplete: %s", status, truncate(netredact.ErrorText(err))))
 		ne.Err = err
 		e = ne
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/routerhq/router/internal/netredact"
 )
 
 // CompleteStream sends the request with the streaming API, consumes the stream to
@@ -115,7 +117,7 @@ func (p *OpenAI) streamError(w *CallWatch, acc *streamAcc, err error) *Error {
 		return Classify(p.cfg.Name, err) // an error event sent inside the stream
 	default:
 		e = NewError(p.cfg.Name, KindStreamCut,
-			fmt.Sprintf("stream broken after %d chunks: %s", acc.chunks, truncate(withoutAddresses(err))))
+			fmt.Sprintf("stream broken after %d chunks: %s", acc.chunks, truncate(netredact.ErrorText(err))))
 	}
 	e.Err = err
 	return e

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/routerhq/router/internal/netredact"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -312,7 +312,7 @@ func (w *Worker) send(ctx context.Context, url, secret, previous, id string, bod
 // GET /v1/jobs/{id}/events — and logged by River on every retry.
 type sendError struct{ err error }
 
-func (e *sendError) Error() string { return "send: " + withoutAddresses(e.err) }
+func (e *sendError) Error() string { return "send: " + netredact.ErrorText(e.err) }
 
 // Unwrap gives the cause without the *url.Error that quotes the URL.
 func (e *sendError) Unwrap() error {
@@ -321,25 +321,6 @@ func (e *sendError) Unwrap() error {
 		return urlErr.Err
 	}
 	return e.err
-}
-
-// withoutAddresses is err's text without a URL or network address: "dial:
-// connect: connection refused", "lookup: no such host". (internal/providers
-// words a provider's transport errors the same way.)
-func withoutAddresses(err error) string {
-	var urlErr *url.Error
-	if errors.As(err, &urlErr) && urlErr.Err != nil {
-		err = urlErr.Err // `Post "https://hooks.example/T000/B000/token": …` without the URL
-	}
-	var opErr *net.OpError
-	if errors.As(err, &opErr) && opErr.Err != nil {
-		return opErr.Op + ": " + withoutAddresses(opErr.Err) // "dial tcp 10.0.0.7:443: …" without the addresses
-	}
-	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) {
-		return "lookup: " + dnsErr.Err // without the name looked up and the server asked
-	}
-	return err.Error()
 }
 
 // cutShort says why a try ended without an answer when its context did: its

@@ -40,6 +40,11 @@ func inputFields(t *template.Template) []inputField {
 			}
 		}
 	}
+	walkBranch := func(b *parse.BranchNode, top, bodyTop bool) {
+		walkPipe(b.Pipe, top)
+		walkList(b.List, bodyTop)
+		walkList(b.ElseList, top)
+	}
 	walk = func(n parse.Node, top bool) {
 		switch n := n.(type) {
 		case *parse.ListNode:
@@ -47,17 +52,11 @@ func inputFields(t *template.Template) []inputField {
 		case *parse.ActionNode:
 			walkPipe(n.Pipe, top)
 		case *parse.IfNode:
-			walkPipe(n.Pipe, top)
-			walkList(n.List, top)
-			walkList(n.ElseList, top)
-		case *parse.RangeNode:
-			walkPipe(n.Pipe, top)
-			walkList(n.List, false)
-			walkList(n.ElseList, top)
-		case *parse.WithNode:
-			walkPipe(n.Pipe, top)
-			walkList(n.List, false)
-			walkList(n.ElseList, top)
+			walkBranch(&n.BranchNode, top, top)
+		case *parse.RangeNode: // dot is an element in the body
+			walkBranch(&n.BranchNode, top, false)
+		case *parse.WithNode: // dot is the value in the body
+			walkBranch(&n.BranchNode, top, false)
 		case *parse.TemplateNode:
 			walkPipe(n.Pipe, top)
 		case *parse.PipeNode:

@@ -50,6 +50,10 @@ func writeStreamHeaders(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("Connection", "keep-alive")
+	// nginx buffers a proxied answer by default, which would hold back the
+	// keep-alive comments (SPEC §15) and the events until its buffer fills;
+	// this header turns that off for the one response.
+	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	flush(w)
 }
@@ -70,13 +74,21 @@ func writeStreamBody(w http.ResponseWriter, c *chat.Completion, includeUsage boo
 		ch.Choices = []chunkChoice{{Index: 0, Delta: d, FinishReason: finish}}
 		return ch
 	}
-	empty := ""
-	send(with(delta{Role: "assistant", Content: &empty}, nil))
 	content, finish := "", "stop"
 	var calls json.RawMessage
 	if len(c.Choices) > 0 {
 		content, finish, calls = c.Choices[0].Message.Text(), c.Choices[0].FinishReason, c.Choices[0].Message.ToolCalls
 	}
+	// The role's delta carries content "" as OpenAI's does, except before tool
+	// calls with no text: there OpenAI sends none, and the SDKs' stream
+	// helpers (openai-node's finalChatCompletion) keep the message's content
+	// null, as the non-streamed answer has it, instead of "".
+	first := delta{Role: "assistant"}
+	if content != "" || len(calls) == 0 {
+		empty := ""
+		first.Content = &empty
+	}
+	send(with(first, nil))
 	for len(content) > 0 {
 		n := min(streamChunkBytes, len(content))
 		for n < len(content) && !utf8.RuneStart(content[n]) {

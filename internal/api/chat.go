@@ -168,12 +168,20 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.streamChat(w, r, job, created, plan, callerKey, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
 		return
 	}
-	if j, err := s.startAndWait(r.Context(), job, created, s.cfg.ChatWait, plan); err == nil {
-		job = j
-	} else if r.Context().Err() == nil {
+	j, err := s.startAndWait(r.Context(), job, created, s.cfg.ChatWait, plan)
+	if r.Context().Err() != nil {
+		// The caller left (it hung up, or its own timeout passed): there is
+		// no one to answer, and the router did not time out, so no 504. The
+		// job goes on, and a resend with the same key attaches to it; the
+		// request is counted and logged as 499 (ServeHTTP), as the stream
+		// whose caller left answers nothing more.
+		return
+	}
+	if err != nil {
 		s.chatInternal(w, "wait for job", err)
 		return
 	}
+	job = j
 	if job.State != store.JobSucceeded {
 		s.chatFailure(w, job, callerKey)
 		return

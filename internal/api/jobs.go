@@ -110,12 +110,17 @@ func (s *Server) answerJob(w http.ResponseWriter, r *http.Request, owner string,
 	if created {
 		s.Log.Debug("job created", "job_id", job.ID, "owner", owner, "operation", job.Operation, "route", job.Route)
 	}
-	if j, err := s.startAndWait(r.Context(), job, created, wait, plan); err == nil {
-		job = j
-	} else if r.Context().Err() == nil {
+	j, err := s.startAndWait(r.Context(), job, created, wait, plan)
+	if r.Context().Err() != nil {
+		// The caller left during its wait: nothing to answer (counted and
+		// logged as 499, ServeHTTP); the job goes on.
+		return
+	}
+	if err != nil {
 		s.internalError(w, r, "wait for job", err)
 		return
 	}
+	job = j
 	if applied != "" {
 		w.Header().Set("Preference-Applied", applied)
 	}
@@ -246,7 +251,9 @@ func (s *Server) respondJob(w http.ResponseWriter, r *http.Request, owner, id st
 		// /v1/jobs (docs/api.md): the wait applied, however long it took.
 		if settled(job.State) {
 			w.Header().Set("Preference-Applied", applied)
-		} else if j, err := s.waitJob(r.Context(), owner, id, wait); err == nil {
+		} else if j, err := s.waitJob(r.Context(), owner, id, wait); r.Context().Err() != nil {
+			return // the caller left during its wait, as in answerJob
+		} else if err == nil {
 			job = j
 			w.Header().Set("Preference-Applied", applied)
 		}

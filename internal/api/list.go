@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -74,6 +75,10 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 				bad("Malformed "+name, name+" must be an RFC 3339 time such as 2026-01-02T15:04:05Z")
 				return
 			}
+			if t.Before(minListBound) {
+				bad(name+" out of range", outOfRange(name, v))
+				return
+			}
 			*dst = t
 		}
 	}
@@ -114,6 +119,23 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 		cur = &c
 	}
 	writeJobList(w, jobs, cur)
+}
+
+// minListBound is the earliest created_after or created_before accepted: the
+// Unix epoch, before any job was created. The store reads a zero time as no
+// bound (store.ListFilter), so a bound at or near Go's zero time (year 1) would
+// list every job where it should list none; earlier bounds are refused.
+var minListBound = time.Unix(0, 0).UTC()
+
+// outOfRange says why a time bound before minListBound is refused, and what
+// to send instead.
+func outOfRange(name, v string) string {
+	instead := "leave created_after out to list from the oldest job"
+	if name == "created_before" {
+		instead = "no job was created that early, so the listing would be empty"
+	}
+	return fmt.Sprintf("%s must be an RFC 3339 time from %s on; %s is earlier: %s",
+		name, minListBound.Format(time.RFC3339), v, instead)
 }
 
 // checkListParams returns the title and detail of the rejection of a query

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/routerhq/router/internal/chat"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -18,8 +19,18 @@ import (
 // job, as any replay; another request gets the usual 409; no job, or a key
 // that has expired, reports false and the caller answers its 422. One read,
 // on the rejection path only.
+//
+// A key's scope is its operation, and only POST /v1/jobs's are prompt names:
+// a name that is a chat operation ("chat:<route>", which no prompt can be
+// called: prompt names have no ':') is the chat endpoint's scope, where the
+// same key may hold a chat call's job. POST /v1/jobs never created a job there,
+// so nothing is looked up: the answer is the 422 (an unknown prompt), neither a
+// 409 revealing the key's use on the chat endpoint nor a replay of a chat job.
 func (s *Server) replayUnparsed(w http.ResponseWriter, r *http.Request, owner, key string, req *createJobRequest) (handled bool) {
 	if req.Prompt == "" || len(req.Input) == 0 {
+		return false
+	}
+	if _, isChat := chat.Route(req.Prompt); isChat {
 		return false
 	}
 	fp, err := store.Fingerprint(req.Prompt, req.PromptVersion, req.Route, req.Input)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -50,8 +51,7 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 		// Attempt numbers are int4 in the database: no attempt has this one.
 		// Asked once the job is known to be the caller's, so that the
 		// problem names only a job that exists.
-		writeProblem(w, r, problem{Status: http.StatusNotFound, Type: "attempt-not-found", Title: "Attempt not found",
-			Detail: fmt.Sprintf("job %s has no attempt %d; the attempt is named by its seq as shown in the job's attempts", id, seq), JobID: id})
+		writeProblem(w, r, attemptNotFound(id, seq))
 		return
 	}
 	res := store.Resolution{Owner: owner, JobID: id, Seq: seq, Outcome: req.Outcome, Note: req.Note}
@@ -71,6 +71,22 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 				Detail: `a "succeeded" resolution needs the attempt's output as "result"; it is validated like any output`, JobID: id})
 			return
 		}
+	default:
+		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: "Bad outcome",
+			Detail: `"outcome" must be "failed" (the provider did not do the work; the job continues) or "succeeded" (with "result")`, JobID: id})
+		return
+	}
+	// Whether the attempt can be resolved at all comes before its result is
+	// judged: an attempt that does not exist is 404 and one that is not
+	// unknown (already resolved, say) is 409 (docs/api.md), whatever the
+	// result — not a 422 for a result nobody will use, nor a 503 sending the
+	// caller to retry on another replica for the same 409. The store checks
+	// again under the job's lock (a concurrent resolution).
+	if perr := unresolvable(job, seq, req.Outcome); perr != nil {
+		writeProblem(w, r, *perr)
+		return
+	}
+	if req.Outcome == "succeeded" {
 		doc, violations, err := s.judgeResolution(job, seq, req.Result)
 		if errors.Is(err, prompt.ErrUnknownPrompt) || errors.Is(err, prompt.ErrUnknownVersion) {
 			s.promptUnavailable(w, r, job, err)
@@ -87,20 +103,14 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		res.Result = doc
-	default:
-		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: "Bad outcome",
-			Detail: `"outcome" must be "failed" (the provider did not do the work; the job continues) or "succeeded" (with "result")`, JobID: id})
-		return
 	}
 	resume, err := s.Store.ResolveAttempt(r.Context(), res)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		writeProblem(w, r, problem{Status: http.StatusNotFound, Type: "attempt-not-found", Title: "Attempt not found",
-			Detail: fmt.Sprintf("job %s has no attempt %d", id, seq), JobID: id})
+		writeProblem(w, r, attemptNotFound(id, seq))
 		return
 	case errors.Is(err, store.ErrStateConflict), errors.Is(err, store.ErrJobFinished):
-		writeProblem(w, r, problem{Status: http.StatusConflict, Type: "not-unknown", Title: "Attempt cannot be resolved",
-			Detail: err.Error(), JobID: id})
+		writeProblem(w, r, notUnknown(id, err))
 		return
 	case err != nil:
 		s.internalError(w, r, "resolve attempt", err)
@@ -111,6 +121,41 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 		s.Exec.Submit(job)
 	}
 	s.respondJob(w, r, owner, id)
+}
+
+// unresolvable is the problem answering a resolution of attempt seq of job
+// as the job was read, or nil when the attempt may be resolved with outcome:
+// 404 attempt-not-found when the job has no such attempt, 409 not-unknown when
+// the attempt is not unknown, or when a "succeeded" resolution finds the job
+// already ended (as Store.ResolveAttempt refuses them, in the same words).
+func unresolvable(job *store.Job, seq int, outcome string) *problem {
+	i := slices.IndexFunc(job.Attempts, func(a store.Attempt) bool { return a.Seq == seq })
+	if i < 0 {
+		p := attemptNotFound(job.ID, seq)
+		return &p
+	}
+	if st := job.Attempts[i].State; st != store.AttemptUnknown {
+		p := notUnknown(job.ID, fmt.Errorf("%w: attempt %d is %s; only unknown attempts can be resolved", store.ErrStateConflict, seq, st))
+		return &p
+	}
+	if outcome == "succeeded" && job.State != store.JobUnknown && job.State != store.JobRunning {
+		p := notUnknown(job.ID, fmt.Errorf("%w: job is %s", store.ErrJobFinished, job.State))
+		return &p
+	}
+	return nil
+}
+
+// attemptNotFound is the 404 of a resolution naming an attempt the job does
+// not have.
+func attemptNotFound(id string, seq int) problem {
+	return problem{Status: http.StatusNotFound, Type: "attempt-not-found", Title: "Attempt not found",
+		Detail: fmt.Sprintf("job %s has no attempt %d; the attempt is named by its seq as shown in the job's attempts", id, seq), JobID: id}
+}
+
+// notUnknown is the 409 of a resolution of an attempt that is not unknown (or
+// of a job that has ended); err says which.
+func notUnknown(id string, err error) problem {
+	return problem{Status: http.StatusConflict, Type: "not-unknown", Title: "Attempt cannot be resolved", Detail: err.Error(), JobID: id}
 }
 
 func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {

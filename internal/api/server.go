@@ -263,6 +263,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeProblem(sw, r, problem{Status: http.StatusInternalServerError, Type: "internal", Title: "Internal error",
 				Detail: "the router failed unexpectedly; the request may be retried with the same Idempotency-Key"})
 		}
+		if !sw.wrote && r.Context().Err() != nil {
+			// The handler answered nothing because the caller had left
+			// (hung up, or gave up on a long-poll or a chat call): net/http
+			// would put its implicit 200 on a closed connection.
+			sw.status = statusClientClosed
+		}
 		endRequestSpan(span, r, sw.status)
 		if s.served != nil {
 			pattern := r.Pattern // set by the mux
@@ -293,6 +299,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	s.routes.ServeHTTP(sw, r)
 }
+
+// statusClientClosed is the status a request is counted (metrics'
+// router_http_requests_total) and logged with when its caller left before
+// anything was answered: nginx's 499 "client closed request". No response
+// carries it.
+const statusClientClosed = 499
 
 type statusWriter struct {
 	http.ResponseWriter

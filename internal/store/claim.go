@@ -72,9 +72,14 @@ func (c *claimRequest) key() string { return c.k }
 // key wait for each other and exactly one inserts. Rows are inserted in key
 // order, so two batches never wait for each other's keys in opposite orders.
 // The final SELECT reads the key rows as they were before the statement, which
-// tells a duplicate its job and fingerprint without another round trip (a key
-// claimed by a transaction that committed during the statement is not seen
-// there and is read afterwards).
+// tells a duplicate its job and fingerprint without another round trip. It
+// reads only a live key there (not expired at the statement's now()): an
+// expired key that the statement did not take over was taken over by a
+// concurrent claim, which committed while this statement waited on the row
+// and which the statement's snapshot does not show — it still shows the
+// expired job. That key, like a key claimed by a transaction that committed
+// during the statement, is read afterwards (claimOutcome), so the claim is
+// answered with the job that holds the key now, never the expired one.
 const claimSQL = `
 WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::bytea[], $6::text[], $7::text[],
@@ -110,7 +115,8 @@ SELECT i.ord, j.id IS NOT NULL, coalesce(j.version, 0), coalesce(j.created_at, n
 FROM input i
 LEFT JOIN j ON j.id = i.job_id
 LEFT JOIN LATERAL (SELECT k.job_id, k.fingerprint FROM idempotency_keys k
-    WHERE k.owner = i.owner AND k.operation = i.operation AND k.idempotency_key = i.key) k ON true
+    WHERE k.owner = i.owner AND k.operation = i.operation AND k.idempotency_key = i.key
+      AND (k.expires_at IS NULL OR k.expires_at > now())) k ON true
 ORDER BY i.ord`
 
 // CreateJob claims (owner, operation, key) and creates the job, or finds the job
@@ -263,8 +269,9 @@ func (s *Store) claimOutcome(ctx context.Context, req *claimRequest) (job *Job, 
 	}
 	jobID, fp := req.existingID, req.existingFP
 	if jobID == "" {
-		// The key was claimed by a transaction that committed while the batch
-		// ran: read it now.
+		// The key was claimed, or its expired row taken over, by a
+		// transaction that committed while the batch ran (claimSQL): read it
+		// now.
 		err = s.pool.QueryRow(ctx, `SELECT job_id::text, fingerprint FROM idempotency_keys
 			WHERE owner = $1 AND operation = $2 AND idempotency_key = $3`,
 			nj.Owner, nj.Operation, nj.IdempotencyKey).Scan(&jobID, &fp)

@@ -36,10 +36,21 @@ type NewJob struct {
 	Unkeyed bool
 }
 
+// jobColumns are a job's columns (table alias j), in the order of Job.dest.
+// The key's expiry (key_expires_at) is its key row's while the job holds its
+// key; once the key expired and a new job took it over, the key row is the
+// new job's, and the old job's expiry is the one released_keys remembers
+// (migration 0006) — not null, which says the job is not terminal and its key
+// never expires (docs/api.md). Only a terminal job can have lost its key (a
+// key expires only once its job is terminal, and a job whose key was taken
+// cannot be retried: ErrKeyRebound), so released_keys is looked up for
+// terminal jobs without a key expiry alone.
 const jobColumns = `j.id::text, j.owner, j.operation, j.idempotency_key, j.fingerprint, j.prompt_version,
 	j.route, j.input, j.params, j.state, j.version, j.created_at, j.updated_at, j.finished_at,
-	(SELECT k.expires_at FROM idempotency_keys k WHERE k.job_id = j.id), j.result, j.completed_by::text,
-	j.error, j.routing, j.attempt_base`
+	coalesce((SELECT k.expires_at FROM idempotency_keys k WHERE k.job_id = j.id),
+		CASE WHEN j.state IN ('succeeded', 'failed', 'cancelled')
+			THEN (SELECT r.expired_at FROM released_keys r WHERE r.job_id = j.id) END),
+	j.result, j.completed_by::text, j.error, j.routing, j.attempt_base`
 
 // scanJob scans a row of jobColumns, followed by the columns of extra, if
 // any.

@@ -10,14 +10,18 @@ import (
 )
 
 // ConfigurePool prepares every connection of a pool the store will use:
-// arrays of string ids bound to uuid[] parameters are sent in binary (see
-// registerStringUUID).
-// Connect calls it; a caller that builds its own pool should too (the store
-// works without it, only slower). An AfterConnect already set still runs,
-// after.
+// timestamps are read in UTC whatever the process's time zone (see
+// registerUTCTimestamps), and arrays of string ids bound to uuid[] parameters
+// are sent in binary (see registerStringUUID).
+// Connect calls it; a caller that builds its own pool must too: without it
+// the store still works, but slower, and the times it returns (in job
+// resources and webhook bodies) follow the process's local time zone, so
+// replicas in different zones render one job differently. An AfterConnect
+// already set still runs, after.
 func ConfigurePool(cfg *pgxpool.Config) {
 	next := cfg.AfterConnect
 	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		registerUTCTimestamps(conn.TypeMap())
 		registerStringUUID(conn.TypeMap())
 		if next != nil {
 			return next(ctx, conn)

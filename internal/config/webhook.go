@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// ValidateWebhookURL checks a webhook URL: absolute http or https with a host,
-// no credentials, no fragment. Messages show the URL with any password
-// redacted: they end up in logs and terminals.
+// ValidateWebhookURL checks a webhook URL: absolute http or https with a host
+// name (or address), no credentials, no fragment. Messages show the URL with
+// any password redacted: they end up in logs and terminals.
 func ValidateWebhookURL(raw string) error {
 	if raw == "" {
 		return fmt.Errorf("is required (an https:// URL that accepts POST)")
@@ -29,6 +29,12 @@ func ValidateWebhookURL(raw string) error {
 	}
 	if u.Host == "" {
 		return fmt.Errorf("%q has no host", shown)
+	}
+	// A host that is only a port ("https://:8443/hook") names no machine:
+	// the dialer would connect to the router's own (net.Dial reads an empty
+	// host as the local system).
+	if u.Hostname() == "" {
+		return fmt.Errorf("%q has a port but no host name: write the receiver's host before the port (https://hooks.example.com:8443/...)", shown)
 	}
 	if u.User != nil {
 		return fmt.Errorf("%q must not carry credentials: events are authenticated by their signature", shown)

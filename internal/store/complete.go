@@ -81,11 +81,13 @@ SELECT (SELECT count(*) FROM j), (SELECT count(*) FROM n)`
 // subquery stays a lookup by primary key per job. A win is announced (NOTIFY)
 // only for a job a waiter watches (WatchJob): a notifying transaction holds a
 // database-wide lock through its commit, which would make concurrent batches
-// commit one at a time. For an owner with a webhook the statement writes the
-// outbox itself (ev, rj: the event and River's job, as the outbox trigger of
-// migration 0006 writes them, which skips these rows: batchSettingsSQL,
-// migration 0015); the last column says whether it did, and the store wakes
-// River after the commit (outboxWake).
+// commit one at a time. For an owner with a webhook (or a configured one
+// removed less than the redelivery window ago, migration 0022: still one
+// lookup by primary key) the statement writes the outbox itself (ev, rj: the
+// event and River's job, as the outbox trigger of migration 0006 writes them,
+// which skips these rows: batchSettingsSQL, migration 0015); the last column
+// says whether it did, and the store wakes River after the commit
+// (outboxWake).
 const winSQL = `
 WITH w AS (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
@@ -105,7 +107,8 @@ WITH w AS (
 ), ev AS (
     INSERT INTO job_events (job_id, owner, type, job_version)
     SELECT j.id, j.owner, 'job.' || j.state, j.version FROM j
-    WHERE EXISTS (SELECT 1 FROM webhook_owners o WHERE o.owner = j.owner)
+    WHERE EXISTS (SELECT 1 FROM webhook_owners o WHERE o.owner = j.owner
+                  AND (o.removed_until IS NULL OR o.removed_until > now()))
     RETURNING id, job_id
 ), rj AS (
     INSERT INTO river_job (args, kind, max_attempts, queue, priority, metadata, tags)

@@ -65,18 +65,39 @@ type Webhook struct {
 
 // SyncConfigWebhooks makes the configured webhooks (owner -> URL) the owners'
 // webhooks; a configured webhook overrides one set by a stored key.
+//
+// A configured webhook that urls no longer has is marked removed (url NULL,
+// removed_until = now() + Options.RedeliveryWindow; migration 0022), not
+// deleted: each replica syncs its configuration at start, so during a rolling
+// update a replica with an older configuration removes a webhook a newer one
+// added, and the events of the owner's jobs that end before a replica with the
+// newer configuration starts again must still be written (failed tries until
+// the webhook is back, then delivered). A removed row is no webhook to its
+// readers (WebhookFor, EventForDelivery); the outbox writes no more events for
+// it once removed_until has passed (the webhook was removed on purpose), and
+// this sync then deletes it.
 func (s *Store) SyncConfigWebhooks(ctx context.Context, urls map[string]string) error {
+	owners := make([]string, 0, len(urls)) // never nil: <> ALL(NULL) matches no row
+	for owner := range urls {
+		owners = append(owners, owner)
+	}
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockWebhookOwners(ctx, tx); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM webhook_owners WHERE secret IS NULL`); err != nil {
-			return err
+		// A row removed already keeps its removed_until: a replica with the
+		// older configuration starting again does not extend the window.
+		if _, err := tx.Exec(ctx, `UPDATE webhook_owners SET url = NULL, removed_until = now() + $2::interval, updated_at = now()
+			WHERE secret IS NULL AND url IS NOT NULL AND owner <> ALL($1::text[])`, owners, s.opt.RedeliveryWindow); err != nil {
+			return fmt.Errorf("mark removed webhooks: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM webhook_owners WHERE removed_until <= now()`); err != nil {
+			return fmt.Errorf("delete webhooks removed longer than the redelivery window: %w", err)
 		}
 		for owner, url := range urls {
 			if _, err := tx.Exec(ctx, `INSERT INTO webhook_owners (owner, url) VALUES ($1, $2)
 				ON CONFLICT (owner) DO UPDATE SET url = EXCLUDED.url, secret = NULL,
-					previous_secret = NULL, previous_until = NULL, updated_at = now()`, owner, url); err != nil {
+					previous_secret = NULL, previous_until = NULL, removed_until = NULL, updated_at = now()`, owner, url); err != nil {
 				return fmt.Errorf("sync webhook of %s: %w", owner, err)
 			}
 		}
@@ -87,7 +108,8 @@ func (s *Store) SyncConfigWebhooks(ctx context.Context, urls map[string]string) 
 // syncKeyWebhooks rebuilds the webhooks that come from stored keys: per owner,
 // the newest unrevoked key with a webhook, unless the configuration sets one;
 // with the key's previous secret while its rotation's overlap runs
-// (RotateWebhookSecret picks the same key).
+// (RotateWebhookSecret picks the same key). A configured webhook marked
+// removed (SyncConfigWebhooks) sets none: the key's webhook takes its row.
 func syncKeyWebhooks(ctx context.Context, tx pgx.Tx) error {
 	if err := lockWebhookOwners(ctx, tx); err != nil {
 		return err
@@ -106,7 +128,10 @@ func syncKeyWebhooks(ctx context.Context, tx pgx.Tx) error {
 		FROM api_keys -- ended overlaps were cleared above, at this transaction's now()
 		WHERE webhook_url IS NOT NULL AND revoked_at IS NULL
 		ORDER BY owner, id DESC
-		ON CONFLICT (owner) DO NOTHING`)
+		ON CONFLICT (owner) DO UPDATE SET url = EXCLUDED.url, secret = EXCLUDED.secret,
+			previous_secret = EXCLUDED.previous_secret, previous_until = EXCLUDED.previous_until,
+			removed_until = NULL, updated_at = now()
+		WHERE webhook_owners.removed_until IS NOT NULL`)
 	if err != nil {
 		return fmt.Errorf("sync key webhooks: %w", err)
 	}
@@ -126,13 +151,14 @@ func lockWebhookOwners(ctx context.Context, tx pgx.Tx) error {
 	return nil
 }
 
-// WebhookFor returns owner's webhook, or ErrNotFound. Its PreviousSecret is
-// set only while the rotation's overlap runs on the database clock.
+// WebhookFor returns owner's webhook, or ErrNotFound (also for a configured
+// webhook marked removed: see SyncConfigWebhooks). Its PreviousSecret is set
+// only while the rotation's overlap runs on the database clock.
 func (s *Store) WebhookFor(ctx context.Context, owner string) (Webhook, error) {
 	var w Webhook
 	var secret, previous *string
 	err := s.pool.QueryRow(ctx, `SELECT url, secret, CASE WHEN previous_until > now() THEN previous_secret END
-		FROM webhook_owners WHERE owner = $1`, owner).Scan(&w.URL, &secret, &previous)
+		FROM webhook_owners WHERE owner = $1 AND url IS NOT NULL`, owner).Scan(&w.URL, &secret, &previous)
 	if secret != nil {
 		w.Secret = *secret
 	}

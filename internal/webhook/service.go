@@ -50,7 +50,8 @@ type Service struct {
 }
 
 // NewService builds the River client for pool (its search_path names the
-// schema of River's tables).
+// schema of River's tables). It warns (cfg.Log) of each configured secret
+// without the whsec_ prefix: see rawSecretHelp.
 func NewService(pool *pgxpool.Pool, st Store, cfg ServiceConfig) (*Service, error) {
 	cfg.Backoff = cfg.Backoff.withDefaults()
 	if cfg.MaxWorkers <= 0 {
@@ -68,6 +69,7 @@ func NewService(pool *pgxpool.Pool, st Store, cfg ServiceConfig) (*Service, erro
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	warnRawSecrets(cfg.Log, cfg.Secrets, cfg.PreviousSecrets)
 	workers := river.NewWorkers()
 	w := NewWorker(st, cfg.Config)
 	w.backoff = cfg.Backoff

@@ -132,7 +132,8 @@ func (m AssistantMessage) Text() string {
 func CompletionID(jobID string) string { return "chatcmpl-" + strings.ReplaceAll(jobID, "-", "") }
 
 // ProviderRule reports whether a violation Judge found (by its rule) says the
-// provider answered badly whatever the request asked — an empty answer, tool
+// provider answered badly whatever the request asked — an empty answer (one
+// that did not end at the caller's max_tokens: finish_reason "length"), tool
 // calls the request did not offer or that are malformed, an answer that
 // cannot be stored — rather than that the answer missed the caller's own
 // response_format. Only the former says anything of the target's health
@@ -182,9 +183,16 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 		if err := json.Unmarshal([]byte(strings.TrimSpace(content)), &obj); err != nil {
 			return nil, []contract.Violation{{Rule: "json.syntax", Path: "$", Message: "response_format json_object asks for a JSON object: " + err.Error()}}
 		}
-	case strings.TrimSpace(content) == "":
+	case strings.TrimSpace(content) == "" && resp.FinishReason != "length":
 		return nil, []contract.Violation{{Rule: "empty", Path: "$", Message: "the answer is empty"}}
 	}
+	// An empty answer that ended at "length" ran out of the caller's own
+	// limit (a reasoning model spends a small max_completion_tokens on its
+	// reasoning): OpenAI answers it 200 with content "" and finish_reason
+	// "length", and so does the router. It says nothing of the target's
+	// health, which the "empty" rule (ProviderRule) would count against its
+	// breaker for every tenant. With a response_format it is judged above,
+	// as the caller's own contract (not ProviderRule).
 	finish := resp.FinishReason
 	if finish == "" {
 		finish = "stop"

@@ -140,6 +140,16 @@ func (r *Request) Normalize() (*Input, error) {
 		if err := json.Unmarshal(r.Tools, &tools); err != nil || len(tools) == 0 {
 			return bad("tools", "tools must be a non-empty array of tool definitions")
 		}
+		for i, tool := range tools {
+			// Only a function tool's calls come back through the router
+			// (adapters and Judge read calls by function.name): a custom or
+			// built-in tool the model called would be an answer the router
+			// cannot carry, failed as the provider's.
+			if typ, _ := tool["type"].(string); typ != "function" {
+				return bad("tools", "tools[%d].type is %s: the router supports only function tools "+
+					`({"type":"function","function":{"name":...}}); send other tools to the provider directly`, i, typeOf(tool["type"]))
+			}
+		}
 		in.Tools = r.Tools
 	}
 	if present(r.ToolChoice) {
@@ -214,6 +224,17 @@ func toolChoice(raw json.RawMessage) (string, error) {
 		return "", fmt.Errorf(`tool_choice must be "none", "auto", "required" or an object such as {"type":"function","function":{"name":"..."}}`)
 	}
 	return "", nil
+}
+
+// typeOf quotes a tool's type for an error message.
+func typeOf(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "missing"
+	case string:
+		return strconv.Quote(cut(t, 60))
+	}
+	return "not a string"
 }
 
 func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }

@@ -16,8 +16,8 @@ import (
 // anthropicTypeKinds maps Anthropic's error types (error.type) to the taxonomy.
 // overloaded_error (HTTP 529) is transient like a 503; rate_limit_error honours
 // retry-after; invalid_request_error is the caller's (split further by
-// requestKind: "prompt is too long" is context length); billing_error is our
-// account's quota.
+// requestKind: "prompt is too long" is context length), but for an account
+// out of credit (outOfCredit); billing_error is our account's quota.
 var anthropicTypeKinds = map[string]Kind{
 	"authentication_error": KindAuth,
 	"permission_error":     KindAuth,
@@ -38,6 +38,18 @@ var anthropicQuotaCodes = map[string]bool{
 	"enforced_spend_limit_reached": true,
 }
 
+// outOfCredit reports whether an invalid_request_error's message says the
+// router's account is out of credit. Anthropic answers an account without
+// credit with HTTP 400 invalid_request_error "Your credit balance is too low
+// to access the Anthropic API. Please go to Plans & Billing to upgrade or
+// purchase credits." — the type and status of a caller's bad request, which
+// would stop the job without failover, never count against the target's
+// breaker, and show the tenant the router's billing. It is the router's own
+// account: quota_exceeded (fails over, counts, message hidden: operatorsOwn).
+func outOfCredit(msg string) bool {
+	return strings.Contains(strings.ToLower(msg), "credit balance")
+}
+
 // StatusOverloaded is Anthropic's HTTP status for overloaded_error.
 const StatusOverloaded = 529
 
@@ -51,6 +63,9 @@ func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h 
 		// error event in a stream; another status (405 from a proxy) is
 		// classified by that status.
 		kind = requestKind(code, msg)
+		if outOfCredit(msg) {
+			kind = KindQuotaExceeded
+		}
 	case status == StatusOverloaded:
 		kind = KindUnavailable
 	case !ok:

@@ -125,7 +125,7 @@ func (p *OpenAI) Complete(ctx context.Context, req *Request) (*Response, error) 
 	wctx, w := WatchCall(ctx, p.cfg.Name, Deadlines{FirstByte: p.cfg.FirstByteTimeout, Total: p.cfg.Timeout})
 	defer w.Stop()
 	tctx, trace := withCallTrace(wctx, w.Received)
-	resp, err := p.client.CreateChatCompletion(tctx, wire(creq, trace))
+	resp, err := p.client.CreateChatCompletion(tctx, wire(creq, req, trace))
 	if err != nil {
 		return nil, p.classify(w, trace, err)
 	}

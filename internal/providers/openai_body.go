@@ -24,18 +24,30 @@ import (
 // the body written here in place of the stand-in's (callTrace.body).
 // Everything else — URL, headers, errors, the stream — stays go-openai's.
 //
-// The output is json.Marshal's, byte for byte (TestChatBodyIsMarshal, and a
-// fuzz test): the same members in the same order, the same omitempty, the same
-// escaping. A request that sets anything this file does not write (tools,
-// tool calls, multi-part content, or a field a newer go-openai adds) is left
-// to go-openai: the check is by reflection over the request's and each
-// message's fields not written here, so a field a newer go-openai adds to
-// either is never dropped silently. The response format, its schema and the
-// stream options are written field by field; a field added to one of them
-// would show in the byte-for-byte tests (a field without omitempty at once, one
-// with omitempty only where something sets it, which nothing here does). A
-// temperature that is not a number (NaN, infinite) is left to go-openai,
-// whose encoding refuses it, as it always did.
+// go-openai's own encoding is not sent, for two things it gets wrong for the
+// router. It re-encodes the caller's tools through its Tool type: a function
+// tool without "parameters" (optional in OpenAI's API) goes out as
+// "parameters": null, which OpenAI and Mistral refuse, and any other member
+// (a custom tool's definition) is dropped. And it leaves out an empty
+// content, which OpenAI requires on a system, user or tool message (a tool
+// that returned nothing). So the caller's tools, tool_choice and messages'
+// tool_calls are sent as the caller sent them (compacted), and every message
+// but an assistant's carries its content, even "".
+//
+// appendChatBody's output is chatBodyJSON's, byte for byte
+// (TestChatBodyIsMarshal, and a fuzz test), which is go-openai's json.Marshal
+// but for those two things: the same members in the same order, the same
+// omitempty, the same escaping. A request that sets anything appendChatBody
+// does not write (tools, tool calls, top_p, multi-part content, or a field a
+// newer go-openai adds) is encoded by chatBodyJSON, with encoding/json: the
+// check is by reflection over the request's and each message's fields not
+// written here, so a field a newer go-openai adds to either is never dropped
+// silently. The response format, its schema and the stream options are
+// written field by field; a field added to one of them would show in the
+// byte-for-byte tests (a field without omitempty at once, one with omitempty
+// only where something sets it, which nothing here does). A temperature that
+// is not a number (NaN, infinite) is left to go-openai, whose encoding
+// refuses it, as it always did.
 
 // appendChatBody appends creq as json.Marshal writes it and reports true, or
 // appends nothing and reports false when creq sets a field it does not write.
@@ -134,12 +146,18 @@ func appendChatBody(b []byte, creq *openai.ChatCompletionRequest) ([]byte, bool)
 }
 
 // appendChatMessage writes m as ChatCompletionMessage.MarshalJSON does for a
-// message without multi-part content (which chatBodyWritable has checked).
+// message without multi-part content (which chatBodyWritable has checked),
+// but with its content even when empty unless it is an assistant's
+// (keepsContent).
 func appendChatMessage(b []byte, m *openai.ChatCompletionMessage) []byte {
 	b = append(b, `{"role":`...)
 	b = jsonenc.AppendString(b, m.Role)
+	if m.Content != "" || keepsContent(m.Role) {
+		b = append(b, `,"content":`...)
+		b = jsonenc.AppendString(b, m.Content)
+	}
 	for _, f := range [...]struct{ name, v string }{
-		{`,"content":`, m.Content}, {`,"refusal":`, m.Refusal}, {`,"name":`, m.Name},
+		{`,"refusal":`, m.Refusal}, {`,"name":`, m.Name},
 		{`,"reasoning_content":`, m.ReasoningContent}, {`,"tool_call_id":`, m.ToolCallID},
 	} {
 		if f.v != "" {
@@ -149,6 +167,13 @@ func appendChatMessage(b []byte, m *openai.ChatCompletionMessage) []byte {
 	}
 	return append(b, '}')
 }
+
+// keepsContent reports whether a message of role is sent with its content
+// even when that is "": OpenAI requires content on every message but an
+// assistant's (which may carry only tool calls, content null), and refuses a
+// system, user or tool message without it — a tool that returned nothing is
+// answered with "". go-openai leaves an empty content out (omitempty).
+func keepsContent(role string) bool { return role != "assistant" }
 
 // chatBodySize is about the size of creq's body, so that it is written with
 // one allocation.
@@ -200,17 +225,97 @@ func chatBodyWritable(creq *openai.ChatCompletionRequest) bool {
 	return true
 }
 
-// wire returns what to hand go-openai for creq: when appendChatBody can write
-// creq, a stand-in that carries only the model and the stream flag (all that
-// go-openai reads of a request besides encoding it), with creq's body kept in
-// t for the transport to send instead of the stand-in's; otherwise creq
-// itself. go-openai's own check of reasoning models' parameters, which the
-// stand-in would pass, has already run on creq (chatRequest refuses what it
-// refuses).
-func wire(creq openai.ChatCompletionRequest, t *callTrace) openai.ChatCompletionRequest {
+// chatBodyJSON is the body of creq as the adapter sends it, encoded with
+// encoding/json: go-openai's encoding (json.Marshal of creq) but that the
+// caller's tools, tool_choice and each message's tool_calls are req's raw
+// JSON, as sent (when req has them; req may be nil), and every message but an
+// assistant's keeps its content (keepsContent). Its members are in
+// go-openai's order but for tools and tool_choice, which come last.
+// appendChatBody writes the same bytes for the requests it writes.
+func chatBodyJSON(creq *openai.ChatCompletionRequest, req *Request) ([]byte, error) {
+	body := chatBody{Model: creq.Model, ChatCompletionRequest: *creq}
+	if creq.Messages != nil {
+		body.Messages = make([]chatMessage, len(creq.Messages))
+	}
+	for i := range creq.Messages {
+		m := &creq.Messages[i]
+		if m.Content != "" && m.MultiContent != nil {
+			return nil, openai.ErrContentFieldsMisused // as go-openai's MarshalJSON
+		}
+		cm := chatMessage{Role: m.Role, Refusal: m.Refusal, Name: m.Name, ReasoningContent: m.ReasoningContent,
+			FunctionCall: m.FunctionCall, ToolCallID: m.ToolCallID}
+		switch {
+		case len(m.MultiContent) > 0:
+			cm.Content = m.MultiContent
+		case m.Content != "" || keepsContent(m.Role):
+			cm.Content = m.Content
+		}
+		switch {
+		case req != nil && i < len(req.Messages) && len(req.Messages[i].ToolCalls) > 0:
+			cm.ToolCalls = req.Messages[i].ToolCalls
+		case len(m.ToolCalls) > 0:
+			cm.ToolCalls = m.ToolCalls
+		}
+		body.Messages[i] = cm
+	}
+	switch {
+	case req != nil && len(req.Tools) > 0:
+		body.Tools = req.Tools
+	case len(creq.Tools) > 0:
+		body.Tools = creq.Tools
+	}
+	switch {
+	case req != nil && len(req.ToolChoice) > 0:
+		body.ToolChoice = req.ToolChoice
+	case creq.ToolChoice != nil:
+		body.ToolChoice = creq.ToolChoice
+	}
+	return json.Marshal(body)
+}
+
+// chatBody is what chatBodyJSON encodes: go-openai's request, whose model,
+// messages, tools and tool_choice are hidden by the fields of the same JSON
+// names here (encoding/json takes the least nested). Model and Messages come
+// first, as in go-openai's encoding.
+type chatBody struct {
+	Model    string        `json:"model"`
+	Messages []chatMessage `json:"messages"`
+	openai.ChatCompletionRequest
+	Tools      any `json:"tools,omitempty"`
+	ToolChoice any `json:"tool_choice,omitempty"`
+}
+
+// chatMessage is a message as chatBodyJSON encodes it: go-openai's
+// ChatCompletionMessage.MarshalJSON, whose content is a string or the parts
+// of a multi-part content, left out when nil, and whose tool calls may be the
+// caller's raw JSON.
+type chatMessage struct {
+	Role             string               `json:"role"`
+	Content          any                  `json:"content,omitempty"`
+	Refusal          string               `json:"refusal,omitempty"`
+	Name             string               `json:"name,omitempty"`
+	ReasoningContent string               `json:"reasoning_content,omitempty"`
+	FunctionCall     *openai.FunctionCall `json:"function_call,omitempty"`
+	ToolCalls        any                  `json:"tool_calls,omitempty"`
+	ToolCallID       string               `json:"tool_call_id,omitempty"`
+}
+
+// wire returns what to hand go-openai for creq, built from req: a stand-in
+// that carries only the model and the stream flag (all that go-openai reads
+// of a request besides encoding it), with creq's body — written by
+// appendChatBody, or else by chatBodyJSON — kept in t for the transport to
+// send instead of the stand-in's. go-openai's own check of reasoning models'
+// parameters, which the stand-in would pass, has already run on creq
+// (chatRequest refuses what it refuses). A request encoding/json cannot
+// encode (a NaN temperature) is handed to go-openai whole, whose encoding
+// fails the same way before anything is sent.
+func wire(creq openai.ChatCompletionRequest, req *Request, t *callTrace) openai.ChatCompletionRequest {
 	body, ok := appendChatBody(nil, &creq)
 	if !ok {
-		return creq
+		var err error
+		if body, err = chatBodyJSON(&creq, req); err != nil {
+			return creq
+		}
 	}
 	t.body = body
 	return openai.ChatCompletionRequest{Model: creq.Model, Stream: creq.Stream}

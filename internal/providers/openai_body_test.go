@@ -18,19 +18,28 @@ import (
 const bodySchema = "{\n  \"type\": \"object\",\n  \"properties\": {\"a\": {\"type\": \"string\", \"pattern\": \"^<&>$\"}}\n}"
 
 // checkChatBody fails unless appendChatBody writes creq exactly as
-// json.Marshal (go-openai's encoding) does.
+// chatBodyJSON (encoding/json) does, and, when no message but an assistant's
+// has an empty content, exactly as json.Marshal (go-openai's encoding) does.
 func checkChatBody(t *testing.T, name string, creq openai.ChatCompletionRequest) {
 	t.Helper()
-	want, err := json.Marshal(creq)
+	want, err := chatBodyJSON(&creq, nil)
 	if err != nil {
-		t.Fatalf("%s: json.Marshal: %v", name, err)
+		t.Fatalf("%s: chatBodyJSON: %v", name, err)
 	}
 	got, ok := appendChatBody([]byte("prefix"), &creq)
 	if !ok {
 		t.Fatalf("%s: appendChatBody declined a request it should write", name)
 	}
 	if !bytes.Equal(got[len("prefix"):], want) || string(got[:len("prefix")]) != "prefix" {
-		t.Errorf("%s:\nappendChatBody %s\njson.Marshal   %s", name, got, want)
+		t.Errorf("%s:\nappendChatBody %s\nchatBodyJSON   %s", name, got, want)
+	}
+	for _, m := range creq.Messages {
+		if m.Content == "" && keepsContent(m.Role) {
+			return // go-openai would leave the content out
+		}
+	}
+	if goOpenAI, err := json.Marshal(creq); err != nil || !bytes.Equal(want, goOpenAI) {
+		t.Errorf("%s:\nchatBodyJSON %s\njson.Marshal %s (%v)", name, want, goOpenAI, err)
 	}
 }
 
@@ -110,10 +119,10 @@ func FuzzChatBody(f *testing.F) {
 	})
 }
 
-// TestChatBodyLeavesTheRestToGoOpenAI: a request that sets anything
+// TestChatBodyLeavesTheRestToEncodingJSON: a request that sets anything
 // appendChatBody does not write is declined, with nothing appended, so that
-// go-openai encodes it.
-func TestChatBodyLeavesTheRestToGoOpenAI(t *testing.T) {
+// chatBodyJSON (or, for a NaN temperature, go-openai) encodes it.
+func TestChatBodyLeavesTheRestToEncodingJSON(t *testing.T) {
 	msgs := func(m openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
 		return []openai.ChatCompletionMessage{{Role: "system", Content: "s"}, m}
 	}
@@ -188,20 +197,22 @@ func (c *rawCapture) last(t *testing.T) []byte {
 
 // TestAdapterSendsTheBodyGoOpenAIWould: over real HTTP through go-openai,
 // the body the provider receives is, byte for byte, json.Marshal of the whole
-// request — what go-openai sends — both when the adapter writes it (the
-// stand-in go-openai encodes would be a different body) and when it leaves
-// the request to go-openai (tools).
+// request — what go-openai sends — both when appendChatBody writes it (the
+// stand-in go-openai encodes would be a different body) and when
+// chatBodyJSON does (top_p, stop). (Tools and empty contents are where the
+// router's body differs from go-openai's: TestOpenAISendsToolsAsSent,
+// TestOpenAIKeepsEmptyContent.)
 func TestAdapterSendsTheBodyGoOpenAIWould(t *testing.T) {
 	c, url := answeringCapture(t)
 	p := newTestAdapter(t, url, func(c *OpenAIConfig) { c.SupportsLookup = true })
-	temp := float32(0.3)
+	temp, topP := float32(0.3), float32(0.5)
 	plain := testRequest()
 	plain.Temperature, plain.MaxTokens = &temp, 100
 	plain.ResponseFormat = &ResponseFormat{Type: "json_schema", Schema: []byte(bodySchema)}
-	withTools := testRequest()
-	withTools.Tools = json.RawMessage(`[{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}}]`)
+	rest := testRequest()
+	rest.TopP, rest.Stop = &topP, []string{"END"}
 
-	for name, req := range map[string]*Request{"written by the adapter": plain, "left to go-openai": withTools} {
+	for name, req := range map[string]*Request{"written by appendChatBody": plain, "encoded by chatBodyJSON": rest} {
 		for _, stream := range []bool{false, true} {
 			got, wantBody := sentBody(t, p, c, req, stream)
 			if !bytes.Equal(got, wantBody) {
@@ -210,8 +221,12 @@ func TestAdapterSendsTheBodyGoOpenAIWould(t *testing.T) {
 		}
 	}
 	var tr callTrace
-	if sent := wire(must(p.chatRequest(plain)), &tr); tr.body == nil || len(sent.Messages) != 0 {
+	if sent := wire(must(p.chatRequest(plain)), plain, &tr); tr.body == nil || len(sent.Messages) != 0 {
 		t.Error("the plain request was not written by the adapter: go-openai encoded it whole")
+	}
+	tr = callTrace{}
+	if sent := wire(must(p.chatRequest(rest)), rest, &tr); tr.body == nil || len(sent.Messages) != 0 {
+		t.Error("the request with top_p was not encoded by the adapter: go-openai encoded it whole")
 	}
 }
 

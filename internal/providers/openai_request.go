@@ -33,6 +33,10 @@ func (p *OpenAI) chatRequest(req *Request) (openai.ChatCompletionRequest, *Error
 		return creq, NewError(p.cfg.Name, KindMisconfigured, "no model: set OpenAIConfig.Model or Request.Model")
 	}
 	creq.Model = model
+	// The tools, tool_choice and tool calls decoded here check their shape and
+	// feed go-openai's check of reasoning models' parameters; the body sends
+	// the caller's own JSON (chatBodyJSON), as go-openai's types would lose
+	// members and write a tool's missing parameters as null.
 	creq.Messages = make([]openai.ChatCompletionMessage, len(req.Messages))
 	for i, m := range req.Messages {
 		cm := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID}

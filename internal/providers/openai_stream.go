@@ -39,7 +39,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 	defer w.Stop()
 	tctx, trace := withCallTrace(wctx, w.Received)
 
-	stream, err := p.client.CreateChatCompletionStream(tctx, wire(creq, trace))
+	stream, err := p.client.CreateChatCompletionStream(tctx, wire(creq, req, trace))
 	if err != nil {
 		return nil, p.classify(w, trace, err)
 	}

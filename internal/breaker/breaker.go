@@ -324,13 +324,39 @@ func (b *providerBreaker) refusal(err error) string {
 	trip := b.tripped
 	b.mu.Unlock()
 	if errors.Is(err, gobreaker.ErrTooManyRequests) {
-		return fmt.Sprintf("circuit breaker half-open: its %d probe(s) are in flight", b.settings.HalfOpenProbes)
+		return halfOpenRefusal(b.settings.HalfOpenProbes, b.cb.Counts())
 	}
 	left := max(b.settings.OpenFor-since, 0).Round(time.Second)
 	if trip > 0 {
 		return fmt.Sprintf("circuit breaker open after %d consecutive failures; probing again in %s", trip, left)
 	}
 	return fmt.Sprintf("circuit breaker open (a half-open probe failed); probing again in %s", left)
+}
+
+// halfOpenRefusal says why a half-open breaker refuses an attempt: all its
+// probes are taken. With the counts of its half-open state, it says how many
+// of them succeeded and how many are still in flight (a failed probe opens the
+// breaker again; an excluded one gives its probe back). Counts read after the
+// state moved on (closed or opened again since the refusal) do not describe
+// the probes: the reason then says only that they were taken.
+func halfOpenRefusal(probes int, c gobreaker.Counts) string {
+	taken := fmt.Sprintf("circuit breaker half-open: all %d of its probes are taken", probes)
+	if probes == 1 {
+		taken = "circuit breaker half-open: its one probe is taken"
+	}
+	ended := uint64(c.TotalSuccesses) + uint64(c.TotalFailures) + uint64(c.TotalExclusions)
+	valid := uint64(c.Requests) - min(uint64(c.TotalExclusions), uint64(c.Requests))
+	if uint64(c.Requests) < ended || valid != uint64(probes) {
+		return taken
+	}
+	inFlight := uint64(c.Requests) - ended
+	if probes == 1 {
+		if inFlight == 1 {
+			return "circuit breaker half-open: its one probe is in flight"
+		}
+		return taken
+	}
+	return fmt.Sprintf("%s (%d succeeded, %d in flight)", taken, c.TotalSuccesses, inFlight)
 }
 
 // Status is a snapshot of one provider's breaker.

@@ -185,7 +185,7 @@ func (m *Metrics) AttemptStarted(provider, role string) {
 // AttemptFinished implements race.Observer.
 func (m *Metrics) AttemptFinished(provider, role, state string, kind providers.Kind, latency time.Duration, usage providers.Usage) {
 	m.attempts.WithLabelValues(provider, role, state).Inc()
-	if kind != "" {
+	if kind != "" && providerError(state, kind) {
 		m.errors.WithLabelValues(provider, string(kind)).Inc()
 	}
 	if state != "abandoned" {
@@ -200,6 +200,20 @@ func (m *Metrics) AttemptFinished(provider, role, state string, kind providers.K
 	if role == store.RoleHedge && state == store.AttemptWon {
 		m.hedgesWon.WithLabelValues(provider).Inc()
 	}
+}
+
+// providerError says whether an attempt that ended with an error of kind, in
+// state, ended with a provider error (router_attempt_errors_total). An attempt
+// the router itself stopped is not one: a hedge loser cancelled when another
+// attempt won, an attempt of a cancelled job, one abandoned to recovery (the
+// router stopping, or its end not recorded), one never sent. Those are
+// counted by router_attempts_total's outcome, not against the provider.
+func providerError(state string, kind providers.Kind) bool {
+	switch state {
+	case store.AttemptCancelled, "abandoned", "unsent":
+		return false
+	}
+	return kind != providers.KindCancelled
 }
 
 // AttemptCost implements race.CostObserver. The cost follows from the usage a

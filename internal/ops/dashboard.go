@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -39,7 +40,8 @@ var dashboardTmpl = template.Must(template.New("dashboard.html").Funcs(template.
 
 // dashboard serves GET /dashboard: a self-refreshing, server-rendered
 // operator page with no external assets. It shows owners, operations, states,
-// providers and timings, never inputs or results (see docs/operations.md).
+// providers and timings, never inputs or results (see docs/operations.md) —
+// nor a job's error text, which can quote them (failureSummary).
 func (s *Server) dashboard() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
@@ -100,7 +102,9 @@ type dashJob struct {
 	Created                            time.Time
 	Span, Queued                       string
 	Attempts                           []dashAttempt
-	Error                              string
+	// Error says why the job failed without the job's error text, which can
+	// quote the output or input (failureSummary).
+	Error string
 }
 
 type dashAttempt struct {
@@ -109,6 +113,9 @@ type dashAttempt struct {
 	Winner                       bool
 	Left, Width                  string // CSS percentages on the job's timeline
 	StartOffset, Latency         string
+	// Why is what ended a failed, invalid or unknown attempt, without values
+	// (attemptWhy).
+	Why string
 }
 
 const counterWindow = time.Hour
@@ -208,9 +215,6 @@ func (s *Server) conformanceMatrix(ctx context.Context, ops Config) confMatrix {
 // to its last event (or now, while attempts are in flight).
 func timeline(j *store.Job, now time.Time) dashJob {
 	dj := dashJob{ID: j.ID, Owner: j.Owner, Operation: j.Operation, State: j.State, Route: j.Route, Created: j.CreatedAt}
-	if j.Error != nil {
-		dj.Error = *j.Error
-	}
 	// The axis starts at the first attempt (time before it is queueing, shown
 	// apart), so the race itself is readable.
 	t0 := j.CreatedAt
@@ -265,7 +269,7 @@ func timeline(j *store.Job, now time.Time) dashJob {
 		da := dashAttempt{Seq: a.Seq, Provider: a.Provider, Role: a.Role, State: a.State, Model: a.Model,
 			Winner: j.CompletedBy != nil && *j.CompletedBy == a.ID,
 			Left:   fmt.Sprintf("%.2f%%", left), Width: fmt.Sprintf("%.2f%%", width),
-			StartOffset: "+" + fmtDur(start.Sub(t0))}
+			StartOffset: "+" + fmtDur(start.Sub(t0)), Why: attemptWhy(&a)}
 		switch {
 		case a.LatencyMS != nil:
 			da.Latency = fmtMS(float64(*a.LatencyMS))
@@ -274,7 +278,84 @@ func timeline(j *store.Job, now time.Time) dashJob {
 		}
 		dj.Attempts = append(dj.Attempts, da)
 	}
+	dj.Error = failureSummary(j, dj.Attempts)
 	return dj
+}
+
+// failureSummary says why a job with an error failed, in what the dashboard
+// may show. The job's error text is not shown: an output that breaks the
+// prompt's contract is quoted in it (the violation's message: "\"Jane Doe\"
+// is not one of …"), and so can be an input a template could not render —
+// tenants' data, which the page never shows. Instead: the job's attempts that
+// ended without an answer say what ended them (attemptWhy); with none, the
+// routing decisions say why no target was eligible (the router's own
+// reasons: breakers, conformance, context windows); else the operator is
+// pointed to `router jobs get`, which prints the job in full.
+func failureSummary(j *store.Job, attempts []dashAttempt) string {
+	if j.Error == nil {
+		return ""
+	}
+	var ended []string
+	for _, a := range attempts {
+		if a.Why != "" {
+			ended = append(ended, fmt.Sprintf("#%d %s: %s", a.Seq, a.Provider, a.Why))
+		}
+	}
+	if len(ended) > 0 {
+		return strings.Join(ended, "; ")
+	}
+	var decisions []struct {
+		Provider string `json:"provider"`
+		Event    string `json:"event"`
+		Eligible bool   `json:"eligible"`
+		Reason   string `json:"reason"`
+	}
+	var why []string
+	if len(j.Routing) > 0 && json.Unmarshal(j.Routing, &decisions) == nil {
+		for _, d := range decisions {
+			if d.Event == "" && !d.Eligible && d.Reason != "" {
+				why = append(why, d.Provider+": "+d.Reason)
+			}
+		}
+	}
+	if len(why) > 0 && len(j.Attempts) == 0 {
+		return "no eligible target: " + strings.Join(why, "; ")
+	}
+	return "the job's error is not shown here (it can quote tenants' data): `router jobs get " + j.ID + "` prints it"
+}
+
+// attemptWhy is what ended a failed, invalid or unknown attempt, without any
+// value of the output or the provider's message: the error's kind and HTTP
+// status, or the first contract rule the output broke and where.
+func attemptWhy(a *store.Attempt) string {
+	switch a.State {
+	case store.AttemptInvalid:
+		var vs []struct {
+			Rule string `json:"rule"`
+			Path string `json:"path"`
+		}
+		if json.Unmarshal(a.ValidationErrors, &vs) != nil || len(vs) == 0 || vs[0].Rule == "" {
+			return "output breaks the contract"
+		}
+		s := "output breaks the contract: " + vs[0].Rule + " at " + vs[0].Path
+		if len(vs) > 1 {
+			s += fmt.Sprintf(" (+%d more)", len(vs)-1)
+		}
+		return s
+	case store.AttemptFailed, store.AttemptUnknown:
+		var e struct {
+			Kind   string `json:"kind"`
+			Status int    `json:"status"`
+		}
+		if json.Unmarshal(a.Error, &e) != nil || e.Kind == "" {
+			return a.State
+		}
+		if e.Status != 0 {
+			return fmt.Sprintf("%s (HTTP %d)", e.Kind, e.Status)
+		}
+		return e.Kind
+	}
+	return ""
 }
 
 func sum(m map[string]int64) int64 {

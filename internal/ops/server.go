@@ -33,6 +33,9 @@ type Server struct {
 	prompts *prompt.Set
 	log     *slog.Logger
 	mux     *http.ServeMux
+	// key is the operator key as compared (Config.Key without surrounding
+	// white space); "" with a Config.Key set refuses every request.
+	key string
 }
 
 // New builds the operator surface. prompts may be nil (conformance results then
@@ -41,7 +44,10 @@ func New(cfg Config, st *store.Store, prompts *prompt.Set, log *slog.Logger) *Se
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg.withDefaults(), store: st, prompts: prompts, log: log, mux: http.NewServeMux()}
+	s := &Server{cfg: cfg.withDefaults(), store: st, prompts: prompts, log: log, mux: http.NewServeMux(), key: operatorKey(cfg.Key)}
+	if cfg.Key != "" && s.key == "" {
+		log.Error("the operator key is only white space: every operator request is refused; set the variable named by ops_key_env to the key")
+	}
 	s.mux.Handle("GET /dashboard", s.dashboard())
 	s.mux.Handle("GET /v1/providers", s.providers())
 	s.mux.HandleFunc("GET /v1/conformance", s.listConformance)
@@ -131,6 +137,13 @@ func refuse(w http.ResponseWriter, r *http.Request, d problem.Details) {
 // input left unread.
 const unreadBodyGrace = 500 * time.Millisecond
 
+// operatorKey is the configured operator key as requests are compared with
+// it: without surrounding white space. A key read from a file-made secret
+// (an env file, a Kubernetes secret --from-file) often ends in a newline,
+// which no Authorization header can carry, and keyOK trims what the client
+// sends: kept, it made every operator request a 401.
+func operatorKey(configured string) string { return strings.TrimSpace(configured) }
+
 // keyOK: the request carries the operator key (the scheme is case-insensitive,
 // RFC 9110 §11.1).
 func (s *Server) keyOK(r *http.Request) bool {
@@ -140,6 +153,6 @@ func (s *Server) keyOK(r *http.Request) bool {
 	}
 	// As SHA-256 digests: ConstantTimeCompare returns at once on different
 	// lengths, which would tell a prober the operator key's length.
-	given, want := sha256.Sum256([]byte(strings.TrimSpace(key))), sha256.Sum256([]byte(s.cfg.Key))
-	return s.cfg.Key != "" && subtle.ConstantTimeCompare(given[:], want[:]) == 1
+	given, want := sha256.Sum256([]byte(strings.TrimSpace(key))), sha256.Sum256([]byte(s.key))
+	return s.key != "" && subtle.ConstantTimeCompare(given[:], want[:]) == 1
 }

@@ -23,6 +23,9 @@ import (
 // find the job finished.
 func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attempt, t *Target, sp *spec, sole *atomic.Bool) attemptResult {
 	log := lazyWith(r.cfg.Log, "job_id", job.ID, "attempt_id", a.ID, "owner", job.Owner, "provider", a.Provider, "seq", a.Seq, "role", a.Role)
+	// The attempt sent with its job, alone, as the job's run began: it has
+	// the job's whole deadline (excusedByDeadline).
+	opening := sole != nil && sole.Load()
 	bg := context.WithoutCancel(ctx)
 	if r.draining.Load() || errors.Is(context.Cause(ctx), errShutdown) {
 		// The router began shutting down after this attempt was created and
@@ -51,7 +54,8 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 	start := time.Now()
 	resp, err := r.call(callCtx, t, req)
 	cancel()
-	latency := time.Since(start).Milliseconds()
+	waited := time.Since(start)
+	latency := waited.Milliseconds()
 	ttfb.ended(resp, err)
 
 	cause := context.Cause(ctx)
@@ -120,7 +124,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 			return attemptResult{attempt: a, state: "abandoned", err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe))}
 		}
 		return attemptResult{attempt: a, state: state, err: pe, usage: usage, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe)),
-			cutByDeadline: errors.Is(cause, errDeadline)}
+			cutByDeadline: errors.Is(cause, errDeadline) && excusedByDeadline(pe.Received, waited, t, opening)}
 	}
 	doc, violations := sp.judge(resp)
 	if len(violations) > 0 {

@@ -57,8 +57,8 @@ func (nopObserver) JobSettled(string)   {}
 // outcomeOf classifies an attempt's end for its breaker.
 func outcomeOf(res attemptResult) Outcome {
 	if res.cutByDeadline {
-		// The router's own deadline ended it (a late hedge or failover got
-		// what was left of the job's time): says nothing of the target.
+		// The router's own deadline ended it before the target had its
+		// chance (excusedByDeadline): says nothing of the target.
 		return OutcomeIgnore
 	}
 	switch res.state {
@@ -78,6 +78,44 @@ func outcomeOf(res attemptResult) Outcome {
 		return OutcomeSuccess
 	}
 	return OutcomeFailure
+}
+
+// excusedByDeadline says whether the job's deadline, having cut an attempt
+// short, excuses its target, so that its breaker does not count the attempt.
+//
+// It does when the provider had begun answering (received): a long answer is
+// the request meeting the route's deadline, not a target that is down. It
+// does when the attempt got less time than its target's first-byte budget
+// (firstByteBudget) and was not the job's opening attempt: a late hedge or
+// failover has only what is left of the job's time. It does not when the
+// attempt had its whole first-byte budget (waited, from its send to the cut,
+// is at least that), nor when it was the attempt sent with its job as the
+// job's run began (opening) — that attempt had all the time the route gives
+// any attempt, and a route whose deadline is shorter than a target's
+// first_byte_timeout must still open the breaker of a target that never
+// answers: otherwise every job sent to it ends unknown and it stays closed.
+func excusedByDeadline(received bool, waited time.Duration, t *Target, opening bool) bool {
+	if received {
+		return true
+	}
+	if opening {
+		return false
+	}
+	budget := t.firstByteBudget()
+	return budget <= 0 || waited < budget
+}
+
+// firstByteBudget is how long an attempt on the target may wait for its first
+// response byte before its own deadlines end it: first_byte_timeout when it
+// is set and shorter than timeout, else timeout; 0 when neither is set.
+func (t *Target) firstByteBudget() time.Duration {
+	if t == nil {
+		return 0
+	}
+	if fb := t.FirstByteTimeout; fb > 0 && (t.Timeout <= 0 || fb < t.Timeout) {
+		return fb
+	}
+	return t.Timeout
 }
 
 // CostObserver is an Observer that also counts what attempts cost (found by

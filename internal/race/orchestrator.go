@@ -84,8 +84,8 @@ type attemptResult struct {
 	// callers says an invalid output broke only the caller's own contract
 	// (spec.callers): not a failure of the target.
 	callers bool
-	// cutByDeadline says the job's deadline, not the provider or the
-	// attempt's own timeouts, ended the attempt: not a failure of the target.
+	// cutByDeadline says the job's deadline ended the attempt before its
+	// target had its chance (excusedByDeadline): not a failure of the target.
 	cutByDeadline bool
 }
 

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -303,9 +304,11 @@ func replicaID() string {
 func staticKeys(cfg *config.Config) (map[string]string, error) {
 	keys, from := map[string]string{}, map[string]string{}
 	for _, k := range cfg.APIKeys {
-		v := os.Getenv(k.KeyEnv)
+		// A secret made from a file often ends in a newline, which no
+		// Authorization header can carry: the key is read without it.
+		v := strings.TrimSpace(os.Getenv(k.KeyEnv))
 		if v == "" {
-			return nil, fmt.Errorf("api_keys: environment variable %s (owner %s) is empty: set it, or remove the entry and use `router keys create`", k.KeyEnv, k.Owner)
+			return nil, fmt.Errorf("api_keys: environment variable %s (owner %s) is empty or only white space: set it, or remove the entry and use `router keys create`", k.KeyEnv, k.Owner)
 		}
 		if owner, dup := keys[v]; dup && owner != k.Owner {
 			return nil, fmt.Errorf("api_keys: environment variables %s (owner %s) and %s (owner %s) hold the same key, which would authenticate as only one of them: give each owner its own key", from[v], owner, k.KeyEnv, k.Owner)
@@ -320,8 +323,8 @@ func staticKeys(cfg *config.Config) (map[string]string, error) {
 func operatorKey(cfg *config.Config) (string, error) {
 	key := ""
 	if cfg.OpsKeyEnv != "" {
-		if key = os.Getenv(cfg.OpsKeyEnv); key == "" {
-			return "", fmt.Errorf("ops_key_env: environment variable %s is empty: set it to the operator key, or remove ops_key_env (only allowed when ops_listen is a loopback address)", cfg.OpsKeyEnv)
+		if key = strings.TrimSpace(os.Getenv(cfg.OpsKeyEnv)); key == "" {
+			return "", fmt.Errorf("ops_key_env: environment variable %s is empty or only white space: set it to the operator key, or remove ops_key_env (only allowed when ops_listen is a loopback address)", cfg.OpsKeyEnv)
 		}
 	}
 	if key == "" && !config.IsLoopback(cfg.OpsListen) {

@@ -122,8 +122,15 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		admitted(false)
 		if reason, param, tooLong := tooLongForEvery(routing); tooLong {
+			limit := "max_tokens"
+			if req.MaxCompletionTokens != nil { // the field the caller set, which wins (chat.Normalize)
+				limit = "max_completion_tokens"
+			}
+			if param == "max_tokens" {
+				param = limit
+			}
 			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "context_length_exceeded", param,
-				"the request is too long for every model of this route ("+reason+"); shorten the messages or lower max_tokens. Nothing was stored")
+				"the request is too long for every model of this route ("+reason+"); shorten the messages or lower "+limit+". Nothing was stored")
 			return
 		}
 		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "no_eligible_provider", "",

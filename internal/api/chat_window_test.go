@@ -26,3 +26,23 @@ func TestChatTooLongForEveryWindow(t *testing.T) {
 		t.Fatal("provider called")
 	}
 }
+
+// A limit alone too large for every window is blamed on the field the caller
+// sent: max_completion_tokens when that is it (it wins over max_tokens), so
+// an SDK user is pointed at the parameter they set. Found by review.
+func TestChatTooLongNamesTheLimitTheCallerSent(t *testing.T) {
+	b := setup(t, options{window: 50})
+	for _, c := range []struct{ field, want string }{
+		{`"max_completion_tokens":100`, "max_completion_tokens"},
+		{`"max_tokens":100`, "max_tokens"},
+		{`"max_tokens":10,"max_completion_tokens":100`, "max_completion_tokens"},
+	} {
+		body := `{"model":"default",` + c.field + `,"messages":[{"role":"user","content":"hi"}]}`
+		r := b.do(t, http.MethodPost, "/v1/chat/completions", acmeKey, body)
+		e, _ := r.body["error"].(map[string]any)
+		if r.status != http.StatusBadRequest || e["code"] != "context_length_exceeded" || e["param"] != c.want ||
+			!strings.Contains(e["message"].(string), "lower "+c.want+".") {
+			t.Errorf("%s: %d %s; want param %s", c.field, r.status, r.raw, c.want)
+		}
+	}
+}

@@ -334,14 +334,8 @@ func (r *Runner) adaptiveDelay(target string, route *Route) time.Duration {
 	// on more than 5% of its calls (the p95 is unbounded: hedge_max) and its
 	// deadline is below hedge_max — the case hedging is for. Such a delay is
 	// three quarters of the deadline instead, whatever hedge_min says.
-	if t := r.cfg.Targets[target]; t != nil {
-		deadline := t.Timeout
-		if fb := t.FirstByteTimeout; fb > 0 && (deadline <= 0 || fb < deadline) {
-			deadline = fb
-		}
-		if deadline > 0 && d >= deadline {
-			d = deadline * 3 / 4
-		}
+	if deadline := r.cfg.Targets[target].firstByteBudget(); deadline > 0 && d >= deadline {
+		d = deadline * 3 / 4
 	}
 	return d
 }

@@ -102,6 +102,9 @@ func (s *Server) withOwner(h http.HandlerFunc, fail authFail) http.HandlerFunc {
 		}
 		owner, ok, err := s.Auth.Owner(r.Context(), key)
 		if err != nil {
+			if s.callerLeft(r, "look up the API key", err) {
+				return
+			}
 			s.Log.Error("API key lookup failed", "err", err)
 			fail(w, r, http.StatusServiceUnavailable, "Cannot check API key",
 				"the router could not reach its database to check the API key; retry shortly")

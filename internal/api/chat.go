@@ -85,13 +85,13 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	in.Model = passModel
 	input, err := json.Marshal(in)
 	if err != nil {
-		s.chatInternal(w, "encode request", err)
+		s.chatInternal(w, r, "encode request", err)
 		return
 	}
 	op := chat.Operation(route)
 	fp, err := store.Fingerprint(op, "", route, input)
 	if err != nil {
-		s.chatInternal(w, "fingerprint request", err)
+		s.chatInternal(w, r, "fingerprint request", err)
 		return
 	}
 	nj := store.NewJob{
@@ -100,7 +100,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	admitted, limit, err := s.admitLive(r, &nj, ownKey)
 	if err != nil {
-		s.chatInternal(w, "count the owner's live jobs", err)
+		s.chatInternal(w, r, "count the owner's live jobs", err)
 		return
 	}
 	if limit > 0 {
@@ -116,7 +116,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		admitted(false)
-		s.chatInternal(w, "check the idempotency key", err)
+		s.chatInternal(w, r, "check the idempotency key", err)
 		return
 	}
 	if !ok {
@@ -160,7 +160,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		s.chatInternal(w, "create job", err)
+		s.chatInternal(w, r, "create job", err)
 		return
 	}
 	w.Header().Set("X-Router-Job-Id", job.ID)
@@ -185,7 +185,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		s.chatInternal(w, "wait for job", err)
+		s.chatInternal(w, r, "wait for job", err)
 		return
 	}
 	job = j
@@ -208,7 +208,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := chat.DecodeCompletion(job.Result)
 	if err != nil {
-		s.chatInternal(w, "read completion", err)
+		s.chatInternal(w, r, "read completion", err)
 		return
 	}
 	writeJSON(w, http.StatusOK, c)
@@ -246,7 +246,7 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.J
 	case res.err != nil && r.Context().Err() != nil:
 		return // the caller left
 	case res.err != nil:
-		s.chatInternal(events, "wait for job", res.err)
+		s.chatInternal(events, r, "wait for job", res.err)
 		return
 	case res.job.State != store.JobSucceeded:
 		s.chatFailure(events, res.job, callerKey)
@@ -254,7 +254,7 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.J
 	}
 	c, err := chat.DecodeCompletion(res.job.Result)
 	if err != nil {
-		s.chatInternal(events, "read completion", err)
+		s.chatInternal(events, r, "read completion", err)
 		return
 	}
 	writeStreamBody(w, c, includeUsage)
@@ -402,7 +402,10 @@ func attemptFailure(a store.Attempt) (kind, message string) {
 	return e.Kind, e.Message
 }
 
-func (s *Server) chatInternal(w http.ResponseWriter, what string, err error) {
+func (s *Server) chatInternal(w http.ResponseWriter, r *http.Request, what string, err error) {
+	if s.callerLeft(r, what, err) {
+		return
+	}
 	s.Log.Error(what+" failed", "err", err)
 	writeOpenAIError(w, http.StatusInternalServerError, "server_error", "internal", "",
 		"the router could not "+what+"; with an Idempotency-Key, resend the request with the same key: nothing is duplicated "+

@@ -15,7 +15,7 @@ import (
 func TestChatInternalErrorSaysWhatToDoWithAndWithoutAKey(t *testing.T) {
 	s := &Server{Deps: Deps{Log: slog.New(slog.DiscardHandler)}}
 	rec := httptest.NewRecorder()
-	s.chatInternal(rec, "create job", errors.New("database gone"))
+	s.chatInternal(rec, httptest.NewRequest("POST", "/v1/chat/completions", nil), "create job", errors.New("database gone"))
 	body := rec.Body.String()
 	if rec.Code != http.StatusInternalServerError || !strings.Contains(body, "with an Idempotency-Key, resend") ||
 		!strings.Contains(body, "without one, a resend is a new request") || strings.Contains(body, "database gone") {

@@ -291,6 +291,9 @@ func notFoundProblem(id string) problem {
 }
 
 func (s *Server) internalError(w http.ResponseWriter, r *http.Request, what string, err error) {
+	if s.callerLeft(r, what, err) {
+		return
+	}
 	s.Log.Error(what+" failed", "err", err, "path", r.URL.Path)
 	writeProblem(w, r, problem{Status: http.StatusInternalServerError, Type: "internal", Title: "Internal error",
 		Detail: "the router could not " + what + "; retry with the same Idempotency-Key: nothing is duplicated"})

@@ -407,8 +407,14 @@ func (s *Server) chatInternal(w http.ResponseWriter, r *http.Request, what strin
 		return
 	}
 	s.Log.Error(what+" failed", "err", err)
-	writeOpenAIError(w, http.StatusInternalServerError, "server_error", "internal", "",
-		"the router could not "+what+"; with an Idempotency-Key, resend the request with the same key: nothing is duplicated "+
+	status, code, could := http.StatusInternalServerError, "internal", "the router could not "+what
+	if store.Unavailable(err) {
+		// An outage, as the API key's check reports one (503 unavailable).
+		status, code, could = http.StatusServiceUnavailable, "unavailable", "the router could not reach its database to "+what
+		w.Header().Set("Retry-After", "1")
+	}
+	writeOpenAIError(w, status, "server_error", code, "",
+		could+"; with an Idempotency-Key, resend the request with the same key: nothing is duplicated "+
 			"(without one, a resend is a new request: GET /v1/jobs lists the jobs of your API key)")
 }
 

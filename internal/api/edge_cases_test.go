@@ -84,7 +84,9 @@ func TestResolveHugeAttemptNumber(t *testing.T) {
 	if job.status != http.StatusCreated {
 		t.Fatalf("create: %d %s", job.status, job.raw)
 	}
-	for _, seq := range []string{"2147483648", "9223372036854775807"} {
+	// Past int64 too: a positive integer, only one no attempt has (found by
+	// review: strconv's range error made it a 400 "not a positive integer").
+	for _, seq := range []string{"2147483648", "9223372036854775807", "9223372036854775808", "99999999999999999999999"} {
 		r := b.do(t, "POST", "/v1/jobs/"+job.job()+"/attempts/"+seq+"/resolve", acmeKey, `{"outcome":"failed"}`)
 		if r.status != http.StatusNotFound || r.body["type"] == nil || !strings.HasSuffix(r.body["type"].(string), "attempt-not-found") {
 			t.Errorf("resolve attempt %s: %d %s, want 404 attempt not found", seq, r.status, r.raw)

@@ -295,8 +295,20 @@ func (s *Server) internalError(w http.ResponseWriter, r *http.Request, what stri
 		return
 	}
 	s.Log.Error(what+" failed", "err", err, "path", r.URL.Path)
+	again := "retry the request"
+	if r.Header.Get("Idempotency-Key") != "" {
+		again = "retry with the same Idempotency-Key: nothing is duplicated"
+	}
+	if store.Unavailable(err) {
+		// An outage, as the API key's check reports one: the same 503, which
+		// clients retry, not a 500 that reads as the router's bug.
+		w.Header().Set("Retry-After", "1")
+		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "unavailable", Title: "Database unavailable",
+			Detail: "the router could not reach its database to " + what + "; " + again + " shortly"})
+		return
+	}
 	writeProblem(w, r, problem{Status: http.StatusInternalServerError, Type: "internal", Title: "Internal error",
-		Detail: "the router could not " + what + "; retry with the same Idempotency-Key: nothing is duplicated"})
+		Detail: "the router could not " + what + "; " + again})
 }
 
 // decodeBody reads a size-limited JSON body strictly into v, and refuses one

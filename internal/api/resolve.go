@@ -29,6 +29,10 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 	owner := ownerFrom(r.Context())
 	id := r.PathValue("id")
 	seq, err := strconv.Atoi(r.PathValue("seq"))
+	if errors.Is(err, strconv.ErrRange) && seq > 0 {
+		// A positive number too large for an int: no attempt has it (below).
+		seq, err = math.MaxInt32+1, nil
+	}
 	if err != nil || seq < 1 {
 		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: "Bad attempt number",
 			Detail: "the attempt is named by its seq, a positive integer, as shown in the job's attempts"})

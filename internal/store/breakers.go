@@ -115,8 +115,9 @@ type ProviderStats struct {
 	InFlight  int64 `json:"in_flight"`
 	// SuccessRate is Succeeded / (Succeeded + Failed); nil without a verdict.
 	SuccessRate *float64 `json:"success_rate"`
-	// Latency percentiles (milliseconds) of attempts that returned an answer
-	// (won, lost, invalid); nil without one.
+	// Latency percentiles (milliseconds, to a tenth: interpolation's float
+	// noise such as 289.99999999999997 is no information) of attempts that
+	// returned an answer (won, lost, invalid); nil without one.
 	P50MS *float64 `json:"p50_ms"`
 	P95MS *float64 `json:"p95_ms"`
 	P99MS *float64 `json:"p99_ms"`
@@ -140,9 +141,9 @@ const providerStatsSQL = `
 			count(*) FILTER (WHERE state = 'lost'),
 			count(*) FILTER (WHERE state = 'cancelled'),
 			count(*) FILTER (WHERE state IN ('starting', 'running')),
-			percentile_cont(0.50) WITHIN GROUP (ORDER BY latency_ms) FILTER (WHERE state IN ('won', 'lost', 'invalid')),
-			percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) FILTER (WHERE state IN ('won', 'lost', 'invalid')),
-			percentile_cont(0.99) WITHIN GROUP (ORDER BY latency_ms) FILTER (WHERE state IN ('won', 'lost', 'invalid'))
+			round(percentile_cont(0.50) WITHIN GROUP (ORDER BY latency_ms) FILTER (WHERE state IN ('won', 'lost', 'invalid'))::numeric, 1)::float8,
+			round(percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) FILTER (WHERE state IN ('won', 'lost', 'invalid'))::numeric, 1)::float8,
+			round(percentile_cont(0.99) WITHIN GROUP (ORDER BY latency_ms) FILTER (WHERE state IN ('won', 'lost', 'invalid'))::numeric, 1)::float8
 		FROM a GROUP BY provider`
 
 // ProviderStats summarises each provider's attempts created within window, on

@@ -105,6 +105,9 @@ func TestProviderStats(t *testing.T) {
 	finish("p1", store.AttemptInvalid, "provider", 200)
 	finish("p1", store.AttemptCancelled, "", 50)
 	finish("p2", store.AttemptFailed, "network", 1)
+	for ms := int64(10); ms <= 70; ms += 10 {
+		finish("p4", store.AttemptLost, "", ms)
+	}
 
 	stats, err := b.st.ProviderStats(ctx, time.Hour)
 	if err != nil {
@@ -119,6 +122,11 @@ func TestProviderStats(t *testing.T) {
 	}
 	if p1.P50MS == nil || *p1.P50MS != 200 || p1.P99MS == nil || *p1.P99MS < 290 || *p1.P99MS > 300 {
 		t.Fatalf("percentiles p50=%v p99=%v", p1.P50MS, p1.P99MS)
+	}
+	// Interpolated percentiles come to a tenth of a millisecond, without the
+	// float noise of percentile_cont (69.39999999999999 for 69.4).
+	if p4 := stats["p4"]; p4.P95MS == nil || *p4.P95MS != 67 || *p4.P99MS != 69.4 {
+		t.Fatalf("p4 percentiles p95=%v p99=%v, want 67 and 69.4", *p4.P95MS, *p4.P99MS)
 	}
 	p2 := stats["p2"]
 	if p2.Failed != 1 || p2.SuccessRate == nil || *p2.SuccessRate != 0 || p2.P50MS != nil {

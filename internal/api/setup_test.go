@@ -110,6 +110,7 @@ func setup(t *testing.T, opt options) *bundle {
 			t.Fatal(err)
 		}
 		cfg.ConnConfig.Tracer = opt.tracer
+		store.ConfigurePool(cfg) // as every pool the router's store uses
 		pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)

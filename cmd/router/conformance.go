@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -102,14 +101,21 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	targets, err := server.BuildTargets(cfg)
-	if err != nil {
-		return err
-	}
 	// Names that are not in the configuration are the command line's fault:
 	// refuse them here, exit 2, before the database is touched.
 	providerNames, promptNames := splitList(*providersFlag), splitList(*promptsFlag)
-	if err := knownNames("--provider", "providers and route targets of "+*cfgPath, providerNames, slices.Sorted(maps.Keys(targets))); err != nil {
+	var ids []string
+	for _, t := range cfg.AllTargets() {
+		ids = append(ids, t.ID)
+	}
+	slices.Sort(ids)
+	if err := knownNames("--provider", "providers and route targets of "+*cfgPath, providerNames, ids); err != nil {
+		return err
+	}
+	// Only the selected targets are built: a run of one provider needs its
+	// API key, not every provider's.
+	targets, err := server.BuildSelectedTargets(cfg, providerNames)
+	if err != nil {
 		return err
 	}
 	var loaded []string

@@ -240,6 +240,13 @@ type Target struct {
 	Model    string `yaml:"model"`
 	// Price overrides the provider's price for this target (SPEC §18).
 	Price *Price `yaml:"price"`
+	// ContextWindow is the target's model's window in tokens; default the
+	// provider's context_window.
+	ContextWindow *int `yaml:"context_window"`
+	// Tokenizer is the encoding the target's model counts with; default the
+	// provider's tokenizer for the provider's own model, else chosen by the
+	// target's model name.
+	Tokenizer string `yaml:"tokenizer"`
 }
 
 // HedgeBudget bounds a route's hedges in flight, in the manner of Envoy's retry
@@ -259,7 +266,7 @@ type Route struct {
 	bothGiven   bool
 	HedgeAfter  string      `yaml:"hedge_after"` // a duration, "adaptive" (default with 2+ targets) or "off"
 	HedgeMin    Duration    `yaml:"hedge_min"`   // adaptive bounds; default 2s
-	HedgeMax    Duration    `yaml:"hedge_max"`   // default 10s (also the delay without history)
+	HedgeMax    Duration    `yaml:"hedge_max"`   // default 10s, at most ¾ of Deadline (also the delay without history)
 	HedgeBudget HedgeBudget `yaml:"hedge_budget"`
 	MaxInflight int         `yaml:"max_inflight"`
 	MaxAttempts int         `yaml:"max_attempts"`
@@ -275,6 +282,9 @@ type Route struct {
 	// Models are model names a chat completion may ask for: the request goes to
 	// this route and the name is passed through to its providers.
 	Models []string `yaml:"models"`
+
+	// hedgeDefault records that hedge_after was not written.
+	hedgeDefault bool
 }
 
 // HedgeDelay parses HedgeAfter: the fixed delay (0 = no hedging) and whether
@@ -366,12 +376,19 @@ func Parse(b []byte) (*Config, error) {
 	if len(root.Content) > 0 {
 		problems = dropDuplicateKeys(root.Content[0])
 		problems = append(problems, unknownFields(root.Content[0], reflect.TypeOf(c), "")...)
+		// Each value of the wrong type is reported here, naming its setting,
+		// and removed: the decode and writtenZeros see it as left out.
+		wrong := wrongTypes(root.Content[0], reflect.TypeOf(c))
+		problems = append(problems, wrong...)
+		if len(wrong) > 0 && root.Content[0].Kind != yaml.MappingNode {
+			return nil, errors.New("invalid configuration:\n  " + strings.Join(problems, "\n  "))
+		}
 		if err := root.Content[0].Decode(&c); err != nil {
 			var te *yaml.TypeError
 			if !errors.As(err, &te) {
 				return nil, fmt.Errorf("decode: %w", err)
 			}
-			problems = append(problems, te.Errors...)
+			problems = append(problems, te.Errors...) // what wrongTypes does not know
 		}
 		zeros = writtenZeros(root.Content[0], &c)
 	}

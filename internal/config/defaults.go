@@ -118,6 +118,7 @@ func (c Config) WithDefaults() Config {
 			}
 		}
 		if r.HedgeAfter == "" {
+			r.hedgeDefault = true
 			r.HedgeAfter = "off"
 			if len(r.Targets) >= 2 {
 				r.HedgeAfter = "adaptive"
@@ -132,11 +133,18 @@ func (c Config) WithDefaults() Config {
 		if r.Deadline == 0 {
 			r.Deadline = Duration(2 * time.Minute)
 		}
+		// Before a target has history the adaptive delay is hedge_max: under
+		// a short deadline it is ¾ of the deadline, so that the hedge can
+		// start before the job is stopped.
+		hedgeMax := Duration(10 * time.Second)
+		if r.Deadline > 0 {
+			hedgeMax = min(hedgeMax, max(r.Deadline*3/4, 1))
+		}
 		if r.HedgeMin == 0 {
-			r.HedgeMin = Duration(2 * time.Second)
+			r.HedgeMin = min(Duration(2*time.Second), hedgeMax)
 		}
 		if r.HedgeMax == 0 {
-			r.HedgeMax = Duration(10 * time.Second)
+			r.HedgeMax = hedgeMax
 		}
 		if r.HedgeBudget.Percent == nil {
 			ten := 10.0
@@ -287,6 +295,9 @@ func (c Config) problems() []string {
 		default:
 			add("%s.type: %q is not openai, anthropic or scripted", where, p.Type)
 		}
+		if p.SupportsLookup && p.Type != "openai" && p.Type != "" {
+			add("%s.supports_lookup: only type openai can look a request up, and this provider is type %s, so its unknown attempts would never be reconciled by lookup; remove supports_lookup", where, p.Type)
+		}
 		if p.Price != nil && !p.Price.valid() {
 			add("%s.price: input_per_mtok and output_per_mtok must be 0 or more (USD per million tokens)", where)
 		}
@@ -354,6 +365,12 @@ func (c Config) problems() []string {
 			if t.Price != nil && !t.Price.valid() {
 				add("routes.%s.%s[%d].price: input_per_mtok and output_per_mtok must be 0 or more (USD per million tokens)", name, field, i)
 			}
+			if t.ContextWindow != nil && *t.ContextWindow < 1 {
+				add("routes.%s.%s[%d].context_window (%d) must be 1 or more tokens (omit it for the provider's, %d)", name, field, i, *t.ContextWindow, p.ContextWindow)
+			}
+			if t.Tokenizer != "" && !slices.Contains(Tokenizers, t.Tokenizer) {
+				add("routes.%s.%s[%d].tokenizer: %q is not one of %s (omit it to choose by the model's name)", name, field, i, t.Tokenizer, strings.Join(Tokenizers, ", "))
+			}
 			id := TargetID(p, t.Model)
 			if seen[id] {
 				add("routes.%s.%s[%d]: target %s is listed twice", name, field, i, id)
@@ -379,6 +396,7 @@ func (c Config) problems() []string {
 				}
 			}
 		}
+		errs = append(errs, r.hedgeProblems(name)...)
 		if r.HedgeMin <= 0 || r.HedgeMin > r.HedgeMax {
 			add("routes.%s: hedge_min (%s) must be positive and at most hedge_max (%s)", name, r.HedgeMin.D(), r.HedgeMax.D())
 		}
@@ -400,6 +418,7 @@ func (c Config) problems() []string {
 	errs = append(errs, c.rangeProblems()...)
 	errs = append(errs, c.envNameProblems()...)
 	errs = append(errs, c.targetPriceProblems()...)
+	errs = append(errs, c.targetSettingProblems()...)
 	if p := c.Webhooks.backoffCapProblem(); p != "" {
 		errs = append(errs, p)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 )
 
 // ResolvedTarget is a route target with its provider looked up and its model
@@ -17,6 +18,32 @@ type ResolvedTarget struct {
 	Provider *Provider
 	Model    string // "" only for a scripted provider without a model
 	Price    *Price // the target's own price, if it has one (see PriceOrDefault)
+	// ContextWindow is the target's window in tokens: its own, else its
+	// provider's.
+	ContextWindow int
+	// Tokenizer is the encoding the target counts with: its own, else the
+	// provider's for the provider's own model, else "" (chosen by Model's
+	// name, as for a provider without a tokenizer).
+	Tokenizer string
+
+	window    *int   // the route target's own context_window
+	tokenizer string // the route target's own tokenizer
+}
+
+// settle fills ContextWindow and Tokenizer from the target's own settings
+// and its provider's. A provider's tokenizer is its own model's: another
+// model of the provider is counted by its own name unless its target says.
+func (t *ResolvedTarget) settle() {
+	t.ContextWindow, t.Tokenizer = t.Provider.ContextWindow, ""
+	if t.ID == t.Provider.Name {
+		t.Tokenizer = t.Provider.Tokenizer
+	}
+	if t.window != nil {
+		t.ContextWindow = *t.window
+	}
+	if t.tokenizer != "" {
+		t.Tokenizer = t.tokenizer
+	}
 }
 
 // PriceOrDefault is the target's price, else its provider's, else nil.
@@ -58,7 +85,9 @@ func (c *Config) RouteTargets(r *Route) []ResolvedTarget {
 		if m == "" {
 			m = p.Model
 		}
-		out = append(out, ResolvedTarget{ID: TargetID(p, t.Model), Provider: p, Model: m, Price: t.Price})
+		rt := ResolvedTarget{ID: TargetID(p, t.Model), Provider: p, Model: m, Price: t.Price, window: t.ContextWindow, tokenizer: t.Tokenizer}
+		rt.settle()
+		out = append(out, rt)
 	}
 	return out
 }
@@ -80,7 +109,9 @@ func (c *Config) AllTargets() []ResolvedTarget {
 			continue
 		}
 		seen[p.Name] = len(out)
-		out = append(out, ResolvedTarget{ID: p.Name, Provider: p, Model: p.Model})
+		rt := ResolvedTarget{ID: p.Name, Provider: p, Model: p.Model}
+		rt.settle()
+		out = append(out, rt)
 	}
 	for _, n := range c.routeNames() {
 		if c.Routes[n] == nil {
@@ -88,13 +119,24 @@ func (c *Config) AllTargets() []ResolvedTarget {
 		}
 		for _, t := range c.RouteTargets(c.Routes[n]) {
 			i, ok := seen[t.ID]
-			switch {
-			case !ok:
+			if !ok {
 				seen[t.ID] = len(out)
 				out = append(out, t)
-			case out[i].Price == nil:
-				out[i].Price = t.Price
+				continue
 			}
+			// A route target's own settings are the target's wherever it
+			// is listed (targetSettingProblems refuses two different ones).
+			o := &out[i]
+			if o.Price == nil {
+				o.Price = t.Price
+			}
+			if o.window == nil {
+				o.window = t.window
+			}
+			if o.tokenizer == "" {
+				o.tokenizer = t.tokenizer
+			}
+			o.settle()
 		}
 	}
 	return out
@@ -123,6 +165,38 @@ func (c *Config) targetPriceProblems() []string {
 			} else if f.price != *t.Price {
 				out = append(out, fmt.Sprintf("routes.%s: target %s has price %v/%v per million tokens, but routes.%s gives it %v/%v: a price belongs to the target (provider and model), not to a route; set it once, on one route's target or on the provider",
 					n, t.ID, t.Price.InputPerMTok, t.Price.OutputPerMTok, f.route, f.price.InputPerMTok, f.price.OutputPerMTok))
+			}
+		}
+	}
+	return out
+}
+
+// targetSettingProblems refuses one target given two different
+// context_windows or tokenizers by two routes: like a price, they belong to
+// the target (provider and model), not to a route.
+func (c *Config) targetSettingProblems() []string {
+	type first struct{ route, value string }
+	seen := map[[2]string]first{} // target id and setting → the first route setting it
+	var out []string
+	check := func(route, id, setting, value string) {
+		k := [2]string{id, setting}
+		if f, ok := seen[k]; !ok {
+			seen[k] = first{route, value}
+		} else if f.value != value {
+			out = append(out, fmt.Sprintf("routes.%s: target %s has %s %s, but routes.%s gives it %s: it belongs to the target (provider and model), not to a route; set it once, on one route's target",
+				route, id, setting, value, f.route, f.value))
+		}
+	}
+	for _, n := range c.routeNames() {
+		if c.Routes[n] == nil {
+			continue
+		}
+		for _, t := range c.RouteTargets(c.Routes[n]) {
+			if t.window != nil {
+				check(n, t.ID, "context_window", strconv.Itoa(*t.window))
+			}
+			if t.tokenizer != "" {
+				check(n, t.ID, "tokenizer", t.tokenizer)
 			}
 		}
 	}

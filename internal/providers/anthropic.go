@@ -40,8 +40,12 @@ type AnthropicConfig struct {
 	// StreamIdleTimeout bounds the gap between two stream events, counted from the
 	// response headers (0: no idle limit). Exceeding it is KindStreamStalled.
 	StreamIdleTimeout time.Duration
-	// HTTPClient is copied, never modified. Leave its Timeout zero.
+	// HTTPClient is copied, never modified. Leave its Timeout zero. Nil uses
+	// NewTransport(MaxIdleConns).
 	HTTPClient *http.Client
+	// MaxIdleConns is how many idle connections to the provider are kept for
+	// reuse (0: DefaultIdleConnsPerHost); size it to the calls in flight.
+	MaxIdleConns int
 	// Stream makes Complete use the streaming API (consumed to its end).
 	Stream bool
 	// MaxResponseBytes bounds what one call reads: the body, or the whole
@@ -86,7 +90,11 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	if cfg.MaxTokens == 0 {
 		cfg.MaxTokens = AnthropicDefaultMaxTokens
 	}
-	hc := guardRedirects(limitClient(tracingClient(cfg.HTTPClient), cfg.MaxResponseBytes), cfg.BaseURL)
+	base := cfg.HTTPClient
+	if base == nil {
+		base = &http.Client{Transport: NewTransport(cfg.MaxIdleConns)}
+	}
+	hc := guardRedirects(limitClient(tracingClient(base), cfg.MaxResponseBytes), cfg.BaseURL)
 	client := anthropic.NewClient(
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(strings.TrimRight(cfg.BaseURL, "/")+"/"),

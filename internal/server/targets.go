@@ -3,6 +3,8 @@ package server
 import (
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/routerhq/router/internal/config"
 	"github.com/routerhq/router/internal/providers"
@@ -12,9 +14,21 @@ import (
 // BuildTargets makes every configured target (config.AllTargets), keyed by its
 // id. Targets of one provider share its adapter; the model is sent per request.
 func BuildTargets(cfg *config.Config) (map[string]*race.Target, error) {
+	return BuildSelectedTargets(cfg, nil)
+}
+
+// BuildSelectedTargets makes the targets whose ids are in ids (every target
+// when ids is empty), as BuildTargets does. Only the adapters of those
+// targets' providers are built, so only their API keys need to be set: a
+// command that calls one provider (router conformance run --provider P)
+// does not need the others'.
+func BuildSelectedTargets(cfg *config.Config, ids []string) (map[string]*race.Target, error) {
 	adapters := map[string]providers.Provider{}
 	out := map[string]*race.Target{}
 	for _, rt := range cfg.AllTargets() {
+		if len(ids) > 0 && !slices.Contains(ids, rt.ID) {
+			continue
+		}
 		pc := rt.Provider
 		p, ok := adapters[pc.Name]
 		if !ok {
@@ -26,7 +40,7 @@ func BuildTargets(cfg *config.Config) (map[string]*race.Target, error) {
 		}
 		model := targetModel(rt)
 		out[rt.ID] = &race.Target{
-			Provider: p, Model: model, ContextWindow: pc.ContextWindow, Encoding: pc.Tokenizer,
+			Provider: p, Model: model, ContextWindow: rt.ContextWindow, Encoding: rt.Tokenizer,
 			Timeout: pc.Timeout.D(), FirstByteTimeout: pc.FirstByteTimeout.D(), Stream: *pc.Stream, MaxRetries: *pc.MaxRetries,
 		}
 		if price := rt.PriceOrDefault(); price != nil {
@@ -40,9 +54,11 @@ func BuildTargets(cfg *config.Config) (map[string]*race.Target, error) {
 func buildAdapter(pc *config.Provider) (providers.Provider, error) {
 	key := ""
 	if pc.APIKeyEnv != "" && pc.Type != "scripted" {
-		key = os.Getenv(pc.APIKeyEnv)
+		// A key written from a file (a Kubernetes secret, an env file) ends
+		// in a newline, which no request header can carry.
+		key = strings.TrimSpace(os.Getenv(pc.APIKeyEnv))
 		if key == "" {
-			return nil, fmt.Errorf("provider %s: environment variable %s is empty: export the provider's API key", pc.Name, pc.APIKeyEnv)
+			return nil, fmt.Errorf("provider %s: environment variable %s is empty or only white space: export the provider's API key", pc.Name, pc.APIKeyEnv)
 		}
 	}
 	switch pc.Type {
@@ -50,7 +66,7 @@ func buildAdapter(pc *config.Provider) (providers.Provider, error) {
 		p, err := providers.NewAnthropic(providers.AnthropicConfig{
 			Name: pc.Name, BaseURL: pc.BaseURL, APIKey: key, Model: pc.Model, MaxTokens: pc.MaxTokens,
 			Timeout: pc.Timeout.D(), FirstByteTimeout: pc.FirstByteTimeout.D(), StreamIdleTimeout: pc.StreamIdleTimeout.D(),
-			Stream: pc.Stream == nil || *pc.Stream, MaxResponseBytes: pc.MaxResponseBytes,
+			Stream: pc.Stream == nil || *pc.Stream, MaxIdleConns: pc.MaxIdleConns, MaxResponseBytes: pc.MaxResponseBytes,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("provider %s: %w", pc.Name, err)

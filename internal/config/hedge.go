@@ -1,0 +1,30 @@
+package config
+
+import (
+	"fmt"
+)
+
+// hedgeProblems refuses the hedges of route name that can never start,
+// beyond the primary's first-byte deadline (checked in problems): a fixed
+// hedge_after at or past the route's deadline (the job is stopped first), an
+// adaptive one whose hedge_max — the delay before a target has history — is
+// at or past it, and a hedge_after written on a route with max_inflight 1 (a
+// hedge is a second attempt in flight, which such a route never starts).
+func (r *Route) hedgeProblems(name string) []string {
+	var errs []string
+	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	fixed, adaptive := r.HedgeDelay()
+	if r.Deadline > 0 && fixed > 0 && Duration(fixed) >= r.Deadline {
+		add("routes.%s.hedge_after (%s) is not below the route's deadline (%s): the job is stopped first, so the hedge would never start; set hedge_after below it (or adaptive)",
+			name, fixed, r.Deadline.D())
+	}
+	if r.Deadline > 0 && adaptive && r.MaxInflight != 1 && r.HedgeMax >= r.Deadline {
+		add("routes.%s.hedge_max (%s) is not below the route's deadline (%s): an adaptive hedge waits hedge_max before a target has history, and the job is stopped first, so the hedge would never start; set hedge_max below it (left out, it is 10s, at most ¾ of deadline)",
+			name, r.HedgeMax.D(), r.Deadline.D())
+	}
+	if r.MaxInflight == 1 && !r.hedgeDefault && (fixed > 0 || adaptive) {
+		add("routes.%s.hedge_after is %s, but max_inflight is 1: a hedge is a second attempt in flight, so it would never start; max_inflight must be at least 2 for a hedge (or set hedge_after: off)",
+			name, r.HedgeAfter)
+	}
+	return errs
+}

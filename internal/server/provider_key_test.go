@@ -1,0 +1,64 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/server"
+)
+
+// A provider key made from a file (kubectl create secret --from-file, an env
+// file, a vault template) ends in a newline. It is trimmed, as tenant keys
+// are (keys_whitespace_test.go): with the newline no request could carry it
+// (net/http refuses the header), so every attempt failed and the breaker
+// opened. Found by review.
+func TestProviderKeyIsTrimmed(t *testing.T) {
+	var got string
+	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Get("Authorization")
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`)
+	}))
+	defer llm.Close()
+	t.Setenv("PROVIDER_KEY_TEST", "sk-test-key\n")
+	targets, err := server.BuildTargets(providerKeyConfig(t, llm.URL+"/v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := targets["p"].Provider.Complete(context.Background(), &providers.Request{
+		AttemptID: "att-1", JobID: "job-1", Model: "m",
+		Messages: []providers.Message{{Role: "user", Content: "hi"}},
+	})
+	if err != nil || resp == nil || got != "Bearer sk-test-key" {
+		t.Fatalf("a provider key with a trailing newline: %v, Authorization %q", err, got)
+	}
+}
+
+// A key of only white space is refused at start-up, naming the variable.
+func TestProviderKeyOfOnlyWhiteSpaceRefused(t *testing.T) {
+	t.Setenv("PROVIDER_KEY_TEST", " \n")
+	_, err := server.BuildTargets(providerKeyConfig(t, "http://127.0.0.1:1/v1"))
+	if err == nil || !strings.Contains(err.Error(), "provider p: environment variable PROVIDER_KEY_TEST is empty or only white space: export the provider's API key") {
+		t.Fatalf("a key of white space: %v", err)
+	}
+}
+
+func providerKeyConfig(t *testing.T, baseURL string) *config.Config {
+	t.Helper()
+	cfg, err := config.Parse(fmt.Appendf(nil, `database_url: postgres://unused
+providers:
+  - {name: p, type: openai, base_url: %q, api_key_env: PROVIDER_KEY_TEST, model: m, stream: false, max_retries: 0}
+routes:
+  default: {providers: [p]}
+`, baseURL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}

@@ -49,7 +49,10 @@ type Suite struct {
 type Case struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
-	// Input is the job input, written as YAML (it becomes a JSON object).
+	// Input is the job input, written as YAML (it becomes a JSON object). In
+	// it, in Reference and in Expect's Equal and OneOf, an unquoted date
+	// (2025-03-03) and an integer with a leading zero (0042) are strings, as
+	// written: see keepLiterals.
 	Input map[string]any `yaml:"input"`
 	// Expect: expectations on the reply, by JSON pointer.
 	Expect Expect `yaml:"expect"`
@@ -139,9 +142,15 @@ func ParseSuite(file string, b []byte) (*Suite, []string) {
 	if err := dec.Decode(&s); err != nil && !errors.Is(err, io.EOF) {
 		return nil, []string{"decode: " + err.Error()}
 	}
+	// Decoded strictly above (unknown fields, types); decoded again below
+	// with the values JSON cannot hold as YAML reads them (an unquoted date,
+	// 0042) kept as the text written (keepLiterals).
+	problems, err := decodeLiterally(b, &s)
+	if err != nil {
+		return nil, []string{"decode: " + err.Error()}
+	}
 	sum := sha256.Sum256(b)
 	s.File, s.Digest = file, hex.EncodeToString(sum[:])
-	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	if s.Prompt == "" {
 		add("prompt: name the prompt this suite is for")

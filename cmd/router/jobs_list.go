@@ -33,10 +33,10 @@ func runJobsList(ctx context.Context, args []string) error {
 		return err
 	}
 	if *state != "" && !slices.Contains(store.LiveJobStates, *state) {
-		return usagef("router jobs list: --state %q is not a state of a job that has not ended; use pending, running or unknown (ended jobs: GET /v1/jobs?state=… with the owner's key)", *state)
+		return usagef("--state %q is not a state of a job that has not ended; use pending, running or unknown (ended jobs: GET /v1/jobs?state=… with the owner's key)", *state)
 	}
 	if *limit < 1 || *limit > maxListLimit {
-		return usagef("router jobs list: --limit %d is out of range; use 1 to %d", *limit, maxListLimit)
+		return usagef("--limit %d is out of range; use 1 to %d", *limit, maxListLimit)
 	}
 	var states []string
 	if *state != "" {

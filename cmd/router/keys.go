@@ -68,6 +68,14 @@ func keysCreate(ctx context.Context, args []string) error {
 			return err
 		}
 		k, err := st.CreateAPIKeyWith(ctx, store.NewAPIKey{Owner: *owner, WebhookURL: *hook})
+		// The configuration of a running router may set the owner's webhook
+		// even when this one does not (configuredWebhook): checked as the
+		// key is stored.
+		if configured := (*store.ConfiguredWebhookError)(nil); errors.As(err, &configured) {
+			return fmt.Errorf("--webhook-url: %w: the new key's webhook would never be called and its secret would sign nothing, so no key was created; "+
+				"change or remove owner %s's api_keys[].webhook in the running router's configuration (it applies when the router restarts), "+
+				"or drop --webhook-url to create a key without a webhook", configured, *owner)
+		}
 		if err != nil {
 			return err
 		}
@@ -163,11 +171,16 @@ func keysRevoke(ctx context.Context, args []string) error {
 	}
 	return withStore(ctx, *cfgPath, func(cfg *config.Config, st *store.Store) error {
 		owner, before, hooked := ownerWebhook(ctx, st, id)
-		if err := st.RevokeAPIKey(ctx, id); err != nil {
+		r, err := st.RevokeAPIKeyResult(ctx, id)
+		if err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				return fmt.Errorf("no stored key has ID %d: see `router keys list`", id)
 			}
 			return err
+		}
+		if r.Already { // what was asked holds: exit 0, but say nothing was done
+			fmt.Printf("key %d was already revoked (at %s); nothing changed\n", id, r.RevokedAt.UTC().Format(time.RFC3339))
+			return nil
 		}
 		fmt.Printf("revoked key %d; every replica refuses it within %s\n", id, cfg.Auth.CacheTTL.D())
 		if hooked {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 )
 
 type command struct {
@@ -35,6 +36,9 @@ func main() {
 }
 
 func run(ctx context.Context, args []string) int {
+	if len(args) > 1 && args[0] == "help" && !isHelp(args[1]) {
+		return helpFor(ctx, args[1:])
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage()
 		return 0
@@ -65,6 +69,37 @@ func run(ctx context.Context, args []string) int {
 	return 2
 }
 
+// helpFor is `router help COMMAND [SUBCOMMAND]`: it prints what `router
+// COMMAND [SUBCOMMAND] --help` prints, and runs nothing. Only keys, jobs and
+// conformance have subcommands; any other word is refused, never passed on
+// (`router help localdb touch x` must not run touch).
+func helpFor(ctx context.Context, args []string) int {
+	for _, c := range commands() {
+		if c.name != args[0] {
+			continue
+		}
+		help := []string{"--help"}
+		switch {
+		case len(args) == 2 && (c.name == "keys" || c.name == "jobs" || c.name == "conformance") && !strings.HasPrefix(args[1], "-"):
+			help = []string{args[1], "--help"}
+		case len(args) > 1:
+			fmt.Fprintf(os.Stderr, "router help: unexpected %q: give a command, and for keys, jobs or conformance one subcommand (`router help keys create`)\n",
+				strings.Join(args[1:], " "))
+			return 2
+		}
+		if err := c.run(ctx, help); err != nil && !errors.Is(err, errHelpShown) {
+			if err != errUsage { // the bare one was said already
+				fmt.Fprintln(os.Stderr, "router help "+c.name+":", err)
+			}
+			return 2
+		}
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "router help: unknown command %q\n\n", args[0])
+	usage()
+	return 2
+}
+
 func usage() {
 	fmt.Fprintln(os.Stderr, "Usage: router COMMAND [flags]\n\nCommands:")
 	for _, c := range commands() {
@@ -72,5 +107,5 @@ func usage() {
 			fmt.Fprintf(os.Stderr, "  %-9s %s\n            %s\n", c.name, c.summary, c.usage)
 		}
 	}
-	fmt.Fprintln(os.Stderr, "\nRun `router COMMAND --help` for a command's flags.")
+	fmt.Fprintln(os.Stderr, "\nRun `router COMMAND --help` (or `router help COMMAND`) for a command's flags.")
 }

@@ -42,7 +42,22 @@ func (s *Store) CreateAPIKey(ctx context.Context, owner string) (string, error) 
 	return k.Key, err
 }
 
-// CreateAPIKeyWith creates a key, with a webhook when nk asks for one.
+// ConfiguredWebhookError: the owner's webhook comes from the configuration a
+// router synced (SyncConfigWebhooks), which overrides a stored key's, so a
+// key's new webhook would never be called nor its secret sign anything.
+type ConfiguredWebhookError struct {
+	Owner string
+	URL   string // the configured webhook's
+}
+
+func (e *ConfiguredWebhookError) Error() string {
+	return fmt.Sprintf("owner %q's webhook (%s) comes from the configuration a running router synced (api_keys[].webhook), which overrides a stored key's", e.Owner, e.URL)
+}
+
+// CreateAPIKeyWith creates a key, with a webhook when nk asks for one. A
+// webhook for an owner whose webhook the configuration sets is refused with
+// a *ConfiguredWebhookError, and nothing is stored: checked under the lock
+// SyncConfigWebhooks takes, so a replica's start cannot slip in between.
 func (s *Store) CreateAPIKeyWith(ctx context.Context, nk NewAPIKey) (CreatedAPIKey, error) {
 	if nk.Owner == "" {
 		return CreatedAPIKey{}, fmt.Errorf("owner is required")
@@ -54,6 +69,20 @@ func (s *Store) CreateAPIKeyWith(ctx context.Context, nk NewAPIKey) (CreatedAPIK
 		url, secret = &nk.WebhookURL, &out.WebhookSecret
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if url != nil {
+			if err := lockWebhookOwners(ctx, tx); err != nil {
+				return err
+			}
+			var configured string
+			err := tx.QueryRow(ctx, `SELECT url FROM webhook_owners WHERE owner = $1 AND secret IS NULL AND url IS NOT NULL`,
+				nk.Owner).Scan(&configured)
+			if err == nil {
+				return &ConfiguredWebhookError{Owner: nk.Owner, URL: configured}
+			}
+			if !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+		}
 		err := tx.QueryRow(ctx, `INSERT INTO api_keys (owner, key_hash, prefix, webhook_url, webhook_secret)
 			VALUES ($1, $2, $3, $4, $5) RETURNING id`,
 			nk.Owner, HashAPIKey(out.Key), out.Key[:7], url, secret).Scan(&out.ID)
@@ -62,6 +91,10 @@ func (s *Store) CreateAPIKeyWith(ctx context.Context, nk NewAPIKey) (CreatedAPIK
 		}
 		return syncKeyWebhooks(ctx, tx)
 	})
+	var configured *ConfiguredWebhookError
+	if errors.As(err, &configured) {
+		return CreatedAPIKey{}, err
+	}
 	if err != nil {
 		return CreatedAPIKey{}, fmt.Errorf("store API key: %w", err)
 	}
@@ -199,12 +232,33 @@ func (s *Store) ListAPIKeys(ctx context.Context) ([]APIKeyInfo, error) {
 // cache's TTL on replicas that saw it). Revoking a revoked key is a no-op; an
 // unknown id is ErrNotFound.
 func (s *Store) RevokeAPIKey(ctx context.Context, id int64) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error {
-		var x int64
-		err := tx.QueryRow(ctx, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id`, id).Scan(&x)
-		if err != nil {
+	_, err := s.RevokeAPIKeyResult(ctx, id)
+	return err
+}
+
+// RevokedAPIKey is what RevokeAPIKeyResult did.
+type RevokedAPIKey struct {
+	// RevokedAt is when the key was revoked, on the database clock.
+	RevokedAt time.Time
+	// Already: the key was revoked before (at RevokedAt), so nothing changed.
+	Already bool
+}
+
+// RevokeAPIKeyResult is RevokeAPIKey, saying whether the key was revoked
+// already.
+func (s *Store) RevokeAPIKeyResult(ctx context.Context, id int64) (RevokedAPIKey, error) {
+	var out RevokedAPIKey
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var before *time.Time
+		if err := tx.QueryRow(ctx, `SELECT revoked_at FROM api_keys WHERE id = $1 FOR UPDATE`, id).Scan(&before); err != nil {
 			return notFound(err)
+		}
+		if before != nil {
+			out = RevokedAPIKey{RevokedAt: *before, Already: true}
+		} else if err := tx.QueryRow(ctx, `UPDATE api_keys SET revoked_at = now() WHERE id = $1 RETURNING revoked_at`, id).Scan(&out.RevokedAt); err != nil {
+			return err
 		}
 		return syncKeyWebhooks(ctx, tx)
 	})
+	return out, err
 }

@@ -223,11 +223,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 
 // ServeListeners serves the tenant API on ln and the operator surface on
 // opsLn until ctx ends, then shuts down (SPEC §17): waiting callers are
-// answered at once with their jobs as they stand; both listeners stop
+// answered at once with their jobs as they stand; the tenant listener stops
 // accepting; open requests get up to shutdown.http to finish; the runner starts
 // no new attempt and hands jobs with nothing in flight to other replicas, while
 // attempts in flight get up to shutdown.drain to finish (past it they are
-// abandoned to recovery); then background work stops.
+// abandoned to recovery); then the operator listener, which served the drain's
+// metrics, closes and background work stops.
 func (s *Server) ServeListeners(ctx context.Context, ln, opsLn net.Listener) error {
 	httpSrv := newHTTPServer(s.Handler, s.http)
 	opsSrv := newOpsServer(s.OpsHandler, s.http)

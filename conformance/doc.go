@@ -19,6 +19,8 @@
 //     array lengths, patterns).
 //
 // A provider × prompt passes when every case passes. The Gate reads only the
-// database: the latest run of exactly (provider, prompt, version) must have passed
-// and be younger than conformance.max_age on the database clock.
+// database: the latest run of exactly (provider, prompt, version) with the model
+// the attempt asks for must have passed, against the prompt's current content
+// (Prompt.Digest; runs without a digest count for any), and be younger than
+// conformance.max_age on the database clock.
 package conformance

@@ -28,9 +28,11 @@ const DefaultCacheFor = 2 * time.Second
 const readTimeout = 5 * time.Second
 
 // Gate is the conformance gate of the race runner (race.Gate). It reads only the
-// database: a provider may take a gated attempt of prompt X at version V only
-// when its latest run for exactly (X, V) passed and finished less than maxAge
-// ago on the database clock. Standings are cached for a short time; the age of
+// database: a provider may take a gated attempt of prompt X at version V asking
+// for model M only when its latest run for exactly (X, V) with model M passed,
+// was recorded against the prompt's current content (its digest; a run recorded
+// without one counts for any content) and finished less than maxAge ago on the
+// database clock. Standings are cached for a short time; the age of
 // a cached standing keeps counting on the monotonic clock from the database's
 // reading. When the database cannot be read, the gate refuses (fails closed).
 // Safe for concurrent use.
@@ -103,20 +105,39 @@ func (g *Gate) Applies(role string) bool {
 	return true
 }
 
-// Allow implements race.Gate. A job without a prompt (p == nil) is not gated.
+// Allow judges an attempt of a prompt job: it asks for the prompt's model, else
+// the target's (TargetModels). A job without a prompt (p == nil) is not gated.
 func (g *Gate) Allow(ctx context.Context, provider string, p *prompt.Prompt, role string) (bool, string) {
+	return g.AllowModel(ctx, provider, "", p, role)
+}
+
+// AllowModel implements race.Gate: model is the model the attempt will ask
+// for (a chat request's model alias, the prompt's model or the target's), and
+// only runs of that model count. "" is the model a prompt job sends (Allow);
+// without TargetModels and a prompt that names no model, runs of any model
+// count. A job without a prompt (p == nil) is not gated.
+func (g *Gate) AllowModel(ctx context.Context, provider, model string, p *prompt.Prompt, role string) (bool, string) {
 	if p == nil || !g.Applies(role) {
 		return true, ""
 	}
-	model := p.Model // a prompt's model is what its runs and its attempts ask for
-	if model == "" && g.modelOf != nil {
-		model = g.modelOf(provider)
+	if model == "" {
+		model = g.runModel(provider, p)
 	}
 	st, age, err := g.standing(ctx, provider, model, p.Name, p.Version)
 	if err != nil {
 		return false, fmt.Sprintf("cannot read conformance results for %s (%v)", p.ID(), err)
 	}
-	return g.judge(st, age, p.ID())
+	return g.judge(st, age, p, model)
+}
+
+// runModel is the model `router conformance run` tests target provider with
+// on prompt p (conformance.Run): the prompt's, else the target's; "" when the
+// gate does not know the target's.
+func (g *Gate) runModel(provider string, p *prompt.Prompt) string {
+	if p.Model != "" || g.modelOf == nil {
+		return p.Model
+	}
+	return g.modelOf(provider)
 }
 
 // Forget drops the cached standings, so the next decisions read the database.
@@ -154,26 +175,41 @@ func (g *Gate) standing(ctx context.Context, provider, model, name, version stri
 	return c.standing, c.standing.LastPassAge + now.Sub(c.read), nil
 }
 
-// judge turns a standing into the decision and its reason.
-func (g *Gate) judge(st *store.ConformanceStanding, age time.Duration, id string) (bool, string) {
+// judge turns a standing of prompt p for model into the decision and its
+// reason.
+func (g *Gate) judge(st *store.ConformanceStanding, age time.Duration, p *prompt.Prompt, model string) (bool, string) {
+	id, noPass := p.ID(), "no passing conformance run for "+p.ID()
+	if model != "" {
+		noPass += " with model " + model
+	}
+	rerun := fmt.Sprintf("`router conformance run --provider %s --prompt %s`", st.Provider, st.Prompt)
 	switch {
 	case st.Latest == nil:
-		why := "no passing conformance run for " + id
-		if len(st.PassedVersions) > 0 {
+		why := noPass
+		switch tested := g.runModel(st.Provider, p); {
+		case model != "" && tested != "" && model != tested:
+			// A model the job itself asks for (a chat request naming a model of
+			// the route's models): the suite is run with the target's model.
+			why += fmt.Sprintf(", which this job asks for (%s tests %s on %s: a pass counts only for the model it ran with)",
+				rerun, tested, st.Provider)
+		case len(st.PassedModels) > 0:
+			why += fmt.Sprintf(" (it passed with model %s; the target now sends %s: run %s)", st.PassedModels[0], model, rerun)
+		case len(st.PassedVersions) > 0:
 			why += fmt.Sprintf(" (it passed version %s; a new prompt version needs a new run)", strings.Join(st.PassedVersions, ", "))
 		}
 		return false, why
 	case !st.Latest.Passed:
 		why := fmt.Sprintf("last conformance run for %s failed (%d of %d cases passed)", id, st.Latest.CasesPassed, st.Latest.CasesTotal)
 		if st.LastPassAt == nil {
-			why = fmt.Sprintf("no passing conformance run for %s (the last run passed %d of %d cases)", id, st.Latest.CasesPassed, st.Latest.CasesTotal)
+			why = fmt.Sprintf("%s (the last run passed %d of %d cases)", noPass, st.Latest.CasesPassed, st.Latest.CasesTotal)
 		}
 		return false, why
 	case st.LastPassAt == nil: // cannot happen: the latest run passed
-		return false, "no passing conformance run for " + id
+		return false, noPass
+	case !store.SamePromptContent(st.Latest.PromptDigest, p.Digest):
+		return false, fmt.Sprintf("the prompt %s changed since its last pass; bump its version or rerun %s", id, rerun)
 	case age >= g.maxAge:
-		return false, fmt.Sprintf("last pass is %s old (conformance.max_age is %s; run `router conformance run --provider %s --prompt %s`)",
-			HumanAge(age), HumanAge(g.maxAge), st.Provider, st.Prompt)
+		return false, fmt.Sprintf("last pass is %s old (conformance.max_age is %s; run %s)", HumanAge(age), HumanAge(g.maxAge), rerun)
 	}
 	return true, ""
 }

@@ -63,7 +63,11 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if r.SuitesDir != "" {
 			where = filepath.Join(r.SuitesDir, name, SuiteFile)
 		}
-		fmt.Fprintf(&b, "prompt %s has no suite (%s): no provider can become eligible for failover on it\n", printable(id), printable(where))
+		unsuited := "no provider can become eligible for failover on it"
+		if r.Gate == GateOff {
+			unsuited = "no provider could pass the gate on it, were conformance.gate turned on"
+		}
+		fmt.Fprintf(&b, "prompt %s has no suite (%s): %s\n", printable(id), printable(where), unsuited)
 	}
 	switch {
 	case len(r.Results) == 0 && len(r.Unsuited) == 0:
@@ -71,10 +75,47 @@ func (r *Report) WriteTable(w io.Writer) error {
 	case r.Passed:
 		fmt.Fprintf(&b, "all %d passed\n", len(r.Results))
 	case failed > 0:
-		fmt.Fprintf(&b, "%d of %d failed: those providers are not eligible for failover or hedging on those prompt versions\n", failed, len(r.Results))
+		fmt.Fprintf(&b, "%d of %d failed: %s\n", failed, len(r.Results), r.failedMeans("those providers", "those prompt versions"))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Consequence says, for a report that did not pass, what its failures mean for
+// routing under the configured gate (Report.Gate), in the words `router
+// conformance run` ends with: "the providers marked FAIL are not eligible for
+// failover or hedging on those prompt versions until a run passes". With the
+// gate off, that the results are not used for routing.
+func (r *Report) Consequence() string {
+	failed := 0
+	for _, res := range r.Results {
+		if !res.Passed {
+			failed++
+		}
+	}
+	if failed == 0 && len(r.Unsuited) > 0 {
+		if r.Gate == GateOff {
+			return "some prompts have no suite; conformance.gate is off, so routing does not use conformance results yet"
+		}
+		return "some prompts have no suite: no provider is eligible for failover or hedging on them"
+	}
+	s := r.failedMeans("the providers marked FAIL", "those prompt versions")
+	if r.Gate != GateOff {
+		s += " until a run passes"
+	}
+	return s
+}
+
+// failedMeans is what failing means for who on what under the report's gate.
+func (r *Report) failedMeans(who, what string) string {
+	switch r.Gate {
+	case GateOff:
+		return "conformance.gate is off, so routing does not use these results: " + who + " still take failover and hedge traffic " +
+			"(set conformance.gate to fallbacks to keep them out)"
+	case GateFallbacks, "":
+		return who + " are not eligible for failover or hedging on " + what
+	}
+	return who + " are not eligible for any attempt on " + what + ", not even as a route's primary (conformance.gate: all)"
 }
 
 // WriteJSON prints the report as indented JSON.

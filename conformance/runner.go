@@ -56,6 +56,10 @@ type Options struct {
 	Temperature *float32
 	// RouterVersion is stored with each result; default Version().
 	RouterVersion string
+	// Gate is the configured conformance.gate (GateFallbacks, GateAll,
+	// GateOff; "" is the default, fallbacks): the report says what the
+	// results mean for routing under it (Report.Consequence).
+	Gate string
 	// Progress, when set, hears about every finished case (serialised).
 	Progress func(Progress)
 }
@@ -77,6 +81,9 @@ type Report struct {
 	Unsuited []string `json:"prompts_without_suite,omitempty"`
 	// SuitesDir is where suites were looked for (for messages); set by callers.
 	SuitesDir string `json:"-"`
+	// Gate is the configured conformance.gate (Options.Gate): what the results
+	// mean for routing depends on it.
+	Gate string `json:"gate,omitempty"`
 }
 
 // Result is one provider on one prompt version.
@@ -85,6 +92,7 @@ type Result struct {
 	Model         string       `json:"model"`
 	Prompt        string       `json:"prompt"`
 	PromptVersion string       `json:"prompt_version"`
+	PromptDigest  string       `json:"prompt_digest,omitempty"` // the prompt's content (prompt.Prompt.Digest), recorded with the run
 	Passed        bool         `json:"passed"`
 	CasesTotal    int          `json:"cases_total"`
 	CasesPassed   int          `json:"cases_passed"`
@@ -175,7 +183,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if opt.RouterVersion == "" {
 		opt.RouterVersion = Version()
 	}
-	rep := &Report{RouterVersion: opt.RouterVersion, Passed: true}
+	rep := &Report{RouterVersion: opt.RouterVersion, Passed: true, Gate: opt.Gate}
 
 	names := unique(opt.Providers) // --provider a,a runs and records a once
 	if len(names) == 0 {
@@ -319,7 +327,8 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 		if p.Model != "" {
 			model = p.Model
 		}
-		res := Result{Provider: pl.provider, Model: model, Prompt: p.Name, PromptVersion: p.Version, CasesTotal: len(s.Cases)}
+		res := Result{Provider: pl.provider, Model: model, Prompt: p.Name, PromptVersion: p.Version, PromptDigest: p.Digest,
+			CasesTotal: len(s.Cases)}
 		start := time.Now()
 		for i := range s.Cases {
 			c := &s.Cases[i]
@@ -340,7 +349,7 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 			run, err := opt.Store.RecordConformanceRun(context.WithoutCancel(ctx), store.NewConformanceRun{
 				Provider: res.Provider, Model: res.Model, Prompt: res.Prompt, PromptVersion: res.PromptVersion,
 				Passed: res.Passed, CasesTotal: res.CasesTotal, CasesPassed: res.CasesPassed, Cases: storableCases(res.Cases),
-				SuiteDigest: s.Digest, RouterVersion: opt.RouterVersion, Duration: elapsed,
+				SuiteDigest: s.Digest, PromptDigest: res.PromptDigest, RouterVersion: opt.RouterVersion, Duration: elapsed,
 			})
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s on %s: %w", res.Provider, res.ID(), err))

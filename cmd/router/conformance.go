@@ -27,7 +27,8 @@ fit its context window with max_tokens, and come back from a real round trip (at
 the suite's temperature, 0 by default) passing the prompt's schema, contract and
 the case's expectations. Results are recorded in PostgreSQL, where the router's
 conformance gate reads them: a provider is eligible for failover and hedging on
-prompt X@V only with a passing run of exactly X@V younger than conformance.max_age.
+prompt X@V only with a passing run of exactly X@V younger than conformance.max_age,
+of the model the target sends and of the prompt's current content.
 Prints a table (or --json) and exits 1 when anything failed, 2 on bad flags
 (--provider or --prompt naming none configured, --concurrency below 1).`
 
@@ -142,7 +143,7 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	opt := conformance.Options{
 		Store: st, Targets: targets, Prompts: prompts, Suites: suites,
 		Providers: providerNames, PromptNames: promptNames,
-		Concurrency: *concurrency, Temperature: temperature,
+		Concurrency: *concurrency, Temperature: temperature, Gate: cfg.Conformance.Gate,
 	}
 	var progress *conformance.ProgressLine
 	if !*asJSON && isTerminal(stdout) {
@@ -169,7 +170,7 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 		return migrationHint(runErr, *cfgPath)
 	}
 	if !rep.Passed {
-		return fmt.Errorf("%w: the providers marked FAIL are not eligible for failover or hedging on those prompt versions until a run passes", errConformanceFailed)
+		return fmt.Errorf("%w: %s", errConformanceFailed, rep.Consequence())
 	}
 	return nil
 }

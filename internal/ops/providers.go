@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/routerhq/router/internal/problem"
+	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -19,15 +20,21 @@ type BreakerView interface {
 }
 
 // ConformanceCell is the latest conformance result of one provider for one
-// prompt version.
+// prompt version: of the model the provider's target sends now when it has
+// one, else the latest of another model (which does not count).
 type ConformanceCell struct {
-	Provider      string    `json:"provider"`
-	Prompt        string    `json:"prompt"`
-	PromptVersion string    `json:"prompt_version"`
-	Passed        bool      `json:"passed"`
-	Fresh         bool      `json:"fresh"` // last pass younger than conformance.max_age, on the database clock
-	RanAt         time.Time `json:"ran_at"`
-	Detail        string    `json:"detail,omitempty"`
+	Provider      string `json:"provider"`
+	Model         string `json:"model"` // the model the run asked for
+	Prompt        string `json:"prompt"`
+	PromptVersion string `json:"prompt_version"`
+	Passed        bool   `json:"passed"`
+	// Fresh: the pass counts for the gate now: it is younger than
+	// conformance.max_age on the database clock, of the model the target
+	// sends now and of the prompt content loaded now (runJudge). Passed and
+	// Fresh is exactly what the gate admits.
+	Fresh  bool      `json:"fresh"`
+	RanAt  time.Time `json:"ran_at"`
+	Detail string    `json:"detail,omitempty"`
 }
 
 // ConformanceSource lists the latest conformance results (SPEC §9).
@@ -54,6 +61,11 @@ type Config struct {
 	// rule (zero or less: nothing is fresh, as the gate then admits nothing).
 	// Give StoreConformance the same value.
 	ConformanceMaxAge time.Duration
+	// TargetModels is the model each target (by id) sends when its prompt
+	// names none, as the conformance gate is told (conformance.TargetModels):
+	// GET /v1/conformance counts a run as current and fresh only for that
+	// model. nil: runs of any model count. Give StoreConformance the same.
+	TargetModels func(target string) string
 	// Replica is this process's id, to mark its own row.
 	Replica string
 	// StaleAfter hides replicas whose breaker states are older (default 15s:
@@ -204,14 +216,23 @@ func (s *Server) providers() http.Handler {
 }
 
 // StoreConformance is the ConformanceSource of the stored conformance runs
-// (store.LatestConformanceRuns): the latest run of each provider × prompt
-// version; Fresh when its last pass is younger than MaxAge (conformance.max_age)
-// on the database clock. The database judges it by the conformance gate's own
-// rule, so a cell shown passed and fresh is one the gate admits, and with a
-// MaxAge of zero or less nothing is fresh, as the gate then admits nothing.
+// (store.LatestConformanceRuns): for each provider × prompt version, the
+// latest run of the model the provider's target sends now (else the latest of
+// any model, which then does not count). Fresh when its last pass is younger
+// than MaxAge (conformance.max_age) on the database clock — the database
+// judges that by the conformance gate's own rule — and the run is of the
+// model the target sends and of the prompt content loaded now (runJudge). So
+// a cell shown passed and fresh is one the gate admits, and with a MaxAge of
+// zero or less nothing is fresh, as the gate then admits nothing.
 type StoreConformance struct {
 	Store  *store.Store
 	MaxAge time.Duration
+	// Prompts are the loaded prompts (their model and content digest); nil
+	// judges neither.
+	Prompts *prompt.Set
+	// TargetModels is the model each target sends (Config.TargetModels); nil
+	// counts runs of any model.
+	TargetModels func(target string) string
 }
 
 // ConformanceMatrix implements ConformanceSource.
@@ -220,10 +241,32 @@ func (c StoreConformance) ConformanceMatrix(ctx context.Context) ([]ConformanceC
 	if err != nil {
 		return nil, err
 	}
+	j := runJudge{prompts: c.Prompts, modelOf: c.TargetModels}
+	type key struct{ provider, prompt, version string }
+	type pick struct {
+		i       int  // into out
+		ofModel bool // the run is of the model the target sends now
+	}
+	chosen := map[key]pick{}
 	out := make([]ConformanceCell, 0, len(runs))
 	for _, r := range runs {
-		out = append(out, ConformanceCell{Provider: r.Provider, Prompt: r.Prompt, PromptVersion: r.PromptVersion, Passed: r.Passed,
-			Fresh: r.Fresh, RanAt: r.FinishedAt, Detail: fmt.Sprintf("%d/%d cases passed", r.CasesPassed, r.CasesTotal)})
+		v := j.judge(r)
+		detail := fmt.Sprintf("%d/%d cases passed", r.CasesPassed, r.CasesTotal)
+		if v.why != "" {
+			detail += "; " + v.why
+		}
+		cell := ConformanceCell{Provider: r.Provider, Model: r.Model, Prompt: r.Prompt, PromptVersion: r.PromptVersion, Passed: r.Passed,
+			Fresh: v.fresh, RanAt: r.FinishedAt, Detail: detail}
+		k := key{r.Provider, r.Prompt, r.PromptVersion}
+		p, seen := chosen[k]
+		switch {
+		case !seen:
+			chosen[k] = pick{len(out), v.ofModel}
+			out = append(out, cell)
+		case v.ofModel && !p.ofModel, // the target's model before another
+			v.ofModel == p.ofModel && cell.RanAt.After(out[p.i].RanAt): // else the latest
+			out[p.i], chosen[k] = cell, pick{p.i, v.ofModel}
+		}
 	}
 	return out, nil
 }

@@ -156,9 +156,10 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 			p.validator = v
 		}
 	}
+	var inputCompact []byte
 	if m.InputSchema != "" && !bad["input_schema"] {
 		if f, ok := loadSchemaFile(dir, m.InputSchema, "input_schema", false, report); ok {
-			p.InputSchema, p.InputSchemaFile = f.raw, f.path
+			p.InputSchema, p.InputSchemaFile, inputCompact = f.raw, f.path, f.compact
 			p.input = f.schema
 			p.optionalKeys = optional(f.schema.Properties(), f.schema.Required())
 			if allowed, closed := closedProperties(f.doc); closed {
@@ -173,6 +174,7 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 	if len(*problems) > n {
 		return nil
 	}
+	p.Digest = contentDigest(p, inputCompact)
 	return p
 }
 

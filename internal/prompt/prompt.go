@@ -64,6 +64,13 @@ type Prompt struct {
 	InputSchema      []byte
 	InputSchemaFile  string
 	Rules            contract.Rules
+	// Digest is the SHA-256 (hex) of the prompt's content, computed at load:
+	// its messages, model, max_tokens, seed, response format, schemas and
+	// rules (contentDigest). Conformance runs record it, and the gate counts
+	// a pass only for the content it was recorded against, so an edit that
+	// forgets to bump the version is caught. "" for a Prompt not loaded by
+	// LoadDir (nothing is compared then).
+	Digest string
 
 	templates    []*template.Template
 	static       []string // per template, its text when it has no actions (see staticText), else ""

@@ -418,7 +418,7 @@ func (o *orchestrator) next() string {
 			if o.spec.gate == nil {
 				return p
 			}
-			if ok, why := g.Allow(context.Background(), p, o.spec.gate, role); !ok {
+			if ok, why := g.AllowModel(context.Background(), p, o.spec.modelOn(o.r.cfg.Targets[p]), o.spec.gate, role); !ok {
 				o.reasons[p] = "skipped: " + why
 				continue
 			}

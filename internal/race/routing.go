@@ -143,7 +143,7 @@ func (r *Runner) admissible(provider string, sp *spec, role string) (bool, strin
 		}
 	}
 	if r.cfg.Gate != nil && sp.gate != nil {
-		if ok, why := r.cfg.Gate.Allow(context.Background(), provider, sp.gate, role); !ok {
+		if ok, why := r.cfg.Gate.AllowModel(context.Background(), provider, sp.modelOn(r.cfg.Targets[provider]), sp.gate, role); !ok {
 			return false, why
 		}
 	}

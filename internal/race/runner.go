@@ -74,9 +74,11 @@ type Route struct {
 }
 
 // Gate decides whether a provider may take an attempt of a given role now
-// (conformance, circuit breakers). A nil Gate allows everything.
+// (conformance, circuit breakers). model is the model the attempt will ask
+// for (spec.modelOn: the job's, else the target's), which results are per.
+// A nil Gate allows everything.
 type Gate interface {
-	Allow(ctx context.Context, provider string, p *prompt.Prompt, role string) (ok bool, reason string)
+	AllowModel(ctx context.Context, provider, model string, p *prompt.Prompt, role string) (ok bool, reason string)
 }
 
 // Backoff is the retry policy: capped exponential with full jitter, never

@@ -59,6 +59,17 @@ func (s *spec) request(a *store.Attempt, jobID string) *providers.Request {
 	}
 }
 
+// modelOn is the model an attempt of this spec on target t asks for: the
+// job's (a prompt's model, or the model a chat request names) when set, else
+// the target's — the rule of orchestrator.start, which the conformance gate
+// is asked about.
+func (s *spec) modelOn(t *Target) string {
+	if s.model != "" || t == nil {
+		return s.model
+	}
+	return t.Model
+}
+
 // specFor builds the spec of a job, or says why the job cannot run.
 func (r *Runner) specFor(job *store.Job, route *Route) (*spec, error) {
 	if _, ok := chat.Route(job.Operation); ok {

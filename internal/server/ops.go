@@ -59,13 +59,17 @@ func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pg
 
 // handler is the operator surface (internal/ops) for ops_listen.
 func (o *opsServices) handler(cfg *config.Config, st *store.Store, prompts *prompt.Set, key string, log *slog.Logger) http.Handler {
-	var names []string // targets, as breakers and conformance count them
+	var names []string            // targets, as breakers and conformance count them
+	models := map[string]string{} // the model each target sends, as the gate is told
 	for _, t := range cfg.AllTargets() {
 		names = append(names, t.ID)
+		models[t.ID] = targetModel(t)
 	}
+	modelOf := func(id string) string { return models[id] }
 	maxAge := cfg.Conformance.MaxAge.D()
 	return ops.New(ops.Config{Key: key, Metrics: o.metrics.Handler(), Providers: names, Breakers: o.breakers, Replica: o.replica,
-		Conformance: ops.StoreConformance{Store: st, MaxAge: maxAge}, ConformanceMaxAge: maxAge}, st, prompts, log)
+		Conformance:       ops.StoreConformance{Store: st, MaxAge: maxAge, Prompts: prompts, TargetModels: modelOf},
+		ConformanceMaxAge: maxAge, TargetModels: modelOf}, st, prompts, log)
 }
 
 // stop stops publishing (removing this replica's rows) and the breakers' timers.

@@ -23,15 +23,22 @@ type ConformanceRun struct {
 	CasesPassed   int             `json:"cases_passed"`
 	Cases         json.RawMessage `json:"cases,omitempty"`
 	SuiteDigest   string          `json:"suite_digest,omitempty"`
-	RouterVersion string          `json:"router_version"`
-	StartedAt     time.Time       `json:"started_at"`
-	FinishedAt    time.Time       `json:"finished_at"`
-	// LastPassAt is the finish of the latest passing run of the same provider and
-	// prompt version (this run when it passed). Set by LatestConformanceRuns.
+	// PromptDigest is the content digest of the prompt the run was made
+	// against (prompt.Prompt.Digest); "" for a run recorded before the router
+	// recorded it (migration 0023), which counts for any content.
+	PromptDigest  string    `json:"prompt_digest,omitempty"`
+	RouterVersion string    `json:"router_version"`
+	StartedAt     time.Time `json:"started_at"`
+	FinishedAt    time.Time `json:"finished_at"`
+	// LastPassAt is the finish of the latest passing run of the same provider,
+	// model and prompt version (this run when it passed). Set by
+	// LatestConformanceRuns.
 	LastPassAt *time.Time `json:"last_pass_at"`
 	// Fresh: LastPassAt is younger than ConformanceFilter.MaxAge on the
 	// database clock, by the gate's rule (ConformanceStanding.Fresh). Set by
-	// LatestConformanceRuns; with Passed it is exactly the gate's verdict.
+	// LatestConformanceRuns. With Passed it is the gate's verdict on this
+	// provider, model and prompt version, for the prompt content recorded in
+	// PromptDigest.
 	Fresh bool `json:"-"`
 }
 
@@ -45,8 +52,11 @@ type NewConformanceRun struct {
 	CasesTotal    int
 	CasesPassed   int
 	// Cases is the per-case detail, stored as JSON (nil: an empty list).
-	Cases         any
-	SuiteDigest   string
+	Cases       any
+	SuiteDigest string
+	// PromptDigest is the prompt's content digest (prompt.Prompt.Digest); ""
+	// stores none.
+	PromptDigest  string
 	RouterVersion string
 	// Duration is how long the run took (a monotonic measurement); the row's
 	// finished_at is the database's now() and started_at is now() - Duration.
@@ -74,14 +84,15 @@ func (s *Store) RecordConformanceRun(ctx context.Context, r NewConformanceRun) (
 	}
 	run := &ConformanceRun{
 		Provider: r.Provider, Model: r.Model, Prompt: r.Prompt, PromptVersion: r.PromptVersion, Passed: r.Passed,
-		CasesTotal: r.CasesTotal, CasesPassed: r.CasesPassed, Cases: cases, SuiteDigest: r.SuiteDigest, RouterVersion: r.RouterVersion,
+		CasesTotal: r.CasesTotal, CasesPassed: r.CasesPassed, Cases: cases, SuiteDigest: r.SuiteDigest,
+		PromptDigest: r.PromptDigest, RouterVersion: r.RouterVersion,
 	}
 	err := s.pool.QueryRow(ctx, `INSERT INTO conformance_runs (provider, model, prompt, prompt_version, passed,
-			cases_total, cases_passed, cases, suite_digest, router_version, started_at, finished_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now() - $11::bigint * interval '1 microsecond', now())
+			cases_total, cases_passed, cases, suite_digest, router_version, started_at, finished_at, prompt_digest)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now() - $11::bigint * interval '1 microsecond', now(), NULLIF($12, ''))
 		RETURNING id, started_at, finished_at`,
 		r.Provider, r.Model, r.Prompt, r.PromptVersion, r.Passed, r.CasesTotal, r.CasesPassed, cases,
-		r.SuiteDigest, r.RouterVersion, max(r.Duration, 0).Microseconds(),
+		r.SuiteDigest, r.RouterVersion, max(r.Duration, 0).Microseconds(), r.PromptDigest,
 	).Scan(&run.ID, &run.StartedAt, &run.FinishedAt)
 	if err != nil {
 		return nil, fmt.Errorf("record conformance run: %w", err)
@@ -91,6 +102,14 @@ func (s *Store) RecordConformanceRun(ctx context.Context, r NewConformanceRun) (
 	}
 	return run, nil
 }
+
+// SamePromptContent reports whether a run recorded against the prompt content
+// whose digest is ran counts for the content whose digest is now
+// (prompt.Prompt.Digest): the digests are equal, or either is unknown. A run
+// recorded before the router recorded digests (migration 0023) counts for
+// any content, so an upgrade withdraws no pass. The gate and the operator
+// views both judge by it.
+func SamePromptContent(ran, now string) bool { return ran == "" || now == "" || ran == now }
 
 // ConformanceFilter narrows LatestConformanceRuns; empty fields match everything.
 type ConformanceFilter struct {
@@ -113,26 +132,30 @@ func freshSQL(col, param string) string {
 	return "coalesce(" + col + " > now() - " + param + "::bigint * interval '1 microsecond', false)"
 }
 
-// LatestConformanceRuns returns, for every provider × prompt × prompt version that
-// has a run, its latest run (with LastPassAt, and Fresh against f.MaxAge),
-// ordered by provider, prompt and version.
+// LatestConformanceRuns returns, for every provider × model × prompt × prompt
+// version that has a run, its latest run (with LastPassAt, and Fresh against
+// f.MaxAge), ordered by provider, prompt, version and model. Results are per
+// model (SPEC §15): a target whose model changed keeps its id, and the old
+// model's run says nothing of the new one. Which model and prompt content a
+// target serves now is the configuration's, not the database's: the operator
+// views (internal/ops) judge that, as the gate does.
 func (s *Store) LatestConformanceRuns(ctx context.Context, f ConformanceFilter) ([]ConformanceRun, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT l.id, l.provider, l.model, l.prompt, l.prompt_version, l.passed, l.cases_total, l.cases_passed,
-			l.cases, l.suite_digest, l.router_version, l.started_at, l.finished_at,
+			l.cases, l.suite_digest, coalesce(l.prompt_digest, ''), l.router_version, l.started_at, l.finished_at,
 			p.finished_at, `+freshSQL("p.finished_at", "$4")+`
 		FROM (
-			SELECT DISTINCT ON (r.provider, r.prompt, r.prompt_version)
+			SELECT DISTINCT ON (r.provider, r.model, r.prompt, r.prompt_version)
 				r.id, r.provider, r.model, r.prompt, r.prompt_version, r.passed, r.cases_total, r.cases_passed,
-				CASE WHEN $3 THEN r.cases END AS cases, r.suite_digest, r.router_version, r.started_at, r.finished_at
+				CASE WHEN $3 THEN r.cases END AS cases, r.suite_digest, r.prompt_digest, r.router_version, r.started_at, r.finished_at
 			FROM conformance_runs r
 			WHERE ($1 = '' OR r.provider = $1) AND ($2 = '' OR r.prompt = $2)
-			ORDER BY r.provider, r.prompt, r.prompt_version, r.finished_at DESC, r.id DESC) l
+			ORDER BY r.provider, r.model, r.prompt, r.prompt_version, r.finished_at DESC, r.id DESC) l
 		LEFT JOIN LATERAL (
 			SELECT finished_at FROM conformance_runs
-			WHERE provider = l.provider AND prompt = l.prompt AND prompt_version = l.prompt_version AND passed
+			WHERE provider = l.provider AND model = l.model AND prompt = l.prompt AND prompt_version = l.prompt_version AND passed
 			ORDER BY finished_at DESC LIMIT 1) p ON true
-		ORDER BY l.provider, l.prompt, l.prompt_version`,
+		ORDER BY l.provider, l.prompt, l.prompt_version, l.model`,
 		f.Provider, f.Prompt, f.WithCases, f.MaxAge.Microseconds())
 	if err != nil {
 		return nil, fmt.Errorf("read conformance runs: %w", err)
@@ -140,7 +163,7 @@ func (s *Store) LatestConformanceRuns(ctx context.Context, f ConformanceFilter) 
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ConformanceRun, error) {
 		var c ConformanceRun
 		err := r.Scan(&c.ID, &c.Provider, &c.Model, &c.Prompt, &c.PromptVersion, &c.Passed, &c.CasesTotal, &c.CasesPassed,
-			&c.Cases, &c.SuiteDigest, &c.RouterVersion, &c.StartedAt, &c.FinishedAt, &c.LastPassAt, &c.Fresh)
+			&c.Cases, &c.SuiteDigest, &c.PromptDigest, &c.RouterVersion, &c.StartedAt, &c.FinishedAt, &c.LastPassAt, &c.Fresh)
 		return c, err
 	})
 	if err != nil {
@@ -168,6 +191,10 @@ type ConformanceStanding struct {
 	// PassedVersions are other versions of the prompt this provider passed (they
 	// do not count for this one).
 	PassedVersions []string
+	// PassedModels are the other models whose runs of exactly this version
+	// passed on this provider (they do not count for the model asked for),
+	// the most recent pass first; empty when any model was asked for.
+	PassedModels []string
 	// Now is the database's clock when it was read.
 	Now time.Time
 }
@@ -195,6 +222,7 @@ func (s *Store) ConformanceStandingOf(ctx context.Context, provider, forModel, p
 	var (
 		latestID              *int64
 		model, digest, rv     *string
+		promptDigest          *string
 		passed                *bool
 		total, passedCases    *int
 		startedAt, finishedAt *time.Time
@@ -204,14 +232,19 @@ func (s *Store) ConformanceStandingOf(ctx context.Context, provider, forModel, p
 	err := s.pool.QueryRow(ctx, `
 		SELECT now(),
 			l.id, l.model, l.passed, l.cases_total, l.cases_passed, l.suite_digest, l.router_version, l.started_at, l.finished_at,
+			coalesce(l.prompt_digest, ''),
 			p.finished_at,
 			(extract(epoch FROM now() - p.finished_at) * 1000000)::bigint,
 			`+freshSQL("p.finished_at", "$4")+`,
 			coalesce((SELECT array_agg(DISTINCT o.prompt_version ORDER BY o.prompt_version) FROM conformance_runs o
-			  WHERE o.provider = $1 AND o.prompt = $2 AND o.prompt_version <> $3 AND o.passed AND ($5 = '' OR o.model = $5)), '{}')
+			  WHERE o.provider = $1 AND o.prompt = $2 AND o.prompt_version <> $3 AND o.passed AND ($5 = '' OR o.model = $5)), '{}'),
+			coalesce((SELECT array_agg(m.model ORDER BY m.last DESC, m.model) FROM (
+			  SELECT o.model, max(o.finished_at) AS last FROM conformance_runs o
+			  WHERE $5 <> '' AND o.provider = $1 AND o.prompt = $2 AND o.prompt_version = $3 AND o.passed AND o.model <> $5
+			  GROUP BY o.model) m), '{}')
 		FROM (SELECT 1) AS one
 		LEFT JOIN LATERAL (
-			SELECT id, model, passed, cases_total, cases_passed, suite_digest, router_version, started_at, finished_at
+			SELECT id, model, passed, cases_total, cases_passed, suite_digest, router_version, started_at, finished_at, prompt_digest
 			FROM conformance_runs
 			WHERE provider = $1 AND prompt = $2 AND prompt_version = $3 AND ($5 = '' OR model = $5)
 			ORDER BY finished_at DESC, id DESC LIMIT 1) l ON true
@@ -220,15 +253,15 @@ func (s *Store) ConformanceStandingOf(ctx context.Context, provider, forModel, p
 			WHERE provider = $1 AND prompt = $2 AND prompt_version = $3 AND passed AND ($5 = '' OR model = $5)
 			ORDER BY finished_at DESC LIMIT 1) p ON true`,
 		provider, prompt, version, maxAge.Microseconds(), forModel,
-	).Scan(&st.Now, &latestID, &model, &passed, &total, &passedCases, &digest, &rv, &startedAt, &finishedAt,
-		&st.LastPassAt, &ageMicros, &fresh, &st.PassedVersions)
+	).Scan(&st.Now, &latestID, &model, &passed, &total, &passedCases, &digest, &rv, &startedAt, &finishedAt, &promptDigest,
+		&st.LastPassAt, &ageMicros, &fresh, &st.PassedVersions, &st.PassedModels)
 	if err != nil {
 		return nil, fmt.Errorf("read conformance standing of %s on %s@%s: %w", provider, prompt, version, err)
 	}
 	if latestID != nil {
 		st.Latest = &ConformanceRun{
 			ID: *latestID, Provider: provider, Model: *model, Prompt: prompt, PromptVersion: version, Passed: *passed,
-			CasesTotal: *total, CasesPassed: *passedCases, SuiteDigest: *digest, RouterVersion: *rv,
+			CasesTotal: *total, CasesPassed: *passedCases, SuiteDigest: *digest, PromptDigest: *promptDigest, RouterVersion: *rv,
 			StartedAt: *startedAt, FinishedAt: *finishedAt, LastPassAt: st.LastPassAt,
 		}
 	}

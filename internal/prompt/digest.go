@@ -1,0 +1,118 @@
+package prompt
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/routerhq/router/internal/contract"
+)
+
+// digestVersion names the canonical form hashed by contentDigest; change it
+// whenever that form changes, so that no two forms share a digest.
+const digestVersion = "prompt-digest/1"
+
+// contentDigest is the SHA-256 (hex) of what defines the prompt's behaviour
+// towards providers and its judgement of their answers: the messages (role
+// and template source, byte for byte: their text is the prompt), the model,
+// max_tokens, seed, response format and strictness, the output and input
+// schemas as self-contained compact JSON (so white space in a schema file
+// does not count, and a file it refers to does), and the rules in a canonical
+// form (map order, unset versus default booleans, repeated custom names and
+// the order of enum values do not count). It does not depend on how the YAML
+// was written, where the file is, or on the process: every replica that loads
+// the same prompt computes the same digest.
+//
+// Left out: name and version (the conformance results are keyed on them
+// already), description and route (they change no request and no
+// judgement), and temperature (conformance runs use the suite's).
+func contentDigest(p *Prompt, inputSchema []byte) string {
+	type message struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	}
+	canon := struct {
+		Form         string          `json:"form"`
+		Model        string          `json:"model"`
+		MaxTokens    int             `json:"max_tokens"`
+		Seed         *int            `json:"seed"`
+		Format       string          `json:"format"`
+		Strict       bool            `json:"strict"`
+		Messages     []message       `json:"messages"`
+		OutputSchema json.RawMessage `json:"output_schema"`
+		InputSchema  json.RawMessage `json:"input_schema"`
+		Rules        string          `json:"rules"`
+	}{
+		Form: digestVersion, Model: p.Model, MaxTokens: p.MaxTokens, Seed: p.Seed, Format: p.Format, Strict: p.Strict,
+		OutputSchema: rawOrNull(p.formatBytes), InputSchema: rawOrNull(inputSchema), Rules: rulesText(p.Rules),
+	}
+	for _, m := range p.Messages {
+		canon.Messages = append(canon.Messages, message(m))
+	}
+	b, err := json.Marshal(canon)
+	if err != nil { // the schemas are compact JSON and the rest plain values: cannot happen
+		b = fmt.Appendf(nil, "%s %v", digestVersion, err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func rawOrNull(b []byte) json.RawMessage {
+	if len(b) == 0 {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// rulesText is the rules in a canonical text form. It is written by hand
+// because a range may be infinite (min: -.inf), which JSON cannot hold.
+func rulesText(r contract.Rules) string {
+	rest := contract.Rules{Equal: r.Equal, Products: r.Products, Sums: r.Sums}
+	rest.Custom = slices.Compact(slices.Sorted(slices.Values(r.Custom)))
+	b, err := json.Marshal(rest) // strings and finite tolerances (checked at load)
+	if err != nil {
+		b = []byte(err.Error())
+	}
+	s := fmt.Sprintf("no_extra_keys=%t allow_fenced=%t %s", r.NoExtraKeysEnabled(), r.AllowFencedEnabled(), b)
+	for _, path := range sortedKeys(r.Ranges) {
+		s += fmt.Sprintf("\nrange %q %s %s", path, bound(r.Ranges[path].Min), bound(r.Ranges[path].Max))
+	}
+	for _, path := range sortedKeys(r.Enums) {
+		vals := make([]string, len(r.Enums[path]))
+		for i, v := range r.Enums[path] {
+			vals[i] = enumValue(v)
+		}
+		sort.Strings(vals)
+		s += fmt.Sprintf("\nenum %q %q", path, vals)
+	}
+	return s
+}
+
+func bound(f *float64) string {
+	if f == nil {
+		return "open"
+	}
+	return strconv.FormatFloat(*f, 'g', -1, 64)
+}
+
+// enumValue is one allowed value as JSON, or (an infinite number) as Go
+// writes it with its type.
+func enumValue(v any) string {
+	if b, err := json.Marshal(v); err == nil {
+		return string(b)
+	}
+	return fmt.Sprintf("%T(%v)", v, v)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

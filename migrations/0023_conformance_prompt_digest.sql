@@ -1,0 +1,13 @@
+-- Conformance runs record the content digest of the prompt they ran against
+-- (internal/prompt Prompt.Digest: its messages, model, max_tokens, seed,
+-- response format, schemas and rules). A pass was bound only to the prompt's
+-- name and version, so a prompt edited without a version bump kept every
+-- earlier pass, and fallbacks were admitted on a suite they never ran against
+-- the prompt now served. The gate and the operator views now count a run only
+-- for the content it was recorded against.
+--
+-- Nullable: runs recorded before this migration (and by a router without it,
+-- during a rolling upgrade) have no digest, and stay admitted as they were —
+-- an upgrade does not withdraw existing passes. docs/conformance.md
+-- recommends a rerun after upgrading.
+ALTER TABLE conformance_runs ADD COLUMN IF NOT EXISTS prompt_digest text;

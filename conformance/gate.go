@@ -189,9 +189,9 @@ func (g *Gate) judge(st *store.ConformanceStanding, age time.Duration, p *prompt
 		switch tested := g.runModel(st.Provider, p); {
 		case model != "" && tested != "" && model != tested:
 			// A model the job itself asks for (a chat request naming a model of
-			// the route's models): the suite is run with the target's model.
-			why += fmt.Sprintf(", which this job asks for (%s tests %s on %s: a pass counts only for the model it ran with)",
-				rerun, tested, st.Provider)
+			// the route's models), which the run tests as well.
+			why += fmt.Sprintf(", which this job asks for (a pass counts only for the model it ran with: run %s, which also tests the models of the route's `models`)",
+				rerun)
 		case len(st.PassedModels) > 0:
 			why += fmt.Sprintf(" (it passed with model %s; the target now sends %s: run %s)", st.PassedModels[0], model, rerun)
 		case len(st.PassedVersions) > 0:

@@ -101,7 +101,7 @@ func TestChatAliasModelNeedsItsOwnPass(t *testing.T) {
 	}
 	if ok, why := gate.AllowModel(ctx, "fallback", "alias-model", mustPrompt(t, e, "triage"), store.RoleFailover); ok ||
 		why != "no passing conformance run for triage@1 with model alias-model, which this job asks for "+
-			"(`router conformance run --provider fallback --prompt triage` tests fallback-model on fallback: a pass counts only for the model it ran with)" {
+			"(a pass counts only for the model it ran with: run `router conformance run --provider fallback --prompt triage`, which also tests the models of the route's `models`)" {
 		t.Errorf("gate on the alias model: %v %q", ok, why)
 	}
 

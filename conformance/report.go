@@ -173,7 +173,11 @@ func (p *ProgressLine) Update(pr Progress) {
 	if !pr.Passed {
 		mark = "✗"
 	}
-	fmt.Fprintf(p.W, "\r\033[Kconformance %d/%d  %s %s %s %s", pr.Done, pr.Total, mark, printable(pr.Provider), printable(pr.Prompt), shorten(pr.Case, 40))
+	who := printable(pr.Provider)
+	if pr.Model != "" { // one provider may run a prompt with several models (a chat route's aliases)
+		who += " " + printable(pr.Model)
+	}
+	fmt.Fprintf(p.W, "\r\033[Kconformance %d/%d  %s %s %s %s", pr.Done, pr.Total, mark, who, printable(pr.Prompt), shorten(pr.Case, 40))
 }
 
 // Done clears the line.

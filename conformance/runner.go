@@ -62,13 +62,31 @@ type Options struct {
 	Gate string
 	// Progress, when set, hears about every finished case (serialised).
 	Progress func(Progress)
+	// ChatRoutes are the chat routes whose raw chat completions a prompt's
+	// results gate (routes.<name>.conformance_prompt) and that list model
+	// aliases (routes.<name>.models). A chat completion naming an alias sends
+	// it to every target of its route, and the gate then counts only a pass
+	// of that model (Gate.AllowModel); so each selected target of such a
+	// route also runs the route's prompt, when it is selected, once with each
+	// alias, recorded under the target's id and the alias.
+	ChatRoutes []ChatRoute
+}
+
+// ChatRoute is a chat route whose model aliases are tested (Options.ChatRoutes).
+type ChatRoute struct {
+	Name    string   // the route's name, for messages
+	Targets []string // its target ids, as in Options.Targets
+	Prompt  string   // its conformance_prompt
+	Models  []string // its models
 }
 
 // Progress is one finished case.
 type Progress struct {
 	Provider, Prompt, Case string
-	Passed                 bool
-	Done, Total            int // cases finished and planned, over the whole run
+	// Model is the model the case was sent to.
+	Model       string
+	Passed      bool
+	Done, Total int // cases finished and planned, over the whole run
 }
 
 // Report is the outcome of a run.
@@ -164,7 +182,24 @@ func Version() string {
 type plan struct {
 	provider string
 	target   *race.Target
-	prompts  []*prompt.Prompt
+	runs     []planRun
+}
+
+// planRun is one prompt's suite on one model.
+type planRun struct {
+	prompt *prompt.Prompt
+	model  string
+	alias  bool // a chat route's model alias, not the model the target or prompt sends
+}
+
+// has reports whether the plan already runs prompt p with model.
+func (pl *plan) has(p *prompt.Prompt, model string) bool {
+	for _, r := range pl.runs {
+		if r.prompt == p && r.model == model {
+			return true
+		}
+	}
+	return false
 }
 
 // Run runs the selected suites against the selected providers, records each
@@ -224,22 +259,31 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		}
 	}
 	var suiteErrs []string
-	total := 0
 	for _, p := range selected {
-		s := opt.Suites[p.Name]
-		if err := s.Check(p); err != nil {
+		if err := opt.Suites[p.Name].Check(p); err != nil {
 			suiteErrs = append(suiteErrs, err.Error())
 		}
-		total += len(s.Cases)
 	}
 	if len(suiteErrs) > 0 {
 		return nil, errors.New("conformance: fix the suites first (these are faults of the suites, not of any provider):\n" + strings.Join(suiteErrs, "\n"))
 	}
-	total *= len(names)
 
 	plans := make([]plan, len(names))
+	total := 0
 	for i, n := range names {
-		plans[i] = plan{provider: n, target: opt.Targets[n], prompts: selected}
+		t := opt.Targets[n]
+		plans[i] = plan{provider: n, target: t}
+		for _, p := range selected {
+			plans[i].runs = append(plans[i].runs, planRun{prompt: p, model: runModel(t, p)})
+		}
+	}
+	if err := addAliasRuns(&opt, plans, selected); err != nil {
+		return nil, err
+	}
+	for _, pl := range plans {
+		for _, r := range pl.runs {
+			total += len(opt.Suites[r.prompt.Name].Cases)
+		}
 	}
 	results := make([][]Result, len(plans))
 	errs := make([]error, len(plans))
@@ -285,6 +329,55 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	return rep, nil
 }
 
+// runModel is the model a target is tested with on prompt p, as a prompt job
+// sends it: the prompt's, else the target's.
+func runModel(t *race.Target, p *prompt.Prompt) string {
+	if p.Model != "" {
+		return p.Model
+	}
+	return t.Model
+}
+
+// addAliasRuns adds to the plans, after their own runs, the runs of the chat
+// routes' model aliases (Options.ChatRoutes): for each route whose prompt is
+// selected, each of its targets that is planned runs the prompt with each of
+// the route's models it does not already run with. A route naming a prompt
+// that is not loaded is an error.
+func addAliasRuns(opt *Options, plans []plan, selected []*prompt.Prompt) error {
+	for _, cr := range opt.ChatRoutes {
+		if cr.Prompt == "" {
+			continue
+		}
+		if _, err := opt.Prompts.Get(cr.Prompt, ""); err != nil {
+			return fmt.Errorf("conformance: route %s: conformance_prompt: %w", cr.Name, err)
+		}
+		i := slices.IndexFunc(selected, func(p *prompt.Prompt) bool { return p.Name == cr.Prompt })
+		if i < 0 {
+			continue // not selected (--prompt), or without a suite (reported as such)
+		}
+		p := selected[i]
+		for j := range plans {
+			pl := &plans[j]
+			if !slices.Contains(cr.Targets, pl.provider) {
+				continue
+			}
+			// A chat job that names no alias sends the target's own model,
+			// which the prompt's own run does not test when the prompt
+			// names a model of its own.
+			models := cr.Models
+			if t := opt.Targets[pl.provider]; t != nil && t.Model != "" {
+				models = append([]string{t.Model}, models...)
+			}
+			for _, m := range models {
+				if m != "" && !pl.has(p, m) {
+					pl.runs = append(pl.runs, planRun{prompt: p, model: m, alias: true})
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // unique is names without repeats, in their first order.
 func unique(names []string) []string {
 	var out []string
@@ -308,12 +401,13 @@ func targetNames(m map[string]*race.Target) []string {
 	return out
 }
 
-// runProvider runs every selected suite on one provider, recording each
-// prompt's result as soon as it is complete.
+// runProvider runs every planned suite on one provider, one after another,
+// recording each prompt × model result as soon as it is complete.
 func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progress)) ([]Result, error) {
 	var out []Result
 	var errs []error
-	for _, p := range pl.prompts {
+	for _, r := range pl.runs {
+		p, model := r.prompt, r.model
 		s := opt.Suites[p.Name]
 		temp := opt.Temperature
 		if temp == nil {
@@ -322,10 +416,6 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 		if temp == nil {
 			zero := float32(0)
 			temp = &zero
-		}
-		model := pl.target.Model
-		if p.Model != "" {
-			model = p.Model
 		}
 		res := Result{Provider: pl.provider, Model: model, Prompt: p.Name, PromptVersion: p.Version, PromptDigest: p.Digest,
 			CasesTotal: len(s.Cases)}
@@ -340,7 +430,7 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 				res.CasesPassed++
 			}
 			res.Cases = append(res.Cases, cr)
-			report(Progress{Provider: pl.provider, Prompt: p.ID(), Case: c.Name, Passed: cr.Passed})
+			report(Progress{Provider: pl.provider, Prompt: p.ID(), Case: c.Name, Model: model, Passed: cr.Passed})
 		}
 		elapsed := time.Since(start)
 		res.DurationMS = elapsed.Milliseconds()
@@ -352,7 +442,11 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 				SuiteDigest: s.Digest, PromptDigest: res.PromptDigest, RouterVersion: opt.RouterVersion, Duration: elapsed,
 			})
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%s on %s: %w", res.Provider, res.ID(), err))
+				who := res.Provider
+				if r.alias {
+					who += " with model " + res.Model
+				}
+				errs = append(errs, fmt.Errorf("%s on %s: %w", who, res.ID(), err))
 			} else {
 				res.RunID, res.StartedAt, res.FinishedAt = run.ID, &run.StartedAt, &run.FinishedAt
 			}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,7 +29,10 @@ the suite's temperature, 0 by default) passing the prompt's schema, contract and
 the case's expectations. Results are recorded in PostgreSQL, where the router's
 conformance gate reads them: a provider is eligible for failover and hedging on
 prompt X@V only with a passing run of exactly X@V younger than conformance.max_age,
-of the model the target sends and of the prompt's current content.
+of the model the target sends and of the prompt's current content. Each target
+runs with its own model (the prompt's model, when it names one); a target of a
+route with a conformance_prompt and a models list also runs that prompt with each
+of those models, which chat completions may ask for instead.
 Prints a table (or --json) and exits 1 when anything failed, 2 on bad flags
 (--provider or --prompt naming none configured, --concurrency below 1).`
 
@@ -144,6 +148,7 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 		Store: st, Targets: targets, Prompts: prompts, Suites: suites,
 		Providers: providerNames, PromptNames: promptNames,
 		Concurrency: *concurrency, Temperature: temperature, Gate: cfg.Conformance.Gate,
+		ChatRoutes: chatAliasRoutes(cfg),
 	}
 	var progress *conformance.ProgressLine
 	if !*asJSON && isTerminal(stdout) {
@@ -173,6 +178,26 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 		return fmt.Errorf("%w: %s", errConformanceFailed, rep.Consequence())
 	}
 	return nil
+}
+
+// chatAliasRoutes is the routes whose chat completions may name a model of
+// their `models` and are gated by a conformance_prompt: the gate judges such a
+// completion's alias on every target of the route, so the run tests each alias
+// there too (conformance.Options.ChatRoutes). In route name order.
+func chatAliasRoutes(cfg *config.Config) []conformance.ChatRoute {
+	var out []conformance.ChatRoute
+	for _, name := range slices.Sorted(maps.Keys(cfg.Routes)) {
+		r := cfg.Routes[name]
+		if r == nil || r.ConformancePrompt == "" {
+			continue
+		}
+		cr := conformance.ChatRoute{Name: name, Prompt: r.ConformancePrompt, Models: r.Models}
+		for _, t := range cfg.RouteTargets(r) {
+			cr.Targets = append(cr.Targets, t.ID)
+		}
+		out = append(out, cr)
+	}
+	return out
 }
 
 // defaultSuitesDir is conformance/suites under the working directory when it

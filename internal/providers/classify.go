@@ -226,6 +226,16 @@ func requestKind(code, msg string) Kind {
 		strings.Contains(m, "content policy") || strings.Contains(m, "content management policy") ||
 		strings.Contains(m, "safety system"):
 		return KindContentPolicy
+	case code == "invalid_api_key" || code == "API_KEY_INVALID" || strings.Contains(m, "api key not valid") ||
+		strings.Contains(m, "invalid api key") || strings.Contains(m, "incorrect api key"):
+		// Some OpenAI-compatible APIs (Gemini's) refuse a bad key with 400
+		// INVALID_ARGUMENT: the router's credentials, not the caller's
+		// request — fail over, count against the breaker, hide the text.
+		return KindAuth
+	case strings.Contains(m, "credit balance"):
+		// Anthropic's "Your credit balance is too low", also through its
+		// OpenAI-compatible endpoint, with 400: the router's account.
+		return KindQuotaExceeded
 	}
 	return KindBadRequest
 }

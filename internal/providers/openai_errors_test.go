@@ -37,6 +37,16 @@ func TestOpenAIHTTPErrors(t *testing.T) {
 		{name: "400 bad request", status: 400,
 			body: apiErrorBody("Invalid value for 'temperature': must be between 0 and 2.", "invalid_request_error", "temperature", "invalid_value"),
 			kind: KindBadRequest, fault: FaultCaller, action: ActionStop, code: "invalid_value"},
+		// Gemini's OpenAI-compatible API refuses a bad key with 400
+		// INVALID_ARGUMENT; Anthropic's an account out of credit with 400:
+		// the router's own problems, not the caller's bad request (found by
+		// review: they stopped the job and never counted against the breaker).
+		{name: "400 key not valid", status: 400,
+			body: apiErrorBody("API key not valid. Please pass a valid API key.", "INVALID_ARGUMENT", nil, 400),
+			kind: KindAuth, fault: FaultRouter, action: ActionFailover, code: "400"},
+		{name: "400 credit balance", status: 400,
+			body: apiErrorBody("Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.", "invalid_request_error", nil, nil),
+			kind: KindQuotaExceeded, fault: FaultRouter, action: ActionFailover, code: "invalid_request_error"},
 		{name: "422 unprocessable", status: 422,
 			body: apiErrorBody("messages: field required", "BadRequestError", nil, 422),
 			kind: KindBadRequest, fault: FaultCaller, action: ActionStop, code: "422"},

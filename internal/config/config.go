@@ -398,6 +398,7 @@ func Parse(b []byte) (*Config, error) {
 	if v := os.Getenv("DATABASE_URL"); v != "" {
 		c.DatabaseURL = v
 	}
+	c.DatabaseURL = normalDatabaseURL(c.DatabaseURL)
 	c = c.WithDefaults()
 	// A setting written as 0 is judged as written, not as its default.
 	withZeros(zeros, func() { problems = append(problems, c.problems()...) })

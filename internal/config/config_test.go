@@ -168,3 +168,23 @@ routes:
 		}
 	}
 }
+
+// A URL whose scheme is written in capitals (or with white space around it)
+// is accepted, so it is handed on as pgx reads URLs: a lower-case scheme. pgx
+// took POSTGRES://… for key=value settings and connected to the local socket
+// as the OS user, ignoring the URL. Found by review.
+func TestDatabaseURLSchemeInAnyCase(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	for in, want := range map[string]string{
+		"database_url: POSTGRES://u:pw@db.example.com/router\n":    "postgres://u:pw@db.example.com/router",
+		"database_url: ' PostgreSQL://u@db.example.com/router '\n": "postgresql://u@db.example.com/router",
+		"database_url: host=db.example.com dbname=router\n":        "host=db.example.com dbname=router",
+	} {
+		c, err := Parse([]byte(in))
+		if err != nil {
+			t.Errorf("%q: %v", in, err)
+		} else if c.DatabaseURL != want {
+			t.Errorf("%q: %q, want %q", in, c.DatabaseURL, want)
+		}
+	}
+}

@@ -503,6 +503,20 @@ func def[T comparable](p *T, v T) {
 // `embedded`, a postgres:// or postgresql:// URL, or PostgreSQL's key=value
 // settings. Anything else would reach the driver, whose "cannot parse"
 // does not say what was meant — often a misspelt `embedded`.
+// normalDatabaseURL is url without surrounding white space and with its
+// scheme in lower case: the check below accepts POSTGRES://, but pgx reads a
+// URL only by a lower-case scheme, and would take any other for key=value
+// settings and connect somewhere else (the local socket, as the OS user).
+func normalDatabaseURL(url string) string {
+	url = strings.TrimSpace(url)
+	for _, scheme := range []string{"postgres://", "postgresql://"} {
+		if len(url) >= len(scheme) && strings.EqualFold(url[:len(scheme)], scheme) {
+			return scheme + url[len(scheme):]
+		}
+	}
+	return url
+}
+
 func databaseURLProblem(url string) string {
 	lower := strings.ToLower(strings.TrimSpace(url))
 	switch {

@@ -97,7 +97,7 @@ func stopNowOn(now context.Context, srv *server.Server, log *slog.Logger) (relea
 		defer close(done)
 		select {
 		case <-now.Done():
-			log.Warn("second signal: stopping now; jobs still running are handed over by lease expiry and may end unknown")
+			log.Warn("second signal: stopping now; attempts still in flight are cut (failed if the provider had begun answering, unknown if not) and their jobs handed over")
 			srv.StopNow()
 		case <-released:
 		}

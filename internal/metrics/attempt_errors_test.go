@@ -24,6 +24,8 @@ func TestAttemptErrorsCountOnlyProviderErrors(t *testing.T) {
 	m.AttemptFinished("p", "primary", "abandoned", providers.KindTimeout, time.Second, providers.Usage{})
 	m.AttemptFinished("p", "primary", "unsent", "", 0, providers.Usage{})
 	m.AttemptFinished("p", "primary", "failed", providers.KindCancelled, time.Second, providers.Usage{})
+	m.AttemptFinished("p", "primary", "failed", race.KindShutdown, time.Second, providers.Usage{})
+	m.AttemptFinished("p", "primary", "unknown", race.KindShutdown, time.Second, providers.Usage{})
 	if n, err := testutil.GatherAndCount(m.Registry(), "router_attempt_errors_total"); err != nil || n != 0 {
 		t.Fatalf("attempts the router stopped made %d router_attempt_errors_total series (err %v), want none", n, err)
 	}

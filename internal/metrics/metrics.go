@@ -213,7 +213,9 @@ func providerError(state string, kind providers.Kind) bool {
 	case store.AttemptCancelled, "abandoned", "unsent":
 		return false
 	}
-	return kind != providers.KindCancelled
+	// An attempt cut because its own router was stopping (race.KindShutdown)
+	// says nothing of the provider, as its breaker does not count it.
+	return kind != providers.KindCancelled && kind != race.KindShutdown
 }
 
 // AttemptCost implements race.CostObserver. The cost follows from the usage a

@@ -106,8 +106,8 @@ func TestAdoptedJobSkipsWindowsTooSmall(t *testing.T) {
 	})})
 	job := first.Submit(t)
 	<-called
-	first.Runner.Drain() // SIGTERM while the primary's call runs
-	close(release)       // the primary rejects the request as too long: no failover while draining
+	first.Runner.Drain(0) // SIGTERM while the primary's call runs
+	close(release)        // the primary rejects the request as too long: no failover while draining
 	first.Stop()
 	if got := attemptProviders(t, first, job.ID); len(got) != 1 || got[0] != "primary" {
 		t.Fatalf("attempts on %v before the hand-over, want only primary's", got)

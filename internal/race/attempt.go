@@ -21,13 +21,16 @@ import (
 // still true (after the commit) can announce the whole job to this replica's
 // waiters, who then need not read it back: any attempt created later would
 // find the job finished.
-func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attempt, t *Target, sp *spec, sole *atomic.Bool) attemptResult {
+//
+// drainHedge says the attempt was created while the runner drained, as a
+// hedge that ends before the drain does (drainFits): it is sent.
+func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attempt, t *Target, sp *spec, sole *atomic.Bool, drainHedge bool) attemptResult {
 	log := lazyWith(r.cfg.Log, "job_id", job.ID, "attempt_id", a.ID, "owner", job.Owner, "provider", a.Provider, "seq", a.Seq, "role", a.Role)
 	// The attempt sent with its job, alone, as the job's run began: it has
 	// the job's whole deadline (excusedByDeadline).
 	opening := sole != nil && sole.Load()
 	bg := context.WithoutCancel(ctx)
-	if r.draining.Load() || errors.Is(context.Cause(ctx), errShutdown) {
+	if r.draining.Load() && !drainHedge || errors.Is(context.Cause(ctx), errShutdown) {
 		// The router began shutting down after this attempt was created and
 		// before it was sent: do not send it now, to be cut by the shutdown
 		// and left unknown; record that it was never sent (it then counts
@@ -59,16 +62,25 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 	ttfb.ended(resp, err)
 
 	cause := context.Cause(ctx)
-	if err != nil && errors.Is(cause, errShutdown) {
-		// Abandoned: the lease expires and recovery decides, never a guess here.
-		return attemptResult{attempt: a, state: "abandoned"}
-	}
 	// A complete answer is judged and offered whatever happened meanwhile (a
 	// deadline, a shutdown, a cancellation): the compare-and-swap decides.
 	if err != nil {
 		pe := providers.Classify(a.Provider, err)
 		if pe == nil {
 			pe = providers.NewError(a.Provider, providers.KindTimeout, "cut by the job's deadline")
+		}
+		cutByShutdown := errors.Is(cause, errShutdown) && pe.Kind == providers.KindCancelled
+		if cutByShutdown {
+			// The process stops (its drain ran out, or it was told to stop
+			// at once): what the attempt is known to have done is recorded
+			// now, within a short bound (Stop waits for it), rather than
+			// left to the lease's expiry.
+			if pe.NotSent {
+				return r.shutdownUnsent(bg, a, log)
+			}
+			var cancel context.CancelFunc
+			bg, cancel = context.WithTimeout(bg, shutdownRecordFor)
+			defer cancel()
 		}
 		// What the provider billed, read before a deadline relabels pe below.
 		out, usage := billedOutcome(pe)
@@ -88,6 +100,16 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 			state = store.AttemptUnknown
 			pe = &providers.Error{Provider: a.Provider, Kind: providers.KindTimeout, Fault: providers.FaultRouter,
 				Action: providers.ActionStop, OutcomeUnknown: true, Message: "cut by the job's deadline after the request was sent, before any response byte", Err: err}
+		case cutByShutdown && pe.Received:
+			// The provider had begun answering: a known outcome (SPEC §15).
+			// Retryable: the job is handed over, and the replica that adopts
+			// it goes on with the race (a retry, or the next target).
+			pe = &providers.Error{Provider: a.Provider, Kind: KindShutdown, Fault: providers.FaultRouter,
+				Action: providers.ActionRetry, Received: true, Message: shutdownReceivedWhy, Err: err}
+		case cutByShutdown:
+			state = store.AttemptUnknown
+			pe = &providers.Error{Provider: a.Provider, Kind: KindShutdown, Fault: providers.FaultRouter,
+				Action: providers.ActionStop, OutcomeUnknown: true, Message: shutdownSilentWhy, Err: err}
 		case errors.Is(cause, errLoser), errors.Is(cause, errJobCancelled), pe.Kind == providers.KindCancelled:
 			state = store.AttemptCancelled
 		case pe.OutcomeUnknown:
@@ -114,13 +136,14 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 			// stored, and the metrics do not count it either.
 			usage = providers.Usage{}
 		}
-		if !recorded && state == store.AttemptUnknown {
+		if !recorded && (state == store.AttemptUnknown || cutByShutdown) {
 			// The attempt is still in flight in the database, so nothing there
 			// blocks a new attempt: the orchestrator, finding no unknown
 			// attempt, would fail over while the provider may have done the
 			// work. Abandoned instead: the lease expires and recovery marks it
-			// unknown (SPEC §6.7, §6.8).
-			log.Error("could not record the attempt as unknown; the lease will expire and recovery decides")
+			// unknown (SPEC §6.7, §6.8). So is an attempt cut by the shutdown
+			// whose end could not be recorded within its bound.
+			log.Error("could not record the attempt as " + state + "; the lease will expire and recovery decides")
 			return attemptResult{attempt: a, state: "abandoned", err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe))}
 		}
 		return attemptResult{attempt: a, state: state, err: pe, usage: usage, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe)),
@@ -165,6 +188,38 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		return attemptResult{attempt: a, state: store.AttemptWon, usage: resp.Usage}
 	}
 	return attemptResult{attempt: a, state: store.AttemptLost, usage: resp.Usage}
+}
+
+// KindShutdown is the error kind of an attempt cut because its router was
+// stopped — its drain budget ran out, or it was told to stop at once — and
+// not because of anything its provider did (the breaker and the error
+// metrics do not count it).
+const KindShutdown providers.Kind = "shutdown"
+
+// The messages of an attempt cut by its router's shutdown.
+const (
+	shutdownReceivedWhy = "this router was stopped (its shutdown.drain ran out, or it was told to stop at once) after the provider began answering; " +
+		"the answer will not arrive whole, so the job goes on on another replica"
+	shutdownSilentWhy = "this router was stopped (its shutdown.drain ran out, or it was told to stop at once) while the attempt waited for its first byte; " +
+		"the provider may or may not have done the work"
+)
+
+// shutdownRecordFor bounds the write that records what an attempt cut by the
+// shutdown is known to have done: Stop waits for it. Past it the attempt is
+// left to its lease, as an attempt of a process that died.
+const shutdownRecordFor = 5 * time.Second
+
+// shutdownUnsent records an attempt cut by the shutdown before a connection
+// to its provider was made: never sent, so it counts neither as its provider
+// tried nor against max_attempts.
+func (r *Runner) shutdownUnsent(ctx context.Context, a *store.Attempt, log *slog.Logger) attemptResult {
+	ctx, cancel := context.WithTimeout(ctx, shutdownRecordFor)
+	defer cancel()
+	if err := r.cfg.Store.RecordNotSent(ctx, a.ID, "the request was never sent: the router was stopped before a connection to the provider was made"); err != nil {
+		log.Warn("could not record an attempt as not sent", "err", err)
+		return attemptResult{attempt: a, state: "abandoned"}
+	}
+	return attemptResult{attempt: a, state: attemptUnsent}
 }
 
 // attemptUnsent is the end of an attempt that was never sent because the

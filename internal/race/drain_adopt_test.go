@@ -58,7 +58,7 @@ func TestOrphanClaimedAsTheDrainStartsIsGivenBack(t *testing.T) {
 		Store: live.Store, Prompts: prompts, LeaseOwner: "replica-stopping", Lease: 30 * time.Second,
 		Targets: map[string]*race.Target{"primary": {Provider: scripted, Model: "primary-model", ContextWindow: 128000, Timeout: time.Minute}},
 		Routes:  map[string]*race.Route{"default": {Providers: []string{"primary"}, MaxInflight: 2, MaxAttempts: 4}},
-		Log:     slog.New(onLog{msg: "recovery: taking over a job whose orchestrator stopped", fn: func() { stopping.Drain() }}),
+		Log:     slog.New(onLog{msg: "recovery: taking over a job whose orchestrator stopped", fn: func() { stopping.Drain(0) }}),
 	})
 	stopping.RecoverOnce(ctx, 10)
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -120,8 +120,8 @@ func TestDrainHandsOverAJobWhoseUnknownAttemptWasResolved(t *testing.T) {
 	if resume, err := b.st.ResolveAttempt(ctx, store.Resolution{JobID: job.ID, Seq: 1, Outcome: "failed", Note: "operator: no record"}); err != nil || resume {
 		t.Fatalf("resolve: resume=%v err=%v", resume, err)
 	}
-	b.runner.Drain() // SIGTERM
-	close(fbRelease) // the hedge fails: nothing is in flight, nothing blocks
+	b.runner.Drain(0) // SIGTERM
+	close(fbRelease)  // the hedge fails: nothing is in flight, nothing blocks
 	b.stop()
 	j := b.job(t, job.ID)
 	if j.State != store.JobRunning {

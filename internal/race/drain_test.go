@@ -40,7 +40,7 @@ func TestStopLetsAnInFlightAttemptWin(t *testing.T) {
 	)
 	job := b.submit(t)
 	<-called
-	b.runner.Drain() // SIGTERM: from here on no attempt starts
+	b.runner.Drain(0) // SIGTERM: from here on no attempt starts
 	close(release)
 	b.stop()
 	j := b.job(t, job.ID)
@@ -68,7 +68,7 @@ func TestDrainHandsOverAJobWaitingForARetry(t *testing.T) {
 	)
 	job := b.submit(t)
 	<-failed
-	b.runner.Drain() // SIGTERM: the pending retry is dropped, nothing else starts
+	b.runner.Drain(0) // SIGTERM: the pending retry is dropped, nothing else starts
 	b.stop()
 	j := b.job(t, job.ID)
 	if j.State != store.JobRunning && j.State != store.JobPending {
@@ -96,7 +96,7 @@ func TestDrainHandsOverAJobWaitingForARetry(t *testing.T) {
 // stops is not run here: its lease is released at once for another replica.
 func TestSubmitWhileDrainingReleasesTheNewJobsLease(t *testing.T) {
 	b := setup(t, race.Route{}, provSpec{name: "primary", respond: ok(validTriage)})
-	b.runner.Drain()
+	b.runner.Drain(0)
 	job := b.submitWithoutRunning(t, "test-runner")
 	if owner := leaseOwner(t, b, job.ID); owner != "test-runner" {
 		t.Fatalf("lease %q before submit", owner)
@@ -120,7 +120,7 @@ func TestSubmitWhileDrainingRecordsTheUnsentFirstAttempt(t *testing.T) {
 	if err != nil || !planned || plan.First() == nil {
 		t.Fatalf("plan: %v %v", err, planned)
 	}
-	b.runner.Drain()
+	b.runner.Drain(0)
 	if p, _, _, _ := b.runner.Plan(&store.Job{Operation: "triage", PromptVersion: "1", Route: "default", Input: input}); p != nil && p.First() != nil {
 		t.Fatal("a plan made while draining has a first attempt")
 	}

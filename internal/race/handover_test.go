@@ -77,7 +77,7 @@ func TestAttemptNotYetSentWhenDrainingIsHandedOver(t *testing.T) {
 	b := setupObserved(t, race.Route{}, nil, obs, provSpec{name: "primary", respond: ok(validTriage)})
 	job := b.submit(t)
 	<-obs.launched
-	b.runner.Drain() // SIGTERM between the attempt's creation and its sending
+	b.runner.Drain(0) // SIGTERM between the attempt's creation and its sending
 	close(obs.release)
 	b.stop()
 	if n := b.Prov["primary"].Calls(); n != 0 {
@@ -112,7 +112,7 @@ func TestUnsentFailoverKeepsTheAttemptsBeforeIt(t *testing.T) {
 		provSpec{name: "fallback", respond: ok(validTriage)})
 	job := b.submit(t)
 	<-obs.launched
-	b.runner.Drain()
+	b.runner.Drain(0)
 	close(obs.release)
 	b.stop()
 	if n := b.Prov["fallback"].Calls(); n != 0 {

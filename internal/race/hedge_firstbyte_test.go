@@ -96,8 +96,10 @@ func openAIStreaming(t *testing.T, serve func(call int, w http.ResponseWriter, r
 // streaming.
 func TestHedgeNotStartedForAPrimaryThatIsStreaming(t *testing.T) {
 	finish := make(chan struct{}) // the streaming primary sends the rest of its answer
+	firstCalled := make(chan struct{})
 	primary := &firstByteSignal{seen: make(chan struct{}), Provider: openAIStreaming(t, func(call int, w http.ResponseWriter, r *http.Request) {
 		if call == 1 { // the first job's primary: accepted, never answered
+			close(firstCalled)
 			<-r.Context().Done()
 			return
 		}
@@ -133,6 +135,14 @@ func TestHedgeNotStartedForAPrimaryThatIsStreaming(t *testing.T) {
 
 	first := b.Submit(t)
 	<-budgetHeld
+	// Calls are numbered as they reach the server: the second job is sent
+	// only once the first job's primary is call 1. (Its hedge can come first:
+	// it is due a millisecond after the attempt starts, and the scripted
+	// fallback answers in process. Had the second job's primary taken call 1
+	// under load, the first job's would stream and the silent second job
+	// would be denied its hedge again and again: the test failed, now and
+	// then.)
+	<-firstCalled
 	streaming := b.Submit(t)
 	<-primary.seen // the router knows the primary has begun answering
 	for drained := false; !drained; {

@@ -216,14 +216,30 @@ func (o *orchestrator) watchFirstByte(ctx context.Context, a *store.Attempt) con
 	return providers.OnFirstByte(ctx, func() { f.answering.Store(true) })
 }
 
-// hedgeDelay is how long an attempt on target may go without a response byte
-// before a hedge starts: fixed, or learnt from that target's recent times to
-// first byte; 0: no hedging.
-func (o *orchestrator) hedgeDelay(target string) time.Duration {
+// hedgeDelay is how long an attempt on target, started (or waiting again) at
+// from, may go without a response byte before a hedge starts: fixed, or learnt
+// from that target's recent times to first byte; 0: no hedging.
+//
+// Either way the hedge must be able to start. A fixed delay at or past the
+// target's first-byte deadline is three quarters of it, as an adaptive one is
+// (adaptiveDelay): a fixed hedge_after applies to every attempt in flight,
+// and the configuration checks it only against the primary's deadline, so a
+// failover to a target with a shorter first_byte_timeout would become
+// `unknown` — blocking every new attempt — before its hedge was due. And no
+// delay is more than three quarters of what is left, from from, of the job's
+// deadline: a late attempt (after a failover, or in an adopted job) would
+// otherwise be cut by the deadline before its hedge came.
+func (o *orchestrator) hedgeDelay(target string, from time.Time) time.Duration {
+	d := o.route.HedgeAfter
 	if o.route.AdaptiveHedge {
-		return o.r.adaptiveDelay(target, o.route)
+		d = o.r.adaptiveDelay(target, o.route)
+	} else if deadline := o.r.cfg.Targets[target].firstByteBudget(); d > 0 && deadline > 0 && d >= deadline {
+		d = deadline * 3 / 4
 	}
-	return o.route.HedgeAfter
+	if d > 0 && !o.deadlineAt.IsZero() {
+		d = min(d, o.deadlineAt.Sub(from)*3/4)
+	}
+	return d
 }
 
 // waiting is the attempts in flight that may still ask for a hedge, their due
@@ -239,7 +255,7 @@ func (o *orchestrator) waiting() []*flight {
 			continue
 		}
 		if f.due.IsZero() {
-			d := o.hedgeDelay(f.target)
+			d := o.hedgeDelay(f.target, f.start)
 			if d <= 0 {
 				f.done = true
 				continue
@@ -252,10 +268,15 @@ func (o *orchestrator) waiting() []*flight {
 }
 
 // armHedge (re)arms the hedge timer for the first hedge that could come due,
-// when a hedge could be started then.
+// when a hedge could be started then (while the runner drains: one that
+// would end before the drain does).
 func (o *orchestrator) armHedge(_ context.Context, t *time.Timer) {
 	t.Stop()
-	if !o.canStart() || len(o.inflight) == 0 || len(o.inflight) >= o.route.MaxInflight || o.next() == "" {
+	p := ""
+	if o.canHedge() && len(o.inflight) > 0 && len(o.inflight) < o.route.MaxInflight {
+		p = o.next()
+	}
+	if p == "" {
 		return
 	}
 	var first *flight
@@ -264,7 +285,7 @@ func (o *orchestrator) armHedge(_ context.Context, t *time.Timer) {
 			first = f
 		}
 	}
-	if first != nil {
+	if first != nil && o.drainFits(p, first.due) {
 		t.Reset(time.Until(first.due))
 	}
 }
@@ -292,25 +313,90 @@ func (o *orchestrator) hedgeDue(ctx context.Context, timer *time.Timer) {
 		}
 	}
 	p := o.next()
-	if silent == nil || p == "" || !o.canStart() || len(o.inflight) >= o.route.MaxInflight {
+	if silent == nil || p == "" || !o.canHedge() || len(o.inflight) >= o.route.MaxInflight {
 		return
 	}
-	release, ok, why := o.r.hedges.acquire(o.job.Route, o.route)
-	if !ok {
-		o.denyHedge(ctx, p, why)
-		silent.due = now.Add(o.hedgeDelay(silent.target)) // the budget may allow it later
+	if !o.drainFits(p, now) {
+		// The runner drains and the hedge would outlast the drain: it never
+		// will fit (the drain only gets shorter).
+		silent.done = true
 		return
+	}
+	if o.extra == nil {
+		release, ok, why := o.r.hedges.acquire(o.job.Route, o.route)
+		if !ok {
+			o.denyHedge(ctx, p, why)
+			o.hedgeAgain(silent, now) // the budget may allow it later
+			return
+		}
+		o.extra = release
 	}
 	o.log.Info("hedging", "provider", p, "silent_provider", silent.target, "after", now.Sub(silent.start))
-	o.hedgeRelease = release
-	o.start(ctx, p, store.RoleHedge)
-	if o.hedgeRelease != nil { // no hedge attempt started: try again later
-		o.hedgeRelease()
-		o.hedgeRelease = nil
-		silent.due = now.Add(o.hedgeDelay(silent.target))
+	if !o.start(ctx, p, store.RoleHedge) { // try again later
+		o.hedgeAgain(silent, now)
 		return
 	}
 	silent.done = true
+}
+
+// holdExtra makes sure the job holds the route's hedge budget (extra) before
+// an attempt of role on provider starts beside one in flight. The budget
+// bounds the calls a route's jobs make beyond one each, so an outage that
+// makes every job hedge cannot double the traffic (SPEC §15): it is taken by
+// a hedge (hedgeDue) and kept while the job has more than one call in flight
+// (settleExtra) — also when the hedge's attempt fails at once and the race
+// moves on to a failover or a retry beside the silent attempt, which inherits
+// it. A retry or failover that starts a second call in flight without one
+// takes it here. Denied, the attempt does not start: a retry waits for an
+// attempt to end (retryReady), and each silent attempt in flight is hedged
+// again a hedge delay later, when the budget may allow it — as a denied hedge
+// is. The first call of a job never needs it.
+func (o *orchestrator) holdExtra(ctx context.Context, provider, role string) bool {
+	if len(o.inflight) == 0 || o.extra != nil {
+		return true
+	}
+	release, ok, why := o.r.hedges.acquire(o.job.Route, o.route)
+	if ok {
+		o.extra = release
+		return true
+	}
+	o.denyHedge(ctx, provider, why)
+	if role == store.RoleRetry && o.retryReady == "" {
+		o.retryReady = provider
+	}
+	now := time.Now()
+	for id, f := range o.flights {
+		if _, ok := o.inflight[id]; ok && f.done && !f.answering.Load() {
+			f.done = false
+			o.hedgeAgain(f, now)
+		}
+	}
+	return false
+}
+
+// hedgeAgain puts a silent attempt whose hedge did not start back on the
+// hedge clock, a hedge delay from now (none left: never).
+func (o *orchestrator) hedgeAgain(f *flight, now time.Time) {
+	if d := o.hedgeDelay(f.target, now); d > 0 {
+		f.due = now.Add(d)
+	} else {
+		f.done = true
+	}
+}
+
+// settleExtra gives the hedge budget back once the job has at most one call
+// in flight.
+func (o *orchestrator) settleExtra() {
+	if len(o.inflight) <= 1 {
+		o.releaseExtra()
+	}
+}
+
+func (o *orchestrator) releaseExtra() {
+	if o.extra != nil {
+		o.extra()
+		o.extra = nil
+	}
 }
 
 // adaptiveDelay is target's recent p95 time to first byte clamped to the

@@ -61,6 +61,9 @@ func outcomeOf(res attemptResult) Outcome {
 		// chance (excusedByDeadline): says nothing of the target.
 		return OutcomeIgnore
 	}
+	if res.err != nil && res.err.Kind == KindShutdown {
+		return OutcomeIgnore // cut by this router's shutdown: nothing of the target
+	}
 	switch res.state {
 	case "won", "lost":
 		return OutcomeSuccess

@@ -61,9 +61,19 @@ type orchestrator struct {
 	retryAt    *time.Timer
 	retryFor   string
 
-	hedgeRelease func() // the hedge budget taken for the hedge being started
-	hedgeDenied  bool   // a denial was recorded in routing
-	drainSeen    bool   // the runner's drain was acted on
+	// extra is the route's hedge budget held for the job's extra concurrent
+	// call (hedging.go, holdExtra): taken by a hedge, or by a retry or
+	// failover started beside an attempt in flight, and kept while more than
+	// one call of the job is in flight. nil: none held.
+	extra       func()
+	hedgeDenied bool // a denial was recorded in routing
+	drainSeen   bool // the runner's drain was acted on
+	// leftOver: the drain left work of this race for another replica — a
+	// retry it dropped, an attempt it did not send (handOver).
+	leftOver bool
+	// deadlineAt is when the job's deadline passes (zero: none), on this
+	// process's clock.
+	deadlineAt time.Time
 
 	// flights are the attempts in flight as the hedge clock sees them
 	// (hedging.go): when each started, and whether its first byte came.
@@ -91,12 +101,14 @@ type attemptResult struct {
 
 func (o *orchestrator) run(ctx context.Context) {
 	defer o.r.hedges.jobStarted(o.job.Route)()
+	defer o.releaseExtra()
 	// The deadline is the whole run's, on the database clock: a job adopted
 	// or resumed here has only what is left of it (RunElapsed, read with the
 	// job), and none when it has passed. A fresh job's run has just begun.
 	var deadline <-chan time.Time
 	if o.route.Deadline > 0 {
 		if left := o.route.Deadline - o.job.RunElapsed; left > 0 {
+			o.deadlineAt = time.Now().Add(left)
 			t := time.NewTimer(left)
 			defer t.Stop()
 			deadline = t.C
@@ -117,7 +129,7 @@ func (o *orchestrator) run(ctx context.Context) {
 		o.used[a.Provider] = true
 		o.attempts++
 		o.sole.Store(true)
-		o.launch(ctx, a, a.Role, release)
+		o.launch(ctx, a, a.Role, release, false)
 	case o.retryAt != nil:
 		// A retry that was due when the job was handed over goes first, when
 		// its backoff ends (prepare), as it would have in the orchestration
@@ -168,6 +180,7 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 				o.start(ctx, p, store.RoleRetry)
 			}
 		}
+		o.settleExtra()
 		o.armHedge(ctx, hedge)
 	case <-hedge.C:
 		o.hedgeDue(ctx, hedge)
@@ -180,16 +193,22 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 			o.retryReady = p // started as soon as an attempt ends
 		default:
 			o.start(ctx, p, store.RoleRetry)
+			o.settleExtra()
 			o.armHedge(ctx, hedge)
 		}
 	case <-*deadline:
 		*deadline = nil
 		o.deadlinePassed()
 	case <-o.r.drainSignal(o.drainSeen):
-		// Shutting down: no new attempt; a pending retry is handed over.
+		// Shutting down: no retry or failover; a pending retry is handed
+		// over. A hedge that fits the drain may still start (drainFits).
 		o.drainSeen = true
+		if o.retryAt != nil || o.retryReady != "" {
+			o.leftOver = true
+		}
 		o.cancelRetry()
 		o.retryReady = ""
+		o.armHedge(ctx, hedge)
 	case <-ctx.Done():
 		o.cancelRetry()
 		// Job cancelled, completed (possibly by one of these very attempts, whose
@@ -249,8 +268,16 @@ func (o *orchestrator) finish(ctx context.Context) (goOn bool) {
 	return false
 }
 
+// canStart says whether the race may start another attempt now: a retry or
+// a failover (a hedge asks canHedge).
 func (o *orchestrator) canStart() bool {
-	return !o.done && !o.blocked && !o.stopped && !o.r.draining.Load()
+	return o.canHedge() && !o.r.draining.Load()
+}
+
+// canHedge is canStart for a hedge, which a drain allows when it fits the
+// drain's budget (drainFits, checked on the hedge's target).
+func (o *orchestrator) canHedge() bool {
+	return !o.done && !o.blocked && !o.stopped
 }
 
 func (o *orchestrator) stop(why string) {
@@ -309,6 +336,7 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 	case attemptUnsent:
 		// Never sent (the router is shutting down): the job goes to another
 		// replica as it stands (handOver), nothing is settled here.
+		o.leftOver = true
 	case store.AttemptCancelled:
 	case store.AttemptUnknown:
 		o.blocked = true
@@ -327,7 +355,10 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 				o.log.Info("retrying on the same provider", "provider", p, "kind", pe.Kind, "delay", delay)
 				o.retryAt, o.retryFor = time.NewTimer(delay), p
 			} else {
-				o.failover(ctx) // one retry is already pending
+				if o.r.draining.Load() {
+					o.leftOver = true // the retry is the adopting replica's (resumeRetry)
+				}
+				o.failover(ctx) // one retry is already pending, or none may start
 			}
 		case pe.Kind == providers.KindContextLength:
 			// Only a target with a larger context window can take the request.
@@ -454,14 +485,29 @@ func (o *orchestrator) choose(provider, role string) (string, string, func(Outco
 }
 
 // start creates an attempt row (the store enforces the blocking rule and the
-// bounds), marks it running and calls the provider in a goroutine.
-func (o *orchestrator) start(ctx context.Context, provider, role string) {
-	if o.r.draining.Load() {
-		return // shutting down: the job is handed over (finish)
+// bounds), marks it running and calls the provider in a goroutine. started
+// says whether it did. An attempt started beside one in flight is the job's
+// extra concurrent call: it needs the route's hedge budget (holdExtra).
+func (o *orchestrator) start(ctx context.Context, provider, role string) (started bool) {
+	defer func() {
+		if !started {
+			o.settleExtra() // a budget taken for it goes back
+		}
+	}()
+	draining := o.r.draining.Load()
+	if draining && !o.mayStartWhileDraining(provider, role) {
+		return false // shutting down: the job is handed over (finish)
+	}
+	if !o.holdExtra(ctx, provider, role) {
+		return false
 	}
 	provider, role, release, ok := o.choose(provider, role)
 	if !ok {
-		return
+		return false
+	}
+	if draining && !o.mayStartWhileDraining(provider, role) {
+		release(OutcomeIgnore) // the breaker chose a target whose attempt would outlast the drain
+		return false
 	}
 	target := o.r.cfg.Targets[provider]
 	model := target.Model
@@ -496,7 +542,7 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 				o.log.Error("could not create attempt", "err", err)
 			}
 		}
-		return
+		return false
 	}
 	o.used[provider] = true
 	o.attempts++
@@ -507,24 +553,22 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) {
 			// Never sent: say so now rather than leave it to expire as unknown.
 			_ = o.r.cfg.Store.RecordNotSent(context.WithoutCancel(ctx), a.ID, "the request was never sent: "+err.Error())
 		}
-		return
+		return false
 	}
-	o.launch(ctx, a, role, release)
+	o.launch(ctx, a, role, release, draining)
+	return true
 }
 
 // launch calls the provider for a running attempt in a goroutine that reports
-// on o.results.
-func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string, release func(Outcome)) {
+// on o.results. drainHedge says the attempt was started while the runner
+// drained, as a hedge that fits the drain: it is sent all the same.
+func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string, release func(Outcome), drainHedge bool) {
 	provider := a.Provider
 	t := o.r.cfg.Targets[provider]
 	obs := o.r.cfg.Observer
 	obs.AttemptStarted(provider, role)
-	endHedge := func() {}
 	if role == store.RoleHedge {
 		obs.HedgeStarted(provider)
-		if o.hedgeRelease != nil {
-			endHedge, o.hedgeRelease = o.hedgeRelease, nil
-		}
 	}
 	actx, cancel := context.WithCancelCause(o.watchFirstByte(ctx, a))
 	o.inflight[a.ID] = cancel
@@ -532,10 +576,9 @@ func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string
 		gostack.Reserve()
 		start := time.Now()
 		sctx, endSpan := startAttemptSpan(actx, o.job, a, t, a.Model)
-		res := o.r.runAttempt(sctx, o.job, a, t, o.spec, &o.sole)
+		res := o.r.runAttempt(sctx, o.job, a, t, o.spec, &o.sole, drainHedge)
 		endSpan(res)
 		cancel(nil)
-		endHedge()
 		release(outcomeOf(res))
 		var kind providers.Kind
 		if res.err != nil {

@@ -152,7 +152,7 @@ func TestHandedOverRetryCountsEarlierRetries(t *testing.T) {
 func drainWhileHeld(t *testing.T, b *bundle, obs *holdFinished, jobID string, n int) {
 	t.Helper()
 	<-obs.held
-	b.runner.Drain()
+	b.runner.Drain(0)
 	close(obs.release)
 	b.stop()
 	j := b.job(t, jobID)

@@ -125,10 +125,12 @@ type Runner struct {
 	ttfb       ttfbStats
 	hedges     hedgeBudgets
 
-	// draining: the process is stopping; no new attempt starts (drain.go).
+	// draining: the process is stopping; no new attempt starts but a hedge
+	// that ends before the drain does (drain.go).
 	draining  atomic.Bool
 	drained   chan struct{} // closed by Drain
 	drainOnce sync.Once
+	drainEnd  atomic.Int64 // when the drain budget runs out (Unix ns); 0: no budget
 
 	mu       sync.Mutex
 	stopping bool
@@ -138,8 +140,12 @@ type Runner struct {
 	keeperWG sync.WaitGroup
 }
 
-// errShutdown is the cause of contexts cancelled because the process stops: the
-// attempts are abandoned, not failed; their leases expire and recovery decides.
+// errShutdown is the cause of contexts cancelled because the process stops
+// (the drain ran out, or a second signal): each attempt cut by it records at
+// once, within a short bound, what is known of it (runAttempt: failed if its
+// provider had begun answering, unknown if it had been sent and no byte had
+// come, not sent if it had not left); its job is not settled here, and
+// another replica's recovery takes it over.
 var errShutdown = errors.New("router shutting down")
 
 // errJobCancelled is the cause when the job was cancelled.
@@ -314,9 +320,11 @@ func (r *Runner) Running() int {
 }
 
 // Stop takes no new job and waits for running jobs until ctx ends (the drain
-// budget), then abandons the rest without recording anything (their attempts'
-// leases expire and recovery takes over). A process that is told to stop calls
-// Drain first, so that running jobs start no new attempt (SPEC §17).
+// budget), then cuts the attempts still in flight (errShutdown: each records
+// what is known of it) and waits for their orchestrations to end, leaving
+// their jobs to recovery. A process that is told to stop calls Drain first,
+// so that running jobs start no new attempt but a hedge that fits the drain
+// (SPEC §17).
 func (r *Runner) Stop(ctx context.Context) {
 	r.mu.Lock()
 	r.stopping = true

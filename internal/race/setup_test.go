@@ -30,6 +30,7 @@ type provSpec struct {
 	respond    func(call int, req *providers.Request) providers.Step
 	onCall     func(call int, req *providers.Request)
 	timeout    time.Duration
+	firstByte  time.Duration
 	maxRetries int
 	window     int
 }
@@ -50,7 +51,7 @@ func setupObserved(t *testing.T, route race.Route, adm race.Admission, obs race.
 	t.Helper()
 	var ps []racetest.Provider
 	for _, s := range specs {
-		ps = append(ps, racetest.Provider{Name: s.name, Respond: s.respond, OnCall: s.onCall, Timeout: s.timeout, MaxRetries: s.maxRetries, ContextWindow: s.window})
+		ps = append(ps, racetest.Provider{Name: s.name, Respond: s.respond, OnCall: s.onCall, Timeout: s.timeout, FirstByteTimeout: s.firstByte, MaxRetries: s.maxRetries, ContextWindow: s.window})
 	}
 	rb := racetest.New(t, racetest.Options{Route: route, Providers: ps, Admission: adm, Observer: obs})
 	return &bundle{Bundle: rb, db: rb.DB, st: rb.Store, runner: rb.Runner, listener: rb.Listener, prov: rb.Prov}

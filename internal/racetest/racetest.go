@@ -30,12 +30,15 @@ const ValidTriage = `{"category":"technical","priority":"high","summary":"Custom
 
 // Provider is one scripted provider of the test route, in route order.
 type Provider struct {
-	Name          string
-	Respond       func(call int, req *providers.Request) providers.Step
-	OnCall        func(call int, req *providers.Request)
-	Timeout       time.Duration // default 1m
-	MaxRetries    int
-	ContextWindow int // default 128000
+	Name    string
+	Respond func(call int, req *providers.Request) providers.Step
+	OnCall  func(call int, req *providers.Request)
+	Timeout time.Duration // default 1m
+	// FirstByteTimeout is the target's (race.Target.FirstByteTimeout: the
+	// race's first-byte budget; a scripted provider does not enforce it).
+	FirstByteTimeout time.Duration
+	MaxRetries       int
+	ContextWindow    int // default 128000
 	// Adapter, when set, is used instead of a scripted provider (a real adapter
 	// on an httptest server); Respond and OnCall are then unused.
 	Adapter providers.Provider
@@ -110,7 +113,7 @@ func New(t testing.TB, o Options) *Bundle {
 		if window == 0 {
 			window = 128000
 		}
-		targets[p.Name] = &race.Target{Provider: sp, Model: p.Name + "-model", ContextWindow: window, Timeout: timeout, MaxRetries: p.MaxRetries, Price: p.Price}
+		targets[p.Name] = &race.Target{Provider: sp, Model: p.Name + "-model", ContextWindow: window, Timeout: timeout, FirstByteTimeout: p.FirstByteTimeout, MaxRetries: p.MaxRetries, Price: p.Price}
 		route.Providers = append(route.Providers, p.Name)
 	}
 	if route.MaxInflight == 0 {

@@ -245,7 +245,7 @@ func (s *Server) ServeListeners(ctx context.Context, ln, opsLn net.Listener) err
 	s.log.Info("shutting down: answering waiting callers, finishing in-flight attempts, handing the rest over",
 		"http_budget", s.shutdown.HTTP.D(), "drain_budget", s.shutdown.Drain.D())
 	s.api.Drain()
-	s.runner.Drain()
+	s.runner.Drain(s.shutdown.Drain.D())
 	s.stepDown()
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -188,7 +188,7 @@ func (m *Metrics) AttemptFinished(provider, role, state string, kind providers.K
 	if kind != "" && providerError(state, kind) {
 		m.errors.WithLabelValues(provider, string(kind)).Inc()
 	}
-	if state != "abandoned" {
+	if state != "abandoned" && state != "unsent" { // never sent, or its end not recorded: no latency to tell
 		m.latency.WithLabelValues(provider, state).Observe(latency.Seconds())
 	}
 	if usage.PromptTokens > 0 {

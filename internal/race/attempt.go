@@ -122,12 +122,15 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		if pe.ProviderMessage != "" {
 			log = log.With("provider_message", pe.ProviderMessage) // the operator's, not the tenant's
 		}
-		log.Warn("attempt ended without an answer", "state", state, "kind", pe.Kind, "fault", pe.Fault,
+		res := attemptResult{attempt: a, state: state, err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe)), latency: waited,
+			cutByDeadline: errors.Is(cause, errDeadline) && excusedByDeadline(pe.Received, waited, t, opening)}
+		log.Log(bg, endLevel(state, cause), "attempt ended without an answer", "state", state, "kind", pe.Kind, "fault", pe.Fault,
 			"action", pe.Action, "status", pe.StatusCode, "latency_ms", latency)
 		detail := attemptError(pe)
 		if errors.Is(cause, errLoser) {
 			detail["message"] = "cancelled: another attempt won"
 		}
+		markIgnored(detail, res)
 		out.State, out.Error, out.LatencyMS = state, detail, latency
 		recorded, written := r.finishAttempt(bg, job, a, out, log)
 		if estimated && !written {
@@ -144,24 +147,26 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 			// unknown (SPEC §6.7, §6.8). So is an attempt cut by the shutdown
 			// whose end could not be recorded within its bound.
 			log.Error("could not record the attempt as " + state + "; the lease will expire and recovery decides")
-			return attemptResult{attempt: a, state: "abandoned", err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe))}
+			return attemptResult{attempt: a, state: "abandoned", err: pe, reason: res.reason}
 		}
-		return attemptResult{attempt: a, state: state, err: pe, usage: usage, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe)),
-			cutByDeadline: errors.Is(cause, errDeadline) && excusedByDeadline(pe.Received, waited, t, opening)}
+		res.usage = usage
+		return res
 	}
 	doc, violations := sp.judge(resp)
 	if len(violations) > 0 {
 		log.Warn("attempt output failed validation", "violations", len(violations),
 			"first_rule", violations[0].Rule, "first_path", violations[0].Path)
-		_, _ = r.finishAttempt(bg, job, a, store.AttemptOutcome{
-			State: store.AttemptInvalid, ValidationErrors: violations, Usage: resp.Usage,
-			ProviderResponseID: resp.ResponseID, ResponseModel: resp.Model, LatencyMS: latency,
-			Error: map[string]any{"kind": "invalid_output", "fault": providers.FaultProvider, "action": providers.ActionFailover,
-				"message": fmt.Sprintf("output failed %d contract check(s); first: %s", len(violations), violations[0].String())},
-		}, log)
-		return attemptResult{attempt: a, state: store.AttemptInvalid, usage: resp.Usage,
+		res := attemptResult{attempt: a, state: store.AttemptInvalid, usage: resp.Usage, latency: waited,
 			reason: fmt.Sprintf("%s: output breaks the prompt's contract (%s)", a.Provider, violations[0].String()),
 			broken: violations[0].Rule + " at " + violations[0].Path, callers: sp.callers != nil && sp.callers(violations[0])}
+		detail := map[string]any{"kind": "invalid_output", "fault": providers.FaultProvider, "action": providers.ActionFailover,
+			"message": fmt.Sprintf("output failed %d contract check(s); first: %s", len(violations), violations[0].String())}
+		markIgnored(detail, res)
+		_, _ = r.finishAttempt(bg, job, a, store.AttemptOutcome{
+			State: store.AttemptInvalid, ValidationErrors: violations, Usage: resp.Usage,
+			ProviderResponseID: resp.ResponseID, ResponseModel: resp.Model, LatencyMS: latency, Error: detail,
+		}, log)
+		return res
 	}
 	won, final, err := r.cfg.Store.CompleteJob(bg, store.Completion{
 		JobID: job.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion, Result: doc, Usage: resp.Usage,
@@ -185,9 +190,39 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		} else {
 			r.cfg.Listener.Publish(job.ID, store.JobSucceeded)
 		}
-		return attemptResult{attempt: a, state: store.AttemptWon, usage: resp.Usage}
+		return attemptResult{attempt: a, state: store.AttemptWon, usage: resp.Usage, latency: waited}
 	}
-	return attemptResult{attempt: a, state: store.AttemptLost, usage: resp.Usage}
+	return attemptResult{attempt: a, state: store.AttemptLost, usage: resp.Usage, latency: waited}
+}
+
+// endLevel is the level of the line that logs an attempt's end without an
+// answer, cut short by cause. An attempt the router stopped itself is no
+// provider's failure: a hedge loser cancelled when another attempt won — one
+// per hedged job on a healthy router — is logged at debug, an attempt of a
+// cancelled job at info. A provider's failure, an unknown outcome, a cut by
+// the job's deadline or by the router's shutdown are the operator's to see
+// (warn).
+func endLevel(state string, cause error) slog.Level {
+	switch {
+	case state != store.AttemptCancelled:
+		return slog.LevelWarn
+	case errors.Is(cause, errLoser):
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
+}
+
+// markIgnored marks an attempt's stored error with "breaker": "ignored" when
+// its provider's circuit breaker does not count it (outcomeOf): an answer
+// that broke only the caller's own response_format, an attempt the job's
+// deadline cut when that says nothing of the target (excusedByDeadline), one
+// cut by this router's shutdown. /v1/providers' stats
+// (store.ProviderStats) read the mark, so they follow the breaker's rule.
+// A cancelled attempt counts in neither anyway and is not marked.
+func markIgnored(detail map[string]any, res attemptResult) {
+	if res.state != store.AttemptCancelled && outcomeOf(res) == OutcomeIgnore {
+		detail[store.BreakerKey] = store.BreakerIgnored
+	}
 }
 
 // KindShutdown is the error kind of an attempt cut because its router was

@@ -30,6 +30,13 @@ type Admission interface {
 }
 
 // Observer hears about the race as it happens (metrics). Calls must not block.
+//
+// AttemptFinished's latency is the provider call's, from send to its answer
+// or error — the attempt's stored latency_ms, without the router's own
+// judging and recording — and 0 for an attempt never sent or abandoned.
+// JobSettled is called once per job run this process ended, with the state
+// it left the job in (succeeded, failed, unknown, cancelled): never for a job
+// left pending or running.
 type Observer interface {
 	AttemptStarted(provider, role string)
 	AttemptFinished(provider, role, state string, kind providers.Kind, latency time.Duration, usage providers.Usage)

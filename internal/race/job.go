@@ -80,6 +80,8 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 				return
 			case err != nil:
 				log.Error("could not record job failure", "err", err)
+			case settledState(state):
+				r.cfg.Observer.JobSettled(state) // this run ended it: counted as an orchestrator's end is
 			}
 			r.cfg.Listener.Publish(job.ID, state)
 			log.Warn("job failed before any attempt", "reason", reason)

@@ -87,6 +87,10 @@ type attemptResult struct {
 	err     *providers.Error
 	reason  string
 	usage   providers.Usage
+	// latency is the provider call's, from send to its answer or error: the
+	// attempt's stored latency_ms, without the router's own judging and
+	// recording after it (0: never sent, or its end not recorded).
+	latency time.Duration
 	// broken is, for an invalid output, the first rule it broke and where
 	// ("enum at /category"): what the attempt's span says, without the
 	// output's values that reason quotes (tenant data).
@@ -262,10 +266,22 @@ func (o *orchestrator) finish(ctx context.Context) (goOn bool) {
 		o.log.Error("could not settle job", "err", err)
 		return false
 	}
-	o.settled = state != store.JobPending && state != store.JobRunning
-	o.r.cfg.Listener.Publish(o.job.ID, state)
-	o.r.cfg.Observer.JobSettled(state)
+	// A job still pending or running was not settled: an attempt is still
+	// in flight in the database (its end, or its win, could not be
+	// recorded), and recovery settles the job once that attempt's lease
+	// expires. Nothing changed here to announce or to count.
+	o.settled = settledState(state)
+	if o.settled {
+		o.r.cfg.Listener.Publish(o.job.ID, state)
+		o.r.cfg.Observer.JobSettled(state)
+	}
 	return false
+}
+
+// settledState says whether a job in state has left pending and running:
+// terminal, or unknown (awaiting a resolution).
+func settledState(state string) bool {
+	return state != "" && state != store.JobPending && state != store.JobRunning
 }
 
 // canStart says whether the race may start another attempt now: a retry or
@@ -574,7 +590,6 @@ func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string
 	o.inflight[a.ID] = cancel
 	go func() {
 		gostack.Reserve()
-		start := time.Now()
 		sctx, endSpan := startAttemptSpan(actx, o.job, a, t, a.Model)
 		res := o.r.runAttempt(sctx, o.job, a, t, o.spec, &o.sole, drainHedge)
 		endSpan(res)
@@ -584,7 +599,7 @@ func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string
 		if res.err != nil {
 			kind = res.err.Kind
 		}
-		obs.AttemptFinished(provider, role, res.state, kind, time.Since(start), res.usage)
+		obs.AttemptFinished(provider, role, res.state, kind, res.latency, res.usage)
 		observeCost(obs, o.job.Owner, t.Provider.Name(), a.Model, o.r.priceFor(provider, t, a.Model), res.usage)
 		if res.state == store.AttemptLost {
 			obs.RaceLost(provider)

@@ -87,6 +87,9 @@ func (r *Runner) failStranded(ctx context.Context, id string) (handled bool) {
 		}
 		return true
 	}
+	if settledState(state) {
+		r.cfg.Observer.JobSettled(state)
+	}
 	r.cfg.Listener.Publish(id, state)
 	r.cfg.Log.Warn("recovery: failed a job no replica could run", "job_id", id, "state", state, "reason", reason)
 	return true

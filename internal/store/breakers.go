@@ -99,13 +99,27 @@ func (s *Store) PruneBreakerStates(ctx context.Context, olderThan time.Duration)
 	return tag.RowsAffected(), err
 }
 
+// BreakerKey is the key of an attempt's stored error that says how its
+// provider's circuit breaker counted it; BreakerIgnored is its one value: the
+// breaker did not count the attempt, which says nothing of the provider (an
+// answer that broke only the caller's own response_format, an attempt cut by
+// the job's deadline after its provider began answering or before it had its
+// first-byte budget, one cut by its router's shutdown). ProviderStats leaves
+// such attempts out, as the breaker does.
+const (
+	BreakerKey     = "breaker"
+	BreakerIgnored = "ignored"
+)
+
 // ProviderStats is what the attempts of one provider over a recent window say.
 type ProviderStats struct {
 	Provider string `json:"provider"`
-	// Attempts that ended with a verdict on the provider: Succeeded counts won,
-	// lost and caller-fault failures (the provider answered correctly; the same
-	// rule as its circuit breaker), Failed counts provider or network failures,
-	// invalid output and unknown outcomes. Cancelled attempts count in neither.
+	// Attempts that ended with a verdict on the provider, by the same rule
+	// as its circuit breaker: Succeeded counts won, lost and caller-fault
+	// failures (the provider answered correctly), Failed counts provider or
+	// network failures, invalid output and unknown outcomes. Cancelled
+	// attempts, and attempts the breaker did not count (their error says
+	// "breaker": "ignored", BreakerKey), count in neither.
 	Attempts  int64 `json:"attempts"`
 	Succeeded int64 `json:"succeeded"`
 	Failed    int64 `json:"failed"`
@@ -125,12 +139,14 @@ type ProviderStats struct {
 
 // providerStatsSQL reads the attempts created within a window ($1) by
 // created_at (attempts_created, migration 0016), as the operator's other
-// window queries do (TestWindowQueriesUseIndexes).
+// window queries do (TestWindowQueriesUseIndexes). An attempt whose error
+// says the breaker ignored it (BreakerKey) is neither ok nor bad.
 const providerStatsSQL = `
 		WITH a AS (
 			SELECT provider, state, latency_ms,
 				(state IN ('won', 'lost') OR (state = 'failed' AND error->>'fault' = 'caller')) AS ok,
-				(state IN ('invalid', 'unknown') OR (state = 'failed' AND coalesce(error->>'fault', '') <> 'caller')) AS bad
+				(state IN ('invalid', 'unknown') OR (state = 'failed' AND coalesce(error->>'fault', '') <> 'caller'))
+					AND coalesce(error->>'` + BreakerKey + `', '') <> '` + BreakerIgnored + `' AS bad
 			FROM attempts WHERE created_at > now() - $1::interval
 		)
 		SELECT provider,

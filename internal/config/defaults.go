@@ -398,7 +398,8 @@ func (c Config) problems() []string {
 		}
 		errs = append(errs, r.hedgeProblems(name)...)
 		if r.HedgeMin <= 0 || r.HedgeMin > r.HedgeMax {
-			add("routes.%s: hedge_min (%s) must be positive and at most hedge_max (%s)", name, r.HedgeMin.D(), r.HedgeMax.D())
+			add("routes.%s: hedge_min (%s) must be positive and at most hedge_max (%s; left out, hedge_max is 10s, at most ¾ of the route's deadline %s): lower hedge_min or set hedge_max",
+				name, r.HedgeMin.D(), r.HedgeMax.D(), r.Deadline.D())
 		}
 		if p := *r.HedgeBudget.Percent; !(p >= 0 && p <= 100) { // NaN too
 			add("routes.%s.hedge_budget.percent: %v is not between 0 and 100", name, p)

@@ -28,6 +28,9 @@ routes:
 		{"  default: {providers: [a, b], hedge_after: adaptive, max_inflight: 1}", "max_inflight must be at least 2 for a hedge"},
 		{"  default: {providers: [a, b], hedge_max: 10s, deadline: 5s}",
 			"routes.default.hedge_max (10s) is not below the route's deadline (5s)"},
+		// hedge_max left out is derived from the deadline: the refusal says so.
+		{"  default: {providers: [a, b], hedge_min: 5s, deadline: 4s}",
+			"left out, hedge_max is 10s, at most ¾ of the route's deadline 4s): lower hedge_min or set hedge_max"},
 	} {
 		_, err := Parse([]byte(base + c.route + "\n"))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -322,14 +322,14 @@ func (o *orchestrator) hedgeDue(ctx context.Context, timer *time.Timer) {
 		silent.done = true
 		return
 	}
-	if o.extra == nil {
+	if len(o.extras) < len(o.inflight) { // no slot held for this call yet
 		release, ok, why := o.r.hedges.acquire(o.job.Route, o.route)
 		if !ok {
 			o.denyHedge(ctx, p, why)
 			o.hedgeAgain(silent, now) // the budget may allow it later
 			return
 		}
-		o.extra = release
+		o.extras = append(o.extras, release)
 	}
 	o.log.Info("hedging", "provider", p, "silent_provider", silent.target, "after", now.Sub(silent.start))
 	if !o.start(ctx, p, store.RoleHedge) { // try again later
@@ -339,25 +339,26 @@ func (o *orchestrator) hedgeDue(ctx context.Context, timer *time.Timer) {
 	silent.done = true
 }
 
-// holdExtra makes sure the job holds the route's hedge budget (extra) before
-// an attempt of role on provider starts beside one in flight. The budget
-// bounds the calls a route's jobs make beyond one each, so an outage that
-// makes every job hedge cannot double the traffic (SPEC §15): it is taken by
-// a hedge (hedgeDue) and kept while the job has more than one call in flight
+// holdExtra makes sure the job holds a slot of the route's hedge budget
+// (extras) for an attempt of role on provider about to start beside those in
+// flight: one slot per call in flight beyond the first. The budget bounds the
+// calls a route's jobs make beyond one each, so an outage that makes every job
+// hedge cannot double the traffic (SPEC §15): a slot is taken by a hedge
+// (hedgeDue) and kept while the job has that many calls in flight
 // (settleExtra) — also when the hedge's attempt fails at once and the race
 // moves on to a failover or a retry beside the silent attempt, which inherits
-// it. A retry or failover that starts a second call in flight without one
-// takes it here. Denied, the attempt does not start: a retry waits for an
+// it. A retry or failover that starts a call beside others without a slot
+// takes one here. Denied, the attempt does not start: a retry waits for an
 // attempt to end (retryReady), and each silent attempt in flight is hedged
 // again a hedge delay later, when the budget may allow it — as a denied hedge
 // is. The first call of a job never needs it.
 func (o *orchestrator) holdExtra(ctx context.Context, provider, role string) bool {
-	if len(o.inflight) == 0 || o.extra != nil {
-		return true
+	if len(o.extras) >= len(o.inflight) {
+		return true // the first call, or a slot is held for this one
 	}
 	release, ok, why := o.r.hedges.acquire(o.job.Route, o.route)
 	if ok {
-		o.extra = release
+		o.extras = append(o.extras, release)
 		return true
 	}
 	o.denyHedge(ctx, provider, why)
@@ -384,18 +385,22 @@ func (o *orchestrator) hedgeAgain(f *flight, now time.Time) {
 	}
 }
 
-// settleExtra gives the hedge budget back once the job has at most one call
-// in flight.
+// settleExtra gives back the hedge budget slots the job holds beyond one per
+// call in flight after its first.
 func (o *orchestrator) settleExtra() {
-	if len(o.inflight) <= 1 {
-		o.releaseExtra()
-	}
+	o.releaseExtraTo(max(len(o.inflight)-1, 0))
 }
 
+// releaseExtra gives back every slot the job holds.
 func (o *orchestrator) releaseExtra() {
-	if o.extra != nil {
-		o.extra()
-		o.extra = nil
+	o.releaseExtraTo(0)
+}
+
+func (o *orchestrator) releaseExtraTo(n int) {
+	for len(o.extras) > n {
+		last := len(o.extras) - 1
+		o.extras[last]()
+		o.extras = o.extras[:last]
 	}
 }
 

@@ -61,11 +61,11 @@ type orchestrator struct {
 	retryAt    *time.Timer
 	retryFor   string
 
-	// extra is the route's hedge budget held for the job's extra concurrent
-	// call (hedging.go, holdExtra): taken by a hedge, or by a retry or
-	// failover started beside an attempt in flight, and kept while more than
-	// one call of the job is in flight. nil: none held.
-	extra       func()
+	// extras are the route's hedge budget slots the job holds, one per call
+	// in flight beyond its first (hedging.go, holdExtra): each taken by a
+	// hedge, or by a retry or failover started beside an attempt in flight,
+	// and given back as calls end (settleExtra). Each is its release.
+	extras      []func()
 	hedgeDenied bool // a denial was recorded in routing
 	drainSeen   bool // the runner's drain was acted on
 	// leftOver: the drain left work of this race for another replica — a
@@ -182,6 +182,8 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 			o.retryReady = ""
 			if o.canStart() {
 				o.start(ctx, p, store.RoleRetry)
+			} else {
+				o.retryDropped()
 			}
 		}
 		o.settleExtra()
@@ -193,6 +195,9 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 		o.retryAt, o.retryFor, *retry = nil, "", make(<-chan time.Time)
 		switch {
 		case !o.canStart():
+			// The drain may have come at the same time as the timer: this
+			// select picks either, and the drain case finds no retry then.
+			o.retryDropped()
 		case len(o.inflight) >= o.route.MaxInflight:
 			o.retryReady = p // started as soon as an attempt ends
 		default:
@@ -309,6 +314,15 @@ func (o *orchestrator) deadlinePassed() {
 	o.cancelRetry()
 	for _, cancel := range o.inflight {
 		cancel(errDeadline)
+	}
+}
+
+// retryDropped notes a retry that was due but not started: when the runner
+// drains, it is left for the replica that takes the job over (handOver), not
+// a reason to settle the job failed.
+func (o *orchestrator) retryDropped() {
+	if o.r.draining.Load() {
+		o.leftOver = true
 	}
 }
 
@@ -512,7 +526,8 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 	}()
 	draining := o.r.draining.Load()
 	if draining && !o.mayStartWhileDraining(provider, role) {
-		return false // shutting down: the job is handed over (finish)
+		o.leftOver = true // an attempt the drain did not send
+		return false      // shutting down: the job is handed over (finish)
 	}
 	if !o.holdExtra(ctx, provider, role) {
 		return false
@@ -523,6 +538,7 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 	}
 	if draining && !o.mayStartWhileDraining(provider, role) {
 		release(OutcomeIgnore) // the breaker chose a target whose attempt would outlast the drain
+		o.leftOver = true
 		return false
 	}
 	target := o.r.cfg.Targets[provider]

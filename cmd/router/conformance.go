@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -148,7 +147,7 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 		Store: st, Targets: targets, Prompts: prompts, Suites: suites,
 		Providers: providerNames, PromptNames: promptNames,
 		Concurrency: *concurrency, Temperature: temperature, Gate: cfg.Conformance.Gate,
-		ChatRoutes: chatAliasRoutes(cfg),
+		ChatRoutes: server.ConformanceChatRoutes(cfg),
 	}
 	var progress *conformance.ProgressLine
 	if !*asJSON && isTerminal(stdout) {
@@ -178,26 +177,6 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 		return fmt.Errorf("%w: %s", errConformanceFailed, rep.Consequence())
 	}
 	return nil
-}
-
-// chatAliasRoutes is the routes whose chat completions may name a model of
-// their `models` and are gated by a conformance_prompt: the gate judges such a
-// completion's alias on every target of the route, so the run tests each alias
-// there too (conformance.Options.ChatRoutes). In route name order.
-func chatAliasRoutes(cfg *config.Config) []conformance.ChatRoute {
-	var out []conformance.ChatRoute
-	for _, name := range slices.Sorted(maps.Keys(cfg.Routes)) {
-		r := cfg.Routes[name]
-		if r == nil || r.ConformancePrompt == "" {
-			continue
-		}
-		cr := conformance.ChatRoute{Name: name, Prompt: r.ConformancePrompt, Models: r.Models}
-		for _, t := range cfg.RouteTargets(r) {
-			cr.Targets = append(cr.Targets, t.ID)
-		}
-		out = append(out, cr)
-	}
-	return out
 }
 
 // defaultSuitesDir is conformance/suites under the working directory when it

@@ -3,10 +3,12 @@ package ops
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/routerhq/router/conformance"
 	"github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/store"
@@ -16,14 +18,16 @@ import (
 type conformanceResult struct {
 	store.ConformanceRun
 	// Current: the run is of the prompt version this router has loaded, with
-	// the model the target sends now and against the prompt content loaded
-	// now (a run recorded without a digest counts for any). Other results do
-	// not count for routing.
+	// a model the target may be asked for now (the one it sends for the
+	// prompt, or a chat route's, see runJudge.models) and against the prompt
+	// content loaded now (a run recorded without a digest counts for any).
+	// Other results do not count for routing.
 	Current *bool `json:"current,omitempty"`
 	// Fresh: the last pass (last_pass_at) is younger than conformance.max_age
-	// on the database clock, by the gate's own rule, and the run is of the
-	// model and prompt content of now. The gate admits the provider on this
-	// prompt version only when passed and fresh are both true.
+	// on the database clock, by the gate's own rule, and the run is of a
+	// model the target may be asked for and of the prompt content of now. The
+	// gate admits the provider on this prompt version, for that model, only
+	// when passed and fresh are both true.
 	Fresh bool `json:"fresh"`
 	// Reason says why the run does not count now although of this version:
 	// another model, or the prompt changed since.
@@ -31,19 +35,56 @@ type conformanceResult struct {
 }
 
 // runJudge says how a stored run counts now, by the conformance gate's rules
-// (conformance.Gate): only a run of the model the target sends (the prompt's
-// model, else the target's) and of the prompt content loaded now counts.
+// (conformance.Gate): only a run of a model the target may be asked for on
+// the run's prompt (runJudge.models) and of the prompt content loaded now
+// counts.
 type runJudge struct {
 	prompts *prompt.Set                // nil: no prompt is loaded (current is never true)
-	modelOf func(target string) string // nil: runs of any model count
+	modelOf func(target string) string // nil: runs of any model count, unless the prompt names one
+	// routes are the chat routes gated by a conformance_prompt
+	// (conformance.ChatRoute): their models are asked of their targets too.
+	routes []conformance.ChatRoute
 }
 
 // runVerdict is a run judged by runJudge.
 type runVerdict struct {
-	current bool   // the loaded version, of the model the target sends and the loaded content
-	fresh   bool   // the run's own freshness (store), when it is of the model and content
-	ofModel bool   // the run is of the model the target sends now (or that is not known)
+	current bool   // the loaded version, of a model the target may be asked for and the loaded content
+	fresh   bool   // the run's own freshness (store), when it is of such a model and the content
+	own     bool   // the run is of the model the target sends for the prompt itself (or that is not known)
+	ofModel bool   // the run is of a model the target may be asked for: its own, or a chat route's
 	why     string // why the run does not count: another model, or another content
+}
+
+// models is what `router conformance run` tests target with on prompt p
+// (conformance.Run and its chat alias runs), so what the gate may be asked
+// about: own, the model a prompt job sends (the prompt's, else the target's;
+// "" when not known), then, for each chat route gated by p with the target
+// among its targets, the target's own model (a chat completion naming no
+// alias sends it, which differs from own when the prompt names a model) and
+// the route's models (the aliases a chat completion may name).
+func (j runJudge) models(target string, p *prompt.Prompt) (own string, others []string) {
+	if p.Model != "" {
+		own = p.Model
+	} else if j.modelOf != nil {
+		own = j.modelOf(target)
+	}
+	add := func(m string) {
+		if m != "" && m != own && !slices.Contains(others, m) {
+			others = append(others, m)
+		}
+	}
+	for _, cr := range j.routes {
+		if cr.Prompt != p.Name || !slices.Contains(cr.Targets, target) {
+			continue
+		}
+		if j.modelOf != nil {
+			add(j.modelOf(target))
+		}
+		for _, m := range cr.Models {
+			add(m)
+		}
+	}
+	return own, others
 }
 
 func (j runJudge) judge(r store.ConformanceRun) runVerdict {
@@ -52,22 +93,27 @@ func (j runJudge) judge(r store.ConformanceRun) runVerdict {
 		p, _ = j.prompts.Get(r.Prompt, "")
 	}
 	loaded := p != nil && p.Version == r.PromptVersion
-	want := ""
+	want, others := "", []string(nil)
 	switch {
-	case p != nil && p.Model != "":
-		want = p.Model
+	case p != nil:
+		want, others = j.models(r.Provider, p)
 	case j.modelOf != nil:
 		want = j.modelOf(r.Provider)
 	}
 	rerun := fmt.Sprintf("`router conformance run --provider %s --prompt %s`", r.Provider, r.Prompt)
-	v := runVerdict{ofModel: want == "" || r.Model == want}
+	v := runVerdict{own: want == "" || r.Model == want}
+	v.ofModel = v.own || slices.Contains(others, r.Model)
 	switch {
 	case !v.ofModel:
 		ran := "ran"
 		if r.Passed {
 			ran = "passed"
 		}
-		v.why = fmt.Sprintf("it %s with model %s; the target now sends %s: run %s", ran, r.Model, want, rerun)
+		sends := want
+		if len(others) > 0 {
+			sends += " (and, asked by a chat completion, " + strings.Join(others, ", ") + ")"
+		}
+		v.why = fmt.Sprintf("it %s with model %s; the target now sends %s: run %s", ran, r.Model, sends, rerun)
 	case loaded && !store.SamePromptContent(r.PromptDigest, p.Digest):
 		v.why = fmt.Sprintf("the prompt %s changed since this run; bump its version or rerun %s", p.ID(), rerun)
 	default:
@@ -113,7 +159,7 @@ func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
 			Detail: "the router could not read its database; retry shortly"})
 		return
 	}
-	j := runJudge{prompts: s.prompts, modelOf: s.cfg.TargetModels}
+	j := runJudge{prompts: s.prompts, modelOf: s.cfg.TargetModels, routes: s.cfg.ChatRoutes}
 	out := make([]conformanceResult, len(runs))
 	for i, run := range runs {
 		v := j.judge(run)

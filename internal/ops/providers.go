@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/routerhq/router/conformance"
 	"github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/store"
@@ -20,8 +21,9 @@ type BreakerView interface {
 }
 
 // ConformanceCell is the latest conformance result of one provider for one
-// prompt version: of the model the provider's target sends now when it has
-// one, else the latest of another model (which does not count).
+// prompt version: of the model the provider's target sends for the prompt
+// when it has one, else the latest of a chat route's model asked of it (which
+// counts too), else the latest of another model (which does not count).
 type ConformanceCell struct {
 	Provider      string `json:"provider"`
 	Model         string `json:"model"` // the model the run asked for
@@ -29,9 +31,9 @@ type ConformanceCell struct {
 	PromptVersion string `json:"prompt_version"`
 	Passed        bool   `json:"passed"`
 	// Fresh: the pass counts for the gate now: it is younger than
-	// conformance.max_age on the database clock, of the model the target
-	// sends now and of the prompt content loaded now (runJudge). Passed and
-	// Fresh is exactly what the gate admits.
+	// conformance.max_age on the database clock, of a model the target may be
+	// asked for (runJudge.models) and of the prompt content loaded now
+	// (runJudge). Passed and Fresh is exactly what the gate admits for Model.
 	Fresh  bool      `json:"fresh"`
 	RanAt  time.Time `json:"ran_at"`
 	Detail string    `json:"detail,omitempty"`
@@ -64,8 +66,16 @@ type Config struct {
 	// TargetModels is the model each target (by id) sends when its prompt
 	// names none, as the conformance gate is told (conformance.TargetModels):
 	// GET /v1/conformance counts a run as current and fresh only for that
-	// model. nil: runs of any model count. Give StoreConformance the same.
+	// model, or one of ChatRoutes. nil: runs of any model count. Give
+	// StoreConformance the same.
 	TargetModels func(target string) string
+	// ChatRoutes are the routes gated by a conformance_prompt, as `router
+	// conformance run` is given them (conformance.Options.ChatRoutes): a run
+	// of one of their models (the route's `models`, and the target's own
+	// model) on one of their targets counts as well, as the gate admits a
+	// chat completion asking for it with that run. Give StoreConformance the
+	// same.
+	ChatRoutes []conformance.ChatRoute
 	// Replica is this process's id, to mark its own row.
 	Replica string
 	// StaleAfter hides replicas whose breaker states are older (default 15s:
@@ -217,11 +227,12 @@ func (s *Server) providers() http.Handler {
 
 // StoreConformance is the ConformanceSource of the stored conformance runs
 // (store.LatestConformanceRuns): for each provider × prompt version, the
-// latest run of the model the provider's target sends now (else the latest of
-// any model, which then does not count). Fresh when its last pass is younger
-// than MaxAge (conformance.max_age) on the database clock — the database
-// judges that by the conformance gate's own rule — and the run is of the
-// model the target sends and of the prompt content loaded now (runJudge). So
+// latest run of the model the provider's target sends for the prompt (else
+// the latest of a chat route's model asked of it, else the latest of any
+// model, which then does not count). Fresh when its last pass is younger than
+// MaxAge (conformance.max_age) on the database clock — the database judges
+// that by the conformance gate's own rule — and the run is of a model the
+// target may be asked for and of the prompt content loaded now (runJudge). So
 // a cell shown passed and fresh is one the gate admits, and with a MaxAge of
 // zero or less nothing is fresh, as the gate then admits nothing.
 type StoreConformance struct {
@@ -233,6 +244,9 @@ type StoreConformance struct {
 	// TargetModels is the model each target sends (Config.TargetModels); nil
 	// counts runs of any model.
 	TargetModels func(target string) string
+	// ChatRoutes are the chat routes gated by a conformance_prompt
+	// (Config.ChatRoutes): runs of their models count too.
+	ChatRoutes []conformance.ChatRoute
 }
 
 // ConformanceMatrix implements ConformanceSource.
@@ -241,11 +255,20 @@ func (c StoreConformance) ConformanceMatrix(ctx context.Context) ([]ConformanceC
 	if err != nil {
 		return nil, err
 	}
-	j := runJudge{prompts: c.Prompts, modelOf: c.TargetModels}
+	j := runJudge{prompts: c.Prompts, modelOf: c.TargetModels, routes: c.ChatRoutes}
 	type key struct{ provider, prompt, version string }
 	type pick struct {
-		i       int  // into out
-		ofModel bool // the run is of the model the target sends now
+		i    int // into out
+		rank int // 2: of the model the target sends for the prompt; 1: of a chat route's model; 0: of another
+	}
+	rank := func(v runVerdict) int {
+		switch {
+		case v.own:
+			return 2
+		case v.ofModel:
+			return 1
+		}
+		return 0
 	}
 	chosen := map[key]pick{}
 	out := make([]ConformanceCell, 0, len(runs))
@@ -259,13 +282,13 @@ func (c StoreConformance) ConformanceMatrix(ctx context.Context) ([]ConformanceC
 			Fresh: v.fresh, RanAt: r.FinishedAt, Detail: detail}
 		k := key{r.Provider, r.Prompt, r.PromptVersion}
 		p, seen := chosen[k]
-		switch {
+		switch r := rank(v); {
 		case !seen:
-			chosen[k] = pick{len(out), v.ofModel}
+			chosen[k] = pick{len(out), r}
 			out = append(out, cell)
-		case v.ofModel && !p.ofModel, // the target's model before another
-			v.ofModel == p.ofModel && cell.RanAt.After(out[p.i].RanAt): // else the latest
-			out[p.i], chosen[k] = cell, pick{p.i, v.ofModel}
+		case r > p.rank, // the target's model before a chat route's, before another
+			r == p.rank && cell.RanAt.After(out[p.i].RanAt): // else the latest
+			out[p.i], chosen[k] = cell, pick{p.i, r}
 		}
 	}
 	return out, nil

@@ -21,16 +21,23 @@ const digestVersion = "prompt-digest/1"
 // and template source, byte for byte: their text is the prompt), the model,
 // max_tokens, seed, response format and strictness, the output and input
 // schemas as self-contained compact JSON (so white space in a schema file
-// does not count, and a file it refers to does), and the rules in a canonical
-// form (map order, unset versus default booleans, repeated custom names and
-// the order of enum values do not count). It does not depend on how the YAML
+// does not count, and a file it refers to does: copied in, or, when the
+// router's compiler follows the reference itself, each file reachable through
+// "$ref" as compact JSON keyed by its path relative to the prompt directory),
+// and the rules in a canonical form (map order, unset versus default
+// booleans, repeated custom names and the order of enum values do not count). It does not depend on how the YAML
 // was written, where the file is, or on the process: every replica that loads
 // the same prompt computes the same digest.
 //
 // Left out: name and version (the conformance results are keyed on them
 // already), description and route (they change no request and no
 // judgement), and temperature (conformance runs use the suite's).
-func contentDigest(p *Prompt, inputSchema []byte) string {
+//
+// The referenced files are omitted from the hashed form when there are none,
+// so a prompt without such references keeps the digest it had before they
+// were covered (its form is unchanged; one with them has an extra member, so
+// the two forms cannot share a digest).
+func contentDigest(p *Prompt, inputSchema []byte, outputRefs, inputRefs []refFile) string {
 	type message struct {
 		Role    string `json:"role"`
 		Content string `json:"content"`
@@ -46,9 +53,12 @@ func contentDigest(p *Prompt, inputSchema []byte) string {
 		OutputSchema json.RawMessage `json:"output_schema"`
 		InputSchema  json.RawMessage `json:"input_schema"`
 		Rules        string          `json:"rules"`
+		OutputRefs   []refFile       `json:"output_schema_refs,omitempty"`
+		InputRefs    []refFile       `json:"input_schema_refs,omitempty"`
 	}{
 		Form: digestVersion, Model: p.Model, MaxTokens: p.MaxTokens, Seed: p.Seed, Format: p.Format, Strict: p.Strict,
 		OutputSchema: rawOrNull(p.formatBytes), InputSchema: rawOrNull(inputSchema), Rules: rulesText(p.Rules),
+		OutputRefs: outputRefs, InputRefs: inputRefs,
 	}
 	for _, m := range p.Messages {
 		canon.Messages = append(canon.Messages, message(m))

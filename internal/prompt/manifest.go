@@ -142,6 +142,7 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 		}
 	}
 
+	var outputRefs []refFile
 	switch {
 	case bad["output_schema"]:
 	case m.OutputSchema == "":
@@ -149,6 +150,7 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 	default:
 		if f, ok := loadSchemaFile(dir, m.OutputSchema, "output_schema", p.Format == FormatJSONSchema, report); ok {
 			p.OutputSchema, p.OutputSchemaFile, p.formatBytes = f.raw, f.path, f.compact
+			outputRefs = f.refs
 			v, err := contract.NewValidatorFromSchema(f.schema, m.Rules)
 			if err != nil && !bad["rules"] {
 				reportRules(err, report)
@@ -157,9 +159,10 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 		}
 	}
 	var inputCompact []byte
+	var inputRefs []refFile
 	if m.InputSchema != "" && !bad["input_schema"] {
 		if f, ok := loadSchemaFile(dir, m.InputSchema, "input_schema", false, report); ok {
-			p.InputSchema, p.InputSchemaFile, inputCompact = f.raw, f.path, f.compact
+			p.InputSchema, p.InputSchemaFile, inputCompact, inputRefs = f.raw, f.path, f.compact, f.refs
 			p.input = f.schema
 			p.optionalKeys = optional(f.schema.Properties(), f.schema.Required())
 			if allowed, closed := closedProperties(f.doc); closed {
@@ -174,7 +177,7 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 	if len(*problems) > n {
 		return nil
 	}
-	p.Digest = contentDigest(p, inputCompact)
+	p.Digest = contentDigest(p, inputCompact, outputRefs, inputRefs)
 	return p
 }
 

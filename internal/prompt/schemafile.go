@@ -20,7 +20,10 @@ type schemaFile struct {
 	// other files copied in, see inlineRefs): what providers are sent, and
 	// what schema was compiled from.
 	compact []byte
-	schema  *contract.Schema
+	// refs are the files compact refers to when the compiler follows the
+	// references itself (they could not be copied in): the digest covers them.
+	refs   []refFile
+	schema *contract.Schema
 }
 
 // loadSchemaFile reads the schema file rel (field names it in the manifest),
@@ -53,6 +56,7 @@ func loadSchemaFile(dir, rel, field string, sent bool, report func(string, strin
 			return nil, false
 		}
 		changed = false // only the router reads it: its compiler follows the reference itself
+		f.refs = referencedFiles(dir, path, doc)
 	}
 	var buf bytes.Buffer
 	if !changed {

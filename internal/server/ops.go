@@ -3,7 +3,9 @@ package server
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -67,9 +69,31 @@ func (o *opsServices) handler(cfg *config.Config, st *store.Store, prompts *prom
 	}
 	modelOf := func(id string) string { return models[id] }
 	maxAge := cfg.Conformance.MaxAge.D()
+	routes := ConformanceChatRoutes(cfg)
 	return ops.New(ops.Config{Key: key, Metrics: o.metrics.Handler(), Providers: names, Breakers: o.breakers, Replica: o.replica,
-		Conformance:       ops.StoreConformance{Store: st, MaxAge: maxAge, Prompts: prompts, TargetModels: modelOf},
-		ConformanceMaxAge: maxAge, TargetModels: modelOf}, st, prompts, log)
+		Conformance:       ops.StoreConformance{Store: st, MaxAge: maxAge, Prompts: prompts, TargetModels: modelOf, ChatRoutes: routes},
+		ConformanceMaxAge: maxAge, TargetModels: modelOf, ChatRoutes: routes}, st, prompts, log)
+}
+
+// ConformanceChatRoutes is the routes gated by a conformance_prompt, with
+// their target ids and `models`, in route name order: what `router
+// conformance run` is given (conformance.Options.ChatRoutes) to test each
+// alias, and the target's own model, on each target of the route. The
+// operator views count those runs as the gate does.
+func ConformanceChatRoutes(cfg *config.Config) []conformance.ChatRoute {
+	var out []conformance.ChatRoute
+	for _, name := range slices.Sorted(maps.Keys(cfg.Routes)) {
+		r := cfg.Routes[name]
+		if r == nil || r.ConformancePrompt == "" {
+			continue
+		}
+		cr := conformance.ChatRoute{Name: name, Prompt: r.ConformancePrompt, Models: r.Models}
+		for _, t := range cfg.RouteTargets(r) {
+			cr.Targets = append(cr.Targets, t.ID)
+		}
+		out = append(out, cr)
+	}
+	return out
 }
 
 // stop stops publishing (removing this replica's rows) and the breakers' timers.

@@ -25,35 +25,9 @@ func TestCallersOwnSchemaDoesNotOpenBreakers(t *testing.T) {
 		"fallback": {ConsecutiveFailures: 3, OpenFor: time.Minute},
 	}, breaker.Options{})
 	defer set.Close()
-	healthy := func(_ int, req *providers.Request) providers.Step {
-		if req.ResponseFormat != nil {
-			return providers.Step{Output: `{"answer":"no"}`}
-		}
-		return providers.Step{Output: validTriage}
-	}
-	b := setupRace(t, race.Route{}, set, nil, provSpec{name: "primary", respond: healthy}, provSpec{name: "fallback", respond: healthy})
-	in := chat.Input{
-		Messages: []providers.Message{{Role: "user", Content: "say yes"}},
-		ResponseFormat: &chat.ResponseFormat{Type: "json_schema", JSONSchema: &chat.JSONSchema{Name: "x",
-			Schema: json.RawMessage(`{"type":"object","required":["answer"],"properties":{"answer":{"const":"yes"}}}`)}},
-	}
-	input, _ := json.Marshal(in)
-	for i := 0; i < 3; i++ {
-		op := chat.Operation("default")
-		fp, _ := store.Fingerprint(op, "", "default", input)
-		nj := store.NewJob{Owner: "tenant-a", Operation: op, IdempotencyKey: fmt.Sprintf("k%d", i), Fingerprint: fp, Route: "default",
-			Input: input, LeaseOwner: "test-runner", LeaseFor: 30 * time.Second}
-		plan, _, ok, err := b.Runner.Plan(&store.Job{Operation: op, Route: "default", Input: input})
-		if err != nil || !ok {
-			t.Fatalf("plan %d: ok=%v err=%v", i, ok, err)
-		}
-		nj.First = plan.First()
-		job, _, err := b.Store.CreateJob(context.Background(), nj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Runner.SubmitNew(job, plan)
-		if j := b.waitSettled(t, job.ID); j.State != store.JobFailed || len(j.Attempts) != 2 {
+	b := setupRace(t, race.Route{}, set, nil, callerSchemaProviders()...)
+	for i, j := range callerSchemaJobs(t, b, 3) {
+		if j.State != store.JobFailed || len(j.Attempts) != 2 {
 			t.Fatalf("chat job %d: %s with %d attempts, want failed after both targets", i, j.State, len(j.Attempts))
 		}
 	}
@@ -71,4 +45,49 @@ func TestCallersOwnSchemaDoesNotOpenBreakers(t *testing.T) {
 	if !ok {
 		t.Fatalf("tenant-a's impossible response_format opened every breaker of the route: tenant-b's job has no eligible provider: %s", routing)
 	}
+}
+
+// callerSchemaJobs runs n chat jobs (owner tenant-a, keys k0…) on route
+// default of b whose response_format no answer of callerSchemaProviders
+// satisfies, and returns them settled: answers that miss only the caller's
+// own schema, which say nothing of the targets' health.
+func callerSchemaJobs(t *testing.T, b *raceBundle, n int) []*store.Job {
+	t.Helper()
+	in := chat.Input{
+		Messages: []providers.Message{{Role: "user", Content: "say yes"}},
+		ResponseFormat: &chat.ResponseFormat{Type: "json_schema", JSONSchema: &chat.JSONSchema{Name: "x",
+			Schema: json.RawMessage(`{"type":"object","required":["answer"],"properties":{"answer":{"const":"yes"}}}`)}},
+	}
+	input, _ := json.Marshal(in)
+	var jobs []*store.Job
+	for i := 0; i < n; i++ {
+		op := chat.Operation("default")
+		fp, _ := store.Fingerprint(op, "", "default", input)
+		nj := store.NewJob{Owner: "tenant-a", Operation: op, IdempotencyKey: fmt.Sprintf("k%d", i), Fingerprint: fp, Route: "default",
+			Input: input, LeaseOwner: "test-runner", LeaseFor: 30 * time.Second}
+		plan, _, ok, err := b.Runner.Plan(&store.Job{Operation: op, Route: "default", Input: input})
+		if err != nil || !ok {
+			t.Fatalf("plan %d: ok=%v err=%v", i, ok, err)
+		}
+		nj.First = plan.First()
+		job, _, err := b.Store.CreateJob(context.Background(), nj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Runner.SubmitNew(job, plan)
+		jobs = append(jobs, b.waitSettled(t, job.ID))
+	}
+	return jobs
+}
+
+// callerSchemaProviders are two healthy targets, primary and fallback, whose
+// answer to a request with a response_format never satisfies it.
+func callerSchemaProviders() []provSpec {
+	healthy := func(_ int, req *providers.Request) providers.Step {
+		if req.ResponseFormat != nil {
+			return providers.Step{Output: `{"answer":"no"}`}
+		}
+		return providers.Step{Output: validTriage}
+	}
+	return []provSpec{{name: "primary", respond: healthy}, {name: "fallback", respond: healthy}}
 }

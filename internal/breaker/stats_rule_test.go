@@ -2,16 +2,13 @@ package breaker_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/routerhq/router/internal/breaker"
-	"github.com/routerhq/router/internal/chat"
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/race"
-	"github.com/routerhq/router/internal/store"
 )
 
 // docs/operations.md, GET /v1/providers: "success rate uses the breaker's
@@ -27,36 +24,8 @@ func TestProviderStatsIgnoreCallersOwnSchema(t *testing.T) {
 		"fallback": {ConsecutiveFailures: 100, OpenFor: time.Minute},
 	}, breaker.Options{})
 	defer set.Close()
-	healthy := func(_ int, req *providers.Request) providers.Step {
-		if req.ResponseFormat != nil {
-			return providers.Step{Output: `{"answer":"no"}`}
-		}
-		return providers.Step{Output: validTriage}
-	}
-	b := setupRace(t, race.Route{}, set, nil, provSpec{name: "primary", respond: healthy}, provSpec{name: "fallback", respond: healthy})
-	in := chat.Input{
-		Messages: []providers.Message{{Role: "user", Content: "say yes"}},
-		ResponseFormat: &chat.ResponseFormat{Type: "json_schema", JSONSchema: &chat.JSONSchema{Name: "x",
-			Schema: json.RawMessage(`{"type":"object","required":["answer"],"properties":{"answer":{"const":"yes"}}}`)}},
-	}
-	input, _ := json.Marshal(in)
-	for i := 0; i < 3; i++ {
-		op := chat.Operation("default")
-		fp, _ := store.Fingerprint(op, "", "default", input)
-		nj := store.NewJob{Owner: "tenant-a", Operation: op, IdempotencyKey: fmt.Sprintf("k%d", i), Fingerprint: fp, Route: "default",
-			Input: input, LeaseOwner: "test-runner", LeaseFor: 30 * time.Second}
-		plan, _, ok, err := b.Runner.Plan(&store.Job{Operation: op, Route: "default", Input: input})
-		if err != nil || !ok {
-			t.Fatalf("plan %d: ok=%v err=%v", i, ok, err)
-		}
-		nj.First = plan.First()
-		job, _, err := b.Store.CreateJob(context.Background(), nj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Runner.SubmitNew(job, plan)
-		b.waitSettled(t, job.ID)
-	}
+	b := setupRace(t, race.Route{}, set, nil, callerSchemaProviders()...)
+	callerSchemaJobs(t, b, 3)
 	for _, s := range set.Snapshot() {
 		if s.Counts.TotalFailures != 0 {
 			t.Fatalf("precondition: breaker %s counted %d failures", s.Provider, s.Counts.TotalFailures)

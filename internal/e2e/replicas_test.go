@@ -19,7 +19,10 @@ func TestReplicasShareOneTruth(t *testing.T) {
 	llm := newFakeLLM(t)
 	var routers []*routerProc
 	for range 3 {
-		routers = append(routers, startRouter(t, procOptions{dbURL: db.URL, llm: llm, hedgeAfter: "50ms"}))
+		// No router dies here: a lease long enough that a renewal held up by
+		// a loaded CI machine (-race, two cores) cannot lapse, which made
+		// recovery on another replica mark a live attempt unknown.
+		routers = append(routers, startRouter(t, procOptions{dbURL: db.URL, llm: llm, hedgeAfter: "50ms", lease: "10s"}))
 	}
 	const keys, perKey = 20, 10
 	ids := make([][]string, keys)
@@ -64,6 +67,19 @@ func TestReplicasShareOneTruth(t *testing.T) {
 	q(`SELECT count(*) FROM jobs j WHERE j.state = 'succeeded' AND NOT EXISTS (
 		SELECT 1 FROM attempts a WHERE a.id = j.completed_by AND a.state = 'won')`, &wrongWinner)
 	if jobs != keys || succeeded != keys {
+		rows, err := db.Pool.Query(ctx, `SELECT j.id::text, j.state, coalesce(j.error::text, ''), coalesce(j.routing::text, ''),
+			coalesce((SELECT string_agg(a.provider || '/' || a.role || '=' || a.state || ' ' || coalesce(a.error::text, ''), '; ' ORDER BY a.seq)
+				FROM attempts a WHERE a.job_id = j.id), '')
+			FROM jobs j WHERE j.state <> 'succeeded'`)
+		if err == nil {
+			for rows.Next() {
+				var id, state, jerr, routing, attempts string
+				if rows.Scan(&id, &state, &jerr, &routing, &attempts) == nil {
+					t.Logf("job %s %s error %s\n  routing %s\n  attempts %s", id, state, jerr, routing, attempts)
+				}
+			}
+			rows.Close()
+		}
 		t.Fatalf("jobs = %d, succeeded = %d, want %d", jobs, succeeded, keys)
 	}
 	if doubleWins != 0 || wrongWinner != 0 {

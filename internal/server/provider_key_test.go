@@ -62,3 +62,29 @@ routes:
 	}
 	return cfg
 }
+
+// Every provider whose key is missing is named at start-up, in one message:
+// an operator deploying several providers learns of them all at once, not
+// one restart each.
+func TestEveryMissingProviderKeyNamedAtOnce(t *testing.T) {
+	t.Setenv("MISSING_KEY_A", "")
+	t.Setenv("MISSING_KEY_B", " ")
+	cfg, err := config.Parse([]byte(`database_url: postgres://unused
+providers:
+  - {name: a, type: openai, base_url: "http://127.0.0.1:1/v1", api_key_env: MISSING_KEY_A, model: m}
+  - {name: b, type: openai, base_url: "http://127.0.0.1:2/v1", api_key_env: MISSING_KEY_B, model: m}
+routes:
+  default: {providers: [a, b], models: [other]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = server.BuildTargets(cfg)
+	if err == nil || !strings.Contains(err.Error(), "provider a: environment variable MISSING_KEY_A") ||
+		!strings.Contains(err.Error(), "provider b: environment variable MISSING_KEY_B") {
+		t.Fatalf("two providers without keys: %v; want both named", err)
+	}
+	if n := strings.Count(err.Error(), "provider a:"); n != 1 {
+		t.Errorf("provider a named %d times: %v", n, err)
+	}
+}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -24,17 +25,24 @@ func BuildTargets(cfg *config.Config) (map[string]*race.Target, error) {
 // does not need the others'.
 func BuildSelectedTargets(cfg *config.Config, ids []string) (map[string]*race.Target, error) {
 	adapters := map[string]providers.Provider{}
+	failed := map[string]bool{}
+	var errs []error // every provider that cannot be built, in one message
 	out := map[string]*race.Target{}
 	for _, rt := range cfg.AllTargets() {
 		if len(ids) > 0 && !slices.Contains(ids, rt.ID) {
 			continue
 		}
 		pc := rt.Provider
+		if failed[pc.Name] {
+			continue
+		}
 		p, ok := adapters[pc.Name]
 		if !ok {
 			var err error
 			if p, err = buildAdapter(pc); err != nil {
-				return nil, err
+				failed[pc.Name] = true
+				errs = append(errs, err)
+				continue
 			}
 			adapters[pc.Name] = p
 		}
@@ -46,6 +54,9 @@ func BuildSelectedTargets(cfg *config.Config, ids []string) (map[string]*race.Ta
 		if price := rt.PriceOrDefault(); price != nil {
 			out[rt.ID].Price = &providers.Price{InputPerMTok: price.InputPerMTok, OutputPerMTok: price.OutputPerMTok}
 		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return out, nil
 }

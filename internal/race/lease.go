@@ -40,7 +40,13 @@ func (r *Runner) keepLeases() {
 		if len(ids) == 0 {
 			continue
 		}
-		if err := r.cfg.Store.RenewLeases(r.base, r.cfg.LeaseOwner, ids, r.cfg.Lease); err != nil && r.base.Err() == nil {
+		// One tick at most: a renewal on a connection gone silent (no
+		// refusal, no answer) would otherwise hold every later one back
+		// until all the replica's leases lapsed. The next tick tries again.
+		ctx, cancel := context.WithTimeout(r.base, every)
+		err := r.cfg.Store.RenewLeases(ctx, r.cfg.LeaseOwner, ids, r.cfg.Lease)
+		cancel()
+		if err != nil && r.base.Err() == nil {
 			r.cfg.Log.Warn("could not renew leases", "jobs", len(ids), "err", err)
 		}
 	}

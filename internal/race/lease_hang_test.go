@@ -44,7 +44,7 @@ func TestLeaseRenewalThatHangsIsGivenUp(t *testing.T) {
 		}},
 	}})
 	t.Cleanup(func() { close(release) }) // before the runner stops (cleanups run last first)
-	rb.Submit(t) // its attempt hangs: the job stays running, its lease renewed every 100 ms
+	rb.Submit(t)                         // its attempt hangs: the job stays running, its lease renewed every 100 ms
 	select {
 	case <-hang.renewed:
 	case <-time.After(time.Minute): // only to fail rather than hang

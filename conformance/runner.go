@@ -80,6 +80,21 @@ type ChatRoute struct {
 	Models  []string // its models
 }
 
+// ModelsOn is the models a chat completion on the route may send to target,
+// whose own model is own: own (a completion naming the route itself), then
+// each of the route's models (a completion naming one). None when target is
+// not on the route. The runs that test them and the operator views that
+// count those runs both follow it, as the gate does.
+func (cr ChatRoute) ModelsOn(target, own string) []string {
+	if !slices.Contains(cr.Targets, target) {
+		return nil
+	}
+	if own == "" {
+		return cr.Models
+	}
+	return append([]string{own}, cr.Models...)
+}
+
 // Progress is one finished case.
 type Progress struct {
 	Provider, Prompt, Case string
@@ -358,17 +373,14 @@ func addAliasRuns(opt *Options, plans []plan, selected []*prompt.Prompt) error {
 		p := selected[i]
 		for j := range plans {
 			pl := &plans[j]
-			if !slices.Contains(cr.Targets, pl.provider) {
-				continue
-			}
 			// A chat job that names no alias sends the target's own model,
 			// which the prompt's own run does not test when the prompt
 			// names a model of its own.
-			models := cr.Models
-			if t := opt.Targets[pl.provider]; t != nil && t.Model != "" {
-				models = append([]string{t.Model}, models...)
+			own := ""
+			if t := opt.Targets[pl.provider]; t != nil {
+				own = t.Model
 			}
-			for _, m := range models {
+			for _, m := range cr.ModelsOn(pl.provider, own) {
 				if m != "" && !pl.has(p, m) {
 					pl.runs = append(pl.runs, planRun{prompt: p, model: m, alias: true})
 				}

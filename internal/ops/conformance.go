@@ -73,14 +73,15 @@ func (j runJudge) models(target string, p *prompt.Prompt) (own string, others []
 			others = append(others, m)
 		}
 	}
+	targetModel := ""
+	if j.modelOf != nil {
+		targetModel = j.modelOf(target)
+	}
 	for _, cr := range j.routes {
-		if cr.Prompt != p.Name || !slices.Contains(cr.Targets, target) {
+		if cr.Prompt != p.Name {
 			continue
 		}
-		if j.modelOf != nil {
-			add(j.modelOf(target))
-		}
-		for _, m := range cr.Models {
+		for _, m := range cr.ModelsOn(target, targetModel) {
 			add(m)
 		}
 	}

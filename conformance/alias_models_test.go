@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -134,50 +132,16 @@ func requestsFor(e *env, provider, model string) int {
 // TestChatAliasModelNeedsItsOwnPass does) and returns the settled job.
 func chatAliasJob(t *testing.T, e *env, gate race.Gate, model string) *store.Job {
 	t.Helper()
-	ctx := context.Background()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	listener := store.NewListener(e.db.Pool, log)
-	lctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go listener.Run(lctx)
-	<-listener.Ready()
-	route := &race.Route{Providers: e.order, MaxInflight: 2, MaxAttempts: 4, ConformancePrompt: "triage"}
-	runner := race.New(race.Config{
-		Store: e.st, Listener: listener, Prompts: e.prompts, Targets: e.targets,
-		Routes: map[string]*race.Route{"default": route}, LeaseOwner: "test-runner", Lease: 30 * time.Second, Log: log,
-		Backoff: race.Backoff{Base: time.Millisecond, Cap: 5 * time.Millisecond}, Gate: gate,
-	})
-	defer func() {
-		sctx, stop := context.WithTimeout(context.Background(), 30*time.Second)
-		defer stop()
-		runner.Stop(sctx)
-	}()
+	e.startRunnerOn(t, gate, "triage")
 	input, _ := json.Marshal(map[string]any{"model": model, "messages": []map[string]string{{"role": "user", "content": "Say hello."}}})
 	op := chat.Operation("default")
 	fp, _ := store.Fingerprint(op, "", "default", input)
-	job, created, err := e.st.CreateJob(ctx, store.NewJob{Owner: "acme", Operation: op, IdempotencyKey: "chat-" + model,
+	job, created, err := e.st.CreateJob(context.Background(), store.NewJob{Owner: "acme", Operation: op, IdempotencyKey: "chat-" + model,
 		Fingerprint: fp, Route: "default", Input: input, LeaseOwner: "test-runner", LeaseFor: 30 * time.Second})
 	if err != nil || !created {
 		t.Fatalf("create job: %v %v", err, created)
 	}
-	changed, unsubscribe := listener.Subscribe(job.ID)
-	defer unsubscribe()
-	runner.Submit(job)
-	timeout := time.After(60 * time.Second)
-	for {
-		j, err := e.st.GetJobAny(ctx, job.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if store.IsTerminal(j.State) || j.State == store.JobUnknown {
-			return j
-		}
-		select {
-		case <-changed:
-		case <-timeout:
-			t.Fatalf("job did not settle: %s", j.State)
-		}
-	}
+	return e.settle(t, job)
 }
 
 // A chat job on a route with conformance_prompt that names no alias sends the

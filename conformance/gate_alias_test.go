@@ -3,8 +3,6 @@ package conformance_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -30,23 +28,7 @@ func TestChatAliasModelNeedsItsOwnPass(t *testing.T) {
 
 	gate := conformance.NewGate(e.st, conformance.GateFallbacks, 168*time.Hour, conformance.CacheFor(0),
 		conformance.TargetModels(func(id string) string { return e.targets[id].Model }))
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	listener := store.NewListener(e.db.Pool, log)
-	lctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go listener.Run(lctx)
-	<-listener.Ready()
-	route := &race.Route{Providers: []string{"primary", "fallback"}, MaxInflight: 2, MaxAttempts: 4, ConformancePrompt: "triage"}
-	runner := race.New(race.Config{
-		Store: e.st, Listener: listener, Prompts: e.prompts, Targets: e.targets,
-		Routes: map[string]*race.Route{"default": route}, LeaseOwner: "test-runner", Lease: 30 * time.Second, Log: log,
-		Backoff: race.Backoff{Base: time.Millisecond, Cap: 5 * time.Millisecond}, Gate: gate,
-	})
-	defer func() {
-		sctx, stop := context.WithTimeout(context.Background(), 30*time.Second)
-		defer stop()
-		runner.Stop(sctx)
-	}()
+	e.startRunnerOn(t, gate, "triage") // primary, fallback
 
 	chatJob := func(key, model string) *store.Job {
 		t.Helper()
@@ -61,24 +43,7 @@ func TestChatAliasModelNeedsItsOwnPass(t *testing.T) {
 		if err != nil || !created {
 			t.Fatalf("create job: %v %v", err, created)
 		}
-		changed, unsubscribe := listener.Subscribe(job.ID)
-		defer unsubscribe()
-		runner.Submit(job)
-		timeout := time.After(60 * time.Second)
-		for {
-			j, err := e.st.GetJobAny(ctx, job.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if store.IsTerminal(j.State) || j.State == store.JobUnknown {
-				return j
-			}
-			select {
-			case <-changed:
-			case <-timeout:
-				t.Fatalf("job did not settle: %s", j.State)
-			}
-		}
+		return e.settle(t, job)
 	}
 
 	j := chatJob("chat-alias", "alias-model")

@@ -130,14 +130,18 @@ func (e *env) run(t *testing.T, opt conformance.Options) *conformance.Report {
 
 // startRunner starts a race runner over every provider added, in order, with
 // gate.
-func (e *env) startRunner(t *testing.T, gate race.Gate) {
+func (e *env) startRunner(t *testing.T, gate race.Gate) { e.startRunnerOn(t, gate, "") }
+
+// startRunnerOn is startRunner with the route's conformance_prompt (chat jobs
+// are gated on it; "" for none).
+func (e *env) startRunnerOn(t *testing.T, gate race.Gate, conformancePrompt string) {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	e.listener = store.NewListener(e.db.Pool, log)
 	ctx, cancel := context.WithCancel(context.Background())
 	go e.listener.Run(ctx)
 	<-e.listener.Ready()
-	route := &race.Route{Providers: e.order, MaxInflight: 2, MaxAttempts: 4}
+	route := &race.Route{Providers: e.order, MaxInflight: 2, MaxAttempts: 4, ConformancePrompt: conformancePrompt}
 	e.runner = race.New(race.Config{
 		Store: e.st, Listener: e.listener, Prompts: e.prompts, Targets: e.targets,
 		Routes: map[string]*race.Route{"default": route}, LeaseOwner: "test-runner", Lease: 30 * time.Second, Log: log,
@@ -167,6 +171,14 @@ func (e *env) job(t *testing.T) *store.Job {
 	if err != nil || !created {
 		t.Fatalf("create job: %v created=%v", err, created)
 	}
+	return e.settle(t, job)
+}
+
+// settle submits job to the runner (startRunner) and waits, on the database's
+// notifications, until it settles.
+func (e *env) settle(t *testing.T, job *store.Job) *store.Job {
+	t.Helper()
+	ctx := context.Background()
 	changed, unsubscribe := e.listener.Subscribe(job.ID)
 	defer unsubscribe()
 	e.runner.Submit(job)

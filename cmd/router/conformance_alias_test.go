@@ -3,14 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,28 +24,7 @@ import (
 func TestConformanceRunTestsRouteModelAliases(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	t.Setenv("DATABASE_URL", db.URL)
-	refs := referenceByInput(t)
-	var mu sync.Mutex
-	asked := map[string]int{} // model → requests
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model    string
-			Messages []struct{ Content string } `json:"messages"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		mu.Lock()
-		asked[req.Model]++
-		mu.Unlock()
-		content, ok := refs[req.Messages[len(req.Messages)-1].Content]
-		if !ok {
-			http.Error(w, `{"error":{"message":"unknown case"}}`, http.StatusBadRequest)
-			return
-		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000, "model": req.Model,
-			"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": content}, "finish_reason": "stop"}},
-			"usage":   map[string]int{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
-	}))
-	defer srv.Close()
+	srv := newReferenceLLM(t)
 	prompts, _ := filepath.Abs("../../prompts")
 	cfg := filepath.Join(t.TempDir(), "router.yaml")
 	provider := func(name string) string {
@@ -87,10 +62,9 @@ conformance: {max_age: 168h, gate: fallbacks}
 		}
 	}
 	cases := len(mustSuites(t)["triage"].Cases)
-	mu.Lock()
+	asked := srv.Asked() // model → requests
 	seen := fmt.Sprint(asked)
 	ok := len(asked) == 2 && asked["fallback-model"] == cases && asked["alias-model"] == cases
-	mu.Unlock()
 	if !ok {
 		t.Errorf("requests by model %s; want %d for fallback-model and %d for alias-model", seen, cases, cases)
 	}

@@ -3,10 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,19 +21,7 @@ import (
 func TestConformanceRunOfOneProviderNeedsOnlyItsKey(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	t.Setenv("DATABASE_URL", db.URL)
-	refs := referenceByInput(t)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model    string
-			Messages []struct{ Content string } `json:"messages"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		content := refs[req.Messages[len(req.Messages)-1].Content]
-		_ = json.NewEncoder(w).Encode(map[string]any{"id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000, "model": req.Model,
-			"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": content}, "finish_reason": "stop"}},
-			"usage":   map[string]int{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
-	}))
-	defer srv.Close()
+	srv := newReferenceLLM(t)
 	prompts, _ := filepath.Abs("../../prompts")
 	cfg := filepath.Join(t.TempDir(), "router.yaml")
 	if err := os.WriteFile(cfg, fmt.Appendf(nil, `database_url: %q

@@ -40,12 +40,15 @@ func runMigrate(ctx context.Context, args []string) error {
 	defer closeDB()
 	st := store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D(),
 		RedeliveryWindow: cfg.Webhooks.RedeliveryWindow(), Log: log})
+	// What was applied is printed even when a later migration fails: each
+	// migration commits on its own, so those stay applied, and the operator
+	// fixing the failure needs to know where it stopped.
 	applied, err := st.Migrate(ctx)
-	if err != nil {
-		return err
-	}
 	for _, m := range applied {
 		fmt.Println("applied", m)
+	}
+	if err != nil {
+		return err
 	}
 	newer, err := newerMigrations(ctx, pool)
 	if err != nil {

@@ -120,11 +120,11 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 		RedeliveryWindow: cfg.Webhooks.RedeliveryWindow(), Observer: dbm, Log: log})
 	if *cfg.AutoMigrate {
 		applied, err := st.Migrate(ctx)
-		if err != nil {
-			return nil, err
-		}
 		if len(applied) > 0 {
 			log.Info("migrations applied", "migrations", applied)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	life, err := startLifecycle(ctx, cfg, st, pool, s.Replica, log, opt.StopNow)

@@ -59,7 +59,8 @@ func Migrations() ([]Migration, error) {
 }
 
 // Migrate applies pending migrations under an advisory lock and returns the names
-// applied.
+// applied. Each migration commits on its own: when one fails, the names of
+// those applied before it are returned with the error.
 func (s *Store) Migrate(ctx context.Context) ([]string, error) {
 	all, err := Migrations()
 	if err != nil {
@@ -108,10 +109,7 @@ func (s *Store) Migrate(ctx context.Context) ([]string, error) {
 		done = append(done, m.Name)
 	}
 	river, err := migrateRiver(ctx, conn.Conn())
-	if err != nil {
-		return done, err
-	}
-	return append(done, river...), nil
+	return append(done, river...), err
 }
 
 // migrateRiver applies River's own migrations (the delivery queue's tables) in

@@ -88,3 +88,35 @@ routes:
 		t.Errorf("provider a named %d times: %v", n, err)
 	}
 }
+
+// Every variable the router reads at start-up — providers' keys, tenants'
+// keys, the operator key, webhook signing secrets — is checked before any is
+// refused: one start names them all, not one restart each.
+func TestEveryMissingVariableNamedAtOnce(t *testing.T) {
+	for _, v := range []string{"MISSING_PROVIDER_KEY", "MISSING_TENANT_KEY", "MISSING_OPS_KEY", "MISSING_WEBHOOK_SECRET"} {
+		t.Setenv(v, "")
+	}
+	cfg, err := config.Parse([]byte(`database_url: postgres://127.0.0.1:1/unused
+ops_key_env: MISSING_OPS_KEY
+api_keys:
+  - owner: acme
+    key_env: MISSING_TENANT_KEY
+    webhook: {url: "http://127.0.0.1:1/hook", secret_env: MISSING_WEBHOOK_SECRET}
+providers:
+  - {name: a, type: openai, base_url: "http://127.0.0.1:1/v1", api_key_env: MISSING_PROVIDER_KEY, model: m}
+routes:
+  default: {providers: [a]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = server.New(context.Background(), cfg, server.Options{})
+	if err == nil {
+		t.Fatal("a router started with four variables empty")
+	}
+	for _, want := range []string{"MISSING_PROVIDER_KEY", "MISSING_TENANT_KEY", "MISSING_OPS_KEY", "MISSING_WEBHOOK_SECRET"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("start-up error does not name %s:\n%v", want, err)
+		}
+	}
+}

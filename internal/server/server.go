@@ -93,16 +93,16 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	if err != nil {
 		return nil, err
 	}
-	targets, err := BuildTargets(cfg)
-	if err != nil {
-		return nil, err
-	}
-	apiKeys, err := staticKeys(cfg)
-	if err != nil {
-		return nil, err
-	}
-	opsKey, err := operatorKey(cfg)
-	if err != nil {
+	// Everything read from the environment is checked before any of it is
+	// refused, so an operator learns of every missing variable (providers'
+	// keys, tenants' keys, the operator key, webhook secrets) in one start,
+	// not one restart each. The webhook secrets are read again when the
+	// lifecycle starts.
+	targets, targetsErr := BuildTargets(cfg)
+	apiKeys, keysErr := staticKeys(cfg)
+	opsKey, opsErr := operatorKey(cfg)
+	_, _, _, hooksErr := configWebhooks(cfg, os.Getenv)
+	if err := errors.Join(targetsErr, keysErr, opsErr, hooksErr); err != nil {
 		return nil, err
 	}
 	if err := notATenantsKey(cfg, opsKey, apiKeys); err != nil {
@@ -304,17 +304,23 @@ func replicaID() string {
 // came last.
 func staticKeys(cfg *config.Config) (map[string]string, error) {
 	keys, from := map[string]string{}, map[string]string{}
+	var errs []error
 	for _, k := range cfg.APIKeys {
 		// A secret made from a file often ends in a newline, which no
 		// Authorization header can carry: the key is read without it.
 		v := strings.TrimSpace(os.Getenv(k.KeyEnv))
 		if v == "" {
-			return nil, fmt.Errorf("api_keys: environment variable %s (owner %s) is empty or only white space: set it, or remove the entry and use `router keys create`", k.KeyEnv, k.Owner)
+			errs = append(errs, fmt.Errorf("api_keys: environment variable %s (owner %s) is empty or only white space: set it, or remove the entry and use `router keys create`", k.KeyEnv, k.Owner))
+			continue
 		}
 		if owner, dup := keys[v]; dup && owner != k.Owner {
-			return nil, fmt.Errorf("api_keys: environment variables %s (owner %s) and %s (owner %s) hold the same key, which would authenticate as only one of them: give each owner its own key", from[v], owner, k.KeyEnv, k.Owner)
+			errs = append(errs, fmt.Errorf("api_keys: environment variables %s (owner %s) and %s (owner %s) hold the same key, which would authenticate as only one of them: give each owner its own key", from[v], owner, k.KeyEnv, k.Owner))
+			continue
 		}
 		keys[v], from[v] = k.Owner, k.KeyEnv
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return keys, nil
 }

@@ -40,7 +40,6 @@ func (c Config) WithDefaults() Config {
 	def(&c.Execution.Retry.Base, Duration(200*time.Millisecond))
 	def(&c.Execution.Retry.Cap, Duration(5*time.Second))
 	def(&c.Execution.Retry.MaxRetryAfter, Duration(30*time.Second))
-	def(&c.Execution.ReconcileAfter, Duration(2*time.Minute))
 	def(&c.Execution.HandoverWait, max(Duration(2*time.Minute), 2*c.Execution.Lease))
 	def(&c.Chat.Wait, Duration(5*time.Minute))
 	def(&c.Retention.Jobs, Duration(720*time.Hour))
@@ -97,6 +96,17 @@ func (c Config) WithDefaults() Config {
 		}
 		if p.MaxTokens == 0 && p.Type == "anthropic" {
 			p.MaxTokens = 4096
+		}
+	}
+	// An unknown attempt's provider is asked about it only once it has had
+	// as long as the attempt's timeout to finish: its "no record" is
+	// trusted, and the job tried again, after reconcile_after.
+	if c.Execution.ReconcileAfter == 0 {
+		c.Execution.ReconcileAfter = Duration(2 * time.Minute)
+		for _, p := range c.Providers {
+			if p.SupportsLookup {
+				c.Execution.ReconcileAfter = max(c.Execution.ReconcileAfter, p.Timeout)
+			}
 		}
 	}
 	if c.Shutdown.Drain == 0 {
@@ -297,6 +307,10 @@ func (c Config) problems() []string {
 		}
 		if p.SupportsLookup && p.Type != "openai" && p.Type != "" {
 			add("%s.supports_lookup: only type openai can look a request up, and this provider is type %s, so its unknown attempts would never be reconciled by lookup; remove supports_lookup", where, p.Type)
+		}
+		if p.SupportsLookup && c.Execution.ReconcileAfter > 0 && p.Timeout > c.Execution.ReconcileAfter {
+			add("execution.reconcile_after (%s) is shorter than %s.timeout (%s): an attempt cut before its first byte may still be running at the provider, so its lookup's \"no record\" would be trusted too early and the job tried again while the first answer is still coming; set reconcile_after to %s or more, or leave it out (it defaults to the longest timeout of a provider with supports_lookup, at least 2m)",
+				c.Execution.ReconcileAfter.D(), where, p.Timeout.D(), p.Timeout.D())
 		}
 		if p.Price != nil && !p.Price.valid() {
 			add("%s.price: input_per_mtok and output_per_mtok must be 0 or more (USD per million tokens)", where)

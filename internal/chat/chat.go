@@ -175,13 +175,21 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 			return nil, bad
 		}
 	case v != nil:
-		if _, violations := v.Validate(content); len(violations) > 0 {
+		doc, violations := v.Validate(content)
+		if len(violations) > 0 {
 			return nil, violations
 		}
+		// The validator accepts an answer wrapped in one markdown code fence
+		// (allow_fenced, on for chat): the caller asked for JSON and gets
+		// the JSON, not the fence around it.
+		content = unfenced(content, doc)
 	case in.ResponseFormat != nil && in.ResponseFormat.Type == "json_object":
 		var obj map[string]any
 		if err := json.Unmarshal([]byte(strings.TrimSpace(content)), &obj); err != nil {
 			return nil, []contract.Violation{{Rule: "json.syntax", Path: "$", Message: "response_format json_object asks for a JSON object: " + err.Error()}}
+		}
+		if obj == nil { // `null` decodes into a nil map without error
+			return nil, []contract.Violation{{Rule: "json.syntax", Path: "$", Message: "response_format json_object asks for a JSON object: the answer is null"}}
 		}
 	case strings.TrimSpace(content) == "" && resp.FinishReason != "length":
 		return nil, []contract.Violation{{Rule: "empty", Path: "$", Message: "the answer is empty"}}
@@ -227,6 +235,25 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 		return nil, []contract.Violation{{Rule: "json.unstorable", Path: "$", Message: "the answer holds " + e.Error() + "; it cannot be stored as the result"}}
 	}
 	return b, nil
+}
+
+// unfenced is the text of a json_schema answer the validator accepted (doc is
+// what it validated): content as the model wrote it, or, when the model
+// wrapped its JSON in one markdown code fence (```json … ```), the JSON text
+// inside the fence as the model wrote it. The validator only accepts a fenced
+// answer whose inside is JSON, so the fallback to doc (the validated JSON,
+// compacted) is a second line that should not be reached.
+func unfenced(content string, doc json.RawMessage) string {
+	s := strings.TrimSpace(content)
+	if !strings.HasPrefix(s, "```") { // no JSON text begins with a backtick
+		return content
+	}
+	if nl := strings.IndexByte(s, '\n'); nl >= 0 && nl+1 <= len(s)-3 && strings.HasSuffix(s, "```") {
+		if inner := strings.TrimSpace(s[nl+1 : len(s)-3]); json.Valid([]byte(inner)) {
+			return inner
+		}
+	}
+	return string(doc)
 }
 
 // judgeToolCalls refuses tool calls that are not a non-empty array of

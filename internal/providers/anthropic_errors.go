@@ -62,7 +62,7 @@ func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h 
 		// A status that says the request is wrong (400, 413, 422), or an
 		// error event in a stream; another status (405 from a proxy) is
 		// classified by that status.
-		kind = requestKind(code, msg)
+		kind = requestKind(code, typ, msg)
 		if outOfCredit(msg) {
 			kind = KindQuotaExceeded
 		}

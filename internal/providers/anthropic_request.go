@@ -3,6 +3,7 @@ package providers
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
@@ -53,6 +54,11 @@ func (p *Anthropic) messageParams(req *Request) (anthropic.MessageNewParams, *Er
 	if len(params.Messages) == 0 {
 		return params, badRequest(p.cfg.Name, "messages: the Messages API needs at least one user or assistant message besides the system prompt")
 	}
+	for _, m := range params.Messages {
+		if m.OfUser != nil {
+			m.OfUser.Content = dropBlankText(m.OfUser.Content)
+		}
+	}
 	if len(req.Tools) > 0 {
 		tools, e := p.tools(req.Tools)
 		if e != nil {
@@ -93,11 +99,25 @@ func badRequest(provider, msg string) *Error {
 	return NewError(provider, KindBadRequest, msg)
 }
 
-// addMessage appends one OpenAI-shaped message.
+// blank reports text the Messages API refuses as a text block: empty ("text
+// content blocks must be non-empty") or whitespace only ("text content blocks
+// must contain non-whitespace text", when the message has nothing else).
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// addMessage appends one OpenAI-shaped message. Text the Messages API refuses
+// as a block (blank) is left out: an empty or blank system or developer
+// message adds nothing to the system prompt, a blank assistant text nothing
+// to its turn (a turn of nothing at all is not sent: the user turns around
+// it merge), and a blank tool result is sent as a tool_result without
+// content. An empty user message is left out as well; a blank one is kept
+// as its turn's text and left out by dropBlankText only when its turn holds
+// something else (see there).
 func (p *Anthropic) addMessage(params *anthropic.MessageNewParams, i int, m Message) *Error {
 	switch m.Role {
 	case "system", "developer":
-		params.System = append(params.System, anthropic.TextBlockParam{Text: m.Content})
+		if !blank(m.Content) {
+			params.System = append(params.System, anthropic.TextBlockParam{Text: m.Content})
+		}
 		return nil
 	case "user":
 		if m.Content == "" {
@@ -109,11 +129,15 @@ func (p *Anthropic) addMessage(params *anthropic.MessageNewParams, i int, m Mess
 		if m.ToolCallID == "" {
 			return badRequest(p.cfg.Name, fmt.Sprintf("messages[%d]: a tool message needs tool_call_id", i))
 		}
-		appendBlocks(params, "user", anthropic.NewToolResultBlock(m.ToolCallID, m.Content, false))
+		result := anthropic.NewToolResultBlock(m.ToolCallID, m.Content, false)
+		if blank(m.Content) {
+			result.OfToolResult.Content = nil // a tool_result's content is optional; an empty text block is refused
+		}
+		appendBlocks(params, "user", result)
 		return nil
 	case "assistant":
 		var blocks []anthropic.ContentBlockParamUnion
-		if m.Content != "" {
+		if !blank(m.Content) {
 			blocks = append(blocks, anthropic.NewTextBlock(m.Content))
 		}
 		if len(m.ToolCalls) > 0 {
@@ -144,6 +168,22 @@ func (p *Anthropic) addMessage(params *anthropic.MessageNewParams, i int, m Mess
 		return nil
 	}
 	return badRequest(p.cfg.Name, fmt.Sprintf("messages[%d].role %q: want system, user, assistant or tool", i, m.Role))
+}
+
+// dropBlankText removes the blank text blocks of a user turn that holds
+// another block (a tool result, or text), which the Messages API would refuse
+// with the turn. A turn of blank text alone is left as it is: removing it
+// would join the assistant turns around it into one, or leave the
+// conversation ending on the assistant's turn, which Anthropic takes as the
+// start of its own answer to continue (a prefill) — another conversation than
+// the caller's. Sent as it is, the caller's blank message is refused by
+// Anthropic as a bad request that says so.
+func dropBlankText(blocks []anthropic.ContentBlockParamUnion) []anthropic.ContentBlockParamUnion {
+	blankText := func(b anthropic.ContentBlockParamUnion) bool { return b.OfText != nil && blank(b.OfText.Text) }
+	if !slices.ContainsFunc(blocks, blankText) || !slices.ContainsFunc(blocks, func(b anthropic.ContentBlockParamUnion) bool { return !blankText(b) }) {
+		return blocks
+	}
+	return slices.DeleteFunc(blocks, blankText)
 }
 
 // appendBlocks adds blocks to the last message when it has the same role (the

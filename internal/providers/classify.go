@@ -56,15 +56,24 @@ func Classify(provider string, err error) *Error {
 		var code, typ, msg string
 		if isReq {
 			status = reqErr.HTTPStatusCode
-			msg = strings.TrimSpace(string(reqErr.Body))
+			code, typ, msg = bodyError(reqErr.Body)
 		}
 		if isAPI {
+			// go-openai's APIError is empty when the body's "error" is
+			// not an object ({"error": "…"}: TGI, LM Studio, proxies): only
+			// what it holds overrides what the body says.
 			if status == 0 {
 				status = apiErr.HTTPStatusCode
 			}
-			code = apiCode(apiErr)
-			typ = apiErr.Type
-			msg = apiErr.Message
+			if c := apiCode(apiErr); c != "" {
+				code = c
+			}
+			if apiErr.Type != "" {
+				typ = apiErr.Type
+			}
+			if apiErr.Message != "" {
+				msg = apiErr.Message
+			}
 		}
 		e := classifyHTTP(provider, status, code, typ, msg)
 		e.Err = err
@@ -151,7 +160,7 @@ func requestStatus(status int) bool {
 
 func statusKind(status int, code, typ, msg string) Kind {
 	if requestStatus(status) {
-		return requestKind(code, msg)
+		return requestKind(code, typ, msg)
 	}
 	switch status {
 	case 0: // an error event inside a stream: no status of its own
@@ -182,6 +191,12 @@ func statusKind(status int, code, typ, msg string) Kind {
 		return KindGatewayTimeout
 	}
 	switch {
+	case status >= 500 && contextLength(code, typ, msg):
+		// llama.cpp before late 2025 answers a prompt past its context
+		// with 500 exceed_context_size_error (and names 500 in the error
+		// event of a stream): the request, on this target, not a failure
+		// of the server a retry would get past.
+		return KindContextLength
 	case status >= 500:
 		return KindServerError
 	case status >= 400:
@@ -211,18 +226,38 @@ func streamedStatus(code string) int {
 	return 0
 }
 
+// contextLength reports an error that says the prompt (with the answer's
+// room) does not fit the model's context, in the words of the servers the
+// router meets: OpenAI's code and message, Anthropic's "prompt is too long",
+// llama.cpp's exceed_context_size_error ("the request exceeds the available
+// context size"), Gemini's OpenAI-compatible "The input token count (X)
+// exceeds the maximum number of tokens allowed (Y)", and TGI's (and
+// Together's) "Input validation error: `inputs` tokens + `max_new_tokens`
+// must be <= N" or "`inputs` must have less than N tokens".
+func contextLength(code, typ, msg string) bool {
+	if code == "context_length_exceeded" || code == "string_above_max_length" ||
+		code == "exceed_context_size_error" || typ == "exceed_context_size_error" {
+		return true
+	}
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "maximum context length") || strings.Contains(m, "context length") ||
+		strings.Contains(m, "context window") || strings.Contains(m, "prompt is too long") ||
+		strings.Contains(m, "context limit") || strings.Contains(m, "exceed context") ||
+		strings.Contains(m, "available context size") ||
+		strings.Contains(m, "input token count") && strings.Contains(m, "exceeds the maximum number of tokens") ||
+		strings.Contains(m, "`inputs` tokens + `max_new_tokens` must be") ||
+		strings.Contains(m, "`inputs` must have less than")
+}
+
 // requestKind splits a rejected request: context length, content policy, or a
 // plain bad request.
-func requestKind(code, msg string) Kind {
+func requestKind(code, typ, msg string) Kind {
 	m := strings.ToLower(msg)
 	switch {
-	case code == "context_length_exceeded" || code == "string_above_max_length" ||
-		strings.Contains(m, "maximum context length") || strings.Contains(m, "context length") ||
-		strings.Contains(m, "context window") || strings.Contains(m, "prompt is too long") ||
-		strings.Contains(m, "context limit") || strings.Contains(m, "exceed context"):
+	case contextLength(code, typ, msg):
 		return KindContextLength
 	case code == "content_policy_violation" || code == "content_filter" ||
-		code == "ResponsibleAIPolicyViolation" ||
+		code == "ResponsibleAIPolicyViolation" || code == "invalid_prompt" ||
 		strings.Contains(m, "content policy") || strings.Contains(m, "content management policy") ||
 		strings.Contains(m, "safety system"):
 		return KindContentPolicy
@@ -242,7 +277,7 @@ func requestKind(code, msg string) Kind {
 
 // typeKind classifies an in-stream error event by its type and code.
 func typeKind(code, typ, msg string) Kind {
-	if k := requestKind(code, msg); k != KindBadRequest {
+	if k := requestKind(code, typ, msg); k != KindBadRequest {
 		return k
 	}
 	switch {
@@ -337,6 +372,66 @@ func isClientValidation(err error) bool {
 		}
 	}
 	return false
+}
+
+// bodyError reads an error response body go-openai could not decode as
+// {"error": {...}}: the code, type and message of the error it holds in
+// another common shape —
+//
+//   - {"error": "text"} (TGI, LM Studio, many proxies), with TGI's
+//     "error_type";
+//   - [{"error": {...}}] (Gemini's OpenAI-compatible endpoint);
+//   - {"error": {...}} whose members go-openai refuses;
+//   - {"message": "…", "type": …, "code": …} (vLLM's older servers and
+//     others).
+//
+// Any other body (HTML from a proxy, plain text) is the message as it is.
+func bodyError(body []byte) (code, typ, msg string) {
+	msg = strings.TrimSpace(string(body))
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return "", "", msg
+	}
+	if list, ok := v.([]any); ok && len(list) > 0 {
+		v = list[0]
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return "", "", msg
+	}
+	switch e := obj["error"].(type) {
+	case string:
+		if strings.TrimSpace(e) != "" {
+			t, _ := obj["error_type"].(string)
+			return jsonCode(obj["code"]), t, e
+		}
+	case map[string]any:
+		obj = e
+	}
+	m, _ := obj["message"].(string)
+	if strings.TrimSpace(m) == "" {
+		return "", "", msg
+	}
+	t, _ := obj["type"].(string)
+	if t == "" {
+		t, _ = obj["status"].(string) // Gemini: "INVALID_ARGUMENT"
+	}
+	return jsonCode(obj["code"]), t, m
+}
+
+// jsonCode is an error code decoded from JSON as text: a string, or a number
+// as written (0 and null are none).
+func jsonCode(v any) string {
+	switch c := v.(type) {
+	case string:
+		return c
+	case float64:
+		if c == 0 {
+			return ""
+		}
+		return strconv.FormatFloat(c, 'f', -1, 64)
+	}
+	return ""
 }
 
 func apiCode(e *openai.APIError) string {

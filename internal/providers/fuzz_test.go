@@ -39,6 +39,8 @@ func FuzzOpenAIStream(f *testing.F) {
 		"data: " + chunk("x", "") + "\n\n",
 		"data: {\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}\n\n",
 		"data: {not json}\n\n", ": keep-alive\n\nevent: ping\n\n", "data: [DONE]\n\n", "",
+		"data: " + chunk("x", "") + "\n\n: waiting\n\nevent: error\nid: 1\ndata: {\"error\":{\"message\":\"slow down\",\"code\":429}}\n\n",
+		"data: {\"error\":\"Input validation error\",\"error_type\":\"validation\"}\n\n",
 		completionBody,
 	} {
 		f.Add([]byte(seed), true, uint16(200))

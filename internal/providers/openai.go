@@ -51,12 +51,12 @@ type OpenAIConfig struct {
 	MaxResponseBytes int64
 }
 
-// maxKeepaliveLines is how many lines without data (SSE comments such as
-// ": keepalive", blank lines) go-openai accepts in a row in a stream before it
-// calls the stream malformed. Its default, 300, fails a stream whose provider
-// keeps the connection alive with more than 150 comments (each with its blank
-// line) while it prepares a long answer. Such lines are bounded by
-// max_response_bytes and stream_idle_timeout instead.
+// maxKeepaliveLines is how many lines without data go-openai accepts in a row
+// in a stream before it calls the stream malformed. Its default, 300, fails a
+// stream whose provider keeps the connection alive with more than 150 comments
+// (each with its blank line) while it prepares a long answer: the comments
+// never reach go-openai (sseFilter), their blank lines do. Such lines are
+// bounded by max_response_bytes and stream_idle_timeout instead.
 const maxKeepaliveLines = math.MaxInt32
 
 // OpenAI is the adapter for OpenAI-compatible chat completion APIs, built on

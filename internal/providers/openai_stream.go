@@ -38,6 +38,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 	wctx, w := WatchCall(ctx, p.cfg.Name, Deadlines{FirstByte: p.cfg.FirstByteTimeout, Idle: p.cfg.StreamIdleTimeout, Total: p.cfg.Timeout})
 	defer w.Stop()
 	tctx, trace := withCallTrace(wctx, w.Received)
+	trace.sse = true // comments and event lines are taken out of the body (sseFilter)
 
 	stream, err := p.client.CreateChatCompletionStream(tctx, wire(creq, req, trace))
 	if err != nil {

@@ -34,8 +34,9 @@ type Step struct {
 	HangAfterBytes bool
 	// StreamCut, StreamStall and StreamMalformed deliver half the output (as
 	// deltas, to CompleteStream) and then fail with KindStreamCut,
-	// KindStreamStalled or KindStreamMalformed. Complete fails the same way, as an
-	// adapter that streams internally would.
+	// KindStreamStalled or KindStreamMalformed, marked Received (the provider
+	// had begun answering, as the real adapters mark it). Complete fails the
+	// same way, as an adapter that streams internally would.
 	StreamCut       bool
 	StreamStall     bool
 	StreamMalformed bool

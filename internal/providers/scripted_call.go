@@ -112,7 +112,9 @@ func (s *Scripted) run(ctx context.Context, n int, req *Request, st Step, onDelt
 	if kind, ok := streamFailure(st); ok {
 		sent := halfOf(out)
 		emit(sent, onDelta)
-		return nil, NewError(s.cfg.Name, kind, fmt.Sprintf("scripted %s after %d bytes", kind, len(sent)))
+		e := NewError(s.cfg.Name, kind, fmt.Sprintf("scripted %s after %d bytes", kind, len(sent)))
+		e.Received = true // the provider had begun answering, as the real adapters mark it
+		return nil, e
 	}
 	emit(out, onDelta)
 	resp := &Response{

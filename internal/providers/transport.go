@@ -34,6 +34,9 @@ type callTrace struct {
 	// body, when set, is the request body the adapter wrote itself (see
 	// openai_body.go): the transport sends it in place of go-openai's.
 	body []byte
+	// sse is set for a streamed OpenAI-compatible call: the body of a 2xx
+	// response is read through sseFilter. Set before the request is sent.
+	sse bool
 }
 
 type callTraceKey struct{}
@@ -80,8 +83,16 @@ type traceTransport struct {
 func (tt *traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = withTraceContext(req)
 	resp, err := tt.roundTrip(req)
-	if resp != nil && resp.Body != nil && tt.limit > 0 {
-		resp.Body = &limitedBody{rc: resp.Body, left: tt.limit, limit: tt.limit}
+	if resp != nil && resp.Body != nil {
+		if tt.limit > 0 {
+			resp.Body = &limitedBody{rc: resp.Body, left: tt.limit, limit: tt.limit}
+		}
+		// Above the limit and liveBody: the lines the filter drops are
+		// bytes received all the same.
+		if t, _ := req.Context().Value(callTraceKey{}).(*callTrace); t != nil && t.sse &&
+			resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			resp.Body = newSSEFilter(resp.Body)
+		}
 	}
 	return resp, err
 }

@@ -1,0 +1,163 @@
+package providers
+
+import (
+	"bytes"
+	"io"
+)
+
+// sseFilter is the body of a streamed OpenAI-compatible answer as go-openai
+// reads it, without the lines of the stream that are not data: SSE comments
+// (": keepalive", OpenRouter's ": OPENROUTER PROCESSING") and the event, id
+// and retry fields. go-openai keeps every line that does not start with
+// "data:" in the buffer it decodes an in-stream error from, so a comment or
+// an "event: error" line before `data: {"error": …}` made the error
+// undecodable: RecvRaw returned neither a line nor an error, and the
+// provider's error (a rate limit, a context length) became a malformed stream.
+// Data lines, blank lines and lines of a body that is not SSE at all (a JSON
+// error sent with status 200, which go-openai decodes from that same buffer)
+// pass as they came.
+//
+// The filter sits above the byte counting of the transport: the lines it
+// drops still keep the call alive (liveBody) and count towards
+// max_response_bytes (limitedBody).
+//
+// It costs one scan for line ends over the bytes read, in the reader's own
+// buffer: the body is read straight into it, and bytes move only to close the
+// gap a dropped line leaves (a read that holds no comment is passed on as it
+// came). Nothing is allocated beyond the filter itself.
+type sseFilter struct {
+	rc        io.ReadCloser
+	lineStart bool // the next byte read begins a line
+	drop      bool // the line being read is dropped
+	// held is the start of a line a read ended in that may still become a
+	// dropped field ("ev" of "event:"): it is decided on the next read.
+	held  [len("retry:")]byte
+	nheld int
+	// err is the body's error, returned once what came before it is.
+	err error
+	// out is what a fill into small (for a Read under len(small) bytes)
+	// has left to return.
+	out   []byte
+	small [64]byte
+}
+
+func newSSEFilter(rc io.ReadCloser) *sseFilter { return &sseFilter{rc: rc, lineStart: true} }
+
+func (f *sseFilter) Close() error { return f.rc.Close() }
+
+func (f *sseFilter) Read(p []byte) (int, error) {
+	if len(f.out) > 0 {
+		n := copy(p, f.out)
+		f.out = f.out[n:]
+		return n, nil
+	}
+	if len(p) >= len(f.small) {
+		return f.fill(p)
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, err := f.fill(f.small[:])
+	f.out = f.small[:n]
+	k := copy(p, f.out)
+	f.out = f.out[k:]
+	if k == 0 {
+		return 0, err
+	}
+	return k, nil
+}
+
+// fill reads the body into buf (at least len(held) bytes) and returns how
+// many filtered bytes it left at its start: 0 only with an error, or when
+// the body's Read returned nothing.
+func (f *sseFilter) fill(buf []byte) (int, error) {
+	for {
+		if f.err != nil {
+			if f.nheld > 0 {
+				// The body ended inside the start of a line that was not
+				// a field's: it is kept.
+				n := copy(buf, f.held[:f.nheld])
+				f.nheld = 0
+				return n, nil
+			}
+			return 0, f.err
+		}
+		h := copy(buf, f.held[:f.nheld])
+		f.nheld = 0
+		m, err := f.rc.Read(buf[h:])
+		if err != nil {
+			f.err = err
+		}
+		if w := f.scan(buf[:h+m]); w > 0 || m == 0 && err == nil {
+			return w, nil
+		}
+	}
+}
+
+// scan filters buf in place and returns the length of what it keeps.
+func (f *sseFilter) scan(buf []byte) int {
+	r, w := 0, 0
+	for r < len(buf) {
+		if f.drop {
+			j := bytes.IndexByte(buf[r:], '\n')
+			if j < 0 {
+				break
+			}
+			r += j + 1
+			f.drop, f.lineStart = false, true
+			continue
+		}
+		if f.lineStart {
+			switch sseLine(buf[r:]) {
+			case sseUndecided:
+				f.nheld = copy(f.held[:], buf[r:])
+				return w
+			case sseDrop:
+				f.drop, f.lineStart = true, false
+				continue
+			}
+			f.lineStart = false
+		}
+		e := len(buf)
+		if j := bytes.IndexByte(buf[r:], '\n'); j >= 0 {
+			e = r + j + 1
+			f.lineStart = true
+		}
+		if w != r {
+			copy(buf[w:], buf[r:e])
+		}
+		w += e - r
+		r = e
+	}
+	return w
+}
+
+const (
+	sseKeep = iota
+	sseDrop
+	sseUndecided
+)
+
+// sseFields are the SSE fields a line is dropped for, besides a comment.
+var sseFields = [...]string{"event:", "id:", "retry:"}
+
+// sseLine decides a line by its first bytes b (all of the line the read
+// holds): a comment or an event, id or retry field is dropped; the start of
+// one, cut by the end of the read, is undecided.
+func sseLine(b []byte) int {
+	if b[0] == ':' {
+		return sseDrop
+	}
+	if b[0] != 'e' && b[0] != 'i' && b[0] != 'r' {
+		return sseKeep // "data:", a blank line, JSON
+	}
+	for _, field := range sseFields {
+		switch {
+		case len(b) >= len(field) && string(b[:len(field)]) == field:
+			return sseDrop
+		case len(b) < len(field) && string(b) == field[:len(b)]:
+			return sseUndecided
+		}
+	}
+	return sseKeep
+}

@@ -207,7 +207,7 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 	}
 	msg := AssistantMessage{Role: "assistant", Content: &content}
 	if calls {
-		msg.ToolCalls = resp.ToolCalls
+		msg.ToolCalls = normalizeToolCalls(resp.ToolCalls)
 		if content == "" {
 			msg.Content = nil
 		}

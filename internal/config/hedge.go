@@ -9,7 +9,9 @@ import (
 // hedge_after at or past the route's deadline (the job is stopped first), an
 // adaptive one whose hedge_max — the delay before a target has history — is
 // at or past it, and a hedge_after written on a route with max_inflight 1 (a
-// hedge is a second attempt in flight, which such a route never starts).
+// hedge is a second attempt in flight, which such a route never starts), with
+// max_attempts 1 (a hedge is a second attempt), or with a hedge budget of
+// none (percent 0 and min_concurrent 0).
 func (r *Route) hedgeProblems(name string) []string {
 	var errs []string
 	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
@@ -24,6 +26,14 @@ func (r *Route) hedgeProblems(name string) []string {
 	}
 	if r.MaxInflight == 1 && !r.hedgeDefault && (fixed > 0 || adaptive) {
 		add("routes.%s.hedge_after is %s, but max_inflight is 1: a hedge is a second attempt in flight, so it would never start; max_inflight must be at least 2 for a hedge (or set hedge_after: off)",
+			name, r.HedgeAfter)
+	}
+	if r.MaxAttempts == 1 && !r.hedgeDefault && (fixed > 0 || adaptive) {
+		add("routes.%s.hedge_after is %s, but max_attempts is 1: a hedge is a second attempt, so it would never start; max_attempts must be at least 2 for a hedge (or set hedge_after: off)",
+			name, r.HedgeAfter)
+	}
+	if b := r.HedgeBudget; !r.hedgeDefault && (fixed > 0 || adaptive) && b.Percent != nil && *b.Percent == 0 && b.MinConcurrent != nil && *b.MinConcurrent == 0 {
+		add("routes.%s.hedge_after is %s, but hedge_budget allows no hedge in flight (percent 0, min_concurrent 0), so it would never start; raise the budget (defaults: percent 10, min_concurrent 3) or set hedge_after: off",
 			name, r.HedgeAfter)
 	}
 	return errs

@@ -26,6 +26,10 @@ routes:
 		{"  default: {providers: [a, b], hedge_after: 5s, max_inflight: 1}",
 			"routes.default.hedge_after is 5s, but max_inflight is 1: a hedge is a second attempt in flight, so it would never start; max_inflight must be at least 2 for a hedge"},
 		{"  default: {providers: [a, b], hedge_after: adaptive, max_inflight: 1}", "max_inflight must be at least 2 for a hedge"},
+		{"  default: {providers: [a, b], hedge_after: 1s, max_attempts: 1}",
+			"routes.default.hedge_after is 1s, but max_attempts is 1: a hedge is a second attempt, so it would never start"},
+		{"  default: {providers: [a, b], hedge_after: 1s, hedge_budget: {percent: 0, min_concurrent: 0}}",
+			"routes.default.hedge_after is 1s, but hedge_budget allows no hedge in flight (percent 0, min_concurrent 0)"},
 		{"  default: {providers: [a, b], hedge_max: 10s, deadline: 5s}",
 			"routes.default.hedge_max (10s) is not below the route's deadline (5s)"},
 		// hedge_max left out is derived from the deadline: the refusal says so.
@@ -42,6 +46,9 @@ routes:
 		"  default: {providers: [a, b], max_inflight: 1}", // hedging by default: none with one in flight
 		"  default: {providers: [a, b], hedge_after: \"off\", max_inflight: 1}",
 		"  default: {providers: [a, b], deadline: 5s}",
+		// one try, on whichever target is eligible: no hedge asked for
+		"  default: {providers: [a, b], max_attempts: 1}",
+		"  default: {providers: [a, b], hedge_budget: {percent: 0, min_concurrent: 0}}",
 	} {
 		if _, err := Parse([]byte(base + route + "\n")); err != nil {
 			t.Errorf("%s refused: %v", strings.TrimSpace(route), err)

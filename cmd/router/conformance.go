@@ -93,6 +93,9 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
+	if err := server.CommandDatabase(cfg); err != nil {
+		return err
+	}
 	prompts, err := server.LoadPrompts(cfg)
 	if err != nil {
 		return err

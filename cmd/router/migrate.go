@@ -29,6 +29,9 @@ func runMigrate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := server.CommandDatabase(cfg); err != nil {
+		return err
+	}
 	log, err := server.Logger(cfg.Log)
 	if err != nil {
 		return err

@@ -56,11 +56,29 @@ const noDatabaseWarning = "no database_url or DATABASE_URL: starting the embedde
 	"in production set database_url (or DATABASE_URL) to the PostgreSQL every replica shares, or a replica keeps its jobs and idempotency keys apart from the others'; " +
 	"write `database_url: embedded` to choose the embedded database explicitly and silence this warning"
 
+// CommandDatabase refuses, for a one-shot command (migrate, keys, jobs,
+// conformance run), a configuration that names no database. `serve` starts
+// the embedded database then, with a warning (SPEC §11's default); a command
+// would do the same and report success on a new database of its own — a key
+// no replica accepts, "no job matches" while the router's database has them
+// — when the shell it runs in lacks the deployment's DATABASE_URL.
+func CommandDatabase(cfg *config.Config) error {
+	if embedded, explicit := embeddedDatabase(cfg.DatabaseURL); embedded && !explicit {
+		return fmt.Errorf("no database_url or DATABASE_URL: this command would run on a new development database of its own (.local/pg), not your router's; " +
+			"set DATABASE_URL (or database_url in the configuration) to the database the router uses, or write `database_url: embedded` to use the embedded one, as `make run` does")
+	}
+	return nil
+}
+
 // WithStore loads the config at cfgPath, opens its database and runs fn with a
-// store on it, closing everything after.
+// store on it, closing everything after. It is for one-shot commands: a
+// configuration without a database is refused (CommandDatabase).
 func WithStore(ctx context.Context, cfgPath string, fn func(cfg *config.Config, st *store.Store) error) error {
 	cfg, err := config.Load(cfgPath)
 	if err != nil {
+		return err
+	}
+	if err := CommandDatabase(cfg); err != nil {
 		return err
 	}
 	log, err := Logger(cfg.Log)

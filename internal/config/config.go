@@ -125,6 +125,9 @@ type Webhooks struct {
 	BackoffBase      Duration `yaml:"backoff_base"`       // first retry delay; default 5s
 	BackoffCap       Duration `yaml:"backoff_cap"`        // longest retry delay; default 1h
 	Workers          int      `yaml:"workers"`            // deliveries in flight per replica; default 100
+	// MaxInflightPerOwner bounds one owner's deliveries in flight per
+	// replica, 1 to Workers; default Workers/4, at least 1.
+	MaxInflightPerOwner int `yaml:"max_inflight_per_owner"`
 }
 
 // RedeliveryWindow is how long an event may stay pending and still be

@@ -54,6 +54,7 @@ func (c Config) WithDefaults() Config {
 	def(&c.Webhooks.BackoffBase, Duration(5*time.Second))
 	def(&c.Webhooks.BackoffCap, Duration(time.Hour))
 	def(&c.Webhooks.Workers, 100) // webhook.DefaultWorkers: why 100, there
+	def(&c.Webhooks.MaxInflightPerOwner, max(1, c.Webhooks.Workers/4))
 	for i := range c.Providers {
 		p := &c.Providers[i]
 		if p.Timeout == 0 {

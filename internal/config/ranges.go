@@ -10,6 +10,14 @@ import (
 // is held in memory whole, so a larger limit only lets one caller exhaust it.
 const MaxBodyBytesCap = 1 << 30 // 1 GiB
 
+// MaxWebhookTimeout is the longest webhooks.timeout (webhook.MaxTimeout): River
+// rescues a delivery still running 2×MaxWebhookTimeout + 1m after it started,
+// taking it for one whose replica died, and sends it again. The rescue runs on
+// whichever replica leads River, with its own settings, so the window is
+// fixed from this bound; a try allowed longer could still be running then,
+// and its event be sent twice at once.
+const MaxWebhookTimeout = 2 * time.Minute
+
 // MinLease is the shortest execution.lease and retention.leader_lease: both
 // are renewed (and scanned) at a third of their length, in a database round
 // trip that must finish well within the lease.
@@ -56,6 +64,11 @@ func (c Config) rangeProblems() []string {
 	positive("retention.jobs", c.Retention.Jobs)
 	atLeast("retention.leader_lease", c.Retention.LeaderLease, Duration(MinLease))
 	positive("webhooks.timeout", c.Webhooks.Timeout)
+	if c.Webhooks.Timeout > Duration(MaxWebhookTimeout) {
+		add("webhooks.timeout (%s) must be at most %s: a delivery still running %s after it started is taken for one whose replica died "+
+			"and sent again, so a longer try could be sent twice at once (omit it for the default, 10s)",
+			c.Webhooks.Timeout.D(), MaxWebhookTimeout, 2*MaxWebhookTimeout+time.Minute)
+	}
 	positive("webhooks.backoff_base", c.Webhooks.BackoffBase)
 	positive("webhooks.backoff_cap", c.Webhooks.BackoffCap)
 	if c.Webhooks.MaxResponseBytes < 1 {
@@ -63,6 +76,12 @@ func (c Config) rangeProblems() []string {
 	}
 	if w := c.Webhooks.Workers; w < 1 || w > 10000 {
 		add("webhooks.workers (%d) must be between 1 and 10000 (omit it for the default, 100)", w)
+	}
+	// Beyond an out-of-range webhooks.workers, reported above, only a
+	// bound below 1 is worth a message.
+	if n, w := c.Webhooks.MaxInflightPerOwner, c.Webhooks.Workers; n < 1 || (n > w && w >= 1 && w <= 10000) {
+		add("webhooks.max_inflight_per_owner (%d) must be between 1 and webhooks.workers (%d): one owner's deliveries in flight per replica "+
+			"(omit it for the default, a quarter of webhooks.workers)", n, w)
 	}
 	if _, err := c.Log.SlogLevel(); err != nil {
 		add("%v", err)

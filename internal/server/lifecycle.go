@@ -12,6 +12,7 @@ import (
 
 	"github.com/routerhq/router/internal/config"
 	"github.com/routerhq/router/internal/maintenance"
+	"github.com/routerhq/router/internal/metrics"
 	"github.com/routerhq/router/internal/store"
 	"github.com/routerhq/router/internal/webhook"
 )
@@ -22,7 +23,16 @@ import (
 type lifecycle struct {
 	leader *maintenance.Elector
 	hooks  *webhook.Service
-	stops  []func()
+	// hookMetrics counts the delivery tries (router_webhook_deliveries_total);
+	// registerMetrics puts it on /metrics.
+	hookMetrics *metrics.Webhooks
+	stops       []func()
+}
+
+// registerMetrics adds the lifecycle's collectors to the operator surface's
+// metrics: call it once both exist.
+func (l *lifecycle) registerMetrics(m *metrics.Metrics) {
+	m.Registry().MustRegister(l.hookMetrics)
 }
 
 // startLifecycle checks the configured webhooks' signing secrets, syncs the
@@ -40,7 +50,7 @@ func startLifecycle(ctx context.Context, cfg *config.Config, st *store.Store, po
 	if err := st.SyncConfigWebhooks(ctx, urls); err != nil {
 		return nil, fmt.Errorf("sync webhooks: %w", err)
 	}
-	l := &lifecycle{}
+	l := &lifecycle{hookMetrics: metrics.NewWebhooks()}
 	defer func() {
 		if err != nil {
 			l.stop()
@@ -56,10 +66,12 @@ func startLifecycle(ctx context.Context, cfg *config.Config, st *store.Store, po
 	l.background(cleaner.Run)
 
 	l.hooks, err = webhook.NewService(pool, st, webhook.ServiceConfig{
-		Config:     webhook.Config{Timeout: w.Timeout.D(), MaxResponseBytes: w.MaxResponseBytes, RetryFor: w.RetryFor.D(), Secrets: secrets, PreviousSecrets: previous},
-		Backoff:    webhook.Backoff{Base: w.BackoffBase.D(), Cap: w.BackoffCap.D()},
-		MaxWorkers: w.Workers,
-		Log:        log,
+		Config:              webhook.Config{Timeout: w.Timeout.D(), MaxResponseBytes: w.MaxResponseBytes, RetryFor: w.RetryFor.D(), Secrets: secrets, PreviousSecrets: previous},
+		Backoff:             webhook.Backoff{Base: w.BackoffBase.D(), Cap: w.BackoffCap.D()},
+		MaxWorkers:          w.Workers,
+		MaxInflightPerOwner: w.MaxInflightPerOwner,
+		Log:                 log,
+		Observer:            l.hookMetrics,
 	})
 	if err != nil {
 		return nil, err

@@ -124,6 +124,11 @@ func TestTenantListenerDoesNotServeTheOperatorSurface(t *testing.T) {
 	if status, _ := get(t, ops.URL+"/v1/jobs/x", tenantKey); status != http.StatusNotFound {
 		t.Errorf("ops serves the tenant API: %d", status)
 	}
+	// The webhook delivery counter is on the operator's /metrics from the
+	// start, every outcome at 0.
+	if _, body := get(t, ops.URL+"/metrics", ""); !strings.Contains(body, `router_webhook_deliveries_total{outcome="abandoned"} 0`) {
+		t.Errorf("/metrics has no router_webhook_deliveries_total{outcome=\"abandoned\"} 0")
+	}
 }
 
 // SPEC §17: off loopback the operator surface needs a key: without one the

@@ -88,13 +88,23 @@ func newService(t *testing.T, db *testdb.DB, timeout time.Duration) *webhook.Ser
 // and the worker configuration cfg.
 func newServiceWith(t *testing.T, db *testdb.DB, cfg webhook.Config) *webhook.Service {
 	t.Helper()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	svc, err := webhook.NewService(db.Pool, db.Store, webhook.ServiceConfig{
-		Config:       cfg,
-		Backoff:      webhook.Backoff{Base: 5 * time.Millisecond, Cap: 20 * time.Millisecond},
-		PollInterval: 100 * time.Millisecond,
-		Log:          log,
-	})
+	return newServiceOf(t, db, webhook.ServiceConfig{Config: cfg})
+}
+
+// newServiceOf is a (not yet started) delivery service of sc with, unless sc
+// sets them, fast retries, a short poll and warnings logged to stderr.
+func newServiceOf(t *testing.T, db *testdb.DB, sc webhook.ServiceConfig) *webhook.Service {
+	t.Helper()
+	if sc.Backoff.Base == 0 && sc.Backoff.Cap == 0 {
+		sc.Backoff = webhook.Backoff{Base: 5 * time.Millisecond, Cap: 20 * time.Millisecond}
+	}
+	if sc.PollInterval == 0 {
+		sc.PollInterval = 100 * time.Millisecond
+	}
+	if sc.Log == nil {
+		sc.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	svc, err := webhook.NewService(db.Pool, db.Store, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +351,9 @@ func TestCommittedEventIsDeliveredAfterRestart(t *testing.T) {
 // whose endpoint answers none of them until all 30 are in flight are all
 // delivered. River's defaults (10 workers, one fetch per 100 ms) let 10 wait
 // on the endpoint and no more: an owner got at most 10 events a second from
-// an endpoint that takes a second to answer, and 100 a second at best.
+// an endpoint that takes a second to answer, and 100 a second at best. (Up to
+// webhooks.max_inflight_per_owner, by default a quarter of the workers, 25:
+// here an owner may take every worker.)
 func TestSlowEndpointGetsEventsSideBySide(t *testing.T) {
 	const n = 30
 	var arrived sync.WaitGroup
@@ -362,6 +374,10 @@ func TestSlowEndpointGetsEventsSideBySide(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	e := setup(t, srv.URL, time.Minute) // no try times out while the test waits
+	e.svc = newServiceOf(t, e.db, webhook.ServiceConfig{
+		Config:              webhook.Config{Timeout: time.Minute, Secrets: map[string]string{"acme": secret}},
+		MaxInflightPerOwner: webhook.DefaultWorkers,
+	})
 	jobs := make([]*store.Job, n)
 	for i := range jobs {
 		jobs[i] = e.cancel(t, "acme", fmt.Sprintf("k%d", i))

@@ -19,6 +19,13 @@ type ServiceConfig struct {
 	// MaxWorkers is how many deliveries a replica has in flight at once;
 	// default DefaultWorkers.
 	MaxWorkers int
+	// MaxInflightPerOwner is how many of those one owner's deliveries may
+	// take at once (webhooks.max_inflight_per_owner), 1 to MaxWorkers;
+	// default a quarter of MaxWorkers, at least 1. All owners share one River
+	// queue: without it an owner whose endpoint does not answer held every
+	// worker for webhooks.timeout per try, and every other owner's events
+	// waited. A delivery over the limit is snoozed (Worker.Work).
+	MaxInflightPerOwner int
 	// PollInterval is how often River looks for due jobs without a
 	// notification (retries, missed notifications); default 1s.
 	PollInterval time.Duration
@@ -30,8 +37,29 @@ type ServiceConfig struct {
 	// webhook at ~750 jobs/s cost 0.65 database round trips and 0.96 ms of
 	// PostgreSQL CPU per job, at 50ms 0.51 and 0.88 (docs/performance.md).
 	FetchCooldown time.Duration
-	Log           *slog.Logger
+	// Log gets River's lines and the worker's: a failed try at info, an
+	// abandoned event at warn.
+	Log *slog.Logger
+	// Observer counts each recorded try's outcome; optional.
+	Observer Observer
 }
+
+// MaxTimeout is the longest webhooks.timeout (config.MaxWebhookTimeout; a
+// test keeps the two equal). River's rescuer runs only on River's leader, with
+// that replica's configuration, so the rescue of a try still running must not
+// depend on any replica's own timeout: it is rescueStuckAfter, from this
+// bound.
+const MaxTimeout = 2 * time.Minute
+
+// rescueStuckAfter is River's RescueStuckJobsAfter for deliveries: a try
+// still "running" this long after it started is taken for one whose replica
+// died, and is made available again. It must exceed the longest a live
+// worker runs on any replica — its job's timeout (Worker.Timeout, at most
+// MaxTimeout + 10s), then the record of the try (recordTimeout) — or a try
+// still running would be sent a second time at once. 2×MaxTimeout + 1m
+// leaves 2m45s beyond that; River's rescuer looks every 30s, so a try cut off
+// by a crash is retried within about 5m30s.
+const rescueStuckAfter = 2*MaxTimeout + time.Minute
 
 // DefaultWorkers is how many deliveries a replica has in flight by default.
 // River's own defaults (10 workers, a fetch at most every 100 ms) capped an
@@ -66,6 +94,15 @@ func NewService(pool *pgxpool.Pool, st Store, cfg ServiceConfig) (*Service, erro
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = time.Second
 	}
+	if cfg.MaxInflightPerOwner <= 0 {
+		cfg.MaxInflightPerOwner = max(1, cfg.MaxWorkers/4)
+	}
+	if cfg.MaxInflightPerOwner > cfg.MaxWorkers {
+		return nil, fmt.Errorf("webhook deliveries: %d in flight per owner is more than the %d workers", cfg.MaxInflightPerOwner, cfg.MaxWorkers)
+	}
+	if cfg.Timeout > MaxTimeout {
+		return nil, fmt.Errorf("webhook deliveries: a timeout of %s is longer than %s, which River's rescue of stuck tries allows for", cfg.Timeout, MaxTimeout)
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
@@ -73,10 +110,22 @@ func NewService(pool *pgxpool.Pool, st Store, cfg ServiceConfig) (*Service, erro
 	workers := river.NewWorkers()
 	w := NewWorker(st, cfg.Config)
 	w.backoff = cfg.Backoff
+	w.log, w.observer = cfg.Log, cfg.Observer
+	w.owners.limit = cfg.MaxInflightPerOwner
 	if err := river.AddWorkerSafely(workers, w); err != nil {
 		return nil, err
 	}
-	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+	c, err := river.NewClient(riverpgxv5.New(pool), riverConfig(cfg, workers, w))
+	if err != nil {
+		return nil, fmt.Errorf("webhook delivery client: %w", err)
+	}
+	return &Service{client: c, worker: w}, nil
+}
+
+// riverConfig is the River client's configuration for cfg (with its defaults
+// filled) and the delivery worker w, registered in workers.
+func riverConfig(cfg ServiceConfig, workers *river.Workers, w *Worker) *river.Config {
+	return &river.Config{
 		Queues:            map[string]river.QueueConfig{Queue: {MaxWorkers: cfg.MaxWorkers}},
 		Workers:           workers,
 		RetryPolicy:       cfg.Backoff,
@@ -84,14 +133,9 @@ func NewService(pool *pgxpool.Pool, st Store, cfg ServiceConfig) (*Service, erro
 		FetchCooldown:     cfg.FetchCooldown,
 		JobTimeout:        w.Timeout(nil),
 		// A delivery whose replica died is left "running"; River rescues it
-		// after this. It must exceed the longest a live worker runs (a live
-		// try is never rescued, so never delivered concurrently twice): its
-		// job's timeout, w.Timeout, then the record of the try, which
-		// outlives that context for at most recordTimeout. This leaves
-		// webhooks.timeout + 10s beyond both.
-		// River's rescuer looks every 30s, so a try cut off by a crash is
-		// retried within about Timeout + 45s.
-		RescueStuckJobsAfter: 2*w.Timeout(nil) + 5*time.Second,
+		// after this (rescueStuckAfter), on River's leader, whichever replica
+		// that is: the same on every replica, whatever its webhooks.timeout.
+		RescueStuckJobsAfter: rescueStuckAfter,
 		// River's job cleaner deletes its finished job rows after these
 		// (docs/lifecycle.md, "Retention"). A delivery given up on ends
 		// cancelled (river.JobCancel in Worker.Work), and River's default
@@ -101,11 +145,7 @@ func NewService(pool *pgxpool.Pool, st Store, cfg ServiceConfig) (*Service, erro
 		CancelledJobRetentionPeriod: 7 * 24 * time.Hour,
 		DiscardedJobRetentionPeriod: 7 * 24 * time.Hour,
 		Logger:                      cfg.Log.With("component", "river"),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("webhook delivery client: %w", err)
 	}
-	return &Service{client: c, worker: w}, nil
 }
 
 // Start starts working deliveries.

@@ -53,10 +53,11 @@ func TestDeliveriesToOneEndpointReuseConnections(t *testing.T) {
 
 	e := setup(t, srv.URL, time.Minute) // no try times out while a wave waits
 	svc, err := webhook.NewService(e.db.Pool, e.st, webhook.ServiceConfig{
-		Config:       webhook.Config{Timeout: time.Minute, Secrets: map[string]string{"acme": secret}},
-		MaxWorkers:   workers,
-		PollInterval: 100 * time.Millisecond,
-		Log:          slog.New(slog.DiscardHandler),
+		Config:              webhook.Config{Timeout: time.Minute, Secrets: map[string]string{"acme": secret}},
+		MaxWorkers:          workers,
+		MaxInflightPerOwner: workers, // one owner's wave takes every worker
+		PollInterval:        100 * time.Millisecond,
+		Log:                 slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		t.Fatal(err)

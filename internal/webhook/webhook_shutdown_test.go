@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/webhook"
 )
 
 // A try cut short by the service stopping is recorded as such, not as the
@@ -21,7 +22,7 @@ func TestShutdownInterruptsATryWithoutCountingIt(t *testing.T) {
 		}
 		return http.StatusOK
 	})
-	e := setup(t, rc.srv.URL, time.Hour) // the try cannot time out of itself
+	e := setup(t, rc.srv.URL, webhook.MaxTimeout) // the try does not time out of itself while the test runs
 	ctx := context.Background()
 	j := e.cancel(t, "acme", "k1")
 	if _, err := e.db.Pool.Exec(ctx, `UPDATE job_events SET created_at = now() - interval '25 hours' WHERE job_id = $1`, j.ID); err != nil {

@@ -7,10 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/riverqueue/river"
 
@@ -90,13 +96,75 @@ type Worker struct {
 	// stopping is set by Service.Stop: a try whose context is cancelled
 	// then was cut by the shutdown, not by its endpoint.
 	stopping atomic.Bool
+	owners   ownerSlots   // each owner's tries in flight; no limit unless NewService sets one
+	log      *slog.Logger // failed tries (info) and abandoned events (warn)
+	observer Observer     // optional
+}
+
+// Observer counts the outcome of each recorded try (metrics.Webhooks
+// implements it): OutcomeDelivered, OutcomeFailed (to be retried) or
+// OutcomeAbandoned (the try that gave up on its event). A try cut short by
+// the replica's shutdown is not counted: it is no failure of the endpoint.
+type Observer interface {
+	DeliveryTry(outcome string)
+}
+
+// The outcomes an Observer is told of.
+const (
+	OutcomeDelivered = "delivered"
+	OutcomeFailed    = "failed"
+	OutcomeAbandoned = "abandoned"
+)
+
+// ownerSlots bounds the deliveries of each owner in flight on this replica
+// (ServiceConfig.MaxInflightPerOwner); a limit of 0 bounds nothing.
+type ownerSlots struct {
+	limit int
+	mu    sync.Mutex
+	n     map[string]int
+}
+
+// acquire takes one of owner's slots, or says there is none free.
+func (s *ownerSlots) acquire(owner string) bool {
+	if s.limit <= 0 {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.n[owner] >= s.limit {
+		return false
+	}
+	if s.n == nil {
+		s.n = map[string]int{}
+	}
+	s.n[owner]++
+	return true
+}
+
+// release gives back a slot acquire took.
+func (s *ownerSlots) release(owner string) {
+	if s.limit <= 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.n[owner]--; s.n[owner] <= 0 {
+		delete(s.n, owner)
+	}
+}
+
+// ownerBusyDelay is how long a delivery whose owner has no free slot is
+// snoozed: 1–2 s, jittered so that an owner's snoozed deliveries come back
+// spread out rather than all at once.
+func ownerBusyDelay() time.Duration {
+	return time.Second + rand.N(time.Second)
 }
 
 var _ river.Worker[DeliverArgs] = (*Worker)(nil)
 
 // NewWorker builds the delivery worker.
 func NewWorker(st Store, cfg Config) *Worker {
-	return &Worker{store: st, cfg: cfg.WithDefaults(), backoff: Backoff{}.withDefaults()}
+	return &Worker{store: st, cfg: cfg.WithDefaults(), backoff: Backoff{}.withDefaults(), log: slog.New(slog.DiscardHandler)}
 }
 
 // Timeout implements river.Worker: the try's own timeout plus time for the
@@ -113,7 +181,7 @@ func (w *Worker) Timeout(*river.Job[DeliverArgs]) time.Duration {
 // RescueStuckJobsAfter would let River rescue the job while this worker still
 // runs it, and deliver the event a second time at once. A live worker thus
 // returns within its job's timeout (Timeout) plus recordTimeout, well inside
-// the rescue (see NewService). When the limit passes the try's job fails and
+// the rescue (rescueStuckAfter). When the limit passes the try's job fails and
 // River retries it, which delivers the event again unless the write landed
 // meanwhile: a repeat, as after a crash, but never a concurrent one.
 const recordTimeout = 5 * time.Second
@@ -139,6 +207,21 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		if secret == "" {
 			secret, previous = w.cfg.Secrets[ev.Owner], w.cfg.PreviousSecrets[ev.Owner]
 		}
+	}
+	if wh != nil && secret != "" {
+		// The owner's deliveries in flight on this replica are bounded, so
+		// that an endpoint that does not answer holds a few workers, not
+		// all of them. Over the bound the delivery waits its turn: River's
+		// snooze makes the job available again later, with its attempt
+		// count restored (River v0.51: JobSetStateSnoozed puts back
+		// attempt-1, leaves max_attempts and the errors alone), so a snooze
+		// is neither a try (none is recorded) nor an attempt (none is
+		// counted against max_attempts, nor lengthens the backoff); and
+		// only a try that failed gives up on an event.
+		if !w.owners.acquire(ev.Owner) {
+			return river.JobSnooze(ownerBusyDelay())
+		}
+		defer w.owners.release(ev.Owner)
 	}
 	var code int
 	var sendErr error
@@ -185,8 +268,11 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		// database clock, so replicas with skewed clocks agree.
 		if ev.Age >= w.cfg.RetryFor {
 			try.Status = store.EventAbandoned
-			if sendErr == errNoWebhook {
+			switch sendErr {
+			case errNoWebhook:
 				try.Error = fmt.Sprintf("abandoned: the event is older than webhooks.retry_for (%s) and %s", w.cfg.RetryFor, noWebhookWhy)
+			case errNoSecret:
+				try.Error = fmt.Sprintf("abandoned: the event is older than webhooks.retry_for (%s), and %s", w.cfg.RetryFor, noSecretWhy)
 			}
 		}
 	}
@@ -196,8 +282,12 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	if err != nil {
 		return fmt.Errorf("record delivery: %w", err)
 	}
+	w.tell(ev, job, try, interrupted != nil)
 	switch {
 	case try.Status == store.EventAbandoned:
+		if try.Error != sendErr.Error() { // no webhook or no secret: it said "will be retried"
+			return river.JobCancel(errors.New(try.Error))
+		}
 		return river.JobCancel(fmt.Errorf("gave up after %s: %w", w.cfg.RetryFor, sendErr))
 	case interrupted != nil:
 		// River makes a job its stopping client cut short available again
@@ -215,6 +305,45 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	}
 	return nil
 }
+
+// tell logs a recorded try that failed — at info, or at warn when it gave up
+// on its event — and counts its outcome (Observer). A try cut short by the
+// shutdown is neither: River logs its job's interruption.
+func (w *Worker) tell(ev *store.Event, job *river.Job[DeliverArgs], try store.DeliveryTry, interrupted bool) {
+	if interrupted {
+		return
+	}
+	outcome := OutcomeDelivered
+	switch try.Status {
+	case store.EventPending:
+		outcome = OutcomeFailed
+	case store.EventAbandoned:
+		outcome = OutcomeAbandoned
+	}
+	if outcome != OutcomeDelivered {
+		// try.Error never holds the webhook URL (sendError), whose path or
+		// query is often the endpoint's credential; neither does this line.
+		attrs := []any{"event_id", ev.ID, "job_id", ev.JobID, "owner", ev.Owner, "event_type", ev.Type,
+			"try", try.Try, "status", try.StatusCode, "error", try.Error}
+		if job != nil && job.JobRow != nil {
+			attrs = append(attrs, "river_job_id", job.ID)
+		}
+		if outcome == OutcomeAbandoned {
+			w.log.Warn("webhook event abandoned: its try failed when the event was webhooks.retry_for old; it will not be sent again",
+				append(attrs, "retry_for", w.cfg.RetryFor)...)
+		} else {
+			w.log.Info("webhook delivery try failed; will be retried", attrs...)
+		}
+	}
+	if w.observer != nil {
+		w.observer.DeliveryTry(outcome)
+	}
+}
+
+// noSecretWhy says why the last try of an abandoned event sent nothing, and
+// how to mend it. Earlier tries may have been another replica's.
+const noSecretWhy = "the replica of its last try had no signing secret for the owner's webhook " +
+	"(set the environment variable named by api_keys[].webhook.secret_env on every replica)"
 
 // errNoSecret is the failed try of a replica without the signing secret of a
 // configured webhook.
@@ -297,11 +426,72 @@ func (w *Worker) send(ctx context.Context, url, secret, previous, id string, bod
 		return 0, &sendError{err: err}
 	}
 	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, w.cfg.MaxResponseBytes))
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return resp.StatusCode, fmt.Errorf("the webhook answered %d", resp.StatusCode)
+	answer := io.LimitReader(resp.Body, w.cfg.MaxResponseBytes)
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		_, _ = io.Copy(io.Discard, answer)
+		return resp.StatusCode, nil
 	}
-	return resp.StatusCode, nil
+	// The start of the answer often says what is wrong (a proxy's error
+	// page, the receiver's own message): kept in the try's error.
+	head, _ := io.ReadAll(io.LimitReader(answer, answerExcerptBytes+1))
+	_, _ = io.Copy(io.Discard, answer)
+	msg := fmt.Sprintf("the webhook answered %d", resp.StatusCode)
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		msg += " (a redirect, not followed: set the webhook URL to its target)"
+	}
+	if text := answerExcerpt(head); text != "" {
+		msg += ": " + text
+	}
+	return resp.StatusCode, errors.New(msg)
+}
+
+// answerExcerptBytes is how much of a non-2xx answer's body a try's error
+// keeps.
+const answerExcerptBytes = 256
+
+// answerExcerpt is the text a try's error quotes of a non-2xx answer whose
+// body begins with b (read up to answerExcerptBytes+1 bytes): at most
+// answerExcerptBytes of it, as valid UTF-8 (a malformed byte becomes U+FFFD,
+// a character cut by the limit is dropped), with control and format
+// characters (newlines, tabs, escapes, bidirectional overrides) as spaces,
+// runs of spaces as one, ending in "…"
+// when the body goes on. The text is stored, shown to the tenant by GET
+// /v1/jobs/{id}/events, on the dashboard and in logs.
+func answerExcerpt(b []byte) string {
+	more := len(b) > answerExcerptBytes
+	if more {
+		b = b[:answerExcerptBytes]
+		// A character the limit cut in two is left out, not shown as
+		// malformed.
+		for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+			if utf8.RuneStart(b[i]) {
+				if !utf8.FullRune(b[i:]) {
+					b = b[:i]
+				}
+				break
+			}
+		}
+	}
+	var sb strings.Builder
+	space := true // no leading space
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		b = b[n:]
+		if unicode.In(r, unicode.Cc, unicode.Cf) || unicode.IsSpace(r) {
+			if !space {
+				sb.WriteByte(' ')
+				space = true
+			}
+			continue
+		}
+		sb.WriteRune(r) // utf8.RuneError for a malformed byte
+		space = false
+	}
+	text := strings.TrimRight(sb.String(), " ")
+	if more && text != "" {
+		text += "…"
+	}
+	return text
 }
 
 // sendError is a try that failed before any answer (a refused connection, a

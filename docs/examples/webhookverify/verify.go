@@ -61,10 +61,13 @@ const MaxBodyBytes = 64 << 20
 type Event struct {
 	Type string `json:"type"` // job.succeeded, job.failed, job.cancelled, job.unknown
 	Job  struct {
-		ID     string          `json:"id"`
-		State  string          `json:"state"`
-		Result json.RawMessage `json:"result"`
-		Error  *string         `json:"error"`
+		ID string `json:"id"`
+		// Version orders the events of one job: apply an event only if it
+		// is higher than the version stored for the job (see Handler).
+		Version int64           `json:"version"`
+		State   string          `json:"state"`
+		Result  json.RawMessage `json:"result"`
+		Error   *string         `json:"error"`
 	} `json:"job"`
 }
 
@@ -88,6 +91,19 @@ type Event struct {
 // acknowledge that redelivery unhandled, and the event would be lost. An
 // effect outside your database (an e-mail, a call to another service) cannot
 // share the transaction: pass id on as its idempotency key instead.
+//
+// A job can have several events (job.unknown, then job.succeeded once the
+// unknown attempt is resolved; job.failed, then another after a retry), and
+// they can arrive out of order: an event whose try failed is redelivered
+// after its job's later events. Each event's job is the job as that
+// transition left it, and job.version grows with every change, so apply an
+// event's job state only if its job.version is higher than the version you
+// stored for job.id, within the same transaction:
+//
+//	UPDATE my_jobs SET state = $3, version = $2 WHERE id = $1 AND version < $2
+//	(or INSERT ... ON CONFLICT (id) DO UPDATE ... WHERE my_jobs.version < excluded.version)
+//
+// An older event is then recorded as handled and changes nothing.
 func Handler(secret string, handle func(id string, ev Event) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Never truncate: a cut body fails the signature check, which says

@@ -55,6 +55,9 @@ func keysCreate(ctx context.Context, args []string) error {
 	if *owner == "" {
 		return usagef("--owner is required: the tenant this key belongs to (see `router keys create --help`)")
 	}
+	if err := config.ValidateOwner(*owner); err != nil {
+		return usagef("--owner: %v", err)
+	}
 	if *hook != "" {
 		if err := config.ValidateWebhookURL(*hook); err != nil {
 			return usagef("--webhook-url: %v", err) // the command line is wrong: exit 2, as for any bad flag value

@@ -45,3 +45,18 @@ func TestKeysCreateListRevoke(t *testing.T) {
 		t.Fatalf("a bad webhook URL: %v; want a usage error (exit 2) naming --webhook-url", err)
 	}
 }
+
+// `keys create --owner` refuses a name with white space or control
+// characters (exit 2, a bad flag value) before touching the database: it
+// broke `keys list`'s columns and reached metrics labels.
+func TestKeysCreateRefusesAnOwnerWithWhiteSpace(t *testing.T) {
+	for _, owner := range []string{" ", "x\ty z"} {
+		var code int
+		_, stderr := captureOutput(t, func() {
+			code = run(context.Background(), []string{"keys", "create", "--owner", owner, "--config", "/nonexistent/router.yaml"})
+		})
+		if code != 2 || !strings.Contains(stderr, "--owner: the owner") {
+			t.Errorf("--owner %q: exit %d, stderr %q; want 2 and the reason", owner, code, stderr)
+		}
+	}
+}

@@ -237,6 +237,8 @@ func (c Config) problems() []string {
 	for i, k := range c.APIKeys {
 		if k.Owner == "" || k.KeyEnv == "" {
 			add("api_keys[%d]: owner and key_env are both required", i)
+		} else if err := ValidateOwner(k.Owner); err != nil {
+			add("api_keys[%d].owner: %v", i, err)
 		}
 		if k.Webhook != nil {
 			if err := ValidateWebhookURL(k.Webhook.URL); err != nil {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -204,11 +205,15 @@ func (c Config) problems() []string {
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		add("listen: %q is not host:port (for example 127.0.0.1:8080): %v", c.Listen, err)
+	} else if msg := portProblem(c.Listen); msg != "" {
+		add("listen: %s", msg)
 	} else if sameListener(c.Listen, c.OpsListen) {
 		add("listen (%s) and ops_listen (%s) are the same port: the tenant API and the operator surface need a listener each", c.Listen, c.OpsListen)
 	}
 	if _, _, err := net.SplitHostPort(c.OpsListen); err != nil {
 		add("ops_listen: %q is not host:port (for example 127.0.0.1:9090): %v", c.OpsListen, err)
+	} else if msg := portProblem(c.OpsListen); msg != "" {
+		add("ops_listen: %s", msg)
 	} else if !IsLoopback(c.OpsListen) && c.OpsKeyEnv == "" {
 		add("ops_listen: %s is not a loopback address, so the operator surface (dashboard, metrics, providers, conformance) needs a key: set ops_key_env to the name of an environment variable holding it, or bind ops_listen to 127.0.0.1", c.OpsListen)
 	}
@@ -453,7 +458,24 @@ func sameListener(a, b string) bool {
 		return false
 	}
 	wildcard := func(h string) bool { return h == "" || h == "0.0.0.0" || h == "::" }
-	return strings.EqualFold(ha, hb) || wildcard(ha) || wildcard(hb)
+	// Go listens on localhost's first address, 127.0.0.1 (or ::1 where
+	// that is all it resolves to): the same socket as either written out.
+	local := func(h string) bool { return strings.EqualFold(h, "localhost") }
+	loop := func(h string) bool { return h == "127.0.0.1" || h == "::1" }
+	return strings.EqualFold(ha, hb) || wildcard(ha) || wildcard(hb) ||
+		local(ha) && loop(hb) || local(hb) && loop(ha)
+}
+
+// portProblem says what is wrong with a listen address's port written as a
+// number outside 0–65535 (a service name, such as http, is left to the
+// listener), or "".
+func portProblem(addr string) string {
+	_, port, _ := net.SplitHostPort(addr)
+	n, err := strconv.ParseUint(port, 10, 64)
+	if err != nil || n <= 65535 {
+		return ""
+	}
+	return fmt.Sprintf("%s: port %s is out of range (0 to 65535)", addr, port)
 }
 
 func sortedRoutes(m map[string]*Route) []string {

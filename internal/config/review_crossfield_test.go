@@ -33,9 +33,13 @@ providers:
 		"listen: 127.0.0.1:9090\n",
 		"listen: \":9090\"\n",
 		"listen: 0.0.0.0:7000\nops_listen: 127.0.0.1:7000\n",
+		// localhost is 127.0.0.1 to the listener: the same socket
+		"listen: localhost:7000\nops_listen: 127.0.0.1:7000\n",
 	} {
 		mustRefuse(t, y, "are the same port")
 	}
+	mustRefuse(t, "listen: 127.0.0.1:99999\n", "listen: 127.0.0.1:99999: port 99999 is out of range (0 to 65535)")
+	mustRefuse(t, "ops_listen: 127.0.0.1:70000\n", "ops_listen: 127.0.0.1:70000: port 70000 is out of range")
 	if _, err := Parse([]byte(`
 listen: 127.0.0.1:0
 ops_listen: 127.0.0.1:0

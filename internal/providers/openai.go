@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -129,7 +130,9 @@ func (p *OpenAI) Complete(ctx context.Context, req *Request) (*Response, error) 
 	if err != nil {
 		return nil, p.classify(w, trace, err)
 	}
-	out, err := p.response(resp.ID, resp.Model, resp.Created, resp.Choices, resp.Usage)
+	// An answer that names no model (some servers' streams and bodies
+	// leave it out) is the model asked for: the caller gets "model" filled.
+	out, err := p.response(resp.ID, cmp.Or(resp.Model, creq.Model), resp.Created, resp.Choices, resp.Usage)
 	if out != nil {
 		out.FirstByte = w.FirstByte()
 	}

@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -78,7 +79,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 		}
 		if errors.Is(err, io.EOF) && acc.finishReason != "" {
 			// A stream that ends after its finish_reason is whole, [DONE] or not.
-			resp, ferr := p.finish(acc.id, acc.model, acc.created, acc.content.String(), acc.refusal.String(), acc.finishReason, acc.usage, acc.toolCalls(), true)
+			resp, ferr := p.finish(acc.id, cmp.Or(acc.model, creq.Model), acc.created, acc.content.String(), acc.refusal.String(), acc.finishReason, acc.usage, acc.toolCalls(), true)
 			if resp != nil {
 				resp.FirstByte = w.FirstByte()
 			}

@@ -2,11 +2,13 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -26,7 +28,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		writeOpenAIError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "body_too_large", "",
-			fmt.Sprintf("the body is larger than the limit of %d bytes", s.cfg.MaxBodyBytes))
+			fmt.Sprintf("the body is larger than the limit of %d bytes (the router's http.max_body_bytes)", s.cfg.MaxBodyBytes))
 		return
 	}
 	if err == nil {
@@ -133,6 +135,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 				"the request is too long for every model of this route ("+reason+"); shorten the messages or lower "+limit+". Nothing was stored")
 			return
 		}
+		setNoEligibleRetryAfter(w, routing, 0)
 		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "no_eligible_provider", "",
 			"no provider of this model's route can take the request now (breakers open, conformance missing, or context windows too small): "+string(routing))
 		return
@@ -171,6 +174,14 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	callerKey := ownKey
+	if req.Stream && !created && settled(job.State) && job.State != store.JobSucceeded {
+		// A replay of a job that has already failed (or was cancelled, or
+		// whose outcome is unknown): its answer is known before any byte,
+		// so it goes with its own status and headers, as the plain call's
+		// does, rather than as a 200 stream holding only an error event.
+		s.chatFailure(w, job, callerKey)
+		return
+	}
 	if req.Stream {
 		s.streamChat(w, r, job, created, plan, callerKey, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
 		return
@@ -226,6 +237,16 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.J
 	}
 	done := make(chan waited, 1)
 	go func() {
+		// Outside the handler's goroutine, ServeHTTP's recovery does not
+		// reach a panic here, which would end the process: it is logged and
+		// answered as the stream's internal error event instead.
+		defer func() {
+			if v := recover(); v != nil {
+				s.Log.Error("panic waiting for a streamed chat job", "job_id", job.ID, "request_id", RequestID(r.Context()),
+					"panic", v, "stack", string(debug.Stack()))
+				done <- waited{err: errWaitPanicked}
+			}
+		}()
 		j, err := s.startAndWait(r.Context(), job, created, s.cfg.ChatWait, plan)
 		done <- waited{j, err}
 	}()
@@ -241,10 +262,15 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.J
 			flush(w)
 		}
 	}
-	events := &sseErrorWriter{w: w, h: http.Header{}}
+	events := &sseErrorWriter{w: w, h: http.Header{}, ctx: r.Context()}
 	switch {
-	case res.err != nil && r.Context().Err() != nil:
-		return // the caller left
+	case r.Context().Err() != nil:
+		// The caller left: no one reads an event now, and the request is
+		// counted with the 200 its headers sent (docs/operations.md).
+		return
+	case errors.Is(res.err, errWaitPanicked):
+		writeInternalEvent(r.Context(), w) // logged with its stack above
+		return
 	case res.err != nil:
 		s.chatInternal(events, r, "wait for job", res.err)
 		return
@@ -260,15 +286,23 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.J
 	writeStreamBody(w, c, includeUsage)
 }
 
+// errWaitPanicked is the wait of a streamed chat job ended by a panic.
+var errWaitPanicked = errors.New("the wait for the job panicked")
+
 // sseErrorWriter carries an error answer written after a stream's headers as
-// one SSE event (`data: {"error": {...}}`), as OpenAI does mid-stream.
+// one SSE event (`data: {"error": {...}}`), as OpenAI does mid-stream. The
+// status the error would have had is not sent (the stream's 200 is): it is
+// recorded for the request's metrics, access log and span (noteStreamError).
 type sseErrorWriter struct {
-	w http.ResponseWriter
-	h http.Header
+	w   http.ResponseWriter
+	h   http.Header
+	ctx context.Context
 }
 
 func (e *sseErrorWriter) Header() http.Header { return e.h }
-func (e *sseErrorWriter) WriteHeader(int)     {}
+func (e *sseErrorWriter) WriteHeader(status int) {
+	noteStreamError(e.ctx, status)
+}
 func (e *sseErrorWriter) Write(b []byte) (int, error) {
 	if _, err := fmt.Fprintf(e.w, "data: %s\n\n", bytes.TrimSpace(b)); err != nil {
 		return 0, err
@@ -346,6 +380,11 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 		return
 	}
 	if len(job.Attempts) == 0 && strings.Contains(reason, "no eligible provider") {
+		elapsed := time.Duration(0)
+		if job.FinishedAt != nil {
+			elapsed = time.Since(*job.FinishedAt) // the routing is as old as the job's end
+		}
+		setNoEligibleRetryAfter(w, job.Routing, elapsed)
 		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "no_eligible_provider", "", reason)
 		return
 	}
@@ -413,9 +452,25 @@ func (s *Server) chatInternal(w http.ResponseWriter, r *http.Request, what strin
 		status, code, could = http.StatusServiceUnavailable, "unavailable", "the router could not reach its database to "+what
 		w.Header().Set("Retry-After", "1")
 	}
-	writeOpenAIError(w, status, "server_error", code, "",
-		could+"; with an Idempotency-Key, resend the request with the same key: nothing is duplicated "+
-			"(without one, a resend is a new request: GET /v1/jobs lists the jobs of your API key)")
+	writeOpenAIError(w, status, "server_error", code, "", could+chatResend)
+}
+
+// chatResend tells a chat caller whose call failed inside the router what to do.
+const chatResend = "; with an Idempotency-Key, resend the request with the same key: nothing is duplicated " +
+	"(without one, a resend is a new request: GET /v1/jobs lists the jobs of your API key)"
+
+// writeInternalEvent ends a stream whose headers are out with an internal
+// error event (a panic's: the cause is in the log), and no [DONE]; ctx is the
+// request's, which is counted as a 500.
+func writeInternalEvent(ctx context.Context, w http.ResponseWriter) {
+	writeOpenAIError(&sseErrorWriter{w: w, h: http.Header{}, ctx: ctx}, http.StatusInternalServerError,
+		"server_error", "internal", "", "the router failed unexpectedly"+chatResend)
+}
+
+// isEventStream reports whether h is a stream's (text/event-stream).
+func isEventStream(h http.Header) bool {
+	mt, _, _ := strings.Cut(h.Get("Content-Type"), ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
 }
 
 // noSDKRetry tells OpenAI's SDKs (Python, Node, Go's openai-go), which resend

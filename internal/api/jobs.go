@@ -318,7 +318,7 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *prob
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return &problem{Status: http.StatusRequestEntityTooLarge, Type: "body-too-large", Title: "Body too large",
-			Detail: fmt.Sprintf("the body is larger than the limit of %d bytes", s.cfg.MaxBodyBytes)}
+			Detail: fmt.Sprintf("the body is larger than the limit of %d bytes (the router's http.max_body_bytes)", s.cfg.MaxBodyBytes)}
 	}
 	if err != nil {
 		return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Unreadable body", Detail: err.Error()}

@@ -27,11 +27,14 @@ type requestIDKey struct{}
 // its id, and the owner once authentication found it (set by withOwner,
 // read when the request ends); and whether the request has a body no
 // endpoint has taken yet (its answer then closes the connection,
-// closeUnreadBody).
+// closeUnreadBody). errorStatus is the status of an error answered inside a
+// stream whose 200 was already sent (an SSE error event): the request is
+// counted, logged and traced with it (noteStreamError).
 type requestInfo struct {
-	id         string
-	owner      string
-	unreadBody bool
+	id          string
+	owner       string
+	unreadBody  bool
+	errorStatus int
 }
 
 // RequestID is the request id of ctx ("" outside a request).
@@ -49,6 +52,16 @@ func noteOwner(ctx context.Context, owner string) {
 	if info, _ := ctx.Value(requestIDKey{}).(*requestInfo); info != nil {
 		info.owner = owner
 		info.unreadBody = false
+	}
+}
+
+// noteStreamError records, for the request's metrics label, access-log line
+// and span, the status of the error an SSE error event carried: the wire's
+// status is the 200 the stream's headers already sent, but the request failed
+// as that status says (a 502 upstream_failed is a 502 to an operator).
+func noteStreamError(ctx context.Context, status int) {
+	if info, _ := ctx.Value(requestIDKey{}).(*requestInfo); info != nil {
+		info.errorStatus = status
 	}
 }
 
@@ -102,14 +115,19 @@ func startRequestSpan(r *http.Request, info *requestInfo) (*http.Request, trace.
 }
 
 // endRequestSpan names the span after the route that served the request and
-// records its status.
-func endRequestSpan(span trace.Span, r *http.Request, status int) {
+// records its status: wire is the status the response carried, status the
+// one the request is judged by (a stream's error event's, noteStreamError;
+// else wire), which sets the span's status.
+func endRequestSpan(span trace.Span, r *http.Request, wire, status int) {
 	if span.IsRecording() {
 		if r.Pattern != "" {
 			span.SetName(r.Pattern)
 			span.SetAttributes(attribute.String("http.route", r.Pattern))
 		}
-		span.SetAttributes(attribute.Int("http.response.status_code", status))
+		span.SetAttributes(attribute.Int("http.response.status_code", wire))
+		if status != wire {
+			span.SetAttributes(attribute.Int("router.stream.error_status", status))
+		}
 		if status >= 500 {
 			span.SetStatus(codes.Error, http.StatusText(status))
 		}

@@ -34,7 +34,7 @@ func TestRequestSpanLeavesAnOuterSpanAloneWithTracingOff(t *testing.T) {
 	if RequestID(r.Context()) != "req-1" {
 		t.Fatalf("request id %q", RequestID(r.Context()))
 	}
-	endRequestSpan(span, r, 500)
+	endRequestSpan(span, r, 500, 500)
 	if !outer.IsRecording() {
 		t.Fatal("the router ended the middleware's span")
 	}

@@ -260,8 +260,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.Log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "request_id", rid, "panic", v, "stack", string(debug.Stack()))
-			writeProblem(sw, r, problem{Status: http.StatusInternalServerError, Type: "internal", Title: "Internal error",
-				Detail: "the router failed unexpectedly; the request may be retried with the same Idempotency-Key"})
+			if sw.wrote && isEventStream(sw.Header()) {
+				// A stream's 200 and SSE headers are out: a problem+json body
+				// would be read as a broken event. The failure goes as the
+				// stream's error event, as the chat endpoint's own errors do
+				// (streamChat), with no [DONE] after it.
+				writeInternalEvent(r.Context(), sw)
+			} else {
+				writeProblem(sw, r, problem{Status: http.StatusInternalServerError, Type: "internal", Title: "Internal error",
+					Detail: "the router failed unexpectedly; the request may be retried with the same Idempotency-Key"})
+			}
 		}
 		if !sw.wrote && r.Context().Err() != nil {
 			// The handler answered nothing because the caller had left
@@ -269,13 +277,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// would put its implicit 200 on a closed connection.
 			sw.status = statusClientClosed
 		}
-		endRequestSpan(span, r, sw.status)
+		// A stream that ended with an error event is counted, logged and
+		// traced with that error's status (a streamed upstream_failed is a
+		// 502 to the operator), though its wire status is the 200 its
+		// headers sent first.
+		status := sw.status
+		if info.errorStatus != 0 {
+			status = info.errorStatus
+		}
+		endRequestSpan(span, r, sw.status, status)
 		if s.served != nil {
 			pattern := r.Pattern // set by the mux
 			if pattern == "" {
 				_, pattern = s.mux.Handler(r) // answered before the mux (by what WrapRoutes added)
 			}
-			s.served.RequestServed(r.Method, pattern, sw.status, time.Since(start))
+			s.served.RequestServed(r.Method, pattern, status, time.Since(start))
 		}
 		if !s.Log.Enabled(r.Context(), slog.LevelInfo) {
 			return
@@ -284,8 +300,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// one with runtime.Callers for every record (0.8% of the router's CPU
 		// per job), and an access line's source would always be this line.
 		rec := slog.NewRecord(time.Now(), slog.LevelInfo, "http", 0)
-		rec.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sw.status),
+		rec.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", status),
 			slog.Int64("ms", time.Since(start).Milliseconds()), slog.String("request_id", rid))
+		if status != sw.status {
+			rec.AddAttrs(slog.Int("wire_status", sw.status)) // the stream's 200, its error in an event
+		}
 		if info.owner != "" {
 			rec.AddAttrs(slog.String("owner", info.owner))
 		}

@@ -68,6 +68,10 @@ type options struct {
 	recheck time.Duration
 	// counters, when set, are the API's counters (a metrics.Metrics).
 	counters api.Counters
+	// admission, when set, is the runner's admission (circuit breakers).
+	admission race.Admission
+	// exec, when set, wraps the runner as the API's executor.
+	exec func(api.Executor) api.Executor
 }
 
 func setup(t *testing.T, opt options) *bundle {
@@ -124,13 +128,17 @@ func setup(t *testing.T, opt options) *bundle {
 	<-listener.Ready()
 	runner := race.New(race.Config{
 		Store: st, Listener: listener, Prompts: prompts, LeaseOwner: "test", Log: log,
-		Targets: targets, Routes: map[string]*race.Route{"default": route},
+		Targets: targets, Routes: map[string]*race.Route{"default": route}, Admission: opt.admission,
 	})
+	var exec api.Executor = runner
+	if opt.exec != nil {
+		exec = opt.exec(runner)
+	}
 	apiSrv := api.New(api.Config{MaxBodyBytes: opt.maxBody, LeaseOwner: "test", Lease: 30 * time.Second,
 		Limits: opt.limits, OwnerLimits: opt.ownerLimits, LiveRefresh: opt.liveRefresh, StreamKeepAlive: opt.keepAlive,
 		RecheckEvery: opt.recheck}, api.Deps{
 		Store: st, Listener: listener, Prompts: prompts, Routes: map[string]bool{"default": true}, Models: aliases(opt.models),
-		Exec: runner, Log: log, Counters: opt.counters,
+		Exec: exec, Log: log, Counters: opt.counters,
 		Auth: &api.KeyAuth{Static: map[string]string{acmeKey: "acme", globexKey: "globex"}, Store: st},
 	})
 	srv := httptest.NewServer(apiSrv)

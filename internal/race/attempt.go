@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/routerhq/router/internal/chat"
+	"github.com/routerhq/router/internal/contract"
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
 )
@@ -157,7 +159,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		log.Warn("attempt output failed validation", "violations", len(violations),
 			"first_rule", violations[0].Rule, "first_path", violations[0].Path)
 		res := attemptResult{attempt: a, state: store.AttemptInvalid, usage: resp.Usage, latency: waited,
-			reason: fmt.Sprintf("%s: output breaks the prompt's contract (%s)", a.Provider, violations[0].String()),
+			reason: fmt.Sprintf("%s: %s (%s)", a.Provider, invalidWhy(job, sp, violations[0]), violations[0].String()),
 			broken: violations[0].Rule + " at " + violations[0].Path, callers: sp.callers != nil && sp.callers(violations[0])}
 		detail := map[string]any{"kind": "invalid_output", "fault": providers.FaultProvider, "action": providers.ActionFailover,
 			"message": fmt.Sprintf("output failed %d contract check(s); first: %s", len(violations), violations[0].String())}
@@ -193,6 +195,24 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		return attemptResult{attempt: a, state: store.AttemptWon, usage: resp.Usage, latency: waited}
 	}
 	return attemptResult{attempt: a, state: store.AttemptLost, usage: resp.Usage, latency: waited}
+}
+
+// invalidWhy says what an answer that failed judging broke, for the job's
+// failure note: a prompt job's answer breaks its prompt's contract; a chat
+// job's (no prompt) breaks the caller's own response_format, or, for a rule
+// no request sets (an empty answer, malformed tool calls: chat.ProviderRule),
+// is unusable whatever was asked.
+func invalidWhy(job *store.Job, sp *spec, v contract.Violation) string {
+	if _, isChat := chat.Route(job.Operation); !isChat {
+		return "output breaks the prompt's contract"
+	}
+	switch {
+	case chat.ProviderRule(v.Rule):
+		return "the answer cannot be used"
+	case sp.format != nil && sp.format.Type == "json_object":
+		return "the answer is not the JSON object the request's response_format asks for"
+	}
+	return "the answer does not match the request's response_format.json_schema"
 }
 
 // endLevel is the level of the line that logs an attempt's end without an

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -20,17 +21,22 @@ import (
 
 // grafanaPanel is the part of a Grafana panel the test reads; rows nest panels.
 type grafanaPanel struct {
-	Title   string         `json:"title"`
-	Panels  []grafanaPanel `json:"panels"`
-	Targets []struct {
+	Title       string         `json:"title"`
+	Description string         `json:"description"`
+	Panels      []grafanaPanel `json:"panels"`
+	Targets     []struct {
 		Expr string `json:"expr"`
 	} `json:"targets"`
+	FieldConfig struct {
+		Defaults struct {
+			Unit string `json:"unit"`
+		} `json:"defaults"`
+	} `json:"fieldConfig"`
 }
 
-var metricName = regexp.MustCompile(`\brouter_[a-zA-Z0-9_:]+`)
-
-// dashboardMetrics returns every router_* metric the dashboard queries, by panel.
-func dashboardMetrics(t *testing.T, path string) map[string][]string {
+// dashboardPanels returns every panel of the dashboard at path, rows' panels
+// included.
+func dashboardPanels(t *testing.T, path string) []grafanaPanel {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -42,20 +48,84 @@ func dashboardMetrics(t *testing.T, path string) map[string][]string {
 	if err := json.Unmarshal(raw, &dash); err != nil {
 		t.Fatalf("%s is not JSON: %v", path, err)
 	}
-	out := map[string][]string{}
+	var out []grafanaPanel
 	var walk func([]grafanaPanel)
 	walk = func(ps []grafanaPanel) {
 		for _, p := range ps {
+			out = append(out, p)
 			walk(p.Panels)
-			for _, tg := range p.Targets {
-				for _, name := range metricName.FindAllString(tg.Expr, -1) {
-					out[name] = append(out[name], p.Title)
-				}
-			}
 		}
 	}
 	walk(dash.Panels)
 	return out
+}
+
+var metricName = regexp.MustCompile(`\brouter_[a-zA-Z0-9_:]+`)
+
+// dashboardMetrics returns every router_* metric the dashboard queries, by panel.
+func dashboardMetrics(t *testing.T, path string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, p := range dashboardPanels(t, path) {
+		for _, tg := range p.Targets {
+			for _, name := range metricName.FindAllString(tg.Expr, -1) {
+				out[name] = append(out[name], p.Title)
+			}
+		}
+	}
+	return out
+}
+
+// perReplica are the series one replica reports of itself (Prometheus tells
+// replicas apart by the scrape's instance label) or of every replica (a
+// replica label).
+var perReplica = regexp.MustCompile(`\brouter_breaker_(replica_)?state\b`)
+
+// byLabels matches an aggregation's "by (labels)".
+var byLabels = regexp.MustCompile(`\bby\s*\(([^)]*)\)`)
+
+// The dashboard's panels say what their queries compute: a per-second unit
+// only for rates (router_jobs_live, a count, was drawn as "ops"); a breaker
+// panel's title and grouping agree on replicas ("this replica" took the max
+// over every replica); each panel has its own description (three were
+// copies of another's). Found by review.
+func TestGrafanaDashboardPanelsSayWhatTheyShow(t *testing.T) {
+	descriptions := map[string]string{}
+	for _, p := range dashboardPanels(t, "../../docs/grafana-dashboard.json") {
+		if len(p.Targets) == 0 {
+			continue
+		}
+		if p.Description == "" {
+			t.Errorf("panel %q has no description", p.Title)
+		} else if other, ok := descriptions[p.Description]; ok {
+			t.Errorf("panels %q and %q have the same description %q", other, p.Title, p.Description)
+		} else {
+			descriptions[p.Description] = p.Title
+		}
+		if strings.Contains(p.Title, "this replica") {
+			t.Errorf("panel %q: a dashboard over every scraped replica has no \"this replica\"", p.Title)
+		}
+		for _, tg := range p.Targets {
+			switch unit := p.FieldConfig.Defaults.Unit; unit {
+			case "ops", "reqps", "rps", "wps", "iops", "cps":
+				if !strings.Contains(tg.Expr, "rate(") && !strings.Contains(tg.Expr, "deriv(") {
+					t.Errorf("panel %q: unit %s (per second) for %s, which is no rate", p.Title, unit, tg.Expr)
+				}
+			}
+			if !perReplica.MatchString(tg.Expr) {
+				continue
+			}
+			for _, m := range byLabels.FindAllStringSubmatch(tg.Expr, -1) {
+				labels := strings.Split(m[1], ",")
+				for i := range labels {
+					labels[i] = strings.TrimSpace(labels[i])
+				}
+				if !slices.Contains(labels, "instance") && !slices.Contains(labels, "replica") {
+					t.Errorf("panel %q: %s merges the replicas' breakers (by %s): group by instance or replica", p.Title, tg.Expr, m[1])
+				}
+			}
+		}
+	}
 }
 
 // Every metric docs/grafana-dashboard.json queries exists in the router's

@@ -123,11 +123,16 @@ func (j runJudge) judge(r store.ConformanceRun) runVerdict {
 	return v
 }
 
+// conformanceParams are the query parameters GET /v1/conformance takes
+// (checkQuery refuses others).
+var conformanceParams = []string{"provider", "prompt", "details"}
+
 // listConformance serves GET /v1/conformance: for every provider × prompt
 // version with a conformance run, its latest run (passed, cases passed of total,
 // started and finished on the database clock, router version), when it last
 // passed and whether that pass is fresh (younger than conformance.max_age, on
-// the database clock), with max_age beside the results. Query parameters: provider and prompt filter; details=true adds the
+// the database clock), with max_age beside the results. Query parameters
+// (conformanceParams): provider and prompt filter; details=true adds the
 // per-case details.
 func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()

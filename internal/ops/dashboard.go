@@ -78,6 +78,9 @@ type dashData struct {
 	CounterTiles  []tile
 	Deliveries    *store.DeliveryStats
 	Hedge         *store.HedgeCost
+	// ShowCost: Hedge's money tiles are shown (Config.Priced, or money was
+	// recorded); ShowLatencyBought: its latency tile is (Config.KeepLosers).
+	ShowCost, ShowLatencyBought bool
 }
 
 type tile struct {
@@ -163,6 +166,8 @@ func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 		d.Errors = append(d.Errors, "cost: "+err.Error())
 	} else {
 		d.Hedge = h
+		d.ShowCost = ops.Priced || h.TotalUSD > 0
+		d.ShowLatencyBought = ops.KeepLosers
 	}
 	return d
 }

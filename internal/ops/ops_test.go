@@ -36,8 +36,8 @@ type opsReplica struct {
 }
 
 // newOpsReplica: key is the operator key ("" for none, as on a loopback
-// listener without ops_key_env).
-func newOpsReplica(t *testing.T, db *testdb.DB, id, key string, conf ops.ConformanceSource) *opsReplica {
+// listener without ops_key_env); tune, if any, adjust its ops.Config.
+func newOpsReplica(t *testing.T, db *testdb.DB, id, key string, conf ops.ConformanceSource, tune ...func(*ops.Config)) *opsReplica {
 	t.Helper()
 	prompts, err := prompt.LoadDir("../../prompts")
 	if err != nil {
@@ -49,8 +49,12 @@ func newOpsReplica(t *testing.T, db *testdb.DB, id, key string, conf ops.Conform
 		"fallback": {ConsecutiveFailures: 2, OpenFor: time.Hour},
 	}, breaker.Options{})
 	t.Cleanup(set.Close)
-	server := ops.New(ops.Config{Key: key, Providers: []string{"primary", "fallback"}, Breakers: set, Replica: id,
-		StaleAfter: time.Minute, Conformance: conf, DashboardRefresh: 5 * time.Second}, db.Store, prompts, log)
+	cfg := ops.Config{Key: key, Providers: []string{"primary", "fallback"}, Breakers: set, Replica: id,
+		StaleAfter: time.Minute, Conformance: conf, DashboardRefresh: 5 * time.Second}
+	for _, f := range tune {
+		f(&cfg)
+	}
+	server := ops.New(cfg, db.Store, prompts, log)
 	srv := httptest.NewServer(server)
 	t.Cleanup(srv.Close)
 	pub := breaker.NewPublisher(set, db.Store, breaker.PublisherOptions{Replica: id})
@@ -269,7 +273,9 @@ func TestDashboardInBrowser(t *testing.T) {
 		Routes: map[string]*race.Route{"default": {Providers: []string{"primary", "fallback"}, HedgeAfter: 10 * time.Millisecond,
 			KeepLosers: true, MaxInflight: 2, MaxAttempts: 4}},
 	})
-	rep = newOpsReplica(t, db, "replica-1", "", conf) // the browser sends no key
+	// The browser sends no key. The cost tiles need a priced target, and the
+	// latency a hedge bought needs keep_losers, as the route has.
+	rep = newOpsReplica(t, db, "replica-1", "", conf, func(c *ops.Config) { c.Priced, c.KeepLosers = true, true })
 	adm.set = rep.set
 	other := newOpsReplica(t, db, "replica-2", opsKey, nil)
 

@@ -47,7 +47,8 @@ type ConformanceSource interface {
 // Config is what the operator endpoints need beyond the store.
 type Config struct {
 	// Key, when set, is the operator key every request must send as
-	// 'Authorization: Bearer <key>'. It is required when the operator listener
+	// 'Authorization: Bearer <key>' or as the password of HTTP Basic
+	// authentication (any user name: a browser's prompt). It is required when the operator listener
 	// is not on a loopback address (the server wiring enforces that).
 	Key string
 	// Metrics serves GET /metrics; nil answers 404.
@@ -76,6 +77,15 @@ type Config struct {
 	// chat completion asking for it with that run. Give StoreConformance the
 	// same.
 	ChatRoutes []conformance.ChatRoute
+	// Priced: some target has a price (providers[].price, a route target's
+	// price). The dashboard shows its cost tiles then, or when the last
+	// hour's attempts cost something; else they would only say $0.
+	Priced bool
+	// KeepLosers: some route sets keep_losers. The dashboard's "latency
+	// bought per hedge win" tile needs it: a primary cancelled when its hedge
+	// won counts 0 (store.HedgeCost), so without keep_losers the tile always
+	// reads 0, and it is not shown.
+	KeepLosers bool
 	// Replica is this process's id, to mark its own row.
 	Replica string
 	// StaleAfter hides replicas whose breaker states are older (default 15s:
@@ -106,14 +116,21 @@ func (o Config) withDefaults() Config {
 	return o
 }
 
-// ReplicaBreaker is one replica's view of a provider's breaker.
+// ReplicaBreaker is one replica's view of a provider's breaker. Its counts
+// are since the breaker's last state change (so all 0 while it is open).
 type ReplicaBreaker struct {
-	Replica              string    `json:"replica"`
-	Self                 bool      `json:"self"` // the replica that answered this request
-	State                string    `json:"state"`
-	Requests             int64     `json:"requests"`
-	Successes            int64     `json:"successes"`
-	Failures             int64     `json:"failures"`
+	Replica   string `json:"replica"`
+	Self      bool   `json:"self"` // the replica that answered this request
+	State     string `json:"state"`
+	Requests  int64  `json:"requests"`
+	Successes int64  `json:"successes"`
+	Failures  int64  `json:"failures"`
+	// Exclusions are the attempts the breaker admitted but did not count, as
+	// they say nothing of the provider (race.OutcomeIgnore: one cancelled
+	// when another won or never sent, an answer that broke only the caller's
+	// response_format, one cut by the job's deadline or the router's
+	// shutdown): in Requests, in neither Successes nor Failures.
+	Exclusions           int64     `json:"exclusions"`
 	ConsecutiveFailures  int64     `json:"consecutive_failures"`
 	ConsecutiveSuccesses int64     `json:"consecutive_successes"`
 	ChangedAt            time.Time `json:"changed_at"`
@@ -192,7 +209,7 @@ func (s *Server) ListProviders(ctx context.Context) (*ProvidersReply, error) {
 			if st.Provider == name {
 				v.Breakers = append(v.Breakers, ReplicaBreaker{
 					Replica: st.Replica, Self: st.Replica == ops.Replica, State: st.State,
-					Requests: st.Requests, Successes: st.Successes, Failures: st.Failures,
+					Requests: st.Requests, Successes: st.Successes, Failures: st.Failures, Exclusions: st.Exclusions,
 					ConsecutiveFailures: st.ConsecutiveFailures, ConsecutiveSuccesses: st.ConsecutiveSuccesses,
 					ChangedAt: st.ChangedAt, UpdatedAt: st.UpdatedAt,
 				})

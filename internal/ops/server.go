@@ -17,9 +17,13 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/prompt"
@@ -36,6 +40,9 @@ type Server struct {
 	// key is the operator key as compared (Config.Key without surrounding
 	// white space); "" with a Config.Key set refuses every request.
 	key string
+	// paths are the operator endpoints' paths, in the order 404s list them;
+	// each answers GET and HEAD only (a 405 otherwise).
+	paths []string
 }
 
 // New builds the operator surface. prompts may be nil (conformance results then
@@ -48,17 +55,113 @@ func New(cfg Config, st *store.Store, prompts *prompt.Set, log *slog.Logger) *Se
 	if cfg.Key != "" && s.key == "" {
 		log.Error("the operator key is only white space: every operator request is refused; set the variable named by ops_key_env to the key")
 	}
-	s.mux.Handle("GET /dashboard", s.dashboard())
-	s.mux.Handle("GET /v1/providers", s.providers())
-	s.mux.HandleFunc("GET /v1/conformance", s.listConformance)
+	// The dashboard reloads itself by a meta refresh of its own URL: it
+	// takes no parameter either.
+	s.route("/dashboard", s.dashboard())
 	if cfg.Metrics != nil {
+		// Not checked: a scraper may send parameters of its own (Prometheus'
+		// params:, a federation's match[]), which the handler ignores.
 		s.mux.Handle("GET /metrics", cfg.Metrics)
+		s.paths = append(s.paths, "/metrics")
 	}
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		problem.Write(w, r, problem.Details{Status: http.StatusNotFound, Type: "not-found", Title: "No such endpoint",
-			Detail: r.Method + " " + r.URL.Path + " is not an operator endpoint; this listener serves /dashboard, /metrics, /v1/providers and /v1/conformance (see docs/operations.md)"})
-	})
+	s.route("/v1/providers", s.providers())
+	s.route("/v1/conformance", http.HandlerFunc(s.listConformance), conformanceParams...)
+	s.mux.HandleFunc("/", s.noRoute)
 	return s
+}
+
+// opsMethods are the methods every operator endpoint answers (a GET pattern
+// of http.ServeMux takes HEAD too).
+const opsMethods = "GET, HEAD"
+
+// route serves GET path with h, refusing any query parameter but params
+// (checkQuery).
+func (s *Server) route(path string, h http.Handler, params ...string) {
+	s.paths = append(s.paths, path)
+	s.mux.Handle("GET "+path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if checkQuery(w, r, path, params) {
+			h.ServeHTTP(w, r)
+		}
+	}))
+}
+
+// noRoute answers what no endpoint took: a 405 naming the allowed methods
+// for an operator path asked with another method (POST /dashboard, OPTIONS),
+// else a 404 listing the operator endpoints.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	if slices.Contains(s.paths, r.URL.Path) {
+		w.Header().Set("Allow", opsMethods)
+		problem.Write(w, r, problem.Details{Status: http.StatusMethodNotAllowed, Type: "method-not-allowed", Title: "Method not allowed",
+			Detail: r.Method + " is not allowed on " + r.URL.Path + "; it answers GET and HEAD only (the operator endpoints only read)"})
+		return
+	}
+	n := len(s.paths)
+	serves := strings.Join(s.paths[:n-1], ", ") + " and " + s.paths[n-1]
+	problem.Write(w, r, problem.Details{Status: http.StatusNotFound, Type: "not-found", Title: "No such endpoint",
+		Detail: r.Method + " " + r.URL.Path + " is not an operator endpoint; this listener serves " + serves + " (see docs/operations.md)"})
+}
+
+// checkQuery refuses, with a 400 naming them and the parameters the endpoint
+// takes, a request to path whose query string cannot be decoded, names a
+// parameter not in params (a typo such as ?providers=x would otherwise list
+// everything, unfiltered) or gives one more than once (each takes one value).
+// It reports whether the request may go on.
+func checkQuery(w http.ResponseWriter, r *http.Request, path string, params []string) bool {
+	if r.URL.RawQuery == "" {
+		return true
+	}
+	takes := path + " takes no query parameter"
+	if len(params) > 0 {
+		takes = path + " takes " + strings.Join(params, ", ")
+	}
+	bad := func(title, detail string) bool {
+		problem.Write(w, r, problem.Details{Status: http.StatusBadRequest, Type: "invalid-query", Title: title, Detail: detail})
+		return false
+	}
+	// url.Values from r.URL.Query() drops the pairs it cannot decode, and a
+	// filter dropped silently lists more than the caller asked for.
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return bad("Malformed query string", "the query string cannot be decoded ("+err.Error()+"); "+
+			"percent-encode reserved characters in values and separate parameters with &; "+takes)
+	}
+	var unknown, repeated []string
+	for name, vs := range q {
+		switch {
+		case !slices.Contains(params, name):
+			unknown = append(unknown, strconv.Quote(clip(name)))
+		case len(vs) > 1:
+			repeated = append(repeated, name)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		it := "it"
+		if len(unknown) > 1 {
+			it = "them"
+		}
+		return bad("Unknown query parameter", "GET "+path+" does not take "+strings.Join(unknown, ", ")+"; "+takes+". Remove or correct "+it+".")
+	}
+	if len(repeated) > 0 {
+		slices.Sort(repeated)
+		return bad("Repeated query parameter", strings.Join(repeated, ", ")+" given more than once; "+
+			"each of "+strings.Join(params, ", ")+" takes one value. Send each once.")
+	}
+	return true
+}
+
+// clip keeps an unknown parameter's name short enough to quote back.
+func clip(s string) string {
+	const most = 64
+	if len(s) <= most {
+		return s
+	}
+	for i := most; i > 0; i-- {
+		if utf8.RuneStart(s[i]) {
+			return s[:i] + "…"
+		}
+	}
+	return s[:most] + "…"
 }
 
 // ServeHTTP checks the request before any endpoint sees it — without an
@@ -83,9 +186,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				"(127.0.0.1, [::1] or localhost, any port), not Host %q: a web page could otherwise read it through DNS rebinding. "+
 				"Open it as http://127.0.0.1:<port>/…, have a proxy in front of it send such a Host, or set ops_key_env", r.Host)})
 	case s.cfg.Key != "" && !s.keyOK(r):
-		w.Header().Set("WWW-Authenticate", `Bearer realm="router-ops"`)
+		// Basic first: a browser asks for it (the key as the password), and
+		// offers no prompt for Bearer alone.
+		w.Header().Add("WWW-Authenticate", `Basic realm="router-ops", charset="UTF-8"`)
+		w.Header().Add("WWW-Authenticate", `Bearer realm="router-ops"`)
 		refuse(w, r, problem.Details{Status: http.StatusUnauthorized, Type: "unauthenticated", Title: "Missing or wrong operator key",
-			Detail: "the operator surface needs the operator key (the value of the environment variable named by ops_key_env) as 'Authorization: Bearer <key>'; tenant API keys are not accepted here"})
+			Detail: "the operator surface needs the operator key (the value of the environment variable named by ops_key_env) " +
+				"as 'Authorization: Bearer <key>', or as the password of HTTP Basic authentication with any user name (what a browser asks for); " +
+				"tenant API keys are not accepted here"})
 	case hasBody(r):
 		refuse(w, r, problem.Details{Status: http.StatusRequestEntityTooLarge, Type: "body-not-accepted", Title: "Request body not accepted",
 			Detail: "the operator endpoints (GET /dashboard, /metrics, /v1/providers, /v1/conformance) take no request body; send the request without one"})
@@ -144,15 +252,23 @@ const unreadBodyGrace = 500 * time.Millisecond
 // sends: kept, it made every operator request a 401.
 func operatorKey(configured string) string { return strings.TrimSpace(configured) }
 
-// keyOK: the request carries the operator key (the scheme is case-insensitive,
-// RFC 9110 §11.1).
+// keyOK: the request carries the operator key, as 'Authorization: Bearer
+// <key>' or as the password of HTTP Basic authentication with any user name
+// (RFC 7617: what a browser sends for the dashboard after its prompt). The
+// scheme is case-insensitive (RFC 9110 §11.1).
 func (s *Server) keyOK(r *http.Request) bool {
-	scheme, key, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
+	var key string
+	if _, password, ok := r.BasicAuth(); ok {
+		key = password
+	} else {
+		scheme, bearer, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") {
+			return false
+		}
+		key = strings.TrimSpace(bearer)
 	}
 	// As SHA-256 digests: ConstantTimeCompare returns at once on different
 	// lengths, which would tell a prober the operator key's length.
-	given, want := sha256.Sum256([]byte(strings.TrimSpace(key))), sha256.Sum256([]byte(s.key))
+	given, want := sha256.Sum256([]byte(key)), sha256.Sum256([]byte(s.key))
 	return s.key != "" && subtle.ConstantTimeCompare(given[:], want[:]) == 1
 }

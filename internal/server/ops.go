@@ -70,9 +70,18 @@ func (o *opsServices) handler(cfg *config.Config, st *store.Store, prompts *prom
 	modelOf := func(id string) string { return models[id] }
 	maxAge := cfg.Conformance.MaxAge.D()
 	routes := ConformanceChatRoutes(cfg)
+	// The dashboard shows the money tiles with priced targets, and the
+	// latency hedging bought only where a route keeps its losers.
+	priced, keepLosers := false, false
+	for _, t := range cfg.AllTargets() {
+		priced = priced || t.PriceOrDefault() != nil
+	}
+	for _, r := range cfg.Routes {
+		keepLosers = keepLosers || (r != nil && r.KeepLosers)
+	}
 	return ops.New(ops.Config{Key: key, Metrics: o.metrics.Handler(), Providers: names, Breakers: o.breakers, Replica: o.replica,
 		Conformance:       ops.StoreConformance{Store: st, MaxAge: maxAge, Prompts: prompts, TargetModels: modelOf, ChatRoutes: routes},
-		ConformanceMaxAge: maxAge, TargetModels: modelOf, ChatRoutes: routes}, st, prompts, log)
+		ConformanceMaxAge: maxAge, TargetModels: modelOf, ChatRoutes: routes, Priced: priced, KeepLosers: keepLosers}, st, prompts, log)
 }
 
 // ConformanceChatRoutes is the routes gated by a conformance_prompt, with

@@ -71,15 +71,39 @@ func (r *Runner) RecoverOnce(ctx context.Context, batch int) {
 	rec.wait()
 }
 
+// passTimeout bounds each step of a recovery pass (lease expiry, adoption,
+// the listing of unknown attempts): a step stuck on something unforeseen (a
+// connection that stopped answering) ends, and the next tick starts afresh,
+// instead of stopping recovery for good while the elector keeps renewing this
+// replica's leadership. Waits for rows other transactions hold are bounded
+// more tightly by the store (ExpireAttemptLeases, Resolution.LockWait). A step
+// cut short keeps what it committed; the next pass goes on from there.
+const passTimeout = time.Minute
+
+// reconcileLockWait bounds a reconciler's wait for the job it resolves when
+// another transaction holds it (Resolution.LockWait): past it the attempt is
+// left unknown and looked up again by a later pass, instead of holding one of
+// the Reconcilers slots for as long as the other transaction lasts.
+const reconcileLockWait = 2 * time.Second
+
 // scan expires attempt leases and adopts orphaned jobs.
 func (r *Runner) scan(ctx context.Context, batch int) {
 	log := r.cfg.Log
-	if jobs, err := r.cfg.Store.ExpireAttemptLeases(ctx); err != nil {
-		if ctx.Err() == nil {
-			log.Error("recovery: could not expire attempt leases", "err", err)
-		}
-	} else if len(jobs) > 0 {
+	pass, cancel := context.WithTimeout(ctx, passTimeout)
+	jobs, err := r.cfg.Store.ExpireAttemptLeases(pass)
+	cancel()
+	if len(jobs) > 0 {
 		log.Warn("recovery: attempts whose router died are now unknown", "jobs", jobs)
+	}
+	switch {
+	case err == nil || ctx.Err() != nil:
+	case store.Busy(err):
+		// Jobs whose rows another transaction holds: left for the next
+		// pass (an operator's transaction left open, a replica cut off in
+		// the middle of one, until PostgreSQL notices).
+		log.Warn("recovery: some expired attempt leases wait for the next pass", "err", err)
+	default:
+		log.Error("recovery: could not expire attempt leases", "err", err)
 	}
 	r.adopt(ctx, batch, r.runnable(true))
 }
@@ -104,14 +128,16 @@ func (r *Runner) adopt(ctx context.Context, batch int, can *store.Runnable) {
 	if stopping {
 		return
 	}
-	ids, err := r.cfg.Store.ClaimOrphans(ctx, r.cfg.LeaseOwner, r.cfg.Lease, batch, can)
+	pass, cancel := context.WithTimeout(ctx, passTimeout)
+	defer cancel()
+	ids, err := r.cfg.Store.ClaimOrphans(pass, r.cfg.LeaseOwner, r.cfg.Lease, batch, can)
 	if err != nil {
 		if ctx.Err() == nil {
 			log.Error("recovery: could not claim orphaned jobs", "err", err)
 		}
 	}
 	for _, id := range ids {
-		if can.OthersAfter > 0 && r.failStranded(ctx, id) {
+		if can.OthersAfter > 0 && r.failStranded(pass, id) {
 			continue
 		}
 		log.Info("recovery: taking over a job whose orchestrator stopped", "job_id", id)
@@ -240,7 +266,9 @@ func (r *Runner) reconcile(ctx context.Context, batch int, rec *reconciler) {
 		return
 	}
 	limit := batch + rec.skipped()
-	unknown, err := r.cfg.Store.ListUnknownAttempts(ctx, names, r.cfg.ReconcileAfter, limit)
+	pass, cancel := context.WithTimeout(ctx, passTimeout)
+	unknown, err := r.cfg.Store.ListUnknownAttempts(pass, names, r.cfg.ReconcileAfter, limit)
+	cancel()
 	if err != nil {
 		if ctx.Err() == nil {
 			r.cfg.Log.Error("reconcile: could not list unknown attempts", "err", err)
@@ -258,7 +286,7 @@ func (r *Runner) reconcile(ctx context.Context, batch int, rec *reconciler) {
 func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l providers.Looker) (unresolved bool) {
 	log := r.cfg.Log.With("job_id", u.JobID, "attempt_id", u.AttemptID, "provider", u.Provider)
 	resp, found, err := l.Lookup(ctx, u.AttemptID)
-	res := store.Resolution{JobID: u.JobID, Seq: u.Seq, Outcome: "failed",
+	res := store.Resolution{JobID: u.JobID, Seq: u.Seq, Outcome: "failed", LockWait: reconcileLockWait,
 		Note: "reconciled: the provider has no record of this request, so it did no work"}
 	switch {
 	case found && err != nil:
@@ -288,6 +316,10 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 	}
 	resume, err := r.cfg.Store.ResolveAttempt(ctx, res)
 	if err != nil {
+		if store.Busy(err) {
+			log.Warn("reconcile: the job is held by another transaction; will try again", "err", err)
+			return true
+		}
 		if !errors.Is(err, store.ErrStateConflict) && !errors.Is(err, store.ErrJobFinished) {
 			log.Error("reconcile: could not resolve", "err", err)
 			return true

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -44,10 +45,33 @@ import (
 // terminal state written here still goes through the trigger. A batched
 // statement that made jobs `succeeded` without writing their events would lose
 // them: TestBatchedWinWritesOneEventPerJob guards the win.
-const batchSettingsSQL = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
+//
+// And no lock is waited for longer than batchLockWait (lock_timeout). A
+// batch carries many callers' claims and wins, and its leader runs it while
+// the next batch waits: a claim whose key row, or a win whose job row, another
+// transaction holds — an operator's transaction left open in psql, a replica
+// that lost its connection in the middle of a cancellation, retry or
+// resolution, whose locks PostgreSQL keeps until it notices — held the batch,
+// and every claim and win of the replica queued behind it, until execTimeout
+// (30 s), and CreateJob ran the claim three more times. Now the statement is
+// cancelled (lock_not_available, an ERROR: the transaction wrote nothing), the
+// batch is run again claim by claim and win by win (runClaims, runWins), so
+// only the blocked one fails again, and it fails for good: a claim with
+// ErrBusy (claimOutcome), a win after its retries, run alone (CompleteJob).
+// The waits these statements have in normal operation are a concurrent
+// batch's commit (two claims of one key) or a job's short transaction (a
+// cancellation, a settlement): milliseconds. The setting is one more call in
+// this same statement: no round trip of its own. The webhook delivery writes'
+// batches (execDeliveryWrites) share it: an event row held elsewhere fails
+// their batch after batchLockWait, and each write runs again alone.
+var batchSettingsSQL = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
 	set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true),
 	set_config('plan_cache_mode', 'force_generic_plan', true), set_config('router.outbox_notify', 'after_commit', true),
-	set_config('router.outbox_by_statement', 'on', true)`
+	set_config('router.outbox_by_statement', 'on', true), set_config('lock_timeout', '` + lockWaitArg(batchLockWait) + `', true)`
+
+// batchLockWait is the longest a batched statement waits for a row lock (see
+// batchSettingsSQL).
+const batchLockWait = time.Second
 
 // batchedStmt is one of the batched statements (claim, win) with its
 // arguments, what to do with each row it returns, and (optional) what to do

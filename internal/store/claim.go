@@ -259,6 +259,14 @@ func (s *Store) claimOutcome(ctx context.Context, req *claimRequest) (job *Job, 
 		if u := unstorable(req.err); u != nil {
 			return nil, false, u
 		}
+		if Busy(req.err) {
+			// The key's row is held by a transaction that outlasted the
+			// batch's lock wait (batchSettingsSQL): the claim's statement
+			// was cancelled and wrote nothing. Not run again: the holder
+			// may keep it for long, and each try would hold a batch.
+			return nil, false, &BusyError{Wait: batchLockWait, Err: req.err,
+				What: fmt.Sprintf("Idempotency-Key %q of operation %q", nj.IdempotencyKey, nj.Operation)}
+		}
 		return nil, false, fmt.Errorf("claim idempotency key: %w", req.err)
 	}
 	if req.created {

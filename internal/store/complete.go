@@ -163,7 +163,11 @@ type winRequest struct {
 // database error does not drop a valid answer: the database is asked whether
 // the win happened (a commit whose answer was lost), and if nobody has
 // completed the job the compare-and-swap is tried again, a few times, with
-// backoff.
+// backoff. A job row that another transaction holds past the batch's lock
+// wait (batchSettingsSQL) fails a try like any database error; the tries
+// after it go out alone (outside the shared batches), and if the row is still
+// held after the last one the error is ErrBusy: the attempt stays in flight,
+// and when its lease expires recovery decides, as after any failed win.
 func (s *Store) Complete(ctx context.Context, c Completion) (won bool, err error) {
 	won, _, err = s.CompleteJob(ctx, c)
 	return won, err
@@ -183,11 +187,16 @@ func (s *Store) Complete(ctx context.Context, c Completion) (won bool, err error
 // in that snapshot (internal/race knows whether it started one).
 func (s *Store) CompleteJob(ctx context.Context, c Completion) (won bool, job *Job, err error) {
 	bg := context.WithoutCancel(ctx)
+	alone := false
 	for try := 0; ; try++ {
 		req := &winRequest{c: c, done: make(chan struct{})}
 		start := time.Now()
-		s.paths.enqueue(&pathCommit{win: req})
-		<-req.done
+		if alone {
+			s.winAlone(req)
+		} else {
+			s.paths.enqueue(&pathCommit{win: req})
+			<-req.done
+		}
 		if req.err == nil {
 			s.commitWaited("win", start)
 			if req.won {
@@ -208,8 +217,16 @@ func (s *Store) CompleteJob(ctx context.Context, c Completion) (won bool, job *J
 			break // someone else won: recorded as the loser below
 		}
 		if try >= 4 {
+			if Busy(err) {
+				err = &BusyError{What: "job " + c.JobID, Wait: batchLockWait, Err: err}
+			}
 			return false, nil, fmt.Errorf("compare-and-swap: %w", err)
 		}
+		// The job's row is held by another transaction that outlasted the
+		// batch's lock wait (batchSettingsSQL): the next tries go out
+		// alone, so that they hold up no batch of other callers' claims and
+		// wins while they wait.
+		alone = alone || Busy(err)
 		// A valid answer is not given up because its caller went away: wait
 		// out the backoff whatever ctx says.
 		time.Sleep(time.Duration(50<<try) * time.Millisecond)
@@ -233,6 +250,14 @@ func (s *Store) execWins(ctx context.Context, batch []*winRequest) {
 			close(w.done)
 		}
 	}
+}
+
+// winAlone runs one win in a statement and transaction of its own, on the
+// caller's goroutine, outside the shared batches (see CompleteJob).
+func (s *Store) winAlone(req *winRequest) {
+	ctx, cancel := context.WithTimeout(context.Background(), execTimeout)
+	defer cancel()
+	s.runWins(ctx, []*winRequest{req})
 }
 
 // runWins executes one round, retrying a batch the database rolled back whole;

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -152,6 +153,18 @@ func (s *Store) ClaimOrphans(ctx context.Context, owner string, lease time.Durat
 // update (unknownUnlessEndedSQL): `lost` with a race event on a succeeded job,
 // `cancelled` on a cancelled or failed one. It returns the ids of the jobs
 // that got an unknown attempt, and the first error after trying every job.
+//
+// It never waits long for a row another transaction holds: one job held by
+// an operator's transaction left open, or by a replica that lost its
+// connection in the middle of a transaction (PostgreSQL keeps its locks until
+// it notices), stopped the whole scan — and the leader's orphan adoption and
+// reconciliation behind it — for as long as it was held. A job whose row is
+// locked is passed over (SKIP LOCKED) and tried once more after the others,
+// waiting for it up to expiryLockWait (a transaction that holds it for
+// milliseconds, as a lease renewal or a settlement does, is waited for); any
+// other row of the job (an attempt, its key) is waited for up to
+// expiryLockWait too. A job still held then is left for the next pass, and
+// the error, when there is no other, is a *BusyError naming the jobs left.
 func (s *Store) ExpireAttemptLeases(ctx context.Context) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `SELECT DISTINCT job_id::text FROM attempts
 		WHERE state IN ('starting', 'running') AND lease_expires_at < now()`)
@@ -162,38 +175,92 @@ func (s *Store) ExpireAttemptLeases(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var done []string
+	var done, later, held []string
 	var first error
 	for _, id := range ids {
-		err := s.inTx(ctx, func(tx pgx.Tx) error {
-			if _, _, err := lockJob(ctx, tx, id, ""); err != nil {
-				return err
-			}
-			var unknown int
-			err := tx.QueryRow(ctx, `WITH x AS (
-					UPDATE attempts a SET state = `+unknownUnlessEndedSQL+`, finished_at = now(),
-						error = jsonb_build_object('kind', 'lease_expired', 'fault', 'router', 'outcome_unknown', true,
-							'message', 'the router running this attempt stopped renewing its lease (it died or lost the database); '
-							|| 'the provider may or may not have done the work'
-							|| CASE WHEN j.state IN ('succeeded', 'cancelled', 'failed')
-							        THEN '; it no longer matters: its job had already ended (' || j.state || ')' ELSE '' END),
-						lease_owner = NULL, lease_expires_at = NULL
-					FROM jobs j
-					WHERE j.id = $1 AND a.job_id = j.id AND a.state IN ('starting', 'running') AND a.lease_expires_at < now()
-					RETURNING a.id, a.job_id, a.provider, a.state
-				), e AS (`+lostEventSQL+`)
-				SELECT count(*) FILTER (WHERE state = 'unknown') FROM x`, id).Scan(&unknown)
-			if err != nil || unknown == 0 {
-				return err // none, or only attempts of a job that had ended: nothing to settle
-			}
+		unknown, err := s.expireJobAttempts(ctx, id, false)
+		switch {
+		case errors.Is(err, errRowHeld):
+			later = append(later, id)
+		case Busy(err):
+			held = append(held, id)
+		case err != nil:
+			first = cmp.Or(first, err)
+		case unknown:
 			done = append(done, id)
-			return s.settleLocked(ctx, tx, id, "")
-		})
-		if err != nil && first == nil {
-			first = err
 		}
 	}
+	for _, id := range later {
+		unknown, err := s.expireJobAttempts(ctx, id, true)
+		switch {
+		case Busy(err):
+			held = append(held, id)
+		case err != nil:
+			first = cmp.Or(first, err)
+		case unknown:
+			done = append(done, id)
+		}
+	}
+	if first == nil && len(held) > 0 {
+		first = &BusyError{What: "a row of job(s) " + strings.Join(held, ", "), Wait: expiryLockWait}
+	}
 	return done, first
+}
+
+// expiryLockWait bounds each of lease expiry's lock waits
+// (ExpireAttemptLeases).
+const expiryLockWait = time.Second
+
+// errRowHeld: the job's row is locked by another transaction, and the caller
+// asked not to wait for it.
+var errRowHeld = errors.New("the job's row is held by another transaction")
+
+// expireJobAttempts is ExpireAttemptLeases for one job, in one transaction
+// whose lock waits last expiryLockWait at most: unknown reports whether an
+// attempt of it became unknown (and the job was settled). Unless wait, a job
+// row another transaction holds is not waited for at all: errRowHeld.
+func (s *Store) expireJobAttempts(ctx context.Context, id string, wait bool) (unknown bool, err error) {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, lockWaitSQL, lockWaitArg(expiryLockWait)); err != nil {
+			return err
+		}
+		if err := checkJobID(id); err != nil {
+			return err
+		}
+		lock := `SELECT FROM jobs WHERE id = $1 FOR UPDATE SKIP LOCKED`
+		if wait {
+			lock = `SELECT FROM jobs WHERE id = $1 FOR UPDATE`
+		}
+		tag, err := tx.Exec(ctx, lock, id)
+		switch {
+		case err != nil:
+			return err
+		case tag.RowsAffected() == 0 && wait:
+			return ErrNotFound
+		case tag.RowsAffected() == 0:
+			return errRowHeld // or gone: the try that waits tells
+		}
+		var n int
+		err = tx.QueryRow(ctx, `WITH x AS (
+				UPDATE attempts a SET state = `+unknownUnlessEndedSQL+`, finished_at = now(),
+					error = jsonb_build_object('kind', 'lease_expired', 'fault', 'router', 'outcome_unknown', true,
+						'message', 'the router running this attempt stopped renewing its lease (it died or lost the database); '
+						|| 'the provider may or may not have done the work'
+						|| CASE WHEN j.state IN ('succeeded', 'cancelled', 'failed')
+						        THEN '; it no longer matters: its job had already ended (' || j.state || ')' ELSE '' END),
+					lease_owner = NULL, lease_expires_at = NULL
+				FROM jobs j
+				WHERE j.id = $1 AND a.job_id = j.id AND a.state IN ('starting', 'running') AND a.lease_expires_at < now()
+				RETURNING a.id, a.job_id, a.provider, a.state
+			), e AS (`+lostEventSQL+`)
+			SELECT count(*) FILTER (WHERE state = 'unknown') FROM x`, id).Scan(&n)
+		if err != nil || n == 0 {
+			return err // none, or only attempts of a job that had ended: nothing to settle
+		}
+		unknown = true
+		return s.settleLocked(ctx, tx, id, "")
+	})
+	return unknown && err == nil, err
 }
 
 // notSentKind is the error kind of an attempt that was never sent (NotSent).

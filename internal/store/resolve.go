@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -21,6 +22,13 @@ type Resolution struct {
 	// ProviderResponseID and ResponseModel, when the provider's lookup knows them.
 	ProviderResponseID string
 	ResponseModel      string
+	// LockWait, when positive, bounds each wait for a row another
+	// transaction holds (the job's, its attempt's, its key's): past it the
+	// resolution gives up, writes nothing, and is ErrBusy (a *BusyError), to
+	// be tried again later. Reconciliation sets it, so that a job held for
+	// long (an operator's open transaction, a replica cut off mid-way) cannot
+	// hold a reconciler for as long. 0 waits as long as ctx lets it.
+	LockWait time.Duration
 }
 
 // ResolveAttempt resolves an unknown attempt. "failed": the attempt fails and,
@@ -30,6 +38,11 @@ type Resolution struct {
 // other unknown attempts of the job become `lost`.
 func (s *Store) ResolveAttempt(ctx context.Context, r Resolution) (resume bool, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if r.LockWait > 0 {
+			if _, err := tx.Exec(ctx, lockWaitSQL, lockWaitArg(r.LockWait)); err != nil {
+				return err
+			}
+		}
 		state, _, err := lockJob(ctx, tx, r.JobID, r.Owner)
 		if err != nil {
 			return err
@@ -115,6 +128,9 @@ func (s *Store) ResolveAttempt(ctx context.Context, r Resolution) (resume bool, 
 			return fmt.Errorf("outcome %q is not failed or succeeded", r.Outcome)
 		}
 	})
+	if r.LockWait > 0 && Busy(err) {
+		return false, &BusyError{What: "job " + r.JobID, Wait: r.LockWait, Err: err}
+	}
 	return resume, err
 }
 

@@ -1,0 +1,64 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// ErrBusy: another transaction holds a row the change needs — an idempotency
+// key's, a job's — and did not release it within the store's bounded wait for
+// it (lock_timeout). PostgreSQL cancelled the statement and rolled its
+// transaction back: the change wrote nothing, and the same request can be sent
+// again shortly (with the same Idempotency-Key). The holder is usually brief
+// (a concurrent request with the same key, a cancellation, a retry, a
+// resolution); one that lasts is an operator's transaction left open in psql,
+// or the transaction of a replica that lost its connection mid-way, whose locks
+// PostgreSQL keeps until it notices the client is gone
+// (idle_in_transaction_session_timeout, tcp_keepalives_*). The error (a
+// *BusyError) says which row.
+var ErrBusy = errors.New("another transaction holds a row this change needs")
+
+// BusyError is ErrBusy, saying what is held.
+type BusyError struct {
+	// What is the row held, as the caller knows it: Idempotency-Key "k" of
+	// operation "triage"; job 0196….
+	What string
+	Wait time.Duration // how long the change waited for it
+	Err  error         // PostgreSQL's error (lock_not_available), when there is one
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("%s is held by another transaction, which did not release it within %s", e.What, e.Wait)
+}
+
+// Is makes errors.Is(err, ErrBusy) true.
+func (e *BusyError) Is(target error) bool { return target == ErrBusy }
+
+func (e *BusyError) Unwrap() error { return e.Err }
+
+// Busy reports whether err is ErrBusy or PostgreSQL's lock_not_available
+// (55P03: a lock wait that ran into lock_timeout): a row another transaction
+// holds, not a fault of the request, of the router or of the database's
+// reachability (Unavailable is false for it). A caller answers it as a
+// condition to retry shortly.
+func Busy(err error) bool {
+	if errors.Is(err, ErrBusy) {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == pgerrcode.LockNotAvailable
+}
+
+// lockWaitSQL is the statement that bounds the rest of its transaction's lock
+// waits to d (set_config('lock_timeout', $1, true) with $1 = lockWaitArg(d)).
+const lockWaitSQL = `SELECT set_config('lock_timeout', $1, true)`
+
+// lockWaitArg is d as lock_timeout takes it: whole milliseconds, at least 1
+// (0 would mean no limit).
+func lockWaitArg(d time.Duration) string {
+	return fmt.Sprintf("%dms", max(d.Milliseconds(), 1))
+}

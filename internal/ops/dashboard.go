@@ -144,6 +144,14 @@ func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 			d.Jobs = append(d.Jobs, timeline(j, d.Generated))
 		}
 	}
+	// The jobs still waiting — unknown ones for an operator's resolution,
+	// pending or running ones for a replica — are counted whatever their age
+	// (the live jobs' index): an unknown job created more than the window
+	// ago still needs someone.
+	live, liveErr := s.store.LiveJobCounts(ctx)
+	if liveErr != nil {
+		d.Errors = append(d.Errors, "live jobs: "+liveErr.Error())
+	}
 	if c, err := s.store.RecentCounters(ctx, counterWindow); err != nil {
 		d.Errors = append(d.Errors, "counters: "+err.Error())
 	} else {
@@ -151,8 +159,8 @@ func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 		d.CounterTiles = []tile{
 			{"jobs succeeded", c.JobsByState[store.JobSucceeded], "ok"},
 			{"jobs failed", c.JobsByState[store.JobFailed], "bad"},
-			{"jobs unknown", c.JobsByState[store.JobUnknown], "warn"},
-			{"jobs running", c.JobsByState[store.JobRunning] + c.JobsByState[store.JobPending], ""},
+			{"jobs unknown", live[store.JobUnknown], "warn"},
+			{"jobs running", live[store.JobRunning] + live[store.JobPending], ""},
 			{"jobs cancelled", c.JobsByState[store.JobCancelled], ""},
 			{"attempts", sum(c.AttemptsByState), ""},
 			{"races lost", c.RacesLost, ""},

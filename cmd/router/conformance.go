@@ -61,7 +61,7 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 		fs.PrintDefaults()
 	}
 	cfgPath := configFlag(fs)
-	providersFlag := fs.String("provider", "", "run only these providers (comma-separated names from the config)")
+	providersFlag := fs.String("provider", "", "run only these targets: provider names or route target ids (provider/model), comma-separated")
 	promptsFlag := fs.String("prompt", "", "run only these prompts (comma-separated names)")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of a table")
 	suitesDir := fs.String("suites", "", "directory holding <prompt>/suite.yaml (default: conformance/suites if it exists, else conformance/suites beside prompts_dir)")

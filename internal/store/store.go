@@ -161,7 +161,9 @@ func Connect(ctx context.Context, url string, tune ...func(*pgxpool.Config)) (*p
 		cfg.MaxConns = 20
 	}
 	if !strings.Contains(url, "pool_min_conns") {
-		cfg.MinConns = 4 // warm connections: no dial on the first requests of a burst
+		// warm connections: no dial on the first requests of a burst (never
+		// more than the pool may hold: pool_max_conns=2 keeps 2)
+		cfg.MinConns = min(4, cfg.MaxConns)
 	}
 	for _, f := range tune {
 		f(cfg)

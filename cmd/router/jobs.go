@@ -51,10 +51,10 @@ func runJobsGet(ctx context.Context, args []string) error {
 	if err := parseNoArgs(fs, args[1:]); err != nil {
 		return err
 	}
-	return withStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
+	return withStore(ctx, *cfgPath, func(cfg *config.Config, st *store.Store) error {
 		job, err := st.GetJobAny(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("no job %s in this database", id)
+			return fmt.Errorf("no job %s in this database (%s)", id, retentionNote(cfg))
 		}
 		if err != nil {
 			return err
@@ -67,4 +67,12 @@ func printJSON(v any) error {
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// retentionNote says how long an ended job stays in the database, with this
+// configuration's settings: a job not found may have been deleted by
+// retention.
+func retentionNote(cfg *config.Config) string {
+	return fmt.Sprintf("an ended job is deleted idempotency.retention plus retention.jobs after it ended: %s + %s with this configuration",
+		cfg.Idempotency.Retention.D(), cfg.Retention.Jobs.D())
 }

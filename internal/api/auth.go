@@ -106,6 +106,7 @@ func (s *Server) withOwner(h http.HandlerFunc, fail authFail) http.HandlerFunc {
 				return
 			}
 			s.Log.Error("API key lookup failed", "err", err)
+			w.Header().Set("Retry-After", "1")
 			fail(w, r, http.StatusServiceUnavailable, "Cannot check API key",
 				"the router could not reach its database to check the API key; retry shortly")
 			return

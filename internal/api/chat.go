@@ -166,6 +166,9 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.chatInternal(w, r, "create job", err)
 		return
 	}
+	if created {
+		job = s.admitFirst(r.Context(), job, plan)
+	}
 	w.Header().Set("X-Router-Job-Id", job.ID)
 	if created {
 		s.Log.Debug("chat job created", "job_id", job.ID, "owner", owner, "route", route)
@@ -443,6 +446,13 @@ func attemptFailure(a store.Attempt) (kind, message string) {
 
 func (s *Server) chatInternal(w http.ResponseWriter, r *http.Request, what string, err error) {
 	if s.callerLeft(r, what, err) {
+		return
+	}
+	if held, ok := busy(err); ok {
+		s.Log.Warn(what+": a row another transaction holds was not released in time", "err", err)
+		w.Header().Set("Retry-After", "1")
+		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "busy", "",
+			"another transaction holds "+held+" (a concurrent request cancelling, retrying or resolving it, or a database session left open); nothing was stored"+chatResend)
 		return
 	}
 	s.Log.Error(what+" failed", "err", err)

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
@@ -41,6 +42,7 @@ func TestDatabaseDownIsA503OnEveryEndpoint(t *testing.T) {
 	for _, c := range []struct {
 		method, path, body, key string
 		openAI                  bool
+		bearer                  string // a stored key's shape: its check needs the database
 	}{
 		{method: "GET", path: "/v1/jobs/" + id},
 		{method: "GET", path: "/v1/jobs"},
@@ -51,12 +53,15 @@ func TestDatabaseDownIsA503OnEveryEndpoint(t *testing.T) {
 		{method: "POST", path: "/v1/jobs", body: triageBody("down"), key: "down-1"},
 		{method: "POST", path: "/v1/chat/completions", body: `{"model":"default","messages":[{"role":"user","content":"hi"}]}`,
 			key: "down-2", openAI: true},
+		{method: "GET", path: "/v1/jobs", bearer: "rk_ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
+		{method: "POST", path: "/v1/chat/completions", body: `{"model":"default","messages":[{"role":"user","content":"hi"}]}`,
+			openAI: true, bearer: "rk_ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
 	} {
 		req, err := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(c.body))
 		if err != nil {
 			t.Fatal(err)
 		}
-		req.Header.Set("Authorization", "Bearer "+acmeKey)
+		req.Header.Set("Authorization", "Bearer "+cmp.Or(c.bearer, acmeKey))
 		if c.key != "" {
 			req.Header.Set("Idempotency-Key", c.key)
 		}

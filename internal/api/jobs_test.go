@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routerhq/router/internal/breaker"
 	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/race"
 )
 
 // Acceptance 1: 50 concurrent POSTs with one key and one body.
@@ -249,10 +251,18 @@ func TestRejectionsStoreNothing(t *testing.T) {
 }
 
 // SPEC §4.4: no eligible provider at all → 503 with routing explaining each
-// provider; nothing is stored.
+// provider; nothing is stored. (A job too long for every target's context
+// window is a 422 instead: TestJobTooLongForEveryTargetIs422.)
 func TestNoEligibleProviderIs503(t *testing.T) {
-	b := setup(t, options{window: 50})
-	r := b.create(t, acmeKey, "too-big", triageBody("x"))
+	set := breaker.New(map[string]breaker.Settings{"primary": {ConsecutiveFailures: 1, OpenFor: time.Minute}}, breaker.Options{})
+	t.Cleanup(set.Close)
+	release, ok, _ := set.Admit("primary")
+	if !ok {
+		t.Fatal("a new breaker refused")
+	}
+	release(race.OutcomeFailure) // opens it
+	b := setup(t, options{admission: set})
+	r := b.create(t, acmeKey, "breaker-open", triageBody("x"))
 	if r.status != http.StatusServiceUnavailable {
 		t.Fatalf("status %d: %s", r.status, r.raw)
 	}
@@ -261,7 +271,7 @@ func TestNoEligibleProviderIs503(t *testing.T) {
 		t.Fatalf("routing %s", r.raw)
 	}
 	d := routing[0].(map[string]any)
-	if d["eligible"] != false || !strings.Contains(d["reason"].(string), "context window too small") {
+	if reason, _ := d["reason"].(string); d["eligible"] != false || !strings.Contains(reason, "circuit breaker open") {
 		t.Fatalf("decision %v", d)
 	}
 	if n := b.count(t, "SELECT (SELECT count(*) FROM jobs) + (SELECT count(*) FROM idempotency_keys)"); n != 0 {

@@ -82,6 +82,14 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 			*dst = t
 		}
 	}
+	if !f.CreatedAfter.IsZero() && !f.CreatedBefore.IsZero() && f.CreatedAfter.After(f.CreatedBefore) {
+		// Both bounds are exclusive: no job is in that range, and an empty
+		// 200 would read as "no such jobs" rather than as the swapped bounds.
+		bad("Inverted time bounds", fmt.Sprintf("created_after (%s) is later than created_before (%s), so no job can match; "+
+			"created_after is the earlier bound and created_before the later one: swap them",
+			f.CreatedAfter.Format(time.RFC3339Nano), f.CreatedBefore.Format(time.RFC3339Nano)))
+		return
+	}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxListLimit {

@@ -14,13 +14,16 @@ import (
 const probingAgain = "probing again in "
 
 // noEligibleRetryAfter bounds the Retry-After of a 503 no_eligible_provider.
-// Without an open breaker's time to read (a half-open breaker whose probes
-// are all taken, a conformance gate that refuses), the answer says 30 s, the
-// breakers' default open_for.
+// A half-open breaker whose probes are all taken frees one within moments
+// (1 s). A refusal that does not clear by itself (a conformance gate that
+// refuses: an operator must run the suite) gets no Retry-After: the SDKs
+// wait as long as it says before their resends, and a long one would hold
+// the caller for a minute only to fail the same way.
 const (
 	noEligibleRetryMin      = 1
 	noEligibleRetryMax      = 60
-	noEligibleRetryFallback = 30
+	noEligibleRetryHalfOpen = 1
+	halfOpenTaken           = "circuit breaker half-open"
 )
 
 // setNoEligibleRetryAfter sets the Retry-After of a 503 no_eligible_provider
@@ -30,7 +33,9 @@ const (
 // made (0 for the request's own; a settled job's are as old as the job's
 // end).
 func setNoEligibleRetryAfter(w http.ResponseWriter, routing json.RawMessage, elapsed time.Duration) {
-	w.Header().Set("Retry-After", strconv.Itoa(noEligibleRetryAfter(routing, elapsed)))
+	if s := noEligibleRetryAfter(routing, elapsed); s > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(s))
+	}
 }
 
 func noEligibleRetryAfter(routing json.RawMessage, elapsed time.Duration) int {
@@ -39,11 +44,12 @@ func noEligibleRetryAfter(routing json.RawMessage, elapsed time.Duration) int {
 		Reason   string `json:"reason"`
 	}
 	_ = json.Unmarshal(routing, &decisions)
-	earliest, found := time.Duration(0), false
+	earliest, found, halfOpen := time.Duration(0), false, false
 	for _, d := range decisions {
 		if d.Eligible {
 			continue
 		}
+		halfOpen = halfOpen || strings.HasPrefix(d.Reason, halfOpenTaken)
 		_, rest, ok := strings.Cut(d.Reason, probingAgain)
 		if !ok {
 			continue
@@ -59,8 +65,11 @@ func noEligibleRetryAfter(routing json.RawMessage, elapsed time.Duration) int {
 			earliest, found = left, true
 		}
 	}
-	if !found {
-		return noEligibleRetryFallback
+	switch {
+	case !found && halfOpen:
+		return noEligibleRetryHalfOpen
+	case !found:
+		return 0 // nothing says when: no Retry-After
 	}
 	switch left := earliest - elapsed; {
 	case left >= noEligibleRetryMax*time.Second:

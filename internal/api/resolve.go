@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -232,7 +233,7 @@ const rolloutWindow = 15 * time.Minute
 // on for ever, so the answer is a final 422 naming what is left (a "failed"
 // resolution, or a cancel). Nothing is changed either way.
 func (s *Server) promptUnavailable(w http.ResponseWriter, r *http.Request, job *store.Job, err error) {
-	if job.CreatedAt.Before(s.started) && time.Since(s.started) >= rolloutWindow {
+	if s.now().Sub(s.started) >= rolloutWindow && s.createdBeforeStart(r.Context(), job) {
 		writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "prompt-retired", Title: "The job's prompt version is no longer deployed",
 			Detail: fmt.Sprintf("the job was created with prompt %q version %q, which this deployment no longer loads (%v), so a result cannot be validated; resolve the attempt as \"failed\" (no validation) or cancel the job. Nothing was changed",
 				job.Operation, job.PromptVersion, err), JobID: job.ID})
@@ -242,6 +243,27 @@ func (s *Server) promptUnavailable(w http.ResponseWriter, r *http.Request, job *
 	writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "prompt-unavailable", Title: "This replica cannot validate the result",
 		Detail: fmt.Sprintf("the job was created with prompt %q version %q and this replica cannot load it (%v); retry: a replica running that version (another one, or this one after a rolling update finishes) validates the result. Nothing was changed; a \"failed\" resolution needs no validation",
 			job.Operation, job.PromptVersion, err), JobID: job.ID})
+}
+
+// dbClock is a Store that reads the database's clock (store.Store.Now).
+type dbClock interface {
+	Now(ctx context.Context) (time.Time, error)
+}
+
+// createdBeforeStart says whether job was created before this replica
+// started. job.CreatedAt is on the database's clock and s.started on this
+// process's, which may disagree by more than a rolling update lasts: the
+// replica's start on the database's clock is the database's now less the
+// replica's uptime (measured on this process's monotonic clock), so the
+// comparison is made on one clock. Without the database's clock (a store that
+// cannot read it, or a failed read) this process's start time stands in.
+func (s *Server) createdBeforeStart(ctx context.Context, job *store.Job) bool {
+	if c, ok := any(s.Store).(dbClock); ok {
+		if now, err := c.Now(ctx); err == nil {
+			return job.CreatedAt.Before(now.Add(-s.now().Sub(s.started)))
+		}
+	}
+	return job.CreatedAt.Before(s.started)
 }
 
 // judgeResolution validates a resolution's result like any output: against the

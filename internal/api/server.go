@@ -139,8 +139,10 @@ type Server struct {
 	drain  drainer
 	// started is when this API was built: a job created since (or shortly
 	// before) comes from a replica of the current deployment (see
-	// promptUnavailable).
+	// promptUnavailable). On this process's clock, as now reads it; a job's
+	// creation is on the database's (createdBeforeStart).
 	started time.Time
+	now     func() time.Time
 }
 
 // New builds the API.
@@ -151,7 +153,7 @@ func New(cfg Config, d Deps) *Server {
 	if d.Counters == nil {
 		d.Counters = nopCounters{}
 	}
-	s := &Server{cfg: cfg.WithDefaults(), Deps: d, mux: http.NewServeMux(), started: time.Now()}
+	s := &Server{cfg: cfg.WithDefaults(), Deps: d, mux: http.NewServeMux(), started: time.Now(), now: time.Now}
 	s.routes = s.mux
 	s.served, _ = d.Counters.(RequestObserver)
 	var counter LiveCounter

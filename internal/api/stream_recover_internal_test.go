@@ -80,8 +80,11 @@ func TestNoEligibleRetryAfter(t *testing.T) {
 		{`[` + open("0s") + `]`, 0, 1},
 		{`[` + open("4m0s") + `]`, 0, 60},
 		{`[{"provider":"p","eligible":false,"reason":"circuit breaker open (a half-open probe failed); probing again in 7s"}]`, 0, 7},
-		{`[{"provider":"p","eligible":false,"reason":"conformance results missing"}]`, 0, 30},
-		{`not json`, 0, 30},
+		{`[{"provider":"p","eligible":false,"reason":"circuit breaker half-open: its one probe is in flight"}]`, 0, 1},
+		// nothing that clears by itself: no Retry-After (0), or the SDKs
+		// would wait a minute to fail the same way
+		{`[{"provider":"p","eligible":false,"reason":"conformance results missing"}]`, 0, 0},
+		{`not json`, 0, 0},
 	} {
 		if got := noEligibleRetryAfter([]byte(tc.routing), tc.elapsed); got != tc.want {
 			t.Errorf("%s, %v ago: %d, want %d", tc.routing, tc.elapsed, got, tc.want)

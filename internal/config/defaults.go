@@ -458,10 +458,10 @@ func sameListener(a, b string) bool {
 		return false
 	}
 	wildcard := func(h string) bool { return h == "" || h == "0.0.0.0" || h == "::" }
-	// Go listens on localhost's first address, 127.0.0.1 (or ::1 where
-	// that is all it resolves to): the same socket as either written out.
+	// Go listens on localhost's IPv4 address, 127.0.0.1: the same socket as
+	// 127.0.0.1 written out (not ::1, a socket of its own).
 	local := func(h string) bool { return strings.EqualFold(h, "localhost") }
-	loop := func(h string) bool { return h == "127.0.0.1" || h == "::1" }
+	loop := func(h string) bool { return h == "127.0.0.1" }
 	return strings.EqualFold(ha, hb) || wildcard(ha) || wildcard(hb) ||
 		local(ha) && loop(hb) || local(hb) && loop(ha)
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/routerhq/router/internal/tokens"
@@ -37,6 +38,9 @@ providers:
 		"listen: localhost:7000\nops_listen: 127.0.0.1:7000\n",
 	} {
 		mustRefuse(t, y, "are the same port")
+	}
+	if _, err := Parse([]byte("listen: \"localhost:18080\"\nops_listen: \"[::1]:18080\"\n")); err != nil && strings.Contains(err.Error(), "same port") {
+		t.Errorf("localhost (127.0.0.1) and [::1] are different sockets: %v", err)
 	}
 	mustRefuse(t, "listen: 127.0.0.1:99999\n", "listen: 127.0.0.1:99999: port 99999 is out of range (0 to 65535)")
 	mustRefuse(t, "ops_listen: 127.0.0.1:70000\n", "ops_listen: 127.0.0.1:70000: port 70000 is out of range")

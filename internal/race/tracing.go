@@ -2,6 +2,7 @@ package race
 
 import (
 	"context"
+	"strings"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel"
@@ -9,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/routerhq/router/internal/chat"
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
 	"github.com/routerhq/router/internal/telemetry"
@@ -109,10 +111,28 @@ func startAttemptSpan(ctx context.Context, job *store.Job, a *store.Attempt, t *
 			// output (tenant data, of any size), which stays out of traces
 			// as it stays out of the log line.
 			span.SetAttributes(attribute.String("error.type", "invalid_output"))
-			span.SetStatus(codes.Error, "output breaks the prompt's contract: "+truncateAttr(res.broken))
+			span.SetStatus(codes.Error, brokeWhat(job, a, res)+": "+truncateAttr(res.broken))
 		}
 		span.End()
 	}
+}
+
+// brokeWhat says what an invalid answer broke, in invalidWhy's words: a
+// prompt job's breaks its prompt's contract; a chat job's (no prompt) misses
+// the request's response_format, or cannot be used at all. A chat job's
+// words are read back from the attempt's failure note, res.reason
+// ("<provider>: <why> (<violation>)", as the attempt wrote it with the job's
+// spec and the violation, which the span does not have); none of invalidWhy's
+// phrases holds " (". The violation after them, which quotes the output,
+// stays out.
+func brokeWhat(job *store.Job, a *store.Attempt, res attemptResult) string {
+	if _, isChat := chat.Route(job.Operation); !isChat {
+		return "output breaks the prompt's contract"
+	}
+	if why, _, ok := strings.Cut(strings.TrimPrefix(res.reason, a.Provider+": "), " ("); ok && strings.HasPrefix(why, "the answer ") {
+		return why
+	}
+	return "the answer cannot be used"
 }
 
 // recordResponse puts what the provider answered on the attempt's span.

@@ -9,9 +9,7 @@ import (
 	"time"
 
 	"github.com/routerhq/router/internal/api"
-	"github.com/routerhq/router/internal/breaker"
 	"github.com/routerhq/router/internal/providers"
-	"github.com/routerhq/router/internal/race"
 )
 
 func longTriage(body string) string {
@@ -56,13 +54,7 @@ func TestJobTooLongForEveryTargetIs422(t *testing.T) {
 // chat endpoint's does: Retry-After, the seconds until the route's first open
 // breaker probes again. Found by review.
 func TestJobsNoEligibleProviderHasRetryAfter(t *testing.T) {
-	set := breaker.New(map[string]breaker.Settings{"primary": {ConsecutiveFailures: 1, OpenFor: 45 * time.Second}}, breaker.Options{})
-	t.Cleanup(set.Close)
-	release, ok, _ := set.Admit("primary")
-	if !ok {
-		t.Fatal("a new breaker refused")
-	}
-	release(race.OutcomeFailure) // opens it
+	set := openPrimaryBreaker(t, 45*time.Second)
 	b := setup(t, options{admission: set})
 	r := b.create(t, acmeKey, "no-eligible-1", triageBody("hi"))
 	if typ, _ := r.body["type"].(string); r.status != http.StatusServiceUnavailable || !strings.HasSuffix(typ, "no-eligible-provider") {

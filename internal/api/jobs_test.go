@@ -254,13 +254,7 @@ func TestRejectionsStoreNothing(t *testing.T) {
 // provider; nothing is stored. (A job too long for every target's context
 // window is a 422 instead: TestJobTooLongForEveryTargetIs422.)
 func TestNoEligibleProviderIs503(t *testing.T) {
-	set := breaker.New(map[string]breaker.Settings{"primary": {ConsecutiveFailures: 1, OpenFor: time.Minute}}, breaker.Options{})
-	t.Cleanup(set.Close)
-	release, ok, _ := set.Admit("primary")
-	if !ok {
-		t.Fatal("a new breaker refused")
-	}
-	release(race.OutcomeFailure) // opens it
+	set := openPrimaryBreaker(t, time.Minute)
 	b := setup(t, options{admission: set})
 	r := b.create(t, acmeKey, "breaker-open", triageBody("x"))
 	if r.status != http.StatusServiceUnavailable {
@@ -280,4 +274,18 @@ func TestNoEligibleProviderIs503(t *testing.T) {
 	if b.primary.Calls() != 0 {
 		t.Fatal("provider called")
 	}
+}
+
+// openPrimaryBreaker is a breaker set whose "primary" has just opened (one
+// failure trips it) and stays open for openFor.
+func openPrimaryBreaker(t *testing.T, openFor time.Duration) *breaker.Set {
+	t.Helper()
+	set := breaker.New(map[string]breaker.Settings{"primary": {ConsecutiveFailures: 1, OpenFor: openFor}}, breaker.Options{})
+	t.Cleanup(set.Close)
+	release, ok, _ := set.Admit("primary")
+	if !ok {
+		t.Fatal("a new breaker refused")
+	}
+	release(race.OutcomeFailure) // opens it
+	return set
 }

@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
+	rfcproblem "github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -155,7 +155,7 @@ func checkListParams(q url.Values) (title, detail string) {
 	for name, vs := range q {
 		switch {
 		case !slices.Contains(listParams, name):
-			unknown = append(unknown, strconv.Quote(clip(name)))
+			unknown = append(unknown, strconv.Quote(rfcproblem.Clip(name)))
 		case len(vs) > 1:
 			repeated = append(repeated, name)
 		}
@@ -177,20 +177,6 @@ func checkListParams(q url.Values) (title, detail string) {
 			"each of "+accepted+" takes one value. Send "+plural(len(repeated), "it", "each")+" once.")
 	}
 	return title, strings.Join(says, " ")
-}
-
-// clip keeps an unknown parameter's name short enough to quote back.
-func clip(s string) string {
-	const most = 64
-	if len(s) <= most {
-		return s
-	}
-	for i := most; i > 0; i-- {
-		if utf8.RuneStart(s[i]) {
-			return s[:i] + "…"
-		}
-	}
-	return s[:most] + "…"
 }
 
 func plural(n int, one, many string) string {

@@ -13,10 +13,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/routerhq/router/internal/api"
-	"github.com/routerhq/router/internal/breaker"
 	"github.com/routerhq/router/internal/metrics"
 	"github.com/routerhq/router/internal/providers"
-	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -173,13 +171,7 @@ func TestNoEligibleProviderHasRetryAfter(t *testing.T) {
 		{"breaker open for 10m", 10 * time.Minute, 60, 60},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			set := breaker.New(map[string]breaker.Settings{"primary": {ConsecutiveFailures: 1, OpenFor: tc.openFor}}, breaker.Options{})
-			t.Cleanup(set.Close)
-			release, ok, _ := set.Admit("primary")
-			if !ok {
-				t.Fatal("a new breaker refused")
-			}
-			release(race.OutcomeFailure) // opens it
+			set := openPrimaryBreaker(t, tc.openFor)
 			b := setup(t, options{admission: set})
 			r := b.do(t, http.MethodPost, chatPath, acmeKey, `{"model":"default","messages":[{"role":"user","content":"hi"}]}`)
 			e, _ := r.body["error"].(map[string]any)

@@ -23,7 +23,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/prompt"
@@ -129,7 +128,7 @@ func checkQuery(w http.ResponseWriter, r *http.Request, path string, params []st
 	for name, vs := range q {
 		switch {
 		case !slices.Contains(params, name):
-			unknown = append(unknown, strconv.Quote(clip(name)))
+			unknown = append(unknown, strconv.Quote(problem.Clip(name)))
 		case len(vs) > 1:
 			repeated = append(repeated, name)
 		}
@@ -148,20 +147,6 @@ func checkQuery(w http.ResponseWriter, r *http.Request, path string, params []st
 			"each of "+strings.Join(params, ", ")+" takes one value. Send each once.")
 	}
 	return true
-}
-
-// clip keeps an unknown parameter's name short enough to quote back.
-func clip(s string) string {
-	const most = 64
-	if len(s) <= most {
-		return s
-	}
-	for i := most; i > 0; i-- {
-		if utf8.RuneStart(s[i]) {
-			return s[:i] + "…"
-		}
-	}
-	return s[:most] + "…"
 }
 
 // ServeHTTP checks the request before any endpoint sees it — without an

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 )
 
 // TypeBase prefixes a problem type given as a short name ("job-not-found").
@@ -66,4 +67,20 @@ func Write(w http.ResponseWriter, r *http.Request, d Details) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(d.Status)
 	_ = json.NewEncoder(w).Encode(body)
+}
+
+// Clip keeps a caller's text (an unknown query parameter's name) short
+// enough to quote back in a detail: at most 64 bytes, cut at a character's
+// start, with "…" when cut.
+func Clip(s string) string {
+	const most = 64
+	if len(s) <= most {
+		return s
+	}
+	for i := most; i > 0; i-- {
+		if utf8.RuneStart(s[i]) {
+			return s[:i] + "…"
+		}
+	}
+	return s[:most] + "…"
 }

@@ -166,9 +166,6 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.chatInternal(w, r, "create job", err)
 		return
 	}
-	if created {
-		job = s.admitFirst(r.Context(), job, plan)
-	}
 	w.Header().Set("X-Router-Job-Id", job.ID)
 	if created {
 		s.Log.Debug("chat job created", "job_id", job.ID, "owner", owner, "route", route)

@@ -2,7 +2,6 @@ package api
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,9 +94,6 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.internalError(w, r, "create job", err)
 		return
-	}
-	if created {
-		job = s.admitFirst(r.Context(), job, plan)
 	}
 	s.answerJob(w, r, owner, job, created, plan)
 }
@@ -221,19 +217,8 @@ func (s *Server) checkJob(req *createJobRequest, owner, key string) (store.NewJo
 // already holds the key is still replayed: only a new intent is refused
 // (ok=false, with routing). runErr says the job cannot run at all (its prompt
 // does not render); err is the router's own failure.
-//
-// A request with the caller's key may be a replay, which must take no
-// breaker admission (a half-open breaker's one probe, held while its claim is
-// in flight, would be refused to a new job): its plan leaves the admission
-// until the claim has created the job (deferredPlanner, admitFirst). An
-// unkeyed chat call is never a replay: its plan takes the admission at once,
-// as before, so it never meets a breaker that refuses after the claim.
 func (s *Server) plan(r *http.Request, nj *store.NewJob) (plan store.JobPlan, routing json.RawMessage, ok bool, runErr, err error) {
-	planOf := s.Exec.Plan
-	if dp, deferrable := s.Exec.(deferredPlanner); deferrable && !nj.Unkeyed {
-		planOf = dp.PlanDeferred
-	}
-	plan, routing, ok, runErr = planOf(&store.Job{Operation: nj.Operation, PromptVersion: nj.PromptVersion, Route: nj.Route,
+	plan, routing, ok, runErr = s.Exec.Plan(&store.Job{Operation: nj.Operation, PromptVersion: nj.PromptVersion, Route: nj.Route,
 		Input: nj.Input, ParsedInput: nj.ParsedInput})
 	if runErr != nil {
 		return nil, nil, false, runErr, nil
@@ -249,35 +234,6 @@ func (s *Server) plan(r *http.Request, nj *store.NewJob) (plan store.JobPlan, ro
 		return nil, nil, false, nil, err
 	}
 	return nil, routing, held, nil, nil
-}
-
-// deferredPlanner is an Executor whose plans can leave the first attempt's
-// breaker admission until the claim has created the job (race.Runner is one):
-// such a plan's job goes through admitFirst before it is started.
-type deferredPlanner interface {
-	PlanDeferred(job *store.Job) (store.JobPlan, json.RawMessage, bool, error)
-}
-
-// firstAdmitter is a plan made by a deferredPlanner (race.Plan).
-type firstAdmitter interface {
-	AdmitFirst(ctx context.Context, job *store.Job) bool
-}
-
-// admitFirst takes, for a job the claim has just created from plan, the
-// breaker admission its plan left until then (deferredPlanner). When the
-// breaker refuses it now (another new job took a half-open breaker's last
-// probe since the plan looked), the plan recorded the first attempt as never
-// sent and gives it up: the job then starts as any resumed job, and is read
-// again to answer with it as it stands.
-func (s *Server) admitFirst(ctx context.Context, job *store.Job, plan store.JobPlan) *store.Job {
-	a, ok := plan.(firstAdmitter)
-	if !ok || a.AdmitFirst(ctx, job) {
-		return job
-	}
-	if j, err := s.Store.GetJob(context.WithoutCancel(ctx), job.Owner, job.ID); err == nil {
-		return j
-	}
-	return job // the attempt's record is stale: the job's next read says what became of it
 }
 
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {

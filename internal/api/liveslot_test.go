@@ -60,12 +60,3 @@ type unplannableExec struct{ *race.Runner }
 func (e unplannableExec) Plan(job *store.Job) (store.JobPlan, json.RawMessage, bool, error) {
 	return unplannable{e.Runner}.Plan(job)
 }
-
-// PlanDeferred is what the API asks of an executor that has it (a keyed
-// request): it fails as Plan does.
-func (e unplannableExec) PlanDeferred(job *store.Job) (store.JobPlan, json.RawMessage, bool, error) {
-	if strings.Contains(string(job.Input), "Bad") {
-		return nil, nil, false, errors.New("the prompt cannot be rendered: boom")
-	}
-	return e.Runner.PlanDeferred(job)
-}

@@ -1,7 +1,6 @@
 package ops_test
 
 import (
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -18,16 +17,7 @@ func dashboardPage(t *testing.T, rb *racetest.Bundle) string {
 	t.Helper()
 	srv := httptest.NewServer(ops.New(ops.Config{}, rb.Store, nil, nil))
 	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/dashboard")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(body)
+	return getPage(t, srv.URL+"/dashboard")
 }
 
 // docs/operations.md: the dashboard shows owners, operations, states,

@@ -122,42 +122,56 @@ type ownerSlots struct {
 	limit int
 	mu    sync.Mutex
 	n     map[string]int
+	moved map[string]time.Time // when the owner's deliveries last made way: one started on free slots, or one ended
 }
 
-// acquire takes one of owner's slots, or says there is none free.
-func (s *ownerSlots) acquire(owner string) bool {
+// Bounds of the wait of a delivery whose owner has no free slot.
+const (
+	ownerBusyMin = 250 * time.Millisecond
+	ownerBusyMax = 30 * time.Second
+)
+
+// acquire takes one of owner's slots at now, or says there is none free and
+// how long the delivery should wait before it looks again: as long as the
+// owner's deliveries have gone without making way (no slot freed), between
+// ownerBusyMin and ownerBusyMax, jittered up to twice that so that the
+// owner's waiting deliveries come back spread out. An endpoint that answers
+// frees a slot every moment, and its waiting deliveries look again within a
+// fraction of a second; one that does not answer holds its slots for
+// webhooks.timeout, and its backlog looks again every few seconds rather
+// than costing a read and an update per waiting event every second.
+func (s *ownerSlots) acquire(owner string, now time.Time) (ok bool, wait time.Duration) {
 	if s.limit <= 0 {
-		return true
+		return true, 0
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.n[owner] >= s.limit {
-		return false
+		wait = min(max(now.Sub(s.moved[owner]), ownerBusyMin), ownerBusyMax)
+		return false, wait + rand.N(wait)
 	}
 	if s.n == nil {
-		s.n = map[string]int{}
+		s.n, s.moved = map[string]int{}, map[string]time.Time{}
+	}
+	if s.n[owner] == 0 {
+		s.moved[owner] = now
 	}
 	s.n[owner]++
-	return true
+	return true, 0
 }
 
-// release gives back a slot acquire took.
-func (s *ownerSlots) release(owner string) {
+// release gives back, at now, a slot acquire took.
+func (s *ownerSlots) release(owner string, now time.Time) {
 	if s.limit <= 0 {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.moved[owner] = now
 	if s.n[owner]--; s.n[owner] <= 0 {
 		delete(s.n, owner)
+		delete(s.moved, owner)
 	}
-}
-
-// ownerBusyDelay is how long a delivery whose owner has no free slot is
-// snoozed: 1–2 s, jittered so that an owner's snoozed deliveries come back
-// spread out rather than all at once.
-func ownerBusyDelay() time.Duration {
-	return time.Second + rand.N(time.Second)
 }
 
 var _ river.Worker[DeliverArgs] = (*Worker)(nil)
@@ -218,10 +232,11 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		// is neither a try (none is recorded) nor an attempt (none is
 		// counted against max_attempts, nor lengthens the backoff); and
 		// only a try that failed gives up on an event.
-		if !w.owners.acquire(ev.Owner) {
-			return river.JobSnooze(ownerBusyDelay())
+		ok, wait := w.owners.acquire(ev.Owner, time.Now())
+		if !ok {
+			return river.JobSnooze(wait)
 		}
-		defer w.owners.release(ev.Owner)
+		defer func() { w.owners.release(ev.Owner, time.Now()) }()
 	}
 	var code int
 	var sendErr error

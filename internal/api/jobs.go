@@ -74,7 +74,7 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		}
 		setNoEligibleRetryAfter(w, routing, 0)
 		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "no-eligible-provider", Title: "No eligible provider",
-			Detail: fmt.Sprintf("no provider of route %q can take this job now (see routing: breakers open, conformance missing or stale, or context windows too small); nothing was stored, retry later with the same Idempotency-Key", nj.Route),
+			Detail: fmt.Sprintf("no provider of route %q can take this job now (see routing: breakers open, conformance missing or stale); nothing was stored; %s", nj.Route, noEligibleAdvice(routing)),
 			Extra:  map[string]any{"routing": routing}})
 		return
 	}

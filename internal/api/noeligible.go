@@ -80,3 +80,14 @@ func noEligibleRetryAfter(routing json.RawMessage, elapsed time.Duration) int {
 		return max(int((left+time.Second-1)/time.Second), noEligibleRetryMin) // rounded up
 	}
 }
+
+// noEligibleAdvice tells the caller of a 503 no-eligible-provider what a
+// retry can do: after Retry-After when a breaker says when it probes again;
+// otherwise (conformance missing or stale) nothing until the router's
+// operator acts, so the caller is not told to retry in a loop.
+func noEligibleAdvice(routing json.RawMessage) string {
+	if noEligibleRetryAfter(routing, 0) > 0 {
+		return "retry after Retry-After with the same Idempotency-Key"
+	}
+	return "this does not clear by itself: a retry succeeds once the router's operator has made a provider eligible (for conformance, `router conformance run`); the same Idempotency-Key may be used then"
+}

@@ -65,6 +65,20 @@ func TestPanicInAStreamEndsItWithAnInternalErrorEvent(t *testing.T) {
 // Retry-After of a 503 no_eligible_provider: the first open breaker's time
 // left, less the decisions' age, rounded up, within [1, 60]; 30 s when no
 // breaker says when it probes again.
+// A 503 no-eligible-provider tells the caller to retry after Retry-After
+// only when something says when; a refusal that does not clear by itself
+// (conformance missing) says the operator must act. Found by review.
+func TestNoEligibleAdviceMatchesRetryAfter(t *testing.T) {
+	open := `[{"provider":"p","eligible":false,"reason":"circuit breaker open after 5 consecutive failures; probing again in 12s"}]`
+	gate := `[{"provider":"p","eligible":false,"reason":"conformance results missing"}]`
+	if got := noEligibleAdvice([]byte(open)); !strings.Contains(got, "retry after Retry-After") {
+		t.Errorf("open breaker: %q", got)
+	}
+	if got := noEligibleAdvice([]byte(gate)); strings.Contains(got, "Retry-After") || !strings.Contains(got, "operator") {
+		t.Errorf("conformance missing: %q", got)
+	}
+}
+
 func TestNoEligibleRetryAfter(t *testing.T) {
 	open := func(left string) string {
 		return `{"provider":"p","eligible":false,"reason":"circuit breaker open after 5 consecutive failures; probing again in ` + left + `"}`

@@ -191,11 +191,13 @@ func statusKind(status int, code, typ, msg string) Kind {
 		return KindGatewayTimeout
 	}
 	switch {
-	case status >= 500 && contextLength(code, typ, msg):
+	case status >= 500 && contextLengthStated(code, typ, msg):
 		// llama.cpp before late 2025 answers a prompt past its context
 		// with 500 exceed_context_size_error (and names 500 in the error
 		// event of a stream): the request, on this target, not a failure
-		// of the server a retry would get past.
+		// of the server a retry would get past. Only an error that says so
+		// in so many words: a server failure whose message merely mentions
+		// a context window stays a retried server_error.
 		return KindContextLength
 	case status >= 500:
 		return KindServerError
@@ -247,6 +249,19 @@ func contextLength(code, typ, msg string) bool {
 		strings.Contains(m, "input token count") && strings.Contains(m, "exceeds the maximum number of tokens") ||
 		strings.Contains(m, "`inputs` tokens + `max_new_tokens` must be") ||
 		strings.Contains(m, "`inputs` must have less than")
+}
+
+// contextLengthStated is contextLength for a 5xx: the codes and types that
+// say a prompt exceeds the context, and the few phrases that say so outright,
+// not any message that mentions a context window or length.
+func contextLengthStated(code, typ, msg string) bool {
+	if code == "context_length_exceeded" || code == "exceed_context_size_error" || typ == "exceed_context_size_error" {
+		return true
+	}
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "maximum context length") || strings.Contains(m, "exceeds the available context size") ||
+		strings.Contains(m, "request exceeds the available context") ||
+		strings.Contains(m, "input token count") && strings.Contains(m, "exceeds the maximum number of tokens")
 }
 
 // requestKind splits a rejected request: context length, content policy, or a

@@ -109,3 +109,20 @@ func TestClassifyContextLengthInStream(t *testing.T) {
 		}
 	}
 }
+
+// A 5xx is context length only when its error says so outright (llama.cpp's
+// exceed_context_size_error, "maximum context length"): a server failure
+// whose message merely mentions a context window is a server error, retried.
+// Found by review.
+func TestServerErrorMentioningAContextWindowIsAServerError(t *testing.T) {
+	for _, body := range []string{
+		`{"error":{"message":"internal error: failed to allocate the context window buffer","type":"server_error"}}`,
+		`{"error":{"message":"model worker crashed while extending context length","type":"server_error"}}`,
+	} {
+		srv := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request) { writeError(w, 500, nil, body) })
+		_, err := newTestAdapter(t, srv.URL, nil).Complete(context.Background(), testRequest())
+		if e, _ := AsError(err); e == nil || e.Kind != KindServerError {
+			t.Errorf("500 %s: %v; want server_error", body, err)
+		}
+	}
+}

@@ -184,6 +184,11 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 		// the JSON, not the fence around it.
 		content = unfenced(content, doc)
 	case in.ResponseFormat != nil && in.ResponseFormat.Type == "json_object":
+		// An object wrapped in one markdown code fence is accepted and
+		// returned without the fence, as a json_schema answer is.
+		if inner, ok := fencedJSON(content); ok {
+			content = inner
+		}
 		var obj map[string]any
 		if err := json.Unmarshal([]byte(strings.TrimSpace(content)), &obj); err != nil {
 			return nil, []contract.Violation{{Rule: "json.syntax", Path: "$", Message: "response_format json_object asks for a JSON object: " + err.Error()}}
@@ -244,16 +249,28 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 // answer whose inside is JSON, so the fallback to doc (the validated JSON,
 // compacted) is a second line that should not be reached.
 func unfenced(content string, doc json.RawMessage) string {
-	s := strings.TrimSpace(content)
-	if !strings.HasPrefix(s, "```") { // no JSON text begins with a backtick
+	if !strings.HasPrefix(strings.TrimSpace(content), "```") { // no JSON text begins with a backtick
 		return content
 	}
-	if nl := strings.IndexByte(s, '\n'); nl >= 0 && nl+1 <= len(s)-3 && strings.HasSuffix(s, "```") {
-		if inner := strings.TrimSpace(s[nl+1 : len(s)-3]); json.Valid([]byte(inner)) {
-			return inner
-		}
+	if inner, ok := fencedJSON(content); ok {
+		return inner
 	}
 	return string(doc)
+}
+
+// fencedJSON is the JSON text inside content when content is one markdown
+// code fence (```json … ``` or ``` … ```) around valid JSON.
+func fencedJSON(content string) (string, bool) {
+	s := strings.TrimSpace(content)
+	if !strings.HasPrefix(s, "```") || !strings.HasSuffix(s, "```") {
+		return "", false
+	}
+	if nl := strings.IndexByte(s, '\n'); nl >= 0 && nl+1 <= len(s)-3 {
+		if inner := strings.TrimSpace(s[nl+1 : len(s)-3]); json.Valid([]byte(inner)) {
+			return inner, true
+		}
+	}
+	return "", false
 }
 
 // judgeToolCalls refuses tool calls that are not a non-empty array of

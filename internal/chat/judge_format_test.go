@@ -66,3 +66,25 @@ func TestJudgeJSONObjectRefusesNull(t *testing.T) {
 		}
 	}
 }
+
+// A json_object answer wrapped in one markdown code fence is accepted and
+// returned without the fence, as a json_schema one is (it was refused, and
+// the job failed over, for a wrapper the json_schema path already strips).
+func TestJudgeUnwrapsAFencedJSONObjectAnswer(t *testing.T) {
+	in := &Input{ResponseFormat: &ResponseFormat{Type: "json_object"}}
+	raw, bad := Judge(in, nil, "job-1", &providers.Response{Content: "```json\n{\"a\": 1}\n```", FinishReason: "stop"})
+	if len(bad) > 0 {
+		t.Fatalf("a fenced object refused: %v", bad)
+	}
+	c, err := DecodeCompletion(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Choices[0].Message.Text(); got != `{"a": 1}` {
+		t.Errorf("content %q, want the object as written inside the fence", got)
+	}
+	// A fence around something that is not an object is still refused.
+	if _, bad := Judge(in, nil, "job-1", &providers.Response{Content: "```json\n[1]\n```", FinishReason: "stop"}); len(bad) == 0 {
+		t.Error("a fenced array accepted as a JSON object")
+	}
+}

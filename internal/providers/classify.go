@@ -260,7 +260,7 @@ func contextLengthStated(code, typ, msg string) bool {
 	}
 	m := strings.ToLower(msg)
 	return strings.Contains(m, "maximum context length") || strings.Contains(m, "exceeds the available context size") ||
-		strings.Contains(m, "request exceeds the available context") ||
+		strings.Contains(m, "request exceeds the available context") || strings.Contains(m, "exceeds the context length") ||
 		strings.Contains(m, "input token count") && strings.Contains(m, "exceeds the maximum number of tokens")
 }
 
@@ -292,6 +292,11 @@ func requestKind(code, typ, msg string) Kind {
 
 // typeKind classifies an in-stream error event by its type and code.
 func typeKind(code, typ, msg string) Kind {
+	// A server's own failure (type server_error, api_error, …) is context
+	// length only when it says so outright, as a 5xx is (classify).
+	if typ != "" && typ != "invalid_request_error" && contextLength(code, typ, msg) && !contextLengthStated(code, typ, msg) {
+		return KindServerError
+	}
 	if k := requestKind(code, typ, msg); k != KindBadRequest {
 		return k
 	}

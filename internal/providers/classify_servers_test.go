@@ -126,3 +126,18 @@ func TestServerErrorMentioningAContextWindowIsAServerError(t *testing.T) {
 		}
 	}
 }
+
+// The same in a stream's error event: a server_error event that mentions a
+// context window is a server error, not context length. Found by review.
+func TestStreamServerErrorMentioningAContextWindowIsAServerError(t *testing.T) {
+	for _, ev := range []string{
+		`{"error":{"message":"internal error: failed to allocate the context window buffer","type":"server_error"}}`,
+		`{"error":{"message":"model worker crashed while extending context length","type":"server_error","code":null}}`,
+	} {
+		srv := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request) { startStream(w); sse(w, ev) })
+		_, err := newTestAdapter(t, srv.URL, func(c *OpenAIConfig) { c.Stream = true }).Complete(context.Background(), testRequest())
+		if e, _ := AsError(err); e == nil || e.Kind != KindServerError {
+			t.Errorf("stream error %s: %v; want server_error", ev, err)
+		}
+	}
+}

@@ -15,6 +15,10 @@ import (
 // while the router's database has them. `serve` keeps SPEC §11's default.
 func TestOneShotCommandsRefuseAConfigurationWithoutADatabase(t *testing.T) {
 	unsetenv(t, "DATABASE_URL")
+	suites, err := filepath.Abs("../../conformance/suites")
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	t.Chdir(dir) // were the embedded database started, .local/pg would appear here
 	cfg := filepath.Join(dir, "router.yaml")
@@ -26,7 +30,7 @@ func TestOneShotCommandsRefuseAConfigurationWithoutADatabase(t *testing.T) {
 		{"keys", "create", "--config", cfg, "--owner", "acme"},
 		{"keys", "list", "--config", cfg},
 		{"jobs", "list", "--config", cfg},
-		{"conformance", "run", "--config", cfg},
+		{"conformance", "run", "--config", cfg, "--suites", suites},
 	} {
 		var code int
 		_, stderr := captureOutput(t, func() { code = run(context.Background(), args) })

@@ -93,9 +93,6 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	if err := server.CommandDatabase(cfg); err != nil {
-		return err
-	}
 	prompts, err := server.LoadPrompts(cfg)
 	if err != nil {
 		return err
@@ -130,6 +127,9 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 		loaded = append(loaded, p.Name)
 	}
 	if err := knownNames("--prompt", "prompts in "+server.Resolve(cfg, cfg.PromptsDir)+"/", promptNames, loaded); err != nil {
+		return err
+	}
+	if err := server.CommandDatabase(cfg); err != nil {
 		return err
 	}
 	log, err := server.Logger(cfg.Log)

@@ -24,6 +24,10 @@ const (
 	noEligibleRetryMax      = 60
 	noEligibleRetryHalfOpen = 1
 	halfOpenTaken           = "circuit breaker half-open"
+	// The gate could not read its results (a database that did not answer
+	// in time): the next read will likely succeed.
+	conformanceUnread     = "cannot read conformance results"
+	noEligibleRetryUnread = 2
 )
 
 // setNoEligibleRetryAfter sets the Retry-After of a 503 no_eligible_provider
@@ -44,12 +48,13 @@ func noEligibleRetryAfter(routing json.RawMessage, elapsed time.Duration) int {
 		Reason   string `json:"reason"`
 	}
 	_ = json.Unmarshal(routing, &decisions)
-	earliest, found, halfOpen := time.Duration(0), false, false
+	earliest, found, halfOpen, unread := time.Duration(0), false, false, false
 	for _, d := range decisions {
 		if d.Eligible {
 			continue
 		}
 		halfOpen = halfOpen || strings.HasPrefix(d.Reason, halfOpenTaken)
+		unread = unread || strings.HasPrefix(d.Reason, conformanceUnread)
 		_, rest, ok := strings.Cut(d.Reason, probingAgain)
 		if !ok {
 			continue
@@ -68,6 +73,8 @@ func noEligibleRetryAfter(routing json.RawMessage, elapsed time.Duration) int {
 	switch {
 	case !found && halfOpen:
 		return noEligibleRetryHalfOpen
+	case !found && unread:
+		return noEligibleRetryUnread
 	case !found:
 		return 0 // nothing says when: no Retry-After
 	}

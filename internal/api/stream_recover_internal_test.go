@@ -62,9 +62,6 @@ func TestPanicInAStreamEndsItWithAnInternalErrorEvent(t *testing.T) {
 	}
 }
 
-// Retry-After of a 503 no_eligible_provider: the first open breaker's time
-// left, less the decisions' age, rounded up, within [1, 60]; 30 s when no
-// breaker says when it probes again.
 // A 503 no-eligible-provider tells the caller to retry after Retry-After
 // only when something says when; a refusal that does not clear by itself
 // (conformance missing) says the operator must act. Found by review.
@@ -79,6 +76,10 @@ func TestNoEligibleAdviceMatchesRetryAfter(t *testing.T) {
 	}
 }
 
+// Retry-After of a 503 no_eligible_provider: the first open breaker's time
+// left, less the decisions' age, rounded up, within [1, 60]; 1 s for a
+// half-open breaker whose probes are taken, 2 s for a conformance read that
+// failed, none (0) when nothing says when.
 func TestNoEligibleRetryAfter(t *testing.T) {
 	open := func(left string) string {
 		return `{"provider":"p","eligible":false,"reason":"circuit breaker open after 5 consecutive failures; probing again in ` + left + `"}`
@@ -99,6 +100,8 @@ func TestNoEligibleRetryAfter(t *testing.T) {
 		// would wait a minute to fail the same way
 		{`[{"provider":"p","eligible":false,"reason":"conformance results missing"}]`, 0, 0},
 		{`not json`, 0, 0},
+		// a conformance read that timed out clears by itself: shortly
+		{`[{"provider":"p","eligible":false,"reason":"cannot read conformance results for triage@1 (context deadline exceeded)"}]`, 0, 2},
 	} {
 		if got := noEligibleRetryAfter([]byte(tc.routing), tc.elapsed); got != tc.want {
 			t.Errorf("%s, %v ago: %d, want %d", tc.routing, tc.elapsed, got, tc.want)

@@ -290,11 +290,14 @@ func requestKind(code, typ, msg string) Kind {
 	return KindBadRequest
 }
 
-// typeKind classifies an in-stream error event by its type and code.
+// typeKind classifies an in-stream error event by its type and code. TGI's
+// error_type is one of validation (the request: its 422), overloaded (its
+// 429), generation and incomplete_generation (the server's).
 func typeKind(code, typ, msg string) Kind {
+	request := typ == "invalid_request_error" || typ == "validation"
 	// A server's own failure (type server_error, api_error, …) is context
 	// length only when it says so outright, as a 5xx is (classify).
-	if typ != "" && typ != "invalid_request_error" && contextLength(code, typ, msg) && !contextLengthStated(code, typ, msg) {
+	if typ != "" && !request && contextLength(code, typ, msg) && !contextLengthStated(code, typ, msg) {
 		return KindServerError
 	}
 	if k := requestKind(code, typ, msg); k != KindBadRequest {
@@ -303,9 +306,9 @@ func typeKind(code, typ, msg string) Kind {
 	switch {
 	case code == "insufficient_quota" || typ == "insufficient_quota":
 		return KindQuotaExceeded
-	case strings.Contains(typ, "rate_limit") || code == "rate_limit_exceeded":
+	case strings.Contains(typ, "rate_limit") || code == "rate_limit_exceeded" || typ == "overloaded":
 		return KindRateLimited
-	case typ == "invalid_request_error":
+	case request:
 		return KindBadRequest
 	case typ == "authentication_error" || typ == "permission_error":
 		return KindAuth

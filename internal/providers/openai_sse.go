@@ -24,7 +24,8 @@ import (
 // It costs one scan for line ends over the bytes read, in the reader's own
 // buffer: the body is read straight into it, and bytes move only to close the
 // gap a dropped line leaves (a read that holds no comment is passed on as it
-// came). Nothing is allocated beyond the filter itself.
+// came). Nothing is allocated beyond the filter itself, but for the one
+// error line errTap keeps.
 type sseFilter struct {
 	rc        io.ReadCloser
 	lineStart bool // the next byte read begins a line
@@ -39,6 +40,8 @@ type sseFilter struct {
 	// has left to return.
 	out   []byte
 	small [64]byte
+	// tap keeps an error event go-openai cannot decode (errTap).
+	tap errTap
 }
 
 func newSSEFilter(rc io.ReadCloser) *sseFilter { return &sseFilter{rc: rc, lineStart: true} }
@@ -117,12 +120,14 @@ func (f *sseFilter) scan(buf []byte) int {
 				continue
 			}
 			f.lineStart = false
+			f.tap.startLine(buf[r])
 		}
 		e := len(buf)
 		if j := bytes.IndexByte(buf[r:], '\n'); j >= 0 {
 			e = r + j + 1
 			f.lineStart = true
 		}
+		f.tap.feed(buf[r:e], f.lineStart)
 		if w != r {
 			copy(buf[w:], buf[r:e])
 		}

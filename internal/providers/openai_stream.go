@@ -85,7 +85,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 			}
 			return resp, ferr
 		}
-		e := p.streamError(w, &acc, err)
+		e := p.streamError(w, trace, &acc, err)
 		e.Received = true // the stream had begun: whatever broke it, the outcome is known
 		return nil, e
 	}
@@ -94,7 +94,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 // streamError classifies a failed RecvRaw or decodeChunk (whose errors are
 // encoding/json's). A deadline or cancellation is checked first: the watch
 // knows which one cut the stream.
-func (p *OpenAI) streamError(w *CallWatch, acc *streamAcc, err error) *Error {
+func (p *OpenAI) streamError(w *CallWatch, trace *callTrace, acc *streamAcc, err error) *Error {
 	var (
 		e      *Error
 		synErr *json.SyntaxError
@@ -106,6 +106,16 @@ func (p *OpenAI) streamError(w *CallWatch, acc *streamAcc, err error) *Error {
 	}
 	if e, ok := tooLarge(p.cfg.Name, err); ok {
 		return e
+	}
+	if line := trace.streamErrLine(); line != nil && !errors.As(err, &apiErr) {
+		// An error event go-openai could not decode ({"error": "text"}:
+		// TGI, LM Studio, proxies): RecvRaw gave neither a line nor an
+		// error, or the end of the body. Classified by what it says.
+		code, typ, msg := bodyError(line)
+		e = classifyHTTP(p.cfg.Name, 0, code, typ, msg)
+		e.Message = truncate(fmt.Sprintf("error reported in the stream after %d chunks: %s", acc.chunks, e.Message))
+		e.Err = err
+		return e.billed(openAIUsage(acc.usage), acc.id, acc.model)
 	}
 	switch {
 	case errors.Is(err, io.EOF):

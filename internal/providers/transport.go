@@ -37,6 +37,9 @@ type callTrace struct {
 	// sse is set for a streamed OpenAI-compatible call: the body of a 2xx
 	// response is read through sseFilter. Set before the request is sent.
 	sse bool
+	// filter is the sseFilter the body of a 2xx answer to an sse call is
+	// read through.
+	filter *sseFilter
 }
 
 type callTraceKey struct{}
@@ -65,6 +68,18 @@ func (t *callTrace) response(resp *http.Response) {
 	}
 }
 
+// streamErrLine is the payload of the error event an sse call's stream held
+// that go-openai could not decode (errTap), or nil.
+func (t *callTrace) streamErrLine() []byte {
+	t.mu.Lock()
+	f := t.filter
+	t.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	return f.tap.errLine()
+}
+
 // result returns whether a connection was made, the last response status (0:
 // none) and the recorded Retry-After.
 func (t *callTrace) result() (connected bool, status int, retryAfter time.Duration) {
@@ -91,7 +106,11 @@ func (tt *traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// bytes received all the same.
 		if t, _ := req.Context().Value(callTraceKey{}).(*callTrace); t != nil && t.sse &&
 			resp.StatusCode >= 200 && resp.StatusCode <= 299 {
-			resp.Body = newSSEFilter(resp.Body)
+			f := newSSEFilter(resp.Body)
+			t.mu.Lock()
+			t.filter = f
+			t.mu.Unlock()
+			resp.Body = f
 		}
 	}
 	return resp, err

@@ -23,6 +23,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if !res.Passed {
 			verdict = "FAIL"
 		}
+		if res.NotRecorded() {
+			verdict += ", NOT RECORDED"
+		}
 		rows[i] = []string{printable(res.Provider), printable(res.Model), printable(res.ID()), fmt.Sprintf("%d/%d", res.CasesPassed, res.CasesTotal), verdict}
 	}
 	width := make([]int, len(header))
@@ -44,9 +47,13 @@ func (r *Report) WriteTable(w io.Writer) error {
 		b.WriteByte('\n')
 	}
 	line(header)
-	failed := 0
+	failed, unrecorded := 0, 0
 	for i, res := range r.Results {
 		line(rows[i])
+		if res.NotRecorded() {
+			unrecorded++
+			b.WriteString("    ✗ not recorded: " + shorten(res.RecordError, 160) + "\n")
+		}
 		if res.Passed {
 			continue
 		}
@@ -76,6 +83,10 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(&b, "all %d passed\n", len(r.Results))
 	case failed > 0:
 		fmt.Fprintf(&b, "%d of %d failed: %s\n", failed, len(r.Results), r.failedMeans("those providers", "those prompt versions"))
+	}
+	if unrecorded > 0 {
+		fmt.Fprintf(&b, "%d of %d not recorded: the gate does not have these results and still judges those providers by their previous runs; run again once the database takes them\n",
+			unrecorded, len(r.Results))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -106,9 +106,12 @@ type Progress struct {
 
 // Report is the outcome of a run.
 type Report struct {
-	RouterVersion string   `json:"router_version"`
-	Passed        bool     `json:"passed"`
-	Results       []Result `json:"results"`
+	RouterVersion string `json:"router_version"`
+	// Passed: every case of every result passed, every result was recorded
+	// (a pass the gate does not have is not one) and every loaded prompt
+	// has a suite.
+	Passed  bool     `json:"passed"`
+	Results []Result `json:"results"`
 	// Unsuited lists loaded prompts (name@version) that have no suite: no
 	// provider can become eligible for failover on them.
 	Unsuited []string `json:"prompts_without_suite,omitempty"`
@@ -131,6 +134,12 @@ type Result struct {
 	CasesPassed   int          `json:"cases_passed"`
 	Cases         []CaseResult `json:"cases"`
 	DurationMS    int64        `json:"duration_ms"`
+	// Recorded says whether the result was stored, where the gate reads it:
+	// false when storing it failed (RecordError says why; the gate still
+	// judges the provider by its previous run, so a pass here is not one the
+	// gate has), absent when the run records nothing (Options.Store nil).
+	Recorded    *bool  `json:"recorded,omitempty"`
+	RecordError string `json:"record_error,omitempty"`
 	// RunID, StartedAt and FinishedAt are the stored row's (database clock).
 	RunID      int64      `json:"run_id,omitempty"`
 	StartedAt  *time.Time `json:"started_at,omitempty"`
@@ -139,6 +148,10 @@ type Result struct {
 
 // ID is "prompt@version".
 func (r *Result) ID() string { return r.Prompt + "@" + r.PromptVersion }
+
+// NotRecorded reports whether storing the result failed: the gate does not
+// have it.
+func (r *Result) NotRecorded() bool { return r.Recorded != nil && !*r.Recorded }
 
 // CaseResult is one case on one provider. It is stored as the run's per-case
 // details.
@@ -219,7 +232,8 @@ func (pl *plan) has(p *prompt.Prompt, model string) bool {
 
 // Run runs the selected suites against the selected providers, records each
 // provider × prompt result in the store and returns the report. Report.Passed
-// is false when any case failed or a loaded prompt has no suite. An error means
+// is false when any case failed, a result could not be recorded
+// (Result.Recorded) or a loaded prompt has no suite. An error means
 // the run itself could not be made or recorded (bad selection, a suite that does
 // not fit its prompt, the database, ctx ending); results finished before a
 // recording error are still in the report.
@@ -332,7 +346,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	for _, rs := range results {
 		for _, r := range rs {
 			rep.Results = append(rep.Results, r)
-			rep.Passed = rep.Passed && r.Passed
+			rep.Passed = rep.Passed && r.Passed && !r.NotRecorded()
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -459,8 +473,10 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 					who += " with model " + res.Model
 				}
 				errs = append(errs, fmt.Errorf("%s on %s: %w", who, res.ID(), err))
+				res.Recorded, res.RecordError = new(false), err.Error()
 			} else {
 				res.RunID, res.StartedAt, res.FinishedAt = run.ID, &run.StartedAt, &run.FinishedAt
+				res.Recorded = new(true)
 			}
 		}
 		out = append(out, res)

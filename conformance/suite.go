@@ -1,20 +1,16 @@
 package conformance
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/routerhq/router/internal/contract"
 	"github.com/routerhq/router/internal/prompt"
@@ -50,9 +46,10 @@ type Case struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
 	// Input is the job input, written as YAML (it becomes a JSON object). In
-	// it, in Reference and in Expect's Equal and OneOf, an unquoted date
-	// (2025-03-03) and an integer with a leading zero (0042) are strings, as
-	// written: see keepLiterals.
+	// it, in Reference and in Expect's Equal and OneOf, values are what is
+	// written: a number keeps its digits (a json.Number: 12.50 stays 12.50),
+	// and an unquoted date (2025-03-03) and an integer with a leading zero
+	// (0042) are strings: see literals.value.
 	Input map[string]any `yaml:"input"`
 	// Expect: expectations on the reply, by JSON pointer.
 	Expect Expect `yaml:"expect"`
@@ -75,12 +72,13 @@ func (c *Case) ReferenceJSON() string { return c.reference }
 // Expect lists what a reply must meet, each keyed by a JSON pointer into the
 // reply (/category, /line_items/0/amount).
 type Expect struct {
-	// Equal: the value must equal this one (numbers compare by value, so 12.5
-	// equals 12.50; strings exactly).
+	// Equal: the value must equal this one (numbers compare by their exact
+	// decimal value, so 12.5 equals 12.50 and 1e1 equals 10, but 12345678901
+	// does not equal 12345678902; strings exactly).
 	Equal map[string]any `yaml:"equal"`
 	// OneOf: the value must equal one of these.
 	OneOf map[string][]any `yaml:"one_of"`
-	// Length: the array must have exactly this many items.
+	// Length: the array must have exactly this many items (a whole number).
 	Length map[string]int `yaml:"length"`
 	// Pattern: the string must match this regular expression (Go syntax, RE2).
 	Pattern map[string]string `yaml:"pattern"`
@@ -102,7 +100,8 @@ func LoadDir(dir string) (Suites, error) {
 	out := Suites{}
 	var problems []string
 	for _, e := range entries {
-		if !e.IsDir() {
+		// A link to a directory is followed (os.Stat), as a directory.
+		if fi, err := os.Stat(filepath.Join(dir, e.Name())); err != nil || !fi.IsDir() {
 			continue
 		}
 		file := filepath.Join(dir, e.Name(), SuiteFile)
@@ -134,20 +133,19 @@ func LoadDir(dir string) (Suites, error) {
 }
 
 // ParseSuite decodes one suite file. It returns the problems found, each naming
-// the field; the suite is nil when it cannot be used.
+// the field (and the line, for what YAML refused); the suite is nil when it
+// cannot be used.
 func ParseSuite(file string, b []byte) (*Suite, []string) {
 	var s Suite
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil && !errors.Is(err, io.EOF) {
-		return nil, []string{"decode: " + err.Error()}
+	doc, problems := decodeSuite(b, &s)
+	if len(problems) > 0 {
+		return nil, problems
 	}
-	// Decoded strictly above (unknown fields, types); decoded again below
-	// with the values JSON cannot hold as YAML reads them (an unquoted date,
-	// 0042) kept as the text written (keepLiterals).
-	problems, err := decodeLiterally(b, &s)
-	if err != nil {
-		return nil, []string{"decode: " + err.Error()}
+	if doc != nil {
+		// Decoded strictly above (unknown fields, types); the values that
+		// become JSON are taken again from the document, as written
+		// (jsonValues).
+		problems = jsonValues(doc, &s)
 	}
 	sum := sha256.Sum256(b)
 	s.File, s.Digest = file, hex.EncodeToString(sum[:])
@@ -200,10 +198,12 @@ func ParseSuite(file string, b []byte) (*Suite, []string) {
 }
 
 // Check checks the suite against the loaded prompt it is for: the prompt
-// version matches (when the suite names one), every case's input passes the
-// input schema and renders, and every reference reply passes the schema, the
-// contract and its case's expectations. These are faults of the suite, not of
-// any provider.
+// version matches (when the suite names one), every expectation's pointer
+// names a value the output schema declares (of a type the expectation can
+// judge), every case's input passes the input schema and renders, and every
+// reference reply passes the schema, the contract and its case's
+// expectations. These are faults of the suite, not of any provider: a
+// misspelt pointer would fail every provider's every reply.
 func (s *Suite) Check(p *prompt.Prompt) error {
 	var problems []string
 	if s.PromptVersion != "" && s.PromptVersion != p.Version {
@@ -212,6 +212,9 @@ func (s *Suite) Check(p *prompt.Prompt) error {
 	}
 	for i := range s.Cases {
 		c := &s.Cases[i]
+		for _, e := range c.Expect.checkPaths(p) {
+			problems = append(problems, fmt.Sprintf("case %s: expect.%s", c.Name, e))
+		}
 		if err := p.ValidateInput(c.input); err != nil {
 			problems = append(problems, fmt.Sprintf("case %s: input: %v", c.Name, err))
 			continue
@@ -299,7 +302,7 @@ func (e *Expect) Check(doc json.RawMessage) []contract.Violation {
 	}
 	for _, p := range sortedKeys(e.Equal) {
 		got, ok := lookup(v, p)
-		want := normalize(e.Equal[p])
+		want := e.Equal[p]
 		switch {
 		case !ok:
 			add("expect.equal", p, "missing; want %s", show(want))
@@ -312,7 +315,6 @@ func (e *Expect) Check(doc json.RawMessage) []contract.Violation {
 		allowed := make([]string, len(e.OneOf[p]))
 		match := false
 		for i, a := range e.OneOf[p] {
-			a = normalize(a)
 			allowed[i] = show(a)
 			match = match || ok && equal(got, a)
 		}

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -8,71 +9,51 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// decodeLiterally decodes suite file b into s again, with the values JSON
-// would not get as written kept as their text (keepLiterals), and returns
-// the values it refuses. b has been decoded strictly already: this decode
-// only changes values.
-func decodeLiterally(b []byte, s *Suite) ([]string, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, err
+// jsonValues sets, in s (decoded strictly from doc already), the values that
+// become JSON — each case's input, reference, expect.equal and expect.one_of
+// — to the values as written in doc (see literals.value), and checks each
+// expect.length is written as a whole number. It returns the values it
+// refuses, naming the field and the line.
+func jsonValues(doc *yaml.Node, s *Suite) []string {
+	w := literals{seen: map[*yaml.Node]any{}}
+	cases := deref(fields(doc)["cases"])
+	if cases == nil || cases.Kind != yaml.SequenceNode || len(cases.Content) != len(s.Cases) {
+		return nil // the strict decode said what is wrong
 	}
-	if doc.Kind == 0 { // an empty file
-		return nil, nil
-	}
-	problems := keepLiterals(&doc)
-	var again Suite
-	if err := doc.Decode(&again); err != nil {
-		return nil, err
-	}
-	*s = again
-	return problems, nil
-}
-
-// keepLiterals goes through the values that become JSON — each case's
-// input, reference, expect.equal and expect.one_of — and keeps as the text
-// written what YAML would read as something else: an unquoted date or time
-// (YAML's !!timestamp; JSON has none, so it would become
-// "2025-03-03T00:00:00Z") and an integer written with a leading zero (0042:
-// YAML reads it as octal 34, or as 49 for 0049; JSON numbers have no leading
-// zeros, so it is an identifier such as an invoice number or a postcode).
-// Mapping keys are kept as written too (JSON's keys are strings). It refuses,
-// naming the line, the numbers YAML reads in a notation JSON has not (0x2A,
-// 0o17, 0b101, 1_000) and .inf or .nan: whether text or a number was meant
-// is for the author to say, by quoting it or writing the number in decimal.
-// A quoted, block or explicitly tagged scalar (!!int 0042) is read as YAML
-// reads it.
-func keepLiterals(doc *yaml.Node) []string {
-	w := literals{seen: map[*yaml.Node]bool{}}
-	for _, f := range pairs(doc) {
-		if f[0].Value != "cases" {
-			continue
+	for i, cn := range cases.Content {
+		c := &s.Cases[i]
+		where := fmt.Sprintf("cases[%d]", i)
+		if name := caseName(cn); name != "" {
+			where = fmt.Sprintf("cases[%d] (%s)", i, name)
 		}
-		cases := deref(f[1])
-		if cases == nil || cases.Kind != yaml.SequenceNode {
-			continue // the decode says what is wrong
-		}
-		for i, c := range cases.Content {
-			where := fmt.Sprintf("cases[%d]", i)
-			for _, g := range pairs(c) {
-				if g[0].Value == "name" && deref(g[1]) != nil && deref(g[1]).Value != "" {
-					where = fmt.Sprintf("cases[%d] (%s)", i, deref(g[1]).Value)
-				}
+		f := fields(cn)
+		if n := f["input"]; n != nil {
+			if m, ok := w.value(n, where+".input").(map[string]any); ok {
+				c.Input = m
 			}
-			for _, g := range pairs(c) {
-				switch g[0].Value {
-				case "input", "reference":
-					w.value(g[1], where+"."+g[0].Value)
-				case "expect":
-					for _, e := range pairs(g[1]) {
-						if e[0].Value != "equal" && e[0].Value != "one_of" {
-							continue
-						}
-						for _, x := range pairs(e[1]) {
-							w.value(x[1], fmt.Sprintf("%s.expect.%s[%s]", where, e[0].Value, x[0].Value))
-						}
-					}
-				}
+		}
+		if n := f["reference"]; n != nil {
+			c.Reference = w.value(n, where+".reference")
+		}
+		ex := fields(f["expect"])
+		if c.Expect.Equal == nil {
+			c.Expect.Equal = map[string]any{}
+		}
+		if c.Expect.OneOf == nil {
+			c.Expect.OneOf = map[string][]any{}
+		}
+		for ptr, n := range fields(ex["equal"]) {
+			c.Expect.Equal[ptr] = w.value(n, fmt.Sprintf("%s.expect.equal[%s]", where, ptr))
+		}
+		for ptr, n := range fields(ex["one_of"]) {
+			if vs, ok := w.value(n, fmt.Sprintf("%s.expect.one_of[%s]", where, ptr)).([]any); ok {
+				c.Expect.OneOf[ptr] = vs
+			}
+		}
+		for ptr, n := range fields(ex["length"]) {
+			if n = deref(n); n != nil && n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" {
+				w.problems = append(w.problems, fmt.Sprintf("%s.expect.length[%s], line %d: %s is not a whole number: write how many items the array must have, like 3",
+					where, ptr, n.Line, n.Value))
 			}
 		}
 	}
@@ -82,51 +63,96 @@ func keepLiterals(doc *yaml.Node) []string {
 // leadingZero is an integer written with a leading zero: 0042, -007.
 var leadingZero = regexp.MustCompile(`^[-+]?0[0-9]+$`)
 
+// jsonNumberRE is a number as JSON writes it (RFC 8259).
+var jsonNumberRE = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+
 type literals struct {
-	seen     map[*yaml.Node]bool // anchored values are checked once
+	seen     map[*yaml.Node]any // an anchored value is converted (and checked) once
 	problems []string
 }
 
-func (w *literals) value(n *yaml.Node, path string) {
-	if n = deref(n); n == nil || w.seen[n] {
-		return
+// value is node n as the JSON value written: a mapping becomes a
+// map[string]any with its keys as written (JSON's keys are text), merges
+// (<<: *anchor) applied as YAML applies them; a list []any; a number a
+// json.Number of the digits written (12.50 stays 12.50, and
+// 123456789012345678901 is not rounded to a float64); and what YAML would
+// read as something JSON has not is kept as the text written: an unquoted
+// date or time (YAML's !!timestamp; JSON has none, so it would become
+// "2025-03-03T00:00:00Z") and an integer written with a leading zero (0042:
+// YAML reads it as octal 34, or as 49 for 0049; JSON numbers have no leading
+// zeros, so it is an identifier such as an invoice number or a postcode).
+// It refuses, naming the line, the numbers YAML reads in a notation JSON has
+// not (0x2A, 0o17, 0b101, 1_000, 007.5) and .inf or .nan: whether text or a
+// number was meant is for the author to say, by quoting it or writing the
+// number in decimal. A quoted, block or explicitly tagged scalar (!!int 0042)
+// is read as YAML reads it.
+func (w *literals) value(n *yaml.Node, path string) any {
+	if n = deref(n); n == nil {
+		return nil
 	}
-	w.seen[n] = true
+	if v, ok := w.seen[n]; ok {
+		return v
+	}
+	var out any
 	switch n.Kind {
 	case yaml.MappingNode:
+		m := map[string]any{}
+		var merges []*yaml.Node
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
-				w.value(v, path)
+			if isMerge(k) {
+				merges = append(merges, v)
 				continue
 			}
-			if k.Kind == yaml.ScalarNode && k.Style&yaml.TaggedStyle == 0 {
-				k.Tag = "!!str"
+			m[k.Value] = w.value(v, path+"."+k.Value)
+		}
+		// A merged key does not replace one written in the mapping; of
+		// several merged mappings, the first that has a key gives it.
+		for _, mg := range merges {
+			srcs := []*yaml.Node{mg}
+			if d := deref(mg); d != nil && d.Kind == yaml.SequenceNode {
+				srcs = d.Content
 			}
-			w.value(v, path+"."+k.Value)
+			for _, src := range srcs {
+				merged, _ := w.value(src, path).(map[string]any)
+				for k, v := range merged {
+					if _, set := m[k]; !set {
+						m[k] = v
+					}
+				}
+			}
 		}
+		out = m
 	case yaml.SequenceNode:
+		list := make([]any, len(n.Content))
 		for i, x := range n.Content {
-			w.value(x, fmt.Sprintf("%s[%d]", path, i))
+			list[i] = w.value(x, fmt.Sprintf("%s[%d]", path, i))
 		}
+		out = list
 	case yaml.ScalarNode:
-		w.scalar(n, path)
+		out = w.scalar(n, path)
 	}
+	w.seen[n] = out
+	return out
 }
 
-func (w *literals) scalar(n *yaml.Node, path string) {
-	if n.Tag == "!!timestamp" { // JSON has no dates: the date as written
-		n.Tag = "!!str"
-		return
+func (w *literals) scalar(n *yaml.Node, path string) any {
+	tag := n.ShortTag()
+	if tag == "!!timestamp" { // JSON has no dates: the date as written
+		return n.Value
 	}
-	if n.Style != 0 || (n.Tag != "!!int" && n.Tag != "!!float") {
-		return
+	if n.Style != 0 || (tag != "!!int" && tag != "!!float") {
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return n.Value // the strict decode refused it already
+		}
+		return v
 	}
 	text := n.Value
 	digits := strings.ToLower(strings.TrimLeft(text, "+-"))
 	switch {
 	case leadingZero.MatchString(text):
-		n.Tag = "!!str"
+		return text
 	case strings.Contains(text, "_") || strings.HasPrefix(digits, "0x") || strings.HasPrefix(digits, "0o") || strings.HasPrefix(digits, "0b"):
 		var v any
 		_ = n.Decode(&v)
@@ -135,33 +161,90 @@ func (w *literals) scalar(n *yaml.Node, path string) {
 	case digits == ".inf" || digits == ".nan":
 		w.problems = append(w.problems, fmt.Sprintf("%s, line %d: %s is read as a number JSON cannot hold: quote it (%q) to keep the text",
 			path, n.Line, text, text))
-		n.Tag = "!!str" // refused already: not once more by json.Marshal
+	default:
+		if num, ok := jsonNumber(text); ok {
+			return num
+		}
+		var v any
+		_ = n.Decode(&v)
+		w.problems = append(w.problems, fmt.Sprintf("%s, line %d: %s is read as the number %v, which JSON does not write so: quote it (%q) to keep the text, or write the number as JSON does (like 7.5 or 1e3)",
+			path, n.Line, text, v, text))
 	}
+	return nil
+}
+
+// jsonNumber is the number YAML text (a plain !!int or !!float in decimal)
+// as JSON writes it: the digits as written, without a leading "+", with a 0
+// before a leading "." and after a trailing one (.5 is 0.5, 5. is 5.0). ok is
+// false when JSON has no such number (007.5).
+func jsonNumber(text string) (json.Number, bool) {
+	s, sign := strings.TrimPrefix(text, "+"), ""
+	if rest, ok := strings.CutPrefix(s, "-"); ok {
+		s, sign = rest, "-"
+	}
+	if strings.HasPrefix(s, ".") {
+		s = "0" + s
+	}
+	if i := strings.IndexByte(s, '.'); i >= 0 && (i+1 == len(s) || s[i+1] < '0' || s[i+1] > '9') {
+		s = s[:i+1] + "0" + s[i+1:]
+	}
+	s = sign + s
+	return json.Number(s), jsonNumberRE.MatchString(s)
+}
+
+// fields are the key and value nodes of mapping m by key, with those of the
+// mappings it merges (<<: *anchor) as YAML applies them: a key written in m
+// wins, then the first merged mapping that has it.
+func fields(m *yaml.Node) map[string]*yaml.Node {
+	out := map[string]*yaml.Node{}
+	ps := pairs(m)
+	for _, explicit := range []bool{true, false} {
+		for _, p := range ps {
+			if _, set := out[p[0].Value]; !set && (p[2] != nil) == explicit {
+				out[p[0].Value] = p[1]
+			}
+		}
+	}
+	return out
 }
 
 // pairs are the key and value nodes of mapping m, with those of the mappings
-// it merges (<<: *anchor).
-func pairs(m *yaml.Node) [][2]*yaml.Node {
+// it merges (<<: *anchor); the third node is non-nil (m) for a pair written
+// in m itself.
+func pairs(m *yaml.Node) [][3]*yaml.Node {
 	m = deref(m)
 	if m == nil || m.Kind != yaml.MappingNode {
 		return nil
 	}
-	var out [][2]*yaml.Node
+	var out [][3]*yaml.Node
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
-		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+		if isMerge(k) {
 			if v = deref(v); v != nil && v.Kind == yaml.SequenceNode {
 				for _, x := range v.Content {
-					out = append(out, pairs(x)...)
+					out = append(out, merged(pairs(x))...)
 				}
 			} else {
-				out = append(out, pairs(v)...)
+				out = append(out, merged(pairs(v))...)
 			}
 			continue
 		}
-		out = append(out, [2]*yaml.Node{k, v})
+		out = append(out, [3]*yaml.Node{k, v, m})
 	}
 	return out
+}
+
+// merged marks pairs as merged from another mapping.
+func merged(ps [][3]*yaml.Node) [][3]*yaml.Node {
+	for i := range ps {
+		ps[i][2] = nil
+	}
+	return ps
+}
+
+// isMerge reports whether key node k is YAML's merge key (<<).
+func isMerge(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && k.Tag == "!!merge"
 }
 
 // deref is the node a document or an alias stands for.

@@ -61,8 +61,8 @@ cases:
 
 // The job input and reference are the JSON of what is written: dates, times
 // and leading-zero integers as text (also behind anchors and merges, and as
-// keys), other numbers as numbers; a quoted or explicitly tagged value as
-// YAML reads it.
+// keys), other numbers as the numbers written (10.50, 1e3); a quoted or
+// explicitly tagged value as YAML reads it.
 func TestSuiteYAMLValuesAreWhatIsWritten(t *testing.T) {
 	const suite = `prompt: x
 cases:
@@ -96,11 +96,11 @@ cases:
 	}
 	c := s.Cases[0]
 	const in = `{"1":"int key","2025-03-03":"date key","also":"0049","at":"2025-03-03T10:00:00Z","count":12,"date":"2025-03-03",` +
-		`"exp":1000,"list":["2025-03-03","0042",7],"negative":"-007","octal":8,"price":10.5,"quoted":"2025-03-03","yes":"yes","zero":0,"zip":"01234"}`
+		`"exp":1e3,"list":["2025-03-03","0042",7],"negative":"-007","octal":8,"price":10.50,"quoted":"2025-03-03","yes":"yes","zero":0,"zip":"01234"}`
 	if got := string(c.InputJSON()); got != in {
 		t.Errorf("input:\n got %s\nwant %s", got, in)
 	}
-	ref := strings.Replace(in, `"exp":1000,`, `"exp":1000,"extra":"0042",`, 1)
+	ref := strings.Replace(in, `"exp":1e3,`, `"exp":1e3,"extra":"0042",`, 1)
 	if got := c.ReferenceJSON(); got != ref {
 		t.Errorf("reference:\n got %s\nwant %s", got, ref)
 	}

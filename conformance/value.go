@@ -2,12 +2,12 @@ package conformance
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/routerhq/router/internal/contract"
 )
 
 // splitPointer parses an RFC 6901 JSON pointer ("/a/0/b", "~1" for "/", "~0"
@@ -54,47 +54,32 @@ func lookup(doc any, p string) (any, bool) {
 	return cur, true
 }
 
-// normalize maps YAML- and JSON-decoded values onto one form: numbers become
-// float64, maps with any key type map[string]any.
-func normalize(v any) any {
-	switch x := v.(type) {
-	case int:
-		return float64(x)
-	case int64:
-		return float64(x)
-	case uint64:
-		return float64(x)
-	case float32:
-		return float64(x)
-	case json.Number:
-		f, err := x.Float64()
-		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return x.String()
-		}
-		return f
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = normalize(e)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = normalize(e)
-		}
-		return out
+// isNumber reports whether v is a number: a json.Number (as replies and
+// suites decode them) or a Go integer or float (an Expect built in code).
+func isNumber(v any) bool {
+	switch v.(type) {
+	case json.Number, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
+		return true
 	}
-	return v
+	return false
 }
 
-// equal compares two values after normalize; numbers by value.
+// equal compares two values: numbers by their exact decimal value
+// (contract.CompareNumbers: 1, 1.0 and 1e0 are equal, 12345678901 and
+// 12345678902 are not, nor 9007199254740993 and 9007199254740992), strings,
+// booleans and null exactly, lists item by item and objects key by key.
 func equal(a, b any) bool {
-	a, b = normalize(a), normalize(b)
+	if isNumber(a) || isNumber(b) {
+		if c, ok := contract.CompareNumbers(a, b); ok {
+			return c == 0
+		}
+		// Not both numbers, or one CompareNumbers cannot read (an exponent
+		// beyond its range): equal only when written alike.
+		x, okX := a.(json.Number)
+		y, okY := b.(json.Number)
+		return okX && okY && x == y
+	}
 	switch x := a.(type) {
-	case float64:
-		y, ok := b.(float64)
-		return ok && math.Abs(x-y) <= 1e-9*math.Max(1, math.Max(math.Abs(x), math.Abs(y)))
 	case []any:
 		y, ok := b.([]any)
 		if !ok || len(x) != len(y) {
@@ -118,13 +103,15 @@ func equal(a, b any) bool {
 			}
 		}
 		return true
+	case string, bool, nil:
+		return a == b
 	}
-	return a == b
+	return false
 }
 
 // show renders a value for a message, as JSON, shortened.
 func show(v any) string {
-	b, err := json.Marshal(normalize(v))
+	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}

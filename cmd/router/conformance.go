@@ -97,16 +97,9 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	dir := *suitesDir
-	if dir == "" {
-		dir = defaultSuitesDir(cfg)
-	}
-	suites, err := conformance.LoadDir(dir)
-	if err != nil {
-		return err
-	}
 	// Names that are not in the configuration are the command line's fault:
-	// refuse them here, exit 2, before the database is touched.
+	// refuse them here, exit 2, before the suites are read, a target is
+	// built (which needs its API key) or the database is touched.
 	providerNames, promptNames := splitList(*providersFlag), splitList(*promptsFlag)
 	var ids []string
 	for _, t := range cfg.AllTargets() {
@@ -116,17 +109,25 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err := knownNames("--provider", "providers and route targets of "+*cfgPath, providerNames, ids); err != nil {
 		return err
 	}
-	// Only the selected targets are built: a run of one provider needs its
-	// API key, not every provider's.
-	targets, err := server.BuildSelectedTargets(cfg, providerNames)
-	if err != nil {
-		return err
-	}
 	var loaded []string
 	for _, p := range prompts.All() {
 		loaded = append(loaded, p.Name)
 	}
 	if err := knownNames("--prompt", "prompts in "+server.Resolve(cfg, cfg.PromptsDir)+"/", promptNames, loaded); err != nil {
+		return err
+	}
+	dir := *suitesDir
+	if dir == "" {
+		dir = defaultSuitesDir(cfg)
+	}
+	suites, err := conformance.LoadDir(dir)
+	if err != nil {
+		return err
+	}
+	// Only the selected targets are built: a run of one provider needs its
+	// API key, not every provider's.
+	targets, err := server.BuildSelectedTargets(cfg, providerNames)
+	if err != nil {
 		return err
 	}
 	if err := server.CommandDatabase(cfg); err != nil {

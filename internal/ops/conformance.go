@@ -53,6 +53,7 @@ type runVerdict struct {
 	own     bool   // the run is of the model the target sends for the prompt itself (or that is not known)
 	ofModel bool   // the run is of a model the target may be asked for: its own, or a chat route's
 	why     string // why the run does not count: another model, or another content
+	short   string // why in a few words: "other model" or "prompt changed" ("" when it counts)
 }
 
 // models is what `router conformance run` tests target with on prompt p
@@ -115,8 +116,10 @@ func (j runJudge) judge(r store.ConformanceRun) runVerdict {
 			sends += " (and, asked by a chat completion, " + strings.Join(others, ", ") + ")"
 		}
 		v.why = fmt.Sprintf("it %s with model %s; the target now sends %s: run %s", ran, r.Model, sends, rerun)
+		v.short = "other model"
 	case loaded && !store.SamePromptContent(r.PromptDigest, p.Digest):
 		v.why = fmt.Sprintf("the prompt %s changed since this run; bump its version or rerun %s", p.ID(), rerun)
+		v.short = "prompt changed"
 	default:
 		v.current, v.fresh = loaded, r.Fresh
 	}

@@ -37,6 +37,11 @@ type ConformanceCell struct {
 	Fresh  bool      `json:"fresh"`
 	RanAt  time.Time `json:"ran_at"`
 	Detail string    `json:"detail,omitempty"`
+	// NotCounted, when set, is why the run does not count for the gate
+	// whatever its age, in a few words for the dashboard's badge: "other
+	// model" (the target now sends another) or "prompt changed" (its content
+	// changed since the run). Detail says it in full, with what to run.
+	NotCounted string `json:"-"`
 }
 
 // ConformanceSource lists the latest conformance results (SPEC §9).
@@ -296,7 +301,7 @@ func (c StoreConformance) ConformanceMatrix(ctx context.Context) ([]ConformanceC
 			detail += "; " + v.why
 		}
 		cell := ConformanceCell{Provider: r.Provider, Model: r.Model, Prompt: r.Prompt, PromptVersion: r.PromptVersion, Passed: r.Passed,
-			Fresh: v.fresh, RanAt: r.FinishedAt, Detail: detail}
+			Fresh: v.fresh, RanAt: r.FinishedAt, Detail: detail, NotCounted: v.short}
 		k := key{r.Provider, r.Prompt, r.PromptVersion}
 		p, seen := chosen[k]
 		switch r := rank(v); {

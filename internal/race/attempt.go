@@ -117,7 +117,11 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		case pe.OutcomeUnknown:
 			state = store.AttemptUnknown
 		}
-		est, estimated := estimatedUsage(t, sp, a, state, pe)
+		var est providers.Usage
+		estimated := false
+		if out.Usage == nil { // the billed answer's usage, read before pe was relabelled, is not guessed over
+			est, estimated = estimatedUsage(t, sp, a, state, pe)
+		}
 		if estimated {
 			out.Usage, usage = est, est
 		}
@@ -154,7 +158,10 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		res.usage = usage
 		return res
 	}
-	doc, violations := sp.judge(resp)
+	doc, violations, jerr := judgeAnswer(sp, resp, log)
+	if jerr != nil {
+		return r.unjudged(bg, job, a, resp, jerr, attemptResult{attempt: a, latency: waited}, log)
+	}
 	if len(violations) > 0 {
 		log.Warn("attempt output failed validation", "violations", len(violations),
 			"first_rule", violations[0].Rule, "first_path", violations[0].Path)
@@ -297,7 +304,8 @@ func describe(pe *providers.Error) string {
 
 // call uses the streaming API when the target asks for it and the adapter has it.
 // A panic in the adapter (on whatever the provider sent) fails this attempt,
-// logged with its stack, instead of ending the process.
+// logged with its stack, instead of ending the process; so does an adapter
+// that returns neither an answer nor an error.
 func (r *Runner) call(ctx context.Context, t *Target, req *providers.Request) (resp *providers.Response, err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -310,6 +318,11 @@ func (r *Runner) call(ctx context.Context, t *Target, req *providers.Request) (r
 		resp, err = s.CompleteStream(ctx, req, nil)
 	} else {
 		resp, err = t.Provider.Complete(ctx, req)
+	}
+	if resp == nil && err == nil {
+		// An adapter bug: there is nothing to judge, and judging nothing
+		// would panic outside this recover.
+		err = providers.NewError(t.Provider.Name(), providers.KindAdapterPanic, "the adapter returned neither an answer nor an error")
 	}
 	recordResponse(ctx, resp)
 	return resp, err

@@ -24,24 +24,30 @@ func billedOutcome(pe *providers.Error) (out store.AttemptOutcome, usage provide
 }
 
 // estimatedUsage is what the provider most likely billed for an attempt
-// whose request was sent and whose answer the router never read — a hedge
-// loser cancelled in flight, an attempt cut before any response byte
-// (unknown); the caller's cancellation of a job settles its attempts itself,
-// so theirs is not stored: the prompt's tokens, counted by the target's
+// whose request was sent and whose answer the router never read whole — a
+// hedge loser cancelled in flight, an attempt cut before any response byte
+// (unknown), or one that failed after its provider had begun answering with
+// no usage reported (a stream cut, stalled or malformed, a stream_timeout, a
+// cut by the job's deadline or the router's shutdown after the first byte):
+// a provider that answered certainly received, and billed, the prompt. The
+// caller's cancellation of a job settles its attempts itself, so theirs is
+// not stored. The estimate is the prompt's tokens, counted by the target's
 // tokenizer, marked Estimated. A provider bills the input of a request it
 // received whether or not anyone reads the answer, so without this a hedge's
 // cost, the job's lost_cost_usd and router_cost_usd_total counted nothing for
-// the losers that hedging pays for. Completion tokens are not guessed: the
-// figure is a lower bound. ok is false for an attempt that was not sent, one
-// whose provider reported usage, any other end, or a prompt the tokenizer
-// cannot count.
+// the losers that hedging pays for, nor for the answers cut mid-way that a
+// failover pays for. Completion tokens are not guessed: the figure is a lower
+// bound. ok is false for an attempt that was not sent, one whose provider
+// reported usage or answered with an error status, any other end, or a
+// prompt the tokenizer cannot count.
 //
 // The count is the tokenizer's up to maxTokenizedBytes of prompt; a larger
 // prompt is estimated at bytesPerToken, since tokenizing it would cost tens
 // of milliseconds of CPU or more for each loser (routing, for the same
 // reason, counts only prompts that may not fit: byteBound).
 func estimatedUsage(t *Target, sp *spec, a *store.Attempt, state string, pe *providers.Error) (providers.Usage, bool) {
-	if (state != store.AttemptCancelled && state != store.AttemptUnknown) || pe.NotSent || pe.Usage != nil || pe.StatusCode != 0 {
+	cutAnswer := state == store.AttemptFailed && pe.Received
+	if (state != store.AttemptCancelled && state != store.AttemptUnknown && !cutAnswer) || pe.NotSent || pe.Usage != nil || pe.StatusCode != 0 {
 		// Not sent, or the provider answered (its usage, or an error status:
 		// nothing billed that the router knows of).
 		return providers.Usage{}, false

@@ -1,6 +1,7 @@
 package race
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -155,10 +156,12 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 	// Resume: providers already tried in this round (since the caller's last
 	// retry) are not tried again, except by a retry that was due when the job
 	// was handed over (resumeRetry); retries made this round count against
-	// max_retries.
+	// max_retries. An attempt its provider provably never worked on, cut
+	// short by its router's death or stop (unworked), did not try its
+	// target: the target may take the request again.
 	latest := map[string]store.Attempt{}
 	for _, a := range job.Attempts {
-		if inRound(job, a) {
+		if inRound(job, a) && !unworked(a) {
 			o.used[a.Provider] = true
 			o.attempts++
 			if a.Role == store.RoleRetry {
@@ -181,7 +184,10 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 // round failed transiently with retries left: a job handed over during a
 // retry's backoff (a drain, SPEC §17) is retried, not failed. The wait is the
 // backoff with the stored Retry-After counted from now (never sooner than the
-// provider asked). The provider stays used: the retry starts from the timer.
+// provider asked); a retry that could not start before the job's deadline, or
+// whose Retry-After is beyond max_retry_after, is not scheduled, and the race
+// fails over (retryWait). The provider stays used: the retry starts from the
+// timer.
 func (o *orchestrator) resumeRetry(latest map[string]store.Attempt) {
 	for _, p := range o.candidates {
 		a, ok := latest[p]
@@ -189,11 +195,17 @@ func (o *orchestrator) resumeRetry(latest map[string]store.Attempt) {
 			continue
 		}
 		retryAfter, ok := retryOf(a)
-		if !ok || retryAfter > o.r.cfg.Backoff.MaxRetryAfter {
+		if !ok {
+			continue
+		}
+		delay, wait, why := o.retryWait(o.retries[p]+1, retryAfter)
+		if !wait {
+			if why != "" { // it cannot start before the job's deadline: the race fails over
+				o.reasons[p] = cmp.Or(o.reasons[p], p+": "+a.State) + "; " + why
+			}
 			continue
 		}
 		o.retries[p]++
-		delay := o.r.backoff(o.retries[p], retryAfter)
 		o.log.Info("resuming a retry on the same provider", "provider", p, "delay", delay)
 		o.retryAt, o.retryFor = time.NewTimer(delay), p
 		return

@@ -379,12 +379,18 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 		pe := res.err
 		switch {
 		case pe.Action == providers.ActionRetry && o.retries[p] < o.r.targetRetries(p) && pe.RetryAfter <= o.r.cfg.Backoff.MaxRetryAfter:
-			if o.canStart() && o.retryAt == nil && o.retryReady == "" {
+			delay, wait, why := o.retryWait(o.retries[p]+1, pe.RetryAfter)
+			switch {
+			case !wait:
+				// The retry could not start before the job's deadline: as
+				// for a Retry-After beyond max_retry_after, fail over now.
+				o.reasons[p] = res.reason + "; " + why
+				o.failover(ctx)
+			case o.canStart() && o.retryAt == nil && o.retryReady == "":
 				o.retries[p]++
-				delay := o.r.backoff(o.retries[p], pe.RetryAfter)
 				o.log.Info("retrying on the same provider", "provider", p, "kind", pe.Kind, "delay", delay)
 				o.retryAt, o.retryFor = time.NewTimer(delay), p
-			} else {
+			default:
 				if o.r.draining.Load() {
 					o.leftOver = true // the retry is the adopting replica's (resumeRetry)
 				}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -283,11 +284,22 @@ func (r *Runner) reconcile(ctx context.Context, batch int, rec *reconciler) {
 // reconcileOne looks an unknown attempt up and resolves it; unresolved is true
 // when the attempt was left unknown for a later pass (the lookup failed, or
 // its answer could not be judged or recorded).
+//
+// A panic in it — the adapter's Lookup on whatever the provider sent, or the
+// judging of the answer it found — leaves the attempt unknown, logged with
+// its stack, and the next pass looks it up again: a provider cannot crash the
+// maintenance leader, and each new leader after it (SPEC §17).
 func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l providers.Looker) (unresolved bool) {
 	log := r.cfg.Log.With("job_id", u.JobID, "attempt_id", u.AttemptID, "provider", u.Provider)
+	defer func() {
+		if v := recover(); v != nil {
+			log.Error("reconcile: the lookup panicked; leaving the attempt unknown", "panic", v, "stack", string(debug.Stack()))
+			unresolved = true
+		}
+	}()
 	resp, found, err := l.Lookup(ctx, u.AttemptID)
 	res := store.Resolution{JobID: u.JobID, Seq: u.Seq, Outcome: "failed", LockWait: reconcileLockWait,
-		Note: "reconciled: the provider has no record of this request, so it did no work"}
+		Note: noRecordNote}
 	switch {
 	case found && err != nil:
 		res.Note = "reconciled: the provider's record of this request is a failure: " + err.Error()
@@ -348,6 +360,5 @@ func (r *Runner) judgeStored(ctx context.Context, jobID string, resp *providers.
 	if err != nil {
 		return nil, nil, err
 	}
-	doc, violations := sp.judge(resp)
-	return doc, violations, nil
+	return judgeAnswer(sp, resp, r.cfg.Log)
 }

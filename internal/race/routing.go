@@ -56,8 +56,16 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 		}
 		d.Encoding = enc
 		// A negative max_tokens (a stored job from before the API refused
-		// one) asks for nothing: it must not shrink the prompt's need.
-		maxTokens := max(sp.maxTokens, 0)
+		// one) asks for nothing: it must not shrink the prompt's need. A
+		// request that sets none gets the adapter's default, if it sends one
+		// (Anthropic requires max_tokens, and refuses a prompt plus
+		// max_tokens beyond the window): counted as sent.
+		maxTokens, defaulted, advice := max(sp.maxTokens, 0), "", ""
+		if maxTokens == 0 && t.DefaultMaxTokens > 0 {
+			maxTokens = t.DefaultMaxTokens
+			defaulted = " (the target's default, sent because the request sets none)"
+			advice = ": set a smaller max_tokens (the request's, or the prompt's)"
+		}
 		switch {
 		case t.ContextWindow <= 0 || within(byteBound(msgs), maxTokens, t.ContextWindow):
 			// A token covers at least one byte, so the prompt fits without
@@ -65,7 +73,8 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 			d.Eligible = true
 		case maxTokens >= t.ContextWindow:
 			// No prompt fits beside it (and adding to it could overflow).
-			d.Reason = fmt.Sprintf(ReasonMaxTokensFill+" %d alone fills the window of %d tokens", maxTokens, t.ContextWindow)
+			d.Reason = fmt.Sprintf(ReasonMaxTokensFill+" %d%s alone fills the window of %d tokens%s",
+				maxTokens, defaulted, t.ContextWindow, advice)
 		default:
 			need, fits, err := tokens.Fits(enc, msgs, maxTokens, t.ContextWindow)
 			d.PromptTokens = need - maxTokens
@@ -73,8 +82,8 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 			case err != nil:
 				d.Reason = "cannot count tokens: " + err.Error()
 			case !fits:
-				d.Reason = fmt.Sprintf(ReasonContextWindow+": the prompt needs %d tokens plus max_tokens %d = %d, the window holds %d",
-					need-maxTokens, maxTokens, need, t.ContextWindow)
+				d.Reason = fmt.Sprintf(ReasonContextWindow+": the prompt needs %d tokens plus max_tokens %d%s = %d, the window holds %d%s",
+					need-maxTokens, maxTokens, defaulted, need, t.ContextWindow, advice)
 			default:
 				d.Eligible = true
 			}

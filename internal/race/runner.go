@@ -38,6 +38,11 @@ type Target struct {
 	FirstByteTimeout time.Duration
 	Stream           bool // use the streaming API when the adapter has one
 	MaxRetries       int  // retries on this provider for transient errors, per job
+	// DefaultMaxTokens is the max_tokens the adapter sends when a request
+	// sets none (an Anthropic provider's max_tokens, default 4096, which the
+	// Messages API requires); 0: the adapter sends none. Routing counts it
+	// against the context window, as the provider will.
+	DefaultMaxTokens int
 	// Price, when set, prices the target's usage (attempt cost_usd, SPEC §18).
 	Price *providers.Price
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -50,6 +51,11 @@ func BuildSelectedTargets(cfg *config.Config, ids []string) (map[string]*race.Ta
 		out[rt.ID] = &race.Target{
 			Provider: p, Model: model, ContextWindow: rt.ContextWindow, Encoding: rt.Tokenizer,
 			Timeout: pc.Timeout.D(), FirstByteTimeout: pc.FirstByteTimeout.D(), Stream: *pc.Stream, MaxRetries: *pc.MaxRetries,
+		}
+		if pc.Type == "anthropic" {
+			// The adapter sends it when a request sets no max_tokens; routing
+			// counts it against the window (the config fills the default).
+			out[rt.ID].DefaultMaxTokens = cmp.Or(pc.MaxTokens, providers.AnthropicDefaultMaxTokens)
 		}
 		if price := rt.PriceOrDefault(); price != nil {
 			out[rt.ID].Price = &providers.Price{InputPerMTok: price.InputPerMTok, OutputPerMTok: price.OutputPerMTok}

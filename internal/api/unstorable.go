@@ -11,7 +11,8 @@ import (
 // A request whose JSON the database cannot hold is the caller's to fix, and
 // a 400 that says so: answered as an internal error ("resend with the same
 // key"), every resend failed the same way, for ever. Numbers beyond
-// PostgreSQL's numeric (1e400000) are refused before anything is stored
+// PostgreSQL's numeric (1e400000), or that it writes out far longer than sent
+// (1e131000), are refused before anything is stored
 // (outOfRangeNumber); anything else PostgreSQL refuses as data when the job
 // is created is store.ErrUnstorable, whose claim left nothing behind.
 

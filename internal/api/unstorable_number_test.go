@@ -63,7 +63,7 @@ func TestJobNumberOutOfRangeIs400NamingTheMember(t *testing.T) {
 		}
 	}
 	assertNothingStored(t, b)
-	r, err := send(url+"/v1/jobs", http.MethodPost, acmeKey, amountBody("1e4000"), "Idempotency-Key", "k-huge")
+	r, err := send(url+"/v1/jobs", http.MethodPost, acmeKey, amountBody("1e400"), "Idempotency-Key", "k-huge")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,9 @@ const requestSchemaURL = "mem:///request/schema.json"
 // router's own files) once. url names the document in errors and is the base
 // for relative $refs (a file path resolves refs to files beside it); "" uses an
 // in-memory name. Without "$schema" the draft is 2020-12. "format" is asserted
-// (a "date" must be a date), unlike the 2020-12 default.
+// (a "date" must be a date), unlike the 2020-12 default, so a format the
+// router does not know ("datetime" for "date-time") is an error naming the
+// closest one it knows.
 //
 // A schema that arrives with a request must be compiled with
 // CompileRequestSchema instead, which loads nothing.
@@ -43,16 +45,32 @@ func CompileSchema(schemaJSON []byte, url string) (*Schema, error) {
 	if url == "" {
 		url = "mem:///schema.json"
 	}
-	return compile(schemaJSON, url, url, nil)
+	return compile(schemaJSON, url, url, nil, false)
+}
+
+// CompileSelfContainedSchema is CompileSchema for a trusted schema that must
+// load nothing (a prompt's schema with the files it refers to copied in): a
+// "$ref" to another document fails with ErrExternalRef, as for
+// CompileRequestSchema. name says where the schema came from, in errors.
+func CompileSelfContainedSchema(schemaJSON []byte, name string) (*Schema, error) {
+	return compileSelfContained(schemaJSON, name, false)
 }
 
 // CompileRequestSchema compiles a JSON Schema supplied by a caller (for example
 // a chat completion's response_format.json_schema). Nothing is loaded from
 // outside the document: a "$ref" (or "$schema") that names another document
 // fails with ErrExternalRef. name says where the schema came from, in errors.
+// A schema that would apply more than MaxSchemaApplications of its
+// subschemas to one value of an answer is refused (see MaxSchemaApplications).
+// A "format" the router does not know is an annotation, as the standard has
+// it.
 func CompileRequestSchema(schemaJSON []byte, name string) (*Schema, error) {
+	return compileSelfContained(schemaJSON, name, true)
+}
+
+func compileSelfContained(schemaJSON []byte, name string, caller bool) (*Schema, error) {
 	deny := func(string) (io.ReadCloser, error) { return nil, errExternalLoad }
-	s, err := compile(schemaJSON, requestSchemaURL, name, deny)
+	s, err := compile(schemaJSON, requestSchemaURL, name, deny, caller)
 	if errors.Is(err, errExternalLoad) {
 		return nil, fmt.Errorf("schema %s: %w", name, ErrExternalRef)
 	}
@@ -62,7 +80,10 @@ func CompileRequestSchema(schemaJSON []byte, name string) (*Schema, error) {
 // errExternalLoad is what the request loader answers; it never leaves the package.
 var errExternalLoad = errors.New("external load refused")
 
-func compile(schemaJSON []byte, url, name string, load func(string) (io.ReadCloser, error)) (*Schema, error) {
+// compile compiles a schema document. A caller's schema (caller) is bounded
+// in what validating against it costs; any other is checked for formats the
+// router does not know.
+func compile(schemaJSON []byte, url, name string, load func(string) (io.ReadCloser, error), caller bool) (*Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
@@ -86,6 +107,14 @@ func compile(schemaJSON []byte, url, name string, load func(string) (io.ReadClos
 			return nil, fmt.Errorf("schema %s is not a valid JSON Schema: %s", name, strings.Join(lines, "; "))
 		}
 		return nil, fmt.Errorf("schema %s does not compile: %w", name, err)
+	}
+	g := newSchemaGraph(s)
+	if caller {
+		if err := g.checkCost(); err != nil {
+			return nil, fmt.Errorf("schema %s is too costly to validate against: %w", name, err)
+		}
+	} else if err := g.checkFormats(); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
 	return &Schema{url: name, schema: s}, nil
 }

@@ -290,7 +290,9 @@ func (v *Validator) Validate(output string) (doc json.RawMessage, violations []V
 		return nil, []Violation{{Rule: "json.unstorable", Path: "$", Message: "output holds " + e.Error() + "; it cannot be stored as the result"}}
 	}
 	if e := jsontext.CheckNumbers([]byte(s)); e != nil {
-		return nil, []Violation{{Rule: "json.unstorable", Path: "$", Message: "output holds " + e.Error() + "; it cannot be stored as the result"}}
+		// Beyond numeric's range, or so long written out (1e131000) that
+		// the job could not be read back: the provider's fault either way.
+		return nil, []Violation{{Rule: "json.unstorable", Path: "$", Message: "the output cannot be stored as the result: " + e.Error()}}
 	}
 	if vs := v.schema.Check(parsed); len(vs) > 0 {
 		return nil, vs

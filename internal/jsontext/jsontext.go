@@ -4,7 +4,10 @@
 // Check finds them (to refuse a caller's body or a provider's output);
 // Sanitize replaces them (for the router's own records of what happened).
 // jsonb also refuses numbers beyond its numeric type (1e400000), which
-// encoding/json accepts too: CheckNumbers finds them.
+// encoding/json accepts too, and writes a number it holds out in full
+// without an exponent (1e131000 reads back as 131001 characters):
+// CheckNumbers finds both, the second beyond MaxNumberGrowth and
+// MaxTextGrowth.
 //
 // It has no dependencies on the rest of the router.
 package jsontext

@@ -7,10 +7,11 @@ import (
 )
 
 // The limits of PostgreSQL 15's numeric, as its jsonb input enforces them
-// (checked against a server in internal/store's
+// (CheckNumericRange, checked against a server in internal/store's
 // TestNumberRangeAgreesWithPostgreSQL): at most 131072 digits before the
 // point and 16383 after, counting the exponent, and no exponent of
-// ±1073741823 or more.
+// ±1073741823 or more. CheckNumbers refuses all of them, and more (see
+// numbers_written_test.go).
 func TestCheckNumbersFindsNumbersNumericCannotHold(t *testing.T) {
 	zeros := strings.Repeat
 	for in, bad := range map[string]bool{
@@ -50,8 +51,11 @@ func TestCheckNumbersFindsNumbersNumericCannotHold(t *testing.T) {
 		`{"s":"a\\","n":1e400000}`:                  true,
 		`"\\\"" 1e400000`:                           true,
 	} {
-		if got := CheckNumbers([]byte(in)) != nil; got != bad {
-			t.Errorf("CheckNumbers(%.40q) out of range=%v, want %v", in, got, bad)
+		if got := CheckNumericRange([]byte(in)) != nil; got != bad {
+			t.Errorf("CheckNumericRange(%.40q) out of range=%v, want %v", in, got, bad)
+		}
+		if bad && CheckNumbers([]byte(in)) == nil {
+			t.Errorf("CheckNumbers(%.40q) = nil: it must refuse every number out of range", in)
 		}
 	}
 }
@@ -84,11 +88,12 @@ func TestCheckNumbersNamesTheMember(t *testing.T) {
 // be out of range.
 func FuzzCheckNumbersAgreesWithFullScan(f *testing.F) {
 	for _, s := range []string{`1e400000`, `{"a":[1,2e-16384,"x"]}`, `"1e400000"`, `[10e131071]`, `{"k":0.` + strings.Repeat("0", 9000) + `1e-8000}`,
-		`[1234,56789e1234]`, `{"e1e99999":1}`, `[1.5e-16383]`, `[0e1073741823]`} {
+		`[1234,56789e1234]`, `{"e1e99999":1}`, `[1.5e-16383]`, `[0e1073741823]`,
+		`[1e1006]`, `{"a":"1e131000","b":1e1005}`, `[` + strings.Repeat("1e999,", 1060) + `1]`, `{"x":"9e99` + strings.Repeat(",9e999", 1100) + `"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		fast, full := CheckNumbers(b), scanNumbers(b)
+		fast, full := CheckNumbers(b), scanNumbers(b, false)
 		if !json.Valid(b) {
 			return // both must only not panic
 		}

@@ -18,10 +18,11 @@ type Set struct {
 func EmptySet() *Set { return &Set{byName: map[string]*Prompt{}} }
 
 // LoadDir loads every dir/<name>/prompt.yaml (subdirectories without one are
-// skipped). It checks each manifest completely — fields, templates, schema files,
-// rules — and returns a *LoadError listing every problem of every manifest, one
-// line each naming the file and the field. An empty directory gives an empty Set;
-// a missing directory is an error.
+// skipped; a symbolic link to a directory is followed). It checks each
+// manifest completely — fields, templates, schema files, rules — and returns a
+// *LoadError listing every problem of every manifest, one line each naming the
+// file and the field. An empty directory gives an empty Set; a missing
+// directory is an error.
 func LoadDir(dir string) (*Set, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -30,10 +31,12 @@ func LoadDir(dir string) (*Set, error) {
 	s := &Set{byName: map[string]*Prompt{}}
 	var problems []Problem
 	for _, e := range entries {
-		if !e.IsDir() {
+		sub := filepath.Join(dir, e.Name())
+		// os.Stat follows a symbolic link: a link to a prompt's directory
+		// (a deployment that links each prompt in) is a prompt directory.
+		if info, err := os.Stat(sub); err != nil || !info.IsDir() {
 			continue
 		}
-		sub := filepath.Join(dir, e.Name())
 		file := filepath.Join(sub, ManifestFile)
 		if _, err := os.Stat(file); err != nil {
 			if alt := filepath.Join(sub, "prompt.yml"); fileExists(alt) {

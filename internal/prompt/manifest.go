@@ -131,14 +131,22 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 				report(field+".content", "%v", err)
 				continue
 			}
-			mentionsJSON = mentionsJSON || strings.Contains(strings.ToLower(msg.Content), "json")
+			// What the template writes as written, not its source: a
+			// {{/* JSON */}} comment or {{ json .items }} writes no "JSON".
+			text, hasAction := templateText(t)
+			if !hasAction && strings.TrimSpace(text) == "" {
+				report(field+".content", "renders empty for every input (it holds only template comments or blank text); write the message text (a Go template over the input)")
+				continue
+			}
+			mentionsJSON = mentionsJSON || strings.Contains(strings.ToLower(text), "json")
 			p.Messages = append(p.Messages, MessageTemplate{Role: msg.Role, Content: msg.Content})
 			p.templates = append(p.templates, t)
 			p.static = append(p.static, staticText(t))
 			templates = append(templates, parsed{i, t, msg.Content})
 		}
 		if p.Format == FormatJSONObject && len(m.Messages) > 0 && !mentionsJSON {
-			check("response_format", `json_object needs the word "JSON" in the messages (OpenAI-compatible providers reject the request otherwise)`)
+			check("response_format", `json_object needs the word "JSON" in the messages' text (OpenAI-compatible providers reject the request otherwise); `+
+				`a template comment or a function name such as {{ json .x }} is not sent, so write it in the text`)
 		}
 	}
 

@@ -73,9 +73,10 @@ func loadSchemaFile(dir, rel, field string, sent bool, report func(string, strin
 		return nil, false
 	}
 	f.compact = buf.Bytes()
-	// Compiled as a request's schema: it loads nothing, so a reference left
-	// pointing outside would fail here rather than at a provider.
-	if f.schema, err = contract.CompileRequestSchema(f.compact, path); err != nil {
+	// Compiled so that it loads nothing, so a reference left pointing
+	// outside would fail here rather than at a provider; still the prompt's
+	// own schema (formats checked, cost not bounded).
+	if f.schema, err = contract.CompileSelfContainedSchema(f.compact, path); err != nil {
 		report(field, "%v (in the schema with the files it refers to copied in: %s)", err, strings.Join(origins, "; "))
 		return nil, false
 	}

@@ -56,7 +56,7 @@ func TestClaimOfUnstorableInputWritesNothing(t *testing.T) {
 	}
 }
 
-// jsontext.CheckNumbers refuses exactly the numbers this PostgreSQL refuses in
+// jsontext.CheckNumericRange refuses exactly the numbers this PostgreSQL refuses in
 // jsonb: every combination of digits before and after the point and exponents
 // at and around numeric's limits.
 func TestNumberRangeAgreesWithPostgreSQL(t *testing.T) {
@@ -89,8 +89,8 @@ func TestNumberRangeAgreesWithPostgreSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, n := range nums {
-		if e := jsontext.CheckNumbers([]byte(n)); (e == nil) != storable[i] {
-			t.Errorf("%.30s… (%d bytes): PostgreSQL stores it: %v; CheckNumbers: %v", n, len(n), storable[i], e)
+		if e := jsontext.CheckNumericRange([]byte(n)); (e == nil) != storable[i] {
+			t.Errorf("%.30s… (%d bytes): PostgreSQL stores it: %v; CheckNumericRange: %v", n, len(n), storable[i], e)
 		}
 	}
 }

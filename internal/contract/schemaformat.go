@@ -1,0 +1,85 @@
+package contract
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// A "format" the library does not know is not checked: for a caller's schema
+// that is the standard's rule (an unknown format is an annotation), but a
+// prompt's schema asserts its formats (docs/prompts.md), so a misspelt one
+// ("datetime", "e-mail", "url") would let every value through unnoticed.
+// checkFormats reports such a name when the prompt loads.
+
+// checkFormats returns an error naming the first subschema of g (in the
+// order the walk meets them) whose "format" the library does not know, with
+// the closest name it knows.
+func (g *schemaGraph) checkFormats() error {
+	for _, s := range g.nodes {
+		if s.Format == "" {
+			continue
+		}
+		if _, ok := jsonschema.Formats[s.Format]; ok {
+			continue
+		}
+		hint := ""
+		if near := closestFormat(s.Format); near != "" {
+			hint = fmt.Sprintf("did you mean %q? ", near)
+		}
+		return fmt.Errorf("format %q at %s is not a format the router checks, so no value would be checked against it: %s"+
+			"the formats checked are %s", s.Format, schemaPointer(s.Location), hint, strings.Join(knownFormats(), ", "))
+	}
+	return nil
+}
+
+func knownFormats() []string {
+	names := make([]string, 0, len(jsonschema.Formats))
+	for n := range jsonschema.Formats {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// closestFormat is the known format closest to name (case, '-' and '_'
+// aside, then by edit distance), or "" when none is close.
+func closestFormat(name string) string {
+	fold := func(s string) string {
+		return strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToLower(s))
+	}
+	best, bestDist := "", 3 // at most two edits away
+	for _, k := range knownFormats() {
+		d := editDistance(fold(name), fold(k))
+		if strings.EqualFold(name, k) {
+			d = -1
+		}
+		if d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

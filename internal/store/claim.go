@@ -280,17 +280,21 @@ func (s *Store) claimOutcome(ctx context.Context, req *claimRequest) (job *Job, 
 		// The key was claimed, or its expired row taken over, by a
 		// transaction that committed while the batch ran (claimSQL): read it
 		// now.
-		err = s.pool.QueryRow(ctx, `SELECT job_id::text, fingerprint FROM idempotency_keys
+		// Without the caller's cancellation: an earlier try of this claim
+		// may have committed, and the job it made is this caller's to run.
+		err = s.pool.QueryRow(context.WithoutCancel(ctx), `SELECT job_id::text, fingerprint FROM idempotency_keys
 			WHERE owner = $1 AND operation = $2 AND idempotency_key = $3`,
 			nj.Owner, nj.Operation, nj.IdempotencyKey).Scan(&jobID, &fp)
 		if err != nil {
 			return nil, false, fmt.Errorf("read idempotency key: %w", notFound(err))
 		}
-		if jobID == req.jobID {
-			// That transaction was an earlier try of this very claim, whose
-			// answer was lost: the job is this caller's.
-			return s.recoveredJob(ctx, req), true, nil
-		}
+	}
+	if jobID == req.jobID {
+		// The key is held by an earlier try of this very claim, whose answer
+		// was lost: the job is this caller's. Also when this try ran in a
+		// batch behind a resent copy of the request, which found the key
+		// first and reported it to this try as the key's holder.
+		return s.recoveredJob(ctx, req), true, nil
 	}
 	if !bytes.Equal(fp, nj.Fingerprint) {
 		return nil, false, ErrKeyReused

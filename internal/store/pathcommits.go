@@ -26,10 +26,14 @@ type pathCommit struct {
 // (both statements are safe to run again after a commit whose answer was
 // lost: a claim finds its own job, a win finds itself won).
 //
-// Claims go first (in key order), then wins (in job id order): a win locks
-// job, attempt and key rows of a job that exists, none of which a claim
-// locks, so a batch waiting in its claims holds no win's locks and two
-// batches cannot wait on each other.
+// Claims go first (in key order), then wins (in job id order). A win locks
+// job, attempt and key rows of a job that exists; a claim locks the key rows
+// it inserts and, when its key is live (a resend that attaches to a running
+// job), that key's row until its batch commits (ON CONFLICT DO UPDATE … WHERE
+// false keeps the row lock). So a resend in one batch and the win of its job
+// in another can wait on each other; PostgreSQL's deadlock detection and the
+// batch's lock_timeout (batchSettingsSQL) end that wait within about a second,
+// and the batch is split and run again kind by kind.
 func (s *Store) execPathCommits(ctx context.Context, batch []*pathCommit) {
 	var claims []*claimRequest
 	var wins []*winRequest

@@ -6,11 +6,15 @@ export ROUTER_DEMO_KEY ?= demo-key
 
 .PHONY: run test race-toolchain build vet bench fuzz chaos
 
-run:
-	$(GO) run ./cmd/router serve --config demo/router.yaml
+# The router runs as bin/router, exec'd by the recipe's shell: make's own
+# child, it is the process make signals when it is told to stop (SIGTERM),
+# and it drains and stops its PostgreSQL. Under `go run`, make's SIGTERM ended
+# `go run` alone and left the router running, orphaned, on its ports.
+run: build
+	exec ./bin/router serve --config demo/router.yaml
 
-test: race-toolchain
-	$(GO) run ./cmd/router localdb -- $(GO) test -race -count=1 -timeout 15m ./...
+test: race-toolchain build
+	exec ./bin/router localdb -- $(GO) test -race -count=1 -timeout 15m ./...
 
 # go test -race needs cgo, and cgo a C compiler and the C library's headers,
 # which a minimal Debian image lacks: installed from Debian's packages when
@@ -43,8 +47,8 @@ vet:
 # as a provider streams tokens (the per-token path; every other section: one).
 COMPARE ?=
 COMPARE_CHUNKS ?=
-bench:
-	$(GO) run ./cmd/router localdb --durable --dir .local/pg-bench -- $(GO) run ./bench/cmd/routerbench $(if $(COMPARE),-compare $(COMPARE)) $(if $(COMPARE_CHUNKS),-compare-chunks $(COMPARE_CHUNKS))
+bench: build
+	exec ./bin/router localdb --durable --dir .local/pg-bench -- $(GO) run ./bench/cmd/routerbench $(if $(COMPARE),-compare $(COMPARE)) $(if $(COMPARE_CHUNKS),-compare-chunks $(COMPARE_CHUNKS))
 
 # Fuzzing (Go native): each target below for FUZZTIME. Their seed corpora (and any
 # failing inputs kept in testdata/fuzz) already run in `make test`.
@@ -64,8 +68,8 @@ FUZZ_TARGETS = \
 	./internal/jsonenc:FuzzAppendFloat \
 	./internal/contract:FuzzParseJSONMatchesEncodingJSON \
 	./internal/jsontext:FuzzSanitize
-fuzz:
-	$(GO) run ./cmd/router localdb -- sh -c 'for t in $(FUZZ_TARGETS); do \
+fuzz: build
+	exec ./bin/router localdb -- sh -c 'for t in $(FUZZ_TARGETS); do \
 		echo "== $$t"; $(GO) test -run "^$$" -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" || exit 1; done'
 
 # The fault-injection run (SPEC §17, docs/reliability.md), long form: three router

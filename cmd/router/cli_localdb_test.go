@@ -52,12 +52,12 @@ func TestLocalDBRefusesADirectoryItWouldDestroy(t *testing.T) {
 	notes := keep(files)
 	running := filepath.Join(base, "running")
 	keep(running)
-	// A cluster whose server is running: this test process stands in for
+	// A cluster whose server is running: a process named postgres stands in for
 	// the postmaster.
 	if err := os.WriteFile(filepath.Join(running, "PG_VERSION"), []byte("16\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(running, "postmaster.pid"), fmt.Appendf(nil, "%d\n%s\n0\n5432\n", os.Getpid(), running), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(running, "postmaster.pid"), fmt.Appendf(nil, "%d\n%s\n0\n5432\n", standInPostmaster(t), running), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cwd := filepath.Join(base, "cwd")

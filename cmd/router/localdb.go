@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -23,11 +22,12 @@ import (
 const childStopBudget = 10 * time.Second
 
 // runLocalDB runs a command with DATABASE_URL pointing at a private local
-// PostgreSQL, then stops it. `make test` uses it (SPEC §13).
+// PostgreSQL, then stops what the command left running (stopLeftovers) and
+// the server. `make test` uses it (SPEC §13).
 func runLocalDB(ctx context.Context, args []string) error {
 	fs := newFlags("localdb", "router localdb [--dir DIR] [--durable] -- COMMAND [ARGS...]",
 		"Starts a private PostgreSQL from the machine's binaries (installing them when missing and run as root), "+
-			"runs COMMAND with DATABASE_URL set, and stops the server. With DATABASE_URL already set, runs COMMAND as is. "+
+			"runs COMMAND with DATABASE_URL set, and stops the server, after any process COMMAND left running. With DATABASE_URL already set, runs COMMAND as is. "+
 			"Exits with COMMAND's exit status.")
 	dir := fs.String("dir", ".local/pg-test", "data directory, deleted and recreated: new, empty, or a data directory of a stopped PostgreSQL")
 	durable := fs.Bool("durable", false, "keep fsync on (off is faster for tests)")
@@ -54,6 +54,8 @@ func runLocalDB(ctx context.Context, args []string) error {
 	}
 	cmd := exec.CommandContext(ctx, rest[0], rest[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	mark := newRunMark()
+	cmd.Env = append(os.Environ(), mark)
 	// Told to stop, ask the command to stop as well, rather than kill it
 	// (CommandContext's default): killed, it could not stop what it runs in
 	// turn (go test's test binaries), which would go on after the server is
@@ -61,6 +63,10 @@ func runLocalDB(ctx context.Context, args []string) error {
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = childStopBudget
 	err := cmd.Run()
+	// What the command started and left running — all of go test's test
+	// binaries when `go`, asked to stop, died at once — is stopped before
+	// the server is (the deferred Stop), not left running against it.
+	stopLeftovers(mark, rest[0], childStopBudget)
 	if ctx.Err() != nil {
 		return fmt.Errorf("stopped by a signal: %s was asked to stop (%v)", rest[0], err)
 	}
@@ -116,21 +122,6 @@ func checkDataDir(dir string) error {
 }
 
 // runningServer reports the pid of the live postmaster whose postmaster.pid
-// is in dataDir.
-func runningServer(dataDir string) (int, bool) {
-	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
-	if err != nil {
-		return 0, false
-	}
-	first, _, _ := strings.Cut(string(b), "\n")
-	pid, err := strconv.Atoi(strings.TrimSpace(first))
-	if err != nil || pid <= 0 {
-		return 0, false
-	}
-	// Signal 0 checks the process exists; EPERM: it does, as another user
-	// (the server runs as postgres when localdb runs as root).
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return 0, false // a stale file: the server is gone
-	}
-	return pid, true
-}
+// is in dataDir (localpg.RunningServer: a stale file whose pid another process
+// now has does not count).
+func runningServer(dataDir string) (int, bool) { return localpg.RunningServer(dataDir) }

@@ -135,12 +135,12 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 			return c, nil
 		}
 	}
+	existing := true
 	if _, err := os.Stat(filepath.Join(dataDir, "PG_VERSION")); errors.Is(err, os.ErrNotExist) {
+		existing = false
 		log.Info("initialising PostgreSQL cluster", "dir", dataDir)
-		out, err := run(ctx, cred, filepath.Join(bin, "initdb"), "-D", dataDir, "-U", "postgres",
-			"--auth=trust", "--encoding=UTF8", "--locale=C", "--no-instructions")
-		if err != nil {
-			return nil, fmt.Errorf("initdb: %w\n%s", err, out)
+		if err := initCluster(ctx, bin, cred, dataDir); err != nil {
+			return nil, err
 		}
 	}
 	port, err := freePort()
@@ -165,10 +165,61 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	}
 	if err := c.launch(ctx); err != nil {
 		c.Stop()
+		if existing && ctx.Err() == nil {
+			// A cluster this package did not just make: perhaps one left
+			// half-built by an older router whose first start was stopped
+			// during initdb (it initialised in place).
+			err = fmt.Errorf("%w\nthe PostgreSQL cluster in %s does not start: if it holds nothing you need (a development database, "+
+				"perhaps left incomplete by a first start that was interrupted), delete the directory (rm -rf %s) and start again; "+
+				"a new one is created", err, dataDir, dataDir)
+		}
 		return nil, err
 	}
 	log.Info("PostgreSQL ready", "url", c.URL, "dir", dataDir)
 	return c, nil
+}
+
+// initCluster runs initdb in a directory beside dataDir (named after it, with
+// .initdb appended) and, once initdb has finished, renames it to dataDir,
+// which must be empty. A start stopped during initdb (Ctrl-C during the
+// first `make run`) thus never leaves a half-built cluster in dataDir: initdb
+// writes PG_VERSION, which marks dataDir as initialised, long before it is
+// done, and every later start would fail on the half-built one. What such a
+// stop leaves beside dataDir is removed by the next start.
+func initCluster(ctx context.Context, bin string, cred *syscall.Credential, dataDir string) error {
+	tmp := dataDir + ".initdb"
+	if err := os.RemoveAll(tmp); err != nil {
+		return fmt.Errorf("remove %s, left by an interrupted initdb: %w", tmp, err)
+	}
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", tmp, err)
+	}
+	if cred != nil {
+		if err := os.Chown(tmp, int(cred.Uid), int(cred.Gid)); err != nil {
+			os.RemoveAll(tmp)
+			return fmt.Errorf("give %s to the server's user: %w", tmp, err)
+		}
+	}
+	out, err := run(ctx, cred, filepath.Join(bin, "initdb"), "-D", tmp, "-U", "postgres",
+		"--auth=trust", "--encoding=UTF8", "--locale=C", "--no-instructions")
+	if err != nil {
+		os.RemoveAll(tmp)
+		if ctx.Err() != nil {
+			return fmt.Errorf("initdb: stopped (%w); the next start initialises the cluster again", ctx.Err())
+		}
+		return fmt.Errorf("initdb: %w\n%s", err, out)
+	}
+	// os.Rename refuses to replace a directory, even an empty one.
+	if err := os.Remove(dataDir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("put the new cluster in place: %w (the data directory %s is not a PostgreSQL cluster and not empty: "+
+			"give a new or empty directory, or empty this one)", err, dataDir)
+	}
+	if err := os.Rename(tmp, dataDir); err != nil {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("put the new cluster in place: rename %s to %s: %w", tmp, dataDir, err)
+	}
+	return nil
 }
 
 // attach finds a server another process started on dataDir (say `make run`,
@@ -186,11 +237,8 @@ func attach(ctx context.Context, dataDir string) (*Cluster, bool) {
 	}
 	pid, perr := strconv.Atoi(strings.TrimSpace(lines[0]))
 	port, qerr := strconv.Atoi(strings.TrimSpace(lines[3]))
-	if perr != nil || qerr != nil || pid <= 0 || port <= 0 {
+	if perr != nil || qerr != nil || port <= 0 || !livePostmaster(pid) {
 		return nil, false
-	}
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return nil, false // a stale file: the server is gone
 	}
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
@@ -200,6 +248,44 @@ func attach(ctx context.Context, dataDir string) (*Cluster, bool) {
 	}
 	conn.Close()
 	return &Cluster{URL: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", port, dbName), DataDir: dataDir, port: port}, true
+}
+
+// RunningServer reports the pid of the live PostgreSQL server whose
+// postmaster.pid is in dataDir. A file naming a process that is gone, or one
+// that is not a PostgreSQL server — its pid reused since the server died
+// without removing the file (a crash, a reboot) — is stale: no server.
+func RunningServer(dataDir string) (pid int, ok bool) {
+	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+	if err != nil {
+		return 0, false
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	pid, err = strconv.Atoi(strings.TrimSpace(first))
+	if err != nil || !livePostmaster(pid) {
+		return 0, false
+	}
+	return pid, true
+}
+
+// livePostmaster reports whether pid is a live PostgreSQL server: a process
+// (signal 0 reaches it; EPERM: it is another user's, the server runs as
+// postgres when we are root) whose command is postgres, and neither this
+// process nor its parent (pid 1, say, as root, which signal 0 always reaches).
+func livePostmaster(pid int) bool {
+	if pid <= 0 || pid == os.Getpid() || pid == os.Getppid() {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false // the server is gone
+	}
+	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	if err != nil {
+		if _, serr := os.Stat("/proc/self"); serr != nil {
+			return true // no /proc to ask: the process lives, as signal 0 said
+		}
+		return false // gone since the signal
+	}
+	return strings.TrimSpace(string(comm)) == "postgres"
 }
 
 // launch starts the server process and waits until it accepts connections.
@@ -408,8 +494,17 @@ func reachableBy(dir string, cred *syscall.Credential) bool {
 	}
 }
 
+// runStopWait is how long a command run asked to stop (SIGINT, when its
+// context ends) has to exit before it is killed.
+const runStopWait = 10 * time.Second
+
+// run runs a PostgreSQL program as cred and returns its output. When ctx
+// ends it is interrupted (SIGINT), not killed: initdb then removes what it
+// made rather than leaving it half-built.
 func run(ctx context.Context, cred *syscall.Credential, name string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = runStopWait
 	cmd.Dir = "/"
 	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "PGCONNECT_TIMEOUT=2"}
 	if cred != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -20,7 +21,16 @@ import (
 // a production replica quietly on a private database of its own (a
 // deployment that lost its DATABASE_URL) keeps its own jobs and idempotency
 // keys, apart from the other replicas'.
+//
+// close waits for the connections in use to be returned for up to
+// dbCloseWait, then goes on without them (see closeDatabase).
 func OpenDatabase(ctx context.Context, cfg *config.Config, log *slog.Logger, tune ...func(*pgxpool.Config)) (pool *pgxpool.Pool, closeFn func(), err error) {
+	return openDatabase(ctx, cfg, log, nil, tune...)
+}
+
+// openDatabase is OpenDatabase whose close also stops waiting for the
+// connections in use when now ends (Options.StopNow; nil: never).
+func openDatabase(ctx context.Context, cfg *config.Config, log *slog.Logger, now context.Context, tune ...func(*pgxpool.Config)) (pool *pgxpool.Pool, closeFn func(), err error) {
 	url := cfg.DatabaseURL
 	var cluster *localpg.Cluster
 	if embedded, explicit := embeddedDatabase(url); embedded {
@@ -41,7 +51,36 @@ func OpenDatabase(ctx context.Context, cfg *config.Config, log *slog.Logger, tun
 		cluster.Stop()
 		return nil, nil, err
 	}
-	return pool, func() { pool.Close(); cluster.Stop() }, nil
+	return pool, func() { closeDatabase(pool, cluster, log, now) }, nil
+}
+
+// dbCloseWait bounds how long closing the database waits for connections
+// still in use to be returned.
+var dbCloseWait = 5 * time.Second
+
+// closeDatabase closes pool, then stops cluster (nil: none). pgxpool's Close
+// waits until every connection in use is returned: one held by work that
+// never ends (a query waiting on a row another session holds, with nothing
+// left to cancel it) would keep the process from exiting, past any signal.
+// It waits up to dbCloseWait, or until now ends (a second signal), then goes
+// on: the embedded server's fast shutdown ends those sessions, and an
+// external server sees their connections close as the process exits.
+func closeDatabase(pool *pgxpool.Pool, cluster *localpg.Cluster, log *slog.Logger, now context.Context) {
+	if now == nil {
+		now = context.Background()
+	}
+	closed := make(chan struct{})
+	go func() { defer close(closed); pool.Close() }()
+	timer := time.NewTimer(dbCloseWait)
+	defer timer.Stop()
+	select {
+	case <-closed:
+	case <-timer.C:
+		log.Warn("database connections still in use after waiting for them: closing without them", "waited", dbCloseWait)
+	case <-now.Done():
+		log.Warn("second signal: closing the database without waiting for the connections still in use")
+	}
+	cluster.Stop()
 }
 
 // embeddedDatabase says whether database_url asks for the embedded local

@@ -93,12 +93,14 @@ func startLifecycle(ctx context.Context, cfg *config.Config, st *store.Store, po
 }
 
 // StopNow cuts the shutdown's drain short, for an operator who will not wait
-// for it (a second signal): attempts still in flight are abandoned now, as
-// when shutdown.drain runs out. Nothing is recorded for them; their jobs'
-// leases expire and recovery on another replica takes them over, which may
-// settle an attempt unknown (the provider may have done the work).
-// ServeListeners then goes on with the rest of the shutdown at once. It is
-// safe to call at any time, more than once, and after Close.
+// for it (a second signal): attempts still in flight are cut now, as when
+// shutdown.drain runs out, and each is recorded for what is known of it —
+// failed if the provider had begun answering, unknown (error kind shutdown)
+// if not, as the provider may have done the work — and their jobs are left
+// to recovery on another replica. ServeListeners then goes on with the rest
+// of the shutdown at once, and Close stops waiting for webhook deliveries and
+// for database connections still in use. It is safe to call at any time,
+// more than once, and after Close.
 func (s *Server) StopNow() {
 	if s.runner == nil {
 		return

@@ -39,8 +39,8 @@ type Options struct {
 	// StopNow ends when the operator wants the router stopped at once rather
 	// than drained (a second SIGTERM or Ctrl-C during the shutdown): Close
 	// then stops waiting for webhook deliveries in flight (they are recorded
-	// as interrupted and retried later). nil: never. Server.StopNow cuts the
-	// attempts' drain.
+	// as interrupted and retried later) and for database connections still
+	// in use. nil: never. Server.StopNow cuts the attempts' drain.
 	StopNow context.Context
 }
 
@@ -111,7 +111,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	// The database counters exist before the pool: its connections report
 	// their round trips to them (router_db_* on /metrics).
 	dbm := metrics.NewDB()
-	pool, closeDB, err := OpenDatabase(ctx, cfg, log, func(c *pgxpool.Config) { c.ConnConfig.Tracer = dbm.Tracer() })
+	pool, closeDB, err := openDatabase(ctx, cfg, log, opt.StopNow, func(c *pgxpool.Config) { c.ConnConfig.Tracer = dbm.Tracer() })
 	if err != nil {
 		return nil, err
 	}
@@ -225,14 +225,23 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // ServeListeners serves the tenant API on ln and the operator surface on
 // opsLn until ctx ends, then shuts down (SPEC §17): waiting callers are
 // answered at once with their jobs as they stand; the tenant listener stops
-// accepting; open requests get up to shutdown.http to finish; the runner starts
-// no new attempt and hands jobs with nothing in flight to other replicas, while
-// attempts in flight get up to shutdown.drain to finish (past it they are
-// abandoned to recovery); then the operator listener, which served the drain's
-// metrics, closes and background work stops.
+// accepting; open requests get up to shutdown.http to finish (past it they are
+// cut: their contexts, and so their queries, cancelled, their connections
+// closed); the runner starts no new attempt and hands jobs with nothing in
+// flight to other replicas, while attempts in flight get up to shutdown.drain
+// to finish (past it they are cut, each recorded for what is known of it, and
+// their jobs left to recovery); then the operator listener, which served the
+// drain's metrics, closes (its requests get a second) and background work
+// stops.
 func (s *Server) ServeListeners(ctx context.Context, ln, opsLn net.Listener) error {
 	httpSrv := newHTTPServer(s.Handler, s.http)
 	opsSrv := newOpsServer(s.OpsHandler, s.http)
+	// Requests' contexts derive from these, cancelled when a listener's
+	// shutdown budget runs out (shutdownWithin).
+	cutRequests := cuttable(httpSrv)
+	cutOps := cuttable(opsSrv)
+	defer cutRequests()
+	defer cutOps()
 	s.log.Info("router listening", "api", "http://"+ln.Addr().String(), "ops", "http://"+opsLn.Addr().String(),
 		"dashboard", "http://"+opsLn.Addr().String()+"/dashboard")
 	errc := make(chan error, 2)
@@ -249,26 +258,45 @@ func (s *Server) ServeListeners(ctx context.Context, ln, opsLn net.Listener) err
 	s.runner.Drain(s.shutdown.Drain.D())
 	s.stepDown()
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		hctx, cancel := context.WithTimeout(context.Background(), s.shutdown.HTTP.D())
-		defer cancel()
-		_ = httpSrv.Shutdown(hctx)
-	})
+	wg.Go(func() { s.shutdownWithin(httpSrv, s.shutdown.HTTP.D(), cutRequests, "tenant") })
 	wg.Go(func() {
 		rctx, cancel := context.WithTimeout(context.Background(), s.shutdown.Drain.D())
 		defer cancel()
 		s.runner.Stop(rctx)
 	})
 	wg.Wait()
-	octx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	_ = opsSrv.Shutdown(octx)
+	s.shutdownWithin(opsSrv, time.Second, cutOps, "operator")
 	for _, err := range []error{served, <-errc} {
 		if err != nil && !errors.Is(err, http.ErrServerClosed) {
 			return err
 		}
 	}
 	return nil
+}
+
+// cuttable gives hs's requests a base context and returns its cancel, which
+// cancels every request's context: a handler still waiting when the shutdown's
+// budget runs out (on a row another session holds, say) has its queries
+// cancelled and returns its database connection.
+func cuttable(hs *http.Server) (cut context.CancelFunc) {
+	base, cut := context.WithCancel(context.Background())
+	hs.BaseContext = func(net.Listener) context.Context { return base }
+	return cut
+}
+
+// shutdownWithin shuts hs down, letting open requests finish for up to
+// budget; past it the requests still open are cut: their contexts cancelled
+// (cut) and their connections closed. Shutdown alone would return leaving them
+// running, each holding the database connection it waits on, and closing the
+// pool (Close) would wait for them for ever.
+func (s *Server) shutdownWithin(hs *http.Server, budget time.Duration, cut context.CancelFunc, listener string) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	if err := hs.Shutdown(ctx); err != nil {
+		s.log.Warn("requests still open when the shutdown's budget ran out: cutting them", "listener", listener, "budget", budget, "err", err)
+		cut()
+		_ = hs.Close()
+	}
 }
 
 // newOpsServer is the http.Server of the operator listener. Unlike the tenant

@@ -75,6 +75,9 @@ func (s *Store) Migrate(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("take migration lock: %w", err)
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLockID) //nolint:errcheck
+	if err := checkMigrationsTable(ctx, conn); err != nil {
+		return nil, err
+	}
 	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 		return nil, fmt.Errorf("create schema_migrations: %w", err)
@@ -193,6 +196,9 @@ func (s *Store) MigrationsCurrent(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if err := checkMigrationsTable(ctx, s.pool); err != nil {
+		return false, err
+	}
 	var n int
 	err = s.pool.QueryRow(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ANY($1)",
 		versions(all)).Scan(&n)
@@ -233,6 +239,43 @@ func (s *Store) riverMigrationsCurrent(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("read River's migrations: %w", err)
 	}
 	return n == len(known), nil
+}
+
+// ErrForeignMigrations: the schema_migrations table of the connection's
+// search_path is not the router's but another tool's (Rails, golang-migrate,
+// …: they use the same name). Migrating there would fail on its columns, or
+// mix two tools' versions; the router needs a schema of its own.
+var ErrForeignMigrations = errors.New("schema_migrations belongs to another tool")
+
+// queryRower is a pool or a connection.
+type queryRower interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// checkMigrationsTable refuses a schema_migrations that is not the router's
+// in the schema Migrate creates its own in (the first of the search_path's):
+// the router's has an integer version and a text name (see Migrate). None at
+// all is fine (a new database, or a new schema).
+func checkMigrationsTable(ctx context.Context, q queryRower) error {
+	var schema, columns string
+	var ours bool
+	err := q.QueryRow(ctx, `SELECT n.nspname,
+			string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', ' ORDER BY a.attnum),
+			bool_or(a.attname = 'version' AND a.atttypid = 'int4'::regtype) AND bool_or(a.attname = 'name' AND a.atttypid = 'text'::regtype)
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+		WHERE c.relname = 'schema_migrations' AND n.nspname = current_schema()
+		GROUP BY n.nspname`).Scan(&schema, &columns, &ours)
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && ours {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read schema_migrations: %w", err)
+	}
+	return fmt.Errorf("%w: the table %s.schema_migrations (%s) is not the router's (version integer, name text), "+
+		"so the router cannot keep its migrations there: the database, or its schema %s, is another application's; "+
+		"give the router a schema of its own: CREATE SCHEMA router, and add search_path=router to database_url "+
+		"(postgres://user@host/db?search_path=router)", ErrForeignMigrations, schema, columns, schema)
 }
 
 func versions(ms []Migration) []int {

@@ -187,6 +187,25 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 			JobID: id, Extra: map[string]any{"limit": "max_live_jobs"}})
 		return
 	}
+	routing, eligible, job, err := s.retryEligible(r, owner, id)
+	if err != nil || !eligible {
+		admitted(false)
+	}
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		writeProblem(w, r, notFoundProblem(id))
+		return
+	case err != nil:
+		s.internalError(w, r, "read the job to retry", err)
+		return
+	case !eligible:
+		setNoEligibleRetryAfter(w, routing, 0)
+		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "no-eligible-provider", Title: "No eligible provider",
+			Detail: fmt.Sprintf("no provider of route %q can take this job now (see routing: breakers open, conformance missing or stale); the job was not retried and is still failed; %s",
+				job.Route, retryNoEligibleAdvice(routing)),
+			JobID: id, Extra: map[string]any{"routing": routing}})
+		return
+	}
 	err = s.Store.RetryJob(r.Context(), owner, id)
 	admitted(err == nil)
 	switch {
@@ -212,6 +231,38 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 	s.Log.Info("job retried", "job_id", id, "owner", owner)
 	s.Exec.Submit(&store.Job{ID: id})
 	s.respondJob(w, r, owner, id)
+}
+
+// retryEligible checks, before a failed job is retried, that a provider of
+// its route could take it now (the executor's Plan, as POST /v1/jobs checks a
+// new job): when none could (breakers open, conformance missing or stale),
+// eligible is false and routing explains each provider, and the job is left
+// failed — retried, it would fail again at once with no attempt. A job that
+// is not failed is eligible here: RetryJob answers why it cannot be retried.
+// So is a job whose prompt no longer renders: its run says so.
+func (s *Server) retryEligible(r *http.Request, owner, id string) (routing json.RawMessage, eligible bool, job *store.Job, err error) {
+	job, err = s.Store.GetJob(r.Context(), owner, id)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	if job.State != store.JobFailed {
+		return nil, true, job, nil
+	}
+	plan, routing, ok, runErr := s.Exec.Plan(&store.Job{Operation: job.Operation, PromptVersion: job.PromptVersion,
+		Route: job.Route, Input: job.Input})
+	discard(plan) // the retried job starts without one (Submit): its admission goes back
+	if runErr != nil || ok {
+		return nil, true, job, nil
+	}
+	return routing, false, job, nil
+}
+
+// retryNoEligibleAdvice is noEligibleAdvice for POST /v1/jobs/{id}/retry.
+func retryNoEligibleAdvice(routing json.RawMessage) string {
+	if noEligibleRetryAfter(routing, 0) > 0 {
+		return "retry it after Retry-After"
+	}
+	return "this does not clear by itself: a retry succeeds once the router's operator has made a provider eligible (for conformance, `router conformance run`)"
 }
 
 // promptUnavailableRetry is the Retry-After of a resolution that this replica

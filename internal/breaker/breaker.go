@@ -272,9 +272,10 @@ func (s *Set) Changed() <-chan struct{} { return s.changed }
 
 // Admit implements race.Admission: it takes one slot of the provider's breaker
 // (a probe, when half-open). release must be called once with the attempt's
-// outcome; OutcomeIgnore (a hedge loser, a cancelled job, an attempt that was
-// never sent) gives the slot back without counting. A provider without a breaker
-// is always admitted.
+// outcome; OutcomeIgnore (a hedge loser that had begun answering or was never
+// hedged, a cancelled job, an attempt that was never sent) gives the slot back
+// without counting. A loser silent past the hedge it caused is a failure
+// (race.OutcomeFailure). A provider without a breaker is always admitted.
 func (s *Set) Admit(provider string) (release func(race.Outcome), ok bool, reason string) {
 	b, found := s.breakers[provider]
 	if !found {
@@ -316,6 +317,30 @@ func (s *Set) State(provider string) (ok bool, reason string) {
 		}
 	}
 	return true, ""
+}
+
+var _ race.AdmitDelay = (*Set)(nil)
+
+// AdmitsIn implements race.AdmitDelay: how long until the provider's breaker
+// may admit an attempt. An open breaker probes again when open_for has passed
+// since it opened (known); a closed one admits now (0, known); a half-open
+// one admits as soon as a probe of its ends well, which nothing says when
+// (known is false). A provider without a breaker admits now.
+func (s *Set) AdmitsIn(provider string) (d time.Duration, known bool) {
+	b, found := s.breakers[provider]
+	if !found {
+		return 0, true
+	}
+	switch b.cb.State() {
+	case gobreaker.StateOpen:
+		b.mu.Lock()
+		since := time.Since(b.changedAt)
+		b.mu.Unlock()
+		return max(b.settings.OpenFor-since, 0), true
+	case gobreaker.StateHalfOpen:
+		return 0, false
+	}
+	return 0, true
 }
 
 func (b *providerBreaker) refusal(err error) string {

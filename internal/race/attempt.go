@@ -26,12 +26,18 @@ import (
 //
 // drainHedge says the attempt was created while the runner drained, as a
 // hedge that ends before the drain does (drainFits): it is sent.
-func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attempt, t *Target, sp *spec, sole *atomic.Bool, drainHedge bool) attemptResult {
+//
+// f is the attempt on the hedge clock (nil: none), which says whether a hedge
+// was started for it (silentPastHedge).
+func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attempt, t *Target, sp *spec, sole *atomic.Bool, drainHedge bool, f *flight) attemptResult {
 	log := lazyWith(r.cfg.Log, "job_id", job.ID, "attempt_id", a.ID, "owner", job.Owner, "provider", a.Provider, "seq", a.Seq, "role", a.Role)
 	// The attempt sent with its job, alone, as the job's run began: it has
 	// the job's whole deadline (excusedByDeadline).
 	opening := sole != nil && sole.Load()
-	bg := context.WithoutCancel(ctx)
+	// What the attempt did is recorded whatever happens to ctx, until Stop
+	// gives up on the job runs still going (detached).
+	bg, endBg := r.detached(ctx)
+	defer endBg()
 	if r.draining.Load() && !drainHedge || errors.Is(context.Cause(ctx), errShutdown) {
 		// The router began shutting down after this attempt was created and
 		// before it was sent: do not send it now, to be cut by the shutdown
@@ -43,7 +49,9 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		const why = "the request was never sent: the router was shutting down"
 		var err error
 		if sole != nil && sole.Load() {
-			err = r.cfg.Store.HandOverUnsent(bg, job.ID, a.ID, r.cfg.LeaseOwner, why)
+			hctx, cancel := r.exitContext(ctx)
+			err = r.cfg.Store.HandOverUnsent(hctx, job.ID, a.ID, r.cfg.LeaseOwner, why)
+			cancel()
 		} else {
 			err = r.cfg.Store.RecordNotSent(bg, a.ID, why)
 		}
@@ -130,11 +138,23 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		}
 		res := attemptResult{attempt: a, state: state, err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe)), latency: waited,
 			cutByDeadline: errors.Is(cause, errDeadline) && excusedByDeadline(pe.Received, waited, t, opening)}
-		log.Log(bg, endLevel(state, cause), "attempt ended without an answer", "state", state, "kind", pe.Kind, "fault", pe.Fault,
-			"action", pe.Action, "status", pe.StatusCode, "latency_ms", latency)
+		hedgedAfter, silent := f.silentPastHedge()
+		res.silentLoser = state == store.AttemptCancelled && errors.Is(cause, errLoser) && !pe.Received && silent
+		attrs := []any{"state", state, "kind", pe.Kind, "fault", pe.Fault, "action", pe.Action, "status", pe.StatusCode, "latency_ms", latency}
+		if res.silentLoser {
+			// Still at the loser's level (one per hedged job): its breaker
+			// counting it, and opening, is what the operator sees.
+			attrs = append(attrs, store.BreakerKey, breakerCountedFailure)
+		}
+		log.Log(bg, endLevel(state, cause), "attempt ended without an answer", attrs...)
 		detail := attemptError(pe)
 		if errors.Is(cause, errLoser) {
 			detail["message"] = "cancelled: another attempt won"
+		}
+		if res.silentLoser {
+			detail["message"] = fmt.Sprintf("cancelled: another attempt won, started as a hedge after this one had no response byte for %s; "+
+				"it still had none when cut, so its provider's circuit breaker counts it as a failure", hedgedAfter.Round(time.Millisecond))
+			detail[store.BreakerKey] = breakerCountedFailure
 		}
 		markIgnored(detail, res)
 		out.State, out.Error, out.LatencyMS = state, detail, latency
@@ -177,10 +197,11 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		}, log)
 		return res
 	}
-	won, final, err := r.cfg.Store.CompleteJob(bg, store.Completion{
+	off, err := r.cfg.Store.OfferCompletion(bg, store.Completion{
 		JobID: job.ID, AttemptID: a.ID, ReadVersion: a.ReadVersion, Result: doc, Usage: resp.Usage,
 		ProviderResponseID: resp.ResponseID, ResponseModel: resp.Model, LatencyMS: latency,
 	})
+	won, final := off.Won, off.Job
 	if err != nil {
 		log.Error("could not record completion; the lease will expire and recovery decides", "err", err)
 		// The win may have committed unseen, and its notification is not
@@ -201,7 +222,14 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		}
 		return attemptResult{attempt: a, state: store.AttemptWon, usage: resp.Usage, latency: waited}
 	}
-	return attemptResult{attempt: a, state: store.AttemptLost, usage: resp.Usage, latency: waited}
+	if off.State == store.AttemptLost {
+		return attemptResult{attempt: a, state: store.AttemptLost, usage: resp.Usage, latency: waited}
+	}
+	// Not a race lost: the job had been cancelled (the attempt is recorded
+	// cancelled), or the attempt had been resolved before its answer came
+	// (its resolution is kept). Reported as recorded.
+	log.Info("a valid answer came after its attempt was settled otherwise; discarded", "recorded_as", off.State)
+	return attemptResult{attempt: a, state: off.State, discarded: true, usage: resp.Usage, latency: waited}
 }
 
 // invalidWhy says what an answer that failed judging broke, for the job's
@@ -251,6 +279,11 @@ func markIgnored(detail map[string]any, res attemptResult) {
 		detail[store.BreakerKey] = store.BreakerIgnored
 	}
 }
+
+// breakerCountedFailure is the mark (store.BreakerKey) of a cancelled
+// attempt that its provider's circuit breaker counted as a failure: a loser
+// silent past the hedge it caused (attemptResult.silentLoser).
+const breakerCountedFailure = "failure"
 
 // KindShutdown is the error kind of an attempt cut because its router was
 // stopped — its drain budget ran out, or it was told to stop at once — and

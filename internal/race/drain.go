@@ -28,6 +28,7 @@ func (r *Runner) Drain(budget time.Duration) {
 		}
 		r.mu.Lock()
 		r.stopping = true
+		r.stopLater()
 		r.mu.Unlock()
 		r.draining.Store(true)
 		close(r.drained)

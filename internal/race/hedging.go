@@ -195,6 +195,23 @@ type flight struct {
 	answering atomic.Bool // its first response byte has come (set by the call)
 	due       time.Time   // when it is hedged if still silent; zero: not computed yet
 	done      bool        // hedged, held or never to be hedged: it asks for nothing more
+	// hedgedAfter is how long it had been silent when a hedge was started
+	// for it (ns; 0: none was). Set by the orchestrator, read by the
+	// attempt's goroutine as it ends (silentPastHedge).
+	hedgedAfter atomic.Int64
+}
+
+// silentPastHedge says whether a hedge was started for the attempt because it
+// had no response byte for the hedge delay, and it still had none when it
+// ended: it had then been silent at least as long as the delay that made the
+// hedge (after, returned). Such an attempt, cut because the hedge (or another
+// attempt) won, is its target's failure (attemptResult.silentLoser).
+func (f *flight) silentPastHedge() (after time.Duration, silent bool) {
+	if f == nil {
+		return 0, false
+	}
+	after = time.Duration(f.hedgedAfter.Load())
+	return after, after > 0 && !f.answering.Load() && time.Since(f.start) >= after
 }
 
 // HedgeHeldObserver is an optional part of an Observer: it hears of each
@@ -206,14 +223,14 @@ type HedgeHeldObserver interface {
 
 // watchFirstByte puts attempt a, about to be sent, on the hedge clock; the
 // returned context, used for its call, tells the clock when the provider
-// begins answering.
-func (o *orchestrator) watchFirstByte(ctx context.Context, a *store.Attempt) context.Context {
+// begins answering. The flight returned is the attempt's on the clock.
+func (o *orchestrator) watchFirstByte(ctx context.Context, a *store.Attempt) (context.Context, *flight) {
 	if o.flights == nil {
 		o.flights = map[string]*flight{}
 	}
 	f := &flight{target: a.Provider, start: time.Now()}
 	o.flights[a.ID] = f
-	return providers.OnFirstByte(ctx, func() { f.answering.Store(true) })
+	return providers.OnFirstByte(ctx, func() { f.answering.Store(true) }), f
 }
 
 // hedgeDelay is how long an attempt on target, started (or waiting again) at
@@ -337,6 +354,7 @@ func (o *orchestrator) hedgeDue(ctx context.Context, timer *time.Timer) {
 		return
 	}
 	silent.done = true
+	silent.hedgedAfter.Store(int64(max(now.Sub(silent.start), 1)))
 }
 
 // holdExtra makes sure the job holds a slot of the route's hedge budget

@@ -16,8 +16,13 @@ const (
 	// OutcomeFailure: the provider or the network failed (5xx, 429, timeout,
 	// cut stream, invalid output).
 	OutcomeFailure
-	// OutcomeIgnore: not the provider's doing (a hedge loser or a job cancelled
-	// by the router); excluded from the breaker's counts.
+	// OutcomeIgnore: not the provider's doing (a hedge loser that had begun
+	// answering or was never hedged, a job cancelled by the router);
+	// excluded from the breaker's counts. A loser that a hedge was started
+	// for because it had no response byte, and that still had none when
+	// another attempt won, is OutcomeFailure: a target that accepts requests
+	// and never answers would otherwise hide behind its hedges, its breaker
+	// closed (or half-open) for ever.
 	OutcomeIgnore
 )
 
@@ -70,6 +75,12 @@ func outcomeOf(res attemptResult) Outcome {
 	}
 	if res.err != nil && res.err.Kind == KindShutdown {
 		return OutcomeIgnore // cut by this router's shutdown: nothing of the target
+	}
+	switch {
+	case res.discarded:
+		return OutcomeSuccess // a valid answer, after its job was cancelled or its attempt resolved
+	case res.silentLoser:
+		return OutcomeFailure // silent past the hedge it caused, until another attempt won
 	}
 	switch res.state {
 	case "won", "lost":

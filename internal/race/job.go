@@ -40,8 +40,10 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 			finished = true
 			return // the win or the settlement released the lease in its own commit
 		}
-		if err := r.cfg.Store.ReleaseJobLease(context.WithoutCancel(ctx), jobID, r.cfg.LeaseOwner); err != nil {
-			log.Warn("could not release the job's lease", "err", err)
+		rctx, cancel := r.exitContext(ctx)
+		defer cancel()
+		if err := r.cfg.Store.ReleaseJobLease(rctx, jobID, r.cfg.LeaseOwner); err != nil {
+			log.Warn("could not release the job's lease; it is left to expire", "err", err)
 		}
 	}()
 
@@ -73,8 +75,20 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 			return // the deferred release gives the lease back for such a replica's recovery pass
 		}
 		var reason string
-		if o, reason = r.prepare(ctx, job, log); o == nil {
-			state, err := r.cfg.Store.SettleJobAs(context.WithoutCancel(ctx), job.ID, r.cfg.LeaseOwner, reason)
+		var again time.Duration
+		if o, reason, again = r.prepare(ctx, job, log); o == nil {
+			if again > 0 {
+				// Only circuit breakers refuse it, for now (a half-open one
+				// whose probe is in flight, an open one about to probe): not
+				// a reason to fail it. It is run again when one may admit
+				// it; meanwhile its lease is free for any replica.
+				log.Info("no target admits the job now (circuit breakers); running it again when one may", "in", again, "reason", reason)
+				r.runLater(job.ID, again)
+				return // the deferred release gives the lease back
+			}
+			sctx, cancel := r.exitContext(ctx)
+			state, err := r.cfg.Store.SettleJobAs(sctx, job.ID, r.cfg.LeaseOwner, reason)
+			cancel()
 			switch {
 			case errors.Is(err, store.ErrLeaseLost):
 				log.Warn("another router took this job over; leaving it unsettled", "err", err)
@@ -107,9 +121,9 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 // of the rendered prompt, then what the round's context-length rejections
 // decided (skipTooLong; none when the job has no attempt yet).
 func (r *Runner) newOrchestrator(job *store.Job, route *Route, sp *spec, log *slog.Logger) *orchestrator {
-	decisions := r.decide(route, sp)
+	decisions, byBreaker := r.decideRefusals(route, sp)
 	o := &orchestrator{
-		r: r, job: job, spec: sp, route: route, log: log, decisions: decisions,
+		r: r, job: job, spec: sp, route: route, log: log, decisions: decisions, byBreaker: byBreaker,
 		results: make(chan attemptResult), retries: map[string]int{}, used: map[string]bool{},
 		inflight: map[string]context.CancelCauseFunc{}, reasons: map[string]string{},
 	}
@@ -130,28 +144,40 @@ func inRound(job *store.Job, a store.Attempt) bool {
 }
 
 // prepare loads what the orchestrator needs; a nil orchestrator comes with the
-// reason the job cannot run.
-func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) (*orchestrator, string) {
+// reason the job cannot run — and, when only circuit breakers refuse it and
+// its route's deadline has not passed, with again: how long until one may
+// admit it (breakerWait, bounded by what is left of the deadline). The job
+// is then run again, not failed.
+func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) (o *orchestrator, reason string, again time.Duration) {
 	route, ok := r.cfg.Routes[job.Route]
 	if !ok {
-		return nil, "route " + job.Route + " is no longer configured"
+		return nil, "route " + job.Route + " is no longer configured", 0
 	}
 	sp, err := r.specFor(job, route)
 	if err != nil {
-		return nil, err.Error()
+		return nil, err.Error(), 0
 	}
-	o := r.newOrchestrator(job, route, sp, log)
+	o = r.newOrchestrator(job, route, sp, log)
 	if len(o.candidates) == 0 {
-		var decisions []Decision
-		_ = json.Unmarshal(o.routing, &decisions)
 		var why []string
-		for _, d := range decisions {
+		for _, d := range o.decisions {
 			why = append(why, d.Provider+": "+d.Reason)
 		}
 		if err := r.cfg.Store.SetRouting(ctx, job.ID, r.cfg.LeaseOwner, o.routing); err != nil {
 			log.Error("could not record routing", "err", err)
 		}
-		return nil, "no eligible provider on route " + job.Route + " (" + strings.Join(why, "; ") + ")"
+		reason = "no eligible provider on route " + job.Route + " (" + strings.Join(why, "; ") + ")"
+		wait, byBreakers := r.breakerWait(o.decisions, o.byBreaker)
+		switch left := route.Deadline - job.RunElapsed; {
+		case !byBreakers:
+		case route.Deadline <= 0:
+			return nil, reason, wait
+		case left > 0:
+			return nil, reason, min(wait, left)
+		default:
+			reason += "; the job's deadline of " + route.Deadline.String() + " passed while it waited for a circuit breaker to admit it"
+		}
+		return nil, reason, 0
 	}
 	// Resume: providers already tried in this round (since the caller's last
 	// retry) are not tried again, except by a retry that was due when the job
@@ -176,7 +202,7 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 		}
 	}
 	o.resumeRetry(latest)
-	return o, ""
+	return o, "", 0
 }
 
 // resumeRetry schedules, as the orchestration that recorded it would have,

@@ -56,7 +56,7 @@ func TestJudgePanicFailsTheAttempt(t *testing.T) {
 	}
 	sp.judge = func(*providers.Response) (json.RawMessage, []contract.Violation) { panic("judge: unexpected answer") }
 
-	res := r.runAttempt(ctx, job, a, target, sp, nil, false)
+	res := r.runAttempt(ctx, job, a, target, sp, nil, false, nil)
 	if res.state != store.AttemptFailed || res.err == nil || res.err.Kind != providers.KindAdapterPanic || res.usage.TotalTokens == 0 {
 		t.Fatalf("result %s (%+v), usage %+v: want failed, adapter_panic, with the answer's usage", res.state, res.err, res.usage)
 	}

@@ -34,6 +34,9 @@ type orchestrator struct {
 	routing []byte
 	// decisions are the routing decisions, for adding a later event to them.
 	decisions []Decision
+	// byBreaker names the targets ineligible only because their circuit
+	// breaker refused them when the decisions were made (decideRefusals).
+	byBreaker map[string]bool
 	log       *slog.Logger
 	// first, when set, is the attempt created with the job (see Plan), and
 	// firstRelease its breaker admission.
@@ -101,6 +104,17 @@ type attemptResult struct {
 	// cutByDeadline says the job's deadline ended the attempt before its
 	// target had its chance (excusedByDeadline): not a failure of the target.
 	cutByDeadline bool
+	// discarded says the provider gave a valid answer after the attempt had
+	// been settled otherwise: its job cancelled (state cancelled) or the
+	// attempt resolved meanwhile (state is the resolution's, kept). No race
+	// was lost.
+	discarded bool
+	// silentLoser says the attempt was cut as a loser (another attempt won)
+	// after a hedge had been started for it because it had no response byte
+	// for the hedge delay, and it still had none: its target is counted as
+	// failed (silentPastHedge), or a target that never answers would hide
+	// behind its hedges.
+	silentLoser bool
 }
 
 func (o *orchestrator) run(ctx context.Context) {
@@ -246,8 +260,12 @@ func (o *orchestrator) finish(ctx context.Context) (goOn bool) {
 	if o.handOver() {
 		return false // the deferred lease release lets another replica go on at once
 	}
+	// Bounded (exitContext): a job row another transaction holds for long
+	// leaves the job to its lease rather than holding this run.
+	wctx, cancel := o.r.exitContext(ctx)
+	defer cancel()
 	if o.routing != nil { // no attempt was created: record why
-		if err := o.r.cfg.Store.SetRouting(context.WithoutCancel(ctx), o.job.ID, o.r.cfg.LeaseOwner, o.routing); err != nil {
+		if err := o.r.cfg.Store.SetRouting(wctx, o.job.ID, o.r.cfg.LeaseOwner, o.routing); err != nil {
 			o.log.Error("could not record routing", "err", err)
 		}
 	}
@@ -255,7 +273,7 @@ func (o *orchestrator) finish(ctx context.Context) (goOn bool) {
 	if o.blocked && !o.stopped && ctx.Err() == nil {
 		settle = o.r.cfg.Store.SettleBlockedJobAs
 	}
-	state, err := settle(context.WithoutCancel(ctx), o.job.ID, o.r.cfg.LeaseOwner, o.failReason())
+	state, err := settle(wctx, o.job.ID, o.r.cfg.LeaseOwner, o.failReason())
 	if errors.Is(err, store.ErrUnblocked) {
 		o.log.Info("the unknown attempt was resolved before the job settled; the race goes on")
 		return true
@@ -336,17 +354,27 @@ func (o *orchestrator) cancelRetry() {
 // handle decides what an ended attempt means for the race.
 func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 	p := res.attempt.Provider
-	switch res.state {
-	case store.AttemptWon, store.AttemptLost:
-		if res.state == store.AttemptWon {
-			o.r.cfg.Observer.JobSettled(store.JobSucceeded)
-		} else if st, err := o.r.cfg.Store.JobStateAny(context.WithoutCancel(ctx), o.job.ID); err == nil && store.FinalState(st) == "" {
+	if res.discarded {
+		if res.state != store.AttemptCancelled {
 			// A valid answer discarded because its attempt had been settled
 			// otherwise (an operator's resolution): the job is not complete,
 			// so the race goes on, on the next provider as after a failure.
 			// If this process lost the job's lease meanwhile (the job went
 			// unknown, which releases it), the attempt is refused and the job
 			// is left to whoever resumes it (see start).
+			o.reasons[p] = p + ": its answer came after the attempt was settled; discarded"
+			o.failover(ctx)
+		}
+		return // cancelled: the job was; its settlement says so (finish)
+	}
+	switch res.state {
+	case store.AttemptWon, store.AttemptLost:
+		if res.state == store.AttemptWon {
+			o.r.cfg.Observer.JobSettled(store.JobSucceeded)
+		} else if st, err := o.r.cfg.Store.JobStateAny(context.WithoutCancel(ctx), o.job.ID); err == nil && store.FinalState(st) == "" {
+			// Recorded lost, yet the job is not complete (a job left pending
+			// or failed with the attempt in flight): the race goes on, as
+			// for a discarded answer (above).
 			o.reasons[p] = p + ": its answer came after the attempt was settled; discarded"
 			o.failover(ctx)
 			return
@@ -458,7 +486,9 @@ func (o *orchestrator) recordDecisions(ctx context.Context, what string) {
 		o.routing = b // not recorded yet: recorded with the next attempt
 		return
 	}
-	if err := o.r.cfg.Store.SetRouting(context.WithoutCancel(ctx), o.job.ID, o.r.cfg.LeaseOwner, b); err != nil {
+	wctx, cancel := o.r.exitContext(ctx)
+	defer cancel()
+	if err := o.r.cfg.Store.SetRouting(wctx, o.job.ID, o.r.cfg.LeaseOwner, b); err != nil {
 		o.log.Warn("could not record "+what+" in routing", "err", err)
 	}
 }
@@ -608,12 +638,13 @@ func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string
 	if role == store.RoleHedge {
 		obs.HedgeStarted(provider)
 	}
-	actx, cancel := context.WithCancelCause(o.watchFirstByte(ctx, a))
+	wctx, f := o.watchFirstByte(ctx, a)
+	actx, cancel := context.WithCancelCause(wctx)
 	o.inflight[a.ID] = cancel
 	go func() {
 		gostack.Reserve()
 		sctx, endSpan := startAttemptSpan(actx, o.job, a, t, a.Model)
-		res := o.r.runAttempt(sctx, o.job, a, t, o.spec, &o.sole, drainHedge)
+		res := o.r.runAttempt(sctx, o.job, a, t, o.spec, &o.sole, drainHedge, f)
 		endSpan(res)
 		cancel(nil)
 		release(outcomeOf(res))

@@ -146,9 +146,11 @@ func (r *Runner) adopt(ctx context.Context, batch int, can *store.Runnable) {
 			// Claimed as this runner began stopping (SPEC §17): it will not
 			// run the job, so it gives the lease back at once for a live
 			// replica's next pass, instead of holding it until it expires.
-			if err := r.cfg.Store.ReleaseJobLease(context.WithoutCancel(ctx), id, r.cfg.LeaseOwner); err != nil {
+			rctx, cancel := r.exitContext(ctx)
+			if err := r.cfg.Store.ReleaseJobLease(rctx, id, r.cfg.LeaseOwner); err != nil {
 				log.Warn("recovery: could not give back a job claimed while stopping", "job_id", id, "err", err)
 			}
+			cancel()
 		}
 	}
 }

@@ -34,7 +34,15 @@ type Decision struct {
 
 // decide checks each provider of the route for this rendered prompt.
 func (r *Runner) decide(route *Route, sp *spec) []Decision {
-	out := make([]Decision, 0, len(route.Providers))
+	out, _ := r.decideRefusals(route, sp)
+	return out
+}
+
+// decideRefusals is decide that also names the targets that are ineligible
+// only because their circuit breaker (the Admission) refuses them now, which
+// clears by itself (breakerWait); nil when there is none.
+func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreaker map[string]bool) {
+	out = make([]Decision, 0, len(route.Providers))
 	msgs := counted(sp)
 	for _, name := range route.Providers {
 		d := Decision{Provider: name}
@@ -89,11 +97,18 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 			}
 		}
 		if d.Eligible {
-			d.Eligible, d.Reason = r.admissible(name, sp, r.roleOf(route, name))
+			var refused bool
+			d.Eligible, d.Reason, refused = r.admissible(name, sp, r.roleOf(route, name))
+			if refused {
+				if byBreaker == nil {
+					byBreaker = map[string]bool{}
+				}
+				byBreaker[name] = true
+			}
 		}
 		out = append(out, d)
 	}
-	return out
+	return out, byBreaker
 }
 
 // counted is what the context-window check counts of a request: its
@@ -144,19 +159,19 @@ type stateView interface {
 }
 
 // admissible says whether the breaker and the conformance gate let provider
-// take role now, and why not.
-func (r *Runner) admissible(provider string, sp *spec, role string) (bool, string) {
+// take role now, and why not; byBreaker says the breaker refused it.
+func (r *Runner) admissible(provider string, sp *spec, role string) (ok bool, why string, byBreaker bool) {
 	if v, ok := r.cfg.Admission.(stateView); ok {
 		if ok, why := v.State(provider); !ok {
-			return false, why
+			return false, why, true
 		}
 	}
 	if r.cfg.Gate != nil && sp.gate != nil {
 		if ok, why := r.cfg.Gate.AllowModel(context.Background(), provider, sp.modelOn(r.cfg.Targets[provider]), sp.gate, role); !ok {
-			return false, why
+			return false, why, false
 		}
 	}
-	return true, ""
+	return true, "", false
 }
 
 // skipTooLong re-derives, for a race that resumes a round (a job adopted by

@@ -118,6 +118,11 @@ type Config struct {
 	Admission    Admission // circuit breakers; nil admits every attempt
 	Observer     Observer  // metrics; nil observes nothing
 	Log          *slog.Logger
+	// StopGrace is how long Stop waits, once it has cut the attempts in
+	// flight, for the job runs to record what they know and end (default
+	// 10s): past it, Stop cancels their database writes and returns,
+	// leaving the jobs still running to their leases (stop.go).
+	StopGrace time.Duration
 }
 
 // Runner runs jobs in the background. Start it, Submit jobs, Stop it.
@@ -126,6 +131,11 @@ type Runner struct {
 
 	base       context.Context
 	cancelBase context.CancelCauseFunc
+	// hard ends when Stop gives up waiting for the job runs (StopGrace):
+	// the writes that record an attempt's or a job's end are cancelled
+	// then (detached).
+	hard       context.Context
+	cancelHard context.CancelFunc
 	wg         sync.WaitGroup
 	ttfb       ttfbStats
 	hedges     hedgeBudgets
@@ -141,7 +151,10 @@ type Runner struct {
 	stopping bool
 	running  map[string]runningJob
 	again    map[string]bool // jobs submitted again while running
-	keeping  bool            // the lease keeper runs
+	// later are the jobs to run again when a circuit breaker may admit
+	// them (breakerwait.go), each with its timer.
+	later    map[string]*time.Timer
+	keeping  bool // the lease keeper runs
 	keeperWG sync.WaitGroup
 }
 
@@ -182,8 +195,13 @@ func New(cfg Config) *Runner {
 	if cfg.Backoff.MaxRetryAfter <= 0 {
 		cfg.Backoff.MaxRetryAfter = 30 * time.Second
 	}
+	if cfg.StopGrace <= 0 {
+		cfg.StopGrace = defaultStopGrace
+	}
 	base, cancel := context.WithCancelCause(context.Background())
-	return &Runner{cfg: cfg, base: base, cancelBase: cancel, running: map[string]runningJob{}, again: map[string]bool{},
+	hard, cancelHard := context.WithCancel(context.Background())
+	return &Runner{cfg: cfg, base: base, cancelBase: cancel, hard: hard, cancelHard: cancelHard,
+		running: map[string]runningJob{}, again: map[string]bool{}, later: map[string]*time.Timer{},
 		drained: make(chan struct{})}
 }
 
@@ -278,9 +296,11 @@ func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan, parent trace
 			delete(r.running, jobID)
 			r.mu.Unlock()
 			if dropped {
-				if err := r.cfg.Store.ReleaseJobLease(context.WithoutCancel(ctx), jobID, r.cfg.LeaseOwner); err != nil {
+				rctx, cancel := r.exitContext(ctx)
+				if err := r.cfg.Store.ReleaseJobLease(rctx, jobID, r.cfg.LeaseOwner); err != nil {
 					r.cfg.Log.Warn("could not give back a job claimed while stopping", "job_id", jobID, "err", err)
 				}
+				cancel()
 			}
 			if !finished {
 				// Another replica may finish it, and its win notifies only
@@ -330,9 +350,15 @@ func (r *Runner) Running() int {
 // their jobs to recovery. A process that is told to stop calls Drain first,
 // so that running jobs start no new attempt but a hedge that fits the drain
 // (SPEC §17).
+//
+// The wait after the cut is bounded (Config.StopGrace, awaitRuns): a job run
+// that does not end by then — its writes wait on a row another transaction
+// holds, its provider's adapter ignores the cut — is logged and left to its
+// lease, which is no longer renewed, and Stop returns.
 func (r *Runner) Stop(ctx context.Context) {
 	r.mu.Lock()
 	r.stopping = true
+	r.stopLater()
 	r.mu.Unlock()
 	done := make(chan struct{})
 	go func() { r.wg.Wait(); close(done) }()
@@ -341,7 +367,7 @@ func (r *Runner) Stop(ctx context.Context) {
 		r.cancelBase(errShutdown)
 	case <-ctx.Done():
 		r.cancelBase(errShutdown)
-		<-done
+		r.awaitRuns(done)
 	}
 	r.keeperWG.Wait()
 }
@@ -351,7 +377,8 @@ func (r *Runner) Stop(ctx context.Context) {
 // from the job's bounds, and the job's lease is released, so another replica
 // adopts it as an orphan and starts it as new.
 func (r *Runner) handOver(job *store.Job) {
-	ctx := context.Background()
+	ctx, cancel := r.exitContext(context.Background())
+	defer cancel()
 	for _, a := range job.Attempts {
 		if err := r.cfg.Store.HandOverUnsent(ctx, job.ID, a.ID, r.cfg.LeaseOwner,
 			"the request was never sent: the router was shutting down"); err != nil {

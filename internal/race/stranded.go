@@ -79,10 +79,14 @@ func (r *Runner) failStranded(ctx context.Context, id string) (handled bool) {
 		return false
 	}
 	reason := why + " (no replica that can run it took it within execution.handover_wait, " + r.cfg.HandoverWait.String() + ")"
-	state, err := r.cfg.Store.SettleJobAs(context.WithoutCancel(ctx), id, r.cfg.LeaseOwner, reason)
+	wctx, cancel := r.exitContext(ctx)
+	defer cancel()
+	state, err := r.cfg.Store.SettleJobAs(wctx, id, r.cfg.LeaseOwner, reason)
 	if err != nil {
 		r.cfg.Log.Error("recovery: could not fail a job no replica could run", "job_id", id, "err", err)
-		if rerr := r.cfg.Store.ReleaseJobLease(context.WithoutCancel(ctx), id, r.cfg.LeaseOwner); rerr != nil {
+		rctx, cancel := r.exitContext(ctx)
+		defer cancel()
+		if rerr := r.cfg.Store.ReleaseJobLease(rctx, id, r.cfg.LeaseOwner); rerr != nil {
 			r.cfg.Log.Warn("recovery: could not give back a job's lease", "job_id", id, "err", rerr)
 		}
 		return true

@@ -64,6 +64,8 @@ type Options struct {
 	Prompts *prompt.Set
 	// HandoverWait is the runner's race.Config.HandoverWait (default its own).
 	HandoverWait time.Duration
+	// StopGrace is the runner's race.Config.StopGrace (default its own).
+	StopGrace time.Duration
 }
 
 // Bundle is a running race engine.
@@ -131,7 +133,7 @@ func New(t testing.TB, o Options) *Bundle {
 		Store: db.Store, Listener: b.Listener, Prompts: prompts, Targets: targets,
 		Routes: map[string]*race.Route{"default": &route}, LeaseOwner: owner, Lease: cmp.Or(o.Lease, 30*time.Second), Log: log,
 		Backoff:        race.Backoff{Base: time.Millisecond, Cap: 5 * time.Millisecond},
-		ReconcileAfter: time.Nanosecond, HandoverWait: o.HandoverWait,
+		ReconcileAfter: time.Nanosecond, HandoverWait: o.HandoverWait, StopGrace: o.StopGrace,
 		Admission: o.Admission, Observer: o.Observer, Gate: o.Gate,
 	})
 	t.Cleanup(func() {

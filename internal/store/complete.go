@@ -157,7 +157,8 @@ type winRequest struct {
 
 // Complete offers a valid output through the compare-and-swap. won reports whether
 // this attempt won; a loser is recorded `lost` (or `cancelled` when the job was
-// cancelled) with a race event, and its payload is discarded.
+// cancelled; an attempt resolved meanwhile keeps its resolution) with a race
+// event, and its payload is discarded (OfferCompletion says which).
 //
 // Concurrent completions are coalesced into one statement and one commit. A
 // database error does not drop a valid answer: the database is asked whether
@@ -186,7 +187,31 @@ func (s *Store) Complete(ctx context.Context, c Completion) (won bool, err error
 // CreateAttempt that commits while the win waits for the job's row lock is not
 // in that snapshot (internal/race knows whether it started one).
 func (s *Store) CompleteJob(ctx context.Context, c Completion) (won bool, job *Job, err error) {
+	o, err := s.OfferCompletion(ctx, c)
+	return o.Won, o.Job, err
+}
+
+// Offered is what OfferCompletion did with a valid output.
+type Offered struct {
+	// Won: this attempt won the compare-and-swap; Job is as CompleteJob's.
+	Won bool
+	Job *Job
+	// State is the state the attempt was left in: won; lost, when another
+	// attempt had won the job; cancelled, when the job had been cancelled
+	// (the output is discarded, race event "discarded"); or, when the attempt
+	// had been settled otherwise before its output came (an operator's or
+	// reconciliation's resolution, say failed), that state, which is kept
+	// (race event "discarded"). "" with an error.
+	State string
+}
+
+// OfferCompletion is CompleteJob that also says what the attempt was
+// recorded as (Offered.State): only a lost attempt lost a race; an output
+// discarded because its job was cancelled, or because its attempt had been
+// resolved meanwhile, did not.
+func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, error) {
 	bg := context.WithoutCancel(ctx)
+	var err error
 	alone := false
 	for try := 0; ; try++ {
 		req := &winRequest{c: c, done: make(chan struct{})}
@@ -200,7 +225,7 @@ func (s *Store) CompleteJob(ctx context.Context, c Completion) (won bool, job *J
 		if req.err == nil {
 			s.commitWaited("win", start)
 			if req.won {
-				return true, req.job, nil
+				return Offered{Won: true, Job: req.job, State: AttemptWon}, nil
 			}
 			break
 		}
@@ -212,7 +237,7 @@ func (s *Store) CompleteJob(ctx context.Context, c Completion) (won bool, job *J
 				// costs one fetch), or the event waits for River's next
 				// periodic fetch.
 				s.wakeDeliveries()
-				return true, nil, nil
+				return Offered{Won: true, State: AttemptWon}, nil
 			}
 			break // someone else won: recorded as the loser below
 		}
@@ -220,7 +245,7 @@ func (s *Store) CompleteJob(ctx context.Context, c Completion) (won bool, job *J
 			if Busy(err) {
 				err = &BusyError{What: "job " + c.JobID, Wait: batchLockWait, Err: err}
 			}
-			return false, nil, fmt.Errorf("compare-and-swap: %w", err)
+			return Offered{}, fmt.Errorf("compare-and-swap: %w", err)
 		}
 		// The job's row is held by another transaction that outlasted the
 		// batch's lock wait (batchSettingsSQL): the next tries go out
@@ -231,12 +256,16 @@ func (s *Store) CompleteJob(ctx context.Context, c Completion) (won bool, job *J
 		// out the backoff whatever ctx says.
 		time.Sleep(time.Duration(50<<try) * time.Millisecond)
 	}
+	var state string
 	err = s.inTx(bg, func(tx pgx.Tx) error {
 		var e error
-		won, e = s.lateWin(bg, tx, c)
+		state, e = s.lateWin(bg, tx, c)
 		return e
 	})
-	return won, nil, err
+	if err != nil {
+		return Offered{}, err
+	}
+	return Offered{Won: state == AttemptWon, State: state}, nil
 }
 
 // execWins runs one batch of wins: one statement per round of distinct jobs
@@ -335,45 +364,52 @@ func (s *Store) winStmt(ws []*winRequest) batchedStmt {
 // attempt's lease expired, or back to `running` after another attempt's
 // resolution) and this attempt is still running or unknown, the result is the
 // first valid completion and wins, under the job row's lock. Otherwise it is
-// discarded with a race event.
-func (s *Store) lateWin(ctx context.Context, tx pgx.Tx, c Completion) (bool, error) {
+// discarded with a race event. It returns the state the attempt was left in
+// (Offered.State).
+func (s *Store) lateWin(ctx context.Context, tx pgx.Tx, c Completion) (string, error) {
 	state, _, err := lockJob(ctx, tx, c.JobID, "")
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	var attemptState string
 	var completed bool
 	if err := tx.QueryRow(ctx, `SELECT a.state, j.completed_by IS NOT NULL FROM attempts a JOIN jobs j ON j.id = a.job_id
 		WHERE a.id = $1`, c.AttemptID).Scan(&attemptState, &completed); err != nil {
-		return false, notFound(err)
+		return "", notFound(err)
 	}
 	if attemptState == AttemptWon {
 		// This very win committed already (a batch re-sent after its answer was
 		// lost): it is a win, not a late result.
-		return true, nil
+		return AttemptWon, nil
 	}
 	if completed || (state != JobRunning && state != JobUnknown) ||
 		(attemptState != AttemptRunning && attemptState != AttemptUnknown) {
-		return false, s.discard(ctx, tx, c)
+		return s.discard(ctx, tx, c)
 	}
 	var version int64
 	if err := tx.QueryRow(ctx, `SELECT version FROM jobs WHERE id = $1`, c.JobID).Scan(&version); err != nil {
-		return false, err
+		return "", err
 	}
 	c.ReadVersion = version
 	var n, notified int
 	if err := tx.QueryRow(ctx, casSQL, c.JobID, c.ReadVersion, c.Result, c.AttemptID, s.opt.KeyRetention,
 		jsonOrNil(c.Usage), c.ProviderResponseID, c.ResponseModel, c.LatencyMS).Scan(&n, &notified); err != nil {
-		return false, err
+		return "", err
 	}
-	return n == 1, nil
+	if n == 1 {
+		return AttemptWon, nil
+	}
+	return s.discard(ctx, tx, c) // not reached: the job's row is locked, and its version read under the lock
 }
 
-// discard records a valid result that lost the compare-and-swap.
-func (s *Store) discard(ctx context.Context, tx pgx.Tx, c Completion) error {
+// discard records a valid result that lost the compare-and-swap, and returns
+// the state the attempt was left in: lost when another attempt won the job,
+// cancelled when the job was cancelled, else the state it had been settled
+// in (kept).
+func (s *Store) discard(ctx context.Context, tx pgx.Tx, c Completion) (string, error) {
 	var jobState string
 	if err := tx.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, c.JobID).Scan(&jobState); err != nil {
-		return notFound(err)
+		return "", notFound(err)
 	}
 	attemptState, kind, detail := AttemptLost, "lost", "a valid result arrived after another attempt won; discarded"
 	from := "'starting', 'running', 'unknown'"
@@ -387,18 +423,28 @@ func (s *Store) discard(ctx context.Context, tx pgx.Tx, c Completion) error {
 		kind, detail = "discarded", "a valid result arrived after this attempt was settled; discarded"
 		from = "'starting', 'running'"
 	}
-	_, err := tx.Exec(ctx, `UPDATE attempts SET state = $2, usage = $3, provider_response_id = nullif($4, ''),
+	tag, err := tx.Exec(ctx, `UPDATE attempts SET state = $2, usage = $3, provider_response_id = nullif($4, ''),
 			response_model = nullif($5, ''), latency_ms = $6, finished_at = coalesce(finished_at, now()),
 			lease_owner = NULL, lease_expires_at = NULL
 		WHERE id = $1 AND state IN (`+from+`)`,
 		c.AttemptID, attemptState, jsonOrNil(c.Usage), c.ProviderResponseID, c.ResponseModel, c.LatencyMS)
 	if err != nil {
-		return err
+		return "", err
+	}
+	if tag.RowsAffected() == 0 {
+		// Settled before its output came (the job's cancellation cancelled
+		// it, a resolution failed it, recovery marked it lost): that stays.
+		if err := tx.QueryRow(ctx, `SELECT state FROM attempts WHERE id = $1`, c.AttemptID).Scan(&attemptState); err != nil {
+			return "", notFound(err)
+		}
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO race_events (job_id, attempt_id, kind, provider, latency_ms, usage, detail)
 		SELECT job_id, id, $2, provider, $3, $4, $5 FROM attempts WHERE id = $1`,
 		c.AttemptID, kind, c.LatencyMS, jsonOrNil(c.Usage), detail)
-	return err
+	if err != nil {
+		return "", err
+	}
+	return attemptState, nil
 }
 
 // notify announces a job's change, with its new state when known, in tx.

@@ -27,9 +27,47 @@ func (s *Store) AcquireJobLease(ctx context.Context, jobID, owner string, lease 
 // ReleaseJobLease gives the job's lease up, if owner holds it. The lease
 // ends now rather than being cleared: lease_expires_at then says since when
 // an unfinished job has waited for an orchestrator (orphanedSinceSQL).
+//
+// It waits for the job's row up to exitLockWait: a row another transaction
+// holds for longer is ErrBusy (a *BusyError) and nothing changes — the lease
+// is left to expire.
 func (s *Store) ReleaseJobLease(ctx context.Context, jobID, owner string) error {
-	_, err := s.execLazy(ctx, `UPDATE jobs SET lease_owner = NULL, lease_expires_at = now()
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue("SET LOCAL synchronous_commit = off") // as execLazy: a lost release only delays an adoption
+	b.Queue(lockWaitSQL, lockWaitArg(exitLockWait))
+	b.Queue(`UPDATE jobs SET lease_owner = NULL, lease_expires_at = now()
 		WHERE id = $1 AND lease_owner = $2`, jobID, owner)
+	b.Queue("COMMIT")
+	br := s.pool.SendBatch(ctx, b)
+	defer br.Close()
+	for range b.Len() {
+		if _, err := br.Exec(); err != nil {
+			return exitBusy(err, jobID) // the pool discards a connection left in a transaction
+		}
+	}
+	return nil
+}
+
+// exitLockWait bounds how long the writes that end an orchestration — the
+// release of a job's lease (ReleaseJobLease), its settlement by its
+// orchestrator (SettleJobAs), the hand-over of an attempt never sent
+// (HandOverUnsent) — wait for a row another transaction holds (lock_timeout).
+// Their usual waits are a concurrent transaction's milliseconds (a
+// cancellation, a win, a lease renewal); a row held for longer — an
+// operator's transaction left open in psql, a replica cut off in the middle
+// of one — would hold the job's run, the lease keeper's renewal of its lease,
+// and the runner's Stop behind it, for as long as it is held. Past it the
+// write changes nothing (ErrBusy), and the job is left to its lease:
+// recovery takes it over once it expires.
+const exitLockWait = 2 * time.Second
+
+// exitBusy is err, as a *BusyError naming the job when it is a lock wait
+// that ran into exitLockWait.
+func exitBusy(err error, jobID string) error {
+	if err != nil && Busy(err) && !errors.Is(err, ErrBusy) {
+		return &BusyError{What: "job " + jobID, Wait: exitLockWait, Err: err}
+	}
 	return err
 }
 
@@ -287,7 +325,9 @@ func (s *Store) RecordNotSent(ctx context.Context, attemptID, why string) error 
 // tried nor against max_attempts), and owner's lease on the job is released,
 // so another replica adopts the job as an orphan and runs it as if new. One
 // transaction, the job row locked first; a database that does not answer is
-// tried again for up to notSentRetryFor, as RecordNotSent.
+// tried again for up to notSentRetryFor, as RecordNotSent. A row another
+// transaction holds is waited for up to exitLockWait (ErrBusy past it: the
+// attempt is then left to its lease, as when the process dies).
 func (s *Store) HandOverUnsent(ctx context.Context, jobID, attemptID, owner, why string) error {
 	return writeWhileUnreachable(ctx, notSentRetryFor, func(ctx context.Context) error {
 		return s.handOverUnsent(ctx, jobID, attemptID, owner, why)
@@ -295,7 +335,10 @@ func (s *Store) HandOverUnsent(ctx context.Context, jobID, attemptID, owner, why
 }
 
 func (s *Store) handOverUnsent(ctx context.Context, jobID, attemptID, owner, why string) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error {
+	return exitBusy(s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, lockWaitSQL, lockWaitArg(exitLockWait)); err != nil {
+			return err
+		}
 		if _, _, err := lockJob(ctx, tx, jobID, ""); err != nil {
 			return err
 		}
@@ -308,7 +351,7 @@ func (s *Store) handOverUnsent(ctx context.Context, jobID, attemptID, owner, why
 				lease_expires_at = CASE WHEN lease_owner = $2 THEN now() ELSE lease_expires_at END
 			WHERE id = $1`, jobID, owner)
 		return err
-	})
+	}), jobID)
 }
 
 // cancelUnsentLocked records that attempt attemptID of job jobID (whose row

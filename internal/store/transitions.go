@@ -77,6 +77,10 @@ func (s *Store) SettleJob(ctx context.Context, jobID, failReason string) (string
 // the job is no longer owner's to settle (a job left with nothing in flight
 // and no live lease is an orphan, which recovery adopts). A job already out
 // of pending and running is answered with its state, as by SettleJob.
+//
+// The job's row, and the others the settlement writes, are waited for up to
+// exitLockWait: a row another transaction holds for longer is ErrBusy (a
+// *BusyError), nothing changes, and the job is left to its lease.
 func (s *Store) SettleJobAs(ctx context.Context, jobID, owner, failReason string) (string, error) {
 	if owner == "" {
 		return "", fmt.Errorf("settle job %s: no lease owner given", jobID)
@@ -101,11 +105,17 @@ func (s *Store) SettleBlockedJobAs(ctx context.Context, jobID, owner, failReason
 
 // settle is SettleJob, fenced by owner's lease unless owner is "". When
 // blocked, a job without an unknown attempt is left as it is (ErrUnblocked).
+// An orchestrator's settlement (owner set) waits for rows up to exitLockWait.
 func (s *Store) settle(ctx context.Context, jobID, owner, failReason string, blocked bool) (string, error) {
 	var final string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := checkJobID(jobID); err != nil {
 			return err
+		}
+		if owner != "" {
+			if _, err := tx.Exec(ctx, lockWaitSQL, lockWaitArg(exitLockWait)); err != nil {
+				return err
+			}
 		}
 		// The fence is the locked row's: later writers of the lease wait
 		// for this transaction.
@@ -136,6 +146,9 @@ func (s *Store) settle(ctx context.Context, jobID, owner, failReason string, blo
 		return tx.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, jobID).Scan(&final)
 	})
 	if err != nil {
+		if owner != "" {
+			err = exitBusy(err, jobID)
+		}
 		return "", err
 	}
 	return final, nil

@@ -132,7 +132,7 @@ func (p *Anthropic) complete(ctx context.Context, req *Request) (*Response, erro
 	tctx, trace := withCallTrace(wctx, w.Received)
 	msg, err := p.client.Messages.New(tctx, params, option.WithRequestTimeout(p.requestTimeout()))
 	if err != nil {
-		return nil, p.classify(w, trace, err, false)
+		return nil, p.configuredMaxTokens(req, p.classify(w, trace, err, false))
 	}
 	resp, err := p.response(msg)
 	if resp != nil {

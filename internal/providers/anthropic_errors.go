@@ -16,8 +16,9 @@ import (
 // anthropicTypeKinds maps Anthropic's error types (error.type) to the taxonomy.
 // overloaded_error (HTTP 529) is transient like a 503; rate_limit_error honours
 // retry-after; invalid_request_error is the caller's (split further by
-// requestKind: "prompt is too long" is context length), but for an account
-// out of credit (outOfCredit); billing_error is our account's quota.
+// requestKind: "prompt is too long" is context length), but for the router's
+// account refused (accountRefusal: out of credit, organization disabled);
+// billing_error is our account's quota.
 var anthropicTypeKinds = map[string]Kind{
 	"authentication_error": KindAuth,
 	"permission_error":     KindAuth,
@@ -38,16 +39,29 @@ var anthropicQuotaCodes = map[string]bool{
 	"enforced_spend_limit_reached": true,
 }
 
-// outOfCredit reports whether an invalid_request_error's message says the
-// router's account is out of credit. Anthropic answers an account without
-// credit with HTTP 400 invalid_request_error "Your credit balance is too low
-// to access the Anthropic API. Please go to Plans & Billing to upgrade or
-// purchase credits." — the type and status of a caller's bad request, which
-// would stop the job without failover, never count against the target's
-// breaker, and show the tenant the router's billing. It is the router's own
-// account: quota_exceeded (fails over, counts, message hidden: operatorsOwn).
-func outOfCredit(msg string) bool {
-	return strings.Contains(strings.ToLower(msg), "credit balance")
+// accountRefusal reports the kind of an invalid_request_error whose message
+// says Anthropic refuses the router's own account, and false for any other.
+// Anthropic answers some account states with HTTP 400 invalid_request_error
+// — the type and status of a caller's bad request, which would stop the job
+// without failover, never count against the target's breaker, and show the
+// tenant the router's account:
+//   - "Your credit balance is too low to access the Anthropic API. Please go
+//     to Plans & Billing to upgrade or purchase credits.": quota_exceeded;
+//   - "This organization has been disabled.": auth (the account the target's
+//     key belongs to is refused, whatever the request).
+//
+// Both are the router's own account: they fail over, count against the
+// breaker, and their message is hidden from tenants (operatorsOwn).
+func accountRefusal(msg string) (Kind, bool) {
+	m := strings.ToLower(msg)
+	switch {
+	case strings.Contains(m, "credit balance"):
+		return KindQuotaExceeded, true
+	case strings.Contains(m, "organization has been disabled"), strings.Contains(m, "organization is disabled"),
+		strings.Contains(m, "account has been disabled"):
+		return KindAuth, true
+	}
+	return "", false
 }
 
 // StatusOverloaded is Anthropic's HTTP status for overloaded_error.
@@ -63,8 +77,8 @@ func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h 
 		// error event in a stream; another status (405 from a proxy) is
 		// classified by that status.
 		kind = requestKind(code, typ, msg)
-		if outOfCredit(msg) {
-			kind = KindQuotaExceeded
+		if k, ok := accountRefusal(msg); ok {
+			kind = k
 		}
 	case status == StatusOverloaded:
 		kind = KindUnavailable
@@ -192,4 +206,35 @@ func (p *Anthropic) classify(w *CallWatch, trace *callTrace, err error, streamin
 	}
 	e.NotSent = !connected && (e.Kind == KindTimeout || e.Kind == KindCancelled)
 	return e
+}
+
+// configuredMaxTokens reclassifies Anthropic's refusal of max_tokens when the
+// router chose it: a request that sets no max_tokens is sent the provider's
+// (providers[].max_tokens, which the Messages API requires), and one above the
+// model's output limit is refused with 400 invalid_request_error "max_tokens:
+// 100000 > 64000, which is the maximum allowed number of output tokens for
+// …". That is not the caller's bad request but the router's configuration of
+// this target: misconfigured (fails over, counts against the breaker), with a
+// message naming the setting to lower. When the request set max_tokens
+// itself, the refusal stays the caller's.
+func (p *Anthropic) configuredMaxTokens(req *Request, e *Error) *Error {
+	if e == nil || req == nil || req.MaxTokens > 0 || e.Kind != KindBadRequest || !overOutputLimit(e.Message) {
+		return e
+	}
+	pol := policies[KindMisconfigured]
+	c := *e
+	c.Kind, c.Fault, c.Action, c.OutcomeUnknown = KindMisconfigured, pol.fault, pol.action, pol.unknown
+	c.Message = truncate(fmt.Sprintf("the request set no max_tokens, so the provider's providers[].max_tokens (%d) was sent, "+
+		"and the model refuses it: an operator must lower providers[].max_tokens for %s to the model's output limit (Anthropic: %s)",
+		p.cfg.MaxTokens, p.cfg.Name, e.Message))
+	return &c
+}
+
+// overOutputLimit reports Anthropic's refusal of a max_tokens above the
+// model's output limit ("max_tokens: 100000 > 64000, which is the maximum
+// allowed number of output tokens for …"), not any other complaint about
+// max_tokens.
+func overOutputLimit(msg string) bool {
+	m := strings.ToLower(strings.TrimSpace(msg))
+	return strings.HasPrefix(m, "max_tokens:") && (strings.Contains(m, ">") || strings.Contains(m, "maximum"))
 }

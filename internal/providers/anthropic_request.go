@@ -44,7 +44,7 @@ func (p *Anthropic) messageParams(req *Request) (anthropic.MessageNewParams, *Er
 		params.StopSequences = sent
 	}
 	if req.User != "" {
-		params.Metadata.UserID = anthropic.String(req.User)
+		params.Metadata.UserID = anthropic.String(anthropicUserID(req.User))
 	}
 	for i, m := range req.Messages {
 		if e := p.addMessage(&params, i, m); e != nil {
@@ -129,7 +129,7 @@ func (p *Anthropic) addMessage(params *anthropic.MessageNewParams, i int, m Mess
 		if m.ToolCallID == "" {
 			return badRequest(p.cfg.Name, fmt.Sprintf("messages[%d]: a tool message needs tool_call_id", i))
 		}
-		result := anthropic.NewToolResultBlock(m.ToolCallID, m.Content, false)
+		result := anthropic.NewToolResultBlock(anthropicToolID(m.ToolCallID), m.Content, false)
 		if blank(m.Content) {
 			result.OfToolResult.Content = nil // a tool_result's content is optional; an empty text block is refused
 		}
@@ -159,7 +159,7 @@ func (p *Anthropic) addMessage(params *anthropic.MessageNewParams, i int, m Mess
 				if !json.Valid([]byte(args)) {
 					return badRequest(p.cfg.Name, fmt.Sprintf("messages[%d].tool_calls[%d].function.arguments is not JSON", i, j))
 				}
-				blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, json.RawMessage(args), c.Function.Name))
+				blocks = append(blocks, anthropic.NewToolUseBlock(anthropicToolID(c.ID), json.RawMessage(args), c.Function.Name))
 			}
 		}
 		if len(blocks) > 0 {

@@ -43,22 +43,22 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 		acc.add(stream.Current(), onDelta)
 	}
 	if err := stream.Err(); err != nil {
-		e := p.classify(w, trace, err, true)
+		e := p.configuredMaxTokens(req, p.classify(w, trace, err, true))
 		if e.Kind == KindStreamCut || e.Kind == KindStreamMalformed {
 			e.Message += fmt.Sprintf(" (after %d events)", acc.events)
 		}
 		// The stream had begun: whatever broke it, the outcome is known (as
 		// the OpenAI adapter says).
 		e.Received = e.Received || w.FirstByte() > 0
-		return nil, e
+		return nil, acc.reported(e)
 	}
 	if !acc.stopped {
 		if wctx.Err() != nil {
-			return nil, p.classify(w, trace, context.Cause(wctx), true)
+			return nil, acc.reported(p.classify(w, trace, context.Cause(wctx), true))
 		}
 		e := NewError(p.cfg.Name, KindStreamCut, fmt.Sprintf("stream ended without message_stop after %d events", acc.events))
 		e.Received = true
-		return nil, e
+		return nil, acc.reported(e)
 	}
 	resp, err := p.finish(acc.id, acc.model, acc.text.String(), acc.toolCalls(), acc.stopReason, acc.usage, true)
 	if resp != nil {
@@ -76,6 +76,7 @@ type anthropicAcc struct {
 	stopReason string
 	usage      anthropic.Usage
 	events     int
+	started    bool // message_start came, with the usage Anthropic billed
 	stopped    bool
 	tools      map[int64]*anthropicToolUse // by content block index
 	order      []int64
@@ -84,6 +85,40 @@ type anthropicAcc struct {
 type anthropicToolUse struct {
 	id, name string
 	input    strings.Builder
+	// seeded: input holds the input of content_block_start, which the first
+	// input_json_delta replaces (see add).
+	seeded bool
+}
+
+// reported gives the error of a stream broken after message_start (cut,
+// stalled, timed out, or an error event such as overloaded_error) the usage
+// Anthropic reported there — the exact input and cache tokens it billed, and
+// the output tokens counted so far — so that the attempt records them and
+// the race does not estimate the prompt with another tokenizer
+// (estimatedUsage steps aside for an error with usage). Before message_start
+// nothing was reported and e is returned as it is.
+func (a *anthropicAcc) reported(e *Error) *Error {
+	if !a.started || e.Usage != nil {
+		return e
+	}
+	return e.billed(anthropicUsage(a.usage), a.id, a.model)
+}
+
+// startInput is the input a tool_use block's content_block_start carries, ""
+// when it carries none: Anthropic sends {} there and the input in
+// input_json_delta events, but a proxy (or a replayed message) may send the
+// whole input at the start and no delta.
+func startInput(cb anthropic.ContentBlockStartEventContentBlockUnion) string {
+	raw := strings.TrimSpace(cb.JSON.Input.Raw())
+	switch raw {
+	case "", "{}", "null":
+		return ""
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(raw), &obj) == nil && len(obj) == 0 {
+		return "" // {} with whitespace inside
+	}
+	return raw
 }
 
 func (a *anthropicAcc) add(ev anthropic.MessageStreamEventUnion, onDelta func(string)) {
@@ -92,12 +127,18 @@ func (a *anthropicAcc) add(ev anthropic.MessageStreamEventUnion, onDelta func(st
 	case "message_start":
 		a.id, a.model = ev.Message.ID, string(ev.Message.Model)
 		a.usage = ev.Message.Usage
+		a.started = true
 	case "content_block_start":
 		if ev.ContentBlock.Type == "tool_use" {
 			if a.tools == nil {
 				a.tools = map[int64]*anthropicToolUse{}
 			}
-			a.tools[ev.Index] = &anthropicToolUse{id: ev.ContentBlock.ID, name: ev.ContentBlock.Name}
+			t := &anthropicToolUse{id: ev.ContentBlock.ID, name: ev.ContentBlock.Name}
+			if in := startInput(ev.ContentBlock); in != "" {
+				t.input.WriteString(in)
+				t.seeded = true
+			}
+			a.tools[ev.Index] = t
 			a.order = append(a.order, ev.Index)
 		} else if ev.ContentBlock.Text != "" {
 			a.appendText(ev.ContentBlock.Text, onDelta)
@@ -107,7 +148,13 @@ func (a *anthropicAcc) add(ev anthropic.MessageStreamEventUnion, onDelta func(st
 		case "text_delta":
 			a.appendText(ev.Delta.Text, onDelta)
 		case "input_json_delta":
-			if t := a.tools[ev.Index]; t != nil {
+			// As the SDK's Message.Accumulate: the deltas are the whole
+			// input, replacing what content_block_start carried.
+			if t := a.tools[ev.Index]; t != nil && ev.Delta.PartialJSON != "" {
+				if t.seeded {
+					t.input.Reset()
+					t.seeded = false
+				}
 				t.input.WriteString(ev.Delta.PartialJSON)
 			}
 		}

@@ -282,10 +282,12 @@ func requestKind(code, typ, msg string) Kind {
 		// INVALID_ARGUMENT: the router's credentials, not the caller's
 		// request — fail over, count against the breaker, hide the text.
 		return KindAuth
-	case strings.Contains(m, "credit balance"):
-		// Anthropic's "Your credit balance is too low", also through its
+	}
+	if k, ok := accountRefusal(msg); ok {
+		// Anthropic's "Your credit balance is too low" and "This
+		// organization has been disabled.", also through its
 		// OpenAI-compatible endpoint, with 400: the router's account.
-		return KindQuotaExceeded
+		return k
 	}
 	return KindBadRequest
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/routerhq/router/internal/spelling"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -52,7 +53,7 @@ func closestFormat(name string) string {
 	}
 	best, bestDist := "", 3 // at most two edits away
 	for _, k := range knownFormats() {
-		d := editDistance(fold(name), fold(k))
+		d := spelling.Distance(fold(name), fold(k))
 		if strings.EqualFold(name, k) {
 			d = -1
 		}
@@ -61,25 +62,4 @@ func closestFormat(name string) string {
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/template"
 	"text/template/parse"
+
+	"github.com/routerhq/router/internal/spelling"
 )
 
 // inputField is a top-level input key a template reads.
@@ -118,30 +120,9 @@ func closest(s string, names []string) string {
 	sorted := slices.Sorted(slices.Values(names))
 	best, bestD := "", -1
 	for _, n := range sorted {
-		if d := editDistance(s, n); bestD < 0 || d < bestD {
+		if d := spelling.Distance(s, n); bestD < 0 || d < bestD {
 			best, bestD = n, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

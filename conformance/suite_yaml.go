@@ -7,11 +7,12 @@ import (
 	"io"
 	"reflect"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/routerhq/router/internal/yamlwords"
 )
 
 // decodeSuite reads suite file b: one YAML document (an empty one after it,
@@ -37,12 +38,12 @@ func decodeSuite(b []byte, s *Suite) (*yaml.Node, []string) {
 		if err != nil {
 			return nil, []string{"not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
 		}
-		if emptyDocument(&extra) {
+		if yamlwords.EmptyDocument(&extra) {
 			continue
 		}
 		return nil, []string{fmt.Sprintf(`line %d: a second YAML document starts here ("---"), and a suite is one document (the runner would ignore the second): remove the "---" and move its cases into the cases list above it, or put another prompt's suite in a directory of its own`, extra.Line)}
 	}
-	if emptyDocument(&doc) {
+	if yamlwords.EmptyDocument(&doc) {
 		return nil, nil
 	}
 	top := doc.Content[0]
@@ -64,16 +65,6 @@ func decodeSuite(b []byte, s *Suite) (*yaml.Node, []string) {
 		problems[i] = describeYAMLError(line, top)
 	}
 	return nil, problems
-}
-
-// emptyDocument reports whether a YAML document holds nothing: no node, or
-// one null scalar with no text (what "---" alone at the end of a file reads as).
-func emptyDocument(d *yaml.Node) bool {
-	if len(d.Content) == 0 {
-		return true
-	}
-	n := d.Content[0]
-	return len(d.Content) == 1 && n.Kind == yaml.ScalarNode && n.Tag == "!!null" && n.Value == ""
 }
 
 var (
@@ -102,7 +93,7 @@ func describeYAMLError(line string, top *yaml.Node) string {
 		}
 		msg := fmt.Sprintf("%s: unknown field (line %d)", path, lineNo)
 		if t, ok := suiteTypes[m[3]]; ok {
-			msg += "; known fields here: " + strings.Join(yamlFields(t), ", ")
+			msg += "; known fields here: " + strings.Join(yamlwords.Fields(t), ", ")
 		}
 		return msg
 	}
@@ -118,9 +109,9 @@ func describeYAMLError(line string, top *yaml.Node) string {
 		lineNo, _ := strconv.Atoi(m[1])
 		path := suitePath(top, func(_, v *yaml.Node) bool { return v.Line == lineNo && v.ShortTag() == m[2] })
 		if path == "" {
-			path = topFieldAt(top, lineNo)
+			path = yamlwords.TopFieldAt(top, lineNo)
 		}
-		return fmt.Sprintf("%s: line %d: %s, where %s is expected", path, lineNo, valueWords(m[2], m[3]), goTypeWords(m[4]))
+		return fmt.Sprintf("%s: line %d: %s, where %s is expected", path, lineNo, yamlwords.Value(m[2], m[3]), goTypeWords(m[4]))
 	}
 	return line
 }
@@ -184,17 +175,6 @@ func caseName(n *yaml.Node) string {
 	return ""
 }
 
-// topFieldAt names the top-level field whose value spans line.
-func topFieldAt(top *yaml.Node, line int) string {
-	name := ""
-	for i := 0; i+1 < len(top.Content); i += 2 {
-		if top.Content[i].Line <= line {
-			name = top.Content[i].Value
-		}
-	}
-	return name
-}
-
 // nodeWords names what a node is, for a message.
 func nodeWords(n *yaml.Node) string {
 	switch n.Kind {
@@ -206,22 +186,6 @@ func nodeWords(n *yaml.Node) string {
 		return "an alias"
 	}
 	return "this"
-}
-
-func valueWords(tag, value string) string {
-	switch tag {
-	case "!!seq":
-		return "a list"
-	case "!!map":
-		return "a mapping"
-	case "!!str":
-		return fmt.Sprintf("the text %q", value)
-	case "!!null":
-		return "null"
-	case "!!float", "!!int":
-		return "the number " + value
-	}
-	return fmt.Sprintf("%s %s", strings.TrimPrefix(tag, "!!"), value)
 }
 
 // goTypeWords names, for the author, what the Go type a value was decoded
@@ -251,16 +215,4 @@ func goTypeWords(t string) string {
 		return "a mapping"
 	}
 	return t
-}
-
-func yamlFields(t reflect.Type) []string {
-	var names []string
-	for i := 0; i < t.NumField(); i++ {
-		tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
-		if tag != "" && tag != "-" {
-			names = append(names, tag)
-		}
-	}
-	sort.Strings(names)
-	return names
 }

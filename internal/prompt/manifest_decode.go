@@ -7,13 +7,13 @@ import (
 	"io"
 	"reflect"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/routerhq/router/internal/contract"
+	"github.com/routerhq/router/internal/yamlwords"
 )
 
 // decodeManifest decodes prompt.yaml strictly into m and reports what the
@@ -47,7 +47,7 @@ func decodeManifest(raw []byte, m *manifest, report func(string, string, ...any)
 			report("", "not valid YAML: %v", err)
 			return nil, false
 		}
-		if emptyDocument(&extra) {
+		if yamlwords.EmptyDocument(&extra) {
 			continue
 		}
 		report("", `line %d: a second YAML document starts here ("---"), and a manifest is one document (the router would ignore the second): remove the "---" and merge what follows into the manifest above it, or put another prompt in a directory of its own`, extra.Line)
@@ -141,7 +141,7 @@ func describeYAMLError(line string, top *yaml.Node) yamlError {
 		if !ok {
 			return yamlError{field: m[2], msg: fmt.Sprintf("unknown field (line %d)", lineNo), unknown: true}
 		}
-		return yamlError{field: t.prefix + m[2], msg: fmt.Sprintf("unknown field (line %d); known fields: %s", lineNo, strings.Join(yamlFields(t.typ), ", ")), unknown: true}
+		return yamlError{field: t.prefix + m[2], msg: fmt.Sprintf("unknown field (line %d); known fields: %s", lineNo, strings.Join(yamlwords.Fields(t.typ), ", ")), unknown: true}
 	}
 	if m := yamlDuplicateRE.FindStringSubmatch(line); m != nil {
 		lineNo, _ := strconv.Atoi(m[1])
@@ -152,9 +152,9 @@ func describeYAMLError(line string, top *yaml.Node) yamlError {
 		lineNo, _ := strconv.Atoi(m[1])
 		path := findYAMLPath(top, func(_, v *yaml.Node) bool { return v.Line == lineNo && v.ShortTag() == m[2] })
 		if path == "" {
-			path = topFieldAt(top, lineNo)
+			path = yamlwords.TopFieldAt(top, lineNo)
 		}
-		return yamlError{field: path, msg: fmt.Sprintf("line %d: %s, where %s is expected", lineNo, yamlValueWords(m[2], m[3]), goTypeWords(m[4]))}
+		return yamlError{field: path, msg: fmt.Sprintf("line %d: %s, where %s is expected", lineNo, yamlwords.Value(m[2], m[3]), goTypeWords(m[4]))}
 	}
 	return yamlError{msg: line}
 }
@@ -194,31 +194,6 @@ func joinYAMLPath(p string) string {
 	return "." + p
 }
 
-// topFieldAt names the top-level field whose value spans line.
-func topFieldAt(top *yaml.Node, line int) string {
-	name := ""
-	for i := 0; i+1 < len(top.Content); i += 2 {
-		if top.Content[i].Line <= line {
-			name = top.Content[i].Value
-		}
-	}
-	return name
-}
-
-func yamlValueWords(tag, value string) string {
-	switch tag {
-	case "!!seq":
-		return "a list"
-	case "!!map":
-		return "a mapping"
-	case "!!str":
-		return fmt.Sprintf("the text %q", value)
-	case "!!null":
-		return "null"
-	}
-	return fmt.Sprintf("%s %s", strings.TrimPrefix(tag, "!!"), value)
-}
-
 func goTypeWords(t string) string {
 	t = strings.TrimPrefix(t, "*")
 	switch {
@@ -236,26 +211,4 @@ func goTypeWords(t string) string {
 		return "a mapping"
 	}
 	return t
-}
-
-func yamlFields(t reflect.Type) []string {
-	var names []string
-	for i := 0; i < t.NumField(); i++ {
-		tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
-		if tag != "" && tag != "-" {
-			names = append(names, tag)
-		}
-	}
-	sort.Strings(names)
-	return names
-}
-
-// emptyDocument reports whether a YAML document holds nothing: no node, or
-// one null scalar with no text (what "---" alone at the end of a file reads as).
-func emptyDocument(d *yaml.Node) bool {
-	if len(d.Content) == 0 {
-		return true
-	}
-	n := d.Content[0]
-	return len(d.Content) == 1 && n.Kind == yaml.ScalarNode && n.Tag == "!!null" && n.Value == ""
 }

@@ -41,7 +41,7 @@ func TestLoadDir_DecodeErrorsReportedOnce(t *testing.T) {
 		{"max_tokens not a number", strings.Replace(manifestWith(""), "max_tokens: 100", "max_tokens: lots", 1),
 			[]string{`max_tokens: line 3: the text "lots", where a whole number is expected`}},
 		{"messages not a list", strings.Replace(manifestWith(""), "messages:\n  - role: user\n    content: \"Answer in JSON: {{ .q }}\"\n", "messages: 3\n", 1),
-			[]string{`messages: line 5: int 3, where a list is expected`}},
+			[]string{`messages: line 5: the number 3, where a list is expected`}},
 		{"version a list, with an unknown field", manifestWith("versoin: 2\n") + "temperature: [1]\n",
 			[]string{"versoin: unknown field (line 8); known fields: description, input_schema, max_tokens, messages, model, name, output_schema, response_format, route, rules, seed, strict, temperature, version",
 				"temperature: line 9: a list, where a number is expected"}},

@@ -1,0 +1,69 @@
+// Package yamlwords holds what the strict YAML decoders of prompt manifests
+// (internal/prompt) and conformance suites (conformance) share to turn
+// yaml.v3's errors into plain words: what a value is, which top-level field a
+// line belongs to, which fields a type has, and whether a document is empty.
+// What each file's fields mean stays with its package.
+package yamlwords
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Value names a YAML value by its tag, for a message: "a list", "the text
+// \"x\"", "the number 5".
+func Value(tag, value string) string {
+	switch tag {
+	case "!!seq":
+		return "a list"
+	case "!!map":
+		return "a mapping"
+	case "!!str":
+		return fmt.Sprintf("the text %q", value)
+	case "!!null":
+		return "null"
+	case "!!float", "!!int":
+		return "the number " + value
+	}
+	return fmt.Sprintf("%s %s", strings.TrimPrefix(tag, "!!"), value)
+}
+
+// TopFieldAt names the top-level field of the mapping top whose value spans
+// line.
+func TopFieldAt(top *yaml.Node, line int) string {
+	name := ""
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if top.Content[i].Line <= line {
+			name = top.Content[i].Value
+		}
+	}
+	return name
+}
+
+// Fields lists the YAML keys of struct type t, sorted.
+func Fields(t reflect.Type) []string {
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
+		if tag != "" && tag != "-" {
+			names = append(names, tag)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// EmptyDocument reports whether a YAML document holds nothing: no node, or
+// one null scalar with no text (what "---" alone at the end of a file reads
+// as).
+func EmptyDocument(d *yaml.Node) bool {
+	if len(d.Content) == 0 {
+		return true
+	}
+	n := d.Content[0]
+	return len(d.Content) == 1 && n.Kind == yaml.ScalarNode && n.Tag == "!!null" && n.Value == ""
+}

@@ -144,7 +144,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		if res.silentLoser {
 			// Still at the loser's level (one per hedged job): its breaker
 			// counting it, and opening, is what the operator sees.
-			attrs = append(attrs, store.BreakerKey, breakerCountedFailure)
+			attrs = append(attrs, store.BreakerKey, store.BreakerFailure)
 		}
 		log.Log(bg, endLevel(state, cause), "attempt ended without an answer", attrs...)
 		detail := attemptError(pe)
@@ -154,7 +154,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		if res.silentLoser {
 			detail["message"] = fmt.Sprintf("cancelled: another attempt won, started as a hedge after this one had no response byte for %s; "+
 				"it still had none when cut, so its provider's circuit breaker counts it as a failure", hedgedAfter.Round(time.Millisecond))
-			detail[store.BreakerKey] = breakerCountedFailure
+			detail[store.BreakerKey] = store.BreakerFailure
 		}
 		markIgnored(detail, res)
 		out.State, out.Error, out.LatencyMS = state, detail, latency
@@ -279,11 +279,6 @@ func markIgnored(detail map[string]any, res attemptResult) {
 		detail[store.BreakerKey] = store.BreakerIgnored
 	}
 }
-
-// breakerCountedFailure is the mark (store.BreakerKey) of a cancelled
-// attempt that its provider's circuit breaker counted as a failure: a loser
-// silent past the hedge it caused (attemptResult.silentLoser).
-const breakerCountedFailure = "failure"
 
 // KindShutdown is the error kind of an attempt cut because its router was
 // stopped — its drain budget ran out, or it was told to stop at once — and

@@ -190,9 +190,16 @@ const lostEventSQL = `INSERT INTO race_events (job_id, attempt_id, kind, provide
 // created are serialised, so the blocking rule holds at every commit. An
 // unknown end on a job that has already ended (a loser kept running after the
 // win) is recorded as the job's end settles its attempts (unknownUnlessEndedSQL).
+//
+// The job's row and the attempt's are waited for up to transitionLockWait: a
+// row another transaction holds for longer is ErrBusy (a *BusyError naming the
+// job), nothing is recorded, and the attempt is left to its lease.
 func (s *Store) FinishAttempt(ctx context.Context, attemptID string, out AttemptOutcome) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error {
-		var jobID string
+	var jobID string
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, lockWaitSQL, lockWaitArg(transitionLockWait)); err != nil {
+			return err
+		}
 		if err := tx.QueryRow(ctx, `SELECT job_id::text FROM attempts WHERE id = $1`, attemptID).Scan(&jobID); err != nil {
 			return notFound(err)
 		}
@@ -220,6 +227,7 @@ func (s *Store) FinishAttempt(ctx context.Context, attemptID string, out Attempt
 		}
 		return nil
 	})
+	return jobBusy(err, jobID, transitionLockWait)
 }
 
 func jsonOrNil(v any) []byte {

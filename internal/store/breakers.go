@@ -100,15 +100,19 @@ func (s *Store) PruneBreakerStates(ctx context.Context, olderThan time.Duration)
 }
 
 // BreakerKey is the key of an attempt's stored error that says how its
-// provider's circuit breaker counted it; BreakerIgnored is its one value: the
-// breaker did not count the attempt, which says nothing of the provider (an
-// answer that broke only the caller's own response_format, an attempt cut by
-// the job's deadline after its provider began answering or before it had its
-// first-byte budget, one cut by its router's shutdown). ProviderStats leaves
-// such attempts out, as the breaker does.
+// provider's circuit breaker counted it, where its state does not say it.
+// BreakerIgnored: the breaker did not count the attempt, which says nothing of
+// the provider (an answer that broke only the caller's own response_format, an
+// attempt cut by the job's deadline after its provider began answering or
+// before it had its first-byte budget, one cut by its router's shutdown).
+// ProviderStats leaves such attempts out, as the breaker does.
+// BreakerFailure: the breaker counted a cancelled attempt as a failure (a
+// hedged loser still silent, no response byte, when the hedge it caused won);
+// ProviderStats counts it as failed, as the breaker does.
 const (
 	BreakerKey     = "breaker"
 	BreakerIgnored = "ignored"
+	BreakerFailure = "failure"
 )
 
 // ProviderStats is what the attempts of one provider over a recent window say.
@@ -117,9 +121,11 @@ type ProviderStats struct {
 	// Attempts that ended with a verdict on the provider, by the same rule
 	// as its circuit breaker: Succeeded counts won, lost and caller-fault
 	// failures (the provider answered correctly), Failed counts provider or
-	// network failures, invalid output and unknown outcomes. Cancelled
-	// attempts, and attempts the breaker did not count (their error says
-	// "breaker": "ignored", BreakerKey), count in neither.
+	// network failures, invalid output and unknown outcomes, and the
+	// cancelled attempts the breaker counted as failures (their error says
+	// "breaker": "failure", BreakerFailure: hedged losers still silent when
+	// cut). Other cancelled attempts, and attempts the breaker did not count
+	// ("breaker": "ignored", BreakerIgnored), count in neither.
 	Attempts  int64 `json:"attempts"`
 	Succeeded int64 `json:"succeeded"`
 	Failed    int64 `json:"failed"`
@@ -140,13 +146,15 @@ type ProviderStats struct {
 // providerStatsSQL reads the attempts created within a window ($1) by
 // created_at (attempts_created, migration 0016), as the operator's other
 // window queries do (TestWindowQueriesUseIndexes). An attempt whose error
-// says the breaker ignored it (BreakerKey) is neither ok nor bad.
+// says the breaker ignored it (BreakerKey) is neither ok nor bad; a cancelled
+// one whose error says the breaker counted it as a failure is bad.
 const providerStatsSQL = `
 		WITH a AS (
 			SELECT provider, state, latency_ms,
 				(state IN ('won', 'lost') OR (state = 'failed' AND error->>'fault' = 'caller')) AS ok,
-				(state IN ('invalid', 'unknown') OR (state = 'failed' AND coalesce(error->>'fault', '') <> 'caller'))
-					AND coalesce(error->>'` + BreakerKey + `', '') <> '` + BreakerIgnored + `' AS bad
+				((state IN ('invalid', 'unknown') OR (state = 'failed' AND coalesce(error->>'fault', '') <> 'caller'))
+					AND coalesce(error->>'` + BreakerKey + `', '') <> '` + BreakerIgnored + `')
+				OR (state = 'cancelled' AND coalesce(error->>'` + BreakerKey + `', '') = '` + BreakerFailure + `') AS bad
 			FROM attempts WHERE created_at > now() - $1::interval
 		)
 		SELECT provider,

@@ -62,3 +62,27 @@ const lockWaitSQL = `SELECT set_config('lock_timeout', $1, true)`
 func lockWaitArg(d time.Duration) string {
 	return fmt.Sprintf("%dms", max(d.Milliseconds(), 1))
 }
+
+// transitionLockWait bounds how long the job's transitions off the success
+// path's batches wait for a row another transaction holds (lock_timeout): a
+// valid answer that came late (OfferCompletion's late path: a job already
+// won, cancelled, or settled otherwise), an attempt's other ends
+// (FinishAttempt: a loser, a failure, an answer never sent), a cancellation
+// (CancelJob) and a routing record (SetRouting). Their usual waits are a
+// concurrent transaction's milliseconds; a row held for longer — an
+// operator's transaction left open in psql, a replica cut off in the middle
+// of one — would otherwise hold the attempt's goroutine, or the API request,
+// for as long as it is held. Past it the change writes nothing and the error
+// is ErrBusy (a *BusyError naming the job): an attempt stays in flight and its
+// lease's expiry settles it, as after any failed win; a cancellation is
+// answered 503 busy, to be sent again shortly.
+const transitionLockWait = 2 * time.Second
+
+// jobBusy is err, as a *BusyError naming job jobID, when it is a lock wait
+// that ran into wait (lock_not_available); any other err as it is.
+func jobBusy(err error, jobID string, wait time.Duration) error {
+	if err != nil && Busy(err) && !errors.Is(err, ErrBusy) {
+		return &BusyError{What: "job " + jobID, Wait: wait, Err: err}
+	}
+	return err
+}

@@ -168,7 +168,10 @@ type winRequest struct {
 // wait (batchSettingsSQL) fails a try like any database error; the tries
 // after it go out alone (outside the shared batches), and if the row is still
 // held after the last one the error is ErrBusy: the attempt stays in flight,
-// and when its lease expires recovery decides, as after any failed win.
+// and when its lease expires recovery decides, as after any failed win. A
+// valid answer that lost (the job already won or cancelled) is recorded under
+// the job row's lock, waited for up to transitionLockWait: past it, ErrBusy
+// likewise.
 func (s *Store) Complete(ctx context.Context, c Completion) (won bool, err error) {
 	won, _, err = s.CompleteJob(ctx, c)
 	return won, err
@@ -256,14 +259,21 @@ func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, err
 		// out the backoff whatever ctx says.
 		time.Sleep(time.Duration(50<<try) * time.Millisecond)
 	}
+	// The late path waits for the job's row (and the attempt's) up to
+	// transitionLockWait, whatever ctx says: past it the answer is not
+	// recorded (ErrBusy), and the attempt stays in flight until its lease
+	// expires and recovery decides, as after any failed win.
 	var state string
 	err = s.inTx(bg, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(bg, lockWaitSQL, lockWaitArg(transitionLockWait)); err != nil {
+			return err
+		}
 		var e error
 		state, e = s.lateWin(bg, tx, c)
 		return e
 	})
 	if err != nil {
-		return Offered{}, err
+		return Offered{}, jobBusy(err, c.JobID, transitionLockWait)
 	}
 	return Offered{Won: state == AttemptWon, State: state}, nil
 }

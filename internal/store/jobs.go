@@ -286,10 +286,26 @@ func (s *Store) WatchJob(ctx context.Context, owner, id string) (string, error) 
 // Only the job's orchestrator records it (owner must hold the job's lease): a
 // process that stalled past its lease and was taken over would otherwise
 // overwrite the decisions of the replica that now runs the job.
+//
+// It waits for the job's row up to transitionLockWait: a row another
+// transaction holds for longer is ErrBusy (a *BusyError), and nothing is
+// recorded.
 func (s *Store) SetRouting(ctx context.Context, jobID, owner string, routing json.RawMessage) error {
-	_, err := s.execLazy(ctx, `UPDATE jobs SET routing = $2
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue("SET LOCAL synchronous_commit = off") // as execLazy
+	b.Queue(lockWaitSQL, lockWaitArg(transitionLockWait))
+	b.Queue(`UPDATE jobs SET routing = $2
 		WHERE id = $1 AND state IN ('pending', 'running') AND lease_owner = $3`, jobID, routing, owner)
-	return err
+	b.Queue("COMMIT")
+	br := s.pool.SendBatch(ctx, b)
+	defer br.Close()
+	for range b.Len() {
+		if _, err := br.Exec(); err != nil {
+			return jobBusy(err, jobID, transitionLockWait) // the pool discards a connection left in a transaction
+		}
+	}
+	return nil
 }
 
 // Fingerprint returns the job's request fingerprint.

@@ -178,9 +178,15 @@ func (s *Store) settleLocked(ctx context.Context, tx pgx.Tx, jobID, failReason s
 
 // CancelJob cancels owner's job: it becomes `cancelled`, its in-flight and
 // unknown attempts are cancelled and can no longer win. Cancelling a cancelled job
-// is a no-op; a succeeded or failed job answers ErrJobFinished.
+// is a no-op; a succeeded or failed job answers ErrJobFinished. The job's row,
+// and the others the cancellation writes, are waited for up to
+// transitionLockWait: a row another transaction holds for longer is ErrBusy (a
+// *BusyError naming the job), and nothing changes.
 func (s *Store) CancelJob(ctx context.Context, owner, jobID string) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error {
+	return jobBusy(s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, lockWaitSQL, lockWaitArg(transitionLockWait)); err != nil {
+			return err
+		}
 		state, _, err := lockJob(ctx, tx, jobID, owner)
 		if err != nil {
 			return err
@@ -197,5 +203,5 @@ func (s *Store) CancelJob(ctx context.Context, owner, jobID string) error {
 			return err
 		}
 		return s.setJobState(ctx, tx, jobID, JobCancelled, "cancelled by the caller")
-	})
+	}), jobID, transitionLockWait)
 }

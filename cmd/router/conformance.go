@@ -142,7 +142,7 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 		return err
 	}
 	defer closeDB()
-	st := store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D()})
+	st := store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D(), Log: log})
 	if err := prepareSchema(ctx, cfg, st, *cfgPath); err != nil {
 		return err
 	}

@@ -1,11 +1,14 @@
 package prompt
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // Set is the prompts loaded from one directory, one version per name.
@@ -17,12 +20,14 @@ type Set struct {
 // EmptySet is a Set of no prompts.
 func EmptySet() *Set { return &Set{byName: map[string]*Prompt{}} }
 
-// LoadDir loads every dir/<name>/prompt.yaml (subdirectories without one are
-// skipped; a symbolic link to a directory is followed). It checks each
-// manifest completely — fields, templates, schema files, rules — and returns a
-// *LoadError listing every problem of every manifest, one line each naming the
-// file and the field. An empty directory gives an empty Set; a missing
-// directory is an error.
+// LoadDir loads every dir/<name>/prompt.yaml (files, and subdirectories
+// without one, are skipped; a symbolic link to a directory is followed). It
+// checks each manifest completely — fields, templates, schema files, rules —
+// and returns a *LoadError listing every problem of every manifest, one line
+// each naming the file and the field. An entry it cannot follow or read (a
+// symbolic link to nothing, a loop of links, a directory it may not enter) is
+// a problem too, unless its name is hidden (see ignoredEntry). An empty
+// directory gives an empty Set; a missing directory is an error.
 func LoadDir(dir string) (*Set, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -34,11 +39,25 @@ func LoadDir(dir string) (*Set, error) {
 		sub := filepath.Join(dir, e.Name())
 		// os.Stat follows a symbolic link: a link to a prompt's directory
 		// (a deployment that links each prompt in) is a prompt directory.
-		if info, err := os.Stat(sub); err != nil || !info.IsDir() {
+		info, err := os.Stat(sub)
+		if err != nil {
+			// Skipped, such an entry was a prompt the operator deployed
+			// missing from the router, each of its jobs refused later as
+			// an unknown prompt.
+			if p, ok := unreadable(sub, err); ok && !ignoredEntry(e.Name()) {
+				problems = append(problems, p)
+			}
+			continue
+		}
+		if !info.IsDir() {
 			continue
 		}
 		file := filepath.Join(sub, ManifestFile)
 		if _, err := os.Stat(file); err != nil {
+			if p, ok := unreadable(file, err); ok && !ignoredEntry(e.Name()) {
+				problems = append(problems, p)
+				continue
+			}
 			if alt := filepath.Join(sub, "prompt.yml"); fileExists(alt) {
 				problems = append(problems, Problem{File: alt, Message: "rename to " + ManifestFile})
 			}
@@ -60,6 +79,47 @@ func LoadDir(dir string) (*Set, error) {
 	}
 	sort.Slice(s.all, func(i, j int) bool { return s.all[i].Name < s.all[j].Name })
 	return s, nil
+}
+
+// ignoredEntry reports whether a top-level entry of the prompts directory
+// that cannot be followed or read is skipped rather than refused: hidden
+// entries belong to tools (an editor's lock file, Emacs's .#name, is a
+// symbolic link to nothing by design), and lost+found, at the top of a
+// mounted volume, is root's alone.
+func ignoredEntry(name string) bool {
+	return strings.HasPrefix(name, ".") || name == "lost+found"
+}
+
+// unreadable says what is wrong with path, which os.Stat failed on with err,
+// and how to fix it. It reports false when nothing is there at all (no
+// prompt.yaml in a directory, or an entry removed since it was listed),
+// which is not a problem.
+func unreadable(path string, err error) (Problem, bool) {
+	cause := err
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		cause = pe.Err // the path is already the Problem's
+	}
+	fix := "fix or remove it"
+	if errors.Is(cause, fs.ErrPermission) {
+		fix = "let the router's user read it and enter every directory on its path, or remove it"
+	}
+	if target, lerr := os.Readlink(path); lerr == nil {
+		var what string
+		switch {
+		case errors.Is(cause, fs.ErrNotExist), errors.Is(cause, syscall.ENOTDIR):
+			what, fix = "which does not exist", "fix or remove the link"
+		case errors.Is(cause, syscall.ELOOP):
+			what, fix = "which leads round a loop of links", "fix or remove the link"
+		default:
+			what = fmt.Sprintf("which cannot be followed: %v", cause)
+		}
+		return Problem{File: path, Message: fmt.Sprintf("a symbolic link to %s, %s; %s", target, what, fix)}, true
+	}
+	if errors.Is(cause, fs.ErrNotExist) {
+		return Problem{}, false
+	}
+	return Problem{File: path, Message: fmt.Sprintf("cannot be read: %v; %s", cause, fix)}, true
 }
 
 func fileExists(path string) bool {

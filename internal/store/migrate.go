@@ -71,8 +71,8 @@ func (s *Store) Migrate(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrationLockID); err != nil {
-		return nil, fmt.Errorf("take migration lock: %w", err)
+	if err := s.lockForMigration(ctx, conn.Conn()); err != nil {
+		return nil, err
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLockID) //nolint:errcheck
 	if err := checkMigrationsTable(ctx, conn); err != nil {
@@ -113,6 +113,58 @@ func (s *Store) Migrate(ctx context.Context) ([]string, error) {
 	}
 	river, err := migrateRiver(ctx, conn.Conn())
 	return append(done, river...), err
+}
+
+// lockForMigration takes the migration lock on conn. While another session
+// holds it — a replica migrating, or one whose migration waits behind an
+// operator's lock on a table — it says so before waiting and again once it
+// has the lock: waiting in silence, a router starting up looks hung. The try
+// first keeps the usual case (nobody holds it) to one round trip.
+func (s *Store) lockForMigration(ctx context.Context, conn *pgx.Conn) error {
+	var got bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", migrationLockID).Scan(&got); err != nil {
+		return fmt.Errorf("take migration lock: %w", err)
+	}
+	if got {
+		return nil
+	}
+	holder := migrationLockHolder(ctx, conn)
+	s.opt.Log.Info("waiting for another process's migration lock on the database", holder...)
+	start := time.Now()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrationLockID); err != nil {
+		return fmt.Errorf("wait for the migration lock, which another session holds (%s; see pg_stat_activity): %w", attrsText(holder), err)
+	}
+	s.opt.Log.Info("migration lock obtained", "waited", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// migrationLockHolder names the session holding the migration lock, as log
+// attributes, or says it is unknown: it may have let go since the try, or
+// pg_stat_activity may hide it from this role. An advisory lock on a bigint
+// key shows in pg_locks as classid (high 32 bits), objid (low 32 bits) and
+// objsubid 1.
+func migrationLockHolder(ctx context.Context, conn *pgx.Conn) []any {
+	var pid int32
+	var app, addr, state string
+	err := conn.QueryRow(ctx, `SELECT l.pid, coalesce(a.application_name, ''), coalesce(host(a.client_addr), ''), coalesce(a.state, '')
+		FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+		WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+		  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+		  AND l.classid = ($1::bigint >> 32)::oid AND l.objid = ($1::bigint & 4294967295)::oid
+		LIMIT 1`, int64(migrationLockID)).Scan(&pid, &app, &addr, &state)
+	if err != nil {
+		return []any{"holder_pid", "unknown"}
+	}
+	return []any{"holder_pid", pid, "holder_application_name", app, "holder_client_addr", addr, "holder_state", state}
+}
+
+// attrsText writes log attributes (key, value pairs) as key=value words.
+func attrsText(kv []any) string {
+	parts := make([]string, 0, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		parts = append(parts, fmt.Sprintf("%v=%v", kv[i], kv[i+1]))
+	}
+	return strings.Join(parts, " ")
 }
 
 // migrateRiver applies River's own migrations (the delivery queue's tables) in

@@ -18,11 +18,16 @@ var hupNotice io.Writer = os.Stderr
 // wait can cut short. Later signals are ignored, as long as the command runs.
 // stop releases the signals.
 //
-// SIGPIPE is ignored for good: when the reader of the router's log is gone
-// (`make run | tee` in a terminal that closed), a write to stderr fails with
-// EPIPE, and Go's runtime would otherwise kill the process by SIGPIPE at the
-// first log line — SIGHUP's notice, or the drain's — skipping the drain.
-// Ignored, the write fails and the router goes on stopping.
+// SIGPIPE is caught for good (and nothing is done with it): when the reader of
+// the router's log is gone (`make run | tee` in a terminal that closed), a
+// write to stderr fails with EPIPE, and Go's runtime would otherwise kill the
+// process by SIGPIPE at the first log line — SIGHUP's notice, or the drain's —
+// skipping the drain. Caught, the write fails and the router goes on stopping.
+// Caught, not ignored: an ignored signal stays ignored across exec, and
+// `router localdb -- COMMAND` would start its command (make, a shell's
+// `producer | head`) with SIGPIPE ignored, so its pipelines would no longer
+// end quietly when their reader stops; a caught one is reset to its default
+// in the child.
 //
 // SIGHUP counts as the first signal — a graceful stop — and is answered with
 // a notice: its default action ends the process at once, so a terminal
@@ -36,7 +41,8 @@ var hupNotice io.Writer = os.Stderr
 // handler and end the ignoring (os/signal), and a closing terminal would then
 // stop a router started precisely so that it would not.
 func signalContext() (ctx context.Context, stop func()) {
-	signal.Ignore(syscall.SIGPIPE)
+	// Never stopped: SIGPIPE stays caught for the life of the process.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	sigs := make(chan os.Signal, 2) // two signals in quick succession are both seen
 	signal.Notify(sigs, syscall.SIGTERM)
 	if !signal.Ignored(os.Interrupt) {

@@ -21,6 +21,8 @@
 // A provider × prompt passes when every case passes. The Gate reads only the
 // database: the latest run of exactly (provider, prompt, version) with the model
 // the attempt asks for must have passed, against the prompt's current content
-// (Prompt.Digest; runs without a digest count for any), and be younger than
+// (Prompt.Digest; runs without a digest count for any) and the target's
+// current settings (TargetDigest: its provider's type, base URL and request
+// settings; runs without a digest count for any), and be younger than
 // conformance.max_age on the database clock.
 package conformance

@@ -31,11 +31,13 @@ const readTimeout = 5 * time.Second
 // database: a provider may take a gated attempt of prompt X at version V asking
 // for model M only when its latest run for exactly (X, V) with model M passed,
 // was recorded against the prompt's current content (its digest; a run recorded
-// without one counts for any content) and finished less than maxAge ago on the
-// database clock. Standings are cached for a short time; the age of
-// a cached standing keeps counting on the monotonic clock from the database's
-// reading. When the database cannot be read, the gate refuses (fails closed).
-// Safe for concurrent use.
+// without one counts for any content) and against the target's current
+// settings (TargetDigest, when the gate is told them: TargetSettings; a run
+// recorded without one counts for any settings), and finished less than
+// maxAge ago on the database clock. Standings are cached for a short time;
+// the age of a cached standing keeps counting on the monotonic clock from the
+// database's reading. When the database cannot be read, the gate refuses
+// (fails closed). Safe for concurrent use.
 type Gate struct {
 	st       *store.Store
 	mode     string
@@ -44,6 +46,9 @@ type Gate struct {
 	now      func() time.Time // monotonic; a test seam
 	// modelOf, when set, is the model a target serves (TargetModels).
 	modelOf func(target string) string
+	// digestOf, when set, is a target's settings digest for a model
+	// (TargetSettings).
+	digestOf func(target, model string) string
 
 	mu    sync.Mutex
 	cache map[gateKey]cached
@@ -68,6 +73,18 @@ type GateOption func(*Gate)
 // any model counts.
 func TargetModels(modelOf func(target string) string) GateOption {
 	return func(g *Gate) { g.modelOf = modelOf }
+}
+
+// TargetSettings tells the gate the digest of each target's settings
+// (TargetDigest, for the target's id and the model asked for; TargetDigests
+// makes it from the configuration), so that only runs recorded against those
+// settings count: a target whose provider's type, base_url or request
+// settings changed in the configuration keeps its id and model, and a pass of
+// the old endpoint must not admit the new one. A run recorded without a digest
+// (before migration 0024), or a target digestOf returns "" for, counts for
+// any settings. Without it, runs count for any settings.
+func TargetSettings(digestOf func(target, model string) string) GateOption {
+	return func(g *Gate) { g.digestOf = digestOf }
 }
 
 // CacheFor sets how long standings read from the database are reused (0: every
@@ -127,7 +144,11 @@ func (g *Gate) AllowModel(ctx context.Context, provider, model string, p *prompt
 	if err != nil {
 		return false, fmt.Sprintf("cannot read conformance results for %s (%v)", p.ID(), err)
 	}
-	return g.judge(st, age, p, model)
+	digest := ""
+	if g.digestOf != nil {
+		digest = g.digestOf(provider, model)
+	}
+	return g.judge(st, age, p, model, digest)
 }
 
 // runModel is the model `router conformance run` tests target provider with
@@ -175,9 +196,9 @@ func (g *Gate) standing(ctx context.Context, provider, model, name, version stri
 	return c.standing, c.standing.LastPassAge + now.Sub(c.read), nil
 }
 
-// judge turns a standing of prompt p for model into the decision and its
-// reason.
-func (g *Gate) judge(st *store.ConformanceStanding, age time.Duration, p *prompt.Prompt, model string) (bool, string) {
+// judge turns a standing of prompt p for model, on a target whose settings
+// digest is targetDigest ("": not known), into the decision and its reason.
+func (g *Gate) judge(st *store.ConformanceStanding, age time.Duration, p *prompt.Prompt, model, targetDigest string) (bool, string) {
 	id, noPass := p.ID(), "no passing conformance run for "+p.ID()
 	if model != "" {
 		noPass += " with model " + model
@@ -208,6 +229,9 @@ func (g *Gate) judge(st *store.ConformanceStanding, age time.Duration, p *prompt
 		return false, noPass
 	case !store.SamePromptContent(st.Latest.PromptDigest, p.Digest):
 		return false, fmt.Sprintf("the prompt %s changed since its last pass; bump its version or rerun %s", id, rerun)
+	case !store.SameTarget(st.Latest.TargetDigest, targetDigest):
+		return false, fmt.Sprintf("the endpoint or settings of target %s changed since its last pass on %s (its provider's type, base_url or request settings); run %s",
+			st.Provider, id, rerun)
 	case age >= g.maxAge:
 		return false, fmt.Sprintf("last pass is %s old (conformance.max_age is %s; run %s)", HumanAge(age), HumanAge(g.maxAge), rerun)
 	}

@@ -53,7 +53,14 @@ type Options struct {
 	// of one provider run one after another.
 	Concurrency int
 	// Temperature overrides the suites' temperature (which defaults to 0).
+	// Each case's stored details record the one it used (CaseResult.Sampling).
 	Temperature *float32
+	// TargetDigests, when set, is the settings digest of each target (by id)
+	// asked for a model (TargetDigest; TargetDigests makes it from the
+	// configuration), recorded with each result: the gate counts a pass only
+	// for the settings it ran against. nil records none (the pass then counts
+	// for any settings).
+	TargetDigests func(target, model string) string
 	// RouterVersion is stored with each result; default Version().
 	RouterVersion string
 	// Gate is the configured conformance.gate (GateFallbacks, GateAll,
@@ -129,6 +136,7 @@ type Result struct {
 	Prompt        string       `json:"prompt"`
 	PromptVersion string       `json:"prompt_version"`
 	PromptDigest  string       `json:"prompt_digest,omitempty"` // the prompt's content (prompt.Prompt.Digest), recorded with the run
+	TargetDigest  string       `json:"target_digest,omitempty"` // the target's settings (TargetDigest), recorded with the run
 	Passed        bool         `json:"passed"`
 	CasesTotal    int          `json:"cases_total"`
 	CasesPassed   int          `json:"cases_passed"`
@@ -168,8 +176,21 @@ type CaseResult struct {
 	LatencyMS     int64                `json:"latency_ms,omitempty"`
 	Usage         *providers.Usage     `json:"usage,omitempty"`
 	ResponseModel string               `json:"response_model,omitempty"`
+	// Sampling is what the case's request asked for besides its messages;
+	// nil when the case failed before the round trip.
+	Sampling *Sampling `json:"sampling,omitempty"`
 	// Output is the reply of a failed case (shortened), to see what went wrong.
 	Output string `json:"output,omitempty"`
+}
+
+// Sampling is the sampling settings of a case's request: the temperature the
+// run used (Options.Temperature, else the suite's, else 0), and the prompt's
+// max_tokens and seed. Stored with the run's per-case details, so a pass says
+// at what temperature it was made.
+type Sampling struct {
+	Temperature float32 `json:"temperature"`
+	MaxTokens   int     `json:"max_tokens,omitempty"`
+	Seed        *int    `json:"seed,omitempty"`
 }
 
 // maxOutput bounds the reply kept with a failed case.
@@ -445,6 +466,9 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 		}
 		res := Result{Provider: pl.provider, Model: model, Prompt: p.Name, PromptVersion: p.Version, PromptDigest: p.Digest,
 			CasesTotal: len(s.Cases)}
+		if opt.TargetDigests != nil {
+			res.TargetDigest = opt.TargetDigests(pl.provider, model)
+		}
 		start := time.Now()
 		for i := range s.Cases {
 			c := &s.Cases[i]
@@ -465,7 +489,8 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 			run, err := opt.Store.RecordConformanceRun(context.WithoutCancel(ctx), store.NewConformanceRun{
 				Provider: res.Provider, Model: res.Model, Prompt: res.Prompt, PromptVersion: res.PromptVersion,
 				Passed: res.Passed, CasesTotal: res.CasesTotal, CasesPassed: res.CasesPassed, Cases: storableCases(res.Cases),
-				SuiteDigest: s.Digest, PromptDigest: res.PromptDigest, RouterVersion: opt.RouterVersion, Duration: elapsed,
+				SuiteDigest: s.Digest, PromptDigest: res.PromptDigest, TargetDigest: res.TargetDigest, RouterVersion: opt.RouterVersion,
+				Duration: elapsed,
 			})
 			if err != nil {
 				who := res.Provider
@@ -549,6 +574,7 @@ func runCase(ctx context.Context, name string, t *race.Target, p *prompt.Prompt,
 		AttemptID: "conformance-" + uuid.NewString(), JobID: "conformance", Model: model, Messages: msgs,
 		Temperature: temp, MaxTokens: p.MaxTokens, Seed: p.Seed, ResponseFormat: p.ProviderResponseFormat(),
 	}
+	cr.Sampling = &Sampling{Temperature: *temp, MaxTokens: p.MaxTokens, Seed: p.Seed}
 	start := time.Now()
 	resp, pe := call(ctx, name, t, req)
 	cr.LatencyMS = time.Since(start).Milliseconds()

@@ -151,7 +151,8 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 		Store: st, Targets: targets, Prompts: prompts, Suites: suites,
 		Providers: providerNames, PromptNames: promptNames,
 		Concurrency: *concurrency, Temperature: temperature, Gate: cfg.Conformance.Gate,
-		ChatRoutes: server.ConformanceChatRoutes(cfg),
+		ChatRoutes:    server.ConformanceChatRoutes(cfg),
+		TargetDigests: conformance.TargetDigests(cfg),
 	}
 	var progress *conformance.ProgressLine
 	if !*asJSON && isTerminal(stdout) {

@@ -20,30 +20,38 @@ type conformanceResult struct {
 	// Current: the run is of the prompt version this router has loaded, with
 	// a model the target may be asked for now (the one it sends for the
 	// prompt, or a chat route's, see runJudge.models) and against the prompt
-	// content loaded now (a run recorded without a digest counts for any).
+	// content loaded now (a run recorded without a digest counts for any), on
+	// the target's settings of now (its type, base_url and request settings:
+	// conformance.TargetDigest; a run recorded without one counts for any).
 	// Other results do not count for routing.
 	Current *bool `json:"current,omitempty"`
 	// Fresh: the last pass (last_pass_at) is younger than conformance.max_age
 	// on the database clock, by the gate's own rule, and the run is of a
-	// model the target may be asked for and of the prompt content of now. The
-	// gate admits the provider on this prompt version, for that model, only
-	// when passed and fresh are both true.
+	// model the target may be asked for, of the prompt content of now and on
+	// the target's settings of now. The gate admits the provider on this
+	// prompt version, for that model, only when passed and fresh are both
+	// true.
 	Fresh bool `json:"fresh"`
 	// Reason says why the run does not count now although of this version:
-	// another model, or the prompt changed since.
+	// another model, the prompt changed since, or the target's endpoint or
+	// request settings changed since.
 	Reason string `json:"reason,omitempty"`
 }
 
 // runJudge says how a stored run counts now, by the conformance gate's rules
 // (conformance.Gate): only a run of a model the target may be asked for on
-// the run's prompt (runJudge.models) and of the prompt content loaded now
-// counts.
+// the run's prompt (runJudge.models), of the prompt content loaded now and
+// on the target's settings of now counts.
 type runJudge struct {
 	prompts *prompt.Set                // nil: no prompt is loaded (current is never true)
 	modelOf func(target string) string // nil: runs of any model count, unless the prompt names one
 	// routes are the chat routes gated by a conformance_prompt
 	// (conformance.ChatRoute): their models are asked of their targets too.
 	routes []conformance.ChatRoute
+	// digestOf is each target's settings digest for a model
+	// (conformance.TargetDigests), as the gate is told it
+	// (conformance.TargetSettings); nil: runs on any settings count.
+	digestOf func(target, model string) string
 }
 
 // runVerdict is a run judged by runJudge.
@@ -52,8 +60,8 @@ type runVerdict struct {
 	fresh   bool   // the run's own freshness (store), when it is of such a model and the content
 	own     bool   // the run is of the model the target sends for the prompt itself (or that is not known)
 	ofModel bool   // the run is of a model the target may be asked for: its own, or a chat route's
-	why     string // why the run does not count: another model, or another content
-	short   string // why in a few words: "other model" or "prompt changed" ("" when it counts)
+	why     string // why the run does not count: another model, another content, other target settings
+	short   string // why in a few words: "other model", "prompt changed" or "target changed" ("" when it counts)
 }
 
 // models is what `router conformance run` tests target with on prompt p
@@ -120,6 +128,10 @@ func (j runJudge) judge(r store.ConformanceRun) runVerdict {
 	case loaded && !store.SamePromptContent(r.PromptDigest, p.Digest):
 		v.why = fmt.Sprintf("the prompt %s changed since this run; bump its version or rerun %s", p.ID(), rerun)
 		v.short = "prompt changed"
+	case j.digestOf != nil && !store.SameTarget(r.TargetDigest, j.digestOf(r.Provider, r.Model)):
+		v.why = fmt.Sprintf("the endpoint or settings of target %s changed since this run (its provider's type, base_url or request settings); run %s",
+			r.Provider, rerun)
+		v.short = "target changed"
 	default:
 		v.current, v.fresh = loaded, r.Fresh
 	}
@@ -168,14 +180,19 @@ func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
 			Detail: "the router could not read its database; retry shortly"})
 		return
 	}
-	j := runJudge{prompts: s.prompts, modelOf: s.cfg.TargetModels, routes: s.cfg.ChatRoutes}
+	j := runJudge{prompts: s.prompts, modelOf: s.cfg.TargetModels, routes: s.cfg.ChatRoutes, digestOf: s.cfg.TargetDigests}
+	writeJSON(w, http.StatusOK, map[string]any{"results": j.results(runs), "max_age": s.cfg.ConformanceMaxAge.String()})
+}
+
+// results are the entries of GET /v1/conformance for runs, judged by j.
+func (j runJudge) results(runs []store.ConformanceRun) []conformanceResult {
 	out := make([]conformanceResult, len(runs))
 	for i, run := range runs {
 		v := j.judge(run)
 		out[i].ConformanceRun, out[i].Fresh, out[i].Reason = run, v.fresh, v.why
-		if s.prompts != nil {
+		if j.prompts != nil {
 			out[i].Current = &v.current
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"results": out, "max_age": s.cfg.ConformanceMaxAge.String()})
+	return out
 }

@@ -75,6 +75,11 @@ type Config struct {
 	// model, or one of ChatRoutes. nil: runs of any model count. Give
 	// StoreConformance the same.
 	TargetModels func(target string) string
+	// TargetDigests is each target's settings digest for a model
+	// (conformance.TargetDigests), as the gate is told: a run recorded on
+	// other settings is neither current nor fresh. nil: runs on any settings
+	// count. Give StoreConformance the same.
+	TargetDigests func(target, model string) string
 	// ChatRoutes are the routes gated by a conformance_prompt, as `router
 	// conformance run` is given them (conformance.Options.ChatRoutes): a run
 	// of one of their models (the route's `models`, and the target's own
@@ -266,6 +271,9 @@ type StoreConformance struct {
 	// TargetModels is the model each target sends (Config.TargetModels); nil
 	// counts runs of any model.
 	TargetModels func(target string) string
+	// TargetDigests is each target's settings digest (Config.TargetDigests);
+	// nil counts runs on any settings.
+	TargetDigests func(target, model string) string
 	// ChatRoutes are the chat routes gated by a conformance_prompt
 	// (Config.ChatRoutes): runs of their models count too.
 	ChatRoutes []conformance.ChatRoute
@@ -277,7 +285,7 @@ func (c StoreConformance) ConformanceMatrix(ctx context.Context) ([]ConformanceC
 	if err != nil {
 		return nil, err
 	}
-	j := runJudge{prompts: c.Prompts, modelOf: c.TargetModels, routes: c.ChatRoutes}
+	j := runJudge{prompts: c.Prompts, modelOf: c.TargetModels, routes: c.ChatRoutes, digestOf: c.TargetDigests}
 	type key struct{ provider, prompt, version string }
 	type pick struct {
 		i    int // into out

@@ -49,7 +49,8 @@ func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pg
 		models[t.ID] = targetModel(t)
 	}
 	o.gate = conformance.NewGate(st, cfg.Conformance.Gate, cfg.Conformance.MaxAge.D(),
-		conformance.TargetModels(func(id string) string { return models[id] }))
+		conformance.TargetModels(func(id string) string { return models[id] }),
+		conformance.TargetSettings(conformance.TargetDigests(cfg)))
 	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	o.cancel = cancel
 	go func() {
@@ -70,6 +71,7 @@ func (o *opsServices) handler(cfg *config.Config, st *store.Store, prompts *prom
 	modelOf := func(id string) string { return models[id] }
 	maxAge := cfg.Conformance.MaxAge.D()
 	routes := ConformanceChatRoutes(cfg)
+	digests := conformance.TargetDigests(cfg) // as the gate is told
 	// The dashboard shows the money tiles with priced targets, and the
 	// latency hedging bought only where a route keeps its losers.
 	priced, keepLosers := false, false
@@ -80,8 +82,8 @@ func (o *opsServices) handler(cfg *config.Config, st *store.Store, prompts *prom
 		keepLosers = keepLosers || (r != nil && r.KeepLosers)
 	}
 	return ops.New(ops.Config{Key: key, Metrics: o.metrics.Handler(), Providers: names, Breakers: o.breakers, Replica: o.replica,
-		Conformance:       ops.StoreConformance{Store: st, MaxAge: maxAge, Prompts: prompts, TargetModels: modelOf, ChatRoutes: routes},
-		ConformanceMaxAge: maxAge, TargetModels: modelOf, ChatRoutes: routes, Priced: priced, KeepLosers: keepLosers}, st, prompts, log)
+		Conformance:       ops.StoreConformance{Store: st, MaxAge: maxAge, Prompts: prompts, TargetModels: modelOf, TargetDigests: digests, ChatRoutes: routes},
+		ConformanceMaxAge: maxAge, TargetModels: modelOf, TargetDigests: digests, ChatRoutes: routes, Priced: priced, KeepLosers: keepLosers}, st, prompts, log)
 }
 
 // ConformanceChatRoutes is the routes gated by a conformance_prompt, with

@@ -26,7 +26,12 @@ type ConformanceRun struct {
 	// PromptDigest is the content digest of the prompt the run was made
 	// against (prompt.Prompt.Digest); "" for a run recorded before the router
 	// recorded it (migration 0023), which counts for any content.
-	PromptDigest  string    `json:"prompt_digest,omitempty"`
+	PromptDigest string `json:"prompt_digest,omitempty"`
+	// TargetDigest is the digest of the target's settings the run was made
+	// against (conformance.TargetDigest: its type, base URL, model and
+	// request settings); "" for a run recorded before the router recorded it
+	// (migration 0024), which counts for any settings.
+	TargetDigest  string    `json:"target_digest,omitempty"`
 	RouterVersion string    `json:"router_version"`
 	StartedAt     time.Time `json:"started_at"`
 	FinishedAt    time.Time `json:"finished_at"`
@@ -38,7 +43,7 @@ type ConformanceRun struct {
 	// database clock, by the gate's rule (ConformanceStanding.Fresh). Set by
 	// LatestConformanceRuns. With Passed it is the gate's verdict on this
 	// provider, model and prompt version, for the prompt content recorded in
-	// PromptDigest.
+	// PromptDigest and the target settings recorded in TargetDigest.
 	Fresh bool `json:"-"`
 }
 
@@ -56,7 +61,10 @@ type NewConformanceRun struct {
 	SuiteDigest string
 	// PromptDigest is the prompt's content digest (prompt.Prompt.Digest); ""
 	// stores none.
-	PromptDigest  string
+	PromptDigest string
+	// TargetDigest is the target's settings digest (conformance.TargetDigest):
+	// a hex SHA-256, or "" to store none.
+	TargetDigest  string
 	RouterVersion string
 	// Duration is how long the run took (a monotonic measurement); the row's
 	// finished_at is the database's now() and started_at is now() - Duration.
@@ -73,6 +81,8 @@ func (s *Store) RecordConformanceRun(ctx context.Context, r NewConformanceRun) (
 		return nil, fmt.Errorf("record conformance run: %d of %d cases passed is not a count", r.CasesPassed, r.CasesTotal)
 	case r.Passed && (r.CasesTotal == 0 || r.CasesPassed != r.CasesTotal):
 		return nil, fmt.Errorf("record conformance run: a run with %d of %d cases passed cannot pass", r.CasesPassed, r.CasesTotal)
+	case r.TargetDigest != "" && !hexSHA256(r.TargetDigest):
+		return nil, fmt.Errorf("record conformance run: target digest %q is not a hex SHA-256 (conformance.TargetDigest makes one)", r.TargetDigest)
 	}
 	cases := []byte("[]")
 	if r.Cases != nil {
@@ -85,14 +95,14 @@ func (s *Store) RecordConformanceRun(ctx context.Context, r NewConformanceRun) (
 	run := &ConformanceRun{
 		Provider: r.Provider, Model: r.Model, Prompt: r.Prompt, PromptVersion: r.PromptVersion, Passed: r.Passed,
 		CasesTotal: r.CasesTotal, CasesPassed: r.CasesPassed, Cases: cases, SuiteDigest: r.SuiteDigest,
-		PromptDigest: r.PromptDigest, RouterVersion: r.RouterVersion,
+		PromptDigest: r.PromptDigest, TargetDigest: r.TargetDigest, RouterVersion: r.RouterVersion,
 	}
 	err := s.pool.QueryRow(ctx, `INSERT INTO conformance_runs (provider, model, prompt, prompt_version, passed,
-			cases_total, cases_passed, cases, suite_digest, router_version, started_at, finished_at, prompt_digest)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now() - $11::bigint * interval '1 microsecond', now(), NULLIF($12, ''))
+			cases_total, cases_passed, cases, suite_digest, router_version, started_at, finished_at, prompt_digest, target_digest)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now() - $11::bigint * interval '1 microsecond', now(), NULLIF($12, ''), NULLIF($13, ''))
 		RETURNING id, started_at, finished_at`,
 		r.Provider, r.Model, r.Prompt, r.PromptVersion, r.Passed, r.CasesTotal, r.CasesPassed, cases,
-		r.SuiteDigest, r.RouterVersion, max(r.Duration, 0).Microseconds(), r.PromptDigest,
+		r.SuiteDigest, r.RouterVersion, max(r.Duration, 0).Microseconds(), r.PromptDigest, r.TargetDigest,
 	).Scan(&run.ID, &run.StartedAt, &run.FinishedAt)
 	if err != nil {
 		return nil, fmt.Errorf("record conformance run: %w", err)
@@ -110,6 +120,31 @@ func (s *Store) RecordConformanceRun(ctx context.Context, r NewConformanceRun) (
 // any content, so an upgrade withdraws no pass. The gate and the operator
 // views both judge by it.
 func SamePromptContent(ran, now string) bool { return ran == "" || now == "" || ran == now }
+
+// hexSHA256 reports whether s is a SHA-256 in lower-case hex, the form the
+// database's conformance_runs_target_digest_sha256 check holds target digests
+// to (migration 0024).
+func hexSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// SameTarget reports whether a run recorded against the target settings
+// whose digest is ran counts for the settings whose digest is now
+// (conformance.TargetDigest): the digests are equal, or either is unknown. A
+// run recorded before the router recorded target digests (migration 0024)
+// counts for any settings, so an upgrade withdraws no pass; a target whose
+// type, base URL or request settings changed since its run, keeping its id
+// and model, is not admitted on it. The gate and the operator views both
+// judge by it.
+func SameTarget(ran, now string) bool { return ran == "" || now == "" || ran == now }
 
 // ConformanceFilter narrows LatestConformanceRuns; empty fields match everything.
 type ConformanceFilter struct {
@@ -136,18 +171,18 @@ func freshSQL(col, param string) string {
 // version that has a run, its latest run (with LastPassAt, and Fresh against
 // f.MaxAge), ordered by provider, prompt, version and model. Results are per
 // model (SPEC §15): a target whose model changed keeps its id, and the old
-// model's run says nothing of the new one. Which model and prompt content a
-// target serves now is the configuration's, not the database's: the operator
-// views (internal/ops) judge that, as the gate does.
+// model's run says nothing of the new one. Which model, prompt content and
+// target settings a target serves now is the configuration's, not the
+// database's: the operator views (internal/ops) judge that, as the gate does.
 func (s *Store) LatestConformanceRuns(ctx context.Context, f ConformanceFilter) ([]ConformanceRun, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT l.id, l.provider, l.model, l.prompt, l.prompt_version, l.passed, l.cases_total, l.cases_passed,
-			l.cases, l.suite_digest, coalesce(l.prompt_digest, ''), l.router_version, l.started_at, l.finished_at,
+			l.cases, l.suite_digest, coalesce(l.prompt_digest, ''), coalesce(l.target_digest, ''), l.router_version, l.started_at, l.finished_at,
 			p.finished_at, `+freshSQL("p.finished_at", "$4")+`
 		FROM (
 			SELECT DISTINCT ON (r.provider, r.model, r.prompt, r.prompt_version)
 				r.id, r.provider, r.model, r.prompt, r.prompt_version, r.passed, r.cases_total, r.cases_passed,
-				CASE WHEN $3 THEN r.cases END AS cases, r.suite_digest, r.prompt_digest, r.router_version, r.started_at, r.finished_at
+				CASE WHEN $3 THEN r.cases END AS cases, r.suite_digest, r.prompt_digest, r.target_digest, r.router_version, r.started_at, r.finished_at
 			FROM conformance_runs r
 			WHERE ($1 = '' OR r.provider = $1) AND ($2 = '' OR r.prompt = $2)
 			ORDER BY r.provider, r.model, r.prompt, r.prompt_version, r.finished_at DESC, r.id DESC) l
@@ -163,7 +198,7 @@ func (s *Store) LatestConformanceRuns(ctx context.Context, f ConformanceFilter) 
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ConformanceRun, error) {
 		var c ConformanceRun
 		err := r.Scan(&c.ID, &c.Provider, &c.Model, &c.Prompt, &c.PromptVersion, &c.Passed, &c.CasesTotal, &c.CasesPassed,
-			&c.Cases, &c.SuiteDigest, &c.PromptDigest, &c.RouterVersion, &c.StartedAt, &c.FinishedAt, &c.LastPassAt, &c.Fresh)
+			&c.Cases, &c.SuiteDigest, &c.PromptDigest, &c.TargetDigest, &c.RouterVersion, &c.StartedAt, &c.FinishedAt, &c.LastPassAt, &c.Fresh)
 		return c, err
 	})
 	if err != nil {
@@ -223,6 +258,7 @@ func (s *Store) ConformanceStandingOf(ctx context.Context, provider, forModel, p
 		latestID              *int64
 		model, digest, rv     *string
 		promptDigest          *string
+		targetDigest          *string
 		passed                *bool
 		total, passedCases    *int
 		startedAt, finishedAt *time.Time
@@ -232,7 +268,7 @@ func (s *Store) ConformanceStandingOf(ctx context.Context, provider, forModel, p
 	err := s.pool.QueryRow(ctx, `
 		SELECT now(),
 			l.id, l.model, l.passed, l.cases_total, l.cases_passed, l.suite_digest, l.router_version, l.started_at, l.finished_at,
-			coalesce(l.prompt_digest, ''),
+			coalesce(l.prompt_digest, ''), coalesce(l.target_digest, ''),
 			p.finished_at,
 			(extract(epoch FROM now() - p.finished_at) * 1000000)::bigint,
 			`+freshSQL("p.finished_at", "$4")+`,
@@ -244,7 +280,7 @@ func (s *Store) ConformanceStandingOf(ctx context.Context, provider, forModel, p
 			  GROUP BY o.model) m), '{}')
 		FROM (SELECT 1) AS one
 		LEFT JOIN LATERAL (
-			SELECT id, model, passed, cases_total, cases_passed, suite_digest, router_version, started_at, finished_at, prompt_digest
+			SELECT id, model, passed, cases_total, cases_passed, suite_digest, router_version, started_at, finished_at, prompt_digest, target_digest
 			FROM conformance_runs
 			WHERE provider = $1 AND prompt = $2 AND prompt_version = $3 AND ($5 = '' OR model = $5)
 			ORDER BY finished_at DESC, id DESC LIMIT 1) l ON true
@@ -253,7 +289,7 @@ func (s *Store) ConformanceStandingOf(ctx context.Context, provider, forModel, p
 			WHERE provider = $1 AND prompt = $2 AND prompt_version = $3 AND passed AND ($5 = '' OR model = $5)
 			ORDER BY finished_at DESC LIMIT 1) p ON true`,
 		provider, prompt, version, maxAge.Microseconds(), forModel,
-	).Scan(&st.Now, &latestID, &model, &passed, &total, &passedCases, &digest, &rv, &startedAt, &finishedAt, &promptDigest,
+	).Scan(&st.Now, &latestID, &model, &passed, &total, &passedCases, &digest, &rv, &startedAt, &finishedAt, &promptDigest, &targetDigest,
 		&st.LastPassAt, &ageMicros, &fresh, &st.PassedVersions, &st.PassedModels)
 	if err != nil {
 		return nil, fmt.Errorf("read conformance standing of %s on %s@%s: %w", provider, prompt, version, err)
@@ -261,8 +297,8 @@ func (s *Store) ConformanceStandingOf(ctx context.Context, provider, forModel, p
 	if latestID != nil {
 		st.Latest = &ConformanceRun{
 			ID: *latestID, Provider: provider, Model: *model, Prompt: prompt, PromptVersion: version, Passed: *passed,
-			CasesTotal: *total, CasesPassed: *passedCases, SuiteDigest: *digest, PromptDigest: *promptDigest, RouterVersion: *rv,
-			StartedAt: *startedAt, FinishedAt: *finishedAt, LastPassAt: st.LastPassAt,
+			CasesTotal: *total, CasesPassed: *passedCases, SuiteDigest: *digest, PromptDigest: *promptDigest, TargetDigest: *targetDigest,
+			RouterVersion: *rv, StartedAt: *startedAt, FinishedAt: *finishedAt, LastPassAt: st.LastPassAt,
 		}
 	}
 	if ageMicros != nil {

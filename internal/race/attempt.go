@@ -56,7 +56,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 			err = r.cfg.Store.RecordNotSent(bg, a.ID, why)
 		}
 		if err != nil {
-			log.Warn("could not record an attempt as not sent", "err", err)
+			unsentNotRecorded(log, err)
 			return attemptResult{attempt: a, state: "abandoned"}
 		}
 		return attemptResult{attempt: a, state: attemptUnsent}
@@ -306,7 +306,7 @@ func (r *Runner) shutdownUnsent(ctx context.Context, a *store.Attempt, log *slog
 	ctx, cancel := context.WithTimeout(ctx, shutdownRecordFor)
 	defer cancel()
 	if err := r.cfg.Store.RecordNotSent(ctx, a.ID, "the request was never sent: the router was stopped before a connection to the provider was made"); err != nil {
-		log.Warn("could not record an attempt as not sent", "err", err)
+		unsentNotRecorded(log, err)
 		return attemptResult{attempt: a, state: "abandoned"}
 	}
 	return attemptResult{attempt: a, state: attemptUnsent}
@@ -397,12 +397,41 @@ func (r *Runner) finishAttempt(ctx context.Context, job *store.Job, a *store.Att
 		return true, false
 	}
 	// A billed failure keeps its usage, as FinishAttempt would have recorded
-	// it (and as the metrics count it).
+	// it (and as the metrics count it). The job's row is waited for as long
+	// as FinishAttempt waits (store.TransitionLockWait): a row another
+	// transaction holds for longer leaves the attempt unknown, as if the
+	// answer had never come, rather than holding this goroutine — and the
+	// job's orchestration, which waits for its result — as long as it is held.
 	_, err = r.cfg.Store.ResolveAttempt(ctx, store.Resolution{JobID: job.ID, Seq: a.Seq, Outcome: "failed",
 		Note:  "the provider answered after this attempt's lease expired, with a definitive failure",
-		Usage: out.Usage, ProviderResponseID: out.ProviderResponseID, ResponseModel: out.ResponseModel})
-	if err != nil && !errors.Is(err, store.ErrStateConflict) && !errors.Is(err, store.ErrJobFinished) {
+		Usage: out.Usage, ProviderResponseID: out.ProviderResponseID, ResponseModel: out.ResponseModel,
+		LockWait: store.TransitionLockWait})
+	switch {
+	case err == nil, errors.Is(err, store.ErrStateConflict), errors.Is(err, store.ErrJobFinished):
+	case errors.Is(err, store.ErrBusy):
+		log.Warn("could not resolve the attempt with its late failure: another transaction holds the job's row or the attempt's; "+
+			"the attempt stays unknown for reconciliation or an operator to resolve", "err", err)
+	default:
 		log.Error("could not resolve the attempt with its late failure", "err", err)
 	}
 	return true, err == nil
+}
+
+// unsentNotRecorded logs that the record of an attempt never sent
+// (RecordNotSent, HandOverUnsent) could not be written. It is not tried
+// again: the store already waited for the job's row as long as any of the
+// router's own transactions holds it, and one held for longer (an operator's
+// open transaction, a replica cut off mid-transaction) outlasts the run's
+// exit budget, which the run's own last writes — they need the same row —
+// spend anyway. The attempt is left to its lease, as when a process dies:
+// recovery marks it unknown (lease_expired) when the lease expires, and
+// reconciliation, finding no record of it at a provider that has lookups,
+// fails it as an attempt that never tried its target.
+func unsentNotRecorded(log *slog.Logger, err error) {
+	if errors.Is(err, store.ErrBusy) {
+		log.Warn("could not record an attempt as not sent: another transaction holds its job's row; "+
+			"the attempt is left to its lease, and recovery marks it unknown when the lease expires", "err", err)
+		return
+	}
+	log.Warn("could not record an attempt as not sent; the attempt is left to its lease", "err", err)
 }

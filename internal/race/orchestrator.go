@@ -74,6 +74,11 @@ type orchestrator struct {
 	// leftOver: the drain left work of this race for another replica — a
 	// retry it dropped, an attempt it did not send (handOver).
 	leftOver bool
+	// heldRow: the last attempt the race tried to start was not created
+	// because another transaction held the job's row past the store's lock
+	// wait (store.ErrBusy); cleared when an attempt starts. With nothing in
+	// flight, the job is then left to its lease (leftToLease), not settled.
+	heldRow bool
 	// deadlineAt is when the job's deadline passes (zero: none), on this
 	// process's clock.
 	deadlineAt time.Time
@@ -260,6 +265,9 @@ func (o *orchestrator) finish(ctx context.Context) (goOn bool) {
 	if o.handOver() {
 		return false // the deferred lease release lets another replica go on at once
 	}
+	if o.leftToLease() {
+		return false // the deferred lease release (or, the row still held, its expiry) lets recovery go on
+	}
 	// Bounded (exitContext): a job row another transaction holds for long
 	// leaves the job to its lease rather than holding this run.
 	wctx, cancel := o.r.exitContext(ctx)
@@ -299,6 +307,20 @@ func (o *orchestrator) finish(ctx context.Context) (goOn bool) {
 		o.r.cfg.Observer.JobSettled(state)
 	}
 	return false
+}
+
+// leftToLease: the race would go on, but the attempt it tried to start last
+// was not created because another transaction holds the job's row (heldRow)
+// and nothing is in flight. Settling it would fail a job whose targets were
+// not tried (or wait on the same row), so it is left as after any failed
+// write: unsettled, its lease released (or left to expire while the row is
+// still held), and recovery adopts it and runs it on.
+func (o *orchestrator) leftToLease() bool {
+	if !o.heldRow || o.stopped || o.blocked {
+		return false
+	}
+	o.log.Warn("another transaction holds the job's row, so no attempt could start; leaving the job to its lease (recovery adopts it once the lease is released or expires)")
+	return true
 }
 
 // settledState says whether a job in state has left pending and running:
@@ -588,10 +610,25 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 		LeaseOwner: o.r.cfg.LeaseOwner, LeaseFor: o.r.cfg.Lease, Orchestrator: o.r.cfg.LeaseOwner,
 		MaxInflight: o.route.MaxInflight, MaxAttempts: o.route.MaxAttempts, Routing: o.routing,
 	})
-	o.routing = nil // recorded once per orchestration
+	// The routing is recorded once per orchestration, with its first attempt;
+	// a creation that gave up on a held row wrote nothing, so the next
+	// attempt carries it.
+	busy := errors.Is(err, store.ErrBusy)
+	if !busy {
+		o.routing = nil
+	}
+	o.heldRow = busy
 	if err != nil {
 		release(OutcomeIgnore)
 		switch {
+		case busy:
+			// Another transaction holds the job's row (an operator's open
+			// psql transaction, a replica cut off mid-transaction): this
+			// attempt could not start, and nothing changed. Not a reason to
+			// stop the race: the attempts in flight go on, a hedge is tried
+			// again a hedge delay later, and a race left with nothing in
+			// flight is left to its lease (leftToLease).
+			o.log.Warn("could not start an attempt: another transaction holds the job's row", "provider", provider, "role", role, "err", err)
 		case errors.Is(err, store.ErrAttemptLimit):
 			o.stop(err.Error())
 		case errors.Is(err, store.ErrInflightLimit):
@@ -619,7 +656,9 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 		o.log.Info("attempt no longer starting; not sending", "attempt_id", a.ID, "err", err)
 		if !errors.Is(err, store.ErrStateConflict) {
 			// Never sent: say so now rather than leave it to expire as unknown.
-			_ = o.r.cfg.Store.RecordNotSent(context.WithoutCancel(ctx), a.ID, "the request was never sent: "+err.Error())
+			if err := o.r.cfg.Store.RecordNotSent(context.WithoutCancel(ctx), a.ID, "the request was never sent: "+err.Error()); err != nil {
+				unsentNotRecorded(o.log.With("attempt_id", a.ID), err)
+			}
 		}
 		return false
 	}

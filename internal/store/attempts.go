@@ -55,6 +55,11 @@ type NewAttempt struct {
 // job row's lock: the blocking rule (no sibling `starting` or `unknown`), the
 // in-flight and total bounds, and that the job can still take attempts. A pending
 // job becomes running. The attempt starts `starting` and reads the job's version.
+//
+// The job's row is waited for up to transitionLockWait: a row another
+// transaction holds for longer is ErrBusy (a *BusyError naming the job), and
+// no attempt is created. Before, a hedge, failover or retry waited for it as
+// long as it was held, and its job's orchestration with it.
 func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, error) {
 	var a *Attempt
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -63,9 +68,19 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 		var base int
 		var leaseOwner *string
 		// Lock the job row first: every change of a job's attempts serialises here,
-		// and the statements below read with a snapshot taken after the lock.
-		err := tx.QueryRow(ctx, `SELECT state, version, attempt_base, lease_owner FROM jobs WHERE id = $1 FOR UPDATE`,
-			na.JobID).Scan(&state, &version, &base, &leaseOwner)
+		// and the statements below read with a snapshot taken after the lock. The
+		// lock wait's bound goes in the same round trip as the lock.
+		b := &pgx.Batch{}
+		b.Queue(lockWaitSQL, lockWaitArg(transitionLockWait))
+		b.Queue(`SELECT state, version, attempt_base, lease_owner FROM jobs WHERE id = $1 FOR UPDATE`, na.JobID)
+		br := tx.SendBatch(ctx, b)
+		_, err := br.Exec()
+		if err == nil {
+			err = br.QueryRow().Scan(&state, &version, &base, &leaseOwner)
+		}
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
 		if err != nil {
 			return notFound(err)
 		}
@@ -129,7 +144,7 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, jobBusy(err, na.JobID, transitionLockWait)
 	}
 	return a, nil
 }

@@ -67,16 +67,25 @@ func lockWaitArg(d time.Duration) string {
 // path's batches wait for a row another transaction holds (lock_timeout): a
 // valid answer that came late (OfferCompletion's late path: a job already
 // won, cancelled, or settled otherwise), an attempt's other ends
-// (FinishAttempt: a loser, a failure, an answer never sent), a cancellation
-// (CancelJob) and a routing record (SetRouting). Their usual waits are a
-// concurrent transaction's milliseconds; a row held for longer — an
-// operator's transaction left open in psql, a replica cut off in the middle
-// of one — would otherwise hold the attempt's goroutine, or the API request,
-// for as long as it is held. Past it the change writes nothing and the error
-// is ErrBusy (a *BusyError naming the job): an attempt stays in flight and its
-// lease's expiry settles it, as after any failed win; a cancellation is
-// answered 503 busy, to be sent again shortly.
+// (FinishAttempt: a loser, a failure, an answer never sent), a hedge,
+// failover or retry (CreateAttempt), a cancellation (CancelJob) and a routing
+// record (SetRouting). Their usual waits are a concurrent transaction's
+// milliseconds; a row held for longer — an operator's transaction left open
+// in psql, a replica cut off in the middle of one — would otherwise hold the
+// attempt's goroutine, the job's orchestration, or the API request, for as
+// long as it is held. Past it the change writes nothing and the error is
+// ErrBusy (a *BusyError naming the job): an attempt stays in flight and its
+// lease's expiry settles it, as after any failed win; an attempt is not
+// created (the race goes on with the attempts in flight, or leaves the job
+// to its lease); a cancellation is answered 503 busy, to be sent again
+// shortly.
 const transitionLockWait = 2 * time.Second
+
+// TransitionLockWait is transitionLockWait, for a caller that bounds a
+// transition of its own the same way (Resolution.LockWait): the race's
+// resolution of an attempt whose definitive failure came after recovery had
+// marked it unknown.
+const TransitionLockWait = transitionLockWait
 
 // jobBusy is err, as a *BusyError naming job jobID, when it is a lock wait
 // that ran into wait (lock_not_available); any other err as it is.

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/routerhq/router/internal/contract"
 	"github.com/routerhq/router/internal/providers"
 )
 
@@ -202,6 +204,10 @@ func (r *Request) Normalize() (*Input, error) {
 		}
 	}
 	if _, err := in.Validator(); err != nil {
+		if be := (*contract.SchemaBoundsError)(nil); errors.As(err, &be) {
+			// It was not compiled: the error says which bound it is beyond.
+			return bad("response_format.json_schema.schema", "%v", err)
+		}
 		return bad("response_format.json_schema.schema", "the JSON Schema does not compile: %v", err)
 	}
 	return in, nil

@@ -60,11 +60,18 @@ func CompileSelfContainedSchema(schemaJSON []byte, name string) (*Schema, error)
 // a chat completion's response_format.json_schema). Nothing is loaded from
 // outside the document: a "$ref" (or "$schema") that names another document
 // fails with ErrExternalRef. name says where the schema came from, in errors.
-// A schema that would apply more than MaxSchemaApplications of its
-// subschemas to one value of an answer is refused (see MaxSchemaApplications).
-// A "format" the router does not know is an annotation, as the standard has
-// it.
+// A schema beyond the bounds on its size (MaxSchemaProperties and the rest)
+// is refused with a *SchemaBoundsError before it is compiled, and one that
+// would apply more than MaxSchemaApplications of its subschemas to one value
+// of an answer after (see MaxSchemaApplications). A "format" the router does
+// not know is an annotation, as the standard has it.
 func CompileRequestSchema(schemaJSON []byte, name string) (*Schema, error) {
+	// Compiling costs time in proportion to a schema's size, and a body can
+	// hold hundreds of thousands of subschemas: measure it first (see
+	// schemabounds.go).
+	if err := checkSchemaBounds(schemaJSON, name); err != nil {
+		return nil, err
+	}
 	return compileSelfContained(schemaJSON, name, true)
 }
 

@@ -44,9 +44,18 @@ func (s costState) total() int64 {
 	return t
 }
 
-func (s costState) key() string {
+// key identifies what lies below a place where s applies: the subschemas
+// of s that lead somewhere (see costCheck.leads), with their counts. Two
+// places with the same key have the same places below them, whatever else
+// applies at each: {"a":{"$ref":"#"},"b":{"$ref":"#"}, …} leads from each
+// member back to what the root leads to, and is explored once, not once a
+// member.
+func (c *costCheck) key(s costState) string {
 	b := make([]byte, 0, len(s)*4)
 	for _, e := range s {
+		if !c.leads[e.node] {
+			continue
+		}
 		b = binary.AppendUvarint(b, uint64(e.node))
 		b = binary.AppendUvarint(b, uint64(e.count))
 	}
@@ -91,6 +100,7 @@ type costCheck struct {
 	g     *schemaGraph
 	order []int       // each node's position in a topological order of in-place edges
 	out   []nodeEdges // each node's edges, by what they apply to
+	leads []bool      // whether a node has edges to a member, element, name or content
 	work  int
 }
 
@@ -114,10 +124,11 @@ var errTooComplex = fmt.Errorf("it is too complex to check how many of its subsc
 // checkCost returns an error naming a place where an answer can have more
 // than MaxSchemaApplications subschemas of g applied to it.
 func (g *schemaGraph) checkCost() error {
-	c := &costCheck{g: g, out: make([]nodeEdges, len(g.nodes))}
+	c := &costCheck{g: g, out: make([]nodeEdges, len(g.nodes)), leads: make([]bool, len(g.nodes))}
 	for i, es := range g.edges {
 		o := &c.out[i]
 		for _, e := range es {
+			c.leads[i] = c.leads[i] || e.kind != inPlace
 			switch e.kind {
 			case inPlace:
 				o.inPlace = append(o.inPlace, e.to)
@@ -154,18 +165,23 @@ func (g *schemaGraph) checkCost() error {
 		parent int // index in places; -1 for the answer itself
 		step   step
 	}
-	places := []place{{state: c.closure(map[int]int64{0: 1}), parent: -1}}
-	seen := map[string]bool{places[0].state.key(): true}
+	var places []place
+	// path is the steps from the answer down to places[i], then more.
+	path := func(i int, more ...string) []string {
+		var p []string
+		for j := i; places[j].parent >= 0; j = places[j].parent {
+			p = append(p, places[j].step.String())
+		}
+		slicesReverse(p)
+		return append(p, more...)
+	}
+	places = append(places, place{state: c.closure(map[int]int64{0: 1}), parent: -1})
+	if st := places[0].state; st.total() > MaxSchemaApplications {
+		return c.tooCostly(st, nil)
+	}
+	seen := map[string]bool{c.key(places[0].state): true}
 	for i := 0; i < len(places); i++ {
 		st := places[i].state
-		if st.total() > MaxSchemaApplications {
-			var path []string
-			for j := i; places[j].parent >= 0; j = places[j].parent {
-				path = append(path, places[j].step.String())
-			}
-			slicesReverse(path)
-			return c.tooCostly(st, path)
-		}
 		for _, s := range c.steps(st) {
 			next := c.next(st, s)
 			if c.work > maxCostWork {
@@ -174,7 +190,13 @@ func (g *schemaGraph) checkCost() error {
 			if len(next) == 0 {
 				continue
 			}
-			if k := next.key(); !seen[k] {
+			// Each place is checked, though one whose key was seen is not
+			// explored again: what applies there beyond the key does not
+			// lead below it.
+			if next.total() > MaxSchemaApplications {
+				return c.tooCostly(next, path(i, s.String()))
+			}
+			if k := c.key(next); !seen[k] {
 				seen[k] = true
 				places = append(places, place{state: next, parent: i, step: s})
 			}

@@ -201,8 +201,8 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 	case !eligible:
 		setNoEligibleRetryAfter(w, routing, 0)
 		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "no-eligible-provider", Title: "No eligible provider",
-			Detail: fmt.Sprintf("no provider of route %q can take this job now (see routing: breakers open, conformance missing or stale); the job was not retried and is still failed; %s",
-				job.Route, retryNoEligibleAdvice(routing)),
+			Detail: fmt.Sprintf("no provider of route %q can take this job now (%s); the job was not retried and is still failed; %s",
+				job.Route, windowReasons(routing), retryNoEligibleAdvice(routing)),
 			JobID: id, Extra: map[string]any{"routing": routing}})
 		return
 	}
@@ -257,8 +257,16 @@ func (s *Server) retryEligible(r *http.Request, owner, id string) (routing json.
 	return routing, false, job, nil
 }
 
-// retryNoEligibleAdvice is noEligibleAdvice for POST /v1/jobs/{id}/retry.
+// retryNoEligibleAdvice is noEligibleAdvice for POST /v1/jobs/{id}/retry. A
+// job too long for every target's context window (tooLongForEvery) never
+// fits, whatever the breakers and the gate do: retrying it cannot help.
 func retryNoEligibleAdvice(routing json.RawMessage) string {
+	if _, param, tooLong := tooLongForEvery(routing); tooLong {
+		if param == "max_tokens" {
+			return "the prompt's max_tokens fills every target's context window, so no input fits: this is the prompt's definition and the router's configuration; ask the router's operator"
+		}
+		return "its rendered prompt plus max_tokens does not fit any target's context window, so retrying it cannot help: create a new job with a shorter input (or a smaller max_tokens)"
+	}
 	if noEligibleRetryAfter(routing, 0) > 0 {
 		return "retry it after Retry-After"
 	}

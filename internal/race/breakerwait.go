@@ -21,31 +21,38 @@ const breakerWaitHalfOpen = time.Second
 const breakerWaitMin = 10 * time.Millisecond
 
 // breakerWait says, for a job no target of whose route is eligible now, when
-// it may be tried again: ok when every target is ineligible only because its
-// circuit breaker refuses it — which clears by itself — and wait is then the
-// time until the first of those breakers may admit an attempt (AdmitDelay;
-// breakerWaitHalfOpen when it does not say). Any other reason (a context
-// window too small, a conformance gate) does not clear by itself: ok is false.
-func (r *Runner) breakerWait(decisions []Decision, byBreaker map[string]bool) (wait time.Duration, ok bool) {
+// it may be tried again: ok when every target not yet used in the job's round
+// (used) is ineligible only because its circuit breaker refuses it — which
+// clears by itself — and wait is then the time until the first of those
+// breakers may admit an attempt (AdmitDelay; breakerWaitHalfOpen when it does
+// not say). known says that every one of them said when (AdmitDelay), so that
+// none admits sooner than wait. A target already tried in the round is not
+// waited for: it would not be tried again anyway, and its breaker is open
+// most likely because of that very attempt's failure. Any other reason (a
+// context window too small, a conformance gate) does not clear by itself: ok
+// is false.
+func (r *Runner) breakerWait(decisions []Decision, byBreaker, used map[string]bool) (wait time.Duration, known, ok bool) {
+	known = true
 	for _, d := range decisions {
-		if d.Eligible || d.Event != "" {
+		if d.Eligible || d.Event != "" || used[d.Provider] {
 			continue
 		}
 		if !byBreaker[d.Provider] {
-			return 0, false
+			return 0, false, false
 		}
-		w := breakerWaitHalfOpen
+		w, said := breakerWaitHalfOpen, false
 		if ad, found := r.cfg.Admission.(AdmitDelay); found {
-			if in, known := ad.AdmitsIn(d.Provider); known {
-				w = in
+			if in, k := ad.AdmitsIn(d.Provider); k {
+				w, said = in, true
 			}
 		}
+		known = known && said
 		w = max(w, breakerWaitMin)
 		if !ok || w < wait {
 			wait, ok = w, true
 		}
 	}
-	return wait, ok
+	return wait, known && ok, ok
 }
 
 // runLater runs the job again (Submit) after d, once: a job run that found

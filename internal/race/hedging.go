@@ -199,19 +199,33 @@ type flight struct {
 	// for it (ns; 0: none was). Set by the orchestrator, read by the
 	// attempt's goroutine as it ends (silentPastHedge).
 	hedgedAfter atomic.Int64
+	// silentBar is the target's own hedge delay when the hedge was started
+	// (ns): the route's hedge_after, or the adaptive estimate — before the
+	// clamps to the job's remaining deadline and to a fixed delay's share of
+	// the target's first-byte budget (hedgeDelay). Only a loser silent that
+	// long is its target's failure (silentPastHedge): a late attempt hedged
+	// sooner, because the job's time was running out, was not given the
+	// time its target is expected to answer in. Set before hedgedAfter.
+	silentBar atomic.Int64
 }
 
 // silentPastHedge says whether a hedge was started for the attempt because it
 // had no response byte for the hedge delay, and it still had none when it
 // ended: it had then been silent at least as long as the delay that made the
-// hedge (after, returned). Such an attempt, cut because the hedge (or another
-// attempt) won, is its target's failure (attemptResult.silentLoser).
+// hedge (after, returned) and as long as its target's unclamped hedge delay
+// (silentBar). Such an attempt, cut because the hedge (or another attempt)
+// won, is its target's failure (attemptResult.silentLoser). One hedged sooner
+// — the delay cut to three quarters of what was left of the job's deadline,
+// or of its target's first-byte budget — and cut before its target's own
+// delay had passed is excused, as an attempt the job's deadline cut before
+// its target had its chance is (excusedByDeadline).
 func (f *flight) silentPastHedge() (after time.Duration, silent bool) {
 	if f == nil {
 		return 0, false
 	}
 	after = time.Duration(f.hedgedAfter.Load())
-	return after, after > 0 && !f.answering.Load() && time.Since(f.start) >= after
+	bar := max(after, time.Duration(f.silentBar.Load()))
+	return after, after > 0 && !f.answering.Load() && time.Since(f.start) >= bar
 }
 
 // HedgeHeldObserver is an optional part of an Observer: it hears of each
@@ -257,6 +271,16 @@ func (o *orchestrator) hedgeDelay(target string, from time.Time) time.Duration {
 		d = min(d, o.deadlineAt.Sub(from)*3/4)
 	}
 	return d
+}
+
+// targetHedgeDelay is the hedge delay of an attempt on target before any
+// clamp: the route's hedge_after, or the adaptive estimate for target. It is
+// the silence that makes a hedged loser its target's failure (silentBar).
+func (o *orchestrator) targetHedgeDelay(target string) time.Duration {
+	if o.route.AdaptiveHedge {
+		return o.r.adaptiveDelay(target, o.route)
+	}
+	return o.route.HedgeAfter
 }
 
 // waiting is the attempts in flight that may still ask for a hedge, their due
@@ -354,6 +378,7 @@ func (o *orchestrator) hedgeDue(ctx context.Context, timer *time.Timer) {
 		return
 	}
 	silent.done = true
+	silent.silentBar.Store(int64(o.targetHedgeDelay(silent.target)))
 	silent.hedgedAfter.Store(int64(max(now.Sub(silent.start), 1)))
 }
 

@@ -27,10 +27,22 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 	log := lazyWith(r.cfg.Log, "job_id", jobID)
 	if fresh == nil {
 		ok, err := r.cfg.Store.AcquireJobLease(ctx, jobID, r.cfg.LeaseOwner, r.cfg.Lease)
-		if err != nil || !ok {
-			if err != nil && ctx.Err() == nil {
+		switch {
+		case err != nil && store.Busy(err):
+			// Another transaction holds the job's row (an operator's open
+			// transaction, a replica cut off in the middle of one): not
+			// now. The job is left as it is — running or pending with no
+			// live lease and nothing in flight, an orphan that recovery
+			// adopts once the row is free, or one whose live lease its
+			// holder keeps.
+			log.Warn("the job's row is held by another transaction; leaving the job to recovery", "err", err)
+			return false
+		case err != nil:
+			if ctx.Err() == nil {
 				log.Error("could not take the job's lease", "err", err)
 			}
+			return false
+		case !ok:
 			return false
 		}
 	}
@@ -99,7 +111,7 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 				r.cfg.Observer.JobSettled(state) // this run ended it: counted as an orchestrator's end is
 			}
 			r.cfg.Listener.Publish(job.ID, state)
-			log.Warn("job failed before any attempt", "reason", reason)
+			log.Warn("job failed: no attempt could start", "reason", reason)
 			return
 		}
 	}
@@ -144,10 +156,10 @@ func inRound(job *store.Job, a store.Attempt) bool {
 }
 
 // prepare loads what the orchestrator needs; a nil orchestrator comes with the
-// reason the job cannot run — and, when only circuit breakers refuse it and
-// its route's deadline has not passed, with again: how long until one may
-// admit it (breakerWait, bounded by what is left of the deadline). The job
-// is then run again, not failed.
+// reason the job cannot run — and, when only circuit breakers refuse the
+// targets not yet tried in its round and one may admit it before the route's
+// deadline, with again: how long until one may (breakerWait, bounded by what
+// is left of the deadline). The job is then run again, not failed.
 func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) (o *orchestrator, reason string, again time.Duration) {
 	route, ok := r.cfg.Routes[job.Route]
 	if !ok {
@@ -158,33 +170,15 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 		return nil, err.Error(), 0
 	}
 	o = r.newOrchestrator(job, route, sp, log)
-	if len(o.candidates) == 0 {
-		var why []string
-		for _, d := range o.decisions {
-			why = append(why, d.Provider+": "+d.Reason)
-		}
-		if err := r.cfg.Store.SetRouting(ctx, job.ID, r.cfg.LeaseOwner, o.routing); err != nil {
-			log.Error("could not record routing", "err", err)
-		}
-		reason = "no eligible provider on route " + job.Route + " (" + strings.Join(why, "; ") + ")"
-		wait, byBreakers := r.breakerWait(o.decisions, o.byBreaker)
-		switch left := route.Deadline - job.RunElapsed; {
-		case !byBreakers:
-		case route.Deadline <= 0:
-			return nil, reason, wait
-		case left > 0:
-			return nil, reason, min(wait, left)
-		default:
-			reason += "; the job's deadline of " + route.Deadline.String() + " passed while it waited for a circuit breaker to admit it"
-		}
-		return nil, reason, 0
-	}
 	// Resume: providers already tried in this round (since the caller's last
 	// retry) are not tried again, except by a retry that was due when the job
 	// was handed over (resumeRetry); retries made this round count against
 	// max_retries. An attempt its provider provably never worked on, cut
 	// short by its router's death or stop (unworked), did not try its
-	// target: the target may take the request again.
+	// target: the target may take the request again. Marked before the
+	// targets' eligibility is weighed: a breaker that refuses a target
+	// already tried (opened, most likely, by that very attempt's failure)
+	// is no reason to wait.
 	latest := map[string]store.Attempt{}
 	for _, a := range job.Attempts {
 		if inRound(job, a) && !unworked(a) {
@@ -200,6 +194,34 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 				o.reasons[a.Provider] = a.Provider + ": " + why
 			}
 		}
+	}
+	if len(o.candidates) == 0 {
+		var why []string
+		for _, d := range o.decisions {
+			why = append(why, d.Provider+": "+d.Reason)
+		}
+		if err := r.cfg.Store.SetRouting(ctx, job.ID, r.cfg.LeaseOwner, o.routing); err != nil {
+			log.Error("could not record routing", "err", err)
+		}
+		reason = "no eligible provider on route " + job.Route + " (" + strings.Join(why, "; ") + ")"
+		if len(o.reasons) > 0 { // what the round's attempts ran into comes first
+			reason = o.failReason() + "; " + reason
+		}
+		wait, known, byBreakers := r.breakerWait(o.decisions, o.byBreaker, o.used)
+		switch left := route.Deadline - job.RunElapsed; {
+		case !byBreakers:
+		case route.Deadline <= 0:
+			return nil, reason, wait
+		case left <= 0:
+			reason += "; the job's deadline of " + route.Deadline.String() + " passed while it waited for a circuit breaker to admit it"
+		case known && wait >= left:
+			// Waiting would only fail it later for the same reason.
+			reason += "; no circuit breaker refusing it admits an attempt before the job's deadline of " + route.Deadline.String() +
+				" (the first in " + wait.Round(time.Millisecond).String() + ", " + left.Round(time.Millisecond).String() + " left)"
+		default:
+			return nil, reason, min(wait, left)
+		}
+		return nil, reason, 0
 	}
 	o.resumeRetry(latest)
 	return o, "", 0
@@ -224,7 +246,7 @@ func (o *orchestrator) resumeRetry(latest map[string]store.Attempt) {
 		if !ok {
 			continue
 		}
-		delay, wait, why := o.retryWait(o.retries[p]+1, retryAfter)
+		delay, wait, why := o.retryWait(p, o.retries[p]+1, retryAfter)
 		if !wait {
 			if why != "" { // it cannot start before the job's deadline: the race fails over
 				o.reasons[p] = cmp.Or(o.reasons[p], p+": "+a.State) + "; " + why

@@ -429,7 +429,7 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 		pe := res.err
 		switch {
 		case pe.Action == providers.ActionRetry && o.retries[p] < o.r.targetRetries(p) && pe.RetryAfter <= o.r.cfg.Backoff.MaxRetryAfter:
-			delay, wait, why := o.retryWait(o.retries[p]+1, pe.RetryAfter)
+			delay, wait, why := o.retryWait(p, o.retries[p]+1, pe.RetryAfter)
 			switch {
 			case !wait:
 				// The retry could not start before the job's deadline: as

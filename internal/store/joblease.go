@@ -14,14 +14,35 @@ import (
 // AcquireJobLease takes (or renews) the orchestration lease of a pending or
 // running job for owner, when it is free, expired, or already owner's. ok=false
 // means another live process holds it or the job no longer needs one.
+//
+// It is the first write of a run that is not fresh (a resumption after a
+// resolution, a caller's retry, an adoption), so it waits for the job's row
+// up to transitionLockWait, as the race's other transitions do: a row another
+// transaction holds for longer (an operator's transaction left open, a
+// replica cut off in the middle of one) is ErrBusy (a *BusyError naming the
+// job) and nothing changes — the run does not start now, and the job stays
+// as it was for its lease, recovery, or a caller's next request.
 func (s *Store) AcquireJobLease(ctx context.Context, jobID, owner string, lease time.Duration) (ok bool, err error) {
-	tag, err := s.execLazy(ctx, `UPDATE jobs SET lease_owner = $2, lease_expires_at = now() + $3::interval
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue("SET LOCAL synchronous_commit = off") // as execLazy: a lost lease only delays the run until recovery
+	b.Queue(lockWaitSQL, lockWaitArg(transitionLockWait))
+	b.Queue(`UPDATE jobs SET lease_owner = $2, lease_expires_at = now() + $3::interval
 		WHERE id = $1 AND state IN ('pending', 'running')
 		  AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at < now())`, jobID, owner, lease)
-	if err != nil {
-		return false, err
+	b.Queue("COMMIT")
+	br := s.pool.SendBatch(ctx, b)
+	defer br.Close()
+	for i := range b.Len() {
+		tag, err := br.Exec()
+		if err != nil {
+			return false, jobBusy(err, jobID, transitionLockWait) // the pool discards a connection left in a transaction
+		}
+		if i == 3 {
+			ok = tag.RowsAffected() == 1
+		}
 	}
-	return tag.RowsAffected() == 1, nil
+	return ok, nil
 }
 
 // ReleaseJobLease gives the job's lease up, if owner holds it. The lease

@@ -16,8 +16,9 @@ import (
 
 // Schema is a compiled JSON Schema. It is immutable and safe for concurrent use.
 type Schema struct {
-	url    string
-	schema *jsonschema.Schema
+	url       string
+	schema    *jsonschema.Schema
+	footprint int64 // for a caller's schema, the bytes it holds, estimated (see schemacache.go)
 }
 
 // ErrExternalRef is returned by CompileRequestSchema for a schema that refers to
@@ -65,7 +66,16 @@ func CompileSelfContainedSchema(schemaJSON []byte, name string) (*Schema, error)
 // would apply more than MaxSchemaApplications of its subschemas to one value
 // of an answer after (see MaxSchemaApplications). A "format" the router does
 // not know is an annotation, as the standard has it.
+//
+// The same bytes and name give the same *Schema, or the same error, without
+// compiling again while they stay in a process-wide cache (see
+// schemacache.go): callers send the same schema with every request.
 func CompileRequestSchema(schemaJSON []byte, name string) (*Schema, error) {
+	return requestSchemas.get(schemaJSON, name)
+}
+
+// compileRequestSchema is CompileRequestSchema without the cache.
+func compileRequestSchema(schemaJSON []byte, name string) (*Schema, error) {
 	// Compiling costs time in proportion to a schema's size, and a body can
 	// hold hundreds of thousands of subschemas: measure it first (see
 	// schemabounds.go).
@@ -116,14 +126,16 @@ func compile(schemaJSON []byte, url, name string, load func(string) (io.ReadClos
 		return nil, fmt.Errorf("schema %s does not compile: %w", name, err)
 	}
 	g := newSchemaGraph(s)
+	out := &Schema{url: name, schema: s}
 	if caller {
 		if err := g.checkCost(); err != nil {
 			return nil, fmt.Errorf("schema %s is too costly to validate against: %w", name, err)
 		}
+		out.footprint = g.footprint(len(schemaJSON))
 	} else if err := g.checkFormats(); err != nil {
 		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
-	return &Schema{url: name, schema: s}, nil
+	return out, nil
 }
 
 // URL is the name the schema was compiled under.

@@ -11,13 +11,15 @@ import (
 )
 
 // What compiling a caller's schema costs grows with its size: validating it
-// against its meta-schema and compiling it take about 40 µs a subschema (the
-// compiler in internal/jsonschema, once quadratic, now is not), longer for
-// long locations, and resolving a reference by anchor name or by URL looks
-// through every subschema. A 1 MiB body of {"anyOf":[{},{},…]} holds 350,000
-// subschemas. So a schema sent with a request is measured first, in one pass
-// over its JSON, and refused beyond the bounds below before the compiler sees
-// it; within them it compiles in about a third of a second at most. The first
+// against its meta-schema and compiling it take about 40 µs a subschema, and
+// more per subschema as they grow in number (jsonschema/v5's compiler looks
+// for dynamic anchors among every subschema for each one it compiles: it is
+// quadratic), longer for long locations, and resolving a reference by anchor
+// name or by URL looks through every subschema. A 1 MiB body of
+// {"anyOf":[{},{},…]} holds 350,000 subschemas (about half an hour). So a
+// schema sent with a request is measured first, in one pass over its JSON, and
+// refused beyond the bounds below before the compiler sees it; within them it
+// compiles in about a second at most on a small machine. The first
 // four are OpenAI's own for structured outputs, so a schema OpenAI accepts is
 // within them unless it is large in a way they do not bound (anyOf branches,
 // $defs and boolean schemas are not properties; names may be long; anchors and

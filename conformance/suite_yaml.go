@@ -111,7 +111,7 @@ func describeYAMLError(line string, top *yaml.Node) string {
 		if path == "" {
 			path = yamlwords.TopFieldAt(top, lineNo)
 		}
-		return fmt.Sprintf("%s: line %d: %s, where %s is expected", path, lineNo, yamlwords.Value(m[2], m[3]), goTypeWords(m[4]))
+		return fmt.Sprintf("%s: line %d: %s, where %s is expected", path, lineNo, yamlwords.Value(m[2], m[3]), yamlwords.GoType(m[4], suiteTypeWords, "conformance."))
 	}
 	return line
 }
@@ -188,31 +188,10 @@ func nodeWords(n *yaml.Node) string {
 	return "this"
 }
 
-// goTypeWords names, for the author, what the Go type a value was decoded
-// into expects.
-func goTypeWords(t string) string {
-	t = strings.TrimPrefix(t, "*")
-	switch {
-	case strings.HasPrefix(t, "int"):
-		return "a whole number"
-	case strings.HasPrefix(t, "float"):
-		return "a number"
-	case t == "string":
-		return "text"
-	case t == "bool":
-		return "true or false"
-	case t == "[]conformance.Case":
-		return "a list of cases"
-	case strings.HasPrefix(t, "[]"):
-		return "a list"
-	case t == "map[string]int":
-		return "a mapping of JSON pointers to whole numbers"
-	case t == "map[string]string":
-		return "a mapping of JSON pointers to text"
-	case t == "map[string][]interface {}":
-		return "a mapping of JSON pointers to lists of values"
-	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "conformance."):
-		return "a mapping"
-	}
-	return t
+// suiteTypeWords are the words of the suite's own types (yamlwords.GoType).
+var suiteTypeWords = map[string]string{
+	"[]conformance.Case":        "a list of cases",
+	"map[string]int":            "a mapping of JSON pointers to whole numbers",
+	"map[string]string":         "a mapping of JSON pointers to text",
+	"map[string][]interface {}": "a mapping of JSON pointers to lists of values",
 }

@@ -154,7 +154,7 @@ func describeYAMLError(line string, top *yaml.Node) yamlError {
 		if path == "" {
 			path = yamlwords.TopFieldAt(top, lineNo)
 		}
-		return yamlError{field: path, msg: fmt.Sprintf("line %d: %s, where %s is expected", lineNo, yamlwords.Value(m[2], m[3]), goTypeWords(m[4]))}
+		return yamlError{field: path, msg: fmt.Sprintf("line %d: %s, where %s is expected", lineNo, yamlwords.Value(m[2], m[3]), yamlwords.GoType(m[4], nil, "contract.", "prompt."))}
 	}
 	return yamlError{msg: line}
 }
@@ -192,23 +192,4 @@ func joinYAMLPath(p string) string {
 		return p
 	}
 	return "." + p
-}
-
-func goTypeWords(t string) string {
-	t = strings.TrimPrefix(t, "*")
-	switch {
-	case strings.HasPrefix(t, "int"):
-		return "a whole number"
-	case strings.HasPrefix(t, "float"):
-		return "a number"
-	case t == "string":
-		return "a text"
-	case t == "bool":
-		return "true or false"
-	case strings.HasPrefix(t, "[]"):
-		return "a list"
-	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "contract."), strings.HasPrefix(t, "prompt."):
-		return "a mapping"
-	}
-	return t
 }

@@ -67,3 +67,34 @@ func EmptyDocument(d *yaml.Node) bool {
 	n := d.Content[0]
 	return len(d.Content) == 1 && n.Kind == yaml.ScalarNode && n.Tag == "!!null" && n.Value == ""
 }
+
+// GoType names, for the author of a YAML file, what the Go type t (as
+// yaml.v3's type errors spell it: "int", "[]string", "*prompt.Rules") expects.
+// named gives the words of a package's own types, looked up first; a type of
+// one of packages ("prompt.", "contract.") is a mapping.
+func GoType(t string, named map[string]string, packages ...string) string {
+	t = strings.TrimPrefix(t, "*")
+	if w, ok := named[t]; ok {
+		return w
+	}
+	switch {
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
+		return "a whole number"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	case t == "string":
+		return "text"
+	case t == "bool":
+		return "true or false"
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	case strings.HasPrefix(t, "map["):
+		return "a mapping"
+	}
+	for _, p := range packages {
+		if strings.HasPrefix(t, p) {
+			return "a mapping"
+		}
+	}
+	return t
+}

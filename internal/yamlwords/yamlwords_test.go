@@ -53,3 +53,17 @@ func TestFields(t *testing.T) {
 		t.Errorf("Fields = %v", got)
 	}
 }
+
+func TestGoType(t *testing.T) {
+	named := map[string]string{"map[string]int": "a mapping of pointers to whole numbers"}
+	for typ, want := range map[string]string{
+		"int": "a whole number", "uint8": "a whole number", "float64": "a number", "string": "text",
+		"bool": "true or false", "[]string": "a list", "map[string]any": "a mapping",
+		"map[string]int": "a mapping of pointers to whole numbers", "*prompt.Rules": "a mapping",
+		"other.Thing": "other.Thing",
+	} {
+		if got := GoType(typ, named, "prompt."); got != want {
+			t.Errorf("GoType(%q) = %q, want %q", typ, got, want)
+		}
+	}
+}

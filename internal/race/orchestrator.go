@@ -76,8 +76,10 @@ type orchestrator struct {
 	leftOver bool
 	// heldRow: the last attempt the race tried to start was not created
 	// because another transaction held the job's row past the store's lock
-	// wait (store.ErrBusy); cleared when an attempt starts. With nothing in
-	// flight, the job is then left to its lease (leftToLease), not settled.
+	// wait (store.ErrBusy); cleared by the next try, whatever its end (a
+	// breaker's refusal, an attempt started), and when nothing is left to
+	// try. With nothing in flight, the job is then left to its lease
+	// (leftToLease), not settled.
 	heldRow bool
 	// deadlineAt is when the job's deadline passes (zero: none), on this
 	// process's clock.
@@ -520,9 +522,12 @@ func (o *orchestrator) failover(ctx context.Context) {
 	if !o.canStart() || len(o.inflight) >= o.route.MaxInflight {
 		return
 	}
-	if p := o.next(); p != "" {
-		o.start(ctx, p, store.RoleFailover)
+	p := o.next()
+	if p == "" {
+		o.heldRow = false // nothing left to start: a held row is not why nothing runs
+		return
 	}
+	o.start(ctx, p, store.RoleFailover)
 }
 
 // next is the first eligible provider not yet used this round that the gate
@@ -577,6 +582,7 @@ func (o *orchestrator) choose(provider, role string) (string, string, func(Outco
 // says whether it did. An attempt started beside one in flight is the job's
 // extra concurrent call: it needs the route's hedge budget (holdExtra).
 func (o *orchestrator) start(ctx context.Context, provider, role string) (started bool) {
+	o.heldRow = false // this try decides: set again if its creation gives up on a held row
 	defer func() {
 		if !started {
 			o.settleExtra() // a budget taken for it goes back

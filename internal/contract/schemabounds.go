@@ -3,8 +3,10 @@ package contract
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -23,8 +25,9 @@ import (
 // four are OpenAI's own for structured outputs, so a schema OpenAI accepts is
 // within them unless it is large in a way they do not bound (anyOf branches,
 // $defs and boolean schemas are not properties; names may be long; anchors and
-// URLs may be searched for); the last three bound that. Prompts' schemas are
-// the operator's and not bounded.
+// URLs may be searched for); the next three bound that, and the last what
+// its patterns compile to. Prompts' schemas are the operator's and not
+// bounded.
 const (
 	// MaxSchemaProperties bounds the entries of every "properties" in all.
 	MaxSchemaProperties = 5_000
@@ -64,6 +67,24 @@ const (
 	// ("#/$defs/a", "#/properties/a/items", "#") is found directly and is
 	// not counted.
 	MaxSchemaLookups = 100
+	// MaxSchemaPatternSize bounds what the regular expressions of every
+	// "pattern" and every "patternProperties" name compile to, in all: their
+	// instructions plus the runes of their character classes, each
+	// occurrence counted (the compiler compiles each). A repetition is that
+	// many copies ("x{1000}" is 1,000 instructions, written twenty times 20,020),
+	// and a class is its ranges ("\pL" is 1,318 runes, each time it is
+	// written). Compiling a pattern holds about 50 bytes an instruction and
+	// 4 to 21 a rune, and takes about 0.2 µs an instruction (Go 1.26), and
+	// the compiler compiles each pattern twice (it checks the schema against
+	// its meta-schema first). So the bound holds at most about 12 MB and
+	// 0.1 s, and a schema at every bound at most about 19 MB; without it 18 KB
+	// of "x{1000}" patterns held 98 MB and took 1.8 s. Ordinary patterns are
+	// far inside it: an email address, a UUID and an ISO date are 25 to 80
+	// each, 500 of them about 25,000; a name in any script,
+	// "^[\p{L} '-]+$", is 1,331 (its class is counted in full, though it
+	// holds less than half an instruction's bytes a rune), so about 180 of
+	// those fit.
+	MaxSchemaPatternSize = 250_000
 )
 
 // SchemaBoundsError is a caller's schema beyond the bounds above: Problems
@@ -84,6 +105,8 @@ type schemaBounds struct {
 	deepestAt, longestAt                      string          // where each is, the first found
 	lookups                                   int             // see MaxSchemaLookups
 	otherPlaces                               map[string]bool // places a $ref points into that are not schemas
+	patterns, dataPatterns                    patternMeasure  // where a schema goes, and in data (see reachesData)
+	reachesData                               bool            // a reference may point into data: it is compiled as a schema
 	segs                                      []string        // the location being measured, escaped segments
 }
 
@@ -94,13 +117,14 @@ type schemaBounds struct {
 type schemaPlace struct {
 	level, locLen int
 	data, scoped  bool
+	inData        bool // data, or anywhere below data
 }
 
 // down measures v at the place below p under seg (escaped), a level deeper
 // if deeper, where a schema goes unless data.
 func (b *schemaBounds) down(v any, p schemaPlace, seg string, deeper, data bool) {
 	b.segs = append(b.segs, seg)
-	at := schemaPlace{level: p.level + boolInt(deeper), locLen: p.locLen + 1 + len(seg), data: data, scoped: p.scoped}
+	at := schemaPlace{level: p.level + boolInt(deeper), locLen: p.locLen + 1 + len(seg), data: data, scoped: p.scoped, inData: p.inData || data}
 	if data {
 		b.data(v, at)
 	} else {
@@ -153,6 +177,20 @@ func checkSchemaBounds(schemaJSON []byte, name string) error {
 		problems = append(problems, fmt.Sprintf("it has %d references the router must look for (a $ref by anchor name, URL or $id, from inside a subschema with its own $id, "+
 			"or into a place that is not a schema; $dynamicRef, $dynamicAnchor, $recursiveRef, $recursiveAnchor), at most %d are allowed "+
 			"(refer to definitions by JSON pointer, like \"#/$defs/name\", and give subschemas no $id)", n, MaxSchemaLookups))
+	}
+	patterns := b.patterns
+	if b.reachesData {
+		patterns.merge(b.dataPatterns)
+	}
+	if patterns.tooLargeAt != "" {
+		problems = append(problems, fmt.Sprintf("the pattern at %s is too large for Go's regular expressions to compile (%s); its patterns may compile to at most %d instructions and character class runes in all "+
+			"(use shorter patterns and smaller repetition counts like {1000}, or \"format\" (date, date-time, email, uuid…) instead of a pattern)",
+			quoteLocation(patterns.tooLargeAt), syntax.ErrLarge, MaxSchemaPatternSize))
+	} else if patterns.size > MaxSchemaPatternSize {
+		problems = append(problems, fmt.Sprintf("its patterns (\"pattern\" values and \"patternProperties\" names) compile to at least %d instructions and character class runes in all, at most %d are allowed; "+
+			"the largest, at %s, to %d (use shorter patterns, smaller repetition counts like {1000}, a character class like \\pL written once and repeated rather than written again, "+
+			"or \"format\" (date, date-time, email, uuid…) instead of a pattern)",
+			patterns.size, MaxSchemaPatternSize, quoteLocation(patterns.largestAt), patterns.largest))
 	}
 	if b.longest > MaxSchemaLocation {
 		problems = append(problems, fmt.Sprintf("the location of the schema at %s is %d characters long, at most %d are allowed (use shorter property and definition names, or nest less)",
@@ -230,6 +268,9 @@ func (b *schemaBounds) schema(v any, p schemaPlace) {
 					case "$defs", "definitions":
 						b.chars += utf8.RuneCountInString(n)
 					}
+					if k == "patternProperties" {
+						b.pattern(n, p, "patternProperties/"+escapeSegment(n))
+					}
 					if _, names := mm[n].([]any); k == "dependencies" && names {
 						continue // dependencies' other form: required names
 					}
@@ -260,11 +301,21 @@ func (b *schemaBounds) schema(v any, p schemaPlace) {
 			b.chars += stringChars(val)
 		case "const":
 			b.chars += stringChars(val)
+		case "pattern":
+			if src, ok := val.(string); ok {
+				b.pattern(src, p, "pattern")
+			}
 		case "$ref":
 			if ref, ok := val.(string); ok {
 				b.ref(ref, p.scoped)
+				b.reachesData = b.reachesData || refReachesData(ref)
 			}
-		case "$dynamicRef", "$recursiveRef", "$dynamicAnchor":
+		case "$dynamicRef":
+			b.lookups++
+			if ref, ok := val.(string); ok {
+				b.reachesData = b.reachesData || refReachesData(ref)
+			}
+		case "$recursiveRef", "$dynamicAnchor":
 			b.lookups++
 		case "$recursiveAnchor":
 			if val == true {
@@ -380,4 +431,81 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// pattern measures a pattern at p, under the keyword path kw ("pattern",
+// "patternProperties/<name>"). One in data is compiled only if a reference
+// points to it or above it, so it is kept apart (see reachesData).
+func (b *schemaBounds) pattern(src string, p schemaPlace, kw string) {
+	at := func() string { return b.loc() + "/" + kw }
+	if p.inData {
+		b.dataPatterns.add(src, at)
+	} else {
+		b.patterns.add(src, at)
+	}
+}
+
+// patternMeasure sums what patterns compile to (see MaxSchemaPatternSize).
+// It stops parsing once beyond the bound: parsing more would only cost,
+// and a class like \pL allocates its runes again each time it is written.
+type patternMeasure struct {
+	size, largest int64
+	largestAt     string // the location of the largest pattern, the first found
+	tooLargeAt    string // the location of a pattern regexp/syntax refuses as too large
+}
+
+func (m *patternMeasure) add(src string, at func() string) {
+	if m.size > MaxSchemaPatternSize || m.tooLargeAt != "" {
+		return
+	}
+	re, err := parsePattern(src)
+	if err != nil {
+		// Beyond regexp/syntax's own limit (about 3.3 million instructions
+		// or 33 million runes) the bound's message says more than the
+		// compiler's "not valid 'regex'"; any other error is the
+		// compiler's to report, which parses it the same way.
+		var se *syntax.Error
+		if errors.As(err, &se) && se.Code == syntax.ErrLarge {
+			m.tooLargeAt = at()
+		}
+		return
+	}
+	n := patternSize(re)
+	m.size += n
+	if n > m.largest {
+		m.largest, m.largestAt = n, at()
+	}
+}
+
+// merge adds what o measured.
+func (m *patternMeasure) merge(o patternMeasure) {
+	m.size += o.size
+	if o.largest > m.largest {
+		m.largest, m.largestAt = o.largest, o.largestAt
+	}
+	if m.tooLargeAt == "" {
+		m.tooLargeAt = o.tooLargeAt
+	}
+}
+
+// refReachesData reports whether a "$ref" or "$dynamicRef" may point into a
+// place that is not where a schema goes (an enum, const, default or examples
+// value, a keyword the router does not know): the compiler then compiles
+// what is there as a schema, its patterns too. Anchors and "$id"s in data
+// are not found, so a reference by anchor name or to a URL without a
+// fragment does not; a JSON pointer to a schema does not; anything else
+// might (a percent-encoded fragment may decode to a pointer).
+func refReachesData(ref string) bool {
+	i := strings.IndexByte(ref, '#')
+	if i < 0 {
+		return false
+	}
+	frag := ref[i+1:]
+	switch {
+	case frag == "" || frag == "/":
+		return false
+	case strings.HasPrefix(frag, "/"):
+		return !isSchemaPointer(frag[1:])
+	}
+	return strings.Contains(frag, "%")
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"regexp"
-	"regexp/syntax"
 	"sync"
 )
 
@@ -215,50 +214,9 @@ func (g *schemaGraph) footprint(docLen int) int64 {
 // and 1,000 instructions.
 func regexpFootprint(re *regexp.Regexp) int64 {
 	src := re.String()
-	p, err := syntax.Parse(src, syntax.Perl) // the flags of regexp.Compile
+	p, err := parsePattern(src)
 	if err != nil {
 		return int64(len(src)) * footprintPerRegexpInst // it compiled, so it parses
 	}
 	return int64(len(src)) + regexpInsts(p)*footprintPerRegexpInst + footprintPerClassRune*classRunes(p)
-}
-
-// regexpInsts is the number of instructions re compiles to, as
-// regexp/syntax counts them to refuse a pattern too large (calcSize in its
-// parse.go): a repetition x{n,m} is m copies of x.
-func regexpInsts(re *syntax.Regexp) int64 {
-	var n int64
-	switch re.Op {
-	case syntax.OpLiteral:
-		n = int64(len(re.Rune))
-	case syntax.OpCapture, syntax.OpStar:
-		n = 2 + regexpInsts(re.Sub[0])
-	case syntax.OpPlus, syntax.OpQuest:
-		n = 1 + regexpInsts(re.Sub[0])
-	case syntax.OpConcat, syntax.OpAlternate:
-		for _, sub := range re.Sub {
-			n += regexpInsts(sub)
-		}
-		n += int64(len(re.Sub))
-	case syntax.OpRepeat:
-		sub := regexpInsts(re.Sub[0])
-		if re.Max == -1 {
-			n = 2 + int64(max(re.Min, 1))*sub
-		} else {
-			n = int64(re.Max)*sub + int64(re.Max-re.Min)
-		}
-	}
-	return max(1, n)
-}
-
-// classRunes counts the runes of re's character classes, each class once:
-// the copies a repetition makes share them.
-func classRunes(re *syntax.Regexp) int64 {
-	n := int64(0)
-	if re.Op == syntax.OpCharClass {
-		n = int64(len(re.Rune))
-	}
-	for _, sub := range re.Sub {
-		n += classRunes(sub)
-	}
-	return n
 }

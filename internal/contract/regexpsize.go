@@ -1,0 +1,64 @@
+package contract
+
+import "regexp/syntax"
+
+// What a pattern costs once compiled is not its length: "x{1000}" is 7
+// characters and 1,000 instructions, and "\pL" is 3 characters and a class
+// of about 1,300 runes. The bounds (MaxSchemaPatternSize) and the cache's
+// estimate of what a compiled schema holds (regexpFootprint) both measure
+// it here, from the parse tree, in time linear in the pattern's length:
+// nothing is compiled.
+
+// parsePattern parses a pattern as the compiler does (jsonschema/v5 compiles
+// "pattern" and "patternProperties" names with regexp.Compile, whose flags
+// are syntax.Perl).
+func parsePattern(src string) (*syntax.Regexp, error) {
+	return syntax.Parse(src, syntax.Perl)
+}
+
+// patternSize is what re compiles to, in the unit of MaxSchemaPatternSize:
+// its instructions plus the runes of its character classes.
+func patternSize(re *syntax.Regexp) int64 {
+	return regexpInsts(re) + classRunes(re)
+}
+
+// regexpInsts is the number of instructions re compiles to, as
+// regexp/syntax counts them to refuse a pattern too large (calcSize in its
+// parse.go): a repetition x{n,m} is m copies of x.
+func regexpInsts(re *syntax.Regexp) int64 {
+	var n int64
+	switch re.Op {
+	case syntax.OpLiteral:
+		n = int64(len(re.Rune))
+	case syntax.OpCapture, syntax.OpStar:
+		n = 2 + regexpInsts(re.Sub[0])
+	case syntax.OpPlus, syntax.OpQuest:
+		n = 1 + regexpInsts(re.Sub[0])
+	case syntax.OpConcat, syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			n += regexpInsts(sub)
+		}
+		n += int64(len(re.Sub))
+	case syntax.OpRepeat:
+		sub := regexpInsts(re.Sub[0])
+		if re.Max == -1 {
+			n = 2 + int64(max(re.Min, 1))*sub
+		} else {
+			n = int64(re.Max)*sub + int64(re.Max-re.Min)
+		}
+	}
+	return max(1, n)
+}
+
+// classRunes counts the runes of re's character classes, each class once:
+// the copies a repetition makes share them.
+func classRunes(re *syntax.Regexp) int64 {
+	n := int64(0)
+	if re.Op == syntax.OpCharClass {
+		n = int64(len(re.Rune))
+	}
+	for _, sub := range re.Sub {
+		n += classRunes(sub)
+	}
+	return n
+}

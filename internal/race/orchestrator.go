@@ -534,22 +534,45 @@ func (o *orchestrator) failover(ctx context.Context) {
 // allows for a fallback role.
 func (o *orchestrator) next() string {
 	for _, p := range o.candidates {
-		if o.used[p] {
-			continue
+		if !o.used[p] && o.gateAllows(p) {
+			return p
 		}
-		role := o.r.roleOf(o.route, p)
-		if g := o.r.cfg.Gate; g != nil {
-			if o.spec.gate == nil {
-				return p
-			}
-			if ok, why := g.AllowModel(context.Background(), p, o.spec.modelOn(o.r.cfg.Targets[p]), o.spec.gate, role); !ok {
-				o.reasons[p] = "skipped: " + why
-				continue
-			}
-		}
-		return p
 	}
 	return ""
+}
+
+// gateAllows says whether the conformance gate allows provider p the role it
+// would have in this race; a refusal is noted among the reasons.
+func (o *orchestrator) gateAllows(p string) bool {
+	g := o.r.cfg.Gate
+	if g == nil || o.spec.gate == nil {
+		return true
+	}
+	ok, why := g.AllowModel(context.Background(), p, o.spec.modelOn(o.r.cfg.Targets[p]), o.spec.gate, o.r.roleOf(o.route, p))
+	if !ok {
+		o.reasons[p] = "skipped: " + why
+	}
+	return ok
+}
+
+// fallbackAdmitsNow says whether a target not yet used this round, allowed by
+// the gate, would be admitted by its circuit breaker now (AdmitDelay: one
+// that says it admits at once; without AdmitDelay, any such target counts).
+// It admits nothing: a peek, for a choice between retrying and failing over.
+func (o *orchestrator) fallbackAdmitsNow() bool {
+	ad, canAsk := o.r.cfg.Admission.(AdmitDelay)
+	for _, p := range o.candidates {
+		if o.used[p] || !o.gateAllows(p) {
+			continue
+		}
+		if !canAsk {
+			return true
+		}
+		if d, known := ad.AdmitsIn(p); known && d == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // choose asks provider's breaker to admit an attempt of role; a refusal moves

@@ -22,8 +22,9 @@ const retryFloor = time.Second
 // first-byte budget (retryRoom) before the deadline is not made either while
 // the route has a target left to fail over to: the deadline would most
 // likely cut it before any response byte, leaving the attempt, and the job,
-// unknown, with a healthy fallback never called. With none left, such a retry
-// is still the job's only chance and is made. A jittered wait that would
+// unknown, with a healthy fallback never called. With none left — or none
+// whose circuit breaker would admit it now — such a retry is still the job's
+// only chance and is made. A jittered wait that would
 // leave less than that room is cut to what leaves it (never below
 // retryAfter, the earliest the provider allows).
 func (o *orchestrator) retryWait(p string, n int, retryAfter time.Duration) (delay time.Duration, ok bool, why string) {
@@ -45,7 +46,7 @@ func (o *orchestrator) retryWait(p string, n int, retryAfter time.Duration) (del
 		return delay, true, ""
 	case left-retryAfter >= room:
 		return left - room, true, "" // at least retryAfter: the jitter is cut, not the provider's ask
-	case o.next() != "":
+	case o.fallbackAdmitsNow():
 		return 0, false, "not retried: after its Retry-After of " + retryAfter.String() + " only " +
 			(left - retryAfter).Round(time.Millisecond).String() + " of the job's deadline of " + o.route.Deadline.String() +
 			" would be left, less than the " + room.String() + " its first byte may take"

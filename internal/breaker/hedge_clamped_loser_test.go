@@ -18,16 +18,17 @@ import (
 // itself cuts that early is excused (excusedByDeadline). Only a loser silent
 // for its target's own hedge delay counts. Found by review.
 //
-// a fails after 2 s; b, the failover, starts with 2 s of the job's 4 s left,
-// so it is hedged 1.5 s later (not after hedge_after, 3 s); c, the hedge,
-// wins at once and b is cut after 1.5 s of silence. Whatever the machine's
-// speed, b was never silent for 3 s before the job ended (the deadline is
-// 4 s): its breaker must not count it.
+// a fails after 2 s; b, the failover, starts with 4 s of the job's 6 s left,
+// so it is hedged 3 s later (not after hedge_after, 4.5 s); c, the hedge,
+// wins at once and b is cut after 3 s of silence. Whatever the machine's
+// speed, b was never silent for 4.5 s before the job ended (the deadline is
+// 6 s): its breaker must not count it. (c has 1.5 s to win before the
+// deadline, and b 1.5 s of silence more before it would reach hedge_after.)
 func TestLateFailoverHedgedEarlyIsNotASilentLoser(t *testing.T) {
 	set := breaker.New(map[string]breaker.Settings{"b": {ConsecutiveFailures: 5, OpenFor: time.Minute}}, breaker.Options{})
 	defer set.Close()
 	adm := &watchedAdmission{Set: set, provider: "b", released: make(chan race.Outcome, 16)}
-	route := race.Route{HedgeAfter: 3 * time.Second, Deadline: 4 * time.Second, HedgeBudgetMin: 3, HedgeBudgetPercent: 10}
+	route := race.Route{HedgeAfter: 4500 * time.Millisecond, Deadline: 6 * time.Second, HedgeBudgetMin: 3, HedgeBudgetPercent: 10}
 	b := setupRace(t, route, adm, nil,
 		provSpec{name: "a", respond: func(int, *providers.Request) providers.Step {
 			return providers.Step{Status: 500, Latency: 2 * time.Second}

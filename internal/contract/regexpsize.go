@@ -62,3 +62,53 @@ func classRunes(re *syntax.Regexp) int64 {
 	}
 	return n
 }
+
+// onePassRunes counts the runes a one-pass program of re holds beyond its
+// instructions: a one-pass program (one anchored at both ends that never
+// has to choose, like "^[0-9a-f]{8}$") gives each instruction of a class
+// its own copy of the class's runes, and each choice (of a repetition, an
+// optional part or an alternation) the union of what its branches start
+// with, counted here as all their runes. "^\pL{900}$" holds 900 copies of
+// \pL's 1,318 runes; "\pL{900}" one.
+func onePassRunes(re *syntax.Regexp) int64 {
+	var n int64
+	switch re.Op {
+	case syntax.OpCharClass:
+		n = int64(len(re.Rune))
+	case syntax.OpCapture:
+		n = onePassRunes(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest:
+		n = 2 * onePassRunes(re.Sub[0])
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			n += onePassRunes(sub)
+		}
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			n += onePassRunes(sub)
+		}
+		n *= int64(len(re.Sub))
+	case syntax.OpRepeat:
+		sub := onePassRunes(re.Sub[0])
+		if re.Max == -1 {
+			n = int64(max(re.Min, 1))*sub + sub
+		} else {
+			n = int64(re.Max)*sub + int64(re.Max-re.Min)*sub
+		}
+	}
+	return n
+}
+
+// classRuneCap is classRunes by the capacity of each class's slice, which
+// is what the program keeps: a class merged from others ("[\p{L}\p{N}]")
+// is built by appending, and holds up to twice its runes.
+func classRuneCap(re *syntax.Regexp) int64 {
+	n := int64(0)
+	if re.Op == syntax.OpCharClass {
+		n = int64(cap(re.Rune))
+	}
+	for _, sub := range re.Sub {
+		n += classRuneCap(sub)
+	}
+	return n
+}

@@ -132,9 +132,7 @@ func TestRequestSchemaPatternsInDataAreNotCounted(t *testing.T) {
 
 // atBoundsPatternSchema is atBoundsSchema with patterns on its string
 // properties that compile to exactly MaxSchemaPatternSize: ordinary ones,
-// then "x{1000}", then a literal for the rest. (atBoundsSchema itself has
-// none: the cache must hold a schema at its bounds, and what patterns hold
-// is estimated far higher than what the rest does.)
+// then "x{1000}", then a literal for the rest.
 func atBoundsPatternSchema(t *testing.T) string {
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(atBoundsSchema()), &doc); err != nil {
@@ -199,4 +197,26 @@ func TestRequestSchemaAtEveryBoundWithPatternsIsAccepted(t *testing.T) {
 	if _, err := compileRequestSchema([]byte(schema), "response_format.json_schema"); err != nil {
 		t.Fatalf("a schema at every bound: %.500v", err)
 	}
+}
+
+// A schema at every bound, MaxSchemaPatternSize too, is held by the cache:
+// two requests compile it once. (It holds about 15.8 MB; patterns estimated
+// at 200 bytes an instruction made it 45 MB, beyond maxCachedEntryBytes,
+// and it was compiled on every request.)
+func TestRequestSchemaAtEveryBoundWithPatternsIsCached(t *testing.T) {
+	schema := []byte(atBoundsPatternSchema(t))
+	c, compiles := countingCache(maxCachedSchemas, maxCachedBytes, maxCachedEntryBytes)
+	first, err := c.get(schema, cacheTestName)
+	if err != nil {
+		t.Fatalf("a schema at every bound: %.500v", err)
+	}
+	again, err := c.get(schema, cacheTestName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := compiles.Load(); n != 1 || again != first {
+		t.Errorf("two requests of a schema at every bound: %d compiles, the second got %p (the first %p); want 1 compile and the same schema; it is estimated at %d bytes, maxCachedEntryBytes is %d",
+			n, again, first, outcomeSize(schemaKey{name: cacheTestName}, first, nil), maxCachedEntryBytes)
+	}
+	checkCacheInvariants(t, c)
 }

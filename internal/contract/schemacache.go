@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"crypto/sha256"
 	"fmt"
+	"reflect"
 	"regexp"
 	"sync"
 )
@@ -34,9 +35,10 @@ const (
 	maxCachedSchemas = 512
 	// maxCachedBytes bounds the estimated memory of every schema held.
 	maxCachedBytes = 64 << 20
-	// maxCachedEntryBytes bounds one schema's: a schema at every bound
-	// (6.3 MB, 8 MB estimated) is held, one of large patterns is not.
-	maxCachedEntryBytes = maxCachedBytes / 4
+	// maxCachedEntryBytes bounds one schema's: a schema at every bound,
+	// MaxSchemaPatternSize too (15.8 MB, 19.3 MB estimated), is held; one
+	// of large one-pass patterns ("^\pL{900}$", 7.4 MB each) is not.
+	maxCachedEntryBytes = 24 << 20
 )
 
 // requestSchemas is the process-wide cache of CompileRequestSchema.
@@ -162,20 +164,37 @@ func (c *schemaCache) add(o *schemaOutcome) {
 }
 
 // The estimate of what a compiled caller's schema holds, from measurements
-// of jsonschema v5.3.1 under Go 1.26 (heap retained by compiled schemas):
-// about 950 to 1,130 bytes a subschema besides its location (6,000 "{}"
-// under anyOf hold 5.7 MB; a typical 30-property schema 35 KB), 41 to 196
-// bytes an instruction of a compiled pattern (one-pass programs, "^…$",
-// keep a second copy), and each character class its ranges again. It errs
-// high (1.2 to 4.5 times for the shapes measured, more for a schema of long
-// descriptions, which are not kept): an outcome estimated too large is only
-// compiled again, one estimated too small could hold more than its share.
+// of jsonschema v5.3.1 under Go 1.26.8 (heap retained by compiled schemas,
+// after a GC, less the same schema without the patterns):
+//
+//   - about 950 to 1,130 bytes a subschema besides its location (6,000 "{}"
+//     under anyOf hold 5.7 MB; a typical 30-property schema 35 KB);
+//   - 500 bytes a pattern however small ("a"), its *regexp.Regexp;
+//   - 38 to 49 bytes an instruction ("(ab|cd){300}" 38, "x{1000}" 44,
+//     1,000 literal characters 49);
+//   - 4.1 bytes a rune of a class as written ("\pL" twenty times, unanchored);
+//   - for a one-pass program (anchored at both ends, never choosing, under
+//     1,000 instructions: "^y{900}$", a UUID, an ISO date; regexp keeps a
+//     second program for them) 110 to 134 bytes an instruction, and 6.1 to
+//     8 bytes a rune of each copy onePassRunes counts: "^\pL{900}$" holds
+//     7.4 MB (8,150 bytes an instruction), "^\pL+$" 28.6 KB.
+//
+// The constants are those, rounded up: the estimate is 1.07 to 1.49 times
+// what the shapes measured hold (a schema at every bound, patterns too, 1.3
+// times; more for a schema of long descriptions, which are not kept). An
+// outcome estimated too large is only compiled again; one estimated too
+// small could hold more than its share.
 const (
 	footprintPerSubschema  = 1_200 // a jsonschema.Schema, its maps and slices
 	footprintPerDocByte    = 2     // names, enum and const values, decoded from the document
-	footprintPerRegexpInst = 200
-	footprintPerClassRune  = 8   // a range's bounds are 2 runes of 4 bytes; \pL 100 times over holds 5.4 KB a \pL
-	footprintPerOutcome    = 256 // the outcome, its list element and map entry
+	footprintPerRegexp     = 600   // a *regexp.Regexp and its program, besides instructions
+	footprintPerRegexpInst = 50
+	footprintPerClassRune  = 5 // a range's bounds are 2 runes of 4 bytes
+	// A one-pass program's, besides the above: its own instructions, and
+	// the copies of class runes (with the slices of where each range goes).
+	footprintPerOnePassInst = 90
+	footprintPerOnePassRune = 9
+	footprintPerOutcome     = 256 // the outcome, its list element and map entry
 )
 
 // outcomeSize estimates the bytes an outcome holds.
@@ -208,15 +227,30 @@ func (g *schemaGraph) footprint(docLen int) int64 {
 }
 
 // regexpFootprint estimates the bytes a compiled pattern holds: its
-// program, and the ranges of each character class in it (\pL is 3
-// characters and about 700 ranges). It parses the pattern again, in time
-// linear in its length, rather than compiling it: "x{1000}" is 7 characters
-// and 1,000 instructions.
+// program, the ranges of each character class in it (\pL is 3 characters
+// and about 700 ranges), and a one-pass program's copies of them. It parses
+// the pattern again, in time linear in its length, rather than compiling
+// it: "x{1000}" is 7 characters and 1,000 instructions.
 func regexpFootprint(re *regexp.Regexp) int64 {
 	src := re.String()
 	p, err := parsePattern(src)
 	if err != nil {
 		return int64(len(src)) * footprintPerRegexpInst // it compiled, so it parses
 	}
-	return int64(len(src)) + regexpInsts(p)*footprintPerRegexpInst + footprintPerClassRune*classRunes(p)
+	insts := regexpInsts(p)
+	n := footprintPerRegexp + int64(len(src)) + insts*footprintPerRegexpInst + classRuneCap(p)*footprintPerClassRune
+	if onePass(re) {
+		n += insts*footprintPerOnePassInst + onePassRunes(p)*footprintPerOnePassRune
+	}
+	return n
+}
+
+// onePass reports whether regexp compiled a one-pass program for re, which
+// holds far more than re's program alone (see onePassRunes). regexp does
+// not say, so this reads its field onepass; were it ever renamed, every
+// pattern would be taken for one-pass, an estimate too high, never too low
+// (TestOnePassIsFound fails first).
+func onePass(re *regexp.Regexp) bool {
+	f := reflect.ValueOf(re).Elem().FieldByName("onepass")
+	return !f.IsValid() || f.Kind() != reflect.Pointer || !f.IsNil()
 }

@@ -3,6 +3,7 @@ package contract
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"regexp/syntax"
 	"strings"
 	"sync"
@@ -177,37 +178,44 @@ func TestSchemaCacheBoundsTheBytesItHolds(t *testing.T) {
 }
 
 // A pattern counts what it compiles to, not its length: 10 patterns of
-// "x{1000}" twenty times over are 1.8 KB of JSON and hold about 10 MB
-// compiled, so the process-wide cache never holds them. A schema at every
-// bound (about 6 MB compiled) is held.
+// "x{1000}" twenty times over are 1.8 KB of JSON and hold about 9 MB
+// compiled, and 4 of "^\pL{900}$" (one-pass programs, a copy of \pL for
+// each of 900 instructions) 30 MB, which the process-wide cache never
+// holds. A schema at every bound (about 6 MB compiled) is held.
 func TestSchemaFootprintCountsWhatPatternsCompileTo(t *testing.T) {
-	var props []string
-	for i := range 10 {
-		props = append(props, fmt.Sprintf(`"p%d":{"type":"string","pattern":%q}`, i, strings.Repeat("x{1000}", 20)))
+	schemaOf := func(n int, pattern string) *Schema {
+		t.Helper()
+		var props []string
+		for i := range n {
+			props = append(props, fmt.Sprintf(`"p%d":{"type":"string","pattern":%q}`, i, pattern))
+		}
+		s, err := compileRequestSchema([]byte(`{"type":"object","properties":{`+strings.Join(props, ",")+`}}`), cacheTestName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
 	}
-	patterns, err := compileRequestSchema([]byte(`{"type":"object","properties":{`+strings.Join(props, ",")+`}}`), cacheTestName)
-	if err != nil {
-		t.Fatal(err)
+	if got, want := schemaOf(10, strings.Repeat("x{1000}", 20)).footprint, int64(10*20_000*44); got < want {
+		t.Errorf("10 patterns of 20,000 instructions each: footprint %d, want at least the %d they were measured to hold", got, want)
 	}
-	if patterns.footprint <= maxCachedEntryBytes {
-		t.Errorf("10 patterns of 20,000 instructions each: footprint %d, want more than maxCachedEntryBytes (%d)", patterns.footprint, maxCachedEntryBytes)
+	if got := schemaOf(4, `^\pL{900}$`).footprint; got <= maxCachedEntryBytes {
+		t.Errorf(`4 one-pass patterns "^\pL{900}$": footprint %d, want more than maxCachedEntryBytes (%d)`, got, maxCachedEntryBytes)
 	}
 	// Repeating a class repeats its instruction; writing it again repeats
-	// its ranges too (\pL has hundreds).
+	// its ranges too (\pL has hundreds); in a one-pass program repeating it
+	// repeats its ranges as well.
 	class, err := syntax.Parse(`\pL`, syntax.Perl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	one, err := compileRequestSchema([]byte(`{"type":"string","pattern":"\\pL"}`), cacheTestName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for p, want := range map[string]int64{`\pL{50}`: 49 * footprintPerRegexpInst, `\pL\pL`: int64(len(class.Rune)) * footprintPerClassRune} {
-		more, err := compileRequestSchema(fmt.Appendf(nil, `{"type":"string","pattern":%q}`, p), cacheTestName)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := more.footprint - one.footprint; got < want {
+	runes := int64(len(class.Rune))
+	one := schemaOf(1, `\pL`)
+	for p, want := range map[string]int64{
+		`\pL{50}`:   49 * footprintPerRegexpInst,
+		`\pL\pL`:    runes * footprintPerClassRune,
+		`^\pL{50}$`: 49 * runes * footprintPerOnePassRune,
+	} {
+		if got := schemaOf(1, p).footprint - one.footprint; got < want {
 			t.Errorf("%s: footprint %d more than one \\pL's; want at least %d more", p, got, want)
 		}
 	}
@@ -217,6 +225,17 @@ func TestSchemaFootprintCountsWhatPatternsCompileTo(t *testing.T) {
 	}
 	if size := outcomeSize(schemaKey{name: cacheTestName}, atBounds, nil); size > maxCachedEntryBytes {
 		t.Errorf("a schema at every bound: %d bytes estimated, beyond maxCachedEntryBytes (%d): it would be compiled on every request", size, maxCachedEntryBytes)
+	}
+}
+
+// Whether regexp compiled a one-pass program is read from a field of
+// regexp.Regexp: were it renamed, every pattern would be estimated as
+// one-pass, far too high.
+func TestOnePassIsFound(t *testing.T) {
+	for p, want := range map[string]bool{`^a$`: true, `^[0-9a-f]{8}$`: true, `a`: false, `^x{1000}$`: false, `^a+a$`: false} {
+		if got := onePass(regexp.MustCompile(p)); got != want {
+			t.Errorf("%s: one-pass %v, want %v", p, got, want)
+		}
 	}
 }
 

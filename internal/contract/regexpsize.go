@@ -17,10 +17,47 @@ func parsePattern(src string) (*syntax.Regexp, error) {
 }
 
 // patternSize is what re compiles to, in the unit of MaxSchemaPatternSize:
-// its instructions plus the runes of its character classes.
+// its instructions plus the runes of its character classes — and, for a
+// pattern Go may also compile to a one-pass program (mayBeOnePass), the
+// copies of its classes' runes that program holds (onePassRunes), when they
+// are more: "^\pL{900}$" holds 900 copies of \pL, about 7 MB, where
+// "\pL{900}" holds one.
 func patternSize(re *syntax.Regexp) int64 {
-	return regexpInsts(re) + classRunes(re)
+	insts, runes := regexpInsts(re), classRunes(re)
+	if insts < onePassMaxInsts && mayBeOnePass(re) {
+		runes = max(runes, onePassRunes(re))
+	}
+	return insts + runes
 }
+
+// onePassMaxInsts is the size (regexpInsts) from which Go's regexp surely
+// makes no one-pass program: it makes none of a program of 1,000
+// instructions or more (regexp/onepass.go), but regexpInsts counts more than
+// the program holds for some patterns ("^(ab|cd){142}$": 1,141, and one-pass),
+// so twice that.
+const onePassMaxInsts = 2000
+
+// mayBeOnePass says whether Go's regexp may compile re to a one-pass program
+// as well: only a pattern whose program starts anchored at the beginning of
+// the text (a leading ^ or \A, outside any alternation) can be one. It says
+// yes to some that are not (the program must also never have to choose),
+// which only counts their class copies when it need not.
+func mayBeOnePass(re *syntax.Regexp) bool {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op == syntax.OpConcat && len(re.Sub) > 0 {
+		re = re.Sub[0]
+		for re.Op == syntax.OpCapture {
+			re = re.Sub[0]
+		}
+	}
+	return re.Op == syntax.OpBeginText
+}
+
+// sizeCeiling bounds the sizes counted below, which multiply along nested
+// repetitions and alternations: far past any bound, and far from overflow.
+const sizeCeiling = int64(1) << 40
 
 // regexpInsts is the number of instructions re compiles to, as
 // regexp/syntax counts them to refuse a pattern too large (calcSize in its
@@ -96,7 +133,7 @@ func onePassRunes(re *syntax.Regexp) int64 {
 			n = int64(re.Max)*sub + int64(re.Max-re.Min)*sub
 		}
 	}
-	return n
+	return min(n, sizeCeiling)
 }
 
 // classRuneCap is classRunes by the capacity of each class's slice, which

@@ -73,7 +73,10 @@ const (
 	// occurrence counted (the compiler compiles each). A repetition is that
 	// many copies ("x{1000}" is 1,000 instructions, written twenty times 20,020),
 	// and a class is its ranges ("\pL" is 1,318 runes, each time it is
-	// written). Compiling a pattern holds about 50 bytes an instruction and
+	// written; in a pattern anchored at its start, which Go may also compile
+	// to a one-pass program giving each class instruction its own copy of
+	// the class, each copy: "^\pL{900}$" is about 1.2 million, and holds
+	// 7 MB). Compiling a pattern holds about 50 bytes an instruction and
 	// 4 to 21 a rune, and takes about 0.2 µs an instruction (Go 1.26), and
 	// the compiler compiles each pattern twice (it checks the schema against
 	// its meta-schema first). So the bound holds at most about 12 MB and
@@ -81,9 +84,9 @@ const (
 	// of "x{1000}" patterns held 98 MB and took 1.8 s. Ordinary patterns are
 	// far inside it: an email address, a UUID and an ISO date are 25 to 80
 	// each, 500 of them about 25,000; a name in any script,
-	// "^[\p{L} '-]+$", is 1,331 (its class is counted in full, though it
-	// holds less than half an instruction's bytes a rune), so about 180 of
-	// those fit.
+	// "^[\p{L} '-]+$", is about 2,650 (its class is counted in full, twice
+	// as a one-pass program's, though it holds less than half an
+	// instruction's bytes a rune), so about 90 of those fit.
 	MaxSchemaPatternSize = 250_000
 )
 

@@ -70,17 +70,9 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 		// Lock the job row first: every change of a job's attempts serialises here,
 		// and the statements below read with a snapshot taken after the lock. The
 		// lock wait's bound goes in the same round trip as the lock.
-		b := &pgx.Batch{}
-		b.Queue(lockWaitSQL, lockWaitArg(transitionLockWait))
-		b.Queue(`SELECT state, version, attempt_base, lease_owner FROM jobs WHERE id = $1 FOR UPDATE`, na.JobID)
-		br := tx.SendBatch(ctx, b)
-		_, err := br.Exec()
-		if err == nil {
-			err = br.QueryRow().Scan(&state, &version, &base, &leaseOwner)
-		}
-		if cerr := br.Close(); err == nil {
-			err = cerr
-		}
+		err := lockWaitQueryRow(ctx, tx, transitionLockWait,
+			`SELECT state, version, attempt_base, lease_owner FROM jobs WHERE id = $1 FOR UPDATE`, na.JobID).
+			Scan(&state, &version, &base, &leaseOwner)
 		if err != nil {
 			return notFound(err)
 		}
@@ -212,10 +204,10 @@ const lostEventSQL = `INSERT INTO race_events (job_id, attempt_id, kind, provide
 func (s *Store) FinishAttempt(ctx context.Context, attemptID string, out AttemptOutcome) error {
 	var jobID string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, lockWaitSQL, lockWaitArg(transitionLockWait)); err != nil {
-			return err
-		}
-		if err := tx.QueryRow(ctx, `SELECT job_id::text FROM attempts WHERE id = $1`, attemptID).Scan(&jobID); err != nil {
+		// The lock wait's bound goes in the same round trip as the attempt's
+		// job (this runs for every loser of a hedged job and every failure).
+		if err := lockWaitQueryRow(ctx, tx, transitionLockWait,
+			`SELECT job_id::text FROM attempts WHERE id = $1`, attemptID).Scan(&jobID); err != nil {
 			return notFound(err)
 		}
 		if _, _, err := lockJob(ctx, tx, jobID, ""); err != nil {

@@ -1,11 +1,13 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -61,6 +63,35 @@ const lockWaitSQL = `SELECT set_config('lock_timeout', $1, true)`
 // (0 would mean no limit).
 func lockWaitArg(d time.Duration) string {
 	return fmt.Sprintf("%dms", max(d.Milliseconds(), 1))
+}
+
+// lockWaitQueryRow is tx.QueryRow(ctx, sql, args...) with tx's lock waits
+// bounded to wait (lockWaitSQL) first, both sent in one batch: the bound costs
+// no round trip of its own ahead of the transaction's first row lock (every
+// round trip of a job's path is counted against it, docs/performance.md). The
+// row's Scan reports what QueryRow's would — pgx.ErrNoRows for no row, the
+// lock wait's lock_not_available — or the bound's own error, ahead of them.
+// Its Scan must be called, as it releases the batch (and the transaction's
+// connection) for the next statement.
+func lockWaitQueryRow(ctx context.Context, tx pgx.Tx, wait time.Duration, sql string, args ...any) pgx.Row {
+	b := &pgx.Batch{}
+	b.Queue(lockWaitSQL, lockWaitArg(wait))
+	b.Queue(sql, args...)
+	return lockWaitRow{br: tx.SendBatch(ctx, b)}
+}
+
+// lockWaitRow is the row of lockWaitQueryRow's query, read from its batch.
+type lockWaitRow struct{ br pgx.BatchResults }
+
+func (r lockWaitRow) Scan(dest ...any) error {
+	_, err := r.br.Exec()
+	if err == nil {
+		err = r.br.QueryRow().Scan(dest...)
+	}
+	if cerr := r.br.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // transitionLockWait bounds how long the job's transitions off the success

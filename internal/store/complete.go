@@ -265,9 +265,6 @@ func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, err
 	// expires and recovery decides, as after any failed win.
 	var state string
 	err = s.inTx(bg, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(bg, lockWaitSQL, lockWaitArg(transitionLockWait)); err != nil {
-			return err
-		}
 		var e error
 		state, e = s.lateWin(bg, tx, c)
 		return e
@@ -375,9 +372,10 @@ func (s *Store) winStmt(ws []*winRequest) batchedStmt {
 // resolution) and this attempt is still running or unknown, the result is the
 // first valid completion and wins, under the job row's lock. Otherwise it is
 // discarded with a race event. It returns the state the attempt was left in
-// (Offered.State).
+// (Offered.State). It bounds tx's lock waits to transitionLockWait, in the
+// same round trip as the job's lock (lockJobWaiting).
 func (s *Store) lateWin(ctx context.Context, tx pgx.Tx, c Completion) (string, error) {
-	state, _, err := lockJob(ctx, tx, c.JobID, "")
+	state, _, err := lockJobWaiting(ctx, tx, c.JobID, "", transitionLockWait)
 	if err != nil {
 		return "", err
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -14,6 +15,13 @@ import (
 // before the lock was granted. An id not in canonical form is ErrNotFound
 // (checkJobID).
 func lockJob(ctx context.Context, tx pgx.Tx, jobID, owner string) (state string, version int64, err error) {
+	return lockJobWaiting(ctx, tx, jobID, owner, 0)
+}
+
+// lockJobWaiting is lockJob that first bounds tx's lock waits, this one and
+// the rest of tx's, to wait (lockWaitSQL), in the same round trip as the
+// lock (lockWaitQueryRow); wait 0 leaves them as they are (lockJob).
+func lockJobWaiting(ctx context.Context, tx pgx.Tx, jobID, owner string, wait time.Duration) (state string, version int64, err error) {
 	if err := checkJobID(jobID); err != nil {
 		return "", 0, err
 	}
@@ -23,7 +31,11 @@ func lockJob(ctx context.Context, tx pgx.Tx, jobID, owner string) (state string,
 		q = `SELECT state, version FROM jobs WHERE id = $1 AND owner = $2 FOR UPDATE`
 		args = append(args, owner)
 	}
-	err = tx.QueryRow(ctx, q, args...).Scan(&state, &version)
+	if wait > 0 {
+		err = lockWaitQueryRow(ctx, tx, wait, q, args...).Scan(&state, &version)
+	} else {
+		err = tx.QueryRow(ctx, q, args...).Scan(&state, &version)
+	}
 	return state, version, notFound(err)
 }
 
@@ -184,10 +196,7 @@ func (s *Store) settleLocked(ctx context.Context, tx pgx.Tx, jobID, failReason s
 // *BusyError naming the job), and nothing changes.
 func (s *Store) CancelJob(ctx context.Context, owner, jobID string) error {
 	return jobBusy(s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, lockWaitSQL, lockWaitArg(transitionLockWait)); err != nil {
-			return err
-		}
-		state, _, err := lockJob(ctx, tx, jobID, owner)
+		state, _, err := lockJobWaiting(ctx, tx, jobID, owner, transitionLockWait)
 		if err != nil {
 			return err
 		}

@@ -137,7 +137,8 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		}
 		setNoEligibleRetryAfter(w, routing, 0)
 		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "no_eligible_provider", "",
-			"no provider of this model's route can take the request now (breakers open, conformance missing, or context windows too small): "+string(routing))
+			fmt.Sprintf("no provider of route %q can take the request now (%s); nothing was stored; %s",
+				route, windowReasons(routing), chatNoEligibleAdvice(routing, ownKey)))
 		return
 	}
 	if !ownKey {
@@ -328,11 +329,15 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 		job.ID + " (its id is also in the X-Router-Job-Id header)."
 	switch job.State {
 	case store.JobUnknown:
-		msg := strings.TrimRight(reason, ".") + ". The outcome is unknown: the provider may have done the work."
+		msg := strings.TrimRight(reason, ".") + "."
+		if job.Error == nil { // the job's error says it, and which attempt to resolve
+			msg += " The outcome is unknown: the provider may have done the work. An operator can settle it with POST /v1/jobs/" +
+				job.ID + "/attempts/{seq}/resolve (GET /v1/jobs/" + job.ID + " lists the attempts)."
+		}
 		if callerKey {
 			msg += " Do not resend with a new Idempotency-Key; resend with the same key to attach to the job, or look it up with GET /v1/jobs/" + job.ID + "."
 		} else {
-			msg += lookup + " An operator can settle it with POST /v1/jobs/" + job.ID + "/attempts/{seq}/resolve."
+			msg += lookup
 		}
 		writeOpenAIError(w, http.StatusGatewayTimeout, "server_error", "outcome_unknown", "", msg)
 		return
@@ -484,3 +489,16 @@ func isEventStream(h http.Header) bool {
 // 408, 409, 429 and 5xx answers on their own, twice by default, not to resend
 // this one: their x-should-retry header overrides the status.
 func noSDKRetry(w http.ResponseWriter) { w.Header().Set("X-Should-Retry", "false") }
+
+// chatNoEligibleAdvice is noEligibleAdvice for a chat completion refused
+// before any job was stored. A caller that sent no Idempotency-Key has none
+// to send again: each of its calls is a new intent.
+func chatNoEligibleAdvice(routing json.RawMessage, keyed bool) string {
+	switch {
+	case keyed:
+		return noEligibleAdvice(routing)
+	case noEligibleRetryAfter(routing, 0) > 0:
+		return "send the request again after Retry-After"
+	}
+	return "this does not clear by itself: a request succeeds once the router's operator has made a provider eligible (for conformance, `router conformance run`)"
+}

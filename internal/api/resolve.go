@@ -220,7 +220,12 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, problem{Status: http.StatusConflict, Type: "idempotency-key-rebound", Title: "Idempotency key now belongs to a newer job",
 			Detail: err.Error(), JobID: id})
 		return
-	case errors.Is(err, store.ErrStateConflict), errors.Is(err, store.ErrJobFinished):
+	case errors.Is(err, store.ErrStateConflict):
+		// The store's error already says only a failed job can be retried.
+		writeProblem(w, r, problem{Status: http.StatusConflict, Type: "not-retryable", Title: "Job cannot be retried",
+			Detail: err.Error(), JobID: id})
+		return
+	case errors.Is(err, store.ErrJobFinished):
 		writeProblem(w, r, problem{Status: http.StatusConflict, Type: "not-retryable", Title: "Job cannot be retried",
 			Detail: err.Error() + "; only a failed job can be retried", JobID: id})
 		return

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -184,6 +185,11 @@ func New(cfg Config, d Deps) *Server {
 // endpoints exist is public (docs/api.md).
 func (s *Server) noEndpoint(w http.ResponseWriter, r *http.Request) {
 	allow := s.allowedMethods(r)
+	if len(allow) == 0 && slices.Contains(operatorPaths, r.URL.Path) {
+		writeProblem(w, r, problem{Status: http.StatusNotFound, Type: "not-found", Title: "No such endpoint",
+			Detail: r.URL.Path + " is served on the operator listener (`ops_listen`, default 127.0.0.1:9090), not on the tenant API; see docs/operations.md"})
+		return
+	}
 	if len(allow) == 0 {
 		writeProblem(w, r, problem{Status: http.StatusNotFound, Type: "not-found", Title: "No such endpoint",
 			Detail: r.Method + " " + r.URL.Path + " is not an endpoint of this router; see docs/api.md"})
@@ -199,6 +205,11 @@ func (s *Server) noEndpoint(w http.ResponseWriter, r *http.Request) {
 	}
 	writeProblem(w, r, problem{Status: http.StatusMethodNotAllowed, Type: "method-not-allowed", Title: "Method not allowed", Detail: detail})
 }
+
+// operatorPaths are the operator surface's endpoints (internal/ops), served
+// on ops_listen only: a caller that asks the tenant listener for one is told
+// where it is rather than that it does not exist.
+var operatorPaths = []string{"/v1/providers", "/v1/conformance", "/metrics", "/dashboard"}
 
 // routedMethods are the methods the API's endpoints are registered for (GET
 // ones take HEAD too), probed for a 405's Allow.

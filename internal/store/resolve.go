@@ -161,15 +161,26 @@ func (s *Store) RetryJob(ctx context.Context, owner, jobID string) error {
 		switch state {
 		case JobFailed:
 		case JobUnknown:
-			return fmt.Errorf("%w: resolve the unknown attempt first (POST /v1/jobs/{id}/attempts/{seq}/resolve)", ErrAttemptBlocked)
-		case JobPending, JobRunning:
-			var blocked int
-			if err := tx.QueryRow(ctx, `SELECT count(*) FROM attempts WHERE job_id = $1 AND state IN ('starting', 'unknown')`,
-				jobID).Scan(&blocked); err != nil {
+			seqs, err := attemptSeqs(ctx, tx, jobID, AttemptUnknown)
+			if err != nil {
 				return err
 			}
-			if blocked > 0 {
-				return fmt.Errorf("%w: an attempt is starting or unknown", ErrAttemptBlocked)
+			return fmt.Errorf("%w: %s unknown; resolve first: %s", ErrAttemptBlocked, isAre(seqs), resolveHint(jobID, seqs))
+		case JobPending, JobRunning:
+			unknown, err := attemptSeqs(ctx, tx, jobID, AttemptUnknown)
+			if err != nil {
+				return err
+			}
+			if len(unknown) > 0 {
+				return fmt.Errorf("%w: %s unknown; resolve first: %s", ErrAttemptBlocked, isAre(unknown), resolveHint(jobID, unknown))
+			}
+			starting, err := attemptSeqs(ctx, tx, jobID, AttemptStarting)
+			if err != nil {
+				return err
+			}
+			if len(starting) > 0 {
+				return fmt.Errorf("%w: %s still starting (being sent); wait for the job to end, then retry it if it failed",
+					ErrAttemptBlocked, isAre(starting))
 			}
 			return fmt.Errorf("%w: job is %s; only a failed job can be retried", ErrStateConflict, state)
 		default:

@@ -182,8 +182,16 @@ func (s *Store) settleLocked(ctx context.Context, tx pgx.Tx, jobID, failReason s
 	final, reason := JobFailed, failReason
 	if unknown > 0 {
 		final = JobUnknown
-		reason = "an attempt timed out and its outcome is unknown: the provider may or may not have done the work. " +
-			"Resolve it with POST /v1/jobs/{id}/attempts/{seq}/resolve, or cancel the job."
+		seqs, err := attemptSeqs(ctx, tx, jobID, AttemptUnknown)
+		if err != nil {
+			return err
+		}
+		timedOut := " timed out and its outcome is unknown"
+		if len(seqs) > 1 {
+			timedOut = " timed out and their outcomes are unknown"
+		}
+		reason = attemptsWord(seqs) + timedOut + ": the provider may or may not have done the work. " +
+			resolveHint(jobID, seqs) + ", or cancel the job."
 	}
 	return s.setJobState(ctx, tx, jobID, final, reason)
 }

@@ -189,12 +189,16 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 		if inner, ok := fencedJSON(content); ok {
 			content = inner
 		}
-		var obj map[string]any
-		if err := json.Unmarshal([]byte(strings.TrimSpace(content)), &obj); err != nil {
-			return nil, []contract.Violation{{Rule: "json.syntax", Path: "$", Message: "response_format json_object asks for a JSON object: " + err.Error()}}
+		text := strings.TrimSpace(content)
+		// JSON that is not an object is named as what it is: decoding it
+		// into a map says "cannot unmarshal array into Go value of type
+		// map[string]interface {}", and `null` decodes without error.
+		if kind := jsonKind(text); kind != "" && json.Valid([]byte(text)) {
+			return nil, []contract.Violation{{Rule: "json.syntax", Path: "$", Message: "response_format json_object asks for a JSON object; the answer is " + kind}}
 		}
-		if obj == nil { // `null` decodes into a nil map without error
-			return nil, []contract.Violation{{Rule: "json.syntax", Path: "$", Message: "response_format json_object asks for a JSON object: the answer is null"}}
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(text), &obj); err != nil {
+			return nil, []contract.Violation{{Rule: "json.syntax", Path: "$", Message: "response_format json_object asks for a JSON object: " + err.Error()}}
 		}
 	case strings.TrimSpace(content) == "" && resp.FinishReason != "length":
 		return nil, []contract.Violation{{Rule: "empty", Path: "$", Message: "the answer is empty"}}
@@ -271,6 +275,27 @@ func fencedJSON(content string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// jsonKind names what a JSON text that is not an object is, by its first
+// byte, for a message; "" for an object (or what is not JSON at all).
+func jsonKind(text string) string {
+	if text == "" {
+		return ""
+	}
+	switch c := text[0]; {
+	case c == '[':
+		return "a JSON array"
+	case c == '"':
+		return "a JSON string"
+	case c == '-' || '0' <= c && c <= '9':
+		return "a JSON number"
+	case c == 't' || c == 'f':
+		return "true or false"
+	case c == 'n':
+		return "null"
+	}
+	return ""
 }
 
 // judgeToolCalls refuses tool calls that are not a non-empty array of

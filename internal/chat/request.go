@@ -208,6 +208,10 @@ func (r *Request) Normalize() (*Input, error) {
 			// It was not compiled: the error says which bound it is beyond.
 			return bad("response_format.json_schema.schema", "%v", err)
 		}
+		if pe := (*contract.SchemaPatternError)(nil); errors.As(err, &pe) {
+			// Nor was this: the error says which pattern Go cannot parse, and why.
+			return bad("response_format.json_schema.schema", "%v", err)
+		}
 		return bad("response_format.json_schema.schema", "the JSON Schema does not compile: %v", err)
 	}
 	return in, nil

@@ -62,7 +62,9 @@ func CompileSelfContainedSchema(schemaJSON []byte, name string) (*Schema, error)
 // outside the document: a "$ref" (or "$schema") that names another document
 // fails with ErrExternalRef. name says where the schema came from, in errors.
 // A schema beyond the bounds on its size (MaxSchemaProperties and the rest)
-// is refused with a *SchemaBoundsError before it is compiled, and one that
+// is refused with a *SchemaBoundsError before it is compiled, one with a
+// pattern Go's regular expressions cannot parse where a schema goes with a
+// *SchemaPatternError, also before, and one that
 // would apply more than MaxSchemaApplications of its subschemas to one value
 // of an answer after (see MaxSchemaApplications). A "format" the router does
 // not know is an annotation, as the standard has it.

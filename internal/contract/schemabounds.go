@@ -101,6 +101,38 @@ func (e *SchemaBoundsError) Error() string {
 	return fmt.Sprintf("schema %s is beyond the bounds on a schema sent with a request: %s", e.Name, strings.Join(e.Problems, "; "))
 }
 
+// SchemaPatternError is a caller's schema with a pattern Go's regular
+// expressions cannot parse where a schema goes ("pattern", a
+// "patternProperties" name), found before the schema is compiled. JSON
+// Schema allows ECMA-262 patterns, so lookahead and backreferences are
+// valid there but not in Go (RE2); the compiler would only say the pattern
+// "is not valid 'regex'", which does not say why or what to do.
+type SchemaPatternError struct {
+	Name string
+	At   string        // the pattern's location: /properties/s/pattern
+	Err  *syntax.Error // what regexp/syntax says is wrong with it
+}
+
+func (e *SchemaPatternError) Error() string {
+	return fmt.Sprintf("schema %s: the pattern at %s cannot be used: %s: `%s`; patterns are Go (RE2) regular expressions: "+
+		"no lookahead, lookbehind or backreferences, and repetition counts of at most 1000 — rewrite it, or use \"format\" (date, date-time, email, uuid…) instead of a pattern",
+		e.Name, quoteLocation(e.At), e.Err.Code, cutPattern(e.Err.Expr))
+}
+
+// cutPattern cuts the part of a pattern an error quotes (for a missing
+// parenthesis, all of it) to a length a message can hold.
+func cutPattern(s string) string {
+	const n = 100
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
 // schemaBounds measures a schema document against the bounds.
 type schemaBounds struct {
 	properties, enumValues, chars, subschemas int
@@ -201,6 +233,12 @@ func checkSchemaBounds(schemaJSON []byte, name string) error {
 	}
 	if len(problems) > 0 {
 		return &SchemaBoundsError{Name: name, Problems: problems}
+	}
+	// Only a pattern where a schema goes: one in data (an enum value, an
+	// unknown keyword's object) is compiled only if a reference reaches it,
+	// and the compiler then says what is wrong with it.
+	if b.patterns.invalid != nil {
+		return &SchemaPatternError{Name: name, At: b.patterns.invalidAt, Err: b.patterns.invalid}
 	}
 	return nil
 }
@@ -453,8 +491,10 @@ func (b *schemaBounds) pattern(src string, p schemaPlace, kw string) {
 // and a class like \pL allocates its runes again each time it is written.
 type patternMeasure struct {
 	size, largest int64
-	largestAt     string // the location of the largest pattern, the first found
-	tooLargeAt    string // the location of a pattern regexp/syntax refuses as too large
+	largestAt     string        // the location of the largest pattern, the first found
+	tooLargeAt    string        // the location of a pattern regexp/syntax refuses as too large
+	invalid       *syntax.Error // the first pattern regexp/syntax refuses otherwise
+	invalidAt     string        // and its location
 }
 
 func (m *patternMeasure) add(src string, at func() string) {
@@ -463,13 +503,17 @@ func (m *patternMeasure) add(src string, at func() string) {
 	}
 	re, err := parsePattern(src)
 	if err != nil {
-		// Beyond regexp/syntax's own limit (about 3.3 million instructions
-		// or 33 million runes) the bound's message says more than the
-		// compiler's "not valid 'regex'"; any other error is the
-		// compiler's to report, which parses it the same way.
+		// The compiler parses it the same way and would say only that it
+		// "is not valid 'regex'": beyond regexp/syntax's own limit (about
+		// 3.3 million instructions or 33 million runes) the bound's message
+		// says more, and any other error is a SchemaPatternError's.
 		var se *syntax.Error
-		if errors.As(err, &se) && se.Code == syntax.ErrLarge {
+		switch {
+		case !errors.As(err, &se):
+		case se.Code == syntax.ErrLarge:
 			m.tooLargeAt = at()
+		case m.invalid == nil:
+			m.invalid, m.invalidAt = se, at()
 		}
 		return
 	}

@@ -291,6 +291,11 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 }
 
 func notFoundProblem(id string) problem {
+	if !store.IsJobID(id) {
+		return problem{Status: http.StatusNotFound, Type: "job-not-found", Title: "Job not found",
+			Detail: fmt.Sprintf("%q is not a job id: job ids are lowercase UUIDs with hyphens, exactly as the router returns them "+
+				"(in the Location and X-Router-Job-Id headers and the job's \"id\"), such as 0193b0f2-6c1e-7a7b-9d2e-3c4b5a6d7e8f", id)}
+	}
 	return problem{Status: http.StatusNotFound, Type: "job-not-found", Title: "Job not found",
 		Detail: fmt.Sprintf("no job %q exists for this API key (an ended job is kept for idempotency.retention plus retention.jobs "+
 			"after it ends, 24h + 720h by default, then deleted)", id)}

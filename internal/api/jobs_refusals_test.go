@@ -131,3 +131,17 @@ func TestRolloutWindowOnTheDatabaseClock(t *testing.T) {
 		t.Fatalf("a job created since this replica started: %d %s, want 503", r.status, r.raw)
 	}
 }
+
+// A job id in another form than the router's (uppercase, no hyphens, not a
+// UUID) names no job; the 404 says why and what form ids take, instead of
+// suggesting that retention deleted it. Found in review.
+func TestJobIDInAnotherFormSaysSo(t *testing.T) {
+	b := setup(t, options{})
+	for _, id := range []string{"01A23B58-0D95-714D-B84D-99DABF56969C", "01a23b580d95714db84d99dabf56969c", "NOTAUUID"} {
+		r := b.do(t, http.MethodGet, "/v1/jobs/"+id, acmeKey, "")
+		detail, _ := r.body["detail"].(string)
+		if r.status != http.StatusNotFound || !strings.Contains(detail, "is not a job id") || strings.Contains(detail, "retention") {
+			t.Errorf("GET /v1/jobs/%s: %d %q; want 404 saying it is not a job id and what ids look like", id, r.status, detail)
+		}
+	}
+}

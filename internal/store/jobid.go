@@ -37,3 +37,8 @@ func canonicalUUID(s string) bool {
 	}
 	return true
 }
+
+// IsJobID reports whether s is in the form the router gives job ids (see
+// checkJobID): the API tells a caller who sent another form so, rather than
+// that no such job exists.
+func IsJobID(s string) bool { return canonicalUUID(s) }

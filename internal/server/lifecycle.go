@@ -147,11 +147,14 @@ func configWebhooks(cfg *config.Config, getenv func(string) string) (urls, secre
 		if k.Webhook == nil {
 			continue
 		}
-		v := getenv(k.Webhook.SecretEnv)
+		// Read without surrounding white space, as API and provider keys are:
+		// a secret file ending in a newline would otherwise sign every
+		// delivery with a key its receiver does not hold.
+		v := strings.TrimSpace(getenv(k.Webhook.SecretEnv))
 		urls[k.Owner], secrets[k.Owner] = k.Webhook.URL, v
 		check(i, k.Owner, "secret_env", k.Webhook.SecretEnv, v)
 		if env := k.Webhook.PreviousSecretEnv; env != "" {
-			previous[k.Owner] = getenv(env)
+			previous[k.Owner] = strings.TrimSpace(getenv(env))
 			check(i, k.Owner, "previous_secret_env", env, previous[k.Owner])
 		}
 	}

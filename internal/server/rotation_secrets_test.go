@@ -32,3 +32,18 @@ func TestConfigWebhooksReadsThePreviousSecret(t *testing.T) {
 		t.Fatalf("no rotation: previous %v err %v; want none", previous, err)
 	}
 }
+
+// A signing secret read from a file that ends in a newline (a Kubernetes
+// secret made with echo) signs with the secret itself, as API and provider
+// keys are read: the newline was part of the HMAC key, and a receiver
+// holding the secret rejected every delivery. Found in review.
+func TestConfigWebhooksTrimsTheSecrets(t *testing.T) {
+	const raw, old = "a-raw-shared-secret-of-32-bytes!", "another-raw-secret-of-32-bytes!!"
+	env := map[string]string{"WH_NEW": raw + "\n", "WH_OLD": " " + old + "\r\n"}
+	cfg := &config.Config{APIKeys: []config.APIKey{{Owner: "acme", KeyEnv: "K", Webhook: &config.Webhook{
+		URL: "https://hooks.example.com/x", SecretEnv: "WH_NEW", PreviousSecretEnv: "WH_OLD"}}}}
+	_, secrets, previous, err := configWebhooks(cfg, func(k string) string { return env[k] })
+	if err != nil || secrets["acme"] != raw || previous["acme"] != old {
+		t.Fatalf("secrets %q previous %q err %v; want both without the white space around them", secrets, previous, err)
+	}
+}

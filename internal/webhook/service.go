@@ -24,7 +24,9 @@ type ServiceConfig struct {
 	// default a quarter of MaxWorkers, at least 1. All owners share one River
 	// queue: without it an owner whose endpoint does not answer held every
 	// worker for webhooks.timeout per try, and every other owner's events
-	// waited. A delivery over the limit is snoozed (Worker.Work).
+	// waited. A delivery over the limit is snoozed (Worker.Work), and so is
+	// one whose owner has a delivery in flight while only the reserve of
+	// workers for owners with none is free (ownerReserve).
 	MaxInflightPerOwner int
 	// PollInterval is how often River looks for due jobs without a
 	// notification (retries, missed notifications); default 1s.
@@ -71,6 +73,21 @@ const rescueStuckAfter = 2*MaxTimeout + time.Minute
 // connection.
 const DefaultWorkers = 100
 
+// ownerReserve is how many of a replica's workers owners with a delivery in
+// flight leave to owners with none (ownerSlots): a quarter of them, at least
+// one, like the default of webhooks.max_inflight_per_owner: by default three
+// owners at their limit still fit beside it, and it takes 28 owners whose
+// endpoints hang to hold all 100 workers (three at their limit of 25, then
+// 25 with one each), where 4 did without it. It is less when
+// webhooks.max_inflight_per_owner is set so high that an owner could not
+// otherwise reach it: raised to webhooks.workers (one tenant with a slow
+// endpoint), the limit says one owner may have every worker, and there is no
+// reserve. A reserve costs throughput only when the workers are nearly all
+// busy, with owners that already have deliveries in flight.
+func ownerReserve(workers, perOwner int) int {
+	return max(0, min(max(1, workers/4), workers-perOwner))
+}
+
 // Service is the River client that works deliveries on this replica.
 type Service struct {
 	client *river.Client[pgx.Tx]
@@ -112,6 +129,7 @@ func NewService(pool *pgxpool.Pool, st Store, cfg ServiceConfig) (*Service, erro
 	w.backoff = cfg.Backoff
 	w.log, w.observer = cfg.Log, cfg.Observer
 	w.owners.limit = cfg.MaxInflightPerOwner
+	w.owners.shared = cfg.MaxWorkers - ownerReserve(cfg.MaxWorkers, cfg.MaxInflightPerOwner)
 	if err := river.AddWorkerSafely(workers, w); err != nil {
 		return nil, err
 	}

@@ -117,12 +117,22 @@ const (
 )
 
 // ownerSlots bounds the deliveries of each owner in flight on this replica
-// (ServiceConfig.MaxInflightPerOwner); a limit of 0 bounds nothing.
+// (ServiceConfig.MaxInflightPerOwner); a limit of 0 bounds nothing. It also
+// keeps a reserve of the replica's workers for owners with no delivery in
+// flight (ownerReserve): an owner that already has one may take another only
+// while fewer than shared are in flight in all. The per-owner limit alone let
+// a few owners whose endpoints hang hold every worker between them (4 × 25 of
+// 100), and every other owner's events wait behind them for webhooks.timeout
+// per try; with the reserve, an owner with nothing in flight finds a worker
+// unless every slot of the reserve is held, each by another owner. Both bounds are this
+// replica's scheduling, kept in memory: no database guarantee rests on them.
 type ownerSlots struct {
-	limit int
-	mu    sync.Mutex
-	n     map[string]int
-	moved map[string]time.Time // when the owner's deliveries last made way: one started on free slots, or one ended
+	limit  int
+	shared int // slots an owner with a delivery in flight may take, in all; 0: no reserve
+	mu     sync.Mutex
+	n      map[string]int
+	total  int                  // the sum of n
+	moved  map[string]time.Time // when the owner's deliveries last made way: one started on free slots, or one ended
 }
 
 // Bounds of the wait of a delivery whose owner has no free slot.
@@ -131,11 +141,12 @@ const (
 	ownerBusyMax = 30 * time.Second
 )
 
-// acquire takes one of owner's slots at now, or says there is none free and
-// how long the delivery should wait before it looks again: as long as the
-// owner's deliveries have gone without making way (no slot freed), between
-// ownerBusyMin and ownerBusyMax, jittered up to twice that so that the
-// owner's waiting deliveries come back spread out. An endpoint that answers
+// acquire takes one of owner's slots at now, or says there is none free (the
+// owner is at its limit, or has a delivery in flight while only the reserve
+// is left) and how long the delivery should wait before it looks again: as
+// long as the owner's deliveries have gone without making way (no slot
+// freed), between ownerBusyMin and ownerBusyMax, jittered up to twice that
+// so that the owner's waiting deliveries come back spread out. An endpoint that answers
 // frees a slot every moment, and its waiting deliveries look again within a
 // fraction of a second; one that does not answer holds its slots for
 // webhooks.timeout, and its backlog looks again every few seconds rather
@@ -146,7 +157,11 @@ func (s *ownerSlots) acquire(owner string, now time.Time) (ok bool, wait time.Du
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.n[owner] >= s.limit {
+	if n := s.n[owner]; n >= s.limit || n > 0 && s.shared > 0 && s.total >= s.shared {
+		// Refused by the reserve, the owner waits as at its limit: the
+		// reserve frees when any delivery ends, but the owner's own one
+		// ending gives it a slot at once, and how soon that comes is what
+		// its progress tells.
 		wait = min(max(now.Sub(s.moved[owner]), ownerBusyMin), ownerBusyMax)
 		return false, wait + rand.N(wait)
 	}
@@ -157,6 +172,7 @@ func (s *ownerSlots) acquire(owner string, now time.Time) (ok bool, wait time.Du
 		s.moved[owner] = now
 	}
 	s.n[owner]++
+	s.total++
 	return true, 0
 }
 
@@ -168,6 +184,7 @@ func (s *ownerSlots) release(owner string, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.moved[owner] = now
+	s.total--
 	if s.n[owner]--; s.n[owner] <= 0 {
 		delete(s.n, owner)
 		delete(s.moved, owner)
@@ -225,11 +242,13 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	if wh != nil && secret != "" {
 		// The owner's deliveries in flight on this replica are bounded, so
 		// that an endpoint that does not answer holds a few workers, not
-		// all of them. Over the bound the delivery waits its turn: River's
-		// snooze makes the job available again later, with its attempt
-		// count restored (River v0.51: JobSetStateSnoozed puts back
-		// attempt-1, leaves max_attempts and the errors alone), so a snooze
-		// is neither a try (none is recorded) nor an attempt (none is
+		// all of them, and a reserve of the workers is left to owners with
+		// nothing in flight, so that a few such endpoints together do not
+		// hold them all (ownerSlots). Over either bound the delivery waits
+		// its turn: River's snooze makes the job available again later,
+		// with its attempt count restored (River v0.51: JobSetStateSnoozed
+		// puts back attempt-1, leaves max_attempts and the errors alone), so
+		// a snooze is neither a try (none is recorded) nor an attempt (none is
 		// counted against max_attempts, nor lengthens the backoff); and
 		// only a try that failed gives up on an event.
 		ok, wait := w.owners.acquire(ev.Owner, time.Now())

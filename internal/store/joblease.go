@@ -23,26 +23,14 @@ import (
 // job) and nothing changes — the run does not start now, and the job stays
 // as it was for its lease, recovery, or a caller's next request.
 func (s *Store) AcquireJobLease(ctx context.Context, jobID, owner string, lease time.Duration) (ok bool, err error) {
-	b := &pgx.Batch{}
-	b.Queue("BEGIN")
-	b.Queue("SET LOCAL synchronous_commit = off") // as execLazy: a lost lease only delays the run until recovery
-	b.Queue(lockWaitSQL, lockWaitArg(transitionLockWait))
-	b.Queue(`UPDATE jobs SET lease_owner = $2, lease_expires_at = now() + $3::interval
+	// Lazy: a lost lease only delays the run until recovery.
+	tag, err := s.execLazyWaiting(ctx, transitionLockWait, `UPDATE jobs SET lease_owner = $2, lease_expires_at = now() + $3::interval
 		WHERE id = $1 AND state IN ('pending', 'running')
 		  AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at < now())`, jobID, owner, lease)
-	b.Queue("COMMIT")
-	br := s.pool.SendBatch(ctx, b)
-	defer br.Close()
-	for i := range b.Len() {
-		tag, err := br.Exec()
-		if err != nil {
-			return false, jobBusy(err, jobID, transitionLockWait) // the pool discards a connection left in a transaction
-		}
-		if i == 3 {
-			ok = tag.RowsAffected() == 1
-		}
+	if err != nil {
+		return false, jobBusy(err, jobID, transitionLockWait)
 	}
-	return ok, nil
+	return tag.RowsAffected() == 1, nil
 }
 
 // ReleaseJobLease gives the job's lease up, if owner holds it. The lease
@@ -53,21 +41,10 @@ func (s *Store) AcquireJobLease(ctx context.Context, jobID, owner string, lease 
 // holds for longer is ErrBusy (a *BusyError) and nothing changes — the lease
 // is left to expire.
 func (s *Store) ReleaseJobLease(ctx context.Context, jobID, owner string) error {
-	b := &pgx.Batch{}
-	b.Queue("BEGIN")
-	b.Queue("SET LOCAL synchronous_commit = off") // as execLazy: a lost release only delays an adoption
-	b.Queue(lockWaitSQL, lockWaitArg(exitLockWait))
-	b.Queue(`UPDATE jobs SET lease_owner = NULL, lease_expires_at = now()
+	// Lazy: a lost release only delays an adoption.
+	_, err := s.execLazyWaiting(ctx, exitLockWait, `UPDATE jobs SET lease_owner = NULL, lease_expires_at = now()
 		WHERE id = $1 AND lease_owner = $2`, jobID, owner)
-	b.Queue("COMMIT")
-	br := s.pool.SendBatch(ctx, b)
-	defer br.Close()
-	for range b.Len() {
-		if _, err := br.Exec(); err != nil {
-			return exitBusy(err, jobID) // the pool discards a connection left in a transaction
-		}
-	}
-	return nil
+	return exitBusy(err, jobID)
 }
 
 // exitLockWait bounds how long the writes that end an orchestration — the
@@ -85,12 +62,7 @@ const exitLockWait = 2 * time.Second
 
 // exitBusy is err, as a *BusyError naming the job when it is a lock wait
 // that ran into exitLockWait.
-func exitBusy(err error, jobID string) error {
-	if err != nil && Busy(err) && !errors.Is(err, ErrBusy) {
-		return &BusyError{What: "job " + jobID, Wait: exitLockWait, Err: err}
-	}
-	return err
-}
+func exitBusy(err error, jobID string) error { return jobBusy(err, jobID, exitLockWait) }
 
 // Orphans are jobs that need an orchestrator: pending or running, with no
 // attempt in flight and no live lease — their process died before starting the

@@ -291,21 +291,9 @@ func (s *Store) WatchJob(ctx context.Context, owner, id string) (string, error) 
 // transaction holds for longer is ErrBusy (a *BusyError), and nothing is
 // recorded.
 func (s *Store) SetRouting(ctx context.Context, jobID, owner string, routing json.RawMessage) error {
-	b := &pgx.Batch{}
-	b.Queue("BEGIN")
-	b.Queue("SET LOCAL synchronous_commit = off") // as execLazy
-	b.Queue(lockWaitSQL, lockWaitArg(transitionLockWait))
-	b.Queue(`UPDATE jobs SET routing = $2
+	_, err := s.execLazyWaiting(ctx, transitionLockWait, `UPDATE jobs SET routing = $2
 		WHERE id = $1 AND state IN ('pending', 'running') AND lease_owner = $3`, jobID, routing, owner)
-	b.Queue("COMMIT")
-	br := s.pool.SendBatch(ctx, b)
-	defer br.Close()
-	for range b.Len() {
-		if _, err := br.Exec(); err != nil {
-			return jobBusy(err, jobID, transitionLockWait) // the pool discards a connection left in a transaction
-		}
-	}
-	return nil
+	return jobBusy(err, jobID, transitionLockWait)
 }
 
 // Fingerprint returns the job's request fingerprint.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -13,20 +14,32 @@ import (
 // covers it (an attempt marked running, a lease taken, renewed or released, the
 // routing explanation) — never for a claim, an attempt row or a winner.
 func (s *Store) execLazy(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	return s.execLazyWaiting(ctx, 0, sql, args...)
+}
+
+// execLazyWaiting is execLazy with the statement's lock waits bounded by
+// wait (lock_timeout; 0 leaves them as they are), in the same round trip: a
+// row another transaction holds for longer fails the statement (Busy), and
+// nothing changes.
+func (s *Store) execLazyWaiting(ctx context.Context, wait time.Duration, sql string, args ...any) (pgconn.CommandTag, error) {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	b.Queue("SET LOCAL synchronous_commit = off")
+	if wait > 0 {
+		b.Queue(lockWaitSQL, lockWaitArg(wait))
+	}
 	b.Queue(sql, args...)
+	stmt := b.Len() - 1
 	b.Queue("COMMIT")
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
 	var tag pgconn.CommandTag
-	for i := range 4 {
+	for i := range b.Len() {
 		t, err := br.Exec()
 		if err != nil {
 			return tag, err // the pool discards a connection left in a transaction
 		}
-		if i == 2 {
+		if i == stmt {
 			tag = t
 		}
 	}

@@ -10,9 +10,6 @@ import (
 	"time"
 
 	"github.com/routerhq/router/internal/ops"
-	"github.com/routerhq/router/internal/prompt"
-	"github.com/routerhq/router/internal/store"
-	"github.com/routerhq/router/internal/testdb"
 )
 
 // The operator views count a conformance run as the gate does: only a run of
@@ -22,20 +19,9 @@ import (
 // others are shown with the reason. /v1/providers and the dashboard show, per
 // provider × prompt version, the run of the target's model when there is one.
 func TestConformanceViewsJudgeModelAndPromptContent(t *testing.T) {
-	db := testdb.New(t, store.Options{})
-	prompts, err := prompt.LoadDir("../../prompts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	triage, _ := prompts.Get("triage", "")
+	db, prompts, triage, record := ops.ConformanceFixture(t)
 	ctx := context.Background()
-	pass := func(provider, model, digest string) {
-		t.Helper()
-		if _, err := db.Store.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: provider, Model: model, Prompt: "triage",
-			PromptVersion: "1", PromptDigest: digest, Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	pass := func(provider, model, digest string) { t.Helper(); record(provider, model, digest, "") }
 	pass("moved", "old", triage.Digest)    // the target now sends "new"
 	pass("edited", "m", "another-content") // the prompt changed since
 	pass("legacy", "m", "")                // recorded before digests

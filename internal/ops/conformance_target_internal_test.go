@@ -6,9 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/store"
-	"github.com/routerhq/router/internal/testdb"
 )
 
 // The operator views count a run only on the target settings it was recorded
@@ -18,21 +16,10 @@ import (
 // changed)"; a pass on the settings of now, and one recorded without a
 // digest (before migration 0024), stay fresh.
 func TestConformanceViewsJudgeTargetSettings(t *testing.T) {
-	db := testdb.New(t, store.Options{})
-	prompts, err := prompt.LoadDir("../../prompts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	triage, _ := prompts.Get("triage", "")
+	db, prompts, triage, record := ConformanceFixture(t)
 	ctx := context.Background()
 	oldEndpoint, nowEndpoint := strings.Repeat("a", 64), strings.Repeat("b", 64)
-	pass := func(provider, digest string) {
-		t.Helper()
-		if _, err := db.Store.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: provider, Model: "m", Prompt: "triage",
-			PromptVersion: "1", PromptDigest: triage.Digest, TargetDigest: digest, Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	pass := func(provider, digest string) { t.Helper(); record(provider, "m", triage.Digest, digest) }
 	pass("repointed", oldEndpoint)
 	pass("unchanged", nowEndpoint)
 	pass("legacy", "")

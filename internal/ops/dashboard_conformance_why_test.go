@@ -10,9 +10,6 @@ import (
 	"time"
 
 	"github.com/routerhq/router/internal/ops"
-	"github.com/routerhq/router/internal/prompt"
-	"github.com/routerhq/router/internal/store"
-	"github.com/routerhq/router/internal/testdb"
 )
 
 // The dashboard's conformance matrix says why a pass does not count: a pass
@@ -22,20 +19,9 @@ import (
 // pass" is only a pass older than conformance.max_age. (Every pass that did
 // not count showed as "stale pass", and the reason was never shown.)
 func TestDashboardSaysWhyAPassDoesNotCount(t *testing.T) {
-	db := testdb.New(t, store.Options{})
-	prompts, err := prompt.LoadDir("../../prompts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	triage, _ := prompts.Get("triage", "")
+	db, prompts, triage, record := ops.ConformanceFixture(t)
 	ctx := context.Background()
-	pass := func(provider, model, digest string) {
-		t.Helper()
-		if _, err := db.Store.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: provider, Model: model, Prompt: "triage",
-			PromptVersion: "1", PromptDigest: digest, Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	pass := func(provider, model, digest string) { t.Helper(); record(provider, model, digest, "") }
 	pass("fresh", "m", triage.Digest)
 	pass("moved", "old", triage.Digest)    // the target now sends "m"
 	pass("edited", "m", "another-content") // the prompt changed since

@@ -1,0 +1,37 @@
+package ops
+
+import (
+	"context"
+	"testing"
+
+	"github.com/routerhq/router/internal/prompt"
+	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/testdb"
+)
+
+// ConformancePass records a passing conformance run of the triage prompt,
+// version 1, for provider with model, against the prompt content promptDigest
+// and the target settings targetDigest ("" records none).
+type ConformancePass func(provider, model, promptDigest, targetDigest string)
+
+// ConformanceFixture is the conformance views' tests' setup: a database of
+// their own, the project's prompts, the triage prompt, and a way to record
+// passes. (Exported for the external tests of the package.)
+func ConformanceFixture(t *testing.T) (*testdb.DB, *prompt.Set, *prompt.Prompt, ConformancePass) {
+	t.Helper()
+	db := testdb.New(t, store.Options{})
+	prompts, err := prompt.LoadDir("../../prompts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	triage, _ := prompts.Get("triage", "")
+	pass := func(provider, model, promptDigest, targetDigest string) {
+		t.Helper()
+		if _, err := db.Store.RecordConformanceRun(context.Background(), store.NewConformanceRun{Provider: provider, Model: model,
+			Prompt: "triage", PromptVersion: "1", PromptDigest: promptDigest, TargetDigest: targetDigest,
+			Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db, prompts, triage, pass
+}

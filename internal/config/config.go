@@ -10,9 +10,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -213,10 +215,78 @@ type Provider struct {
 }
 
 // Price is USD per million input and output tokens. No price is shipped as
-// truth: configure your contract's.
+// truth: configure your contract's. Both keys are required (0 is a price):
+// one left out decoded as 0, so a price written half, or `price: {}`, made
+// the attempts' cost_usd silently count nothing for it (priceKeyProblems).
 type Price struct {
 	InputPerMTok  float64 `yaml:"input_per_mtok"`
 	OutputPerMTok float64 `yaml:"output_per_mtok"`
+}
+
+// pricesWritten is the part of the file that carries prices, each as written
+// (a zero Node: left out).
+type pricesWritten struct {
+	Providers []struct {
+		Name  string    `yaml:"name"`
+		Price yaml.Node `yaml:"price"`
+	} `yaml:"providers"`
+	Routes map[string]*struct {
+		Targets []struct {
+			Price yaml.Node `yaml:"price"`
+		} `yaml:"targets"`
+	} `yaml:"routes"`
+}
+
+// priceKeyProblems reports every price of the document n that leaves out
+// input_per_mtok or output_per_mtok: the Price it decodes to cannot tell a key
+// left out from one written as 0. It runs before wrongTypes drops the values
+// of the wrong type, so a key written wrong is named once, by wrongTypes, not
+// as missing too. yaml.v3 resolves anchors and merge keys; a part of the
+// file that does not decode is left to the decode that reports it.
+func priceKeyProblems(n *yaml.Node) []string {
+	var w pricesWritten
+	_ = n.Decode(&w)
+	var out []string
+	for i, p := range w.Providers {
+		out = append(out, missingPriceKeys(fmt.Sprintf("providers[%d] (%s)", i, p.Name), &p.Price)...)
+	}
+	for _, name := range slices.Sorted(maps.Keys(w.Routes)) {
+		if r := w.Routes[name]; r != nil {
+			for i, t := range r.Targets {
+				out = append(out, missingPriceKeys(fmt.Sprintf("routes.%s.targets[%d]", name, i), &t.Price)...)
+			}
+		}
+	}
+	return out
+}
+
+// missingPriceKeys names the keys the price mapping n leaves out. A price
+// left out, written empty (null) or not a mapping (wrongTypes' to report)
+// has none.
+func missingPriceKeys(where string, n *yaml.Node) []string {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var keys struct {
+		In  *yaml.Node `yaml:"input_per_mtok"`
+		Out *yaml.Node `yaml:"output_per_mtok"`
+	}
+	_ = n.Decode(&keys)
+	var missing []string
+	if keys.In == nil {
+		missing = append(missing, "input_per_mtok")
+	}
+	if keys.Out == nil {
+		missing = append(missing, "output_per_mtok")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("line %d: %s.price: %s left out; a price needs both input_per_mtok and output_per_mtok (USD per million tokens; "+
+		"write 0 for tokens that cost nothing), or leave price out for an unpriced target", n.Line, where, strings.Join(missing, " and "))}
 }
 
 // Breaker settings (SPEC §10).
@@ -379,6 +449,7 @@ func Parse(b []byte) (*Config, error) {
 	if len(root.Content) > 0 {
 		problems = dropDuplicateKeys(root.Content[0])
 		problems = append(problems, unknownFields(root.Content[0], reflect.TypeOf(c), "")...)
+		problems = append(problems, priceKeyProblems(root.Content[0])...) // before wrongTypes drops values
 		// Each value of the wrong type is reported here, naming its setting,
 		// and removed: the decode and writtenZeros see it as left out.
 		wrong := wrongTypes(root.Content[0], reflect.TypeOf(c))

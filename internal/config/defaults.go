@@ -320,8 +320,8 @@ func (c Config) problems() []string {
 			add("execution.reconcile_after (%s) is shorter than %s.timeout (%s): an attempt cut before its first byte may still be running at the provider, so its lookup's \"no record\" would be trusted too early and the job tried again while the first answer is still coming; set reconcile_after to %s or more, or leave it out (it defaults to the longest timeout of a provider with supports_lookup, at least 2m)",
 				c.Execution.ReconcileAfter.D(), where, p.Timeout.D(), p.Timeout.D())
 		}
-		if p.Price != nil && !p.Price.valid() {
-			add("%s.price: input_per_mtok and output_per_mtok must be 0 or more (USD per million tokens)", where)
+		if p.Price != nil {
+			errs = append(errs, p.Price.problems(where)...)
 		}
 		errs = append(errs, p.providerProblems(where)...)
 		if p.MaxTokens < 0 {
@@ -384,8 +384,8 @@ func (c Config) problems() []string {
 			if t.Model == "" && p.Model == "" && p.Type != "scripted" {
 				needModel[p.Name] = true
 			}
-			if t.Price != nil && !t.Price.valid() {
-				add("routes.%s.%s[%d].price: input_per_mtok and output_per_mtok must be 0 or more (USD per million tokens)", name, field, i)
+			if t.Price != nil {
+				errs = append(errs, t.Price.problems(fmt.Sprintf("routes.%s.%s[%d]", name, field, i))...)
 			}
 			if t.ContextWindow != nil && *t.ContextWindow < 1 {
 				add("routes.%s.%s[%d].context_window (%d) must be 1 or more tokens (omit it for the provider's, %d)", name, field, i, *t.ContextWindow, p.ContextWindow)
@@ -506,8 +506,30 @@ func IsLoopback(addr string) bool {
 // in a price or a rate would reach JSON encoding and arithmetic.
 func finiteNonNegative(x float64) bool { return x >= 0 && !math.IsInf(x, 1) }
 
-func (p *Price) valid() bool {
-	return finiteNonNegative(p.InputPerMTok) && finiteNonNegative(p.OutputPerMTok)
+// MaxPricePerMTok is the largest price the configuration accepts, in USD per
+// million tokens: thousands of times any model's, so no real contract is
+// refused, while a typo of a stray exponent (1e308) is. A price near
+// float8's range made an attempt's cost (numeric, read as float8) overflow,
+// and the job holding it could no longer be read.
+const MaxPricePerMTok = 1_000_000
+
+// problems says what is wrong with the price of the provider or target at
+// where (its keys' presence is checked on the file: priceKeyProblems).
+func (p *Price) problems(where string) []string {
+	if !finiteNonNegative(p.InputPerMTok) || !finiteNonNegative(p.OutputPerMTok) {
+		return []string{fmt.Sprintf("%s.price: input_per_mtok and output_per_mtok must be 0 or more (USD per million tokens)", where)}
+	}
+	var out []string
+	for _, k := range []struct {
+		key string
+		v   float64
+	}{{"input_per_mtok", p.InputPerMTok}, {"output_per_mtok", p.OutputPerMTok}} {
+		if k.v > MaxPricePerMTok {
+			out = append(out, fmt.Sprintf("%s.price.%s (%g) is above %d: prices are USD per million tokens, and no model costs that much; "+
+				"write your contract's price per million tokens (3 for $3 per million tokens, 0.15 for 15 cents per million)", where, k.key, k.v, MaxPricePerMTok))
+		}
+	}
+	return out
 }
 
 func (l Limits) equal(o Limits) bool {

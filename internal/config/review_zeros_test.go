@@ -14,8 +14,10 @@ func zeroBase() map[string]any {
 	return map[string]any{
 		"api_keys": []any{map[string]any{"owner": "o", "key_env": "K",
 			"webhook": map[string]any{"url": "https://x.example/h", "secret_env": "S"}, "limits": map[string]any{}}},
-		"providers": []any{map[string]any{"name": "p", "type": "scripted", "script": []any{map[string]any{"output": "x"}}}},
-		"routes":    map[string]any{"r": map[string]any{"targets": []any{map[string]any{"provider": "p"}}}},
+		"providers": []any{map[string]any{"name": "p", "type": "scripted", "script": []any{map[string]any{"output": "x"}},
+			"price": map[string]any{"input_per_mtok": 1, "output_per_mtok": 1}}},
+		"routes": map[string]any{"r": map[string]any{"targets": []any{map[string]any{"provider": "p",
+			"price": map[string]any{"input_per_mtok": 1, "output_per_mtok": 1}}}}},
 	}
 }
 

@@ -23,7 +23,7 @@ func TestWrongTypeIsOneProblemNamingTheSetting(t *testing.T) {
 			`line 4: routes.default.max_inflight: "2.5" is not an integer`},
 		{"providers:\n  p: {type: scripted}\n", "line 2: providers: a mapping is not a list"},
 		{"providers:\n  - {name: p, type: scripted, stream: maybe}\n", `line 2: providers[0].stream: "maybe" is not true or false`},
-		{"providers:\n  - {name: p, type: scripted, price: {input_per_mtok: cheap}}\n", `line 2: providers[0].price.input_per_mtok: "cheap" is not a number`},
+		{"providers:\n  - {name: p, type: scripted, price: {input_per_mtok: cheap, output_per_mtok: 1}}\n", `line 2: providers[0].price.input_per_mtok: "cheap" is not a number`},
 		{"http: 5\n", `line 1: http: "5" is not a mapping of settings`},
 		{"listen: [a, b]\n", "line 1: listen: a list is not text"},
 	} {

@@ -95,7 +95,7 @@ func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h 
 		e.Code = truncateTo(code, maxCode)
 	}
 	if e.Message == "" && status != 0 {
-		e.Message = http.StatusText(status)
+		e.Message = statusMessage(status)
 	}
 	unlistedStatus(e, msg)
 	operatorsOwn(e)
@@ -105,17 +105,35 @@ func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h 
 	return e
 }
 
+// statusMessage is the message of an error response whose body said none (a
+// proxy's HTML page, an empty body): the status's name, or, for a status
+// net/http has no name for, its number — 529, Anthropic's overloaded, said
+// so — rather than an empty message.
+func statusMessage(status int) string {
+	if status == StatusOverloaded {
+		return "HTTP 529: the provider is overloaded"
+	}
+	if t := http.StatusText(status); t != "" {
+		return t
+	}
+	return fmt.Sprintf("HTTP %d", status)
+}
+
 // fromAnthropicError classifies the SDK's *anthropic.Error. An error event
-// inside a stream carries the stream's 200 status; it is classified by type.
+// inside a stream carries the stream's 200 status; it is classified by type,
+// and marked AnsweredWithError: the provider reported the failure, the
+// stream did not break off.
 func fromAnthropicError(provider string, ae *anthropic.Error) *Error {
 	status := ae.StatusCode
 	var h http.Header
-	if status >= 200 && status <= 299 {
+	inStream := status >= 200 && status <= 299
+	if inStream {
 		status = 0
 	} else if ae.Response != nil {
 		h = ae.Response.Header
 	}
 	e := classifyAnthropicAPI(provider, status, string(ae.Type()), string(ae.ErrorCode()), ae.Message, h)
+	e.AnsweredWithError = inStream
 	e.Err = ae
 	return e
 }
@@ -144,6 +162,7 @@ func fromStreamErrorText(provider string, err error) (*Error, bool) {
 		return e, true
 	}
 	e := classifyAnthropicAPI(provider, 0, body.Error.Type, "", body.Error.Message, nil)
+	e.AnsweredWithError = true
 	e.Err = err
 	return e, true
 }

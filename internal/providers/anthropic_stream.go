@@ -13,8 +13,17 @@ import (
 
 // CompleteStream sends the request with the streaming API (SSE events
 // message_start, content_block_start/delta/stop, message_delta, message_stop,
-// ping, error), consumes it to its end and assembles one Response. onDelta (may
-// be nil) sees each text delta.
+// ping, error), consumes it up to message_stop and assembles one Response.
+// onDelta (may be nil) sees each text delta.
+//
+// message_stop ends the message: nothing after it is read. A gateway that
+// keeps the connection open after it would otherwise turn a whole, billed
+// answer into stream_stalled or stream_timeout while the router waited for
+// an end of body that does not come. Closing the body then does not block:
+// over HTTP/2 it resets the stream and keeps the connection; over HTTP/1.1
+// the connection is reused when the body's end had already been read with
+// message_stop, and otherwise closed (waiting for the end, however briefly,
+// is the wait this avoids).
 //
 // Deadlines (CallWatch): FirstByteTimeout runs until the response headers
 // (passing it is KindTimeout, OutcomeUnknown); from them on, StreamIdleTimeout
@@ -41,6 +50,9 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 	for stream.Next() {
 		w.Chunk()
 		acc.add(stream.Current(), onDelta)
+		if acc.stopped {
+			break // the message is whole (see above)
+		}
 	}
 	if err := stream.Err(); err != nil {
 		e := p.configuredMaxTokens(req, p.classify(w, trace, err, true))
@@ -162,9 +174,15 @@ func (a *anthropicAcc) add(ev anthropic.MessageStreamEventUnion, onDelta func(st
 		if ev.Delta.StopReason != "" {
 			a.stopReason = string(ev.Delta.StopReason)
 		}
-		// message_delta usage is cumulative: output tokens always, input tokens
-		// when the provider sends them again.
-		a.usage.OutputTokens = ev.Usage.OutputTokens
+		// message_delta usage is cumulative: output tokens, and input tokens
+		// when the provider sends them again. A message_delta without a usage
+		// object (or without output_tokens in it: a proxy's, or one that only
+		// names the stop reason) says nothing about them: taking its zero
+		// would drop the output tokens counted so far, and the answer would
+		// be recorded and priced as if it had none.
+		if ev.Usage.JSON.OutputTokens.Valid() {
+			a.usage.OutputTokens = ev.Usage.OutputTokens
+		}
 		if ev.Usage.InputTokens > 0 {
 			a.usage.InputTokens = ev.Usage.InputTokens
 		}

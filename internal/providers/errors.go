@@ -89,6 +89,20 @@ type Error struct {
 	// the provider answered, so a deadline or cancellation afterwards leaves a
 	// known outcome (SPEC §15).
 	Received bool
+	// AnsweredWithError is true when the provider reported the failure
+	// with an error object inside a 200 stream rather than the stream
+	// breaking off: Anthropic's `error` event (overloaded_error, api_error),
+	// an OpenAI-compatible `data: {"error": …}` line or error chunk before
+	// any chunk of the answer. Received is true too (the stream's headers
+	// came), but like an error status it says the provider refused the
+	// request rather than cut an answer it had begun: nothing was billed
+	// that the router knows of beyond Usage (Anthropic's error after
+	// message_start carries the usage message_start reported), so the race
+	// estimates no usage for it. An OpenAI-compatible error after chunks of
+	// the answer is not marked: the provider had begun answering and
+	// reports usage only at the end, so its prompt is estimated as for a
+	// cut stream.
+	AnsweredWithError bool
 	// NotSent is true when the call ended (a deadline or a cancellation)
 	// before a connection to the provider was made: the request never left
 	// the router, so the provider cannot have done the work, whatever cut it.

@@ -65,9 +65,11 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 				// (OpenRouter: an "error" object beside a chunk whose
 				// finish_reason is "error"): classified as that error, with
 				// what the stream reported so far.
+				first := acc.chunks == 0
 				_ = acc.add(chunk, nil)
 				e := Classify(p.cfg.Name, apiErr)
 				e.Message = truncate(fmt.Sprintf("error reported in the stream after %d chunks: %s", acc.chunks-1, e.Message))
+				e.AnsweredWithError = first && acc.content.Len() == 0 && acc.refusal.Len() == 0 && len(acc.tools) == 0
 				return nil, e.billed(openAIUsage(acc.usage), acc.id, acc.model)
 			}
 			if err := acc.add(chunk, onDelta); err != nil {
@@ -114,6 +116,7 @@ func (p *OpenAI) streamError(w *CallWatch, trace *callTrace, acc *streamAcc, err
 		code, typ, msg := bodyError(line)
 		e = classifyHTTP(p.cfg.Name, 0, code, typ, msg)
 		e.Message = truncate(fmt.Sprintf("error reported in the stream after %d chunks: %s", acc.chunks, e.Message))
+		e.AnsweredWithError = acc.chunks == 0
 		e.Err = err
 		return e.billed(openAIUsage(acc.usage), acc.id, acc.model)
 	}
@@ -126,7 +129,9 @@ func (p *OpenAI) streamError(w *CallWatch, trace *callTrace, acc *streamAcc, err
 		e = NewError(p.cfg.Name, KindStreamMalformed,
 			fmt.Sprintf("stream chunk %d does not decode: %s", acc.chunks+1, truncate(err.Error())))
 	case errors.As(err, &apiErr):
-		return Classify(p.cfg.Name, err) // an error event sent inside the stream
+		e = Classify(p.cfg.Name, err) // an error event sent inside the stream
+		e.AnsweredWithError = acc.chunks == 0
+		return e
 	default:
 		e = NewError(p.cfg.Name, KindStreamCut,
 			fmt.Sprintf("stream broken after %d chunks: %s", acc.chunks, truncate(netredact.ErrorText(err))))

@@ -38,8 +38,10 @@ func billedOutcome(pe *providers.Error) (out store.AttemptOutcome, usage provide
 // the losers that hedging pays for, nor for the answers cut mid-way that a
 // failover pays for. Completion tokens are not guessed: the figure is a lower
 // bound. ok is false for an attempt that was not sent, one whose provider
-// reported usage or answered with an error status, any other end, or a
-// prompt the tokenizer cannot count.
+// reported usage or answered with an error (an error status, or an error
+// event that came in place of the answer in a 200 stream:
+// providers.Error.AnsweredWithError), any other end, or a prompt the
+// tokenizer cannot count.
 //
 // The count is the tokenizer's up to maxTokenizedBytes of prompt; a larger
 // prompt is estimated at bytesPerToken, since tokenizing it would cost tens
@@ -47,9 +49,11 @@ func billedOutcome(pe *providers.Error) (out store.AttemptOutcome, usage provide
 // reason, counts only prompts that may not fit: byteBound).
 func estimatedUsage(t *Target, sp *spec, a *store.Attempt, state string, pe *providers.Error) (providers.Usage, bool) {
 	cutAnswer := state == store.AttemptFailed && pe.Received
-	if (state != store.AttemptCancelled && state != store.AttemptUnknown && !cutAnswer) || pe.NotSent || pe.Usage != nil || pe.StatusCode != 0 {
-		// Not sent, or the provider answered (its usage, or an error status:
-		// nothing billed that the router knows of).
+	if (state != store.AttemptCancelled && state != store.AttemptUnknown && !cutAnswer) || pe.NotSent || pe.Usage != nil ||
+		pe.StatusCode != 0 || pe.AnsweredWithError {
+		// Not sent, or the provider answered (its usage, or an error — a
+		// status, or an error event in place of the answer in a 200
+		// stream: nothing billed that the router knows of).
 		return providers.Usage{}, false
 	}
 	msgs := counted(sp)

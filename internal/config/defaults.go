@@ -532,15 +532,40 @@ func (p *Price) problems(where string) []string {
 	return out
 }
 
+// equal says whether l and o take the same effect: a field left out is 0
+// (unlimited), a burst left out (or 0) is the rate rounded up, as the API's
+// limiter makes it, and a burst without a rate limits nothing. Two keys of one
+// owner written `{requests_per_second: 5, burst: 5}` and
+// `{requests_per_second: 5}` have the same limits.
 func (l Limits) equal(o Limits) bool {
-	return eqp(l.MaxLiveJobs, o.MaxLiveJobs) && eqp(l.RequestsPerSecond, o.RequestsPerSecond) && eqp(l.Burst, o.Burst)
+	return l.effective() == o.effective()
 }
 
-func eqp[T comparable](a, b *T) bool {
-	if a == nil || b == nil {
-		return a == b
+// effectiveLimits are Limits as they are enforced (see equal).
+type effectiveLimits struct {
+	maxLive int
+	rate    float64
+	burst   int
+}
+
+func (l Limits) effective() effectiveLimits {
+	var e effectiveLimits
+	if l.MaxLiveJobs != nil {
+		e.maxLive = *l.MaxLiveJobs
 	}
-	return *a == *b
+	if l.RequestsPerSecond != nil {
+		e.rate = *l.RequestsPerSecond
+	}
+	if e.rate <= 0 {
+		return effectiveLimits{maxLive: e.maxLive}
+	}
+	if l.Burst != nil {
+		e.burst = *l.Burst
+	}
+	if e.burst <= 0 {
+		e.burst = max(1, int(math.Ceil(e.rate)))
+	}
+	return e
 }
 
 func sortedKeys(m map[string]bool) []string {

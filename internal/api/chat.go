@@ -110,6 +110,9 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		writeOpenAIError(w, http.StatusTooManyRequests, "requests", "max_live_jobs_exceeded", "", liveDetail(owner, limit))
 		return
 	}
+	// A panic before the creation's outcome is known (ServeHTTP answers it
+	// 500) gives the admission back; the calls below come first (done runs once).
+	defer admitted(false)
 	plan, routing, ok, runErr, err := s.plan(r, &nj)
 	if runErr != nil {
 		admitted(false)

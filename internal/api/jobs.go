@@ -53,6 +53,9 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 			Detail: liveDetail(owner, limit), Extra: map[string]any{"limit": "max_live_jobs"}})
 		return
 	}
+	// A panic before the creation's outcome is known (ServeHTTP answers it
+	// 500) gives the admission back; the calls below come first (done runs once).
+	defer admitted(false)
 	plan, routing, ok, runErr, err := s.plan(r, &nj)
 	if runErr != nil {
 		admitted(false)

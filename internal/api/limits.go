@@ -50,7 +50,8 @@ type ownerLimit struct {
 
 	mu       sync.Mutex
 	counted  int       // live jobs in the database at readAt
-	readAt   time.Time // zero: never read
+	readAt   time.Time // zero: never read, or to be read again
+	reads    uint64    // reads of the database's count so far
 	admitted int       // jobs this replica created for the owner since readAt
 	inflight int       // admissions whose creation has not finished
 }
@@ -85,20 +86,35 @@ func (l *limiter) of(owner string) *ownerLimit {
 	return o
 }
 
+// minRateWait and maxRateWait bound the wait a refusal reports: the bucket
+// may have refilled between the refusal and the reading of its tokens, and a
+// rate can be so small (any positive rate is valid) that its next token is
+// further away than a time.Duration reaches.
+const (
+	minRateWait = time.Millisecond
+	maxRateWait = 100 * 365 * 24 * time.Hour
+)
+
 // allow takes one request of owner's rate; when refused, it says how long
-// until a request would be allowed.
+// until a request would be allowed. A refusal takes no token: AllowN decides
+// and takes in one step. (Taking a token with ReserveN and handing it back
+// with CancelAt does not work under concurrency: CancelAt gives back only what
+// no later reservation has built on, so overlapping refusals drove the bucket
+// ever further below zero, and the owner's Retry-After with it.)
 func (l *limiter) allow(owner string) (ok bool, retryAfter time.Duration, lim Limits) {
 	o := l.of(owner)
 	if o.rate == nil {
 		return true, 0, o.lim
 	}
 	now := time.Now()
-	r := o.rate.ReserveN(now, 1)
-	if d := r.DelayFrom(now); d > 0 {
-		r.CancelAt(now)
-		return false, d, o.lim
+	if o.rate.AllowN(now, 1) {
+		return true, 0, o.lim
 	}
-	return true, 0, o.lim
+	wait := maxRateWait
+	if secs := (1 - o.rate.TokensAt(now)) / float64(o.rate.Limit()); secs < maxRateWait.Seconds() {
+		wait = max(time.Duration(secs*float64(time.Second)), minRateWait)
+	}
+	return false, wait, o.lim
 }
 
 // admitLive reserves one new live job for owner. When ok, done must be called
@@ -117,18 +133,29 @@ func (l *limiter) admitLive(ctx context.Context, owner string) (done func(create
 			return nil, false, 0, err
 		}
 		o.counted, o.readAt, o.admitted = n, time.Now(), 0
+		o.reads++
 	}
 	if o.counted+o.admitted+o.inflight >= o.lim.MaxLiveJobs {
 		return nil, false, o.lim.MaxLiveJobs, nil
 	}
 	o.inflight++
+	readsAtAdmission := o.reads
 	var once sync.Once
 	return func(created bool) {
 		once.Do(func() {
 			o.mu.Lock()
 			defer o.mu.Unlock()
 			o.inflight--
-			if created {
+			switch {
+			case !created:
+			case o.reads != readsAtAdmission:
+				// The count was read while this job was being created:
+				// whether that read saw the job depends on whether its
+				// commit came first, so adding it could count it twice
+				// (refusing the owner below its limit until the next
+				// read). The next admission reads the count again.
+				o.readAt = time.Time{}
+			default:
 				o.admitted++
 			}
 		})

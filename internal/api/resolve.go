@@ -174,19 +174,34 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ok {
-		// Refused only for a job that is the caller's: any other id is the
-		// usual 404, at the limit or not (one read, on this rare path).
-		if _, err := s.Store.GetJob(r.Context(), owner, id); errors.Is(err, store.ErrNotFound) {
+		// Refused only for a retry that would make the job live again: any
+		// other id is the usual 404, and a job that cannot be retried
+		// anyway the usual 409, at the limit or not (reads on this rare
+		// path only).
+		revives, err := s.retryRevives(r, owner, id)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
 			writeProblem(w, r, notFoundProblem(id))
 			return
+		case err != nil:
+			s.internalError(w, r, "read the job to retry", err)
+			return
+		case revives:
+			s.setRetryAfterLive(w)
+			writeProblem(w, r, problem{Status: http.StatusTooManyRequests, Type: "too-many-live-jobs", Title: "Too many live jobs",
+				Detail: fmt.Sprintf("owner %s already has %d or more jobs that are pending, running or unknown (limits.max_live_jobs is %d); the job was not retried and is still failed: retry it later, once some have finished (or cancel or resolve them)",
+					owner, limit, limit),
+				JobID: id, Extra: map[string]any{"limit": "max_live_jobs"}})
+			return
 		}
-		s.setRetryAfterLive(w)
-		writeProblem(w, r, problem{Status: http.StatusTooManyRequests, Type: "too-many-live-jobs", Title: "Too many live jobs",
-			Detail: fmt.Sprintf("owner %s already has %d or more jobs that are pending, running or unknown (limits.max_live_jobs is %d); the job was not retried and is still failed: retry it later, once some have finished (or cancel or resolve them)",
-				owner, limit, limit),
-			JobID: id, Extra: map[string]any{"limit": "max_live_jobs"}})
-		return
+		// RetryJob refuses it and says why (409), taking no slot. A job
+		// that was live when read and failed since may be revived after
+		// all: it was within the owner's limit a moment ago.
+		admitted = func(bool) {}
 	}
+	// A panic before RetryJob's outcome is known (ServeHTTP answers it 500)
+	// gives the admission back; the calls below come first (done runs once).
+	defer admitted(false)
 	routing, eligible, job, err := s.retryEligible(r, owner, id)
 	if err != nil || !eligible {
 		admitted(false)
@@ -236,6 +251,33 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 	s.Log.Info("job retried", "job_id", id, "owner", owner)
 	s.Exec.Submit(&store.Job{ID: id})
 	s.respondJob(w, r, owner, id)
+}
+
+// retryRevives says whether owner's job id would be made live again by a
+// retry, as far as a read before RetryJob can tell: the job is failed and
+// still holds its idempotency key. A job that is not failed, or whose key a
+// newer job has claimed (live), cannot be retried (RetryJob says why). A key
+// no job holds live any more is taken to be the job's own, expired: RetryJob
+// would take it back (a newer job that claimed it and ended too, its own key
+// expired since, is not told apart here).
+func (s *Server) retryRevives(r *http.Request, owner, id string) (bool, error) {
+	job, err := s.Store.GetJob(r.Context(), owner, id)
+	if err != nil {
+		return false, err
+	}
+	if job.State != store.JobFailed {
+		return false, nil
+	}
+	holder, err := s.Store.JobHoldingKey(r.Context(), owner, job.Operation, job.IdempotencyKey, job.Fingerprint())
+	switch {
+	case errors.Is(err, store.ErrKeyReused):
+		return false, nil // another request's job holds the key
+	case errors.Is(err, store.ErrNotFound):
+		return true, nil
+	case err != nil:
+		return false, err
+	}
+	return holder.ID == job.ID, nil
 }
 
 // retryEligible checks, before a failed job is retried, that a provider of

@@ -279,6 +279,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				// stream's error event, as the chat endpoint's own errors do
 				// (streamChat), with no [DONE] after it.
 				writeInternalEvent(r.Context(), sw)
+			} else if OpenAIShaped(r.URL.Path) {
+				// The OpenAI-compatible endpoints answer in OpenAI's error
+				// shape (docs/chat.md: 500 internal), which the SDKs decode:
+				// go-openai reads a problem+json body as an error with no
+				// message. chatResend words the advice for a caller with a
+				// key and one without (an X-Should-Retry: false the chat
+				// handler set before the panic stays on the answer).
+				writeOpenAIError(sw, http.StatusInternalServerError, "server_error", "internal", "",
+					"the router failed unexpectedly"+chatResend)
 			} else {
 				writeProblem(sw, r, problem{Status: http.StatusInternalServerError, Type: "internal", Title: "Internal error",
 					Detail: "the router failed unexpectedly; the request may be retried with the same Idempotency-Key"})

@@ -99,16 +99,22 @@ func writeStreamBody(w http.ResponseWriter, c *chat.Completion, includeUsage boo
 		send(with(delta{Content: &piece}, nil))
 	}
 	if len(calls) > 0 {
-		// Each tool call whole, in one delta, with the index the SDKs merge by.
+		// Each tool call whole, in a chunk of its own, with the index the
+		// SDKs merge by, in the answer's order: OpenAI starts every call in
+		// a new chunk, and openai-go's ChatCompletionAccumulator looks only
+		// at a delta's first call, so two calls in one delta reported the
+		// first alone (JustFinishedToolCall). The calls come from the stored
+		// completion and encoding/json writes a map's keys sorted, so a
+		// replay sends the same bytes.
 		var list []map[string]any
 		_ = json.Unmarshal(calls, &list)
-		for i := range list {
-			if list[i] == nil { // never judged valid (chat.Judge); kept from a panic
-				list[i] = map[string]any{}
+		for i, call := range list {
+			if call == nil { // never judged valid (chat.Judge); kept from a panic
+				call = map[string]any{}
 			}
-			list[i]["index"] = i
+			call["index"] = i
+			send(with(delta{ToolCalls: []map[string]any{call}}, nil))
 		}
-		send(with(delta{ToolCalls: list}, nil))
 	}
 	send(with(delta{}, &finish))
 	if includeUsage {

@@ -134,8 +134,9 @@ func CompletionID(jobID string) string { return "chatcmpl-" + strings.ReplaceAll
 // ProviderRule reports whether a violation Judge found (by its rule) says the
 // provider answered badly whatever the request asked — an empty answer (one
 // that did not end at the caller's max_tokens: finish_reason "length"), tool
-// calls the request did not offer or that are malformed, an answer that
-// cannot be stored — rather than that the answer missed the caller's own
+// calls the request did not offer, that are malformed, or that the finish
+// reason announces and the answer does not hold, an answer that cannot be
+// stored — rather than that the answer missed the caller's own
 // response_format. Only the former says anything of the target's health
 // (its circuit breaker): the caller's schema is the caller's, and one
 // tenant's impossible schema must not open a route's breakers for every
@@ -156,6 +157,8 @@ func ProviderRule(rule string) bool {
 // content_filter, one the router does not know: providers.CompleteFinishReason)
 // is refused whatever its text: it is what came before the provider broke off.
 // The adapters fail such an answer themselves; this is the second line.
+// So is an answer that ended with finish_reason tool_calls (or function_call)
+// and holds no tool call.
 func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Response) (json.RawMessage, []contract.Violation) {
 	if !providers.CompleteFinishReason(resp.FinishReason) {
 		return nil, []contract.Violation{{Rule: "finish_reason", Path: "$.finish_reason", Message: fmt.Sprintf(
@@ -164,6 +167,16 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 	}
 	content := resp.Content
 	calls := len(resp.ToolCalls) > 0 && string(resp.ToolCalls) != "null"
+	if !calls && (resp.FinishReason == "tool_calls" || resp.FinishReason == "function_call") {
+		// The provider said it called tools and sent no call (vLLM when its
+		// tool parser fails on the model's text, leaving the call in the
+		// content): callers branch on finish_reason and would run a null
+		// tool_calls. Not mapped to stop: the model meant to call, so the
+		// text is not its answer. The provider's fault (ProviderRule): the
+		// race fails over.
+		return nil, []contract.Violation{{Rule: "tool_calls", Path: "$.tool_calls", Message: fmt.Sprintf(
+			"the provider ended with finish_reason %s but sent no tool call", resp.FinishReason)}}
+	}
 	switch {
 	case calls:
 		// Tool calls are the answer: the caller runs them; response_format

@@ -177,8 +177,9 @@ func (p *OpenAI) response(id, model string, created int64, choices []openai.Chat
 // finish maps an answer that ended (streamed or not) to a Response, or to
 // the *Error it still is: filtered, broken off (a finish reason that does not
 // say the answer is whole, CompleteFinishReason), with a tool call that has
-// no id or name, or refused. Each such error carries the usage the provider
-// billed (billed).
+// no id or name, refused, or ended to call tools without a call
+// (missingToolCall). Each such error carries the usage the provider billed
+// (billed).
 func (p *OpenAI) finish(id, model string, created int64, content, refusal, finishReason string, u openai.Usage,
 	toolCalls []openai.ToolCall, streamed bool) (*Response, error) {
 	if finishReason == string(openai.FinishReasonContentFilter) {
@@ -201,6 +202,9 @@ func (p *OpenAI) finish(id, model string, created int64, content, refusal, finis
 		e.Code = "refusal"
 		return nil, e.billed(openAIUsage(u), id, model)
 	}
+	if len(toolCalls) == 0 && (finishReason == string(openai.FinishReasonToolCalls) || finishReason == string(openai.FinishReasonFunctionCall)) {
+		return nil, missingToolCall(p.cfg.Name, finishReason, streamed, openAIUsage(u), id, model)
+	}
 	r := &Response{
 		Content:      content,
 		Model:        jsontext.SanitizeString(model), // stored in text columns
@@ -219,6 +223,23 @@ func (p *OpenAI) finish(id, model string, created int64, content, refusal, finis
 		r.ToolCalls = b
 	}
 	return r, nil
+}
+
+// missingToolCall is the failure of an answer that ended with finish_reason
+// tool_calls (or the deprecated function_call) and holds no tool call: vLLM
+// answers so when its tool parser fails on the model's text, which keeps the
+// call unparsed in the content. A caller that branches on the finish reason
+// would run a null tool_calls, and the text is not the model's answer either:
+// the provider's fault, a known outcome with the usage it billed, failed over
+// as a malformed tool call is (chat.Judge refuses it too, for any adapter).
+func missingToolCall(provider, finishReason string, streamed bool, u Usage, id, model string) *Error {
+	kind := KindMalformedResponse
+	if streamed {
+		kind = KindStreamMalformed
+	}
+	e := NewError(provider, kind, "the provider ended with finish_reason "+finishReason+
+		" but sent no tool call (its tool-call parser may have failed on the model's text): the answer cannot be used")
+	return e.billed(u, id, model)
 }
 
 // openAIUsage is an answer's usage as the router keeps it.

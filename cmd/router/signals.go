@@ -34,7 +34,11 @@ var hupNotice io.Writer = os.Stderr
 // closing (or a `kill -HUP` sent out of the habit of reloading a server's
 // configuration) skipped serve's drain and left its attempts to recovery. The
 // router reads its configuration only at start: a supervisor restarting it
-// applies a change.
+// applies a change. It never counts as the second signal: once the router is
+// stopping, a SIGHUP is only answered with a notice. An operator who pressed
+// Ctrl-C and then closed the terminal asked for a graceful stop twice, not
+// for one at once — which cuts every attempt in flight, those still silent
+// left unknown (SPEC §17).
 //
 // A SIGHUP or Ctrl-C that the router was started ignoring (`nohup router
 // serve &`, a script's background job) stays ignored: Notify would install a
@@ -55,33 +59,64 @@ func signalContext() (ctx context.Context, stop func()) {
 	first, cancelFirst := context.WithCancel(context.Background())
 	second, cancelSecond := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	// The notices are written on their own goroutine, in order: a write to a
+	// stderr nobody reads can block, and the signals must still be counted.
+	// A notice's then runs once it is written (or could not be).
+	type note struct {
+		text string
+		then func()
+	}
+	notices := make(chan note, 4)
 	go func() {
 		for {
 			select {
-			case s := <-hup:
-				fmt.Fprintln(hupNotice, "router: SIGHUP: stopping gracefully, as for SIGTERM (the router does not reload: "+
-					"its configuration is read only at start, so a restart applies a change)")
-				select { // counted with the others: a SIGTERM after it is the second signal
-				case sigs <- s:
-				default:
+			case n := <-notices:
+				fmt.Fprintln(hupNotice, n.text)
+				if n.then != nil {
+					n.then()
 				}
 			case <-done:
 				return
 			}
 		}
 	}()
-	go func() {
-		for _, cancel := range []context.CancelFunc{cancelFirst, cancelSecond} {
-			select {
-			case <-sigs:
-				cancel()
-			case <-done:
-				return
+	notice := func(n note) {
+		select {
+		case notices <- n:
+		default: // the writer is stuck: the notice is lost, not what follows it
+			if n.then != nil {
+				n.then()
 			}
 		}
-		for { // Notify stays: a third signal must not kill the process mid-stop
+	}
+	// One goroutine counts the signals, so which came first is the order it
+	// sees them in.
+	go func() {
+		stopping := false // the first signal was counted
+		for {
 			select {
 			case <-sigs:
+				if !stopping {
+					stopping = true
+					cancelFirst()
+					continue
+				}
+				// The second signal (or a later one: Notify stays, so that it
+				// does not kill the process mid-stop). cancelFirst too: a
+				// SIGHUP's notice may still be being written.
+				cancelFirst()
+				cancelSecond()
+			case <-hup:
+				if stopping {
+					notice(note{text: "router: SIGHUP ignored: the router is already stopping gracefully " +
+						"(a second SIGTERM or Ctrl-C stops it at once)"})
+					continue
+				}
+				stopping = true
+				// The stop begins once the notice is written: it comes before
+				// the drain's log lines.
+				notice(note{text: "router: SIGHUP: stopping gracefully, as for SIGTERM (the router does not reload: " +
+					"its configuration is read only at start, so a restart applies a change)", then: cancelFirst})
 			case <-done:
 				return
 			}

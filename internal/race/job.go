@@ -59,6 +59,12 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 		}
 	}()
 
+	// readAt is the local time the job's deadline counts from (setDeadline):
+	// taken just before the job is read, since its RunElapsed is the
+	// database's at some instant of the read, never before this one (the
+	// deadline is never later than the database's); for a job created here,
+	// as it comes to be run — its run began a moment ago.
+	readAt := time.Now()
 	job := fresh
 	if job == nil {
 		var err error
@@ -74,6 +80,7 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 	if plan != nil && plan.o != nil {
 		o = plan.o
 		o.job, o.log, o.spec.jobID = job, log, job.ID
+		o.setDeadline(readAt)
 		if len(job.Attempts) == 1 && plan.first != nil {
 			o.first, o.firstRelease = &job.Attempts[0], plan.release
 			plan.release = nil
@@ -88,7 +95,7 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 		}
 		var reason string
 		var again time.Duration
-		if o, reason, again = r.prepare(ctx, job, log); o == nil {
+		if o, reason, again = r.prepare(ctx, job, readAt, log); o == nil {
 			if again > 0 {
 				// Only circuit breakers refuse it, for now (a half-open one
 				// whose probe is in flight, an open one about to probe): not
@@ -159,8 +166,10 @@ func inRound(job *store.Job, a store.Attempt) bool {
 // reason the job cannot run — and, when only circuit breakers refuse the
 // targets not yet tried in its round and one may admit it before the route's
 // deadline, with again: how long until one may (breakerWait, bounded by what
-// is left of the deadline). The job is then run again, not failed.
-func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) (o *orchestrator, reason string, again time.Duration) {
+// is left of the deadline). The job is then run again, not failed. readAt is
+// when the job was read (setDeadline): its deadline counts from then, so the
+// time routing takes here (the conformance gate's reads) is the job's.
+func (r *Runner) prepare(ctx context.Context, job *store.Job, readAt time.Time, log *slog.Logger) (o *orchestrator, reason string, again time.Duration) {
 	route, ok := r.cfg.Routes[job.Route]
 	if !ok {
 		return nil, "route " + job.Route + " is no longer configured", 0
@@ -170,6 +179,7 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 		return nil, err.Error(), 0
 	}
 	o = r.newOrchestrator(job, route, sp, log)
+	o.setDeadline(readAt)
 	// Resume: providers already tried in this round (since the caller's last
 	// retry) are not tried again, except by a retry that was due when the job
 	// was handed over (resumeRetry); retries made this round count against
@@ -208,7 +218,7 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 			reason = o.failReason() + "; " + reason
 		}
 		wait, known, byBreakers := r.breakerWait(o.decisions, o.byBreaker, o.used)
-		switch left := route.Deadline - job.RunElapsed; {
+		switch left, _ := o.deadlineLeft(); {
 		case !byBreakers:
 		case route.Deadline <= 0:
 			return nil, reason, wait
@@ -232,7 +242,8 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, log *slog.Logger) 
 // round failed transiently with retries left: a job handed over during a
 // retry's backoff (a drain, SPEC §17) is retried, not failed. The wait is the
 // backoff with the stored Retry-After counted from now (never sooner than the
-// provider asked); a retry that could not start before the job's deadline, or
+// provider asked); a retry that could not start before the job's deadline (as
+// setDeadline counts it, from the job's read), or
 // whose Retry-After is beyond max_retry_after, is not scheduled, and the race
 // fails over (retryWait). The provider stays used: the retry starts from the
 // timer.

@@ -129,11 +129,15 @@ func (o *orchestrator) run(ctx context.Context) {
 	defer o.releaseExtra()
 	// The deadline is the whole run's, on the database clock: a job adopted
 	// or resumed here has only what is left of it (RunElapsed, read with the
-	// job), and none when it has passed. A fresh job's run has just begun.
+	// job), and none when it has passed — counted from when the job was read
+	// (setDeadline, by runJob), not from now: preparing the race took some of
+	// it. A fresh job's run has just begun.
+	if o.deadlineAt.IsZero() {
+		o.setDeadline(time.Now())
+	}
 	var deadline <-chan time.Time
-	if o.route.Deadline > 0 {
-		if left := o.route.Deadline - o.job.RunElapsed; left > 0 {
-			o.deadlineAt = time.Now().Add(left)
+	if !o.deadlineAt.IsZero() {
+		if left := time.Until(o.deadlineAt); left > 0 {
 			t := time.NewTimer(left)
 			defer t.Stop()
 			deadline = t.C
@@ -347,6 +351,29 @@ func (o *orchestrator) stop(why string) {
 	if !o.stopped {
 		o.stopped, o.stopWhy = true, why
 	}
+}
+
+// setDeadline fixes when the job's deadline passes, on this process's clock:
+// readAt — when the job was read to be run, and its RunElapsed measured on
+// the database clock; when a job created here was handed to the runner — plus
+// what was left of the route's deadline then. Counted from the read, not from
+// when the race begins: preparing the race (routing, whose conformance gate
+// reads the database, up to 5 s a target) spends the job's time too, and an
+// adopted, resumed or handed-over job would otherwise get that much more of
+// it. No deadline: none.
+func (o *orchestrator) setDeadline(readAt time.Time) {
+	if o.route.Deadline > 0 {
+		o.deadlineAt = readAt.Add(o.route.Deadline - o.job.RunElapsed)
+	}
+}
+
+// pastDeadline says whether the job's deadline has passed now. The run loop
+// learns it from its timer (deadlinePassed), but only when it next selects:
+// an orchestration busy past the deadline — a conformance gate's read, an
+// attempt's creation waiting for the job's row — would otherwise start an
+// attempt the deadline no longer allows (start).
+func (o *orchestrator) pastDeadline() bool {
+	return !o.deadlineAt.IsZero() && !time.Now().Before(o.deadlineAt)
 }
 
 // deadlinePassed stops the race at the job's deadline: nothing new starts,
@@ -611,6 +638,14 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 			o.settleExtra() // a budget taken for it goes back
 		}
 	}()
+	if o.pastDeadline() {
+		// The deadline passed while this goroutine was busy (the gate's
+		// reads that chose the target, the last attempt's recording) and the
+		// deadline's timer has not been read yet: act on it as the timer
+		// would. No attempt starts past the job's deadline.
+		o.deadlinePassed()
+		return false
+	}
 	draining := o.r.draining.Load()
 	if draining && !o.mayStartWhileDraining(provider, role) {
 		o.leftOver = true // an attempt the drain did not send
@@ -689,6 +724,21 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 				unsentNotRecorded(o.log.With("attempt_id", a.ID), err)
 			}
 		}
+		return false
+	}
+	if o.pastDeadline() {
+		// Creating the attempt waited for the job's row (up to the store's
+		// lock wait) or its marking did, past the job's deadline: do not send
+		// it now, only for the deadline to cut it at once — unknown, with a
+		// request sent for nothing. It is recorded as never sent, which counts
+		// neither as its target tried nor against max_attempts.
+		release(OutcomeIgnore)
+		o.log.Info("the job's deadline passed before the attempt could be sent; not sending", "attempt_id", a.ID, "provider", provider)
+		if err := o.r.cfg.Store.RecordNotSent(context.WithoutCancel(ctx), a.ID,
+			"the request was never sent: the job's deadline of "+o.route.Deadline.String()+" passed before it could be"); err != nil {
+			unsentNotRecorded(o.log.With("attempt_id", a.ID), err)
+		}
+		o.deadlinePassed()
 		return false
 	}
 	o.launch(ctx, a, role, release, draining)

@@ -66,10 +66,12 @@ func (o *orchestrator) retryRoom(p string) time.Duration {
 	return retryFloor
 }
 
-// deadlineLeft is what is left of the job's deadline now; bounded is false
-// when the route sets none. Before the race runs (prepare, which resumes a
-// retry) it is the route's deadline less the run's elapsed time, as run
-// counts it.
+// deadlineLeft is what is left of the job's deadline now (negative once it
+// has passed); bounded is false when the route sets none. The deadline is
+// fixed as the job is read (setDeadline, before prepare resumes a retry), so
+// the time spent since the read — routing, the conformance gate's reads —
+// counts; an orchestration whose deadline is not fixed yet has the route's
+// deadline less the run's elapsed time.
 func (o *orchestrator) deadlineLeft() (left time.Duration, bounded bool) {
 	switch {
 	case !o.deadlineAt.IsZero():

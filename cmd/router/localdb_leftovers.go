@@ -52,7 +52,14 @@ func markedProcesses(mark string) []int {
 func stopLeftovers(mark, name string, budget time.Duration) {
 	left := markedProcesses(mark)
 	if len(left) == 0 {
-		return
+		// A process caught in the middle of an exec has no environment to
+		// read for a moment (the new program's is not yet in place): look
+		// once more before concluding that nothing was left running. Seen on
+		// a loaded machine: a shell's `sleep 1000 &` escaped the first look.
+		time.Sleep(20 * time.Millisecond)
+		if left = markedProcesses(mark); len(left) == 0 {
+			return
+		}
 	}
 	fmt.Fprintf(os.Stderr, "router localdb: %s left processes running (pids %v): stopping them (SIGTERM) before the database\n", name, left)
 	signalled := map[int]bool{}

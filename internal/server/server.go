@@ -26,7 +26,6 @@ import (
 
 	"github.com/routerhq/router/internal/api"
 	"github.com/routerhq/router/internal/config"
-	"github.com/routerhq/router/internal/maintenance"
 	"github.com/routerhq/router/internal/metrics"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/race"
@@ -55,7 +54,7 @@ type Server struct {
 	log        *slog.Logger
 	api        *api.Server
 	runner     *race.Runner
-	leader     *maintenance.Elector // resigned when the replica starts draining
+	leader     leaseHolder // resigned when the replica starts draining
 	opsListen  string
 	shutdown   config.Shutdown
 	stops      []func() // in reverse order of start
@@ -190,6 +189,13 @@ func LoadPrompts(cfg *config.Config) (*prompt.Set, error) {
 	return prompts, nil
 }
 
+// leaseHolder is the maintenance leader's elector (*maintenance.Elector) as
+// the shutdown uses it: an interface, so a test can see when the step-down
+// ends.
+type leaseHolder interface {
+	StepDown(ctx context.Context) error
+}
+
 // stepDown gives up the maintenance leader's lease as the replica starts
 // draining: recovery, which adopts the jobs this replica hands over, runs on
 // the leader, so another replica must lead now rather than after the drain.
@@ -230,9 +236,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // closed); the runner starts no new attempt and hands jobs with nothing in
 // flight to other replicas, while attempts in flight get up to shutdown.drain
 // to finish (past it they are cut, each recorded for what is known of it, and
-// their jobs left to recovery); then the operator listener, which served the
-// drain's metrics, closes (its requests get a second) and background work
-// stops.
+// their jobs left to recovery); meanwhile the replica gives up the
+// maintenance leader's lease, without delaying the rest; then the operator
+// listener, which served the drain's metrics, closes (its requests get a
+// second) and background work stops.
 func (s *Server) ServeListeners(ctx context.Context, ln, opsLn net.Listener) error {
 	httpSrv := newHTTPServer(s.Handler, s.http)
 	opsSrv := newOpsServer(s.OpsHandler, s.http)
@@ -256,8 +263,12 @@ func (s *Server) ServeListeners(ctx context.Context, ln, opsLn net.Listener) err
 		"http_budget", s.shutdown.HTTP.D(), "drain_budget", s.shutdown.Drain.D())
 	s.api.Drain()
 	s.runner.Drain(s.shutdown.Drain.D())
-	s.stepDown()
+	// The step-down (a database write of up to a second) runs beside the
+	// rest: the tenant listener closes at once, not once the lease is given
+	// up, and nothing of the drain waits for it — jobs handed over are
+	// adopted by whichever replica leads next.
 	var wg sync.WaitGroup
+	wg.Go(s.stepDown)
 	wg.Go(func() { s.shutdownWithin(httpSrv, s.shutdown.HTTP.D(), cutRequests, "tenant") })
 	wg.Go(func() {
 		rctx, cancel := context.WithTimeout(context.Background(), s.shutdown.Drain.D())

@@ -51,6 +51,13 @@ func runJobsGet(ctx context.Context, args []string) error {
 	if err := parseNoArgs(fs, args[1:]); err != nil {
 		return err
 	}
+	if !store.IsJobID(id) {
+		// Another spelling of an id (uppercase, truncated, not a UUID) names
+		// no job: said as "no job in this database", it sent the operator
+		// looking at retention.
+		return usagef("%q is not a job id: job ids are lowercase UUIDs with hyphens (8-4-4-4-12 hex digits), "+
+			"as the router returns them (the X-Router-Job-Id header, or the id of POST /v1/jobs)", id)
+	}
 	return withStore(ctx, *cfgPath, func(cfg *config.Config, st *store.Store) error {
 		job, err := st.GetJobAny(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {

@@ -36,7 +36,7 @@ func TestUnknownJobNamesTheAttemptToResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Error == nil || !strings.Contains(*got.Error, "attempt 2 timed out") || !strings.Contains(*got.Error, path) {
+	if got.Error == nil || !strings.Contains(*got.Error, "attempt 2 ended without a known outcome") || !strings.Contains(*got.Error, path) {
 		t.Fatalf("the unknown job's error %q; want it to name attempt 2 and %q", derefOr(got.Error), path)
 	}
 	err = b.st.RetryJob(ctx, "acme", j.ID)

@@ -33,9 +33,10 @@ type Resolution struct {
 
 // ResolveAttempt resolves an unknown attempt. "failed": the attempt fails and,
 // when no unknown attempt remains, an unknown job goes back to `running` so that
-// its orchestration continues (resume=true). "succeeded": the attempt wins and the
-// job succeeds with Result, through a conditional update that bumps `version`;
-// other unknown attempts of the job become `lost`.
+// its orchestration continues (resume=true); while some remain, the job stays
+// unknown and its error is rewritten to name only them. "succeeded": the
+// attempt wins and the job succeeds with Result, through a conditional update
+// that bumps `version`; other unknown attempts of the job become `lost`.
 func (s *Store) ResolveAttempt(ctx context.Context, r Resolution) (resume bool, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		if r.LockWait > 0 {
@@ -78,8 +79,26 @@ func (s *Store) ResolveAttempt(ctx context.Context, r Resolution) (resume bool, 
 				return nil
 			}
 			inflight, unknown, err := attemptCounts(ctx, tx, r.JobID)
-			if err != nil || inflight > 0 || unknown > 0 {
+			if err != nil {
 				return err
+			}
+			if unknown > 0 {
+				// Still unknown, but its error named this attempt too:
+				// followed, it would be refused (the attempt is no longer
+				// unknown). It is rewritten to name those left, through
+				// setJobState as every other write of a job's error, so the
+				// change bumps `version` (which grows with every change of
+				// the job: docs/api.md) and `updated_at`, and is announced.
+				// The state stays `unknown`, so the outbox's trigger writes
+				// no second job.unknown event.
+				reason, err := unknownJobReason(ctx, tx, r.JobID)
+				if err != nil {
+					return err
+				}
+				return s.setJobState(ctx, tx, r.JobID, JobUnknown, reason)
+			}
+			if inflight > 0 {
+				return nil
 			}
 			resume = true
 			// The job was parked `unknown` until someone resolved it (an

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -182,18 +184,102 @@ func (s *Store) settleLocked(ctx context.Context, tx pgx.Tx, jobID, failReason s
 	final, reason := JobFailed, failReason
 	if unknown > 0 {
 		final = JobUnknown
-		seqs, err := attemptSeqs(ctx, tx, jobID, AttemptUnknown)
-		if err != nil {
+		if reason, err = unknownJobReason(ctx, tx, jobID); err != nil {
 			return err
 		}
-		timedOut := " timed out and its outcome is unknown"
-		if len(seqs) > 1 {
-			timedOut = " timed out and their outcomes are unknown"
-		}
-		reason = attemptsWord(seqs) + timedOut + ": the provider may or may not have done the work. " +
-			resolveHint(jobID, seqs) + ", or cancel the job."
 	}
 	return s.setJobState(ctx, tx, jobID, final, reason)
+}
+
+// unknownJobReason is the error of job jobID, locked in tx, while it is
+// `unknown`: which of its attempts are unknown and how each became so, then
+// the request that resolves each. It is written when the job goes unknown and
+// written again when a resolution leaves it unknown, so that it never names an
+// attempt that is no longer unknown (following it would be refused).
+func unknownJobReason(ctx context.Context, tx pgx.Tx, jobID string) (string, error) {
+	rows, err := tx.Query(ctx, `SELECT seq, coalesce(error->>'kind', '') FROM attempts
+		WHERE job_id = $1 AND state = 'unknown' ORDER BY seq`, jobID)
+	if err != nil {
+		return "", err
+	}
+	attempts, err := pgx.CollectRows(rows, pgx.RowToStructByPos[unknownAttempt])
+	if err != nil {
+		return "", err
+	}
+	return unknownReason(jobID, attempts), nil
+}
+
+// unknownAttempt is an unknown attempt's seq and its error's kind ("" when
+// it has none).
+type unknownAttempt struct {
+	Seq  int
+	Kind string
+}
+
+// unknownHow words how an attempt became unknown, by its error's kind, for
+// one attempt and for several. A deadline that cut it before its first byte
+// (timeout) is the common case and keeps the wording the router always had;
+// the others are the router's own doing, which "timed out" would send an
+// operator looking at the provider for.
+var unknownHow = map[string][2]string{
+	"timeout":  {"timed out", "timed out"},
+	"shutdown": {"was cut off by a router shutdown", "were cut off by a router shutdown"},
+	"lease_expired": {"ended when its router stopped renewing its lease (lease expired)",
+		"ended when their routers stopped renewing their leases (lease expired)"},
+}
+
+// unknownNeutral words an unknown attempt of any other kind, or of none. It
+// says by itself that the outcome is unknown.
+var unknownNeutral = [2]string{"ended without a known outcome", "ended without a known outcome"}
+
+// unknownReason words unknownJobReason for attempts, in seq order: grouped
+// by how they became unknown, the groups in the order of their first attempt
+// ("attempts 1 and 3 timed out, and attempt 2 was cut off by a router
+// shutdown; their outcomes are unknown: …").
+func unknownReason(jobID string, attempts []unknownAttempt) string {
+	type group struct {
+		how  [2]string
+		seqs []int
+	}
+	var groups []*group
+	seqs := make([]int, 0, len(attempts))
+	for _, a := range attempts {
+		seqs = append(seqs, a.Seq)
+		how, ok := unknownHow[a.Kind]
+		if !ok {
+			how = unknownNeutral
+		}
+		i := slices.IndexFunc(groups, func(g *group) bool { return g.how == how })
+		if i < 0 {
+			i = len(groups)
+			groups = append(groups, &group{how: how})
+		}
+		groups[i].seqs = append(groups[i].seqs, a.Seq)
+	}
+	clauses := make([]string, len(groups))
+	for i, g := range groups {
+		how := g.how[0]
+		if len(g.seqs) > 1 {
+			how = g.how[1]
+		}
+		clauses[i] = attemptsWord(g.seqs) + " " + how
+	}
+	var what string
+	switch {
+	case len(groups) == 0: // none left to name: a locked unknown job has one
+		what = "an attempt's outcome is unknown"
+	case len(groups) > 1:
+		// The serial comma keeps "attempts 1 and 3" one subject.
+		what = strings.Join(clauses[:len(clauses)-1], ", ") + ", and " + clauses[len(clauses)-1] +
+			"; their outcomes are unknown"
+	case groups[0].how == unknownNeutral:
+		what = clauses[0]
+	case len(seqs) > 1:
+		what = clauses[0] + " and their outcomes are unknown"
+	default:
+		what = clauses[0] + " and its outcome is unknown"
+	}
+	return what + ": the provider may or may not have done the work. " + resolveHint(jobID, seqs) + ", or cancel the job."
 }
 
 // CancelJob cancels owner's job: it becomes `cancelled`, its in-flight and

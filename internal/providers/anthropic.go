@@ -57,8 +57,9 @@ type AnthropicConfig struct {
 // Anthropic is the adapter for the Anthropic Messages API, built on
 // github.com/anthropics/anthropic-sdk-go. It is safe for concurrent use.
 //
-// The SDK's own retries are off (the router decides retries) and nothing is read
-// from the ANTHROPIC_* environment: the configuration is the only source.
+// The SDK's own retries and spans are off (the router decides retries; its
+// attempt span is the call's span) and nothing is read from the ANTHROPIC_*
+// environment: the configuration is the only source.
 type Anthropic struct {
 	cfg    AnthropicConfig
 	client anthropic.Client
@@ -101,6 +102,13 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 		option.WithAPIKey(cfg.APIKey),
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0),
+		// No span of the SDK's own: the router's attempt span is the call's
+		// GenAI client span, and its transport sends the trace context. The
+		// SDK's span read ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE from
+		// the environment (put the tenant's prompt and the answer in the
+		// router's traces when it said "content") and repeated the
+		// attempt's token usage.
+		option.WithOpenTelemetryTraces(false),
 	)
 	return &Anthropic{cfg: cfg, client: client}, nil
 }

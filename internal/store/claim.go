@@ -55,10 +55,11 @@ type claimRequest struct {
 	// lost; read the job back (its creation time is that try's).
 	recovered bool
 	err       error
-	// reached: a statement carrying this claim failed after it may have
-	// reached the database (a batch whose answer was lost), whatever the
-	// error of the claim's own later retry (runClaims splits a batch).
-	reached bool
+	// lost: the error of a statement carrying this claim that failed after
+	// it may have reached the database (a batch whose answer was lost),
+	// whatever the error of the claim's own later retry (runClaims splits a
+	// batch); nil when there was none.
+	lost error
 }
 
 // key is the claim's owner, operation and idempotency key, the unique key of
@@ -138,7 +139,7 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 	nj.Params = params
 	req := newClaim(nj)
 	start := time.Now()
-	reached := false // some try may have committed (see handOverLostClaim)
+	var lost error // a try's error after which it may have committed (see handOverLostClaim)
 	for try := 0; ; try++ {
 		s.paths.enqueue(&pathCommit{claim: req})
 		<-req.done
@@ -146,8 +147,14 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 			s.commitWaited("claim", start)
 			break
 		}
-		reached = reached || req.reached || mayHaveReached(req.err)
-		if try >= 3 || !claimUnsettled(req.err) {
+		switch {
+		case lost != nil:
+		case req.lost != nil:
+			lost = req.lost
+		case mayHaveReached(req.err):
+			lost = req.err
+		}
+		if try >= claimTries-1 || !claimUnsettled(req.err) && !(lost != nil && Busy(req.err)) {
 			break
 		}
 		// The batch may have committed the claim although its answer was
@@ -159,17 +166,37 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 		// for that try, still in flight, on the key's row), and otherwise
 		// claims the key now. Like a win's, it is not given up because its
 		// caller went away.
+		//
+		// A retry whose wait on the key's row ran into the batch's lock wait
+		// (Busy) is run again too: the row's holder may be that first try,
+		// whose connection was lost while the server was inside its COMMIT
+		// (a synchronous replica's acknowledgement, a slow fsync) and which
+		// commits later. Taken as settled, its job would land after its
+		// caller was told that nothing was stored.
 		if !errors.Is(req.err, errClaimNotRun) {
 			time.Sleep(time.Duration(50<<try) * time.Millisecond)
 		}
 		req = req.again()
 	}
-	if req.err != nil && reached {
+	if req.err != nil && lost != nil {
+		if Busy(req.err) {
+			// Still held after every try, maybe by this claim's own first
+			// try: its outcome is not known, and "busy: nothing was stored"
+			// would be wrong if it commits. Reported as the lost answer it
+			// is (the caller sends the request again with the same key and
+			// finds the job, if there is one), and handed over below.
+			req.err = fmt.Errorf("the outcome of a try whose answer was lost is not known: the key's row was still held "+
+				"by a transaction, perhaps that try still committing, after %d tries (%v): %w", claimTries, req.err, lost)
+		}
 		s.lostClaims.Add(1)
 		go s.handOverLostClaim(req)
 	}
 	return s.claimOutcome(ctx, req)
 }
+
+// claimTries is how many times CreateJob runs a claim whose outcome is not
+// known.
+const claimTries = 4
 
 // ErrUnstorable: the database refused a new job's content (its input, a
 // value in it) as data it cannot hold — a number beyond numeric's range, text
@@ -263,7 +290,8 @@ func (s *Store) claimOutcome(ctx context.Context, req *claimRequest) (job *Job, 
 			// The key's row is held by a transaction that outlasted the
 			// batch's lock wait (batchSettingsSQL): the claim's statement
 			// was cancelled and wrote nothing. Not run again: the holder
-			// may keep it for long, and each try would hold a batch.
+			// may keep it for long, and each try would hold a batch. (Unless
+			// an earlier try of the claim may be the holder: CreateJob.)
 			return nil, false, &BusyError{Wait: batchLockWait, Err: req.err,
 				What: fmt.Sprintf("Idempotency-Key %q of operation %q", nj.IdempotencyKey, nj.Operation)}
 		}
@@ -453,7 +481,9 @@ func retryRolledBack(fn func() error) error {
 func markReached(cs []*claimRequest, err error) {
 	if mayHaveReached(err) {
 		for _, c := range cs {
-			c.reached = true
+			if c.lost == nil {
+				c.lost = err
+			}
 		}
 	}
 }

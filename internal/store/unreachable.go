@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -126,7 +127,9 @@ const (
 )
 
 // settleLostClaim is one try of handOverLostClaim, in one transaction with
-// the job row locked first: ErrNotFound when the claim did not commit, else
+// the job row locked first, once no transaction is writing the claim's key
+// any more (awaitClaimKey: a try may still be committing): ErrNotFound when
+// the claim did not commit, else
 // the job's state after it. Only what the claim left as it left it is
 // changed — the first attempt while still in flight, the lease while still
 // this replica's — so a try after one whose answer was lost, or after
@@ -145,6 +148,9 @@ func (s *Store) settleLostClaim(ctx context.Context, req *claimRequest) (final s
 		why = lostClaimUnkeyed
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := awaitClaimKey(ctx, tx, req); err != nil {
+			return err
+		}
 		var held bool
 		err := tx.QueryRow(ctx, `SELECT state, coalesce(lease_owner = $2, false) FROM jobs WHERE id = $1 FOR UPDATE`,
 			req.jobID, owner).Scan(&final, &held)
@@ -193,4 +199,47 @@ func (s *Store) settleLostClaim(ctx context.Context, req *claimRequest) (final s
 		return tx.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, req.jobID).Scan(&final)
 	})
 	return final, err
+}
+
+// awaitClaimKeySQL is the statement of awaitClaimKey: an insert of the
+// claim's own key row that writes nothing when the key exists.
+const awaitClaimKeySQL = `INSERT INTO idempotency_keys (owner, operation, idempotency_key, job_id, fingerprint)
+VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`
+
+// lostClaimKeyWait bounds awaitClaimKey's wait for the key's row within one
+// try of settleLostClaim (shorter than tryTimeout, so that the wait, not the
+// try's deadline, ends it); handOverLostClaim tries again while the row is
+// held.
+const lostClaimKeyWait = 2 * time.Second
+
+// errClaimKeyHeld: the claim's key row was still being written by another
+// transaction, maybe the claim's own try, still committing. Its outcome is
+// not known yet: writeWhileUnreachable takes it as an unanswered try (it is
+// no store error, and it wraps no PgError) and tries again.
+var errClaimKeyHeld = errors.New("the claim's key row is still held by a transaction (perhaps the claim's own try, still committing)")
+
+// awaitClaimKey waits, inside tx, until no other transaction is writing the
+// claim's key row. A try of the claim whose connection was lost while the
+// server was inside its COMMIT (a synchronous replica's acknowledgement, a
+// slow fsync) is still in progress, its job not yet visible, and commits
+// later: reading the job before it settles would take "no job" for "the
+// claim did not commit". An insert of the same key (awaitClaimKeySQL) waits
+// for an in-progress insert or take-over of it to commit or abort (the unique
+// index's check); ON CONFLICT DO NOTHING then writes nothing, and when the
+// key is free the row it inserted is rolled back with the savepoint, and with
+// it the wait's bound (set within it, for this wait only: lockWaitSQL) and the
+// foreign key's deferred check. The job read afterwards is as that try left
+// it. One round trip.
+func awaitClaimKey(ctx context.Context, tx pgx.Tx, req *claimRequest) error {
+	nj := req.nj
+	b := &pgx.Batch{}
+	b.Queue(`SAVEPOINT await_claim_key`)
+	b.Queue(lockWaitSQL, lockWaitArg(lostClaimKeyWait))
+	b.Queue(awaitClaimKeySQL, nj.Owner, nj.Operation, nj.IdempotencyKey, req.jobID, nj.Fingerprint)
+	b.Queue(`ROLLBACK TO SAVEPOINT await_claim_key`)
+	err := tx.SendBatch(ctx, b).Close()
+	if Busy(err) {
+		return fmt.Errorf("%w (%v)", errClaimKeyHeld, err)
+	}
+	return err
 }

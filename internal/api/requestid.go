@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/http"
+	"strings"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -90,7 +91,10 @@ const tracerName = "github.com/routerhq/router/internal/api"
 // startRequestSpan continues the caller's trace (traceparent) when there is one
 // and starts the request's server span. With tracing off (telemetry.Off) it
 // starts none: the span returned does not record, and carries the trace of the
-// context's span, if any (the access log's trace_id).
+// context's span, if any (the access log's trace_id). The span is named by the
+// method alone until endRequestSpan knows the route: a name holding the path
+// ("GET /v1/jobs/<id>") is one per job to a backend, and a caller-sized one
+// (a span's name, unlike its attributes, is not cut by the SDK).
 func startRequestSpan(r *http.Request, info *requestInfo) (*http.Request, trace.Span) {
 	requestID := info.id
 	ctx := otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
@@ -104,12 +108,21 @@ func startRequestSpan(r *http.Request, info *requestInfo) (*http.Request, trace.
 		ctx = context.WithValue(ctx, requestIDKey{}, info)
 		return r.WithContext(ctx), trace.SpanFromContext(ctx)
 	}
-	ctx, span := otel.Tracer(tracerName).Start(ctx, r.Method+" "+r.URL.Path, trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(
-			attribute.String("http.request.method", r.Method),
-			attribute.String("url.path", r.URL.Path),
-			attribute.String("router.request.id", requestID),
-		))
+	method, known := requestMethod(r.Method)
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	attrs := []attribute.KeyValue{
+		attribute.String("http.request.method", method),
+		attribute.String("url.scheme", scheme),
+		attribute.String("url.path", r.URL.Path),
+		attribute.String("router.request.id", requestID),
+	}
+	if !known {
+		attrs = append(attrs, attribute.String("http.request.method_original", r.Method))
+	}
+	ctx, span := otel.Tracer(tracerName).Start(ctx, spanMethod(r.Method), trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
 	ctx = context.WithValue(ctx, requestIDKey{}, info)
 	return r.WithContext(ctx), span
 }
@@ -117,12 +130,16 @@ func startRequestSpan(r *http.Request, info *requestInfo) (*http.Request, trace.
 // endRequestSpan names the span after the route that served the request and
 // records its status: wire is the status the response carried, status the
 // one the request is judged by (a stream's error event's, noteStreamError;
-// else wire), which sets the span's status.
+// else wire), which sets the span's status. Named as the HTTP semantic
+// conventions have it: "{method} {route}" ("GET /v1/jobs/{id}"), with the
+// route's path template as http.route; a request no endpoint matched (the
+// mux's catch-all, or answered before the mux) has no http.route and keeps
+// the method's name.
 func endRequestSpan(span trace.Span, r *http.Request, wire, status int) {
 	if span.IsRecording() {
-		if r.Pattern != "" {
-			span.SetName(r.Pattern)
-			span.SetAttributes(attribute.String("http.route", r.Pattern))
+		if route := httpRoute(r.Pattern); route != "" {
+			span.SetName(spanMethod(r.Method) + " " + route)
+			span.SetAttributes(attribute.String("http.route", route))
 		}
 		span.SetAttributes(attribute.Int("http.response.status_code", wire))
 		if status != wire {
@@ -133,6 +150,46 @@ func endRequestSpan(span trace.Span, r *http.Request, wire, status int) {
 		}
 	}
 	span.End()
+}
+
+// knownMethods are the methods the HTTP semantic conventions know (RFC 9110's
+// and PATCH), spelled exactly.
+var knownMethods = map[string]bool{
+	http.MethodConnect: true, http.MethodDelete: true, http.MethodGet: true, http.MethodHead: true, http.MethodOptions: true,
+	http.MethodPatch: true, http.MethodPost: true, http.MethodPut: true, http.MethodTrace: true,
+}
+
+// requestMethod is http.request.method: the method when known, else _OTHER
+// (the caller's own then goes in http.request.method_original), so that
+// callers cannot make one attribute value per request.
+func requestMethod(m string) (method string, known bool) {
+	if knownMethods[m] {
+		return m, true
+	}
+	return "_OTHER", false
+}
+
+// spanMethod is the method part of a request span's name: the method when
+// known, else "HTTP".
+func spanMethod(m string) string {
+	if knownMethods[m] {
+		return m
+	}
+	return "HTTP"
+}
+
+// httpRoute is the path template of the mux pattern that served a request
+// ("GET /v1/jobs/{id}" gives "/v1/jobs/{id}"): its method and host left out.
+// The catch-all "/" (noEndpoint: no endpoint matched) and no pattern
+// (answered before the mux) give "".
+func httpRoute(pattern string) string {
+	if pattern == "" || pattern == "/" {
+		return ""
+	}
+	if i := strings.IndexByte(pattern, '/'); i >= 0 {
+		return pattern[i:] // "METHOD host/path": the path starts at the first slash
+	}
+	return ""
 }
 
 // contextSubmitter is an Executor that can put a job's trace under the

@@ -65,7 +65,7 @@ func NewDB() *DB {
 		durable: prometheus.NewCounter(prometheus.CounterOpts{Name: "router_db_durable_commits_total",
 			Help: "Commits that waited for the WAL flush (synchronous_commit on)."}),
 		batch: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "router_db_batch_size",
-			Help:    "Items carried by one batched statement, by kind (claim, win, renew).",
+			Help:    "Items carried by one batched statement, by kind (claim, win, renew, delivery: webhook deliveries' body freezes and recorded tries, delivery_read: their reads of events).",
 			Buckets: BatchSizeBuckets}, []string{"kind"}),
 		commitWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "router_db_commit_wait_seconds",
 			Help:    "Time a job's claim or win waited for its durable commit, by kind (claim, win): queued behind the batch in flight, then its own batch's round trip and WAL flush.",

@@ -101,7 +101,7 @@ func New(opt Options) *Metrics {
 		attemptsStart: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_attempts_started_total",
 			Help: "Attempts sent to a provider, by provider and role (primary, retry, failover, hedge)."}, []string{"provider", "role"}),
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_attempts_total",
-			Help: "Attempts ended, by provider, role and outcome (won, lost, failed, invalid, unknown, cancelled, abandoned)."},
+			Help: "Attempts ended, by provider, role and outcome (won, lost, failed, invalid, unknown, cancelled, abandoned, unsent: launched while the router was stopping, never sent, handed over)."},
 			[]string{"provider", "role", "outcome"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_attempt_errors_total",
 			Help: "Attempts that ended with a provider error, by provider and error kind."}, []string{"provider", "kind"}),

@@ -77,6 +77,12 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 		return
 	}
 	log = log.With("owner", job.Owner, "operation", job.Operation)
+	// The job's span starts as soon as the job is read, before anything may
+	// end its run: a job that ends before any attempt (this replica cannot
+	// run it, no target admits it, its route is gone) has a span too, with
+	// its router.job.id, its state and why (noteJobReason).
+	ctx, endSpan := r.startJobSpan(ctx, job)
+	defer endSpan()
 	if plan != nil && plan.o != nil {
 		o = plan.o
 		o.job, o.log, o.spec.jobID = job, log, job.ID
@@ -91,11 +97,13 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 			// Failing it is the recovery leader's, once it has waited
 			// HandoverWait for a replica that can run it (failStranded).
 			log.Warn("leaving the job to a replica that can run it", "reason", why)
+			noteJobReason(ctx, why)
 			return // the deferred release gives the lease back for such a replica's recovery pass
 		}
 		var reason string
 		var again time.Duration
 		if o, reason, again = r.prepare(ctx, job, readAt, log); o == nil {
+			noteJobReason(ctx, reason)
 			if again > 0 {
 				// Only circuit breakers refuse it, for now (a half-open one
 				// whose probe is in flight, an open one about to probe): not
@@ -127,8 +135,6 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 		defer unsubscribe()
 		go r.watchCancel(ctx, job.ID, changed, !o.route.KeepLosers)
 	}
-	ctx, endSpan := r.startJobSpan(ctx, job)
-	defer endSpan()
 	o.run(ctx)
 	return // finished is set by the deferred lease release
 }

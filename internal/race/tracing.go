@@ -38,7 +38,9 @@ func (r *Runner) SubmitNewContext(ctx context.Context, job *store.Job, jp store.
 
 // startJobSpan starts the job's span, under the request that created the job
 // when it was submitted with SubmitNewContext (ctx carries that request's
-// span context). end records the job's state.
+// span context), as soon as runJob has read the job. end records the job's
+// state, with an Error status when it failed (before any attempt too:
+// noteJobReason says why).
 func (r *Runner) startJobSpan(ctx context.Context, job *store.Job) (context.Context, func()) {
 	if telemetry.Off() {
 		return ctx, func() {}
@@ -59,6 +61,17 @@ func (r *Runner) startJobSpan(ctx context.Context, job *store.Job) (context.Cont
 			}
 		}
 		span.End()
+	}
+}
+
+// noteJobReason records on the job's span why its run ended before any
+// attempt started (router.job.reason): what its state, read when the span
+// ends, does not say — the job failed with that reason, or was left pending
+// (another replica's to run, or to run again once a circuit breaker may
+// admit it).
+func noteJobReason(ctx context.Context, reason string) {
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		span.SetAttributes(attribute.String("router.job.reason", reason))
 	}
 }
 
@@ -97,7 +110,9 @@ func startAttemptSpan(ctx context.Context, job *store.Job, a *store.Attempt, t *
 		)
 		if res.err != nil {
 			span.SetAttributes(attribute.String("error.type", string(res.err.Kind)))
-			span.SetStatus(codes.Error, res.err.Error())
+			if !stoppedByRouter(res) {
+				span.SetStatus(codes.Error, res.err.Error())
+			}
 			if u := res.err.Usage; u != nil { // a failed answer the provider billed
 				span.SetAttributes(
 					attribute.String("gen_ai.response.model", res.err.ResponseModel),
@@ -115,6 +130,17 @@ func startAttemptSpan(ctx context.Context, job *store.Job, a *store.Attempt, t *
 		}
 		span.End()
 	}
+}
+
+// stoppedByRouter says the router itself cancelled the attempt — a hedge
+// loser once another attempt won, an attempt of a job its caller cancelled:
+// its span's status stays unset, as router_attempt_errors_total does not count
+// it. The outcome (router.attempt.outcome=cancelled) and error.type still say
+// what happened. A silent loser (attemptResult.silentLoser), which its
+// target's breaker counts, is one too: the span tells of the call, which
+// did not fail; the breaker's count is in the attempt's stored error.
+func stoppedByRouter(res attemptResult) bool {
+	return res.state == store.AttemptCancelled && res.err != nil && res.err.Kind == providers.KindCancelled
 }
 
 // brokeWhat says what an invalid answer broke, in invalidWhy's words: a

@@ -74,7 +74,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 			s.Close()
 		}
 	}()
-	shutdownTraces, tracing, err := telemetry.Setup(ctx, "")
+	shutdownTraces, tracing, err := telemetry.SetupLogged(ctx, "", log)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 // Package telemetry owns the router's OpenTelemetry set-up: the OTLP trace
 // exporter configured by the standard OTEL_* environment variables, the global
-// tracer provider and the W3C trace-context propagator. Spans themselves are
+// tracer provider and the propagator OTEL_PROPAGATORS names (W3C trace context
+// and baggage by default; propagators.go). Spans themselves are
 // made where the work is (internal/api: a span per request; internal/race: per
 // job and per attempt).
 //
@@ -14,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -58,19 +60,30 @@ func Protocol(getenv func(string) string) (string, error) {
 	return "", fmt.Errorf("telemetry: OTEL_EXPORTER_OTLP_PROTOCOL %q is not supported: use http/protobuf or grpc", p)
 }
 
-// Setup installs the OTLP tracer provider and the trace-context propagator when
-// Enabled; otherwise it installs the no-op tracer provider (see Off) and
-// returns a no-op shutdown. The exporter
-// and the batch span processor read the standard variables themselves
-// (endpoints, headers, timeouts, OTEL_BSP_SCHEDULE_DELAY, ...). shutdown flushes
-// pending spans.
+// Setup is SetupLogged with slog's default logger.
 func Setup(ctx context.Context, version string) (shutdown func(context.Context) error, enabled bool, err error) {
+	return SetupLogged(ctx, version, slog.Default())
+}
+
+// SetupLogged installs the OTLP tracer provider and the propagator
+// OTEL_PROPAGATORS names (Propagator) when Enabled; otherwise it installs the
+// no-op tracer provider (see Off), leaves OpenTelemetry's no-op propagator in
+// place and returns a no-op shutdown. The exporter and the batch span
+// processor read the standard variables themselves (endpoints, headers,
+// timeouts, OTEL_BSP_SCHEDULE_DELAY, ...). shutdown flushes pending spans.
+// log hears what is accepted with a warning (a partly malformed
+// OTEL_RESOURCE_ATTRIBUTES).
+func SetupLogged(ctx context.Context, version string, log *slog.Logger) (shutdown func(context.Context) error, enabled bool, err error) {
 	nop := func(context.Context) error { return nil }
 	if !Enabled(os.Getenv) {
 		otel.SetTracerProvider(noop.NewTracerProvider())
 		return nop, false, nil
 	}
 	proto, err := Protocol(os.Getenv)
+	if err != nil {
+		return nop, false, err
+	}
+	prop, err := Propagator(os.Getenv)
 	if err != nil {
 		return nop, false, err
 	}
@@ -83,13 +96,13 @@ func Setup(ctx context.Context, version string) (shutdown func(context.Context) 
 	if err != nil {
 		return nop, false, fmt.Errorf("telemetry: OTLP %s exporter: %w", proto, err)
 	}
-	res, err := Resource(ctx, version)
+	res, err := Resource(ctx, version, log)
 	if err != nil {
 		return nop, false, err
 	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res),
 		sdktrace.WithRawSpanLimits(SpanLimits(os.Getenv)))
-	Install(tp)
+	install(tp, prop)
 	return func(ctx context.Context) error {
 		return errors.Join(tp.Shutdown(ctx))
 	}, true, nil
@@ -120,26 +133,37 @@ func SpanLimits(getenv func(string) string) sdktrace.SpanLimits {
 }
 
 // Resource is the router's resource: service.name "router" and its version,
-// overridden by OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES.
-func Resource(ctx context.Context, version string) (*resource.Resource, error) {
+// overridden by OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES. A partly
+// malformed OTEL_RESOURCE_ATTRIBUTES ("deployment.environment=prod,team": an
+// item without "=", a value that does not unescape) is not a reason to
+// refuse to start (OpenTelemetry's error handling: telemetry does not stop
+// the application): the SDK's partial resource, its well-formed attributes,
+// is kept, and log warns of the rest.
+func Resource(ctx context.Context, version string, log *slog.Logger) (*resource.Resource, error) {
 	attrs := []attribute.KeyValue{attribute.String("service.name", DefaultServiceName)}
 	if version != "" {
 		attrs = append(attrs, attribute.String("service.version", version))
 	}
 	env, err := resource.New(ctx, resource.WithFromEnv(), resource.WithTelemetrySDK())
-	if err != nil {
+	switch {
+	case err != nil && errors.Is(err, resource.ErrPartialResource) && env != nil:
+		log.Warn("OTEL_RESOURCE_ATTRIBUTES is partly malformed: its well-formed key=value items are used, the rest ignored; write it as comma-separated key=value pairs (values percent-encoded)", "err", err)
+	case err != nil:
 		return nil, fmt.Errorf("telemetry: resource from OTEL_RESOURCE_ATTRIBUTES/OTEL_SERVICE_NAME: %w", err)
 	}
 	return resource.Merge(resource.NewSchemaless(attrs...), env)
 }
 
 // Install makes tp the global tracer provider and W3C trace context (with
-// baggage) the global propagator: incoming traceparent headers are honoured and
-// outbound provider calls carry the attempt's. Tests install an in-memory
-// provider this way.
-func Install(tp *sdktrace.TracerProvider) {
+// baggage) the global propagator, the default of OTEL_PROPAGATORS: incoming
+// traceparent headers are honoured and outbound provider calls carry the
+// attempt's. Tests install an in-memory provider this way.
+func Install(tp *sdktrace.TracerProvider) { install(tp, defaultPropagator()) }
+
+// install makes tp the global tracer provider and p the global propagator.
+func install(tp *sdktrace.TracerProvider, p propagation.TextMapPropagator) {
 	otel.SetTracerProvider(tp)
-	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+	otel.SetTextMapPropagator(p)
 }
 
 // Off reports whether the global tracer provider is OpenTelemetry's no-op, as

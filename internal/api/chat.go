@@ -24,6 +24,10 @@ import (
 // completion, stored on the job, so every replay is byte-identical.
 func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	owner := ownerFrom(r.Context())
+	if perr := refuseContentEncoding(w, r); perr != nil {
+		writeOpenAIError(w, perr.Status, "invalid_request_error", "unsupported_content_encoding", "", perr.Detail)
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {

@@ -338,6 +338,9 @@ func (s *Server) internalError(w http.ResponseWriter, r *http.Request, what stri
 // decodeBody reads a size-limited JSON body strictly into v, and refuses one
 // holding a number the database cannot store (numberProblem).
 func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *problem {
+	if perr := refuseContentEncoding(w, r); perr != nil {
+		return perr
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {

@@ -9,6 +9,10 @@ import (
 	"strings"
 )
 
+// maxJSONDepth is how deep encoding/json lets arrays and objects nest (its
+// scanner's maxNestingDepth): deeper, it refuses the body.
+const maxJSONDepth = 10000
+
 // describeJSONError says, in the request's terms, why a body did not decode
 // into the endpoint's request, and how to fix it (docs/api.md: a problem's
 // detail says what was wrong and how to fix it): the field and the type it
@@ -22,6 +26,10 @@ func describeJSONError(err error, fields string) (detail, param string) {
 		return "the body is empty: send one JSON object", ""
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "the body ends before its JSON value does: it was cut short, or a bracket, brace or quote is not closed; send one whole JSON object", ""
+	case errors.As(err, &syn) && strings.HasSuffix(syn.Error(), "exceeded max depth"):
+		// encoding/json's own words ("invalid character '[' exceeded max
+		// depth") do not say what the limit is.
+		return fmt.Sprintf("the body is nested deeper than %d levels of arrays and objects (at byte %d): send JSON nested less deeply", maxJSONDepth, syn.Offset), ""
 	case errors.As(err, &syn):
 		return fmt.Sprintf("the body is not valid JSON: %s at byte %d; send one JSON object", syn.Error(), syn.Offset), ""
 	case errors.As(err, &typ):

@@ -199,14 +199,27 @@ func (p *Anthropic) classify(w *CallWatch, trace *callTrace, err error, streamin
 		e = Classify(name, err)
 		_, status, retryAfter := trace.result()
 		switch {
-		case e.Kind == KindConnReset && status >= 400:
-			// An error status came and its body broke off: the status says
-			// what to do (a 400 is not retried, a 429 keeps its
-			// Retry-After), not the broken body, as for the OpenAI adapter.
-			// A redirect's status (a 307 followed, then a reset before the
-			// next response's headers) says nothing: a reset.
-			e = ClassifyStatus(name, status, "", fmt.Sprintf("HTTP %d error response body incomplete: %s", status, truncate(netredact.ErrorText(err))))
+		case (e.Kind == KindConnReset || undecodableBody(err)) && status >= 400:
+			// An error status came and its body broke off (or does not
+			// decode): the status says what to do (a 400 is not retried,
+			// a 429 keeps its Retry-After), not the broken body, as for
+			// the OpenAI adapter. A redirect's status (a 307 followed,
+			// then a reset before the next response's headers) says
+			// nothing: a reset.
+			msg := fmt.Sprintf("HTTP %d error response body incomplete: %s", status, truncate(netredact.ErrorText(err)))
+			if undecodableBody(err) {
+				msg = undecodableMessage(status, err)
+			}
+			e = ClassifyStatus(name, status, "", msg)
 			e.RetryAfter = retryAfter
+		case undecodableBody(err) && status >= 200 && status <= 299:
+			// The answer's headers came and said gzip; its body is not.
+			kind := KindMalformedResponse
+			if streaming {
+				kind = KindStreamMalformed
+			}
+			e = NewError(name, kind, undecodableMessage(status, err))
+			e.Received = true // the provider answered: the outcome is known
 		case w.FirstByte() > 0 && e.Fault == FaultNetwork:
 			kind := KindMalformedResponse
 			if streaming {

@@ -29,9 +29,10 @@ import (
 // (passing it is KindTimeout, OutcomeUnknown); from them on, StreamIdleTimeout
 // runs between two events (a gap is KindStreamStalled); Timeout bounds the
 // whole call (passing it after the headers is KindStreamTimeout). A stream
-// that ends without message_stop is KindStreamCut; an undecodable event is
-// KindStreamMalformed; an error event is classified by its type like an error
-// response.
+// that ends without message_stop is KindStreamCut; an undecodable event, a
+// content block index that is negative or started twice, and more tool calls
+// than maxStreamToolCalls are KindStreamMalformed; an error event is
+// classified by its type like an error response.
 func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta func(string)) (*Response, error) {
 	params, perr := p.messageParams(req)
 	if perr != nil {
@@ -49,7 +50,14 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 	var acc anthropicAcc
 	for stream.Next() {
 		w.Chunk()
-		acc.add(stream.Current(), onDelta)
+		if err := acc.add(stream.Current(), onDelta); err != nil {
+			// The provider's error, as an OpenAI-compatible stream's bad
+			// tool-call index is: failed over, billed with the usage
+			// message_start reported.
+			e := NewError(p.cfg.Name, KindStreamMalformed, fmt.Sprintf("stream event %d: %s", acc.events, err))
+			e.Received = true
+			return nil, acc.reported(e)
+		}
 		if acc.stopped {
 			break // the message is whole (see above)
 		}
@@ -92,6 +100,11 @@ type anthropicAcc struct {
 	stopped    bool
 	tools      map[int64]*anthropicToolUse // by content block index
 	order      []int64
+	// blocks holds the index of every content block started: an index
+	// started twice would overwrite the tool call there and list it twice
+	// (the second call run twice, the first lost). Bounded by
+	// max_response_bytes, as every event is.
+	blocks map[int64]struct{}
 }
 
 type anthropicToolUse struct {
@@ -133,7 +146,10 @@ func startInput(cb anthropic.ContentBlockStartEventContentBlockUnion) string {
 	return raw
 }
 
-func (a *anthropicAcc) add(ev anthropic.MessageStreamEventUnion, onDelta func(string)) {
+// add takes one event of the stream. The error is a stream the router cannot
+// assemble into one answer: a content block index that is negative or was
+// already started, or more tool calls than maxStreamToolCalls.
+func (a *anthropicAcc) add(ev anthropic.MessageStreamEventUnion, onDelta func(string)) error {
 	a.events++
 	switch ev.Type {
 	case "message_start":
@@ -141,6 +157,9 @@ func (a *anthropicAcc) add(ev anthropic.MessageStreamEventUnion, onDelta func(st
 		a.usage = ev.Message.Usage
 		a.started = true
 	case "content_block_start":
+		if err := a.startBlock(ev.Index, ev.ContentBlock.Type == "tool_use"); err != nil {
+			return err
+		}
 		if ev.ContentBlock.Type == "tool_use" {
 			if a.tools == nil {
 				a.tools = map[int64]*anthropicToolUse{}
@@ -195,6 +214,28 @@ func (a *anthropicAcc) add(ev anthropic.MessageStreamEventUnion, onDelta func(st
 	case "message_stop":
 		a.stopped = true
 	}
+	return nil
+}
+
+// startBlock records the start of the content block at index (a tool_use
+// block when tool), or says why the stream is malformed.
+func (a *anthropicAcc) startBlock(index int64, tool bool) error {
+	if index < 0 {
+		return fmt.Errorf("content block index %d is negative", index)
+	}
+	if _, ok := a.blocks[index]; ok {
+		return fmt.Errorf("content block %d was started twice", index)
+	}
+	if tool && len(a.order) >= maxStreamToolCalls {
+		// As an OpenAI-compatible stream's tool-call indexes are bounded:
+		// a provider cannot make the router collect calls without end.
+		return fmt.Errorf("more than %d tool calls", maxStreamToolCalls)
+	}
+	if a.blocks == nil {
+		a.blocks = map[int64]struct{}{}
+	}
+	a.blocks[index] = struct{}{}
+	return nil
 }
 
 func (a *anthropicAcc) appendText(s string, onDelta func(string)) {

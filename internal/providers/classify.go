@@ -1,6 +1,8 @@
 package providers
 
 import (
+	"compress/flate"
+	"compress/gzip"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -353,7 +355,7 @@ func classifyTransport(provider string, err error) *Error {
 		kind, msg = KindConnReset, "connection reset before a complete response: "+netredact.ErrorText(err)
 	case errors.As(err, &certErr), errors.As(err, &uaErr), errors.As(err, &hostErr):
 		kind, msg = KindMisconfigured, "TLS verification failed: "+netredact.ErrorText(err)
-	case errors.As(err, &synErr), errors.As(err, &typErr):
+	case errors.As(err, &synErr), errors.As(err, &typErr), undecodableBody(err):
 		kind, msg = KindMalformedResponse, "response body does not decode: "+netredact.ErrorText(err)
 	case isClientValidation(err):
 		kind, msg = KindMisconfigured, "request rejected by the client library: "+err.Error()
@@ -363,6 +365,40 @@ func classifyTransport(provider string, err error) *Error {
 		kind, msg = KindConnReset, "network error: "+netredact.ErrorText(opErr)
 	}
 	return NewError(provider, kind, truncate(msg))
+}
+
+// undecodableBody reports a response body whose Content-Encoding does not
+// decode: net/http asks for gzip and decodes it itself, so a provider (or a
+// proxy) that declares gzip and sends something else, or corrupt gzip, fails
+// the body's read with one of these. The response's headers came: the
+// provider answered, with a body that cannot be read (adapters say so with
+// the status, and mark the failure received).
+func undecodableBody(err error) bool { return undecodableCause(err) != nil }
+
+// undecodableCause is the decoding's own error in err's chain (without the
+// client library's "error reading response body: " around it), nil when
+// there is none.
+func undecodableCause(err error) error {
+	var corrupt flate.CorruptInputError
+	switch {
+	case errors.Is(err, gzip.ErrHeader):
+		return gzip.ErrHeader
+	case errors.Is(err, gzip.ErrChecksum):
+		return gzip.ErrChecksum
+	case errors.As(err, &corrupt):
+		return corrupt
+	}
+	return nil
+}
+
+// undecodableMessage is the message of a failure on a response body that does
+// not decode (undecodableBody), for a response with status.
+func undecodableMessage(status int, err error) string {
+	what := "response"
+	if status >= 400 {
+		what = "error response"
+	}
+	return fmt.Sprintf("HTTP %d %s body does not decode: %s", status, what, undecodableCause(err))
 }
 
 // isHTTP2Reset reports an HTTP/2 stream reset by the provider (RST_STREAM:

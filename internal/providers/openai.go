@@ -159,12 +159,22 @@ func (p *OpenAI) classify(w *CallWatch, trace *callTrace, err error) *Error {
 		e = NewError(p.cfg.Name, KindMalformedResponse,
 			fmt.Sprintf("HTTP %d response body incomplete or invalid: %s", status, truncate(netredact.ErrorText(err))))
 		e.Err = err
-	case e.Kind == KindConnReset && status >= 400:
-		// An error status came and its body broke off: the status says what
-		// to do (a 400 is not retried, a 429 keeps its Retry-After), not the
-		// broken body. A redirect's status (a 307 followed, then a reset
-		// before the next response's headers) says nothing: a reset.
-		ne := ClassifyStatus(p.cfg.Name, status, "", fmt.Sprintf("HTTP %d error response body incomplete: %s", status, truncate(netredact.ErrorText(err))))
+	case undecodableBody(err) && status >= 200 && status <= 299:
+		// The answer's headers came and said gzip; its body is not.
+		e = NewError(p.cfg.Name, KindMalformedResponse, undecodableMessage(status, err))
+		e.Err = err
+		e.Received = true // the provider answered: the outcome is known
+	case (e.Kind == KindConnReset || undecodableBody(err)) && status >= 400:
+		// An error status came and its body broke off (or does not
+		// decode): the status says what to do (a 400 is not retried, a
+		// 429 keeps its Retry-After), not the broken body. A redirect's
+		// status (a 307 followed, then a reset before the next response's
+		// headers) says nothing: a reset.
+		msg := fmt.Sprintf("HTTP %d error response body incomplete: %s", status, truncate(netredact.ErrorText(err)))
+		if undecodableBody(err) {
+			msg = undecodableMessage(status, err)
+		}
+		ne := ClassifyStatus(p.cfg.Name, status, "", msg)
 		ne.Err = err
 		e = ne
 	}

@@ -47,7 +47,10 @@ func (p *OpenAI) Lookup(ctx context.Context, attemptID string) (*Response, bool,
 		return nil, false, p.classify(w, trace, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	// The transport bounds the body to max_response_bytes (limitClient):
+	// past it the read fails, response_too_large, rather than the list
+	// being cut short and reported as a list that does not decode.
+	body, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return nil, false, p.classify(w, trace, err)
 	}

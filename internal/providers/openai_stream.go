@@ -16,6 +16,12 @@ import (
 
 // CompleteStream sends the request with the streaming API, consumes the stream to
 // its end and assembles one Response. onDelta (may be nil) sees each content delta.
+// A stream is whole at its finish_reason: one that ends after it, [DONE] or
+// not, or whose idle deadline passes after it (a gateway that keeps the
+// connection open), is returned with the usage that came. The stream is read
+// on to [DONE] rather than cut at the usage chunk, so that an HTTP/1.1
+// connection (a local vLLM or Ollama) is reused, not closed by a body left
+// unread.
 // An incomplete stream is never returned as a Response: a gap longer than
 // StreamIdleTimeout without any response byte (a chunk, or an SSE comment a
 // provider sends to keep the connection alive) is KindStreamStalled, an end
@@ -81,16 +87,37 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 		}
 		if errors.Is(err, io.EOF) && acc.finishReason != "" {
 			// A stream that ends after its finish_reason is whole, [DONE] or not.
-			resp, ferr := p.finish(acc.id, cmp.Or(acc.model, creq.Model), acc.created, acc.content.String(), acc.refusal.String(), acc.finishReason, acc.usage, acc.toolCalls(), true)
-			if resp != nil {
-				resp.FirstByte = w.FirstByte()
+			return p.streamed(w, creq.Model, &acc)
+		}
+		if acc.finishReason != "" {
+			if we := w.Classify(err); we != nil && we.Kind == KindStreamStalled {
+				// The idle deadline passed after the finish_reason: the
+				// answer is whole, and only its usage chunk or [DONE] was
+				// still to come (a gateway that keeps the connection open
+				// after the last chunk, or ignores include_usage). It is
+				// returned with the usage that came, as a stream that ends
+				// there is, not discarded.
+				// Only the idle deadline, which is the adapter's own
+				// guess that the provider went silent, is excused: the
+				// attempt's timeout, the job's deadline and the router's
+				// cancellation keep their meaning.
+				return p.streamed(w, creq.Model, &acc)
 			}
-			return resp, ferr
 		}
 		e := p.streamError(w, trace, &acc, err)
 		e.Received = true // the stream had begun: whatever broke it, the outcome is known
 		return nil, e
 	}
+}
+
+// streamed is the answer a stream assembled once it is whole (its
+// finish_reason came).
+func (p *OpenAI) streamed(w *CallWatch, model string, acc *streamAcc) (*Response, error) {
+	resp, err := p.finish(acc.id, cmp.Or(acc.model, model), acc.created, acc.content.String(), acc.refusal.String(), acc.finishReason, acc.usage, acc.toolCalls(), true)
+	if resp != nil {
+		resp.FirstByte = w.FirstByte()
+	}
+	return resp, err
 }
 
 // streamError classifies a failed RecvRaw or decodeChunk (whose errors are
@@ -128,6 +155,11 @@ func (p *OpenAI) streamError(w *CallWatch, trace *callTrace, acc *streamAcc, err
 		errors.Is(err, openai.ErrTooManyEmptyStreamMessages):
 		e = NewError(p.cfg.Name, KindStreamMalformed,
 			fmt.Sprintf("stream chunk %d does not decode: %s", acc.chunks+1, truncate(err.Error())))
+	case undecodableBody(err):
+		// The stream's headers came and said gzip; its body is not.
+		_, status, _ := trace.result()
+		e = NewError(p.cfg.Name, KindStreamMalformed,
+			fmt.Sprintf("%s (after %d chunks)", undecodableMessage(status, err), acc.chunks))
 	case errors.As(err, &apiErr):
 		e = Classify(p.cfg.Name, err) // an error event sent inside the stream
 		e.AnsweredWithError = acc.chunks == 0
@@ -149,11 +181,22 @@ type streamAcc struct {
 	finishReason string
 	usage        openai.Usage
 	chunks       int
-	tools        []*openai.ToolCall // by index: deltas name the call, then append to its arguments
+	tools        []*streamToolCall // by index: deltas name the call, then append to its arguments
 }
 
-// maxStreamToolCalls bounds the tool-call index a stream may name, so a
-// provider cannot make the router allocate without end.
+// streamToolCall is one tool call of a stream being assembled. Its arguments
+// come in many deltas (one per token or so): they go into a strings.Builder,
+// not onto Function.Arguments with +=, which copied everything so far for
+// each delta — 20,000 deltas of 150 bytes allocated 28.8 GB.
+type streamToolCall struct {
+	openai.ToolCall
+	args strings.Builder
+}
+
+// maxStreamToolCalls bounds the tool calls of one streamed answer — the
+// tool-call index an OpenAI-compatible stream may name, the tool_use blocks
+// of an Anthropic one — so a provider cannot make the router allocate
+// without end.
 const maxStreamToolCalls = 128
 
 // addToolCall merges one tool-call delta. An index outside [0, 128) is the
@@ -169,7 +212,7 @@ func (a *streamAcc) addToolCall(d openai.ToolCall) error {
 		return fmt.Errorf("tool call index %d is outside 0..%d", i, maxStreamToolCalls-1)
 	}
 	for len(a.tools) <= i {
-		a.tools = append(a.tools, &openai.ToolCall{Type: openai.ToolTypeFunction})
+		a.tools = append(a.tools, &streamToolCall{ToolCall: openai.ToolCall{Type: openai.ToolTypeFunction}})
 	}
 	tc := a.tools[i]
 	if d.ID != "" {
@@ -181,7 +224,7 @@ func (a *streamAcc) addToolCall(d openai.ToolCall) error {
 	if d.Function.Name != "" {
 		tc.Function.Name = d.Function.Name
 	}
-	tc.Function.Arguments += d.Function.Arguments
+	tc.args.WriteString(d.Function.Arguments)
 	return nil
 }
 
@@ -189,13 +232,14 @@ func (a *streamAcc) addToolCall(d openai.ToolCall) error {
 func (a *streamAcc) toolCalls() []openai.ToolCall {
 	out := make([]openai.ToolCall, 0, len(a.tools))
 	for _, tc := range a.tools {
-		if tc.ID == "" && tc.Function.Name == "" && tc.Function.Arguments == "" {
+		if tc.ID == "" && tc.Function.Name == "" && tc.args.Len() == 0 {
 			// A slot no delta wrote: the stream's indexes skipped it (some
 			// gateways number a lone call 1, after a text block at 0). Only a
 			// call that deltas filled in part is refused (incompleteToolCall).
 			continue
 		}
-		c := *tc
+		c := tc.ToolCall
+		c.Function.Arguments = tc.args.String()
 		c.Index = nil
 		out = append(out, c)
 	}

@@ -54,6 +54,11 @@ type ownerLimit struct {
 	reads    uint64    // reads of the database's count so far
 	admitted int       // jobs this replica created for the owner since readAt
 	inflight int       // admissions whose creation has not finished
+	// uncertain counts jobs created while the count was being read: that
+	// read may or may not have seen each (it depends on whose commit came
+	// first). They are counted (an upper bound) until the next read, and
+	// are the reason to read again rather than refuse at the limit.
+	uncertain int
 }
 
 func newLimiter(defaults Limits, owners map[string]Limits, refresh time.Duration, count LiveCounter) *limiter {
@@ -127,16 +132,32 @@ func (l *limiter) admitLive(ctx context.Context, owner string) (done func(create
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.readAt.IsZero() || time.Since(o.readAt) >= l.refresh {
+	read := func() error {
 		n, err := l.count.CountLiveJobs(ctx, owner)
 		if err != nil {
+			return err
+		}
+		o.counted, o.readAt, o.admitted, o.uncertain = n, time.Now(), 0, 0
+		o.reads++
+		return nil
+	}
+	if o.readAt.IsZero() || time.Since(o.readAt) >= l.refresh {
+		if err := read(); err != nil {
 			return nil, false, 0, err
 		}
-		o.counted, o.readAt, o.admitted = n, time.Now(), 0
-		o.reads++
 	}
-	if o.counted+o.admitted+o.inflight >= o.lim.MaxLiveJobs {
-		return nil, false, o.lim.MaxLiveJobs, nil
+	if o.counted+o.admitted+o.inflight+o.uncertain >= o.lim.MaxLiveJobs {
+		if o.uncertain == 0 {
+			return nil, false, o.lim.MaxLiveJobs, nil
+		}
+		// A job created during the last read may be counted twice: read
+		// again before refusing, never below the limit on a guess.
+		if err := read(); err != nil {
+			return nil, false, 0, err
+		}
+		if o.counted+o.admitted+o.inflight >= o.lim.MaxLiveJobs {
+			return nil, false, o.lim.MaxLiveJobs, nil
+		}
 	}
 	o.inflight++
 	readsAtAdmission := o.reads
@@ -151,10 +172,13 @@ func (l *limiter) admitLive(ctx context.Context, owner string) (done func(create
 			case o.reads != readsAtAdmission:
 				// The count was read while this job was being created:
 				// whether that read saw the job depends on whether its
-				// commit came first, so adding it could count it twice
-				// (refusing the owner below its limit until the next
-				// read). The next admission reads the count again.
-				o.readAt = time.Time{}
+				// commit came first, so adding it to admitted could count
+				// it twice (refusing the owner below its limit until the
+				// next read). It is uncertain: counted, but a refusal at
+				// the limit reads again first. (Reading again at the
+				// next admission instead made every admission read while
+				// creations overlapped: the refresh interval never held.)
+				o.uncertain++
 			default:
 				o.admitted++
 			}

@@ -119,3 +119,37 @@ func TestLiveCountReadDuringCreationCountsTheJobOnce(t *testing.T) {
 		t.Fatalf("an admission with no read since counted by a new read (%d reads, want %d): the refresh interval is not kept", count.reads, reads)
 	}
 }
+
+// Creations that overlap a read of the count must not make every admission
+// read it: clearing readAt when such a creation ended made the next admission
+// read, which overlapped the creations still in flight, which cleared it in
+// turn — an owner with two creations in flight read the count (a database
+// round trip under the owner's lock) on every request, whatever the refresh
+// interval. Found by review of the fix above.
+func TestLiveCountReadsKeepTheRefreshInterval(t *testing.T) {
+	ctx := context.Background()
+	count := &liveCount{}
+	l := newLimiter(Limits{MaxLiveJobs: 1000}, nil, time.Hour, count)
+	admit := func() func(bool) {
+		t.Helper()
+		done, ok, _, err := l.admitLive(ctx, "acme")
+		if err != nil || !ok {
+			t.Fatalf("refused: %v %v", ok, err)
+		}
+		return done
+	}
+	prev := admit()
+	o := l.of("acme")
+	o.mu.Lock()
+	o.readAt = o.readAt.Add(-2 * time.Hour) // the refresh interval passes once
+	o.mu.Unlock()
+	for range 100 {
+		next := admit() // overlaps prev's creation
+		prev(true)
+		prev = next
+	}
+	prev(true)
+	if count.reads > 3 {
+		t.Fatalf("refresh is 1h, yet 101 admissions read the live count %d times", count.reads)
+	}
+}

@@ -102,7 +102,7 @@ func classifyHTTP(provider string, status int, code, typ, msg string) *Error {
 		e.Code = truncateTo(typ, maxCode)
 	}
 	if e.Message == "" && status != 0 {
-		e.Message = http.StatusText(status)
+		e.Message = statusMessage(status) // 529 and other unnamed statuses get words too
 	}
 	unlistedStatus(e, msg)
 	operatorsOwn(e)

@@ -179,9 +179,11 @@ func (b *liveBody) Close() error { return b.rc.Close() }
 
 func bodyReader(b []byte) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 
-// withTraceContext returns req carrying the W3C trace context of its context's
-// span (traceparent), so that a provider's own traces join the attempt's. With
-// no propagator installed (tracing off) req is returned untouched.
+// withTraceContext returns req carrying the trace context of its context's
+// span in the headers the configured propagator writes (traceparent by
+// default; OTEL_PROPAGATORS chooses), so that a provider's own traces join the
+// attempt's. With no propagator installed (tracing off, or
+// OTEL_PROPAGATORS=none) req is returned untouched.
 func withTraceContext(req *http.Request) *http.Request {
 	prop := otel.GetTextMapPropagator()
 	if len(prop.Fields()) == 0 || !trace.SpanContextFromContext(req.Context()).IsValid() {

@@ -16,14 +16,13 @@ import (
 // ping, error), consumes it up to message_stop and assembles one Response.
 // onDelta (may be nil) sees each text delta.
 //
-// message_stop ends the message: nothing after it is read. A gateway that
-// keeps the connection open after it would otherwise turn a whole, billed
-// answer into stream_stalled or stream_timeout while the router waited for
-// an end of body that does not come. Closing the body then does not block:
-// over HTTP/2 it resets the stream and keeps the connection; over HTTP/1.1
-// the connection is reused when the body's end had already been read with
-// message_stop, and otherwise closed (waiting for the end, however briefly,
-// is the wait this avoids).
+// message_stop ends the message. The stream is read on to the end of its
+// body (Anthropic ends it right after message_stop), so that an HTTP/1.1
+// connection — a gateway in front of the API — is reused rather than closed
+// with its body unread; a stream whose idle deadline passes after
+// message_stop (a gateway that keeps the connection open) is returned whole,
+// not turned into stream_stalled. The attempt's timeout, the job's deadline
+// and a cancellation keep their meaning.
 //
 // Deadlines (CallWatch): FirstByteTimeout runs until the response headers
 // (passing it is KindTimeout, OutcomeUnknown); from them on, StreamIdleTimeout
@@ -58,11 +57,12 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 			e.Received = true
 			return nil, acc.reported(e)
 		}
-		if acc.stopped {
-			break // the message is whole (see above)
-		}
 	}
-	if err := stream.Err(); err != nil {
+	err := stream.Err()
+	if we := w.Classify(err); err != nil && acc.stopped && we != nil && we.Kind == KindStreamStalled {
+		err = nil // idle after message_stop: the message is whole (see above)
+	}
+	if err != nil {
 		e := p.configuredMaxTokens(req, p.classify(w, trace, err, true))
 		if e.Kind == KindStreamCut || e.Kind == KindStreamMalformed {
 			e.Message += fmt.Sprintf(" (after %d events)", acc.events)

@@ -2,7 +2,10 @@ package providers
 
 import (
 	"context"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -23,8 +26,8 @@ var anthWhole = []string{
 // ends the chunked body nor closes) made the adapter wait for an end of body
 // that never came: a whole, billed answer failed as stream_stalled (or
 // stream_timeout without an idle deadline). The message is whole at
-// message_stop; the adapter stops reading there and closes the body. Found
-// by review.
+// message_stop: when the idle deadline passes after it, the answer is
+// returned and the body closed. Found by review.
 func TestAnthropicStreamEndsAtMessageStop(t *testing.T) {
 	closed := make(chan struct{})
 	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -33,12 +36,11 @@ func TestAnthropicStreamEndsAtMessageStop(t *testing.T) {
 		<-r.Context().Done() // the client went away: it closed the body
 		close(closed)
 	})
-	// The idle deadline only bounds the failure this test guards against (a
-	// read that waits for more after message_stop); the answer is whole
-	// long before it.
+	// The idle deadline is what ends the wait for an end of body that does
+	// not come.
 	p := newAnthropicAdapter(t, srv.URL, func(c *AnthropicConfig) {
 		c.Stream = true
-		c.StreamIdleTimeout = 5 * time.Second
+		c.StreamIdleTimeout = 300 * time.Millisecond
 	})
 	var deltas string
 	resp, err := p.CompleteStream(context.Background(), testRequest(), func(s string) { deltas += s })
@@ -87,5 +89,34 @@ func TestAnthropicMessageDeltaWithoutUsageKeepsOutputTokens(t *testing.T) {
 				t.Fatalf("usage %+v, want 12 prompt and %d completion tokens", resp.Usage, want)
 			}
 		})
+	}
+}
+
+// The stream is read to the end of its body, not cut at message_stop: a body
+// closed unread closes an HTTP/1.1 connection (a gateway in front of the API,
+// over plain HTTP) instead of returning it to the pool. The server here ends
+// its body a moment after message_stop, as one on a network does.
+func TestAnthropicStreamKeepsItsConnection(t *testing.T) {
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		anthSSE(w, anthWhole...)
+		w.(http.Flusher).Flush()
+		time.Sleep(20 * time.Millisecond) // the provider's network, not a synchronisation
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	p := newAnthropicAdapter(t, srv.URL, func(c *AnthropicConfig) { c.Stream = true })
+	for range 5 {
+		if _, err := p.CompleteStream(context.Background(), testRequest(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Fatalf("5 streamed calls opened %d connections, want 1 (the stream's body closed before its end)", n)
 	}
 }

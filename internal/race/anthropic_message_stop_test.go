@@ -45,7 +45,7 @@ func TestAnthropicAnswerWholeAtMessageStopWins(t *testing.T) {
 	// The idle deadline only bounds the failure this test guards against;
 	// the answer is whole long before it.
 	primary, err := providers.NewAnthropic(providers.AnthropicConfig{Name: "anthropic", BaseURL: srv.URL, APIKey: "sk-ant", Model: "claude-test",
-		Stream: true, StreamIdleTimeout: 5 * time.Second})
+		Stream: true, StreamIdleTimeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

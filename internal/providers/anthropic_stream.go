@@ -59,7 +59,7 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 		}
 	}
 	err := stream.Err()
-	if we := w.Classify(err); err != nil && acc.stopped && we != nil && we.Kind == KindStreamStalled {
+	if acc.stopped && w.Stalled(err) {
 		err = nil // idle after message_stop: the message is whole (see above)
 	}
 	if err != nil {

@@ -2,10 +2,7 @@ package providers
 
 import (
 	"context"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -97,26 +94,11 @@ func TestAnthropicMessageDeltaWithoutUsageKeepsOutputTokens(t *testing.T) {
 // over plain HTTP) instead of returning it to the pool. The server here ends
 // its body a moment after message_stop, as one on a network does.
 func TestAnthropicStreamKeepsItsConnection(t *testing.T) {
-	var conns atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	keepsOneConnection(t, func(w http.ResponseWriter, r *http.Request) {
 		anthSSE(w, anthWhole...)
 		w.(http.Flusher).Flush()
 		time.Sleep(20 * time.Millisecond) // the provider's network, not a synchronisation
-	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	p := newAnthropicAdapter(t, srv.URL, func(c *AnthropicConfig) { c.Stream = true })
-	for range 5 {
-		if _, err := p.CompleteStream(context.Background(), testRequest(), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n := conns.Load(); n != 1 {
-		t.Fatalf("5 streamed calls opened %d connections, want 1 (the stream's body closed before its end)", n)
-	}
+	}, func(url string) Streamer {
+		return newAnthropicAdapter(t, url, func(c *AnthropicConfig) { c.Stream = true })
+	})
 }

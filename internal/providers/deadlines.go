@@ -177,6 +177,16 @@ func (w *CallWatch) Stop() {
 	w.stopT()
 }
 
+// Stalled reports whether the stream's read failed with err because the idle
+// deadline (StreamIdleTimeout) passed — the adapter's own guess that the
+// provider went silent, which a stream already whole (its finish_reason or
+// message_stop came) excuses; the call's timeout, the job's deadline and a
+// cancellation are not excused.
+func (w *CallWatch) Stalled(err error) bool {
+	e := w.Classify(err)
+	return err != nil && e != nil && e.Kind == KindStreamStalled
+}
+
 // Classify is the error of a call whose watched context ended (a deadline, or
 // the router cancelling it), with cause as its cause; nil when the context
 // has not ended, and the adapter classifies the call's error itself.

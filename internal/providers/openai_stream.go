@@ -89,20 +89,13 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 			// A stream that ends after its finish_reason is whole, [DONE] or not.
 			return p.streamed(w, creq.Model, &acc)
 		}
-		if acc.finishReason != "" {
-			if we := w.Classify(err); we != nil && we.Kind == KindStreamStalled {
-				// The idle deadline passed after the finish_reason: the
-				// answer is whole, and only its usage chunk or [DONE] was
-				// still to come (a gateway that keeps the connection open
-				// after the last chunk, or ignores include_usage). It is
-				// returned with the usage that came, as a stream that ends
-				// there is, not discarded.
-				// Only the idle deadline, which is the adapter's own
-				// guess that the provider went silent, is excused: the
-				// attempt's timeout, the job's deadline and the router's
-				// cancellation keep their meaning.
-				return p.streamed(w, creq.Model, &acc)
-			}
+		if acc.finishReason != "" && w.Stalled(err) {
+			// The idle deadline passed after the finish_reason: the answer is
+			// whole, and only its usage chunk or [DONE] was still to come (a
+			// gateway that keeps the connection open after the last chunk, or
+			// ignores include_usage). It is returned with the usage that came,
+			// as a stream that ends there is, not discarded.
+			return p.streamed(w, creq.Model, &acc)
 		}
 		e := p.streamError(w, trace, &acc, err)
 		e.Received = true // the stream had begun: whatever broke it, the outcome is known

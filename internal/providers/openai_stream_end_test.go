@@ -3,10 +3,7 @@ package providers
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -46,30 +43,13 @@ func TestOpenAIStreamHeldOpenAfterUsageIsWhole(t *testing.T) {
 // The provider here flushes [DONE] a moment after the usage chunk, as a
 // provider on a network does.
 func TestOpenAIStreamKeepsItsConnection(t *testing.T) {
-	var conns atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	keepsOneConnection(t, func(w http.ResponseWriter, r *http.Request) {
 		startStream(w)
 		sse(w, chunk(`{"a":1}`, ""), chunk("", "stop"), usageChunk)
 		w.(http.Flusher).Flush()
 		time.Sleep(20 * time.Millisecond) // the provider's network, not a synchronisation
 		fmt.Fprint(w, "data: [DONE]\n\n")
-	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	p := newTestAdapter(t, srv.URL, nil)
-	for range 5 {
-		if _, err := p.CompleteStream(context.Background(), testRequest(), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n := conns.Load(); n != 1 {
-		t.Fatalf("5 streamed calls opened %d connections, want 1 (the stream's body closed before its end)", n)
-	}
+	}, func(url string) Streamer { return newTestAdapter(t, url, nil) })
 }
 
 // The second line of defence: a server that ignores include_usage and leaves

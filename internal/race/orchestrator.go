@@ -668,12 +668,30 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 	if o.spec.model != "" {
 		model = o.spec.model
 	}
+	if err := ctx.Err(); err != nil {
+		// The run was stopped (the shutdown's cut, the job cancelled or
+		// won elsewhere) while the target was chosen: no attempt to create.
+		// Said as a creation cut by ctx always said it.
+		release(OutcomeIgnore)
+		o.stop("could not create an attempt: " + err.Error())
+		return false
+	}
 	o.sole.Store(false) // before the attempt can exist: a win read after this is not the job's whole story
-	a, err := o.r.cfg.Store.CreateAttempt(ctx, store.NewAttempt{
+	// The creation is not cut by ctx: a cancellation that came while its
+	// COMMIT was in flight would give an error here although PostgreSQL may
+	// still commit, leaving an attempt this run does not know of `starting`
+	// until its lease expired, then `unknown` — blocking the job for a
+	// request never sent. It is bounded instead, as a run's ending writes
+	// are (exitContext: a few seconds past the store's own lock wait, and
+	// cancelled when Stop gives up on the job runs); a run stopped meanwhile
+	// learns of it once the attempt exists, and records it as never sent.
+	cctx, endCreate := o.r.exitContext(ctx)
+	a, err := o.r.cfg.Store.CreateAttempt(cctx, store.NewAttempt{
 		JobID: o.job.ID, Provider: provider, Model: model, Role: role, Price: storePrice(o.r.priceFor(provider, target, model)),
 		LeaseOwner: o.r.cfg.LeaseOwner, LeaseFor: o.r.cfg.Lease, Orchestrator: o.r.cfg.LeaseOwner,
 		MaxInflight: o.route.MaxInflight, MaxAttempts: o.route.MaxAttempts, Routing: o.routing,
 	})
+	endCreate()
 	// The routing is recorded once per orchestration, with its first attempt;
 	// a creation that gave up on a held row wrote nothing, so the next
 	// attempt carries it.
@@ -715,12 +733,29 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 	}
 	o.used[provider] = true
 	o.attempts++
-	if err := o.r.cfg.Store.MarkAttemptRunning(ctx, a.ID); err != nil {
-		release(OutcomeIgnore)
+	// A run stopped while the attempt was created does not mark it running
+	// (cause: the shutdown's cut, say). A cancellation while the mark is in
+	// flight is the same case: a mark that committed although its caller saw
+	// an error leaves the attempt `running`, which RecordNotSent settles as
+	// it settles a `starting` one (FinishAttempt takes either).
+	if err = context.Cause(ctx); err != nil {
+		o.log.Info("the job's run was stopped as its attempt was created; not sending", "attempt_id", a.ID, "cause", err)
+	} else if err = o.r.cfg.Store.MarkAttemptRunning(ctx, a.ID); err != nil {
 		o.log.Info("attempt no longer starting; not sending", "attempt_id", a.ID, "err", err)
+	}
+	if err != nil {
+		release(OutcomeIgnore)
 		if !errors.Is(err, store.ErrStateConflict) {
 			// Never sent: say so now rather than leave it to expire as unknown.
-			if err := o.r.cfg.Store.RecordNotSent(context.WithoutCancel(ctx), a.ID, "the request was never sent: "+err.Error()); err != nil {
+			// Why is the run's stop when there was one, not the write it cut.
+			// A conflict here: the attempt has ended already (its job's
+			// cancellation, committed after its creation, cancelled it).
+			why := err
+			if cause := context.Cause(ctx); cause != nil {
+				why = cause
+			}
+			if err := o.r.cfg.Store.RecordNotSent(context.WithoutCancel(ctx), a.ID, "the request was never sent: "+why.Error()); err != nil &&
+				!errors.Is(err, store.ErrStateConflict) {
 				unsentNotRecorded(o.log.With("attempt_id", a.ID), err)
 			}
 		}

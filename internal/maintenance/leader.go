@@ -55,7 +55,9 @@ func (e *Elector) IsLeader() bool {
 }
 
 // Once tries to take or renew the lease once and reports whether it leads.
-// After StepDown it does nothing and reports false.
+// The try gets a third of the lease (one renewal interval) at most; one that
+// gets no answer by then counts as failed. After StepDown it does nothing and
+// reports false.
 func (e *Elector) Once(ctx context.Context) bool {
 	e.op <- struct{}{}
 	defer func() { <-e.op }()
@@ -66,7 +68,21 @@ func (e *Elector) Once(ctx context.Context) bool {
 		return false
 	}
 	sent := time.Now()
-	ok, err := e.store.TryLead(ctx, e.name, e.holder, e.ttl)
+	// One renewal interval at most: a renewal sent on a connection gone
+	// silent (a failover whose old primary vanished, a partition) meets no
+	// refusal and no answer, and would hold this loop until TCP gave up —
+	// some 15 minutes on Linux, never if the host acknowledges but does not
+	// answer — while a failover leaves every replica's elector stuck the
+	// same way: nobody would lead, so no attempt lease would expire and
+	// nothing be reconciled or deleted. The next tick tries again, on
+	// another connection. A renewal that committed but whose answer was
+	// lost is safe: it counts as failed (until is cleared below), so this
+	// replica stops acting as leader, and the lease it renewed keeps every
+	// other replica out until it expires or this replica renews it again.
+	rctx, cancel := context.WithTimeout(ctx, e.ttl/3)
+	ok, err := e.store.TryLead(rctx, e.name, e.holder, e.ttl)
+	silent := rctx.Err() != nil && ctx.Err() == nil
+	cancel()
 	was := e.IsLeader()
 	e.mu.Lock()
 	if err == nil && ok && !e.down { // StepDown, called meanwhile, waits to resign
@@ -77,6 +93,9 @@ func (e *Elector) Once(ctx context.Context) bool {
 	}
 	e.mu.Unlock()
 	switch {
+	case err != nil && silent:
+		e.log.Warn("leader lease: the database did not answer the renewal in time; this replica does not lead until a renewal succeeds (tried again at the next tick)",
+			"role", e.name, "timeout", e.ttl/3, "err", err)
 	case err != nil && ctx.Err() == nil:
 		e.log.Warn("leader lease: could not renew", "role", e.name, "err", err)
 	case ok && !was:
@@ -92,7 +111,10 @@ func (e *Elector) Once(ctx context.Context) bool {
 // more, and the lease row is deleted, so another replica leads from its next
 // try (within a third of the lease) — and its recovery adopts the jobs this
 // replica hands over while it drains — instead of waiting for this replica's
-// drain to end and Run's resignation. It can be called more than once.
+// drain to end and Run's resignation. The resignation gets a third of the
+// lease at most (less if ctx ends first): one that cannot finish, on a
+// connection gone silent, is left to the lease's expiry rather than holding
+// the caller. It can be called more than once.
 func (e *Elector) StepDown(ctx context.Context) error {
 	e.mu.Lock()
 	e.down, e.until = true, time.Time{}
@@ -103,7 +125,9 @@ func (e *Elector) StepDown(ctx context.Context) error {
 	case <-ctx.Done(): // a renewal hangs: the lease expires on its own
 		return ctx.Err()
 	}
-	if err := e.store.Resign(ctx, e.name, e.holder); err != nil {
+	rctx, cancel := context.WithTimeout(ctx, e.ttl/3)
+	defer cancel()
+	if err := e.store.Resign(rctx, e.name, e.holder); err != nil {
 		e.log.Warn("leader lease: could not resign; another replica leads once it expires", "role", e.name, "err", err)
 		return err
 	}

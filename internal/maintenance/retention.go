@@ -2,6 +2,7 @@ package maintenance
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 )
@@ -26,8 +27,17 @@ type Cleaner struct {
 	After    time.Duration // retention.jobs; default 720h
 	Batch    int           // default 100
 	Interval time.Duration // default 1m
-	Log      *slog.Logger
+	// BatchTimeout bounds each batch (default 1m, like a recovery pass's
+	// steps): a batch sent on a connection gone silent would otherwise stop
+	// retention until TCP gave up, some 15 minutes on Linux, or for good if
+	// the host acknowledges but never answers. Waits for rows other
+	// transactions hold are bounded far more tightly by the store
+	// (lock_timeout, 2s).
+	BatchTimeout time.Duration
+	Log          *slog.Logger
 }
+
+const defaultBatchTimeout = time.Minute
 
 // Once deletes everything currently past retention, batch by batch, and
 // returns how many jobs it deleted. It goes on while a batch is full (its
@@ -35,20 +45,31 @@ type Cleaner struct {
 // batch the jobs earlier batches found busy — a job with a row another
 // transaction holds — which, the oldest, would otherwise be chosen again
 // every time, and fill a batch of their own once there are batch of them.
-// They are tried again at the next pass.
+// They are tried again at the next pass. A batch that gets no answer within
+// BatchTimeout ends the pass with an error; the batches before it stay
+// deleted, and the next pass goes on from there.
 func (c *Cleaner) Once(ctx context.Context) (int, error) {
-	after, batch := c.After, c.Batch
+	after, batch, timeout := c.After, c.Batch, c.BatchTimeout
 	if after <= 0 {
 		after = 720 * time.Hour
 	}
 	if batch <= 0 {
 		batch = 100
 	}
+	if timeout <= 0 {
+		timeout = defaultBatchTimeout
+	}
 	total := 0
 	var skip []string
 	for ctx.Err() == nil && (c.Leader == nil || c.Leader.IsLeader()) {
-		deleted, busy, err := c.Store.DeleteExpiredJobBatch(ctx, after, batch, skip)
+		bctx, cancel := context.WithTimeout(ctx, timeout)
+		deleted, busy, err := c.Store.DeleteExpiredJobBatch(bctx, after, batch, skip)
+		silent := bctx.Err() != nil && ctx.Err() == nil
+		cancel()
 		total += deleted
+		if err != nil && silent {
+			err = fmt.Errorf("a batch got no answer from the database within %s (a connection gone silent, or the database overloaded); the next pass tries again: %w", timeout, err)
+		}
 		if err != nil || deleted+len(busy) < batch {
 			return total, err
 		}

@@ -133,7 +133,8 @@ func CompletionID(jobID string) string { return "chatcmpl-" + strings.ReplaceAll
 
 // ProviderRule reports whether a violation Judge found (by its rule) says the
 // provider answered badly whatever the request asked — an empty answer (one
-// that did not end at the caller's max_tokens: finish_reason "length"), tool
+// that did not end at the caller's max_tokens, finish_reason "length", nor at
+// one of the caller's stop sequences: see emptyIsTheCallers), tool
 // calls the request did not offer, that are malformed, or that the finish
 // reason announces and the answer does not hold, an answer that cannot be
 // stored — rather than that the answer missed the caller's own
@@ -213,16 +214,9 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 		if err := json.Unmarshal([]byte(text), &obj); err != nil {
 			return nil, []contract.Violation{{Rule: "json.syntax", Path: "$", Message: "response_format json_object asks for a JSON object: " + err.Error()}}
 		}
-	case strings.TrimSpace(content) == "" && resp.FinishReason != "length":
+	case strings.TrimSpace(content) == "" && !emptyIsTheCallers(in, resp.FinishReason):
 		return nil, []contract.Violation{{Rule: "empty", Path: "$", Message: "the answer is empty"}}
 	}
-	// An empty answer that ended at "length" ran out of the caller's own
-	// limit (a reasoning model spends a small max_completion_tokens on its
-	// reasoning): OpenAI answers it 200 with content "" and finish_reason
-	// "length", and so does the router. It says nothing of the target's
-	// health, which the "empty" rule (ProviderRule) would count against its
-	// breaker for every tenant. With a response_format it is judged above,
-	// as the caller's own contract (not ProviderRule).
 	finish := resp.FinishReason
 	if finish == "" {
 		finish = "stop"
@@ -257,6 +251,35 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 		return nil, []contract.Violation{{Rule: "json.unstorable", Path: "$", Message: "the answer holds " + e.Error() + "; it cannot be stored as the result"}}
 	}
 	return b, nil
+}
+
+// emptyIsTheCallers reports whether an empty (or whitespace-only) answer that
+// ended with finish reason finish is what the caller's own request made it,
+// and so wins as OpenAI returns it (200, content "", that finish reason)
+// instead of failing as the provider's ("empty", ProviderRule, counted
+// against the target's breaker for every tenant).
+//
+//   - "length": the answer ran out of the caller's max_tokens (a reasoning
+//     model spends a small max_completion_tokens on its reasoning).
+//   - "stop" (or "", which is stop) when the caller sent stop sequences: the
+//     model began with one of them (stop: ["OK"] and "Answer with the word OK
+//     only"; stop: ["\n"] and an answer that starts a new line), and the
+//     provider — or the Anthropic adapter, which applies whitespace-only
+//     stops itself (cutAtStops) — left the sequence out, as OpenAI does.
+//     Nothing tells this apart from a provider that answered nothing at all,
+//     so a request with stop sequences takes an empty answer as its own.
+//
+// Without stop sequences an empty answer that says it is whole is still the
+// provider's failure. With a response_format Judge never gets here: the
+// empty answer fails the caller's format, as the caller's (not ProviderRule).
+func emptyIsTheCallers(in *Input, finish string) bool {
+	switch finish {
+	case "length":
+		return true
+	case "stop", "":
+		return len(in.Stop) > 0
+	}
+	return false
 }
 
 // unfenced is the text of a json_schema answer the validator accepted (doc is

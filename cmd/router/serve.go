@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/ops"
 	"github.com/routerhq/router/internal/server"
 )
 
@@ -106,7 +107,8 @@ func stopNowOn(now context.Context, srv *server.Server, log *slog.Logger) (relea
 }
 
 // serveDebug serves net/http/pprof on ln (on a mux of its own: nothing is
-// registered on http.DefaultServeMux) until stop is called.
+// registered on http.DefaultServeMux) until stop is called, only to requests
+// addressed to a loopback host (loopbackHostOnly).
 func serveDebug(ln net.Listener, log *slog.Logger) (stop func()) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -114,7 +116,7 @@ func serveDebug(ln net.Listener, log *slog.Logger) (stop func()) {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: loopbackHostOnly(mux), ReadHeaderTimeout: 10 * time.Second}
 	log.Info("debug listener (pprof)", "addr", "http://"+ln.Addr().String()+"/debug/pprof/")
 	if a, ok := ln.Addr().(*net.TCPAddr); ok && !a.IP.IsLoopback() {
 		log.Warn("--debug-listen is not a loopback address: anyone who reaches it can profile this process and read its command line; use 127.0.0.1:PORT", "addr", ln.Addr().String())
@@ -132,4 +134,25 @@ func serveDebug(ln net.Listener, log *slog.Logger) (stop func()) {
 		_ = hs.Close()
 		<-done
 	}
+}
+
+// loopbackHostOnly refuses (421) a request whose Host is not a loopback
+// address or localhost (ops.LocalHost), as the operator listener without an
+// operator key does. The debug listener has no authentication, and a web page
+// in a browser on this machine could otherwise rebind its own name to the
+// listener's address (DNS rebinding) and read it as its own origin: the
+// command line, goroutine and heap dumps, CPU profiles on demand. Such a page
+// sends its own name as Host; go tool pprof and curl on http://127.0.0.1:PORT
+// send a loopback one.
+func loopbackHostOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !ops.LocalHost(r.Host) {
+			http.Error(w, fmt.Sprintf("this debug listener (--debug-listen) answers only requests addressed to a loopback host "+
+				"(127.0.0.1, [::1] or localhost, any port), not Host %q: a web page could otherwise read it through DNS rebinding. "+
+				"Open it as http://127.0.0.1:<port>/debug/pprof/ (through an SSH tunnel from another machine)", r.Host),
+				http.StatusMisdirectedRequest)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

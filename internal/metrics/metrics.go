@@ -83,6 +83,10 @@ type Metrics struct {
 	http          httpMetrics
 }
 
+// JobSettledStates are the values of router_jobs_settled_total's state label,
+// each exposed at 0 before its first job.
+var JobSettledStates = []string{store.JobSucceeded, store.JobFailed, store.JobUnknown, store.JobCancelled}
+
 // DefaultLatencyBuckets are the attempt latency buckets, in seconds.
 var DefaultLatencyBuckets = []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120}
 
@@ -136,8 +140,22 @@ func New(opt Options) *Metrics {
 	for _, c := range []prometheus.Counter{m.replays, m.conflicts} {
 		c.Add(0)
 	}
+	// Every documented state at 0 from the start (as webhook outcomes are):
+	// a series that appears with its first job has no earlier sample, so
+	// rate() and increase() over it miss that job — each process's first
+	// unknown job would never fire the alert on it (docs/operations.md).
+	for _, state := range JobSettledStates {
+		m.jobs.WithLabelValues(state)
+	}
 	if opt.Breakers != nil {
 		m.reg.MustRegister(&breakerCollector{src: opt.Breakers})
+		// The same for each breaker's transitions; the breakers are known
+		// now (a BreakerSource lists every configured target's).
+		for provider := range opt.Breakers.BreakerStates() {
+			for _, to := range breakerStates {
+				m.transitions.WithLabelValues(provider, to)
+			}
+		}
 	}
 	if opt.Replicas != nil {
 		m.reg.MustRegister(&replicaCollector{src: opt.Replicas, maxAge: opt.ReplicaMaxAge})

@@ -150,7 +150,7 @@ func checkQuery(w http.ResponseWriter, r *http.Request, path string, params []st
 }
 
 // ServeHTTP checks the request before any endpoint sees it — without an
-// operator key, that it is addressed to a loopback host (localHost); with
+// operator key, that it is addressed to a loopback host (LocalHost); with
 // one, that it carries the key; and that it has no body, which no operator
 // endpoint takes — then serves the endpoint with panic recovery. No body is
 // ever read: a refused request with one has its connection closed
@@ -165,7 +165,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	switch {
-	case s.cfg.Key == "" && !localHost(r.Host):
+	case s.cfg.Key == "" && !LocalHost(r.Host):
 		refuse(w, r, problem.Details{Status: http.StatusMisdirectedRequest, Type: "not-a-local-host", Title: "Host is not a loopback address",
 			Detail: fmt.Sprintf("this operator listener has no operator key, so it answers only requests addressed to a loopback host "+
 				"(127.0.0.1, [::1] or localhost, any port), not Host %q: a web page could otherwise read it through DNS rebinding. "+
@@ -187,11 +187,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// localHost reports whether a request's Host names a loopback address or
+// LocalHost reports whether a request's Host names a loopback address or
 // localhost, with or without a port: what a browser sends for a page it
 // loaded from this listener, and never for a page whose name a DNS rebinding
-// pointed here.
-func localHost(host string) bool {
+// pointed here. A listener without authentication answers only such requests
+// (this surface without an operator key; `router serve --debug-listen`).
+func LocalHost(host string) bool {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {

@@ -87,7 +87,8 @@ const passTimeout = time.Minute
 // the Reconcilers slots for as long as the other transaction lasts.
 const reconcileLockWait = 2 * time.Second
 
-// scan expires attempt leases and adopts orphaned jobs.
+// scan expires attempt leases (counting the jobs that settles unknown) and
+// adopts orphaned jobs.
 func (r *Runner) scan(ctx context.Context, batch int) {
 	log := r.cfg.Log
 	pass, cancel := context.WithTimeout(ctx, passTimeout)
@@ -95,6 +96,9 @@ func (r *Runner) scan(ctx context.Context, batch int) {
 	cancel()
 	if len(jobs) > 0 {
 		log.Warn("recovery: attempts whose router died are now unknown", "jobs", jobs)
+		cctx, cancel := context.WithTimeout(ctx, passTimeout)
+		r.countExpiredUnknown(cctx, jobs)
+		cancel()
 	}
 	switch {
 	case err == nil || ctx.Err() != nil:
@@ -107,6 +111,39 @@ func (r *Runner) scan(ctx context.Context, batch int) {
 		log.Error("recovery: could not expire attempt leases", "err", err)
 	}
 	r.adopt(ctx, batch, r.runnable(true))
+}
+
+// countExpiredUnknown counts (Observer.JobSettled) those of jobs, which lease
+// expiry has just given an unknown attempt, that it settled `unknown`. The
+// replica whose run died with them cannot count them: without this, a job
+// left unknown by a replica killed mid-call never reached
+// router_jobs_settled_total{state="unknown"}, which operators alert on
+// (docs/operations.md).
+//
+// ExpireAttemptLeases names every job that got an unknown attempt, settled or
+// not: a job with another attempt still in flight (a hedge created after the
+// dead replica's last renewal expires later) stays running, and is named
+// again by the pass that expires its last attempt and settles it. So a job is
+// counted only if it is `unknown` now. An unknown job has no attempt in
+// flight (CreateAttempt refuses it; a job settles only when none is left), so
+// one named here was running until this expiry settled it, and is named once
+// for it; a job that had already ended is never named (its attempts become
+// lost or cancelled). Only a change within the one round trip between the
+// expiry and the read escapes this: a job cancelled or resolved meanwhile is
+// not counted (nor is one whose read fails), and one the rest of its run
+// settled meanwhile is counted here too.
+func (r *Runner) countExpiredUnknown(ctx context.Context, jobs []string) {
+	for _, id := range jobs {
+		state, err := r.cfg.Store.JobStateAny(ctx, id)
+		switch {
+		case err != nil:
+			if ctx.Err() == nil {
+				r.cfg.Log.Warn("recovery: could not read the state of a job whose attempt lease expired; not counted as settled", "job_id", id, "err", err)
+			}
+		case state == store.JobUnknown:
+			r.cfg.Observer.JobSettled(store.JobUnknown)
+		}
+	}
 }
 
 // AdoptOnce is the recovery pass of a replica that is not the maintenance

@@ -12,9 +12,12 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
-// Gate modes (conformance.gate in the configuration).
+// Gate modes (conformance.gate in the configuration). The gate is asked when
+// a job first chooses a target, as a failover or a hedge (or, with all, as
+// the primary); a retry goes to a target the job has already tried, which the
+// gate admitted then, and is not asked again.
 const (
-	GateFallbacks = "fallbacks" // failover, hedge and retry roles need a fresh pass; the primary never does
+	GateFallbacks = "fallbacks" // every target but the route's first (failover and hedge) needs a fresh pass; the primary never does
 	GateAll       = "all"       // every role, the primary included
 	GateOff       = "off"       // no gate
 )

@@ -14,7 +14,8 @@ const maxFailuresShown = 3
 
 // WriteTable prints the report as a table: one row per provider × prompt
 // version, each failing case under its row with the rule and path of every
-// failure, then a summary line.
+// failure, then a summary line (for an interrupted run, how many of the
+// planned results finished).
 func (r *Report) WriteTable(w io.Writer) error {
 	header := []string{"PROVIDER", "MODEL", "PROMPT", "CASES", "RESULT"}
 	rows := make([][]string, len(r.Results))
@@ -77,6 +78,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(&b, "prompt %s has no suite (%s): %s\n", printable(id), printable(where), unsuited)
 	}
 	switch {
+	case r.Interrupted:
+		// Not "all passed", nor "nothing to run": what did not finish was
+		// neither tested nor recorded.
+		fmt.Fprintf(&b, "interrupted: %d of %d planned results finished; the rest were not run or recorded, so the gate still judges those providers by their previous runs\n",
+			len(r.Results), r.Planned)
+		if failed > 0 {
+			fmt.Fprintf(&b, "%d of %d finished failed: %s\n", failed, len(r.Results), r.failedMeans("those providers", "those prompt versions"))
+		}
 	case len(r.Results) == 0 && len(r.Unsuited) == 0:
 		b.WriteString("nothing to run: no prompt has a suite\n")
 	case r.Passed:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -52,9 +53,14 @@ type Options struct {
 	// Concurrency bounds how many providers run at once (default 4). The cases
 	// of one provider run one after another.
 	Concurrency int
-	// Temperature overrides the suites' temperature (which defaults to 0).
-	// Each case's stored details record the one it used (CaseResult.Sampling).
+	// Temperature overrides the suites' temperature (which defaults to 0);
+	// from 0 to 2. Each case's stored details record the one it used
+	// (CaseResult.Sampling).
 	Temperature *float32
+	// SuitesDir is the directory the suites were loaded from, for messages
+	// (a prompt without a suite is told where to write it); also
+	// Report.SuitesDir.
+	SuitesDir string
 	// TargetDigests, when set, is the settings digest of each target (by id)
 	// asked for a model (TargetDigest; TargetDigests makes it from the
 	// configuration), recorded with each result: the gate counts a pass only
@@ -114,10 +120,18 @@ type Progress struct {
 // Report is the outcome of a run.
 type Report struct {
 	RouterVersion string `json:"router_version"`
-	// Passed: every case of every result passed, every result was recorded
-	// (a pass the gate does not have is not one) and every loaded prompt
-	// has a suite.
-	Passed  bool     `json:"passed"`
+	// Passed: the run finished, every case of every result passed, every
+	// result was recorded (a pass the gate does not have is not one) and
+	// every loaded prompt has a suite.
+	Passed bool `json:"passed"`
+	// Interrupted: the run ended early (its context ended: Ctrl-C, a CI
+	// timeout's SIGTERM). Results lists only the provider × prompt results
+	// that finished; of the Planned others, nothing ran to the end or was
+	// recorded, so the gate still judges them by their previous runs.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Planned is how many provider × model × prompt results the run set out
+	// to make.
+	Planned int      `json:"planned_results"`
 	Results []Result `json:"results"`
 	// Unsuited lists loaded prompts (name@version) that have no suite: no
 	// provider can become eligible for failover on them.
@@ -254,7 +268,8 @@ func (pl *plan) has(p *prompt.Prompt, model string) bool {
 // Run runs the selected suites against the selected providers, records each
 // provider × prompt result in the store and returns the report. Report.Passed
 // is false when any case failed, a result could not be recorded
-// (Result.Recorded) or a loaded prompt has no suite. An error means
+// (Result.Recorded), a loaded prompt has no suite or the run did not finish
+// (Report.Interrupted when ctx ended). An error means
 // the run itself could not be made or recorded (bad selection, a suite that does
 // not fit its prompt, the database, ctx ending); results finished before a
 // recording error are still in the report.
@@ -268,7 +283,10 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if opt.RouterVersion == "" {
 		opt.RouterVersion = Version()
 	}
-	rep := &Report{RouterVersion: opt.RouterVersion, Passed: true, Gate: opt.Gate}
+	rep := &Report{RouterVersion: opt.RouterVersion, Passed: true, Gate: opt.Gate, SuitesDir: opt.SuitesDir}
+	if t := opt.Temperature; t != nil && !(*t >= 0 && *t <= 2) { // NaN too
+		return nil, fmt.Errorf("conformance: temperature %v is outside 0..2", *t)
+	}
 
 	names := unique(opt.Providers) // --provider a,a runs and records a once
 	if len(names) == 0 {
@@ -303,7 +321,11 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 				return nil, fmt.Errorf("conformance: %w", err)
 			}
 			if _, ok := opt.Suites[n]; !ok {
-				return nil, fmt.Errorf("conformance: prompt %s has no suite: write %s/%s", p.ID(), n, SuiteFile)
+				where := n + "/" + SuiteFile
+				if opt.SuitesDir != "" {
+					where = filepath.Join(opt.SuitesDir, n, SuiteFile)
+				}
+				return nil, fmt.Errorf("conformance: prompt %s has no suite: write %s", p.ID(), where)
 			}
 			selected = append(selected, p)
 		}
@@ -331,6 +353,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		return nil, err
 	}
 	for _, pl := range plans {
+		rep.Planned += len(pl.runs)
 		for _, r := range pl.runs {
 			total += len(opt.Suites[r.prompt.Name].Cases)
 		}
@@ -370,10 +393,15 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			rep.Passed = rep.Passed && r.Passed && !r.NotRecorded()
 		}
 	}
+	// An interrupted run tested only some providers or prompts, and a
+	// provider that ended in an error has results missing: neither passed,
+	// whatever the results that finished say.
 	if err := ctx.Err(); err != nil {
+		rep.Passed, rep.Interrupted = false, true
 		return rep, fmt.Errorf("conformance run interrupted: %w (unfinished results were not recorded)", err)
 	}
 	if err := errors.Join(errs...); err != nil {
+		rep.Passed = false
 		return rep, err
 	}
 	return rep, nil

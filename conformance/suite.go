@@ -153,8 +153,14 @@ func ParseSuite(file string, b []byte) (*Suite, []string) {
 	if s.Prompt == "" {
 		add("prompt: name the prompt this suite is for")
 	}
-	if s.Temperature != nil && (*s.Temperature < 0 || *s.Temperature > 2) {
-		add("temperature: %v is outside 0..2", *s.Temperature)
+	// Written so that NaN (.nan) is outside too: it would reach every
+	// request, and no run could encode it (json: unsupported value).
+	if s.Temperature != nil && !(*s.Temperature >= 0 && *s.Temperature <= 2) {
+		at := ""
+		if n := deref(fields(deref(doc))["temperature"]); n != nil {
+			at = fmt.Sprintf(", line %d", n.Line)
+		}
+		add("temperature%s: %v is outside 0..2: write a number from 0 to 2", at, *s.Temperature)
 	}
 	if len(s.Cases) == 0 {
 		add("cases: list at least one case")
@@ -200,19 +206,25 @@ func ParseSuite(file string, b []byte) (*Suite, []string) {
 // Check checks the suite against the loaded prompt it is for: the prompt
 // version matches (when the suite names one), every expectation's pointer
 // names a value the output schema declares (of a type the expectation can
-// judge), every case's input passes the input schema and renders, and every
-// reference reply passes the schema, the contract and its case's
-// expectations. These are faults of the suite, not of any provider: a
-// misspelt pointer would fail every provider's every reply.
+// judge), every equal value and at least one value of every one_of can be
+// there in a reply that passes the schema and the rules (valueCheck), every
+// case's input passes the input schema and renders, and every reference
+// reply passes the schema, the contract and its case's expectations. These are faults of the suite, not of any provider: a
+// misspelt pointer or an impossible value would fail every provider's every
+// reply.
 func (s *Suite) Check(p *prompt.Prompt) error {
 	var problems []string
 	if s.PromptVersion != "" && s.PromptVersion != p.Version {
 		return fmt.Errorf("%s is written for %s@%s but the loaded prompt is %s: review the cases for the new version, then set prompt_version: %q",
 			s.File, s.Prompt, s.PromptVersion, p.ID(), p.Version)
 	}
+	vc := newValueCheck(p)
+	if t := s.Temperature; t != nil && !(*t >= 0 && *t <= 2) { // a Suite built in code; ParseSuite refuses it already
+		problems = append(problems, fmt.Sprintf("temperature: %v is outside 0..2: write a number from 0 to 2", *t))
+	}
 	for i := range s.Cases {
 		c := &s.Cases[i]
-		for _, e := range c.Expect.checkPaths(p) {
+		for _, e := range c.Expect.checkPaths(p, vc) {
 			problems = append(problems, fmt.Sprintf("case %s: expect.%s", c.Name, e))
 		}
 		if err := p.ValidateInput(c.input); err != nil {

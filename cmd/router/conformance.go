@@ -149,7 +149,7 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 
 	opt := conformance.Options{
 		Store: st, Targets: targets, Prompts: prompts, Suites: suites,
-		Providers: providerNames, PromptNames: promptNames,
+		Providers: providerNames, PromptNames: promptNames, SuitesDir: dir,
 		Concurrency: *concurrency, Temperature: temperature, Gate: cfg.Conformance.Gate,
 		ChatRoutes:    server.ConformanceChatRoutes(cfg),
 		TargetDigests: conformance.TargetDigests(cfg),

@@ -177,9 +177,14 @@ func (s *Service) Start(ctx context.Context) error {
 
 // Stop stops fetching, lets tries in flight finish until ctx ends, then
 // cancels them: each is recorded as interrupted by the shutdown, and River
-// makes its job available again without counting the attempt.
+// makes its job available again without counting the attempt. Then it closes
+// the delivery client's idle connections: kept, each held a connection to a
+// webhook endpoint and two goroutines for up to 90 s after the service
+// stopped (net/http's idle timeout), up to webhooks.workers per endpoint. A
+// try still running after StopAndCancel gave up keeps its connection.
 func (s *Service) Stop(ctx context.Context) error {
 	s.worker.stopping.Store(true)
+	defer s.worker.cfg.Client.CloseIdleConnections()
 	err := s.client.Stop(ctx)
 	if ctx.Err() != nil {
 		hard, cancel := context.WithTimeout(context.Background(), 5*time.Second)

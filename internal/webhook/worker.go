@@ -48,7 +48,7 @@ var _ Store = (*store.Store)(nil)
 // Config tunes deliveries.
 type Config struct {
 	Timeout          time.Duration // one try, connection to last byte; default 10s
-	MaxResponseBytes int64         // response bytes read (and then ignored); default 64 KiB
+	MaxResponseBytes int64         // response body bytes read (and then ignored); default 64 KiB; headers: maxResponseHeaderBytes
 	RetryFor         time.Duration // retry until the event is this old on the database clock; default 24h
 	// Secrets are the configured owners' secrets (api_keys[].webhook.secret_env);
 	// stored keys' secrets come from the database.
@@ -58,8 +58,10 @@ type Config struct {
 	// carries a second signature, with it.
 	PreviousSecrets map[string]string
 	// Client sends the requests; default an http.Client that does not follow
-	// redirects (a 3xx is a failed try) and keeps an idle connection per
-	// worker to each endpoint (newHTTPClient).
+	// redirects (a 3xx is a failed try), keeps an idle connection per
+	// worker to each endpoint and reads an answer's headers up to
+	// maxResponseHeaderBytes (newHTTPClient). Service.Stop closes its idle
+	// connections.
 	Client *http.Client
 	// Now stamps tries and signatures; it decides no expiry (see RetryFor).
 	Now func() time.Time
@@ -220,7 +222,7 @@ const recordTimeout = 5 * time.Second
 // Work implements river.Worker: one delivery try. An error asks River for a
 // retry (see Backoff); river.JobCancel ends the retries.
 func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
-	ev, wh, j, err := w.store.EventForDelivery(ctx, job.Args.EventID)
+	ev, wh, j, err := w.readEvent(ctx, job.Args.EventID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // deleted by retention
 	}
@@ -278,10 +280,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		sendErr = errNoSecret
 	default:
 		body := ev.Body
-		if body == nil {
-			if j == nil {
-				return nil // the job was deleted by retention
-			}
+		if body == nil { // then readEvent read the job to make it from
 			if body, err = w.store.FreezeEventBody(ctx, ev.ID, eventBody(ev.Type, j)); err != nil {
 				return fmt.Errorf("store event body: %w", err)
 			}
@@ -338,6 +337,27 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		return sendErr
 	}
 	return nil
+}
+
+// readEvent reads the event to deliver (Store.EventForDelivery) with its
+// owner's webhook and, while the event has no stored body, the job to make the
+// body from. The read's statements run one after another, each seeing what
+// was committed when it began: a body that another try of the event (a
+// rescued delivery beside the stuck one) freezes between the first statement
+// and the next leaves the read with neither the body nor the job, as does a
+// job that retention deletes between them (its events go with it). Such a
+// read is done again, once: the event is then gone, or ended, or has its
+// body. Taken for a deletion, it completed the River job and left the event
+// pending with nothing to deliver it.
+func (w *Worker) readEvent(ctx context.Context, id string) (*store.Event, *store.Webhook, *store.Job, error) {
+	for range 2 {
+		ev, wh, j, err := w.store.EventForDelivery(ctx, id)
+		if err != nil || ev.Status != store.EventPending || ev.Body != nil || j != nil {
+			return ev, wh, j, err
+		}
+	}
+	// Twice is more than one race of the event's tries: River retries later.
+	return nil, nil, nil, fmt.Errorf("event %s has no stored body and no job to make one from, twice in a row; will be retried", id)
 }
 
 // tell logs a recorded try that failed — at info, or at warn when it gave up
@@ -424,10 +444,10 @@ func eventBody(typ string, j *store.Job) []byte {
 	return append(j.AppendJSON(b), '}')
 }
 
-// send POSTs one signed try; a non-2xx status or no answer within Timeout is
-// an error, and so is a try cut short by the service stopping
-// (interruptedError). A previous secret (a rotation) adds its signature after
-// the current one's.
+// send POSTs one signed try; a non-2xx status, headers over
+// maxResponseHeaderBytes or no answer within Timeout is an error, and so is a
+// try cut short by the service stopping (interruptedError). A previous secret
+// (a rotation) adds its signature after the current one's.
 func (w *Worker) send(ctx context.Context, url, secret, previous, id string, body []byte) (int, error) {
 	tryCtx, cancel := context.WithTimeoutCause(ctx, w.cfg.Timeout, errNoAnswer)
 	defer cancel()
@@ -456,6 +476,9 @@ func (w *Worker) send(ctx context.Context, url, secret, previous, id string, bod
 	if err != nil {
 		if tryCtx.Err() != nil {
 			return 0, w.cutShort(tryCtx)
+		}
+		if headersTooLarge(err) {
+			return 0, errHeadersTooLarge
 		}
 		return 0, &sendError{err: err}
 	}

@@ -53,17 +53,18 @@ func runJobsList(ctx context.Context, args []string) error {
 			}
 			return printJSON(jobs)
 		}
-		printJobTable(jobs, *limit)
-		return nil
+		return printJobTable(jobs, *limit)
 	})
 }
 
 // printJobTable prints one line per job; an unknown job names its unknown
-// attempts (provider and seq), which are what a resolution names.
-func printJobTable(jobs []*store.Job, limit int) {
+// attempts (provider and seq), which are what a resolution names. Its error
+// is stdout's (a full disk, a closed pipe): a table that was not written
+// fails the command, as --json does, rather than exiting 0 with a cut list.
+func printJobTable(jobs []*store.Job, limit int) error {
 	if len(jobs) == 0 {
 		fmt.Fprintln(os.Stderr, "no job matches")
-		return
+		return nil
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tOWNER\tOPERATION\tSTATE\tCREATED (UTC)\tATTEMPTS\tUNKNOWN ATTEMPTS")
@@ -77,8 +78,11 @@ func printJobTable(jobs []*store.Job, limit int) {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", j.ID, j.Owner, j.Operation, j.State,
 			j.CreatedAt.UTC().Format(time.DateTime), len(j.Attempts), strings.Join(unknown, ", "))
 	}
-	_ = w.Flush()
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("print the jobs: %w", err)
+	}
 	if len(jobs) == limit {
 		fmt.Fprintf(os.Stderr, "the %d oldest shown; --limit to see more\n", limit)
 	}
+	return nil
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -58,6 +60,13 @@ func keysCreate(ctx context.Context, args []string) error {
 	if err := config.ValidateOwner(*owner); err != nil {
 		return usagef("--owner: %v", err)
 	}
+	// An empty --webhook-url (a shell variable that was not set) would
+	// create a key without a webhook while the operator thinks it has one.
+	hookGiven := false
+	fs.Visit(func(f *flag.Flag) { hookGiven = hookGiven || f.Name == "webhook-url" })
+	if hookGiven && strings.TrimSpace(*hook) == "" {
+		return usagef("--webhook-url is empty: give the https:// URL the owner's job completion events go to, or leave --webhook-url out to create a key without a webhook")
+	}
 	if *hook != "" {
 		if err := config.ValidateWebhookURL(*hook); err != nil {
 			return usagef("--webhook-url: %v", err) // the command line is wrong: exit 2, as for any bad flag value
@@ -82,14 +91,36 @@ func keysCreate(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		if k.WebhookSecret == "" {
-			fmt.Println(k.Key)
-			return nil
+		shown := k.Key + "\n"
+		if k.WebhookSecret != "" {
+			shown = fmt.Sprintf("key:            %s\nwebhook secret: %s\n", k.Key, k.WebhookSecret)
 		}
-		fmt.Printf("key:            %s\nwebhook secret: %s\n", k.Key, k.WebhookSecret)
-		fmt.Fprintln(os.Stderr, "Both are shown once. Verify each delivery's webhook-signature with the secret (see docs/api.md).")
+		if _, err := io.WriteString(os.Stdout, shown); err != nil {
+			return unshownKey(ctx, st, k.ID, err)
+		}
+		if k.WebhookSecret != "" {
+			fmt.Fprintln(os.Stderr, "Both are shown once. Verify each delivery's webhook-signature with the secret (see docs/api.md).")
+		}
 		return nil
 	})
+}
+
+// rescueTimeout bounds the database work that undoes, or checks, a change
+// whose secret could not be shown: it runs after a signal too.
+const rescueTimeout = 10 * time.Second
+
+// unshownKey revokes new key id, which could not be printed (printErr: stdout
+// on a full disk, a closed pipe): only its hash is stored, so nobody would
+// ever have it, and it would stay valid. The revocation runs on a context the
+// signal that may have closed the pipe does not cut.
+func unshownKey(ctx context.Context, st *store.Store, id int64, printErr error) error {
+	revoke, cancel := context.WithTimeout(context.WithoutCancel(ctx), rescueTimeout)
+	defer cancel()
+	if _, err := st.RevokeAPIKeyResult(revoke, id); err != nil {
+		return fmt.Errorf("could not print the new key (%v), and could not revoke it (%v): key %d is stored and valid but nobody has it; "+
+			"revoke it with `router keys revoke %d`", printErr, err, id, id)
+	}
+	return fmt.Errorf("could not print the new key (%v): key %d revoked; nothing usable was created; run the command again with a stdout that can be written", printErr, id)
 }
 
 // configuredWebhook refuses --webhook-url for an owner whose webhook the

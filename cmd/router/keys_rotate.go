@@ -48,19 +48,37 @@ func keysRotateWebhookSecret(ctx context.Context, args []string) error {
 			return fmt.Errorf("owner %q's webhook (%s) comes from the configuration a running router synced (api_keys[].webhook), which overrides a stored key's: "+
 				"rotating the stored key's secret would change no delivery; rotate the configured secret with api_keys[].webhook.previous_secret_env", *owner, w.URL)
 		}
-		r, err := st.RotateWebhookSecret(ctx, *owner, time.Duration(overlap))
-		if errors.Is(err, store.ErrWebhookElsewhere) {
+		// The secret is printed inside the rotation's transaction: one that
+		// could not be printed (stdout on a full disk, a closed pipe) is
+		// rolled back rather than left signing with a secret nobody has.
+		var r store.RotatedWebhookSecret
+		var printErr error
+		printed := false
+		_, err := st.RotateWebhookSecretShown(ctx, *owner, time.Duration(overlap), func(rotated store.RotatedWebhookSecret) error {
+			r = rotated
+			if _, printErr = fmt.Println(rotated.Secret); printErr != nil {
+				return printErr
+			}
+			printed = true
+			return nil
+		})
+		switch {
+		case printErr != nil:
+			return fmt.Errorf("could not print the new webhook secret (%v), so the rotation was rolled back: owner %s's webhook secret is unchanged; "+
+				"run the command again with a stdout that can be written", printErr, *owner)
+		case printed && err != nil:
+			if err := uncommittedRotation(ctx, st, *owner, r, err); err != nil {
+				return err
+			}
+		case errors.Is(err, store.ErrWebhookElsewhere):
 			return fmt.Errorf("owner %q: %w: rotating the stored key's secret would change no delivery, so nothing was changed; "+
 				"see `router keys list`, and rotate a configured secret with api_keys[].webhook.previous_secret_env", *owner, err)
-		}
-		if errors.Is(err, store.ErrNotFound) {
+		case errors.Is(err, store.ErrNotFound):
 			return fmt.Errorf("owner %q has no webhook from a stored key (no unrevoked key made with --webhook-url), so there is no secret to rotate: "+
 				"see `router keys list`, or give it a webhook with `router keys create --owner %s --webhook-url URL`", *owner, *owner)
-		}
-		if err != nil {
+		case err != nil:
 			return err
 		}
-		fmt.Println(r.Secret)
 		fmt.Fprintf(os.Stderr, "The new webhook secret of owner %s (key %d, %s) is shown once. Until %s (the database's clock) each delivery is signed "+
 			"with both the new and the replaced secret; give the receiver the new secret before then: after it, only the new one signs.\n",
 			*owner, r.KeyID, r.URL, r.PreviousUntil.UTC().Format(time.RFC3339))
@@ -70,6 +88,28 @@ func keysRotateWebhookSecret(ctx context.Context, args []string) error {
 		}
 		return nil
 	})
+}
+
+// uncommittedRotation is what a rotation whose commit failed (commitErr)
+// after its secret r was printed did: as a rule nothing, and the printed
+// secret must be discarded; but a connection lost as the commit went out
+// leaves that unknown, so the owner's webhook is read back, on a context the
+// signal that may have cut the commit does not cut. nil: the rotation took
+// effect after all, and the printed secret is the owner's.
+func uncommittedRotation(ctx context.Context, st *store.Store, owner string, r store.RotatedWebhookSecret, commitErr error) error {
+	check, cancel := context.WithTimeout(context.WithoutCancel(ctx), rescueTimeout)
+	defer cancel()
+	w, err := st.WebhookFor(check, owner)
+	switch {
+	case err == nil && w.Secret == r.Secret:
+		fmt.Fprintf(os.Stderr, "the commit of the rotation reported an error (%v), but the rotation took effect: the secret printed is owner %s's new webhook secret\n", commitErr, owner)
+		return nil
+	case err == nil || errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("the rotation was not committed (%v): discard the secret just printed, it signs nothing; owner %s's webhook secret is unchanged; run the command again", commitErr, owner)
+	}
+	return fmt.Errorf("the rotation's commit failed after its secret was printed (%v), and whether it took effect could not be read back (%v): "+
+		"run `router keys list`: if key %d's PREVIOUS SECRET UNTIL is %s, it did and the printed secret is owner %s's; otherwise discard the printed secret and run the command again",
+		commitErr, err, r.KeyID, r.PreviousUntil.UTC().Format(time.RFC3339), owner)
 }
 
 // configuredWebhookRotation refuses to rotate the stored secret of an owner

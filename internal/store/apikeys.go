@@ -144,6 +144,21 @@ type RotatedWebhookSecret struct {
 // with previous_secret_env, and overrides a stored key's, which callers
 // refuse first.
 func (s *Store) RotateWebhookSecret(ctx context.Context, owner string, overlap time.Duration) (RotatedWebhookSecret, error) {
+	return s.RotateWebhookSecretShown(ctx, owner, overlap, nil)
+}
+
+// RotateWebhookSecretShown is RotateWebhookSecret that hands the rotation to
+// show (nil: none) before it commits. The new secret exists nowhere else, so
+// a rotation whose secret could not be shown must not take effect: the
+// owner's deliveries would be signed with a secret nobody has, and rotating
+// again to get one would cut short the overlap of the secret the receiver
+// still uses. When show returns an error the transaction is rolled back and
+// that error is returned (wrapped): nothing changed. An error after show
+// returned nil is the commit's: the rotation did not take effect, unless the
+// connection was lost as the commit went out (WebhookFor then tells).
+// show runs while the transaction holds the key's row and the owners'
+// webhooks' lock: it must be quick (a write of the secret).
+func (s *Store) RotateWebhookSecretShown(ctx context.Context, owner string, overlap time.Duration, show func(RotatedWebhookSecret) error) (RotatedWebhookSecret, error) {
 	if owner == "" {
 		return RotatedWebhookSecret{}, fmt.Errorf("owner is required")
 	}
@@ -180,6 +195,9 @@ func (s *Store) RotateWebhookSecret(ctx context.Context, owner string, overlap t
 		}
 		if !signs {
 			return ErrWebhookElsewhere
+		}
+		if show != nil {
+			return show(out)
 		}
 		return nil
 	})

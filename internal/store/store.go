@@ -14,6 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -165,6 +168,13 @@ func Connect(ctx context.Context, url string, tune ...func(*pgxpool.Config)) (*p
 		// more than the pool may hold: pool_max_conns=2 keeps 2)
 		cfg.MinConns = min(4, cfg.MaxConns)
 	}
+	if !strings.Contains(url, "connect_timeout") && os.Getenv("PGCONNECT_TIMEOUT") == "" {
+		// pgx, like libpq, waits for ever by default: a proxy, load balancer
+		// or firewall that accepts the connection and never passes it on
+		// would hang the router's start and every command. connect_timeout
+		// (in the URL, or PGCONNECT_TIMEOUT) overrides this; 0 waits for ever.
+		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
+	}
 	for _, f := range tune {
 		f(cfg)
 	}
@@ -174,11 +184,34 @@ func Connect(ctx context.Context, url string, tune ...func(*pgxpool.Config)) (*p
 		return nil, fmt.Errorf("open database pool: %w", err)
 	}
 	if err := pool.Ping(ctx); err != nil {
+		at := cfg.ConnConfig.Host
+		if !strings.HasPrefix(at, "/") { // not a socket directory
+			at = net.JoinHostPort(at, strconv.Itoa(int(cfg.ConnConfig.Port)))
+		}
+		if ctx.Err() != nil {
+			// Stopped (Ctrl-C, SIGTERM): Close waits for the pool's own
+			// dials of its pool_min_conns, which pgxpool starts on a context
+			// no caller cancels, for up to connect_timeout (a minute with
+			// connect_timeout=0); a stopping process need not wait for
+			// connections it will never use.
+			go pool.Close()
+			return nil, fmt.Errorf("database unreachable at %s: %w", at, err)
+		}
 		pool.Close()
-		return nil, fmt.Errorf("database unreachable at %s: %w", cfg.ConnConfig.Host, err)
+		if timeout := cfg.ConnConfig.ConnectTimeout; timeout > 0 && errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("database at %s did not answer within %s (connect_timeout): %w; check the host and port of database_url (DATABASE_URL) — "+
+				"a proxy, load balancer or firewall may accept connections and never pass them on — or, for a database that is slow to answer, "+
+				"allow longer with connect_timeout=SECONDS in the URL", at, timeout, err)
+		}
+		return nil, fmt.Errorf("database unreachable at %s: %w", at, err)
 	}
 	return pool, nil
 }
+
+// DefaultConnectTimeout bounds a connection to the database (TCP, TLS and
+// authentication) when neither the URL's connect_timeout nor
+// PGCONNECT_TIMEOUT sets one.
+const DefaultConnectTimeout = 10 * time.Second
 
 // Ping checks the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }

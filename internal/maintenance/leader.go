@@ -26,6 +26,9 @@ type Elector struct {
 	mu    sync.Mutex
 	until time.Time // this replica leads until then (local monotonic clock)
 	down  bool      // StepDown was called: the lease is never taken again
+	// gained is closed, and replaced, each time this replica gains the
+	// lead (Gained).
+	gained chan struct{}
 
 	// op (a one-slot semaphore) orders the lease's round trips: a renewal
 	// in flight when StepDown is called ends before the resignation, so it
@@ -42,7 +45,22 @@ func NewElector(st LeaseStore, name, holder string, ttl time.Duration, log *slog
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Elector{store: st, name: name, holder: holder, ttl: ttl, log: log, op: make(chan struct{}, 1)}
+	return &Elector{store: st, name: name, holder: holder, ttl: ttl, log: log, op: make(chan struct{}, 1),
+		gained: make(chan struct{})}
+}
+
+// Gained returns a channel that is closed when this replica next gains the
+// lead: a try of Once that takes the lease while IsLeader was false. Each
+// gain closes the channel handed out before it, so a caller asks again after
+// each. Taken before IsLeader is asked, it misses no gain: one after the
+// question closes it. Work that only the leader does and that should not
+// wait for its own next tick once this replica leads — recovery adopting the
+// jobs a draining leader hands over as it steps down (race.LeadGains) —
+// waits on it.
+func (e *Elector) Gained() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.gained
 }
 
 // IsLeader reports whether this replica holds the lease now. It turns false on
@@ -83,11 +101,15 @@ func (e *Elector) Once(ctx context.Context) bool {
 	ok, err := e.store.TryLead(rctx, e.name, e.holder, e.ttl)
 	silent := rctx.Err() != nil && ctx.Err() == nil
 	cancel()
-	was := e.IsLeader()
 	e.mu.Lock()
+	was := time.Now().Before(e.until)
 	if err == nil && ok && !e.down { // StepDown, called meanwhile, waits to resign
 		// Stop a little before the database would let another replica in.
 		e.until = sent.Add(e.ttl * 9 / 10)
+		if !was {
+			close(e.gained)
+			e.gained = make(chan struct{})
+		}
 	} else {
 		e.until = time.Time{}
 	}

@@ -18,12 +18,17 @@ import (
 // RecoveryConfig tunes the background recovery loop.
 type RecoveryConfig struct {
 	Interval time.Duration // how often to look; default a third of the lease
-	Batch    int           // jobs claimed per pass; default 20
+	// Batch is how many jobs one claim takes (default 20): a pass claims
+	// batch after batch while they come back full, up to maxAdoptBatches
+	// of them (adopt), and lists that many unknown attempts to reconcile.
+	Batch int
 	// Leader, when set, gates the scans: only the replica it says leads
 	// expires leases, adopts orphans at once, fails those no replica could
 	// run, and reconciles (one elected replica instead of all of them); the
 	// others only adopt orphans they can run that the leader has left for a
-	// lease (AdoptOnce). Nil: this replica always leads.
+	// lease (AdoptOnce). Nil: this replica always leads. A Leader that is
+	// also a LeadGains (internal/maintenance.Elector) gets a pass as soon
+	// as this replica gains the lead, not at the next tick.
 	Leader Leader
 	// Reconcilers bounds the provider lookups in flight at once; default 8.
 	Reconcilers int
@@ -31,6 +36,17 @@ type RecoveryConfig struct {
 
 // Leader says whether this replica leads now (see internal/maintenance).
 type Leader interface{ IsLeader() bool }
+
+// LeadGains is an optional part of a Leader, found by type assertion: Gained
+// returns a channel closed when this replica next gains the lead (each gain
+// closes the one handed out before it; internal/maintenance.Elector). With
+// it RunRecovery runs a leader's pass as soon as this replica leads: a
+// draining leader steps down at once so that another replica adopts the jobs
+// it hands over (SPEC §17, docs/operations.md), and the new leader's elector
+// takes the lease within a third of the leader lease — but its recovery,
+// waking only on its own ticker, noticed up to a third of execution.lease
+// later.
+type LeadGains interface{ Gained() <-chan struct{} }
 
 // RunRecovery runs until ctx ends: it turns expired attempt leases into
 // `unknown` (never re-dispatching), takes over jobs whose orchestrator died
@@ -49,7 +65,14 @@ func (r *Runner) RunRecovery(ctx context.Context, rc RecoveryConfig) {
 	defer rec.wait()
 	tick := time.NewTicker(rc.Interval)
 	defer tick.Stop()
+	gains, _ := rc.Leader.(LeadGains)
 	for {
+		// Taken before IsLeader is asked: a gain after the question closes
+		// this channel, so none is missed (one before it is answered yes).
+		var gained <-chan struct{} // nil: never ready
+		if gains != nil {
+			gained = gains.Gained()
+		}
 		if rc.Leader == nil || rc.Leader.IsLeader() {
 			r.scan(ctx, rc.Batch)
 			r.reconcile(ctx, rc.Batch, rec)
@@ -60,6 +83,7 @@ func (r *Runner) RunRecovery(ctx context.Context, rc RecoveryConfig) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		case <-gained:
 		}
 	}
 }
@@ -156,25 +180,55 @@ func (r *Runner) AdoptOnce(ctx context.Context, batch int) {
 	r.adopt(ctx, batch, r.runnable(false))
 }
 
-// adopt takes the leases of up to batch orphaned jobs that can admits, and
-// runs them.
+// maxAdoptBatches bounds the claims of one recovery pass (adopt): with the
+// default batch, 1,000 jobs. A drain that runs out or a crash hands over
+// every job of a replica at once; one claim of a batch per pass (a third of
+// execution.lease) left the last of 200 such jobs waiting some 100 s while
+// callers that resent their key waited on a pending job, and jobs released
+// for a circuit breaker (every pass, the oldest first) filled each batch
+// while newer orphans waited. The bound keeps a pass's length in check
+// (every claim is a transaction; nothing in this process limits the jobs it
+// runs at once, so the bound is on the pass): what is beyond it waits for
+// the next pass.
+const maxAdoptBatches = 50
+
+// adopt takes the leases of orphaned jobs that can admits, batch at a time,
+// and runs them. It claims again while a batch comes back full and brought
+// a job this pass had not claimed yet, up to maxAdoptBatches claims: a batch
+// that is not full took every orphan there was, and one of only jobs this
+// pass claimed already (released again meanwhile: a job that circuit
+// breakers refuse) would only run them again. It stops when the runner
+// begins stopping or the pass's context ends.
 func (r *Runner) adopt(ctx context.Context, batch int, can *store.Runnable) {
-	log := r.cfg.Log
-	r.mu.Lock()
-	stopping := r.stopping
-	r.mu.Unlock()
-	if stopping {
-		return
-	}
 	pass, cancel := context.WithTimeout(ctx, passTimeout)
 	defer cancel()
+	claimed := map[string]bool{}
+	for range maxAdoptBatches {
+		if r.isStopping() || pass.Err() != nil {
+			return
+		}
+		ids, fresh := r.adoptBatch(ctx, pass, batch, can, claimed)
+		if len(ids) < batch || !fresh {
+			return
+		}
+	}
+}
+
+// adoptBatch is one claim of adopt: it takes the leases of up to batch
+// orphans and runs them, and reports those it claimed and whether any of
+// them is not in claimed (which it then adds them to).
+func (r *Runner) adoptBatch(ctx, pass context.Context, batch int, can *store.Runnable, claimed map[string]bool) (ids []string, fresh bool) {
+	log := r.cfg.Log
 	ids, err := r.cfg.Store.ClaimOrphans(pass, r.cfg.LeaseOwner, r.cfg.Lease, batch, can)
 	if err != nil {
 		if ctx.Err() == nil {
 			log.Error("recovery: could not claim orphaned jobs", "err", err)
 		}
+		return nil, false
 	}
 	for _, id := range ids {
+		fresh = fresh || !claimed[id]
+		claimed[id] = true
 		if can.OthersAfter > 0 && r.failStranded(pass, id) {
 			continue
 		}
@@ -190,6 +244,14 @@ func (r *Runner) adopt(ctx context.Context, batch int, can *store.Runnable) {
 			cancel()
 		}
 	}
+	return ids, fresh
+}
+
+// isStopping reports whether the runner has begun stopping (Drain, Stop).
+func (r *Runner) isStopping() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopping
 }
 
 // reconciler runs provider lookups in the background, bounded, one per attempt.

@@ -33,7 +33,8 @@ runs with its own model (the prompt's model, when it names one); a target of a
 route with a conformance_prompt and a models list also runs that prompt with each
 of those models, which chat completions may ask for instead.
 Prints a table (or --json) and exits 1 when anything failed, 2 on bad flags
-(--provider or --prompt naming none configured, --concurrency below 1).`
+(--provider or --prompt naming nothing, "" included, or a name not configured;
+--concurrency below 1).`
 
 // errConformanceFailed: the run completed and something failed.
 var errConformanceFailed = errors.New("conformance failed")
@@ -97,21 +98,29 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	// Names that are not in the configuration are the command line's fault:
-	// refuse them here, exit 2, before the suites are read, a target is
-	// built (which needs its API key) or the database is touched.
+	// Names that are not in the configuration, and a --provider or --prompt
+	// given but naming nothing (an unset shell variable), are the command
+	// line's fault: refuse them here, exit 2, before the suites are read, a
+	// target is built (which needs its API key) or the database is touched.
 	providerNames, promptNames := splitList(*providersFlag), splitList(*promptsFlag)
+	given := flagsGiven(fs)
 	var ids []string
 	for _, t := range cfg.AllTargets() {
 		ids = append(ids, t.ID)
 	}
 	slices.Sort(ids)
+	if err := selection("--provider", "target", "target ids", given["provider"], *providersFlag, providerNames, ids); err != nil {
+		return err
+	}
 	if err := knownNames("--provider", "providers and route targets of "+*cfgPath, providerNames, ids); err != nil {
 		return err
 	}
 	var loaded []string
 	for _, p := range prompts.All() {
 		loaded = append(loaded, p.Name)
+	}
+	if err := selection("--prompt", "prompt", "prompt names", given["prompt"], *promptsFlag, promptNames, loaded); err != nil {
+		return err
 	}
 	if err := knownNames("--prompt", "prompts in "+server.Resolve(cfg, cfg.PromptsDir)+"/", promptNames, loaded); err != nil {
 		return err
@@ -213,6 +222,34 @@ func knownNames(flag, what string, names, have []string) error {
 	return usagef("%s %s: not among the %s (%s)", flag, strings.Join(unknown, ","), what, list)
 }
 
+// flagsGiven is the set of the names of the flags the command line set,
+// whatever their values: `--provider ""` is given, and empty.
+func flagsGiven(fs *flag.FlagSet) map[string]bool {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	return given
+}
+
+// selection is a usage error when a list flag was given (value as typed) but
+// names nothing (names, from splitList, is empty): `--provider "$P"` with $P
+// unset must not mean "no filter", which would test — and bill — every
+// target, with every provider's API key required. have is what the flag may
+// name: things of kind, named by their idWord (e.g. "target ids").
+func selection(flag, kind, idWord string, given bool, value string, names, have []string) error {
+	if !given || len(names) > 0 {
+		return nil
+	}
+	list := "there are none"
+	if len(have) > 0 {
+		list = "configured: " + strings.Join(have, ", ")
+	}
+	return usagef("%s %q names no %s: give %s separated by commas (%s), or leave %s out to run every %s",
+		flag, value, kind, idWord, list, flag, kind)
+}
+
+// splitList is the comma-separated names in s, spaces around them trimmed and
+// empty ones dropped; a flag that was given and splits to none is refused by
+// selection rather than read as "all".
 func splitList(s string) []string {
 	var out []string
 	for _, p := range strings.Split(s, ",") {

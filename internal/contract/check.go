@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // CheckRules applies only the business rules to a decoded document (numbers as
@@ -34,7 +33,7 @@ func (v *Validator) CheckRules(doc any) []Violation {
 	}
 	for _, r := range v.ranges {
 		resolve(doc, r.ptr.segs, "$", func(p string, x any) {
-			if msg := outOfRange(x, r.r); msg != "" {
+			if msg := outOfRange(x, r); msg != "" {
 				out.add(Violation{Rule: "range", Path: p, Message: msg})
 			}
 		})
@@ -73,35 +72,6 @@ func (v *Validator) checkExtraKeys(doc any, out *ruleViolations) {
 	for _, k := range extra {
 		out.add(Violation{Rule: "no_extra_keys", Path: joinPath("$", k), Message: fmt.Sprintf("key %q is not declared in the output schema", k)})
 	}
-}
-
-func outOfRange(x any, r Range) string {
-	var val float64
-	var what string
-	switch t := x.(type) {
-	case nil:
-		return "" // null is the schema's to allow or refuse, like an absent value
-	case string:
-		val, what = float64(utf8.RuneCountInString(t)), "length"
-	case []any:
-		val, what = float64(len(t)), "item count"
-	default:
-		f, ok := toFloat(x)
-		if !ok {
-			if n, big := x.(json.Number); big {
-				return tooBig(n)
-			}
-			return fmt.Sprintf("range applies to numbers, strings and arrays, got %s", typeName(x))
-		}
-		val, what = f, "value"
-	}
-	if r.Min != nil && val < *r.Min {
-		return fmt.Sprintf("%s %s is below the minimum %s", what, fmtNum(val), fmtNum(*r.Min))
-	}
-	if r.Max != nil && val > *r.Max {
-		return fmt.Sprintf("%s %s is above the maximum %s", what, fmtNum(val), fmtNum(*r.Max))
-	}
-	return ""
 }
 
 // number reads a numeric field of an item; present=false when it is absent or

@@ -22,7 +22,10 @@ type Rules struct {
 	// (```json ... ``` or ``` ... ```) by judging the JSON inside. Unset means
 	// true; with `allow_fenced: false` a fenced output fails with rule json.fenced.
 	AllowFenced *bool `yaml:"allow_fenced,omitempty" json:"allow_fenced,omitempty"`
-	// Enums maps a path to the values allowed there (rule "enum").
+	// Enums maps a path to the values allowed there (rule "enum"). Numbers
+	// compare by exact decimal value. Decoded from prompt.yaml, values are read
+	// as written (see YAMLValue): 2024-01-01 is the string, a number keeps all
+	// its digits.
 	Enums map[string][]any `yaml:"enums,omitempty" json:"enums,omitempty"`
 	// Ranges maps a path to inclusive bounds (rule "range"). For a number the bounds
 	// apply to its value, for a string to its length in characters, for an array to
@@ -41,10 +44,18 @@ type Rules struct {
 	Custom []string `yaml:"custom,omitempty" json:"custom,omitempty"`
 }
 
-// Range holds inclusive bounds; a nil bound is open.
+// Range holds inclusive bounds; a nil bound is open. A number is compared
+// with a bound by exact decimal value: a bound decoded from YAML by the text
+// written there (Range.UnmarshalYAML), a bound set in Go by the shortest
+// decimal that reads back as its float64 (0.1 is 0.1, so 0.10000000000000001
+// is above it).
 type Range struct {
 	Min *float64 `yaml:"min,omitempty" json:"min,omitempty"`
 	Max *float64 `yaml:"max,omitempty" json:"max,omitempty"`
+
+	// minLit and maxLit are the bounds as written in YAML ("" when set in
+	// Go); one is used only while Min or Max still holds its float64 value.
+	minLit, maxLit string
 }
 
 // EqualRule requires the values at Left and Right to be equal (numbers compare by

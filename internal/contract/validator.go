@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -34,8 +33,8 @@ type enumCheck struct {
 }
 
 type rangeCheck struct {
-	ptr pointer
-	r   Range
+	ptr      pointer
+	min, max json.Number // decimal text of the bounds; "" for an open one
 }
 
 type equalCheck struct{ left, right pointer }
@@ -182,17 +181,12 @@ func NewValidatorFromSchema(s *Schema, rules Rules) (*Validator, error) {
 		if !ok {
 			continue
 		}
-		r := rules.Ranges[p]
-		switch {
-		case r.Min == nil && r.Max == nil:
-			fail(name, errors.New("set min, max or both"))
-		case r.Min != nil && math.IsNaN(*r.Min) || r.Max != nil && math.IsNaN(*r.Max):
-			fail(name, errors.New("min and max must be numbers"))
-		case r.Min != nil && r.Max != nil && *r.Min > *r.Max:
-			fail(name, fmt.Errorf("min %v is greater than max %v", *r.Min, *r.Max))
-		default:
-			v.ranges = append(v.ranges, rangeCheck{ptr: ptr, r: r})
+		lo, hi, err := compileRange(rules.Ranges[p])
+		if err != nil {
+			fail(name, err)
+			continue
 		}
+		v.ranges = append(v.ranges, rangeCheck{ptr: ptr, min: lo, max: hi})
 	}
 
 	for i, e := range rules.Equal {

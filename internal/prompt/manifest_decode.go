@@ -62,6 +62,7 @@ func decodeManifest(raw []byte, m *manifest, report func(string, string, ...any)
 	strict := yaml.NewDecoder(bytes.NewReader(raw))
 	strict.KnownFields(true)
 	err := strict.Decode(m)
+	exactEnums(top, &m.Rules, report)
 	if err == nil {
 		return nil, true
 	}
@@ -107,6 +108,8 @@ var (
 	yamlFieldRE     = regexp.MustCompile(`^line (\d+): field (\S+) not found in type (\S+)$`)
 	yamlTypeRE      = regexp.MustCompile("^line (\\d+): cannot unmarshal (!!\\w+)(?: `(.*)`)? into (.+)$")
 	yamlDuplicateRE = regexp.MustCompile(`^line (\d+): mapping key "(.*)" already defined at line (\d+)$`)
+	// yamlValueRE is a value contract.Range refuses (.inf, 010).
+	yamlValueRE = regexp.MustCompile("^line (\\d+): value `(.*)` (.+)$")
 )
 
 // yamlTypes maps the types strict decoding can meet to their place in the
@@ -155,6 +158,14 @@ func describeYAMLError(line string, top *yaml.Node) yamlError {
 			path = yamlwords.TopFieldAt(top, lineNo)
 		}
 		return yamlError{field: path, msg: fmt.Sprintf("line %d: %s, where %s is expected", lineNo, yamlwords.Value(m[2], m[3]), yamlwords.GoType(m[4], nil, "contract.", "prompt."))}
+	}
+	if m := yamlValueRE.FindStringSubmatch(line); m != nil {
+		lineNo, _ := strconv.Atoi(m[1])
+		path := findYAMLPath(top, func(_, v *yaml.Node) bool { return v.Line == lineNo && v.Kind == yaml.ScalarNode && v.Value == m[2] })
+		if path == "" {
+			path = yamlwords.TopFieldAt(top, lineNo)
+		}
+		return yamlError{field: path, msg: line}
 	}
 	return yamlError{msg: line}
 }

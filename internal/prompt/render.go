@@ -15,9 +15,11 @@ import (
 	"github.com/routerhq/router/internal/providers"
 )
 
-// funcs are the template functions beyond text/template's built-ins, and the
+// funcs are the template functions beyond text/template's built-ins, the
 // built-ins printf, eq, ne, lt, le, gt and ge replaced by versions that take an
-// input number (a json.Number) for the number it holds (see numbers.go).
+// input number (a json.Number) for the number it holds (see numbers.go), and
+// print and println replaced by versions that, like printf, refuse a null
+// (errNullPrinted).
 var funcs = map[string]any{
 	"json":    toJSON,
 	"default": defaultValue,
@@ -26,6 +28,8 @@ var funcs = map[string]any{
 	"lower":   func(v any) (string, error) { s, err := str("lower", v); return strings.ToLower(s), err },
 	"trim":    func(v any) (string, error) { s, err := str("trim", v); return strings.TrimSpace(s), err },
 	"printf":  printf,
+	"print":   sprint,
+	"println": sprintln,
 	"eq":      eq,
 	"ne":      ne,
 	"lt":      lt,
@@ -83,6 +87,9 @@ func (p *Prompt) render(data map[string]any) ([]providers.Message, error) {
 		}
 		buf.Reset()
 		if err := t.Execute(&buf, data); err != nil {
+			if errors.Is(err, errNullPrinted) {
+				err = fmt.Errorf(`%w (null or absent here: %s); send it, or use {{ default "x" .key }} or {{ if .key }}`, err, nullKeys(data))
+			}
 			return nil, &RenderError{Prompt: p.ID(), Field: messageField(i), Err: err}
 		}
 		content := strings.TrimRight(buf.String(), " \t\r\n")
@@ -151,6 +158,38 @@ func jsonType(v any) string {
 		return "a number"
 	}
 	return "an object"
+}
+
+// errNullPrinted is printf, print or println given a null: fmt would print it
+// as "<nil>" (or "%!s(<nil>)"), which reached the model where a direct
+// {{ .key }} of the same optional key is refused ("<no value>", render).
+// render adds the keys that are null.
+var errNullPrinted = errors.New("the template prints a value that is null or absent in the input")
+
+// nullArg returns an error naming fn's first null argument, or nil.
+func nullArg(fn string, args []any) error {
+	for i, a := range args {
+		if a == nil {
+			return fmt.Errorf("%s: argument %d: %w", fn, i+1, errNullPrinted)
+		}
+	}
+	return nil
+}
+
+// sprint is text/template's print (fmt.Sprint), refusing a null.
+func sprint(args ...any) (string, error) {
+	if err := nullArg("print", args); err != nil {
+		return "", err
+	}
+	return fmt.Sprint(args...), nil
+}
+
+// sprintln is text/template's println (fmt.Sprintln), refusing a null.
+func sprintln(args ...any) (string, error) {
+	if err := nullArg("println", args); err != nil {
+		return "", err
+	}
+	return fmt.Sprintln(args...), nil
 }
 
 // toJSON marshals v without HTML escaping (the reader is a model, not a browser).

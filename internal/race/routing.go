@@ -1,7 +1,9 @@
 package race
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -112,14 +114,50 @@ func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreak
 }
 
 // counted is what the context-window check counts of a request: its
-// messages and, for a chat request that offers tools, the tools' definitions
-// (sent with every call, and counted by the provider), as one more message
-// of their JSON text — a slight over-estimate.
+// messages and what goes with every call besides them, each as one more
+// message of its text — a slight over-estimate:
+//   - the tools' definitions of a chat request that offers tools (counted by
+//     the provider), as their JSON text;
+//   - a json_schema response format's schema, as its compact JSON text (what
+//     the adapters send): providers that implement structured output through
+//     the prompt bill it as input, and a prompt near the window's edge that
+//     left it out passed here and was refused by the provider;
+//   - for json_object, the instruction the Anthropic adapter appends to the
+//     system prompt (jsonObjectInstruction in internal/providers), a dozen
+//     tokens counted for every provider.
+//
+// It runs for every job: without tools or a format it returns the messages
+// as they are, allocating nothing.
 func counted(sp *spec) []providers.Message {
-	if len(sp.tools) == 0 {
+	var format string
+	if f := sp.format; f != nil {
+		switch f.Type {
+		case "json_schema":
+			// A prompt's schema is compact already; a chat request's is the
+			// caller's text. Invalid JSON (refused before a job exists) is
+			// counted as written.
+			var b bytes.Buffer
+			b.Grow(len(f.Schema))
+			if json.Compact(&b, f.Schema) == nil {
+				format = b.String()
+			} else {
+				format = string(f.Schema)
+			}
+		case "json_object":
+			format = "Respond with one JSON object and nothing else."
+		}
+	}
+	if len(sp.tools) == 0 && format == "" {
 		return sp.msgs
 	}
-	return append(slices.Clip(sp.msgs), providers.Message{Content: string(sp.tools)})
+	msgs := slices.Clip(sp.msgs)
+	if len(sp.tools) > 0 {
+		msgs = append(msgs, providers.Message{Content: string(sp.tools)})
+	}
+	if format != "" {
+		msgs = append(msgs, providers.Message{Content: format})
+	}
+	return msgs
 }
 
 // byteBound is an upper bound of the tokens of msgs as tokens.CountMessages

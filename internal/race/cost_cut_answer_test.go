@@ -22,13 +22,13 @@ import (
 func TestCutAnswerHasAnEstimatedCost(t *testing.T) {
 	m := metrics.New(metrics.Options{NoProcessCollectors: true})
 	var mu sync.Mutex
-	var sent []providers.Message
+	var sent *providers.Request
 	b := racetest.New(t, racetest.Options{Route: race.Route{}, Observer: m, Providers: []racetest.Provider{
 		{Name: "primary", Price: &providers.Price{InputPerMTok: 10, OutputPerMTok: 100},
 			Respond: func(int, *providers.Request) providers.Step {
 				return providers.Step{StreamCut: true, Output: racetest.ValidTriage}
 			},
-			OnCall: func(_ int, req *providers.Request) { mu.Lock(); sent = req.Messages; mu.Unlock() }},
+			OnCall: func(_ int, req *providers.Request) { mu.Lock(); sent = req; mu.Unlock() }},
 		{Name: "fallback", Respond: racetest.OK(racetest.ValidTriage)},
 	}})
 	id := b.Submit(t).ID

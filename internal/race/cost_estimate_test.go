@@ -1,8 +1,10 @@
 package race_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -18,9 +20,19 @@ import (
 )
 
 // promptTokens is the router's count of a request's prompt, as a target
-// whose model has no known tokenizer counts it (the scripted models).
-func promptTokens(t *testing.T, msgs []providers.Message) int {
+// whose model has no known tokenizer counts it (the scripted models): its
+// messages and, for a json_schema format, the schema's compact text (sent
+// with every call and billed as input).
+func promptTokens(t *testing.T, req *providers.Request) int {
 	t.Helper()
+	msgs := slices.Clip(req.Messages)
+	if f := req.ResponseFormat; f != nil && f.Type == "json_schema" {
+		var b bytes.Buffer
+		if err := json.Compact(&b, f.Schema); err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, providers.Message{Content: b.String()})
+	}
 	enc, err := tokens.EncodingForModel("", "primary-model")
 	if err != nil {
 		t.Fatal(err)
@@ -50,10 +62,10 @@ func estimated(t *testing.T, a *store.Attempt) providers.Usage {
 func TestCancelledHedgeLoserHasAnEstimatedCost(t *testing.T) {
 	m := metrics.New(metrics.Options{NoProcessCollectors: true})
 	var mu sync.Mutex
-	var sent []providers.Message
+	var sent *providers.Request
 	b := racetest.New(t, racetest.Options{Route: race.Route{HedgeAfter: time.Millisecond}, Observer: m, Providers: []racetest.Provider{
 		{Name: "primary", Price: &providers.Price{InputPerMTok: 10, OutputPerMTok: 100}, Respond: racetest.Hang,
-			OnCall: func(_ int, req *providers.Request) { mu.Lock(); sent = req.Messages; mu.Unlock() }},
+			OnCall: func(_ int, req *providers.Request) { mu.Lock(); sent = req; mu.Unlock() }},
 		{Name: "fallback", Price: &providers.Price{InputPerMTok: 1, OutputPerMTok: 10},
 			Respond: func(int, *providers.Request) providers.Step {
 				return providers.Step{Output: racetest.ValidTriage, Usage: &providers.Usage{PromptTokens: 100, CompletionTokens: 10, TotalTokens: 110}}

@@ -158,6 +158,7 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 	default:
 		if f, ok := loadSchemaFile(dir, m.OutputSchema, "output_schema", p.Format == FormatJSONSchema, report); ok {
 			p.OutputSchema, p.OutputSchemaFile, p.formatBytes = f.raw, f.path, f.compact
+			p.formatText = string(f.compact)
 			outputRefs = f.refs
 			v, err := contract.NewValidatorFromSchema(f.schema, m.Rules)
 			if err != nil && !bad["rules"] {

@@ -78,10 +78,21 @@ type Prompt struct {
 	input        *contract.Schema
 	optionalKeys []string // top-level properties the input schema declares but does not require
 	formatBytes  []byte   // compact, self-contained output schema for the provider (loadSchemaFile)
+	formatText   string   // formatBytes as text, made once at load (FormatText)
 }
 
 // Validator returns the output validator (schema and rules), compiled once at load.
 func (p *Prompt) Validator() *contract.Validator { return p.validator }
+
+// FormatText is the compact output schema sent to providers for a
+// json_schema format, as text made once at load ("" otherwise): the router's
+// context-window check counts it for every job without copying it again.
+func (p *Prompt) FormatText() string {
+	if p.Format != FormatJSONSchema {
+		return ""
+	}
+	return p.formatText
+}
 
 // ID is "name@version", the form used in messages.
 func (p *Prompt) ID() string { return p.Name + "@" + p.Version }

@@ -374,6 +374,11 @@ func TestProviderResponseFormat(t *testing.T) {
 	if err := json.Unmarshal(rf.Schema, &schema); err != nil || schema["type"] != "object" || strings.Contains(string(rf.Schema), "\n") {
 		t.Fatalf("schema must be the compact output schema: %v %s", err, rf.Schema)
 	}
+	// The router's window check counts this text for every job: it is the
+	// schema sent, made once.
+	if p.FormatText() != string(rf.Schema) {
+		t.Fatalf("FormatText %q, want the schema sent %q", p.FormatText(), rf.Schema)
+	}
 	for format, want := range map[string]string{"none": "", "json_object": "json_object"} {
 		set, _, err := loadOne(t, manifestWith("response_format: "+format+"\n"), nil)
 		if err != nil {
@@ -383,6 +388,9 @@ func TestProviderResponseFormat(t *testing.T) {
 		rf := q.ProviderResponseFormat()
 		if (want == "") != (rf == nil) || (rf != nil && rf.Type != want) {
 			t.Fatalf("%s: got %+v", format, rf)
+		}
+		if q.FormatText() != "" {
+			t.Fatalf("%s: FormatText %q, want none (no schema is sent)", format, q.FormatText())
 		}
 	}
 }

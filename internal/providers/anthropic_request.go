@@ -9,9 +9,9 @@ import (
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 )
 
-// jsonObjectInstruction is appended to the system prompt for response format
+// JSONObjectInstruction is appended to the system prompt for response format
 // json_object, which the Messages API has no switch for.
-const jsonObjectInstruction = "Respond with one JSON object and nothing else."
+const JSONObjectInstruction = "Respond with one JSON object and nothing else."
 
 // messageParams translates the router's request (OpenAI-shaped) into a Messages
 // API request: system messages become the system prompt, tool calls and tool
@@ -77,7 +77,7 @@ func (p *Anthropic) messageParams(req *Request) (anthropic.MessageNewParams, *Er
 		switch rf.Type {
 		case "", "text":
 		case "json_object":
-			params.System = append(params.System, anthropic.TextBlockParam{Text: jsonObjectInstruction})
+			params.System = append(params.System, anthropic.TextBlockParam{Text: JSONObjectInstruction})
 		case "json_schema":
 			var schema map[string]any
 			if err := json.Unmarshal(rf.Schema, &schema); err != nil {

@@ -113,7 +113,7 @@ func TestAnthropicToolChoiceAndJSONObject(t *testing.T) {
 			t.Errorf("tool_choice %s: got %v want %v", c.choice, b["tool_choice"], c.want)
 		}
 		sys := b["system"].([]any)
-		if last := sys[len(sys)-1].(map[string]any)["text"]; last != jsonObjectInstruction {
+		if last := sys[len(sys)-1].(map[string]any)["text"]; last != JSONObjectInstruction {
 			t.Errorf("json_object: last system block %q", last)
 		}
 		if b["max_tokens"] != float64(AnthropicDefaultMaxTokens) {

@@ -123,7 +123,7 @@ func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreak
 //     the prompt bill it as input, and a prompt near the window's edge that
 //     left it out passed here and was refused by the provider;
 //   - for json_object, the instruction the Anthropic adapter appends to the
-//     system prompt (jsonObjectInstruction in internal/providers), a dozen
+//     system prompt (providers.JSONObjectInstruction), a dozen
 //     tokens counted for every provider.
 //
 // It runs for every job: without tools or a format it returns the messages
@@ -133,10 +133,14 @@ func counted(sp *spec) []providers.Message {
 	if f := sp.format; f != nil {
 		switch f.Type {
 		case "json_schema":
-			// A prompt's schema is compact already; a chat request's is the
-			// caller's text. Invalid JSON (refused before a job exists) is
-			// counted as written.
+			// A prompt's schema text is made at load (sp.formatText); a chat
+			// request's is the caller's text, compacted here. Invalid JSON
+			// (refused before a job exists) is counted as written.
 			var b bytes.Buffer
+			if sp.formatText != "" {
+				format = sp.formatText
+				break
+			}
 			b.Grow(len(f.Schema))
 			if json.Compact(&b, f.Schema) == nil {
 				format = b.String()
@@ -144,7 +148,7 @@ func counted(sp *spec) []providers.Message {
 				format = string(f.Schema)
 			}
 		case "json_object":
-			format = "Respond with one JSON object and nothing else."
+			format = providers.JSONObjectInstruction
 		}
 	}
 	if len(sp.tools) == 0 && format == "" {

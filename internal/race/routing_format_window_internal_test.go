@@ -1,10 +1,13 @@
 package race
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/store"
 	"github.com/routerhq/router/internal/tokens"
 )
 
@@ -44,6 +47,21 @@ func TestContextWindowCountsTheCompactSchemaAndTheTools(t *testing.T) {
 	}
 }
 
+// A prompt's schema text is made once at load (spec.formatText): counted,
+// on every prompt job's routing path, uses it instead of compacting the
+// schema again, allocating only the longer message list.
+func TestCountedUsesThePromptsSchemaText(t *testing.T) {
+	schema := []byte(`{"type":"object","properties":{"a":{"type":"string"}}}`)
+	sp := &spec{msgs: []providers.Message{{Role: "user", Content: "hi"}},
+		format: &providers.ResponseFormat{Type: "json_schema", Name: "p", Schema: schema}, formatText: string(schema)}
+	if got := counted(sp); len(got) != 2 || got[1].Content != string(schema) {
+		t.Fatalf("counted %q, want the message and the schema", got)
+	}
+	if a := testing.AllocsPerRun(100, func() { _ = counted(sp) }); a > 1 {
+		t.Fatalf("counted allocates %v times for a prompt's schema, want 1 (the message list)", a)
+	}
+}
+
 // The Anthropic adapter appends an instruction to the system prompt for
 // json_object, which the provider counts.
 func TestContextWindowCountsTheJSONObjectInstruction(t *testing.T) {
@@ -61,5 +79,23 @@ func TestCountedAllocatesNothingWithoutToolsOrFormat(t *testing.T) {
 	sp := &spec{msgs: []providers.Message{{Role: "user", Content: "hi"}}}
 	if a := testing.AllocsPerRun(100, func() { _ = counted(sp) }); a != 0 {
 		t.Fatalf("counted allocates %v times for a plain request", a)
+	}
+}
+
+// A prompt job's spec carries the schema text the prompt made at load, so
+// the path above is the one every /v1/jobs job with an output schema takes.
+func TestPromptSpecCarriesTheSchemaText(t *testing.T) {
+	set, err := prompt.LoadDir("../../prompts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := set.Get("invoice", "")
+	r := &Runner{cfg: Config{Prompts: set}}
+	sp, err := r.specFor(&store.Job{Operation: "invoice", Input: json.RawMessage(`{"text":"INV-1"}`)}, &Route{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.formatText == "" || sp.formatText != p.FormatText() {
+		t.Fatalf("the invoice spec's schema text is %q, want the prompt's", sp.formatText)
 	}
 }

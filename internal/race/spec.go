@@ -24,8 +24,12 @@ type spec struct {
 	seed        *int
 	user        string
 	format      *providers.ResponseFormat
-	tools       json.RawMessage
-	toolChoice  json.RawMessage
+	// formatText is format's schema as the compact text the adapters send,
+	// when known at no cost (a prompt's, made at load); counted compacts a
+	// chat request's.
+	formatText string
+	tools      json.RawMessage
+	toolChoice json.RawMessage
 	// penalties, logitBias and reasoningEffort are a chat request's (prompts
 	// have none).
 	presencePenalty  float32
@@ -107,7 +111,7 @@ func (r *Runner) specFor(job *store.Job, route *Route) (*spec, error) {
 	}
 	v := p.Validator()
 	return &spec{msgs: msgs, model: p.Model, temperature: p.Temperature, maxTokens: p.MaxTokens, seed: p.Seed,
-		format: p.ProviderResponseFormat(), gate: p,
+		format: p.ProviderResponseFormat(), formatText: p.FormatText(), gate: p,
 		judge: func(resp *providers.Response) (json.RawMessage, []contract.Violation) {
 			return v.Validate(resp.Content)
 		}}, nil

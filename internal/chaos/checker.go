@@ -51,12 +51,22 @@ type Ack struct {
 // auditSQL records, from inside the database, every attempt inserted while a
 // sibling attempt of its job was `starting` or `unknown`: the blocking rule of
 // SPEC §3 judged independently of the code under test.
+//
+// The trigger first takes a transaction-scoped advisory lock on the job, so
+// the attempt inserts of one job serialise until commit and each one's look
+// for siblings (a new snapshot, after the lock) sees the others committed:
+// without it, two transactions inserting `starting` attempts of one job at
+// once (two replicas recovering it) each saw no sibling and the checker said
+// nothing of the very race it exists to catch. The router locks the job row
+// before it inserts an attempt, so this lock, always taken after that one,
+// cannot deadlock with it.
 const auditSQL = `
 CREATE TABLE IF NOT EXISTS chaos_blocking_violations (
     attempt_id uuid, job_id uuid, sibling uuid, sibling_state text, at timestamptz DEFAULT now());
 CREATE OR REPLACE FUNCTION chaos_audit_blocking() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE s record;
 BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended(NEW.job_id::text, 0));
   SELECT id, state INTO s FROM attempts
    WHERE job_id = NEW.job_id AND id <> NEW.id AND state IN ('starting', 'unknown') LIMIT 1;
   IF FOUND THEN

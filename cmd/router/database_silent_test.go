@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,64 +10,14 @@ import (
 	"github.com/routerhq/router/internal/testdb"
 )
 
-// silentDatabase is the URL of a "database" that accepts connections and
-// never answers: a stuck proxy or load balancer, a firewall that accepts and
-// drops.
-func silentDatabase(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return fmt.Sprintf("postgres://router@%s/router?sslmode=disable", ln.Addr())
-}
-
-// runAsync runs f on its own goroutine; when t ends, cancel is called and f
-// must have returned.
-func runAsync(t *testing.T, cancel context.CancelFunc, f func() error) <-chan error {
-	t.Helper()
-	done, finished := make(chan error, 1), make(chan struct{})
-	go func() { defer close(finished); done <- f() }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-finished:
-		case <-time.After(90 * time.Second):
-			t.Error("not returned 90s after being cancelled")
-		}
-	})
-	return done
-}
-
 // A one-shot command on a database that accepts connections and never
 // answers fails after the default connect timeout (10s), saying what to
 // check: before, pgx waited for ever when the URL set no connect_timeout.
 // (The 30s below only bounds a hang.)
 func TestSilentDatabaseFailsAOneShotCommand(t *testing.T) {
-	cfg := writeConfig(t, &testdb.DB{URL: silentDatabase(t)}, "  - name: p\n    type: scripted")
+	cfg := writeConfig(t, &testdb.DB{URL: testdb.SilentDatabase(t).URL}, "  - name: p\n    type: scripted")
 	ctx, cancel := context.WithCancel(context.Background())
-	done := runAsync(t, cancel, func() error { return runKeys(ctx, []string{"list", "--config", cfg}) })
+	done := testdb.RunAsync(t, cancel, func() error { return runKeys(ctx, []string{"list", "--config", cfg}) })
 	select {
 	case err := <-done:
 		if err == nil || !strings.Contains(err.Error(), "did not answer within 10s (connect_timeout)") || !strings.Contains(err.Error(), "connect_timeout=SECONDS") {
@@ -86,11 +33,11 @@ func TestSilentDatabaseFailsAOneShotCommand(t *testing.T) {
 // pool_min_conns (a minute), and serve, stopped before it was ready, exited
 // 0 only then. (The 6s below only bound a hang.)
 func TestCtrlCWhileConnectingReturnsPromptly(t *testing.T) {
-	cfg := writeConfig(t, &testdb.DB{URL: silentDatabase(t)}, "  - name: p\n    type: scripted")
+	cfg := writeConfig(t, &testdb.DB{URL: testdb.SilentDatabase(t).URL}, "  - name: p\n    type: scripted")
 	stopped := func(t *testing.T, f func(ctx context.Context) error) error {
 		t.Helper()
 		ctx, cancel := context.WithCancel(context.Background())
-		done := runAsync(t, cancel, func() error { return f(ctx) })
+		done := testdb.RunAsync(t, cancel, func() error { return f(ctx) })
 		time.AfterFunc(time.Second, cancel) // the Ctrl-C, while the connection waits
 		select {
 		case err := <-done:

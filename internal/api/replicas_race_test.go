@@ -40,10 +40,7 @@ func TestReplicaSameKeyTwoBodiesMakeOneJob(t *testing.T) {
 			}
 		}
 		together(fns...)
-		if jobs, claims := keyJobs(t, a, "triage", key); jobs != 1 || claims != 1 {
-			t.Fatalf("round %d: %d jobs and %d claims for one key, want 1 and 1", round, jobs, claims)
-		}
-		id := keyHolder(t, a, "triage", key)
+		id := oneJob(t, a, round, "triage", key)
 		var subject string
 		if err := a.db.Pool.QueryRow(context.Background(), `SELECT input->>'subject' FROM jobs WHERE id = $1`, id).Scan(&subject); err != nil {
 			t.Fatal(err)
@@ -79,13 +76,9 @@ func TestReplicaSameKeyTwoBodiesMakeOneJob(t *testing.T) {
 		if created != 1 {
 			t.Errorf("round %d: %d replies claim to have created the job, want 1", round, created)
 		}
-		if o := settledJob(t, a, id); o.state != store.JobSucceeded || o.attempts != 1 {
-			t.Errorf("round %d: job %s %s with %d attempts, want succeeded with 1", round, id, o.state, o.attempts)
-		}
+		succeededOnce(t, a, round, id)
 	}
-	if calls := a.primary.Calls() + b.primary.Calls(); calls != rounds {
-		t.Errorf("%d provider calls for %d jobs", calls, rounds)
-	}
+	oneCallPerJob(t, a, b, rounds)
 }
 
 // SPEC §5.2, §5.4: one request sent at once by eight callers, half to each
@@ -108,10 +101,7 @@ func TestReplicaSameKeySameBodyMakeOneJob(t *testing.T) {
 			}
 		}
 		together(fns...)
-		if jobs, claims := keyJobs(t, a, "triage", key); jobs != 1 || claims != 1 {
-			t.Fatalf("round %d: %d jobs and %d claims for one key, want 1 and 1", round, jobs, claims)
-		}
-		id := keyHolder(t, a, "triage", key)
+		id := oneJob(t, a, round, "triage", key)
 		created := 0
 		for i, r := range replies {
 			if r.job() != id || r.header.Get("X-Router-Job-Id") != id {
@@ -140,13 +130,9 @@ func TestReplicaSameKeySameBodyMakeOneJob(t *testing.T) {
 				t.Errorf("round %d: a later replay: %d %v\n%s\nwant 200, the same bytes as\n%s", round, later.status, later.header, later.raw, replies[0].raw)
 			}
 		}
-		if o := settledJob(t, a, id); o.state != store.JobSucceeded || o.attempts != 1 {
-			t.Errorf("round %d: job %s %s with %d attempts, want succeeded with 1", round, id, o.state, o.attempts)
-		}
+		succeededOnce(t, a, round, id)
 	}
-	if calls := a.primary.Calls() + b.primary.Calls(); calls != rounds {
-		t.Errorf("%d provider calls for %d jobs", calls, rounds)
-	}
+	oneCallPerJob(t, a, b, rounds)
 }
 
 // SPEC §6.5, docs/api.md (cancel): a cancel on one replica races the win of
@@ -163,15 +149,7 @@ func TestReplicaCancelRacesWin(t *testing.T) {
 	a, b := replicas(t, options{respond: g.respond(false)})
 	urls := []string{a.srv.URL, b.url}
 	const jobs = 6
-	ids := make([]string, jobs)
-	for i := range ids {
-		r := call(t, urls[i%2], "POST", "/v1/jobs", triageBody(fmt.Sprintf("cancel or win %d", i)),
-			"Idempotency-Key", fmt.Sprintf("cancel-win-%d", i), "Prefer", "wait=0")
-		if r.status != http.StatusAccepted {
-			t.Fatalf("create on replica %c: %d %s", 'A'+i%2, r.status, r.raw)
-		}
-		ids[i] = r.job()
-	}
+	ids := createJobs(t, urls, "cancel-win", jobs, "wait=0", http.StatusAccepted, "")
 	g.await(t, jobs)
 	cancels := make([]reply, jobs)
 	fns := []func(){g.release}
@@ -225,15 +203,7 @@ func TestReplicaRetryRacesRetryAndCancel(t *testing.T) {
 	a, b := replicas(t, options{respond: g.respond(true)})
 	urls := []string{a.srv.URL, b.url}
 	const jobs = 4
-	ids := make([]string, jobs)
-	for i := range ids {
-		r := call(t, urls[i%2], "POST", "/v1/jobs", triageBody(fmt.Sprintf("retry race %d", i)),
-			"Idempotency-Key", fmt.Sprintf("retry-race-%d", i), "Prefer", "wait=30")
-		if r.status != http.StatusCreated || r.body["state"] != store.JobFailed {
-			t.Fatalf("create on replica %c: %d %s, want the job created failed", 'A'+i%2, r.status, r.raw)
-		}
-		ids[i] = r.job()
-	}
+	ids := createJobs(t, urls, "retry-race", jobs, "wait=30", http.StatusCreated, store.JobFailed)
 	retries := make([][2]reply, jobs)
 	cancels := make([]reply, jobs)
 	var fns []func()
@@ -293,15 +263,7 @@ func TestReplicaResolveRacesCancel(t *testing.T) {
 	a, b := replicas(t, options{timeout: 50 * time.Millisecond, respond: hang})
 	urls := []string{a.srv.URL, b.url}
 	const jobs = 4
-	ids := make([]string, jobs)
-	for i := range ids {
-		r := call(t, urls[i%2], "POST", "/v1/jobs", triageBody(fmt.Sprintf("resolve or cancel %d", i)),
-			"Idempotency-Key", fmt.Sprintf("resolve-cancel-%d", i), "Prefer", "wait=30")
-		if r.status != http.StatusAccepted || r.body["state"] != store.JobUnknown {
-			t.Fatalf("create on replica %c: %d %s, want the job unknown", 'A'+i%2, r.status, r.raw)
-		}
-		ids[i] = r.job()
-	}
+	ids := createJobs(t, urls, "resolve-cancel", jobs, "wait=30", http.StatusAccepted, store.JobUnknown)
 	resolves, cancels := make([]reply, jobs), make([]reply, jobs)
 	var fns []func()
 	for i, id := range ids {
@@ -332,9 +294,7 @@ func TestReplicaResolveRacesCancel(t *testing.T) {
 			t.Errorf("job %s: %d attempts, want 1 (neither the resolution nor the cancel starts one)", id, o.attempts)
 		}
 	}
-	if calls := a.primary.Calls() + b.primary.Calls(); calls != jobs {
-		t.Errorf("%d provider calls for %d jobs, want one each", calls, jobs)
-	}
+	oneCallPerJob(t, a, b, jobs)
 	t.Logf("outcomes: %v", seen)
 }
 
@@ -351,15 +311,7 @@ func TestReplicaExpiredKeyTakeoverRacesRetry(t *testing.T) {
 	a, b := replicas(t, options{respond: g.respond(true)})
 	urls := []string{a.srv.URL, b.url}
 	const keys = 4
-	olds, bodies := make([]string, keys), make([]string, keys)
-	for i := range olds {
-		bodies[i] = triageBody(fmt.Sprintf("expired key %d", i))
-		r := call(t, urls[i%2], "POST", "/v1/jobs", bodies[i], "Idempotency-Key", fmt.Sprintf("takeover-%d", i), "Prefer", "wait=30")
-		if r.status != http.StatusCreated || r.body["state"] != store.JobFailed {
-			t.Fatalf("create on replica %c: %d %s, want the job created failed", 'A'+i%2, r.status, r.raw)
-		}
-		olds[i] = r.job()
-	}
+	olds := createJobs(t, urls, "takeover", keys, "wait=30", http.StatusCreated, store.JobFailed)
 	tag, err := a.db.Pool.Exec(context.Background(), `UPDATE idempotency_keys SET expires_at = now() - interval '1 second'
 		WHERE idempotency_key LIKE 'takeover-%'`)
 	if err != nil || tag.RowsAffected() != keys {
@@ -368,9 +320,10 @@ func TestReplicaExpiredKeyTakeoverRacesRetry(t *testing.T) {
 	creates, retries := make([]reply, keys), make([]reply, keys)
 	var fns []func()
 	for i, old := range olds {
+		key := fmt.Sprintf("takeover-%d", i) // the request createJobs sent, again
 		fns = append(fns,
 			func() {
-				creates[i] = call(t, urls[(i+1)%2], "POST", "/v1/jobs", bodies[i], "Idempotency-Key", fmt.Sprintf("takeover-%d", i), "Prefer", "wait=0")
+				creates[i] = call(t, urls[(i+1)%2], "POST", "/v1/jobs", triageBody(key), "Idempotency-Key", key, "Prefer", "wait=0")
 			},
 			func() { retries[i] = call(t, urls[i%2], "POST", "/v1/jobs/"+old+"/retry", "", "Prefer", "wait=0") })
 	}
@@ -439,15 +392,10 @@ func TestReplicaChatAndJobsKeysAreSeparate(t *testing.T) {
 				})
 		}
 		together(fns...)
-		for _, op := range []string{"chat:default", "triage"} {
-			if jobs, claims := keyJobs(t, a, op, key); jobs != 1 || claims != 1 {
-				t.Fatalf("round %d: %d jobs and %d claims for the key in scope %s, want 1 and 1", round, jobs, claims, op)
-			}
-		}
+		chatJob, triageJob := oneJob(t, a, round, "chat:default", key), oneJob(t, a, round, "triage", key)
 		if n := a.count(t, `SELECT count(*) FROM jobs WHERE idempotency_key = $1`, key); n != 2 {
 			t.Fatalf("round %d: %d jobs under the key, want 2 (one per scope)", round, n)
 		}
-		chatJob, triageJob := keyHolder(t, a, "chat:default", key), keyHolder(t, a, "triage", key)
 		created := 0
 		for i, r := range chats {
 			if r.status != http.StatusOK || r.header.Get("X-Router-Job-Id") != chatJob || !bytes.Equal(r.raw, chats[0].raw) {
@@ -473,13 +421,8 @@ func TestReplicaChatAndJobsKeysAreSeparate(t *testing.T) {
 		if created != 1 {
 			t.Errorf("round %d: %d job replies are not replays, want 1", round, created)
 		}
-		for _, id := range []string{chatJob, triageJob} {
-			if o := settledJob(t, a, id); o.state != store.JobSucceeded || o.attempts != 1 {
-				t.Errorf("round %d: job %s %s with %d attempts, want succeeded with 1", round, id, o.state, o.attempts)
-			}
-		}
+		succeededOnce(t, a, round, chatJob)
+		succeededOnce(t, a, round, triageJob)
 	}
-	if calls := a.primary.Calls() + b.primary.Calls(); calls != 2*rounds {
-		t.Errorf("%d provider calls for %d jobs", calls, 2*rounds)
-	}
+	oneCallPerJob(t, a, b, 2*rounds)
 }

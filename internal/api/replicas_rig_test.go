@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http/httptest"
 	"os"
@@ -272,4 +273,49 @@ func keyHolder(t *testing.T, b *bundle, operation, key string) string {
 		t.Fatalf("read the claim of %q: %v", key, err)
 	}
 	return id
+}
+
+// createJobs creates n jobs one after another, job i on urls[i%2] (replica A
+// and B in turn): a triage whose subject and Idempotency-Key are key-i, sent
+// with Prefer: wait. Each reply must be status with the job in state ("" for
+// any state). It returns the jobs' ids.
+func createJobs(t *testing.T, urls []string, key string, n int, wait string, status int, state string) []string {
+	t.Helper()
+	ids := make([]string, n)
+	for i := range ids {
+		k := fmt.Sprintf("%s-%d", key, i)
+		r := call(t, urls[i%2], "POST", "/v1/jobs", triageBody(k), "Idempotency-Key", k, "Prefer", wait)
+		if r.status != status || (state != "" && r.body["state"] != state) {
+			t.Fatalf("create on replica %c: %d %s, want %d with the job %q", 'A'+i%2, r.status, r.raw, status, state)
+		}
+		ids[i] = r.job()
+	}
+	return ids
+}
+
+// oneJob checks that acme's key for operation made exactly one job and one
+// claim in round, and returns that job.
+func oneJob(t *testing.T, b *bundle, round int, operation, key string) string {
+	t.Helper()
+	if jobs, claims := keyJobs(t, b, operation, key); jobs != 1 || claims != 1 {
+		t.Fatalf("round %d: %d jobs and %d claims for the key in scope %s, want 1 and 1", round, jobs, claims, operation)
+	}
+	return keyHolder(t, b, operation, key)
+}
+
+// succeededOnce checks that job id of round succeeded with one attempt.
+func succeededOnce(t *testing.T, b *bundle, round int, id string) {
+	t.Helper()
+	if o := settledJob(t, b, id); o.state != store.JobSucceeded || o.attempts != 1 {
+		t.Errorf("round %d: job %s %s with %d attempts, want succeeded with 1", round, id, o.state, o.attempts)
+	}
+}
+
+// oneCallPerJob checks that both replicas' providers were called once per
+// job, jobs in all.
+func oneCallPerJob(t *testing.T, a *bundle, b *peer, jobs int) {
+	t.Helper()
+	if calls := a.primary.Calls() + b.primary.Calls(); calls != jobs {
+		t.Errorf("%d provider calls for %d jobs, want one each", calls, jobs)
+	}
 }

@@ -2,10 +2,7 @@ package store_test
 
 import (
 	"context"
-	"fmt"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,44 +11,6 @@ import (
 	"github.com/routerhq/router/internal/store"
 	"github.com/routerhq/router/internal/testdb"
 )
-
-// silentServer accepts connections and never answers (a stuck proxy or load
-// balancer, a firewall that accepts and drops); accepted receives each
-// connection as it is accepted. It returns the server's host:port.
-func silentServer(t *testing.T) (addr string, accepted <-chan struct{}) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch := make(chan struct{}, 64)
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			select {
-			case ch <- struct{}{}:
-			default:
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String(), ch
-}
 
 // Connect bounds the connection with connect_timeout: by default 10s, since
 // pgx (like libpq) otherwise waits for ever; the URL's connect_timeout or
@@ -86,12 +45,12 @@ func TestConnectDefaultsTheConnectTimeout(t *testing.T) {
 // A database that accepts the connection and never answers fails Connect
 // once connect_timeout has passed, saying what to check and what to set.
 func TestConnectToASilentDatabaseSaysWhatToDo(t *testing.T) {
-	addr, _ := silentServer(t)
-	_, err := store.Connect(context.Background(), fmt.Sprintf("postgres://router@%s/router?sslmode=disable&connect_timeout=1", addr))
+	silent := testdb.SilentDatabase(t)
+	_, err := store.Connect(context.Background(), silent.URL+"&connect_timeout=1")
 	if err == nil {
 		t.Fatal("connected to a database that never answers")
 	}
-	for _, want := range []string{"database at " + addr + " did not answer within 1s (connect_timeout)", "check the host and port", "connect_timeout=SECONDS"} {
+	for _, want := range []string{"database at " + silent.Addr + " did not answer within 1s (connect_timeout)", "check the host and port", "connect_timeout=SECONDS"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
@@ -104,21 +63,19 @@ func TestConnectToASilentDatabaseSaysWhatToDo(t *testing.T) {
 // only by connect_timeout (here 0: for ever) and its own minute. (The 30s
 // below only bounds a hang.)
 func TestConnectStoppedWhileTheDatabaseIsSilentReturns(t *testing.T) {
-	addr, accepted := silentServer(t)
+	silent := testdb.SilentDatabase(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		pool, err := store.Connect(ctx, fmt.Sprintf("postgres://router@%s/router?sslmode=disable&connect_timeout=0", addr))
+	done := testdb.RunAsync(t, cancel, func() error {
+		pool, err := store.Connect(ctx, silent.URL+"&connect_timeout=0")
 		if err == nil {
 			pool.Close()
 		}
-		done <- err
-	}()
+		return err
+	})
 	// The stop comes once all five connections are being made: the pool's
 	// four of pool_min_conns, and the one Connect checks with.
 	for range 5 {
-		<-accepted
+		<-silent.Accepted
 	}
 	cancel()
 	select {

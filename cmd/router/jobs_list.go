@@ -32,6 +32,16 @@ func runJobsList(ctx context.Context, args []string) error {
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
+	// A filter given but naming nothing (`--owner "$O"` with $O unset) is
+	// refused rather than read as no filter, which would list every owner's
+	// jobs (every state's) to an operator who asked for one.
+	given := flagsGiven(fs)
+	if given["owner"] && strings.TrimSpace(*owner) == "" {
+		return usagef("--owner %q names no owner: give the owner (tenant) whose jobs to list, or leave --owner out to list every owner's", *owner)
+	}
+	if given["state"] && strings.TrimSpace(*state) == "" {
+		return usagef("--state %q names no state: give pending, running or unknown, or leave --state out to list all three", *state)
+	}
 	if *state != "" && !slices.Contains(store.LiveJobStates, *state) {
 		return usagef("--state %q is not a state of a job that has not ended; use pending, running or unknown (ended jobs: GET /v1/jobs?state=… with the owner's key)", *state)
 	}

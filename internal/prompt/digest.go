@@ -25,7 +25,8 @@ const digestVersion = "prompt-digest/1"
 // router's compiler follows the reference itself, each file reachable through
 // "$ref" as compact JSON keyed by its path relative to the prompt directory),
 // and the rules in a canonical form (map order, unset versus default
-// booleans, repeated custom names and the order of enum values do not count). It does not depend on how the YAML
+// booleans, repeated custom names and the order of enum values do not count;
+// a range bound counts as written where its float64 is not its exact value). It does not depend on how the YAML
 // was written, where the file is, or on the process: every replica that loads
 // the same prompt computes the same digest.
 //
@@ -89,7 +90,18 @@ func rulesText(r contract.Rules) string {
 	}
 	s := fmt.Sprintf("no_extra_keys=%t allow_fenced=%t %s", r.NoExtraKeysEnabled(), r.AllowFencedEnabled(), b)
 	for _, path := range sortedKeys(r.Ranges) {
-		s += fmt.Sprintf("\nrange %q %s %s", path, bound(r.Ranges[path].Min), bound(r.Ranges[path].Max))
+		rg := r.Ranges[path]
+		s += fmt.Sprintf("\nrange %q %s %s", path, bound(rg.Min), bound(rg.Max))
+		// A bound is compared as written (contract.Range.Written), and two
+		// written bounds can read as one float64 (100 and
+		// 100.00000000000000001). Its text is added only where it is not
+		// the float64's exact value, so the form of every other range, and
+		// the digest of every prompt without such a bound, stays as it was.
+		lo, hi := rg.Written()
+		lo, hi = unlessBound(lo, rg.Min), unlessBound(hi, rg.Max)
+		if lo != "" || hi != "" {
+			s += fmt.Sprintf(" written %q %q", lo, hi)
+		}
 	}
 	for _, path := range sortedKeys(r.Enums) {
 		vals := make([]string, len(r.Enums[path]))
@@ -100,6 +112,16 @@ func rulesText(r contract.Rules) string {
 		s += fmt.Sprintf("\nenum %q %q", path, vals)
 	}
 	return s
+}
+
+// unlessBound is text, "" when it is what bound writes for f (Written
+// already leaves out a bound its float64 holds exactly; this keeps the
+// digest's promise local).
+func unlessBound(text string, f *float64) string {
+	if text == bound(f) {
+		return ""
+	}
+	return text
 }
 
 func bound(f *float64) string {

@@ -47,6 +47,7 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 		}
 	}
 	var o *orchestrator
+	var breakerWait time.Duration // the job waits this long for a circuit breaker (runLater)
 	defer func() {
 		if o != nil && (o.done || o.settled) {
 			finished = true
@@ -54,7 +55,15 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 		}
 		rctx, cancel := r.exitContext(ctx)
 		defer cancel()
-		if err := r.cfg.Store.ReleaseJobLease(rctx, jobID, r.cfg.LeaseOwner); err != nil {
+		release := r.cfg.Store.ReleaseJobLease
+		if breakerWait > 0 {
+			// Not an orphan until the wait is over: recovery would adopt it
+			// again at once, ahead of other orphans (ReleaseJobLeaseFor).
+			release = func(ctx context.Context, jobID, owner string) error {
+				return r.cfg.Store.ReleaseJobLeaseFor(ctx, jobID, owner, breakerWait)
+			}
+		}
+		if err := release(rctx, jobID, r.cfg.LeaseOwner); err != nil {
 			log.Warn("could not release the job's lease; it is left to expire", "err", err)
 		}
 	}()
@@ -108,13 +117,15 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 				// Only circuit breakers refuse it, for now (a half-open one
 				// whose probe is in flight, an open one about to probe): not
 				// a reason to fail it. It is run again when one may admit
-				// it; meanwhile its lease is free for any replica.
+				// it; meanwhile its lease has no owner (any replica may take
+				// it), and ends only then: recovery does not adopt it sooner.
 				log.Info("no target admits the job now (circuit breakers); running it again when one may", "in", again, "reason", reason)
 				r.runLater(job.ID, again)
-				return // the deferred release gives the lease back
+				breakerWait = again
+				return // the deferred release gives the lease back, ending after the wait
 			}
 			sctx, cancel := r.exitContext(ctx)
-			state, err := r.cfg.Store.SettleJobAs(sctx, job.ID, r.cfg.LeaseOwner, reason)
+			state, settled, err := r.cfg.Store.SettleJobAs(sctx, job.ID, r.cfg.LeaseOwner, reason)
 			cancel()
 			switch {
 			case errors.Is(err, store.ErrLeaseLost):
@@ -122,7 +133,7 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 				return
 			case err != nil:
 				log.Error("could not record job failure", "err", err)
-			case settledState(state):
+			case settled:
 				r.cfg.Observer.JobSettled(state) // this run ended it: counted as an orchestrator's end is
 			}
 			r.cfg.Listener.Publish(job.ID, state)

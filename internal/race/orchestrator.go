@@ -287,7 +287,7 @@ func (o *orchestrator) finish(ctx context.Context) (goOn bool) {
 	if o.blocked && !o.stopped && ctx.Err() == nil {
 		settle = o.r.cfg.Store.SettleBlockedJobAs
 	}
-	state, err := settle(wctx, o.job.ID, o.r.cfg.LeaseOwner, o.failReason())
+	state, settled, err := settle(wctx, o.job.ID, o.r.cfg.LeaseOwner, o.failReason())
 	if errors.Is(err, store.ErrUnblocked) {
 		o.log.Info("the unknown attempt was resolved before the job settled; the race goes on")
 		return true
@@ -310,6 +310,12 @@ func (o *orchestrator) finish(ctx context.Context) (goOn bool) {
 	o.settled = settledState(state)
 	if o.settled {
 		o.r.cfg.Listener.Publish(o.job.ID, state)
+	}
+	if settled {
+		// Counted only when this call ended the job: one that was ended
+		// otherwise while this process stalled (recovery's leader settled
+		// it unknown once its attempt's lease expired, and counted it) is
+		// answered with its state, and is not counted twice.
 		o.r.cfg.Observer.JobSettled(state)
 	}
 	return false

@@ -198,6 +198,12 @@ func New(cfg Config) *Runner {
 	if cfg.StopGrace <= 0 {
 		cfg.StopGrace = defaultStopGrace
 	}
+	if cfg.Store != nil {
+		// A job whose creation's outcome was lost and that the store fails
+		// in the background (its caller sent no key) is settled by no run:
+		// counted here, as a run's end is.
+		cfg.Store.OnLostClaimSettled(cfg.Observer.JobSettled)
+	}
 	base, cancel := context.WithCancelCause(context.Background())
 	hard, cancelHard := context.WithCancel(context.Background())
 	return &Runner{cfg: cfg, base: base, cancelBase: cancel, hard: hard, cancelHard: cancelHard,

@@ -81,7 +81,7 @@ func (r *Runner) failStranded(ctx context.Context, id string) (handled bool) {
 	reason := why + " (no replica that can run it took it within execution.handover_wait, " + r.cfg.HandoverWait.String() + ")"
 	wctx, cancel := r.exitContext(ctx)
 	defer cancel()
-	state, err := r.cfg.Store.SettleJobAs(wctx, id, r.cfg.LeaseOwner, reason)
+	state, settled, err := r.cfg.Store.SettleJobAs(wctx, id, r.cfg.LeaseOwner, reason)
 	if err != nil {
 		r.cfg.Log.Error("recovery: could not fail a job no replica could run", "job_id", id, "err", err)
 		rctx, cancel := r.exitContext(ctx)
@@ -91,7 +91,7 @@ func (r *Runner) failStranded(ctx context.Context, id string) (handled bool) {
 		}
 		return true
 	}
-	if settledState(state) {
+	if settled { // this call ended it: one ended otherwise meanwhile is not counted again
 		r.cfg.Observer.JobSettled(state)
 	}
 	r.cfg.Listener.Publish(id, state)

@@ -47,6 +47,21 @@ func (s *Store) ReleaseJobLease(ctx context.Context, jobID, owner string) error 
 	return exitBusy(err, jobID)
 }
 
+// ReleaseJobLeaseFor is ReleaseJobLease for a job that waits for a circuit
+// breaker (race's runLater): the lease ends wait from now on the database's
+// clock, not now, with no owner. Released with an end of now, such a job was
+// an orphan at once, and ClaimOrphans — oldest first — adopted it again on
+// every recovery pass, only for its breakers to refuse it again: enough of
+// them filled every adoption batch ahead of the other orphans. Meanwhile it
+// is no orphan, but any replica may still take it (AcquireJobLease takes a
+// lease with no owner), as the releasing runner does when the wait is over.
+func (s *Store) ReleaseJobLeaseFor(ctx context.Context, jobID, owner string, wait time.Duration) error {
+	// Lazy: a lost release only delays an adoption.
+	_, err := s.execLazyWaiting(ctx, exitLockWait, `UPDATE jobs SET lease_owner = NULL, lease_expires_at = now() + $3::interval
+		WHERE id = $1 AND lease_owner = $2`, jobID, owner, max(wait, 0))
+	return exitBusy(err, jobID)
+}
+
 // exitLockWait bounds how long the writes that end an orchestration — the
 // release of a job's lease (ReleaseJobLease), its settlement by its
 // orchestrator (SettleJobAs), the hand-over of an attempt never sent
@@ -289,7 +304,8 @@ func (s *Store) expireJobAttempts(ctx context.Context, id string, wait bool) (un
 			return err // none, or only attempts of a job that had ended: nothing to settle
 		}
 		unknown = true
-		return s.settleLocked(ctx, tx, id, "")
+		_, err = s.settleLocked(ctx, tx, id, "")
+		return err
 	})
 	return unknown && err == nil, err
 }

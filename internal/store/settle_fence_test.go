@@ -22,7 +22,7 @@ func TestSettleJobAsIsFencedByTheLease(t *testing.T) {
 	if ok, err := b.st.AcquireJobLease(ctx, j.ID, "replica-b", time.Hour); err != nil || !ok {
 		t.Fatalf("adopt: ok=%v err=%v", ok, err)
 	}
-	if st, err := b.st.SettleJobAs(ctx, j.ID, "replica-a", "a's reason"); !errors.Is(err, store.ErrLeaseLost) {
+	if st, _, err := b.st.SettleJobAs(ctx, j.ID, "replica-a", "a's reason"); !errors.Is(err, store.ErrLeaseLost) {
 		t.Fatalf("the former owner settled the adopted job: %q %v", st, err)
 	}
 	if st, err := b.st.JobStateAny(ctx, j.ID); err != nil || st != store.JobPending {
@@ -31,17 +31,17 @@ func TestSettleJobAsIsFencedByTheLease(t *testing.T) {
 	if err := b.st.ReleaseJobLease(ctx, j.ID, "replica-b"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.st.SettleJobAs(ctx, j.ID, "replica-b", "b's reason"); !errors.Is(err, store.ErrLeaseLost) {
+	if _, _, err := b.st.SettleJobAs(ctx, j.ID, "replica-b", "b's reason"); !errors.Is(err, store.ErrLeaseLost) {
 		t.Fatalf("a job whose lease nobody holds was settled: %v", err)
 	}
 	if ok, err := b.st.AcquireJobLease(ctx, j.ID, "replica-b", time.Hour); err != nil || !ok {
 		t.Fatalf("take again: ok=%v err=%v", ok, err)
 	}
-	if st, err := b.st.SettleJobAs(ctx, j.ID, "replica-b", "b's reason"); err != nil || st != store.JobFailed {
-		t.Fatalf("the lease's owner settling: %q %v, want failed", st, err)
+	if st, settled, err := b.st.SettleJobAs(ctx, j.ID, "replica-b", "b's reason"); err != nil || st != store.JobFailed || !settled {
+		t.Fatalf("the lease's owner settling: %q settled=%v %v, want failed by this call", st, settled, err)
 	}
-	if st, err := b.st.SettleJobAs(ctx, j.ID, "replica-a", "a's reason"); err != nil || st != store.JobFailed {
-		t.Fatalf("settling an ended job: %q %v, want its state and no error", st, err)
+	if st, settled, err := b.st.SettleJobAs(ctx, j.ID, "replica-a", "a's reason"); err != nil || st != store.JobFailed || settled {
+		t.Fatalf("settling an ended job: %q settled=%v %v, want its state, no error, and not settled by this call", st, settled, err)
 	}
 	got, err := b.st.GetJobAny(ctx, j.ID)
 	if err != nil {

@@ -80,6 +80,9 @@ type Store struct {
 	onLostClaim func(err error)
 	// lostClaims counts the claims handed over by handOverLostClaim.
 	lostClaims atomic.Int64
+	// lostClaimSettled is told the state of each job handOverLostClaim
+	// settled (OnLostClaimSettled); nil: nobody is.
+	lostClaimSettled atomic.Pointer[func(state string)]
 
 	// afterClaimCommit, in tests, runs after a claim batch committed and
 	// before any of its callers is told.

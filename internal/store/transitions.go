@@ -79,7 +79,8 @@ func (s *Store) setJobState(ctx context.Context, tx pgx.Tx, jobID, state, reason
 // it is for callers that orchestrate nothing (operator tools, tests); an
 // orchestrator settles with SettleJobAs.
 func (s *Store) SettleJob(ctx context.Context, jobID, failReason string) (string, error) {
-	return s.settle(ctx, jobID, "", failReason, false)
+	state, _, err := s.settle(ctx, jobID, "", failReason, false)
+	return state, err
 }
 
 // SettleJobAs is SettleJob for the orchestrator owner, fenced by the job's
@@ -92,12 +93,17 @@ func (s *Store) SettleJob(ctx context.Context, jobID, failReason string) (string
 // and no live lease is an orphan, which recovery adopts). A job already out
 // of pending and running is answered with its state, as by SettleJob.
 //
+// settled says that this call moved the job out of pending and running: a
+// job already ended (by recovery's leader while owner stalled, by a
+// cancellation) is answered with its state and settled false, so that only
+// the settlement that made the change is counted (Observer.JobSettled).
+//
 // The job's row, and the others the settlement writes, are waited for up to
 // exitLockWait: a row another transaction holds for longer is ErrBusy (a
 // *BusyError), nothing changes, and the job is left to its lease.
-func (s *Store) SettleJobAs(ctx context.Context, jobID, owner, failReason string) (string, error) {
+func (s *Store) SettleJobAs(ctx context.Context, jobID, owner, failReason string) (state string, settled bool, err error) {
 	if owner == "" {
-		return "", fmt.Errorf("settle job %s: no lease owner given", jobID)
+		return "", false, fmt.Errorf("settle job %s: no lease owner given", jobID)
 	}
 	return s.settle(ctx, jobID, owner, failReason, false)
 }
@@ -110,9 +116,9 @@ func (s *Store) SettleJobAs(ctx context.Context, jobID, owner, failReason string
 // ErrUnblocked, so the race goes on instead of the job failing with targets
 // left untried. (Checked before the settle, a resolution in between left the
 // job `failed`: the resolution saw it running, so it did not resume it.)
-func (s *Store) SettleBlockedJobAs(ctx context.Context, jobID, owner, failReason string) (string, error) {
+func (s *Store) SettleBlockedJobAs(ctx context.Context, jobID, owner, failReason string) (state string, settled bool, err error) {
 	if owner == "" {
-		return "", fmt.Errorf("settle job %s: no lease owner given", jobID)
+		return "", false, fmt.Errorf("settle job %s: no lease owner given", jobID)
 	}
 	return s.settle(ctx, jobID, owner, failReason, true)
 }
@@ -120,9 +126,9 @@ func (s *Store) SettleBlockedJobAs(ctx context.Context, jobID, owner, failReason
 // settle is SettleJob, fenced by owner's lease unless owner is "". When
 // blocked, a job without an unknown attempt is left as it is (ErrUnblocked).
 // An orchestrator's settlement (owner set) waits for rows up to exitLockWait.
-func (s *Store) settle(ctx context.Context, jobID, owner, failReason string, blocked bool) (string, error) {
-	var final string
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+// settled says that this call moved the job out of pending and running.
+func (s *Store) settle(ctx context.Context, jobID, owner, failReason string, blocked bool) (final string, settled bool, err error) {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := checkJobID(jobID); err != nil {
 			return err
 		}
@@ -154,7 +160,7 @@ func (s *Store) settle(ctx context.Context, jobID, owner, failReason string, blo
 				return ErrUnblocked
 			}
 		}
-		if err := s.settleLocked(ctx, tx, jobID, failReason); err != nil {
+		if settled, err = s.settleLocked(ctx, tx, jobID, failReason); err != nil {
 			return err
 		}
 		return tx.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, jobID).Scan(&final)
@@ -163,32 +169,37 @@ func (s *Store) settle(ctx context.Context, jobID, owner, failReason string, blo
 		if owner != "" {
 			err = exitBusy(err, jobID)
 		}
-		return "", err
+		return "", false, err
 	}
-	return final, nil
+	return final, settled, nil
 }
 
 // settleLocked is SettleJob inside a transaction that holds the job's lock.
-func (s *Store) settleLocked(ctx context.Context, tx pgx.Tx, jobID, failReason string) error {
+// settled says that it moved the job out of pending and running (nothing is
+// changed while an attempt is in flight, or when the job has ended).
+func (s *Store) settleLocked(ctx context.Context, tx pgx.Tx, jobID, failReason string) (settled bool, err error) {
 	var state string
 	if err := tx.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, jobID).Scan(&state); err != nil {
-		return notFound(err)
+		return false, notFound(err)
 	}
 	if state != JobRunning && state != JobPending {
-		return nil
+		return false, nil
 	}
 	inflight, unknown, err := attemptCounts(ctx, tx, jobID)
 	if err != nil || inflight > 0 {
-		return err
+		return false, err
 	}
 	final, reason := JobFailed, failReason
 	if unknown > 0 {
 		final = JobUnknown
 		if reason, err = unknownJobReason(ctx, tx, jobID); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return s.setJobState(ctx, tx, jobID, final, reason)
+	if err := s.setJobState(ctx, tx, jobID, final, reason); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // unknownJobReason is the error of job jobID, locked in tx, while it is

@@ -98,12 +98,24 @@ func unreachable(err error) bool {
 // and recovery starts the job exactly once (SPEC §6.8); if the claim did not
 // commit there is no job and nothing to do. It does not run the claim again:
 // a claim committed now would create a job its caller was told failed.
+//
+// A job it settles (one whose caller sent no key, failed) is told to the
+// function installed by OnLostClaimSettled, once: no caller of the store
+// hears of that settlement otherwise. (A try whose answer was lost and that
+// had settled it leaves the next try nothing to settle: that job is not
+// told.)
 func (s *Store) handOverLostClaim(req *claimRequest) {
 	var final string
+	var settled bool
 	err := writeWhileUnreachable(context.Background(), lostClaimRetryFor, func(ctx context.Context) (err error) {
-		final, err = s.settleLostClaim(ctx, req)
+		final, settled, err = s.settleLostClaim(ctx, req)
 		return err
 	})
+	if err == nil && settled {
+		if f := s.lostClaimSettled.Load(); f != nil {
+			(*f)(final)
+		}
+	}
 	switch {
 	case errors.Is(err, ErrNotFound):
 		err = nil // the claim did not commit
@@ -119,6 +131,21 @@ func (s *Store) handOverLostClaim(req *claimRequest) {
 	}
 }
 
+// OnLostClaimSettled installs f, told the state of each job that the
+// background hand-over of a claim whose outcome was lost (handOverLostClaim)
+// settles: a job whose caller sent no key, failed. The race runner installs
+// its Observer's JobSettled (race.New), so that router_jobs_settled_total
+// counts such a job as every other settlement is counted; the store has no
+// caller to report it to. Only the last f installed is told; nil removes it.
+// f must not block.
+func (s *Store) OnLostClaimSettled(f func(state string)) {
+	if f == nil {
+		s.lostClaimSettled.Store(nil)
+		return
+	}
+	s.lostClaimSettled.Store(&f)
+}
+
 // lostClaimWhy is the message of the first attempt of a lost claim (and the
 // failure of its job, when its caller sent no key).
 const (
@@ -130,7 +157,9 @@ const (
 // the job row locked first, once no transaction is writing the claim's key
 // any more (awaitClaimKey: a try may still be committing): ErrNotFound when
 // the claim did not commit, else
-// the job's state after it. Only what the claim left as it left it is
+// the job's state after it, and settled when this try moved the job out of
+// pending and running (failed, for a caller without a key). Only what the
+// claim left as it left it is
 // changed — the first attempt while still in flight, the lease while still
 // this replica's — so a try after one whose answer was lost, or after
 // another replica adopted the job, changes nothing. One change of recovery's
@@ -141,7 +170,11 @@ const (
 // resolution would make it. A job whose caller sent no key (Unkeyed) is
 // failed rather than run: its caller, told that the creation failed, cannot
 // reach it, and running it would pay a provider for an answer nobody reads.
-func (s *Store) settleLostClaim(ctx context.Context, req *claimRequest) (final string, err error) {
+// A job recovery made `unknown` and that is failed here is not settled by
+// this try: it was already out of pending and running (and counted as
+// `unknown` by recovery's leader), as a resolution that settles an unknown
+// job is not a new settlement.
+func (s *Store) settleLostClaim(ctx context.Context, req *claimRequest) (final string, settled bool, err error) {
 	owner := req.nj.LeaseOwner
 	why := lostClaimWhy
 	if req.nj.Unkeyed {
@@ -189,7 +222,8 @@ func (s *Store) settleLostClaim(ctx context.Context, req *claimRequest) (final s
 				return err
 			}
 		case req.nj.Unkeyed:
-			if err := s.settleLocked(ctx, tx, req.jobID, why); err != nil {
+			var err error
+			if settled, err = s.settleLocked(ctx, tx, req.jobID, why); err != nil {
 				return err
 			}
 		default:
@@ -198,7 +232,7 @@ func (s *Store) settleLostClaim(ctx context.Context, req *claimRequest) (final s
 		}
 		return tx.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, req.jobID).Scan(&final)
 	})
-	return final, err
+	return final, settled && err == nil, err
 }
 
 // awaitClaimKeySQL is the statement of awaitClaimKey: an insert of the

@@ -46,6 +46,12 @@ func runLocalDB(ctx context.Context, args []string) error {
 		}
 		log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 		c, err := localpg.Start(ctx, localpg.Options{DataDir: *dir, Fresh: true, Durable: *durable, Logger: log})
+		if errors.Is(err, localpg.ErrInUse) {
+			// Another start of it under way (`make run`, another localdb),
+			// or its server started since checkDataDir looked.
+			return usagef("--dir %v; localdb deletes and recreates its data directory, so it refuses this one "+
+				"(nothing was deleted); give another directory, or stop what uses it first", err)
+		}
 		if err != nil {
 			return err
 		}

@@ -1,9 +1,55 @@
 package localpg
 
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
 // SetOutsideRoot moves where unreachable data directories are kept, and
 // returns the restore.
 func SetOutsideRoot(dir string) (restore func()) {
 	before := outsideRoot
 	outsideRoot = dir
 	return func() { outsideRoot = before }
+}
+
+// SetFreePort replaces how a start picks the port of its server, and returns
+// the restore.
+func SetFreePort(f func() (int, error)) (restore func()) {
+	before := freePort
+	freePort = f
+	return func() { freePort = before }
+}
+
+// SetPGLibRoot moves where the installed PostgreSQL versions are looked for,
+// and returns the restore.
+func SetPGLibRoot(dir string) (restore func()) {
+	before := pgLibRoot
+	pgLibRoot = dir
+	return func() { pgLibRoot = before }
+}
+
+// BinDirFor is the binary directory a start uses for the cluster in dataDir,
+// bin when its version is not installed.
+func BinDirFor(dataDir, bin string) string { return binDirFor(dataDir, bin) }
+
+// LockDataDir takes the lock a start of dataDir holds, as another start
+// under way would, and returns its release.
+func LockDataDir(dataDir string) (unlock func(), err error) {
+	l, err := lockDataDir(context.Background(), dataDir, false)
+	if err != nil {
+		return nil, err
+	}
+	return l.unlock, nil
+}
+
+// StartAdvice is the error of a start of an existing cluster in dataDir whose
+// server logged logged, its port taken or not.
+func StartAdvice(logged string, portTaken bool, dataDir string) string {
+	err := errors.New("postgres exited during start-up: exit status 1")
+	if portTaken {
+		err = fmt.Errorf("%w (%w)", err, errPortTaken)
+	}
+	return withAdvice(&startError{err: err, logPath: dataDir + ".log", logged: logged}, dataDir, true, portTries).Error()
 }

@@ -32,7 +32,9 @@ import (
 type Options struct {
 	// DataDir is the cluster's data directory. It is created (initdb) when empty.
 	DataDir string
-	// Fresh removes DataDir first (tests).
+	// Fresh removes DataDir first (tests, router localdb). A DataDir in use
+	// — its server running, or another start setting it up — is refused
+	// (ErrInUse), nothing removed.
 	Fresh bool
 	// Durable keeps fsync on. Off, commits are not flushed (tests only).
 	Durable bool
@@ -61,7 +63,8 @@ type Cluster struct {
 const dbName = "router"
 
 // Start initialises (if needed) and starts the cluster, and returns once it accepts
-// connections.
+// connections. Starts of one data directory take turns (dirLock): a second
+// uses the server the first started.
 func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	log := opt.Logger
 	if log == nil {
@@ -116,7 +119,19 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 			tempDir = alt
 		}
 	}
+	// One start at a time per data directory, from the look for a running
+	// server to its own accepting connections. A Fresh start does not wait:
+	// the other would lose its data directory.
+	lock, err := lockDataDir(ctx, dataDir, !opt.Fresh)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.unlock()
 	if opt.Fresh {
+		if pid, ok := postmasterOf(dataDir); ok {
+			return nil, fmt.Errorf("%s: %w by a PostgreSQL server that is running (pid %d): a fresh start would delete it",
+				dataDir, ErrInUse, pid)
+		}
 		if err := os.RemoveAll(dataDir); err != nil {
 			return nil, fmt.Errorf("remove old data directory: %w", err)
 		}
@@ -134,6 +149,8 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 			log.Info("PostgreSQL already running on this data directory: using it", "url", c.URL, "dir", dataDir)
 			return c, nil
 		}
+		removeStalePidFile(dataDir, log)
+		bin = binDirFor(dataDir, bin)
 	}
 	existing := true
 	if _, err := os.Stat(filepath.Join(dataDir, "PG_VERSION")); errors.Is(err, os.ErrNotExist) {
@@ -143,41 +160,51 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 			return nil, err
 		}
 	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
 	logPath := filepath.Join(filepath.Dir(dataDir), filepath.Base(dataDir)+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"-D", dataDir, "-p", strconv.Itoa(port),
-		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=",
+	args := []string{"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=",
 		"-c", "max_connections=300", "-c", "shared_buffers=128MB"}
 	if !opt.Durable {
 		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	}
 	c := &Cluster{
-		URL:     fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", port, dbName),
 		DataDir: dataDir, logFile: logFile, tempDir: tempDir,
-		bin: bin, cred: cred, port: port, args: args, logPath: logPath,
+		bin: bin, cred: cred, args: args, logPath: logPath,
 	}
-	if err := c.launch(ctx); err != nil {
+	// The port is free when freePort looks, not necessarily when postgres
+	// binds it: another program (another cluster's postgres) may take it
+	// meanwhile. Then this one exits and a new port is tried.
+	for try := 1; ; try++ {
+		port, err := freePort()
+		if err != nil {
+			c.Stop()
+			return nil, err
+		}
+		c.port = port
+		c.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", port, dbName)
+		err = c.launch(ctx)
+		if err == nil {
+			break
+		}
+		if errors.Is(err, errPortTaken) && try < portTries && ctx.Err() == nil {
+			log.Warn("the port given to PostgreSQL was taken by another program; trying another", "port", port, "err", err)
+			continue
+		}
 		c.Stop()
-		if existing && ctx.Err() == nil {
-			// A cluster this package did not just make: perhaps one left
-			// half-built by an older router whose first start was stopped
-			// during initdb (it initialised in place).
-			err = fmt.Errorf("%w\nthe PostgreSQL cluster in %s does not start: if it holds nothing you need (a development database, "+
-				"perhaps left incomplete by a first start that was interrupted), delete the directory (rm -rf %s) and start again; "+
-				"a new one is created", err, dataDir, dataDir)
+		if ctx.Err() == nil {
+			err = withAdvice(err, dataDir, existing, try)
 		}
 		return nil, err
 	}
 	log.Info("PostgreSQL ready", "url", c.URL, "dir", dataDir)
 	return c, nil
 }
+
+// portTries is how many free ports a start tries before it gives up.
+const portTries = 5
 
 // initCluster runs initdb in a directory beside dataDir (named after it, with
 // .initdb appended) and, once initdb has finished, renames it to dataDir,
@@ -237,7 +264,7 @@ func attach(ctx context.Context, dataDir string) (*Cluster, bool) {
 	}
 	pid, perr := strconv.Atoi(strings.TrimSpace(lines[0]))
 	port, qerr := strconv.Atoi(strings.TrimSpace(lines[3]))
-	if perr != nil || qerr != nil || port <= 0 || !livePostmaster(pid) {
+	if perr != nil || qerr != nil || port <= 0 || !livePostmaster(pid, dataDir) {
 		return nil, false
 	}
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -261,7 +288,7 @@ func RunningServer(dataDir string) (pid int, ok bool) {
 	}
 	first, _, _ := strings.Cut(string(b), "\n")
 	pid, err = strconv.Atoi(strings.TrimSpace(first))
-	if err != nil || !livePostmaster(pid) {
+	if err != nil || !livePostmaster(pid, "") {
 		return 0, false
 	}
 	return pid, true
@@ -271,7 +298,12 @@ func RunningServer(dataDir string) (pid int, ok bool) {
 // (signal 0 reaches it; EPERM: it is another user's, the server runs as
 // postgres when we are root) whose command is postgres, and neither this
 // process nor its parent (pid 1, say, as root, which signal 0 always reaches).
-func livePostmaster(pid int) bool {
+// Given dataDir, it must also be that directory's server: a postmaster works
+// in its data directory, so one whose working directory is another is
+// another cluster's, which took the pid of a server that died without
+// removing its postmaster.pid (a crash, a reboot). A working directory that
+// cannot be read (another user's process, without root) counts as dataDir.
+func livePostmaster(pid int, dataDir string) bool {
 	if pid <= 0 || pid == os.Getpid() || pid == os.Getppid() {
 		return false
 	}
@@ -285,12 +317,42 @@ func livePostmaster(pid int) bool {
 		}
 		return false // gone since the signal
 	}
-	return strings.TrimSpace(string(comm)) == "postgres"
+	if strings.TrimSpace(string(comm)) != "postgres" {
+		return false
+	}
+	if dataDir == "" {
+		return true
+	}
+	cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist) // gone, or cannot tell
+	}
+	return sameDir(cwd, dataDir)
+}
+
+// sameDir reports whether the paths a and b name the same directory, once
+// their symbolic links are resolved.
+func sameDir(a, b string) bool {
+	resolve := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	return resolve(a) == resolve(b)
 }
 
 // launch starts the server process and waits until it accepts connections.
+// A failure is a *startError, which holds what the server logged; one of a
+// server that could not bind its port, or of a port another server answers
+// on, is also errPortTaken.
 func (c *Cluster) launch(ctx context.Context) error {
-	cmd := exec.Command(filepath.Join(c.bin, "postgres"), c.args...)
+	logStart := int64(0)
+	if fi, err := os.Stat(c.logPath); err == nil {
+		logStart = fi.Size()
+	}
+	args := append([]string{"-D", c.DataDir, "-p", strconv.Itoa(c.port)}, c.args...)
+	cmd := exec.Command(filepath.Join(c.bin, "postgres"), args...)
 	cmd.Stdout, cmd.Stderr = c.logFile, c.logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if c.cred != nil {
@@ -302,10 +364,33 @@ func (c *Cluster) launch(ctx context.Context) error {
 	c.cmd, c.done, c.waitErr = cmd, make(chan struct{}), nil
 	go func() { c.waitErr = cmd.Wait(); close(c.done) }()
 	if err := c.waitReady(ctx, c.bin, c.cred, c.port); err != nil {
-		tail, _ := os.ReadFile(c.logPath)
-		return fmt.Errorf("%w\nserver log %s:\n%s", err, c.logPath, lastLines(tail, 20))
+		c.halt()
+		logged := logSince(c.logPath, logStart)
+		if bindFailed(logged) && !errors.Is(err, errPortTaken) {
+			err = fmt.Errorf("%w (%w)", err, errPortTaken)
+		}
+		return &startError{err: err, logPath: c.logPath, logged: logged}
 	}
 	return nil
+}
+
+// halt stops the server process, if it runs, and waits for it to exit.
+func (c *Cluster) halt() {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return
+	}
+	select {
+	case <-c.done:
+		return
+	default:
+	}
+	_ = c.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-c.done:
+	case <-time.After(30 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-c.done
+	}
 }
 
 // Restart stops the server the way a crash would (immediate shutdown: every
@@ -359,16 +444,32 @@ func outsideDir(wanted string, fresh bool) (string, error) {
 }
 
 // waitReady waits until the server accepts connections, then creates the router
-// database if it does not exist.
+// database if it does not exist. The server on the port must be ours: one of
+// another data directory (another cluster that took the port before ours
+// could bind it) is errPortTaken. Ours exiting is a failure, whatever the
+// port answers.
 func (c *Cluster) waitReady(ctx context.Context, bin string, cred *syscall.Credential, port int) error {
 	deadline := time.Now().Add(60 * time.Second)
 	psql := filepath.Join(bin, "psql")
 	p := strconv.Itoa(port)
 	for {
+		select {
+		case <-c.done:
+			return fmt.Errorf("postgres exited during start-up: %v", c.waitErr)
+		default:
+		}
 		out, err := run(ctx, cred, psql, "-h", "127.0.0.1", "-p", p, "-U", "postgres", "-d", "postgres",
-			"-tAc", "SELECT 1 FROM pg_database WHERE datname='"+dbName+"'")
+			"-tAc", "SELECT current_setting('data_directory') || '|' || EXISTS (SELECT 1 FROM pg_database WHERE datname='"+dbName+"')")
 		if err == nil {
-			if strings.TrimSpace(out) != "1" {
+			out = strings.TrimSpace(out)
+			i := strings.LastIndex(out, "|")
+			if i < 0 {
+				return fmt.Errorf("the server on port %d answered %q to a question about its data directory", port, out)
+			}
+			if dir := out[:i]; !sameDir(dir, c.DataDir) {
+				return fmt.Errorf("port %d is another PostgreSQL server's, of data directory %s: %w", port, dir, errPortTaken)
+			}
+			if out[i+1:] != "true" {
 				if out, err := run(ctx, cred, psql, "-h", "127.0.0.1", "-p", p, "-U", "postgres", "-d", "postgres",
 					"-c", "CREATE DATABASE "+dbName); err != nil {
 					return fmt.Errorf("create database: %w\n%s", err, out)
@@ -394,15 +495,7 @@ func (c *Cluster) Stop() {
 	if c == nil {
 		return
 	}
-	if c.cmd != nil && c.cmd.Process != nil {
-		_ = c.cmd.Process.Signal(syscall.SIGINT)
-		select {
-		case <-c.done:
-		case <-time.After(30 * time.Second):
-			_ = c.cmd.Process.Kill()
-			<-c.done
-		}
-	}
+	c.halt()
 	if c.logFile != nil {
 		c.logFile.Close()
 	}
@@ -418,7 +511,7 @@ func findBinDir() (string, error) {
 			return dir, nil
 		}
 	}
-	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	matches, _ := filepath.Glob(filepath.Join(pgLibRoot, "*", "bin", "initdb"))
 	if len(matches) > 0 {
 		// Highest version last in lexical order for equal digit counts; pick the newest.
 		best := matches[0]
@@ -516,7 +609,8 @@ func run(ctx context.Context, cred *syscall.Credential, name string, args ...str
 	return buf.String(), err
 }
 
-func freePort() (int, error) {
+// freePort is a loopback port free when asked (tests replace it).
+var freePort = func() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("find a free port: %w", err)

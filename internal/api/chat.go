@@ -238,6 +238,8 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 // for a valid answer (SPEC §15), then the whole answer as chunks — or, when
 // the job did not succeed, an error event in OpenAI's shape.
 func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.Job, created bool, plan store.JobPlan, callerKey, includeUsage bool) {
+	sw := newStreamWrites(w, s.cfg.StreamWriteStall)
+	sw.arm()
 	writeStreamHeaders(w)
 	type waited struct {
 		job *store.Job
@@ -261,15 +263,33 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.J
 	tick := time.NewTicker(s.cfg.StreamKeepAlive)
 	defer tick.Stop()
 	var res waited
+	// The wait ends with the caller and on Drain by itself; the loop does
+	// not count on it: a wait held up (by a database that does not answer)
+	// holds neither a caller that left nor a shutdown.
 	for waiting := true; waiting; {
 		select {
 		case res = <-done:
 			waiting = false
 		case <-tick.C:
-			fmt.Fprint(w, ": waiting for a valid answer\n\n")
-			flush(w)
+			sw.arm()
+			if _, err := fmt.Fprint(w, ": waiting for a valid answer\n\n"); err != nil || sw.rc.Flush() != nil {
+				return // the caller left or stopped reading: no one takes an event
+			}
+		case <-r.Context().Done():
+			return // the caller left, counted with the 200 its headers sent
+		case <-s.drain.ch:
+			// Shutting down: the job as it stands — the wait's, when it
+			// has answered (on Drain it does at once), else as this
+			// request found it (a 504 still_running event, to resend).
+			select {
+			case res = <-done:
+			default:
+				res = waited{job: job}
+			}
+			waiting = false
 		}
 	}
+	sw.arm()
 	events := &sseErrorWriter{w: w, h: http.Header{}, ctx: r.Context()}
 	switch {
 	case r.Context().Err() != nil:
@@ -291,7 +311,7 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.J
 		s.chatInternal(events, r, "read completion", err)
 		return
 	}
-	writeStreamBody(w, c, includeUsage)
+	_ = writeStreamBody(w, sw, c, includeUsage) // an error: the caller left or stopped reading
 }
 
 // errWaitPanicked is the wait of a streamed chat job ended by a panic.

@@ -58,6 +58,14 @@ type Config struct {
 	// sent at this interval (default 9s: SPEC §15 asks for one at least every
 	// 10 s, and a ticker's tick plus a flush lands a little after its period).
 	StreamKeepAlive time.Duration
+	// StreamWriteStall is the longest one write of a streaming chat answer
+	// (its headers, a keep-alive comment, an event) may wait for the caller
+	// to take it (default 30s). The HTTP server has no write timeout (long
+	// waits, streams), so a caller that stops reading without closing its
+	// connection would otherwise hold the handler in a write for as long as
+	// the connection lasts; past it the stream ends, as for a caller that
+	// left.
+	StreamWriteStall time.Duration
 	// Limits are every owner's limits unless OwnerLimits has the owner (SPEC §17).
 	Limits      Limits
 	OwnerLimits map[string]Limits
@@ -89,6 +97,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.StreamKeepAlive <= 0 {
 		c.StreamKeepAlive = 9 * time.Second
+	}
+	if c.StreamWriteStall <= 0 {
+		c.StreamWriteStall = 30 * time.Second
 	}
 	return c
 }

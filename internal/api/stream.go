@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 	"unicode/utf8"
 
 	"github.com/routerhq/router/internal/chat"
@@ -45,6 +46,28 @@ func flush(w http.ResponseWriter) {
 	_ = http.NewResponseController(w).Flush()
 }
 
+// streamWrites bounds each write of a stream to stall (Config.StreamWriteStall):
+// the HTTP server has no write timeout (long waits, streams), so a caller that
+// stops reading without closing its connection would otherwise hold the
+// handler in a write — once the connection's buffers are full — for as long as
+// the connection lasts. Past the deadline the write fails, and so does every
+// later one on the connection: the stream ends, as for a caller that left.
+// net/http clears the deadline when the response is done (before the
+// connection's next request).
+type streamWrites struct {
+	rc    *http.ResponseController
+	stall time.Duration
+}
+
+func newStreamWrites(w http.ResponseWriter, stall time.Duration) streamWrites {
+	return streamWrites{rc: http.NewResponseController(w), stall: stall}
+}
+
+// arm gives the next write and flush stall to go out. A writer that takes no
+// deadline (http.ErrNotSupported: a test's recorder, a wrapper without
+// Unwrap) is written to without one.
+func (sw streamWrites) arm() { _ = sw.rc.SetWriteDeadline(time.Now().Add(sw.stall)) }
+
 // writeStreamHeaders starts a streaming answer: status 200 and the SSE headers.
 func writeStreamHeaders(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -61,12 +84,20 @@ func writeStreamHeaders(w http.ResponseWriter) {
 // writeStreamBody sends a validated, complete completion as Server-Sent Events
 // in OpenAI's chunk format, ending with data: [DONE]. No content is sent before
 // the whole answer has won, so a client never sees a partial answer as success.
-func writeStreamBody(w http.ResponseWriter, c *chat.Completion, includeUsage bool) {
-	rc := http.NewResponseController(w)
+// Each event goes out within sw's stall; the first write or flush that fails
+// (the caller left or stopped reading) ends the stream, and its error is
+// returned.
+func writeStreamBody(w http.ResponseWriter, sw streamWrites, c *chat.Completion, includeUsage bool) error {
+	var err error
 	send := func(v any) {
+		if err != nil {
+			return // the caller is gone: nothing more is marshalled or written
+		}
 		b, _ := json.Marshal(v)
-		fmt.Fprintf(w, "data: %s\n\n", b)
-		_ = rc.Flush()
+		sw.arm()
+		if _, err = fmt.Fprintf(w, "data: %s\n\n", b); err == nil {
+			err = sw.rc.Flush()
+		}
 	}
 	base := chunk{ID: c.ID, Object: "chat.completion.chunk", Created: c.Created, Model: c.Model}
 	with := func(d delta, finish *string) chunk {
@@ -89,7 +120,7 @@ func writeStreamBody(w http.ResponseWriter, c *chat.Completion, includeUsage boo
 		first.Content = &empty
 	}
 	send(with(first, nil))
-	for len(content) > 0 {
+	for len(content) > 0 && err == nil {
 		n := min(streamChunkBytes, len(content))
 		for n < len(content) && !utf8.RuneStart(content[n]) {
 			n++
@@ -109,6 +140,9 @@ func writeStreamBody(w http.ResponseWriter, c *chat.Completion, includeUsage boo
 		var list []map[string]any
 		_ = json.Unmarshal(calls, &list)
 		for i, call := range list {
+			if err != nil {
+				break
+			}
 			if call == nil { // never judged valid (chat.Judge); kept from a panic
 				call = map[string]any{}
 			}
@@ -123,6 +157,12 @@ func writeStreamBody(w http.ResponseWriter, c *chat.Completion, includeUsage boo
 		u.Usage = &c.Usage
 		send(u)
 	}
-	fmt.Fprint(w, "data: [DONE]\n\n")
-	_ = rc.Flush()
+	if err != nil {
+		return err
+	}
+	sw.arm()
+	if _, err = fmt.Fprint(w, "data: [DONE]\n\n"); err != nil {
+		return err
+	}
+	return sw.rc.Flush()
 }

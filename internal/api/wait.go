@@ -87,9 +87,11 @@ func (s *Server) waitJob(ctx context.Context, owner, id string, wait time.Durati
 // read once, at the end — unless this replica's win announced it whole
 // (Listener.PublishJob), as it does for a job whose only attempt won.
 //
-// Reads of the state go through Store.WatchJob, which asks for the job's win
-// to be announced by NOTIFY (wins of jobs nobody watches are not: the job's
-// runner announces them in memory on its own replica). A waiter does not
+// Reads of the state go through Store.WatchJob (watchJob), which asks for the
+// job's win to be announced by NOTIFY (wins of jobs nobody watches are not:
+// the job's runner announces them in memory on its own replica); a job whose
+// row another transaction holds for long is read plainly and flagged at a
+// later re-read (watchJob). A waiter does not
 // watch a job that runs on this replica (a fresh job, or one the executor
 // says it runs, asked after subscribing): if this replica's runner lets it go
 // unsettled it says so in memory (an announcement without a state), and from
@@ -111,12 +113,13 @@ func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time
 	var timer *time.Timer
 	for {
 		if state == "" {
-			read := s.Store.JobState
-			if watch && !watched { // once flagged, the job stays watched
-				read, watched = s.Store.WatchJob, true
-			}
 			var err error
-			if state, err = read(context.WithoutCancel(ctx), owner, id); err != nil {
+			if watch && !watched { // once flagged, the job stays watched
+				state, watched, err = s.watchJob(ctx, owner, id, time.Until(deadline))
+			} else {
+				state, err = s.Store.JobState(context.WithoutCancel(ctx), owner, id)
+			}
+			if err != nil {
 				return nil, err
 			}
 		}
@@ -154,6 +157,51 @@ func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time
 	}
 	return s.Store.GetJob(context.WithoutCancel(ctx), owner, id)
 }
+
+// watchJob reads the job's state for waitSubscribed and flags it watched
+// (Store.WatchJob); watched says whether it is. The flag's update waits for
+// the job's row, which another transaction may hold for long (an operator's
+// transaction left open in psql, a replica cut off in the middle of one): it
+// waits up to the least of the wait's time left, Config.RecheckEvery and
+// store.WatchLockWait, and no longer than the caller stays or the process
+// runs undrained. Past that the job is not flagged and its state is read
+// plainly (a read waits for no lock), so the waiter goes on — answered at its
+// deadline, on Drain, or when it leaves — without holding a connection of the
+// pool for as long as the row is held; its next re-read flags the job again.
+//
+// The plain reads take no cancellation from the caller (WithoutCancel): they
+// are short, a waiter answers with the job as it stands however its wait
+// ended, and cancelling a statement costs more than finishing it (a cancel
+// request on a connection of its own, and the pool's connection may be
+// lost). The flag's update takes the caller's and the drain's: it can wait
+// for a row, and the bound on its lock wait ends it first otherwise.
+func (s *Server) watchJob(ctx context.Context, owner, id string, left time.Duration) (state string, watched bool, err error) {
+	bound := max(min(left, s.cfg.RecheckEvery, store.WatchLockWait), time.Millisecond)
+	// A backstop past the bound: lock_timeout ends the lock wait on the
+	// database's side, which cancels nothing.
+	wctx, cancel := context.WithTimeout(ctx, bound+watchBackstop)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.drain.ch:
+			cancel()
+		case <-wctx.Done():
+		}
+	}()
+	state, err = s.Store.WatchJobWaiting(wctx, owner, id, bound)
+	if err == nil {
+		return state, true, nil
+	}
+	if !store.Busy(err) && wctx.Err() == nil {
+		return "", false, err
+	}
+	state, err = s.Store.JobState(context.WithoutCancel(ctx), owner, id)
+	return state, false, err
+}
+
+// watchBackstop is how long past its lock wait's bound watchJob's update may
+// take before it is cancelled.
+const watchBackstop = time.Second
 
 // startAndWait hands a just-created job to the executor (subscribing to its
 // changes first, so none is missed and the first read can be skipped) and waits

@@ -248,20 +248,50 @@ func (s *Store) JobState(ctx context.Context, owner, id string) (string, error) 
 // either the flag commits first and the win, re-reading the row it waited
 // for, sees it and notifies; or the win commits first and this reads the job
 // as won. Unsettled jobs only; a job already watched is not written again.
+//
+// It waits for the job's row up to WatchLockWait (WatchJobWaiting).
 func (s *Store) WatchJob(ctx context.Context, owner, id string) (string, error) {
+	return s.WatchJobWaiting(ctx, owner, id, WatchLockWait)
+}
+
+// WatchLockWait is the longest WatchJob waits for a job's row another
+// transaction holds, as the job's transitions do (transitionLockWait).
+const WatchLockWait = transitionLockWait
+
+// WatchJobWaiting is WatchJob waiting for the job's row up to wait
+// (lock_timeout; 0 or less is WatchLockWait). The usual holder is the job's
+// win, for milliseconds, and waiting for it is what makes the flag and the
+// win meet (the flag's rule above). A row held for longer — an operator's
+// transaction left open in psql, a replica cut off in the middle of one —
+// would otherwise hold the waiter, and a connection of the pool, for as long
+// as it is held: past wait the flag is not set, nothing is written, and the
+// error is ErrBusy (a *BusyError naming the job). The caller reads the state
+// plainly instead (JobState) and watches again later.
+func (s *Store) WatchJobWaiting(ctx context.Context, owner, id string, wait time.Duration) (string, error) {
 	if err := checkJobID(id); err != nil {
 		return "", err
 	}
+	if wait <= 0 {
+		wait = WatchLockWait
+	}
 	for try := 0; ; try++ {
-		var state string
-		err := s.pool.QueryRow(ctx, `UPDATE jobs SET watched = true
+		// The bound and the update in one batch, one round trip: its
+		// implicit transaction ends with it, and so does the bound
+		// (set_config's is_local); a lock wait that runs into it aborts
+		// that transaction alone, and the connection goes back to the pool
+		// idle.
+		b := &pgx.Batch{}
+		b.Queue(lockWaitSQL, lockWaitArg(wait))
+		b.Queue(`UPDATE jobs SET watched = true
 			WHERE id = $1 AND ($2 = '' OR owner = $2) AND NOT watched AND state IN ('pending', 'running')
-			RETURNING state`, id, owner).Scan(&state)
+			RETURNING state`, id, owner)
+		var state string
+		err := lockWaitRow{br: s.pool.SendBatch(ctx, b)}.Scan(&state)
 		if err == nil {
 			return state, nil
 		}
 		if !errors.Is(err, pgx.ErrNoRows) {
-			return "", err
+			return "", jobBusy(err, id, wait)
 		}
 		// Not found, settled or watched already — as of a later snapshot
 		// than the update's, which is what this statement reads.

@@ -138,6 +138,7 @@ func (p *Anthropic) complete(ctx context.Context, req *Request) (*Response, erro
 	wctx, w := WatchCall(ctx, p.cfg.Name, p.deadlines(false))
 	defer w.Stop()
 	tctx, trace := withCallTrace(wctx, w.Received)
+	trace.expect(p.cfg.Name, answerJSON)
 	msg, err := p.client.Messages.New(tctx, params, option.WithRequestTimeout(p.requestTimeout()))
 	if err != nil {
 		return nil, p.configuredMaxTokens(req, p.classify(w, trace, err, false))

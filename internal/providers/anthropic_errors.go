@@ -192,6 +192,7 @@ func (p *Anthropic) classify(w *CallWatch, trace *callTrace, err error, streamin
 			kind = KindStreamMalformed
 		}
 		e = NewError(name, kind, "response does not decode: "+truncate(err.Error()))
+		e.Received = true // a body came (a 2xx one: an error status is an *anthropic.Error)
 	default:
 		if se, ok := fromStreamErrorText(name, err); ok {
 			return se
@@ -226,6 +227,7 @@ func (p *Anthropic) classify(w *CallWatch, trace *callTrace, err error, streamin
 				kind = KindStreamCut
 			}
 			e = NewError(name, kind, "response broken off: "+truncate(netredact.ErrorText(err)))
+			e.Received = true // the provider had begun answering: the outcome is known
 		}
 	}
 	if e.Err == nil {

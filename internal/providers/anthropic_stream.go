@@ -43,6 +43,7 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 	wctx, w := WatchCall(ctx, p.cfg.Name, p.deadlines(true))
 	defer w.Stop()
 	tctx, trace := withCallTrace(wctx, w.Received)
+	trace.expect(p.cfg.Name, answerSSE)
 
 	stream := p.client.Messages.NewStreaming(tctx, params)
 	defer stream.Close()
@@ -59,8 +60,11 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 		}
 	}
 	err := stream.Err()
-	if acc.stopped && w.Stalled(err) {
-		err = nil // idle after message_stop: the message is whole (see above)
+	if acc.stopped && (w.Stalled(err) || brokenAfterEnd(w, err)) {
+		// Idle after message_stop, or the connection broken after it (a
+		// gateway resetting it right after the last event): the message is
+		// whole (see above).
+		err = nil
 	}
 	if err != nil {
 		e := p.configuredMaxTokens(req, p.classify(w, trace, err, true))

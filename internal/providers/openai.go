@@ -126,6 +126,7 @@ func (p *OpenAI) Complete(ctx context.Context, req *Request) (*Response, error) 
 	wctx, w := WatchCall(ctx, p.cfg.Name, Deadlines{FirstByte: p.cfg.FirstByteTimeout, Total: p.cfg.Timeout})
 	defer w.Stop()
 	tctx, trace := withCallTrace(wctx, w.Received)
+	trace.expect(p.cfg.Name, answerJSON)
 	resp, err := p.client.CreateChatCompletion(tctx, wire(creq, req, trace))
 	if err != nil {
 		return nil, p.classify(w, trace, err)
@@ -159,11 +160,16 @@ func (p *OpenAI) classify(w *CallWatch, trace *callTrace, err error) *Error {
 		e = NewError(p.cfg.Name, KindMalformedResponse,
 			fmt.Sprintf("HTTP %d response body incomplete or invalid: %s", status, truncate(netredact.ErrorText(err))))
 		e.Err = err
+		e.Received = true // the provider answered (and billed): the outcome is known
 	case undecodableBody(err) && status >= 200 && status <= 299:
 		// The answer's headers came and said gzip; its body is not.
 		e = NewError(p.cfg.Name, KindMalformedResponse, undecodableMessage(status, err))
 		e.Err = err
 		e.Received = true // the provider answered: the outcome is known
+	case e.Kind == KindMalformedResponse && status >= 200 && status <= 299:
+		// The answer came whole and does not decode (not JSON, or not the
+		// API's shape): the provider answered.
+		e.Received = true
 	case (e.Kind == KindConnReset || undecodableBody(err)) && status >= 400:
 		// An error status came and its body broke off (or does not
 		// decode): the status says what to do (a 400 is not retried, a

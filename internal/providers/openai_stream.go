@@ -46,6 +46,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 	defer w.Stop()
 	tctx, trace := withCallTrace(wctx, w.Received)
 	trace.sse = true // comments and event lines are taken out of the body (sseFilter)
+	trace.expect(p.cfg.Name, answerSSE)
 
 	stream, err := p.client.CreateChatCompletionStream(tctx, wire(creq, req, trace))
 	if err != nil {
@@ -85,8 +86,10 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 			}
 			continue
 		}
-		if errors.Is(err, io.EOF) && acc.finishReason != "" {
-			// A stream that ends after its finish_reason is whole, [DONE] or not.
+		if acc.finishReason != "" && (errors.Is(err, io.EOF) || brokenAfterEnd(w, err)) {
+			// A stream that ends after its finish_reason is whole, [DONE] or
+			// not, and however its connection ended: closed, or reset by a
+			// gateway right after the last event (brokenAfterEnd).
 			return p.streamed(w, creq.Model, &acc)
 		}
 		if acc.finishReason != "" && w.Stalled(err) {
@@ -174,7 +177,13 @@ type streamAcc struct {
 	finishReason string
 	usage        openai.Usage
 	chunks       int
-	tools        []*streamToolCall // by index: deltas name the call, then append to its arguments
+	// tools holds the tool calls by the stream's index: deltas name a call,
+	// then append to its arguments. Each index holds the calls sent at it in
+	// order — one, but a provider that sends each call whole at the same
+	// index (distinct ids) gets one call each — and an index the stream
+	// skipped holds none. ncalls counts them all.
+	tools  [][]*streamToolCall
+	ncalls int
 }
 
 // streamToolCall is one tool call of a stream being assembled. Its arguments
@@ -192,22 +201,38 @@ type streamToolCall struct {
 // without end.
 const maxStreamToolCalls = 128
 
-// addToolCall merges one tool-call delta. An index outside [0, 128) is the
-// provider's error, not a reason to crash or allocate.
+// addToolCall merges one tool-call delta into the call it continues, or
+// starts a call. A delta with an index continues the call last started at
+// that index, unless it names an id other than that call's: then it is the
+// next call, sent at the same index (later deltas without an id continue
+// it). A delta without an index starts a call when it names an id, unless
+// the id is the last call's (a provider that repeats the id in every delta);
+// without an id it continues the last call. An index outside [0, 128), or
+// more than 128 calls, is the provider's error, not a reason to crash or
+// allocate.
 func (a *streamAcc) addToolCall(d openai.ToolCall) error {
 	i := len(a.tools)
 	if d.Index != nil {
 		i = *d.Index
-	} else if d.ID == "" && i > 0 {
+	} else if i > 0 && (d.ID == "" || d.ID == a.lastCall().ID) {
 		i-- // a continuation without an index belongs to the last call
 	}
 	if i < 0 || i >= maxStreamToolCalls {
 		return fmt.Errorf("tool call index %d is outside 0..%d", i, maxStreamToolCalls-1)
 	}
 	for len(a.tools) <= i {
-		a.tools = append(a.tools, &streamToolCall{ToolCall: openai.ToolCall{Type: openai.ToolTypeFunction}})
+		a.tools = append(a.tools, nil)
 	}
-	tc := a.tools[i]
+	calls := a.tools[i]
+	if n := len(calls); n == 0 || d.ID != "" && calls[n-1].ID != "" && d.ID != calls[n-1].ID {
+		if a.ncalls >= maxStreamToolCalls {
+			return fmt.Errorf("more than %d tool calls", maxStreamToolCalls)
+		}
+		a.ncalls++
+		calls = append(calls, &streamToolCall{ToolCall: openai.ToolCall{Type: openai.ToolTypeFunction}})
+		a.tools[i] = calls
+	}
+	tc := calls[len(calls)-1]
 	if d.ID != "" {
 		tc.ID = d.ID
 	}
@@ -221,20 +246,35 @@ func (a *streamAcc) addToolCall(d openai.ToolCall) error {
 	return nil
 }
 
-// toolCalls is the assembled tool calls, without stream indexes.
-func (a *streamAcc) toolCalls() []openai.ToolCall {
-	out := make([]openai.ToolCall, 0, len(a.tools))
-	for _, tc := range a.tools {
-		if tc.ID == "" && tc.Function.Name == "" && tc.args.Len() == 0 {
-			// A slot no delta wrote: the stream's indexes skipped it (some
-			// gateways number a lone call 1, after a text block at 0). Only a
-			// call that deltas filled in part is refused (incompleteToolCall).
-			continue
+// lastCall is the call last started at the highest index, which a delta
+// without an index continues; a zero call when there is none.
+func (a *streamAcc) lastCall() *streamToolCall {
+	if n := len(a.tools); n > 0 {
+		if calls := a.tools[n-1]; len(calls) > 0 {
+			return calls[len(calls)-1]
 		}
-		c := tc.ToolCall
-		c.Function.Arguments = tc.args.String()
-		c.Index = nil
-		out = append(out, c)
+	}
+	return &streamToolCall{}
+}
+
+// toolCalls is the assembled tool calls in the stream's index order, without
+// stream indexes.
+func (a *streamAcc) toolCalls() []openai.ToolCall {
+	out := make([]openai.ToolCall, 0, a.ncalls)
+	for _, calls := range a.tools {
+		// An index no delta named holds no call: the stream's indexes
+		// skipped it (some gateways number a lone call 1, after a text block
+		// at 0). Only a call that deltas filled in part is refused
+		// (incompleteToolCall).
+		for _, tc := range calls {
+			if tc.ID == "" && tc.Function.Name == "" && tc.args.Len() == 0 {
+				continue // named nothing, as an index skipped
+			}
+			c := tc.ToolCall
+			c.Function.Arguments = tc.args.String()
+			c.Index = nil
+			out = append(out, c)
+		}
 	}
 	return out
 }

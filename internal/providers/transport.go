@@ -37,6 +37,11 @@ type callTrace struct {
 	// sse is set for a streamed OpenAI-compatible call: the body of a 2xx
 	// response is read through sseFilter. Set before the request is sent.
 	sse bool
+	// answer is the kind of answer the call expects, whose 2xx response
+	// must not be a web page (notTheAnswer). Set by expect before the
+	// request is sent; answerAny is not checked.
+	answer   answerType
+	provider string // the adapter's name, for notTheAnswer's error
 	// filter is the sseFilter the body of a 2xx answer to an sse call is
 	// read through.
 	filter *sseFilter
@@ -66,6 +71,12 @@ func (t *callTrace) response(resp *http.Response) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		t.retryAfter = ParseRetryAfter(resp.Header, time.Now())
 	}
+}
+
+// expect says what the 2xx answer of provider's call must be (notTheAnswer).
+// Called before the request is sent.
+func (t *callTrace) expect(provider string, want answerType) {
+	t.provider, t.answer = provider, want
 }
 
 // streamErrLine is the payload of the error event an sse call's stream held
@@ -140,6 +151,14 @@ func (tt *traceTransport) roundTrip(req *http.Request) (*http.Response, error) {
 			if resp.Body != nil {
 				resp.Body = &liveBody{rc: resp.Body, onBytes: t.onResponse}
 			}
+		}
+		if e := notTheAnswer(t.provider, t.answer, resp); e != nil && err == nil {
+			// Not the API's answer: not handed to the client library to
+			// decode. The adapters' classify returns e as it is.
+			if resp.Body != nil {
+				_ = resp.Body.Close()
+			}
+			return nil, e
 		}
 	}
 	return resp, err

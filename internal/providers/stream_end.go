@@ -1,0 +1,29 @@
+package providers
+
+import (
+	"errors"
+	"io"
+)
+
+// brokenAfterEnd reports whether err, the read error of a stream whose answer
+// is already whole (OpenAI: its finish_reason came; Anthropic: message_stop),
+// is the connection breaking at the network level — a reset, or a body cut
+// without HTTP/1.1's chunked terminator (io.ErrUnexpectedEOF), as a gateway
+// does that drops the connection right after the last event. Such a stream
+// ended with its answer: it is returned, not failed over and paid for twice.
+//
+// A deadline the router set (the idle deadline is excused separately:
+// CallWatch.Stalled), a cancellation, max_response_bytes and a timeout of
+// the transport's own are not the stream's end: they keep their meaning.
+func brokenAfterEnd(w *CallWatch, err error) bool {
+	if err == nil || w.Classify(err) != nil {
+		return false
+	}
+	if _, ok := tooLarge("", err); ok {
+		return false
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return true
+	}
+	return Classify("", err).Kind == KindConnReset
+}

@@ -100,6 +100,14 @@ func (s *Server) withOwner(h http.HandlerFunc, fail authFail) http.HandlerFunc {
 			fail(w, r, http.StatusUnauthorized, "Missing API key", "send your API key as 'Authorization: Bearer <key>'")
 			return
 		}
+		if len(key) > maxKeyBytes(s.Auth) {
+			// Longer than any key this router accepts: refused as unknown
+			// without hashing it, asking the database or filling the cache.
+			w.Header().Set("WWW-Authenticate", `Bearer realm="router", error="invalid_token"`)
+			fail(w, r, http.StatusUnauthorized, "Unknown API key",
+				"the API key is not known to this router; create one with `router keys create --owner NAME`")
+			return
+		}
 		owner, ok, err := s.Auth.Owner(r.Context(), key)
 		if err != nil {
 			if s.callerLeft(r, "look up the API key", err) {
@@ -120,6 +128,35 @@ func (s *Server) withOwner(h http.HandlerFunc, fail authFail) http.HandlerFunc {
 		noteOwner(r.Context(), owner) // for the access log, a refusal for the body or by a limit included
 		route.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ownerKey{}, owner)))
 	}
+}
+
+// maxBearerBytes bounds the bearer token the API looks up: a stored key
+// (storedKeyShape) is at most 67 bytes, so a longer token is refused as an
+// unknown key without being hashed or cached, unless a configured key is
+// longer (LongestKey).
+const maxBearerBytes = 512
+
+// keyLengths is implemented by an Authenticator that can say how long the
+// longest key it accepts is (a configured key may be any length).
+type keyLengths interface{ LongestKey() int }
+
+// maxKeyBytes is the longest token worth looking up with a: maxBearerBytes,
+// or a's longest key when that is longer.
+func maxKeyBytes(a Authenticator) int {
+	if l, ok := a.(keyLengths); ok {
+		return max(maxBearerBytes, l.LongestKey())
+	}
+	return maxBearerBytes
+}
+
+// LongestKey is the length of the longest configured key (stored keys are
+// shorter than maxBearerBytes).
+func (a *KeyAuth) LongestKey() int {
+	n := 0
+	for k := range a.Static {
+		n = max(n, len(k))
+	}
+	return n
 }
 
 // rateLimited is h behind its owner's requests_per_second (SPEC §17).

@@ -104,3 +104,11 @@ func (c *CachedAuth) Owner(ctx context.Context, key string) (string, bool, error
 	c.m[h] = authEntry{owner: owner, ok: ok, asked: asked, expires: asked.Add(c.TTL)}
 	return owner, ok, nil
 }
+
+// LongestKey is the wrapped Authenticator's (0 when it cannot say).
+func (c *CachedAuth) LongestKey() int {
+	if l, ok := c.Next.(keyLengths); ok {
+		return l.LongestKey()
+	}
+	return 0
+}

@@ -39,6 +39,7 @@ type limiter struct {
 	owners   map[string]Limits
 	refresh  time.Duration
 	count    LiveCounter
+	now      func() time.Time // the clock of refresh (tests set one)
 
 	mu  sync.Mutex
 	per map[string]*ownerLimit
@@ -54,6 +55,15 @@ type ownerLimit struct {
 	reads    uint64    // reads of the database's count so far
 	admitted int       // jobs this replica created for the owner since readAt
 	inflight int       // admissions whose creation has not finished
+	// overlap counts the admissions in inflight that were already in flight
+	// at the last read: the read may or may not have seen each one's job
+	// (its commit may have come first), so it may be counted twice, by the
+	// read and in inflight. Like uncertain, it is a reason not to refuse at
+	// the limit: a refusal waits for them to end, then reads again.
+	overlap int
+	// overlapDone, when not nil, is closed when overlap reaches 0 (for
+	// admissions waiting on it).
+	overlapDone chan struct{}
 	// uncertain counts jobs created while the count was being read: that
 	// read may or may not have seen each (it depends on whose commit came
 	// first). They are counted (an upper bound) until the next read, and
@@ -65,7 +75,7 @@ func newLimiter(defaults Limits, owners map[string]Limits, refresh time.Duration
 	if refresh <= 0 {
 		refresh = time.Second
 	}
-	return &limiter{defaults: defaults, owners: owners, refresh: refresh, count: count, per: map[string]*ownerLimit{}}
+	return &limiter{defaults: defaults, owners: owners, refresh: refresh, count: count, now: time.Now, per: map[string]*ownerLimit{}}
 }
 
 func (l *limiter) of(owner string) *ownerLimit {
@@ -122,9 +132,25 @@ func (l *limiter) allow(owner string) (ok bool, retryAfter time.Duration, lim Li
 	return false, wait, o.lim
 }
 
+// maxOverlapWait bounds how long an admission at the limit waits for the
+// creations in flight during the last read of the count to end (each is a
+// round trip or two to the database) before reading it again. Past it (a
+// creation stuck on a slow database) the owner is refused on the count as it
+// stands, which may count those creations twice: the limit is never
+// exceeded, and the request is not held for longer.
+const maxOverlapWait = time.Second
+
 // admitLive reserves one new live job for owner. When ok, done must be called
 // once the job's creation has ended, saying whether a job was created. When
 // the owner is at its limit, ok is false and max is the limit.
+//
+// The owner is admitted only while the count's upper bound — the last read,
+// plus this replica's admissions since, in flight or done — is below the
+// limit, so one replica never takes it above the limit. That bound may count
+// a job twice when the read overlapped its creation (uncertain, overlap): at
+// the limit, such a count waits for the overlapping creations to end and is
+// read again before the owner is refused, so it is not refused below its
+// limit on a guess.
 func (l *limiter) admitLive(ctx context.Context, owner string) (done func(created bool), ok bool, limit int, err error) {
 	o := l.of(owner)
 	if o.lim.MaxLiveJobs <= 0 || l.count == nil {
@@ -137,26 +163,40 @@ func (l *limiter) admitLive(ctx context.Context, owner string) (done func(create
 		if err != nil {
 			return err
 		}
-		o.counted, o.readAt, o.admitted, o.uncertain = n, time.Now(), 0, 0
+		// Every creation in flight now may or may not be in n.
+		o.counted, o.readAt, o.admitted, o.uncertain, o.overlap = n, l.now(), 0, 0, o.inflight
 		o.reads++
 		return nil
 	}
-	if o.readAt.IsZero() || time.Since(o.readAt) >= l.refresh {
+	if o.readAt.IsZero() || l.now().Sub(o.readAt) >= l.refresh {
 		if err := read(); err != nil {
 			return nil, false, 0, err
 		}
 	}
-	if o.counted+o.admitted+o.inflight+o.uncertain >= o.lim.MaxLiveJobs {
-		if o.uncertain == 0 {
-			return nil, false, o.lim.MaxLiveJobs, nil
+	var waitUntil time.Time
+	for o.counted+o.admitted+o.inflight+o.uncertain >= o.lim.MaxLiveJobs {
+		if o.uncertain == 0 && o.overlap == 0 {
+			return nil, false, o.lim.MaxLiveJobs, nil // nothing counted twice
+		}
+		if o.overlap > 0 {
+			// Creations in flight during the last read may be counted
+			// twice until they end: wait for them, then read again.
+			if waitUntil.IsZero() {
+				waitUntil = time.Now().Add(maxOverlapWait)
+			}
+			ended, err := o.waitOverlap(ctx, waitUntil)
+			if err != nil {
+				return nil, false, 0, err
+			}
+			if !ended {
+				return nil, false, o.lim.MaxLiveJobs, nil
+			}
+			continue // the lock was let go: the counts may have changed
 		}
 		// A job created during the last read may be counted twice: read
 		// again before refusing, never below the limit on a guess.
 		if err := read(); err != nil {
 			return nil, false, 0, err
-		}
-		if o.counted+o.admitted+o.inflight >= o.lim.MaxLiveJobs {
-			return nil, false, o.lim.MaxLiveJobs, nil
 		}
 	}
 	o.inflight++
@@ -167,6 +207,15 @@ func (l *limiter) admitLive(ctx context.Context, owner string) (done func(create
 			o.mu.Lock()
 			defer o.mu.Unlock()
 			o.inflight--
+			if o.reads != readsAtAdmission {
+				// In flight at the last read: one overlapping creation
+				// fewer.
+				o.overlap--
+				if o.overlap == 0 && o.overlapDone != nil {
+					close(o.overlapDone)
+					o.overlapDone = nil
+				}
+			}
 			switch {
 			case !created:
 			case o.reads != readsAtAdmission:
@@ -184,6 +233,35 @@ func (l *limiter) admitLive(ctx context.Context, owner string) (done func(create
 			}
 		})
 	}, true, 0, nil
+}
+
+// waitOverlap waits, with o.mu held and let go meanwhile, until the creations
+// in flight at the last read have ended (ended), until, or until ctx ends (its
+// error).
+func (o *ownerLimit) waitOverlap(ctx context.Context, until time.Time) (ended bool, err error) {
+	if o.overlap == 0 {
+		return true, nil
+	}
+	d := time.Until(until)
+	if d <= 0 {
+		return false, nil
+	}
+	if o.overlapDone == nil {
+		o.overlapDone = make(chan struct{})
+	}
+	ch := o.overlapDone
+	o.mu.Unlock()
+	defer o.mu.Lock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true, nil
+	case <-t.C:
+		return false, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
 }
 
 // retryAfterSeconds is a Retry-After value: whole seconds, at least 1.

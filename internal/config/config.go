@@ -67,6 +67,9 @@ type HTTP struct {
 	MaxBodyBytes int64    `yaml:"max_body_bytes"` // default 1 MiB
 	DefaultWait  Duration `yaml:"default_wait"`   // Prefer: wait when absent; default 0 (answer at once)
 	MaxWait      Duration `yaml:"max_wait"`       // cap on Prefer: wait; default 60s
+	// MaxHeaderBytes bounds a request's headers (request line, names and
+	// values); default 64 KiB. Larger ones are answered 431.
+	MaxHeaderBytes int64 `yaml:"max_header_bytes"`
 	// ReadHeaderTimeout bounds reading a request's headers; default 10s.
 	ReadHeaderTimeout Duration `yaml:"read_header_timeout"`
 	// ReadBodyTimeout bounds reading a request's body, from the end of its

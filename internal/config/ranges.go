@@ -10,6 +10,15 @@ import (
 // is held in memory whole, so a larger limit only lets one caller exhaust it.
 const MaxBodyBytesCap = 1 << 30 // 1 GiB
 
+// MinHeaderBytes and MaxHeaderBytesCap bound http.max_header_bytes: below
+// 1 KiB an ordinary request (an API key, a traceparent, an Idempotency-Key)
+// would not fit; above 1 MiB, Go's own default limit, headers are held in
+// memory whole before anything checks them.
+const (
+	MinHeaderBytes    = 1 << 10 // 1 KiB
+	MaxHeaderBytesCap = 1 << 20 // 1 MiB
+)
+
 // MaxWebhookTimeout is the longest webhooks.timeout (webhook.MaxTimeout): River
 // rescues a delivery still running 2×MaxWebhookTimeout + 1m after it started,
 // taking it for one whose replica died, and sends it again. The rescue runs on
@@ -42,6 +51,9 @@ func (c Config) rangeProblems() []string {
 	}
 	if n := c.HTTP.MaxBodyBytes; n < 1 || n > MaxBodyBytesCap {
 		add("http.max_body_bytes (%d) must be between 1 and %d (1 GiB; a body is held in memory whole); omit it for the default, 1048576 (1 MiB)", n, MaxBodyBytesCap)
+	}
+	if n := c.HTTP.MaxHeaderBytes; n < MinHeaderBytes || n > MaxHeaderBytesCap {
+		add("http.max_header_bytes (%d) must be between %d (1 KiB) and %d (1 MiB; headers are held in memory whole); omit it for the default, 65536 (64 KiB)", n, MinHeaderBytes, MaxHeaderBytesCap)
 	}
 	if c.HTTP.DefaultWait < 0 {
 		add("http.default_wait (%s) must be 0s (answer at once, the default) or a positive duration", c.HTTP.DefaultWait.D())

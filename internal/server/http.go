@@ -22,22 +22,100 @@ import (
 // legitimately last minutes. A body must arrive within http.read_body_timeout:
 // h reads it (withBodyRead; on the tenant listener once the API key is valid,
 // readTenantBodies; the operator listener reads none, ops.Server refuses a body).
+// net/http reads headers up to goHeaderLimit; the tenant API refuses those
+// over http.max_header_bytes itself (withHeaderLimit).
 func newHTTPServer(h http.Handler, c config.HTTP) *http.Server {
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: c.ReadHeaderTimeout.D(),
 		IdleTimeout:       c.IdleTimeout.D(),
+		MaxHeaderBytes:    goHeaderLimit(c.MaxHeaderBytes),
 	}
 }
 
-// readTenantBodies makes the tenant API read a request's body only once its
-// API key is valid (api.Server.WrapAuthenticated): a client that has not
-// authenticated cannot make the router buffer http.max_body_bytes or wait
-// http.read_body_timeout for its body (the API answers it without reading the
-// body, and closes the connection). An authenticated request's body is read
-// as before, inside the API's request id, access log and metrics, so a 408 or
-// 400 for it is answered and logged like any request.
-func readTenantBodies(srv *api.Server, c config.HTTP) { srv.WrapAuthenticated(withBodyRead(c)) }
+// readTenantBodies sets the tenant API's limits on what a request sends. Its
+// headers: before routing and authentication, a request whose headers are
+// over http.max_header_bytes is answered 431 (withHeaderLimit), so an
+// oversized Authorization header is never hashed, looked up or cached. Its
+// body is read only once its API key is valid (api.Server.WrapAuthenticated):
+// a client that has not authenticated cannot make the router buffer
+// http.max_body_bytes or wait http.read_body_timeout for its body (the API
+// answers it without reading the body, and closes the connection). An
+// authenticated request's body is read as before. Both run inside the API's
+// request id, access log and metrics, so a 431, 408 or 400 is answered and
+// logged like any request.
+func readTenantBodies(srv *api.Server, c config.HTTP) {
+	srv.WrapRoutes(withHeaderLimit(c))
+	srv.WrapAuthenticated(withBodyRead(c))
+}
+
+// defaultHeaderBytes is http.max_header_bytes's default (config.WithDefaults),
+// the limit applied when it is unset.
+const defaultHeaderBytes = 64 << 10
+
+// headerLimit is the limit withHeaderLimit applies for http.max_header_bytes;
+// an unset (or invalid, 0 or less) one is the default, 64 KiB.
+func headerLimit(limit int64) int64 {
+	if limit <= 0 {
+		return defaultHeaderBytes
+	}
+	return limit
+}
+
+// goHeaderLimit is net/http's MaxHeaderBytes for http.max_header_bytes: its
+// own 1 MiB default (or the limit, when larger) plus 4 KiB. net/http answers
+// headers past it with a text/plain 431 that cannot carry the router's
+// problem (SPEC §4), so it is set above the router's limit, and far enough
+// above it that headers up to 1 MiB (what net/http read before this limit
+// existed) are answered by withHeaderLimit in the endpoint's error shape.
+// Only larger headers get net/http's plain answer, and the connection closed.
+func goHeaderLimit(limit int64) int {
+	return int(max(headerLimit(limit), config.MaxHeaderBytesCap) + 4<<10)
+}
+
+// withHeaderLimit answers 431 to a request whose headers (headerBytes) are
+// over http.max_header_bytes, before it is routed or its API key checked: in
+// OpenAI's error shape on the OpenAI-compatible endpoints, as a problem
+// (headers-too-large) elsewhere. The connection is closed: its buffer grew
+// to hold the headers.
+func withHeaderLimit(c config.HTTP) func(http.Handler) http.Handler {
+	limit := headerLimit(c.MaxHeaderBytes)
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if n := headerBytes(r); n > limit {
+				w.Header().Set("Connection", "close")
+				bodyError(w, r, http.StatusRequestHeaderFieldsTooLarge, "headers-too-large", "Request headers too large", "headers_too_large",
+					fmt.Sprintf("request headers are %d bytes; the limit is http.max_header_bytes = %d: send smaller headers", n, limit))
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+}
+
+// headerBytes is the size of r's headers as HTTP/1.1 puts them on the wire:
+// the request line ("METHOD target HTTP/1.1\r\n"), the Host header
+// ("Host: host\r\n", which net/http takes out of r.Header), every field of
+// r.Header as "Name: value\r\n" (a field sent on several lines counts once
+// per line), and the blank line ending them. White space around a value and
+// obsolete line folding are not counted; an HTTP/2 request is counted as if
+// it had come in HTTP/1.1.
+func headerBytes(r *http.Request) int64 {
+	target := r.RequestURI
+	if target == "" {
+		target = r.URL.RequestURI()
+	}
+	n := int64(len(r.Method) + 1 + len(target) + 1 + len(r.Proto) + 2)
+	if r.Host != "" {
+		n += int64(len("Host: ") + len(r.Host) + 2)
+	}
+	for name, values := range r.Header {
+		for _, v := range values {
+			n += int64(len(name) + 2 + len(v) + 2)
+		}
+	}
+	return n + 2
+}
 
 // withBodyRead is h reading each request's body first, within
 // http.read_body_timeout and up to http.max_body_bytes (readBodyFirst).

@@ -691,9 +691,13 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 	// are (exitContext: a few seconds past the store's own lock wait, and
 	// cancelled when Stop gives up on the job runs); a run stopped meanwhile
 	// learns of it once the attempt exists, and records it as never sent.
+	// The bound, or Stop's hard cancel, may still cut the COMMIT in flight:
+	// the attempt is named here so that such a creation can be found again
+	// (abandonCreated).
+	id := store.NewAttemptID()
 	cctx, endCreate := o.r.exitContext(ctx)
 	a, err := o.r.cfg.Store.CreateAttempt(cctx, store.NewAttempt{
-		JobID: o.job.ID, Provider: provider, Model: model, Role: role, Price: storePrice(o.r.priceFor(provider, target, model)),
+		ID: id, JobID: o.job.ID, Provider: provider, Model: model, Role: role, Price: storePrice(o.r.priceFor(provider, target, model)),
 		LeaseOwner: o.r.cfg.LeaseOwner, LeaseFor: o.r.cfg.Lease, Orchestrator: o.r.cfg.LeaseOwner,
 		MaxInflight: o.route.MaxInflight, MaxAttempts: o.route.MaxAttempts, Routing: o.routing,
 	})
@@ -730,6 +734,9 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 		case errors.Is(err, store.ErrJobFinished):
 			o.done = true
 		default:
+			// An error that says nothing of what the database did: the
+			// creation may have committed all the same.
+			o.abandonCreated(ctx, id, provider, err)
 			o.stop("could not create an attempt: " + err.Error())
 			if ctx.Err() == nil {
 				o.log.Error("could not create attempt", "err", err)
@@ -784,6 +791,26 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 	}
 	o.launch(ctx, a, role, release, draining)
 	return true
+}
+
+// abandonCreated records attempt id, whose creation failed with err — an
+// error that is none of the store's outcomes, so the creation may have
+// committed although its answer was lost (its bound or Stop's hard cancel cut
+// its COMMIT in flight, the connection dropped) — as never sent, if it exists
+// and is still `starting`. Left alone it would stay `starting`, known to no
+// one, until its lease expired, then become `unknown` and block the job for
+// a request never sent (SPEC §3). Not cut by ctx, as the other records of an
+// attempt never sent are not (RecordNotSent): the store bounds it.
+func (o *orchestrator) abandonCreated(ctx context.Context, id, provider string, err error) {
+	found, aerr := o.r.cfg.Store.AbandonAttempt(context.WithoutCancel(ctx), o.job.ID, id,
+		"the request was never sent: its attempt's creation failed ("+err.Error()+")")
+	switch {
+	case aerr != nil:
+		unsentNotRecorded(o.log.With("attempt_id", id), aerr)
+	case found:
+		o.log.Warn("an attempt whose creation seemed to fail had been created; recorded as never sent",
+			"attempt_id", id, "provider", provider, "err", err)
+	}
 }
 
 // launch calls the provider for a running attempt in a goroutine that reports

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -30,6 +31,10 @@ func (a *Attempt) dest() []any {
 
 // NewAttempt describes an attempt to create.
 type NewAttempt struct {
+	// ID is the attempt's id, chosen by the caller (NewAttemptID) so that it
+	// can find the attempt again when the creation's answer is lost
+	// (AbandonAttempt); empty: CreateAttempt chooses one.
+	ID       string
 	JobID    string
 	Provider string
 	Model    string
@@ -61,6 +66,12 @@ type NewAttempt struct {
 // no attempt is created. Before, a hedge, failover or retry waited for it as
 // long as it was held, and its job's orchestration with it.
 func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, error) {
+	id := na.ID
+	if id == "" {
+		id = NewAttemptID()
+	} else if !canonicalUUID(id) {
+		return nil, fmt.Errorf("attempt id %q is not a canonical UUID", id)
+	}
 	var a *Attempt
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var state string
@@ -123,7 +134,7 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 				lease_owner, lease_expires_at, price_input_per_mtok, price_output_per_mtok)
 			VALUES ($1, $2, $3, $4, $5, $6, coalesce((SELECT version FROM j), $7), $8, now() + $9::interval, $11::float8, $12::float8)
 			RETURNING `+attemptColumns,
-			newID(), na.JobID, maxSeq+1, na.Provider, na.Model, na.Role, version, na.LeaseOwner, lease, routingOrNil(na.Routing),
+			id, na.JobID, maxSeq+1, na.Provider, na.Model, na.Role, version, na.LeaseOwner, lease, routingOrNil(na.Routing),
 			priceIn, priceOut)
 		if err != nil {
 			return err
@@ -138,7 +149,72 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 	if err != nil {
 		return nil, jobBusy(err, na.JobID, transitionLockWait)
 	}
+	if f := s.afterCreateAttempt.Load(); f != nil {
+		if err := (*f)(a); err != nil {
+			return nil, err
+		}
+	}
 	return a, nil
+}
+
+// NewAttemptID is the id of a new attempt (a version 7 UUID, as CreateAttempt
+// would choose), for a caller that names its attempt before creating it
+// (NewAttempt.ID).
+func NewAttemptID() string { return newID().String() }
+
+// SetAfterCreateAttempt installs, for tests only, a hook run after each
+// CreateAttempt's transaction committed and before its caller is told: an
+// error it returns is CreateAttempt's, as when the answer to a COMMIT that
+// took effect was lost (a context cut, a connection dropped). nil removes it.
+func (s *Store) SetAfterCreateAttempt(f func(a *Attempt) error) {
+	if f == nil {
+		s.afterCreateAttempt.Store(nil)
+		return
+	}
+	s.afterCreateAttempt.Store(&f)
+}
+
+// AbandonAttempt settles an attempt whose creation's answer was lost (the
+// call returned an error that says nothing of what the database did: a
+// context cut while its COMMIT was in flight, a dropped connection): if it
+// exists and is still `starting`, it was never sent, and it is recorded as
+// RecordNotSent records one — `cancelled`, kind not_sent, why as its message
+// — so that it neither blocks its job nor counts against max_attempts. found
+// says whether it was.
+//
+// One transaction that locks the job's row first: a creation whose COMMIT is
+// still in flight holds that lock, so this waits for it and then sees the
+// attempt if it committed. The row is waited for up to exitLockWait (ErrBusy
+// past it: the attempt, if any, is left to its lease). A database that does
+// not answer is tried again for up to notSentRetryFor, as RecordNotSent.
+func (s *Store) AbandonAttempt(ctx context.Context, jobID, attemptID, why string) (found bool, err error) {
+	err = writeWhileUnreachable(ctx, notSentRetryFor, func(ctx context.Context) error {
+		f, err := s.abandonAttempt(ctx, jobID, attemptID, why)
+		found = found || f
+		return err
+	})
+	return found, err
+}
+
+func (s *Store) abandonAttempt(ctx context.Context, jobID, attemptID, why string) (found bool, err error) {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, _, err := lockJobWaiting(ctx, tx, jobID, "", exitLockWait); err != nil {
+			return err // ErrNotFound: no job, so no attempt of it either
+		}
+		tag, err := tx.Exec(ctx, `UPDATE attempts SET state = 'cancelled', error = $3,
+				finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
+			WHERE id = $1 AND job_id = $2 AND state = 'starting'`,
+			attemptID, jobID, jsonOrNil(map[string]any{"kind": notSentKind, "fault": "router", "message": why}))
+		found = err == nil && tag.RowsAffected() > 0
+		return err
+	})
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, exitBusy(err, jobID)
+	}
+	return found, nil
 }
 
 // MarkAttemptRunning records that the request is about to be sent: the attempt

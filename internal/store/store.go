@@ -87,6 +87,10 @@ type Store struct {
 	// afterClaimCommit, in tests, runs after a claim batch committed and
 	// before any of its callers is told.
 	afterClaimCommit func(firstKey string)
+	// afterCreateAttempt, in tests, runs after CreateAttempt's transaction
+	// committed and before its caller is told; an error it returns is
+	// CreateAttempt's, as if the answer had been lost (SetAfterCreateAttempt).
+	afterCreateAttempt atomic.Pointer[func(a *Attempt) error]
 	// onPlan, in tests, sees the plan (EXPLAIN, JSON) of each batched
 	// statement, made in the same transaction just before it runs.
 	onPlan func(plan []byte)

@@ -100,7 +100,7 @@ func (s *Server) withOwner(h http.HandlerFunc, fail authFail) http.HandlerFunc {
 			fail(w, r, http.StatusUnauthorized, "Missing API key", "send your API key as 'Authorization: Bearer <key>'")
 			return
 		}
-		if len(key) > maxKeyBytes(s.Auth) {
+		if len(key) > s.maxKey {
 			// Longer than any key this router accepts: refused as unknown
 			// without hashing it, asking the database or filling the cache.
 			w.Header().Set("WWW-Authenticate", `Bearer realm="router", error="invalid_token"`)

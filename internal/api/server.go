@@ -149,6 +149,9 @@ type Server struct {
 	served RequestObserver
 	limits *limiter
 	drain  drainer
+	// maxKey is the longest bearer token worth looking up (maxKeyBytes of
+	// Deps.Auth), worked out once.
+	maxKey int
 	// started is when this API was built: a job created since (or shortly
 	// before) comes from a replica of the current deployment (see
 	// promptUnavailable). On this process's clock, as now reads it; a job's
@@ -174,6 +177,7 @@ func New(cfg Config, d Deps) *Server {
 	}
 	s.limits = newLimiter(s.cfg.Limits, s.cfg.OwnerLimits, s.cfg.LiveRefresh, counter)
 	s.drain.init()
+	s.maxKey = maxKeyBytes(d.Auth)
 	s.mux.HandleFunc("POST /v1/jobs", s.authed(s.createJob))
 	s.mux.HandleFunc("GET /v1/jobs", s.authed(s.listJobs))
 	s.mux.HandleFunc("GET /v1/jobs/{id}", s.authed(s.getJob))

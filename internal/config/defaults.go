@@ -26,7 +26,7 @@ func (c Config) WithDefaults() Config {
 	}
 	def(&c.Idempotency.Retention, Duration(24*time.Hour))
 	def(&c.HTTP.MaxBodyBytes, 1<<20)
-	def(&c.HTTP.MaxHeaderBytes, 64<<10)
+	def(&c.HTTP.MaxHeaderBytes, DefaultMaxHeaderBytes)
 	def(&c.HTTP.MaxWait, Duration(60*time.Second))
 	def(&c.HTTP.ReadHeaderTimeout, Duration(10*time.Second))
 	def(&c.HTTP.ReadBodyTimeout, Duration(30*time.Second))

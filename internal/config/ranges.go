@@ -19,6 +19,9 @@ const (
 	MaxHeaderBytesCap = 1 << 20 // 1 MiB
 )
 
+// DefaultMaxHeaderBytes is http.max_header_bytes when it is not written.
+const DefaultMaxHeaderBytes = 64 << 10 // 64 KiB
+
 // MaxWebhookTimeout is the longest webhooks.timeout (webhook.MaxTimeout): River
 // rescues a delivery still running 2×MaxWebhookTimeout + 1m after it started,
 // taking it for one whose replica died, and sends it again. The rescue runs on

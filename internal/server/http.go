@@ -49,15 +49,12 @@ func readTenantBodies(srv *api.Server, c config.HTTP) {
 	srv.WrapAuthenticated(withBodyRead(c))
 }
 
-// defaultHeaderBytes is http.max_header_bytes's default (config.WithDefaults),
-// the limit applied when it is unset.
-const defaultHeaderBytes = 64 << 10
-
 // headerLimit is the limit withHeaderLimit applies for http.max_header_bytes;
-// an unset (or invalid, 0 or less) one is the default, 64 KiB.
+// an unset (or invalid, 0 or less) one is the default
+// (config.DefaultMaxHeaderBytes).
 func headerLimit(limit int64) int64 {
 	if limit <= 0 {
-		return defaultHeaderBytes
+		return config.DefaultMaxHeaderBytes
 	}
 	return limit
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"strings"
 )
 
 // answerType is what a call's 2xx answer must be: its Content-Type says
@@ -33,6 +34,9 @@ func notTheAnswer(provider string, want answerType, resp *http.Response) *Error 
 		return nil
 	}
 	ct := resp.Header.Get("Content-Type")
+	if !maybePage(ct) {
+		return nil // every answer takes this path: no parse, no allocation
+	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil || (mt != "text/html" && mt != "application/xhtml+xml") {
 		return nil
@@ -45,4 +49,16 @@ func notTheAnswer(provider string, want answerType, resp *http.Response) *Error 
 	e.Received = true
 	e.AnsweredWithError = true
 	return e
+}
+
+// maybePage says whether Content-Type ct may name a web page (text/html,
+// application/xhtml+xml), before it is parsed: a cheap look that lets the
+// API's answers through without mime.ParseMediaType's allocations.
+func maybePage(ct string) bool {
+	ct = strings.TrimLeft(ct, " \t")
+	return hasPrefixFold(ct, "text/html") || hasPrefixFold(ct, "application/xhtml+xml")
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }

@@ -204,7 +204,7 @@ func (s *Store) abandonAttempt(ctx context.Context, jobID, attemptID, why string
 		tag, err := tx.Exec(ctx, `UPDATE attempts SET state = 'cancelled', error = $3,
 				finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
 			WHERE id = $1 AND job_id = $2 AND state = 'starting'`,
-			attemptID, jobID, jsonOrNil(map[string]any{"kind": notSentKind, "fault": "router", "message": why}))
+			attemptID, jobID, jsonOrNil(notSentError(why)))
 		found = err == nil && tag.RowsAffected() > 0
 		return err
 	})

@@ -313,6 +313,11 @@ func (s *Store) expireJobAttempts(ctx context.Context, id string, wait bool) (un
 // notSentKind is the error kind of an attempt that was never sent (NotSent).
 const notSentKind = "not_sent"
 
+// notSentError is the error recorded on an attempt never sent, why its message.
+func notSentError(why string) map[string]any {
+	return map[string]any{"kind": notSentKind, "fault": "router", "message": why}
+}
+
 // RecordNotSent records that an attempt was created but never sent (the
 // router stopped, or the attempt stopped being startable, before the request
 // left): it becomes cancelled with kind not_sent and why as its message, and
@@ -324,7 +329,7 @@ const notSentKind = "not_sent"
 func (s *Store) RecordNotSent(ctx context.Context, attemptID, why string) error {
 	return writeWhileUnreachable(ctx, notSentRetryFor, func(ctx context.Context) error {
 		return s.FinishAttempt(ctx, attemptID, AttemptOutcome{State: AttemptCancelled,
-			Error: map[string]any{"kind": notSentKind, "fault": "router", "message": why}})
+			Error: notSentError(why)})
 	}, ErrStateConflict) // after a lost answer: that try finished it
 }
 

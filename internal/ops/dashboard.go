@@ -126,12 +126,15 @@ const counterWindow = time.Hour
 func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 	d := &dashData{Generated: time.Now(), Replica: ops.Replica, Refresh: max(int(ops.DashboardRefresh.Seconds()), 1),
 		StatsWindow: ops.StatsWindow.String(), CounterWindow: "last hour"}
-	if reply, err := s.ListProviders(ctx); err != nil {
+	// One read of the conformance results, for the providers table and the
+	// matrix both.
+	conf := readConformance(ctx, ops)
+	if reply, err := s.listProviders(ctx, conf); err != nil {
 		d.Errors = append(d.Errors, "providers: "+err.Error())
 	} else {
 		d.Providers = reply.Providers
 	}
-	d.Conformance = s.conformanceMatrix(ctx, ops)
+	d.Conformance = conformanceMatrix(conf, ops)
 	if st, err := s.store.WebhookDeliveryStats(ctx); err != nil {
 		d.Errors = append(d.Errors, "webhook deliveries: "+err.Error())
 	} else {
@@ -180,14 +183,14 @@ func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 	return d
 }
 
-func (s *Server) conformanceMatrix(ctx context.Context, ops Config) confMatrix {
-	if ops.Conformance == nil {
+func conformanceMatrix(conf conformanceRead, ops Config) confMatrix {
+	if !conf.configured {
 		return confMatrix{Status: "No conformance source is configured on this replica."}
 	}
-	cells, err := ops.Conformance.ConformanceMatrix(ctx)
-	if err != nil {
-		return confMatrix{Status: "Conformance results could not be read: " + err.Error()}
+	if conf.err != nil {
+		return confMatrix{Status: "Conformance results could not be read: " + conf.err.Error()}
 	}
+	cells := conf.cells
 	m := confMatrix{Providers: append([]string(nil), ops.Providers...)}
 	seen := map[string]bool{}
 	for _, p := range m.Providers {

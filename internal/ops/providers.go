@@ -171,6 +171,29 @@ type ProvidersReply struct {
 // replica's breaker state, recent attempt statistics, conformance results and
 // whether this replica would use it now.
 func (s *Server) ListProviders(ctx context.Context) (*ProvidersReply, error) {
+	return s.listProviders(ctx, readConformance(ctx, s.cfg))
+}
+
+// conformanceRead is one read of the conformance source (ConformanceMatrix):
+// the dashboard reads it once per render and gives it to both its providers
+// table and its matrix.
+type conformanceRead struct {
+	configured bool // a source is configured
+	cells      []ConformanceCell
+	err        error
+}
+
+// readConformance reads ops' conformance source, when it has one.
+func readConformance(ctx context.Context, ops Config) conformanceRead {
+	if ops.Conformance == nil {
+		return conformanceRead{}
+	}
+	cells, err := ops.Conformance.ConformanceMatrix(ctx)
+	return conformanceRead{configured: true, cells: cells, err: err}
+}
+
+// listProviders is ListProviders with the conformance results already read.
+func (s *Server) listProviders(ctx context.Context, conf conformanceRead) (*ProvidersReply, error) {
 	ops := s.cfg
 	states, err := s.store.ListBreakerStates(ctx, ops.StaleAfter)
 	if err != nil {
@@ -180,13 +203,13 @@ func (s *Server) ListProviders(ctx context.Context) (*ProvidersReply, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cells []ConformanceCell
+	cells := conf.cells
 	confStatus := ""
-	if ops.Conformance == nil {
+	if !conf.configured {
 		confStatus = "not available: no conformance source is configured"
-	} else if cells, err = ops.Conformance.ConformanceMatrix(ctx); err != nil {
-		s.log.Warn("could not read conformance results", "err", err)
-		confStatus = "not available: " + err.Error()
+	} else if conf.err != nil {
+		s.log.Warn("could not read conformance results", "err", conf.err)
+		cells, confStatus = nil, "not available: "+conf.err.Error()
 	}
 	names := append([]string(nil), ops.Providers...)
 	known := map[string]bool{}

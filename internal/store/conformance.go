@@ -175,22 +175,7 @@ func freshSQL(col, param string) string {
 // target settings a target serves now is the configuration's, not the
 // database's: the operator views (internal/ops) judge that, as the gate does.
 func (s *Store) LatestConformanceRuns(ctx context.Context, f ConformanceFilter) ([]ConformanceRun, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT l.id, l.provider, l.model, l.prompt, l.prompt_version, l.passed, l.cases_total, l.cases_passed,
-			l.cases, l.suite_digest, coalesce(l.prompt_digest, ''), coalesce(l.target_digest, ''), l.router_version, l.started_at, l.finished_at,
-			p.finished_at, `+freshSQL("p.finished_at", "$4")+`
-		FROM (
-			SELECT DISTINCT ON (r.provider, r.model, r.prompt, r.prompt_version)
-				r.id, r.provider, r.model, r.prompt, r.prompt_version, r.passed, r.cases_total, r.cases_passed,
-				CASE WHEN $3 THEN r.cases END AS cases, r.suite_digest, r.prompt_digest, r.target_digest, r.router_version, r.started_at, r.finished_at
-			FROM conformance_runs r
-			WHERE ($1 = '' OR r.provider = $1) AND ($2 = '' OR r.prompt = $2)
-			ORDER BY r.provider, r.model, r.prompt, r.prompt_version, r.finished_at DESC, r.id DESC) l
-		LEFT JOIN LATERAL (
-			SELECT finished_at FROM conformance_runs
-			WHERE provider = l.provider AND model = l.model AND prompt = l.prompt AND prompt_version = l.prompt_version AND passed
-			ORDER BY finished_at DESC LIMIT 1) p ON true
-		ORDER BY l.provider, l.prompt, l.prompt_version, l.model`,
+	rows, err := s.pool.Query(ctx, latestConformanceSQL(f.Provider != ""),
 		f.Provider, f.Prompt, f.WithCases, f.MaxAge.Microseconds())
 	if err != nil {
 		return nil, fmt.Errorf("read conformance runs: %w", err)
@@ -265,29 +250,7 @@ func (s *Store) ConformanceStandingOf(ctx context.Context, provider, forModel, p
 		ageMicros             *int64
 		fresh                 bool
 	)
-	err := s.pool.QueryRow(ctx, `
-		SELECT now(),
-			l.id, l.model, l.passed, l.cases_total, l.cases_passed, l.suite_digest, l.router_version, l.started_at, l.finished_at,
-			coalesce(l.prompt_digest, ''), coalesce(l.target_digest, ''),
-			p.finished_at,
-			(extract(epoch FROM now() - p.finished_at) * 1000000)::bigint,
-			`+freshSQL("p.finished_at", "$4")+`,
-			coalesce((SELECT array_agg(DISTINCT o.prompt_version ORDER BY o.prompt_version) FROM conformance_runs o
-			  WHERE o.provider = $1 AND o.prompt = $2 AND o.prompt_version <> $3 AND o.passed AND ($5 = '' OR o.model = $5)), '{}'),
-			coalesce((SELECT array_agg(m.model ORDER BY m.last DESC, m.model) FROM (
-			  SELECT o.model, max(o.finished_at) AS last FROM conformance_runs o
-			  WHERE $5 <> '' AND o.provider = $1 AND o.prompt = $2 AND o.prompt_version = $3 AND o.passed AND o.model <> $5
-			  GROUP BY o.model) m), '{}')
-		FROM (SELECT 1) AS one
-		LEFT JOIN LATERAL (
-			SELECT id, model, passed, cases_total, cases_passed, suite_digest, router_version, started_at, finished_at, prompt_digest, target_digest
-			FROM conformance_runs
-			WHERE provider = $1 AND prompt = $2 AND prompt_version = $3 AND ($5 = '' OR model = $5)
-			ORDER BY finished_at DESC, id DESC LIMIT 1) l ON true
-		LEFT JOIN LATERAL (
-			SELECT finished_at FROM conformance_runs
-			WHERE provider = $1 AND prompt = $2 AND prompt_version = $3 AND passed AND ($5 = '' OR model = $5)
-			ORDER BY finished_at DESC LIMIT 1) p ON true`,
+	err := s.pool.QueryRow(ctx, conformanceStandingSQL(forModel != ""),
 		provider, prompt, version, maxAge.Microseconds(), forModel,
 	).Scan(&st.Now, &latestID, &model, &passed, &total, &passedCases, &digest, &rv, &startedAt, &finishedAt, &promptDigest, &targetDigest,
 		&st.LastPassAt, &ageMicros, &fresh, &st.PassedVersions, &st.PassedModels)

@@ -99,7 +99,7 @@ func writeStreamBody(w http.ResponseWriter, sw streamWrites, c *chat.Completion,
 			err = sw.rc.Flush()
 		}
 	}
-	base := chunk{ID: c.ID, Object: "chat.completion.chunk", Created: c.Created, Model: c.Model}
+	base := chunk{ID: c.ID, Object: "chat.completion.chunk", Created: c.Created, Model: c.Model, SystemFingerprint: c.SystemFingerprint}
 	with := func(d delta, finish *string) chunk {
 		ch := base
 		ch.Choices = []chunkChoice{{Index: 0, Delta: d, FinishReason: finish}}

@@ -51,6 +51,16 @@ type Input struct {
 	FrequencyPenalty float32        `json:"frequency_penalty,omitempty"`
 	LogitBias        map[string]int `json:"logit_bias,omitempty"`
 	ReasoningEffort  string         `json:"reasoning_effort,omitempty"`
+	// ParallelToolCalls is the caller's parallel_tool_calls (nil: not
+	// sent; only with Tools). False makes an answer with more than one
+	// tool call the provider's fault (Judge).
+	ParallelToolCalls *bool `json:"parallel_tool_calls,omitempty"`
+	// Verbosity and ChatTemplateKwargs (a compacted JSON object) are passed
+	// to OpenAI-compatible providers. Every member added since the first
+	// stored intents is omitempty: an intent that does not use it keeps its
+	// fingerprint.
+	Verbosity          string          `json:"verbosity,omitempty"`
+	ChatTemplateKwargs json.RawMessage `json:"chat_template_kwargs,omitempty"`
 }
 
 // ResponseFormat is OpenAI's response_format.
@@ -135,7 +145,8 @@ func CompletionID(jobID string) string { return "chatcmpl-" + strings.ReplaceAll
 // provider answered badly whatever the request asked — an empty answer (one
 // that did not end at the caller's max_tokens, finish_reason "length", nor at
 // one of the caller's stop sequences: see emptyIsTheCallers), tool
-// calls the request did not offer, that are malformed, or that the finish
+// calls the request did not offer, more than one when it set
+// parallel_tool_calls false, calls that are malformed, or that the finish
 // reason announces and the answer does not hold, an answer that cannot be
 // stored — rather than that the answer missed the caller's own
 // response_format. Only the former says anything of the target's health
@@ -186,6 +197,9 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 			return nil, []contract.Violation{{Rule: "tool_calls", Path: "$.tool_calls", Message: "the provider called tools the request did not offer"}}
 		}
 		if bad := judgeToolCalls(resp.ToolCalls); bad != nil {
+			return nil, bad
+		}
+		if bad := judgeParallel(in, resp.ToolCalls); bad != nil {
 			return nil, bad
 		}
 	case v != nil:
@@ -242,6 +256,9 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 		ID: CompletionID(jobID), Object: "chat.completion", Created: created.Unix(), Model: resp.Model,
 		Choices: []Choice{{Index: 0, Message: msg, FinishReason: finish}},
 		Usage:   resp.Usage,
+	}
+	if fp := resp.SystemFingerprint; fp != "" {
+		c.SystemFingerprint = &fp
 	}
 	b, err := json.Marshal(c)
 	if err != nil {
@@ -364,6 +381,23 @@ func judgeToolCalls(raw json.RawMessage) []contract.Violation {
 		}
 	}
 	return nil
+}
+
+// judgeParallel refuses an answer of more than one tool call to a request
+// that set parallel_tool_calls false: the caller runs one call per turn and
+// may not expect more; the provider broke the request's contract (ProviderRule
+// "tool_calls"), and the race fails over. calls is an array judgeToolCalls
+// has accepted.
+func judgeParallel(in *Input, calls json.RawMessage) []contract.Violation {
+	if in.ParallelToolCalls == nil || *in.ParallelToolCalls {
+		return nil
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(calls, &list); err != nil || len(list) <= 1 {
+		return nil
+	}
+	return []contract.Violation{{Rule: "tool_calls", Path: "$.tool_calls", Message: fmt.Sprintf(
+		"the request set parallel_tool_calls false and the provider called %d tools in one answer", len(list))}}
 }
 
 // cut is s's first n bytes at most (a provider's finish reason quoted in a

@@ -46,7 +46,7 @@ func TestNormalizeKeepsTheIntent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.MaxTokens != 9 || in.Messages[0].Content != "ab" || len(in.Messages[1].ToolCalls) == 0 || in.Messages[2].ToolCallID != "c1" || len(in.Tools) == 0 {
+	if in.MaxTokens != 9 || in.Messages[0].Content != "a\nb" || len(in.Messages[1].ToolCalls) == 0 || in.Messages[2].ToolCallID != "c1" || len(in.Tools) == 0 {
 		t.Fatalf("%+v", in)
 	}
 	b, _ := json.Marshal(in)

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,7 +17,8 @@ import (
 )
 
 // Request is the body of POST /v1/chat/completions as clients send it. Fields
-// the router does not use are ignored, not rejected.
+// the router does not know are ignored, not rejected; those it knows and
+// cannot honour (functions, audio, …) are refused by Normalize.
 type Request struct {
 	Model               string          `json:"model"`
 	Messages            []wireMessage   `json:"messages"`
@@ -38,9 +40,19 @@ type Request struct {
 	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
-	Tools      json.RawMessage `json:"tools"`
-	N          *int            `json:"n"`
-	ToolChoice json.RawMessage `json:"tool_choice"`
+	Tools              json.RawMessage `json:"tools"`
+	N                  *int            `json:"n"`
+	ToolChoice         json.RawMessage `json:"tool_choice"`
+	ParallelToolCalls  *bool           `json:"parallel_tool_calls"`
+	Verbosity          *string         `json:"verbosity"`
+	ChatTemplateKwargs json.RawMessage `json:"chat_template_kwargs"`
+	// Refused when present (Normalize says why): the deprecated function
+	// calling, and what asks for an answer other than text.
+	Functions        json.RawMessage `json:"functions"`
+	FunctionCall     json.RawMessage `json:"function_call"`
+	Modalities       json.RawMessage `json:"modalities"`
+	Audio            json.RawMessage `json:"audio"`
+	WebSearchOptions json.RawMessage `json:"web_search_options"`
 }
 
 type wireMessage struct {
@@ -49,6 +61,7 @@ type wireMessage struct {
 	Name       string          `json:"name"`
 	ToolCalls  json.RawMessage `json:"tool_calls"`
 	ToolCallID string          `json:"tool_call_id"`
+	Refusal    *string         `json:"refusal"`
 }
 
 // RequestError is a request the router cannot serve; Param names the field.
@@ -87,6 +100,36 @@ func (r *Request) Normalize() (*Input, error) {
 	}
 	if n := r.TopLogprobs; n != nil && *n != 0 {
 		return bad("top_logprobs", "top_logprobs is not supported: the router does not return log probabilities; leave top_logprobs out")
+	}
+	if present(r.Functions) {
+		return bad("functions", "functions (deprecated function calling) is not supported: declare the functions as tools "+
+			`({"type":"function","function":{...}}) and use tool_choice`)
+	}
+	if present(r.FunctionCall) {
+		return bad("function_call", "function_call (deprecated function calling) is not supported: use tools and tool_choice")
+	}
+	if r.StreamOptions != nil && !r.Stream {
+		return bad("stream_options", "stream_options is only allowed when stream is true")
+	}
+	// The router returns text (and tool calls) only: a request for another
+	// output, or for a web search, is refused rather than answered without
+	// it.
+	if present(r.Modalities) {
+		var mods []string
+		if err := json.Unmarshal(r.Modalities, &mods); err != nil {
+			return bad("modalities", `modalities must be an array of strings; the router returns text only: leave modalities out or send ["text"]`)
+		}
+		for i, m := range mods {
+			if m != "text" {
+				return bad("modalities", "modalities[%d] is %q: the router returns text only; leave modalities out or send [\"text\"]", i, cut(m, 60))
+			}
+		}
+	}
+	if present(r.Audio) {
+		return bad("audio", "audio output is not supported: the router returns text only; leave audio out")
+	}
+	if present(r.WebSearchOptions) {
+		return bad("web_search_options", "web_search_options is not supported: the router returns the model's text only and runs no web search; leave it out")
 	}
 	in := &Input{Temperature: r.Temperature, TopP: r.TopP, Seed: r.Seed, User: r.User, ResponseFormat: r.ResponseFormat}
 	if present(r.Stop) {
@@ -167,6 +210,25 @@ func (r *Request) Normalize() (*Input, error) {
 		// "none" without tools is what no tool_choice means: it is left out,
 		// for providers that refuse a tool_choice without tools.
 	}
+	if r.ParallelToolCalls != nil {
+		if in.Tools == nil {
+			return bad("parallel_tool_calls", "parallel_tool_calls is only allowed when tools are specified: add tools, or leave parallel_tool_calls out")
+		}
+		in.ParallelToolCalls = r.ParallelToolCalls
+	}
+	if v := r.Verbosity; v != nil {
+		if !slices.Contains(verbosities, *v) {
+			return bad("verbosity", "verbosity %q is not one of %s; leave it out for the model's default", cut(*v, 60), strings.Join(verbosities, ", "))
+		}
+		in.Verbosity = *v
+	}
+	if present(r.ChatTemplateKwargs) {
+		kwargs, err := templateKwargs(r.ChatTemplateKwargs)
+		if err != nil {
+			return bad("chat_template_kwargs", "%v", err)
+		}
+		in.ChatTemplateKwargs = kwargs
+	}
 	for i, m := range r.Messages {
 		switch m.Role {
 		case "system", "developer", "user", "assistant":
@@ -182,6 +244,9 @@ func (r *Request) Normalize() (*Input, error) {
 			return bad(fmt.Sprintf("messages[%d].content", i), "%v", err)
 		}
 		msg := providers.Message{Role: m.Role, Content: text, Name: m.Name, ToolCallID: m.ToolCallID}
+		if m.Refusal != nil && m.Role == "assistant" {
+			msg.Refusal = *m.Refusal // an earlier answer's refusal, sent back as history
+		}
 		if present(m.ToolCalls) {
 			msg.ToolCalls = m.ToolCalls
 		}
@@ -250,7 +315,9 @@ func typeOf(v any) string {
 func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
 
 // contentText accepts a string, null (an assistant message that only called
-// tools), or an array of text parts (joined).
+// tools), or an array of text parts, joined with a newline between each two
+// (as vLLM joins them): "Translate to French:" and "Good morning" stay two
+// lines, not one word.
 func contentText(raw json.RawMessage) (string, error) {
 	if !present(raw) {
 		return "", nil
@@ -267,9 +334,12 @@ func contentText(raw json.RawMessage) (string, error) {
 		return "", fmt.Errorf("content must be a string or an array of text parts")
 	}
 	var b strings.Builder
-	for _, p := range parts {
+	for i, p := range parts {
 		if p.Type != "text" {
 			return "", fmt.Errorf("content part type %q is not supported; only text parts are", p.Type)
+		}
+		if i > 0 {
+			b.WriteByte('\n')
 		}
 		b.WriteString(p.Text)
 	}
@@ -352,4 +422,25 @@ func logitBias(raw json.RawMessage) (map[string]int, error) {
 		return nil, nil
 	}
 	return bias, nil
+}
+
+// verbosities are the values of OpenAI's verbosity.
+var verbosities = []string{"low", "medium", "high"}
+
+// templateKwargs reads chat_template_kwargs, a JSON object of the arguments
+// vLLM and SGLang pass to the model's chat template ({"enable_thinking":
+// false}), compacted as stored and sent; an empty object is none.
+func templateKwargs(raw json.RawMessage) (json.RawMessage, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return nil, fmt.Errorf(`chat_template_kwargs must be a JSON object, such as {"enable_thinking": false}`)
+	}
+	if len(obj) == 0 {
+		return nil, nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return nil, fmt.Errorf("chat_template_kwargs: %v", err)
+	}
+	return b.Bytes(), nil
 }

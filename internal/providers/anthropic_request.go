@@ -31,6 +31,9 @@ func (p *Anthropic) messageParams(req *Request) (anthropic.MessageNewParams, *Er
 		return params, NewError(p.cfg.Name, KindMisconfigured, "no model: set the provider's model or the request's")
 	}
 	params.Model = anthropic.Model(model)
+	if e := p.unsent(req); e != nil {
+		return params, e
+	}
 	params.MaxTokens = int64(p.cfg.MaxTokens)
 	if req.MaxTokens > 0 {
 		params.MaxTokens = int64(req.MaxTokens)
@@ -72,6 +75,9 @@ func (p *Anthropic) messageParams(req *Request) (anthropic.MessageNewParams, *Er
 			return params, e
 		}
 		params.ToolChoice = tc
+	}
+	if pt := req.ParallelToolCalls; pt != nil && !*pt && len(req.Tools) > 0 {
+		disableParallelToolUse(&params.ToolChoice)
 	}
 	if rf := req.ResponseFormat; rf != nil {
 		switch rf.Type {
@@ -139,6 +145,11 @@ func (p *Anthropic) addMessage(params *anthropic.MessageNewParams, i int, m Mess
 		var blocks []anthropic.ContentBlockParamUnion
 		if !blank(m.Content) {
 			blocks = append(blocks, anthropic.NewTextBlock(m.Content))
+		}
+		// A refusal is what the assistant said: the Messages API has no
+		// field for it, so it is the turn's text.
+		if !blank(m.Refusal) {
+			blocks = append(blocks, anthropic.NewTextBlock(m.Refusal))
 		}
 		if len(m.ToolCalls) > 0 {
 			var calls []struct {
@@ -289,4 +300,44 @@ func (p *Anthropic) toolChoice(raw json.RawMessage) (anthropic.ToolChoiceUnionPa
 		return anthropic.ToolChoiceUnionParam{}, badRequest(p.cfg.Name, `tool_choice: want "auto", "none", "required" or {"type":"function","function":{"name":...}}`)
 	}
 	return anthropic.ToolChoiceUnionParam{OfTool: &anthropic.ToolChoiceToolParam{Name: named.Function.Name}}, nil
+}
+
+// disableParallelToolUse sets tool_choice's disable_parallel_tool_use, for
+// OpenAI's parallel_tool_calls false: on the choice the caller made, or on
+// "auto" (OpenAI's default with tools) when it made none. "none" has no such
+// switch and calls no tool anyway.
+func disableParallelToolUse(tc *anthropic.ToolChoiceUnionParam) {
+	switch {
+	case tc.OfAuto != nil:
+		tc.OfAuto.DisableParallelToolUse = anthropic.Bool(true)
+	case tc.OfAny != nil:
+		tc.OfAny.DisableParallelToolUse = anthropic.Bool(true)
+	case tc.OfTool != nil:
+		tc.OfTool.DisableParallelToolUse = anthropic.Bool(true)
+	case tc.OfNone != nil:
+	default:
+		tc.OfAuto = &anthropic.ToolChoiceAutoParam{DisableParallelToolUse: anthropic.Bool(true)}
+	}
+}
+
+// unsent refuses a request that sets a parameter the Messages API has no
+// counterpart for and that would change the answer: verbosity and
+// chat_template_kwargs. It is the request's, not this target's fault (its
+// breaker does not count it), and another target of the route (an
+// OpenAI-compatible one) may take the request: failed over.
+func (p *Anthropic) unsent(req *Request) *Error {
+	param := ""
+	switch {
+	case req.Verbosity != "":
+		param = "verbosity"
+	case len(req.ChatTemplateKwargs) > 0:
+		param = "chat_template_kwargs"
+	}
+	if param == "" {
+		return nil
+	}
+	e := badRequest(p.cfg.Name, param+" cannot be sent to Anthropic's Messages API, which has no such parameter: "+
+		"leave it out, or route the request to an OpenAI-compatible provider")
+	e.Action = ActionFailover
+	return e
 }

@@ -136,6 +136,7 @@ func (p *OpenAI) Complete(ctx context.Context, req *Request) (*Response, error) 
 	out, err := p.response(resp.ID, cmp.Or(resp.Model, creq.Model), resp.Created, resp.Choices, resp.Usage)
 	if out != nil {
 		out.FirstByte = w.FirstByte()
+		out.SystemFingerprint = fingerprint(resp.SystemFingerprint)
 	}
 	return out, err
 }

@@ -30,9 +30,10 @@ import (
 // "parameters": null, which OpenAI and Mistral refuse, and any other member
 // (a custom tool's definition) is dropped. And it leaves out an empty
 // content, which OpenAI requires on a system, user or tool message (a tool
-// that returned nothing). So the caller's tools, tool_choice and messages'
-// tool_calls are sent as the caller sent them (compacted), and every message
-// but an assistant's carries its content, even "".
+// that returned nothing) and on an assistant message without tool calls. So
+// the caller's tools, tool_choice and messages' tool_calls are sent as the
+// caller sent them (compacted), and every message but an assistant's that
+// called tools carries its content, even "".
 //
 // appendChatBody's output is chatBodyJSON's, byte for byte
 // (TestChatBodyIsMarshal, and a fuzz test), which is go-openai's json.Marshal
@@ -148,11 +149,11 @@ func appendChatBody(b []byte, creq *openai.ChatCompletionRequest) ([]byte, bool)
 // appendChatMessage writes m as ChatCompletionMessage.MarshalJSON does for a
 // message without multi-part content (which chatBodyWritable has checked),
 // but with its content even when empty unless it is an assistant's
-// (keepsContent).
+// (sendsContent: chatBodyWritable has checked it has no tool calls).
 func appendChatMessage(b []byte, m *openai.ChatCompletionMessage) []byte {
 	b = append(b, `{"role":`...)
 	b = jsonenc.AppendString(b, m.Role)
-	if m.Content != "" || keepsContent(m.Role) {
+	if sendsContent(m, len(m.ToolCalls) > 0) {
 		b = append(b, `,"content":`...)
 		b = jsonenc.AppendString(b, m.Content)
 	}
@@ -168,12 +169,22 @@ func appendChatMessage(b []byte, m *openai.ChatCompletionMessage) []byte {
 	return append(b, '}')
 }
 
-// keepsContent reports whether a message of role is sent with its content
-// even when that is "": OpenAI requires content on every message but an
-// assistant's (which may carry only tool calls, content null), and refuses a
-// system, user or tool message without it — a tool that returned nothing is
-// answered with "". go-openai leaves an empty content out (omitempty).
-func keepsContent(role string) bool { return role != "assistant" }
+// keepsContent reports whether a message of role that calls no tools is sent
+// with its content even when that is "": every role's is. OpenAI requires
+// content on a system, user or tool message (a tool that returned nothing is
+// answered with ""), and on an assistant message without tool calls (one
+// sent as {"role":"assistant"} is refused, or misread by other servers); only
+// an assistant turn that called tools may go without it (sendsContent).
+// go-openai leaves an empty content out (omitempty).
+func keepsContent(string) bool { return true }
+
+// sendsContent reports whether message m, whose tool calls (the caller's or
+// go-openai's) are present or not as hasCalls says, is sent with its content:
+// a non-empty one always, an empty one unless it is an assistant turn that
+// called tools (content null, as OpenAI's own answers have it).
+func sendsContent(m *openai.ChatCompletionMessage, hasCalls bool) bool {
+	return m.Content != "" || (keepsContent(m.Role) && !(m.Role == "assistant" && hasCalls))
+}
 
 // chatBodySize is about the size of creq's body, so that it is written with
 // one allocation.
@@ -229,7 +240,7 @@ func chatBodyWritable(creq *openai.ChatCompletionRequest) bool {
 // encoding/json: go-openai's encoding (json.Marshal of creq) but that the
 // caller's tools, tool_choice and each message's tool_calls are req's raw
 // JSON, as sent (when req has them; req may be nil), and every message but an
-// assistant's keeps its content (keepsContent). Its members are in
+// assistant's that called tools keeps its content (sendsContent). Its members are in
 // go-openai's order but for tools and tool_choice, which come last.
 // appendChatBody writes the same bytes for the requests it writes.
 func chatBodyJSON(creq *openai.ChatCompletionRequest, req *Request) ([]byte, error) {
@@ -245,16 +256,16 @@ func chatBodyJSON(creq *openai.ChatCompletionRequest, req *Request) ([]byte, err
 		cm := chatMessage{Role: m.Role, Refusal: m.Refusal, Name: m.Name, ReasoningContent: m.ReasoningContent,
 			FunctionCall: m.FunctionCall, ToolCallID: m.ToolCallID}
 		switch {
-		case len(m.MultiContent) > 0:
-			cm.Content = m.MultiContent
-		case m.Content != "" || keepsContent(m.Role):
-			cm.Content = m.Content
-		}
-		switch {
 		case req != nil && i < len(req.Messages) && len(req.Messages[i].ToolCalls) > 0:
 			cm.ToolCalls = req.Messages[i].ToolCalls
 		case len(m.ToolCalls) > 0:
 			cm.ToolCalls = m.ToolCalls
+		}
+		switch {
+		case len(m.MultiContent) > 0:
+			cm.Content = m.MultiContent
+		case sendsContent(m, cm.ToolCalls != nil):
+			cm.Content = m.Content
 		}
 		body.Messages[i] = cm
 	}

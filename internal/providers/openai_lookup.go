@@ -93,6 +93,9 @@ func (p *OpenAI) Lookup(ctx context.Context, attemptID string) (*Response, bool,
 			"lookup: the provider listed a completion "+who+": it does not filter stored completions by metadata")
 	}
 	r, err := p.response(c.ID, c.Model, c.Created, c.Choices, c.Usage)
+	if r != nil {
+		r.SystemFingerprint = fingerprint(c.SystemFingerprint)
+	}
 	return r, true, err
 }
 

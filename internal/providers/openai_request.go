@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -39,7 +40,7 @@ func (p *OpenAI) chatRequest(req *Request) (openai.ChatCompletionRequest, *Error
 	// members and write a tool's missing parameters as null.
 	creq.Messages = make([]openai.ChatCompletionMessage, len(req.Messages))
 	for i, m := range req.Messages {
-		cm := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
+		cm := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID, Refusal: m.Refusal}
 		if len(m.ToolCalls) > 0 {
 			if err := json.Unmarshal(m.ToolCalls, &cm.ToolCalls); err != nil {
 				e := NewError(p.cfg.Name, KindBadRequest, "messages["+strconv.Itoa(i)+"].tool_calls: "+err.Error())
@@ -59,6 +60,19 @@ func (p *OpenAI) chatRequest(req *Request) (openai.ChatCompletionRequest, *Error
 			return creq, NewError(p.cfg.Name, KindBadRequest, "tool_choice: "+err.Error())
 		}
 		creq.ToolChoice = choice
+	}
+	if req.ParallelToolCalls != nil {
+		creq.ParallelToolCalls = *req.ParallelToolCalls
+	}
+	creq.Verbosity = req.Verbosity
+	if len(req.ChatTemplateKwargs) > 0 {
+		// Decoded with json.Number, so that a number goes out as the caller
+		// wrote it; the object's members are sent in key order.
+		dec := json.NewDecoder(bytes.NewReader(req.ChatTemplateKwargs))
+		dec.UseNumber()
+		if err := dec.Decode(&creq.ChatTemplateKwargs); err != nil {
+			return creq, NewError(p.cfg.Name, KindBadRequest, "chat_template_kwargs: "+err.Error())
+		}
 	}
 	reasoning := isReasoningModel(model)
 	if req.Temperature != nil {
@@ -244,8 +258,19 @@ func missingToolCall(provider, finishReason string, streamed bool, u Usage, id, 
 
 // openAIUsage is an answer's usage as the router keeps it.
 func openAIUsage(u openai.Usage) Usage {
-	return reportedUsage(int64(u.PromptTokens), int64(u.CompletionTokens), int64(u.TotalTokens))
+	r := reportedUsage(int64(u.PromptTokens), int64(u.CompletionTokens), int64(u.TotalTokens))
+	if d := u.PromptTokensDetails; d != nil {
+		r.PromptTokensDetails.CachedTokens = clampTokens(int64(d.CachedTokens))
+	}
+	if d := u.CompletionTokensDetails; d != nil {
+		r.CompletionTokensDetails.ReasoningTokens = clampTokens(int64(d.ReasoningTokens))
+	}
+	return r
 }
+
+// fingerprint is a provider's system_fingerprint as the router keeps it
+// (stored in the result).
+func fingerprint(s string) string { return jsontext.SanitizeString(s) }
 
 // isReasoningModel reports whether go-openai treats model as one of OpenAI's
 // reasoning models (o1, o3, o4, gpt-5…): such a request must carry

@@ -112,6 +112,7 @@ func (p *OpenAI) streamed(w *CallWatch, model string, acc *streamAcc) (*Response
 	resp, err := p.finish(acc.id, cmp.Or(acc.model, model), acc.created, acc.content.String(), acc.refusal.String(), acc.finishReason, acc.usage, acc.toolCalls(), true)
 	if resp != nil {
 		resp.FirstByte = w.FirstByte()
+		resp.SystemFingerprint = fingerprint(acc.systemFingerprint)
 	}
 	return resp, err
 }
@@ -170,13 +171,15 @@ func (p *OpenAI) streamError(w *CallWatch, trace *callTrace, acc *streamAcc, err
 
 // streamAcc assembles a streamed answer.
 type streamAcc struct {
-	id, model    string
-	created      int64
-	content      strings.Builder
-	refusal      strings.Builder
-	finishReason string
-	usage        openai.Usage
-	chunks       int
+	id, model string
+	created   int64
+	// systemFingerprint is the last one a chunk named.
+	systemFingerprint string
+	content           strings.Builder
+	refusal           strings.Builder
+	finishReason      string
+	usage             openai.Usage
+	chunks            int
 	// tools holds the tool calls by the stream's index: deltas name a call,
 	// then append to its arguments. Each index holds the calls sent at it in
 	// order — one, but a provider that sends each call whole at the same
@@ -289,6 +292,9 @@ func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(str
 	}
 	if ch.Created != 0 {
 		a.created = ch.Created
+	}
+	if ch.SystemFingerprint != "" {
+		a.systemFingerprint = ch.SystemFingerprint
 	}
 	if ch.Usage != nil {
 		a.usage = *ch.Usage

@@ -60,6 +60,9 @@ type Message struct {
 	Name       string          `json:"name,omitempty"`
 	ToolCalls  json.RawMessage `json:"tool_calls,omitempty"`   // assistant messages that called tools
 	ToolCallID string          `json:"tool_call_id,omitempty"` // tool messages: the call they answer
+	// Refusal is an assistant message's refusal, as OpenAI's answer had it
+	// ("": none); left out of the stored intent when empty.
+	Refusal string `json:"refusal,omitempty"`
 }
 
 // ResponseFormat asks the provider for structured output. A nil format is plain text.
@@ -102,6 +105,16 @@ type Request struct {
 	FrequencyPenalty float32
 	LogitBias        map[string]int
 	ReasoningEffort  string
+	// ParallelToolCalls is OpenAI's parallel_tool_calls (nil: the provider's
+	// default, which is to allow them); only set with Tools. The Anthropic
+	// adapter sends false as tool_choice's disable_parallel_tool_use.
+	ParallelToolCalls *bool
+	// Verbosity ("": the model's default) and ChatTemplateKwargs (a JSON
+	// object for the server's chat template, vLLM's and SGLang's; nil: none)
+	// are sent to OpenAI-compatible providers only: the Anthropic adapter
+	// refuses a request that sets either (badParameter).
+	Verbosity          string
+	ChatTemplateKwargs json.RawMessage
 }
 
 // Usage is token usage as the provider reported it.
@@ -109,11 +122,29 @@ type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
+	// PromptTokensDetails and CompletionTokensDetails are the breakdown an
+	// OpenAI-compatible provider reported (cached prompt tokens, reasoning
+	// tokens), passed on in the completion's usage; left out when zero, as
+	// every completion stored before they were carried has them.
+	PromptTokensDetails     PromptTokensDetails     `json:"prompt_tokens_details,omitzero"`
+	CompletionTokensDetails CompletionTokensDetails `json:"completion_tokens_details,omitzero"`
 	// Estimated marks usage the router counted itself, for an attempt whose
 	// request was sent and whose answer it never read (a cancelled hedge
 	// loser, an unknown attempt): the prompt's tokens, by the target's
 	// tokenizer. Never set by an adapter.
 	Estimated bool `json:"estimated,omitempty"`
+}
+
+// PromptTokensDetails is OpenAI's usage.prompt_tokens_details, as far as
+// the router carries it.
+type PromptTokensDetails struct {
+	CachedTokens int `json:"cached_tokens"`
+}
+
+// CompletionTokensDetails is OpenAI's usage.completion_tokens_details, as far
+// as the router carries it.
+type CompletionTokensDetails struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
 }
 
 // Response is one complete answer. An adapter returns a Response only for a
@@ -131,6 +162,8 @@ type Response struct {
 	// ToolCalls are the tool calls of the answer, as OpenAI's JSON array (nil:
 	// none). An answer with tool calls may have no content.
 	ToolCalls json.RawMessage
+	// SystemFingerprint is the provider's system_fingerprint ("": none).
+	SystemFingerprint string
 }
 
 // Provider is the one call every adapter makes: send a rendered request, return a

@@ -36,6 +36,11 @@ type spec struct {
 	frequencyPenalty float32
 	logitBias        map[string]int
 	reasoningEffort  string
+	// parallelToolCalls, verbosity and chatTemplateKwargs are a chat
+	// request's too, passed on as the caller sent them.
+	parallelToolCalls  *bool
+	verbosity          string
+	chatTemplateKwargs json.RawMessage
 	// gate is the prompt whose conformance results gate fallbacks; nil skips
 	// the conformance gate (a chat route that names no gating prompt).
 	gate *prompt.Prompt
@@ -60,6 +65,7 @@ func (s *spec) request(a *store.Attempt, jobID string) *providers.Request {
 		Temperature: s.temperature, TopP: s.topP, Stop: s.stop, MaxTokens: s.maxTokens, Seed: s.seed, User: s.user,
 		ResponseFormat: s.format, Tools: s.tools, ToolChoice: s.toolChoice,
 		PresencePenalty: s.presencePenalty, FrequencyPenalty: s.frequencyPenalty, LogitBias: s.logitBias, ReasoningEffort: s.reasoningEffort,
+		ParallelToolCalls: s.parallelToolCalls, Verbosity: s.verbosity, ChatTemplateKwargs: s.chatTemplateKwargs,
 	}
 }
 
@@ -87,7 +93,8 @@ func (r *Runner) specFor(job *store.Job, route *Route) (*spec, error) {
 		}
 		s := &spec{msgs: in.Messages, model: in.Model, temperature: in.Temperature, topP: in.TopP, stop: in.Stop, maxTokens: in.MaxTokens, seed: in.Seed,
 			user: in.User, format: in.ProviderFormat(), tools: in.Tools, toolChoice: in.ToolChoice, jobID: job.ID,
-			presencePenalty: in.PresencePenalty, frequencyPenalty: in.FrequencyPenalty, logitBias: in.LogitBias, reasoningEffort: in.ReasoningEffort}
+			presencePenalty: in.PresencePenalty, frequencyPenalty: in.FrequencyPenalty, logitBias: in.LogitBias, reasoningEffort: in.ReasoningEffort,
+			parallelToolCalls: in.ParallelToolCalls, verbosity: in.Verbosity, chatTemplateKwargs: in.ChatTemplateKwargs}
 		s.judge = func(resp *providers.Response) (json.RawMessage, []contract.Violation) {
 			return chat.Judge(&in, v, s.jobID, resp)
 		}

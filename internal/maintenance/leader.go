@@ -26,6 +26,10 @@ type Elector struct {
 	mu    sync.Mutex
 	until time.Time // this replica leads until then (local monotonic clock)
 	down  bool      // StepDown was called: the lease is never taken again
+	// owed: down, and the resignation has not succeeded yet — StepDown gave
+	// up waiting for a renewal in flight, or its Resign failed. Once (so
+	// Run, on its tick) resigns while it is set.
+	owed bool
 	// gained is closed, and replaced, each time this replica gains the
 	// lead (Gained).
 	gained chan struct{}
@@ -74,8 +78,9 @@ func (e *Elector) IsLeader() bool {
 
 // Once tries to take or renew the lease once and reports whether it leads.
 // The try gets a third of the lease (one renewal interval) at most; one that
-// gets no answer by then counts as failed. After StepDown it does nothing and
-// reports false.
+// gets no answer by then counts as failed. After StepDown it takes nothing
+// and reports false; while the step-down's resignation is still owed (StepDown
+// could not finish it) it tries the resignation again instead.
 func (e *Elector) Once(ctx context.Context) bool {
 	e.op <- struct{}{}
 	defer func() { <-e.op }()
@@ -83,6 +88,7 @@ func (e *Elector) Once(ctx context.Context) bool {
 	down := e.down
 	e.mu.Unlock()
 	if down {
+		e.resignOwed(ctx)
 		return false
 	}
 	sent := time.Now()
@@ -103,7 +109,7 @@ func (e *Elector) Once(ctx context.Context) bool {
 	cancel()
 	e.mu.Lock()
 	was := time.Now().Before(e.until)
-	if err == nil && ok && !e.down { // StepDown, called meanwhile, waits to resign
+	if err == nil && ok && !e.down { // StepDown, called meanwhile: resigned below
 		// Stop a little before the database would let another replica in.
 		e.until = sent.Add(e.ttl * 9 / 10)
 		if !was {
@@ -113,7 +119,17 @@ func (e *Elector) Once(ctx context.Context) bool {
 	} else {
 		e.until = time.Time{}
 	}
+	down = e.down
 	e.mu.Unlock()
+	if down {
+		// StepDown was called while the try was in flight, and may have
+		// given up waiting for it (its caller allows a second): a renewal
+		// that committed now would keep every other replica out for a
+		// whole lease, with nothing left to resign until Close. Resign
+		// here, still holding the op slot, so no try comes in between.
+		e.resignOwed(ctx)
+		return false
+	}
 	switch {
 	case err != nil && silent:
 		e.log.Warn("leader lease: the database did not answer the renewal in time; this replica does not lead until a renewal succeeds (tried again at the next tick)",
@@ -137,22 +153,46 @@ func (e *Elector) Once(ctx context.Context) bool {
 // lease at most (less if ctx ends first): one that cannot finish, on a
 // connection gone silent, is left to the lease's expiry rather than holding
 // the caller. It can be called more than once.
+//
+// A renewal in flight keeps StepDown waiting until it ends or ctx does; if
+// ctx ends first, StepDown returns ctx's error and the renewal resigns as it
+// ends (Once). A resignation that fails is tried again by each Once, so by
+// Run on its tick, until one succeeds.
 func (e *Elector) StepDown(ctx context.Context) error {
 	e.mu.Lock()
-	e.down, e.until = true, time.Time{}
+	if !e.down {
+		e.down, e.owed = true, true
+	}
+	e.until = time.Time{}
 	e.mu.Unlock()
 	select {
 	case e.op <- struct{}{}:
 		defer func() { <-e.op }()
-	case <-ctx.Done(): // a renewal hangs: the lease expires on its own
+	case <-ctx.Done(): // a renewal is in flight: it resigns as it ends
+		e.log.Warn("leader lease: a renewal in flight outlasted the step-down; it resigns as it ends", "role", e.name, "err", ctx.Err())
 		return ctx.Err()
+	}
+	return e.resignOwed(ctx)
+}
+
+// resignOwed resigns if the step-down's resignation is owed, for a third of
+// the lease at most (less if ctx ends first). The caller holds the op slot.
+func (e *Elector) resignOwed(ctx context.Context) error {
+	e.mu.Lock()
+	owed := e.owed
+	e.mu.Unlock()
+	if !owed {
+		return nil
 	}
 	rctx, cancel := context.WithTimeout(ctx, e.ttl/3)
 	defer cancel()
 	if err := e.store.Resign(rctx, e.name, e.holder); err != nil {
-		e.log.Warn("leader lease: could not resign; another replica leads once it expires", "role", e.name, "err", err)
+		e.log.Warn("leader lease: could not resign; tried again at the next tick, and another replica leads once the lease expires", "role", e.name, "err", err)
 		return err
 	}
+	e.mu.Lock()
+	e.owed = false
+	e.mu.Unlock()
 	e.log.Info("leader lease: stepped down", "role", e.name)
 	return nil
 }

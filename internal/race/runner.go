@@ -247,8 +247,12 @@ func (r *Runner) SubmitID(jobID string) { r.submit(jobID, nil, nil, trace.SpanCo
 // the runner is stopping and will not run the job (see scan).
 func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan, parent trace.SpanContext) (accepted bool) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.stopping {
+		// Not under r.mu: the hand-over writes to the database (up to its
+		// exit bounds on a held row), and every other user of r.mu — Runs,
+		// other submits, the lease keeper, each job run's end — would wait
+		// behind it.
+		r.mu.Unlock()
 		plan.Discard()
 		if fresh != nil {
 			// Created here a moment ago, with its first attempt never sent:
@@ -258,6 +262,7 @@ func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan, parent trace
 		}
 		return false // the job stays pending or running for recovery by a live replica
 	}
+	defer r.mu.Unlock()
 	if _, ok := r.running[jobID]; ok {
 		// The job's orchestration is ending here while something asks for it
 		// again (a resolution, a retry): run it once more when it has ended.

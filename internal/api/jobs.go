@@ -218,9 +218,18 @@ func (s *Server) checkJob(req *createJobRequest, owner, key string) (store.NewJo
 // plan asks the executor to prepare the job's race and sets the first attempt
 // to create with it. When no provider could take the job now, a job that
 // already holds the key is still replayed: only a new intent is refused
-// (ok=false, with routing). runErr says the job cannot run at all (its prompt
-// does not render); err is the router's own failure.
+// (ok=false, with routing). A key found held before planning (heldBeforePlan:
+// a target's breaker is half-open) is replayed with no plan (ok, nil plan),
+// taking no breaker admission. runErr says the job cannot run at all (its
+// prompt does not render); err is the router's own failure.
 func (s *Server) plan(r *http.Request, nj *store.NewJob) (plan store.JobPlan, routing json.RawMessage, ok bool, runErr, err error) {
+	held, looked, err := s.heldBeforePlan(r.Context(), nj)
+	if err != nil {
+		return nil, nil, false, nil, err
+	}
+	if held {
+		return nil, nil, true, nil, nil
+	}
 	plan, routing, ok, runErr = s.Exec.Plan(&store.Job{Operation: nj.Operation, PromptVersion: nj.PromptVersion, Route: nj.Route,
 		Input: nj.Input, ParsedInput: nj.ParsedInput})
 	if runErr != nil {
@@ -232,7 +241,10 @@ func (s *Server) plan(r *http.Request, nj *store.NewJob) (plan store.JobPlan, ro
 		}
 		return plan, nil, true, nil, nil
 	}
-	held, err := s.Store.KeyHeld(r.Context(), nj.Owner, nj.Operation, nj.IdempotencyKey)
+	if looked {
+		return nil, routing, false, nil, nil // not held a moment ago: a new intent
+	}
+	held, err = s.Store.KeyHeld(r.Context(), nj.Owner, nj.Operation, nj.IdempotencyKey)
 	if err != nil {
 		return nil, nil, false, nil, err
 	}

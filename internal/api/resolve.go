@@ -280,11 +280,20 @@ func (s *Server) retryRevives(r *http.Request, owner, id string) (bool, error) {
 	return holder.ID == job.ID, nil
 }
 
+// eligibility is the optional capability of an Executor (the race's Runner)
+// that judges, as Plan does, whether any provider of a job's route could take
+// it now, from the breakers' states: it takes no breaker admission.
+type eligibility interface {
+	Eligible(job *store.Job) (routing json.RawMessage, ok bool, err error)
+}
+
 // retryEligible checks, before a failed job is retried, that a provider of
-// its route could take it now (the executor's Plan, as POST /v1/jobs checks a
-// new job): when none could (breakers open, conformance missing or stale),
-// eligible is false and routing explains each provider, and the job is left
-// failed — retried, it would fail again at once with no attempt. A job that
+// its route could take it now (the executor's Eligible, or its Plan, as POST
+// /v1/jobs checks a new job, without taking a breaker's admission — a probe,
+// when half-open — only to hand it back): when none could (breakers open,
+// conformance missing or stale), eligible is false and routing explains each
+// provider, and the job is left failed — retried, it would fail again at
+// once with no attempt. A job that
 // is not failed is eligible here: RetryJob answers why it cannot be retried.
 // So is a job whose prompt no longer renders: its run says so.
 func (s *Server) retryEligible(r *http.Request, owner, id string) (routing json.RawMessage, eligible bool, job *store.Job, err error) {
@@ -295,9 +304,16 @@ func (s *Server) retryEligible(r *http.Request, owner, id string) (routing json.
 	if job.State != store.JobFailed {
 		return nil, true, job, nil
 	}
-	plan, routing, ok, runErr := s.Exec.Plan(&store.Job{Operation: job.Operation, PromptVersion: job.PromptVersion,
-		Route: job.Route, Input: job.Input})
-	discard(plan) // the retried job starts without one (Submit): its admission goes back
+	check := &store.Job{Operation: job.Operation, PromptVersion: job.PromptVersion, Route: job.Route, Input: job.Input}
+	var ok bool
+	var runErr error
+	if e, can := s.Exec.(eligibility); can {
+		routing, ok, runErr = e.Eligible(check)
+	} else {
+		var plan store.JobPlan
+		plan, routing, ok, runErr = s.Exec.Plan(check)
+		discard(plan) // the retried job starts without one (Submit): its admission goes back
+	}
 	if runErr != nil || ok {
 		return nil, true, job, nil
 	}

@@ -319,6 +319,16 @@ func (s *Set) State(provider string) (ok bool, reason string) {
 	return true, ""
 }
 
+var _ race.HalfOpenView = (*Set)(nil)
+
+// HalfOpen implements race.HalfOpenView: whether the provider's breaker is
+// half-open now (an open one whose open_for has passed turns half-open as it
+// is asked), without taking a slot. A provider without a breaker is not.
+func (s *Set) HalfOpen(provider string) bool {
+	b, found := s.breakers[provider]
+	return found && b.cb.State() == gobreaker.StateHalfOpen
+}
+
 var _ race.AdmitDelay = (*Set)(nil)
 
 // AdmitsIn implements race.AdmitDelay: how long until the provider's breaker

@@ -1,4 +1,4 @@
-# The two commands of the README: `make run` and `make test`. Neither needs a
+# The README's first two commands: `make run` and `make test` (then `make fuzz`). None needs a
 # running database: without DATABASE_URL they start a private PostgreSQL from the
 # machine's binaries (installing the package when missing) and stop it after.
 GO ?= go

@@ -213,11 +213,14 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 		content = unfenced(content, doc)
 	case in.ResponseFormat != nil && in.ResponseFormat.Type == "json_object":
 		// An object wrapped in one markdown code fence is accepted and
-		// returned without the fence, as a json_schema answer is.
-		if inner, ok := fencedJSON(content); ok {
+		// returned without the fence, as a json_schema answer is, by the
+		// validator's rule (contract.StripFence: tag empty or json, one
+		// fence). Only JSON whitespace is trimmed: an answer with another
+		// space around its object (U+00A0) is not JSON to the caller.
+		if inner, ok := contract.StripFence(content); ok {
 			content = inner
 		}
-		text := strings.TrimSpace(content)
+		text := contract.TrimJSONSpace(content)
 		// JSON that is not an object is named as what it is: decoding it
 		// into a map says "cannot unmarshal array into Go value of type
 		// map[string]interface {}", and `null` decodes without error.
@@ -227,6 +230,11 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 		var obj map[string]any
 		if err := json.Unmarshal([]byte(text), &obj); err != nil {
 			return nil, []contract.Violation{{Rule: "json.syntax", Path: "$", Message: "response_format json_object asks for a JSON object: " + err.Error()}}
+		}
+		// The answer goes to the caller as written: a key written twice
+		// would mean another object to a reader that keeps the first.
+		if dup := contract.DuplicateKey([]byte(text)); dup != nil {
+			return nil, []contract.Violation{*dup}
 		}
 	case strings.TrimSpace(content) == "" && !emptyIsTheCallers(in, resp.FinishReason):
 		return nil, []contract.Violation{{Rule: "empty", Path: "$", Message: "the answer is empty"}}
@@ -302,32 +310,17 @@ func emptyIsTheCallers(in *Input, finish string) bool {
 // unfenced is the text of a json_schema answer the validator accepted (doc is
 // what it validated): content as the model wrote it, or, when the model
 // wrapped its JSON in one markdown code fence (```json … ```), the JSON text
-// inside the fence as the model wrote it. The validator only accepts a fenced
-// answer whose inside is JSON, so the fallback to doc (the validated JSON,
-// compacted) is a second line that should not be reached.
+// inside the fence as the model wrote it (contract.StripFence, the
+// validator's own rule). The fallback to doc (the validated JSON, compacted)
+// is a second line that should not be reached.
 func unfenced(content string, doc json.RawMessage) string {
-	if !strings.HasPrefix(strings.TrimSpace(content), "```") { // no JSON text begins with a backtick
+	if !strings.HasPrefix(contract.TrimJSONSpace(content), "```") { // no JSON text begins with a backtick
 		return content
 	}
-	if inner, ok := fencedJSON(content); ok {
+	if inner, ok := contract.StripFence(content); ok {
 		return inner
 	}
 	return string(doc)
-}
-
-// fencedJSON is the JSON text inside content when content is one markdown
-// code fence (```json … ``` or ``` … ```) around valid JSON.
-func fencedJSON(content string) (string, bool) {
-	s := strings.TrimSpace(content)
-	if !strings.HasPrefix(s, "```") || !strings.HasSuffix(s, "```") {
-		return "", false
-	}
-	if nl := strings.IndexByte(s, '\n'); nl >= 0 && nl+1 <= len(s)-3 {
-		if inner := strings.TrimSpace(s[nl+1 : len(s)-3]); json.Valid([]byte(inner)) {
-			return inner, true
-		}
-	}
-	return "", false
 }
 
 // jsonKind names what a JSON text that is not an object is, by its first

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/routerhq/router/internal/jsonfast"
+	"github.com/routerhq/router/internal/jsontext"
 )
 
 // ParseJSON decodes exactly one JSON value, numbers as json.Number so they keep
@@ -68,9 +69,24 @@ func describeJSONError(err error, b []byte) error {
 	return fmt.Errorf("invalid JSON: %v", err)
 }
 
-// stripFence returns the text inside a single markdown code fence (```json or a
-// bare ```) around the whole of s, which must already be trimmed.
-func stripFence(s string) (inner string, fenced bool) {
+// JSONSpace is the whitespace JSON allows around a value (RFC 8259): space,
+// tab, line feed and carriage return. Other spaces (U+00A0, U+0085, U+2028,
+// U+3000, ...) are not JSON: an answer that ends with one does not parse in
+// a caller's JSON reader, so it is not trimmed but judged (json.syntax).
+const JSONSpace = " \t\r\n"
+
+// TrimJSONSpace is s without the JSON whitespace (JSONSpace) around it.
+func TrimJSONSpace(s string) string { return strings.Trim(s, JSONSpace) }
+
+// StripFence returns the text inside a single markdown code fence around the
+// whole of s (JSON whitespace around it and around the text inside trimmed):
+// an opening ``` whose language tag is empty or json (any case), on a line
+// of its own, and a closing ``` at the end, with no other line inside that
+// starts with ```. Otherwise it returns s and false. The validator
+// (allow_fenced) and chat's response_format json_object judge an answer by
+// the same rule.
+func StripFence(s string) (inner string, fenced bool) {
+	s = TrimJSONSpace(s)
 	if !strings.HasPrefix(s, "```") || !strings.HasSuffix(s, "```") || len(s) < 6 {
 		return s, false
 	}
@@ -78,14 +94,31 @@ func stripFence(s string) (inner string, fenced bool) {
 	if nl < 0 {
 		return s, false
 	}
-	if lang := strings.TrimSpace(s[3:nl]); lang != "" && !strings.EqualFold(lang, "json") {
+	if lang := TrimJSONSpace(s[3:nl]); lang != "" && !strings.EqualFold(lang, "json") {
 		return s, false
 	}
 	body := s[nl+1 : len(s)-3]
 	if fenceLine(body) {
 		return s, false // more than one fence: not a single wrapped value
 	}
-	return strings.TrimSpace(body), true
+	return TrimJSONSpace(body), true
+}
+
+// DuplicateKey is the json.duplicate_key violation for JSON text b (valid
+// JSON) when an object in it has a key twice, nil otherwise. Readers differ
+// on such an object (encoding/json keeps the last value, others the first,
+// some refuse it), so it is refused as the provider's, as json.syntax is,
+// whatever the value that passed would have been.
+func DuplicateKey(b []byte) *Violation {
+	e := jsontext.DuplicateKey(b)
+	if e == nil {
+		return nil
+	}
+	path := e.Pointer
+	if path == "" {
+		path = "$"
+	}
+	return &Violation{Rule: "json.duplicate_key", Path: path, Message: e.Error() + "; JSON readers differ on which value such an object holds, so an object must name each key once"}
 }
 
 // fenceLine reports whether a line of body starts with ``` (after spaces): a

@@ -87,7 +87,7 @@ var parseSeeds = []string{
 	"[1,\x002]", "{\"a\"\x00:1}", "[1\v]", "{\"a\":\f1}", "[\u00a01]", "[1,\u20282]", "{\"a\":1\x00}",
 	// empty, whitespace, BOM, other leading bytes
 	``, ` `, "\t\r\n ", "\n\n\n", "\x00", "\v1", "\f1", "\u00a01", "\ufeff{\"a\":1}", "\ufeff", "\xef\xbb", "{\"a\":1}\ufeff",
-	// wrapped outputs ParseJSON gets when stripFence does not apply
+	// wrapped outputs ParseJSON gets when StripFence does not apply
 	"```json\n{\"a\":1}\n```", "Sure! Here it is: {\"a\":1}", `{"a":1} I hope this helps!`,
 	// big flat values
 	`[` + strings.Repeat(`1,`, 2000) + `1]`,

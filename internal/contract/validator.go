@@ -261,32 +261,39 @@ func NewValidatorFromSchema(s *Schema, rules Rules) (*Validator, error) {
 // Schema returns the compiled output schema.
 func (v *Validator) Schema() *Schema { return v.schema }
 
-// Validate judges one raw output. It trims whitespace and, unless allow_fenced is
-// false, unwraps a single markdown code fence; then it parses the JSON (failure: one
-// json.syntax violation at $), checks the schema (every leaf failure) and, only
+// Validate judges one raw output. It trims JSON whitespace (space, tab, CR, LF;
+// TrimJSONSpace) and, unless allow_fenced is false, unwraps a single markdown
+// code fence (StripFence); then it parses the JSON (failure: one json.syntax
+// violation at $), refuses an object with a key twice (one json.duplicate_key
+// violation at the object's pointer), checks the schema (every leaf failure) and, only
 // when the schema passes, the business rules (every failure); either list is cut
 // at MaxViolations (see Schema.Check and CheckRules). On success doc is the
 // output as compact JSON (key order and number spelling kept) and violations is
 // nil; on failure doc is nil.
 func (v *Validator) Validate(output string) (doc json.RawMessage, violations []Violation) {
-	s := strings.TrimSpace(output)
-	if inner, fenced := stripFence(s); fenced {
+	s := TrimJSONSpace(output)
+	if inner, fenced := StripFence(s); fenced {
 		if !v.allowFenced {
 			return nil, []Violation{{Rule: "json.fenced", Path: "$", Message: "output is wrapped in a markdown code fence; the prompt sets allow_fenced: false, so the model must answer with bare JSON"}}
 		}
 		s = inner
 	}
-	parsed, err := ParseJSON([]byte(s))
+	// One copy of the text for every check: none of them changes or keeps it.
+	b := []byte(s)
+	parsed, err := ParseJSON(b)
 	if err != nil {
 		return nil, []Violation{{Rule: "json.syntax", Path: "$", Message: err.Error()}}
 	}
-	if e := jsontext.Check([]byte(s)); e != nil {
+	if e := jsontext.Check(b); e != nil {
 		return nil, []Violation{{Rule: "json.unstorable", Path: "$", Message: "output holds " + e.Error() + "; it cannot be stored as the result"}}
 	}
-	if e := jsontext.CheckNumbers([]byte(s)); e != nil {
+	if e := jsontext.CheckNumbers(b); e != nil {
 		// Beyond numeric's range, or so long written out (1e131000) that
 		// the job could not be read back: the provider's fault either way.
 		return nil, []Violation{{Rule: "json.unstorable", Path: "$", Message: "the output cannot be stored as the result: " + e.Error()}}
+	}
+	if dup := DuplicateKey(b); dup != nil {
+		return nil, []Violation{*dup}
 	}
 	if vs := v.schema.Check(parsed); len(vs) > 0 {
 		return nil, vs
@@ -296,7 +303,7 @@ func (v *Validator) Validate(output string) (doc json.RawMessage, violations []V
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(s))
-	if err := json.Compact(&buf, []byte(s)); err != nil { // cannot happen: s parsed
+	if err := json.Compact(&buf, b); err != nil { // cannot happen: s parsed
 		return nil, []Violation{{Rule: "json.syntax", Path: "$", Message: err.Error()}}
 	}
 	return buf.Bytes(), nil

@@ -9,7 +9,8 @@ import (
 
 // Violation is one reason an output (or input) was rejected.
 type Violation struct {
-	// Rule names what failed: "json.syntax", "json.fenced", "schema.<keyword>"
+	// Rule names what failed: "json.syntax", "json.fenced",
+	// "json.duplicate_key", "json.unstorable", "schema.<keyword>"
 	// (schema.required, schema.type, ...), "no_extra_keys", "enum", "range",
 	// "equal", "product", "sum" or "custom:<name>"; and "truncated"
 	// (RuleTruncated), the last of a list cut at MaxViolations.

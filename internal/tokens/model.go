@@ -15,7 +15,7 @@ var extraModels = map[string]string{
 
 var extraPrefixes = map[string]string{
 	"o1-": O200kBase, "o3-": O200kBase, "o4-": O200kBase, "gpt-5-": O200kBase,
-	"gpt-5.": O200kBase, "gpt-4.5-": O200kBase,
+	"gpt-5.": O200kBase, "gpt-4.5-": O200kBase, "gpt-oss-": O200kBase,
 }
 
 // EncodingForModel picks the encoding to count with. An explicit encoding (the
@@ -38,11 +38,17 @@ func EncodingForModel(encoding, model string) (string, error) {
 }
 
 // ModelEncoding returns the encoding tiktoken defines for a model and whether the
-// model is known at all.
+// model is known at all. A fine-tuned model's name (ft:gpt-4o-mini-2024-07-18:acme::9abc)
+// is looked up by its base model's (gpt-4o-mini-2024-07-18).
 func ModelEncoding(model string) (string, bool) {
 	m := strings.ToLower(strings.TrimSpace(model))
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
 		m = m[i+1:]
+	}
+	// An OpenAI fine-tuned model, ft:<base>:<org>:<suffix>:<id>, counts as
+	// its base model.
+	if base, ok := strings.CutPrefix(m, "ft:"); ok {
+		m, _, _ = strings.Cut(base, ":")
 	}
 	if m == "" {
 		return "", false

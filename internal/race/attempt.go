@@ -160,9 +160,11 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		out.State, out.Error, out.LatencyMS = state, detail, latency
 		recorded, written := r.finishAttempt(bg, job, a, out, log)
 		if estimated && !written {
-			// Another transition settled the attempt first (the job was
-			// cancelled, recovery marked it unknown): the estimate was not
-			// stored, and the metrics do not count it either.
+			// Another transition settled the attempt first and kept its own
+			// record (recovery marked it unknown, with its own estimate): this
+			// estimate was not stored, and the metrics do not count it
+			// either. One the job's cancellation settled, with no usage yet,
+			// was given it (finishAttempt: store.RecordCancelledUsage).
 			usage = providers.Usage{}
 		}
 		if !recorded && (state == store.AttemptUnknown || cutByShutdown) {
@@ -384,6 +386,9 @@ func attemptError(pe *providers.Error) map[string]any {
 // attempt is then still in flight in the database, until its lease expires.
 // It is true when it was written, or when the attempt had already left flight
 // (a state conflict): the database then holds its state, not this process.
+// written is true when out's record, or at least its usage, was stored: an
+// attempt the job's cancellation had already settled is given out's usage
+// when it has none (cancelledUsage).
 func (r *Runner) finishAttempt(ctx context.Context, job *store.Job, a *store.Attempt, out store.AttemptOutcome, log *slog.Logger) (recorded, written bool) {
 	err := r.cfg.Store.FinishAttempt(ctx, a.ID, out)
 	if err == nil {
@@ -393,28 +398,49 @@ func (r *Runner) finishAttempt(ctx context.Context, job *store.Job, a *store.Att
 		log.Error("could not record attempt", "state", out.State, "err", err)
 		return false, false
 	}
-	if out.State != store.AttemptFailed && out.State != store.AttemptInvalid {
-		return true, false
+	if out.State == store.AttemptFailed || out.State == store.AttemptInvalid {
+		// A billed failure keeps its usage, as FinishAttempt would have
+		// recorded it (and as the metrics count it). The job's row is waited
+		// for as long as FinishAttempt waits (store.TransitionLockWait): a row
+		// another transaction holds for longer leaves the attempt unknown, as
+		// if the answer had never come, rather than holding this goroutine —
+		// and the job's orchestration, which waits for its result — as long
+		// as it is held.
+		_, err = r.cfg.Store.ResolveAttempt(ctx, store.Resolution{JobID: job.ID, Seq: a.Seq, Outcome: "failed",
+			Note:  "the provider answered after this attempt's lease expired, with a definitive failure",
+			Usage: out.Usage, ProviderResponseID: out.ProviderResponseID, ResponseModel: out.ResponseModel,
+			LockWait: store.TransitionLockWait})
+		switch {
+		case err == nil:
+			return true, true
+		case errors.Is(err, store.ErrStateConflict), errors.Is(err, store.ErrJobFinished):
+		case errors.Is(err, store.ErrBusy):
+			log.Warn("could not resolve the attempt with its late failure: another transaction holds the job's row or the attempt's; "+
+				"the attempt stays unknown for reconciliation or an operator to resolve", "err", err)
+			return true, false
+		default:
+			log.Error("could not resolve the attempt with its late failure", "err", err)
+			return true, false
+		}
 	}
-	// A billed failure keeps its usage, as FinishAttempt would have recorded
-	// it (and as the metrics count it). The job's row is waited for as long
-	// as FinishAttempt waits (store.TransitionLockWait): a row another
-	// transaction holds for longer leaves the attempt unknown, as if the
-	// answer had never come, rather than holding this goroutine — and the
-	// job's orchestration, which waits for its result — as long as it is held.
-	_, err = r.cfg.Store.ResolveAttempt(ctx, store.Resolution{JobID: job.ID, Seq: a.Seq, Outcome: "failed",
-		Note:  "the provider answered after this attempt's lease expired, with a definitive failure",
-		Usage: out.Usage, ProviderResponseID: out.ProviderResponseID, ResponseModel: out.ResponseModel,
-		LockWait: store.TransitionLockWait})
-	switch {
-	case err == nil, errors.Is(err, store.ErrStateConflict), errors.Is(err, store.ErrJobFinished):
-	case errors.Is(err, store.ErrBusy):
-		log.Warn("could not resolve the attempt with its late failure: another transaction holds the job's row or the attempt's; "+
-			"the attempt stays unknown for reconciliation or an operator to resolve", "err", err)
-	default:
-		log.Error("could not resolve the attempt with its late failure", "err", err)
+	return true, r.cancelledUsage(ctx, a, out, log)
+}
+
+// cancelledUsage stores the usage of an attempt whose end FinishAttempt
+// found already settled, when what settled it was the caller's cancellation
+// of the job while the request was out (store.RecordCancelledUsage): the
+// provider bills the input of a request it received all the same. written
+// says whether it was stored, so that the metrics count an estimate only
+// then — once, with the attempt's cost_usd.
+func (r *Runner) cancelledUsage(ctx context.Context, a *store.Attempt, out store.AttemptOutcome, log *slog.Logger) (written bool) {
+	if out.Usage == nil {
+		return false
 	}
-	return true, err == nil
+	written, err := r.cfg.Store.RecordCancelledUsage(ctx, a.ID, out.Usage)
+	if err != nil {
+		log.Warn("could not record the usage of an attempt its job's cancellation settled", "err", err)
+	}
+	return written
 }
 
 // unsentNotRecorded logs that the record of an attempt never sent

@@ -29,14 +29,16 @@ func billedOutcome(pe *providers.Error) (out store.AttemptOutcome, usage provide
 // (unknown), or one that failed after its provider had begun answering with
 // no usage reported (a stream cut, stalled or malformed, a stream_timeout, a
 // cut by the job's deadline or the router's shutdown after the first byte):
-// a provider that answered certainly received, and billed, the prompt. The
-// caller's cancellation of a job settles its attempts itself, so theirs is
-// not stored. The estimate is the prompt's tokens, counted by the target's
-// tokenizer, marked Estimated. A provider bills the input of a request it
-// received whether or not anyone reads the answer, so without this a hedge's
-// cost, the job's lost_cost_usd and router_cost_usd_total counted nothing for
-// the losers that hedging pays for, nor for the answers cut mid-way that a
-// failover pays for. Completion tokens are not guessed: the figure is a lower
+// a provider that answered certainly received, and billed, the prompt. So
+// is an attempt in flight when the caller cancelled its job: the
+// cancellation settles it without usage, and its own run adds the estimate
+// afterwards (Runner.cancelledUsage). The estimate is the prompt's tokens,
+// counted by the target's tokenizer, marked Estimated. A provider bills the
+// input of a request it received whether or not anyone reads the answer, so
+// without this a hedge's cost, the job's lost_cost_usd and
+// router_cost_usd_total counted nothing for the losers that hedging pays
+// for, nor for the answers cut mid-way that a failover pays for, nor for a
+// cancelled job's requests. Completion tokens are not guessed: the figure is a lower
 // bound. ok is false for an attempt that was not sent, one whose provider
 // reported usage or answered with an error (an error status, or an error
 // event that came in place of the answer in a 200 stream:

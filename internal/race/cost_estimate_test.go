@@ -2,7 +2,6 @@ package race_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"slices"
 	"sync"
@@ -113,32 +112,5 @@ func TestUnknownAttemptHasAnEstimatedUsageAndAFailedOneNone(t *testing.T) {
 	}
 	if u := estimated(t, f); u.PromptTokens <= 0 || !u.Estimated {
 		t.Fatalf("the unknown attempt's usage %s, want an estimated prompt count", f.Usage)
-	}
-}
-
-// An attempt that another transition settled first (the caller cancelled the
-// job: CancelJob marks its attempts cancelled) has no estimate stored, and the
-// metrics do not count one either: the database and router_cost_usd_total
-// agree.
-func TestEstimateNotStoredIsNotCounted(t *testing.T) {
-	m := metrics.New(metrics.Options{NoProcessCollectors: true})
-	called := make(chan struct{}, 1)
-	b := racetest.New(t, racetest.Options{Route: race.Route{}, Observer: m, Providers: []racetest.Provider{
-		{Name: "primary", Price: &providers.Price{InputPerMTok: 10, OutputPerMTok: 100}, Respond: racetest.Hang,
-			OnCall: func(int, *providers.Request) { called <- struct{}{} }},
-	}})
-	id := b.Submit(t).ID
-	<-called
-	if err := b.Store.CancelJob(context.Background(), "acme", id); err != nil {
-		t.Fatal(err)
-	}
-	b.WaitSettled(t, id)
-	b.Stop() // waits for the attempt's end to be recorded and observed
-	p := racetest.AttemptOn(b.Job(t, id), "primary")
-	if p.State != store.AttemptCancelled || (len(p.Usage) != 0 && string(p.Usage) != "null") {
-		t.Fatalf("attempt %s with usage %s; want cancelled by the job's cancellation, without usage", p.State, p.Usage)
-	}
-	if got := testutil.ToFloat64(m.CostCounter().WithLabelValues("acme", "primary", "primary-model")); got != 0 {
-		t.Fatalf("router_cost_usd_total counted %v for an attempt whose cost the database does not have", got)
 	}
 }

@@ -313,6 +313,44 @@ func (s *Store) FinishAttempt(ctx context.Context, attemptID string, out Attempt
 	return jobBusy(err, jobID, transitionLockWait)
 }
 
+// RecordCancelledUsage stores usage on an attempt that its job's
+// cancellation settled while its request was out (CancelJob cancels attempts
+// in flight without usage: the cancelling transaction cannot know what the
+// provider billed), when the attempt has no usage yet. The attempt's own run
+// calls it when FinishAttempt found the attempt already cancelled: usage is
+// what it would have recorded (the provider's, or the router's estimate of
+// the prompt, marked estimated), so the attempt has its cost_usd and the job's
+// cost_usd and lost_cost_usd count it. Attempts never sent are left alone (a
+// not_sent one, RecordNotSent; one still starting when cancelled is never
+// sent), as is one that already has usage: the first figure stays. written
+// says whether the row changed, so that the metrics count it once. The row is
+// waited for up to transitionLockWait, as FinishAttempt waits.
+func (s *Store) RecordCancelledUsage(ctx context.Context, attemptID string, usage any) (written bool, err error) {
+	u := jsonOrNil(usage)
+	if u == nil {
+		return false, nil
+	}
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		var n int
+		err := lockWaitQueryRow(ctx, tx, transitionLockWait, `WITH x AS (
+				UPDATE attempts a SET usage = $2
+				FROM jobs j
+				WHERE a.id = $1 AND j.id = a.job_id AND j.state = 'cancelled' AND a.state = 'cancelled'
+					AND a.started_at IS NOT NULL
+					AND (a.usage IS NULL OR a.usage = 'null'::jsonb)
+					AND (a.error IS NULL OR a.error->>'kind' IS DISTINCT FROM '`+notSentKind+`')
+				RETURNING a.id
+			)
+			SELECT count(*) FROM x`, attemptID, u).Scan(&n)
+		written = n > 0
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	return written, nil
+}
+
 func jsonOrNil(v any) []byte {
 	if v == nil {
 		return nil

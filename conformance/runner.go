@@ -83,7 +83,20 @@ type Options struct {
 	// route also runs the route's prompt, when it is selected, once with each
 	// alias, recorded under the target's id and the alias.
 	ChatRoutes []ChatRoute
+	// Stop, when set, ends a recording in flight at once (cmd/router passes
+	// the context the second SIGTERM or Ctrl-C ends). A finished result is
+	// still recorded after ctx ends (the first signal), within RecordTimeout,
+	// unless Stop ends first.
+	Stop context.Context
+	// RecordTimeout bounds the recording of each result (default
+	// DefaultRecordTimeout): a database that does not answer (a lock on
+	// conformance_runs, a failover) leaves the result not recorded, with why,
+	// instead of hanging the run.
+	RecordTimeout time.Duration
 }
+
+// DefaultRecordTimeout is Options.RecordTimeout's default.
+const DefaultRecordTimeout = 10 * time.Second
 
 // ChatRoute is a chat route whose model aliases are tested (Options.ChatRoutes).
 type ChatRoute struct {
@@ -514,12 +527,14 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 		res.DurationMS = elapsed.Milliseconds()
 		res.Passed = res.CasesTotal > 0 && res.CasesPassed == res.CasesTotal
 		if opt.Store != nil {
-			run, err := opt.Store.RecordConformanceRun(context.WithoutCancel(ctx), store.NewConformanceRun{
+			rctx, done := recordContext(ctx, opt, fmt.Sprintf("`router conformance run --provider %s --prompt %s`", pl.provider, p.Name))
+			run, err := opt.Store.RecordConformanceRun(rctx, store.NewConformanceRun{
 				Provider: res.Provider, Model: res.Model, Prompt: res.Prompt, PromptVersion: res.PromptVersion,
 				Passed: res.Passed, CasesTotal: res.CasesTotal, CasesPassed: res.CasesPassed, Cases: storableCases(res.Cases),
 				SuiteDigest: s.Digest, PromptDigest: res.PromptDigest, TargetDigest: res.TargetDigest, RouterVersion: opt.RouterVersion,
 				Duration: elapsed,
 			})
+			err = done(err)
 			if err != nil {
 				who := res.Provider
 				if r.alias {
@@ -535,6 +550,39 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 		out = append(out, res)
 	}
 	return out, errors.Join(errs...)
+}
+
+// recordContext is the context one result is recorded under: not ended by
+// ctx (a finished result is worth keeping when the first Ctrl-C interrupts
+// the run), but bounded by opt.RecordTimeout and ended at once by opt.Stop
+// (the second Ctrl-C). done releases it and turns the error of a recording
+// it cut short into one that says why and how to record the result (rerun,
+// the command to run).
+func recordContext(ctx context.Context, opt *Options, rerun string) (rctx context.Context, done func(error) error) {
+	limit := opt.RecordTimeout
+	if limit <= 0 {
+		limit = DefaultRecordTimeout
+	}
+	base, cancelBase := context.WithCancelCause(context.WithoutCancel(ctx))
+	rctx, cancel := context.WithTimeoutCause(base, limit,
+		fmt.Errorf("the database did not answer within %v (a lock on conformance_runs? a failover?)", limit))
+	unhook := func() bool { return false }
+	if opt.Stop != nil {
+		unhook = context.AfterFunc(opt.Stop, func() {
+			cancelBase(errors.New("stopped by a second interrupt"))
+		})
+	}
+	return rctx, func(err error) error {
+		unhook()
+		defer cancelBase(nil)
+		defer cancel()
+		if err == nil || rctx.Err() == nil {
+			return err
+		}
+		// Short enough that the table (which shortens it) still shows the
+		// command to rerun.
+		return fmt.Errorf("%v: rerun %s: %w", context.Cause(rctx), rerun, err)
+	}
 }
 
 // runCase runs one case through every stage; the first failing stage ends it.

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/routerhq/router/internal/contract"
 	"github.com/routerhq/router/internal/prompt"
 )
@@ -141,6 +143,9 @@ func ParseSuite(file string, b []byte) (*Suite, []string) {
 	if len(problems) > 0 {
 		return nil, problems
 	}
+	if p := emptyCases(doc); len(p) > 0 {
+		return nil, p
+	}
 	if doc != nil {
 		// Decoded strictly above (unknown fields, types); the values that
 		// become JSON are taken again from the document, as written
@@ -201,6 +206,23 @@ func ParseSuite(file string, b []byte) (*Suite, []string) {
 		return nil, problems
 	}
 	return &s, nil
+}
+
+// emptyCases reports each item of the document's cases list written as null
+// (a `-` line with nothing after it, ~): yaml.v3 drops it without a word, and
+// a case meant to be there would be silently missing.
+func emptyCases(doc *yaml.Node) []string {
+	cases := deref(fields(deref(doc))["cases"])
+	if cases == nil || cases.Kind != yaml.SequenceNode {
+		return nil
+	}
+	var out []string
+	for i, c := range cases.Content {
+		if c := deref(c); c != nil && c.Kind == yaml.ScalarNode && c.ShortTag() == "!!null" {
+			out = append(out, fmt.Sprintf("line %d: cases[%d] is empty: remove the `-` line or write the entry", c.Line, i))
+		}
+	}
+	return out
 }
 
 // Check checks the suite against the loaded prompt it is for: the prompt

@@ -162,6 +162,10 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 		Concurrency: *concurrency, Temperature: temperature, Gate: cfg.Conformance.Gate,
 		ChatRoutes:    server.ConformanceChatRoutes(cfg),
 		TargetDigests: conformance.TargetDigests(cfg),
+		// The first Ctrl-C ends the run but lets a finished result's
+		// recording finish (within conformance.DefaultRecordTimeout); the
+		// second ends that recording too, the result reported not recorded.
+		Stop: secondSignal(ctx),
 	}
 	var progress *conformance.ProgressLine
 	if !*asJSON && isTerminal(stdout) {

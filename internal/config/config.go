@@ -429,7 +429,7 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w (pass --config PATH)", err)
 	}
-	c, err := Parse(b)
+	c, err := parse(b, path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -440,7 +440,10 @@ func Load(path string) (*Config, error) {
 // Parse decodes YAML, applies environment overrides, defaults and validation.
 // Every problem is reported in one error: unknown fields (which yaml's strict
 // mode would stop at), values of the wrong type, and invalid settings.
-func Parse(b []byte) (*Config, error) {
+func Parse(b []byte) (*Config, error) { return parse(b, "the configuration file") }
+
+// parse is Parse of the file named file (for messages).
+func parse(b []byte, file string) (*Config, error) {
 	var c Config
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(b))
@@ -472,8 +475,14 @@ func Parse(b []byte) (*Config, error) {
 	if p := extraDocument(dec); p != "" {
 		problems = append(problems, p)
 	}
-	if v := os.Getenv("DATABASE_URL"); v != "" {
-		c.DatabaseURL = v
+	if v, set := os.LookupEnv("DATABASE_URL"); set && v != "" {
+		if strings.TrimSpace(v) == "" {
+			// Read as unset, it would put serve on the embedded development
+			// database, apart from the other replicas.
+			problems = append(problems, "DATABASE_URL is set but empty or only white space: unset it to use database_url from "+file+", or set it to the PostgreSQL URL")
+		} else {
+			c.DatabaseURL = v
+		}
 	}
 	c.DatabaseURL = normalDatabaseURL(c.DatabaseURL)
 	c = c.WithDefaults()

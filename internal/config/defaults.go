@@ -288,6 +288,9 @@ func (c Config) problems() []string {
 		if strings.Contains(p.Name, "/") {
 			add("%s.name: a provider name cannot contain \"/\" (it separates provider and model in target ids)", where)
 		}
+		if why := nameProblem(p.Name); why != "" {
+			add("providers[%d].name %q: a provider name %s: rename it, e.g. %q", i, p.Name, why, saneName(p.Name))
+		}
 		if names[p.Name] {
 			add("%s: the name is used twice", where)
 		}
@@ -364,6 +367,11 @@ func (c Config) problems() []string {
 	needModel := map[string]bool{}
 	for _, name := range sortedRoutes(c.Routes) {
 		r := c.Routes[name]
+		if name == "" {
+			add("routes: a route's name is empty (\"\": only a chat completion with model \"\" could reach it): give the route a name")
+		} else if why := nameProblem(name); why != "" {
+			add("routes: the route name %q %s: rename it, e.g. %q", name, why, saneName(name))
+		}
 		field := "targets"
 		if r != nil && len(r.Providers) > 0 {
 			field = "providers"

@@ -1,0 +1,34 @@
+package config
+
+import (
+	"strings"
+	"unicode"
+)
+
+// nameProblem is why name cannot name a provider or a route, "" when it can:
+// a "," would split it in the command line's comma-separated lists
+// (--provider), and white space or a control character makes a name that
+// cannot be typed or read back from a log or a table.
+func nameProblem(name string) string {
+	for _, r := range name {
+		switch {
+		case r == ',':
+			return `cannot contain "," (the command line's lists of names, such as --provider, are comma-separated)`
+		case unicode.IsSpace(r):
+			return "cannot contain white space (it could not be told apart in logs, tables and command lines)"
+		case unicode.IsControl(r) || r == unicode.ReplacementChar:
+			return "cannot contain a control character or invalid UTF-8"
+		}
+	}
+	return ""
+}
+
+// saneName is name with what nameProblem refuses replaced by "-", to suggest.
+func saneName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ',' || r == '/' || unicode.IsSpace(r) || unicode.IsControl(r) || r == unicode.ReplacementChar {
+			return '-'
+		}
+		return r
+	}, name)
+}

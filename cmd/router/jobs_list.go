@@ -63,17 +63,35 @@ func runJobsList(ctx context.Context, args []string) error {
 			}
 			return printJSON(jobs)
 		}
-		return printJobTable(jobs, *limit)
+		return printJobTable(jobs, *limit, noJobMatches(*state, *owner))
 	})
+}
+
+// noJobMatches is what `router jobs list` says when it lists nothing: which
+// jobs it looked for (only ones that have not ended; an operator who knows
+// of ended ones would otherwise read "no job" as none at all) and where the
+// ended ones are.
+func noJobMatches(state, owner string) string {
+	states := "pending, running and unknown"
+	if state != "" {
+		states = state
+	}
+	of := ""
+	if owner != "" {
+		of = fmt.Sprintf(" of owner %q", owner)
+	}
+	return "no job" + of + " matches among the " + states + " ones (this lists only jobs that have not ended; " +
+		"ended jobs: GET /v1/jobs with the owner's key, ?state=failed for instance, or `router jobs get ID`)"
 }
 
 // printJobTable prints one line per job; an unknown job names its unknown
 // attempts (provider and seq), which are what a resolution names. Its error
 // is stdout's (a full disk, a closed pipe): a table that was not written
 // fails the command, as --json does, rather than exiting 0 with a cut list.
-func printJobTable(jobs []*store.Job, limit int) error {
+// none is what it says when there is no job.
+func printJobTable(jobs []*store.Job, limit int, none string) error {
 	if len(jobs) == 0 {
-		fmt.Fprintln(os.Stderr, "no job matches")
+		fmt.Fprintln(os.Stderr, none)
 		return nil
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)

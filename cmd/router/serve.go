@@ -76,6 +76,9 @@ func serve(ctx context.Context, cfg *config.Config, ln, opsLn, debugLn net.Liste
 		}
 		return err
 	}
+	// The last line of the shutdown, after everything below (the last before
+	// it is otherwise a library's, River's "River client stopped").
+	defer server.NewLogger(cfg.Log).Info("router stopped")
 	// Deferred before Close, so it runs after: a second signal while Close
 	// waits (on webhook deliveries) is still said and acted on.
 	defer stopNowOn(now, srv, server.NewLogger(cfg.Log))()

@@ -349,6 +349,9 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 		noSDKRetry(w)
 	}
 	reason := "the job " + job.ID + " is " + job.State
+	if job.State == store.JobFailed {
+		reason = "the job " + job.ID + " failed"
+	}
 	if job.Error != nil {
 		reason += ": " + *job.Error
 	}
@@ -419,6 +422,12 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 		setNoEligibleRetryAfter(w, job.Routing, elapsed)
 		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "no_eligible_provider", "", reason)
 		return
+	}
+	if callerKey {
+		// A resend with the same key answers this again (the key stays bound
+		// to the failed job); without a key a resend is a new job anyway.
+		reason = strings.TrimRight(reason, ".") + "; start a new round with POST /v1/jobs/" + job.ID +
+			"/retry (then resend with the same Idempotency-Key to attach to it), or send the request with a new Idempotency-Key"
 	}
 	writeOpenAIError(w, http.StatusBadGateway, "server_error", "upstream_failed", "", reason)
 }

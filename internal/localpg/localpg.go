@@ -490,6 +490,10 @@ func (c *Cluster) waitReady(ctx context.Context, bin string, cred *syscall.Crede
 	}
 }
 
+// Started reports whether this process started the server, so that Stop
+// stops it; false for one another process runs (attach), or nil.
+func (c *Cluster) Started() bool { return c != nil && c.cmd != nil }
+
 // Stop shuts the server down (fast shutdown) and waits for it to exit.
 func (c *Cluster) Stop() {
 	if c == nil {

@@ -38,7 +38,9 @@ func openDatabase(ctx context.Context, cfg *config.Config, log *slog.Logger, now
 		if !explicit {
 			log.Warn(noDatabaseWarning, "dir", dir)
 		} else {
-			log.Info("database_url: embedded: starting the embedded local PostgreSQL", "dir", dir)
+			// Not "starting": a CLI command beside `make run` uses the server
+			// already running there (localpg says which, next).
+			log.Info("database_url: embedded: using the embedded local PostgreSQL", "dir", dir)
 		}
 		cluster, err = localpg.Start(ctx, localpg.Options{DataDir: dir, Durable: true, Logger: log})
 		if err != nil {
@@ -58,7 +60,9 @@ func openDatabase(ctx context.Context, cfg *config.Config, log *slog.Logger, now
 // still in use to be returned.
 var dbCloseWait = 5 * time.Second
 
-// closeDatabase closes pool, then stops cluster (nil: none). pgxpool's Close
+// closeDatabase closes pool, then stops cluster (nil: none), saying so when
+// this process started it (not when it used one another process runs, which
+// goes on). pgxpool's Close
 // waits until every connection in use is returned: one held by work that
 // never ends (a query waiting on a row another session holds, with nothing
 // left to cancel it) would keep the process from exiting, past any signal.
@@ -81,6 +85,9 @@ func closeDatabase(pool *pgxpool.Pool, cluster *localpg.Cluster, log *slog.Logge
 		log.Warn("second signal: closing the database without waiting for the connections still in use")
 	}
 	cluster.Stop()
+	if cluster.Started() {
+		log.Info("PostgreSQL stopped", "dir", cluster.DataDir)
+	}
 }
 
 // embeddedDatabase says whether database_url asks for the embedded local

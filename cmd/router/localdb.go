@@ -40,6 +40,11 @@ func runLocalDB(ctx context.Context, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
+	if v, set := os.LookupEnv("DATABASE_URL"); set && v != "" && strings.TrimSpace(v) == "" {
+		// As the configuration refuses it: read as unset, the command would
+		// run on a fresh database while its caller meant another one.
+		return usagef("DATABASE_URL is set but empty or only white space: unset it for localdb to start a PostgreSQL of its own, or set it to the PostgreSQL URL to use")
+	}
 	if os.Getenv("DATABASE_URL") == "" {
 		if err := checkDataDir(*dir); err != nil {
 			return err

@@ -7,7 +7,8 @@
 // encoding/json accepts too, and writes a number it holds out in full
 // without an exponent (1e131000 reads back as 131001 characters):
 // CheckNumbers finds both, the second beyond MaxNumberGrowth and
-// MaxTextGrowth.
+// MaxTextGrowth. One more property of a text makes it mean different things
+// to different readers: an object naming a key twice; DuplicateKey finds it.
 //
 // It has no dependencies on the rest of the router.
 package jsontext

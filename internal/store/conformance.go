@@ -175,7 +175,7 @@ func freshSQL(col, param string) string {
 // target settings a target serves now is the configuration's, not the
 // database's: the operator views (internal/ops) judge that, as the gate does.
 func (s *Store) LatestConformanceRuns(ctx context.Context, f ConformanceFilter) ([]ConformanceRun, error) {
-	rows, err := s.pool.Query(ctx, latestConformanceSQL(f.Provider != ""),
+	rows, err := s.pool.Query(ctx, latestConformanceSQLs[b2i(f.Provider != "")],
 		f.Provider, f.Prompt, f.WithCases, f.MaxAge.Microseconds())
 	if err != nil {
 		return nil, fmt.Errorf("read conformance runs: %w", err)
@@ -250,7 +250,7 @@ func (s *Store) ConformanceStandingOf(ctx context.Context, provider, forModel, p
 		ageMicros             *int64
 		fresh                 bool
 	)
-	err := s.pool.QueryRow(ctx, conformanceStandingSQL(forModel != ""),
+	err := s.pool.QueryRow(ctx, conformanceStandingSQLs[b2i(forModel != "")],
 		provider, prompt, version, maxAge.Microseconds(), forModel,
 	).Scan(&st.Now, &latestID, &model, &passed, &total, &passedCases, &digest, &rv, &startedAt, &finishedAt, &promptDigest, &targetDigest,
 		&st.LastPassAt, &ageMicros, &fresh, &st.PassedVersions, &st.PassedModels)

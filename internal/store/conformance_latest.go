@@ -13,6 +13,18 @@ package store
 // provider filter is in the statement's text, not an empty-means-any condition,
 // so that a generic plan (a statement run often through pgx's statement
 // cache) bounds the scan by it too.
+// latestConformanceSQLs are both texts, made once: [0] any provider, [1] by
+// provider.
+var latestConformanceSQLs = [2]string{latestConformanceSQL(false), latestConformanceSQL(true)}
+
+// b2i is 1 for true, 0 for false: an index into a pair of statement texts.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func latestConformanceSQL(byProvider bool) string {
 	anchor, step := "", ""
 	if byProvider {

@@ -14,6 +14,10 @@ package store
 // models with one lookup each. The model condition is in the statement's
 // text, not an empty-means-any condition, so that a generic plan (the gate asks
 // often, through pgx's statement cache) uses the model's indexes too.
+// conformanceStandingSQLs are both texts, made once: [0] any model, [1] by
+// model.
+var conformanceStandingSQLs = [2]string{conformanceStandingSQL(false), conformanceStandingSQL(true)}
+
 func conformanceStandingSQL(byModel bool) string {
 	model, versionOfModel := "", ""
 	if byModel {

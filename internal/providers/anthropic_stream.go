@@ -372,7 +372,11 @@ func (p *Anthropic) finish(id, model, text string, calls []openAIToolCall, stopR
 }
 
 // anthropicUsage is a message's usage as the router keeps it: every input
-// token billed (cache writes and reads included) as prompt tokens.
+// token billed (cache writes and reads included) as prompt tokens, and the
+// cache reads among them as prompt_tokens_details.cached_tokens (OpenAI's
+// cached prompt tokens, which the OpenAI-compatible adapter carries).
 func anthropicUsage(u anthropic.Usage) Usage {
-	return reportedUsage(sumTokens(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens), u.OutputTokens, 0)
+	r := reportedUsage(sumTokens(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens), u.OutputTokens, 0)
+	r.PromptTokensDetails.CachedTokens = min(clampTokens(u.CacheReadInputTokens), r.PromptTokens)
+	return r
 }

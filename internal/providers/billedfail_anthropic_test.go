@@ -46,8 +46,9 @@ func TestBilledFailAnthropicNoStopReason(t *testing.T) {
 	})
 	_, err := newAnthropicAdapter(t, srv.URL, nil).Complete(context.Background(), testRequest())
 	e := assertKind(t, err, KindMalformedResponse, FaultProvider, ActionFailover, false)
-	// Cache writes and reads are input the provider billed, as for an answer.
-	assertBilled(t, e, Usage{PromptTokens: 11, CompletionTokens: 2, TotalTokens: 13}, "msg_nostop", "claude-billed-1")
+	// Cache writes and reads are input the provider billed, as for an answer;
+	// the cache reads are carried as cached_tokens.
+	assertBilled(t, e, Usage{PromptTokens: 11, CompletionTokens: 2, TotalTokens: 13, PromptTokensDetails: PromptTokensDetails{CachedTokens: 1}}, "msg_nostop", "claude-billed-1")
 }
 
 // The id and model of an Anthropic message go to text columns (the answer's

@@ -332,16 +332,7 @@ func (s *Store) RecordCancelledUsage(ctx context.Context, attemptID string, usag
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		var n int
-		err := lockWaitQueryRow(ctx, tx, transitionLockWait, `WITH x AS (
-				UPDATE attempts a SET usage = $2
-				FROM jobs j
-				WHERE a.id = $1 AND j.id = a.job_id AND j.state = 'cancelled' AND a.state = 'cancelled'
-					AND a.started_at IS NOT NULL
-					AND (a.usage IS NULL OR a.usage = 'null'::jsonb)
-					AND (a.error IS NULL OR a.error->>'kind' IS DISTINCT FROM '`+notSentKind+`')
-				RETURNING a.id
-			)
-			SELECT count(*) FROM x`, attemptID, u).Scan(&n)
+		err := lockWaitQueryRow(ctx, tx, transitionLockWait, cancelledUsageSQL, attemptID, u, false).Scan(&n)
 		written = n > 0
 		return err
 	})
@@ -350,6 +341,25 @@ func (s *Store) RecordCancelledUsage(ctx context.Context, attemptID string, usag
 	}
 	return written, nil
 }
+
+// cancelledUsageSQL gives usage ($2) to an attempt that its job's
+// cancellation settled after it was sent (started, not not_sent) and that has
+// no usage yet; with $3 true, usage the provider reported (not marked
+// estimated) also replaces the router's estimate (marked "estimated": true).
+// Reported usage is never replaced. It returns how many rows it changed (0
+// or 1).
+const cancelledUsageSQL = `WITH x AS (
+		UPDATE attempts a SET usage = $2
+		FROM jobs j
+		WHERE a.id = $1 AND j.id = a.job_id AND j.state = 'cancelled' AND a.state = 'cancelled'
+			AND a.started_at IS NOT NULL
+			AND (a.usage IS NULL OR a.usage = 'null'::jsonb
+				OR ($3::boolean AND a.usage->>'estimated' = 'true'
+					AND $2::jsonb->>'estimated' IS DISTINCT FROM 'true'))
+			AND (a.error IS NULL OR a.error->>'kind' IS DISTINCT FROM '` + notSentKind + `')
+		RETURNING a.id
+	)
+	SELECT count(*) FROM x`
 
 func jsonOrNil(v any) []byte {
 	if v == nil {

@@ -413,7 +413,9 @@ func (s *Store) lateWin(ctx context.Context, tx pgx.Tx, c Completion) (string, e
 // discard records a valid result that lost the compare-and-swap, and returns
 // the state the attempt was left in: lost when another attempt won the job,
 // cancelled when the job was cancelled, else the state it had been settled
-// in (kept).
+// in (kept). The result's usage is stored on the attempt when discard settles
+// it, and on one the job's cancellation had already settled while its request
+// was out (cancelledUsageSQL): the provider billed the answer.
 func (s *Store) discard(ctx context.Context, tx pgx.Tx, c Completion) (string, error) {
 	var jobState string
 	if err := tx.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, c.JobID).Scan(&jobState); err != nil {
@@ -444,6 +446,21 @@ func (s *Store) discard(ctx context.Context, tx pgx.Tx, c Completion) (string, e
 		// it, a resolution failed it, recovery marked it lost): that stays.
 		if err := tx.QueryRow(ctx, `SELECT state FROM attempts WHERE id = $1`, c.AttemptID).Scan(&attemptState); err != nil {
 			return "", notFound(err)
+		}
+		if jobState == JobCancelled && attemptState == AttemptCancelled {
+			// The job's cancellation settled the attempt while its request
+			// was out, without usage (or with the router's estimate, when its
+			// run was cut first): the provider's answer says what it billed.
+			// Stored as RecordCancelledUsage stores it, replacing an estimate
+			// but never reported usage, so that the attempt has its cost_usd
+			// and the job's cost_usd and lost_cost_usd count it, as the
+			// metrics do (the race counts a discarded answer's usage once).
+			if u := jsonOrNil(c.Usage); u != nil {
+				var n int
+				if err := tx.QueryRow(ctx, cancelledUsageSQL, c.AttemptID, u, true).Scan(&n); err != nil {
+					return "", err
+				}
+			}
 		}
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO race_events (job_id, attempt_id, kind, provider, latency_ms, usage, detail)

@@ -166,7 +166,7 @@ func (s *Store) RotateWebhookSecretShown(ctx context.Context, owner string, over
 		return RotatedWebhookSecret{}, fmt.Errorf("overlap %s: the replaced secret must keep signing for more than 0 and at most %dh (30 days)", overlap, int(MaxWebhookOverlap.Hours()))
 	}
 	out := RotatedWebhookSecret{Secret: newWebhookSecret()}
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inTxOnce(ctx, func(tx pgx.Tx) error { // show is told: not run twice
 		// The key is locked before its secret is read, so concurrent
 		// rotations each keep the secret the other replaced.
 		err := tx.QueryRow(ctx, `WITH k AS (
@@ -267,6 +267,7 @@ type RevokedAPIKey struct {
 func (s *Store) RevokeAPIKeyResult(ctx context.Context, id int64) (RevokedAPIKey, error) {
 	var out RevokedAPIKey
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		out = RevokedAPIKey{} // a retried transaction's
 		var before *time.Time
 		if err := tx.QueryRow(ctx, `SELECT revoked_at FROM api_keys WHERE id = $1 FOR UPDATE`, id).Scan(&before); err != nil {
 			return notFound(err)

@@ -74,6 +74,7 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 	}
 	var a *Attempt
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		a = nil // a retried transaction's
 		var state string
 		var version int64
 		var base int

@@ -37,7 +37,10 @@ type Completion struct {
 // attempt is still in flight. The win is one statement (one round trip, one
 // commit): the job, its key's expiry, the winning attempt, the release of the
 // job's lease and the notification change together or not at all. Locks are
-// taken job row first (the other updates read j), as everywhere else.
+// taken job row first (the other updates read j), as everywhere else. The
+// winning attempt's error is cleared: one that recovery marked unknown
+// (lease_expired, outcome_unknown) and whose late answer wins has a known
+// outcome, and would otherwise read as unknown beside its succeeded job.
 const casSQL = `
 WITH j AS (
     UPDATE jobs SET state = 'succeeded', result = $3, completed_by = $4, version = version + 1,
@@ -50,7 +53,7 @@ WITH j AS (
     WHERE job_id IN (SELECT id FROM j)
 ), a AS (
     UPDATE attempts SET state = 'won', usage = $6, provider_response_id = nullif($7, ''),
-        response_model = nullif($8, ''), latency_ms = $9, finished_at = now(),
+        response_model = nullif($8, ''), latency_ms = $9, finished_at = now(), error = NULL,
         lease_owner = NULL, lease_expires_at = NULL
     WHERE id = $4 AND EXISTS (SELECT 1 FROM j)
 ), u AS (
@@ -118,7 +121,7 @@ WITH w AS (
     WHERE job_id = ANY (ARRAY(SELECT id FROM j))
 ), a AS (
     UPDATE attempts AS a SET state = 'won', usage = w.usage::jsonb, provider_response_id = nullif(w.response_id, ''),
-        response_model = nullif(w.response_model, ''), latency_ms = w.latency_ms, finished_at = now(),
+        response_model = nullif(w.response_model, ''), latency_ms = w.latency_ms, finished_at = now(), error = NULL,
         lease_owner = NULL, lease_expires_at = NULL
     FROM w
     WHERE a.id = ANY (ARRAY(SELECT attempt_id FROM j)) AND a.id = w.attempt_id

@@ -165,6 +165,7 @@ func (r *Runnable) args() (routes, ops, versions []string, own, others *time.Dur
 func (s *Store) ClaimOrphans(ctx context.Context, owner string, lease time.Duration, limit int, can *Runnable) ([]string, error) {
 	var ids []string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		ids = nil // a retried transaction's
 		routes, ops, versions, own, others := can.args()
 		rows, err := tx.Query(ctx, `SELECT j.id::text FROM jobs j WHERE `+orphanSQL+` AND `+runnableSQL+`
 			ORDER BY j.created_at LIMIT $1 FOR UPDATE SKIP LOCKED`, limit, routes, ops, versions, own, others)
@@ -267,6 +268,7 @@ var errRowHeld = errors.New("the job's row is held by another transaction")
 // row another transaction holds is not waited for at all: errRowHeld.
 func (s *Store) expireJobAttempts(ctx context.Context, id string, wait bool) (unknown bool, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		unknown = false // a retried transaction's
 		if _, err := tx.Exec(ctx, lockWaitSQL, lockWaitArg(expiryLockWait)); err != nil {
 			return err
 		}

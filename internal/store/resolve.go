@@ -39,6 +39,7 @@ type Resolution struct {
 // that bumps `version`; other unknown attempts of the job become `lost`.
 func (s *Store) ResolveAttempt(ctx context.Context, r Resolution) (resume bool, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		resume = false // a retried transaction's
 		if r.LockWait > 0 {
 			if _, err := tx.Exec(ctx, lockWaitSQL, lockWaitArg(r.LockWait)); err != nil {
 				return err
@@ -128,10 +129,14 @@ func (s *Store) ResolveAttempt(ctx context.Context, r Resolution) (resume bool, 
 				r.JobID, s.opt.KeyRetention); err != nil {
 				return err
 			}
+			// A won attempt carries no failure: the error that made it
+			// unknown (kind, outcome_unknown: true) is dropped, as a late
+			// answer's win drops it (casSQL, winSQL); only the resolution
+			// is kept, the one record of who resolved it and why.
 			if _, err := tx.Exec(ctx, `UPDATE attempts SET state = 'won', usage = coalesce($2, usage),
 					provider_response_id = coalesce(nullif($3, ''), provider_response_id),
 					response_model = coalesce(nullif($4, ''), response_model),
-					error = coalesce(error, '{}'::jsonb) || jsonb_build_object('resolution', $5::jsonb)
+					error = jsonb_build_object('resolution', $5::jsonb)
 				WHERE id = $1`, attemptID, jsonOrNil(r.Usage), r.ProviderResponseID, r.ResponseModel, jsonOrNil(note)); err != nil {
 				return err
 			}

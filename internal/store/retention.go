@@ -103,6 +103,7 @@ func (s *Store) deleteExpiredJobs(ctx context.Context, after, redelivery time.Du
 		q, args = expiredJobsNoEventCheckSQL, []any{after, batch, skip}
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		deleted, busy = 0, nil // a retried transaction's
 		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '2s'`); err != nil {
 			return err
 		}

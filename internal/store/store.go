@@ -223,8 +223,36 @@ const DefaultConnectTimeout = 10 * time.Second
 // Ping checks the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 
-// inTx runs fn in a transaction, committing when fn returns nil.
+// inTx runs fn in a transaction, committing when fn returns nil. A
+// transaction the database rolled back whole — chosen as a deadlock's victim
+// (40P01) or a serialization failure (40001), by any of its statements or its
+// commit — is run again from the start, up to txRetries more times: nothing
+// of it was kept, so the change is made as if the other transaction had come
+// first. Two writers that lock the same rows in opposite orders (a
+// cancellation locks the job's row and then its key's; a batch's resend of
+// the key locks the key's row and then the batch's win the job's) then both
+// succeed instead of one answering an error nothing else retries. fn must
+// therefore be safe to run again: it assigns (never accumulates) what it
+// hands out, resetting at its start whatever only some of its paths set, and
+// has no effect outside the transaction (see inTxOnce).
 func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	var err error
+	for try := 0; try <= txRetries; try++ {
+		if err = pgx.BeginFunc(ctx, s.pool, fn); err == nil || !rolledBack(err) || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
+// txRetries is how many more times inTx runs a transaction the database
+// rolled back whole (retryRolledBack's bound for batches).
+const txRetries = 3
+
+// inTxOnce is inTx without its retry: for an fn with an effect outside the
+// transaction (RotateWebhookSecretShown hands the new secret to its caller
+// before the commit), whose error must be the caller's to act on.
+func (s *Store) inTxOnce(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, s.pool, fn)
 }
 

@@ -129,6 +129,7 @@ func (s *Store) SettleBlockedJobAs(ctx context.Context, jobID, owner, failReason
 // settled says that this call moved the job out of pending and running.
 func (s *Store) settle(ctx context.Context, jobID, owner, failReason string, blocked bool) (final string, settled bool, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		final, settled = "", false // a retried transaction's
 		if err := checkJobID(jobID); err != nil {
 			return err
 		}

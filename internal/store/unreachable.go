@@ -181,6 +181,7 @@ func (s *Store) settleLostClaim(ctx context.Context, req *claimRequest) (final s
 		why = lostClaimUnkeyed
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		final, settled = "", false // a retried transaction's
 		if err := awaitClaimKey(ctx, tx, req); err != nil {
 			return err
 		}

@@ -86,6 +86,16 @@ func (c Config) rangeProblems() []string {
 	}
 	positive("webhooks.backoff_base", c.Webhooks.BackoffBase)
 	positive("webhooks.backoff_cap", c.Webhooks.BackoffCap)
+	// The longest wait between two tries is bounded by the retry window: a
+	// cap beyond it only puts the last try later than the window (and
+	// retention keeps every event retry_for + backoff_cap), and a cap of
+	// centuries overflowed the backoff's doubling into a negative wait, a
+	// panic in River's retry policy that stopped the router.
+	if c.Webhooks.RetryFor > 0 && c.Webhooks.BackoffCap > c.Webhooks.RetryFor {
+		add("webhooks.backoff_cap (%s) must be at most webhooks.retry_for (%s): the longest wait between two tries of a delivery "+
+			"cannot usefully exceed the time its event is retried for (omit it for the default, 1h)",
+			c.Webhooks.BackoffCap.D(), c.Webhooks.RetryFor.D())
+	}
 	if c.Webhooks.MaxResponseBytes < 1 {
 		add("webhooks.max_response_bytes (%d) must be 1 or more (omit it for the default, 65536)", c.Webhooks.MaxResponseBytes)
 	}

@@ -88,7 +88,9 @@ SELECT (SELECT count(*) FROM j), (SELECT count(*) FROM n)`
 // removed less than the redelivery window ago, migration 0022: still one
 // lookup by primary key) the statement writes the outbox itself (ev, rj: the
 // event and River's job, as the outbox trigger of migration 0006 writes them,
-// which skips these rows: batchSettingsSQL, migration 0015); the last column
+// which skips these rows: batchSettingsSQL, migration 0015; the job's args
+// carry the owner, migration 0026, so that a delivery over its owner's limit
+// is snoozed without a read); the last column
 // says whether it did, and the store wakes River after the commit
 // (outboxWake).
 const winSQL = `
@@ -112,10 +114,10 @@ WITH w AS (
     SELECT j.id, j.owner, 'job.' || j.state, j.version FROM j
     WHERE EXISTS (SELECT 1 FROM webhook_owners o WHERE o.owner = j.owner
                   AND (o.removed_until IS NULL OR o.removed_until > now()))
-    RETURNING id, job_id
+    RETURNING id, job_id, owner
 ), rj AS (
     INSERT INTO river_job (args, kind, max_attempts, queue, priority, metadata, tags)
-    SELECT jsonb_build_object('event_id', ev.id), 'webhook_delivery', 10000, 'webhooks', 1, '{}', '{}' FROM ev
+    SELECT jsonb_build_object('event_id', ev.id, 'owner', ev.owner), 'webhook_delivery', 10000, 'webhooks', 1, '{}', '{}' FROM ev
 ), k AS (
     UPDATE idempotency_keys SET expires_at = now() + $9::interval
     WHERE job_id = ANY (ARRAY(SELECT id FROM j))

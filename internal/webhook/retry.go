@@ -31,10 +31,18 @@ func (b Backoff) withDefaults() Backoff {
 	return b
 }
 
-// Delay is the wait after the attempt-th failed try (attempt >= 1).
+// Delay is the wait after the attempt-th failed try (attempt >= 1). The
+// doubling stops at Cap without passing it, so no Cap overflows it (a cap
+// over 146 years doubled into a negative wait, and rand.N panicked in River's
+// retry policy; the configuration now bounds webhooks.backoff_cap by
+// retry_for, which has no upper bound).
 func (b Backoff) Delay(attempt int) time.Duration {
 	d := b.Base
 	for i := 1; i < attempt && d < b.Cap; i++ {
+		if d > b.Cap/2 {
+			d = b.Cap
+			break
+		}
 		d *= 2
 	}
 	if d > b.Cap {

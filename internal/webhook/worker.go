@@ -28,6 +28,10 @@ import (
 // trigger inserts it (kind webhook_delivery, queue webhooks) with SQL.
 type DeliverArgs struct {
 	EventID string `json:"event_id"`
+	// Owner is the event's owner, written by the outbox since migration
+	// 0026: a delivery over its owner's limit is snoozed without reading the
+	// event. Empty in a job queued before it: the event is read first.
+	Owner string `json:"owner,omitempty"`
 }
 
 // Kind implements river.JobArgs.
@@ -129,12 +133,13 @@ const (
 // unless every slot of the reserve is held, each by another owner. Both bounds are this
 // replica's scheduling, kept in memory: no database guarantee rests on them.
 type ownerSlots struct {
-	limit  int
-	shared int // slots an owner with a delivery in flight may take, in all; 0: no reserve
-	mu     sync.Mutex
-	n      map[string]int
-	total  int                  // the sum of n
-	moved  map[string]time.Time // when the owner's deliveries last made way: one started on free slots, or one ended
+	limit   int
+	shared  int // slots an owner with a delivery in flight may take, in all; 0: no reserve
+	mu      sync.Mutex
+	n       map[string]int
+	total   int                  // the sum of n
+	moved   map[string]time.Time // when the owner's deliveries last made way: one started on free slots, or one ended
+	backlog                      // the deliveries this replica snoozed, per owner: see ownerbacklog.go
 }
 
 // Bounds of the wait of a delivery whose owner has no free slot.
@@ -222,6 +227,26 @@ const recordTimeout = 5 * time.Second
 // Work implements river.Worker: one delivery try. An error asks River for a
 // retry (see Backoff); river.JobCancel ends the retries.
 func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
+	var riverID int64
+	if job.JobRow != nil {
+		riverID = job.ID
+	}
+	turned := w.owners.back(riverID) // no longer one of its owner's waiting deliveries
+	// The owner's slot is taken before the event is read when the job's
+	// args name the owner (the outbox writes it, migration 0026): a
+	// delivery over the owner's limit then costs River's fetch and snooze,
+	// no read (and a try that finds no webhook or no secret holds a slot
+	// for the moment it takes). One queued before, without the owner, is
+	// read first (below).
+	owner := job.Args.Owner
+	if owner != "" {
+		ok, wait := w.owners.acquire(owner, time.Now())
+		if !ok {
+			return river.JobSnooze(w.owners.snooze(owner, riverID, turned, time.Now(), wait))
+		}
+		started := time.Now()
+		defer func() { w.owners.done(owner, started, time.Now()) }()
+	}
 	ev, wh, j, err := w.readEvent(ctx, job.Args.EventID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // deleted by retention
@@ -241,7 +266,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 			secret, previous = w.cfg.Secrets[ev.Owner], w.cfg.PreviousSecrets[ev.Owner]
 		}
 	}
-	if wh != nil && secret != "" {
+	if owner == "" && wh != nil && secret != "" {
 		// The owner's deliveries in flight on this replica are bounded, so
 		// that an endpoint that does not answer holds a few workers, not
 		// all of them, and a reserve of the workers is left to owners with
@@ -252,12 +277,17 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		// puts back attempt-1, leaves max_attempts and the errors alone), so
 		// a snooze is neither a try (none is recorded) nor an attempt (none is
 		// counted against max_attempts, nor lengthens the backoff); and
-		// only a try that failed gives up on an event.
+		// only a try that failed gives up on an event. The wait is the
+		// delivery's turn among the owner's waiting on this replica
+		// (ownerSlots.snooze), so that an owner's backlog costs about as
+		// many of River's fetches a second as its slots free, whatever its
+		// size, and does not crowd other owners' events out of them.
 		ok, wait := w.owners.acquire(ev.Owner, time.Now())
 		if !ok {
-			return river.JobSnooze(wait)
+			return river.JobSnooze(w.owners.snooze(ev.Owner, riverID, turned, time.Now(), wait))
 		}
-		defer func() { w.owners.release(ev.Owner, time.Now()) }()
+		started := time.Now()
+		defer func() { w.owners.done(ev.Owner, started, time.Now()) }()
 	}
 	var code int
 	var sendErr error

@@ -1,0 +1,287 @@
+package webhook
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/routerhq/router/internal/store"
+)
+
+// simJob is one delivery job in simQueue.
+type simJob struct {
+	id    int64
+	owner string
+	due   time.Time
+}
+
+// simQueue plays River's one queue of deliveries on a simulated clock: every
+// cooldown a fetch takes the due jobs, oldest first (due, then id), up to the
+// free workers; each fetched job runs the worker's admission (back, acquire,
+// snooze) as Worker.Work does, and holds a worker for its owner's try
+// duration. It counts the fetches of each owner's jobs.
+type simQueue struct {
+	slots    *ownerSlots
+	workers  int
+	cooldown time.Duration
+	took     map[string]time.Duration // each owner's try duration
+	now      time.Time
+	jobs     []*simJob
+	nextID   int64
+	busy     []simTry
+	fetched  map[string]int
+	done     map[int64]bool
+}
+
+type simTry struct {
+	owner      string
+	start, end time.Time
+}
+
+func (q *simQueue) add(owner string) int64 {
+	q.nextID++
+	q.jobs = append(q.jobs, &simJob{id: q.nextID, owner: owner, due: q.now})
+	return q.nextID
+}
+
+// step advances the clock by one cooldown: tries that ended free their
+// workers, then one fetch.
+func (q *simQueue) step() {
+	q.now = q.now.Add(q.cooldown)
+	busy := q.busy[:0]
+	for _, t := range q.busy {
+		if !t.end.After(q.now) {
+			q.slots.done(t.owner, t.start, t.end)
+		} else {
+			busy = append(busy, t)
+		}
+	}
+	q.busy = busy
+	slices.SortFunc(q.jobs, func(a, b *simJob) int {
+		return cmp.Or(a.due.Compare(b.due), cmp.Compare(a.id, b.id))
+	})
+	free := q.workers - len(q.busy)
+	var rest []*simJob
+	for i, j := range q.jobs {
+		if free == 0 || j.due.After(q.now) {
+			rest = append(rest, q.jobs[i:]...)
+			break
+		}
+		free--
+		q.fetched[j.owner]++
+		turned := q.slots.back(j.id)
+		if ok, wait := q.slots.acquire(j.owner, q.now); !ok {
+			j.due = q.now.Add(q.slots.snooze(j.owner, j.id, turned, q.now, wait))
+			rest = append(rest, j)
+			continue
+		}
+		q.busy = append(q.busy, simTry{owner: j.owner, start: q.now, end: q.now.Add(q.took[j.owner])})
+		q.done[j.id] = true
+	}
+	q.jobs = rest
+}
+
+// The reviewer's case, on River's fetch order: an owner over its limit whose
+// endpoint answers in a second holds a backlog of 1,000 waiting deliveries
+// and gets 20 more a second; another owner's event, one every 4 s, is
+// fetched within a bounded number of the slow owner's fetches. Before, a
+// waiting delivery came back every 0.25–2 s whatever the backlog: the slow
+// owner's due snoozes took nearly every fetch, the other owner's events
+// sorted behind them, each later than the one before (4.6 s, 8 s … 29.6 s
+// measured), and here hundreds of the slow owner's fetches went before each.
+// Counted in fetches on a simulated clock, not timed.
+func TestOwnerBacklogDoesNotHoldUpOtherOwners(t *testing.T) {
+	const workers, limit = 4, 1
+	q := &simQueue{
+		slots:    &ownerSlots{limit: limit, shared: workers - ownerReserve(workers, limit)},
+		workers:  workers,
+		cooldown: 50 * time.Millisecond,
+		took:     map[string]time.Duration{"slow": time.Second, "ok": 0},
+		now:      time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		fetched:  map[string]int{},
+		done:     map[int64]bool{},
+	}
+	for range 1000 {
+		q.add("slow")
+	}
+	// Every waiting delivery fetched once (about 1,000 / 3 a fetch), and
+	// then some: the backlog is snoozed, a delivery a second runs.
+	for range 1000 {
+		q.step()
+	}
+	most := 0
+	defer func() { t.Logf("at most %d of the slow owner's fetches before the other owner's event", most) }()
+	for round := range 15 {
+		id := q.add("ok")
+		before := q.fetched["slow"]
+		for steps := 0; !q.done[id]; steps++ {
+			if steps > 10_000 {
+				t.Fatalf("round %d: the other owner's event was never fetched", round)
+			}
+			for range 20 / int(time.Second/q.cooldown) { // 20 a second: one per step
+				q.add("slow")
+			}
+			q.step()
+		}
+		n := q.fetched["slow"] - before
+		most = max(most, n)
+		if n > 40 {
+			t.Fatalf("round %d: the slow owner's deliveries were fetched %d times before the other owner's event (want at most 40): "+
+				"its backlog crowds other owners out of the shared queue", round, n)
+		}
+		for range 4 * int(time.Second/q.cooldown) { // the next event in 4 s
+			for range 20 / int(time.Second/q.cooldown) {
+				q.add("slow")
+			}
+			q.step()
+		}
+	}
+}
+
+// A waiting owner's deliveries come back about as fast as its slots free,
+// whatever its backlog: each gets the owner's next turn, one slot's time (try
+// duration / limit) after the last, up to ownerBacklogMax away; one whose turn
+// has come but finds no free slot looks again a slot's time later, while
+// fewer than limit do, else goes to the back; one that never comes back is
+// forgotten.
+func TestOwnerBacklogWaitIsTheOwnersTurn(t *testing.T) {
+	s := &ownerSlots{limit: 2}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for range 2 {
+		if ok, _ := s.acquire("acme", t0); !ok {
+			t.Fatal("a free slot refused")
+		}
+	}
+	s.done("acme", t0, t0.Add(time.Second)) // a try takes 1 s: a slot's time is 0.5 s
+	if ok, _ := s.acquire("acme", t0.Add(time.Second)); !ok {
+		t.Fatal("the slot just freed refused")
+	}
+	now := t0.Add(time.Second)
+	refuse := func(id int64, turned bool) time.Duration {
+		t.Helper()
+		ok, w := s.acquire("acme", now)
+		if ok {
+			t.Fatal("over the limit, admitted")
+		}
+		return s.snooze("acme", id, turned, now, w)
+	}
+	var wait time.Duration
+	for id := range int64(400) {
+		wait = refuse(id+1, false)
+	}
+	if wait < 199*time.Second || wait > 201*time.Second {
+		t.Errorf("the 400th waiting delivery waits %s, want its turn, 400 × 0.5 s = 200s", wait)
+	}
+	// Two whose turns have come look again a slot's time later (at least
+	// acquire's wait); the third goes to the back.
+	for id := range int64(3) {
+		if !s.back(id + 1) {
+			t.Fatalf("job %d: not known as snoozed here", id+1)
+		}
+		wait = refuse(id+1, true)
+		if id < 2 && wait > 2*time.Second {
+			t.Errorf("head %d waits %s, want a slot's time (or acquire's wait)", id+1, wait)
+		}
+	}
+	if wait < 200*time.Second {
+		t.Errorf("the third whose turn came waits %s, want the back (past 200s)", wait)
+	}
+	for id := range int64(1000) {
+		wait = refuse(id+1000, false)
+	}
+	if wait < ownerBacklogMax/2 || wait > ownerBacklogMax {
+		t.Errorf("the 1,400th waiting delivery waits %s, want [%s, %s]: the bound, spread", wait, ownerBacklogMax/2, ownerBacklogMax)
+	}
+	if p := s.pace["acme"]; p == nil || p.waiting != 1400 || p.heads != 2 {
+		t.Fatalf("pace %+v, want 1400 waiting, 2 at the head", p)
+	}
+	// Snoozed deliveries that another replica took are forgotten after
+	// their wait and ownerWaitGrace.
+	now = now.Add(ownerBacklogMax + ownerWaitGrace + time.Second)
+	refuse(9999, false)
+	if p := s.pace["acme"]; p == nil || p.waiting != 1 || p.heads != 0 || len(s.waiting) != 1 {
+		t.Errorf("after the waits passed: %+v, %d waiting; want only the last one", p, len(s.waiting))
+	}
+}
+
+// countingStore counts the reads of events.
+type countingStore struct {
+	Store
+	reads int
+}
+
+func (c *countingStore) EventForDelivery(context.Context, string) (*store.Event, *store.Webhook, *store.Job, error) {
+	c.reads++
+	return &store.Event{ID: "e1", Owner: "slow", Status: store.EventPending, Body: []byte(`{}`)},
+		&store.Webhook{URL: "http://127.0.0.1:1/", Secret: "whsec_c2VjcmV0"}, nil, nil
+}
+
+// A delivery whose job's args name its owner (the outbox writes it,
+// migration 0026) is snoozed, when the owner has no free slot, without a read
+// of its event; one queued before, without it, is read first, as before.
+func TestOverLimitDeliverySnoozedWithoutRead(t *testing.T) {
+	st := &countingStore{}
+	w := NewWorker(st, Config{})
+	w.owners.limit = 1
+	if ok, _ := w.owners.acquire("slow", time.Now()); !ok {
+		t.Fatal("a free slot refused")
+	}
+	job := &river.Job[DeliverArgs]{JobRow: &rivertype.JobRow{ID: 7}, Args: DeliverArgs{EventID: "e1", Owner: "slow"}}
+	var snooze *rivertype.JobSnoozeError
+	if err := w.Work(context.Background(), job); !errors.As(err, &snooze) {
+		t.Fatalf("Work: %v, want a snooze", err)
+	}
+	if st.reads != 0 {
+		t.Errorf("the event was read %d times before its snooze, want none", st.reads)
+	}
+	job = &river.Job[DeliverArgs]{JobRow: &rivertype.JobRow{ID: 8}, Args: DeliverArgs{EventID: "e1"}}
+	if err := w.Work(context.Background(), job); !errors.As(err, &snooze) || st.reads != 1 {
+		t.Fatalf("a job without its owner: %v after %d reads, want a snooze after one", err, st.reads)
+	}
+	if p := w.owners.pace["slow"]; p == nil || p.waiting != 2 {
+		t.Errorf("owner's pace %+v, want 2 waiting", p)
+	}
+}
+
+// The longer waits cost the waiting owner little of its own pace: a backlog
+// of 300 behind an endpoint that answers in a second, one at a time, is
+// worked through in about 300 s of the simulated clock, its waiting
+// deliveries coming back about as its slot frees, a few fetches each.
+func TestOwnerBacklogStillDrains(t *testing.T) {
+	const workers, limit = 4, 1
+	q := &simQueue{
+		slots:    &ownerSlots{limit: limit, shared: workers - ownerReserve(workers, limit)},
+		workers:  workers,
+		cooldown: 50 * time.Millisecond,
+		took:     map[string]time.Duration{"slow": time.Second},
+		now:      time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		fetched:  map[string]int{},
+		done:     map[int64]bool{},
+	}
+	for range 300 {
+		q.add("slow")
+	}
+	start := q.now
+	for len(q.done) < 300 {
+		if q.now.Sub(start) > time.Hour {
+			t.Fatalf("%d of 300 delivered in an hour", len(q.done))
+		}
+		q.step()
+	}
+	took := q.now.Sub(start)
+	t.Logf("300 deliveries of 1 s, one at a time: %s, %d fetches", took, q.fetched["slow"])
+	if took > 400*time.Second {
+		t.Errorf("the backlog took %s, want at most 400s: its slot stood idle a quarter of the time", took)
+	}
+	// Before, each waiting delivery came back every 0.25–2 s: 16,747
+	// fetches for the 300.
+	if n := q.fetched["slow"]; n > 5*300 {
+		t.Errorf("%d fetches for 300 deliveries, want at most 1,500", n)
+	}
+}

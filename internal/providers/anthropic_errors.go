@@ -102,7 +102,7 @@ func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h 
 	if h != nil && status != 0 {
 		e.RetryAfter = ParseRetryAfter(h, time.Now())
 	}
-	return e
+	return e.generated().failOverUnsupported(msg)
 }
 
 // statusMessage is the message of an error response whose body said none (a
@@ -133,7 +133,7 @@ func fromAnthropicError(provider string, ae *anthropic.Error) *Error {
 		h = ae.Response.Header
 	}
 	e := classifyAnthropicAPI(provider, status, string(ae.Type()), string(ae.ErrorCode()), ae.Message, h)
-	e.AnsweredWithError = inStream
+	e.AnsweredWithError = refusedInStream(e, inStream)
 	e.Err = ae
 	return e
 }
@@ -162,7 +162,7 @@ func fromStreamErrorText(provider string, err error) (*Error, bool) {
 		return e, true
 	}
 	e := classifyAnthropicAPI(provider, 0, body.Error.Type, "", body.Error.Message, nil)
-	e.AnsweredWithError = true
+	e.AnsweredWithError = refusedInStream(e, true)
 	e.Err = err
 	return e, true
 }

@@ -72,8 +72,14 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 			e.Message += fmt.Sprintf(" (after %d events)", acc.events)
 		}
 		// The stream had begun: whatever broke it, the outcome is known (as
-		// the OpenAI adapter says).
-		e.Received = e.Received || w.FirstByte() > 0
+		// the OpenAI adapter says). The transport reports the headers of
+		// every response as its first byte, an error status's too: a 429,
+		// 5xx or 529 is not a stream that had begun, and stays not received
+		// as it is unstreamed and through the OpenAI adapter (the race's
+		// hedging statistics and deadline labels read Received).
+		if _, status, _ := trace.result(); status == 0 || status >= 200 && status <= 299 {
+			e.Received = e.Received || w.FirstByte() > 0
+		}
 		return nil, acc.reported(e)
 	}
 	if !acc.stopped {
@@ -353,6 +359,13 @@ func (p *Anthropic) finish(id, model, text string, calls []openAIToolCall, stopR
 		return calls[i].ID, calls[i].Function.Name
 	}); i >= 0 {
 		return nil, malformedToolCall(p.cfg.Name, i, streamed, usage, id, model)
+	}
+	if fr == "tool_calls" && len(calls) == 0 {
+		// stop_reason tool_use and no tool_use block: a caller that branches
+		// on the finish reason would run a null tool_calls. Refused as the
+		// OpenAI-compatible adapter refuses finish_reason tool_calls
+		// without a call: billed, failed over.
+		return nil, missingToolCall(p.cfg.Name, "stop_reason", stopReason, streamed, usage, id, model)
 	}
 	r := &Response{
 		Content:      text,

@@ -106,7 +106,7 @@ func classifyHTTP(provider string, status int, code, typ, msg string) *Error {
 	}
 	unlistedStatus(e, msg)
 	operatorsOwn(e)
-	return e
+	return e.generated().failOverUnsupported(msg)
 }
 
 // unlistedStatus gives a misconfigured error from an HTTP status (a 4xx the
@@ -267,10 +267,15 @@ func contextLengthStated(code, typ, msg string) bool {
 }
 
 // requestKind splits a rejected request: context length, content policy, or a
-// plain bad request.
+// plain bad request — or a generation that failed (failedGeneration), which
+// some providers report with the request's status and type.
 func requestKind(code, typ, msg string) Kind {
 	m := strings.ToLower(msg)
 	switch {
+	case failedGeneration(code, msg):
+		// The model's generation failed (Groq's tool_use_failed,
+		// json_validate_failed): the provider's, not the request's.
+		return KindMalformedResponse
 	case contextLength(code, typ, msg):
 		return KindContextLength
 	case code == "content_policy_violation" || code == "content_filter" ||

@@ -217,7 +217,7 @@ func (p *OpenAI) finish(id, model string, created int64, content, refusal, finis
 		return nil, e.billed(openAIUsage(u), id, model)
 	}
 	if len(toolCalls) == 0 && (finishReason == string(openai.FinishReasonToolCalls) || finishReason == string(openai.FinishReasonFunctionCall)) {
-		return nil, missingToolCall(p.cfg.Name, finishReason, streamed, openAIUsage(u), id, model)
+		return nil, missingToolCall(p.cfg.Name, "finish_reason", finishReason, streamed, openAIUsage(u), id, model)
 	}
 	r := &Response{
 		Content:      content,
@@ -246,13 +246,21 @@ func (p *OpenAI) finish(id, model string, created int64, content, refusal, finis
 // would run a null tool_calls, and the text is not the model's answer either:
 // the provider's fault, a known outcome with the usage it billed, failed over
 // as a malformed tool call is (chat.Judge refuses it too, for any adapter).
-func missingToolCall(provider, finishReason string, streamed bool, u Usage, id, model string) *Error {
+//
+// field names what said so: "finish_reason" (OpenAI-compatible) or
+// "stop_reason" (Anthropic's tool_use, which its API never sends without a
+// tool_use block: a gateway or proxy that dropped the block).
+func missingToolCall(provider, field, reason string, streamed bool, u Usage, id, model string) *Error {
 	kind := KindMalformedResponse
 	if streamed {
 		kind = KindStreamMalformed
 	}
-	e := NewError(provider, kind, "the provider ended with finish_reason "+finishReason+
-		" but sent no tool call (its tool-call parser may have failed on the model's text): the answer cannot be used")
+	why := " (its tool-call parser may have failed on the model's text)"
+	if field != "finish_reason" {
+		why = ""
+	}
+	e := NewError(provider, kind, "the provider ended with "+field+" "+reason+
+		" but sent no tool call"+why+": the answer cannot be used")
 	return e.billed(u, id, model)
 }
 

@@ -42,6 +42,8 @@ type sseFilter struct {
 	small [64]byte
 	// tap keeps an error event go-openai cannot decode (errTap).
 	tap errTap
+	// plain keeps a body that is not a stream at all (plainTap).
+	plain plainTap
 }
 
 func newSSEFilter(rc io.ReadCloser) *sseFilter { return &sseFilter{rc: rc, lineStart: true} }
@@ -121,6 +123,7 @@ func (f *sseFilter) scan(buf []byte) int {
 			}
 			f.lineStart = false
 			f.tap.startLine(buf[r])
+			f.plain.startLine(buf[r])
 		}
 		e := len(buf)
 		if j := bytes.IndexByte(buf[r:], '\n'); j >= 0 {
@@ -128,6 +131,7 @@ func (f *sseFilter) scan(buf []byte) int {
 			f.lineStart = true
 		}
 		f.tap.feed(buf[r:e], f.lineStart)
+		f.plain.feed(buf[r:e])
 		if w != r {
 			copy(buf[w:], buf[r:e])
 		}

@@ -76,7 +76,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 				_ = acc.add(chunk, nil)
 				e := Classify(p.cfg.Name, apiErr)
 				e.Message = truncate(fmt.Sprintf("error reported in the stream after %d chunks: %s", acc.chunks-1, e.Message))
-				e.AnsweredWithError = first && acc.content.Len() == 0 && acc.refusal.Len() == 0 && len(acc.tools) == 0
+				e.AnsweredWithError = refusedInStream(e, first && acc.content.Len() == 0 && acc.refusal.Len() == 0 && len(acc.tools) == 0)
 				return nil, e.billed(openAIUsage(acc.usage), acc.id, acc.model)
 			}
 			if err := acc.add(chunk, onDelta); err != nil {
@@ -99,6 +99,14 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 			// ignores include_usage). It is returned with the usage that came,
 			// as a stream that ends there is, not discarded.
 			return p.streamed(w, creq.Model, &acc)
+		}
+		if acc.chunks == 0 && errors.Is(err, io.EOF) {
+			// Not a stream at all: the server ignored stream:true and sent
+			// the whole chat.completion JSON (read as before, as the
+			// loosely labelled answers of compatible servers are).
+			if resp, ok := plainCompletion(trace.streamPlainBody()); ok {
+				return p.streamedPlain(w, resp, creq.Model, onDelta)
+			}
 		}
 		e := p.streamError(w, trace, &acc, err)
 		e.Received = true // the stream had begun: whatever broke it, the outcome is known
@@ -140,7 +148,7 @@ func (p *OpenAI) streamError(w *CallWatch, trace *callTrace, acc *streamAcc, err
 		code, typ, msg := bodyError(line)
 		e = classifyHTTP(p.cfg.Name, 0, code, typ, msg)
 		e.Message = truncate(fmt.Sprintf("error reported in the stream after %d chunks: %s", acc.chunks, e.Message))
-		e.AnsweredWithError = acc.chunks == 0
+		e.AnsweredWithError = refusedInStream(e, acc.chunks == 0)
 		e.Err = err
 		return e.billed(openAIUsage(acc.usage), acc.id, acc.model)
 	}
@@ -159,7 +167,7 @@ func (p *OpenAI) streamError(w *CallWatch, trace *callTrace, acc *streamAcc, err
 			fmt.Sprintf("%s (after %d chunks)", undecodableMessage(status, err), acc.chunks))
 	case errors.As(err, &apiErr):
 		e = Classify(p.cfg.Name, err) // an error event sent inside the stream
-		e.AnsweredWithError = acc.chunks == 0
+		e.AnsweredWithError = refusedInStream(e, acc.chunks == 0)
 		return e
 	default:
 		e = NewError(p.cfg.Name, KindStreamCut,

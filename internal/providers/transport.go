@@ -91,6 +91,18 @@ func (t *callTrace) streamErrLine() []byte {
 	return f.tap.errLine()
 }
 
+// streamPlainBody is the body of an sse call's 2xx answer when it held no
+// data line at all (plainTap), or nil.
+func (t *callTrace) streamPlainBody() []byte {
+	t.mu.Lock()
+	f := t.filter
+	t.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	return f.plain.plain()
+}
+
 // result returns whether a connection was made, the last response status (0:
 // none) and the recorded Retry-After.
 func (t *callTrace) result() (connected bool, status int, retryAfter time.Duration) {

@@ -390,12 +390,16 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 		writeOpenAIError(w, http.StatusGatewayTimeout, "server_error", "still_running", "", msg)
 		return
 	}
-	for _, a := range job.Attempts {
-		switch kind, _ := attemptFailure(a); kind {
-		case "content_policy":
+	// A refusal of the request (content policy, context length) is the
+	// caller's 400 only when it was the race's last word: when an attempt
+	// that ended later failed for another reason (a target that took the
+	// request, then returned 503), that failure is what the caller hears.
+	if last := lastEnded(job); last != nil {
+		switch kind, _ := attemptFailure(*last); kind {
+		case string(providers.KindContentPolicy):
 			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "content_policy_violation", "", reason)
 			return
-		case "context_length_exceeded":
+		case string(providers.KindContextLength):
 			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "context_length_exceeded", "messages", reason)
 			return
 		}
@@ -450,6 +454,18 @@ func decodeChat(body []byte, req *chat.Request) error {
 // the providers' taxonomy). When another provider's attempt ended later, that
 // provider took the same request, so its failure is what the caller hears.
 func refusedAsInvalid(job *store.Job) (string, bool) {
+	last := lastEnded(job)
+	if last == nil {
+		return "", false
+	}
+	if kind, msg := attemptFailure(*last); kind == string(providers.KindBadRequest) {
+		return msg, true
+	}
+	return "", false
+}
+
+// lastEnded is the job's attempt that ended last (nil: none has ended).
+func lastEnded(job *store.Job) *store.Attempt {
 	var last *store.Attempt
 	for i := range job.Attempts {
 		a := &job.Attempts[i]
@@ -460,13 +476,7 @@ func refusedAsInvalid(job *store.Job) (string, bool) {
 			last = a
 		}
 	}
-	if last == nil {
-		return "", false
-	}
-	if kind, msg := attemptFailure(*last); kind == string(providers.KindBadRequest) {
-		return msg, true
-	}
-	return "", false
+	return last
 }
 
 // attemptFailure reads the kind and message of an attempt's recorded error

@@ -51,8 +51,13 @@ func billedOutcome(pe *providers.Error) (out store.AttemptOutcome, usage provide
 // reason, counts only prompts that may not fit: byteBound).
 func estimatedUsage(t *Target, sp *spec, a *store.Attempt, state string, pe *providers.Error) (providers.Usage, bool) {
 	cutAnswer := state == store.AttemptFailed && pe.Received
+	// A failed generation answered with an error status (Groq's 400
+	// tool_use_failed: the model ran, the provider billed it) is the one
+	// error status that is billed: the providers classify only it as a
+	// received malformed_response with a status of 400 or more.
+	generated := pe.Kind == providers.KindMalformedResponse && pe.Received && pe.StatusCode >= 400
 	if (state != store.AttemptCancelled && state != store.AttemptUnknown && !cutAnswer) || pe.NotSent || pe.Usage != nil ||
-		pe.StatusCode != 0 || pe.AnsweredWithError {
+		(pe.StatusCode != 0 && !generated) || pe.AnsweredWithError {
 		// Not sent, or the provider answered (its usage, or an error — a
 		// status, or an error event in place of the answer in a 200
 		// stream: nothing billed that the router knows of).

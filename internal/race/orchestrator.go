@@ -64,6 +64,11 @@ type orchestrator struct {
 	retryAt    *time.Timer
 	retryFor   string
 
+	// refused is a caller-fault refusal's reason (refuse): no target not
+	// yet tried is started any more, but the targets already working on the
+	// request go on, their retries included.
+	refused string
+
 	// extras are the route's hedge budget slots the job holds, one per call
 	// in flight beyond its first (hedging.go, holdExtra): each taken by a
 	// hedge, or by a retry or failover started beside an attempt in flight,
@@ -487,19 +492,38 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 				o.recordDecisions(ctx, "the context-length skips")
 			}
 			if o.next() == "" {
-				o.stop(res.reason)
+				o.refuse(res.reason)
 			} else {
 				o.failover(ctx)
 			}
-		case pe.Action == providers.ActionStop && pe.Kind == providers.KindBadRequest && len(o.inflight) > 0:
-			// Another target is working on the same request: this one refuses
-			// something the other accepted (an assistant prefill, a parameter).
-			// The race goes on with the attempt in flight.
-		case pe.Action == providers.ActionStop && !(pe.Kind == providers.KindContentPolicy && o.route.FailoverOnContentPolicy):
+		case pe.Action == providers.ActionStop && pe.Kind == providers.KindBadRequest,
+			pe.Action == providers.ActionStop && pe.Kind == providers.KindContentPolicy && !o.route.FailoverOnContentPolicy:
+			// The caller's request refused: another target working on it
+			// may still answer (refuse).
+			o.refuse(res.reason)
+		case pe.Action == providers.ActionStop && pe.Kind != providers.KindContentPolicy:
 			o.stop(res.reason)
 		default:
 			o.failover(ctx)
 		}
+	}
+}
+
+// refuse acts on a caller-fault refusal (a bad request, content policy, a
+// context too long for every target left), why being its reason. Another
+// target may be working on the same request — in flight, or waiting out a
+// retry's backoff — having accepted what this one refused (an assistant
+// prefill, a parameter, a longer prompt): it goes on, retries included, and
+// may still answer. No target not yet tried is started any more (next), and
+// the race stops with the refusal at once when nothing else works on the
+// request. When the others end without an answer the job fails with every
+// target's reason, as after any failure.
+func (o *orchestrator) refuse(why string) {
+	if o.refused == "" {
+		o.refused = why
+	}
+	if len(o.inflight) == 0 && o.retryAt == nil && o.retryReady == "" {
+		o.stop(why)
 	}
 }
 
@@ -564,8 +588,11 @@ func (o *orchestrator) failover(ctx context.Context) {
 }
 
 // next is the first eligible provider not yet used this round that the gate
-// allows for a fallback role.
+// allows for a fallback role; none after a caller-fault refusal.
 func (o *orchestrator) next() string {
+	if o.refused != "" {
+		return "" // a caller-fault refusal: only the targets working on the request go on (refuse)
+	}
 	for _, p := range o.candidates {
 		if !o.used[p] && o.gateAllows(p) {
 			return p

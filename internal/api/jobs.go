@@ -125,7 +125,7 @@ func (s *Server) answerJob(w http.ResponseWriter, r *http.Request, owner string,
 		return
 	}
 	if err != nil {
-		s.internalError(w, r, "wait for job", err)
+		s.jobError(w, r, "wait for job", err, job.ID)
 		return
 	}
 	job = j
@@ -252,18 +252,22 @@ func (s *Server) plan(r *http.Request, nj *store.NewJob) (plan store.JobPlan, ro
 }
 
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
-	s.respondJob(w, r, ownerFrom(r.Context()), r.PathValue("id"))
+	s.respondJob(w, r, ownerFrom(r.Context()), r.PathValue("id"), false)
 }
 
-// respondJob answers with owner's job as it is now, waiting if Prefer: wait asks.
-func (s *Server) respondJob(w http.ResponseWriter, r *http.Request, owner, id string) {
+// respondJob answers with owner's job as it is now, waiting if Prefer: wait
+// asks. owned says the request has already found the job to be owner's (a
+// cancellation, retry or resolution of it has just been made): a failure to
+// read it then names it, as a failure before does not (another owner's job
+// is a 404 like no job at all).
+func (s *Server) respondJob(w http.ResponseWriter, r *http.Request, owner, id string, owned bool) {
 	job, err := s.Store.GetJob(r.Context(), owner, id)
 	if errors.Is(err, store.ErrNotFound) {
 		writeProblem(w, r, notFoundProblem(id))
 		return
 	}
 	if err != nil {
-		s.internalError(w, r, "read job", err)
+		s.jobError(w, r, "read job", err, ownedID(id, owned))
 		return
 	}
 	if wait, applied := s.waitFor(r); wait > 0 {
@@ -297,12 +301,16 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 			Detail: err.Error() + "; only pending, running or unknown jobs can be cancelled", JobID: id})
 		return
 	case err != nil:
-		s.internalError(w, r, "cancel job", err)
+		// The store waits for the job's row only when it is owner's (it
+		// locks it by id and owner): a row held past its wait (busy) is
+		// the caller's job. Any other failure may come before the job is
+		// found, and names none.
+		s.jobError(w, r, "cancel job", err, ownedID(id, store.Busy(err)))
 		return
 	}
 	s.Exec.Cancel(id)
 	s.Log.Info("job cancelled", "job_id", id, "owner", owner)
-	s.respondJob(w, r, owner, id)
+	s.respondJob(w, r, owner, id, true)
 }
 
 func notFoundProblem(id string) problem {
@@ -316,7 +324,26 @@ func notFoundProblem(id string) problem {
 			"after it ends, 24h + 720h by default, then deleted)", id)}
 }
 
+// internalError answers a failure of the router's own (its database's) that
+// stopped the request: 503 busy or unavailable, to be retried shortly, or 500.
 func (s *Server) internalError(w http.ResponseWriter, r *http.Request, what string, err error) {
+	s.jobError(w, r, what, err, "")
+}
+
+// ownedID is id when owned, else "".
+func ownedID(id string, owned bool) string {
+	if owned {
+		return id
+	}
+	return ""
+}
+
+// jobError is internalError for a request about job jobID, already found to
+// be the caller's: the problem names it (job_id and X-Router-Job-Id, as every
+// answer about an existing job does, docs/api.md). jobID "" names none, as
+// internalError: never pass the id of a job not yet found to be the caller's,
+// whose answer must stay the 404 of a job that does not exist.
+func (s *Server) jobError(w http.ResponseWriter, r *http.Request, what string, err error, jobID string) {
 	if s.callerLeft(r, what, err) {
 		return
 	}
@@ -327,7 +354,7 @@ func (s *Server) internalError(w http.ResponseWriter, r *http.Request, what stri
 			detail += " with the same Idempotency-Key"
 		}
 		w.Header().Set("Retry-After", "1")
-		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "busy", Title: "Held by another transaction", Detail: detail})
+		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "busy", Title: "Held by another transaction", Detail: detail, JobID: jobID})
 		return
 	}
 	s.Log.Error(what+" failed", "err", err, "path", r.URL.Path)
@@ -340,15 +367,17 @@ func (s *Server) internalError(w http.ResponseWriter, r *http.Request, what stri
 		// clients retry, not a 500 that reads as the router's bug.
 		w.Header().Set("Retry-After", "1")
 		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "unavailable", Title: "Database unavailable",
-			Detail: "the router could not reach its database to " + what + "; " + again + " shortly"})
+			Detail: "the router could not reach its database to " + what + "; " + again + " shortly", JobID: jobID})
 		return
 	}
 	writeProblem(w, r, problem{Status: http.StatusInternalServerError, Type: "internal", Title: "Internal error",
-		Detail: "the router could not " + what + "; " + again})
+		Detail: "the router could not " + what + "; " + again, JobID: jobID})
 }
 
-// decodeBody reads a size-limited JSON body strictly into v, and refuses one
-// holding a number the database cannot store (numberProblem).
+// decodeBody reads a size-limited JSON body strictly into v: its top-level
+// member names exactly v's, each once, and no object in it with two members
+// of one name (checkMembers). It refuses one holding a number the database
+// cannot store (numberProblem).
 func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *problem {
 	if perr := refuseContentEncoding(w, r); perr != nil {
 		return perr
@@ -375,6 +404,9 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *prob
 		return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Malformed JSON body",
 			Detail: fmt.Sprintf("the body holds more than one JSON value: %q follows the end of the first at byte %d; send exactly one JSON object",
 				quoteStart(rest), dec.InputOffset())}
+	}
+	if perr := checkMembers(body, v); perr != nil {
+		return perr
 	}
 	return numberProblem(body)
 }

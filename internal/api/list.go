@@ -65,12 +65,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 	}
 	for name, dst := range map[string]*time.Time{"created_after": &f.CreatedAfter, "created_before": &f.CreatedBefore} {
 		if v := q.Get(name); v != "" {
-			t, err := time.Parse(time.RFC3339Nano, v)
-			if n := len(v) - 6; err != nil && n > 0 && v[n] == ' ' {
-				// A '+' of the offset sent unencoded (…T15:04:05+01:00)
-				// reads as a space after query decoding.
-				t, err = time.Parse(time.RFC3339Nano, v[:n]+"+"+v[n+1:])
-			}
+			t, err := parseBound(v)
 			if err != nil {
 				bad("Malformed "+name, name+" must be an RFC 3339 time such as 2026-01-02T15:04:05Z")
 				return
@@ -250,4 +245,22 @@ func (s *Server) jobEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("X-Router-Job-Id", id) // the job's events name it (docs/api.md)
 	writeJSON(w, http.StatusOK, map[string]any{"data": events})
+}
+
+// parseBound reads created_after or created_before: an RFC 3339 time at any
+// precision. RFC 3339 lets its "T" and "Z" be written lowercase (§5.6), which
+// time.Parse refuses: they are read as uppercase. A '+' of the offset sent
+// unencoded (…T15:04:05+01:00) reads as a space after query decoding.
+func parseBound(v string) (time.Time, error) {
+	if len(v) > 10 && v[10] == 't' {
+		v = v[:10] + "T" + v[11:]
+	}
+	if n := len(v) - 1; n > 0 && v[n] == 'z' {
+		v = v[:n] + "Z"
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if n := len(v) - 6; err != nil && n > 0 && v[n] == ' ' {
+		t, err = time.Parse(time.RFC3339Nano, v[:n]+"+"+v[n+1:])
+	}
+	return t, err
 }

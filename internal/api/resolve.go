@@ -118,14 +118,14 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, notUnknown(id, err))
 		return
 	case err != nil:
-		s.internalError(w, r, "resolve attempt", err)
+		s.jobError(w, r, "resolve attempt", err, id) // the job was read as owner's
 		return
 	}
 	s.Log.Info("attempt resolved", "job_id", id, "seq", seq, "outcome", req.Outcome, "owner", owner)
 	if resume {
 		s.Exec.Submit(job)
 	}
-	s.respondJob(w, r, owner, id)
+	s.respondJob(w, r, owner, id, true)
 }
 
 // unresolvable is the problem answering a resolution of attempt seq of job
@@ -245,12 +245,12 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 			Detail: err.Error() + "; only a failed job can be retried", JobID: id})
 		return
 	case err != nil:
-		s.internalError(w, r, "retry job", err)
+		s.jobError(w, r, "retry job", err, id) // retryEligible read the job as owner's
 		return
 	}
 	s.Log.Info("job retried", "job_id", id, "owner", owner)
 	s.Exec.Submit(&store.Job{ID: id})
-	s.respondJob(w, r, owner, id)
+	s.respondJob(w, r, owner, id, true)
 }
 
 // retryRevives says whether owner's job id would be made live again by a

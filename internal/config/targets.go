@@ -46,12 +46,44 @@ func (t *ResolvedTarget) settle() {
 	}
 }
 
-// PriceOrDefault is the target's price, else its provider's, else nil.
+// PriceOrDefault is the target's price, else its provider's when the target
+// serves the provider's own model, else nil. A provider's price is its own
+// model's: another model of the provider (gpt-4o under a gpt-4o-mini
+// provider) is unpriced unless its target says, never charged the
+// provider's model's price (PriceWarnings names such targets).
 func (t ResolvedTarget) PriceOrDefault() *Price {
 	if t.Price != nil {
 		return t.Price
 	}
-	return t.Provider.Price
+	if t.ownModel() {
+		return t.Provider.Price
+	}
+	return nil
+}
+
+// ownModel reports whether the target serves its provider's own model (Model
+// is resolved: a route target without a model has the provider's).
+func (t ResolvedTarget) ownModel() bool {
+	return t.Model == t.Provider.Model
+}
+
+// PriceWarnings names each target (config.AllTargets) left unpriced although
+// its provider has a price: the provider's price is for another model, so
+// the target's attempts have no cost until the target is given a price.
+// The server logs them at start.
+func (c *Config) PriceWarnings() []string {
+	var out []string
+	for _, t := range c.AllTargets() {
+		if t.Price != nil || t.Provider.Price == nil || t.ownModel() {
+			continue
+		}
+		own := t.Provider.Model
+		if own == "" { // a scripted provider's own model is named after it
+			own = "scripted-" + t.Provider.Name
+		}
+		out = append(out, fmt.Sprintf("target %s has no price (the provider's price is for %s): set price on the target", t.ID, own))
+	}
+	return out
 }
 
 // TargetID is the id of provider p serving model ("" is p's own model).

@@ -39,7 +39,9 @@ func (h httpMetrics) collectors() []prometheus.Collector {
 func (m *Metrics) RequestServed(method, endpoint string, status int, d time.Duration) {
 	method = knownMethod(method)
 	if endpoint == "" {
-		endpoint = "unmatched"
+		// No pattern: a path no route takes, as the HELP says (a CONNECT
+		// request gets "" from ServeMux even with "/" registered).
+		endpoint = "/"
 	}
 	m.http.requests.WithLabelValues(method, endpoint, strconv.Itoa(status)).Inc()
 	m.http.duration.WithLabelValues(method, endpoint).Observe(d.Seconds())

@@ -107,6 +107,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	if err := notATenantsKey(cfg, opsKey, apiKeys); err != nil {
 		return nil, err
 	}
+	logTargetWarnings(cfg, log)
 	// The database counters exist before the pool: its connections report
 	// their round trips to them (router_db_* on /metrics).
 	dbm := metrics.NewDB()

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -65,6 +66,15 @@ func BuildSelectedTargets(cfg *config.Config, ids []string) (map[string]*race.Ta
 		return nil, errors.Join(errs...)
 	}
 	return out, nil
+}
+
+// logTargetWarnings logs, at start, what the configuration allows but is
+// likely a mistake: a target left unpriced though its provider has a price
+// (for the provider's own model, not the target's).
+func logTargetWarnings(cfg *config.Config, log *slog.Logger) {
+	for _, w := range cfg.PriceWarnings() {
+		log.Warn(w)
+	}
 }
 
 // buildAdapter makes one provider's adapter.

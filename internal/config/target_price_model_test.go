@@ -14,6 +14,7 @@ providers:
   - {name: openai, type: scripted, model: gpt-4o-mini, price: {input_per_mtok: 0.15, output_per_mtok: 0.60}}
   - {name: s, type: scripted, price: {input_per_mtok: 1, output_per_mtok: 1}}
   - {name: free, type: scripted, model: m}
+  - {name: nomodel, type: openai, base_url: "http://127.0.0.1:1/v1", api_key_env: NOMODEL_KEY, price: {input_per_mtok: 2, output_per_mtok: 8}}
 routes:
   default:
     targets:
@@ -23,6 +24,7 @@ routes:
       - {provider: s}
       - {provider: s, model: other}
       - {provider: free, model: n}
+      - {provider: nomodel, model: gpt-4o}
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +40,9 @@ routes:
 		"s":             {1, 1},
 		"s/other":       nil,
 		"free/n":        nil,
+		// A provider that names no model (its targets each name one):
+		// its price is every target's, as before.
+		"nomodel/gpt-4o": {2, 8},
 	} {
 		if got := prices[id]; (got == nil) != (want == nil) || got != nil && *got != *want {
 			t.Errorf("target %s: price %+v, want %+v", id, got, want)

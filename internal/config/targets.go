@@ -62,9 +62,11 @@ func (t ResolvedTarget) PriceOrDefault() *Price {
 }
 
 // ownModel reports whether the target serves its provider's own model (Model
-// is resolved: a route target without a model has the provider's).
+// is resolved: a route target without a model has the provider's). A
+// provider other than a scripted one may name no model when every target
+// names one: its price then belongs to no one model, and is every target's.
 func (t ResolvedTarget) ownModel() bool {
-	return t.Model == t.Provider.Model
+	return t.Model == t.Provider.Model || t.Provider.Model == "" && t.Provider.Type != "scripted"
 }
 
 // PriceWarnings names each target (config.AllTargets) left unpriced although

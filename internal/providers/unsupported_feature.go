@@ -10,7 +10,8 @@ import "strings"
 //   - Ollama: "registry.ollama.ai/library/gemma:2b does not support tools",
 //     "… does not support thinking";
 //   - vLLM started without tool parsing: "\"auto\" tool choice requires
-//     --enable-auto-tool-choice and --tool-call-parser to be set";
+//     --enable-auto-tool-choice and --tool-call-parser to be set"; older vLLM
+//     (through 0.7): "tool_choice = \"required\" is not supported!";
 //   - OpenAI: "Invalid parameter: 'response_format' of type 'json_schema' is
 //     not supported with this model", "Unsupported parameter: '…' is not
 //     supported with this model", "Unsupported value: '…' does not support
@@ -25,6 +26,7 @@ func featureUnsupported(msg string) bool {
 	return strings.Contains(m, "does not support tools") ||
 		strings.Contains(m, "does not support thinking") ||
 		strings.Contains(m, "tool choice requires --enable-auto-tool-choice") ||
+		strings.Contains(m, `tool_choice = "required" is not supported`) ||
 		strings.Contains(m, "is not supported with this model") ||
 		strings.Contains(m, "does not support") && strings.Contains(m, "with this model")
 }

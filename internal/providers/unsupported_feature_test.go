@@ -16,6 +16,7 @@ func TestUnsupportedFeatureFailsOver(t *testing.T) {
 		`{"error":{"message":"registry.ollama.ai/library/gemma:2b does not support tools","type":"api_error","param":null,"code":null}}`,
 		`{"error":{"message":"\"registry.ollama.ai/library/llama3:latest\" does not support thinking"}}`,
 		`{"object":"error","message":"\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError","param":null,"code":400}`,
+		`{"object":"error","message":"tool_choice = \"required\" is not supported!","type":"BadRequestError","param":null,"code":400}`,
 		`{"error":{"message":"Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model. Learn more about supported models at the Structured Outputs guide: https://platform.openai.com/docs/guides/structured-outputs","type":"invalid_request_error","param":null,"code":null}}`,
 		`{"error":{"message":"Unsupported value: 'messages[0].role' does not support 'system' with this model.","type":"invalid_request_error","param":"messages[0].role","code":"unsupported_value"}}`,
 	}

@@ -82,7 +82,17 @@ const (
 // it; any other gets the owner's next turn, a slot's time after its last one
 // (and not before now), up to ownerBacklogMax away (past that, between half
 // of it and all of it, spread out). The try duration is a moving average of
-// the owner's tries, or, while none ends, the time since it last made way.
+// the owner's tries, or, when longer, the time since it last made way, at
+// most ownerBusyMax (as acquire bounds it; no floor, so that turns behind an
+// endpoint that answers fast follow its pace).
+//
+// The owner's last delivery in flight may end between acquire's refusal and
+// snooze (Work takes the lock twice): then the owner has free slots, no
+// progress to measure (release forgot when it last made way) and perhaps no
+// pace (done dropped it), and the delivery gets acquire's wait, no turn.
+// Measured from the zero time, its "time since it made way" was centuries:
+// that delivery waited the whole ownerBacklogMax, and the owner's next turn,
+// set centuries ahead, was never passed nor dropped (found by review).
 func (s *ownerSlots) snooze(owner string, id int64, turned bool, now time.Time, wait time.Duration) time.Duration {
 	if s.limit <= 0 {
 		return wait
@@ -90,8 +100,12 @@ func (s *ownerSlots) snooze(owner string, id int64, turned bool, now time.Time, 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.prune(now)
+	if s.n[owner] == 0 {
+		return wait
+	}
 	p := s.paceOf(owner)
-	slot := max(p.took, now.Sub(s.moved[owner])) / time.Duration(s.limit)
+	stalled := min(now.Sub(s.moved[owner]), ownerBusyMax)
+	slot := max(p.took, stalled) / time.Duration(s.limit)
 	head := turned && p.heads < s.limit
 	switch {
 	case head:
@@ -102,7 +116,9 @@ func (s *ownerSlots) snooze(owner string, id int64, turned bool, now time.Time, 
 		if p.next.Before(now) {
 			p.next = now
 		}
-		p.next = p.next.Add(slot)
+		if p.next = p.next.Add(slot); p.next.Sub(now) > ownerBacklogMax {
+			p.next = now.Add(ownerBacklogMax)
+		}
 		wait = max(wait, p.next.Sub(now))
 	}
 	wait = min(wait, ownerBacklogMax)

@@ -136,6 +136,18 @@ func (s *ownerSlots) snooze(owner string, id int64, turned bool, now time.Time, 
 	return wait
 }
 
+// admit gives a delivery of owner (River job id, turned as back said) one of
+// the owner's slots: end ends its try (done). With no free slot end is nil,
+// and wait is how long the delivery is snoozed (its turn, snooze).
+func (s *ownerSlots) admit(owner string, id int64, turned bool) (end func(), wait time.Duration) {
+	ok, wait := s.acquire(owner, time.Now())
+	if !ok {
+		return nil, s.snooze(owner, id, turned, time.Now(), wait)
+	}
+	started := time.Now()
+	return func() { s.done(owner, started, time.Now()) }, 0
+}
+
 // forget drops River job id from the waiting deliveries. s.mu is held.
 func (s *ownerSlots) forget(id int64) (was bool) {
 	w, ok := s.waiting[id]
@@ -178,6 +190,12 @@ func (s *ownerSlots) done(owner string, started, now time.Time) {
 	} else {
 		p.took += (took - p.took) / 4
 	}
+	s.dropIdle(owner, p, now)
+}
+
+// dropIdle forgets owner's pace p when the owner has nothing in flight or
+// waiting and no turn ahead. s.mu is held.
+func (s *ownerSlots) dropIdle(owner string, p *ownerPace, now time.Time) {
 	if p.waiting <= 0 && s.n[owner] == 0 && p.next.Before(now) {
 		delete(s.pace, owner)
 	}
@@ -210,8 +228,6 @@ func (s *ownerSlots) prune(now time.Time) {
 		}
 	}
 	for owner, p := range s.pace {
-		if p.waiting <= 0 && s.n[owner] == 0 && p.next.Before(now) {
-			delete(s.pace, owner)
-		}
+		s.dropIdle(owner, p, now)
 	}
 }

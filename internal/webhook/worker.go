@@ -240,12 +240,11 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	// read first (below).
 	owner := job.Args.Owner
 	if owner != "" {
-		ok, wait := w.owners.acquire(owner, time.Now())
-		if !ok {
-			return river.JobSnooze(w.owners.snooze(owner, riverID, turned, time.Now(), wait))
+		end, wait := w.owners.admit(owner, riverID, turned)
+		if end == nil {
+			return river.JobSnooze(wait)
 		}
-		started := time.Now()
-		defer func() { w.owners.done(owner, started, time.Now()) }()
+		defer end()
 	}
 	ev, wh, j, err := w.readEvent(ctx, job.Args.EventID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -282,12 +281,11 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		// (ownerSlots.snooze), so that an owner's backlog costs about as
 		// many of River's fetches a second as its slots free, whatever its
 		// size, and does not crowd other owners' events out of them.
-		ok, wait := w.owners.acquire(ev.Owner, time.Now())
-		if !ok {
-			return river.JobSnooze(w.owners.snooze(ev.Owner, riverID, turned, time.Now(), wait))
+		end, wait := w.owners.admit(ev.Owner, riverID, turned)
+		if end == nil {
+			return river.JobSnooze(wait)
 		}
-		started := time.Now()
-		defer func() { w.owners.done(ev.Owner, started, time.Now()) }()
+		defer end()
 	}
 	var code int
 	var sendErr error

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -62,34 +61,22 @@ func inexactMember(body []byte, v any) (name, want string, ok bool) {
 	if t == nil || t.Kind() != reflect.Struct {
 		return "", "", true
 	}
-	i := skipSpace(body, 0)
-	if i == len(body) || body[i] != '{' {
-		return "", "", true
-	}
-	for i = skipSpace(body, i+1); i < len(body) && body[i] == '"'; i = skipSpace(body, i+1) {
-		end := stringEnd(body, i)
-		if end-1 <= i {
-			break // not valid JSON: encoding/json refused it already
-		}
-		raw := body[i+1 : end-1]
-		if bytes.IndexByte(raw, '\\') >= 0 {
+	ok = true
+	jsontext.TopMembers(body, func(raw []byte, escaped bool) bool {
+		if escaped {
 			var s string
-			if json.Unmarshal(body[i:end], &s) != nil {
-				return "", "", true // not valid JSON: encoding/json refused it already
+			if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &s) != nil {
+				return false // not valid JSON: encoding/json refused it already
 			}
 			raw = []byte(s)
 		}
-		if want, exact := fieldNamed(t, raw); !exact {
-			return string(raw), want, false
+		if w, exact := fieldNamed(t, raw); !exact {
+			name, want, ok = string(raw), w, false
+			return false
 		}
-		i = skipSpace(body, end) // at ':'
-		i = skipValue(body, skipSpace(body, i+1))
-		i = skipSpace(body, i)
-		if i == len(body) || body[i] != ',' {
-			break
-		}
-	}
-	return "", "", true
+		return true
+	})
+	return name, want, ok
 }
 
 // fieldNamed says whether struct t has a field whose JSON name is exactly
@@ -118,60 +105,6 @@ func jsonName(f reflect.StructField) (name string, ok bool) {
 		return f.Name, true
 	}
 	return tag, true
-}
-
-// skipSpace is the index of the first byte of b at or after i that is not
-// JSON whitespace.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
-}
-
-// stringEnd is the index just past the closing quote of the JSON string that
-// starts at b[i] (a '"').
-func stringEnd(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(b)
-}
-
-// skipValue is the index just past the JSON value (valid) that starts at b[i].
-func skipValue(b []byte, i int) int {
-	depth := 0
-	for i < len(b) {
-		switch b[i] {
-		case '"':
-			i = stringEnd(b, i)
-			if depth == 0 {
-				return i
-			}
-			continue
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 {
-				return i // the end of the object holding a scalar
-			}
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		case ',', ' ', '\t', '\r', '\n':
-			if depth == 0 {
-				return i
-			}
-		}
-		i++
-	}
-	return i
 }
 
 // quoteName is s quoted, its first 100 bytes at most (whole characters),

@@ -53,7 +53,13 @@ func (r *Runner) startJobSpan(ctx context.Context, job *store.Job) (context.Cont
 	))
 	return ctx, func() {
 		if span.IsRecording() {
-			if state, err := r.cfg.Store.JobStateAny(context.WithoutCancel(ctx), job.ID); err == nil {
+			// Bounded like the run's other writes on its way out: a stalled
+			// database must not keep the span (and a pool connection) past
+			// a shutdown that gave up on the run.
+			sctx, cancel := r.exitContext(ctx)
+			state, err := r.cfg.Store.JobStateAny(sctx, job.ID)
+			cancel()
+			if err == nil {
 				span.SetAttributes(attribute.String("router.job.state", state))
 				if state == store.JobFailed {
 					span.SetStatus(codes.Error, "job failed")

@@ -37,7 +37,8 @@ build:
 vet:
 	$(GO) vet ./...
 
-# Benchmarks (SPEC §14), one run of about 3 minutes: its own durable PostgreSQL, a
+# Benchmarks (SPEC §14), one run of about 3 minutes: its own durable PostgreSQL (an
+# exported DATABASE_URL is not used), a
 # loopback mock provider, the router binary as processes; writes report.md and charts
 # to bench/results/latest/ (in git) and the whole run, profiles included, to
 # .local/bench-runs/<time>/ (not in git). Flags: go run ./bench/cmd/routerbench -h.
@@ -48,7 +49,7 @@ vet:
 COMPARE ?=
 COMPARE_CHUNKS ?=
 bench: build
-	exec ./bin/router localdb --durable --dir .local/pg-bench -- $(GO) run ./bench/cmd/routerbench $(if $(COMPARE),-compare $(COMPARE)) $(if $(COMPARE_CHUNKS),-compare-chunks $(COMPARE_CHUNKS))
+	exec env -u DATABASE_URL ./bin/router localdb --durable --dir .local/pg-bench -- $(GO) run ./bench/cmd/routerbench $(if $(COMPARE),-compare $(COMPARE)) $(if $(COMPARE_CHUNKS),-compare-chunks $(COMPARE_CHUNKS))
 
 # Fuzzing (Go native): each target below for FUZZTIME. Their seed corpora (and any
 # failing inputs kept in testdata/fuzz) already run in `make test`.

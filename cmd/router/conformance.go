@@ -34,7 +34,7 @@ route with a conformance_prompt and a models list also runs that prompt with eac
 of those models, which chat completions may ask for instead.
 Prints a table (or --json) and exits 1 when anything failed, 2 on bad flags
 (--provider or --prompt naming nothing, "" included, or a name not configured;
---concurrency below 1).`
+--suites or --temperature given as ""; --concurrency below 1).`
 
 // errConformanceFailed: the run completed and something failed.
 var errConformanceFailed = errors.New("conformance failed")
@@ -79,6 +79,16 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 		fmt.Fprintf(stderr, "--concurrency: %d is not a number of providers to test at once: give 1 or more\n", *concurrency)
 		return errUsage
 	}
+	// --suites or --temperature given but blank (`--suites "$DIR"` with $DIR
+	// unset) is refused, not read as left out: the default suites would run,
+	// billing every provider, and be recorded as this run.
+	given := flagsGiven(fs)
+	if given["suites"] && strings.TrimSpace(*suitesDir) == "" {
+		return usagef("--suites %q names no directory: name one, or leave --suites out for the default (conformance/suites)", *suitesDir)
+	}
+	if given["temperature"] && strings.TrimSpace(*tempFlag) == "" {
+		return usagef("--temperature %q is not a number: give one from 0 to 2, or leave --temperature out for each suite's own (0 when unset)", *tempFlag)
+	}
 	var temperature *float32
 	if *tempFlag != "" {
 		t, err := strconv.ParseFloat(*tempFlag, 32)
@@ -103,7 +113,6 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	// line's fault: refuse them here, exit 2, before the suites are read, a
 	// target is built (which needs its API key) or the database is touched.
 	providerNames, promptNames := splitList(*providersFlag), splitList(*promptsFlag)
-	given := flagsGiven(fs)
 	var ids []string
 	for _, t := range cfg.AllTargets() {
 		ids = append(ids, t.ID)

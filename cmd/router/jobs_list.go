@@ -53,17 +53,29 @@ func runJobsList(ctx context.Context, args []string) error {
 		states = []string{*state}
 	}
 	return withStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
-		jobs, err := st.LiveJobs(ctx, states, *owner, *limit)
+		// One more than shown: whether it exists is whether the list was cut.
+		jobs, err := st.LiveJobs(ctx, states, *owner, *limit+1)
 		if err != nil {
 			return err
+		}
+		cut := len(jobs) > *limit
+		if cut {
+			jobs = jobs[:*limit]
 		}
 		if *asJSON {
 			if jobs == nil {
 				jobs = []*store.Job{}
 			}
-			return printJSON(jobs)
+			err = printJSON(jobs)
+		} else {
+			err = printJobTable(jobs, noJobMatches(*state, *owner))
 		}
-		return printJobTable(jobs, *limit, noJobMatches(*state, *owner))
+		if err == nil && cut {
+			// On stderr, so that --json's stdout stays one JSON array.
+			fmt.Fprintf(os.Stderr, "only the %d oldest shown: more have not ended; raise --limit (up to %d) or narrow with --state or --owner to see them\n",
+				*limit, maxListLimit)
+		}
+		return err
 	})
 }
 
@@ -89,7 +101,7 @@ func noJobMatches(state, owner string) string {
 // is stdout's (a full disk, a closed pipe): a table that was not written
 // fails the command, as --json does, rather than exiting 0 with a cut list.
 // none is what it says when there is no job.
-func printJobTable(jobs []*store.Job, limit int, none string) error {
+func printJobTable(jobs []*store.Job, none string) error {
 	if len(jobs) == 0 {
 		fmt.Fprintln(os.Stderr, none)
 		return nil
@@ -108,9 +120,6 @@ func printJobTable(jobs []*store.Job, limit int, none string) error {
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("print the jobs: %w", err)
-	}
-	if len(jobs) == limit {
-		fmt.Fprintf(os.Stderr, "the %d oldest shown; --limit to see more\n", limit)
 	}
 	return nil
 }

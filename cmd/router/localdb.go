@@ -27,7 +27,8 @@ const childStopBudget = 10 * time.Second
 func runLocalDB(ctx context.Context, args []string) error {
 	fs := newFlags("localdb", "router localdb [--dir DIR] [--durable] -- COMMAND [ARGS...]",
 		"Starts a private PostgreSQL from the machine's binaries (installing them when missing and run as root), "+
-			"runs COMMAND with DATABASE_URL set, and stops the server, after any process COMMAND left running. With DATABASE_URL already set, runs COMMAND as is. "+
+			"runs COMMAND with DATABASE_URL set, and stops the server, after any process COMMAND left running. "+
+			"With DATABASE_URL already set, runs COMMAND as is, and refuses --dir and --durable, which are for a server of its own. "+
 			"Exits with COMMAND's exit status.")
 	dir := fs.String("dir", ".local/pg-test", "data directory, deleted and recreated: new, empty, or a data directory of a stopped PostgreSQL")
 	durable := fs.Bool("durable", false, "keep fsync on (off is faster for tests)")
@@ -44,6 +45,11 @@ func runLocalDB(ctx context.Context, args []string) error {
 		// As the configuration refuses it: read as unset, the command would
 		// run on a fresh database while its caller meant another one.
 		return usagef("DATABASE_URL is set but empty or only white space: unset it for localdb to start a PostgreSQL of its own, or set it to the PostgreSQL URL to use")
+	}
+	if os.Getenv("DATABASE_URL") != "" {
+		if err := flagsWithURL(flagsGiven(fs)); err != nil {
+			return err
+		}
 	}
 	if os.Getenv("DATABASE_URL") == "" {
 		if err := checkDataDir(*dir); err != nil {
@@ -89,6 +95,26 @@ func runLocalDB(ctx context.Context, args []string) error {
 		return childExit{name: rest[0], code: ee.ExitCode()}
 	}
 	return err
+}
+
+// flagsWithURL refuses --dir and --durable given (any value) while
+// DATABASE_URL is set: localdb starts no server then, so they would be
+// ignored, and COMMAND would run on the exported database (make bench,
+// meant for a durable private one, on a shared one).
+func flagsWithURL(given map[string]bool) error {
+	var named []string
+	for _, f := range []string{"--dir", "--durable"} {
+		if given[f[2:]] {
+			named = append(named, f)
+		}
+	}
+	if len(named) == 0 {
+		return nil
+	}
+	flags := strings.Join(named, " and ")
+	return usagef("%s given while DATABASE_URL is set: localdb starts no PostgreSQL of its own then, so it would ignore %s "+
+		"and run the command on DATABASE_URL's database; unset DATABASE_URL for a private server (prefix the command with env -u DATABASE_URL), "+
+		"or drop %s to use DATABASE_URL's database", flags, flags, flags)
 }
 
 // childExit is localdb's command ending with a non-zero status, which becomes

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"strings"
 	"time"
 
 	"github.com/routerhq/router/internal/config"
@@ -23,6 +24,11 @@ func runServe(ctx context.Context, args []string) error {
 	debugAddr := fs.String("debug-listen", "", "address serving net/http/pprof under /debug/pprof/ (off when empty; it is unauthenticated, so keep it on loopback)")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
+	}
+	// Given but blank (`--debug-listen "$ADDR"` with $ADDR unset): refused,
+	// not read as left out, which would start without the listener asked for.
+	if flagsGiven(fs)["debug-listen"] && strings.TrimSpace(*debugAddr) == "" {
+		return usagef("--debug-listen %q names no address: give one on loopback, e.g. --debug-listen 127.0.0.1:6060, or leave --debug-listen out for no debug listener", *debugAddr)
 	}
 	cfg, err := config.Load(*cfgPath)
 	if err != nil {

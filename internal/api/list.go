@@ -38,7 +38,8 @@ var listParams = []string{"state", "operation", "created_after", "created_before
 // an opaque keyset cursor. A page filtered by operation, or by a state that is
 // not live, examines a bounded number of the owner's jobs (store.ListJobs), so
 // it may be short or empty with a next_cursor: the cursor then continues after
-// the last job examined, and carries the filters like any other.
+// the last job examined, and carries the filters like any other. A page of
+// large jobs is cut short too (listPageBytes), after its last job.
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 	bad := func(title, detail string) {
 		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: title, Detail: detail})
@@ -116,13 +117,23 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, "list jobs", err)
 		return
 	}
+	at := func(p store.ListPosition) string { return encodeCursor(cursor{T: p.CreatedAt, ID: p.ID, F: filters}) }
 	var cur *string
 	if next != nil {
-		c := encodeCursor(cursor{T: next.CreatedAt, ID: next.ID, F: filters})
+		c := at(*next)
 		cur = &c
 	}
-	writeJobList(w, jobs, cur)
+	writeJobPage(w, s.cfg.StreamWriteStall, jobPage{jobs: jobs, next: cur, budget: listPageBytes,
+		cursorAt: func(last *store.Job) string { return at(store.ListPosition{CreatedAt: last.CreatedAt, ID: last.ID}) }})
 }
+
+// listPageBytes is the most a page of GET /v1/jobs holds of encoded jobs, and
+// one job more: once the jobs written come to more than this, the page ends
+// there, with a next_cursor after its last job (as a page cut by its limit).
+// A job carries its whole input (up to http.max_body_bytes) and result, so
+// limit jobs alone could make one answer of hundreds of MiB. Every page holds
+// at least one job.
+const listPageBytes = 4 << 20
 
 // minListBound is the earliest created_after or created_before accepted: the
 // Unix epoch, before any job was created. The store reads a zero time as no

@@ -287,7 +287,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK, info: info}
 	defer func() {
 		if v := recover(); v != nil {
-			s.Log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "request_id", rid, "panic", v, "stack", string(debug.Stack()))
+			s.Log.Error("panic serving request", "method", r.Method, loggedPath(r.URL.Path), "request_id", rid, "panic", v, "stack", string(debug.Stack()))
 			if sw.wrote && isEventStream(sw.Header()) {
 				// A stream's 200 and SSE headers are out: a problem+json body
 				// would be read as a broken event. The failure goes as the
@@ -337,7 +337,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// one with runtime.Callers for every record (0.8% of the router's CPU
 		// per job), and an access line's source would always be this line.
 		rec := slog.NewRecord(time.Now(), slog.LevelInfo, "http", 0)
-		rec.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", status),
+		rec.AddAttrs(slog.String("method", r.Method), loggedPath(r.URL.Path), slog.Int("status", status),
 			slog.Int64("ms", time.Since(start).Milliseconds()), slog.String("request_id", rid))
 		if status != sw.status {
 			rec.AddAttrs(slog.Int("wire_status", sw.status)) // the stream's 200, its error in an event

@@ -19,9 +19,13 @@ import (
 // http.read_header_timeout, and an idle keep-alive connection is closed after
 // http.idle_timeout. There is no write timeout and no whole-request read
 // timeout: either would cut long-polls (Prefer: wait) and chat streams, which
-// legitimately last minutes. A body must arrive within http.read_body_timeout:
-// h reads it (withBodyRead; on the tenant listener once the API key is valid,
-// readTenantBodies; the operator listener reads none, ops.Server refuses a body).
+// legitimately last minutes. Instead the API bounds each write of an answer
+// (a stream's event, a piece of a non-streamed body) to api.Config's
+// StreamWriteStall, so a caller that stops reading cannot hold a handler for
+// as long as its connection lasts. A body must arrive within
+// http.read_body_timeout: h reads it (withBodyRead; on the tenant listener
+// once the API key is valid, readTenantBodies; the operator listener reads
+// none, ops.Server refuses a body).
 // net/http reads headers up to goHeaderLimit; the tenant API refuses those
 // over http.max_header_bytes itself (withHeaderLimit).
 func newHTTPServer(h http.Handler, c config.HTTP) *http.Server {

@@ -57,7 +57,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := store.ListFilter{Owner: ownerFrom(r.Context()), State: q.Get("state"), Operation: q.Get("operation"),
-		Limit: defaultListLimit, Scan: listScan}
+		Limit: defaultListLimit, Scan: listScan, MaxBytes: listPageBytes}
 	switch f.State {
 	case "", store.JobPending, store.JobRunning, store.JobSucceeded, store.JobFailed, store.JobCancelled, store.JobUnknown:
 	default:

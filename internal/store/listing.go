@@ -30,6 +30,13 @@ type ListFilter struct {
 	// by a State that is not live examines at most (see ListJobs); 0 means
 	// DefaultListScan.
 	Scan int
+	// MaxBytes, when above 0, bounds what a page reads of its jobs' JSON
+	// (input, params, result, routing): once the jobs read come to more
+	// than MaxBytes, the page ends after the last of them, with its
+	// position to continue from (a page of large jobs is short). Every page
+	// holds at least one job. A job carries its whole input, so Limit jobs
+	// alone could be hundreds of MiB held at once.
+	MaxBytes int
 }
 
 // DefaultListScan is how many of an owner's jobs one page of a listing
@@ -100,12 +107,15 @@ func (s *Store) ListJobs(ctx context.Context, f ListFilter) ([]*Job, *ListPositi
 	if err != nil {
 		return nil, nil, fmt.Errorf("list jobs: %w", err)
 	}
-	jobs, edge, err := s.readListing(ctx, q, args, windowed)
+	jobs, edge, cut, err := s.readListing(ctx, q, args, windowed, f.MaxBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list jobs: %w", err)
 	}
 	next := edge // set when the window ended, with jobs after it, before Limit+1 matched
-	if len(jobs) > f.Limit {
+	if cut && len(jobs) <= f.Limit {
+		last := jobs[len(jobs)-1]
+		next = &ListPosition{CreatedAt: last.CreatedAt, ID: last.ID}
+	} else if len(jobs) > f.Limit {
 		jobs = jobs[:f.Limit]
 		last := jobs[len(jobs)-1]
 		next = &ListPosition{CreatedAt: last.CreatedAt, ID: last.ID}
@@ -120,11 +130,13 @@ func (s *Store) ListJobs(ctx context.Context, f ListFilter) ([]*Job, *ListPositi
 
 // readListing runs a listing statement (listQuery) and returns its jobs, with,
 // for a scan-bounded one (windowed), the position of the last job it examined
-// when jobs remain after its window (nil otherwise).
-func (s *Store) readListing(ctx context.Context, q string, args []any, windowed bool) ([]*Job, *ListPosition, error) {
+// when jobs remain after its window (nil otherwise). With maxBytes above 0 it
+// stops reading once its jobs' JSON has come to more than maxBytes and a row
+// follows (cut): the page ends at its last job, and edge is nil.
+func (s *Store) readListing(ctx context.Context, q string, args []any, windowed bool, maxBytes int) ([]*Job, *ListPosition, bool, error) {
 	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	defer rows.Close()
 	jobs := []*Job{}
@@ -132,38 +144,44 @@ func (s *Store) readListing(ctx context.Context, q string, args []any, windowed 
 	var last, beyond, remain bool
 	var edge *ListPosition
 	extra := []any{&pos.CreatedAt, &pos.ID, &last, &beyond}
+	read := 0
 	for rows.Next() {
-		if !windowed {
-			j, err := scanJob(rows)
-			if err != nil {
-				return nil, nil, err
-			}
-			jobs = append(jobs, j)
-			continue
+		if maxBytes > 0 && read > maxBytes {
+			return jobs, nil, true, nil // rows.Close discards the rest as it comes
 		}
-		if rows.RawValues()[0] == nil { // not a match: the window's last job, or the one after it
+		var j *Job
+		switch {
+		case !windowed:
+			if j, err = scanJob(rows); err != nil {
+				return nil, nil, false, err
+			}
+		case rows.RawValues()[0] == nil: // not a match: the window's last job, or the one after it
 			if err := rows.Scan(append(make([]any, jobColumnCount), extra...)...); err != nil {
-				return nil, nil, err
+				return nil, nil, false, err
 			}
-		} else {
-			j, err := scanJob(rows, extra...)
-			if err != nil {
-				return nil, nil, err
+		default:
+			if j, err = scanJob(rows, extra...); err != nil {
+				return nil, nil, false, err
 			}
+		}
+		if j != nil {
 			jobs = append(jobs, j)
+			read += len(j.Input) + len(j.Params) + len(j.Result) + len(j.Routing)
 		}
-		if last {
-			edge = &ListPosition{CreatedAt: pos.CreatedAt, ID: pos.ID}
+		if windowed {
+			if last {
+				edge = &ListPosition{CreatedAt: pos.CreatedAt, ID: pos.ID}
+			}
+			remain = remain || beyond
 		}
-		remain = remain || beyond
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	if !remain {
 		edge = nil
 	}
-	return jobs, edge, nil
+	return jobs, edge, false, nil
 }
 
 // jobColumnCount is how many columns jobColumns is.

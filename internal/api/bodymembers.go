@@ -40,13 +40,17 @@ func checkMembers(body []byte, v any) *problem {
 	if e == nil {
 		return nil
 	}
+	return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Malformed JSON body", Detail: duplicateDetail(e)}
+}
+
+// duplicateDetail says what a duplicate key is, and what to do about it.
+func duplicateDetail(e *jsontext.DuplicateKeyError) string {
 	what := fmt.Sprintf("the member %s appears twice in the body", quoteName(e.Key))
 	if e.Pointer != "" {
 		what = fmt.Sprintf("the object at %s has the key %s twice", cutName(e.Pointer, 200), quoteName(e.Key))
 	}
-	return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Malformed JSON body",
-		Detail: what + fmt.Sprintf(" (the second at byte %d): JSON readers differ on which of the two values counts, "+
-			"so the router takes neither; send each key once. Nothing was stored", e.Offset)}
+	return what + fmt.Sprintf(" (the second at byte %d): JSON readers differ on which of the two values counts, "+
+		"so the router takes neither; send each key once. Nothing was stored", e.Offset)
 }
 
 // inexactMember finds the first top-level member of body (valid JSON) whose

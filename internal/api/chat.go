@@ -46,7 +46,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		err = decodeChat(body, &req)
 	}
 	if err != nil {
-		detail, param := describeJSONError(err, "")
+		detail, param := describeChatError(err)
 		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_json", param,
 			"the body is not a valid chat completion request: "+detail)
 		return
@@ -437,7 +437,9 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 }
 
 // decodeChat decodes a chat request body: one JSON value, then nothing but
-// whitespace (afterValue).
+// whitespace (afterValue), whose member names say one thing to every JSON
+// reader (checkChatMembers: no name that differs from a known one only in
+// case, no top-level near miss of a parameter, no key twice in an object).
 func decodeChat(body []byte, req *chat.Request) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(req); err != nil {
@@ -446,7 +448,7 @@ func decodeChat(body []byte, req *chat.Request) error {
 	if rest := afterValue(body, dec); len(rest) > 0 {
 		return fmt.Errorf("unexpected data after the JSON object, at offset %d; send exactly one JSON object", len(body)-len(rest))
 	}
-	return nil
+	return checkChatMembers(body)
 }
 
 // refusedAsInvalid returns the provider's message when the job failed because

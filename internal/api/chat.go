@@ -117,6 +117,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	// A panic before the creation's outcome is known (ServeHTTP answers it
 	// 500) gives the admission back; the calls below come first (done runs once).
 	defer admitted(false)
+	liveOnly := nj.ReplayOnly // a replay only because of max_live_jobs (admitLive)
 	plan, routing, ok, runErr, err := s.plan(r, &nj)
 	if runErr != nil {
 		admitted(false)
@@ -128,8 +129,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.chatInternal(w, r, "check the idempotency key", err)
 		return
 	}
-	if !ok {
-		admitted(false)
+	noEligible := func() {
 		if reason, param, tooLong := tooLongForEvery(routing); tooLong {
 			limit := "max_tokens"
 			if req.MaxCompletionTokens != nil { // the field the caller set, which wins (chat.Normalize)
@@ -146,6 +146,10 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "no_eligible_provider", "",
 			fmt.Sprintf("no provider of route %q can take the request now (%s); nothing was stored; %s",
 				route, windowReasons(routing), chatNoEligibleAdvice(routing, ownKey)))
+	}
+	if !ok {
+		admitted(false)
+		noEligible()
 		return
 	}
 	if !ownKey {
@@ -164,6 +168,13 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		noSDKRetry(w) // the same request with the same key is refused again
 		writeOpenAIError(w, http.StatusConflict, "invalid_request_error", "idempotency_key_reused", "",
 			fmt.Sprintf("Idempotency-Key %q was already used for a different request; use a new key for a new intent, or resend the original request unchanged", key))
+		return
+	}
+	if errors.Is(err, store.ErrReplayKeyReleased) && !liveOnly {
+		noEligible() // let past no eligible provider as a replay, whose key's retention has passed since
+		return
+	}
+	if s.chatLiveRefusedAtClaim(w, owner, err) {
 		return
 	}
 	if errors.Is(err, store.ErrUnstorable) {

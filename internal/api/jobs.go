@@ -48,14 +48,13 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if limit > 0 {
-		s.setRetryAfterLive(w)
-		writeProblem(w, r, problem{Status: http.StatusTooManyRequests, Type: "too-many-live-jobs", Title: "Too many live jobs",
-			Detail: liveDetail(owner, limit), Extra: map[string]any{"limit": "max_live_jobs"}})
+		s.writeLiveRefused(w, r, owner, limit)
 		return
 	}
 	// A panic before the creation's outcome is known (ServeHTTP answers it
 	// 500) gives the admission back; the calls below come first (done runs once).
 	defer admitted(false)
+	liveOnly := nj.ReplayOnly // a replay only because of max_live_jobs (admitLive)
 	plan, routing, ok, runErr, err := s.plan(r, &nj)
 	if runErr != nil {
 		admitted(false)
@@ -69,8 +68,7 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, "check the idempotency key", err)
 		return
 	}
-	if !ok {
-		admitted(false)
+	noEligible := func() {
 		if perr := tooLongProblem(nj, routing); perr != nil {
 			writeProblem(w, r, *perr)
 			return
@@ -79,6 +77,10 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "no-eligible-provider", Title: "No eligible provider",
 			Detail: fmt.Sprintf("no provider of route %q can take this job now (see routing: breakers open, conformance missing or stale); nothing was stored; %s", nj.Route, noEligibleAdvice(routing)),
 			Extra:  map[string]any{"routing": routing}})
+	}
+	if !ok {
+		admitted(false)
+		noEligible()
 		return
 	}
 	job, created, err := s.Store.CreateJob(r.Context(), nj)
@@ -88,6 +90,14 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 	}
 	if errors.Is(err, store.ErrKeyReused) {
 		s.keyReused(w, r, owner, nj.Operation, key)
+		return
+	}
+	if errors.Is(err, store.ErrReplayKeyReleased) && !liveOnly {
+		noEligible() // let past no eligible provider as a replay, whose key's retention has passed since
+		return
+	}
+	if limit, refused := s.liveRefusedAtClaim(owner, err); refused {
+		s.writeLiveRefused(w, r, owner, limit) // admitted as a replay, whose key's retention has passed since
 		return
 	}
 	if errors.Is(err, store.ErrUnstorable) {
@@ -248,6 +258,10 @@ func (s *Server) plan(r *http.Request, nj *store.NewJob) (plan store.JobPlan, ro
 	if err != nil {
 		return nil, nil, false, nil, err
 	}
+	// No provider can take a new job: the request may only replay. Should
+	// the key's retention pass before its claim, the claim creates nothing
+	// (store.ErrReplayKeyReleased), answered as no eligible provider.
+	nj.ReplayOnly = nj.ReplayOnly || held
 	return nil, routing, held, nil, nil
 }
 

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -284,6 +285,10 @@ func liveDetail(owner string, limit int) string {
 // says the owner is at its limit: answer 429 with liveDetail. A replay of a
 // key that already holds a job is never refused: only then, on the refusal
 // path, is the key looked up (replayable says the key is the caller's own).
+// Such a request is admitted as a replay only (nj.ReplayOnly): should the
+// key's retention pass before its claim, CreateJob creates nothing and
+// returns store.ErrReplayKeyReleased, answered as this refusal
+// (liveRefusedAtClaim), so the exemption can never create a job.
 func (s *Server) admitLive(r *http.Request, nj *store.NewJob, replayable bool) (done func(created bool), refused int, err error) {
 	done, ok, limit, err := s.limits.admitLive(r.Context(), nj.Owner)
 	if err != nil || ok {
@@ -295,10 +300,41 @@ func (s *Server) admitLive(r *http.Request, nj *store.NewJob, replayable bool) (
 			return nil, 0, err
 		}
 		if held {
+			nj.ReplayOnly = true
 			return func(bool) {}, 0, nil
 		}
 	}
 	return func(bool) {}, limit, nil
+}
+
+// liveRefusedAtClaim reports whether err is CreateJob's refusal of a request
+// admitted past max_live_jobs only as a replay whose key held no job any more
+// when it was claimed (store.ErrReplayKeyReleased): nothing was stored, and it
+// is answered as the limit's refusal, with limit the owner's max_live_jobs.
+func (s *Server) liveRefusedAtClaim(owner string, err error) (limit int, refused bool) {
+	if !errors.Is(err, store.ErrReplayKeyReleased) {
+		return 0, false
+	}
+	return s.limits.of(owner).lim.MaxLiveJobs, true
+}
+
+// writeLiveRefused answers POST /v1/jobs refused by max_live_jobs.
+func (s *Server) writeLiveRefused(w http.ResponseWriter, r *http.Request, owner string, limit int) {
+	s.setRetryAfterLive(w)
+	writeProblem(w, r, problem{Status: http.StatusTooManyRequests, Type: "too-many-live-jobs", Title: "Too many live jobs",
+		Detail: liveDetail(owner, limit), Extra: map[string]any{"limit": "max_live_jobs"}})
+}
+
+// chatLiveRefusedAtClaim answers a chat completion whose claim CreateJob
+// refused as liveRefusedAtClaim says, as the chat endpoint's max_live_jobs
+// refusal, and reports whether it did.
+func (s *Server) chatLiveRefusedAtClaim(w http.ResponseWriter, owner string, err error) bool {
+	limit, refused := s.liveRefusedAtClaim(owner, err)
+	if refused {
+		s.setRetryAfterLive(w)
+		writeOpenAIError(w, http.StatusTooManyRequests, "requests", "max_live_jobs_exceeded", "", liveDetail(owner, limit))
+	}
+	return refused
 }
 
 // setRetryAfterLive sets Retry-After on a max_live_jobs refusal: the live count

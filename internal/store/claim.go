@@ -81,16 +81,21 @@ func (c *claimRequest) key() string { return c.k }
 // expired job. That key, like a key claimed by a transaction that committed
 // during the statement, is read afterwards (claimOutcome), so the claim is
 // answered with the job that holds the key now, never the expired one.
+//
+// A replay-only claim (NewJob.ReplayOnly) inserts no key row and takes none
+// over: it only reads, in the final SELECT, the job that holds its key live;
+// no row there is ErrReplayKeyReleased (claimOutcome), so the claim that let
+// it past max_live_jobs can never create a job in the same statement.
 const claimSQL = `
 WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::bytea[], $6::text[], $7::text[],
         $8::text[], $9::text[], $10::text[], $11::bigint[], $12::uuid[], $13::text[], $14::text[], $15::text[], $16::text[],
-        $17::float8[], $18::float8[])
+        $17::float8[], $18::float8[], $19::bool[])
         WITH ORDINALITY AS i(owner, operation, key, job_id, fp, prompt_version, route, input, params,
-            lease_owner, lease_ms, attempt_id, provider, model, role, routing, price_in, price_out, ord)
+            lease_owner, lease_ms, attempt_id, provider, model, role, routing, price_in, price_out, replay_only, ord)
 ), claim AS (
     INSERT INTO idempotency_keys AS k (owner, operation, idempotency_key, job_id, fingerprint)
-    SELECT owner, operation, key, job_id, fp FROM input ORDER BY owner, operation, key
+    SELECT owner, operation, key, job_id, fp FROM input WHERE NOT replay_only ORDER BY owner, operation, key
     ON CONFLICT (owner, operation, idempotency_key) DO UPDATE
         SET job_id = EXCLUDED.job_id, fingerprint = EXCLUDED.fingerprint,
             created_at = now(), expires_at = NULL
@@ -122,7 +127,9 @@ ORDER BY i.ord`
 
 // CreateJob claims (owner, operation, key) and creates the job, or finds the job
 // that already holds the key. created reports which. A live key bound to a
-// different fingerprint returns ErrKeyReused and nothing is written.
+// different fingerprint returns ErrKeyReused and nothing is written. With
+// nj.ReplayOnly it only finds the job: a key that holds none (unexpired)
+// returns ErrReplayKeyReleased and nothing is written.
 //
 // Concurrent calls are coalesced into one statement and one commit (see group);
 // each caller still learns its own outcome. With nj.First the job's first
@@ -197,6 +204,12 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 // claimTries is how many times CreateJob runs a claim whose outcome is not
 // known.
 const claimTries = 4
+
+// ErrReplayKeyReleased: a replay-only claim (NewJob.ReplayOnly) found no job
+// holding its key when its statement ran — none, or one whose retention had
+// passed since the key was looked up — and created nothing: the request is
+// not a replay any more, but a new job its caller was not admitted to create.
+var ErrReplayKeyReleased = errors.New("the idempotency key holds no job (its retention has passed): a replay-only claim creates nothing")
 
 // ErrUnstorable: the database refused a new job's content (its input, a
 // value in it) as data it cannot hold — a number beyond numeric's range, text
@@ -304,6 +317,13 @@ func (s *Store) claimOutcome(ctx context.Context, req *claimRequest) (job *Job, 
 		return req.newJob(), true, nil
 	}
 	jobID, fp := req.existingID, req.existingFP
+	if jobID == "" && nj.ReplayOnly {
+		// No job held the key, unexpired, when the statement ran (a
+		// replay-only claim waits on no row and sees every commit before
+		// it): nothing was created, and reading the key again could only
+		// find the expired job or a newer one.
+		return nil, false, ErrReplayKeyReleased
+	}
 	if jobID == "" {
 		// The key was claimed, or its expired row taken over, by a
 		// transaction that committed while the batch ran (claimSQL): read it
@@ -412,12 +432,13 @@ func claimStmt(cs []*claimRequest) batchedStmt {
 		leaseMS                             = make([]int64, n)
 		attIDs, provs, models, roles, routs = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
 		priceIns, priceOuts                 = make([]*float64, n), make([]*float64, n)
+		replayOnly                          = make([]bool, n)
 	)
 	for i, c := range cs {
 		nj := c.nj
 		owners[i], ops[i], keys[i], jobIDs[i], fps[i] = nj.Owner, nj.Operation, nj.IdempotencyKey, c.jobID, nj.Fingerprint
 		pvs[i], routes[i], inputs[i], params[i], leaseOwners[i] = nj.PromptVersion, nj.Route, string(nj.Input), string(nj.Params), nj.LeaseOwner
-		leaseMS[i] = nj.LeaseFor.Milliseconds()
+		leaseMS[i], replayOnly[i] = nj.LeaseFor.Milliseconds(), nj.ReplayOnly
 		if leaseMS[i] <= 0 {
 			leaseMS[i] = (30 * time.Second).Milliseconds()
 		}
@@ -459,7 +480,7 @@ func claimStmt(cs []*claimRequest) batchedStmt {
 		return nil
 	}
 	return batchedStmt{sql: claimSQL, each: each, args: []any{owners, ops, keys, jobIDs, fps, pvs, routes, inputs, params,
-		leaseOwners, leaseMS, attIDs, provs, models, roles, routs, priceIns, priceOuts}}
+		leaseOwners, leaseMS, attIDs, provs, models, roles, routs, priceIns, priceOuts, replayOnly}}
 }
 
 // retryRolledBack runs fn again (up to three times) when its statement

@@ -34,6 +34,14 @@ type NewJob struct {
 	// again, so a job whose creation's outcome was lost is failed, not run
 	// (handOverLostClaim). It is not stored.
 	Unkeyed bool
+	// ReplayOnly says the caller may only replay the job its key holds, not
+	// create one: it was let past max_live_jobs only because its key held a
+	// job (a replay is never refused). The claim then answers the job that
+	// holds the key, unexpired, when its statement runs, and creates nothing
+	// — no key row inserted or taken over — when none does (the key's
+	// retention passed since it was looked up): ErrReplayKeyReleased. It is
+	// not stored.
+	ReplayOnly bool
 }
 
 // jobColumns are a job's columns (table alias j), in the order of Job.dest.

@@ -86,7 +86,16 @@ type claimBatch struct {
 func groupClaims(batch []*claimRequest) claimBatch {
 	cb := claimBatch{all: batch, firsts: make([]*claimRequest, 0, len(batch)), byKey: make(map[string]*claimRequest, len(batch))}
 	for _, c := range batch {
-		if _, ok := cb.byKey[c.key()]; ok {
+		if f, ok := cb.byKey[c.key()]; ok {
+			if f.nj.ReplayOnly && !c.nj.ReplayOnly {
+				// A claim that may create its key's job goes out for the
+				// key, not a replay-only one (which would leave it the
+				// expired job): the replay-only claim takes its outcome.
+				cb.byKey[c.key()] = c
+				cb.firsts[slices.Index(cb.firsts, f)] = c
+				cb.dups = append(cb.dups, f)
+				continue
+			}
 			cb.dups = append(cb.dups, c)
 			continue
 		}

@@ -89,7 +89,7 @@ func keysCreate(ctx context.Context, args []string) error {
 				"or drop --webhook-url to create a key without a webhook", configured, *owner)
 		}
 		if err != nil {
-			return err
+			return keyChangeErr(ctx, err)
 		}
 		shown := k.Key + "\n"
 		if k.WebhookSecret != "" {
@@ -103,6 +103,22 @@ func keysCreate(ctx context.Context, args []string) error {
 		}
 		return nil
 	})
+}
+
+// keyChangeErr is what a key command says of err, the error of a change that
+// did not happen: another session held the key's row or webhook_owners for
+// longer than the store waits (store.KeyLockWait), or a signal stopped it.
+func keyChangeErr(ctx context.Context, err error) error {
+	var busy *store.BusyError
+	switch {
+	case errors.As(err, &busy):
+		return fmt.Errorf("%w; nothing changed. Another session holds it: an open transaction (psql, a migration, another router command); "+
+			"find it with `SELECT pid, state, xact_start, query FROM pg_stat_activity WHERE state <> 'idle' ORDER BY xact_start`, "+
+			"let it finish or end it (pg_terminate_backend(pid)), and run the command again", busy)
+	case ctx.Err() != nil:
+		return errors.New("stopped; nothing changed")
+	}
+	return err
 }
 
 // rescueTimeout bounds the database work that undoes, or checks, a change
@@ -171,7 +187,8 @@ func keysList(ctx context.Context, args []string) error {
 
 func keysRevoke(ctx context.Context, args []string) error {
 	fs := newFlags("keys revoke", "router keys revoke ID [--config router.yaml]",
-		"Revokes a stored API key: every replica refuses it within auth.cache_ttl (default 5s).")
+		"Revokes a stored API key: every replica refuses it as soon as the revocation's notification reaches it,\n"+
+			"and within auth.cache_ttl (default 5s) should the notification be lost.")
 	cfgPath := configFlag(fs)
 	if len(args) > 0 && isHelp(args[0]) {
 		fs.Usage()
@@ -210,13 +227,13 @@ func keysRevoke(ctx context.Context, args []string) error {
 			if errors.Is(err, store.ErrNotFound) {
 				return fmt.Errorf("no stored key has ID %d: see `router keys list`", id)
 			}
-			return err
+			return keyChangeErr(ctx, err)
 		}
 		if r.Already { // what was asked holds: exit 0, but say nothing was done
 			fmt.Printf("key %d was already revoked (at %s); nothing changed\n", id, r.RevokedAt.UTC().Format(time.RFC3339))
 			return nil
 		}
-		fmt.Printf("revoked key %d; every replica refuses it within %s\n", id, cfg.Auth.CacheTTL.D())
+		fmt.Printf("revoked key %d; every replica refuses it as soon as it hears of the revocation, within %s at most\n", id, cfg.Auth.CacheTTL.D())
 		if hooked {
 			warnWebhookChange(ctx, st, owner, before)
 		}

@@ -77,7 +77,7 @@ func keysRotateWebhookSecret(ctx context.Context, args []string) error {
 			return fmt.Errorf("owner %q has no webhook from a stored key (no unrevoked key made with --webhook-url), so there is no secret to rotate: "+
 				"see `router keys list`, or give it a webhook with `router keys create --owner %s --webhook-url URL`", *owner, *owner)
 		case err != nil:
-			return err
+			return keyChangeErr(ctx, err)
 		}
 		fmt.Fprintf(os.Stderr, "The new webhook secret of owner %s (key %d, %s) is shown once. Until %s (the database's clock) each delivery is signed "+
 			"with both the new and the replaced secret; give the receiver the new secret before then: after it, only the new one signs.\n",

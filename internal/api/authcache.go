@@ -8,9 +8,12 @@ import (
 )
 
 // CachedAuth caches another Authenticator's answers, hits and misses alike,
-// for TTL: a replica asks the database about a key at most once per TTL, and a
-// key revoked in the database is refused on every replica within TTL. Lookup
-// errors are not cached. TTL 0 disables the cache.
+// for TTL: a replica asks the database about a key at most once per TTL. A
+// key revoked in the database is forgotten as soon as the revocation's
+// notification arrives (Evict, wired to the store's Listener), and the whole
+// cache when notifications may have been missed (Clear); TTL bounds how long
+// a revoked key is still accepted when a notification is lost. Lookup errors
+// are not cached. TTL 0 disables the cache.
 type CachedAuth struct {
 	Next Authenticator
 	TTL  time.Duration
@@ -25,6 +28,47 @@ type CachedAuth struct {
 
 	mu sync.Mutex
 	m  map[[32]byte]authEntry
+	// gen counts evictions: a lookup that started before one does not
+	// cache its answer, which may predate the revocation.
+	gen uint64
+	// evicted is closed, and replaced, at the next eviction (Evicted).
+	evicted chan struct{}
+}
+
+// Evict forgets the answer cached for the key whose SHA-256 is hash (the
+// store's HashAPIKey): a revoked key is looked up again on its next request.
+func (c *CachedAuth) Evict(hash [32]byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, hash)
+	c.evictedLocked()
+}
+
+// Clear forgets every cached answer: revocations may have been missed.
+func (c *CachedAuth) Clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.m)
+	c.evictedLocked()
+}
+
+func (c *CachedAuth) evictedLocked() {
+	c.gen++
+	if c.evicted != nil {
+		close(c.evicted)
+		c.evicted = nil
+	}
+}
+
+// Evicted returns a channel closed at the next Evict or Clear (tests wait on
+// it).
+func (c *CachedAuth) Evicted() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.evicted == nil {
+		c.evicted = make(chan struct{})
+	}
+	return c.evicted
 }
 
 type authEntry struct {
@@ -53,6 +97,7 @@ func (c *CachedAuth) Owner(ctx context.Context, key string) (string, bool, error
 	h := sha256.Sum256([]byte(key)) // the cache never holds keys themselves
 	c.mu.Lock()
 	e, hit := c.m[h]
+	gen := c.gen
 	c.mu.Unlock()
 	if hit && now().Before(e.expires) {
 		return e.owner, e.ok, nil
@@ -68,6 +113,11 @@ func (c *CachedAuth) Owner(ctx context.Context, key string) (string, bool, error
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.gen != gen {
+		// A key was evicted while the lookup was on its way: its answer
+		// may predate that key's revocation, so it is not kept.
+		return owner, ok, nil
+	}
 	if prev, found := c.m[h]; found && prev.asked.After(asked) {
 		// A lookup that started later answered first: its answer is the
 		// newer one (a key this replica saw revoked stays refused).

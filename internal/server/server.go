@@ -54,7 +54,9 @@ type Server struct {
 	log        *slog.Logger
 	api        *api.Server
 	runner     *race.Runner
-	leader     leaseHolder // resigned when the replica starts draining
+	auth       *api.CachedAuth // the tenant API's key cache
+	listener   *store.Listener // job changes and key revocations from the database
+	leader     leaseHolder     // resigned when the replica starts draining
 	opsListen  string
 	shutdown   config.Shutdown
 	stops      []func() // in reverse order of start
@@ -135,6 +137,11 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	s.leader = life.leader
 	listener := store.NewListener(pool, log)
 	listener.SkipNotificationsOf(st) // the runner below announces its wins in memory
+	// A revoked key is forgotten as its revocation's notification arrives;
+	// the whole cache when the listener (re)connects (SPEC §16).
+	auth := api.NewCachedAuth(&api.KeyAuth{Static: apiKeys, Store: st}, cfg.Auth.CacheTTL.D())
+	listener.OnAPIKeyRevoked(auth.Evict, auth.Clear)
+	s.auth, s.listener = auth, listener
 	s.background(func(ctx context.Context) { listener.Run(ctx) })
 
 	ops := startOps(ctx, cfg, st, pool, dbm, s.Replica, log)
@@ -163,7 +170,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 		Limits: apiLimits(cfg.Limits), OwnerLimits: ownerLimits(cfg),
 	}, api.Deps{
 		Store: st, Listener: listener, Prompts: prompts, Routes: routeNames, Models: models, Exec: s.runner,
-		Auth: api.NewCachedAuth(&api.KeyAuth{Static: apiKeys, Store: st}, cfg.Auth.CacheTTL.D()), Log: log, Counters: ops.metrics,
+		Auth: auth, Log: log, Counters: ops.metrics,
 	})
 	s.OpsHandler = ops.handler(cfg, st, prompts, opsKey, log)
 	readTenantBodies(srv, cfg.HTTP) // only once the API key is valid

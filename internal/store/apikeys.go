@@ -169,7 +169,7 @@ func (s *Store) RotateWebhookSecretShown(ctx context.Context, owner string, over
 	err := s.inTxOnce(ctx, func(tx pgx.Tx) error { // show is told: not run twice
 		// The key is locked before its secret is read, so concurrent
 		// rotations each keep the secret the other replaced.
-		err := tx.QueryRow(ctx, `WITH k AS (
+		err := lockWaitQueryRow(ctx, tx, KeyLockWait, `WITH k AS (
 				SELECT id, CASE WHEN webhook_previous_until > now() THEN webhook_previous_until END AS running
 				FROM api_keys WHERE owner = $1 AND webhook_url IS NOT NULL AND revoked_at IS NULL
 				ORDER BY id DESC LIMIT 1 FOR UPDATE)
@@ -179,6 +179,9 @@ func (s *Store) RotateWebhookSecretShown(ctx context.Context, owner string, over
 			RETURNING a.id, a.webhook_url, a.webhook_previous_until, k.running`,
 			owner, overlap, out.Secret).Scan(&out.KeyID, &out.URL, &out.PreviousUntil, &out.CutShort)
 		if err != nil {
+			if Busy(err) && !errors.Is(err, ErrBusy) {
+				return &BusyError{What: fmt.Sprintf("owner %s's newest key with a webhook", owner), Wait: KeyLockWait, Err: err}
+			}
 			return notFound(err)
 		}
 		if err := syncKeyWebhooks(ctx, tx); err != nil {
@@ -234,7 +237,7 @@ type APIKeyInfo struct {
 // ListAPIKeys lists the stored keys, oldest first.
 func (s *Store) ListAPIKeys(ctx context.Context) ([]APIKeyInfo, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, owner, prefix, created_at, revoked_at, webhook_url,
-		CASE WHEN webhook_previous_until > now() THEN webhook_previous_until END
+		CASE WHEN webhook_previous_until > now() AND revoked_at IS NULL THEN webhook_previous_until END
 		FROM api_keys ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("list API keys: %w", err)
@@ -246,11 +249,34 @@ func (s *Store) ListAPIKeys(ctx context.Context) ([]APIKeyInfo, error) {
 	})
 }
 
-// RevokeAPIKey revokes key id: it is refused from then on (after the auth
-// cache's TTL on replicas that saw it). Revoking a revoked key is a no-op; an
-// unknown id is ErrNotFound.
+// RevokeAPIKey revokes key id: it is refused from then on — on every replica
+// as soon as the revocation's notification (APIKeyRevokedChannel) reaches its
+// listener, and within the auth cache's TTL when it is lost. Revoking a
+// revoked key is a no-op; an unknown id is ErrNotFound.
 func (s *Store) RevokeAPIKey(ctx context.Context, id int64) error {
 	_, err := s.RevokeAPIKeyResult(ctx, id)
+	return err
+}
+
+// APIKeyRevokedChannel is the LISTEN/NOTIFY channel on which a revocation is
+// announced, committed with it: its payload is the revoked key's hash
+// (HashAPIKey) in hex. Each replica's Listener hands it to the auth cache,
+// which forgets the key (Listener.OnAPIKeyRevoked).
+const APIKeyRevokedChannel = "router_api_key_revoked"
+
+// KeyLockWait bounds how long the key commands' transactions — a revocation,
+// a key created with a webhook, a webhook secret's rotation — wait for a lock
+// another session holds: the key's row, or webhook_owners (lockWebhookOwners).
+// Past it nothing changed and the error is a *BusyError (ErrBusy) naming what
+// is held.
+const KeyLockWait = 5 * time.Second
+
+// keyBusy is err as a *BusyError naming stored key id when it is a lock wait
+// that ran into KeyLockWait; any other err as it is.
+func keyBusy(err error, id int64) error {
+	if err != nil && Busy(err) && !errors.Is(err, ErrBusy) {
+		return &BusyError{What: fmt.Sprintf("API key %d", id), Wait: KeyLockWait, Err: err}
+	}
 	return err
 }
 
@@ -263,18 +289,24 @@ type RevokedAPIKey struct {
 }
 
 // RevokeAPIKeyResult is RevokeAPIKey, saying whether the key was revoked
-// already.
+// already. The revocation also ends the key's webhook rotation overlap (its
+// previous secret signs nothing once its key is revoked) and announces the
+// key on APIKeyRevokedChannel. Its lock waits are bounded by KeyLockWait: a
+// *BusyError when another session holds the key's row or webhook_owners.
 func (s *Store) RevokeAPIKeyResult(ctx context.Context, id int64) (RevokedAPIKey, error) {
 	var out RevokedAPIKey
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		out = RevokedAPIKey{} // a retried transaction's
 		var before *time.Time
-		if err := tx.QueryRow(ctx, `SELECT revoked_at FROM api_keys WHERE id = $1 FOR UPDATE`, id).Scan(&before); err != nil {
-			return notFound(err)
+		if err := lockWaitQueryRow(ctx, tx, KeyLockWait, `SELECT revoked_at FROM api_keys WHERE id = $1 FOR UPDATE`, id).Scan(&before); err != nil {
+			return keyBusy(notFound(err), id)
 		}
 		if before != nil {
 			out = RevokedAPIKey{RevokedAt: *before, Already: true}
-		} else if err := tx.QueryRow(ctx, `UPDATE api_keys SET revoked_at = now() WHERE id = $1 RETURNING revoked_at`, id).Scan(&out.RevokedAt); err != nil {
+		} else if err := tx.QueryRow(ctx, `WITH r AS (
+				UPDATE api_keys SET revoked_at = now(), webhook_previous_secret = NULL, webhook_previous_until = NULL
+				WHERE id = $1 RETURNING revoked_at, key_hash)
+			SELECT r.revoked_at, pg_notify($2, encode(r.key_hash, 'hex')) FROM r`, id, APIKeyRevokedChannel).Scan(&out.RevokedAt, nil); err != nil {
 			return err
 		}
 		return syncKeyWebhooks(ctx, tx)

@@ -144,8 +144,21 @@ func syncKeyWebhooks(ctx context.Context, tx pgx.Tx) error {
 // would let the later commit's rows, read before the earlier one committed,
 // win — a rotation silently lost. The lock does not block readers (the
 // outbox, deliveries), only other writers of the table.
+//
+// The wait for it, and the rest of the transaction's lock waits, are bounded
+// by KeyLockWait (lockWaitSQL, batched with the LOCK): a session that holds
+// the table (an operator's transaction left open in psql) would otherwise
+// hold a key command, or a replica's start, for as long as it does. Past it
+// the error is a *BusyError naming the table; nothing changed.
 func lockWebhookOwners(ctx context.Context, tx pgx.Tx) error {
-	if _, err := tx.Exec(ctx, `LOCK TABLE webhook_owners IN SHARE ROW EXCLUSIVE MODE`); err != nil {
+	b := &pgx.Batch{}
+	b.Queue(lockWaitSQL, lockWaitArg(KeyLockWait))
+	b.Queue(`LOCK TABLE webhook_owners IN SHARE ROW EXCLUSIVE MODE`)
+	err := tx.SendBatch(ctx, b).Close()
+	if err != nil && Busy(err) {
+		return &BusyError{What: "the webhook owners table (webhook_owners)", Wait: KeyLockWait, Err: err}
+	}
+	if err != nil {
 		return fmt.Errorf("lock webhook owners: %w", err)
 	}
 	return nil

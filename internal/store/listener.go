@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -39,6 +40,20 @@ type Listener struct {
 	skip string
 	// checkAfter and timeout: see SetLiveness.
 	checkAfter, timeout time.Duration
+	// keyRevoked and keysMissed: see OnAPIKeyRevoked.
+	keyRevoked func(hash [32]byte)
+	keysMissed func()
+}
+
+// OnAPIKeyRevoked has the listener also LISTEN on APIKeyRevokedChannel: each
+// revocation announced there is handed to revoked (the key's HashAPIKey),
+// and missed is called each time the listener (re)issues its LISTEN — before
+// Ready is closed the first time —, as revocations announced while it was
+// not listening reached no one. The auth cache forgets the key, or
+// everything. Call it before Run; both run on the listener's goroutine and
+// must be quick.
+func (l *Listener) OnAPIKeyRevoked(revoked func(hash [32]byte), missed func()) {
+	l.keyRevoked, l.keysMissed = revoked, missed
 }
 
 // The listener's liveness defaults (SetLiveness). A quiet connection costs
@@ -225,12 +240,19 @@ func (l *Listener) listenOnce(ctx context.Context, listening func()) error {
 		return err
 	}
 	defer l.close(ctx, pc)
+	if l.keysMissed != nil {
+		l.keysMissed() // revocations announced before this LISTEN reached no one
+	}
 	listening()
 	l.wakeAll() // waiters re-read: a change announced before this LISTEN reached no one
 	for {
 		n, err := l.next(ctx, pc)
 		if err != nil {
 			return err
+		}
+		if n.Channel == APIKeyRevokedChannel {
+			l.apiKeyRevoked(n.Payload)
+			continue
 		}
 		id, state, origin := parsePayload(n.Payload)
 		if origin != "" && origin == l.skip {
@@ -253,11 +275,28 @@ func (l *Listener) connect(ctx context.Context) (*pgx.Conn, error) {
 	}
 	// The connection carries LISTEN state: never give it back to the pool.
 	pc := conn.Hijack()
-	if _, err := pc.Exec(cctx, "LISTEN "+pgx.Identifier{NotifyChannel}.Sanitize()); err != nil {
+	listen := "LISTEN " + pgx.Identifier{NotifyChannel}.Sanitize()
+	if l.keyRevoked != nil {
+		listen += "; LISTEN " + pgx.Identifier{APIKeyRevokedChannel}.Sanitize()
+	}
+	if _, err := pc.Exec(cctx, listen); err != nil {
 		l.close(ctx, pc)
 		return nil, fmt.Errorf("LISTEN: %w", err)
 	}
 	return pc, nil
+}
+
+// apiKeyRevoked hands a revocation's payload (the key's hash in hex) to
+// keyRevoked; a payload that is not one is taken for a missed revocation.
+func (l *Listener) apiKeyRevoked(payload string) {
+	var h [32]byte
+	if b, err := hex.DecodeString(payload); err == nil && len(b) == len(h) {
+		copy(h[:], b)
+		l.keyRevoked(h)
+		return
+	}
+	l.log.Warn("unexpected API key revocation payload: forgetting every cached key", "payload", payload)
+	l.keysMissed()
 }
 
 // close closes the listener's connection, waiting at most the liveness

@@ -61,6 +61,10 @@ type Input struct {
 	// fingerprint.
 	Verbosity          string          `json:"verbosity,omitempty"`
 	ChatTemplateKwargs json.RawMessage `json:"chat_template_kwargs,omitempty"`
+
+	// tools is the compiled contract of Tools and ToolChoice (toolContract),
+	// built by the first Judge of an answer with tools; not stored.
+	tools *toolContract
 }
 
 // ResponseFormat is OpenAI's response_format.
@@ -71,9 +75,10 @@ type ResponseFormat struct {
 
 // JSONSchema is OpenAI's response_format.json_schema.
 type JSONSchema struct {
-	Name   string          `json:"name"`
-	Schema json.RawMessage `json:"schema"`
-	Strict bool            `json:"strict,omitempty"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Schema      json.RawMessage `json:"schema"`
+	Strict      bool            `json:"strict,omitempty"`
 }
 
 // ProviderFormat is the structured-output request for providers.
@@ -84,7 +89,7 @@ func (in *Input) ProviderFormat() *providers.ResponseFormat {
 	switch in.ResponseFormat.Type {
 	case "json_schema":
 		js := in.ResponseFormat.JSONSchema
-		return &providers.ResponseFormat{Type: "json_schema", Name: js.Name, Schema: js.Schema, Strict: js.Strict}
+		return &providers.ResponseFormat{Type: "json_schema", Name: js.Name, Description: js.Description, Schema: js.Schema, Strict: js.Strict}
 	case "json_object":
 		return &providers.ResponseFormat{Type: "json_object"}
 	}
@@ -189,6 +194,19 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 		return nil, []contract.Violation{{Rule: "tool_calls", Path: "$.tool_calls", Message: fmt.Sprintf(
 			"the provider ended with finish_reason %s but sent no tool call", resp.FinishReason)}}
 	}
+	var tc *toolContract
+	if len(in.Tools) > 0 { // a request without tools pays nothing for their contract
+		tc = in.toolContract()
+	}
+	if !calls && tc != nil && tc.required && resp.FinishReason != "length" {
+		// tool_choice "required" (or a named function, or allowed_tools
+		// in mode required) and no call: the provider ignored the request.
+		// An answer cut at the caller's max_tokens says so and is the
+		// caller's.
+		return nil, []contract.Violation{{Rule: "tool_calls", Path: "$.tool_calls", Message: fmt.Sprintf(
+			"the request's tool_choice requires a tool call and the provider answered without one (finish_reason %q)",
+			jsontext.SanitizeString(cut(resp.FinishReason, 100)))}}
+	}
 	switch {
 	case calls:
 		// Tool calls are the answer: the caller runs them; response_format
@@ -196,7 +214,7 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 		if len(in.Tools) == 0 {
 			return nil, []contract.Violation{{Rule: "tool_calls", Path: "$.tool_calls", Message: "the provider called tools the request did not offer"}}
 		}
-		if bad := judgeToolCalls(resp.ToolCalls); bad != nil {
+		if bad := judgeToolCalls(resp.ToolCalls, tc); bad != nil {
 			return nil, bad
 		}
 		if bad := judgeParallel(in, resp.ToolCalls); bad != nil {
@@ -348,8 +366,11 @@ func jsonKind(text string) string {
 // objects each with an id and a function name: a call without them cannot be
 // run, nor answered (a tool message names the call's id, and this router
 // refuses one without). A stream whose tool-call deltas skip an index leaves
-// such calls behind.
-func judgeToolCalls(raw json.RawMessage) []contract.Violation {
+// such calls behind. Each call is then held to the request's contract tc
+// (toolContract.judgeCall): a function offered and allowed, arguments that
+// are a whole JSON object — a call cut short is not one — and that match a
+// strict tool's parameters.
+func judgeToolCalls(raw json.RawMessage, tc *toolContract) []contract.Violation {
 	var list []json.RawMessage
 	if err := json.Unmarshal(raw, &list); err != nil || len(list) == 0 {
 		return []contract.Violation{{Rule: "tool_calls", Path: "$.tool_calls", Message: "tool calls are not a non-empty JSON array"}}
@@ -362,15 +383,22 @@ func judgeToolCalls(raw json.RawMessage) []contract.Violation {
 		var c struct {
 			ID       any `json:"id"`
 			Function struct {
-				Name any `json:"name"`
+				Name      any `json:"name"`
+				Arguments any `json:"arguments"`
 			} `json:"function"`
 		}
 		_ = json.Unmarshal(call, &c) // a member of another type is checked below
 		if id, _ := c.ID.(string); id == "" {
 			return []contract.Violation{{Rule: "tool_calls", Path: path + ".id", Message: "a tool call has no id"}}
 		}
-		if name, _ := c.Function.Name.(string); name == "" {
+		name, _ := c.Function.Name.(string)
+		if name == "" {
 			return []contract.Violation{{Rule: "tool_calls", Path: path + ".function.name", Message: "a tool call has no function name"}}
+		}
+		if tc != nil {
+			if bad := tc.judgeCall(path, name, c.Function.Arguments); bad != nil {
+				return []contract.Violation{*bad}
+			}
 		}
 	}
 	return nil

@@ -79,7 +79,7 @@ func TestJudge(t *testing.T) {
 			t.Fatalf("tool calls %s accepted: %v", bad, v)
 		}
 	}
-	doc, v := Judge(&Input{Tools: json.RawMessage(`[{}]`)}, nil, "0f0e-1", resp("", calls))
+	doc, v := Judge(&Input{Tools: json.RawMessage(`[{"type":"function","function":{"name":"f"}}]`)}, nil, "0f0e-1", resp("", calls))
 	if len(v) > 0 {
 		t.Fatal(v)
 	}

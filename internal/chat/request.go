@@ -210,6 +210,15 @@ func (r *Request) Normalize() (*Input, error) {
 		// "none" without tools is what no tool_choice means: it is left out,
 		// for providers that refuse a tool_choice without tools.
 	}
+	if in.Tools != nil {
+		// The contract Judge holds answers to: every tool named, a
+		// tool_choice object that names offered functions, and the
+		// parameters of strict tools compiled (as response_format's schema
+		// is, with the same bounds).
+		if _, err := compileToolContract(in.Tools, in.ToolChoice); err != nil {
+			return nil, err
+		}
+	}
 	if r.ParallelToolCalls != nil {
 		if in.Tools == nil {
 			return bad("parallel_tool_calls", "parallel_tool_calls is only allowed when tools are specified: add tools, or leave parallel_tool_calls out")
@@ -239,6 +248,11 @@ func (r *Request) Normalize() (*Input, error) {
 		default:
 			return bad(fmt.Sprintf("messages[%d].role", i), "role %q is not supported (use system, developer, user, assistant or tool)", m.Role)
 		}
+		if m.Role == "user" && string(bytes.TrimSpace(m.Content)) == "null" {
+			// Only an assistant's message may be without content (it
+			// called tools); a user's null is not an empty question.
+			return bad(fmt.Sprintf("messages[%d].content", i), "a user message needs content: a string or an array of text parts, not null")
+		}
 		text, err := contentText(m.Content)
 		if err != nil {
 			return bad(fmt.Sprintf("messages[%d].content", i), "%v", err)
@@ -254,7 +268,9 @@ func (r *Request) Normalize() (*Input, error) {
 	}
 	if rf := r.ResponseFormat; rf != nil {
 		switch rf.Type {
-		case "text", "":
+		case "":
+			return bad("response_format.type", `response_format needs a type: "text", "json_object" or "json_schema"; leave response_format out for text`)
+		case "text":
 			in.ResponseFormat = nil
 		case "json_object":
 		case "json_schema":
@@ -295,8 +311,14 @@ func toolChoice(raw json.RawMessage) (string, error) {
 		return "", fmt.Errorf("tool_choice %q is not none, auto, required or an object naming a tool", s)
 	}
 	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
 		return "", fmt.Errorf(`tool_choice must be "none", "auto", "required" or an object such as {"type":"function","function":{"name":"..."}}`)
+	}
+	var typ string
+	if json.Unmarshal(obj["type"], &typ) != nil || (typ != "function" && typ != "allowed_tools") {
+		// The object's other members are checked against the tools
+		// (compileToolContract).
+		return "", fmt.Errorf(`tool_choice object needs a type: {"type":"function","function":{"name":"..."}} or {"type":"allowed_tools","allowed_tools":{"mode":"auto","tools":[...]}}; its type is %s`, typeOfRaw(obj["type"]))
 	}
 	return "", nil
 }
@@ -310,6 +332,15 @@ func typeOf(v any) string {
 		return strconv.Quote(cut(t, 60))
 	}
 	return "not a string"
+}
+
+// typeOfRaw is typeOf for a raw JSON member.
+func typeOfRaw(raw json.RawMessage) string {
+	var v any
+	if present(raw) {
+		_ = json.Unmarshal(raw, &v)
+	}
+	return typeOf(v)
 }
 
 func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }

@@ -165,9 +165,10 @@ func (p *OpenAI) responseFormat(rf *ResponseFormat) (*openai.ChatCompletionRespo
 		return &openai.ChatCompletionResponseFormat{
 			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
-				Name:   name,
-				Schema: json.RawMessage(rf.Schema),
-				Strict: rf.Strict,
+				Name:        name,
+				Description: rf.Description,
+				Schema:      json.RawMessage(rf.Schema),
+				Strict:      rf.Strict,
 			},
 		}, nil
 	}

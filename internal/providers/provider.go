@@ -69,10 +69,12 @@ type Message struct {
 type ResponseFormat struct {
 	// Type is "json_schema" or "json_object".
 	Type string
-	// Name and Schema apply to "json_schema".
-	Name   string
-	Schema []byte // raw JSON Schema document
-	Strict bool
+	// Name, Description and Schema apply to "json_schema"; Description
+	// ("": none) tells the model what the format is for.
+	Name        string
+	Description string
+	Schema      []byte // raw JSON Schema document
+	Strict      bool
 }
 
 // Request is one fully rendered call. The router never sends a template.

@@ -113,7 +113,7 @@ func (s *Server) withOwner(h http.HandlerFunc, fail authFail) http.HandlerFunc {
 			if s.callerLeft(r, "look up the API key", err) {
 				return
 			}
-			s.Log.Error("API key lookup failed", "err", err)
+			s.reqLog(r).Error("API key lookup failed", "err", err)
 			w.Header().Set("Retry-After", "1")
 			fail(w, r, http.StatusServiceUnavailable, "Cannot check API key",
 				"the router could not reach its database to check the API key; retry shortly")

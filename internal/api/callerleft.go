@@ -18,9 +18,9 @@ func (s *Server) callerLeft(r *http.Request, what string, err error) bool {
 		return false
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		s.Log.Debug("caller left while the router tried to "+what, "err", err, "path", r.URL.Path)
+		s.reqLog(r).Debug("caller left while the router tried to "+what, "err", err)
 	} else {
-		s.Log.Error(what+" failed (and the caller left)", "err", err, "path", r.URL.Path)
+		s.reqLog(r).Error(what+" failed (and the caller left)", "err", err)
 	}
 	return true
 }

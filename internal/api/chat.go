@@ -510,13 +510,13 @@ func (s *Server) chatInternal(w http.ResponseWriter, r *http.Request, what strin
 		return
 	}
 	if held, ok := busy(err); ok {
-		s.Log.Warn(what+": a row another transaction holds was not released in time", "err", err)
+		s.reqLog(r).Warn(what+": a row another transaction holds was not released in time", "err", err)
 		w.Header().Set("Retry-After", "1")
 		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "busy", "",
 			"another transaction holds "+held+" (a concurrent request cancelling, retrying or resolving it, or a database session left open); nothing was stored"+chatResend)
 		return
 	}
-	s.Log.Error(what+" failed", "err", err)
+	s.reqLog(r).Error(what+" failed", "err", err)
 	status, code, could := http.StatusInternalServerError, "internal", "the router could not "+what
 	if store.Unavailable(err) {
 		// An outage, as the API key's check reports one (503 unavailable).

@@ -362,7 +362,7 @@ func (s *Server) jobError(w http.ResponseWriter, r *http.Request, what string, e
 		return
 	}
 	if held, ok := busy(err); ok {
-		s.Log.Warn(what+": a row another transaction holds was not released in time", "err", err, "path", r.URL.Path)
+		s.reqLog(r).Warn(what+": a row another transaction holds was not released in time", "err", err)
 		detail := "another transaction holds " + held + " (a concurrent request cancelling, retrying or resolving it, or a database session left open); nothing was stored: retry in a moment"
 		if r.Header.Get("Idempotency-Key") != "" {
 			detail += " with the same Idempotency-Key"
@@ -371,7 +371,7 @@ func (s *Server) jobError(w http.ResponseWriter, r *http.Request, what string, e
 		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "busy", Title: "Held by another transaction", Detail: detail, JobID: jobID})
 		return
 	}
-	s.Log.Error(what+" failed", "err", err, "path", r.URL.Path)
+	s.reqLog(r).Error(what+" failed", "err", err)
 	again := "retry the request"
 	if r.Header.Get("Idempotency-Key") != "" {
 		again = "retry with the same Idempotency-Key: nothing is duplicated"

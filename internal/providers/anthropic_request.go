@@ -70,11 +70,14 @@ func (p *Anthropic) messageParams(req *Request) (anthropic.MessageNewParams, *Er
 		params.Tools = tools
 	}
 	if len(req.ToolChoice) > 0 {
-		tc, e := p.toolChoice(req.ToolChoice)
+		tc, allowed, e := p.toolChoice(req.ToolChoice)
 		if e != nil {
 			return params, e
 		}
 		params.ToolChoice = tc
+		if allowed != nil {
+			params.Tools = onlyTools(params.Tools, allowed)
+		}
 	}
 	if pt := req.ParallelToolCalls; pt != nil && !*pt && len(req.Tools) > 0 {
 		disableParallelToolUse(&params.ToolChoice)
@@ -276,30 +279,68 @@ func inputSchema(params map[string]any) anthropic.ToolInputSchemaParam {
 	return s
 }
 
-// toolChoice maps OpenAI's tool_choice: "auto", "none", "required" (any tool)
-// or {"type":"function","function":{"name":...}} (that tool).
-func (p *Anthropic) toolChoice(raw json.RawMessage) (anthropic.ToolChoiceUnionParam, *Error) {
+// toolChoice maps OpenAI's tool_choice: "auto", "none", "required" (any tool),
+// {"type":"function","function":{"name":...}} (that tool), or
+// {"type":"allowed_tools","allowed_tools":{"mode":"auto"|"required","tools":[...]}}:
+// the Messages API has no such list, so allowed names the only tools to send,
+// with auto or any as the mode says.
+func (p *Anthropic) toolChoice(raw json.RawMessage) (tc anthropic.ToolChoiceUnionParam, allowed []string, e *Error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		switch s {
 		case "auto":
-			return anthropic.ToolChoiceUnionParam{OfAuto: &anthropic.ToolChoiceAutoParam{}}, nil
+			return anthropic.ToolChoiceUnionParam{OfAuto: &anthropic.ToolChoiceAutoParam{}}, nil, nil
 		case "none":
-			return anthropic.ToolChoiceUnionParam{OfNone: &anthropic.ToolChoiceNoneParam{}}, nil
+			return anthropic.ToolChoiceUnionParam{OfNone: &anthropic.ToolChoiceNoneParam{}}, nil, nil
 		case "required":
-			return anthropic.ToolChoiceUnionParam{OfAny: &anthropic.ToolChoiceAnyParam{}}, nil
+			return anthropic.ToolChoiceUnionParam{OfAny: &anthropic.ToolChoiceAnyParam{}}, nil, nil
 		}
-		return anthropic.ToolChoiceUnionParam{}, badRequest(p.cfg.Name, fmt.Sprintf("tool_choice %q: want auto, none, required or a function", s))
+		return anthropic.ToolChoiceUnionParam{}, nil, badRequest(p.cfg.Name, fmt.Sprintf("tool_choice %q: want auto, none, required or a function", s))
 	}
-	var named struct {
+	type fn struct {
 		Function struct {
 			Name string `json:"name"`
 		} `json:"function"`
 	}
-	if err := json.Unmarshal(raw, &named); err != nil || named.Function.Name == "" {
-		return anthropic.ToolChoiceUnionParam{}, badRequest(p.cfg.Name, `tool_choice: want "auto", "none", "required" or {"type":"function","function":{"name":...}}`)
+	var obj struct {
+		Type         string `json:"type"`
+		AllowedTools struct {
+			Mode  string `json:"mode"`
+			Tools []fn   `json:"tools"`
+		} `json:"allowed_tools"`
+		fn
 	}
-	return anthropic.ToolChoiceUnionParam{OfTool: &anthropic.ToolChoiceToolParam{Name: named.Function.Name}}, nil
+	err := json.Unmarshal(raw, &obj)
+	if err == nil && obj.Type == "allowed_tools" {
+		for _, t := range obj.AllowedTools.Tools {
+			if t.Function.Name != "" {
+				allowed = append(allowed, t.Function.Name)
+			}
+		}
+		switch {
+		case len(allowed) == 0:
+		case obj.AllowedTools.Mode == "auto":
+			return anthropic.ToolChoiceUnionParam{OfAuto: &anthropic.ToolChoiceAutoParam{}}, allowed, nil
+		case obj.AllowedTools.Mode == "required":
+			return anthropic.ToolChoiceUnionParam{OfAny: &anthropic.ToolChoiceAnyParam{}}, allowed, nil
+		}
+		return anthropic.ToolChoiceUnionParam{}, nil, badRequest(p.cfg.Name, `tool_choice: allowed_tools needs a mode ("auto" or "required") and a non-empty list of {"type":"function","function":{"name":...}}`)
+	}
+	if err != nil || obj.Function.Name == "" {
+		return anthropic.ToolChoiceUnionParam{}, nil, badRequest(p.cfg.Name, `tool_choice: want "auto", "none", "required", {"type":"function","function":{"name":...}} or {"type":"allowed_tools",...}`)
+	}
+	return anthropic.ToolChoiceUnionParam{OfTool: &anthropic.ToolChoiceToolParam{Name: obj.Function.Name}}, nil, nil
+}
+
+// onlyTools returns the tools of tools named in names, in their order.
+func onlyTools(tools []anthropic.ToolUnionParam, names []string) []anthropic.ToolUnionParam {
+	out := make([]anthropic.ToolUnionParam, 0, len(names))
+	for _, t := range tools {
+		if t.OfTool != nil && slices.Contains(names, t.OfTool.Name) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // disableParallelToolUse sets tool_choice's disable_parallel_tool_use, for

@@ -23,21 +23,7 @@ import (
 // request that has an Idempotency-Key is told to retry with it. Found by
 // review (docs/api.md, Statuses).
 func TestDatabaseDownIsA503OnEveryEndpoint(t *testing.T) {
-	pool, err := pgxpool.New(context.Background(), "postgres://postgres@127.0.0.1:1/router?sslmode=disable&connect_timeout=1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	prompts, err := prompt.LoadDir("../../prompts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := store.New(pool, store.Options{})
-	srv := httptest.NewServer(api.New(api.Config{Limits: api.Limits{MaxLiveJobs: 10}}, api.Deps{
-		Store: st, Prompts: prompts, Routes: map[string]bool{"default": true}, Log: slog.New(slog.DiscardHandler),
-		Auth: &api.KeyAuth{Static: map[string]string{acmeKey: "acme"}, Store: st},
-	}))
-	t.Cleanup(srv.Close)
+	srv := databaseDownServer(t, slog.New(slog.DiscardHandler))
 	id := "01a23a8b-4bc3-703d-8f7b-767a6c3352f4"
 	for _, c := range []struct {
 		method, path, body, key string
@@ -87,4 +73,26 @@ func TestDatabaseDownIsA503OnEveryEndpoint(t *testing.T) {
 			t.Errorf("%s: %s; mentions the Idempotency-Key: %v, the request has one: %v", what, body, mentions, c.key != "")
 		}
 	}
+}
+
+// databaseDownServer is the tenant API over a database that does not answer
+// (nothing listens on its port), logging to log.
+func databaseDownServer(t *testing.T, log *slog.Logger) *httptest.Server {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), "postgres://postgres@127.0.0.1:1/router?sslmode=disable&connect_timeout=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	prompts, err := prompt.LoadDir("../../prompts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := store.New(pool, store.Options{})
+	srv := httptest.NewServer(api.New(api.Config{Limits: api.Limits{MaxLiveJobs: 10}}, api.Deps{
+		Store: st, Prompts: prompts, Routes: map[string]bool{"default": true}, Log: log,
+		Auth: &api.KeyAuth{Static: map[string]string{acmeKey: "acme"}, Store: st},
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }

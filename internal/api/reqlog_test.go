@@ -1,19 +1,11 @@
 package api_test
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/routerhq/router/internal/api"
-	"github.com/routerhq/router/internal/prompt"
-	"github.com/routerhq/router/internal/store"
 )
 
 // The error and warning lines that say why a request failed carry its
@@ -21,22 +13,8 @@ import (
 // a request id by a tenant finds the cause; they carried none (the chat
 // endpoint's not even the path). Found by review.
 func TestErrorLinesCarryTheRequestID(t *testing.T) {
-	pool, err := pgxpool.New(context.Background(), "postgres://postgres@127.0.0.1:1/router?sslmode=disable&connect_timeout=1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	prompts, err := prompt.LoadDir("../../prompts")
-	if err != nil {
-		t.Fatal(err)
-	}
 	logs := &lockedBuffer{}
-	st := store.New(pool, store.Options{})
-	srv := httptest.NewServer(api.New(api.Config{Limits: api.Limits{MaxLiveJobs: 10}}, api.Deps{
-		Store: st, Prompts: prompts, Routes: map[string]bool{"default": true}, Log: slog.New(slog.NewTextHandler(logs, nil)),
-		Auth: &api.KeyAuth{Static: map[string]string{acmeKey: "acme"}, Store: st},
-	}))
-	t.Cleanup(srv.Close)
+	srv := databaseDownServer(t, slog.New(slog.NewTextHandler(logs, nil)))
 	for i, c := range []struct{ method, path, body, bearer string }{
 		{method: "GET", path: "/v1/jobs/01a23a8b-4bc3-703d-8f7b-767a6c3352f4"},
 		{method: "GET", path: "/v1/jobs"},

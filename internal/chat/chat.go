@@ -214,7 +214,7 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 		if len(in.Tools) == 0 {
 			return nil, []contract.Violation{{Rule: "tool_calls", Path: "$.tool_calls", Message: "the provider called tools the request did not offer"}}
 		}
-		if bad := judgeToolCalls(resp.ToolCalls, tc); bad != nil {
+		if bad := judgeToolCalls(resp.ToolCalls, tc, resp.FinishReason == "length"); bad != nil {
 			return nil, bad
 		}
 		if bad := judgeParallel(in, resp.ToolCalls); bad != nil {
@@ -370,7 +370,14 @@ func jsonKind(text string) string {
 // (toolContract.judgeCall): a function offered and allowed, arguments that
 // are a whole JSON object — a call cut short is not one — and that match a
 // strict tool's parameters.
-func judgeToolCalls(raw json.RawMessage, tc *toolContract) []contract.Violation {
+//
+// A call whose arguments the caller's own limit cut short (finish_reason
+// "length", lengthCut) or that breaks a strict tool's parameters (the
+// caller's schema, as a response_format's is) is refused under the caller's
+// rule tool_arguments: it fails over without counting against the target's
+// breaker, so one tenant's max_tokens or impossible schema cannot open a
+// route's breakers for every tenant.
+func judgeToolCalls(raw json.RawMessage, tc *toolContract, lengthCut bool) []contract.Violation {
 	var list []json.RawMessage
 	if err := json.Unmarshal(raw, &list); err != nil || len(list) == 0 {
 		return []contract.Violation{{Rule: "tool_calls", Path: "$.tool_calls", Message: "tool calls are not a non-empty JSON array"}}
@@ -396,7 +403,7 @@ func judgeToolCalls(raw json.RawMessage, tc *toolContract) []contract.Violation 
 			return []contract.Violation{{Rule: "tool_calls", Path: path + ".function.name", Message: "a tool call has no function name"}}
 		}
 		if tc != nil {
-			if bad := tc.judgeCall(path, name, c.Function.Arguments); bad != nil {
+			if bad := tc.judgeCall(path, name, c.Function.Arguments, lengthCut); bad != nil {
 				return []contract.Violation{*bad}
 			}
 		}

@@ -3,6 +3,7 @@ package chat
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 )
 
 // normalizeToolCalls gives every tool call of an answer judgeToolCalls
@@ -50,7 +51,7 @@ func normalizeToolCall(call json.RawMessage) (json.RawMessage, bool) {
 	if err := json.Unmarshal(members["function"], &fn); err != nil || fn == nil {
 		return nil, false // judgeToolCalls has refused a call without a function
 	}
-	if a, ok := fn["arguments"]; !ok || isEmptyJSON(a) || string(bytes.TrimSpace(a)) == `""` {
+	if a, ok := fn["arguments"]; !ok || isEmptyJSON(a) || blankString(a) {
 		fn["arguments"] = json.RawMessage(`"{}"`)
 		b, err := json.Marshal(fn)
 		if err != nil {
@@ -66,6 +67,13 @@ func normalizeToolCall(call json.RawMessage) (json.RawMessage, bool) {
 		return nil, false
 	}
 	return b, true
+}
+
+// blankString reports a JSON string of white space only (or none): arguments
+// that hold nothing, as "" does.
+func blankString(v json.RawMessage) bool {
+	var s string
+	return json.Unmarshal(v, &s) == nil && strings.TrimSpace(s) == ""
 }
 
 // isEmptyJSON reports a member that holds nothing: null or "".

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/routerhq/router/internal/contract"
@@ -70,6 +71,10 @@ func compileToolContract(tools, choice json.RawMessage) (*toolContract, error) {
 	}
 	var list []json.RawMessage
 	_ = json.Unmarshal(tools, &list) // Normalize has checked the array and each tool's type
+	compile := strictWithinBounds(list)
+	if compile != nil {
+		fail("tools", "%v", compile)
+	}
 	for i, raw := range list {
 		var tool struct {
 			Function map[string]json.RawMessage `json:"function"`
@@ -85,7 +90,7 @@ func compileToolContract(tools, choice json.RawMessage) (*toolContract, error) {
 		}
 		var v *contract.Validator
 		params := tool.Function["parameters"]
-		if string(bytes.TrimSpace(tool.Function["strict"])) == "true" && present(params) {
+		if compile == nil && strict(tool.Function) {
 			param := fmt.Sprintf("tools[%d].function.parameters", i)
 			off, fenced := false, false
 			var err error
@@ -173,6 +178,33 @@ func compileToolContract(tools, choice json.RawMessage) (*toolContract, error) {
 	return tc, firstErr
 }
 
+// strict reports whether a tool's function is strict and has parameters: a
+// schema the router compiles (a caller's, as response_format's is).
+func strict(function map[string]json.RawMessage) bool {
+	return string(bytes.TrimSpace(function["strict"])) == "true" && present(function["parameters"])
+}
+
+// strictWithinBounds holds the parameters of every strict tool of list to
+// contract's schema bounds together (each within them alone, a request of
+// many tools cost as many times their compile time, tens of seconds of CPU
+// for one request); the error says which bound they pass, and none of them is
+// then compiled.
+func strictWithinBounds(list []json.RawMessage) error {
+	var schemas [][]byte
+	for _, raw := range list {
+		var tool struct {
+			Function map[string]json.RawMessage `json:"function"`
+		}
+		if json.Unmarshal(raw, &tool) == nil && strict(tool.Function) {
+			schemas = append(schemas, tool.Function["parameters"])
+		}
+	}
+	if len(schemas) < 2 { // one is bounded by its own compilation
+		return nil
+	}
+	return contract.CheckSchemaBoundsTogether(schemas, "the parameters of the strict tools, together,")
+}
+
 // anyType is a tool_choice's type for typeOf ("" is missing).
 func anyType(t string) any {
 	if t == "" {
@@ -186,7 +218,7 @@ func anyType(t string) any {
 // contract: a function tools offers and tool_choice allows, and arguments
 // that are a string holding a JSON object ("" and none are "{}", as
 // normalizeToolCall writes them) valid against a strict tool's parameters.
-func (tc *toolContract) judgeCall(path, name string, args any) *contract.Violation {
+func (tc *toolContract) judgeCall(path, name string, args any, lengthCut bool) *contract.Violation {
 	refuse := func(p, format string, a ...any) *contract.Violation {
 		return &contract.Violation{Rule: "tool_calls", Path: p, Message: fmt.Sprintf(format, a...)}
 	}
@@ -205,7 +237,7 @@ func (tc *toolContract) judgeCall(path, name string, args any) *contract.Violati
 	switch a := args.(type) {
 	case nil:
 	case string:
-		if a != "" {
+		if strings.TrimSpace(a) != "" {
 			text = a
 		}
 	default:
@@ -213,6 +245,11 @@ func (tc *toolContract) judgeCall(path, name string, args any) *contract.Violati
 	}
 	trimmed := contract.TrimJSONSpace(text)
 	if trimmed == "" || trimmed[0] != '{' || !json.Valid([]byte(trimmed)) {
+		if lengthCut {
+			return &contract.Violation{Rule: "tool_arguments", Path: path + ".function.arguments", Message: fmt.Sprintf(
+				"the arguments of the call to %s were cut short by the request's max_tokens (finish_reason length): %s; raise max_tokens (or max_completion_tokens)",
+				quoted, strconv.Quote(cut(text, 80)))}
+		}
 		return refuse(path+".function.arguments", "the arguments of the call to %s are not a JSON object (cut short or malformed): %s",
 			quoted, strconv.Quote(cut(text, 80)))
 	}
@@ -221,8 +258,8 @@ func (tc *toolContract) judgeCall(path, name string, args any) *contract.Violati
 	}
 	if v != nil {
 		if _, vs := v.Validate(trimmed); len(vs) > 0 {
-			return refuse(path+".function.arguments", "the arguments of the call to strict function %s do not match its parameters: %s: %s",
-				quoted, vs[0].Path, vs[0].Message)
+			return &contract.Violation{Rule: "tool_arguments", Path: path + ".function.arguments", Message: fmt.Sprintf(
+				"the arguments of the call to strict function %s do not match its parameters: %s: %s", quoted, vs[0].Path, vs[0].Message)}
 		}
 	}
 	return nil

@@ -2,6 +2,8 @@ package chat
 
 import (
 	"encoding/json"
+	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -61,7 +63,9 @@ func TestJudgeHoldsToolCallsToTheRequestsContract(t *testing.T) {
 		{"allowed_tools, another called", allowed, callTo("get_weather", `"{}"`), "tool_calls", "allows only"},
 		{"strict, argument missing", "", callTo("book", `"{}"`), "tool_calls", "strict function"},
 		{"strict, no arguments", "", callTo("book", ""), "tool_calls", "strict function"},
+		{"strict, blank arguments", "", callTo("book", `"  \n"`), "tool_calls", "strict function"},
 		{"strict, extra argument", "", callTo("book", `"{\"city\":\"Oslo\",\"x\":1}"`), "tool_calls", "strict function"},
+		{"cut at the caller's max_tokens", "", callTo("get_weather", `"{\"city\": \"Par"`), "length", "max_tokens"},
 		{"required, no call", `"required"`, nil, "stop", "requires a tool call"},
 		{"named, no call", named, nil, "stop", "requires a tool call"},
 		{"allowed_tools required, no call", allowed, nil, "stop", "requires a tool call"},
@@ -69,8 +73,15 @@ func TestJudgeHoldsToolCallsToTheRequestsContract(t *testing.T) {
 	for _, c := range refused {
 		resp := &providers.Response{Content: "sunny", ToolCalls: c.calls, FinishReason: c.finish}
 		_, vs := Judge(toolsInput(t, c.choice), nil, "job-1", resp)
-		if len(vs) != 1 || vs[0].Rule != "tool_calls" || !ProviderRule(vs[0].Rule) || !strings.Contains(vs[0].Message, c.want) {
-			t.Errorf("%s: %+v, want the provider's tool_calls violation saying %q", c.name, vs, c.want)
+		// The caller's own doing — arguments its strict schema rejects, a
+		// call its max_tokens cut — is the caller's rule tool_arguments:
+		// failed over without counting against the target's breaker.
+		rule := "tool_calls"
+		if strings.HasPrefix(c.name, "strict") || c.finish == "length" {
+			rule = "tool_arguments"
+		}
+		if len(vs) != 1 || vs[0].Rule != rule || ProviderRule(vs[0].Rule) != (rule == "tool_calls") || !strings.Contains(vs[0].Message, c.want) {
+			t.Errorf("%s: %+v, want a %s violation saying %q", c.name, vs, rule, c.want)
 		}
 	}
 	accepted := []struct {
@@ -81,6 +92,7 @@ func TestJudgeHoldsToolCallsToTheRequestsContract(t *testing.T) {
 		{"arguments empty", "", callTo("get_time", `""`), "tool_calls"},
 		{"arguments missing", "", callTo("get_time", ""), "tool_calls"},
 		{"arguments null", "", callTo("get_time", "null"), "tool_calls"},
+		{"arguments blank", "", callTo("get_time", `" \n"`), "tool_calls"},
 		{"arguments whole", "", callTo("get_weather", `" {\"city\":\"Paris\"} "`), "tool_calls"},
 		{"strict, valid", "", callTo("book", `"{\"city\":\"Oslo\"}"`), "tool_calls"},
 		{"named, that one", named, callTo("get_time", `"{}"`), "tool_calls"},
@@ -159,5 +171,29 @@ func TestResponseFormatDescriptionIsKept(t *testing.T) {
 	b, _ := json.Marshal(in)
 	if !strings.Contains(string(b), `"description":"a city"`) {
 		t.Fatalf("stored %s without the description", b)
+	}
+}
+
+// The parameters of a request's strict tools are compiled, each a caller's
+// schema within contract's bounds; together they are held to the bounds too:
+// each within them alone, fifty-eight tools cost one request 35 s of CPU.
+// Found by review.
+func TestStrictToolsAreBoundedTogether(t *testing.T) {
+	anyOf := strings.Repeat(`{},`, 2499) + `{}`
+	var tools []string
+	for i := range 3 {
+		tools = append(tools, `{"type":"function","function":{"name":"f`+strconv.Itoa(i)+`","strict":true,"parameters":`+
+			`{"type":"object","properties":{"a":{"anyOf":[`+anyOf+`]}},"required":["a"],"additionalProperties":false}}}`)
+	}
+	body := func(n int) string {
+		return `{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[` + strings.Join(tools[:n], ",") + `]}`
+	}
+	if _, err := parse(t, body(2)).Normalize(); err != nil {
+		t.Fatalf("two strict tools of 2,501 subschemas each (5,002 in all): %v", err)
+	}
+	_, err := parse(t, body(3)).Normalize()
+	var re *RequestError
+	if !errors.As(err, &re) || re.Param != "tools" || !strings.Contains(re.Message, "subschemas") {
+		t.Fatalf("three strict tools of 2,501 subschemas each (7,503 in all, the bound 6,000): %v; want a 400 on tools naming the subschemas", err)
 	}
 }

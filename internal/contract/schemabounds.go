@@ -180,14 +180,69 @@ func (b *schemaBounds) loc() string {
 // over it. name says where the schema came from, in errors. A document that
 // is not JSON passes: the compiler says what is wrong with it.
 func checkSchemaBounds(schemaJSON []byte, name string) error {
+	b, ok := measureSchema(schemaJSON)
+	if !ok {
+		return nil
+	}
+	return b.check(name)
+}
+
+// CheckSchemaBoundsTogether holds several caller schemas that one request
+// has compiled (a chat request's strict tools' parameters and its
+// response_format schema) to the bounds together, as if they were one: each
+// within them alone, a request of many would cost as many times the bounds'
+// compile time and memory. name names them in the error; a schema that is
+// not JSON is left to its compiler.
+func CheckSchemaBoundsTogether(schemas [][]byte, name string) error {
+	var all schemaBounds
+	for _, s := range schemas {
+		if b, ok := measureSchema(s); ok {
+			all.add(b)
+		}
+	}
+	return all.check(name)
+}
+
+// measureSchema measures a schema document; ok is false for one that is not
+// JSON (its compiler says so).
+func measureSchema(schemaJSON []byte) (b *schemaBounds, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(schemaJSON))
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
-		return nil
+		return nil, false
 	}
-	var b schemaBounds
+	b = &schemaBounds{}
 	b.schema(doc, schemaPlace{})
+	return b, true
+}
+
+// add adds what o measured of another document to b's sums.
+func (b *schemaBounds) add(o *schemaBounds) {
+	b.properties += o.properties
+	b.enumValues += o.enumValues
+	b.chars += o.chars
+	b.subschemas += o.subschemas
+	b.lookups += o.lookups + len(o.otherPlaces)
+	if o.deepest > b.deepest {
+		b.deepest, b.deepestAt = o.deepest, o.deepestAt
+	}
+	if o.longest > b.longest {
+		b.longest, b.longestAt = o.longest, o.longestAt
+	}
+	patterns := o.patterns
+	if o.reachesData {
+		patterns.merge(o.dataPatterns)
+	}
+	b.patterns.merge(patterns)
+	if b.patterns.invalid == nil {
+		b.patterns.invalid, b.patterns.invalidAt = o.patterns.invalid, o.patterns.invalidAt
+	}
+}
+
+// check returns a SchemaBoundsError naming what b measured beyond the
+// bounds, or a SchemaPatternError for a pattern that does not compile.
+func (b *schemaBounds) check(name string) error {
 	var problems []string
 	if b.properties > MaxSchemaProperties {
 		problems = append(problems, fmt.Sprintf("it has %d object properties in all, at most %d are allowed (every entry of every \"properties\" counts)",

@@ -296,7 +296,9 @@ func (l *Listener) apiKeyRevoked(payload string) {
 		return
 	}
 	l.log.Warn("unexpected API key revocation payload: forgetting every cached key", "payload", payload)
-	l.keysMissed()
+	if l.keysMissed != nil {
+		l.keysMissed()
+	}
 }
 
 // close closes the listener's connection, waiting at most the liveness

@@ -72,8 +72,11 @@ func runJobsList(ctx context.Context, args []string) error {
 		}
 		if err == nil && cut {
 			// On stderr, so that --json's stdout stays one JSON array.
-			fmt.Fprintf(os.Stderr, "only the %d oldest shown: more have not ended; raise --limit (up to %d) or narrow with --state or --owner to see them\n",
-				*limit, maxListLimit)
+			more := fmt.Sprintf("raise --limit (up to %d) or narrow", maxListLimit)
+			if *limit >= maxListLimit {
+				more = "narrow the list" // --limit is at its most
+			}
+			fmt.Fprintf(os.Stderr, "only the %d oldest shown: more have not ended; %s with --state or --owner to see them\n", *limit, more)
 		}
 		return err
 	})

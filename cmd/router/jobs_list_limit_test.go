@@ -63,3 +63,23 @@ func TestJobsListSaysCutOnlyWhenMoreMatch(t *testing.T) {
 		t.Errorf("--limit 2 --json with 3 jobs: exit %d, %d jobs, stderr %q; want the 2 oldest and a note on stderr", code, len(jobs), errOut)
 	}
 }
+
+// At the largest --limit the note does not tell the operator to raise it.
+func TestJobsListAtItsLargestLimitSaysToNarrow(t *testing.T) {
+	db := testdb.New(t, store.Options{})
+	cfg := writeConfig(t, db, "  - name: p\n    type: scripted")
+	if _, err := db.Pool.Exec(context.Background(), `
+		INSERT INTO jobs (id, owner, operation, idempotency_key, fingerprint, prompt_version, route, input, state)
+		SELECT gen_random_uuid(), 'acme', 'triage', 'k' || i, '\x00', '1', 'default', '{}', 'pending'
+		FROM generate_series(1, 10001) i`); err != nil {
+		t.Fatal(err)
+	}
+	var code int
+	_, errOut := captureOutput(t, func() {
+		code = run(context.Background(), []string{"jobs", "list", "--config", cfg, "--limit", "10000", "--json"})
+	})
+	if code != 0 || !strings.Contains(errOut, "only the 10000 oldest shown") || strings.Contains(errOut, "raise --limit") ||
+		!strings.Contains(errOut, "narrow the list with --state or --owner") {
+		t.Errorf("--limit 10000 with 10001 jobs: exit %d, stderr %q; want a note to narrow the list, not to raise --limit", code, errOut)
+	}
+}

@@ -24,12 +24,22 @@ func chunkError(raw []byte) *openai.APIError {
 	}
 	var c struct {
 		Error json.RawMessage `json:"error"`
+		// vLLM (older versions and forks) sends an error inside a stream
+		// as an object of its own: {"object":"error","message":"…",
+		// "type":"BadRequestError","code":400}.
+		Object  string          `json:"object"`
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+		Code    json.RawMessage `json:"code"`
 	}
 	if json.Unmarshal(raw, &c) != nil {
 		return nil // decodeChunk decoded it: not reached, and nothing to add
 	}
 	v := bytes.TrimSpace(c.Error)
 	if len(v) == 0 || bytes.Equal(v, []byte("null")) {
+		if c.Object == "error" {
+			return objectError(c.Message, c.Type, c.Code)
+		}
 		return nil
 	}
 	var e openai.APIError
@@ -44,4 +54,23 @@ func chunkError(raw []byte) *openai.APIError {
 		s = "the provider reported an error in the stream: " + string(v)
 	}
 	return &openai.APIError{Message: s}
+}
+
+// objectError is the error of a chunk that is itself an error object
+// ("object": "error"), its code an HTTP status when it is a number.
+func objectError(message, typ string, code json.RawMessage) *openai.APIError {
+	e := &openai.APIError{Message: message, Type: typ}
+	if e.Message == "" {
+		e.Message = "the provider reported an error in the stream"
+	}
+	var status int
+	if json.Unmarshal(code, &status) == nil && status >= 400 && status < 600 {
+		e.HTTPStatusCode = status
+	} else {
+		var s string
+		if json.Unmarshal(code, &s) == nil && s != "" {
+			e.Code = s
+		}
+	}
+	return e
 }

@@ -39,7 +39,7 @@ func (t *errTap) startLine(first byte) {
 		return
 	}
 	t.state, t.nhead = tapIdle, 0
-	if first == 'd' {
+	if first == 'd' || first == 'e' {
 		t.state = tapDeciding
 	}
 }
@@ -75,14 +75,15 @@ func (t *errTap) feed(seg []byte, ended bool) {
 	}
 }
 
-// errLine is the error line kept, without "data:" and the line's end; nil
-// when the stream held none.
+// errLine is the error line kept, without its field ("data:" or "error:")
+// and the line's end; nil when the stream held none.
 func (t *errTap) errLine() []byte {
 	if t.line == nil {
 		return nil
 	}
 	l := bytes.TrimSpace(t.line)
-	return bytes.TrimSpace(l[len("data:"):])
+	_, v, _ := bytes.Cut(l, []byte(":"))
+	return bytes.TrimSpace(v)
 }
 
 const (
@@ -91,10 +92,17 @@ const (
 	prefixUndecided
 )
 
-// errLinePrefix decides whether a data line that starts with b is an error
-// event: "data:", any white space, then `{"error":`.
+// errLinePrefix decides whether a line that starts with b is an error event:
+// "data:", any white space, then `{"error":`; or an SSE field "error:", any
+// white space, then an object — llama.cpp's server sends its errors inside a
+// stream as `error: {"code":400,"message":"…","type":"exceed_context_size_error"}`,
+// which go-openai keeps as text it cannot decode (the stream then read as cut,
+// the provider's reason lost).
 func errLinePrefix(b []byte) int {
 	const data, obj = "data:", `{"error":`
+	if len(b) > 0 && b[0] == 'e' {
+		return errorFieldPrefix(b)
+	}
 	if len(b) < len(data) {
 		if string(b) == data[:len(b)] {
 			return prefixUndecided
@@ -115,6 +123,32 @@ func errLinePrefix(b []byte) int {
 		return prefixNo
 	}
 	if string(b[:len(obj)]) == obj {
+		return prefixYes
+	}
+	return prefixNo
+}
+
+// errorFieldPrefix is errLinePrefix for a line that starts with 'e': the SSE
+// field "error:", any white space, then "{".
+func errorFieldPrefix(b []byte) int {
+	const field = "error:"
+	if len(b) < len(field) {
+		if string(b) == field[:len(b)] {
+			return prefixUndecided
+		}
+		return prefixNo
+	}
+	if string(b[:len(field)]) != field {
+		return prefixNo
+	}
+	b = b[len(field):]
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	switch {
+	case len(b) == 0:
+		return prefixUndecided
+	case b[0] == '{':
 		return prefixYes
 	}
 	return prefixNo

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,7 +47,7 @@ func describeChatError(err error) (detail, param string) {
 // no object has two members of one name.
 func checkChatMembers(body []byte) error {
 	var steps [16]pathStep // deeper than chatShapes goes
-	if _, err := walkChatValue(body, skipJSONSpace(body, 0), chatShapes, steps[:0]); err != nil {
+	if _, err := walkChatValue(body, jsontext.SkipSpace(body, 0), chatShapes, steps[:0]); err != nil {
 		return err
 	}
 	if e := jsontext.DuplicateKey(body); e != nil {
@@ -209,10 +208,10 @@ func (p memberPath) String() string {
 // walk goes no deeper than the shapes do.
 func walkChatValue(b []byte, i int, s *chatShape, p memberPath) (int, error) {
 	if s == nil || i >= len(b) || (b[i] != '{' && b[i] != '[') {
-		return skipJSONValue(b, i), nil
+		return jsontext.SkipValue(b, i), nil
 	}
 	array := b[i] == '['
-	i = skipJSONSpace(b, i+1)
+	i = jsontext.SkipSpace(b, i+1)
 	for n := 0; i < len(b) && b[i] != '}' && b[i] != ']'; n++ {
 		child, step := s, pathStep{index: n}
 		if array && b[i] == '[' {
@@ -222,12 +221,12 @@ func walkChatValue(b []byte, i int, s *chatShape, p memberPath) (int, error) {
 			if b[i] != '"' {
 				return len(b), nil // not valid JSON: encoding/json refused it already
 			}
-			end := jsonStringEnd(b, i)
+			end, escaped := jsontext.StringEnd(b, i)
 			if end-1 <= i {
 				return len(b), nil
 			}
 			name := b[i+1 : end-1]
-			if bytes.IndexByte(name, '\\') >= 0 {
+			if escaped {
 				var u string
 				if json.Unmarshal(b[i:end], &u) != nil {
 					return len(b), nil
@@ -241,16 +240,16 @@ func walkChatValue(b []byte, i int, s *chatShape, p memberPath) (int, error) {
 				}
 			}
 			child, step = known, pathStep{name: name}
-			i = skipJSONSpace(b, skipJSONSpace(b, end)+1) // past ':'
+			i = jsontext.SkipSpace(b, jsontext.SkipSpace(b, end)+1) // past ':'
 		}
 		var err error
 		if child == nil {
-			i = skipJSONValue(b, i)
+			i = jsontext.SkipValue(b, i)
 		} else if i, err = walkChatValue(b, i, child, append(p, step)); err != nil {
 			return len(b), err
 		}
-		if i = skipJSONSpace(b, i); i < len(b) && b[i] == ',' {
-			i = skipJSONSpace(b, i+1)
+		if i = jsontext.SkipSpace(b, i); i < len(b) && b[i] == ',' {
+			i = jsontext.SkipSpace(b, i+1)
 		}
 	}
 	return i + 1, nil
@@ -331,68 +330,4 @@ func pointerParam(ptr, key string) string {
 	}
 	b.WriteString(key)
 	return b.String()
-}
-
-// skipJSONSpace is the offset of the first byte at or after i that is not
-// JSON whitespace.
-func skipJSONSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
-}
-
-// jsonStringEnd is the offset past the string that starts at b[i] (a quote).
-func jsonStringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); {
-		q := bytes.IndexByte(b[j:], '"')
-		if q < 0 {
-			break
-		}
-		q += j
-		n := 0
-		for k := q - 1; k > i && b[k] == '\\'; k-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q + 1
-		}
-		j = q + 1
-	}
-	return len(b)
-}
-
-// skipJSONValue is the offset past the value (valid JSON) that starts at b[i].
-func skipJSONValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return jsonStringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = jsonStringEnd(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	for ; i < len(b); i++ {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\r', '\n':
-			return i
-		}
-	}
-	return i
 }

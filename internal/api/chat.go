@@ -110,8 +110,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if limit > 0 {
-		s.setRetryAfterLive(w)
-		writeOpenAIError(w, http.StatusTooManyRequests, "requests", "max_live_jobs_exceeded", "", liveDetail(owner, limit))
+		s.writeChatLiveRefused(w, owner, limit)
 		return
 	}
 	// A panic before the creation's outcome is known (ServeHTTP answers it

@@ -331,10 +331,15 @@ func (s *Server) writeLiveRefused(w http.ResponseWriter, r *http.Request, owner 
 func (s *Server) chatLiveRefusedAtClaim(w http.ResponseWriter, owner string, err error) bool {
 	limit, refused := s.liveRefusedAtClaim(owner, err)
 	if refused {
-		s.setRetryAfterLive(w)
-		writeOpenAIError(w, http.StatusTooManyRequests, "requests", "max_live_jobs_exceeded", "", liveDetail(owner, limit))
+		s.writeChatLiveRefused(w, owner, limit)
 	}
 	return refused
+}
+
+// writeChatLiveRefused answers a chat completion refused by max_live_jobs.
+func (s *Server) writeChatLiveRefused(w http.ResponseWriter, owner string, limit int) {
+	s.setRetryAfterLive(w)
+	writeOpenAIError(w, http.StatusTooManyRequests, "requests", "max_live_jobs_exceeded", "", liveDetail(owner, limit))
 }
 
 // setRetryAfterLive sets Retry-After on a max_live_jobs refusal: the live count

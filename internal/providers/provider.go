@@ -132,8 +132,9 @@ type Usage struct {
 	CompletionTokensDetails CompletionTokensDetails `json:"completion_tokens_details,omitzero"`
 	// Estimated marks usage the router counted itself, for an attempt whose
 	// request was sent and whose answer it never read (a cancelled hedge
-	// loser, an unknown attempt): the prompt's tokens, by the target's
-	// tokenizer. Never set by an adapter.
+	// loser, an unknown attempt: the prompt's tokens, by the target's
+	// tokenizer) or whose answer came with no usage at all (the prompt and
+	// the answer). Never set by an adapter.
 	Estimated bool `json:"estimated,omitempty"`
 }
 

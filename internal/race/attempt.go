@@ -180,6 +180,9 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		res.usage = usage
 		return res
 	}
+	if u, ok := answerUsage(t, sp, a, resp); ok {
+		resp.Usage = u
+	}
 	doc, violations, jerr := judgeAnswer(sp, resp, log)
 	if jerr != nil {
 		return r.unjudged(bg, job, a, resp, jerr, attemptResult{attempt: a, latency: waited}, log)

@@ -63,27 +63,78 @@ func estimatedUsage(t *Target, sp *spec, a *store.Attempt, state string, pe *pro
 		// stream: nothing billed that the router knows of).
 		return providers.Usage{}, false
 	}
-	msgs := counted(sp)
-	n := 0
-	if b := byteBound(msgs); b > maxTokenizedBytes {
-		n = b / bytesPerToken
-	} else {
-		model := a.Model
-		if model == "" {
-			model = sp.model
-		}
-		enc, err := tokens.EncodingForModel(t.Encoding, model)
-		if err != nil {
-			return providers.Usage{}, false
-		}
-		if n, err = tokens.CountMessages(enc, msgs); err != nil {
-			return providers.Usage{}, false
-		}
-	}
-	if n <= 0 {
+	n, ok := promptEstimate(t, sp, a)
+	if !ok {
 		return providers.Usage{}, false
 	}
 	return providers.Usage{PromptTokens: n, TotalTokens: n, Estimated: true}, true
+}
+
+// answerUsage is the usage of an answer its provider reported none for — an
+// OpenAI-compatible stream without its usage chunk (a server or gateway that
+// ignores stream_options.include_usage, a stream that ended whole after its
+// finish_reason without it), an endpoint whose answers carry no usage: the
+// prompt counted as for estimatedUsage, and the answer's content and tool
+// calls by the same tokenizer, marked Estimated. The provider billed the
+// answer all the same: reported as zero, a winner cost nothing in cost_usd,
+// router_cost_usd_total and the caller's usage. ok is false when the
+// provider reported any count (its figures are kept as they are) or the
+// tokenizer cannot count.
+func answerUsage(t *Target, sp *spec, a *store.Attempt, resp *providers.Response) (providers.Usage, bool) {
+	if resp.Usage != (providers.Usage{}) {
+		return providers.Usage{}, false
+	}
+	in, ok := promptEstimate(t, sp, a)
+	if !ok {
+		return providers.Usage{}, false
+	}
+	out := 0
+	for _, text := range [...]string{resp.Content, string(resp.ToolCalls)} {
+		switch {
+		case text == "":
+		case len(text) > maxTokenizedBytes:
+			out += len(text) / bytesPerToken
+		default:
+			enc, err := targetEncoding(t, sp, a)
+			if err != nil {
+				return providers.Usage{}, false
+			}
+			n, err := tokens.CountText(enc, text)
+			if err != nil {
+				return providers.Usage{}, false
+			}
+			out += n
+		}
+	}
+	return providers.Usage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out, Estimated: true}, true
+}
+
+// promptEstimate counts the prompt an attempt sent with its target's
+// tokenizer, up to maxTokenizedBytes, and estimates a larger one at
+// bytesPerToken. ok is false when the tokenizer cannot count it.
+func promptEstimate(t *Target, sp *spec, a *store.Attempt) (n int, ok bool) {
+	msgs := counted(sp)
+	if b := byteBound(msgs); b > maxTokenizedBytes {
+		n = b / bytesPerToken
+	} else {
+		enc, err := targetEncoding(t, sp, a)
+		if err != nil {
+			return 0, false
+		}
+		if n, err = tokens.CountMessages(enc, msgs); err != nil {
+			return 0, false
+		}
+	}
+	return n, n > 0
+}
+
+// targetEncoding is the tokenizer of the model an attempt asked for.
+func targetEncoding(t *Target, sp *spec, a *store.Attempt) (string, error) {
+	model := a.Model
+	if model == "" {
+		model = sp.model
+	}
+	return tokens.EncodingForModel(t.Encoding, model)
 }
 
 // maxTokenizedBytes is the largest prompt (byteBound) estimatedUsage counts

@@ -108,39 +108,37 @@ func TestRenewalInFlightDuringStepDownResignsAsItEnds(t *testing.T) {
 	}
 }
 
-// flakyResign is a lease store that grants the lease and whose first
-// resignation fails.
-type flakyResign struct{ resigns int }
-
-func (*flakyResign) TryLead(context.Context, string, string, time.Duration) (bool, error) {
-	return true, nil
-}
-
-func (f *flakyResign) Resign(context.Context, string, string) error {
-	f.resigns++
-	if f.resigns == 1 {
-		return errors.New("connection reset")
-	}
-	return nil
-}
-
-// A step-down whose resignation fails is tried again by the renewal loop's
-// next try (Once, on Run's tick) rather than left to the lease's expiry, and
-// not again once it has succeeded.
+// A step-down whose resignation fails — here it goes out on a connection
+// gone silent, and gets no answer — is tried again by the renewal loop's next
+// try (Once, on Run's tick), on another connection, rather than left to the
+// lease's expiry, and not again once it has succeeded.
 func TestFailedResignationIsTriedAgain(t *testing.T) {
-	st := &flakyResign{}
-	e := maintenance.NewElector(st, "maintenance", "replica-a", time.Minute, nil)
+	r := newSilentRig(t, store.Options{})
+	e := maintenance.NewElector(r.st, "maintenance", "replica-a", 3*time.Second, nil) // a try is given up after a second
 	ctx := context.Background()
 	if !e.Once(ctx) {
 		t.Fatal("the replica did not become leader")
 	}
-	if err := e.StepDown(ctx); err == nil {
+	r.goSilent(t)
+	if err := stepDown(t, e); err == nil {
 		t.Fatal("a failed resignation reported success")
 	}
-	if e.Once(ctx) || st.resigns != 2 {
-		t.Fatalf("the next try after a failed resignation: %d resignations, want 2 (and no lead)", st.resigns)
+	if n := r.leases(t); n != 1 {
+		t.Fatalf("%d lease rows after a resignation that never reached the database, want 1", n)
 	}
-	if e.Once(ctx) || e.StepDown(ctx) != nil || st.resigns != 2 {
-		t.Fatalf("after the resignation succeeded: %d resignations, want no more", st.resigns)
+	r.connect(t) // the next try's connection
+	if e.Once(ctx) {
+		t.Fatal("a replica that stepped down took the lease again")
+	}
+	if n := r.leases(t); n != 0 {
+		t.Fatalf("%d lease rows after the next try: the failed resignation was not tried again", n)
+	}
+	// Every call to the database acquires a connection from the store's pool.
+	calls := r.pool.Stat().AcquireCount()
+	if e.Once(ctx) || e.StepDown(ctx) != nil {
+		t.Fatal("after the resignation succeeded, a try led or a step-down failed")
+	}
+	if n := r.pool.Stat().AcquireCount() - calls; n != 0 {
+		t.Fatalf("after the resignation succeeded, a try and a step-down made %d database calls, want none", n)
 	}
 }

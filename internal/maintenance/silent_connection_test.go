@@ -3,120 +3,174 @@ package maintenance_test
 import (
 	"context"
 	"errors"
-	"sync/atomic"
+	"log/slog"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/routerhq/router/internal/maintenance"
+	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/testdb"
 )
 
 // A database call sent on a connection gone silent (a failover whose old
 // primary vanished, a partition) meets no refusal and no answer: it ends only
-// when its context does. These tests stand for such a connection with fakes
-// that wait for their context, and check that the maintenance loops, whose
-// contexts last the replica's whole life, do not wait with them.
+// when its context does. These tests send the maintenance loops' calls, made
+// by the real store, on such a connection — one to the test's database
+// through a proxy that stopped forwarding without closing anything — and
+// check that the loops, whose contexts last the replica's whole life, do not
+// wait with them.
 
 // never bounds the wait for something that, with the fix, happens within a
-// fraction of a second: past it the test fails instead of hanging.
+// second or two: past it the test fails instead of hanging.
 const never = 20 * time.Second
 
-// silentOnce is a lease store whose first try goes out on a silent
-// connection; the later ones succeed. renewed is closed when the third try
-// starts, that is once the second has been answered and taken into account.
-type silentOnce struct {
-	calls   atomic.Int32
-	renewed chan struct{}
+// silentRig is a store whose connections to the test's database go through
+// a freezable proxy (the DB's own pool and store, for setting up and
+// checking, talk to the database directly).
+type silentRig struct {
+	db    *testdb.DB
+	proxy *testdb.FreezableProxy
+	pool  *pgxpool.Pool // st's, through the proxy
+	st    *store.Store
 }
 
-func (s *silentOnce) TryLead(ctx context.Context, _, _ string, _ time.Duration) (bool, error) {
-	switch s.calls.Add(1) {
-	case 1:
-		<-ctx.Done()
-		return false, ctx.Err()
-	case 3:
-		close(s.renewed)
+func newSilentRig(t *testing.T, opt store.Options) silentRig {
+	t.Helper()
+	db := testdb.New(t, opt)
+	proxy := testdb.StartProxy(t, db.URL)
+	pool := proxy.Pool(t, db.URL)
+	r := silentRig{db: db, proxy: proxy, pool: pool, st: store.New(pool, opt)}
+	r.connect(t)
+	return r
+}
+
+// connect leaves a connection that answers, idle, in the store's pool, so
+// that the next call does not spend its bound connecting. The pool hands out
+// no connection that failed (a silent one included): it closes them.
+func (r silentRig) connect(t *testing.T) {
+	t.Helper()
+	if err := r.pool.Ping(context.Background()); err != nil {
+		t.Fatal(err)
 	}
-	return true, nil
 }
 
-func (s *silentOnce) Resign(context.Context, string, string) error { return nil }
+// goSilent makes the store's next call go out on a silent connection: it
+// leaves one connection, idle, in the store's pool, and freezes it.
+func (r silentRig) goSilent(t *testing.T) {
+	t.Helper()
+	r.connect(t)
+	if st := r.pool.Stat(); st.TotalConns() != 1 || st.IdleConns() != 1 {
+		t.Fatalf("the store's pool holds %d connections (%d idle), want 1 idle", st.TotalConns(), st.IdleConns())
+	}
+	r.proxy.Freeze()
+}
+
+// leases is how many rows the lease table holds, expired or not.
+func (r silentRig) leases(t *testing.T) int {
+	t.Helper()
+	var n int
+	if err := r.db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM leader_leases`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
 
 // One renewal that never gets an answer does not stop the election: the
-// elector gives it up after a renewal interval, tries again, and leads.
-// Before, Run's renewal waited as long as the replica lived, so in a failover
-// no replica led (no lease expiry, no reconciliation, no retention).
+// elector gives it up after a renewal interval, tries again on another
+// connection, and leads. Before, Run's renewal waited as long as the replica
+// lived, so in a failover no replica led (no lease expiry, no
+// reconciliation, no retention).
 func TestElectorRecoversFromASilentRenewal(t *testing.T) {
-	st := &silentOnce{renewed: make(chan struct{})}
-	ttl := 1500 * time.Millisecond // the silent try is given up after ttl/3
-	e := maintenance.NewElector(st, "maintenance", "replica-a", ttl, nil)
+	r := newSilentRig(t, store.Options{})
+	ttl := 3 * time.Second // a try is given up after ttl/3
+	e := maintenance.NewElector(r.st, "maintenance", "replica-a", ttl, slog.New(slog.NewTextHandler(t.Output(), nil)))
+	if !e.Once(context.Background()) {
+		t.Fatal("the replica did not become leader")
+	}
+	// Closed when this replica next gains the lead: only after a try that
+	// failed, as the first renewal, sent on the silent connection, must.
+	regained := e.Gained()
+	r.goSilent(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); e.Run(ctx) }()
 	defer func() { cancel(); <-done }()
 	select {
-	case <-st.renewed:
+	case <-regained:
 	case <-time.After(never):
-		t.Fatalf("after %s the elector has tried the lease %d time(s): it still waits for a renewal that never answers", never, st.calls.Load())
+		t.Fatalf("after %s the elector has not led again: it still waits for a renewal that never answers", never)
 	}
-	// The second try succeeded less than a renewal interval ago, with nine
-	// tenths of the lease to run.
+	if r.proxy.AcceptedAfterFreeze() == 0 {
+		t.Fatal("the lead was regained with no connection opened since the freeze: was the renewal sent on the silent one?")
+	}
+	// The renewal succeeded just now, with nine tenths of the lease to run.
 	if !e.IsLeader() {
 		t.Fatal("a renewal succeeded after the silent one, yet this replica does not lead")
 	}
 }
 
-// silentResign is a lease store that grants the lease, and whose resignation
-// goes out on a silent connection.
-type silentResign struct{}
-
-func (silentResign) TryLead(context.Context, string, string, time.Duration) (bool, error) {
-	return true, nil
-}
-
-func (silentResign) Resign(ctx context.Context, _, _ string) error {
-	<-ctx.Done()
-	return ctx.Err()
-}
-
 // A step-down whose resignation never gets an answer returns anyway, leaving
 // the lease to expire, even when its caller set no deadline.
 func TestStepDownDoesNotWaitForASilentResignation(t *testing.T) {
-	e := maintenance.NewElector(silentResign{}, "maintenance", "replica-a", 300*time.Millisecond, nil)
+	r := newSilentRig(t, store.Options{})
+	e := maintenance.NewElector(r.st, "maintenance", "replica-a", 3*time.Second, nil)
 	if !e.Once(context.Background()) {
 		t.Fatal("the replica did not become leader")
 	}
-	stepped := make(chan error, 1)
-	go func() { stepped <- e.StepDown(context.Background()) }()
-	select {
-	case err := <-stepped:
-		if err == nil {
-			t.Fatal("a resignation that got no answer reported success")
-		}
-	case <-time.After(never):
-		t.Fatalf("after %s StepDown still waits for a resignation that never answers", never)
+	r.goSilent(t)
+	if err := stepDown(t, e); err == nil {
+		t.Fatal("a resignation that got no answer reported success")
 	}
 	if e.IsLeader() {
 		t.Fatal("a replica that stepped down still says it leads")
 	}
-}
-
-// silentBatch is a retention store whose first batch goes out on a silent
-// connection; the later ones find nothing to delete. retried is closed at the
-// second batch.
-type silentBatch struct {
-	calls   atomic.Int32
-	retried chan struct{}
-}
-
-func (s *silentBatch) DeleteExpiredJobBatch(ctx context.Context, _ time.Duration, _ int, _ []string) (int, []string, error) {
-	switch s.calls.Add(1) {
-	case 1:
-		<-ctx.Done()
-		return 0, nil, ctx.Err()
-	case 2:
-		close(s.retried)
+	if n := r.leases(t); n != 1 {
+		t.Fatalf("%d lease rows after a resignation that never reached the database, want the lease left to expire", n)
 	}
-	return 0, nil, nil
+}
+
+// stepDown is e.StepDown with no deadline, which must return within never.
+func stepDown(t *testing.T, e *maintenance.Elector) error {
+	t.Helper()
+	stepped := make(chan error, 1)
+	go func() { stepped <- e.StepDown(context.Background()) }()
+	select {
+	case err := <-stepped:
+		return err
+	case <-time.After(never):
+		t.Fatalf("after %s StepDown still waits for a resignation that never answers", never)
+		return nil
+	}
+}
+
+// logRecords is a slog handler that passes each record on (up to its
+// buffer; later ones are dropped rather than holding the logger).
+type logRecords chan slog.Record
+
+func (h logRecords) Enabled(context.Context, slog.Level) bool { return true }
+func (h logRecords) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h logRecords) WithGroup(string) slog.Handler            { return h }
+func (h logRecords) Handle(_ context.Context, rec slog.Record) error {
+	select {
+	case h <- rec.Clone():
+	default:
+	}
+	return nil
+}
+
+// attrErr is rec's attribute "err", if it is an error.
+func attrErr(rec slog.Record) error {
+	var err error
+	rec.Attrs(func(a slog.Attr) bool {
+		if a.Key == "err" {
+			err, _ = a.Value.Any().(error)
+			return false
+		}
+		return true
+	})
+	return err
 }
 
 type alwaysLeader struct{}
@@ -126,8 +180,11 @@ func (alwaysLeader) IsLeader() bool { return true }
 // One batch that never gets an answer does not stop retention on the leader:
 // the pass gives it up after BatchTimeout, says so, and the next pass runs.
 func TestCleanerRecoversFromASilentBatch(t *testing.T) {
+	const batchTimeout = time.Second
 	t.Run("Once", func(t *testing.T) {
-		c := &maintenance.Cleaner{Store: &silentBatch{retried: make(chan struct{})}, BatchTimeout: 50 * time.Millisecond}
+		r := newSilentRig(t, store.Options{})
+		c := &maintenance.Cleaner{Store: r.st, BatchTimeout: batchTimeout}
+		r.goSilent(t)
 		done := make(chan error, 1)
 		go func() { _, err := c.Once(context.Background()); done <- err }()
 		select {
@@ -138,18 +195,52 @@ func TestCleanerRecoversFromASilentBatch(t *testing.T) {
 		case <-time.After(never):
 			t.Fatalf("after %s the pass still waits for a batch that never answers", never)
 		}
+		r.connect(t)
+		if _, err := c.Once(context.Background()); err != nil {
+			t.Fatalf("the next pass, on another connection: %v", err)
+		}
 	})
 	t.Run("Run", func(t *testing.T) {
-		st := &silentBatch{retried: make(chan struct{})}
-		c := &maintenance.Cleaner{Store: st, Leader: alwaysLeader{}, Interval: 50 * time.Millisecond, BatchTimeout: 50 * time.Millisecond}
+		opt := store.Options{KeyRetention: time.Hour}
+		r := newSilentRig(t, opt)
+		g := rig{db: r.db, st: r.db.Store}
+		if err := g.st.SyncConfigWebhooks(context.Background(), map[string]string{"acme": "http://example.invalid/hook"}); err != nil {
+			t.Fatal(err)
+		}
+		j := g.succeeded(t, "old")
+		g.age(t, j.ID, 800*time.Hour)
+		r.goSilent(t)
+		logs := make(logRecords, 64)
+		c := &maintenance.Cleaner{Store: r.st, Leader: alwaysLeader{}, After: 720 * time.Hour,
+			Interval: 50 * time.Millisecond, BatchTimeout: batchTimeout, Log: slog.New(logs)}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { defer close(done); c.Run(ctx) }()
 		defer func() { cancel(); <-done }()
-		select {
-		case <-st.retried:
-		case <-time.After(never):
-			t.Fatalf("after %s at an interval of 50ms the cleaner has tried %d batch(es): it still waits for one that never answers", never, st.calls.Load())
+		timeout := time.After(never)
+		for silent, deleted := false, false; !deleted; {
+			select {
+			case rec := <-logs:
+				switch rec.Message {
+				case "retention: could not delete expired jobs":
+					if err := attrErr(rec); !errors.Is(err, context.DeadlineExceeded) {
+						t.Fatalf("a pass failed with %v, want the silent batch's deadline error", err)
+					}
+					silent = true
+				case "retention: deleted expired jobs":
+					if !silent {
+						t.Fatal("the expired job was deleted with no batch given up first: was the connection frozen?")
+					}
+					deleted = true
+				default:
+					t.Fatalf("unexpected log record %q", rec.Message)
+				}
+			case <-timeout:
+				t.Fatalf("after %s at an interval of 50ms the cleaner has deleted nothing: it still waits for a batch that never answers", never)
+			}
+		}
+		if n := g.count(t, `SELECT count(*) FROM jobs WHERE id = $1`, j.ID); n != 0 {
+			t.Fatal("the cleaner said it deleted the expired job, which is still there")
 		}
 	})
 }

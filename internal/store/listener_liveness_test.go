@@ -26,7 +26,7 @@ const (
 // directly), and a waiter subscribed to a job on it.
 type silentListener struct {
 	db     *testdb.DB
-	proxy  *freezableProxy
+	proxy  *testdb.FreezableProxy
 	pool   *pgxpool.Pool // the listener's, through the proxy
 	jobID  string
 	waiter <-chan string
@@ -35,15 +35,9 @@ type silentListener struct {
 func setupSilentListener(t *testing.T) *silentListener {
 	t.Helper()
 	db := testdb.New(t, store.Options{})
-	proxy := startProxy(t, db.URL)
-	pool, err := pgxpool.NewWithConfig(context.Background(), proxy.poolConfig(t, db.URL))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	// Before the pool closes: pgx drains a connection it gave up on until the
-	// server closes it (for up to 15 s), and a frozen one never does.
-	t.Cleanup(proxy.close)
+	proxy := testdb.StartProxy(t, db.URL)
+	pool := proxy.Pool(t, db.URL) // the listener's own; closed when t ends, after the proxy
+
 	l := store.NewListener(pool, slog.New(slog.NewTextHandler(t.Output(), nil))) // its warnings, with the test's output
 	l.SetLiveness(testCheckAfter, testTimeout)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -91,7 +85,7 @@ func (s *silentListener) freezeAndAwaitWin(t *testing.T) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s.proxy.freeze()
+	s.proxy.Freeze()
 	s.notify(t, store.JobSucceeded)
 	wakes := 0
 	for {
@@ -102,7 +96,7 @@ func (s *silentListener) freezeAndAwaitWin(t *testing.T) {
 				if wakes == 0 {
 					t.Fatal("the win was delivered without the waiter being woken: was the connection frozen?")
 				}
-				if s.proxy.acceptedAfterFreeze() == 0 {
+				if s.proxy.AcceptedAfterFreeze() == 0 {
 					t.Fatal("the win was delivered with no connection opened after the freeze")
 				}
 				return
@@ -114,7 +108,7 @@ func (s *silentListener) freezeAndAwaitWin(t *testing.T) {
 			t.Fatalf("30 s after its connection went silent the listener had woken the waiter %d times and "+
 				"delivered no notification since (connections opened through the proxy since: %d): it did not "+
 				"notice the dead connection (no wake-up), or did not get back to LISTEN",
-				wakes, s.proxy.acceptedAfterFreeze())
+				wakes, s.proxy.AcceptedAfterFreeze())
 		}
 	}
 }

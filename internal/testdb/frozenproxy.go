@@ -1,4 +1,4 @@
-package store_test
+package testdb
 
 import (
 	"context"
@@ -11,15 +11,18 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/routerhq/router/internal/store"
 )
 
-// freezableProxy is a TCP proxy in front of PostgreSQL whose connections can
+// FreezableProxy is a TCP proxy in front of PostgreSQL whose connections can
 // be frozen: a frozen connection forwards nothing more in either direction
 // but keeps both of its sockets open, so neither end receives a FIN or an
 // RST — what a network partition, a NAT or firewall that dropped an idle
-// flow, or a frozen database host looks like from either end. Connections
-// accepted after a freeze forward normally.
-type freezableProxy struct {
+// flow, a failover whose old primary vanished, or a frozen database host
+// looks like from either end: a call sent on it meets no refusal and no
+// answer. Connections accepted after a freeze forward normally.
+type FreezableProxy struct {
 	ln              net.Listener
 	network, target string // PostgreSQL's address
 	closed          chan struct{}
@@ -33,13 +36,13 @@ type freezableProxy struct {
 
 type proxiedConn struct {
 	client, server net.Conn
-	frozen         chan struct{} // closed by freeze
+	frozen         chan struct{} // closed by Freeze
 	isFrozen       bool
 }
 
-// startProxy starts a proxy to the PostgreSQL server that url names, closed
-// when t ends.
-func startProxy(t *testing.T, url string) *freezableProxy {
+// StartProxy starts a proxy to the PostgreSQL server that url names (a
+// DB's URL), closed when t ends.
+func StartProxy(t testing.TB, url string) *FreezableProxy {
 	t.Helper()
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -54,28 +57,38 @@ func startProxy(t *testing.T, url string) *freezableProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &freezableProxy{ln: ln, network: network, target: target, closed: make(chan struct{})}
+	p := &FreezableProxy{ln: ln, network: network, target: target, closed: make(chan struct{})}
 	p.wg.Go(p.accept)
-	t.Cleanup(p.close)
+	t.Cleanup(p.Close)
 	return p
 }
 
-// poolConfig is url's pool configuration with every connection dialled
-// through the proxy.
-func (p *freezableProxy) poolConfig(t *testing.T, url string) *pgxpool.Config {
+// Pool opens a pool on url (a DB's URL: its schema) configured as the store
+// configures its own (store.ConfigurePool), with every connection dialled
+// through p. It opens no connection yet. When t ends p closes first, then
+// the pool: pgx drains a connection it gave up on until the server closes it
+// (for up to 15 s), and a frozen one never does.
+func (p *FreezableProxy) Pool(t testing.TB, url string) *pgxpool.Pool {
 	t.Helper()
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		t.Fatal(err)
 	}
+	store.ConfigurePool(cfg)
 	cfg.ConnConfig.DialFunc = func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", p.ln.Addr().String())
 	}
-	return cfg
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	t.Cleanup(p.Close) // runs before pool.Close
+	return pool
 }
 
-func (p *freezableProxy) accept() {
+func (p *FreezableProxy) accept() {
 	for {
 		client, err := p.ln.Accept()
 		if err != nil {
@@ -108,7 +121,7 @@ func (p *freezableProxy) accept() {
 // pipe copies src to dst until either end closes — then closes both, as a
 // network passes a close on — or until c is frozen: then it forwards nothing
 // and closes nothing until the proxy closes.
-func (p *freezableProxy) pipe(c *proxiedConn, dst, src net.Conn) {
+func (p *FreezableProxy) pipe(c *proxiedConn, dst, src net.Conn) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
@@ -131,8 +144,8 @@ func (p *freezableProxy) pipe(c *proxiedConn, dst, src net.Conn) {
 	}
 }
 
-// freeze freezes every connection open now.
-func (p *freezableProxy) freeze() {
+// Freeze freezes every connection open now.
+func (p *FreezableProxy) Freeze() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, c := range p.conns {
@@ -144,17 +157,17 @@ func (p *freezableProxy) freeze() {
 	p.afterFreeze = 0
 }
 
-// acceptedAfterFreeze is how many connections the proxy accepted since the
-// last freeze.
-func (p *freezableProxy) acceptedAfterFreeze() int {
+// AcceptedAfterFreeze is how many connections the proxy accepted since the
+// last freeze (since it started, before any).
+func (p *FreezableProxy) AcceptedAfterFreeze() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.afterFreeze
 }
 
-// close closes every connection, frozen or not, and stops the proxy. It may
-// be called more than once.
-func (p *freezableProxy) close() {
+// Close closes every connection, frozen or not, and stops the proxy: from
+// then on a connection to it is refused. It may be called more than once.
+func (p *FreezableProxy) Close() {
 	p.closing.Do(func() {
 		p.mu.Lock()
 		close(p.closed)

@@ -7,29 +7,53 @@ import (
 	"time"
 
 	"github.com/routerhq/router/internal/api"
+	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/testdb"
 )
 
-// fakeKeys is a key store on a fake clock: a lookup answers as the database
-// did when it read the key (revoked or not), and its answer can arrive later
-// (a busy pool, a slow database) — in the meantime the test may revoke it.
-type fakeKeys struct {
-	revoked atomic.Bool
-	// during, when set, runs after the key was read and before the answer
-	// returns.
-	during func()
+// storedKeys looks keys up in a test database (api.KeyAuth on the real
+// store); during, when set, runs after the database answered and before the
+// answer returns (a busy pool, a slow network): in the meantime the test may
+// revoke the key in the database.
+type storedKeys struct {
+	auth   *api.KeyAuth
+	during atomic.Pointer[func()]
 }
 
-func (f *fakeKeys) Owner(ctx context.Context, key string) (string, bool, error) {
-	ok := !f.revoked.Load()
-	if f.during != nil {
-		f.during()
+func (k *storedKeys) Owner(ctx context.Context, key string) (string, bool, error) {
+	owner, ok, err := k.auth.Owner(ctx, key)
+	if f := k.during.Load(); f != nil {
+		(*f)()
 	}
-	if !ok {
-		return "", false, nil
-	}
-	return "acme", true, nil
+	return owner, ok, err
 }
 
+func (k *storedKeys) setDuring(f func()) {
+	if f == nil {
+		k.during.Store(nil)
+		return
+	}
+	k.during.Store(&f)
+}
+
+// newStoredKey stores a key of acme in a test database and returns the keys
+// of that database, the key, and its revocation (in the database).
+func newStoredKey(t *testing.T) (keys *storedKeys, key string, revoke func()) {
+	t.Helper()
+	db := testdb.New(t, store.Options{})
+	k, err := db.Store.CreateAPIKeyWith(context.Background(), store.NewAPIKey{Owner: "acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &storedKeys{auth: &api.KeyAuth{Store: db.Store}}, k.Key, func() {
+		if err := db.Store.RevokeAPIKey(context.Background(), k.ID); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// The clock is the cache's (CachedAuth.Now): the TTL runs on it, so that
+// the test moves time without waiting for it.
 type fakeClock struct{ ns atomic.Int64 }
 
 func (c *fakeClock) now() time.Time      { return time.Unix(0, c.ns.Load()) }
@@ -45,22 +69,22 @@ func owns(a api.Authenticator, key string) bool {
 // cache was slow and the key was revoked while its answer was on its way.
 func TestCachedAuthRefusesARevokedKeyWithinTheTTLAfterASlowLookup(t *testing.T) {
 	clock := newFakeClock()
-	keys := &fakeKeys{}
+	keys, key, revoke := newStoredKey(t)
 	const ttl = 5 * time.Second
 	var revokedAt time.Time
-	keys.during = func() {
+	keys.setDuring(func() {
 		clock.add(time.Second) // the key was read; a second later it is revoked
-		keys.revoked.Store(true)
+		revoke()
 		revokedAt = clock.now()
 		clock.add(2 * time.Second) // the answer ("valid") arrives two seconds after that
-	}
+	})
 	auth := &api.CachedAuth{Next: keys, TTL: ttl, Now: clock.now}
-	if !owns(auth, "k") {
+	if !owns(auth, key) {
 		t.Fatal("the key was valid when it was read")
 	}
-	keys.during = nil
+	keys.setDuring(nil)
 	clock.ns.Store(revokedAt.Add(ttl).UnixNano())
-	if owns(auth, "k") {
+	if owns(auth, key) {
 		t.Fatalf("the key is still accepted %s after its revocation (auth.cache_ttl %s)", ttl, ttl)
 	}
 }
@@ -69,17 +93,17 @@ func TestCachedAuthRefusesARevokedKeyWithinTheTTLAfterASlowLookup(t *testing.T) 
 // later does not make the replica accept the key again.
 func TestCachedAuthKeepsTheNewerAnswer(t *testing.T) {
 	clock := newFakeClock()
-	keys := &fakeKeys{}
+	keys, key, revoke := newStoredKey(t)
 	auth := &api.CachedAuth{Next: keys, TTL: 5 * time.Second, Now: clock.now}
 	read, release := make(chan struct{}), make(chan struct{})
-	keys.during = func() { close(read); <-release }
+	keys.setDuring(func() { close(read); <-release })
 	first := make(chan bool)
-	go func() { first <- owns(auth, "k") }() // reads "valid", answers late
+	go func() { first <- owns(auth, key) }() // reads "valid", answers late
 	<-read
-	keys.during = nil
-	keys.revoked.Store(true)
+	keys.setDuring(nil)
+	revoke()
 	clock.add(time.Second)
-	if owns(auth, "k") {
+	if owns(auth, key) {
 		t.Fatal("a lookup after the revocation accepted the key")
 	}
 	close(release)
@@ -87,7 +111,7 @@ func TestCachedAuthKeepsTheNewerAnswer(t *testing.T) {
 		t.Fatal("the first lookup read the key before its revocation")
 	}
 	clock.add(time.Second)
-	if owns(auth, "k") {
+	if owns(auth, key) {
 		t.Fatal("the key is accepted again after this replica saw it revoked: an older lookup's answer replaced a newer one")
 	}
 }

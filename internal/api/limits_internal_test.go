@@ -68,21 +68,13 @@ func TestRateRefusalOfATinyRate(t *testing.T) {
 	}
 }
 
-// liveCount is a LiveCounter whose count the test sets; it counts its reads.
-type liveCount struct{ live, reads int }
-
-func (c *liveCount) CountLiveJobs(context.Context, string) (int, error) {
-	c.reads++
-	return c.live, nil
-}
-
 // A job whose creation committed before a read of the live count that ran
 // while it was being created is not counted twice (by the read, and again as
 // this replica's admission): the owner is not refused below its limit until
 // the next read. Without such a read, an admission counts as before.
 func TestLiveCountReadDuringCreationCountsTheJobOnce(t *testing.T) {
 	ctx := context.Background()
-	count := &liveCount{}
+	count := newStoreCount(t)
 	l := newLimiter(Limits{MaxLiveJobs: 2}, nil, time.Hour, count)
 	refreshPasses := func() {
 		o := l.of("acme")
@@ -94,32 +86,32 @@ func TestLiveCountReadDuringCreationCountsTheJobOnce(t *testing.T) {
 		t.Helper()
 		done, ok, _, err := l.admitLive(ctx, "acme")
 		if err != nil || !ok {
-			t.Fatalf("%s: admitted %v, %v (live in the database %d, reads %d)", what, ok, err, count.live, count.reads)
+			t.Fatalf("%s: admitted %v, %v (reads %d)", what, ok, err, count.reads.Load())
 		}
 		return done
 	}
 
-	first := admit("the first job") // reads 0 live jobs
-	count.live = 1                  // its creation commits
+	first := admit("the first job")     // reads 0 live jobs
+	count.commitJob(t, "acme", "first") // its creation commits
 	refreshPasses()
 	// The read sees the committed job while its creation is still in flight
 	// and never ends here: the admission waits for it (at most
 	// maxOverlapWait), then is refused on the count as it stands
 	// (counted by the read and as in flight). The creation that does end is
 	// TestLiveCountCommittedButNotDoneDoesNotRefuseBelowLimit.
-	if _, ok, _, err := l.admitLive(ctx, "acme"); ok || err != nil || count.reads != 2 {
-		t.Fatalf("admission during the first creation: admitted %v, %v, reads %d; want refused after a second read", ok, err, count.reads)
+	if _, ok, _, err := l.admitLive(ctx, "acme"); ok || err != nil || count.reads.Load() != 2 {
+		t.Fatalf("admission during the first creation: admitted %v, %v, reads %d; want refused after a second read", ok, err, count.reads.Load())
 	}
 	first(true)
 	second := admit("the second job, with one live job of two allowed")
-	count.live = 2
+	count.commitJob(t, "acme", "second")
 	second(true)
-	reads := count.reads
+	reads := count.reads.Load()
 	if _, ok, _, err := l.admitLive(ctx, "acme"); ok || err != nil {
 		t.Fatalf("a third job, with two live jobs of two allowed: admitted %v, %v", ok, err)
 	}
-	if count.reads != reads {
-		t.Fatalf("an admission with no read since counted by a new read (%d reads, want %d): the refresh interval is not kept", count.reads, reads)
+	if n := count.reads.Load(); n != reads {
+		t.Fatalf("an admission with no read since counted by a new read (%d reads, want %d): the refresh interval is not kept", n, reads)
 	}
 }
 
@@ -131,7 +123,7 @@ func TestLiveCountReadDuringCreationCountsTheJobOnce(t *testing.T) {
 // interval. Found by review of the fix above.
 func TestLiveCountReadsKeepTheRefreshInterval(t *testing.T) {
 	ctx := context.Background()
-	count := &liveCount{}
+	count := newStoreCount(t)
 	l := newLimiter(Limits{MaxLiveJobs: 1000}, nil, time.Hour, count)
 	admit := func() func(bool) {
 		t.Helper()
@@ -152,7 +144,7 @@ func TestLiveCountReadsKeepTheRefreshInterval(t *testing.T) {
 		prev = next
 	}
 	prev(true)
-	if count.reads > 3 {
-		t.Fatalf("refresh is 1h, yet 101 admissions read the live count %d times", count.reads)
+	if n := count.reads.Load(); n > 3 {
+		t.Fatalf("refresh is 1h, yet 101 admissions read the live count %d times", n)
 	}
 }

@@ -4,34 +4,24 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// overlapCounter is a LiveCounter whose count the test sets; each read is
-// reported on reads.
-type overlapCounter struct {
-	live  atomic.Int64
-	reads chan int
-}
-
-func (c *overlapCounter) CountLiveJobs(context.Context, string) (int, error) {
-	n := int(c.live.Load())
-	c.reads <- n
-	return n, nil
-}
-
 // overlapRig is a limiter of max_live_jobs 2 with a clock the test moves.
 type overlapRig struct {
 	l     *limiter
-	count *overlapCounter
+	count *storeCount
 	mu    sync.Mutex
 	clock time.Time
 }
 
-func newOverlapRig() *overlapRig {
-	r := &overlapRig{count: &overlapCounter{reads: make(chan int, 16)}, clock: time.Unix(1_000_000, 0)}
+// newOverlapRig's count is read from a test database; each read reports
+// what it saw on count.seen.
+func newOverlapRig(t *testing.T) *overlapRig {
+	count := newStoreCount(t)
+	count.seen = make(chan int, 16)
+	r := &overlapRig{count: count, clock: time.Unix(1_000_000, 0)}
 	r.l = newLimiter(Limits{MaxLiveJobs: 2}, nil, time.Second, r.count)
 	r.l.now = func() time.Time { r.mu.Lock(); defer r.mu.Unlock(); return r.clock }
 	return r
@@ -43,12 +33,12 @@ func (r *overlapRig) refreshPasses() {
 	r.mu.Unlock()
 }
 
-// lastRead is what a read since the last one taken from c.reads saw; the
+// lastRead is what a read since the last one taken from c.seen saw; the
 // test fails when there was none.
-func lastRead(t *testing.T, c *overlapCounter) int {
+func lastRead(t *testing.T, c *storeCount) int {
 	t.Helper()
 	select {
-	case n := <-c.reads:
+	case n := <-c.seen:
 		return n
 	default:
 		t.Fatal("the count was not read again")
@@ -80,23 +70,23 @@ func (r *overlapRig) admitAsync(ctx context.Context) <-chan admission {
 // owner below its limit. (Found by review: only jobs created during a read
 // were treated so, not creations in flight during it.)
 func TestLiveCountCommittedButNotDoneDoesNotRefuseBelowLimit(t *testing.T) {
-	r := newOverlapRig()
+	r := newOverlapRig(t)
 	ctx := context.Background()
 	doneA, ok, _, err := r.l.admitLive(ctx, "acme")
 	if err != nil || !ok {
 		t.Fatalf("first admission: %v %v", ok, err)
 	}
-	<-r.count.reads
-	r.count.live.Store(1) // A's job commits; its done has not run yet
+	<-r.count.seen
+	r.count.commitJob(t, "acme", "a") // A's job commits; its done has not run yet
 	r.refreshPasses()
 	b := r.admitAsync(ctx)
-	if n := <-r.count.reads; n != 1 { // B reads while A is in flight
+	if n := <-r.count.seen; n != 1 { // B reads while A is in flight
 		t.Fatalf("read %d", n)
 	}
 	doneA(true)
 	got := <-b
 	if got.err != nil || !got.ok {
-		t.Fatalf("refused at max_live_jobs %d (err %v) while the owner has %d live job", got.limit, got.err, r.count.live.Load())
+		t.Fatalf("refused at max_live_jobs %d (err %v) while the owner has 1 live job", got.limit, got.err)
 	}
 	got.done(false)
 	if n := lastRead(t, r.count); n != 1 {
@@ -108,18 +98,18 @@ func TestLiveCountCommittedButNotDoneDoesNotRefuseBelowLimit(t *testing.T) {
 // the read again sees it, and the owner, at its limit, is refused — never
 // taken above it.
 func TestLiveCountOverlapStillRefusesAtLimit(t *testing.T) {
-	r := newOverlapRig()
+	r := newOverlapRig(t)
 	ctx := context.Background()
 	doneA, ok, _, err := r.l.admitLive(ctx, "acme")
 	if err != nil || !ok {
 		t.Fatalf("first admission: %v %v", ok, err)
 	}
-	<-r.count.reads
-	r.count.live.Store(1) // another replica's job; A's has not committed
+	<-r.count.seen
+	r.count.commitJob(t, "acme", "other") // another replica's job; A's has not committed
 	r.refreshPasses()
 	b := r.admitAsync(ctx)
-	<-r.count.reads
-	r.count.live.Store(2) // A's job commits
+	<-r.count.seen
+	r.count.commitJob(t, "acme", "a") // A's job commits
 	doneA(true)
 	got := <-b
 	if got.err != nil || got.ok || got.limit != 2 {
@@ -132,18 +122,18 @@ func TestLiveCountOverlapStillRefusesAtLimit(t *testing.T) {
 
 // An admission waiting for overlapping creations ends with its request.
 func TestLiveCountOverlapWaitEndsWithContext(t *testing.T) {
-	r := newOverlapRig()
+	r := newOverlapRig(t)
 	doneA, ok, _, err := r.l.admitLive(context.Background(), "acme")
 	if err != nil || !ok {
 		t.Fatalf("first admission: %v %v", ok, err)
 	}
 	defer doneA(true)
-	<-r.count.reads
-	r.count.live.Store(1)
+	<-r.count.seen
+	r.count.commitJob(t, "acme", "other")
 	r.refreshPasses()
 	ctx, cancel := context.WithCancel(context.Background())
 	b := r.admitAsync(ctx)
-	<-r.count.reads
+	<-r.count.seen
 	cancel()
 	if got := <-b; !errors.Is(got.err, context.Canceled) || got.ok {
 		t.Fatalf("admitted %v, err %v; want the context's error", got.ok, got.err)

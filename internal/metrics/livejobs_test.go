@@ -3,8 +3,9 @@ package metrics_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/routerhq/router/internal/metrics"
 	"github.com/routerhq/router/internal/store"
@@ -47,15 +48,16 @@ func TestLiveJobsGauge(t *testing.T) {
 		t.Fatalf("router_jobs_live_scrape_ok %v, want 1", ok)
 	}
 
-	failing := metrics.New(metrics.Options{NoProcessCollectors: true, LiveJobs: brokenCounts{}})
+	// A count that fails: the store's pool is closed, as a database that
+	// cannot be reached leaves every query failing.
+	pool, err := pgxpool.New(ctx, db.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool.Close()
+	failing := metrics.New(metrics.Options{NoProcessCollectors: true, LiveJobs: store.New(pool, store.Options{})})
 	fams = scrape(t, failing.Handler())
 	if _, ok := fams["router_jobs_live"]; ok || fams["router_jobs_live_scrape_ok"].GetMetric()[0].GetGauge().GetValue() != 0 {
 		t.Fatal("a failed count is exposed as counts, or not flagged by router_jobs_live_scrape_ok 0")
 	}
-}
-
-type brokenCounts struct{}
-
-func (brokenCounts) LiveJobCounts(context.Context) (map[string]int64, error) {
-	return nil, errors.New("database down")
 }

@@ -3,6 +3,7 @@ package webhook
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/testdb"
 )
 
 // simJob is one delivery job in simQueue.
@@ -210,38 +212,58 @@ func TestOwnerBacklogWaitIsTheOwnersTurn(t *testing.T) {
 	}
 }
 
-// countingStore counts the reads of events.
+// countingStore is the real store (a test database) counting its reads of
+// events.
 type countingStore struct {
-	Store
+	*store.Store
 	reads int
 }
 
-func (c *countingStore) EventForDelivery(context.Context, string) (*store.Event, *store.Webhook, *store.Job, error) {
+func (c *countingStore) EventForDelivery(ctx context.Context, id string) (*store.Event, *store.Webhook, *store.Job, error) {
 	c.reads++
-	return &store.Event{ID: "e1", Owner: "slow", Status: store.EventPending, Body: []byte(`{}`)},
-		&store.Webhook{URL: "http://127.0.0.1:1/", Secret: "whsec_c2VjcmV0"}, nil, nil
+	return c.Store.EventForDelivery(ctx, id)
 }
 
 // A delivery whose job's args name its owner (the outbox writes it,
 // migration 0026) is snoozed, when the owner has no free slot, without a read
 // of its event; one queued before, without it, is read first, as before.
 func TestOverLimitDeliverySnoozedWithoutRead(t *testing.T) {
-	st := &countingStore{}
-	w := NewWorker(st, Config{})
+	ctx := context.Background()
+	db := testdb.New(t, store.Options{})
+	if err := db.Store.SyncConfigWebhooks(ctx, map[string]string{"slow": "http://127.0.0.1:1/"}); err != nil {
+		t.Fatal(err)
+	}
+	// A cancelled job of owner slow: the outbox writes its event.
+	input := json.RawMessage(`{"k":"1"}`)
+	fp, _ := store.Fingerprint("op", "", "", input)
+	j, _, err := db.Store.CreateJob(ctx, store.NewJob{Owner: "slow", Operation: "op", IdempotencyKey: "1",
+		Fingerprint: fp, Route: "default", Input: input})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Store.CancelJob(ctx, "slow", j.ID); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := db.Store.JobEvents(ctx, "slow", j.ID)
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("the cancelled job's events: %d, %v; want one", len(evs), err)
+	}
+	st := &countingStore{Store: db.Store}
+	w := NewWorker(st, Config{Secrets: map[string]string{"slow": "whsec_c2VjcmV0"}})
 	w.owners.limit = 1
 	if ok, _ := w.owners.acquire("slow", time.Now()); !ok {
 		t.Fatal("a free slot refused")
 	}
-	job := &river.Job[DeliverArgs]{JobRow: &rivertype.JobRow{ID: 7}, Args: DeliverArgs{EventID: "e1", Owner: "slow"}}
+	job := &river.Job[DeliverArgs]{JobRow: &rivertype.JobRow{ID: 7}, Args: DeliverArgs{EventID: evs[0].ID, Owner: "slow"}}
 	var snooze *rivertype.JobSnoozeError
-	if err := w.Work(context.Background(), job); !errors.As(err, &snooze) {
+	if err := w.Work(ctx, job); !errors.As(err, &snooze) {
 		t.Fatalf("Work: %v, want a snooze", err)
 	}
 	if st.reads != 0 {
 		t.Errorf("the event was read %d times before its snooze, want none", st.reads)
 	}
-	job = &river.Job[DeliverArgs]{JobRow: &rivertype.JobRow{ID: 8}, Args: DeliverArgs{EventID: "e1"}}
-	if err := w.Work(context.Background(), job); !errors.As(err, &snooze) || st.reads != 1 {
+	job = &river.Job[DeliverArgs]{JobRow: &rivertype.JobRow{ID: 8}, Args: DeliverArgs{EventID: evs[0].ID}}
+	if err := w.Work(ctx, job); !errors.As(err, &snooze) || st.reads != 1 {
 		t.Fatalf("a job without its owner: %v after %d reads, want a snooze after one", err, st.reads)
 	}
 	if p := w.owners.pace["slow"]; p == nil || p.waiting != 2 {

@@ -211,6 +211,7 @@ func slowLostClaim(t *testing.T, release func(slowClaimWait) bool) (*bundle, *st
 	// The first try's backend waits, inside its COMMIT, for the lock held here.
 	var firstPID int32
 	var firstXID string
+	deadline := time.Now().Add(hangGuard)
 	for {
 		err := b.db.Pool.QueryRow(ctx, `SELECT l.pid, a.backend_xid::text FROM pg_locks l JOIN pg_stat_activity a USING (pid)
 			WHERE l.locktype = 'advisory' AND NOT l.granted AND l.classid::bigint = 0 AND l.objid::bigint = $1 AND l.objsubid = 1
@@ -220,6 +221,9 @@ func slowLostClaim(t *testing.T, release func(slowClaimWait) bool) (*bundle, *st
 		}
 		if !errors.Is(err, pgx.ErrNoRows) {
 			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the claim's first try never waited inside its COMMIT within %s: the test did not set up its case", hangGuard)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -231,7 +235,12 @@ func slowLostClaim(t *testing.T, release func(slowClaimWait) bool) (*bundle, *st
 	var res *out
 	seen := map[string]bool{}
 	w := slowClaimWait{}
+	deadline = time.Now().Add(hangGuard)
 	for !release(w) && (res == nil || st.LostClaims() > 0 && !w.lostClaimEnded && w.otherWaits == 0) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s with the first try's COMMIT held, neither the case's moment to let it through nor CreateJob's answer "+
+				"(and the hand-over's end or wait) came: seen %+v, CreateJob answered: %v", hangGuard, w, res != nil)
+		}
 		select {
 		case o := <-done:
 			res = &o
@@ -270,15 +279,27 @@ func slowLostClaim(t *testing.T, release func(slowClaimWait) bool) (*bundle, *st
 	t.Logf("the first try's commit let through after %+v (CreateJob answered: %v)", w, res != nil)
 	unlock()
 	if res == nil {
-		o := <-done
-		res = &o
+		select {
+		case o := <-done:
+			res = &o
+		case <-time.After(hangGuard):
+			t.Fatalf("CreateJob did not return within %s of its first try's commit", hangGuard)
+		}
 	}
 	if st.LostClaims() > 0 && lostEnded != nil {
-		<-lostEnded
+		select {
+		case <-lostEnded:
+		case <-time.After(hangGuard):
+			t.Fatalf("the hand-over of the lost claim did not end within %s of its first try's commit", hangGuard)
+		}
 	}
 	// The first try's transaction ends (it commits; its backend then finds
 	// its client gone).
+	deadline = time.Now().Add(hangGuard)
 	for count(t, b, `SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND backend_xid::text = $2`, firstPID, firstXID) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first try's transaction (backend %d, xid %s) did not end within %s of its commit being let through", firstPID, firstXID, hangGuard)
+		}
 		time.Sleep(time.Millisecond)
 	}
 	if n := count(t, b, `SELECT count(*) FROM jobs WHERE idempotency_key = $1`, key); n != 1 {

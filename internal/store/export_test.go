@@ -145,5 +145,10 @@ func SetMigrationLockWait(wait time.Duration, tries int, pause time.Duration) (r
 // SetBeforeSelfBatch installs the path group's beforeSelfBatch hook.
 func (s *Store) SetBeforeSelfBatch(f func()) { s.paths.beforeSelfBatch = f }
 
+// SetBeforePathEnqueue installs the path group's beforeEnqueue hook: run as
+// a caller of the success path's batches (a claim, its retry, a win) comes
+// to enqueue, before it is queued.
+func (s *Store) SetBeforePathEnqueue(f func()) { s.paths.beforeEnqueue = f }
+
 // SetOnQueued installs the path group's onQueued hook.
 func (s *Store) SetOnQueued(f func(n int)) { s.paths.onQueued = f }

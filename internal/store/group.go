@@ -32,6 +32,9 @@ type group[T any] struct {
 	queue   []*T
 	leaders int
 
+	// beforeEnqueue, in tests, runs as a caller comes to enqueue, before it
+	// is queued (and so before it may become the leader).
+	beforeEnqueue func()
 	// beforeSelfBatch, in tests, runs when a caller has become the leader and
 	// before it takes its batch.
 	beforeSelfBatch func()
@@ -47,6 +50,9 @@ const execTimeout = 30 * time.Second
 // once queued an item is always executed. A caller that finds no leader
 // executes the batch (its own item first) before enqueue returns.
 func (g *group[T]) enqueue(it *T) {
+	if g.beforeEnqueue != nil {
+		g.beforeEnqueue()
+	}
 	g.mu.Lock()
 	g.queue = append(g.queue, it)
 	queued := len(g.queue)

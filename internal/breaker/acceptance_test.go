@@ -37,7 +37,7 @@ func noChange(t *testing.T, changes <-chan breaker.Change, when string) {
 	t.Helper()
 	select {
 	case c := <-changes:
-		t.Fatalf("%s: unexpected breaker change %+v (if it is open -> half-open, this machine took longer than open_for for the step)", when, c)
+		t.Fatalf("%s: unexpected breaker change %+v", when, c)
 	default:
 	}
 }
@@ -58,8 +58,8 @@ func TestPrimaryOutageOpensBreakerAndTrafficReturns(t *testing.T) {
 	const (
 		failures = 3
 		probes   = 2
-		// open_for must outlast step 2 (three jobs on the fallback); the test
-		// waits for the open -> half-open change on a signal, never a sleep.
+		// open_for passes on the test's clock, which stands still through step
+		// 2 however long it takes and is advanced past open_for for step 3.
 		openFor = 2 * time.Second
 	)
 	const (
@@ -71,10 +71,11 @@ func TestPrimaryOutageOpensBreakerAndTrafficReturns(t *testing.T) {
 	release := make(chan struct{})
 	primaryCalled := make(chan struct{}, 16)
 	changes := make(chan breaker.Change, 64)
+	clock := newTestClock()
 	set := breaker.New(map[string]breaker.Settings{
 		"primary":  {ConsecutiveFailures: failures, OpenFor: openFor, HalfOpenProbes: probes},
 		"fallback": {ConsecutiveFailures: failures, OpenFor: openFor, HalfOpenProbes: probes},
-	}, breaker.Options{OnChange: func(c breaker.Change) { changes <- c }})
+	}, breaker.Options{OnChange: func(c breaker.Change) { changes <- c }, Now: clock.Now})
 	defer set.Close()
 
 	b := setupRace(t, race.Route{}, set, nil,
@@ -135,6 +136,14 @@ func TestPrimaryOutageOpensBreakerAndTrafficReturns(t *testing.T) {
 	// in flight. After open_for the breaker is half-open: exactly `probes` jobs
 	// reach the primary; the others go to the fallback.
 	mode.Store(modeProbing)
+	clock.Advance(openFor)
+	if ok, _ := set.State("primary"); ok { // open_for has passed only just now
+		t.Fatal("breaker admits before open_for has passed")
+	}
+	clock.Advance(time.Millisecond)
+	if !set.HalfOpen("primary") { // asking moves it open -> half-open
+		t.Fatal("breaker not half-open after open_for")
+	}
 	waitChange(t, changes, "primary", breaker.StateHalfOpen)
 	var probeJobs []*store.Job
 	for range probes {

@@ -93,6 +93,12 @@ type Options struct {
 	// must not call back into the Set (send on a buffered channel, set a gauge).
 	OnChange func(Change)
 	Log      *slog.Logger
+	// Now, when set, is the clock that decides when open_for has passed (and
+	// stamps changes); nil is time.Now. With a clock of its own the Set alone
+	// decides open -> half-open: gobreaker cannot take a clock, so its own
+	// timeout is then made negligible and the Set holds the breaker open until
+	// Now says open_for has passed. Tests use it to hold time still.
+	Now func() time.Time
 }
 
 // Set holds one breaker per provider. Safe for concurrent use.
@@ -114,7 +120,8 @@ type providerBreaker struct {
 
 	mu        sync.Mutex // guards the fields below; never held while calling cb
 	changedAt time.Time
-	tripped   uint32 // consecutive failures that last opened the breaker; 0 after a failed probe
+	openUntil time.Time // while Now is before it, the breaker is open whatever gobreaker says
+	tripped   uint32    // consecutive failures that last opened the breaker; 0 after a failed probe
 	timer     *time.Timer
 
 	pendingTrip uint32 // set by ReadyToTrip; only touched under gobreaker's lock
@@ -131,16 +138,27 @@ func New(settings map[string]Settings, opt Options) *Set {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
+	// gobreaker measures its Timeout on time.Now. With the default clock it
+	// keeps open_for as before; with an injected clock it expires at once and
+	// the Set's hold (openUntil, on that clock) is what keeps it open.
+	ownClock := opt.Now != nil
+	if !ownClock {
+		opt.Now = time.Now
+	}
 	s := &Set{opt: opt, breakers: map[string]*providerBreaker{}, changed: make(chan struct{}, 1)}
-	now := time.Now()
+	now := s.now()
 	for name, st := range settings {
 		st = st.withDefaults()
+		timeout := st.OpenFor
+		if ownClock {
+			timeout = time.Nanosecond
+		}
 		b := &providerBreaker{set: s, name: name, settings: st, changedAt: now}
 		b.cb = gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{
 			Name:        name,
 			MaxRequests: count32(st.HalfOpenProbes),
 			// Interval 0: counts are cleared only when the state changes.
-			Timeout: st.OpenFor,
+			Timeout: timeout,
 			ReadyToTrip: func(c gobreaker.Counts) bool {
 				if c.ConsecutiveFailures >= count32(st.ConsecutiveFailures) {
 					b.pendingTrip = c.ConsecutiveFailures // under gobreaker's lock, like onChange
@@ -174,10 +192,12 @@ var _ race.Admission = (*Set)(nil)
 
 // onChange runs under gobreaker's lock.
 func (b *providerBreaker) onChange(from, to gobreaker.State) {
-	now := time.Now()
+	now := b.set.now()
 	b.mu.Lock()
 	b.changedAt = now
+	b.openUntil = time.Time{}
 	if to == gobreaker.StateOpen {
+		b.openUntil = now.Add(b.settings.OpenFor)
 		b.tripped = 0
 		if from == gobreaker.StateClosed {
 			b.tripped = b.pendingTrip
@@ -232,16 +252,46 @@ func (b *providerBreaker) poke() {
 	if b.set.isClosed() {
 		return
 	}
-	if b.cb.State() == gobreaker.StateOpen {
+	if b.state() == gobreaker.StateOpen {
+		// Still held open by the Set's clock: look again when it may have passed.
+		wait := max(b.heldFor(), 5*time.Millisecond)
 		b.mu.Lock()
 		if b.timer == nil && !b.set.isClosed() {
-			b.timer = time.AfterFunc(5*time.Millisecond, b.poke)
+			b.timer = time.AfterFunc(wait, b.poke)
 		} else if b.timer != nil {
-			b.timer.Reset(5 * time.Millisecond)
+			b.timer.Reset(wait)
 		}
 		b.mu.Unlock()
 	}
 }
+
+// heldFor is how long the Set's clock still holds the breaker open: 0 once
+// more than open_for has passed since it opened (as gobreaker counts it), or
+// when it is not open.
+func (b *providerBreaker) heldFor() time.Duration {
+	b.mu.Lock()
+	until := b.openUntil
+	b.mu.Unlock()
+	if until.IsZero() {
+		return 0
+	}
+	d := until.Sub(b.set.now())
+	if d < 0 {
+		return 0
+	}
+	return max(d, time.Nanosecond)
+}
+
+// state is the breaker's state on the Set's clock: open while held, otherwise
+// gobreaker's (asking it may move open -> half-open and call onChange).
+func (b *providerBreaker) state() gobreaker.State {
+	if b.heldFor() > 0 {
+		return gobreaker.StateOpen
+	}
+	return b.cb.State()
+}
+
+func (s *Set) now() time.Time { return s.opt.Now() }
 
 func (s *Set) isClosed() bool {
 	s.mu.Lock()
@@ -281,6 +331,9 @@ func (s *Set) Admit(provider string) (release func(race.Outcome), ok bool, reaso
 	if !found {
 		return func(race.Outcome) {}, true, ""
 	}
+	if b.heldFor() > 0 {
+		return nil, false, b.refusal(gobreaker.ErrOpenState)
+	}
 	done, err := b.cb.Allow()
 	if err != nil {
 		return nil, false, b.refusal(err)
@@ -307,7 +360,7 @@ func (s *Set) State(provider string) (ok bool, reason string) {
 	if !found {
 		return true, ""
 	}
-	switch b.cb.State() {
+	switch b.state() {
 	case gobreaker.StateOpen:
 		return false, b.refusal(gobreaker.ErrOpenState)
 	case gobreaker.StateHalfOpen:
@@ -326,7 +379,7 @@ var _ race.HalfOpenView = (*Set)(nil)
 // is asked), without taking a slot. A provider without a breaker is not.
 func (s *Set) HalfOpen(provider string) bool {
 	b, found := s.breakers[provider]
-	return found && b.cb.State() == gobreaker.StateHalfOpen
+	return found && b.state() == gobreaker.StateHalfOpen
 }
 
 var _ race.AdmitDelay = (*Set)(nil)
@@ -341,10 +394,10 @@ func (s *Set) AdmitsIn(provider string) (d time.Duration, known bool) {
 	if !found {
 		return 0, true
 	}
-	switch b.cb.State() {
+	switch b.state() {
 	case gobreaker.StateOpen:
 		b.mu.Lock()
-		since := time.Since(b.changedAt)
+		since := b.set.now().Sub(b.changedAt)
 		b.mu.Unlock()
 		return max(b.settings.OpenFor-since, 0), true
 	case gobreaker.StateHalfOpen:
@@ -355,7 +408,7 @@ func (s *Set) AdmitsIn(provider string) (d time.Duration, known bool) {
 
 func (b *providerBreaker) refusal(err error) string {
 	b.mu.Lock()
-	since := time.Since(b.changedAt)
+	since := b.set.now().Sub(b.changedAt)
 	trip := b.tripped
 	b.mu.Unlock()
 	if errors.Is(err, gobreaker.ErrTooManyRequests) {
@@ -409,7 +462,7 @@ func (s *Set) Snapshot() []Status {
 	out := make([]Status, 0, len(s.names))
 	for _, name := range s.names {
 		b := s.breakers[name]
-		st := b.cb.State() // may move open -> half-open (and call onChange)
+		st := b.state() // may move open -> half-open (and call onChange)
 		c := b.cb.Counts()
 		b.mu.Lock()
 		at := b.changedAt
@@ -423,7 +476,7 @@ func (s *Set) Snapshot() []Status {
 func (s *Set) BreakerStates() map[string]string {
 	out := make(map[string]string, len(s.names))
 	for _, name := range s.names {
-		out[name] = stateName(s.breakers[name].cb.State())
+		out[name] = stateName(s.breakers[name].state())
 	}
 	return out
 }

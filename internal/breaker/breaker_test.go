@@ -14,8 +14,17 @@ import (
 )
 
 func newSet(s breaker.Settings) (*breaker.Set, chan breaker.Change) {
+	return newSetClock(s, nil)
+}
+
+// newSetClock is newSet on the given clock (nil: time.Now).
+func newSetClock(s breaker.Settings, clock *testClock) (*breaker.Set, chan breaker.Change) {
 	changes := make(chan breaker.Change, 64)
-	set := breaker.New(map[string]breaker.Settings{"p": s}, breaker.Options{OnChange: func(c breaker.Change) { changes <- c }})
+	opt := breaker.Options{OnChange: func(c breaker.Change) { changes <- c }}
+	if clock != nil {
+		opt.Now = clock.Now
+	}
+	set := breaker.New(map[string]breaker.Settings{"p": s}, opt)
 	return set, changes
 }
 
@@ -68,12 +77,19 @@ func TestOutcomesCount(t *testing.T) {
 }
 
 func TestHalfOpenProbes(t *testing.T) {
-	set, changes := newSet(breaker.Settings{ConsecutiveFailures: 1, OpenFor: 20 * time.Millisecond, HalfOpenProbes: 2})
+	const openFor = 20 * time.Millisecond
+	clock := newTestClock()
+	set, changes := newSetClock(breaker.Settings{ConsecutiveFailures: 1, OpenFor: openFor, HalfOpenProbes: 2}, clock)
 	defer set.Close()
 	admit(t, set)(race.OutcomeFailure)
 	waitChange(t, changes, "p", breaker.StateOpen)
-	// The Set itself moves open -> half-open when open_for has passed (no
-	// request needed), so the change is published promptly.
+	if _, ok, why := set.Admit("p"); ok || !strings.Contains(why, "open after 1 consecutive failures") {
+		t.Fatalf("open on a clock standing still: ok=%v why=%q", ok, why)
+	}
+	// When open_for has passed the Set moves open -> half-open as it is asked
+	// (its timer asks too, without a request), so the change is published.
+	clock.Advance(openFor + time.Millisecond)
+	set.Snapshot()
 	waitChange(t, changes, "p", breaker.StateHalfOpen)
 	if ok, _ := set.State("p"); !ok {
 		t.Fatal("half-open with free probes is not eligible")
@@ -92,6 +108,8 @@ func TestHalfOpenProbes(t *testing.T) {
 	p1(race.OutcomeFailure)
 	waitChange(t, changes, "p", breaker.StateOpen)
 	p3(race.OutcomeSuccess) // from the previous generation: not counted
+	clock.Advance(openFor + time.Millisecond)
+	set.Snapshot()
 	waitChange(t, changes, "p", breaker.StateHalfOpen)
 	admit(t, set)(race.OutcomeSuccess)
 	admit(t, set)(race.OutcomeSuccess)

@@ -188,7 +188,10 @@ func (g *Gate) standing(ctx context.Context, provider, model, name, version stri
 		if err != nil {
 			return nil, 0, err
 		}
-		c = cached{standing: st, read: g.now()}
+		// The standing's LastPassAge was measured during the read: its age
+		// counts on from before the read, or a cached decision undercounts
+		// it by the read's duration and admits a pass past max_age.
+		c = cached{standing: st, read: now}
 		if g.cacheFor > 0 {
 			g.mu.Lock()
 			g.cache[key] = c

@@ -93,6 +93,11 @@ type Options struct {
 	// conformance_runs, a failover) leaves the result not recorded, with why,
 	// instead of hanging the run.
 	RecordTimeout time.Duration
+	// Retry is the backoff between retries of a call on one target, as the
+	// race runner's (cmd/router passes the configured execution.retry): a
+	// Retry-After longer than MaxRetryAfter fails the case instead of
+	// waiting. Zero fields take execution.retry's defaults (200ms, 5s, 30s).
+	Retry race.Backoff
 }
 
 // DefaultRecordTimeout is Options.RecordTimeout's default.
@@ -296,6 +301,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if opt.RouterVersion == "" {
 		opt.RouterVersion = Version()
 	}
+	opt.Retry = retryDefaults(opt.Retry)
 	rep := &Report{RouterVersion: opt.RouterVersion, Passed: true, Gate: opt.Gate, SuitesDir: opt.SuitesDir}
 	if t := opt.Temperature; t != nil && !(*t >= 0 && *t <= 2) { // NaN too
 		return nil, fmt.Errorf("conformance: temperature %v is outside 0..2", *t)
@@ -513,7 +519,7 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 		start := time.Now()
 		for i := range s.Cases {
 			c := &s.Cases[i]
-			cr := runCase(ctx, pl.provider, pl.target, p, model, c, temp)
+			cr := runCase(ctx, pl.provider, pl.target, opt.Retry, p, model, c, temp)
 			if ctx.Err() != nil {
 				return out, ctx.Err() // unfinished: not recorded
 			}
@@ -586,7 +592,7 @@ func recordContext(ctx context.Context, opt *Options, rerun string) (rctx contex
 }
 
 // runCase runs one case through every stage; the first failing stage ends it.
-func runCase(ctx context.Context, name string, t *race.Target, p *prompt.Prompt, model string, c *Case, temp *float32) CaseResult {
+func runCase(ctx context.Context, name string, t *race.Target, retry race.Backoff, p *prompt.Prompt, model string, c *Case, temp *float32) CaseResult {
 	cr := CaseResult{Name: c.Name}
 	fail := func(stage string, vs ...contract.Violation) CaseResult {
 		cr.Stage, cr.Failures = stage, vs
@@ -652,7 +658,7 @@ func runCase(ctx context.Context, name string, t *race.Target, p *prompt.Prompt,
 	}
 	cr.Sampling = &Sampling{Temperature: *temp, MaxTokens: p.MaxTokens, Seed: p.Seed}
 	start := time.Now()
-	resp, pe := call(ctx, name, t, req)
+	resp, pe := call(ctx, name, t, retry, req)
 	cr.LatencyMS = time.Since(start).Milliseconds()
 	if pe != nil {
 		msg := pe.Error()
@@ -699,39 +705,4 @@ func storableCases(cases []CaseResult) any {
 		return cases // cannot happen; the store reports it
 	}
 	return json.RawMessage(jsontext.Sanitize(b))
-}
-
-// call makes one round trip, with the target's retries for transient errors
-// (capped exponential backoff, honouring Retry-After up to 30s).
-func call(ctx context.Context, name string, t *race.Target, req *providers.Request) (*providers.Response, *providers.Error) {
-	timeout := t.Timeout
-	if timeout <= 0 {
-		timeout = time.Minute
-	}
-	for attempt := 0; ; attempt++ {
-		cctx, cancel := context.WithTimeout(ctx, timeout)
-		var resp *providers.Response
-		var err error
-		if s, ok := t.Provider.(providers.Streamer); ok && t.Stream {
-			resp, err = s.CompleteStream(cctx, req, nil)
-		} else {
-			resp, err = t.Provider.Complete(cctx, req)
-		}
-		cancel()
-		if err == nil {
-			return resp, nil
-		}
-		pe := providers.Classify(name, err)
-		if pe.Action != providers.ActionRetry || attempt >= t.MaxRetries || pe.RetryAfter > 30*time.Second {
-			return nil, pe
-		}
-		delay := max(pe.RetryAfter, min(500*time.Millisecond<<attempt, 10*time.Second))
-		timer := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, providers.Classify(name, ctx.Err())
-		case <-timer.C:
-		}
-	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/routerhq/router/conformance"
 	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/server"
 	"github.com/routerhq/router/internal/store"
 )
@@ -171,6 +172,9 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 		Concurrency: *concurrency, Temperature: temperature, Gate: cfg.Conformance.Gate,
 		ChatRoutes:    server.ConformanceChatRoutes(cfg),
 		TargetDigests: conformance.TargetDigests(cfg),
+		// The same backoff as the race's retries on one provider.
+		Retry: race.Backoff{Base: cfg.Execution.Retry.Base.D(), Cap: cfg.Execution.Retry.Cap.D(),
+			MaxRetryAfter: cfg.Execution.Retry.MaxRetryAfter.D()},
 		// The first Ctrl-C ends the run but lets a finished result's
 		// recording finish (within conformance.DefaultRecordTimeout); the
 		// second ends that recording too, the result reported not recorded.

@@ -179,6 +179,10 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// MaxProviderRetries bounds providers[].max_retries: each retry is a paid
+// call.
+const MaxProviderRetries = 100
+
 // problems is every problem of a configuration with defaults filled.
 func (c Config) problems() []string {
 	var errs []string
@@ -279,7 +283,7 @@ func (c Config) problems() []string {
 	if c.Auth.CacheTTL != nil && *c.Auth.CacheTTL < 0 {
 		add("auth.cache_ttl must not be negative (0s disables the cache)")
 	}
-	names := map[string]bool{}
+	names := map[string]int{}
 	for i, p := range c.Providers {
 		where := fmt.Sprintf("providers[%d] (%s)", i, p.Name)
 		if p.Name == "" {
@@ -291,10 +295,11 @@ func (c Config) problems() []string {
 		if why := nameProblem(p.Name); why != "" {
 			add("providers[%d].name %q: a provider name %s: rename it, e.g. %q", i, p.Name, why, saneName(p.Name))
 		}
-		if names[p.Name] {
-			add("%s: the name is used twice", where)
+		if first, used := names[p.Name]; used {
+			add("providers[%d]: the name %q is used twice, by providers[%d] and providers[%d]: rename one of them", i, p.Name, first, i)
+		} else {
+			names[p.Name] = i
 		}
-		names[p.Name] = true
 		switch p.Type {
 		case "openai":
 			if p.BaseURL == "" {
@@ -332,7 +337,10 @@ func (c Config) problems() []string {
 			add("%s.max_tokens must be 0 (the default) or more", where)
 		}
 		if p.MaxRetries != nil && *p.MaxRetries < 0 {
-			add("%s.max_retries must be 0 or more", where)
+			add("%s.max_retries (%d) must be 0 or more (0: no retries; omit it for the default, 1)", where, *p.MaxRetries)
+		} else if p.MaxRetries != nil && *p.MaxRetries > MaxProviderRetries {
+			add("%s.max_retries (%d) must be at most %d: each retry is another paid call to the provider (and another wait) for the same job; a provider that fails that often is better failed over (omit it for the default, 1)",
+				where, *p.MaxRetries, MaxProviderRetries)
 		}
 		// The ranges of the three deadlines are in rangeProblems; their order
 		// is judged only between values in range, so one bad value is one
@@ -356,6 +364,10 @@ func (c Config) problems() []string {
 			continue
 		}
 		for _, m := range r.Models {
+			if m == "" {
+				add("routes.%s.models: an empty model name (\"\") can never be reached: a chat completion with model \"\" (or none) is looked up only as a route, never as a model: remove it", name)
+				continue
+			}
 			if _, isRoute := c.Routes[m]; isRoute {
 				add("routes.%s.models: %q is also a route name", name, m)
 			} else if other, dup := aliases[m]; dup {
@@ -435,11 +447,14 @@ func (c Config) problems() []string {
 		if p := *r.HedgeBudget.Percent; !(p >= 0 && p <= 100) { // NaN too
 			add("routes.%s.hedge_budget.percent: %v is not between 0 and 100", name, p)
 		}
-		if *r.HedgeBudget.MinConcurrent < 0 {
-			add("routes.%s.hedge_budget.min_concurrent must be 0 or more", name)
+		if n := *r.HedgeBudget.MinConcurrent; n < 0 {
+			add("routes.%s.hedge_budget.min_concurrent (%d) must be 0 or more (omit it for the default, 3)", name, n)
 		}
-		if r.MaxInflight < 1 || r.MaxAttempts < 1 {
-			add("routes.%s: max_inflight and max_attempts must be at least 1", name)
+		if r.MaxInflight < 1 {
+			add("routes.%s.max_inflight (%d) must be at least 1 (omit it for the default, 2)", name, r.MaxInflight)
+		}
+		if r.MaxAttempts < 1 {
+			add("routes.%s.max_attempts (%d) must be at least 1 (omit it for the default, 4)", name, r.MaxAttempts)
 		}
 	}
 	for i, p := range c.Providers {
@@ -577,7 +592,7 @@ func (l Limits) effective() effectiveLimits {
 	return e
 }
 
-func sortedKeys(m map[string]bool) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

@@ -104,6 +104,7 @@ type Options struct {
 // Set holds one breaker per provider. Safe for concurrent use.
 type Set struct {
 	opt      Options
+	ownClock bool // opt.Now was given: the Set's hold, not gobreaker's timeout, ends open_for
 	names    []string
 	breakers map[string]*providerBreaker
 	changed  chan struct{} // capacity 1: "something changed since you last looked"
@@ -145,7 +146,7 @@ func New(settings map[string]Settings, opt Options) *Set {
 	if !ownClock {
 		opt.Now = time.Now
 	}
-	s := &Set{opt: opt, breakers: map[string]*providerBreaker{}, changed: make(chan struct{}, 1)}
+	s := &Set{opt: opt, ownClock: ownClock, breakers: map[string]*providerBreaker{}, changed: make(chan struct{}, 1)}
 	now := s.now()
 	for name, st := range settings {
 		st = st.withDefaults()
@@ -266,9 +267,14 @@ func (b *providerBreaker) poke() {
 }
 
 // heldFor is how long the Set's clock still holds the breaker open: 0 once
-// more than open_for has passed since it opened (as gobreaker counts it), or
-// when it is not open.
+// more than open_for has passed since it opened (as gobreaker counts it),
+// when it is not open, or when the Set has no clock of its own (gobreaker's
+// timeout, open_for on time.Now, decides alone: an admission takes no lock
+// and no clock read more than gobreaker's own).
 func (b *providerBreaker) heldFor() time.Duration {
+	if !b.set.ownClock {
+		return 0
+	}
 	b.mu.Lock()
 	until := b.openUntil
 	b.mu.Unlock()

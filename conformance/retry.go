@@ -8,37 +8,13 @@ import (
 	"github.com/routerhq/router/internal/race"
 )
 
-// retryDefaults fills the zero fields of b with execution.retry's defaults,
-// as the race runner does.
-func retryDefaults(b race.Backoff) race.Backoff {
-	if b.Base <= 0 {
-		b.Base = 200 * time.Millisecond
-	}
-	if b.Cap <= 0 {
-		b.Cap = 5 * time.Second
-	}
-	if b.MaxRetryAfter <= 0 {
-		b.MaxRetryAfter = 30 * time.Second
-	}
-	return b
-}
-
-// retryDelay is the wait before retry attempt+1 (attempt counts from 0): b.Base
-// doubled attempt times, capped at b.Cap, never shorter than the provider's
-// retryAfter. It stops doubling at the cap, so no number of retries
-// (providers[].max_retries) overflows it to no wait at all. b has its
-// defaults (retryDefaults). Unlike the race it has no jitter: a conformance
-// run makes one call at a time per target.
+// retryDelay is the wait before retry attempt+1 (attempt counts from 0): the
+// backoff's ceiling (Base doubled attempt times, capped at Cap, never
+// wrapping however many retries providers[].max_retries allows), never
+// shorter than the provider's retryAfter. Unlike the race it has no jitter:
+// a conformance run makes one call at a time per target.
 func retryDelay(b race.Backoff, attempt int, retryAfter time.Duration) time.Duration {
-	d := min(b.Base, b.Cap)
-	for range attempt {
-		if d > b.Cap-d { // 2d > Cap, without overflowing
-			d = b.Cap
-			break
-		}
-		d *= 2
-	}
-	return max(d, retryAfter)
+	return max(b.Ceiling(attempt+1), retryAfter)
 }
 
 // call makes one round trip, with the target's retries for transient errors

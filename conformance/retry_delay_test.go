@@ -16,11 +16,11 @@ import (
 // large providers[].max_retries retried an overloaded provider with no pause.
 func TestRetryDelayStopsDoublingAtTheCap(t *testing.T) {
 	for _, b := range []race.Backoff{
-		retryDefaults(race.Backoff{}),
-		retryDefaults(race.Backoff{Base: 500 * time.Millisecond, Cap: 10 * time.Second}),
-		retryDefaults(race.Backoff{Base: time.Nanosecond, Cap: time.Duration(math.MaxInt64)}),
-		retryDefaults(race.Backoff{Base: time.Duration(math.MaxInt64 / 3), Cap: time.Duration(math.MaxInt64)}),
-		retryDefaults(race.Backoff{Base: time.Hour, Cap: time.Second}), // base above cap: the cap
+		race.Backoff{}.WithDefaults(),
+		race.Backoff{Base: 500 * time.Millisecond, Cap: 10 * time.Second}.WithDefaults(),
+		race.Backoff{Base: time.Nanosecond, Cap: time.Duration(math.MaxInt64)}.WithDefaults(),
+		race.Backoff{Base: time.Duration(math.MaxInt64 / 3), Cap: time.Duration(math.MaxInt64)}.WithDefaults(),
+		race.Backoff{Base: time.Hour, Cap: time.Second}.WithDefaults(), // base above cap: the cap
 	} {
 		prev := time.Duration(0)
 		for attempt := 0; attempt <= 100; attempt++ {
@@ -34,7 +34,7 @@ func TestRetryDelayStopsDoublingAtTheCap(t *testing.T) {
 			t.Fatalf("%+v: attempt 100 waits %s, want the cap %s", b, prev, b.Cap)
 		}
 	}
-	b := retryDefaults(race.Backoff{})
+	b := race.Backoff{}.WithDefaults()
 	if d := retryDelay(b, 0, 0); d != 200*time.Millisecond {
 		t.Fatalf("first retry waits %s, want execution.retry.base's default 200ms", d)
 	}
@@ -62,7 +62,7 @@ func (p *retryAfterProvider) Complete(context.Context, *providers.Request) (*pro
 func TestCallDoesNotWaitPastMaxRetryAfter(t *testing.T) {
 	p := &retryAfterProvider{after: 2 * time.Second}
 	target := &race.Target{Provider: p, MaxRetries: 1}
-	_, pe := call(context.Background(), "busy", target, retryDefaults(race.Backoff{MaxRetryAfter: time.Second}), &providers.Request{})
+	_, pe := call(context.Background(), "busy", target, race.Backoff{MaxRetryAfter: time.Second}.WithDefaults(), &providers.Request{})
 	if pe == nil || pe.Action != providers.ActionRetry {
 		t.Fatalf("got %v, want the provider's retryable error", pe)
 	}

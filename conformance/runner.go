@@ -301,7 +301,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if opt.RouterVersion == "" {
 		opt.RouterVersion = Version()
 	}
-	opt.Retry = retryDefaults(opt.Retry)
+	opt.Retry = opt.Retry.WithDefaults()
 	rep := &Report{RouterVersion: opt.RouterVersion, Passed: true, Gate: opt.Gate, SuitesDir: opt.SuitesDir}
 	if t := opt.Temperature; t != nil && !(*t >= 0 && *t <= 2) { // NaN too
 		return nil, fmt.Errorf("conformance: temperature %v is outside 0..2", *t)

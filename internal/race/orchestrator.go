@@ -906,10 +906,7 @@ func (r *Runner) targetRetries(provider string) int {
 // backoff is capped exponential backoff with full jitter, never shorter than
 // the provider's Retry-After.
 func (r *Runner) backoff(n int, retryAfter time.Duration) time.Duration {
-	ceil := r.cfg.Backoff.Base << min(n-1, 20)
-	if ceil > r.cfg.Backoff.Cap || ceil <= 0 {
-		ceil = r.cfg.Backoff.Cap
-	}
+	ceil := r.cfg.Backoff.Ceiling(n)
 	d := time.Duration(rand.Int64N(int64(ceil) + 1))
 	return max(d, retryAfter)
 }

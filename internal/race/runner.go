@@ -94,6 +94,35 @@ type Backoff struct {
 	MaxRetryAfter time.Duration
 }
 
+// WithDefaults is b with its zero (or negative) fields set to
+// execution.retry's defaults: base 200ms, cap 5s, max_retry_after 30s.
+func (b Backoff) WithDefaults() Backoff {
+	if b.Base <= 0 {
+		b.Base = 200 * time.Millisecond
+	}
+	if b.Cap <= 0 {
+		b.Cap = 5 * time.Second
+	}
+	if b.MaxRetryAfter <= 0 {
+		b.MaxRetryAfter = 30 * time.Second
+	}
+	return b
+}
+
+// Ceiling is the longest wait before retry n (n counts from 1): Base doubled
+// n-1 times, capped at Cap. It stops doubling at the cap, so no n and no
+// Base (up to Cap) overflows it to a short or negative wait.
+func (b Backoff) Ceiling(n int) time.Duration {
+	d := min(b.Base, b.Cap)
+	for range n - 1 {
+		if d > b.Cap-d { // 2d > Cap, without overflowing
+			return b.Cap
+		}
+		d *= 2
+	}
+	return d
+}
+
 // Config is what the runner needs.
 type Config struct {
 	Store      *store.Store
@@ -186,15 +215,7 @@ func New(cfg Config) *Runner {
 	if cfg.Observer == nil {
 		cfg.Observer = nopObserver{}
 	}
-	if cfg.Backoff.Base <= 0 {
-		cfg.Backoff.Base = 200 * time.Millisecond
-	}
-	if cfg.Backoff.Cap <= 0 {
-		cfg.Backoff.Cap = 5 * time.Second
-	}
-	if cfg.Backoff.MaxRetryAfter <= 0 {
-		cfg.Backoff.MaxRetryAfter = 30 * time.Second
-	}
+	cfg.Backoff = cfg.Backoff.WithDefaults()
 	if cfg.StopGrace <= 0 {
 		cfg.StopGrace = defaultStopGrace
 	}

@@ -170,7 +170,7 @@ func ParseSuite(file string, b []byte) (*Suite, []string) {
 	if len(s.Cases) == 0 {
 		add("cases: list at least one case")
 	}
-	names := map[string]bool{}
+	names := map[string]int{} // a case's name: the index of its first case
 	for i := range s.Cases {
 		c := &s.Cases[i]
 		where := fmt.Sprintf("cases[%d]", i)
@@ -179,10 +179,11 @@ func ParseSuite(file string, b []byte) (*Suite, []string) {
 		} else {
 			where = fmt.Sprintf("cases[%d] (%s)", i, c.Name)
 		}
-		if names[c.Name] && c.Name != "" {
-			add("%s: the name is used twice", where)
+		if first, used := names[c.Name]; used && c.Name != "" {
+			add("%s: the name is used twice, by cases[%d] and cases[%d]: rename one of them (a run reports and records each case by its name)", where, first, i)
+		} else {
+			names[c.Name] = i
 		}
-		names[c.Name] = true
 		if c.Input == nil {
 			add("%s.input: write the job input as a mapping", where)
 		} else if in, err := json.Marshal(c.Input); err != nil {

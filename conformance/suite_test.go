@@ -111,7 +111,7 @@ cases:
 `))
 	joined = strings.Join(problems, "\n")
 	for _, want := range []string{"temperature", `equal[category]: "category" is not a JSON pointer`, "one_of[/priority]", "pattern[/summary]",
-		"the name is used twice", "cases[2].name is required", "cases[1] (a).input"} {
+		"the name is used twice, by cases[0] and cases[1]: rename one of them", "cases[2].name is required", "cases[1] (a).input"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("problems\n%s\nlack %q", joined, want)
 		}

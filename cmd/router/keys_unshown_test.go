@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -142,19 +143,24 @@ func TestKeysRotateWebhookSecretSaysToDiscardASecretItCouldNotCommit(t *testing.
 			done <- run(ctx, []string{"keys", "rotate-webhook-secret", "--owner", "acme", "--config", cfg})
 		}()
 		// Wait for the rotation's transaction to wait on the print (its last
-		// statement the check that the new secret signs), and end its
-		// connection; or for a rotation committed before its print.
+		// statement the check that the new secret signs, the print blocked
+		// on the full pipe), and end its connection; or for a rotation
+		// committed before its print. The server reports the transaction
+		// idle a moment before it flushes the check's answer: ended then,
+		// the rotation fails on the check, before anything is printed.
 	wait:
 		for {
 			var ended int
-			if err := db.Pool.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-				WHERE application_name = $1 AND state = 'idle in transaction'
-				AND query LIKE '%FROM webhook_owners WHERE owner = $1 AND secret = $2%'`, app).Scan(&ended); err != nil {
-				t.Error(err)
-				break
-			}
-			if ended > 0 {
-				break
+			if printBlocked() {
+				if err := db.Pool.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+					WHERE application_name = $1 AND state = 'idle in transaction'
+					AND query LIKE '%FROM webhook_owners WHERE owner = $1 AND secret = $2%'`, app).Scan(&ended); err != nil {
+					t.Error(err)
+					break
+				}
+				if ended > 0 {
+					break
+				}
 			}
 			if now, err := db.Store.WebhookFor(ctx, "acme"); err == nil && now.Secret != before.Secret {
 				t.Error("the rotation committed before its secret was printed")
@@ -239,4 +245,18 @@ func TestKeysCreateRefusesAnEmptyWebhookURL(t *testing.T) {
 	if keys, err := db.Store.ListAPIKeys(ctx); err != nil || len(keys) != 0 {
 		t.Fatalf("keys %+v (%v), want none created", keys, err)
 	}
+}
+
+// printBlocked says whether a goroutine of this process is writing a rotated
+// webhook secret to a file (the pipe the test keeps full): the rotation's
+// transaction then waits on its print.
+func printBlocked() bool {
+	buf := make([]byte, 4<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "RotateWebhookSecretShown") && strings.Contains(g, "os.(*File).Write(") {
+			return true
+		}
+	}
+	return false
 }

@@ -164,7 +164,7 @@ func (p *Anthropic) requestTimeout() time.Duration {
 func (p *Anthropic) deadlines(streaming bool) Deadlines {
 	d := Deadlines{FirstByte: p.cfg.FirstByteTimeout, Total: p.cfg.Timeout}
 	if streaming {
-		d.Idle = p.cfg.StreamIdleTimeout
+		d.Idle, d.Stream = p.cfg.StreamIdleTimeout, true
 	}
 	return d
 }

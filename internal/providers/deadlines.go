@@ -22,6 +22,14 @@ type Deadlines struct {
 	Idle time.Duration
 	// Total bounds the whole call.
 	Total time.Duration
+	// Stream says the call is streamed: the provider has begun answering
+	// (the first-byte hooks, OnFirstByte) at its first chunk or event, not
+	// at its headers. Many servers send a stream's headers at once and then
+	// only SSE comments or pings while the model works (OpenRouter, vLLM
+	// behind uvicorn, another router): those bytes keep the call's deadlines
+	// as response bytes, but are no sign that an answer is coming — a hedge
+	// is still due and the time to first byte is still running.
+	Stream bool
 }
 
 // Causes a CallWatch cancels its context with.
@@ -94,7 +102,7 @@ func (w *CallWatch) Received() {
 		if w.first != nil {
 			w.first.Stop()
 		}
-		if w.onFirstByte != nil {
+		if w.onFirstByte != nil && !w.d.Stream {
 			// Under the lock, so that the hooks run once, before any later
 			// Received returns; they must not block (OnFirstByte).
 			w.onFirstByte()
@@ -112,12 +120,16 @@ func (w *CallWatch) Received() {
 
 // Chunk records one stream chunk (counted for the messages; its bytes have
 // already been reported to Received by the adapter's transport, and Chunk
-// reports them again for an adapter without one).
+// reports them again for an adapter without one). The first chunk of a
+// streamed call runs its first-byte hooks (Deadlines.Stream).
 func (w *CallWatch) Chunk() {
 	w.Received()
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.chunks++
-	w.mu.Unlock()
+	if w.chunks == 1 && w.d.Stream && !w.stopped && w.onFirstByte != nil {
+		w.onFirstByte() // under the lock, as in Received
+	}
 }
 
 // firstByteKey is the context key of a call's first-byte hooks.

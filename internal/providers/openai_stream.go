@@ -42,7 +42,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 	// The watch cancels the request when a deadline passes: RecvRaw blocks in a
 	// body read, and cancelling the request's context is what unblocks it. The
 	// watch then says which deadline it was and whether bytes had come.
-	wctx, w := WatchCall(ctx, p.cfg.Name, Deadlines{FirstByte: p.cfg.FirstByteTimeout, Idle: p.cfg.StreamIdleTimeout, Total: p.cfg.Timeout})
+	wctx, w := WatchCall(ctx, p.cfg.Name, Deadlines{FirstByte: p.cfg.FirstByteTimeout, Idle: p.cfg.StreamIdleTimeout, Total: p.cfg.Timeout, Stream: true})
 	defer w.Stop()
 	tctx, trace := withCallTrace(wctx, w.Received)
 	trace.sse = true // comments and event lines are taken out of the body (sseFilter)

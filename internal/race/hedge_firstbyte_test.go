@@ -197,3 +197,101 @@ func TestHedgeStartedForAPrimaryWithNoFirstByte(t *testing.T) {
 		t.Fatalf("silent primary %s, want cancelled", p.State)
 	}
 }
+
+// bodyReadSignal is a transport that closes read when the body of a response
+// carrying the header X-Signal-Read is first read: the adapter's transport
+// has then seen the response's headers (it reports them before handing the
+// body on).
+type bodyReadSignal struct {
+	next http.RoundTripper
+	once sync.Once
+	read chan struct{}
+}
+
+func (s *bodyReadSignal) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := s.next.RoundTrip(r)
+	if err == nil && resp.Header.Get("X-Signal-Read") != "" {
+		resp.Body = &signalledBody{ReadCloser: resp.Body, first: func() { s.once.Do(func() { close(s.read) }) }}
+	}
+	return resp, err
+}
+
+type signalledBody struct {
+	io.ReadCloser
+	first func()
+}
+
+func (b *signalledBody) Read(p []byte) (int, error) {
+	b.first()
+	return b.ReadCloser.Read(p)
+}
+
+// A primary that sends its stream's headers at once and then only keep-alive
+// comments (OpenRouter, vLLM behind uvicorn, another router) has not begun
+// answering: it is hedged after the delay like a silent one, and the hedge
+// wins. (Found by review: its headers held the hedge for good, and the job
+// waited for the primary's stream_idle_timeout or timeout, then failed over.)
+//
+// Without timing, as in TestHedgeNotStartedForAPrimaryThatIsStreaming: the
+// hedge budget (one hedge in flight) is held by another job's hedge until
+// the router has read the primary's headers and comment, so every hedge that
+// comes due before then is denied; the one after is the rule under test.
+func TestHedgeStartedForAPrimaryThatSentOnlyHeadersAndComments(t *testing.T) {
+	var calls atomic.Int64
+	firstCalled := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if calls.Add(1) == 1 { // the first job's primary: accepted, never answered
+			close(firstCalled)
+			<-r.Context().Done()
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("X-Signal-Read", "1")
+		w.WriteHeader(http.StatusOK)
+		fmt.Fprint(w, ": PROCESSING\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	tr := &bodyReadSignal{next: http.DefaultTransport, read: make(chan struct{})}
+	primary, err := providers.NewOpenAI(providers.OpenAIConfig{Name: "primary", BaseURL: srv.URL + "/v1", APIKey: "sk-test",
+		Model: "gpt-test", Stream: true, StreamIdleTimeout: 5 * time.Second, HTTPClient: &http.Client{Transport: tr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	budgetHeld, freeBudget := make(chan struct{}), make(chan struct{})
+	b := racetest.New(t, racetest.Options{Route: race.Route{HedgeAfter: time.Millisecond, HedgeBudgetMin: 1},
+		Providers: []racetest.Provider{
+			{Name: "primary", Adapter: primary},
+			{Name: "fallback", Respond: func(call int, _ *providers.Request) providers.Step {
+				if call == 1 { // the first job's hedge holds the budget
+					close(budgetHeld)
+					<-freeBudget
+				}
+				return providers.Step{Output: racetest.ValidTriage}
+			}},
+		}})
+	release := sync.OnceFunc(func() { close(freeBudget) })
+	t.Cleanup(release)
+
+	first := b.Submit(t)
+	<-budgetHeld
+	<-firstCalled // the second job's primary is call 2
+	second := b.Submit(t)
+	<-tr.read // the router has the primary's headers and reads its body
+	release()
+	if j := b.WaitSettled(t, first.ID); j.State != store.JobSucceeded {
+		t.Fatalf("the first job %s: %+v", j.State, j.Attempts)
+	}
+	j := b.WaitSettled(t, second.ID)
+	b.Stop()
+	j = b.Job(t, j.ID)
+	fb, p := racetest.AttemptOn(j, "fallback"), racetest.AttemptOn(j, "primary")
+	if j.State != store.JobSucceeded || fb == nil || fb.Role != store.RoleHedge || fb.State != store.AttemptWon {
+		t.Fatalf("job %s attempts %+v: want the hedge on the fallback to win", j.State, j.Attempts)
+	}
+	if p.State != store.AttemptCancelled {
+		t.Fatalf("primary %s (%s), want cancelled by the hedge's win", p.State, p.Error)
+	}
+}

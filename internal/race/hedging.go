@@ -176,10 +176,12 @@ func (p *ttfbProbe) ended(resp *providers.Response, err error) {
 			d = time.Since(p.start)
 		}
 		p.stats.add(p.target, d)
-	case errors.As(err, &pe) && (pe.Received || pe.NotSent):
-		// Bytes came but were not reported as they came (no measure of
-		// when), or the request never left the router (nothing to learn).
+	case errors.As(err, &pe) && pe.NotSent:
+		// The request never left the router: nothing to learn.
 	case err != nil:
+		// No first byte reported: none came, or only a stream's headers,
+		// comments or pings did (providers.Deadlines.Stream) — either way
+		// the answer had not begun after this long.
 		p.stats.addWait(p.target, time.Since(p.start))
 	}
 }

@@ -129,6 +129,16 @@ func TestTTFBLearntAtTheFirstByte(t *testing.T) {
 		t.Fatalf("a call that ended with no byte: %+v, want one wait", got)
 	}
 
+	// A stream that sent its headers (and perhaps comments) but no chunk
+	// before it failed: the answer had not begun, a wait as long.
+	_, p = r.probeTTFB(context.Background(), "headers")
+	e := providers.NewError("headers", providers.KindStreamStalled, "no response byte after 0 chunks")
+	e.Received = true
+	p.ended(nil, e)
+	if got := samplesOf(r, "headers"); len(got) != 1 || !got[0].censored || got[0].d <= 0 {
+		t.Fatalf("a stream that ended with headers and no chunk: %+v, want one wait", got)
+	}
+
 	_, p = r.probeTTFB(context.Background(), "unsent")
 	p.ended(nil, &providers.Error{Provider: "unsent", Kind: providers.KindConnRefused, NotSent: true})
 	if got := samplesOf(r, "unsent"); len(got) != 0 {

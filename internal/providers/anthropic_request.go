@@ -55,7 +55,12 @@ func (p *Anthropic) messageParams(req *Request) (anthropic.MessageNewParams, *Er
 		}
 	}
 	if len(params.Messages) == 0 {
-		return params, badRequest(p.cfg.Name, "messages: the Messages API needs at least one user or assistant message besides the system prompt")
+		// A system prompt alone is a valid conversation for an
+		// OpenAI-compatible target: as unsent, the request's fault (its
+		// breaker does not count it) that another target may take.
+		e := badRequest(p.cfg.Name, "messages: the Messages API needs at least one user or assistant message besides the system prompt")
+		e.Action = ActionFailover
+		return params, e
 	}
 	for _, m := range params.Messages {
 		if m.OfUser != nil {
@@ -252,7 +257,8 @@ func (p *Anthropic) tools(raw json.RawMessage) ([]anthropic.ToolUnionParam, *Err
 	return out, nil
 }
 
-// inputSchema carries an OpenAI parameters schema (an object schema) over.
+// inputSchema carries an OpenAI parameters schema (an object schema) over;
+// it is never empty (see below).
 func inputSchema(params map[string]any) anthropic.ToolInputSchemaParam {
 	s := anthropic.ToolInputSchemaParam{}
 	extra := map[string]any{}
@@ -275,6 +281,12 @@ func inputSchema(params map[string]any) anthropic.ToolInputSchemaParam {
 	}
 	if len(extra) > 0 {
 		s.ExtraFields = extra
+	}
+	if s.Properties == nil {
+		// A tool without parameters, or with {"type":"object"} alone, as
+		// OpenAI accepts: left zero, input_schema would be omitted, and the
+		// Messages API refuses a custom tool without it.
+		s.Properties = map[string]any{}
 	}
 	return s
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 
@@ -16,21 +17,23 @@ import (
 // ping, error), consumes it up to message_stop and assembles one Response.
 // onDelta (may be nil) sees each text delta.
 //
-// message_stop ends the message. The stream is read on to the end of its
-// body (Anthropic ends it right after message_stop), so that an HTTP/1.1
-// connection — a gateway in front of the API — is reused rather than closed
-// with its body unread; a stream whose idle deadline passes after
-// message_stop (a gateway that keeps the connection open) is returned whole,
-// not turned into stream_stalled. The attempt's timeout, the job's deadline
-// and a cancellation keep their meaning.
+// message_stop ends the message: the answer is whole there. The stream is
+// read on to the end of its body (Anthropic ends it right after
+// message_stop), so that an HTTP/1.1 connection — a gateway in front of the
+// API — is reused rather than closed with its body unread; that drain is best
+// effort, bounded by drainGrace: whatever comes after message_stop (more
+// events, pings, an error event, an undecodable one, silence, a broken
+// connection, a deadline or a cancellation) neither changes nor fails the
+// answer.
 //
 // Deadlines (CallWatch): FirstByteTimeout runs until the response headers
 // (passing it is KindTimeout, OutcomeUnknown); from them on, StreamIdleTimeout
 // runs between two events (a gap is KindStreamStalled); Timeout bounds the
 // whole call (passing it after the headers is KindStreamTimeout). A stream
 // that ends without message_stop is KindStreamCut; an undecodable event, a
-// content block index that is negative or started twice, and more tool calls
-// than maxStreamToolCalls are KindStreamMalformed; an error event is
+// content or message event before message_start, a content block index that
+// is negative or started twice, and more tool calls than maxStreamToolCalls
+// are KindStreamMalformed; an error event before message_stop is
 // classified by its type like an error response.
 func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta func(string)) (*Response, error) {
 	params, perr := p.messageParams(req)
@@ -45,10 +48,20 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 	tctx, trace := withCallTrace(wctx, w.Received)
 	trace.expect(p.cfg.Name, answerSSE)
 
-	stream := p.client.Messages.NewStreaming(tctx, params)
+	// The drain after message_stop is cut by cancelling the request's own
+	// context (a blocked body read is only unblocked that way).
+	sctx, endDrain := context.WithCancel(tctx)
+	defer endDrain()
+	stream := p.client.Messages.NewStreaming(sctx, params)
 	defer stream.Close()
-	var acc anthropicAcc
+	var (
+		acc   anthropicAcc
+		drain *time.Timer // set at message_stop
+	)
 	for stream.Next() {
+		if acc.stopped {
+			continue // drained: the message is whole (see above)
+		}
 		w.Chunk()
 		if err := acc.add(stream.Current(), onDelta); err != nil {
 			// The provider's error, as an OpenAI-compatible stream's bad
@@ -58,12 +71,18 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 			e.Received = true
 			return nil, acc.reported(e)
 		}
+		if acc.stopped {
+			drain = time.AfterFunc(drainGrace(p.cfg.StreamIdleTimeout), endDrain)
+		}
+	}
+	if drain != nil {
+		drain.Stop()
 	}
 	err := stream.Err()
-	if acc.stopped && (w.Stalled(err) || brokenAfterEnd(w, err)) {
-		// Idle after message_stop, or the connection broken after it (a
-		// gateway resetting it right after the last event): the message is
-		// whole (see above).
+	if acc.stopped {
+		// However the drain ended — the end of the body, the grace passing,
+		// an error or undecodable event, the connection broken, a deadline
+		// or a cancellation — the message was whole at message_stop.
 		err = nil
 	}
 	if err != nil {
@@ -157,10 +176,19 @@ func startInput(cb anthropic.ContentBlockStartEventContentBlockUnion) string {
 }
 
 // add takes one event of the stream. The error is a stream the router cannot
-// assemble into one answer: a content block index that is negative or was
-// already started, or more tool calls than maxStreamToolCalls.
+// assemble into one answer: a content or message event before message_start,
+// a content block index that is negative or was already started, or more tool
+// calls than maxStreamToolCalls.
 func (a *anthropicAcc) add(ev anthropic.MessageStreamEventUnion, onDelta func(string)) error {
 	a.events++
+	switch ev.Type {
+	case "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop":
+		if !a.started {
+			// Without it the answer has no id and no input tokens: recorded
+			// as the provider's own usage, its prompt would cost nothing.
+			return fmt.Errorf("%s before message_start", ev.Type)
+		}
+	}
 	switch ev.Type {
 	case "message_start":
 		a.id, a.model = ev.Message.ID, string(ev.Message.Model)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -21,7 +22,13 @@ import (
 // connection open), is returned with the usage that came. The stream is read
 // on to [DONE] rather than cut at the usage chunk, so that an HTTP/1.1
 // connection (a local vLLM or Ollama) is reused, not closed by a body left
-// unread.
+// unread. After the usage chunk (include_usage's last chunk, without
+// choices) that read is best effort, bounded by drainGrace: whatever ends it
+// — [DONE], the end of the body, silence, keep-alives, a later chunk that
+// does not decode or reports an error, a broken connection, a deadline or a
+// cancellation — the answer is returned as it was. (A finish_reason alone
+// does not start it: gateways in front of Gemini send finish_reason "stop"
+// on every chunk.)
 // An incomplete stream is never returned as a Response: a gap longer than
 // StreamIdleTimeout without any response byte (a chunk, or an SSE comment a
 // provider sends to keep the connection alive) is KindStreamStalled, an end
@@ -48,7 +55,11 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 	trace.sse = true // comments and event lines are taken out of the body (sseFilter)
 	trace.expect(p.cfg.Name, answerSSE)
 
-	stream, err := p.client.CreateChatCompletionStream(tctx, wire(creq, req, trace))
+	// The drain after the answer is whole is cut by cancelling the request's
+	// own context (a blocked body read is only unblocked that way).
+	sctx, endDrain := context.WithCancel(tctx)
+	defer endDrain()
+	stream, err := p.client.CreateChatCompletionStream(sctx, wire(creq, req, trace))
 	if err != nil {
 		return nil, p.classify(w, trace, err)
 	}
@@ -57,13 +68,28 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 	var (
 		acc   streamAcc
 		chunk openai.ChatCompletionStreamResponse
+		drain *time.Timer // set when the answer is whole
 	)
+	defer func() {
+		if drain != nil {
+			drain.Stop()
+		}
+	}()
 	for {
 		// RecvRaw reads the lines and reports the stream's errors as Recv does;
 		// decodeChunk then decodes what Recv would, faster (see there).
 		raw, err := stream.RecvRaw()
 		if err == nil {
 			err = decodeChunk(raw, &chunk)
+		}
+		if drain != nil {
+			if err != nil {
+				// However the drain ended — [DONE], the end of the body,
+				// drainGrace passing, an undecodable chunk, the connection
+				// broken, a deadline or a cancellation — the answer was whole.
+				return p.streamed(w, creq.Model, &acc)
+			}
+			continue // a chunk after the usage chunk changes nothing
 		}
 		if err == nil {
 			w.Chunk()
@@ -83,6 +109,11 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 				e := NewError(p.cfg.Name, KindStreamMalformed, fmt.Sprintf("stream chunk %d: %s", acc.chunks, err))
 				e.Received = true
 				return nil, e
+			}
+			if acc.finishReason != "" && CompleteFinishReason(acc.finishReason) && chunk.Usage != nil && len(chunk.Choices) == 0 {
+				// The usage chunk after the finish_reason: the answer is whole
+				// (see above).
+				drain = time.AfterFunc(drainGrace(p.cfg.StreamIdleTimeout), endDrain)
 			}
 			continue
 		}

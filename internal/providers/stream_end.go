@@ -3,7 +3,22 @@ package providers
 import (
 	"errors"
 	"io"
+	"time"
 )
+
+// drainGraceMax bounds the read of a stream's body after its answer is
+// whole: a gateway that keeps the connection open, silent or with keep-alives,
+// must not hold the answer until a deadline throws it away.
+const drainGraceMax = 250 * time.Millisecond
+
+// drainGrace is how long the body of a whole stream is read on: drainGraceMax,
+// or the idle deadline when it is shorter.
+func drainGrace(idle time.Duration) time.Duration {
+	if idle > 0 && idle < drainGraceMax {
+		return idle
+	}
+	return drainGraceMax
+}
 
 // brokenAfterEnd reports whether err, the read error of a stream whose answer
 // is already whole (OpenAI: its finish_reason came; Anthropic: message_stop),

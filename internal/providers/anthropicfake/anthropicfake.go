@@ -71,6 +71,10 @@ func New(t testing.TB, reply func(r Request) Reply) *Server {
 		s.mu.Lock()
 		s.requests = append(s.requests, req)
 		s.mu.Unlock()
+		if msg := refused(body); msg != "" {
+			writeError(w, 400, "invalid_request_error", msg, "", nil)
+			return
+		}
 		rep := reply(req)
 		if rep.Status >= 400 {
 			writeError(w, rep.Status, rep.ErrorType, rep.ErrorMessage, rep.ErrorCode, rep.Header)
@@ -92,6 +96,23 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
+}
+
+// refused says why the real API would refuse the request body with a 400
+// invalid_request_error, "" when it would not: a custom tool (no type, or
+// type custom) without input_schema.
+func refused(body map[string]any) string {
+	tools, _ := body["tools"].([]any)
+	for i, t := range tools {
+		tool, _ := t.(map[string]any)
+		if typ, _ := tool["type"].(string); typ != "" && typ != "custom" {
+			continue // a server tool has no input schema
+		}
+		if _, ok := tool["input_schema"].(map[string]any); !ok {
+			return fmt.Sprintf("tools.%d.custom.input_schema: Field required", i)
+		}
+	}
+	return ""
 }
 
 func writeError(w http.ResponseWriter, status int, typ, msg, code string, hdr map[string]string) {

@@ -1,0 +1,128 @@
+package providers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// holdAfter serves events as a stream, then keeps the connection open —
+// silent, or with an SSE comment at each tick when keepAlives is set — until
+// the test ends. It ignores its client going away, so that the test can tell
+// the answer came while the server still held the body open: done is closed
+// only when the handler returns.
+func holdAfter(t *testing.T, keepAlives bool, events ...string) (url string, done <-chan struct{}) {
+	t.Helper()
+	release, finished := make(chan struct{}), make(chan struct{})
+	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {
+		defer close(finished)
+		startStream(w)
+		sse(w, events...)
+		if !keepAlives {
+			<-release
+			return
+		}
+		// The provider's pace, not a synchronisation.
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				fmt.Fprint(w, ": keep-alive\n\n")
+				w.(http.Flusher).Flush()
+			case <-release:
+				return
+			}
+		}
+	})
+	// Registered after the server: closed before it is, so that the handler
+	// returns and srv.Close does not wait.
+	t.Cleanup(func() { close(release) })
+	return srv.URL, finished
+}
+
+// A stream is whole at its finish_reason, and was read on to [DONE] with the
+// attempt's deadlines still running: a gateway that keeps the connection
+// open after the usage chunk — silent, the attempt's timeout passing before
+// the idle deadline, or sending keep-alives, which hold the idle deadline
+// off — made the whole, billed answer fail as stream_timeout, failed over and
+// paid for twice. The answer is returned, with its usage, while the server
+// still holds the body open. Found by review.
+func TestOpenAIAnswerWholeAfterUsageChunk(t *testing.T) {
+	for name, keepAlives := range map[string]bool{"silent": false, "keep-alives": true} {
+		t.Run(name, func(t *testing.T) {
+			url, handlerDone := holdAfter(t, keepAlives, chunk(`{"a":1}`, ""), chunk("", "stop"), usageChunk)
+			p := newTestAdapter(t, url, func(c *OpenAIConfig) {
+				// The attempt's timeout passes long before the idle
+				// deadline: it was what ended the wait for [DONE].
+				c.StreamIdleTimeout = time.Hour
+				c.Timeout = 5 * time.Second
+			})
+			resp, err := p.CompleteStream(context.Background(), testRequest(), nil)
+			if err != nil {
+				t.Fatalf("an answer whole at its finish_reason failed: %v", err)
+			}
+			select {
+			case <-handlerDone:
+				t.Fatal("the server ended the body: the test proves nothing")
+			default:
+			}
+			if resp.Content != `{"a":1}` || resp.FinishReason != "stop" || resp.Usage.PromptTokens != 11 || resp.Usage.CompletionTokens != 5 {
+				t.Fatalf("response %+v", resp)
+			}
+		})
+	}
+}
+
+// Chunks after the usage chunk (include_usage's last, after the
+// finish_reason) were still taken into the answer (more content, another
+// finish_reason, usage), and an error chunk or an undecodable one turned the
+// whole answer into a failure. Found by review.
+func TestOpenAIChunksAfterUsageChunkIgnored(t *testing.T) {
+	cases := map[string][]string{
+		"content and finish_reason": {usageChunk, chunk(" INJECTED", ""), chunk("", "content_filter"), strings.Replace(usageChunk, `"prompt_tokens":11`, `"prompt_tokens":999`, 1)},
+		"error chunk":               {usageChunk, `{"id":"chatcmpl-s","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"error"}],"error":{"code":502,"message":"Provider disconnected unexpectedly"}}`},
+		"error line":                {usageChunk, `{"error":{"message":"overloaded","type":"server_error","code":"overloaded"}}`},
+		"undecodable chunk":         {usageChunk, `{"id":"chatcmpl-s","choices":[{"index":0,"delta":{"content":"x"`},
+	}
+	for name, after := range cases {
+		t.Run(name, func(t *testing.T) {
+			events := append([]string{chunk(`{"a":1}`, ""), chunk("", "stop")}, after...)
+			srv := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request) {
+				startStream(w)
+				sse(w, events...)
+				fmt.Fprint(w, "data: [DONE]\n\n")
+			})
+			var deltas string
+			resp, err := newTestAdapter(t, srv.URL, nil).CompleteStream(context.Background(), testRequest(), func(s string) { deltas += s })
+			if err != nil {
+				t.Fatalf("an answer whole at its finish_reason failed: %v", err)
+			}
+			if resp.Content != `{"a":1}` || deltas != `{"a":1}` || resp.FinishReason != "stop" ||
+				resp.Usage.PromptTokens != 11 || resp.Usage.CompletionTokens != 5 {
+				t.Fatalf("response %+v, deltas %q: chunks after the finish_reason changed the answer", resp, deltas)
+			}
+		})
+	}
+}
+
+// Gateways in front of Gemini send finish_reason "stop" on every chunk: the
+// answer is whole only at the usage chunk or the end of the stream, and every
+// chunk's content is part of it.
+func TestOpenAIFinishReasonOnEveryChunkKeepsTheWholeAnswer(t *testing.T) {
+	srv := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		startStream(w)
+		sse(w, chunk("Hello", "stop"), chunk(" wor", "stop"), chunk("ld", "stop"), usageChunk)
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	})
+	resp, err := newTestAdapter(t, srv.URL, nil).CompleteStream(context.Background(), testRequest(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Content != "Hello world" || resp.FinishReason != "stop" || resp.Usage.PromptTokens != 11 {
+		t.Fatalf("response %+v", resp)
+	}
+}

@@ -230,6 +230,15 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 	if off.State == store.AttemptLost {
 		return attemptResult{attempt: a, state: store.AttemptLost, usage: resp.Usage, latency: waited}
 	}
+	if off.State == store.AttemptWon {
+		// Not this answer's win: a `succeeded` resolution (an operator's,
+		// reconciliation's) had won the attempt, and completed the job, while
+		// the answer was on its way (store.Offered). The job is complete by
+		// another hand, as for a lost race: the race ends, and neither the
+		// job's settlement nor a win is counted a second time.
+		log.Info("a valid answer came after its attempt was resolved succeeded; discarded")
+		return attemptResult{attempt: a, state: store.AttemptLost, usage: resp.Usage, latency: waited}
+	}
 	// Not a race lost: the job had been cancelled (the attempt is recorded
 	// cancelled), or the attempt had been resolved before its answer came
 	// (its resolution is kept). Reported as recorded.
@@ -383,7 +392,11 @@ func attemptError(pe *providers.Error) map[string]any {
 // finishAttempt records an attempt's non-winning end. If recovery already
 // marked it unknown (its lease expired while the call was still running), a
 // definitive answer that came after resolves it, so the job need not wait for
-// an operator: the job goes back to running and recovery resumes it.
+// an operator: when that was its last unknown attempt, the job goes back to
+// running with no lease, and is submitted again here (as reconciliation
+// submits a job its resolution resumed): this run, fenced, can start nothing
+// more, and the job is run again once it ends, without waiting for a
+// recovery pass to adopt it.
 //
 // recorded is false when the end could not be written (a database error): the
 // attempt is then still in flight in the database, until its lease expires.
@@ -409,12 +422,16 @@ func (r *Runner) finishAttempt(ctx context.Context, job *store.Job, a *store.Att
 		// if the answer had never come, rather than holding this goroutine —
 		// and the job's orchestration, which waits for its result — as long
 		// as it is held.
-		_, err = r.cfg.Store.ResolveAttempt(ctx, store.Resolution{JobID: job.ID, Seq: a.Seq, Outcome: "failed",
+		resume, err := r.cfg.Store.ResolveAttempt(ctx, store.Resolution{JobID: job.ID, Seq: a.Seq, Outcome: "failed",
 			Note:  "the provider answered after this attempt's lease expired, with a definitive failure",
 			Usage: out.Usage, ProviderResponseID: out.ProviderResponseID, ResponseModel: out.ResponseModel,
 			LockWait: store.TransitionLockWait})
 		switch {
 		case err == nil:
+			if resume {
+				log.Info("the attempt's late failure resolved it; the job resumes")
+				r.SubmitID(job.ID)
+			}
 			return true, true
 		case errors.Is(err, store.ErrStateConflict), errors.Is(err, store.ErrJobFinished):
 		case errors.Is(err, store.ErrBusy):

@@ -129,7 +129,7 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 			cancel()
 			switch {
 			case errors.Is(err, store.ErrLeaseLost):
-				log.Warn("another router took this job over; leaving it unsettled", "err", err)
+				log.Warn("this router no longer holds the job's lease (released, or taken by another router: see err); leaving it unsettled", "err", err)
 				return
 			case err != nil:
 				log.Error("could not record job failure", "err", err)

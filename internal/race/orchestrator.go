@@ -301,7 +301,7 @@ func (o *orchestrator) finish(ctx context.Context) (goOn bool) {
 		// This process stalled past its lease and another replica adopted
 		// the job: it settles it, not this one.
 		o.leaseLost = true
-		o.log.Warn("another router took this job over; leaving it unsettled", "err", err)
+		o.log.Warn("this router no longer holds the job's lease (released, or taken by another router: see err); leaving it unsettled", "err", err)
 		return false
 	}
 	if err != nil {
@@ -755,7 +755,7 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 		case errors.Is(err, store.ErrLeaseLost):
 			o.leaseLost = true
 			o.stop(err.Error())
-			o.log.Warn("another router took this job over; leaving it", "err", err)
+			o.log.Warn("this router no longer holds the job's lease (released, or taken by another router: see err); leaving it", "err", err)
 		case errors.Is(err, store.ErrAttemptBlocked):
 			o.blocked = true
 		case errors.Is(err, store.ErrJobFinished):

@@ -88,8 +88,13 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 		if err != nil {
 			return notFound(err)
 		}
-		if na.Orchestrator != "" && (leaseOwner == nil || *leaseOwner != na.Orchestrator) {
-			return fmt.Errorf("%w: this process no longer holds the job's lease", ErrLeaseLost)
+		if na.Orchestrator != "" && leaseOwner == nil {
+			// Released: the job went unknown (recovery), or back to running
+			// with no owner (a resolution), and whoever runs it next takes it.
+			return fmt.Errorf("%w: this process no longer holds the job's lease: nobody does (released when the job went unknown)", ErrLeaseLost)
+		}
+		if na.Orchestrator != "" && *leaseOwner != na.Orchestrator {
+			return fmt.Errorf("%w: this process no longer holds the job's lease: another process took it", ErrLeaseLost)
 		}
 		switch state {
 		case JobSucceeded, JobCancelled, JobFailed:
@@ -220,17 +225,45 @@ func (s *Store) abandonAttempt(ctx context.Context, jobID, attemptID, why string
 
 // MarkAttemptRunning records that the request is about to be sent: the attempt
 // leaves `starting`, so it no longer blocks hedges.
+//
+// An attempt whose job has ended (succeeded, cancelled, failed) is not sent:
+// it is recorded as never sent (cancelled, kind not_sent, as RecordNotSent
+// records one) and the answer is ErrStateConflict, as for an attempt no
+// longer starting. The job's end usually settles its starting attempts itself
+// (settleSiblingsSQL, CancelJob), but a win whose statement took its snapshot
+// while the attempt's creation held the job's row does not see it: the
+// attempt would otherwise be sent, and billed, after its job had succeeded.
+// The job's row is read, not locked (an ended job never changes again); a
+// win that commits after this statement's snapshot finds the attempt
+// running, in flight like any other loser (SPEC §6.6).
 func (s *Store) MarkAttemptRunning(ctx context.Context, attemptID string) error {
-	tag, err := s.execLazy(ctx, `UPDATE attempts SET state = 'running', started_at = now()
-		WHERE id = $1 AND state = 'starting'`, attemptID)
+	tag, err := s.execLazy(ctx, markRunningSQL, attemptID)
 	if err != nil {
 		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("%w: attempt %s is not starting", ErrStateConflict, attemptID)
+		return fmt.Errorf("%w: attempt %s is not starting, or its job has ended", ErrStateConflict, attemptID)
 	}
 	return nil
 }
+
+// markRunningSQL is MarkAttemptRunning's one statement: the attempt ($1), if
+// still starting, becomes running, or, when its job has ended, cancelled as
+// never sent. It returns one row when it became running, none otherwise.
+const markRunningSQL = `WITH x AS (
+		UPDATE attempts a SET
+			state = CASE WHEN j.ended THEN 'cancelled' ELSE 'running' END,
+			started_at = CASE WHEN j.ended THEN a.started_at ELSE now() END,
+			error = CASE WHEN j.ended THEN jsonb_build_object('kind', '` + notSentKind + `', 'fault', 'router',
+				'message', 'the request was never sent: its job had ended (' || j.state || ') before it could be') ELSE a.error END,
+			finished_at = CASE WHEN j.ended THEN now() ELSE a.finished_at END,
+			lease_owner = CASE WHEN j.ended THEN NULL ELSE a.lease_owner END,
+			lease_expires_at = CASE WHEN j.ended THEN NULL ELSE a.lease_expires_at END
+		FROM (SELECT id, state, state IN ('succeeded', 'cancelled', 'failed') AS ended FROM jobs) j
+		WHERE a.id = $1 AND j.id = a.job_id AND a.state = 'starting'
+		RETURNING a.state
+	)
+	SELECT 1 FROM x WHERE state = 'running'`
 
 // AttemptOutcome is what a finished attempt reports.
 type AttemptOutcome struct {

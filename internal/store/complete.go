@@ -41,6 +41,11 @@ type Completion struct {
 // winning attempt's error is cleared: one that recovery marked unknown
 // (lease_expired, outcome_unknown) and whose late answer wins has a known
 // outcome, and would otherwise read as unknown beside its succeeded job.
+// Its siblings are settled in the same update (settleSiblingsSQL): unknown
+// ones lost, with a race event; `starting` ones (created, not yet sent: a
+// hedge or failover whose creation held the job row as the win came)
+// cancelled as never sent, so that they are not sent for a job that has
+// succeeded (MarkAttemptRunning then finds them no longer starting).
 const casSQL = `
 WITH j AS (
     UPDATE jobs SET state = 'succeeded', result = $3, completed_by = $4, version = version + 1,
@@ -57,16 +62,32 @@ WITH j AS (
         lease_owner = NULL, lease_expires_at = NULL
     WHERE id = $4 AND EXISTS (SELECT 1 FROM j)
 ), u AS (
-    UPDATE attempts SET state = 'lost'
-    WHERE job_id = $1 AND id <> $4 AND state = 'unknown' AND EXISTS (SELECT 1 FROM j)
-    RETURNING id, provider
+    UPDATE attempts SET ` + settleSiblingsSQL + `
+    WHERE job_id = $1 AND id <> $4 AND state IN ('unknown', 'starting') AND EXISTS (SELECT 1 FROM j)
+    RETURNING id, provider, state
 ), e AS (
     INSERT INTO race_events (job_id, attempt_id, kind, provider, detail)
-    SELECT $1, id, 'lost', provider, 'unknown attempt settled as lost: another attempt won' FROM u
+    SELECT $1, id, 'lost', provider, 'unknown attempt settled as lost: another attempt won' FROM u WHERE state = 'lost'
 ), n AS (
     SELECT pg_notify('` + NotifyChannel + `', id::text || ':succeeded') FROM j
 )
 SELECT (SELECT count(*) FROM j), (SELECT count(*) FROM n)`
+
+// settleSiblingsSQL is the SET list of the update that settles, when their
+// job succeeds, its other attempts that are unknown or starting (in casSQL,
+// winSQL and a `succeeded` resolution): an unknown one becomes `lost`; a
+// starting one was never sent and now never will be, and is recorded as
+// RecordNotSent records one (cancelled, kind not_sent, finished, its lease
+// cleared). One update, on the rows the win already visits, so the batched
+// win (SPEC §14) does no extra scan. A sibling created after the win's
+// statement took its snapshot is not seen here: MarkAttemptRunning refuses
+// to send an attempt of an ended job.
+const settleSiblingsSQL = `state = CASE WHEN state = 'unknown' THEN 'lost' ELSE 'cancelled' END,
+        error = CASE WHEN state = 'unknown' THEN error ELSE jsonb_build_object('kind', '` + notSentKind + `', 'fault', 'router',
+            'message', 'the request was never sent: another attempt had completed the job') END,
+        finished_at = CASE WHEN state = 'unknown' THEN finished_at ELSE now() END,
+        lease_owner = CASE WHEN state = 'unknown' THEN lease_owner END,
+        lease_expires_at = CASE WHEN state = 'unknown' THEN lease_expires_at END`
 
 // winSQL is casSQL for many jobs at once (one attempt per job): the batched
 // win of concurrent attempts, one round trip and one commit for all of them.
@@ -129,12 +150,13 @@ WITH w AS (
     WHERE a.id = ANY (ARRAY(SELECT attempt_id FROM j)) AND a.id = w.attempt_id
     RETURNING ` + attemptColumns + `
 ), u AS (
-    UPDATE attempts SET state = 'lost'
-    WHERE job_id = ANY (ARRAY(SELECT id FROM j)) AND id <> ALL (ARRAY(SELECT attempt_id FROM j)) AND state = 'unknown'
-    RETURNING id, job_id, provider
+    UPDATE attempts SET ` + settleSiblingsSQL + `
+    WHERE job_id = ANY (ARRAY(SELECT id FROM j)) AND id <> ALL (ARRAY(SELECT attempt_id FROM j))
+      AND state IN ('unknown', 'starting')
+    RETURNING id, job_id, provider, state
 ), e AS (
     INSERT INTO race_events (job_id, attempt_id, kind, provider, detail)
-    SELECT job_id, id, 'lost', provider, 'unknown attempt settled as lost: another attempt won' FROM u
+    SELECT job_id, id, 'lost', provider, 'unknown attempt settled as lost: another attempt won' FROM u WHERE state = 'lost'
 ), n AS (
     SELECT pg_notify('` + NotifyChannel + `', id::text || ':succeeded:' || $10) FROM j WHERE j.watched
 )
@@ -209,7 +231,9 @@ type Offered struct {
 	// (the output is discarded, race event "discarded"); or, when the attempt
 	// had been settled otherwise before its output came (an operator's or
 	// reconciliation's resolution, say failed), that state, which is kept
-	// (race event "discarded"). "" with an error.
+	// (race event "discarded"). A resolution `succeeded` leaves it won:
+	// State is then won with Won false (the job's result is the
+	// resolution's, not this output's). "" with an error.
 	State string
 }
 
@@ -239,7 +263,7 @@ func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, err
 		}
 		err = req.err
 		if j, rerr := s.GetJobAny(bg, c.JobID); rerr == nil && j.CompletedBy != nil {
-			if *j.CompletedBy == c.AttemptID {
+			if *j.CompletedBy == c.AttemptID && !resolvedIn(j, c.AttemptID) {
 				// The win committed; its answer was lost, and with it whether
 				// it wrote an outbox event: wake River anyway (a spare wake
 				// costs one fetch), or the event waits for River's next
@@ -247,7 +271,9 @@ func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, err
 				s.wakeDeliveries()
 				return Offered{Won: true, State: AttemptWon}, nil
 			}
-			break // someone else won: recorded as the loser below
+			// Someone else won, or a resolution completed the job from this
+			// very attempt (not this answer's win): recorded below.
+			break
 		}
 		if try >= 4 {
 			if Busy(err) {
@@ -269,15 +295,31 @@ func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, err
 	// recorded (ErrBusy), and the attempt stays in flight until its lease
 	// expires and recovery decides, as after any failed win.
 	var state string
+	var won bool
 	err = s.inTx(bg, func(tx pgx.Tx) error {
 		var e error
-		state, e = s.lateWin(bg, tx, c)
+		state, won, e = s.lateWin(bg, tx, c)
 		return e
 	})
 	if err != nil {
 		return Offered{}, jobBusy(err, c.JobID, transitionLockWait)
 	}
-	return Offered{Won: state == AttemptWon, State: state}, nil
+	return Offered{Won: won, State: state}, nil
+}
+
+// resolvedIn says whether attempt id of j carries a resolution (an
+// operator's or reconciliation's verdict, ResolveAttempt): a won attempt
+// that does was won by that resolution, not by an answer's compare-and-swap.
+func resolvedIn(j *Job, id string) bool {
+	for _, a := range j.Attempts {
+		if a.ID == id {
+			var e struct {
+				Resolution json.RawMessage `json:"resolution"`
+			}
+			return len(a.Error) > 0 && json.Unmarshal(a.Error, &e) == nil && len(e.Resolution) > 0
+		}
+	}
+	return false
 }
 
 // execWins runs one batch of wins: one statement per round of distinct jobs
@@ -377,42 +419,80 @@ func (s *Store) winStmt(ws []*winRequest) batchedStmt {
 // resolution) and this attempt is still running or unknown, the result is the
 // first valid completion and wins, under the job row's lock. Otherwise it is
 // discarded with a race event. It returns the state the attempt was left in
-// (Offered.State). It bounds tx's lock waits to transitionLockWait, in the
-// same round trip as the job's lock (lockJobWaiting).
-func (s *Store) lateWin(ctx context.Context, tx pgx.Tx, c Completion) (string, error) {
+// (Offered.State) and whether this output won. It bounds tx's lock waits to
+// transitionLockWait, in the same round trip as the job's lock
+// (lockJobWaiting).
+func (s *Store) lateWin(ctx context.Context, tx pgx.Tx, c Completion) (string, bool, error) {
 	state, _, err := lockJobWaiting(ctx, tx, c.JobID, "", transitionLockWait)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	var attemptState string
-	var completed bool
-	if err := tx.QueryRow(ctx, `SELECT a.state, j.completed_by IS NOT NULL FROM attempts a JOIN jobs j ON j.id = a.job_id
-		WHERE a.id = $1`, c.AttemptID).Scan(&attemptState, &completed); err != nil {
-		return "", notFound(err)
+	var completed, resolved bool
+	if err := tx.QueryRow(ctx, `SELECT a.state, j.completed_by IS NOT NULL, a.error->'resolution' IS NOT NULL
+		FROM attempts a JOIN jobs j ON j.id = a.job_id
+		WHERE a.id = $1`, c.AttemptID).Scan(&attemptState, &completed, &resolved); err != nil {
+		return "", false, notFound(err)
 	}
 	if attemptState == AttemptWon {
+		if resolved {
+			// Won by a `succeeded` resolution (an operator's, reconciliation's)
+			// while this answer was on its way: the job's result is the
+			// resolution's, and this answer is not a second win.
+			st, err := s.discardResolvedWin(ctx, tx, c)
+			return st, false, err
+		}
 		// This very win committed already (a batch re-sent after its answer was
 		// lost): it is a win, not a late result.
-		return AttemptWon, nil
+		return AttemptWon, true, nil
 	}
 	if completed || (state != JobRunning && state != JobUnknown) ||
 		(attemptState != AttemptRunning && attemptState != AttemptUnknown) {
-		return s.discard(ctx, tx, c)
+		st, err := s.discard(ctx, tx, c)
+		return st, false, err
 	}
 	var version int64
 	if err := tx.QueryRow(ctx, `SELECT version FROM jobs WHERE id = $1`, c.JobID).Scan(&version); err != nil {
-		return "", err
+		return "", false, err
 	}
 	c.ReadVersion = version
 	var n, notified int
 	if err := tx.QueryRow(ctx, casSQL, c.JobID, c.ReadVersion, c.Result, c.AttemptID, s.opt.KeyRetention,
 		jsonOrNil(c.Usage), c.ProviderResponseID, c.ResponseModel, c.LatencyMS).Scan(&n, &notified); err != nil {
-		return "", err
+		return "", false, err
 	}
 	if n == 1 {
-		return AttemptWon, nil
+		return AttemptWon, true, nil
 	}
-	return s.discard(ctx, tx, c) // not reached: the job's row is locked, and its version read under the lock
+	st, err := s.discard(ctx, tx, c) // not reached: the job's row is locked, and its version read under the lock
+	return st, false, err
+}
+
+// discardResolvedWin records a valid result whose attempt a `succeeded`
+// resolution had already won (its job's result is the resolution's): the
+// attempt stays won; the provider's usage is stored when the attempt has
+// none, or only the router's estimate, since the provider billed the answer
+// (what the resolution gave, if anything, stays); and a "discarded" race
+// event records the answer. It returns the attempt's state (won).
+func (s *Store) discardResolvedWin(ctx context.Context, tx pgx.Tx, c Completion) (string, error) {
+	if u := jsonOrNil(c.Usage); u != nil {
+		if _, err := tx.Exec(ctx, `UPDATE attempts SET usage = $2,
+				provider_response_id = coalesce(provider_response_id, nullif($3, '')),
+				response_model = coalesce(response_model, nullif($4, ''))
+			WHERE id = $1 AND (usage IS NULL OR usage = 'null'::jsonb
+				OR (usage->>'estimated' = 'true' AND $2::jsonb->>'estimated' IS DISTINCT FROM 'true'))`,
+			c.AttemptID, u, c.ProviderResponseID, c.ResponseModel); err != nil {
+			return "", err
+		}
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO race_events (job_id, attempt_id, kind, provider, latency_ms, usage, detail)
+		SELECT job_id, id, 'discarded', provider, $2, $3, $4 FROM attempts WHERE id = $1`,
+		c.AttemptID, c.LatencyMS, jsonOrNil(c.Usage),
+		"a valid result arrived after this attempt was resolved succeeded; discarded (the job's result is the resolution's)")
+	if err != nil {
+		return "", err
+	}
+	return AttemptWon, nil
 }
 
 // discard records a valid result that lost the compare-and-swap, and returns

@@ -36,7 +36,8 @@ type Resolution struct {
 // its orchestration continues (resume=true); while some remain, the job stays
 // unknown and its error is rewritten to name only them. "succeeded": the
 // attempt wins and the job succeeds with Result, through a conditional update
-// that bumps `version`; other unknown attempts of the job become `lost`.
+// that bumps `version`; other unknown attempts of the job become `lost`, and
+// any still starting (never sent) are cancelled as not sent.
 func (s *Store) ResolveAttempt(ctx context.Context, r Resolution) (resume bool, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		resume = false // a retried transaction's
@@ -140,10 +141,15 @@ func (s *Store) ResolveAttempt(ctx context.Context, r Resolution) (resume bool, 
 				WHERE id = $1`, attemptID, jsonOrNil(r.Usage), r.ProviderResponseID, r.ResponseModel, jsonOrNil(note)); err != nil {
 				return err
 			}
+			// Other unknown attempts are lost; one still starting (created,
+			// not yet sent) is cancelled as never sent (settleSiblingsSQL),
+			// so that it is not sent for a job that has succeeded.
 			if _, err := tx.Exec(ctx, `WITH l AS (
-					UPDATE attempts SET state = 'lost' WHERE job_id = $1 AND state = 'unknown' RETURNING id, provider)
+					UPDATE attempts SET `+settleSiblingsSQL+`
+					WHERE job_id = $1 AND state IN ('unknown', 'starting') RETURNING id, provider, state)
 				INSERT INTO race_events (job_id, attempt_id, kind, provider, detail)
-				SELECT $1, id, 'lost', provider, 'unknown attempt settled as lost: the job was resolved from another attempt' FROM l`,
+				SELECT $1, id, 'lost', provider, 'unknown attempt settled as lost: the job was resolved from another attempt'
+				FROM l WHERE state = 'lost'`,
 				r.JobID); err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"unicode"
 
 	"github.com/routerhq/router/internal/store"
 )
@@ -90,12 +91,29 @@ type keyedRoute struct{ next http.Handler }
 // Between the key's check and h run what WrapAuthenticated added (the tenant
 // listener's body reading) and then the owner's rate limit: a body is read
 // only for a valid key, and a request refused for its body takes no token.
+// An owner already past its rate is refused before its body is read (over),
+// without taking a token either.
 func (s *Server) withOwner(h http.HandlerFunc, fail authFail) http.HandlerFunc {
 	route := &keyedRoute{next: s.rateLimited(h, fail)}
 	s.keyed = append(s.keyed, route)
 	return func(w http.ResponseWriter, r *http.Request) {
-		key, found := bearer(r.Header.Get("Authorization"))
-		if !found || key == "" {
+		if len(r.Header.Values("Authorization")) > 1 {
+			// Which one counts is not agreed: a proxy or an audit log may
+			// take the last where this would take the first, and the
+			// request would be let in or logged as one owner and run as
+			// another.
+			w.Header().Set("WWW-Authenticate", `Bearer realm="router", error="invalid_request"`)
+			fail(w, r, http.StatusUnauthorized, "More than one Authorization header",
+				"the request has more than one Authorization header: send exactly one, 'Authorization: Bearer <key>'")
+			return
+		}
+		key, malformed := bearer(r.Header.Get("Authorization"))
+		if malformed != "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="router", error="invalid_request"`)
+			fail(w, r, http.StatusUnauthorized, "Malformed Authorization header", malformed)
+			return
+		}
+		if key == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="router"`)
 			fail(w, r, http.StatusUnauthorized, "Missing API key", "send your API key as 'Authorization: Bearer <key>'")
 			return
@@ -126,6 +144,18 @@ func (s *Server) withOwner(h http.HandlerFunc, fail authFail) http.HandlerFunc {
 			return
 		}
 		noteOwner(r.Context(), owner) // for the access log, a refusal for the body or by a limit included
+		if over, wait, lim := s.limits.over(owner); over {
+			// Refused before the body is read (by what WrapAuthenticated
+			// added): an owner past its rate costs no buffering and no wait
+			// for its body. Its body stays unread, so the connection closes
+			// (else net/http would read the rest before answering).
+			if r.ProtoMajor == 1 && r.ContentLength != 0 {
+				closeUnreadBody(w)
+			}
+			w.Header().Set("Retry-After", retryAfterSeconds(wait))
+			fail(w, r, http.StatusTooManyRequests, "Too many requests", rateDetail(owner, lim, wait))
+			return
+		}
 		route.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ownerKey{}, owner)))
 	}
 }
@@ -172,14 +202,37 @@ func (s *Server) rateLimited(h http.HandlerFunc, fail authFail) http.Handler {
 	})
 }
 
-// bearer extracts the token of an "Authorization: Bearer <token>" header; the
-// scheme name is case-insensitive (RFC 9110 §11.1).
-func bearer(h string) (string, bool) {
-	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
+// bearer reads an "Authorization: Bearer <key>" header (RFC 6750 §2.1): the
+// scheme, whose name is case-insensitive (RFC 9110 §11.1), one or more
+// spaces, and the key, which holds no white space. key and malformed are
+// both "" when no key was sent (no header, or "Bearer" alone); malformed says
+// what is wrong with a header of another form, without quoting it (it may
+// hold a key), rather than taking it for a missing or unknown key.
+func bearer(h string) (key, malformed string) {
+	const want = "send 'Authorization: Bearer <key>'"
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return "", ""
 	}
-	return strings.TrimSpace(token), true
+	i := strings.IndexFunc(h, unicode.IsSpace)
+	if i < 0 {
+		if strings.EqualFold(h, "Bearer") {
+			return "", ""
+		}
+		return "", "the Authorization header is a single word, without the Bearer scheme before the key: " + want
+	}
+	if !strings.EqualFold(h[:i], "Bearer") {
+		return "", "the Authorization header's scheme is not Bearer: " + want
+	}
+	rest := h[i:]
+	key = strings.TrimLeftFunc(rest, unicode.IsSpace)
+	if strings.Trim(rest[:len(rest)-len(key)], " ") != "" {
+		return "", "the key must follow 'Bearer' after a space, not a tab or other white space: " + want
+	}
+	if strings.IndexFunc(key, unicode.IsSpace) >= 0 {
+		return "", "the key must follow 'Bearer ' with nothing after it, but the header holds more than one word after Bearer (a key holds no white space): " + want
+	}
+	return key, ""
 }
 
 // Stored keys are "rk_" and crypto/rand.Text(): 26 characters of the RFC 4648

@@ -126,11 +126,33 @@ func (l *limiter) allow(owner string) (ok bool, retryAfter time.Duration, lim Li
 	if o.rate.AllowN(now, 1) {
 		return true, 0, o.lim
 	}
-	wait := maxRateWait
-	if secs := (1 - o.rate.TokensAt(now)) / float64(o.rate.Limit()); secs < maxRateWait.Seconds() {
-		wait = max(time.Duration(secs*float64(time.Second)), minRateWait)
+	return false, o.rateWait(now), o.lim
+}
+
+// over reports whether owner's rate would refuse a request now, and then how
+// long until one would be allowed, without taking a token: withOwner asks it
+// before the request's body is read, so an owner past its rate is refused at
+// once (its body unread), while a request it lets through takes its token in
+// allow, after its body (a request refused for its body takes none).
+func (l *limiter) over(owner string) (over bool, retryAfter time.Duration, lim Limits) {
+	o := l.of(owner)
+	if o.rate == nil {
+		return false, 0, o.lim
 	}
-	return false, wait, o.lim
+	now := time.Now()
+	if o.rate.TokensAt(now) >= 1 {
+		return false, 0, o.lim
+	}
+	return true, o.rateWait(now), o.lim
+}
+
+// rateWait is how long after now o's bucket holds a whole token again, within
+// minRateWait and maxRateWait.
+func (o *ownerLimit) rateWait(now time.Time) time.Duration {
+	if secs := (1 - o.rate.TokensAt(now)) / float64(o.rate.Limit()); secs < maxRateWait.Seconds() {
+		return max(time.Duration(secs*float64(time.Second)), minRateWait)
+	}
+	return maxRateWait
 }
 
 // maxOverlapWait bounds how long an admission at the limit waits for the

@@ -155,15 +155,23 @@ func outOfRange(name, v string) string {
 // checkListParams returns the title and detail of the rejection of a query
 // that names a parameter GET /v1/jobs does not read (a typo such as "stat"
 // would otherwise list every job) or gives one more than once (the listing
-// filters by one value of each), or empty strings when q is fine.
+// filters by one value of each) or gives an empty cursor, or empty strings
+// when q is fine. An empty cursor is not taken as no cursor: it would restart
+// the listing, so a pager whose next cursor came out empty (a null
+// next_cursor turned into "") would page through the first pages for ever.
+// An empty filter or limit is still no filter or the default limit, as SPEC
+// §16 writes them ("?state=&operation=&…&limit=").
 func checkListParams(q url.Values) (title, detail string) {
 	var unknown, repeated []string
+	emptyCursor := false
 	for name, vs := range q {
 		switch {
 		case !slices.Contains(listParams, name):
 			unknown = append(unknown, strconv.Quote(rfcproblem.Clip(name)))
 		case len(vs) > 1:
 			repeated = append(repeated, name)
+		case name == "cursor" && vs[0] == "":
+			emptyCursor = true
 		}
 	}
 	accepted := strings.Join(listParams, ", ")
@@ -181,6 +189,13 @@ func checkListParams(q url.Values) (title, detail string) {
 		}
 		says = append(says, strings.Join(repeated, ", ")+" given more than once; "+
 			"each of "+accepted+" takes one value. Send "+plural(len(repeated), "it", "each")+" once.")
+	}
+	if emptyCursor {
+		if title == "" {
+			title = "Empty cursor"
+		}
+		says = append(says, "cursor is empty: send a next_cursor value returned by GET /v1/jobs, or leave cursor out to start "+
+			"the listing. An empty cursor would restart the listing: the last page has next_cursor null, so stop paging there.")
 	}
 	return title, strings.Join(says, " ")
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/routerhq/router/internal/chat"
 	"github.com/routerhq/router/internal/contract"
+	rfcproblem "github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/providers"
 
@@ -56,7 +57,8 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 		// Attempt numbers are int4 in the database: no attempt has this one.
 		// Asked once the job is known to be the caller's, so that the
 		// problem names only a job that exists.
-		writeProblem(w, r, attemptNotFound(id, seq))
+		// Named as sent: seq was clamped for the lookup only.
+		writeProblem(w, r, attemptNotFound(id, rfcproblem.Clip(r.PathValue("seq"))))
 		return
 	}
 	res := store.Resolution{Owner: owner, JobID: id, Seq: seq, Outcome: req.Outcome, Note: req.Note}
@@ -112,7 +114,7 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 	resume, err := s.Store.ResolveAttempt(r.Context(), res)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		writeProblem(w, r, attemptNotFound(id, seq))
+		writeProblem(w, r, attemptNotFound(id, strconv.Itoa(seq)))
 		return
 	case errors.Is(err, store.ErrStateConflict), errors.Is(err, store.ErrJobFinished):
 		writeProblem(w, r, notUnknown(id, err))
@@ -136,7 +138,7 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 func unresolvable(job *store.Job, seq int, outcome string) *problem {
 	i := slices.IndexFunc(job.Attempts, func(a store.Attempt) bool { return a.Seq == seq })
 	if i < 0 {
-		p := attemptNotFound(job.ID, seq)
+		p := attemptNotFound(job.ID, strconv.Itoa(seq))
 		return &p
 	}
 	if st := job.Attempts[i].State; st != store.AttemptUnknown {
@@ -151,10 +153,10 @@ func unresolvable(job *store.Job, seq int, outcome string) *problem {
 }
 
 // attemptNotFound is the 404 of a resolution naming an attempt the job does
-// not have.
-func attemptNotFound(id string, seq int) problem {
+// not have; seq is the attempt number as the caller wrote it.
+func attemptNotFound(id, seq string) problem {
 	return problem{Status: http.StatusNotFound, Type: "attempt-not-found", Title: "Attempt not found",
-		Detail: fmt.Sprintf("job %s has no attempt %d; the attempt is named by its seq as shown in the job's attempts", id, seq), JobID: id}
+		Detail: fmt.Sprintf("job %s has no attempt %s; the attempt is named by its seq as shown in the job's attempts", id, seq), JobID: id}
 }
 
 // notUnknown is the 409 of a resolution of an attempt that is not unknown (or

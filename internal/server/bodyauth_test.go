@@ -169,10 +169,12 @@ func TestUnauthenticatedBodyIsNotRead(t *testing.T) {
 // A request with a valid API key still has its body read within
 // http.read_body_timeout before its endpoint runs: the same stalled bodies are
 // a 408, with the request id, an access-log line that now names the owner
-// (the key was checked first), and the endpoint's metrics label.
+// (the key was checked first), and the endpoint's metrics label. The limit
+// on bodies is above every declared length here: a Content-Length over it is
+// a 413 before any of the body is read (TestDeclaredOversizedBodyIsRefusedUnread).
 func TestAuthenticatedSlowBodyIs408(t *testing.T) {
 	a := serveTenantAPI(t, config.HTTP{ReadHeaderTimeout: config.Duration(10 * time.Second),
-		ReadBodyTimeout: config.Duration(100 * time.Millisecond), MaxBodyBytes: 1 << 20})
+		ReadBodyTimeout: config.Duration(100 * time.Millisecond), MaxBodyBytes: 16 << 20})
 	n := 0
 	for _, path := range []string{"/v1/jobs", "/v1/chat/completions"} {
 		for _, b := range bodies {

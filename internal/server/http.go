@@ -130,14 +130,27 @@ func withBodyRead(c config.HTTP) func(http.Handler) http.Handler {
 // see and refuse an oversized one) under a read deadline of timeout, then
 // clears the deadline before the handler runs. net/http's ReadTimeout would
 // instead leave the deadline on the connection, and its background read would
-// cancel a long-poll's context when it passes.
+// cancel a long-poll's context when it passes. A body whose Content-Length
+// is already over max is answered 413 without being read (tooLarge).
 func readBodyFirst(h http.Handler, timeout time.Duration, max int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if timeout <= 0 || r.Body == nil || r.Body == http.NoBody {
+		if r.Body == nil || r.Body == http.NoBody {
 			h.ServeHTTP(w, r)
 			return
 		}
 		rc := http.NewResponseController(w)
+		if r.ContentLength > max {
+			// Known too large from its Content-Length: refused at once,
+			// nothing of it read. With Expect: 100-continue the body is
+			// not invited either (RFC 9110 §10.1.1): net/http sends
+			// 100 Continue only when the body is first read.
+			tooLarge(w, r, rc, timeout, max)
+			return
+		}
+		if timeout <= 0 {
+			h.ServeHTTP(w, r)
+			return
+		}
 		if err := rc.SetReadDeadline(time.Now().Add(timeout)); err != nil {
 			h.ServeHTTP(w, r) // a connection without deadlines (not HTTP/1 over TCP)
 			return
@@ -170,6 +183,31 @@ func readBodyFirst(h http.Handler, timeout time.Duration, max int64) http.Handle
 		h.ServeHTTP(w, r)
 	})
 }
+
+// tooLarge answers 413 to a request whose Content-Length is over max, its
+// body unread. On HTTP/1 the connection is closed (net/http would otherwise
+// read up to 256 KiB of the body before answering), and net/http's read of up
+// to 256 KiB of what is left, after the answer and before it lets the
+// connection go, is bounded by unreadBodyGrace, as for an answer the API gives
+// before reading a body (api's closeUnreadBody). HTTP/2 ends the unread body
+// with its stream.
+func tooLarge(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, timeout time.Duration, max int64) {
+	if r.ProtoMajor == 1 {
+		w.Header().Set("Connection", "close")
+		grace := unreadBodyGrace
+		if timeout > 0 {
+			grace = min(grace, timeout)
+		}
+		_ = rc.SetReadDeadline(time.Now().Add(grace)) // refused without deadlines (not over TCP)
+	}
+	bodyError(w, r, http.StatusRequestEntityTooLarge, "body-too-large", "Body too large", "body_too_large",
+		fmt.Sprintf("the body is %d bytes (Content-Length), larger than the limit of %d bytes (the router's http.max_body_bytes): send a smaller body", r.ContentLength, max))
+}
+
+// unreadBodyGrace is how long net/http may go on reading a body left unread
+// after the answer (tooLarge): its rstAvoidanceDelay, as api's closeUnreadBody
+// allows.
+const unreadBodyGrace = 500 * time.Millisecond
 
 // bodyLimit is the limit readBodyFirst applies for http.max_body_bytes. A
 // limit config.Validate refuses (0 or less) is the API's own default, 1 MiB,

@@ -34,8 +34,10 @@ import (
 // content or message event before message_start, a content block index that
 // is negative or started twice, and more tool calls than maxStreamToolCalls
 // are KindStreamMalformed; an error event before message_stop is
-// classified by its type like an error response.
-func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta func(string)) (*Response, error) {
+// classified by its type like an error response. An error without usage
+// carries the part of the answer that had come (Error.Partial), however the
+// stream ended.
+func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta func(string)) (_ *Response, err error) {
 	params, perr := p.messageParams(req)
 	if perr != nil {
 		return nil, perr
@@ -58,6 +60,11 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 		acc   anthropicAcc
 		drain *time.Timer // set at message_stop
 	)
+	// Every error from here on — cut, stalled, timed out, cancelled (a
+	// hedge loser), malformed, an error event, or a whole message refused —
+	// carries what had come of the answer when no usage came with it (a
+	// gateway whose message_start reports none): the provider billed it.
+	defer func() { withPartial(err, acc.partial) }()
 	for stream.Next() {
 		if acc.stopped {
 			continue // drained: the message is whole (see above)
@@ -78,7 +85,7 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 	if drain != nil {
 		drain.Stop()
 	}
-	err := stream.Err()
+	err = stream.Err()
 	if acc.stopped {
 		// However the drain ended — the end of the body, the grace passing,
 		// an error or undecodable event, the connection broken, a deadline
@@ -284,6 +291,19 @@ func (a *anthropicAcc) appendText(s string, onDelta func(string)) {
 	if onDelta != nil {
 		onDelta(s)
 	}
+}
+
+// partial is the text of the message received so far — its text, and each
+// tool call's name and input — for Error.Partial.
+func (a *anthropicAcc) partial() string {
+	var b strings.Builder
+	b.WriteString(a.text.String())
+	for _, i := range a.order {
+		t := a.tools[i]
+		b.WriteString(t.name)
+		b.WriteString(t.input.String())
+	}
+	return b.String()
 }
 
 func (a *anthropicAcc) toolCalls() []openAIToolCall {

@@ -117,7 +117,16 @@ type Error struct {
 	Usage         *Usage
 	ResponseID    string
 	ResponseModel string
-	Err           error // the cause, if any
+	// Partial is the part of a streamed answer that had arrived when the
+	// stream failed or was cancelled without usage (Usage nil): its
+	// content, refusal, and tool calls' names and arguments, as received.
+	// The provider billed those output tokens all the same (a hedge loser
+	// cancelled mid-stream, a stream cut, stalled or timed out): the race
+	// counts them as the attempt's estimated completion tokens
+	// (estimatedUsage). Bounded by the provider's max_response_bytes, as
+	// the stream is. Never shown to the caller or logged.
+	Partial string
+	Err     error // the cause, if any
 }
 
 func (e *Error) Error() string {
@@ -132,6 +141,16 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// withPartial gives the *Error in err's chain, when it reports no usage, the
+// part of a streamed answer that had come (partial, called only then): see
+// Error.Partial. The provider's own usage, when it reported one, is the
+// attempt's, and nothing is estimated over it.
+func withPartial(err error, partial func() string) {
+	if pe, ok := AsError(err); ok && pe.Usage == nil && pe.Partial == "" {
+		pe.Partial = partial()
+	}
+}
 
 // AsError finds the *Error in err's chain.
 func AsError(err error) (*Error, bool) {

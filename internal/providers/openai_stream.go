@@ -37,8 +37,9 @@ import (
 // chunk or a tool call left without id or name is KindStreamMalformed, an
 // error the provider reports inside the stream is classified as that error,
 // and Timeout passing mid-stream is KindStreamTimeout (all known outcomes: the
-// provider answered).
-func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(string)) (*Response, error) {
+// provider answered). An error without usage carries the part of the answer
+// that had come (Error.Partial), however the stream ended.
+func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(string)) (_ *Response, err error) {
 	creq, perr := p.chatRequest(req)
 	if perr != nil {
 		return nil, perr
@@ -75,6 +76,10 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 			drain.Stop()
 		}
 	}()
+	// Every error from here on — cut, stalled, timed out, cancelled (a
+	// hedge loser), malformed, reported in the stream, or a whole answer
+	// refused — carries what had come of the answer: the provider billed it.
+	defer func() { withPartial(err, acc.partial) }()
 	for {
 		// RecvRaw reads the lines and reports the stream's errors as Recv does;
 		// decodeChunk then decodes what Recv would, faster (see there).
@@ -297,6 +302,21 @@ func (a *streamAcc) lastCall() *streamToolCall {
 		}
 	}
 	return &streamToolCall{}
+}
+
+// partial is the text of the answer received so far — its content, refusal,
+// and each tool call's name and arguments — for Error.Partial.
+func (a *streamAcc) partial() string {
+	var b strings.Builder
+	b.WriteString(a.content.String())
+	b.WriteString(a.refusal.String())
+	for _, calls := range a.tools {
+		for _, tc := range calls {
+			b.WriteString(tc.Function.Name)
+			b.WriteString(tc.args.String())
+		}
+	}
+	return b.String()
 }
 
 // toolCalls is the assembled tool calls in the stream's index order, without

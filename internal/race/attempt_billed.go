@@ -38,12 +38,18 @@ func billedOutcome(pe *providers.Error) (out store.AttemptOutcome, usage provide
 // without this a hedge's cost, the job's lost_cost_usd and
 // router_cost_usd_total counted nothing for the losers that hedging pays
 // for, nor for the answers cut mid-way that a failover pays for, nor for a
-// cancelled job's requests. Completion tokens are not guessed: the figure is a lower
-// bound. ok is false for an attempt that was not sent, one whose provider
-// reported usage or answered with an error (an error status, or an error
-// event that came in place of the answer in a 200 stream:
-// providers.Error.AnsweredWithError), any other end, or a prompt the
-// tokenizer cannot count.
+// cancelled job's requests. The part of the answer that had come before the
+// stream broke or was cancelled (providers.Error.Partial: content, refusal,
+// tool calls) is counted as completion tokens by the same tokenizer, as
+// answerUsage counts an answer's: the provider billed the output it had
+// generated, and output tokens cost several times input tokens, so a hedge
+// loser that streamed most of its answer before the hedge won was costed at
+// a fraction of its price. What the provider generated and had not yet sent
+// is not guessed: the figure is a lower bound. ok is false for an attempt
+// that was not sent, one whose provider reported usage or answered with an
+// error (an error status, or an error event that came in place of the answer
+// in a 200 stream: providers.Error.AnsweredWithError), any other end, or a
+// prompt the tokenizer cannot count.
 //
 // The count is the tokenizer's up to maxTokenizedBytes of prompt; a larger
 // prompt is estimated at bytesPerToken, since tokenizing it would cost tens
@@ -67,7 +73,27 @@ func estimatedUsage(t *Target, sp *spec, a *store.Attempt, state string, pe *pro
 	if !ok {
 		return providers.Usage{}, false
 	}
-	return providers.Usage{PromptTokens: n, TotalTokens: n, Estimated: true}, true
+	out, ok := textEstimate(t, sp, a, partialOf(pe))
+	if !ok {
+		// The prompt was counted: it is billed whatever became of the
+		// answer, and stays the lower bound it was.
+		out = 0
+	}
+	return providers.Usage{PromptTokens: n, CompletionTokens: out, TotalTokens: n + out, Estimated: true}, true
+}
+
+// partialOf is the part of the answer that had come before pe's call
+// failed (providers.Error.Partial): pe's own, or, for an error runAttempt
+// relabelled (a cut by the job's deadline or the router's shutdown), that
+// of the adapter's error it wraps.
+func partialOf(pe *providers.Error) string {
+	if pe.Partial != "" {
+		return pe.Partial
+	}
+	if inner, ok := providers.AsError(pe.Err); ok {
+		return inner.Partial
+	}
+	return ""
 }
 
 // answerUsage is the usage of an answer its provider reported none for — an
@@ -88,8 +114,18 @@ func answerUsage(t *Target, sp *spec, a *store.Attempt, resp *providers.Response
 	if !ok {
 		return providers.Usage{}, false
 	}
-	out := 0
-	for _, text := range [...]string{resp.Content, string(resp.ToolCalls)} {
+	out, ok := textEstimate(t, sp, a, resp.Content, string(resp.ToolCalls))
+	if !ok {
+		return providers.Usage{}, false
+	}
+	return providers.Usage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out, Estimated: true}, true
+}
+
+// textEstimate counts the tokens of an answer's texts with the attempt's
+// target's tokenizer, each up to maxTokenizedBytes, and estimates a larger
+// one at bytesPerToken. ok is false when the tokenizer cannot count them.
+func textEstimate(t *Target, sp *spec, a *store.Attempt, texts ...string) (out int, ok bool) {
+	for _, text := range texts {
 		switch {
 		case text == "":
 		case len(text) > maxTokenizedBytes:
@@ -97,16 +133,16 @@ func answerUsage(t *Target, sp *spec, a *store.Attempt, resp *providers.Response
 		default:
 			enc, err := targetEncoding(t, sp, a)
 			if err != nil {
-				return providers.Usage{}, false
+				return 0, false
 			}
 			n, err := tokens.CountText(enc, text)
 			if err != nil {
-				return providers.Usage{}, false
+				return 0, false
 			}
 			out += n
 		}
 	}
-	return providers.Usage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out, Estimated: true}, true
+	return out, true
 }
 
 // promptEstimate counts the prompt an attempt sent with its target's

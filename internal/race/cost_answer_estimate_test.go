@@ -55,6 +55,9 @@ func TestWinnerWithoutUsageHasAnEstimatedCost(t *testing.T) {
 	if p.CostUSD == nil || !near(*p.CostUSD, cost) || j.CostUSD == nil || !near(*j.CostUSD, cost) {
 		t.Fatalf("winner cost %v, job cost %v; want %v", p.CostUSD, j.CostUSD, cost)
 	}
+	// The job is settled in the database before its attempt's end is
+	// observed (the cost counted): Stop waits for the run to end.
+	b.Stop()
 	if got := testutil.ToFloat64(m.CostCounter().WithLabelValues("acme", "primary", "primary-model")); !near(got, cost) {
 		t.Fatalf("router_cost_usd_total = %v, want %v", got, cost)
 	}

@@ -1,0 +1,71 @@
+package race
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/tokens"
+)
+
+// The part of an answer that came before its stream broke or was cancelled
+// (providers.Error.Partial) is counted as estimated completion tokens, by the
+// target's tokenizer up to maxTokenizedBytes and at bytesPerToken beyond;
+// through an error runAttempt relabelled (a cut by the job's deadline, which
+// wraps the adapter's error) too. A provider's own usage, an answer with an
+// error, and a call not sent are not estimated over.
+func TestEstimatedUsageCountsThePartialAnswer(t *testing.T) {
+	tgt := &Target{}
+	sp := &spec{msgs: []providers.Message{{Role: "user", Content: "Summarise the ticket."}}}
+	a := &store.Attempt{Model: "gpt-4o"}
+	enc, err := tokens.EncodingForModel("", "gpt-4o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := tokens.CountMessages(enc, counted(sp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const text = `{"category":"billing","summary":"The customer was charged twice`
+	small, err := tokens.CountText(enc, text)
+	if err != nil || small <= 0 {
+		t.Fatalf("count: %d %v", small, err)
+	}
+	large := strings.Repeat("x", maxTokenizedBytes+1)
+	received := func(partial string) *providers.Error {
+		return &providers.Error{Kind: providers.KindCancelled, Received: true, Partial: partial}
+	}
+	cases := []struct {
+		name  string
+		state string
+		pe    *providers.Error
+		out   int
+		ok    bool
+	}{
+		{"cancelled loser", store.AttemptCancelled, received(text), small, true},
+		{"stream cut", store.AttemptFailed, &providers.Error{Kind: providers.KindStreamCut, Received: true, Partial: text}, small, true},
+		{"nothing came", store.AttemptCancelled, received(""), 0, true},
+		{"larger than the tokenizer's bound", store.AttemptCancelled, received(large), len(large) / bytesPerToken, true},
+		{"relabelled by the job's deadline", store.AttemptFailed, &providers.Error{Kind: providers.KindStreamTimeout, Received: true,
+			Err: received(text)}, small, true},
+		{"provider's usage", store.AttemptCancelled, &providers.Error{Kind: providers.KindCancelled, Received: true, Partial: text,
+			Usage: &providers.Usage{PromptTokens: 5, CompletionTokens: 1, TotalTokens: 6}}, 0, false},
+		{"answered with an error", store.AttemptFailed, &providers.Error{Kind: providers.KindServerError, Received: true,
+			AnsweredWithError: true, Partial: text}, 0, false},
+		{"not sent", store.AttemptCancelled, &providers.Error{Kind: providers.KindCancelled, NotSent: true, Partial: text}, 0, false},
+	}
+	for _, c := range cases {
+		u, ok := estimatedUsage(tgt, sp, a, c.state, c.pe)
+		if ok != c.ok {
+			t.Errorf("%s: estimated %v, want %v", c.name, ok, c.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if u.PromptTokens != in || u.CompletionTokens != c.out || u.TotalTokens != in+c.out || !u.Estimated {
+			t.Errorf("%s: usage %+v, want %d prompt and %d completion tokens, estimated", c.name, u, in, c.out)
+		}
+	}
+}

@@ -87,17 +87,36 @@ func assertNotSent(t *testing.T, b *bundle, id string, markFirst bool) {
 	}
 }
 
+// primaryAndStartingHedge creates a job (key) with a running primary and a
+// hedge created, not yet sent (starting); with expired, the primary's lease
+// has expired and recovery made it (and the job) unknown.
+func primaryAndStartingHedge(t *testing.T, b *bundle, key string, expired bool) (j *store.Job, primary, hedge *store.Attempt) {
+	t.Helper()
+	ctx := context.Background()
+	j, _, _ = b.st.CreateJob(ctx, newJob(t, "acme", "triage", key, `{}`))
+	primary = startAttempt(t, b, j.ID, "p1", store.RolePrimary)
+	hedge, err := b.st.CreateAttempt(ctx, store.NewAttempt{JobID: j.ID, Provider: "p2", Role: store.RoleHedge, LeaseOwner: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !expired {
+		return j, primary, hedge
+	}
+	if _, err := b.db.Pool.Exec(ctx, `UPDATE attempts SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, primary.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.st.ExpireAttemptLeases(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return j, primary, hedge
+}
+
 // A hedge created (starting) just before the primary's batched win
 // (winSQL) is cancelled as never sent by the win, and is not sent after it.
 func TestWinCancelsStartingSibling(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
-	j, _, _ := b.st.CreateJob(ctx, newJob(t, "acme", "triage", "hedge-after-win", `{}`))
-	primary := startAttempt(t, b, j.ID, "p1", store.RolePrimary)
-	hedge, err := b.st.CreateAttempt(ctx, store.NewAttempt{JobID: j.ID, Provider: "p2", Role: store.RoleHedge, LeaseOwner: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, primary, hedge := primaryAndStartingHedge(t, b, "hedge-after-win", false)
 	won, err := b.st.Complete(ctx, store.Completion{JobID: j.ID, AttemptID: primary.ID, ReadVersion: primary.ReadVersion, Result: json.RawMessage(`{"ok":1}`)})
 	if err != nil || !won {
 		t.Fatalf("primary: won=%v err=%v", won, err)
@@ -110,18 +129,7 @@ func TestWinCancelsStartingSibling(t *testing.T) {
 func TestLateWinCancelsStartingSibling(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
-	j, _, _ := b.st.CreateJob(ctx, newJob(t, "acme", "triage", "hedge-after-late-win", `{}`))
-	primary := startAttempt(t, b, j.ID, "p1", store.RolePrimary)
-	hedge, err := b.st.CreateAttempt(ctx, store.NewAttempt{JobID: j.ID, Provider: "p2", Role: store.RoleHedge, LeaseOwner: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.db.Pool.Exec(ctx, `UPDATE attempts SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, primary.ID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.st.ExpireAttemptLeases(ctx); err != nil {
-		t.Fatal(err)
-	}
+	j, primary, hedge := primaryAndStartingHedge(t, b, "hedge-after-late-win", true)
 	off, err := b.st.OfferCompletion(ctx, store.Completion{JobID: j.ID, AttemptID: primary.ID, ReadVersion: primary.ReadVersion,
 		Result: json.RawMessage(`{"ok":1}`)})
 	if err != nil || !off.Won {
@@ -134,18 +142,7 @@ func TestLateWinCancelsStartingSibling(t *testing.T) {
 func TestResolveSucceededCancelsStartingSibling(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
-	j, _, _ := b.st.CreateJob(ctx, newJob(t, "acme", "triage", "hedge-after-resolve", `{}`))
-	primary := startAttempt(t, b, j.ID, "p1", store.RolePrimary)
-	hedge, err := b.st.CreateAttempt(ctx, store.NewAttempt{JobID: j.ID, Provider: "p2", Role: store.RoleHedge, LeaseOwner: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.db.Pool.Exec(ctx, `UPDATE attempts SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, primary.ID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.st.ExpireAttemptLeases(ctx); err != nil {
-		t.Fatal(err)
-	}
+	j, primary, hedge := primaryAndStartingHedge(t, b, "hedge-after-resolve", true)
 	if _, err := b.st.ResolveAttempt(ctx, store.Resolution{Owner: "acme", JobID: j.ID, Seq: primary.Seq, Outcome: "succeeded",
 		Result: json.RawMessage(`{"by":"operator"}`)}); err != nil {
 		t.Fatal(err)

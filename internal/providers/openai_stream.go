@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -23,12 +22,12 @@ import (
 // on to [DONE] rather than cut at the usage chunk, so that an HTTP/1.1
 // connection (a local vLLM or Ollama) is reused, not closed by a body left
 // unread. After the usage chunk (include_usage's last chunk, without
-// choices) that read is best effort, bounded by drainGrace: whatever ends it
-// — [DONE], the end of the body, silence, keep-alives, a later chunk that
-// does not decode or reports an error, a broken connection, a deadline or a
-// cancellation — the answer is returned as it was. (A finish_reason alone
-// does not start it: gateways in front of Gemini send finish_reason "stop"
-// on every chunk.)
+// choices) that read is best effort: whatever ends it — [DONE], the end of
+// the body, silence past the idle deadline, a later chunk that does not
+// decode or reports an error, a broken connection, the attempt's timeout, a
+// deadline or a cancellation — the answer is returned as it stands. Chunks
+// with content are still taken into it: gateways in front of Gemini send
+// finish_reason "stop" on every chunk, and may send usage part-way.
 // An incomplete stream is never returned as a Response: a gap longer than
 // StreamIdleTimeout without any response byte (a chunk, or an SSE comment a
 // provider sends to keep the connection alive) is KindStreamStalled, an end
@@ -56,11 +55,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 	trace.sse = true // comments and event lines are taken out of the body (sseFilter)
 	trace.expect(p.cfg.Name, answerSSE)
 
-	// The drain after the answer is whole is cut by cancelling the request's
-	// own context (a blocked body read is only unblocked that way).
-	sctx, endDrain := context.WithCancel(tctx)
-	defer endDrain()
-	stream, err := p.client.CreateChatCompletionStream(sctx, wire(creq, req, trace))
+	stream, err := p.client.CreateChatCompletionStream(tctx, wire(creq, req, trace))
 	if err != nil {
 		return nil, p.classify(w, trace, err)
 	}
@@ -69,13 +64,8 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 	var (
 		acc   streamAcc
 		chunk openai.ChatCompletionStreamResponse
-		drain *time.Timer // set when the answer is whole
+		whole bool // the usage chunk came after a finish_reason (see above)
 	)
-	defer func() {
-		if drain != nil {
-			drain.Stop()
-		}
-	}()
 	// Every error from here on — cut, stalled, timed out, cancelled (a
 	// hedge loser), malformed, reported in the stream, or a whole answer
 	// refused — carries what had come of the answer: the provider billed it.
@@ -87,18 +77,19 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 		if err == nil {
 			err = decodeChunk(raw, &chunk)
 		}
-		if drain != nil {
-			if err != nil {
-				// However the drain ended — [DONE], the end of the body,
-				// drainGrace passing, an undecodable chunk, the connection
-				// broken, a deadline or a cancellation — the answer was whole.
-				return p.streamed(w, creq.Model, &acc)
-			}
-			continue // a chunk after the usage chunk changes nothing
+		if whole && err != nil {
+			// However the stream ended after its usage chunk — [DONE], the
+			// end of the body, silence past the idle deadline, an
+			// undecodable chunk, the connection broken, the attempt's
+			// timeout, the job's deadline or a cancellation — the answer
+			// was whole.
+			return p.streamed(w, creq.Model, &acc)
 		}
 		if err == nil {
 			w.Chunk()
-			if apiErr := chunkError(raw); apiErr != nil {
+			if apiErr := chunkError(raw); apiErr != nil && whole {
+				return p.streamed(w, creq.Model, &acc) // reported after the answer was whole
+			} else if apiErr != nil {
 				// The provider reported an error after the stream began
 				// (OpenRouter: an "error" object beside a chunk whose
 				// finish_reason is "error"): classified as that error, with
@@ -110,7 +101,9 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 				e.AnsweredWithError = refusedInStream(e, first && acc.content.Len() == 0 && acc.refusal.Len() == 0 && len(acc.tools) == 0)
 				return nil, e.billed(openAIUsage(acc.usage), acc.id, acc.model)
 			}
-			if err := acc.add(chunk, onDelta); err != nil {
+			if err := acc.add(chunk, onDelta); err != nil && whole {
+				return p.streamed(w, creq.Model, &acc) // broken after the answer was whole
+			} else if err != nil {
 				e := NewError(p.cfg.Name, KindStreamMalformed, fmt.Sprintf("stream chunk %d: %s", acc.chunks, err))
 				e.Received = true
 				return nil, e
@@ -118,7 +111,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 			if acc.finishReason != "" && CompleteFinishReason(acc.finishReason) && chunk.Usage != nil && len(chunk.Choices) == 0 {
 				// The usage chunk after the finish_reason: the answer is whole
 				// (see above).
-				drain = time.AfterFunc(drainGrace(p.cfg.StreamIdleTimeout), endDrain)
+				whole = true
 			}
 			continue
 		}

@@ -34,3 +34,20 @@ func TestKeysAreReadWithoutSurroundingWhiteSpace(t *testing.T) {
 		t.Errorf("an operator key of white space: %v", err)
 	}
 }
+
+// A key with white space inside it loads no longer: the API refuses an
+// Authorization header with more than one word after Bearer, so that owner
+// could never authenticate. Refused at start, naming the variable. Found by
+// review.
+func TestKeyWithWhiteSpaceInsideIsRefusedAtLoad(t *testing.T) {
+	for _, v := range []string{"abc def", "abc\tdef"} {
+		t.Setenv("ACME_KEY", v)
+		cfg, err := config.Parse([]byte("api_keys: [{owner: acme, key_env: ACME_KEY}]\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := staticKeys(cfg); err == nil || !strings.Contains(err.Error(), "ACME_KEY") || !strings.Contains(err.Error(), "white space inside") {
+			t.Errorf("key %q: %v, want refused naming ACME_KEY", v, err)
+		}
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -359,6 +360,13 @@ func staticKeys(cfg *config.Config) (map[string]string, error) {
 		v := strings.TrimSpace(os.Getenv(k.KeyEnv))
 		if v == "" {
 			errs = append(errs, fmt.Errorf("api_keys: environment variable %s (owner %s) is empty or only white space: set it, or remove the entry and use `router keys create`", k.KeyEnv, k.Owner))
+			continue
+		}
+		if strings.IndexFunc(v, unicode.IsSpace) >= 0 {
+			// An Authorization header carries a key without white space
+			// (RFC 6750; api's bearer refuses one with more than one word):
+			// this key could never be sent.
+			errs = append(errs, fmt.Errorf("api_keys: environment variable %s (owner %s) holds white space inside the key, which no 'Authorization: Bearer <key>' header can carry: set a key without spaces (for example from `openssl rand -hex 32`)", k.KeyEnv, k.Owner))
 			continue
 		}
 		if owner, dup := keys[v]; dup && owner != k.Owner {

@@ -63,8 +63,10 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 	// Every error from here on — cut, stalled, timed out, cancelled (a
 	// hedge loser), malformed, an error event, or a whole message refused —
 	// carries what had come of the answer when no usage came with it (a
-	// gateway whose message_start reports none): the provider billed it.
-	defer func() { withPartial(err, acc.partial) }()
+	// gateway whose message_start reports none), or only message_start's
+	// provisional output count (no message_delta yet): the provider billed
+	// what it had generated.
+	defer func() { withPartial(err, acc.partial, !acc.outputCounted) }()
 	for stream.Next() {
 		if acc.stopped {
 			continue // drained: the message is whole (see above)
@@ -133,9 +135,12 @@ type anthropicAcc struct {
 	usage      anthropic.Usage
 	events     int
 	started    bool // message_start came, with the usage Anthropic billed
-	stopped    bool
-	tools      map[int64]*anthropicToolUse // by content block index
-	order      []int64
+	// outputCounted: a message_delta gave the output count (message_start's
+	// is provisional: 1 before any output is generated).
+	outputCounted bool
+	stopped       bool
+	tools         map[int64]*anthropicToolUse // by content block index
+	order         []int64
 	// blocks holds the index of every content block started: an index
 	// started twice would overwrite the tool call there and list it twice
 	// (the second call run twice, the first lost). Bounded by
@@ -246,6 +251,7 @@ func (a *anthropicAcc) add(ev anthropic.MessageStreamEventUnion, onDelta func(st
 		// be recorded and priced as if it had none.
 		if ev.Usage.JSON.OutputTokens.Valid() {
 			a.usage.OutputTokens = ev.Usage.OutputTokens
+			a.outputCounted = true
 		}
 		if ev.Usage.InputTokens > 0 {
 			a.usage.InputTokens = ev.Usage.InputTokens

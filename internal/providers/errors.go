@@ -118,7 +118,10 @@ type Error struct {
 	ResponseID    string
 	ResponseModel string
 	// Partial is the part of a streamed answer that had arrived when the
-	// stream failed or was cancelled without usage (Usage nil): its
+	// stream failed or was cancelled without usage (Usage nil), or with an
+	// output count the provider had not yet made final (Anthropic's
+	// message_start reports output_tokens 1 before any is generated; the
+	// count comes in message_delta at the end): its
 	// content, refusal, and tool calls' names and arguments, as received.
 	// The provider billed those output tokens all the same (a hedge loser
 	// cancelled mid-stream, a stream cut, stalled or timed out): the race
@@ -142,12 +145,12 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// withPartial gives the *Error in err's chain, when it reports no usage, the
-// part of a streamed answer that had come (partial, called only then): see
-// Error.Partial. The provider's own usage, when it reported one, is the
-// attempt's, and nothing is estimated over it.
-func withPartial(err error, partial func() string) {
-	if pe, ok := AsError(err); ok && pe.Usage == nil && pe.Partial == "" {
+// withPartial gives the *Error in err's chain, when it reports no usage or
+// only a provisional output count (provisional), the part of a streamed
+// answer that had come (partial, called only then): see Error.Partial. A
+// provider's final usage is the attempt's, and nothing is estimated over it.
+func withPartial(err error, partial func() string, provisional bool) {
+	if pe, ok := AsError(err); ok && (pe.Usage == nil || provisional) && pe.Partial == "" {
 		pe.Partial = partial()
 	}
 }

@@ -69,7 +69,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 	// Every error from here on — cut, stalled, timed out, cancelled (a
 	// hedge loser), malformed, reported in the stream, or a whole answer
 	// refused — carries what had come of the answer: the provider billed it.
-	defer func() { withPartial(err, acc.partial) }()
+	defer func() { withPartial(err, acc.partial, false) }()
 	for {
 		// RecvRaw reads the lines and reports the stream's errors as Recv does;
 		// decodeChunk then decodes what Recv would, faster (see there).

@@ -132,6 +132,8 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		}
 		if estimated {
 			out.Usage, usage = est, est
+		} else if raised, ok := provisionalUsage(t, sp, a, usage, pe); ok && out.Usage != nil {
+			out.Usage, usage = raised, raised
 		}
 		if pe.ProviderMessage != "" {
 			log = log.With("provider_message", pe.ProviderMessage) // the operator's, not the tenant's

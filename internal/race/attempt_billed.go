@@ -96,6 +96,28 @@ func partialOf(pe *providers.Error) string {
 	return ""
 }
 
+// provisionalUsage is usage, the provider's own count for an answer cut or
+// cancelled part-way, with its completion tokens raised to the router's count
+// of the part that had come (providers.Error.Partial) when the provider's
+// output count was still provisional and lower — Anthropic's message_start
+// reports output_tokens 1 before any output, and the real count comes only in
+// message_delta, at the end: a loser that had streamed a long answer was
+// costed at one output token. The input tokens stay the provider's; the
+// result is marked Estimated. ok is false when there is nothing to raise.
+func provisionalUsage(t *Target, sp *spec, a *store.Attempt, usage providers.Usage, pe *providers.Error) (providers.Usage, bool) {
+	partial := partialOf(pe)
+	if partial == "" || usage == (providers.Usage{}) {
+		return usage, false
+	}
+	n, ok := textEstimate(t, sp, a, partial)
+	if !ok || n <= usage.CompletionTokens {
+		return usage, false
+	}
+	usage.TotalTokens += n - usage.CompletionTokens
+	usage.CompletionTokens, usage.Estimated = n, true
+	return usage, true
+}
+
 // answerUsage is the usage of an answer its provider reported none for — an
 // OpenAI-compatible stream without its usage chunk (a server or gateway that
 // ignores stream_options.include_usage, a stream that ended whole after its

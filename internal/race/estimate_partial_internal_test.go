@@ -69,3 +69,37 @@ func TestEstimatedUsageCountsThePartialAnswer(t *testing.T) {
 		}
 	}
 }
+
+// A provider's provisional output count (Anthropic's message_start says 1
+// before any output; the count comes in message_delta at the end) is raised
+// to the router's count of the part that had come, its input tokens kept;
+// a count above the estimate, or no partial answer, is left as reported.
+// (Found by review: a real Anthropic hedge loser was costed at one output
+// token however long its answer had streamed.)
+func TestProvisionalOutputCountRaisedToThePartialAnswer(t *testing.T) {
+	tgt := &Target{}
+	sp := &spec{msgs: []providers.Message{{Role: "user", Content: "Summarise the ticket."}}}
+	a := &store.Attempt{Model: "gpt-4o"}
+	enc, err := tokens.EncodingForModel("", "gpt-4o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const text = `{"category":"billing","summary":"The customer was charged twice`
+	n, err := tokens.CountText(enc, text)
+	if err != nil || n <= 1 {
+		t.Fatalf("count: %d %v", n, err)
+	}
+	reported := providers.Usage{PromptTokens: 12, CompletionTokens: 1, TotalTokens: 13}
+	pe := &providers.Error{Kind: providers.KindStreamCut, Received: true, Partial: text, Usage: &reported}
+	u, ok := provisionalUsage(tgt, sp, a, reported, pe)
+	if want := (providers.Usage{PromptTokens: 12, CompletionTokens: n, TotalTokens: 12 + n, Estimated: true}); !ok || u != want {
+		t.Fatalf("raised %v %+v, want %+v", ok, u, want)
+	}
+	higher := providers.Usage{PromptTokens: 12, CompletionTokens: n + 50, TotalTokens: 12 + n + 50}
+	if u, ok := provisionalUsage(tgt, sp, a, higher, pe); ok || u != higher {
+		t.Fatalf("a count above the estimate: %v %+v, want it kept", ok, u)
+	}
+	if u, ok := provisionalUsage(tgt, sp, a, reported, &providers.Error{Kind: providers.KindStreamCut, Received: true, Usage: &reported}); ok || u != reported {
+		t.Fatalf("no partial answer: %v %+v, want the usage kept", ok, u)
+	}
+}

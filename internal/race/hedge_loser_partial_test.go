@@ -2,8 +2,11 @@ package race_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -130,4 +133,69 @@ func tokensCounted(t *testing.T, m *metrics.Metrics, provider, kind string) floa
 		}
 	}
 	return 0
+}
+
+// The same loser on Anthropic's stream: its message_start reports the input
+// tokens and a provisional output count of 1 (the real count comes in
+// message_delta, at the end, which a loser never reaches). The input count
+// is the provider's, and the output count is raised to the part that had
+// come, estimated. (Found by review: it was recorded as 1 output token.)
+func TestAnthropicHedgeLoserCountsItsPartialAnswer(t *testing.T) {
+	partial := racetest.ValidTriage[:len(racetest.ValidTriage)/2]
+	hedged := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		select {
+		case <-hedged:
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		text, _ := json.Marshal(partial)
+		for _, ev := range []string{
+			`{"type":"message_start","message":{"id":"msg_l","type":"message","role":"assistant","model":"claude-test","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":40,"output_tokens":1}}}`,
+			`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":` + string(text) + `}}`,
+		} {
+			var typ struct{ Type string }
+			json.Unmarshal([]byte(ev), &typ)
+			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ.Type, ev)
+		}
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // held open until the router cancels the loser
+	}))
+	t.Cleanup(srv.Close)
+	claude, err := providers.NewAnthropic(providers.AnthropicConfig{Name: "primary", BaseURL: srv.URL, APIKey: "sk-ant", Model: "claude-test", Stream: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	primary := &deltaSignal{streamed: make(chan struct{}), Provider: claude}
+	b := racetest.New(t, racetest.Options{Route: race.Route{HedgeAfter: time.Millisecond},
+		Providers: []racetest.Provider{
+			{Name: "primary", Adapter: primary},
+			{Name: "fallback", Respond: func(int, *providers.Request) providers.Step {
+				close(hedged)
+				<-primary.streamed // the router has taken the primary's partial answer
+				return providers.Step{Output: racetest.ValidTriage}
+			}},
+		}})
+	id := b.Submit(t).ID
+	b.WaitSettled(t, id)
+	b.Stop() // waits for the cancelled primary's end to be recorded
+	j := b.Job(t, id)
+	p := racetest.AttemptOn(j, "primary")
+	if j.State != store.JobSucceeded || p == nil || p.State != store.AttemptCancelled {
+		t.Fatalf("job %s, attempts %+v: want the primary cancelled and the hedge's win", j.State, j.Attempts)
+	}
+	enc, err := tokens.EncodingForModel("", "primary-model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := tokens.CountText(enc, partial)
+	if err != nil || out <= 1 {
+		t.Fatalf("count: %d %v", out, err)
+	}
+	if u := estimated(t, p); u.PromptTokens != 40 || u.CompletionTokens != out || u.TotalTokens != 40+out || !u.Estimated {
+		t.Fatalf("the loser's usage %s, want the provider's 40 prompt tokens and %d completion tokens, estimated", p.Usage, out)
+	}
 }

@@ -48,6 +48,15 @@ func holdRows(t *testing.T, b *bundle, q string, args ...any) (pid int, release 
 // is still held: its lock wait ran out (conditions, polled). A statement that
 // waits for as long as the lock is held never stops: the test fails after
 // hangBound.
+//
+// That it still waits is the lock manager's word (pg_blocking_pids), not the
+// wait event the backend reports: the wait event is cleared each time the
+// waiting backend's latch wakes it inside its lock wait — its deadlock check
+// after deadlock_timeout, a catch-up or other signal — and set again when it
+// goes back to waiting. Under load a poll could land in that gap and take a
+// statement that still waited for one that gave up; the test then released
+// the row, the statement took it, and the failover it was meant to stop ran
+// (the run won the job and never ended as a run left to its lease).
 func awaitGaveUp(t *testing.T, b *bundle, pid int, marker string) {
 	t.Helper()
 	ctx := context.Background()
@@ -69,7 +78,7 @@ func awaitGaveUp(t *testing.T, b *bundle, pid int, marker string) {
 	for {
 		var waiting bool
 		if err := b.db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_stat_activity
-			WHERE pid = $1 AND query_start = $2 AND wait_event_type = 'Lock')`, waiter, since).Scan(&waiting); err != nil {
+			WHERE pid = $1 AND query_start = $2 AND $3 = ANY (pg_blocking_pids(pid)))`, waiter, since, pid).Scan(&waiting); err != nil {
 			t.Fatal(err)
 		}
 		if !waiting {

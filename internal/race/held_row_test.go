@@ -41,13 +41,20 @@ func holdJobRow(t *testing.T, b *bundle, jobID string) (release func()) {
 }
 
 // waitRunEnded waits until the runner no longer runs the job: it announces
-// the end of a run it did not finish (Listener.Publish without a state).
+// the end of a run it did not finish (Listener.Publish without a state),
+// after the job has left Runs. A run that finished the job (won or settled it
+// for good) announces that state instead, before it leaves Runs, and nothing
+// after: its callers all expect the job left unsettled, so such a state fails
+// the test at once rather than as a wait that could only time out.
 func waitRunEnded(t *testing.T, b *bundle, changed <-chan string, jobID string) {
 	t.Helper()
 	timeout := time.After(hangBound)
 	for b.runner.Runs(jobID) {
 		select {
-		case <-changed:
+		case state := <-changed:
+			if store.IsTerminal(state) {
+				t.Fatalf("the job's run finished it (%s) while it should have been left to its lease", state)
+			}
 		case <-timeout:
 			t.Fatalf("the job's run did not end within %s while another transaction held its row", hangBound)
 		}

@@ -44,11 +44,13 @@ func TestCreateAttemptGivesUpOnAHeldJob(t *testing.T) {
 }
 
 // awaitNotBlockedBy waits until no backend waits for a lock that the backend
-// pid holds (a condition, polled).
+// pid holds (a condition, polled). The lock manager says so
+// (pg_blocking_pids), not the wait event, which a waiting backend clears each
+// time its latch wakes it inside the wait (its deadlock check, a signal).
 func (b *bundle) awaitNotBlockedBy(t *testing.T, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(hangGuard)
-	for count(t, b, `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND $1 = ANY (pg_blocking_pids(pid))`, pid) != 0 {
+	for count(t, b, `SELECT count(*) FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))`, pid) != 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("something still waited for the locks of backend %d after %s", pid, hangGuard)
 		}

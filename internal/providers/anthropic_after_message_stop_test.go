@@ -2,46 +2,10 @@ package providers
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"testing"
 	"time"
 )
-
-// blockAfterWhole serves anthWhole, then keeps the connection open: silent,
-// or sending a ping at each tick when pings is set (a gateway's keep-alives),
-// until the test ends. It ignores its client going away, so that the test
-// can tell the answer came while the handler was still holding the body
-// open: done is closed only when the handler returns.
-func blockAfterWhole(t *testing.T, pings bool) (url string, done <-chan struct{}) {
-	t.Helper()
-	release, finished := make(chan struct{}), make(chan struct{})
-	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {
-		defer close(finished)
-		anthSSE(w, anthWhole...)
-		w.(http.Flusher).Flush()
-		if !pings {
-			<-release
-			return
-		}
-		// The provider's pace, not a synchronisation.
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-tick.C:
-				fmt.Fprint(w, "event: ping\ndata: {\"type\": \"ping\"}\n\n")
-				w.(http.Flusher).Flush()
-			case <-release:
-				return
-			}
-		}
-	})
-	// Registered after the server: closed before it is, so that the handler
-	// returns and srv.Close does not wait.
-	t.Cleanup(func() { close(release) })
-	return srv.URL, finished
-}
 
 // A stream is whole at message_stop, and was read on to the end of its body
 // with the attempt's deadlines still running: a gateway that keeps the
@@ -51,9 +15,9 @@ func blockAfterWhole(t *testing.T, pings bool) (url string, done <-chan struct{}
 // for twice. The answer is returned while the server still holds the body
 // open. Found by review.
 func TestAnthropicAnswerWholeAtMessageStop(t *testing.T) {
-	for name, pings := range map[string]bool{"silent": false, "keep-alives": true} {
+	for name, keepAlive := range map[string]string{"silent": "", "keep-alives": "event: ping\ndata: {\"type\": \"ping\"}\n\n"} {
 		t.Run(name, func(t *testing.T) {
-			url, handlerDone := blockAfterWhole(t, pings)
+			url, handlerDone := holdAfter(t, func(w http.ResponseWriter) { anthSSE(w, anthWhole...) }, keepAlive)
 			p := newAnthropicAdapter(t, url, func(c *AnthropicConfig) {
 				c.Stream = true
 				// The attempt's timeout passes long before the idle

@@ -8,19 +8,19 @@ import (
 	"time"
 )
 
-// holdAfter serves events as a stream, then keeps the connection open —
-// silent, or with an SSE comment at each tick when keepAlives is set — until
-// the test ends. It ignores its client going away, so that the test can tell
-// the answer came while the server still held the body open: done is closed
-// only when the handler returns.
-func holdAfter(t *testing.T, keepAlives bool, events ...string) (url string, done <-chan struct{}) {
+// holdAfter answers with send, then keeps the connection open — silent, or
+// writing keepAlive at each tick when it is not empty (a gateway's SSE
+// comments or pings) — until the test ends. It ignores its client going
+// away, so that the test can tell the answer came while the server still
+// held the body open: done is closed only when the handler returns.
+func holdAfter(t *testing.T, send func(http.ResponseWriter), keepAlive string) (url string, done <-chan struct{}) {
 	t.Helper()
 	release, finished := make(chan struct{}), make(chan struct{})
 	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {
 		defer close(finished)
-		startStream(w)
-		sse(w, events...)
-		if !keepAlives {
+		send(w)
+		w.(http.Flusher).Flush()
+		if keepAlive == "" {
 			<-release
 			return
 		}
@@ -30,7 +30,7 @@ func holdAfter(t *testing.T, keepAlives bool, events ...string) (url string, don
 		for {
 			select {
 			case <-tick.C:
-				fmt.Fprint(w, ": keep-alive\n\n")
+				fmt.Fprint(w, keepAlive)
 				w.(http.Flusher).Flush()
 			case <-release:
 				return
@@ -51,14 +51,17 @@ func holdAfter(t *testing.T, keepAlives bool, events ...string) (url string, don
 // paid for twice. The answer is returned, with its usage, while the server
 // still holds the body open. Found by review.
 func TestOpenAIAnswerWholeAfterUsageChunk(t *testing.T) {
-	for name, keepAlives := range map[string]bool{"silent": false, "keep-alives": true} {
+	for name, keepAlive := range map[string]string{"silent": "", "keep-alives": ": keep-alive\n\n"} {
 		t.Run(name, func(t *testing.T) {
-			url, handlerDone := holdAfter(t, keepAlives, chunk(`{"a":1}`, ""), chunk("", "stop"), usageChunk)
+			url, handlerDone := holdAfter(t, func(w http.ResponseWriter) {
+				startStream(w)
+				sse(w, chunk(`{"a":1}`, ""), chunk("", "stop"), usageChunk)
+			}, keepAlive)
 			p := newTestAdapter(t, url, func(c *OpenAIConfig) {
 				// The attempt's timeout passes long before the idle
 				// deadline: it was what ended the wait for [DONE].
 				c.StreamIdleTimeout = time.Hour
-				c.Timeout = 5 * time.Second
+				c.Timeout = time.Second
 			})
 			resp, err := p.CompleteStream(context.Background(), testRequest(), nil)
 			if err != nil {

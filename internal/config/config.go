@@ -13,6 +13,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -448,7 +449,7 @@ func parse(b []byte, file string) (*Config, error) {
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&root); err != nil && !errors.Is(err, errEOF) {
-		return nil, fmt.Errorf("decode: %w%s", err, tabHint(b))
+		return nil, fmt.Errorf("decode: %w%s", err, tabHint(b, err))
 	}
 	var problems []string
 	var zeros []reflect.Value
@@ -515,12 +516,11 @@ func extraDocument(dec *yaml.Decoder) string {
 	}
 }
 
-func dirOf(path string) string {
-	if i := strings.LastIndexByte(path, '/'); i >= 0 {
-		return path[:i]
-	}
-	return "."
-}
+// dirOf is the directory of the config file at path, which relative paths
+// in it resolve from: "/" for a file in the root directory (where cutting at
+// the last "/" gave "", and the paths resolved from the working directory),
+// "." for a bare file name.
+func dirOf(path string) string { return filepath.Dir(path) }
 
 // Duration is a time.Duration written as "10s", "24h".
 type Duration time.Duration

@@ -222,11 +222,6 @@ func (c Config) problems() []string {
 	} else if !IsLoopback(c.OpsListen) && c.OpsKeyEnv == "" {
 		add("ops_listen: %s is not a loopback address, so the operator surface (dashboard, metrics, providers, conformance) needs a key: set ops_key_env to the name of an environment variable holding it, or bind ops_listen to 127.0.0.1", c.OpsListen)
 	}
-	for i, k := range c.APIKeys {
-		if c.OpsKeyEnv != "" && k.KeyEnv == c.OpsKeyEnv {
-			add("ops_key_env: %s is also api_keys[%d].key_env (owner %s): that tenant's key would open the operator surface, which shows every owner's jobs; give the operator key a variable and a value of its own", c.OpsKeyEnv, i, k.Owner)
-		}
-	}
 	checkLimits := func(where string, l *Limits) {
 		if l == nil {
 			return
@@ -294,6 +289,9 @@ func (c Config) problems() []string {
 		}
 		if why := nameProblem(p.Name); why != "" {
 			add("providers[%d].name %q: a provider name %s: rename it, e.g. %q", i, p.Name, why, saneName(p.Name))
+		}
+		if why := modelNameProblem(p.Model); why != "" {
+			add("%s.model %q: %s", where, p.Model, why)
 		}
 		if first, used := names[p.Name]; used {
 			add("providers[%d]: the name %q is used twice, by providers[%d] and providers[%d]: rename one of them", i, p.Name, first, i)
@@ -397,6 +395,9 @@ func (c Config) problems() []string {
 		}
 		seen := map[string]bool{}
 		for i, t := range r.Targets {
+			if why := modelNameProblem(t.Model); why != "" {
+				add("routes.%s.%s[%d].model %q: %s", name, field, i, t.Model, why)
+			}
 			p := c.Provider(t.Provider)
 			if p == nil {
 				add("routes.%s.%s: %q is not a configured provider (have: %s)", name, field, t.Provider, strings.Join(sortedKeys(names), ", "))
@@ -464,6 +465,7 @@ func (c Config) problems() []string {
 	}
 	errs = append(errs, c.rangeProblems()...)
 	errs = append(errs, c.envNameProblems()...)
+	errs = append(errs, c.secretVarProblems()...)
 	errs = append(errs, c.targetPriceProblems()...)
 	errs = append(errs, c.targetSettingProblems()...)
 	if p := c.Webhooks.backoffCapProblem(); p != "" {

@@ -23,6 +23,20 @@ func nameProblem(name string) string {
 	return ""
 }
 
+// modelNameProblem is why model cannot name a provider's or a target's model,
+// "" when it can. The model is part of the target's id (provider/model), which
+// --provider lists and metrics label, and is sent to the provider as written:
+// a "," (two models written into one target) or a stray space makes a target
+// that cannot be selected and whose every attempt asks for a model that does
+// not exist. A "/" is allowed: model ids such as meta-llama/... hold one.
+func modelNameProblem(model string) string {
+	why := nameProblem(model)
+	if why == "" {
+		return ""
+	}
+	return "a model name " + why + ": write the provider's model id exactly, one per target (a route lists another model as a target of its own)"
+}
+
 // saneName is name with what nameProblem refuses replaced by "-", to suggest.
 func saneName(name string) string {
 	return strings.Map(func(r rune) rune {

@@ -142,16 +142,5 @@ func (c Config) rangeProblems() []string {
 			positive("routes."+name+".deadline", r.Deadline)
 		}
 	}
-	keyEnvs := map[string]int{}
-	for i, k := range c.APIKeys {
-		if k.KeyEnv == "" || !isEnvName(k.KeyEnv) {
-			continue // reported with the owner, or as not a name (never echoed)
-		}
-		if j, dup := keyEnvs[k.KeyEnv]; dup {
-			add("api_keys[%d].key_env: %s is also the key_env of api_keys[%d] (owner %s): one bearer key would authenticate as two entries; give each entry its own environment variable", i, k.KeyEnv, j, c.APIKeys[j].Owner)
-			continue
-		}
-		keyEnvs[k.KeyEnv] = i
-	}
 	return errs
 }

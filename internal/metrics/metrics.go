@@ -116,7 +116,7 @@ func New(opt Options) *Metrics {
 		hedgesWon: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_hedges_won_total",
 			Help: "Hedge attempts that won their job's race, by provider."}, []string{"provider"}),
 		hedgesDenied: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_hedges_denied_total",
-			Help: "Hedges the route's hedge budget denied in this process, by route."}, []string{"route"}),
+			Help: "Job runs in this process denied an extra call in flight by the route's hedge budget (a hedge, or a retry or failover beside the job's other calls), by route: once per run, however often the call is asked for again, as the job's routing records it (\"event\": \"hedge_denied\")."}, []string{"route"}),
 		replays: prometheus.NewCounter(prometheus.CounterOpts{Name: "router_idempotent_replays_total",
 			Help: "Requests answered with an existing job for the same idempotency key and fingerprint."}),
 		conflicts: prometheus.NewCounter(prometheus.CounterOpts{Name: "router_idempotency_key_conflicts_total",

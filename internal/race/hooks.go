@@ -50,8 +50,10 @@ type Observer interface {
 	JobSettled(state string)
 }
 
-// HedgeDenialObserver is an optional part of an Observer: it hears of each
-// hedge a route's hedge budget denied.
+// HedgeDenialObserver is an optional part of an Observer: it hears, once per
+// job run, that the route's hedge budget denied the job an extra call in
+// flight (a hedge, or a retry or failover beside its other calls) — the
+// denial its routing records as `hedge_denied`.
 type HedgeDenialObserver interface {
 	HedgeDenied(route string)
 }

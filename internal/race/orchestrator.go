@@ -541,14 +541,22 @@ func (o *orchestrator) skipWindowsUpTo(t *Target) {
 	}
 }
 
-// denyHedge records, once per job, that the hedge budget denied a hedge.
+// denyHedge records, once per job run, that the hedge budget denied a hedge
+// (or a retry or failover that would be a call beside the job's others): in
+// the job's routing and in the observer's count (router_hedges_denied_total),
+// so that the counter is the number of denials jobs' routing records. A
+// denied hedge is asked for again every hedge delay while its attempt stays
+// silent (hedgeAgain); those repeated denials of the same wish are neither
+// recorded nor counted again, else a long silence would count once per hedge
+// delay what the job's routing records once.
 func (o *orchestrator) denyHedge(ctx context.Context, target, why string) {
+	if o.hedgeDenied {
+		o.log.Debug("hedge denied again", "provider", target, "reason", why)
+		return
+	}
 	o.log.Info("hedge denied", "provider", target, "reason", why)
 	if obs, ok := o.r.cfg.Observer.(HedgeDenialObserver); ok {
 		obs.HedgeDenied(o.job.Route)
-	}
-	if o.hedgeDenied {
-		return
 	}
 	o.hedgeDenied = true
 	o.decisions = append(o.decisions, Decision{Provider: target, Event: "hedge_denied", Eligible: true, Reason: why})

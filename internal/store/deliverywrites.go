@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -42,10 +43,9 @@ func (w *deliveryWrite) eventID() string {
 // success path, a second batch goes out only when a full one waits.
 const deliveryBatchSize = 64
 
-// The freeze also drops the event's snapshot (migration 0017): once the body
-// is fixed, the job as the transition left it is in the body itself.
-const freezeSQL = `UPDATE job_events SET body = coalesce(body, $2), snapshot = NULL WHERE id = $1 RETURNING body`
-
+// freezeBatchSQL freezes the bodies of events, each id once (freezeStmt). The
+// freeze also drops the event's snapshot (migration 0017): once the body is
+// fixed, the job as the transition left it is in the body itself.
 const freezeBatchSQL = `
 UPDATE job_events e SET body = coalesce(e.body, i.body), snapshot = NULL
 FROM (SELECT * FROM unnest($1::uuid[], $2::bytea[]) AS i(id, body)) i
@@ -100,11 +100,12 @@ func (s *Store) writeDelivery(ctx context.Context, w *deliveryWrite) error {
 
 // execDeliveryWrites runs one batch: the freezes, then the records, in one
 // transaction, each event's row locked in id order. If that fails, each write
-// runs again on its own, so one write's failure (an event deleted meanwhile)
-// is that write's alone. Both statements are safe to run again after a commit
-// whose answer was lost: a freeze keeps the body frozen first, and a record
-// adds the try again (an extra row in the event's history, as a delivery
-// retried after a crash would).
+// runs again on its own (writeDeliveryAlone), so one write's failure (an event
+// deleted meanwhile, an event row another transaction holds) is that write's
+// alone. Both statements are safe to run again after a commit whose answer
+// was lost: a freeze keeps the body frozen first, and a record adds the try
+// again (an extra row in the event's history, as a delivery retried after a
+// crash would).
 func (s *Store) execDeliveryWrites(ctx context.Context, batch []*deliveryWrite) {
 	// Stable: one event's records keep the order they were queued in (recordSQL).
 	slices.SortStableFunc(batch, func(a, b *deliveryWrite) int { return strings.Compare(a.eventID(), b.eventID()) })
@@ -143,12 +144,21 @@ func (s *Store) execDeliveryWrites(ctx context.Context, batch []*deliveryWrite) 
 	}
 }
 
+// freezeStmt is the freeze statement for ws. Each event goes out once, with
+// the body of its first request: two freezes of one event can share a batch
+// (a rescued delivery beside the stuck one, as for reads: execEventReads),
+// and the statement updates the row once and returns one row, whose body —
+// the one the event now holds — every request of the event gets, each its
+// own copy.
 func freezeStmt(ws []*deliveryWrite) batchedStmt {
-	ids, bodies := make([]string, len(ws)), make([][]byte, len(ws))
-	byID := make(map[string]*freezeRequest, len(ws))
-	for i, w := range ws {
-		ids[i], bodies[i] = w.freeze.id, w.freeze.body
-		byID[w.freeze.id] = w.freeze
+	ids, bodies := make([]string, 0, len(ws)), make([][]byte, 0, len(ws))
+	byID := make(map[string][]*freezeRequest, len(ws))
+	for _, w := range ws {
+		f := w.freeze
+		if byID[f.id] == nil {
+			ids, bodies = append(ids, f.id), append(bodies, f.body)
+		}
+		byID[f.id] = append(byID[f.id], f)
 	}
 	return batchedStmt{sql: freezeBatchSQL, args: []any{ids, bodies}, each: func(rows pgx.Rows) error {
 		var id string
@@ -156,8 +166,12 @@ func freezeStmt(ws []*deliveryWrite) batchedStmt {
 		if err := rows.Scan(&id, &body); err != nil {
 			return err
 		}
-		if f := byID[id]; f != nil {
-			f.out = body
+		for i, f := range byID[id] {
+			if i == 0 {
+				f.out = body
+			} else {
+				f.out = bytes.Clone(body)
+			}
 		}
 		return nil
 	}}
@@ -183,16 +197,43 @@ func recordStmt(ws []*deliveryWrite) batchedStmt {
 		each: func(pgx.Rows) error { return nil }}
 }
 
-// writeDeliveryAlone runs one write in a statement of its own.
+// deliveryAloneTimeout bounds each write run again alone after its batch
+// failed (writeDeliveryAlone), within the batch's own bound (execTimeout): a
+// write held up by something other than a row lock (which batchLockWait
+// bounds) costs the writes after it this much at most, not the rest of the
+// batch's time. It is the time a delivery waits for its write
+// (webhook.recordTimeout): a write that takes longer is one its caller has
+// given up on.
+const deliveryAloneTimeout = 5 * time.Second
+
+// writeDeliveryAlone runs one write in a transaction of its own: the batch's
+// statement with one write, with the batch's settings (queryBatched), so an
+// event row another transaction holds fails it after batchLockWait
+// (lock_not_available), not after the batch's whole time, which the writes
+// after it would then lack; and on a context of its own, bounded by
+// deliveryAloneTimeout.
 func (s *Store) writeDeliveryAlone(ctx context.Context, w *deliveryWrite) error {
+	ctx, cancel := context.WithTimeout(ctx, deliveryAloneTimeout)
+	defer cancel()
 	if f := w.freeze; f != nil {
-		err := s.pool.QueryRow(ctx, freezeSQL, f.id, f.body).Scan(&f.out)
-		return notFound(err)
+		stmt := freezeStmt([]*deliveryWrite{w})
+		err := retryRolledBack(func() error {
+			f.out = nil
+			return s.queryBatched(ctx, stmt)
+		})
+		if err != nil {
+			f.out = nil
+			return fmt.Errorf("freeze event body: %w", err)
+		}
+		if f.out == nil {
+			return ErrNotFound
+		}
+		return nil
 	}
 	// The batch's statement with one try: one rule for the event's status
 	// and the try's number however the record runs.
 	rec := recordStmt([]*deliveryWrite{w})
-	if _, err := s.pool.Exec(ctx, rec.sql, rec.args...); err != nil {
+	if err := retryRolledBack(func() error { return s.queryBatched(ctx, rec) }); err != nil {
 		return fmt.Errorf("record delivery: %w", err)
 	}
 	return nil

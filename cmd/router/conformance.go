@@ -105,6 +105,9 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
+	if err := requireRoutes(cfg, *cfgPath, "the conformance gate, which judges the targets of routes, has nothing here to judge: run it with the router's own configuration"); err != nil {
+		return err
+	}
 	prompts, err := server.LoadPrompts(cfg)
 	if err != nil {
 		return err

@@ -34,6 +34,9 @@ func runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := requireRoutes(cfg, *cfgPath, "this router could serve no request (every job and chat completion would be refused) while it reported ready and took its share of traffic"); err != nil {
+		return err
+	}
 	log, err := server.Logger(cfg.Log)
 	if err != nil {
 		return err
@@ -57,6 +60,26 @@ func runServe(ctx context.Context, args []string) error {
 		}
 	}
 	return migrationHint(serve(ctx, cfg, ln, opsLn, debugLn), *cfgPath)
+}
+
+// requireRoutes refuses a configuration that defines no routes, before
+// anything listens or the database is touched (started, connected to,
+// migrated): an empty or truncated file — a config map that did not mount, a
+// half-written deploy — loads, as every key has a default, and would
+// otherwise start a router that can do nothing. why says what that would mean
+// for the command. `keys`, `jobs` and `migrate` need only the database and do
+// not call it.
+func requireRoutes(cfg *config.Config, path, why string) error {
+	if len(cfg.Routes) > 0 {
+		return nil
+	}
+	example := "routes: {default: {providers: [PROVIDER]}}"
+	if len(cfg.Providers) > 0 {
+		example = "routes: {default: {providers: [" + cfg.Providers[0].Name + "]}}"
+	}
+	return fmt.Errorf("%s defines no routes, so %s: add a routes: section naming the providers each route tries, e.g. %s "+
+		"(see demo/router.yaml and docs/configuration.md); a file that is empty or holds only some of its settings is usually "+
+		"a configuration that was not mounted or was written only in part", path, why, example)
 }
 
 // serve runs the router's tenant API on ln, its operator surface on opsLn, and

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -128,7 +129,8 @@ func (l *lifecycle) stop() {
 // configWebhooks returns the configured owners' webhook URLs, signing
 // secrets (from the environment variables api_keys[].webhook.secret_env) and
 // the secrets being rotated out (previous_secret_env), refusing every empty
-// or unusable secret in one error. Stored keys' secrets (router keys create
+// or unusable secret in one error, and every value shared by secrets of
+// different parties (sharedSecrets). Stored keys' secrets (router keys create
 // --webhook-url) are made by the router and need no check.
 func configWebhooks(cfg *config.Config, getenv func(string) string) (urls, secrets, previous map[string]string, err error) {
 	urls, secrets, previous = map[string]string{}, map[string]string{}, map[string]string{}
@@ -158,9 +160,16 @@ func configWebhooks(cfg *config.Config, getenv func(string) string) (urls, secre
 			check(i, k.Owner, "previous_secret_env", env, previous[k.Owner])
 		}
 	}
+	var errs []error
 	if len(problems) > 0 {
-		return nil, nil, nil, fmt.Errorf("unusable webhook signing secrets (deliveries would fail, or their signatures could be forged):\n  %s\n"+
-			"set each environment variable to a good secret and start again (a rotation's previous_secret_env holds the old secret, until every receiver verifies with the new one: then remove it); the owner's receiver verifies with the same secret, so give it the new one", strings.Join(problems, "\n  "))
+		errs = append(errs, fmt.Errorf("unusable webhook signing secrets (deliveries would fail, or their signatures could be forged):\n  %s\n"+
+			"set each environment variable to a good secret and start again (a rotation's previous_secret_env holds the old secret, until every receiver verifies with the new one: then remove it); the owner's receiver verifies with the same secret, so give it the new one", strings.Join(problems, "\n  ")))
+	}
+	if err := sharedSecrets(cfg, getenv); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return nil, nil, nil, errors.Join(errs...)
 	}
 	return urls, secrets, previous, nil
 }

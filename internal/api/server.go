@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/routerhq/router/internal/prompt"
@@ -158,6 +159,13 @@ type Server struct {
 	// creation is on the database's (createdBeforeStart).
 	started time.Time
 	now     func() time.Time
+	// migrated is set once readiness found the migrations current: they are
+	// never undone (a newer schema keeps this binary ready, docs/operations.md
+	// "Upgrading"), so a probe after that costs only its ping. migrating
+	// (capacity 1) lets one probe at a time run the check while migrated is
+	// unset; the others wait for its answer instead of each running it.
+	migrated  atomic.Bool
+	migrating chan struct{}
 }
 
 // New builds the API.
@@ -168,7 +176,8 @@ func New(cfg Config, d Deps) *Server {
 	if d.Counters == nil {
 		d.Counters = nopCounters{}
 	}
-	s := &Server{cfg: cfg.WithDefaults(), Deps: d, mux: http.NewServeMux(), started: time.Now(), now: time.Now}
+	s := &Server{cfg: cfg.WithDefaults(), Deps: d, mux: http.NewServeMux(), started: time.Now(), now: time.Now,
+		migrating: make(chan struct{}, 1)}
 	s.routes = s.mux
 	s.served, _ = d.Counters.(RequestObserver)
 	var counter LiveCounter
@@ -408,7 +417,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		s.databaseNotReady(w, r, "readiness: the database does not answer", err)
 		return
 	}
-	ok, err := s.Store.MigrationsCurrent(ctx)
+	ok, err := s.migrationsCurrent(ctx)
 	if err != nil {
 		// A connection lost between the ping and this read: the database,
 		// not the migrations.
@@ -421,6 +430,30 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// migrationsCurrent is Store.MigrationsCurrent, read until it first says
+// true and remembered from then on (see Server.migrated); one probe at a time
+// reads it, the others waiting (or giving up with ctx) take its answer when
+// it is true, or read it themselves after it when it was not.
+func (s *Server) migrationsCurrent(ctx context.Context) (bool, error) {
+	if s.migrated.Load() {
+		return true, nil
+	}
+	select {
+	case s.migrating <- struct{}{}:
+	case <-ctx.Done():
+		return false, context.Cause(ctx)
+	}
+	defer func() { <-s.migrating }()
+	if s.migrated.Load() {
+		return true, nil
+	}
+	ok, err := s.Store.MigrationsCurrent(ctx)
+	if ok && err == nil {
+		s.migrated.Store(true)
+	}
+	return ok, err
 }
 
 // databaseNotReady answers readiness when the database fails: the cause

@@ -9,8 +9,10 @@ import (
 	"html/template"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/routerhq/router/internal/store"
 )
@@ -85,7 +87,7 @@ type dashData struct {
 
 type tile struct {
 	Label string
-	Value int64
+	Value string // a count, or "–" when it could not be read
 	Class string
 }
 
@@ -143,34 +145,38 @@ func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 	if jobs, err := s.store.RecentJobs(ctx, ops.RecentJobs); err != nil {
 		d.Errors = append(d.Errors, "recent jobs: "+err.Error())
 	} else {
+		names := map[string]outputNames{}
 		for _, j := range jobs {
-			d.Jobs = append(d.Jobs, timeline(j, d.Generated))
+			d.Jobs = append(d.Jobs, timeline(j, d.Generated, s.outputNames(j, names)))
 		}
 	}
 	// The jobs still waiting — unknown ones for an operator's resolution,
 	// pending or running ones for a replica — are counted whatever their age
 	// (the live jobs' index): an unknown job created more than the window
-	// ago still needs someone.
-	live, liveErr := s.store.LiveJobCounts(ctx)
-	if liveErr != nil {
-		d.Errors = append(d.Errors, "live jobs: "+liveErr.Error())
+	// ago still needs someone. When they cannot be read, their tiles say
+	// "–", not 0 (the error is listed on the page).
+	liveUnknown, liveRunning := "–", "–"
+	if live, err := s.store.LiveJobCounts(ctx); err != nil {
+		d.Errors = append(d.Errors, "live jobs: "+err.Error())
+	} else {
+		liveUnknown, liveRunning = count(live[store.JobUnknown]), count(live[store.JobRunning]+live[store.JobPending])
 	}
 	if c, err := s.store.RecentCounters(ctx, counterWindow); err != nil {
 		d.Errors = append(d.Errors, "counters: "+err.Error())
 	} else {
 		d.Counters = c
 		d.CounterTiles = []tile{
-			{"jobs succeeded", c.JobsByState[store.JobSucceeded], "ok"},
-			{"jobs failed", c.JobsByState[store.JobFailed], "bad"},
-			{"jobs unknown", live[store.JobUnknown], "warn"},
-			{"jobs running", live[store.JobRunning] + live[store.JobPending], ""},
-			{"jobs cancelled", c.JobsByState[store.JobCancelled], ""},
-			{"attempts", sum(c.AttemptsByState), ""},
-			{"races lost", c.RacesLost, ""},
-			{"hedges started", c.HedgesStarted, ""},
-			{"hedges won", c.HedgesWon, "ok"},
-			{"failovers", c.AttemptsByRole[store.RoleFailover], ""},
-			{"retries", c.AttemptsByRole[store.RoleRetry], ""},
+			{"jobs succeeded", count(c.JobsByState[store.JobSucceeded]), "ok"},
+			{"jobs failed", count(c.JobsByState[store.JobFailed]), "bad"},
+			{"jobs unknown", liveUnknown, "warn"},
+			{"jobs running", liveRunning, ""},
+			{"jobs cancelled", count(c.JobsByState[store.JobCancelled]), ""},
+			{"attempts", count(sum(c.AttemptsByState)), ""},
+			{"races lost", count(c.RacesLost), ""},
+			{"hedges started", count(c.HedgesStarted), ""},
+			{"hedges won", count(c.HedgesWon), "ok"},
+			{"failovers", count(c.AttemptsByRole[store.RoleFailover]), ""},
+			{"retries", count(c.AttemptsByRole[store.RoleRetry]), ""},
 		}
 	}
 	if h, err := s.store.RecentHedgeCost(ctx, counterWindow); err != nil {
@@ -228,8 +234,9 @@ func conformanceMatrix(conf conformanceRead, ops Config) confMatrix {
 }
 
 // timeline lays a job's attempts out on one time axis, from the job's creation
-// to its last event (or now, while attempts are in flight).
-func timeline(j *store.Job, now time.Time) dashJob {
+// to its last event (or now, while attempts are in flight). names are the
+// property names the job's prompt declares (attemptWhyIn), nil when unknown.
+func timeline(j *store.Job, now time.Time, names outputNames) dashJob {
 	dj := dashJob{ID: j.ID, Owner: j.Owner, Operation: j.Operation, State: j.State, Route: j.Route, Created: j.CreatedAt}
 	// The axis starts at the first attempt (time before it is queueing, shown
 	// apart), so the race itself is readable.
@@ -285,7 +292,7 @@ func timeline(j *store.Job, now time.Time) dashJob {
 		da := dashAttempt{Seq: a.Seq, Provider: a.Provider, Role: a.Role, State: a.State, Model: a.Model,
 			Winner: j.CompletedBy != nil && *j.CompletedBy == a.ID,
 			Left:   fmt.Sprintf("%.2f%%", left), Width: fmt.Sprintf("%.2f%%", width),
-			StartOffset: "+" + fmtDur(start.Sub(t0)), Why: attemptWhy(&a)}
+			StartOffset: "+" + fmtDur(start.Sub(t0)), Why: attemptWhyIn(&a, names)}
 		switch {
 		case a.LatencyMS != nil:
 			da.Latency = fmtMS(float64(*a.LatencyMS))
@@ -340,10 +347,18 @@ func failureSummary(j *store.Job, attempts []dashAttempt) string {
 	return "the job's error is not shown here (it can quote tenants' data): `router jobs get " + j.ID + "` prints it"
 }
 
-// attemptWhy is what ended a failed, invalid or unknown attempt, without any
-// value of the output or the provider's message: the error's kind and HTTP
-// status, or the first contract rule the output broke and where.
-func attemptWhy(a *store.Attempt) string {
+// attemptWhy is attemptWhyIn for an attempt whose prompt is not known.
+func attemptWhy(a *store.Attempt) string { return attemptWhyIn(a, nil) }
+
+// maxWhy bounds what the page says about one attempt, in bytes.
+const maxWhy = 200
+
+// attemptWhyIn is what ended a failed, invalid or unknown attempt, without
+// any value of the output or the provider's message: the error's kind and
+// HTTP status, or the first contract rule the output broke and where — the
+// path as shownPath leaves it, so without the output's own keys — in at most
+// maxWhy bytes.
+func attemptWhyIn(a *store.Attempt, names outputNames) string {
 	switch a.State {
 	case store.AttemptInvalid:
 		var vs []struct {
@@ -353,11 +368,15 @@ func attemptWhy(a *store.Attempt) string {
 		if json.Unmarshal(a.ValidationErrors, &vs) != nil || len(vs) == 0 || vs[0].Rule == "" {
 			return "output breaks the contract"
 		}
-		s := "output breaks the contract: " + vs[0].Rule + " at " + vs[0].Path
+		var more string
 		if len(vs) > 1 {
-			s += fmt.Sprintf(" (+%d more)", len(vs)-1)
+			more = fmt.Sprintf(" (+%d more)", len(vs)-1)
 		}
-		return s
+		s := "output breaks the contract: " + vs[0].Rule
+		if p := shownPath(vs[0].Rule, vs[0].Path, names); p != "" {
+			s += " at " + p
+		}
+		return capText(s, maxWhy-len(more)) + more
 	case store.AttemptFailed, store.AttemptUnknown:
 		var e struct {
 			Kind   string `json:"kind"`
@@ -367,12 +386,28 @@ func attemptWhy(a *store.Attempt) string {
 			return a.State
 		}
 		if e.Status != 0 {
-			return fmt.Sprintf("%s (HTTP %d)", e.Kind, e.Status)
+			return capText(fmt.Sprintf("%s (HTTP %d)", e.Kind, e.Status), maxWhy)
 		}
-		return e.Kind
+		return capText(e.Kind, maxWhy)
 	}
 	return ""
 }
+
+// capText cuts s to at most n bytes, on a character boundary, ending it with
+// "…" when it was cut.
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const cut = "…"
+	i := max(n-len(cut), 0)
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + cut
+}
+
+func count(n int64) string { return strconv.FormatInt(n, 10) }
 
 func sum(m map[string]int64) int64 {
 	var n int64

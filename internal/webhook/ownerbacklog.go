@@ -1,7 +1,7 @@
 package webhook
 
 import (
-	"math/rand/v2"
+	"container/heap"
 	"time"
 )
 
@@ -22,7 +22,10 @@ import (
 // one another by its tries' duration over its limit (the pace its slots
 // free at), so its waiting deliveries come back one at a time about as its
 // slots free, and the owner costs River's fetches about limit / try duration
-// a second, whatever its backlog, up to ownerBacklogMax. A delivery whose
+// a second; its turns past ownerBacklogMax ahead are parked, at most limit /
+// ownerParkSlot a second, so that however large its backlog its returns a
+// second stay bounded (before, a wait was bounded instead, and the returns
+// grew with the backlog: see ownerBacklogMax). A delivery whose
 // turn has come but finds no free slot keeps its place at the head, looking
 // again a slot's time later per delivery at the head; up to limit of them
 // do, the others go to the back. So the owner's slots are not left idle while
@@ -38,8 +41,9 @@ import (
 // time.
 type backlog struct {
 	waiting map[int64]waiter      // by River job id
+	expiry  expiries              // each snooze's end, soonest first (prune); some since forgotten
 	pace    map[string]*ownerPace // owners with a delivery in flight or waiting
-	pruneAt time.Time             // when waiting is next swept of the forgotten
+	pruneAt time.Time             // when pace is next swept of idle owners
 }
 
 // waiter is one snoozed delivery.
@@ -58,18 +62,47 @@ type ownerPace struct {
 }
 
 const (
-	// ownerBacklogMax bounds the wait of a waiting delivery. With it an
-	// owner's backlog costs at most backlog / 5 min fetches a second (a
-	// hung endpoint's 30,000 waiting events: 100 a second); and once its
-	// endpoint answers again the whole backlog has been looked at within 5
-	// minutes: far inside webhooks.retry_for (24 h at least), and shorter
-	// than a failed try's backoff may be (webhooks.backoff_cap, 1 h by
-	// default).
+	// ownerBacklogMax is how far ahead an owner's turns follow the pace its
+	// slots free at (its tries' duration over its limit). Past it they come
+	// ownerParkSlot / limit apart (or a slot's time, when shorter): a
+	// backlog too large for its endpoint to work through within 5 minutes
+	// is parked, its waiting deliveries coming back limit / ownerParkSlot
+	// a second (4 × limit: 100 at the default limit of 25, 4 at a limit of
+	// 1), whatever its size; faster only while its slots free faster (an
+	// endpoint answering within ownerParkSlot), and then they are mostly
+	// admitted, not snoozed again. Before, no delivery waited longer than
+	// ownerBacklogMax: the backlog cost backlog / 5 min fetches a second (on
+	// average one per 3.75 min each, spread), so that a large one (past
+	// about workers / cooldown × 225 s on a replica: 450,000 by default,
+	// 8,000 with 2 workers) took every fetch, its due snoozes sorted ahead
+	// of every other owner's new events, and those waited minutes (found by
+	// review: 2m14s behind 2,827 of its fetches). limit / ownerParkSlot is
+	// at most workers / ownerParkSlot, a fifth of what a replica fetches
+	// at the default cooldown (50 ms): one owner's parked backlog leaves
+	// most of the fetches to others.
+	//
+	// The cost is its recovery: once its endpoint answers again, the
+	// deliveries within ownerBacklogMax come back at the pace its slots
+	// freed at when they were snoozed, the parked ones at least limit /
+	// ownerParkSlot a second; so a backlog of B has all been looked at
+	// within about ownerBacklogMax + B × ownerParkSlot / limit (100,000 at
+	// the default limit: 5 + 17 minutes), rather than within
+	// ownerBacklogMax. A wait past webhooks.retry_for is no loss: the
+	// event is tried when it comes back, and only a try that failed gives
+	// up on it.
 	ownerBacklogMax = 5 * time.Minute
+	// ownerParkSlot over limit is how far apart the turns of a parked
+	// backlog are: the pace of an endpoint that answers in ownerBusyMin.
+	ownerParkSlot = ownerBusyMin
 	// ownerWaitGrace is how long after its wait a snoozed delivery that has
 	// not come back to this replica still counts: then another replica
 	// took it, or retention deleted it.
 	ownerWaitGrace = time.Minute
+	// ownerPruneMax bounds the forgotten deliveries one prune drops, so that
+	// the lock every Work takes is held a bounded time (the others are
+	// dropped by the next snoozes: each adds one wait to expiry, and drops
+	// up to this many).
+	ownerPruneMax = 64
 )
 
 // snooze is how long a delivery of owner that acquire refused at now, with
@@ -80,10 +113,12 @@ const (
 // place at the head while fewer than limit do: it looks again a slot's time
 // (the owner's try duration over its limit) after those at the head before
 // it; any other gets the owner's next turn, a slot's time after its last one
-// (and not before now), up to ownerBacklogMax away (past that, between half
-// of it and all of it, spread out). The try duration is a moving average of
-// the owner's tries, or, when longer, the time since it last made way, at
-// most ownerBusyMax (as acquire bounds it; no floor, so that turns behind an
+// (and not before now), or, once the owner's turns are ownerBacklogMax ahead,
+// the shorter of a slot's time and ownerParkSlot / limit after it (parked).
+// The wait is not bounded: the owner's returns a second are (see
+// ownerBacklogMax). The try duration is a moving average of the owner's
+// tries, or, when longer, the time since it last made way, at most
+// ownerBusyMax (as acquire bounds it; no floor, so that turns behind an
 // endpoint that answers fast follow its pace).
 //
 // The owner's last delivery in flight may end between acquire's refusal and
@@ -107,27 +142,27 @@ func (s *ownerSlots) snooze(owner string, id int64, turned bool, now time.Time, 
 	stalled := min(now.Sub(s.moved[owner]), ownerBusyMax)
 	slot := max(p.took, stalled) / time.Duration(s.limit)
 	head := turned && p.heads < s.limit
-	switch {
-	case head:
+	if head {
 		wait = max(wait, slot*time.Duration(p.heads+1))
-	case p.next.Sub(now) >= ownerBacklogMax-slot:
-		wait = max(wait, ownerBacklogMax/2+rand.N(ownerBacklogMax/2))
-	default:
+	} else {
 		if p.next.Before(now) {
 			p.next = now
 		}
-		if p.next = p.next.Add(slot); p.next.Sub(now) > ownerBacklogMax {
-			p.next = now.Add(ownerBacklogMax)
+		turn := slot
+		if p.next.Sub(now) >= ownerBacklogMax {
+			turn = min(slot, ownerParkSlot/time.Duration(s.limit))
 		}
+		p.next = p.next.Add(turn)
 		wait = max(wait, p.next.Sub(now))
 	}
-	wait = min(wait, ownerBacklogMax)
 	if id != 0 {
 		if s.waiting == nil {
 			s.waiting = map[int64]waiter{}
 		}
 		s.forget(id)
-		s.waiting[id] = waiter{owner: owner, until: now.Add(wait), head: head}
+		w := waiter{owner: owner, until: now.Add(wait), head: head}
+		s.waiting[id] = w
+		heap.Push(&s.expiry, expiry{until: w.until, id: id})
 		p.waiting++
 		if head {
 			p.heads++
@@ -214,20 +249,47 @@ func (s *ownerSlots) paceOf(owner string) *ownerPace {
 	return p
 }
 
-// prune forgets, at most once a second, the snoozed deliveries that have not
-// come back ownerWaitGrace after their wait, and the pace of owners with
-// nothing in flight or waiting. s.mu is held.
+// prune forgets the snoozed deliveries that have not come back
+// ownerWaitGrace after their wait, soonest first and at most ownerPruneMax
+// of them (a heap of the waits, not a sweep of every waiting delivery: the
+// lock is held a time bounded whatever the backlog), and, at most once a
+// second, the pace of owners with nothing in flight or waiting. s.mu is
+// held.
 func (s *ownerSlots) prune(now time.Time) {
+	for range ownerPruneMax {
+		if len(s.expiry) == 0 || now.Sub(s.expiry[0].until) <= ownerWaitGrace {
+			break
+		}
+		e := heap.Pop(&s.expiry).(expiry)
+		if w, ok := s.waiting[e.id]; ok && w.until.Equal(e.until) {
+			s.forget(e.id) // else it came back, or was snoozed again since
+		}
+	}
 	if now.Before(s.pruneAt) {
 		return
 	}
 	s.pruneAt = now.Add(time.Second)
-	for id, w := range s.waiting {
-		if now.Sub(w.until) > ownerWaitGrace {
-			s.forget(id)
-		}
-	}
 	for owner, p := range s.pace {
 		s.dropIdle(owner, p, now)
 	}
+}
+
+// expiry is the end of one snooze of River job id, in backlog.expiry.
+type expiry struct {
+	until time.Time
+	id    int64
+}
+
+// expiries is a min-heap of snoozes' ends (container/heap).
+type expiries []expiry
+
+func (h expiries) Len() int           { return len(h) }
+func (h expiries) Less(i, j int) bool { return h[i].until.Before(h[j].until) }
+func (h expiries) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *expiries) Push(x any)        { *h = append(*h, x.(expiry)) }
+func (h *expiries) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
 }

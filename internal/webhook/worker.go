@@ -279,8 +279,9 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		// only a try that failed gives up on an event. The wait is the
 		// delivery's turn among the owner's waiting on this replica
 		// (ownerSlots.snooze), so that an owner's backlog costs about as
-		// many of River's fetches a second as its slots free, whatever its
-		// size, and does not crowd other owners' events out of them.
+		// many of River's fetches a second as its slots free (plus at most
+		// 4 × its limit for a parked backlog), whatever its size, and does
+		// not crowd other owners' events out of them.
 		end, wait := w.owners.admit(ev.Owner, riverID, turned)
 		if end == nil {
 			return river.JobSnooze(wait)

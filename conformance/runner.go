@@ -638,15 +638,25 @@ func runCase(ctx context.Context, name string, t *race.Target, retry race.Backof
 		return fail(StageTokenizer, tv...)
 	}
 
-	// 3. The context window.
-	need, fits, err := tokens.Fits(enc, msgs, p.MaxTokens, t.ContextWindow)
+	// 3. The context window, counted as routing counts it (tokens.Counted,
+	// tokens.MaxTokensSent): the messages and the response format sent with
+	// them, plus the max_tokens the target's adapter sends. A target that
+	// passes here is one routing does not exclude for the window.
+	format := p.ProviderResponseFormat()
+	maxTokens, byDefault := tokens.MaxTokensSent(p.MaxTokens, t.DefaultMaxTokens)
+	need, fits, err := tokens.Fits(enc, tokens.Counted(msgs, format, p.FormatText(), nil), maxTokens, t.ContextWindow)
 	if err != nil {
 		return fail(StageTokenizer, contract.Violation{Rule: "tokenizer.count", Path: "$", Message: err.Error()})
 	}
-	cr.PromptTokens = need - max(p.MaxTokens, 0)
+	cr.PromptTokens = need - maxTokens
 	if !fits {
+		defaulted := ""
+		if byDefault {
+			defaulted = " (the target's default, sent because the prompt sets none)"
+		}
 		return fail(StageContextWindow, contract.Violation{Rule: "context_window", Path: "$", Message: fmt.Sprintf(
-			"the prompt needs %d tokens plus max_tokens %d = %d (%s); the window holds %d", cr.PromptTokens, p.MaxTokens, need, enc, t.ContextWindow)})
+			"the prompt needs %d tokens (its messages and response format) plus max_tokens %d%s = %d (%s); the window holds %d",
+			cr.PromptTokens, maxTokens, defaulted, need, enc, t.ContextWindow)})
 	}
 
 	// 4. The round trip through the real adapter, asking for the model under
@@ -654,7 +664,7 @@ func runCase(ctx context.Context, name string, t *race.Target, retry race.Backof
 	// is another target's model when one provider serves several.
 	req := &providers.Request{
 		AttemptID: "conformance-" + uuid.NewString(), JobID: "conformance", Model: model, Messages: msgs,
-		Temperature: temp, MaxTokens: p.MaxTokens, Seed: p.Seed, ResponseFormat: p.ProviderResponseFormat(),
+		Temperature: temp, MaxTokens: p.MaxTokens, Seed: p.Seed, ResponseFormat: format,
 	}
 	cr.Sampling = &Sampling{Temperature: *temp, MaxTokens: p.MaxTokens, Seed: p.Seed}
 	start := time.Now()

@@ -139,11 +139,16 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 				continue
 			}
 			mentionsJSON = mentionsJSON || strings.Contains(strings.ToLower(text), "json")
+			p.jsonAlways = p.jsonAlways || alwaysJSON(t)
 			p.Messages = append(p.Messages, MessageTemplate{Role: msg.Role, Content: msg.Content})
 			p.templates = append(p.templates, t)
 			p.static = append(p.static, staticText(t))
 			templates = append(templates, parsed{i, t, msg.Content})
 		}
+		// A prompt with the word nowhere is refused here; one with it only
+		// where some inputs do not print it (a branch, an unused define, a
+		// default's literal) is refused by render for those inputs
+		// (checkJSONWord), which load cannot know.
 		if p.Format == FormatJSONObject && len(m.Messages) > 0 && !mentionsJSON {
 			check("response_format", `json_object needs the word "JSON" in the messages' text (OpenAI-compatible providers reject the request otherwise); `+
 				`a template comment or a function name such as {{ json .x }} is not sent, so write it in the text`)

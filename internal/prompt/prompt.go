@@ -74,6 +74,7 @@ type Prompt struct {
 
 	templates    []*template.Template
 	static       []string // per template, its text when it has no actions (see staticText), else ""
+	jsonAlways   bool     // a message prints "JSON" for every input (alwaysJSON): render need not look
 	validator    *contract.Validator
 	input        *contract.Schema
 	optionalKeys []string // top-level properties the input schema declares but does not require

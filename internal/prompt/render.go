@@ -42,7 +42,9 @@ var funcs = map[string]any{
 // keep the spelling they were sent with). A key the template reads that the input
 // lacks is an error — unless the input schema declares it as an optional
 // property, in which case it is null, for `default`, `if` and `with`. A message that renders empty or prints
-// "<no value>" is an error. Trailing whitespace of each message is trimmed.
+// "<no value>" is an error, and so are messages without the word "JSON" for a
+// json_object prompt (a fault of the prompt: errNoJSONWord). Trailing
+// whitespace of each message is trimmed.
 // Call ValidateInput first: Render does not check the input schema.
 func (p *Prompt) Render(input json.RawMessage) ([]providers.Message, error) {
 	data, err := decodeObject(input)
@@ -100,6 +102,9 @@ func (p *Prompt) render(data map[string]any) ([]providers.Message, error) {
 			return nil, &RenderError{Prompt: p.ID(), Field: messageField(i), Err: fmt.Errorf(`rendered "<no value>": the template prints a value that is null or absent in the input (null or absent here: %s); send it, or use {{ default "x" .key }} or {{ if .key }}`, nullKeys(data))}
 		}
 		msgs[i] = providers.Message{Role: p.Messages[i].Role, Content: content}
+	}
+	if err := p.checkJSONWord(msgs); err != nil {
+		return nil, err
 	}
 	return msgs, nil
 }

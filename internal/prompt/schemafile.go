@@ -39,7 +39,11 @@ func loadSchemaFile(dir, rel, field string, sent bool, report func(string, strin
 	f := &schemaFile{path: path, raw: trimBOM(b)}
 	doc, err := parseSchemaJSON(f.raw)
 	if err != nil {
-		report(field, "schema %s is not valid JSON: %v", path, err)
+		if de := (*duplicateKeyError)(nil); errors.As(err, &de) {
+			report(field, "schema %s: %v", path, err)
+		} else {
+			report(field, "schema %s is not valid JSON: %v", path, err)
+		}
 		return nil, false
 	}
 	f.doc = doc
@@ -56,7 +60,10 @@ func loadSchemaFile(dir, rel, field string, sent bool, report func(string, strin
 			return nil, false
 		}
 		changed = false // only the router reads it: its compiler follows the reference itself
-		f.refs = referencedFiles(dir, path, doc)
+		if f.refs, err = referencedFiles(dir, path, doc); err != nil {
+			report(field, "%v", err)
+			return nil, false
+		}
 	}
 	var buf bytes.Buffer
 	if !changed {

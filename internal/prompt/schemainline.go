@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -264,7 +265,11 @@ func (in *inliner) load(target, from, ref string) (*jnode, error) {
 	}
 	doc, err := parseSchemaJSON(trimBOM(b))
 	if err != nil {
-		return nil, &inlineError{file: target, msg: fmt.Sprintf("not valid JSON: %v (referred to by \"$ref\": %q in %s)", err, ref, relName(in.root, from))}
+		what := "not valid JSON: "
+		if de := (*duplicateKeyError)(nil); errors.As(err, &de) {
+			what = ""
+		}
+		return nil, &inlineError{file: target, msg: fmt.Sprintf("%s%v (referred to by \"$ref\": %q in %s)", what, err, ref, relName(in.root, from))}
 	}
 	if d := schemaDraft(doc); d != in.draft {
 		return nil, &inlineError{file: target, unsupported: true,

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+
+	"github.com/routerhq/router/internal/jsontext"
 )
 
 // utf8BOM is the byte-order mark some editors put at the start of a file.
@@ -17,7 +19,8 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 // parseSchemaJSON checks that b (a schema file's bytes, BOM removed) is one
 // JSON value and returns it as an ordered tree. A syntax error starts with its
 // line and column (encoding/json gives only a byte offset, and the schema compiler
-// not even that), with a hint for the usual trailing comma.
+// not even that), with a hint for the usual trailing comma. An object that
+// names a key twice is a *duplicateKeyError.
 func parseSchemaJSON(b []byte) (*jnode, error) {
 	var raw json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
@@ -39,9 +42,32 @@ func parseSchemaJSON(b []byte) (*jnode, error) {
 		}
 		return nil, errors.New(msg)
 	}
+	if dup := jsontext.DuplicateKey(b); dup != nil {
+		line, col := position(b, dup.Offset)
+		return nil, &duplicateKeyError{line: line, col: col, dup: dup}
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	return readNode(dec)
+}
+
+// duplicateKeyError is a schema file that names a key twice in one object.
+// The router refuses such JSON everywhere else (outputs, request bodies,
+// prompt.yaml): readers differ on which value it holds. Here the router
+// would judge answers by the last value while a provider sent the text as
+// written may be constrained by the first, so no answer might pass.
+type duplicateKeyError struct {
+	line, col int // of the second member's name
+	dup       *jsontext.DuplicateKeyError
+}
+
+func (e *duplicateKeyError) Error() string {
+	at := "the top-level object"
+	if e.dup.Pointer != "" {
+		at = "the object at JSON pointer " + e.dup.Pointer
+	}
+	return fmt.Sprintf("line %d, column %d: %s has the key %q twice; JSON readers differ on which value it holds "+
+		"(the router would judge answers by the last, a provider may be constrained by the first): write it once", e.line, e.col, at, e.dup.Key)
 }
 
 // position gives the 1-based line and column (in characters) of byte at of b.

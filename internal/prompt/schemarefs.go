@@ -3,6 +3,8 @@ package prompt
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -27,11 +29,14 @@ type refFile struct {
 // turn; sorted by path. It reads more than the compiler may need (every
 // "$ref", whatever keyword holds it, and whole files whatever the fragment):
 // the digest then only changes more often. A file that cannot be read or is
-// not JSON is left out: the compiler, which succeeded, did not need it.
-func referencedFiles(dir, file string, doc *jnode) []refFile {
+// not JSON is left out: the compiler, which succeeded, did not need it. One
+// that names a key twice in an object is an error (duplicateKeyError), as
+// it is in the schema itself: the compiler reads it.
+func referencedFiles(dir, file string, doc *jnode) ([]refFile, error) {
 	root := filepath.Clean(file)
 	seen := map[string]bool{root: true}
 	var out []refFile
+	var dupErr error
 	var visit func(from string, n *jnode)
 	visit = func(from string, n *jnode) {
 		eachRef(n, func(ref string) {
@@ -46,6 +51,9 @@ func referencedFiles(dir, file string, doc *jnode) []refFile {
 			}
 			b = trimBOM(b)
 			d, err := parseSchemaJSON(b)
+			if de := (*duplicateKeyError)(nil); errors.As(err, &de) && dupErr == nil {
+				dupErr = fmt.Errorf("%s: %w (referred to by \"$ref\": %q in %s)", target, err, ref, relName(root, from))
+			}
 			if err != nil {
 				return
 			}
@@ -62,8 +70,11 @@ func referencedFiles(dir, file string, doc *jnode) []refFile {
 		})
 	}
 	visit(root, doc)
+	if dupErr != nil {
+		return nil, dupErr
+	}
 	slices.SortFunc(out, func(a, b refFile) int { return strings.Compare(a.Path, b.Path) })
-	return out
+	return out, nil
 }
 
 // eachRef calls f with every "$ref" string anywhere in n.

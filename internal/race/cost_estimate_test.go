@@ -30,7 +30,10 @@ func promptTokens(t *testing.T, req *providers.Request) int {
 		if err := json.Compact(&b, f.Schema); err != nil {
 			t.Fatal(err)
 		}
-		msgs = append(msgs, providers.Message{Content: b.String()})
+		msgs = append(msgs, providers.Message{Name: f.Name, Content: b.String()}) // the format's name is sent too
+		if f.Description != "" {
+			msgs = append(msgs, providers.Message{Content: f.Description})
+		}
 	}
 	enc, err := tokens.EncodingForModel("", "primary-model")
 	if err != nil {

@@ -1,11 +1,8 @@
 package race
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
@@ -70,9 +67,9 @@ func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreak
 		// request that sets none gets the adapter's default, if it sends one
 		// (Anthropic requires max_tokens, and refuses a prompt plus
 		// max_tokens beyond the window): counted as sent.
-		maxTokens, defaulted, advice := max(sp.maxTokens, 0), "", ""
-		if maxTokens == 0 && t.DefaultMaxTokens > 0 {
-			maxTokens = t.DefaultMaxTokens
+		maxTokens, byDefault := tokens.MaxTokensSent(sp.maxTokens, t.DefaultMaxTokens)
+		defaulted, advice := "", ""
+		if byDefault {
 			defaulted = " (the target's default, sent because the request sets none)"
 			advice = ": set a smaller max_tokens (the request's, or the prompt's)"
 		}
@@ -113,70 +110,17 @@ func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreak
 	return out, byBreaker
 }
 
-// counted is what the context-window check counts of a request: its
-// messages and what goes with every call besides them, each as one more
-// message of its text — a slight over-estimate:
-//   - the tools' definitions of a chat request that offers tools (counted by
-//     the provider), as their JSON text;
-//   - a json_schema response format's schema, as its compact JSON text (what
-//     the adapters send): providers that implement structured output through
-//     the prompt bill it as input, and a prompt near the window's edge that
-//     left it out passed here and was refused by the provider;
-//   - for json_object, the instruction the Anthropic adapter appends to the
-//     system prompt (providers.JSONObjectInstruction), a dozen
-//     tokens counted for every provider.
-//
-// It runs for every job: without tools or a format it returns the messages
-// as they are, allocating nothing.
+// counted is what the context-window check counts of a request
+// (tokens.Counted, which the conformance runner counts too): its messages,
+// the tools' definitions, the response format's schema, name and
+// description, or the json_object instruction.
 func counted(sp *spec) []providers.Message {
-	var format string
-	if f := sp.format; f != nil {
-		switch f.Type {
-		case "json_schema":
-			// A prompt's schema text is made at load (sp.formatText); a chat
-			// request's is the caller's text, compacted here. Invalid JSON
-			// (refused before a job exists) is counted as written.
-			var b bytes.Buffer
-			if sp.formatText != "" {
-				format = sp.formatText
-				break
-			}
-			b.Grow(len(f.Schema))
-			if json.Compact(&b, f.Schema) == nil {
-				format = b.String()
-			} else {
-				format = string(f.Schema)
-			}
-		case "json_object":
-			format = providers.JSONObjectInstruction
-		}
-	}
-	if len(sp.tools) == 0 && format == "" {
-		return sp.msgs
-	}
-	msgs := slices.Clip(sp.msgs)
-	if len(sp.tools) > 0 {
-		msgs = append(msgs, providers.Message{Content: string(sp.tools)})
-	}
-	if format != "" {
-		msgs = append(msgs, providers.Message{Content: format})
-	}
-	return msgs
+	return tokens.Counted(sp.msgs, sp.format, sp.formatText, sp.tools)
 }
 
 // byteBound is an upper bound of the tokens of msgs as tokens.CountMessages
-// counts them: every token covers at least one byte, plus the per-message,
-// per-name and priming overheads.
-func byteBound(msgs []providers.Message) int {
-	n := tokens.TokensReplyPrime
-	for _, m := range msgs {
-		n += tokens.TokensPerMessage + len(m.Role) + len(m.Content) + len(m.ToolCallID) + len(m.ToolCalls)
-		if m.Name != "" {
-			n += tokens.TokensPerName + len(m.Name)
-		}
-	}
-	return n
-}
+// counts them (tokens.ByteBound).
+func byteBound(msgs []providers.Message) int { return tokens.ByteBound(msgs) }
 
 // within says whether prompt tokens plus maxTokens fit in window, all three
 // non-negative, without computing a sum that could overflow.

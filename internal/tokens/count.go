@@ -26,7 +26,9 @@ func CountText(encoding, text string) (int, error) {
 }
 
 // CountMessages counts the prompt tokens of a chat request: for each message 3
-// plus its role's and content's tokens, plus 3 for the reply's priming. A
+// plus its role's, content's and refusal's tokens (an assistant message's
+// refusal is sent: OpenAI's "refusal", Anthropic's text), plus 3 for the
+// reply's priming. A
 // message's name costs its tokens plus TokensPerName; its tool-call id and
 // its tool calls (counted as their JSON text, which over-counts OpenAI's own
 // rendering of them slightly) cost their tokens.
@@ -37,7 +39,8 @@ func CountMessages(encoding string, msgs []providers.Message) (int, error) {
 	}
 	n := TokensReplyPrime
 	for _, m := range msgs {
-		n += TokensPerMessage + countCached(encoding, tk, m.Role) + countCached(encoding, tk, m.Content)
+		n += TokensPerMessage + countCached(encoding, tk, m.Role) + countCached(encoding, tk, m.Content) +
+			countCached(encoding, tk, m.Refusal)
 		if m.Name != "" {
 			n += TokensPerName + countCached(encoding, tk, m.Name)
 		}

@@ -245,8 +245,11 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 		if kind := jsonKind(text); kind != "" && json.Valid([]byte(text)) {
 			return nil, []contract.Violation{{Rule: "json.syntax", Path: "$", Message: "response_format json_object asks for a JSON object; the answer is " + kind}}
 		}
-		var obj map[string]any
-		if err := json.Unmarshal([]byte(text), &obj); err != nil {
+		// Parsed as the json_schema path parses (contract.ParseJSON, numbers
+		// kept as written): decoding into float64 refused an object holding
+		// a number beyond its range ({"n":1e400}), valid JSON, as the
+		// caller's contract broken.
+		if _, err := contract.ParseJSON([]byte(text)); err != nil {
 			return nil, []contract.Violation{{Rule: "json.syntax", Path: "$", Message: "response_format json_object asks for a JSON object: " + err.Error()}}
 		}
 		// The answer goes to the caller as written: a key written twice
@@ -267,7 +270,11 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 		if content == "" {
 			msg.Content = nil
 		}
-		if finish == "stop" {
+		if finish == "stop" || finish == "function_call" {
+			// function_call is the legacy name of tool_calls (some
+			// OpenAI-compatible servers still end a tools answer with it);
+			// the router refuses the legacy functions API, and its callers
+			// branch on "tool_calls".
 			finish = "tool_calls"
 		}
 	}

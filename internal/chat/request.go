@@ -195,6 +195,9 @@ func (r *Request) Normalize() (*Input, error) {
 					`({"type":"function","function":{"name":...}}); send other tools to the provider directly`, i, typeOf(tool["type"]))
 			}
 		}
+		if err := checkToolShapes(r.Tools); err != nil {
+			return nil, err
+		}
 		in.Tools = r.Tools
 	}
 	if present(r.ToolChoice) {
@@ -238,6 +241,7 @@ func (r *Request) Normalize() (*Input, error) {
 		}
 		in.ChatTemplateKwargs = kwargs
 	}
+	called := map[string]bool{} // the ids of the history's tool calls so far
 	for i, m := range r.Messages {
 		switch m.Role {
 		case "system", "developer", "user", "assistant":
@@ -245,13 +249,35 @@ func (r *Request) Normalize() (*Input, error) {
 			if m.ToolCallID == "" {
 				return bad(fmt.Sprintf("messages[%d].tool_call_id", i), "a tool message needs the tool_call_id it answers")
 			}
+			if !called[m.ToolCallID] {
+				// OpenAI refuses it ("must be a response to a preceding
+				// message with 'tool_calls'"), as Anthropic refuses a
+				// tool_result without its tool_use: it would be stored as a
+				// job that fails with the provider's 400.
+				return bad(fmt.Sprintf("messages[%d].tool_call_id", i), "tool_call_id %q answers no tool call of an earlier assistant message: "+
+					"a tool message follows the assistant message whose tool_calls hold a call with that id", cut(m.ToolCallID, 60))
+			}
 		default:
 			return bad(fmt.Sprintf("messages[%d].role", i), "role %q is not supported (use system, developer, user, assistant or tool)", m.Role)
 		}
-		if m.Role == "user" && string(bytes.TrimSpace(m.Content)) == "null" {
-			// Only an assistant's message may be without content (it
-			// called tools); a user's null is not an empty question.
-			return bad(fmt.Sprintf("messages[%d].content", i), "a user message needs content: a string or an array of text parts, not null")
+		var calls json.RawMessage
+		if present(m.ToolCalls) {
+			ids, kept, err := historyToolCalls(i, m.ToolCalls)
+			if err != nil {
+				return nil, err
+			}
+			for _, id := range ids {
+				called[id] = true
+			}
+			calls = kept
+		}
+		if string(bytes.TrimSpace(m.Content)) == "null" && !(m.Role == "assistant" && (calls != nil || m.Refusal != nil)) {
+			// Only an assistant's message may be without content: one that
+			// called tools, or an earlier answer's refusal. OpenAI refuses
+			// any other null ("expected a string, got null"); a user's null
+			// is not an empty question, nor a system's an empty instruction.
+			return bad(fmt.Sprintf("messages[%d].content", i), "a %s message needs content: a string or an array of text parts, not null%s",
+				m.Role, nullContentAdvice(m.Role))
 		}
 		text, err := contentText(m.Content)
 		if err != nil {
@@ -261,9 +287,7 @@ func (r *Request) Normalize() (*Input, error) {
 		if m.Refusal != nil && m.Role == "assistant" {
 			msg.Refusal = *m.Refusal // an earlier answer's refusal, sent back as history
 		}
-		if present(m.ToolCalls) {
-			msg.ToolCalls = m.ToolCalls
-		}
+		msg.ToolCalls = calls
 		in.Messages = append(in.Messages, msg)
 	}
 	if rf := r.ResponseFormat; rf != nil {
@@ -341,6 +365,18 @@ func typeOfRaw(raw json.RawMessage) string {
 		_ = json.Unmarshal(raw, &v)
 	}
 	return typeOf(v)
+}
+
+// nullContentAdvice is what a message of role with null content can send
+// instead.
+func nullContentAdvice(role string) string {
+	switch role {
+	case "assistant":
+		return ` (only an assistant message with tool_calls may have null content); send "" for an empty answer`
+	case "tool":
+		return `; send "" for a tool that returned nothing`
+	}
+	return ""
 }
 
 func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }

@@ -190,8 +190,10 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		return r.unjudged(bg, job, a, resp, jerr, attemptResult{attempt: a, latency: waited}, log)
 	}
 	if len(violations) > 0 {
+		// The path can be the output's own key (no_extra_keys, a duplicate
+		// key): cut, so the line is bounded whatever the model wrote.
 		log.Warn("attempt output failed validation", "violations", len(violations),
-			"first_rule", violations[0].Rule, "first_path", violations[0].Path)
+			"first_rule", violations[0].Rule, "first_path", truncateAttr(violations[0].Path))
 		res := attemptResult{attempt: a, state: store.AttemptInvalid, usage: resp.Usage, latency: waited,
 			reason: fmt.Sprintf("%s: %s (%s)", a.Provider, invalidWhy(job, sp, violations[0]), violations[0].String()),
 			broken: violations[0].Rule + " at " + violations[0].Path, callers: sp.callers != nil && sp.callers(violations[0])}

@@ -170,7 +170,16 @@ func statusKind(status int, code, typ, msg string) Kind {
 			return statusKind(n, "", typ, msg)
 		}
 		return typeKind(code, typ, msg)
-	case http.StatusUnauthorized, http.StatusForbidden:
+	case http.StatusForbidden:
+		if contentPolicy(code, msg) {
+			// OpenRouter refuses a prompt its moderation flagged with 403
+			// ("Your chosen model requires moderation and your input was
+			// flagged …"): the caller's content, not the router's
+			// credentials — no breaker count, no credentials message.
+			return KindContentPolicy
+		}
+		return KindAuth
+	case http.StatusUnauthorized:
 		return KindAuth
 	case http.StatusPaymentRequired:
 		return KindQuotaExceeded
@@ -215,7 +224,8 @@ func statusKind(status int, code, typ, msg string) Kind {
 // streamedStatus is the HTTP status an error event inside a stream names as
 // its code (OpenRouter's {"error": {"code": 429, ...}}), when it is one that
 // says what to do next whatever the stream sent before: a rate limit (429), an
-// exhausted quota (402), a timeout (408) or a server's failure (5xx). Other
+// exhausted quota (402), a timeout (408: failed over, as an HTTP 408 is) or a
+// server's failure (5xx). Other
 // codes (a 400 after tokens were sent is no verdict on the request) are left to
 // the error's type and message; 0 when none applies.
 func streamedStatus(code string) int {
@@ -278,10 +288,7 @@ func requestKind(code, typ, msg string) Kind {
 		return KindMalformedResponse
 	case contextLength(code, typ, msg):
 		return KindContextLength
-	case code == "content_policy_violation" || code == "content_filter" ||
-		code == "ResponsibleAIPolicyViolation" || code == "invalid_prompt" ||
-		strings.Contains(m, "content policy") || strings.Contains(m, "content management policy") ||
-		strings.Contains(m, "safety system"):
+	case contentPolicy(code, msg):
 		return KindContentPolicy
 	case code == "invalid_api_key" || code == "API_KEY_INVALID" || strings.Contains(m, "api key not valid") ||
 		strings.Contains(m, "invalid api key") || strings.Contains(m, "incorrect api key"):
@@ -297,6 +304,36 @@ func requestKind(code, typ, msg string) Kind {
 		return k
 	}
 	return KindBadRequest
+}
+
+// contentPolicy reports an error whose code or message says the provider
+// refused the request's content: a content-policy code (OpenAI's
+// content_policy_violation and invalid_prompt, Azure's content_filter and
+// ResponsibleAIPolicyViolation), a message naming a content policy or a
+// safety system, or a moderation refusal (moderationFlagged).
+func contentPolicy(code, msg string) bool {
+	if code == "content_policy_violation" || code == "content_filter" ||
+		code == "ResponsibleAIPolicyViolation" || code == "invalid_prompt" {
+		return true
+	}
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "content policy") || strings.Contains(m, "content management policy") ||
+		strings.Contains(m, "safety system") || moderationFlagged(m)
+}
+
+// moderationFlagged reports a lower-cased message that says a moderation
+// check flagged the request's content: OpenRouter's 403 "Your chosen model
+// requires moderation and your input was flagged for …" (its error.metadata,
+// reasons and flagged_input, is dropped by go-openai's decoding, so the
+// message, which OpenRouter documents, is what is read), and the same refusal
+// worded as the input, prompt or content being flagged. It is narrow on
+// purpose: a 403 that merely says "flagged" ("your account has been flagged")
+// or "moderation" is about the account, the router's, and stays auth.
+func moderationFlagged(m string) bool {
+	return strings.Contains(m, "requires moderation") ||
+		strings.Contains(m, "input was flagged") || strings.Contains(m, "prompt was flagged") ||
+		strings.Contains(m, "content was flagged") ||
+		strings.Contains(m, "flagged by moderation") || strings.Contains(m, "flagged by the moderation")
 }
 
 // typeKind classifies an in-stream error event by its type and code. TGI's

@@ -15,6 +15,12 @@ type policy struct {
 //     on content policy, SPEC §6.3; that is routing policy, not taxonomy).
 //   - auth, quota and model-not-found are our configuration of that one provider:
 //     fail over, do not retry.
+//   - the same provider is retried only for what SPEC §6.2 lists as transient:
+//     429, 5xx (529 included) and a connection reset before any response byte
+//     (a refused connection, which sent nothing, too). HTTP 408 (OpenRouter's "Your request timed out": the upstream model
+//     ran out of time, the work may have been done and billed) and 409 (no
+//     transient condition for any LLM API the adapters know) are the provider's
+//     fault, counted against its breaker, but fail over instead.
 //   - timeout is our deadline passing after the request may have been sent: the
 //     outcome is unknown (SPEC §6.7) and the same provider is not retried.
 var policies = map[Kind]policy{
@@ -24,8 +30,8 @@ var policies = map[Kind]policy{
 	KindAuth:              {FaultRouter, ActionFailover, false},
 	KindQuotaExceeded:     {FaultRouter, ActionFailover, false},
 	KindModelNotFound:     {FaultRouter, ActionFailover, false},
-	KindRequestTimeout:    {FaultProvider, ActionRetry, false},
-	KindConflict:          {FaultProvider, ActionRetry, false},
+	KindRequestTimeout:    {FaultProvider, ActionFailover, false},
+	KindConflict:          {FaultProvider, ActionFailover, false},
 	KindRateLimited:       {FaultProvider, ActionRetry, false},
 	KindServerError:       {FaultProvider, ActionRetry, false},
 	KindUnavailable:       {FaultProvider, ActionRetry, false},

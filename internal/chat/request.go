@@ -181,7 +181,9 @@ func (r *Request) Normalize() (*Input, error) {
 		in.MaxTokens = *limit
 	}
 	if present(r.Tools) {
-		var tools []map[string]any
+		var tools []struct {
+			Type any `json:"type"` // only the type: a tool's parameters are not decoded here
+		}
 		if err := json.Unmarshal(r.Tools, &tools); err != nil || len(tools) == 0 {
 			return bad("tools", "tools must be a non-empty array of tool definitions")
 		}
@@ -190,9 +192,9 @@ func (r *Request) Normalize() (*Input, error) {
 			// (adapters and Judge read calls by function.name): a custom or
 			// built-in tool the model called would be an answer the router
 			// cannot carry, failed as the provider's.
-			if typ, _ := tool["type"].(string); typ != "function" {
+			if typ, _ := tool.Type.(string); typ != "function" {
 				return bad("tools", "tools[%d].type is %s: the router supports only function tools "+
-					`({"type":"function","function":{"name":...}}); send other tools to the provider directly`, i, typeOf(tool["type"]))
+					`({"type":"function","function":{"name":...}}); send other tools to the provider directly`, i, typeOf(tool.Type))
 			}
 		}
 		if err := checkToolShapes(r.Tools); err != nil {
@@ -241,33 +243,38 @@ func (r *Request) Normalize() (*Input, error) {
 		}
 		in.ChatTemplateKwargs = kwargs
 	}
-	called := map[string]bool{} // the ids of the history's tool calls so far
+	var turn toolTurn // the calls of the assistant message the tool messages answer
 	for i, m := range r.Messages {
+		if m.Role != "tool" {
+			// OpenAI and Anthropic refuse a call that the tool messages
+			// right after its assistant message do not answer: stored, it
+			// would be a job that fails with the provider's 400.
+			if err := turn.end(); err != nil {
+				return nil, err
+			}
+		}
 		switch m.Role {
 		case "system", "developer", "user", "assistant":
 		case "tool":
 			if m.ToolCallID == "" {
 				return bad(fmt.Sprintf("messages[%d].tool_call_id", i), "a tool message needs the tool_call_id it answers")
 			}
-			if !called[m.ToolCallID] {
+			if !turn.answer(m.ToolCallID) {
 				// OpenAI refuses it ("must be a response to a preceding
 				// message with 'tool_calls'"), as Anthropic refuses a
 				// tool_result without its tool_use: it would be stored as a
 				// job that fails with the provider's 400.
-				return bad(fmt.Sprintf("messages[%d].tool_call_id", i), "tool_call_id %q answers no tool call of an earlier assistant message: "+
-					"a tool message follows the assistant message whose tool_calls hold a call with that id", cut(m.ToolCallID, 60))
+				return bad(fmt.Sprintf("messages[%d].tool_call_id", i), "tool_call_id %q answers no tool call of the assistant message before it: "+
+					"tool messages follow, right after it, the assistant message whose tool_calls hold a call with their id", cut(m.ToolCallID, 60))
 			}
 		default:
 			return bad(fmt.Sprintf("messages[%d].role", i), "role %q is not supported (use system, developer, user, assistant or tool)", m.Role)
 		}
 		var calls json.RawMessage
 		if present(m.ToolCalls) {
-			ids, kept, err := historyToolCalls(i, m.ToolCalls)
+			kept, err := turn.calls(i, m.ToolCalls, m.Role != "tool")
 			if err != nil {
 				return nil, err
-			}
-			for _, id := range ids {
-				called[id] = true
 			}
 			calls = kept
 		}
@@ -289,6 +296,9 @@ func (r *Request) Normalize() (*Input, error) {
 		}
 		msg.ToolCalls = calls
 		in.Messages = append(in.Messages, msg)
+	}
+	if err := turn.end(); err != nil {
+		return nil, err
 	}
 	if rf := r.ResponseFormat; rf != nil {
 		switch rf.Type {

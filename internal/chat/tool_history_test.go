@@ -67,6 +67,8 @@ func TestNormalizeKeepsValidToolHistory(t *testing.T) {
 		`{"id":"c2","type":"function","function":{"name":"weather"}, "index": 1}]`
 	body := strings.Replace(historyBody(calls), `"tools":[{"type":"function","function":{"name":"weather"}}]`,
 		`"tools":[{"type":"function","function":{"name":"weather","strict":true,"parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}}}]`, 1)
+	// Each call is answered (an unanswered call is refused).
+	body = strings.Replace(body, `"content":"sunny"}]}`, `"content":"sunny"},{"role":"tool","tool_call_id":"c2","content":"rain"}]}`, 1)
 	in, err := parse(t, body).Normalize()
 	if err != nil {
 		t.Fatal(err)

@@ -10,37 +10,57 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// The tools and the tool calls of the history are decoded here into
-// go-openai's types, as the OpenAI adapter decodes them before sending
-// (providers' chatRequest): a request the adapter would refuse on every
-// attempt is refused with a 400 naming the field before anything is stored,
-// so that a corrected retry with the same Idempotency-Key runs normally
-// (SPEC §4.4). The request keeps the caller's own JSON; only its shape is
-// checked.
+// The tools and the tool calls of the history are checked here as the
+// OpenAI adapter decodes them into go-openai's types before sending
+// (providers' chatRequest), and as the Anthropic adapter sends a call's
+// arguments: a request an adapter would refuse on every attempt is refused
+// with a 400 naming the field before anything is stored, so that a corrected
+// retry with the same Idempotency-Key runs normally (SPEC §4.4). The request
+// keeps the caller's own JSON; only its shape is checked.
 
 // historyToolCalls checks the tool_calls of messages[i] (raw, present): an
 // array of calls, each with an id, type "function", a function name, and
-// arguments that are a string (the JSON of the arguments) when given, as
-// OpenAI takes them. It returns the calls' ids, and the tool_calls to keep:
-// nil for an empty array, which OpenAI refuses (400 empty_array) and the
-// SDKs' parse() helpers sent back as history, and which means no calls.
-func historyToolCalls(i int, raw json.RawMessage) ([]string, json.RawMessage, error) {
+// arguments that are a string holding JSON (or blank) when given, as OpenAI
+// takes them and the Anthropic adapter sends them. It appends the calls' ids
+// to ids, and returns the tool_calls to keep: nil for an empty array, which
+// OpenAI refuses (400 empty_array) and the SDKs' parse() helpers sent back as
+// history, and which means no calls.
+//
+// Agents resend their whole history on every turn: scanToolCalls reads the
+// calls once, allocating only their ids. What it does not accept is decoded
+// by slowToolCalls, which decides, and names the field when it refuses.
+func historyToolCalls(i int, raw json.RawMessage, ids []string) ([]string, json.RawMessage, error) {
+	n := len(ids)
+	ids, ok := scanToolCalls(raw, ids)
+	if !ok {
+		var err error
+		if ids, err = slowToolCalls(i, raw, ids[:n]); err != nil {
+			return ids[:n], nil, err
+		}
+	}
+	if len(ids) == n {
+		return ids, nil, nil
+	}
+	return ids, raw, nil
+}
+
+// slowToolCalls decodes the tool_calls of messages[i] into go-openai's
+// ToolCall, as the OpenAI adapter does, checks each call, and appends their
+// ids to ids; it refuses the first call, and member, that does not decode or
+// fails a check, naming it.
+func slowToolCalls(i int, raw json.RawMessage, ids []string) ([]string, error) {
 	param := fmt.Sprintf("messages[%d].tool_calls", i)
 	var list []json.RawMessage
 	if err := json.Unmarshal(raw, &list); err != nil {
-		return nil, nil, &RequestError{Param: param, Message: fmt.Sprintf(
+		return ids, &RequestError{Param: param, Message: fmt.Sprintf(
 			`%s must be an array of tool calls such as [{"id":"call_1","type":"function","function":{"name":"...","arguments":"{}"}}]; it is %s`,
 			param, rawKind(raw))}
 	}
-	if len(list) == 0 {
-		return nil, nil, nil
-	}
-	ids := make([]string, 0, len(list))
 	for j, item := range list {
 		at := fmt.Sprintf("%s[%d]", param, j)
 		var call openai.ToolCall
 		if err := decodeShape(at, item, &call); err != nil {
-			return nil, nil, err
+			return ids, err
 		}
 		var args struct {
 			Function struct {
@@ -50,44 +70,61 @@ func historyToolCalls(i int, raw json.RawMessage) ([]string, json.RawMessage, er
 		_ = json.Unmarshal(item, &args) // decodeShape has checked it is an object
 		switch {
 		case call.ID == "":
-			return nil, nil, &RequestError{Param: at + ".id", Message: fmt.Sprintf(
+			return ids, &RequestError{Param: at + ".id", Message: fmt.Sprintf(
 				"%s.id is required: the id of the call, which the tool message answering it names in tool_call_id", at)}
 		case call.Type != openai.ToolTypeFunction:
-			return nil, nil, &RequestError{Param: at + ".type", Message: fmt.Sprintf(
+			return ids, &RequestError{Param: at + ".type", Message: fmt.Sprintf(
 				`%s.type is %s: it must be "function" (the router supports only function tools)`, at, typeOf(anyType(string(call.Type))))}
 		case call.Function.Name == "":
-			return nil, nil, &RequestError{Param: at + ".function.name", Message: fmt.Sprintf(
+			return ids, &RequestError{Param: at + ".function.name", Message: fmt.Sprintf(
 				"%s.function.name is required: the name of the function the call called", at)}
 		case string(args.Function.Arguments) == "null":
-			return nil, nil, &RequestError{Param: at + ".function.arguments", Message: fmt.Sprintf(
+			return ids, &RequestError{Param: at + ".function.arguments", Message: fmt.Sprintf(
 				`%s.function.arguments must be a string holding the arguments as JSON, such as "{\"city\":\"Paris\"}", not null`, at)}
+		case !validArguments([]byte(call.Function.Arguments)):
+			// The Anthropic adapter sends them as the tool_use's input, and
+			// refuses them on every attempt when they are not JSON.
+			return ids, &RequestError{Param: at + ".function.arguments", Message: fmt.Sprintf(
+				`%s.function.arguments is not JSON: it must be a string holding the arguments as JSON, such as "{\"city\":\"Paris\"}" (or "" for none)`, at)}
 		}
 		ids = append(ids, call.ID)
 	}
-	return ids, raw, nil
+	return ids, nil
+}
+
+// toolShape is a tool as go-openai's Tool decodes it, with the function's
+// parameters kept as JSON: only their kind is checked here (compileToolContract
+// compiles a strict tool's).
+type toolShape struct {
+	Type     openai.ToolType `json:"type"`
+	Function *struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Strict      bool            `json:"strict"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
 }
 
 // checkToolShapes decodes each tool of tools (an array of function tools, as
-// Normalize has checked) into go-openai's Tool, and checks that a function's
-// parameters, when given, are a JSON Schema object.
+// Normalize has checked) as go-openai's Tool decodes, and checks that a
+// function's parameters, when given, are a JSON Schema object.
 func checkToolShapes(tools json.RawMessage) error {
 	var list []json.RawMessage
 	if err := json.Unmarshal(tools, &list); err != nil {
 		return &RequestError{Param: "tools", Message: "tools must be a non-empty array of tool definitions"}
 	}
 	for i, item := range list {
-		at := fmt.Sprintf("tools[%d]", i)
-		var tool openai.Tool
-		if err := decodeShape(at, item, &tool); err != nil {
-			return err
+		var tool toolShape
+		if err := json.Unmarshal(item, &tool); err != nil {
+			if err := decodeShape(fmt.Sprintf("tools[%d]", i), item, &tool); err != nil {
+				return err
+			}
 		}
-		var fn struct {
-			Function struct {
-				Parameters json.RawMessage `json:"parameters"`
-			} `json:"function"`
+		if tool.Function == nil {
+			continue
 		}
-		_ = json.Unmarshal(item, &fn)
-		if p := fn.Function.Parameters; present(p) && jsonKind(string(bytes.TrimSpace(p))) != "" {
+		if p := tool.Function.Parameters; present(p) && jsonKind(string(bytes.TrimSpace(p))) != "" {
+			at := fmt.Sprintf("tools[%d]", i)
 			return &RequestError{Param: at + ".function.parameters", Message: fmt.Sprintf(
 				`%s.function.parameters must be a JSON Schema object, such as {"type":"object","properties":{...}}; it is %s`,
 				at, rawKind(p))}
@@ -153,4 +190,64 @@ func rawKind(raw json.RawMessage) string {
 		return k
 	}
 	return "a JSON object"
+}
+
+// toolTurn holds the calls of the message at msg (an assistant's) while the
+// tool messages right after it answer them.
+type toolTurn struct {
+	msg      int
+	ids      []string
+	answered []bool
+}
+
+// calls checks the tool_calls of messages[i] (raw, present), and returns
+// them to keep; when starts, and they hold calls, they begin a turn. The
+// turn before has ended.
+func (t *toolTurn) calls(i int, raw json.RawMessage, starts bool) (json.RawMessage, error) {
+	if !starts {
+		// A tool message's own tool_calls are checked; they are no turn.
+		_, kept, err := historyToolCalls(i, raw, nil)
+		return kept, err
+	}
+	ids, kept, err := historyToolCalls(i, raw, t.ids[:0])
+	if err != nil || kept == nil {
+		return kept, err
+	}
+	t.msg, t.ids, t.answered = i, ids, t.answered[:0]
+	for range ids {
+		t.answered = append(t.answered, false)
+	}
+	return kept, nil
+}
+
+// answer notes a tool message answering id, and reports whether a call of
+// the turn has that id.
+func (t *toolTurn) answer(id string) bool {
+	found := false
+	for j, c := range t.ids {
+		if c == id {
+			if !t.answered[j] {
+				t.answered[j] = true
+				return true
+			}
+			found = true
+		}
+	}
+	return found
+}
+
+// end closes the turn at a message that is not a tool message, or at the end
+// of the history: a call no tool message answered is refused, naming it.
+func (t *toolTurn) end() error {
+	for j, ok := range t.answered {
+		if !ok {
+			param := fmt.Sprintf("messages[%d].tool_calls[%d].id", t.msg, j)
+			return &RequestError{Param: param, Message: fmt.Sprintf(
+				"no tool message answers call %q of messages[%d]: each call of an assistant message's tool_calls is answered by a tool message "+
+					"with its id in tool_call_id, right after that assistant message and before any other message (OpenAI and Anthropic refuse the history otherwise)",
+				cut(t.ids[j], 60), t.msg)}
+		}
+	}
+	t.ids, t.answered = t.ids[:0], t.answered[:0]
+	return nil
 }

@@ -1,8 +1,11 @@
 // Package breaker puts every target behind a circuit breaker (SPEC §10, §15):
 // one github.com/sony/gobreaker/v2 TwoStepCircuitBreaker per target (provider ×
 // model, named by its target id) per router process, with its provider's
-// settings from the configuration. Where this package says "provider" it means
-// the name a breaker is kept under: internal/server names them by target id.
+// settings from the configuration, and one per model a route's `models` may
+// send to a target's provider in place of the target's own (Options.Sent).
+// Where this package says "provider" it means the name a breaker is kept
+// under: internal/server names them by target id (config.TargetID of the
+// provider and the model sent, for a model sent in place of a target's own).
 // A Set is the race's Admission: it is asked before every attempt and told
 // each attempt's outcome. A Publisher writes this process's breaker states to
 // PostgreSQL so that every replica's view can be shown in one place.
@@ -99,6 +102,15 @@ type Options struct {
 	// timeout is then made negligible and the Set holds the breaker open until
 	// Now says open_for has passed. Tests use it to hold time still.
 	Now func() time.Time
+	// Sent names, for an attempt on a target that sends another model than
+	// the target's own (a chat request naming one of its route's `models`),
+	// the breaker that admits and counts it: the breaker of the target's
+	// provider × the model sent (SPEC §10, §15), so that one model's
+	// failures open no other model's breaker. Each name must be one of New's
+	// settings (others are left out: such an attempt counts on its target's
+	// breaker). The set is the configuration's, known at start: never made
+	// from what callers send. See BreakerOf.
+	Sent map[SentModel]string
 }
 
 // Set holds one breaker per provider. Safe for concurrent use.
@@ -108,6 +120,10 @@ type Set struct {
 	names    []string
 	breakers map[string]*providerBreaker
 	changed  chan struct{} // capacity 1: "something changed since you last looked"
+	// sent is opt.Sent without the names that have no breaker; sentOf lists,
+	// per target, the breakers of the models it may send in place of its own.
+	sent   map[SentModel]string
+	sentOf map[string][]string
 
 	mu     sync.Mutex
 	closed bool
@@ -175,6 +191,7 @@ func New(settings map[string]Settings, opt Options) *Set {
 		s.names = append(s.names, name)
 	}
 	sort.Strings(s.names)
+	s.sent, s.sentOf = sentBreakers(opt.Sent, s.breakers)
 	return s
 }
 

@@ -22,7 +22,8 @@ const breakerWaitMin = 10 * time.Millisecond
 
 // breakerWait says, for a job no target of whose route is eligible now, when
 // it may be tried again: ok when every target not yet used in the job's round
-// (used) is ineligible only because its circuit breaker refuses it — which
+// (used) is ineligible only because a circuit breaker (byBreaker: its own, or
+// the one of the model the job sends) refuses it — which
 // clears by itself — and wait is then the time until the first of those
 // breakers may admit an attempt (AdmitDelay; breakerWaitHalfOpen when it does
 // not say). known says that every one of them said when (AdmitDelay), so that
@@ -31,18 +32,19 @@ const breakerWaitMin = 10 * time.Millisecond
 // most likely because of that very attempt's failure. Any other reason (a
 // context window too small, a conformance gate) does not clear by itself: ok
 // is false.
-func (r *Runner) breakerWait(decisions []Decision, byBreaker, used map[string]bool) (wait time.Duration, known, ok bool) {
+func (r *Runner) breakerWait(decisions []Decision, byBreaker map[string]string, used map[string]bool) (wait time.Duration, known, ok bool) {
 	known = true
 	for _, d := range decisions {
 		if d.Eligible || d.Event != "" || used[d.Provider] {
 			continue
 		}
-		if !byBreaker[d.Provider] {
+		key, refused := byBreaker[d.Provider] // the breaker that refused it
+		if !refused {
 			return 0, false, false
 		}
 		w, said := breakerWaitHalfOpen, false
 		if ad, found := r.cfg.Admission.(AdmitDelay); found {
-			if in, k := ad.AdmitsIn(d.Provider); k {
+			if in, k := ad.AdmitsIn(key); k {
 				w, said = in, true
 			}
 		}

@@ -13,19 +13,29 @@ type HalfOpenView interface {
 	HalfOpen(provider string) bool
 }
 
-// HalfOpen says whether the circuit breaker of any target of route is
-// half-open now, when its slots are a probe or a few: the API then looks an
-// Idempotency-Key up before planning, so that a replay does not hold a probe
-// it would only hand back. False when the Admission does not say.
+// HalfOpen says whether the circuit breaker of any target of route (or of a
+// model a request may send to one: ModelBreakers) is half-open now, when its
+// slots are a probe or a few: the API then looks an Idempotency-Key up before
+// planning, so that a replay does not hold a probe it would only hand back.
+// False when the Admission does not say.
 func (r *Runner) HalfOpen(route string) bool {
 	v, ok := r.cfg.Admission.(HalfOpenView)
 	rt := r.cfg.Routes[route]
 	if !ok || rt == nil {
 		return false
 	}
+	mb, _ := r.cfg.Admission.(ModelBreakers)
 	for _, p := range rt.Providers {
 		if v.HalfOpen(p) {
 			return true
+		}
+		if mb == nil {
+			continue
+		}
+		for _, name := range mb.SentBreakers(p) { // the breakers of the models a request may send
+			if v.HalfOpen(name) {
+				return true
+			}
 		}
 	}
 	return false

@@ -35,8 +35,9 @@ type orchestrator struct {
 	// decisions are the routing decisions, for adding a later event to them.
 	decisions []Decision
 	// byBreaker names the targets ineligible only because their circuit
-	// breaker refused them when the decisions were made (decideRefusals).
-	byBreaker map[string]bool
+	// breaker refused them when the decisions were made (decideRefusals),
+	// each with the breaker that refused it (breakerOf).
+	byBreaker map[string]string
 	log       *slog.Logger
 	// first, when set, is the attempt created with the job (see Plan), and
 	// firstRelease its breaker admission.
@@ -636,14 +637,15 @@ func (o *orchestrator) fallbackAdmitsNow() bool {
 		if !canAsk {
 			return true
 		}
-		if d, known := ad.AdmitsIn(p); known && d == 0 {
+		if d, known := ad.AdmitsIn(o.r.breakerOf(p, o.spec)); known && d == 0 {
 			return true
 		}
 	}
 	return false
 }
 
-// choose asks provider's breaker to admit an attempt of role; a refusal moves
+// choose asks provider's breaker (the one of the model the attempt sends:
+// breakerOf) to admit an attempt of role; a refusal moves
 // on to the next eligible provider, as a failover (§6.3: an open breaker fails
 // over). ok=false: no provider was admitted. release must be called once with
 // the attempt's outcome.
@@ -653,10 +655,12 @@ func (o *orchestrator) choose(provider, role string) (string, string, func(Outco
 		if adm == nil {
 			return provider, role, func(Outcome) {}, true
 		}
-		rel, ok, why := adm.Admit(provider)
+		key := o.r.breakerOf(provider, o.spec)
+		rel, ok, why := adm.Admit(key)
 		if ok {
 			return provider, role, rel, true
 		}
+		why = breakerWhy(provider, key, why)
 		o.used[provider] = true
 		o.reasons[provider] = provider + ": skipped: " + why
 		o.log.Info("provider not admitted", "provider", provider, "reason", why)

@@ -39,8 +39,9 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 
 // decideRefusals is decide that also names the targets that are ineligible
 // only because their circuit breaker (the Admission) refuses them now, which
-// clears by itself (breakerWait); nil when there is none.
-func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreaker map[string]bool) {
+// clears by itself (breakerWait), each with that breaker's name (breakerOf);
+// nil when there is none.
+func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreaker map[string]string) {
 	out = make([]Decision, 0, len(route.Providers))
 	msgs := counted(sp)
 	for _, name := range route.Providers {
@@ -100,9 +101,9 @@ func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreak
 			d.Eligible, d.Reason, refused = r.admissible(name, sp, r.roleOf(route, name))
 			if refused {
 				if byBreaker == nil {
-					byBreaker = map[string]bool{}
+					byBreaker = map[string]string{}
 				}
-				byBreaker[name] = true
+				byBreaker[name] = r.breakerOf(name, sp)
 			}
 		}
 		out = append(out, d)
@@ -144,12 +145,14 @@ type stateView interface {
 	State(provider string) (ok bool, reason string)
 }
 
-// admissible says whether the breaker and the conformance gate let provider
-// take role now, and why not; byBreaker says the breaker refused it.
+// admissible says whether the breaker (the one of the model sent:
+// breakerOf) and the conformance gate let provider take role now, and why
+// not; byBreaker says the breaker refused it.
 func (r *Runner) admissible(provider string, sp *spec, role string) (ok bool, why string, byBreaker bool) {
 	if v, ok := r.cfg.Admission.(stateView); ok {
-		if ok, why := v.State(provider); !ok {
-			return false, why, true
+		key := r.breakerOf(provider, sp)
+		if ok, why := v.State(key); !ok {
+			return false, breakerWhy(provider, key, why), true
 		}
 	}
 	if r.cfg.Gate != nil && sp.gate != nil {

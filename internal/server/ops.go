@@ -34,11 +34,8 @@ type opsServices struct {
 
 func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pgxpool.Pool, dbm *metrics.DB, replica string, log *slog.Logger) *opsServices {
 	o := &opsServices{replica: replica, done: make(chan struct{})}
-	perTarget := map[string]breaker.Settings{}
-	for _, t := range cfg.AllTargets() {
-		perTarget[t.ID] = breaker.SettingsFromConfig(t.Provider.Breaker)
-	}
-	o.breakers = breaker.New(perTarget, breaker.Options{Log: log, OnChange: func(c breaker.Change) {
+	perTarget, sent, _ := breakerSettings(cfg)
+	o.breakers = breaker.New(perTarget, breaker.Options{Log: log, Sent: sent, OnChange: func(c breaker.Change) {
 		if o.metrics != nil {
 			o.metrics.BreakerChanged(c.Provider, c.To)
 		}
@@ -68,6 +65,10 @@ func (o *opsServices) handler(cfg *config.Config, st *store.Store, prompts *prom
 		names = append(names, t.ID)
 		models[t.ID] = targetModel(t)
 	}
+	// Then the breakers of the models a route's `models` sends to a
+	// target's provider in place of the target's own, which no target has.
+	_, _, sentNames := breakerSettings(cfg)
+	names = append(names, sentNames...)
 	modelOf := func(id string) string { return models[id] }
 	maxAge := cfg.Conformance.MaxAge.D()
 	routes := ConformanceChatRoutes(cfg)
@@ -114,4 +115,54 @@ func (o *opsServices) stop() {
 		<-o.done
 		o.breakers.Close()
 	})
+}
+
+// breakerSettings is the circuit breakers a serving router keeps, each with
+// its provider's settings: one per target (config.AllTargets, named by the
+// target id), and one per model a chat request may send to a target in place
+// of the target's own — a name in the `models` of a route the target is on —
+// named as the target of that provider serving that model would be
+// (config.TargetID): breakers are per provider × model sent (SPEC §10, §15),
+// so an alias model's failures open no breaker of the target's own model.
+// sent maps each such (target, model) to its breaker; extra names, in
+// route name order, the breakers that are no target's. Everything comes
+// from the configuration, a set known at start: nothing a caller sends makes
+// a breaker.
+func breakerSettings(cfg *config.Config) (settings map[string]breaker.Settings, sent map[breaker.SentModel]string, extra []string) {
+	settings = map[string]breaker.Settings{}
+	for _, t := range cfg.AllTargets() {
+		settings[t.ID] = breaker.SettingsFromConfig(t.Provider.Breaker)
+	}
+	sent = map[breaker.SentModel]string{}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Routes)) {
+		r := cfg.Routes[name]
+		if r == nil {
+			continue
+		}
+		for _, t := range cfg.RouteTargets(r) {
+			for _, m := range r.Models {
+				if m == "" || m == targetModel(t) {
+					continue // the target's own model: its own breaker
+				}
+				b := sentBreakerName(t.Provider, m)
+				sent[breaker.SentModel{Target: t.ID, Model: m}] = b
+				if _, ok := settings[b]; !ok {
+					settings[b] = breaker.SettingsFromConfig(t.Provider.Breaker)
+					extra = append(extra, b)
+				}
+			}
+		}
+	}
+	return settings, sent, extra
+}
+
+// sentBreakerName names the breaker of provider p serving model: the id of
+// the target that would serve it (config.TargetID), the provider's own name
+// for its own model (for a scripted provider without one, the name it is
+// sent by: targetModel).
+func sentBreakerName(p *config.Provider, model string) string {
+	if own := targetModel(config.ResolvedTarget{Provider: p, Model: p.Model}); model == own {
+		return p.Name
+	}
+	return config.TargetID(p, model)
 }

@@ -3,8 +3,9 @@ package chat
 import (
 	"bytes"
 	"encoding/json"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/routerhq/router/internal/jsontext"
 )
 
 // scanToolCalls reads raw, the tool_calls of a message, in one pass without
@@ -284,69 +285,5 @@ func appendUnquoted(dst, quoted []byte) []byte {
 	if bytes.IndexByte(s, '\\') < 0 {
 		return s
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 == len(s) {
-			dst = append(dst, c)
-			continue
-		}
-		i++
-		switch s[i] {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r, ok := hex4(s[i+1:])
-			if !ok {
-				dst = append(dst, '\\', 'u')
-				continue
-			}
-			i += 4
-			if utf16.IsSurrogate(r) {
-				r1 := r
-				r = utf8.RuneError
-				if i+2 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
-					if r2, ok := hex4(s[i+3:]); ok {
-						if d := utf16.DecodeRune(r1, r2); d != utf8.RuneError {
-							r = d
-							i += 6
-						}
-					}
-				}
-			}
-			dst = utf8.AppendRune(dst, r)
-		default: // " \ /
-			dst = append(dst, s[i])
-		}
-	}
-	return dst
-}
-
-// hex4 reads the four hex digits of a \u escape at the start of s.
-func hex4(s []byte) (rune, bool) {
-	if len(s) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
+	return jsontext.AppendUnescaped(dst, s)
 }

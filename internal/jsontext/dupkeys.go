@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -148,48 +147,7 @@ func appendName(dst, b []byte, k keySpan) []byte {
 	if !k.escaped {
 		return append(dst, q...)
 	}
-	for i := 0; i < len(q); i++ {
-		if q[i] != '\\' || i+1 == len(q) {
-			dst = append(dst, q[i])
-			continue
-		}
-		i++
-		switch c := q[i]; c {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r, ok := hex4(q, i+1)
-			if !ok {
-				dst = append(dst, '\\', 'u')
-				continue
-			}
-			i += 4
-			if utf16.IsSurrogate(r) {
-				if lo, ok := hex4(q, i+3); ok && i+6 < len(q) && q[i+1] == '\\' && q[i+2] == 'u' {
-					if d := utf16.DecodeRune(r, lo); d != utf8.RuneError {
-						r = d
-						i += 6
-					} else {
-						r = utf8.RuneError
-					}
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			dst = utf8.AppendRune(dst, r)
-		default: // " \ /
-			dst = append(dst, c)
-		}
-	}
-	return dst
+	return AppendUnescaped(dst, q)
 }
 
 // stringSpan is the offset just past the string that starts at b[at] (a

@@ -16,7 +16,6 @@ package jsontext
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -87,8 +86,21 @@ func hex4(b []byte, at int) (rune, bool) {
 	if at+4 > len(b) {
 		return 0, false
 	}
-	v, err := strconv.ParseUint(string(b[at:at+4]), 16, 32)
-	return rune(v), err == nil
+	var r rune
+	for _, c := range b[at : at+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // Sanitize returns b with every unstorable part replaced by U+FFFD (the

@@ -1,104 +1,9 @@
 package webhook
 
 import (
-	"cmp"
-	"container/heap"
 	"testing"
 	"time"
 )
-
-// heapQueue is simQueue (River's one queue of deliveries on a simulated
-// clock, fetched oldest first: due, then id) kept in a heap, so that a
-// backlog of tens of thousands costs each step only what it fetches; took
-// may change between steps (an endpoint that recovers).
-type heapQueue struct {
-	slots    *ownerSlots
-	workers  int
-	cooldown time.Duration
-	took     map[string]time.Duration // each owner's try duration
-	now      time.Time
-	jobs     simJobs
-	nextID   int64
-	busy     []simTry
-	fetched  map[string]int
-	done     map[int64]bool
-	left     map[string]int // each owner's jobs not yet delivered
-}
-
-type simJobs []*simJob
-
-func (h simJobs) Len() int { return len(h) }
-func (h simJobs) Less(i, j int) bool {
-	return cmp.Or(h[i].due.Compare(h[j].due), cmp.Compare(h[i].id, h[j].id)) < 0
-}
-func (h simJobs) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *simJobs) Push(x any)   { *h = append(*h, x.(*simJob)) }
-func (h *simJobs) Pop() any {
-	old := *h
-	j := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return j
-}
-
-func newHeapQueue(workers, limit int, took map[string]time.Duration) *heapQueue {
-	return &heapQueue{
-		slots:    &ownerSlots{limit: limit, shared: workers - ownerReserve(workers, limit)},
-		workers:  workers,
-		cooldown: 50 * time.Millisecond,
-		took:     took,
-		now:      time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
-		fetched:  map[string]int{},
-		done:     map[int64]bool{},
-		left:     map[string]int{},
-	}
-}
-
-func (q *heapQueue) add(owner string) int64 {
-	q.nextID++
-	heap.Push(&q.jobs, &simJob{id: q.nextID, owner: owner, due: q.now})
-	q.left[owner]++
-	return q.nextID
-}
-
-// step advances the clock by one cooldown: tries that ended free their
-// workers, then one fetch of the due jobs, oldest first, up to the free
-// workers, each run through the worker's admission as simQueue.step does.
-func (q *heapQueue) step() {
-	q.now = q.now.Add(q.cooldown)
-	busy := q.busy[:0]
-	for _, t := range q.busy {
-		if !t.end.After(q.now) {
-			q.slots.done(t.owner, t.start, t.end)
-		} else {
-			busy = append(busy, t)
-		}
-	}
-	q.busy = busy
-	var snoozed []*simJob
-	for free := q.workers - len(q.busy); free > 0 && len(q.jobs) > 0 && !q.jobs[0].due.After(q.now); free-- {
-		j := heap.Pop(&q.jobs).(*simJob)
-		q.fetched[j.owner]++
-		turned := q.slots.back(j.id)
-		if ok, wait := q.slots.acquire(j.owner, q.now); !ok {
-			j.due = q.now.Add(q.slots.snooze(j.owner, j.id, turned, q.now, wait))
-			snoozed = append(snoozed, j)
-			continue
-		}
-		q.busy = append(q.busy, simTry{owner: j.owner, start: q.now, end: q.now.Add(q.took[j.owner])})
-		q.done[j.id] = true
-		q.left[j.owner]--
-	}
-	for _, j := range snoozed {
-		heap.Push(&q.jobs, j)
-	}
-}
-
-// steps runs the queue for d of the simulated clock.
-func (q *heapQueue) steps(d time.Duration) {
-	for range int(d / q.cooldown) {
-		q.step()
-	}
-}
 
 // The reviewer's case (docs/api.md: "however large one owner's backlog
 // grows, other owners' events are fetched within a few of its fetches"):
@@ -112,7 +17,7 @@ func (q *heapQueue) steps(d time.Duration) {
 // fetches. Now the owner's returns a second are bounded whatever its
 // backlog. Counted in fetches on a simulated clock, not timed.
 func TestOwnerLargeBacklogDoesNotHoldUpOtherOwners(t *testing.T) {
-	q := newHeapQueue(2, 1, map[string]time.Duration{"slow": time.Second, "ok": 0})
+	q := newSimQueue(2, 1, map[string]time.Duration{"slow": time.Second, "ok": 0})
 	for range 8000 {
 		q.add("slow")
 	}
@@ -144,7 +49,7 @@ func TestOwnerLargeBacklogDoesNotHoldUpOtherOwners(t *testing.T) {
 // head. Before, 50,000 came back at least every 5 minutes: 167 a second.
 func TestOwnerBacklogReturnsAreBounded(t *testing.T) {
 	for _, backlog := range []int{1000, 10_000, 50_000} {
-		q := newHeapQueue(100, 1, map[string]time.Duration{"slow": 10 * time.Second})
+		q := newSimQueue(100, 1, map[string]time.Duration{"slow": 10 * time.Second})
 		for range backlog {
 			q.add("slow")
 		}
@@ -169,7 +74,7 @@ func TestOwnerBacklogReturnsAreBounded(t *testing.T) {
 // 5 s, 28 hours).
 func TestOwnerBacklogDrainsAfterRecovery(t *testing.T) {
 	const limit = 2
-	q := newHeapQueue(100, limit, map[string]time.Duration{"slow": 10 * time.Second})
+	q := newSimQueue(100, limit, map[string]time.Duration{"slow": 10 * time.Second})
 	for range 20_000 {
 		q.add("slow")
 	}

@@ -2,10 +2,10 @@ package webhook
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
 	"testing"
 	"time"
 
@@ -27,33 +27,61 @@ type simJob struct {
 // cooldown a fetch takes the due jobs, oldest first (due, then id), up to the
 // free workers; each fetched job runs the worker's admission (back, acquire,
 // snooze) as Worker.Work does, and holds a worker for its owner's try
-// duration. It counts the fetches of each owner's jobs.
+// duration. It counts the fetches of each owner's jobs. The jobs are kept in a
+// heap, so that a backlog of tens of thousands costs each step only what it
+// fetches; took may change between steps (an endpoint that recovers).
 type simQueue struct {
 	slots    *ownerSlots
 	workers  int
 	cooldown time.Duration
 	took     map[string]time.Duration // each owner's try duration
 	now      time.Time
-	jobs     []*simJob
+	jobs     simJobs
 	nextID   int64
 	busy     []simTry
 	fetched  map[string]int
 	done     map[int64]bool
+	left     map[string]int // each owner's jobs not yet delivered
 }
 
-type simTry struct {
-	owner      string
-	start, end time.Time
+type simJobs []*simJob
+
+func (h simJobs) Len() int { return len(h) }
+func (h simJobs) Less(i, j int) bool {
+	return cmp.Or(h[i].due.Compare(h[j].due), cmp.Compare(h[i].id, h[j].id)) < 0
+}
+func (h simJobs) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *simJobs) Push(x any)   { *h = append(*h, x.(*simJob)) }
+func (h *simJobs) Pop() any {
+	old := *h
+	j := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return j
+}
+
+func newSimQueue(workers, limit int, took map[string]time.Duration) *simQueue {
+	return &simQueue{
+		slots:    &ownerSlots{limit: limit, shared: workers - ownerReserve(workers, limit)},
+		workers:  workers,
+		cooldown: 50 * time.Millisecond,
+		took:     took,
+		now:      time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		fetched:  map[string]int{},
+		done:     map[int64]bool{},
+		left:     map[string]int{},
+	}
 }
 
 func (q *simQueue) add(owner string) int64 {
 	q.nextID++
-	q.jobs = append(q.jobs, &simJob{id: q.nextID, owner: owner, due: q.now})
+	heap.Push(&q.jobs, &simJob{id: q.nextID, owner: owner, due: q.now})
+	q.left[owner]++
 	return q.nextID
 }
 
 // step advances the clock by one cooldown: tries that ended free their
-// workers, then one fetch.
+// workers, then one fetch of the due jobs, oldest first, up to the free
+// workers each run through the worker's admission.
 func (q *simQueue) step() {
 	q.now = q.now.Add(q.cooldown)
 	busy := q.busy[:0]
@@ -65,28 +93,35 @@ func (q *simQueue) step() {
 		}
 	}
 	q.busy = busy
-	slices.SortFunc(q.jobs, func(a, b *simJob) int {
-		return cmp.Or(a.due.Compare(b.due), cmp.Compare(a.id, b.id))
-	})
-	free := q.workers - len(q.busy)
-	var rest []*simJob
-	for i, j := range q.jobs {
-		if free == 0 || j.due.After(q.now) {
-			rest = append(rest, q.jobs[i:]...)
-			break
-		}
-		free--
+	var snoozed []*simJob
+	for free := q.workers - len(q.busy); free > 0 && len(q.jobs) > 0 && !q.jobs[0].due.After(q.now); free-- {
+		j := heap.Pop(&q.jobs).(*simJob)
 		q.fetched[j.owner]++
 		turned := q.slots.back(j.id)
 		if ok, wait := q.slots.acquire(j.owner, q.now); !ok {
 			j.due = q.now.Add(q.slots.snooze(j.owner, j.id, turned, q.now, wait))
-			rest = append(rest, j)
+			snoozed = append(snoozed, j)
 			continue
 		}
 		q.busy = append(q.busy, simTry{owner: j.owner, start: q.now, end: q.now.Add(q.took[j.owner])})
 		q.done[j.id] = true
+		q.left[j.owner]--
 	}
-	q.jobs = rest
+	for _, j := range snoozed {
+		heap.Push(&q.jobs, j)
+	}
+}
+
+// steps runs the queue for d of the simulated clock.
+func (q *simQueue) steps(d time.Duration) {
+	for range int(d / q.cooldown) {
+		q.step()
+	}
+}
+
+type simTry struct {
+	owner      string
+	start, end time.Time
 }
 
 // The reviewer's case, on River's fetch order: an owner over its limit whose
@@ -100,15 +135,7 @@ func (q *simQueue) step() {
 // Counted in fetches on a simulated clock, not timed.
 func TestOwnerBacklogDoesNotHoldUpOtherOwners(t *testing.T) {
 	const workers, limit = 4, 1
-	q := &simQueue{
-		slots:    &ownerSlots{limit: limit, shared: workers - ownerReserve(workers, limit)},
-		workers:  workers,
-		cooldown: 50 * time.Millisecond,
-		took:     map[string]time.Duration{"slow": time.Second, "ok": 0},
-		now:      time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
-		fetched:  map[string]int{},
-		done:     map[int64]bool{},
-	}
+	q := newSimQueue(workers, limit, map[string]time.Duration{"slow": time.Second, "ok": 0})
 	for range 1000 {
 		q.add("slow")
 	}
@@ -211,15 +238,7 @@ func TestOverLimitDeliverySnoozedWithoutRead(t *testing.T) {
 // deliveries coming back about as its slot frees, a few fetches each.
 func TestOwnerBacklogStillDrains(t *testing.T) {
 	const workers, limit = 4, 1
-	q := &simQueue{
-		slots:    &ownerSlots{limit: limit, shared: workers - ownerReserve(workers, limit)},
-		workers:  workers,
-		cooldown: 50 * time.Millisecond,
-		took:     map[string]time.Duration{"slow": time.Second},
-		now:      time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
-		fetched:  map[string]int{},
-		done:     map[int64]bool{},
-	}
+	q := newSimQueue(workers, limit, map[string]time.Duration{"slow": time.Second})
 	for range 300 {
 		q.add("slow")
 	}

@@ -2,50 +2,110 @@ package config
 
 import "fmt"
 
-// secretRole is what the secret in a *_env variable is for, which decides who
+// SecretRole is what the secret in a *_env variable is for, which decides who
 // is given it.
-type secretRole int
+type SecretRole int
 
 const (
-	opsKey        secretRole = iota // ops_key_env: the operators
-	tenantKey                       // api_keys[].key_env: the owner's API clients
-	webhookSecret                   // api_keys[].webhook.(previous_)secret_env: the receiver at the webhook's url
-	providerKey                     // providers[].api_key_env: the router, and the provider it is sent to
+	OpsKey        SecretRole = iota // ops_key_env: the operators
+	TenantKey                       // api_keys[].key_env: the owner's API clients
+	WebhookSecret                   // api_keys[].webhook.(previous_)secret_env: the receiver at the webhook's url
+	ProviderKey                     // providers[].api_key_env: the router, and the provider it is sent to
 )
 
-// envUse is one *_env setting and the variable it names.
-type envUse struct {
-	field string // the setting, as messages name it
-	env   string
-	role  secretRole
-	owner string // tenantKey and webhookSecret: the api_keys entry's owner
-	url   string // webhookSecret: the receiver
-	name  string // providerKey: the provider
-	entry int    // tenantKey: the api_keys index
+// SecretUse is one *_env setting and the variable it names. The load-time
+// check (the same variable named twice) and the start-time check (two
+// variables holding one value, in server) both judge pairs of these with
+// MayShare.
+type SecretUse struct {
+	Field string // the setting, as messages name it
+	Env   string
+	Role  SecretRole
+	Owner string // TenantKey and WebhookSecret: the api_keys entry's owner
+	URL   string // WebhookSecret: the receiver
+	Name  string // ProviderKey: the provider
+	Entry int    // TenantKey: the api_keys index
 }
 
-// envUses is every *_env setting that names a variable, in file order. A new
-// *_env setting belongs here (TestEveryEnvSettingHasARole checks), and in
-// envNameProblems.
-func (c Config) envUses() []envUse {
-	var uses []envUse
-	use := func(u envUse) {
-		if u.env != "" && isEnvName(u.env) { // not a name: envNameProblems, never echoed
+// SecretUses is every *_env setting that names a variable whose secret is
+// read, in file order. A scripted provider reads no key, so its api_key_env
+// is none. A new *_env setting belongs here (TestEveryEnvSettingHasARole
+// checks), and in envNameProblems.
+func (c Config) SecretUses() []SecretUse {
+	var uses []SecretUse
+	use := func(u SecretUse) {
+		if u.Env != "" && isEnvName(u.Env) { // not a name: envNameProblems, never echoed
 			uses = append(uses, u)
 		}
 	}
-	use(envUse{field: "ops_key_env", env: c.OpsKeyEnv, role: opsKey})
+	use(SecretUse{Field: "ops_key_env", Env: c.OpsKeyEnv, Role: OpsKey})
 	for i, k := range c.APIKeys {
-		use(envUse{field: fmt.Sprintf("api_keys[%d].key_env", i), env: k.KeyEnv, role: tenantKey, owner: k.Owner, entry: i})
+		use(SecretUse{Field: fmt.Sprintf("api_keys[%d].key_env", i), Env: k.KeyEnv, Role: TenantKey, Owner: k.Owner, Entry: i})
 		if h := k.Webhook; h != nil {
-			use(envUse{field: fmt.Sprintf("api_keys[%d].webhook.secret_env", i), env: h.SecretEnv, role: webhookSecret, owner: k.Owner, url: h.URL})
-			use(envUse{field: fmt.Sprintf("api_keys[%d].webhook.previous_secret_env", i), env: h.PreviousSecretEnv, role: webhookSecret, owner: k.Owner, url: h.URL})
+			use(SecretUse{Field: fmt.Sprintf("api_keys[%d].webhook.secret_env", i), Env: h.SecretEnv, Role: WebhookSecret, Owner: k.Owner, URL: h.URL})
+			use(SecretUse{Field: fmt.Sprintf("api_keys[%d].webhook.previous_secret_env", i), Env: h.PreviousSecretEnv, Role: WebhookSecret, Owner: k.Owner, URL: h.URL})
 		}
 	}
 	for i, p := range c.Providers {
-		use(envUse{field: fmt.Sprintf("providers[%d] (%s).api_key_env", i, p.Name), env: p.APIKeyEnv, role: providerKey, name: p.Name})
+		if p.Type != "scripted" {
+			use(SecretUse{Field: fmt.Sprintf("providers[%d] (%s).api_key_env", i, p.Name), Env: p.APIKeyEnv, Role: ProviderKey, Name: p.Name})
+		}
 	}
 	return uses
+}
+
+// MayShare reports whether the secrets of a and b go to one party, so one
+// secret may serve both:
+//   - two providers: one account's key, for several provider entries (other
+//     models, deadlines or streaming, a second endpoint of the same vendor);
+//   - the webhook of one owner, named in each of its entries (an owner's
+//     entries must carry the same webhook), or as secret and previous secret
+//     (one variable for both is refused, with its own message, by the
+//     rotation check);
+//   - the webhooks of two owners with the same url: the one receiver holds
+//     the secret either way.
+//
+// Nothing else: an owner's key and its own webhook secret go to different
+// holders (the receiver needs only the signing secret, not a key that calls
+// the API as the owner).
+func MayShare(a, b SecretUse) bool {
+	switch {
+	case a.Role == ProviderKey && b.Role == ProviderKey:
+		return true
+	case a.Role == WebhookSecret && b.Role == WebhookSecret:
+		return a.Owner == b.Owner || a.URL == b.URL
+	}
+	return false
+}
+
+// Bearer reports whether u is a key the API accepts (the operator's or a
+// tenant's).
+func (u SecretUse) Bearer() bool { return u.Role == OpsKey || u.Role == TenantKey }
+
+// Holder says who is given u's secret.
+func (u SecretUse) Holder() string {
+	switch u.Role {
+	case OpsKey:
+		return "the operator"
+	case TenantKey:
+		return "owner " + u.Owner
+	case WebhookSecret:
+		return "owner " + u.Owner + "'s webhook receiver"
+	}
+	return "provider " + u.Name + " (every request to it carries its key)"
+}
+
+// Grants says what holding u's secret allows.
+func (u SecretUse) Grants() string {
+	switch u.Role {
+	case OpsKey:
+		return "opens the operator surface, which shows every owner's jobs"
+	case TenantKey:
+		return "authenticates as owner " + u.Owner
+	case WebhookSecret:
+		return "signs events owner " + u.Owner + "'s webhook receiver accepts as the router's"
+	}
+	return "spends on the router's account with provider " + u.Name
 }
 
 // secretVarProblems refuses an environment variable named by two *_env
@@ -57,58 +117,46 @@ func (c Config) envUses() []envUse {
 // compared at start, where the values are read.
 func (c Config) secretVarProblems() []string {
 	var errs []string
-	first := map[string][]envUse{} // variable → its earlier uses
-	for _, u := range c.envUses() {
-		for _, prev := range first[u.env] {
-			if msg := secretShareProblem(prev, u); msg != "" {
-				errs = append(errs, msg)
+	first := map[string][]SecretUse{} // variable → its earlier uses
+	for _, u := range c.SecretUses() {
+		for _, prev := range first[u.Env] {
+			if !MayShare(prev, u) {
+				errs = append(errs, secretShareProblem(prev, u))
 				break // one message per setting
 			}
 		}
-		first[u.env] = append(first[u.env], u)
+		first[u.Env] = append(first[u.Env], u)
 	}
 	return errs
 }
 
 // secretShareProblem says why the later setting u cannot name the variable
-// that the earlier setting prev names, or "" when the two secrets go to one
-// party:
-//   - two providers: one account's key, for several provider entries (other
-//     models, deadlines or streaming, a second endpoint of the same vendor);
-//   - the webhook of one owner, named in each of its entries (an owner's
-//     entries must carry the same webhook), or as secret and previous secret
-//     (refused, with its own message, by the rotation check);
-//   - the webhooks of two owners with the same url: the one receiver holds
-//     the secret either way.
-func secretShareProblem(prev, u envUse) string {
+// that the earlier setting prev names (MayShare said they go to different
+// parties).
+func secretShareProblem(prev, u SecretUse) string {
 	switch {
-	case prev.role == providerKey && u.role == providerKey:
-		return ""
-	case prev.role == webhookSecret && u.role == webhookSecret:
-		if prev.owner == u.owner || prev.url == u.url {
-			return ""
-		}
+	case prev.Role == WebhookSecret && u.Role == WebhookSecret:
 		return fmt.Sprintf("%s: %s is also %s (owner %s), whose webhook goes to another url: each receiver could sign events that the other accepts as the router's, about jobs that are not its owner's; "+
-			"give each owner's webhook a variable of its own, holding a different secret (or, if both go to one receiver, give them the same url)", u.field, u.env, prev.field, prev.owner)
-	case prev.role == opsKey && u.role == tenantKey:
+			"give each owner's webhook a variable of its own, holding a different secret (or, if both go to one receiver, give them the same url)", u.Field, u.Env, prev.Field, prev.Owner)
+	case prev.Role == OpsKey && u.Role == TenantKey:
 		// Reported from ops_key_env, as before this check covered every pair.
-		return fmt.Sprintf("ops_key_env: %s is also %s (owner %s): that tenant's key would open the operator surface, which shows every owner's jobs; give the operator key a variable and a value of its own", prev.env, u.field, u.owner)
-	case prev.role == tenantKey && u.role == tenantKey:
-		return fmt.Sprintf("%s: %s is also the key_env of api_keys[%d] (owner %s): one bearer key would authenticate as two entries; give each entry its own environment variable", u.field, u.env, prev.entry, prev.owner)
+		return fmt.Sprintf("ops_key_env: %s is also %s (owner %s): that tenant's key would open the operator surface, which shows every owner's jobs; give the operator key a variable and a value of its own", prev.Env, u.Field, u.Owner)
+	case prev.Role == TenantKey && u.Role == TenantKey:
+		return fmt.Sprintf("%s: %s is also the key_env of api_keys[%d] (owner %s): one bearer key would authenticate as two entries; give each entry its own environment variable", u.Field, u.Env, prev.Entry, prev.Owner)
 	}
 	return fmt.Sprintf("%s: %s is also %s: one secret would be both %s and %s, so whoever is given it for one could use it as the other; give each setting a variable of its own, holding a different value",
-		u.field, u.env, prev.field, prev.what(), u.what())
+		u.Field, u.Env, prev.Field, prev.what(), u.what())
 }
 
 // what says what u's secret is and who is given it.
-func (u envUse) what() string {
-	switch u.role {
-	case opsKey:
+func (u SecretUse) what() string {
+	switch u.Role {
+	case OpsKey:
 		return "the operator key (it opens the operator surface, which shows every owner's jobs)"
-	case tenantKey:
-		return fmt.Sprintf("owner %s's API key (it calls the API as %s)", u.owner, u.owner)
-	case webhookSecret:
-		return fmt.Sprintf("the signing secret of owner %s's webhook (given to its receiver, to check the events' signatures)", u.owner)
+	case TenantKey:
+		return fmt.Sprintf("owner %s's API key (it calls the API as %s)", u.Owner, u.Owner)
+	case WebhookSecret:
+		return fmt.Sprintf("the signing secret of owner %s's webhook (given to its receiver, to check the events' signatures)", u.Owner)
 	}
-	return fmt.Sprintf("provider %s's API key (sent to that provider with every request, and billed to your account there)", u.name)
+	return fmt.Sprintf("provider %s's API key (sent to that provider with every request, and billed to your account there)", u.Name)
 }

@@ -77,6 +77,14 @@ api_keys:
   - {owner: acme, key_env: ACME_KEY, webhook: {url: "https://hooks.acme.example/h", secret_env: ACME_HOOK, previous_secret_env: ACME_HOOK_OLD}}
   - {owner: acme, key_env: ACME_KEY_2, webhook: {url: "https://hooks.acme.example/h", secret_env: ACME_HOOK, previous_secret_env: ACME_HOOK_OLD}}
 `,
+		// A scripted provider reads no key: its api_key_env is no secret
+		// of anyone's (the start-time value check skips it too).
+		"a scripted provider's unread api_key_env is a tenant's key_env": `
+providers:
+  - {name: s, type: scripted, api_key_env: ACME_KEY}
+routes: {r: {providers: [s]}}
+api_keys: [{owner: acme, key_env: ACME_KEY}]
+`,
 		"two owners' webhooks go to one receiver": `
 api_keys:
   - {owner: acme, key_env: ACME_KEY, webhook: {url: "https://hooks.example.com/h", secret_env: HOOK_SECRET}}
@@ -90,7 +98,7 @@ api_keys:
 }
 
 // Every *_env setting of the configuration has a role in the check above: a
-// new one left out of envUses could name any other's variable.
+// new one left out of SecretUses could name any other's variable.
 func TestEveryEnvSettingHasARole(t *testing.T) {
 	var tags []string
 	var walk func(reflect.Type)
@@ -113,12 +121,12 @@ func TestEveryEnvSettingHasARole(t *testing.T) {
 	c := Config{OpsKeyEnv: "A", APIKeys: []APIKey{{Owner: "o", KeyEnv: "B", Webhook: &Webhook{SecretEnv: "C", PreviousSecretEnv: "D"}}},
 		Providers: []Provider{{Name: "p", APIKeyEnv: "E"}}}
 	var covered []string
-	for _, u := range c.envUses() {
-		covered = append(covered, u.field[strings.LastIndexAny(u.field, ".")+1:])
+	for _, u := range c.SecretUses() {
+		covered = append(covered, u.Field[strings.LastIndexAny(u.Field, ".")+1:])
 	}
 	slices.Sort(tags)
 	slices.Sort(covered)
 	if !slices.Equal(tags, covered) {
-		t.Fatalf("the *_env settings are %v, envUses covers %v: give the new one a role", tags, covered)
+		t.Fatalf("the *_env settings are %v, SecretUses covers %v: give the new one a role", tags, covered)
 	}
 }

@@ -62,11 +62,15 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		return attemptResult{attempt: a, state: attemptUnsent}
 	}
 	req := sp.request(a, job.ID)
-	callCtx, cancel := context.WithTimeout(ctx, t.Timeout)
+	// A silent loser is not cut at once when its target is expected to
+	// answer later, or when it is its breaker's probe (keepLoser).
+	keptCtx, endKeep := r.keepLoser(ctx, f)
+	callCtx, cancel := context.WithTimeout(keptCtx, t.Timeout)
 	callCtx, ttfb := r.probeTTFB(callCtx, a.Provider)
 	start := time.Now()
 	resp, err := r.call(callCtx, t, req)
 	cancel()
+	endKeep()
 	waited := time.Since(start)
 	latency := waited.Milliseconds()
 	ttfb.ended(resp, err)

@@ -194,9 +194,10 @@ func (p *ttfbProbe) ended(resp *providers.Response, err error) {
 type flight struct {
 	target    string
 	start     time.Time
-	answering atomic.Bool // its first response byte has come (set by the call)
-	due       time.Time   // when it is hedged if still silent; zero: not computed yet
-	done      bool        // hedged, held or never to be hedged: it asks for nothing more
+	answering atomic.Bool   // its first response byte has come (set by the call)
+	answered  chan struct{} // closed when answering is set (nil: never)
+	due       time.Time     // when it is hedged if still silent; zero: not computed yet
+	done      bool          // hedged, held or never to be hedged: it asks for nothing more
 	// hedgedAfter is how long it had been silent when a hedge was started
 	// for it (ns; 0: none was). Set by the orchestrator, read by the
 	// attempt's goroutine as it ends (silentPastHedge).
@@ -207,16 +208,28 @@ type flight struct {
 	// the target's first-byte budget (hedgeDelay). Only a loser silent that
 	// long is its target's failure (silentPastHedge): a late attempt hedged
 	// sooner, because the job's time was running out, was not given the
-	// time its target is expected to answer in. Set before hedgedAfter.
+	// time its target is expected to answer in, and is cut at the win,
+	// excused. Set before hedgedAfter.
 	silentBar atomic.Int64
+	// lossBar is how long a loser silent past silentBar is kept running
+	// after the win, and must stay silent, before its target is counted as
+	// failed (ns; lossBar, keepLoser): silentBar, or more for a target
+	// expected to answer later (twice its recent p95 time to first byte)
+	// and for a half-open probe. Set before hedgedAfter.
+	lossBar atomic.Int64
+	// probe says the attempt is its breaker's half-open probe (lossBar):
+	// once answering, it is never cut as a loser. Set before hedgedAfter.
+	probe atomic.Bool
 }
 
 // silentPastHedge says whether a hedge was started for the attempt because it
 // had no response byte for the hedge delay, and it still had none when it
 // ended: it had then been silent at least as long as the delay that made the
 // hedge (after, returned) and as long as its target's unclamped hedge delay
-// (silentBar). Such an attempt, cut because the hedge (or another attempt)
-// won, is its target's failure (attemptResult.silentLoser). One hedged sooner
+// (silentBar), and as long as its loss bar (lossBar: for a target that
+// answers, twice its recent p95 time to first byte; a loser silent past
+// silentBar is kept running until then, keepLoser). Such an attempt, cut
+// because the hedge (or another attempt) won, is its target's failure (attemptResult.silentLoser). One hedged sooner
 // — the delay cut to three quarters of what was left of the job's deadline,
 // or of its target's first-byte budget — and cut before its target's own
 // delay had passed is excused, as an attempt the job's deadline cut before
@@ -226,7 +239,7 @@ func (f *flight) silentPastHedge() (after time.Duration, silent bool) {
 		return 0, false
 	}
 	after = time.Duration(f.hedgedAfter.Load())
-	bar := max(after, time.Duration(f.silentBar.Load()))
+	bar := max(after, time.Duration(f.silentBar.Load()), time.Duration(f.lossBar.Load()))
 	return after, after > 0 && !f.answering.Load() && time.Since(f.start) >= bar
 }
 
@@ -244,9 +257,13 @@ func (o *orchestrator) watchFirstByte(ctx context.Context, a *store.Attempt) (co
 	if o.flights == nil {
 		o.flights = map[string]*flight{}
 	}
-	f := &flight{target: a.Provider, start: time.Now()}
+	f := &flight{target: a.Provider, start: time.Now(), answered: make(chan struct{})}
 	o.flights[a.ID] = f
-	return providers.OnFirstByte(ctx, func() { f.answering.Store(true) }), f
+	return providers.OnFirstByte(ctx, func() {
+		if f.answering.CompareAndSwap(false, true) {
+			close(f.answered)
+		}
+	}), f
 }
 
 // hedgeDelay is how long an attempt on target, started (or waiting again) at
@@ -277,7 +294,8 @@ func (o *orchestrator) hedgeDelay(target string, from time.Time) time.Duration {
 
 // targetHedgeDelay is the hedge delay of an attempt on target before any
 // clamp: the route's hedge_after, or the adaptive estimate for target. It is
-// the silence that makes a hedged loser its target's failure (silentBar).
+// the least silence that makes a hedged loser its target's failure
+// (lossBar, silentBar).
 func (o *orchestrator) targetHedgeDelay(target string) time.Duration {
 	if o.route.AdaptiveHedge {
 		return o.r.adaptiveDelay(target, o.route)
@@ -380,7 +398,10 @@ func (o *orchestrator) hedgeDue(ctx context.Context, timer *time.Timer) {
 		return
 	}
 	silent.done = true
+	bar, probe := o.lossBar(silent.target)
+	silent.probe.Store(probe)
 	silent.silentBar.Store(int64(o.targetHedgeDelay(silent.target)))
+	silent.lossBar.Store(int64(bar))
 	silent.hedgedAfter.Store(int64(max(now.Sub(silent.start), 1)))
 }
 

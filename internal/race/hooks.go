@@ -22,7 +22,10 @@ const (
 	// for because it had no response byte, and that still had none when
 	// another attempt won, is OutcomeFailure: a target that accepts requests
 	// and never answers would otherwise hide behind its hedges, its breaker
-	// closed (or half-open) for ever.
+	// closed (or half-open) for ever. Only once it has been silent past its
+	// loss bar: a target known to answer later, and a half-open probe, are
+	// kept running after the win until then (lossBar, keepLoser), so that a
+	// healthy target merely slower than the hedge delay is not failed.
 	OutcomeIgnore
 )
 

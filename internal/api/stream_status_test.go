@@ -203,7 +203,7 @@ func TestInvalidAnswerNotesNameWhatWasBroken(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := setup(t, options{respond: func(int, *providers.Request) providers.Step { return tc.step }})
-			r := b.do(t, http.MethodPost, chatPath, acmeKey, `{"model":"default","messages":[{"role":"user","content":"hi"}]`+tc.extra)
+			r := b.do(t, http.MethodPost, chatPath, acmeKey, `{"model":"default","messages":[{"role":"user","content":"hi, in JSON"}]`+tc.extra)
 			e, _ := r.body["error"].(map[string]any)
 			msg, _ := e["message"].(string)
 			if r.status != http.StatusBadGateway || !strings.Contains(msg, tc.want) || strings.Contains(msg, "prompt") {

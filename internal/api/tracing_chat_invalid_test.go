@@ -14,7 +14,7 @@ import (
 func TestChatInvalidAnswerSpanNamesWhatWasBroken(t *testing.T) {
 	exp := installTestTracing(t)
 	b := setup(t, options{respond: func(int, *providers.Request) providers.Step { return providers.Step{Output: "not json"} }})
-	r := b.do(t, http.MethodPost, chatPath, acmeKey, `{"model":"default","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_object"}}`)
+	r := b.do(t, http.MethodPost, chatPath, acmeKey, `{"model":"default","messages":[{"role":"user","content":"hi, in JSON"}],"response_format":{"type":"json_object"}}`)
 	if r.status != http.StatusBadGateway {
 		t.Fatalf("%d %s, want 502", r.status, r.raw)
 	}

@@ -307,12 +307,22 @@ func (r *Request) Normalize() (*Input, error) {
 		case "text":
 			in.ResponseFormat = nil
 		case "json_object":
+			if !mentionsJSON(in.Messages) {
+				// OpenAI-compatible providers refuse it ("'messages' must
+				// contain the word 'json' in some form"): refused before a
+				// job is stored, not by every provider after.
+				return bad("messages", `response_format json_object needs the word "JSON" in the messages: OpenAI-compatible providers refuse the request without it; `+
+					`say it in the system or user message, for example "Answer in JSON."`)
+			}
 		case "json_schema":
 			if rf.JSONSchema == nil || len(rf.JSONSchema.Schema) == 0 {
 				return bad("response_format.json_schema", "response_format json_schema needs json_schema.schema")
 			}
 			if rf.JSONSchema.Name == "" {
 				rf.JSONSchema.Name = "response"
+			} else if !validSchemaName(rf.JSONSchema.Name) {
+				return bad("response_format.json_schema.name", "response_format.json_schema.name %q is not 1 to 64 letters, digits, underscores or dashes "+
+					"(OpenAI refuses any other name): rename it, for example %q", cut(rf.JSONSchema.Name, 64), schemaNameFrom(rf.JSONSchema.Name))
 			}
 		default:
 			return bad("response_format.type", "response_format.type %q is not text, json_object or json_schema", rf.Type)

@@ -2,7 +2,6 @@ package prompt
 
 import (
 	"errors"
-	"strings"
 	"text/template"
 	"text/template/parse"
 
@@ -28,26 +27,9 @@ func alwaysJSON(t *template.Template) bool {
 		return false
 	}
 	for _, n := range t.Tree.Root.Nodes {
-		if tn, ok := n.(*parse.TextNode); ok && hasJSONWord(string(tn.Text)) {
+		if tn, ok := n.(*parse.TextNode); ok && providers.MentionsJSON(string(tn.Text)) {
 			return true
 		}
-	}
-	return false
-}
-
-// hasJSONWord reports whether s contains "json" in any case, without
-// allocating (render runs it over every message of a json_object job whose
-// word is not always printed).
-func hasJSONWord(s string) bool {
-	for i := strings.IndexAny(s, "jJ"); i >= 0 && i+4 <= len(s); {
-		if strings.EqualFold(s[i:i+4], "json") {
-			return true
-		}
-		next := strings.IndexAny(s[i+1:], "jJ")
-		if next < 0 {
-			return false
-		}
-		i += 1 + next
 	}
 	return false
 }
@@ -59,7 +41,7 @@ func (p *Prompt) checkJSONWord(msgs []providers.Message) error {
 		return nil
 	}
 	for _, m := range msgs {
-		if hasJSONWord(m.Content) {
+		if providers.MentionsJSON(m.Content) {
 			return nil
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"text/template"
 
 	"github.com/routerhq/router/internal/contract"
+	"github.com/routerhq/router/internal/providers"
 )
 
 // ManifestFile is the name of the manifest inside each prompt directory.
@@ -138,7 +139,7 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 				report(field+".content", "renders empty for every input (it holds only template comments or blank text); write the message text (a Go template over the input)")
 				continue
 			}
-			mentionsJSON = mentionsJSON || strings.Contains(strings.ToLower(text), "json")
+			mentionsJSON = mentionsJSON || providers.MentionsJSON(text)
 			p.jsonAlways = p.jsonAlways || alwaysJSON(t)
 			p.Messages = append(p.Messages, MessageTemplate{Role: msg.Role, Content: msg.Content})
 			p.templates = append(p.templates, t)

@@ -1,0 +1,55 @@
+package chat
+
+import (
+	"strings"
+
+	"github.com/routerhq/router/internal/providers"
+)
+
+// validSchemaName reports whether name is what OpenAI accepts as a
+// json_schema's name: 1 to 64 ASCII letters, digits, underscores or dashes
+// (^[a-zA-Z0-9_-]{1,64}$). Another name is refused by OpenAI after the job
+// is stored; the chat endpoint refuses it first.
+func validSchemaName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i := range len(name) {
+		if !nameByte(name[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func nameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// schemaNameFrom suggests a valid name for an invalid one: its other bytes
+// become underscores, at most 64 of them.
+func schemaNameFrom(name string) string {
+	var b strings.Builder
+	for i := 0; i < len(name) && b.Len() < 64; i++ {
+		if nameByte(name[i]) {
+			b.WriteByte(name[i])
+		} else if b.Len() > 0 && !strings.HasSuffix(b.String(), "_") {
+			b.WriteByte('_')
+		}
+	}
+	if s := strings.Trim(b.String(), "_"); s != "" {
+		return s
+	}
+	return "response"
+}
+
+// mentionsJSON reports whether any message's text mentions JSON, as
+// OpenAI-compatible providers require of a json_object request.
+func mentionsJSON(msgs []providers.Message) bool {
+	for _, m := range msgs {
+		if providers.MentionsJSON(m.Content) {
+			return true
+		}
+	}
+	return false
+}

@@ -62,6 +62,11 @@ type Config struct {
 	Providers []string
 	// Breakers: this process's breakers; nil means no breakers (all eligible).
 	Breakers BreakerView
+	// SentBreakers are the breakers of the models a route sends to a
+	// target's provider in place of the target's own (their names are among
+	// Providers): the recent attempts that sent such a model are shown under
+	// its breaker, as that breaker counted them, not under the target.
+	SentBreakers []store.SentBreaker
 	// Conformance: nil shows conformance as not available.
 	Conformance ConformanceSource
 	// ConformanceMaxAge is conformance.max_age: GET /v1/conformance judges
@@ -199,7 +204,7 @@ func (s *Server) listProviders(ctx context.Context, conf conformanceRead) (*Prov
 	if err != nil {
 		return nil, err
 	}
-	stats, err := s.store.ProviderStats(ctx, ops.StatsWindow)
+	stats, err := s.store.ProviderStats(ctx, ops.StatsWindow, ops.SentBreakers...)
 	if err != nil {
 		return nil, err
 	}

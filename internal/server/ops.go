@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"maps"
@@ -67,7 +68,7 @@ func (o *opsServices) handler(cfg *config.Config, st *store.Store, prompts *prom
 	}
 	// Then the breakers of the models a route's `models` sends to a
 	// target's provider in place of the target's own, which no target has.
-	_, _, sentNames := breakerSettings(cfg)
+	_, sent, sentNames := breakerSettings(cfg)
 	names = append(names, sentNames...)
 	modelOf := func(id string) string { return models[id] }
 	maxAge := cfg.Conformance.MaxAge.D()
@@ -82,7 +83,7 @@ func (o *opsServices) handler(cfg *config.Config, st *store.Store, prompts *prom
 	for _, r := range cfg.Routes {
 		keepLosers = keepLosers || (r != nil && r.KeepLosers)
 	}
-	return ops.New(ops.Config{Key: key, Metrics: o.metrics.Handler(), Providers: names, Breakers: o.breakers, Replica: o.replica,
+	return ops.New(ops.Config{Key: key, Metrics: o.metrics.Handler(), Providers: names, Breakers: o.breakers, SentBreakers: statsBreakers(sent), Replica: o.replica,
 		Conformance:       ops.StoreConformance{Store: st, MaxAge: maxAge, Prompts: prompts, TargetModels: modelOf, TargetDigests: digests, ChatRoutes: routes},
 		ConformanceMaxAge: maxAge, TargetModels: modelOf, TargetDigests: digests, ChatRoutes: routes, Priced: priced, KeepLosers: keepLosers}, st, prompts, log)
 }
@@ -154,6 +155,18 @@ func breakerSettings(cfg *config.Config) (settings map[string]breaker.Settings, 
 		}
 	}
 	return settings, sent, extra
+}
+
+// statsBreakers is sent (breakerSettings) as the operator's stats are told
+// it (ops.Config.SentBreakers), in a stable order.
+func statsBreakers(sent map[breaker.SentModel]string) []store.SentBreaker {
+	var out []store.SentBreaker
+	for _, k := range slices.SortedFunc(maps.Keys(sent), func(a, b breaker.SentModel) int {
+		return cmp.Or(cmp.Compare(a.Target, b.Target), cmp.Compare(a.Model, b.Model))
+	}) {
+		out = append(out, store.SentBreaker{Provider: k.Target, Model: k.Model, Breaker: sent[k]})
+	}
+	return out
 }
 
 // sentBreakerName names the breaker of provider p serving model: the id of

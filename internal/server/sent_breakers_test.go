@@ -7,6 +7,7 @@ import (
 
 	"github.com/routerhq/router/internal/breaker"
 	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/store"
 )
 
 // The breakers of the models a route's `models` sends in place of a target's
@@ -39,6 +40,14 @@ routes:
 	}
 	if !maps.Equal(sent, wantSent) {
 		t.Errorf("sent = %v, want %v", sent, wantSent)
+	}
+	// The operator's stats count those attempts under the same breakers.
+	if got, want := statsBreakers(sent), []store.SentBreaker{
+		{Provider: "a", Model: "alias", Breaker: "a/alias"}, {Provider: "a/m3", Model: "alias", Breaker: "a/alias"},
+		{Provider: "a/m3", Model: "m1", Breaker: "a"}, {Provider: "b", Model: "alias", Breaker: "b/alias"},
+		{Provider: "b", Model: "m1", Breaker: "b/m1"},
+	}; !slices.Equal(got, want) {
+		t.Errorf("stats breakers %v, want %v", got, want)
 	}
 	if want := []string{"a/alias", "b/m1", "b/alias"}; !slices.Equal(extra, want) {
 		t.Errorf("extra breakers %v, want %v", extra, want)

@@ -143,19 +143,31 @@ type ProviderStats struct {
 	P99MS *float64 `json:"p99_ms"`
 }
 
+// SentBreaker names the circuit breaker (Breaker) that counts the attempts
+// on Provider (a target id) that sent Model in place of the target's own
+// model: ProviderStats counts them under that name, as the breaker does.
+type SentBreaker struct {
+	Provider, Model, Breaker string
+}
+
 // providerStatsSQL reads the attempts created within a window ($1) by
 // created_at (attempts_created, migration 0016), as the operator's other
-// window queries do (TestWindowQueriesUseIndexes). An attempt whose error
-// says the breaker ignored it (BreakerKey) is neither ok nor bad; a cancelled
-// one whose error says the breaker counted it as a failure is bad.
+// window queries do (TestWindowQueriesUseIndexes), each under the name of the
+// breaker that counted it: its target's, or the one of the model it sent
+// ($2, $3, $4: SentBreaker's provider, model and breaker). An attempt whose
+// error says the breaker ignored it (BreakerKey) is neither ok nor bad; a
+// cancelled one whose error says the breaker counted it as a failure is bad.
 const providerStatsSQL = `
-		WITH a AS (
-			SELECT provider, state, latency_ms,
+		WITH sent AS (
+			SELECT * FROM unnest($2::text[], $3::text[], $4::text[]) AS s(provider, model, breaker)
+		), a AS (
+			SELECT coalesce(sent.breaker, attempts.provider) AS provider, state, latency_ms,
 				(state IN ('won', 'lost') OR (state = 'failed' AND error->>'fault' = 'caller')) AS ok,
 				((state IN ('invalid', 'unknown') OR (state = 'failed' AND coalesce(error->>'fault', '') <> 'caller'))
 					AND coalesce(error->>'` + BreakerKey + `', '') <> '` + BreakerIgnored + `')
 				OR (state = 'cancelled' AND coalesce(error->>'` + BreakerKey + `', '') = '` + BreakerFailure + `') AS bad
-			FROM attempts WHERE created_at > now() - $1::interval
+			FROM attempts LEFT JOIN sent ON sent.provider = attempts.provider AND sent.model = attempts.model
+			WHERE created_at > now() - $1::interval
 		)
 		SELECT provider,
 			count(*) FILTER (WHERE ok OR bad),
@@ -171,9 +183,15 @@ const providerStatsSQL = `
 		FROM a GROUP BY provider`
 
 // ProviderStats summarises each provider's attempts created within window, on
-// the database clock. Providers without attempts are absent from the map.
-func (s *Store) ProviderStats(ctx context.Context, window time.Duration) (map[string]ProviderStats, error) {
-	rows, err := s.pool.Query(ctx, providerStatsSQL, window)
+// the database clock, by breaker: an attempt that sent a model named in sent
+// is counted under its breaker's name, not its target's. Providers without
+// attempts are absent from the map.
+func (s *Store) ProviderStats(ctx context.Context, window time.Duration, sent ...SentBreaker) (map[string]ProviderStats, error) {
+	provs, models, breakers := make([]string, len(sent)), make([]string, len(sent)), make([]string, len(sent))
+	for i, b := range sent {
+		provs[i], models[i], breakers[i] = b.Provider, b.Model, b.Breaker
+	}
+	rows, err := s.pool.Query(ctx, providerStatsSQL, window, provs, models, breakers)
 	if err != nil {
 		return nil, err
 	}

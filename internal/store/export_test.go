@@ -134,6 +134,11 @@ var WindowQueries = map[string]string{
 	"RecentHedgeCost": recentHedgeCostSQL,
 }
 
+// WindowQueryArgs are the parameters of a window query after $1, by name.
+var WindowQueryArgs = map[string][]any{
+	"ProviderStats": {[]string{"p1"}, []string{"alias"}, []string{"p1-alias"}},
+}
+
 // SetMigrationLockWait sets how long a migration waits for a lock, how many
 // times, and the pause between tries, until the test ends.
 func SetMigrationLockWait(wait time.Duration, tries int, pause time.Duration) (restore func()) {

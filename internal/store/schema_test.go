@@ -58,7 +58,7 @@ func TestWindowQueriesUseIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, sql := range store.WindowQueries {
-		rows, err := b.db.Pool.Query(ctx, "EXPLAIN "+sql, "5 minutes")
+		rows, err := b.db.Pool.Query(ctx, "EXPLAIN "+sql, append([]any{"5 minutes"}, store.WindowQueryArgs[name]...)...)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -44,6 +44,8 @@ type sseFilter struct {
 	tap errTap
 	// plain keeps a body that is not a stream at all (plainTap).
 	plain plainTap
+	// done sees the stream's [DONE] (doneTap).
+	done doneTap
 }
 
 func newSSEFilter(rc io.ReadCloser) *sseFilter { return &sseFilter{rc: rc, lineStart: true} }
@@ -124,6 +126,7 @@ func (f *sseFilter) scan(buf []byte) int {
 			f.lineStart = false
 			f.tap.startLine(buf[r])
 			f.plain.startLine(buf[r])
+			f.done.pos = 0
 		}
 		e := len(buf)
 		if j := bytes.IndexByte(buf[r:], '\n'); j >= 0 {
@@ -132,6 +135,7 @@ func (f *sseFilter) scan(buf []byte) int {
 		}
 		f.tap.feed(buf[r:e], f.lineStart)
 		f.plain.feed(buf[r:e])
+		f.done.feed(buf[r:e], f.lineStart)
 		if w != r {
 			copy(buf[w:], buf[r:e])
 		}
@@ -170,3 +174,47 @@ func sseLine(b []byte) int {
 	}
 	return sseKeep
 }
+
+// doneTap sees whether the stream sent [DONE]: a kept line that is, as
+// go-openai reads it, "data:", any white space, then "[DONE]". go-openai's
+// RecvRaw returns io.EOF for [DONE] and for the end of the body alike; a
+// stream whose finish_reason came on every chunk (streamAcc.finishEarly) is
+// whole only at [DONE].
+//
+// It costs a comparison for each byte of a line up to its first that does
+// not match (the seventh of a data line with a chunk), and allocates nothing.
+type doneTap struct {
+	// pos is how much of doneLine the line being read has matched; -1: the
+	// line is not [DONE]. Reset at the start of each kept line.
+	pos  int8
+	seen bool
+}
+
+const doneLine = "data:[DONE]"
+
+// feed is called with each part of a kept line, in order; ended says the
+// part ends the line.
+func (t *doneTap) feed(seg []byte, ended bool) {
+	if t.seen || t.pos < 0 {
+		return
+	}
+	for _, c := range seg {
+		switch {
+		case (t.pos == 0 || t.pos == int8(len("data:")) || t.pos == int8(len(doneLine))) &&
+			(c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'):
+			// white space before the line, after "data:" or after [DONE]
+		case t.pos < int8(len(doneLine)) && c == doneLine[t.pos]:
+			t.pos++
+		default:
+			t.pos = -1
+			return
+		}
+	}
+	if ended && t.pos == int8(len(doneLine)) {
+		t.seen = true
+	}
+}
+
+// sent reports whether the stream sent [DONE]: a whole line, or the last of
+// a body that ended without its line end.
+func (t *doneTap) sent() bool { return t.seen || t.pos == int8(len(doneLine)) }

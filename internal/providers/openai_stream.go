@@ -28,6 +28,12 @@ import (
 // deadline or a cancellation — the answer is returned as it stands. Chunks
 // with content are still taken into it: gateways in front of Gemini send
 // finish_reason "stop" on every chunk, and may send usage part-way.
+// Their finish_reason says nothing of the stream's end, as a stream cut
+// part-way ends on a "stop" too: a stream whose finish_reason came before
+// the end of its answer — on its first chunk with content, or followed by
+// more (streamAcc.finishEarly) — is whole only at [DONE]. One that ends,
+// breaks or falls silent before it is cut (KindStreamCut, or as the
+// deadline or error says), with the usage reported so far (cutBeforeDone).
 // An incomplete stream is never returned as a Response: a gap longer than
 // StreamIdleTimeout without any response byte (a chunk, or an SSE comment a
 // provider sends to keep the connection alive) is KindStreamStalled, an end
@@ -77,6 +83,16 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 		if err == nil {
 			err = decodeChunk(raw, &chunk)
 		}
+		if err != nil && acc.finishEarly {
+			// The finish_reason came with the answer's chunks, not at its
+			// end (streamAcc.finishEarly): only [DONE] says it is whole.
+			// A stream cut part-way ends the same way, its last chunk
+			// carrying "stop" as every other did.
+			if errors.Is(err, io.EOF) && trace.streamDone() {
+				return p.streamed(w, creq.Model, &acc)
+			}
+			return nil, p.cutBeforeDone(w, trace, &acc, err)
+		}
 		if whole && err != nil {
 			// However the stream ended after its usage chunk — [DONE], the
 			// end of the body, silence past the idle deadline, an
@@ -87,7 +103,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 		}
 		if err == nil {
 			w.Chunk()
-			if apiErr := chunkError(raw); apiErr != nil && whole {
+			if apiErr := chunkError(raw); apiErr != nil && whole && !acc.finishEarly {
 				return p.streamed(w, creq.Model, &acc) // reported after the answer was whole
 			} else if apiErr != nil {
 				// The provider reported an error after the stream began
@@ -101,7 +117,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 				e.AnsweredWithError = refusedInStream(e, first && acc.content.Len() == 0 && acc.refusal.Len() == 0 && len(acc.tools) == 0)
 				return nil, e.billed(openAIUsage(acc.usage), acc.id, acc.model)
 			}
-			if err := acc.add(chunk, onDelta); err != nil && whole {
+			if err := acc.add(chunk, onDelta); err != nil && whole && !acc.finishEarly {
 				return p.streamed(w, creq.Model, &acc) // broken after the answer was whole
 			} else if err != nil {
 				e := NewError(p.cfg.Name, KindStreamMalformed, fmt.Sprintf("stream chunk %d: %s", acc.chunks, err))
@@ -152,6 +168,24 @@ func (p *OpenAI) streamed(w *CallWatch, model string, acc *streamAcc) (*Response
 		resp.SystemFingerprint = fingerprint(acc.systemFingerprint)
 	}
 	return resp, err
+}
+
+// cutBeforeDone is the error of a stream whose finish_reason came early
+// (streamAcc.finishEarly) and that ended, or broke, before [DONE]: the
+// answer may have been cut part-way, so it is not returned. It carries the
+// usage a usage chunk reported part-way, if one came, and the part of the
+// answer that had come: that usage counts only the output up to it.
+func (p *OpenAI) cutBeforeDone(w *CallWatch, trace *callTrace, acc *streamAcc, err error) *Error {
+	e := p.streamError(w, trace, acc, err)
+	if e.Kind == KindStreamCut && errors.Is(err, io.EOF) && trace.streamErrLine() == nil {
+		e.Message = fmt.Sprintf("stream ended without [DONE] after %d chunks: its finish_reason %q came on chunks of the answer, not at its end", acc.chunks, acc.finishReason)
+	}
+	e.Received = true
+	if e.Usage == nil && acc.usage != (openai.Usage{}) {
+		e = e.billed(openAIUsage(acc.usage), acc.id, acc.model)
+		e.Partial = acc.partial()
+	}
+	return e
 }
 
 // streamError classifies a failed RecvRaw or decodeChunk (whose errors are
@@ -217,6 +251,13 @@ type streamAcc struct {
 	finishReason      string
 	usage             openai.Usage
 	chunks            int
+	// sawDelta: a chunk carried content, a refusal or a tool call.
+	sawDelta bool
+	// finishEarly: the stream's finish_reason does not mark its end — the
+	// first chunk with a delta carried one, or a delta came after one (a
+	// gateway in front of Gemini sends finish_reason "stop" on every
+	// chunk). Such a stream is whole only at [DONE] (CompleteStream).
+	finishEarly bool
 	// tools holds the tool calls by the stream's index: deltas name a call,
 	// then append to its arguments. Each index holds the calls sent at it in
 	// order — one, but a provider that sends each call whole at the same
@@ -355,6 +396,13 @@ func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(str
 		if c.Index != 0 {
 			continue
 		}
+		finish := c.FinishReason != "" && c.FinishReason != openai.FinishReasonNull
+		if c.Delta.Content != "" || c.Delta.Refusal != "" || len(c.Delta.ToolCalls) > 0 {
+			if a.finishReason != "" || finish && !a.sawDelta {
+				a.finishEarly = true
+			}
+			a.sawDelta = true
+		}
 		if d := c.Delta.Content; d != "" {
 			a.content.WriteString(d)
 			if onDelta != nil {
@@ -367,7 +415,7 @@ func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(str
 				return err
 			}
 		}
-		if c.FinishReason != "" && c.FinishReason != openai.FinishReasonNull {
+		if finish {
 			a.finishReason = string(c.FinishReason)
 		}
 	}

@@ -21,8 +21,9 @@ func drainGrace(idle time.Duration) time.Duration {
 }
 
 // brokenAfterEnd reports whether err, the read error of a stream whose answer
-// is already whole (OpenAI: its finish_reason came; Anthropic: message_stop),
-// is the connection breaking at the network level — a reset, or a body cut
+// is already whole (OpenAI: its finish_reason came, at the end of its answer
+// — one that came early, streamAcc.finishEarly, waits for [DONE]; Anthropic:
+// message_stop), is the connection breaking at the network level — a reset, or a body cut
 // without HTTP/1.1's chunked terminator (io.ErrUnexpectedEOF), as a gateway
 // does that drops the connection right after the last event. Such a stream
 // ended with its answer: it is returned, not failed over and paid for twice.

@@ -91,6 +91,14 @@ func (t *callTrace) streamErrLine() []byte {
 	return f.tap.errLine()
 }
 
+// streamDone reports whether an sse call's stream sent [DONE] (doneTap).
+func (t *callTrace) streamDone() bool {
+	t.mu.Lock()
+	f := t.filter
+	t.mu.Unlock()
+	return f != nil && f.done.sent()
+}
+
 // streamPlainBody is the body of an sse call's 2xx answer when it held no
 // data line at all (plainTap), or nil.
 func (t *callTrace) streamPlainBody() []byte {

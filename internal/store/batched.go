@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // batchSettingsSQL makes the rest of its transaction plan with index lookups
@@ -104,8 +105,13 @@ func (s *Store) queryBatched(ctx context.Context, stmts ...batchedStmt) error {
 		}
 		b.Queue(st.sql, st.args...)
 	}
-	br := s.pool.SendBatch(ctx, b)
-	err := func() error {
+	conn, err := s.acquireBatchConn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	br := conn.SendBatch(ctx, b)
+	err = func() error {
 		if _, err := br.Exec(); err != nil {
 			return err
 		}
@@ -142,6 +148,36 @@ func (s *Store) queryBatched(ctx context.Context, stmts ...batchedStmt) error {
 	}
 	return nil
 }
+
+// batchAcquireWait bounds how long a batch waits for its connection, within
+// the batch's own bound (execTimeout): pgxpool pings a connection idle for
+// more than a second before handing it out, and gives up on one that does not
+// answer within DefaultPingTimeout for the next, or a new one; a pool whose
+// connections all died silently, or that stays exhausted, fails the batch
+// after this rather than after execTimeout, with nothing sent (acquireError),
+// and its leader goes on to the next batch.
+const batchAcquireWait = 5 * time.Second
+
+// acquireBatchConn takes a connection from the pool for a batch, waiting up
+// to s.acquireWait. Its error is an *acquireError.
+func (s *Store) acquireBatchConn(ctx context.Context) (*pgxpool.Conn, error) {
+	actx, cancel := context.WithTimeout(ctx, s.acquireWait)
+	defer cancel()
+	conn, err := s.pool.Acquire(actx)
+	if err != nil {
+		return nil, &acquireError{err: err}
+	}
+	return conn, nil
+}
+
+// acquireError is a batch that got no connection: nothing of it was sent, so
+// it certainly changed nothing (mayHaveReached).
+type acquireError struct{ err error }
+
+func (e *acquireError) Error() string {
+	return "no database connection for the batch: " + e.err.Error()
+}
+func (e *acquireError) Unwrap() error { return e.err }
 
 func readRows(br pgx.BatchResults, each func(pgx.Rows) error) error {
 	rows, err := br.Query()

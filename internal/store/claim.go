@@ -269,11 +269,14 @@ func claimUnsettled(err error) bool {
 // mayHaveReached reports whether a claim whose batch failed with err may have
 // committed: its outcome is unsettled (claimUnsettled), it was run for itself
 // (not errClaimNotRun), and the batch was sent (not a connection that failed
-// before sending: a refused dial, pgconn.SafeToRetry).
+// before sending: a refused dial, pgconn.SafeToRetry, or no connection got
+// from the pool in time: acquireError — a timeout there is not a timeout of
+// the statement, which was never sent).
 func mayHaveReached(err error) bool {
 	var connectErr *pgconn.ConnectError
+	var acquireErr *acquireError
 	return claimUnsettled(err) && !errors.Is(err, errClaimNotRun) &&
-		!errors.As(err, &connectErr) && !pgconn.SafeToRetry(err)
+		!errors.As(err, &connectErr) && !errors.As(err, &acquireErr) && !pgconn.SafeToRetry(err)
 }
 
 // again is the claim to run again after its batch failed: the same job (and
@@ -330,9 +333,13 @@ func (s *Store) claimOutcome(ctx context.Context, req *claimRequest) (job *Job, 
 		// now.
 		// Without the caller's cancellation: an earlier try of this claim
 		// may have committed, and the job it made is this caller's to run.
-		err = s.pool.QueryRow(context.WithoutCancel(ctx), `SELECT job_id::text, fingerprint FROM idempotency_keys
+		// But within settleWait: a connection gone silent must not hold the
+		// caller for ever.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.settleWait)
+		err = s.pool.QueryRow(rctx, `SELECT job_id::text, fingerprint FROM idempotency_keys
 			WHERE owner = $1 AND operation = $2 AND idempotency_key = $3`,
 			nj.Owner, nj.Operation, nj.IdempotencyKey).Scan(&jobID, &fp)
+		cancel()
 		if err != nil {
 			return nil, false, fmt.Errorf("read idempotency key: %w", notFound(err))
 		}

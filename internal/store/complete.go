@@ -241,6 +241,13 @@ type Offered struct {
 // recorded as (Offered.State): only a lost attempt lost a race; an output
 // discarded because its job was cancelled, or because its attempt had been
 // resolved meanwhile, did not.
+//
+// A valid answer is not given up because its caller went away, so its
+// database calls outside the batches run without the caller's cancellation;
+// each is bounded instead (settleWait; the late path's transaction
+// transitionLockWait more), so that a connection gone silent ends them with
+// an error rather than holding the answer, and the runner that offered it,
+// for ever.
 func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, error) {
 	bg := context.WithoutCancel(ctx)
 	var err error
@@ -262,7 +269,10 @@ func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, err
 			break
 		}
 		err = req.err
-		if j, rerr := s.GetJobAny(bg, c.JobID); rerr == nil && j.CompletedBy != nil {
+		rctx, cancel := context.WithTimeout(bg, s.settleWait)
+		j, rerr := s.GetJobAny(rctx, c.JobID)
+		cancel()
+		if rerr == nil && j.CompletedBy != nil {
 			if *j.CompletedBy == c.AttemptID && !resolvedIn(j, c.AttemptID) {
 				// The win committed; its answer was lost, and with it whether
 				// it wrote an outbox event: wake River anyway (a spare wake
@@ -293,12 +303,16 @@ func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, err
 	// The late path waits for the job's row (and the attempt's) up to
 	// transitionLockWait, whatever ctx says: past it the answer is not
 	// recorded (ErrBusy), and the attempt stays in flight until its lease
-	// expires and recovery decides, as after any failed win.
+	// expires and recovery decides, as after any failed win. Its whole
+	// transaction gets settleWait more, for its round trips: a connection
+	// that stops answering ends it with an error, the same way.
 	var state string
 	var won bool
-	err = s.inTx(bg, func(tx pgx.Tx) error {
+	tctx, cancel := context.WithTimeout(bg, transitionLockWait+s.settleWait)
+	defer cancel()
+	err = s.inTx(tctx, func(tx pgx.Tx) error {
 		var e error
-		state, won, e = s.lateWin(bg, tx, c)
+		state, won, e = s.lateWin(tctx, tx, c)
 		return e
 	})
 	if err != nil {
@@ -321,6 +335,14 @@ func resolvedIn(j *Job, id string) bool {
 	}
 	return false
 }
+
+// settleWait bounds each database call that a win (OfferCompletion) or a
+// claim (claimOutcome) makes without its caller's cancellation after its
+// batch: reading whether a win whose answer was lost committed, or which job
+// holds a key. One round trip, with pgxpool's ping of an idle connection
+// (DefaultPingTimeout) and maybe a dial before it; a read past it is given
+// up like a lost answer (the next try, or an error).
+const settleWait = 5 * time.Second
 
 // execWins runs one batch of wins: one statement per round of distinct jobs
 // (two valid answers for one job in one batch go in successive rounds).
@@ -443,7 +465,12 @@ func (s *Store) lateWin(ctx context.Context, tx pgx.Tx, c Completion) (string, b
 			return st, false, err
 		}
 		// This very win committed already (a batch re-sent after its answer was
-		// lost): it is a win, not a late result.
+		// lost): it is a win, not a late result. Whether it wrote an outbox
+		// event went with the lost answer: wake River anyway (a spare wake
+		// costs one fetch), or the event waits for River's next periodic
+		// fetch. The event, if any, committed with that win: this
+		// transaction, which writes nothing, need not commit first.
+		s.wakeDeliveries()
 		return AttemptWon, true, nil
 	}
 	if completed || (state != JobRunning && state != JobUnknown) ||

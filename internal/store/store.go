@@ -94,6 +94,12 @@ type Store struct {
 	// onPlan, in tests, sees the plan (EXPLAIN, JSON) of each batched
 	// statement, made in the same transaction just before it runs.
 	onPlan func(plan []byte)
+
+	// acquireWait bounds a batch's wait for its connection (batchAcquireWait;
+	// shorter in tests), and settleWait each database call that a win or a
+	// claim makes without its caller's cancellation once its batch has
+	// failed or lost (settleWait; shorter in tests).
+	acquireWait, settleWait time.Duration
 }
 
 // Options tune the store.
@@ -134,7 +140,8 @@ func (o Options) WithDefaults() Options {
 
 // New wraps a pool.
 func New(pool *pgxpool.Pool, opt Options) *Store {
-	s := &Store{pool: pool, opt: opt.WithDefaults(), origin: rand.Text()[:16]}
+	s := &Store{pool: pool, opt: opt.WithDefaults(), origin: rand.Text()[:16],
+		acquireWait: batchAcquireWait, settleWait: settleWait}
 	s.waits, _ = s.opt.Observer.(CommitWaitObserver)
 	s.paths = group[pathCommit]{size: batchSize, maxLeaders: maxBatchesInFlight, exec: s.execPathCommits}
 	s.deliveries = group[deliveryWrite]{size: deliveryBatchSize, maxLeaders: maxBatchesInFlight, exec: s.execDeliveryWrites}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -18,7 +19,20 @@ import (
 // resources and webhook bodies) follow the process's local time zone, so
 // replicas in different zones render one job differently. An AfterConnect
 // already set still runs, after.
+//
+// It also bounds the ping with which pgxpool checks a connection idle for
+// more than a second before handing it out (PingTimeout, DefaultPingTimeout
+// unless already set, as pool_ping_timeout in the URL sets it). Unbounded,
+// the ping waits as long as its caller's context: a connection that died
+// silently while idle (a NAT or firewall that dropped the flow, a failover
+// whose old primary vanished, a partition) held the batch of claims and wins
+// that drew it for the batch's whole bound (30 s), and the claims' retries
+// drew the next dead one. A ping past its bound destroys the connection and
+// pgxpool hands out the next one, or dials a new one.
 func ConfigurePool(cfg *pgxpool.Config) {
+	if cfg.PingTimeout <= 0 {
+		cfg.PingTimeout = DefaultPingTimeout
+	}
 	next := cfg.AfterConnect
 	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
 		registerUTCTimestamps(conn.TypeMap())
@@ -29,6 +43,13 @@ func ConfigurePool(cfg *pgxpool.Config) {
 		return nil
 	}
 }
+
+// DefaultPingTimeout bounds pgxpool's liveness ping of a connection idle
+// for more than a second, before the pool hands it out (see ConfigurePool):
+// an empty query, one round trip, which a live server answers in well under
+// it even when loaded. A connection that does not answer is destroyed (the
+// cost of a false verdict is one new connection).
+const DefaultPingTimeout = time.Second
 
 // registerStringUUID makes m encode Go strings as uuid in binary, which is
 // what matters for arrays: the store keeps ids as strings, and for a []string

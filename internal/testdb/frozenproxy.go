@@ -67,14 +67,18 @@ func StartProxy(t testing.TB, url string) *FreezableProxy {
 // configures its own (store.ConfigurePool), with every connection dialled
 // through p. It opens no connection yet. When t ends p closes first, then
 // the pool: pgx drains a connection it gave up on until the server closes it
-// (for up to 15 s), and a frozen one never does.
-func (p *FreezableProxy) Pool(t testing.TB, url string) *pgxpool.Pool {
+// (for up to 15 s), and a frozen one never does. tune, if given, adjusts
+// the configuration after store.ConfigurePool (for example ShouldPing).
+func (p *FreezableProxy) Pool(t testing.TB, url string, tune ...func(*pgxpool.Config)) *pgxpool.Pool {
 	t.Helper()
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	store.ConfigurePool(cfg)
+	for _, f := range tune {
+		f(cfg)
+	}
 	cfg.ConnConfig.DialFunc = func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", p.ln.Addr().String())

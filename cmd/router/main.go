@@ -102,9 +102,17 @@ func helpFor(ctx context.Context, args []string) int {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, "Usage: router COMMAND [flags]\n\nCommands:")
+	// The names' column is as wide as the longest (conformance), so that no
+	// summary runs into its name.
+	width := 0
 	for _, c := range commands() {
 		if !c.hidden {
-			fmt.Fprintf(os.Stderr, "  %-9s %s\n            %s\n", c.name, c.summary, c.usage)
+			width = max(width, len(c.name))
+		}
+	}
+	for _, c := range commands() {
+		if !c.hidden {
+			fmt.Fprintf(os.Stderr, "  %-*s  %s\n  %*s  %s\n", width, c.name, c.summary, width, "", c.usage)
 		}
 	}
 	fmt.Fprintln(os.Stderr, "\nRun `router COMMAND --help` (or `router help COMMAND`) for a command's flags.")

@@ -428,7 +428,7 @@ type Retry struct {
 func Load(path string) (*Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read config: %w (pass --config PATH)", err)
+		return nil, fmt.Errorf("read config: %w (%s)", err, configPathHint(path))
 	}
 	c, err := parse(b, path)
 	if err != nil {
@@ -436,6 +436,20 @@ func Load(path string) (*Config, error) {
 	}
 	c.Dir = dirOf(path)
 	return c, nil
+}
+
+// DefaultPath is the configuration file the commands read when --config is
+// not given.
+const DefaultPath = "router.yaml"
+
+// configPathHint is what to do about a configuration file that cannot be
+// read: the default one (--config not given, most likely) wants --config;
+// a path given with --config wants checking.
+func configPathHint(path string) string {
+	if path == DefaultPath {
+		return "pass --config PATH, e.g. --config demo/router.yaml for the demo"
+	}
+	return "check the path given to --config; the demo's is demo/router.yaml"
 }
 
 // Parse decodes YAML, applies environment overrides, defaults and validation.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 )
 
 // SetOutsideRoot moves where unreachable data directories are kept, and
@@ -52,4 +53,14 @@ func StartAdvice(logged string, portTaken bool, dataDir string) string {
 		err = fmt.Errorf("%w (%w)", err, errPortTaken)
 	}
 	return withAdvice(&startError{err: err, logPath: dataDir + ".log", logged: logged}, dataDir, true, portTries).Error()
+}
+
+// TookOver is closed once an attached cluster has started its server again
+// (its starter stopped it); nil for a cluster that does not watch its server.
+func TookOver(c *Cluster) <-chan struct{} { return c.tookOver }
+
+// ClaimDataDir is a start's check (and, as root, claim) of the ownership of
+// dataDir, by a server running as cred (nil: as this process).
+func ClaimDataDir(dataDir string, cred *syscall.Credential) error {
+	return claimDataDir(dataDir, cred, "postgres")
 }

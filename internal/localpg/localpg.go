@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -58,6 +59,14 @@ type Cluster struct {
 	port    int
 	args    []string
 	logPath string
+	log     *slog.Logger
+
+	// An attached cluster's watch of the server it uses (takeover.go).
+	mu        sync.Mutex // guards cmd, set by the watch when it takes over
+	pid       int        // the attached server's postmaster
+	stopWatch context.CancelFunc
+	watchDone chan struct{}
+	tookOver  chan struct{}
 }
 
 const dbName = "router"
@@ -139,18 +148,30 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory %s: %w", dataDir, err)
 	}
-	if cred != nil {
-		if err := os.Chown(dataDir, int(cred.Uid), int(cred.Gid)); err != nil {
-			return nil, fmt.Errorf("give %s to user %s: %w", dataDir, uname, err)
-		}
+	logPath := filepath.Join(filepath.Dir(dataDir), filepath.Base(dataDir)+".log")
+	args := []string{"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=",
+		"-c", "max_connections=300", "-c", "shared_buffers=128MB"}
+	if !opt.Durable {
+		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	}
 	if !opt.Fresh {
+		bin = binDirFor(dataDir, bin)
+		// Before claimDataDir: a server of another user's cluster that is
+		// running is used as it is, its directory untouched.
 		if c, ok := attach(ctx, dataDir); ok {
 			log.Info("PostgreSQL already running on this data directory: using it", "url", c.URL, "dir", dataDir)
+			c.bin, c.cred, c.args, c.logPath, c.log = bin, cred, args, logPath, log
+			if serversDir(dataDir, cred) {
+				c.startWatch() // not another user's: this process can start it again
+			}
 			return c, nil
 		}
+	}
+	if err := claimDataDir(dataDir, cred, uname); err != nil {
+		return nil, err
+	}
+	if !opt.Fresh {
 		removeStalePidFile(dataDir, log)
-		bin = binDirFor(dataDir, bin)
 	}
 	existing := true
 	if _, err := os.Stat(filepath.Join(dataDir, "PG_VERSION")); errors.Is(err, os.ErrNotExist) {
@@ -160,19 +181,13 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 			return nil, err
 		}
 	}
-	logPath := filepath.Join(filepath.Dir(dataDir), filepath.Base(dataDir)+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=",
-		"-c", "max_connections=300", "-c", "shared_buffers=128MB"}
-	if !opt.Durable {
-		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
-	}
 	c := &Cluster{
 		DataDir: dataDir, logFile: logFile, tempDir: tempDir,
-		bin: bin, cred: cred, args: args, logPath: logPath,
+		bin: bin, cred: cred, args: args, logPath: logPath, log: log,
 	}
 	// The port is free when freePort looks, not necessarily when postgres
 	// binds it: another program (another cluster's postgres) may take it
@@ -252,7 +267,8 @@ func initCluster(ctx context.Context, bin string, cred *syscall.Credential, data
 // attach finds a server another process started on dataDir (say `make run`,
 // while a CLI command of the same configuration runs): its postmaster.pid
 // names a live process and a port that accepts connections. The Cluster
-// returned is not this process's: Stop leaves the server running.
+// returned is not this process's: Stop leaves the server running, unless
+// this process has taken it over meanwhile (startWatch).
 func attach(ctx context.Context, dataDir string) (*Cluster, bool) {
 	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
 	if err != nil {
@@ -274,7 +290,7 @@ func attach(ctx context.Context, dataDir string) (*Cluster, bool) {
 		return nil, false // starting or stopping: a start of our own reports why
 	}
 	conn.Close()
-	return &Cluster{URL: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", port, dbName), DataDir: dataDir, port: port}, true
+	return &Cluster{URL: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", port, dbName), DataDir: dataDir, port: port, pid: pid}, true
 }
 
 // RunningServer reports the pid of the live PostgreSQL server whose
@@ -354,14 +370,20 @@ func (c *Cluster) launch(ctx context.Context) error {
 	args := append([]string{"-D", c.DataDir, "-p", strconv.Itoa(c.port)}, c.args...)
 	cmd := exec.Command(filepath.Join(c.bin, "postgres"), args...)
 	cmd.Stdout, cmd.Stderr = c.logFile, c.logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	// This process dying stops the server: a fast shutdown (SIGINT), which
+	// ends the sessions of other processes attached to it, so that one of
+	// them sees the server gone and starts it again (startWatch). A smart
+	// one (SIGTERM) would wait for those sessions while refusing new ones.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGINT}
 	if c.cred != nil {
 		cmd.SysProcAttr.Credential = c.cred
 	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start postgres: %w", err)
 	}
+	c.mu.Lock()
 	c.cmd, c.done, c.waitErr = cmd, make(chan struct{}), nil
+	c.mu.Unlock()
 	go func() { c.waitErr = cmd.Wait(); close(c.done) }()
 	if err := c.waitReady(ctx, c.bin, c.cred, c.port); err != nil {
 		c.halt()
@@ -491,14 +513,25 @@ func (c *Cluster) waitReady(ctx context.Context, bin string, cred *syscall.Crede
 }
 
 // Started reports whether this process started the server, so that Stop
-// stops it; false for one another process runs (attach), or nil.
-func (c *Cluster) Started() bool { return c != nil && c.cmd != nil }
+// stops it; false for one another process runs (attach) and this one has
+// not taken over, or nil.
+func (c *Cluster) Started() bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cmd != nil
+}
 
-// Stop shuts the server down (fast shutdown) and waits for it to exit.
+// Stop shuts the server down (fast shutdown) and waits for it to exit. An
+// attached cluster's server is left running, unless this process took it
+// over.
 func (c *Cluster) Stop() {
 	if c == nil {
 		return
 	}
+	c.endWatch()
 	c.halt()
 	if c.logFile != nil {
 		c.logFile.Close()

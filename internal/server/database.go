@@ -62,7 +62,10 @@ var dbCloseWait = 5 * time.Second
 
 // closeDatabase closes pool, then stops cluster (nil: none), saying so when
 // this process started it (not when it used one another process runs, which
-// goes on). pgxpool's Close
+// goes on). A process that used another's server owns it once that process
+// stopped it and this one started it again (localpg keeps an attached
+// server: `make run` beside a CLI command that ends), and stops it then, so
+// nothing is left running after the last process using it. pgxpool's Close
 // waits until every connection in use is returned: one held by work that
 // never ends (a query waiting on a row another session holds, with nothing
 // left to cancel it) would keep the process from exiting, past any signal.

@@ -797,19 +797,22 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 	}
 	if err != nil {
 		release(OutcomeIgnore)
-		if !errors.Is(err, store.ErrStateConflict) {
-			// Never sent: say so now rather than leave it to expire as unknown.
-			// Why is the run's stop when there was one, not the write it cut.
-			// A conflict here: the attempt has ended already (its job's
-			// cancellation, committed after its creation, cancelled it).
-			why := err
-			if cause := context.Cause(ctx); cause != nil {
-				why = cause
-			}
-			if err := o.r.cfg.Store.RecordNotSent(context.WithoutCancel(ctx), a.ID, "the request was never sent: "+why.Error()); err != nil &&
-				!errors.Is(err, store.ErrStateConflict) {
-				unsentNotRecorded(o.log.With("attempt_id", a.ID), err)
-			}
+		if errors.Is(err, store.ErrStateConflict) {
+			// The attempt has ended already (its job's cancellation or end,
+			// committed after its creation, cancelled it), or recovery marked
+			// it unknown: this run stalled past its lease before sending it.
+			o.expiredUnsent(ctx, a)
+			return false
+		}
+		// Never sent: say so now rather than leave it to expire as unknown.
+		// Why is the run's stop when there was one, not the write it cut.
+		why := err
+		if cause := context.Cause(ctx); cause != nil {
+			why = cause
+		}
+		if err := o.r.cfg.Store.RecordNotSent(context.WithoutCancel(ctx), a.ID, "the request was never sent: "+why.Error()); err != nil &&
+			!errors.Is(err, store.ErrStateConflict) {
+			unsentNotRecorded(o.log.With("attempt_id", a.ID), err)
 		}
 		return false
 	}
@@ -830,6 +833,37 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 	}
 	o.launch(ctx, a, role, release, draining)
 	return true
+}
+
+// expiredUnsent acts on an attempt that MarkAttemptRunning refused
+// (ErrStateConflict) and was therefore never sent. Mostly its job has ended
+// or was cancelled, which settled it. But this run may have stalled (a
+// freeze, a partition) past the attempt's lease between its creation and its
+// marking, and recovery marked it `unknown` (lease_expired) and the job with
+// it: the job would wait for reconciliation or an operator for a request
+// this process knows never left. It is recorded as never sent
+// (store.RecordNotSentExpired); a job that was unknown only because of it
+// goes back to `running` with no lease, and is submitted again here (as a
+// late failure that resolves its attempt is, finishAttempt): this run no
+// longer holds the job's lease, so it starts nothing more and leaves the job
+// unsettled, and the job runs again once it ends.
+func (o *orchestrator) expiredUnsent(ctx context.Context, a *store.Attempt) {
+	resume, err := o.r.cfg.Store.RecordNotSentExpired(context.WithoutCancel(ctx), o.job.ID, a.ID,
+		"the request was never sent: its router stalled past the attempt's lease before sending it")
+	switch {
+	case errors.Is(err, store.ErrStateConflict):
+		return // ended otherwise: its job's end or cancellation settled it
+	case err != nil:
+		unsentNotRecorded(o.log.With("attempt_id", a.ID), err)
+		return
+	}
+	o.log.Warn("this router stalled past the attempt's lease before sending it, and recovery had marked it unknown; recorded as never sent",
+		"attempt_id", a.ID, "resume", resume)
+	if resume {
+		o.leaseLost = true
+		o.stop("this router stalled past its lease; the job runs again")
+		o.r.SubmitID(o.job.ID)
+	}
 }
 
 // abandonCreated records attempt id, whose creation failed with err — an

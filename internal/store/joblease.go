@@ -325,13 +325,24 @@ func notSentError(why string) map[string]any {
 // left): it becomes cancelled with kind not_sent and why as its message, and
 // counts neither as its provider tried nor against max_attempts (NotSent).
 //
-// A database that does not answer is tried again for up to notSentRetryFor
+// An attempt recovery already marked `unknown` because its lease expired
+// first (this process stalled, or the database did not answer, past the
+// lease) is recorded all the same, and its job, unknown only because of it,
+// runs again (RecordNotSentExpired): its caller knows the request never
+// left. Any other attempt no longer in flight is ErrStateConflict.
+//
+// A database that does not answer is tried again for up to unsentRetryFor
 // (writeWhileUnreachable): the record is what keeps the attempt from
-// becoming `unknown` when its lease expires.
+// staying `unknown` once its lease expires.
 func (s *Store) RecordNotSent(ctx context.Context, attemptID, why string) error {
-	return writeWhileUnreachable(ctx, notSentRetryFor, func(ctx context.Context) error {
-		return s.FinishAttempt(ctx, attemptID, AttemptOutcome{State: AttemptCancelled,
+	return writeWhileUnreachable(ctx, unsentRetryFor, func(ctx context.Context) error {
+		err := s.FinishAttempt(ctx, attemptID, AttemptOutcome{State: AttemptCancelled,
 			Error: notSentError(why)})
+		if !errors.Is(err, ErrStateConflict) {
+			return err
+		}
+		_, err = s.recordNotSentExpired(ctx, "", attemptID, why)
+		return err
 	}, ErrStateConflict) // after a lost answer: that try finished it
 }
 
@@ -339,15 +350,18 @@ func (s *Store) RecordNotSent(ctx context.Context, attemptID, why string) error 
 // sent (it is stopping): the attempt becomes `cancelled` with kind not_sent,
 // the job's attempt_base moves past it (so it counts neither as a provider
 // tried nor against max_attempts), and owner's lease on the job is released,
-// so another replica adopts the job as an orphan and runs it as if new. One
-// transaction, the job row locked first; a database that does not answer is
-// tried again for up to notSentRetryFor, as RecordNotSent. A row another
-// transaction holds is waited for up to exitLockWait (ErrBusy past it: the
-// attempt is then left to its lease, as when the process dies).
+// so another replica adopts the job as an orphan and runs it as if new. An
+// attempt recovery already marked `unknown` because its lease expired first
+// is recorded all the same, and its job, unknown only because of it, goes
+// back to `running` with no lease, an orphan too (undoExpiredUnsentLocked).
+// One transaction, the job row locked first; a database that does not
+// answer is tried again for up to unsentRetryFor, as RecordNotSent. A row
+// another transaction holds is waited for up to exitLockWait (ErrBusy past
+// it: the attempt is then left to its lease, as when the process dies).
 func (s *Store) HandOverUnsent(ctx context.Context, jobID, attemptID, owner, why string) error {
-	return writeWhileUnreachable(ctx, notSentRetryFor, func(ctx context.Context) error {
+	return writeWhileUnreachable(ctx, unsentRetryFor, func(ctx context.Context) error {
 		return s.handOverUnsent(ctx, jobID, attemptID, owner, why)
-	}, ErrNotFound) // after a lost answer: that try handed it over
+	}, ErrNotFound, ErrStateConflict) // after a lost answer: that try handed it over
 }
 
 func (s *Store) handOverUnsent(ctx context.Context, jobID, attemptID, owner, why string) error {
@@ -358,9 +372,12 @@ func (s *Store) handOverUnsent(ctx context.Context, jobID, attemptID, owner, why
 		if _, _, err := lockJob(ctx, tx, jobID, ""); err != nil {
 			return err
 		}
-		cancelled, err := cancelUnsentLocked(ctx, tx, jobID, attemptID, why, false)
-		if err != nil || !cancelled {
-			return fmt.Errorf("hand over attempt %s: %w", attemptID, cmp.Or(err, ErrNotFound))
+		cancelled, _, err := s.undoExpiredUnsentLocked(ctx, tx, jobID, attemptID, why, "")
+		if err != nil {
+			return fmt.Errorf("hand over attempt %s: %w", attemptID, err)
+		}
+		if !cancelled {
+			return unsentConflict(ctx, tx, jobID, attemptID, "hand over")
 		}
 		_, err = tx.Exec(ctx, `UPDATE jobs SET
 				lease_owner = CASE WHEN lease_owner = $2 THEN NULL ELSE lease_owner END,

@@ -10,11 +10,20 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// notSentRetryFor bounds how long a record that an attempt was never sent
-// (RecordNotSent, HandOverUnsent) is tried while the database does not answer:
-// a hiccup, a fail-over under way, a shutdown's last writes. Past it the
-// caller gives up and the attempt's lease decides (it becomes unknown).
+// notSentRetryFor bounds how long the record of an attempt whose creation's
+// answer was lost (AbandonAttempt) is tried while the database does not
+// answer: a hiccup, a fail-over under way, a shutdown's last writes. Past it
+// the caller gives up and the attempt's lease decides (it becomes unknown).
 const notSentRetryFor = 5 * time.Second
+
+// unsentRetryFor bounds how long a record that an attempt was never sent
+// (RecordNotSent, HandOverUnsent, RecordNotSentExpired) is tried while the
+// database does not answer: as long as a lost claim's hand-over. An outage
+// longer than the attempt's lease lets recovery mark it unknown, and the
+// record that gets through afterwards undoes that (undoExpiredUnsentLocked),
+// so giving up early only leaves the job unknown for a request never sent.
+// A caller that must end sooner (a shutdown's bounded writes) bounds ctx.
+const unsentRetryFor = lostClaimRetryFor
 
 // lostClaimRetryFor bounds how long a claim whose outcome was lost is handed
 // over in the background (handOverLostClaim): past it the first attempt's
@@ -203,32 +212,29 @@ func (s *Store) settleLostClaim(ctx context.Context, req *claimRequest) (final s
 		if !expired && (!held || (final != JobPending && final != JobRunning)) {
 			return nil // another replica adopted it, or it has ended: not this replica's any more
 		}
+		if expired {
+			// Running without a lease (an orphan, which recovery adopts), or
+			// failed for a caller without a key; unknown still while another
+			// attempt is (not a lost claim's job).
+			failWhy := ""
+			if req.nj.Unkeyed {
+				failWhy = why
+			}
+			if _, _, err := s.undoExpiredUnsentLocked(ctx, tx, req.jobID, req.attID, why, failWhy); err != nil {
+				return err
+			}
+			return tx.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, req.jobID).Scan(&final)
+		}
 		if req.attID != "" {
 			if _, err := cancelUnsentLocked(ctx, tx, req.jobID, req.attID, why, true); err != nil {
 				return err
 			}
 		}
-		switch {
-		case expired:
-			if inflight, unknown, err := attemptCounts(ctx, tx, req.jobID); err != nil || inflight > 0 || unknown > 0 {
-				return err // another attempt keeps it unknown (not a lost claim's job)
-			}
-			if req.nj.Unkeyed {
-				err = s.setJobState(ctx, tx, req.jobID, JobFailed, why)
-			} else if _, err = tx.Exec(ctx, `UPDATE jobs SET run_started_at = now() WHERE id = $1`, req.jobID); err == nil {
-				// Running without a lease: an orphan, which recovery adopts.
-				err = s.setJobState(ctx, tx, req.jobID, JobRunning, "")
-			}
-			if err != nil {
-				return err
-			}
-		case req.nj.Unkeyed:
-			var err error
-			if settled, err = s.settleLocked(ctx, tx, req.jobID, why); err != nil {
-				return err
-			}
-		default:
+		if !req.nj.Unkeyed {
 			_, err := tx.Exec(ctx, `UPDATE jobs SET lease_owner = NULL, lease_expires_at = now() WHERE id = $1`, req.jobID)
+			return err
+		}
+		if settled, err = s.settleLocked(ctx, tx, req.jobID, why); err != nil {
 			return err
 		}
 		return tx.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, req.jobID).Scan(&final)

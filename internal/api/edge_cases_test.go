@@ -64,15 +64,12 @@ func TestCraftedCursorIsHandled(t *testing.T) {
 	}
 }
 
-// An operation filter that is not text (a NUL, bytes that are not UTF-8) names
-// no job: an empty listing, not a database error.
+// An operation filter that is not text (a NUL, bytes that are not UTF-8) is a
+// 400 naming the parameter, not a database error nor an empty page.
 func TestListOperationNotText(t *testing.T) {
 	b := setup(t, options{})
 	for _, q := range []string{"?operation=%00", "?operation=%ff", "?operation=triage%00"} {
-		r := b.do(t, "GET", "/v1/jobs"+q, acmeKey, "")
-		if data, ok := r.body["data"].([]any); r.status != http.StatusOK || !ok || len(data) != 0 {
-			t.Errorf("GET /v1/jobs%s: %d %s, want 200 and no job", q, r.status, r.raw)
-		}
+		wantListRejected(t, b, q, "operation must be UTF-8 text without NUL")
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	rfcproblem "github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/store"
 )
@@ -327,11 +328,14 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 	s.respondJob(w, r, owner, id, true)
 }
 
+// notFoundProblem is the 404 of id, a job's id or what the caller sent as
+// one (quoted clipped: a path segment may be as long as the request line).
 func notFoundProblem(id string) problem {
 	if !store.IsJobID(id) {
 		return problem{Status: http.StatusNotFound, Type: "job-not-found", Title: "Job not found",
 			Detail: fmt.Sprintf("%q is not a job id: job ids are lowercase UUIDs with hyphens, exactly as the router returns them "+
-				"(in the Location and X-Router-Job-Id headers and the job's \"id\"), such as 0193b0f2-6c1e-7a7b-9d2e-3c4b5a6d7e8f", id)}
+				"(in the Location and X-Router-Job-Id headers and the job's \"id\"), such as 0193b0f2-6c1e-7a7b-9d2e-3c4b5a6d7e8f",
+				rfcproblem.Clip(id))}
 	}
 	return problem{Status: http.StatusNotFound, Type: "job-not-found", Title: "Job not found",
 		Detail: fmt.Sprintf("no job %q exists for this API key (an ended job is kept for idempotency.retention plus retention.jobs "+
@@ -359,6 +363,21 @@ func ownedID(id string, owned bool) string {
 // whose answer must stay the 404 of a job that does not exist.
 func (s *Server) jobError(w http.ResponseWriter, r *http.Request, what string, err error, jobID string) {
 	if s.callerLeft(r, what, err) {
+		return
+	}
+	if errors.Is(err, errFinalReadBusy) {
+		// The wait ended (its deadline, Drain) and the job could not be
+		// read in time: the job is unaffected and is read again shortly.
+		s.reqLog(r).Warn(what+": the job's last read got no answer in time", "err", err)
+		again := "GET /v1/jobs/" + jobID
+		if jobID == "" {
+			again = "GET /v1/jobs/{id}"
+		}
+		w.Header().Set("Retry-After", "1")
+		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "busy", Title: "Database busy",
+			Detail: "the router could not read the job within " + finalReadWait.String() + " once its wait ended: " +
+				"every connection to its database is in use, or the database is slow to answer; the job is unaffected: " +
+				"read it again in a moment with " + again, JobID: jobID})
 		return
 	}
 	if held, ok := busy(err); ok {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -54,6 +55,13 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 	}
 	if title, detail := checkListParams(q); title != "" {
 		bad(title, detail)
+		return
+	}
+	if op := q.Get("operation"); !utf8.ValidString(op) || strings.IndexByte(op, 0) >= 0 {
+		// SPEC §17: input that is not UTF-8 is a 400, not an empty page (no
+		// operation is named so: the store's own guard lists none).
+		bad("Malformed operation", "operation must be UTF-8 text without NUL: an operation's name, such as triage, "+
+			"percent-encoded as UTF-8")
 		return
 	}
 	f := store.ListFilter{Owner: ownerFrom(r.Context()), State: q.Get("state"), Operation: q.Get("operation"),

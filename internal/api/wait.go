@@ -2,8 +2,10 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -36,18 +38,59 @@ func (s *Server) waitFor(r *http.Request) (time.Duration, string) {
 // preference given more than once is considered once, and the later
 // instances are ignored). ok is false when there is none, or when the first
 // is unusable (not a whole number of seconds), which is ignored as RFC 7240
-// says.
+// says. A comma or semicolon inside a quoted value (foo="a,wait=1") is part
+// of that value, not a separator (RFC 9110 §5.6.4).
 func preferredWait(values []string) (d time.Duration, ok bool) {
 	for _, h := range values {
-		for _, pref := range strings.Split(h, ",") {
-			pref, _, _ = strings.Cut(pref, ";") // its parameters: wait has none
+		for rest, more := h, true; more; {
+			var pref string
+			pref, rest, more = cutUnquoted(rest, ',')
+			pref, _, _ = cutUnquoted(pref, ';') // its parameters: wait has none
 			name, val, _ := strings.Cut(pref, "=")
 			if strings.EqualFold(strings.TrimSpace(name), "wait") {
-				return seconds(strings.Trim(strings.TrimSpace(val), `"`))
+				return seconds(unquote(strings.TrimSpace(val)))
 			}
 		}
 	}
 	return 0, false
+}
+
+// cutUnquoted is strings.Cut at the first sep outside a quoted-string
+// (RFC 9110 §5.6.4: between double quotes, where a backslash escapes the
+// character after it).
+func cutUnquoted(s string, sep byte) (before, after string, found bool) {
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case quoted && c == '\\':
+			i++ // the escaped character
+		case c == '"':
+			quoted = !quoted
+		case !quoted && c == sep:
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+// unquote is a quoted-string's value (its escapes undone), or v as it is
+// when not quoted.
+func unquote(v string) string {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return v
+	}
+	v = v[1 : len(v)-1]
+	if strings.IndexByte(v, '\\') < 0 {
+		return v
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) {
+			i++
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
 }
 
 // seconds reads a delta-seconds value (RFC 7240 §4.3, RFC 9111 §1.2.2:
@@ -114,10 +157,14 @@ func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time
 	for {
 		if state == "" {
 			var err error
+			answered := true
 			if watch && !watched { // once flagged, the job stays watched
-				state, watched, err = s.watchJob(ctx, owner, id, time.Until(deadline))
+				state, watched, answered, err = s.watchJob(ctx, owner, id, deadline)
 			} else {
-				state, err = s.Store.JobState(context.WithoutCancel(ctx), owner, id)
+				state, answered, err = s.readState(ctx, owner, id, deadline)
+			}
+			if !answered {
+				break // the caller left, Drain, or the wait ran out before the read answered
 			}
 			if err != nil {
 				return nil, err
@@ -152,11 +199,95 @@ func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time
 		}
 		break
 	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err() // the caller left: no one to answer, nothing to read
+	}
 	if j := s.Listener.Job(id); j != nil && j.Owner == owner {
 		return j, nil // announced whole by the win on this replica: no read
 	}
-	return s.Store.GetJob(context.WithoutCancel(ctx), owner, id)
+	j, answered, err := detachedRead(ctx, nil, time.Now().Add(finalReadWait), func(rctx context.Context) (*store.Job, error) {
+		return s.Store.GetJob(rctx, owner, id)
+	})
+	switch {
+	case answered:
+		return j, err
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	}
+	return nil, errFinalReadBusy
 }
+
+// readState is waitSubscribed's plain read of the job's state (detachedRead):
+// answered is false when the caller left, Drain was called or the wait's
+// deadline passed before the read answered.
+func (s *Server) readState(ctx context.Context, owner, id string, deadline time.Time) (state string, answered bool, err error) {
+	return detachedRead(ctx, s.drain.ch, deadline, func(rctx context.Context) (string, error) {
+		return s.Store.JobState(rctx, owner, id)
+	})
+}
+
+// detachedRead runs read, a short read of the database, on a context without
+// ctx's cancellation (see watchJob: a read in flight is never cancelled for
+// the caller's sake) and waits for its answer — but no longer than ctx lasts,
+// than Drain is called (drain; nil: not watched) or than until (zero: no
+// limit). A read waits for a connection of the pool first, and with every
+// connection in use that wait has no end of its own: the waiter must not
+// wait with it. answered is false when it stopped waiting; the read then goes
+// on by itself, within detachedReadBound, and its answer is dropped.
+func detachedRead[T any](ctx context.Context, drain <-chan struct{}, until time.Time, read func(context.Context) (T, error)) (v T, answered bool, err error) {
+	type result struct {
+		v        T
+		err      error
+		panicked any
+	}
+	done := make(chan result, 1) // the read never blocks on a waiter that left
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{panicked: fmt.Sprintf("%v\n%s", p, debug.Stack())}
+			}
+		}()
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), detachedReadBound)
+		defer cancel()
+		v, err := read(rctx)
+		done <- result{v: v, err: err}
+	}()
+	var expired <-chan time.Time
+	if !until.IsZero() {
+		t := time.NewTimer(time.Until(until))
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case r := <-done:
+		if r.panicked != nil {
+			panic(r.panicked) // the handler's recovery logs it, as if read here
+		}
+		return r.v, true, r.err
+	case <-ctx.Done():
+	case <-drain:
+	case <-expired:
+	}
+	return v, false, nil
+}
+
+// detachedReadBound bounds a read left to go on by itself (detachedRead):
+// its wait for a connection of the pool, and the statement, which takes
+// milliseconds unless the database is in trouble.
+const detachedReadBound = 30 * time.Second
+
+// finalReadWait is how long a waiter whose wait ended (its deadline, Drain)
+// waits for the last read of its job; past it the request is answered
+// errFinalReadBusy.
+const finalReadWait = 3 * time.Second
+
+// errFinalReadBusy: the wait ended but its last read of the job got no
+// answer within finalReadWait — every connection of the router's database
+// pool in use (or the database slow to answer). It wraps
+// context.DeadlineExceeded (store.Unavailable: a 503 to retry shortly, where
+// it is not answered as busy).
+var errFinalReadBusy = fmt.Errorf("the job could not be read within %s (every connection to the database in use, or the database slow to answer): %w",
+	finalReadWait, context.DeadlineExceeded)
 
 // watchJob reads the job's state for waitSubscribed and flags it watched
 // (Store.WatchJob); watched says whether it is. The flag's update waits for
@@ -170,13 +301,16 @@ func (s *Server) waitSubscribed(ctx context.Context, owner, id string, wait time
 // pool for as long as the row is held; its next re-read flags the job again.
 //
 // The plain reads take no cancellation from the caller (WithoutCancel): they
-// are short, a waiter answers with the job as it stands however its wait
-// ended, and cancelling a statement costs more than finishing it (a cancel
-// request on a connection of its own, and the pool's connection may be
-// lost). The flag's update takes the caller's and the drain's: it can wait
-// for a row, and the bound on its lock wait ends it first otherwise.
-func (s *Server) watchJob(ctx context.Context, owner, id string, left time.Duration) (state string, watched bool, err error) {
-	bound := max(min(left, s.cfg.RecheckEvery, store.WatchLockWait), time.Millisecond)
+// are short, and cancelling a statement costs more than finishing it (a
+// cancel request on a connection of its own, and the pool's connection may
+// be lost). The waiter does not wait for them past its deadline, its
+// caller's leaving or Drain, though (detachedRead): a read may first wait
+// for a connection of the pool, for as long as all are in use. The flag's
+// update takes the caller's and the drain's cancellation: it can wait for a
+// row, and the bound on its lock wait ends it first otherwise. answered is
+// false when the wait ended before the read answered.
+func (s *Server) watchJob(ctx context.Context, owner, id string, deadline time.Time) (state string, watched, answered bool, err error) {
+	bound := max(min(time.Until(deadline), s.cfg.RecheckEvery, store.WatchLockWait), time.Millisecond)
 	// A backstop past the bound: lock_timeout ends the lock wait on the
 	// database's side, which cancels nothing.
 	wctx, cancel := context.WithTimeout(ctx, bound+watchBackstop)
@@ -190,13 +324,16 @@ func (s *Server) watchJob(ctx context.Context, owner, id string, left time.Durat
 	}()
 	state, err = s.Store.WatchJobWaiting(wctx, owner, id, bound)
 	if err == nil {
-		return state, true, nil
+		return state, true, true, nil
 	}
 	if !store.Busy(err) && wctx.Err() == nil {
-		return "", false, err
+		return "", false, true, err
 	}
-	state, err = s.Store.JobState(context.WithoutCancel(ctx), owner, id)
-	return state, false, err
+	if ctx.Err() != nil || s.draining() {
+		return "", false, false, nil // the wait is over: no read
+	}
+	state, answered, err = s.readState(ctx, owner, id, deadline)
+	return state, false, answered, err
 }
 
 // watchBackstop is how long past its lock wait's bound watchJob's update may

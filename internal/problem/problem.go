@@ -30,7 +30,8 @@ type Details struct {
 	Title  string `json:"title"`
 	Status int    `json:"status"`
 	Detail string `json:"detail"`
-	// Instance is left out when empty; Write fills it with the request's path.
+	// Instance is left out when empty; Write fills it with the request's
+	// path, cut short (clipPath) when long.
 	Instance string `json:"instance,omitempty"`
 	// RequestID is written as "request_id", only when not empty.
 	RequestID string `json:"request_id,omitempty"`
@@ -53,7 +54,7 @@ func Write(w http.ResponseWriter, r *http.Request, d Details) {
 		d.Type = TypeBase + d.Type
 	}
 	if d.Instance == "" {
-		d.Instance = r.URL.Path
+		d.Instance = clipPath(r.URL.Path)
 	}
 	body := map[string]any{}
 	raw, _ := json.Marshal(d)
@@ -83,4 +84,38 @@ func Clip(s string) string {
 		}
 	}
 	return s[:most] + "…"
+}
+
+// InstanceBytes is the most a defaulted instance (the request's path) takes
+// in the answer, as JSON writes it: a path is the caller's, up to net/http's
+// header limit (about 1 MiB) on any request, authenticated or not, and an
+// answer quoting it whole would be larger still (a byte that is not UTF-8
+// takes 6, as \ufffd).
+const InstanceBytes = 2 << 10
+
+// clipPath is path, or when JSON would write it in more than InstanceBytes
+// its first characters that fit, with "…".
+func clipPath(path string) string {
+	n := 0
+	for i := 0; i < len(path); {
+		r, size := utf8.DecodeRuneInString(path[i:])
+		n += jsonWidth(r, size)
+		if n > InstanceBytes {
+			return path[:i] + "…"
+		}
+		i += size
+	}
+	return path
+}
+
+// jsonWidth is how many bytes encoding/json writes for the rune r, size
+// bytes of a string (utf8.RuneError of size 1: a byte that is not UTF-8).
+func jsonWidth(r rune, size int) int {
+	switch {
+	case r == utf8.RuneError && size == 1, r < 0x20, r == '<', r == '>', r == '&', r == '\u2028', r == '\u2029':
+		return 6 // \ufffd, \u00XX
+	case r == '"', r == '\\':
+		return 2
+	}
+	return size
 }

@@ -184,7 +184,13 @@ func (l *Listener) wakeAll() {
 	}
 }
 
-// send delivers v, replacing an unread older value.
+// send delivers v, replacing an unread older value — except an unread ""
+// with a state that is not final: "" tells a waiter to read the job and to
+// watch it (this replica let it go, or the listener reconnected), which a
+// later "running" from another replica must not take from it (the waiter
+// would read the job but not flag it watched, and learn of another
+// replica's win only at its next re-check). A final state replaces it: the
+// waiter has its answer.
 func send(ch chan string, v string) {
 	for {
 		select {
@@ -193,7 +199,10 @@ func send(ch chan string, v string) {
 		default:
 		}
 		select {
-		case <-ch:
+		case old := <-ch:
+			if old == "" && FinalState(v) == "" {
+				v = ""
+			}
 		default:
 		}
 	}

@@ -59,7 +59,7 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	fs := flag.NewFlagSet("conformance run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: %s\n\n%s\n\nFlags:\n", conformanceUsage, conformanceSummary)
+		fmt.Fprintf(fs.Output(), "Usage: %s\n\n%s\n\nFlags:\n", conformanceUsage, conformanceSummary)
 		fs.PrintDefaults()
 	}
 	cfgPath := configFlag(fs)
@@ -69,7 +69,7 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	suitesDir := fs.String("suites", "", "directory holding <prompt>/suite.yaml (default: conformance/suites if it exists, else conformance/suites beside prompts_dir)")
 	concurrency := fs.Int("concurrency", 4, "how many providers are tested at once (1 or more)")
 	tempFlag := fs.String("temperature", "", "override the suites' temperature (default: each suite's, 0 when unset)")
-	if err := parse(fs, args[1:]); err != nil {
+	if err := parseHelpTo(fs, args[1:], stdout); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 )
@@ -38,16 +40,43 @@ func newFlags(name, usage, summary string) *flag.FlagSet {
 }
 
 // parse parses args. It returns errHelpShown when they ask for help (after
-// printing it) and errUsage when they are wrong (after saying why): either way
-// the caller returns the error at once, before doing anything.
+// printing it on stdout) and errUsage when they are wrong (after saying why on
+// fs's output, stderr): either way the caller returns the error at once,
+// before doing anything.
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelpShown
-		}
+	return parseHelpTo(fs, args, os.Stdout)
+}
+
+// parseHelpTo is parse printing requested help on help. Help asked for is
+// the command's output (exit 0), so it goes where output goes: `router serve
+// --help | less` shows it. Usage printed because the flags are wrong stays on
+// fs's output, with the error. The flag package prints both through the same
+// output, so what it prints is held until Parse says which it was.
+func parseHelpTo(fs *flag.FlagSet, args []string, help io.Writer) error {
+	out := fs.Output()
+	var buf bytes.Buffer
+	fs.SetOutput(&buf)
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	if errors.Is(err, flag.ErrHelp) {
+		_, _ = help.Write(buf.Bytes())
+		return errHelpShown
+	}
+	_, _ = out.Write(buf.Bytes())
+	if err != nil {
 		return errUsage
 	}
 	return nil
+}
+
+// showHelp prints fs's help on stdout, as asked for (`router keys revoke
+// help`), and returns errHelpShown.
+func showHelp(fs *flag.FlagSet) error {
+	out := fs.Output()
+	fs.SetOutput(os.Stdout)
+	fs.Usage()
+	fs.SetOutput(out)
+	return errHelpShown
 }
 
 // parseNoArgs is parse for a command that takes no arguments besides its

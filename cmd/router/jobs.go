@@ -24,7 +24,7 @@ func runJobs(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, "router jobs: which subcommand? get or list\n\nUsage: "+jobsUsage)
 		return errUsage
 	case isHelp(args[0]):
-		fmt.Fprintf(os.Stderr, "Usage: %s\n       %s\n\nRun `router jobs get --help` or `router jobs list --help` for their flags.\n", jobsGetUsage, jobsListUsage)
+		fmt.Fprintf(os.Stdout, "Usage: %s\n       %s\n\nRun `router jobs get --help` or `router jobs list --help` for their flags.\n", jobsGetUsage, jobsListUsage)
 		return errHelpShown
 	case args[0] == "get":
 		return runJobsGet(ctx, args[1:])
@@ -41,8 +41,7 @@ func runJobsGet(ctx context.Context, args []string) error {
 	cfgPath := configFlag(fs)
 	switch {
 	case len(args) > 0 && isHelp(args[0]):
-		fs.Usage()
-		return errHelpShown
+		return showHelp(fs)
 	case len(args) == 0 || strings.HasPrefix(args[0], "-"):
 		fmt.Fprintln(os.Stderr, "router jobs get: which job? Give its ID first (the X-Router-Job-Id header, or the id of POST /v1/jobs).\n\nUsage: "+jobsGetUsage)
 		return errUsage

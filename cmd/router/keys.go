@@ -27,7 +27,7 @@ func runKeys(ctx context.Context, args []string) error {
 		return errUsage
 	}
 	if isHelp(args[0]) {
-		fmt.Fprintln(os.Stderr, "Usage: "+keysUsage+"\n\nRun `router keys SUBCOMMAND --help` for a subcommand's flags.")
+		fmt.Fprintln(os.Stdout, "Usage: "+keysUsage+"\n\nRun `router keys SUBCOMMAND --help` for a subcommand's flags.")
 		return errHelpShown
 	}
 	switch args[0] {
@@ -191,8 +191,7 @@ func keysRevoke(ctx context.Context, args []string) error {
 			"and within auth.cache_ttl (default 5s) should the notification be lost.")
 	cfgPath := configFlag(fs)
 	if len(args) > 0 && isHelp(args[0]) {
-		fs.Usage()
-		return errHelpShown
+		return showHelp(fs)
 	}
 	// The ID comes first or after the flags; help anywhere stops before
 	// anything is revoked.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 )
@@ -40,7 +41,10 @@ func run(ctx context.Context, args []string) int {
 		return helpFor(ctx, args[1:])
 	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		usage()
+		// Asked for (no command at all reads as asking what there is): on
+		// stdout, as a command's output, so that `router help | less` shows
+		// it. Usage printed for an error goes to stderr, with exit 2.
+		usage(os.Stdout)
 		return 0
 	}
 	for _, c := range commands() {
@@ -65,7 +69,7 @@ func run(ctx context.Context, args []string) int {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "router: unknown command %q\n\n", args[0])
-	usage()
+	usage(os.Stderr)
 	return 2
 }
 
@@ -96,12 +100,14 @@ func helpFor(ctx context.Context, args []string) int {
 		return 0
 	}
 	fmt.Fprintf(os.Stderr, "router help: unknown command %q\n\n", args[0])
-	usage()
+	usage(os.Stderr)
 	return 2
 }
 
-func usage() {
-	fmt.Fprintln(os.Stderr, "Usage: router COMMAND [flags]\n\nCommands:")
+// usage prints the commands on w: stdout when help was asked for, stderr
+// when it explains an error.
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: router COMMAND [flags]\n\nCommands:")
 	// The names' column is as wide as the longest (conformance), so that no
 	// summary runs into its name.
 	width := 0
@@ -112,8 +118,8 @@ func usage() {
 	}
 	for _, c := range commands() {
 		if !c.hidden {
-			fmt.Fprintf(os.Stderr, "  %-*s  %s\n  %*s  %s\n", width, c.name, c.summary, width, "", c.usage)
+			fmt.Fprintf(w, "  %-*s  %s\n  %*s  %s\n", width, c.name, c.summary, width, "", c.usage)
 		}
 	}
-	fmt.Fprintln(os.Stderr, "\nRun `router COMMAND --help` (or `router help COMMAND`) for a command's flags.")
+	fmt.Fprintln(w, "\nRun `router COMMAND --help` (or `router help COMMAND`) for a command's flags.")
 }

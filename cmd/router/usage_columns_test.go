@@ -10,8 +10,8 @@ import (
 // with room between: `conformance`, wider than the column was, ran into its
 // summary ("conformance run the conformance suites…"). Found by review.
 func TestUsageSummariesStartInOneColumn(t *testing.T) {
-	_, stderr := captureOutput(t, func() { run(context.Background(), []string{"help"}) })
-	lines := strings.Split(stderr, "\n")
+	stdout, _ := captureOutput(t, func() { run(context.Background(), []string{"help"}) })
+	lines := strings.Split(stdout, "\n")
 	column := -1
 	for _, c := range commands() {
 		if c.hidden {
@@ -31,12 +31,12 @@ func TestUsageSummariesStartInOneColumn(t *testing.T) {
 				t.Errorf("%s and its summary are apart by %q; want two spaces at least", c.name, gap)
 			}
 			if column >= 0 && at != column {
-				t.Errorf("the summary of %s starts at column %d, others' at %d:\n%s", c.name, at, column, stderr)
+				t.Errorf("the summary of %s starts at column %d, others' at %d:\n%s", c.name, at, column, stdout)
 			}
 			column = at
 		}
 		if !found {
-			t.Errorf("router help does not list %s:\n%s", c.name, stderr)
+			t.Errorf("router help does not list %s:\n%s", c.name, stdout)
 		}
 	}
 }

@@ -38,6 +38,7 @@ type ttfbRing struct {
 	samples []ttfbSample
 	next    int
 	p95     time.Duration // cached; 0 when stale
+	seq     uint64        // the last sample's seq
 }
 
 // ttfbSample is one attempt's time to first byte or, when censored, how long
@@ -45,11 +46,19 @@ type ttfbRing struct {
 type ttfbSample struct {
 	d        time.Duration
 	censored bool
+	// refusal: the "first byte" was an error status the provider answered
+	// with (a 5xx, a 429, an error object in a 200 stream: refusedAnswer),
+	// known once the call ended (markRefusal). Adaptive hedging counts it as
+	// the time to first byte it is; it says nothing of how soon the target
+	// answers a request, so answered (the loss bar) leaves it out.
+	refusal bool
+	seq     uint64 // names it for markRefusal (per target, from 1)
 }
 
-// add records an attempt's time to first byte.
-func (s *ttfbStats) add(target string, d time.Duration) {
-	s.record(target, ttfbSample{d: d})
+// add records an attempt's time to first byte, and returns its seq (0: not
+// recorded).
+func (s *ttfbStats) add(target string, d time.Duration) uint64 {
+	return s.record(target, ttfbSample{d: d})
 }
 
 // addWait records that an attempt on target ended after waiting d without a
@@ -58,9 +67,9 @@ func (s *ttfbStats) addWait(target string, d time.Duration) {
 	s.record(target, ttfbSample{d: d, censored: true})
 }
 
-func (s *ttfbStats) record(target string, sample ttfbSample) {
+func (s *ttfbStats) record(target string, sample ttfbSample) uint64 {
 	if sample.d <= 0 {
-		return // nothing measured, or a wait that says nothing
+		return 0 // nothing measured, or a wait that says nothing
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -72,6 +81,8 @@ func (s *ttfbStats) record(target string, sample ttfbSample) {
 		r = &ttfbRing{}
 		s.targets[target] = r
 	}
+	r.seq++
+	sample.seq = r.seq
 	if len(r.samples) < ttfbWindow {
 		r.samples = append(r.samples, sample)
 	} else {
@@ -79,6 +90,27 @@ func (s *ttfbStats) record(target string, sample ttfbSample) {
 		r.next = (r.next + 1) % ttfbWindow
 	}
 	r.p95 = 0
+	return sample.seq
+}
+
+// markRefusal says that target's first byte seq was an error status
+// (ttfbSample.refusal), if it is still among its samples.
+func (s *ttfbStats) markRefusal(target string, seq uint64) {
+	if seq == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.targets[target]
+	if r == nil {
+		return
+	}
+	for i := range r.samples {
+		if r.samples[i].seq == seq {
+			r.samples[i].refusal = true
+			return
+		}
+	}
 }
 
 // p95 is the target's recent p95 time to first byte and whether there is
@@ -145,6 +177,7 @@ type ttfbProbe struct {
 	target string
 	start  time.Time
 	seen   atomic.Bool
+	seq    atomic.Uint64 // the first byte's sample (ttfbStats.add)
 }
 
 // probeTTFB starts learning the time to first byte of the call made with the
@@ -156,14 +189,19 @@ func (r *Runner) probeTTFB(ctx context.Context, target string) (context.Context,
 
 func (p *ttfbProbe) firstByte() {
 	if p.seen.CompareAndSwap(false, true) {
-		p.stats.add(p.target, time.Since(p.start))
+		p.seq.Store(p.stats.add(p.target, time.Since(p.start)))
 	}
 }
 
 // ended records what the call's end tells, when its first byte was not
-// reported while it ran.
+// reported while it ran; when it was, and the call ended on an error status
+// the provider answered with, that first byte was no answer's
+// (ttfbSample.refusal).
 func (p *ttfbProbe) ended(resp *providers.Response, err error) {
 	if p.seen.Load() {
+		if refusedAnswer(err) {
+			p.stats.markRefusal(p.target, p.seq.Load())
+		}
 		return
 	}
 	var pe *providers.Error
@@ -184,6 +222,18 @@ func (p *ttfbProbe) ended(resp *providers.Response, err error) {
 		// the answer had not begun after this long.
 		p.stats.addWait(p.target, time.Since(p.start))
 	}
+}
+
+// refusedAnswer says whether a call's error is an error status the provider
+// answered with — a status outside 2xx, or an error object in a 200 stream
+// before any of the answer (providers.Error.AnsweredWithError) — rather than
+// an answer that failed once begun: its "first byte" began no answer.
+func refusedAnswer(err error) bool {
+	var pe *providers.Error
+	if !errors.As(err, &pe) {
+		return false
+	}
+	return pe.AnsweredWithError || pe.StatusCode != 0 && (pe.StatusCode < 200 || pe.StatusCode > 299)
 }
 
 // flight is one attempt in flight as the hedge clock sees it. A hedge is due
@@ -217,8 +267,10 @@ type flight struct {
 	// expected to answer later (twice its recent p95 time to first byte)
 	// and for a half-open probe. Set before hedgedAfter.
 	lossBar atomic.Int64
-	// probe says the attempt is its breaker's half-open probe (lossBar):
-	// once answering, it is never cut as a loser. Set before hedgedAfter.
+	// probe says the attempt was admitted as its breaker's half-open probe
+	// (admittedProbe, as it was launched): its loss bar is at least its
+	// first-byte budget, and once answering it is never cut as a loser
+	// (lossBar, keep).
 	probe atomic.Bool
 }
 
@@ -258,6 +310,7 @@ func (o *orchestrator) watchFirstByte(ctx context.Context, a *store.Attempt) (co
 		o.flights = map[string]*flight{}
 	}
 	f := &flight{target: a.Provider, start: time.Now(), answered: make(chan struct{})}
+	f.probe.Store(o.admittedProbe(a.Provider))
 	o.flights[a.ID] = f
 	return providers.OnFirstByte(ctx, func() {
 		if f.answering.CompareAndSwap(false, true) {
@@ -398,10 +451,8 @@ func (o *orchestrator) hedgeDue(ctx context.Context, timer *time.Timer) {
 		return
 	}
 	silent.done = true
-	bar, probe := o.lossBar(silent.target)
-	silent.probe.Store(probe)
 	silent.silentBar.Store(int64(o.targetHedgeDelay(silent.target)))
-	silent.lossBar.Store(int64(bar))
+	silent.lossBar.Store(int64(o.lossBar(silent.target, silent.probe.Load())))
 	silent.hedgedAfter.Store(int64(max(now.Sub(silent.start), 1)))
 }
 

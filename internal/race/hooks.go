@@ -23,9 +23,11 @@ const (
 	// another attempt won, is OutcomeFailure: a target that accepts requests
 	// and never answers would otherwise hide behind its hedges, its breaker
 	// closed (or half-open) for ever. Only once it has been silent past its
-	// loss bar: a target known to answer later, and a half-open probe, are
-	// kept running after the win until then (lossBar, keepLoser), so that a
-	// healthy target merely slower than the hedge delay is not failed.
+	// loss bar: a target known to answer later, and an attempt admitted as
+	// its breaker's half-open probe, are kept running after the win until
+	// then (lossBar, keepLoser), so that a healthy target merely slower than
+	// the hedge delay is not failed. The router's drain ends the keeping:
+	// a loser it cuts under its bar is OutcomeIgnore.
 	OutcomeIgnore
 )
 

@@ -83,11 +83,12 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 		if err == nil {
 			err = decodeChunk(raw, &chunk)
 		}
-		if err != nil && acc.finishEarly {
+		if err != nil && (acc.finishEarly || acc.finishFirst && !whole) {
 			// The finish_reason came with the answer's chunks, not at its
-			// end (streamAcc.finishEarly): only [DONE] says it is whole.
-			// A stream cut part-way ends the same way, its last chunk
-			// carrying "stop" as every other did.
+			// end (streamAcc.finishEarly), or with its first chunk and no
+			// usage chunk has ended it yet (finishFirst): only [DONE] says
+			// it is whole. A stream cut part-way ends the same way, its
+			// last chunk carrying "stop" as every other did.
 			if errors.Is(err, io.EOF) && trace.streamDone() {
 				return p.streamed(w, creq.Model, &acc)
 			}
@@ -253,11 +254,17 @@ type streamAcc struct {
 	chunks            int
 	// sawDelta: a chunk carried content, a refusal or a tool call.
 	sawDelta bool
-	// finishEarly: the stream's finish_reason does not mark its end — the
-	// first chunk with a delta carried one, or a delta came after one (a
-	// gateway in front of Gemini sends finish_reason "stop" on every
-	// chunk). Such a stream is whole only at [DONE] (CompleteStream).
+	// finishEarly: the stream's finish_reason does not mark its end — a
+	// delta came after one (a gateway in front of Gemini sends
+	// finish_reason "stop" on every chunk). Such a stream is whole only at
+	// [DONE] (CompleteStream).
 	finishEarly bool
+	// finishFirst: the first chunk with a delta carried the finish_reason
+	// — a one-chunk answer (vLLM and TGI send the last token with it), or a
+	// Gemini-style stream cut after its first chunk. Until its usage chunk
+	// (which ends the first, as it ends any answer) it is whole only at
+	// [DONE], as finishEarly's is.
+	finishFirst bool
 	// tools holds the tool calls by the stream's index: deltas name a call,
 	// then append to its arguments. Each index holds the calls sent at it in
 	// order — one, but a provider that sends each call whole at the same
@@ -398,8 +405,10 @@ func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(str
 		}
 		finish := c.FinishReason != "" && c.FinishReason != openai.FinishReasonNull
 		if c.Delta.Content != "" || c.Delta.Refusal != "" || len(c.Delta.ToolCalls) > 0 {
-			if a.finishReason != "" || finish && !a.sawDelta {
+			if a.finishReason != "" {
 				a.finishEarly = true
+			} else if finish && !a.sawDelta {
+				a.finishFirst = true
 			}
 			a.sawDelta = true
 		}

@@ -213,6 +213,13 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		// whose caller left answers nothing more.
 		return
 	}
+	if errors.Is(err, errFinalReadBusy) {
+		// The wait ended (shutdown) and the job could not be read back: it
+		// exists and runs, so it is answered as still running (its id, how
+		// to look it up), not as a database the router could not reach.
+		s.chatFailure(w, job, callerKey)
+		return
+	}
 	if err != nil {
 		s.chatInternal(w, r, "wait for job", err)
 		return
@@ -308,6 +315,9 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.J
 		return
 	case errors.Is(res.err, errWaitPanicked):
 		writeInternalEvent(r.Context(), w) // logged with its stack above
+		return
+	case errors.Is(res.err, errFinalReadBusy):
+		s.chatFailure(events, job, callerKey) // as the plain call's (above)
 		return
 	case res.err != nil:
 		s.chatInternal(events, r, "wait for job", res.err)

@@ -810,7 +810,11 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 		if cause := context.Cause(ctx); cause != nil {
 			why = cause
 		}
-		if err := o.r.cfg.Store.RecordNotSent(context.WithoutCancel(ctx), a.ID, "the request was never sent: "+why.Error()); err != nil &&
+		// Without the run's cancellation, but not past Stop's hard cancel:
+		// the record retries for a while when the database does not answer.
+		dctx, end := o.r.detached(ctx)
+		defer end()
+		if err := o.r.cfg.Store.RecordNotSent(dctx, a.ID, "the request was never sent: "+why.Error()); err != nil &&
 			!errors.Is(err, store.ErrStateConflict) {
 			unsentNotRecorded(o.log.With("attempt_id", a.ID), err)
 		}
@@ -824,7 +828,9 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 		// neither as its target tried nor against max_attempts.
 		release(OutcomeIgnore)
 		o.log.Info("the job's deadline passed before the attempt could be sent; not sending", "attempt_id", a.ID, "provider", provider)
-		if err := o.r.cfg.Store.RecordNotSent(context.WithoutCancel(ctx), a.ID,
+		dctx, end := o.r.detached(ctx) // as above
+		defer end()
+		if err := o.r.cfg.Store.RecordNotSent(dctx, a.ID,
 			"the request was never sent: the job's deadline of "+o.route.Deadline.String()+" passed before it could be"); err != nil {
 			unsentNotRecorded(o.log.With("attempt_id", a.ID), err)
 		}
@@ -848,7 +854,9 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 // longer holds the job's lease, so it starts nothing more and leaves the job
 // unsettled, and the job runs again once it ends.
 func (o *orchestrator) expiredUnsent(ctx context.Context, a *store.Attempt) {
-	resume, err := o.r.cfg.Store.RecordNotSentExpired(context.WithoutCancel(ctx), o.job.ID, a.ID,
+	dctx, end := o.r.detached(ctx) // not past Stop's hard cancel
+	defer end()
+	resume, err := o.r.cfg.Store.RecordNotSentExpired(dctx, o.job.ID, a.ID,
 		"the request was never sent: its router stalled past the attempt's lease before sending it")
 	switch {
 	case errors.Is(err, store.ErrStateConflict):

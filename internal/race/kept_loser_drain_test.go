@@ -17,12 +17,7 @@ import (
 // the keeping: the loser is cut at once, silent under its bar, an uncounted
 // loser (cancelled, OutcomeIgnore). Found by review.
 func TestDrainEndsKeptLoser(t *testing.T) {
-	changes := make(chan breaker.Change, 64)
-	set := breaker.New(map[string]breaker.Settings{
-		"primary": {ConsecutiveFailures: 1, OpenFor: 100 * time.Millisecond},
-	}, breaker.Options{OnChange: func(c breaker.Change) { changes <- c }})
-	defer set.Close()
-	adm := &outcomeWatch{Set: set, provider: "primary", released: make(chan race.Outcome, 16)}
+	adm, changes := watchedPrimary(t, breaker.Settings{ConsecutiveFailures: 1, OpenFor: 100 * time.Millisecond})
 	probing := make(chan struct{}, 1)
 	b := setupWith(t, quickHedge, adm,
 		provSpec{name: "primary", firstByte: 10 * time.Minute, timeout: 20 * time.Minute,

@@ -19,12 +19,7 @@ import (
 // and a probe is kept to its first-byte budget whatever was learned: it runs
 // to its answer and its breaker counts a success. Found by review.
 func TestProbeAfterFastErrorsRunsToAnswer(t *testing.T) {
-	changes := make(chan breaker.Change, 64)
-	set := breaker.New(map[string]breaker.Settings{
-		"primary": {ConsecutiveFailures: 1, OpenFor: 100 * time.Millisecond},
-	}, breaker.Options{OnChange: func(c breaker.Change) { changes <- c }})
-	defer set.Close()
-	adm := &outcomeWatch{Set: set, provider: "primary", released: make(chan race.Outcome, 16)}
+	adm, changes := watchedPrimary(t, breaker.Settings{ConsecutiveFailures: 1, OpenFor: 100 * time.Millisecond})
 	b := setupWith(t, quickHedge, adm,
 		provSpec{name: "primary", firstByte: 10 * time.Second, respond: func(call int, _ *providers.Request) providers.Step {
 			if call == 1 {
@@ -55,12 +50,7 @@ func TestProbeAfterFastErrorsRunsToAnswer(t *testing.T) {
 // is still kept to its first-byte budget (not to twice that p95), runs to its
 // answer and closes its breaker. Found by review.
 func TestProbeOfRecoveredSlowerTargetKeptToBudget(t *testing.T) {
-	changes := make(chan breaker.Change, 64)
-	set := breaker.New(map[string]breaker.Settings{
-		"primary": {ConsecutiveFailures: 1, OpenFor: 100 * time.Millisecond},
-	}, breaker.Options{OnChange: func(c breaker.Change) { changes <- c }})
-	defer set.Close()
-	adm := &outcomeWatch{Set: set, provider: "primary", released: make(chan race.Outcome, 16)}
+	adm, changes := watchedPrimary(t, breaker.Settings{ConsecutiveFailures: 1, OpenFor: 100 * time.Millisecond})
 	b := setupWith(t, quickHedge, adm,
 		provSpec{name: "primary", firstByte: 10 * time.Second, respond: func(call int, _ *providers.Request) providers.Step {
 			switch call {
@@ -101,11 +91,7 @@ func TestProbeOfRecoveredSlowerTargetKeptToBudget(t *testing.T) {
 // first byte comes (not failed). Counted as times to answer they made its
 // p95 about nothing, and the loser was cut at the win, a failure.
 func TestErrorStatusIsNoTimeToAnswer(t *testing.T) {
-	set := breaker.New(map[string]breaker.Settings{
-		"primary": {ConsecutiveFailures: 1000, OpenFor: time.Minute},
-	}, breaker.Options{})
-	defer set.Close()
-	adm := &outcomeWatch{Set: set, provider: "primary", released: make(chan race.Outcome, 256)}
+	adm, _ := watchedPrimary(t, breaker.Settings{ConsecutiveFailures: 1000, OpenFor: time.Minute})
 	var failing atomic.Bool
 	b := setupWith(t, quickHedge, adm,
 		provSpec{name: "primary", firstByte: 10 * time.Second, respond: func(int, *providers.Request) providers.Step {
@@ -153,12 +139,7 @@ func TestErrorStatusIsNoTimeToAnswer(t *testing.T) {
 // after the win for its whole first-byte budget. "Probe" was read from the
 // breaker's state at hedge time. Found by review.
 func TestProbeIsTheAdmissionNotTheStateAtHedge(t *testing.T) {
-	changes := make(chan breaker.Change, 64)
-	set := breaker.New(map[string]breaker.Settings{
-		"primary": {ConsecutiveFailures: 1, OpenFor: 100 * time.Millisecond},
-	}, breaker.Options{OnChange: func(c breaker.Change) { changes <- c }})
-	defer set.Close()
-	adm := &outcomeWatch{Set: set, provider: "primary", released: make(chan race.Outcome, 16)}
+	adm, changes := watchedPrimary(t, breaker.Settings{ConsecutiveFailures: 1, OpenFor: 100 * time.Millisecond})
 	calling := make(chan struct{}, 1)
 	route := race.Route{HedgeAfter: 2 * time.Second, HedgeBudgetMin: 3, HedgeBudgetPercent: 10}
 	b := setupWith(t, route, adm,

@@ -25,12 +25,7 @@ var quickHedge = race.Route{HedgeAfter: 100 * time.Millisecond, HedgeBudgetMin: 
 // are kept until it answers (twice its p95 time to first byte) instead of
 // counted. Found by review.
 func TestSlowHealthyPrimaryBreakerClosesDespiteHedging(t *testing.T) {
-	changes := make(chan breaker.Change, 64)
-	set := breaker.New(map[string]breaker.Settings{
-		"primary": {ConsecutiveFailures: 3, OpenFor: 200 * time.Millisecond},
-	}, breaker.Options{OnChange: func(c breaker.Change) { changes <- c }})
-	defer set.Close()
-	adm := &outcomeWatch{Set: set, provider: "primary", released: make(chan race.Outcome, 16)}
+	adm, changes := watchedPrimary(t, breaker.Settings{ConsecutiveFailures: 3, OpenFor: 200 * time.Millisecond})
 	b := setupWith(t, quickHedge, adm,
 		provSpec{name: "primary", respond: func(int, *providers.Request) providers.Step {
 			return providers.Step{Latency: time.Second, Output: validTriage}
@@ -71,7 +66,7 @@ func TestSlowHealthyPrimaryBreakerClosesDespiteHedging(t *testing.T) {
 	if last, changed := lastStateChange(changes); changed {
 		t.Fatalf("the breaker changed again (%+v): a healthy primary only slower than hedge_after", last)
 	}
-	for _, st := range set.Snapshot() {
+	for _, st := range adm.Snapshot() {
 		if st.Provider == "primary" && st.State != breaker.StateClosed {
 			t.Fatalf("primary's breaker %s (counts %+v), want closed", st.State, st.Counts)
 		}
@@ -82,11 +77,7 @@ func TestSlowHealthyPrimaryBreakerClosesDespiteHedging(t *testing.T) {
 // its hedge delay: having answered, it is expected within twice its p95 time
 // to first byte, well before the hedge that rescues each job.
 func TestFastPrimaryGoneSilentOpensWithHistory(t *testing.T) {
-	set := breaker.New(map[string]breaker.Settings{
-		"primary": {ConsecutiveFailures: 2, OpenFor: time.Minute},
-	}, breaker.Options{})
-	defer set.Close()
-	adm := &outcomeWatch{Set: set, provider: "primary", released: make(chan race.Outcome, 16)}
+	adm, _ := watchedPrimary(t, breaker.Settings{ConsecutiveFailures: 2, OpenFor: time.Minute})
 	b := setupWith(t, quickHedge, adm,
 		provSpec{name: "primary", respond: func(call int, _ *providers.Request) providers.Step {
 			if call == 1 {
@@ -113,6 +104,16 @@ func TestFastPrimaryGoneSilentOpensWithHistory(t *testing.T) {
 	if len(j.Attempts) != 1 || j.Attempts[0].Provider != "fallback" {
 		t.Fatalf("with the primary's breaker open, a job made attempts %+v, want one on the fallback", j.Attempts)
 	}
+}
+
+// watchedPrimary is a breaker set of the primary alone, with settings s:
+// its state changes come on changes, and its releases of the primary's
+// attempts report their outcomes on adm.released.
+func watchedPrimary(t *testing.T, s breaker.Settings) (adm *outcomeWatch, changes chan breaker.Change) {
+	changes = make(chan breaker.Change, 256)
+	set := breaker.New(map[string]breaker.Settings{"primary": s}, breaker.Options{OnChange: func(c breaker.Change) { changes <- c }})
+	t.Cleanup(set.Close)
+	return &outcomeWatch{Set: set, provider: "primary", released: make(chan race.Outcome, 256)}, changes
 }
 
 // outcomeWatch is a breaker Set whose releases of provider's attempts report

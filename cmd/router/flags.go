@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/routerhq/router/internal/config"
 )
 
 // errUsage: the flags were wrong; usage was already printed.
@@ -106,5 +108,5 @@ func isHelp(arg string) bool {
 }
 
 func configFlag(fs *flag.FlagSet) *string {
-	return fs.String("config", "router.yaml", "path of the YAML configuration file")
+	return fs.String("config", config.DefaultPath, "path of the YAML configuration file")
 }

@@ -192,7 +192,8 @@ func (s *Store) SetAfterCreateAttempt(f func(a *Attempt) error) {
 // still in flight holds that lock, so this waits for it and then sees the
 // attempt if it committed. The row is waited for up to exitLockWait (ErrBusy
 // past it: the attempt, if any, is left to its lease). A database that does
-// not answer is tried again for up to notSentRetryFor, as RecordNotSent.
+// not answer is tried again for up to notSentRetryFor (a run's ending write;
+// RecordNotSent retries longer, unsentRetryFor).
 func (s *Store) AbandonAttempt(ctx context.Context, jobID, attemptID, why string) (found bool, err error) {
 	err = writeWhileUnreachable(ctx, notSentRetryFor, func(ctx context.Context) error {
 		f, err := s.abandonAttempt(ctx, jobID, attemptID, why)

@@ -221,9 +221,9 @@ func New(cfg Config) *Runner {
 	}
 	if cfg.Store != nil {
 		// A job whose creation's outcome was lost and that the store fails
-		// in the background (its caller sent no key) is settled by no run:
-		// counted here, as a run's end is.
-		cfg.Store.OnLostClaimSettled(cfg.Observer.JobSettled)
+		// in the background (its caller sent no key), and a job its caller
+		// cancels, are settled by no run: counted here, as a run's end is.
+		cfg.Store.OnSettledByNoRun(cfg.Observer.JobSettled)
 	}
 	base, cancel := context.WithCancelCause(context.Background())
 	hard, cancelHard := context.WithCancel(context.Background())

@@ -80,9 +80,10 @@ type Store struct {
 	onLostClaim func(err error)
 	// lostClaims counts the claims handed over by handOverLostClaim.
 	lostClaims atomic.Int64
-	// lostClaimSettled is told the state of each job handOverLostClaim
-	// settled (OnLostClaimSettled); nil: nobody is.
-	lostClaimSettled atomic.Pointer[func(state string)]
+	// settledByNoRun is told the state of each job settled outside any job
+	// run: by handOverLostClaim, or cancelled by CancelJob
+	// (OnSettledByNoRun); nil: nobody is.
+	settledByNoRun atomic.Pointer[func(state string)]
 
 	// afterClaimCommit, in tests, runs after a claim batch committed and
 	// before any of its callers is told.

@@ -301,7 +301,9 @@ func unknownReason(jobID string, attempts []unknownAttempt) string {
 // transitionLockWait: a row another transaction holds for longer is ErrBusy (a
 // *BusyError naming the job), and nothing changes.
 func (s *Store) CancelJob(ctx context.Context, owner, jobID string) error {
-	return jobBusy(s.inTx(ctx, func(tx pgx.Tx) error {
+	cancelled := false
+	err := jobBusy(s.inTx(ctx, func(tx pgx.Tx) error {
+		cancelled = false // a retried transaction's
 		state, _, err := lockJobWaiting(ctx, tx, jobID, owner, transitionLockWait)
 		if err != nil {
 			return err
@@ -317,6 +319,11 @@ func (s *Store) CancelJob(ctx context.Context, owner, jobID string) error {
 			WHERE job_id = $1 AND state IN ('starting', 'running', 'unknown')`, jobID); err != nil {
 			return err
 		}
+		cancelled = true
 		return s.setJobState(ctx, tx, jobID, JobCancelled, "cancelled by the caller")
 	}), jobID, transitionLockWait)
+	if err == nil && cancelled {
+		s.toldSettledByNoRun(JobCancelled) // counted once, here: no run's settlement counts it
+	}
+	return err
 }

@@ -121,9 +121,7 @@ func (s *Store) handOverLostClaim(req *claimRequest) {
 		return err
 	})
 	if err == nil && settled {
-		if f := s.lostClaimSettled.Load(); f != nil {
-			(*f)(final)
-		}
+		s.toldSettledByNoRun(final)
 	}
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -140,19 +138,28 @@ func (s *Store) handOverLostClaim(req *claimRequest) {
 	}
 }
 
-// OnLostClaimSettled installs f, told the state of each job that the
-// background hand-over of a claim whose outcome was lost (handOverLostClaim)
-// settles: a job whose caller sent no key, failed. The race runner installs
-// its Observer's JobSettled (race.New), so that router_jobs_settled_total
-// counts such a job as every other settlement is counted; the store has no
-// caller to report it to. Only the last f installed is told; nil removes it.
+// OnSettledByNoRun installs f, told the state of each job that this store
+// settles outside any job run: one the background hand-over of a claim whose
+// outcome was lost (handOverLostClaim) settles — a job whose caller sent no
+// key, failed — and one CancelJob cancels (the run that ends after it does
+// not count it: its settlement finds the job ended). The race runner
+// installs its Observer's JobSettled (race.New), so that
+// router_jobs_settled_total counts such a job once, as every other
+// settlement is counted. Only the last f installed is told; nil removes it.
 // f must not block.
-func (s *Store) OnLostClaimSettled(f func(state string)) {
+func (s *Store) OnSettledByNoRun(f func(state string)) {
 	if f == nil {
-		s.lostClaimSettled.Store(nil)
+		s.settledByNoRun.Store(nil)
 		return
 	}
-	s.lostClaimSettled.Store(&f)
+	s.settledByNoRun.Store(&f)
+}
+
+// toldSettledByNoRun tells OnSettledByNoRun's f, if any, of state.
+func (s *Store) toldSettledByNoRun(state string) {
+	if f := s.settledByNoRun.Load(); f != nil {
+		(*f)(state)
+	}
 }
 
 // lostClaimWhy is the message of the first attempt of a lost claim (and the

@@ -24,6 +24,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if !res.Passed {
 			verdict = "FAIL"
 		}
+		if res.Interrupted {
+			verdict += fmt.Sprintf(" (interrupted after %d of %d cases)", len(res.Cases), res.CasesTotal)
+		}
 		if res.NotRecorded() {
 			verdict += ", NOT RECORDED"
 		}
@@ -48,9 +51,12 @@ func (r *Report) WriteTable(w io.Writer) error {
 		b.WriteByte('\n')
 	}
 	line(header)
-	failed, unrecorded := 0, 0
+	failed, unrecorded, cut := 0, 0, 0
 	for i, res := range r.Results {
 		line(rows[i])
+		if res.Interrupted {
+			cut++
+		}
 		if res.NotRecorded() {
 			unrecorded++
 			b.WriteString("    ✗ not recorded: " + shorten(res.RecordError, 160) + "\n")
@@ -81,10 +87,16 @@ func (r *Report) WriteTable(w io.Writer) error {
 	case r.Interrupted:
 		// Not "all passed", nor "nothing to run": what did not finish was
 		// neither tested nor recorded.
-		fmt.Fprintf(&b, "interrupted: %d of %d planned results finished; the rest were not run or recorded, so the gate still judges those providers by their previous runs\n",
-			len(r.Results), r.Planned)
+		// A result cut short after a failed case (Result.Interrupted) did
+		// not finish, but its failure is recorded.
+		more := ""
+		if cut > 0 {
+			more = fmt.Sprintf(", and %d more stopped early after a case failed (recorded as failed)", cut)
+		}
+		fmt.Fprintf(&b, "interrupted: %d of %d planned results finished%s; the rest were not run or recorded, so the gate still judges those providers by their previous runs\n",
+			len(r.Results)-cut, r.Planned, more)
 		if failed > 0 {
-			fmt.Fprintf(&b, "%d of %d finished failed: %s\n", failed, len(r.Results), r.failedMeans("those providers", "those prompt versions"))
+			fmt.Fprintf(&b, "%d of the %d results above failed: %s\n", failed, len(r.Results), r.failedMeans("those providers", "those prompt versions"))
 		}
 	case len(r.Results) == 0 && len(r.Unsuited) == 0:
 		b.WriteString("nothing to run: no prompt has a suite\n")

@@ -143,9 +143,11 @@ type Report struct {
 	// every loaded prompt has a suite.
 	Passed bool `json:"passed"`
 	// Interrupted: the run ended early (its context ended: Ctrl-C, a CI
-	// timeout's SIGTERM). Results lists only the provider × prompt results
-	// that finished; of the Planned others, nothing ran to the end or was
-	// recorded, so the gate still judges them by their previous runs.
+	// timeout's SIGTERM). Results lists the provider × prompt results that
+	// finished, and those cut short after a case had failed (Result.
+	// Interrupted: failed, and recorded as such); of the Planned others,
+	// nothing ran to the end or was recorded, so the gate still judges them
+	// by their previous runs.
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Planned is how many provider × model × prompt results the run set out
 	// to make.
@@ -173,7 +175,13 @@ type Result struct {
 	CasesTotal    int          `json:"cases_total"`
 	CasesPassed   int          `json:"cases_passed"`
 	Cases         []CaseResult `json:"cases"`
-	DurationMS    int64        `json:"duration_ms"`
+	// Interrupted: the run was interrupted part-way through this pair after
+	// one of its cases had already failed, so it failed whatever the rest
+	// would have done; it is recorded as failed with the cases that finished
+	// (Cases, fewer than CasesTotal). A pair interrupted before any case
+	// failed is not a Result at all: an unfinished pair never records a pass.
+	Interrupted bool  `json:"interrupted,omitempty"`
+	DurationMS  int64 `json:"duration_ms"`
 	// Recorded says whether the result was stored, where the gate reads it:
 	// false when storing it failed (RecordError says why; the gate still
 	// judges the provider by its previous run, so a pass here is not one the
@@ -414,10 +422,18 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	}
 	// An interrupted run tested only some providers or prompts, and a
 	// provider that ended in an error has results missing: neither passed,
-	// whatever the results that finished say.
-	if err := ctx.Err(); err != nil {
+	// whatever the results that finished say. A run whose every planned
+	// result finished (ctx ended while the last was being recorded, which
+	// recordContext survives) was not interrupted.
+	finished := 0
+	for _, r := range rep.Results {
+		if !r.Interrupted {
+			finished++
+		}
+	}
+	if err := ctx.Err(); err != nil && (finished < rep.Planned || rep.Planned == 0) {
 		rep.Passed, rep.Interrupted = false, true
-		return rep, fmt.Errorf("conformance run interrupted: %w (unfinished results were not recorded)", err)
+		return rep, fmt.Errorf("conformance run interrupted: %w (unfinished results were not recorded, except as failed where a case had already failed)", err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		rep.Passed = false
@@ -521,7 +537,17 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 			c := &s.Cases[i]
 			cr := runCase(ctx, pl.provider, pl.target, opt.Retry, p, model, c, temp)
 			if ctx.Err() != nil {
-				return out, ctx.Err() // unfinished: not recorded
+				// Unfinished. The case in flight is not counted (the
+				// interruption may have failed it); a case that failed
+				// before already fails the pair, so that failure is recorded
+				// (the gate must not keep admitting a provider on its
+				// previous pass). Without one, nothing is: an unfinished run
+				// never records a pass.
+				if res.CasesPassed < len(res.Cases) {
+					res.Interrupted = true
+					out = append(out, record(ctx, opt, pl.provider, r, res, s.Digest, time.Since(start), &errs))
+				}
+				return out, ctx.Err()
 			}
 			if cr.Passed {
 				res.CasesPassed++
@@ -529,33 +555,40 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 			res.Cases = append(res.Cases, cr)
 			report(Progress{Provider: pl.provider, Prompt: p.ID(), Case: c.Name, Model: model, Passed: cr.Passed})
 		}
-		elapsed := time.Since(start)
-		res.DurationMS = elapsed.Milliseconds()
-		res.Passed = res.CasesTotal > 0 && res.CasesPassed == res.CasesTotal
-		if opt.Store != nil {
-			rctx, done := recordContext(ctx, opt, fmt.Sprintf("`router conformance run --provider %s --prompt %s`", pl.provider, p.Name))
-			run, err := opt.Store.RecordConformanceRun(rctx, store.NewConformanceRun{
-				Provider: res.Provider, Model: res.Model, Prompt: res.Prompt, PromptVersion: res.PromptVersion,
-				Passed: res.Passed, CasesTotal: res.CasesTotal, CasesPassed: res.CasesPassed, Cases: storableCases(res.Cases),
-				SuiteDigest: s.Digest, PromptDigest: res.PromptDigest, TargetDigest: res.TargetDigest, RouterVersion: opt.RouterVersion,
-				Duration: elapsed,
-			})
-			err = done(err)
-			if err != nil {
-				who := res.Provider
-				if r.alias {
-					who += " with model " + res.Model
-				}
-				errs = append(errs, fmt.Errorf("%s on %s: %w", who, res.ID(), err))
-				res.Recorded, res.RecordError = new(false), err.Error()
-			} else {
-				res.RunID, res.StartedAt, res.FinishedAt = run.ID, &run.StartedAt, &run.FinishedAt
-				res.Recorded = new(true)
-			}
-		}
-		out = append(out, res)
+		out = append(out, record(ctx, opt, pl.provider, r, res, s.Digest, time.Since(start), &errs))
 	}
 	return out, errors.Join(errs...)
+}
+
+// record completes res, a pair that finished or (res.Interrupted) was
+// interrupted after a failed case, and stores it (when opt.Store is set) under
+// recordContext: a failure to store it is appended to errs and noted on the
+// result.
+func record(ctx context.Context, opt *Options, provider string, r planRun, res Result, suiteDigest string, elapsed time.Duration, errs *[]error) Result {
+	res.DurationMS = elapsed.Milliseconds()
+	res.Passed = !res.Interrupted && res.CasesTotal > 0 && res.CasesPassed == res.CasesTotal
+	if opt.Store == nil {
+		return res
+	}
+	rctx, done := recordContext(ctx, opt, fmt.Sprintf("`router conformance run --provider %s --prompt %s`", provider, r.prompt.Name))
+	run, err := opt.Store.RecordConformanceRun(rctx, store.NewConformanceRun{
+		Provider: res.Provider, Model: res.Model, Prompt: res.Prompt, PromptVersion: res.PromptVersion,
+		Passed: res.Passed, CasesTotal: res.CasesTotal, CasesPassed: res.CasesPassed, Cases: storableCases(res.Cases),
+		SuiteDigest: suiteDigest, PromptDigest: res.PromptDigest, TargetDigest: res.TargetDigest, RouterVersion: opt.RouterVersion,
+		Duration: elapsed,
+	})
+	if err = done(err); err != nil {
+		who := res.Provider
+		if r.alias {
+			who += " with model " + res.Model
+		}
+		*errs = append(*errs, fmt.Errorf("%s on %s: %w", who, res.ID(), err))
+		res.Recorded, res.RecordError = new(false), err.Error()
+		return res
+	}
+	res.RunID, res.StartedAt, res.FinishedAt = run.ID, &run.StartedAt, &run.FinishedAt
+	res.Recorded = new(true)
+	return res
 }
 
 // recordContext is the context one result is recorded under: not ended by

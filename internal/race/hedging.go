@@ -272,6 +272,10 @@ type flight struct {
 	// first-byte budget, and once answering it is never cut as a loser
 	// (lossBar, keep).
 	probe atomic.Bool
+	// mayHedge says the attempt's route hedges (mayHedge): only then can a
+	// hedge be started for it, and only then does it need a loss bar, a
+	// probe's reading and keeping as a loser (keepLoser).
+	mayHedge bool
 }
 
 // silentPastHedge says whether a hedge was started for the attempt because it
@@ -309,8 +313,12 @@ func (o *orchestrator) watchFirstByte(ctx context.Context, a *store.Attempt) (co
 	if o.flights == nil {
 		o.flights = map[string]*flight{}
 	}
-	f := &flight{target: a.Provider, start: time.Now(), answered: make(chan struct{})}
-	f.probe.Store(o.admittedProbe(a.Provider))
+	f := &flight{target: a.Provider, start: time.Now(), answered: make(chan struct{}), mayHedge: o.mayHedge()}
+	if f.mayHedge {
+		// Only a hedged attempt's loss bar and keeping read it (lossBar,
+		// keep): a route that never hedges skips the breaker's lock.
+		f.probe.Store(o.admittedProbe(a.Provider))
+	}
 	o.flights[a.ID] = f
 	return providers.OnFirstByte(ctx, func() {
 		if f.answering.CompareAndSwap(false, true) {
@@ -343,6 +351,13 @@ func (o *orchestrator) hedgeDelay(target string, from time.Time) time.Duration {
 		d = min(d, o.deadlineAt.Sub(from)*3/4)
 	}
 	return d
+}
+
+// mayHedge says whether the job's route hedges at all: a fixed hedge_after or
+// an adaptive one. Without either, hedgeDelay is 0 for every attempt and no
+// hedge is ever started.
+func (o *orchestrator) mayHedge() bool {
+	return o.route.HedgeAfter > 0 || o.route.AdaptiveHedge
 }
 
 // targetHedgeDelay is the hedge delay of an attempt on target before any

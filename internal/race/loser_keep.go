@@ -122,9 +122,11 @@ func (s *ttfbStats) answered(target string) (time.Duration, bool) {
 // keepLoser is the context of the call of an attempt on the hedge clock (f):
 // ctx's, except that a cut as a loser (errLoser) of a silent attempt that a
 // hedge was started for is held back while the rule above keeps it (keep).
-// end must be called once the call has returned.
+// end must be called once the call has returned. An attempt of a route that
+// never hedges is never kept (no hedge is started for it): its call takes ctx
+// as it is.
 func (r *Runner) keepLoser(ctx context.Context, f *flight) (kept context.Context, end func()) {
-	if f == nil {
+	if f == nil || !f.mayHedge {
 		return ctx, func() {}
 	}
 	c := context.WithoutCancel(ctx)

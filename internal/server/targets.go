@@ -69,10 +69,12 @@ func BuildSelectedTargets(cfg *config.Config, ids []string) (map[string]*race.Ta
 }
 
 // logTargetWarnings logs, at start, what the configuration allows but is
-// likely a mistake: a target left unpriced though its provider has a price
-// (for the provider's own model, not the target's).
+// likely a mistake (config.Warnings): a target left unpriced though its
+// provider has a price (for the provider's own model, not the target's), a
+// drain shorter than a first-byte deadline, targets beyond a route's
+// max_attempts.
 func logTargetWarnings(cfg *config.Config, log *slog.Logger) {
-	for _, w := range cfg.PriceWarnings() {
+	for _, w := range cfg.Warnings() {
 		log.Warn(w)
 	}
 }

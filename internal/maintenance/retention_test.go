@@ -47,7 +47,7 @@ func (g rig) succeeded(t *testing.T, key string) *store.Job {
 	if err := g.db.Pool.QueryRow(ctx, `SELECT id::text FROM job_events WHERE job_id = $1`, j.ID).Scan(&ev); err != nil {
 		t.Fatalf("the outbox wrote no event: %v", err)
 	}
-	if err := g.st.RecordDelivery(ctx, store.DeliveryTry{EventID: ev, Try: 1, URL: "http://x", StartedAt: time.Now(), StatusCode: 200, Status: store.EventDelivered}); err != nil {
+	if _, err := g.st.RecordDelivery(ctx, store.DeliveryTry{EventID: ev, Try: 1, URL: "http://x", StartedAt: time.Now(), StatusCode: 200, Status: store.EventDelivered}); err != nil {
 		t.Fatal(err)
 	}
 	return j

@@ -35,7 +35,7 @@ func TestDashboardShowsFailingDeliveries(t *testing.T) {
 	if err := db.Pool.QueryRow(ctx, `SELECT id::text FROM job_events WHERE job_id = $1`, j.ID).Scan(&ev); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Store.RecordDelivery(ctx, store.DeliveryTry{EventID: ev, Try: 1, URL: "https://hooks.example.com/x",
+	if _, err := db.Store.RecordDelivery(ctx, store.DeliveryTry{EventID: ev, Try: 1, URL: "https://hooks.example.com/x",
 		StartedAt: time.Now(), StatusCode: 503, Error: "the webhook answered 503", Status: store.EventPending}); err != nil {
 		t.Fatal(err)
 	}

@@ -145,9 +145,9 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 	}
 	nj.Params = params
 	req := newClaim(nj)
-	start := time.Now()
 	var lost error // a try's error after which it may have committed (see handOverLostClaim)
 	for try := 0; ; try++ {
+		start := time.Now() // the try's own wait: not the failed tries' nor the backoff before it (as a win's)
 		s.paths.enqueue(&pathCommit{claim: req})
 		<-req.done
 		if req.err == nil {

@@ -21,7 +21,7 @@ var noEvent = store.DeliveryTry{EventID: "00000000-0000-4000-8000-000000000009",
 var recordPaths = map[string]func(t *testing.T, st *store.Store, tries ...store.DeliveryTry){
 	"batched": func(t *testing.T, st *store.Store, tries ...store.DeliveryTry) {
 		for _, d := range tries {
-			if err := st.RecordDelivery(context.Background(), d); err != nil {
+			if _, err := st.RecordDelivery(context.Background(), d); err != nil {
 				t.Fatal(err)
 			}
 		}

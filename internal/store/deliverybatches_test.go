@@ -100,11 +100,11 @@ func TestDeliveryWritesShareOneCommit(t *testing.T) {
 		missing, missingErr = st.FreezeEventBody(ctx, "00000000-0000-4000-8000-000000000001", []byte(`{}`))
 	})
 	wg.Go(func() {
-		deliveredErr = st.RecordDelivery(ctx, store.DeliveryTry{EventID: ev[2], Try: 1, URL: "https://acme.example/hook",
+		_, deliveredErr = st.RecordDelivery(ctx, store.DeliveryTry{EventID: ev[2], Try: 1, URL: "https://acme.example/hook",
 			StartedAt: time.Now(), Latency: 12 * time.Millisecond, StatusCode: 204, Status: store.EventDelivered})
 	})
 	wg.Go(func() {
-		failedErr = st.RecordDelivery(ctx, store.DeliveryTry{EventID: ev[3], Try: 1, URL: "https://acme.example/hook",
+		_, failedErr = st.RecordDelivery(ctx, store.DeliveryTry{EventID: ev[3], Try: 1, URL: "https://acme.example/hook",
 			StartedAt: time.Now(), Latency: 30 * time.Millisecond, Error: "no answer", Status: store.EventPending})
 	})
 	wg.Wait()

@@ -23,6 +23,7 @@ type deliveryWrite struct {
 	record *DeliveryTry
 	done   chan struct{}
 	err    error
+	status string // a record's: the event's status after its batch (recordSQL)
 }
 
 type freezeRequest struct {
@@ -67,6 +68,11 @@ RETURNING e.id::text, e.body`
 // meanwhile) still get distinct numbers, in the order of the history
 // (webhook_deliveries' id). A try of no event keeps failing on its foreign
 // key: the insert takes every input row, updated or not.
+//
+// It returns each event's status after the statement, which may not be the
+// one a try computed: a try that gives up on its event (abandoned) recorded
+// after another that delivered it leaves it delivered. The caller tells of
+// the try by what was stored (RecordDelivery).
 const recordSQL = `
 WITH i AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::bigint[], $5::int[], $6::text[], $7::text[])
@@ -81,13 +87,15 @@ WITH i AS (
         delivered_at = CASE WHEN e.status <> 'pending' THEN e.delivered_at WHEN o.status = 'delivered' THEN now() END
     FROM o
     WHERE e.id = o.event_id
-    RETURNING e.id, e.tries - o.k AS before
+    RETURNING e.id, e.tries - o.k AS before, e.status
+), d AS (
+    INSERT INTO webhook_deliveries (event_id, try, url, started_at, latency_ms, status_code, error)
+    SELECT i.event_id, coalesce(u.before, 0) + row_number() OVER (PARTITION BY i.event_id ORDER BY i.n),
+        i.url, i.started_at, i.latency_ms, i.status_code, i.error
+    FROM i LEFT JOIN u ON u.id = i.event_id
+    ORDER BY i.n
 )
-INSERT INTO webhook_deliveries (event_id, try, url, started_at, latency_ms, status_code, error)
-SELECT i.event_id, coalesce(u.before, 0) + row_number() OVER (PARTITION BY i.event_id ORDER BY i.n),
-    i.url, i.started_at, i.latency_ms, i.status_code, i.error
-FROM i LEFT JOIN u ON u.id = i.event_id
-ORDER BY i.n`
+SELECT i.n, u.status FROM i JOIN u ON u.id = i.event_id`
 
 // writeDelivery queues w for the next batch and waits for it, or for ctx.
 func (s *Store) writeDelivery(ctx context.Context, w *deliveryWrite) error {
@@ -183,6 +191,7 @@ func recordStmt(ws []*deliveryWrite) batchedStmt {
 	codes, started, latencies, errs := make([]*int32, n), make([]time.Time, n), make([]int64, n), make([]*string, n)
 	for i, w := range ws {
 		d := w.record
+		w.status = ""
 		ids[i], urls[i], started[i], latencies[i], statuses[i] = d.EventID, d.URL, d.StartedAt, d.Latency.Milliseconds(), d.Status
 		if d.StatusCode != 0 {
 			c := int32(d.StatusCode)
@@ -194,7 +203,18 @@ func recordStmt(ws []*deliveryWrite) batchedStmt {
 		}
 	}
 	return batchedStmt{sql: recordSQL, args: []any{ids, urls, started, latencies, codes, errs, statuses},
-		each: func(pgx.Rows) error { return nil }}
+		each: func(rows pgx.Rows) error {
+			var n int64 // the try's place in ws, from 1
+			var status string
+			if err := rows.Scan(&n, &status); err != nil {
+				return err
+			}
+			if n < 1 || n > int64(len(ws)) {
+				return fmt.Errorf("record delivery: the statement returned try %d of %d", n, len(ws))
+			}
+			ws[n-1].status = status
+			return nil
+		}}
 }
 
 // deliveryAloneTimeout bounds each write run again alone after its batch

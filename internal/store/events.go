@@ -237,14 +237,27 @@ type DeliveryTry struct {
 	Latency    time.Duration
 	StatusCode int    // 0: no answer
 	Error      string // empty: delivered
-	// Status is the event's status after this try.
+	// Status is the event's status after this try, as the try sees it; the
+	// event keeps the status it ended with before (RecordDelivery returns
+	// the stored one).
 	Status string
 }
 
 // RecordDelivery stores a try and the event's resulting status together, in
-// one commit, batched with other deliveries' writes (deliveryWrite).
-func (s *Store) RecordDelivery(ctx context.Context, d DeliveryTry) error {
-	return s.writeDelivery(ctx, &deliveryWrite{record: &d})
+// one commit, batched with other deliveries' writes (deliveryWrite), and
+// returns the event's status as stored after the write. That is d.Status
+// unless the event had ended before (recordSQL): a try that gives up on its
+// event recorded after another try that delivered it leaves it delivered, and
+// the worker tells of the try by the stored status, not by d.Status.
+func (s *Store) RecordDelivery(ctx context.Context, d DeliveryTry) (status string, err error) {
+	w := &deliveryWrite{record: &d}
+	if err := s.writeDelivery(ctx, w); err != nil {
+		return "", err
+	}
+	if w.status == "" { // the insert of a try of no event fails first (recordSQL)
+		return "", fmt.Errorf("record delivery: event %s: %w", d.EventID, ErrNotFound)
+	}
+	return w.status, nil
 }
 
 // JobEvents lists the events of owner's job with their delivery tries, oldest

@@ -57,7 +57,7 @@ func (b *bundle) record(t *testing.T, eventID, status string) {
 	if status != store.EventDelivered {
 		code = 500
 	}
-	if err := b.st.RecordDelivery(context.Background(), store.DeliveryTry{EventID: eventID, Try: 1, URL: "https://acme.example/hook",
+	if _, err := b.st.RecordDelivery(context.Background(), store.DeliveryTry{EventID: eventID, Try: 1, URL: "https://acme.example/hook",
 		StartedAt: time.Now(), StatusCode: code, Status: status}); err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ type stallingRecords struct {
 	ended     chan error     // why the record's context ended
 }
 
-func (s *stallingRecords) RecordDelivery(ctx context.Context, d store.DeliveryTry) error {
+func (s *stallingRecords) RecordDelivery(ctx context.Context, d store.DeliveryTry) (string, error) {
 	s.cancelTry()
 	if err := ctx.Err(); err != nil {
 		s.t.Errorf("the record of the try ended with the try's own context (%v): a try cut short by the shutdown would go unrecorded", err)

@@ -44,7 +44,10 @@ const Queue = "webhooks"
 type Store interface {
 	EventForDelivery(ctx context.Context, id string) (*store.Event, *store.Webhook, *store.Job, error)
 	FreezeEventBody(ctx context.Context, id string, body []byte) ([]byte, error)
-	RecordDelivery(ctx context.Context, d store.DeliveryTry) error
+	// RecordDelivery returns the event's stored status after the write,
+	// which is not d.Status when the event had ended before (another try of
+	// it delivered it, or gave up on it).
+	RecordDelivery(ctx context.Context, d store.DeliveryTry) (status string, err error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -339,14 +342,19 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		}
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
-	err = w.store.RecordDelivery(rctx, try)
+	status, err := w.store.RecordDelivery(rctx, try)
 	cancel()
 	if err != nil {
 		return fmt.Errorf("record delivery: %w", err)
 	}
-	w.tell(ev, job, try, interrupted != nil)
+	// The stored status, not the try's own: a try of the event that ran
+	// beside this one (a rescued delivery beside the stuck one) may have
+	// ended it first, and the event keeps the end it was recorded with.
+	w.tell(ev, job, try, status, interrupted != nil)
 	switch {
-	case try.Status == store.EventAbandoned:
+	case status == store.EventDelivered || status == store.EventAbandoned && sendErr == nil:
+		return nil // nothing is left to retry
+	case status == store.EventAbandoned:
 		if try.Error != sendErr.Error() { // no webhook or no secret: it said "will be retried"
 			return river.JobCancel(errors.New(try.Error))
 		}
@@ -389,19 +397,27 @@ func (w *Worker) readEvent(ctx context.Context, id string) (*store.Event, *store
 	return nil, nil, nil, fmt.Errorf("event %s has no stored body and no job to make one from, twice in a row; will be retried", id)
 }
 
-// tell logs a recorded try that failed — at info, or at warn when it gave up
-// on its event — and counts its outcome (Observer). A try cut short by the
+// tell logs a recorded try that failed — at info, or at warn when its event
+// is abandoned — and counts its outcome (Observer). A try cut short by the
 // shutdown is neither: River logs its job's interruption.
-func (w *Worker) tell(ev *store.Event, job *river.Job[DeliverArgs], try store.DeliveryTry, interrupted bool) {
+//
+// Whether the try failed is the try's own (try.Status); what became of its
+// event is status, the one stored after its record (RecordDelivery), which
+// differs from try.Status when another try of the event ended it first. A
+// failed try counts abandoned only when the stored event is, and is logged as
+// to be retried only when the stored event is still pending: one that failed
+// beside a try that delivered its event is neither.
+func (w *Worker) tell(ev *store.Event, job *river.Job[DeliverArgs], try store.DeliveryTry, status string, interrupted bool) {
 	if interrupted {
 		return
 	}
 	outcome := OutcomeDelivered
-	switch try.Status {
-	case store.EventPending:
-		outcome = OutcomeFailed
-	case store.EventAbandoned:
+	switch {
+	case try.Status == store.EventDelivered:
+	case status == store.EventAbandoned:
 		outcome = OutcomeAbandoned
+	default:
+		outcome = OutcomeFailed
 	}
 	if outcome != OutcomeDelivered {
 		// try.Error never holds the webhook URL (sendError), whose path or
@@ -411,10 +427,13 @@ func (w *Worker) tell(ev *store.Event, job *river.Job[DeliverArgs], try store.De
 		if job != nil && job.JobRow != nil {
 			attrs = append(attrs, "river_job_id", job.ID)
 		}
-		if outcome == OutcomeAbandoned {
+		switch {
+		case outcome == OutcomeAbandoned:
 			w.log.Warn("webhook event abandoned: its try failed when the event was webhooks.retry_for old; it will not be sent again",
 				append(attrs, "retry_for", w.cfg.RetryFor)...)
-		} else {
+		case status == store.EventDelivered:
+			w.log.Info("webhook delivery try failed; another try delivered the event", attrs...)
+		default:
 			w.log.Info("webhook delivery try failed; will be retried", attrs...)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -77,15 +78,22 @@ func (v *Validator) checkExtraKeys(doc any, out *ruleViolations) {
 // number reads a numeric field of an item; present=false when it is absent or
 // null (null is the schema's to allow or refuse).
 func number(item map[string]any, key, at string, rule string, out *ruleViolations) (f float64, present, ok bool) {
-	x, present := item[key]
+	f, _, present, ok = numberOf(item, key, at, rule, out)
+	return f, present, ok
+}
+
+// numberOf is number that also returns the value as the document holds it
+// (a json.Number: its text), for the exact decision (see withinTol).
+func numberOf(item map[string]any, key, at string, rule string, out *ruleViolations) (f float64, x any, present, ok bool) {
+	x, present = item[key]
 	if !present || x == nil {
-		return 0, false, false
+		return 0, nil, false, false
 	}
 	f, ok = toFloat(x)
 	if !ok {
 		out.add(Violation{Rule: rule, Path: joinPath(at, key), Message: mustBeNumber(x)})
 	}
-	return f, true, ok
+	return f, x, true, ok
 }
 
 func (p productCheck) check(doc any, out *ruleViolations) {
@@ -96,21 +104,40 @@ func (p productCheck) check(doc any, out *ruleViolations) {
 			continue
 		}
 		at := joinPath(p.items.raw, strconv.Itoa(i))
-		res, present, ok := number(item, p.result, at, "product", out)
+		res, resRaw, present, ok := numberOf(item, p.result, at, "product", out)
 		if !present || !ok {
 			continue
 		}
 		prod, parts, complete := 1.0, make([]string, 0, len(p.factors)), true
+		raws, lost, zero := make([]any, 0, len(p.factors)), false, false
 		for _, f := range p.factors {
-			x, present, ok := number(item, f, at, "product", out)
+			x, raw, present, ok := numberOf(item, f, at, "product", out)
 			if !present || !ok {
 				complete = false
 				break
 			}
 			prod *= x
+			zero = zero || x == 0
+			lost = lost || underflows(prod, !zero)
+			raws = append(raws, raw)
 			parts = append(parts, fmtNum(x))
 		}
-		if !complete || within(res, prod, p.tol) || out.skip() {
+		if !complete {
+			continue
+		}
+		// Each factor read and each multiplication rounds once.
+		errBound := float64(2*len(raws)+2) * unitRoundoff * (math.Abs(res) + math.Abs(prod))
+		if lost {
+			errBound = math.Inf(1) // float64 cannot tell: decide exactly
+		}
+		if ok, _ := withinTol(res, prod, p.tol, errBound, func() (*big.Rat, bool) {
+			r, ok1 := exactNumber(resRaw)
+			q, ok2 := exactProduct(raws)
+			if !ok1 || !ok2 {
+				return nil, false
+			}
+			return r.Sub(r, q), true
+		}); ok || out.skip() {
 			continue
 		}
 		what := strings.Join(p.factors, " * ")
@@ -140,33 +167,67 @@ func (s sumCheck) check(doc any, out *ruleViolations) {
 	if !found {
 		return
 	}
-	sum, complete := 0.0, true
+	sum, abs, complete, lost := 0.0, 0.0, true, false
+	var terms [][2]any // each item's field, and multiply when set (else nil), as written
 	for i, el := range arr {
 		item, ok := el.(map[string]any)
 		if !ok {
 			continue
 		}
 		at := joinPath(s.items.raw, strconv.Itoa(i))
-		x, present, ok := number(item, s.field, at, "sum", out)
+		x, raw, present, ok := numberOf(item, s.field, at, "sum", out)
 		if !ok {
 			complete = complete && !present
 			continue
 		}
+		term := [2]any{raw}
 		if s.multiply != "" {
-			m, present, ok := number(item, s.multiply, at, "sum", out)
+			m, mraw, present, ok := numberOf(item, s.multiply, at, "sum", out)
 			if !ok {
 				complete = complete && !present
 				continue
 			}
+			lost = lost || underflows(x*m, x != 0 && m != 0)
 			x *= m
+			term[1] = mraw
 		}
+		terms = append(terms, term)
 		sum += x
+		abs += math.Abs(x)
 	}
 	if !complete {
 		return // a non-number was reported; the sum would be noise
 	}
-	if within(total, sum, s.tol) {
+	// Each term is read (and multiplied) with at most three roundings, and
+	// adding n terms rounds each partial sum, at most Σ|term|, once.
+	errBound := float64(len(terms)+4)*unitRoundoff*abs + unitRoundoff*math.Abs(total)
+	if lost {
+		errBound = math.Inf(1) // float64 cannot tell: decide exactly
+	}
+	exact := func() (*big.Rat, bool) {
+		d, ok := exactNumber(tv)
+		if !ok {
+			return nil, false
+		}
+		for _, t := range terms {
+			x, ok := exactProduct(t[:1+min(1, len(s.multiply))])
+			if !ok {
+				return nil, false
+			}
+			d.Sub(d, x)
+		}
+		return d, true
+	}
+	within, diff := withinTol(total, sum, s.tol, errBound, exact)
+	if within {
 		return
+	}
+	off := total - sum
+	if diff == nil && !overflows(sum) {
+		diff, _ = exact() // for the message: float64's difference can be off by more than a cent
+	}
+	if diff != nil {
+		off = ratFloat(diff)
 	}
 	what := s.items.raw + "/*/" + s.field
 	if s.multiply != "" {
@@ -180,22 +241,7 @@ func (s sumCheck) check(doc any, out *ruleViolations) {
 	}
 	out.add(Violation{Rule: "sum", Path: s.total.raw, Message: fmt.Sprintf(
 		"is %s but the sum of %s over %d items is %s (off by %s, tolerance %s)",
-		fmtNum(total), what, len(arr), fmtNum(sum), fmtNum(total-sum), fmtNum(s.tol))})
-}
-
-// within reports whether a and b differ by at most tol, give or take float64
-// rounding: the values were decimals in JSON and are binary fractions here, so
-// 100000000000.01 - 100000000000 is 0.0100021362... A slack of 1e-9 plus
-// 1e-14 of the larger magnitude (a tenth of a cent on a hundred billion)
-// covers the rounding of a product of a few factors or a sum of thousands of
-// items, and keeps a tolerance of 0 meaning "exactly". A computation that
-// overflowed (±Inf, or NaN from Inf - Inf) is within nothing: its slack would
-// be infinite.
-func within(a, b, tol float64) bool {
-	if overflows(a) || overflows(b) {
-		return false
-	}
-	return math.Abs(a-b) <= tol+1e-9+1e-14*max(math.Abs(a), math.Abs(b))
+		fmtNum(total), what, len(arr), fmtNum(sum), fmtNum(off), fmtNum(s.tol))})
 }
 
 // overflows reports whether a computed product or sum left the float64 range

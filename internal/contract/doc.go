@@ -4,7 +4,8 @@
 // Validation has two stages and an output must pass both to win a job:
 //
 //  1. JSON Schema (github.com/santhosh-tekuri/jsonschema/v5, draft 2020-12 unless
-//     the schema says otherwise, "format" asserted). Every leaf failure is reported
+//     the schema says otherwise, "format" asserted, except "regex", an annotation:
+//     see schemaregex.go). Every leaf failure is reported
 //     (up to MaxViolations, see below).
 //  2. The business contract: declarative Rules (no undeclared top-level keys, enums,
 //     ranges, cross-field equalities, per-item products, sums) and Go rules

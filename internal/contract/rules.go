@@ -68,7 +68,8 @@ type EqualRule struct {
 
 // ProductRule requires, for each element of the array at Items, that the element's
 // Result field equals the product of its Factors fields, within Tolerance
-// (unset: DefaultTolerance; 0: exactly, up to float64 rounding).
+// (unset: DefaultTolerance; 0: exactly). The tolerance is absolute and exact:
+// the numbers compare as the decimals they are written as (see tolerance.go).
 type ProductRule struct {
 	Items     string   `yaml:"items" json:"items"`
 	Result    string   `yaml:"result" json:"result"`
@@ -78,8 +79,8 @@ type ProductRule struct {
 
 // SumRule requires the sum over the array at Items of each element's Field
 // (multiplied by its Multiply field when set) to equal the number at Total,
-// within Tolerance (unset: DefaultTolerance; 0: exactly, up to float64
-// rounding).
+// within Tolerance (unset: DefaultTolerance; 0: exactly), absolute and exact
+// as for ProductRule.
 type SumRule struct {
 	Items     string   `yaml:"items" json:"items"`
 	Field     string   `yaml:"field" json:"field"`

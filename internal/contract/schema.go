@@ -18,7 +18,8 @@ import (
 type Schema struct {
 	url       string
 	schema    *jsonschema.Schema
-	footprint int64 // for a caller's schema, the bytes it holds, estimated (see schemacache.go)
+	footprint int64       // for a caller's schema, the bytes it holds, estimated (see schemacache.go)
+	bounds    *boundTexts // its numeric bounds, for messages (see schemabound_message.go)
 }
 
 // ErrExternalRef is returned by CompileRequestSchema for a schema that refers to
@@ -47,6 +48,43 @@ func CompileSchema(schemaJSON []byte, url string) (*Schema, error) {
 		url = "mem:///schema.json"
 	}
 	return compile(schemaJSON, url, url, nil, false)
+}
+
+// Document is a document the compiler read while compiling a schema
+// (CompileSchemaReading): its absolute URL and its bytes as read.
+type Document struct {
+	URL   string
+	Bytes []byte
+}
+
+// CompileSchemaReading is CompileSchema that also returns every document the
+// compiler read besides the schema itself, in the order read: the files a
+// "$ref" reaches, resolved as the compiler resolves it (against the "$id" in
+// force), and from those in turn, and a "$schema" metaschema file — exactly
+// the documents the compiled schema uses (a prompt's digest covers them).
+func CompileSchemaReading(schemaJSON []byte, url string) (*Schema, []Document, error) {
+	if url == "" {
+		url = "mem:///schema.json"
+	}
+	var docs []Document
+	load := func(u string) (io.ReadCloser, error) {
+		r, err := jsonschema.LoadURL(u) // the library's loaders (files), as CompileSchema's
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, Document{URL: u, Bytes: b})
+		return io.NopCloser(bytes.NewReader(b)), nil
+	}
+	s, err := compile(schemaJSON, url, url, load, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, docs, nil
 }
 
 // CompileSelfContainedSchema is CompileSchema for a trusted schema that must
@@ -106,6 +144,7 @@ func compile(schemaJSON []byte, url, name string, load func(string) (io.ReadClos
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
+	regexFormatIsAnnotation(c)
 	c.LoadURL = load // nil: the library's loaders (files), for trusted schemas only
 	if err := c.AddResource(url, bytes.NewReader(schemaJSON)); err != nil {
 		return nil, fmt.Errorf("schema %s is not valid JSON: %w", name, err)
@@ -119,7 +158,7 @@ func compile(schemaJSON []byte, url, name string, load func(string) (io.ReadClos
 		if errors.As(err, &ve) {
 			var lines []string
 			var vs schemaViolations
-			flatten(ve, &vs)
+			flatten(ve, &vs, nil)
 			for _, v := range vs.result() {
 				lines = append(lines, fmt.Sprintf("at %s: %s", v.Path, v.Message))
 			}
@@ -128,7 +167,7 @@ func compile(schemaJSON []byte, url, name string, load func(string) (io.ReadClos
 		return nil, fmt.Errorf("schema %s does not compile: %w", name, err)
 	}
 	g := newSchemaGraph(s)
-	out := &Schema{url: name, schema: s}
+	out := &Schema{url: name, schema: s, bounds: newBoundTexts(g)}
 	if caller {
 		if err := g.checkCost(); err != nil {
 			return nil, fmt.Errorf("schema %s is too costly to validate against: %w", name, err)
@@ -157,7 +196,7 @@ func (s *Schema) Check(doc any) []Violation {
 		return []Violation{{Rule: "schema", Path: "$", Message: err.Error()}}
 	}
 	var vs schemaViolations
-	flatten(ve, &vs)
+	flatten(ve, &vs, s.bounds)
 	return vs.result()
 }
 
@@ -194,11 +233,12 @@ func (s *Schema) Required() []string {
 
 // flatten lists the leaves of a validation error tree as violations. An
 // output of a few MiB can have millions of them: a leaf costs no allocation
-// beyond its Violation unless its path is escaped.
-func flatten(ve *jsonschema.ValidationError, out *schemaViolations) {
+// beyond its Violation unless its path is escaped. bounds (nil: none) quotes
+// a violated numeric bound exactly.
+func flatten(ve *jsonschema.ValidationError, out *schemaViolations, bounds *boundTexts) {
 	if len(ve.Causes) > 0 {
 		for _, c := range ve.Causes {
-			flatten(c, out)
+			flatten(c, out, bounds)
 		}
 		return
 	}
@@ -225,7 +265,7 @@ func flatten(ve *jsonschema.ValidationError, out *schemaViolations) {
 	if kw != "" {
 		rule = schemaRules[kw]
 	}
-	out.add(Violation{Rule: rule, Path: path, Message: ve.Message})
+	out.add(Violation{Rule: rule, Path: path, Message: bounds.message(ve, kw)})
 }
 
 // instancePath converts the library's instance location (URL-escaped segments,

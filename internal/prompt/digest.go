@@ -22,8 +22,9 @@ const digestVersion = "prompt-digest/1"
 // max_tokens, seed, response format and strictness, the output and input
 // schemas as self-contained compact JSON (so white space in a schema file
 // does not count, and a file it refers to does: copied in, or, when the
-// router's compiler follows the reference itself, each file reachable through
-// "$ref" as compact JSON keyed by its path relative to the prompt directory),
+// router's compiler follows the reference itself, each file that compiler
+// reads, through "$ref" resolved against any "$id" or a custom "$schema", as
+// compact JSON keyed by its path relative to the prompt directory),
 // and the rules in a canonical form (map order, unset versus default
 // booleans, repeated custom names and the order of enum values do not count;
 // a range bound counts as written where its float64 is not its exact value). It does not depend on how the YAML

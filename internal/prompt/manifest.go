@@ -139,11 +139,19 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 				report(field+".content", "renders empty for every input (it holds only template comments or blank text); write the message text (a Go template over the input)")
 				continue
 			}
+			// Render refuses a message that prints "<no value>" (what a
+			// template prints for a null), so one whose own text says it
+			// would fail every job, blamed on the caller's input.
+			if strings.Contains(text, "<no value>") {
+				report(field+".content", `the text says "<no value>", which is what a template prints for a null or absent value: the router refuses a rendered message containing it, so every job would fail as if its input lacked a value; write it another way, e.g. "(none)"`)
+				continue
+			}
 			mentionsJSON = mentionsJSON || providers.MentionsJSON(text)
 			p.jsonAlways = p.jsonAlways || alwaysJSON(t)
 			p.Messages = append(p.Messages, MessageTemplate{Role: msg.Role, Content: msg.Content})
 			p.templates = append(p.templates, t)
 			p.static = append(p.static, staticText(t))
+			p.saysNil = append(p.saysNil, strings.Contains(text, "<nil>"))
 			templates = append(templates, parsed{i, t, msg.Content})
 		}
 		// A prompt with the word nowhere is refused here; one with it only

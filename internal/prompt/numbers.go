@@ -22,13 +22,17 @@ import (
 // printf is fmt.Sprintf, with an input number formatted by the verb as a number:
 // %d (and %b %o %O %x %X %c %U) as an integer, which it must be (12 and 12.0
 // are; 12.5 is an error), %f (and %e %E %F %g %G) as a 64-bit float, %s %v %q
-// as the caller wrote it. A null argument is an error (errNullPrinted).
+// as the caller wrote it. A null argument is an error (errNullPrinted), and so
+// is an array or object with a null in it (errNestedNullPrinted).
 func printf(format string, args ...any) (string, error) {
 	var err error
 	wrapped, copied := args, false
 	for i, a := range args {
 		if a == nil {
 			return "", fmt.Errorf("printf %q: argument %d: %w", format, i+1, errNullPrinted)
+		}
+		if holdsNull(a) {
+			return "", fmt.Errorf("printf %q: argument %d: %w", format, i+1, errNestedNullPrinted)
 		}
 		if n, ok := a.(json.Number); ok {
 			if !copied {

@@ -74,6 +74,7 @@ type Prompt struct {
 
 	templates    []*template.Template
 	static       []string // per template, its text when it has no actions (see staticText), else ""
+	saysNil      []bool   // per template, its own text says "<nil>" (render then does not refuse a printed one)
 	jsonAlways   bool     // a message prints "JSON" for every input (alwaysJSON): render need not look
 	validator    *contract.Validator
 	input        *contract.Schema

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"sort"
 	"strings"
 	"text/template"
 	"text/template/parse"
@@ -89,8 +88,11 @@ func (p *Prompt) render(data map[string]any) ([]providers.Message, error) {
 		}
 		buf.Reset()
 		if err := t.Execute(&buf, data); err != nil {
-			if errors.Is(err, errNullPrinted) {
-				err = fmt.Errorf(`%w (null or absent here: %s); send it, or use {{ default "x" .key }} or {{ if .key }}`, err, nullKeys(data))
+			switch {
+			case errors.Is(err, errNestedNullPrinted):
+				err = withNestedNulls(err, data)
+			case errors.Is(err, errNullPrinted):
+				err = fmt.Errorf(`%w (null or absent here: %s); send it, or use {{ default "x" .key }} or {{ if .key }}`, err, nullPaths(data))
 			}
 			return nil, &RenderError{Prompt: p.ID(), Field: messageField(i), Err: err}
 		}
@@ -98,8 +100,16 @@ func (p *Prompt) render(data map[string]any) ([]providers.Message, error) {
 		if strings.TrimSpace(content) == "" {
 			return nil, &RenderError{Prompt: p.ID(), Field: messageField(i), Err: errors.New("rendered empty for this input")}
 		}
-		if strings.Contains(content, "<no value>") && !saysNoValue(data) {
-			return nil, &RenderError{Prompt: p.ID(), Field: messageField(i), Err: fmt.Errorf(`rendered "<no value>": the template prints a value that is null or absent in the input (null or absent here: %s); send it, or use {{ default "x" .key }} or {{ if .key }}`, nullKeys(data))}
+		if strings.Contains(content, "<no value>") && !saysText(data, "<no value>") {
+			return nil, &RenderError{Prompt: p.ID(), Field: messageField(i), Err: fmt.Errorf(`rendered "<no value>": the template prints a value that is null or absent in the input (null or absent here: %s); send it, or use {{ default "x" .key }} or {{ if .key }}`, nullPaths(data))}
+		}
+		// {{ .tags }} over ["vip",null] prints "[vip <nil>]", {{ . }} with a
+		// null key "map[... key:<nil>]" (printf and print refuse them
+		// themselves): "<nil>" comes from nothing else but the message's own
+		// text or the input's, and is not refused then (such a null is not
+		// detected).
+		if strings.Contains(content, "<nil>") && !p.saysNil[i] && holdsNull(data) && !saysText(data, "<nil>") {
+			return nil, &RenderError{Prompt: p.ID(), Field: messageField(i), Err: withNestedNulls(errNestedNullPrinted, data)}
 		}
 		msgs[i] = providers.Message{Role: p.Messages[i].Role, Content: content}
 	}
@@ -171,19 +181,9 @@ func jsonType(v any) string {
 // render adds the keys that are null.
 var errNullPrinted = errors.New("the template prints a value that is null or absent in the input")
 
-// nullArg returns an error naming fn's first null argument, or nil.
-func nullArg(fn string, args []any) error {
-	for i, a := range args {
-		if a == nil {
-			return fmt.Errorf("%s: argument %d: %w", fn, i+1, errNullPrinted)
-		}
-	}
-	return nil
-}
-
 // sprint is text/template's print (fmt.Sprint), refusing a null.
 func sprint(args ...any) (string, error) {
-	if err := nullArg("print", args); err != nil {
+	if err := printedNull("print", args); err != nil {
 		return "", err
 	}
 	return fmt.Sprint(args...), nil
@@ -191,7 +191,7 @@ func sprint(args ...any) (string, error) {
 
 // sprintln is text/template's println (fmt.Sprintln), refusing a null.
 func sprintln(args ...any) (string, error) {
-	if err := nullArg("println", args); err != nil {
+	if err := printedNull("println", args); err != nil {
 		return "", err
 	}
 	return fmt.Sprintln(args...), nil
@@ -265,41 +265,26 @@ func str(fn string, v any) (string, error) {
 	return "", fmt.Errorf("%s: want a string, number or boolean, got %s", fn, jsonType(v))
 }
 
-// saysNoValue reports whether a string or key of the decoded input holds the
-// text "<no value>" (as written, or escaped as \u003cno value\u003e in the
-// JSON): a message may then print it as the caller's own text. Only called
-// for a message that contains it.
-func saysNoValue(v any) bool {
+// saysText reports whether a string or key of the decoded input holds text
+// ("<no value>", "<nil>"; as written, or escaped as \u003cno value\u003e in
+// the JSON): a message may then print it as the caller's own text. Only
+// called for a message that contains it.
+func saysText(v any, text string) bool {
 	switch x := v.(type) {
 	case string:
-		return strings.Contains(x, "<no value>")
+		return strings.Contains(x, text)
 	case map[string]any:
 		for k, e := range x {
-			if strings.Contains(k, "<no value>") || saysNoValue(e) {
+			if strings.Contains(k, text) || saysText(e, text) {
 				return true
 			}
 		}
 	case []any:
 		for _, e := range x {
-			if saysNoValue(e) {
+			if saysText(e, text) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// nullKeys lists the top-level keys whose value is null, for an error message.
-func nullKeys(data map[string]any) string {
-	var keys []string
-	for k, v := range data {
-		if v == nil {
-			keys = append(keys, k)
-		}
-	}
-	if len(keys) == 0 {
-		return "a nested value"
-	}
-	sort.Strings(keys)
-	return strings.Join(keys, ", ")
 }

@@ -54,7 +54,7 @@ func TestLoadDir_DuplicateKeyInEverySchemaFile(t *testing.T) {
 			"common.json": `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"a":{"type":"string"}}}`,
 			"more.json":   `{"type":"string","type":"integer"}`},
 			[]string{"output_schema: ", "more.json: line 1, column 18: the top-level object has the key \"type\" twice",
-				`referred to by "$ref": "more.json" in out.json`}},
+				`(a file the compiler reads for the schema out.json)`}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, _, err := loadOne(t, manifestWith(tc.extra), tc.files)

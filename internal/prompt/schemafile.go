@@ -60,16 +60,19 @@ func loadSchemaFile(dir, rel, field string, sent bool, report func(string, strin
 			return nil, false
 		}
 		changed = false // only the router reads it: its compiler follows the reference itself
-		if f.refs, err = referencedFiles(dir, path, doc); err != nil {
-			report(field, "%v", err)
-			return nil, false
-		}
 	}
 	var buf bytes.Buffer
 	if !changed {
 		_ = json.Compact(&buf, f.raw) // parsed above, so it is JSON
 		f.compact = buf.Bytes()
-		if f.schema, err = contract.CompileSchema(f.raw, path); err != nil {
+		var docs []contract.Document
+		if f.schema, docs, err = contract.CompileSchemaReading(f.raw, path); err != nil {
+			report(field, "%v", err)
+			return nil, false
+		}
+		// The compiler may have read other files (a reference it follows
+		// itself, through "$id" or not): the digest covers them.
+		if f.refs, err = referencedFiles(dir, path, docs); err != nil {
 			report(field, "%v", err)
 			return nil, false
 		}

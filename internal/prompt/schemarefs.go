@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/routerhq/router/internal/contract"
 )
 
 // refFile is a file a schema refers to whose reference was left to the
@@ -23,92 +24,44 @@ type refFile struct {
 	JSON json.RawMessage `json:"json"`
 }
 
-// referencedFiles is every file reachable from the schema doc, read from
-// file in the prompt directory dir, through a "$ref" naming another file
-// (relative to the file holding it, or a file: URL), and from those files in
-// turn; sorted by path. It reads more than the compiler may need (every
-// "$ref", whatever keyword holds it, and whole files whatever the fragment):
-// the digest then only changes more often. A file that cannot be read or is
-// not JSON is left out: the compiler, which succeeded, did not need it. One
-// that names a key twice in an object is an error (duplicateKeyError), as
-// it is in the schema itself: the compiler reads it.
-func referencedFiles(dir, file string, doc *jnode) ([]refFile, error) {
-	root := filepath.Clean(file)
-	seen := map[string]bool{root: true}
-	var out []refFile
-	var dupErr error
-	var visit func(from string, n *jnode)
-	visit = func(from string, n *jnode) {
-		eachRef(n, func(ref string) {
-			target, ok := refPath(from, ref)
-			if !ok || seen[target] {
-				return
-			}
-			seen[target] = true
-			b, err := os.ReadFile(target)
-			if err != nil {
-				return
-			}
-			b = trimBOM(b)
-			d, err := parseSchemaJSON(b)
-			if de := (*duplicateKeyError)(nil); errors.As(err, &de) && dupErr == nil {
-				dupErr = fmt.Errorf("%s: %w (referred to by \"$ref\": %q in %s)", target, err, ref, relName(root, from))
-			}
-			if err != nil {
-				return
-			}
-			var buf bytes.Buffer
-			if json.Compact(&buf, b) != nil {
-				return
-			}
-			rel, err := filepath.Rel(dir, target)
-			if err != nil {
-				rel = target
-			}
-			out = append(out, refFile{Path: filepath.ToSlash(rel), JSON: buf.Bytes()})
-			visit(target, d)
-		})
+// referencedFiles is, for the schema file the compiler compiled as written
+// (contract.CompileSchemaReading), the documents it read besides the schema
+// (docs), sorted by path: the files a "$ref" reaches, resolved as the
+// compiler resolves it (against the "$id" in force, not the path of the file
+// holding it), and from those in turn, and a custom "$schema" file — exactly
+// the files the compiled schema uses, no more (a "$ref" inside "enum", or one
+// that an "$id" steers elsewhere, names no file the compiler reads). Paths
+// are relative to the prompt directory dir. A document that names a key
+// twice in an object is an error (duplicateKeyError), as it is in the schema
+// itself.
+func referencedFiles(dir, file string, docs []contract.Document) ([]refFile, error) {
+	if len(docs) == 0 {
+		return nil, nil
 	}
-	visit(root, doc)
-	if dupErr != nil {
-		return nil, dupErr
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]refFile, 0, len(docs))
+	for _, d := range docs {
+		name := d.URL
+		if u, err := url.Parse(d.URL); err == nil && u.Scheme == "file" {
+			name = filepath.FromSlash(u.Path)
+			if rel, err := filepath.Rel(absDir, name); err == nil {
+				name = filepath.ToSlash(rel)
+			}
+		}
+		b := trimBOM(d.Bytes)
+		if _, err := parseSchemaJSON(b); errors.As(err, new(*duplicateKeyError)) {
+			return nil, fmt.Errorf("%s: %w (a file the compiler reads for the schema %s)", filepath.Join(dir, filepath.FromSlash(name)), err, filepath.Base(file))
+		}
+		var buf bytes.Buffer
+		if json.Compact(&buf, b) != nil { // the compiler took it, so it is JSON; else its bytes count
+			s, _ := json.Marshal(string(b))
+			buf.Write(s)
+		}
+		out = append(out, refFile{Path: name, JSON: buf.Bytes()})
 	}
 	slices.SortFunc(out, func(a, b refFile) int { return strings.Compare(a.Path, b.Path) })
-	return out, nil
-}
-
-// eachRef calls f with every "$ref" string anywhere in n.
-func eachRef(n *jnode, f func(string)) {
-	switch n.kind {
-	case 'o':
-		for i, k := range n.keys {
-			if s, ok := n.vals[i].str(); k == "$ref" && ok {
-				f(s)
-			}
-			eachRef(n.vals[i], f)
-		}
-	case 'a':
-		for _, v := range n.items {
-			eachRef(v, f)
-		}
-	}
-}
-
-// refPath is the file the reference ref, written in the file from, names;
-// ok is false for a reference into from itself or to something that is not
-// a local file (a URL).
-func refPath(from, ref string) (string, bool) {
-	u, err := url.Parse(ref)
-	if err != nil || u.Path == "" || u.Opaque != "" {
-		return "", false
-	}
-	switch {
-	case u.Scheme == "file" && (u.Host == "" || u.Host == "localhost"):
-		return filepath.Clean(filepath.FromSlash(u.Path)), true
-	case u.Scheme != "" || u.Host != "":
-		return "", false
-	case filepath.IsAbs(filepath.FromSlash(u.Path)):
-		return filepath.Clean(filepath.FromSlash(u.Path)), true
-	}
-	return filepath.Join(filepath.Dir(from), filepath.FromSlash(u.Path)), true
+	return slices.CompactFunc(out, func(a, b refFile) bool { return a.Path == b.Path }), nil
 }

@@ -30,6 +30,13 @@ const DefaultCacheFor = 2 * time.Second
 // readTimeout bounds one read of the database by the gate.
 const readTimeout = 5 * time.Second
 
+// failureCacheFor caps how long the Gate reuses a failed read as a refusal
+// (min(cacheFor, failureCacheFor); none when cacheFor is 0): while the
+// database cannot be read (a table locked by ALTER TABLE, REINDEX or VACUUM
+// FULL, a database that does not answer), following decisions refuse at once
+// instead of each waiting readTimeout.
+const failureCacheFor = time.Second
+
 // Gate is the conformance gate of the race runner (race.Gate). It reads only the
 // database: a provider may take a gated attempt of prompt X at version V asking
 // for model M only when its latest run for exactly (X, V) with model M passed,
@@ -40,28 +47,50 @@ const readTimeout = 5 * time.Second
 // maxAge ago on the database clock. Standings are cached for a short time;
 // the age of a cached standing keeps counting on the monotonic clock from the
 // database's reading. When the database cannot be read, the gate refuses
-// (fails closed). Safe for concurrent use.
+// (fails closed), and keeps refusing with the same reason, without reading,
+// for min(cacheFor, failureCacheFor) after the failed read. Concurrent
+// decisions on the same provider × model × prompt version share one read in
+// flight; each waits for it only as long as its own context allows. Safe for
+// concurrent use.
 type Gate struct {
 	st       *store.Store
 	mode     string
 	maxAge   time.Duration
 	cacheFor time.Duration
 	now      func() time.Time // monotonic; a test seam
+	// readTimeout bounds one read (the readTimeout constant); a test seam.
+	readTimeout time.Duration
+	// read reads a standing (store.ConformanceStandingOf); a test seam.
+	read func(ctx context.Context, provider, model, prompt, version string, maxAge time.Duration) (*store.ConformanceStanding, error)
+	// joined, when set, is called when a decision waits for a read already
+	// in flight; a test seam.
+	joined func()
 	// modelOf, when set, is the model a target serves (TargetModels).
 	modelOf func(target string) string
 	// digestOf, when set, is a target's settings digest for a model
 	// (TargetSettings).
 	digestOf func(target, model string) string
 
-	mu    sync.Mutex
-	cache map[gateKey]cached
+	mu      sync.Mutex
+	cache   map[gateKey]cached
+	flights map[gateKey]*flight // the reads in flight
 }
 
 type gateKey struct{ provider, model, prompt, version string }
 
+// cached is a read's outcome: a standing, read at read (when the read
+// started: its LastPassAge was measured during it), or the error of a failed
+// read, which ended at read.
 type cached struct {
 	standing *store.ConformanceStanding
+	err      error
 	read     time.Time
+}
+
+// flight is a read in flight; res is set before done closes.
+type flight struct {
+	done chan struct{}
+	res  cached
 }
 
 var _ race.Gate = (*Gate)(nil)
@@ -90,8 +119,10 @@ func TargetSettings(digestOf func(target, model string) string) GateOption {
 	return func(g *Gate) { g.digestOf = digestOf }
 }
 
-// CacheFor sets how long standings read from the database are reused (0: every
-// decision reads the database).
+// CacheFor sets how long standings read from the database are reused, and a
+// failed read is reused as a refusal for min(d, 1s) (0: every decision reads
+// the database, concurrent decisions sharing a read in flight, and nothing
+// is reused).
 func CacheFor(d time.Duration) GateOption { return func(g *Gate) { g.cacheFor = max(d, 0) } }
 
 // NewGate makes the gate. mode is fallbacks (also for ""), all or off; any other
@@ -104,7 +135,8 @@ func NewGate(st *store.Store, mode string, maxAge time.Duration, opts ...GateOpt
 	default:
 		mode = GateAll
 	}
-	g := &Gate{st: st, mode: mode, maxAge: maxAge, cacheFor: DefaultCacheFor, now: time.Now, cache: map[gateKey]cached{}}
+	g := &Gate{st: st, mode: mode, maxAge: maxAge, cacheFor: DefaultCacheFor, now: time.Now, readTimeout: readTimeout,
+		read: st.ConformanceStandingOf, cache: map[gateKey]cached{}, flights: map[gateKey]*flight{}}
 	for _, o := range opts {
 		o(g)
 	}
@@ -164,42 +196,85 @@ func (g *Gate) runModel(provider string, p *prompt.Prompt) string {
 	return g.modelOf(provider)
 }
 
-// Forget drops the cached standings, so the next decisions read the database.
+// Forget drops the cached standings and refusals, so the next decisions read
+// the database (a read in flight still answers the decisions waiting for it,
+// but caches nothing).
 func (g *Gate) Forget() {
 	g.mu.Lock()
 	clear(g.cache)
+	clear(g.flights)
 	g.mu.Unlock()
 }
 
 // standing returns the (possibly cached) standing and the age of its last pass
-// now.
+// now, or the error of a read that failed (possibly a cached one, for
+// min(cacheFor, failureCacheFor) after it), or ctx's error if ctx ends while
+// the read is in flight. Concurrent misses of the same key share one read.
 func (g *Gate) standing(ctx context.Context, provider, model, name, version string) (*store.ConformanceStanding, time.Duration, error) {
 	key := gateKey{provider, model, name, version}
-	g.mu.Lock()
-	c, ok := g.cache[key]
-	g.mu.Unlock()
 	now := g.now()
-	if !ok || g.cacheFor <= 0 || now.Sub(c.read) >= g.cacheFor {
-		// The orchestrator asks with a background context: bound the read so a
-		// database that does not answer refuses instead of stalling the race.
-		rctx, cancel := context.WithTimeout(ctx, readTimeout)
-		st, err := g.st.ConformanceStandingOf(rctx, provider, model, name, version, g.maxAge)
-		cancel()
-		if err != nil {
-			return nil, 0, err
-		}
-		// The standing's LastPassAge was measured during the read: its age
-		// counts on from before the read, or a cached decision undercounts
-		// it by the read's duration and admits a pass past max_age.
-		c = cached{standing: st, read: now}
-		if g.cacheFor > 0 {
-			g.mu.Lock()
-			g.cache[key] = c
+	g.mu.Lock()
+	if c, ok := g.cache[key]; ok {
+		if c.err != nil && now.Sub(c.read) < min(g.cacheFor, failureCacheFor) {
 			g.mu.Unlock()
+			return nil, 0, c.err
 		}
-		return st, st.LastPassAge, nil
+		if c.err == nil && now.Sub(c.read) < g.cacheFor {
+			g.mu.Unlock()
+			return c.standing, c.standing.LastPassAge + now.Sub(c.read), nil
+		}
 	}
-	return c.standing, c.standing.LastPassAge + now.Sub(c.read), nil
+	f, inFlight := g.flights[key]
+	if !inFlight {
+		f = &flight{done: make(chan struct{})}
+		g.flights[key] = f
+		go g.fetch(context.WithoutCancel(ctx), key, f, now)
+	}
+	g.mu.Unlock()
+	if inFlight && g.joined != nil {
+		g.joined()
+	}
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return nil, 0, ctx.Err()
+	}
+	if f.res.err != nil {
+		return nil, 0, f.res.err
+	}
+	// The standing's LastPassAge was measured during the read.
+	return f.res.standing, f.res.standing.LastPassAge, nil
+}
+
+// fetch reads key's standing for flight f, begun at start, caches the
+// outcome and hands it to the decisions waiting for f. The read is bounded by
+// readTimeout and by no caller's context: the orchestrator asks with a
+// background context, and a database that does not answer must refuse
+// instead of stalling the race; a caller that gives up does not fail the read
+// for the others waiting for it.
+func (g *Gate) fetch(ctx context.Context, key gateKey, f *flight, start time.Time) {
+	rctx, cancel := context.WithTimeout(ctx, g.readTimeout)
+	st, err := g.read(rctx, key.provider, key.model, key.prompt, key.version, g.maxAge)
+	cancel()
+	// A standing ages from before the read (its LastPassAge was measured
+	// during it), or a cached decision undercounts its age by the read's
+	// duration and admits a pass past max_age; a failure is refused for a
+	// while from when the read ended, or a read that took longer than that
+	// while (up to readTimeout) would cache nothing.
+	res := cached{standing: st, read: start}
+	if err != nil {
+		res = cached{err: err, read: g.now()}
+	}
+	g.mu.Lock()
+	if g.flights[key] == f { // not forgotten meanwhile
+		delete(g.flights, key)
+		if g.cacheFor > 0 {
+			g.cache[key] = res
+		}
+	}
+	g.mu.Unlock()
+	f.res = res
+	close(f.done)
 }
 
 // judge turns a standing of prompt p for model, on a target whose settings

@@ -165,11 +165,13 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		markIgnored(detail, res)
 		out.State, out.Error, out.LatencyMS = state, detail, latency
 		recorded, written := r.finishAttempt(bg, job, a, out, log)
-		if estimated && !written {
-			// Another transition settled the attempt first and kept its own
-			// record (recovery marked it unknown, with its own estimate): this
-			// estimate was not stored, and the metrics do not count it
-			// either. One the job's cancellation settled, with no usage yet,
+		if !written {
+			// The attempt's usage was not stored: another transition settled
+			// the attempt first and kept its own record, with usage of its
+			// own, or the record could not be written. The metrics do not
+			// count it either, so that router_cost_usd_total and the job's
+			// cost_usd agree. One settled without usage by the job's
+			// cancellation, a sibling's win (lost) or a resolution (failed)
 			// was given it (finishAttempt: store.RecordCancelledUsage).
 			usage = providers.Usage{}
 		}
@@ -204,10 +206,12 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		detail := map[string]any{"kind": "invalid_output", "fault": providers.FaultProvider, "action": providers.ActionFailover,
 			"message": fmt.Sprintf("output failed %d contract check(s); first: %s", len(violations), violations[0].String())}
 		markIgnored(detail, res)
-		_, _ = r.finishAttempt(bg, job, a, store.AttemptOutcome{
+		if _, written := r.finishAttempt(bg, job, a, store.AttemptOutcome{
 			State: store.AttemptInvalid, ValidationErrors: violations, Usage: resp.Usage,
 			ProviderResponseID: resp.ResponseID, ResponseModel: resp.Model, LatencyMS: latency, Error: detail,
-		}, log)
+		}, log); !written {
+			res.usage = providers.Usage{} // not stored: not counted either (see above)
+		}
 		return res
 	}
 	off, err := r.cfg.Store.OfferCompletion(bg, store.Completion{
@@ -215,6 +219,13 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		ProviderResponseID: resp.ResponseID, ResponseModel: resp.Model, LatencyMS: latency,
 	})
 	won, final := off.Won, off.Job
+	usage := resp.Usage
+	if !off.UsageStored {
+		// A discarded answer whose attempt already had usage (reported, or
+		// an estimate a reported figure does not replace): the stored cost
+		// is that, and the metrics count what is stored, once.
+		usage = providers.Usage{}
+	}
 	if err != nil {
 		log.Error("could not record completion; the lease will expire and recovery decides", "err", err)
 		// The win may have committed unseen, and its notification is not
@@ -236,7 +247,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		return attemptResult{attempt: a, state: store.AttemptWon, usage: resp.Usage, latency: waited}
 	}
 	if off.State == store.AttemptLost {
-		return attemptResult{attempt: a, state: store.AttemptLost, usage: resp.Usage, latency: waited}
+		return attemptResult{attempt: a, state: store.AttemptLost, usage: usage, latency: waited}
 	}
 	if off.State == store.AttemptWon {
 		// Not this answer's win: a `succeeded` resolution (an operator's,
@@ -245,13 +256,13 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		// another hand, as for a lost race: the race ends, and neither the
 		// job's settlement nor a win is counted a second time.
 		log.Info("a valid answer came after its attempt was resolved succeeded; discarded")
-		return attemptResult{attempt: a, state: store.AttemptLost, usage: resp.Usage, latency: waited}
+		return attemptResult{attempt: a, state: store.AttemptLost, usage: usage, latency: waited}
 	}
 	// Not a race lost: the job had been cancelled (the attempt is recorded
 	// cancelled), or the attempt had been resolved before its answer came
 	// (its resolution is kept). Reported as recorded.
 	log.Info("a valid answer came after its attempt was settled otherwise; discarded", "recorded_as", off.State)
-	return attemptResult{attempt: a, state: off.State, discarded: true, usage: resp.Usage, latency: waited}
+	return attemptResult{attempt: a, state: off.State, discarded: true, usage: usage, latency: waited}
 }
 
 // invalidWhy says what an answer that failed judging broke, for the job's
@@ -411,8 +422,10 @@ func attemptError(pe *providers.Error) map[string]any {
 // It is true when it was written, or when the attempt had already left flight
 // (a state conflict): the database then holds its state, not this process.
 // written is true when out's record, or at least its usage, was stored: an
-// attempt the job's cancellation had already settled is given out's usage
-// when it has none (cancelledUsage).
+// attempt that another hand had already settled while its request was out
+// (the job's cancellation, a sibling's win that settled it lost, a
+// resolution that failed it) is given out's usage when it has none
+// (cancelledUsage).
 func (r *Runner) finishAttempt(ctx context.Context, job *store.Job, a *store.Attempt, out store.AttemptOutcome, log *slog.Logger) (recorded, written bool) {
 	err := r.cfg.Store.FinishAttempt(ctx, a.ID, out)
 	if err == nil {
@@ -456,7 +469,8 @@ func (r *Runner) finishAttempt(ctx context.Context, job *store.Job, a *store.Att
 
 // cancelledUsage stores the usage of an attempt whose end FinishAttempt
 // found already settled, when what settled it was the caller's cancellation
-// of the job while the request was out (store.RecordCancelledUsage): the
+// of the job while the request was out, a sibling's win that settled it
+// lost, or a resolution that failed it (store.RecordCancelledUsage): the
 // provider bills the input of a request it received all the same. written
 // says whether it was stored, so that the metrics count an estimate only
 // then — once, with the attempt's cost_usd.

@@ -49,7 +49,8 @@ func billedOutcome(pe *providers.Error) (out store.AttemptOutcome, usage provide
 // that was not sent, one whose provider reported usage or answered with an
 // error (an error status, or an error event that came in place of the answer
 // in a 200 stream: providers.Error.AnsweredWithError), any other end, or a
-// prompt the tokenizer cannot count.
+// prompt the tokenizer cannot count. An error with a status that came after
+// part of the answer is an answer cut, not refused: it is estimated.
 //
 // The count is the tokenizer's up to maxTokenizedBytes of prompt; a larger
 // prompt is estimated at bytesPerToken, since tokenizing it would cost tens
@@ -62,8 +63,15 @@ func estimatedUsage(t *Target, sp *spec, a *store.Attempt, state string, pe *pro
 	// error status that is billed: the providers classify only it as a
 	// received malformed_response with a status of 400 or more.
 	generated := pe.Kind == providers.KindMalformedResponse && pe.Received && pe.StatusCode >= 400
+	// So is an answer cut by an error the provider reported after it had
+	// begun answering: part of the answer came (providers.Error.Partial)
+	// before an error object with a numeric code (vLLM's
+	// {"object":"error",…,"code":500} mid-stream, OpenRouter's "error"
+	// beside a chunk) gave the error its status. The model ran: the prompt
+	// and the part generated were billed, as for a stream cut.
+	began := pe.Received && partialOf(pe) != ""
 	if (state != store.AttemptCancelled && state != store.AttemptUnknown && !cutAnswer) || pe.NotSent || pe.Usage != nil ||
-		(pe.StatusCode != 0 && !generated) || pe.AnsweredWithError {
+		(pe.StatusCode != 0 && !generated && !began) || pe.AnsweredWithError {
 		// Not sent, or the provider answered (its usage, or an error — a
 		// status, or an error event in place of the answer in a 200
 		// stream: nothing billed that the router knows of).

@@ -348,18 +348,20 @@ func (s *Store) FinishAttempt(ctx context.Context, attemptID string, out Attempt
 	return jobBusy(err, jobID, transitionLockWait)
 }
 
-// RecordCancelledUsage stores usage on an attempt that its job's
-// cancellation settled while its request was out (CancelJob cancels attempts
-// in flight without usage: the cancelling transaction cannot know what the
-// provider billed), when the attempt has no usage yet. The attempt's own run
-// calls it when FinishAttempt found the attempt already cancelled: usage is
-// what it would have recorded (the provider's, or the router's estimate of
-// the prompt, marked estimated), so the attempt has its cost_usd and the job's
-// cost_usd and lost_cost_usd count it. Attempts never sent are left alone (a
-// not_sent one, RecordNotSent; one still starting when cancelled is never
-// sent), as is one that already has usage: the first figure stays. written
-// says whether the row changed, so that the metrics count it once. The row is
-// waited for up to transitionLockWait, as FinishAttempt waits.
+// RecordCancelledUsage stores usage on an attempt that was settled while its
+// request was out, by another hand than its own run: its job's cancellation
+// (CancelJob cancels attempts in flight without usage: the cancelling
+// transaction cannot know what the provider billed), a win that settled it
+// `lost` while its outcome was unknown, or a resolution that failed it. The
+// attempt's own run calls it when FinishAttempt found the attempt already
+// settled: usage is what it would have recorded (the provider's, or the
+// router's estimate of the prompt, marked estimated), so the attempt has its
+// cost_usd and the job's cost_usd and lost_cost_usd count it. Attempts never
+// sent are left alone (a not_sent one, RecordNotSent; one still starting when
+// settled is never sent), as is one that already has usage: the first figure
+// stays (lateUsageSQL). written says whether the row changed, so that the
+// metrics count it once. The row is waited for up to transitionLockWait, as
+// FinishAttempt waits.
 func (s *Store) RecordCancelledUsage(ctx context.Context, attemptID string, usage any) (written bool, err error) {
 	u := jsonOrNil(usage)
 	if u == nil {
@@ -367,7 +369,7 @@ func (s *Store) RecordCancelledUsage(ctx context.Context, attemptID string, usag
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		var n int
-		err := lockWaitQueryRow(ctx, tx, transitionLockWait, cancelledUsageSQL, attemptID, u, false).Scan(&n)
+		err := lockWaitQueryRow(ctx, tx, transitionLockWait, lateUsageSQL, attemptID, u, false).Scan(&n)
 		written = n > 0
 		return err
 	})
@@ -377,16 +379,21 @@ func (s *Store) RecordCancelledUsage(ctx context.Context, attemptID string, usag
 	return written, nil
 }
 
-// cancelledUsageSQL gives usage ($2) to an attempt that its job's
-// cancellation settled after it was sent (started, not not_sent) and that has
-// no usage yet; with $3 true, usage the provider reported (not marked
-// estimated) also replaces the router's estimate (marked "estimated": true).
-// Reported usage is never replaced. It returns how many rows it changed (0
-// or 1).
-const cancelledUsageSQL = `WITH x AS (
+// lateUsageSQL gives usage ($2) to an attempt that was sent (started, not
+// not_sent) and settled by another hand while its request was out, and that
+// has no usage yet: cancelled by its job's cancellation, `lost` (its unknown
+// outcome settled by a sibling's win: unknownUnlessEndedSQL, casSQL, winSQL)
+// or `failed` (resolved so by an operator or reconciliation: a failure
+// resolved without usage drops the router's estimate, ResolveAttempt). The
+// provider's answer, or the failure it billed, says what it was paid for.
+// With $3 true, usage the provider reported (not marked estimated) also
+// replaces the router's estimate (marked "estimated": true). Reported usage
+// is never replaced. It returns how many rows it changed (0 or 1).
+const lateUsageSQL = `WITH x AS (
 		UPDATE attempts a SET usage = $2
 		FROM jobs j
-		WHERE a.id = $1 AND j.id = a.job_id AND j.state = 'cancelled' AND a.state = 'cancelled'
+		WHERE a.id = $1 AND j.id = a.job_id
+			AND ((j.state = 'cancelled' AND a.state = 'cancelled') OR a.state IN ('lost', 'failed'))
 			AND a.started_at IS NOT NULL
 			AND (a.usage IS NULL OR a.usage = 'null'::jsonb
 				OR ($3::boolean AND a.usage->>'estimated' = 'true'

@@ -235,6 +235,12 @@ type Offered struct {
 	// State is then won with Won false (the job's result is the
 	// resolution's, not this output's). "" with an error.
 	State string
+	// UsageStored says whether the output's usage is on the attempt's row:
+	// always for a win; for a discarded output, when its attempt had none
+	// yet, or only the router's estimate (discard, discardResolvedWin). The
+	// race counts a discarded output's usage in the metrics only then, so
+	// that router_cost_usd_total and the job's cost_usd agree.
+	UsageStored bool
 }
 
 // OfferCompletion is CompleteJob that also says what the attempt was
@@ -264,7 +270,7 @@ func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, err
 		if req.err == nil {
 			s.commitWaited("win", start)
 			if req.won {
-				return Offered{Won: true, Job: req.job, State: AttemptWon}, nil
+				return Offered{Won: true, Job: req.job, State: AttemptWon, UsageStored: true}, nil
 			}
 			break
 		}
@@ -279,7 +285,7 @@ func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, err
 				// costs one fetch), or the event waits for River's next
 				// periodic fetch.
 				s.wakeDeliveries()
-				return Offered{Won: true, State: AttemptWon}, nil
+				return Offered{Won: true, State: AttemptWon, UsageStored: true}, nil
 			}
 			// Someone else won, or a resolution completed the job from this
 			// very attempt (not this answer's win): recorded below.
@@ -306,19 +312,18 @@ func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, err
 	// expires and recovery decides, as after any failed win. Its whole
 	// transaction gets settleWait more, for its round trips: a connection
 	// that stops answering ends it with an error, the same way.
-	var state string
-	var won bool
+	var off Offered
 	tctx, cancel := context.WithTimeout(bg, transitionLockWait+s.settleWait)
 	defer cancel()
 	err = s.inTx(tctx, func(tx pgx.Tx) error {
 		var e error
-		state, won, e = s.lateWin(tctx, tx, c)
+		off, e = s.lateWin(tctx, tx, c)
 		return e
 	})
 	if err != nil {
 		return Offered{}, jobBusy(err, c.JobID, transitionLockWait)
 	}
-	return Offered{Won: won, State: state}, nil
+	return off, nil
 }
 
 // resolvedIn says whether attempt id of j carries a resolution (an
@@ -440,29 +445,30 @@ func (s *Store) winStmt(ws []*winRequest) batchedStmt {
 // attempt's lease expired, or back to `running` after another attempt's
 // resolution) and this attempt is still running or unknown, the result is the
 // first valid completion and wins, under the job row's lock. Otherwise it is
-// discarded with a race event. It returns the state the attempt was left in
-// (Offered.State) and whether this output won. It bounds tx's lock waits to
+// discarded with a race event. It returns the state the attempt was left in,
+// whether this output won and whether its usage was stored (Offered, without
+// Job). It bounds tx's lock waits to
 // transitionLockWait, in the same round trip as the job's lock
 // (lockJobWaiting).
-func (s *Store) lateWin(ctx context.Context, tx pgx.Tx, c Completion) (string, bool, error) {
+func (s *Store) lateWin(ctx context.Context, tx pgx.Tx, c Completion) (Offered, error) {
 	state, _, err := lockJobWaiting(ctx, tx, c.JobID, "", transitionLockWait)
 	if err != nil {
-		return "", false, err
+		return Offered{}, err
 	}
 	var attemptState string
 	var completed, resolved bool
 	if err := tx.QueryRow(ctx, `SELECT a.state, j.completed_by IS NOT NULL, a.error->'resolution' IS NOT NULL
 		FROM attempts a JOIN jobs j ON j.id = a.job_id
 		WHERE a.id = $1`, c.AttemptID).Scan(&attemptState, &completed, &resolved); err != nil {
-		return "", false, notFound(err)
+		return Offered{}, notFound(err)
 	}
 	if attemptState == AttemptWon {
 		if resolved {
 			// Won by a `succeeded` resolution (an operator's, reconciliation's)
 			// while this answer was on its way: the job's result is the
 			// resolution's, and this answer is not a second win.
-			st, err := s.discardResolvedWin(ctx, tx, c)
-			return st, false, err
+			stored, err := s.discardResolvedWin(ctx, tx, c)
+			return Offered{State: AttemptWon, UsageStored: stored}, err
 		}
 		// This very win committed already (a batch re-sent after its answer was
 		// lost): it is a win, not a late result. Whether it wrote an outbox
@@ -471,28 +477,26 @@ func (s *Store) lateWin(ctx context.Context, tx pgx.Tx, c Completion) (string, b
 		// fetch. The event, if any, committed with that win: this
 		// transaction, which writes nothing, need not commit first.
 		s.wakeDeliveries()
-		return AttemptWon, true, nil
+		return Offered{Won: true, State: AttemptWon, UsageStored: true}, nil
 	}
 	if completed || (state != JobRunning && state != JobUnknown) ||
 		(attemptState != AttemptRunning && attemptState != AttemptUnknown) {
-		st, err := s.discard(ctx, tx, c)
-		return st, false, err
+		return s.discard(ctx, tx, c)
 	}
 	var version int64
 	if err := tx.QueryRow(ctx, `SELECT version FROM jobs WHERE id = $1`, c.JobID).Scan(&version); err != nil {
-		return "", false, err
+		return Offered{}, err
 	}
 	c.ReadVersion = version
 	var n, notified int
 	if err := tx.QueryRow(ctx, casSQL, c.JobID, c.ReadVersion, c.Result, c.AttemptID, s.opt.KeyRetention,
 		jsonOrNil(c.Usage), c.ProviderResponseID, c.ResponseModel, c.LatencyMS).Scan(&n, &notified); err != nil {
-		return "", false, err
+		return Offered{}, err
 	}
 	if n == 1 {
-		return AttemptWon, true, nil
+		return Offered{Won: true, State: AttemptWon, UsageStored: true}, nil
 	}
-	st, err := s.discard(ctx, tx, c) // not reached: the job's row is locked, and its version read under the lock
-	return st, false, err
+	return s.discard(ctx, tx, c) // not reached: the job's row is locked, and its version read under the lock
 }
 
 // discardResolvedWin records a valid result whose attempt a `succeeded`
@@ -500,38 +504,43 @@ func (s *Store) lateWin(ctx context.Context, tx pgx.Tx, c Completion) (string, b
 // attempt stays won; the provider's usage is stored when the attempt has
 // none, or only the router's estimate, since the provider billed the answer
 // (what the resolution gave, if anything, stays); and a "discarded" race
-// event records the answer. It returns the attempt's state (won).
-func (s *Store) discardResolvedWin(ctx context.Context, tx pgx.Tx, c Completion) (string, error) {
+// event records the answer. stored says whether the usage was stored.
+func (s *Store) discardResolvedWin(ctx context.Context, tx pgx.Tx, c Completion) (stored bool, err error) {
 	if u := jsonOrNil(c.Usage); u != nil {
-		if _, err := tx.Exec(ctx, `UPDATE attempts SET usage = $2,
+		tag, err := tx.Exec(ctx, `UPDATE attempts SET usage = $2,
 				provider_response_id = coalesce(provider_response_id, nullif($3, '')),
 				response_model = coalesce(response_model, nullif($4, ''))
 			WHERE id = $1 AND (usage IS NULL OR usage = 'null'::jsonb
 				OR (usage->>'estimated' = 'true' AND $2::jsonb->>'estimated' IS DISTINCT FROM 'true'))`,
-			c.AttemptID, u, c.ProviderResponseID, c.ResponseModel); err != nil {
-			return "", err
+			c.AttemptID, u, c.ProviderResponseID, c.ResponseModel)
+		if err != nil {
+			return false, err
 		}
+		stored = tag.RowsAffected() > 0
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO race_events (job_id, attempt_id, kind, provider, latency_ms, usage, detail)
+	_, err = tx.Exec(ctx, `INSERT INTO race_events (job_id, attempt_id, kind, provider, latency_ms, usage, detail)
 		SELECT job_id, id, 'discarded', provider, $2, $3, $4 FROM attempts WHERE id = $1`,
 		c.AttemptID, c.LatencyMS, jsonOrNil(c.Usage),
 		"a valid result arrived after this attempt was resolved succeeded; discarded (the job's result is the resolution's)")
 	if err != nil {
-		return "", err
+		return false, err
 	}
-	return AttemptWon, nil
+	return stored, nil
 }
 
 // discard records a valid result that lost the compare-and-swap, and returns
-// the state the attempt was left in: lost when another attempt won the job,
-// cancelled when the job was cancelled, else the state it had been settled
-// in (kept). The result's usage is stored on the attempt when discard settles
-// it, and on one the job's cancellation had already settled while its request
-// was out (cancelledUsageSQL): the provider billed the answer.
-func (s *Store) discard(ctx context.Context, tx pgx.Tx, c Completion) (string, error) {
+// the state the attempt was left in (Offered.State): lost when another
+// attempt won the job, cancelled when the job was cancelled, else the state
+// it had been settled in (kept). The result's usage is stored on the attempt
+// when discard settles it, and on one another hand had already settled while
+// its request was out (lateUsageSQL: the job's cancellation cancelled it, a
+// win settled its unknown outcome `lost`, a resolution failed it) when it has
+// none yet or only the router's estimate: the provider billed the answer.
+// Offered.UsageStored says whether it was.
+func (s *Store) discard(ctx context.Context, tx pgx.Tx, c Completion) (Offered, error) {
 	var jobState string
 	if err := tx.QueryRow(ctx, `SELECT state FROM jobs WHERE id = $1`, c.JobID).Scan(&jobState); err != nil {
-		return "", notFound(err)
+		return Offered{}, notFound(err)
 	}
 	attemptState, kind, detail := AttemptLost, "lost", "a valid result arrived after another attempt won; discarded"
 	from := "'starting', 'running', 'unknown'"
@@ -545,43 +554,46 @@ func (s *Store) discard(ctx context.Context, tx pgx.Tx, c Completion) (string, e
 		kind, detail = "discarded", "a valid result arrived after this attempt was settled; discarded"
 		from = "'starting', 'running'"
 	}
+	u := jsonOrNil(c.Usage)
 	tag, err := tx.Exec(ctx, `UPDATE attempts SET state = $2, usage = $3, provider_response_id = nullif($4, ''),
 			response_model = nullif($5, ''), latency_ms = $6, finished_at = coalesce(finished_at, now()),
 			lease_owner = NULL, lease_expires_at = NULL
 		WHERE id = $1 AND state IN (`+from+`)`,
-		c.AttemptID, attemptState, jsonOrNil(c.Usage), c.ProviderResponseID, c.ResponseModel, c.LatencyMS)
+		c.AttemptID, attemptState, u, c.ProviderResponseID, c.ResponseModel, c.LatencyMS)
 	if err != nil {
-		return "", err
+		return Offered{}, err
 	}
+	stored := tag.RowsAffected() > 0 && u != nil
 	if tag.RowsAffected() == 0 {
 		// Settled before its output came (the job's cancellation cancelled
-		// it, a resolution failed it, recovery marked it lost): that stays.
+		// it, a resolution failed it, a win settled it lost while its outcome
+		// was unknown): that stays.
 		if err := tx.QueryRow(ctx, `SELECT state FROM attempts WHERE id = $1`, c.AttemptID).Scan(&attemptState); err != nil {
-			return "", notFound(err)
+			return Offered{}, notFound(err)
 		}
-		if jobState == JobCancelled && attemptState == AttemptCancelled {
-			// The job's cancellation settled the attempt while its request
-			// was out, without usage (or with the router's estimate, when its
-			// run was cut first): the provider's answer says what it billed.
-			// Stored as RecordCancelledUsage stores it, replacing an estimate
-			// but never reported usage, so that the attempt has its cost_usd
-			// and the job's cost_usd and lost_cost_usd count it, as the
-			// metrics do (the race counts a discarded answer's usage once).
-			if u := jsonOrNil(c.Usage); u != nil {
-				var n int
-				if err := tx.QueryRow(ctx, cancelledUsageSQL, c.AttemptID, u, true).Scan(&n); err != nil {
-					return "", err
-				}
+		if u != nil {
+			// Settled without usage (or with the router's estimate, when its
+			// run was cut first, or recorded it unknown with one): the
+			// provider's answer says what it billed. Stored as
+			// RecordCancelledUsage stores it, replacing an estimate but never
+			// reported usage, so that the attempt has its cost_usd and the
+			// job's cost_usd and lost_cost_usd count it, as the metrics do
+			// (the race counts a discarded answer's usage once, and only
+			// when stored: Offered.UsageStored).
+			var n int
+			if err := tx.QueryRow(ctx, lateUsageSQL, c.AttemptID, u, true).Scan(&n); err != nil {
+				return Offered{}, err
 			}
+			stored = n > 0
 		}
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO race_events (job_id, attempt_id, kind, provider, latency_ms, usage, detail)
 		SELECT job_id, id, $2, provider, $3, $4, $5 FROM attempts WHERE id = $1`,
-		c.AttemptID, kind, c.LatencyMS, jsonOrNil(c.Usage), detail)
+		c.AttemptID, kind, c.LatencyMS, u, detail)
 	if err != nil {
-		return "", err
+		return Offered{}, err
 	}
-	return attemptState, nil
+	return Offered{State: attemptState, UsageStored: stored}, nil
 }
 
 // notify announces a job's change, with its new state when known, in tx.

@@ -22,6 +22,7 @@ type Elector struct {
 	holder string
 	ttl    time.Duration
 	log    *slog.Logger
+	now    func() time.Time // the local clock: time.Now but in tests
 
 	mu    sync.Mutex
 	until time.Time // this replica leads until then (local monotonic clock)
@@ -49,7 +50,7 @@ func NewElector(st LeaseStore, name, holder string, ttl time.Duration, log *slog
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Elector{store: st, name: name, holder: holder, ttl: ttl, log: log, op: make(chan struct{}, 1),
+	return &Elector{store: st, name: name, holder: holder, ttl: ttl, log: log, now: time.Now, op: make(chan struct{}, 1),
 		gained: make(chan struct{})}
 }
 
@@ -73,7 +74,7 @@ func (e *Elector) Gained() <-chan struct{} {
 func (e *Elector) IsLeader() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return time.Now().Before(e.until)
+	return e.now().Before(e.until)
 }
 
 // Once tries to take or renew the lease once and reports whether it leads.
@@ -91,7 +92,7 @@ func (e *Elector) Once(ctx context.Context) bool {
 		e.resignOwed(ctx)
 		return false
 	}
-	sent := time.Now()
+	sent := e.now()
 	// One renewal interval at most: a renewal sent on a connection gone
 	// silent (a failover whose old primary vanished, a partition) meets no
 	// refusal and no answer, and would hold this loop until TCP gave up —
@@ -108,7 +109,7 @@ func (e *Elector) Once(ctx context.Context) bool {
 	silent := rctx.Err() != nil && ctx.Err() == nil
 	cancel()
 	e.mu.Lock()
-	was := time.Now().Before(e.until)
+	was := e.now().Before(e.until)
 	if err == nil && ok && !e.down { // StepDown, called meanwhile: resigned below
 		// Stop a little before the database would let another replica in.
 		e.until = sent.Add(e.ttl * 9 / 10)

@@ -5,17 +5,20 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/routerhq/router/internal/store"
 )
 
 // Leader says whether this replica should do leader-only work now.
 type Leader interface{ IsLeader() bool }
 
 // RetentionStore deletes expired jobs in batches: each call at most batch
-// jobs, none of those in skip, returning how many it deleted and the jobs it
-// chose but passed over because another transaction holds one of their rows
-// (see store.DeleteExpiredJobBatch).
+// jobs, walking on from where the call before got to (from), returning how
+// many it deleted, the jobs it chose but passed over because another
+// transaction holds one of their rows, and where it got to (see
+// store.DeleteExpiredJobsFrom).
 type RetentionStore interface {
-	DeleteExpiredJobBatch(ctx context.Context, after time.Duration, batch int, skip []string) (deleted int, busy []string, err error)
+	DeleteExpiredJobsFrom(ctx context.Context, after time.Duration, batch int, from store.RetentionCursor) (deleted int, busy []string, next store.RetentionCursor, err error)
 }
 
 // Cleaner deletes jobs (with attempts, race events, events, deliveries and key
@@ -40,14 +43,15 @@ type Cleaner struct {
 const defaultBatchTimeout = time.Minute
 
 // Once deletes everything currently past retention, batch by batch, and
-// returns how many jobs it deleted. It goes on while a batch is full (its
-// deleted and busy jobs fill it: more may be waiting), and skips in each
-// batch the jobs earlier batches found busy — a job with a row another
-// transaction holds — which, the oldest, would otherwise be chosen again
-// every time, and fill a batch of their own once there are batch of them.
-// They are tried again at the next pass. A batch that gets no answer within
-// BatchTimeout ends the pass with an error; the batches before it stay
-// deleted, and the next pass goes on from there.
+// returns how many jobs it deleted. Each batch walks on from where the one
+// before got to (store.RetentionCursor), so it costs about the same however
+// many jobs the pass has passed over, and the pass ends when no walk has more
+// to choose. Jobs passed over — another transaction holds one of their rows
+// (busy), or the job itself, or something else keeps them — are behind the
+// cursor: they are tried again at the next pass, which starts from the
+// oldest. The pass also ends as soon as this replica no longer leads. A
+// batch that does not finish within BatchTimeout ends the pass with an
+// error; the batches before it stay deleted, and the next pass tries again.
 func (c *Cleaner) Once(ctx context.Context) (int, error) {
 	after, batch, timeout := c.After, c.Batch, c.BatchTimeout
 	if after <= 0 {
@@ -60,20 +64,24 @@ func (c *Cleaner) Once(ctx context.Context) (int, error) {
 		timeout = defaultBatchTimeout
 	}
 	total := 0
-	var skip []string
+	var at store.RetentionCursor
 	for ctx.Err() == nil && (c.Leader == nil || c.Leader.IsLeader()) {
 		bctx, cancel := context.WithTimeout(ctx, timeout)
-		deleted, busy, err := c.Store.DeleteExpiredJobBatch(bctx, after, batch, skip)
-		silent := bctx.Err() != nil && ctx.Err() == nil
+		deleted, _, next, err := c.Store.DeleteExpiredJobsFrom(bctx, after, batch, at)
+		timedOut := bctx.Err() != nil && ctx.Err() == nil
 		cancel()
 		total += deleted
-		if err != nil && silent {
-			err = fmt.Errorf("a batch got no answer from the database within %s (a connection gone silent, or the database overloaded); the next pass tries again: %w", timeout, err)
+		if err != nil && timedOut {
+			// The store cannot tell a database that did not answer (a
+			// connection gone silent, an overloaded server) from a
+			// batch that was slow: say what was seen.
+			err = fmt.Errorf("a batch of up to %d expired jobs did not finish within %s (the batch timeout); the %d jobs deleted before it stay deleted, and the next pass tries again: %w",
+				batch, timeout, total, err)
 		}
-		if err != nil || deleted+len(busy) < batch {
+		if err != nil || next.Done() {
 			return total, err
 		}
-		skip = append(skip, busy...)
+		at = next
 	}
 	return total, ctx.Err()
 }

@@ -30,7 +30,7 @@ const DefaultRedeliveryWindow = 24*time.Hour + time.Hour + 10*time.Second
 // holds, is passed over, so the cleaner never waits on a job in use, and
 // lock_timeout bounds any other wait.
 func (s *Store) DeleteExpiredJobs(ctx context.Context, after time.Duration, batch int) (int, error) {
-	deleted, _, err := s.DeleteExpiredJobBatch(ctx, after, batch, nil)
+	deleted, _, _, err := s.deleteExpiredJobs(ctx, after, s.opt.RedeliveryWindow, batch, nil, RetentionCursor{})
 	return deleted, err
 }
 
@@ -38,19 +38,54 @@ func (s *Store) DeleteExpiredJobs(ctx context.Context, after time.Duration, batc
 // also returning the jobs it chose but passed over because another
 // transaction holds one of their rows (an attempt, race event, event,
 // delivery try or key row). Those take places in the batch: deleted +
-// len(busy) == batch means more jobs may be past retention. A caller going
-// on batch after batch passes the busy jobs so far as skip (as
-// maintenance.Cleaner does), so that the oldest of them, chosen first every
-// time, never fill a batch of their own.
+// len(busy) == batch means more jobs may be past retention. Each walk starts
+// from its oldest entry and checks every candidate against skip, so a caller
+// going on batch after batch should use DeleteExpiredJobsFrom instead, as
+// maintenance.Cleaner does.
 func (s *Store) DeleteExpiredJobBatch(ctx context.Context, after time.Duration, batch int, skip []string) (deleted int, busy []string, err error) {
-	return s.deleteExpiredJobs(ctx, after, s.opt.RedeliveryWindow, batch, skip)
+	deleted, busy, _, err = s.deleteExpiredJobs(ctx, after, s.opt.RedeliveryWindow, batch, skip, RetentionCursor{})
+	return deleted, busy, err
+}
+
+// RetentionCursor is how far a retention pass has got along each of its
+// walks (keys bound to their job, by expiry; keys released to a newer job, by
+// expiry). The zero value starts both walks at their oldest entry.
+type RetentionCursor struct {
+	ByKey, ByRelease RetentionPosition
+}
+
+// RetentionPosition is where one walk of a pass has got to: the entry of the
+// last job it chose (the key's expiry, then the job's id), or Done once it
+// found fewer jobs than it had places for — nothing more to choose in this
+// pass.
+type RetentionPosition struct {
+	At    time.Time // zero: from the walk's oldest entry
+	JobID string
+	Done  bool
+}
+
+// Done reports whether both walks are done: the pass has chosen every job
+// it could.
+func (c RetentionCursor) Done() bool { return c.ByKey.Done && c.ByRelease.Done }
+
+// DeleteExpiredJobsFrom is DeleteExpiredJobBatch walking on from where the
+// batch before it got to (from; the zero cursor for a pass's first batch)
+// and returning where this one got to, for the next. Every batch reads about
+// batch expiry entries, however many jobs earlier batches of the pass
+// passed over: a job kept (another transaction holds its row, it changed
+// since its key expired, an event of it is pending) or busy (another
+// transaction holds one of its rows) is behind the cursor and tried again at
+// the next pass, which starts from the zero cursor.
+func (s *Store) DeleteExpiredJobsFrom(ctx context.Context, after time.Duration, batch int, from RetentionCursor) (deleted int, busy []string, next RetentionCursor, err error) {
+	return s.deleteExpiredJobs(ctx, after, s.opt.RedeliveryWindow, batch, nil, from)
 }
 
 // deleteExpiredJobs is DeleteExpiredJobs keeping jobs with an event pending for
 // less than redelivery.
 //
-// Each expiry index (keys bound to their job, keys released to a newer job) is
-// walked oldest first, and every reason to keep a job is checked, and the job
+// Each expiry index (keys bound to their job, keys released to a newer job)
+// is walked oldest first, from where the batch before got to (from), and
+// every reason to keep a job is checked, and the job
 // locked, before that walk's LIMIT counts it: a kept job (its row not
 // terminal, changed since its key expired, still holding a live key, an event
 // pending, or locked by another transaction) never takes a batch's place.
@@ -72,8 +107,8 @@ func (s *Store) DeleteExpiredJobBatch(ctx context.Context, after time.Duration, 
 // 1 ms), written as NOT EXISTS the planner made them anti-joins that locked
 // the rows of every expired job, and an index lookup of events per candidate
 // would read job_events where the walk must not (see below).
-// So a busy job does take a place in its batch; skip keeps it out of the
-// caller's later batches.
+// So a busy job does take a place in its batch; the cursor returned (next)
+// is past it, so the pass's later batches do not choose it again.
 //
 // The pending check is a range scan of job_events_job (job_id, created_at)
 // per candidate, reading the events without locking them: an event is written
@@ -94,16 +129,13 @@ func (s *Store) DeleteExpiredJobBatch(ctx context.Context, after time.Duration, 
 // about 25h) the check never matches, yet during a webhook outage, with
 // thousands of events pending, the planner turned it into a scan of every
 // pending event per candidate: 0.4-1.2 s a batch of 100.
-func (s *Store) deleteExpiredJobs(ctx context.Context, after, redelivery time.Duration, batch int, skip []string) (deleted int, busy []string, err error) {
-	if skip == nil {
-		skip = []string{} // a NULL array would make <> ALL null, for every candidate
+func (s *Store) deleteExpiredJobs(ctx context.Context, after, redelivery time.Duration, batch int, skip []string, from RetentionCursor) (deleted int, busy []string, next RetentionCursor, err error) {
+	if from.Done() {
+		return 0, nil, from, nil
 	}
-	q, args := expiredJobsSQL, []any{after, batch, skip, redelivery}
-	if after >= redelivery && after-redelivery >= eventSkew { // a window may be near MaxInt64: no sum
-		q, args = expiredJobsNoEventCheckSQL, []any{after, batch, skip}
-	}
+	q, args := expiredJobsArgs(after, redelivery, batch, skip, from)
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		deleted, busy = 0, nil // a retried transaction's
+		deleted, busy, next = 0, nil, from // a retried transaction's
 		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '2s'`); err != nil {
 			return err
 		}
@@ -111,7 +143,8 @@ func (s *Store) deleteExpiredJobs(ctx context.Context, after, redelivery time.Du
 		if err != nil {
 			return err
 		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		var ids []string
+		next, ids, err = chosenJobs(rows, batch, from)
 		if err != nil || len(ids) == 0 {
 			return err
 		}
@@ -145,9 +178,64 @@ func (s *Store) deleteExpiredJobs(ctx context.Context, after, redelivery time.Du
 		return nil
 	})
 	if err != nil {
-		return 0, nil, fmt.Errorf("delete expired jobs: %w", err)
+		return 0, nil, from, fmt.Errorf("delete expired jobs: %w", err)
 	}
-	return deleted, busy, nil
+	return deleted, busy, next, nil
+}
+
+// expiredJobsArgs is the statement that chooses a batch (expiredJobsSQL, or
+// expiredJobsNoEventCheckSQL when no candidate can have an event it would
+// keep) and its arguments.
+func expiredJobsArgs(after, redelivery time.Duration, batch int, skip []string, from RetentionCursor) (string, []any) {
+	if skip == nil {
+		skip = []string{} // a NULL array would make <> ALL null, for every candidate
+	}
+	args := []any{after, batch, skip}
+	for _, p := range []RetentionPosition{from.ByKey, from.ByRelease} {
+		var at, id any // NULL: from the walk's oldest entry
+		if !p.At.IsZero() {
+			at, id = p.At, p.JobID
+		}
+		args = append(args, at, id, p.Done)
+	}
+	if after >= redelivery && after-redelivery >= eventSkew { // a window may be near MaxInt64: no sum
+		return expiredJobsNoEventCheckSQL, args
+	}
+	return expiredJobsSQL, append(args, redelivery)
+}
+
+// chosenJobs reads the jobs a batch chose (each row: the job, whether by_key
+// chose it, the expiry it was chosen by) and returns them, once each (a job
+// may be chosen by both walks), with where each walk got to. A walk that
+// chose fewer jobs than it had places for ($2 for by_release, what
+// by_release left for by_key) is done for this pass.
+func chosenJobs(rows pgx.Rows, batch int, from RetentionCursor) (next RetentionCursor, ids []string, err error) {
+	next = from
+	var byKey, byRelease int
+	var id string
+	var isKey bool
+	var at time.Time
+	_, err = pgx.ForEachRow(rows, []any{&id, &isKey, &at}, func() error {
+		walk := &next.ByRelease
+		if isKey {
+			walk, byKey = &next.ByKey, byKey+1
+		} else {
+			byRelease++
+		}
+		if at.After(walk.At) || at.Equal(walk.At) && id > walk.JobID { // uuid order is the order of its text
+			walk.At, walk.JobID = at, id
+		}
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return from, nil, err
+	}
+	next.ByRelease.Done = next.ByRelease.Done || byRelease < batch
+	next.ByKey.Done = next.ByKey.Done || byKey < batch-byRelease
+	return next, ids, nil
 }
 
 // busyRowsSQL locks, with SKIP LOCKED, every row of the jobs $1 that the
@@ -200,40 +288,61 @@ const busyRowsSQL = `
 const eventSkew = time.Hour
 
 // expiredJobsSQL selects and locks up to $2 jobs whose key expired more than
-// $1 ago (see deleteExpiredJobs), none of the jobs $3, keeping those with an
-// event pending for less than $4; expiredJobsNoEventCheckSQL is the same
+// $1 ago (see deleteExpiredJobs), none of the jobs $3, each walk from where
+// the batch before it got to — by_key after the entry ($4, $5) unless done
+// ($6), by_release after ($7, $8) unless done ($9) — keeping those with an
+// event pending for less than $10; expiredJobsNoEventCheckSQL is the same
 // without that check, for when it cannot match.
 var (
 	expiredJobsSQL             = expiredJobsQuery(pendingEventCheck)
 	expiredJobsNoEventCheckSQL = expiredJobsQuery("")
 )
 
-// pendingEventCheck keeps a job with an event pending for less than $4.
+// pendingEventCheck keeps a job with an event pending for less than $10.
 const pendingEventCheck = `
 			      AND NOT EXISTS (SELECT 1 FROM job_events e WHERE e.job_id = j.id
-			                      AND e.created_at > now() - $4::interval AND e.status = 'pending')`
+			                      AND e.created_at > now() - $10::interval AND e.status = 'pending')`
 
+// expiredJobsQuery is the statement that chooses a batch. Each walk goes on
+// from the entry the batch before it chose last (a keyset on the expiry and
+// the job's id: keys claimed together expire at the same instant), so a
+// batch reads about as many entries as it has places, however many jobs the
+// batches before it passed over; before, every batch walked from the oldest
+// entry and left out the jobs found busy so far by id, and with thousands
+// held by another transaction a batch took seconds, then minutes, and each
+// pass failed before reaching the jobs behind them. by_key gets only the
+// places by_release left (released keys are few: a key is released only when
+// a new job reuses it): each walk locks the jobs it chooses, and when each
+// locked up to $2 jobs and the batch kept $2, the rest stayed locked until
+// the batch ended, neither deleted nor reported busy.
 func expiredJobsQuery(eventCheck string) string {
 	return `
-			WITH by_key AS (
-			    SELECT j.id FROM idempotency_keys k JOIN jobs j ON j.id = k.job_id
-			    WHERE k.expires_at IS NOT NULL AND k.expires_at <= now() - $1::interval
-			      AND j.state IN ('succeeded', 'failed', 'cancelled')
-			      AND j.updated_at <= now() - $1::interval
-			      AND j.id <> ALL ($3::uuid[])` + eventCheck + `
-			    ORDER BY k.expires_at LIMIT $2
-			    FOR UPDATE OF j SKIP LOCKED
-			), by_release AS (
-			    SELECT j.id FROM released_keys r JOIN jobs j ON j.id = r.job_id
-			    WHERE r.expired_at <= now() - $1::interval
+			WITH by_release AS (
+			    SELECT j.id, r.expired_at AS at FROM released_keys r JOIN jobs j ON j.id = r.job_id
+			    WHERE NOT $9::bool
+			      AND r.expired_at <= now() - $1::interval
+			      AND r.expired_at >= coalesce($7::timestamptz, '-infinity')
+			      AND (r.expired_at, r.job_id) > (coalesce($7::timestamptz, '-infinity'), coalesce($8::uuid, '00000000-0000-0000-0000-000000000000'))
 			      AND j.state IN ('succeeded', 'failed', 'cancelled')
 			      AND j.updated_at <= now() - $1::interval
 			      AND j.id <> ALL ($3::uuid[])
 			      AND NOT EXISTS (SELECT 1 FROM idempotency_keys k2
 			                      WHERE k2.job_id = j.id AND (k2.expires_at IS NULL OR k2.expires_at > now() - $1::interval))` + eventCheck + `
-			    ORDER BY r.expired_at LIMIT $2
+			    ORDER BY r.expired_at, r.job_id LIMIT $2
+			    FOR UPDATE OF j SKIP LOCKED
+			), by_key AS (
+			    SELECT j.id, k.expires_at AS at FROM idempotency_keys k JOIN jobs j ON j.id = k.job_id
+			    WHERE NOT $6::bool
+			      AND k.expires_at IS NOT NULL AND k.expires_at <= now() - $1::interval
+			      AND k.expires_at >= coalesce($4::timestamptz, '-infinity')
+			      AND (k.expires_at, k.job_id) > (coalesce($4::timestamptz, '-infinity'), coalesce($5::uuid, '00000000-0000-0000-0000-000000000000'))
+			      AND j.state IN ('succeeded', 'failed', 'cancelled')
+			      AND j.updated_at <= now() - $1::interval
+			      AND j.id <> ALL ($3::uuid[])` + eventCheck + `
+			    ORDER BY k.expires_at, k.job_id LIMIT $2 - (SELECT count(*) FROM by_release)
 			    FOR UPDATE OF j SKIP LOCKED
 			)
-			SELECT id::text FROM (SELECT id FROM by_key UNION SELECT id FROM by_release) c
-			LIMIT $2`
+			SELECT id::text, true, at FROM by_key
+			UNION ALL
+			SELECT id::text, false, at FROM by_release`
 }

@@ -179,7 +179,10 @@ func (p *OpenAI) streamed(w *CallWatch, model string, acc *streamAcc) (*Response
 func (p *OpenAI) cutBeforeDone(w *CallWatch, trace *callTrace, acc *streamAcc, err error) *Error {
 	e := p.streamError(w, trace, acc, err)
 	if e.Kind == KindStreamCut && errors.Is(err, io.EOF) && trace.streamErrLine() == nil {
-		e.Message = fmt.Sprintf("stream ended without [DONE] after %d chunks: its finish_reason %q came on chunks of the answer, not at its end", acc.chunks, acc.finishReason)
+		// The provider's finish_reason is cut like its other text (brokenOff):
+		// the message goes into the attempt's error, its span status and the
+		// tenant's view.
+		e.Message = truncate(fmt.Sprintf("stream ended without [DONE] after %d chunks: its finish_reason %q came on chunks of the answer, not at its end", acc.chunks, truncateTo(acc.finishReason, maxCode)))
 	}
 	e.Received = true
 	if e.Usage == nil && acc.usage != (openai.Usage{}) {

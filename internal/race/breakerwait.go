@@ -1,6 +1,10 @@
 package race
 
-import "time"
+import (
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
+)
 
 // AdmitDelay is an optional part of an Admission (a circuit breaker set): how
 // long until provider's breaker may admit an attempt again. known is false
@@ -61,8 +65,10 @@ func (r *Runner) breakerWait(decisions []Decision, byBreaker map[string]string, 
 // every target's breaker refusing it, released so that any replica may take
 // it meanwhile. A later call for the same job replaces the earlier one.
 // Nothing is scheduled while the runner stops; the job, pending or running
-// with no lease, is then an orphan for another replica's recovery.
-func (r *Runner) runLater(jobID string, d time.Duration) {
+// with no lease, is then an orphan for another replica's recovery. parent,
+// when valid, is the span context the run's span continues, as the first
+// run's did (the request's that created the job): the job stays in its trace.
+func (r *Runner) runLater(jobID string, d time.Duration, parent trace.SpanContext) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stopping {
@@ -80,7 +86,7 @@ func (r *Runner) runLater(jobID string, d time.Duration) {
 		}
 		r.mu.Unlock()
 		if mine {
-			r.SubmitID(jobID)
+			r.submit(jobID, nil, nil, parent)
 		}
 	})
 	r.later[jobID] = t

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
 )
@@ -86,6 +88,9 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 		return
 	}
 	log = log.With("owner", job.Owner, "operation", job.Operation)
+	// The span context this run's span continues (a request's, from
+	// SubmitNewContext): a run again after a breaker wait continues it too.
+	parent := trace.SpanContextFromContext(ctx)
 	// The job's span starts as soon as the job is read, before anything may
 	// end its run: a job that ends before any attempt (this replica cannot
 	// run it, no target admits it, its route is gone) has a span too, with
@@ -120,7 +125,7 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 				// it; meanwhile its lease has no owner (any replica may take
 				// it), and ends only then: recovery does not adopt it sooner.
 				log.Info("no target admits the job now (circuit breakers); running it again when one may", "in", again, "reason", reason)
-				r.runLater(job.ID, again)
+				r.runLater(job.ID, again, parent)
 				breakerWait = again
 				return // the deferred release gives the lease back, ending after the wait
 			}

@@ -117,7 +117,10 @@ func startAttemptSpan(ctx context.Context, job *store.Job, a *store.Attempt, t *
 		if res.err != nil {
 			span.SetAttributes(attribute.String("error.type", string(res.err.Kind)))
 			if !stoppedByRouter(res) {
-				span.SetStatus(codes.Error, res.err.Error())
+				// Bounded here too: a provider's text is cut to 300 bytes
+				// where the error is made, and one path that forgot to (a
+				// cut stream quoting its finish_reason) put 200 KB there.
+				span.SetStatus(codes.Error, cutTo(res.err.Error(), maxErrorStatus))
 			}
 			if u := res.err.Usage; u != nil { // a failed answer the provider billed
 				span.SetAttributes(
@@ -188,12 +191,20 @@ func recordResponse(ctx context.Context, resp *providers.Response) {
 // text: the span's attributes are cut by the SDK, its status is not.
 const maxStatusDetail = 256
 
+// maxErrorStatus bounds a failed attempt's span status, its error's text
+// (provider, kind, HTTP status and a message the adapters already cut to 300
+// bytes, which it keeps whole).
+const maxErrorStatus = 1024
+
 // truncateAttr cuts s to maxStatusDetail bytes, at a rune boundary.
-func truncateAttr(s string) string {
-	if len(s) <= maxStatusDetail {
+func truncateAttr(s string) string { return cutTo(s, maxStatusDetail) }
+
+// cutTo cuts s to n bytes, at a rune boundary, marking the cut with "…".
+func cutTo(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	cut := maxStatusDetail
+	cut := n
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}

@@ -16,7 +16,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/otel"
@@ -36,20 +38,32 @@ const DefaultServiceName = "router"
 // Enabled reports whether the environment asks for trace export: an OTLP
 // endpoint is set, the SDK is not disabled (OTEL_SDK_DISABLED=true) and the
 // traces exporter is not "none" (OTEL_TRACES_EXPORTER).
+// Values are read as the exporter reads them (spaces around them ignored) and
+// compared ignoring case, as the OpenTelemetry specification has it for its
+// enum variables.
 func Enabled(getenv func(string) string) bool {
-	if strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true") || strings.EqualFold(getenv("OTEL_TRACES_EXPORTER"), "none") {
+	if enumValue(getenv, "OTEL_SDK_DISABLED") == "true" || enumValue(getenv, "OTEL_TRACES_EXPORTER") == "none" {
 		return false
 	}
-	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
+	return strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")) != "" || strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) != ""
+}
+
+// enumValue is the variable key as an enum value: lower case, without the
+// spaces around it.
+func enumValue(getenv func(string) string, key string) string {
+	return strings.ToLower(strings.TrimSpace(getenv(key)))
 }
 
 // Protocol is the OTLP protocol the environment selects: grpc or http/protobuf
 // (the default), from OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or
-// OTEL_EXPORTER_OTLP_PROTOCOL.
+// OTEL_EXPORTER_OTLP_PROTOCOL, case and spaces around the value ignored
+// ("GRPC" is grpc).
 func Protocol(getenv func(string) string) (string, error) {
-	p := getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+	key := "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+	p := enumValue(getenv, key)
 	if p == "" {
-		p = getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
+		key = "OTEL_EXPORTER_OTLP_PROTOCOL"
+		p = enumValue(getenv, key)
 	}
 	switch p {
 	case "", "http/protobuf":
@@ -57,7 +71,24 @@ func Protocol(getenv func(string) string) (string, error) {
 	case "grpc":
 		return "grpc", nil
 	}
-	return "", fmt.Errorf("telemetry: OTEL_EXPORTER_OTLP_PROTOCOL %q is not supported: use http/protobuf or grpc", p)
+	return "", fmt.Errorf("telemetry: %s %q is not supported: use http/protobuf or grpc", key, getenv(key))
+}
+
+// warnRootTracesEndpoint warns when OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, used
+// as it is with http/protobuf (the OTLP specification), has no path or "/":
+// every batch then goes to "/", which a collector answers 404, the base URL
+// being what OTEL_EXPORTER_OTLP_ENDPOINT takes.
+func warnRootTracesEndpoint(getenv func(string) string, proto string, log *slog.Logger) {
+	raw := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
+	if proto != "http/protobuf" || raw == "" {
+		return
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Path != "" && u.Path != "/") {
+		return
+	}
+	log.Warn("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT has no path: with http/protobuf it is used as it is, so spans are sent to \"/\", which an OpenTelemetry collector answers 404; write the whole URL (…/v1/traces) or set the base in OTEL_EXPORTER_OTLP_ENDPOINT instead",
+		"endpoint", u.Redacted())
 }
 
 // Setup is SetupLogged with slog's default logger.
@@ -72,7 +103,10 @@ func Setup(ctx context.Context, version string) (shutdown func(context.Context) 
 // processor read the standard variables themselves (endpoints, headers,
 // timeouts, OTEL_BSP_SCHEDULE_DELAY, ...). shutdown flushes pending spans.
 // log hears what is accepted with a warning (a partly malformed
-// OTEL_RESOURCE_ATTRIBUTES).
+// OTEL_RESOURCE_ATTRIBUTES, an unreadable value length limit, an http/protobuf
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT without a path) and, while tracing is on,
+// OpenTelemetry's errors, failed exports among them, at most once a minute
+// (errorLog; shutdown puts the previous error handler back).
 func SetupLogged(ctx context.Context, version string, log *slog.Logger) (shutdown func(context.Context) error, enabled bool, err error) {
 	nop := func(context.Context) error { return nil }
 	if !Enabled(os.Getenv) {
@@ -100,11 +134,20 @@ func SetupLogged(ctx context.Context, version string, log *slog.Logger) (shutdow
 	if err != nil {
 		return nop, false, err
 	}
+	warnRootTracesEndpoint(os.Getenv, proto, log)
+	if key, raw := unreadableLengthLimit(os.Getenv); key != "" {
+		log.Warn(key+" is not an integer: string span attributes stay truncated to the router's default; write a number of bytes, or -1 for no limit",
+			"value", raw, "limit", DefaultAttributeValueLengthLimit)
+	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res),
 		sdktrace.WithRawSpanLimits(SpanLimits(os.Getenv)))
+	handler := newErrorLog(log)
+	otel.SetErrorHandler(handler)
 	install(tp, prop)
 	return func(ctx context.Context) error {
-		return errors.Join(tp.Shutdown(ctx))
+		err := tp.Shutdown(ctx) // a failed last export is logged by handler
+		handler.uninstall()
+		return err
 	}, true, nil
 }
 
@@ -120,16 +163,44 @@ func SetupLogged(ctx context.Context, version string, log *slog.Logger) (shutdow
 // accepts).
 const DefaultAttributeValueLengthLimit = 4096
 
+// lengthLimitKeys are the variables that set the value length limit, the
+// first that holds an integer deciding.
+var lengthLimitKeys = [...]string{"OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT"}
+
 // SpanLimits are the tracer provider's span limits: OpenTelemetry's, from the
 // standard OTEL_*_LIMIT variables, with string attributes bounded to
 // DefaultAttributeValueLengthLimit unless one of the two value length
-// variables is set.
+// variables holds an integer (the first that does decides; a negative one: no
+// limit). An unreadable value ("4k") keeps the default: the SDK took it for
+// no limit at all.
 func SpanLimits(getenv func(string) string) sdktrace.SpanLimits {
 	l := sdktrace.NewSpanLimits()
-	if getenv("OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT") == "" && getenv("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT") == "" {
-		l.AttributeValueLengthLimit = DefaultAttributeValueLengthLimit
+	l.AttributeValueLengthLimit = DefaultAttributeValueLengthLimit
+	for _, key := range lengthLimitKeys {
+		if n, err := strconv.Atoi(strings.TrimSpace(getenv(key))); err == nil {
+			l.AttributeValueLengthLimit = n
+			break
+		}
 	}
 	return l
+}
+
+// unreadableLengthLimit is the first value length variable that is set but
+// not an integer, and its value, when no integer one decides ("" if none).
+func unreadableLengthLimit(getenv func(string) string) (key, value string) {
+	for _, k := range lengthLimitKeys {
+		v := strings.TrimSpace(getenv(k))
+		if v == "" {
+			continue
+		}
+		if _, err := strconv.Atoi(v); err == nil {
+			return "", ""
+		}
+		if key == "" {
+			key, value = k, v
+		}
+	}
+	return key, value
 }
 
 // Resource is the router's resource: service.name "router" and its version,

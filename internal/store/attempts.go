@@ -386,14 +386,18 @@ func (s *Store) RecordCancelledUsage(ctx context.Context, attemptID string, usag
 // or `failed` (resolved so by an operator or reconciliation: a failure
 // resolved without usage drops the router's estimate, ResolveAttempt). The
 // provider's answer, or the failure it billed, says what it was paid for.
-// With $3 true, usage the provider reported (not marked estimated) also
+// A `failed` attempt takes only usage the provider reported, never the
+// router's estimate: a failure resolved without usage ("the provider has no
+// record of it") dropped the estimate on purpose, the provider having done no
+// work, and the attempt's own run ending late must not put it back. With $3 true, usage the provider reported (not marked estimated) also
 // replaces the router's estimate (marked "estimated": true). Reported usage
 // is never replaced. It returns how many rows it changed (0 or 1).
 const lateUsageSQL = `WITH x AS (
 		UPDATE attempts a SET usage = $2
 		FROM jobs j
 		WHERE a.id = $1 AND j.id = a.job_id
-			AND ((j.state = 'cancelled' AND a.state = 'cancelled') OR a.state IN ('lost', 'failed'))
+			AND ((j.state = 'cancelled' AND a.state = 'cancelled') OR a.state = 'lost'
+				OR (a.state = 'failed' AND $2::jsonb->>'estimated' IS DISTINCT FROM 'true'))
 			AND a.started_at IS NOT NULL
 			AND (a.usage IS NULL OR a.usage = 'null'::jsonb
 				OR ($3::boolean AND a.usage->>'estimated' = 'true'

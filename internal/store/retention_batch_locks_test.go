@@ -9,9 +9,9 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
-// A retention batch of n locks the n jobs it chooses and no others, and
-// chooses the oldest across both expiry indexes (keys bound to their job,
-// keys released to a newer job). Before, each index's walk locked up to n
+// A retention batch of n locks the n jobs it chooses and no others; the walk
+// over keys released to a newer job goes first (here its job is also the
+// older), the walk over keys bound to their job takes the places left. Before, each index's walk locked up to n
 // jobs and the batch kept n of the up to 2n: the rest were neither deleted
 // nor reported busy, yet stayed locked until the batch ended, and a retry,
 // cancellation or resolution of those jobs waited behind it.

@@ -1,8 +1,10 @@
 package telemetry
 
 import (
+	"log"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -23,9 +25,6 @@ type errorLog struct {
 	log   *slog.Logger
 	every time.Duration
 	now   func() time.Time
-	// prev is the handler that was global before this one, put back by
-	// uninstall.
-	prev otel.ErrorHandler
 
 	mu         sync.Mutex
 	last       time.Time // of the last line; zero before the first
@@ -33,7 +32,37 @@ type errorLog struct {
 }
 
 func newErrorLog(log *slog.Logger) *errorLog {
-	return &errorLog{log: log, every: errorLogEvery, now: time.Now, prev: otel.GetErrorHandler()}
+	return &errorLog{log: log, every: errorLogEvery, now: time.Now}
+}
+
+// errorTarget is the errorLog of the SetupLogged in force (nil: none), to
+// which the package's one global handler (forwarder) sends OpenTelemetry's
+// errors. OpenTelemetry's default handler, once any handler is set, forwards
+// to it for the rest of the process, so putting back the handler that was
+// global before would not take this one out: instead the forwarder stays, and
+// shutdown empties its target.
+var errorTarget atomic.Pointer[errorLog]
+
+// forwarder is the global OpenTelemetry error handler the package installs
+// once: errors go to errorTarget, or, with none, to the standard library's
+// logger as OpenTelemetry's default handler writes them.
+type forwarder struct{}
+
+func (forwarder) Handle(err error) {
+	if e := errorTarget.Load(); e != nil {
+		e.Handle(err)
+		return
+	}
+	log.Print(err)
+}
+
+// install makes e the target of OpenTelemetry's errors (SetupLogged), setting
+// the forwarder as the global handler if it is not already.
+func (e *errorLog) install() {
+	errorTarget.Store(e)
+	if _, ok := otel.GetErrorHandler().(forwarder); !ok {
+		otel.SetErrorHandler(forwarder{})
+	}
 }
 
 // Handle logs err unless a line was written less than every ago; then it
@@ -53,10 +82,9 @@ func (e *errorLog) Handle(err error) {
 		"err", err, "suppressed", suppressed)
 }
 
-// uninstall puts the previous handler back if e is still the global one
-// (SetupLogged's shutdown, once the last export is done).
+// uninstall stops sending OpenTelemetry's errors to e if it is still their
+// target (SetupLogged's shutdown, once the last export is done): later ones go
+// where OpenTelemetry's default handler sends them.
 func (e *errorLog) uninstall() {
-	if otel.GetErrorHandler() == otel.ErrorHandler(e) {
-		otel.SetErrorHandler(e.prev)
-	}
+	errorTarget.CompareAndSwap(e, nil)
 }

@@ -106,7 +106,8 @@ func Setup(ctx context.Context, version string) (shutdown func(context.Context) 
 // OTEL_RESOURCE_ATTRIBUTES, an unreadable value length limit, an http/protobuf
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT without a path) and, while tracing is on,
 // OpenTelemetry's errors, failed exports among them, at most once a minute
-// (errorLog; shutdown puts the previous error handler back).
+// (errorLog; after shutdown they go where OpenTelemetry's default handler
+// sends them).
 func SetupLogged(ctx context.Context, version string, log *slog.Logger) (shutdown func(context.Context) error, enabled bool, err error) {
 	nop := func(context.Context) error { return nil }
 	if !Enabled(os.Getenv) {
@@ -142,7 +143,7 @@ func SetupLogged(ctx context.Context, version string, log *slog.Logger) (shutdow
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res),
 		sdktrace.WithRawSpanLimits(SpanLimits(os.Getenv)))
 	handler := newErrorLog(log)
-	otel.SetErrorHandler(handler)
+	handler.install()
 	install(tp, prop)
 	return func(ctx context.Context) error {
 		err := tp.Shutdown(ctx) // a failed last export is logged by handler

@@ -429,7 +429,7 @@ func (w *Worker) tell(ev *store.Event, job *river.Job[DeliverArgs], try store.De
 		}
 		switch {
 		case outcome == OutcomeAbandoned:
-			w.log.Warn("webhook event abandoned: its try failed when the event was webhooks.retry_for old; it will not be sent again",
+			w.log.Warn("webhook event abandoned: a try of it failed when it was webhooks.retry_for old; it will not be sent again",
 				append(attrs, "retry_for", w.cfg.RetryFor)...)
 		case status == store.EventDelivered:
 			w.log.Info("webhook delivery try failed; another try delivered the event", attrs...)

@@ -98,6 +98,7 @@ func numberOf(item map[string]any, key, at string, rule string, out *ruleViolati
 
 func (p productCheck) check(doc any, out *ruleViolations) {
 	arr, _ := lookupArray(doc, p.items)
+	tol, tolOK := fixedOf(p.tol) // once per rule, for the exact decision
 	for i, el := range arr {
 		item, ok := el.(map[string]any)
 		if !ok {
@@ -118,7 +119,7 @@ func (p productCheck) check(doc any, out *ruleViolations) {
 			}
 			prod *= x
 			zero = zero || x == 0
-			lost = lost || underflows(prod, !zero)
+			lost = lost || underflows(prod, !zero) || subnormal(x)
 			raws = append(raws, raw)
 			parts = append(parts, fmtNum(x))
 		}
@@ -127,10 +128,18 @@ func (p productCheck) check(doc any, out *ruleViolations) {
 		}
 		// Each factor read and each multiplication rounds once.
 		errBound := float64(2*len(raws)+2) * unitRoundoff * (math.Abs(res) + math.Abs(prod))
-		if lost {
+		if lost || subnormal(res) {
 			errBound = math.Inf(1) // float64 cannot tell: decide exactly
 		}
-		if ok, _ := withinTol(res, prod, p.tol, errBound, func() (*big.Rat, bool) {
+		if ok, _ := withinTol(res, prod, p.tol, errBound, func() (bool, bool) {
+			r, ok1 := fixedOf(resRaw)
+			q, ok2 := fixedProduct(raws)
+			if !ok1 || !ok2 || !tolOK {
+				return false, false
+			}
+			d, ok := r.sub(q)
+			return ok && d.absAtMost(tol), ok
+		}, func() (*big.Rat, bool) {
 			r, ok1 := exactNumber(resRaw)
 			q, ok2 := exactProduct(raws)
 			if !ok1 || !ok2 {
@@ -181,13 +190,14 @@ func (s sumCheck) check(doc any, out *ruleViolations) {
 			continue
 		}
 		term := [2]any{raw}
+		lost = lost || subnormal(x)
 		if s.multiply != "" {
 			m, mraw, present, ok := numberOf(item, s.multiply, at, "sum", out)
 			if !ok {
 				complete = complete && !present
 				continue
 			}
-			lost = lost || underflows(x*m, x != 0 && m != 0)
+			lost = lost || underflows(x*m, x != 0 && m != 0) || subnormal(m)
 			x *= m
 			term[1] = mraw
 		}
@@ -201,8 +211,25 @@ func (s sumCheck) check(doc any, out *ruleViolations) {
 	// Each term is read (and multiplied) with at most three roundings, and
 	// adding n terms rounds each partial sum, at most Σ|term|, once.
 	errBound := float64(len(terms)+4)*unitRoundoff*abs + unitRoundoff*math.Abs(total)
-	if lost {
+	if lost || subnormal(total) {
 		errBound = math.Inf(1) // float64 cannot tell: decide exactly
+	}
+	fast := func() (bool, bool) {
+		d, ok := fixedOf(tv)
+		tol, tolOK := fixedOf(s.tol)
+		if !ok || !tolOK {
+			return false, false
+		}
+		for _, t := range terms {
+			x, ok := fixedProduct(t[:1+min(1, len(s.multiply))])
+			if !ok {
+				return false, false
+			}
+			if d, ok = d.sub(x); !ok {
+				return false, false
+			}
+		}
+		return d.absAtMost(tol), true
 	}
 	exact := func() (*big.Rat, bool) {
 		d, ok := exactNumber(tv)
@@ -218,7 +245,7 @@ func (s sumCheck) check(doc any, out *ruleViolations) {
 		}
 		return d, true
 	}
-	within, diff := withinTol(total, sum, s.tol, errBound, exact)
+	within, diff := withinTol(total, sum, s.tol, errBound, fast, exact)
 	if within {
 		return
 	}

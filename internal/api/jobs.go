@@ -56,7 +56,21 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 	// 500) gives the admission back; the calls below come first (done runs once).
 	defer admitted(false)
 	liveOnly := nj.ReplayOnly // a replay only because of max_live_jobs (admitLive)
-	plan, routing, ok, runErr, err := s.plan(r, &nj)
+	s.createPlanned(w, r, req, nj, admitted, liveOnly, true)
+}
+
+// createPlanned plans nj (lookUp: looking its key up first while a breaker
+// is half-open, heldBeforePlan), claims its key and answers. A request let
+// through unplanned as a replay, its key held at that look-up, is claimed
+// replay-only: should the key's retention pass before the claim, CreateJob
+// creates nothing (store.ErrReplayKeyReleased) — a job stored with no plan
+// would skip the breaker's admission, the half-open breaker's probe — and the
+// request, a new job now, is planned and claimed once more as one, without
+// the look-up.
+func (s *Server) createPlanned(w http.ResponseWriter, r *http.Request, req *createJobRequest, nj store.NewJob,
+	admitted func(bool), liveOnly, lookUp bool) {
+	owner, key := nj.Owner, nj.IdempotencyKey
+	plan, routing, ok, heldFirst, runErr, err := s.planJob(r, &nj, lookUp)
 	if runErr != nil {
 		admitted(false)
 		if !s.replayUnparsed(w, r, owner, key, req) {
@@ -84,7 +98,15 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		noEligible()
 		return
 	}
+	if heldFirst {
+		nj.ReplayOnly = true
+	}
 	job, created, err := s.Store.CreateJob(r.Context(), nj)
+	if heldFirst && !liveOnly && errors.Is(err, store.ErrReplayKeyReleased) {
+		nj.ReplayOnly = false
+		s.createPlanned(w, r, req, nj, admitted, liveOnly, false)
+		return
+	}
 	admitted(err == nil && created)
 	if !created {
 		discard(plan)
@@ -234,36 +256,49 @@ func (s *Server) checkJob(req *createJobRequest, owner, key string) (store.NewJo
 // taking no breaker admission. runErr says the job cannot run at all (its
 // prompt does not render); err is the router's own failure.
 func (s *Server) plan(r *http.Request, nj *store.NewJob) (plan store.JobPlan, routing json.RawMessage, ok bool, runErr, err error) {
-	held, looked, err := s.heldBeforePlan(r.Context(), nj)
+	plan, routing, ok, _, runErr, err = s.planJob(r, nj, true)
+	return plan, routing, ok, runErr, err
+}
+
+// planJob is plan, which says in heldFirst that the key was found held
+// before planning (ok, nil plan), and looks it up before planning only when
+// lookUp says so. A claim of such a request may create a job with no plan
+// if the key's retention passes before it: the caller claims it replay-only
+// (createPlanned).
+func (s *Server) planJob(r *http.Request, nj *store.NewJob, lookUp bool) (plan store.JobPlan, routing json.RawMessage, ok, heldFirst bool, runErr, err error) {
+	var held, looked bool
+	if lookUp {
+		held, looked, err = s.heldBeforePlan(r.Context(), nj)
+	}
 	if err != nil {
-		return nil, nil, false, nil, err
+		return nil, nil, false, false, nil, err
 	}
 	if held {
-		return nil, nil, true, nil, nil
+		return nil, nil, true, true, nil, nil
 	}
 	plan, routing, ok, runErr = s.Exec.Plan(&store.Job{Operation: nj.Operation, PromptVersion: nj.PromptVersion, Route: nj.Route,
 		Input: nj.Input, ParsedInput: nj.ParsedInput})
 	if runErr != nil {
-		return nil, nil, false, runErr, nil
+		return nil, nil, false, false, runErr, nil
 	}
 	if ok {
 		if plan != nil {
 			nj.First = plan.First()
 		}
-		return plan, nil, true, nil, nil
+		return plan, nil, true, false, nil, nil
 	}
 	if looked {
-		return nil, routing, false, nil, nil // not held a moment ago: a new intent
+		return nil, routing, false, false, nil, nil // not held a moment ago: a new intent
 	}
 	held, err = s.Store.KeyHeld(r.Context(), nj.Owner, nj.Operation, nj.IdempotencyKey)
 	if err != nil {
-		return nil, nil, false, nil, err
+		return nil, nil, false, false, nil, err
 	}
 	// No provider can take a new job: the request may only replay. Should
 	// the key's retention pass before its claim, the claim creates nothing
 	// (store.ErrReplayKeyReleased), answered as no eligible provider.
 	nj.ReplayOnly = nj.ReplayOnly || held
-	return nil, routing, held, nil, nil
+	return nil, routing, held, false, nil, nil
 }
 
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {

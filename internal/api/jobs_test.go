@@ -171,12 +171,24 @@ func TestKeyRetention(t *testing.T) {
 		return providers.Step{Output: validTriage}
 	}})
 	first := b.create(t, acmeKey, "ret", triageBody("r"))
-	// Running, and its key made long ago: still the same job.
-	if _, err := b.db.Pool.Exec(t.Context(), `UPDATE idempotency_keys SET created_at = now() - interval '30 days'`); err != nil {
-		t.Fatal(err)
+	// Running (its provider call held): its key has no expiry at all — an
+	// expiry, however far, would end while it runs — and says so
+	// (key_expires_at null), on its creation, its replay and GET.
+	noExpiry := func(what string, r reply) {
+		t.Helper()
+		if exp, found := r.body["key_expires_at"]; !found || exp != nil || r.body["state"] == "succeeded" {
+			t.Fatalf("%s of a running job: key_expires_at %v (present %v); want null: %d %s", what, exp, found, r.status, r.raw)
+		}
 	}
-	if r := b.create(t, acmeKey, "ret", triageBody("r")); r.job() != first.job() {
+	noExpiry("creation", first)
+	replay := b.create(t, acmeKey, "ret", triageBody("r"))
+	if replay.job() != first.job() {
 		t.Fatal("a running job's key expired")
+	}
+	noExpiry("replay", replay)
+	noExpiry("GET", b.do(t, "GET", "/v1/jobs/"+first.job(), acmeKey, ""))
+	if n := b.count(t, `SELECT count(*) FROM idempotency_keys WHERE expires_at IS NOT NULL`); n != 0 {
+		t.Fatalf("%d key rows have an expiry while their job runs; want none", n)
 	}
 	close(release)
 	done := b.do(t, "GET", "/v1/jobs/"+first.job(), acmeKey, "", "Prefer", "wait=30")

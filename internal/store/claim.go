@@ -54,6 +54,11 @@ type claimRequest struct {
 	// recovered: created by an earlier try of this claim whose answer was
 	// lost; read the job back (its creation time is that try's).
 	recovered bool
+	// readAgain: a duplicate in its batch whose key's claim (one that may
+	// create) found the key claimed by a transaction that committed while the
+	// batch ran (no existingID: claimSQL); claimOutcome reads the key again
+	// for it, a replay-only duplicate too (finish).
+	readAgain bool
 	err       error
 	// lost: the error of a statement carrying this claim that failed after
 	// it may have reached the database (a batch whose answer was lost),
@@ -320,26 +325,33 @@ func (s *Store) claimOutcome(ctx context.Context, req *claimRequest) (job *Job, 
 		return req.newJob(), true, nil
 	}
 	jobID, fp := req.existingID, req.existingFP
-	if jobID == "" && nj.ReplayOnly {
+	if jobID == "" && nj.ReplayOnly && !req.readAgain {
 		// No job held the key, unexpired, when the statement ran (a
 		// replay-only claim waits on no row and sees every commit before
 		// it): nothing was created, and reading the key again could only
-		// find the expired job or a newer one.
+		// find the expired job or a newer one. (A replay-only duplicate of a
+		// claim that waited on the key row reads it again: readAgain.)
 		return nil, false, ErrReplayKeyReleased
 	}
 	if jobID == "" {
 		// The key was claimed, or its expired row taken over, by a
 		// transaction that committed while the batch ran (claimSQL): read it
-		// now.
+		// now. A replay-only claim (a duplicate whose key's claim waited on
+		// that transaction: readAgain) reads only a live key, and is told
+		// ErrReplayKeyReleased when there is none; it still writes nothing.
 		// Without the caller's cancellation: an earlier try of this claim
 		// may have committed, and the job it made is this caller's to run.
 		// But within settleWait: a connection gone silent must not hold the
 		// caller for ever.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.settleWait)
 		err = s.pool.QueryRow(rctx, `SELECT job_id::text, fingerprint FROM idempotency_keys
-			WHERE owner = $1 AND operation = $2 AND idempotency_key = $3`,
-			nj.Owner, nj.Operation, nj.IdempotencyKey).Scan(&jobID, &fp)
+			WHERE owner = $1 AND operation = $2 AND idempotency_key = $3
+			  AND (NOT $4 OR expires_at IS NULL OR expires_at > now())`,
+			nj.Owner, nj.Operation, nj.IdempotencyKey, nj.ReplayOnly).Scan(&jobID, &fp)
 		cancel()
+		if nj.ReplayOnly && errors.Is(err, pgx.ErrNoRows) {
+			return nil, false, ErrReplayKeyReleased
+		}
 		if err != nil {
 			return nil, false, fmt.Errorf("read idempotency key: %w", notFound(err))
 		}

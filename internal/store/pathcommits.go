@@ -123,6 +123,12 @@ func (cb claimBatch) finish() {
 			d.existingID, d.existingFP = f.jobID, f.nj.Fingerprint
 		default:
 			d.existingID, d.existingFP = f.existingID, f.existingFP
+			// No job held the key for a claim that may create (a replay-only
+			// claim goes out for its key only when every claim of it is one:
+			// groupClaims): a transaction claimed the key and committed
+			// while the batch ran, and each duplicate reads it again, a
+			// replay-only one too (claimOutcome).
+			d.readAgain = f.existingID == "" && !f.nj.ReplayOnly
 		}
 	}
 	for _, c := range cb.all {

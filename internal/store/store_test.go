@@ -219,17 +219,35 @@ func TestBlockingRule(t *testing.T) {
 func TestKeyRetention(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
-	j, _, _ := b.st.CreateJob(ctx, newJob(t, "acme", "triage", "ret", `{}`))
-	// Not terminal: never expires, even if an expiry were in the past.
-	if _, err := b.db.Pool.Exec(ctx, `UPDATE idempotency_keys SET created_at = now() - interval '10 days'`); err != nil {
+	j, _, err := b.st.CreateJob(ctx, newJob(t, "acme", "triage", "ret", `{}`))
+	if err != nil {
 		t.Fatal(err)
 	}
+	// Not terminal: its key has no expiry at all (an expiry, however far,
+	// would end while the job runs), as stored and as the job reports it.
+	noExpiry := func(what, jobID string) {
+		t.Helper()
+		if n := count(t, b, `SELECT count(*) FROM idempotency_keys WHERE job_id = $1 AND expires_at IS NULL`, jobID); n != 1 {
+			t.Fatalf("%s: its key has an expiry (or no key row); want none while the job is not terminal", what)
+		}
+		got, err := b.st.GetJob(ctx, "acme", jobID)
+		if err != nil || got.KeyExpiresAt != nil {
+			t.Fatalf("%s: key_expires_at %v (err %v); want none", what, got.KeyExpiresAt, err)
+		}
+	}
+	noExpiry("a new job", j.ID)
 	again, created, err := b.st.CreateJob(ctx, newJob(t, "acme", "triage", "ret", `{}`))
 	if err != nil || created || again.ID != j.ID {
 		t.Fatalf("running job's key must not expire: created=%v err=%v", created, err)
 	}
+	noExpiry("a replayed job", j.ID)
 	if err := b.st.CancelJob(ctx, "acme", j.ID); err != nil {
 		t.Fatal(err)
+	}
+	// Terminal: the key expires a retention from now (an hour: setup).
+	if n := count(t, b, `SELECT count(*) FROM idempotency_keys WHERE job_id = $1
+		AND expires_at > now() AND expires_at <= now() + interval '1 hour'`, j.ID); n != 1 {
+		t.Fatal("a cancelled job's key does not expire within its retention")
 	}
 	// Terminal, inside retention: replay.
 	again, created, _ = b.st.CreateJob(ctx, newJob(t, "acme", "triage", "ret", `{}`))
@@ -244,6 +262,7 @@ func TestKeyRetention(t *testing.T) {
 	if err != nil || !created || fresh.ID == j.ID {
 		t.Fatalf("expired key: created=%v err=%v", created, err)
 	}
+	noExpiry("a job that took an expired key over", fresh.ID)
 	old, err := b.st.GetJob(ctx, "acme", j.ID)
 	if err != nil || old.State != store.JobCancelled {
 		t.Fatalf("old job must stay readable: %v %v", old, err)

@@ -117,17 +117,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	// 500) gives the admission back; the calls below come first (done runs once).
 	defer admitted(false)
 	liveOnly := nj.ReplayOnly // a replay only because of max_live_jobs (admitLive)
-	plan, routing, ok, runErr, err := s.plan(r, &nj)
-	if runErr != nil {
-		admitted(false)
-		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_request", "", runErr.Error())
-		return
-	}
-	if err != nil {
-		admitted(false)
-		s.chatInternal(w, r, "check the idempotency key", err)
-		return
-	}
+	var routing json.RawMessage
 	noEligible := func() {
 		if reason, param, tooLong := tooLongForEvery(routing); tooLong {
 			limit := "max_tokens"
@@ -146,18 +136,53 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("no provider of route %q can take the request now (%s); nothing was stored; %s",
 				route, windowReasons(routing), chatNoEligibleAdvice(routing, ownKey)))
 	}
-	if !ok {
-		admitted(false)
-		noEligible()
-		return
+	// A request let through unplanned as a replay (a breaker half-open, its
+	// key held at the look-up: heldFirst) is claimed replay-only: should the
+	// key's retention pass before the claim, CreateJob creates nothing
+	// (store.ErrReplayKeyReleased) — a job stored with no plan would skip the
+	// breaker's admission, the half-open breaker's probe — and the request, a
+	// new job now, is planned and claimed once more as one, without the
+	// look-up (as createPlanned does for POST /v1/jobs).
+	var (
+		plan    store.JobPlan
+		job     *store.Job
+		created bool
+	)
+	for lookUp := true; ; lookUp = false {
+		var ok, heldFirst bool
+		var runErr error
+		plan, routing, ok, heldFirst, runErr, err = s.planJob(r, &nj, lookUp)
+		if runErr != nil {
+			admitted(false)
+			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_request", "", runErr.Error())
+			return
+		}
+		if err != nil {
+			admitted(false)
+			s.chatInternal(w, r, "check the idempotency key", err)
+			return
+		}
+		if !ok {
+			admitted(false)
+			noEligible()
+			return
+		}
+		if !ownKey {
+			// From here on a job may exist, so a resend without a key would be
+			// a second job (the provider may be paid twice): tell OpenAI's SDKs,
+			// which resend 408, 409, 429 and 5xx answers and send no key, not to.
+			noSDKRetry(w)
+		}
+		if heldFirst {
+			nj.ReplayOnly = true
+		}
+		job, created, err = s.Store.CreateJob(r.Context(), nj)
+		if heldFirst && !liveOnly && errors.Is(err, store.ErrReplayKeyReleased) {
+			nj.ReplayOnly = false
+			continue
+		}
+		break
 	}
-	if !ownKey {
-		// From here on a job may exist, so a resend without a key would be
-		// a second job (the provider may be paid twice): tell OpenAI's SDKs,
-		// which resend 408, 409, 429 and 5xx answers and send no key, not to.
-		noSDKRetry(w)
-	}
-	job, created, err := s.Store.CreateJob(r.Context(), nj)
 	admitted(err == nil && created)
 	if !created {
 		discard(plan)

@@ -248,23 +248,16 @@ func (s *Server) checkJob(req *createJobRequest, owner, key string) (store.NewJo
 	}, nil
 }
 
-// plan asks the executor to prepare the job's race and sets the first attempt
-// to create with it. When no provider could take the job now, a job that
-// already holds the key is still replayed: only a new intent is refused
-// (ok=false, with routing). A key found held before planning (heldBeforePlan:
-// a target's breaker is half-open) is replayed with no plan (ok, nil plan),
-// taking no breaker admission. runErr says the job cannot run at all (its
-// prompt does not render); err is the router's own failure.
-func (s *Server) plan(r *http.Request, nj *store.NewJob) (plan store.JobPlan, routing json.RawMessage, ok bool, runErr, err error) {
-	plan, routing, ok, _, runErr, err = s.planJob(r, nj, true)
-	return plan, routing, ok, runErr, err
-}
-
-// planJob is plan, which says in heldFirst that the key was found held
-// before planning (ok, nil plan), and looks it up before planning only when
-// lookUp says so. A claim of such a request may create a job with no plan
-// if the key's retention passes before it: the caller claims it replay-only
-// (createPlanned).
+// planJob asks the executor to prepare the job's race and sets the first
+// attempt to create with it. When no provider could take the job now, a job
+// that already holds the key is still replayed: only a new intent is refused
+// (ok=false, with routing). A key found held before planning (heldBeforePlan,
+// looked up only when lookUp says so: a target's breaker is half-open) is
+// replayed with no plan (ok, nil plan), taking no breaker admission, and
+// heldFirst says so: a claim of such a request may create a job with no plan
+// if the key's retention passes before it, so the caller claims it
+// replay-only (createPlanned, chatCompletions). runErr says the job cannot
+// run at all (its prompt does not render); err is the router's own failure.
 func (s *Server) planJob(r *http.Request, nj *store.NewJob, lookUp bool) (plan store.JobPlan, routing json.RawMessage, ok, heldFirst bool, runErr, err error) {
 	var held, looked bool
 	if lookUp {

@@ -5,9 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/routerhq/router/internal/breaker"
 	"github.com/routerhq/router/internal/race"
 )
 
@@ -21,18 +19,7 @@ import (
 // it is: refused while the probe is taken, created with the probe when it is
 // free. Found by review.
 func TestChatHalfOpenReplayWhoseKeyExpiresBeforeItsClaim(t *testing.T) {
-	changes := make(chan breaker.Change, 64)
-	set := breaker.New(map[string]breaker.Settings{"primary": {ConsecutiveFailures: 1, OpenFor: time.Millisecond}},
-		breaker.Options{OnChange: func(c breaker.Change) {
-			select {
-			case changes <- c:
-			default:
-			}
-		}})
-	t.Cleanup(set.Close)
-	tr := &expireAfterKeyHeld{}
-	b := setup(t, options{admission: set, tracer: tr, retention: time.Hour})
-	tr.pool.Store(b.db.Pool)
+	b, set, changes, tr := keyReleasedSetup(t)
 	chatBody := func(content string) string {
 		return `{"model":"default","messages":[{"role":"user","content":"` + content + `"}]}`
 	}

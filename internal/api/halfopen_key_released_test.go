@@ -19,18 +19,7 @@ import (
 // planned as the new job it is: refused while the probe is taken, created
 // with the probe when it is free. Found by review.
 func TestHalfOpenReplayWhoseKeyExpiresBeforeItsClaim(t *testing.T) {
-	changes := make(chan breaker.Change, 64)
-	set := breaker.New(map[string]breaker.Settings{"primary": {ConsecutiveFailures: 1, OpenFor: time.Millisecond}},
-		breaker.Options{OnChange: func(c breaker.Change) {
-			select {
-			case changes <- c:
-			default:
-			}
-		}})
-	t.Cleanup(set.Close)
-	tr := &expireAfterKeyHeld{}
-	b := setup(t, options{admission: set, tracer: tr, retention: time.Hour})
-	tr.pool.Store(b.db.Pool)
+	b, set, changes, tr := keyReleasedSetup(t)
 	bodies := map[string]string{"ho-free": triageBody("Probe free"), "ho-taken": triageBody("Probe taken")}
 	first := map[string]string{}
 	for key, body := range bodies {
@@ -76,4 +65,25 @@ func TestHalfOpenReplayWhoseKeyExpiresBeforeItsClaim(t *testing.T) {
 	if n := b.count(t, `SELECT count(*) FROM jobs WHERE idempotency_key = 'ho-taken'`); n != 1 {
 		t.Fatalf("%d jobs for the key; want 1, nothing stored by the refusal", n)
 	}
+}
+
+// keyReleasedSetup is the set-up of the half-open replay tests: a breaker
+// set whose primary opens at one failure (its changes on changes), and a
+// router whose keys' retention can be ended between a request's key look-up
+// and its claim (tr).
+func keyReleasedSetup(t *testing.T) (b *bundle, set *breaker.Set, changes chan breaker.Change, tr *expireAfterKeyHeld) {
+	t.Helper()
+	changes = make(chan breaker.Change, 64)
+	set = breaker.New(map[string]breaker.Settings{"primary": {ConsecutiveFailures: 1, OpenFor: time.Millisecond}},
+		breaker.Options{OnChange: func(c breaker.Change) {
+			select {
+			case changes <- c:
+			default:
+			}
+		}})
+	t.Cleanup(set.Close)
+	tr = &expireAfterKeyHeld{}
+	b = setup(t, options{admission: set, tracer: tr, retention: time.Hour})
+	tr.pool.Store(b.db.Pool)
+	return b, set, changes, tr
 }

@@ -11,7 +11,7 @@ import (
 // of a retention pass (with the default redelivery window) and returns the
 // jobs it chose, which it locked.
 func ChooseExpiredJobs(ctx context.Context, tx pgx.Tx, after time.Duration, batch int) ([]string, error) {
-	q, args := expiredJobsArgs(after, DefaultRedeliveryWindow, batch, nil, RetentionCursor{})
+	q, args := expiredJobsArgs(after, DefaultRedeliveryWindow, batch, RetentionCursor{})
 	rows, err := tx.Query(ctx, q, args...)
 	if err != nil {
 		return nil, err

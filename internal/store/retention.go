@@ -30,21 +30,8 @@ const DefaultRedeliveryWindow = 24*time.Hour + time.Hour + 10*time.Second
 // holds, is passed over, so the cleaner never waits on a job in use, and
 // lock_timeout bounds any other wait.
 func (s *Store) DeleteExpiredJobs(ctx context.Context, after time.Duration, batch int) (int, error) {
-	deleted, _, _, err := s.deleteExpiredJobs(ctx, after, s.opt.RedeliveryWindow, batch, nil, RetentionCursor{})
+	deleted, _, _, err := s.deleteExpiredJobs(ctx, after, s.opt.RedeliveryWindow, batch, RetentionCursor{})
 	return deleted, err
-}
-
-// DeleteExpiredJobBatch is DeleteExpiredJobs choosing no job in skip, and
-// also returning the jobs it chose but passed over because another
-// transaction holds one of their rows (an attempt, race event, event,
-// delivery try or key row). Those take places in the batch: deleted +
-// len(busy) == batch means more jobs may be past retention. Each walk starts
-// from its oldest entry and checks every candidate against skip, so a caller
-// going on batch after batch should use DeleteExpiredJobsFrom instead, as
-// maintenance.Cleaner does.
-func (s *Store) DeleteExpiredJobBatch(ctx context.Context, after time.Duration, batch int, skip []string) (deleted int, busy []string, err error) {
-	deleted, busy, _, err = s.deleteExpiredJobs(ctx, after, s.opt.RedeliveryWindow, batch, skip, RetentionCursor{})
-	return deleted, busy, err
 }
 
 // RetentionCursor is how far a retention pass has got along each of its
@@ -68,8 +55,8 @@ type RetentionPosition struct {
 // it could.
 func (c RetentionCursor) Done() bool { return c.ByKey.Done && c.ByRelease.Done }
 
-// DeleteExpiredJobsFrom is DeleteExpiredJobBatch walking on from where the
-// batch before it got to (from; the zero cursor for a pass's first batch)
+// DeleteExpiredJobsFrom is DeleteExpiredJobs walking on from where the batch
+// before it got to (from; the zero cursor for a pass's first batch)
 // and returning where this one got to, for the next. Every batch reads about
 // batch expiry entries, however many jobs earlier batches of the pass
 // passed over: a job kept (another transaction holds its row, it changed
@@ -77,7 +64,7 @@ func (c RetentionCursor) Done() bool { return c.ByKey.Done && c.ByRelease.Done }
 // transaction holds one of its rows) is behind the cursor and tried again at
 // the next pass, which starts from the zero cursor.
 func (s *Store) DeleteExpiredJobsFrom(ctx context.Context, after time.Duration, batch int, from RetentionCursor) (deleted int, busy []string, next RetentionCursor, err error) {
-	return s.deleteExpiredJobs(ctx, after, s.opt.RedeliveryWindow, batch, nil, from)
+	return s.deleteExpiredJobs(ctx, after, s.opt.RedeliveryWindow, batch, from)
 }
 
 // deleteExpiredJobs is DeleteExpiredJobs keeping jobs with an event pending for
@@ -129,11 +116,11 @@ func (s *Store) DeleteExpiredJobsFrom(ctx context.Context, after time.Duration, 
 // about 25h) the check never matches, yet during a webhook outage, with
 // thousands of events pending, the planner turned it into a scan of every
 // pending event per candidate: 0.4-1.2 s a batch of 100.
-func (s *Store) deleteExpiredJobs(ctx context.Context, after, redelivery time.Duration, batch int, skip []string, from RetentionCursor) (deleted int, busy []string, next RetentionCursor, err error) {
+func (s *Store) deleteExpiredJobs(ctx context.Context, after, redelivery time.Duration, batch int, from RetentionCursor) (deleted int, busy []string, next RetentionCursor, err error) {
 	if from.Done() {
 		return 0, nil, from, nil
 	}
-	q, args := expiredJobsArgs(after, redelivery, batch, skip, from)
+	q, args := expiredJobsArgs(after, redelivery, batch, from)
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		deleted, busy, next = 0, nil, from // a retried transaction's
 		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '2s'`); err != nil {
@@ -186,11 +173,8 @@ func (s *Store) deleteExpiredJobs(ctx context.Context, after, redelivery time.Du
 // expiredJobsArgs is the statement that chooses a batch (expiredJobsSQL, or
 // expiredJobsNoEventCheckSQL when no candidate can have an event it would
 // keep) and its arguments.
-func expiredJobsArgs(after, redelivery time.Duration, batch int, skip []string, from RetentionCursor) (string, []any) {
-	if skip == nil {
-		skip = []string{} // a NULL array would make <> ALL null, for every candidate
-	}
-	args := []any{after, batch, skip}
+func expiredJobsArgs(after, redelivery time.Duration, batch int, from RetentionCursor) (string, []any) {
+	args := []any{after, batch}
 	for _, p := range []RetentionPosition{from.ByKey, from.ByRelease} {
 		var at, id any // NULL: from the walk's oldest entry
 		if !p.At.IsZero() {
@@ -288,20 +272,20 @@ const busyRowsSQL = `
 const eventSkew = time.Hour
 
 // expiredJobsSQL selects and locks up to $2 jobs whose key expired more than
-// $1 ago (see deleteExpiredJobs), none of the jobs $3, each walk from where
-// the batch before it got to — by_key after the entry ($4, $5) unless done
-// ($6), by_release after ($7, $8) unless done ($9) — keeping those with an
-// event pending for less than $10; expiredJobsNoEventCheckSQL is the same
+// $1 ago (see deleteExpiredJobs), each walk from where the batch before it
+// got to — by_key after the entry ($3, $4) unless done
+// ($5), by_release after ($6, $7) unless done ($8) — keeping those with an
+// event pending for less than $9; expiredJobsNoEventCheckSQL is the same
 // without that check, for when it cannot match.
 var (
 	expiredJobsSQL             = expiredJobsQuery(pendingEventCheck)
 	expiredJobsNoEventCheckSQL = expiredJobsQuery("")
 )
 
-// pendingEventCheck keeps a job with an event pending for less than $10.
+// pendingEventCheck keeps a job with an event pending for less than $9.
 const pendingEventCheck = `
 			      AND NOT EXISTS (SELECT 1 FROM job_events e WHERE e.job_id = j.id
-			                      AND e.created_at > now() - $10::interval AND e.status = 'pending')`
+			                      AND e.created_at > now() - $9::interval AND e.status = 'pending')`
 
 // expiredJobsQuery is the statement that chooses a batch. Each walk goes on
 // from the entry the batch before it chose last (a keyset on the expiry and
@@ -319,26 +303,24 @@ func expiredJobsQuery(eventCheck string) string {
 	return `
 			WITH by_release AS (
 			    SELECT j.id, r.expired_at AS at FROM released_keys r JOIN jobs j ON j.id = r.job_id
-			    WHERE NOT $9::bool
+			    WHERE NOT $8::bool
 			      AND r.expired_at <= now() - $1::interval
-			      AND r.expired_at >= coalesce($7::timestamptz, '-infinity')
-			      AND (r.expired_at, r.job_id) > (coalesce($7::timestamptz, '-infinity'), coalesce($8::uuid, '00000000-0000-0000-0000-000000000000'))
+			      AND r.expired_at >= coalesce($6::timestamptz, '-infinity')
+			      AND (r.expired_at, r.job_id) > (coalesce($6::timestamptz, '-infinity'), coalesce($7::uuid, '00000000-0000-0000-0000-000000000000'))
 			      AND j.state IN ('succeeded', 'failed', 'cancelled')
 			      AND j.updated_at <= now() - $1::interval
-			      AND j.id <> ALL ($3::uuid[])
 			      AND NOT EXISTS (SELECT 1 FROM idempotency_keys k2
 			                      WHERE k2.job_id = j.id AND (k2.expires_at IS NULL OR k2.expires_at > now() - $1::interval))` + eventCheck + `
 			    ORDER BY r.expired_at, r.job_id LIMIT $2
 			    FOR UPDATE OF j SKIP LOCKED
 			), by_key AS (
 			    SELECT j.id, k.expires_at AS at FROM idempotency_keys k JOIN jobs j ON j.id = k.job_id
-			    WHERE NOT $6::bool
+			    WHERE NOT $5::bool
 			      AND k.expires_at IS NOT NULL AND k.expires_at <= now() - $1::interval
-			      AND k.expires_at >= coalesce($4::timestamptz, '-infinity')
-			      AND (k.expires_at, k.job_id) > (coalesce($4::timestamptz, '-infinity'), coalesce($5::uuid, '00000000-0000-0000-0000-000000000000'))
+			      AND k.expires_at >= coalesce($3::timestamptz, '-infinity')
+			      AND (k.expires_at, k.job_id) > (coalesce($3::timestamptz, '-infinity'), coalesce($4::uuid, '00000000-0000-0000-0000-000000000000'))
 			      AND j.state IN ('succeeded', 'failed', 'cancelled')
-			      AND j.updated_at <= now() - $1::interval
-			      AND j.id <> ALL ($3::uuid[])` + eventCheck + `
+			      AND j.updated_at <= now() - $1::interval` + eventCheck + `
 			    ORDER BY k.expires_at, k.job_id LIMIT $2 - (SELECT count(*) FROM by_release)
 			    FOR UPDATE OF j SKIP LOCKED
 			)

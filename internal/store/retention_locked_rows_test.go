@@ -13,8 +13,9 @@ import (
 // event, a delivery try, its key or its released key — another transaction
 // holds locked (an operator's UPDATE in an open session) is passed over and
 // reported busy, and the batch deletes the deletable job chosen with it; the
-// next batch, told to skip the busy job, deletes the next one. Before, SKIP
-// LOCKED skipped only locked job rows: the batch's DELETE of that row waited
+// next batch, walking on from where the first stopped (past the busy job),
+// deletes the next one. Before, SKIP LOCKED skipped only locked job rows: the
+// batch's DELETE of that row waited
 // for lock_timeout (2 s) and rolled the whole batch back, and as the walk is
 // oldest first every batch chose the same job, so nothing was deleted while
 // the lock was held.
@@ -54,7 +55,7 @@ func TestRetentionPassesOverAJobWithALockedRow(t *testing.T) {
 
 			guard, cancel := context.WithTimeout(ctx, 30*time.Second) // a hang guard, not a timing assertion
 			defer cancel()
-			deleted, busy, err := b.st.DeleteExpiredJobBatch(guard, retention, 2, nil)
+			deleted, busy, next, err := b.st.DeleteExpiredJobsFrom(guard, retention, 2, store.RetentionCursor{})
 			if err != nil || deleted != 1 || !slices.Equal(busy, []string{locked.ID}) {
 				t.Fatalf("batch of 2 with the oldest job's %s locked: deleted %d, busy %v (err %v); want 1 deleted and the locked job %s busy",
 					tc.name, deleted, busy, err, locked.ID)
@@ -63,9 +64,9 @@ func TestRetentionPassesOverAJobWithALockedRow(t *testing.T) {
 				t.Fatalf("after the first batch: first job there %v, second %v; want the first deleted, the second kept for the next batch",
 					b.exists(t, first.ID), b.exists(t, second.ID))
 			}
-			deleted, busy, err = b.st.DeleteExpiredJobBatch(guard, retention, 2, busy)
+			deleted, busy, _, err = b.st.DeleteExpiredJobsFrom(guard, retention, 2, next)
 			if err != nil || deleted != 1 || len(busy) != 0 || b.exists(t, second.ID) {
-				t.Fatalf("next batch skipping the busy job: deleted %d, busy %v (err %v); want the second job deleted", deleted, busy, err)
+				t.Fatalf("next batch, walking on past the busy job: deleted %d, busy %v (err %v); want the second job deleted", deleted, busy, err)
 			}
 			if !b.exists(t, locked.ID) {
 				t.Fatalf("the job whose %s another transaction holds was deleted", tc.name)
@@ -75,7 +76,7 @@ func TestRetentionPassesOverAJobWithALockedRow(t *testing.T) {
 			if err := holder.Rollback(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if deleted, busy, err := b.st.DeleteExpiredJobBatch(ctx, retention, 2, nil); err != nil || deleted != 1 || len(busy) != 0 || b.exists(t, locked.ID) {
+			if deleted, busy, _, err := b.st.DeleteExpiredJobsFrom(ctx, retention, 2, store.RetentionCursor{}); err != nil || deleted != 1 || len(busy) != 0 || b.exists(t, locked.ID) {
 				t.Fatalf("once unlocked: deleted %d, busy %v (err %v); want the formerly locked job deleted", deleted, busy, err)
 			}
 		})

@@ -155,11 +155,11 @@ func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 	// (the live jobs' index): an unknown job created more than the window
 	// ago still needs someone. When they cannot be read, their tiles say
 	// "–", not 0 (the error is listed on the page).
-	liveUnknown, liveRunning := "–", "–"
+	liveUnknown, liveRunning, livePending := "–", "–", "–"
 	if live, err := s.store.LiveJobCounts(ctx); err != nil {
 		d.Errors = append(d.Errors, "live jobs: "+err.Error())
 	} else {
-		liveUnknown, liveRunning = count(live[store.JobUnknown]), count(live[store.JobRunning]+live[store.JobPending])
+		liveUnknown, liveRunning, livePending = count(live[store.JobUnknown]), count(live[store.JobRunning]), count(live[store.JobPending])
 	}
 	if c, err := s.store.RecentCounters(ctx, counterWindow); err != nil {
 		d.Errors = append(d.Errors, "counters: "+err.Error())
@@ -170,6 +170,7 @@ func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 			{"jobs failed", count(c.JobsByState[store.JobFailed]), "bad"},
 			{"jobs unknown", liveUnknown, "warn"},
 			{"jobs running", liveRunning, ""},
+			{"jobs pending", livePending, ""},
 			{"jobs cancelled", count(c.JobsByState[store.JobCancelled]), ""},
 			{"attempts", count(sum(c.AttemptsByState)), ""},
 			{"races lost", count(c.RacesLost), ""},

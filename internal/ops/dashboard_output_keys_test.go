@@ -99,7 +99,7 @@ func TestDashboardLiveTilesUnknownWhenUnread(t *testing.T) {
 	if !strings.Contains(page, "live jobs: ") {
 		t.Fatalf("the page lists no error for the live jobs' count: the test did not make it fail\n%.3000s", page)
 	}
-	for _, label := range []string{"jobs unknown", "jobs running"} {
+	for _, label := range []string{"jobs unknown", "jobs running", "jobs pending"} {
 		m := regexp.MustCompile(`<b>([^<]*)</b><span>` + label + `</span>`).FindStringSubmatch(page)
 		if m == nil || m[1] != "–" {
 			t.Errorf("the live jobs could not be counted: the %q tile says %v, want –", label, m)

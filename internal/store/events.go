@@ -299,14 +299,15 @@ func (s *Store) JobEvents(ctx context.Context, owner, jobID string) ([]*Event, e
 
 // DeliveryStats is what the dashboard shows of webhook deliveries.
 type DeliveryStats struct {
-	Pending int      // events not delivered yet
-	Failing []*Event // pending events whose last try failed, oldest first (at most 20)
+	Pending      int      // events not delivered yet
+	FailingCount int      // pending events whose last try failed
+	Failing      []*Event // the oldest of them, oldest first (at most 20)
 }
 
 // WebhookDeliveryStats summarises pending and failing deliveries.
 func (s *Store) WebhookDeliveryStats(ctx context.Context) (DeliveryStats, error) {
 	var st DeliveryStats
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM job_events WHERE status = 'pending'`).Scan(&st.Pending); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE tries > 0) FROM job_events WHERE status = 'pending'`).Scan(&st.Pending, &st.FailingCount); err != nil {
 		return st, fmt.Errorf("count pending deliveries: %w", err)
 	}
 	rows, err := s.pool.Query(ctx, `SELECT `+eventColumns+` FROM job_events e

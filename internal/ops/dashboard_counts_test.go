@@ -1,0 +1,96 @@
+package ops_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/routerhq/router/internal/ops"
+	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/testdb"
+)
+
+func dashboardOf(t *testing.T, db *testdb.DB) string {
+	t.Helper()
+	srv := httptest.NewServer(ops.New(ops.Config{}, db.Store, nil, nil))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/dashboard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// The deliveries header counts every failing event in the database, not the
+// 20 the page lists: with an endpoint down and events piling up it said "20
+// failing". Found by review.
+func TestDashboardFailingCountIsNotTheListCap(t *testing.T) {
+	db := testdb.New(t, store.Options{})
+	ctx := context.Background()
+	if err := db.Store.SyncConfigWebhooks(ctx, map[string]string{"acme": "https://hooks.example.com/x"}); err != nil {
+		t.Fatal(err)
+	}
+	input := json.RawMessage(`{"a":1}`)
+	fp, _ := store.Fingerprint("op", "", "", input)
+	for i := range 25 {
+		j, _, err := db.Store.CreateJob(ctx, store.NewJob{Owner: "acme", Operation: "op", IdempotencyKey: fmt.Sprintf("k%d", i),
+			Fingerprint: fp, Route: "default", Input: input})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Store.CancelJob(ctx, "acme", j.ID); err != nil {
+			t.Fatal(err)
+		}
+		var ev string
+		if err := db.Pool.QueryRow(ctx, `SELECT id::text FROM job_events WHERE job_id = $1`, j.ID).Scan(&ev); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Store.RecordDelivery(ctx, store.DeliveryTry{EventID: ev, Try: 1, URL: "https://hooks.example.com/x",
+			StartedAt: time.Now(), StatusCode: 503, Error: "the webhook answered 503", Status: store.EventPending}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := regexp.MustCompile(`(\d+) failing \(the oldest (\d+) shown\)`).FindStringSubmatch(dashboardOf(t, db))
+	if m == nil || m[1] != "25" || m[2] != "20" {
+		t.Errorf("25 failing events in the database; the dashboard's header says %v, want 25 failing with the oldest 20 shown", m)
+	}
+}
+
+// A job not yet started is pending, not running: the "jobs running" tile
+// counted both, so a backlog looked like work in progress. Found by review.
+func TestDashboardRunningTileCountsOnlyRunning(t *testing.T) {
+	db := testdb.New(t, store.Options{})
+	ctx := context.Background()
+	input := json.RawMessage(`{"a":1}`)
+	fp, _ := store.Fingerprint("op", "", "", input)
+	if _, _, err := db.Store.CreateJob(ctx, store.NewJob{Owner: "acme", Operation: "op", IdempotencyKey: "k1", Fingerprint: fp,
+		Route: "default", Input: input}); err != nil {
+		t.Fatal(err)
+	}
+	var running, pending int
+	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE state = 'running'), count(*) FILTER (WHERE state = 'pending') FROM jobs`).Scan(&running, &pending); err != nil {
+		t.Fatal(err)
+	}
+	if running != 0 || pending != 1 {
+		t.Fatalf("set-up: %d running, %d pending; want 0 and 1", running, pending)
+	}
+	page := dashboardOf(t, db)
+	tile := func(label string) string {
+		m := regexp.MustCompile(`<b>(\d+)</b><span>` + label + `</span>`).FindStringSubmatch(page)
+		if m == nil {
+			return "none"
+		}
+		return m[1]
+	}
+	if r, p := tile("jobs running"), tile("jobs pending"); r != "0" || p != "1" {
+		t.Errorf("0 running, 1 pending in the database; the tiles say running %s, pending %s", r, p)
+	}
+}

@@ -4,30 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"testing"
-	"time"
 
-	"github.com/routerhq/router/internal/ops"
 	"github.com/routerhq/router/internal/store"
 	"github.com/routerhq/router/internal/testdb"
 )
-
-func dashboardOf(t *testing.T, db *testdb.DB) string {
-	t.Helper()
-	srv := httptest.NewServer(ops.New(ops.Config{}, db.Store, nil, nil))
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/dashboard")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return string(b)
-}
 
 // The deliveries header counts every failing event in the database, not the
 // 20 the page lists: with an endpoint down and events piling up it said "20
@@ -38,25 +20,8 @@ func TestDashboardFailingCountIsNotTheListCap(t *testing.T) {
 	if err := db.Store.SyncConfigWebhooks(ctx, map[string]string{"acme": "https://hooks.example.com/x"}); err != nil {
 		t.Fatal(err)
 	}
-	input := json.RawMessage(`{"a":1}`)
-	fp, _ := store.Fingerprint("op", "", "", input)
 	for i := range 25 {
-		j, _, err := db.Store.CreateJob(ctx, store.NewJob{Owner: "acme", Operation: "op", IdempotencyKey: fmt.Sprintf("k%d", i),
-			Fingerprint: fp, Route: "default", Input: input})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := db.Store.CancelJob(ctx, "acme", j.ID); err != nil {
-			t.Fatal(err)
-		}
-		var ev string
-		if err := db.Pool.QueryRow(ctx, `SELECT id::text FROM job_events WHERE job_id = $1`, j.ID).Scan(&ev); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.Store.RecordDelivery(ctx, store.DeliveryTry{EventID: ev, Try: 1, URL: "https://hooks.example.com/x",
-			StartedAt: time.Now(), StatusCode: 503, Error: "the webhook answered 503", Status: store.EventPending}); err != nil {
-			t.Fatal(err)
-		}
+		failingDelivery(t, db, fmt.Sprintf("k%d", i))
 	}
 	m := regexp.MustCompile(`(\d+) failing \(the oldest (\d+) shown\)`).FindStringSubmatch(dashboardOf(t, db))
 	if m == nil || m[1] != "25" || m[2] != "20" {

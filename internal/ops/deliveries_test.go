@@ -3,8 +3,6 @@ package ops_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -22,9 +20,24 @@ func TestDashboardShowsFailingDeliveries(t *testing.T) {
 	if err := db.Store.SyncConfigWebhooks(ctx, map[string]string{"acme": "https://hooks.example.com/x"}); err != nil {
 		t.Fatal(err)
 	}
+	ev := failingDelivery(t, db, "k1")
+	body := dashboardOf(t, db)
+	for _, want := range []string{`id="deliveries"`, "1 pending", "1 failing", `data-event="` + ev + `"`, "the webhook answered 503"} {
+		if !strings.Contains(string(body), want) {
+			t.Fatalf("dashboard lacks %q:\n%s", want, body)
+		}
+	}
+}
+
+// failingDelivery makes a job of acme (an owner with a webhook) under key,
+// cancels it, and records a failed try of its event (503, still pending); it
+// returns the event's id.
+func failingDelivery(t *testing.T, db *testdb.DB, key string) string {
+	t.Helper()
+	ctx := context.Background()
 	input := json.RawMessage(`{"a":1}`)
 	fp, _ := store.Fingerprint("op", "", "", input)
-	j, _, err := db.Store.CreateJob(ctx, store.NewJob{Owner: "acme", Operation: "op", IdempotencyKey: "k1", Fingerprint: fp, Route: "default", Input: input})
+	j, _, err := db.Store.CreateJob(ctx, store.NewJob{Owner: "acme", Operation: "op", IdempotencyKey: key, Fingerprint: fp, Route: "default", Input: input})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,17 +52,13 @@ func TestDashboardShowsFailingDeliveries(t *testing.T) {
 		StartedAt: time.Now(), StatusCode: 503, Error: "the webhook answered 503", Status: store.EventPending}); err != nil {
 		t.Fatal(err)
 	}
+	return ev
+}
+
+// dashboardOf is the dashboard page of db's store.
+func dashboardOf(t *testing.T, db *testdb.DB) string {
+	t.Helper()
 	srv := httptest.NewServer(ops.New(ops.Config{}, db.Store, nil, nil))
 	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/dashboard")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	for _, want := range []string{`id="deliveries"`, "1 pending", "1 failing", `data-event="` + ev + `"`, "the webhook answered 503"} {
-		if !strings.Contains(string(body), want) {
-			t.Fatalf("dashboard lacks %q:\n%s", want, body)
-		}
-	}
+	return getPage(t, srv.URL+"/dashboard")
 }

@@ -38,6 +38,7 @@ var dashboardTmpl = template.Must(template.New("dashboard.html").Funcs(template.
 	"clock": func(t time.Time) string { return t.Local().Format("15:04:05") },
 	"usd":   func(f float64) string { return fmt.Sprintf("$%.4f", f) },
 	"msf":   func(f float64) string { return fmtMS(f) },
+	"cause": deliveryCause,
 }).ParseFS(dashboardFS, "dashboard/dashboard.html"))
 
 // dashboard serves GET /dashboard: a self-refreshing, server-rendered
@@ -83,6 +84,10 @@ type dashData struct {
 	// ShowCost: Hedge's money tiles are shown (Config.Priced, or money was
 	// recorded); ShowLatencyBought: its latency tile is (Config.KeepLosers).
 	ShowCost, ShowLatencyBought bool
+
+	// AttemptsPerJob is how many of a job's attempts, the last, are shown
+	// (dashAttemptsPerJob).
+	AttemptsPerJob int
 }
 
 type tile struct {
@@ -107,6 +112,9 @@ type dashJob struct {
 	Created                            time.Time
 	Span, Queued                       string
 	Attempts                           []dashAttempt
+	// Earlier is how many of the job's attempts, before those shown, the
+	// page leaves out (dashAttemptsPerJob).
+	Earlier int
 	// Error says why the job failed without the job's error text, which can
 	// quote the output or input (failureSummary).
 	Error string
@@ -125,9 +133,16 @@ type dashAttempt struct {
 
 const counterWindow = time.Hour
 
+// dashAttemptsPerJob is how many of a job's attempts, the last ones, the
+// dashboard reads and shows: retries are not bounded in number, and a job
+// with thousands of them must not make a page that reloads every few seconds
+// megabytes long. The job's other attempts are counted ("N earlier attempts
+// not shown"); `router jobs get` prints them all.
+const dashAttemptsPerJob = 10
+
 func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 	d := &dashData{Generated: time.Now(), Replica: ops.Replica, Refresh: max(int(ops.DashboardRefresh.Seconds()), 1),
-		StatsWindow: ops.StatsWindow.String(), CounterWindow: "last hour"}
+		StatsWindow: ops.StatsWindow.String(), CounterWindow: "last hour", AttemptsPerJob: dashAttemptsPerJob}
 	// One read of the conformance results, for the providers table and the
 	// matrix both.
 	conf := readConformance(ctx, ops)
@@ -142,12 +157,22 @@ func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 	} else {
 		d.Deliveries = &st
 	}
-	if jobs, err := s.store.RecentJobs(ctx, ops.RecentJobs); err != nil {
+	if jobs, err := s.store.RecentJobsCapped(ctx, ops.RecentJobs, dashAttemptsPerJob); err != nil {
 		d.Errors = append(d.Errors, "recent jobs: "+err.Error())
 	} else {
 		names := map[string]outputNames{}
 		for _, j := range jobs {
-			d.Jobs = append(d.Jobs, timeline(j, d.Generated, s.outputNames(j, names)))
+			dj := timeline(j.Job, d.Generated, s.outputNames(j.Job, names))
+			dj.Earlier = j.Earlier()
+			if j.FirstAttemptAt != nil && dj.Earlier > 0 {
+				// The shown attempts' axis starts at the first of them; the
+				// time queued is until the job's very first attempt.
+				dj.Queued = ""
+				if q := j.FirstAttemptAt.Sub(j.CreatedAt); q > 0 {
+					dj.Queued = fmtDur(q)
+				}
+			}
+			d.Jobs = append(d.Jobs, dj)
 		}
 	}
 	// The jobs still waiting — unknown ones for an operator's resolution,
@@ -237,6 +262,8 @@ func conformanceMatrix(conf conformanceRead, ops Config) confMatrix {
 // timeline lays a job's attempts out on one time axis, from the job's creation
 // to its last event (or now, while attempts are in flight). names are the
 // property names the job's prompt declares (attemptWhyIn), nil when unknown.
+// j.Attempts may be only the job's last ones (RecentJobsCapped): the axis
+// then starts at the first of those.
 func timeline(j *store.Job, now time.Time, names outputNames) dashJob {
 	dj := dashJob{ID: j.ID, Owner: j.Owner, Operation: j.Operation, State: j.State, Route: j.Route, Created: j.CreatedAt}
 	// The axis starts at the first attempt (time before it is queueing, shown
@@ -304,48 +331,6 @@ func timeline(j *store.Job, now time.Time, names outputNames) dashJob {
 	}
 	dj.Error = failureSummary(j, dj.Attempts)
 	return dj
-}
-
-// failureSummary says why a job with an error failed, in what the dashboard
-// may show. The job's error text is not shown: an output that breaks the
-// prompt's contract is quoted in it (the violation's message: "\"Jane Doe\"
-// is not one of …"), and so can be an input a template could not render —
-// tenants' data, which the page never shows. Instead: the job's attempts that
-// ended without an answer say what ended them (attemptWhy); with none, the
-// routing decisions say why no target was eligible (the router's own
-// reasons: breakers, conformance, context windows); else the operator is
-// pointed to `router jobs get`, which prints the job in full.
-func failureSummary(j *store.Job, attempts []dashAttempt) string {
-	if j.Error == nil {
-		return ""
-	}
-	var ended []string
-	for _, a := range attempts {
-		if a.Why != "" {
-			ended = append(ended, fmt.Sprintf("#%d %s: %s", a.Seq, a.Provider, a.Why))
-		}
-	}
-	if len(ended) > 0 {
-		return strings.Join(ended, "; ")
-	}
-	var decisions []struct {
-		Provider string `json:"provider"`
-		Event    string `json:"event"`
-		Eligible bool   `json:"eligible"`
-		Reason   string `json:"reason"`
-	}
-	var why []string
-	if len(j.Routing) > 0 && json.Unmarshal(j.Routing, &decisions) == nil {
-		for _, d := range decisions {
-			if d.Event == "" && !d.Eligible && d.Reason != "" {
-				why = append(why, d.Provider+": "+d.Reason)
-			}
-		}
-	}
-	if len(why) > 0 && len(j.Attempts) == 0 {
-		return "no eligible target: " + strings.Join(why, "; ")
-	}
-	return "the job's error is not shown here (it can quote tenants' data): `router jobs get " + j.ID + "` prints it"
 }
 
 // attemptWhy is attemptWhyIn for an attempt whose prompt is not known.

@@ -7,7 +7,8 @@ import (
 )
 
 // RecentJobs returns the most recently created jobs of every owner, newest
-// first, with their attempts and race events (for the operator dashboard).
+// first, with all their attempts and race events. The operator dashboard
+// reads RecentJobsCapped instead, which bounds the attempts per job.
 func (s *Store) RecentJobs(ctx context.Context, limit int) ([]*Job, error) {
 	return s.queryJobs(ctx, `SELECT `+jobColumns+` FROM jobs j ORDER BY j.created_at DESC, j.id LIMIT $1`, limit)
 }

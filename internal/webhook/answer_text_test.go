@@ -16,7 +16,7 @@ import (
 )
 
 // A try the endpoint answered with an error keeps the start of the answer in
-// its error (GET /v1/jobs/{id}/events, the dashboard, the log): often a proxy's
+// its error (GET /v1/jobs/{id}/events, the log; the dashboard shows only its status): often a proxy's
 // error page or the receiver's own message says what is wrong. The text is
 // valid UTF-8 with control characters (an ANSI escape, line breaks, a NUL)
 // made spaces, so it shows as one line and cannot rewrite a terminal.

@@ -561,7 +561,9 @@ const answerExcerptBytes = 256
 // characters (newlines, tabs, escapes, bidirectional overrides) as spaces,
 // runs of spaces as one, ending in "…"
 // when the body goes on. The text is stored, shown to the tenant by GET
-// /v1/jobs/{id}/events, on the dashboard and in logs.
+// /v1/jobs/{id}/events and in logs; the dashboard shows only the status
+// before it (internal/ops deliveryCause reads the "the webhook answered NNN"
+// prefix send writes: change both together).
 func answerExcerpt(b []byte) string {
 	more := len(b) > answerExcerptBytes
 	if more {

@@ -30,7 +30,11 @@ func judgeAnswer(sp *spec, resp *providers.Response, log *slog.Logger) (doc json
 // unjudged records the end of an attempt whose answer could not be judged
 // (judgeAnswer's err): failed, as an adapter that panicked on the answer
 // fails its attempt (kind adapter_panic, a router fault, fail over), with
-// the answer's usage, which the provider billed.
+// the answer's usage, which the provider billed. That usage is counted in
+// the metrics only when it was stored (finishAttempt's written), as for an
+// invalid answer: an attempt another hand had already settled with usage of
+// its own, or whose record could not be written, adds nothing to
+// router_cost_usd_total that the job's cost_usd does not hold.
 func (r *Runner) unjudged(ctx context.Context, job *store.Job, a *store.Attempt, resp *providers.Response, jerr error, res attemptResult, log *slog.Logger) attemptResult {
 	pe := providers.NewError(a.Provider, providers.KindAdapterPanic, jerr.Error())
 	pe.Received = true
@@ -38,9 +42,11 @@ func (r *Runner) unjudged(ctx context.Context, job *store.Job, a *store.Attempt,
 	pe.Usage, pe.ResponseID, pe.ResponseModel = &usage, resp.ResponseID, resp.Model
 	res.state, res.err, res.usage = store.AttemptFailed, pe, usage
 	res.reason = fmt.Sprintf("%s: %s", a.Provider, describe(pe))
-	_, _ = r.finishAttempt(ctx, job, a, store.AttemptOutcome{
+	if _, written := r.finishAttempt(ctx, job, a, store.AttemptOutcome{
 		State: store.AttemptFailed, Error: attemptError(pe), Usage: usage,
 		ProviderResponseID: resp.ResponseID, ResponseModel: resp.Model, LatencyMS: res.latency.Milliseconds(),
-	}, log)
+	}, log); !written {
+		res.usage = providers.Usage{} // not stored: not counted either (runAttempt)
+	}
 	return res
 }

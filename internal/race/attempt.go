@@ -246,23 +246,8 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		}
 		return attemptResult{attempt: a, state: store.AttemptWon, usage: resp.Usage, latency: waited}
 	}
-	if off.State == store.AttemptLost {
-		return attemptResult{attempt: a, state: store.AttemptLost, usage: usage, latency: waited}
-	}
-	if off.State == store.AttemptWon {
-		// Not this answer's win: a `succeeded` resolution (an operator's,
-		// reconciliation's) had won the attempt, and completed the job, while
-		// the answer was on its way (store.Offered). The job is complete by
-		// another hand, as for a lost race: the race ends, and neither the
-		// job's settlement nor a win is counted a second time.
-		log.Info("a valid answer came after its attempt was resolved succeeded; discarded")
-		return attemptResult{attempt: a, state: store.AttemptLost, usage: usage, latency: waited}
-	}
-	// Not a race lost: the job had been cancelled (the attempt is recorded
-	// cancelled), or the attempt had been resolved before its answer came
-	// (its resolution is kept). Reported as recorded.
-	log.Info("a valid answer came after its attempt was settled otherwise; discarded", "recorded_as", off.State)
-	return attemptResult{attempt: a, state: off.State, discarded: true, usage: usage, latency: waited}
+	// Not this answer's win: a race lost, or an answer discarded (notWon).
+	return r.notWon(bg, job, a, off, usage, waited, log)
 }
 
 // invalidWhy says what an answer that failed judging broke, for the job's

@@ -27,9 +27,10 @@ func (e *endings) AttemptFinished(_, _, state string, _ providers.Kind, _ time.D
 
 // A stalled attempt's valid answer that comes after the attempt was resolved
 // `succeeded` (its lease expired, and an operator or reconciliation resolved
-// it) is not a second win: the runner counts neither a won attempt nor the
-// job's settlement (the resolution settled it), and its race ends.
-func TestLateAnswerAfterSucceededResolutionIsNotCountedAsAWin(t *testing.T) {
+// it) is not a second win: the runner counts the attempt's end as stored
+// (won, once: the resolution counted nothing), but neither the job's
+// settlement (the resolution settled it) nor a lost race, and its race ends.
+func TestLateAnswerAfterSucceededResolutionIsNotASecondSettlement(t *testing.T) {
 	release := make(chan struct{})
 	sent := make(chan struct{})
 	var once sync.Once
@@ -66,8 +67,8 @@ func TestLateAnswerAfterSucceededResolutionIsNotCountedAsAWin(t *testing.T) {
 	}
 	obs.mu.Lock()
 	defer obs.mu.Unlock()
-	if discarded != 1 || obs.attempts[store.AttemptWon] != 0 || obs.counts[store.JobSucceeded] != 0 {
-		t.Fatalf("discarded events %d, attempts ended %v, settlements %v: want the answer discarded, no win and no settlement counted",
+	if discarded != 1 || obs.attempts[store.AttemptWon] != 1 || obs.attempts[store.AttemptLost] != 0 || obs.counts[store.JobSucceeded] != 0 {
+		t.Fatalf("discarded events %d, attempts ended %v, settlements %v: want the answer discarded, its attempt's end counted as stored (won) and no settlement counted",
 			discarded, obs.attempts, obs.counts)
 	}
 }

@@ -118,9 +118,10 @@ type attemptResult struct {
 	// target had its chance (excusedByDeadline): not a failure of the target.
 	cutByDeadline bool
 	// discarded says the provider gave a valid answer after the attempt had
-	// been settled otherwise: its job cancelled (state cancelled) or the
-	// attempt resolved meanwhile (state is the resolution's, kept). No race
-	// was lost.
+	// been settled otherwise: its job cancelled (state cancelled), the
+	// attempt resolved meanwhile (state is the resolution's, kept: won for
+	// a `succeeded` one), or the attempt recorded lost while nothing won the
+	// job (notWon). state is as recorded; no race was lost.
 	discarded bool
 	// silentLoser says the attempt was cut as a loser (another attempt won)
 	// after a hedge had been started for it because it had no response byte
@@ -257,7 +258,7 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 		for len(o.inflight) > 0 {
 			res := <-o.results
 			delete(o.inflight, res.attempt.ID)
-			if res.state == store.AttemptWon {
+			if res.state == store.AttemptWon && !res.discarded { // discarded: a resolution's win, not this run's
 				o.r.cfg.Observer.JobSettled(store.JobSucceeded)
 			}
 			if res.state == store.AttemptWon || res.state == store.AttemptLost {
@@ -417,11 +418,13 @@ func (o *orchestrator) cancelRetry() {
 // handle decides what an ended attempt means for the race.
 func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 	p := res.attempt.Provider
-	if res.discarded {
+	if res.discarded && res.state != store.AttemptWon {
 		if res.state != store.AttemptCancelled {
 			// A valid answer discarded because its attempt had been settled
-			// otherwise (an operator's resolution): the job is not complete,
-			// so the race goes on, on the next provider as after a failure.
+			// otherwise (an operator's resolution), or recorded lost while
+			// nothing won the job (a job left pending or failed with the
+			// attempt in flight, notWon): the job is not complete, so the
+			// race goes on, on the next provider as after a failure.
 			// If this process lost the job's lease meanwhile (the job went
 			// unknown, which releases it), the attempt is refused and the job
 			// is left to whoever resumes it (see start).
@@ -432,15 +435,11 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 	}
 	switch res.state {
 	case store.AttemptWon, store.AttemptLost:
-		if res.state == store.AttemptWon {
+		// Won, lost to another attempt's win, or discarded after a
+		// `succeeded` resolution had won the attempt (notWon): the job is
+		// complete, and the race ends. Only this run's win settled it.
+		if res.state == store.AttemptWon && !res.discarded {
 			o.r.cfg.Observer.JobSettled(store.JobSucceeded)
-		} else if st, err := o.r.cfg.Store.JobStateAny(context.WithoutCancel(ctx), o.job.ID); err == nil && store.FinalState(st) == "" {
-			// Recorded lost, yet the job is not complete (a job left pending
-			// or failed with the attempt in flight): the race goes on, as
-			// for a discarded answer (above).
-			o.reasons[p] = p + ": its answer came after the attempt was settled; discarded"
-			o.failover(ctx)
-			return
 		}
 		if len(o.inflight) > 0 {
 			o.log.Info("race won", "provider", p, "role", res.attempt.Role, "others_in_flight", len(o.inflight))
@@ -921,7 +920,7 @@ func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string
 		}
 		obs.AttemptFinished(provider, role, res.state, kind, res.latency, res.usage)
 		observeCost(obs, o.job.Owner, t.Provider.Name(), a.Model, o.r.priceFor(provider, t, a.Model), res.usage)
-		if res.state == store.AttemptLost {
+		if res.state == store.AttemptLost && !res.discarded { // another attempt won (notWon)
 			obs.RaceLost(provider)
 		}
 		o.results <- res

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -14,8 +17,8 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
-// maxListLimit bounds `router jobs list --limit`: each job is printed with
-// its attempts, read in one statement.
+// maxListLimit bounds `router jobs list --limit`: the table's summaries are
+// read in one statement (--json reads its jobs a page at a time).
 const maxListLimit = 10000
 
 func runJobsList(ctx context.Context, args []string) error {
@@ -53,22 +56,12 @@ func runJobsList(ctx context.Context, args []string) error {
 		states = []string{*state}
 	}
 	return withStore(ctx, *cfgPath, func(_ *config.Config, st *store.Store) error {
-		// One more than shown: whether it exists is whether the list was cut.
-		jobs, err := st.LiveJobs(ctx, states, *owner, *limit+1)
-		if err != nil {
-			return err
-		}
-		cut := len(jobs) > *limit
-		if cut {
-			jobs = jobs[:*limit]
-		}
+		var cut bool
+		var err error
 		if *asJSON {
-			if jobs == nil {
-				jobs = []*store.Job{}
-			}
-			err = printJSON(jobs)
+			cut, err = streamLiveJobs(ctx, st, os.Stdout, states, *owner, *limit)
 		} else {
-			err = printJobTable(jobs, noJobMatches(*state, *owner))
+			cut, err = printLiveJobTable(ctx, st, states, *owner, *limit, noJobMatches(*state, *owner))
 		}
 		if err == nil && cut {
 			// On stderr, so that --json's stdout stays one JSON array.
@@ -80,6 +73,118 @@ func runJobsList(ctx context.Context, args []string) error {
 		}
 		return err
 	})
+}
+
+// printLiveJobTable prints the table of the live jobs (printJobTable) from
+// their summaries, which hold only what it prints: a job's input, result and
+// routing (each up to http.max_body_bytes) are never read. It reports
+// whether more jobs match than limit.
+func printLiveJobTable(ctx context.Context, st *store.Store, states []string, owner string, limit int, none string) (cut bool, err error) {
+	// One more than shown: whether it exists is whether the list was cut.
+	jobs, err := st.LiveJobSummaries(ctx, states, owner, limit+1)
+	if err != nil {
+		return false, err
+	}
+	if cut = len(jobs) > limit; cut {
+		jobs = jobs[:limit]
+	}
+	return cut, printJobTable(jobs, none)
+}
+
+// listPageJobs and listPageBytes bound a page of `router jobs list --json`:
+// it reads the jobs a page at a time, whole, and writes each page before it
+// reads the next, so that what it holds is one page, not --limit jobs (each
+// with its input, up to http.max_body_bytes). A page ends at listPageJobs
+// jobs, or earlier once their JSON comes to more than listPageBytes.
+var (
+	listPageJobs  = 100
+	listPageBytes = 8 << 20
+)
+
+// streamLiveJobs writes to w, as one JSON array (the same bytes printJSON
+// writes for the whole list), the live jobs LiveJobs lists with these
+// arguments, at most limit, reading them a page at a time
+// (store.LiveJobsPage). It reports whether more jobs match than limit. A
+// read that fails after a page was written leaves the array unfinished:
+// never a valid array that looks whole.
+func streamLiveJobs(ctx context.Context, st *store.Store, w io.Writer, states []string, owner string, limit int) (cut bool, err error) {
+	arr := &jsonArray{w: w}
+	var after *store.LivePosition
+	size := listPageJobs // jobs asked for a page: fewer once pages were cut by their bytes
+	for shown := 0; ; {
+		// One more than may still be shown: whether it exists is whether the list was cut.
+		want := min(size, limit-shown+1)
+		jobs, short, err := st.LiveJobsPage(ctx, states, owner, after, want, listPageBytes)
+		if err != nil {
+			return false, err
+		}
+		read := 0
+		for _, j := range jobs {
+			read += len(j.Input) + len(j.Params) + len(j.Result) + len(j.Routing)
+		}
+		if shown+len(jobs) > limit {
+			jobs, cut = jobs[:limit-shown], true
+		}
+		for _, j := range jobs {
+			if err := arr.add(j); err != nil {
+				return false, err
+			}
+		}
+		shown += len(jobs)
+		if cut || (!short && len(jobs) < want) {
+			return cut, arr.close()
+		}
+		// The server sends a cut page's rows past the cut all the same: ask
+		// for as many as fitted, and for more again once pages are small.
+		if short {
+			size = len(jobs)
+		} else if read < listPageBytes/2 {
+			size = min(listPageJobs, 2*size)
+		}
+		last := jobs[len(jobs)-1]
+		after = &store.LivePosition{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
+}
+
+// jsonArray writes a JSON array one element at a time, in printJSON's form:
+// the bytes json.Encoder (indented by two spaces) writes for the whole array.
+type jsonArray struct {
+	w   io.Writer
+	n   int
+	buf bytes.Buffer
+}
+
+// add writes v as the array's next element.
+func (a *jsonArray) add(v any) error {
+	a.buf.Reset()
+	if a.n == 0 {
+		a.buf.WriteString("[\n  ")
+	} else {
+		a.buf.WriteString(",\n  ")
+	}
+	enc := json.NewEncoder(&a.buf)
+	enc.SetIndent("  ", "  ") // an element of the array: one level in
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	a.buf.Truncate(a.buf.Len() - 1) // Encode's newline: the separator or the end follows
+	a.n++
+	if _, err := a.w.Write(a.buf.Bytes()); err != nil {
+		return fmt.Errorf("print the jobs: %w", err)
+	}
+	return nil
+}
+
+// close ends the array ("[]" when it has no element).
+func (a *jsonArray) close() error {
+	end := "\n]\n"
+	if a.n == 0 {
+		end = "[]\n"
+	}
+	if _, err := io.WriteString(a.w, end); err != nil {
+		return fmt.Errorf("print the jobs: %w", err)
+	}
+	return nil
 }
 
 // noJobMatches is what `router jobs list` says when it lists nothing: which
@@ -104,7 +209,7 @@ func noJobMatches(state, owner string) string {
 // is stdout's (a full disk, a closed pipe): a table that was not written
 // fails the command, as --json does, rather than exiting 0 with a cut list.
 // none is what it says when there is no job.
-func printJobTable(jobs []*store.Job, none string) error {
+func printJobTable(jobs []store.JobSummary, none string) error {
 	if len(jobs) == 0 {
 		fmt.Fprintln(os.Stderr, none)
 		return nil
@@ -113,13 +218,11 @@ func printJobTable(jobs []*store.Job, none string) error {
 	fmt.Fprintln(w, "ID\tOWNER\tOPERATION\tSTATE\tCREATED (UTC)\tATTEMPTS\tUNKNOWN ATTEMPTS")
 	for _, j := range jobs {
 		var unknown []string
-		for _, a := range j.Attempts {
-			if a.State == store.AttemptUnknown {
-				unknown = append(unknown, a.Provider+" #"+strconv.Itoa(a.Seq))
-			}
+		for _, a := range j.Unknown {
+			unknown = append(unknown, a.Provider+" #"+strconv.Itoa(a.Seq))
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", j.ID, j.Owner, j.Operation, j.State,
-			j.CreatedAt.UTC().Format(time.DateTime), len(j.Attempts), strings.Join(unknown, ", "))
+			j.CreatedAt.UTC().Format(time.DateTime), j.Attempts, strings.Join(unknown, ", "))
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("print the jobs: %w", err)

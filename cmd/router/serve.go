@@ -122,15 +122,23 @@ func serve(ctx context.Context, cfg *config.Config, ln, opsLn, debugLn net.Liste
 // stopNowOn stops srv at once when now ends (a second SIGTERM or Ctrl-C):
 // the drain, which may last as long as the longest provider timeout, is cut
 // short, and the shutdown goes on with what remains: the listeners, webhook
-// deliveries (cut and retried later), the database pool. The returned func
-// stops watching and returns once any stop it began is over.
+// deliveries (cut and retried later), the database pool (Close stops waiting
+// for them on now too: serve gives it the same context). What it says
+// depends on when the signal comes: while job runs are still going, their
+// attempts are cut; after the drain, only the rest of the shutdown stops
+// waiting. The returned func stops watching and returns once any stop it
+// began is over.
 func stopNowOn(now context.Context, srv *server.Server, log *slog.Logger) (release func()) {
 	done, released := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		select {
 		case <-now.Done():
-			log.Warn("second signal: stopping now; attempts still in flight are cut (failed if the provider had begun answering, unknown if not) and their jobs handed over")
+			if n := srv.InFlight(); n > 0 {
+				log.Warn("second signal: stopping now; attempts still in flight are cut (failed if the provider had begun answering, unknown if not) and their jobs handed over", "jobs", n)
+			} else {
+				log.Warn("second signal: stopping now; no attempt is in flight here: the rest of the shutdown stops waiting for webhook deliveries (cut, and retried later) and for database connections still in use")
+			}
 			srv.StopNow()
 		case <-released:
 		}

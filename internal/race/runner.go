@@ -376,6 +376,10 @@ func (r *Runner) Running() int {
 	return len(r.running)
 }
 
+// Cut reports whether a Stop has cut the attempts in flight, or found no
+// job run left to cut: the drain is over, and a Stop now cuts nothing more.
+func (r *Runner) Cut() bool { return r.base.Err() != nil }
+
 // Stop takes no new job and waits for running jobs until ctx ends (the drain
 // budget), then cuts the attempts still in flight (errShutdown: each records
 // what is known of it) and waits for their orchestrations to end, leaving
@@ -387,6 +391,11 @@ func (r *Runner) Running() int {
 // that does not end by then — its writes wait on a row another transaction
 // holds, its provider's adapter ignores the cut — is logged and left to its
 // lease, which is no longer renewed, and Stop returns.
+//
+// Stop may be called more than once at the same time (the drain's, with the
+// drain budget, and a second signal's, with an ended ctx): once one of them
+// has given up on the job runs, every other returns too, rather than wait out
+// its own ctx for runs that were given up on.
 func (r *Runner) Stop(ctx context.Context) {
 	r.mu.Lock()
 	r.stopping = true
@@ -396,6 +405,10 @@ func (r *Runner) Stop(ctx context.Context) {
 	go func() { r.wg.Wait(); close(done) }()
 	select {
 	case <-done:
+		r.cancelBase(errShutdown)
+	case <-r.hard.Done():
+		// Another Stop (a second signal's) gave up on the runs: so does
+		// this one.
 		r.cancelBase(errShutdown)
 	case <-ctx.Done():
 		r.cancelBase(errShutdown)

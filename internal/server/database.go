@@ -69,9 +69,13 @@ var dbCloseWait = 5 * time.Second
 // waits until every connection in use is returned: one held by work that
 // never ends (a query waiting on a row another session holds, with nothing
 // left to cancel it) would keep the process from exiting, past any signal.
-// It waits up to dbCloseWait, or until now ends (a second signal), then goes
-// on: the embedded server's fast shutdown ends those sessions, and an
-// external server sees their connections close as the process exits.
+// It waits up to dbCloseWait, or until now ends (a second signal) while a
+// connection is still in use or being opened, then goes on: the embedded
+// server's fast shutdown ends those sessions, and an external server sees
+// their connections close as the process exits. With none in use, Close
+// only closes idle connections, which is quick: it is waited for (still
+// within dbCloseWait) even after a second signal, so the pool is closed
+// before the embedded server stops, and nothing is said to have been left.
 func closeDatabase(pool *pgxpool.Pool, cluster *localpg.Cluster, log *slog.Logger, now context.Context) {
 	if now == nil {
 		now = context.Background()
@@ -85,7 +89,16 @@ func closeDatabase(pool *pgxpool.Pool, cluster *localpg.Cluster, log *slog.Logge
 	case <-timer.C:
 		log.Warn("database connections still in use after waiting for them: closing without them", "waited", dbCloseWait)
 	case <-now.Done():
-		log.Warn("second signal: closing the database without waiting for the connections still in use")
+		if st := pool.Stat(); st.AcquiredConns() > 0 || st.ConstructingConns() > 0 {
+			log.Warn("second signal: closing the database without waiting for the connections still in use",
+				"in_use", st.AcquiredConns(), "opening", st.ConstructingConns())
+			break
+		}
+		select {
+		case <-closed:
+		case <-timer.C: // one acquired just before Close began
+			log.Warn("database connections still in use after waiting for them: closing without them", "waited", dbCloseWait)
+		}
 	}
 	cluster.Stop()
 	if cluster.Started() {

@@ -98,10 +98,14 @@ func startLifecycle(ctx context.Context, cfg *config.Config, st *store.Store, po
 // shutdown.drain runs out, and each is recorded for what is known of it —
 // failed if the provider had begun answering, unknown (error kind shutdown)
 // if not, as the provider may have done the work — and their jobs are left
-// to recovery on another replica. ServeListeners then goes on with the rest
-// of the shutdown at once, and Close stops waiting for webhook deliveries and
-// for database connections still in use. It is safe to call at any time,
-// more than once, and after Close.
+// to recovery on another replica. It returns once their job runs have ended,
+// or have been given up on (race.Config.StopGrace, then a last short wait);
+// ServeListeners' drain ends with it, and ServeListeners goes on with the
+// rest of the shutdown at once. StopNow shortens none of Close's waits:
+// Close stops waiting for webhook deliveries and for database connections
+// still in use only when Options.StopNow ends (cmd/router gives it the
+// context of the same second signal). It is safe to call at any time, more
+// than once, and after Close.
 func (s *Server) StopNow() {
 	if s.runner == nil {
 		return
@@ -109,6 +113,16 @@ func (s *Server) StopNow() {
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
 	s.runner.Stop(ended) // a drain waiting in ServeListeners ends with it
+}
+
+// InFlight is how many jobs this replica runs whose attempts the shutdown
+// has not cut yet: those StopNow would cut now. It is 0 once the drain is
+// over.
+func (s *Server) InFlight() int {
+	if s.runner == nil || s.runner.Cut() {
+		return 0
+	}
+	return s.runner.Running()
 }
 
 func (l *lifecycle) background(fn func(ctx context.Context)) {

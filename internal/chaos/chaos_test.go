@@ -24,6 +24,7 @@ type settings struct {
 	workers  int
 	interval time.Duration // between one worker's intents
 	report   string        // file the figures are written to, when set
+	seed     uint64        // seeds the load's choices (CHAOS_SEED; random when unset)
 }
 
 func loadSettings(t *testing.T) settings {
@@ -48,6 +49,14 @@ func loadSettings(t *testing.T) settings {
 		s.workers = n
 	}
 	s.report = os.Getenv("CHAOS_REPORT")
+	s.seed = uint64(time.Now().UnixNano())
+	if v := os.Getenv("CHAOS_SEED"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("CHAOS_SEED=%q: want an unsigned integer", v)
+		}
+		s.seed = n
+	}
 	return s
 }
 
@@ -63,6 +72,14 @@ type faults struct {
 func TestChaos(t *testing.T) {
 	t.Parallel()
 	set := loadSettings(t)
+	// The seed fixes each worker's sequence of choices (what kind of intent,
+	// to which replica, for which owner, which past one to replay); the
+	// timing, and so the faults each intent meets, still varies.
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("load seed: CHAOS_SEED=%d replays the same choices of intents (the timing, and so the faults they meet, still varies)", set.seed)
+		}
+	})
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), set.duration+10*time.Minute)
 	defer cancel()
@@ -110,7 +127,7 @@ func TestChaos(t *testing.T) {
 		bases = append(bases, r.base)
 	}
 	ld := &load{c: &client{bases: bases, http: &http.Client{Timeout: 15 * time.Second}, l: led},
-		workers: set.workers, interval: set.interval}
+		workers: set.workers, interval: set.interval, seed: set.seed}
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	loadDone := make(chan struct{})
 	go func() { ld.run(loadCtx); close(loadDone) }()

@@ -15,6 +15,7 @@ type load struct {
 	c        *client
 	workers  int
 	interval time.Duration
+	seed     uint64 // with the worker's number, seeds each worker's choices
 	seq      atomic.Int64
 
 	mu   sync.Mutex
@@ -39,7 +40,7 @@ func (ld *load) run(ctx context.Context) {
 	var wg sync.WaitGroup
 	for w := range ld.workers {
 		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(w)))
+			rng := rand.New(rand.NewPCG(ld.seed, uint64(w)))
 			tick := time.NewTicker(ld.interval)
 			defer tick.Stop()
 			for ctx.Err() == nil {

@@ -18,7 +18,7 @@ import (
 func TestCrashMidAttemptBecomesUnknown(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	llm := newFakeLLM(t)
-	a := startRouter(t, procOptions{dbURL: db.URL, llm: llm})
+	a := startRouter(t, procOptions{dbURL: db.URL, llm: llm, gateOff: true})
 
 	first := a.do(t, "POST", "/v1/jobs", triage("please hang"), "Idempotency-Key", "crash-1")
 	if first.status != http.StatusAccepted {
@@ -30,7 +30,7 @@ func TestCrashMidAttemptBecomesUnknown(t *testing.T) {
 	}
 	a.kill()
 
-	b := startRouter(t, procOptions{dbURL: db.URL, llm: llm})
+	b := startRouter(t, procOptions{dbURL: db.URL, llm: llm, gateOff: true})
 	got := b.do(t, "GET", "/v1/jobs/"+id, "", "Prefer", "wait=30")
 	if got.body["state"] != "unknown" {
 		t.Fatalf("after the crash: %s", got.raw)
@@ -64,8 +64,14 @@ func TestCrashMidAttemptBecomesUnknown(t *testing.T) {
 }
 
 // Issue 4, acceptance 5 (second half): a job whose process died after the row
-// committed but before its first attempt started is started exactly once, even
-// with two replicas looking for orphans.
+// committed but before its first attempt started is adopted and started
+// exactly once, and a second replica reads the same result. The replicas do
+// not compete for the orphan here: c starts only once b is ready, by which
+// time b has adopted it. The races around one orphan are the store's tests:
+// an adopter against the stalled former owner creating an attempt
+// (store/TestClaimOrphansNeverAdoptsAJobWhoseAttemptIsBeingCreated); two
+// adopters are kept apart by ClaimOrphans' row locks (FOR UPDATE SKIP LOCKED)
+// and its conditional lease.
 func TestOrphanedJobStartedExactlyOnce(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	llm := newFakeLLM(t)
@@ -79,8 +85,8 @@ func TestOrphanedJobStartedExactlyOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := startRouter(t, procOptions{dbURL: db.URL, llm: llm})
-	c := startRouter(t, procOptions{dbURL: db.URL, llm: llm})
+	b := startRouter(t, procOptions{dbURL: db.URL, llm: llm, gateOff: true})
+	c := startRouter(t, procOptions{dbURL: db.URL, llm: llm, gateOff: true})
 	got := b.do(t, "GET", "/v1/jobs/"+job.ID, "", "Prefer", "wait=30")
 	if got.body["state"] != "succeeded" {
 		t.Fatalf("orphan: %s", got.raw)

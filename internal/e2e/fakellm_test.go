@@ -15,7 +15,9 @@ const validTriage = `{"category":"technical","priority":"high","summary":"Custom
 
 // fakeLLM is an OpenAI-compatible chat completions server living in the test
 // process, so it counts calls across router processes. A user message that
-// contains "hang" is held until the test ends; "slow" answers after 300 ms;
+// contains "hang" is held until the test ends; "slow" answers after 300 ms
+// (every third call of a model); "tie-break" is held until the second call
+// with the same message (the hedge) arrives, and then both answer at once;
 // anything else answers at once with a valid triage.
 type fakeLLM struct {
 	srv     *httptest.Server
@@ -23,8 +25,9 @@ type fakeLLM struct {
 	arrived chan string // user message of each call, as it arrives
 
 	mu    sync.Mutex
-	calls map[string]int // by model
-	byMsg map[string]int // by user message
+	calls map[string]int           // by model
+	byMsg map[string]int           // by user message
+	ties  map[string]chan struct{} // "tie-break" messages: closed when the second call arrives
 }
 
 func newFakeLLM(t *testing.T) *fakeLLM {
@@ -64,9 +67,30 @@ func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 	f.calls[req.Model]++
 	f.byMsg[user]++
 	n := f.calls[req.Model]
+	var tie chan struct{}
+	if strings.Contains(user, "tie-break") { // not "tie": the rendered triage prompt holds it
+		if f.ties == nil {
+			f.ties = map[string]chan struct{}{}
+		}
+		if tie = f.ties[user]; tie == nil {
+			tie = make(chan struct{})
+			f.ties[user] = tie
+		}
+		if f.byMsg[user] == 2 { // the hedge arrived: both answer at once
+			close(tie)
+		}
+	}
 	f.mu.Unlock()
 	f.arrived <- user
 	switch {
+	case tie != nil:
+		select {
+		case <-tie:
+		case <-f.release:
+			return
+		case <-r.Context().Done():
+			return
+		}
 	case strings.Contains(user, "hang"):
 		select {
 		case <-f.release:

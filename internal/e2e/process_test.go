@@ -33,6 +33,10 @@ type procOptions struct {
 	lease      string
 	// webhook, when set, is acme's webhook URL (secret e2eWebhookSecret).
 	webhook string
+	// gateOff turns the conformance gate off, so that llm-b (which has no
+	// conformance run) is eligible and the route can hedge and fail over to
+	// it. With the gate on (the default), every job runs on llm-a alone.
+	gateOff bool
 }
 
 const e2eWebhookSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -55,6 +59,10 @@ func startRouter(t *testing.T, o procOptions) *routerProc {
 	if o.lease == "" {
 		o.lease = "1500ms"
 	}
+	gate := ""
+	if o.gateOff {
+		gate = "conformance: {gate: \"off\"}\n"
+	}
 	hook := ""
 	if o.webhook != "" {
 		hook = fmt.Sprintf(", webhook: {url: %q, secret_env: E2E_WEBHOOK_SECRET}", o.webhook)
@@ -72,10 +80,10 @@ routes:
 %s    max_inflight: 2
     max_attempts: 4
 prompts_dir: %q
-execution: {lease: %s}
+%sexecution: {lease: %s}
 retention: {leader_lease: 2s}
 log: {level: warn}
-`, addr, o.dbURL, hook, o.llm.url(), o.llm.url(), hedge, prompts, o.lease)
+`, addr, o.dbURL, hook, o.llm.url(), o.llm.url(), hedge, prompts, gate, o.lease)
 	return launch(t, addr, cfg)
 }
 

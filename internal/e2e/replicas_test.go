@@ -13,7 +13,12 @@ import (
 
 // Issue 4, acceptance 6: three routers on one database, 200 concurrent requests
 // over 20 keys (10 each) with a hedging route: exactly 20 jobs, one winner per
-// job, and every response for a key names the same job.
+// job, and every response for a key names the same job. The conformance gate
+// is off so that llm-b can take hedges; the fake provider delays every third
+// call of a model, so some jobs are hedged (asserted: with the gate on, llm-b
+// is ineligible and no job could ever have two attempts). Whether a hedge and
+// its primary meet at the compare-and-swap is left to timing here;
+// TestHedgeTieHasOneWinner forces that tie.
 func TestReplicasShareOneTruth(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	llm := newFakeLLM(t)
@@ -22,7 +27,7 @@ func TestReplicasShareOneTruth(t *testing.T) {
 		// No router dies here: a lease long enough that a renewal held up by
 		// a loaded CI machine (-race, two cores) cannot lapse, which made
 		// recovery on another replica mark a live attempt unknown.
-		routers = append(routers, startRouter(t, procOptions{dbURL: db.URL, llm: llm, hedgeAfter: "50ms", lease: "10s"}))
+		routers = append(routers, startRouter(t, procOptions{dbURL: db.URL, llm: llm, hedgeAfter: "50ms", lease: "10s", gateOff: true}))
 	}
 	const keys, perKey = 20, 10
 	ids := make([][]string, keys)
@@ -88,4 +93,7 @@ func TestReplicasShareOneTruth(t *testing.T) {
 	var hedges int
 	q(`SELECT count(*) FROM attempts WHERE role = 'hedge'`, &hedges)
 	t.Logf("%d jobs, %d provider calls, %d hedges", jobs, llm.total(), hedges)
+	if hedges == 0 {
+		t.Fatalf("no job was hedged (%d provider calls): the route's hedging was never exercised", llm.total())
+	}
 }

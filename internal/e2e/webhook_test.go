@@ -89,6 +89,6 @@ func TestSIGKILLBetweenCommitAndDeliveryStillDelivers(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("events never showed the delivery: %s", ev.raw)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // polling the API: the delivery's record, written after the receiver answered, has no other sign
 	}
 }

@@ -24,7 +24,8 @@ import (
 //     (autocommit), or one batch sent outside a transaction (a batch runs as one
 //     implicit transaction);
 //   - a durable commit is one commit that waited for the WAL flush (reported by
-//     the store);
+//     the store once it succeeded, with the sizes of the batch it committed:
+//     a batch that failed is neither);
 //   - a commit wait is the time one claim or win of the success path waited
 //     for its durable commit: queued behind the batch in flight, then its own
 //     batch's round trip and WAL flush (reported by the store).
@@ -63,9 +64,9 @@ func NewDB() *DB {
 		transactions: prometheus.NewCounter(prometheus.CounterOpts{Name: "router_db_transactions_total",
 			Help: "Database transactions: explicit BEGINs, plus statements and batches sent outside a transaction (autocommit)."}),
 		durable: prometheus.NewCounter(prometheus.CounterOpts{Name: "router_db_durable_commits_total",
-			Help: "Commits that waited for the WAL flush (synchronous_commit on)."}),
+			Help: "Commits that waited for the WAL flush (synchronous_commit on), counted once they succeeded: a batch that failed committed nothing and is not counted."}),
 		batch: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "router_db_batch_size",
-			Help:    "Items carried by one batched statement, by kind (claim, win, renew, delivery: webhook deliveries' body freezes and recorded tries, delivery_read: their reads of events).",
+			Help:    "Items carried by one batched statement, by kind (claim, win, renew, delivery: webhook deliveries' body freezes and recorded tries, delivery_read: their reads of events); a batch of writes (claim, win, renew, delivery) counts only if it committed.",
 			Buckets: BatchSizeBuckets}, []string{"kind"}),
 		commitWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "router_db_commit_wait_seconds",
 			Help:    "Time a job's claim or win waited for its durable commit, by kind (claim, win): queued behind the batch in flight, then its own batch's round trip and WAL flush.",

@@ -152,7 +152,7 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 	req := newClaim(nj)
 	var lost error // a try's error after which it may have committed (see handOverLostClaim)
 	for try := 0; ; try++ {
-		start := time.Now() // the try's own wait: not the failed tries' nor the backoff before it (as a win's)
+		start := commitClock() // the try's own wait: not the failed tries' nor the backoff before it (as a win's)
 		s.paths.enqueue(&pathCommit{claim: req})
 		<-req.done
 		if req.err == nil {
@@ -413,12 +413,9 @@ func (s *Store) execClaims(ctx context.Context, batch []*claimRequest) {
 // rolled back whole; on any other error each claim is tried alone, so one bad
 // request cannot fail its neighbours.
 func (s *Store) runClaims(ctx context.Context, cs []*claimRequest) {
-	// Counted as sent: a waiter may learn of the commit (by NOTIFY) before
-	// this goroutine runs again, and must find it counted.
-	s.opt.Observer.Batch("claim", len(cs))
-	s.opt.Observer.DurableCommit()
 	err := retryRolledBack(func() error { return s.claimBatch(ctx, cs) })
 	if err == nil {
+		s.committed("claim", len(cs))
 		if s.afterClaimCommit != nil {
 			s.afterClaimCommit(cs[0].nj.IdempotencyKey)
 		}

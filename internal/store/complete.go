@@ -260,7 +260,7 @@ func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, err
 	alone := false
 	for try := 0; ; try++ {
 		req := &winRequest{c: c, done: make(chan struct{})}
-		start := time.Now()
+		start := commitClock() // the try's own wait, as a claim's
 		if alone {
 			s.winAlone(req)
 		} else {
@@ -373,12 +373,9 @@ func (s *Store) winAlone(req *winRequest) {
 // runWins executes one round, retrying a batch the database rolled back whole;
 // on any other error each win is tried alone.
 func (s *Store) runWins(ctx context.Context, ws []*winRequest) {
-	// Counted as sent: a waiter may learn of the commit (by NOTIFY) before
-	// this goroutine runs again, and must find it counted.
-	s.opt.Observer.Batch("win", len(ws))
-	s.opt.Observer.DurableCommit()
 	err := retryRolledBack(func() error { return s.winBatch(ctx, ws) })
 	if err == nil {
+		s.committed("win", len(ws))
 		return
 	}
 	if len(ws) == 1 {

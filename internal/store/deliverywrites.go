@@ -132,18 +132,18 @@ func (s *Store) execDeliveryWrites(ctx context.Context, batch []*deliveryWrite) 
 	if len(records) > 0 {
 		stmts = append(stmts, recordStmt(records))
 	}
-	s.opt.Observer.Batch("delivery", len(batch))
-	s.opt.Observer.DurableCommit()
 	err := retryRolledBack(func() error {
 		for _, w := range freezes {
 			w.freeze.out = nil
 		}
 		return s.queryBatched(ctx, stmts...)
 	})
+	if err == nil {
+		s.committed("delivery", len(batch)) // before any write's caller is told (see committed)
+	}
 	for _, w := range batch {
 		switch {
 		case err != nil:
-			s.opt.Observer.DurableCommit()
 			w.err = s.writeDeliveryAlone(ctx, w)
 		case w.freeze != nil && w.freeze.out == nil:
 			w.err = ErrNotFound
@@ -245,6 +245,7 @@ func (s *Store) writeDeliveryAlone(ctx context.Context, w *deliveryWrite) error 
 			f.out = nil
 			return fmt.Errorf("freeze event body: %w", err)
 		}
+		s.opt.Observer.DurableCommit() // before its caller is told (see committed)
 		if f.out == nil {
 			return ErrNotFound
 		}
@@ -256,5 +257,6 @@ func (s *Store) writeDeliveryAlone(ctx context.Context, w *deliveryWrite) error 
 	if err := retryRolledBack(func() error { return s.queryBatched(ctx, rec) }); err != nil {
 		return fmt.Errorf("record delivery: %w", err)
 	}
+	s.opt.Observer.DurableCommit()
 	return nil
 }

@@ -165,6 +165,11 @@ type Runner struct {
 	// then (detached).
 	hard       context.Context
 	cancelHard context.CancelFunc
+	// gaveUp is closed when a Stop has given up on the job runs, after its
+	// last wait (awaitRuns): every other Stop returns with it.
+	gaveUp     chan struct{}
+	gaveUpOnce sync.Once
+	givingUp   atomic.Bool // a Stop has begun giving up (awaitRuns): only one does
 	wg         sync.WaitGroup
 	ttfb       ttfbStats
 	hedges     hedgeBudgets
@@ -227,7 +232,7 @@ func New(cfg Config) *Runner {
 	}
 	base, cancel := context.WithCancelCause(context.Background())
 	hard, cancelHard := context.WithCancel(context.Background())
-	return &Runner{cfg: cfg, base: base, cancelBase: cancel, hard: hard, cancelHard: cancelHard,
+	return &Runner{cfg: cfg, base: base, cancelBase: cancel, hard: hard, cancelHard: cancelHard, gaveUp: make(chan struct{}),
 		running: map[string]runningJob{}, again: map[string]bool{}, later: map[string]*time.Timer{},
 		drained: make(chan struct{})}
 }
@@ -408,8 +413,9 @@ func (r *Runner) Stop(ctx context.Context) {
 		r.cancelBase(errShutdown)
 	case <-r.hard.Done():
 		// Another Stop (a second signal's) gave up on the runs: so does
-		// this one.
+		// this one, once that one's last wait is over (gaveUp).
 		r.cancelBase(errShutdown)
+		r.awaitGiveUp(done)
 	case <-ctx.Done():
 		r.cancelBase(errShutdown)
 		r.awaitRuns(done)

@@ -2,6 +2,8 @@ package race_test
 
 import (
 	"context"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -91,5 +93,87 @@ func TestSecondStopEndsTheDrainsStopToo(t *testing.T) {
 		case <-timeout:
 			t.Fatalf("the job's run did not end within %s of its adapter's call returning", hangBound)
 		}
+	}
+}
+
+// lines counts the lines of l that hold msg.
+func (l *logBuffer) lines(msg string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Count(l.buf.String(), msg)
+}
+
+const (
+	gaveUpGrace = "job runs still going after the attempts in flight were cut"
+	gaveUpLast  = "job runs still going after their writes were cancelled"
+)
+
+// deafStopBundle is a runner with one job run that does not end (its
+// adapter ignores the cut) and its log, for the tests of two Stops at once.
+func deafStopBundle(t *testing.T, grace time.Duration) (*racetest.Bundle, *logBuffer) {
+	t.Helper()
+	d := &deafAdapter{called: make(chan struct{}, 1), release: make(chan struct{})}
+	logs := &logBuffer{}
+	b := racetest.New(t, racetest.Options{StopGrace: grace, Log: slog.New(slog.NewTextHandler(logs, nil)),
+		Providers: []racetest.Provider{{Name: "primary", Adapter: d}}})
+	t.Cleanup(sync.OnceFunc(func() { close(d.release) })) // before the bundle stops
+	b.Submit(t)
+	<-d.called
+	return b, logs
+}
+
+// A second signal that comes while the drain's Stop waits out its grace for
+// a run that does not end used to start a grace of its own: the process
+// waited up to StopGrace more, and the same runs were logged twice. It now
+// ends with the drain's Stop: one give-up, logged once. Found by review.
+func TestSecondStopInTheGraceSharesTheDrainsGiveUp(t *testing.T) {
+	b, logs := deafStopBundle(t, 3*time.Second)
+	drainStopped := make(chan struct{})
+	go func() {
+		defer close(drainStopped)
+		ended, cancel := context.WithCancel(context.Background())
+		cancel()
+		b.Runner.Stop(ended) // the drain ran out: the attempts are cut, the grace begins
+	}()
+	for !b.Runner.Cut() { // polling: the cut has no other sign
+		time.Sleep(time.Millisecond)
+	}
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	b.Runner.Stop(ended) // the second signal's, within the drain's grace
+	select {
+	case <-drainStopped:
+	case <-time.After(hangBound):
+		t.Fatal("the drain's Stop hangs")
+	}
+	if n := logs.lines(gaveUpGrace); n != 1 {
+		t.Fatalf("the runs given up on were logged %d times, want once (one grace, shared by both Stops):\n%s", n, logs.buf.String())
+	}
+}
+
+// A Stop that returns because another gave up on the runs returns only once
+// that one's last wait is over (its log says so), not at its cancellation of
+// the runs' writes: the process must not close the database under a run
+// still recording its end. Found by review.
+func TestDrainsStopReturnsAfterTheOtherStopsLastWait(t *testing.T) {
+	b, logs := deafStopBundle(t, 200*time.Millisecond)
+	b.Runner.Drain(time.Hour)
+	drainStopped := make(chan struct{})
+	go func() {
+		defer close(drainStopped)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+		defer cancel()
+		b.Runner.Stop(ctx) // ServeListeners'
+	}()
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	go b.Runner.Stop(ended) // Server.StopNow's
+	select {
+	case <-drainStopped:
+	case <-time.After(hangBound):
+		t.Fatal("the drain's Stop hangs")
+	}
+	if n := logs.lines(gaveUpLast); n != 1 {
+		t.Fatalf("the drain's Stop returned before the second signal's Stop ended its last wait (%d lines say it gave up):\n%s", n, logs.buf.String())
 	}
 }

@@ -59,7 +59,19 @@ func (r *Runner) awaitRuns(done <-chan struct{}) {
 	select {
 	case <-done:
 		return
+	case <-r.hard.Done():
+		// Another Stop (the drain's, whose grace began first) gave up on
+		// the runs: this one shares its last wait rather than wait out a
+		// grace of its own and log the same runs again.
+		r.awaitGiveUp(done)
+		return
 	case <-grace.C:
+	}
+	if !r.givingUp.CompareAndSwap(false, true) {
+		// Another Stop's grace ended as this one's did: it gives up on the
+		// runs (once, logged once), and this one shares its last wait.
+		r.awaitGiveUp(done)
+		return
 	}
 	r.cfg.Log.Error("job runs still going after the attempts in flight were cut; cancelling their database writes and leaving the jobs to their leases (recovery takes them over once they expire)",
 		"jobs", r.runningIDs(), "waited", r.cfg.StopGrace)
@@ -71,6 +83,18 @@ func (r *Runner) awaitRuns(done <-chan struct{}) {
 	case <-last.C:
 		r.cfg.Log.Error("job runs still going after their writes were cancelled (a provider adapter that ignores its context?); stopping without them",
 			"jobs", r.runningIDs())
+	}
+	r.gaveUpOnce.Do(func() { close(r.gaveUp) })
+}
+
+// awaitGiveUp waits, in a Stop after another one cancelled the runs' writes
+// (hard), until the runs have ended (done) or that Stop has given up on them
+// after its last wait (gaveUp), so that no Stop returns while a run may
+// still be recording its end.
+func (r *Runner) awaitGiveUp(done <-chan struct{}) {
+	select {
+	case <-done:
+	case <-r.gaveUp:
 	}
 }
 

@@ -66,6 +66,9 @@ type Options struct {
 	HandoverWait time.Duration
 	// StopGrace is the runner's race.Config.StopGrace (default its own).
 	StopGrace time.Duration
+	// Log is the runner's and the listener's log (default: warnings and
+	// errors to stderr).
+	Log *slog.Logger
 }
 
 // Bundle is a running race engine.
@@ -124,7 +127,10 @@ func New(t testing.TB, o Options) *Bundle {
 	if route.MaxAttempts == 0 {
 		route.MaxAttempts = 4
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
 	b.Listener = store.NewListener(db.Pool, log)
 	ctx, cancel := context.WithCancel(context.Background())
 	go b.Listener.Run(ctx)

@@ -2,14 +2,16 @@ package store
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
 // RecentJob is a job as the operator dashboard reads it (RecentJobsCapped):
-// Job.Attempts holds only its last attempts, and neither Job.RaceEvents nor
-// the job's costs (Job.CostUSD, Job.LostCostUSD) are read.
+// Job.Attempts holds only its last attempts, and neither Job.RaceEvents, the
+// job's costs (Job.CostUSD, Job.LostCostUSD) nor its Input, Params and Result
+// are read.
 type RecentJob struct {
 	*Job
 	// FirstAttemptAt is when the job's first attempt was created, shown or
@@ -39,6 +41,11 @@ const recentAttemptsSQL = `SELECT ` + attemptColumns + `, f.created_at
 	CROSS JOIN LATERAL (SELECT * FROM attempts WHERE job_id = r.id ORDER BY seq DESC LIMIT $2) a
 	ORDER BY a.job_id, a.seq`
 
+// recentJobColumns are jobColumns without the job's input, params and
+// result (read as NULL): each can be up to http.max_body_bytes, and the
+// dashboard, which reads 20 jobs every few seconds, shows none of them.
+var recentJobColumns = strings.NewReplacer("j.input,", "NULL::jsonb,", "j.params,", "NULL::jsonb,", "j.result,", "NULL::jsonb,").Replace(jobColumns)
+
 // RecentJobsCapped returns the limit most recently created jobs of every
 // owner, newest first, each with at most its last perJob attempts (oldest
 // first), for the operator dashboard: retries are not bounded in number, and
@@ -46,7 +53,7 @@ const recentAttemptsSQL = `SELECT ` + attemptColumns + `, f.created_at
 // (RecentJob.Earlier counts the others). The tenant API and `router jobs`
 // read every attempt (GetJob, ListJobs). perJob below 1 is taken as 1.
 func (s *Store) RecentJobsCapped(ctx context.Context, limit, perJob int) ([]RecentJob, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+jobColumns+` FROM jobs j ORDER BY j.created_at DESC, j.id LIMIT $1`, limit)
+	rows, err := s.pool.Query(ctx, `SELECT `+recentJobColumns+` FROM jobs j ORDER BY j.created_at DESC, j.id LIMIT $1`, limit)
 	if err != nil {
 		return nil, err
 	}

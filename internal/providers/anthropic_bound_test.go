@@ -8,10 +8,11 @@ import (
 	"github.com/routerhq/router/internal/providers/anthropicfake"
 )
 
-// An Anthropic body, error body or stream larger than MaxResponseBytes fails
-// the call with response_too_large (fail over), as for OpenAI-compatible
-// providers (SPEC §17: a provider's response body and stream are bounded); an
-// answer under the limit is read whole.
+// An Anthropic body or stream larger than MaxResponseBytes fails the call
+// with response_too_large (fail over), as for OpenAI-compatible providers
+// (SPEC §17: a provider's response body and stream are bounded), and an
+// error body past it is classified by its status; an answer under the limit
+// is read whole.
 func TestAnthropicResponseBound(t *testing.T) {
 	const limit = 4096
 	big := strings.Repeat("x", 2*limit)
@@ -32,7 +33,11 @@ func TestAnthropicResponseBound(t *testing.T) {
 			srv := anthropicfake.New(t, fixedReply(anthropicfake.Reply{Status: 500, ErrorType: "api_error", ErrorMessage: big}))
 			p := newAnthropicAdapter(t, srv.URL, func(c *AnthropicConfig) { c.Stream, c.MaxResponseBytes = stream, limit })
 			_, err := p.Complete(context.Background(), testRequest())
-			assertKind(t, err, KindResponseTooLarge, FaultProvider, ActionFailover, false)
+			// Classified by its status, not as an answer too large
+			// (oversized_error_body_test.go).
+			if e := assertKind(t, err, KindServerError, FaultProvider, ActionRetry, false); e.StatusCode != 500 || e.Received {
+				t.Fatalf("HTTP %d received %v, want HTTP 500 not received", e.StatusCode, e.Received)
+			}
 		})
 		t.Run("under the limit"+mode, func(t *testing.T) {
 			srv := anthropicfake.New(t, fixedReply(anthropicfake.Reply{Text: "hello", InputTokens: 1, OutputTokens: 1}))

@@ -178,7 +178,7 @@ func (p *Anthropic) classify(w *CallWatch, trace *callTrace, err error, streamin
 		typErr *json.UnmarshalTypeError
 		e      *Error
 	)
-	if te, ok := tooLarge(name, err); ok {
+	if te, ok := tooLargeResponse(name, trace, err); ok {
 		return te
 	}
 	switch we := w.Classify(err); {

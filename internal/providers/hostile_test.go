@@ -33,8 +33,9 @@ func TestOpenAIStreamBadToolCallIndex(t *testing.T) {
 }
 
 // A body or a stream larger than MaxResponseBytes fails the call with
-// response_too_large (fail over), for plain and streamed calls and error
-// bodies; an answer of exactly the limit is read whole.
+// response_too_large (fail over), for plain and streamed calls (an error
+// body past it is classified by its status); an answer of exactly the limit
+// is read whole.
 func TestOpenAIResponseBound(t *testing.T) {
 	const limit = 4096
 	big := strings.Repeat("x", 2*limit)
@@ -56,7 +57,11 @@ func TestOpenAIResponseBound(t *testing.T) {
 		})
 		p := newTestAdapter(t, srv.URL, func(c *OpenAIConfig) { c.MaxResponseBytes = limit })
 		_, err := p.Complete(context.Background(), testRequest())
-		assertKind(t, err, KindResponseTooLarge, FaultProvider, ActionFailover, false)
+		// Classified by its status, not as an answer too large
+		// (oversized_error_body_test.go).
+		if e := assertKind(t, err, KindServerError, FaultProvider, ActionRetry, false); e.StatusCode != 500 || e.Received {
+			t.Fatalf("HTTP %d received %v, want HTTP 500 not received", e.StatusCode, e.Received)
+		}
 	})
 	t.Run("stream", func(t *testing.T) {
 		srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {

@@ -32,6 +32,28 @@ func tooLarge(provider string, err error) (*Error, bool) {
 	return e, true
 }
 
+// tooLargeResponse is tooLarge for an adapter's call traced by trace: a
+// response bound passed on an error status's body (a 429, 400 or 503 whose
+// body is larger than max_response_bytes) is classified by that status, as
+// an error body that breaks off is — a 400 is not retried, a 429, 503 or 529
+// keeps its Retry-After — and is no answer the provider began (Received
+// false). Only a 2xx answer past the bound is KindResponseTooLarge.
+func tooLargeResponse(provider string, trace *callTrace, err error) (*Error, bool) {
+	e, ok := tooLarge(provider, err)
+	if !ok {
+		return nil, false
+	}
+	if _, status, retryAfter := trace.result(); status >= 400 {
+		var tl *ResponseTooLargeError
+		errors.As(err, &tl)
+		e = ClassifyStatus(provider, status, "",
+			fmt.Sprintf("HTTP %d error body larger than max_response_bytes (%d bytes)", status, tl.Limit))
+		e.RetryAfter = retryAfter
+		e.Err = err
+	}
+	return e, true
+}
+
 // limitClient bounds every response body c's transport returns to max bytes
 // (max <= 0: DefaultMaxResponseBytes): reading past them fails with
 // *ResponseTooLargeError, so a provider cannot make the router buffer without

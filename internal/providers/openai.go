@@ -127,9 +127,25 @@ func (p *OpenAI) Complete(ctx context.Context, req *Request) (*Response, error) 
 	defer w.Stop()
 	tctx, trace := withCallTrace(wctx, w.Received)
 	trace.expect(p.cfg.Name, answerJSON)
+	trace.keepAnswer = true
 	resp, err := p.client.CreateChatCompletion(tctx, wire(creq, req, trace))
+	if err != nil && usageTypeError(err) {
+		// A usage count go-openai refuses (10.0, 1e30): the answer may be
+		// whole, and is read again with its usage read leniently.
+		if r, ok := lenientCompletion(trace.answerBody()); ok {
+			resp, err = r, nil
+		}
+	}
 	if err != nil {
 		return nil, p.classify(w, trace, err)
+	}
+	if len(resp.Choices) == 0 {
+		// go-openai drops the "error" of a 200 answer: one that is an
+		// error object is the provider refusing the request.
+		_, status, _ := trace.result()
+		if e := openAIAnsweredError(p.cfg.Name, status, trace.answerBody()); e != nil {
+			return nil, e.billed(openAIUsage(resp.Usage), resp.ID, resp.Model)
+		}
 	}
 	// An answer that names no model (some servers' streams and bodies
 	// leave it out) is the model asked for: the caller gets "model" filled.
@@ -148,7 +164,7 @@ func (p *OpenAI) Complete(ctx context.Context, req *Request) (*Response, error) 
 // was ever made (a timeout before one is known not to have been sent), and the
 // Retry-After header.
 func (p *OpenAI) classify(w *CallWatch, trace *callTrace, err error) *Error {
-	if e, ok := tooLarge(p.cfg.Name, err); ok {
+	if e, ok := tooLargeResponse(p.cfg.Name, trace, err); ok {
 		return e
 	}
 	e := Classify(p.cfg.Name, err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -81,7 +82,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 		// decodeChunk then decodes what Recv would, faster (see there).
 		raw, err := stream.RecvRaw()
 		if err == nil {
-			err = decodeChunk(raw, &chunk)
+			err = decodeStreamChunk(raw, &chunk)
 		}
 		if err != nil && (acc.finishEarly || acc.finishFirst && !whole) {
 			// The finish_reason came with the answer's chunks, not at its
@@ -113,6 +114,15 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 				// what the stream reported so far.
 				first := acc.chunks == 0
 				_ = acc.add(chunk, nil)
+				if acc.sawDelta && requestStatus(apiErr.HTTPStatusCode) {
+					// vLLM's error object names its code as a status
+					// (objectError); a 400 (413, 422) after the answer
+					// began is no verdict on the request (streamedStatus):
+					// it is classified by its type and message, as the
+					// same code in OpenRouter's {"error": {...}} is.
+					apiErr.Code = strconv.Itoa(apiErr.HTTPStatusCode)
+					apiErr.HTTPStatusCode = 0
+				}
 				e := Classify(p.cfg.Name, apiErr)
 				e.Message = truncate(fmt.Sprintf("error reported in the stream after %d chunks: %s", acc.chunks-1, e.Message))
 				e.AnsweredWithError = refusedInStream(e, first && acc.content.Len() == 0 && acc.refusal.Len() == 0 && len(acc.tools) == 0)
@@ -150,7 +160,18 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 			// Not a stream at all: the server ignored stream:true and sent
 			// the whole chat.completion JSON (read as before, as the
 			// loosely labelled answers of compatible servers are).
-			if resp, ok := plainCompletion(trace.streamPlainBody()); ok {
+			body := trace.streamPlainBody()
+			resp, ok := plainCompletion(body)
+			if len(resp.Choices) == 0 {
+				// Or an error object in place of the answer (go-openai
+				// reads a one-line body as a stream without a chunk):
+				// the provider refusing the request, as unstreamed.
+				_, status, _ := trace.result()
+				if e := openAIAnsweredError(p.cfg.Name, status, body); e != nil {
+					return nil, e.billed(openAIUsage(resp.Usage), resp.ID, resp.Model)
+				}
+			}
+			if ok {
 				return p.streamedPlain(w, resp, creq.Model, onDelta)
 			}
 		}

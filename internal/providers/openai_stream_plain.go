@@ -16,8 +16,16 @@ import (
 // chunk, as it did.
 func plainCompletion(body []byte) (resp openai.ChatCompletionResponse, ok bool) {
 	body = bytes.TrimSpace(body)
-	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &resp) != nil {
+	if len(body) == 0 || body[0] != '{' {
 		return resp, false
+	}
+	if err := json.Unmarshal(body, &resp); err != nil {
+		if !usageTypeError(err) {
+			return resp, false
+		}
+		if resp, ok = lenientCompletion(body); !ok {
+			return resp, false
+		}
 	}
 	if resp.Object != "" && resp.Object != "chat.completion" {
 		return resp, false

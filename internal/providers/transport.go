@@ -42,6 +42,11 @@ type callTrace struct {
 	// request is sent; answerAny is not checked.
 	answer   answerType
 	provider string // the adapter's name, for notTheAnswer's error
+	// keepAnswer is set for a non-streamed OpenAI-compatible call: the body
+	// of its 2xx answer is kept as it is read (answerTap, in kept). Set
+	// before the request is sent.
+	keepAnswer bool
+	kept       *answerTap
 	// filter is the sseFilter the body of a 2xx answer to an sse call is
 	// read through.
 	filter *sseFilter
@@ -142,6 +147,15 @@ func (tt *traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			t.filter = f
 			t.mu.Unlock()
 			resp.Body = f
+		} else if t != nil && t.keepAnswer && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			tap := &answerTap{rc: resp.Body}
+			if n := resp.ContentLength; n > 0 && (tt.limit <= 0 || n <= tt.limit) {
+				tap.body = make([]byte, 0, min(n, maxAnswerPrealloc))
+			}
+			t.mu.Lock()
+			t.kept = tap
+			t.mu.Unlock()
+			resp.Body = tap
 		}
 	}
 	return resp, err

@@ -245,7 +245,7 @@ func (s *Store) writeDeliveryAlone(ctx context.Context, w *deliveryWrite) error 
 			f.out = nil
 			return fmt.Errorf("freeze event body: %w", err)
 		}
-		s.opt.Observer.DurableCommit() // before its caller is told (see committed)
+		s.committed("delivery", 1) // before its caller is told; a batch of one, as a claim's or a win's alone
 		if f.out == nil {
 			return ErrNotFound
 		}
@@ -257,6 +257,6 @@ func (s *Store) writeDeliveryAlone(ctx context.Context, w *deliveryWrite) error 
 	if err := retryRolledBack(func() error { return s.queryBatched(ctx, rec) }); err != nil {
 		return fmt.Errorf("record delivery: %w", err)
 	}
-	s.opt.Observer.DurableCommit()
+	s.committed("delivery", 1)
 	return nil
 }

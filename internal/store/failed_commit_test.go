@@ -116,3 +116,24 @@ func TestFailedDeliveryWriteIsNoDurableCommit(t *testing.T) {
 	}
 	obs.check(t, 0, nil)
 }
+
+// A batch of two delivery tries fails on one (a NUL in its error text); each
+// is then written alone and the good one commits: one durable commit, and a
+// batch of one, as a claim or a win written alone is (committed). Found by
+// review.
+func TestDeliveryWrittenAloneIsABatchOfOne(t *testing.T) {
+	obs := &commitLog{}
+	db := testdb.New(t, store.Options{Observer: obs})
+	st, ctx := db.Store, context.Background()
+	ev := events(t, st, db, 2)
+	obs.reset()
+	now := time.Now()
+	_, _, errs := st.DeliveryBatch(ctx, nil, []store.DeliveryTry{
+		{EventID: ev[0], Try: 1, URL: "https://acme.example/hook", StartedAt: now, Latency: time.Millisecond, Error: "no\x00answer", Status: store.EventPending},
+		{EventID: ev[1], Try: 1, URL: "https://acme.example/hook", StartedAt: now, Latency: time.Millisecond, Error: "timeout", Status: store.EventPending},
+	})
+	if errs[0] == nil || errs[1] != nil {
+		t.Fatalf("precondition: errs %v, want the first to fail and the second to commit", errs)
+	}
+	obs.check(t, 1, map[string][]int{"delivery": {1}})
+}

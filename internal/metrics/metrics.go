@@ -47,6 +47,11 @@ type Options struct {
 	DB *DB
 	// Breakers: this process's breaker states, read at scrape time.
 	Breakers BreakerSource
+	// Targets and Routes: the configured target ids (the provider label of
+	// the race's series) and route names, whose race counters are exposed
+	// at 0 from start-up (zeroSeries).
+	Targets []string
+	Routes  []string
 	// Replicas and ReplicaMaxAge: every live replica's published breaker states,
 	// read from the database at scrape time (router_breaker_replica_state).
 	Replicas      ReplicaSource
@@ -147,6 +152,7 @@ func New(opt Options) *Metrics {
 	for _, state := range JobSettledStates {
 		m.jobs.WithLabelValues(state)
 	}
+	m.zeroSeries(opt.Targets, opt.Routes)
 	if opt.Breakers != nil {
 		m.reg.MustRegister(&breakerCollector{src: opt.Breakers})
 		// The same for each breaker's transitions; the breakers are known

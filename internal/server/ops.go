@@ -41,7 +41,12 @@ func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pg
 			o.metrics.BreakerChanged(c.Provider, c.To)
 		}
 	}})
-	o.metrics = metrics.New(metrics.Options{Pool: pool, DB: dbm, Breakers: o.breakers, Replicas: st, ReplicaMaxAge: breaker.StaleAfter(0), LiveJobs: st})
+	var targets []string // the race's series at 0 from start-up, per target and route
+	for _, t := range cfg.AllTargets() {
+		targets = append(targets, t.ID)
+	}
+	o.metrics = metrics.New(metrics.Options{Pool: pool, DB: dbm, Breakers: o.breakers, Replicas: st, ReplicaMaxAge: breaker.StaleAfter(0), LiveJobs: st,
+		Targets: targets, Routes: slices.Sorted(maps.Keys(cfg.Routes))})
 	models := map[string]string{}
 	for _, t := range cfg.AllTargets() {
 		models[t.ID] = targetModel(t)

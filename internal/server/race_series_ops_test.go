@@ -1,0 +1,45 @@
+package server_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/routerhq/router/internal/server"
+	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/testdb"
+)
+
+// A serving router tells its metrics the configured targets and routes, so
+// the race's counters of each exist at 0 before any job (rate() and
+// increase() see each one's first event), under the target's id, not the
+// name of a breaker of a model sent in its place. Found by review (LOW 4).
+func TestMetricsExposeEachTargetsAndRoutesRaceCountersAtZero(t *testing.T) {
+	db := testdb.New(t, store.Options{})
+	cfg := newConfig(t, db, newFakeLLM(t).srv.URL, "")
+	cfg.Routes["default"].Models = []string{"alias"}
+	srv, err := server.New(context.Background(), cfg, server.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ops := httptest.NewServer(srv.OpsHandler)
+	defer ops.Close()
+	_, m := get(t, ops.URL+"/metrics", "")
+	for _, series := range []string{
+		`router_races_lost_total{provider="llm"} 0`,
+		`router_hedges_started_total{provider="llm"} 0`,
+		`router_hedges_won_total{provider="llm"} 0`,
+		`router_attempts_started_total{provider="llm",role="hedge"} 0`,
+		`router_attempts_total{outcome="lost",provider="llm",role="primary"} 0`,
+		`router_hedges_denied_total{route="default"} 0`,
+	} {
+		if !strings.Contains(m, series) {
+			t.Errorf("/metrics has no %s before any job", series)
+		}
+	}
+	if strings.Contains(m, `router_races_lost_total{provider="llm/alias"}`) {
+		t.Errorf("/metrics counts races of llm/alias, a breaker's name, not a target's")
+	}
+}

@@ -227,6 +227,16 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		usage = providers.Usage{}
 	}
 	if err != nil {
+		// The win may have committed although its answer was lost: if so, it
+		// is this run's win, reported as one (won, its usage stored with it)
+		// so that the orchestrator counts the job's settlement and ends the
+		// race (committedWin).
+		log.Warn("could not record completion; reading its job back", "err", err)
+		if r.committedWin(bg, job, a, log) {
+			won, err = true, nil
+		}
+	}
+	if err != nil {
 		log.Error("could not record completion; the lease will expire and recovery decides", "err", err)
 		// The win may have committed unseen, and its notification is not
 		// delivered on this replica (it is announced here, in memory): wake

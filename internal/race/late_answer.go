@@ -2,6 +2,7 @@ package race
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"time"
 
@@ -43,4 +44,42 @@ func (r *Runner) notWon(ctx context.Context, job *store.Job, a *store.Attempt, o
 		log.Info("a valid answer came after its attempt was settled otherwise; discarded", "recorded_as", off.State)
 	}
 	return res
+}
+
+// committedWin says whether the win of attempt a, whose offer
+// (store.OfferCompletion) failed, committed nevertheless: the job, read back
+// within exitWriteFor, is succeeded, completed by a, and not by a
+// resolution of a (whose settlement is the resolver's to count). The store
+// reads back once itself, but gives up with an error when the database stays
+// unreachable through its tries; the attempt was then abandoned without its
+// usage, and no process counted the job's settlement — recovery finds it
+// succeeded and counts nothing. Reporting it as this run's win (rather than
+// counting the settlement here) keeps one place that counts a run's win
+// (the orchestrator's handling of a won result) and ends the race as a win
+// does; the win stored the attempt's usage, so the metrics count it too.
+// Any read error keeps the attempt abandoned, as before: the lease expires
+// and recovery decides.
+func (r *Runner) committedWin(bg context.Context, job *store.Job, a *store.Attempt, log *slog.Logger) bool {
+	ctx, cancel := context.WithTimeout(bg, exitWriteFor)
+	defer cancel()
+	j, err := r.cfg.Store.GetJobAny(ctx, job.ID)
+	if err != nil || j.State != store.JobSucceeded || j.CompletedBy == nil || *j.CompletedBy != a.ID {
+		return false
+	}
+	for _, at := range j.Attempts {
+		if at.ID == a.ID && resolved(at.Error) {
+			return false
+		}
+	}
+	log.Warn("the completion's answer was lost, but its win had committed: counted as this run's win")
+	return true
+}
+
+// resolved says whether an attempt's stored error carries a resolution (an
+// operator's or reconciliation's verdict, store.ResolveAttempt).
+func resolved(detail json.RawMessage) bool {
+	var e struct {
+		Resolution json.RawMessage `json:"resolution"`
+	}
+	return len(detail) > 0 && json.Unmarshal(detail, &e) == nil && len(e.Resolution) > 0
 }

@@ -1,14 +1,9 @@
 package ops
 
-import "strings"
+import (
+	"strings"
 
-// webhookAnswered begins the error the webhook package stores for a try
-// answered with a non-2xx status ("the webhook answered 500", see
-// internal/webhook's send), which goes on with a redirect's note and then
-// ": " and the start of the answer's body; webhookRedirect is that note.
-const (
-	webhookAnswered = "the webhook answered "
-	webhookRedirect = " (a redirect, not followed: set the webhook URL to its target)"
+	"github.com/routerhq/router/internal/webhook"
 )
 
 // deliveryCause is what the dashboard shows of a failing delivery's last
@@ -22,7 +17,7 @@ func deliveryCause(lastError *string) string {
 	if lastError == nil {
 		return ""
 	}
-	rest, ok := strings.CutPrefix(*lastError, webhookAnswered)
+	rest, ok := strings.CutPrefix(*lastError, webhook.AnsweredPrefix)
 	if !ok {
 		return *lastError
 	}
@@ -30,10 +25,10 @@ func deliveryCause(lastError *string) string {
 	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
 		i++
 	}
-	cause := webhookAnswered + rest[:i]
+	cause := webhook.AnsweredPrefix + rest[:i]
 	rest = rest[i:]
-	if r, ok := strings.CutPrefix(rest, webhookRedirect); ok {
-		cause, rest = cause+webhookRedirect, r
+	if r, ok := strings.CutPrefix(rest, webhook.RedirectNote); ok {
+		cause, rest = cause+webhook.RedirectNote, r
 	}
 	if rest != "" {
 		cause += " (answer not shown)"

@@ -53,12 +53,21 @@ type NewJob struct {
 // key expires only once its job is terminal, and a job whose key was taken
 // cannot be retried: ErrKeyRebound), so released_keys is looked up for
 // terminal jobs without a key expiry alone.
-const jobColumns = `j.id::text, j.owner, j.operation, j.idempotency_key, j.fingerprint, j.prompt_version,
-	j.route, j.input, j.params, j.state, j.version, j.created_at, j.updated_at, j.finished_at,
+const jobColumns = jobColumnsHead + `j.input, j.params, ` + jobColumnsMiddle + `j.result, ` + jobColumnsTail
+
+// jobColumnsHead, jobColumnsMiddle and jobColumnsTail are jobColumns around
+// the job's input, params and result, which a reader that shows none of them
+// reads as NULL (recentJobColumns).
+const (
+	jobColumnsHead = `j.id::text, j.owner, j.operation, j.idempotency_key, j.fingerprint, j.prompt_version,
+	j.route, `
+	jobColumnsMiddle = `j.state, j.version, j.created_at, j.updated_at, j.finished_at,
 	coalesce((SELECT k.expires_at FROM idempotency_keys k WHERE k.job_id = j.id),
 		CASE WHEN j.state IN ('succeeded', 'failed', 'cancelled')
 			THEN (SELECT r.expired_at FROM released_keys r WHERE r.job_id = j.id) END),
-	j.result, j.completed_by::text, j.error, j.routing, j.attempt_base`
+	`
+	jobColumnsTail = `j.completed_by::text, j.error, j.routing, j.attempt_base`
+)
 
 // scanJob scans a row of jobColumns, followed by the columns of extra, if
 // any.

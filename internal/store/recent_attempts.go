@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -44,7 +43,7 @@ const recentAttemptsSQL = `SELECT ` + attemptColumns + `, f.created_at
 // recentJobColumns are jobColumns without the job's input, params and
 // result (read as NULL): each can be up to http.max_body_bytes, and the
 // dashboard, which reads 20 jobs every few seconds, shows none of them.
-var recentJobColumns = strings.NewReplacer("j.input,", "NULL::jsonb,", "j.params,", "NULL::jsonb,", "j.result,", "NULL::jsonb,").Replace(jobColumns)
+const recentJobColumns = jobColumnsHead + `NULL::jsonb, NULL::jsonb, ` + jobColumnsMiddle + `NULL::jsonb, ` + jobColumnsTail
 
 // RecentJobsCapped returns the limit most recently created jobs of every
 // owner, newest first, each with at most its last perJob attempts (oldest

@@ -6,9 +6,8 @@ import (
 )
 
 // recentJobColumns is jobColumns with the input, params and result read as
-// NULL, by rewriting its text: should jobColumns change shape (a cast, an
-// alias, the last column without its comma), the rewrite would do nothing
-// and the dashboard would read every job's input again. This says so.
+// NULL: should a change of jobColumns' parts put one of them back, the
+// dashboard would read every job's input again. This says so.
 func TestRecentJobColumnsDropInputParamsResult(t *testing.T) {
 	if n := strings.Count(recentJobColumns, "NULL::jsonb"); n != 3 {
 		t.Fatalf("recentJobColumns replaced %d of input, params, result (want 3): jobColumns changed shape?\n%s", n, recentJobColumns)

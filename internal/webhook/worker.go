@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -540,9 +541,9 @@ func (w *Worker) send(ctx context.Context, url, secret, previous, id string, bod
 	// page, the receiver's own message): kept in the try's error.
 	head, _ := io.ReadAll(io.LimitReader(answer, answerExcerptBytes+1))
 	_, _ = io.Copy(io.Discard, answer)
-	msg := fmt.Sprintf("the webhook answered %d", resp.StatusCode)
+	msg := AnsweredPrefix + strconv.Itoa(resp.StatusCode)
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
-		msg += " (a redirect, not followed: set the webhook URL to its target)"
+		msg += RedirectNote
 	}
 	if text := answerExcerpt(head); text != "" {
 		msg += ": " + text
@@ -554,6 +555,15 @@ func (w *Worker) send(ctx context.Context, url, secret, previous, id string, bod
 // keeps.
 const answerExcerptBytes = 256
 
+// AnsweredPrefix begins the error of a try whose endpoint answered with a
+// non-2xx status: the status follows, then RedirectNote for a 3xx, then ": "
+// and the start of the answer (answerExcerpt). The operator dashboard shows
+// the error only up to the start of the answer (internal/ops deliveryCause).
+const (
+	AnsweredPrefix = "the webhook answered "
+	RedirectNote   = " (a redirect, not followed: set the webhook URL to its target)"
+)
+
 // answerExcerpt is the text a try's error quotes of a non-2xx answer whose
 // body begins with b (read up to answerExcerptBytes+1 bytes): at most
 // answerExcerptBytes of it, as valid UTF-8 (a malformed byte becomes U+FFFD,
@@ -562,8 +572,7 @@ const answerExcerptBytes = 256
 // runs of spaces as one, ending in "…"
 // when the body goes on. The text is stored, shown to the tenant by GET
 // /v1/jobs/{id}/events and in logs; the dashboard shows only the status
-// before it (internal/ops deliveryCause reads the "the webhook answered NNN"
-// prefix send writes: change both together).
+// before it (AnsweredPrefix).
 func answerExcerpt(b []byte) string {
 	more := len(b) > answerExcerptBytes
 	if more {

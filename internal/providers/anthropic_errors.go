@@ -102,7 +102,28 @@ func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h 
 	if h != nil && status != 0 {
 		e.RetryAfter = ParseRetryAfter(h, time.Now())
 	}
-	return e.generated().failOverUnsupported(msg)
+	e = e.generated().failOverUnsupported(msg)
+	if e.Kind == KindBadRequest && outputFormatRefused(msg) {
+		e.Action = ActionFailover
+	}
+	return e
+}
+
+// outputFormatRefused reports an invalid_request_error about the structured
+// output format the adapter sent for a json_schema response format
+// (output_config.format, or output_format as the beta named it): Anthropic's
+// structured outputs refuse schema keywords they do not support (minimum,
+// maxLength, …), recursive schemas and objects without additionalProperties
+// false, and a model without the feature refuses the field itself
+// ("output_config.format: Extra inputs are not permitted"). A schema an
+// OpenAI-compatible target takes (the router validates the answer against
+// it whatever the target) is not a request this target can take: like a
+// feature the target lacks (featureUnsupported), it stays the request's
+// bad_request — the caller's fault, which the target's breaker does not
+// count against it — and fails over to the route's next target.
+func outputFormatRefused(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "output_config") || strings.Contains(m, "output_format")
 }
 
 // statusMessage is the message of an error response whose body said none (a

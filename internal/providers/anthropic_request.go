@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 )
@@ -67,6 +68,7 @@ func (p *Anthropic) messageParams(req *Request) (anthropic.MessageNewParams, *Er
 			m.OfUser.Content = dropBlankText(m.OfUser.Content)
 		}
 	}
+	trimPrefill(params.Messages[len(params.Messages)-1])
 	if len(req.Tools) > 0 {
 		tools, e := p.tools(req.Tools)
 		if e != nil {
@@ -178,7 +180,7 @@ func (p *Anthropic) addMessage(params *anthropic.MessageNewParams, i int, m Mess
 				if !json.Valid([]byte(args)) {
 					return badRequest(p.cfg.Name, fmt.Sprintf("messages[%d].tool_calls[%d].function.arguments is not JSON", i, j))
 				}
-				blocks = append(blocks, anthropic.NewToolUseBlock(anthropicToolID(c.ID), json.RawMessage(args), c.Function.Name))
+				blocks = append(blocks, anthropic.NewToolUseBlock(anthropicToolID(c.ID), json.RawMessage(toolInputObject(args)), c.Function.Name))
 			}
 		}
 		if len(blocks) > 0 {
@@ -187,6 +189,22 @@ func (p *Anthropic) addMessage(params *anthropic.MessageNewParams, i int, m Mess
 		return nil
 	}
 	return badRequest(p.cfg.Name, fmt.Sprintf("messages[%d].role %q: want system, user, assistant or tool", i, m.Role))
+}
+
+// toolInputObject is a history tool call's arguments (valid JSON, trimmed)
+// as a tool_use input, which the Messages API requires to be an object
+// (400 "Input should be a valid dictionary"), while OpenAI takes any
+// string: an object as it is, null as {} (no arguments, as empty arguments
+// are), and any other value — an array, a string, a number, a boolean —
+// wrapped as {"value": …}, so that the model still sees what it was.
+func toolInputObject(args string) string {
+	switch {
+	case strings.HasPrefix(args, "{"):
+		return args
+	case args == "null":
+		return "{}"
+	}
+	return `{"value":` + args + `}`
 }
 
 // dropBlankText removes the blank text blocks of a user turn that holds
@@ -203,6 +221,26 @@ func dropBlankText(blocks []anthropic.ContentBlockParamUnion) []anthropic.Conten
 		return blocks
 	}
 	return slices.DeleteFunc(blocks, blankText)
+}
+
+// trimPrefill trims the trailing whitespace of the last text block of the
+// conversation's final message when it is the assistant's. The Messages API
+// takes a final assistant message as a prefill — the start of its answer,
+// which the answer continues — and refuses one that ends with whitespace
+// (400 "final assistant content cannot end with trailing whitespace"), a
+// conversation every OpenAI-compatible target takes. The text is never
+// blank (addMessage leaves blank text out), so the block stays.
+func trimPrefill(last anthropic.MessageParam) {
+	if last.OfAssistant == nil {
+		return
+	}
+	blocks := last.OfAssistant.Content
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if t := blocks[i].OfText; t != nil {
+			t.Text = strings.TrimRightFunc(t.Text, unicode.IsSpace)
+			return
+		}
+	}
 }
 
 // appendBlocks adds blocks to the last message when it has the same role (the

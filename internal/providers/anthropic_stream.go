@@ -3,6 +3,7 @@ package providers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -31,8 +32,9 @@ import (
 // runs between two events (a gap is KindStreamStalled); Timeout bounds the
 // whole call (passing it after the headers is KindStreamTimeout). A stream
 // that ends without message_stop is KindStreamCut; an undecodable event, a
-// content or message event before message_start, a content block index that
-// is negative or started twice, and more tool calls than maxStreamToolCalls
+// content or message event before message_start, a second message_start, a
+// content block index that is negative or started twice, a delta for a
+// content block never started, and more tool calls than maxStreamToolCalls
 // are KindStreamMalformed; an error event before message_stop is
 // classified by its type like an error response. An error without usage
 // carries the part of the answer that had come (Error.Partial), however the
@@ -120,6 +122,11 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 	}
 	resp, err := p.finish(acc.id, acc.model, acc.text.String(), acc.toolCalls(), acc.stopReason, acc.usage, true)
 	if resp != nil {
+		if !acc.outputCounted {
+			// Before the answer is cut at the router's own stops: the
+			// provider generated, and billed, all of it.
+			estimateOutput(resp)
+		}
 		resp.FirstByte = w.FirstByte() // adaptive hedging learns the target's time to first byte
 		_, local := anthropicStops(req.Stop)
 		cutAtStops(resp, local)
@@ -189,7 +196,8 @@ func startInput(cb anthropic.ContentBlockStartEventContentBlockUnion) string {
 
 // add takes one event of the stream. The error is a stream the router cannot
 // assemble into one answer: a content or message event before message_start,
-// a content block index that is negative or was already started, or more tool
+// a second message_start, a content block index that is negative or was
+// already started, a delta for a content block never started, or more tool
 // calls than maxStreamToolCalls.
 func (a *anthropicAcc) add(ev anthropic.MessageStreamEventUnion, onDelta func(string)) error {
 	a.events++
@@ -203,6 +211,13 @@ func (a *anthropicAcc) add(ev anthropic.MessageStreamEventUnion, onDelta func(st
 	}
 	switch ev.Type {
 	case "message_start":
+		if a.started {
+			// Anthropic sends one message_start per stream: a second one
+			// would join two messages' texts into one answer and replace
+			// the usage billed at the first (its input tokens) with its
+			// own. The first start's usage stays for the error (reported).
+			return errors.New("a second message_start")
+		}
 		a.id, a.model = ev.Message.ID, string(ev.Message.Model)
 		a.usage = ev.Message.Usage
 		a.started = true
@@ -225,6 +240,11 @@ func (a *anthropicAcc) add(ev anthropic.MessageStreamEventUnion, onDelta func(st
 			a.appendText(ev.ContentBlock.Text, onDelta)
 		}
 	case "content_block_delta":
+		if _, ok := a.blocks[ev.Index]; !ok {
+			// A delta belongs to the block its content_block_start opened:
+			// one for a block never started is not part of any answer.
+			return fmt.Errorf("content_block_delta for content block %d, which was never started", ev.Index)
+		}
 		switch ev.Delta.Type {
 		case "text_delta":
 			a.appendText(ev.Delta.Text, onDelta)

@@ -134,7 +134,10 @@ type Usage struct {
 	// request was sent and whose answer it never read (a cancelled hedge
 	// loser, an unknown attempt: the prompt's tokens, by the target's
 	// tokenizer) or whose answer came with no usage at all (the prompt and
-	// the answer). Never set by an adapter.
+	// the answer). Set by an adapter only for an output count its provider
+	// left provisional (Anthropic: a whole stream whose message_delta gave
+	// none, estimated at 4 bytes a token and recounted by the race's
+	// answerUsage).
 	Estimated bool `json:"estimated,omitempty"`
 }
 

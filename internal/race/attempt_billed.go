@@ -136,7 +136,24 @@ func provisionalUsage(t *Target, sp *spec, a *store.Attempt, usage providers.Usa
 // router_cost_usd_total and the caller's usage. ok is false when the
 // provider reported any count (its figures are kept as they are) or the
 // tokenizer cannot count.
+//
+// An answer whose adapter estimated its output count (marked Estimated: an
+// Anthropic stream whose message_delta gave no output count, estimated at 4
+// bytes a token over message_start's provisional 1) has its completion
+// tokens recounted by the same tokenizer; its prompt tokens stay the
+// provider's. ok is false when the tokenizer cannot count: the adapter's
+// estimate stays.
 func answerUsage(t *Target, sp *spec, a *store.Attempt, resp *providers.Response) (providers.Usage, bool) {
+	if resp.Usage.Estimated {
+		out, ok := textEstimate(t, sp, a, resp.Content, string(resp.ToolCalls))
+		if !ok {
+			return providers.Usage{}, false
+		}
+		u := resp.Usage
+		u.TotalTokens += out - u.CompletionTokens
+		u.CompletionTokens = out
+		return u, true
+	}
 	if resp.Usage != (providers.Usage{}) {
 		return providers.Usage{}, false
 	}

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"unicode/utf8"
 )
 
 // Reply is how the fake answers one request.
@@ -31,7 +32,12 @@ type Reply struct {
 	InputTokens  int
 	OutputTokens int
 
-	// Stream faults (streamed requests only).
+	// Stream faults (streamed requests only). The text (and a tool's input)
+	// is streamed in two deltas split near its middle, on a character
+	// boundary as Anthropic does: the first delta is the part before it.
+	// CutAfterText and BlockAfter need a Text: without one there is no first
+	// text delta, and the fake fails the test rather than send a whole
+	// message.
 	CutAfterText bool   // end the stream after the first text delta, without message_stop
 	StreamError  string // send an error event of this type after message_start
 	Malformed    bool   // send an undecodable event after message_start
@@ -81,6 +87,12 @@ func New(t testing.TB, reply func(r Request) Reply) *Server {
 			return
 		}
 		if stream, _ := body["stream"].(bool); stream {
+			if (rep.CutAfterText || rep.BlockAfter) && rep.Text == "" {
+				// Errorf, not Fatal: this is the server's goroutine.
+				t.Errorf("anthropicfake: CutAfterText and BlockAfter need a Text (they act after its first delta); the stream is cut after message_start")
+				writeStream(w, r, Reply{InputTokens: rep.InputTokens, Malformed: true}, release)
+				return
+			}
 			writeStream(w, r, rep, release)
 			return
 		}
@@ -201,8 +213,8 @@ func writeStream(w http.ResponseWriter, req *http.Request, r Reply, release <-ch
 	idx := 0
 	if r.Text != "" {
 		event(w, "content_block_start", map[string]any{"type": "content_block_start", "index": idx, "content_block": map[string]any{"type": "text", "text": ""}})
-		half := len(r.Text) / 2
-		event(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": idx, "delta": map[string]any{"type": "text_delta", "text": r.Text[:half]}})
+		first, rest := halves(r.Text)
+		event(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": idx, "delta": map[string]any{"type": "text_delta", "text": first}})
 		if r.CutAfterText {
 			return
 		}
@@ -213,15 +225,19 @@ func writeStream(w http.ResponseWriter, req *http.Request, r Reply, release <-ch
 			}
 			return
 		}
-		event(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": idx, "delta": map[string]any{"type": "text_delta", "text": r.Text[half:]}})
+		if rest != "" {
+			event(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": idx, "delta": map[string]any{"type": "text_delta", "text": rest}})
+		}
 		event(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
 		idx++
 	}
 	if r.ToolName != "" {
 		event(w, "content_block_start", map[string]any{"type": "content_block_start", "index": idx, "content_block": map[string]any{"type": "tool_use", "id": "toolu_fake1", "name": r.ToolName, "input": map[string]any{}}})
-		in := string(r.toolInput())
-		half := len(in) / 2
-		for _, part := range []string{in[:half], in[half:]} {
+		first, rest := halves(string(r.toolInput()))
+		for _, part := range []string{first, rest} {
+			if part == "" {
+				continue
+			}
 			event(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": idx, "delta": map[string]any{"type": "input_json_delta", "partial_json": part}})
 		}
 		event(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
@@ -230,4 +246,18 @@ func writeStream(w http.ResponseWriter, req *http.Request, r Reply, release <-ch
 		"delta": map[string]any{"stop_reason": r.stopReason(), "stop_sequence": nil},
 		"usage": map[string]any{"output_tokens": r.OutputTokens}})
 	event(w, "message_stop", map[string]any{"type": "message_stop"})
+}
+
+// halves splits s in two at the first character boundary at or after its
+// middle byte: a multi-byte character is never cut in two (json.Marshal
+// would write each half as U+FFFD). The first half is empty only when s is.
+func halves(s string) (string, string) {
+	i := len(s) / 2
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	if i == 0 && s != "" {
+		_, i = utf8.DecodeRuneInString(s)
+	}
+	return s[:i], s[i:]
 }

@@ -69,19 +69,27 @@ RETURNING e.id::text, e.body`
 // (webhook_deliveries' id). A try of no event keeps failing on its foreign
 // key: the insert takes every input row, updated or not.
 //
+// A try's record clears the event's send lease (SendClaim) when the try
+// still holds it (sender is its token), and leaves another try's alone: a
+// try whose lease ran out before its record, and was claimed by another try
+// meanwhile, must not free that try's lease while it sends.
+//
 // It returns each event's status after the statement, which may not be the
 // one a try computed: a try that gives up on its event (abandoned) recorded
 // after another that delivered it leaves it delivered. The caller tells of
 // the try by what was stored (RecordDelivery).
 const recordSQL = `
 WITH i AS (
-    SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::bigint[], $5::int[], $6::text[], $7::text[])
-        WITH ORDINALITY AS i(event_id, url, started_at, latency_ms, status_code, error, status, n)
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::bigint[], $5::int[], $6::text[], $7::text[], $8::text[])
+        WITH ORDINALITY AS i(event_id, url, started_at, latency_ms, status_code, error, status, sender, n)
 ), o AS (
-    SELECT DISTINCT ON (event_id) event_id, status, error, count(*) OVER (PARTITION BY event_id) AS k
+    SELECT DISTINCT ON (event_id) event_id, status, error, count(*) OVER (PARTITION BY event_id) AS k,
+        array_agg(sender) OVER (PARTITION BY event_id) AS senders
     FROM i ORDER BY event_id, status = 'pending', CASE WHEN status = 'pending' THEN -n ELSE n END
 ), u AS (
     UPDATE job_events e SET tries = e.tries + o.k,
+        sending_until = CASE WHEN e.sender = ANY(o.senders) THEN NULL ELSE e.sending_until END,
+        sender = CASE WHEN e.sender = ANY(o.senders) THEN NULL ELSE e.sender END,
         status = CASE WHEN e.status = 'pending' THEN o.status ELSE e.status END,
         last_error = CASE WHEN e.status = 'pending' THEN o.error ELSE e.last_error END,
         delivered_at = CASE WHEN e.status <> 'pending' THEN e.delivered_at WHEN o.status = 'delivered' THEN now() END
@@ -187,7 +195,7 @@ func freezeStmt(ws []*deliveryWrite) batchedStmt {
 
 func recordStmt(ws []*deliveryWrite) batchedStmt {
 	n := len(ws)
-	ids, urls, statuses := make([]string, n), make([]string, n), make([]string, n)
+	ids, urls, statuses, senders := make([]string, n), make([]string, n), make([]string, n), make([]*string, n)
 	codes, started, latencies, errs := make([]*int32, n), make([]time.Time, n), make([]int64, n), make([]*string, n)
 	for i, w := range ws {
 		d := w.record
@@ -201,8 +209,12 @@ func recordStmt(ws []*deliveryWrite) batchedStmt {
 			e := d.Error
 			errs[i] = &e
 		}
+		if d.Sender != "" {
+			t := d.Sender
+			senders[i] = &t
+		}
 	}
-	return batchedStmt{sql: recordSQL, args: []any{ids, urls, started, latencies, codes, errs, statuses},
+	return batchedStmt{sql: recordSQL, args: []any{ids, urls, started, latencies, codes, errs, statuses, senders},
 		each: func(rows pgx.Rows) error {
 			var n int64 // the try's place in ws, from 1
 			var status string

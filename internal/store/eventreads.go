@@ -14,12 +14,13 @@ import (
 // and race events of the events not yet frozen) where each delivery ran four
 // of its own.
 type eventRead struct {
-	id   string
-	done chan struct{}
-	ev   *Event
-	wh   *Webhook
-	job  *Job
-	err  error
+	id    string
+	claim SendClaim // none when its Token is empty
+	done  chan struct{}
+	ev    *Event
+	wh    *Webhook
+	job   *Job
+	err   error
 }
 
 // eventReadBatchSize is the most reads carried by one batch.
@@ -53,12 +54,23 @@ const (
 	// e) was written, and the event has a snapshot of the job as it was.
 	eventAsRecorded = `(e.snapshot IS NOT NULL AND e.job_version <> j.version)`
 
-	// The last column is the event's age in microseconds on the database
-	// clock (Event.Age).
-	eventsForDeliverySQL = `SELECT ` + eventColumns + `, e.body, w.url, w.secret,
+	// The read of the events, which also claims the send lease of each read
+	// that asks for one (SendClaim; eventSendLeaseSQL in delivery_lease.go):
+	// $1 the events, then one element per claim: $2 the event, $3 the
+	// claiming try's token, $4 the lease in microseconds. After the event's
+	// columns, its body and its owner's webhook come its age in microseconds
+	// on the database clock (Event.Age), the token of the try that holds its
+	// lease after the statement (NULL: none), how long that lease has left in
+	// microseconds (0 when none is live), and the database's now().
+	eventsForDeliverySQL = `WITH ` + eventSendLeaseSQL + `
+	SELECT ` + eventColumns + `, e.body, w.url, w.secret,
 		CASE WHEN w.previous_until > now() THEN w.previous_secret END,
-		floor(extract(epoch FROM now() - e.created_at) * 1000000)::bigint
-	FROM job_events e LEFT JOIN webhook_owners w ON w.owner = e.owner WHERE e.id = ANY($1::uuid[])`
+		floor(extract(epoch FROM now() - e.created_at) * 1000000)::bigint,
+		CASE WHEN c.id IS NOT NULL THEN c.sender ELSE e.sender END,
+		greatest(floor(extract(epoch FROM coalesce(c.sending_until, e.sending_until) - now()) * 1000000), 0)::bigint,
+		now()
+	FROM job_events e LEFT JOIN c ON c.id = e.id LEFT JOIN webhook_owners w ON w.owner = e.owner
+	WHERE e.id = ANY($1::uuid[])`
 	// The last column says whether the job is the recorded one.
 	jobsOfUnfrozenEventsSQL = `SELECT e.id::text, ` + jobColumns + `, false
 	FROM job_events e JOIN jobs j ON j.id = e.job_id
@@ -118,17 +130,25 @@ func (s *Store) readEvent(ctx context.Context, r *eventRead) error {
 func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 	ids := make([]string, 0, len(batch))
 	seen := make(map[string]bool, len(batch))
+	var claimIDs, tokens []string
+	var leases []int64
 	for _, r := range batch {
 		if !seen[r.id] {
 			seen[r.id] = true
 			ids = append(ids, r.id)
 		}
+		if r.claim.Token != "" {
+			claimIDs, tokens = append(claimIDs, r.id), append(tokens, r.claim.Token)
+			leases = append(leases, r.claim.For.Microseconds())
+		}
 	}
 	s.opt.Observer.Batch("delivery_read", len(ids))
 	type found struct {
-		ev  *Event
-		wh  *Webhook
-		job *Job
+		ev     *Event
+		wh     *Webhook
+		job    *Job
+		holder *string       // the token of the try holding the event's send lease
+		left   time.Duration // how long that lease has left
 	}
 	byID := make(map[string]*found, len(ids))
 	jobOf := func(eventID string) *Job {
@@ -139,22 +159,37 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 	}
 	err := func() error {
 		b := &pgx.Batch{}
-		b.Queue(eventsForDeliverySQL, ids)
+		if len(claimIDs) > 0 {
+			// The claims make the batch's transaction (one: its statements
+			// go before one Sync) a write, whose commit would wait for a WAL
+			// flush. A send lease lost in a database crash costs nothing a
+			// crash does not already cost: it is bookkeeping, as the leases
+			// execLazy takes are.
+			b.Queue(lazyCommitSQL)
+		}
+		b.Queue(eventsForDeliverySQL, ids, claimIDs, tokens, leases)
 		b.Queue(jobsOfUnfrozenEventsSQL, ids)
 		b.Queue(attemptsOfUnfrozenEventsSQL, ids)
 		b.Queue(raceEventsOfUnfrozenEventsSQL, ids)
 		br := s.pool.SendBatch(ctx, b)
 		defer br.Close()
+		if len(claimIDs) > 0 {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
 		err := readRows(br, func(rows pgx.Rows) error {
 			var body []byte
 			var url, secret, previous *string
-			var ageMicros int64
-			e, err := scanEvent(rows, &body, &url, &secret, &previous, &ageMicros)
+			var ageMicros, leftMicros int64
+			var holder *string
+			var now time.Time
+			e, err := scanEvent(rows, &body, &url, &secret, &previous, &ageMicros, &holder, &leftMicros, &now)
 			if err != nil {
 				return err
 			}
-			e.Body, e.Age = body, time.Duration(ageMicros)*time.Microsecond
-			f := &found{ev: e}
+			e.Body, e.Age, e.DBNow = body, time.Duration(ageMicros)*time.Microsecond, now
+			f := &found{ev: e, holder: holder, left: time.Duration(leftMicros) * time.Microsecond}
 			if url != nil {
 				f.wh = &Webhook{URL: *url}
 				if secret != nil {
@@ -228,6 +263,7 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 			r.err = ErrNotFound
 		default:
 			ev := *f.ev
+			ev.SendLease = sendLeaseOf(r.claim, f.holder, f.left)
 			r.ev, r.wh = &ev, f.wh
 			if f.job != nil {
 				j := *f.job

@@ -38,6 +38,14 @@ type Event struct {
 	// delivery worker's "retry until retry_for old" is decided on it, never on
 	// a process clock, so replicas with skewed clocks agree.
 	Age time.Duration `json:"-"`
+	// DBNow is the database's now() when EventForDelivery read the event
+	// (zero from other reads): the delivery worker measures its own clock's
+	// offset from the database's with it, and schedules its retries and
+	// snoozes on the database clock.
+	DBNow time.Time `json:"-"`
+	// SendLease is what ClaimEventForDelivery's claim got of the event's
+	// send lease (zero from other reads).
+	SendLease SendLease `json:"-"`
 }
 
 // Delivery is one delivery try of an event.
@@ -241,6 +249,10 @@ type DeliveryTry struct {
 	// event keeps the status it ended with before (RecordDelivery returns
 	// the stored one).
 	Status string
+	// Sender is the token of the try's send lease (SendClaim): its record
+	// clears the event's lease if the try still holds it, and no other
+	// try's. Empty: it clears none.
+	Sender string
 }
 
 // RecordDelivery stores a try and the event's resulting status together, in

@@ -14,7 +14,7 @@ import (
 	"github.com/routerhq/router/internal/webhook"
 )
 
-// betweenStatements is the real store whose first EventForDelivery of an
+// betweenStatements is the real store whose first ClaimEventForDelivery of an
 // event without a stored body has something committed between the read's
 // first statement (the event, no body yet) and its second (the jobs of events
 // without a body), which then finds no job: what runs in between (meanwhile)
@@ -26,8 +26,8 @@ type betweenStatements struct {
 	reads     int
 }
 
-func (s *betweenStatements) EventForDelivery(ctx context.Context, id string) (*store.Event, *store.Webhook, *store.Job, error) {
-	ev, wh, j, err := s.Store.EventForDelivery(ctx, id)
+func (s *betweenStatements) ClaimEventForDelivery(ctx context.Context, id string, claim store.SendClaim) (*store.Event, *store.Webhook, *store.Job, error) {
+	ev, wh, j, err := s.Store.ClaimEventForDelivery(ctx, id, claim)
 	if s.reads++; s.reads > 1 || err != nil || ev.Body != nil || j == nil {
 		return ev, wh, j, err
 	}

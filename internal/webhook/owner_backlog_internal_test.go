@@ -180,9 +180,9 @@ type countingStore struct {
 	reads int
 }
 
-func (c *countingStore) EventForDelivery(ctx context.Context, id string) (*store.Event, *store.Webhook, *store.Job, error) {
+func (c *countingStore) ClaimEventForDelivery(ctx context.Context, id string, claim store.SendClaim) (*store.Event, *store.Webhook, *store.Job, error) {
 	c.reads++
-	return c.Store.EventForDelivery(ctx, id)
+	return c.Store.ClaimEventForDelivery(ctx, id, claim)
 }
 
 // A delivery whose job's args name its owner (the outbox writes it,

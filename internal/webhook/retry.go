@@ -10,11 +10,25 @@ import (
 
 // Backoff is River's retry policy for deliveries: capped exponential backoff
 // with jitter. The n-th retry waits a random time in [d/2, d] where
-// d = min(Base·2^(n-1), Cap). How long retries go on is not a count but the
-// worker's RetryFor window (at least 24 h by default).
+// d = min(Base·2^(n-1), Cap), or as long as the receiver asked (Retry-After
+// on a 429 or 503, at most Cap) when that is longer. How long retries go on
+// is not a count but the worker's RetryFor window (at least 24 h by default).
+//
+// The wait is on the database clock: River takes the retry's due time from
+// NextRetry as an absolute time and writes it as the job's scheduled_at,
+// which the database's now() is compared with, so the due time is the
+// process clock plus the database clock's offset from it (measured by the
+// worker at each read of an event) plus the wait. A replica whose clock is
+// behind the database's scheduled its retries in the past, and a receiver
+// that is down was tried on every fetch.
 type Backoff struct {
 	Base, Cap time.Duration
-	Now       func() time.Time // default time.Now
+	// Now is the process clock River schedules with; default time.Now. The
+	// worker measures the database clock's offset against it.
+	Now func() time.Time
+	// hints is the worker's (NewWorker, NewService): the clock offset and
+	// the receivers' Retry-After. Nil: neither.
+	hints *retryHints
 }
 
 var _ river.ClientRetryPolicy = Backoff{}
@@ -52,11 +66,25 @@ func (b Backoff) Delay(attempt int) time.Duration {
 	return half + rand.N(d-half+1)
 }
 
-// NextRetry implements river.ClientRetryPolicy.
-func (b Backoff) NextRetry(job *rivertype.JobRow) time.Time {
-	now := time.Now
+// now is the process clock (Now).
+func (b Backoff) now() time.Time {
 	if b.Now != nil {
-		now = b.Now
+		return b.Now()
 	}
-	return now().Add(b.Delay(max(job.Attempt, 1)))
+	return time.Now()
+}
+
+// NextRetry implements river.ClientRetryPolicy: the process clock, plus the
+// database clock's offset from it, plus the wait (Delay, or the receiver's
+// Retry-After when longer). Never before the process clock: River would
+// take that for a broken policy and use its own. So a replica whose clock is
+// ahead of the database's by more than the wait schedules the retry that
+// much late, by the database's clock; River v0.51 offers no way to schedule
+// it on the database's.
+func (b Backoff) NextRetry(job *rivertype.JobRow) time.Time {
+	d := b.Delay(max(job.Attempt, 1))
+	if after := b.hints.takeRetryAfter(job.ID); after > d {
+		d = after
+	}
+	return b.now().Add(max(0, d+b.hints.offset()))
 }

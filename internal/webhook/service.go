@@ -58,9 +58,13 @@ const MaxTimeout = 2 * time.Minute
 // died, and is made available again. It must exceed the longest a live
 // worker runs on any replica — its job's timeout (Worker.Timeout, at most
 // MaxTimeout + 10s), then the record of the try (recordTimeout) — or a try
-// still running would be sent a second time at once. 2×MaxTimeout + 1m
+// still running would be tried a second time at once. 2×MaxTimeout + 1m
 // leaves 2m45s beyond that; River's rescuer looks every 30s, so a try cut off
-// by a crash is retried within about 5m30s.
+// by a crash is retried within about 5m30s. The rescuer decides on its
+// leader's clock, though: the send itself is fenced by the event's send
+// lease, on the database clock (Worker.sendLease), so a rescue too early (a
+// leader whose clock runs ahead) costs the rescued try a snooze, not a second
+// send.
 const rescueStuckAfter = 2*MaxTimeout + time.Minute
 
 // DefaultWorkers is how many deliveries a replica has in flight by default.
@@ -126,7 +130,7 @@ func NewService(pool *pgxpool.Pool, st Store, cfg ServiceConfig) (*Service, erro
 	warnRawSecrets(cfg.Log, cfg.Secrets, cfg.PreviousSecrets)
 	workers := river.NewWorkers()
 	w := NewWorker(st, cfg.Config)
-	w.backoff = cfg.Backoff
+	w.setBackoff(cfg.Backoff) // told of the worker's clock offset and receivers' Retry-After
 	w.log, w.observer = cfg.Log, cfg.Observer
 	w.owners.limit = cfg.MaxInflightPerOwner
 	w.owners.shared = cfg.MaxWorkers - ownerReserve(cfg.MaxWorkers, cfg.MaxInflightPerOwner)
@@ -146,7 +150,7 @@ func riverConfig(cfg ServiceConfig, workers *river.Workers, w *Worker) *river.Co
 	return &river.Config{
 		Queues:            map[string]river.QueueConfig{Queue: {MaxWorkers: cfg.MaxWorkers}},
 		Workers:           workers,
-		RetryPolicy:       cfg.Backoff,
+		RetryPolicy:       w.backoff,
 		FetchPollInterval: max(cfg.PollInterval, cfg.FetchCooldown),
 		FetchCooldown:     cfg.FetchCooldown,
 		JobTimeout:        w.Timeout(nil),

@@ -3,6 +3,8 @@ package webhook
 import (
 	"bytes"
 	"context"
+	crand "crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,7 +45,10 @@ const Queue = "webhooks"
 
 // Store is what the worker reads and writes.
 type Store interface {
-	EventForDelivery(ctx context.Context, id string) (*store.Event, *store.Webhook, *store.Job, error)
+	// ClaimEventForDelivery reads the event to deliver and, in the same
+	// statement, claims its send lease for claim (none for a claim without
+	// a token): store.SendClaim.
+	ClaimEventForDelivery(ctx context.Context, id string, claim store.SendClaim) (*store.Event, *store.Webhook, *store.Job, error)
 	FreezeEventBody(ctx context.Context, id string, body []byte) ([]byte, error)
 	// RecordDelivery returns the event's stored status after the write,
 	// which is not d.Status when the event had ended before (another try of
@@ -96,13 +101,21 @@ func (c Config) WithDefaults() Config {
 }
 
 // Worker delivers events. River runs one job at a time per row (the row is
-// locked as running), so one event is never delivered concurrently twice;
-// Timeout keeps a try far below River's stuck-job rescue.
+// locked as running), and Timeout keeps a try far below River's stuck-job
+// rescue; but River decides a try is stuck on its leader's clock, so the
+// send itself is fenced in the database: a try sends only while it holds
+// its event's send lease (store.SendClaim), and one event is never delivered
+// twice at once, whatever the replicas' clocks (see sendLease for what is
+// still not covered).
 type Worker struct {
 	river.WorkerDefaults[DeliverArgs]
 	store   Store
 	cfg     Config
 	backoff Backoff // the waits River's retry policy draws; see Work's snooze
+	// hints is what the worker tells River's retry policy (backoff.hints):
+	// the database clock's offset from this process's, and a receiver's
+	// Retry-After for the retry River schedules next.
+	hints *retryHints
 	// stopping is set by Service.Stop: a try whose context is cancelled
 	// then was cut by the shutdown, not by its endpoint.
 	stopping atomic.Bool
@@ -206,7 +219,16 @@ var _ river.Worker[DeliverArgs] = (*Worker)(nil)
 
 // NewWorker builds the delivery worker.
 func NewWorker(st Store, cfg Config) *Worker {
-	return &Worker{store: st, cfg: cfg.WithDefaults(), backoff: Backoff{}.withDefaults(), log: slog.New(slog.DiscardHandler)}
+	w := &Worker{store: st, cfg: cfg.WithDefaults(), hints: &retryHints{}, log: slog.New(slog.DiscardHandler)}
+	w.setBackoff(Backoff{})
+	return w
+}
+
+// setBackoff makes b (with its defaults) the worker's retry policy, told of
+// the worker's hints.
+func (w *Worker) setBackoff(b Backoff) {
+	w.backoff = b.withDefaults()
+	w.backoff.hints = w.hints
 }
 
 // Timeout implements river.Worker: the try's own timeout plus time for the
@@ -223,44 +245,161 @@ func (w *Worker) Timeout(*river.Job[DeliverArgs]) time.Duration {
 // RescueStuckJobsAfter would let River rescue the job while this worker still
 // runs it, and deliver the event a second time at once. A live worker thus
 // returns within its job's timeout (Timeout) plus recordTimeout, well inside
-// the rescue (rescueStuckAfter). When the limit passes the try's job fails and
-// River retries it, which delivers the event again unless the write landed
-// meanwhile: a repeat, as after a crash, but never a concurrent one.
+// the rescue (rescueStuckAfter), and within its send lease (sendLease), which
+// allows for both. When the limit passes the try's job fails and River
+// retries it, which delivers the event again unless the write landed
+// meanwhile: a repeat, as after a crash, but never a concurrent one (the
+// retry waits for the lease the unrecorded try still holds).
 const recordTimeout = 5 * time.Second
 
 // Work implements river.Worker: one delivery try. An error asks River for a
 // retry (see Backoff); river.JobCancel ends the retries.
+//
+// No error of the attempt before River's last, or of the last, reaches
+// River: River discards a job that fails at its last attempt, and its
+// rescuer one it finds stuck at it, leaving the event pending with nothing
+// to deliver it, though the retry window is a time (webhooks.retry_for on
+// the event's age), not a count (a failed read or record does not even
+// record a try). Such an error is a snooze instead, as long as a retry would
+// wait: a snooze puts the attempt back, so once there the job runs at
+// attempt max_attempts-1, and River's rescuer, which discards a job stuck at
+// its last attempt, retries it instead, at the last attempt, whose error is
+// a snooze again. Only two tries in a row lost with their replica at that
+// edge lose the event.
 func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
+	err := w.work(ctx, job)
+	if err == nil || job.JobRow == nil || job.MaxAttempts <= 0 || job.Attempt < job.MaxAttempts-1 {
+		return err
+	}
+	var snoozed *river.JobSnoozeError
+	var cancelled *river.JobCancelError
+	if errors.As(err, &snoozed) || errors.As(err, &cancelled) {
+		return err
+	}
+	wait := w.backoff.Delay(max(job.Attempt, 1))
+	if after := w.hints.takeRetryAfter(job.ID); after > wait {
+		wait = after
+	}
+	w.log.Info("webhook delivery try failed at River's last attempts; snoozed instead of retried, which River would discard",
+		"event_id", job.Args.EventID, "river_job_id", job.ID, "attempt", job.Attempt, "error", err.Error(), "wait", wait)
+	return w.snooze(wait)
+}
+
+// snooze is river.JobSnooze for a wait on the database clock: River adds the
+// duration to its own clock (time.Now() when it reports the job), so the
+// database clock's offset from this process's (retryHints) is added to it,
+// and a replica whose clock is behind the database's does not schedule the
+// job in the past (every fetch then took it again at once), nor one ahead in
+// the future. A wait shorter than a replica's lead cannot be scheduled
+// before River's clock: the job is then due at once by River's clock, a
+// little later by the database's (River v0.51 takes a snooze's duration
+// only, never a time).
+func (w *Worker) snooze(wait time.Duration) error {
+	return river.JobSnooze(max(0, wait+w.hints.offset()))
+}
+
+// sendLeaseMargin is the time beyond a try's own bounds that its send lease
+// lasts (sendLease).
+const sendLeaseMargin = 5 * time.Second
+
+// sendLease is how long a try's send lease (store.SendClaim) lasts from its
+// claim, on the database clock: longer than a live try can still run after
+// it, its job's timeout (Timeout, which began before the claim) then the
+// record of the try (recordTimeout), plus sendLeaseMargin. The try's record
+// clears it. Still not covered: a process paused (SIGSTOP, swapped out, a
+// VM migrated, a starved scheduler) between its claim and the end of its
+// send for longer than the lease, on the database clock. Another try claims
+// the expired lease and sends, and the paused one, resumed, may make or
+// finish its request beside it before its own timers act: nothing in the
+// database can stop a request the process has already decided to make. The
+// lease takes the replicas' clocks out of the question, not a paused
+// process.
+func (w *Worker) sendLease() time.Duration {
+	return w.Timeout(nil) + recordTimeout + sendLeaseMargin
+}
+
+// leaseBusyWait is the least wait of a try that found its event's send lease
+// held by another try, or could not claim it for a moment (the event's row
+// was being written).
+const leaseBusyWait = time.Second
+
+// newSendToken is a try's own token for its send lease.
+func newSendToken() string {
+	var b [16]byte
+	_, _ = crand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
+}
+
+func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	var riverID int64
 	if job.JobRow != nil {
 		riverID = job.ID
 	}
 	turned := w.owners.back(riverID) // no longer one of its owner's waiting deliveries
-	// The owner's slot is taken before the event is read when the job's
-	// args name the owner (the outbox writes it, migration 0026): a
-	// delivery over the owner's limit then costs River's fetch and snooze,
-	// no read (and a try that finds no webhook or no secret holds a slot
-	// for the moment it takes). One queued before, without the owner, is
-	// read first (below).
+	// The owner's slot is taken before the event is read (and its send
+	// lease claimed) when the job's args name the owner (the outbox writes
+	// it, migration 0026): a delivery over the owner's limit then costs
+	// River's fetch and snooze, no read (and a try that finds no webhook or
+	// no secret holds a slot for the moment it takes). One queued before,
+	// without the owner, reads the event first, claiming nothing, to learn
+	// it.
+	//
+	// The owner's deliveries in flight on this replica are bounded, so
+	// that an endpoint that does not answer holds a few workers, not
+	// all of them, and a reserve of the workers is left to owners with
+	// nothing in flight, so that a few such endpoints together do not
+	// hold them all (ownerSlots). Over either bound the delivery waits
+	// its turn: River's snooze makes the job available again later,
+	// with its attempt count restored (River v0.51: JobSetStateSnoozed
+	// puts back attempt-1, leaves max_attempts and the errors alone), so
+	// a snooze is neither a try (none is recorded) nor an attempt (none is
+	// counted against max_attempts, nor lengthens the backoff); and
+	// only a try that failed gives up on an event. The wait is the
+	// delivery's turn among the owner's waiting on this replica
+	// (ownerSlots.snooze), so that an owner's backlog costs about as
+	// many of River's fetches a second as its slots free (plus at most
+	// 4 × its limit for a parked backlog), whatever its size, and does
+	// not crowd other owners' events out of them.
 	owner := job.Args.Owner
-	if owner != "" {
-		end, wait := w.owners.admit(owner, riverID, turned)
-		if end == nil {
-			return river.JobSnooze(wait)
+	if owner == "" {
+		ev, _, _, err := w.store.ClaimEventForDelivery(ctx, job.Args.EventID, store.SendClaim{})
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return nil // deleted by retention
+		case err != nil:
+			return fmt.Errorf("read event: %w", err)
+		case ev.Status != store.EventPending:
+			return nil
 		}
-		defer end()
+		w.hints.noteClock(ev.DBNow, w.backoff.now())
+		owner = ev.Owner
 	}
-	ev, wh, j, err := w.readEvent(ctx, job.Args.EventID)
+	end, wait := w.owners.admit(owner, riverID, turned)
+	if end == nil {
+		return w.snooze(wait)
+	}
+	defer end()
+	claim := store.SendClaim{Token: newSendToken(), For: w.sendLease()}
+	ev, wh, j, err := w.readEvent(ctx, job.Args.EventID, claim)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // deleted by retention
 	}
 	if err != nil {
 		return fmt.Errorf("read event: %w", err)
 	}
+	w.hints.noteClock(ev.DBNow, w.backoff.now())
 	if ev.Status != store.EventPending {
 		return nil
 	}
-	try := store.DeliveryTry{EventID: ev.ID, Try: ev.Tries + 1, StartedAt: w.cfg.Now()}
+	if !ev.SendLease.Held {
+		// Another try of the event is sending it (River ran the job again,
+		// its rescuer taking the first try for stuck), or its record has
+		// not landed: this one sends nothing, records nothing, and looks
+		// again when that try's lease ends, on the database clock. The
+		// event is then delivered, or free to be tried again.
+		return w.snooze(max(ev.SendLease.Left, leaseBusyWait))
+	}
+	try := store.DeliveryTry{EventID: ev.ID, Try: ev.Tries + 1, StartedAt: w.cfg.Now(), Sender: claim.Token}
 	var secret, previous string
 	if wh != nil {
 		try.URL = wh.URL
@@ -268,29 +407,6 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		if secret == "" {
 			secret, previous = w.cfg.Secrets[ev.Owner], w.cfg.PreviousSecrets[ev.Owner]
 		}
-	}
-	if owner == "" && wh != nil && secret != "" {
-		// The owner's deliveries in flight on this replica are bounded, so
-		// that an endpoint that does not answer holds a few workers, not
-		// all of them, and a reserve of the workers is left to owners with
-		// nothing in flight, so that a few such endpoints together do not
-		// hold them all (ownerSlots). Over either bound the delivery waits
-		// its turn: River's snooze makes the job available again later,
-		// with its attempt count restored (River v0.51: JobSetStateSnoozed
-		// puts back attempt-1, leaves max_attempts and the errors alone), so
-		// a snooze is neither a try (none is recorded) nor an attempt (none is
-		// counted against max_attempts, nor lengthens the backoff); and
-		// only a try that failed gives up on an event. The wait is the
-		// delivery's turn among the owner's waiting on this replica
-		// (ownerSlots.snooze), so that an owner's backlog costs about as
-		// many of River's fetches a second as its slots free (plus at most
-		// 4 × its limit for a parked backlog), whatever its size, and does
-		// not crowd other owners' events out of them.
-		end, wait := w.owners.admit(ev.Owner, riverID, turned)
-		if end == nil {
-			return river.JobSnooze(wait)
-		}
-		defer end()
 	}
 	var code int
 	var sendErr error
@@ -365,19 +481,24 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		// without counting the attempt (interruptedError.Unwrap), so the
 		// backoff does not grow either.
 		return sendErr
-	case sendErr != nil && job.MaxAttempts > 0 && job.Attempt >= job.MaxAttempts:
-		// River would discard the job, leaving the event pending with nothing
-		// to deliver it, though the window is a time, not a count (a short
-		// webhooks.backoff_cap runs through the outbox's 10,000 attempts in
-		// hours). A snooze waits as a retry would and does not count.
-		return river.JobSnooze(w.backoff.Delay(job.Attempt))
 	case sendErr != nil:
+		// A receiver that asked for a wait (Retry-After on a 429 or 503)
+		// gets at least that: River's retry policy draws its backoff and
+		// takes the longer (Backoff.NextRetry). The retry is still a try
+		// like any other: the event is given up on by its age, so the wait
+		// does not lengthen webhooks.retry_for.
+		var ra *retryAfterError
+		if errors.As(sendErr, &ra) && job.JobRow != nil {
+			w.hints.setRetryAfter(job.ID, ra.after)
+		}
 		return sendErr
 	}
 	return nil
 }
 
-// readEvent reads the event to deliver (Store.EventForDelivery) with its
+// readEvent reads the event to deliver (Store.ClaimEventForDelivery, which
+// claims its send lease for claim; read again, it claims it again, as its
+// own) with its
 // owner's webhook and, while the event has no stored body, the job to make the
 // body from. The read's statements run one after another, each seeing what
 // was committed when it began: a body that another try of the event (a
@@ -387,9 +508,9 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 // read is done again, once: the event is then gone, or ended, or has its
 // body. Taken for a deletion, it completed the River job and left the event
 // pending with nothing to deliver it.
-func (w *Worker) readEvent(ctx context.Context, id string) (*store.Event, *store.Webhook, *store.Job, error) {
+func (w *Worker) readEvent(ctx context.Context, id string, claim store.SendClaim) (*store.Event, *store.Webhook, *store.Job, error) {
 	for range 2 {
-		ev, wh, j, err := w.store.EventForDelivery(ctx, id)
+		ev, wh, j, err := w.store.ClaimEventForDelivery(ctx, id, claim)
 		if err != nil || ev.Status != store.EventPending || ev.Body != nil || j != nil {
 			return ev, wh, j, err
 		}
@@ -547,6 +668,11 @@ func (w *Worker) send(ctx context.Context, url, secret, previous, id string, bod
 	}
 	if text := answerExcerpt(head); text != "" {
 		msg += ": " + text
+	}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		if after, ok := retryAfter(resp.Header, w.cfg.Now()); ok {
+			return resp.StatusCode, &retryAfterError{msg: msg, after: min(after, w.backoff.Cap)}
+		}
 	}
 	return resp.StatusCode, errors.New(msg)
 }

@@ -1,0 +1,4 @@
+package store
+
+// LazyCommitSQL is lazyCommitSQL, for tests.
+const LazyCommitSQL = lazyCommitSQL

@@ -1,0 +1,17 @@
+-- A send lease on each event, on the database clock.
+--
+-- sending_until and sender: a delivery try claims the event before it sends
+-- (internal/store ClaimEventForDelivery, in the statement that reads the
+-- event): sending_until = now() + the try's longest run, sender = the try's
+-- own token, only while no other try's lease is live. A try that finds one
+-- sends nothing and snoozes until it ends; the record of a try clears the
+-- lease only when it still holds it (recordSQL). River's rescue of a try it
+-- takes for stuck decides on the leader's clock (time.Now() minus
+-- RescueStuckJobsAfter against attempted_at, written by the database): a
+-- leader whose clock runs ahead of the database's rescued a try still
+-- sending, and the receiver got the same webhook-id twice at once.
+--
+-- Both columns are nullable and without a default: adding them rewrites
+-- nothing. A replica of the previous version ignores them (it sends without a
+-- lease, as before).
+ALTER TABLE job_events ADD COLUMN sending_until timestamptz, ADD COLUMN sender text;

@@ -70,6 +70,9 @@ func CompileSchemaReading(schemaJSON []byte, url string) (*Schema, []Document, e
 	load := func(u string) (io.ReadCloser, error) {
 		r, err := jsonschema.LoadURL(u) // the library's loaders (files), as CompileSchema's
 		if err != nil {
+			if !strings.HasPrefix(u, "file://") {
+				return nil, fmt.Errorf("%w: the router loads no schema from the network, only files; save it as a file beside the schema and refer to it by its relative path (like \"common.json#/$defs/item\"), or copy it into \"$defs\"", err)
+			}
 			return nil, err
 		}
 		defer r.Close()

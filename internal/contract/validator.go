@@ -148,14 +148,14 @@ func NewValidatorFromSchema(s *Schema, rules Rules) (*Validator, error) {
 	}
 
 	if v.noExtraKeys {
-		props := s.Properties()
-		if len(props) == 0 {
+		declared, problems := extraKeys(s)
+		if len(declared) == 0 {
 			fail("no_extra_keys", errors.New("the output schema declares no top-level properties, so every key would be extra; declare them or set no_extra_keys: false"))
 		}
-		v.declared = make(map[string]bool, len(props))
-		for _, p := range props {
-			v.declared[p] = true
+		for _, e := range problems {
+			fail("no_extra_keys", e)
 		}
+		v.declared = declared
 	}
 
 	for _, p := range sortedKeys(rules.Enums) {

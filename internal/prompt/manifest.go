@@ -132,6 +132,14 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 				report(field+".content", "%v", err)
 				continue
 			}
+			// A call of a template defined nowhere, or a printf whose
+			// literal format does not fit its arguments, fails every render.
+			if msgs := append(undefinedCalls(t, msg.Content), printfArity(t, msg.Content)...); len(msgs) > 0 {
+				for _, m := range msgs {
+					report(field+".content", "%s", m)
+				}
+				continue
+			}
 			// What the template writes as written, not its source: a
 			// {{/* JSON */}} comment or {{ json .items }} writes no "JSON".
 			text, hasAction := templateText(t)
@@ -184,7 +192,12 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 	var inputCompact []byte
 	var inputRefs []refFile
 	if m.InputSchema != "" && !bad["input_schema"] {
-		if f, ok := loadSchemaFile(dir, m.InputSchema, "input_schema", false, report); ok {
+		f, ok := loadSchemaFile(dir, m.InputSchema, "input_schema", false, report)
+		if ok && !f.schema.AdmitsObject() {
+			report("input_schema", "schema %s admits no JSON object (its root is false, or its \"type\" does not include \"object\"), but a job's input is always a JSON object, so every job would be refused; give the root \"type\": \"object\" and describe the input's keys in \"properties\"", f.path)
+			ok = false
+		}
+		if ok {
 			p.InputSchema, p.InputSchemaFile, inputCompact, inputRefs = f.raw, f.path, f.compact, f.refs
 			p.input = f.schema
 			p.optionalKeys = optional(f.schema.Properties(), f.schema.Required())

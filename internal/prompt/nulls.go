@@ -25,7 +25,7 @@ func holdsNull(v any) bool {
 		}
 	case map[string]any:
 		for _, e := range x {
-			if e == nil || holdsNull(e) {
+			if isNull(e) || holdsNull(e) {
 				return true
 			}
 		}
@@ -44,7 +44,7 @@ const maxNullPaths = 5
 func nullPaths(data map[string]any) string {
 	var keys, nested []string
 	for k, v := range data {
-		if v == nil {
+		if isNull(v) {
 			keys = append(keys, k)
 		} else {
 			nestedNullPaths(v, k, &nested)
@@ -96,7 +96,7 @@ func withNestedNulls(err error, data map[string]any) error {
 func printedNull(fn string, args []any) error {
 	for i, a := range args {
 		switch {
-		case a == nil:
+		case isNull(a):
 			return fmt.Errorf("%s: argument %d: %w", fn, i+1, errNullPrinted)
 		case holdsNull(a):
 			return fmt.Errorf("%s: argument %d: %w", fn, i+1, errNestedNullPrinted)

@@ -23,12 +23,14 @@ import (
 // %d (and %b %o %O %x %X %c %U) as an integer, which it must be (12 and 12.0
 // are; 12.5 is an error), %f (and %e %E %F %g %G) as a 64-bit float, %s %v %q
 // as the caller wrote it. A null argument is an error (errNullPrinted), and so
-// is an array or object with a null in it (errNestedNullPrinted).
+// is an array or object with a null in it (errNestedNullPrinted), and so is a
+// verb that does not fit its argument, or a missing or extra argument (fmt
+// would write "%!d(string=12)" into the prompt; fmtError).
 func printf(format string, args ...any) (string, error) {
 	var err error
 	wrapped, copied := args, false
 	for i, a := range args {
-		if a == nil {
+		if isNull(a) {
 			return "", fmt.Errorf("printf %q: argument %d: %w", format, i+1, errNullPrinted)
 		}
 		if holdsNull(a) {
@@ -44,6 +46,9 @@ func printf(format string, args ...any) (string, error) {
 	s := fmt.Sprintf(format, wrapped...)
 	if err != nil {
 		return "", fmt.Errorf("printf %q: %w", format, err)
+	}
+	if err := fmtError(format, args, s); err != nil {
+		return "", err
 	}
 	return s, nil
 }
@@ -154,12 +159,12 @@ func orderNumberString(name string, a, b reflect.Value) error {
 // input number equal to a number of the same value (10 equals 10.0 and to the
 // literal 10); compared with a string, its spelling is compared as before.
 func eq(arg1 reflect.Value, arg2 ...reflect.Value) (bool, error) {
-	arg1 = indirectInterface(arg1)
+	arg1 = presentValue(indirectInterface(arg1))
 	if len(arg2) == 0 {
 		return false, errNoComparison
 	}
 	for _, arg := range arg2 {
-		arg = indirectInterface(arg)
+		arg = presentValue(indirectInterface(arg))
 		c, handled, err := compareNumbers("eq", arg1, arg)
 		if err != nil {
 			return false, err
@@ -208,7 +213,7 @@ func ge(arg1, arg2 reflect.Value) (bool, error) {
 // order evaluates an ordering: by value when an input number meets a number,
 // else as text/template's built-in, whose le is lt or eq.
 func order(name string, arg1, arg2 reflect.Value, holds func(c int) bool) (bool, error) {
-	arg1, arg2 = indirectInterface(arg1), indirectInterface(arg2)
+	arg1, arg2 = presentValue(indirectInterface(arg1)), presentValue(indirectInterface(arg2))
 	c, handled, err := compareNumbers(name, arg1, arg2)
 	if err != nil {
 		return false, err

@@ -17,30 +17,35 @@ import (
 // funcs are the template functions beyond text/template's built-ins, the
 // built-ins printf, eq, ne, lt, le, gt and ge replaced by versions that take an
 // input number (a json.Number) for the number it holds (see numbers.go), and
-// print and println replaced by versions that, like printf, refuse a null
-// (errNullPrinted).
+// print, println, html, js and urlquery replaced by versions that, like
+// printf, refuse a null (errNullPrinted; escapers.go).
 var funcs = map[string]any{
-	"json":    toJSON,
-	"default": defaultValue,
-	"join":    join,
-	"upper":   func(v any) (string, error) { s, err := str("upper", v); return strings.ToUpper(s), err },
-	"lower":   func(v any) (string, error) { s, err := str("lower", v); return strings.ToLower(s), err },
-	"trim":    func(v any) (string, error) { s, err := str("trim", v); return strings.TrimSpace(s), err },
-	"printf":  printf,
-	"print":   sprint,
-	"println": sprintln,
-	"eq":      eq,
-	"ne":      ne,
-	"lt":      lt,
-	"le":      le,
-	"gt":      gt,
-	"ge":      ge,
+	"json":     toJSON,
+	"default":  defaultValue,
+	"join":     join,
+	"upper":    func(v any) (string, error) { s, err := str("upper", v); return strings.ToUpper(s), err },
+	"lower":    func(v any) (string, error) { s, err := str("lower", v); return strings.ToLower(s), err },
+	"trim":     func(v any) (string, error) { s, err := str("trim", v); return strings.TrimSpace(s), err },
+	"printf":   printf,
+	"print":    sprint,
+	"println":  sprintln,
+	"html":     html,
+	"js":       js,
+	"urlquery": urlquery,
+	"len":      length,
+	"eq":       eq,
+	"ne":       ne,
+	"lt":       lt,
+	"le":       le,
+	"gt":       gt,
+	"ge":       ge,
 }
 
 // Render renders the messages over input, which must be a JSON object (numbers
 // keep the spelling they were sent with). A key the template reads that the input
 // lacks is an error — unless the input schema declares it as an optional
-// property, in which case it is null, for `default`, `if` and `with`. A message that renders empty or prints
+// property, in which case it is null, for `default`, `if` and `with`, and
+// left out of {{ json . }} (see absent). A message that renders empty or prints
 // "<no value>" is an error, and so are messages without the word "JSON" for a
 // json_object prompt (a fault of the prompt: errNoJSONWord). Trailing
 // whitespace of each message is trimmed.
@@ -72,11 +77,11 @@ func (p *Prompt) RenderParsed(data map[string]any, input json.RawMessage) ([]pro
 }
 
 // render renders over data, the input's decoded object, which it may extend
-// with the optional keys the input lacks.
+// with the optional keys the input lacks (as absent).
 func (p *Prompt) render(data map[string]any) ([]providers.Message, error) {
 	for _, k := range p.optionalKeys {
 		if _, ok := data[k]; !ok {
-			data[k] = nil
+			data[k] = absent(nil)
 		}
 	}
 	msgs := make([]providers.Message, len(p.templates))
@@ -161,7 +166,7 @@ func decodeObject(input json.RawMessage) (map[string]any, error) {
 
 func jsonType(v any) string {
 	switch v.(type) {
-	case nil:
+	case nil, absent:
 		return "null"
 	case bool:
 		return "a boolean"
@@ -197,8 +202,13 @@ func sprintln(args ...any) (string, error) {
 	return fmt.Sprintln(args...), nil
 }
 
-// toJSON marshals v without HTML escaping (the reader is a model, not a browser).
+// toJSON marshals v without HTML escaping (the reader is a model, not a
+// browser). The optional keys the caller did not send are left out of the
+// input's object ({{ json . }}); one on its own is null.
 func toJSON(v any) (string, error) {
+	if m, ok := v.(map[string]any); ok {
+		v = withoutAbsent(m)
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -212,7 +222,7 @@ func toJSON(v any) (string, error) {
 // {{ .tier | default "standard" }} or {{ default "standard" .tier }}.
 func defaultValue(def, v any) any {
 	switch x := v.(type) {
-	case nil:
+	case nil, absent:
 		return def
 	case string:
 		if x == "" {
@@ -245,7 +255,7 @@ func join(sep string, v any) (string, error) {
 		return strings.Join(parts, sep), nil
 	case []string:
 		return strings.Join(x, sep), nil
-	case nil:
+	case nil, absent:
 		return "", errors.New("join: value is null")
 	}
 	return "", fmt.Errorf("join: want an array, got %s", jsonType(v))
@@ -259,7 +269,7 @@ func str(fn string, v any) (string, error) {
 		return x.String(), nil
 	case bool:
 		return fmt.Sprint(x), nil
-	case nil:
+	case nil, absent:
 		return "", fmt.Errorf("%s: value is null", fn)
 	}
 	return "", fmt.Errorf("%s: want a string, number or boolean, got %s", fn, jsonType(v))

@@ -1,0 +1,112 @@
+package prompt
+
+import (
+	"fmt"
+	"strings"
+	"text/template"
+	"text/template/parse"
+)
+
+// printfArity returns a problem for each printf of t (parsed from src) whose
+// format is a string literal that does not fit the number of its arguments
+// (a verb with no argument, an argument with no verb, a lone "%", an index
+// naming no argument): fmt's note would be refused at every render (see
+// fmtError), and the prompt, not the input, is at fault. Whether an argument
+// fits its verb depends on the input and is checked when rendering.
+func printfArity(t *template.Template, src string) []string {
+	var out []string
+	var walk func(n parse.Node)
+	walkPipe := func(p *parse.PipeNode) {
+		if p == nil {
+			return
+		}
+		for i, c := range p.Cmds {
+			if msg := printfCommand(c, i > 0); msg != "" {
+				out = append(out, fmt.Sprintf("{{ %s }}%s %s", c, nodeAt(src, c), msg))
+			}
+			for _, a := range c.Args {
+				walk(a)
+			}
+		}
+	}
+	walkList := func(l *parse.ListNode) {
+		if l != nil {
+			for _, n := range l.Nodes {
+				walk(n)
+			}
+		}
+	}
+	walk = func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.ActionNode:
+			walkPipe(n.Pipe)
+		case *parse.IfNode:
+			walkPipe(n.Pipe)
+			walkList(n.List)
+			walkList(n.ElseList)
+		case *parse.RangeNode:
+			walkPipe(n.Pipe)
+			walkList(n.List)
+			walkList(n.ElseList)
+		case *parse.WithNode:
+			walkPipe(n.Pipe)
+			walkList(n.List)
+			walkList(n.ElseList)
+		case *parse.TemplateNode:
+			walkPipe(n.Pipe)
+		case *parse.PipeNode:
+			walkPipe(n)
+		case *parse.ChainNode:
+			walk(n.Node)
+		}
+	}
+	for _, tt := range t.Templates() {
+		if tt.Tree != nil {
+			walkList(tt.Tree.Root)
+		}
+	}
+	return out
+}
+
+// anyOperand stands for one printf argument, of a type unknown at load: it
+// takes every verb and prints nothing.
+type anyOperand struct{}
+
+// Format implements fmt.Formatter.
+func (anyOperand) Format(fmt.State, rune) {}
+
+// printfCommand checks one command when it is printf with a literal format;
+// piped says it also receives the previous command's value as its last
+// argument. It returns what is wrong, or "".
+func printfCommand(c *parse.CommandNode, piped bool) string {
+	if len(c.Args) < 2 {
+		return ""
+	}
+	if id, ok := c.Args[0].(*parse.IdentifierNode); !ok || id.Ident != "printf" {
+		return ""
+	}
+	f, ok := c.Args[1].(*parse.StringNode)
+	if !ok || strings.Contains(f.Text, "%!") {
+		return ""
+	}
+	n := len(c.Args) - 2
+	if piped {
+		n++
+	}
+	args := make([]any, n)
+	for i := range args {
+		args[i] = anyOperand{}
+	}
+	s := fmt.Sprintf(f.Text, args...)
+	switch {
+	case strings.Contains(s, "(BADINDEX)"):
+		return fmt.Sprintf("has an argument index ([n]) that names none of its %d arguments; number them from [1]", n)
+	case strings.Contains(s, "(MISSING)"):
+		return fmt.Sprintf("has more verbs than its %d arguments, so fmt would print %%!verb(MISSING); give printf one argument for each verb, or write \"%%%%\" for a percent sign", n)
+	case strings.Contains(s, "%!(EXTRA "):
+		return fmt.Sprintf("has fewer verbs than its %d arguments, so fmt would print %%!(EXTRA ...); remove the extra arguments or add a verb for each", n)
+	case strings.Contains(s, "%!(NOVERB)"):
+		return `ends its format with a lone "%"; write "%%" for a percent sign`
+	}
+	return ""
+}

@@ -1,0 +1,50 @@
+package prompt
+
+import (
+	"fmt"
+	"text/template"
+	"text/template/parse"
+)
+
+// undefinedCalls returns a problem for each {{ template "name" }} of t (in
+// any of the templates it defines, branches included) that names a template
+// the message defines nowhere: every job would fail to render, refused as
+// the caller's fault. src is t's text, for positions.
+func undefinedCalls(t *template.Template, src string) []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(n parse.Node)
+	walkList := func(l *parse.ListNode) {
+		if l != nil {
+			for _, n := range l.Nodes {
+				walk(n)
+			}
+		}
+	}
+	walk = func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.ListNode:
+			walkList(n)
+		case *parse.IfNode:
+			walkList(n.List)
+			walkList(n.ElseList)
+		case *parse.RangeNode:
+			walkList(n.List)
+			walkList(n.ElseList)
+		case *parse.WithNode:
+			walkList(n.List)
+			walkList(n.ElseList)
+		case *parse.TemplateNode:
+			if d := t.Lookup(n.Name); (d == nil || d.Tree == nil) && !seen[n.Name] {
+				seen[n.Name] = true
+				out = append(out, fmt.Sprintf("{{ template %q }}%s calls a template defined nowhere in this message, so every job would fail to render; define it in the same message with {{ define %q }}...{{ end }}, or correct the name", n.Name, nodeAt(src, n), n.Name))
+			}
+		}
+	}
+	for _, tt := range t.Templates() {
+		if tt.Tree != nil {
+			walkList(tt.Tree.Root)
+		}
+	}
+	return out
+}

@@ -104,13 +104,13 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		Owner: owner, Operation: op, IdempotencyKey: key, Fingerprint: fp, Route: route, Input: input,
 		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease, Unkeyed: !ownKey,
 	}
-	admitted, limit, err := s.admitLive(r, &nj, ownKey)
+	admitted, refused, err := s.admitLive(r, &nj, ownKey)
 	if err != nil {
 		s.chatInternal(w, r, "count the owner's live jobs", err)
 		return
 	}
-	if limit > 0 {
-		s.writeChatLiveRefused(w, owner, limit)
+	if refused != nil {
+		s.writeChatLiveRefused(w, owner, refused)
 		return
 	}
 	// A panic before the creation's outcome is known (ServeHTTP answers it
@@ -183,7 +183,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		}
 		break
 	}
-	admitted(err == nil && created)
+	ended := admitted(err == nil && created)
 	if !created {
 		discard(plan)
 	}
@@ -250,6 +250,9 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	job = j
+	if created && store.IsTerminal(job.State) {
+		ended() // off its owner's live count before the answer (max_live_jobs)
+	}
 	if job.State != store.JobSucceeded {
 		s.chatFailure(w, job, callerKey)
 		return

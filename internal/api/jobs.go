@@ -43,13 +43,13 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	admitted, limit, err := s.admitLive(r, &nj, true)
+	admitted, refused, err := s.admitLive(r, &nj, true)
 	if err != nil {
 		s.internalError(w, r, "count the owner's live jobs", err)
 		return
 	}
-	if limit > 0 {
-		s.writeLiveRefused(w, r, owner, limit)
+	if refused != nil {
+		s.writeLiveRefused(w, r, owner, refused)
 		return
 	}
 	// A panic before the creation's outcome is known (ServeHTTP answers it
@@ -68,7 +68,7 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 // request, a new job now, is planned and claimed once more as one, without
 // the look-up.
 func (s *Server) createPlanned(w http.ResponseWriter, r *http.Request, req *createJobRequest, nj store.NewJob,
-	admitted func(bool), liveOnly, lookUp bool) {
+	admitted liveDone, liveOnly, lookUp bool) {
 	owner, key := nj.Owner, nj.IdempotencyKey
 	plan, routing, ok, heldFirst, runErr, err := s.planJob(r, &nj, lookUp)
 	if runErr != nil {
@@ -107,7 +107,7 @@ func (s *Server) createPlanned(w http.ResponseWriter, r *http.Request, req *crea
 		s.createPlanned(w, r, req, nj, admitted, liveOnly, false)
 		return
 	}
-	admitted(err == nil && created)
+	ended := admitted(err == nil && created)
 	if !created {
 		discard(plan)
 	}
@@ -119,8 +119,8 @@ func (s *Server) createPlanned(w http.ResponseWriter, r *http.Request, req *crea
 		noEligible() // let past no eligible provider as a replay, whose key's retention has passed since
 		return
 	}
-	if limit, refused := s.liveRefusedAtClaim(owner, err); refused {
-		s.writeLiveRefused(w, r, owner, limit) // admitted as a replay, whose key's retention has passed since
+	if refused, ok := s.liveRefusedAtClaim(owner, err); ok {
+		s.writeLiveRefused(w, r, owner, refused) // admitted as a replay, whose key's retention has passed since
 		return
 	}
 	if errors.Is(err, store.ErrUnstorable) {
@@ -131,7 +131,7 @@ func (s *Server) createPlanned(w http.ResponseWriter, r *http.Request, req *crea
 		s.internalError(w, r, "create job", err)
 		return
 	}
-	s.answerJob(w, r, owner, job, created, plan)
+	s.answerCreated(w, r, owner, job, created, plan, ended)
 }
 
 // keyReused answers a request whose key already holds a different request's job.
@@ -146,6 +146,15 @@ func (s *Server) keyReused(w http.ResponseWriter, r *http.Request, owner, operat
 // waiting as Prefer: wait asks: 201 for a job created and ended within the
 // wait, 200 for a replay of an ended job, 202 for one still going.
 func (s *Server) answerJob(w http.ResponseWriter, r *http.Request, owner string, job *store.Job, created bool, plan store.JobPlan) {
+	s.answerCreated(w, r, owner, job, created, plan, nil)
+}
+
+// answerCreated is answerJob for a job that max_live_jobs admitted: ended
+// (when not nil) takes it off its owner's live count when the wait sees it
+// end, before the answer is sent (a caller creating jobs one after another
+// is not refused on the count of the job it was just answered).
+func (s *Server) answerCreated(w http.ResponseWriter, r *http.Request, owner string, job *store.Job, created bool, plan store.JobPlan,
+	ended func()) {
 	wait, applied := s.waitFor(r)
 	w.Header().Set("X-Router-Job-Id", job.ID) // also in the access log line
 	if created {
@@ -162,6 +171,9 @@ func (s *Server) answerJob(w http.ResponseWriter, r *http.Request, owner string,
 		return
 	}
 	job = j
+	if created && ended != nil && store.IsTerminal(job.State) {
+		ended()
+	}
 	if applied != "" {
 		w.Header().Set("Preference-Applied", applied)
 	}

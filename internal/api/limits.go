@@ -2,17 +2,14 @@ package api
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
-
-	"github.com/routerhq/router/internal/store"
 )
 
 // Limits are one owner's limits (SPEC §17); a zero field is unlimited.
@@ -34,13 +31,17 @@ type LiveCounter interface {
 // limiter enforces per-owner limits without a database round trip per request:
 // the rate is an in-memory token bucket per owner (per replica), and the live
 // job count is read from the database at most once per refresh interval per
-// owner, plus this replica's own admissions since that read.
+// owner, plus this replica's own admissions since that read (less those it
+// saw end); only a refusal at the limit may read it sooner (admit).
 type limiter struct {
 	defaults Limits
 	owners   map[string]Limits
 	refresh  time.Duration
 	count    LiveCounter
 	now      func() time.Time // the clock of refresh (tests set one)
+	// keyWait, when set (tests), is called when a request refused at the
+	// limit starts waiting for an admission under its key (Server.admitLive).
+	keyWait atomic.Pointer[func()]
 
 	mu  sync.Mutex
 	per map[string]*ownerLimit
@@ -70,6 +71,23 @@ type ownerLimit struct {
 	// first). They are counted (an upper bound) until the next read, and
 	// are the reason to read again rather than refuse at the limit.
 	uncertain int
+	// endedUnread says this replica saw one of the owner's jobs end that
+	// the last read may have counted (it was created before that read, or
+	// during it): a refusal at the limit reads the count again first (at
+	// most once per recheck interval). A job that ended and was counted
+	// only since the last read is simply taken off the count (liveSlot.ended).
+	endedUnread bool
+	// keys are the idempotency keys ("operation\x00key") of the admissions in
+	// flight on this replica: a request under one of them, refused at the
+	// limit, waits for them to end (its job may be theirs) instead.
+	keys map[string]*keyFlight
+}
+
+// keyFlight is one key's admissions in flight; done is closed when the last
+// of them ends.
+type keyFlight struct {
+	n    int
+	done chan struct{}
 }
 
 func newLimiter(defaults Limits, owners map[string]Limits, refresh time.Duration, count LiveCounter) *limiter {
@@ -165,7 +183,21 @@ const maxOverlapWait = time.Second
 
 // admitLive reserves one new live job for owner. When ok, done must be called
 // once the job's creation has ended, saying whether a job was created. When
-// the owner is at its limit, ok is false and max is the limit.
+// the owner is at its limit, ok is false and limit is the limit.
+func (l *limiter) admitLive(ctx context.Context, owner string) (done func(created bool), ok bool, limit int, err error) {
+	slot, refused, err := l.admit(ctx, owner, "")
+	if err != nil {
+		return nil, false, 0, err
+	}
+	if refused != nil {
+		return nil, false, refused.limit, nil
+	}
+	return func(created bool) { slot(created) }, true, 0, nil
+}
+
+// admit is admitLive for a request under key (its operation and idempotency
+// key, liveKey; "" for none): when refused, refused says on what count, and
+// whether an admission under the same key is in flight on this replica.
 //
 // The owner is admitted only while the count's upper bound — the last read,
 // plus this replica's admissions since, in flight or done — is below the
@@ -173,11 +205,14 @@ const maxOverlapWait = time.Second
 // a job twice when the read overlapped its creation (uncertain, overlap): at
 // the limit, such a count waits for the overlapping creations to end and is
 // read again before the owner is refused, so it is not refused below its
-// limit on a guess.
-func (l *limiter) admitLive(ctx context.Context, owner string) (done func(created bool), ok bool, limit int, err error) {
+// limit on a guess. It may also count jobs that have ended since the read
+// (mayHaveEnded): at the limit the count is then read once more before the
+// owner is refused — a round trip on the refusal path only, never below the
+// limit.
+func (l *limiter) admit(ctx context.Context, owner, key string) (done liveDone, refused *liveRefusal, err error) {
 	o := l.of(owner)
 	if o.lim.MaxLiveJobs <= 0 || l.count == nil {
-		return func(bool) {}, true, 0, nil
+		return noLiveSlot, nil, nil
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -188,19 +223,18 @@ func (l *limiter) admitLive(ctx context.Context, owner string) (done func(create
 		}
 		// Every creation in flight now may or may not be in n.
 		o.counted, o.readAt, o.admitted, o.uncertain, o.overlap = n, l.now(), 0, 0, o.inflight
+		o.endedUnread = false
 		o.reads++
 		return nil
 	}
 	if o.readAt.IsZero() || l.now().Sub(o.readAt) >= l.refresh {
 		if err := read(); err != nil {
-			return nil, false, 0, err
+			return nil, nil, err
 		}
 	}
 	var waitUntil time.Time
+	rechecked := false
 	for o.counted+o.admitted+o.inflight+o.uncertain >= o.lim.MaxLiveJobs {
-		if o.uncertain == 0 && o.overlap == 0 {
-			return nil, false, o.lim.MaxLiveJobs, nil // nothing counted twice
-		}
 		if o.overlap > 0 {
 			// Creations in flight during the last read may be counted
 			// twice until they end: wait for them, then read again.
@@ -209,53 +243,32 @@ func (l *limiter) admitLive(ctx context.Context, owner string) (done func(create
 			}
 			ended, err := o.waitOverlap(ctx, waitUntil)
 			if err != nil {
-				return nil, false, 0, err
+				return nil, nil, err
 			}
 			if !ended {
-				return nil, false, o.lim.MaxLiveJobs, nil
+				return nil, o.refusal(l, key), nil
 			}
 			continue // the lock was let go: the counts may have changed
 		}
-		// A job created during the last read may be counted twice: read
-		// again before refusing, never below the limit on a guess.
+		switch {
+		case o.uncertain > 0:
+			// A job created during the last read may be counted twice:
+			// read again before refusing, never below the limit on a guess.
+		case !rechecked && o.mayHaveEnded(l):
+			// Jobs counted may have ended since the read: read again
+			// (once per admission) rather than refuse on jobs that ended.
+			rechecked = true
+		default:
+			return nil, o.refusal(l, key), nil
+		}
 		if err := read(); err != nil {
-			return nil, false, 0, err
+			return nil, nil, err
 		}
 	}
 	o.inflight++
-	readsAtAdmission := o.reads
-	var once sync.Once
-	return func(created bool) {
-		once.Do(func() {
-			o.mu.Lock()
-			defer o.mu.Unlock()
-			o.inflight--
-			if o.reads != readsAtAdmission {
-				// In flight at the last read: one overlapping creation
-				// fewer.
-				o.overlap--
-				if o.overlap == 0 && o.overlapDone != nil {
-					close(o.overlapDone)
-					o.overlapDone = nil
-				}
-			}
-			switch {
-			case !created:
-			case o.reads != readsAtAdmission:
-				// The count was read while this job was being created:
-				// whether that read saw the job depends on whether its
-				// commit came first, so adding it to admitted could count
-				// it twice (refusing the owner below its limit until the
-				// next read). It is uncertain: counted, but a refusal at
-				// the limit reads again first. (Reading again at the
-				// next admission instead made every admission read while
-				// creations overlapped: the refresh interval never held.)
-				o.uncertain++
-			default:
-				o.admitted++
-			}
-		})
-	}, true, 0, nil
+	o.flyKey(key)
+	slot := &liveSlot{o: o, key: key, readsAtAdmission: o.reads}
+	return slot.done, nil, nil
 }
 
 // waitOverlap waits, with o.mu held and let go meanwhile, until the creations
@@ -295,77 +308,4 @@ func retryAfterSeconds(d time.Duration) string {
 func rateDetail(owner string, lim Limits, wait time.Duration) string {
 	return fmt.Sprintf("owner %s is over its limit of %g requests per second (burst %d) on this router replica; retry after %s s (limits.requests_per_second in the router's configuration)",
 		owner, lim.RequestsPerSecond, lim.Burst, retryAfterSeconds(wait))
-}
-
-func liveDetail(owner string, limit int) string {
-	return fmt.Sprintf("owner %s already has %d or more jobs that are pending, running or unknown (limits.max_live_jobs is %d); nothing was stored: retry later with the same Idempotency-Key, once some have finished (or cancel or resolve them)",
-		owner, limit, limit)
-}
-
-// admitLive applies max_live_jobs to a request about to create nj. done (never
-// nil when err is nil) must be called with whether a job was created. refused
-// says the owner is at its limit: answer 429 with liveDetail. A replay of a
-// key that already holds a job is never refused: only then, on the refusal
-// path, is the key looked up (replayable says the key is the caller's own).
-// Such a request is admitted as a replay only (nj.ReplayOnly): should the
-// key's retention pass before its claim, CreateJob creates nothing and
-// returns store.ErrReplayKeyReleased, answered as this refusal
-// (liveRefusedAtClaim), so the exemption can never create a job.
-func (s *Server) admitLive(r *http.Request, nj *store.NewJob, replayable bool) (done func(created bool), refused int, err error) {
-	done, ok, limit, err := s.limits.admitLive(r.Context(), nj.Owner)
-	if err != nil || ok {
-		return done, 0, err
-	}
-	if replayable {
-		held, err := s.Store.KeyHeld(r.Context(), nj.Owner, nj.Operation, nj.IdempotencyKey)
-		if err != nil {
-			return nil, 0, err
-		}
-		if held {
-			nj.ReplayOnly = true
-			return func(bool) {}, 0, nil
-		}
-	}
-	return func(bool) {}, limit, nil
-}
-
-// liveRefusedAtClaim reports whether err is CreateJob's refusal of a request
-// admitted past max_live_jobs only as a replay whose key held no job any more
-// when it was claimed (store.ErrReplayKeyReleased): nothing was stored, and it
-// is answered as the limit's refusal, with limit the owner's max_live_jobs.
-func (s *Server) liveRefusedAtClaim(owner string, err error) (limit int, refused bool) {
-	if !errors.Is(err, store.ErrReplayKeyReleased) {
-		return 0, false
-	}
-	return s.limits.of(owner).lim.MaxLiveJobs, true
-}
-
-// writeLiveRefused answers POST /v1/jobs refused by max_live_jobs.
-func (s *Server) writeLiveRefused(w http.ResponseWriter, r *http.Request, owner string, limit int) {
-	s.setRetryAfterLive(w)
-	writeProblem(w, r, problem{Status: http.StatusTooManyRequests, Type: "too-many-live-jobs", Title: "Too many live jobs",
-		Detail: liveDetail(owner, limit), Extra: map[string]any{"limit": "max_live_jobs"}})
-}
-
-// chatLiveRefusedAtClaim answers a chat completion whose claim CreateJob
-// refused as liveRefusedAtClaim says, as the chat endpoint's max_live_jobs
-// refusal, and reports whether it did.
-func (s *Server) chatLiveRefusedAtClaim(w http.ResponseWriter, owner string, err error) bool {
-	limit, refused := s.liveRefusedAtClaim(owner, err)
-	if refused {
-		s.writeChatLiveRefused(w, owner, limit)
-	}
-	return refused
-}
-
-// writeChatLiveRefused answers a chat completion refused by max_live_jobs.
-func (s *Server) writeChatLiveRefused(w http.ResponseWriter, owner string, limit int) {
-	s.setRetryAfterLive(w)
-	writeOpenAIError(w, http.StatusTooManyRequests, "requests", "max_live_jobs_exceeded", "", liveDetail(owner, limit))
-}
-
-// setRetryAfterLive sets Retry-After on a max_live_jobs refusal: the live count
-// is read again after the refresh interval.
-func (s *Server) setRetryAfterLive(w http.ResponseWriter) {
-	w.Header().Set("Retry-After", retryAfterSeconds(s.limits.refresh))
 }

@@ -31,7 +31,7 @@ cases:
 	if s == nil {
 		t.Fatalf("parse: %v", problems)
 	}
-	_, err := conformance.Run(ctx, conformance.Options{Store: e.st, Targets: e.targets, Prompts: e.prompts,
+	_, err := conformance.Run(ctx, conformance.Options{Store: e.st, TargetDigests: testTargetDigests, Targets: e.targets, Prompts: e.prompts,
 		Suites: conformance.Suites{"triage": s}, Providers: []string{"good"}, PromptNames: []string{"triage"}, RouterVersion: "test"})
 	for _, want := range []string{
 		"faults of the suites, not of any provider",

@@ -100,7 +100,7 @@ func TestImpossibleExpectationDoesNotWithdrawAPass(t *testing.T) {
 		t.Fatal(problems)
 	}
 	e.suites["triage"] = bad
-	rep, err := conformance.Run(ctx, conformance.Options{Store: e.st, Targets: e.targets, Prompts: e.prompts, Suites: e.suites,
+	rep, err := conformance.Run(ctx, conformance.Options{Store: e.st, TargetDigests: testTargetDigests, Targets: e.targets, Prompts: e.prompts, Suites: e.suites,
 		Providers: []string{"good"}, PromptNames: []string{"triage"}, RouterVersion: "test"})
 	if err == nil || !strings.Contains(err.Error(), "faults of the suites") || !strings.Contains(err.Error(), `case a: expect.equal[/needs_human]: "yes"`) {
 		ok, why := gate.Allow(ctx, "good", p, store.RoleFailover)

@@ -54,7 +54,8 @@ func TestOperatorViewAgreesWithGate(t *testing.T) {
 	record := func(provider string, passed bool) {
 		t.Helper()
 		r := store.NewConformanceRun{Provider: provider, Model: provider, Prompt: triage.Name, PromptVersion: triage.Version,
-			Passed: passed, CasesTotal: 2, CasesPassed: 2, RouterVersion: "test"}
+			Passed: passed, CasesTotal: 2, CasesPassed: 2, RouterVersion: "test",
+			PromptDigest: triage.Digest, TargetDigest: testTargetDigests(provider, provider)}
 		if !passed {
 			r.CasesPassed = 1
 		}

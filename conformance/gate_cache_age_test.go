@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +19,7 @@ func TestGateCachedAgeCountsFromBeforeTheRead(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	ctx := context.Background()
 	if _, err := db.Store.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "fb", Model: "m", Prompt: "triage",
-		PromptVersion: "1", Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
+		PromptVersion: "1", Passed: true, CasesTotal: 1, CasesPassed: 1, PromptDigest: strings.Repeat("a", 64), TargetDigest: strings.Repeat("b", 64)}); err != nil {
 		t.Fatal(err)
 	}
 	// The gate's clock: the first reading is when the first decision starts

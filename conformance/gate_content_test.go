@@ -100,7 +100,8 @@ func TestEditedPromptWithoutVersionBumpNeedsANewPass(t *testing.T) {
 
 	// A run of the edited content counts for it (and no longer for the old).
 	if _, err := e.st.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "fallback", Model: e.targets["fallback"].Model,
-		Prompt: "triage", PromptVersion: "1", PromptDigest: edited.Digest, Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
+		Prompt: "triage", PromptVersion: "1", PromptDigest: edited.Digest, TargetDigest: testTargetDigests("fallback", ""),
+		Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if ok, why := gate.Allow(ctx, "fallback", edited, store.RoleFailover); !ok {
@@ -112,13 +113,14 @@ func TestEditedPromptWithoutVersionBumpNeedsANewPass(t *testing.T) {
 }
 
 // A run recorded before runs recorded the prompt's digest (migration 0023:
-// NULL) stays admitted for any content: upgrading withdraws no pass.
+// NULL; legacy since 0028) stays admitted for any content: upgrading
+// withdraws no pass.
 func TestPassWithoutPromptDigestStaysAdmitted(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	triage := mustPrompt(t, e, "triage")
-	if _, err := e.st.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "old", Model: "old-model", Prompt: "triage",
-		PromptVersion: "1", Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
+	if _, err := e.db.Pool.Exec(ctx, `INSERT INTO conformance_runs (provider, model, prompt, prompt_version, passed,
+		cases_total, cases_passed, started_at, legacy) VALUES ('old', 'old-model', 'triage', '1', true, 1, 1, now(), true)`); err != nil {
 		t.Fatal(err)
 	}
 	var stored *string

@@ -39,7 +39,7 @@ func newStallFixture(t *testing.T, cacheFor time.Duration) *stallFixture {
 	t.Helper()
 	db := testdb.New(t, store.Options{})
 	if _, err := db.Store.RecordConformanceRun(context.Background(), store.NewConformanceRun{Provider: "fb", Model: "m",
-		Prompt: "triage", PromptVersion: "1", Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
+		Prompt: "triage", PromptVersion: "1", Passed: true, CasesTotal: 1, CasesPassed: 1, PromptDigest: strings.Repeat("a", 64), TargetDigest: strings.Repeat("b", 64)}); err != nil {
 		t.Fatal(err)
 	}
 	fx := &stallFixture{t: t, db: db, p: &prompt.Prompt{Name: "triage", Version: "1", Model: "m"},

@@ -90,14 +90,16 @@ func TestGateRefusesARepointedTargetUntilItPasses(t *testing.T) {
 }
 
 // A run recorded before runs recorded the target's digest (migration 0024:
-// NULL) stays admitted whatever the target's settings: upgrading withdraws no
-// pass. A gate not told the targets' settings counts runs on any.
+// NULL; legacy since 0028) stays admitted whatever the target's settings:
+// upgrading withdraws no pass. A gate not told the targets' settings counts
+// runs on any.
 func TestGateAdmitsAPassWithoutTargetDigest(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	triage := mustPrompt(t, e, "triage")
-	if _, err := e.st.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "openai-backup", Model: "gpt-4o-mini", Prompt: "triage",
-		PromptVersion: "1", PromptDigest: triage.Digest, Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
+	if _, err := e.db.Pool.Exec(ctx, `INSERT INTO conformance_runs (provider, model, prompt, prompt_version, passed,
+		cases_total, cases_passed, started_at, prompt_digest, legacy) VALUES ('openai-backup', 'gpt-4o-mini', 'triage', '1', true, 1, 1, now(), $1, true)`,
+		triage.Digest); err != nil {
 		t.Fatal(err)
 	}
 	var stored *string

@@ -35,7 +35,7 @@ func TestFailingRunWithUnstorableReplyIsRecorded(t *testing.T) {
 	}
 
 	nul = true
-	rep, err := conformance.Run(context.Background(), conformance.Options{Store: e.st, Targets: e.targets, Prompts: e.prompts,
+	rep, err := conformance.Run(context.Background(), conformance.Options{Store: e.st, TargetDigests: testTargetDigests, Targets: e.targets, Prompts: e.prompts,
 		Suites: e.suites, Providers: []string{"flaky"}, PromptNames: []string{"triage"}, RouterVersion: "test"})
 	if err != nil {
 		t.Fatalf("second run: %v", err)

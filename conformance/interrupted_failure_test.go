@@ -56,7 +56,7 @@ func (ie *interruptedEnv) rerun(t *testing.T) *conformance.Report {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ie.cancel = cancel
-	rep, err := conformance.Run(ctx, conformance.Options{Store: ie.st, Targets: ie.targets, Prompts: ie.prompts, Suites: ie.suites,
+	rep, err := conformance.Run(ctx, conformance.Options{Store: ie.st, TargetDigests: testTargetDigests, Targets: ie.targets, Prompts: ie.prompts, Suites: ie.suites,
 		PromptNames: []string{"triage"}, RouterVersion: "test"})
 	if err == nil || rep == nil || !rep.Interrupted || rep.Passed {
 		t.Fatalf("want an interrupted run that did not pass, got err=%v report=%+v", err, rep)
@@ -163,7 +163,7 @@ func TestInterruptAfterLastCaseIsAFinishedRun(t *testing.T) {
 	e.add("backup", oracle(e.answers, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rep, err := conformance.Run(ctx, conformance.Options{Store: e.st, Targets: e.targets, Prompts: e.prompts, Suites: e.suites,
+	rep, err := conformance.Run(ctx, conformance.Options{Store: e.st, TargetDigests: testTargetDigests, Targets: e.targets, Prompts: e.prompts, Suites: e.suites,
 		PromptNames: []string{"triage"}, RouterVersion: "test",
 		Progress: func(pr conformance.Progress) {
 			if pr.Done == pr.Total {

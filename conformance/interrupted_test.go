@@ -26,7 +26,7 @@ func TestInterruptedRunIsNotReportedPassed(t *testing.T) {
 		}
 		return ref(n, req)
 	})
-	rep, err := conformance.Run(ctx, conformance.Options{Store: e.st, Targets: e.targets, Prompts: e.prompts, Suites: e.suites, RouterVersion: "test"})
+	rep, err := conformance.Run(ctx, conformance.Options{Store: e.st, TargetDigests: testTargetDigests, Targets: e.targets, Prompts: e.prompts, Suites: e.suites, RouterVersion: "test"})
 	if err == nil || !strings.Contains(err.Error(), "interrupted") {
 		t.Fatalf("Run = %v; want an error saying the run was interrupted", err)
 	}
@@ -63,7 +63,7 @@ func TestInterruptedBeforeAnyResult(t *testing.T) {
 	defer cancel()
 	ref := oracle(e.answers, nil)
 	e.add("good", func(n int, req *providers.Request) providers.Step { cancel(); return ref(n, req) })
-	rep, err := conformance.Run(ctx, conformance.Options{Store: e.st, Targets: e.targets, Prompts: e.prompts, Suites: e.suites, RouterVersion: "test"})
+	rep, err := conformance.Run(ctx, conformance.Options{Store: e.st, TargetDigests: testTargetDigests, Targets: e.targets, Prompts: e.prompts, Suites: e.suites, RouterVersion: "test"})
 	if err == nil {
 		t.Fatal("no error from an interrupted run")
 	}

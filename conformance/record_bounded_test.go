@@ -60,7 +60,7 @@ func TestRecordingEndsAtSecondSignal(t *testing.T) {
 	done := make(chan ran, 1)
 	go func() {
 		// A record timeout far longer than any test: only Stop can end it.
-		rep, err := conformance.Run(ctx, conformance.Options{Store: e.st, Targets: e.targets, Prompts: e.prompts, Suites: e.suites,
+		rep, err := conformance.Run(ctx, conformance.Options{Store: e.st, TargetDigests: testTargetDigests, Targets: e.targets, Prompts: e.prompts, Suites: e.suites,
 			Providers: []string{"good"}, PromptNames: []string{"triage"}, RouterVersion: "test",
 			Stop: stop, RecordTimeout: time.Hour})
 		done <- ran{rep, err}
@@ -89,7 +89,7 @@ func TestRecordingIsBounded(t *testing.T) {
 	e := newEnv(t)
 	e.add("good", oracle(e.answers, nil))
 	lockRuns(t, e) // held for the whole run: the insert cannot finish
-	rep, err := conformance.Run(context.Background(), conformance.Options{Store: e.st, Targets: e.targets, Prompts: e.prompts, Suites: e.suites,
+	rep, err := conformance.Run(context.Background(), conformance.Options{Store: e.st, TargetDigests: testTargetDigests, Targets: e.targets, Prompts: e.prompts, Suites: e.suites,
 		Providers: []string{"good"}, PromptNames: []string{"triage"}, RouterVersion: "test", RecordTimeout: 50 * time.Millisecond})
 	if err == nil || rep == nil || len(rep.Results) != 1 {
 		t.Fatalf("Run = %+v, %v; want the one result and an error", rep, err)

@@ -21,11 +21,17 @@ func (r *Report) WriteTable(w io.Writer) error {
 	rows := make([][]string, len(r.Results))
 	for i, res := range r.Results {
 		verdict := "pass"
-		if !res.Passed {
+		switch {
+		case res.Inconclusive:
+			verdict = "INCONCLUSIVE: rerun (transient provider errors; not recorded)"
+		case !res.Passed:
 			verdict = "FAIL"
 		}
 		if res.Interrupted {
 			verdict += fmt.Sprintf(" (interrupted after %d of %d cases)", len(res.Cases), res.CasesTotal)
+		}
+		if res.Exploratory {
+			verdict += fmt.Sprintf(", EXPLORATORY (temperature %g; not recorded)", res.Temperature)
 		}
 		if res.NotRecorded() {
 			verdict += ", NOT RECORDED"
@@ -51,9 +57,15 @@ func (r *Report) WriteTable(w io.Writer) error {
 		b.WriteByte('\n')
 	}
 	line(header)
-	failed, unrecorded, cut := 0, 0, 0
+	// failed counts the failures the gate has (or, when the run records
+	// nothing, would have): a failure not recorded, or an inconclusive
+	// result, withdraws nothing.
+	failed, unrecorded, cut, unsure, explored := 0, 0, 0, 0, 0
 	for i, res := range r.Results {
 		line(rows[i])
+		if res.Exploratory {
+			explored++
+		}
 		if res.Interrupted {
 			cut++
 		}
@@ -64,7 +76,12 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if res.Passed {
 			continue
 		}
-		failed++
+		switch {
+		case res.Inconclusive:
+			unsure++
+		case !res.NotRecorded() && !res.Exploratory:
+			failed++
+		}
 		for _, c := range res.Cases {
 			if !c.Passed {
 				b.WriteString("    ✗ " + describeCase(c) + "\n")
@@ -77,10 +94,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if r.SuitesDir != "" {
 			where = filepath.Join(r.SuitesDir, name, SuiteFile)
 		}
-		unsuited := "no provider can become eligible for failover on it"
-		if r.Gate == GateOff {
-			unsuited = "no provider could pass the gate on it, were conformance.gate turned on"
-		}
+		unsuited := r.unsuitedMeans()
 		fmt.Fprintf(&b, "prompt %s has no suite (%s): %s\n", printable(id), printable(where), unsuited)
 	}
 	switch {
@@ -102,8 +116,16 @@ func (r *Report) WriteTable(w io.Writer) error {
 		b.WriteString("nothing to run: no prompt has a suite\n")
 	case r.Passed:
 		fmt.Fprintf(&b, "all %d passed\n", len(r.Results))
+	case explored == len(r.Results) && len(r.Unsuited) == 0 && unrecorded == 0:
+		// Said below.
 	case failed > 0:
 		fmt.Fprintf(&b, "%d of %d failed: %s\n", failed, len(r.Results), r.failedMeans("those providers", "those prompt versions"))
+	}
+	if unsure > 0 {
+		fmt.Fprintf(&b, "%d of %d inconclusive: %s\n", unsure, len(r.Results), printable(r.inconclusiveMeans()))
+	}
+	if explored > 0 {
+		fmt.Fprintf(&b, "%d of %d exploratory: %s\n", explored, len(r.Results), exploratoryMeans())
 	}
 	if unrecorded > 0 {
 		fmt.Fprintf(&b, "%d of %d not recorded: the gate does not have these results and still judges those providers by their previous runs; run again once the database takes them\n",
@@ -119,23 +141,52 @@ func (r *Report) WriteTable(w io.Writer) error {
 // failover or hedging on those prompt versions until a run passes". With the
 // gate off, that the results are not used for routing.
 func (r *Report) Consequence() string {
-	failed := 0
+	failed, unsure, explored := 0, 0, 0
 	for _, res := range r.Results {
-		if !res.Passed {
+		switch {
+		case res.Exploratory:
+			explored++
+		case res.Inconclusive:
+			unsure++
+		case !res.Passed:
 			failed++
 		}
 	}
-	if failed == 0 && len(r.Unsuited) > 0 {
-		if r.Gate == GateOff {
+	var s string
+	switch {
+	case failed == 0 && unsure > 0:
+		return "inconclusive: " + r.inconclusiveMeans()
+	case failed == 0 && explored > 0:
+		return "exploratory: " + exploratoryMeans()
+	case failed == 0 && len(r.Unsuited) > 0:
+		switch r.Gate {
+		case GateOff:
 			return "some prompts have no suite; conformance.gate is off, so routing does not use conformance results yet"
+		case GateAll:
+			return "some prompts have no suite: no target is eligible for any attempt on them, not even as a route's primary (conformance.gate: all), so every job of them is refused"
 		}
 		return "some prompts have no suite: no provider is eligible for failover or hedging on them"
 	}
-	s := r.failedMeans("the providers marked FAIL", "those prompt versions")
+	s = r.failedMeans("the providers marked FAIL", "those prompt versions")
 	if r.Gate != GateOff {
 		s += " until a run passes"
 	}
+	if unsure > 0 {
+		s += "; some results are inconclusive: " + r.inconclusiveMeans()
+	}
 	return s
+}
+
+// unsuitedMeans is what a prompt without a suite means under the report's
+// gate.
+func (r *Report) unsuitedMeans() string {
+	switch r.Gate {
+	case GateOff:
+		return "no provider could pass the gate on it, were conformance.gate turned on"
+	case GateAll:
+		return "no target is eligible for any attempt on it, not even as a route's primary (conformance.gate: all): every job of it is refused"
+	}
+	return "no provider can become eligible for failover on it"
 }
 
 // failedMeans is what failing means for who on what under the report's gate.

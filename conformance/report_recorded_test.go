@@ -27,7 +27,7 @@ func TestUnrecordedResultIsNotReportedAsPassed(t *testing.T) {
 		CREATE TRIGGER refuse_run BEFORE INSERT ON conformance_runs FOR EACH ROW EXECUTE FUNCTION refuse_run();`); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := conformance.Run(ctx, conformance.Options{Store: e.st, Targets: e.targets, Prompts: e.prompts, Suites: e.suites,
+	rep, err := conformance.Run(ctx, conformance.Options{Store: e.st, TargetDigests: testTargetDigests, Targets: e.targets, Prompts: e.prompts, Suites: e.suites,
 		Providers: []string{"good"}, PromptNames: []string{"triage"}, RouterVersion: "test"})
 	if err == nil || !strings.Contains(err.Error(), "No space left on device") {
 		t.Fatalf("Run = %v, want the recording error", err)

@@ -55,7 +55,8 @@ type Options struct {
 	Concurrency int
 	// Temperature overrides the suites' temperature (which defaults to 0);
 	// from 0 to 2. Each case's stored details record the one it used
-	// (CaseResult.Sampling).
+	// (CaseResult.Sampling). Above MaxGateTemperature a result is
+	// exploratory (Result.Exploratory): reported, not recorded.
 	Temperature *float32
 	// SuitesDir is the directory the suites were loaded from, for messages
 	// (a prompt without a suite is told where to write it); also
@@ -139,13 +140,15 @@ type Progress struct {
 type Report struct {
 	RouterVersion string `json:"router_version"`
 	// Passed: the run finished, every case of every result passed, every
-	// result was recorded (a pass the gate does not have is not one) and
-	// every loaded prompt has a suite.
+	// result was recorded (a pass the gate does not have is not one: an
+	// inconclusive or exploratory result is not) and every loaded prompt has
+	// a suite.
 	Passed bool `json:"passed"`
 	// Interrupted: the run ended early (its context ended: Ctrl-C, a CI
 	// timeout's SIGTERM). Results lists the provider × prompt results that
 	// finished, and those cut short after a case had failed (Result.
-	// Interrupted: failed, and recorded as such); of the Planned others,
+	// Interrupted: failed, and recorded as such; a failure on a transient
+	// provider error does not count); of the Planned others,
 	// nothing ran to the end or was recorded, so the gate still judges them
 	// by their previous runs.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -161,6 +164,9 @@ type Report struct {
 	// Gate is the configured conformance.gate (Options.Gate): what the results
 	// mean for routing depends on it.
 	Gate string `json:"gate,omitempty"`
+	// Rerun is the command that reruns the inconclusive results
+	// (Result.Inconclusive); empty when there are none.
+	Rerun string `json:"rerun,omitempty"`
 }
 
 // Result is one provider on one prompt version.
@@ -180,8 +186,23 @@ type Result struct {
 	// would have done; it is recorded as failed with the cases that finished
 	// (Cases, fewer than CasesTotal). A pair interrupted before any case
 	// failed is not a Result at all: an unfinished pair never records a pass.
-	Interrupted bool  `json:"interrupted,omitempty"`
-	DurationMS  int64 `json:"duration_ms"`
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Inconclusive: no case failed for a reason of the target's, but some
+	// failed on a transient provider error (rate limited, a server error or
+	// overload, a timeout, the network: transientError), so the pair proves
+	// nothing either way, even when its other cases passed. It is not
+	// recorded (Recorded stays absent): the gate keeps judging the target by
+	// its previous runs, and a brief rate limit during a CI run does not
+	// withdraw a valid pass. Passed is false and the run does not pass: rerun
+	// it (Report.Rerun).
+	Inconclusive bool `json:"inconclusive,omitempty"`
+	// Exploratory: the pair ran at a temperature above MaxGateTemperature
+	// (Temperature), which the gate does not count: it is reported, not
+	// recorded (Recorded stays absent), and the run does not pass.
+	Exploratory bool `json:"exploratory,omitempty"`
+	// Temperature is the temperature the pair's requests asked for.
+	Temperature float32 `json:"temperature"`
+	DurationMS  int64   `json:"duration_ms"`
 	// Recorded says whether the result was stored, where the gate reads it:
 	// false when storing it failed (RecordError says why; the gate still
 	// judges the provider by its previous run, so a pass here is not one the
@@ -208,6 +229,9 @@ type CaseResult struct {
 	Passed bool   `json:"passed"`
 	// Stage is where the case failed (see the Stage constants); "" when it passed.
 	Stage string `json:"stage,omitempty"`
+	// Transient: the case failed its round trip on a transient provider
+	// error (transientError); it says nothing of the target's conformance.
+	Transient bool `json:"transient,omitempty"`
 	// Failures name the rule and the JSON path (or the message field) of each
 	// problem.
 	Failures      []contract.Violation `json:"failures,omitempty"`
@@ -417,9 +441,10 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	for _, rs := range results {
 		for _, r := range rs {
 			rep.Results = append(rep.Results, r)
-			rep.Passed = rep.Passed && r.Passed && !r.NotRecorded()
+			rep.Passed = rep.Passed && r.Passed && !r.NotRecorded() && !r.Exploratory
 		}
 	}
+	rep.Rerun = rep.rerunInconclusive()
 	// An interrupted run tested only some providers or prompts, and a
 	// provider that ended in an error has results missing: neither passed,
 	// whatever the results that finished say. A run whose every planned
@@ -528,7 +553,7 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 			temp = &zero
 		}
 		res := Result{Provider: pl.provider, Model: model, Prompt: p.Name, PromptVersion: p.Version, PromptDigest: p.Digest,
-			CasesTotal: len(s.Cases)}
+			CasesTotal: len(s.Cases), Temperature: *temp, Exploratory: *temp > MaxGateTemperature}
 		if opt.TargetDigests != nil {
 			res.TargetDigest = opt.TargetDigests(pl.provider, model)
 		}
@@ -539,11 +564,12 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 			if ctx.Err() != nil {
 				// Unfinished. The case in flight is not counted (the
 				// interruption may have failed it); a case that failed
-				// before already fails the pair, so that failure is recorded
-				// (the gate must not keep admitting a provider on its
-				// previous pass). Without one, nothing is: an unfinished run
-				// never records a pass.
-				if res.CasesPassed < len(res.Cases) {
+				// before for a reason of the target's already fails the
+				// pair, so that failure is recorded (the gate must not keep
+				// admitting a provider on its previous pass). Without one,
+				// nothing is: an unfinished run never records a pass, and a
+				// transient provider error proves nothing.
+				if real, _ := failures(res.Cases); real > 0 {
 					res.Interrupted = true
 					out = append(out, record(ctx, opt, pl.provider, r, res, s.Digest, time.Since(start), &errs))
 				}
@@ -567,7 +593,8 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 func record(ctx context.Context, opt *Options, provider string, r planRun, res Result, suiteDigest string, elapsed time.Duration, errs *[]error) Result {
 	res.DurationMS = elapsed.Milliseconds()
 	res.Passed = !res.Interrupted && res.CasesTotal > 0 && res.CasesPassed == res.CasesTotal
-	if opt.Store == nil {
+	res.Inconclusive = !res.Interrupted && inconclusive(res.Cases)
+	if opt.Store == nil || res.Inconclusive || res.Exploratory {
 		return res
 	}
 	rctx, done := recordContext(ctx, opt, fmt.Sprintf("`router conformance run --provider %s --prompt %s`", provider, r.prompt.Name))
@@ -708,6 +735,7 @@ func runCase(ctx context.Context, name string, t *race.Target, retry race.Backof
 		if pe.ProviderMessage != "" { // an operator's report: the provider's own words too
 			msg += " (the provider said: " + pe.ProviderMessage + ")"
 		}
+		cr.Transient = transientError(pe)
 		return fail(StageProvider, contract.Violation{Rule: "provider." + string(pe.Kind), Path: "$", Message: msg})
 	}
 	u := resp.Usage

@@ -48,13 +48,13 @@ func TestSuiteTemperatureNaNRunIsRefused(t *testing.T) {
 	s := *e.suites["triage"]
 	s.Temperature = &nan
 	e.suites["triage"] = &s
-	_, err := conformance.Run(ctx, conformance.Options{Store: e.st, Targets: e.targets, Prompts: e.prompts, Suites: e.suites,
+	_, err := conformance.Run(ctx, conformance.Options{Store: e.st, TargetDigests: testTargetDigests, Targets: e.targets, Prompts: e.prompts, Suites: e.suites,
 		PromptNames: []string{"triage"}, RouterVersion: "test"})
 	if err == nil || !strings.Contains(err.Error(), "temperature: NaN is outside 0..2") {
 		t.Fatalf("Run = %v; want the suite refused, naming temperature", err)
 	}
 	e.suites = loadSuites(t)
-	_, err = conformance.Run(ctx, conformance.Options{Store: e.st, Targets: e.targets, Prompts: e.prompts, Suites: e.suites,
+	_, err = conformance.Run(ctx, conformance.Options{Store: e.st, TargetDigests: testTargetDigests, Targets: e.targets, Prompts: e.prompts, Suites: e.suites,
 		PromptNames: []string{"triage"}, RouterVersion: "test", Temperature: &nan})
 	if err == nil || !strings.Contains(err.Error(), "temperature NaN is outside 0..2") {
 		t.Fatalf("Run with Options.Temperature NaN = %v; want it refused", err)

@@ -33,7 +33,12 @@ of the model the target sends and of the prompt's current content. Each target
 runs with its own model (the prompt's model, when it names one); a target of a
 route with a conformance_prompt and a models list also runs that prompt with each
 of those models, which chat completions may ask for instead.
-Prints a table (or --json) and exits 1 when anything failed, 2 on bad flags
+A result whose only failures are transient provider errors (rate limited, a
+server error or overload, a timeout, the network) is inconclusive: it is not
+recorded, so the gate keeps judging that provider by its previous runs; rerun
+it. A run at a temperature above 0.5 is exploratory: reported, never recorded.
+Prints a table (or --json) and exits 1 when anything failed, was inconclusive,
+exploratory or not recorded, 2 on bad flags
 (--provider or --prompt naming nothing, "" included, or a name not configured;
 --suites or --temperature given as ""; --concurrency below 1).`
 
@@ -68,7 +73,7 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of a table")
 	suitesDir := fs.String("suites", "", "directory holding <prompt>/suite.yaml (default: conformance/suites if it exists, else conformance/suites beside prompts_dir)")
 	concurrency := fs.Int("concurrency", 4, "how many providers are tested at once (1 or more)")
-	tempFlag := fs.String("temperature", "", "override the suites' temperature (default: each suite's, 0 when unset)")
+	tempFlag := fs.String("temperature", "", fmt.Sprintf("override the suites' temperature (default: each suite's, 0 when unset); above %g the run is exploratory: reported, not recorded for the gate", conformance.MaxGateTemperature))
 	if err := parseHelpTo(fs, args[1:], stdout); err != nil {
 		return err
 	}

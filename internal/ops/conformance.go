@@ -20,9 +20,10 @@ type conformanceResult struct {
 	// Current: the run is of the prompt version this router has loaded, with
 	// a model the target may be asked for now (the one it sends for the
 	// prompt, or a chat route's, see runJudge.models) and against the prompt
-	// content loaded now (a run recorded without a digest counts for any), on
-	// the target's settings of now (its type, base_url and request settings:
-	// conformance.TargetDigest; a run recorded without one counts for any).
+	// content loaded now (a legacy run, recorded before migration 0028
+	// without a digest, counts for any), on the target's settings of now (its
+	// type, base_url and request settings: conformance.TargetDigest; a legacy
+	// run without one counts for any).
 	// Other results do not count for routing.
 	Current *bool `json:"current,omitempty"`
 	// Fresh: the last pass (last_pass_at) is younger than conformance.max_age

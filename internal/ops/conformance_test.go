@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,6 +32,10 @@ func TestListConformance(t *testing.T) {
 		{Provider: "p1", Model: "m1", Prompt: "triage", PromptVersion: "0", Passed: true, CasesTotal: 10, CasesPassed: 10},
 		{Provider: "p2", Model: "m2", Prompt: "invoice", PromptVersion: "1", Passed: true, CasesTotal: 9, CasesPassed: 9},
 	} {
+		r.PromptDigest, r.TargetDigest = strings.Repeat("a", 64), strings.Repeat("b", 64)
+		if p, err := prompts.Get(r.Prompt, ""); err == nil && p.Version == r.PromptVersion {
+			r.PromptDigest = p.Digest // the content loaded now
+		}
 		if _, err := db.Store.RecordConformanceRun(ctx, r); err != nil {
 			t.Fatal(err)
 		}

@@ -364,11 +364,11 @@ func TestStoreConformanceMatrix(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	ctx := context.Background()
 	if _, err := db.Store.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "fallback", Prompt: "triage",
-		PromptVersion: "1", Passed: true, CasesTotal: 3, CasesPassed: 3}); err != nil {
+		PromptVersion: "1", Passed: true, CasesTotal: 3, CasesPassed: 3, PromptDigest: strings.Repeat("a", 64), TargetDigest: strings.Repeat("b", 64)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Store.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "primary", Prompt: "triage",
-		PromptVersion: "1", Passed: false, CasesTotal: 3, CasesPassed: 2}); err != nil {
+		PromptVersion: "1", Passed: false, CasesTotal: 3, CasesPassed: 2, PromptDigest: strings.Repeat("a", 64), TargetDigest: strings.Repeat("b", 64)}); err != nil {
 		t.Fatal(err)
 	}
 	cells, err := ops.StoreConformance{Store: db.Store, MaxAge: time.Hour}.ConformanceMatrix(ctx)

@@ -28,10 +28,19 @@ func TestServedGateAndViewsJudgeTheTargetsSettings(t *testing.T) {
 	cfg := newConfig(t, db, llm.srv.URL, "")
 	cfg.Conformance.Gate = conformance.GateAll // the primary needs a pass too
 	ctx := context.Background()
+	prompts, err := server.LoadPrompts(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	triage, err := prompts.Get("triage", "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	record := func(digest string) {
 		t.Helper()
 		if _, err := db.Store.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "llm", Model: "m", Prompt: "triage",
-			PromptVersion: "1", Passed: true, CasesTotal: 1, CasesPassed: 1, TargetDigest: digest, Duration: time.Second}); err != nil {
+			PromptVersion: "1", Passed: true, CasesTotal: 1, CasesPassed: 1, PromptDigest: triage.Digest, TargetDigest: digest,
+			Duration: time.Second}); err != nil {
 			t.Fatal(err)
 		}
 	}

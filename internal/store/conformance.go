@@ -24,14 +24,22 @@ type ConformanceRun struct {
 	Cases         json.RawMessage `json:"cases,omitempty"`
 	SuiteDigest   string          `json:"suite_digest,omitempty"`
 	// PromptDigest is the content digest of the prompt the run was made
-	// against (prompt.Prompt.Digest); "" for a run recorded before the router
-	// recorded it (migration 0023), which counts for any content.
+	// against (prompt.Prompt.Digest); "" for a legacy run recorded before
+	// the router recorded it (migration 0023), which counts for any content.
 	PromptDigest string `json:"prompt_digest,omitempty"`
 	// TargetDigest is the digest of the target's settings the run was made
 	// against (conformance.TargetDigest: its type, base URL, model and
-	// request settings); "" for a run recorded before the router recorded it
-	// (migration 0024), which counts for any settings.
-	TargetDigest  string    `json:"target_digest,omitempty"`
+	// request settings); "" for a legacy run recorded before the router
+	// recorded it (migration 0024), which counts for any settings.
+	TargetDigest string `json:"target_digest,omitempty"`
+	// Legacy: the run was recorded before migration 0028 without both
+	// digests. Only a legacy run may lack one (the database's
+	// conformance_runs_digests_required_upgrade_router check: an older
+	// router binary can no longer record a run without them), and only on a
+	// legacy run does a missing digest count for anything; a run that is not
+	// legacy and somehow lacks one reads back with a digest that matches
+	// nothing (unrecordedDigest).
+	Legacy        bool      `json:"legacy,omitempty"`
 	RouterVersion string    `json:"router_version"`
 	StartedAt     time.Time `json:"started_at"`
 	FinishedAt    time.Time `json:"finished_at"`
@@ -59,11 +67,11 @@ type NewConformanceRun struct {
 	// Cases is the per-case detail, stored as JSON (nil: an empty list).
 	Cases       any
 	SuiteDigest string
-	// PromptDigest is the prompt's content digest (prompt.Prompt.Digest); ""
-	// stores none.
+	// PromptDigest is the prompt's content digest (prompt.Prompt.Digest);
+	// required.
 	PromptDigest string
 	// TargetDigest is the target's settings digest (conformance.TargetDigest):
-	// a hex SHA-256, or "" to store none.
+	// a hex SHA-256; required.
 	TargetDigest  string
 	RouterVersion string
 	// Duration is how long the run took (a monotonic measurement); the row's
@@ -81,7 +89,12 @@ func (s *Store) RecordConformanceRun(ctx context.Context, r NewConformanceRun) (
 		return nil, fmt.Errorf("record conformance run: %d of %d cases passed is not a count", r.CasesPassed, r.CasesTotal)
 	case r.Passed && (r.CasesTotal == 0 || r.CasesPassed != r.CasesTotal):
 		return nil, fmt.Errorf("record conformance run: a run with %d of %d cases passed cannot pass", r.CasesPassed, r.CasesTotal)
-	case r.TargetDigest != "" && !hexSHA256(r.TargetDigest):
+	case r.PromptDigest == "" || r.TargetDigest == "":
+		// A run without them would count for any prompt content or target
+		// settings; the database refuses it too (migration 0028).
+		return nil, fmt.Errorf("record conformance run: a run records the prompt's content digest and the target's settings digest (have %q and %q)",
+			r.PromptDigest, r.TargetDigest)
+	case !hexSHA256(r.TargetDigest):
 		return nil, fmt.Errorf("record conformance run: target digest %q is not a hex SHA-256 (conformance.TargetDigest makes one)", r.TargetDigest)
 	}
 	cases := []byte("[]")
@@ -115,10 +128,11 @@ func (s *Store) RecordConformanceRun(ctx context.Context, r NewConformanceRun) (
 
 // SamePromptContent reports whether a run recorded against the prompt content
 // whose digest is ran counts for the content whose digest is now
-// (prompt.Prompt.Digest): the digests are equal, or either is unknown. A run
-// recorded before the router recorded digests (migration 0023) counts for
-// any content, so an upgrade withdraws no pass. The gate and the operator
-// views both judge by it.
+// (prompt.Prompt.Digest): the digests are equal, or either is unknown. A
+// legacy run, recorded before the router recorded digests (migrations 0023,
+// 0028), counts for any content, so an upgrade withdraws no pass; a run read
+// from the database has ran "" only when it is legacy (unrecordedDigest).
+// The gate and the operator views both judge by it.
 func SamePromptContent(ran, now string) bool { return ran == "" || now == "" || ran == now }
 
 // hexSHA256 reports whether s is a SHA-256 in lower-case hex, the form the
@@ -139,8 +153,10 @@ func hexSHA256(s string) bool {
 // SameTarget reports whether a run recorded against the target settings
 // whose digest is ran counts for the settings whose digest is now
 // (conformance.TargetDigest): the digests are equal, or either is unknown. A
-// run recorded before the router recorded target digests (migration 0024)
-// counts for any settings, so an upgrade withdraws no pass; a target whose
+// legacy run, recorded before the router recorded target digests (migrations
+// 0024, 0028), counts for any settings, so an upgrade withdraws no pass (a
+// run read from the database has ran "" only when it is legacy:
+// unrecordedDigest); a target whose
 // type, base URL or request settings changed since its run, keeping its id
 // and model, is not admitted on it. The gate and the operator views both
 // judge by it.
@@ -155,6 +171,18 @@ type ConformanceFilter struct {
 	// MaxAge is conformance.max_age, against which each run's Fresh is judged
 	// (zero or negative: nothing is fresh, as the gate then admits no pass).
 	MaxAge time.Duration
+}
+
+// unrecordedDigest is the digest a run that is not legacy reads back with
+// when it has none: the database's check (migration 0028) lets no such run
+// in, and should one be there (the check dropped or not yet validated), it
+// matches no prompt content or target settings, rather than every one.
+const unrecordedDigest = "unrecorded"
+
+// digestSQL is the digest in column col of the run aliased r, as the gate
+// and the views compare it: "" (any) only on a legacy run.
+func digestSQL(r, col string) string {
+	return "coalesce(" + r + "." + col + ", CASE WHEN " + r + ".legacy THEN '' ELSE '" + unrecordedDigest + "' END)"
 }
 
 // freshSQL is the conformance freshness rule, on the database clock: the pass
@@ -183,7 +211,7 @@ func (s *Store) LatestConformanceRuns(ctx context.Context, f ConformanceFilter) 
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ConformanceRun, error) {
 		var c ConformanceRun
 		err := r.Scan(&c.ID, &c.Provider, &c.Model, &c.Prompt, &c.PromptVersion, &c.Passed, &c.CasesTotal, &c.CasesPassed,
-			&c.Cases, &c.SuiteDigest, &c.PromptDigest, &c.TargetDigest, &c.RouterVersion, &c.StartedAt, &c.FinishedAt, &c.LastPassAt, &c.Fresh)
+			&c.Cases, &c.SuiteDigest, &c.PromptDigest, &c.TargetDigest, &c.Legacy, &c.RouterVersion, &c.StartedAt, &c.FinishedAt, &c.LastPassAt, &c.Fresh)
 		return c, err
 	})
 	if err != nil {
@@ -198,8 +226,11 @@ type ConformanceStanding struct {
 	Provider      string
 	Prompt        string
 	PromptVersion string
-	// Latest is the latest run of exactly this version (without cases); nil when
-	// there is none.
+	// Latest is the latest run of exactly this version (without cases): the
+	// one that finished last, or, when that passed, a failing run that
+	// finished after it started (a run that tested the target while the pass
+	// ran, and failed, withdraws it whatever order they were recorded in);
+	// nil when there is none.
 	Latest *ConformanceRun
 	// LastPassAt is the finish of the latest passing run of this version; nil
 	// when none passed. LastPassAge is now() minus it, on the database clock.
@@ -221,7 +252,8 @@ type ConformanceStanding struct {
 
 // Eligible reports whether the provider may take fallback traffic on this
 // prompt version: its latest run passed, and that pass is younger than maxAge.
-// A later failing run withdraws an earlier pass.
+// A later failing run withdraws an earlier pass, and so does a failing run
+// that finished after the pass started.
 func (c *ConformanceStanding) Eligible() bool {
 	return c.Latest != nil && c.Latest.Passed && c.Fresh
 }
@@ -244,7 +276,7 @@ func (s *Store) ConformanceStandingOf(ctx context.Context, provider, forModel, p
 		model, digest, rv     *string
 		promptDigest          *string
 		targetDigest          *string
-		passed                *bool
+		passed, legacy        *bool
 		total, passedCases    *int
 		startedAt, finishedAt *time.Time
 		ageMicros             *int64
@@ -252,7 +284,7 @@ func (s *Store) ConformanceStandingOf(ctx context.Context, provider, forModel, p
 	)
 	err := s.pool.QueryRow(ctx, conformanceStandingSQLs[b2i(forModel != "")],
 		provider, prompt, version, maxAge.Microseconds(), forModel,
-	).Scan(&st.Now, &latestID, &model, &passed, &total, &passedCases, &digest, &rv, &startedAt, &finishedAt, &promptDigest, &targetDigest,
+	).Scan(&st.Now, &latestID, &model, &passed, &total, &passedCases, &digest, &rv, &startedAt, &finishedAt, &promptDigest, &targetDigest, &legacy,
 		&st.LastPassAt, &ageMicros, &fresh, &st.PassedVersions, &st.PassedModels)
 	if err != nil {
 		return nil, fmt.Errorf("read conformance standing of %s on %s@%s: %w", provider, prompt, version, err)
@@ -261,7 +293,7 @@ func (s *Store) ConformanceStandingOf(ctx context.Context, provider, forModel, p
 		st.Latest = &ConformanceRun{
 			ID: *latestID, Provider: provider, Model: *model, Prompt: prompt, PromptVersion: version, Passed: *passed,
 			CasesTotal: *total, CasesPassed: *passedCases, SuiteDigest: *digest, PromptDigest: *promptDigest, TargetDigest: *targetDigest,
-			RouterVersion: *rv, StartedAt: *startedAt, FinishedAt: *finishedAt, LastPassAt: st.LastPassAt,
+			Legacy: *legacy, RouterVersion: *rv, StartedAt: *startedAt, FinishedAt: *finishedAt, LastPassAt: st.LastPassAt,
 		}
 	}
 	if ageMicros != nil {

@@ -12,7 +12,10 @@ package store
 // conformance_runs_group_latest and conformance_runs_group_passing. The
 // provider filter is in the statement's text, not an empty-means-any condition,
 // so that a generic plan (a statement run often through pgx's statement
-// cache) bounds the scan by it too.
+// cache) bounds the scan by it too. The latest run of a group is the
+// gate's (ConformanceStandingOf): the one that finished last, or, when that
+// is a pass, a failing run that finished after it started
+// (overlappingFailureSQL), with one more range scan of the same index.
 // latestConformanceSQLs are both texts, made once: [0] any provider, [1] by
 // provider.
 var latestConformanceSQLs = [2]string{latestConformanceSQL(false), latestConformanceSQL(true)}
@@ -42,15 +45,19 @@ func latestConformanceSQL(byProvider bool) string {
 				WHERE ` + step + `(r.provider, r.model, r.prompt, r.prompt_version) > (g.provider, g.model, g.prompt, g.prompt_version)
 				ORDER BY r.provider, r.model, r.prompt, r.prompt_version LIMIT 1) n)
 		SELECT l.id, l.provider, l.model, l.prompt, l.prompt_version, l.passed, l.cases_total, l.cases_passed,
-			l.cases, l.suite_digest, coalesce(l.prompt_digest, ''), coalesce(l.target_digest, ''), l.router_version, l.started_at, l.finished_at,
+			CASE WHEN $3 THEN l.cases END, l.suite_digest, ` + digestSQL("l", "prompt_digest") + `, ` + digestSQL("l", "target_digest") + `, l.legacy,
+			l.router_version, l.started_at, l.finished_at,
 			p.finished_at, ` + freshSQL("p.finished_at", "$4") + `
 		FROM g
 		CROSS JOIN LATERAL (
-			SELECT r.id, r.provider, r.model, r.prompt, r.prompt_version, r.passed, r.cases_total, r.cases_passed,
-				CASE WHEN $3 THEN r.cases END AS cases, r.suite_digest, r.prompt_digest, r.target_digest, r.router_version, r.started_at, r.finished_at
-			FROM conformance_runs r
+			SELECT r.id, r.passed, r.started_at FROM conformance_runs r
 			WHERE ` + group + `
-			ORDER BY r.finished_at DESC, r.id DESC LIMIT 1) l
+			ORDER BY r.finished_at DESC, r.id DESC LIMIT 1) t
+		LEFT JOIN LATERAL (
+			SELECT r.id FROM conformance_runs r
+			WHERE ` + group + ` AND ` + overlappingFailureSQL("t", "r") + `
+			ORDER BY r.finished_at DESC, r.id DESC LIMIT 1) f ON true
+		JOIN conformance_runs l ON l.id = coalesce(f.id, t.id)
 		LEFT JOIN LATERAL (
 			SELECT r.finished_at FROM conformance_runs r
 			WHERE ` + group + ` AND r.passed

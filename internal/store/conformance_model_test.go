@@ -20,7 +20,7 @@ func TestLatestConformanceRunsArePerModel(t *testing.T) {
 	old.Model, old.PromptDigest = "old-model", "digest-a"
 	record(t, b, old)
 	neu := conformanceRun("p", "triage", "1", false)
-	neu.Model = "new-model"
+	neu.Model, neu.PromptDigest = "new-model", "digest-b"
 	record(t, b, neu)
 
 	runs, err := b.st.LatestConformanceRuns(ctx, store.ConformanceFilter{Provider: "p", MaxAge: time.Hour})
@@ -34,8 +34,8 @@ func TestLatestConformanceRunsArePerModel(t *testing.T) {
 	if len(runs) != 2 || len(byModel) != 2 {
 		t.Fatalf("runs %+v, want one per model", runs)
 	}
-	if r := byModel["new-model"]; r.Passed || r.LastPassAt != nil || r.Fresh || r.PromptDigest != "" {
-		t.Errorf("new-model: passed %v, last pass %v, fresh %v, digest %q; want its own failing run, no pass, no digest",
+	if r := byModel["new-model"]; r.Passed || r.LastPassAt != nil || r.Fresh || r.PromptDigest != "digest-b" {
+		t.Errorf("new-model: passed %v, last pass %v, fresh %v, digest %q; want its own failing run (digest-b), no pass",
 			r.Passed, r.LastPassAt, r.Fresh, r.PromptDigest)
 	}
 	if r := byModel["old-model"]; !r.Passed || r.LastPassAt == nil || !r.Fresh || r.PromptDigest != "digest-a" {

@@ -14,6 +14,13 @@ package store
 // models with one lookup each. The model condition is in the statement's
 // text, not an empty-means-any condition, so that a generic plan (the gate asks
 // often, through pgx's statement cache) uses the model's indexes too.
+//
+// The latest run is the one that finished last, except that a pass does not
+// count when a failing run of the same group finished after the pass started
+// (overlappingFailureSQL): a slow pass that started before an operator's
+// failing run, and was recorded after it, must not re-admit the target. That
+// is one more range scan of the same index, over the runs that finished while
+// the pass ran.
 // conformanceStandingSQLs are both texts, made once: [0] any model, [1] by
 // model.
 var conformanceStandingSQLs = [2]string{conformanceStandingSQL(false), conformanceStandingSQL(true)}
@@ -28,7 +35,7 @@ func conformanceStandingSQL(byModel bool) string {
 	return `
 		SELECT now(),
 			l.id, l.model, l.passed, l.cases_total, l.cases_passed, l.suite_digest, l.router_version, l.started_at, l.finished_at,
-			coalesce(l.prompt_digest, ''), coalesce(l.target_digest, ''),
+			` + digestSQL("l", "prompt_digest") + `, ` + digestSQL("l", "target_digest") + `, l.legacy,
 			p.finished_at,
 			(extract(epoch FROM now() - p.finished_at) * 1000000)::bigint,
 			` + freshSQL("p.finished_at", "$4") + `,
@@ -57,12 +64,27 @@ func conformanceStandingSQL(byModel bool) string {
 			  WHERE m.model <> $5), '{}')
 		FROM (SELECT 1) AS one
 		LEFT JOIN LATERAL (
-			SELECT id, model, passed, cases_total, cases_passed, suite_digest, router_version, started_at, finished_at, prompt_digest, target_digest
-			FROM conformance_runs
+			SELECT id, passed, started_at FROM conformance_runs
 			WHERE provider = $1 AND prompt = $2 AND prompt_version = $3` + model + `
-			ORDER BY finished_at DESC, id DESC LIMIT 1) l ON true
+			ORDER BY finished_at DESC, id DESC LIMIT 1) t ON true
+		LEFT JOIN LATERAL (
+			SELECT id FROM conformance_runs
+			WHERE provider = $1 AND prompt = $2 AND prompt_version = $3` + model + ` AND ` + overlappingFailureSQL("t", "conformance_runs") + `
+			ORDER BY finished_at DESC, id DESC LIMIT 1) f ON true
+		LEFT JOIN conformance_runs l ON l.id = coalesce(f.id, t.id)
 		LEFT JOIN LATERAL (
 			SELECT finished_at FROM conformance_runs
 			WHERE provider = $1 AND prompt = $2 AND prompt_version = $3 AND passed` + model + `
 			ORDER BY finished_at DESC LIMIT 1) p ON true`
+}
+
+// overlappingFailureSQL is the condition on a run of table (an alias) of the
+// same group as the run t that finished last: t passed, and this run failed
+// and finished after t started. Such a failure is the group's latest run in
+// t's stead: a pass is not counted when a run that tested the target while it
+// ran failed. Ordered by finished_at DESC, the first such run is served by
+// the group's latest-run index (a range scan over the runs that finished
+// while t ran).
+func overlappingFailureSQL(t, table string) string {
+	return t + ".passed AND NOT " + table + ".passed AND " + table + ".finished_at > " + t + ".started_at AND " + table + ".id <> " + t + ".id"
 }

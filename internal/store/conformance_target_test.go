@@ -10,8 +10,8 @@ import (
 )
 
 // A run's target digest (the target's settings it ran against, migration
-// 0024) is stored and read back by every reader of conformance runs; a run
-// without one is stored with none (NULL), and read as "".
+// 0024) is stored and read back by every reader of conformance runs; a
+// legacy run without one (migration 0028) has none (NULL), and is read as "".
 func TestConformanceRunKeepsItsTargetDigest(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
@@ -22,7 +22,11 @@ func TestConformanceRunKeepsItsTargetDigest(t *testing.T) {
 	if run.TargetDigest != digest {
 		t.Errorf("recorded run: target digest %q, want %q", run.TargetDigest, digest)
 	}
-	record(t, b, conformanceRun("legacy", "triage", "1", true))
+	// A legacy run, recorded before the router recorded target digests.
+	if _, err := b.db.Pool.Exec(ctx, `INSERT INTO conformance_runs (provider, model, prompt, prompt_version, passed,
+		cases_total, cases_passed, started_at, legacy) VALUES ('legacy', 'legacy-model', 'triage', '1', true, 8, 8, now(), true)`); err != nil {
+		t.Fatal(err)
+	}
 
 	var stored, none *string
 	if err := b.db.Pool.QueryRow(ctx, `SELECT (SELECT target_digest FROM conformance_runs WHERE provider = 'p'),
@@ -64,7 +68,7 @@ func TestConformanceTargetDigestIsASHA256(t *testing.T) {
 		t.Errorf("a target digest that is not a SHA-256: %v, want refused as not a hex SHA-256", err)
 	}
 	if _, err := b.db.Pool.Exec(ctx, `INSERT INTO conformance_runs (provider, prompt, prompt_version, passed, cases_total,
-		cases_passed, started_at, target_digest) VALUES ('p', 'triage', '1', false, 0, 0, now(), 'ABC')`); err == nil ||
+		cases_passed, started_at, prompt_digest, target_digest) VALUES ('p', 'triage', '1', false, 0, 0, now(), repeat('a', 64), 'ABC')`); err == nil ||
 		!strings.Contains(err.Error(), "conformance_runs_target_digest_sha256") {
 		t.Errorf("the database took a target digest that is not a SHA-256: %v", err)
 	}

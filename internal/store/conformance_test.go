@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,12 +14,20 @@ import (
 func conformanceRun(provider, prompt, version string, passed bool) store.NewConformanceRun {
 	r := store.NewConformanceRun{Provider: provider, Model: provider + "-model", Prompt: prompt, PromptVersion: version,
 		Passed: passed, CasesTotal: 8, CasesPassed: 8, RouterVersion: "test", Duration: 3 * time.Second,
+		PromptDigest: testPromptDigest, TargetDigest: testTargetDigest,
 		Cases: []map[string]any{{"name": "case-1", "passed": passed}}}
 	if !passed {
 		r.CasesPassed = 6
 	}
 	return r
 }
+
+// testPromptDigest and testTargetDigest are the digests conformanceRun
+// records (every run records both).
+var (
+	testPromptDigest = strings.Repeat("a", 64)
+	testTargetDigest = strings.Repeat("b", 64)
+)
 
 func record(t *testing.T, b *bundle, r store.NewConformanceRun) *store.ConformanceRun {
 	t.Helper()
@@ -129,7 +138,11 @@ func TestConformanceStanding(t *testing.T) {
 	if st.Eligible() || st.Latest == nil || st.Latest.Passed || st.Latest.CasesPassed != 6 || !st.Fresh {
 		t.Fatalf("latest failed: eligible=%v latest=%+v fresh=%v", st.Eligible(), st.Latest, st.Fresh)
 	}
-	record(t, b, conformanceRun("p1", "triage", "1", true))
+	// A pass that started after the failing run finished (a failing run
+	// that finished while a pass ran withdraws it: TestConformancePassOverlappedByFailure).
+	again := conformanceRun("p1", "triage", "1", true)
+	again.Duration = 0
+	record(t, b, again)
 	if st = standing("p1", "1"); !st.Eligible() {
 		t.Fatalf("passed again: %+v", st)
 	}

@@ -1,0 +1,84 @@
+package conformance
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/routerhq/router/internal/providers"
+)
+
+// transientKinds are the provider errors that say nothing of whether the
+// target conforms: the provider could not answer just then (rate limited,
+// a server error or overload, a timeout, the network). Besides these, any
+// error the taxonomy would retry on the same provider (providers.ActionRetry)
+// is transient. A provider error that says the request is wrong (bad request,
+// content policy, context length), or that the target is misconfigured (auth,
+// quota, model not found), or that the answer was broken (a malformed or cut
+// stream, an empty answer) is a real failure.
+var transientKinds = []providers.Kind{
+	providers.KindRateLimited, providers.KindServerError, providers.KindUnavailable, providers.KindGatewayTimeout,
+	providers.KindConnRefused, providers.KindConnReset, providers.KindTimeout, providers.KindRequestTimeout,
+	providers.KindStreamTimeout, providers.KindStreamStalled,
+}
+
+// transientError reports whether a case that failed its round trip with pe
+// failed for a transient reason (transientKinds), by the taxonomy's Kind and
+// Action, never by the error's text. A caller's or router's fault never is.
+func transientError(pe *providers.Error) bool {
+	if pe == nil || pe.Fault == providers.FaultCaller || pe.Fault == providers.FaultRouter {
+		return false
+	}
+	return pe.Action == providers.ActionRetry || slices.Contains(transientKinds, pe.Kind)
+}
+
+// failures says how the cases that ran failed: real counts the cases that
+// failed for a reason of the target's (any stage but a transient provider
+// error), transient those that failed only on a transient provider error.
+func failures(cases []CaseResult) (real, transient int) {
+	for _, c := range cases {
+		switch {
+		case c.Passed:
+		case c.Transient:
+			transient++
+		default:
+			real++
+		}
+	}
+	return real, transient
+}
+
+// inconclusive reports whether a finished pair's cases prove nothing either
+// way: none failed for a reason of the target's, and some failed on a
+// transient provider error (the cases that passed do not make it a pass: the
+// others were not tested).
+func inconclusive(cases []CaseResult) bool {
+	real, transient := failures(cases)
+	return real == 0 && transient > 0
+}
+
+// rerunInconclusive is the command that reruns the report's inconclusive
+// results ("" when there are none).
+func (r *Report) rerunInconclusive() string {
+	var provs, prompts []string
+	for _, res := range r.Results {
+		if res.Inconclusive {
+			if !slices.Contains(provs, res.Provider) {
+				provs = append(provs, res.Provider)
+			}
+			if !slices.Contains(prompts, res.Prompt) {
+				prompts = append(prompts, res.Prompt)
+			}
+		}
+	}
+	if len(provs) == 0 {
+		return ""
+	}
+	return "router conformance run --provider " + strings.Join(provs, ",") + " --prompt " + strings.Join(prompts, ",")
+}
+
+// inconclusiveMeans is what n inconclusive results mean, with the command that
+// reruns them.
+func (r *Report) inconclusiveMeans() string {
+	return "only transient provider errors (rate limits, server errors or overload, timeouts, the network); not recorded, " +
+		"so the gate still judges those providers by their previous runs: rerun `" + r.rerunInconclusive() + "` once the provider recovers"
+}

@@ -1,8 +1,8 @@
 package providers
 
 // estimatedBytesPerToken is the rule of thumb (OpenAI's, for English text)
-// the router estimates a text's tokens by when it does not tokenize it: the
-// race uses it for a text over 16 KiB.
+// the Anthropic adapter estimates an answer's output tokens by when the
+// stream gave no count (the race recounts it with the tokenizer).
 const estimatedBytesPerToken = 4
 
 // estimateOutput marks the usage of a whole streamed answer whose

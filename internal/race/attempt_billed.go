@@ -1,6 +1,8 @@
 package race
 
 import (
+	"unicode/utf8"
+
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
 	"github.com/routerhq/router/internal/tokens"
@@ -45,7 +47,12 @@ func billedOutcome(pe *providers.Error) (out store.AttemptOutcome, usage provide
 // generated, and output tokens cost several times input tokens, so a hedge
 // loser that streamed most of its answer before the hedge won was costed at
 // a fraction of its price. What the provider generated and had not yet sent
-// is not guessed: the figure is a lower bound. ok is false for an attempt
+// is not guessed, so the completion part falls short of what was billed
+// when the answer was cut; the counts themselves are the router's
+// tokenizer's, which for a model whose own tokenizer the router does not
+// have (Claude, Llama, Mistral: cl100k_base) may be above or below the
+// provider's, and over maxTokenizedBytes are scaled from a head (see
+// below): the figure is an estimate, not a bound. ok is false for an attempt
 // that was not sent, one whose provider reported usage or answered with an
 // error (an error status, or an error event that came in place of the answer
 // in a 200 stream: providers.Error.AnsweredWithError), any other end, or a
@@ -53,9 +60,11 @@ func billedOutcome(pe *providers.Error) (out store.AttemptOutcome, usage provide
 // part of the answer is an answer cut, not refused: it is estimated.
 //
 // The count is the tokenizer's up to maxTokenizedBytes of prompt; a larger
-// prompt is estimated at bytesPerToken, since tokenizing it would cost tens
-// of milliseconds of CPU or more for each loser (routing, for the same
-// reason, counts only prompts that may not fit: byteBound).
+// prompt is estimated from its head of maxTokenizedBytes, counted by the
+// tokenizer and scaled by length (promptEstimate), since tokenizing it
+// whole would cost tens of milliseconds of CPU or more for each loser
+// (routing, for the same reason, counts only prompts that may not fit:
+// byteBound).
 func estimatedUsage(t *Target, sp *spec, a *store.Attempt, state string, pe *providers.Error) (providers.Usage, bool) {
 	cutAnswer := state == store.AttemptFailed && pe.Received
 	// A failed generation answered with an error status (Groq's 400
@@ -84,7 +93,7 @@ func estimatedUsage(t *Target, sp *spec, a *store.Attempt, state string, pe *pro
 	out, ok := textEstimate(t, sp, a, partialOf(pe))
 	if !ok {
 		// The prompt was counted: it is billed whatever became of the
-		// answer, and stays the lower bound it was.
+		// answer, and its estimate stands alone.
 		out = 0
 	}
 	return providers.Usage{PromptTokens: n, CompletionTokens: out, TotalTokens: n + out, Estimated: true}, true
@@ -134,8 +143,18 @@ func provisionalUsage(t *Target, sp *spec, a *store.Attempt, usage providers.Usa
 // calls by the same tokenizer, marked Estimated. The provider billed the
 // answer all the same: reported as zero, a winner cost nothing in cost_usd,
 // router_cost_usd_total and the caller's usage. ok is false when the
-// provider reported any count (its figures are kept as they are) or the
+// provider reported a usable count (its figures are kept as they are) or the
 // tokenizer cannot count.
+//
+// A usage with a total but no split (prompt and completion tokens 0: a
+// gateway that reports only total_tokens) cannot be priced either: it is
+// estimated as if none had come, and total_tokens becomes the sum of the
+// router's counts — the provider's total is not kept, so that the usage's
+// parts add up to its total as every other usage's do. A reported
+// completion count of 0 for an answer with content or tool calls is raised
+// to the router's count of the answer, the provider's prompt tokens kept and
+// its total raised by as much, marked Estimated: the provider billed that
+// output. Otherwise a provider that reported a split is taken at its word.
 //
 // An answer whose adapter estimated its output count (marked Estimated: an
 // Anthropic stream whose message_delta gave no output count, estimated at 4
@@ -144,17 +163,18 @@ func provisionalUsage(t *Target, sp *spec, a *store.Attempt, usage providers.Usa
 // provider's. ok is false when the tokenizer cannot count: the adapter's
 // estimate stays.
 func answerUsage(t *Target, sp *spec, a *store.Attempt, resp *providers.Response) (providers.Usage, bool) {
-	if resp.Usage.Estimated {
+	u := resp.Usage
+	noSplit := u.PromptTokens == 0 && u.CompletionTokens == 0
+	if u.Estimated || (!noSplit && u.CompletionTokens == 0 && (resp.Content != "" || len(resp.ToolCalls) > 0)) {
 		out, ok := textEstimate(t, sp, a, resp.Content, string(resp.ToolCalls))
-		if !ok {
+		if !ok || (!u.Estimated && out == 0) {
 			return providers.Usage{}, false
 		}
-		u := resp.Usage
 		u.TotalTokens += out - u.CompletionTokens
-		u.CompletionTokens = out
+		u.CompletionTokens, u.Estimated = out, true
 		return u, true
 	}
-	if resp.Usage != (providers.Usage{}) {
+	if !noSplit {
 		return providers.Usage{}, false
 	}
 	in, ok := promptEstimate(t, sp, a)
@@ -165,50 +185,119 @@ func answerUsage(t *Target, sp *spec, a *store.Attempt, resp *providers.Response
 	if !ok {
 		return providers.Usage{}, false
 	}
-	return providers.Usage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out, Estimated: true}, true
+	u.PromptTokens, u.CompletionTokens, u.TotalTokens, u.Estimated = in, out, in+out, true
+	return u, true
 }
 
 // textEstimate counts the tokens of an answer's texts with the attempt's
-// target's tokenizer, each up to maxTokenizedBytes, and estimates a larger
-// one at bytesPerToken. ok is false when the tokenizer cannot count them.
+// target's tokenizer; a text over maxTokenizedBytes is estimated from its
+// first maxTokenizedBytes (scaledCount). ok is false when the tokenizer
+// cannot count them.
 func textEstimate(t *Target, sp *spec, a *store.Attempt, texts ...string) (out int, ok bool) {
 	for _, text := range texts {
-		switch {
-		case text == "":
-		case len(text) > maxTokenizedBytes:
-			out += len(text) / bytesPerToken
-		default:
-			enc, err := targetEncoding(t, sp, a)
-			if err != nil {
-				return 0, false
-			}
-			n, err := tokens.CountText(enc, text)
-			if err != nil {
-				return 0, false
-			}
-			out += n
+		if text == "" {
+			continue
 		}
+		enc, err := targetEncoding(t, sp, a)
+		if err != nil {
+			return 0, false
+		}
+		head := text
+		if len(head) > maxTokenizedBytes {
+			head = head[:runeCut(head, maxTokenizedBytes)]
+		}
+		n, err := tokens.CountText(enc, head)
+		if err != nil {
+			return 0, false
+		}
+		out += scaledCount(n, len(head), len(text))
 	}
 	return out, true
 }
 
 // promptEstimate counts the prompt an attempt sent with its target's
-// tokenizer, up to maxTokenizedBytes, and estimates a larger one at
-// bytesPerToken. ok is false when the tokenizer cannot count it.
+// tokenizer; a prompt whose byteBound is over maxTokenizedBytes is estimated
+// from its head of that size (headMessages, scaledCount). ok is false when
+// the tokenizer cannot count it.
 func promptEstimate(t *Target, sp *spec, a *store.Attempt) (n int, ok bool) {
 	msgs := counted(sp)
-	if b := byteBound(msgs); b > maxTokenizedBytes {
-		n = b / bytesPerToken
-	} else {
-		enc, err := targetEncoding(t, sp, a)
-		if err != nil {
-			return 0, false
-		}
-		if n, err = tokens.CountMessages(enc, msgs); err != nil {
-			return 0, false
-		}
+	enc, err := targetEncoding(t, sp, a)
+	if err != nil {
+		return 0, false
+	}
+	head, b := msgs, byteBound(msgs)
+	if b > maxTokenizedBytes {
+		head = headMessages(msgs, maxTokenizedBytes)
+	}
+	if n, err = tokens.CountMessages(enc, head); err != nil {
+		return 0, false
+	}
+	if b > maxTokenizedBytes {
+		n = scaledCount(n, byteBound(head), b)
 	}
 	return n, n > 0
+}
+
+// scaledCount is n, the tokens of a head of headBytes of a text of
+// totalBytes, scaled to the whole text by its length: the whole is assumed
+// to be tokenized as densely as its head. It is never below n.
+func scaledCount(n, headBytes, totalBytes int) int {
+	if headBytes <= 0 || totalBytes <= headBytes {
+		return n
+	}
+	return int(int64(n) * int64(totalBytes) / int64(headBytes))
+}
+
+// headMessages is the head of msgs whose byteBound is at most limit: the
+// messages in order, each field (as byteBound counts them) whole while it
+// fits and the field that does not cut at a rune boundary, and nothing
+// after it. Its count is what promptEstimate scales.
+func headMessages(msgs []providers.Message, limit int) []providers.Message {
+	left := limit - tokens.TokensReplyPrime
+	take := func(s string) string {
+		n := min(len(s), max(left, 0))
+		if n < len(s) {
+			n = runeCut(s, n)
+		}
+		left -= n
+		return s[:n]
+	}
+	var head []providers.Message
+	for _, m := range msgs {
+		left -= tokens.TokensPerMessage
+		if m.Name != "" {
+			left -= tokens.TokensPerName
+		}
+		if left <= 0 {
+			break
+		}
+		h := providers.Message{Role: take(m.Role), Name: take(m.Name), Content: take(m.Content),
+			Refusal: take(m.Refusal), ToolCallID: take(m.ToolCallID)}
+		if n := min(len(m.ToolCalls), max(left, 0)); n > 0 {
+			if n < len(m.ToolCalls) {
+				n = runeCut(m.ToolCalls, n)
+			}
+			left -= n
+			h.ToolCalls = m.ToolCalls[:n:n]
+		}
+		head = append(head, h)
+		if left <= 0 {
+			break
+		}
+	}
+	return head
+}
+
+// runeCut is the last rune boundary of s at or before n (n itself when s is
+// not UTF-8 there), so that a head of s is not cut inside a character. s is
+// longer than n.
+func runeCut[T ~string | ~[]byte](s T, n int) int {
+	for i := n; i > 0 && i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			return i
+		}
+	}
+	return n
 }
 
 // targetEncoding is the tokenizer of the model an attempt asked for.
@@ -220,10 +309,10 @@ func targetEncoding(t *Target, sp *spec, a *store.Attempt) (string, error) {
 	return tokens.EncodingForModel(t.Encoding, model)
 }
 
-// maxTokenizedBytes is the largest prompt (byteBound) estimatedUsage counts
-// with the tokenizer; bytesPerToken estimates a larger one (OpenAI's rule of
-// thumb for English text).
-const (
-	maxTokenizedBytes = 16 << 10
-	bytesPerToken     = 4
-)
+// maxTokenizedBytes bounds the text the tokenizer counts for one estimate:
+// of a prompt (by byteBound) or of each of an answer's texts. A larger one
+// is estimated from its head of this size, scaled by length: tokenizing it
+// whole would cost tens of milliseconds of CPU or more for each hedge loser
+// (routing, for the same reason, counts only prompts that may not fit:
+// byteBound).
+const maxTokenizedBytes = 16 << 10

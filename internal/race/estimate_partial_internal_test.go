@@ -11,7 +11,8 @@ import (
 
 // The part of an answer that came before its stream broke or was cancelled
 // (providers.Error.Partial) is counted as estimated completion tokens, by the
-// target's tokenizer up to maxTokenizedBytes and at bytesPerToken beyond;
+// target's tokenizer up to maxTokenizedBytes and, beyond, as the count of its
+// first maxTokenizedBytes scaled by its length;
 // through an error runAttempt relabelled (a cut by the job's deadline, which
 // wraps the adapter's error) too. A provider's own usage, an answer with an
 // error, and a call not sent are not estimated over.
@@ -32,7 +33,11 @@ func TestEstimatedUsageCountsThePartialAnswer(t *testing.T) {
 	if err != nil || small <= 0 {
 		t.Fatalf("count: %d %v", small, err)
 	}
-	large := strings.Repeat("x", maxTokenizedBytes+1)
+	large := strings.Repeat("x", 2*maxTokenizedBytes)
+	head, err := tokens.CountText(enc, large[:maxTokenizedBytes])
+	if err != nil || head <= 0 {
+		t.Fatalf("count: %d %v", head, err)
+	}
 	received := func(partial string) *providers.Error {
 		return &providers.Error{Kind: providers.KindCancelled, Received: true, Partial: partial}
 	}
@@ -46,7 +51,7 @@ func TestEstimatedUsageCountsThePartialAnswer(t *testing.T) {
 		{"cancelled loser", store.AttemptCancelled, received(text), small, true},
 		{"stream cut", store.AttemptFailed, &providers.Error{Kind: providers.KindStreamCut, Received: true, Partial: text}, small, true},
 		{"nothing came", store.AttemptCancelled, received(""), 0, true},
-		{"larger than the tokenizer's bound", store.AttemptCancelled, received(large), len(large) / bytesPerToken, true},
+		{"larger than the tokenizer's bound", store.AttemptCancelled, received(large), 2 * head, true},
 		{"relabelled by the job's deadline", store.AttemptFailed, &providers.Error{Kind: providers.KindStreamTimeout, Received: true,
 			Err: received(text)}, small, true},
 		{"provider's usage", store.AttemptCancelled, &providers.Error{Kind: providers.KindCancelled, Received: true, Partial: text,

@@ -191,8 +191,8 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 		case revives:
 			s.setRetryAfterLive(w)
 			writeProblem(w, r, problem{Status: http.StatusTooManyRequests, Type: "too-many-live-jobs", Title: "Too many live jobs",
-				Detail: fmt.Sprintf("owner %s already has %d or more jobs that are pending, running or unknown (limits.max_live_jobs is %d); the job was not retried and is still failed: retry it later, once some have finished (or cancel or resolve them)",
-					owner, limit, limit),
+				Detail: fmt.Sprintf("owner %s is at its limit of live jobs (limits.max_live_jobs is %d) as this router replica counts them: the jobs pending, running or unknown at its last read of the count, plus those it created since and has not seen end; the job was not retried and is still failed: retry it later, once some have finished (or cancel or resolve them)",
+					owner, limit),
 				JobID: id, Extra: map[string]any{"limit": "max_live_jobs"}})
 			return
 		}

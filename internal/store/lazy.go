@@ -8,16 +8,16 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// execLazy runs one statement in its own transaction with synchronous_commit
-// off, in one round trip: the commit does not wait for the WAL flush. It is
-// for bookkeeping whose loss in a database crash is harmless because recovery
-// covers it (an attempt marked running, a lease taken, renewed or released, the
-// routing explanation) — never for a claim, an attempt row or a winner.
 // lazyCommitSQL, queued first in a pipeline of statements sent with one
 // Sync (one transaction), makes that transaction's commit not wait for the
 // WAL flush, as execLazy's does.
 const lazyCommitSQL = `SELECT set_config('synchronous_commit', 'off', true)`
 
+// execLazy runs one statement in its own transaction with synchronous_commit
+// off, in one round trip: the commit does not wait for the WAL flush. It is
+// for bookkeeping whose loss in a database crash is harmless because recovery
+// covers it (an attempt marked running, a lease taken, renewed or released, the
+// routing explanation) — never for a claim, an attempt row or a winner.
 func (s *Store) execLazy(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
 	return s.execLazyWaiting(ctx, 0, sql, args...)
 }

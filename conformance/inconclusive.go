@@ -7,28 +7,30 @@ import (
 	"github.com/routerhq/router/internal/providers"
 )
 
-// transientKinds are the provider errors that say nothing of whether the
-// target conforms: the provider could not answer just then (rate limited,
-// a server error or overload, a timeout, the network). Besides these, any
-// error the taxonomy would retry on the same provider (providers.ActionRetry)
-// is transient. A provider error that says the request is wrong (bad request,
-// content policy, context length), or that the target is misconfigured (auth,
-// quota, model not found), or that the answer was broken (a malformed or cut
-// stream, an empty answer) is a real failure.
+// transientKinds are the provider errors that say "not now": the provider
+// could not take the request just then, and nothing of whether the target
+// conforms — rate limited (429), unavailable or overloaded (503, 529), and a
+// connection refused or reset before any answer. Nothing else is transient,
+// whatever the taxonomy would retry: a timeout (before any byte, a request or
+// gateway timeout, mid-stream), a stalled stream and any other server error
+// (500, 502…) are what a production job would meet on this target the same
+// way, so they are real failures, recorded, and withdraw a pass. So is a
+// provider error that says the request is wrong (bad request, content policy,
+// context length), that the target is misconfigured (auth, quota, model not
+// found), or that the answer was broken (a malformed or cut stream, an empty
+// answer).
 var transientKinds = []providers.Kind{
-	providers.KindRateLimited, providers.KindServerError, providers.KindUnavailable, providers.KindGatewayTimeout,
-	providers.KindConnRefused, providers.KindConnReset, providers.KindTimeout, providers.KindRequestTimeout,
-	providers.KindStreamTimeout, providers.KindStreamStalled,
+	providers.KindRateLimited, providers.KindUnavailable, providers.KindConnRefused, providers.KindConnReset,
 }
 
 // transientError reports whether a case that failed its round trip with pe
-// failed for a transient reason (transientKinds), by the taxonomy's Kind and
-// Action, never by the error's text. A caller's or router's fault never is.
+// failed for a transient reason (transientKinds), by the taxonomy's Kind,
+// never by the error's text. A caller's or router's fault never is.
 func transientError(pe *providers.Error) bool {
 	if pe == nil || pe.Fault == providers.FaultCaller || pe.Fault == providers.FaultRouter {
 		return false
 	}
-	return pe.Action == providers.ActionRetry || slices.Contains(transientKinds, pe.Kind)
+	return slices.Contains(transientKinds, pe.Kind)
 }
 
 // failures says how the cases that ran failed: real counts the cases that
@@ -79,6 +81,6 @@ func (r *Report) rerunInconclusive() string {
 // inconclusiveMeans is what n inconclusive results mean, with the command that
 // reruns them.
 func (r *Report) inconclusiveMeans() string {
-	return "only transient provider errors (rate limits, server errors or overload, timeouts, the network); not recorded, " +
+	return "only transient provider errors (rate limits, unavailable or overloaded, a refused or reset connection); not recorded, " +
 		"so the gate still judges those providers by their previous runs: rerun `" + r.rerunInconclusive() + "` once the provider recovers"
 }

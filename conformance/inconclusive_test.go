@@ -106,8 +106,9 @@ func TestTransientProviderErrorsAreInconclusiveNotFailures(t *testing.T) {
 	}
 }
 
-// A pair where some cases passed and the others hit a server error is
-// inconclusive, not a pass (the others were not tested) and not a failure.
+// A pair where some cases passed and the others found the provider
+// unavailable (503) is inconclusive, not a pass (the others were not tested)
+// and not a failure.
 func TestPassedCasesWithTransientErrorsAreInconclusive(t *testing.T) {
 	e := newEnv(t)
 	good := oracle(e.answers, nil)

@@ -188,8 +188,8 @@ type Result struct {
 	// failed is not a Result at all: an unfinished pair never records a pass.
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Inconclusive: no case failed for a reason of the target's, but some
-	// failed on a transient provider error (rate limited, a server error or
-	// overload, a timeout, the network: transientError), so the pair proves
+	// failed on a transient provider error (rate limited, unavailable or
+	// overloaded, a refused or reset connection: transientError), so the pair proves
 	// nothing either way, even when its other cases passed. It is not
 	// recorded (Recorded stays absent): the gate keeps judging the target by
 	// its previous runs, and a brief rate limit during a CI run does not

@@ -33,8 +33,8 @@ of the model the target sends and of the prompt's current content. Each target
 runs with its own model (the prompt's model, when it names one); a target of a
 route with a conformance_prompt and a models list also runs that prompt with each
 of those models, which chat completions may ask for instead.
-A result whose only failures are transient provider errors (rate limited, a
-server error or overload, a timeout, the network) is inconclusive: it is not
+A result whose only failures are transient provider errors (rate limited,
+unavailable or overloaded, a refused or reset connection) is inconclusive: it is not
 recorded, so the gate keeps judging that provider by its previous runs; rerun
 it. A run at a temperature above 0.5 is exploratory: reported, never recorded.
 Prints a table (or --json) and exits 1 when anything failed, was inconclusive,

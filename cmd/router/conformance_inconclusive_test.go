@@ -12,7 +12,7 @@ import (
 	"github.com/routerhq/router/internal/testdb"
 )
 
-// A run during which the provider only answered with server errors proves
+// A run during which the provider only answered overloaded (529) proves
 // nothing: `router conformance run` records nothing, says inconclusive in
 // the table and the JSON, and exits 1 with the command to rerun; the run
 // recorded digests on every run it does record (the database refuses one

@@ -95,3 +95,32 @@ func TestLenOfAbsentKey(t *testing.T) {
 		t.Fatalf("= %q, %v; want %q", got, err, want)
 	}
 }
+
+// {{ if .tier.name }} with the optional tier absent failed with `map has no
+// entry for key "name"`, which reads as if the caller had sent tier without
+// name. The error says .tier is absent (optional) and to guard it. Found by
+// review.
+func TestFieldOfAbsentKeySaysItIsAbsent(t *testing.T) {
+	for _, c := range []struct{ content, want string }{
+		{`{{ if .tier.name }}x{{ end }}`, `{{ .tier.name }} (content line 1, column 28) reads "name" of .tier, but .tier is absent in the input (optional: the input schema does not require it and the caller did not send it): the prompt is at fault; guard it with {{ with .tier }}...{{ .name }}...{{ end }}, or {{ if .tier }}`},
+		{`{{ .q }} {{ .tier.name.first }}`, `reads "name" of .tier, but .tier is absent in the input`},
+		{`{{ range .tags }}{{ $.tier.level }}{{ end }}{{ .q }}`, `{{ $.tier.level }} (content line 1, column 37) reads "level" of $.tier, but $.tier is absent in the input`},
+		{`{{ printf "%s" .tier.name }}`, `guard it with {{ with .tier }}`},
+	} {
+		got, err := renderAbsent(t, c.content, `{"q":"x","tags":["a"]}`)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "map has no entry") {
+			t.Errorf("%s = %q, %v; want an error with %q", c.content, got, err, c.want)
+		}
+	}
+	// A key missing from a value the caller sent keeps text/template's error.
+	for _, in := range []string{`{"q":"x","tier":{}}`, `{"q":"x","tier":{"level":1}}`} {
+		_, err := renderAbsent(t, `{{ if .tier.name }}x{{ end }}`, in)
+		if err == nil || !strings.Contains(err.Error(), `map has no entry for key "name"`) || strings.Contains(err.Error(), "absent") {
+			t.Errorf("over %s: %v; want map has no entry", in, err)
+		}
+	}
+	got, err := renderAbsent(t, `{{ with .tier }}{{ .name }}{{ else }}none{{ end }}`, `{"q":"x"}`)
+	if err != nil || got != "none" {
+		t.Errorf("guarded = %q, %v", got, err)
+	}
+}

@@ -133,7 +133,9 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 				continue
 			}
 			// A call of a template defined nowhere, or a printf whose
-			// literal format does not fit its arguments, fails every render.
+			// literal format does not fit its arguments, fails every render
+			// that reaches it (in a branch, only some), through the
+			// prompt's fault: refused here wherever it sits.
 			if msgs := append(undefinedCalls(t, msg.Content), printfArity(t, msg.Content)...); len(msgs) > 0 {
 				for _, m := range msgs {
 					report(field+".content", "%s", m)

@@ -22,7 +22,8 @@ import (
 // printf is fmt.Sprintf, with an input number formatted by the verb as a number:
 // %d (and %b %o %O %x %X %c %U) as an integer, which it must be (12 and 12.0
 // are; 12.5 is an error), %f (and %e %E %F %g %G) as a 64-bit float, %s %v %q
-// as the caller wrote it. A null argument is an error (errNullPrinted), and so
+// as the caller wrote it; the numbers inside an array or object the same way
+// (printfContainer). A null argument is an error (errNullPrinted), and so
 // is an array or object with a null in it (errNestedNullPrinted), and so is a
 // verb that does not fit its argument, or a missing or extra argument (fmt
 // would write "%!d(string=12)" into the prompt; fmtError).
@@ -36,12 +37,18 @@ func printf(format string, args ...any) (string, error) {
 		if holdsNull(a) {
 			return "", fmt.Errorf("printf %q: argument %d: %w", format, i+1, errNestedNullPrinted)
 		}
+		var w any
 		if n, ok := a.(json.Number); ok {
-			if !copied {
-				wrapped, copied = append([]any(nil), args...), true // the caller's slice stays as it was
-			}
-			wrapped[i] = printfNumber{n: n, err: &err}
+			w = printfNumber{n: n, err: &err}
+		} else if c, ok := newPrintfContainer(a, i+1, &err); ok {
+			w = c
+		} else {
+			continue
 		}
+		if !copied {
+			wrapped, copied = append([]any(nil), args...), true // the caller's slice stays as it was
+		}
+		wrapped[i] = w
 	}
 	s := fmt.Sprintf(format, wrapped...)
 	if err != nil {
@@ -83,8 +90,11 @@ func (p printfNumber) Format(f fmt.State, verb rune) {
 			return
 		}
 		fmt.Fprintf(f, spec, x) // a number too small for a float64 is 0
-	default: // %s %v %q, and verbs for no number: as written, like a json.Number
+	case 's', 'v', 'q': // as written, like a json.Number
 		fmt.Fprintf(f, spec, string(p.n))
+	default: // a verb for no number (%t, %p, ...): fmt would say "%!t(string=1)"
+		p.fail(fmt.Errorf("%%%c cannot format the number %s; use %%v to print it as written, or a verb for numbers (%%d, %%f)", verb, p.n))
+		fmt.Fprintf(f, "%%!%c(%s)", verb, p.n)
 	}
 }
 

@@ -93,6 +93,9 @@ func (p *Prompt) render(data map[string]any) ([]providers.Message, error) {
 		}
 		buf.Reset()
 		if err := t.Execute(&buf, data); err != nil {
+			if e := absentFieldRead(t, p.Messages[i].Content, err, data); e != nil {
+				err = e
+			}
 			switch {
 			case errors.Is(err, errNestedNullPrinted):
 				err = withNestedNulls(err, data)

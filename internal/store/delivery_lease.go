@@ -55,7 +55,8 @@ func sendLeaseOf(claim SendClaim, holder *string, left time.Duration) SendLease 
 // by a write (the record or the freeze of another try) is skipped, not
 // waited for: that claim fails with no lease to wait for, and its try
 // snoozes briefly. The lease is cleared by the record of the try holding it
-// (recordSQL), and only by it.
+// (recordSQL), or by its release when the try failed before sending
+// (ReleaseSendLease), and only by that try.
 const eventSendLeaseSQL = `i AS (
 		SELECT DISTINCT ON (id) id, token, lease_us
 		FROM unnest($2::uuid[], $3::text[], $4::bigint[]) WITH ORDINALITY AS i(id, token, lease_us, n)
@@ -84,4 +85,25 @@ func (s *Store) ClaimEventForDelivery(ctx context.Context, id string, claim Send
 		return nil, nil, nil, err
 	}
 	return r.ev, r.wh, r.job, nil
+}
+
+// releaseSendLeaseSQL frees an event's send lease held by the try whose token
+// is $2, and only by it: a lease another try has claimed since (this one's
+// ran out) is left alone.
+const releaseSendLeaseSQL = `UPDATE job_events SET sending_until = NULL, sender = NULL WHERE id = $1 AND sender = $2`
+
+// ReleaseSendLease frees the send lease on event id that the try with token
+// holds, if it still holds it. It is for a try that claimed the lease and
+// then failed before its send could start (the freeze of the event's body
+// failed, say): the try records nothing, so its record does not free the
+// lease (recordSQL), and without the release the event's next try waited for
+// the lease to run out, long after the failure. A try whose send may have
+// started keeps its lease instead, to fence the send until it expires. A
+// lease freed twice, or one the try does not hold, is no error.
+func (s *Store) ReleaseSendLease(ctx context.Context, id, token string) error {
+	if _, err := uuid.Parse(id); err != nil || token == "" {
+		return nil // no such event, or no lease of the try's
+	}
+	_, err := s.pool.Exec(ctx, releaseSendLeaseSQL, id, token)
+	return err
 }

@@ -46,3 +46,50 @@ func TestEventSendLease(t *testing.T) {
 		t.Fatalf("a claim after the lease holder's record: %+v, %v; want held", ev.SendLease, err)
 	}
 }
+
+// A try's release of its send lease frees the lease it holds, and leaves
+// one another try holds: released by the try whose lease ran out, another
+// try's claim since is kept.
+func TestReleaseSendLease(t *testing.T) {
+	ctx := context.Background()
+	db := testdb.New(t, store.Options{})
+	st := db.Store
+	id := events(t, st, db, 1)[0]
+	lease := func() (sender *string, live bool) {
+		t.Helper()
+		if err := db.Pool.QueryRow(ctx, `SELECT sender, coalesce(sending_until > now(), false) FROM job_events WHERE id = $1`, id).Scan(&sender, &live); err != nil {
+			t.Fatal(err)
+		}
+		return sender, live
+	}
+	if ev, _, _, err := st.ClaimEventForDelivery(ctx, id, store.SendClaim{Token: "a", For: time.Minute}); err != nil || !ev.SendLease.Held {
+		t.Fatalf("a's claim: %+v, %v; want held", ev, err)
+	}
+	if err := st.ReleaseSendLease(ctx, id, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if sender, live := lease(); sender == nil || *sender != "a" || !live {
+		t.Fatalf("after b's release of a's lease: sender %v, live %v; want a's, live", sender, live)
+	}
+	if err := st.ReleaseSendLease(ctx, id, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if sender, live := lease(); sender != nil || live {
+		t.Fatalf("after a's release: sender %v, live %v; want none", sender, live)
+	}
+	if err := st.ReleaseSendLease(ctx, id, "a"); err != nil {
+		t.Fatalf("a's release again: %v; want no error", err)
+	}
+	if ev, _, _, err := st.ClaimEventForDelivery(ctx, id, store.SendClaim{Token: "b", For: time.Minute}); err != nil || !ev.SendLease.Held {
+		t.Fatalf("b's claim after a's release: %+v, %v; want held", ev, err)
+	}
+	if err := st.ReleaseSendLease(ctx, id, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if sender, live := lease(); sender == nil || *sender != "b" || !live {
+		t.Fatalf("after a's release of b's lease: sender %v, live %v; want b's, live", sender, live)
+	}
+	if err := st.ReleaseSendLease(ctx, "not-a-uuid", "a"); err != nil {
+		t.Fatalf("a release of no event: %v; want no error", err)
+	}
+}

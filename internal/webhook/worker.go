@@ -54,6 +54,9 @@ type Store interface {
 	// which is not d.Status when the event had ended before (another try of
 	// it delivered it, or gave up on it).
 	RecordDelivery(ctx context.Context, d store.DeliveryTry) (status string, err error)
+	// ReleaseSendLease frees the event's send lease if the try with token
+	// still holds it: for a try that failed before its send started.
+	ReleaseSendLease(ctx context.Context, id, token string) error
 }
 
 var _ Store = (*store.Store)(nil)
@@ -385,6 +388,9 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		return nil // deleted by retention
 	}
 	if err != nil {
+		// The read's claim may have committed before it failed (the read
+		// runs more than one statement, and read again, claims again).
+		w.releaseLease(ctx, job.Args.EventID, claim)
 		return fmt.Errorf("read event: %w", err)
 	}
 	w.hints.noteClock(ev.DBNow, w.backoff.now())
@@ -431,6 +437,7 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		body := ev.Body
 		if body == nil { // then readEvent read the job to make it from
 			if body, err = w.store.FreezeEventBody(ctx, ev.ID, eventBody(ev.Type, j)); err != nil {
+				w.releaseLease(ctx, ev.ID, claim) // nothing was sent
 				return fmt.Errorf("store event body: %w", err)
 			}
 		}
@@ -494,6 +501,30 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		return sendErr
 	}
 	return nil
+}
+
+// releaseTimeout bounds the release of a send lease (releaseLease). Shorter
+// than recordTimeout, the release of a try that records nothing keeps the
+// try within the bounds its lease allows for (sendLease).
+const releaseTimeout = 2 * time.Second
+
+// releaseLease frees the send lease claim took on event id, for a try that
+// returns before its send started and records nothing: only the record of a
+// try frees its lease otherwise, and the event's next try (River's retry,
+// due within a second or so) found it held and waited for it to run out,
+// webhooks.timeout and more, for nothing. It frees only the try's own lease
+// (store.ReleaseSendLease), apart from the try's context (a try cut short
+// still releases) and within releaseTimeout; a failed release is logged,
+// and the lease then runs out as before. A try whose send may have started
+// keeps its lease, whatever becomes of its record: the lease fences that
+// send. Only these error paths pay the release's round trip.
+func (w *Worker) releaseLease(ctx context.Context, id string, claim store.SendClaim) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	if err := w.store.ReleaseSendLease(rctx, id, claim.Token); err != nil {
+		w.log.Info("webhook delivery try failed before sending and could not release its send lease; the event's next try waits for it to run out",
+			"event_id", id, "lease", w.sendLease(), "error", err.Error())
+	}
 }
 
 // readEvent reads the event to deliver (Store.ClaimEventForDelivery, which

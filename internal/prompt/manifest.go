@@ -153,7 +153,7 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 			// template prints for a null), so one whose own text says it
 			// would fail every job, blamed on the caller's input.
 			if strings.Contains(text, "<no value>") {
-				report(field+".content", `the text says "<no value>", which is what a template prints for a null or absent value: the router refuses a rendered message containing it, so every job would fail as if its input lacked a value; write it another way, e.g. "(none)"`)
+				report(field+".content", `the text says "<no value>", which is what a template prints for a null or absent value: the router refuses a rendered message containing it, so every job that renders it would fail as if its input lacked a value; write it another way, e.g. "(none)"`)
 				continue
 			}
 			mentionsJSON = mentionsJSON || providers.MentionsJSON(text)

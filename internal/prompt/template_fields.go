@@ -91,7 +91,7 @@ func unreadableFields(t *template.Template, src string, allowed []string, schema
 			continue
 		}
 		seen[f.name] = true
-		msg := fmt.Sprintf("{{ %s }}%s reads %q, which the input schema %s never allows (\"additionalProperties\": false and not in \"properties\"), so every job would fail to render",
+		msg := fmt.Sprintf("{{ %s }}%s reads %q, which the input schema %s never allows (\"additionalProperties\": false and not in \"properties\"), so every job that reaches it would fail to render",
 			f.node, nodeAt(src, f.node), f.name, schemaFile)
 		if len(allowed) == 0 {
 			msg += "; the schema declares no properties"

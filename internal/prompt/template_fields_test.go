@@ -26,7 +26,7 @@ func TestLoadDir_TemplateKeyTheInputCannotHold(t *testing.T) {
 		want     []string // problems, without the file; none: loads
 	}{
 		{"typo", []string{"Subject: {{ .subjct }}"}, closedInput, []string{
-			`messages[0].content: {{ .subjct }} (content line 1, column 13) reads "subjct", which the input schema in.json never allows ("additionalProperties": false and not in "properties"), so every job would fail to render; did you mean "subject"? (declared: body, items, subject)`}},
+			`messages[0].content: {{ .subjct }} (content line 1, column 13) reads "subjct", which the input schema in.json never allows ("additionalProperties": false and not in "properties"), so every job that reaches it would fail to render; did you mean "subject"? (declared: body, items, subject)`}},
 		{"each message, each name once", []string{"ok {{ .subject }}", "{{ .bdy }} {{ if .bdy }}{{ .subject.x }}{{ end }}{{ .sujbect }}"}, closedInput, []string{
 			`messages[1].content: {{ .bdy }} (content line 1, column 4) reads "bdy"`,
 			`messages[1].content: {{ .sujbect }} (content line 1, column 53) reads "sujbect"`}},
@@ -37,7 +37,7 @@ func TestLoadDir_TemplateKeyTheInputCannotHold(t *testing.T) {
 			`reads "nothing"`, `reads "nobody"`}},
 		{"$ is the input everywhere", []string{"{{ range .items }}{{ $.subjet }}{{ end }}"}, closedInput, []string{`{{ $.subjet }} (content line 1, column 22) reads "subjet"`}},
 		{"variables and chains", []string{"{{ $s := .sbj }}{{ (.bod).x }}"}, closedInput, []string{`reads "sbj"`, `reads "bod"`}},
-		{"no properties", []string{"{{ .a }}"}, `{"type":"object","additionalProperties":false}`, []string{`reads "a", which the input schema in.json never allows ("additionalProperties": false and not in "properties"), so every job would fail to render; the schema declares no properties`}},
+		{"no properties", []string{"{{ .a }}"}, `{"type":"object","additionalProperties":false}`, []string{`reads "a", which the input schema in.json never allows ("additionalProperties": false and not in "properties"), so every job that reaches it would fail to render; the schema declares no properties`}},
 		{"open schema", []string{"{{ .anything }}"}, `{"type":"object","properties":{"subject":{}}}`, nil},
 		{"patternProperties", []string{"{{ .x_1 }}"}, `{"type":"object","patternProperties":{"^x_":{}},"additionalProperties":false}`, nil},
 		{"declared keys", []string{"{{ .subject }}{{ index . \"other\" }}{{ range .items }}{{ .other }}{{ end }}"}, closedInput, nil},

@@ -56,9 +56,7 @@ func TestChatHalfOpenReplayWhoseKeyExpiresBeforeItsClaim(t *testing.T) {
 		t.Fatalf("resend whose key expired after its look-up, the probe free: %d (job %q, first %q) %s; want 200, a new job that succeeded",
 			r.status, id, first["cho-free"], r.raw)
 	}
-	if set.HalfOpen("primary") {
-		t.Fatal("the new job's success did not close the breaker: it did not run as its probe")
-	}
+	closedAgain(t, changes, "the new job's success did not close the breaker: it did not run as its probe")
 
 	// The probe taken by another request: the new job is refused, nothing stored.
 	halfOpenPrimary(t, set, changes)

@@ -47,9 +47,7 @@ func TestHalfOpenReplayWhoseKeyExpiresBeforeItsClaim(t *testing.T) {
 	if r.status != http.StatusCreated || r.body["state"] != "succeeded" || r.job() == first["ho-free"] {
 		t.Fatalf("resend whose key expired after its look-up, the probe free: %d %s; want 201, a new job that succeeded", r.status, r.raw)
 	}
-	if set.HalfOpen("primary") {
-		t.Fatal("the new job's success did not close the breaker: it did not run as its probe")
-	}
+	closedAgain(t, changes, "the new job's success did not close the breaker: it did not run as its probe")
 
 	// The probe taken by another request: the new job is refused, nothing stored.
 	halfOpenPrimary(t, set, changes)

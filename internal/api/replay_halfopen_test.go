@@ -50,6 +50,23 @@ func halfOpenPrimary(t *testing.T, set *breaker.Set, changes <-chan breaker.Chan
 	}
 }
 
+// closedAgain returns once the primary's breaker has closed: its probe's
+// success is reported when the attempt ends, which may come just after the
+// caller has its answer (a chat answer is written at the win).
+func closedAgain(t *testing.T, changes <-chan breaker.Change, why string) {
+	t.Helper()
+	for {
+		select {
+		case c := <-changes:
+			if c.Provider == "primary" && c.To == breaker.StateClosed {
+				return
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal(why)
+		}
+	}
+}
+
 // holdReplay holds the one replay it is armed for where it first gets to:
 // its key's lookup (a statement of its request on idempotency_keys, seen by a
 // pgx tracer) or, when it plans, just after Plan (holding what Plan admitted).

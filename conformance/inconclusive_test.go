@@ -5,13 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/routerhq/router/conformance"
 	"github.com/routerhq/router/internal/providers"
-	"github.com/routerhq/router/internal/store"
 )
 
 // runCount is how many runs of provider are recorded.
@@ -31,39 +29,17 @@ func runCount(t *testing.T, e *env, provider string) int {
 // run does not pass. (A recorded failure withdrew the pass until the next
 // run, up to max_age.)
 func TestTransientProviderErrorsAreInconclusiveNotFailures(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	var limited atomic.Bool
-	good := oracle(e.answers, nil)
-	e.add("backup", func(i int, req *providers.Request) providers.Step {
-		if limited.Load() {
-			return providers.Step{Status: 429, RetryAfter: time.Minute}
-		}
-		return good(i, req)
-	})
-	opt := conformance.Options{Providers: []string{"backup"}, PromptNames: []string{"triage"}}
-	if r := result(t, e.run(t, opt), "backup", "triage"); !r.Passed {
-		t.Fatalf("precondition: %+v", r)
-	}
-	triage := mustPrompt(t, e, "triage")
-	g := conformance.NewGate(e.st, conformance.GateFallbacks, time.Hour, conformance.CacheFor(0),
-		conformance.TargetModels(func(id string) string { return e.targets[id].Model }))
-	if ok, why := g.Allow(ctx, "backup", triage, store.RoleFailover); !ok {
-		t.Fatalf("precondition: %s", why)
-	}
-
-	limited.Store(true)
-	rep := e.run(t, opt)
-	r := result(t, rep, "backup", "triage")
+	x := passThenFail(t, providers.Step{Status: 429, RetryAfter: time.Minute})
+	rep, r := x.rep, x.r
 	if rep.Passed || r.Passed || !r.Inconclusive || r.Recorded != nil {
 		t.Fatalf("report passed %v; result passed %v, inconclusive %v, recorded %v: want an inconclusive result, not recorded, and the run not passed",
 			rep.Passed, r.Passed, r.Inconclusive, r.Recorded)
 	}
-	if n := runCount(t, e, "backup"); n != 1 {
+	if n := runCount(t, x.e, "backup"); n != 1 {
 		t.Fatalf("%d runs recorded, want only the pass", n)
 	}
-	if ok, why := g.Allow(ctx, "backup", triage, store.RoleFailover); !ok {
-		t.Fatalf("rate limit withdrew the pass: %s", why)
+	if !x.ok {
+		t.Fatalf("rate limit withdrew the pass: %s", x.why)
 	}
 
 	var tb bytes.Buffer

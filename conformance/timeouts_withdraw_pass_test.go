@@ -11,11 +11,21 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
+// rerun is what passThenFail leaves: the environment, the rerun's report
+// and its one result, and whether the gate still allows the target as a
+// fallback (why not, when it does not).
+type rerun struct {
+	e   *env
+	rep *conformance.Report
+	r   conformance.Result
+	ok  bool
+	why string
+}
+
 // passThenFail runs triage on a target that passes, then reruns it with every
 // suite case answered by step (the target's timeout cut to 300ms, so a hang
-// ends), and returns the rerun's result and whether the gate still allows the
-// target as a fallback.
-func passThenFail(t *testing.T, step providers.Step) (conformance.Result, bool, string) {
+// ends).
+func passThenFail(t *testing.T, step providers.Step) rerun {
 	t.Helper()
 	e := newEnv(t)
 	ctx := context.Background()
@@ -39,9 +49,9 @@ func passThenFail(t *testing.T, step providers.Step) (conformance.Result, bool, 
 	}
 	failingNow.Store(true)
 	e.targets["backup"].Timeout = 300 * time.Millisecond
-	r := result(t, e.run(t, opt), "backup", "triage")
+	rep := e.run(t, opt)
 	ok, why := g.Allow(ctx, "backup", triage, store.RoleFailover)
-	return r, ok, why
+	return rerun{e: e, rep: rep, r: result(t, rep, "backup", "triage"), ok: ok, why: why}
 }
 
 // A target that passed and now times out (before any byte or mid-stream),
@@ -58,7 +68,8 @@ func TestTimeoutsStallsAndServerErrorsWithdrawAPass(t *testing.T) {
 		"request timeout 408":     {Status: 408},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r, ok, why := passThenFail(t, step)
+			x := passThenFail(t, step)
+			r, ok, why := x.r, x.ok, x.why
 			if r.Passed || r.Inconclusive || r.Recorded == nil || !*r.Recorded {
 				t.Fatalf("passed %v, inconclusive %v, recorded %v: want a recorded failure", r.Passed, r.Inconclusive, r.Recorded)
 			}
@@ -85,7 +96,8 @@ func TestNotNowProviderErrorsKeepAPass(t *testing.T) {
 		"connection reset":   {Error: &providers.Error{Kind: providers.KindConnReset, Message: "connection reset by peer"}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r, ok, why := passThenFail(t, step)
+			x := passThenFail(t, step)
+			r, ok, why := x.r, x.ok, x.why
 			if r.Passed || !r.Inconclusive || r.Recorded != nil {
 				t.Fatalf("passed %v, inconclusive %v, recorded %v: want inconclusive, not recorded", r.Passed, r.Inconclusive, r.Recorded)
 			}

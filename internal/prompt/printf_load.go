@@ -17,56 +17,16 @@ import (
 // fits its verb depends on the input and is checked when rendering.
 func printfArity(t *template.Template, src string) []string {
 	var out []string
-	var walk func(n parse.Node)
-	walkPipe := func(p *parse.PipeNode) {
-		if p == nil {
-			return
-		}
-		for i, c := range p.Cmds {
-			if what, fix := printfCommand(c, i > 0); what != "" {
-				out = append(out, fmt.Sprintf("{{ %s }}%s %s: every job that reaches it would fail to render, through the prompt's fault, not the input's; %s", c, nodeAt(src, c), what, fix))
-			}
-			for _, a := range c.Args {
-				walk(a)
+	inspectAll(t, func(n parse.Node, _ bool) bool {
+		if p, ok := n.(*parse.PipeNode); ok {
+			for i, c := range p.Cmds {
+				if what, fix := printfCommand(c, i > 0); what != "" {
+					out = append(out, fmt.Sprintf("{{ %s }}%s %s: every job that reaches it would fail to render, through the prompt's fault, not the input's; %s", c, nodeAt(src, c), what, fix))
+				}
 			}
 		}
-	}
-	walkList := func(l *parse.ListNode) {
-		if l != nil {
-			for _, n := range l.Nodes {
-				walk(n)
-			}
-		}
-	}
-	walk = func(n parse.Node) {
-		switch n := n.(type) {
-		case *parse.ActionNode:
-			walkPipe(n.Pipe)
-		case *parse.IfNode:
-			walkPipe(n.Pipe)
-			walkList(n.List)
-			walkList(n.ElseList)
-		case *parse.RangeNode:
-			walkPipe(n.Pipe)
-			walkList(n.List)
-			walkList(n.ElseList)
-		case *parse.WithNode:
-			walkPipe(n.Pipe)
-			walkList(n.List)
-			walkList(n.ElseList)
-		case *parse.TemplateNode:
-			walkPipe(n.Pipe)
-		case *parse.PipeNode:
-			walkPipe(n)
-		case *parse.ChainNode:
-			walk(n.Node)
-		}
-	}
-	for _, tt := range t.Templates() {
-		if tt.Tree != nil {
-			walkList(tt.Tree.Root)
-		}
-	}
+		return true
+	})
 	return out
 }
 

@@ -15,38 +15,14 @@ import (
 func undefinedCalls(t *template.Template, src string) []string {
 	var out []string
 	seen := map[string]bool{}
-	var walk func(n parse.Node)
-	walkList := func(l *parse.ListNode) {
-		if l != nil {
-			for _, n := range l.Nodes {
-				walk(n)
-			}
-		}
-	}
-	walk = func(n parse.Node) {
-		switch n := n.(type) {
-		case *parse.ListNode:
-			walkList(n)
-		case *parse.IfNode:
-			walkList(n.List)
-			walkList(n.ElseList)
-		case *parse.RangeNode:
-			walkList(n.List)
-			walkList(n.ElseList)
-		case *parse.WithNode:
-			walkList(n.List)
-			walkList(n.ElseList)
-		case *parse.TemplateNode:
+	inspectAll(t, func(n parse.Node, _ bool) bool {
+		if n, ok := n.(*parse.TemplateNode); ok {
 			if d := t.Lookup(n.Name); (d == nil || d.Tree == nil) && !seen[n.Name] {
 				seen[n.Name] = true
 				out = append(out, fmt.Sprintf("{{ template %q }}%s calls a template defined nowhere in this message: every job that reaches it would fail to render, through the prompt's fault, not the input's; define it in the same message with {{ define %q }}...{{ end }}, or correct the name", n.Name, nodeAt(src, n), n.Name))
 			}
 		}
-	}
-	for _, tt := range t.Templates() {
-		if tt.Tree != nil {
-			walkList(tt.Tree.Root)
-		}
-	}
+		return true
+	})
 	return out
 }

@@ -25,46 +25,8 @@ func inputFields(t *template.Template) []inputField {
 		return nil
 	}
 	var out []inputField
-	var walk func(n parse.Node, top bool)
-	walkList := func(l *parse.ListNode, top bool) {
-		if l != nil {
-			for _, n := range l.Nodes {
-				walk(n, top)
-			}
-		}
-	}
-	walkPipe := func(p *parse.PipeNode, top bool) {
-		if p != nil {
-			for _, c := range p.Cmds {
-				for _, a := range c.Args {
-					walk(a, top)
-				}
-			}
-		}
-	}
-	walkBranch := func(b *parse.BranchNode, top, bodyTop bool) {
-		walkPipe(b.Pipe, top)
-		walkList(b.List, bodyTop)
-		walkList(b.ElseList, top)
-	}
-	walk = func(n parse.Node, top bool) {
+	inspect(t.Tree.Root, true, func(n parse.Node, top bool) bool {
 		switch n := n.(type) {
-		case *parse.ListNode:
-			walkList(n, top)
-		case *parse.ActionNode:
-			walkPipe(n.Pipe, top)
-		case *parse.IfNode:
-			walkBranch(&n.BranchNode, top, top)
-		case *parse.RangeNode: // dot is an element in the body
-			walkBranch(&n.BranchNode, top, false)
-		case *parse.WithNode: // dot is the value in the body
-			walkBranch(&n.BranchNode, top, false)
-		case *parse.TemplateNode:
-			walkPipe(n.Pipe, top)
-		case *parse.PipeNode:
-			walkPipe(n, top)
-		case *parse.ChainNode:
-			walk(n.Node, top)
 		case *parse.FieldNode:
 			if top {
 				out = append(out, inputField{n.Ident[0], n})
@@ -74,8 +36,8 @@ func inputFields(t *template.Template) []inputField {
 				out = append(out, inputField{n.Ident[1], n})
 			}
 		}
-	}
-	walkList(t.Tree.Root, true)
+		return true
+	})
 	return out
 }
 

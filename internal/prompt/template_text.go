@@ -15,58 +15,28 @@ import (
 // output no load-time check can know.
 func templateText(t *template.Template) (text string, hasAction bool) {
 	var b strings.Builder
-	var walk func(n parse.Node)
-	walk = func(n parse.Node) {
+	inspectAll(t, func(n parse.Node, _ bool) bool {
 		switch n := n.(type) {
-		case *parse.ListNode:
-			if n == nil {
-				return
-			}
-			for _, c := range n.Nodes {
-				walk(c)
-			}
 		case *parse.TextNode:
 			b.Write(n.Text)
 			b.WriteByte(' ')
 		case *parse.ActionNode:
 			hasAction = true
-			walkStrings(n.Pipe, &b)
-		case *parse.IfNode:
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.RangeNode:
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.WithNode:
-			walk(n.List)
-			walk(n.ElseList)
+			if n.Pipe == nil {
+				return false
+			}
+			inspect(n.Pipe, true, func(n parse.Node, _ bool) bool {
+				if s, ok := n.(*parse.StringNode); ok {
+					b.WriteString(s.Text)
+					b.WriteByte(' ')
+				}
+				return true
+			})
+			return false
 		case *parse.TemplateNode:
 			hasAction = true // the template it calls is walked as one of t's
 		}
-	}
-	for _, tt := range t.Templates() {
-		if tt.Tree != nil {
-			walk(tt.Tree.Root)
-		}
-	}
+		return true
+	})
 	return b.String(), hasAction
-}
-
-// walkStrings writes the string literals of a pipeline, nested pipelines
-// included.
-func walkStrings(p *parse.PipeNode, b *strings.Builder) {
-	if p == nil {
-		return
-	}
-	for _, c := range p.Cmds {
-		for _, a := range c.Args {
-			switch a := a.(type) {
-			case *parse.StringNode:
-				b.WriteString(a.Text)
-				b.WriteByte(' ')
-			case *parse.PipeNode:
-				walkStrings(a, b)
-			}
-		}
-	}
 }

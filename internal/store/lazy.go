@@ -9,8 +9,8 @@ import (
 )
 
 // lazyCommitSQL, queued first in a pipeline of statements sent with one
-// Sync (one transaction), makes that transaction's commit not wait for the
-// WAL flush, as execLazy's does.
+// Sync (one transaction) or right after BEGIN (execLazy), makes that
+// transaction's commit not wait for the WAL flush.
 const lazyCommitSQL = `SELECT set_config('synchronous_commit', 'off', true)`
 
 // execLazy runs one statement in its own transaction with synchronous_commit
@@ -29,7 +29,7 @@ func (s *Store) execLazy(ctx context.Context, sql string, args ...any) (pgconn.C
 func (s *Store) execLazyWaiting(ctx context.Context, wait time.Duration, sql string, args ...any) (pgconn.CommandTag, error) {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
-	b.Queue("SET LOCAL synchronous_commit = off")
+	b.Queue(lazyCommitSQL)
 	if wait > 0 {
 		b.Queue(lockWaitSQL, lockWaitArg(wait))
 	}

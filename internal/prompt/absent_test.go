@@ -119,6 +119,18 @@ func TestFieldOfAbsentKeySaysItIsAbsent(t *testing.T) {
 			t.Errorf("over %s: %v; want map has no entry", in, err)
 		}
 	}
+	// A field of a key the caller sent as null says so (it said "nil
+	// pointer evaluating interface {}.name"). Found by review.
+	for _, c := range []struct{ content, input, want string }{
+		{`{{ if .tier.name }}x{{ end }}`, `{"q":"x","tier":null}`, `{{ .tier.name }} (content line 1, column 28) reads "name" of .tier, but .tier is null in the input: send .tier as an object, or guard the read in the prompt with {{ with .tier }}...{{ .name }}...{{ end }}, or {{ if .tier }}`},
+		{`{{ .q }} {{ $.tier.name.first }}`, `{"q":"x","tier":{"name":null}}`, `reads "first" of $.tier.name, but $.tier.name is null in the input`},
+		{`{{ range .tags }}{{ $.tier.level }}{{ end }}{{ .q }}`, `{"q":"x","tier":null,"tags":["a"]}`, `{{ $.tier.level }} (content line 1, column 37) reads "level" of $.tier, but $.tier is null in the input`},
+	} {
+		got, err := renderAbsent(t, c.content, c.input)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "nil pointer") {
+			t.Errorf("%s over %s = %q, %v; want an error with %q", c.content, c.input, got, err, c.want)
+		}
+	}
 	got, err := renderAbsent(t, `{{ with .tier }}{{ .name }}{{ else }}none{{ end }}`, `{"q":"x"}`)
 	if err != nil || got != "none" {
 		t.Errorf("guarded = %q, %v", got, err)

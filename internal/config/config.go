@@ -362,6 +362,9 @@ type Route struct {
 
 	// hedgeDefault records that hedge_after was not written.
 	hedgeDefault bool
+	// hedgeMaxDefault records that hedge_max was not written (or written
+	// 0, which the checks see as 0).
+	hedgeMaxDefault bool
 }
 
 // HedgeDelay parses HedgeAfter: the fixed delay (0 = no hedging) and whether

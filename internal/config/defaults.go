@@ -39,8 +39,10 @@ func (c Config) WithDefaults() Config {
 	def(&c.Log.Format, "text")
 	def(&c.Log.Level, "info")
 	def(&c.Execution.Lease, Duration(30*time.Second))
-	def(&c.Execution.Retry.Base, Duration(200*time.Millisecond))
 	def(&c.Execution.Retry.Cap, Duration(5*time.Second))
+	// Left out, the base is at most a cap written below it (cap: 100ms
+	// alone was refused for the base the file never wrote).
+	def(&c.Execution.Retry.Base, min(Duration(200*time.Millisecond), positiveOr(c.Execution.Retry.Cap, Duration(200*time.Millisecond))))
 	def(&c.Execution.Retry.MaxRetryAfter, Duration(30*time.Second))
 	def(&c.Execution.HandoverWait, max(Duration(2*time.Minute), 2*c.Execution.Lease))
 	def(&c.Chat.Wait, Duration(5*time.Minute))
@@ -148,16 +150,18 @@ func (c Config) WithDefaults() Config {
 		}
 		// Before a target has history the adaptive delay is hedge_max: under
 		// a short deadline it is ¾ of the deadline, so that the hedge can
-		// start before the job is stopped.
+		// start before the job is stopped. Left out, hedge_min is at most
+		// hedge_max, the written one too (hedge_max: 1s alone was refused for
+		// the 2s hedge_min the file never wrote).
 		hedgeMax := Duration(10 * time.Second)
 		if r.Deadline > 0 {
 			hedgeMax = min(hedgeMax, max(r.Deadline*3/4, 1))
 		}
-		if r.HedgeMin == 0 {
-			r.HedgeMin = min(Duration(2*time.Second), hedgeMax)
-		}
 		if r.HedgeMax == 0 {
-			r.HedgeMax = hedgeMax
+			r.HedgeMax, r.hedgeMaxDefault = hedgeMax, true
+		}
+		if r.HedgeMin == 0 {
+			r.HedgeMin = min(Duration(2*time.Second), hedgeMax, positiveOr(r.HedgeMax, hedgeMax))
 		}
 		if r.HedgeBudget.Percent == nil {
 			ten := 10.0
@@ -441,10 +445,7 @@ func (c Config) problems() []string {
 			}
 		}
 		errs = append(errs, r.hedgeProblems(name)...)
-		if r.HedgeMin <= 0 || r.HedgeMin > r.HedgeMax {
-			add("routes.%s: hedge_min (%s) must be positive and at most hedge_max (%s; left out, hedge_max is 10s, at most ¾ of the route's deadline %s): lower hedge_min or set hedge_max",
-				name, r.HedgeMin.D(), r.HedgeMax.D(), r.Deadline.D())
-		}
+		errs = append(errs, r.hedgeBoundProblems(name)...)
 		if p := *r.HedgeBudget.Percent; !(p >= 0 && p <= 100) { // NaN too
 			add("routes.%s.hedge_budget.percent: %v is not between 0 and 100", name, p)
 		}
@@ -603,6 +604,15 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
+// positiveOr is d when it is positive, else or: a written bound that the
+// file's other checks refuse bounds no default.
+func positiveOr(d, or Duration) Duration {
+	if d > 0 {
+		return d
+	}
+	return or
+}
+
 // def sets *p to v when it is the zero value (a field the file left out).
 func def[T comparable](p *T, v T) {
 	var zero T
@@ -611,11 +621,6 @@ func def[T comparable](p *T, v T) {
 	}
 }
 
-// databaseURLProblem says why url (database_url, or DATABASE_URL over it)
-// cannot name a database, or "": empty (SPEC §11's embedded default),
-// `embedded`, a postgres:// or postgresql:// URL, or PostgreSQL's key=value
-// settings. Anything else would reach the driver, whose "cannot parse"
-// does not say what was meant — often a misspelt `embedded`.
 // normalDatabaseURL is url without surrounding white space and with its
 // scheme in lower case: the check below accepts POSTGRES://, but pgx reads a
 // URL only by a lower-case scheme, and would take any other for key=value
@@ -630,19 +635,91 @@ func normalDatabaseURL(url string) string {
 	return url
 }
 
+// databaseURLProblem says why url (database_url, or DATABASE_URL over it)
+// cannot name a database, or "": empty (SPEC §11's embedded default),
+// `embedded`, a postgres:// or postgresql:// URL, or PostgreSQL's key=value
+// settings. Anything else would reach the driver, whose "cannot parse"
+// does not say what was meant — often a misspelt `embedded` — or worse: pgx
+// reads whatever is not a postgres:// URL as key=value settings, so a URL
+// with a misspelt scheme and a query (postgress://app:pw@db/x?sslmode=require)
+// became one unknown setting "postgress://app:pw@db/x?sslmode", sent to the
+// default host, whose refusal quoted it, password and all. The value is
+// never repeated (but for a misspelt `embedded`): it may hold a password.
 func databaseURLProblem(url string) string {
 	lower := strings.ToLower(strings.TrimSpace(url))
 	switch {
 	case url == "" || url == EmbeddedDatabase,
 		strings.HasPrefix(lower, "postgres://"), strings.HasPrefix(lower, "postgresql://"),
-		strings.Contains(url, "="):
+		keywordSettings(url):
 		return ""
 	case strings.HasPrefix(lower, "emb"):
 		return fmt.Sprintf("database_url %q: did you mean %q (the embedded local PostgreSQL)?", url, EmbeddedDatabase)
 	}
-	// The value is not repeated: it may hold a password.
-	return fmt.Sprintf("database_url (or DATABASE_URL) is not a PostgreSQL URL (postgres://user:password@host:5432/dbname), key=value settings (host=… dbname=…) or %q", EmbeddedDatabase)
+	const forms = "a PostgreSQL URL (postgres://user:password@host:5432/dbname), key=value settings (host=… dbname=…) or %q; the value is not shown here, since it may hold a password"
+	if scheme, ok := urlScheme(lower); ok && (strings.HasPrefix(scheme, "post") || strings.HasPrefix(scheme, "pg")) {
+		return fmt.Sprintf("database_url (or DATABASE_URL) starts with a misspelt scheme: did you mean postgres:// (or postgresql://, with two slashes)? It must be "+forms, EmbeddedDatabase)
+	}
+	return fmt.Sprintf("database_url (or DATABASE_URL) is not "+forms, EmbeddedDatabase)
 }
+
+// urlScheme is the scheme of s when s starts as a URL does: a scheme
+// (RFC 3986: a letter, then letters, digits, +, - or .) and ":/".
+func urlScheme(s string) (string, bool) {
+	i := strings.Index(s, ":/")
+	if i <= 0 {
+		return "", false
+	}
+	for j, r := range s[:i] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || j > 0 && (r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')) {
+			return "", false
+		}
+	}
+	return s[:i], true
+}
+
+// keywordSettings reports whether s is PostgreSQL's key=value settings as
+// pgx reads them (pgconn's parseKeywordValueSettings: a keyword, "=", a
+// value either quoted with ' or running to the next white space, a
+// backslash escaping the next byte), every keyword a word (letters, digits
+// and _, as libpq's are). pgx itself takes any text before an "=" for a
+// keyword; a URL is never one.
+func keywordSettings(s string) bool {
+	const space = " \t\n\r\v\f"
+	s = strings.TrimLeft(s, space)
+	if s == "" {
+		return false
+	}
+	for s != "" {
+		eq := strings.IndexByte(s, '=')
+		if eq < 0 || !isKeyword(strings.Trim(s[:eq], space)) {
+			return false
+		}
+		s = strings.TrimLeft(s[eq+1:], space)
+		end, quoted := 0, s != "" && s[0] == '\''
+		if quoted {
+			end = 1
+		}
+		for ; end < len(s); end++ {
+			if quoted && s[end] == '\'' || !quoted && strings.IndexByte(space, s[end]) >= 0 {
+				break
+			}
+			if s[end] == '\\' {
+				end++
+			}
+		}
+		if quoted {
+			if end >= len(s) {
+				return false // unterminated
+			}
+			end++ // the closing quote
+		}
+		s = strings.TrimLeft(s[min(end, len(s)):], space)
+	}
+	return true
+}
+
+// isKeyword: a letter or _, then letters, digits or _ (as a variable name).
+func isKeyword(s string) bool { return isEnvName(s) }
 
 // hostIs reports whether baseURL names host (or, empty, whether the adapter's
 // default does: emptyIs). A keyless server of one's own (vLLM, Ollama, a

@@ -34,7 +34,7 @@ type SecretUse struct {
 func (c Config) SecretUses() []SecretUse {
 	var uses []SecretUse
 	use := func(u SecretUse) {
-		if u.Env != "" && isEnvName(u.Env) { // not a name: envNameProblems, never echoed
+		if u.Env != "" && isEnvName(u.Env) && !secretShaped(u.Env) { // not a name, or a secret's shape: envNameProblems, never echoed
 			uses = append(uses, u)
 		}
 	}

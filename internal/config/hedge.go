@@ -21,7 +21,7 @@ func (r *Route) hedgeProblems(name string) []string {
 			name, fixed, r.Deadline.D())
 	}
 	if r.Deadline > 0 && adaptive && r.MaxInflight != 1 && r.HedgeMax >= r.Deadline {
-		add("routes.%s.hedge_max (%s) is not below the route's deadline (%s): an adaptive hedge waits hedge_max before a target has history, and the job is stopped first, so the hedge would never start; set hedge_max below it (left out, it is 10s, at most ¾ of deadline)",
+		add("routes.%s.hedge_max (%s) is not below the route's deadline (%s): an adaptive hedge waits hedge_max before a target has history, and the job is stopped first, so the hedge would never start; set hedge_max below it (or leave it out: it is then 10s, at most ¾ of deadline)",
 			name, r.HedgeMax.D(), r.Deadline.D())
 	}
 	if r.MaxInflight == 1 && !r.hedgeDefault && (fixed > 0 || adaptive) {
@@ -35,6 +35,30 @@ func (r *Route) hedgeProblems(name string) []string {
 	if b := r.HedgeBudget; !r.hedgeDefault && (fixed > 0 || adaptive) && b.Percent != nil && *b.Percent == 0 && b.MinConcurrent != nil && *b.MinConcurrent == 0 {
 		add("routes.%s.hedge_after is %s, but hedge_budget allows no hedge in flight (percent 0, min_concurrent 0), so it would never start; raise the budget (defaults: percent 10, min_concurrent 3) or set hedge_after: off",
 			name, r.HedgeAfter)
+	}
+	return errs
+}
+
+// hedgeBoundProblems refuses the adaptive bounds of route name unless
+// 0 < hedge_min ≤ hedge_max, blaming what the file wrote: left out, hedge_min
+// is never above hedge_max (WithDefaults), and a default is never zero or
+// below, so a bound that is either was written.
+func (r *Route) hedgeBoundProblems(name string) []string {
+	var errs []string
+	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	if r.HedgeMin <= 0 {
+		add("routes.%s.hedge_min (%s) must be a positive duration (omit it for the default, 2s, at most hedge_max)", name, r.HedgeMin.D())
+	}
+	if r.HedgeMax <= 0 {
+		add("routes.%s.hedge_max (%s) must be a positive duration (omit it for the default, 10s, at most ¾ of the route's deadline)", name, r.HedgeMax.D())
+	}
+	switch {
+	case r.HedgeMin <= 0 || r.HedgeMax <= 0 || r.HedgeMin <= r.HedgeMax:
+	case r.hedgeMaxDefault:
+		add("routes.%s: hedge_min (%s) must be at most hedge_max (%s; left out, hedge_max is 10s, at most ¾ of the route's deadline %s): lower hedge_min or set hedge_max",
+			name, r.HedgeMin.D(), r.HedgeMax.D(), r.Deadline.D())
+	default:
+		add("routes.%s: hedge_min (%s) must be at most hedge_max (%s): lower hedge_min or raise hedge_max", name, r.HedgeMin.D(), r.HedgeMax.D())
 	}
 	return errs
 }

@@ -128,6 +128,15 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 			tempDir = alt
 		}
 	}
+	// A start that fails removes its temporary directory (Stop removes it
+	// once the start has succeeded): every failed fresh start as root —
+	// initdb stopped by Ctrl-C or failing, the lock refused — left one more.
+	started := false
+	defer func() {
+		if !started && tempDir != "" {
+			_ = os.RemoveAll(tempDir)
+		}
+	}()
 	// One start at a time per data directory, from the look for a running
 	// server to its own accepting connections. A Fresh start does not wait:
 	// the other would lose its data directory.
@@ -164,6 +173,7 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 			if serversDir(dataDir, cred) {
 				c.startWatch() // not another user's: this process can start it again
 			}
+			started = true
 			return c, nil
 		}
 	}
@@ -215,6 +225,7 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 		return nil, err
 	}
 	log.Info("PostgreSQL ready", "url", c.URL, "dir", dataDir)
+	started = true
 	return c, nil
 }
 
@@ -455,6 +466,9 @@ func outsideDir(wanted string, fresh bool) (string, error) {
 		}
 	}
 	if err := os.Chmod(dir, 0o755); err != nil {
+		if fresh {
+			_ = os.RemoveAll(dir) // of no use, and no one else would remove it
+		}
 		return "", err
 	}
 	if !fresh {

@@ -354,12 +354,14 @@ func replicaID() string {
 func staticKeys(cfg *config.Config) (map[string]string, error) {
 	keys, from := map[string]string{}, map[string]string{}
 	var errs []error
-	for _, k := range cfg.APIKeys {
+	for i, k := range cfg.APIKeys {
 		// A secret made from a file often ends in a newline, which no
 		// Authorization header can carry: the key is read without it.
 		v := strings.TrimSpace(os.Getenv(k.KeyEnv))
 		if v == "" {
-			errs = append(errs, fmt.Errorf("api_keys: environment variable %s (owner %s) is empty or only white space: set it, or remove the entry and use `router keys create`", k.KeyEnv, k.Owner))
+			// The setting's path, and the variable's name only when it
+			// looks like one (config.EnvRef): not a key pasted in its place.
+			errs = append(errs, fmt.Errorf("api_keys[%d].key_env: %s (owner %s) is empty or only white space: set it, or remove the entry and use `router keys create`", i, config.EnvRef(k.KeyEnv), k.Owner))
 			continue
 		}
 		if strings.IndexFunc(v, unicode.IsSpace) >= 0 {
@@ -387,7 +389,7 @@ func operatorKey(cfg *config.Config) (string, error) {
 	key := ""
 	if cfg.OpsKeyEnv != "" {
 		if key = strings.TrimSpace(os.Getenv(cfg.OpsKeyEnv)); key == "" {
-			return "", fmt.Errorf("ops_key_env: environment variable %s is empty or only white space: set it to the operator key, or remove ops_key_env (only allowed when ops_listen is a loopback address)", cfg.OpsKeyEnv)
+			return "", fmt.Errorf("ops_key_env: %s is empty or only white space: set it to the operator key, or remove ops_key_env (only allowed when ops_listen is a loopback address)", config.EnvRef(cfg.OpsKeyEnv))
 		}
 	}
 	if key == "" && !config.IsLoopback(cfg.OpsListen) {

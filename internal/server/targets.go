@@ -87,7 +87,9 @@ func buildAdapter(pc *config.Provider) (providers.Provider, error) {
 		// in a newline, which no request header can carry.
 		key = strings.TrimSpace(os.Getenv(pc.APIKeyEnv))
 		if key == "" {
-			return nil, fmt.Errorf("provider %s: environment variable %s is empty or only white space: export the provider's API key", pc.Name, pc.APIKeyEnv)
+			// The variable's name only when it looks like one
+			// (config.EnvRef): not a key pasted in its place.
+			return nil, fmt.Errorf("provider %s: %s is empty or only white space: export the provider's API key (the variable its api_key_env names)", pc.Name, config.EnvRef(pc.APIKeyEnv))
 		}
 	}
 	switch pc.Type {

@@ -47,7 +47,8 @@ type Options struct {
 	DB *DB
 	// Breakers: this process's breaker states, read at scrape time.
 	Breakers BreakerSource
-	// Targets and Routes: the configured target ids (the provider label of
+	// Targets and Routes: the configured target ids and the names of the
+	// breakers of models sent in a target's place (the provider label of
 	// the race's series) and route names, whose race counters are exposed
 	// at 0 from start-up (zeroSeries).
 	Targets []string

@@ -40,6 +40,8 @@ type Admission interface {
 }
 
 // Observer hears about the race as it happens (metrics). Calls must not block.
+// Its provider is the name of the breaker that admitted the attempt: the
+// target's id, or the breaker of the model sent in its place (breakerOf).
 //
 // AttemptFinished's latency is the provider call's, from send to its answer
 // or error — the attempt's stored latency_ms, without the router's own

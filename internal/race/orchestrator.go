@@ -896,13 +896,21 @@ func (o *orchestrator) abandonCreated(ctx context.Context, id, provider string, 
 // launch calls the provider for a running attempt in a goroutine that reports
 // on o.results. drainHedge says the attempt was started while the runner
 // drained, as a hedge that fits the drain: it is sent all the same.
+//
+// The Observer hears the attempt under the breaker that admits and counts it
+// (breakerOf): the target's id, or the breaker of the model sent when the
+// attempt sends a route's `models` name in place of the target's own — as
+// /v1/providers counts it — so that a model the provider fails on shows
+// where its breaker opens, and the target's own series (latency, errors)
+// are its own model's alone.
 func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string, release func(Outcome), drainHedge bool) {
 	provider := a.Provider
 	t := o.r.cfg.Targets[provider]
 	obs := o.r.cfg.Observer
-	obs.AttemptStarted(provider, role)
+	label := o.r.breakerOf(provider, o.spec)
+	obs.AttemptStarted(label, role)
 	if role == store.RoleHedge {
-		obs.HedgeStarted(provider)
+		obs.HedgeStarted(label)
 	}
 	wctx, f := o.watchFirstByte(ctx, a)
 	actx, cancel := context.WithCancelCause(wctx)
@@ -918,10 +926,10 @@ func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string
 		if res.err != nil {
 			kind = res.err.Kind
 		}
-		obs.AttemptFinished(provider, role, res.state, kind, res.latency, res.usage)
+		obs.AttemptFinished(label, role, res.state, kind, res.latency, res.usage)
 		observeCost(obs, o.job.Owner, t.Provider.Name(), a.Model, o.r.priceFor(provider, t, a.Model), res.usage)
 		if res.state == store.AttemptLost && !res.discarded { // another attempt won (notWon)
-			obs.RaceLost(provider)
+			obs.RaceLost(label)
 		}
 		o.results <- res
 	}()

@@ -35,7 +35,7 @@ type opsServices struct {
 
 func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pgxpool.Pool, dbm *metrics.DB, replica string, log *slog.Logger) *opsServices {
 	o := &opsServices{replica: replica, done: make(chan struct{})}
-	perTarget, sent, _ := breakerSettings(cfg)
+	perTarget, sent, sentNames := breakerSettings(cfg)
 	o.breakers = breaker.New(perTarget, breaker.Options{Log: log, Sent: sent, OnChange: func(c breaker.Change) {
 		if o.metrics != nil {
 			o.metrics.BreakerChanged(c.Provider, c.To)
@@ -45,6 +45,9 @@ func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pg
 	for _, t := range cfg.AllTargets() {
 		targets = append(targets, t.ID)
 	}
+	// and per breaker of a model sent in place of a target's own, under
+	// which the race counts the attempts that send it (race's launch)
+	targets = append(targets, sentNames...)
 	o.metrics = metrics.New(metrics.Options{Pool: pool, DB: dbm, Breakers: o.breakers, Replicas: st, ReplicaMaxAge: breaker.StaleAfter(0), LiveJobs: st,
 		Targets: targets, Routes: slices.Sorted(maps.Keys(cfg.Routes))})
 	models := map[string]string{}

@@ -228,9 +228,6 @@ func Connect(ctx context.Context, url string, tune ...func(*pgxpool.Config)) (*p
 // PGCONNECT_TIMEOUT sets one.
 const DefaultConnectTimeout = 10 * time.Second
 
-// Ping checks the database answers.
-func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
-
 // inTx runs fn in a transaction, committing when fn returns nil. A
 // transaction the database rolled back whole — chosen as a deadlock's victim
 // (40P01) or a serialization failure (40001), by any of its statements or its

@@ -1,0 +1,77 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Ping checks the database answers, without waiting for the work's pool: a
+// readiness probe must tell a database that does not answer from one that
+// is only busy. pgxpool's own Ping checks a connection out of the pool the
+// jobs use, and queues behind them when every connection is taken — a burst
+// or a slow batch that holds the pool for longer than the probe's budget
+// made every replica "Database unreachable" at once, though the database
+// answered throughout.
+//
+// Ping takes an idle connection of the pool when there is one, without
+// waiting (pgxpool's AcquireAllIdle, meant for health checks; any other
+// idle connection goes straight back), and sends it an empty query within
+// the pool's PingTimeout: a connection that died silently (a NAT or
+// firewall that dropped the flow) is closed, and the pool destroys it, as
+// pgxpool's own liveness ping would. When no idle connection answers, Ping
+// dials a connection of its own from the pool's configuration, pings it and
+// closes it: the pool's limit is not the database's, and a database that
+// does not answer fails that dial (within ctx). Errors name the step; the
+// caller logs them.
+func (s *Store) Ping(ctx context.Context) error {
+	if s.pingIdle(ctx) {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("ping the database: %w", context.Cause(ctx))
+	}
+	cfg := s.pool.Config().ConnConfig
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("connect to the database (the pool has no idle connection): %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if err := conn.Ping(ctx); err != nil {
+		return fmt.Errorf("ping the database: %w", err)
+	}
+	return nil
+}
+
+// pingIdle pings an idle connection of the pool, if it has one, within the
+// pool's PingTimeout, and reports whether it answered. One that did not is
+// closed (the pool destroys it on release).
+func (s *Store) pingIdle(ctx context.Context) bool {
+	idle := s.pool.AcquireAllIdle(ctx)
+	if len(idle) == 0 {
+		return false
+	}
+	for _, c := range idle[1:] {
+		c.Release()
+	}
+	c := idle[0]
+	defer c.Release()
+	timeout := s.pool.Config().PingTimeout
+	if timeout <= 0 {
+		timeout = DefaultPingTimeout
+	}
+	pctx, cancel := context.WithTimeoutCause(ctx, timeout, errIdleSilent)
+	defer cancel()
+	if err := c.Ping(pctx); err != nil {
+		if !c.Conn().IsClosed() {
+			c.Conn().Close(context.WithoutCancel(ctx))
+		}
+		return false
+	}
+	return true
+}
+
+// errIdleSilent: an idle connection did not answer its ping in time.
+var errIdleSilent = errors.New("an idle connection of the pool did not answer its ping")

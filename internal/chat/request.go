@@ -270,13 +270,32 @@ func (r *Request) Normalize() (*Input, error) {
 		default:
 			return bad(fmt.Sprintf("messages[%d].role", i), "role %q is not supported (use system, developer, user, assistant or tool)", m.Role)
 		}
+		// tool_call_id and tool_calls belong to tool and assistant messages:
+		// OpenAI refuses them on any other role, and the Anthropic adapter
+		// would drop another role's calls, leaving the tool messages after
+		// them answering no tool_use. Stored, either is a job every
+		// provider refuses.
+		if m.ToolCallID != "" && m.Role != "tool" {
+			return bad(fmt.Sprintf("messages[%d].tool_call_id", i), "only a tool message may carry tool_call_id (the id of the call it answers), not a %s message: "+
+				"leave tool_call_id out, or send the tool's result as a message with role tool", m.Role)
+		}
 		var calls json.RawMessage
-		if present(m.ToolCalls) {
-			kept, err := turn.calls(i, m.ToolCalls, m.Role != "tool")
+		if present(m.ToolCalls) && m.Role != "assistant" && !emptyArray(m.ToolCalls) {
+			return bad(fmt.Sprintf("messages[%d].tool_calls", i), "only an assistant message may carry tool_calls (the calls the model made), not a %s message: "+
+				"leave tool_calls out, or send them on the assistant message that made them", m.Role)
+		}
+		if present(m.ToolCalls) && m.Role == "assistant" {
+			kept, err := turn.calls(i, m.ToolCalls)
 			if err != nil {
 				return nil, err
 			}
 			calls = kept
+		}
+		if m.Name != "" && !validCallName(m.Name) {
+			// OpenAI refuses it ("string does not match pattern"), on every
+			// attempt.
+			return bad(fmt.Sprintf("messages[%d].name", i), "messages[%d].name %q is not letters, digits, underscores or dashes (OpenAI refuses any other name, "+
+				"such as one with a space): rename it, for example %q, or leave name out", i, cut(m.Name, 64), nameFrom(m.Name, "participant"))
 		}
 		if string(bytes.TrimSpace(m.Content)) == "null" && !(m.Role == "assistant" && (calls != nil || m.Refusal != nil)) {
 			// Only an assistant's message may be without content: one that
@@ -317,6 +336,13 @@ func (r *Request) Normalize() (*Input, error) {
 		case "json_schema":
 			if rf.JSONSchema == nil || len(rf.JSONSchema.Schema) == 0 {
 				return bad("response_format.json_schema", "response_format json_schema needs json_schema.schema")
+			}
+			if kind := schemaKind(rf.JSONSchema.Schema); kind != "" {
+				// true and false are JSON Schemas, but OpenAI takes an
+				// object only, and the Anthropic adapter stops the job: a
+				// job no target can run. A tool's parameters get the same
+				// check (checkToolShapes).
+				return bad("response_format.json_schema.schema", `response_format.json_schema.schema must be a JSON Schema object such as {"type":"object","properties":{...}}; it is %s`, kind)
 			}
 			if rf.JSONSchema.Name == "" {
 				rf.JSONSchema.Name = "response"
@@ -400,6 +426,30 @@ func nullContentAdvice(role string) string {
 }
 
 func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
+// emptyArray reports whether raw is [] (JSON whitespace allowed around and
+// inside it).
+func emptyArray(raw json.RawMessage) bool {
+	p := skipSpace(raw, 0)
+	if p >= len(raw) || raw[p] != '[' {
+		return false
+	}
+	p = skipSpace(raw, p+1)
+	return p < len(raw) && raw[p] == ']' && skipSpace(raw, p+1) == len(raw)
+}
+
+// schemaKind names what raw, a response_format's schema, is when it is not a
+// JSON object; "" when it is one.
+func schemaKind(raw json.RawMessage) string {
+	switch text := string(bytes.TrimSpace(raw)); text {
+	case "true":
+		return "the boolean schema true"
+	case "false":
+		return "the boolean schema false"
+	default:
+		return jsonKind(text)
+	}
+}
 
 // contentText accepts a string, null (an assistant message that only called
 // tools), or an array of text parts, joined with a newline between each two

@@ -22,13 +22,35 @@ func validSchemaName(name string) bool {
 	return true
 }
 
+// validCallName reports whether name is what OpenAI accepts as a message's
+// name and as the function.name of a call in the history: one or more ASCII
+// letters, digits, underscores or dashes. OpenAI's 400 quotes the pattern
+// ^[a-zA-Z0-9_-]+$ for both ("Invalid 'messages[5].name': string does not
+// match pattern"), with no length in it: the length is left to OpenAI, and
+// only the characters are checked here.
+func validCallName[T string | []byte](name T) bool {
+	if len(name) == 0 {
+		return false
+	}
+	for i := range len(name) {
+		if !nameByte(name[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 func nameByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
 // schemaNameFrom suggests a valid name for an invalid one: its other bytes
 // become underscores, at most 64 of them.
-func schemaNameFrom(name string) string {
+func schemaNameFrom(name string) string { return nameFrom(name, "response") }
+
+// nameFrom is schemaNameFrom for any name: fallback when name has no letter,
+// digit, underscore or dash to keep.
+func nameFrom(name, fallback string) string {
 	var b strings.Builder
 	for i := 0; i < len(name) && b.Len() < 64; i++ {
 		if nameByte(name[i]) {
@@ -40,7 +62,7 @@ func schemaNameFrom(name string) string {
 	if s := strings.Trim(b.String(), "_"); s != "" {
 		return s
 	}
-	return "response"
+	return fallback
 }
 
 // mentionsJSON reports whether any message's text mentions JSON, as

@@ -88,6 +88,19 @@ func compileToolContract(tools, choice json.RawMessage) (*toolContract, error) {
 			fail(fmt.Sprintf("tools[%d].function.name", i), "tools[%d].function.name is required: a function tool needs a name its calls can give", i)
 			continue
 		}
+		if !validSchemaName(name) {
+			// OpenAI refuses a function name outside ^[a-zA-Z0-9_-]{1,64}$,
+			// Anthropic a tool name outside ^[a-zA-Z0-9_-]{1,128}$.
+			fail(fmt.Sprintf("tools[%d].function.name", i), "tools[%d].function.name %q is not 1 to 64 letters, digits, underscores or dashes "+
+				"(OpenAI refuses any other function name): rename it, for example %q", i, cut(name, 64), nameFrom(name, "function"))
+		}
+		if _, dup := tc.offered[name]; dup {
+			// Anthropic refuses two tools of one name, and a call could not
+			// say which of the two it calls. The first is kept.
+			fail(fmt.Sprintf("tools[%d].function.name", i), "tools[%d].function.name %q is also the name of tools[%d]: each tool needs its own name; "+
+				"rename one of them, or leave one out", i, cut(name, 64), firstToolNamed(list, name))
+			continue
+		}
 		var v *contract.Validator
 		params := tool.Function["parameters"]
 		if compile == nil && strict(tool.Function) {
@@ -176,6 +189,22 @@ func compileToolContract(tools, choice json.RawMessage) (*toolContract, error) {
 		fail("tool_choice", `tool_choice must be "none", "auto", "required", {"type":"function","function":{"name":"..."}} or {"type":"allowed_tools","allowed_tools":{...}}; an object of type %s is not supported`, typeOf(anyType(obj.Type)))
 	}
 	return tc, firstErr
+}
+
+// firstToolNamed returns the index of the first tool of list whose function
+// is named name.
+func firstToolNamed(list []json.RawMessage, name string) int {
+	for i, raw := range list {
+		var tool struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		}
+		if json.Unmarshal(raw, &tool) == nil && tool.Function.Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // strict reports whether a tool's function is strict and has parameters: a

@@ -78,6 +78,11 @@ func slowToolCalls(i int, raw json.RawMessage, ids []string) ([]string, error) {
 		case call.Function.Name == "":
 			return ids, &RequestError{Param: at + ".function.name", Message: fmt.Sprintf(
 				"%s.function.name is required: the name of the function the call called", at)}
+		case !validCallName(call.Function.Name):
+			// OpenAI refuses it, as it refuses such a tool's name.
+			return ids, &RequestError{Param: at + ".function.name", Message: fmt.Sprintf(
+				"%s.function.name %q is not letters, digits, underscores or dashes (OpenAI refuses any other function name): "+
+					"name the function the call called as tools names it, for example %q", at, cut(call.Function.Name, 64), nameFrom(call.Function.Name, "function"))}
 		case string(args.Function.Arguments) == "null":
 			return ids, &RequestError{Param: at + ".function.arguments", Message: fmt.Sprintf(
 				`%s.function.arguments must be a string holding the arguments as JSON, such as "{\"city\":\"Paris\"}", not null`, at)}
@@ -200,24 +205,51 @@ type toolTurn struct {
 	answered []bool
 }
 
-// calls checks the tool_calls of messages[i] (raw, present), and returns
-// them to keep; when starts, and they hold calls, they begin a turn. The
-// turn before has ended.
-func (t *toolTurn) calls(i int, raw json.RawMessage, starts bool) (json.RawMessage, error) {
-	if !starts {
-		// A tool message's own tool_calls are checked; they are no turn.
-		_, kept, err := historyToolCalls(i, raw, nil)
-		return kept, err
-	}
+// calls checks the tool_calls of messages[i] (an assistant's, raw, present),
+// and returns them to keep; when they hold calls, they begin a turn. The turn
+// before has ended.
+func (t *toolTurn) calls(i int, raw json.RawMessage) (json.RawMessage, error) {
 	ids, kept, err := historyToolCalls(i, raw, t.ids[:0])
 	if err != nil || kept == nil {
 		return kept, err
+	}
+	if err := uniqueCallIDs(i, ids); err != nil {
+		return nil, err
 	}
 	t.msg, t.ids, t.answered = i, ids, t.answered[:0]
 	for range ids {
 		t.answered = append(t.answered, false)
 	}
 	return kept, nil
+}
+
+// uniqueCallIDs refuses a call id that ids, the calls of messages[i], hold
+// twice, naming the second call: Anthropic refuses two tool_use blocks of one
+// id, and a tool message could not say which of the two it answers.
+func uniqueCallIDs(i int, ids []string) error {
+	dup := func(first, j int) error {
+		return &RequestError{Param: fmt.Sprintf("messages[%d].tool_calls[%d].id", i, j), Message: fmt.Sprintf(
+			"messages[%d].tool_calls[%d].id %q is also the id of messages[%d].tool_calls[%d]: each call of an assistant message needs its own id, "+
+				"which the tool message answering it names in tool_call_id (Anthropic refuses the history otherwise)", i, j, cut(ids[j], 60), i, first)}
+	}
+	if len(ids) <= 16 { // the usual turn: no allocation
+		for j := 1; j < len(ids); j++ {
+			for k := range j {
+				if ids[k] == ids[j] {
+					return dup(k, j)
+				}
+			}
+		}
+		return nil
+	}
+	seen := make(map[string]int, len(ids))
+	for j, id := range ids {
+		if k, ok := seen[id]; ok {
+			return dup(k, j)
+		}
+		seen[id] = j
+	}
+	return nil
 }
 
 // answer notes a tool message answering id, and reports whether a call of

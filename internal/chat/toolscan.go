@@ -11,11 +11,12 @@ import (
 // scanToolCalls reads raw, the tool_calls of a message, in one pass without
 // decoding it, and appends the calls' ids to ids. It reports ok only when
 // every call passes slowToolCalls's checks: an object with a string id (not
-// empty), type "function", a function object with a non-empty string name,
-// arguments (when given) a string that is blank or holds JSON, and an index
-// (when given) null or an integer. Whatever else it meets — escapes in a key
-// or an id, a key only case-folded to a member's, a member twice, a value of
-// another kind — it leaves to slowToolCalls, which decodes and decides.
+// empty), type "function", a function object with a string name of letters,
+// digits, underscores or dashes, arguments (when given) a string that is blank
+// or holds JSON, and an index (when given) null or an integer. Whatever else
+// it meets — escapes in a key, an id or a name, a key only case-folded to a
+// member's, a member twice, a value of another kind — it leaves to
+// slowToolCalls, which decodes and decides.
 func scanToolCalls(raw []byte, ids []string) ([]string, bool) {
 	n := len(ids)
 	p := skipSpace(raw, 0)
@@ -93,7 +94,8 @@ func scanToolCall(raw []byte, p int) (id string, end int, ok bool) {
 				switch string(key) {
 				case "name":
 					bit = seenName
-					if len(value) < 3 || value[0] != '"' {
+					text, plain := plainString(value)
+					if !plain || !validCallName(text) {
 						return false
 					}
 					named = true

@@ -55,6 +55,10 @@ var toolCallCorpus = []string{
 	`[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}`,
 	"[{\"id\":\"c\xff\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]",
 	"[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"[\\\"\xff\\\"]\"}}]",
+	`[{"id":"c1","type":"function","function":{"name":"get weather","arguments":"{}"}}]`,
+	`[{"id":"c1","type":"function","function":{"name":"weather.get","arguments":"{}"}}]`,
+	`[{"id":"c1","type":"function","function":{"name":"g\u0065t_weather-2","arguments":"{}"}}]`,
+	"[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"Zo\u00eb\",\"arguments\":\"{}\"}}]",
 }
 
 // The scanner accepts only what slowToolCalls, which decodes the calls into

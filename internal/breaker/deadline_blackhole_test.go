@@ -7,6 +7,7 @@ import (
 	"github.com/routerhq/router/internal/breaker"
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/race"
+	"github.com/routerhq/router/internal/store"
 )
 
 // A primary that never answers, on a route whose deadline (300ms) is shorter
@@ -25,9 +26,13 @@ func TestBlackholedPrimaryOpensUnderShortDeadline(t *testing.T) {
 		provSpec{name: "primary", respond: func(int, *providers.Request) providers.Step { return providers.Step{Hang: true} }},
 		provSpec{name: "fallback", respond: func(int, *providers.Request) providers.Step { return providers.Step{Output: validTriage} }})
 	var firsts []string
+	var last *store.Job
 	for range 4 {
-		j := b.waitSettled(t, b.submit(t).ID)
-		firsts = append(firsts, j.State+": "+j.Attempts[0].Provider+" "+j.Attempts[0].State)
+		last = b.waitSettled(t, b.submit(t).ID)
+		if len(last.Attempts) == 0 {
+			t.Fatalf("job %s made no attempt (jobs before it: %v)", last.State, firsts)
+		}
+		firsts = append(firsts, last.State+": "+last.Attempts[0].Provider+" "+last.Attempts[0].State)
 	}
 	for _, s := range set.Snapshot() {
 		if s.Provider == "primary" && s.State != breaker.StateOpen {
@@ -35,7 +40,17 @@ func TestBlackholedPrimaryOpensUnderShortDeadline(t *testing.T) {
 				s.State, s.Counts, firsts)
 		}
 	}
-	if last := firsts[len(firsts)-1]; last != "succeeded: fallback won" {
-		t.Errorf("with the primary's breaker open, the last job went %q, want to the fallback", last)
+	// Where the last job went, not whether the fallback also answered
+	// within the short deadline (on a loaded machine it may not: that is
+	// not the breaker's doing).
+	var went []string
+	onFallback := true
+	for _, a := range last.Attempts {
+		went = append(went, a.Provider+" "+a.State)
+		onFallback = onFallback && a.Provider == "fallback"
+	}
+	if !onFallback {
+		t.Errorf("with the primary's breaker open, the last job (%s) made attempts %v, want them on the fallback only",
+			last.State, went)
 	}
 }

@@ -18,20 +18,20 @@ import (
 // itself cuts that early is excused (excusedByDeadline). Only a loser silent
 // for its target's own hedge delay counts. Found by review.
 //
-// a fails after 2 s; b, the failover, starts with 4 s of the job's 6 s left,
-// so it is hedged 3 s later (not after hedge_after, 4.5 s); c, the hedge,
-// wins at once and b is cut after 3 s of silence. Whatever the machine's
-// speed, b was never silent for 4.5 s before the job ended (the deadline is
-// 6 s): its breaker must not count it. (c has 1.5 s to win before the
-// deadline, and b 1.5 s of silence more before it would reach hedge_after.)
+// a fails after 4 s; b, the failover, starts with 8 s of the job's 12 s left,
+// so it is hedged 6 s later (not after hedge_after, 9 s); c, the hedge, wins
+// at once and b is cut after 6 s of silence. Whatever the machine's speed, b
+// was never silent for 9 s before the job ended (the deadline is 12 s): its
+// breaker must not count it. (c has 2 s to win before the deadline, and b 3 s
+// of silence more before it would reach hedge_after.)
 func TestLateFailoverHedgedEarlyIsNotASilentLoser(t *testing.T) {
 	set := breaker.New(map[string]breaker.Settings{"b": {ConsecutiveFailures: 5, OpenFor: time.Minute}}, breaker.Options{})
 	defer set.Close()
 	adm := &watchedAdmission{Set: set, provider: "b", released: make(chan race.Outcome, 16)}
-	route := race.Route{HedgeAfter: 4500 * time.Millisecond, Deadline: 6 * time.Second, HedgeBudgetMin: 3, HedgeBudgetPercent: 10}
+	route := race.Route{HedgeAfter: 9 * time.Second, Deadline: 12 * time.Second, HedgeBudgetMin: 3, HedgeBudgetPercent: 10}
 	b := setupRace(t, route, adm, nil,
 		provSpec{name: "a", respond: func(int, *providers.Request) providers.Step {
-			return providers.Step{Status: 500, Latency: 2 * time.Second}
+			return providers.Step{Status: 500, Latency: 4 * time.Second}
 		}},
 		provSpec{name: "b", respond: func(int, *providers.Request) providers.Step { return providers.Step{Hang: true} }},
 		provSpec{name: "c", respond: ok(validTriage)})

@@ -33,10 +33,16 @@ func TestDeadlineBeforeConnectionIsNotUnknown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := racetest.New(t, racetest.Options{Route: race.Route{Deadline: 300 * time.Millisecond},
+	// The deadline is long enough for the attempt to reach the dial on any
+	// machine; cut before, it is rightly not sent, and never dials.
+	b := racetest.New(t, racetest.Options{Route: race.Route{Deadline: 2 * time.Second},
 		Providers: []racetest.Provider{{Name: "primary", Adapter: adapter, Timeout: time.Hour}}})
 	job := b.Submit(t)
-	<-dialing
+	select {
+	case <-dialing:
+	case <-time.After(hangBound):
+		t.Fatal("the attempt never dialled")
+	}
 	j := b.WaitSettled(t, job.ID)
 	if j.State != store.JobFailed || len(j.Attempts) != 1 || j.Attempts[0].State != store.AttemptFailed ||
 		!strings.Contains(string(j.Attempts[0].Error), "not sent") {

@@ -32,17 +32,18 @@ func TestFixedHedgeAfterClampedBelowEachTargetsDeadline(t *testing.T) {
 }
 
 // A hedge delay is never more than three quarters of what is left of the
-// job's deadline when the attempt starts: in a job adopted with 2 s of its
-// 10 s left, the silent primary is hedged after 1.5 s, not after hedge_max
-// (5 s, the adaptive delay without history), by which time the deadline has
-// cut the primary (unknown) and stopped the job.
+// job's deadline when the attempt starts: in a job adopted with 8 s of its
+// 20 s left, the silent primary is hedged after 6 s, not after hedge_max
+// (10 s, the adaptive delay without history), by which time the deadline has
+// cut the primary (unknown) and stopped the job. (The fallback has 2 s to
+// win before the deadline.)
 func TestHedgeDelayCappedByWhatIsLeftOfTheJobsDeadline(t *testing.T) {
-	b := setup(t, race.Route{Deadline: 10 * time.Second, AdaptiveHedge: true, HedgeMin: 10 * time.Millisecond, HedgeMax: 5 * time.Second},
+	b := setup(t, race.Route{Deadline: 20 * time.Second, AdaptiveHedge: true, HedgeMin: 10 * time.Millisecond, HedgeMax: 10 * time.Second},
 		provSpec{name: "primary", respond: hang},
 		provSpec{name: "fallback", respond: ok(validTriage)},
 	)
 	job := b.submitWithoutRunning(t, "dead-process")
-	backdate(t, b, job.ID, 8*time.Second)
+	backdate(t, b, job.ID, 12*time.Second)
 	b.runner.RecoverOnce(context.Background(), 10)
 	j := b.waitSettled(t, job.ID)
 	if j.State != store.JobSucceeded || attemptBy(j, "fallback") == nil {

@@ -36,8 +36,8 @@ func (a openFor) AdmitsIn(p string) (time.Duration, bool) {
 // It used to count the open target as one to fail over to, skip the retry,
 // and fail the job with nothing started. Found by review.
 func TestRetryIsMadeWhenTheFallbacksBreakerIsOpen(t *testing.T) {
-	b := setupWith(t, race.Route{Deadline: 1500 * time.Millisecond}, openFor{open: map[string]bool{"fallback": true}},
-		provSpec{name: "primary", maxRetries: 1, firstByte: 10 * time.Second, respond: func(call int, _ *providers.Request) providers.Step {
+	b := setupWith(t, race.Route{Deadline: 30 * time.Second}, openFor{open: map[string]bool{"fallback": true}},
+		provSpec{name: "primary", maxRetries: 1, firstByte: time.Minute, respond: func(call int, _ *providers.Request) providers.Step {
 			if call == 1 {
 				return providers.Step{Status: 429, RetryAfter: 10 * time.Millisecond}
 			}

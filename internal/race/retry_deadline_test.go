@@ -23,7 +23,7 @@ func tooLateRetry(int, *providers.Request) providers.Step {
 // called. The race fails over at once, as for a Retry-After beyond
 // max_retry_after. Found by review.
 func TestRetryAfterBeyondDeadlineFailsOver(t *testing.T) {
-	b := setup(t, race.Route{Deadline: 1500 * time.Millisecond},
+	b := setup(t, race.Route{Deadline: 15 * time.Second},
 		provSpec{name: "primary", maxRetries: 1, respond: tooLateRetry},
 		provSpec{name: "fallback", respond: ok(validTriage)})
 	j := b.waitSettled(t, b.submit(t).ID)
@@ -42,12 +42,12 @@ func TestRetryAfterBeyondDeadlineFailsOver(t *testing.T) {
 // Retry-After exceeded what was left of the deadline — not, when the
 // deadline passes, that it passed.
 func TestRetryAfterBeyondDeadlineWithoutFallbackFailsAtOnce(t *testing.T) {
-	b := setup(t, race.Route{Deadline: 1500 * time.Millisecond},
+	b := setup(t, race.Route{Deadline: 15 * time.Second},
 		provSpec{name: "primary", maxRetries: 1, respond: tooLateRetry})
 	j := b.waitSettled(t, b.submit(t).ID)
 	why := derefString(j.Error)
 	if j.State != store.JobFailed || !strings.Contains(why, "Retry-After of 20s exceeds the") ||
-		!strings.Contains(why, "left of the job's deadline of 1.5s") || strings.Contains(why, "passed") {
+		!strings.Contains(why, "left of the job's deadline of 15s") || strings.Contains(why, "passed") {
 		t.Fatalf("job %s, error %q: want it failed for a Retry-After beyond the deadline", j.State, why)
 	}
 	if n := b.prov["primary"].Calls(); n != 1 || len(j.Attempts) != 1 {
@@ -59,7 +59,7 @@ func TestRetryAfterBeyondDeadlineWithoutFallbackFailsAtOnce(t *testing.T) {
 // an adoption) does not schedule that retry when its Retry-After is longer
 // than what is left of the deadline: it fails over (resumeRetry).
 func TestResumedRetryBeyondDeadlineFailsOver(t *testing.T) {
-	b := setup(t, race.Route{Deadline: 1500 * time.Millisecond},
+	b := setup(t, race.Route{Deadline: 15 * time.Second},
 		provSpec{name: "primary", maxRetries: 1, respond: ok(validTriage)},
 		provSpec{name: "fallback", respond: ok(validTriage)})
 	ctx := context.Background()

@@ -29,8 +29,8 @@ func lateRetry(retryAfter time.Duration) func(int, *providers.Request) providers
 // first-byte budget left is not made while there is a target to fail over
 // to. Found by review.
 func TestRetryWithNoRoomBeforeTheDeadlineFailsOver(t *testing.T) {
-	b := setup(t, race.Route{Deadline: 1500 * time.Millisecond},
-		provSpec{name: "primary", maxRetries: 1, firstByte: time.Second, respond: lateRetry(1400 * time.Millisecond)},
+	b := setup(t, race.Route{Deadline: 30 * time.Second},
+		provSpec{name: "primary", maxRetries: 1, firstByte: 20 * time.Second, respond: lateRetry(15 * time.Second)},
 		provSpec{name: "fallback", respond: ok(validTriage)})
 	j := b.waitSettled(t, b.submit(t).ID)
 	if j.State != store.JobSucceeded {
@@ -49,8 +49,8 @@ func TestRetryWithNoRoomBeforeTheDeadlineFailsOver(t *testing.T) {
 // leaves room enough only for a target that answers within it: the primary's
 // first-byte budget is longer than the whole deadline, so it fails over.
 func TestRetryWhoseTargetNeedsMoreThanIsLeftFailsOver(t *testing.T) {
-	b := setup(t, race.Route{Deadline: 1500 * time.Millisecond},
-		provSpec{name: "primary", maxRetries: 1, firstByte: 10 * time.Second, respond: lateRetry(100 * time.Millisecond)},
+	b := setup(t, race.Route{Deadline: 30 * time.Second},
+		provSpec{name: "primary", maxRetries: 1, firstByte: time.Minute, respond: lateRetry(100 * time.Millisecond)},
 		provSpec{name: "fallback", respond: ok(validTriage)})
 	j := b.waitSettled(t, b.submit(t).ID)
 	if j.State != store.JobSucceeded || attemptBy(j, "fallback") == nil {
@@ -78,10 +78,17 @@ func TestRetryWithRoomBeforeTheDeadlineIsMade(t *testing.T) {
 }
 
 // With no target left to fail over to, the retry is still the job's only
-// chance: it is made, and the deadline decides.
+// chance: it is made, and the deadline decides. (Here the retry answers, so
+// that the test does not wait for the deadline: the retry's room is less
+// than the primary's first-byte budget whatever it does.)
 func TestRetryWithNoRoomAndNoFallbackIsStillMade(t *testing.T) {
-	b := setup(t, race.Route{Deadline: 1500 * time.Millisecond},
-		provSpec{name: "primary", maxRetries: 1, firstByte: 10 * time.Second, respond: lateRetry(100 * time.Millisecond)})
+	b := setup(t, race.Route{Deadline: 30 * time.Second},
+		provSpec{name: "primary", maxRetries: 1, firstByte: time.Minute, respond: func(call int, _ *providers.Request) providers.Step {
+			if call == 1 {
+				return providers.Step{Status: 429, RetryAfter: 100 * time.Millisecond}
+			}
+			return providers.Step{Output: validTriage}
+		}})
 	j := b.waitSettled(t, b.submit(t).ID)
 	if n := b.prov["primary"].Calls(); n != 2 {
 		t.Fatalf("primary called %d times (job %s, %v), want the retry made", n, j.State, derefString(j.Error))

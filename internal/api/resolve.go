@@ -61,7 +61,10 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, attemptNotFound(id, rfcproblem.Clip(r.PathValue("seq"))))
 		return
 	}
-	res := store.Resolution{Owner: owner, JobID: id, Seq: seq, Outcome: req.Outcome, Note: req.Note}
+	// A row another transaction holds is waited for at most the store's
+	// transition lock wait, then answered 503 busy (nothing changed), as a
+	// cancellation or a retry is: it waited as long as the row was held.
+	res := store.Resolution{Owner: owner, JobID: id, Seq: seq, Outcome: req.Outcome, Note: req.Note, LockWait: store.TransitionLockWait}
 	if res.Note == "" {
 		res.Note = "resolved by the caller"
 	}

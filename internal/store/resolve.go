@@ -181,10 +181,14 @@ const rebindKeySQL = `UPDATE idempotency_keys k SET expires_at = NULL
 // RetryJob turns a failed job back to running for a new round of attempts, on
 // the caller's explicit request. The max_attempts bound and the route's
 // deadline (a new run: Job.RunElapsed) count from here. A job whose key has
-// meanwhile been claimed by a newer job is ErrKeyRebound.
+// meanwhile been claimed by a newer job is ErrKeyRebound. It waits at most
+// transitionLockWait for a row another transaction holds (the job's, its
+// key's), as a cancellation does: past that it is a *BusyError and nothing
+// changed (it waited as long as the row was held, holding the request and a
+// pool connection).
 func (s *Store) RetryJob(ctx context.Context, owner, jobID string) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error {
-		state, _, err := lockJob(ctx, tx, jobID, owner)
+	return jobBusy(s.inTx(ctx, func(tx pgx.Tx) error {
+		state, _, err := lockJobWaiting(ctx, tx, jobID, owner, transitionLockWait)
 		if err != nil {
 			return err
 		}
@@ -238,5 +242,5 @@ func (s *Store) RetryJob(ctx context.Context, owner, jobID string) error {
 			return err
 		}
 		return s.setJobState(ctx, tx, jobID, JobRunning, "")
-	})
+	}), jobID, transitionLockWait)
 }

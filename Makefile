@@ -59,6 +59,7 @@ FUZZ_TARGETS = \
 	./internal/api:FuzzParseJobBody \
 	./internal/api:FuzzProblemJSON \
 	./internal/chat:FuzzChatRequest \
+	./internal/chat:FuzzScanToolCalls \
 	./internal/prompt:FuzzRender \
 	./internal/providers:FuzzOpenAIStream \
 	./internal/providers:FuzzChunkDecodeMatchesEncodingJSON \
@@ -68,7 +69,8 @@ FUZZ_TARGETS = \
 	./internal/jsonenc:FuzzAppendRaw \
 	./internal/jsonenc:FuzzAppendFloat \
 	./internal/contract:FuzzParseJSONMatchesEncodingJSON \
-	./internal/jsontext:FuzzSanitize
+	./internal/jsontext:FuzzSanitize \
+	./internal/jsontext:FuzzCheckNumbersAgreesWithFullScan
 fuzz: build
 	exec ./bin/router localdb -- sh -c 'for t in $(FUZZ_TARGETS); do \
 		echo "== $$t"; $(GO) test -run "^$$" -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" || exit 1; done'

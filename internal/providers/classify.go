@@ -105,8 +105,9 @@ func classifyHTTP(provider string, status int, code, typ, msg string) *Error {
 		e.Message = statusMessage(status) // 529 and other unnamed statuses get words too
 	}
 	unlistedStatus(e, msg)
+	streamOptionsMessage(e, msg)
 	operatorsOwn(e)
-	return e.generated().failOverUnsupported(msg)
+	return e.generated().failOverUnsupported(msg).failOverTooLarge(msg)
 }
 
 // unlistedStatus gives a misconfigured error from an HTTP status (a 4xx the
@@ -115,8 +116,8 @@ func classifyHTTP(provider string, status int, code, typ, msg string) *Error {
 // wrong base_url or a redirect followed as a GET answers: it says nothing
 // against the caller's request, so it must not stop the job as if it did.
 func unlistedStatus(e *Error, msg string) {
-	if e.Kind != KindMisconfigured || e.StatusCode == 0 {
-		return
+	if e.Kind != KindMisconfigured || e.StatusCode == 0 || requestStatus(e.StatusCode) {
+		return // a 400, 413 or 422 misconfigured says why itself (requestKind)
 	}
 	m := fmt.Sprintf("HTTP %d %s from the target, which does not say the request is wrong: an operator must check the target's base_url (a proxy or a redirect in front of the API?)",
 		e.StatusCode, http.StatusText(e.StatusCode))
@@ -162,6 +163,12 @@ func requestStatus(status int) bool {
 
 func statusKind(status int, code, typ, msg string) Kind {
 	if requestStatus(status) {
+		if rateLimitCode(code, typ) {
+			// Groq's 413 "Request too large … on tokens per minute",
+			// code rate_limit_exceeded: the router's account's limit at
+			// this target, not the caller's request (failOverTooLarge).
+			return KindRateLimited
+		}
 		return requestKind(code, typ, msg)
 	}
 	switch status {
@@ -247,7 +254,10 @@ func streamedStatus(code string) int {
 // context size"), Gemini's OpenAI-compatible "The input token count (X)
 // exceeds the maximum number of tokens allowed (Y)", and TGI's (and
 // Together's) "Input validation error: `inputs` tokens + `max_new_tokens`
-// must be <= N" or "`inputs` must have less than N tokens".
+// must be <= N" or "`inputs` must have less than N tokens", vLLM's (V1) "The
+// decoder prompt (length N) is longer than the maximum model length of M"
+// and xAI's "This model's maximum prompt length is N but the request
+// contains M tokens".
 func contextLength(code, typ, msg string) bool {
 	if code == "context_length_exceeded" || code == "string_above_max_length" ||
 		code == "exceed_context_size_error" || typ == "exceed_context_size_error" {
@@ -260,12 +270,15 @@ func contextLength(code, typ, msg string) bool {
 		strings.Contains(m, "available context size") ||
 		strings.Contains(m, "input token count") && strings.Contains(m, "exceeds the maximum number of tokens") ||
 		strings.Contains(m, "`inputs` tokens + `max_new_tokens` must be") ||
-		strings.Contains(m, "`inputs` must have less than")
+		strings.Contains(m, "`inputs` must have less than") ||
+		strings.Contains(m, "longer than the maximum model length") ||
+		strings.Contains(m, "maximum prompt length is")
 }
 
 // contextLengthStated is contextLength for a 5xx: the codes and types that
 // say a prompt exceeds the context, and the few phrases that say so outright,
-// not any message that mentions a context window or length.
+// not any message that mentions a context window or length. Older vLLM
+// answered its "… is longer than the maximum model length of M" with 500.
 func contextLengthStated(code, typ, msg string) bool {
 	if code == "context_length_exceeded" || code == "exceed_context_size_error" || typ == "exceed_context_size_error" {
 		return true
@@ -273,12 +286,16 @@ func contextLengthStated(code, typ, msg string) bool {
 	m := strings.ToLower(msg)
 	return strings.Contains(m, "maximum context length") || strings.Contains(m, "exceeds the available context size") ||
 		strings.Contains(m, "request exceeds the available context") || strings.Contains(m, "exceeds the context length") ||
-		strings.Contains(m, "input token count") && strings.Contains(m, "exceeds the maximum number of tokens")
+		strings.Contains(m, "input token count") && strings.Contains(m, "exceeds the maximum number of tokens") ||
+		strings.Contains(m, "longer than the maximum model length")
 }
 
 // requestKind splits a rejected request: context length, content policy, or a
 // plain bad request — or a generation that failed (failedGeneration), which
-// some providers report with the request's status and type.
+// some providers report with the request's status and type, or a refusal of
+// what the router chose rather than the caller: the model sent
+// (modelRefused), the router's credentials, the stream_options the adapter
+// adds (streamOptionsRefused).
 func requestKind(code, typ, msg string) Kind {
 	m := strings.ToLower(msg)
 	switch {
@@ -290,6 +307,13 @@ func requestKind(code, typ, msg string) Kind {
 		return KindContextLength
 	case contentPolicy(code, msg):
 		return KindContentPolicy
+	case modelRefused(code, typ, m):
+		// OpenRouter's and LiteLLM's 400 for a model id they do not
+		// serve, OpenAI's model_not_found in a 400 or a stream: the
+		// router's configuration, as a 404 is.
+		return KindModelNotFound
+	case streamOptionsRefused(m):
+		return KindMisconfigured
 	case code == "invalid_api_key" || code == "API_KEY_INVALID" || strings.Contains(m, "api key not valid") ||
 		strings.Contains(m, "invalid api key") || strings.Contains(m, "incorrect api key"):
 		// Some OpenAI-compatible APIs (Gemini's) refuse a bad key with 400
@@ -352,7 +376,7 @@ func typeKind(code, typ, msg string) Kind {
 	switch {
 	case code == "insufficient_quota" || typ == "insufficient_quota":
 		return KindQuotaExceeded
-	case strings.Contains(typ, "rate_limit") || code == "rate_limit_exceeded" || typ == "overloaded":
+	case rateLimitCode(code, typ) || typ == "overloaded":
 		return KindRateLimited
 	case request:
 		return KindBadRequest

@@ -64,6 +64,7 @@ const maxKeepaliveLines = math.MaxInt32
 // github.com/sashabaranov/go-openai. It is safe for concurrent use.
 type OpenAI struct {
 	cfg    OpenAIConfig
+	root   string // cfg.BaseURL without its query (splitBaseQuery) and trailing slashes
 	http   *http.Client
 	client *openai.Client
 }
@@ -87,6 +88,9 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("providers: OpenAI adapter %q: BaseURL %q is not an absolute http(s) URL: write it like https://api.openai.com/v1", cfg.Name, cfg.BaseURL)
 	}
+	if u.Fragment != "" || strings.Contains(cfg.BaseURL, "#") {
+		return nil, fmt.Errorf("providers: OpenAI adapter %q: BaseURL %q has a fragment (#…), which is never sent and would swallow the API's paths: remove it", cfg.Name, u.Redacted())
+	}
 	if cfg.MaxResponseBytes < 0 {
 		return nil, fmt.Errorf("providers: OpenAI adapter %q: MaxResponseBytes must be >= 0 (0 is the default, %d)", cfg.Name, DefaultMaxResponseBytes)
 	}
@@ -99,13 +103,16 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}
 	hc := tracingClient(base)
 	hc = limitClient(hc, cfg.MaxResponseBytes)
-	hc = guardRedirects(hc, cfg.BaseURL)
+	root, rawQuery := splitBaseQuery(cfg.BaseURL)
+	root = strings.TrimRight(root, "/")
+	hc = guardRedirects(hc, root)
+	hc = withBaseQuery(hc, rawQuery)
 	cc := openai.DefaultConfig(cfg.APIKey)
-	cc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	cc.BaseURL = root
 	cc.OrgID = cfg.Organization
 	cc.HTTPClient = hc
 	cc.EmptyMessagesLimit = maxKeepaliveLines
-	return &OpenAI{cfg: cfg, http: hc, client: openai.NewClientWithConfig(cc)}, nil
+	return &OpenAI{cfg: cfg, root: root, http: hc, client: openai.NewClientWithConfig(cc)}, nil
 }
 
 // Name returns the configured provider name.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -29,7 +28,7 @@ func (p *OpenAI) Lookup(ctx context.Context, attemptID string) (*Response, bool,
 	q := url.Values{}
 	q.Set("metadata["+MetadataAttemptID+"]", attemptID)
 	q.Set("limit", "1")
-	u := strings.TrimRight(p.cfg.BaseURL, "/") + "/chat/completions?" + q.Encode()
+	u := p.root + "/chat/completions?" + q.Encode()
 	tctx, trace := withCallTrace(actx, nil)
 	hreq, err := http.NewRequestWithContext(tctx, http.MethodGet, u, nil)
 	if err != nil {

@@ -1,0 +1,85 @@
+package providers
+
+import (
+	"net/http"
+	"strings"
+)
+
+// modelRefused reports an error that says the target's provider does not
+// serve the model the router sent, whatever its status: OpenAI's code
+// model_not_found (also in a 400, or as an error event in a 200 stream, with
+// type invalid_request_error) and model_not_available, Mistral's type
+// invalid_model, OpenRouter's 400 "… is not a valid model ID", LiteLLM's 400
+// "Invalid model name passed in model=…" and DeepSeek's 400 "Model Not
+// Exist". The model sent is the router's configuration (the target's model,
+// or one of its route's `models`), never the caller's: model_not_found, as a
+// 404 is, failed over and counted by the breaker of the model sent. m is the
+// message, lower-cased.
+func modelRefused(code, typ, m string) bool {
+	return code == "model_not_found" || code == "model_not_available" || typ == "invalid_model" ||
+		strings.Contains(m, "is not a valid model id") ||
+		strings.Contains(m, "invalid model name passed in model=") ||
+		strings.Contains(m, "model not exist")
+}
+
+// streamOptionsRefused reports a refusal (m, lower-cased) that names
+// stream_options, which the adapter adds to every streamed call
+// (include_usage) whatever the caller asked: a server that refuses the field
+// (Fireworks in 2024: "Extra inputs are not permitted, field:
+// 'stream_options'") refuses every streamed job, so the refusal is the
+// target's configuration, not the caller's request.
+func streamOptionsRefused(m string) bool {
+	return strings.Contains(m, "stream_options")
+}
+
+// streamOptionsMessage gives a misconfigured error whose provider refused
+// stream_options (streamOptionsRefused) a message that says what an operator
+// can set, with the provider's own words.
+func streamOptionsMessage(e *Error, msg string) {
+	if e.Kind != KindMisconfigured || !streamOptionsRefused(strings.ToLower(msg)) {
+		return
+	}
+	m := "the target refuses stream_options (include_usage), which the router sends with every streamed call to read the answer's usage: " +
+		"an operator must set the provider's stream: false"
+	if msg = strings.TrimSpace(msg); msg != "" {
+		m += "; the provider said: " + msg
+	}
+	e.Message = truncate(m)
+}
+
+// rateLimitCode reports an error code or type that says the router's account
+// hit a rate limit at the provider, whatever the status: OpenAI's and Groq's
+// code rate_limit_exceeded (Groq's 413 "Request too large … on tokens per
+// minute" has it), a type that names rate_limit.
+func rateLimitCode(code, typ string) bool {
+	return code == "rate_limit_exceeded" || strings.Contains(typ, "rate_limit")
+}
+
+// tooLargeForLimitMessage is what a rate limit the request alone exceeds says
+// in place of the provider's message (which names the router's organization
+// and its limits, see operatorsOwn).
+const tooLargeForLimitMessage = "the request alone is larger than the router's account's per-minute limit at this target; " +
+	"the router fails over to another target without retrying this one " +
+	"(the provider's own message, which names the account and its limits, is in the router's log)"
+
+// failOverTooLarge gives a rate limit that this one request exceeds by itself
+// — Groq's 413, OpenAI's 429 "Request too large for … on tokens per min" —
+// ActionFailover: retrying the same target after its reset is refused again,
+// however long it waits, while another target (another account, another
+// provider) may take it. It is FaultCaller, as a prompt over a target's
+// context window is: the target is well, this one request is too large for
+// it, and counted against the breaker one tenant's oversized prompts would
+// open it for every tenant. Called after operatorsOwn; returns e.
+func (e *Error) failOverTooLarge(msg string) *Error {
+	if e.Kind != KindRateLimited {
+		return e
+	}
+	if e.StatusCode == http.StatusRequestEntityTooLarge || strings.Contains(strings.ToLower(msg), "request too large") {
+		e.Action, e.Fault = ActionFailover, FaultCaller
+		if e.ProviderMessage == "" {
+			e.ProviderMessage = e.Message
+		}
+		e.Message = tooLargeForLimitMessage
+	}
+	return e
+}

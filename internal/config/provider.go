@@ -48,6 +48,12 @@ func checkBaseURL(raw string) error {
 	if u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
 		return fmt.Errorf("%q is not an absolute http:// or https:// URL with a host (for example https://api.openai.com/v1)", u.Redacted())
 	}
+	if u.Fragment != "" || strings.HasSuffix(raw, "#") {
+		// A fragment is never sent: what follows the # would be lost
+		// from every request (the adapter refuses it at start-up too).
+		u.Fragment, u.RawFragment = "", ""
+		return fmt.Errorf("%q has a fragment (#…), which is never sent to the server: remove it (a query, ?api-version=…, is kept and sent with every request)", u.Redacted())
+	}
 	return nil
 }
 

@@ -25,10 +25,20 @@ func isEnvName(s string) bool {
 // keyPrefixes start API keys that are made only of letters, digits and _,
 // so that pasted in place of a variable's name they pass isEnvName: Groq
 // (gsk_), Hugging Face (hf_), xAI's older keys (xai_), Stripe-style and
-// other sk_ keys, Fireworks (fw_), Replicate (r8_), GitHub tokens, AWS
-// access key ids (AKIA, ASIA), and webhook secrets (whsec_, as `router keys
-// create` makes them).
-var keyPrefixes = []string{"gsk_", "hf_", "xai_", "sk_", "fw_", "r8_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "AKIA", "ASIA", "whsec_"}
+// other sk_ keys, Fireworks (fw_), Replicate (r8_), GitHub tokens, and
+// webhook secrets (whsec_, as `router keys create` makes them). AWS access
+// key ids are matched by their whole shape (awsKeyID).
+var keyPrefixes = []string{"gsk_", "hf_", "xai_", "sk_", "fw_", "r8_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "whsec_"}
+
+// awsKeyID says whether s has the shape of an AWS access key id: AKIA or
+// ASIA and 16 capitals and digits, 20 in all. Only that shape: a prefix
+// check alone took ASIA_PACIFIC_API_KEY for a secret.
+func awsKeyID(s string) bool {
+	if len(s) != 20 || !strings.HasPrefix(s, "AKIA") && !strings.HasPrefix(s, "ASIA") {
+		return false
+	}
+	return strings.Trim(s[4:], "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == ""
+}
 
 // secretShaped says whether s, a variable name as far as isEnvName goes, has
 // the shape of a secret pasted in place of the name: a router API key ("rk_"
@@ -45,6 +55,9 @@ func secretShaped(s string) bool {
 		if len(s) >= len(p)+16 && strings.HasPrefix(s, p) {
 			return true
 		}
+	}
+	if awsKeyID(s) {
+		return true
 	}
 	for run := range strings.SplitSeq(s, "_") {
 		if randomLooking(run) {

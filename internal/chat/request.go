@@ -291,11 +291,11 @@ func (r *Request) Normalize() (*Input, error) {
 			}
 			calls = kept
 		}
-		if m.Name != "" && !validCallName(m.Name) {
+		if m.Name != "" && !validMessageName(m.Name) {
 			// OpenAI refuses it ("string does not match pattern"), on every
 			// attempt.
-			return bad(fmt.Sprintf("messages[%d].name", i), "messages[%d].name %q is not letters, digits, underscores or dashes (OpenAI refuses any other name, "+
-				"such as one with a space): rename it, for example %q, or leave name out", i, cut(m.Name, 64), nameFrom(m.Name, "participant"))
+			return bad(fmt.Sprintf("messages[%d].name", i), "messages[%d].name %q holds white space or one of < | \\ / > (OpenAI refuses such a name): "+
+				"rename it, for example %q, or leave name out", i, cut(m.Name, 64), messageNameFrom(m.Name))
 		}
 		if string(bytes.TrimSpace(m.Content)) == "null" && !(m.Role == "assistant" && (calls != nil || m.Refusal != nil)) {
 			// Only an assistant's message may be without content: one that

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"strings"
+	"unicode"
 
 	"github.com/routerhq/router/internal/providers"
 )
@@ -22,12 +23,11 @@ func validSchemaName(name string) bool {
 	return true
 }
 
-// validCallName reports whether name is what OpenAI accepts as a message's
-// name and as the function.name of a call in the history: one or more ASCII
-// letters, digits, underscores or dashes. OpenAI's 400 quotes the pattern
-// ^[a-zA-Z0-9_-]+$ for both ("Invalid 'messages[5].name': string does not
-// match pattern"), with no length in it: the length is left to OpenAI, and
-// only the characters are checked here.
+// validCallName reports whether name is what OpenAI accepts as the
+// function.name of a call in the history: one or more ASCII letters, digits,
+// underscores or dashes. OpenAI's 400 quotes the pattern ^[a-zA-Z0-9_-]+$
+// ("'messages[9].tool_calls[0].function.name'"), with no length in it: the
+// length is left to OpenAI, and only the characters are checked here.
 func validCallName[T string | []byte](name T) bool {
 	if len(name) == 0 {
 		return false
@@ -38,6 +38,32 @@ func validCallName[T string | []byte](name T) bool {
 		}
 	}
 	return true
+}
+
+// validMessageName reports whether name, a message's name, is free of what
+// OpenAI has refused in one under each pattern it has quoted: white space and
+// < | \ / > (its earlier ^[a-zA-Z0-9_-]+$ refused more — "bot.v2", "Zoë" —
+// and its later ^[^\s<|\\/>]+$ takes those; the Anthropic adapter sends no
+// name). Only what every version refuses is refused here.
+func validMessageName(name string) bool {
+	return name != "" && !strings.ContainsFunc(name, badNameRune)
+}
+
+func badNameRune(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(`<|\/>`, r) }
+
+// messageNameFrom suggests a name validMessageName accepts: each refused
+// rune an underscore.
+func messageNameFrom(name string) string {
+	s := strings.Trim(strings.Map(func(r rune) rune {
+		if badNameRune(r) {
+			return '_'
+		}
+		return r
+	}, name), "_")
+	if s == "" {
+		return "participant"
+	}
+	return s
 }
 
 func nameByte(c byte) bool {

@@ -444,6 +444,14 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 	// request, then returned 503), that failure is what the caller hears.
 	if last := lastEnded(job); last != nil {
 		switch kind, _ := attemptFailure(*last); kind {
+		case string(providers.KindRateLimited):
+			if tooLargeForLimit(*last) {
+				// The request alone is over the target's per-minute limit
+				// (Groq's 413, OpenAI's 429 "Request too large"): the
+				// caller's to shorten, not a 502 an SDK resends unchanged.
+				writeOpenAIError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "request_too_large", "messages", reason)
+				return
+			}
 		case string(providers.KindContentPolicy):
 			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "content_policy_violation", "", reason)
 			return
@@ -531,6 +539,16 @@ func lastEnded(job *store.Job) *store.Attempt {
 
 // attemptFailure reads the kind and message of an attempt's recorded error
 // ("" for none, or for an error that is not the router's JSON).
+// tooLargeForLimit reports an attempt that failed as a rate limit the request
+// alone exceeds: kind rate_limited, the caller's fault (providers'
+// failOverTooLarge); an ordinary rate limit is the provider's.
+func tooLargeForLimit(a store.Attempt) bool {
+	var e struct {
+		Fault string `json:"fault"`
+	}
+	return json.Unmarshal(a.Error, &e) == nil && e.Fault == string(providers.FaultCaller)
+}
+
 func attemptFailure(a store.Attempt) (kind, message string) {
 	var e struct {
 		Kind    string `json:"kind"`

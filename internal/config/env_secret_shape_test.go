@@ -63,6 +63,7 @@ func TestSecretShapedNames(t *testing.T) {
 		"KEY_0123456789ABCDEF", // few changes between letters and digits
 		// AWS's key prefixes starting a region's name (a prefix check
 		// alone refused them; review)
+		"MyCompanyOpenAIKey2024", "AcmeProdOpenAIKey2", // CamelCase words, a year
 		"ASIA_PACIFIC_API_KEY", "ASIA_SOUTHEAST1_OPENAI_KEY", "ASIAPAC_GROQ_API_KEY", "AKIA_PROXY_TOKEN_0001",
 	} {
 		if secretShaped(s) {

@@ -69,7 +69,9 @@ func secretShaped(s string) bool {
 
 // randomLooking says whether run (letters and digits) looks drawn at random
 // rather than written: 16 or more characters mixing lower case, upper case
-// and digits that change between these at least every third character, or
+// and digits that change between these at least every second character
+// (a random run changes at about three characters in five; words run
+// together change only at their capitals: MyCompanyOpenAIKey2024), or
 // 20 or more mixing letters and digits that change between the two at least
 // 4 times. Words run together with a year or a number (ACME2024PRODUCTIONKEY,
 // Acme2024ProductionKey) change too seldom.
@@ -91,7 +93,7 @@ func randomLooking(run string) bool {
 		last = class
 	}
 	letters := n[0] + n[1]
-	return len(run) >= 16 && n[0] > 0 && n[1] > 0 && n[2] > 0 && 3*changes >= len(run) ||
+	return len(run) >= 16 && n[0] > 0 && n[1] > 0 && n[2] > 0 && 2*changes >= len(run) ||
 		len(run) >= 20 && letters > 0 && n[2] > 0 && digitChanges(run) >= 4
 }
 

@@ -100,7 +100,7 @@ func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h 
 	unlistedStatus(e, msg)
 	operatorsOwn(e)
 	if h != nil && status != 0 {
-		e.RetryAfter = ParseRetryAfter(h, time.Now())
+		e.RetryAfter = ParseRetryAfter(status, h, time.Now())
 	}
 	e = e.generated().failOverUnsupported(msg)
 	if e.Kind == KindBadRequest && outputFormatRefused(msg) {

@@ -429,6 +429,9 @@ func (p *Anthropic) finish(id, model, text string, calls []openAIToolCall, stopR
 		// returned as it is, chat.Judge would refuse it (CompleteFinishReason).
 		return nil, brokenOff(p.cfg.Name, "stop_reason", stopReason, streamed, usage, id, model)
 	}
+	// Anthropic's tool_use ids are unique; an Anthropic-compatible
+	// endpoint's (DeepSeek's, Kimi's, GLM's) may not be.
+	uniqueToolCallIDs(len(calls), func(i int) *string { return &calls[i].ID })
 	if i := incompleteToolCall(len(calls), func(i int) (string, string) {
 		return calls[i].ID, calls[i].Function.Name
 	}); i >= 0 {

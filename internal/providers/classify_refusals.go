@@ -22,31 +22,6 @@ func modelRefused(code, typ, m string) bool {
 		strings.Contains(m, "model not exist")
 }
 
-// streamOptionsRefused reports a refusal (m, lower-cased) that names
-// stream_options, which the adapter adds to every streamed call
-// (include_usage) whatever the caller asked: a server that refuses the field
-// (Fireworks in 2024: "Extra inputs are not permitted, field:
-// 'stream_options'") refuses every streamed job, so the refusal is the
-// target's configuration, not the caller's request.
-func streamOptionsRefused(m string) bool {
-	return strings.Contains(m, "stream_options")
-}
-
-// streamOptionsMessage gives a misconfigured error whose provider refused
-// stream_options (streamOptionsRefused) a message that says what an operator
-// can set, with the provider's own words.
-func streamOptionsMessage(e *Error, msg string) {
-	if e.Kind != KindMisconfigured || !streamOptionsRefused(strings.ToLower(msg)) {
-		return
-	}
-	m := "the target refuses stream_options (include_usage), which the router sends with every streamed call to read the answer's usage: " +
-		"an operator must set the provider's stream: false"
-	if msg = strings.TrimSpace(msg); msg != "" {
-		m += "; the provider said: " + msg
-	}
-	e.Message = truncate(m)
-}
-
 // rateLimitCode reports an error code or type that says the router's account
 // hit a rate limit at the provider, whatever the status: OpenAI's and Groq's
 // code rate_limit_exceeded (Groq's 413 "Request too large … on tokens per

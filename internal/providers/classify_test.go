@@ -91,7 +91,7 @@ func TestParseRetryAfter(t *testing.T) {
 		{h("retry-after-ms", "junk", "Retry-After", "9"), 9 * time.Second},
 	}
 	for _, r := range rows {
-		if got := ParseRetryAfter(r.h, now); got != r.want {
+		if got := ParseRetryAfter(http.StatusTooManyRequests, r.h, now); got != r.want {
 			t.Errorf("ParseRetryAfter(%v) = %v, want %v", r.h, got, r.want)
 		}
 	}

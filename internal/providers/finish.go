@@ -102,11 +102,50 @@ func wholeFinishReason(reason string) string {
 // answer each call with a tool message that names its id, and ids need only be
 // unique within the conversation. A call with neither id nor name (a
 // stream's tool-call indexes skipped a number) is left for
-// incompleteToolCall to refuse.
+// incompleteToolCall to refuse. A call whose id an earlier call of the
+// answer has (uniqueToolCallIDs) gets a fresh id too.
 func nameToolCalls(calls []openai.ToolCall) {
 	for i := range calls {
 		if calls[i].ID == "" && calls[i].Function.Name != "" {
-			calls[i].ID = "call_" + rand.Text()
+			calls[i].ID = freshToolCallID()
+		}
+	}
+	uniqueToolCallIDs(len(calls), func(i int) *string { return &calls[i].ID })
+}
+
+// freshToolCallID is an id of the router's for a tool call whose provider
+// gave it none, or one an earlier call of the answer has.
+func freshToolCallID() string { return "call_" + rand.Text() }
+
+// uniqueToolCallIDs gives a fresh id to each of n tool calls (id(i) points
+// at the i-th's id) whose id an earlier call of the answer has: some
+// providers (DeepSeek, Zhipu's GLM, Kimi) reuse one id for parallel calls.
+// Relayed as they are, the caller could not say which call a tool message
+// answers, and chat.Normalize refuses the assistant message when the caller
+// sends it back, so the conversation could not go on through the router. The
+// first call keeps the id; an empty id is left for incompleteToolCall.
+func uniqueToolCallIDs(n int, id func(i int) *string) {
+	if n > 16 { // an answer's calls are not bounded: no quadratic scan
+		seen := make(map[string]bool, n)
+		for i := range n {
+			p := id(i)
+			if *p != "" && seen[*p] {
+				*p = freshToolCallID()
+			}
+			seen[*p] = true
+		}
+		return
+	}
+	for j := 1; j < n; j++ {
+		p := id(j)
+		if *p == "" {
+			continue
+		}
+		for k := range j {
+			if *id(k) == *p {
+				*p = freshToolCallID()
+				break
+			}
 		}
 	}
 }

@@ -8,16 +8,22 @@ import (
 	"time"
 )
 
-// ParseRetryAfter reads how long a provider asks us to wait: `retry-after-ms`
-// (milliseconds, sent by OpenAI and Azure) when present and valid, else
-// `Retry-After` as delay-seconds or an HTTP-date relative to now (a date in
-// the past gives 0). When neither header gives a usable value it is the
+// ParseRetryAfter reads how long a provider asks us to wait after an
+// error response of this status: `retry-after-ms` (milliseconds, sent by
+// OpenAI and Azure) when present and valid, else `Retry-After` as
+// delay-seconds or an HTTP-date relative to now (a date in the past gives 0).
+// When neither header gives a usable value and the status is 429, it is the
 // longest reset of the rate-limit budgets the response says are exhausted
 // (rateLimitReset): OpenAI and Azure answer a 429 for an exhausted daily
-// budget without Retry-After. It returns 0 when nothing gives a wait.
-func ParseRetryAfter(h http.Header, now time.Time) time.Duration {
+// budget without Retry-After. Another status says nothing of a budget, even
+// with the headers every response of such a provider carries. It returns 0
+// when nothing gives a wait.
+func ParseRetryAfter(status int, h http.Header, now time.Time) time.Duration {
 	if d, ok := retryAfterHeader(h, now); ok {
 		return d
+	}
+	if status != http.StatusTooManyRequests {
+		return 0
 	}
 	return rateLimitReset(h)
 }
@@ -55,7 +61,8 @@ var rateLimitBudgets = []string{"requests", "tokens"}
 // refills. A budget not exhausted says nothing of when the refused request
 // may pass, and is ignored. A reset is read as a Go duration ("6m0s",
 // "120ms", "1m30.951s", OpenAI's form) or a plain non-negative number of
-// seconds; anything else (a Unix time, a date) is ignored. 0 when none.
+// seconds up to a day (maxResetSeconds); anything else (a larger number,
+// such as a Unix time, or a date) is ignored. 0 when none.
 func rateLimitReset(h http.Header) time.Duration {
 	var longest time.Duration
 	for _, b := range rateLimitBudgets {
@@ -70,6 +77,13 @@ func rateLimitReset(h http.Header) time.Duration {
 	return longest
 }
 
+// maxResetSeconds is the largest plain number an x-ratelimit-reset-* value
+// is read as seconds: a day, the longest budget (requests per day) such a
+// header resets. A larger number is no wait a provider means: a Unix time
+// (1796000000) read as seconds is some 57 years, beyond any max_retry_after,
+// and would fail over a 429 that a retry after the real reset passes.
+const maxResetSeconds = 24 * 60 * 60
+
 // resetDuration reads one x-ratelimit-reset-* value (rateLimitReset).
 func resetDuration(v string) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
@@ -77,7 +91,7 @@ func resetDuration(v string) (time.Duration, bool) {
 		return 0, false
 	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs < 0 || math.IsInf(secs, 0) || math.IsNaN(secs) {
+		if secs < 0 || secs > maxResetSeconds || math.IsNaN(secs) {
 			return 0, false
 		}
 		return clampDuration(secs * float64(time.Second)), true

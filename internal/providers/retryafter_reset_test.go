@@ -55,7 +55,7 @@ func TestParseRetryAfterRateLimitReset(t *testing.T) {
 		for k, v := range tc.h {
 			h.Set(k, v)
 		}
-		if got := ParseRetryAfter(h, now); got != tc.want {
+		if got := ParseRetryAfter(http.StatusTooManyRequests, h, now); got != tc.want {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 		}
 	}

@@ -74,7 +74,7 @@ func (t *callTrace) response(resp *http.Response) {
 	t.status = resp.StatusCode
 	t.retryAfter = 0
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		t.retryAfter = ParseRetryAfter(resp.Header, time.Now())
+		t.retryAfter = ParseRetryAfter(resp.StatusCode, resp.Header, time.Now())
 	}
 }
 

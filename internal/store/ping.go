@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // Ping checks the database answers, without waiting for the work's pool: a
@@ -22,10 +20,13 @@ import (
 // the pool's PingTimeout: a connection that died silently (a NAT or
 // firewall that dropped the flow) is closed, and the pool destroys it, as
 // pgxpool's own liveness ping would. When no idle connection answers, Ping
-// dials a connection of its own from the pool's configuration, pings it and
-// closes it: the pool's limit is not the database's, and a database that
-// does not answer fails that dial (within ctx). Errors name the step; the
-// caller logs them.
+// asks on a connection of its own, dialled from the pool's configuration,
+// pinged and closed: the pool's limit is not the database's, and a database
+// that does not answer fails that dial (within ctx). One such connection at
+// most is open per pool: concurrent probes share it and its answer
+// (pingOwnConn). A database that refuses it for being at its connection
+// limit answered, and, while the pool's own connections are at work, is
+// ready. Errors name the step; the caller logs them.
 func (s *Store) Ping(ctx context.Context) error {
 	if s.pingIdle(ctx) {
 		return nil
@@ -33,16 +34,7 @@ func (s *Store) Ping(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("ping the database: %w", context.Cause(ctx))
 	}
-	cfg := s.pool.Config().ConnConfig
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("connect to the database (the pool has no idle connection): %w", err)
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	if err := conn.Ping(ctx); err != nil {
-		return fmt.Errorf("ping the database: %w", err)
-	}
-	return nil
+	return s.pingOwnConn(ctx)
 }
 
 // pingIdle pings an idle connection of the pool, if it has one, within the

@@ -242,12 +242,20 @@ func (p *Anthropic) classify(w *CallWatch, trace *callTrace, err error, streamin
 			}
 			e = NewError(name, kind, undecodableMessage(status, err))
 			e.Received = true // the provider answered: the outcome is known
-		case w.FirstByte() > 0 && e.Fault == FaultNetwork:
+		case w.FirstByte() > 0 && e.Fault == FaultNetwork,
+			status >= 200 && status <= 299 && brokenAnswer(err, e):
+			// The answer's headers came; its body broke off, or broke on
+			// something else (framing: a chunk length that is not hex), or
+			// the SDK refused it for a reason of its own.
 			kind := KindMalformedResponse
 			if streaming {
 				kind = KindStreamCut
 			}
-			e = NewError(name, kind, "response broken off: "+truncate(netredact.ErrorText(err)))
+			what := "response broken off: "
+			if e.Fault != FaultNetwork {
+				what = fmt.Sprintf("HTTP %d response body incomplete or invalid: ", status)
+			}
+			e = NewError(name, kind, what+truncate(netredact.ErrorText(err)))
 			e.Received = true // the provider had begun answering: the outcome is known
 		}
 	}

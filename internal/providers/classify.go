@@ -425,12 +425,40 @@ func classifyTransport(provider string, err error) *Error {
 		kind, msg = KindMalformedResponse, "response body does not decode: "+netredact.ErrorText(err)
 	case isClientValidation(err):
 		kind, msg = KindMisconfigured, "request rejected by the client library: "+err.Error()
+	case notHTTP(err):
+		kind, msg = KindMisconfigured, "the server at the target's base_url does not answer as an HTTP API: an operator must check its base_url ("+netredact.ErrorText(err)+")"
 	case errors.As(err, &opErr) && opErr.Op == "dial":
 		kind, msg = KindConnRefused, "could not connect: "+netredact.ErrorText(opErr)
 	case errors.As(err, &opErr):
 		kind, msg = KindConnReset, "network error: "+netredact.ErrorText(opErr)
 	}
 	return NewError(provider, kind, truncate(msg))
+}
+
+// notHTTPErrors are net/http's words for a response that is not HTTP: a
+// server at base_url that speaks another protocol (an SSH or SMTP banner, a
+// database's port), a status line or header that is not HTTP's, headers
+// past the client's bound. net/http's errors for them are not exported
+// types, so they are known by their text.
+var notHTTPErrors = []string{
+	"malformed HTTP response",
+	"malformed HTTP status code",
+	"malformed HTTP version",
+	"malformed MIME header",
+	"response headers exceeded",
+}
+
+// notHTTP reports net/http's refusal of a response that is not HTTP
+// (notHTTPErrors): the target's base_url, not the network and not the
+// provider (kind unknown before). Received stays false: no answer came.
+func notHTTP(err error) bool {
+	s := err.Error()
+	for _, w := range notHTTPErrors {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // undecodableBody reports a response body whose Content-Encoding does not

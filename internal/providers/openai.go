@@ -194,6 +194,14 @@ func (p *OpenAI) classify(w *CallWatch, trace *callTrace, err error) *Error {
 		// The answer came whole and does not decode (not JSON, or not the
 		// API's shape): the provider answered.
 		e.Received = true
+	case status >= 200 && status <= 299 && brokenAnswer(err, e):
+		// The answer's headers came; its body broke on something else
+		// (framing: a chunk length that is not hex, a bad trailer): the
+		// provider answered, as for a body that breaks off.
+		e = NewError(p.cfg.Name, KindMalformedResponse,
+			fmt.Sprintf("HTTP %d response body incomplete or invalid: %s", status, truncate(netredact.ErrorText(err))))
+		e.Err = err
+		e.Received = true
 	case (e.Kind == KindConnReset || undecodableBody(err)) && status >= 400:
 		// An error status came and its body broke off (or does not
 		// decode): the status says what to do (a 400 is not retried, a
@@ -217,6 +225,17 @@ func (p *OpenAI) classify(w *CallWatch, trace *callTrace, err error) *Error {
 	}
 	e.NotSent = !connected && (e.Kind == KindTimeout || e.Kind == KindCancelled)
 	return e
+}
+
+// brokenAnswer reports whether err, classified as e, broke the body of an
+// answer whose 2xx headers had come: any error but the adapter's own
+// (*Error: a web page, a response past its bound) and a deadline or a
+// cancellation, which say what ended the call themselves.
+func brokenAnswer(err error, e *Error) bool {
+	if _, ok := AsError(err); ok {
+		return false
+	}
+	return e.Kind != KindTimeout && e.Kind != KindCancelled
 }
 
 // contextError classifies a call whose context ended: cancelled by the caller,

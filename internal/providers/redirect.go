@@ -24,6 +24,7 @@ const maxRedirects = 10
 //     credentials there. net/http drops Authorization on such a redirect but
 //     not Anthropic's x-api-key, and the host the operator configured is the
 //     only one trusted with either.
+//   - one more after maxRedirects in a row (Loop): a redirect loop.
 //
 // Adapters classify it as KindMisconfigured.
 type RedirectError struct {
@@ -31,9 +32,16 @@ type RedirectError struct {
 	Location  string // where it points (resolved)
 	BaseURL   string // the base_url that would reach Location directly; "" when unknown
 	OtherHost bool   // Location is on another host than base_url
+	// Loop: the provider redirected more than maxRedirects times (a
+	// redirect loop: a proxy sending http to https and back, a path that
+	// redirects to itself); Location is the last redirect's.
+	Loop bool
 }
 
 func (e *RedirectError) Error() string {
+	if e.Loop {
+		return fmt.Sprintf("the provider redirected the request more than %d times, the last with HTTP %d to %s: base_url leads to a redirect loop", maxRedirects, e.Status, e.Location)
+	}
 	s := fmt.Sprintf("the provider answered HTTP %d with a redirect to %s, which net/http would follow as a GET without the request's body", e.Status, e.Location)
 	if e.OtherHost {
 		s = fmt.Sprintf("the provider answered HTTP %d with a redirect to %s, on another host than base_url's, which is not followed: the request carries the target's API key", e.Status, e.Location)
@@ -66,7 +74,11 @@ func guardRedirects(c *http.Client, baseURL string) *http.Client {
 			return next(req, via)
 		}
 		if len(via) >= maxRedirects {
-			return fmt.Errorf("stopped after %d redirects", maxRedirects)
+			e := &RedirectError{Location: req.URL.Redacted(), Loop: true}
+			if req.Response != nil {
+				e.Status = req.Response.StatusCode
+			}
+			return e
 		}
 		return nil
 	}
@@ -106,11 +118,48 @@ func redirectRefused(provider string, err error) (*Error, bool) {
 	if re.OtherHost {
 		why = "to another host, which is not followed (the request carries the target's API key)"
 	}
-	e := NewError(provider, KindMisconfigured, fmt.Sprintf(
-		"the target's base_url answers with a redirect (HTTP %d) %s: "+
-			"an operator must set its base_url to where the redirect points (named in the router's log)", re.Status, why))
+	msg := fmt.Sprintf("the target's base_url answers with a redirect (HTTP %d) %s: "+
+		"an operator must set its base_url to where the redirect points (named in the router's log)", re.Status, why)
+	if re.Loop {
+		msg = fmt.Sprintf("the target's base_url redirects more than %d times (the last with HTTP %d): "+
+			"a redirect loop, which an operator must fix at its base_url (the last redirect's address is in the router's log)", maxRedirects, re.Status)
+	}
+	e := NewError(provider, KindMisconfigured, msg)
 	e.StatusCode = re.Status
 	e.ProviderMessage = re.Error()
 	e.Err = err
 	return e, true
+}
+
+// unfollowedRedirect is the error of a 3xx response to an answer's request
+// that the client does not follow (isRedirect: a 300, a 304, a 305, a 307
+// with no Location): not the provider's answer, though go-openai and the
+// Anthropic SDK fail only from 400 and decoded it as one (a 300 with a
+// completion body was the answer; an empty one a reset before any
+// response, retried on the same target). Like an unlisted 4xx it says
+// nothing against the request: the target's base_url (a proxy, a redirect
+// in front of the API), failed over. Not received, as an error status is
+// not. nil for any other response, and for a call that expects no answer
+// (answerAny).
+func unfollowedRedirect(provider string, want answerType, resp *http.Response) *Error {
+	if want == answerAny || resp.StatusCode < 300 || resp.StatusCode > 399 || isRedirect(resp) {
+		return nil
+	}
+	e := NewError(provider, KindMisconfigured, fmt.Sprintf(
+		"HTTP %d %s from the target, which the router does not follow: an operator must check the target's base_url (a proxy or a redirect in front of the API?)",
+		resp.StatusCode, http.StatusText(resp.StatusCode)))
+	e.StatusCode = resp.StatusCode
+	if loc := resp.Header.Get("Location"); loc != "" {
+		// Maybe a self-hosted provider's internal address: the log's.
+		e.ProviderMessage = "Location: " + truncate(redactedLocation(loc))
+	}
+	return e
+}
+
+// redactedLocation is a Location header's value without a password in it.
+func redactedLocation(loc string) string {
+	if u, err := url.Parse(loc); err == nil {
+		return u.Redacted()
+	}
+	return loc
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"mime"
 	"net/http"
 	"net/http/httptrace"
+	"strings"
 	"sync"
 	"time"
 
@@ -194,8 +196,45 @@ func (tt *traceTransport) roundTrip(req *http.Request) (*http.Response, error) {
 			}
 			return nil, e
 		}
+		if e := unfollowedRedirect(t.provider, t.answer, resp); e != nil && err == nil {
+			// A 3xx the client does not follow: the SDKs would decode it as
+			// the answer (they fail only from 400).
+			if resp.Body != nil {
+				_ = resp.Body.Close()
+			}
+			return nil, e
+		}
+		if err == nil {
+			labelAnswerJSON(t.answer, resp)
+		}
 	}
 	return resp, err
+}
+
+// labelAnswerJSON labels a non-streamed call's 2xx answer application/json
+// when its Content-Type is missing or names no JSON (text/plain, a
+// gateway's octet-stream): the Anthropic SDK decodes only a body labelled
+// JSON, and refused every other one as a destination it cannot fill, so
+// a gateway that relabels or drops the Content-Type made every whole
+// answer fail. A web page never gets here (notTheAnswer). go-openai
+// decodes whatever the label; a body that is not JSON is
+// malformed_response either way.
+func labelAnswerJSON(want answerType, resp *http.Response) {
+	if want != answerJSON || resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return
+	}
+	ct := resp.Header.Get("Content-Type")
+	if hasPrefixFold(strings.TrimLeft(ct, " \t"), "application/json") {
+		return // every proper answer takes this path: no parse, no allocation
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err == nil &&
+		(strings.Contains(mt, "application/json") || strings.HasSuffix(mt, "+json")) {
+		return // JSON by the SDK's own test
+	}
+	if resp.Header == nil {
+		resp.Header = http.Header{}
+	}
+	resp.Header.Set("Content-Type", "application/json")
 }
 
 // isRedirect reports whether the client follows resp to another request (or

@@ -2,12 +2,9 @@ package api_test
 
 import (
 	"context"
-	"crypto/rand"
 	"net/http"
-	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/routerhq/router/internal/store"
@@ -21,21 +18,7 @@ import (
 func TestReadyzBusyPoolAtConnectionLimit(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	ctx := context.Background()
-	var owner string
-	if err := db.Pool.QueryRow(ctx, "SELECT current_user").Scan(&owner); err != nil {
-		t.Fatal(err)
-	}
-	// A role is the cluster's, not the test's schema's: named uniquely, dropped after.
-	role := "readyz_limit_" + strings.ToLower(rand.Text()[:10])
-	if _, err := db.Pool.Exec(ctx, "CREATE ROLE "+role+" LOGIN CONNECTION LIMIT 1 IN ROLE "+pgx.Identifier{owner}.Sanitize()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = db.Pool.Exec(context.Background(), "DROP ROLE IF EXISTS "+role) })
-	cfg, err := pgxpool.ParseConfig(db.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.ConnConfig.User = role
+	cfg := db.LimitedRole(t, 1)
 	cfg.MinConns, cfg.MaxConns = 1, 1
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

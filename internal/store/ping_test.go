@@ -2,10 +2,8 @@ package store_test
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"net"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -108,20 +106,7 @@ func TestPingWaitersLeaveWithTheirContext(t *testing.T) {
 func TestPingAtConnectionLimitWithoutPoolConnectionsFails(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	ctx := context.Background()
-	var owner string
-	if err := db.Pool.QueryRow(ctx, "SELECT current_user").Scan(&owner); err != nil {
-		t.Fatal(err)
-	}
-	role := "ping_limit_" + strings.ToLower(rand.Text()[:10])
-	if _, err := db.Pool.Exec(ctx, "CREATE ROLE "+role+" LOGIN CONNECTION LIMIT 1 IN ROLE "+pgx.Identifier{owner}.Sanitize()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = db.Pool.Exec(context.Background(), "DROP ROLE IF EXISTS "+role) })
-	cfg, err := pgxpool.ParseConfig(db.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.ConnConfig.User = role
+	cfg := db.LimitedRole(t, 1)
 	other, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy()) // another process takes the role's one connection
 	if err != nil {
 		t.Fatal(err)

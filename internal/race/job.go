@@ -152,6 +152,12 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 		go r.watchCancel(ctx, job.ID, changed, !o.route.KeepLosers)
 	}
 	o.run(ctx)
+	if o.breakerWait > 0 {
+		// Only circuit breakers refused the targets left to try, as
+		// prepare's wait above: the job is run again when one may admit it.
+		r.runLater(job.ID, o.breakerWait, parent)
+		breakerWait = o.breakerWait
+	}
 	return // finished is set by the deferred lease release
 }
 
@@ -166,6 +172,7 @@ func (r *Runner) newOrchestrator(job *store.Job, route *Route, sp *spec, log *sl
 	o := &orchestrator{
 		r: r, job: job, spec: sp, route: route, log: log, decisions: decisions, byBreaker: byBreaker,
 		results: make(chan attemptResult), retries: map[string]int{}, used: map[string]bool{},
+		breakerRefused: map[string]string{}, breakerNoted: map[string]bool{},
 		inflight: map[string]context.CancelCauseFunc{}, reasons: map[string]string{},
 	}
 	for _, d := range decisions {
@@ -239,21 +246,11 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, readAt time.Time, 
 		if len(o.reasons) > 0 { // what the round's attempts ran into comes first
 			reason = o.failReason() + "; " + reason
 		}
-		wait, known, byBreakers := r.breakerWait(o.decisions, o.byBreaker, o.used)
-		switch left, _ := o.deadlineLeft(); {
-		case !byBreakers:
-		case route.Deadline <= 0:
-			return nil, reason, wait
-		case left <= 0:
-			reason += "; the job's deadline of " + route.Deadline.String() + " passed while it waited for a circuit breaker to admit it"
-		case known && wait >= left:
-			// Waiting would only fail it later for the same reason.
-			reason += "; no circuit breaker refusing it admits an attempt before the job's deadline of " + route.Deadline.String() +
-				" (the first in " + wait.Round(time.Millisecond).String() + ", " + left.Round(time.Millisecond).String() + " left)"
-		default:
-			return nil, reason, min(wait, left)
+		again, notWaited := o.breakerAgain(r.breakerWait(o.decisions, o.byBreaker, o.used))
+		if notWaited != "" {
+			reason += "; " + notWaited
 		}
-		return nil, reason, 0
+		return nil, reason, again
 	}
 	o.resumeRetry(latest)
 	return o, "", 0

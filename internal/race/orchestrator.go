@@ -55,6 +55,21 @@ type orchestrator struct {
 	results    chan attemptResult
 	reasons    map[string]string // provider -> why it failed (for the job's error)
 
+	// breakerRefused names the candidates not yet used whose circuit
+	// breaker refused the latest attempt chosen for them (choose), each with
+	// that breaker (breakerOf). Not used: a breaker's refusal passes (a
+	// half-open breaker's probe ends, an open one half-opens), so a later
+	// hedge, failover or retry asks it again; a race left with nothing in
+	// flight and only such targets to try waits for them (waitForBreakers).
+	breakerRefused map[string]string
+	// breakerNoted names the targets whose breaker refusal is in routing
+	// (noteBreakerRefusal): recorded once per target per job run.
+	breakerNoted map[string]bool
+	// breakerWait, set by finish, is how long the job waits for a circuit
+	// breaker before it is run again (runJob's runLater), instead of
+	// being settled.
+	breakerWait time.Duration
+
 	leaseLost  bool   // another process took the job over: touch nothing more
 	settled    bool   // finish moved the job out of pending/running (its lease went with it)
 	retryReady string // a retry whose delay passed while max_inflight was reached
@@ -280,6 +295,9 @@ func (o *orchestrator) finish(ctx context.Context) (goOn bool) {
 	}
 	if o.leftToLease() {
 		return false // the deferred lease release (or, the row still held, its expiry) lets recovery go on
+	}
+	if o.waitForBreakers(ctx) {
+		return false // runJob runs it again after o.breakerWait, its lease released until then
 	}
 	// Bounded (exitContext): a job row another transaction holds for long
 	// leaves the job to its lease rather than holding this run.
@@ -598,11 +616,16 @@ func (o *orchestrator) failover(ctx context.Context) {
 // next is the first eligible provider not yet used this round that the gate
 // allows for a fallback role; none after a caller-fault refusal.
 func (o *orchestrator) next() string {
+	return o.nextExcept(nil)
+}
+
+// nextExcept is next, skipping the providers in skip too.
+func (o *orchestrator) nextExcept(skip map[string]bool) string {
 	if o.refused != "" {
 		return "" // a caller-fault refusal: only the targets working on the request go on (refuse)
 	}
 	for _, p := range o.candidates {
-		if !o.used[p] && o.gateAllows(p) {
+		if !o.used[p] && !skip[p] && o.gateAllows(p) {
 			return p
 		}
 	}
@@ -643,34 +666,6 @@ func (o *orchestrator) fallbackAdmitsNow() bool {
 	return false
 }
 
-// choose asks provider's breaker (the one of the model the attempt sends:
-// breakerOf) to admit an attempt of role; a refusal moves
-// on to the next eligible provider, as a failover (§6.3: an open breaker fails
-// over). ok=false: no provider was admitted. release must be called once with
-// the attempt's outcome.
-func (o *orchestrator) choose(provider, role string) (string, string, func(Outcome), bool) {
-	for provider != "" {
-		adm := o.r.cfg.Admission
-		if adm == nil {
-			return provider, role, func(Outcome) {}, true
-		}
-		key := o.r.breakerOf(provider, o.spec)
-		rel, ok, why := adm.Admit(key)
-		if ok {
-			return provider, role, rel, true
-		}
-		why = breakerWhy(provider, key, why)
-		o.used[provider] = true
-		o.reasons[provider] = provider + ": skipped: " + why
-		o.log.Info("provider not admitted", "provider", provider, "reason", why)
-		provider = o.next()
-		if role == store.RolePrimary || role == store.RoleRetry {
-			role = store.RoleFailover
-		}
-	}
-	return "", role, nil, false
-}
-
 // start creates an attempt row (the store enforces the blocking rule and the
 // bounds), marks it running and calls the provider in a goroutine. started
 // says whether it did. An attempt started beside one in flight is the job's
@@ -698,7 +693,7 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 	if !o.holdExtra(ctx, provider, role) {
 		return false
 	}
-	provider, role, release, ok := o.choose(provider, role)
+	provider, role, release, ok := o.choose(ctx, provider, role)
 	if !ok {
 		return false
 	}

@@ -1,6 +1,7 @@
 package race
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/routerhq/router/internal/store"
@@ -18,8 +19,9 @@ type Plan struct {
 	release func(Outcome)
 }
 
-// First is the attempt to create with the job; nil creates the job alone (its
-// orchestrator then starts the first attempt as for any resumed job).
+// First is the attempt to create with the job; nil (a plan made while the
+// runner drains) creates the job alone (it is then handed over, and started
+// as any resumed job is).
 func (p *Plan) First() *store.FirstAttempt {
 	if p == nil {
 		return nil
@@ -41,7 +43,10 @@ var _ store.JobPlan = (*Plan)(nil)
 // Plan decides, before a job exists, whether any provider of its route could
 // take it now (context window, breakers, conformance), and which one takes
 // the first attempt. When none could, ok is false and routing explains each
-// provider: the API answers 503 and stores nothing. err says the job cannot be
+// provider: the API answers 503 and stores nothing. So it is too when every
+// eligible provider's breaker refuses the admission although its state
+// allowed it a moment before (a half-open breaker's probe taken meanwhile):
+// routing then gives each refusal as the provider's reason. err says the job cannot be
 // run at all (its prompt does not render). job needs only Operation,
 // PromptVersion, Route and Input.
 func (r *Runner) Plan(job *store.Job) (plan store.JobPlan, routing json.RawMessage, ok bool, err error) {
@@ -62,9 +67,16 @@ func (r *Runner) Plan(job *store.Job) (plan store.JobPlan, routing json.RawMessa
 		return p, nil, true, nil // shutting down: no first attempt; the job is handed over
 	}
 	next := o.next()
-	provider, role, release, admitted := o.choose(next, r.roleOf(route, next))
+	// The peek above (decideRefusals) took no admission: a breaker may refuse
+	// now what it allowed then (a half-open breaker's probe taken meanwhile
+	// by another request). A refusal noted in routing goes with the first
+	// attempt (o.routing): nothing is written here, the job does not exist.
+	provider, role, release, admitted := o.choose(context.Background(), next, r.roleOf(route, next))
 	if !admitted {
-		return p, nil, true, nil
+		// No target takes the job now after all: as when the peek saw it,
+		// the API answers 503 and stores nothing, rather than create a job
+		// with no attempt that fails at once.
+		return nil, o.refusedRouting(), false, nil
 	}
 	target := r.cfg.Targets[provider]
 	model := target.Model

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/routerhq/router/internal/providers"
-	"github.com/routerhq/router/internal/store"
 	"github.com/routerhq/router/internal/tokens"
 )
 
@@ -17,17 +16,7 @@ import (
 // with a real split is kept as reported. (Found by review: a winner whose
 // usage was {"total_tokens": 500} had no cost_usd, and neither had its job.)
 func TestAnswerUsageEstimatesAnUnsplitOrEmptyOutputCount(t *testing.T) {
-	tgt := &Target{}
-	sp := &spec{msgs: []providers.Message{{Role: "user", Content: "Classify the ticket: I was charged twice."}}}
-	a := &store.Attempt{Model: "gpt-4o"}
-	enc, err := tokens.EncodingForModel("", "gpt-4o")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := tokens.CountMessages(enc, counted(sp))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tgt, sp, a, enc, in := estimateFixture(t, "Classify the ticket: I was charged twice.")
 	const text = `{"category":"billing","summary":"The customer was charged twice for one order."}`
 	const calls = `[{"id":"call_1","type":"function","function":{"name":"refund","arguments":"{\"order\":42}"}}]`
 	out, err := tokens.CountText(enc, text)

@@ -17,17 +17,7 @@ import (
 // wraps the adapter's error) too. A provider's own usage, an answer with an
 // error, and a call not sent are not estimated over.
 func TestEstimatedUsageCountsThePartialAnswer(t *testing.T) {
-	tgt := &Target{}
-	sp := &spec{msgs: []providers.Message{{Role: "user", Content: "Summarise the ticket."}}}
-	a := &store.Attempt{Model: "gpt-4o"}
-	enc, err := tokens.EncodingForModel("", "gpt-4o")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := tokens.CountMessages(enc, counted(sp))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tgt, sp, a, enc, in := estimateFixture(t, "Summarise the ticket.")
 	const text = `{"category":"billing","summary":"The customer was charged twice`
 	small, err := tokens.CountText(enc, text)
 	if err != nil || small <= 0 {
@@ -82,13 +72,7 @@ func TestEstimatedUsageCountsThePartialAnswer(t *testing.T) {
 // (Found by review: a real Anthropic hedge loser was costed at one output
 // token however long its answer had streamed.)
 func TestProvisionalOutputCountRaisedToThePartialAnswer(t *testing.T) {
-	tgt := &Target{}
-	sp := &spec{msgs: []providers.Message{{Role: "user", Content: "Summarise the ticket."}}}
-	a := &store.Attempt{Model: "gpt-4o"}
-	enc, err := tokens.EncodingForModel("", "gpt-4o")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tgt, sp, a, enc, _ := estimateFixture(t, "Summarise the ticket.")
 	const text = `{"category":"billing","summary":"The customer was charged twice`
 	n, err := tokens.CountText(enc, text)
 	if err != nil || n <= 1 {

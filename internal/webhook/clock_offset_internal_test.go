@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -30,17 +29,8 @@ func TestSnoozesAreDueOnTheDatabaseClock(t *testing.T) {
 	if err := db.Store.SyncConfigWebhooks(ctx, map[string]string{"acme": srv.URL}); err != nil {
 		t.Fatal(err)
 	}
-	input := json.RawMessage(`{"k":"1"}`)
-	fp, _ := store.Fingerprint("op", "", "", input)
-	j, _, err := db.Store.CreateJob(ctx, store.NewJob{Owner: "acme", Operation: "op", IdempotencyKey: "1",
-		Fingerprint: fp, Route: "default", Input: input})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Store.CancelJob(ctx, "acme", j.ID); err != nil {
-		t.Fatal(err)
-	}
-	evs, err := db.Store.JobEvents(ctx, "acme", j.ID)
+	jobID := cancelledJob(t, db, "acme")
+	evs, err := db.Store.JobEvents(ctx, "acme", jobID)
 	if err != nil || len(evs) != 1 {
 		t.Fatalf("events %v, %v", evs, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"container/heap"
 	"context"
-	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -195,17 +194,8 @@ func TestOverLimitDeliverySnoozedWithoutRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A cancelled job of owner slow: the outbox writes its event.
-	input := json.RawMessage(`{"k":"1"}`)
-	fp, _ := store.Fingerprint("op", "", "", input)
-	j, _, err := db.Store.CreateJob(ctx, store.NewJob{Owner: "slow", Operation: "op", IdempotencyKey: "1",
-		Fingerprint: fp, Route: "default", Input: input})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Store.CancelJob(ctx, "slow", j.ID); err != nil {
-		t.Fatal(err)
-	}
-	evs, err := db.Store.JobEvents(ctx, "slow", j.ID)
+	jobID := cancelledJob(t, db, "slow")
+	evs, err := db.Store.JobEvents(ctx, "slow", jobID)
 	if err != nil || len(evs) != 1 {
 		t.Fatalf("the cancelled job's events: %d, %v; want one", len(evs), err)
 	}

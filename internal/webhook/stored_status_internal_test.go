@@ -3,7 +3,6 @@ package webhook
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -71,20 +70,11 @@ func TestAFailedTryBesideADeliveryIsNotAnAbandonment(t *testing.T) {
 	if err := db.Store.SyncConfigWebhooks(ctx, map[string]string{"acme": srv.URL}); err != nil {
 		t.Fatal(err)
 	}
-	input := json.RawMessage(`{"k":"1"}`)
-	fp, _ := store.Fingerprint("op", "", "", input)
-	j, _, err := db.Store.CreateJob(ctx, store.NewJob{Owner: "acme", Operation: "op", IdempotencyKey: "1",
-		Fingerprint: fp, Route: "default", Input: input})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Store.CancelJob(ctx, "acme", j.ID); err != nil {
-		t.Fatal(err)
-	}
+	jobID := cancelledJob(t, db, "acme")
 	const retryFor = time.Hour
 	var id string
 	if err := db.Pool.QueryRow(ctx, `UPDATE job_events SET created_at = now() - interval '2 hours'
-		WHERE job_id = $1 RETURNING id::text`, j.ID).Scan(&id); err != nil {
+		WHERE job_id = $1 RETURNING id::text`, jobID).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
 
@@ -92,7 +82,7 @@ func TestAFailedTryBesideADeliveryIsNotAnAbandonment(t *testing.T) {
 		Secrets: map[string]string{"acme": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}})
 	obs, logs := &outcomes{}, &lockedBuffer{}
 	w.observer, w.log = obs, slog.New(slog.NewTextHandler(logs, nil))
-	err = w.Work(ctx, &river.Job[DeliverArgs]{JobRow: &rivertype.JobRow{ID: 9, Attempt: 1, MaxAttempts: 10000},
+	err := w.Work(ctx, &river.Job[DeliverArgs]{JobRow: &rivertype.JobRow{ID: 9, Attempt: 1, MaxAttempts: 10000},
 		Args: DeliverArgs{EventID: id}})
 	if err != nil {
 		t.Errorf("Work returned %v; want nil: the event is delivered, nothing is left to retry or give up", err)
@@ -103,7 +93,7 @@ func TestAFailedTryBesideADeliveryIsNotAnAbandonment(t *testing.T) {
 	if l := logs.String(); strings.Contains(l, "level=WARN") || strings.Contains(l, "abandoned") || strings.Contains(l, "will be retried") {
 		t.Errorf("the worker logged\n%s\nwant neither an abandonment nor a retry: the stored event is delivered", l)
 	}
-	evs, err := db.Store.JobEvents(ctx, "acme", j.ID)
+	evs, err := db.Store.JobEvents(ctx, "acme", jobID)
 	if err != nil || len(evs) != 1 || evs[0].Status != store.EventDelivered || len(evs[0].Deliveries) != 2 {
 		t.Fatalf("the event: %+v, %v; want delivered with both tries", evs, err)
 	}

@@ -1,0 +1,28 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/testdb"
+)
+
+// cancelledJob creates a job of owner and cancels it, so that the outbox
+// writes its one event, and returns the job's id.
+func cancelledJob(t *testing.T, db *testdb.DB, owner string) string {
+	t.Helper()
+	ctx := context.Background()
+	input := json.RawMessage(`{"k":"1"}`)
+	fp, _ := store.Fingerprint("op", "", "", input)
+	j, _, err := db.Store.CreateJob(ctx, store.NewJob{Owner: owner, Operation: "op", IdempotencyKey: "1",
+		Fingerprint: fp, Route: "default", Input: input})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Store.CancelJob(ctx, owner, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	return j.ID
+}

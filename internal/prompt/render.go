@@ -27,11 +27,11 @@ var funcs = map[string]any{
 	"lower":    func(v any) (string, error) { s, err := str("lower", v); return strings.ToLower(s), err },
 	"trim":     func(v any) (string, error) { s, err := str("trim", v); return strings.TrimSpace(s), err },
 	"printf":   printf,
-	"print":    sprint,
-	"println":  sprintln,
-	"html":     html,
-	"js":       js,
-	"urlquery": urlquery,
+	"print":    refusingNull("print", fmt.Sprint),
+	"println":  refusingNull("println", fmt.Sprintln),
+	"html":     refusingNull("html", template.HTMLEscaper),
+	"js":       refusingNull("js", template.JSEscaper),
+	"urlquery": refusingNull("urlquery", template.URLQueryEscaper),
 	"len":      length,
 	"eq":       eq,
 	"ne":       ne,
@@ -188,22 +188,6 @@ func jsonType(v any) string {
 // {{ .key }} of the same optional key is refused ("<no value>", render).
 // render adds the keys that are null.
 var errNullPrinted = errors.New("the template prints a value that is null or absent in the input")
-
-// sprint is text/template's print (fmt.Sprint), refusing a null.
-func sprint(args ...any) (string, error) {
-	if err := printedNull("print", args); err != nil {
-		return "", err
-	}
-	return fmt.Sprint(args...), nil
-}
-
-// sprintln is text/template's println (fmt.Sprintln), refusing a null.
-func sprintln(args ...any) (string, error) {
-	if err := printedNull("println", args); err != nil {
-		return "", err
-	}
-	return fmt.Sprintln(args...), nil
-}
 
 // toJSON marshals v without HTML escaping (the reader is a model, not a
 // browser). The optional keys the caller did not send are left out of the

@@ -273,6 +273,7 @@ func (c Config) problems() []string {
 		}
 		owners[k.Owner] = eff
 	}
+	errs = append(errs, c.burstProblems()...)
 	if c.Webhooks.RetryFor < Duration(24*time.Hour) {
 		add("webhooks.retry_for (%s) is shorter than 24h: deliveries are retried for at least a day (SPEC §16)", c.Webhooks.RetryFor.D())
 	}
@@ -335,6 +336,7 @@ func (c Config) problems() []string {
 			errs = append(errs, p.Price.problems(where)...)
 		}
 		errs = append(errs, p.providerProblems(where)...)
+		errs = append(errs, p.providerSettingProblems(where)...)
 		if p.MaxTokens < 0 {
 			add("%s.max_tokens must be 0 (the default) or more", where)
 		}

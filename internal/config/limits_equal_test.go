@@ -14,7 +14,6 @@ func TestOwnersKeysWithLimitsOfTheSameEffectAgree(t *testing.T) {
 		"burst left out is the rate rounded up": {"{requests_per_second: 5, burst: 5}", "{requests_per_second: 5}"},
 		"a fractional rate rounds up":           {"{requests_per_second: 2.5, burst: 3}", "{requests_per_second: 2.5}"},
 		"burst 0 is the default burst":          {"{requests_per_second: 5, burst: 0}", "{requests_per_second: 5}"},
-		"a burst without a rate limits nothing": {"{burst: 9}", "{}"},
 		"0 is unlimited, as left out":           {"{max_live_jobs: 0}", "{}"},
 	}
 	for name, l := range same {

@@ -45,14 +45,23 @@ func checkBaseURL(raw string) error {
 		}
 		return fmt.Errorf("not a URL: %v", err)
 	}
+	// The URL is shown without its user information: a key pasted in the
+	// user name (https://sk-…@host) would be shown by Redacted.
+	user := u.User
+	u.User = nil
 	if u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
-		return fmt.Errorf("%q is not an absolute http:// or https:// URL with a host (for example https://api.openai.com/v1)", u.Redacted())
+		return fmt.Errorf("%q is not an absolute http:// or https:// URL with a host (for example https://api.openai.com/v1)", u.String())
+	}
+	if user != nil {
+		// Neither user name nor password is repeated: either may be the key.
+		return fmt.Errorf("must not carry credentials (user:password@ before the host; not shown here): a URL is written in logs and messages, and is no place for a secret; "+
+			"write the base_url without them, %q, and put the API key in an environment variable named by api_key_env", u.String())
 	}
 	if u.Fragment != "" || strings.HasSuffix(raw, "#") {
 		// A fragment is never sent: what follows the # would be lost
 		// from every request (the adapter refuses it at start-up too).
 		u.Fragment, u.RawFragment = "", ""
-		return fmt.Errorf("%q has a fragment (#…), which is never sent to the server: remove it (a query, ?api-version=…, is kept and sent with every request)", u.Redacted())
+		return fmt.Errorf("%q has a fragment (#…), which is never sent to the server: remove it (a query, ?api-version=…, is kept and sent with every request)", u.String())
 	}
 	return nil
 }

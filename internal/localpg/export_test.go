@@ -64,3 +64,6 @@ func TookOver(c *Cluster) <-chan struct{} { return c.tookOver }
 func ClaimDataDir(dataDir string, cred *syscall.Credential) error {
 	return claimDataDir(dataDir, cred, "postgres")
 }
+
+// MaxServerLogBytes is the size past which a start rotates the server log.
+const MaxServerLogBytes = maxServerLogBytes

@@ -191,7 +191,7 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 			return nil, err
 		}
 	}
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logFile, err := openServerLog(logPath, log)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package localpg
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 )
 
@@ -88,7 +87,7 @@ func (c *Cluster) takeOver(ctx context.Context) (owned bool, err error) {
 	}
 	removeStalePidFile(c.DataDir, c.log)
 	if c.logFile == nil {
-		f, err := os.OpenFile(c.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err := openServerLog(c.logPath, c.log)
 		if err != nil {
 			return false, err
 		}

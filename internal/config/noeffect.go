@@ -1,0 +1,86 @@
+package config
+
+import "fmt"
+
+// Settings the file may write that would be accepted and then change nothing:
+// an operator who sets them believes something is limited or configured
+// that is not. Each is refused at load, naming the setting and what to do,
+// as script on a provider that is not scripted is.
+
+// burstProblems refuses a limits.burst (top level or an owner's) that no
+// request rate goes with: the token bucket exists only for a rate above 0,
+// so without one (left out, or 0: unlimited) the burst limits nothing. A
+// burst of 0 (the default: the rate rounded up) says nothing and passes. The
+// top-level burst is inherited: it takes effect for an owner whose
+// api_keys[].limits sets a rate and no burst of its own, so it passes when
+// one does.
+func (c Config) burstProblems() []string {
+	var out []string
+	rateOf := func(l Limits) float64 {
+		if l.RequestsPerSecond == nil {
+			return 0
+		}
+		return *l.RequestsPerSecond
+	}
+	if b := c.Limits.Burst; b != nil && *b > 0 && rateOf(c.Limits) == 0 {
+		inherited := false
+		for _, k := range c.APIKeys {
+			if k.Limits != nil && k.Limits.Burst == nil && rateOf(c.Limits.Over(k.Limits)) > 0 {
+				inherited = true
+			}
+		}
+		if !inherited {
+			out = append(out, fmt.Sprintf("limits.burst (%d) needs limits.requests_per_second: without a rate (%s) no request is limited, so the burst limits nothing; "+
+				"set limits.requests_per_second (requests per second per owner; burst is how many may come at once), or remove burst",
+				*b, rateWhy(c.Limits.RequestsPerSecond, "limits")))
+		}
+	}
+	for i, k := range c.APIKeys {
+		if k.Limits == nil || k.Limits.Burst == nil || *k.Limits.Burst <= 0 {
+			continue
+		}
+		if rateOf(c.Limits.Over(k.Limits)) != 0 {
+			continue // a rate, or one out of range (refused on its own)
+		}
+		where := fmt.Sprintf("api_keys[%d].limits", i)
+		why, set := "left out here and in the top-level limits", where+" (or in the top-level limits)"
+		if k.Limits.RequestsPerSecond != nil {
+			why, set = rateWhy(k.Limits.RequestsPerSecond, where), where
+		} else if c.Limits.RequestsPerSecond != nil {
+			why = rateWhy(c.Limits.RequestsPerSecond, "the top-level limits")
+		}
+		out = append(out, fmt.Sprintf("%s.burst (%d) needs a requests_per_second: owner %s has no rate (%s), so no request is limited and the burst limits nothing; "+
+			"set requests_per_second in %s, or remove burst", where, *k.Limits.Burst, k.Owner, why, set))
+	}
+	return out
+}
+
+// rateWhy says why a requests_per_second written at where (or left out) is
+// no rate.
+func rateWhy(rps *float64, where string) string {
+	if rps == nil {
+		return "requests_per_second is left out"
+	}
+	return "requests_per_second is 0, unlimited, in " + where
+}
+
+// providerSettingProblems refuses the settings of a provider that its type
+// ignores: stream on a scripted provider (it answers the same either way) and
+// max_tokens on any but an anthropic one (only the Anthropic adapter sends
+// it, for requests that set none, as Anthropic requires one).
+func (p Provider) providerSettingProblems(where string) []string {
+	var out []string
+	if p.Type == "scripted" && p.Stream != nil && *p.Stream {
+		out = append(out, fmt.Sprintf("%s.stream: a scripted provider answers with its script's whole output whether streamed or not, so stream has no effect on type scripted; "+
+			"remove stream (a broken stream is played by the request directive `#scripted: cut`, `stall` or `malformed`)", where))
+	}
+	if p.MaxTokens > 0 && (p.Type == "openai" || p.Type == "scripted") {
+		how := "an openai provider sends the caller's max_tokens as given, per request (the prompt's max_tokens, or the chat completion's), and none when the request sets none"
+		if p.Type == "scripted" {
+			how = "a scripted provider answers with its script's output whatever max_tokens is"
+		}
+		out = append(out, fmt.Sprintf("%s.max_tokens (%d) applies to type anthropic only (it is sent to Anthropic when a request sets none, as Anthropic requires one); %s; remove max_tokens",
+			where, p.MaxTokens, how))
+	}
+	return out
+}

@@ -96,9 +96,15 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 		base = &http.Client{Transport: NewTransport(cfg.MaxIdleConns)}
 	}
 	hc := guardRedirects(limitClient(tracingClient(base), cfg.MaxResponseBytes), cfg.BaseURL)
+	// base_url's query (a gateway's ?api-version=…, a proxy's tenant) is
+	// sent with every request, as the OpenAI-compatible adapter sends it
+	// (splitBaseQuery): left in the root the SDK resolves its path against,
+	// it was dropped from every request, which the gateway refused.
+	root, rawQuery := splitBaseQuery(cfg.BaseURL)
+	hc = withBaseQuery(hc, rawQuery)
 	client := anthropic.NewClient(
 		option.WithoutEnvironmentDefaults(),
-		option.WithBaseURL(strings.TrimRight(cfg.BaseURL, "/")+"/"),
+		option.WithBaseURL(strings.TrimRight(root, "/")+"/"),
 		option.WithAPIKey(cfg.APIKey),
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0),
@@ -137,7 +143,7 @@ func (p *Anthropic) complete(ctx context.Context, req *Request) (*Response, erro
 	}
 	wctx, w := WatchCall(ctx, p.cfg.Name, p.deadlines(false))
 	defer w.Stop()
-	tctx, trace := withCallTrace(wctx, w.Received)
+	tctx, trace := withCallTrace(wctx, w)
 	trace.expect(p.cfg.Name, answerJSON)
 	msg, err := p.client.Messages.New(tctx, params, option.WithRequestTimeout(p.requestTimeout()))
 	if err != nil {

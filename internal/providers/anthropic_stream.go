@@ -49,7 +49,7 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 	// whether bytes had come.
 	wctx, w := WatchCall(ctx, p.cfg.Name, p.deadlines(true))
 	defer w.Stop()
-	tctx, trace := withCallTrace(wctx, w.Received)
+	tctx, trace := withCallTrace(wctx, w)
 	trace.expect(p.cfg.Name, answerSSE)
 
 	// The drain after message_stop is cut by cancelling the request's own

@@ -11,8 +11,10 @@ import (
 // Deadlines are the three deadlines of one attempt (SPEC §15). A zero
 // deadline is not enforced.
 type Deadlines struct {
-	// FirstByte bounds the wait for the first response byte (the response's
-	// status line and headers).
+	// FirstByte bounds the wait for the first response byte: the first byte
+	// of the response's status line (or of an interim 1xx response). Once it
+	// has come the deadline no longer applies, however slowly the rest of
+	// the headers follows (ResponseStarted).
 	FirstByte time.Duration
 	// Idle bounds a gap without any response byte, counted from the first
 	// one: a stream's chunks and the comments and pings a provider sends to
@@ -45,9 +47,10 @@ var (
 // known outcome (failed, Received); only a call with no response byte at all
 // when a deadline fired has an unknown one. The OpenAI-compatible and
 // Anthropic adapters both use it, so they classify deadlines alike (see
-// TestDeadlinesAgreeAcrossAdapters); any adapter can: call Received when the
-// response's headers arrive and whenever body bytes do, and Chunk for each
-// stream chunk (or event).
+// TestDeadlinesAgreeAcrossAdapters); any adapter can: call ResponseStarted
+// when a response's first byte arrives (Redirected when that response is a
+// redirect), Received when the response's headers arrive and whenever body
+// bytes do, and Chunk for each stream chunk (or event).
 type CallWatch struct {
 	provider string
 	d        Deadlines
@@ -61,9 +64,13 @@ type CallWatch struct {
 	mu        sync.Mutex
 	stopped   bool          // Stop ran: a late read of the body restarts no timer
 	firstByte time.Duration // 0: no byte yet
-	chunks    int
-	first     *time.Timer
-	idle      *time.Timer
+	// started: the first byte of a response came (ResponseStarted) whose
+	// headers are not whole yet. Cleared when that response is a redirect
+	// (Redirected): its bytes are not the answer's.
+	started bool
+	chunks  int
+	first   *time.Timer
+	idle    *time.Timer
 }
 
 // WatchCall starts watching a call made with the returned context. Stop it
@@ -80,7 +87,7 @@ func WatchCall(ctx context.Context, provider string, d Deadlines) (context.Conte
 		w.first = time.AfterFunc(d.FirstByte, func() {
 			w.mu.Lock()
 			defer w.mu.Unlock()
-			if w.firstByte == 0 {
+			if w.firstByte == 0 && !w.started {
 				w.cancel(errFirstByteTimeout)
 			}
 		})
@@ -115,6 +122,51 @@ func (w *CallWatch) Received() {
 		w.idle = time.AfterFunc(w.d.Idle, func() { w.cancel(errStreamStalled) })
 	} else {
 		w.idle.Reset(w.d.Idle)
+	}
+}
+
+// ResponseStarted records that the first byte of a response arrived, before
+// its headers are whole (the adapters' transport reports it from
+// httptrace's GotFirstResponseByte and Got1xxResponse): the first-byte
+// deadline no longer applies, and a call cut later — by its whole timeout,
+// the job's deadline, a cancellation — had response bytes, a known outcome
+// (SPEC §15), however slowly the provider sends the rest of its headers (or
+// however many interim 100 Continue it sends). It is not the first byte
+// Received records: the first-byte hooks and FirstByte wait for the
+// headers, whole, of a response that is not a redirect, as the time to first
+// byte hedging learns and the sign that the provider began answering; and
+// the idle deadline, which only Received starts, does not run between
+// header lines (the transport does not see them come one by one).
+func (w *CallWatch) ResponseStarted() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped || w.firstByte > 0 || w.started {
+		return
+	}
+	w.started = true
+	if w.first != nil {
+		w.first.Stop()
+	}
+}
+
+// Redirected records that the response whose first byte ResponseStarted
+// reported is a redirect the client follows (or refuses): its bytes are not
+// the answer's, and the first-byte deadline, counted from the call's start,
+// applies again to the next response — at once when it has passed.
+func (w *CallWatch) Redirected() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped || w.firstByte > 0 || !w.started {
+		return
+	}
+	w.started = false
+	if w.first == nil {
+		return
+	}
+	if left := w.d.FirstByte - time.Since(w.start); left > 0 {
+		w.first.Reset(left)
+	} else {
+		w.cancel(errFirstByteTimeout)
 	}
 }
 
@@ -207,7 +259,7 @@ func (w *CallWatch) Classify(cause error) *Error {
 		return nil
 	}
 	w.mu.Lock()
-	received, chunks := w.firstByte > 0, w.chunks
+	received, started, chunks := w.firstByte > 0, w.started, w.chunks
 	w.mu.Unlock()
 	why := context.Cause(w.ctx)
 	var e *Error
@@ -220,12 +272,15 @@ func (w *CallWatch) Classify(cause error) *Error {
 		e = NewError(w.provider, KindCancelled, "call cancelled by the router")
 	case received:
 		e = NewError(w.provider, KindStreamTimeout, fmt.Sprintf("the attempt's deadline passed after the provider began answering (%d chunks): the answer will not arrive whole", chunks))
+	case started:
+		e = NewError(w.provider, KindStreamTimeout, "the attempt's deadline passed while the provider was still sending its response's headers (they began and never ended): the answer will not arrive; "+
+			"the provider, or a proxy in front of it, is failing: check its status and logs")
 	case errors.Is(why, errTotalTimeout):
 		e = NewError(w.provider, KindTimeout, fmt.Sprintf("no response byte within the attempt's timeout of %s", w.d.Total))
 	default:
 		e = NewError(w.provider, KindTimeout, "deadline passed before the provider answered")
 	}
-	e.Received = received
+	e.Received = received || started
 	e.Err = cause
 	return e
 }

@@ -105,7 +105,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	hc = limitClient(hc, cfg.MaxResponseBytes)
 	root, rawQuery := splitBaseQuery(cfg.BaseURL)
 	root = strings.TrimRight(root, "/")
-	hc = guardRedirects(hc, root)
+	hc = guardRedirects(hc, cfg.BaseURL) // the base_url it suggests keeps the query
 	hc = withBaseQuery(hc, rawQuery)
 	cc := openai.DefaultConfig(cfg.APIKey)
 	cc.BaseURL = root
@@ -132,7 +132,7 @@ func (p *OpenAI) Complete(ctx context.Context, req *Request) (*Response, error) 
 	}
 	wctx, w := WatchCall(ctx, p.cfg.Name, Deadlines{FirstByte: p.cfg.FirstByteTimeout, Total: p.cfg.Timeout})
 	defer w.Stop()
-	tctx, trace := withCallTrace(wctx, w.Received)
+	tctx, trace := withCallTrace(wctx, w)
 	trace.expect(p.cfg.Name, answerJSON)
 	trace.keepAnswer = true
 	resp, err := p.client.CreateChatCompletion(tctx, wire(creq, req, trace))

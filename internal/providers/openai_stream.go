@@ -58,7 +58,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 	// watch then says which deadline it was and whether bytes had come.
 	wctx, w := WatchCall(ctx, p.cfg.Name, Deadlines{FirstByte: p.cfg.FirstByteTimeout, Idle: p.cfg.StreamIdleTimeout, Total: p.cfg.Timeout, Stream: true})
 	defer w.Stop()
-	tctx, trace := withCallTrace(wctx, w.Received)
+	tctx, trace := withCallTrace(wctx, w)
 	trace.sse = true // comments and event lines are taken out of the body (sseFilter)
 	trace.expect(p.cfg.Name, answerSSE)
 

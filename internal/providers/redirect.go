@@ -57,7 +57,8 @@ func (e *RedirectError) Error() string {
 // host than base_url's (a port or scheme of the same host is the same host),
 // with a *RedirectError naming the base_url to use. Other redirects, which
 // keep the method and body (307, 308), are followed as before, through c's
-// own CheckRedirect if it had one. baseURL is the adapter's base_url.
+// own CheckRedirect if it had one. baseURL is the adapter's base_url, with
+// its query.
 func guardRedirects(c *http.Client, baseURL string) *http.Client {
 	next := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
@@ -87,7 +88,9 @@ func guardRedirects(c *http.Client, baseURL string) *http.Client {
 
 // suggestBaseURL is the base_url whose requests go straight to to, where
 // baseURL's went to from: to without the path the adapter appends to
-// baseURL. "" when to does not end in that path.
+// baseURL, with baseURL's own query (Azure's ?api-version=…), which the
+// adapters send with every request (baseQueryTransport). "" when to does
+// not end in that path.
 func suggestBaseURL(baseURL string, from, to *url.URL) string {
 	b, err := url.Parse(baseURL)
 	if err != nil {
@@ -101,7 +104,7 @@ func suggestBaseURL(baseURL string, from, to *url.URL) string {
 	if !strings.HasSuffix(to.Path, suffix) {
 		return ""
 	}
-	s := url.URL{Scheme: to.Scheme, Host: to.Host, Path: to.Path[:len(to.Path)-len(suffix)]}
+	s := url.URL{Scheme: to.Scheme, Host: to.Host, Path: to.Path[:len(to.Path)-len(suffix)], RawQuery: b.RawQuery}
 	return s.String()
 }
 

@@ -3,10 +3,12 @@ package providers
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"net/http/httptrace"
+	"net/textproto"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +35,13 @@ type callTrace struct {
 	// model works (OpenRouter's ": OPENROUTER PROCESSING", Anthropic's ping
 	// events, another router's ": waiting…") is one as much as a chunk is.
 	onResponse func()
+	// watch (may be nil) is the call's CallWatch: the transport reports to
+	// it the first byte of each response (ResponseStarted), before its
+	// headers are whole, and the redirects (Redirected).
+	watch *CallWatch
+	// interims counts the interim (1xx) responses of the call
+	// (interimResponse).
+	interims int
 	// body, when set, is the request body the adapter wrote itself (see
 	// openai_body.go): the transport sends it in place of go-openai's.
 	body []byte
@@ -56,11 +65,46 @@ type callTrace struct {
 
 type callTraceKey struct{}
 
-// withCallTrace attaches a new callTrace to ctx; onResponse (may be nil) is
-// called when response bytes arrive (callTrace.onResponse).
-func withCallTrace(ctx context.Context, onResponse func()) (context.Context, *callTrace) {
-	t := &callTrace{onResponse: onResponse}
+// withCallTrace attaches a new callTrace to ctx; w (may be nil) is the call's
+// CallWatch, told when response bytes arrive (callTrace.onResponse,
+// callTrace.watch).
+func withCallTrace(ctx context.Context, w *CallWatch) (context.Context, *callTrace) {
+	t := &callTrace{}
+	if w != nil {
+		t.onResponse, t.watch = w.Received, w
+	}
 	return context.WithValue(ctx, callTraceKey{}, t), t
+}
+
+// maxInterimResponses bounds the interim (1xx) responses of one call: a
+// provider sends one 100 Continue, or a 103 Early Hints or two; one that
+// sends them on and on never answers. net/http bounds them by their size
+// only while no Got1xxResponse hook watches them.
+const maxInterimResponses = 16
+
+// interimResponse is the call's httptrace Got1xxResponse: each interim
+// response is a response byte (ResponseStarted, as the first one's
+// GotFirstResponseByte already said), and one past maxInterimResponses ends
+// the call as a failure with a known outcome.
+func (t *callTrace) interimResponse(code int, _ textproto.MIMEHeader) error {
+	t.mu.Lock()
+	t.interims++
+	n := t.interims
+	t.mu.Unlock()
+	if t.watch != nil {
+		t.watch.ResponseStarted()
+	}
+	if n <= maxInterimResponses {
+		return nil
+	}
+	kind := KindMalformedResponse
+	if t.answer == answerSSE {
+		kind = KindStreamMalformed
+	}
+	e := NewError(t.provider, kind, fmt.Sprintf("the provider sent more than %d interim responses (the last HTTP %d) and no final one: "+
+		"the provider, or a proxy in front of it, is not answering the request: check its status and logs", maxInterimResponses, code))
+	e.Received = true
+	return e
 }
 
 func (t *callTrace) gotConn() {
@@ -168,9 +212,16 @@ func (tt *traceTransport) roundTrip(req *http.Request) (*http.Response, error) {
 	if t == nil {
 		return tt.next.RoundTrip(req)
 	}
-	ctx := httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+	ct := &httptrace.ClientTrace{
 		GotConn: func(httptrace.GotConnInfo) { t.gotConn() },
-	})
+	}
+	if t.watch != nil {
+		// The first byte of the status line stops the first-byte
+		// deadline, however slowly the headers follow (ResponseStarted).
+		ct.GotFirstResponseByte = t.watch.ResponseStarted
+		ct.Got1xxResponse = t.interimResponse
+	}
+	ctx := httptrace.WithClientTrace(req.Context(), ct)
 	req = req.WithContext(ctx) // a shallow copy: the caller's request is not modified
 	if t.body != nil && req.Body != nil {
 		_ = req.Body.Close() // go-openai's encoding of the stand-in
@@ -187,6 +238,8 @@ func (tt *traceTransport) roundTrip(req *http.Request) (*http.Response, error) {
 			if resp.Body != nil {
 				resp.Body = &liveBody{rc: resp.Body, onBytes: t.onResponse}
 			}
+		} else if t.watch != nil && isRedirect(resp) {
+			t.watch.Redirected()
 		}
 		if e := notTheAnswer(t.provider, t.answer, resp); e != nil && err == nil {
 			// Not the API's answer: not handed to the client library to

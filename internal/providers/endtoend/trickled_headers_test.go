@@ -1,0 +1,122 @@
+package endtoend_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/race"
+)
+
+// trickleServer answers every request with a status line at once, then one
+// header line every interval, never ending its headers, until the client goes
+// away or the test ends.
+func trickleServer(t *testing.T, interval time.Duration) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		close(done)
+		_ = ln.Close()
+		wg.Wait()
+	})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				req, err := http.ReadRequest(bufio.NewReader(c))
+				if err != nil {
+					return
+				}
+				_, _ = io.Copy(io.Discard, req.Body)
+				if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\n"); err != nil {
+					return
+				}
+				tick := time.NewTicker(interval)
+				defer tick.Stop()
+				for {
+					select {
+					case <-done:
+						return
+					case <-tick.C:
+					}
+					if _, err := io.WriteString(c, "X-Trickle: still coming\r\n"); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String()
+}
+
+// SPEC §15: an attempt is unknown only when no response byte came before the
+// first-byte deadline. A target that sent its status line at once and then
+// trickled its header lines past first_byte_timeout ended unknown (no
+// response byte within first_byte_timeout), and the job waited for a
+// resolution though the provider had answered bytes. Now the attempt's
+// timeout cuts it as a known failure (stream_timeout) and the job fails over
+// to the next target, whose answer the caller gets.
+func TestTrickledHeadersFailOver(t *testing.T) {
+	slow, err := providers.NewOpenAI(providers.OpenAIConfig{Name: "slow", BaseURL: trickleServer(t, 20*time.Millisecond), APIKey: "sk-test",
+		Model: "gpt-test", Stream: true, FirstByteTimeout: 300 * time.Millisecond, Timeout: 1500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := openAIStream(t,
+		`{"id":"gen-2","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[{"index":0,"delta":{"role":"assistant","content":"Unplug it, wait ten seconds, plug it back in."},"finish_reason":"stop"}]}`,
+		"[DONE]")
+	srv, db := serve(t, map[string]*race.Target{
+		"slow": {Provider: slow, Model: "gpt-test", ContextWindow: 128000, Timeout: 1500 * time.Millisecond,
+			FirstByteTimeout: 300 * time.Millisecond, Stream: true},
+		"whole": openAITarget(t, "whole", whole),
+	}, "slow", "whole")
+
+	// Bounded only so that a job left waiting for a resolution fails the
+	// test rather than hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/chat/completions",
+		strings.NewReader(`{"model":"default","stream":true,"messages":[{"role":"user","content":"how do I fix my router?"}]}`))
+	req.Header.Set("Authorization", "Bearer "+callerKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	job := resp.Header.Get("X-Router-Job-Id")
+	b, err := io.ReadAll(resp.Body)
+	var state, kind string
+	if qerr := db.Pool.QueryRow(context.Background(),
+		`SELECT state, error->>'kind' FROM attempts WHERE job_id = $1 AND provider = 'slow'`, job).Scan(&state, &kind); qerr != nil {
+		t.Fatal(qerr)
+	}
+	if state != "failed" || kind != "stream_timeout" {
+		t.Errorf("the trickling attempt is %s (%s), want failed (stream_timeout)", state, kind)
+	}
+	if err != nil {
+		t.Fatalf("the caller's stream did not end: %v (received: %s)", err, b)
+	}
+	if !strings.Contains(string(b), "wait ten seconds") || !strings.Contains(string(b), "data: [DONE]") {
+		t.Fatalf("the caller did not get the next target's answer:\n%s", b)
+	}
+}

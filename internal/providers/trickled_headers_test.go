@@ -1,0 +1,197 @@
+package providers
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// trickleServer is a raw TCP server that reads each request and answers with
+// head at once, then writes line every interval until the client goes away or
+// the test ends: a status line followed by header lines that never end, or
+// interim responses that are never followed by a final one. net/http's test
+// server cannot write a response's header lines one by one.
+func trickleServer(t *testing.T, head, line string, interval time.Duration) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		close(done)
+		_ = ln.Close()
+		wg.Wait()
+	})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				req, err := http.ReadRequest(bufio.NewReader(c))
+				if err != nil {
+					return
+				}
+				_, _ = io.Copy(io.Discard, req.Body)
+				if _, err := io.WriteString(c, head); err != nil {
+					return
+				}
+				tick := time.NewTicker(interval)
+				defer tick.Stop()
+				for {
+					select {
+					case <-done:
+						return
+					case <-tick.C:
+					}
+					if _, err := io.WriteString(c, line); err != nil {
+						return // the client went away
+					}
+				}
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String()
+}
+
+// A provider that sends its status line at once and then its header lines
+// one by one, past first_byte_timeout, has sent response bytes: the first-byte
+// deadline stops at its first byte, the attempt's whole timeout then cuts the
+// call, and the outcome is known (SPEC §15: unknown only when no response byte
+// came before the first-byte deadline) — the race fails over instead of
+// waiting for a resolution. The idle deadline does not run between header
+// lines. The first-byte hooks (hedging, time to first byte) wait for whole
+// headers, which never came.
+func TestTrickledHeadersAreAKnownFailure(t *testing.T) {
+	d := Deadlines{FirstByte: 500 * time.Millisecond, Idle: 300 * time.Millisecond, Total: 2 * time.Second}
+	for _, a := range deadlineAdapters {
+		for _, stream := range []bool{true, false} {
+			t.Run(a.name+"/stream="+boolWord(stream), func(t *testing.T) {
+				t.Parallel()
+				url := trickleServer(t, "HTTP/1.1 200 OK\r\n", "X-Trickle: still coming\r\n", 20*time.Millisecond)
+				e, hooked := callForDeadline(t, a.new(t, url, d, stream), stream)
+				if e.Kind != KindStreamTimeout || !e.Received || e.OutcomeUnknown {
+					t.Fatalf("got %s received=%v unknown=%v, want %s received, not unknown (%v)",
+						e.Kind, e.Received, e.OutcomeUnknown, KindStreamTimeout, e)
+				}
+				if !strings.Contains(e.Message, "headers") {
+					t.Errorf("message %q does not say the headers never ended", e.Message)
+				}
+				if hooked {
+					t.Error("the first-byte hooks ran, though the response's headers never ended")
+				}
+			})
+		}
+	}
+}
+
+// A provider that sends interim responses (100 Continue) on and on and never
+// a final one has sent response bytes: past maxInterimResponses the call ends
+// at once, a known failure, rather than unknown at first_byte_timeout.
+func TestEndlessInterimResponsesAreAKnownFailure(t *testing.T) {
+	d := Deadlines{FirstByte: 300 * time.Millisecond, Total: time.Minute}
+	for _, a := range deadlineAdapters {
+		for _, stream := range []bool{true, false} {
+			t.Run(a.name+"/stream="+boolWord(stream), func(t *testing.T) {
+				t.Parallel()
+				cont := "HTTP/1.1 100 Continue\r\n\r\n"
+				url := trickleServer(t, cont, cont, 40*time.Millisecond)
+				e, hooked := callForDeadline(t, a.new(t, url, d, stream), stream)
+				want := KindMalformedResponse
+				if stream {
+					want = KindStreamMalformed
+				}
+				if e.Kind != want || !e.Received || e.OutcomeUnknown {
+					t.Fatalf("got %s received=%v unknown=%v, want %s received, not unknown (%v)",
+						e.Kind, e.Received, e.OutcomeUnknown, want, e)
+				}
+				if !strings.Contains(e.Message, "interim responses") {
+					t.Errorf("message %q does not name the interim responses", e.Message)
+				}
+				if hooked {
+					t.Error("the first-byte hooks ran, though no final response came")
+				}
+			})
+		}
+	}
+}
+
+// The first byte of a redirect the client follows is not the answer's: the
+// first-byte deadline, counted from the call's start, applies again to the
+// response the redirect leads to, and a provider silent there is an unknown
+// outcome, as before.
+func TestFirstByteDeadlineAfterRedirect(t *testing.T) {
+	d := Deadlines{FirstByte: 300 * time.Millisecond, Total: 5 * time.Second}
+	for _, a := range deadlineAdapters {
+		for _, stream := range []bool{true, false} {
+			t.Run(a.name+"/stream="+boolWord(stream), func(t *testing.T) {
+				t.Parallel()
+				srv := newFakeServer(t, nil)
+				release := releaseAtCleanup(t)
+				srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if !strings.HasPrefix(r.URL.Path, "/moved/") {
+						http.Redirect(w, r, "/moved"+r.URL.Path, http.StatusTemporaryRedirect)
+						return
+					}
+					blockHandler(release)(w, r)
+				})
+				e, hooked := callForDeadline(t, a.new(t, srv.URL, d, stream), stream)
+				if e.Kind != KindTimeout || e.Received || !e.OutcomeUnknown {
+					t.Fatalf("got %s received=%v unknown=%v, want %s, not received, unknown (%v)",
+						e.Kind, e.Received, e.OutcomeUnknown, KindTimeout, e)
+				}
+				if !strings.Contains(e.Message, "first_byte_timeout") {
+					t.Errorf("message %q does not name first_byte_timeout", e.Message)
+				}
+				if hooked {
+					t.Error("the first-byte hooks ran on the redirect")
+				}
+			})
+		}
+	}
+}
+
+// callForDeadline makes one call that must fail, with first-byte hooks set;
+// it returns the *Error and whether the hooks ran.
+func callForDeadline(t *testing.T, p deadlineCaller, stream bool) (*Error, bool) {
+	t.Helper()
+	var hooked atomic.Bool
+	ctx := OnFirstByte(context.Background(), func() { hooked.Store(true) })
+	var (
+		resp *Response
+		err  error
+	)
+	if stream {
+		resp, err = p.CompleteStream(ctx, testRequest(), nil)
+	} else {
+		resp, err = p.Complete(ctx, testRequest())
+	}
+	var e *Error
+	if resp != nil || !errors.As(err, &e) {
+		t.Fatalf("got %+v, %v; want an *Error", resp, err)
+	}
+	return e, hooked.Load()
+}
+
+func boolWord(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}

@@ -12,15 +12,17 @@ import (
 // when the adapter failed a complete answer the provider billed (pe.Usage: a
 // refusal, a content filter, a paused turn), the answer's usage, id and model,
 // so that the attempt has its tokens and cost_usd like an `invalid` answer,
-// and the job's lost_cost_usd counts it. usage is the same figure for the
-// metrics (tokens, router_cost_usd_total); zero when nothing was billed.
+// and the job's lost_cost_usd counts it; a total larger than its split
+// is priced whole, as an answer's is (totalGapFilled). usage is the same
+// figure for the metrics (tokens, router_cost_usd_total); zero when nothing
+// was billed.
 func billedOutcome(pe *providers.Error) (out store.AttemptOutcome, usage providers.Usage) {
 	if pe.Usage == nil {
 		// Usage stays a nil interface: a nil *Usage in it would be stored as
 		// JSON null rather than SQL NULL.
 		return out, usage
 	}
-	usage = *pe.Usage
+	usage, _ = totalGapFilled(*pe.Usage)
 	out.Usage, out.ProviderResponseID, out.ResponseModel = usage, pe.ResponseID, pe.ResponseModel
 	return out, usage
 }
@@ -143,8 +145,8 @@ func provisionalUsage(t *Target, sp *spec, a *store.Attempt, usage providers.Usa
 // calls by the same tokenizer, marked Estimated. The provider billed the
 // answer all the same: reported as zero, a winner cost nothing in cost_usd,
 // router_cost_usd_total and the caller's usage. ok is false when the
-// provider reported a usable count (its figures are kept as they are) or the
-// tokenizer cannot count.
+// provider reported a usable count whose parts add up to its total (its
+// figures are kept as they are) or the tokenizer cannot count.
 //
 // A usage with a total but no split (prompt and completion tokens 0: a
 // gateway that reports only total_tokens) cannot be priced either: it is
@@ -154,7 +156,10 @@ func provisionalUsage(t *Target, sp *spec, a *store.Attempt, usage providers.Usa
 // completion count of 0 for an answer with content or tool calls is raised
 // to the router's count of the answer, the provider's prompt tokens kept and
 // its total raised by as much, marked Estimated: the provider billed that
-// output. Otherwise a provider that reported a split is taken at its word.
+// output. Otherwise a provider that reported a split is taken at its word,
+// all of its total included: a total larger than its split has its
+// completion tokens raised to the total less the prompt tokens first
+// (totalGapFilled), and ok is true.
 //
 // An answer whose adapter estimated its output count (marked Estimated: an
 // Anthropic stream whose message_delta gave no output count, estimated at 4
@@ -163,7 +168,16 @@ func provisionalUsage(t *Target, sp *spec, a *store.Attempt, usage providers.Usa
 // provider's. ok is false when the tokenizer cannot count: the adapter's
 // estimate stays.
 func answerUsage(t *Target, sp *spec, a *store.Attempt, resp *providers.Response) (providers.Usage, bool) {
-	u := resp.Usage
+	u, filled := totalGapFilled(resp.Usage)
+	if est, ok := answerEstimate(t, sp, a, resp, u); ok {
+		return est, true
+	}
+	return u, filled
+}
+
+// answerEstimate is answerUsage's estimate of u, an answer's usage with its
+// total's gap filled: ok is false when there is none to make.
+func answerEstimate(t *Target, sp *spec, a *store.Attempt, resp *providers.Response, u providers.Usage) (providers.Usage, bool) {
 	noSplit := u.PromptTokens == 0 && u.CompletionTokens == 0
 	if u.Estimated || (!noSplit && u.CompletionTokens == 0 && (resp.Content != "" || len(resp.ToolCalls) > 0)) {
 		out, ok := textEstimate(t, sp, a, resp.Content, string(resp.ToolCalls))
@@ -186,6 +200,26 @@ func answerUsage(t *Target, sp *spec, a *store.Attempt, resp *providers.Response
 		return providers.Usage{}, false
 	}
 	u.PromptTokens, u.CompletionTokens, u.TotalTokens, u.Estimated = in, out, in+out, true
+	return u, true
+}
+
+// totalGapFilled is u with its completion tokens raised to its total_tokens
+// less its prompt_tokens when the total is larger than the two together (ok
+// true): an OpenAI-compatible gateway in front of a thinking model (Gemini's)
+// reports the model's thoughts only in total_tokens (and in
+// completion_tokens_details.reasoning_tokens) — completion_tokens 198 and a
+// total of 623 for a prompt of 20, or completion_tokens 0 and a total of 81
+// for a prompt of 21 — and bills the whole total, the thoughts at the output
+// price. Priced from the split alone (providers.Price.Cost, the store's
+// cost_usd), such an answer was costed at a fraction of its price. The
+// figures stay the provider's: the usage is not marked Estimated. A usage
+// with no split at all (both 0) is not filled: answerUsage estimates it.
+func totalGapFilled(u providers.Usage) (providers.Usage, bool) {
+	if u.PromptTokens < 0 || u.CompletionTokens < 0 || (u.PromptTokens == 0 && u.CompletionTokens == 0) ||
+		u.TotalTokens-u.PromptTokens <= u.CompletionTokens {
+		return u, false
+	}
+	u.CompletionTokens = u.TotalTokens - u.PromptTokens
 	return u, true
 }
 
@@ -300,13 +334,16 @@ func runeCut[T ~string | ~[]byte](s T, n int) int {
 	return n
 }
 
-// targetEncoding is the tokenizer of the model an attempt asked for.
+// targetEncoding is the tokenizer of the model an attempt asked for: that of
+// the target the attempt is judged as (targetFor), the one routing counted
+// its prompt with — not t's own, another model's when the model was passed
+// through.
 func targetEncoding(t *Target, sp *spec, a *store.Attempt) (string, error) {
 	model := a.Model
 	if model == "" {
 		model = sp.model
 	}
-	return tokens.EncodingForModel(t.Encoding, model)
+	return tokens.EncodingForModel(targetFor(sp.targets, a.Provider, t, model).Encoding, model)
 }
 
 // maxTokenizedBytes bounds the text the tokenizer counts for one estimate:

@@ -408,14 +408,17 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 		// usage is recorded, as the live attempt would have recorded it.
 		var pe *providers.Error
 		if errors.As(err, &pe) && pe.Usage != nil {
-			res.Usage, res.ProviderResponseID, res.ResponseModel = *pe.Usage, pe.ResponseID, pe.ResponseModel
+			// Priced whole, as the live attempt's (totalGapFilled).
+			billed, _ := totalGapFilled(*pe.Usage)
+			res.Usage, res.ProviderResponseID, res.ResponseModel = billed, pe.ResponseID, pe.ResponseModel
 		}
 	case err != nil:
 		log.Warn("reconcile: lookup failed; will try again", "err", err)
 		return true
 	case found:
 		res.Note = "reconciled: the provider completed this request"
-		res.Usage, res.ProviderResponseID, res.ResponseModel = resp.Usage, resp.ResponseID, resp.Model
+		billed, _ := totalGapFilled(resp.Usage)
+		res.Usage, res.ProviderResponseID, res.ResponseModel = billed, resp.ResponseID, resp.Model
 		doc, violations, jerr := r.judgeStored(ctx, u.JobID, resp)
 		if jerr != nil {
 			log.Warn("reconcile: cannot judge the answer; leaving the attempt unknown", "err", jerr)

@@ -52,10 +52,11 @@ func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreak
 			out = append(out, d)
 			continue
 		}
-		model := t.Model
-		if sp.model != "" {
-			model = sp.model
-		}
+		// The window, tokenizer and default max_tokens are those of the
+		// model sent: a model passed through is judged as its own target
+		// (targetFor), not as t's model.
+		model := sp.modelOn(t)
+		t = r.targetFor(name, t, model)
 		enc, err := tokens.EncodingForModel(t.Encoding, model)
 		if err != nil {
 			d.Reason = "cannot count tokens: " + err.Error()
@@ -183,33 +184,41 @@ func (o *orchestrator) skipTooLong(job *store.Job) {
 // context window is no larger than rejecter's is skipped. Each target it
 // skips becomes ineligible in the routing the race records, with why, as
 // decide says of a window too small for the counted prompt (SPEC §4.2). It
-// reports whether it changed any decision.
+// reports whether it changed any decision. The windows compared are those of
+// the model each target is sent (windowOf), as decide judges them.
 func (o *orchestrator) skipTooLongAfter(rejecter string) bool {
-	t := o.r.cfg.Targets[rejecter]
-	if t == nil || t.ContextWindow <= 0 {
+	limit := o.windowOf(rejecter)
+	if limit <= 0 {
 		return false // a target no longer configured, or of no known window, bounds nothing
 	}
 	o.used[rejecter] = true
-	var open []string
-	for _, c := range o.candidates {
-		if !o.used[c] {
-			open = append(open, c)
-		}
-	}
-	o.skipWindowsUpTo(t)
 	changed := false
-	for _, c := range open {
-		if !o.used[c] {
+	for _, c := range o.candidates {
+		w := o.windowOf(c)
+		if o.used[c] || w <= 0 || w > limit {
 			continue
 		}
+		o.used[c] = true
+		o.reasons[c] = c + ": skipped: its context window is no larger than that of a target that rejected the request as too long"
 		for i := range o.decisions {
 			if d := &o.decisions[i]; d.Provider == c && d.Event == "" {
 				d.Eligible = false
 				d.Reason = fmt.Sprintf(ReasonContextWindow+": %s rejected the request as too long, and this target's window of %d tokens is no larger than its %d",
-					rejecter, o.r.cfg.Targets[c].ContextWindow, t.ContextWindow)
+					rejecter, w, limit)
 				changed = true
 			}
 		}
 	}
 	return changed
+}
+
+// windowOf is the context window target id is judged with for this job: that
+// of the model the job sends it (targetFor); 0 when id is not configured or
+// its window is unknown.
+func (o *orchestrator) windowOf(id string) int {
+	t := o.r.cfg.Targets[id]
+	if t == nil {
+		return 0
+	}
+	return o.r.targetFor(id, t, o.spec.modelOn(t)).ContextWindow
 }

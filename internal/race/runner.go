@@ -30,8 +30,13 @@ type Target struct {
 	Provider      providers.Provider
 	Model         string
 	ContextWindow int
-	Encoding      string        // tokenizer encoding; "" derives it from Model
-	Timeout       time.Duration // one attempt; the adapter classifies what a deadline means (SPEC §15)
+	// ProviderWindow is the provider's own context_window: the window of a
+	// model a request passes through in place of Model (a route's models, a
+	// prompt's model) that no target of the provider configures (targetFor),
+	// as config gives a route target that sets none. 0: ContextWindow.
+	ProviderWindow int
+	Encoding       string        // tokenizer encoding; "" derives it from Model
+	Timeout        time.Duration // one attempt; the adapter classifies what a deadline means (SPEC §15)
 	// FirstByteTimeout is how long the adapter waits for a response's first
 	// byte (0: only Timeout): with Timeout, the latest a hedge on an
 	// attempt without a first byte can still start (adaptiveDelay).

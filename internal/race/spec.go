@@ -53,6 +53,11 @@ type spec struct {
 	// jobID is the job judged for; a spec planned before its job existed gets
 	// it once the job is created.
 	jobID string
+	// targets are the runner's targets, by id: a model passed through in
+	// place of a target's is counted, in the usage estimates, with the
+	// tokenizer of the target that serves it (targetFor), as routing counts
+	// it. nil: with the tokenizer its name chooses.
+	targets map[string]*Target
 }
 
 func (s *spec) request(a *store.Attempt, jobID string) *providers.Request {
@@ -94,7 +99,7 @@ func (r *Runner) specFor(job *store.Job, route *Route) (*spec, error) {
 		s := &spec{msgs: in.Messages, model: in.Model, temperature: in.Temperature, topP: in.TopP, stop: in.Stop, maxTokens: in.MaxTokens, seed: in.Seed,
 			user: in.User, format: in.ProviderFormat(), tools: in.Tools, toolChoice: in.ToolChoice, jobID: job.ID,
 			presencePenalty: in.PresencePenalty, frequencyPenalty: in.FrequencyPenalty, logitBias: in.LogitBias, reasoningEffort: in.ReasoningEffort,
-			parallelToolCalls: in.ParallelToolCalls, verbosity: in.Verbosity, chatTemplateKwargs: in.ChatTemplateKwargs}
+			parallelToolCalls: in.ParallelToolCalls, verbosity: in.Verbosity, chatTemplateKwargs: in.ChatTemplateKwargs, targets: r.cfg.Targets}
 		s.judge = func(resp *providers.Response) (json.RawMessage, []contract.Violation) {
 			return chat.Judge(&in, v, s.jobID, resp)
 		}
@@ -118,7 +123,7 @@ func (r *Runner) specFor(job *store.Job, route *Route) (*spec, error) {
 	}
 	v := p.Validator()
 	return &spec{msgs: msgs, model: p.Model, temperature: p.Temperature, maxTokens: p.MaxTokens, seed: p.Seed,
-		format: p.ProviderResponseFormat(), formatText: p.FormatText(), gate: p,
+		format: p.ProviderResponseFormat(), formatText: p.FormatText(), gate: p, targets: r.cfg.Targets,
 		judge: func(resp *providers.Response) (json.RawMessage, []contract.Violation) {
 			return v.Validate(resp.Content)
 		}}, nil

@@ -50,7 +50,7 @@ func BuildSelectedTargets(cfg *config.Config, ids []string) (map[string]*race.Ta
 		}
 		model := targetModel(rt)
 		out[rt.ID] = &race.Target{
-			Provider: p, Model: model, ContextWindow: rt.ContextWindow, Encoding: rt.Tokenizer,
+			Provider: p, Model: model, ContextWindow: rt.ContextWindow, ProviderWindow: pc.ContextWindow, Encoding: rt.Tokenizer,
 			Timeout: pc.Timeout.D(), FirstByteTimeout: pc.FirstByteTimeout.D(), Stream: *pc.Stream, MaxRetries: *pc.MaxRetries,
 		}
 		if pc.Type == "anthropic" {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"math"
 	"net/http"
 	"sort"
 	"strconv"
@@ -33,10 +34,12 @@ var dashboardTmpl = template.Must(template.New("dashboard.html").Funcs(template.
 		}
 		return fmtMS(*f)
 	},
-	"ago":   func(t time.Time) string { return ago(time.Since(t)) },
+	// ago is how long before now (dashData.Now: the database's clock) t
+	// was: {{ago $.Now .ChangedAt}}.
+	"ago":   func(now, t time.Time) string { return ago(now.Sub(t)) },
 	"short": func(id string) string { return shortID(id) },
-	"clock": func(t time.Time) string { return t.Local().Format("15:04:05") },
-	"usd":   func(f float64) string { return fmt.Sprintf("$%.4f", f) },
+	"clock": clock,
+	"usd":   usd,
 	"msf":   func(f float64) string { return fmtMS(f) },
 	"cause": deliveryCause,
 }).ParseFS(dashboardFS, "dashboard/dashboard.html"))
@@ -68,7 +71,12 @@ func (s *Server) dashboard() http.Handler {
 }
 
 type dashData struct {
+	// Generated is when this process rendered the page, on its own clock
+	// (shown as a time of day); Now is the database's clock then, which
+	// every age on the page is measured from: the rows' timestamps are on
+	// that clock, and the router's may be skewed from it.
 	Generated     time.Time
+	Now           time.Time
 	Replica       string
 	Refresh       int
 	Errors        []string
@@ -141,8 +149,16 @@ const counterWindow = time.Hour
 const dashAttemptsPerJob = 10
 
 func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
-	d := &dashData{Generated: time.Now(), Replica: ops.Replica, Refresh: max(int(ops.DashboardRefresh.Seconds()), 1),
+	d := &dashData{Generated: s.now(), Replica: ops.Replica, Refresh: max(int(ops.DashboardRefresh.Seconds()), 1),
 		StatsWindow: ops.StatsWindow.String(), CounterWindow: "last hour", AttemptsPerJob: dashAttemptsPerJob}
+	if now, err := s.store.Now(ctx); err != nil {
+		// The ages are then on this process's clock, which may be skewed
+		// from the database's: the error is listed on the page.
+		d.Errors = append(d.Errors, "database clock (the ages shown are on this replica's clock): "+err.Error())
+		d.Now = d.Generated
+	} else {
+		d.Now = now
+	}
 	// One read of the conformance results, for the providers table and the
 	// matrix both.
 	conf := readConformance(ctx, ops)
@@ -162,7 +178,7 @@ func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 	} else {
 		names := map[string]outputNames{}
 		for _, j := range jobs {
-			dj := timeline(j.Job, d.Generated, s.outputNames(j.Job, names))
+			dj := timeline(j.Job, d.Now, s.outputNames(j.Job, names))
 			dj.Earlier = j.Earlier()
 			if j.FirstAttemptAt != nil && dj.Earlier > 0 {
 				// The shown attempts' axis starts at the first of them; the
@@ -260,7 +276,8 @@ func conformanceMatrix(conf conformanceRead, ops Config) confMatrix {
 }
 
 // timeline lays a job's attempts out on one time axis, from the job's creation
-// to its last event (or now, while attempts are in flight). names are the
+// to its last event (or now, on the database's clock as the rows'
+// timestamps are, while attempts are in flight). names are the
 // property names the job's prompt declares (attemptWhyIn), nil when unknown.
 // j.Attempts may be only the job's last ones (RecentJobsCapped): the axis
 // then starts at the first of those.
@@ -415,6 +432,23 @@ func fmtDur(d time.Duration) string {
 		return fmt.Sprintf("%dms", d.Milliseconds())
 	}
 	return d.Round(10 * time.Millisecond).String()
+}
+
+// clock is t's time of day in UTC, named: the API's times and `router jobs
+// list` are in UTC, and an unnamed local time read beside them is off by the
+// zone's offset.
+func clock(t time.Time) string { return t.UTC().Format("15:04:05") + " UTC" }
+
+// usd is a sum in dollars, to 4 decimals, or to the first two significant
+// digits of a smaller sum (a cheap model's hour, a hedge loser's prompt:
+// $0.000045), which 4 decimals would show as $0.0000 — money spent read as
+// none. At most 10 decimals.
+func usd(f float64) string {
+	decimals := 4
+	if f > 0 && f < 0.001 {
+		decimals = min(int(-math.Floor(math.Log10(f)))+1, 10)
+	}
+	return fmt.Sprintf("$%.*f", decimals, f)
 }
 
 func ago(d time.Duration) string {

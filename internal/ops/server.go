@@ -42,6 +42,10 @@ type Server struct {
 	// paths are the operator endpoints' paths, in the order 404s list them;
 	// each answers GET and HEAD only (a 405 otherwise).
 	paths []string
+	// now is this process's clock (time.Now; a test skews it). The
+	// dashboard shows it as the time the page was generated, and measures
+	// no age with it: the rows' timestamps are on the database's clock.
+	now func() time.Time
 }
 
 // New builds the operator surface. prompts may be nil (conformance results then
@@ -50,7 +54,7 @@ func New(cfg Config, st *store.Store, prompts *prompt.Set, log *slog.Logger) *Se
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg.withDefaults(), store: st, prompts: prompts, log: log, mux: http.NewServeMux(), key: operatorKey(cfg.Key)}
+	s := &Server{cfg: cfg.withDefaults(), store: st, prompts: prompts, log: log, mux: http.NewServeMux(), key: operatorKey(cfg.Key), now: time.Now}
 	if cfg.Key != "" && s.key == "" {
 		log.Error("the operator key is only white space: every operator request is refused; set the variable named by ops_key_env to the key")
 	}

@@ -21,7 +21,9 @@ import (
 // half-opens), so a later hedge, failover or retry asks it again, and a race
 // left with nothing in flight and only such targets to try waits for them
 // (waitForBreakers) rather than failing the job. The refusal is noted in
-// routing (noteBreakerRefusal).
+// routing (noteBreakerRefusal) and among the job's reasons: as the target's
+// reason while it is not tried (once it is, its attempt's outcome replaces
+// it), after its attempt's failure when it refuses that target's retry.
 func (o *orchestrator) choose(ctx context.Context, provider, role string) (string, string, func(Outcome), bool) {
 	var skip map[string]bool // refused in this choice: not asked again in it
 	for provider != "" {
@@ -33,6 +35,13 @@ func (o *orchestrator) choose(ctx context.Context, provider, role string) (strin
 		rel, ok, why := adm.Admit(key)
 		if ok {
 			delete(o.breakerRefused, provider)
+			if !o.used[provider] {
+				// Tried now: what its attempt ends with is its reason, not
+				// an earlier refusal (this breaker's, the gate's), which a
+				// failure would replace but an unknown outcome or a
+				// cancellation would leave, saying the target was skipped.
+				delete(o.reasons, provider)
+			}
 			return provider, role, rel, true
 		}
 		why = breakerWhy(provider, key, why)
@@ -43,7 +52,13 @@ func (o *orchestrator) choose(ctx context.Context, provider, role string) (strin
 		if !o.used[provider] {
 			o.breakerRefused[provider] = key
 		}
-		o.reasons[provider] = provider + ": skipped: " + why
+		if r, tried := o.reasons[provider]; tried && o.used[provider] {
+			// A retry refused: the target's attempt's failure stays its
+			// reason, the refusal is why it was not retried.
+			o.reasons[provider] = r + "; not retried: " + why
+		} else {
+			o.reasons[provider] = provider + ": skipped: " + why
+		}
 		o.log.Info("provider not admitted", "provider", provider, "reason", why)
 		o.noteBreakerRefusal(ctx, provider, why)
 		provider = o.nextExcept(skip)

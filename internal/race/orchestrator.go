@@ -545,20 +545,6 @@ func (o *orchestrator) refuse(why string) {
 	}
 }
 
-// skipWindowsUpTo marks as used every candidate whose context window is no
-// larger than t's: a request too long for t is too long for them.
-func (o *orchestrator) skipWindowsUpTo(t *Target) {
-	if t == nil || t.ContextWindow <= 0 {
-		return
-	}
-	for _, c := range o.candidates {
-		if ct := o.r.cfg.Targets[c]; ct != nil && ct.ContextWindow <= t.ContextWindow && !o.used[c] {
-			o.used[c] = true
-			o.reasons[c] = c + ": skipped: its context window is no larger than that of a target that rejected the request as too long"
-		}
-	}
-}
-
 // denyHedge records, once per job run, that the hedge budget denied a hedge
 // (or a retry or failover that would be a call beside the job's others): in
 // the job's routing and in the observer's count (router_hedges_denied_total),

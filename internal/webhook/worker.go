@@ -79,7 +79,12 @@ type Config struct {
 	// maxResponseHeaderBytes (newHTTPClient). Service.Stop closes its idle
 	// connections.
 	Client *http.Client
-	// Now stamps tries and signatures; it decides no expiry (see RetryFor).
+	// Now is the process clock. A try's times are on the database's clock
+	// (tryClock): the database's now() read with the event, advanced by the
+	// time Now says has passed since the read. So the try's webhook-timestamp
+	// and recorded start are the database's time, whatever Now's offset
+	// from it; Now measures durations only, and decides no expiry (see
+	// RetryFor).
 	Now func() time.Time
 }
 
@@ -125,6 +130,9 @@ type Worker struct {
 	owners   ownerSlots   // each owner's tries in flight; no limit unless NewService sets one
 	log      *slog.Logger // failed tries (info) and abandoned events (warn)
 	observer Observer     // optional
+	// unusablePrevious remembers the previous secrets found unable to sign
+	// (warnUnusablePrevious), each logged once per owner.
+	unusablePrevious sync.Map
 }
 
 // Observer counts the outcome of each recorded try (metrics.Webhooks
@@ -393,6 +401,7 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		w.releaseLease(ctx, job.Args.EventID, claim)
 		return fmt.Errorf("read event: %w", err)
 	}
+	clock := newTryClock(ev.DBNow, w.cfg.Now)
 	w.hints.noteClock(ev.DBNow, w.backoff.now())
 	if ev.Status != store.EventPending {
 		return nil
@@ -405,13 +414,13 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		// event is then delivered, or free to be tried again.
 		return w.snooze(max(ev.SendLease.Left, leaseBusyWait))
 	}
-	try := store.DeliveryTry{EventID: ev.ID, Try: ev.Tries + 1, StartedAt: w.cfg.Now(), Sender: claim.Token}
-	var secret, previous string
+	try := store.DeliveryTry{EventID: ev.ID, Try: ev.Tries + 1, StartedAt: clock.now(), Sender: claim.Token}
+	keys := signingKeys{owner: ev.Owner}
 	if wh != nil {
 		try.URL = wh.URL
-		secret, previous = wh.Secret, wh.PreviousSecret
-		if secret == "" {
-			secret, previous = w.cfg.Secrets[ev.Owner], w.cfg.PreviousSecrets[ev.Owner]
+		keys.secret, keys.previous, keys.stored = wh.Secret, wh.PreviousSecret, true
+		if keys.secret == "" {
+			keys.secret, keys.previous, keys.stored = w.cfg.Secrets[ev.Owner], w.cfg.PreviousSecrets[ev.Owner], false
 		}
 	}
 	var code int
@@ -426,7 +435,7 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		// the retry window. A webhook removed on purpose has its events
 		// abandoned once the window has passed.
 		sendErr = errNoWebhook
-	case secret == "":
+	case keys.secret == "":
 		// The webhook is configured (api_keys[].webhook) on the replica that
 		// synced it, but this replica has no secret for it: its configuration
 		// or environment differs (a rolling update). A failed try, not an
@@ -441,9 +450,9 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 				return fmt.Errorf("store event body: %w", err)
 			}
 		}
-		code, sendErr = w.send(ctx, wh.URL, secret, previous, ev.ID, body)
+		code, sendErr = w.send(ctx, clock, wh.URL, keys, ev.ID, body)
 	}
-	try.Latency, try.StatusCode = w.cfg.Now().Sub(try.StartedAt), code
+	try.Latency, try.StatusCode = clock.now().Sub(try.StartedAt), code
 	try.Status = store.EventDelivered
 	var interrupted *interruptedError
 	switch {
@@ -648,21 +657,18 @@ func eventBody(typ string, j *store.Job) []byte {
 // send POSTs one signed try; a non-2xx status, headers over
 // maxResponseHeaderBytes or no answer within Timeout is an error, and so is a
 // try cut short by the service stopping (interruptedError). A previous secret
-// (a rotation) adds its signature after the current one's.
-func (w *Worker) send(ctx context.Context, url, secret, previous, id string, body []byte) (int, error) {
+// (a rotation) adds its signature after the current one's (signature). The
+// webhook-timestamp is the database's time (clock): receivers refuse one
+// more than a few minutes from their own clock, and a replica whose clock
+// was off by that much had every try refused, counted as the endpoint's
+// failure, until its events were abandoned.
+func (w *Worker) send(ctx context.Context, clock tryClock, url string, keys signingKeys, id string, body []byte) (int, error) {
 	tryCtx, cancel := context.WithTimeoutCause(ctx, w.cfg.Timeout, errNoAnswer)
 	defer cancel()
-	ts := w.cfg.Now()
-	sig, err := Sign(secret, id, ts, body)
+	ts := clock.now()
+	sig, err := w.signature(keys, id, ts, body)
 	if err != nil {
 		return 0, err
-	}
-	if previous != "" {
-		old, err := Sign(previous, id, ts, body)
-		if err != nil {
-			return 0, fmt.Errorf("the previous secret: %w", err)
-		}
-		sig += " " + old // Standard Webhooks: space-separated signatures, any may match
 	}
 	req, err := http.NewRequestWithContext(tryCtx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
@@ -701,7 +707,7 @@ func (w *Worker) send(ctx context.Context, url, secret, previous, id string, bod
 		msg += ": " + text
 	}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-		if after, ok := retryAfter(resp.Header, w.cfg.Now()); ok {
+		if after, ok := retryAfter(resp.Header, clock.now()); ok {
 			return resp.StatusCode, &retryAfterError{msg: msg, after: min(after, w.backoff.Cap)}
 		}
 	}

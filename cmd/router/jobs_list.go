@@ -120,7 +120,7 @@ func streamLiveJobs(ctx context.Context, st *store.Store, w io.Writer, states []
 		}
 		read := 0
 		for _, j := range jobs {
-			read += len(j.Input) + len(j.Params) + len(j.Result) + len(j.Routing)
+			read += store.JobBytes(j) // as the store counts a page's bytes, attempts included
 		}
 		if shown+len(jobs) > limit {
 			jobs, cut = jobs[:limit-shown], true

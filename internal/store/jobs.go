@@ -120,19 +120,49 @@ func (s *Store) getJob(ctx context.Context, id, owner string, checkOwner bool) (
 }
 
 // readJobBatch sends jobSQL (a row of jobColumns, then the columns of extra)
-// with args, and the job's attempts and race events, in one round trip.
+// with args, and the job's attempts and race events, in one round trip and
+// one snapshot: the three reads are one read-only REPEATABLE READ
+// transaction (beginSnapshotSQL), begun and committed in the same batch.
+// Each statement of a batch under READ COMMITTED sees the database as of
+// its own start, and a transition committed between two of them (a win,
+// a retry) made a job read as running with no result beside an attempt that
+// had already won.
 func (s *Store) readJobBatch(ctx context.Context, id string, extra []any, jobSQL string, args ...any) (*Job, error) {
 	if err := checkJobID(id); err != nil {
 		return nil, err
 	}
 	b := &pgx.Batch{}
+	b.Queue(beginSnapshotSQL)
 	b.Queue(jobSQL, args...)
 	b.Queue(attemptsOfJobSQL, id)
 	b.Queue(raceEventsOfJobSQL, id)
+	b.Queue(commitSQL)
+	// The pool closes, rather than reuses, a connection that a failure
+	// left inside the transaction.
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
-	return readJob(br, extra...)
+	if _, err := br.Exec(); err != nil {
+		return nil, err
+	}
+	j, err := readJob(br, extra...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := br.Exec(); err != nil {
+		return nil, err
+	}
+	return j, nil
 }
+
+// beginSnapshotSQL and commitSQL frame a read of jobs with their attempts and
+// race events (readJobBatch, readJobsInSnapshot) as one transaction that sees
+// one snapshot of the database, taken by its first read. Read only: it
+// takes no lock a writer waits for, and PostgreSQL never fails it with a
+// serialization error.
+const (
+	beginSnapshotSQL = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`
+	commitSQL        = `COMMIT`
+)
 
 // raceEventColumns are a race event's columns (table alias r), in the order
 // of RaceEvent.dest.
@@ -194,46 +224,106 @@ func readJob(br pgx.BatchResults, extra ...any) (*Job, error) {
 	return j, nil
 }
 
-// attachChildren loads the attempts and race events of several jobs with one
-// query each.
-func (s *Store) attachChildren(ctx context.Context, jobs []*Job) error {
-	byID := make(map[string]*Job, len(jobs))
+// readJobsInSnapshot reads jobs with their attempts and race events as of
+// one snapshot, in two round trips on one connection: beginSnapshotSQL and
+// q (with args) in one batch, whose rows read turns into the jobs to return
+// (read may stop early: the rows it leaves are discarded as they come); then
+// the attempts and race events of those jobs, and commitSQL, in another. The
+// attempts are read only for the jobs read returns. Two statements run at
+// different moments saw a job and its attempts at different moments: a job
+// read as running with no result beside an attempt that had already won.
+func (s *Store) readJobsInSnapshot(ctx context.Context, q string, args []any, read func(pgx.Rows) ([]*Job, error)) ([]*Job, error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Released inside the transaction (a failure before its commit), the
+	// connection is closed by the pool rather than reused.
+	defer conn.Release()
+	b := &pgx.Batch{}
+	b.Queue(beginSnapshotSQL)
+	b.Queue(q, args...)
+	br := conn.SendBatch(ctx, b)
+	jobs, err := func() ([]*Job, error) {
+		if _, err := br.Exec(); err != nil {
+			return nil, err
+		}
+		rows, err := br.Query()
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		return read(rows)
+	}()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if f, _ := ctx.Value(betweenSnapshotReadsKey{}).(func()); f != nil {
+		f()
+	}
+	b = &pgx.Batch{}
 	ids := make([]string, 0, len(jobs))
 	for _, j := range jobs {
-		byID[j.ID] = j
 		ids = append(ids, j.ID)
+	}
+	if len(ids) > 0 {
+		b.Queue(`SELECT `+attemptColumns+` FROM attempts a WHERE a.job_id = ANY($1::uuid[]) ORDER BY a.job_id, a.seq`, ids)
+		b.Queue(`SELECT r.job_id::text, `+raceEventColumns+` FROM race_events r WHERE r.job_id = ANY($1::uuid[]) ORDER BY r.id`, ids)
+	}
+	b.Queue(commitSQL)
+	br = conn.SendBatch(ctx, b)
+	defer br.Close()
+	if len(ids) > 0 {
+		if err := readChildren(br, jobs); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := br.Exec(); err != nil {
+		return nil, err
+	}
+	return jobs, nil
+}
+
+// betweenSnapshotReadsKey is the context key of a function that
+// readJobsInSnapshot calls between its two round trips (for tests: a change
+// committed there is not seen by the second).
+type betweenSnapshotReadsKey struct{}
+
+// readChildren reads from br the attempts, then the race events, of jobs
+// (readJobsInSnapshot's reads) into them.
+func readChildren(br pgx.BatchResults, jobs []*Job) error {
+	byID := make(map[string]*Job, len(jobs))
+	for _, j := range jobs {
+		byID[j.ID] = j
 		j.Attempts, j.RaceEvents = []Attempt{}, []RaceEvent{}
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM attempts a WHERE a.job_id = ANY($1::uuid[]) ORDER BY a.job_id, a.seq`, ids)
-	if err != nil {
-		return err
-	}
-	attempts, err := pgx.CollectRows(rows, scanAttemptRow)
-	if err != nil {
-		return err
-	}
-	for _, a := range attempts {
+	if err := readRows(br, func(rows pgx.Rows) error {
+		var a Attempt
+		if err := rows.Scan(a.dest()...); err != nil {
+			return err
+		}
 		j := byID[a.JobID]
 		j.Attempts = append(j.Attempts, a)
+		return nil
+	}); err != nil {
+		return err
 	}
 	for _, j := range jobs {
 		j.sumCosts()
 	}
-	rows, err = s.pool.Query(ctx, `SELECT job_id::text, id, attempt_id::text, kind, provider, latency_ms, usage, detail, created_at
-		FROM race_events WHERE job_id = ANY($1::uuid[]) ORDER BY id`, ids)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
+	return readRows(br, func(rows pgx.Rows) error {
 		var jobID string
 		var e RaceEvent
 		if err := rows.Scan(append([]any{&jobID}, e.dest()...)...); err != nil {
 			return err
 		}
-		byID[jobID].RaceEvents = append(byID[jobID].RaceEvents, e)
-	}
-	return rows.Err()
+		j := byID[jobID]
+		j.RaceEvents = append(j.RaceEvents, e)
+		return nil
+	})
 }
 
 // JobStateAny reads only a job's state, without an owner check.

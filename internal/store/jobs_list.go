@@ -14,15 +14,10 @@ func (s *Store) RecentJobs(ctx context.Context, limit int) ([]*Job, error) {
 }
 
 // queryJobs runs q (selecting jobColumns from jobs j) and returns its jobs
-// with their attempts and race events.
+// with their attempts and race events, all as of one snapshot
+// (readJobsInSnapshot).
 func (s *Store) queryJobs(ctx context.Context, q string, args ...any) ([]*Job, error) {
-	rows, err := s.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	jobs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*Job, error) { return scanJob(r) })
-	if err != nil {
-		return nil, err
-	}
-	return jobs, s.attachChildren(ctx, jobs)
+	return s.readJobsInSnapshot(ctx, q, args, func(rows pgx.Rows) ([]*Job, error) {
+		return pgx.CollectRows(rows, func(r pgx.CollectableRow) (*Job, error) { return scanJob(r) })
+	})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // JobSummary is what `router jobs list` prints of a job: no input, params,
@@ -82,18 +84,21 @@ type LivePosition struct {
 // LiveJobsPage returns a page of LiveJobs' jobs (the same conditions and
 // order), whole with their attempts and race events: those after position
 // after (nil: from the oldest), at most limit. With maxBytes above 0 the page
-// ends early, before limit jobs, once the JSON of its jobs (input, params,
-// result, routing) has come to more than maxBytes; cut says so (jobs may
-// remain after it, or none). A page holds at least one job when any remains.
-// The rows of the page past a cut are sent by the server all the same, and
-// discarded: a caller that meets cut pages asks for fewer jobs next.
+// ends early, before limit jobs, once its jobs, counted whole with their
+// attempts and race events (JobBytes), have come to more than maxBytes; cut
+// says so (jobs may remain after it, or none). The attempts and race events
+// of the jobs after the cut are not read. A page holds at least one job when
+// any remains, whole however large. The job rows of the page past a cut are
+// sent by the server all the same, and discarded: a caller that meets cut
+// pages asks for fewer jobs next.
 //
 // Paging on from the position of each page's last job, while a page is cut or
 // holds limit jobs, reads every job LiveJobs would, once each, in order,
 // holding one page at a time. It is a keyset on LiveJobs' order (created_at,
 // id), which never changes for a job: jobs created meanwhile come at the end,
 // a job that ended meanwhile is no longer listed, and no page shifts another.
-// Each page is its own statement: a job is as it was when its page was read.
+// A page is read as of one snapshot (readJobsInSnapshot): its jobs, their
+// attempts and race events as they all were at one moment.
 func (s *Store) LiveJobsPage(ctx context.Context, states []string, owner string, after *LivePosition, limit, maxBytes int) (jobs []*Job, cut bool, err error) {
 	if len(states) == 0 {
 		states = LiveJobStates
@@ -106,38 +111,32 @@ func (s *Store) LiveJobsPage(ctx context.Context, states []string, owner string,
 		}
 		afterAt, afterID = &after.CreatedAt, &after.ID
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+jobColumns+` FROM jobs j
+	jobs, err = s.readJobsInSnapshot(ctx, `SELECT `+jobColumns+`, `+childBytesSQL+` FROM jobs j
 		WHERE j.state IN ('pending', 'running', 'unknown') AND j.state = ANY($1::text[]) AND ($2 = '' OR j.owner = $2)
 			AND ($4::timestamptz IS NULL OR (j.created_at, j.id) > ($4, $5::uuid))
-		ORDER BY j.created_at, j.id LIMIT $3`, states, owner, limit, afterAt, afterID)
+		ORDER BY j.created_at, j.id LIMIT $3`, []any{states, owner, limit, afterAt, afterID},
+		func(rows pgx.Rows) ([]*Job, error) {
+			jobs := []*Job{}
+			read := 0
+			for rows.Next() {
+				var children int64
+				j, err := scanJob(rows, &children)
+				if err != nil {
+					return nil, err
+				}
+				jobs = append(jobs, j)
+				read += jobOwnBytes(j) + int(children)
+				if maxBytes > 0 && read > maxBytes && len(jobs) < limit {
+					// The rest of the page is not read: rows.Close discards
+					// it as it comes, a row at a time.
+					cut = true
+					return jobs, nil
+				}
+			}
+			return jobs, rows.Err()
+		})
 	if err != nil {
 		return nil, false, err
-	}
-	defer rows.Close()
-	jobs = []*Job{}
-	read := 0
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, false, err
-		}
-		jobs = append(jobs, j)
-		read += len(j.Input) + len(j.Params) + len(j.Result) + len(j.Routing)
-		if maxBytes > 0 && read > maxBytes && len(jobs) < limit {
-			// The rest of the page is not read: rows.Close discards it as
-			// it comes, a row at a time.
-			cut = true
-			break
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, false, err
-	}
-	if len(jobs) > 0 {
-		if err := s.attachChildren(ctx, jobs); err != nil {
-			return nil, false, err
-		}
 	}
 	return jobs, cut, nil
 }

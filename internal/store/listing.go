@@ -30,11 +30,14 @@ type ListFilter struct {
 	// by a State that is not live examines at most (see ListJobs); 0 means
 	// DefaultListScan.
 	Scan int
-	// MaxBytes, when above 0, bounds what a page reads of its jobs' JSON
-	// (input, params, result, routing): once the jobs read come to more
-	// than MaxBytes, the page ends after the last of them, with its
-	// position to continue from (a page of large jobs is short). Every page
-	// holds at least one job. A job carries its whole input, so Limit jobs
+	// MaxBytes, when above 0, bounds what a page reads of its jobs' JSON,
+	// counted as JobBytes counts it: each job whole, with its attempts and
+	// race events. Once the jobs read come to more than MaxBytes, the page
+	// ends after the last of them, with its position to continue from (a
+	// page of large jobs, or of jobs with many attempts, is short); the
+	// attempts and race events of the jobs after it are not read. Every page
+	// holds at least one job, whole however large. A job carries its whole
+	// input, and its attempts have no bound on their number, so Limit jobs
 	// alone could be hundreds of MiB held at once.
 	MaxBytes int
 }
@@ -97,6 +100,11 @@ type ListPosition struct {
 // of live jobs (jobs_owner_live, jobs_open_created), never through the
 // owner's history.
 //
+// A page is read as of one snapshot (readJobsInSnapshot): its jobs, their
+// attempts and race events as they all were at one moment. Its byte bound
+// (MaxBytes) counts the attempts and race events of its jobs in the listing
+// statement itself, so those of the jobs after the bound are never read.
+//
 // An Operation that PostgreSQL cannot hold as text (a NUL, bytes that are not
 // UTF-8) is no job's operation: the listing is empty, and nothing is sent.
 func (s *Store) ListJobs(ctx context.Context, f ListFilter) ([]*Job, *ListPosition, error) {
@@ -107,52 +115,56 @@ func (s *Store) ListJobs(ctx context.Context, f ListFilter) ([]*Job, *ListPositi
 	if err != nil {
 		return nil, nil, fmt.Errorf("list jobs: %w", err)
 	}
-	jobs, edge, cut, err := s.readListing(ctx, q, args, windowed, f.MaxBytes)
+	var next *ListPosition
+	jobs, err := s.readJobsInSnapshot(ctx, q, args, func(rows pgx.Rows) ([]*Job, error) {
+		jobs, edge, cut, err := readListing(rows, windowed, f.MaxBytes)
+		if err != nil {
+			return nil, err
+		}
+		next = edge // set when the window ended, with jobs after it, before Limit+1 matched
+		if cut && len(jobs) <= f.Limit {
+			last := jobs[len(jobs)-1]
+			next = &ListPosition{CreatedAt: last.CreatedAt, ID: last.ID}
+		} else if len(jobs) > f.Limit {
+			jobs = jobs[:f.Limit]
+			last := jobs[len(jobs)-1]
+			next = &ListPosition{CreatedAt: last.CreatedAt, ID: last.ID}
+		}
+		return jobs, nil
+	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("list jobs: %w", err)
-	}
-	next := edge // set when the window ended, with jobs after it, before Limit+1 matched
-	if cut && len(jobs) <= f.Limit {
-		last := jobs[len(jobs)-1]
-		next = &ListPosition{CreatedAt: last.CreatedAt, ID: last.ID}
-	} else if len(jobs) > f.Limit {
-		jobs = jobs[:f.Limit]
-		last := jobs[len(jobs)-1]
-		next = &ListPosition{CreatedAt: last.CreatedAt, ID: last.ID}
-	}
-	if len(jobs) > 0 {
-		if err := s.attachChildren(ctx, jobs); err != nil {
-			return nil, nil, fmt.Errorf("list jobs: %w", err)
-		}
 	}
 	return jobs, next, nil
 }
 
-// readListing runs a listing statement (listQuery) and returns its jobs, with,
-// for a scan-bounded one (windowed), the position of the last job it examined
-// when jobs remain after its window (nil otherwise). With maxBytes above 0 it
-// stops reading once its jobs' JSON has come to more than maxBytes and a row
-// follows (cut): the page ends at its last job, and edge is nil.
-func (s *Store) readListing(ctx context.Context, q string, args []any, windowed bool, maxBytes int) ([]*Job, *ListPosition, bool, error) {
-	rows, err := s.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, nil, false, err
-	}
-	defer rows.Close()
+// readListing reads the rows of a listing statement (listQuery) and returns
+// their jobs, with, for a scan-bounded one (windowed), the position of the
+// last job it examined when jobs remain after its window (nil otherwise).
+// With maxBytes above 0 it stops reading once its jobs have come to more than
+// maxBytes (JobBytes, the attempts and race events counted from the row's
+// childBytesSQL) and a row follows (cut): the page ends at its last job, and
+// edge is nil.
+func readListing(rows pgx.Rows, windowed bool, maxBytes int) ([]*Job, *ListPosition, bool, error) {
 	jobs := []*Job{}
 	var pos ListPosition
+	var children int64
 	var last, beyond, remain bool
 	var edge *ListPosition
-	extra := []any{&pos.CreatedAt, &pos.ID, &last, &beyond}
+	extra := []any{&children}
+	if windowed {
+		extra = append(extra, &pos.CreatedAt, &pos.ID, &last, &beyond)
+	}
 	read := 0
 	for rows.Next() {
 		if maxBytes > 0 && read > maxBytes {
 			return jobs, nil, true, nil // rows.Close discards the rest as it comes
 		}
 		var j *Job
+		var err error
 		switch {
 		case !windowed:
-			if j, err = scanJob(rows); err != nil {
+			if j, err = scanJob(rows, extra...); err != nil {
 				return nil, nil, false, err
 			}
 		case rows.RawValues()[0] == nil: // not a match: the window's last job, or the one after it
@@ -166,7 +178,7 @@ func (s *Store) readListing(ctx context.Context, q string, args []any, windowed 
 		}
 		if j != nil {
 			jobs = append(jobs, j)
-			read += len(j.Input) + len(j.Params) + len(j.Result) + len(j.Routing)
+			read += jobOwnBytes(j) + int(children)
 		}
 		if windowed {
 			if last {
@@ -183,6 +195,74 @@ func (s *Store) readListing(ctx context.Context, q string, args []any, windowed 
 	}
 	return jobs, edge, false, nil
 }
+
+// JobBytes is what a page's byte bound (ListFilter.MaxBytes, LiveJobsPage)
+// counts for j, read whole with its attempts and race events: the lengths of
+// its JSON members and strings, and of each attempt's and race event's, plus
+// an allowance for member names, ids, times and numbers (jobJSONAllowance,
+// attemptJSONAllowance, raceEventJSONAllowance). It is at least the length
+// of j's JSON (Job.AppendJSON) unless its strings hold characters that JSON
+// escapes. The store counts a job's attempts and race events in the database
+// (childBytesSQL) before it reads them; this is the same count from the job
+// as read.
+func JobBytes(j *Job) int {
+	n := jobOwnBytes(j)
+	for i := range j.Attempts {
+		a := &j.Attempts[i]
+		n += attemptJSONAllowance + len(a.Provider) + len(a.Model) + len(a.Usage) + len(a.Error) + len(a.ValidationErrors)
+		if a.ResponseModel != nil {
+			n += len(*a.ResponseModel)
+		}
+		if a.ProviderResponseID != nil {
+			n += len(*a.ProviderResponseID)
+		}
+	}
+	for i := range j.RaceEvents {
+		e := &j.RaceEvents[i]
+		n += raceEventJSONAllowance + len(e.Kind) + len(e.Usage)
+		if e.Provider != nil {
+			n += len(*e.Provider)
+		}
+		if e.Detail != nil {
+			n += len(*e.Detail)
+		}
+	}
+	return n
+}
+
+// jobOwnBytes is JobBytes of j without its attempts and race events.
+func jobOwnBytes(j *Job) int {
+	n := jobJSONAllowance + len(j.Input) + len(j.Params) + len(j.Result) + len(j.Routing) +
+		len(j.Owner) + len(j.Operation) + len(j.IdempotencyKey) + len(j.PromptVersion) + len(j.Route)
+	if j.Error != nil {
+		n += len(*j.Error)
+	}
+	return n
+}
+
+// The allowances JobBytes adds for what it does not count byte by byte: a
+// job's JSON without its members of variable length is about 560 bytes, an
+// attempt's about 470 at most, a race event's about 210.
+const (
+	jobJSONAllowance       = 640
+	attemptJSONAllowance   = 512
+	raceEventJSONAllowance = 256
+)
+
+// childBytesSQL is the column of a listing row (the job's table alias j) that
+// counts what JobBytes counts of the job's attempts and race events, in the
+// database: a page's byte bound is then reached before their rows are read,
+// and the attempts of the jobs after it are never sent. A JSON column counts
+// as its text (what the router reads of it); NULL as nothing. The job's
+// attempts and race events are read by their indexes on job_id.
+var childBytesSQL = `(SELECT coalesce(sum(` + strconv.Itoa(attemptJSONAllowance) + ` + octet_length(a.provider) + octet_length(a.model)
+		+ coalesce(octet_length(a.usage::text), 0) + coalesce(octet_length(a.error::text), 0)
+		+ coalesce(octet_length(a.validation_errors::text), 0) + coalesce(octet_length(a.response_model), 0)
+		+ coalesce(octet_length(a.provider_response_id), 0)), 0)
+	FROM attempts a WHERE a.job_id = j.id)
+	+ (SELECT coalesce(sum(` + strconv.Itoa(raceEventJSONAllowance) + ` + octet_length(r.kind) + coalesce(octet_length(r.provider), 0)
+		+ coalesce(octet_length(r.usage::text), 0) + coalesce(octet_length(r.detail), 0)), 0)
+	FROM race_events r WHERE r.job_id = j.id)`
 
 // jobColumnCount is how many columns jobColumns is.
 var jobColumnCount = len((&Job{}).dest())
@@ -224,7 +304,7 @@ func listQuery(f ListFilter) (q string, args []any, windowed bool, err error) {
 	}
 	if len(c.match) == 0 || liveState(f.State) {
 		where := strings.Join(append(c.scan, c.match...), " AND ")
-		return `SELECT ` + jobColumns + ` FROM jobs j WHERE ` + where +
+		return `SELECT ` + jobColumns + `, ` + childBytesSQL + ` FROM jobs j WHERE ` + where +
 			` ORDER BY j.created_at DESC, j.id DESC LIMIT ` + c.arg(f.Limit+1), c.args, false, nil
 	}
 	scan := f.Scan
@@ -255,7 +335,7 @@ func liveState(state string) bool {
 // another job's key is NULL, which an index lookup answers without reading.
 func windowQuery(c *listConds, scan, limit int) string {
 	n := c.arg(scan + 1)
-	return `SELECT ` + jobColumns + `, w.created_at, w.id::text, w.n = ` + n + ` - 1, w.n = ` + n + `
+	return `SELECT ` + jobColumns + `, ` + childBytesSQL + `, w.created_at, w.id::text, w.n = ` + n + ` - 1, w.n = ` + n + `
 FROM (
     SELECT s.id, s.created_at, s.hit, row_number() OVER (ORDER BY s.created_at DESC, s.id DESC) AS n
     FROM (SELECT j.id, j.created_at, (` + strings.Join(c.match, " AND ") + `) AS hit FROM jobs j

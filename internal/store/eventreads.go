@@ -32,27 +32,30 @@ const eventReadBatchSize = 64
 // job's mutable columns, its attempts and its race events, as of the
 // transition — because such a job can change again before the first try (a
 // retry, a resolution, a cancellation, a late win). The reads below use it
-// only when they must: while the job is still at the event's job_version it
-// is the job as the transition left it, and is read as it is (the common case,
-// and every job.succeeded event: a succeeded job never changes, so neither
-// the trigger nor the batched win records a snapshot for one); once it has
-// moved on, the job is read with the snapshot's columns laid over it and the
-// snapshot's attempts and race events in place of its own, through
-// jsonb_populate_record(set) into the tables' own row types, so the same
-// column lists and scans apply and the body is byte for byte the one the
-// transition would have had. The one field the snapshot cannot hold is the
+// whenever it exists (every job.succeeded event has none: a succeeded job
+// never changes, so neither the trigger nor the batched win records one, and
+// its job is read as it is): the job is read with the snapshot's columns laid
+// over it and the snapshot's attempts and race events in place of its own,
+// through jsonb_populate_record(set) into the tables' own row types, so the
+// same column lists and scans apply and the body is byte for byte the one the
+// transition would have had. Not only once the job's version has moved on:
+// some changes leave it (a late answer discarded after a cancellation adds a
+// race event and its usage). The one field the snapshot cannot hold is the
 // idempotency key's expiry, which the transition sets after the trigger has
 // run: recordedKeyExpiry derives it. An event written before migration 0017
 // has no snapshot and is built from the job as it is at the first try.
 //
 // The job, its attempts and its race events are three statements, each with
-// its own view of the database: a job that moves on between them is read at
-// the event's version by the first and from the snapshot by the next, which
-// agree (version only grows, and the snapshot is the job at that version).
+// its own view of the database; each reads the event's snapshot, which never
+// changes, so they agree.
 const (
-	// eventAsRecorded: the job (alias j) has moved on since the event (alias
-	// e) was written, and the event has a snapshot of the job as it was.
-	eventAsRecorded = `(e.snapshot IS NOT NULL AND e.job_version <> j.version)`
+	// eventAsRecorded: the event (alias e) has a snapshot of the job as its
+	// transition left it. It is read whether or not the job (alias j) has
+	// moved on: a change that does not move the job's version (a late answer
+	// discarded after a cancellation, with its race event and its usage; a
+	// loser's usage estimate stored after the win) would otherwise show in
+	// the body of an event that was first tried after it.
+	eventAsRecorded = `(e.snapshot IS NOT NULL)`
 
 	// The read of the events, which also claims the send lease of each read
 	// that asks for one (SendClaim; eventSendLeaseSQL in delivery_lease.go):
@@ -71,15 +74,17 @@ const (
 		now()
 	FROM job_events e LEFT JOIN c ON c.id = e.id LEFT JOIN webhook_owners w ON w.owner = e.owner
 	WHERE e.id = ANY($1::uuid[])`
-	// The last column says whether the job is the recorded one.
+	// The last column says whether the job has moved on from the recorded
+	// one (its version is no longer the event's): its key's expiry is then
+	// derived (recordedKeyExpiry); else it is the key's, as read.
 	jobsOfUnfrozenEventsSQL = `SELECT e.id::text, ` + jobColumns + `, false
 	FROM job_events e JOIN jobs j ON j.id = e.job_id
 	WHERE e.id = ANY($1::uuid[]) AND e.body IS NULL AND NOT ` + eventAsRecorded + `
 	UNION ALL
-	SELECT e.id::text, ` + jobColumns + `, true
+	SELECT e.id::text, ` + jobColumns + `, e.job_version <> cur.version
 	FROM job_events e JOIN jobs cur ON cur.id = e.job_id,
 		LATERAL jsonb_populate_record(cur, e.snapshot->'job') j
-	WHERE e.id = ANY($1::uuid[]) AND e.body IS NULL AND e.snapshot IS NOT NULL AND e.job_version <> cur.version`
+	WHERE e.id = ANY($1::uuid[]) AND e.body IS NULL AND e.snapshot IS NOT NULL`
 	attemptsOfUnfrozenEventsSQL = `SELECT e.id::text, ` + attemptColumns + `
 	FROM job_events e JOIN jobs j ON j.id = e.job_id JOIN attempts a ON a.job_id = e.job_id
 	WHERE e.id = ANY($1::uuid[]) AND e.body IS NULL AND NOT ` + eventAsRecorded + `

@@ -21,7 +21,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -218,9 +220,29 @@ func Connect(ctx context.Context, url string, tune ...func(*pgxpool.Config)) (*p
 				"a proxy, load balancer or firewall may accept connections and never pass them on — or, for a database that is slow to answer, "+
 				"allow longer with connect_timeout=SECONDS in the URL", at, timeout, err)
 		}
-		return nil, fmt.Errorf("database unreachable at %s: %w", at, err)
+		return nil, connectError(at, err)
 	}
 	return pool, nil
+}
+
+// connectError says why the database at `at` could not be used, and what to
+// check: a server that answered and refused the login or the database (a
+// wrong user, password or database name) is not "unreachable", and sending
+// the operator to the network would waste their time.
+func connectError(at string, err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case pgErr.Code == pgerrcode.InvalidCatalogName:
+			return fmt.Errorf("the database server at %s answered, but has no such database: %w; check the database name in database_url (DATABASE_URL), "+
+				"or create it (createdb)", at, err)
+		case strings.HasPrefix(pgErr.Code, "28"): // invalid authorization: no such role, a wrong password, no pg_hba.conf entry
+			return fmt.Errorf("the database server at %s refused the login: %w; check the user and password in database_url (DATABASE_URL), "+
+				"and that the server's pg_hba.conf lets this user in from here", at, err)
+		}
+		return fmt.Errorf("the database server at %s refused the connection: %w; check database_url (DATABASE_URL)", at, err)
+	}
+	return fmt.Errorf("database unreachable at %s: %w; check that PostgreSQL runs there and the host and port of database_url (DATABASE_URL)", at, err)
 }
 
 // DefaultConnectTimeout bounds a connection to the database (TCP, TLS and

@@ -86,15 +86,24 @@ type authFail func(w http.ResponseWriter, r *http.Request, status int, title, de
 // valid, with the owner in context.
 type keyedRoute struct{ next http.Handler }
 
-// withOwner authenticates the request and calls h with the owner in context,
-// or reports the failure through fail (whose shape depends on the endpoint).
-// Between the key's check and h run what WrapAuthenticated added (the tenant
-// listener's body reading) and then the owner's rate limit: a body is read
-// only for a valid key, and a request refused for its body takes no token.
-// An owner already past its rate is refused before its body is read (over),
-// without taking a token either.
+// withOwner authenticates the request, takes a token of its owner's rate
+// (requests_per_second, SPEC §17), and calls h with the owner in context, or
+// reports the failure through fail (whose shape depends on the endpoint).
+// Between the token and h runs what WrapAuthenticated added (the tenant
+// listener's body reading): a body is read only for a valid key whose owner
+// is within its rate.
+//
+// The token is taken before the body is read, not after: a request whose
+// body stalls or fails (408, 400) holds a connection, a goroutine and a body
+// buffer for up to http.read_body_timeout, so it counts against the owner's
+// rate like any request, or an owner limited to a few requests a second could
+// hold any number of such requests at once (counted, they are at most burst +
+// requests_per_second × http.read_body_timeout). The body's failure is the
+// caller's, and its token is spent like that of a request its endpoint
+// refuses (400, 404, 409, 413). A request the rate refuses takes no token
+// (allow), nor does one refused for its key: neither has its body read.
 func (s *Server) withOwner(h http.HandlerFunc, fail authFail) http.HandlerFunc {
-	route := &keyedRoute{next: s.rateLimited(h, fail)}
+	route := &keyedRoute{next: h}
 	s.keyed = append(s.keyed, route)
 	return func(w http.ResponseWriter, r *http.Request) {
 		if len(r.Header.Values("Authorization")) > 1 {
@@ -144,7 +153,7 @@ func (s *Server) withOwner(h http.HandlerFunc, fail authFail) http.HandlerFunc {
 			return
 		}
 		noteOwner(r.Context(), owner) // for the access log, a refusal for the body or by a limit included
-		if over, wait, lim := s.limits.over(owner); over {
+		if ok, wait, lim := s.limits.allow(owner); !ok {
 			// Refused before the body is read (by what WrapAuthenticated
 			// added): an owner past its rate costs no buffering and no wait
 			// for its body. Its body stays unread, so the connection closes
@@ -187,19 +196,6 @@ func (a *KeyAuth) LongestKey() int {
 		n = max(n, len(k))
 	}
 	return n
-}
-
-// rateLimited is h behind its owner's requests_per_second (SPEC §17).
-func (s *Server) rateLimited(h http.HandlerFunc, fail authFail) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		owner := ownerFrom(r.Context())
-		if ok, wait, lim := s.limits.allow(owner); !ok {
-			w.Header().Set("Retry-After", retryAfterSeconds(wait))
-			fail(w, r, http.StatusTooManyRequests, "Too many requests", rateDetail(owner, lim, wait))
-			return
-		}
-		h(w, r)
-	})
 }
 
 // bearer reads an "Authorization: Bearer <key>" header (RFC 6750 §2.1): the

@@ -270,8 +270,9 @@ func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, 
 func (s *Server) WrapRoutes(wrap func(http.Handler) http.Handler) { s.routes = wrap(s.routes) }
 
 // WrapAuthenticated puts middleware between the check of the API key and each
-// endpoint that takes one (before the owner's rate limit): it runs only for a
-// valid key, with the owner in context. The tenant listener reads a body there
+// endpoint that takes one (after the owner's rate token is taken): it runs
+// only for a valid key whose owner is within its rate, with the owner in
+// context. The tenant listener reads a body there
 // (internal/server), so a client without a valid key is answered 401 without
 // its body being read, while what the middleware answers itself (a body too
 // slow or unreadable) has the request id, the access-log line with the owner

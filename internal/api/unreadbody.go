@@ -7,11 +7,12 @@ import (
 
 // closeUnreadBody makes an answer given before any endpoint took the request
 // close the connection when the request has a body: a refused API key
-// (missing, unknown, or uncheckable), a path or method no endpoint takes, a
-// health check. No body is read for those — the tenant listener reads a body
-// only once its API key is valid (WrapAuthenticated), so a client the router
-// has not authenticated cannot make it buffer http.max_body_bytes or wait
-// http.read_body_timeout for the body.
+// (missing, unknown, or uncheckable), an owner past its requests_per_second,
+// a path or method no endpoint takes, a health check. No body is read for
+// those — the tenant listener reads a body only once its API key is valid and
+// its owner's rate token taken (withOwner, WrapAuthenticated), so a client
+// the router has not authenticated, or one past its rate, cannot make it
+// buffer http.max_body_bytes or wait http.read_body_timeout for the body.
 //
 // Kept open, the connection would need the rest of the body read first, and
 // net/http does that before it sends the answer's headers: with less than

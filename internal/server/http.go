@@ -24,8 +24,9 @@ import (
 // StreamWriteStall, so a caller that stops reading cannot hold a handler for
 // as long as its connection lasts. A body must arrive within
 // http.read_body_timeout: h reads it (withBodyRead; on the tenant listener
-// once the API key is valid, readTenantBodies; the operator listener reads
-// none, ops.Server refuses a body).
+// once the API key is valid and its owner's rate token taken,
+// readTenantBodies; the operator listener reads none, ops.Server refuses a
+// body).
 // net/http reads headers up to goHeaderLimit; the tenant API refuses those
 // over http.max_header_bytes itself (withHeaderLimit).
 func newHTTPServer(h http.Handler, c config.HTTP) *http.Server {
@@ -41,13 +42,16 @@ func newHTTPServer(h http.Handler, c config.HTTP) *http.Server {
 // headers: before routing and authentication, a request whose headers are
 // over http.max_header_bytes is answered 431 (withHeaderLimit), so an
 // oversized Authorization header is never hashed, looked up or cached. Its
-// body is read only once its API key is valid (api.Server.WrapAuthenticated):
-// a client that has not authenticated cannot make the router buffer
+// body is read only once its API key is valid and a token of its owner's
+// requests_per_second taken (api.Server.WrapAuthenticated): a client that has
+// not authenticated, or an owner past its rate, cannot make the router buffer
 // http.max_body_bytes or wait http.read_body_timeout for its body (the API
-// answers it without reading the body, and closes the connection). An
-// authenticated request's body is read as before. Both run inside the API's
-// request id, access log and metrics, so a 431, 408 or 400 is answered and
-// logged like any request.
+// answers it without reading the body, and closes the connection), and a
+// body that stalls or fails (408, 400) has cost its owner a token, so an
+// owner holds at most burst + requests_per_second × http.read_body_timeout
+// of them at once. An accepted request's body is read as before. Both run
+// inside the API's request id, access log and metrics, so a 431, 408 or 400
+// is answered and logged like any request.
 func readTenantBodies(srv *api.Server, c config.HTTP) {
 	srv.WrapRoutes(withHeaderLimit(c))
 	srv.WrapAuthenticated(withBodyRead(c))

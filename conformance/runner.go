@@ -334,7 +334,10 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		opt.RouterVersion = Version()
 	}
 	opt.Retry = opt.Retry.WithDefaults()
-	rep := &Report{RouterVersion: opt.RouterVersion, Passed: true, Gate: opt.Gate, SuitesDir: opt.SuitesDir}
+	// Results is [] in JSON, never null, even when no result finished (a
+	// run interrupted before its first): a consumer iterating it must not
+	// have to test for null.
+	rep := &Report{RouterVersion: opt.RouterVersion, Passed: true, Gate: opt.Gate, SuitesDir: opt.SuitesDir, Results: []Result{}}
 	if t := opt.Temperature; t != nil && !(*t >= 0 && *t <= 2) { // NaN too
 		return nil, fmt.Errorf("conformance: temperature %v is outside 0..2", *t)
 	}

@@ -160,6 +160,14 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err := server.CommandDatabase(cfg); err != nil {
 		return err
 	}
+	if len(prompts.All()) == 0 {
+		// Not "nothing to run", exit 0: an empty prompts directory (a
+		// volume not mounted, a wrong path) would pass the gate while
+		// testing nothing.
+		return fmt.Errorf("no prompt loaded from %s/ (prompts_dir in %s): there is nothing to test, so the run does not pass; "+
+			"check that prompts_dir names the directory holding the prompts (is the volume mounted?), or run it with the configuration of a router that has prompts",
+			server.Resolve(cfg, cfg.PromptsDir), *cfgPath)
+	}
 	log, err := server.Logger(cfg.Log)
 	if err != nil {
 		return err

@@ -18,7 +18,7 @@ import (
 
 const keysUsage = `router keys create --owner NAME [--webhook-url URL] [--config router.yaml]
        router keys list [--config router.yaml]
-       router keys revoke ID [--config router.yaml]
+       router keys revoke ID [--no-wait] [--config router.yaml]
        router keys rotate-webhook-secret --owner NAME [--overlap 24h] [--config router.yaml]`
 
 func runKeys(ctx context.Context, args []string) error {
@@ -79,7 +79,24 @@ func keysCreate(ctx context.Context, args []string) error {
 		if err := prepareSchema(ctx, cfg, st, *cfgPath); err != nil {
 			return err
 		}
-		k, err := st.CreateAPIKeyWith(ctx, store.NewAPIKey{Owner: *owner, WebhookURL: *hook})
+		// The key is printed inside the transaction that stores it: one that
+		// could not be printed (stdout on a full disk, a closed pipe) is
+		// rolled back, rather than left in `keys list` as a key nobody has.
+		var printErr error
+		var k store.CreatedAPIKey
+		printed := false
+		_, err := st.CreateAPIKeyWith(ctx, store.NewAPIKey{Owner: *owner, WebhookURL: *hook, Show: func(created store.CreatedAPIKey) error {
+			k = created
+			shown := k.Key + "\n"
+			if k.WebhookSecret != "" {
+				shown = fmt.Sprintf("key:            %s\nwebhook secret: %s\n", k.Key, k.WebhookSecret)
+			}
+			if _, printErr = io.WriteString(os.Stdout, shown); printErr != nil {
+				return printErr
+			}
+			printed = true
+			return nil
+		}})
 		// The configuration of a running router may set the owner's webhook
 		// even when this one does not (configuredWebhook): checked as the
 		// key is stored.
@@ -88,18 +105,28 @@ func keysCreate(ctx context.Context, args []string) error {
 				"change or remove owner %s's api_keys[].webhook in the running router's configuration (it applies when the router restarts), "+
 				"or drop --webhook-url to create a key without a webhook", configured, *owner)
 		}
-		if err != nil {
+		switch {
+		case printErr != nil:
+			return fmt.Errorf("could not print the new key (%v), so it was rolled back: no key was created; run the command again with a stdout that can be written", printErr)
+		case printed && err != nil:
+			if err := uncommittedKey(ctx, st, k, err); err != nil {
+				return err
+			}
+		case err != nil:
 			return keyChangeErr(ctx, err)
-		}
-		shown := k.Key + "\n"
-		if k.WebhookSecret != "" {
-			shown = fmt.Sprintf("key:            %s\nwebhook secret: %s\n", k.Key, k.WebhookSecret)
-		}
-		if _, err := io.WriteString(os.Stdout, shown); err != nil {
-			return unshownKey(ctx, st, k.ID, err)
 		}
 		if k.WebhookSecret != "" {
 			fmt.Fprintln(os.Stderr, "Both are shown once. Verify each delivery's webhook-signature with the secret (see docs/api.md).")
+		}
+		if k.ReplacedWebhookURL != "" && k.ReplacedWebhookURL == *hook {
+			fmt.Fprintf(os.Stderr, "warning: owner %s's webhook %s is now signed with the new secret, no longer with the older key's: "+
+				"give its receiver the new secret now, or deliveries fail verification there.\n", *owner, *hook)
+		} else if k.ReplacedWebhookURL != "" {
+			// The newest hooked key's webhook is the owner's: say whose
+			// events this create moved, as revoke says what it changed.
+			fmt.Fprintf(os.Stderr, "warning: owner %s's job events now go to %s, signed with the new secret, no longer to %s (an older key's webhook); "+
+				"to send them back there, revoke this key (`router keys revoke %d`) or create another key with --webhook-url %s.\n",
+				*owner, *hook, k.ReplacedWebhookURL, k.ID, k.ReplacedWebhookURL)
 		}
 		return nil
 	})
@@ -125,18 +152,23 @@ func keyChangeErr(ctx context.Context, err error) error {
 // whose secret could not be shown: it runs after a signal too.
 const rescueTimeout = 10 * time.Second
 
-// unshownKey revokes new key id, which could not be printed (printErr: stdout
-// on a full disk, a closed pipe): only its hash is stored, so nobody would
-// ever have it, and it would stay valid. The revocation runs on a context the
-// signal that may have closed the pipe does not cut.
-func unshownKey(ctx context.Context, st *store.Store, id int64, printErr error) error {
-	revoke, cancel := context.WithTimeout(context.WithoutCancel(ctx), rescueTimeout)
+// uncommittedKey is what keys create says when the commit of key k failed
+// (commitErr) after k was printed: whether the key was stored is read back,
+// on a context the signal that may have ended the commit does not cut.
+func uncommittedKey(ctx context.Context, st *store.Store, k store.CreatedAPIKey, commitErr error) error {
+	check, cancel := context.WithTimeout(context.WithoutCancel(ctx), rescueTimeout)
 	defer cancel()
-	if _, err := st.RevokeAPIKeyResult(revoke, id); err != nil {
-		return fmt.Errorf("could not print the new key (%v), and could not revoke it (%v): key %d is stored and valid but nobody has it; "+
-			"revoke it with `router keys revoke %d`", printErr, err, id, id)
+	_, err := st.OwnerForAPIKey(check, k.Key)
+	switch {
+	case err == nil:
+		fmt.Fprintf(os.Stderr, "the commit of the new key reported an error (%v), but the key was stored: the key printed is key %d, valid\n", commitErr, k.ID)
+		return nil
+	case errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("the new key was not stored (%v): discard the key just printed, it is refused; no key was created; run the command again", commitErr)
 	}
-	return fmt.Errorf("could not print the new key (%v): key %d revoked; nothing usable was created; run the command again with a stdout that can be written", printErr, id)
+	return fmt.Errorf("the new key's commit failed after it was printed (%v), and whether it was stored could not be read back (%v): "+
+		"run `router keys list`: if key %d (prefix %s…) is there, it was and the printed key is valid; otherwise discard the printed key and run the command again",
+		commitErr, err, k.ID, k.Key[:7])
 }
 
 // configuredWebhook refuses --webhook-url for an owner whose webhook the
@@ -186,9 +218,11 @@ func keysList(ctx context.Context, args []string) error {
 }
 
 func keysRevoke(ctx context.Context, args []string) error {
-	fs := newFlags("keys revoke", "router keys revoke ID [--config router.yaml]",
+	fs := newFlags("keys revoke", "router keys revoke ID [--no-wait] [--config router.yaml]",
 		"Revokes a stored API key: every replica refuses it as soon as the revocation's notification reaches it,\n"+
-			"and within auth.cache_ttl (default 5s) should the notification be lost.")
+			"and within auth.cache_ttl (default 5s) should the notification be lost. The command waits auth.cache_ttl\n"+
+			"(this configuration's) before it returns, so that once it has, every replica refuses the key.")
+	noWait := fs.Bool("no-wait", false, "return as soon as the revocation is stored, without waiting auth.cache_ttl for every replica to refuse the key")
 	cfgPath := configFlag(fs)
 	if len(args) > 0 && isHelp(args[0]) {
 		return showHelp(fs)
@@ -232,12 +266,38 @@ func keysRevoke(ctx context.Context, args []string) error {
 			fmt.Printf("key %d was already revoked (at %s); nothing changed\n", id, r.RevokedAt.UTC().Format(time.RFC3339))
 			return nil
 		}
-		fmt.Printf("revoked key %d; every replica refuses it as soon as it hears of the revocation, within %s at most\n", id, cfg.Auth.CacheTTL.D())
 		if hooked {
 			warnWebhookChange(ctx, st, owner, before)
 		}
+		ttl := cfg.Auth.CacheTTL.D()
+		if *noWait || ttl <= 0 {
+			fmt.Printf("revoked key %d; every replica refuses it as soon as it hears of the revocation, within %s at most\n", id, ttl)
+			return nil
+		}
+		// A replica that missed the revocation's notification accepts the
+		// key from its cache until auth.cache_ttl has passed (SPEC §16: a
+		// revoked key is refused from the next request on).
+		fmt.Printf("revoked key %d; waiting auth.cache_ttl (%s, from %s) for every replica to refuse it (--no-wait skips this)\n", id, ttl, *cfgPath)
+		if err := revokeWait(ctx, ttl); err != nil {
+			fmt.Printf("stopped before auth.cache_ttl passed: key %d is revoked, and every replica refuses it within %s of the revocation at most\n", id, ttl)
+			return nil
+		}
+		fmt.Printf("every replica refuses key %d now (a replica whose auth.cache_ttl is longer than this configuration's %s: once its own has passed)\n", id, ttl)
 		return nil
 	})
+}
+
+// revokeWait waits d, or until ctx ends (its error then): `keys revoke`
+// waiting auth.cache_ttl. A variable, so a test can see what is waited.
+var revokeWait = func(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // ownerWebhook is the owner of stored key id and that owner's webhook now

@@ -16,6 +16,10 @@ import (
 // keeps signing deliveries after `router keys rotate-webhook-secret`.
 const defaultWebhookOverlap = 24 * time.Hour
 
+// minWebhookOverlap is the shortest --overlap taken: a minute, the smallest
+// unit the documentation gives it in.
+const minWebhookOverlap = time.Minute
+
 func keysRotateWebhookSecret(ctx context.Context, args []string) error {
 	fs := newFlags("keys rotate-webhook-secret", "router keys rotate-webhook-secret --owner NAME [--overlap 24h] [--config router.yaml]",
 		"Gives the owner's webhook (made with `router keys create --webhook-url`) a new signing secret, printed once.\n"+
@@ -23,7 +27,7 @@ func keysRotateWebhookSecret(ctx context.Context, args []string) error {
 			"A webhook set in the configuration (api_keys[].webhook) rotates with api_keys[].webhook.previous_secret_env instead.")
 	owner := fs.String("owner", "", "the owner (tenant) whose webhook secret is replaced")
 	overlap := overlapFlag(defaultWebhookOverlap)
-	fs.Var(&overlap, "overlap", "how long the replaced secret keeps signing deliveries beside the new one: a `duration` such as 90m, 24h or 168h (at most 720h, 30 days)")
+	fs.Var(&overlap, "overlap", "how long the replaced secret keeps signing deliveries beside the new one: a `duration` such as 90m, 24h or 168h (at least 1m, at most 720h, 30 days)")
 	cfgPath := configFlag(fs)
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
@@ -34,6 +38,16 @@ func keysRotateWebhookSecret(ctx context.Context, args []string) error {
 	if overlap <= 0 || time.Duration(overlap) > store.MaxWebhookOverlap { // 720h
 		return usagef("--overlap %s: the replaced secret must keep signing for more than 0 and at most 720h (30 days), long enough for the receiver to switch to the new secret; for example --overlap 24h",
 			&overlap)
+	}
+	if time.Duration(overlap) < minWebhookOverlap {
+		// Seconds or less is a slip (24s for 24h): the replaced secret would
+		// stop signing before any receiver could switch.
+		hint := ""
+		if d := time.Duration(overlap); d >= time.Second && d%time.Second == 0 {
+			hint = fmt.Sprintf(" (did you mean --overlap %dh?)", d/time.Second)
+		}
+		return usagef("--overlap %s: the replaced secret must keep signing for at least 1m, long enough for the receiver to switch to the new secret; "+
+			"give minutes or hours, for example --overlap 24h%s", &overlap, hint)
 	}
 	return withStore(ctx, *cfgPath, func(cfg *config.Config, st *store.Store) error {
 		if err := configuredWebhookRotation(cfg, *owner); err != nil {

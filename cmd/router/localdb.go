@@ -41,6 +41,16 @@ func runLocalDB(ctx context.Context, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
+	if isHelp(rest[0]) {
+		// `router localdb help` asks for help, as for every other command:
+		// it must not wipe --dir and start a server to run a command "help".
+		return showHelp(fs)
+	}
+	if _, err := exec.LookPath(rest[0]); err != nil {
+		// Found before --dir is deleted and a server started, not after.
+		return usagef("cannot run %q: %v; nothing was started and --dir was left as it is: check the command's spelling, "+
+			"or give its path (e.g. ./script.sh)", rest[0], errors.Unwrap(err))
+	}
 	if v, set := os.LookupEnv("DATABASE_URL"); set && v != "" && strings.TrimSpace(v) == "" {
 		// As the configuration refuses it: read as unset, the command would
 		// run on a fresh database while its caller meant another one.

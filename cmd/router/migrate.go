@@ -50,6 +50,16 @@ func runMigrate(ctx context.Context, args []string) error {
 	for _, m := range applied {
 		fmt.Println("applied", m)
 	}
+	if err != nil && ctx.Err() != nil {
+		// Not "context canceled" alone: the operator needs to know what
+		// holds and what to do.
+		done := "no migration was applied"
+		if len(applied) > 0 {
+			done = "the migrations listed above are applied"
+		}
+		return fmt.Errorf("stopped by a signal (%v): %s, and nothing of the next one was (each migration is one transaction); "+
+			"run `router migrate` again to apply the rest", err, done)
+	}
 	if err != nil {
 		return err
 	}

@@ -12,8 +12,6 @@ package localpg
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -459,8 +457,7 @@ func outsideDir(wanted string, fresh bool) (string, error) {
 		}
 		dir = d
 	} else {
-		sum := sha256.Sum256([]byte(wanted))
-		dir = filepath.Join(outsideRoot, hex.EncodeToString(sum[:6]))
+		dir = keptDir(wanted)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return "", fmt.Errorf("create %s for the data directory %s, which the server's user cannot reach: %w", dir, wanted, err)
 		}

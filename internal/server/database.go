@@ -34,7 +34,7 @@ func openDatabase(ctx context.Context, cfg *config.Config, log *slog.Logger, now
 	url := cfg.DatabaseURL
 	var cluster *localpg.Cluster
 	if embedded, explicit := embeddedDatabase(url); embedded {
-		dir := filepath.Join(".local", "pg")
+		dir := embeddedDir
 		if !explicit {
 			log.Warn(noDatabaseWarning, "dir", dir)
 		} else {
@@ -129,8 +129,26 @@ func CommandDatabase(cfg *config.Config) error {
 		return fmt.Errorf("no database_url or DATABASE_URL: this command would run on a new development database of its own (.local/pg), not your router's; " +
 			"set DATABASE_URL (or database_url in the configuration) to the database the router uses, or write `database_url: embedded` to use the embedded one, as `make run` does")
 	}
+	if _, explicit := embeddedDatabase(cfg.DatabaseURL); explicit {
+		// The embedded database is .local/pg under the working directory: a
+		// command run from another directory would initdb a new one there,
+		// act on it and report success, while the router never sees it.
+		dir, err := filepath.Abs(embeddedDir)
+		if err != nil {
+			return fmt.Errorf("database_url: embedded: find %s: %w", embeddedDir, err)
+		}
+		if !localpg.ClusterExists(dir) {
+			return fmt.Errorf("database_url: embedded, but there is no embedded database in %s (the working directory's .local/pg): "+
+				"this command would create a new one of its own, not your router's, and nothing was created; "+
+				"run it from the directory `make run` runs in, start `make run` there first, or set DATABASE_URL to the router's database", dir)
+		}
+	}
 	return nil
 }
+
+// embeddedDir is where the embedded database lives, under the working
+// directory.
+const embeddedDir = ".local/pg"
 
 // WithStore loads the config at cfgPath, opens its database and runs fn with a
 // store on it, closing everything after. It is for one-shot commands: a

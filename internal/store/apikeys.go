@@ -25,6 +25,15 @@ type NewAPIKey struct {
 	// WebhookURL, when set, becomes the owner's webhook, signed with a new
 	// secret (returned once).
 	WebhookURL string
+	// Show, when set, is handed the new key (and secret) before the
+	// transaction commits: the key exists nowhere else, so one that could
+	// not be shown must not be stored. When Show returns an error the
+	// transaction is rolled back and the error returned (wrapped): nothing
+	// was stored. An error after Show returned nil is the commit's: the key
+	// was not stored, unless the connection was lost as the commit went out
+	// (OwnerForAPIKey then tells). Show runs while the transaction holds
+	// the owners' webhooks' lock (with a webhook): it must be quick.
+	Show func(CreatedAPIKey) error
 }
 
 // CreatedAPIKey is a new key and, with a webhook, its signing secret: both are
@@ -33,6 +42,11 @@ type CreatedAPIKey struct {
 	ID            int64
 	Key           string
 	WebhookSecret string
+	// ReplacedWebhookURL is the owner's webhook this key's took over (the
+	// newest hooked key's webhook is the owner's), read in the transaction
+	// that created the key; empty when the owner had none or the key has no
+	// webhook.
+	ReplacedWebhookURL string
 }
 
 // CreateAPIKey makes a new random key for owner, stores its hash and returns the
@@ -68,7 +82,11 @@ func (s *Store) CreateAPIKeyWith(ctx context.Context, nk NewAPIKey) (CreatedAPIK
 		out.WebhookSecret = newWebhookSecret()
 		url, secret = &nk.WebhookURL, &out.WebhookSecret
 	}
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	inTx := s.inTx
+	if nk.Show != nil {
+		inTx = s.inTxOnce // Show is told: not run twice
+	}
+	err := inTx(ctx, func(tx pgx.Tx) error {
 		if url != nil {
 			if err := lockWebhookOwners(ctx, tx); err != nil {
 				return err
@@ -82,14 +100,29 @@ func (s *Store) CreateAPIKeyWith(ctx context.Context, nk NewAPIKey) (CreatedAPIK
 			if !errors.Is(err, pgx.ErrNoRows) {
 				return err
 			}
+			// Not configured: any webhook the owner has is a stored key's,
+			// which this key's replaces.
+			err = tx.QueryRow(ctx, `SELECT url FROM webhook_owners WHERE owner = $1 AND url IS NOT NULL`,
+				nk.Owner).Scan(&out.ReplacedWebhookURL)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
 		}
 		err := tx.QueryRow(ctx, `INSERT INTO api_keys (owner, key_hash, prefix, webhook_url, webhook_secret)
 			VALUES ($1, $2, $3, $4, $5) RETURNING id`,
 			nk.Owner, HashAPIKey(out.Key), out.Key[:7], url, secret).Scan(&out.ID)
-		if err != nil || url == nil {
+		if err != nil {
 			return err
 		}
-		return syncKeyWebhooks(ctx, tx)
+		if url != nil {
+			if err := syncKeyWebhooks(ctx, tx); err != nil {
+				return err
+			}
+		}
+		if nk.Show != nil {
+			return nk.Show(out)
+		}
+		return nil
 	})
 	var configured *ConfiguredWebhookError
 	if errors.As(err, &configured) {

@@ -239,6 +239,11 @@ func connectError(at string, err error) error {
 		case strings.HasPrefix(pgErr.Code, "28"): // invalid authorization: no such role, a wrong password, no pg_hba.conf entry
 			return fmt.Errorf("the database server at %s refused the login: %w; check the user and password in database_url (DATABASE_URL), "+
 				"and that the server's pg_hba.conf lets this user in from here", at, err)
+		case strings.HasPrefix(pgErr.Code, "53"): // insufficient resources: too many connections, out of memory or disk
+			return fmt.Errorf("the database server at %s has no room for another connection: %w; the URL is right: raise the server's max_connections "+
+				"(or the role's CONNECTION LIMIT), or lower pool_max_conns in database_url so that replicas × pool_max_conns fits", at, err)
+		case pgErr.Code == pgerrcode.CannotConnectNow: // 57P03: starting up, shutting down, in recovery
+			return fmt.Errorf("the database server at %s is not accepting connections yet (starting up, shutting down or in recovery): %w; try again shortly", at, err)
 		}
 		return fmt.Errorf("the database server at %s refused the connection: %w; check database_url (DATABASE_URL)", at, err)
 	}

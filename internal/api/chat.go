@@ -198,7 +198,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		noEligible() // let past no eligible provider as a replay, whose key's retention has passed since
 		return
 	}
-	if s.chatLiveRefusedAtClaim(w, owner, err) {
+	if s.chatLiveRefusedAtClaim(w, owner, err, ownKey) {
 		return
 	}
 	if errors.Is(err, store.ErrUnstorable) {

@@ -119,8 +119,10 @@ func (s *Server) createPlanned(w http.ResponseWriter, r *http.Request, req *crea
 		noEligible() // let past no eligible provider as a replay, whose key's retention has passed since
 		return
 	}
-	if refused, ok := s.liveRefusedAtClaim(owner, err); ok {
-		s.writeLiveRefused(w, r, owner, refused) // admitted as a replay, whose key's retention has passed since
+	if refused, ok := s.liveRefusedAtClaim(owner, err, true); ok {
+		// Admitted as a replay, whose key's retention has passed since; or
+		// refused by the database's count (store.ErrLiveLimit).
+		s.writeLiveRefused(w, r, owner, refused)
 		return
 	}
 	if errors.Is(err, store.ErrUnstorable) {

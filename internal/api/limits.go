@@ -130,7 +130,8 @@ const (
 )
 
 // allow takes one request of owner's rate; when refused, it says how long
-// until a request would be allowed. A refusal takes no token: AllowN decides
+// until a request would be allowed. withOwner asks it as soon as the key is
+// checked, before the request's body is read. A refusal takes no token: AllowN decides
 // and takes in one step. (Taking a token with ReserveN and handing it back
 // with CancelAt does not work under concurrency: CancelAt gives back only what
 // no later reservation has built on, so overlapping refusals drove the bucket
@@ -145,23 +146,6 @@ func (l *limiter) allow(owner string) (ok bool, retryAfter time.Duration, lim Li
 		return true, 0, o.lim
 	}
 	return false, o.rateWait(now), o.lim
-}
-
-// over reports whether owner's rate would refuse a request now, and then how
-// long until one would be allowed, without taking a token: withOwner asks it
-// before the request's body is read, so an owner past its rate is refused at
-// once (its body unread), while a request it lets through takes its token in
-// allow, after its body (a request refused for its body takes none).
-func (l *limiter) over(owner string) (over bool, retryAfter time.Duration, lim Limits) {
-	o := l.of(owner)
-	if o.rate == nil {
-		return false, 0, o.lim
-	}
-	now := time.Now()
-	if o.rate.TokensAt(now) >= 1 {
-		return false, 0, o.lim
-	}
-	return true, o.rateWait(now), o.lim
 }
 
 // rateWait is how long after now o's bucket holds a whole token again, within

@@ -152,6 +152,9 @@ type liveRefusal struct {
 	keyBusy <-chan struct{}
 	keyed   bool // the request has the caller's own Idempotency-Key
 	atClaim bool // let through as a replay whose key's retention then ended
+	// inDB: admitted by this replica's count but refused by the database's
+	// (store.ErrLiveLimit), which counts every replica's jobs.
+	inDB bool
 }
 
 // refusal is the refusal of a request under key on o's count (o.mu held).
@@ -173,6 +176,10 @@ func (r *liveRefusal) detail(owner string) string {
 	retry := "retry later"
 	if r.keyed {
 		retry = "retry later with the same Idempotency-Key"
+	}
+	if r.inDB {
+		return fmt.Sprintf("owner %s is at its limit of live jobs (limits.max_live_jobs is %d): the database counted %d or more pending, running or unknown jobs of the owner, created through any router replica, when this request's job was to be created; nothing was stored: %s, once some have finished (or cancel or resolve them)",
+			owner, r.limit, r.limit, retry)
 	}
 	if r.atClaim {
 		return fmt.Sprintf("owner %s was at its limit of live jobs (limits.max_live_jobs is %d) when this request was checked, so it was let through only to replay the job its Idempotency-Key held, whose retention ended before the replay; nothing was stored: %s, once some of the owner's jobs have finished (or cancel or resolve them)",
@@ -210,6 +217,12 @@ const maxKeyWait = 5 * time.Second
 // then is admitted again, or as the replay it now is.
 func (s *Server) admitLive(r *http.Request, nj *store.NewJob, replayable bool) (done liveDone, refused *liveRefusal, err error) {
 	ctx := r.Context()
+	if lim := s.limits.of(nj.Owner).lim.MaxLiveJobs; lim > 0 && s.limits.count != nil {
+		// The database's check, the authority across replicas (CreateJob
+		// refuses with store.ErrLiveLimit: liveRefusedAtClaim); the
+		// limiter below only refuses early, on this replica's count.
+		nj.MaxLive = lim
+	}
 	key := ""
 	if replayable {
 		key = liveKey(nj.Operation, nj.IdempotencyKey)
@@ -273,8 +286,19 @@ func (l *limiter) waitKey(ctx context.Context, busy <-chan struct{}, until time.
 // liveRefusedAtClaim reports whether err is CreateJob's refusal of a request
 // admitted past max_live_jobs only as a replay whose key held no job any more
 // when it was claimed (store.ErrReplayKeyReleased): nothing was stored, and it
-// is answered as the limit's refusal.
-func (s *Server) liveRefusedAtClaim(owner string, err error) (refused *liveRefusal, ok bool) {
+// is answered as the limit's refusal. So is the database's own refusal by
+// max_live_jobs (store.ErrLiveLimit), after which this replica reads the
+// owner's count again at its next admission (its own was behind: jobs other
+// replicas created).
+func (s *Server) liveRefusedAtClaim(owner string, err error, keyed bool) (refused *liveRefusal, ok bool) {
+	var limitErr *store.LiveLimitError
+	if errors.As(err, &limitErr) {
+		o := s.limits.of(owner)
+		o.mu.Lock()
+		o.readAt = time.Time{}
+		o.mu.Unlock()
+		return &liveRefusal{limit: limitErr.Limit, keyed: keyed, inDB: true}, true
+	}
 	if !errors.Is(err, store.ErrReplayKeyReleased) {
 		return nil, false
 	}
@@ -291,8 +315,11 @@ func (s *Server) writeLiveRefused(w http.ResponseWriter, r *http.Request, owner 
 // chatLiveRefusedAtClaim answers a chat completion whose claim CreateJob
 // refused as liveRefusedAtClaim says, as the chat endpoint's max_live_jobs
 // refusal, and reports whether it did.
-func (s *Server) chatLiveRefusedAtClaim(w http.ResponseWriter, owner string, err error) bool {
-	refused, ok := s.liveRefusedAtClaim(owner, err)
+func (s *Server) chatLiveRefusedAtClaim(w http.ResponseWriter, owner string, err error, keyed bool) bool {
+	refused, ok := s.liveRefusedAtClaim(owner, err, keyed)
+	if ok && refused.inDB {
+		w.Header().Del("X-Should-Retry") // nothing was stored: as the limiter's own refusal
+	}
 	if ok {
 		s.writeChatLiveRefused(w, owner, refused)
 	}

@@ -78,10 +78,15 @@ const batchLockWait = time.Second
 // arguments, what to do with each row it returns, and (optional) what to do
 // once its transaction has committed.
 type batchedStmt struct {
-	sql       string
-	args      []any
-	each      func(pgx.Rows) error
-	committed func()
+	// before, when not "", is a statement run just before sql in the same
+	// transaction, whose rows are not read (the claim's max_live_jobs locks:
+	// liveLimitLock).
+	before     string
+	beforeArgs []any
+	sql        string
+	args       []any
+	each       func(pgx.Rows) error
+	committed  func()
 }
 
 // queryBatched runs batched statements with index plans (see batchSettingsSQL),
@@ -102,6 +107,9 @@ func (s *Store) queryBatched(ctx context.Context, stmts ...batchedStmt) error {
 			b.Queue("PREPARE router_plan_check AS " + st.sql)
 			b.Queue("EXPLAIN (FORMAT JSON) EXECUTE router_plan_check(" + nulls + ")")
 			b.Queue("DEALLOCATE router_plan_check")
+		}
+		if st.before != "" {
+			b.Queue(st.before, st.beforeArgs...)
 		}
 		b.Queue(st.sql, st.args...)
 	}
@@ -128,6 +136,11 @@ func (s *Store) queryBatched(ctx context.Context, stmts ...batchedStmt) error {
 					return err
 				}
 				s.onPlan(plan)
+			}
+			if st.before != "" {
+				if _, err := br.Exec(); err != nil {
+					return err
+				}
 			}
 			if err := readRows(br, st.each); err != nil {
 				return err

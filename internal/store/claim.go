@@ -59,7 +59,10 @@ type claimRequest struct {
 	// batch ran (no existingID: claimSQL); claimOutcome reads the key again
 	// for it, a replay-only duplicate too (finish).
 	readAgain bool
-	err       error
+	// limited: refused by max_live_jobs in the database (NewJob.MaxLive):
+	// nothing was stored (ErrLiveLimit). A settled outcome, not a failure.
+	limited bool
+	err     error
 	// lost: the error of a statement carrying this claim that failed after
 	// it may have reached the database (a batch whose answer was lost),
 	// whatever the error of the claim's own later retry (runClaims splits a
@@ -91,16 +94,24 @@ func (c *claimRequest) key() string { return c.k }
 // over: it only reads, in the final SELECT, the job that holds its key live;
 // no row there is ErrReplayKeyReleased (claimOutcome), so the claim that let
 // it past max_live_jobs can never create a job in the same statement.
-const claimSQL = `
+//
+// A claim with a limit (NewJob.MaxLive) inserts its key row only when
+// liveAdmitSQL admits it; the final SELECT evaluates it again (the same
+// snapshot: the same answer) for a claim that created nothing and found no
+// job on its key, to tell a refusal (limited, ErrLiveLimit) from a key
+// claimed by a concurrent transaction. The batch holds its limited owners'
+// advisory locks (liveLimitLock). A claim without a limit never runs it.
+var claimSQL = `
 WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::bytea[], $6::text[], $7::text[],
         $8::text[], $9::text[], $10::text[], $11::bigint[], $12::uuid[], $13::text[], $14::text[], $15::text[], $16::text[],
-        $17::float8[], $18::float8[], $19::bool[])
+        $17::float8[], $18::float8[], $19::bool[], $20::int[])
         WITH ORDINALITY AS i(owner, operation, key, job_id, fp, prompt_version, route, input, params,
-            lease_owner, lease_ms, attempt_id, provider, model, role, routing, price_in, price_out, replay_only, ord)
+            lease_owner, lease_ms, attempt_id, provider, model, role, routing, price_in, price_out, replay_only, max_live, ord)
 ), claim AS (
     INSERT INTO idempotency_keys AS k (owner, operation, idempotency_key, job_id, fingerprint)
-    SELECT owner, operation, key, job_id, fp FROM input WHERE NOT replay_only ORDER BY owner, operation, key
+    SELECT owner, operation, key, job_id, fp FROM input i WHERE NOT replay_only AND ` + liveAdmitSQL + `
+    ORDER BY owner, operation, key
     ON CONFLICT (owner, operation, idempotency_key) DO UPDATE
         SET job_id = EXCLUDED.job_id, fingerprint = EXCLUDED.fingerprint,
             created_at = now(), expires_at = NULL
@@ -122,7 +133,9 @@ WITH input AS (
     FROM input i JOIN j ON j.id = i.job_id
     WHERE i.attempt_id IS NOT NULL
 )
-SELECT i.ord, j.id IS NOT NULL, coalesce(j.version, 0), coalesce(j.created_at, now()), k.job_id::text, k.fingerprint
+SELECT i.ord, j.id IS NOT NULL, coalesce(j.version, 0), coalesce(j.created_at, now()), k.job_id::text, k.fingerprint,
+    CASE WHEN i.max_live <= 0 OR i.replay_only OR j.id IS NOT NULL OR k.job_id IS NOT NULL THEN false
+        ELSE NOT (` + liveAdmitSQL + `) END
 FROM input i
 LEFT JOIN j ON j.id = i.job_id
 LEFT JOIN LATERAL (SELECT k.job_id, k.fingerprint FROM idempotency_keys k
@@ -318,6 +331,9 @@ func (s *Store) claimOutcome(ctx context.Context, req *claimRequest) (job *Job, 
 		}
 		return nil, false, fmt.Errorf("claim idempotency key: %w", req.err)
 	}
+	if req.limited {
+		return nil, false, &LiveLimitError{Owner: nj.Owner, Limit: nj.MaxLive}
+	}
 	if req.created {
 		if req.recovered {
 			return s.recoveredJob(ctx, req), true, nil
@@ -439,7 +455,7 @@ func (s *Store) claimBatch(ctx context.Context, cs []*claimRequest) error {
 func claimStmt(cs []*claimRequest) batchedStmt {
 	n := len(cs)
 	for _, c := range cs {
-		c.created, c.existingID, c.existingFP, c.recovered = false, "", nil, false
+		c.created, c.existingID, c.existingFP, c.recovered, c.limited = false, "", nil, false, false
 	}
 	var (
 		owners, ops, keys, jobIDs, pvs, routes, inputs, params, leaseOwners = make([]string, n), make([]string, n),
@@ -449,12 +465,13 @@ func claimStmt(cs []*claimRequest) batchedStmt {
 		attIDs, provs, models, roles, routs = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
 		priceIns, priceOuts                 = make([]*float64, n), make([]*float64, n)
 		replayOnly                          = make([]bool, n)
+		maxLive                             = make([]int32, n)
 	)
 	for i, c := range cs {
 		nj := c.nj
 		owners[i], ops[i], keys[i], jobIDs[i], fps[i] = nj.Owner, nj.Operation, nj.IdempotencyKey, c.jobID, nj.Fingerprint
 		pvs[i], routes[i], inputs[i], params[i], leaseOwners[i] = nj.PromptVersion, nj.Route, string(nj.Input), string(nj.Params), nj.LeaseOwner
-		leaseMS[i], replayOnly[i] = nj.LeaseFor.Milliseconds(), nj.ReplayOnly
+		leaseMS[i], replayOnly[i], maxLive[i] = nj.LeaseFor.Milliseconds(), nj.ReplayOnly, int32(max(0, min(nj.MaxLive, 1<<31-1)))
 		if leaseMS[i] <= 0 {
 			leaseMS[i] = (30 * time.Second).Milliseconds()
 		}
@@ -475,15 +492,16 @@ func claimStmt(cs []*claimRequest) batchedStmt {
 			createdAt  time.Time
 			existingID *string
 			existingFP []byte
+			limited    bool
 		)
-		if err := rows.Scan(&ord, &created, &version, &createdAt, &existingID, &existingFP); err != nil {
+		if err := rows.Scan(&ord, &created, &version, &createdAt, &existingID, &existingFP, &limited); err != nil {
 			return err
 		}
 		if ord < 1 || ord > n {
 			return errors.New("claim batch: row out of range")
 		}
 		c := cs[ord-1]
-		c.created, c.version, c.createdAt = created, version, createdAt
+		c.created, c.version, c.createdAt, c.limited = created, version, createdAt, limited
 		switch {
 		case !created && existingID != nil && *existingID == c.jobID:
 			// An earlier try of this batch, or of this claim (CreateJob),
@@ -495,8 +513,10 @@ func claimStmt(cs []*claimRequest) batchedStmt {
 		}
 		return nil
 	}
+	lockSQL, lockArgs := liveLimitLock(cs)
 	return batchedStmt{sql: claimSQL, each: each, args: []any{owners, ops, keys, jobIDs, fps, pvs, routes, inputs, params,
-		leaseOwners, leaseMS, attIDs, provs, models, roles, routs, priceIns, priceOuts, replayOnly}}
+		leaseOwners, leaseMS, attIDs, provs, models, roles, routs, priceIns, priceOuts, replayOnly, maxLive},
+		before: lockSQL, beforeArgs: lockArgs}
 }
 
 // retryRolledBack runs fn again (up to three times) when its statement

@@ -42,6 +42,12 @@ type NewJob struct {
 	// retention passed since it was looked up): ErrReplayKeyReleased. It is
 	// not stored.
 	ReplayOnly bool
+	// MaxLive is the owner's max_live_jobs (SPEC §17); 0: unlimited. A claim
+	// with a limit that would create a job is refused (ErrLiveLimit, nothing
+	// stored) when the owner's live jobs, counted in the claim's own
+	// statement under the owner's lock (liveLimitLockSQL), are at it; a claim
+	// whose key holds a job is never refused. It is not stored.
+	MaxLive int
 }
 
 // jobColumns are a job's columns (table alias j), in the order of Job.dest.

@@ -120,6 +120,11 @@ func (cb claimBatch) finish() {
 			d.err = f.err
 		case f.created:
 			d.existingID, d.existingFP = f.jobID, f.nj.Fingerprint
+		case f.limited:
+			// The key's claim was refused by max_live_jobs: it held no job,
+			// and a duplicate that may create is refused too; a replay-only
+			// one finds no job (ErrReplayKeyReleased).
+			d.limited = !d.nj.ReplayOnly
 		default:
 			d.existingID, d.existingFP = f.existingID, f.existingFP
 			// No job held the key for a claim that may create (a replay-only

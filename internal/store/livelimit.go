@@ -1,0 +1,81 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// ErrLiveLimit: a claim that would have created a job was refused because its
+// owner already had max_live_jobs live jobs (pending, running, unknown) when
+// its statement ran (NewJob.MaxLive); nothing was stored. The error is a
+// *LiveLimitError.
+var ErrLiveLimit = errors.New("the owner is at its limit of live jobs")
+
+// LiveLimitError is ErrLiveLimit for one owner and its limit.
+type LiveLimitError struct {
+	Owner string
+	Limit int
+}
+
+func (e *LiveLimitError) Error() string {
+	return fmt.Sprintf("%v: owner %s already has %d pending, running or unknown jobs (limits.max_live_jobs is %d) in the database; "+
+		"nothing was stored: retry once some have finished (or cancel or resolve them)", ErrLiveLimit, e.Owner, e.Limit, e.Limit)
+}
+
+// Is makes errors.Is(err, ErrLiveLimit) true.
+func (e *LiveLimitError) Is(target error) bool { return target == ErrLiveLimit }
+
+// The database is the authority of max_live_jobs (SPEC §17), so that the
+// limit holds across replicas: each replica's in-memory limiter (internal/api)
+// only refuses early. A claim with a limit (NewJob.MaxLive > 0) counts its
+// owner's live jobs in the claim statement itself (liveAdmitSQL), and the
+// batch takes, in a statement of its own before the claim and in the same
+// transaction, a transaction-scoped advisory lock per limited owner
+// (liveLimitLockSQL). Under READ COMMITTED a statement's snapshot is taken at
+// its start, so the claim, started once the lock is held, sees every job
+// committed by the lock's previous holders: two batches of two replicas never
+// both count the same free places. The locks are taken in the order of
+// their keys, all before any row lock of the batch, so batches cannot
+// deadlock on them. A batch with no limited claim sends no lock statement,
+// and its claim statement never runs the count (the CASE's first branch): an
+// unlimited owner's claim costs what it did.
+//
+// liveLimitLockSQL locks the owners in $1 (a namespaced key hashed to the
+// advisory lock's bigint; two owners with one hash only share a lock).
+const liveLimitLockSQL = `SELECT pg_advisory_xact_lock(h) FROM (
+    SELECT DISTINCT hashtextextended('router.max_live_jobs/' || o, 0) AS h FROM unnest($1::text[]) o ORDER BY h) l`
+
+// liveKeyHeldSQL is true when the input row's key (alias alias) holds a job,
+// unexpired, in the statement's snapshot.
+func liveKeyHeldSQL(alias string) string {
+	return `EXISTS (SELECT 1 FROM idempotency_keys lk WHERE lk.owner = ` + alias + `.owner AND lk.operation = ` + alias +
+		`.operation AND lk.idempotency_key = ` + alias + `.key AND (lk.expires_at IS NULL OR lk.expires_at > now()))`
+}
+
+// liveAdmitSQL is true when the claim's input row i may go on to create its
+// job as far as max_live_jobs goes: it has no limit (the count is never run),
+// or its key holds a job (a replay, a 409: never refused), or the owner's
+// live jobs plus the batch's earlier claims of the owner that may create a
+// job (in key order, the order of ord) are below the limit. Served by
+// jobs_owner_live and the primary key of idempotency_keys.
+var liveAdmitSQL = `CASE WHEN i.max_live <= 0 THEN true
+        WHEN ` + liveKeyHeldSQL("i") + ` THEN true
+        ELSE (SELECT count(*) FROM jobs lj WHERE lj.owner = i.owner AND lj.state IN ('pending', 'running', 'unknown'))
+            + (SELECT count(*) FROM input p WHERE p.owner = i.owner AND p.ord < i.ord AND NOT p.replay_only
+                AND NOT ` + liveKeyHeldSQL("p") + `) < i.max_live END`
+
+// liveLimitLock is the lock statement for the limited owners of cs, or ""
+// when none has a limit.
+func liveLimitLock(cs []*claimRequest) (sql string, args []any) {
+	var owners []string
+	for _, c := range cs {
+		if c.nj.MaxLive > 0 && !c.nj.ReplayOnly && !slices.Contains(owners, c.nj.Owner) {
+			owners = append(owners, c.nj.Owner)
+		}
+	}
+	if len(owners) == 0 {
+		return "", nil
+	}
+	return liveLimitLockSQL, []any{owners}
+}

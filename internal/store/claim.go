@@ -100,17 +100,34 @@ func (c *claimRequest) key() string { return c.k }
 // snapshot: the same answer) for a claim that created nothing and found no
 // job on its key, to tell a refusal (limited, ErrLiveLimit) from a key
 // claimed by a concurrent transaction. The batch holds its limited owners'
-// advisory locks (liveLimitLock). A claim without a limit never runs it.
-var claimSQL = `
+// advisory locks (liveLimitLock). A batch without a limited claim runs
+// claimSQL, which has none of it (no limit column, no count, no sub-plan to
+// set up); one with a limited claim runs claimLimitedSQL, where an unlimited
+// row never runs the count (the CASE's first branch).
+var (
+	claimSQL        = claimSQLFor(false)
+	claimLimitedSQL = claimSQLFor(true)
+)
+
+// claimSQLFor is the claim statement, with max_live_jobs's column, check and
+// refusal (limited) or without them.
+func claimSQLFor(limited bool) string {
+	maxLiveArg, maxLiveCol, admit, refused := "", "", "", "false"
+	if limited {
+		maxLiveArg, maxLiveCol, admit = ", $20::int[]", " max_live,", " AND "+liveAdmitSQL
+		refused = `CASE WHEN i.max_live <= 0 OR i.replay_only OR j.id IS NOT NULL OR k.job_id IS NOT NULL THEN false
+        ELSE NOT (` + liveAdmitSQL + `) END`
+	}
+	return `
 WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::bytea[], $6::text[], $7::text[],
         $8::text[], $9::text[], $10::text[], $11::bigint[], $12::uuid[], $13::text[], $14::text[], $15::text[], $16::text[],
-        $17::float8[], $18::float8[], $19::bool[], $20::int[])
+        $17::float8[], $18::float8[], $19::bool[]` + maxLiveArg + `)
         WITH ORDINALITY AS i(owner, operation, key, job_id, fp, prompt_version, route, input, params,
-            lease_owner, lease_ms, attempt_id, provider, model, role, routing, price_in, price_out, replay_only, max_live, ord)
+            lease_owner, lease_ms, attempt_id, provider, model, role, routing, price_in, price_out, replay_only,` + maxLiveCol + ` ord)
 ), claim AS (
     INSERT INTO idempotency_keys AS k (owner, operation, idempotency_key, job_id, fingerprint)
-    SELECT owner, operation, key, job_id, fp FROM input i WHERE NOT replay_only AND ` + liveAdmitSQL + `
+    SELECT owner, operation, key, job_id, fp FROM input i WHERE NOT replay_only` + admit + `
     ORDER BY owner, operation, key
     ON CONFLICT (owner, operation, idempotency_key) DO UPDATE
         SET job_id = EXCLUDED.job_id, fingerprint = EXCLUDED.fingerprint,
@@ -134,14 +151,14 @@ WITH input AS (
     WHERE i.attempt_id IS NOT NULL
 )
 SELECT i.ord, j.id IS NOT NULL, coalesce(j.version, 0), coalesce(j.created_at, now()), k.job_id::text, k.fingerprint,
-    CASE WHEN i.max_live <= 0 OR i.replay_only OR j.id IS NOT NULL OR k.job_id IS NOT NULL THEN false
-        ELSE NOT (` + liveAdmitSQL + `) END
+    ` + refused + `
 FROM input i
 LEFT JOIN j ON j.id = i.job_id
 LEFT JOIN LATERAL (SELECT k.job_id, k.fingerprint FROM idempotency_keys k
     WHERE k.owner = i.owner AND k.operation = i.operation AND k.idempotency_key = i.key
       AND (k.expires_at IS NULL OR k.expires_at > now())) k ON true
 ORDER BY i.ord`
+}
 
 // CreateJob claims (owner, operation, key) and creates the job, or finds the job
 // that already holds the key. created reports which. A live key bound to a
@@ -513,10 +530,13 @@ func claimStmt(cs []*claimRequest) batchedStmt {
 		}
 		return nil
 	}
+	args := []any{owners, ops, keys, jobIDs, fps, pvs, routes, inputs, params,
+		leaseOwners, leaseMS, attIDs, provs, models, roles, routs, priceIns, priceOuts, replayOnly}
 	lockSQL, lockArgs := liveLimitLock(cs)
-	return batchedStmt{sql: claimSQL, each: each, args: []any{owners, ops, keys, jobIDs, fps, pvs, routes, inputs, params,
-		leaseOwners, leaseMS, attIDs, provs, models, roles, routs, priceIns, priceOuts, replayOnly, maxLive},
-		before: lockSQL, beforeArgs: lockArgs}
+	if lockSQL == "" {
+		return batchedStmt{sql: claimSQL, each: each, args: args}
+	}
+	return batchedStmt{sql: claimLimitedSQL, each: each, args: append(args, maxLive), before: lockSQL, beforeArgs: lockArgs}
 }
 
 // retryRolledBack runs fn again (up to three times) when its statement

@@ -1,74 +1,16 @@
 package providers
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"io"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-)
 
-// trickleServer is a raw TCP server that reads each request and answers with
-// head at once, then writes line every interval until the client goes away or
-// the test ends: a status line followed by header lines that never end, or
-// interim responses that are never followed by a final one. net/http's test
-// server cannot write a response's header lines one by one.
-func trickleServer(t *testing.T, head, line string, interval time.Duration) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	t.Cleanup(func() {
-		close(done)
-		_ = ln.Close()
-		wg.Wait()
-	})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				req, err := http.ReadRequest(bufio.NewReader(c))
-				if err != nil {
-					return
-				}
-				_, _ = io.Copy(io.Discard, req.Body)
-				if _, err := io.WriteString(c, head); err != nil {
-					return
-				}
-				tick := time.NewTicker(interval)
-				defer tick.Stop()
-				for {
-					select {
-					case <-done:
-						return
-					case <-tick.C:
-					}
-					if _, err := io.WriteString(c, line); err != nil {
-						return // the client went away
-					}
-				}
-			}()
-		}
-	}()
-	return "http://" + ln.Addr().String()
-}
+	"github.com/routerhq/router/internal/providers/trickle"
+)
 
 // A provider that sends its status line at once and then its header lines
 // one by one, past first_byte_timeout, has sent response bytes: the first-byte
@@ -84,7 +26,7 @@ func TestTrickledHeadersAreAKnownFailure(t *testing.T) {
 		for _, stream := range []bool{true, false} {
 			t.Run(a.name+"/stream="+boolWord(stream), func(t *testing.T) {
 				t.Parallel()
-				url := trickleServer(t, "HTTP/1.1 200 OK\r\n", "X-Trickle: still coming\r\n", 20*time.Millisecond)
+				url := trickle.Server(t, "HTTP/1.1 200 OK\r\n", "X-Trickle: still coming\r\n", 20*time.Millisecond)
 				e, hooked := callForDeadline(t, a.new(t, url, d, stream), stream)
 				if e.Kind != KindStreamTimeout || !e.Received || e.OutcomeUnknown {
 					t.Fatalf("got %s received=%v unknown=%v, want %s received, not unknown (%v)",
@@ -111,7 +53,7 @@ func TestEndlessInterimResponsesAreAKnownFailure(t *testing.T) {
 			t.Run(a.name+"/stream="+boolWord(stream), func(t *testing.T) {
 				t.Parallel()
 				cont := "HTTP/1.1 100 Continue\r\n\r\n"
-				url := trickleServer(t, cont, cont, 40*time.Millisecond)
+				url := trickle.Server(t, cont, cont, 40*time.Millisecond)
 				e, hooked := callForDeadline(t, a.new(t, url, d, stream), stream)
 				want := KindMalformedResponse
 				if stream {

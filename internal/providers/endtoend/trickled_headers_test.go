@@ -1,73 +1,17 @@
 package endtoend_test
 
 import (
-	"bufio"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/providers/trickle"
 	"github.com/routerhq/router/internal/race"
 )
-
-// trickleServer answers every request with a status line at once, then one
-// header line every interval, never ending its headers, until the client goes
-// away or the test ends.
-func trickleServer(t *testing.T, interval time.Duration) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	t.Cleanup(func() {
-		close(done)
-		_ = ln.Close()
-		wg.Wait()
-	})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				req, err := http.ReadRequest(bufio.NewReader(c))
-				if err != nil {
-					return
-				}
-				_, _ = io.Copy(io.Discard, req.Body)
-				if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\n"); err != nil {
-					return
-				}
-				tick := time.NewTicker(interval)
-				defer tick.Stop()
-				for {
-					select {
-					case <-done:
-						return
-					case <-tick.C:
-					}
-					if _, err := io.WriteString(c, "X-Trickle: still coming\r\n"); err != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	return "http://" + ln.Addr().String()
-}
 
 // SPEC §15: an attempt is unknown only when no response byte came before the
 // first-byte deadline. A target that sent its status line at once and then
@@ -77,7 +21,7 @@ func trickleServer(t *testing.T, interval time.Duration) string {
 // timeout cuts it as a known failure (stream_timeout) and the job fails over
 // to the next target, whose answer the caller gets.
 func TestTrickledHeadersFailOver(t *testing.T) {
-	slow, err := providers.NewOpenAI(providers.OpenAIConfig{Name: "slow", BaseURL: trickleServer(t, 20*time.Millisecond), APIKey: "sk-test",
+	slow, err := providers.NewOpenAI(providers.OpenAIConfig{Name: "slow", BaseURL: trickle.Server(t, "HTTP/1.1 200 OK\r\n", "X-Trickle: still coming\r\n", 20*time.Millisecond), APIKey: "sk-test",
 		Model: "gpt-test", Stream: true, FirstByteTimeout: 300 * time.Millisecond, Timeout: 1500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -226,8 +226,18 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 			JobID: id, Extra: map[string]any{"routing": routing}})
 		return
 	}
-	err = s.Store.RetryJob(r.Context(), owner, id)
+	err = s.Store.RetryJobWithin(r.Context(), owner, id, s.limits.of(owner).lim.MaxLiveJobs)
 	admitted(err == nil)
+	if refused, ok := s.liveRefusedAtClaim(owner, err, true); ok && refused.inDB {
+		// The database counted the owner's live jobs on every replica: at
+		// its limit, the job was not retried and is still failed.
+		s.setRetryAfterLive(w)
+		writeProblem(w, r, problem{Status: http.StatusTooManyRequests, Type: "too-many-live-jobs", Title: "Too many live jobs",
+			Detail: fmt.Sprintf("owner %s is at its limit of live jobs (limits.max_live_jobs is %d), counted in the database across every router replica; "+
+				"the job was not retried and is still failed: retry it later, once some have finished (or cancel or resolve them)", owner, refused.limit),
+			JobID: id, Extra: map[string]any{"limit": "max_live_jobs"}})
+		return
+	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		writeProblem(w, r, notFoundProblem(id))

@@ -187,7 +187,22 @@ const rebindKeySQL = `UPDATE idempotency_keys k SET expires_at = NULL
 // changed (it waited as long as the row was held, holding the request and a
 // pool connection).
 func (s *Store) RetryJob(ctx context.Context, owner, jobID string) error {
+	return s.RetryJobWithin(ctx, owner, jobID, 0)
+}
+
+// RetryJobWithin is RetryJob for an owner with max_live_jobs maxLive (0: no
+// limit): the failed job is made live again only while the owner has fewer
+// than maxLive live jobs, counted under the owner's advisory lock that job
+// creations take (liveLimitLockSQL), so that replicas together never go over
+// it; past it nothing changes and the error is a *LiveLimitError. The lock is
+// taken before the job's row, in the order the claims take them.
+func (s *Store) RetryJobWithin(ctx context.Context, owner, jobID string, maxLive int) error {
 	return jobBusy(s.inTx(ctx, func(tx pgx.Tx) error {
+		if maxLive > 0 {
+			if _, err := tx.Exec(ctx, liveLimitLockSQL, []string{owner}); err != nil {
+				return err
+			}
+		}
 		state, _, err := lockJobWaiting(ctx, tx, jobID, owner, transitionLockWait)
 		if err != nil {
 			return err
@@ -235,6 +250,19 @@ func (s *Store) RetryJob(ctx context.Context, owner, jobID string) error {
 			}
 			return fmt.Errorf("%w: Idempotency-Key %q expired after job %s failed and was claimed by job %s; "+
 				"read or retry that job, or send the request with a new key", ErrKeyRebound, key, jobID, newer)
+		}
+		// Past max_live_jobs the transaction rolls back: the key is not
+		// rebound, the job stays failed. Checked after the 409s, which a
+		// retry that could not happen anyway gets at the limit too.
+		if maxLive > 0 {
+			var live int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE owner = $1 AND state IN ('pending', 'running', 'unknown')`,
+				owner).Scan(&live); err != nil {
+				return err
+			}
+			if live >= maxLive {
+				return &LiveLimitError{Owner: owner, Limit: maxLive}
+			}
 		}
 		// A new run: its deadline counts from now (run_started_at, migration 0018).
 		if _, err := tx.Exec(ctx, `UPDATE jobs SET attempt_base = (SELECT count(*) FROM attempts WHERE job_id = $1),

@@ -365,6 +365,12 @@ type Route struct {
 	// hedgeMaxDefault records that hedge_max was not written (or written
 	// 0, which the checks see as 0).
 	hedgeMaxDefault bool
+	// hedgeMinDefault records that hedge_min was not written (or written
+	// 0, which the checks see as 0).
+	hedgeMinDefault bool
+	// hedgeBudgetDefault records that hedge_budget wrote neither percent
+	// nor min_concurrent.
+	hedgeBudgetDefault bool
 }
 
 // HedgeDelay parses HedgeAfter: the fixed delay (0 = no hedging) and whether

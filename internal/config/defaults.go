@@ -161,7 +161,10 @@ func (c Config) WithDefaults() Config {
 			r.HedgeMax, r.hedgeMaxDefault = hedgeMax, true
 		}
 		if r.HedgeMin == 0 {
-			r.HedgeMin = min(Duration(2*time.Second), hedgeMax, positiveOr(r.HedgeMax, hedgeMax))
+			r.HedgeMin, r.hedgeMinDefault = min(Duration(2*time.Second), hedgeMax, positiveOr(r.HedgeMax, hedgeMax)), true
+		}
+		if r.HedgeBudget.Percent == nil && r.HedgeBudget.MinConcurrent == nil {
+			r.hedgeBudgetDefault = true
 		}
 		if r.HedgeBudget.Percent == nil {
 			ten := 10.0
@@ -436,10 +439,7 @@ func (c Config) problems() []string {
 				// A primary still silent at its first-byte deadline becomes
 				// unknown, which blocks every new attempt: a hedge due
 				// later never starts (an adaptive delay stays below it).
-				limit, which := p.FirstByteTimeout, "first_byte_timeout"
-				if p.Type == "scripted" {
-					limit, which = p.Timeout, "timeout" // the only deadline a scripted provider keeps
-				}
+				limit, which := firstByteLimit(p)
 				if limit > 0 && Duration(d) >= limit {
 					add("routes.%s.hedge_after (%s) is not below the primary's %s (%s, provider %s): a primary still silent then becomes unknown, which blocks every new attempt, so the hedge would never start; set hedge_after below it (or adaptive)",
 						name, d, which, limit.D(), p.Name)
@@ -448,6 +448,10 @@ func (c Config) problems() []string {
 		}
 		errs = append(errs, r.hedgeProblems(name)...)
 		errs = append(errs, r.hedgeBoundProblems(name)...)
+		if p := c.Provider(r.Targets[0].Provider); p != nil {
+			errs = append(errs, r.hedgeMinDeadlineProblems(name, p)...)
+		}
+		errs = append(errs, r.hedgeNoEffectProblems(name)...)
 		if p := *r.HedgeBudget.Percent; !(p >= 0 && p <= 100) { // NaN too
 			add("routes.%s.hedge_budget.percent: %v is not between 0 and 100", name, p)
 		}

@@ -62,3 +62,34 @@ func (r *Route) hedgeBoundProblems(name string) []string {
 	}
 	return errs
 }
+
+// firstByteLimit is how long primary p may stay silent before its attempt
+// becomes unknown, which blocks every new attempt — so no hedge starts after
+// it — and which deadline that is: first_byte_timeout, or the timeout of a
+// scripted provider (the only deadline it keeps).
+func firstByteLimit(p *Provider) (Duration, string) {
+	if p.Type == "scripted" {
+		return p.Timeout, "timeout"
+	}
+	return p.FirstByteTimeout, "first_byte_timeout"
+}
+
+// hedgeMinDeadlineProblems refuses a written hedge_min of an adaptive hedge on
+// route name at or past the first-byte deadline of its primary p, as a fixed
+// hedge_after there is refused (problems): an adaptive delay that reaches the
+// deadline is three quarters of it instead (the race's adaptiveDelay), so the
+// bound never applies. A hedge_min left out is never refused: its default
+// (2s, at most hedge_max) may pass a short first_byte_timeout, and the delay
+// then simply stays below it.
+func (r *Route) hedgeMinDeadlineProblems(name string, p *Provider) []string {
+	_, adaptive := r.HedgeDelay()
+	if !adaptive || len(r.Targets) < 2 || r.hedgeMinDefault || r.HedgeMin <= 0 {
+		return nil // one target: hedgeNoEffectProblems says so
+	}
+	limit, which := firstByteLimit(p)
+	if limit <= 0 || r.HedgeMin < limit {
+		return nil
+	}
+	return []string{fmt.Sprintf("routes.%s.hedge_min (%s) is not below the primary's %s (%s, provider %s): an adaptive delay at or past it is three quarters of that deadline instead (a primary still silent then becomes unknown, which blocks every new attempt), so hedge_min would never apply; set hedge_min below it, or leave it out",
+		name, r.HedgeMin.D(), which, limit.D(), p.Name)}
+}

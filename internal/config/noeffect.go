@@ -84,3 +84,73 @@ func (p Provider) providerSettingProblems(where string) []string {
 	}
 	return out
 }
+
+// hedgeNoEffectProblems refuses the hedge settings of route name that it
+// wrote and that can change nothing: hedge_after (a duration or adaptive) on a
+// route of one target — a hedge goes only to a target the job has not used,
+// so it never starts; hedge_min or hedge_max, which bound the adaptive delay
+// only, unless the route hedges adaptively; and hedge_budget, which bounds the
+// calls a job has in flight beside its first, on a route that never hedges
+// (without a hedge a job has one call in flight at a time). What the file
+// left out — hedge_after off on a route of one target, the default bounds and
+// budget — is never refused; a bound written 0 or below is refused as such
+// (hedgeBoundProblems). An unreadable hedge_after is refused on its own.
+func (r *Route) hedgeNoEffectProblems(name string) []string {
+	var errs []string
+	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	fixed, adaptive := r.HedgeDelay()
+	if !adaptive && fixed <= 0 && r.HedgeAfter != "off" {
+		return nil // not a duration, adaptive or off: refused in problems
+	}
+	one := len(r.Targets) == 1
+	if one && !r.hedgeDefault && (fixed > 0 || adaptive) {
+		add("routes.%s.hedge_after (%s) has no effect: the route has one target (%s), and a hedge goes only to another target, so it would never start; add a target to hedge to, or remove hedge_after (left out, it is off on a route of one target)",
+			name, r.HedgeAfter, r.Targets[0].label())
+	}
+	// why no adaptive hedge is ever waited for, and what would change that
+	var why, fix string
+	switch {
+	case one && r.hedgeDefault:
+		why, fix = "hedge_after is off (left out on a route of one target, a hedge having no other target to go to)", "add a target to hedge to"
+	case one && r.HedgeAfter == "off":
+		why, fix = "hedge_after is off (no hedging; a route of one target never hedges anyway)", "add a target to hedge to"
+	case one:
+		why, fix = fmt.Sprintf("the route never hedges, having one target (%s)", r.Targets[0].label()), "add a target to hedge to"
+	case r.HedgeAfter == "off":
+		why, fix = "hedge_after is off (no hedging)", "set hedge_after: adaptive"
+	case fixed > 0:
+		why, fix = "hedge_after is a fixed "+fixed.String(), "set hedge_after: adaptive"
+	default:
+		return errs // adaptive hedges: every setting may apply
+	}
+	for _, b := range []struct {
+		field   string
+		v       Duration
+		written bool
+	}{{"hedge_min", r.HedgeMin, !r.hedgeMinDefault}, {"hedge_max", r.HedgeMax, !r.hedgeMaxDefault}} {
+		if b.written && b.v > 0 {
+			add("routes.%s.%s (%s) has no effect: it bounds the adaptive hedge delay, and %s; remove %s, or %s",
+				name, b.field, b.v.D(), why, b.field, fix)
+		}
+	}
+	if fixed > 0 && !one {
+		return errs // a fixed hedge uses the budget
+	}
+	if !r.hedgeBudgetDefault {
+		if fix == "set hedge_after: adaptive" {
+			fix = "set hedge_after (adaptive or a duration)"
+		}
+		add("routes.%s.hedge_budget has no effect: it bounds the calls a job has in flight beside its first, and %s, so a job never has more than one; remove hedge_budget, or %s",
+			name, why, fix)
+	}
+	return errs
+}
+
+// label names target t in a message as its target id does (TargetID):
+// provider, or provider/model when the target names a model.
+func (t Target) label() string {
+	if t.Model == "" {
+		return t.Provider
+	}
+	return t.Provider + "/" + t.Model
+}

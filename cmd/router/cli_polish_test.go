@@ -62,8 +62,8 @@ func TestHelpCommandRefusesWhatIsNotACommand(t *testing.T) {
 	}
 }
 
-// A bad `router jobs list` flag is said once as `router jobs: ...`, not
-// `router jobs: router jobs list: ...`.
+// A bad `router jobs list` flag is said once as `router jobs list: ...`, not
+// `router jobs list: router jobs list: ...`.
 func TestJobsListErrorsArePrefixedOnce(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	cfg := writeConfig(t, db, "  - name: p\n    type: scripted")
@@ -72,7 +72,7 @@ func TestJobsListErrorsArePrefixedOnce(t *testing.T) {
 		_, stderr := captureOutput(t, func() {
 			code = run(context.Background(), append([]string{"jobs", "list", "--config", cfg}, bad...))
 		})
-		if code != 2 || strings.Count(stderr, "router jobs") != 1 || !strings.HasPrefix(stderr, "router jobs: "+bad[0]) {
+		if code != 2 || strings.Count(stderr, "router jobs") != 1 || !strings.HasPrefix(stderr, "router jobs list: "+bad[0]) {
 			t.Errorf("router jobs list %s: exit code %d, stderr %q; want exit code 2 and one prefix", strings.Join(bad, " "), code, stderr)
 		}
 	}

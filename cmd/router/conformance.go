@@ -38,7 +38,8 @@ unavailable or overloaded, a refused or reset connection) is inconclusive: it is
 recorded, so the gate keeps judging that provider by its previous runs; rerun
 it. A run at a temperature above 0.5 is exploratory: reported, never recorded.
 Prints a table (or --json) and exits 1 when anything failed, was inconclusive,
-exploratory or not recorded, 2 on bad flags
+exploratory or not recorded, 130 (Ctrl-C) or 143 (SIGTERM) when a signal
+interrupted it, 2 on bad flags
 (--provider or --prompt naming nothing, "" included, or a name not configured;
 --suites or --temperature given as ""; --concurrency below 1).`
 
@@ -72,7 +73,7 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	promptsFlag := fs.String("prompt", "", "run only these prompts (comma-separated names)")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of a table")
 	suitesDir := fs.String("suites", "", "directory holding <prompt>/suite.yaml (default: conformance/suites if it exists, else conformance/suites beside prompts_dir)")
-	concurrency := fs.Int("concurrency", 4, "how many providers are tested at once (1 or more)")
+	concurrency := intVar(fs, "concurrency", 4, "test `N` providers at once (1 or more)")
 	tempFlag := fs.String("temperature", "", fmt.Sprintf("override the suites' temperature (default: each suite's, 0 when unset); above %g the run is exploratory: reported, not recorded for the gate", conformance.MaxGateTemperature))
 	if err := parseHelpTo(fs, args[1:], stdout); err != nil {
 		return err
@@ -172,14 +173,17 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
+	// From here on, an error after a signal (the connection or the
+	// migration cut short) is the signal's: exit 128+signal, as for a run
+	// it interrupts (stoppedError), not 1, a failure.
 	pool, closeDB, err := server.OpenDatabase(ctx, cfg, log)
 	if err != nil {
-		return err
+		return stoppedBySignal(ctx, err)
 	}
 	defer closeDB()
 	st := store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D(), Log: log})
 	if err := prepareSchema(ctx, cfg, st, *cfgPath); err != nil {
-		return err
+		return stoppedBySignal(ctx, err)
 	}
 
 	opt := conformance.Options{
@@ -217,11 +221,23 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 			runErr = werr
 		}
 	}
+	// A run a signal interrupted exits 128+signal (stoppedError), so that a
+	// script tells it from a run whose targets failed (1). One the signal
+	// came too late to interrupt (the last result being recorded) is a
+	// finished run, and exits as one.
 	if runErr != nil {
-		return migrationHint(runErr, *cfgPath)
+		err := migrationHint(runErr, *cfgPath)
+		if rep == nil || rep.Interrupted {
+			err = stoppedBySignal(ctx, err)
+		}
+		return err
 	}
 	if !rep.Passed {
-		return fmt.Errorf("%w: %s", errConformanceFailed, rep.Consequence())
+		err := fmt.Errorf("%w: %s", errConformanceFailed, rep.Consequence())
+		if rep.Interrupted {
+			err = stoppedBySignal(ctx, err)
+		}
+		return err
 	}
 	return nil
 }

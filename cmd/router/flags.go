@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/routerhq/router/internal/config"
@@ -68,7 +69,20 @@ func parseHelpTo(fs *flag.FlagSet, args []string, help io.Writer) error {
 	if err != nil {
 		return errUsage
 	}
-	return nil
+	return blankConfig(fs)
+}
+
+// blankConfig refuses a --config given but blank (`--config "$CFG"` with
+// $CFG unset): read as given, it failed as a file that cannot be read (exit
+// 1), as if something had gone wrong while running rather than on the
+// command line. Every command with --config parses through parseHelpTo.
+func blankConfig(fs *flag.FlagSet) error {
+	f := fs.Lookup("config")
+	if f == nil || !flagsGiven(fs)["config"] || strings.TrimSpace(f.Value.String()) != "" {
+		return nil
+	}
+	return usagef("--config %q names no file: give the path of the router's YAML configuration file (e.g. --config demo/router.yaml), "+
+		"or leave --config out to read %s", f.Value.String(), config.DefaultPath)
 }
 
 // showHelp prints fs's help on stdout, as asked for (`router keys revoke
@@ -109,4 +123,36 @@ func isHelp(arg string) bool {
 
 func configFlag(fs *flag.FlagSet) *string {
 	return fs.String("config", config.DefaultPath, "path of the YAML configuration file")
+}
+
+// intFlag is an integer flag's value read in decimal, as an operator writes a
+// number: fs.Int reads Go's syntax, in which --limit 010 is 8 (octal) and
+// 0x10 is 16. Here a leading zero is only a zero (010 is 10), and another
+// base, a fraction or a word is refused as a bad flag value (exit 2), saying
+// what to give. Every integer flag of every command is one (intVar).
+type intFlag int
+
+func (n *intFlag) String() string { return strconv.Itoa(int(*n)) }
+
+func (n *intFlag) Set(s string) error {
+	v, err := strconv.ParseInt(s, 10, strconv.IntSize)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return fmt.Errorf("%s is out of range: give a smaller number", s)
+	case err != nil:
+		return fmt.Errorf("not a whole number in decimal: give digits only, such as 100 " +
+			"(a leading 0 does not make it octal, and 0x…, 0o…, 0b…, _ and fractions are not taken)")
+	}
+	*n = intFlag(v)
+	return nil
+}
+
+// intVar defines an integer flag read in decimal (intFlag), as fs.Int would
+// define it. Its usage names its value's placeholder in backquotes, as fs.Var
+// expects (`N`): without one, help would call it "value".
+func intVar(fs *flag.FlagSet, name string, value int, usage string) *int {
+	p := new(int)
+	*p = value
+	fs.Var((*intFlag)(p), name, usage)
+	return p
 }

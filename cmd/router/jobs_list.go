@@ -30,7 +30,7 @@ func runJobsList(ctx context.Context, args []string) error {
 	cfgPath := configFlag(fs)
 	state := fs.String("state", "", "only jobs in this state: pending, running or unknown (default: all three)")
 	owner := fs.String("owner", "", "only this owner's jobs (default: every owner's)")
-	limit := fs.Int("limit", 100, "at most this many jobs, the oldest first (1 to 10000)")
+	limit := intVar(fs, "limit", 100, "at most `N` jobs, the oldest first (1 to 10000)")
 	asJSON := fs.Bool("json", false, "print the jobs, with their attempts, as a JSON array instead of a table")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err

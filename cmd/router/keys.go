@@ -57,6 +57,9 @@ func keysCreate(ctx context.Context, args []string) error {
 	if *owner == "" {
 		return usagef("--owner is required: the tenant this key belongs to (see `router keys create --help`)")
 	}
+	if strings.TrimSpace(*owner) == "" { // `--owner " "`: said as blank, not as an owner holding white space
+		return usagef("--owner %q is blank: give the owner (tenant) this key belongs to, e.g. --owner acme", *owner)
+	}
 	if err := config.ValidateOwner(*owner); err != nil {
 		return usagef("--owner: %v", err)
 	}

@@ -35,6 +35,12 @@ func keysRotateWebhookSecret(ctx context.Context, args []string) error {
 	if *owner == "" {
 		return usagef("--owner is required: the tenant whose webhook secret to rotate (see `router keys rotate-webhook-secret --help`)")
 	}
+	// Blank (`--owner "$O"` with $O unset, or spaces): the command line's
+	// fault (exit 2), not "owner has no webhook" (exit 1) after a trip to
+	// the database.
+	if strings.TrimSpace(*owner) == "" {
+		return usagef("--owner %q is blank: give the owner (tenant) whose webhook secret to rotate, as the OWNER column of `router keys list` shows it", *owner)
+	}
 	if overlap <= 0 || time.Duration(overlap) > store.MaxWebhookOverlap { // 720h
 		return usagef("--overlap %s: the replaced secret must keep signing for more than 0 and at most 720h (30 days), long enough for the receiver to switch to the new secret; for example --overlap 24h",
 			&overlap)

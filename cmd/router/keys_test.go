@@ -50,13 +50,13 @@ func TestKeysCreateListRevoke(t *testing.T) {
 // characters (exit 2, a bad flag value) before touching the database: it
 // broke `keys list`'s columns and reached metrics labels.
 func TestKeysCreateRefusesAnOwnerWithWhiteSpace(t *testing.T) {
-	for _, owner := range []string{" ", "x\ty z"} {
+	for owner, want := range map[string]string{" ": `--owner " " is blank`, "x\ty z": "--owner: the owner"} {
 		var code int
 		_, stderr := captureOutput(t, func() {
 			code = run(context.Background(), []string{"keys", "create", "--owner", owner, "--config", "/nonexistent/router.yaml"})
 		})
-		if code != 2 || !strings.Contains(stderr, "--owner: the owner") {
-			t.Errorf("--owner %q: exit %d, stderr %q; want 2 and the reason", owner, code, stderr)
+		if code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("--owner %q: exit %d, stderr %q; want 2 and %q", owner, code, stderr, want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -26,7 +27,27 @@ func commands() []command {
 		{"jobs", "router jobs get ID | list [--state S] [--owner O] [--limit N] [--json]", "print a job with its attempts, or list the jobs of every owner that have not ended", runJobs, false},
 		{"conformance", conformanceUsage, "run the conformance suites against providers and record the results", runConformance, false},
 		{"localdb", "router localdb [--dir DIR] [--durable] -- COMMAND [ARGS...]", "run COMMAND with DATABASE_URL set to a private local PostgreSQL", runLocalDB, false},
+		{"version", "router version (or router --version)", "print this binary's version, source revision and Go version", runVersion, false},
 	}
+}
+
+// subcommands are the subcommands of the commands that have them: an error
+// is said under the command the user typed (`router keys create: …`).
+var subcommands = map[string][]string{
+	"keys":        {"create", "list", "revoke", "rotate-webhook-secret"},
+	"jobs":        {"get", "list"},
+	"conformance": {"run"},
+}
+
+// commandPath is the command args (what follows `router`) name, as its
+// errors are prefixed: "router keys create", or "router keys" when the
+// subcommand is missing or unknown.
+func commandPath(args []string) string {
+	path := "router " + args[0]
+	if len(args) > 1 && slices.Contains(subcommands[args[0]], args[1]) {
+		path += " " + args[1]
+	}
+	return path
 }
 
 func main() {
@@ -47,21 +68,28 @@ func run(ctx context.Context, args []string) int {
 		usage(os.Stdout)
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	for _, c := range commands() {
 		if c.name == args[0] {
 			if err := c.run(ctx, args[1:]); err != nil {
+				name := commandPath(args)
 				switch {
 				case errors.Is(err, errHelpShown): // help was asked for and printed; nothing ran
 					return 0
 				case errors.Is(err, errUsage):
 					if err != errUsage { // it says what is wrong; the bare one was said already
-						fmt.Fprintln(os.Stderr, "router "+c.name+":", err)
+						fmt.Fprintln(os.Stderr, name+":", err)
 					}
 					return 2
 				}
-				fmt.Fprintln(os.Stderr, "router "+c.name+":", err)
+				fmt.Fprintln(os.Stderr, name+":", err)
 				if ce := (childExit{}); errors.As(err, &ce) && ce.code > 0 {
 					return ce.code // localdb's command's own status
+				}
+				if se := (stoppedError{}); errors.As(err, &se) {
+					return se.exitCode() // 128 + the signal, as a shell reports a process it ended
 				}
 				return 1
 			}
@@ -84,7 +112,7 @@ func helpFor(ctx context.Context, args []string) int {
 		}
 		help := []string{"--help"}
 		switch {
-		case len(args) == 2 && (c.name == "keys" || c.name == "jobs" || c.name == "conformance") && !strings.HasPrefix(args[1], "-"):
+		case len(args) == 2 && subcommands[c.name] != nil && !strings.HasPrefix(args[1], "-"):
 			help = []string{args[1], "--help"}
 		case len(args) > 1:
 			fmt.Fprintf(os.Stderr, "router help: unexpected %q: give a command, and for keys, jobs or conformance one subcommand (`router help keys create`)\n",

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -56,7 +57,8 @@ func signalContext() (ctx context.Context, stop func()) {
 	if !signal.Ignored(syscall.SIGHUP) {
 		signal.Notify(hup, syscall.SIGHUP)
 	}
-	first, cancelFirst := context.WithCancel(context.Background())
+	// The first context's cause is the signal that ended it (stoppedBy).
+	first, cancelFirst := context.WithCancelCause(context.Background())
 	second, cancelSecond := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	// The notices are written on their own goroutine, in order: a write to a
@@ -95,16 +97,16 @@ func signalContext() (ctx context.Context, stop func()) {
 		stopping := false // the first signal was counted
 		for {
 			select {
-			case <-sigs:
+			case sig := <-sigs:
 				if !stopping {
 					stopping = true
-					cancelFirst()
+					cancelFirst(signalStop{sig})
 					continue
 				}
 				// The second signal (or a later one: Notify stays, so that it
 				// does not kill the process mid-stop). cancelFirst too: a
 				// SIGHUP's notice may still be being written.
-				cancelFirst()
+				cancelFirst(signalStop{sig})
 				cancelSecond()
 			case <-hup:
 				if stopping {
@@ -116,7 +118,7 @@ func signalContext() (ctx context.Context, stop func()) {
 				// The stop begins once the notice is written: it comes before
 				// the drain's log lines.
 				notice(note{text: "router: SIGHUP: stopping gracefully, as for SIGTERM (the router does not reload: " +
-					"its configuration is read only at start, so a restart applies a change)", then: cancelFirst})
+					"its configuration is read only at start, so a restart applies a change)", then: func() { cancelFirst(signalStop{syscall.SIGHUP}) }})
 			case <-done:
 				return
 			}
@@ -126,7 +128,7 @@ func signalContext() (ctx context.Context, stop func()) {
 		signal.Stop(sigs)
 		signal.Stop(hup)
 		close(done)
-		cancelFirst()
+		cancelFirst(nil)
 		cancelSecond()
 	}
 }
@@ -147,4 +149,68 @@ func secondSignal(ctx context.Context) context.Context {
 		return s
 	}
 	return context.Background()
+}
+
+// signalStop is the cause of signalContext's context when a signal ended it.
+type signalStop struct{ sig os.Signal }
+
+func (s signalStop) Error() string { return "stopped by " + signalName(s.sig) }
+
+// stoppedBy is the signal that ended ctx (signalContext's, or one derived
+// from it), if one did.
+func stoppedBy(ctx context.Context) (os.Signal, bool) {
+	var s signalStop
+	if ctx.Err() != nil && errors.As(context.Cause(ctx), &s) {
+		return s.sig, true
+	}
+	return nil, false
+}
+
+// stoppedError is the error of a command a signal stopped part-way (a
+// conformance run interrupted): main exits 128 plus the signal's number, as a
+// shell reports a process a signal ended — 130 for Ctrl-C (SIGINT), 143 for
+// SIGTERM, 129 for SIGHUP — so that a script can tell "interrupted" from
+// "failed" (1) and from bad usage (2).
+type stoppedError struct {
+	sig os.Signal // nil: ended otherwise (a test's context), counted as Ctrl-C
+	err error
+}
+
+func (e stoppedError) Error() string {
+	if e.sig == nil {
+		return e.err.Error()
+	}
+	return fmt.Sprintf("%v (stopped by %s; exit status %d)", e.err, signalName(e.sig), e.exitCode())
+}
+
+func (e stoppedError) Unwrap() error { return e.err }
+
+func (e stoppedError) exitCode() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 128 + int(syscall.SIGINT)
+}
+
+// stoppedBySignal is err as a stoppedError naming the signal that ended ctx,
+// or err itself when ctx has not ended.
+func stoppedBySignal(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	sig, _ := stoppedBy(ctx)
+	return stoppedError{sig: sig, err: err}
+}
+
+// signalName is how a stop names sig: SIGINT (Ctrl-C), SIGTERM, SIGHUP.
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT (Ctrl-C)"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return sig.String()
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -274,11 +275,40 @@ func (s *Store) RecordDelivery(ctx context.Context, d DeliveryTry) (status strin
 
 // JobEvents lists the events of owner's job with their delivery tries, oldest
 // first. Another owner's job is ErrNotFound.
+//
+// The job's owner check, its events and their tries are read in one round
+// trip and one snapshot: the three reads are one read-only REPEATABLE READ
+// transaction (beginSnapshotSQL), begun and committed in the same batch.
+// Three statements each seeing the database as of its own start saw a try
+// and the event's status, which RecordDelivery commits together, at
+// different moments: an event pending with no tries beside its delivered try.
 func (s *Store) JobEvents(ctx context.Context, owner, jobID string) ([]*Event, error) {
-	if _, err := s.JobState(ctx, owner, jobID); err != nil {
+	if err := checkJobID(jobID); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+eventColumns+` FROM job_events e WHERE e.job_id = $1 ORDER BY e.created_at, e.id`, jobID)
+	b := &pgx.Batch{}
+	b.Queue(beginSnapshotSQL)
+	b.Queue(jobOfOwnerSQL, jobID, owner)
+	b.Queue(eventsOfJobSQL, jobID)
+	b.Queue(deliveriesOfJobSQL, jobID)
+	b.Queue(commitSQL)
+	// A failure inside the transaction (the batch's statements go before one
+	// Sync: the server skips the rest, COMMIT too) leaves its connection in
+	// the failed transaction: the pool closes, rather than reuses, a
+	// connection released so (br.Close).
+	br := s.pool.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return nil, fmt.Errorf("list events: begin the read's snapshot: %w", err)
+	}
+	var one int
+	if err := br.QueryRow().Scan(&one); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, ErrNotFound
+		}
+		return nil, fmt.Errorf("list events: read the job: %w", err)
+	}
+	rows, err := br.Query()
 	if err != nil {
 		return nil, fmt.Errorf("list events: %w", err)
 	}
@@ -286,28 +316,37 @@ func (s *Store) JobEvents(ctx context.Context, owner, jobID string) ([]*Event, e
 	if err != nil {
 		return nil, fmt.Errorf("list events: %w", err)
 	}
-	byID := map[string]*Event{}
-	ids := make([]string, 0, len(events))
+	byID := make(map[string]*Event, len(events))
 	for _, e := range events {
 		byID[e.ID] = e
-		ids = append(ids, e.ID)
 	}
-	rows, err = s.pool.Query(ctx, `SELECT event_id::text, try, url, started_at, latency_ms, status_code, error
-		FROM webhook_deliveries WHERE event_id = ANY($1::uuid[]) ORDER BY id`, ids)
-	if err != nil {
-		return nil, fmt.Errorf("list deliveries: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+	if err := readRows(br, func(rows pgx.Rows) error {
 		var id string
 		var d Delivery
 		if err := rows.Scan(&id, &d.Try, &d.URL, &d.StartedAt, &d.LatencyMS, &d.StatusCode, &d.Error); err != nil {
-			return nil, fmt.Errorf("list deliveries: %w", err)
+			return err
 		}
-		byID[id].Deliveries = append(byID[id].Deliveries, d)
+		if e := byID[id]; e != nil { // always: one snapshot, and the event is joined
+			e.Deliveries = append(e.Deliveries, d)
+		}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("list deliveries: %w", err)
 	}
-	return events, rows.Err()
+	if _, err := br.Exec(); err != nil {
+		return nil, fmt.Errorf("list events: commit the read's snapshot: %w", err)
+	}
+	return events, nil
 }
+
+// JobEvents' reads: the job $1 if its owner is $2, its events, and their
+// delivery tries, each event's in the order they were recorded.
+const (
+	jobOfOwnerSQL      = `SELECT 1 FROM jobs WHERE id = $1 AND owner = $2`
+	eventsOfJobSQL     = `SELECT ` + eventColumns + ` FROM job_events e WHERE e.job_id = $1 ORDER BY e.created_at, e.id`
+	deliveriesOfJobSQL = `SELECT d.event_id::text, d.try, d.url, d.started_at, d.latency_ms, d.status_code, d.error
+	FROM job_events e JOIN webhook_deliveries d ON d.event_id = e.id WHERE e.job_id = $1 ORDER BY d.id`
+)
 
 // DeliveryStats is what the dashboard shows of webhook deliveries.
 type DeliveryStats struct {

@@ -226,7 +226,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Stream {
-		s.streamChat(w, r, job, created, plan, callerKey, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
+		s.streamChat(w, r, job, created, plan, ended, callerKey, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
 		return
 	}
 	j, err := s.startAndWait(r.Context(), job, created, s.cfg.ChatWait, plan)
@@ -279,10 +279,13 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 }
 
 // streamChat answers a streaming caller: the headers (with X-Router-Job-Id)
-// go at once, an SSE comment line every StreamKeepAlive while the router waits
-// for a valid answer (SPEC §15), then the whole answer as chunks — or, when
-// the job did not succeed, an error event in OpenAI's shape.
-func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.Job, created bool, plan store.JobPlan, callerKey, includeUsage bool) {
+// go at once, a keep-alive every StreamKeepAlive while the router waits for a
+// valid answer (SPEC §15: an SSE comment line, or a blank line with
+// StreamBlankKeepAlive), then the whole answer as chunks — or, when
+// the job did not succeed, an error event in OpenAI's shape. ended takes a job
+// this request created off its owner's live count (max_live_jobs) once the
+// wait has seen it end, as the plain call's does.
+func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.Job, created bool, plan store.JobPlan, ended func(), callerKey, includeUsage bool) {
 	sw := newStreamWrites(w, s.cfg.StreamWriteStall)
 	sw.arm()
 	writeStreamHeaders(w)
@@ -307,6 +310,10 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.J
 	}()
 	tick := time.NewTicker(s.cfg.StreamKeepAlive)
 	defer tick.Stop()
+	keepAlive := keepAliveComment
+	if s.cfg.StreamBlankKeepAlive {
+		keepAlive = keepAliveBlank
+	}
 	var res waited
 	// The wait ends with the caller and on Drain by itself; the loop does
 	// not count on it: a wait held up (by a database that does not answer)
@@ -317,7 +324,7 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.J
 			waiting = false
 		case <-tick.C:
 			sw.arm()
-			if _, err := fmt.Fprint(w, ": waiting for a valid answer\n\n"); err != nil || sw.rc.Flush() != nil {
+			if _, err := fmt.Fprint(w, keepAlive); err != nil || sw.rc.Flush() != nil {
 				return // the caller left or stopped reading: no one takes an event
 			}
 		case <-r.Context().Done():
@@ -333,6 +340,9 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.J
 			}
 			waiting = false
 		}
+	}
+	if res.err == nil && created && store.IsTerminal(res.job.State) {
+		ended() // off its owner's live count before the answer (max_live_jobs)
 	}
 	sw.arm()
 	events := &sseErrorWriter{w: w, h: http.Header{}, ctx: r.Context()}
@@ -361,6 +371,15 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.J
 	}
 	_ = writeStreamBody(w, sw, c, includeUsage) // an error: the caller left or stopped reading
 }
+
+// The keep-alives of a stream waiting for a valid answer (SPEC §15): an SSE
+// comment line (the default), or a bare blank line (chat.keepalive: blank),
+// which go-openai's stream reader, unlike the comment, does not take into the
+// body of a later error event. SSE clients ignore both.
+const (
+	keepAliveComment = ": waiting for a valid answer\n\n"
+	keepAliveBlank   = "\n"
+)
 
 // errWaitPanicked is the wait of a streamed chat job ended by a panic.
 var errWaitPanicked = errors.New("the wait for the job panicked")

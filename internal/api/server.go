@@ -59,6 +59,11 @@ type Config struct {
 	// sent at this interval (default 9s: SPEC §15 asks for one at least every
 	// 10 s, and a ticker's tick plus a flush lands a little after its period).
 	StreamKeepAlive time.Duration
+	// StreamBlankKeepAlive sends that keep-alive as a bare blank line in
+	// place of the comment (chat.keepalive: blank): every SSE client ignores
+	// either, but go-openai gathers a stream's non-data lines into the body
+	// of its error event, so after a comment it cannot read that event.
+	StreamBlankKeepAlive bool
 	// StreamWriteStall is the longest one write of a streaming chat answer
 	// (its headers, a keep-alive comment, an event) may wait for the caller
 	// to take it (default 30s). The HTTP server has no write timeout (long

@@ -393,6 +393,9 @@ type Chat struct {
 	RequireIdempotencyKey bool `yaml:"require_idempotency_key"`
 	// Wait is how long a call waits for its job before answering 504 (default 5m).
 	Wait Duration `yaml:"wait"`
+	// KeepAlive is what a streaming call is sent while it waits: comment
+	// (an SSE comment line, the default) or blank (a bare blank line).
+	KeepAlive string `yaml:"keepalive"`
 }
 
 // Conformance gate settings (SPEC §9).

@@ -46,6 +46,7 @@ func (c Config) WithDefaults() Config {
 	def(&c.Execution.Retry.MaxRetryAfter, Duration(30*time.Second))
 	def(&c.Execution.HandoverWait, max(Duration(2*time.Minute), 2*c.Execution.Lease))
 	def(&c.Chat.Wait, Duration(5*time.Minute))
+	def(&c.Chat.KeepAlive, KeepAliveComment)
 	def(&c.Retention.Jobs, Duration(720*time.Hour))
 	def(&c.Retention.LeaderLease, Duration(15*time.Second))
 	if c.Auth.CacheTTL == nil {
@@ -213,6 +214,9 @@ func (c Config) problems() []string {
 		add("conformance.gate: %q is not one of fallbacks, all, off", c.Conformance.Gate)
 	}
 	if _, err := c.Log.JSON(); err != nil {
+		add("%v", err)
+	}
+	if _, err := c.Chat.BlankKeepAlive(); err != nil {
 		add("%v", err)
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {

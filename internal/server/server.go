@@ -71,6 +71,10 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	if err != nil {
 		return nil, err
 	}
+	blankKeepAlive, err := cfg.Chat.BlankKeepAlive() // Load refuses it too; a Config built in code is checked here
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{log: log, Replica: replicaID(), opsListen: cfg.OpsListen, shutdown: cfg.Shutdown, http: cfg.HTTP}
 	defer func() {
 		if err != nil {
@@ -167,7 +171,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	srv := api.New(api.Config{
 		MaxBodyBytes: cfg.HTTP.MaxBodyBytes, DefaultWait: cfg.HTTP.DefaultWait.D(), MaxWait: cfg.HTTP.MaxWait.D(),
 		LeaseOwner: s.Replica, Lease: cfg.Execution.Lease.D(),
-		RequireChatKey: cfg.Chat.RequireIdempotencyKey, ChatWait: cfg.Chat.Wait.D(),
+		RequireChatKey: cfg.Chat.RequireIdempotencyKey, ChatWait: cfg.Chat.Wait.D(), StreamBlankKeepAlive: blankKeepAlive,
 		Limits: apiLimits(cfg.Limits), OwnerLimits: ownerLimits(cfg),
 	}, api.Deps{
 		Store: st, Listener: listener, Prompts: prompts, Routes: routeNames, Models: models, Exec: s.runner,

@@ -76,3 +76,46 @@ func (r *Runner) leasesDue(now time.Time, every time.Duration) (ids []string, li
 	slices.Sort(ids)
 	return ids, true
 }
+
+// leaseSetKey is the context key under which an attempt's run carries when
+// this process set the attempt's lease (withLeaseSet).
+type leaseSetKey struct{}
+
+// withLeaseSet returns ctx carrying at: this process's clock (with its
+// monotonic reading, time.Now) read just before it sent the statement that
+// set the lease of the attempt ctx is to run — the claim that created the
+// attempt with its job, or the attempt's CreateAttempt. The database set the
+// lease from its now() in that statement, so never before at: the lease
+// runs out no sooner than at + Config.Lease on this process's clock, whatever
+// the two clocks read. A zero at carries nothing (runAttempt then checks
+// nothing).
+func withLeaseSet(ctx context.Context, at time.Time) context.Context {
+	if at.IsZero() {
+		return ctx
+	}
+	return context.WithValue(ctx, leaseSetKey{}, at)
+}
+
+// leaseSendMargin is the part of the lease held back from a send: an attempt
+// whose lease has less than this left may see it expire, and recovery mark it
+// unknown, while its request is on its way (as the leader's lease, held for
+// nine tenths of its term: maintenance.Elector).
+func leaseSendMargin(lease time.Duration) time.Duration { return lease / 10 }
+
+// leaseRanOut says whether the attempt ctx runs may have outlived its lease
+// by the time it is sent: its lease was set (withLeaseSet) at least the lease
+// less its margin ago on this process's monotonic clock — this process
+// stalled (a freeze, a CPU stall, a commit's answer that came late) between
+// that statement and the send, and recovery may already have marked the
+// attempt unknown (lease_expired) and reconciliation may be about to look it
+// up. held is how long ago that was. One clock read and a comparison: no
+// round trip. An attempt without the time (none was recorded) is not
+// checked.
+func (r *Runner) leaseRanOut(ctx context.Context) (ranOut bool, held time.Duration) {
+	at, ok := ctx.Value(leaseSetKey{}).(time.Time)
+	if !ok {
+		return false, 0
+	}
+	held = time.Since(at)
+	return held >= r.cfg.Lease-leaseSendMargin(r.cfg.Lease), held
+}

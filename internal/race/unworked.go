@@ -1,15 +1,14 @@
 package race
 
 import (
-	"encoding/json"
-
 	"github.com/routerhq/router/internal/store"
 )
 
 // noRecordNote is the note of reconciliation's resolution of an unknown
 // attempt its provider's lookup has no record of (reconcileOne): the
-// provider did no work.
-const noRecordNote = "reconciled: the provider has no record of this request, so it did no work"
+// provider did no work. The store matches it (store.Unworked), so the two
+// are one constant.
+const noRecordNote = store.NoRecordNote
 
 // unworked reports whether a is an attempt whose outcome was unknown only
 // because its router stopped — it died, or lost the database, and the lease
@@ -20,24 +19,10 @@ const noRecordNote = "reconciled: the provider has no record of this request, so
 // (like store.NotSent) and may send the request to that target again —
 // above all the first attempt, committed with the job's claim, of a router
 // that died before it sent the request (SPEC §6.8: started exactly once).
-// The attempt still counts against max_attempts (store.CreateAttempt), and
-// the blocking rule holds as for any attempt.
+// Nor does it count against max_attempts (store.CreateAttempt counts as
+// store.Unworked says); the blocking rule holds as for any attempt.
 //
 // An attempt that went unknown because its provider did not answer in time
 // (a timeout) is not one of them: its lookup's "no record" proves no work was
 // done, not that the target is healthy, and the race fails over from it.
-func unworked(a store.Attempt) bool {
-	if a.State != store.AttemptFailed || len(a.Error) == 0 {
-		return false
-	}
-	var e struct {
-		Kind       string `json:"kind"`
-		Resolution struct {
-			Message string `json:"message"`
-		} `json:"resolution"`
-	}
-	if json.Unmarshal(a.Error, &e) != nil || e.Resolution.Message != noRecordNote {
-		return false
-	}
-	return e.Kind == "lease_expired" || e.Kind == string(KindShutdown)
-}
+func unworked(a store.Attempt) bool { return store.Unworked(a) }

@@ -104,11 +104,15 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 		}
 		var blocked, inflight, total, maxSeq int
 		// Attempts never sent (cancelled as not_sent: the router stopped
-		// between creating and sending them) do not count against max_attempts.
+		// between creating and sending them) do not count against
+		// max_attempts, nor do those its provider provably never worked on
+		// (Unworked: cut short by their router's death or stop, and found
+		// by reconciliation's lookup to have reached nobody).
 		err = tx.QueryRow(ctx, `SELECT
 				count(*) FILTER (WHERE state IN ('starting', 'unknown')),
 				count(*) FILTER (WHERE state IN ('starting', 'running')),
-				count(*) FILTER (WHERE seq > $2 AND NOT (state = 'cancelled' AND coalesce(error->>'kind', '') = $3)),
+				count(*) FILTER (WHERE seq > $2 AND NOT (state = 'cancelled' AND coalesce(error->>'kind', '') = $3)
+					AND NOT `+unworkedSQL+`),
 				coalesce(max(seq), 0)
 			FROM attempts WHERE job_id = $1`, na.JobID, base, notSentKind).Scan(&blocked, &inflight, &total, &maxSeq)
 		if err != nil {

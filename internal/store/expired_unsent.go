@@ -14,12 +14,12 @@ import (
 // that knowledge, not the database, is what makes the undo safe, and no
 // caller may use it for an attempt a provider could have received.
 //
-// The attempt becomes `cancelled` not_sent, its job's attempt_base past it
-// (cancelUnsentLocked), when it is still in flight or when recovery marked it
-// `unknown` with kind lease_expired — only recovery writes that kind, so an
-// attempt that went unknown any other way (a timeout, a shutdown's cut after
-// sending) is never touched. cancelled says whether it did. Recovery made the
-// job `unknown` with it (settleLocked); when the job is still unknown:
+// The attempt becomes `cancelled` not_sent (cancelUnsentLocked), when it is
+// still in flight or when recovery marked it `unknown` with kind
+// lease_expired — only recovery writes that kind, so an attempt that went
+// unknown any other way (a timeout, a shutdown's cut after sending) is never
+// touched. cancelled says whether it did. Recovery made the job `unknown`
+// with it (settleLocked); when the job is still unknown:
 //
 //   - with another unknown attempt, it stays unknown and its error is
 //     rewritten to name only those left, as a `failed` resolution does

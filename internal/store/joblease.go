@@ -347,17 +347,18 @@ func (s *Store) RecordNotSent(ctx context.Context, attemptID, why string) error 
 }
 
 // HandOverUnsent gives up a job whose attempt this process created but never
-// sent (it is stopping): the attempt becomes `cancelled` with kind not_sent,
-// the job's attempt_base moves past it (so it counts neither as a provider
-// tried nor against max_attempts), and owner's lease on the job is released,
-// so another replica adopts the job as an orphan and runs it as if new. An
-// attempt recovery already marked `unknown` because its lease expired first
-// is recorded all the same, and its job, unknown only because of it, goes
-// back to `running` with no lease, an orphan too (undoExpiredUnsentLocked).
-// One transaction, the job row locked first; a database that does not
-// answer is tried again for up to unsentRetryFor, as RecordNotSent. A row
-// another transaction holds is waited for up to exitLockWait (ErrBusy past
-// it: the attempt is then left to its lease, as when the process dies).
+// sent (it is stopping): the attempt becomes `cancelled` with kind not_sent
+// (so it counts neither as a provider tried nor against max_attempts), and
+// owner's lease on the job is released, so another replica adopts the job as
+// an orphan and runs it as if new — the attempts sent before it still count.
+// An attempt recovery already marked `unknown` because its lease expired
+// first is recorded all the same, and its job, unknown only because of it,
+// goes back to `running` with no lease, an orphan too
+// (undoExpiredUnsentLocked). One transaction, the job row locked first; a
+// database that does not answer is tried again for up to unsentRetryFor, as
+// RecordNotSent. A row another transaction holds is waited for up to
+// exitLockWait (ErrBusy past it: the attempt is then left to its lease, as
+// when the process dies).
 func (s *Store) HandOverUnsent(ctx context.Context, jobID, attemptID, owner, why string) error {
 	return writeWhileUnreachable(ctx, unsentRetryFor, func(ctx context.Context) error {
 		return s.handOverUnsent(ctx, jobID, attemptID, owner, why)
@@ -389,26 +390,27 @@ func (s *Store) handOverUnsent(ctx context.Context, jobID, attemptID, owner, why
 
 // cancelUnsentLocked records that attempt attemptID of job jobID (whose row
 // the transaction has locked) was never sent: `cancelled` with kind not_sent
-// and why as its message, and the job's attempt_base moved past it, so that
-// it counts neither as its provider tried nor against max_attempts. Only an
-// attempt still in flight changes — or, with orExpired, one recovery marked
-// unknown when its lease expired (lease_expired): cancelled says whether it
-// did.
+// and why as its message, which is what keeps it from counting as its
+// provider tried or against max_attempts (CreateAttempt's count, race's
+// inRound). Only an attempt still in flight changes — or, with orExpired, one
+// recovery marked unknown when its lease expired (lease_expired): cancelled
+// says whether it did.
+//
+// The job's attempt_base is left as it is. It once moved past the attempt
+// (when not_sent attempts still counted), which also dropped every attempt
+// sent before it in the round: a job resumed after a stalled failover sent
+// the request again to a provider that had already answered, and
+// max_attempts started over. attempt_base moves only with the caller's
+// explicit retry (RetryJob).
 func cancelUnsentLocked(ctx context.Context, tx pgx.Tx, jobID, attemptID, why string, orExpired bool) (cancelled bool, err error) {
-	var seq int
-	err = tx.QueryRow(ctx, `UPDATE attempts SET state = 'cancelled', finished_at = now(),
+	tag, err := tx.Exec(ctx, `UPDATE attempts SET state = 'cancelled', finished_at = now(),
 			error = jsonb_build_object('kind', $4::text, 'fault', 'router', 'message', $3::text),
 			lease_owner = NULL, lease_expires_at = NULL
 		WHERE id = $2 AND job_id = $1
-			AND (state IN ('starting', 'running') OR ($5 AND state = 'unknown' AND error->>'kind' = 'lease_expired'))
-		RETURNING seq`,
-		jobID, attemptID, why, notSentKind, orExpired).Scan(&seq)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
-	}
+			AND (state IN ('starting', 'running') OR ($5 AND state = 'unknown' AND error->>'kind' = 'lease_expired'))`,
+		jobID, attemptID, why, notSentKind, orExpired)
 	if err != nil {
 		return false, err
 	}
-	_, err = tx.Exec(ctx, `UPDATE jobs SET attempt_base = greatest(attempt_base, $2) WHERE id = $1`, jobID, seq)
-	return err == nil, err
+	return tag.RowsAffected() > 0, nil
 }

@@ -2,8 +2,11 @@ package race_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/race"
@@ -57,16 +60,30 @@ func holdRows(t *testing.T, b *bundle, q string, args ...any) (pid int, release 
 // statement that still waited for one that gave up; the test then released
 // the row, the statement took it, and the failover it was meant to stop ran
 // (the run won the job and never ended as a run left to its lease).
+//
+// The statement is named by its backend and its start (query_start), read by
+// a poll of its own once the statement was seen waiting. A row of
+// pg_stat_activity is not one moment: its query, query_start and state are
+// the backend's status as of the poll's first look at the view (a copy kept
+// for the poll's transaction), its wait_event and pg_blocking_pids(pid) are
+// live, read as the row is formed. The statement's first run on a connection
+// is prepared first (pgx's statement cache: a Parse in a round trip of its
+// own, which sets query_start too), so a poll that copied the status during
+// that preparation and saw the wait that the statement's execution began
+// meanwhile named the statement by its preparation's start; the next poll
+// found nothing with that start waiting and took the statement that still
+// waited for one that had given up — the same false give-up as above. A
+// later poll's copy is taken after the wait was seen, so after the execution
+// (its query_start) began.
 func awaitGaveUp(t *testing.T, b *bundle, pid int, marker string) {
 	t.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(hangBound)
 	var waiter int
-	var since time.Time
 	for {
-		err := b.db.Pool.QueryRow(ctx, `SELECT pid, query_start FROM pg_stat_activity
+		err := b.db.Pool.QueryRow(ctx, `SELECT pid FROM pg_stat_activity
 			WHERE wait_event_type = 'Lock' AND $1 = ANY (pg_blocking_pids(pid)) AND strpos(query, $2) > 0
-			LIMIT 1`, pid, marker).Scan(&waiter, &since)
+			LIMIT 1`, pid, marker).Scan(&waiter)
 		if err == nil {
 			break
 		}
@@ -74,6 +91,15 @@ func awaitGaveUp(t *testing.T, b *bundle, pid int, marker string) {
 			t.Fatalf("no statement with %q ever waited for the locks of backend %d (%v)", marker, pid, err)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+	var since time.Time
+	err := b.db.Pool.QueryRow(ctx, `SELECT query_start FROM pg_stat_activity
+		WHERE pid = $1 AND $2 = ANY (pg_blocking_pids(pid)) AND strpos(query, $3) > 0`, waiter, pid, marker).Scan(&since)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return // it no longer waits, and the lock is still held: it gave up already
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 	for {
 		var waiting bool

@@ -10,9 +10,9 @@ import (
 
 // eventRead is a webhook delivery's read of its event (EventForDelivery)
 // waiting for its batch: concurrent deliveries' reads go out together, four
-// statements for the whole batch (event and webhook, then the job, attempts
-// and race events of the events not yet frozen) where each delivery ran four
-// of its own.
+// reads for the whole batch (event and webhook, then the job, attempts and
+// race events of the events not yet frozen) where each delivery ran four of
+// its own.
 type eventRead struct {
 	id    string
 	claim SendClaim // none when its Token is empty
@@ -45,9 +45,15 @@ const eventReadBatchSize = 64
 // run: recordedKeyExpiry derives it. An event written before migration 0017
 // has no snapshot and is built from the job as it is at the first try.
 //
-// The job, its attempts and its race events are three statements, each with
-// its own view of the database; each reads the event's snapshot, which never
-// changes, so they agree.
+// The job, its attempts and its race events are three statements run in one
+// read-only REPEATABLE READ transaction (beginSnapshotSQL): they see the
+// database as of one moment. An event with a snapshot would not need it (the
+// snapshot never changes), but a job.succeeded event has none and is read
+// from the live tables, where a loser's late answer (its attempt lost with
+// its usage, and its "lost" race event, in one transaction) committed between
+// two statements each with its own view made a body that never existed: the
+// loser still running without usage beside the race event of its discarded
+// answer, frozen at the first try into every redelivery.
 const (
 	// eventAsRecorded: the event (alias e) has a snapshot of the job as its
 	// transition left it. It is read whether or not the job (alias j) has
@@ -132,6 +138,21 @@ func (s *Store) readEvent(ctx context.Context, r *eventRead) error {
 
 // execEventReads runs one batch of reads in one round trip and gives each
 // read its own copies of what it asked for.
+//
+// The round trip holds two transactions, one after the other before its one
+// Sync: the read of the events, with the claims of their send leases (a
+// write, so it cannot be part of a read-only snapshot), committed on its own;
+// then the job, attempts and race events of the events not yet frozen, in one
+// read-only REPEATABLE READ transaction (beginSnapshotSQL), so that a body
+// shows its job, attempts and race events as of one moment. Both are begun
+// explicitly: after a statement of the batch's implicit transaction, a BEGIN
+// setting the isolation level fails (it must come before any query), and a
+// COMMIT ending that transaction draws a warning. A claim is committed before
+// the job is read, so a read that fails after it may leave the try's lease
+// held: the worker releases it (Worker.work), as it did a claim whose commit
+// raced the failure. A failure leaves the connection outside a transaction or
+// inside a failed one, which the pool closes rather than reuses (pgxpool
+// releases only an idle connection).
 func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 	ids := make([]string, 0, len(batch))
 	seen := make(map[string]bool, len(batch))
@@ -164,24 +185,38 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 	}
 	err := func() error {
 		b := &pgx.Batch{}
+		b.Queue("BEGIN")
 		if len(claimIDs) > 0 {
-			// The claims make the batch's transaction (one: its statements
-			// go before one Sync) a write, whose commit would wait for a WAL
-			// flush. A send lease lost in a database crash costs nothing a
-			// crash does not already cost: it is bookkeeping, as the leases
-			// execLazy takes are.
+			// The claims make the events' transaction a write, whose commit
+			// would wait for a WAL flush. A send lease lost in a database
+			// crash costs nothing a crash does not already cost: it is
+			// bookkeeping, as the leases execLazy takes are.
 			b.Queue(lazyCommitSQL)
 		}
 		b.Queue(eventsForDeliverySQL, ids, claimIDs, tokens, leases)
+		b.Queue(commitSQL)
+		b.Queue(beginSnapshotSQL)
 		b.Queue(jobsOfUnfrozenEventsSQL, ids)
 		b.Queue(attemptsOfUnfrozenEventsSQL, ids)
 		b.Queue(raceEventsOfUnfrozenEventsSQL, ids)
+		b.Queue(commitSQL)
 		br := s.pool.SendBatch(ctx, b)
 		defer br.Close()
-		if len(claimIDs) > 0 {
-			if _, err := br.Exec(); err != nil {
-				return err
+		// exec runs the next n statements that return no rows.
+		exec := func(n int) error {
+			for range n {
+				if _, err := br.Exec(); err != nil {
+					return err
+				}
 			}
+			return nil
+		}
+		begin := 1
+		if len(claimIDs) > 0 {
+			begin++
+		}
+		if err := exec(begin); err != nil {
+			return err
 		}
 		err := readRows(br, func(rows pgx.Rows) error {
 			var body []byte
@@ -208,6 +243,10 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 			return nil
 		})
 		if err != nil {
+			return err
+		}
+		// The events' COMMIT, then the snapshot's BEGIN.
+		if err := exec(2); err != nil {
 			return err
 		}
 		if err := readRows(br, func(rows pgx.Rows) error {
@@ -240,7 +279,7 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 		}); err != nil {
 			return err
 		}
-		return readRows(br, func(rows pgx.Rows) error {
+		if err := readRows(br, func(rows pgx.Rows) error {
 			var id string
 			var e RaceEvent
 			if err := rows.Scan(append([]any{&id}, e.dest()...)...); err != nil {
@@ -250,7 +289,10 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 				j.RaceEvents = append(j.RaceEvents, e)
 			}
 			return nil
-		})
+		}); err != nil {
+			return err
+		}
+		return exec(1) // the snapshot's COMMIT
 	}()
 	for _, f := range byID {
 		if f.job != nil {

@@ -126,22 +126,42 @@ func (s *Store) getJob(ctx context.Context, id, owner string, checkOwner bool) (
 }
 
 // readJobBatch sends jobSQL (a row of jobColumns, then the columns of extra)
-// with args, and the job's attempts and race events, in one round trip.
+// with args, and the job's attempts and race events, in one round trip and
+// one snapshot: the three reads are one read-only REPEATABLE READ
+// transaction (beginSnapshotSQL), begun and committed in the same batch.
+// Each statement of a batch under READ COMMITTED sees the database as of
+// its own start, and a transition committed between two of them (a win,
+// a retry) made a job read as running with no result beside an attempt that
+// had already won.
 func (s *Store) readJobBatch(ctx context.Context, id string, extra []any, jobSQL string, args ...any) (*Job, error) {
 	if err := checkJobID(id); err != nil {
 		return nil, err
 	}
 	b := &pgx.Batch{}
+	b.Queue(beginSnapshotSQL)
 	b.Queue(jobSQL, args...)
 	b.Queue(attemptsOfJobSQL, id)
 	b.Queue(raceEventsOfJobSQL, id)
+	b.Queue(commitSQL)
+	// The pool closes, rather than reuses, a connection that a failure
+	// left inside the transaction.
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
-	return readJob(br, extra...)
+	if _, err := br.Exec(); err != nil {
+		return nil, err
+	}
+	j, err := readJob(br, extra...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := br.Exec(); err != nil {
+		return nil, err
+	}
+	return j, nil
 }
 
-// beginSnapshotSQL and commitSQL frame a read of a page of jobs with their attempts and
-// race events (readJobsInSnapshot) as one transaction that sees
+// beginSnapshotSQL and commitSQL frame a read of jobs with their attempts and
+// race events (readJobBatch, readJobsInSnapshot) as one transaction that sees
 // one snapshot of the database, taken by its first read. Read only: it
 // takes no lock a writer waits for, and PostgreSQL never fails it with a
 // serialization error.

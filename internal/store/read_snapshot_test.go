@@ -65,6 +65,80 @@ func consistent(j *store.Job) string {
 		j.State, j.Result, a)
 }
 
+// GetJob (GET /v1/jobs/{id}), GetJobAny (the router's workers, operator
+// commands) and GetJobToRun (the runner adopting or resuming a job) read the
+// job, its attempts and its race events in one batch: three statements, which
+// under READ COMMITTED each saw the database as of their own start, so that a
+// win committed between the first and the second made the job read as
+// running, without a result, beside its won attempt. Now the batch is one
+// read-only REPEATABLE READ transaction: one snapshot. The read is held
+// between its statements deterministically: a writer holds the attempts table
+// (LOCK TABLE), so the read of the attempts waits after the job's row was
+// read; the writer commits the win while it waits. With every pgx query exec
+// mode a pool may be set to (default_query_exec_mode in the database URL);
+// describe_exec describes every statement of the batch before it runs any, so
+// its read waits for the lock before the job's row is read, and it read one
+// moment even before. Found by review.
+func TestGetJobReadsOneSnapshot(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	readers := []struct {
+		name string
+		read func(st *store.Store, id string) (*store.Job, error)
+	}{
+		{"GetJob", func(st *store.Store, id string) (*store.Job, error) { return st.GetJob(ctx, "acme", id) }},
+		{"GetJobAny", func(st *store.Store, id string) (*store.Job, error) { return st.GetJobAny(ctx, id) }},
+		{"GetJobToRun", func(st *store.Store, id string) (*store.Job, error) { return st.GetJobToRun(ctx, id) }},
+	}
+	for _, mode := range execModes {
+		for _, r := range readers {
+			t.Run(mode+"/"+r.name, func(t *testing.T) {
+				// One connection, whose statements the first read prepares:
+				// the next read sends its statements without waiting for them.
+				pool, st := modeStore(t, b, mode, 1)
+				jobID, attemptID := runningJobWithAttempt(t, b.db.Pool, "acme")
+				if j, err := r.read(st, jobID); err != nil || consistent(j) != "" {
+					t.Fatalf("%s: %v %s", r.name, err, consistent(j))
+				}
+				if _, err := r.read(st, "00000000-0000-4000-8000-000000000000"); err != store.ErrNotFound {
+					t.Fatalf("%s of no job: %v, want ErrNotFound", r.name, err)
+				}
+				tx, err := b.db.Pool.Begin(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer func() { _ = tx.Rollback(ctx) }()
+				if _, err := tx.Exec(ctx, `LOCK TABLE attempts IN ACCESS EXCLUSIVE MODE`); err != nil {
+					t.Fatal(err)
+				}
+				type read struct {
+					j   *store.Job
+					err error
+				}
+				got := make(chan read, 1)
+				go func() {
+					j, err := r.read(st, jobID)
+					got <- read{j, err}
+				}()
+				waitForLockWait(t, b.db.Pool, "attempts")
+				commitWin(t, tx, jobID, attemptID)
+				res := <-got
+				if res.err != nil {
+					t.Fatal(res.err)
+				}
+				if msg := consistent(res.j); msg != "" {
+					t.Fatal(msg)
+				}
+				// The read committed: its connection went back to the pool, and
+				// is the one the next read uses.
+				if n := pool.Stat().NewConnsCount(); n != 1 {
+					t.Fatalf("the pool of one connection opened %d: a read left its connection in a transaction", n)
+				}
+			})
+		}
+	}
+}
+
 // execModes are pgx's query exec modes (default_query_exec_mode).
 var execModes = []string{"cache_statement", "cache_describe", "describe_exec", "exec", "simple_protocol"}
 

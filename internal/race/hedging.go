@@ -248,6 +248,10 @@ type flight struct {
 	answered  chan struct{} // closed when answering is set (nil: never)
 	due       time.Time     // when it is hedged if still silent; zero: not computed yet
 	done      bool          // hedged, held or never to be hedged: it asks for nothing more
+	// denied says its hedge was last denied by the route's hedge budget
+	// (hedgeDue, holdExtra): it is asked for again as soon as a slot may have
+	// been freed (budgetFreed), not only when due comes.
+	denied bool
 	// hedgedAfter is how long it had been silent when a hedge was started
 	// for it (ns; 0: none was). Set by the orchestrator, read by the
 	// attempt's goroutine as it ends (silentPastHedge).
@@ -423,7 +427,8 @@ func (o *orchestrator) armHedge(_ context.Context, t *time.Timer) {
 // that has begun answering is held (never hedged); the silent one due first
 // is hedged on the next eligible target, if the race may take another attempt
 // and the route's hedge budget allows it — else it is tried again a hedge
-// delay later.
+// delay later (hedgeAgain) or, denied by the budget, as soon as a slot of it
+// may have been freed (budgetFreed).
 func (o *orchestrator) hedgeDue(ctx context.Context, timer *time.Timer) {
 	defer o.armHedge(ctx, timer)
 	now := time.Now()
@@ -452,13 +457,12 @@ func (o *orchestrator) hedgeDue(ctx context.Context, timer *time.Timer) {
 		return
 	}
 	if len(o.extras) < len(o.inflight) { // no slot held for this call yet
-		release, ok, why := o.r.hedges.acquire(o.job.Route, o.route)
-		if !ok {
+		if ok, why := o.acquireExtra(); !ok {
 			o.denyHedge(ctx, p, why)
 			o.hedgeAgain(silent, now) // the budget may allow it later
+			silent.denied = true
 			return
 		}
-		o.extras = append(o.extras, release)
 	}
 	o.log.Info("hedging", "provider", p, "silent_provider", silent.target, "after", now.Sub(silent.start))
 	if !o.start(ctx, p, store.RoleHedge) { // try again later
@@ -481,39 +485,122 @@ func (o *orchestrator) hedgeDue(ctx context.Context, timer *time.Timer) {
 // moves on to a failover or a retry beside the silent attempt, which inherits
 // it. A retry or failover that starts a call beside others without a slot
 // takes one here. Denied, the attempt does not start: a retry waits for an
-// attempt to end (retryReady), and each silent attempt in flight is hedged
-// again a hedge delay later, when the budget may allow it — as a denied hedge
-// is. The first call of a job never needs it.
+// attempt to end or a budget slot to be freed (ready), and each silent
+// attempt in flight is hedged again as a denied hedge is (hedgeAgain,
+// budgetFreed). The first call of a job never needs it.
+//
+// A failover never meets a denial here: it starts as an attempt ends, before
+// anything else does in that step (handle), and inherits the ended call's
+// slot, or is the job's only call.
 func (o *orchestrator) holdExtra(ctx context.Context, provider, role string) bool {
 	if len(o.extras) >= len(o.inflight) {
 		return true // the first call, or a slot is held for this one
 	}
-	release, ok, why := o.r.hedges.acquire(o.job.Route, o.route)
+	ok, why := o.acquireExtra()
 	if ok {
-		o.extras = append(o.extras, release)
 		return true
 	}
 	o.denyHedge(ctx, provider, why)
-	if role == store.RoleRetry && o.retryReady == "" {
-		o.retryReady = provider
+	if role == store.RoleRetry && !slices.Contains(o.ready, provider) {
+		o.ready = append(o.ready, provider)
 	}
 	now := time.Now()
 	for id, f := range o.flights {
 		if _, ok := o.inflight[id]; ok && f.done && !f.answering.Load() {
 			f.done = false
 			o.hedgeAgain(f, now)
+			f.denied = true
 		}
 	}
 	return false
 }
 
+// acquireExtra takes a slot of the route's hedge budget for a call beside the
+// job's others (extras). Denied, the job waits for the budget's wake
+// (budgetWake, budgetFreed): the budget signals one waiting job each time a
+// slot may have been freed — a slot given back, or a job started on the route
+// growing a percent budget — instead of each denied job asking again only
+// when its own timer says.
+func (o *orchestrator) acquireExtra() (ok bool, why string) {
+	o.budgetAsks++
+	var wake chan struct{}
+	if !o.budgetWaiting { // else it is among the waiters already, or holds the signal
+		if o.budgetWake == nil {
+			o.budgetWake = make(chan struct{}, 1)
+		}
+		wake = o.budgetWake
+	}
+	release, ok, why := o.r.hedges.acquireOrWait(o.job.Route, o.route, wake)
+	if !ok {
+		o.budgetWaiting = true
+		return false, why
+	}
+	o.extras = append(o.extras, release)
+	return true, ""
+}
+
+// budgetWakeC is the channel that says a slot of the route's hedge budget
+// may have been freed for the job; nil (never ready) while it waits for none.
+func (o *orchestrator) budgetWakeC() <-chan struct{} {
+	if !o.budgetWaiting {
+		return nil
+	}
+	return o.budgetWake
+}
+
+// budgetFreed acts on the hedge budget's wake: the retries the budget denied
+// (ready) and the hedges it denied (flight.denied) are asked for again now,
+// as a hedge that came due is. The budget woke this job alone for the slot:
+// when the job asked for none — nothing it waited for is wanted any more
+// (the silent attempt answered, the job won) — the wake is passed on to the
+// route's next waiting job, so the slot is not left unused.
+func (o *orchestrator) budgetFreed(ctx context.Context, hedge *time.Timer) {
+	o.budgetWaiting = false
+	asks := o.budgetAsks
+	o.startReady(ctx)
+	now := time.Now()
+	for _, f := range o.waiting() {
+		if f.denied {
+			f.denied = false
+			f.due = now
+		}
+	}
+	o.hedgeDue(ctx, hedge) // re-arms the hedge timer
+	o.settleExtra()
+	if o.budgetAsks == asks && !o.budgetWaiting {
+		o.r.hedges.passOn(o.job.Route)
+	}
+}
+
+// forgetBudgetWake takes the job, ending, off its route's hedge budget's
+// waiters; a wake it was sent and did not act on goes to the next waiter.
+func (o *orchestrator) forgetBudgetWake() {
+	if o.budgetWaiting {
+		o.r.hedges.forget(o.job.Route, o.budgetWake)
+		o.budgetWaiting = false
+	}
+}
+
 // hedgeAgain puts a silent attempt whose hedge did not start back on the
-// hedge clock, a hedge delay from now (none left: never).
+// hedge clock, a hedge delay from now (none left: never) — but never past
+// three quarters of its target's first-byte budget from its start while that
+// point is still ahead: the attempt goes `unknown` at the budget's end,
+// blocking every new attempt, so a hedge tried again a whole hedge delay
+// after a denial at (or after a start that failed near) the hedge delay —
+// itself at most three quarters of the budget (hedgeDelay) — would never
+// start. A hedge denied by the hedge budget is also asked for again as soon
+// as a slot may have been freed (budgetFreed).
 func (o *orchestrator) hedgeAgain(f *flight, now time.Time) {
-	if d := o.hedgeDelay(f.target, now); d > 0 {
-		f.due = now.Add(d)
-	} else {
+	d := o.hedgeDelay(f.target, now)
+	if d <= 0 {
 		f.done = true
+		return
+	}
+	f.due = now.Add(d)
+	if fb := o.r.cfg.Targets[f.target].firstByteBudget(); fb > 0 {
+		if last := f.start.Add(fb * 3 / 4); last.After(now) && last.Before(f.due) {
+			f.due = last
+		}
 	}
 }
 
@@ -572,7 +659,43 @@ type hedgeBudgets struct {
 	routes map[string]*routeLoad
 }
 
-type routeLoad struct{ jobs, hedges int }
+type routeLoad struct {
+	jobs, hedges int
+	// percent and min are the route's budget (set by acquireOrWait), for
+	// telling whether a slot is free when no one asks (allowed).
+	percent float64
+	min     int
+	// waiters are the wake channels of the route's jobs that a call beside
+	// their others was denied to, oldest first (acquireOrWait). Each time a
+	// slot may have been freed — one given back, or a job started growing a
+	// percent budget — and one is free, the first is taken off and signalled
+	// (wakeLocked): one job per slot, not a stampede of every denied job.
+	waiters []chan struct{}
+}
+
+// allowed is how many hedges the route's budget allows in flight now.
+func (l *routeLoad) allowed() int {
+	if l.percent <= 0 && l.min <= 0 {
+		return math.MaxInt // no budget configured
+	}
+	return max(l.min, int(l.percent*float64(l.jobs)/100))
+}
+
+// wakeLocked signals the first waiting job when a slot is free. b.mu held.
+// The send never blocks: a job's wake channel has room for one signal and is
+// among the waiters only while it holds none (acquireOrWait's caller
+// registers it again only after taking the signal).
+func (l *routeLoad) wakeLocked() {
+	if len(l.waiters) == 0 || l.hedges >= l.allowed() {
+		return
+	}
+	w := l.waiters[0]
+	l.waiters = slices.Delete(l.waiters, 0, 1)
+	select {
+	case w <- struct{}{}:
+	default:
+	}
+}
 
 func (b *hedgeBudgets) load(route string) *routeLoad {
 	if b.routes == nil {
@@ -589,7 +712,9 @@ func (b *hedgeBudgets) load(route string) *routeLoad {
 // jobStarted counts a job in flight on route until the returned func is called.
 func (b *hedgeBudgets) jobStarted(route string) (done func()) {
 	b.mu.Lock()
-	b.load(route).jobs++
+	l := b.load(route)
+	l.jobs++
+	l.wakeLocked() // a percent budget may allow one more
 	b.mu.Unlock()
 	return func() {
 		b.mu.Lock()
@@ -601,14 +726,21 @@ func (b *hedgeBudgets) jobStarted(route string) (done func()) {
 // acquire takes one hedge of the route's budget; release gives it back. When
 // the budget is spent, why says so in words for the job's routing.
 func (b *hedgeBudgets) acquire(name string, route *Route) (release func(), ok bool, why string) {
+	return b.acquireOrWait(name, route, nil)
+}
+
+// acquireOrWait is acquire; denied, wake (unless nil) joins the route's
+// waiters, to be signalled once when a slot may be free for it (wakeLocked).
+func (b *hedgeBudgets) acquireOrWait(name string, route *Route, wake chan struct{}) (release func(), ok bool, why string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	l := b.load(name)
-	allowed := max(route.HedgeBudgetMin, int(route.HedgeBudgetPercent*float64(l.jobs)/100))
-	if route.HedgeBudgetPercent <= 0 && route.HedgeBudgetMin <= 0 {
-		allowed = math.MaxInt // no budget configured
-	}
+	l.percent, l.min = route.HedgeBudgetPercent, route.HedgeBudgetMin
+	allowed := l.allowed()
 	if l.hedges >= allowed {
+		if wake != nil {
+			l.waiters = append(l.waiters, wake)
+		}
 		return nil, false, fmt.Sprintf("hedge denied by the route's hedge budget: %d hedges in flight, the budget allows max(%d, %g%% of %d jobs in flight) = %d",
 			l.hedges, route.HedgeBudgetMin, route.HedgeBudgetPercent, l.jobs, allowed)
 	}
@@ -618,7 +750,33 @@ func (b *hedgeBudgets) acquire(name string, route *Route) (release func(), ok bo
 		once.Do(func() {
 			b.mu.Lock()
 			l.hedges--
+			l.wakeLocked()
 			b.mu.Unlock()
 		})
 	}, true, ""
+}
+
+// passOn gives a wake a job did not act on to the route's next waiting job.
+func (b *hedgeBudgets) passOn(route string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.load(route).wakeLocked()
+}
+
+// forget takes wake, whose job ends, off the route's waiters. One taken off
+// already was signalled (under b.mu, so the signal is in it now): it is
+// passed on to the next waiter.
+func (b *hedgeBudgets) forget(route string, wake chan struct{}) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	l := b.load(route)
+	if i := slices.Index(l.waiters, wake); i >= 0 {
+		l.waiters = slices.Delete(l.waiters, i, i+1)
+		return
+	}
+	select {
+	case <-wake:
+		l.wakeLocked()
+	default:
+	}
 }

@@ -256,10 +256,11 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, readAt time.Time, 
 	return o, "", 0
 }
 
-// resumeRetry schedules, as the orchestration that recorded it would have,
-// the retry of the first provider (route order) whose latest attempt of the
-// round failed transiently with retries left: a job handed over during a
-// retry's backoff (a drain, SPEC §17) is retried, not failed. The wait is the
+// resumeRetry schedules, as the orchestration that recorded them would have,
+// the retry of each provider whose latest attempt of the round failed
+// transiently with retries left (the race keeps one pending retry per
+// target, scheduleRetry): a job handed over during a retry's backoff (a
+// drain, SPEC §17) is retried, not failed. The wait is the
 // backoff with the stored Retry-After counted from now (never sooner than the
 // provider asked); a retry that could not start before the job's deadline (as
 // setDeadline counts it, from the job's read), or
@@ -285,8 +286,7 @@ func (o *orchestrator) resumeRetry(latest map[string]store.Attempt) {
 		}
 		o.retries[p]++
 		o.log.Info("resuming a retry on the same provider", "provider", p, "delay", delay)
-		o.retryAt, o.retryFor = time.NewTimer(delay), p
-		return
+		o.scheduleRetry(p, delay)
 	}
 }
 

@@ -70,15 +70,21 @@ type orchestrator struct {
 	// being settled.
 	breakerWait time.Duration
 
-	leaseLost  bool   // another process took the job over: touch nothing more
-	settled    bool   // finish moved the job out of pending/running (its lease went with it)
-	retryReady string // a retry whose delay passed while max_inflight was reached
-	done       bool   // a result won, or the job was completed elsewhere
-	blocked    bool   // an attempt is unknown: no new attempt may start
-	stopped    bool   // no new attempt: a caller fault, a limit, a lost lease
-	stopWhy    string
-	retryAt    *time.Timer
-	retryFor   string
+	leaseLost bool // another process took the job over: touch nothing more
+	settled   bool // finish moved the job out of pending/running (its lease went with it)
+	done      bool // a result won, or the job was completed elsewhere
+	blocked   bool // an attempt is unknown: no new attempt may start
+	stopped   bool // no new attempt: a caller fault, a limit, a lost lease
+	stopWhy   string
+
+	// The job's retries waiting (retry_queue.go), at most one per target:
+	// pending ones wait out their backoff, soonest first, on retryTimer;
+	// ready ones came due while they could not start — max_inflight reached,
+	// or the hedge budget denied the call beside the others (holdExtra) — and
+	// start as attempts end or a budget slot is freed.
+	pending    []pendingRetry
+	retryTimer *time.Timer
+	ready      []string
 
 	// refused is a caller-fault refusal's reason (refuse): no target not
 	// yet tried is started any more, but the targets already working on the
@@ -92,6 +98,18 @@ type orchestrator struct {
 	extras      []func()
 	hedgeDenied bool // a denial was recorded in routing
 	drainSeen   bool // the runner's drain was acted on
+	// budgetWake is signalled by the route's hedge budget when a slot may
+	// have been freed for a call it denied this job (acquireExtra):
+	// budgetWaiting says it is among the budget's waiters or holds its
+	// signal; budgetAsks counts the slots asked for, to tell whether a wake
+	// was acted on (budgetFreed).
+	budgetWake    chan struct{}
+	budgetWaiting bool
+	budgetAsks    int
+	// firstLeaseSet is when this process sent the claim that created the
+	// job with its first attempt (its clock, read before: Plan), for the
+	// first attempt's send (withLeaseSet); zero: unknown.
+	firstLeaseSet time.Time
 	// leftOver: the drain left work of this race for another replica — a
 	// retry it dropped, an attempt it did not send (handOver).
 	leftOver bool
@@ -149,6 +167,7 @@ type attemptResult struct {
 func (o *orchestrator) run(ctx context.Context) {
 	defer o.r.hedges.jobStarted(o.job.Route)()
 	defer o.releaseExtra()
+	defer o.forgetBudgetWake() // before the slots go back: their wakes go to other jobs
 	// The deadline is the whole run's, on the database clock: a job adopted
 	// or resumed here has only what is left of it (RunElapsed, read with the
 	// job), and none when it has passed — counted from when the job was read
@@ -170,8 +189,6 @@ func (o *orchestrator) run(ctx context.Context) {
 	hedge := time.NewTimer(time.Hour)
 	hedge.Stop()
 	defer hedge.Stop()
-	retry := make(<-chan time.Time)
-
 	switch {
 	case o.first != nil:
 		// Created with the job, in the same commit: send it at once.
@@ -180,8 +197,8 @@ func (o *orchestrator) run(ctx context.Context) {
 		o.used[a.Provider] = true
 		o.attempts++
 		o.sole.Store(true)
-		o.launch(ctx, a, a.Role, release, false)
-	case o.retryAt != nil:
+		o.launch(withLeaseSet(ctx, o.firstLeaseSet), a, a.Role, release, false)
+	case len(o.pending) > 0:
 		// A retry that was due when the job was handed over goes first, when
 		// its backoff ends (prepare), as it would have in the orchestration
 		// that scheduled it.
@@ -199,8 +216,8 @@ func (o *orchestrator) run(ctx context.Context) {
 	o.armHedge(ctx, hedge)
 
 	for {
-		for len(o.inflight) > 0 || o.retryAt != nil {
-			o.step(ctx, hedge, &retry, &deadline)
+		for len(o.inflight) > 0 || len(o.pending) > 0 {
+			o.step(ctx, hedge, &deadline)
 		}
 		// Nothing is in flight. The blocking rule is the database's: if the
 		// unknown attempt that stopped new attempts was resolved meanwhile (by
@@ -217,41 +234,22 @@ func (o *orchestrator) run(ctx context.Context) {
 }
 
 // step waits for one event of the race and acts on it.
-func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-chan time.Time, deadline *<-chan time.Time) {
-	if o.retryAt != nil {
-		*retry = o.retryAt.C
-	}
+func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, deadline *<-chan time.Time) {
 	select {
 	case res := <-o.results:
 		delete(o.inflight, res.attempt.ID)
 		o.handle(ctx, res)
-		if p := o.retryReady; p != "" && len(o.inflight) < o.route.MaxInflight {
-			o.retryReady = ""
-			if o.canStart() {
-				o.start(ctx, p, store.RoleRetry)
-			} else {
-				o.retryDropped()
-			}
-		}
+		o.startReady(ctx)
 		o.settleExtra()
 		o.armHedge(ctx, hedge)
 	case <-hedge.C:
 		o.hedgeDue(ctx, hedge)
-	case <-*retry:
-		p := o.retryFor
-		o.retryAt, o.retryFor, *retry = nil, "", make(<-chan time.Time)
-		switch {
-		case !o.canStart():
-			// The drain may have come at the same time as the timer: this
-			// select picks either, and the drain case finds no retry then.
-			o.retryDropped()
-		case len(o.inflight) >= o.route.MaxInflight:
-			o.retryReady = p // started as soon as an attempt ends
-		default:
-			o.start(ctx, p, store.RoleRetry)
-			o.settleExtra()
-			o.armHedge(ctx, hedge)
-		}
+	case <-o.retryC():
+		o.retriesDue(ctx)
+		o.settleExtra()
+		o.armHedge(ctx, hedge)
+	case <-o.budgetWakeC():
+		o.budgetFreed(ctx, hedge)
 	case <-*deadline:
 		*deadline = nil
 		o.deadlinePassed()
@@ -259,11 +257,10 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 		// Shutting down: no retry or failover; a pending retry is handed
 		// over. A hedge that fits the drain may still start (drainFits).
 		o.drainSeen = true
-		if o.retryAt != nil || o.retryReady != "" {
+		if o.retryPending() {
 			o.leftOver = true
 		}
 		o.cancelRetry()
-		o.retryReady = ""
 		o.armHedge(ctx, hedge)
 	case <-ctx.Done():
 		o.cancelRetry()
@@ -273,6 +270,10 @@ func (o *orchestrator) step(ctx context.Context, hedge *time.Timer, retry *<-cha
 		for len(o.inflight) > 0 {
 			res := <-o.results
 			delete(o.inflight, res.attempt.ID)
+			// A hedge budget slot goes back as its call ends, not when the
+			// last does: a loser slow to stop keeps no other job's hedge
+			// waiting (budgetFreed).
+			o.settleExtra()
 			if res.state == store.AttemptWon && !res.discarded { // discarded: a resolution's win, not this run's
 				o.r.cfg.Observer.JobSettled(store.JobSucceeded)
 			}
@@ -426,13 +427,6 @@ func (o *orchestrator) retryDropped() {
 	}
 }
 
-func (o *orchestrator) cancelRetry() {
-	if o.retryAt != nil {
-		o.retryAt.Stop()
-		o.retryAt, o.retryFor = nil, ""
-	}
-}
-
 // handle decides what an ended attempt means for the race.
 func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 	p := res.attempt.Provider
@@ -494,15 +488,16 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 				// for a Retry-After beyond max_retry_after, fail over now.
 				o.reasons[p] = res.reason + "; " + why
 				o.failover(ctx)
-			case o.canStart() && o.retryAt == nil && o.retryReady == "":
+			case o.canStart() && !o.retryPendingFor(p):
+				// Beside any other target's retry pending (scheduleRetry).
 				o.retries[p]++
 				o.log.Info("retrying on the same provider", "provider", p, "kind", pe.Kind, "delay", delay)
-				o.retryAt, o.retryFor = time.NewTimer(delay), p
+				o.scheduleRetry(p, delay)
 			default:
 				if o.r.draining.Load() {
 					o.leftOver = true // the retry is the adopting replica's (resumeRetry)
 				}
-				o.failover(ctx) // one retry is already pending, or none may start
+				o.failover(ctx) // none may start (or, never seen, p's retry is pending already)
 			}
 		case pe.Kind == providers.KindContextLength:
 			// Only a target with a larger context window can take the request.
@@ -540,7 +535,7 @@ func (o *orchestrator) refuse(why string) {
 	if o.refused == "" {
 		o.refused = why
 	}
-	if len(o.inflight) == 0 && o.retryAt == nil && o.retryReady == "" {
+	if len(o.inflight) == 0 && !o.retryPending() {
 		o.stop(why)
 	}
 }
@@ -715,6 +710,7 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 	// (abandonCreated).
 	id := store.NewAttemptID()
 	cctx, endCreate := o.r.exitContext(ctx)
+	leaseSet := time.Now() // before the statement that sets the attempt's lease (withLeaseSet)
 	a, err := o.r.cfg.Store.CreateAttempt(cctx, store.NewAttempt{
 		ID: id, JobID: o.job.ID, Provider: provider, Model: model, Role: role, Price: storePrice(o.r.priceFor(provider, target, model)),
 		LeaseOwner: o.r.cfg.LeaseOwner, LeaseFor: o.r.cfg.Lease, Orchestrator: o.r.cfg.LeaseOwner,
@@ -817,7 +813,7 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 		o.deadlinePassed()
 		return false
 	}
-	o.launch(ctx, a, role, release, draining)
+	o.launch(withLeaseSet(ctx, leaseSet), a, role, release, draining)
 	return true
 }
 

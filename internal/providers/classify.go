@@ -131,8 +131,8 @@ func unlistedStatus(e *Error, msg string) {
 // a provider say in place of the provider's message (operatorsOwn).
 var operatorsMessages = map[Kind]string{
 	KindAuth: "the provider refused the router's credentials for this target: an operator must check its api_key_env (the provider's own message is in the router's log)",
-	KindRateLimited: "the provider rate-limited the router's account for this target; the router retries and fails over by itself " +
-		"(the provider's own message, which names the account and its limits, is in the router's log)",
+	KindRateLimited: "the provider rate-limited the router's account for this target (retried after its Retry-After and failed over " +
+		"within the route's max_retries and max_attempts; the provider's own message, which names the account and its limits, is in the router's log)",
 	KindQuotaExceeded: "the router's account for this target is out of quota or credit at the provider: an operator must check its plan and billing " +
 		"(the provider's own message is in the router's log)",
 	KindModelNotFound: "the provider does not serve this target's model to the router's account: an operator must check the target's model " +

@@ -455,11 +455,19 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	try.Latency, try.StatusCode = clock.now().Sub(try.StartedAt), code
 	try.Status = store.EventDelivered
 	var interrupted *interruptedError
+	var gone *goneError
 	switch {
 	case errors.As(sendErr, &interrupted):
 		// The endpoint did not fail: the try is recorded as cut short and
 		// never gives up on the event, whatever its age; the next try decides.
 		try.Error, try.Status = sendErr.Error(), store.EventPending
+	case errors.As(sendErr, &gone):
+		// The receiver says the endpoint is gone (410): retrying it for
+		// webhooks.retry_for only repeats the answer, so this event is
+		// abandoned at once. The owner's webhook is left as it is: its other
+		// events are sent, and each that is answered 410 is abandoned the
+		// same way, at its first 410.
+		try.Error, try.Status = sendErr.Error(), store.EventAbandoned
 	case sendErr != nil:
 		try.Error, try.Status = sendErr.Error(), store.EventPending
 		// ev.Age is measured by PostgreSQL: expiry is decided on the
@@ -490,6 +498,9 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	case status == store.EventAbandoned:
 		if try.Error != sendErr.Error() { // no webhook or no secret: it said "will be retried"
 			return river.JobCancel(errors.New(try.Error))
+		}
+		if gone != nil {
+			return river.JobCancel(sendErr)
 		}
 		return river.JobCancel(fmt.Errorf("gave up after %s: %w", w.cfg.RetryFor, sendErr))
 	case interrupted != nil:
@@ -590,6 +601,9 @@ func (w *Worker) tell(ev *store.Event, job *river.Job[DeliverArgs], try store.De
 			attrs = append(attrs, "river_job_id", job.ID)
 		}
 		switch {
+		case outcome == OutcomeAbandoned && try.Status == store.EventAbandoned && try.StatusCode == http.StatusGone:
+			w.log.Warn("webhook event abandoned: the owner's webhook answered 410 Gone; it will not be sent again: fix or remove the owner's webhook URL",
+				attrs...)
 		case outcome == OutcomeAbandoned:
 			w.log.Warn("webhook event abandoned: a try of it failed when it was webhooks.retry_for old; it will not be sent again",
 				append(attrs, "retry_for", w.cfg.RetryFor)...)
@@ -656,7 +670,8 @@ func eventBody(typ string, j *store.Job) []byte {
 
 // send POSTs one signed try; a non-2xx status, headers over
 // maxResponseHeaderBytes or no answer within Timeout is an error, and so is a
-// try cut short by the service stopping (interruptedError). A previous secret
+// try cut short by the service stopping (interruptedError); a 410 Gone is a
+// goneError, which abandons the event at once. A previous secret
 // (a rotation) adds its signature after the current one's (signature). The
 // webhook-timestamp is the database's time (clock): receivers refuse one
 // more than a few minutes from their own clock, and a replica whose clock
@@ -703,8 +718,14 @@ func (w *Worker) send(ctx context.Context, clock tryClock, url string, keys sign
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
 		msg += RedirectNote
 	}
+	if resp.StatusCode == http.StatusGone {
+		msg += GoneNote
+	}
 	if text := answerExcerpt(head); text != "" {
 		msg += ": " + text
+	}
+	if resp.StatusCode == http.StatusGone {
+		return resp.StatusCode, &goneError{msg: msg}
 	}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 		if after, ok := retryAfter(resp.Header, clock.now()); ok {
@@ -719,13 +740,26 @@ func (w *Worker) send(ctx context.Context, clock tryClock, url string, keys sign
 const answerExcerptBytes = 256
 
 // AnsweredPrefix begins the error of a try whose endpoint answered with a
-// non-2xx status: the status follows, then RedirectNote for a 3xx, then ": "
-// and the start of the answer (answerExcerpt). The operator dashboard shows
+// non-2xx status: the status follows, then RedirectNote for a 3xx or GoneNote
+// for a 410, then ": " and the start of the answer (answerExcerpt). The operator dashboard shows
 // the error only up to the start of the answer (internal/ops deliveryCause).
 const (
 	AnsweredPrefix = "the webhook answered "
 	RedirectNote   = " (a redirect, not followed: set the webhook URL to its target)"
+	// GoneNote follows a 410's status: the event is abandoned at that try.
+	GoneNote = " (Gone: the receiver says this endpoint no longer exists, so the event is abandoned, not retried, " +
+		"and will not be sent again; fix the owner's webhook URL (api_keys[].webhook.url in the configuration, " +
+		"or a new key made with router keys create --webhook-url) or remove the webhook; " +
+		"the owner's other events are still sent to it)"
 )
+
+// goneError is a try answered 410 Gone: its event is abandoned at once
+// rather than retried for webhooks.retry_for, as production webhook senders
+// do. Only this event is: the owner's webhook is not disabled, so a receiver
+// that answered 410 by mistake loses only the events it was sent meanwhile.
+type goneError struct{ msg string }
+
+func (e *goneError) Error() string { return e.msg }
 
 // answerExcerpt is the text a try's error quotes of a non-2xx answer whose
 // body begins with b (read up to answerExcerptBytes+1 bytes): at most

@@ -61,9 +61,6 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		}
 		return attemptResult{attempt: a, state: attemptUnsent}
 	}
-	if ranOut, held := r.leaseRanOut(ctx); ranOut {
-		return r.leaseRanOutUnsent(bg, job, a, held, log)
-	}
 	req := sp.request(a, job.ID)
 	// A silent loser is not cut at once when its target is expected to
 	// answer later, or when it is its breaker's probe (keepLoser).
@@ -346,53 +343,8 @@ func (r *Runner) shutdownUnsent(ctx context.Context, a *store.Attempt, log *slog
 // attemptUnsent is the end of an attempt that was never sent because the
 // router began shutting down: recorded as such (store.RecordNotSent), and
 // handed over with its job when it was the job's only attempt
-// (store.HandOverUnsent); or because its lease may have run out before it
-// could be sent (leaseRanOutUnsent), its job then given back.
+// (store.HandOverUnsent).
 const attemptUnsent = "unsent"
-
-// leaseRanOutUnsent records an attempt that was not sent because its lease
-// may have run out (leaseRanOut: held since the lease was set): sent now,
-// it could reach its provider after recovery marked it unknown
-// (lease_expired) — and after reconciliation, counting from that expiry,
-// found no record of it, resolved it failed and ran the job again: the same
-// target would get the request twice. It is recorded as never sent
-// (store.RecordNotSentExpired: `cancelled` not_sent, counted neither as its
-// target tried nor against max_attempts; recovery's mark, if it came first,
-// undone), and the job is given back: its lease released, unless the record
-// already left it with none (a job unknown only because of this attempt,
-// running again), and submitted again, so this runner runs it once this run
-// ends (recovery adopts it otherwise). This run no longer holds the job, so
-// it settles nothing (its settle finds the lease lost) and starts nothing
-// more (CreateAttempt's fencing).
-//
-// A record that fails leaves the attempt to its lease, as an attempt whose
-// end could not be recorded: recovery marks it unknown, and reconciliation
-// finds no record of it — it was never sent — so the job runs again.
-func (r *Runner) leaseRanOutUnsent(ctx context.Context, job *store.Job, a *store.Attempt, held time.Duration, log *slog.Logger) attemptResult {
-	why := fmt.Sprintf("the request was never sent: this router could not send it within the attempt's lease "+
-		"(%s since the lease was set, lease %s): it stalled (a freeze, a CPU stall, a slow database answer) before sending it; the job runs again",
-		held.Round(time.Millisecond), r.cfg.Lease)
-	resumed, err := r.cfg.Store.RecordNotSentExpired(ctx, job.ID, a.ID, why)
-	if err != nil {
-		if !errors.Is(err, store.ErrStateConflict) {
-			unsentNotRecorded(log, err)
-			return attemptResult{attempt: a, state: "abandoned"}
-		}
-		// Settled otherwise first (its job's end or cancellation, a
-		// resolution): not sent either way, and not this run's to record.
-		log.Info("the attempt's lease may have run out before it was sent, and it was settled meanwhile; not sending", "err", err)
-		return attemptResult{attempt: a, state: attemptUnsent}
-	}
-	log.Warn("this router stalled past the attempt's lease before sending it; recorded as never sent, the job given back to run again",
-		"held", held.Round(time.Millisecond), "lease", r.cfg.Lease, "resumed", resumed)
-	if !resumed {
-		if err := r.cfg.Store.ReleaseJobLease(ctx, job.ID, r.cfg.LeaseOwner); err != nil {
-			log.Warn("could not give back the job's lease; it is left to expire", "err", err)
-		}
-	}
-	r.SubmitID(job.ID)
-	return attemptResult{attempt: a, state: attemptUnsent}
-}
 
 // describe is an error in a person's words, for the job's `error`.
 func describe(pe *providers.Error) string {

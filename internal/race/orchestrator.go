@@ -106,10 +106,6 @@ type orchestrator struct {
 	budgetWake    chan struct{}
 	budgetWaiting bool
 	budgetAsks    int
-	// firstLeaseSet is when this process sent the claim that created the
-	// job with its first attempt (its clock, read before: Plan), for the
-	// first attempt's send (withLeaseSet); zero: unknown.
-	firstLeaseSet time.Time
 	// leftOver: the drain left work of this race for another replica — a
 	// retry it dropped, an attempt it did not send (handOver).
 	leftOver bool
@@ -197,7 +193,7 @@ func (o *orchestrator) run(ctx context.Context) {
 		o.used[a.Provider] = true
 		o.attempts++
 		o.sole.Store(true)
-		o.launch(withLeaseSet(ctx, o.firstLeaseSet), a, a.Role, release, false)
+		o.launch(ctx, a, a.Role, release, false)
 	case len(o.pending) > 0:
 		// A retry that was due when the job was handed over goes first, when
 		// its backoff ends (prepare), as it would have in the orchestration
@@ -710,7 +706,6 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 	// (abandonCreated).
 	id := store.NewAttemptID()
 	cctx, endCreate := o.r.exitContext(ctx)
-	leaseSet := time.Now() // before the statement that sets the attempt's lease (withLeaseSet)
 	a, err := o.r.cfg.Store.CreateAttempt(cctx, store.NewAttempt{
 		ID: id, JobID: o.job.ID, Provider: provider, Model: model, Role: role, Price: storePrice(o.r.priceFor(provider, target, model)),
 		LeaseOwner: o.r.cfg.LeaseOwner, LeaseFor: o.r.cfg.Lease, Orchestrator: o.r.cfg.LeaseOwner,
@@ -813,7 +808,7 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 		o.deadlinePassed()
 		return false
 	}
-	o.launch(withLeaseSet(ctx, leaseSet), a, role, release, draining)
+	o.launch(ctx, a, role, release, draining)
 	return true
 }
 

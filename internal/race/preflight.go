@@ -3,7 +3,6 @@ package race
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/routerhq/router/internal/store"
 )
@@ -64,9 +63,6 @@ func (r *Runner) Plan(job *store.Job) (plan store.JobPlan, routing json.RawMessa
 		return nil, o.routing, false, nil
 	}
 	p := &Plan{o: o}
-	// Before the claim that creates the job with its first attempt, which
-	// sets the attempt's lease: its send is checked against it (withLeaseSet).
-	o.firstLeaseSet = time.Now()
 	if r.draining.Load() {
 		return p, nil, true, nil // shutting down: no first attempt; the job is handed over
 	}

@@ -458,7 +458,7 @@ func (o *orchestrator) hedgeDue(ctx context.Context, timer *time.Timer) {
 	}
 	if len(o.extras) < len(o.inflight) { // no slot held for this call yet
 		if ok, why := o.acquireExtra(); !ok {
-			o.denyHedge(ctx, p, why)
+			o.denyHedge(ctx, p, deniedCall(store.RoleHedge, p, why))
 			o.hedgeAgain(silent, now) // the budget may allow it later
 			silent.denied = true
 			return
@@ -500,7 +500,7 @@ func (o *orchestrator) holdExtra(ctx context.Context, provider, role string) boo
 	if ok {
 		return true
 	}
-	o.denyHedge(ctx, provider, why)
+	o.denyHedge(ctx, provider, deniedCall(role, provider, why))
 	if role == store.RoleRetry && !slices.Contains(o.ready, provider) {
 		o.ready = append(o.ready, provider)
 	}
@@ -513,6 +513,28 @@ func (o *orchestrator) holdExtra(ctx context.Context, provider, role string) boo
 		}
 	}
 	return false
+}
+
+// deniedCall is the reason a job's routing records (`"event": "hedge_denied"`,
+// denyHedge) when the route's hedge budget denies the call of role on
+// provider beside the job's others: which call was denied — a hedge, and
+// also a retry or failover, each of which needs a slot as a hedge does
+// (holdExtra) — then the budget's why (acquireOrWait). The event keeps its
+// name for every role: the routing and router_hedges_denied_total have
+// always counted the three under it.
+func deniedCall(role, provider, why string) string {
+	var call string
+	switch role {
+	case store.RoleRetry:
+		call = "a retry on " + provider
+	case store.RoleFailover:
+		call = "a failover to " + provider
+	case store.RoleHedge:
+		call = "a hedge on " + provider
+	default:
+		call = "a " + role + " call to " + provider
+	}
+	return call + " was denied: " + why
 }
 
 // acquireExtra takes a slot of the route's hedge budget for a call beside the
@@ -697,6 +719,14 @@ func (l *routeLoad) wakeLocked() {
 	}
 }
 
+// calls is "1 call" or "n calls".
+func calls(n int) string {
+	if n == 1 {
+		return "1 call"
+	}
+	return fmt.Sprintf("%d calls", n)
+}
+
 func (b *hedgeBudgets) load(route string) *routeLoad {
 	if b.routes == nil {
 		b.routes = map[string]*routeLoad{}
@@ -723,8 +753,9 @@ func (b *hedgeBudgets) jobStarted(route string) (done func()) {
 	}
 }
 
-// acquire takes one hedge of the route's budget; release gives it back. When
-// the budget is spent, why says so in words for the job's routing.
+// acquire takes one slot of the route's budget (a call in flight beyond a
+// job's first); release gives it back. When the budget is spent, why says so
+// in words for the job's routing (deniedCall names the call denied).
 func (b *hedgeBudgets) acquire(name string, route *Route) (release func(), ok bool, why string) {
 	return b.acquireOrWait(name, route, nil)
 }
@@ -741,8 +772,9 @@ func (b *hedgeBudgets) acquireOrWait(name string, route *Route, wake chan struct
 		if wake != nil {
 			l.waiters = append(l.waiters, wake)
 		}
-		return nil, false, fmt.Sprintf("hedge denied by the route's hedge budget: %d hedges in flight, the budget allows max(%d, %g%% of %d jobs in flight) = %d",
-			l.hedges, route.HedgeBudgetMin, route.HedgeBudgetPercent, l.jobs, allowed)
+		return nil, false, fmt.Sprintf("the route's hedge budget is spent: %s in flight beyond one per job, and its hedge_budget allows "+
+			"max(min_concurrent %d, %g%% of the route's %d jobs in flight) = %d",
+			calls(l.hedges), route.HedgeBudgetMin, route.HedgeBudgetPercent, l.jobs, allowed)
 	}
 	l.hedges++
 	var once sync.Once

@@ -350,7 +350,11 @@ func kindOf(a store.Attempt) providers.Kind {
 }
 
 // failureOf is why an earlier attempt did not win, from its stored error, so a
-// resumed race can still explain a failure in full.
+// resumed race can still explain a failure in full. It is worded as a live
+// attempt's reason (describe): the stored message is the provider error's
+// own text, which begins "provider <name>: ", and the reason is prefixed
+// with the provider's name already (prepare), so that prefix is dropped —
+// "primary: timeout: …", not "primary: provider primary: timeout: …".
 func failureOf(a store.Attempt) string {
 	if a.State != store.AttemptFailed && a.State != store.AttemptInvalid || len(a.Error) == 0 {
 		return ""
@@ -361,5 +365,5 @@ func failureOf(a store.Attempt) string {
 	if json.Unmarshal(a.Error, &e) != nil {
 		return ""
 	}
-	return e.Message
+	return strings.TrimPrefix(e.Message, "provider "+a.Provider+": ")
 }

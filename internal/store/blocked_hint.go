@@ -31,6 +31,14 @@ func resolveHint(jobID string, seqs []int) string {
 	return fmt.Sprintf("Resolve each with POST /v1/jobs/%s/attempts/{seq}/resolve, {seq} being %s", jobID, seqWords(seqs))
 }
 
+// resolveBeforeRetry says, in one sentence, why job jobID cannot be retried
+// while its attempts seqs are unknown and what to do: "attempt 2 is unknown;
+// resolve it with POST /v1/jobs/{id}/attempts/2/resolve, then retry the job".
+func resolveBeforeRetry(jobID string, seqs []int) string {
+	hint := resolveHint(jobID, seqs)
+	return isAre(seqs) + " unknown; " + strings.ToLower(hint[:1]) + hint[1:] + ", then retry the job"
+}
+
 // seqWords is "2", "2 and 3", "2, 3 and 5".
 func seqWords(seqs []int) string {
 	s := make([]string, len(seqs))

@@ -214,14 +214,14 @@ func (s *Store) RetryJobWithin(ctx context.Context, owner, jobID string, maxLive
 			if err != nil {
 				return err
 			}
-			return fmt.Errorf("%w: %s unknown; resolve first: %s", ErrAttemptBlocked, isAre(seqs), resolveHint(jobID, seqs))
+			return fmt.Errorf("%w: %s", ErrAttemptBlocked, resolveBeforeRetry(jobID, seqs))
 		case JobPending, JobRunning:
 			unknown, err := attemptSeqs(ctx, tx, jobID, AttemptUnknown)
 			if err != nil {
 				return err
 			}
 			if len(unknown) > 0 {
-				return fmt.Errorf("%w: %s unknown; resolve first: %s", ErrAttemptBlocked, isAre(unknown), resolveHint(jobID, unknown))
+				return fmt.Errorf("%w: %s", ErrAttemptBlocked, resolveBeforeRetry(jobID, unknown))
 			}
 			starting, err := attemptSeqs(ctx, tx, jobID, AttemptStarting)
 			if err != nil {

@@ -91,7 +91,9 @@ func (p Provider) providerSettingProblems(where string) []string {
 // so it never starts; hedge_min or hedge_max, which bound the adaptive delay
 // only, unless the route hedges adaptively; and hedge_budget, which bounds the
 // calls a job has in flight beside its first, on a route that never hedges
-// (without a hedge a job has one call in flight at a time). What the file
+// (without a hedge a job has one call in flight at a time) — off, one target,
+// max_inflight 1 or max_attempts 1 (whose written hedge_after is refused on its
+// own, hedgeProblems). What the file
 // left out — hedge_after off on a route of one target, the default bounds and
 // budget — is never refused; a bound written 0 or below is refused as such
 // (hedgeBoundProblems). An unreadable hedge_after is refused on its own.
@@ -118,6 +120,10 @@ func (r *Route) hedgeNoEffectProblems(name string) []string {
 		why, fix = fmt.Sprintf("the route never hedges, having one target (%s)", r.Targets[0].label()), "add a target to hedge to"
 	case r.HedgeAfter == "off":
 		why, fix = "hedge_after is off (no hedging)", "set hedge_after: adaptive"
+	case r.MaxInflight == 1:
+		why, fix = "max_inflight is 1 (a hedge is a second call in flight: the route never hedges)", "raise max_inflight"
+	case r.MaxAttempts == 1:
+		why, fix = "max_attempts is 1 (a hedge is a second attempt: the route never hedges)", "raise max_attempts"
 	case fixed > 0:
 		why, fix = "hedge_after is a fixed "+fixed.String(), "set hedge_after: adaptive"
 	default:
@@ -133,7 +139,7 @@ func (r *Route) hedgeNoEffectProblems(name string) []string {
 				name, b.field, b.v.D(), why, b.field, fix)
 		}
 	}
-	if fixed > 0 && !one {
+	if fixed > 0 && !one && r.MaxInflight != 1 && r.MaxAttempts != 1 {
 		return errs // a fixed hedge uses the budget
 	}
 	if !r.hedgeBudgetDefault {

@@ -73,6 +73,21 @@ func TestHedgeBudgetDeniesAndRecordsInRouting(t *testing.T) {
 	if !found {
 		t.Fatalf("routing of the denied job does not say the hedge was denied: %+v", routing)
 	}
+	// The entry says which call the budget denied (a hedge on the fallback)
+	// and counts what the budget counts: the route's calls in flight beyond
+	// one per job, not "hedges" (a retry or failover beside a job's other
+	// calls takes a slot too). The event keeps its name.
+	var reason string
+	for _, d := range routing {
+		if d.Event == "hedge_denied" {
+			reason = d.Reason
+		}
+	}
+	const want = "a hedge on fallback was denied: the route's hedge budget is spent: 1 call in flight beyond one per job, " +
+		"and its hedge_budget allows max(min_concurrent 1, 0% of the route's 2 jobs in flight) = 1"
+	if reason != want {
+		t.Fatalf("hedge_denied reason %q, want %q (routing %+v)", reason, want, routing)
+	}
 }
 
 // An attempt whose provider had begun answering when its timeout passed is a

@@ -125,9 +125,9 @@ func putJobBuf(p *[]byte, buf []byte) {
 
 // writeJob is writeJSON for a job: store.Job.AppendJSON writes the bytes
 // json.Encoder would, without reflection and without validating the job's raw
-// JSON members again.
+// JSON members again; appendJob adds a failed job's next_step.
 func writeJob(w http.ResponseWriter, status int, job *store.Job) {
-	writeAppended(w, status, job.AppendJSON)
+	writeAppended(w, status, func(b []byte) []byte { return appendJob(b, job) })
 }
 
 // writeRawJSON is writeJSON for a value already encoded by encoding/json
@@ -172,7 +172,7 @@ func writeJobPage(w http.ResponseWriter, stall time.Duration, p jobPage) {
 			buf = append(buf, ',')
 		}
 		n := len(buf)
-		buf = j.AppendJSON(buf)
+		buf = appendJob(buf, j)
 		written += len(buf) - n
 		if len(buf) >= bodyChunkBytes {
 			if err := writeBody(w, stall, buf); err != nil {

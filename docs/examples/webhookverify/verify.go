@@ -74,7 +74,10 @@ type Event struct {
 // Handler verifies each delivery and passes its webhook-id (the event id,
 // the same on every redelivery) and event to handle; it answers 2xx only
 // when handle returns nil. Any other answer makes the router redeliver
-// later, and deliveries are at-least-once, so handle gets redeliveries of
+// later, except 410 Gone: that makes it abandon the event at once, never to
+// send it again, so answer 410 only when this endpoint is gone for good,
+// never for a delivery you failed to handle (Handler never does).
+// Deliveries are at-least-once, so handle gets redeliveries of
 // events it has handled, and of events whose handling failed or was cut
 // short. handle must therefore record id in the same database transaction
 // as the event's effect, and return nil without doing anything when id is

@@ -149,6 +149,9 @@ func (p *Anthropic) complete(ctx context.Context, req *Request) (*Response, erro
 	if err != nil {
 		return nil, p.configuredMaxTokens(req, p.classify(w, trace, err, false))
 	}
+	if e := answeredMessageError(p.cfg.Name, trace, msg); e != nil {
+		return nil, p.configuredMaxTokens(req, e)
+	}
 	resp, err := p.response(msg)
 	if resp != nil {
 		resp.FirstByte = w.FirstByte()

@@ -66,19 +66,8 @@ func TestAnthropicSendsNoBlankTextBlocks(t *testing.T) {
 			{Role: "user", Content: " "}, {Role: "user", Content: "hi"},
 		},
 		want: []any{map[string]any{"role": "user", "content": []any{text("hi")}}},
-	}, {
-		// Left out, the turn would leave the conversation ending on the
-		// assistant's, which Anthropic continues as a prefill: kept, as the
-		// caller wrote it, for Anthropic to refuse.
-		name: "blank user turn alone is kept",
-		messages: []Message{
-			{Role: "user", Content: "hi"}, {Role: "assistant", Content: "hello"}, {Role: "user", Content: " "},
-		},
-		want: []any{
-			map[string]any{"role": "user", "content": []any{text("hi")}},
-			map[string]any{"role": "assistant", "content": []any{text("hello")}},
-			map[string]any{"role": "user", "content": []any{text(" ")}},
-		},
+		// A user turn of blank text alone is refused before sending:
+		// TestAnthropicBlankUserTurnRefused.
 	}} {
 		for _, stream := range []bool{false, true} {
 			req := &Request{Messages: c.messages}

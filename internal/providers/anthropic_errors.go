@@ -103,7 +103,7 @@ func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h 
 		e.RetryAfter = ParseRetryAfter(status, h, time.Now())
 	}
 	e = e.generated().failOverUnsupported(msg)
-	if e.Kind == KindBadRequest && outputFormatRefused(msg) {
+	if e.Kind == KindBadRequest && (outputFormatRefused(msg) || anthropicFeatureRefused(msg)) {
 		e.Action = ActionFailover
 	}
 	return e

@@ -50,10 +50,19 @@ func (p *Anthropic) messageParams(req *Request) (anthropic.MessageNewParams, *Er
 	if req.User != "" {
 		params.Metadata.UserID = anthropic.String(anthropicUserID(req.User))
 	}
+	// first[k] is the index in req.Messages of the first message of turn k
+	// (params.Messages[k]), for blankUserTurn's message.
+	var first []int
 	for i, m := range req.Messages {
 		if e := p.addMessage(&params, i, m); e != nil {
 			return params, e
 		}
+		for len(first) < len(params.Messages) {
+			first = append(first, i)
+		}
+	}
+	if e := p.blankUserTurn(params.Messages, first); e != nil {
+		return params, e
 	}
 	if len(params.Messages) == 0 {
 		// A system prompt alone is a valid conversation for an
@@ -125,9 +134,9 @@ func blank(s string) bool { return strings.TrimSpace(s) == "" }
 // message adds nothing to the system prompt, a blank assistant text nothing
 // to its turn (a turn of nothing at all is not sent: the user turns around
 // it merge), and a blank tool result is sent as a tool_result without
-// content. An empty user message is left out as well; a blank one is kept
-// as its turn's text and left out by dropBlankText only when its turn holds
-// something else (see there).
+// content. A blank user message — empty or whitespace only — is kept as its
+// turn's text: dropBlankText leaves it out when its turn holds something
+// else, and blankUserTurn refuses the request when it does not (see there).
 func (p *Anthropic) addMessage(params *anthropic.MessageNewParams, i int, m Message) *Error {
 	switch m.Role {
 	case "system", "developer":
@@ -136,9 +145,6 @@ func (p *Anthropic) addMessage(params *anthropic.MessageNewParams, i int, m Mess
 		}
 		return nil
 	case "user":
-		if m.Content == "" {
-			return nil
-		}
 		appendBlocks(params, "user", anthropic.NewTextBlock(m.Content))
 		return nil
 	case "tool":
@@ -209,12 +215,8 @@ func toolInputObject(args string) string {
 
 // dropBlankText removes the blank text blocks of a user turn that holds
 // another block (a tool result, or text), which the Messages API would refuse
-// with the turn. A turn of blank text alone is left as it is: removing it
-// would join the assistant turns around it into one, or leave the
-// conversation ending on the assistant's turn, which Anthropic takes as the
-// start of its own answer to continue (a prefill) — another conversation than
-// the caller's. Sent as it is, the caller's blank message is refused by
-// Anthropic as a bad request that says so.
+// with the turn. A turn of blank text alone is left as it is, for
+// blankUserTurn to refuse.
 func dropBlankText(blocks []anthropic.ContentBlockParamUnion) []anthropic.ContentBlockParamUnion {
 	blankText := func(b anthropic.ContentBlockParamUnion) bool { return b.OfText != nil && blank(b.OfText.Text) }
 	if !slices.ContainsFunc(blocks, blankText) || !slices.ContainsFunc(blocks, func(b anthropic.ContentBlockParamUnion) bool { return !blankText(b) }) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/routerhq/router/internal/jsontext"
 )
@@ -56,7 +57,7 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 	// context (a blocked body read is only unblocked that way).
 	sctx, endDrain := context.WithCancel(tctx)
 	defer endDrain()
-	stream := p.client.Messages.NewStreaming(sctx, params)
+	stream := p.client.Messages.NewStreaming(sctx, params, option.WithMiddleware(p.streamErrorObject))
 	defer stream.Close()
 	var (
 		acc   anthropicAcc
@@ -95,6 +96,13 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 		// an error or undecodable event, the connection broken, a deadline
 		// or a cancellation — the message was whole at message_stop.
 		err = nil
+	}
+	var ao *answeredErrorObject
+	if errors.As(err, &ao) {
+		// Answered with an error object in place of the stream
+		// (streamErrorObject): the provider's refusal, classified by
+		// what it says.
+		return nil, p.configuredMaxTokens(req, ao.e)
 	}
 	if err != nil {
 		e := p.configuredMaxTokens(req, p.classify(w, trace, err, true))
@@ -169,9 +177,18 @@ type anthropicToolUse struct {
 // the output tokens counted so far — so that the attempt records them and
 // the race does not estimate the prompt with another tokenizer
 // (estimatedUsage steps aside for an error with usage). Before message_start
-// nothing was reported and e is returned as it is.
+// nothing was reported and e is returned as it is; so it is when no input
+// token was reported (input, cache-creation and cache-read tokens all 0):
+// an Anthropic-compatible server that counts the input only at the end
+// (SGLang's and mlx-node's /v1/messages send input_tokens 0 in
+// message_start) said nothing of the prompt it received, and taken as
+// billed its prompt would cost nothing. Without usage, the race estimates
+// the prompt and the part of the answer that came (Error.Partial).
 func (a *anthropicAcc) reported(e *Error) *Error {
 	if !a.started || e.Usage != nil {
+		return e
+	}
+	if a.usage.InputTokens == 0 && a.usage.CacheCreationInputTokens == 0 && a.usage.CacheReadInputTokens == 0 {
 		return e
 	}
 	return e.billed(anthropicUsage(a.usage), a.id, a.model)

@@ -334,7 +334,9 @@ func requestKind(code, typ, msg string) Kind {
 // refused the request's content: a content-policy code (OpenAI's
 // content_policy_violation and invalid_prompt, Azure's content_filter and
 // ResponsibleAIPolicyViolation), a message naming a content policy or a
-// safety system, or a moderation refusal (moderationFlagged).
+// safety system — Anthropic's output filter says "Output blocked by content
+// filtering policy", as a 400 invalid_request_error or an error event in the
+// stream —, or a moderation refusal (moderationFlagged).
 func contentPolicy(code, msg string) bool {
 	if code == "content_policy_violation" || code == "content_filter" ||
 		code == "ResponsibleAIPolicyViolation" || code == "invalid_prompt" {
@@ -342,6 +344,7 @@ func contentPolicy(code, msg string) bool {
 	}
 	m := strings.ToLower(msg)
 	return strings.Contains(m, "content policy") || strings.Contains(m, "content management policy") ||
+		strings.Contains(m, "content filtering policy") || strings.Contains(m, "blocked by content filter") ||
 		strings.Contains(m, "safety system") || moderationFlagged(m)
 }
 

@@ -15,7 +15,11 @@ import "strings"
 //   - OpenAI: "Invalid parameter: 'response_format' of type 'json_schema' is
 //     not supported with this model", "Unsupported parameter: '…' is not
 //     supported with this model", "Unsupported value: '…' does not support
-//     … with this model".
+//     … with this model";
+//   - Anthropic, a prefill (a conversation ending on the assistant's turn,
+//     which an OpenAI-compatible target answers as a new message) sent to a
+//     model without it: "This model does not support assistant message
+//     prefill. The conversation must end with a user message.".
 //
 // Such an error stays the request's (KindBadRequest, the caller's fault: the
 // target's breaker counts it as a success, it says nothing against the
@@ -28,6 +32,7 @@ func featureUnsupported(msg string) bool {
 		strings.Contains(m, "tool choice requires --enable-auto-tool-choice") ||
 		strings.Contains(m, `tool_choice = "required" is not supported`) ||
 		strings.Contains(m, "is not supported with this model") ||
+		strings.Contains(m, "does not support assistant message prefill") ||
 		strings.Contains(m, "does not support") && strings.Contains(m, "with this model")
 }
 

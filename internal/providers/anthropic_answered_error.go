@@ -1,0 +1,141 @@
+package providers
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+)
+
+// anthropicAnsweredError is the error of a 2xx answer whose body is
+// Anthropic's error object and no message — {"type":"error","error":{"type":
+// "rate_limit_error","message":…}}, or the "error" object alone — as a
+// gateway in front of the Messages API may answer a refusal (a rate limit,
+// an overload, a bad request) with HTTP 200; nil when body holds no such
+// object. The SDK decoded it as a message without stop_reason (a stream
+// without events, when streamed): a broken answer, received, counted
+// against the breaker, never retried, and its prompt estimated as billed.
+// As the OpenAI-compatible adapter's error object in a 200
+// (openAIAnsweredError), it is classified by what it says, as an error event
+// in the stream is, and marked AnsweredWithError: the provider refused the
+// request, so the race estimates no usage for it (Received all the same:
+// bytes came, the outcome is known).
+func anthropicAnsweredError(provider string, status int, body []byte) *Error {
+	var obj struct {
+		Type  string `json:"type"`
+		Error *struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+			Details struct {
+				ErrorCode string `json:"error_code"`
+			} `json:"details"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(body), &obj) != nil || (obj.Type != "error" && obj.Type != "") ||
+		obj.Error == nil || obj.Error.Type == "" {
+		return nil
+	}
+	e := classifyAnthropicAPI(provider, 0, obj.Error.Type, obj.Error.Details.ErrorCode, obj.Error.Message, nil)
+	e.Message = truncate(fmt.Sprintf("HTTP %d answered with an error object: %s", status, e.Message))
+	e.Received = true
+	e.AnsweredWithError = refusedInStream(e, true)
+	return e
+}
+
+// answeredMessageError is anthropicAnsweredError for a non-streamed call's
+// decoded message: only a message without stop_reason (which no whole
+// message is) is looked at.
+func answeredMessageError(provider string, trace *callTrace, msg *anthropic.Message) *Error {
+	if msg == nil || msg.StopReason != "" {
+		return nil
+	}
+	_, status, _ := trace.result()
+	return anthropicAnsweredError(provider, status, []byte(msg.RawJSON()))
+}
+
+// answeredErrorObject carries through the SDK, to CompleteStream, the error
+// of a streamed call answered with an error object (streamErrorObject).
+type answeredErrorObject struct{ e *Error }
+
+func (a *answeredErrorObject) Error() string { return a.e.Error() }
+func (a *answeredErrorObject) Unwrap() error { return a.e }
+
+// maxObjectLead bounds the white space looked past, at the start of a
+// streamed call's answer, for the "{" of an error object.
+const maxObjectLead = 512
+
+// streamErrorObject is a streamed call's middleware: a 2xx answer that is
+// not labelled text/event-stream and whose body is a JSON object (an SSE
+// stream never begins with "{") is read whole, and when it is Anthropic's
+// error object the call fails with its error (anthropicAnsweredError,
+// wrapped in answeredErrorObject). Any other answer is handed on as it came
+// — the bytes read put back — and decoded as before: a stream labelled
+// text/event-stream is not looked at, and one labelled otherwise (a gateway
+// that labels its streams loosely) only has its first bytes peeked at.
+func (p *Anthropic) streamErrorObject(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	resp, err := next(req)
+	if err != nil || resp == nil || resp.Body == nil || resp.StatusCode < 200 || resp.StatusCode > 299 ||
+		hasPrefixFold(strings.TrimLeft(resp.Header.Get("Content-Type"), " \t"), "text/event-stream") {
+		return resp, err
+	}
+	br := bufio.NewReader(resp.Body)
+	body := readBack{Reader: br, Closer: resp.Body}
+	if !startsObject(br) {
+		resp.Body = body
+		return resp, nil
+	}
+	b, rerr := io.ReadAll(br)
+	if rerr == nil {
+		if e := anthropicAnsweredError(p.cfg.Name, resp.StatusCode, b); e != nil {
+			_ = resp.Body.Close()
+			return nil, &answeredErrorObject{e: e}
+		}
+	}
+	// Not an error object, or its body broke off: the SDK reads what came,
+	// then the read's error, as it would have.
+	body.Reader = io.MultiReader(bytes.NewReader(b), errReader{rerr})
+	resp.Body = body
+	return resp, nil
+}
+
+// startsObject reports whether br's first byte past JSON white space is
+// "{", without consuming anything.
+func startsObject(br *bufio.Reader) bool {
+	for n := 1; n <= maxObjectLead; n++ {
+		b, _ := br.Peek(n)
+		if len(b) < n {
+			return false
+		}
+		switch b[n-1] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// readBack is a response body read from Reader (what was read ahead put
+// back) and closed with Closer (the response's own body).
+type readBack struct {
+	io.Reader
+	io.Closer
+}
+
+// errReader returns err (io.EOF when nil) from every read.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) {
+	if r.err == nil {
+		return 0, io.EOF
+	}
+	return 0, r.err
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/routerhq/router/conformance"
 	"github.com/routerhq/router/internal/config"
 	"github.com/routerhq/router/internal/ops"
 	"github.com/routerhq/router/internal/server"
@@ -93,7 +94,7 @@ func serve(ctx context.Context, cfg *config.Config, ln, opsLn, debugLn net.Liste
 		defer debugLn.Close()
 	}
 	now := secondSignal(ctx)
-	srv, err := server.New(ctx, cfg, server.Options{StopNow: now})
+	srv, err := server.New(ctx, cfg, server.Options{StopNow: now, Version: conformance.Version()})
 	if err != nil {
 		if ctx.Err() != nil {
 			// SIGTERM or Ctrl-C while starting (connecting, migrating): the

@@ -2,9 +2,12 @@ package maintenance
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/routerhq/router/internal/store"
 )
 
 // LeaseStore takes, renews and gives up a leader lease.
@@ -104,6 +107,8 @@ func (e *Elector) Once(ctx context.Context) bool {
 	// lost is safe: it counts as failed (until is cleared below), so this
 	// replica stops acting as leader, and the lease it renewed keeps every
 	// other replica out until it expires or this replica renews it again.
+	// The store sends it on a connection of its own, not the jobs' pool
+	// (store.TryLead): a busy pool does not spend this budget.
 	rctx, cancel := context.WithTimeout(ctx, e.ttl/3)
 	ok, err := e.store.TryLead(rctx, e.name, e.holder, e.ttl)
 	silent := rctx.Err() != nil && ctx.Err() == nil
@@ -132,6 +137,12 @@ func (e *Elector) Once(ctx context.Context) bool {
 		return false
 	}
 	switch {
+	case errors.Is(err, store.ErrNoFreeConnection):
+		// Not the database's silence: it refused the lease a connection of
+		// its own (at its connection limit), and this replica's jobs held
+		// every pooled connection for the whole renewal interval.
+		e.log.Warn("leader lease: no free database connection for the renewal in time (this replica's pool was busy, and the database, at its connection limit, refused the lease a connection of its own); this replica does not lead until a renewal succeeds (tried again at the next tick): raise the database's max_connections, or lower pool_max_conns",
+			"role", e.name, "timeout", e.ttl/3, "err", err)
 	case err != nil && silent:
 		e.log.Warn("leader lease: the database did not answer the renewal in time; this replica does not lead until a renewal succeeds (tried again at the next tick)",
 			"role", e.name, "timeout", e.ttl/3, "err", err)

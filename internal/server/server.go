@@ -42,6 +42,12 @@ type Options struct {
 	// as interrupted and retried later) and for database connections still
 	// in use. nil: never. Server.StopNow cuts the attempts' drain.
 	StopNow context.Context
+	// Version is this binary's version (cmd/router: conformance.Version(),
+	// what `router version` prints first), the service.version of the
+	// traces' resource, so a rolling update's traces can be told apart by
+	// build. Empty: the resource has none (OTEL_RESOURCE_ATTRIBUTES may set
+	// one).
+	Version string
 }
 
 // Server is a router ready to serve.
@@ -81,7 +87,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 			s.Close()
 		}
 	}()
-	shutdownTraces, tracing, err := telemetry.SetupLogged(ctx, "", log)
+	shutdownTraces, tracing, err := telemetry.SetupLogged(ctx, opt.Version, log)
 	if err != nil {
 		return nil, err
 	}

@@ -680,7 +680,10 @@ func runCase(ctx context.Context, name string, t *race.Target, retry race.Backof
 		return fail(StageRender, contract.Violation{Rule: "render", Path: path, Message: err.Error()})
 	}
 
-	// 2. The tokenizer: lossless, no special tokens.
+	// 2. The tokenizer: lossless, no special tokens. Suite.Check refuses a
+	// case whose rendering fails either on any encoding (a fault of the
+	// suite, never to be recorded against a target); a suite it did not
+	// check is still caught here.
 	enc, err := tokens.EncodingForModel(t.Encoding, model)
 	if err != nil {
 		return fail(StageTokenizer, contract.Violation{Rule: "tokenizer.encoding", Path: "$", Message: err.Error()})

@@ -138,15 +138,13 @@ cases:
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
+	// It would fail on every target before any call: a fault of the suite,
+	// refused before anything runs (suite_special_tokens_test.go).
 	e.suites = conformance.Suites{"triage": s}
-	rep, err := conformance.Run(context.Background(), conformance.Options{Targets: e.targets, Prompts: e.prompts, Suites: e.suites,
+	_, err := conformance.Run(context.Background(), conformance.Options{Targets: e.targets, Prompts: e.prompts, Suites: e.suites,
 		Providers: []string{"tiny-window"}, PromptNames: []string{"triage"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs := rep.Results[0].Cases
-	if cs[0].Stage != conformance.StageTokenizer || cs[0].Failures[0].Rule != "tokenizer.special_tokens" || cs[0].Failures[0].Path != "messages[1].content" {
-		t.Errorf("special token case: %+v", cs[0])
+	if err == nil || !strings.Contains(err.Error(), "fix the suites first") || !strings.Contains(err.Error(), "case special-token: messages[1].content: renders the special-token text <|endoftext|>") {
+		t.Errorf("special token case: %v", err)
 	}
 }
 

@@ -11,11 +11,14 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/routerhq/router/internal/contract"
 	"github.com/routerhq/router/internal/prompt"
+	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/tokens"
 )
 
 // SuiteFile is the name of a suite inside its prompt's directory:
@@ -231,10 +234,12 @@ func emptyCases(doc *yaml.Node) []string {
 // names a value the output schema declares (of a type the expectation can
 // judge), every equal value and at least one value of every one_of can be
 // there in a reply that passes the schema and the rules (valueCheck), every
-// case's input passes the input schema and renders, and every reference
-// reply passes the schema, the contract and its case's expectations. These are faults of the suite, not of any provider: a
-// misspelt pointer or an impossible value would fail every provider's every
-// reply.
+// case's input passes the input schema and renders to text the tokenizer
+// stage accepts on any target (renderedTextProblems), and every reference
+// reply passes the schema, the contract and its case's expectations. These
+// are faults of the suite, not of any provider: a misspelt pointer, an
+// impossible value or special-token text in an input would fail every
+// provider's every reply, and nothing of it may be recorded against one.
 func (s *Suite) Check(p *prompt.Prompt) error {
 	var problems []string
 	if s.PromptVersion != "" && s.PromptVersion != p.Version {
@@ -254,9 +259,11 @@ func (s *Suite) Check(p *prompt.Prompt) error {
 			problems = append(problems, fmt.Sprintf("case %s: input: %v", c.Name, err))
 			continue
 		}
-		if _, err := p.Render(c.input); err != nil {
+		msgs, err := p.Render(c.input)
+		if err != nil {
 			problems = append(problems, fmt.Sprintf("case %s: %v", c.Name, err))
 		}
+		problems = append(problems, renderedTextProblems(c.Name, msgs)...)
 		if c.reference == "" {
 			continue
 		}
@@ -272,6 +279,31 @@ func (s *Suite) Check(p *prompt.Prompt) error {
 		return fmt.Errorf("%s does not fit prompt %s:\n  %s", s.File, p.ID(), strings.Join(problems, "\n  "))
 	}
 	return nil
+}
+
+// renderedTextProblems are what the runner's tokenizer stage would fail in a
+// case's rendered messages whatever the target: special-token text
+// (<|endoftext|> and the like) and text that is not valid UTF-8 (it does not
+// round-trip through any encoding). Such a case fails before any provider is
+// called, on every target, and a failure recorded against each would withdraw
+// its pass (and take it out of failover) for the suite's doing, not the
+// target's: it is a fault of the suite, refused before anything runs.
+func renderedTextProblems(caseName string, msgs []providers.Message) []string {
+	var out []string
+	for i, m := range msgs {
+		if sp := tokens.ContainsSpecialTokens(m.Content); len(sp) > 0 {
+			out = append(out, fmt.Sprintf("case %s: messages[%d].content: renders the special-token text %s (from the case's input or the prompt's messages): "+
+				"the tokenizer stage would fail the case on every target before calling any, which tests none of them; "+
+				"take it out of the input, or break it up (like \"< |endoftext| >\") to test text that looks like one",
+				caseName, i, strings.Join(sp, ", ")))
+		}
+		if !utf8.ValidString(m.Content) {
+			out = append(out, fmt.Sprintf("case %s: messages[%d].content: renders text that is not valid UTF-8, which no encoding round-trips, "+
+				"so the tokenizer stage would fail the case on every target before calling any; make the input and the prompt's messages render valid UTF-8",
+				caseName, i))
+		}
+	}
+	return out
 }
 
 // Names returns the prompt names that have suites, sorted.

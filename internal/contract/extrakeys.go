@@ -12,9 +12,10 @@ import (
 // extraKeys works out, for no_extra_keys, which top-level keys an output may
 // have: those declared in "properties" of the root and of every schema that
 // applies with it (see applying: beside a $ref, allOf members), and those
-// declared in the branches of its anyOf, oneOf and if/then/else
-// (recursively): a tagged union declares each variant's keys in its own
-// branch. It returns the declared keys and the load-time problems of a
+// declared in the branches of its anyOf, oneOf and if/then/else and in its
+// dependentSchemas (and draft 7's schema "dependencies"), recursively: a
+// tagged union declares each variant's keys in its own branch, and a
+// dependent schema the keys that come with the key it depends on. It returns the declared keys and the load-time problems of a
 // schema that no output could match with no_extra_keys on: a required key
 // declared nowhere, and an anyOf or oneOf every branch of which requires one.
 func extraKeys(s *Schema) (declared map[string]bool, problems []error) {
@@ -68,7 +69,9 @@ func extraKeys(s *Schema) (declared map[string]bool, problems []error) {
 	return declared, problems
 }
 
-// branches lists the schemas of r's anyOf, oneOf, then and else.
+// branches lists the schemas of r's anyOf, oneOf, then and else, and of its
+// dependentSchemas and schema "dependencies" (by name): each may declare keys
+// an output that passes the schema has.
 func branches(r *jsonschema.Schema) []*jsonschema.Schema {
 	out := append(append([]*jsonschema.Schema(nil), r.AnyOf...), r.OneOf...)
 	if r.Then != nil {
@@ -76,6 +79,14 @@ func branches(r *jsonschema.Schema) []*jsonschema.Schema {
 	}
 	if r.Else != nil {
 		out = append(out, r.Else)
+	}
+	for _, k := range sortedKeys(r.DependentSchemas) {
+		out = append(out, r.DependentSchemas[k])
+	}
+	for _, k := range sortedKeys(r.Dependencies) {
+		if d, ok := r.Dependencies[k].(*jsonschema.Schema); ok {
+			out = append(out, d)
+		}
 	}
 	return out
 }

@@ -87,6 +87,13 @@ func CompileSchemaReading(schemaJSON []byte, url string) (*Schema, []Document, e
 	if err != nil {
 		return nil, nil, err
 	}
+	// The files it refers to are the schema too (compile checked its own
+	// document only).
+	for _, d := range docs {
+		if err := checkKeywords(d.Bytes, strings.TrimPrefix(d.URL, "file://")); err != nil {
+			return nil, nil, err
+		}
+	}
 	return s, docs, nil
 }
 
@@ -142,7 +149,8 @@ var errExternalLoad = errors.New("external load refused")
 
 // compile compiles a schema document. A caller's schema (caller) is bounded
 // in what validating against it costs; any other is checked for formats the
-// router does not know.
+// router does not know, misspelt keywords and patterns RE2 cannot parse
+// (checkKeywords).
 func compile(schemaJSON []byte, url, name string, load func(string) (io.ReadCloser, error), caller bool) (*Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
@@ -151,6 +159,13 @@ func compile(schemaJSON []byte, url, name string, load func(string) (io.ReadClos
 	c.LoadURL = load // nil: the library's loaders (files), for trusted schemas only
 	if err := c.AddResource(url, bytes.NewReader(schemaJSON)); err != nil {
 		return nil, fmt.Errorf("schema %s is not valid JSON: %w", name, err)
+	}
+	if !caller {
+		// Before compiling: the compiler would only say a pattern RE2
+		// cannot parse "is not valid 'regex'" (schemakeywords.go).
+		if err := checkKeywords(schemaJSON, name); err != nil {
+			return nil, err
+		}
 	}
 	s, err := c.Compile(url)
 	if err != nil {

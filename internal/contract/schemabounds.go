@@ -101,9 +101,10 @@ func (e *SchemaBoundsError) Error() string {
 	return fmt.Sprintf("schema %s is beyond the bounds on a schema sent with a request: %s", e.Name, strings.Join(e.Problems, "; "))
 }
 
-// SchemaPatternError is a caller's schema with a pattern Go's regular
-// expressions cannot parse where a schema goes ("pattern", a
-// "patternProperties" name), found before the schema is compiled. JSON
+// SchemaPatternError is a schema (a caller's, or a prompt's: see
+// checkKeywords) with a pattern Go's regular expressions cannot parse where
+// a schema goes ("pattern", a "patternProperties" name), found before the
+// schema is compiled. JSON
 // Schema allows ECMA-262 patterns, so lookahead and backreferences are
 // valid there but not in Go (RE2); the compiler would only say the pattern
 // "is not valid 'regex'", which does not say why or what to do.

@@ -172,6 +172,13 @@ func NewValidatorFromSchema(s *Schema, rules Rules) (*Validator, error) {
 		for i, a := range rules.Enums[p] {
 			allowed[i] = normalize(a)
 		}
+		end, _ := s.declared(ptr.segs) // path checked it
+		if problems := enumTypeProblems(p, end, allowed); len(problems) > 0 {
+			for _, e := range problems {
+				fail(name, e)
+			}
+			continue
+		}
 		v.enums = append(v.enums, enumCheck{ptr: ptr, allowed: allowed})
 	}
 
@@ -192,9 +199,16 @@ func NewValidatorFromSchema(s *Schema, rules Rules) (*Validator, error) {
 	for i, e := range rules.Equal {
 		l, ok1 := path(fmt.Sprintf("equal[%d].left", i), e.Left, false)
 		r, ok2 := path(fmt.Sprintf("equal[%d].right", i), e.Right, false)
-		if ok1 && ok2 {
-			v.equal = append(v.equal, equalCheck{left: l, right: r})
+		if !ok1 || !ok2 {
+			continue
 		}
+		le, _ := s.declared(l.segs)
+		re, _ := s.declared(r.segs)
+		if err := equalTypeProblem(e.Left, e.Right, le, re); err != nil {
+			fail(fmt.Sprintf("equal[%d]", i), err)
+			continue
+		}
+		v.equal = append(v.equal, equalCheck{left: l, right: r})
 	}
 
 	for i, p := range rules.Products {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/template"
 	"text/template/parse"
+	"unicode/utf8"
 
 	"github.com/routerhq/router/internal/contract"
 	"github.com/routerhq/router/internal/providers"
@@ -18,7 +19,9 @@ import (
 // built-ins printf, eq, ne, lt, le, gt and ge replaced by versions that take an
 // input number (a json.Number) for the number it holds (see numbers.go), and
 // print, println, html, js and urlquery replaced by versions that, like
-// printf, refuse a null (errNullPrinted; escapers.go).
+// printf, refuse a null (errNullPrinted; escapers.go), and slice by one that
+// cuts strings by characters, never inside one, clamped to the length
+// (slice.go).
 var funcs = map[string]any{
 	"json":     toJSON,
 	"default":  defaultValue,
@@ -33,6 +36,7 @@ var funcs = map[string]any{
 	"js":       refusingNull("js", template.JSEscaper),
 	"urlquery": refusingNull("urlquery", template.URLQueryEscaper),
 	"len":      length,
+	"slice":    slice,
 	"eq":       eq,
 	"ne":       ne,
 	"lt":       lt,
@@ -119,6 +123,12 @@ func (p *Prompt) render(data map[string]any) ([]providers.Message, error) {
 		if strings.Contains(content, "<nil>") && !p.saysNil[i] && holdsNull(data) && !saysText(data, "<nil>") {
 			return nil, &RenderError{Prompt: p.ID(), Field: messageField(i), Err: withNestedNulls(errNestedNullPrinted, data)}
 		}
+		// The input is valid UTF-8 (ParseJSON refuses any other), so text
+		// that is not comes from the template: refused here rather than sent
+		// to a provider (or failing the tokenizer's round trip).
+		if !utf8.ValidString(content) {
+			return nil, &RenderError{Prompt: p.ID(), Field: messageField(i), Err: errNotUTF8}
+		}
 		msgs[i] = providers.Message{Role: p.Messages[i].Role, Content: content}
 	}
 	if err := p.checkJSONWord(msgs); err != nil {
@@ -182,6 +192,11 @@ func jsonType(v any) string {
 	}
 	return "an object"
 }
+
+// errNotUTF8 is a message that rendered text that is not valid UTF-8, the
+// prompt's fault: its input is valid UTF-8.
+var errNotUTF8 = errors.New("rendered text that is not valid UTF-8 from an input that is: a fault of the prompt's template, not of the input " +
+	`(a string literal with a byte escape like "\xff", say): make every string the template prints UTF-8, and cut text with {{ slice .body 0 2000 }}, which cuts between characters`)
 
 // errNullPrinted is printf, print or println given a null: fmt would print it
 // as "<nil>" (or "%!s(<nil>)"), which reached the model where a direct

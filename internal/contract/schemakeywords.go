@@ -1,0 +1,208 @@
+package contract
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp/syntax"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/routerhq/router/internal/spelling"
+)
+
+// A keyword JSON Schema does not know is ignored, as the standard has it, so
+// a misspelt one ("additonalProperties": false, "requried", "maxLenght")
+// checked nothing and every answer it was meant to refuse passed. In a
+// prompt's schema (the router's own files: a typo is never silently
+// ignored) checkKeywords refuses, when the prompt loads, a key where a
+// keyword goes that is not one but is within an edit or two of one that
+// checks something, naming the keyword meant. Other unknown keys (a vendor's
+// "x-..." or "nullable", an "example") are left alone, and so is a misspelt
+// annotation (title, description...), which checks nothing either way.
+// Names under "properties", "$defs", "patternProperties" and the like are
+// names, not keywords, and enum, const, default and examples values are
+// data. A caller's schema is not checked: the standard ignores what it does
+// not know, and callers send schemas written for other implementations.
+//
+// Its patterns are checked in the same walk: one Go's regular expressions
+// (RE2) cannot parse is a *SchemaPatternError, as in a caller's schema,
+// rather than the compiler's "is not valid 'regex'".
+
+// annotationKeywords are the keywords that check nothing: a key close to one
+// of them is not refused.
+var annotationKeywords = []string{
+	"$comment", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
+	"contentEncoding", "contentMediaType", "contentSchema",
+}
+
+// checkingKeywords are the keywords of every draft the compiler knows that
+// check something, or name or apply schemas that do.
+var checkingKeywords = []string{
+	"$schema", "$id", "id", "$ref", "$defs", "definitions", "$anchor", "$dynamicRef", "$dynamicAnchor",
+	"$recursiveRef", "$recursiveAnchor", "$vocabulary",
+	"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies",
+	"prefixItems", "items", "additionalItems", "contains", "properties", "patternProperties",
+	"additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties",
+	"type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
+	"maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains",
+	"maxProperties", "minProperties", "required", "dependentRequired", "format",
+}
+
+// maxKeywordProblems is how many misspelt keywords one error lists.
+const maxKeywordProblems = 10
+
+// checkKeywords walks a trusted schema document and returns the first pattern
+// RE2 cannot parse (a *SchemaPatternError), else an error listing the keys
+// that look like misspelt keywords. name names the schema in errors. A
+// document that is not JSON passes: the compiler says what is wrong with it.
+func checkKeywords(schemaJSON []byte, name string) error {
+	dec := json.NewDecoder(bytes.NewReader(schemaJSON))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil
+	}
+	var w keywordWalk
+	w.schema(doc, "")
+	if w.pattern != nil {
+		return &SchemaPatternError{Name: name, At: w.patternAt, Err: w.pattern}
+	}
+	if len(w.problems) == 0 {
+		return nil
+	}
+	more := ""
+	if w.more > 0 {
+		more = fmt.Sprintf(" (and %d more)", w.more)
+	}
+	return fmt.Errorf("schema %s: %s%s", name, strings.Join(w.problems, "; "), more)
+}
+
+// keywordWalk is what checkKeywords found so far.
+type keywordWalk struct {
+	problems  []string
+	more      int
+	pattern   *syntax.Error // the first pattern RE2 refuses
+	patternAt string
+}
+
+// schema checks v, found where a schema goes at loc (a JSON pointer).
+func (w *keywordWalk) schema(v any, loc string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return // true, false, or what the compiler refuses
+	}
+	for _, k := range sortedKeys(m) {
+		val := m[k]
+		at := loc + "/" + escapeSegment(k)
+		if _, ok := schemaMap[k]; ok {
+			if mm, ok := val.(map[string]any); ok {
+				for _, n := range sortedKeys(mm) {
+					if k == "patternProperties" {
+						w.checkPattern(n, at+"/"+escapeSegment(n))
+					}
+					if _, names := mm[n].([]any); k == "dependencies" && names {
+						continue // dependencies' other form: required names
+					}
+					w.schema(mm[n], at+"/"+escapeSegment(n))
+				}
+				continue
+			}
+		}
+		if _, ok := schemaList[k]; ok {
+			if a, ok := val.([]any); ok {
+				for i, e := range a {
+					w.schema(e, at+"/"+strconv.Itoa(i))
+				}
+				continue
+			}
+		}
+		if _, ok := schemaOne[k]; ok {
+			w.schema(val, at)
+			continue
+		}
+		if k == "pattern" {
+			if src, ok := val.(string); ok {
+				w.checkPattern(src, at)
+			}
+			continue
+		}
+		if slices.Contains(checkingKeywords, k) || slices.Contains(annotationKeywords, k) {
+			continue // a keyword whose value is data
+		}
+		if meant := misspeltKeyword(k); meant != "" {
+			w.misspelt(k, meant, loc)
+		}
+	}
+}
+
+// checkPattern records src, a pattern at loc, when RE2 cannot parse it (one
+// too large is left to the compiler, whose message says so).
+func (w *keywordWalk) checkPattern(src, loc string) {
+	if w.pattern != nil {
+		return
+	}
+	if _, err := parsePattern(src); err != nil {
+		if se := (*syntax.Error)(nil); errors.As(err, &se) && se.Code != syntax.ErrLarge {
+			w.pattern, w.patternAt = se, loc
+		}
+	}
+}
+
+// misspelt records the key k at loc, close to the keyword meant.
+func (w *keywordWalk) misspelt(k, meant, loc string) {
+	if len(w.problems) == maxKeywordProblems {
+		w.more++
+		return
+	}
+	at := "#" + loc
+	if loc == "" {
+		at = "the schema's root"
+	}
+	w.problems = append(w.problems, fmt.Sprintf("%q at %s is not a JSON Schema keyword, so nothing would check it: did you mean %q? (keywords are case-sensitive) "+
+		"Correct it, or give a key of your own a name starting with \"x-\" (like %q)", k, at, meant, "x-"+strings.TrimLeft(k, "$")))
+}
+
+// misspeltKeyword is the checking keyword k looks like a misspelling of, or
+// "". Case, "$", "-" and "_" aside, k must be within two edits (an adjacent
+// swap is one) of a keyword of six letters or more; within one of a shorter
+// one, and that one not a changed letter, which mostly makes another word
+// ("now", "when" are not "not", "then"; "tpye", "enums" and "ref" are
+// "type", "enum" and "$ref") nor, for three letters, one added ("note");
+// and the same as one of two letters ("ID").
+func misspeltKeyword(k string) string {
+	if strings.HasPrefix(strings.ToLower(k), "x-") {
+		return ""
+	}
+	fold := func(s string) string {
+		return strings.NewReplacer("-", "", "_", "", "$", "").Replace(strings.ToLower(s))
+	}
+	fk := fold(k)
+	best, bestD := "", -1
+	for _, kw := range checkingKeywords {
+		fkw := fold(kw)
+		d := spelling.Edits(fk, fkw)
+		switch {
+		case len(fkw) <= 2 && d > 0, len(fkw) < 6 && d > 1, d > 2:
+			continue
+		case len(fkw) < 6 && d == 1 && len(fk) == len(fkw) && !sameLetters(fk, fkw):
+			continue // a changed letter, not a swap
+		case len(fkw) <= 3 && len(fk) > len(fkw):
+			continue // a word of its own: "note" is not "not"
+		}
+		if bestD < 0 || d < bestD {
+			best, bestD = kw, d
+		}
+	}
+	return best
+}
+
+// sameLetters reports whether a and b hold the same bytes in some order.
+func sameLetters(a, b string) bool {
+	x, y := []byte(a), []byte(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return string(x) == string(y)
+}

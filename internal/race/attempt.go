@@ -61,6 +61,11 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		}
 		return attemptResult{attempt: a, state: attemptUnsent}
 	}
+	if ranOut, held := r.leaseRanOut(ctx, job.ID, a.ID); ranOut {
+		// Sent now, it could reach its provider after recovery marked it
+		// unknown and reconciliation looked it up (send_fence.go).
+		return r.leaseRanOutUnsent(bg, job, a, held, log)
+	}
 	req := sp.request(a, job.ID)
 	// A silent loser is not cut at once when its target is expected to
 	// answer later, or when it is its breaker's probe (keepLoser).
@@ -343,7 +348,8 @@ func (r *Runner) shutdownUnsent(ctx context.Context, a *store.Attempt, log *slog
 // attemptUnsent is the end of an attempt that was never sent because the
 // router began shutting down: recorded as such (store.RecordNotSent), and
 // handed over with its job when it was the job's only attempt
-// (store.HandOverUnsent).
+// (store.HandOverUnsent); or because its lease may have run out before it
+// could be sent (attemptResult.pastLease: leaseRanOutUnsent).
 const attemptUnsent = "unsent"
 
 // describe is an error in a person's words, for the job's `error`.

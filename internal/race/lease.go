@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"time"
+
+	"github.com/routerhq/router/internal/store"
 )
 
 // runningJob is a job this process runs: how to stop it, and since when (this
@@ -12,6 +14,11 @@ import (
 type runningJob struct {
 	cancel context.CancelCauseFunc
 	since  time.Time
+	// renewed are the job's attempts whose leases the lease keeper renewed,
+	// each with this process's clock read just before the renewal that last
+	// did was sent (noteRenewed); nil until one was. An attempt's send is
+	// checked against it (leaseRanOut).
+	renewed map[string]time.Time
 }
 
 // keepLeases renews, once per tick (a third of the lease), the orchestration
@@ -44,11 +51,13 @@ func (r *Runner) keepLeases() {
 		// refusal, no answer) would otherwise hold every later one back
 		// until all the replica's leases lapsed. The next tick tries again.
 		ctx, cancel := context.WithTimeout(r.base, every)
-		err := r.cfg.Store.RenewLeases(ctx, r.cfg.LeaseOwner, ids, r.cfg.Lease)
+		sent := time.Now() // before the statement that sets the leases from its now()
+		renewed, err := r.cfg.Store.RenewLeases(ctx, r.cfg.LeaseOwner, ids, r.cfg.Lease)
 		cancel()
 		if err != nil && r.base.Err() == nil {
 			r.cfg.Log.Warn("could not renew leases", "jobs", len(ids), "err", err)
 		}
+		r.noteRenewed(sent, renewed)
 	}
 }
 
@@ -75,4 +84,28 @@ func (r *Runner) leasesDue(now time.Time, every time.Duration) (ids []string, li
 	}
 	slices.Sort(ids)
 	return ids, true
+}
+
+// noteRenewed records, for the attempts a renewal sent at sent renewed, that
+// their leases hold until at least sent plus the lease on this process's
+// clock (runningJob.renewed): an attempt whose run stalled before its send,
+// its lease kept by the keeper meanwhile, is sent (leaseRanOut). An attempt
+// the renewal skipped (a row another transaction held) keeps the time it had.
+func (r *Runner) noteRenewed(sent time.Time, renewed []store.RenewedAttempt) {
+	if len(renewed) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, ra := range renewed {
+		rj, ok := r.running[ra.JobID]
+		if !ok {
+			continue // its run has ended
+		}
+		if rj.renewed == nil {
+			rj.renewed = map[string]time.Time{}
+			r.running[ra.JobID] = rj
+		}
+		rj.renewed[ra.AttemptID] = sent
+	}
 }

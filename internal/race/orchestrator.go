@@ -158,6 +158,11 @@ type attemptResult struct {
 	// failed (silentPastHedge), or a target that never answers would hide
 	// behind its hedges.
 	silentLoser bool
+	// pastLease says the attempt was not sent because its lease may have run
+	// out (state attemptUnsent: leaseRanOutUnsent), and resumed that its
+	// record made the job, unknown only because of it, run again
+	// (unsentPastLease).
+	pastLease, resumed bool
 }
 
 func (o *orchestrator) run(ctx context.Context) {
@@ -187,13 +192,14 @@ func (o *orchestrator) run(ctx context.Context) {
 	defer hedge.Stop()
 	switch {
 	case o.first != nil:
-		// Created with the job, in the same commit: send it at once.
+		// Created with the job, in the same commit: send it at once — within
+		// the lease that commit set (withLeaseSet: the claim's send).
 		a, release := o.first, o.firstRelease
 		o.first, o.firstRelease, o.routing = nil, nil, nil
 		o.used[a.Provider] = true
 		o.attempts++
 		o.sole.Store(true)
-		o.launch(ctx, a, a.Role, release, false)
+		o.launch(withLeaseSet(ctx, o.job.LeaseSentAt), a, a.Role, release, false)
 	case len(o.pending) > 0:
 		// A retry that was due when the job was handed over goes first, when
 		// its backoff ends (prepare), as it would have in the orchestration
@@ -462,6 +468,10 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 	case "abandoned":
 		o.stop("this router stopped")
 	case attemptUnsent:
+		if res.pastLease {
+			o.unsentPastLease(ctx, res) // its lease may have run out before the send
+			break
+		}
 		// Never sent (the router is shutting down): the job goes to another
 		// replica as it stands (handOver), nothing is settled here.
 		o.leftOver = true
@@ -760,10 +770,13 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 	// (cause: the shutdown's cut, say). A cancellation while the mark is in
 	// flight is the same case: a mark that committed although its caller saw
 	// an error leaves the attempt `running`, which RecordNotSent settles as
-	// it settles a `starting` one (FinishAttempt takes either).
+	// it settles a `starting` one (FinishAttempt takes either). The mark
+	// renews the attempt's lease: its send is checked against the time read
+	// just before it (withLeaseSet), whatever the creation waited for.
+	leaseSet := time.Now()
 	if err = context.Cause(ctx); err != nil {
 		o.log.Info("the job's run was stopped as its attempt was created; not sending", "attempt_id", a.ID, "cause", err)
-	} else if err = o.r.cfg.Store.MarkAttemptRunning(ctx, a.ID); err != nil {
+	} else if err = o.r.cfg.Store.MarkAttemptRunningFor(ctx, a.ID, o.r.cfg.Lease); err != nil {
 		o.log.Info("attempt no longer starting; not sending", "attempt_id", a.ID, "err", err)
 	}
 	if err != nil {
@@ -808,7 +821,7 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 		o.deadlinePassed()
 		return false
 	}
-	o.launch(ctx, a, role, release, draining)
+	o.launch(withLeaseSet(ctx, leaseSet), a, role, release, draining)
 	return true
 }
 

@@ -242,7 +242,18 @@ func (s *Store) abandonAttempt(ctx context.Context, jobID, attemptID, why string
 // win that commits after this statement's snapshot finds the attempt
 // running, in flight like any other loser (SPEC §6.6).
 func (s *Store) MarkAttemptRunning(ctx context.Context, attemptID string) error {
-	tag, err := s.execLazy(ctx, markRunningSQL, attemptID)
+	return s.MarkAttemptRunningFor(ctx, attemptID, 0)
+}
+
+// MarkAttemptRunningFor is MarkAttemptRunning that also renews the attempt's
+// lease, in the same statement: it then runs out no sooner than lease after
+// the statement was sent (never sooner than it did). The caller, about to
+// send the request, reads its clock just before the call and knows the lease
+// holds until then plus lease, whatever it waited for before (the job's row
+// for the attempt's creation, its own stall). lease 0 leaves the lease as it
+// is.
+func (s *Store) MarkAttemptRunningFor(ctx context.Context, attemptID string, lease time.Duration) error {
+	tag, err := s.execLazy(ctx, markRunningSQL, attemptID, lease)
 	if err != nil {
 		return err
 	}
@@ -253,8 +264,9 @@ func (s *Store) MarkAttemptRunning(ctx context.Context, attemptID string) error 
 }
 
 // markRunningSQL is MarkAttemptRunning's one statement: the attempt ($1), if
-// still starting, becomes running, or, when its job has ended, cancelled as
-// never sent. It returns one row when it became running, none otherwise.
+// still starting, becomes running, its lease renewed for $2 from now() unless
+// $2 is zero, or, when its job has ended, cancelled as never sent. It returns
+// one row when it became running, none otherwise.
 const markRunningSQL = `WITH x AS (
 		UPDATE attempts a SET
 			state = CASE WHEN j.ended THEN 'cancelled' ELSE 'running' END,
@@ -263,7 +275,9 @@ const markRunningSQL = `WITH x AS (
 				'message', 'the request was never sent: its job had ended (' || j.state || ') before it could be') ELSE a.error END,
 			finished_at = CASE WHEN j.ended THEN now() ELSE a.finished_at END,
 			lease_owner = CASE WHEN j.ended THEN NULL ELSE a.lease_owner END,
-			lease_expires_at = CASE WHEN j.ended THEN NULL ELSE a.lease_expires_at END
+			lease_expires_at = CASE WHEN j.ended THEN NULL
+				WHEN $2::interval > interval '0' THEN greatest(a.lease_expires_at, now() + $2::interval)
+				ELSE a.lease_expires_at END
 		FROM (SELECT id, state, state IN ('succeeded', 'cancelled', 'failed') AS ended FROM jobs) j
 		WHERE a.id = $1 AND j.id = a.job_id AND a.state = 'starting'
 		RETURNING a.state

@@ -68,6 +68,25 @@ type claimRequest struct {
 	// whatever the error of the claim's own later retry (runClaims splits a
 	// batch); nil when there was none.
 	lost error
+	// sentAt is this process's clock read as the latest statement carrying
+	// the claim was made, just before it was sent (claimStmt); lostSentAt,
+	// that of the earliest statement carrying it that may have committed
+	// although it failed (markReached; kept across CreateJob's tries). The
+	// job's lease, and its first attempt's, were set by one of them: see
+	// leaseSentAt.
+	sentAt, lostSentAt time.Time
+}
+
+// leaseSentAt is when, on this process's clock, the statement that set the
+// created job's leases was sent at the latest (Job.LeaseSentAt): the
+// earliest try that may have committed the claim — a try whose answer was
+// lost may be the one that did, the later try only finding its job — or
+// else the try that succeeded.
+func (c *claimRequest) leaseSentAt() time.Time {
+	if !c.lostSentAt.IsZero() && (c.sentAt.IsZero() || c.lostSentAt.Before(c.sentAt)) {
+		return c.lostSentAt
+	}
+	return c.sentAt
 }
 
 // key is the claim's owner, operation and idempotency key, the unique key of
@@ -233,7 +252,11 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 		s.lostClaims.Add(1)
 		go s.handOverLostClaim(req)
 	}
-	return s.claimOutcome(ctx, req)
+	job, created, err = s.claimOutcome(ctx, req)
+	if created && job != nil {
+		job.LeaseSentAt = req.leaseSentAt()
+	}
+	return job, created, err
 }
 
 // claimTries is how many times CreateJob runs a claim whose outcome is not
@@ -317,7 +340,7 @@ func mayHaveReached(err error) bool {
 // again is the claim to run again after its batch failed: the same job (and
 // first attempt) ids, so that a try that committed is recognised as its own.
 func (c *claimRequest) again() *claimRequest {
-	return &claimRequest{nj: c.nj, jobID: c.jobID, attID: c.attID, k: c.k, done: make(chan struct{})}
+	return &claimRequest{nj: c.nj, jobID: c.jobID, attID: c.attID, k: c.k, done: make(chan struct{}), lostSentAt: c.lostSentAt}
 }
 
 func newClaim(nj NewJob) *claimRequest {
@@ -469,10 +492,15 @@ func (s *Store) claimBatch(ctx context.Context, cs []*claimRequest) error {
 }
 
 // claimStmt is the claim statement for cs, whose rows set each claim's outcome.
+// It is made just before it is sent (queryBatched takes a connection and
+// sends it): the time read here (each claim's sentAt) is never after the
+// statement's now(), which sets the leases.
 func claimStmt(cs []*claimRequest) batchedStmt {
 	n := len(cs)
+	sentAt := time.Now()
 	for _, c := range cs {
 		c.created, c.existingID, c.existingFP, c.recovered, c.limited = false, "", nil, false, false
+		c.sentAt = sentAt
 	}
 	var (
 		owners, ops, keys, jobIDs, pvs, routes, inputs, params, leaseOwners = make([]string, n), make([]string, n),
@@ -554,12 +582,16 @@ func retryRolledBack(fn func() error) error {
 }
 
 // markReached records on each claim of a failed statement that it may have
-// committed (mayHaveReached), before the claims are retried on their own.
+// committed (mayHaveReached), and when that statement was sent (lostSentAt:
+// the earliest such), before the claims are retried on their own.
 func markReached(cs []*claimRequest, err error) {
 	if mayHaveReached(err) {
 		for _, c := range cs {
 			if c.lost == nil {
 				c.lost = err
+			}
+			if c.lostSentAt.IsZero() || c.sentAt.Before(c.lostSentAt) {
+				c.lostSentAt = c.sentAt
 			}
 		}
 	}

@@ -90,6 +90,14 @@ type Job struct {
 	// HeldBy is set on a job CreateJob just created: the process that holds its
 	// orchestration lease from the start (so it need not take it again).
 	HeldBy string `json:"-"`
+	// LeaseSentAt is set with HeldBy: this process's clock (with its
+	// monotonic reading) read just before the claim statement that set the
+	// job's lease and its first attempt's was sent — of the earliest try of
+	// the claim that may have committed, when its answer was lost and it was
+	// run again. The database set those leases from its now() in that
+	// statement, so never before it: they run out no sooner than LeaseSentAt
+	// plus NewJob.LeaseFor on this clock. Zero on a job read otherwise.
+	LeaseSentAt time.Time `json:"-"`
 }
 
 // Attempt is one try on one provider.

@@ -279,6 +279,9 @@ func (g *Gate) fetch(ctx context.Context, key gateKey, f *flight, start time.Tim
 
 // judge turns a standing of prompt p for model, on a target whose settings
 // digest is targetDigest ("": not known), into the decision and its reason.
+// Every reason names conformance (as AllowModel's read failure does): a
+// failed job's next_step (internal/api's gatedTargets) tells the gate's
+// refusals in its routing from the others' by it.
 func (g *Gate) judge(st *store.ConformanceStanding, age time.Duration, p *prompt.Prompt, model, targetDigest string) (bool, string) {
 	id, noPass := p.ID(), "no passing conformance run for "+p.ID()
 	if model != "" {
@@ -297,7 +300,11 @@ func (g *Gate) judge(st *store.ConformanceStanding, age time.Duration, p *prompt
 		case len(st.PassedModels) > 0:
 			why += fmt.Sprintf(" (it passed with model %s; the target now sends %s: run %s)", st.PassedModels[0], model, rerun)
 		case len(st.PassedVersions) > 0:
-			why += fmt.Sprintf(" (it passed version %s; a new prompt version needs a new run)", strings.Join(st.PassedVersions, ", "))
+			why += fmt.Sprintf(" (it passed version %s; a new prompt version needs a new run: %s)", strings.Join(st.PassedVersions, ", "), rerun)
+		default:
+			// Never run: the state of every target of a new deployment
+			// that nobody has tested yet, so the reason says what admits it.
+			why += fmt.Sprintf(" (run %s)", rerun)
 		}
 		return false, why
 	case !st.Latest.Passed:

@@ -30,7 +30,7 @@ func TestGateNeedsFreshPassOfExactVersion(t *testing.T) {
 	}
 
 	// No result at all.
-	if ok, why := allow("fallback", store.RoleFailover); ok || why != "no passing conformance run for triage@1" {
+	if ok, why := allow("fallback", store.RoleFailover); ok || why != "no passing conformance run for triage@1 (run `router conformance run --provider fallback --prompt triage`)" {
 		t.Fatalf("no result: %v %q", ok, why)
 	}
 	for _, role := range []string{store.RoleHedge, store.RoleRetry} {
@@ -59,7 +59,8 @@ func TestGateNeedsFreshPassOfExactVersion(t *testing.T) {
 	}
 	record("0", true)
 	if ok, why := allow("fallback", store.RoleFailover); ok ||
-		why != "no passing conformance run for triage@1 (it passed version 0; a new prompt version needs a new run)" {
+		why != "no passing conformance run for triage@1 (it passed version 0; a new prompt version needs a new run: "+
+			"`router conformance run --provider fallback --prompt triage`)" {
 		t.Fatalf("older version: %v %q", ok, why)
 	}
 	expectRefusedAtRunTime("older version")
@@ -107,7 +108,7 @@ func TestGateModes(t *testing.T) {
 	ctx := context.Background()
 	triage, _ := e.prompts.Get("triage", "")
 	all := conformance.NewGate(e.st, conformance.GateAll, time.Hour, conformance.CacheFor(0))
-	if ok, why := all.Allow(ctx, "p", triage, store.RolePrimary); ok || why != "no passing conformance run for triage@1" {
+	if ok, why := all.Allow(ctx, "p", triage, store.RolePrimary); ok || why != "no passing conformance run for triage@1 (run `router conformance run --provider p --prompt triage`)" {
 		t.Fatalf("all, primary: %v %q", ok, why)
 	}
 	off := conformance.NewGate(e.st, conformance.GateOff, time.Hour)

@@ -65,6 +65,13 @@ func parseHelpTo(fs *flag.FlagSet, args []string, help io.Writer) error {
 		_, _ = help.Write(buf.Bytes())
 		return errHelpShown
 	}
+	if err != nil {
+		// The flag package's first line is the error ("flag provided but
+		// not defined: -x"): prefixed with the command typed, as every
+		// other error of a command is (run), so that `router jobs get …
+		// --json` says which command has no such flag.
+		fmt.Fprintf(out, "router %s: ", fs.Name())
+	}
 	_, _ = out.Write(buf.Bytes())
 	if err != nil {
 		return errUsage

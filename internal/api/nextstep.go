@@ -1,10 +1,12 @@
 package api
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/routerhq/router/internal/jsonenc"
 	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -33,7 +35,11 @@ func appendJob(b []byte, job *store.Job) []byte {
 // itself (the caller's fault: a bad request, a content policy refusal, a
 // context window or a per-minute limit the request alone exceeds), a retry
 // would send the same request to be refused again: the caller is told to
-// correct it instead, as chatFailure tells a chat caller.
+// correct it instead, as chatFailure tells a chat caller. When the
+// conformance gate kept targets of the route out of the race (gatedTargets:
+// the default gate, on a deployment whose fallbacks nobody has run the suite
+// on), a retry would be gated the same way: the caller is told which targets,
+// why, and that the retry helps only once they pass.
 func nextStep(job *store.Job) string {
 	if job == nil || job.State != store.JobFailed {
 		return ""
@@ -49,11 +55,19 @@ func nextStep(job *store.Job) string {
 		}
 		return ended + ": correct the request and send it with a new Idempotency-Key (this key stays bound to the failed job " + job.ID + ")"
 	}
+	then := ": "
+	if gated := gatedTargets(job); len(gated) > 0 {
+		// A retry now is gated the same way: the round would fail as this
+		// one did, without the targets the gate refused.
+		ended += "; the conformance gate (conformance.gate) skipped targets of its route that have no fresh passing " +
+			"`router conformance run` (" + strings.Join(gated, "; ") + "), so a retry now would be gated the same way"
+		then = "; once the router's operator has made them pass, "
+	}
 	if keyless {
-		return ended + ": start a new round with POST /v1/jobs/" + job.ID + "/retry (then read it with GET /v1/jobs/" + job.ID +
+		return ended + then + "start a new round with POST /v1/jobs/" + job.ID + "/retry (then read it with GET /v1/jobs/" + job.ID +
 			"), or send the request again as a new job"
 	}
-	return ended + ": start a new round with POST /v1/jobs/" + job.ID + "/retry (then resend with the same Idempotency-Key to attach to it, " +
+	return ended + then + "start a new round with POST /v1/jobs/" + job.ID + "/retry (then resend with the same Idempotency-Key to attach to it, " +
 		"or read it with GET /v1/jobs/" + job.ID + "), or send the request with a new Idempotency-Key"
 }
 
@@ -70,6 +84,41 @@ func callerFaultLastWord(job *store.Job) bool {
 		return true
 	case string(providers.KindRateLimited):
 		return tooLargeForLimit(*last)
+	}
+	return false
+}
+
+// gatedTargets is each target of the job's routing that the conformance gate
+// refused and that this round never tried, as "<target>: <the gate's
+// reason>" (the reason says which run admits it); none when the gate refused
+// nothing. A gate's refusal is the one reason of routing that names
+// conformance (conformance.Gate's reasons all do; a context window's, a
+// breaker's or an unconfigured target's do not).
+func gatedTargets(job *store.Job) []string {
+	if len(job.Routing) == 0 {
+		return nil
+	}
+	var decisions []race.Decision
+	if json.Unmarshal(job.Routing, &decisions) != nil {
+		return nil
+	}
+	var out []string
+	for _, d := range decisions {
+		if d.Eligible || d.Event != "" || !strings.Contains(d.Reason, "conformance") || triedThisRound(job, d.Provider) {
+			continue
+		}
+		out = append(out, d.Provider+": "+d.Reason)
+	}
+	return out
+}
+
+// triedThisRound reports whether the job has an attempt on provider since its
+// last explicit retry.
+func triedThisRound(job *store.Job, provider string) bool {
+	for _, a := range job.Attempts {
+		if a.Seq > job.AttemptBase && a.Provider == provider {
+			return true
+		}
 	}
 	return false
 }

@@ -34,6 +34,12 @@ type Elector struct {
 	// up waiting for a renewal in flight, or its Resign failed. Once (so
 	// Run, on its tick) resigns while it is set.
 	owed bool
+	// led: the lease this resignation gives up was this replica's — it led
+	// when StepDown was called, or a try in flight then took the lease —
+	// so the resignation is a step-down worth logging. A follower resigns
+	// too (a renewal whose answer was lost may have left it the row), but
+	// quietly: it stepped down from nothing.
+	led bool
 	// gained is closed, and replaced, each time this replica gains the
 	// lead (Gained).
 	gained chan struct{}
@@ -125,6 +131,9 @@ func (e *Elector) Once(ctx context.Context) bool {
 	} else {
 		e.until = time.Time{}
 	}
+	if e.down && err == nil && ok {
+		e.led = true // the try took the lease after StepDown: resigned below
+	}
 	down = e.down
 	e.mu.Unlock()
 	if down {
@@ -175,6 +184,7 @@ func (e *Elector) StepDown(ctx context.Context) error {
 	if !e.down {
 		e.down, e.owed = true, true
 	}
+	e.led = e.led || e.now().Before(e.until)
 	e.until = time.Time{}
 	e.mu.Unlock()
 	select {
@@ -204,8 +214,12 @@ func (e *Elector) resignOwed(ctx context.Context) error {
 	}
 	e.mu.Lock()
 	e.owed = false
+	led := e.led
+	e.led = false
 	e.mu.Unlock()
-	e.log.Info("leader lease: stepped down", "role", e.name)
+	if led {
+		e.log.Info("leader lease: stepped down", "role", e.name)
+	}
 	return nil
 }
 

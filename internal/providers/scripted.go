@@ -3,6 +3,7 @@ package providers
 import (
 	"context"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 )
@@ -59,6 +60,13 @@ type ScriptedConfig struct {
 	Steps []Step
 	// Respond, when non-nil, chooses the step instead of Steps. call counts from 1.
 	Respond func(call int, req *Request) Step
+	// Peers, when set, is the name of every scripted provider the
+	// configuration has, this one's included: a `#scripted@<name>:` line
+	// addressed to a name not among them (a typo, which would otherwise be
+	// ignored as addressed to some other provider) is refused as a bad
+	// request naming them. nil: a line addressed to another name is
+	// another provider's, whatever the name.
+	Peers []string
 	// OnCall, when non-nil, is called synchronously at the start of each call,
 	// before any latency, so tests can wait for "the call reached the provider"
 	// without sleeping. req is a copy. It must not block forever.
@@ -92,6 +100,7 @@ func NewScripted(cfg ScriptedConfig) *Scripted {
 		cfg.Name = "scripted"
 	}
 	cfg.Steps = append([]Step(nil), cfg.Steps...)
+	cfg.Peers = slices.Clone(cfg.Peers)
 	return &Scripted{
 		cfg:        cfg,
 		perAttempt: map[string]int{},

@@ -50,7 +50,7 @@ func (s *Scripted) step(n int, req *Request) (Step, *Error) {
 	case len(s.cfg.Steps) > 0:
 		base = s.cfg.Steps[min(n, len(s.cfg.Steps))-1]
 	}
-	st, _, err := directiveStep(req, s.cfg.Name, base)
+	st, _, err := directiveStep(req, s.cfg.Name, s.cfg.Peers, base)
 	if err != nil {
 		e := NewError(s.cfg.Name, KindBadRequest, err.Error())
 		e.Err = err

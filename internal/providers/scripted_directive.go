@@ -2,6 +2,7 @@ package providers
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,8 +13,9 @@ const DirectivePrefix = "#scripted:"
 
 // directiveStep applies to base the `#scripted:` lines of the last user message,
 // and the `#scripted@<name>:` lines addressed to the provider called name.
-// ok=false when there are none.
-func directiveStep(req *Request, name string, base Step) (st Step, ok bool, err error) {
+// ok=false when there are none. With peers (ScriptedConfig.Peers), a line
+// addressed to a name that is none of them is an error.
+func directiveStep(req *Request, name string, peers []string, base Step) (st Step, ok bool, err error) {
 	msg, found := lastUserMessage(req)
 	if !found {
 		return base, false, nil
@@ -23,7 +25,14 @@ func directiveStep(req *Request, name string, base Step) (st Step, ok bool, err 
 		rest, isDirective := strings.CutPrefix(line, DirectivePrefix)
 		if !isDirective {
 			target, r, addressed := strings.Cut(strings.TrimPrefix(line, "#scripted@"), ":")
-			if !strings.HasPrefix(line, "#scripted@") || !addressed || target != name {
+			if !strings.HasPrefix(line, "#scripted@") || !addressed {
+				continue
+			}
+			if target != name {
+				if peers != nil && !slices.Contains(peers, target) {
+					return Step{}, true, fmt.Errorf("scripted directive addressed to %q: no scripted provider is called that (the scripted providers are %s): "+
+						"write one of those names after #scripted@, or %s for every scripted provider", target, strings.Join(peers, ", "), DirectivePrefix)
+				}
 				continue
 			}
 			rest = r

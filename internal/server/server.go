@@ -166,6 +166,8 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 		Gate: ops.gate, Admission: ops.breakers, Observer: ops.metrics,
 	})
 	s.background(func(ctx context.Context) { s.runner.RunRecovery(ctx, race.RecoveryConfig{Leader: life.leader}) })
+	// Beside the start, not before it: it only informs.
+	s.background(func(ctx context.Context) { warnGatedTargets(ctx, cfg, st, prompts, ops.gate, log) })
 
 	routeNames, models := map[string]bool{}, map[string]string{}
 	for name, r := range cfg.Routes {
@@ -186,7 +188,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	s.OpsHandler = ops.handler(cfg, st, prompts, opsKey, log)
 	readTenantBodies(srv, cfg.HTTP) // only once the API key is valid
 	s.api, s.Handler = srv, srv
-	log.Info("router ready", "replica", s.Replica, "prompts", len(prompts.All()), "providers", len(targets), "routes", len(routeNames))
+	log.Info("router ready", "replica", s.Replica, "prompts", len(prompts.All()), "providers", len(cfg.Providers), "targets", len(targets), "routes", len(routeNames))
 	return s, nil
 }
 

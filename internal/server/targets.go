@@ -28,6 +28,7 @@ func BuildTargets(cfg *config.Config) (map[string]*race.Target, error) {
 func BuildSelectedTargets(cfg *config.Config, ids []string) (map[string]*race.Target, error) {
 	adapters := map[string]providers.Provider{}
 	failed := map[string]bool{}
+	scripted := scriptedNames(cfg)
 	var errs []error // every provider that cannot be built, in one message
 	out := map[string]*race.Target{}
 	for _, rt := range cfg.AllTargets() {
@@ -41,7 +42,7 @@ func BuildSelectedTargets(cfg *config.Config, ids []string) (map[string]*race.Ta
 		p, ok := adapters[pc.Name]
 		if !ok {
 			var err error
-			if p, err = buildAdapter(pc); err != nil {
+			if p, err = buildAdapterAmong(pc, scripted); err != nil {
 				failed[pc.Name] = true
 				errs = append(errs, err)
 				continue
@@ -79,8 +80,27 @@ func logTargetWarnings(cfg *config.Config, log *slog.Logger) {
 	}
 }
 
-// buildAdapter makes one provider's adapter.
-func buildAdapter(pc *config.Provider) (providers.Provider, error) {
+// scriptedNames is the name of every scripted provider of cfg, in the
+// configuration's order (never nil): the names a `#scripted@<name>:`
+// directive may address (providers.ScriptedConfig.Peers).
+func scriptedNames(cfg *config.Config) []string {
+	names := []string{}
+	for _, pc := range cfg.Providers {
+		if pc.Type == "scripted" {
+			names = append(names, pc.Name)
+		}
+	}
+	return names
+}
+
+// buildAdapter makes one provider's adapter; a scripted one takes a
+// directive addressed to any name (buildAdapterAmong).
+func buildAdapter(pc *config.Provider) (providers.Provider, error) { return buildAdapterAmong(pc, nil) }
+
+// buildAdapterAmong makes one provider's adapter. scripted, when not nil, is
+// the name of every scripted provider of the configuration: a scripted
+// adapter refuses a directive addressed to any other.
+func buildAdapterAmong(pc *config.Provider, scripted []string) (providers.Provider, error) {
 	key := ""
 	if pc.APIKeyEnv != "" && pc.Type != "scripted" {
 		// A key written from a file (a Kubernetes secret, an env file) ends
@@ -122,7 +142,7 @@ func buildAdapter(pc *config.Provider) (providers.Provider, error) {
 		if model == "" {
 			model = "scripted-" + pc.Name
 		}
-		return providers.NewScripted(providers.ScriptedConfig{Name: pc.Name, Model: model, Steps: steps}), nil
+		return providers.NewScripted(providers.ScriptedConfig{Name: pc.Name, Model: model, Steps: steps, Peers: scripted}), nil
 	}
 	return nil, fmt.Errorf("provider %s: type %q is not openai, anthropic or scripted", pc.Name, pc.Type)
 }

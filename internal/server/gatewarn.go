@@ -1,0 +1,118 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/routerhq/router/conformance"
+	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/prompt"
+	"github.com/routerhq/router/internal/store"
+)
+
+// gateReadTimeout bounds each read of warnGatedTargets.
+const gateReadTimeout = 5 * time.Second
+
+// warnGatedTargets logs, once, a warning for each route with targets the
+// conformance gate keeps out of its jobs for want of a passing run: under the
+// default gate (fallbacks) a new deployment's fallbacks, so that its jobs
+// neither fail over nor hedge, which nothing else says until a job fails.
+// The warning names the targets, the prompts and the command that admits
+// them. A target counts as gated for a prompt of the route (the prompts
+// whose route it is, and its conformance_prompt) when it has no run of the
+// prompt's current version, with the model the job would send, that passed
+// and is fresh, recorded against the prompt's content and the target's
+// settings of now: the gate's rule, without the cases in which a fresh pass
+// is refused all the same (a failing run that overlaps it), which each
+// job's routing explains. It reads the database once per gated target, and
+// at most until ctx ends; a read that fails is logged and the check given
+// up: it only informs.
+func warnGatedTargets(ctx context.Context, cfg *config.Config, st *store.Store, prompts *prompt.Set, gate *conformance.Gate, log *slog.Logger) {
+	maxAge := cfg.Conformance.MaxAge.D()
+	digestOf := conformance.TargetDigests(cfg)
+	runsOf := map[string][]store.ConformanceRun{} // by target id, read once each
+	for _, name := range slices.Sorted(maps.Keys(cfg.Routes)) {
+		r := cfg.Routes[name]
+		if r == nil {
+			continue
+		}
+		routePrompts := promptsOfRoute(prompts, name, r.ConformancePrompt)
+		var targets, promptNames []string
+		for i, t := range cfg.RouteTargets(r) {
+			role := store.RoleFailover
+			if i == 0 {
+				role = store.RolePrimary
+			}
+			if !gate.Applies(role) || slices.Contains(targets, t.ID) {
+				continue
+			}
+			for _, p := range routePrompts {
+				runs, read := runsOf[t.ID]
+				if !read {
+					rctx, cancel := context.WithTimeout(ctx, gateReadTimeout)
+					var err error
+					runs, err = st.LatestConformanceRuns(rctx, store.ConformanceFilter{Provider: t.ID, MaxAge: maxAge})
+					cancel()
+					if err != nil {
+						log.Warn("could not check at start which targets the conformance gate keeps out of their routes (each job's routing still says why a target was skipped)",
+							"target", t.ID, "err", err)
+						return
+					}
+					runsOf[t.ID] = runs
+				}
+				model := cmp.Or(p.Model, targetModel(t))
+				if admitted(runs, p, model, digestOf(t.ID, model)) {
+					continue
+				}
+				if !slices.Contains(targets, t.ID) {
+					targets = append(targets, t.ID)
+				}
+				if !slices.Contains(promptNames, p.Name) {
+					promptNames = append(promptNames, p.Name)
+				}
+			}
+		}
+		if len(targets) == 0 {
+			continue
+		}
+		which, without := "fallbacks", "do not fail over or hedge to them"
+		if gate.Mode() == conformance.GateAll {
+			which, without = "targets", "are not sent to them"
+		}
+		log.Warn(fmt.Sprintf("route %s: %s %s are gated until `router conformance run --provider %s --prompt %s` passes on them "+
+			"(conformance.gate: %s): until then its jobs %s",
+			name, which, strings.Join(targets, ", "), strings.Join(targets, ","), strings.Join(promptNames, ","), gate.Mode(), without),
+			"route", name, "targets", targets, "prompts", promptNames)
+	}
+}
+
+// promptsOfRoute is the loaded prompts whose route is route, and its
+// conformance_prompt (chatPrompt, "" for none), each once.
+func promptsOfRoute(prompts *prompt.Set, route, chatPrompt string) []*prompt.Prompt {
+	var out []*prompt.Prompt
+	for _, p := range prompts.All() {
+		if cmp.Or(p.Route, "default") == route || p.Name == chatPrompt {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// admitted reports whether runs (a target's latest runs, store.
+// LatestConformanceRuns) hold a fresh pass of p's current version with model,
+// recorded against p's content and the target's settings digest.
+func admitted(runs []store.ConformanceRun, p *prompt.Prompt, model, targetDigest string) bool {
+	for _, r := range runs {
+		if r.Prompt == p.Name && r.PromptVersion == p.Version && (model == "" || r.Model == model) && r.Passed && r.Fresh &&
+			store.SamePromptContent(r.PromptDigest, p.Digest) && store.SameTarget(r.TargetDigest, targetDigest) {
+			return true
+		}
+	}
+	return false
+}

@@ -88,11 +88,9 @@ func CompileSchemaReading(schemaJSON []byte, url string) (*Schema, []Document, e
 		return nil, nil, err
 	}
 	// The files it refers to are the schema too (compile checked its own
-	// document only).
-	for _, d := range docs {
-		if err := checkKeywords(d.Bytes, strings.TrimPrefix(d.URL, "file://")); err != nil {
-			return nil, nil, err
-		}
+	// document only): what of them the schema uses.
+	if err := checkReferencedKeywords(s.schema, docs); err != nil {
+		return nil, nil, err
 	}
 	return s, docs, nil
 }

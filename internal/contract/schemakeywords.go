@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp/syntax"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/routerhq/router/internal/spelling"
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // A keyword JSON Schema does not know is ignored, as the standard has it, so
@@ -59,14 +61,28 @@ const maxKeywordProblems = 10
 // that look like misspelt keywords. name names the schema in errors. A
 // document that is not JSON passes: the compiler says what is wrong with it.
 func checkKeywords(schemaJSON []byte, name string) error {
-	dec := json.NewDecoder(bytes.NewReader(schemaJSON))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
+	doc, ok := decodeSchemaDoc(schemaJSON)
+	if !ok {
 		return nil
 	}
 	var w keywordWalk
 	w.schema(doc, "")
+	return w.result(name)
+}
+
+// decodeSchemaDoc decodes a schema document, numbers kept as written; ok is
+// false for one that is not JSON.
+func decodeSchemaDoc(schemaJSON []byte) (doc any, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(schemaJSON))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, false
+	}
+	return doc, true
+}
+
+// result is what the walk found, as checkKeywords returns it.
+func (w *keywordWalk) result(name string) error {
 	if w.pattern != nil {
 		return &SchemaPatternError{Name: name, At: w.patternAt, Err: w.pattern}
 	}
@@ -205,4 +221,145 @@ func sameLetters(a, b string) bool {
 	slices.Sort(x)
 	slices.Sort(y)
 	return string(x) == string(y)
+}
+
+// checkReferencedKeywords is checkKeywords for the documents the compiler
+// read while compiling root (CompileSchemaReading), each named by its path.
+// Such a file need not be a schema at its root: a file of shared definitions
+// is often a plain map of named schemas ({"Item": {...}, "Type": {...}},
+// referred to as "common.json#/Item"), whose names are not keywords ("Item"
+// is no misspelt "items"). So in each document only what the compiled schema
+// uses is walked: every subtree a "$ref" (or dynamic reference) points into,
+// the whole document when one names the file. A document none of whose
+// subschemas the schema uses (a "$schema" metaschema file) is walked as a
+// schema, or, when its root holds no JSON Schema keyword, as a map of named
+// schemas.
+func checkReferencedKeywords(root *jsonschema.Schema, docs []Document) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	used := map[string][]string{} // document URL -> the pointers of the subschemas used in it
+	for _, n := range newSchemaGraph(root).nodes {
+		if u, frag, ok := strings.Cut(n.Location, "#"); ok {
+			used[u] = append(used[u], frag)
+		}
+	}
+	for _, d := range docs {
+		doc, ok := decodeSchemaDoc(d.Bytes)
+		if !ok {
+			continue // the compiler took it; what it is is its business
+		}
+		var w keywordWalk
+		if !w.usedSubtrees(doc, used[d.URL]) {
+			w = keywordWalk{}
+			w.document(doc)
+		}
+		if err := w.result(strings.TrimPrefix(d.URL, "file://")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// usedSubtrees walks the subtrees of doc at ptrs (JSON pointers, as the
+// compiler writes them), each once: one inside another is walked with it.
+// It reports false, having walked nothing, when there are none or one does
+// not resolve in doc.
+func (w *keywordWalk) usedSubtrees(doc any, ptrs []string) bool {
+	if len(ptrs) == 0 {
+		return false
+	}
+	at := map[string]any{} // by pointer, written as errors write it
+	for _, p := range ptrs {
+		segs, ok := pointerSegments(p)
+		if !ok {
+			return false
+		}
+		v, ok := resolveSegments(doc, segs)
+		if !ok {
+			return false
+		}
+		loc := ""
+		for _, seg := range segs {
+			loc += "/" + escapeSegment(seg)
+		}
+		at[loc] = v
+	}
+	for _, loc := range sortedKeys(at) {
+		inside := false
+		for i := range len(loc) {
+			if loc[i] == '/' {
+				if _, ok := at[loc[:i]]; ok {
+					inside = true // walked with the subtree holding it
+					break
+				}
+			}
+		}
+		if !inside {
+			w.schema(at[loc], loc)
+		}
+	}
+	return true
+}
+
+// document walks doc, a document read for a schema whose subschemas the
+// schema does not use, as a schema; or, when its root is an object holding
+// no JSON Schema keyword, as a map of named schemas.
+func (w *keywordWalk) document(doc any) {
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return
+	}
+	for k := range m {
+		if slices.Contains(checkingKeywords, k) || slices.Contains(annotationKeywords, k) {
+			w.schema(doc, "")
+			return
+		}
+	}
+	for _, k := range sortedKeys(m) {
+		w.schema(m[k], "/"+escapeSegment(k))
+	}
+}
+
+// pointerSegments splits the JSON pointer p into its segments, unescaped;
+// they may also be percent-encoded, as in a URL's fragment. ok is false for
+// what is not a pointer (an anchor).
+func pointerSegments(p string) (segs []string, ok bool) {
+	if p == "" {
+		return nil, true
+	}
+	if !strings.HasPrefix(p, "/") {
+		return nil, false
+	}
+	for _, seg := range strings.Split(p[1:], "/") {
+		if u, err := url.PathUnescape(seg); err == nil {
+			seg = u
+		}
+		segs = append(segs, strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~"))
+	}
+	return segs, true
+}
+
+// resolveSegments is the value in doc at the pointer of segs.
+func resolveSegments(doc any, segs []string) (any, bool) {
+	v := doc
+	for _, seg := range segs {
+		switch c := v.(type) {
+		case map[string]any:
+			e, ok := c[seg]
+			if !ok {
+				return nil, false
+			}
+			v = e
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, false
+			}
+			v = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"unicode/utf8"
 )
 
 // absent is the value of an optional key the input lacks (a property the
@@ -60,7 +61,11 @@ func withoutAbsent(m map[string]any) map[string]any {
 }
 
 // length is text/template's len (Go standard library, text/template/funcs.go),
-// with an absent key an error, as a null is (a nil map would have length 0).
+// with an absent key an error, as a null is (a nil map would have length 0),
+// and a string's length counted in characters (runes), not bytes: as slice
+// cuts it ({{ slice .q (len .p) }} is .q past as many characters as .p
+// holds) and as the input schema's maxLength counts it. An array's length
+// is its elements, an object's its keys.
 func length(item reflect.Value) (int, error) {
 	for item.Kind() == reflect.Pointer || item.Kind() == reflect.Interface {
 		if item.IsNil() {
@@ -72,7 +77,9 @@ func length(item reflect.Value) (int, error) {
 		return 0, errors.New("len of nil pointer: the value is null or absent in the input")
 	}
 	switch item.Kind() {
-	case reflect.Array, reflect.Chan, reflect.Map, reflect.Slice, reflect.String:
+	case reflect.String:
+		return utf8.RuneCountInString(item.String()), nil
+	case reflect.Array, reflect.Chan, reflect.Map, reflect.Slice:
 		return item.Len(), nil
 	}
 	return 0, fmt.Errorf("len of type %s", item.Type())

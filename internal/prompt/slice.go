@@ -16,8 +16,9 @@ import (
 // the length: {{ slice .body 0 2000 }} is the first 2000 characters of the
 // body, all of it when shorter. {{ slice .x }} is x, {{ slice .x i }} from
 // i to the end. An index is a whole number (written in the template, from
-// len, or an input number); a negative one, a from greater than the to, a
-// third index or a null value is a render error.
+// len, which counts a string's characters too, or an input number); a
+// negative one, a from greater than the to, a third index or a null value is
+// a render error.
 func slice(item any, indices ...any) (any, error) {
 	if len(indices) > 2 {
 		return nil, fmt.Errorf("slice: %d indices: give at most two, from and to, like {{ slice .body 0 2000 }}", len(indices))

@@ -116,6 +116,12 @@ type orchestrator struct {
 	// try. With nothing in flight, the job is then left to its lease
 	// (leftToLease), not settled.
 	heldRow bool
+	// fenced counts the attempts of this run the send fence kept from being
+	// sent (unsentPastLease); fenceGaveUp, set at maxFencedPerRun of them,
+	// says this run starts no more attempts, and a race left with nothing in
+	// flight is left to its lease (leftToLease), not settled.
+	fenced      int
+	fenceGaveUp bool
 	// deadlineAt is when the job's deadline passes (zero: none), on this
 	// process's clock.
 	deadlineAt time.Time
@@ -163,6 +169,9 @@ type attemptResult struct {
 	// record made the job, unknown only because of it, run again
 	// (unsentPastLease).
 	pastLease, resumed bool
+	// held is, for an attempt kept from being sent (pastLease), how long its
+	// lease had been held when it was refused (leaseRanOut).
+	held time.Duration
 }
 
 func (o *orchestrator) run(ctx context.Context) {
@@ -351,12 +360,22 @@ func (o *orchestrator) finish(ctx context.Context) (goOn bool) {
 
 // leftToLease: the race would go on, but the attempt it tried to start last
 // was not created because another transaction holds the job's row (heldRow)
-// and nothing is in flight. Settling it would fail a job whose targets were
-// not tried (or wait on the same row), so it is left as after any failed
-// write: unsettled, its lease released (or left to expire while the row is
-// still held), and recovery adopts it and runs it on.
+// and nothing is in flight — or the send fence kept so many of its attempts
+// from being sent that this run starts no more (fenceGaveUp). Settling it
+// would fail a job whose targets were not tried (or wait on the same row), so
+// it is left as after any failed write: unsettled, its lease released (or
+// left to expire while the row is still held), and recovery adopts it and
+// runs it on.
 func (o *orchestrator) leftToLease() bool {
-	if !o.heldRow || o.stopped || o.blocked {
+	if o.stopped || o.blocked {
+		return false
+	}
+	if o.fenceGaveUp {
+		o.log.Warn("the send fence kept too many attempts of this run from being sent (see the warning before), so no more could start; " +
+			"leaving the job to its lease (recovery adopts it once the lease is released or expires)")
+		return true
+	}
+	if !o.heldRow {
 		return false
 	}
 	o.log.Warn("another transaction holds the job's row, so no attempt could start; leaving the job to its lease (recovery adopts it once the lease is released or expires)")
@@ -378,7 +397,7 @@ func (o *orchestrator) canStart() bool {
 // canHedge is canStart for a hedge, which a drain allows when it fits the
 // drain's budget (drainFits, checked on the hedge's target).
 func (o *orchestrator) canHedge() bool {
-	return !o.done && !o.blocked && !o.stopped
+	return !o.done && !o.blocked && !o.stopped && !o.fenceGaveUp
 }
 
 func (o *orchestrator) stop(why string) {

@@ -102,15 +102,24 @@ func (r *Runner) leaseRanOutUnsent(ctx context.Context, job *store.Job, a *store
 	switch {
 	case errors.Is(err, store.ErrStateConflict):
 		log.Info("the attempt's lease may have run out before it was sent, and it was settled meanwhile; not sending", "err", err)
-		return attemptResult{attempt: a, state: attemptUnsent, pastLease: true}
+		return attemptResult{attempt: a, state: attemptUnsent, pastLease: true, held: held}
 	case err != nil:
 		unsentNotRecorded(log, err)
 		return attemptResult{attempt: a, state: "abandoned"}
 	}
 	log.Warn("this router stalled past the attempt's lease before sending it; recorded as never sent",
 		"held", held.Round(time.Millisecond), "lease", r.cfg.Lease, "job_resumed", resumed)
-	return attemptResult{attempt: a, state: attemptUnsent, pastLease: true, resumed: resumed}
+	return attemptResult{attempt: a, state: attemptUnsent, pastLease: true, resumed: resumed, held: held}
 }
+
+// maxFencedPerRun is how many attempts one run of a job may have kept from
+// being sent by the send fence (unsentPastLease) before it starts no more.
+// Such an attempt counts neither as its target tried nor against
+// max_attempts, and is started again at once: a router whose running mark
+// (or whose whole process) stays slower than nine tenths of the lease would
+// otherwise create never-sent attempts until the job's deadline, or for ever
+// without one.
+const maxFencedPerRun = 3
 
 // unsentPastLease acts on an attempt the send fence kept from being sent
 // (leaseRanOutUnsent, res.pastLease). When its record made the job run
@@ -127,6 +136,15 @@ func (r *Runner) leaseRanOutUnsent(ctx context.Context, job *store.Job, a *store
 // if it had not been — a retry's retry is scheduled again at once, a hedge's
 // silent attempts go back on the hedge clock, any other attempt is started
 // again on the next target not yet used (its own, first).
+//
+// Two exceptions. A drain that began after the attempt's run checked for it
+// leaves the attempt to the replica that takes the job over, as an attempt
+// the drain kept from being sent is (leftOver, handOver): nothing starts
+// again here. And the maxFencedPerRun-th attempt kept from being sent in
+// this run ends its starts (fenceGaveUp): the attempts in flight go on, and
+// a race left with nothing in flight leaves the job to its lease
+// (leftToLease), as a race that could not start an attempt on a held row
+// does: settled, it would fail on targets never tried.
 func (o *orchestrator) unsentPastLease(ctx context.Context, res attemptResult) {
 	a, p := res.attempt, res.attempt.Provider
 	if res.resumed {
@@ -135,19 +153,36 @@ func (o *orchestrator) unsentPastLease(ctx context.Context, res attemptResult) {
 		o.r.SubmitID(o.job.ID)
 		return
 	}
-	switch a.Role {
-	case store.RoleRetry:
+	// The attempt tried nothing: it is taken back from this round's count.
+	o.attempts--
+	if a.Role == store.RoleRetry {
 		if o.retries[p] > 0 {
 			o.retries[p]--
 		}
+	} else {
+		delete(o.used, p)
+	}
+	if o.r.draining.Load() {
+		o.leftOver = true // the drain began after its run checked: handed over (handOver), not settled
+	}
+	o.fenced++
+	if o.fenced >= maxFencedPerRun && !o.fenceGaveUp {
+		o.fenceGaveUp = true
+		o.cancelRetry()
+		o.log.Warn("the send fence kept too many attempts of this run from being sent: starting no more of them; "+
+			"the attempts in flight go on, and with none left the job is left to its lease for recovery to run again. "+
+			"The running mark (or this router as a whole) keeps taking nine tenths of execution.lease or more: "+
+			"compare the database's round-trip latency (and this process's stalls) with execution.lease, and raise the lease or fix the database",
+			"fenced", o.fenced, "lease", o.r.cfg.Lease, "held", res.held.Round(time.Millisecond))
+	}
+	switch a.Role {
+	case store.RoleRetry:
 		if o.canStart() && !o.retryPendingFor(p) {
 			o.retries[p]++
 			o.scheduleRetry(p, 0)
 		}
 		return
 	case store.RoleHedge:
-		delete(o.used, p)
-		o.attempts--
 		now := time.Now()
 		for id, f := range o.flights {
 			if _, ok := o.inflight[id]; ok && f.done && !f.answering.Load() {
@@ -158,9 +193,6 @@ func (o *orchestrator) unsentPastLease(ctx context.Context, res attemptResult) {
 		if len(o.inflight) > 0 {
 			return
 		}
-	default:
-		delete(o.used, p)
-		o.attempts--
 	}
 	if !o.canStart() || len(o.inflight) >= o.route.MaxInflight {
 		return

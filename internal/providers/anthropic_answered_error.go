@@ -72,7 +72,9 @@ const maxObjectLead = 512
 
 // streamErrorObject is a streamed call's middleware: a 2xx answer that is
 // not labelled text/event-stream and whose body is a JSON object (an SSE
-// stream never begins with "{") is read whole, and when it is Anthropic's
+// stream never begins with "{") is read whole — up to max_response_bytes:
+// past them the SDK reads them, then a *ResponseTooLargeError, and the call
+// is response_too_large as any answer past the bound — and when it is Anthropic's
 // error object the call fails with its error (anthropicAnsweredError,
 // wrapped in answeredErrorObject). Any other answer is handed on as it came
 // — the bytes read put back — and decoded as before: a stream labelled
@@ -90,15 +92,25 @@ func (p *Anthropic) streamErrorObject(req *http.Request, next option.MiddlewareN
 		resp.Body = body
 		return resp, nil
 	}
-	b, rerr := io.ReadAll(br)
+	// Read at most max_response_bytes, and one byte more to tell a body
+	// past them, as limitedBody does for every body: the transport's bound
+	// is not relied on here (a body that never ends is not read whole).
+	limit := p.cfg.MaxResponseBytes
+	if limit <= 0 {
+		limit = DefaultMaxResponseBytes
+	}
+	b, rerr := io.ReadAll(io.LimitReader(br, limit+1))
+	if rerr == nil && int64(len(b)) > limit {
+		b, rerr = b[:limit], &ResponseTooLargeError{Limit: limit}
+	}
 	if rerr == nil {
 		if e := anthropicAnsweredError(p.cfg.Name, resp.StatusCode, b); e != nil {
 			_ = resp.Body.Close()
 			return nil, &answeredErrorObject{e: e}
 		}
 	}
-	// Not an error object, or its body broke off: the SDK reads what came,
-	// then the read's error, as it would have.
+	// Not an error object, or its body broke off or passed the bound: the
+	// SDK reads what came, then the read's error, as it would have.
 	body.Reader = io.MultiReader(bytes.NewReader(b), errReader{rerr})
 	resp.Body = body
 	return resp, nil

@@ -20,8 +20,8 @@ func LeaseConnEntries() int {
 	return len(leaseConns.m)
 }
 
-// CloseIdleLeaseConn does what the lease connection's idle timer does when
-// it fires.
+// CloseIdleLeaseConn does what the lease connection's watch does once the
+// connection has been unused for the lease's ttl.
 func (s *Store) CloseIdleLeaseConn() {
 	leaseConns.Lock()
 	lc := leaseConns.m[s.pool]

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/puddle/v2"
 )
 
 // ErrNoFreeConnection: a leader lease call waited for a connection of the
@@ -18,6 +19,12 @@ import (
 // limit, had refused the lease a connection of its own. The database may
 // answer at once: it is this replica's pool that is busy.
 var ErrNoFreeConnection = errors.New("no free connection in this replica's database pool (the database refused the leader lease a connection of its own: it is at its connection limit)")
+
+// ErrPoolClosed: a leader lease call was made on a Store whose pool has been
+// closed. The lease's own connection is dialled from the pool's
+// configuration, so it could still be opened; it is not, as nothing would
+// close it (the replica is shutting down, or the Store is no longer used).
+var ErrPoolClosed = errors.New("the database pool of this Store is closed (pgxpool's Close was called): stop the leader elector (or Resign) before closing the pool, or make the lease calls on a Store whose pool is open")
 
 // The leader lease (TryLead, Resign) goes out on a connection of its own,
 // not on the pool the jobs use, as readiness (Ping) does: a renewal that
@@ -30,12 +37,14 @@ var ErrNoFreeConnection = errors.New("no free connection in this replica's datab
 // The connection is dialled from the pool's configuration on the first lease
 // call, kept for the next ones, and closed on any error that may have left it
 // unusable (no answer within the caller's ctx: a connection gone silent), on
-// Resign (the replica no longer seeks the lead: it steps down or stops) and
-// once unused for leaseConnIdle; the next call dials another. One lease call
-// at a time uses it; the others wait for it within their own ctx. So a pool
-// holds one such connection at most, beyond pool_max_conns. A database that
-// refuses it for being at its connection limit answered: the call then waits
-// for a pooled connection, within the same ctx, and a wait that runs out is
+// Resign (the replica no longer seeks the lead: it steps down or stops),
+// once unused for the lease's ttl (at least leaseConnIdleMin), and once its
+// pool is closed; the next call dials another, unless the pool is closed:
+// it is refused then (ErrPoolClosed). One lease call at a time uses it; the
+// others wait for it within their own ctx. So a pool holds one such
+// connection at most, beyond pool_max_conns. A database that refuses it for
+// being at its connection limit answered: the call then waits for a pooled
+// connection, within the same ctx, and a wait that runs out is
 // ErrNoFreeConnection, not a database that did not answer.
 var leaseConns = struct {
 	sync.Mutex
@@ -47,30 +56,52 @@ var leaseConns = struct {
 type leaseConn struct {
 	// slot is held by the call using conn (a one-slot semaphore).
 	slot chan struct{}
-	// users counts the calls holding or waiting for slot, and the idle
-	// closer's try (leaseConns' mutex).
+	// users counts the calls holding or waiting for slot, and the watch's
+	// try (leaseConns' mutex).
 	users int
 	// conn is the open connection, nil for none. Used by slot's holder;
 	// written by it with leaseConns' mutex held too.
 	conn *pgx.Conn
-	// idle closes conn once unused for leaseConnIdle (nil: not armed).
-	idle *time.Timer
+	// The fields below are guarded by leaseConns' mutex.
+	//
+	// idleAfter: conn is closed once unused for this long — the ttl of the
+	// last TryLead, at least leaseConnIdleMin.
+	idleAfter time.Duration
+	// lastUsed is when a call last finished with conn.
+	lastUsed time.Time
+	// watch looks at conn every leaseConnWatch while it is open (nil: not
+	// armed): see watchLeaseConn.
+	watch *time.Timer
+	// poolClosed: the pool was found closed; calls are refused.
+	poolClosed bool
 }
 
-// leaseConnIdle: a lease connection unused for this long is closed. Renewals
-// come every third of the lease (5 s by default); an elector that stopped
-// without resigning leaves no connection open for longer than this.
-const leaseConnIdle = time.Minute
+// leaseConnIdleMin is the shortest time a lease connection is kept unused.
+// A live elector renews every third of its ttl, so a connection unused for a
+// whole ttl serves nobody who still leads (that lease has expired): it is
+// closed then, not after a fixed time that a short lease would outlast many
+// times over. The floor keeps a very short lease (tests, sub-second ttl),
+// whose renewals a busy scheduler can delay by more than the ttl, from
+// dialling a connection on every call; the watch's period is its resolution.
+const leaseConnIdleMin = time.Second
+
+// leaseConnWatch is how often an open lease connection is looked at (see
+// watchLeaseConn): an idle or orphaned one is closed within this much of the
+// moment it became so.
+const leaseConnWatch = time.Second
 
 // leaseConnCloseWait bounds saying goodbye on a lease connection: one gone
-// silent would hold the call (pgx has usually closed it already then).
+// silent would hold the call (pgx has usually closed it already then). It
+// bounds the closed-pool probe of an empty pool too (poolIsClosed).
 const leaseConnCloseWait = time.Second
 
 // withLeaseConn runs fn on the pool's lease connection, dialling one if none
 // is open, within ctx; closeAfter closes the connection afterwards (Resign).
-// fn returns the database's error as is (pgx.ErrNoRows is not an error here:
-// fn handles it).
-func (s *Store) withLeaseConn(ctx context.Context, closeAfter bool, fn func(c *pgx.Conn) error) error {
+// ttl, when positive (TryLead), is the lease's: an unused connection is
+// closed after it. fn returns the database's error as is (pgx.ErrNoRows is
+// not an error here: fn handles it). A call on a closed pool is refused with
+// ErrPoolClosed.
+func (s *Store) withLeaseConn(ctx context.Context, ttl time.Duration, closeAfter bool, fn func(c *pgx.Conn) error) error {
 	lc := enterLeaseConn(s.pool)
 	defer leaveLeaseConn(s.pool, lc)
 	select {
@@ -79,8 +110,20 @@ func (s *Store) withLeaseConn(ctx context.Context, closeAfter bool, fn func(c *p
 		return fmt.Errorf("wait for the leader lease's connection, which another lease call of this replica is using: %w", context.Cause(ctx))
 	}
 	defer func() { <-lc.slot }()
-	if lc.idle != nil {
-		lc.idle.Stop()
+	leaseConns.Lock()
+	if ttl > 0 {
+		lc.idleAfter = max(ttl, leaseConnIdleMin)
+	}
+	refused := lc.poolClosed
+	leaseConns.Unlock()
+	// Dialled from the pool's configuration, the connection would open as
+	// well from a closed pool, and outlive it; a kept one would answer.
+	if refused || poolIsClosed(ctx, s.pool) {
+		leaseConns.Lock()
+		lc.poolClosed = true
+		leaseConns.Unlock()
+		dropLeaseConn(ctx, lc)
+		return ErrPoolClosed
 	}
 	for retried := false; ; retried = true {
 		c, kept := lc.conn, lc.conn != nil
@@ -101,16 +144,13 @@ func (s *Store) withLeaseConn(ctx context.Context, closeAfter bool, fn func(c *p
 		// above all — may have left it anywhere in the protocol.
 		var pgErr *pgconn.PgError
 		broken := err != nil && (c.IsClosed() || !errors.As(err, &pgErr))
-		if broken || closeAfter {
-			closeLeaseConn(ctx, c)
-		}
 		leaseConns.Lock()
-		if broken || closeAfter {
-			lc.conn = nil
-		} else {
-			lc.conn = c
-		}
+		lc.conn = c
+		closeNow := broken || closeAfter || lc.poolClosed // the watch found the pool closed meanwhile
 		leaseConns.Unlock()
+		if closeNow {
+			dropLeaseConn(ctx, lc)
+		}
 		if broken && kept && !retried && ctx.Err() == nil {
 			// The kept connection died while unused (the database
 			// restarted or failed over, a proxy's idle timeout, an
@@ -119,15 +159,62 @@ func (s *Store) withLeaseConn(ctx context.Context, closeAfter bool, fn func(c *p
 			// safe to repeat.
 			continue
 		}
-		if lc.conn != nil {
-			if lc.idle == nil {
-				lc.idle = time.AfterFunc(leaseConnIdle, func() { closeIdleLeaseConn(s.pool, lc) })
-			} else {
-				lc.idle.Reset(leaseConnIdle)
+		if !closeNow {
+			leaseConns.Lock()
+			lc.lastUsed = time.Now()
+			if lc.idleAfter <= 0 {
+				lc.idleAfter = leaseConnIdleMin
 			}
+			if lc.watch == nil {
+				lc.watch = time.AfterFunc(leaseConnWatch, func() { watchLeaseConn(s.pool, lc) })
+			}
+			leaseConns.Unlock()
 		}
 		return err
 	}
+}
+
+// dropLeaseConn closes lc's connection, if open, and stops its watch. The
+// caller holds lc's slot.
+func dropLeaseConn(ctx context.Context, lc *leaseConn) {
+	leaseConns.Lock()
+	c := lc.conn
+	lc.conn = nil
+	if lc.watch != nil {
+		lc.watch.Stop()
+		lc.watch = nil
+	}
+	leaseConns.Unlock()
+	if c != nil {
+		closeLeaseConn(ctx, c)
+	}
+}
+
+// poolIsClosed reports whether pool has been closed, asking the database
+// nothing when the pool holds a connection — an open pool of Connect keeps
+// pool_min_conns (4 by default) warm, so a lease call pays one look at the
+// pool's counts, no round trip. pgxpool says a pool is closed
+// only by refusing an Acquire (puddle.ErrClosedPool), and an Acquire would
+// queue behind the jobs on a busy pool, or ping an idle connection. A pool
+// holding a connection (idle, in use or being opened) is open — or closing:
+// Close waits for the connections in use, and the next look finds it
+// closed. A pool holding none is asked with an Acquire, within
+// leaseConnCloseWait: a closed one refuses it at once; an open one opens a
+// connection, which it keeps for the jobs. An Acquire that fails otherwise
+// (the database did not answer in time, or ctx ended) does not say the
+// pool is closed.
+func poolIsClosed(ctx context.Context, pool *pgxpool.Pool) bool {
+	if pool.Stat().TotalConns() > 0 {
+		return false
+	}
+	actx, cancel := context.WithTimeout(ctx, leaseConnCloseWait)
+	defer cancel()
+	c, err := pool.Acquire(actx)
+	if err == nil {
+		c.Release()
+		return false
+	}
+	return errors.Is(err, puddle.ErrClosedPool)
 }
 
 // withPoolConn runs fn on a connection of the pool, for a database that
@@ -183,9 +270,50 @@ func closeLeaseConn(ctx context.Context, c *pgx.Conn) {
 	_ = c.Close(cctx)
 }
 
-// closeIdleLeaseConn closes lc's connection, unused for leaseConnIdle,
-// unless a call is using it (that call re-arms the timer when it is done)
-// or lc is gone (its connection closed meanwhile).
+// watchLeaseConn, run every leaseConnWatch while lc's connection is open,
+// closes it once its pool is closed (no further lease call may come to do
+// it: the replica is shutting down) or once unused for lc.idleAfter (an
+// elector that stopped without resigning), unless a call is using it (the
+// watch looks again later) or lc is gone (its connection closed meanwhile).
+func watchLeaseConn(pool *pgxpool.Pool, lc *leaseConn) {
+	leaseConns.Lock()
+	if leaseConns.m[pool] != lc || lc.watch == nil {
+		leaseConns.Unlock()
+		return
+	}
+	lc.users++
+	leaseConns.Unlock()
+	defer leaveLeaseConn(pool, lc)
+	closed := poolIsClosed(context.Background(), pool)
+	leaseConns.Lock()
+	if closed {
+		lc.poolClosed = true // a call holding the slot closes the connection when done
+	}
+	leaseConns.Unlock()
+	select {
+	case lc.slot <- struct{}{}:
+	default:
+		leaseConns.Lock()
+		if lc.watch != nil {
+			lc.watch.Reset(leaseConnWatch)
+		}
+		leaseConns.Unlock()
+		return
+	}
+	defer func() { <-lc.slot }()
+	leaseConns.Lock()
+	idle := lc.conn != nil && time.Since(lc.lastUsed) >= lc.idleAfter
+	if !closed && !idle && lc.conn != nil && lc.watch != nil {
+		lc.watch.Reset(leaseConnWatch)
+		leaseConns.Unlock()
+		return
+	}
+	leaseConns.Unlock()
+	dropLeaseConn(context.Background(), lc)
+}
+
+// closeIdleLeaseConn closes lc's connection, as the watch does once it has
+// been unused for lc.idleAfter, unless a call is using it or lc is gone.
 func closeIdleLeaseConn(pool *pgxpool.Pool, lc *leaseConn) {
 	leaseConns.Lock()
 	if leaseConns.m[pool] != lc {
@@ -201,12 +329,5 @@ func closeIdleLeaseConn(pool *pgxpool.Pool, lc *leaseConn) {
 		return
 	}
 	defer func() { <-lc.slot }()
-	c := lc.conn
-	if c == nil {
-		return
-	}
-	closeLeaseConn(context.Background(), c)
-	leaseConns.Lock()
-	lc.conn = nil
-	leaseConns.Unlock()
+	dropLeaseConn(context.Background(), lc)
 }

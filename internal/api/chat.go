@@ -502,10 +502,19 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "no_eligible_provider", "", reason)
 		return
 	}
+	then := "; "
+	if gated := gatedTargets(job); len(gated) > 0 {
+		// Targets the conformance gate kept out of the race, which the job's
+		// error need not name (a refusal at the plan is routing's, not an
+		// attempt's): a retry or a resend now is gated the same way, as
+		// next_step says.
+		reason = strings.TrimRight(reason, ".") + "; " + gatedSkipped(gated)
+		then = onceTheyPass
+	}
 	if callerKey {
 		// A resend with the same key answers this again (the key stays bound
 		// to the failed job); without a key a resend is a new job anyway.
-		reason = strings.TrimRight(reason, ".") + "; start a new round with POST /v1/jobs/" + job.ID +
+		reason = strings.TrimRight(reason, ".") + then + "start a new round with POST /v1/jobs/" + job.ID +
 			"/retry (then resend with the same Idempotency-Key to attach to it), or send the request with a new Idempotency-Key"
 	}
 	writeOpenAIError(w, http.StatusBadGateway, "server_error", "upstream_failed", "", reason)

@@ -59,9 +59,8 @@ func nextStep(job *store.Job) string {
 	if gated := gatedTargets(job); len(gated) > 0 {
 		// A retry now is gated the same way: the round would fail as this
 		// one did, without the targets the gate refused.
-		ended += "; the conformance gate (conformance.gate) skipped targets of its route that have no fresh passing " +
-			"`router conformance run` (" + strings.Join(gated, "; ") + "), so a retry now would be gated the same way"
-		then = "; once the router's operator has made them pass, "
+		ended += "; " + gatedSkipped(gated)
+		then = onceTheyPass
 	}
 	if keyless {
 		return ended + then + "start a new round with POST /v1/jobs/" + job.ID + "/retry (then read it with GET /v1/jobs/" + job.ID +
@@ -70,6 +69,18 @@ func nextStep(job *store.Job) string {
 	return ended + then + "start a new round with POST /v1/jobs/" + job.ID + "/retry (then resend with the same Idempotency-Key to attach to it, " +
 		"or read it with GET /v1/jobs/" + job.ID + "), or send the request with a new Idempotency-Key"
 }
+
+// gatedSkipped says that the conformance gate skipped the targets gated
+// (gatedTargets: "<target>: <the gate's reason>", which names the run that
+// admits it) and that a retry now would be gated the same way: next_step's
+// words, and a failed chat call's (chatFailure).
+func gatedSkipped(gated []string) string {
+	return "the conformance gate (conformance.gate) skipped targets of its route that have no fresh passing " +
+		"`router conformance run` (" + strings.Join(gated, "; ") + "), so a retry now would be gated the same way"
+}
+
+// onceTheyPass joins gatedSkipped to the advice to start a new round.
+const onceTheyPass = "; once the router's operator has made them pass, "
 
 // callerFaultLastWord reports a job whose attempt that ended last failed
 // because the provider refused the request itself: the cases chatFailure

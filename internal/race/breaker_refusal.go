@@ -171,7 +171,10 @@ func (o *orchestrator) breakerAgain(wait time.Duration, known, byBreakers bool) 
 // refusedRouting is the routing of a plan that no target admitted (Plan):
 // the decisions as the peek made them, each eligible target that was not
 // admitted now ineligible with why — its breaker's refusal, or the
-// conformance gate's — as routing would have said had the peek seen it.
+// conformance gate's — as routing would have said had the peek seen it. A
+// gate's refusal is in the decisions already (gateDecision); a breaker's is
+// among the reasons, "<target>: skipped: <why>" (choose), of which routing
+// gives the why.
 func (o *orchestrator) refusedRouting() json.RawMessage {
 	decisions := make([]Decision, 0, len(o.decisions))
 	for _, d := range o.decisions {
@@ -181,7 +184,7 @@ func (o *orchestrator) refusedRouting() json.RawMessage {
 		if d.Eligible {
 			if why, ok := o.reasons[d.Provider]; ok {
 				d.Eligible = false
-				d.Reason = strings.TrimPrefix(strings.TrimPrefix(why, d.Provider+": "), "skipped: ")
+				d.Reason = strings.TrimPrefix(why, d.Provider+": skipped: ")
 			}
 		}
 		decisions = append(decisions, d)

@@ -65,6 +65,10 @@ type orchestrator struct {
 	// breakerNoted names the targets whose breaker refusal is in routing
 	// (noteBreakerRefusal): recorded once per target per job run.
 	breakerNoted map[string]bool
+	// gateSkipped holds, for each target whose decision gateAllows made
+	// ineligible (a conformance gate refusal found after the plan), the
+	// decision as the plan made it, put back should the gate allow it again.
+	gateSkipped map[string]Decision
 	// breakerWait, set by finish, is how long the job waits for a circuit
 	// breaker before it is run again (runJob's runLater), instead of
 	// being settled.
@@ -639,7 +643,9 @@ func (o *orchestrator) nextExcept(skip map[string]bool) string {
 }
 
 // gateAllows says whether the conformance gate allows provider p the role it
-// would have in this race; a refusal is noted among the reasons.
+// would have in this race. A refusal is noted among the reasons, as
+// "<target>: skipped: <the gate's reason>" as every reason names its target,
+// and in routing (gateDecision).
 func (o *orchestrator) gateAllows(p string) bool {
 	g := o.r.cfg.Gate
 	if g == nil || o.spec.gate == nil {
@@ -647,9 +653,54 @@ func (o *orchestrator) gateAllows(p string) bool {
 	}
 	ok, why := g.AllowModel(context.Background(), p, o.spec.modelOn(o.r.cfg.Targets[p]), o.spec.gate, o.r.roleOf(o.route, p))
 	if !ok {
-		o.reasons[p] = "skipped: " + why
+		o.reasons[p] = p + ": skipped: " + why
 	}
+	o.gateDecision(p, ok, why)
 	return ok
+}
+
+// gateDecision keeps the routing decision of candidate p as the gate's
+// latest word on it: a refusal found after the plan (the target's run went
+// stale, its results could not be read) makes the plan's eligible decision
+// ineligible with the gate's reason, as decide says of a target the gate
+// refuses (SPEC §4.2) — the same decision changed, not a second one, so a
+// failed job's routing names the target the gate skipped (its next_step
+// reads it). The gate allowing it again puts the plan's decision back. A
+// change is recorded (recordDecisions); a word that changes nothing is not.
+func (o *orchestrator) gateDecision(p string, ok bool, why string) {
+	d := o.decisionOf(p)
+	if d == nil {
+		return // not a decision of the plan: nothing to say it of
+	}
+	prior, skipped := o.gateSkipped[p]
+	switch {
+	case ok && !skipped, !ok && skipped && d.Reason == why:
+		return // routing already says so
+	case ok:
+		*d = prior
+		delete(o.gateSkipped, p)
+	default:
+		if !skipped {
+			if o.gateSkipped == nil {
+				o.gateSkipped = map[string]Decision{}
+			}
+			o.gateSkipped[p] = *d
+		}
+		d.Eligible = false
+		d.Reason = why
+	}
+	o.recordDecisions(context.Background(), "the conformance gate's word on "+p)
+}
+
+// decisionOf is the plan's routing decision of target p (not an event of the
+// race); nil when routing has none.
+func (o *orchestrator) decisionOf(p string) *Decision {
+	for i := range o.decisions {
+		if d := &o.decisions[i]; d.Provider == p && d.Event == "" {
+			return d
+		}
+	}
+	return nil
 }
 
 // fallbackAdmitsNow says whether a target not yet used this round, allowed by

@@ -1,22 +1,9 @@
 package api_test
 
 import (
-	"context"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/routerhq/router/conformance"
-	"github.com/routerhq/router/internal/api"
-	"github.com/routerhq/router/internal/prompt"
-	"github.com/routerhq/router/internal/providers"
-	"github.com/routerhq/router/internal/race"
-	"github.com/routerhq/router/internal/store"
-	"github.com/routerhq/router/internal/testdb"
 )
 
 // A chat call whose job failed while the default conformance gate kept the
@@ -28,7 +15,7 @@ import (
 // the gate skipped, why, and that a retry helps once they pass.
 func TestChatFailedJobSaysConformanceGateSkippedFallbacks(t *testing.T) {
 	const body = `{"model":"default","messages":[{"role":"user","content":"hi"}]}`
-	b := setupGatedChat(t)
+	b := setupGated(t)
 	gated := []string{
 		"conformance gate",
 		"fallback: no passing conformance run for triage@",
@@ -62,51 +49,4 @@ func TestChatFailedJobSaysConformanceGateSkippedFallbacks(t *testing.T) {
 			t.Errorf("message of a call without a key %q does not say %q", msg, want)
 		}
 	}
-}
-
-// setupGatedChat is setupGated's router (a fallback behind the default
-// conformance gate, on which no conformance run was ever recorded; a primary
-// that fails every call) with its route's raw chat completions gated by the
-// triage prompt's results (Route.ConformancePrompt).
-func setupGatedChat(t *testing.T) *bundle {
-	t.Helper()
-	db := testdb.New(t, store.Options{})
-	prompts, err := prompt.LoadDir("../../prompts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	primary := providers.NewScripted(providers.ScriptedConfig{Name: "primary", Model: "m1",
-		Respond: func(int, *providers.Request) providers.Step { return providers.Step{Status: 503} }})
-	fallback := providers.NewScripted(providers.ScriptedConfig{Name: "fallback", Model: "m2",
-		Respond: func(int, *providers.Request) providers.Step { return providers.Step{Output: validTriage} }})
-	targets := map[string]*race.Target{
-		"primary":  {Provider: primary, Model: "m1", ContextWindow: 128000, Timeout: time.Minute},
-		"fallback": {Provider: fallback, Model: "m2", ContextWindow: 128000, Timeout: time.Minute},
-	}
-	route := &race.Route{Providers: []string{"primary", "fallback"}, MaxInflight: 2, MaxAttempts: 4, HedgeAfter: time.Second, ConformancePrompt: "triage"}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	listener := store.NewListener(db.Pool, log)
-	listener.SkipNotificationsOf(db.Store)
-	ctx, cancel := context.WithCancel(context.Background())
-	go listener.Run(ctx)
-	<-listener.Ready()
-	gate := conformance.NewGate(db.Store, conformance.GateFallbacks, 168*time.Hour,
-		conformance.TargetModels(func(id string) string { return targets[id].Model }))
-	runner := race.New(race.Config{
-		Store: db.Store, Listener: listener, Prompts: prompts, LeaseOwner: "test", Log: log,
-		Targets: targets, Routes: map[string]*race.Route{"default": route}, Gate: gate,
-	})
-	apiSrv := api.New(api.Config{LeaseOwner: "test", Lease: 30 * time.Second}, api.Deps{
-		Store: db.Store, Listener: listener, Prompts: prompts, Routes: map[string]bool{"default": true}, Models: aliases(nil),
-		Exec: runner, Log: log, Auth: &api.KeyAuth{Static: map[string]string{acmeKey: "acme"}, Store: db.Store},
-	})
-	srv := httptest.NewServer(apiSrv)
-	t.Cleanup(func() {
-		srv.Close()
-		stopCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
-		defer stop()
-		runner.Stop(stopCtx)
-		cancel()
-	})
-	return &bundle{db: db, srv: srv, primary: primary, fallback: fallback, runner: runner, listener: listener, prompts: prompts, api: apiSrv}
 }

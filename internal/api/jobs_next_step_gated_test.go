@@ -22,6 +22,8 @@ import (
 // setupGated is setup's router with a fallback behind the default
 // conformance gate (conformance.gate: fallbacks), on which no conformance
 // run was ever recorded: a new deployment's. The primary fails every call.
+// The route's raw chat completions are gated by the triage prompt's results
+// (Route.ConformancePrompt).
 func setupGated(t *testing.T) *bundle {
 	t.Helper()
 	db := testdb.New(t, store.Options{})
@@ -37,7 +39,7 @@ func setupGated(t *testing.T) *bundle {
 		"primary":  {Provider: primary, Model: "m1", ContextWindow: 128000, Timeout: time.Minute},
 		"fallback": {Provider: fallback, Model: "m2", ContextWindow: 128000, Timeout: time.Minute},
 	}
-	route := &race.Route{Providers: []string{"primary", "fallback"}, MaxInflight: 2, MaxAttempts: 4, HedgeAfter: time.Second}
+	route := &race.Route{Providers: []string{"primary", "fallback"}, MaxInflight: 2, MaxAttempts: 4, HedgeAfter: time.Second, ConformancePrompt: "triage"}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	listener := store.NewListener(db.Pool, log)
 	listener.SkipNotificationsOf(db.Store)

@@ -170,6 +170,8 @@ func WithStore(ctx context.Context, cfgPath string, fn func(cfg *config.Config, 
 		return err
 	}
 	defer closeDB()
-	return fn(cfg, store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D(),
-		RedeliveryWindow: cfg.Webhooks.RedeliveryWindow(), Log: log}))
+	st := store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D(),
+		RedeliveryWindow: cfg.Webhooks.RedeliveryWindow(), Log: log})
+	defer st.Close() // before the pool
+	return fn(cfg, st)
 }

@@ -131,6 +131,9 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	s.stops = append(s.stops, closeDB)
 	st := store.New(pool, store.Options{KeyRetention: cfg.Idempotency.Retention.D(),
 		RedeliveryWindow: cfg.Webhooks.RedeliveryWindow(), Observer: dbm, Log: log})
+	// Closed just before the pool, after the lifecycle's stop (the
+	// elector's Run resigns as it ends): its leader lease connection.
+	s.stops = append(s.stops, st.Close)
 	if *cfg.AutoMigrate {
 		applied, err := st.Migrate(ctx)
 		if len(applied) > 0 {

@@ -1,32 +1,32 @@
 package store
 
-import "github.com/jackc/pgx/v5"
+import (
+	"time"
 
-// LeaseConn is the open connection of the leader lease (TryLead, Resign)
-// of s's pool, nil for none.
+	"github.com/jackc/pgx/v5"
+)
+
+// LeaseConn is the open connection of s's leader lease (TryLead, Resign),
+// nil for none.
 func (s *Store) LeaseConn() *pgx.Conn {
-	leaseConns.Lock()
-	defer leaseConns.Unlock()
-	if lc := leaseConns.m[s.pool]; lc != nil {
-		return lc.conn
-	}
-	return nil
+	s.lease.mu.Lock()
+	defer s.lease.mu.Unlock()
+	return s.lease.conn
 }
 
-// LeaseConnEntries is how many pools have a lease connection entry.
-func LeaseConnEntries() int {
-	leaseConns.Lock()
-	defer leaseConns.Unlock()
-	return len(leaseConns.m)
+// LeaseIdleTimerArmed reports whether the lease connection's idle timer is
+// armed.
+func (s *Store) LeaseIdleTimerArmed() bool {
+	s.lease.mu.Lock()
+	defer s.lease.mu.Unlock()
+	return s.lease.idle != nil
 }
 
-// CloseIdleLeaseConn does what the lease connection's watch does once the
-// connection has been unused for the lease's ttl.
+// CloseIdleLeaseConn does what the lease connection's idle timer does once
+// the connection has been unused for the lease's ttl.
 func (s *Store) CloseIdleLeaseConn() {
-	leaseConns.Lock()
-	lc := leaseConns.m[s.pool]
-	leaseConns.Unlock()
-	if lc != nil {
-		closeIdleLeaseConn(s.pool, lc)
-	}
+	s.lease.mu.Lock()
+	s.lease.lastUsed = time.Now().Add(-s.lease.idleAfter)
+	s.lease.mu.Unlock()
+	s.closeIdleLeaseConn()
 }

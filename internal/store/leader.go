@@ -13,7 +13,8 @@ import (
 // clock: it succeeds when nobody holds it, the holder is this one, or the
 // previous holder's lease has expired. It returns whether holder now leads.
 // It goes out on the lease's connection of its own, not on the pool the
-// jobs use (see leaseConns): a busy pool does not delay it.
+// jobs use (see leaseConn): a busy pool does not delay it. After Close it
+// is refused (ErrStoreClosed).
 func (s *Store) TryLead(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
 	var got string
 	err := s.withLeaseConn(ctx, ttl, false, func(c *pgx.Conn) error {

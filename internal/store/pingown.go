@@ -10,18 +10,18 @@ import (
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// ownPings holds, for each pool, the probe connection of Ping's being
-// dialled or pinged, if any. Readiness is answered to anyone: a burst of
-// probes while the pool is busy opened one connection each before, as many
-// as were sent, and could take the database's last connections from every
-// replica. An entry lives as long as its connection, no longer.
-var ownPings = struct {
-	sync.Mutex
-	m map[*pgxpool.Pool]*ownPing
-}{m: map[*pgxpool.Pool]*ownPing{}}
+// ownPings holds a Store's probe connection of Ping's being dialled or
+// pinged, if any. Readiness is answered to anyone: a burst of probes while
+// the pool is busy opened one connection each before, as many as were sent,
+// and could take the database's last connections from every replica. cur
+// lives as long as its connection, no longer. A replica makes one Store for
+// its pool (New), so this is one probe connection at a time per pool.
+type ownPings struct {
+	mu  sync.Mutex
+	cur *ownPing
+}
 
 // ownPing is one probe connection's dial and ping; done closes when the
 // connection is closed, err then holding the answer.
@@ -35,16 +35,16 @@ type ownPing struct {
 const ownPingBound = 5 * time.Second
 
 // pingOwnConn asks the database on a connection of its own, one at a time
-// per pool: a caller that finds a probe connection under way takes its
+// per Store: a caller that finds a probe connection under way takes its
 // answer rather than opening another. The connection runs within the first
 // caller's deadline (not its cancellation: the others are waiting for it);
 // each caller waits for the answer within its own ctx.
 func (s *Store) pingOwnConn(ctx context.Context) error {
-	ownPings.Lock()
-	p := ownPings.m[s.pool]
+	s.probe.mu.Lock()
+	p := s.probe.cur
 	if p == nil {
 		p = &ownPing{done: make(chan struct{})}
-		ownPings.m[s.pool] = p
+		s.probe.cur = p
 		deadline, ok := ctx.Deadline()
 		if !ok {
 			deadline = time.Now().Add(ownPingBound)
@@ -53,14 +53,14 @@ func (s *Store) pingOwnConn(ctx context.Context) error {
 		go func() {
 			defer cancel()
 			err := s.pingNewConn(pctx)
-			ownPings.Lock()
-			delete(ownPings.m, s.pool)
-			ownPings.Unlock()
+			s.probe.mu.Lock()
+			s.probe.cur = nil
+			s.probe.mu.Unlock()
 			p.err = err
 			close(p.done)
 		}()
 	}
-	ownPings.Unlock()
+	s.probe.mu.Unlock()
 	select {
 	case <-p.done:
 		return p.err

@@ -103,6 +103,13 @@ type Store struct {
 	// claim makes without its caller's cancellation once its batch has
 	// failed or lost (settleWait; shorter in tests).
 	acquireWait, settleWait time.Duration
+
+	// probe is the readiness probe's own connection under way, if any
+	// (pingOwnConn): one at a time per Store.
+	probe ownPings
+	// lease is the leader lease's own connection (withLeaseConn), closed
+	// by Close.
+	lease leaseConn
 }
 
 // Options tune the store.
@@ -141,10 +148,14 @@ func (o Options) WithDefaults() Options {
 	return o
 }
 
-// New wraps a pool.
+// New wraps a pool. A replica makes one Store for its pool: the readiness
+// probe's connection (Ping) and the leader lease's (TryLead, Resign) are
+// one at a time per Store, beside the pool. Close the Store before its pool
+// (Close); the pool stays the caller's to close.
 func New(pool *pgxpool.Pool, opt Options) *Store {
 	s := &Store{pool: pool, opt: opt.WithDefaults(), origin: rand.Text()[:16],
 		acquireWait: batchAcquireWait, settleWait: settleWait}
+	s.lease.slot = make(chan struct{}, 1)
 	s.waits, _ = s.opt.Observer.(CommitWaitObserver)
 	s.paths = group[pathCommit]{size: batchSize, maxLeaders: maxBatchesInFlight, exec: s.execPathCommits}
 	s.deliveries = group[deliveryWrite]{size: deliveryBatchSize, maxLeaders: maxBatchesInFlight, exec: s.execDeliveryWrites}

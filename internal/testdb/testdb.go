@@ -92,6 +92,7 @@ func New(t testing.TB, opt store.Options) *DB {
 		t.Fatalf("testdb: migrate: %v", err)
 	}
 	t.Cleanup(func() {
+		st.Close() // the leader lease's connection, if a test took the lease on it
 		pool.Close()
 		admin, err := pgxpool.New(context.Background(), baseURL)
 		if err != nil {

@@ -87,7 +87,7 @@ type dashData struct {
 	Counters      *store.Counters
 	CounterWindow string
 	CounterTiles  []tile
-	Deliveries    *store.DeliveryStats
+	Deliveries    *deliveriesView
 	Hedge         *store.HedgeCost
 	// ShowCost: Hedge's money tiles are shown (Config.Priced, or money was
 	// recorded); ShowLatencyBought: its latency tile is (Config.KeepLosers).
@@ -168,11 +168,7 @@ func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 		d.Providers = reply.Providers
 	}
 	d.Conformance = conformanceMatrix(conf, ops)
-	if st, err := s.store.WebhookDeliveryStats(ctx); err != nil {
-		d.Errors = append(d.Errors, "webhook deliveries: "+err.Error())
-	} else {
-		d.Deliveries = &st
-	}
+	d.Deliveries = s.webhookDeliveries(ctx, d)
 	if jobs, err := s.store.RecentJobsCapped(ctx, ops.RecentJobs, dashAttemptsPerJob); err != nil {
 		d.Errors = append(d.Errors, "recent jobs: "+err.Error())
 	} else {

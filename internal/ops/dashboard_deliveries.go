@@ -1,10 +1,100 @@
 package ops
 
 import (
+	"context"
 	"strings"
+	"time"
 
+	"github.com/routerhq/router/internal/store"
 	"github.com/routerhq/router/internal/webhook"
 )
+
+// The dashboard lists the events abandoned within abandonedWindow, the
+// newest abandonedShown of them.
+const (
+	abandonedWindow = 24 * time.Hour
+	abandonedShown  = 20
+)
+
+// interruptedByShutdown begins the last error of a try the router's own
+// shutdown cut short (the webhook worker's interruptedError, whose text
+// internal/webhook TestShutdownInterruptsATryWithoutCountingIt pins): the
+// endpoint did not fail, River does not count the attempt, and the event is
+// tried again whatever its age.
+const interruptedByShutdown = "delivery interrupted by router shutdown"
+
+// deliveriesView is the dashboard's webhook deliveries section.
+type deliveriesView struct {
+	Pending int
+	// FailingCount is the pending events whose last try failed, less those
+	// of Interrupted; Failing are the oldest of them, oldest first. The
+	// store's count and list (store.WebhookDeliveryStats, at most 20)
+	// include the events whose last try a shutdown cut short: those listed
+	// are shown apart, as Interrupted, and not counted as failing; any
+	// beyond the list cannot be told apart and stay counted.
+	FailingCount int
+	Failing      []*store.Event
+	Interrupted  []*store.Event
+	// Abandoned are the events given up on within the last AbandonedWindow
+	// (nil when they could not be read: the error is listed on the page).
+	Abandoned       *abandonedList
+	AbandonedWindow string
+}
+
+// abandonedList is the events given up on recently: how many, and the
+// newest of them, newest first.
+type abandonedList struct {
+	Count  int
+	Events []abandonedRow
+}
+
+type abandonedRow struct {
+	*store.AbandonedEvent
+	Why string // abandonedCause
+}
+
+// webhookDeliveries reads the deliveries section, or nil when the pending
+// deliveries could not be read; each error is added to d.Errors.
+func (s *Server) webhookDeliveries(ctx context.Context, d *dashData) *deliveriesView {
+	st, err := s.store.WebhookDeliveryStats(ctx)
+	if err != nil {
+		d.Errors = append(d.Errors, "webhook deliveries: "+err.Error())
+		return nil
+	}
+	v := &deliveriesView{Pending: st.Pending, FailingCount: st.FailingCount, AbandonedWindow: "24 h"}
+	for _, e := range st.Failing {
+		if e.LastError != nil && strings.HasPrefix(*e.LastError, interruptedByShutdown) {
+			v.Interrupted = append(v.Interrupted, e)
+			v.FailingCount--
+		} else {
+			v.Failing = append(v.Failing, e)
+		}
+	}
+	if ab, err := s.store.RecentlyAbandonedEvents(ctx, abandonedWindow, abandonedShown); err != nil {
+		d.Errors = append(d.Errors, "abandoned webhook deliveries: "+err.Error())
+	} else {
+		v.Abandoned = &abandonedList{Count: ab.Count}
+		for _, e := range ab.Events {
+			v.Abandoned.Events = append(v.Abandoned.Events, abandonedRow{e, abandonedCause(e.LastError)})
+		}
+	}
+	return v
+}
+
+// abandonedCause is why the dashboard says an event was abandoned: a 410's
+// last error says so itself (webhook.GoneNote), as does one of a try that had
+// no webhook or no secret to send with ("abandoned: …"); any other was the
+// last try of an event webhooks.retry_for old.
+func abandonedCause(lastError *string) string {
+	c := deliveryCause(lastError)
+	switch {
+	case strings.Contains(c, webhook.GoneNote), strings.HasPrefix(c, "abandoned: "):
+		return c
+	case c == "":
+		return "given up: the event was webhooks.retry_for old"
+	}
+	return "given up: the event was webhooks.retry_for old; its last try: " + c
+}
 
 // deliveryCause is what the dashboard shows of a failing delivery's last
 // error: its status or cause, never the receiver's answer — receivers often

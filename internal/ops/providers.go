@@ -69,6 +69,14 @@ type Config struct {
 	SentBreakers []store.SentBreaker
 	// Conformance: nil shows conformance as not available.
 	Conformance ConformanceSource
+	// Gate is the conformance gate the race runner asks (*conformance.Gate);
+	// GET /v1/providers and the dashboard ask it, for each target of
+	// GateRoutes in its role there, whether it admits the target now, and
+	// show its refusals. nil: the gate is shown as not available.
+	Gate GateJudge
+	// GateRoutes are the configured routes, with their targets in order and
+	// their conformance_prompt, as the gate judges their jobs.
+	GateRoutes []GateRoute
 	// ConformanceMaxAge is conformance.max_age: GET /v1/conformance judges
 	// each result's fresh against it on the database clock, by the gate's
 	// rule (zero or less: nothing is fresh, as the gate then admits nothing).
@@ -155,10 +163,22 @@ type ReplicaBreaker struct {
 // ProviderView is one entry of GET /v1/providers.
 type ProviderView struct {
 	Name string `json:"name"`
-	// Eligible says whether this replica's breaker admits the provider now (the
-	// conformance gate is per prompt: see Conformance).
-	Eligible       bool                 `json:"eligible"`
-	IneligibleWhy  string               `json:"ineligible_reason,omitempty"`
+	// Eligible says only whether this replica's circuit breaker admits the
+	// provider now. It says nothing of the conformance gate, which is per
+	// route and prompt: a provider Eligible here that the gate refuses is
+	// still never failed over or hedged to on that route (see Gate).
+	Eligible      bool   `json:"eligible"`
+	IneligibleWhy string `json:"ineligible_reason,omitempty"`
+	// Gate is the conformance gate's word on the provider in each route where
+	// it judges it (its fallbacks; every target under conformance.gate: all),
+	// per prompt: admitted or the gate's reason and the command that admits
+	// it. Empty where the gate judges the provider nowhere (a primary under
+	// gate: fallbacks, gate: off), or when GateStatus says why.
+	Gate []GateEntry `json:"gate"`
+	// GateRefused counts the entries of Gate the gate refuses now.
+	GateRefused int `json:"gate_refused"`
+	// GateStatus, when set, says why Gate could not be made.
+	GateStatus     string               `json:"gate_status,omitempty"`
 	Breakers       []ReplicaBreaker     `json:"breakers"`
 	Stats          *store.ProviderStats `json:"stats"` // nil without recent attempts
 	StatsWindow    string               `json:"stats_window"`
@@ -173,8 +193,9 @@ type ProvidersReply struct {
 }
 
 // ListProviders gathers GET /v1/providers: per configured provider, every live
-// replica's breaker state, recent attempt statistics, conformance results and
-// whether this replica would use it now.
+// replica's breaker state, recent attempt statistics, conformance results,
+// whether this replica's breaker admits it now, and the conformance gate's
+// word on it in each route where it gates it.
 func (s *Server) ListProviders(ctx context.Context) (*ProvidersReply, error) {
 	return s.listProviders(ctx, readConformance(ctx, s.cfg))
 }
@@ -216,6 +237,7 @@ func (s *Server) listProviders(ctx context.Context, conf conformanceRead) (*Prov
 		s.log.Warn("could not read conformance results", "err", conf.err)
 		cells, confStatus = nil, "not available: "+conf.err.Error()
 	}
+	gate, gateStatus := gateEntries(ctx, ops, s.prompts)
 	names := append([]string(nil), ops.Providers...)
 	known := map[string]bool{}
 	for _, n := range names {
@@ -236,7 +258,15 @@ func (s *Server) listProviders(ctx context.Context, conf conformanceRead) (*Prov
 	out := &ProvidersReply{Replica: ops.Replica, Providers: make([]ProviderView, 0, len(names))}
 	for _, name := range names {
 		v := ProviderView{Name: name, Eligible: true, Breakers: []ReplicaBreaker{}, Conformance: []ConformanceCell{},
-			StatsWindow: ops.StatsWindow.String(), ConformanceErr: confStatus}
+			StatsWindow: ops.StatsWindow.String(), ConformanceErr: confStatus, Gate: []GateEntry{}, GateStatus: gateStatus}
+		if slices.Contains(ops.Providers, name) {
+			v.Gate = append(v.Gate, gate[name]...)
+			for _, e := range v.Gate {
+				if !e.Admitted {
+					v.GateRefused++
+				}
+			}
+		}
 		if ops.Breakers != nil {
 			v.Eligible, v.IneligibleWhy = ops.Breakers.State(name)
 		}

@@ -91,9 +91,24 @@ func (o *opsServices) handler(cfg *config.Config, st *store.Store, prompts *prom
 	for _, r := range cfg.Routes {
 		keepLosers = keepLosers || (r != nil && r.KeepLosers)
 	}
+	// Every route's targets in order, as the gate judges their roles: the
+	// operator views ask the race's own gate about each.
+	var gateRoutes []ops.GateRoute
+	for _, name := range slices.Sorted(maps.Keys(cfg.Routes)) {
+		r := cfg.Routes[name]
+		if r == nil {
+			continue
+		}
+		gr := ops.GateRoute{Name: name, ConformancePrompt: r.ConformancePrompt}
+		for _, t := range cfg.RouteTargets(r) {
+			gr.Targets = append(gr.Targets, t.ID)
+		}
+		gateRoutes = append(gateRoutes, gr)
+	}
 	return ops.New(ops.Config{Key: key, Metrics: o.metrics.Handler(), Providers: names, Breakers: o.breakers, SentBreakers: statsBreakers(sent), Replica: o.replica,
 		Conformance:       ops.StoreConformance{Store: st, MaxAge: maxAge, Prompts: prompts, TargetModels: modelOf, TargetDigests: digests, ChatRoutes: routes},
-		ConformanceMaxAge: maxAge, TargetModels: modelOf, TargetDigests: digests, ChatRoutes: routes, Priced: priced, KeepLosers: keepLosers}, st, prompts, log)
+		ConformanceMaxAge: maxAge, TargetModels: modelOf, TargetDigests: digests, ChatRoutes: routes, Priced: priced, KeepLosers: keepLosers,
+		Gate: o.gate, GateRoutes: gateRoutes}, st, prompts, log)
 }
 
 // ConformanceChatRoutes is the routes gated by a conformance_prompt, with

@@ -171,6 +171,37 @@ func notUnknown(id string, err error) problem {
 func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 	owner := ownerFrom(r.Context())
 	id := r.PathValue("id")
+	// An optional Idempotency-Key names the retry: a resend of it (its
+	// answer was lost) is answered with the job as it stands, and starts no
+	// second round (store.RetryJobKeyed). Without one every retry is a new
+	// round. Checked as POST /v1/jobs checks its key.
+	var key string
+	if len(r.Header.Values("Idempotency-Key")) > 0 {
+		k, perr := idempotencyKey(r)
+		if perr != nil {
+			writeProblem(w, r, *perr)
+			return
+		}
+		key = k
+	}
+	if key != "" {
+		// The retry this resends was made: it is not refused for the
+		// owner's live limit or for no eligible provider below, which
+		// judge a retry still to be made. The store decides under the
+		// job's lock (a resend racing its original is caught there).
+		held, err := s.Store.RetryKeyHeld(r.Context(), owner, id, key)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			writeProblem(w, r, notFoundProblem(id))
+			return
+		case err != nil:
+			s.internalError(w, r, "read the job to retry", err)
+			return
+		case held:
+			s.replayRetry(w, r, owner, id)
+			return
+		}
+	}
 	// A retried job is live again: it counts against max_live_jobs as a new
 	// job does (SPEC §17), and a refusal changes nothing.
 	admitted, ok, limit, err := s.limits.admitLive(r.Context(), owner)
@@ -226,8 +257,8 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 			JobID: id, Extra: map[string]any{"routing": routing}})
 		return
 	}
-	err = s.Store.RetryJobWithin(r.Context(), owner, id, s.limits.of(owner).lim.MaxLiveJobs)
-	admitted(err == nil)
+	replayed, err := s.Store.RetryJobKeyed(r.Context(), owner, id, key, s.limits.of(owner).lim.MaxLiveJobs)
+	admitted(err == nil && !replayed)
 	if refused, ok := s.liveRefusedAtClaim(owner, err, true); ok && refused.inDB {
 		// The database counted the owner's live jobs on every replica: at
 		// its limit, the job was not retried and is still failed.
@@ -263,8 +294,24 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 		s.jobError(w, r, "retry job", err, id) // retryEligible read the job as owner's
 		return
 	}
+	if replayed {
+		// A concurrent resend with this key retried the job first.
+		s.replayRetry(w, r, owner, id)
+		return
+	}
 	s.Log.Info("job retried", "job_id", id, "owner", owner)
 	s.Exec.Submit(&store.Job{ID: id})
+	s.respondJob(w, r, owner, id, true)
+}
+
+// replayRetry answers a retry whose Idempotency-Key is that of the job's
+// latest retry: nothing was started, and the job is answered as it stands
+// (after Prefer: wait, as a retry's answer), marked Idempotent-Replayed as a
+// replay of POST /v1/jobs is.
+func (s *Server) replayRetry(w http.ResponseWriter, r *http.Request, owner, id string) {
+	s.Log.Info("job retry replayed", "job_id", id, "owner", owner)
+	s.Counters.IdempotentReplay()
+	w.Header().Set("Idempotent-Replayed", "true")
 	s.respondJob(w, r, owner, id, true)
 }
 

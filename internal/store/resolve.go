@@ -197,7 +197,24 @@ func (s *Store) RetryJob(ctx context.Context, owner, jobID string) error {
 // it; past it nothing changes and the error is a *LiveLimitError. The lock is
 // taken before the job's row, in the order the claims take them.
 func (s *Store) RetryJobWithin(ctx context.Context, owner, jobID string, maxLive int) error {
-	return jobBusy(s.inTx(ctx, func(tx pgx.Tx) error {
+	_, err := s.RetryJobKeyed(ctx, owner, jobID, "", maxLive)
+	return err
+}
+
+// RetryJobKeyed is RetryJobWithin for a retry that carries the caller's
+// Idempotency-Key (key; "" for none). The key is written with the retry, on
+// the job's locked row (jobs.retry_key, migration 0031), and a retry with the
+// key of the job's latest retry changes nothing, whatever the job's state
+// now: replayed is true and err nil (the caller answers the job as it
+// stands). The key is compared under the job's row lock, so two resends of
+// one retry at once make one round: the second waits for the first's commit
+// and sees its key. A retry without a key, or with another key, is a new
+// round as RetryJobWithin's, and records its key (none: NULL) as the
+// latest. The key is the retry's own: it is not the job's idempotency key,
+// and claims or extends nothing in idempotency_keys.
+func (s *Store) RetryJobKeyed(ctx context.Context, owner, jobID, key string, maxLive int) (replayed bool, err error) {
+	err = jobBusy(s.inTx(ctx, func(tx pgx.Tx) error {
+		replayed = false // a retried transaction's
 		if maxLive > 0 {
 			if _, err := tx.Exec(ctx, liveLimitLockSQL, []string{owner}); err != nil {
 				return err
@@ -206,6 +223,16 @@ func (s *Store) RetryJobWithin(ctx context.Context, owner, jobID string, maxLive
 		state, _, err := lockJobWaiting(ctx, tx, jobID, owner, transitionLockWait)
 		if err != nil {
 			return err
+		}
+		if key != "" {
+			// Before the state: the latest retry's round may be running,
+			// or have ended, since; either way this resend is that retry.
+			if err := tx.QueryRow(ctx, retryKeyHeldSQL, jobID, key).Scan(&replayed); err != nil {
+				return fmt.Errorf("read the job's latest retry key: %w", notFound(err))
+			}
+			if replayed {
+				return nil
+			}
 		}
 		switch state {
 		case JobFailed:
@@ -264,11 +291,40 @@ func (s *Store) RetryJobWithin(ctx context.Context, owner, jobID string, maxLive
 				return &LiveLimitError{Owner: owner, Limit: maxLive}
 			}
 		}
-		// A new run: its deadline counts from now (run_started_at, migration 0018).
+		// A new run: its deadline counts from now (run_started_at, migration
+		// 0018). It is the job's latest retry: its key (none: NULL) is the
+		// one a resend is recognised by (retry_key, migration 0031).
 		if _, err := tx.Exec(ctx, `UPDATE jobs SET attempt_base = (SELECT count(*) FROM attempts WHERE job_id = $1),
-				run_started_at = now(), lease_owner = NULL, lease_expires_at = NULL WHERE id = $1`, jobID); err != nil {
+				run_started_at = now(), lease_owner = NULL, lease_expires_at = NULL, retry_key = nullif($2, '') WHERE id = $1`,
+			jobID, key); err != nil {
 			return err
 		}
 		return s.setJobState(ctx, tx, jobID, JobRunning, "")
 	}), jobID, transitionLockWait)
+	if err != nil {
+		return false, err
+	}
+	return replayed, nil
+}
+
+// retryKeyHeldSQL says whether job $1's latest retry carried the key $2.
+const retryKeyHeldSQL = `SELECT coalesce(retry_key = $2, false) FROM jobs WHERE id = $1`
+
+// RetryKeyHeld says whether owner's job jobID was last retried with key (a
+// retry's Idempotency-Key), read without a lock: a resend of that retry
+// is answered with the job, not refused for the owner's live limit or for no
+// eligible provider (the retry it repeats was made). RetryJobKeyed decides
+// under the job's lock; this only lets a resend past checks made before it.
+// ErrNotFound when owner has no such job.
+func (s *Store) RetryKeyHeld(ctx context.Context, owner, jobID, key string) (bool, error) {
+	if err := checkJobID(jobID); err != nil {
+		return false, err
+	}
+	var held bool
+	err := s.pool.QueryRow(ctx, `SELECT coalesce(retry_key = $3, false) FROM jobs WHERE id = $1 AND owner = $2`,
+		jobID, owner, key).Scan(&held)
+	if err != nil {
+		return false, fmt.Errorf("read the job's latest retry key: %w", notFound(err))
+	}
+	return held, nil
 }

@@ -1,0 +1,22 @@
+-- The Idempotency-Key of a job's latest retry (POST /v1/jobs/{id}/retry).
+--
+-- A retry whose answer was lost (a 503 busy, a 500, a cut connection:
+-- docs/api.md invites a resend) was resent as a new retry: when the first
+-- retry's round had already failed again, the resend started another round of
+-- provider calls. A retry may now carry an Idempotency-Key: store.RetryJobKeyed
+-- writes it here in the transaction that makes the job running again, on the
+-- job's locked row, and a retry of the job with the key of its latest retry
+-- changes nothing and answers the job as it stands. Two resends of one retry
+-- at once take the job's row lock in turn: the second sees the first's key.
+--
+-- The key is the retry's own and per job: it is not the job's idempotency key
+-- (idempotency_keys, SPEC §4.4), claims nothing there, and does not bear on
+-- that key's expiry. A retry without a key writes NULL: it is the job's
+-- latest retry, and a resend of an earlier retry's key is then a new round.
+--
+-- A nullable column without a default: adding it rewrites nothing. During a
+-- rolling update a replica of the previous version ignores the header and
+-- leaves the column as it was: a resend it takes starts a round as before,
+-- and a retry it makes is not recorded as the latest (a resend of an earlier
+-- retry of this version's then replays the job instead of starting a round).
+ALTER TABLE jobs ADD COLUMN retry_key text;

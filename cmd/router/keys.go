@@ -270,7 +270,7 @@ func keysRevoke(ctx context.Context, args []string) error {
 			return nil
 		}
 		if hooked {
-			warnWebhookChange(ctx, st, owner, before)
+			warnWebhookChange(ctx, st, owner, before, r, cfg.Webhooks.RetryFor.D())
 		}
 		ttl := cfg.Auth.CacheTTL.D()
 		if *noWait || ttl <= 0 {
@@ -326,9 +326,21 @@ func ownerWebhook(ctx context.Context, st *store.Store, id int64) (owner string,
 // webhook made with `router keys create --webhook-url` belongs to its key, so
 // revoking the key that carried it (a key rotation, say) removes the owner's
 // webhook, or brings back an older unrevoked key's URL and signing secret.
-func warnWebhookChange(ctx context.Context, st *store.Store, owner string, before store.Webhook) {
+// A removed webhook is kept marked removed until r.EventsUntil (the
+// redelivery window, webhooks.retry_for + backoff_cap + timeout, after the
+// revocation; store.syncKeyWebhooks): the events of the owner's jobs ending
+// until then are written and wait, as failed tries, for a webhook; retryFor
+// is this configuration's webhooks.retry_for.
+func warnWebhookChange(ctx context.Context, st *store.Store, owner string, before store.Webhook, r store.RevokedAPIKey, retryFor time.Duration) {
 	after, err := st.WebhookFor(ctx, owner)
 	switch {
+	case errors.Is(err, store.ErrNotFound) && r.EventsUntil != nil:
+		fmt.Fprintf(os.Stderr, "warning: owner %s now has no webhook (it came with the revoked key). "+
+			"The events of its jobs that end in the next %s (until %s; webhooks.retry_for + backoff_cap + timeout) are still recorded, not sent: "+
+			"each, like those already pending, is retried until it is webhooks.retry_for (%s) old, and is delivered if the owner has a webhook again by then, "+
+			"abandoned if not; jobs that end later get no event until it has one. "+
+			"Give it one again with `router keys create --owner %s --webhook-url URL`.\n",
+			owner, r.EventsUntil.Sub(r.RevokedAt), r.EventsUntil.UTC().Format(time.RFC3339), retryFor, owner)
 	case errors.Is(err, store.ErrNotFound):
 		fmt.Fprintf(os.Stderr, "warning: owner %s now has no webhook (it came with the revoked key): its job events are not delivered until it has one again; "+
 			"pending ones are retried until they are webhooks.retry_for old, then abandoned. "+

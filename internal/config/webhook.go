@@ -4,15 +4,27 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ValidateWebhookURL checks a webhook URL: absolute http or https with a host
-// name (or address), no credentials, no fragment. Messages show the URL with
-// any password redacted: they end up in logs and terminals.
+// name (or address) and, if it has one, a port from 1 to 65535; no white
+// space, no credentials, no fragment. Messages show the URL with any password
+// redacted: they end up in logs and terminals.
+//
+// A URL no delivery can reach is refused here rather than found out from
+// the deliveries: every try of it would fail for webhooks.retry_for (24 h by
+// default) before its events are abandoned.
 func ValidateWebhookURL(raw string) error {
 	if raw == "" {
 		return fmt.Errorf("is required (an https:// URL that accepts POST)")
+	}
+	if err := webhookURLSpace(raw); err != nil {
+		return err
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -36,6 +48,14 @@ func ValidateWebhookURL(raw string) error {
 	if u.Hostname() == "" {
 		return fmt.Errorf("%q has a port but no host name: write the receiver's host before the port (https://hooks.example.com:8443/...)", shown)
 	}
+	// url.Parse takes any digits as a port: port 0 or one past 65535 cannot
+	// be dialled, so every delivery would fail.
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("%q has port %s, which is not a TCP port (1 to 65535): write the port the receiver listens on (https://hooks.example.com:8443/...), "+
+				"or leave the port out to use the scheme's (443 for https, 80 for http)", shown, p)
+		}
+	}
 	if u.User != nil {
 		return fmt.Errorf("%q must not carry credentials: events are authenticated by their signature", shown)
 	}
@@ -43,6 +63,40 @@ func ValidateWebhookURL(raw string) error {
 		return fmt.Errorf("%q must not have a #fragment", shown)
 	}
 	return nil
+}
+
+// webhookURLSpace refuses a webhook URL holding white space — most often a
+// space or line break pasted with it. At its start or in its host the URL
+// does not parse; in its path it would be sent (as %20) as part of the path,
+// which the receiver answers 404. The message shows the URL trimmed, with its
+// password redacted; none when it does not parse and may hold one.
+func webhookURLSpace(raw string) error {
+	at := strings.IndexFunc(raw, unicode.IsSpace)
+	if at < 0 {
+		return nil
+	}
+	trimmed := strings.TrimSpace(raw)
+	if trimmed == "" {
+		return fmt.Errorf("is blank: give the https:// URL the owner's job completion events are POSTed to")
+	}
+	// As written (url.URL's String would show a space as %20), unless it may
+	// hold a password.
+	shown := fmt.Sprintf("%q ", trimmed)
+	if u, err := url.Parse(trimmed); err == nil && u.User != nil {
+		shown = fmt.Sprintf("%q ", u.Redacted())
+	} else if err != nil && strings.Contains(trimmed, "@") {
+		shown = ""
+	}
+	switch {
+	case trimmed != raw && strings.IndexFunc(trimmed, unicode.IsSpace) < 0:
+		where := "at its end"
+		if at == 0 {
+			where = "at its start"
+		}
+		return fmt.Errorf("%shas white space %s (pasted with the URL?): remove it; with it no delivery reaches the receiver", shown, where)
+	default:
+		return fmt.Errorf("%shas white space inside it (character %d): a URL holds none; remove it, or write a space that belongs in the receiver's path as %%20", shown, utf8.RuneCountInString(raw[:at])+1)
+	}
 }
 
 // WebhookDeliveryTries is River's max_attempts for a webhook delivery job, as

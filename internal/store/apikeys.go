@@ -115,7 +115,7 @@ func (s *Store) CreateAPIKeyWith(ctx context.Context, nk NewAPIKey) (CreatedAPIK
 			return err
 		}
 		if url != nil {
-			if err := syncKeyWebhooks(ctx, tx); err != nil {
+			if err := syncKeyWebhooks(ctx, tx, s.opt.RedeliveryWindow); err != nil {
 				return err
 			}
 		}
@@ -217,7 +217,7 @@ func (s *Store) RotateWebhookSecretShown(ctx context.Context, owner string, over
 			}
 			return notFound(err)
 		}
-		if err := syncKeyWebhooks(ctx, tx); err != nil {
+		if err := syncKeyWebhooks(ctx, tx, s.opt.RedeliveryWindow); err != nil {
 			return err
 		}
 		// Checked after the rebuild, under its lock: the configuration a
@@ -319,13 +319,25 @@ type RevokedAPIKey struct {
 	RevokedAt time.Time
 	// Already: the key was revoked before (at RevokedAt), so nothing changed.
 	Already bool
+	// EventsUntil, when set, is the end of the redelivery window of the
+	// owner's webhook, on the database clock: the owner has no webhook after
+	// the revocation and its webhook row is marked removed (syncKeyWebhooks),
+	// so the events of its jobs that end before EventsUntil are still
+	// written (failed tries until the owner has a webhook again, each
+	// abandoned once webhooks.retry_for old), and none after. Nil when the
+	// owner's webhook row is not marked removed after the revocation (it
+	// still has a webhook, or never had one), and when Already.
+	EventsUntil *time.Time
 }
 
 // RevokeAPIKeyResult is RevokeAPIKey, saying whether the key was revoked
 // already. The revocation also ends the key's webhook rotation overlap (its
 // previous secret signs nothing once its key is revoked) and announces the
-// key on APIKeyRevokedChannel. Its lock waits are bounded by KeyLockWait: a
-// *BusyError when another session holds the key's row or webhook_owners.
+// key on APIKeyRevokedChannel. Revoking the owner's last key with a webhook
+// marks the owner's webhook removed for Options.RedeliveryWindow
+// (syncKeyWebhooks; RevokedAPIKey.EventsUntil). Its lock waits are bounded by
+// KeyLockWait: a *BusyError when another session holds the key's row or
+// webhook_owners.
 func (s *Store) RevokeAPIKeyResult(ctx context.Context, id int64) (RevokedAPIKey, error) {
 	var out RevokedAPIKey
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -336,13 +348,24 @@ func (s *Store) RevokeAPIKeyResult(ctx context.Context, id int64) (RevokedAPIKey
 		}
 		if before != nil {
 			out = RevokedAPIKey{RevokedAt: *before, Already: true}
-		} else if err := tx.QueryRow(ctx, `WITH r AS (
+			return syncKeyWebhooks(ctx, tx, s.opt.RedeliveryWindow)
+		}
+		var owner string
+		if err := tx.QueryRow(ctx, `WITH r AS (
 				UPDATE api_keys SET revoked_at = now(), webhook_previous_secret = NULL, webhook_previous_until = NULL
-				WHERE id = $1 RETURNING revoked_at, key_hash)
-			SELECT r.revoked_at, pg_notify($2, encode(r.key_hash, 'hex')) FROM r`, id, APIKeyRevokedChannel).Scan(&out.RevokedAt, nil); err != nil {
+				WHERE id = $1 RETURNING revoked_at, key_hash, owner)
+			SELECT r.revoked_at, r.owner, pg_notify($2, encode(r.key_hash, 'hex')) FROM r`, id, APIKeyRevokedChannel).Scan(&out.RevokedAt, &owner, nil); err != nil {
 			return err
 		}
-		return syncKeyWebhooks(ctx, tx)
+		if err := syncKeyWebhooks(ctx, tx, s.opt.RedeliveryWindow); err != nil {
+			return err
+		}
+		err := tx.QueryRow(ctx, `SELECT removed_until FROM webhook_owners WHERE owner = $1 AND removed_until IS NOT NULL`,
+			owner).Scan(&out.EventsUntil)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("read the end of owner %s's webhook redelivery window: %w", owner, err)
+		}
+		return nil
 	})
 	return out, err
 }

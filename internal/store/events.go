@@ -110,7 +110,7 @@ func (s *Store) SyncConfigWebhooks(ctx context.Context, urls map[string]string) 
 				return fmt.Errorf("sync webhook of %s: %w", owner, err)
 			}
 		}
-		return syncKeyWebhooks(ctx, tx)
+		return syncKeyWebhooks(ctx, tx, s.opt.RedeliveryWindow)
 	})
 }
 
@@ -119,7 +119,19 @@ func (s *Store) SyncConfigWebhooks(ctx context.Context, urls map[string]string) 
 // with the key's previous secret while its rotation's overlap runs
 // (RotateWebhookSecret picks the same key). A configured webhook marked
 // removed (SyncConfigWebhooks) sets none: the key's webhook takes its row.
-func syncKeyWebhooks(ctx context.Context, tx pgx.Tx) error {
+//
+// An owner left with no stored key's webhook (its last hooked key revoked)
+// has its row marked removed as a configured webhook's is (url, secrets
+// NULL; removed_until = now() + window, the redelivery window, on the
+// database clock), not deleted: the outbox writes only the events of owners
+// with a row, so the jobs still running at the revocation (a key rotation
+// done revoke-first) would end unannounced, even to the webhook the operator
+// gives the owner again right after. Until removed_until the owner's events
+// are written, each a failed try (no webhook) retried until it is
+// webhooks.retry_for old, then abandoned; a new key's webhook takes the row
+// back, and the pending events are delivered to it. A row removed already
+// keeps its removed_until; one whose removed_until has passed is deleted.
+func syncKeyWebhooks(ctx context.Context, tx pgx.Tx, window time.Duration) error {
 	if err := lockWebhookOwners(ctx, tx); err != nil {
 		return err
 	}
@@ -129,9 +141,17 @@ func syncKeyWebhooks(ctx context.Context, tx pgx.Tx) error {
 		WHERE webhook_previous_until <= now()`); err != nil {
 		return fmt.Errorf("sync key webhooks: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM webhook_owners WHERE secret IS NOT NULL`); err != nil {
-		return fmt.Errorf("sync key webhooks: %w", err)
+	if _, err := tx.Exec(ctx, `DELETE FROM webhook_owners WHERE removed_until <= now()`); err != nil {
+		return fmt.Errorf("sync key webhooks: delete webhooks removed longer than the redelivery window: %w", err)
 	}
+	if _, err := tx.Exec(ctx, `UPDATE webhook_owners w SET url = NULL, secret = NULL, previous_secret = NULL, previous_until = NULL,
+			removed_until = now() + $1::interval, updated_at = now()
+		WHERE w.secret IS NOT NULL AND NOT EXISTS (SELECT 1 FROM api_keys k
+			WHERE k.owner = w.owner AND k.webhook_url IS NOT NULL AND k.revoked_at IS NULL)`, window); err != nil {
+		return fmt.Errorf("sync key webhooks: mark removed the webhooks of owners without a hooked key: %w", err)
+	}
+	// A configured webhook (secret NULL, url set) is left as it is: it
+	// overrides the key's.
 	_, err := tx.Exec(ctx, `INSERT INTO webhook_owners (owner, url, secret, previous_secret, previous_until)
 		SELECT DISTINCT ON (owner) owner, webhook_url, webhook_secret, webhook_previous_secret, webhook_previous_until
 		FROM api_keys -- ended overlaps were cleared above, at this transaction's now()
@@ -140,7 +160,7 @@ func syncKeyWebhooks(ctx context.Context, tx pgx.Tx) error {
 		ON CONFLICT (owner) DO UPDATE SET url = EXCLUDED.url, secret = EXCLUDED.secret,
 			previous_secret = EXCLUDED.previous_secret, previous_until = EXCLUDED.previous_until,
 			removed_until = NULL, updated_at = now()
-		WHERE webhook_owners.removed_until IS NOT NULL`)
+		WHERE webhook_owners.secret IS NOT NULL OR webhook_owners.removed_until IS NOT NULL`)
 	if err != nil {
 		return fmt.Errorf("sync key webhooks: %w", err)
 	}

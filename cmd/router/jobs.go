@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -37,7 +39,7 @@ func runJobs(ctx context.Context, args []string) error {
 
 func runJobsGet(ctx context.Context, args []string) error {
 	fs := newFlags("jobs get", jobsGetUsage,
-		"Prints a job (any owner's: this is an operator command) with its attempts and race events as JSON.")
+		"Prints a job (any owner's: this is an operator command) with its attempts and race events as JSON; a failed job's next_step says what its caller can do, as GET /v1/jobs/{id} does.")
 	cfgPath := configFlag(fs)
 	switch {
 	case len(args) > 0 && isHelp(args[0]):
@@ -65,8 +67,22 @@ func runJobsGet(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		return printJSON(job)
+		return printJob(job)
 	})
+}
+
+// printJob prints job as printJSON would, indented, with a failed job's
+// next_step (race.AppendJob: the job as GET /v1/jobs/{id} and its job.failed
+// webhook event show it), so the operator reading it sees what its caller is
+// told to do.
+func printJob(job *store.Job) error {
+	var out bytes.Buffer
+	if err := json.Indent(&out, race.AppendJob(nil, job), "", "  "); err != nil {
+		return fmt.Errorf("print job %s: %w", job.ID, err)
+	}
+	out.WriteByte('\n')
+	_, err := out.WriteTo(os.Stdout)
+	return err
 }
 
 func printJSON(v any) error {

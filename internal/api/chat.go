@@ -16,6 +16,7 @@ import (
 
 	"github.com/routerhq/router/internal/chat"
 	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -461,7 +462,7 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 	// caller's 400 only when it was the race's last word: when an attempt
 	// that ended later failed for another reason (a target that took the
 	// request, then returned 503), that failure is what the caller hears.
-	if last := lastEnded(job); last != nil {
+	if last := race.LastEndedAttempt(job); last != nil {
 		switch kind, _ := attemptFailure(*last); kind {
 		case string(providers.KindRateLimited):
 			if tooLargeForLimit(*last) {
@@ -540,7 +541,7 @@ func decodeChat(body []byte, req *chat.Request) error {
 // the providers' taxonomy). When another provider's attempt ended later, that
 // provider took the same request, so its failure is what the caller hears.
 func refusedAsInvalid(job *store.Job) (string, bool) {
-	last := lastEnded(job)
+	last := race.LastEndedAttempt(job)
 	if last == nil {
 		return "", false
 	}
@@ -548,21 +549,6 @@ func refusedAsInvalid(job *store.Job) (string, bool) {
 		return msg, true
 	}
 	return "", false
-}
-
-// lastEnded is the job's attempt that ended last (nil: none has ended).
-func lastEnded(job *store.Job) *store.Attempt {
-	var last *store.Attempt
-	for i := range job.Attempts {
-		a := &job.Attempts[i]
-		if a.FinishedAt == nil {
-			continue
-		}
-		if last == nil || a.FinishedAt.After(*last.FinishedAt) || a.FinishedAt.Equal(*last.FinishedAt) && a.Seq > last.Seq {
-			last = a
-		}
-	}
-	return last
 }
 
 // attemptFailure reads the kind and message of an attempt's recorded error

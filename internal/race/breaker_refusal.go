@@ -185,6 +185,9 @@ func (o *orchestrator) refusedRouting() json.RawMessage {
 			if why, ok := o.reasons[d.Provider]; ok {
 				d.Eligible = false
 				d.Reason = strings.TrimPrefix(why, d.Provider+": skipped: ")
+				if _, byBreaker := o.breakerRefused[d.Provider]; byBreaker {
+					d.Cause = CauseBreaker
+				}
 			}
 		}
 		decisions = append(decisions, d)

@@ -687,7 +687,7 @@ func (o *orchestrator) gateDecision(p string, ok bool, why string) {
 			o.gateSkipped[p] = *d
 		}
 		d.Eligible = false
-		d.Reason = why
+		d.Reason, d.Cause = why, CauseConformanceGate
 	}
 	o.recordDecisions(context.Background(), "the conformance gate's word on "+p)
 }

@@ -22,14 +22,47 @@ const ReasonMaxTokensFill = ReasonContextWindow + ": max_tokens"
 // Decision says whether one target of a route could be used for a job, and
 // why not. The list of decisions is the job's `routing`. A decision with an
 // Event records something that happened later in the race (hedge_denied).
+//
+// Cause says by kind why a target is ineligible (one of the Cause
+// constants), beside Reason, which says it in words for a person: code that
+// acts on why (next_step, a failed chat call's 502: GatedTargets) reads
+// Cause, never Reason's text, which names targets, prompts and models that
+// may contain any word. Every ineligible decision (not an Event) the router
+// makes carries one; an eligible one, or an Event, has none. Routing stored
+// by a router from before Cause has none on any decision (GatedTargets then
+// falls back to the older reading of Reason).
 type Decision struct {
 	Provider     string `json:"provider"`
 	Event        string `json:"event,omitempty"`
 	Eligible     bool   `json:"eligible"`
 	Reason       string `json:"reason,omitempty"`
+	Cause        string `json:"cause,omitempty"`
 	PromptTokens int    `json:"prompt_tokens,omitempty"`
 	Encoding     string `json:"encoding,omitempty"`
 }
+
+// The causes of an ineligible Decision (Decision.Cause).
+const (
+	// CauseNotConfigured: the route names a target the configuration does
+	// not define.
+	CauseNotConfigured = "not_configured"
+	// CauseTokenCount: the request's tokens could not be counted with the
+	// target's tokenizer.
+	CauseTokenCount = "token_count"
+	// CauseContextWindow: the request does not fit the target's context
+	// window (ReasonContextWindow), or a target whose window is no larger
+	// rejected it as too long.
+	CauseContextWindow = "context_window"
+	// CauseBreaker: the target's circuit breaker refuses it now, which
+	// clears by itself.
+	CauseBreaker = "breaker"
+	// CauseConformanceGate: the conformance gate (SPEC §9, conformance.gate)
+	// refuses the target the role it would have (no fresh passing run, or
+	// its results could not be read), at the plan or later in the race
+	// (gateDecision). It does not clear by itself: a retry is gated the same
+	// way until the target passes.
+	CauseConformanceGate = "conformance_gate"
+)
 
 // decide checks each provider of the route for this rendered prompt.
 func (r *Runner) decide(route *Route, sp *spec) []Decision {
@@ -48,7 +81,7 @@ func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreak
 		d := Decision{Provider: name}
 		t, ok := r.cfg.Targets[name]
 		if !ok {
-			d.Reason = "provider is not configured"
+			d.Reason, d.Cause = "provider is not configured", CauseNotConfigured
 			out = append(out, d)
 			continue
 		}
@@ -59,7 +92,7 @@ func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreak
 		t = r.targetFor(name, t, model)
 		enc, err := tokens.EncodingForModel(t.Encoding, model)
 		if err != nil {
-			d.Reason = "cannot count tokens: " + err.Error()
+			d.Reason, d.Cause = "cannot count tokens: "+err.Error(), CauseTokenCount
 			out = append(out, d)
 			continue
 		}
@@ -84,22 +117,24 @@ func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreak
 			// No prompt fits beside it (and adding to it could overflow).
 			d.Reason = fmt.Sprintf(ReasonMaxTokensFill+" %d%s alone fills the window of %d tokens%s",
 				maxTokens, defaulted, t.ContextWindow, advice)
+			d.Cause = CauseContextWindow
 		default:
 			need, fits, err := tokens.Fits(enc, msgs, maxTokens, t.ContextWindow)
 			d.PromptTokens = need - maxTokens
 			switch {
 			case err != nil:
-				d.Reason = "cannot count tokens: " + err.Error()
+				d.Reason, d.Cause = "cannot count tokens: "+err.Error(), CauseTokenCount
 			case !fits:
 				d.Reason = fmt.Sprintf(ReasonContextWindow+": the prompt needs %d tokens plus max_tokens %d%s = %d, the window holds %d%s",
 					need-maxTokens, maxTokens, defaulted, need, t.ContextWindow, advice)
+				d.Cause = CauseContextWindow
 			default:
 				d.Eligible = true
 			}
 		}
 		if d.Eligible {
 			var refused bool
-			d.Eligible, d.Reason, refused = r.admissible(name, sp, r.roleOf(route, name))
+			d.Eligible, d.Reason, d.Cause, refused = r.admissible(name, sp, r.roleOf(route, name))
 			if refused {
 				if byBreaker == nil {
 					byBreaker = map[string]string{}
@@ -148,20 +183,21 @@ type stateView interface {
 
 // admissible says whether the breaker (the one of the model sent:
 // breakerOf) and the conformance gate let provider take role now, and why
-// not; byBreaker says the breaker refused it.
-func (r *Runner) admissible(provider string, sp *spec, role string) (ok bool, why string, byBreaker bool) {
+// not, with the refusal's cause (CauseBreaker, CauseConformanceGate);
+// byBreaker says the breaker refused it.
+func (r *Runner) admissible(provider string, sp *spec, role string) (ok bool, why, cause string, byBreaker bool) {
 	if v, ok := r.cfg.Admission.(stateView); ok {
 		key := r.breakerOf(provider, sp)
 		if ok, why := v.State(key); !ok {
-			return false, breakerWhy(provider, key, why), true
+			return false, breakerWhy(provider, key, why), CauseBreaker, true
 		}
 	}
 	if r.cfg.Gate != nil && sp.gate != nil {
 		if ok, why := r.cfg.Gate.AllowModel(context.Background(), provider, sp.modelOn(r.cfg.Targets[provider]), sp.gate, role); !ok {
-			return false, why, false
+			return false, why, CauseConformanceGate, false
 		}
 	}
-	return true, "", false
+	return true, "", "", false
 }
 
 // skipTooLong re-derives, for a race that resumes a round (a job adopted by
@@ -205,6 +241,7 @@ func (o *orchestrator) skipTooLongAfter(rejecter string) bool {
 				d.Eligible = false
 				d.Reason = fmt.Sprintf(ReasonContextWindow+": %s rejected the request as too long, and this target's window of %d tokens is no larger than its %d",
 					rejecter, w, limit)
+				d.Cause = CauseContextWindow
 				changed = true
 			}
 		}

@@ -32,6 +32,10 @@ func appendDecisions(b []byte, ds []Decision) []byte {
 			b = append(b, `,"reason":`...)
 			b = jsonenc.AppendString(b, d.Reason)
 		}
+		if d.Cause != "" {
+			b = append(b, `,"cause":`...)
+			b = jsonenc.AppendString(b, d.Cause)
+		}
 		if d.PromptTokens != 0 {
 			b = append(b, `,"prompt_tokens":`...)
 			b = strconv.AppendInt(b, int64(d.PromptTokens), 10)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -15,10 +16,12 @@ import (
 // migration 0017), not as it is at the first try: here the job as read right
 // after each transition, byte for byte.
 
-// wantBody is the body an event of type typ carries for job j.
+// wantBody is the body an event of type typ carries for job j: the job as
+// GET /v1/jobs/{id} answers it (race.AppendJob: a failed job's with its
+// next_step).
 func wantBody(typ string, j *store.Job) string {
 	t, _ := json.Marshal(typ)
-	return `{"type":` + string(t) + `,"job":` + string(j.AppendJSON(nil)) + `}`
+	return `{"type":` + string(t) + `,"job":` + string(race.AppendJob(nil, j)) + `}`
 }
 
 func (e *env) job(t *testing.T, id string) *store.Job {

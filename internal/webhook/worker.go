@@ -24,6 +24,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/routerhq/router/internal/netredact"
+	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -657,15 +658,19 @@ func (e *interruptedError) Error() string {
 func (e *interruptedError) Unwrap() []error { return []error{e.err, e.cause} }
 
 // eventBody is an event's payload, {"type": …, "job": …}: the job as the
-// tenant API answers with it (store.Job.AppendJSON: the bytes encoding/json
-// wrote, without reflection). j is the job as the event's transition left it,
-// even when it has changed since (a failed job retried, an unknown one
-// resolved): EventForDelivery reads it from the snapshot the outbox recorded
-// (internal/store/eventreads.go), so job.version orders an owner's events.
+// tenant API answers with it (race.AppendJob: store.Job.AppendJSON, the bytes
+// encoding/json wrote, without reflection, and for a job.failed event's
+// failed job its next_step, as GET /v1/jobs/{id} has it). j is the job as the
+// event's transition left it, even when it has changed since (a failed job
+// retried, an unknown one resolved): EventForDelivery reads it from the
+// snapshot the outbox recorded (internal/store/eventreads.go), so
+// job.version orders an owner's events. The body is made once, at the
+// event's first try, and stored (FreezeEventBody): next_step costs nothing
+// on the path of a job, nor on a redelivery.
 func eventBody(typ string, j *store.Job) []byte {
 	t, _ := json.Marshal(typ) // a string always encodes
 	b := append(append(append(make([]byte, 0, 4096), `{"type":`...), t...), `,"job":`...)
-	return append(j.AppendJSON(b), '}')
+	return append(race.AppendJob(b, j), '}')
 }
 
 // send POSTs one signed try; a non-2xx status, headers over

@@ -1,0 +1,168 @@
+package race
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/routerhq/router/internal/jsonenc"
+	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/store"
+)
+
+// AppendJob appends the job resource as the router shows it to whoever
+// reads a job — GET /v1/jobs (internal/api), the body of its job.failed
+// webhook event (internal/webhook) and `router jobs get` (cmd/router):
+// store.Job's JSON, and for a failed job a last member "next_step"
+// (NextStep) saying that the job has ended and how to run it again. The
+// job's "error" is written as stored: the same in every answer and webhook
+// body that carries it. Jobs in other states are written exactly as stored.
+func AppendJob(b []byte, job *store.Job) []byte {
+	b = job.AppendJSON(b)
+	step := NextStep(job)
+	if step == "" {
+		return b
+	}
+	b = append(b[:len(b)-1], `,"next_step":`...) // the object's closing brace, written again below
+	b = jsonenc.AppendString(b, step)
+	return append(b, '}')
+}
+
+// NextStep says what the caller of a failed job can do, "" for a job in any
+// other state (and for nil). A failed job is not tried again by itself: POST
+// /v1/jobs/{id}/retry starts a new round under the same id (and takes its
+// key back from expiry: a resend with the key then attaches to it, as on the
+// chat path), or the request is sent as a new job under a new key. When the
+// race's last word was the provider refusing the request itself (the
+// caller's fault: a bad request, a content policy refusal, a context window
+// or a per-minute limit the request alone exceeds), a retry would send the
+// same request to be refused again: the caller is told to correct it
+// instead, as a failed chat call is. When the conformance gate kept targets
+// of the route out of the race (GatedTargets: the default gate, on a
+// deployment whose fallbacks nobody has run the suite on), a retry would be
+// gated the same way: the caller is told which targets, why, and that the
+// retry helps only once they pass.
+func NextStep(job *store.Job) string {
+	if job == nil || job.State != store.JobFailed {
+		return ""
+	}
+	// A chat call that sent no Idempotency-Key: the router named the job
+	// (chatCompletions), and nobody holds its key to resend with.
+	keyless := strings.HasPrefix(job.IdempotencyKey, "auto-") && store.IsJobID(strings.TrimPrefix(job.IdempotencyKey, "auto-"))
+	ended := "the job has failed and the router will not try it again by itself"
+	if callerFaultLastWord(job) {
+		ended += "; the provider refused the request itself, so a retry (POST /v1/jobs/" + job.ID + "/retry) would send it unchanged to be refused again"
+		if keyless {
+			return ended + ": correct the request and send it again"
+		}
+		return ended + ": correct the request and send it with a new Idempotency-Key (this key stays bound to the failed job " + job.ID + ")"
+	}
+	then := ": "
+	if gated := GatedTargets(job); len(gated) > 0 {
+		// A retry now is gated the same way: the round would fail as this
+		// one did, without the targets the gate refused.
+		ended += "; " + GatedSkipped(gated)
+		then = OnceTheyPass
+	}
+	if keyless {
+		return ended + then + "start a new round with POST /v1/jobs/" + job.ID + "/retry (then read it with GET /v1/jobs/" + job.ID +
+			"), or send the request again as a new job"
+	}
+	return ended + then + "start a new round with POST /v1/jobs/" + job.ID + "/retry (then resend with the same Idempotency-Key to attach to it, " +
+		"or read it with GET /v1/jobs/" + job.ID + "), or send the request with a new Idempotency-Key"
+}
+
+// GatedSkipped says that the conformance gate skipped the targets gated
+// (GatedTargets: "<target>: <the gate's reason>", which names the run that
+// admits it) and that a retry now would be gated the same way: next_step's
+// words, and a failed chat call's.
+func GatedSkipped(gated []string) string {
+	return "the conformance gate (conformance.gate) skipped targets of its route that have no fresh passing " +
+		"`router conformance run` (" + strings.Join(gated, "; ") + "), so a retry now would be gated the same way"
+}
+
+// OnceTheyPass joins GatedSkipped to the advice to start a new round.
+const OnceTheyPass = "; once the router's operator has made them pass, "
+
+// GatedTargets is each target of the job's routing that the conformance gate
+// refused and that this round never tried, as "<target>: <the gate's
+// reason>" (the reason says which run admits it); none when the gate refused
+// nothing. A gate's refusal is a decision whose Cause is
+// CauseConformanceGate. This router gives every ineligible decision a cause:
+// one without was written by a router from before Decision.Cause (a job
+// stored before the upgrade), and only such a decision is read as that router
+// read it, a gate's refusal being the one reason of routing that names
+// conformance (conformance.Gate's reasons all do; a context window's, a
+// breaker's or an unconfigured target's do not) — which a target whose name
+// contains "conformance" would fool, as it cannot once decisions have causes.
+func GatedTargets(job *store.Job) []string {
+	if job == nil || len(job.Routing) == 0 {
+		return nil
+	}
+	var decisions []Decision
+	if json.Unmarshal(job.Routing, &decisions) != nil {
+		return nil
+	}
+	var out []string
+	for _, d := range decisions {
+		if d.Eligible || d.Event != "" || triedThisRound(job, d.Provider) {
+			continue
+		}
+		if d.Cause == CauseConformanceGate || d.Cause == "" && strings.Contains(d.Reason, "conformance") {
+			out = append(out, d.Provider+": "+d.Reason)
+		}
+	}
+	return out
+}
+
+// triedThisRound reports whether the job has an attempt on provider since its
+// last explicit retry.
+func triedThisRound(job *store.Job, provider string) bool {
+	for _, a := range job.Attempts {
+		if a.Seq > job.AttemptBase && a.Provider == provider {
+			return true
+		}
+	}
+	return false
+}
+
+// callerFaultLastWord reports a job whose attempt that ended last failed
+// because the provider refused the request itself: the cases a failed chat
+// call answers 400 or 413 rather than 502.
+func callerFaultLastWord(job *store.Job) bool {
+	last := LastEndedAttempt(job)
+	if last == nil {
+		return false
+	}
+	var e struct {
+		Kind  string `json:"kind"`
+		Fault string `json:"fault"`
+	}
+	if json.Unmarshal(last.Error, &e) != nil {
+		return false
+	}
+	switch e.Kind {
+	case string(providers.KindBadRequest), string(providers.KindContentPolicy), string(providers.KindContextLength):
+		return true
+	case string(providers.KindRateLimited):
+		// A rate limit the request alone exceeds (providers'
+		// failOverTooLarge); an ordinary one is the provider's.
+		return e.Fault == string(providers.FaultCaller)
+	}
+	return false
+}
+
+// LastEndedAttempt is the job's attempt that ended last (the later seq of
+// two that ended at the same moment); nil when none has ended.
+func LastEndedAttempt(job *store.Job) *store.Attempt {
+	var last *store.Attempt
+	for i := range job.Attempts {
+		a := &job.Attempts[i]
+		if a.FinishedAt == nil {
+			continue
+		}
+		if last == nil || a.FinishedAt.After(*last.FinishedAt) || a.FinishedAt.Equal(*last.FinishedAt) && a.Seq > last.Seq {
+			last = a
+		}
+	}
+	return last
+}

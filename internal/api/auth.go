@@ -1,10 +1,13 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
+	"io"
+	"math"
 	"net/http"
 	"strings"
 	"unicode"
@@ -102,8 +105,13 @@ type keyedRoute struct{ next http.Handler }
 // caller's, and its token is spent like that of a request its endpoint
 // refuses (400, 404, 409, 413). A request the rate refuses takes no token
 // (allow), nor does one refused for its key: neither has its body read.
+//
+// A POST with a body has its key checked again once the body has been read,
+// before its endpoint runs (checkKeyAfterBody): the body may take up to
+// http.read_body_timeout to arrive, and a key revoked meanwhile must not
+// create anything.
 func (s *Server) withOwner(h http.HandlerFunc, fail authFail) http.HandlerFunc {
-	route := &keyedRoute{next: h}
+	route := &keyedRoute{next: s.checkKeyAfterBody(h, fail)}
 	s.keyed = append(s.keyed, route)
 	return func(w http.ResponseWriter, r *http.Request) {
 		if len(r.Header.Values("Authorization")) > 1 {
@@ -168,6 +176,121 @@ func (s *Server) withOwner(h http.HandlerFunc, fail authFail) http.HandlerFunc {
 		route.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ownerKey{}, owner)))
 	}
 }
+
+// checkKeyAfterBody is h, for a POST with a body, reading that body and
+// checking the request's API key again before h runs (SPEC §16: a revoked key
+// is refused from the next request on). withOwner checked the key before the
+// body was read, and the body may take up to http.read_body_timeout to
+// arrive: a key revoked in the meantime — `router keys revoke` returns once
+// auth.cache_ttl has passed, saying every replica refuses the key — would
+// otherwise still create a job or a chat completion. It runs inside what
+// WrapAuthenticated added, so on the tenant listener the body is already read
+// (readBodyFirst, a bufferedBody) and nothing more is waited for; elsewhere it
+// reads the body here, as the endpoint would (up to one byte past
+// MaxBodyBytes, so the endpoint still refuses an oversized one), and hands
+// the endpoint what it read, a read error included.
+//
+// The cost is one more Owner call per POST with a body: a cache hit for a
+// live key (CachedAuth), one database lookup with auth.cache_ttl 0. A GET, or
+// a POST without a body (cancel, retry), has nothing to wait for between the
+// check and its endpoint and is not checked again. A request its endpoint has
+// already taken (answered, streaming, waiting for its job) is not affected by
+// a later revocation. A body that could not be read is not checked: its
+// endpoint refuses it (400, 413) without doing anything.
+func (s *Server) checkKeyAfterBody(h http.HandlerFunc, fail authFail) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
+			h(w, r)
+			return
+		}
+		if _, buffered := r.Body.(bufferedBody); !buffered {
+			body := &readAhead{orig: r.Body}
+			body.read(s.cfg.MaxBodyBytes)
+			r.Body = body
+			if body.err != nil {
+				h(w, r) // the endpoint answers the read's failure, as it would have
+				return
+			}
+		}
+		if refused := s.recheckKey(w, r, "while this request's body was arriving"); refused != nil {
+			if refused.status != 0 {
+				fail(w, r, refused.status, refused.title, refused.detail)
+			}
+			return
+		}
+		h(w, r)
+	}
+}
+
+// keyRefusal is recheckKey's refusal of a request: answer status with title
+// and detail through the endpoint's authFail; status 0 when the caller left
+// (nothing to answer).
+type keyRefusal struct {
+	status        int
+	title, detail string
+}
+
+// recheckKey looks r's API key up again once something that took time since
+// withOwner checked it has ended (while says what: "while this request's body
+// was arriving"), and refuses the request unless the key still belongs to the
+// owner withOwner found. nil: go on. The refusal's headers are set on w.
+func (s *Server) recheckKey(w http.ResponseWriter, r *http.Request, while string) *keyRefusal {
+	key, _ := bearer(r.Header.Get("Authorization")) // withOwner found it well formed
+	owner, ok, err := s.Auth.Owner(r.Context(), key)
+	if err != nil {
+		if s.callerLeft(r, "check the API key again", err) {
+			return &keyRefusal{}
+		}
+		s.reqLog(r).Error("API key lookup failed (checked again)", "err", err)
+		w.Header().Set("Retry-After", "1")
+		return &keyRefusal{status: http.StatusServiceUnavailable, title: "Cannot check API key",
+			detail: "the router could not reach its database to check the API key again (it was valid when the request's headers came, and is checked once more " +
+				"as it may have been revoked " + while + "); nothing was done: retry shortly"}
+	}
+	if !ok || owner != ownerFrom(r.Context()) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="router", error="invalid_token"`)
+		return &keyRefusal{status: http.StatusUnauthorized, title: "API key revoked",
+			detail: "the API key was revoked " + while + " (it was valid when the request's headers came): nothing was done; " +
+				"send the request again with a valid key, or create one with `router keys create --owner NAME`"}
+	}
+	return nil
+}
+
+// bufferedBody is a request body already read into memory before the
+// endpoint runs (the tenant listener's readBodyFirst, internal/server, and
+// readAhead): reading it waits for nothing.
+type bufferedBody interface{ BodyBuffered() }
+
+// readAhead is a request body read before its endpoint runs
+// (checkKeyAfterBody): the endpoint reads what was read, then the read's
+// error, if any, as it would have from the original body.
+type readAhead struct {
+	data *bytes.Reader
+	err  error
+	orig io.ReadCloser
+}
+
+// read reads up to one byte past limit (the endpoint refuses a body over it).
+func (b *readAhead) read(limit int64) {
+	if limit < math.MaxInt64 {
+		limit++
+	}
+	data, err := io.ReadAll(io.LimitReader(b.orig, limit))
+	b.data, b.err = bytes.NewReader(data), err
+}
+
+func (b *readAhead) Read(p []byte) (int, error) {
+	n, err := b.data.Read(p)
+	if err == io.EOF && b.err != nil {
+		err = b.err
+	}
+	return n, err
+}
+
+func (b *readAhead) Close() error { return b.orig.Close() }
+
+// BodyBuffered implements bufferedBody.
+func (*readAhead) BodyBuffered() {}
 
 // maxBearerBytes bounds the bearer token the API looks up: a stored key
 // (storedKeyShape) is at most 67 bytes, so a longer token is refused as an

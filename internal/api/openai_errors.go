@@ -30,9 +30,50 @@ func writeOpenAIError(w http.ResponseWriter, status int, typ, code, param, messa
 }
 
 // OpenAIShaped reports whether path is one of the OpenAI-compatible endpoints,
-// whose errors take OpenAI's shape (docs/chat.md) rather than a problem's.
+// whose errors take OpenAI's shape (docs/chat.md) rather than a problem's, or
+// a near miss of one (openAINearMiss): only an OpenAI SDK sends those, and it
+// reads no other shape.
 func OpenAIShaped(path string) bool {
+	if _, ok := openAINearMiss(path); ok {
+		return true
+	}
 	return path == "/v1/chat/completions" || path == "/v1/models" || strings.HasPrefix(path, "/v1/models/")
+}
+
+// openAINearMiss reports whether path is what an OpenAI SDK asks for when
+// its base_url does not end in /v1 (/chat/completions, /models, /models/ID)
+// or ends in a slash (/v1/chat/completions/), and which endpoint it meant:
+// the SDK appends its paths to base_url. A path the API routes (GET
+// /v1/models/, GET /v1/models/ID/, taken as a model's name) is never a near
+// miss: routing takes it first.
+func openAINearMiss(path string) (endpoint string, ok bool) {
+	rest, prefixed := strings.CutPrefix(path, "/v1")
+	if !prefixed || rest == "" || rest[0] != '/' {
+		rest, prefixed = path, false
+	}
+	trimmed := strings.TrimSuffix(rest, "/")
+	switch {
+	case trimmed == "/chat/completions":
+		endpoint = "POST /v1/chat/completions"
+	case trimmed == "/models":
+		endpoint = "GET /v1/models"
+	case strings.HasPrefix(trimmed, "/models/") && !prefixed:
+		endpoint = "GET /v1" + trimmed
+	default:
+		return "", false
+	}
+	return endpoint, !prefixed || trimmed != rest
+}
+
+// nearMissDetail says what a near miss (openAINearMiss) of endpoint should
+// have been.
+func nearMissDetail(r *http.Request, endpoint string) string {
+	fix := "an OpenAI SDK's base_url must end in /v1 (for example http://HOST:PORT/v1)"
+	if strings.HasSuffix(r.URL.Path, "/") {
+		fix = "an OpenAI SDK's base_url must end in /v1, with no slash after it"
+	}
+	return r.Method + " " + r.URL.Path + " is not an endpoint of this router: did you mean " + endpoint + "? " +
+		strings.ToUpper(fix[:1]) + fix[1:] + "; see docs/chat.md"
 }
 
 // WriteOpenAIError writes an invalid_request_error in OpenAI's shape, for

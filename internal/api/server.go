@@ -219,6 +219,12 @@ func (s *Server) noEndpoint(w http.ResponseWriter, r *http.Request) {
 			Detail: r.URL.Path + " is served on the operator listener (`ops_listen`, default 127.0.0.1:9090), not on the tenant API; see docs/operations.md"})
 		return
 	}
+	if endpoint, ok := openAINearMiss(r.URL.Path); ok && len(allow) == 0 {
+		// An OpenAI SDK whose base_url lacks /v1 or ends in a slash: told
+		// which endpoint it meant, in the shape it reads.
+		writeOpenAIError(w, http.StatusNotFound, "invalid_request_error", "not_found", "", nearMissDetail(r, endpoint))
+		return
+	}
 	if len(allow) == 0 {
 		writeProblem(w, r, problem{Status: http.StatusNotFound, Type: "not-found", Title: "No such endpoint",
 			Detail: r.Method + " " + r.URL.Path + " is not an endpoint of this router; see docs/api.md"})

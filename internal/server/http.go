@@ -231,6 +231,11 @@ type readBody struct {
 
 func (b *readBody) Close() error { return b.orig.Close() }
 
+// BodyBuffered tells the API the body is read already: it checks the API key
+// again once the body has arrived (api's checkKeyAfterBody), and need not
+// read it first.
+func (*readBody) BodyBuffered() {}
+
 // bodyError answers a body that could not be read: in OpenAI's error shape on
 // the OpenAI-compatible endpoints (docs/chat.md: SDKs read nothing else), as
 // a problem (RFC 9457) everywhere else.

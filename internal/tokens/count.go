@@ -30,8 +30,9 @@ func CountText(encoding, text string) (int, error) {
 // refusal is sent: OpenAI's "refusal", Anthropic's text), plus 3 for the
 // reply's priming. A
 // message's name costs its tokens plus TokensPerName; its tool-call id and
-// its tool calls (counted as their JSON text, which over-counts OpenAI's own
-// rendering of them slightly) cost their tokens.
+// its tool calls (counted as their JSON text, as given: Counted makes it the
+// compact text the adapters send; it over-counts OpenAI's own rendering of
+// them slightly) cost their tokens.
 func CountMessages(encoding string, msgs []providers.Message) (int, error) {
 	tk, err := get(encoding)
 	if err != nil {

@@ -105,7 +105,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		Owner: owner, Operation: op, IdempotencyKey: key, Fingerprint: fp, Route: route, Input: input,
 		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease, Unkeyed: !ownKey,
 	}
-	admitted, refused, err := s.admitLive(r, &nj, ownKey)
+	admitted, refused, waited, err := s.admitLive(r, &nj, ownKey)
 	if err != nil {
 		s.chatInternal(w, r, "count the owner's live jobs", err)
 		return
@@ -113,6 +113,15 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	if refused != nil {
 		s.writeChatLiveRefused(w, owner, refused)
 		return
+	}
+	if waited {
+		if kr := s.recheckKeyAfterWait(w, r); kr != nil {
+			admitted(false)
+			if kr.status != 0 {
+				openAIAuthFail(w, r, kr.status, kr.title, kr.detail)
+			}
+			return
+		}
 	}
 	// A panic before the creation's outcome is known (ServeHTTP answers it
 	// 500) gives the admission back; the calls below come first (done runs once).

@@ -43,7 +43,7 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	admitted, refused, err := s.admitLive(r, &nj, true)
+	admitted, refused, waited, err := s.admitLive(r, &nj, true)
 	if err != nil {
 		s.internalError(w, r, "count the owner's live jobs", err)
 		return
@@ -51,6 +51,15 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 	if refused != nil {
 		s.writeLiveRefused(w, r, owner, refused)
 		return
+	}
+	if waited {
+		if kr := s.recheckKeyAfterWait(w, r); kr != nil {
+			admitted(false)
+			if kr.status != 0 {
+				writeProblem(w, r, problem{Status: kr.status, Type: authProblemType(kr.status), Title: kr.title, Detail: kr.detail})
+			}
+			return
+		}
 	}
 	// A panic before the creation's outcome is known (ServeHTTP answers it
 	// 500) gives the admission back; the calls below come first (done runs once).

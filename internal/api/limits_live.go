@@ -206,16 +206,18 @@ const maxKeyWait = 5 * time.Second
 // admitLive applies max_live_jobs to a request about to create nj. done
 // (never nil when err is nil and refused is nil) must be called with whether a
 // job was created. refused says the owner is at its limit: answer 429 with
-// its detail. A replay of a key that already holds a job is never refused:
-// only then, on the refusal path, is the key looked up (replayable says the
-// key is the caller's own). Such a request is admitted as a replay only
-// (nj.ReplayOnly): should the key's retention pass before its claim,
+// its detail. waited says the request waited for an admission under its key
+// (maxKeyWait): its API key must then be checked again before anything is
+// created (recheckKeyAfterWait). A replay of a key that already holds a job is
+// never refused: only then, on the refusal path, is the key looked up
+// (replayable says the key is the caller's own). Such a request is admitted
+// as a replay only (nj.ReplayOnly): should the key's retention pass before its claim,
 // CreateJob creates nothing and returns store.ErrReplayKeyReleased, answered
 // as this refusal (liveRefusedAtClaim), so the exemption can never create a
 // job. Nor is a duplicate refused while the request it duplicates is being
 // created on this replica: it waits for that admission to end (maxKeyWait),
 // then is admitted again, or as the replay it now is.
-func (s *Server) admitLive(r *http.Request, nj *store.NewJob, replayable bool) (done liveDone, refused *liveRefusal, err error) {
+func (s *Server) admitLive(r *http.Request, nj *store.NewJob, replayable bool) (done liveDone, refused *liveRefusal, waited bool, err error) {
 	ctx := r.Context()
 	if lim := s.limits.of(nj.Owner).lim.MaxLiveJobs; lim > 0 && s.limits.count != nil {
 		// The database's check, the authority across replicas (CreateJob
@@ -231,10 +233,10 @@ func (s *Server) admitLive(r *http.Request, nj *store.NewJob, replayable bool) (
 	for {
 		done, refused, err := s.limits.admit(ctx, nj.Owner, key)
 		if err != nil || refused == nil {
-			return done, nil, err
+			return done, nil, waited, err
 		}
 		if !replayable {
-			return nil, refused, nil
+			return nil, refused, false, nil
 		}
 		refused.keyed = true
 		if refused.keyBusy != nil {
@@ -243,22 +245,32 @@ func (s *Server) admitLive(r *http.Request, nj *store.NewJob, replayable bool) (
 			}
 			ended, err := s.limits.waitKey(ctx, refused.keyBusy, waitUntil)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, false, err
 			}
+			waited = true
 			if ended {
 				continue // admitted again, or refused and then a replay
 			}
 		}
 		held, err := s.Store.KeyHeld(ctx, nj.Owner, nj.Operation, nj.IdempotencyKey)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		if held {
 			nj.ReplayOnly = true
-			return noLiveSlot, nil, nil
+			return noLiveSlot, nil, waited, nil
 		}
-		return nil, refused, nil
+		return nil, refused, waited, nil
 	}
+}
+
+// recheckKeyAfterWait checks r's API key again after admitLive waited for an
+// admission under the request's Idempotency-Key (up to maxKeyWait): a key
+// revoked during that wait must not create a job (SPEC §16), as one revoked
+// while the body arrived (checkKeyAfterBody). The caller gives its admission
+// back before answering a refusal.
+func (s *Server) recheckKeyAfterWait(w http.ResponseWriter, r *http.Request) *keyRefusal {
+	return s.recheckKey(w, r, "while this request waited for the request with the same Idempotency-Key (max_live_jobs)")
 }
 
 // waitKey waits until busy is closed (ended), until, or until ctx ends (its

@@ -20,17 +20,27 @@
 -- The events abandoned before this migration get the end of their last try
 -- (else their creation): they are listed while that is within the last day.
 --
--- The column is nullable without a default: adding it rewrites nothing. The
--- index is partial (abandoned events only), but its build reads the whole of
--- job_events while writes to it wait: every job's end writes an event there.
--- Like every migration this runs in one transaction; with a large
--- job_events, add the column and build the index first without blocking
--- writes:
+-- The column is nullable without a default: adding it rewrites nothing, but
+-- ALTER TABLE holds an exclusive lock on job_events (reads wait too) until
+-- this migration's transaction commits, so it is added only when missing (a
+-- catalog check first). The trigger's creation makes writes to job_events
+-- wait until the commit (every job's end writes an event there), not reads;
+-- the index is partial (abandoned events only), but its build reads the
+-- whole table meanwhile. Like every migration this runs in one transaction;
+-- with a large job_events, add the column and build the index first without
+-- blocking reads or writes:
 --   ALTER TABLE job_events ADD COLUMN IF NOT EXISTS abandoned_at timestamptz;
 --   CREATE INDEX CONCURRENTLY job_events_abandoned ON job_events (abandoned_at) WHERE status = 'abandoned';
 -- and this migration then builds nothing. An index such a build left INVALID
 -- is dropped and built again here, as 0025 does.
-ALTER TABLE job_events ADD COLUMN IF NOT EXISTS abandoned_at timestamptz;
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_attribute
+            WHERE attrelid = 'job_events'::regclass AND attname = 'abandoned_at' AND NOT attisdropped) THEN
+        ALTER TABLE job_events ADD COLUMN abandoned_at timestamptz;
+    END IF;
+END
+$$;
 
 UPDATE job_events e SET abandoned_at = coalesce(
     (SELECT max(d.started_at + d.latency_ms * interval '1 millisecond') FROM webhook_deliveries d WHERE d.event_id = e.id),

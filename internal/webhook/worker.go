@@ -633,7 +633,8 @@ var errNoSecret = errors.New("no signing secret for this owner's webhook on this
 const noWebhookWhy = "the owner has no webhook: neither the configuration of the replica that started last " +
 	"(each replica writes its api_keys[].webhook at start) nor an unrevoked key made with --webhook-url sets one; " +
 	"if it was removed by mistake (a replica with an older configuration restarted during a rolling update), " +
-	"restart a replica whose configuration has it"
+	"restart a replica whose configuration has it; if the owner's last key made with --webhook-url was revoked, " +
+	"give it one again with `router keys create --owner OWNER --webhook-url URL`"
 
 // errNoWebhook is the failed try of an event whose owner has no webhook.
 var errNoWebhook = errors.New(noWebhookWhy + "; will be retried until the event is webhooks.retry_for old, " +

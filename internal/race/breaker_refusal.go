@@ -96,6 +96,12 @@ func (o *orchestrator) waitForBreakers(ctx context.Context) bool {
 	if o.stopped || o.blocked || o.refused != "" || o.done {
 		return false
 	}
+	if o.attemptLimitSpent() {
+		// No breaker's admission would let another attempt start: the
+		// store would refuse it (max_attempts). It fails now.
+		o.stopAtAttemptLimit()
+		return false
+	}
 	if _, canSee := o.r.cfg.Admission.(stateView); !canSee {
 		// The job's next run could not see the breakers' refusals (prepare
 		// weighs their states): it would only be refused again, without end.

@@ -55,6 +55,12 @@ type orchestrator struct {
 	results    chan attemptResult
 	reasons    map[string]string // provider -> why it failed (for the job's error)
 
+	// made is how many of the round's attempts count against max_attempts,
+	// as the store counted them at the latest creation of this run
+	// (attemptsCounted); madeKnown says it is still exact (attempt_limit.go).
+	made      int
+	madeKnown bool
+
 	// breakerRefused names the candidates not yet used whose circuit
 	// breaker refused the latest attempt chosen for them (choose), each with
 	// that breaker (breakerOf). Not used: a breaker's refusal passes (a
@@ -211,6 +217,7 @@ func (o *orchestrator) run(ctx context.Context) {
 		o.first, o.firstRelease, o.routing = nil, nil, nil
 		o.used[a.Provider] = true
 		o.attempts++
+		o.attemptsCounted(1) // the job's only attempt: created with it (runJob)
 		o.sole.Store(true)
 		o.launch(withLeaseSet(ctx, o.job.LeaseSentAt), a, a.Role, release, false)
 	case len(o.pending) > 0:
@@ -455,6 +462,9 @@ func (o *orchestrator) retryDropped() {
 // handle decides what an ended attempt means for the race.
 func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 	p := res.attempt.Provider
+	if res.discarded || res.state != store.AttemptFailed && res.state != store.AttemptInvalid {
+		o.attemptCountUnsure() // it may no longer count against max_attempts (never sent, unknown)
+	}
 	if res.discarded && res.state != store.AttemptWon {
 		if res.state != store.AttemptCancelled {
 			// A valid answer discarded because its attempt had been settled
@@ -517,6 +527,10 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 				// for a Retry-After beyond max_retry_after, fail over now.
 				o.reasons[p] = res.reason + "; " + why
 				o.failover(ctx)
+			case o.canStart() && o.attemptLimitSpent() && len(o.inflight) == 0 && !o.retryPending():
+				// The store would refuse the retry (max_attempts), and nothing
+				// else works on the job: it fails now, not after the backoff.
+				o.stopAtAttemptLimit()
 			case o.canStart() && !o.retryPendingFor(p):
 				// Beside any other target's retry pending (scheduleRetry).
 				o.retries[p]++
@@ -747,6 +761,13 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 		o.leftOver = true // an attempt the drain did not send
 		return false      // shutting down: the job is handed over (finish)
 	}
+	if o.attemptLimitSpent() {
+		// The store would refuse it (max_attempts): stop as its refusal
+		// would (below), without asking the hedge budget or a breaker for
+		// an attempt that cannot start.
+		o.stopAtAttemptLimit()
+		return false
+	}
 	if !o.holdExtra(ctx, provider, role) {
 		return false
 	}
@@ -786,7 +807,7 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 	// (abandonCreated).
 	id := store.NewAttemptID()
 	cctx, endCreate := o.r.exitContext(ctx)
-	a, err := o.r.cfg.Store.CreateAttempt(cctx, store.NewAttempt{
+	a, made, err := o.r.cfg.Store.CreateAttemptCounted(cctx, store.NewAttempt{
 		ID: id, JobID: o.job.ID, Provider: provider, Model: model, Role: role, Price: storePrice(o.r.priceFor(provider, target, model)),
 		LeaseOwner: o.r.cfg.LeaseOwner, LeaseFor: o.r.cfg.Lease, Orchestrator: o.r.cfg.LeaseOwner,
 		MaxInflight: o.route.MaxInflight, MaxAttempts: o.route.MaxAttempts, Routing: o.routing,
@@ -891,6 +912,9 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 		o.deadlinePassed()
 		return false
 	}
+	// Counted once sent: one recorded never sent above stopped counting,
+	// and the count before it still holds.
+	o.attemptsCounted(made)
 	o.launch(withLeaseSet(ctx, leaseSet), a, role, release, draining)
 	return true
 }

@@ -66,15 +66,28 @@ type NewAttempt struct {
 // no attempt is created. Before, a hedge, failover or retry waited for it as
 // long as it was held, and its job's orchestration with it.
 func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, error) {
+	a, _, err := s.CreateAttemptCounted(ctx, na)
+	return a, err
+}
+
+// CreateAttemptCounted is CreateAttempt that also says how many of the
+// round's attempts count against max_attempts once this one is created
+// (made): the count it compared with na.MaxAttempts, plus the new attempt —
+// attempts never sent and those their provider provably never worked on
+// excluded, as there. It lets the caller, which alone adds attempts while it
+// holds the job's lease (na.Orchestrator), know when the limit is spent
+// without asking again. 0 with an error.
+func (s *Store) CreateAttemptCounted(ctx context.Context, na NewAttempt) (*Attempt, int, error) {
 	id := na.ID
 	if id == "" {
 		id = NewAttemptID()
 	} else if !canonicalUUID(id) {
-		return nil, fmt.Errorf("attempt id %q is not a canonical UUID", id)
+		return nil, 0, fmt.Errorf("attempt id %q is not a canonical UUID", id)
 	}
 	var a *Attempt
+	var made int
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		a = nil // a retried transaction's
+		a, made = nil, 0 // a retried transaction's
 		var state string
 		var version int64
 		var base int
@@ -125,7 +138,7 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 			return fmt.Errorf("%w: %d attempts in flight (max_inflight %d)", ErrInflightLimit, inflight, na.MaxInflight)
 		}
 		if na.MaxAttempts > 0 && total >= na.MaxAttempts {
-			return fmt.Errorf("%w: %d attempts made (max_attempts %d)", ErrAttemptLimit, total, na.MaxAttempts)
+			return AttemptLimitError(total, na.MaxAttempts)
 		}
 		priceIn, priceOut := na.Price.parts()
 		lease := na.LeaseFor
@@ -153,18 +166,24 @@ func (s *Store) CreateAttempt(ctx context.Context, na NewAttempt) (*Attempt, err
 		if err != nil {
 			return err
 		}
-		a = &got
+		a, made = &got, total+1
 		return nil
 	})
 	if err != nil {
-		return nil, jobBusy(err, na.JobID, transitionLockWait)
+		return nil, 0, jobBusy(err, na.JobID, transitionLockWait)
 	}
 	if f := s.afterCreateAttempt.Load(); f != nil {
 		if err := (*f)(a); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	return a, nil
+	return a, made, nil
+}
+
+// AttemptLimitError is CreateAttempt's refusal at max_attempts: made attempts
+// of the round count against max_attempts limit (ErrAttemptLimit).
+func AttemptLimitError(made, limit int) error {
+	return fmt.Errorf("%w: %d attempts made (max_attempts %d)", ErrAttemptLimit, made, limit)
 }
 
 // NewAttemptID is the id of a new attempt (a version 7 UUID, as CreateAttempt

@@ -16,25 +16,21 @@ const (
 	abandonedShown  = 20
 )
 
-// interruptedByShutdown begins the last error of a try the router's own
-// shutdown cut short (the webhook worker's interruptedError, whose text
-// internal/webhook TestShutdownInterruptsATryWithoutCountingIt pins): the
-// endpoint did not fail, River does not count the attempt, and the event is
-// tried again whatever its age.
-const interruptedByShutdown = "delivery interrupted by router shutdown"
-
 // deliveriesView is the dashboard's webhook deliveries section.
 type deliveriesView struct {
 	Pending int
-	// FailingCount is the pending events whose last try failed, less those
-	// of Interrupted; Failing are the oldest of them, oldest first. The
-	// store's count and list (store.WebhookDeliveryStats, at most 20)
-	// include the events whose last try a shutdown cut short: those listed
-	// are shown apart, as Interrupted, and not counted as failing; any
-	// beyond the list cannot be told apart and stay counted.
-	FailingCount int
-	Failing      []*store.Event
-	Interrupted  []*store.Event
+	// FailingCount is the pending events whose last try failed; Failing
+	// are the oldest of them, oldest first. InterruptedCount is the pending
+	// events whose last try the router's own shutdown cut short
+	// (webhook.InterruptedNote): the endpoint did not fail, River does not
+	// count the attempt, and the event is tried again whatever its age, so
+	// they are counted and shown apart, not as failing; Interrupted are the
+	// oldest of them. Both counts are the store's, of every pending event
+	// (store.WebhookDeliveryStats), not of those listed.
+	FailingCount     int
+	Failing          []*store.Event
+	InterruptedCount int
+	Interrupted      []*store.Event
 	// Abandoned are the events given up on within the last AbandonedWindow
 	// (nil when they could not be read: the error is listed on the page).
 	Abandoned       *abandonedList
@@ -56,20 +52,13 @@ type abandonedRow struct {
 // webhookDeliveries reads the deliveries section, or nil when the pending
 // deliveries could not be read; each error is added to d.Errors.
 func (s *Server) webhookDeliveries(ctx context.Context, d *dashData) *deliveriesView {
-	st, err := s.store.WebhookDeliveryStats(ctx)
+	st, err := s.store.WebhookDeliveryStats(ctx, webhook.InterruptedNote)
 	if err != nil {
 		d.Errors = append(d.Errors, "webhook deliveries: "+err.Error())
 		return nil
 	}
-	v := &deliveriesView{Pending: st.Pending, FailingCount: st.FailingCount, AbandonedWindow: "24 h"}
-	for _, e := range st.Failing {
-		if e.LastError != nil && strings.HasPrefix(*e.LastError, interruptedByShutdown) {
-			v.Interrupted = append(v.Interrupted, e)
-			v.FailingCount--
-		} else {
-			v.Failing = append(v.Failing, e)
-		}
-	}
+	v := &deliveriesView{Pending: st.Pending, FailingCount: st.FailingCount, Failing: st.Failing,
+		InterruptedCount: st.Interrupted, Interrupted: st.InterruptedEvents, AbandonedWindow: "24 h"}
 	if ab, err := s.store.RecentlyAbandonedEvents(ctx, abandonedWindow, abandonedShown); err != nil {
 		d.Errors = append(d.Errors, "abandoned webhook deliveries: "+err.Error())
 	} else {

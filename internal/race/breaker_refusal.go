@@ -180,23 +180,36 @@ func (o *orchestrator) breakerAgain(wait time.Duration, known, byBreakers bool) 
 // conformance gate's — as routing would have said had the peek seen it. A
 // gate's refusal is in the decisions already (gateDecision); a breaker's is
 // among the reasons, "<target>: skipped: <why>" (choose), of which routing
-// gives the why.
+// gives the why, and carries its cause (CauseBreaker): every ineligible
+// decision does. A target already used (a resumed round) whose breaker
+// refused it is not among breakerRefused (which names targets not yet used)
+// but was noted (breakerNoted); one used whose reason is only its attempt's
+// failure was not refused admission, and its decision stays as it was.
 func (o *orchestrator) refusedRouting() json.RawMessage {
 	decisions := make([]Decision, 0, len(o.decisions))
 	for _, d := range o.decisions {
 		if d.Event != "" {
 			continue
 		}
-		if d.Eligible {
-			if why, ok := o.reasons[d.Provider]; ok {
-				d.Eligible = false
-				d.Reason = strings.TrimPrefix(why, d.Provider+": skipped: ")
-				if _, byBreaker := o.breakerRefused[d.Provider]; byBreaker {
-					d.Cause = CauseBreaker
-				}
-			}
+		if why, ok := o.reasons[d.Provider]; ok && d.Eligible && o.refusedByBreaker(d.Provider) {
+			d.Eligible = false
+			// "<target>: skipped: <why>", or for a target used, "<target>:
+			// <its failure>; not retried: <why>": a decision's reason does
+			// not name its target.
+			d.Reason = strings.TrimPrefix(strings.TrimPrefix(why, d.Provider+": skipped: "), d.Provider+": ")
+			d.Cause = CauseBreaker
 		}
 		decisions = append(decisions, d)
 	}
 	return appendDecisions(nil, decisions)
+}
+
+// refusedByBreaker says whether provider's breaker refused the attempt this
+// run chose for it (choose): as a target not yet used (breakerRefused), or,
+// for one already used in the round, as noted in routing (breakerNoted).
+func (o *orchestrator) refusedByBreaker(provider string) bool {
+	if _, ok := o.breakerRefused[provider]; ok {
+		return true
+	}
+	return o.used[provider] && o.breakerNoted[provider]
 }

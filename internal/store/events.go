@@ -370,22 +370,59 @@ const (
 
 // DeliveryStats is what the dashboard shows of webhook deliveries.
 type DeliveryStats struct {
-	Pending      int      // events not delivered yet
-	FailingCount int      // pending events whose last try failed
-	Failing      []*Event // the oldest of them, oldest first (at most 20)
+	Pending int // events not delivered yet
+	// FailingCount is the pending events whose last try failed: tried, and
+	// their last error not the note of a try the router's own shutdown cut
+	// short (WebhookDeliveryStats' interruptedNote), which the endpoint did
+	// not fail. Failing are the oldest of them, oldest first (at most 20).
+	FailingCount int
+	Failing      []*Event
+	// Interrupted is the pending events whose last try a shutdown cut short
+	// (their last error is the note); InterruptedEvents the oldest of them,
+	// oldest first (at most 20).
+	Interrupted       int
+	InterruptedEvents []*Event
 }
 
-// WebhookDeliveryStats summarises pending and failing deliveries.
-func (s *Store) WebhookDeliveryStats(ctx context.Context) (DeliveryStats, error) {
+// deliveryStatsShown is how many failing events, and how many interrupted
+// ones, DeliveryStats lists.
+const deliveryStatsShown = 20
+
+// WebhookDeliveryStats summarises pending, failing and interrupted
+// deliveries. interruptedNote is the whole last error the webhook worker
+// records for a try the router's shutdown cut short (webhook.InterruptedNote:
+// passed in, as the webhook package imports this one): such an event is
+// counted and listed apart, not as failing.
+func (s *Store) WebhookDeliveryStats(ctx context.Context, interruptedNote string) (DeliveryStats, error) {
 	var st DeliveryStats
-	if err := s.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE tries > 0) FROM job_events WHERE status = 'pending'`).Scan(&st.Pending, &st.FailingCount); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT count(*),
+		count(*) FILTER (WHERE tries > 0 AND last_error IS DISTINCT FROM $1),
+		count(*) FILTER (WHERE last_error = $1)
+		FROM job_events WHERE status = 'pending'`, interruptedNote).Scan(&st.Pending, &st.FailingCount, &st.Interrupted); err != nil {
 		return st, fmt.Errorf("count pending deliveries: %w", err)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+eventColumns+` FROM job_events e
-		WHERE e.status = 'pending' AND e.tries > 0 ORDER BY e.created_at LIMIT 20`)
-	if err != nil {
-		return st, fmt.Errorf("list failing deliveries: %w", err)
+	list := func(what, where string) ([]*Event, error) {
+		rows, err := s.pool.Query(ctx, `SELECT `+eventColumns+` FROM job_events e
+			WHERE e.status = 'pending' AND `+where+` ORDER BY e.created_at, e.id LIMIT $2`, interruptedNote, deliveryStatsShown)
+		if err != nil {
+			return nil, fmt.Errorf("list %s deliveries: %w", what, err)
+		}
+		events, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*Event, error) { return scanEvent(r) })
+		if err != nil {
+			return nil, fmt.Errorf("list %s deliveries: %w", what, err)
+		}
+		return events, nil
 	}
-	st.Failing, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (*Event, error) { return scanEvent(r) })
-	return st, err
+	var err error
+	if st.FailingCount > 0 {
+		if st.Failing, err = list("failing", `e.tries > 0 AND e.last_error IS DISTINCT FROM $1`); err != nil {
+			return st, err
+		}
+	}
+	if st.Interrupted > 0 {
+		if st.InterruptedEvents, err = list("interrupted", `e.last_error = $1`); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
 }

@@ -23,10 +23,11 @@ import (
 // asks on a connection of its own, dialled from the pool's configuration,
 // pinged and closed: the pool's limit is not the database's, and a database
 // that does not answer fails that dial (within ctx). One such connection at
-// most is open per pool: concurrent probes share it and its answer
-// (pingOwnConn). A database that refuses it for being at its connection
-// limit answered, and, while the pool's own connections are at work, is
-// ready. Errors name the step; the caller logs them.
+// most is open per Store (a replica makes one Store for its pool):
+// concurrent probes share it and its answer (pingOwnConn). A database that
+// refuses it for being at its connection limit answered, and, while the
+// pool's own connections are at work, is ready. Errors name the step; the
+// caller logs them.
 func (s *Store) Ping(ctx context.Context) error {
 	if s.pingIdle(ctx) {
 		return nil

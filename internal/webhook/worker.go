@@ -643,14 +643,17 @@ var errNoWebhook = errors.New(noWebhookWhy + "; will be retried until the event 
 // errNoAnswer ends a try's context when Config.Timeout has passed.
 var errNoAnswer = errors.New("no answer within the webhook timeout")
 
+// InterruptedNote is the whole last error of a try the router's shutdown cut
+// short (interruptedError): what GET /v1/jobs/{id}/events shows, and how the
+// dashboard tells such a try from a failure (store.WebhookDeliveryStats).
+const InterruptedNote = "delivery interrupted by router shutdown; will be retried"
+
 // interruptedError is a try cut short by the router's shutdown: the endpoint
 // may have been about to answer, so it is neither a timeout nor a failure of
 // the endpoint. Its text is what GET /v1/jobs/{id}/events shows.
 type interruptedError struct{ err, cause error }
 
-func (e *interruptedError) Error() string {
-	return "delivery interrupted by router shutdown; will be retried"
-}
+func (e *interruptedError) Error() string { return InterruptedNote }
 
 // Unwrap gives River the context's error (context.Canceled) and cause: a
 // worker's error that is context.Canceled while River's stop is the job

@@ -183,7 +183,7 @@ func TestAttemptCreatedPastTheDeadlineIsNotSent(t *testing.T) {
 		Gate:  gate,
 		Providers: []racetest.Provider{
 			{Name: "primary", Respond: func(int, *providers.Request) providers.Step { return providers.Step{Status: 500} }},
-			{Name: "fallback", Respond: racetest.Hang},
+			{Name: "fallback", FirstByteTimeout: 100 * time.Millisecond, Respond: racetest.Hang}, // a short first-byte budget: room for a failover (failoverFits)
 		}})
 	job := b.Submit(t)
 	<-choosing

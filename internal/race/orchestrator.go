@@ -108,6 +108,9 @@ type orchestrator struct {
 	extras      []func()
 	hedgeDenied bool // a denial was recorded in routing
 	drainSeen   bool // the runner's drain was acted on
+	// failoverNoRoomNoted: a failover refused for want of room before the
+	// job's deadline was recorded in routing (failoverFits).
+	failoverNoRoomNoted bool
 	// budgetWake is signalled by the route's hedge budget when a slot may
 	// have been freed for a call it denied this job (acquireExtra):
 	// budgetWaiting says it is among the budget's waiters or holds its
@@ -755,6 +758,9 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 		// would. No attempt starts past the job's deadline.
 		o.deadlinePassed()
 		return false
+	}
+	if role == store.RoleFailover && !o.failoverFits(ctx, provider) {
+		return false // too little of the deadline left to send it: the race stops (failoverFits)
 	}
 	draining := o.r.draining.Load()
 	if draining && !o.mayStartWhileDraining(provider, role) {

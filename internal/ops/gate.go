@@ -1,14 +1,13 @@
 package ops
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
 
 	"github.com/routerhq/router/conformance"
 	"github.com/routerhq/router/internal/prompt"
-	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/race"
 )
 
 // GateJudge is the conformance gate as the operator views ask it;
@@ -28,7 +27,7 @@ var _ GateJudge = (*conformance.Gate)(nil)
 type GateRoute struct {
 	Name string
 	// Targets are the route's target ids in order: the first is its primary,
-	// every other a failover or hedge target (the race's roleOf).
+	// every other a failover or hedge target (race.RoleOf).
 	Targets []string
 	// ConformancePrompt is the prompt whose results gate the route's chat
 	// completions ("" for none).
@@ -76,27 +75,20 @@ func gateEntries(ctx context.Context, ops Config, prompts *prompt.Set) (byProvid
 	if ops.Gate.Mode() == conformance.GateOff {
 		return nil, "off: conformance.gate is off; no target is gated"
 	}
-	var all []*prompt.Prompt
-	if prompts != nil {
-		all = prompts.All()
-	}
 	byProvider = map[string][]GateEntry{}
 	for _, r := range ops.GateRoutes {
 		var seen []string
-		for i, target := range r.Targets {
+		for _, target := range r.Targets {
 			if slices.Contains(seen, target) {
-				continue // its first place decides its role (roleOf)
+				continue
 			}
 			seen = append(seen, target)
-			role := store.RoleFailover
-			if i == 0 {
-				role = store.RolePrimary
-			}
+			role := race.RoleOf(r.Targets, target)
 			if !ops.Gate.Applies(role) {
 				continue
 			}
-			for _, p := range all {
-				if cmp.Or(p.Route, "default") == r.Name {
+			for _, p := range prompts.OfRoute(r.Name, r.ConformancePrompt) {
+				if p.Route == r.Name {
 					// A prompt job asks for the prompt's model, else the
 					// target's: the gate's own choice for "".
 					byProvider[target] = append(byProvider[target], gateEntry(ctx, ops.Gate, ops.TargetModels, r.Name, target, role, "prompt", "", p))

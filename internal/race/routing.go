@@ -165,11 +165,18 @@ func within(prompt, maxTokens, window int) bool {
 	return maxTokens <= window && prompt <= window-maxTokens
 }
 
-// roleOf is the role a provider of the route plays for gating: the route's
-// first provider is the primary, every other one a fallback — whatever order
-// attempts happen to start in.
+// roleOf is the role a provider of the route plays for gating (RoleOf).
 func (r *Runner) roleOf(route *Route, provider string) string {
-	if len(route.Providers) > 0 && route.Providers[0] == provider {
+	return RoleOf(route.Providers, provider)
+}
+
+// RoleOf is the role a target of a route (targets, primary first) plays for
+// conformance gating: the route's first target is the primary
+// (store.RolePrimary), every other one a fallback (store.RoleFailover) —
+// whatever order attempts happen to start in. The operator views and the
+// start-up warning judge targets by it too.
+func RoleOf(targets []string, target string) string {
+	if len(targets) > 0 && targets[0] == target {
 		return store.RolePrimary
 	}
 	return store.RoleFailover

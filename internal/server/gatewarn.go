@@ -13,6 +13,7 @@ import (
 	"github.com/routerhq/router/conformance"
 	"github.com/routerhq/router/internal/config"
 	"github.com/routerhq/router/internal/prompt"
+	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -42,14 +43,15 @@ func warnGatedTargets(ctx context.Context, cfg *config.Config, st *store.Store, 
 		if r == nil {
 			continue
 		}
-		routePrompts := promptsOfRoute(prompts, name, r.ConformancePrompt)
+		routePrompts := prompts.OfRoute(name, r.ConformancePrompt)
+		resolved := cfg.RouteTargets(r)
+		ids := make([]string, len(resolved))
+		for i, t := range resolved {
+			ids[i] = t.ID
+		}
 		var targets, promptNames []string
-		for i, t := range cfg.RouteTargets(r) {
-			role := store.RoleFailover
-			if i == 0 {
-				role = store.RolePrimary
-			}
-			if !gate.Applies(role) || slices.Contains(targets, t.ID) {
+		for _, t := range resolved {
+			if !gate.Applies(race.RoleOf(ids, t.ID)) || slices.Contains(targets, t.ID) {
 				continue
 			}
 			for _, p := range routePrompts {
@@ -90,18 +92,6 @@ func warnGatedTargets(ctx context.Context, cfg *config.Config, st *store.Store, 
 			name, which, strings.Join(targets, ", "), strings.Join(targets, ","), strings.Join(promptNames, ","), gate.Mode(), without),
 			"route", name, "targets", targets, "prompts", promptNames)
 	}
-}
-
-// promptsOfRoute is the loaded prompts whose route is route, and its
-// conformance_prompt (chatPrompt, "" for none), each once.
-func promptsOfRoute(prompts *prompt.Set, route, chatPrompt string) []*prompt.Prompt {
-	var out []*prompt.Prompt
-	for _, p := range prompts.All() {
-		if cmp.Or(p.Route, "default") == route || p.Name == chatPrompt {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // admitted reports whether runs (a target's latest runs, store.

@@ -13,6 +13,13 @@ import (
 // hupNotice is where a SIGHUP is answered (a test's pipe, else stderr).
 var hupNotice io.Writer = os.Stderr
 
+// signalCounted, when not nil, is called by signalContext's goroutine with
+// each signal once it has been counted and acted on — for a SIGTERM or
+// Ctrl-C, the contexts it ends have ended; a SIGHUP's notice is queued, and
+// its stop begins once the notice is written — so that a test can wait for
+// that, not sleep. Set it before signalContext.
+var signalCounted func(os.Signal)
+
 // signalContext is the context main runs a command in. It ends at the first
 // SIGTERM or Ctrl-C; the second ends secondSignal's context, for a command
 // whose stop may take long (serve's drain) and that an operator who will not
@@ -35,11 +42,13 @@ var hupNotice io.Writer = os.Stderr
 // closing (or a `kill -HUP` sent out of the habit of reloading a server's
 // configuration) skipped serve's drain and left its attempts to recovery. The
 // router reads its configuration only at start: a supervisor restarting it
-// applies a change. It never counts as the second signal: once the router is
-// stopping, a SIGHUP is only answered with a notice. An operator who pressed
-// Ctrl-C and then closed the terminal asked for a graceful stop twice, not
-// for one at once — which cuts every attempt in flight, those still silent
-// left unknown (SPEC §17).
+// applies a change. It never counts towards the second signal: once the
+// router is stopping, a SIGHUP is only answered with a notice, and after a
+// SIGHUP it still takes two SIGTERMs or Ctrl-Cs to stop at once. An operator
+// who pressed Ctrl-C and then closed the terminal, or a supervisor sending
+// SIGTERM to a router a SIGHUP already stops, asked for a graceful stop
+// twice, not for one at once — which cuts every attempt in flight, those
+// still silent left unknown (SPEC §17).
 //
 // A SIGHUP or Ctrl-C that the router was started ignoring (`nohup router
 // serve &`, a script's background job) stays ignored: Notify would install a
@@ -92,27 +101,36 @@ func signalContext() (ctx context.Context, stop func()) {
 		}
 	}
 	// One goroutine counts the signals, so which came first is the order it
-	// sees them in.
+	// sees them in. Only SIGTERMs and Ctrl-Cs count towards the second
+	// signal: a SIGHUP before them began the graceful stop, and the first
+	// SIGTERM after it (systemd's stop, a supervisor's, an operator's kill)
+	// asks for that same stop, not for one at once.
+	counted := signalCounted // read once: a test sets it before, and restores it after
 	go func() {
-		stopping := false // the first signal was counted
+		terms := 0        // the SIGTERMs and Ctrl-Cs seen
+		stopping := false // the graceful stop was asked for, by any of the three
 		for {
+			var sig os.Signal
 			select {
-			case sig := <-sigs:
-				if !stopping {
-					stopping = true
-					cancelFirst(signalStop{sig})
-					continue
-				}
-				// The second signal (or a later one: Notify stays, so that it
-				// does not kill the process mid-stop). cancelFirst too: a
-				// SIGHUP's notice may still be being written.
+			case sig = <-sigs:
+				terms++
+				stopping = true
+				// Each of them ends the first context (a SIGHUP's notice may
+				// still be being written, its stop not begun yet); later
+				// ones are still caught (Notify stays), so that they do not
+				// kill the process mid-stop.
 				cancelFirst(signalStop{sig})
-				cancelSecond()
-			case <-hup:
+				if terms >= 2 {
+					cancelSecond()
+				}
+			case sig = <-hup:
 				if stopping {
-					notice(note{text: "router: SIGHUP ignored: the router is already stopping gracefully " +
-						"(a second SIGTERM or Ctrl-C stops it at once)"})
-					continue
+					again := "a SIGTERM or Ctrl-C, then a second one, stops it at once"
+					if terms > 0 {
+						again = "a second SIGTERM or Ctrl-C stops it at once"
+					}
+					notice(note{text: "router: SIGHUP ignored: the router is already stopping gracefully (" + again + ")"})
+					break
 				}
 				stopping = true
 				// The stop begins once the notice is written: it comes before
@@ -121,6 +139,9 @@ func signalContext() (ctx context.Context, stop func()) {
 					"its configuration is read only at start, so a restart applies a change)", then: func() { cancelFirst(signalStop{syscall.SIGHUP}) }})
 			case <-done:
 				return
+			}
+			if counted != nil {
+				counted(sig)
 			}
 		}
 	}()

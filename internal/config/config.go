@@ -556,7 +556,7 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
 		// A TypeError lets the decoder go on and report the file's other problems.
-		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q is not a duration (write it like 500ms, 10s or 24h)", n.Line, n.Value)}}
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q %s", n.Line, n.Value, durationProblem(n.Value))}}
 	}
 	*d = Duration(v)
 	return nil

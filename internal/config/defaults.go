@@ -504,15 +504,49 @@ func sameListener(a, b string) bool {
 }
 
 // portProblem says what is wrong with a listen address's port written as a
-// number outside 0–65535 (a service name, such as http, is left to the
-// listener), or "".
+// number outside 0–65535, with a sign (127.0.0.1:-1, which passed as a
+// "service name" and failed only at start), or as what is no service name
+// either (a service name, such as http, is left to the listener), or "".
 func portProblem(addr string) string {
 	_, port, _ := net.SplitHostPort(addr)
-	n, err := strconv.ParseUint(port, 10, 64)
-	if err != nil || n <= 65535 {
+	if port == "" {
 		return ""
 	}
-	return fmt.Sprintf("%s: port %s is out of range (0 to 65535)", addr, port)
+	if port[0] == '-' || port[0] == '+' {
+		return fmt.Sprintf("%s: port %q has a sign: write the port as a number from 0 to 65535 without one (for example 127.0.0.1:8080)", addr, port)
+	}
+	n, err := strconv.ParseUint(port, 10, 64)
+	if err == nil {
+		if n <= 65535 {
+			return ""
+		}
+		return fmt.Sprintf("%s: port %s is out of range (0 to 65535)", addr, port)
+	}
+	if strings.Trim(port, "0123456789") == "" || !serviceName(port) {
+		// All digits: beyond uint64.
+		return fmt.Sprintf("%s: port %q is neither a number from 0 to 65535 nor a service name (letters, digits and hyphens, such as http): write the port as a number (for example 127.0.0.1:8080)", addr, port)
+	}
+	return ""
+}
+
+// serviceName reports whether s is written as a service name (RFC 6335:
+// letters, digits and hyphens, with a letter, not starting or ending with a
+// hyphen), as /etc/services names them.
+func serviceName(s string) bool {
+	if len(s) > 15 || s[0] == '-' || s[len(s)-1] == '-' || strings.Contains(s, "--") {
+		return false
+	}
+	letter := false
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+			letter = true
+		case r >= '0' && r <= '9' || r == '-':
+		default:
+			return false
+		}
+	}
+	return letter
 }
 
 func sortedRoutes(m map[string]*Route) []string {

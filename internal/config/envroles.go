@@ -1,6 +1,9 @@
 package config
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // SecretRole is what the secret in a *_env variable is for, which decides who
 // is given it.
@@ -24,6 +27,8 @@ type SecretUse struct {
 	Owner string // TenantKey and WebhookSecret: the api_keys entry's owner
 	URL   string // WebhookSecret: the receiver
 	Name  string // ProviderKey: the provider
+	Type  string // ProviderKey: the provider's type (its vendor's protocol)
+	Host  string // ProviderKey: where its key is sent (keyHost), "" when unknown
 	Entry int    // TenantKey: the api_keys index
 }
 
@@ -48,7 +53,8 @@ func (c Config) SecretUses() []SecretUse {
 	}
 	for i, p := range c.Providers {
 		if p.Type != "scripted" {
-			use(SecretUse{Field: fmt.Sprintf("providers[%d] (%s).api_key_env", i, p.Name), Env: p.APIKeyEnv, Role: ProviderKey, Name: p.Name})
+			use(SecretUse{Field: fmt.Sprintf("providers[%d] (%s).api_key_env", i, p.Name), Env: p.APIKeyEnv, Role: ProviderKey, Name: p.Name,
+				Type: p.Type, Host: keyHost(p)})
 		}
 	}
 	return uses
@@ -56,8 +62,12 @@ func (c Config) SecretUses() []SecretUse {
 
 // MayShare reports whether the secrets of a and b go to one party, so one
 // secret may serve both:
-//   - two providers: one account's key, for several provider entries (other
-//     models, deadlines or streaming, a second endpoint of the same vendor);
+//   - two providers of the same type at the same host (the scheme, host and
+//     port of base_url; with none, the adapter's default host): one
+//     account's key, for several provider entries (other models, deadlines
+//     or streaming, another path of the same server). A key named for
+//     providers of two types, or at two hosts, is sent to both: the OpenAI
+//     key to Anthropic, or in clear to a self-hosted http:// server;
 //   - the webhook of one owner, named in each of its entries (an owner's
 //     entries must carry the same webhook), or as secret and previous secret
 //     (one variable for both is refused, with its own message, by the
@@ -71,7 +81,7 @@ func (c Config) SecretUses() []SecretUse {
 func MayShare(a, b SecretUse) bool {
 	switch {
 	case a.Role == ProviderKey && b.Role == ProviderKey:
-		return true
+		return a.Type == b.Type && a.Host == b.Host
 	case a.Role == WebhookSecret && b.Role == WebhookSecret:
 		return a.Owner == b.Owner || a.URL == b.URL
 	}
@@ -135,6 +145,14 @@ func (c Config) secretVarProblems() []string {
 // parties).
 func secretShareProblem(prev, u SecretUse) string {
 	switch {
+	case prev.Role == ProviderKey && u.Role == ProviderKey:
+		clear := ""
+		if strings.HasPrefix(prev.Host, "http://") || strings.HasPrefix(u.Host, "http://") {
+			clear = ", and over http:// it travels in clear"
+		}
+		return fmt.Sprintf("%s: %s is also %s, but provider %s is %s and provider %s is %s: the one key would be sent to both, each of which could use it%s; "+
+			"give each account a variable of its own (a separate api_key_env, holding that account's key): only providers of the same type at the same host (scheme, host and port of base_url) may share one",
+			u.Field, u.Env, prev.Field, prev.Name, prev.where(), u.Name, u.where(), clear)
 	case prev.Role == WebhookSecret && u.Role == WebhookSecret:
 		return fmt.Sprintf("%s: %s is also %s (owner %s), whose webhook goes to another url: each receiver could sign events that the other accepts as the router's, about jobs that are not its owner's; "+
 			"give each owner's webhook a variable of its own, holding a different secret (or, if both go to one receiver, give them the same url)", u.Field, u.Env, prev.Field, prev.Owner)
@@ -146,6 +164,15 @@ func secretShareProblem(prev, u SecretUse) string {
 	}
 	return fmt.Sprintf("%s: %s is also %s: one secret would be both %s and %s, so whoever is given it for one could use it as the other; give each setting a variable of its own, holding a different value",
 		u.Field, u.Env, prev.Field, prev.what(), u.what())
+}
+
+// where says where provider u's key is sent: its type and host.
+func (u SecretUse) where() string {
+	host := u.Host
+	if host == "" {
+		host = "no host (its base_url is missing or not a URL)"
+	}
+	return fmt.Sprintf("type %s at %s", u.Type, host)
 }
 
 // what says what u's secret is and who is given it.

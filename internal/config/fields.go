@@ -56,6 +56,9 @@ func (w *fieldWalker) walk(n *yaml.Node, t reflect.Type, path string) {
 				w.merge(v, t, path)
 				continue
 			}
+			if keyProblem(k, path, false) != "" {
+				continue // no name: wrongTypes reports it
+			}
 			ft, ok := fields[k.Value]
 			if !ok {
 				w.out = append(w.out, fmt.Sprintf("line %d: %s is not a known setting (known here: %s)", k.Line, join(path, k.Value), strings.Join(names, ", ")))
@@ -72,6 +75,9 @@ func (w *fieldWalker) walk(n *yaml.Node, t reflect.Type, path string) {
 			if isMerge(k) {
 				w.merge(v, t, path)
 				continue
+			}
+			if keyProblem(k, path, true) != "" {
+				continue // no name: wrongTypes reports it, and drops the entry
 			}
 			w.walk(v, t.Elem(), join(path, k.Value))
 		}

@@ -64,7 +64,7 @@ func (w *typeWalker) fits(n *yaml.Node, t reflect.Type, path string) bool {
 	if reflect.PointerTo(t).Implements(unmarshalerType) {
 		if err := n.Decode(reflect.New(t).Interface()); err != nil {
 			if t == reflect.TypeOf(Duration(0)) {
-				return bad("is not a duration (write it like 500ms, 10s or 24h)")
+				return bad(durationProblem(n.Value))
 			}
 			return bad("is not a valid value")
 		}
@@ -76,12 +76,12 @@ func (w *typeWalker) fits(n *yaml.Node, t reflect.Type, path string) bool {
 			return bad("is not a mapping of settings (write them indented below, or as {key: value, ...})")
 		}
 		fields, _ := structFields(t)
-		w.mapping(n, path, func(key string) (reflect.Type, bool) { ft, ok := fields[key]; return ft, ok })
+		w.mapping(n, path, false, func(key string) (reflect.Type, bool) { ft, ok := fields[key]; return ft, ok })
 	case reflect.Map:
 		if n.Kind != yaml.MappingNode {
 			return bad("is not a mapping (write name: value entries, indented below)")
 		}
-		w.mapping(n, path, func(string) (reflect.Type, bool) { return t.Elem(), true })
+		w.mapping(n, path, true, func(string) (reflect.Type, bool) { return t.Elem(), true })
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
 			return bad("is not a list (write its items as - item lines, or as [a, b])")
@@ -103,7 +103,10 @@ func (w *typeWalker) fits(n *yaml.Node, t reflect.Type, path string) bool {
 		if n.Kind != yaml.ScalarNode {
 			return bad(expects(t))
 		}
-		if err := n.Decode(reflect.New(t).Interface()); err != nil || fraction(n, t) {
+		if err := n.Decode(reflect.New(t).Interface()); err != nil || fraction(n, t) || overflows(n, t) {
+			if isInteger(t) {
+				return bad(integerProblem(n.Value, t, fraction(n, t)))
+			}
 			return bad(expects(t))
 		}
 	}
@@ -112,8 +115,10 @@ func (w *typeWalker) fits(n *yaml.Node, t reflect.Type, path string) bool {
 
 // mapping checks each value of the mapping n (and of the mappings its merge
 // keys bring in) against the type fieldType gives its key, dropping the
-// entries whose value does not fit. Unknown keys are unknownFields' to report.
-func (w *typeWalker) mapping(n *yaml.Node, path string, fieldType func(string) (reflect.Type, bool)) {
+// entries whose value does not fit, and those whose key is no name
+// (keyProblem; inMap says n decodes into a map). Unknown keys are
+// unknownFields' to report.
+func (w *typeWalker) mapping(n *yaml.Node, path string, inMap bool, fieldType func(string) (reflect.Type, bool)) {
 	kept := n.Content[:0:0]
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -128,10 +133,14 @@ func (w *typeWalker) mapping(n *yaml.Node, path string, fieldType func(string) (
 				}
 				if m.Kind == yaml.MappingNode && !w.seen[visit{m, nil}] {
 					w.seen[visit{m, nil}] = true
-					w.mapping(m, path, fieldType)
+					w.mapping(m, path, inMap, fieldType)
 				}
 			}
 			kept = append(kept, k, v)
+			continue
+		}
+		if p := keyProblem(k, path, inMap); p != "" {
+			w.out = append(w.out, p)
 			continue
 		}
 		if ft, ok := fieldType(k.Value); ok && !w.check(v, ft, join(path, k.Value)) {

@@ -13,11 +13,12 @@ import (
 // none. Found by review.
 func TestTargetsCarryTheDefaultMaxTokens(t *testing.T) {
 	t.Setenv("TARGETS_TEST_KEY", "sk-test")
+	t.Setenv("TARGETS_TEST_OPENAI_KEY", "sk-test")
 	cfg, err := config.Parse([]byte(`database_url: postgres://unused
 providers:
   - {name: claude, type: anthropic, api_key_env: TARGETS_TEST_KEY, model: claude-test}
   - {name: claude-short, type: anthropic, api_key_env: TARGETS_TEST_KEY, model: claude-test, max_tokens: 1000}
-  - {name: openai, type: openai, base_url: "http://127.0.0.1:1/v1", api_key_env: TARGETS_TEST_KEY, model: gpt-4o}
+  - {name: openai, type: openai, base_url: "http://127.0.0.1:1/v1", api_key_env: TARGETS_TEST_OPENAI_KEY, model: gpt-4o}
 routes:
   default: {providers: [claude, claude-short, openai]}
 `))

@@ -48,7 +48,8 @@ var anthropicQuotaCodes = map[string]bool{
 //   - "Your credit balance is too low to access the Anthropic API. Please go
 //     to Plans & Billing to upgrade or purchase credits.": quota_exceeded;
 //   - "This organization has been disabled.": auth (the account the target's
-//     key belongs to is refused, whatever the request).
+//     key belongs to is refused, whatever the request), as is Groq's
+//     "Organization has been restricted." (code organization_restricted).
 //
 // Both are the router's own account: they fail over, count against the
 // breaker, and their message is hidden from tenants (operatorsOwn).
@@ -58,7 +59,7 @@ func accountRefusal(msg string) (Kind, bool) {
 	case strings.Contains(m, "credit balance"):
 		return KindQuotaExceeded, true
 	case strings.Contains(m, "organization has been disabled"), strings.Contains(m, "organization is disabled"),
-		strings.Contains(m, "account has been disabled"):
+		strings.Contains(m, "account has been disabled"), strings.Contains(m, "organization has been restricted"):
 		return KindAuth, true
 	}
 	return "", false
@@ -220,6 +221,11 @@ func (p *Anthropic) classify(w *CallWatch, trace *callTrace, err error, streamin
 		}
 		e = Classify(name, err)
 		_, status, retryAfter := trace.result()
+		if cut, ok := headersCut(name, w, err, e, streaming); ok {
+			// The response's first byte came, its headers never ended:
+			// a known failure, not a reset to retry (as for OpenAI).
+			return cut
+		}
 		switch {
 		case (e.Kind == KindConnReset || undecodableBody(err)) && status >= 400:
 			// An error status came and its body broke off (or does not
@@ -262,12 +268,7 @@ func (p *Anthropic) classify(w *CallWatch, trace *callTrace, err error, streamin
 	if e.Err == nil {
 		e.Err = err
 	}
-	connected, _, _ := trace.result()
-	if e.Kind == KindTimeout && e.OutcomeUnknown && !connected {
-		e.OutcomeUnknown = false
-		e.Message = "deadline passed before a connection was made: the request was not sent"
-	}
-	e.NotSent = !connected && (e.Kind == KindTimeout || e.Kind == KindCancelled)
+	trace.unsent(e)
 	return e
 }
 

@@ -59,6 +59,11 @@ func Classify(provider string, err error) *Error {
 		if isReq {
 			status = reqErr.HTTPStatusCode
 			code, typ, msg = bodyError(reqErr.Body)
+			if markupBody(reqErr.Body) {
+				// A proxy's or CDN's web page, not the API's error:
+				// described, never quoted as markup.
+				msg = pageMessage(status, reqErr.Body)
+			}
 		}
 		if isAPI {
 			// go-openai's APIError is empty when the body's "error" is
@@ -197,7 +202,7 @@ func statusKind(status int, code, typ, msg string) Kind {
 	case http.StatusConflict:
 		return KindConflict
 	case http.StatusTooManyRequests:
-		if code == "insufficient_quota" || typ == "insufficient_quota" {
+		if quotaCode(code, typ) {
 			return KindQuotaExceeded
 		}
 		return KindRateLimited
@@ -315,10 +320,12 @@ func requestKind(code, typ, msg string) Kind {
 	case streamOptionsRefused(m):
 		return KindMisconfigured
 	case code == "invalid_api_key" || code == "API_KEY_INVALID" || strings.Contains(m, "api key not valid") ||
-		strings.Contains(m, "invalid api key") || strings.Contains(m, "incorrect api key"):
+		strings.Contains(m, "invalid api key") || strings.Contains(m, "incorrect api key") ||
+		accountRestricted(code):
 		// Some OpenAI-compatible APIs (Gemini's) refuse a bad key with 400
 		// INVALID_ARGUMENT: the router's credentials, not the caller's
 		// request — fail over, count against the breaker, hide the text.
+		// So does Groq's 400 organization_restricted: the router's account.
 		return KindAuth
 	}
 	if k, ok := accountRefusal(msg); ok {
@@ -377,7 +384,7 @@ func typeKind(code, typ, msg string) Kind {
 		return k
 	}
 	switch {
-	case code == "insufficient_quota" || typ == "insufficient_quota":
+	case quotaCode(code, typ):
 		return KindQuotaExceeded
 	case rateLimitCode(code, typ) || typ == "overloaded":
 		return KindRateLimited
@@ -543,38 +550,47 @@ func isClientValidation(err error) bool {
 //   - {"message": "…", "type": …, "code": …} (vLLM's older servers and
 //     others).
 //
-// Any other body (HTML from a proxy, plain text) is the message as it is.
+// Any other body (plain text, FastAPI's {"detail": "Not Found"}) is the
+// message as it is; HTML from a proxy is described, not quoted (Classify,
+// pageMessage).
 func bodyError(body []byte) (code, typ, msg string) {
+	code, typ, msg, _ = decodeBodyError(body)
+	return code, typ, msg
+}
+
+// decodeBodyError is bodyError, with found true when the body held an API's
+// error in one of the shapes bodyError reads.
+func decodeBodyError(body []byte) (code, typ, msg string, found bool) {
 	msg = strings.TrimSpace(string(body))
 	var v any
 	if json.Unmarshal(body, &v) != nil {
-		return "", "", msg
+		return "", "", msg, false
 	}
 	if list, ok := v.([]any); ok && len(list) > 0 {
 		v = list[0]
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return "", "", msg
+		return "", "", msg, false
 	}
 	switch e := obj["error"].(type) {
 	case string:
 		if strings.TrimSpace(e) != "" {
 			t, _ := obj["error_type"].(string)
-			return jsonCode(obj["code"]), t, e
+			return jsonCode(obj["code"]), t, e, true
 		}
 	case map[string]any:
 		obj = e
 	}
 	m, _ := obj["message"].(string)
 	if strings.TrimSpace(m) == "" {
-		return "", "", msg
+		return "", "", msg, false
 	}
 	t, _ := obj["type"].(string)
 	if t == "" {
 		t, _ = obj["status"].(string) // Gemini: "INVALID_ARGUMENT"
 	}
-	return jsonCode(obj["code"]), t, m
+	return jsonCode(obj["code"]), t, m, true
 }
 
 // jsonCode is an error code decoded from JSON as text: a string, or a number

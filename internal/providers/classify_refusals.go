@@ -11,15 +11,41 @@ import (
 // type invalid_request_error) and model_not_available, Mistral's type
 // invalid_model, OpenRouter's 400 "… is not a valid model ID", LiteLLM's 400
 // "Invalid model name passed in model=…" and DeepSeek's 400 "Model Not
-// Exist". The model sent is the router's configuration (the target's model,
-// or one of its route's `models`), never the caller's: model_not_found, as a
-// 404 is, failed over and counted by the breaker of the model sent. m is the
-// message, lower-cased.
+// Exist", and a model the provider retired or that cannot do chat
+// completions: Groq's 400 code model_decommissioned ("The model `…` has been
+// decommissioned and is no longer supported"), Azure OpenAI's 400 code
+// OperationNotSupported ("The chatCompletion operation does not work with the
+// specified model, …": an embeddings deployment). The model sent is the
+// router's configuration (the target's model, or one of its route's
+// `models`), never the caller's: model_not_found, as a 404 is, failed over
+// and counted by the breaker of the model sent. m is the message,
+// lower-cased.
 func modelRefused(code, typ, m string) bool {
 	return code == "model_not_found" || code == "model_not_available" || typ == "invalid_model" ||
+		code == "model_decommissioned" ||
 		strings.Contains(m, "is not a valid model id") ||
 		strings.Contains(m, "invalid model name passed in model=") ||
-		strings.Contains(m, "model not exist")
+		strings.Contains(m, "model not exist") ||
+		strings.Contains(m, "has been decommissioned") ||
+		strings.Contains(m, "does not work with the specified model")
+}
+
+// accountRestricted reports an error code that says the provider refuses the
+// router's account itself, whatever the request: Groq's 400
+// organization_restricted ("Organization has been restricted. Please reach
+// out to support …"). The message's words are known by accountRefusal.
+func accountRestricted(code string) bool {
+	return code == "organization_restricted"
+}
+
+// quotaCode reports an error code or type that says the router's account is
+// out of quota or has no active billing, whatever the status (a 429 from
+// OpenAI, which waiting does not help): insufficient_quota, and
+// billing_not_active ("Your account is not active, please check your billing
+// details on our website.").
+func quotaCode(code, typ string) bool {
+	return code == "insufficient_quota" || typ == "insufficient_quota" ||
+		code == "billing_not_active" || typ == "billing_not_active"
 }
 
 // rateLimitCode reports an error code or type that says the router's account

@@ -219,6 +219,18 @@ func firstByteHook(ctx context.Context) func() {
 	return fn
 }
 
+// ResponseBegan reports whether the first byte of the call's response came
+// (ResponseStarted; a redirect's does not count), whether or not its headers
+// were whole after it. A call cut after it — however: a deadline, a reset, a
+// status line broken off — reached the provider, which began answering: a
+// known outcome (SPEC §15), never a reset before any response byte (SPEC
+// §6.2) to retry on the same target.
+func (w *CallWatch) ResponseBegan() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.started || w.firstByte > 0
+}
+
 // FirstByte is the time to the first response byte (0: none came).
 func (w *CallWatch) FirstByte() time.Duration {
 	w.mu.Lock()

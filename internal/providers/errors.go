@@ -104,8 +104,9 @@ type Error struct {
 	// cut stream.
 	AnsweredWithError bool
 	// NotSent is true when the call ended (a deadline or a cancellation)
-	// before a connection to the provider was made: the request never left
-	// the router, so the provider cannot have done the work, whatever cut it.
+	// before its request was written whole to the provider — no connection
+	// was made, or the provider had not read all of the body: the provider
+	// never had the request, so cannot have done the work, whatever cut it.
 	NotSent bool
 	// Usage is set when the call fails on a complete answer the provider
 	// billed (a refusal, a content filter, a paused turn, no choices): the

@@ -167,18 +167,24 @@ func (p *OpenAI) Complete(ctx context.Context, req *Request) (*Response, error) 
 // classify turns a call's error into an *Error using what only the adapter
 // knows: whether its own context ended (which decides over however the transport
 // reported it), whether a 2xx answer had begun (a body that then breaks is
-// KindMalformedResponse, not a reset before any response), whether a connection
-// was ever made (a timeout before one is known not to have been sent), and the
-// Retry-After header.
+// KindMalformedResponse, not a reset before any response; nor is a response
+// whose headers began and broke off, headersCut), whether the request was
+// wholly written (a timeout before it was is known not to have been
+// processed, callTrace.unsent), the model sent (a 404 without an API error,
+// routeNotFound), and the Retry-After header.
 func (p *OpenAI) classify(w *CallWatch, trace *callTrace, err error) *Error {
 	if e, ok := tooLargeResponse(p.cfg.Name, trace, err); ok {
 		return e
 	}
 	e := Classify(p.cfg.Name, err)
-	connected, status, retryAfter := trace.result()
+	_, status, retryAfter := trace.result()
+	cut, isCut := headersCut(p.cfg.Name, w, err, e, trace.answer == answerSSE)
 	switch {
 	case e.StatusCode == 0 && w.Classify(err) != nil:
 		e = w.Classify(err)
+	case isCut:
+		// The response's first byte came, its headers never ended.
+		e = cut
 	case e.Kind == KindConnReset && status >= 200 && status <= 299:
 		// The answer's headers came; its body broke off or does not decode.
 		e = NewError(p.cfg.Name, KindMalformedResponse,
@@ -219,11 +225,10 @@ func (p *OpenAI) classify(w *CallWatch, trace *callTrace, err error) *Error {
 	if e.StatusCode != 0 && e.RetryAfter == 0 {
 		e.RetryAfter = retryAfter
 	}
-	if e.Kind == KindTimeout && !connected {
-		e.OutcomeUnknown = false
-		e.Message = "deadline passed before a connection was made: the request was not sent"
+	if e.Kind == KindModelNotFound && e.StatusCode == http.StatusNotFound && !apiErrorObject(err) {
+		routeNotFound(e, trace.model)
 	}
-	e.NotSent = !connected && (e.Kind == KindTimeout || e.Kind == KindCancelled)
+	trace.unsent(e)
 	return e
 }
 

@@ -321,6 +321,7 @@ type chatMessage struct {
 // encode (a NaN temperature) is handed to go-openai whole, whose encoding
 // fails the same way before anything is sent.
 func wire(creq openai.ChatCompletionRequest, req *Request, t *callTrace) openai.ChatCompletionRequest {
+	t.model = creq.Model
 	body, ok := appendChatBody(nil, &creq)
 	if !ok {
 		var err error

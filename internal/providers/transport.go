@@ -24,8 +24,14 @@ import (
 // error response. One callTrace belongs to one call; it travels in the request's
 // context, so concurrent calls on one client never share it.
 type callTrace struct {
-	mu         sync.Mutex
-	connected  bool
+	mu        sync.Mutex
+	connected bool
+	// wrote: the request (the last one, after any redirect) was written
+	// whole, body and all (httptrace's WroteRequest without an error), or
+	// a response to it came. Before that the provider cannot have
+	// processed it: a deadline or a cancellation then leaves no unknown
+	// outcome (unsent).
+	wrote      bool
 	status     int
 	retryAfter time.Duration
 	// onResponse (may be nil) is called when response bytes arrive: the
@@ -61,6 +67,9 @@ type callTrace struct {
 	// filter is the sseFilter the body of a 2xx answer to an sse call is
 	// read through.
 	filter *sseFilter
+	// model is the model the call sends (wire), for the messages that name
+	// it (routeNotFound).
+	model string
 }
 
 type callTraceKey struct{}
@@ -113,10 +122,56 @@ func (t *callTrace) gotConn() {
 	t.mu.Unlock()
 }
 
+// sending records that a request of the call is about to be sent: it has
+// not been written yet (a redirect's next request, too).
+func (t *callTrace) sending() {
+	t.mu.Lock()
+	t.wrote = false
+	t.mu.Unlock()
+}
+
+// wroteRequest is the call's httptrace WroteRequest: a request written
+// whole is one the provider may process.
+func (t *callTrace) wroteRequest(info httptrace.WroteRequestInfo) {
+	if info.Err != nil {
+		return
+	}
+	t.mu.Lock()
+	t.wrote = true
+	t.mu.Unlock()
+}
+
+// unsent marks e, the error of the call, when the call ended — a deadline
+// or a cancellation — before its request was written whole: the provider
+// cannot have processed a request it did not have all of (a server reads
+// the whole body before it decodes it), so the outcome is not unknown and
+// NotSent is set, whether a connection was made or not. A request written
+// whole and no response byte after it stays unknown (SPEC §6.7).
+func (t *callTrace) unsent(e *Error) {
+	t.mu.Lock()
+	connected, wrote := t.connected, t.wrote
+	t.mu.Unlock()
+	if wrote || e.Received || (e.Kind != KindTimeout && e.Kind != KindCancelled) {
+		return
+	}
+	e.NotSent = true
+	if e.Kind != KindTimeout {
+		return
+	}
+	e.OutcomeUnknown = false
+	if !connected {
+		e.Message = "deadline passed before a connection was made: the request was not sent"
+		return
+	}
+	e.Message = "deadline passed while the request was still being sent (the connection was made, the provider did not read all of it): " +
+		"the request was not processed; if it recurs, the provider, or a proxy in front of it, is not reading requests: check its status and logs"
+}
+
 func (t *callTrace) response(resp *http.Response) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.connected = true
+	t.wrote = true // answered: the provider had it (an early answer ends the sending)
 	t.status = resp.StatusCode
 	t.retryAfter = 0
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -212,8 +267,10 @@ func (tt *traceTransport) roundTrip(req *http.Request) (*http.Response, error) {
 	if t == nil {
 		return tt.next.RoundTrip(req)
 	}
+	t.sending()
 	ct := &httptrace.ClientTrace{
-		GotConn: func(httptrace.GotConnInfo) { t.gotConn() },
+		GotConn:      func(httptrace.GotConnInfo) { t.gotConn() },
+		WroteRequest: t.wroteRequest,
 	}
 	if t.watch != nil {
 		// The first byte of the status line stops the first-byte

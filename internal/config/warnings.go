@@ -4,41 +4,59 @@ import "fmt"
 
 // Warnings lists what the configuration allows but is likely a mistake, one
 // sentence each that names the fix: unpriced targets (PriceWarnings), a drain
-// shorter than a first-byte deadline (drainWarning) and targets a route's
-// max_attempts leaves out (attemptWarnings). The server logs them at start.
+// shorter than a first-byte deadline or a timeout (drainWarnings) and targets
+// a route's max_attempts leaves out (attemptWarnings). The server logs them
+// at start.
 func (c *Config) Warnings() []string {
 	out := c.PriceWarnings()
-	if w := c.drainWarning(); w != "" {
-		out = append(out, w)
-	}
+	out = append(out, c.drainWarnings()...)
 	return append(out, c.attemptWarnings()...)
 }
 
-// drainWarning says when shutdown.drain is shorter than the first_byte_timeout
-// of a provider some route uses (the longest such): an attempt sent just
-// before a SIGTERM to that provider and still silent when the drain runs out
-// is recorded unknown (kind shutdown), which SPEC §17 says a stop must not
-// cause; and a hedge on it cannot start during the drain (its first-byte
-// deadline would end after the drain). "" when the drain covers them all.
-func (c *Config) drainWarning() string {
-	var longest *Provider
+// drainWarnings says when shutdown.drain is shorter than the
+// first_byte_timeout of a provider some route uses (the longest such): an
+// attempt sent just before a SIGTERM to that provider and still silent when
+// the drain runs out is recorded unknown (kind shutdown), which SPEC §17
+// says a stop must not cause; and a hedge on it cannot start during the
+// drain (its first-byte deadline would end after the drain). And when it is
+// shorter than the timeout of a provider some route uses (the longest such):
+// an answer still streaming when the drain runs out is cut, recorded failed
+// (kind shutdown), and sent again by the replica that adopts the job — one
+// more of its max_attempts, and the provider paid for the cut answer too.
+// The first implies the second (first_byte_timeout is below timeout); each
+// names its own fix. None when the drain covers them all.
+func (c *Config) drainWarnings() []string {
+	var firstByte, whole *Provider // the used providers with the longest first_byte_timeout, timeout
 	for _, name := range c.routeNames() {
 		r := c.Routes[name]
 		if r == nil {
 			continue
 		}
 		for _, t := range c.RouteTargets(r) {
-			if longest == nil || t.Provider.FirstByteTimeout > longest.FirstByteTimeout {
-				longest = t.Provider
+			if firstByte == nil || t.Provider.FirstByteTimeout > firstByte.FirstByteTimeout {
+				firstByte = t.Provider
+			}
+			if whole == nil || t.Provider.Timeout > whole.Timeout {
+				whole = t.Provider
 			}
 		}
 	}
-	if longest == nil || c.Shutdown.Drain <= 0 || c.Shutdown.Drain >= longest.FirstByteTimeout {
-		return ""
+	if firstByte == nil || c.Shutdown.Drain <= 0 {
+		return nil
 	}
-	return fmt.Sprintf("shutdown.drain (%s) is shorter than provider %s's first_byte_timeout (%s): an attempt still waiting for its first byte "+
-		"when a drain runs out is recorded unknown and its job waits for a resolution; set shutdown.drain to at least %s (or leave it out: the longest provider timeout)",
-		c.Shutdown.Drain.D(), longest.Name, longest.FirstByteTimeout.D(), longest.FirstByteTimeout.D())
+	var out []string
+	if c.Shutdown.Drain < firstByte.FirstByteTimeout {
+		out = append(out, fmt.Sprintf("shutdown.drain (%s) is shorter than provider %s's first_byte_timeout (%s): an attempt still waiting for its first byte "+
+			"when a drain runs out is recorded unknown and its job waits for a resolution; set shutdown.drain to at least %s (or leave it out: the longest provider timeout)",
+			c.Shutdown.Drain.D(), firstByte.Name, firstByte.FirstByteTimeout.D(), firstByte.FirstByteTimeout.D()))
+	}
+	if c.Shutdown.Drain < whole.Timeout {
+		out = append(out, fmt.Sprintf("shutdown.drain (%s) is shorter than provider %s's timeout (%s): an answer still streaming when a drain runs out is cut "+
+			"(its attempt recorded failed, kind shutdown) and sent again by the replica that adopts the job: one more of the route's max_attempts, "+
+			"and the provider is paid for the cut answer as well as the new one; set shutdown.drain to at least %s (or leave it out: the longest provider timeout) to let such answers finish",
+			c.Shutdown.Drain.D(), whole.Name, whole.Timeout.D(), whole.Timeout.D()))
+	}
+	return out
 }
 
 // attemptWarnings names each route with more targets than max_attempts: a job

@@ -31,14 +31,20 @@ routes:
 	if w := parse(t, base).Warnings(); len(w) != 0 {
 		t.Errorf("default configuration warned: %q", w)
 	}
-	// A drain at the longest used first-byte deadline covers it; the unused
-	// provider's longer one does not count.
-	if w := parse(t, base+"shutdown: {drain: 30s}\n").Warnings(); len(w) != 0 {
-		t.Errorf("drain of 30s warned: %q", w)
+	// A drain at the longest used timeout covers it (and every first-byte
+	// deadline); the unused provider's longer ones do not count.
+	if w := parse(t, base+"shutdown: {drain: 60s}\n").Warnings(); len(w) != 0 {
+		t.Errorf("drain of 60s warned: %q", w)
 	}
+	// Below a first-byte deadline, and so below that provider's timeout:
+	// both, each with its fix (drain_timeout_warning_test.go: the timeout's
+	// alone).
 	got := parse(t, base+"shutdown: {drain: 20s}\n").Warnings()
 	want := []string{"shutdown.drain (20s) is shorter than provider a's first_byte_timeout (30s): an attempt still waiting for its first byte " +
-		"when a drain runs out is recorded unknown and its job waits for a resolution; set shutdown.drain to at least 30s (or leave it out: the longest provider timeout)"}
+		"when a drain runs out is recorded unknown and its job waits for a resolution; set shutdown.drain to at least 30s (or leave it out: the longest provider timeout)",
+		"shutdown.drain (20s) is shorter than provider a's timeout (1m0s): an answer still streaming when a drain runs out is cut " +
+			"(its attempt recorded failed, kind shutdown) and sent again by the replica that adopts the job: one more of the route's max_attempts, " +
+			"and the provider is paid for the cut answer as well as the new one; set shutdown.drain to at least 1m0s (or leave it out: the longest provider timeout) to let such answers finish"}
 	if !slices.Equal(got, want) {
 		t.Errorf("drain warnings:\n%q\nwant\n%q", got, want)
 	}

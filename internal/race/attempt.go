@@ -110,11 +110,12 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 			pe = &providers.Error{Provider: a.Provider, Kind: providers.KindStreamTimeout, Fault: providers.FaultRouter,
 				Action: providers.ActionStop, Received: true, Message: "cut by the job's deadline after the provider began answering", Err: err}
 		case errors.Is(cause, errDeadline) && pe.NotSent:
-			// No connection was made: the request never left the router, so
-			// the outcome is known — nothing happened (SPEC §15's unknown is
+			// The request was not written whole (no connection made, or a
+			// body the provider had not read all of): the outcome is known —
+			// nothing happened (SPEC §15's unknown is
 			// for a request sent and not answered).
 			pe = &providers.Error{Provider: a.Provider, Kind: providers.KindTimeout, Fault: providers.FaultRouter,
-				Action: providers.ActionStop, NotSent: true, Message: "cut by the job's deadline before a connection was made: the request was not sent", Err: err}
+				Action: providers.ActionStop, NotSent: true, Message: "cut by the job's deadline before the request was sent whole: the request was not sent, so the provider cannot have worked on it", Err: err}
 		case errors.Is(cause, errDeadline):
 			state = store.AttemptUnknown
 			pe = &providers.Error{Provider: a.Provider, Kind: providers.KindTimeout, Fault: providers.FaultRouter,
@@ -122,7 +123,9 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		case cutByShutdown && pe.Received:
 			// The provider had begun answering: a known outcome (SPEC §15).
 			// Retryable: the job is handed over, and the replica that adopts
-			// it goes on with the race (a retry, or the next target).
+			// it sends the request again: the attempt uses up neither its
+			// target nor a retry, only one of the route's max_attempts
+			// (prepare, cutAnswering).
 			pe = &providers.Error{Provider: a.Provider, Kind: KindShutdown, Fault: providers.FaultRouter,
 				Action: providers.ActionRetry, Received: true, Message: shutdownReceivedWhy, Err: err}
 		case cutByShutdown:
@@ -322,7 +325,8 @@ const KindShutdown providers.Kind = "shutdown"
 // The messages of an attempt cut by its router's shutdown.
 const (
 	shutdownReceivedWhy = "this router was stopped (its shutdown.drain ran out, or it was told to stop at once) after the provider began answering; " +
-		"the answer will not arrive whole, so the job goes on on another replica"
+		"the answer will not arrive whole: the job is handed over, and the replica that adopts it sends the request again " +
+		"unless the route's max_attempts is spent (this attempt counts against it, not against max_retries)"
 	shutdownSilentWhy = "this router was stopped (its shutdown.drain ran out, or it was told to stop at once) while the attempt waited for its first byte; " +
 		"the provider may or may not have done the work"
 )
@@ -332,13 +336,13 @@ const (
 // left to its lease, as an attempt of a process that died.
 const shutdownRecordFor = 5 * time.Second
 
-// shutdownUnsent records an attempt cut by the shutdown before a connection
-// to its provider was made: never sent, so it counts neither as its provider
+// shutdownUnsent records an attempt cut by the shutdown before its request
+// was sent whole (no connection made, or a body not read all of): never sent, so it counts neither as its provider
 // tried nor against max_attempts.
 func (r *Runner) shutdownUnsent(ctx context.Context, a *store.Attempt, log *slog.Logger) attemptResult {
 	ctx, cancel := context.WithTimeout(ctx, shutdownRecordFor)
 	defer cancel()
-	if err := r.cfg.Store.RecordNotSent(ctx, a.ID, "the request was never sent: the router was stopped before a connection to the provider was made"); err != nil {
+	if err := r.cfg.Store.RecordNotSent(ctx, a.ID, "the request was never sent whole: the router was stopped before the provider had all of it"); err != nil {
 		unsentNotRecorded(log, err)
 		return attemptResult{attempt: a, state: "abandoned"}
 	}

@@ -214,12 +214,23 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, readAt time.Time, 
 	// was handed over (resumeRetry); retries made this round count against
 	// max_retries. An attempt its provider provably never worked on, cut
 	// short by its router's death or stop (unworked), did not try its
-	// target: the target may take the request again. Marked before the
+	// target: the target may take the request again. Nor did one whose
+	// provider was answering when its router was stopped (cutAnswering):
+	// its target did nothing wrong, and the request is sent again — it
+	// still counts against max_attempts, in the database, which bounds a
+	// job whose replicas keep being stopped. Marked before the
 	// targets' eligibility is weighed: a breaker that refuses a target
 	// already tried (opened, most likely, by that very attempt's failure)
 	// is no reason to wait.
 	latest := map[string]store.Attempt{}
 	for _, a := range job.Attempts {
+		if inRound(job, a) && cutAnswering(a) {
+			// Why it ended, should the race end before the request is sent
+			// again (max_attempts, no target left to admit it): a live
+			// attempt's end replaces it.
+			o.reasons[a.Provider] = cmp.Or(o.reasons[a.Provider], a.Provider+": "+failureOf(a))
+			continue
+		}
 		if inRound(job, a) && !unworked(a) {
 			o.used[a.Provider] = true
 			o.attempts++
@@ -332,6 +343,24 @@ func (r *Runner) watchCancel(ctx context.Context, jobID string, changed <-chan s
 			}
 		}
 	}
+}
+
+// cutAnswering reports whether a is an attempt whose provider had begun
+// answering when its router was stopped (shutdown.drain ran out, or a second
+// signal): recorded `failed`, kind shutdown, retryable (runAttempt). The
+// router cut it, not its target: the race that adopts the job sends the
+// request again, and the attempt neither uses its target up nor counts
+// against max_retries (SPEC §17: another replica goes on with the race).
+// It still counts against max_attempts (store.CreateAttempt: its provider
+// worked on it, and billed it), which bounds a job whose replicas keep
+// being stopped. An attempt cut before any byte (unknown, then resolved) is
+// not one: unworked, or a failure its provider's record shows.
+func cutAnswering(a store.Attempt) bool {
+	if a.State != store.AttemptFailed || kindOf(a) != KindShutdown {
+		return false
+	}
+	_, retry := retryOf(a)
+	return retry
 }
 
 // kindOf is the taxonomy kind of an earlier attempt's stored error ("" when

@@ -110,13 +110,19 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	// keys, tenants' keys, the operator key, webhook secrets) in one start,
 	// not one restart each. The webhook secrets are read again when the
 	// lifecycle starts.
-	targets, targetsErr := BuildTargets(cfg)
+	targets, closeIdle, targetsErr := buildTargets(cfg, nil)
 	apiKeys, keysErr := staticKeys(cfg)
 	opsKey, opsErr := operatorKey(cfg)
 	_, _, _, hooksErr := configWebhooks(cfg, os.Getenv)
 	if err := errors.Join(targetsErr, keysErr, opsErr, hooksErr); err != nil {
 		return nil, err
 	}
+	// The providers' keep-alive connections (and each one's two goroutines)
+	// are closed last but for the traces' flush: after everything that
+	// calls a provider has stopped — attempts, recovery's reconciliation,
+	// the conformance gate's probes. Left alone, they outlived Close by the
+	// transports' idle timeout (90 s). Found by review.
+	s.stops = append(s.stops, closeIdle)
 	if err := notATenantsKey(cfg, opsKey, apiKeys); err != nil {
 		return nil, err
 	}

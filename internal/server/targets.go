@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -26,6 +27,24 @@ func BuildTargets(cfg *config.Config) (map[string]*race.Target, error) {
 // command that calls one provider (router conformance run --provider P)
 // does not need the others'.
 func BuildSelectedTargets(cfg *config.Config, ids []string) (map[string]*race.Target, error) {
+	out, _, err := buildTargets(cfg, ids)
+	return out, err
+}
+
+// buildTargets is BuildSelectedTargets that also returns closeIdle, which
+// closes the idle keep-alive connections of every adapter built (each
+// provider's http.Transport, made here rather than by the adapter so that
+// it can be reached): a Server calls it as it closes (New), once nothing
+// calls a provider any more, rather than leave the connections and their
+// goroutines to the idle timeout. A connection still in use is closed as
+// it goes idle. Never nil.
+func buildTargets(cfg *config.Config, ids []string) (_ map[string]*race.Target, closeIdle func(), _ error) {
+	var transports []*http.Transport
+	closeIdle = func() {
+		for _, t := range transports {
+			t.CloseIdleConnections()
+		}
+	}
 	adapters := map[string]providers.Provider{}
 	failed := map[string]bool{}
 	scripted := scriptedNames(cfg)
@@ -42,12 +61,16 @@ func BuildSelectedTargets(cfg *config.Config, ids []string) (map[string]*race.Ta
 		p, ok := adapters[pc.Name]
 		if !ok {
 			var err error
-			if p, err = buildAdapterAmong(pc, scripted); err != nil {
+			var tr *http.Transport
+			if p, tr, err = buildAdapterAmong(pc, scripted); err != nil {
 				failed[pc.Name] = true
 				errs = append(errs, err)
 				continue
 			}
 			adapters[pc.Name] = p
+			if tr != nil {
+				transports = append(transports, tr)
+			}
 		}
 		model := targetModel(rt)
 		out[rt.ID] = &race.Target{
@@ -64,16 +87,17 @@ func BuildSelectedTargets(cfg *config.Config, ids []string) (map[string]*race.Ta
 		}
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		closeIdle()
+		return nil, closeIdle, errors.Join(errs...)
 	}
-	return out, nil
+	return out, closeIdle, nil
 }
 
 // logTargetWarnings logs, at start, what the configuration allows but is
 // likely a mistake (config.Warnings): a target left unpriced though its
 // provider has a price (for the provider's own model, not the target's), a
-// drain shorter than a first-byte deadline, targets beyond a route's
-// max_attempts.
+// drain shorter than a first-byte deadline or a timeout, targets beyond a
+// route's max_attempts.
 func logTargetWarnings(cfg *config.Config, log *slog.Logger) {
 	for _, w := range cfg.Warnings() {
 		log.Warn(w)
@@ -95,12 +119,19 @@ func scriptedNames(cfg *config.Config) []string {
 
 // buildAdapter makes one provider's adapter; a scripted one takes a
 // directive addressed to any name (buildAdapterAmong).
-func buildAdapter(pc *config.Provider) (providers.Provider, error) { return buildAdapterAmong(pc, nil) }
+func buildAdapter(pc *config.Provider) (providers.Provider, error) {
+	p, _, err := buildAdapterAmong(pc, nil)
+	return p, err
+}
 
 // buildAdapterAmong makes one provider's adapter. scripted, when not nil, is
 // the name of every scripted provider of the configuration: a scripted
-// adapter refuses a directive addressed to any other.
-func buildAdapterAmong(pc *config.Provider, scripted []string) (providers.Provider, error) {
+// adapter refuses a directive addressed to any other. An adapter that calls
+// its provider over HTTP is given its transport — the one it would make
+// itself (providers.NewTransport with max_idle_conns) — which is returned,
+// so that its idle connections can be closed (buildTargets); nil for a
+// scripted one.
+func buildAdapterAmong(pc *config.Provider, scripted []string) (providers.Provider, *http.Transport, error) {
 	key := ""
 	if pc.APIKeyEnv != "" && pc.Type != "scripted" {
 		// A key written from a file (a Kubernetes secret, an env file) ends
@@ -109,30 +140,34 @@ func buildAdapterAmong(pc *config.Provider, scripted []string) (providers.Provid
 		if key == "" {
 			// The variable's name only when it looks like one
 			// (config.EnvRef): not a key pasted in its place.
-			return nil, fmt.Errorf("provider %s: %s is empty or only white space: export the provider's API key (the variable its api_key_env names)", pc.Name, config.EnvRef(pc.APIKeyEnv))
+			return nil, nil, fmt.Errorf("provider %s: %s is empty or only white space: export the provider's API key (the variable its api_key_env names)", pc.Name, config.EnvRef(pc.APIKeyEnv))
 		}
 	}
 	switch pc.Type {
 	case "anthropic":
+		tr := providers.NewTransport(pc.MaxIdleConns)
 		p, err := providers.NewAnthropic(providers.AnthropicConfig{
 			Name: pc.Name, BaseURL: pc.BaseURL, APIKey: key, Model: pc.Model, MaxTokens: pc.MaxTokens,
 			Timeout: pc.Timeout.D(), FirstByteTimeout: pc.FirstByteTimeout.D(), StreamIdleTimeout: pc.StreamIdleTimeout.D(),
 			Stream: pc.Stream == nil || *pc.Stream, MaxIdleConns: pc.MaxIdleConns, MaxResponseBytes: pc.MaxResponseBytes,
+			HTTPClient: &http.Client{Transport: tr},
 		})
 		if err != nil {
-			return nil, fmt.Errorf("provider %s: %w", pc.Name, err)
+			return nil, nil, fmt.Errorf("provider %s: %w", pc.Name, err)
 		}
-		return p, nil
+		return p, tr, nil
 	case "openai":
+		tr := providers.NewTransport(pc.MaxIdleConns)
 		p, err := providers.NewOpenAI(providers.OpenAIConfig{
 			Name: pc.Name, BaseURL: pc.BaseURL, APIKey: key, Model: pc.Model,
 			Timeout: pc.Timeout.D(), FirstByteTimeout: pc.FirstByteTimeout.D(), StreamIdleTimeout: pc.StreamIdleTimeout.D(),
 			SupportsLookup: pc.SupportsLookup, Stream: *pc.Stream, MaxIdleConns: pc.MaxIdleConns, MaxResponseBytes: pc.MaxResponseBytes,
+			HTTPClient: &http.Client{Transport: tr},
 		})
 		if err != nil {
-			return nil, fmt.Errorf("provider %s: %w", pc.Name, err)
+			return nil, nil, fmt.Errorf("provider %s: %w", pc.Name, err)
 		}
-		return p, nil
+		return p, tr, nil
 	case "scripted":
 		steps := make([]providers.Step, len(pc.Script))
 		for i, s := range pc.Script {
@@ -142,9 +177,9 @@ func buildAdapterAmong(pc *config.Provider, scripted []string) (providers.Provid
 		if model == "" {
 			model = "scripted-" + pc.Name
 		}
-		return providers.NewScripted(providers.ScriptedConfig{Name: pc.Name, Model: model, Steps: steps, Peers: scripted}), nil
+		return providers.NewScripted(providers.ScriptedConfig{Name: pc.Name, Model: model, Steps: steps, Peers: scripted}), nil, nil
 	}
-	return nil, fmt.Errorf("provider %s: type %q is not openai, anthropic or scripted", pc.Name, pc.Type)
+	return nil, nil, fmt.Errorf("provider %s: type %q is not openai, anthropic or scripted", pc.Name, pc.Type)
 }
 
 // BuildRoutes turns the configured routes into the runner's.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -47,32 +48,57 @@ import (
 // statement that made jobs `succeeded` without writing their events would lose
 // them: TestBatchedWinWritesOneEventPerJob guards the win.
 //
-// And no lock is waited for longer than batchLockWait (lock_timeout). A
-// batch carries many callers' claims and wins, and its leader runs it while
-// the next batch waits: a claim whose key row, or a win whose job row, another
-// transaction holds — an operator's transaction left open in psql, a replica
-// that lost its connection in the middle of a cancellation, retry or
-// resolution, whose locks PostgreSQL keeps until it notices — held the batch,
-// and every claim and win of the replica queued behind it, until execTimeout
-// (30 s), and CreateJob ran the claim three more times. Now the statement is
-// cancelled (lock_not_available, an ERROR: the transaction wrote nothing), the
-// batch is run again claim by claim and win by win (runClaims, runWins), so
-// only the blocked one fails again, and it fails for good: a claim with
-// ErrBusy (claimOutcome), a win after its retries, run alone (CompleteJob).
-// The waits these statements have in normal operation are a concurrent
-// batch's commit (two claims of one key) or a job's short transaction (a
-// cancellation, a settlement): milliseconds. The setting is one more call in
-// this same statement: no round trip of its own. The webhook delivery writes'
-// batches (execDeliveryWrites) share it: an event row held elsewhere fails
-// their batch after batchLockWait, and each write runs again alone.
+// And no lock is waited for longer than the wait the batch is run with
+// (lock_timeout, the statement's one argument): batchLockWait for a shared
+// batch, aloneLockWait for an item run alone. A batch carries many callers'
+// claims and wins, and its leader runs it while the next batch waits: a claim
+// whose key row, or a win whose job row, another transaction holds — an
+// operator's transaction left open in psql, a replica that lost its connection
+// in the middle of a cancellation, retry or resolution, whose locks PostgreSQL
+// keeps until it notices — held the batch, and every claim and win of the
+// replica queued behind it, until execTimeout (30 s), and CreateJob ran the
+// claim three more times. Then, with one lock wait of a second for all, for a
+// second each time the blocked caller sent its request again (found in review:
+// every tenant's creations and completions on the replica took a second longer
+// for as long as one key row stayed held). Now a batch waits batchLockWait
+// (100 ms): the waits these statements have in normal operation are a
+// concurrent batch's commit (two claims of one key) or a job's short
+// transaction (a cancellation, a settlement), milliseconds. Past it the
+// statement is cancelled (lock_not_available, an ERROR: the transaction wrote
+// nothing), the batch is run again claim by claim and win by win (runClaims,
+// runWins), each again with batchLockWait, so the others commit and only the
+// blocked one fails there. Its caller then runs it alone, on its own goroutine
+// and outside the batches, waiting for the row up to aloneLockWait (a second),
+// while new batches go on: a claim once (CreateJob; ErrBusy past it:
+// claimOutcome), a win on its retries (OfferCompletion). The setting is one
+// more call in this same statement: no round trip of its own. The webhook
+// delivery writes' batches (execDeliveryWrites) share it: an event row held
+// elsewhere fails their batch after batchLockWait, each write runs again alone
+// in the batch with batchLockWait, and a write still blocked is run once more
+// by its caller with aloneLockWait (writeDelivery).
 var batchSettingsSQL = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
 	set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true),
 	set_config('plan_cache_mode', 'force_generic_plan', true), set_config('router.outbox_notify', 'after_commit', true),
-	set_config('router.outbox_by_statement', 'on', true), set_config('lock_timeout', '` + lockWaitArg(batchLockWait) + `', true)`
+	set_config('router.outbox_by_statement', 'on', true), set_config('lock_timeout', $1, true)`
 
-// batchLockWait is the longest a batched statement waits for a row lock (see
-// batchSettingsSQL).
-const batchLockWait = time.Second
+// batchLockWait is the longest a shared batch's statement waits for a row
+// lock (see batchSettingsSQL): a row held for longer is waited for by its own
+// caller, alone (aloneLockWait).
+const batchLockWait = 100 * time.Millisecond
+
+// defaultAloneLockWait is the longest an item blocked in its batch waits for
+// the row, run alone on its caller's goroutine (see batchSettingsSQL).
+const defaultAloneLockWait = time.Second
+
+// aloneLockWaitNS is aloneLockWait's value (nanoseconds): a test may lengthen
+// it to watch a blocked item wait (SetAloneLockWait).
+var aloneLockWaitNS atomic.Int64
+
+func init() { aloneLockWaitNS.Store(int64(defaultAloneLockWait)) }
+
+// aloneLockWait is the longest an item that its batch's lock wait
+// (batchLockWait) failed waits for the row when its caller runs it alone.
+func aloneLockWait() time.Duration { return time.Duration(aloneLockWaitNS.Load()) }
 
 // batchedStmt is one of the batched statements (claim, win) with its
 // arguments, what to do with each row it returns, and (optional) what to do
@@ -92,11 +118,13 @@ type batchedStmt struct {
 // queryBatched runs batched statements with index plans (see batchSettingsSQL),
 // in one round trip and one implicit transaction (a pipeline: the settings,
 // then each statement in turn), and hands each statement's rows to its each.
-// An error in any of them rolls them all back; after the commit each
-// statement's committed runs.
-func (s *Store) queryBatched(ctx context.Context, stmts ...batchedStmt) error {
+// No row lock is waited for longer than lockWait (batchLockWait in a shared
+// batch, aloneLockWait for an item run alone by its caller). An error in any
+// of them rolls them all back; after the commit each statement's committed
+// runs.
+func (s *Store) queryBatched(ctx context.Context, lockWait time.Duration, stmts ...batchedStmt) error {
 	b := &pgx.Batch{}
-	b.Queue(batchSettingsSQL)
+	b.Queue(batchSettingsSQL, lockWaitArg(lockWait))
 	for _, st := range stmts {
 		if s.onPlan != nil {
 			// The plan that runs is the generic one from the plan cache; an

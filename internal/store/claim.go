@@ -63,6 +63,9 @@ type claimRequest struct {
 	// nothing was stored (ErrLiveLimit). A settled outcome, not a failure.
 	limited bool
 	err     error
+	// lockWait is the lock wait of the statement whose error err is
+	// (batchLockWait in a batch, aloneLockWait alone): a BusyError says it.
+	lockWait time.Duration
 	// lost: the error of a statement carrying this claim that failed after
 	// it may have reached the database (a batch whose answer was lost),
 	// whatever the error of the claim's own later retry (runClaims splits a
@@ -200,10 +203,24 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 	nj.Params = params
 	req := newClaim(nj)
 	var lost error // a try's error after which it may have committed (see handOverLostClaim)
+	// A key whose row a claim recently found held for longer than its lock
+	// waits is claimed alone at once (heldKeys).
+	alone := s.paths.held.has(req.key())
 	for try := 0; ; try++ {
 		start := commitClock() // the try's own wait: not the failed tries' nor the backoff before it (as a win's)
-		s.paths.enqueue(&pathCommit{claim: req})
-		<-req.done
+		if !alone {
+			s.paths.enqueue(&pathCommit{claim: req})
+			<-req.done
+		}
+		if alone || Busy(req.err) {
+			// The key's row is held by a transaction that outlasted the
+			// batch's lock wait (batchLockWait), now or lately (heldKeys):
+			// the claim waits for it alone, here, up to aloneLockWait,
+			// holding up no batch of other callers' claims and wins
+			// meanwhile; so do its later tries, if any (see below).
+			alone = true
+			s.claimAlone(req)
+		}
 		if req.err == nil {
 			s.commitWaited("claim", start)
 			break
@@ -362,11 +379,16 @@ func (s *Store) claimOutcome(ctx context.Context, req *claimRequest) (job *Job, 
 		}
 		if Busy(req.err) {
 			// The key's row is held by a transaction that outlasted the
-			// batch's lock wait (batchSettingsSQL): the claim's statement
-			// was cancelled and wrote nothing. Not run again: the holder
-			// may keep it for long, and each try would hold a batch. (Unless
-			// an earlier try of the claim may be the holder: CreateJob.)
-			return nil, false, &BusyError{Wait: batchLockWait, Err: req.err,
+			// claim's lock wait (batchSettingsSQL; CreateJob waits
+			// aloneLockWait for it, after its batch's batchLockWait): the
+			// claim's statement was cancelled and wrote nothing. Not run
+			// again: the holder may keep it for long. (Unless an earlier try
+			// of the claim may be the holder: CreateJob.)
+			wait := req.lockWait
+			if wait == 0 {
+				wait = batchLockWait
+			}
+			return nil, false, &BusyError{Wait: wait, Err: req.err,
 				What: fmt.Sprintf("Idempotency-Key %q of operation %q", nj.IdempotencyKey, nj.Operation)}
 		}
 		return nil, false, fmt.Errorf("claim idempotency key: %w", req.err)
@@ -461,15 +483,15 @@ func (c *claimRequest) newJob() *Job {
 // batch go out once; the others learn the first one's job as an existing one.
 func (s *Store) execClaims(ctx context.Context, batch []*claimRequest) {
 	cb := groupClaims(batch)
-	s.runClaims(ctx, cb.firsts)
+	s.runClaims(ctx, cb.firsts, batchLockWait)
 	cb.finish()
 }
 
 // runClaims executes claims as one statement, retrying a batch the database
 // rolled back whole; on any other error each claim is tried alone, so one bad
 // request cannot fail its neighbours.
-func (s *Store) runClaims(ctx context.Context, cs []*claimRequest) {
-	err := retryRolledBack(func() error { return s.claimBatch(ctx, cs) })
+func (s *Store) runClaims(ctx context.Context, cs []*claimRequest, lockWait time.Duration) {
+	err := retryRolledBack(func() error { return s.claimBatch(ctx, cs, lockWait) })
 	if err == nil {
 		s.committed("claim", len(cs))
 		if s.afterClaimCommit != nil {
@@ -479,16 +501,38 @@ func (s *Store) runClaims(ctx context.Context, cs []*claimRequest) {
 	}
 	markReached(cs, err)
 	if len(cs) == 1 {
-		cs[0].err = err
+		cs[0].err, cs[0].lockWait = err, lockWait
 		return
 	}
 	for _, c := range cs {
-		s.runClaims(ctx, []*claimRequest{c})
+		s.runClaims(ctx, []*claimRequest{c}, lockWait)
 	}
 }
 
-func (s *Store) claimBatch(ctx context.Context, cs []*claimRequest) error {
-	return s.queryBatched(ctx, claimStmt(cs))
+// claimAlone runs one claim in a statement and transaction of its own, on the
+// caller's goroutine, outside the shared batches, waiting for its key's row up
+// to aloneLockWait (see CreateJob). The claim is run again as it is: a claim
+// whose statement failed wrote nothing, or, when the failure came after it
+// may have committed, finds its own job (mayHaveReached, markReached).
+func (s *Store) claimAlone(req *claimRequest) {
+	if s.paths.onAlone != nil {
+		s.paths.onAlone()
+	}
+	wait := aloneLockWait()
+	ctx, cancel := context.WithTimeout(context.Background(), execTimeout+wait)
+	defer cancel()
+	req.err, req.lockWait = nil, 0
+	s.runClaims(ctx, []*claimRequest{req}, wait)
+	switch {
+	case Busy(req.err):
+		s.paths.held.mark(req.key())
+	case req.err == nil:
+		s.paths.held.forget(req.key())
+	}
+}
+
+func (s *Store) claimBatch(ctx context.Context, cs []*claimRequest, lockWait time.Duration) error {
+	return s.queryBatched(ctx, lockWait, claimStmt(cs))
 }
 
 // claimStmt is the claim statement for cs, whose rows set each claim's outcome.

@@ -293,14 +293,15 @@ func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, err
 		}
 		if try >= 4 {
 			if Busy(err) {
-				err = &BusyError{What: "job " + c.JobID, Wait: batchLockWait, Err: err}
+				err = &BusyError{What: "job " + c.JobID, Wait: aloneLockWait(), Err: err}
 			}
 			return Offered{}, fmt.Errorf("compare-and-swap: %w", err)
 		}
 		// The job's row is held by another transaction that outlasted the
-		// batch's lock wait (batchSettingsSQL): the next tries go out
-		// alone, so that they hold up no batch of other callers' claims and
-		// wins while they wait.
+		// batch's lock wait (batchLockWait): the next tries go out alone,
+		// on this goroutine, each waiting for the row up to aloneLockWait,
+		// so that they hold up no batch of other callers' claims and wins
+		// while they wait.
 		alone = alone || Busy(err)
 		// A valid answer is not given up because its caller went away: wait
 		// out the backoff whatever ctx says.
@@ -355,7 +356,7 @@ func (s *Store) execWins(ctx context.Context, batch []*winRequest) {
 	for len(batch) > 0 {
 		var round []*winRequest
 		round, batch = winRound(batch)
-		s.runWins(ctx, round)
+		s.runWins(ctx, round, batchLockWait)
 		for _, w := range round {
 			close(w.done)
 		}
@@ -363,17 +364,22 @@ func (s *Store) execWins(ctx context.Context, batch []*winRequest) {
 }
 
 // winAlone runs one win in a statement and transaction of its own, on the
-// caller's goroutine, outside the shared batches (see CompleteJob).
+// caller's goroutine, outside the shared batches, waiting for its rows up to
+// aloneLockWait (see OfferCompletion).
 func (s *Store) winAlone(req *winRequest) {
-	ctx, cancel := context.WithTimeout(context.Background(), execTimeout)
+	if s.paths.onAlone != nil {
+		s.paths.onAlone()
+	}
+	wait := aloneLockWait()
+	ctx, cancel := context.WithTimeout(context.Background(), execTimeout+wait)
 	defer cancel()
-	s.runWins(ctx, []*winRequest{req})
+	s.runWins(ctx, []*winRequest{req}, wait)
 }
 
 // runWins executes one round, retrying a batch the database rolled back whole;
 // on any other error each win is tried alone.
-func (s *Store) runWins(ctx context.Context, ws []*winRequest) {
-	err := retryRolledBack(func() error { return s.winBatch(ctx, ws) })
+func (s *Store) runWins(ctx context.Context, ws []*winRequest, lockWait time.Duration) {
+	err := retryRolledBack(func() error { return s.winBatch(ctx, ws, lockWait) })
 	if err == nil {
 		s.committed("win", len(ws))
 		return
@@ -383,12 +389,12 @@ func (s *Store) runWins(ctx context.Context, ws []*winRequest) {
 		return
 	}
 	for _, w := range ws {
-		s.runWins(ctx, []*winRequest{w})
+		s.runWins(ctx, []*winRequest{w}, lockWait)
 	}
 }
 
-func (s *Store) winBatch(ctx context.Context, ws []*winRequest) error {
-	return s.queryBatched(ctx, s.winStmt(ws))
+func (s *Store) winBatch(ctx context.Context, ws []*winRequest, lockWait time.Duration) error {
+	return s.queryBatched(ctx, lockWait, s.winStmt(ws))
 }
 
 // winStmt is the win statement for ws (one per job), whose rows tell each

@@ -24,6 +24,10 @@ type deliveryWrite struct {
 	done   chan struct{}
 	err    error
 	status string // a record's: the event's status after its batch (recordSQL)
+	// blocked: run again alone in its batch, the write still found its event
+	// row held past batchLockWait (err is lock_not_available); its caller
+	// runs it once more, alone, waiting up to aloneLockWait (writeDelivery).
+	blocked bool
 }
 
 type freezeRequest struct {
@@ -105,11 +109,21 @@ WITH i AS (
 )
 SELECT i.n, u.status FROM i JOIN u ON u.id = i.event_id`
 
-// writeDelivery queues w for the next batch and waits for it, or for ctx.
+// writeDelivery queues w for the next batch and waits for it, or for ctx. A
+// write whose event row another transaction held past its batch's lock wait
+// (blocked) is run again here, alone, on the caller's goroutine, waiting for
+// the row up to aloneLockWait while the batches go on without it.
 func (s *Store) writeDelivery(ctx context.Context, w *deliveryWrite) error {
 	w.done = make(chan struct{})
 	if err := s.deliveries.await(ctx, w, w.done); err != nil {
 		return fmt.Errorf("webhook delivery write: %w", err)
+	}
+	if w.blocked {
+		if s.deliveries.onAlone != nil {
+			s.deliveries.onAlone()
+		}
+		w.blocked = false
+		w.err = s.writeDeliveryAlone(ctx, w, aloneLockWait())
 	}
 	return w.err
 }
@@ -144,7 +158,7 @@ func (s *Store) execDeliveryWrites(ctx context.Context, batch []*deliveryWrite) 
 		for _, w := range freezes {
 			w.freeze.out = nil
 		}
-		return s.queryBatched(ctx, stmts...)
+		return s.queryBatched(ctx, batchLockWait, stmts...)
 	})
 	if err == nil {
 		s.committed("delivery", len(batch)) // before any write's caller is told (see committed)
@@ -152,7 +166,8 @@ func (s *Store) execDeliveryWrites(ctx context.Context, batch []*deliveryWrite) 
 	for _, w := range batch {
 		switch {
 		case err != nil:
-			w.err = s.writeDeliveryAlone(ctx, w)
+			w.err = s.writeDeliveryAlone(ctx, w, batchLockWait)
+			w.blocked = Busy(w.err)
 		case w.freeze != nil && w.freeze.out == nil:
 			w.err = ErrNotFound
 		}
@@ -240,18 +255,19 @@ const deliveryAloneTimeout = 5 * time.Second
 
 // writeDeliveryAlone runs one write in a transaction of its own: the batch's
 // statement with one write, with the batch's settings (queryBatched), so an
-// event row another transaction holds fails it after batchLockWait
-// (lock_not_available), not after the batch's whole time, which the writes
-// after it would then lack; and on a context of its own, bounded by
-// deliveryAloneTimeout.
-func (s *Store) writeDeliveryAlone(ctx context.Context, w *deliveryWrite) error {
+// event row another transaction holds fails it after lockWait
+// (lock_not_available: batchLockWait in its batch, where the writes after it
+// wait for it; aloneLockWait when its caller runs it, writeDelivery), not
+// after the batch's whole time, which the writes after it would then lack;
+// and on a context of its own, bounded by deliveryAloneTimeout.
+func (s *Store) writeDeliveryAlone(ctx context.Context, w *deliveryWrite, lockWait time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, deliveryAloneTimeout)
 	defer cancel()
 	if f := w.freeze; f != nil {
 		stmt := freezeStmt([]*deliveryWrite{w})
 		err := retryRolledBack(func() error {
 			f.out = nil
-			return s.queryBatched(ctx, stmt)
+			return s.queryBatched(ctx, lockWait, stmt)
 		})
 		if err != nil {
 			f.out = nil
@@ -266,7 +282,7 @@ func (s *Store) writeDeliveryAlone(ctx context.Context, w *deliveryWrite) error 
 	// The batch's statement with one try: one rule for the event's status
 	// and the try's number however the record runs.
 	rec := recordStmt([]*deliveryWrite{w})
-	if err := retryRolledBack(func() error { return s.queryBatched(ctx, rec) }); err != nil {
+	if err := retryRolledBack(func() error { return s.queryBatched(ctx, lockWait, rec) }); err != nil {
 		return fmt.Errorf("record delivery: %w", err)
 	}
 	s.committed("delivery", 1)

@@ -32,6 +32,11 @@ type group[T any] struct {
 	queue   []*T
 	leaders int
 
+	// held is the success path's idempotency keys recently found held past
+	// a claim's lock waits, whose claims go alone, not through the batches
+	// (CreateJob); unused by the other groups.
+	held heldKeys
+
 	// beforeEnqueue, in tests, runs as a caller comes to enqueue, before it
 	// is queued (and so before it may become the leader).
 	beforeEnqueue func()
@@ -40,6 +45,10 @@ type group[T any] struct {
 	beforeSelfBatch func()
 	// onQueued, in tests, is told the queue's length after each enqueue.
 	onQueued func(n int)
+	// onAlone, in tests, runs as a caller starts running alone an item of
+	// its own that a batch found blocked on a held row (claimAlone,
+	// winAlone, writeDelivery), before its statement is sent.
+	onAlone func()
 }
 
 // execTimeout bounds one batch; it runs on a context of its own because its

@@ -32,8 +32,10 @@ type pathCommit struct {
 // job), that key's row until its batch commits (ON CONFLICT DO UPDATE … WHERE
 // false keeps the row lock). So a resend in one batch and the win of its job
 // in another can wait on each other; PostgreSQL's deadlock detection and the
-// batch's lock_timeout (batchSettingsSQL) end that wait within about a second,
-// and the batch is split and run again kind by kind.
+// batch's lock_timeout (batchLockWait, batchSettingsSQL) end that wait, and
+// the batch is split and run again kind by kind. A claim or a win still
+// blocked on its own is run once more by its caller, alone (CreateJob,
+// OfferCompletion).
 func (s *Store) execPathCommits(ctx context.Context, batch []*pathCommit) {
 	var claims []*claimRequest
 	var wins []*winRequest
@@ -54,7 +56,7 @@ func (s *Store) execPathCommits(ctx context.Context, batch []*pathCommit) {
 	}
 	cb := groupClaims(claims)
 	round, rest := winRound(wins)
-	err := retryRolledBack(func() error { return s.queryBatched(ctx, claimStmt(cb.firsts), s.winStmt(round)) })
+	err := retryRolledBack(func() error { return s.queryBatched(ctx, batchLockWait, claimStmt(cb.firsts), s.winStmt(round)) })
 	if err == nil {
 		s.committed("claim", len(cb.firsts))
 		s.opt.Observer.Batch("win", len(round)) // the same transaction: one commit
@@ -63,8 +65,8 @@ func (s *Store) execPathCommits(ctx context.Context, batch []*pathCommit) {
 		}
 	} else {
 		markReached(cb.firsts, err)
-		s.runClaims(ctx, cb.firsts)
-		s.runWins(ctx, round)
+		s.runClaims(ctx, cb.firsts, batchLockWait)
+		s.runWins(ctx, round, batchLockWait)
 	}
 	cb.finish()
 	for _, w := range round {

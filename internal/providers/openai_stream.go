@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -18,8 +19,10 @@ import (
 // CompleteStream sends the request with the streaming API, consumes the stream to
 // its end and assembles one Response. onDelta (may be nil) sees each content delta.
 // A stream is whole at its finish_reason: one that ends after it, [DONE] or
-// not, or whose idle deadline passes after it (a gateway that keeps the
-// connection open), is returned with the usage that came. The stream is read
+// not, or whose idle deadline, answerGrace (which keep-alive comments do not
+// renew) or timeout passes after it (a gateway that keeps the connection
+// open, silent or with keep-alives), is returned with the usage that came.
+// The stream is read
 // on to [DONE] rather than cut at the usage chunk, so that an HTTP/1.1
 // connection (a local vLLM or Ollama) is reused, not closed by a body left
 // unread. After the usage chunk (include_usage's last chunk, without
@@ -62,7 +65,13 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 	trace.sse = true // comments and event lines are taken out of the body (sseFilter)
 	trace.expect(p.cfg.Name, answerSSE)
 
-	stream, err := p.client.CreateChatCompletionStream(tctx, wire(creq, req, trace))
+	// The read after a whole answer's finish_reason is cut by cancelling the
+	// request's own context (answerGrace).
+	sctx, endRead := context.WithCancelCause(tctx)
+	defer endRead(nil)
+	grace := answerGrace{end: endRead}
+	defer grace.stop()
+	stream, err := p.client.CreateChatCompletionStream(sctx, wire(creq, req, trace))
 	if err != nil {
 		return nil, p.classify(w, trace, err)
 	}
@@ -140,6 +149,8 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 				// (see above).
 				whole = true
 			}
+			d := p.answerGrace(&acc, whole)
+			grace.set(d > 0 && acc.finishReason != "" && !acc.finishEarly && (!acc.finishFirst || whole), d)
 			continue
 		}
 		if acc.finishReason != "" && (errors.Is(err, io.EOF) || brokenAfterEnd(w, err)) {
@@ -148,12 +159,14 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 			// gateway right after the last event (brokenAfterEnd).
 			return p.streamed(w, creq.Model, &acc)
 		}
-		if acc.finishReason != "" && w.Stalled(err) {
-			// The idle deadline passed after the finish_reason: the answer is
-			// whole, and only its usage chunk or [DONE] was still to come (a
-			// gateway that keeps the connection open after the last chunk, or
-			// ignores include_usage). It is returned with the usage that came,
-			// as a stream that ends there is, not discarded.
+		if acc.finishReason != "" && (grace.ended(sctx) || w.Stalled(err) || streamTimedOut(w, err)) {
+			// The grace after the finish_reason ran out (answerGrace: a
+			// gateway that keeps the connection open with keep-alives after
+			// the last chunk), or the idle deadline or the attempt's timeout
+			// passed after it: the answer is whole, and only its usage chunk
+			// or [DONE] was still to come (or the server ignores
+			// include_usage). It is returned with the usage that came, as a
+			// stream that ends there is, not discarded.
 			return p.streamed(w, creq.Model, &acc)
 		}
 		if acc.chunks == 0 && errors.Is(err, io.EOF) {
@@ -179,6 +192,28 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 		e.Received = true // the stream had begun: whatever broke it, the outcome is known
 		return nil, e
 	}
+}
+
+// answerGrace is how long the read of a stream goes on after its
+// finish_reason (answerGrace), keep-alives or not: stream_idle_timeout, the
+// silence after which such a stream is returned whole anyway (0, no grace,
+// without one), while its usage chunk may still come (a provider may send it
+// late, and it is what the answer is billed by) or, when the finish_reason
+// came on a chunk of the answer, more of the answer may (a gateway's "stop"
+// on every chunk); drainGrace once only [DONE] is left — OpenAI's shape, the
+// finish_reason on an empty delta and then the usage chunk.
+func (p *OpenAI) answerGrace(acc *streamAcc, whole bool) time.Duration {
+	if whole && !acc.finishOnContent && !acc.finishFirst {
+		return drainGrace(p.cfg.StreamIdleTimeout)
+	}
+	return max(p.cfg.StreamIdleTimeout, 0)
+}
+
+// streamTimedOut reports whether err is the attempt's timeout passing
+// after the stream began (KindStreamTimeout).
+func streamTimedOut(w *CallWatch, err error) bool {
+	e := w.Classify(err)
+	return err != nil && e != nil && e.Kind == KindStreamTimeout
 }
 
 // streamed is the answer a stream assembled once it is whole (its
@@ -289,6 +324,9 @@ type streamAcc struct {
 	// (which ends the first, as it ends any answer) it is whole only at
 	// [DONE], as finishEarly's is.
 	finishFirst bool
+	// finishOnContent: the finish_reason came on a chunk with content, a
+	// refusal or a tool call (answerGrace).
+	finishOnContent bool
 	// tools holds the tool calls by the stream's index: deltas name a call,
 	// then append to its arguments. Each index holds the calls sent at it in
 	// order — one, but a provider that sends each call whole at the same
@@ -315,18 +353,22 @@ const maxStreamToolCalls = 128
 
 // addToolCall merges one tool-call delta into the call it continues, or
 // starts a call. A delta with an index continues the call last started at
-// that index, unless it names an id other than that call's: then it is the
-// next call, sent at the same index (later deltas without an id continue
-// it). A delta without an index starts a call when it names an id, unless
-// the id is the last call's (a provider that repeats the id in every delta);
-// without an id it continues the last call. An index outside [0, 128), or
-// more than 128 calls, is the provider's error, not a reason to crash or
-// allocate.
+// that index, unless it is the next call sent at the same index: it names an
+// id other than that call's, or, without an id, a function other than the one
+// that call named (later deltas without an id or a name continue it). A
+// delta without an index starts a call when it names an id, unless the id is
+// the last call's (a provider that repeats the id in every delta); without an
+// id it continues the last call, unless it names a function and the last
+// call is whole already (newCallByName): Gemini's OpenAI compatibility layer
+// and some proxies send parallel calls each whole, with neither an index nor
+// an id, and their arguments were concatenated into one broken call. An index
+// outside [0, 128), or more than 128 calls, is the provider's error, not a
+// reason to crash or allocate.
 func (a *streamAcc) addToolCall(d openai.ToolCall) error {
 	i := len(a.tools)
 	if d.Index != nil {
 		i = *d.Index
-	} else if i > 0 && (d.ID == "" || d.ID == a.lastCall().ID) {
+	} else if last := a.lastCall(); i > 0 && (d.ID == "" && !newCallByName(d, last, true) || d.ID != "" && d.ID == last.ID) {
 		i-- // a continuation without an index belongs to the last call
 	}
 	if i < 0 || i >= maxStreamToolCalls {
@@ -336,7 +378,7 @@ func (a *streamAcc) addToolCall(d openai.ToolCall) error {
 		a.tools = append(a.tools, nil)
 	}
 	calls := a.tools[i]
-	if n := len(calls); n == 0 || d.ID != "" && calls[n-1].ID != "" && d.ID != calls[n-1].ID {
+	if n := len(calls); n == 0 || d.ID != "" && calls[n-1].ID != "" && d.ID != calls[n-1].ID || d.ID == "" && newCallByName(d, calls[n-1], false) {
 		if a.ncalls >= maxStreamToolCalls {
 			return fmt.Errorf("more than %d tool calls", maxStreamToolCalls)
 		}
@@ -356,6 +398,24 @@ func (a *streamAcc) addToolCall(d openai.ToolCall) error {
 	}
 	tc.args.WriteString(d.Function.Arguments)
 	return nil
+}
+
+// newCallByName reports whether d, a tool-call delta without an id, starts a
+// call after last rather than continuing it: OpenAI names the function only
+// in a call's first delta, so a delta naming one after last named its own is
+// the next call when it names another function, or — without an index, where
+// parallel calls of one function come each whole (Gemini) — the same function
+// once last's arguments are a whole JSON value. A provider that repeats the
+// name in every delta of a call still has its deltas joined until the
+// arguments are whole.
+func newCallByName(d openai.ToolCall, last *streamToolCall, indexless bool) bool {
+	if d.Function.Name == "" || last.Function.Name == "" {
+		return false
+	}
+	if d.Function.Name != last.Function.Name {
+		return true
+	}
+	return indexless && json.Valid([]byte(last.args.String()))
 }
 
 // lastCall is the call last started at the highest index, which a delta
@@ -450,6 +510,7 @@ func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(str
 		}
 		if finish {
 			a.finishReason = string(c.FinishReason)
+			a.finishOnContent = c.Delta.Content != "" || c.Delta.Refusal != "" || len(c.Delta.ToolCalls) > 0
 		}
 	}
 	return nil

@@ -147,7 +147,8 @@ func TestMalformedBodyDetailSaysHowToFix(t *testing.T) {
 		}
 	}
 	// The resolve body likewise.
-	r := b.do(t, "POST", "/v1/jobs/00000000-0000-7000-8000-000000000000/attempts/1/resolve", acmeKey, `{"outcome":1}`)
+	id := b.create(t, acmeKey, "detail-resolve", triageBody("x"), "Prefer", "wait=10").job()
+	r := b.do(t, "POST", "/v1/jobs/"+id+"/attempts/1/resolve", acmeKey, `{"outcome":1}`)
 	if d, _ := r.body["detail"].(string); r.status != http.StatusBadRequest || !strings.Contains(d, `"outcome"`) || strings.Contains(d, "Go struct") {
 		t.Errorf("resolve: %d %s", r.status, r.raw)
 	}

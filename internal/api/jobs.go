@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	rfcproblem "github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/prompt"
@@ -121,7 +122,7 @@ func (s *Server) createPlanned(w http.ResponseWriter, r *http.Request, req *crea
 		discard(plan)
 	}
 	if errors.Is(err, store.ErrKeyReused) {
-		s.keyReused(w, r, owner, nj.Operation, key)
+		s.keyReusedBy(w, r, owner, nj.Operation, key, nj.Fingerprint)
 		return
 	}
 	if errors.Is(err, store.ErrReplayKeyReleased) && !liveOnly {
@@ -145,12 +146,39 @@ func (s *Server) createPlanned(w http.ResponseWriter, r *http.Request, req *crea
 	s.answerCreated(w, r, owner, job, created, plan, ended)
 }
 
-// keyReused answers a request whose key already holds a different request's job.
-func (s *Server) keyReused(w http.ResponseWriter, r *http.Request, owner, operation, key string) {
+// keyReusedBy answers a request with fingerprint fp whose key already holds
+// a different request's job: 409 idempotency-key-reused. A key expires once
+// its retention after its job ended has passed, and a different request may
+// then claim it: the client of the first job resending its request
+// unchanged — what the usual advice asks of it — gets this 409 too. So when
+// the owner has an earlier job of this very request that held the key until
+// it expired and was taken over (store.ReleasedKeyJobOf: the owner's own job,
+// so naming it reveals nothing), the answer says so, names the job and how
+// to run the request again; otherwise the usual advice says that a key may
+// also have expired and been reused. One read, on this rejection only; a
+// failed read leaves the usual answer.
+func (s *Server) keyReusedBy(w http.ResponseWriter, r *http.Request, owner, operation, key string, fp []byte) {
 	s.Counters.KeyConflict()
 	s.Log.Info("idempotency key reused with a different request", "owner", owner, "operation", operation)
+	if len(fp) > 0 {
+		earlier, err := s.Store.ReleasedKeyJobOf(r.Context(), owner, operation, key, fp)
+		switch {
+		case err == nil:
+			writeProblem(w, r, problem{Status: http.StatusConflict, Type: "idempotency-key-reused", Title: "Idempotency key reused",
+				Detail: fmt.Sprintf("Idempotency-Key %q no longer holds this request's job: job %s, created from this same request to %q, "+
+					"held the key until it expired at %s (its retention after the job ended had passed), and a different request then claimed the key. "+
+					"Job %s is still readable at GET /v1/jobs/%s (until retention deletes it); to run this request again, send it with a new Idempotency-Key",
+					key, earlier.JobID, operation, earlier.ExpiredAt.Format(time.RFC3339), earlier.JobID, earlier.JobID),
+				JobID: earlier.JobID})
+			return
+		case !errors.Is(err, store.ErrNotFound) && r.Context().Err() == nil:
+			s.reqLog(r).Warn("look up the earlier job of a reused idempotency key", "err", err)
+		}
+	}
 	writeProblem(w, r, problem{Status: http.StatusConflict, Type: "idempotency-key-reused", Title: "Idempotency key reused",
-		Detail: fmt.Sprintf("Idempotency-Key %q was already used for a different request to %q; use a new key for a new intent, or resend the original request unchanged", key, operation)})
+		Detail: fmt.Sprintf("Idempotency-Key %q was already used for a different request to %q; use a new key for a new intent, or resend the original request unchanged. "+
+			"A key also expires once its retention after its job ended has passed, and a different request may then have claimed it: "+
+			"to run a request again whose key was taken that way, send it with a new key", key, operation)})
 }
 
 // answerJob starts a created job (with its plan) and answers with the job,
@@ -327,9 +355,32 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 // read it then names it, as a failure before does not (another owner's job
 // is a 404 like no job at all).
 func (s *Server) respondJob(w http.ResponseWriter, r *http.Request, owner, id string, owned bool) {
+	s.respondChanged(w, r, owner, id, owned, jobChange{})
+}
+
+// jobChange is what a request did to a job before respondChanged answers
+// with the job.
+type jobChange struct {
+	// made says what the request changed, for a failure to read the job
+	// afterwards ("the job was retried"): the change stands, and the
+	// caller is told to read the job rather than send the request again
+	// (changedUnread). "" for a request that changed nothing.
+	made string
+	// replayed marks the answer Idempotent-Replayed (a resend answered
+	// with the job as it stands): only an answer that carries the job.
+	replayed bool
+}
+
+// respondChanged is respondJob after a request that may have changed the job
+// (change says how, and whether the answer is a replay).
+func (s *Server) respondChanged(w http.ResponseWriter, r *http.Request, owner, id string, owned bool, change jobChange) {
 	job, err := s.Store.GetJob(r.Context(), owner, id)
 	if errors.Is(err, store.ErrNotFound) {
 		writeProblem(w, r, notFoundProblem(id))
+		return
+	}
+	if err != nil && owned && change.made != "" {
+		s.changedUnread(w, r, change.made, err, id)
 		return
 	}
 	if err != nil {
@@ -351,7 +402,42 @@ func (s *Server) respondJob(w http.ResponseWriter, r *http.Request, owner, id st
 	// Every response that names a job carries its id (docs/api.md), and
 	// the access log line then names it too.
 	w.Header().Set("X-Router-Job-Id", job.ID)
+	if change.replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
 	writeJob(w, http.StatusOK, job)
+}
+
+// changedUnread answers a request that changed job id (made says how) but
+// whose read of the job afterwards failed with err. Sending the request again
+// would not find what it found (a second retry of a job now running is a
+// 409, or starts another round if it has failed again since; a second
+// resolution is a 409), so the detail says that the change was made and to
+// read the job. The status is jobError's for err — 503 (with Retry-After: the
+// read, not the request, is what to try again) for a busy or unreachable
+// database, 500 otherwise — so that the caller sees the answer did not carry
+// the job.
+func (s *Server) changedUnread(w http.ResponseWriter, r *http.Request, made string, err error, id string) {
+	if s.callerLeft(r, "read the job after the change", err) {
+		return
+	}
+	s.reqLog(r).Warn("the job changed but could not be read afterwards", "job_id", id, "change", made, "err", err)
+	p := problem{Status: http.StatusInternalServerError, Type: "internal", Title: "Internal error", JobID: id}
+	why := "an internal error"
+	switch _, held := busy(err); {
+	case errors.Is(err, errFinalReadBusy), held:
+		p.Status, p.Type, p.Title = http.StatusServiceUnavailable, "busy", "Database busy"
+		why = "every connection to its database was in use, or the database was slow to answer"
+	case store.Unavailable(err):
+		p.Status, p.Type, p.Title = http.StatusServiceUnavailable, "unavailable", "Database unavailable"
+		why = "its database could not be reached"
+	}
+	if p.Status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	p.Detail = made + ", but the router could not read the job afterwards (" + why + "): the change stands, so do not send this request again; " +
+		"read the job in a moment with GET /v1/jobs/" + id
+	writeProblem(w, r, p)
 }
 
 func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
@@ -376,7 +462,7 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 	}
 	s.Exec.Cancel(id)
 	s.Log.Info("job cancelled", "job_id", id, "owner", owner)
-	s.respondJob(w, r, owner, id, true)
+	s.respondChanged(w, r, owner, id, true, jobChange{made: "the job was cancelled"})
 }
 
 // notFoundProblem is the 404 of id, a job's id or what the caller sent as

@@ -42,7 +42,7 @@ func (s *Server) replayUnparsed(w http.ResponseWriter, r *http.Request, owner, k
 	case errors.Is(err, store.ErrNotFound):
 		return false
 	case errors.Is(err, store.ErrKeyReused):
-		s.keyReused(w, r, owner, req.Prompt, key)
+		s.keyReusedBy(w, r, owner, req.Prompt, key, fp)
 	case err != nil:
 		s.internalError(w, r, "check the idempotency key", err)
 	default:

@@ -40,17 +40,21 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 			Detail: "the attempt is named by its seq, a positive integer, as shown in the job's attempts"})
 		return
 	}
-	var req resolveRequest
-	if perr := s.decodeBody(w, r, &req); perr != nil {
-		writeProblem(w, r, *perr)
-		return
-	}
+	// The job first: another owner's job, or none, is 404 job-not-found
+	// before anything about the resolution is judged (docs/api.md), a
+	// malformed body included. net/http discards (or closes the connection
+	// on) a body left unread by that answer.
 	job, err := s.Store.GetJob(r.Context(), owner, id)
 	if errors.Is(err, store.ErrNotFound) {
 		writeProblem(w, r, notFoundProblem(id))
 		return
 	} else if err != nil {
 		s.internalError(w, r, "read job", err)
+		return
+	}
+	var req resolveRequest
+	if perr := s.decodeBody(w, r, &req); perr != nil {
+		writeProblem(w, r, *perr)
 		return
 	}
 	if seq > math.MaxInt32 {
@@ -130,7 +134,7 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 	if resume {
 		s.Exec.Submit(job)
 	}
-	s.respondJob(w, r, owner, id, true)
+	s.respondChanged(w, r, owner, id, true, jobChange{made: fmt.Sprintf("attempt %d was resolved as %s", seq, req.Outcome)})
 }
 
 // unresolvable is the problem answering a resolution of attempt seq of job
@@ -301,18 +305,20 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 	}
 	s.Log.Info("job retried", "job_id", id, "owner", owner)
 	s.Exec.Submit(&store.Job{ID: id})
-	s.respondJob(w, r, owner, id, true)
+	s.respondChanged(w, r, owner, id, true, jobChange{made: "the job was retried: a new round started"})
 }
 
 // replayRetry answers a retry whose Idempotency-Key is that of the job's
 // latest retry: nothing was started, and the job is answered as it stands
 // (after Prefer: wait, as a retry's answer), marked Idempotent-Replayed as a
-// replay of POST /v1/jobs is.
+// replay of POST /v1/jobs is — only when the answer carries the job: a
+// failure to read it is a problem that says the retry was made, without the
+// header.
 func (s *Server) replayRetry(w http.ResponseWriter, r *http.Request, owner, id string) {
 	s.Log.Info("job retry replayed", "job_id", id, "owner", owner)
 	s.Counters.IdempotentReplay()
-	w.Header().Set("Idempotent-Replayed", "true")
-	s.respondJob(w, r, owner, id, true)
+	s.respondChanged(w, r, owner, id, true, jobChange{replayed: true,
+		made: "the job was already retried by an earlier request with this Idempotency-Key (this resend started nothing)"})
 }
 
 // retryRevives says whether owner's job id would be made live again by a

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/routerhq/router/internal/chat"
 	"github.com/routerhq/router/internal/jsonenc"
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
@@ -45,9 +46,7 @@ func NextStep(job *store.Job) string {
 	if job == nil || job.State != store.JobFailed {
 		return ""
 	}
-	// A chat call that sent no Idempotency-Key: the router named the job
-	// (chatCompletions), and nobody holds its key to resend with.
-	keyless := strings.HasPrefix(job.IdempotencyKey, "auto-") && store.IsJobID(strings.TrimPrefix(job.IdempotencyKey, "auto-"))
+	keyless := keylessChat(job)
 	ended := "the job has failed and the router will not try it again by itself"
 	if callerFaultLastWord(job) {
 		ended += "; the provider refused the request itself, so a retry (POST /v1/jobs/" + job.ID + "/retry) would send it unchanged to be refused again"
@@ -69,6 +68,20 @@ func NextStep(job *store.Job) string {
 	}
 	return ended + then + "start a new round with POST /v1/jobs/" + job.ID + "/retry (then resend with the same Idempotency-Key to attach to it, " +
 		"or read it with GET /v1/jobs/" + job.ID + "), or send the request with a new Idempotency-Key"
+}
+
+// keylessChat reports a chat call that sent no Idempotency-Key: the router
+// named its job's key "auto-<uuid>" (internal/api's chatCompletions), and
+// nobody holds the key to resend with. Only a chat job's key is one the
+// router may have made up: on POST /v1/jobs the key is always the caller's,
+// whatever it looks like, and a caller who chose "auto-<uuid>" is told of it
+// as of any key (a resend with it replays the failed job).
+func keylessChat(job *store.Job) bool {
+	if _, isChat := chat.Route(job.Operation); !isChat {
+		return false
+	}
+	id, auto := strings.CutPrefix(job.IdempotencyKey, "auto-")
+	return auto && store.IsJobID(id)
 }
 
 // GatedSkipped says that the conformance gate skipped the targets gated

@@ -200,8 +200,11 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	if errors.Is(err, store.ErrKeyReused) {
 		s.Counters.KeyConflict()
 		noSDKRetry(w) // the same request with the same key is refused again
-		writeOpenAIError(w, http.StatusConflict, "invalid_request_error", "idempotency_key_reused", "",
-			fmt.Sprintf("Idempotency-Key %q was already used for a different request; use a new key for a new intent, or resend the original request unchanged", key))
+		detail, earlier := s.keyReusedDetail(r, owner, nj.Operation, key, nj.Fingerprint)
+		if earlier != "" {
+			w.Header().Set("X-Router-Job-Id", earlier)
+		}
+		writeOpenAIError(w, http.StatusConflict, "invalid_request_error", "idempotency_key_reused", "", detail)
 		return
 	}
 	if errors.Is(err, store.ErrReplayKeyReleased) && !liveOnly {

@@ -147,38 +147,44 @@ func (s *Server) createPlanned(w http.ResponseWriter, r *http.Request, req *crea
 }
 
 // keyReusedBy answers a request with fingerprint fp whose key already holds
-// a different request's job: 409 idempotency-key-reused. A key expires once
-// its retention after its job ended has passed, and a different request may
-// then claim it: the client of the first job resending its request
-// unchanged — what the usual advice asks of it — gets this 409 too. So when
-// the owner has an earlier job of this very request that held the key until
-// it expired and was taken over (store.ReleasedKeyJobOf: the owner's own job,
-// so naming it reveals nothing), the answer says so, names the job and how
-// to run the request again; otherwise the usual advice says that a key may
-// also have expired and been reused. One read, on this rejection only; a
-// failed read leaves the usual answer.
+// a different request's job: 409 idempotency-key-reused, with keyReusedDetail's
+// words (and the caller's earlier job, when it names one).
 func (s *Server) keyReusedBy(w http.ResponseWriter, r *http.Request, owner, operation, key string, fp []byte) {
 	s.Counters.KeyConflict()
 	s.Log.Info("idempotency key reused with a different request", "owner", owner, "operation", operation)
+	detail, earlier := s.keyReusedDetail(r, owner, operation, key, fp)
+	writeProblem(w, r, problem{Status: http.StatusConflict, Type: "idempotency-key-reused", Title: "Idempotency key reused",
+		Detail: detail, JobID: earlier})
+}
+
+// keyReusedDetail says why a request with fingerprint fp under key is
+// refused because the key holds a different request's job, and what to do.
+// A key expires once its retention after its job ended has passed, and a
+// different request may then claim it: the client of the first job resending
+// its request unchanged — what the usual advice asks of it — is refused too.
+// So when the owner has an earlier job of this very request that held the
+// key until it expired and was taken over (store.ReleasedKeyJobOf: the
+// owner's own job, so naming it reveals nothing), the detail says so and
+// names the job (earlier, "" otherwise); else the usual advice says that a
+// key may also have expired and been reused. One read, on this rejection
+// only; a failed read leaves the usual words. Both POST /v1/jobs and chat
+// completions answer with it.
+func (s *Server) keyReusedDetail(r *http.Request, owner, operation, key string, fp []byte) (detail, earlier string) {
 	if len(fp) > 0 {
-		earlier, err := s.Store.ReleasedKeyJobOf(r.Context(), owner, operation, key, fp)
+		job, err := s.Store.ReleasedKeyJobOf(r.Context(), owner, operation, key, fp)
 		switch {
 		case err == nil:
-			writeProblem(w, r, problem{Status: http.StatusConflict, Type: "idempotency-key-reused", Title: "Idempotency key reused",
-				Detail: fmt.Sprintf("Idempotency-Key %q no longer holds this request's job: job %s, created from this same request to %q, "+
-					"held the key until it expired at %s (its retention after the job ended had passed), and a different request then claimed the key. "+
-					"Job %s is still readable at GET /v1/jobs/%s (until retention deletes it); to run this request again, send it with a new Idempotency-Key",
-					key, earlier.JobID, operation, earlier.ExpiredAt.Format(time.RFC3339), earlier.JobID, earlier.JobID),
-				JobID: earlier.JobID})
-			return
+			return fmt.Sprintf("Idempotency-Key %q no longer holds this request's job: job %s, created from this same request to %q, "+
+				"held the key until it expired at %s (its retention after the job ended had passed), and a different request then claimed the key. "+
+				"Job %s is still readable at GET /v1/jobs/%s (until retention deletes it); to run this request again, send it with a new Idempotency-Key",
+				key, job.JobID, operation, job.ExpiredAt.Format(time.RFC3339), job.JobID, job.JobID), job.JobID
 		case !errors.Is(err, store.ErrNotFound) && r.Context().Err() == nil:
 			s.reqLog(r).Warn("look up the earlier job of a reused idempotency key", "err", err)
 		}
 	}
-	writeProblem(w, r, problem{Status: http.StatusConflict, Type: "idempotency-key-reused", Title: "Idempotency key reused",
-		Detail: fmt.Sprintf("Idempotency-Key %q was already used for a different request to %q; use a new key for a new intent, or resend the original request unchanged. "+
-			"A key also expires once its retention after its job ended has passed, and a different request may then have claimed it: "+
-			"to run a request again whose key was taken that way, send it with a new key", key, operation)})
+	return fmt.Sprintf("Idempotency-Key %q was already used for a different request to %q; use a new key for a new intent, or resend the original request unchanged. "+
+		"A key also expires once its retention after its job ended has passed, and a different request may then have claimed it: "+
+		"to run a request again whose key was taken that way, send it with a new key", key, operation), ""
 }
 
 // answerJob starts a created job (with its plan) and answers with the job,

@@ -62,12 +62,14 @@ func (c Config) SecretUses() []SecretUse {
 
 // MayShare reports whether the secrets of a and b go to one party, so one
 // secret may serve both:
-//   - two providers of the same type at the same host (the scheme, host and
-//     port of base_url; with none, the adapter's default host): one
-//     account's key, for several provider entries (other models, deadlines
-//     or streaming, another path of the same server). A key named for
-//     providers of two types, or at two hosts, is sent to both: the OpenAI
-//     key to Anthropic, or in clear to a self-hosted http:// server;
+//   - two providers at the same host (the scheme, host and port of
+//     base_url; with none, the adapter's default host): one account's key,
+//     for several provider entries (other models, deadlines or streaming,
+//     another path or protocol of the same server — a LiteLLM proxy's
+//     OpenAI and Anthropic formats, Anthropic's native and OpenAI-compatible
+//     endpoints). A key named for providers at two hosts is sent to both:
+//     the OpenAI key to Anthropic, or in clear to a self-hosted http://
+//     server;
 //   - the webhook of one owner, named in each of its entries (an owner's
 //     entries must carry the same webhook), or as secret and previous secret
 //     (one variable for both is refused, with its own message, by the
@@ -81,7 +83,7 @@ func (c Config) SecretUses() []SecretUse {
 func MayShare(a, b SecretUse) bool {
 	switch {
 	case a.Role == ProviderKey && b.Role == ProviderKey:
-		return a.Type == b.Type && a.Host == b.Host
+		return a.Host == b.Host
 	case a.Role == WebhookSecret && b.Role == WebhookSecret:
 		return a.Owner == b.Owner || a.URL == b.URL
 	}
@@ -151,7 +153,7 @@ func secretShareProblem(prev, u SecretUse) string {
 			clear = ", and over http:// it travels in clear"
 		}
 		return fmt.Sprintf("%s: %s is also %s, but provider %s is %s and provider %s is %s: the one key would be sent to both, each of which could use it%s; "+
-			"give each account a variable of its own (a separate api_key_env, holding that account's key): only providers of the same type at the same host (scheme, host and port of base_url) may share one",
+			"give each account a variable of its own (a separate api_key_env, holding that account's key): only providers at the same host (scheme, host and port of base_url) may share one",
 			u.Field, u.Env, prev.Field, prev.Name, prev.where(), u.Name, u.where(), clear)
 	case prev.Role == WebhookSecret && u.Role == WebhookSecret:
 		return fmt.Sprintf("%s: %s is also %s (owner %s), whose webhook goes to another url: each receiver could sign events that the other accepts as the router's, about jobs that are not its owner's; "+

@@ -45,7 +45,6 @@ func TestOpenAIStreamFinishThenKeepAlivesIsWhole(t *testing.T) {
 		usage  bool
 	}{
 		"finish on an empty delta":               {[]string{chunk("the whole", ""), chunk(" answer", ""), chunk("", "stop")}, 200 * time.Millisecond, false},
-		"finish on the last token":               {[]string{chunk("the whole", ""), chunk(" answer", "stop")}, 200 * time.Millisecond, false},
 		"finish, then the usage chunk":           {[]string{chunk("the whole", ""), chunk(" answer", ""), chunk("", "stop"), usageChunk}, 200 * time.Millisecond, true},
 		"finish on the last token, then usage":   {[]string{chunk("the whole", ""), chunk(" answer", "stop"), usageChunk}, 200 * time.Millisecond, true},
 		"no idle deadline: timeout after finish": {[]string{chunk("the whole", ""), chunk(" answer", ""), chunk("", "stop")}, 0, false},
@@ -82,6 +81,27 @@ func TestOpenAIStreamMoreAfterFinishThenKeepAlivesFails(t *testing.T) {
 		t.Fatalf("got %v, %v; want a stream_timeout: the answer was not whole", resp, err)
 	}
 	if e.Partial != "Step 1: unplug the router. Step 2: wa" {
+		t.Errorf("partial %q, want what came", e.Partial)
+	}
+}
+
+// A finish_reason on the last token (vLLM's, TGI's shape) followed only by
+// keep-alives cannot be told from a gateway's "stop" on every chunk while its
+// upstream is slow: the answer is not taken as whole there (that could return
+// a cut answer as a success); the attempt's timeout fails it, with the part
+// that came, and the job fails over. Silence past the idle deadline, the
+// stream's end, a usage chunk or [DONE] after it still make it whole.
+func TestOpenAIStreamFinishOnTheLastTokenThenKeepAlivesFails(t *testing.T) {
+	url := keepAliveAfter(t, chunk("the whole", ""), chunk(" answer", "stop"))
+	p := newTestAdapter(t, url, func(cfg *OpenAIConfig) {
+		cfg.Stream, cfg.Timeout, cfg.StreamIdleTimeout = true, time.Second, 200*time.Millisecond
+	})
+	resp, err := p.CompleteStream(context.Background(), testRequest(), nil)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindStreamTimeout {
+		t.Fatalf("got %v, %v; want a stream_timeout: a finish_reason on a content chunk does not end the answer while keep-alives come", resp, err)
+	}
+	if e.Partial != "the whole answer" {
 		t.Errorf("partial %q, want what came", e.Partial)
 	}
 }

@@ -150,7 +150,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 				whole = true
 			}
 			d := p.answerGrace(&acc, whole)
-			grace.set(d > 0 && acc.finishReason != "" && !acc.finishEarly && (!acc.finishFirst || whole), d)
+			grace.set(d > 0 && acc.finishReason != "" && !acc.finishEarly && !acc.lastOnContent && (!acc.finishFirst || whole), d)
 			continue
 		}
 		if acc.finishReason != "" && (errors.Is(err, io.EOF) || brokenAfterEnd(w, err)) {
@@ -159,11 +159,15 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 			// gateway right after the last event (brokenAfterEnd).
 			return p.streamed(w, creq.Model, &acc)
 		}
-		if acc.finishReason != "" && (grace.ended(sctx) || w.Stalled(err) || streamTimedOut(w, err)) {
+		if acc.finishReason != "" && (grace.ended(sctx) || w.Stalled(err) || !acc.lastOnContent && streamTimedOut(w, err)) {
 			// The grace after the finish_reason ran out (answerGrace: a
 			// gateway that keeps the connection open with keep-alives after
 			// the last chunk), or the idle deadline or the attempt's timeout
-			// passed after it: the answer is whole, and only its usage chunk
+			// passed after it (after a chunk without content: while the last
+			// chunk read carried content, a gateway's "stop" on every chunk
+			// may still be followed by more of the answer, and only silence
+			// past the idle deadline, which keep-alives renew, ends it): the
+			// answer is whole, and only its usage chunk
 			// or [DONE] was still to come (or the server ignores
 			// include_usage). It is returned with the usage that came, as a
 			// stream that ends there is, not discarded.
@@ -324,6 +328,13 @@ type streamAcc struct {
 	// (which ends the first, as it ends any answer) it is whole only at
 	// [DONE], as finishEarly's is.
 	finishFirst bool
+	// lastOnContent: the last chunk read carried content, a refusal or a
+	// tool call. The grace after a finish_reason (answerGrace), and the
+	// attempt's timeout returning the answer, start only after a chunk
+	// without any (an empty delta, the usage chunk): a gateway that puts
+	// "stop" on every chunk, slow upstream and sending keep-alives meanwhile,
+	// would otherwise have its answer cut at the grace and returned as whole.
+	lastOnContent bool
 	// finishOnContent: the finish_reason came on a chunk with content, a
 	// refusal or a tool call (answerGrace).
 	finishOnContent bool
@@ -468,6 +479,7 @@ func (a *streamAcc) toolCalls() []openai.ToolCall {
 
 func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(string)) error {
 	a.chunks++
+	a.lastOnContent = false
 	if ch.ID != "" {
 		a.id = ch.ID
 	}
@@ -503,6 +515,9 @@ func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(str
 			}
 		}
 		a.refusal.WriteString(c.Delta.Refusal)
+		if c.Delta.Content != "" || c.Delta.Refusal != "" || len(c.Delta.ToolCalls) > 0 {
+			a.lastOnContent = true
+		}
 		for _, tc := range c.Delta.ToolCalls {
 			if err := a.addToolCall(tc); err != nil {
 				return err

@@ -3,8 +3,6 @@ package providers
 import (
 	"crypto/rand"
 	"fmt"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // CompleteFinishReason reports whether an answer that ended with this
@@ -103,8 +101,9 @@ func wholeFinishReason(reason string) string {
 // unique within the conversation. A call with neither id nor name (a
 // stream's tool-call indexes skipped a number) is left for
 // incompleteToolCall to refuse. A call whose id an earlier call of the
-// answer has (uniqueToolCallIDs) gets a fresh id too.
-func nameToolCalls(calls []openai.ToolCall) {
+// answer has (uniqueToolCallIDs) gets a fresh id too. Only ids change: each
+// call keeps its extra_content (toolCall).
+func nameToolCalls(calls []toolCall) {
 	for i := range calls {
 		if calls[i].ID == "" && calls[i].Function.Name != "" {
 			calls[i].ID = freshToolCallID()

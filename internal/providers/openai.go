@@ -156,7 +156,7 @@ func (p *OpenAI) Complete(ctx context.Context, req *Request) (*Response, error) 
 	}
 	// An answer that names no model (some servers' streams and bodies
 	// leave it out) is the model asked for: the caller gets "model" filled.
-	out, err := p.response(resp.ID, cmp.Or(resp.Model, creq.Model), resp.Created, resp.Choices, resp.Usage)
+	out, err := p.responseBody(trace.answerBody(), resp.ID, cmp.Or(resp.Model, creq.Model), resp.Created, resp.Choices, resp.Usage)
 	if out != nil {
 		out.FirstByte = w.FirstByte()
 		out.SystemFingerprint = fingerprint(resp.SystemFingerprint)

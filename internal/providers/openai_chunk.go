@@ -101,3 +101,36 @@ func hasEmptyArray(raw []byte) bool {
 		}
 	}
 }
+
+// chunkToolCallExtras is the extra_content of each tool-call delta of raw, a
+// stream chunk decoded already (decodeStreamChunk), by choice and by the
+// delta's position in the choice's delta.tool_calls: nil for a chunk
+// without one. Only a chunk whose bytes name "extra_content" is decoded
+// again (hasExtraContent), so the stream's per-chunk cost stays decodeChunk's
+// (BenchmarkOpenAIStream); the second decode is encoding/json's, as
+// decodeChunk's fallback is.
+func chunkToolCallExtras(raw []byte) [][]json.RawMessage {
+	if !hasExtraContent(raw) {
+		return nil
+	}
+	var v struct {
+		Choices []struct {
+			Delta struct {
+				ToolCalls extraToolCalls `json:"tool_calls"`
+			} `json:"delta"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	var out [][]json.RawMessage
+	for i, c := range v.Choices {
+		if x := c.Delta.ToolCalls.extras(); x != nil {
+			if out == nil {
+				out = make([][]json.RawMessage, len(v.Choices))
+			}
+			out[i] = x
+		}
+	}
+	return out
+}

@@ -185,8 +185,21 @@ func (p *OpenAI) response(id, model string, created int64, choices []openai.Chat
 		e := NewError(p.cfg.Name, KindEmptyResponse, "response has no choices")
 		return nil, e.billed(openAIUsage(u), id, model)
 	}
+	return p.responseBody(nil, id, model, created, choices, u)
+}
+
+// responseBody is response for an answer whose body (the chat.completion
+// JSON go-openai decoded choices from) is at hand: each tool call of choice
+// 0 keeps the extra_content body gives it (Gemini's thought signature,
+// answerToolCallExtras), which go-openai's ToolCall has no member for. A nil
+// body is response.
+func (p *OpenAI) responseBody(body []byte, id, model string, created int64, choices []openai.ChatCompletionChoice, u openai.Usage) (*Response, error) {
+	if len(choices) == 0 {
+		return p.response(id, model, created, choices, u)
+	}
 	c := choices[0]
-	return p.finish(id, model, created, c.Message.Content, c.Message.Refusal, string(c.FinishReason), u, c.Message.ToolCalls, false)
+	calls := withExtras(c.Message.ToolCalls, answerToolCallExtras(body))
+	return p.finish(id, model, created, c.Message.Content, c.Message.Refusal, string(c.FinishReason), u, calls, false)
 }
 
 // finish maps an answer that ended (streamed or not) to a Response, or to
@@ -196,7 +209,7 @@ func (p *OpenAI) response(id, model string, created int64, choices []openai.Chat
 // (missingToolCall). Each such error carries the usage the provider billed
 // (billed).
 func (p *OpenAI) finish(id, model string, created int64, content, refusal, finishReason string, u openai.Usage,
-	toolCalls []openai.ToolCall, streamed bool) (*Response, error) {
+	toolCalls []toolCall, streamed bool) (*Response, error) {
 	if finishReason == string(openai.FinishReasonContentFilter) {
 		e := NewError(p.cfg.Name, KindContentPolicy, "output withheld by the provider's content filter")
 		e.Code = "content_filter"

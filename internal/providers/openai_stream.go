@@ -122,7 +122,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 				// finish_reason is "error"): classified as that error, with
 				// what the stream reported so far.
 				first := acc.chunks == 0
-				_ = acc.add(chunk, nil)
+				_ = acc.add(chunk, nil, nil)
 				if acc.sawDelta && requestStatus(apiErr.HTTPStatusCode) {
 					// vLLM's error object names its code as a status
 					// (objectError); a 400 (413, 422) after the answer
@@ -137,7 +137,10 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 				e.AnsweredWithError = refusedInStream(e, first && acc.content.Len() == 0 && acc.refusal.Len() == 0 && len(acc.tools) == 0)
 				return nil, e.billed(openAIUsage(acc.usage), acc.id, acc.model)
 			}
-			if err := acc.add(chunk, onDelta); err != nil && whole && !acc.finishEarly {
+			// A tool call's extra_content (Gemini's thought signature)
+			// is read from the chunk's bytes: go-openai's delta has no
+			// member for it (chunkToolCallExtras).
+			if err := acc.add(chunk, chunkToolCallExtras(raw), onDelta); err != nil && whole && !acc.finishEarly {
 				return p.streamed(w, creq.Model, &acc) // broken after the answer was whole
 			} else if err != nil {
 				e := NewError(p.cfg.Name, KindStreamMalformed, fmt.Sprintf("stream chunk %d: %s", acc.chunks, err))
@@ -189,7 +192,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 				}
 			}
 			if ok {
-				return p.streamedPlain(w, resp, creq.Model, onDelta)
+				return p.streamedPlain(w, resp, body, creq.Model, onDelta)
 			}
 		}
 		e := p.streamError(w, trace, &acc, err)
@@ -351,9 +354,14 @@ type streamAcc struct {
 // come in many deltas (one per token or so): they go into a strings.Builder,
 // not onto Function.Arguments with +=, which copied everything so far for
 // each delta — 20,000 deltas of 150 bytes allocated 28.8 GB.
+//
+// extra is the call's extra_content (Gemini's thought signature), from the
+// delta that carried it — the call's first, or a later one carrying only it
+// — the last one's if more did (toolCall).
 type streamToolCall struct {
 	openai.ToolCall
-	args strings.Builder
+	args  strings.Builder
+	extra json.RawMessage
 }
 
 // maxStreamToolCalls bounds the tool calls of one streamed answer — the
@@ -374,8 +382,8 @@ const maxStreamToolCalls = 128
 // and some proxies send parallel calls each whole, with neither an index nor
 // an id, and their arguments were concatenated into one broken call. An index
 // outside [0, 128), or more than 128 calls, is the provider's error, not a
-// reason to crash or allocate.
-func (a *streamAcc) addToolCall(d openai.ToolCall) error {
+// reason to crash or allocate. extra is the delta's extra_content, or nil.
+func (a *streamAcc) addToolCall(d openai.ToolCall, extra json.RawMessage) error {
 	i := len(a.tools)
 	if d.Index != nil {
 		i = *d.Index
@@ -408,6 +416,9 @@ func (a *streamAcc) addToolCall(d openai.ToolCall) error {
 		tc.Function.Name = d.Function.Name
 	}
 	tc.args.WriteString(d.Function.Arguments)
+	if extra != nil {
+		tc.extra = extra
+	}
 	return nil
 }
 
@@ -456,9 +467,9 @@ func (a *streamAcc) partial() string {
 }
 
 // toolCalls is the assembled tool calls in the stream's index order, without
-// stream indexes.
-func (a *streamAcc) toolCalls() []openai.ToolCall {
-	out := make([]openai.ToolCall, 0, a.ncalls)
+// stream indexes, each with its extra_content if a delta carried one.
+func (a *streamAcc) toolCalls() []toolCall {
+	out := make([]toolCall, 0, a.ncalls)
 	for _, calls := range a.tools {
 		// An index no delta named holds no call: the stream's indexes
 		// skipped it (some gateways number a lone call 1, after a text block
@@ -471,13 +482,15 @@ func (a *streamAcc) toolCalls() []openai.ToolCall {
 			c := tc.ToolCall
 			c.Function.Arguments = tc.args.String()
 			c.Index = nil
-			out = append(out, c)
+			out = append(out, toolCall{ToolCall: c, ExtraContent: tc.extra})
 		}
 	}
 	return out
 }
 
-func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(string)) error {
+// add takes one chunk into the answer. extras is each tool-call delta's
+// extra_content, by choice and position (chunkToolCallExtras), or nil.
+func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, extras [][]json.RawMessage, onDelta func(string)) error {
 	a.chunks++
 	a.lastOnContent = false
 	if ch.ID != "" {
@@ -495,9 +508,13 @@ func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(str
 	if ch.Usage != nil {
 		a.usage = *ch.Usage
 	}
-	for _, c := range ch.Choices {
+	for ci, c := range ch.Choices {
 		if c.Index != 0 {
 			continue
+		}
+		var extra []json.RawMessage
+		if ci < len(extras) {
+			extra = extras[ci]
 		}
 		finish := c.FinishReason != "" && c.FinishReason != openai.FinishReasonNull
 		if c.Delta.Content != "" || c.Delta.Refusal != "" || len(c.Delta.ToolCalls) > 0 {
@@ -518,8 +535,12 @@ func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, onDelta func(str
 		if c.Delta.Content != "" || c.Delta.Refusal != "" || len(c.Delta.ToolCalls) > 0 {
 			a.lastOnContent = true
 		}
-		for _, tc := range c.Delta.ToolCalls {
-			if err := a.addToolCall(tc); err != nil {
+		for ti, tc := range c.Delta.ToolCalls {
+			var x json.RawMessage
+			if ti < len(extra) {
+				x = extra[ti]
+			}
+			if err := a.addToolCall(tc, x); err != nil {
 				return err
 			}
 		}

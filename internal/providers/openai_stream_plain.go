@@ -37,9 +37,10 @@ func plainCompletion(body []byte) (resp openai.ChatCompletionResponse, ok bool) 
 // chat.completion JSON resp instead of a stream (plainCompletion), judged as
 // an unstreamed answer is (response: no choices, a filter, a finish reason
 // that does not say it is whole, a tool call without id or name — each billed
-// and received); onDelta sees its content as one delta.
-func (p *OpenAI) streamedPlain(w *CallWatch, resp openai.ChatCompletionResponse, model string, onDelta func(string)) (*Response, error) {
-	out, err := p.response(resp.ID, cmp.Or(resp.Model, model), resp.Created, resp.Choices, resp.Usage)
+// and received); onDelta sees its content as one delta. body is resp's bytes,
+// whose tool calls' extra_content go-openai does not keep (responseBody).
+func (p *OpenAI) streamedPlain(w *CallWatch, resp openai.ChatCompletionResponse, body []byte, model string, onDelta func(string)) (*Response, error) {
+	out, err := p.responseBody(body, resp.ID, cmp.Or(resp.Model, model), resp.Created, resp.Choices, resp.Usage)
 	if out != nil {
 		out.FirstByte = w.FirstByte()
 		out.SystemFingerprint = fingerprint(resp.SystemFingerprint)

@@ -65,8 +65,9 @@ import (
 // concurrent batch's commit (two claims of one key) or a job's short
 // transaction (a cancellation, a settlement), milliseconds. Past it the
 // statement is cancelled (lock_not_available, an ERROR: the transaction wrote
-// nothing), the batch is run again claim by claim and win by win (runClaims,
-// runWins), each again with batchLockWait, so the others commit and only the
+// nothing), the batch is split at once — its wins together (win by win if
+// that fails too), its claims one by one (execPathCommits, runClaims,
+// runWins), each again with batchLockWait — so the others commit and only the
 // blocked one fails there. Its caller then runs it alone, on its own goroutine
 // and outside the batches, waiting for the row up to aloneLockWait (a second),
 // while new batches go on: a claim once (CreateJob; ErrBusy past it:
@@ -123,6 +124,9 @@ type batchedStmt struct {
 // of them rolls them all back; after the commit each statement's committed
 // runs.
 func (s *Store) queryBatched(ctx context.Context, lockWait time.Duration, stmts ...batchedStmt) error {
+	if s.onBatched != nil {
+		s.onBatched(len(stmts))
+	}
 	b := &pgx.Batch{}
 	b.Queue(batchSettingsSQL, lockWaitArg(lockWait))
 	for _, st := range stmts {

@@ -38,6 +38,10 @@ func (s *Store) LostClaims() int64 { return s.lostClaims.Load() }
 // (claim, win), made in its transaction with its arguments.
 func (s *Store) SetOnPlan(f func(plan []byte)) { s.onPlan = f }
 
+// SetOnBatched sets a hook told of each batched transaction sent, with its
+// statements.
+func (s *Store) SetOnBatched(f func(stmts int)) { s.onBatched = f }
+
 // PathBatch runs njs' claims and cs' wins as one batch of the success path's
 // commits, synchronously, and returns each claim's outcome (as CreateJob
 // reports it) and each win's.

@@ -65,8 +65,18 @@ func (s *Store) execPathCommits(ctx context.Context, batch []*pathCommit) {
 		}
 	} else {
 		markReached(cb.firsts, err)
-		s.runClaims(ctx, cb.firsts, batchLockWait)
 		s.runWins(ctx, round, batchLockWait)
+		if Busy(err) {
+			// A row held elsewhere failed the batch after its lock wait:
+			// which claim (or win) it blocked is not known, and the claims
+			// run together again would wait for it once more, holding up
+			// the others another batchLockWait: each runs on its own.
+			for _, c := range cb.firsts {
+				s.runClaims(ctx, []*claimRequest{c}, batchLockWait)
+			}
+		} else {
+			s.runClaims(ctx, cb.firsts, batchLockWait)
+		}
 	}
 	cb.finish()
 	for _, w := range round {

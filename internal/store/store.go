@@ -97,6 +97,9 @@ type Store struct {
 	// onPlan, in tests, sees the plan (EXPLAIN, JSON) of each batched
 	// statement, made in the same transaction just before it runs.
 	onPlan func(plan []byte)
+	// onBatched, in tests, is told of each batched transaction sent
+	// (queryBatched), with its statements.
+	onBatched func(stmts int)
 
 	// acquireWait bounds a batch's wait for its connection (batchAcquireWait;
 	// shorter in tests), and settleWait each database call that a win or a

@@ -8,7 +8,8 @@ import (
 
 // anthropicDefaultHost is where a type anthropic provider without a
 // base_url sends its requests (and its key): the adapter's default,
-// providers.AnthropicBaseURL.
+// providers.AnthropicBaseURL (TestAnthropicDefaultHostIsTheAdapters keeps
+// the two the same).
 const anthropicDefaultHost = "https://api.anthropic.com"
 
 // keyHost is where provider p's API key is sent: the scheme, host and port of

@@ -120,3 +120,30 @@ routes:
 		}
 	}
 }
+
+// A prompt problem and a missing variable are both named by one start: the
+// prompts used to be refused first, and the variables only on the next
+// start.
+func TestPromptProblemAndMissingVariableNamedAtOnce(t *testing.T) {
+	t.Setenv("MISSING_PROVIDER_KEY", "")
+	dir := t.TempDir()
+	cfg, err := config.Parse([]byte(`database_url: postgres://127.0.0.1:1/unused
+prompts_dir: ` + dir + `
+providers:
+  - {name: a, type: openai, base_url: "http://127.0.0.1:1/v1", api_key_env: MISSING_PROVIDER_KEY, model: m}
+routes:
+  default: {providers: [a], conformance_prompt: no-such-prompt}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = server.New(context.Background(), cfg, server.Options{})
+	if err == nil {
+		t.Fatal("a router started with a missing prompt and an empty provider key")
+	}
+	for _, want := range []string{"no-such-prompt", "MISSING_PROVIDER_KEY"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("start-up error does not name %s:\n%v", want, err)
+		}
+	}
+}

@@ -101,20 +101,17 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 			}
 		})
 	}
-	prompts, err := LoadPrompts(cfg)
-	if err != nil {
-		return nil, err
-	}
-	// Everything read from the environment is checked before any of it is
-	// refused, so an operator learns of every missing variable (providers'
-	// keys, tenants' keys, the operator key, webhook secrets) in one start,
-	// not one restart each. The webhook secrets are read again when the
-	// lifecycle starts.
+	// The prompts and everything read from the environment are checked
+	// before any of it is refused, so an operator learns of every problem
+	// (prompts that do not match the routes, providers' keys, tenants' keys,
+	// the operator key, webhook secrets) in one start, not one restart each.
+	// The webhook secrets are read again when the lifecycle starts.
+	prompts, promptsErr := LoadPrompts(cfg)
 	targets, closeIdle, targetsErr := buildTargets(cfg, nil)
 	apiKeys, keysErr := staticKeys(cfg)
 	opsKey, opsErr := operatorKey(cfg)
 	_, _, _, hooksErr := configWebhooks(cfg, os.Getenv)
-	if err := errors.Join(targetsErr, keysErr, opsErr, hooksErr); err != nil {
+	if err := errors.Join(promptsErr, targetsErr, keysErr, opsErr, hooksErr); err != nil {
 		return nil, err
 	}
 	// The providers' keep-alive connections (and each one's two goroutines)

@@ -402,9 +402,18 @@ func (o *orchestrator) waiting() []*flight {
 
 // armHedge (re)arms the hedge timer for the first hedge that could come due,
 // when a hedge could be started then (while the runner drains: one that
-// would end before the drain does).
+// would end before the drain does). Not while the round's attempts have
+// reached max_attempts (attemptLimitSpent): the store would refuse the hedge
+// (store.ErrAttemptLimit), so none is asked for — of the route's hedge
+// budget, or recorded as denied — and the attempts in flight run on alone.
+// The timer is armed again should the count become unsure (an attempt that
+// may no longer count ends: attemptCountUnsure), the store then deciding.
 func (o *orchestrator) armHedge(_ context.Context, t *time.Timer) {
 	t.Stop()
+	if o.attemptLimitSpent() {
+		o.hedgeClockActed()
+		return
+	}
 	p := ""
 	if o.canHedge() && len(o.inflight) > 0 && len(o.inflight) < o.route.MaxInflight {
 		p = o.next()
@@ -428,9 +437,14 @@ func (o *orchestrator) armHedge(_ context.Context, t *time.Timer) {
 // is hedged on the next eligible target, if the race may take another attempt
 // and the route's hedge budget allows it — else it is tried again a hedge
 // delay later (hedgeAgain) or, denied by the budget, as soon as a slot of it
-// may have been freed (budgetFreed).
+// may have been freed (budgetFreed). With the round's attempts at
+// max_attempts it starts none and asks nothing (armHedge).
 func (o *orchestrator) hedgeDue(ctx context.Context, timer *time.Timer) {
+	defer o.hedgeClockActed() // after armHedge
 	defer o.armHedge(ctx, timer)
+	if o.attemptLimitSpent() {
+		return // the store would refuse the hedge: not armed again while so (armHedge)
+	}
 	now := time.Now()
 	var silent *flight
 	for _, f := range o.waiting() {
@@ -473,6 +487,18 @@ func (o *orchestrator) hedgeDue(ctx context.Context, timer *time.Timer) {
 	silent.silentBar.Store(int64(o.targetHedgeDelay(silent.target)))
 	silent.lossBar.Store(int64(o.lossBar(silent.target, silent.probe.Load())))
 	silent.hedgedAfter.Store(int64(max(now.Sub(silent.start), 1)))
+}
+
+// hedgeClockHook, set only by tests (nil otherwise), hears each time the
+// hedge clock has acted for a job (its id): a hedgeDue ended, its timer
+// re-armed or not, or armHedge left the timer unarmed because the round's
+// attempts reached max_attempts.
+var hedgeClockHook atomic.Pointer[func(jobID string)]
+
+func (o *orchestrator) hedgeClockActed() {
+	if f := hedgeClockHook.Load(); f != nil {
+		(*f)(o.job.ID)
+	}
 }
 
 // holdExtra makes sure the job holds a slot of the route's hedge budget

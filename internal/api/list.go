@@ -40,7 +40,12 @@ var listParams = []string{"state", "operation", "created_after", "created_before
 // not live, examines a bounded number of the owner's jobs (store.ListJobs), so
 // it may be short or empty with a next_cursor: the cursor then continues after
 // the last job examined, and carries the filters like any other. A page of
-// large jobs is cut short too (listPageBytes), after its last job.
+// large jobs is cut short too (listPageBytes), after its last job. A filter
+// that can match no job is a 400 naming the value and what it may be: a state
+// that is no job state, or an operation this replica does not run
+// (knownOperations) of which the first page, read to the listing's end, held
+// no job; an operation that is not run here but is some of the caller's jobs'
+// lists them as any other.
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 	bad := func(title, detail string) {
 		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: title, Detail: detail})
@@ -66,17 +71,16 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 	}
 	f := store.ListFilter{Owner: ownerFrom(r.Context()), State: q.Get("state"), Operation: q.Get("operation"),
 		Limit: defaultListLimit, Scan: listScan, MaxBytes: listPageBytes}
-	switch f.State {
-	case "", store.JobPending, store.JobRunning, store.JobSucceeded, store.JobFailed, store.JobCancelled, store.JobUnknown:
-	default:
-		bad("Unknown state", "state must be one of pending, running, succeeded, failed, cancelled, unknown")
+	if f.State != "" && !slices.Contains(listStates, f.State) {
+		bad("Unknown state", unknownStateDetail(f.State))
 		return
 	}
 	for name, dst := range map[string]*time.Time{"created_after": &f.CreatedAfter, "created_before": &f.CreatedBefore} {
 		if v := q.Get(name); v != "" {
 			t, err := parseBound(v)
 			if err != nil {
-				bad("Malformed "+name, name+" must be an RFC 3339 time such as 2026-01-02T15:04:05Z")
+				bad("Malformed "+name, name+" must be an RFC 3339 time such as 2026-01-02T15:04:05Z, not "+
+					strconv.Quote(rfcproblem.Clip(v)))
 				return
 			}
 			if t.Before(minListBound) {
@@ -97,7 +101,8 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxListLimit {
-			bad("Malformed limit", "limit must be a whole number from 1 to "+strconv.Itoa(maxListLimit))
+			bad("Malformed limit", "limit must be a whole number from 1 to "+strconv.Itoa(maxListLimit)+
+				", not "+strconv.Quote(rfcproblem.Clip(v)))
 			return
 		}
 		f.Limit = n
@@ -124,6 +129,18 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.internalError(w, r, "list jobs", err)
 		return
+	}
+	if f.Operation != "" && f.After == nil && len(jobs) == 0 && next == nil {
+		// An operation this replica does not run may still be that of the
+		// caller's jobs (a prompt retired since, or loaded by another
+		// replica; chat completions of a route another replica serves):
+		// refused only once the whole listing, read to its end, held none
+		// of them, where an empty page would hide a typo.
+		if known := s.knownOperations(); !slices.Contains(known, f.Operation) {
+			bad("Unknown operation", unknownOperationDetail(f.Operation, known,
+				!f.CreatedAfter.IsZero() || !f.CreatedBefore.IsZero()))
+			return
+		}
 	}
 	at := func(p store.ListPosition) string { return encodeCursor(cursor{T: p.CreatedAt, ID: p.ID, F: filters}) }
 	var cur *string
@@ -175,7 +192,7 @@ func checkListParams(q url.Values) (title, detail string) {
 	for name, vs := range q {
 		switch {
 		case !slices.Contains(listParams, name):
-			unknown = append(unknown, strconv.Quote(rfcproblem.Clip(name)))
+			unknown = append(unknown, name)
 		case len(vs) > 1:
 			repeated = append(repeated, name)
 		case name == "cursor" && vs[0] == "":
@@ -186,9 +203,18 @@ func checkListParams(q url.Values) (title, detail string) {
 	var says []string
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
+		quoted := make([]string, len(unknown))
+		for i, name := range unknown {
+			quoted[i] = strconv.Quote(rfcproblem.Clip(name))
+		}
 		title = "Unknown query parameter"
-		says = append(says, "GET /v1/jobs does not take "+strings.Join(unknown, ", ")+
+		says = append(says, "GET /v1/jobs does not take "+strings.Join(quoted, ", ")+
 			"; it takes "+accepted+". Remove or correct "+plural(len(unknown), "it", "them")+".")
+		for i, name := range unknown {
+			if p := listParamHint(name); p != "" {
+				says = append(says, "For "+quoted[i]+", did you mean "+p+"?")
+			}
+		}
 	}
 	if len(repeated) > 0 {
 		slices.Sort(repeated)

@@ -514,15 +514,16 @@ func (s *Store) runClaims(ctx context.Context, cs []*claimRequest, lockWait time
 // to aloneLockWait (see CreateJob). The claim is run again as it is: a claim
 // whose statement failed wrote nothing, or, when the failure came after it
 // may have committed, finds its own job (mayHaveReached, markReached).
+//
+// It runs on a context of its own, not its caller's: given up mid-statement,
+// pgx drops the connection and cannot tell whether the claim committed, which
+// makes it a claim whose answer was lost (mayHaveReached). A caller that went
+// away keeps a pool connection at most aloneLockWait longer.
 func (s *Store) claimAlone(req *claimRequest) {
-	if s.paths.onAlone != nil {
-		s.paths.onAlone()
-	}
-	wait := aloneLockWait()
-	ctx, cancel := context.WithTimeout(context.Background(), execTimeout+wait)
-	defer cancel()
-	req.err, req.lockWait = nil, 0
-	s.runClaims(ctx, []*claimRequest{req}, wait)
+	runAlone(context.Background(), s.paths.onAlone, func(ctx context.Context, wait time.Duration) {
+		req.err, req.lockWait = nil, 0
+		s.runClaims(ctx, []*claimRequest{req}, wait)
+	})
 	switch {
 	case Busy(req.err):
 		s.paths.held.mark(req.key())

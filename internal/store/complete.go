@@ -366,14 +366,15 @@ func (s *Store) execWins(ctx context.Context, batch []*winRequest) {
 // winAlone runs one win in a statement and transaction of its own, on the
 // caller's goroutine, outside the shared batches, waiting for its rows up to
 // aloneLockWait (see OfferCompletion).
+//
+// It runs on a context of its own, never its caller's: the win records an
+// answer that was received (and maybe paid for), and a valid answer is not
+// given up because its caller went away (OfferCompletion). Its statement
+// waits for the row at most aloneLockWait anyway.
 func (s *Store) winAlone(req *winRequest) {
-	if s.paths.onAlone != nil {
-		s.paths.onAlone()
-	}
-	wait := aloneLockWait()
-	ctx, cancel := context.WithTimeout(context.Background(), execTimeout+wait)
-	defer cancel()
-	s.runWins(ctx, []*winRequest{req}, wait)
+	runAlone(context.Background(), s.paths.onAlone, func(ctx context.Context, wait time.Duration) {
+		s.runWins(ctx, []*winRequest{req}, wait)
+	})
 }
 
 // runWins executes one round, retrying a batch the database rolled back whole;

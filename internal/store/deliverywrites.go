@@ -119,11 +119,13 @@ func (s *Store) writeDelivery(ctx context.Context, w *deliveryWrite) error {
 		return fmt.Errorf("webhook delivery write: %w", err)
 	}
 	if w.blocked {
-		if s.deliveries.onAlone != nil {
-			s.deliveries.onAlone()
-		}
 		w.blocked = false
-		w.err = s.writeDeliveryAlone(ctx, w, aloneLockWait())
+		// On its caller's context (the delivery's), bounded by
+		// deliveryAloneTimeout within writeDeliveryAlone, well inside
+		// runAlone's own bound (execTimeout+wait).
+		runAlone(ctx, s.deliveries.onAlone, func(ctx context.Context, wait time.Duration) {
+			w.err = s.writeDeliveryAlone(ctx, w, wait)
+		})
 	}
 	return w.err
 }

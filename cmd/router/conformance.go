@@ -59,7 +59,13 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 			// run is the one subcommand: its help, flags included.
 			return conformanceCommand(ctx, []string{"run", "--help"}, stdout, stderr)
 		}
-		fmt.Fprintf(stderr, "Usage: %s\n", conformanceUsage)
+		// Said as `router keys` and `router jobs` say it, prefixed with
+		// the command typed and naming the word that is no subcommand.
+		if len(args) == 0 {
+			fmt.Fprintf(stderr, "router conformance: which subcommand? run\n\nUsage: %s\n", conformanceUsage)
+		} else {
+			fmt.Fprintf(stderr, "router conformance: unknown subcommand %q (run is the one)\n\nUsage: %s\n", args[0], conformanceUsage)
+		}
 		return errUsage
 	}
 	fs := flag.NewFlagSet("conformance run", flag.ContinueOnError)
@@ -79,12 +85,11 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "unexpected arguments: %s\nUsage: %s\n", strings.Join(fs.Args(), " "), conformanceUsage)
-		return errUsage
+		return runUsagef(stderr, "unexpected argument %q: it takes only flags (and reads none after a word that is not one); remove it, or see `router conformance run --help`\nUsage: %s",
+			strings.Join(fs.Args(), " "), conformanceUsage)
 	}
 	if *concurrency < 1 {
-		fmt.Fprintf(stderr, "--concurrency: %d is not a number of providers to test at once: give 1 or more\n", *concurrency)
-		return errUsage
+		return runUsagef(stderr, "--concurrency: %d is not a number of providers to test at once: give 1 or more", *concurrency)
 	}
 	// --suites or --temperature given but blank (`--suites "$DIR"` with $DIR
 	// unset) is refused, not read as left out: the default suites would run,
@@ -100,8 +105,7 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	if *tempFlag != "" {
 		t, err := strconv.ParseFloat(*tempFlag, 32)
 		if err != nil || !(t >= 0 && t <= 2) { // NaN too
-			fmt.Fprintf(stderr, "--temperature: %q is not a number from 0 to 2\n", *tempFlag)
-			return errUsage
+			return runUsagef(stderr, "--temperature: %q is not a number from 0 to 2: give one in that range, or leave --temperature out for each suite's own (0 when unset)", *tempFlag)
 		}
 		t32 := float32(t)
 		temperature = &t32
@@ -240,6 +244,14 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 		return err
 	}
 	return nil
+}
+
+// runUsagef says a usage error of `router conformance run` on stderr, prefixed
+// with the command typed as run prefixes every command's errors, and returns
+// errUsage (exit 2; said already, run says nothing more).
+func runUsagef(stderr io.Writer, format string, a ...any) error {
+	fmt.Fprintf(stderr, "router conformance run: "+format+"\n", a...)
+	return errUsage
 }
 
 // defaultSuitesDir is conformance/suites under the working directory when it

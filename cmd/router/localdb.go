@@ -95,7 +95,7 @@ func runLocalDB(ctx context.Context, args []string) error {
 	// the server is (the deferred Stop), not left running against it.
 	stopLeftovers(mark, rest[0], childStopBudget)
 	if ctx.Err() != nil {
-		return fmt.Errorf("stopped by a signal: %s was asked to stop (%v)", rest[0], err)
+		return stoppedCommand(ctx, rest[0], cmd.ProcessState, err)
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -105,6 +105,30 @@ func runLocalDB(ctx context.Context, args []string) error {
 		return childExit{name: rest[0], code: ee.ExitCode()}
 	}
 	return err
+}
+
+// stoppedCommand is localdb's verdict when a signal stopped it (ctx ended)
+// and it asked its command to stop: still the command's own exit status, as
+// documented, so that a command that stops cleanly when asked (`router
+// serve`'s drain, exit 0) is not turned into a failure. A command that exited
+// 0 makes localdb exit 0, and one that exited N, N. A command ended by a
+// signal (SIGTERM's default action; SIGKILL past childStopBudget) has no
+// status of its own: localdb exits 128 plus the signal that stopped it
+// (stoppedError: 130 for Ctrl-C, 143 for SIGTERM), as `router conformance
+// run` does, and as a shell reports the command. ps is nil when the command
+// never started; err is what Run returned (ctx's error for a command that
+// exited 0 after being asked to stop).
+func stoppedCommand(ctx context.Context, name string, ps *os.ProcessState, err error) error {
+	if ps == nil {
+		return stoppedBySignal(ctx, fmt.Errorf("%s was not started (%v)", name, err))
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return stoppedBySignal(ctx, fmt.Errorf("%s, asked to stop, was ended by signal %v", name, ws.Signal()))
+	}
+	if code := ps.ExitCode(); code != 0 {
+		return childExit{name: name, code: code, stopped: context.Cause(ctx)}
+	}
+	return nil
 }
 
 // flagsWithURL refuses --dir and --durable given (any value) while
@@ -131,11 +155,17 @@ func flagsWithURL(given map[string]bool) error {
 // localdb's own, so a caller (make, CI, a script) sees the command's verdict:
 // `go vet` and `go test` tell failures from bad usage by it.
 type childExit struct {
-	name string
-	code int
+	name    string
+	code    int
+	stopped error // what stopped localdb (context.Cause), when it asked the command to stop; nil otherwise
 }
 
-func (e childExit) Error() string { return fmt.Sprintf("%s exited with status %d", e.name, e.code) }
+func (e childExit) Error() string {
+	if e.stopped != nil {
+		return fmt.Sprintf("%s, asked to stop (%v), exited with status %d", e.name, e.stopped, e.code)
+	}
+	return fmt.Sprintf("%s exited with status %d", e.name, e.code)
+}
 
 // checkDataDir refuses a --dir that localdb must not delete: it recreates its
 // data directory, so a directory holding anything but a PostgreSQL cluster

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 type command struct {
@@ -84,6 +86,16 @@ func run(ctx context.Context, args []string) int {
 					}
 					return 2
 				}
+				if brokenStdout(err) {
+					// The reader of the output is gone (`router jobs list
+					// --json | head -1`): it had what it wanted, and a
+					// Unix tool stops there quietly, killed by SIGPIPE —
+					// which the router catches (signalContext). Exit as a
+					// shell reports such a tool, 128+SIGPIPE: a pipeline
+					// under `set -o pipefail` still sees that the output
+					// was cut.
+					return 128 + int(syscall.SIGPIPE)
+				}
 				fmt.Fprintln(os.Stderr, name+":", err)
 				if ce := (childExit{}); errors.As(err, &ce) && ce.code > 0 {
 					return ce.code // localdb's command's own status
@@ -99,6 +111,16 @@ func run(ctx context.Context, args []string) int {
 	fmt.Fprintf(os.Stderr, "router: unknown command %q\n\n", args[0])
 	usage(os.Stderr)
 	return 2
+}
+
+// brokenStdout reports whether err is a write to stdout that failed because
+// its reader is gone (EPIPE). An EPIPE elsewhere (a connection to the
+// database cut) is a failure like any other; so is a closed stdout that a
+// command reports in words of its own (`router keys create`: the key was
+// rolled back), which does not wrap the write's error.
+func brokenStdout(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Op == "write" && pe.Path == os.Stdout.Name() && errors.Is(pe.Err, syscall.EPIPE)
 }
 
 // helpFor is `router help COMMAND [SUBCOMMAND]`: it prints what `router

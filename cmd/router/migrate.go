@@ -37,6 +37,10 @@ func runMigrate(ctx context.Context, args []string) error {
 		return err
 	}
 	pool, closeDB, err := server.OpenDatabase(ctx, cfg, log)
+	if err != nil && ctx.Err() != nil {
+		// Stopped while connecting: said as for a stop during Migrate.
+		return fmt.Errorf("stopped by a signal (%w): no migration was applied; run `router migrate` again", err)
+	}
 	if err != nil {
 		return err
 	}

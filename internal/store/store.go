@@ -226,7 +226,11 @@ func Connect(ctx context.Context, url string, tune ...func(*pgxpool.Config)) (*p
 			// connect_timeout=0); a stopping process need not wait for
 			// connections it will never use.
 			go pool.Close()
-			return nil, fmt.Errorf("database unreachable at %s: %w", at, err)
+			// Said as stopped, not "unreachable": the database may be fine
+			// (a slow server, a proxy), and an operator told "unreachable"
+			// goes looking at the network. The cause is the stop's (main's
+			// "stopped by SIGTERM"), else ctx's own error.
+			return nil, fmt.Errorf("stopped before the database at %s answered (%w); nothing was done", at, context.Cause(ctx))
 		}
 		pool.Close()
 		if timeout := cfg.ConnConfig.ConnectTimeout; timeout > 0 && errors.Is(err, context.DeadlineExceeded) {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/routerhq/router/internal/metrics"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -63,8 +64,11 @@ func StaleAfter(interval time.Duration) time.Duration {
 
 // Publish writes the current states once. A breaker that changed state since
 // the last successful publication gets a new changed_at even when its state
-// is the published one (it re-opened, or closed again, in between).
+// is the published one (it re-opened, or closed again, in between). Its
+// write is the router's monitoring of itself, not a job's work: it is not
+// counted in router_db_* (metrics.Uncounted).
 func (p *Publisher) Publish(ctx context.Context) error {
+	ctx = metrics.Uncounted(ctx)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	snap := p.set.Snapshot()
@@ -91,8 +95,11 @@ func (p *Publisher) Publish(ctx context.Context) error {
 // Run publishes now, then on every state change and every Interval, until ctx
 // ends; then it removes this replica's rows (an orderly stop disappears at
 // once; a crashed replica ages out). Errors are logged, never fatal: the
-// breakers keep working without the database.
+// breakers keep working without the database. None of its database work is
+// counted in router_db_* (metrics.Uncounted): it runs every Interval, jobs or
+// none.
 func (p *Publisher) Run(ctx context.Context) {
+	ctx = metrics.Uncounted(ctx)
 	tick := time.NewTicker(p.opt.Interval)
 	defer tick.Stop()
 	lastPrune := time.Time{}

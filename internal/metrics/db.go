@@ -30,8 +30,11 @@ import (
 //     for its durable commit: queued behind the batch in flight, then its own
 //     batch's round trip and WAL flush (reported by the store).
 //
-// Not counted: pgxpool's health-check pings and the notification listener's
-// waits.
+// Not counted: pgxpool's health-check pings, the notification listener's
+// waits, and the router's monitoring of itself, whose contexts are marked
+// Uncounted (the collectors' reads at scrape time, the operator endpoints'
+// reads, the breaker publisher's writes): the counters are the jobs' work,
+// and stay still while no job runs, however often /metrics is scraped.
 type DB struct {
 	roundTrips   prometheus.Counter
 	statements   prometheus.Counter

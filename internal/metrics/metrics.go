@@ -128,7 +128,7 @@ func New(opt Options) *Metrics {
 		conflicts: prometheus.NewCounter(prometheus.CounterOpts{Name: "router_idempotency_key_conflicts_total",
 			Help: "Requests rejected (409) because their idempotency key was used with a different request."}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "router_attempt_duration_seconds",
-			Help:    "Attempt latency from send to end, by provider and outcome.",
+			Help:    "Attempt latency from send to end, by provider and outcome; the provider's answer latency is outcome won, lost or invalid (as /v1/providers' percentiles), the other outcomes end where the attempt was cut (a cancelled hedge loser at about the hedge delay).",
 			Buckets: opt.LatencyBuckets}, []string{"provider", "outcome"}),
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "router_tokens_total",
 			Help: "Tokens reported by providers, by provider and kind (prompt, completion), for every attempt that returned usage (winners and losers)."},
@@ -213,7 +213,12 @@ func (m *Metrics) AttemptFinished(provider, role, state string, kind providers.K
 	if kind != "" && providerError(state, kind) {
 		m.errors.WithLabelValues(provider, string(kind)).Inc()
 	}
-	if state != "abandoned" && state != "unsent" { // never sent, or its end not recorded: no latency to tell
+	// Never sent, or its end not recorded: no latency to tell. Every other
+	// outcome is observed, a cancelled or timed-out attempt at the time it
+	// was cut; the provider's answer latency is outcome won, lost or
+	// invalid, as /v1/providers' percentiles read (the Grafana panel
+	// filters so).
+	if state != "abandoned" && state != "unsent" {
 		m.latency.WithLabelValues(provider, state).Observe(latency.Seconds())
 	}
 	if usage.PromptTokens > 0 {
@@ -373,8 +378,10 @@ func (m *Metrics) CostCounter() *prometheus.CounterVec { return m.cost }
 
 // readAtScrape runs a database read for a scrape, within 2 s, and reports on
 // up (a gauge: 1 when it succeeded, 0 when not) whether its figures follow.
+// The read is not counted as database work (Uncounted): a scrape must not
+// move the router_db_* counters it reports.
 func readAtScrape(ch chan<- prometheus.Metric, up *prometheus.Desc, read func(ctx context.Context) error) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(Uncounted(context.Background()), 2*time.Second)
 	defer cancel()
 	if err := read(ctx); err != nil {
 		ch <- prometheus.MustNewConstMetric(up, prometheus.GaugeValue, 0)

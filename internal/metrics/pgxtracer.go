@@ -10,7 +10,8 @@ import (
 // pgx's tracing hooks. Install it as the pool's ConnConfig.Tracer (DB.Tracer).
 // It counts at the start of each call (a round trip is made whether or not the
 // statement fails) and keeps no per-connection state: whether a statement runs
-// inside a transaction is the connection's own transaction status.
+// inside a transaction is the connection's own transaction status. Work on a
+// context marked Uncounted is not counted.
 type pgxTracer struct{ d *DB }
 
 var (
@@ -24,6 +25,25 @@ var (
 // transactions (see DB for the definitions).
 func (d *DB) Tracer() pgx.QueryTracer { return pgxTracer{d: d} }
 
+// uncountedKey marks a context whose database work the tracer leaves out. A
+// zero-size key: looking it up allocates nothing.
+type uncountedKey struct{}
+
+// Uncounted marks ctx's database work as the router's monitoring of itself —
+// the collectors' reads at scrape time, the operator endpoints' reads, the
+// breaker publisher's writes — which the tracer does not count: the
+// router_db_* counters are the jobs' database work, divided by
+// router_jobs_settled_total for the work per job (docs/operations.md, SPEC
+// §14), and must not grow with scrapes, open dashboards or the passing of
+// time.
+func Uncounted(ctx context.Context) context.Context {
+	return context.WithValue(ctx, uncountedKey{}, true)
+}
+
+// counted reports whether ctx's database work counts: one ctx.Value lookup,
+// without allocating (the tracer runs on every statement of the hot path).
+func counted(ctx context.Context) bool { return ctx.Value(uncountedKey{}) == nil }
+
 // idle reports whether conn is outside any transaction, so a statement sent
 // now runs in a transaction of its own.
 func idle(conn *pgx.Conn) bool {
@@ -31,6 +51,9 @@ func idle(conn *pgx.Conn) bool {
 }
 
 func (t pgxTracer) TraceQueryStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	if !counted(ctx) {
+		return ctx
+	}
 	t.d.roundTrips.Inc()
 	switch classify(data.SQL) {
 	case sqlBegin:
@@ -47,6 +70,9 @@ func (t pgxTracer) TraceQueryStart(ctx context.Context, conn *pgx.Conn, data pgx
 func (pgxTracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
 func (t pgxTracer) TraceBatchStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceBatchStartData) context.Context {
+	if !counted(ctx) {
+		return ctx
+	}
 	t.d.roundTrips.Inc()
 	if data.Batch == nil {
 		return ctx
@@ -72,6 +98,9 @@ func (pgxTracer) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQuery
 func (pgxTracer) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
 
 func (t pgxTracer) TraceCopyFromStart(ctx context.Context, conn *pgx.Conn, _ pgx.TraceCopyFromStartData) context.Context {
+	if !counted(ctx) {
+		return ctx
+	}
 	t.d.roundTrips.Inc()
 	t.d.statements.Inc()
 	if idle(conn) {
@@ -87,9 +116,10 @@ func (pgxTracer) TracePrepareStart(ctx context.Context, _ *pgx.Conn, _ pgx.Trace
 }
 
 // TracePrepareEnd counts the round trip of preparing a statement the
-// connection had not prepared yet (pgx's statement cache missed).
-func (t pgxTracer) TracePrepareEnd(_ context.Context, _ *pgx.Conn, data pgx.TracePrepareEndData) {
-	if !data.AlreadyPrepared {
+// connection had not prepared yet (pgx's statement cache missed). pgx hands
+// it the context TracePrepareStart returned: the caller's.
+func (t pgxTracer) TracePrepareEnd(ctx context.Context, _ *pgx.Conn, data pgx.TracePrepareEndData) {
+	if !data.AlreadyPrepared && counted(ctx) {
 		t.d.roundTrips.Inc()
 	}
 }

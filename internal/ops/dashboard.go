@@ -131,9 +131,13 @@ type dashJob struct {
 type dashAttempt struct {
 	Seq                          int
 	Provider, Role, State, Model string
-	Winner                       bool
-	Left, Width                  string // CSS percentages on the job's timeline
-	StartOffset, Latency         string
+	// Sent and Breaker are the model the attempt sent in place of its
+	// target's own and the breaker that counted it (sentModels.of);
+	// SentLabel says both, "" when it sent the target's own model.
+	Sent, Breaker, SentLabel string
+	Winner                   bool
+	Left, Width              string // CSS percentages on the job's timeline
+	StartOffset, Latency     string
 	// Why is what ended a failed, invalid or unknown attempt, without values
 	// (attemptWhy).
 	Why string
@@ -173,8 +177,9 @@ func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 		d.Errors = append(d.Errors, "recent jobs: "+err.Error())
 	} else {
 		names := map[string]outputNames{}
+		sent := newSentModels(ops)
 		for _, j := range jobs {
-			dj := timeline(j.Job, d.Now, s.outputNames(j.Job, names))
+			dj := timeline(j.Job, d.Now, s.outputNames(j.Job, names), sent)
 			dj.Earlier = j.Earlier()
 			if j.FirstAttemptAt != nil && dj.Earlier > 0 {
 				// The shown attempts' axis starts at the first of them; the
@@ -276,8 +281,9 @@ func conformanceMatrix(conf conformanceRead, ops Config) confMatrix {
 // timestamps are, while attempts are in flight). names are the
 // property names the job's prompt declares (attemptWhyIn), nil when unknown.
 // j.Attempts may be only the job's last ones (RecentJobsCapped): the axis
-// then starts at the first of those.
-func timeline(j *store.Job, now time.Time, names outputNames) dashJob {
+// then starts at the first of those. sent names the models attempts sent in
+// place of their target's own.
+func timeline(j *store.Job, now time.Time, names outputNames, sent sentModels) dashJob {
 	dj := dashJob{ID: j.ID, Owner: j.Owner, Operation: j.Operation, State: j.State, Route: j.Route, Created: j.CreatedAt}
 	// The axis starts at the first attempt (time before it is queueing, shown
 	// apart), so the race itself is readable.
@@ -334,6 +340,8 @@ func timeline(j *store.Job, now time.Time, names outputNames) dashJob {
 			Winner: j.CompletedBy != nil && *j.CompletedBy == a.ID,
 			Left:   fmt.Sprintf("%.2f%%", left), Width: fmt.Sprintf("%.2f%%", width),
 			StartOffset: "+" + fmtDur(start.Sub(t0)), Why: attemptWhyIn(&a, names)}
+		da.Sent, da.Breaker = sent.of(a.Provider, a.Model)
+		da.SentLabel = sentLabel(da.Sent, da.Breaker)
 		switch {
 		case a.LatencyMS != nil:
 			da.Latency = fmtMS(float64(*a.LatencyMS))

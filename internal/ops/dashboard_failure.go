@@ -22,9 +22,13 @@ const maxReasons = 4
 // reasons: breakers, conformance, context windows); else the operator is
 // pointed to `router jobs get`, which prints the job in full.
 //
-// Attempts that ended alike (same provider, same reason) are one reason, with
-// the first one's seq and their number ("#3 primary: timeout (×5)"); at most
-// maxReasons reasons are listed, the others counted ("and 2 more reasons").
+// Attempts that ended alike (same provider, same model sent, same reason) are
+// one reason, with the first one's seq and their number ("#3 primary:
+// timeout (×5)"); at most maxReasons reasons are listed, the others counted
+// ("and 2 more reasons"). An attempt that sent a model other than its
+// target's own says which, and the breaker that counted it ("#1 openai
+// (model gpt-4o-mini, breaker openai/gpt-4o-mini): model_not_found (HTTP
+// 404)"): the target's own model was not what failed.
 func failureSummary(j *store.Job, attempts []dashAttempt) string {
 	if j.Error == nil {
 		return ""
@@ -40,12 +44,16 @@ func failureSummary(j *store.Job, attempts []dashAttempt) string {
 		if a.Why == "" {
 			continue
 		}
-		k := [2]string{a.Provider, a.Why}
+		provider := a.Provider
+		if a.SentLabel != "" {
+			provider += " (" + a.SentLabel + ")"
+		}
+		k := [2]string{provider, a.Why}
 		if r := byText[k]; r != nil {
 			r.n++
 			continue
 		}
-		r := &reason{seq: a.Seq, provider: a.Provider, why: a.Why, n: 1}
+		r := &reason{seq: a.Seq, provider: provider, why: a.Why, n: 1}
 		byText[k] = r
 		reasons = append(reasons, r)
 	}

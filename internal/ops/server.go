@@ -6,7 +6,8 @@
 // bodies.
 //
 // It only reads: breaker state, conformance results, recent jobs and counters
-// through internal/store, metrics through the handler it is given.
+// through internal/store, metrics through the handler it is given. Its reads
+// are not counted as the jobs' database work (metrics.Uncounted).
 package ops
 
 import (
@@ -24,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/routerhq/router/internal/metrics"
 	"github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/store"
@@ -187,7 +189,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, r, problem.Details{Status: http.StatusRequestEntityTooLarge, Type: "body-not-accepted", Title: "Request body not accepted",
 			Detail: "the operator endpoints (GET /dashboard, /metrics, /v1/providers, /v1/conformance) take no request body; send the request without one"})
 	default:
-		s.mux.ServeHTTP(w, r)
+		// The endpoints' reads are the router's monitoring of itself, not a
+		// job's database work: router_db_* does not count them (an open
+		// dashboard would otherwise add to every job's round trips).
+		s.mux.ServeHTTP(w, r.WithContext(metrics.Uncounted(r.Context())))
 	}
 }
 

@@ -103,6 +103,10 @@ func keysCreate(ctx context.Context, args []string) error {
 		// The configuration of a running router may set the owner's webhook
 		// even when this one does not (configuredWebhook): checked as the
 		// key is stored.
+		if configured := (*store.ConfiguredWebhookError)(nil); errors.As(err, &configured) && configured.RemovedAt != nil {
+			// The message says what to do (finish the rolling update, or wait).
+			return fmt.Errorf("--webhook-url: %w. No key was created; to create one without a webhook, drop --webhook-url", configured)
+		}
 		if configured := (*store.ConfiguredWebhookError)(nil); errors.As(err, &configured) {
 			return fmt.Errorf("--webhook-url: %w: the new key's webhook would never be called and its secret would sign nothing, so no key was created; "+
 				"change or remove owner %s's api_keys[].webhook in the running router's configuration (it applies when the router restarts), "+

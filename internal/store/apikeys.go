@@ -59,18 +59,61 @@ func (s *Store) CreateAPIKey(ctx context.Context, owner string) (string, error) 
 // ConfiguredWebhookError: the owner's webhook comes from the configuration a
 // router synced (SyncConfigWebhooks), which overrides a stored key's, so a
 // key's new webhook would never be called nor its secret sign anything.
+//
+// With RemovedAt set, the configured webhook is marked removed: a replica
+// started at RemovedAt with a configuration without it (an older one during
+// a rolling update or a rollback, or the webhook's removal), and until
+// RemovedUntil (the redelivery window, on the database clock) its place is
+// kept for it — the owner's events are failed tries until a replica with it
+// starts again, then delivered to it — so no stored key's webhook takes the
+// owner meanwhile; URL is empty then. It is also ErrWebhookElsewhere (a
+// rotation's refusal).
 type ConfiguredWebhookError struct {
 	Owner string
-	URL   string // the configured webhook's
+	URL   string // the configured webhook's; empty when it is removed
+	// RemovedAt and RemovedUntil are set when the configured webhook is
+	// marked removed (see above).
+	RemovedAt, RemovedUntil *time.Time
 }
 
 func (e *ConfiguredWebhookError) Error() string {
-	return fmt.Sprintf("owner %q's webhook (%s) comes from the configuration a running router synced (api_keys[].webhook), which overrides a stored key's", e.Owner, e.URL)
+	if e.RemovedAt == nil || e.RemovedUntil == nil {
+		return fmt.Sprintf("owner %q's webhook (%s) comes from the configuration a running router synced (api_keys[].webhook), which overrides a stored key's", e.Owner, e.URL)
+	}
+	until := e.RemovedUntil.UTC().Format(time.RFC3339)
+	return fmt.Sprintf("owner %q's webhook is set by the router configuration (api_keys[].webhook), which overrides a stored key's, "+
+		"and a router replica started at %s with a configuration without it (an older configuration during a rolling update or a rollback, or its removal): "+
+		"until %s (the database's clock) its place is kept, the owner's events waiting as failed tries to be delivered to it once a replica with it starts again. "+
+		"Finish the rolling update (every replica started with the configuration that sets owner %s's api_keys[].webhook) and it is back; "+
+		"if it was removed on purpose, a stored key's webhook can be set or rotated for the owner after %s",
+		e.Owner, e.RemovedAt.UTC().Format(time.RFC3339), until, e.Owner, until)
+}
+
+// Unwrap makes the refusal ErrWebhookElsewhere too: the owner's webhook is
+// not a stored key's.
+func (e *ConfiguredWebhookError) Unwrap() error { return ErrWebhookElsewhere }
+
+// removedConfiguredWebhook is owner's configured webhook marked removed
+// within its redelivery window (SyncConfigWebhooks, removed_configured) as a
+// *ConfiguredWebhookError, or nil when it has none.
+func removedConfiguredWebhook(ctx context.Context, tx pgx.Tx, owner string) error {
+	e := &ConfiguredWebhookError{Owner: owner}
+	err := tx.QueryRow(ctx, `SELECT updated_at, removed_until FROM webhook_owners
+		WHERE owner = $1 AND removed_configured AND removed_until > now()`, owner).Scan(&e.RemovedAt, &e.RemovedUntil)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read owner %s's removed configured webhook: %w", owner, err)
+	}
+	return e
 }
 
 // CreateAPIKeyWith creates a key, with a webhook when nk asks for one. A
-// webhook for an owner whose webhook the configuration sets is refused with
-// a *ConfiguredWebhookError, and nothing is stored: checked under the lock
+// webhook for an owner whose webhook the configuration sets — or set, and a
+// replica's start marked it removed less than its redelivery window ago
+// (ConfiguredWebhookError.RemovedAt) — is refused with a
+// *ConfiguredWebhookError, and nothing is stored: checked under the lock
 // SyncConfigWebhooks takes, so a replica's start cannot slip in between.
 func (s *Store) CreateAPIKeyWith(ctx context.Context, nk NewAPIKey) (CreatedAPIKey, error) {
 	if nk.Owner == "" {
@@ -98,6 +141,9 @@ func (s *Store) CreateAPIKeyWith(ctx context.Context, nk NewAPIKey) (CreatedAPIK
 				return &ConfiguredWebhookError{Owner: nk.Owner, URL: configured}
 			}
 			if !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+			if err := removedConfiguredWebhook(ctx, tx, nk.Owner); err != nil {
 				return err
 			}
 			// Not configured: any webhook the owner has is a stored key's,
@@ -175,7 +221,11 @@ type RotatedWebhookSecret struct {
 // transaction. An owner without a stored key with a webhook is ErrNotFound.
 // A configured webhook (api_keys[].webhook) is not stored here: it rotates
 // with previous_secret_env, and overrides a stored key's, which callers
-// refuse first.
+// refuse first. An owner whose configured webhook a replica's start marked
+// removed less than its redelivery window ago is refused with a
+// *ConfiguredWebhookError (RemovedAt set; also ErrWebhookElsewhere): the
+// key's webhook does not take the owner meanwhile, so its new secret would
+// sign nothing.
 func (s *Store) RotateWebhookSecret(ctx context.Context, owner string, overlap time.Duration) (RotatedWebhookSecret, error) {
 	return s.RotateWebhookSecretShown(ctx, owner, overlap, nil)
 }
@@ -230,6 +280,9 @@ func (s *Store) RotateWebhookSecretShown(ctx context.Context, owner string, over
 			return err
 		}
 		if !signs {
+			if err := removedConfiguredWebhook(ctx, tx, owner); err != nil {
+				return err
+			}
 			return ErrWebhookElsewhere
 		}
 		if show != nil {

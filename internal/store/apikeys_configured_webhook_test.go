@@ -13,7 +13,9 @@ import (
 // sets (SyncConfigWebhooks) is refused, storing nothing: the configured
 // webhook overrides it (SPEC §16), so its secret would sign nothing. A key
 // without a webhook, another owner's, and one after the configured webhook
-// was removed are stored.
+// was removed for longer than its redelivery window are stored (within it
+// the removed webhook's place is kept: see
+// TestKeyWebhookRefusedWhileTheConfiguredOneIsRemoved).
 func TestCreateKeyWithWebhookRefusedWhenConfigured(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
@@ -40,9 +42,17 @@ func TestCreateKeyWithWebhookRefusedWhenConfigured(t *testing.T) {
 	if err := b.st.SyncConfigWebhooks(ctx, map[string]string{}); err != nil { // the configuration dropped it
 		t.Fatal(err)
 	}
+	_, err = b.st.CreateAPIKeyWith(ctx, store.NewAPIKey{Owner: "acme", WebhookURL: "https://new.example.com/hook"})
+	if !errors.As(err, &configured) || configured.RemovedUntil == nil {
+		t.Fatalf("create with a webhook while the removed configured webhook's window runs: %v; want a ConfiguredWebhookError naming the removal", err)
+	}
+	// The window has passed (moved back rather than waited for).
+	if _, err := b.db.Pool.Exec(ctx, `UPDATE webhook_owners SET removed_until = now() - interval '1 second' WHERE owner = 'acme'`); err != nil {
+		t.Fatal(err)
+	}
 	k, err := b.st.CreateAPIKeyWith(ctx, store.NewAPIKey{Owner: "acme", WebhookURL: "https://new.example.com/hook"})
 	if err != nil {
-		t.Fatalf("after the configured webhook was removed: %v", err)
+		t.Fatalf("after the configured webhook was removed for longer than its redelivery window: %v", err)
 	}
 	if w, err := b.st.WebhookFor(ctx, "acme"); err != nil || w.Secret != k.WebhookSecret {
 		t.Fatalf("acme's webhook: %+v (%v), want the new key's", w, err)

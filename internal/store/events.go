@@ -85,6 +85,14 @@ type Webhook struct {
 // readers (WebhookFor, EventForDelivery); the outbox writes no more events for
 // it once removed_until has passed (the webhook was removed on purpose), and
 // this sync then deletes it.
+//
+// Until then the removed row stays the configured webhook's place
+// (removed_configured, migration 0032): no stored key's webhook takes it
+// (syncKeyWebhooks), and a key's new webhook or rotation for the owner is
+// refused (*ConfiguredWebhookError with RemovedAt). Otherwise an owner's
+// older hooked key, overridden by the configured webhook, would get the
+// events of the gap — signed with its secret, sent to its URL — and the
+// configured receiver would never get them.
 func (s *Store) SyncConfigWebhooks(ctx context.Context, urls map[string]string) error {
 	owners := make([]string, 0, len(urls)) // never nil: <> ALL(NULL) matches no row
 	for owner := range urls {
@@ -96,7 +104,8 @@ func (s *Store) SyncConfigWebhooks(ctx context.Context, urls map[string]string) 
 		}
 		// A row removed already keeps its removed_until: a replica with the
 		// older configuration starting again does not extend the window.
-		if _, err := tx.Exec(ctx, `UPDATE webhook_owners SET url = NULL, removed_until = now() + $2::interval, updated_at = now()
+		if _, err := tx.Exec(ctx, `UPDATE webhook_owners SET url = NULL, removed_until = now() + $2::interval,
+				removed_configured = true, updated_at = now()
 			WHERE secret IS NULL AND url IS NOT NULL AND owner <> ALL($1::text[])`, owners, s.opt.RedeliveryWindow); err != nil {
 			return fmt.Errorf("mark removed webhooks: %w", err)
 		}
@@ -106,7 +115,8 @@ func (s *Store) SyncConfigWebhooks(ctx context.Context, urls map[string]string) 
 		for owner, url := range urls {
 			if _, err := tx.Exec(ctx, `INSERT INTO webhook_owners (owner, url) VALUES ($1, $2)
 				ON CONFLICT (owner) DO UPDATE SET url = EXCLUDED.url, secret = NULL,
-					previous_secret = NULL, previous_until = NULL, removed_until = NULL, updated_at = now()`, owner, url); err != nil {
+					previous_secret = NULL, previous_until = NULL, removed_until = NULL, removed_configured = false,
+					updated_at = now()`, owner, url); err != nil {
 				return fmt.Errorf("sync webhook of %s: %w", owner, err)
 			}
 		}
@@ -118,7 +128,11 @@ func (s *Store) SyncConfigWebhooks(ctx context.Context, urls map[string]string) 
 // the newest unrevoked key with a webhook, unless the configuration sets one;
 // with the key's previous secret while its rotation's overlap runs
 // (RotateWebhookSecret picks the same key). A configured webhook marked
-// removed (SyncConfigWebhooks) sets none: the key's webhook takes its row.
+// removed (SyncConfigWebhooks; removed_configured) keeps its row until its
+// removed_until: the owner has no webhook meanwhile (its events are failed
+// tries, delivered once a replica with the webhook in its configuration
+// starts again), and the key's webhook takes the owner only once the row is
+// deleted, after removed_until.
 //
 // An owner left with no stored key's webhook (its last hooked key revoked)
 // has its row marked removed as a configured webhook's is (url, secrets
@@ -128,8 +142,9 @@ func (s *Store) SyncConfigWebhooks(ctx context.Context, urls map[string]string) 
 // done revoke-first) would end unannounced, even to the webhook the operator
 // gives the owner again right after. Until removed_until the owner's events
 // are written, each a failed try (no webhook) retried until it is
-// webhooks.retry_for old, then abandoned; a new key's webhook takes the row
-// back, and the pending events are delivered to it. A row removed already
+// webhooks.retry_for old, then abandoned; a new key's webhook takes such a
+// row back at once (it is no configured webhook's place), and the pending
+// events are delivered to it. A row removed already
 // keeps its removed_until; one whose removed_until has passed is deleted.
 func syncKeyWebhooks(ctx context.Context, tx pgx.Tx, window time.Duration) error {
 	if err := lockWebhookOwners(ctx, tx); err != nil {
@@ -151,7 +166,8 @@ func syncKeyWebhooks(ctx context.Context, tx pgx.Tx, window time.Duration) error
 		return fmt.Errorf("sync key webhooks: mark removed the webhooks of owners without a hooked key: %w", err)
 	}
 	// A configured webhook (secret NULL, url set) is left as it is: it
-	// overrides the key's.
+	// overrides the key's; so is one marked removed (removed_configured)
+	// until its removed_until: rows past it were deleted above.
 	_, err := tx.Exec(ctx, `INSERT INTO webhook_owners (owner, url, secret, previous_secret, previous_until)
 		SELECT DISTINCT ON (owner) owner, webhook_url, webhook_secret, webhook_previous_secret, webhook_previous_until
 		FROM api_keys -- ended overlaps were cleared above, at this transaction's now()
@@ -159,8 +175,9 @@ func syncKeyWebhooks(ctx context.Context, tx pgx.Tx, window time.Duration) error
 		ORDER BY owner, id DESC
 		ON CONFLICT (owner) DO UPDATE SET url = EXCLUDED.url, secret = EXCLUDED.secret,
 			previous_secret = EXCLUDED.previous_secret, previous_until = EXCLUDED.previous_until,
-			removed_until = NULL, updated_at = now()
-		WHERE webhook_owners.secret IS NOT NULL OR webhook_owners.removed_until IS NOT NULL`)
+			removed_until = NULL, removed_configured = false, updated_at = now()
+		WHERE webhook_owners.secret IS NOT NULL
+			OR (webhook_owners.removed_until IS NOT NULL AND NOT webhook_owners.removed_configured)`)
 	if err != nil {
 		return fmt.Errorf("sync key webhooks: %w", err)
 	}

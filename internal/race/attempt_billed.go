@@ -240,7 +240,7 @@ func textEstimate(t *Target, sp *spec, a *store.Attempt, texts ...string) (out i
 		if len(head) > maxTokenizedBytes {
 			head = head[:runeCut(head, maxTokenizedBytes)]
 		}
-		n, err := tokens.CountText(enc, head)
+		n, err := tokens.CountTextFor(sp.owner, enc, head)
 		if err != nil {
 			return 0, false
 		}
@@ -263,7 +263,7 @@ func promptEstimate(t *Target, sp *spec, a *store.Attempt) (n int, ok bool) {
 	if b > maxTokenizedBytes {
 		head = headMessages(msgs, maxTokenizedBytes)
 	}
-	if n, err = tokens.CountMessages(enc, head); err != nil {
+	if n, err = tokens.CountMessagesFor(sp.owner, enc, head); err != nil {
 		return 0, false
 	}
 	if b > maxTokenizedBytes {

@@ -119,7 +119,7 @@ func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreak
 				maxTokens, defaulted, t.ContextWindow, advice)
 			d.Cause = CauseContextWindow
 		default:
-			need, fits, err := tokens.Fits(enc, msgs, maxTokens, t.ContextWindow)
+			need, fits, err := tokens.FitsFor(sp.owner, enc, msgs, maxTokens, t.ContextWindow)
 			d.PromptTokens = need - maxTokens
 			switch {
 			case err != nil:

@@ -58,6 +58,10 @@ type spec struct {
 	// tokenizer of the target that serves it (targetFor), as routing counts
 	// it. nil: with the tokenizer its name chooses.
 	targets map[string]*Target
+	// owner is the job's owner (tenant): the token counts of its texts are
+	// cached for it alone (tokens.CountMessagesFor), so one tenant cannot
+	// time its requests to learn what another sent.
+	owner string
 }
 
 func (s *spec) request(a *store.Attempt, jobID string) *providers.Request {
@@ -99,7 +103,7 @@ func (r *Runner) specFor(job *store.Job, route *Route) (*spec, error) {
 		s := &spec{msgs: in.Messages, model: in.Model, temperature: in.Temperature, topP: in.TopP, stop: in.Stop, maxTokens: in.MaxTokens, seed: in.Seed,
 			user: in.User, format: in.ProviderFormat(), tools: in.Tools, toolChoice: in.ToolChoice, jobID: job.ID,
 			presencePenalty: in.PresencePenalty, frequencyPenalty: in.FrequencyPenalty, logitBias: in.LogitBias, reasoningEffort: in.ReasoningEffort,
-			parallelToolCalls: in.ParallelToolCalls, verbosity: in.Verbosity, chatTemplateKwargs: in.ChatTemplateKwargs, targets: r.cfg.Targets}
+			parallelToolCalls: in.ParallelToolCalls, verbosity: in.Verbosity, chatTemplateKwargs: in.ChatTemplateKwargs, targets: r.cfg.Targets, owner: job.Owner}
 		s.judge = func(resp *providers.Response) (json.RawMessage, []contract.Violation) {
 			return chat.Judge(&in, v, s.jobID, resp)
 		}
@@ -123,7 +127,7 @@ func (r *Runner) specFor(job *store.Job, route *Route) (*spec, error) {
 	}
 	v := p.Validator()
 	return &spec{msgs: msgs, model: p.Model, temperature: p.Temperature, maxTokens: p.MaxTokens, seed: p.Seed,
-		format: p.ProviderResponseFormat(), formatText: p.FormatText(), gate: p, targets: r.cfg.Targets,
+		format: p.ProviderResponseFormat(), formatText: p.FormatText(), gate: p, targets: r.cfg.Targets, owner: job.Owner,
 		judge: func(resp *providers.Response) (json.RawMessage, []contract.Violation) {
 			return v.Validate(resp.Content)
 		}}, nil

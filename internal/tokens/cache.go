@@ -12,6 +12,17 @@ import (
 // token). The system messages of a prompt are the same for every job, so counts of
 // longer texts are remembered, keyed by a seeded 64-bit hash and the length (the
 // text itself is not kept). The cache is bounded: when full it is emptied.
+//
+// Each count is remembered for its owner (tenant) only: the key holds a seeded
+// hash of the owner, so one owner's counts never answer another's. A shared
+// cache answered a text any owner had sent at once and a new one at ~2 µs a
+// token, so a tenant could time its own requests to learn whether another
+// tenant had recently sent a given long text. Every text is keyed by owner,
+// a prompt's system text too: that text is rendered with the caller's input,
+// so telling the router's own text from a caller's is not cheap, and a
+// prompt's system text is counted once per owner instead of once. Counts
+// asked for without an owner (CountText, CountMessages, Fits) do not use the
+// cache at all.
 const (
 	cacheMinBytes = 256       // shorter texts are cheap to count
 	cacheMaxBytes = 256 << 10 // longer ones are rare and not worth keeping
@@ -20,24 +31,49 @@ const (
 
 type countKey struct {
 	encoding string
+	owner    uint64 // seeded hash of the owner: the owner's name is not kept either
 	hash     uint64
 	length   int
 }
 
 var counts = struct {
 	sync.Mutex
-	seed maphash.Seed
-	m    map[countKey]int
+	seed         maphash.Seed
+	m            map[countKey]int
+	hits, misses uint64
 }{seed: maphash.MakeSeed(), m: make(map[countKey]int)}
 
-// countCached counts text's tokens, through the cache for texts of a useful size.
-func countCached(encoding string, tk *tiktoken.Tiktoken, text string) int {
-	if len(text) < cacheMinBytes || len(text) > cacheMaxBytes {
+// scope says whose cache a count goes through: cached false counts every
+// text anew (a count asked for without an owner).
+type scope struct {
+	owner  string
+	cached bool
+}
+
+// ownedBy is the cache scope of owner's texts.
+func ownedBy(owner string) scope { return scope{owner: owner, cached: true} }
+
+// cacheable says whether text's count is remembered.
+func cacheable(text string) bool { return len(text) >= cacheMinBytes && len(text) <= cacheMaxBytes }
+
+func (s scope) key(encoding, text string) countKey {
+	return countKey{encoding: encoding, owner: maphash.String(counts.seed, s.owner),
+		hash: maphash.String(counts.seed, text), length: len(text)}
+}
+
+// count counts text's tokens, through s's cache for texts of a useful size.
+func (s scope) count(encoding string, tk *tiktoken.Tiktoken, text string) int {
+	if !s.cached || !cacheable(text) {
 		return encodeCount(tk, text)
 	}
-	key := countKey{encoding: encoding, hash: maphash.String(counts.seed, text), length: len(text)}
+	key := s.key(encoding, text)
 	counts.Lock()
 	n, ok := counts.m[key]
+	if ok {
+		counts.hits++
+	} else {
+		counts.misses++
+	}
 	counts.Unlock()
 	if ok {
 		return n
@@ -50,6 +86,32 @@ func countCached(encoding string, tk *tiktoken.Tiktoken, text string) int {
 	counts.m[key] = n
 	counts.Unlock()
 	return n
+}
+
+// CacheStats is how often a count was looked up in the cache and found
+// (Hits) or not (Misses), since the process started: texts too short or too
+// long for the cache, and counts asked for without an owner, are neither.
+type CacheStats struct{ Hits, Misses uint64 }
+
+// CountCacheStats returns the cache's lookups so far.
+func CountCacheStats() CacheStats {
+	counts.Lock()
+	defer counts.Unlock()
+	return CacheStats{Hits: counts.hits, Misses: counts.misses}
+}
+
+// Cached reports whether owner's count of text under encoding is in the
+// cache now: whether CountTextFor(owner, encoding, text) would be a hit. It
+// counts nothing and changes nothing; for tests and diagnostics.
+func Cached(owner, encoding, text string) bool {
+	if !cacheable(text) {
+		return false
+	}
+	key := ownedBy(owner).key(encoding, text)
+	counts.Lock()
+	defer counts.Unlock()
+	_, ok := counts.m[key]
+	return ok
 }
 
 // chunkBytes bounds the text handed to tiktoken-go at once. Its byte-pair

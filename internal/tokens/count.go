@@ -17,12 +17,24 @@ const (
 
 // CountText counts the tokens of text. Special-token text such as
 // "<|endoftext|>" is counted as ordinary text, as chat APIs treat user content.
+// It does not use the count cache: a count of text sent for an owner (a job's
+// prompt, its answer) goes through CountTextFor.
 func CountText(encoding, text string) (int, error) {
+	return countText(scope{}, encoding, text)
+}
+
+// CountTextFor is CountText of owner's text, through owner's part of the
+// count cache: a count remembered for one owner is never another's.
+func CountTextFor(owner, encoding, text string) (int, error) {
+	return countText(ownedBy(owner), encoding, text)
+}
+
+func countText(s scope, encoding, text string) (int, error) {
 	tk, err := get(encoding)
 	if err != nil {
 		return 0, err
 	}
-	return countCached(encoding, tk, text), nil
+	return s.count(encoding, tk, text), nil
 }
 
 // CountMessages counts the prompt tokens of a chat request: for each message 3
@@ -32,24 +44,36 @@ func CountText(encoding, text string) (int, error) {
 // message's name costs its tokens plus TokensPerName; its tool-call id and
 // its tool calls (counted as their JSON text, as given: Counted makes it the
 // compact text the adapters send; it over-counts OpenAI's own rendering of
-// them slightly) cost their tokens.
+// them slightly) cost their tokens. It does not use the count cache: owner's
+// messages are counted with CountMessagesFor.
 func CountMessages(encoding string, msgs []providers.Message) (int, error) {
+	return countMessages(scope{}, encoding, msgs)
+}
+
+// CountMessagesFor is CountMessages of owner's messages, through owner's
+// part of the count cache: a count remembered for one owner is never
+// another's.
+func CountMessagesFor(owner, encoding string, msgs []providers.Message) (int, error) {
+	return countMessages(ownedBy(owner), encoding, msgs)
+}
+
+func countMessages(s scope, encoding string, msgs []providers.Message) (int, error) {
 	tk, err := get(encoding)
 	if err != nil {
 		return 0, err
 	}
 	n := TokensReplyPrime
 	for _, m := range msgs {
-		n += TokensPerMessage + countCached(encoding, tk, m.Role) + countCached(encoding, tk, m.Content) +
-			countCached(encoding, tk, m.Refusal)
+		n += TokensPerMessage + s.count(encoding, tk, m.Role) + s.count(encoding, tk, m.Content) +
+			s.count(encoding, tk, m.Refusal)
 		if m.Name != "" {
-			n += TokensPerName + countCached(encoding, tk, m.Name)
+			n += TokensPerName + s.count(encoding, tk, m.Name)
 		}
 		if m.ToolCallID != "" {
-			n += countCached(encoding, tk, m.ToolCallID)
+			n += s.count(encoding, tk, m.ToolCallID)
 		}
 		if len(m.ToolCalls) > 0 {
-			n += countCached(encoding, tk, string(m.ToolCalls))
+			n += s.count(encoding, tk, string(m.ToolCalls))
 		}
 	}
 	return n, nil
@@ -57,9 +81,19 @@ func CountMessages(encoding string, msgs []providers.Message) (int, error) {
 
 // Fits reports whether msgs plus maxTokens of answer fit a context window. need is
 // the prompt's tokens plus maxTokens. A contextWindow of 0 or less is unknown and
-// always fits.
+// always fits. It does not use the count cache (FitsFor does).
 func Fits(encoding string, msgs []providers.Message, maxTokens, contextWindow int) (need int, ok bool, err error) {
-	n, err := CountMessages(encoding, msgs)
+	return fits(scope{}, encoding, msgs, maxTokens, contextWindow)
+}
+
+// FitsFor is Fits of owner's messages, counted through owner's part of the
+// count cache (CountMessagesFor).
+func FitsFor(owner, encoding string, msgs []providers.Message, maxTokens, contextWindow int) (need int, ok bool, err error) {
+	return fits(ownedBy(owner), encoding, msgs, maxTokens, contextWindow)
+}
+
+func fits(s scope, encoding string, msgs []providers.Message, maxTokens, contextWindow int) (need int, ok bool, err error) {
+	n, err := countMessages(s, encoding, msgs)
 	if err != nil {
 		return 0, false, err
 	}

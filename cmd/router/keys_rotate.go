@@ -90,6 +90,9 @@ func keysRotateWebhookSecret(ctx context.Context, args []string) error {
 			if err := uncommittedRotation(ctx, st, *owner, r, err); err != nil {
 				return err
 			}
+		case removedConfigured(err):
+			// The message says what to do (finish the rolling update, or wait).
+			return fmt.Errorf("%w. Nothing was changed", err)
 		case errors.Is(err, store.ErrWebhookElsewhere):
 			return fmt.Errorf("owner %q: %w: rotating the stored key's secret would change no delivery, so nothing was changed; "+
 				"see `router keys list`, and rotate a configured secret with api_keys[].webhook.previous_secret_env", *owner, err)
@@ -169,4 +172,11 @@ func (o *overlapFlag) Set(s string) error {
 	}
 	*o = overlapFlag(d)
 	return nil
+}
+
+// removedConfigured reports whether err is the refusal for an owner whose
+// configured webhook a replica's start marked removed, within its window.
+func removedConfigured(err error) bool {
+	var c *store.ConfiguredWebhookError
+	return errors.As(err, &c) && c.RemovedAt != nil
 }

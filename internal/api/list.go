@@ -130,15 +130,17 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, "list jobs", err)
 		return
 	}
-	if f.Operation != "" && f.After == nil && len(jobs) == 0 && next == nil {
+	if f.Operation != "" && f.State == "" && f.CreatedAfter.IsZero() && f.CreatedBefore.IsZero() &&
+		f.After == nil && len(jobs) == 0 && next == nil {
 		// An operation this replica does not run may still be that of the
 		// caller's jobs (a prompt retired since, or loaded by another
 		// replica; chat completions of a route another replica serves):
-		// refused only once the whole listing, read to its end, held none
-		// of them, where an empty page would hide a typo.
+		// refused only once the whole listing, read to its end with no
+		// other filter, held none of them, where an empty page would hide
+		// a typo. With a state or time bound an empty page says nothing of
+		// the operation (a poller's window with no new job): listed empty.
 		if known := s.knownOperations(); !slices.Contains(known, f.Operation) {
-			bad("Unknown operation", unknownOperationDetail(f.Operation, known,
-				!f.CreatedAfter.IsZero() || !f.CreatedBefore.IsZero()))
+			bad("Unknown operation", unknownOperationDetail(f.Operation, known))
 			return
 		}
 	}

@@ -75,7 +75,7 @@ const maxListedOperations = 20
 // unknownOperationDetail says why operation op, which this replica does not
 // run (known) and which none of the caller's jobs within the listing's
 // bounds has, is refused, with the operation it was likely meant to be.
-func unknownOperationDetail(op string, known []string, bounded bool) string {
+func unknownOperationDetail(op string, known []string) string {
 	var hint string
 	switch {
 	case strings.TrimSuffix(op, ":") == strings.TrimSuffix(chat.OperationPrefix, ":"):
@@ -94,10 +94,6 @@ func unknownOperationDetail(op string, known []string, bounded bool) string {
 			}
 		}
 	}
-	within := ""
-	if bounded {
-		within = " between created_after and created_before"
-	}
 	list := "none"
 	if len(known) > 0 {
 		shown := known[:min(len(known), maxListedOperations)]
@@ -106,10 +102,10 @@ func unknownOperationDetail(op string, known []string, bounded bool) string {
 			list += fmt.Sprintf(" and %d more", n)
 		}
 	}
-	return fmt.Sprintf("operation %s is not an operation this router runs, and none of your jobs%s has it, so the listing "+
+	return fmt.Sprintf("operation %s is not an operation this router runs, and none of your jobs has it, so the listing "+
 		"could only be empty; %sthe operations are a prompt's name or %s<route>: %s. "+
 		"Correct the name, or leave operation out to list every operation",
-		strconv.Quote(rfcproblem.Clip(op)), within, hint, chat.OperationPrefix, list)
+		strconv.Quote(rfcproblem.Clip(op)), hint, chat.OperationPrefix, list)
 }
 
 // chatOperations are the chat operations among ops.

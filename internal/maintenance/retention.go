@@ -86,7 +86,35 @@ func (c *Cleaner) Once(ctx context.Context) (int, error) {
 	return total, ctx.Err()
 }
 
-// Run cleans every Interval until ctx ends.
+// webhookExpirer is the optional capability of a RetentionStore that ends
+// the places kept for removed webhooks past their window
+// (store.ExpireRemovedWebhooks): found by type assertion, as pgx finds its
+// optional interfaces.
+type webhookExpirer interface {
+	ExpireRemovedWebhooks(ctx context.Context) (bool, error)
+}
+
+// expireWebhooks ends the places kept for removed webhooks past their window
+// when the store can (webhookExpirer), so an owner's stored key's webhook
+// takes over then, not at the next replica start. Errors are logged.
+func (c *Cleaner) expireWebhooks(ctx context.Context, log *slog.Logger) {
+	ex, ok := c.Store.(webhookExpirer)
+	if !ok {
+		return
+	}
+	bctx, cancel := context.WithTimeout(ctx, defaultBatchTimeout)
+	defer cancel()
+	ended, err := ex.ExpireRemovedWebhooks(bctx)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		log.Error("retention: could not end removed webhooks past their redelivery window", "err", err)
+	case ended:
+		log.Info("retention: removed webhooks past their redelivery window deleted; owners' stored keys' webhooks apply")
+	}
+}
+
+// Run cleans every Interval until ctx ends; each pass also ends the places
+// kept for removed webhooks past their window (expireWebhooks).
 func (c *Cleaner) Run(ctx context.Context) {
 	interval := c.Interval
 	if interval <= 0 {
@@ -107,6 +135,7 @@ func (c *Cleaner) Run(ctx context.Context) {
 			if n > 0 {
 				log.Info("retention: deleted expired jobs", "jobs", n)
 			}
+			c.expireWebhooks(ctx, log)
 		}
 		select {
 		case <-ctx.Done():

@@ -218,3 +218,38 @@ func TestRemovedConfiguredMigrationAndPreviousVersionWrites(t *testing.T) {
 		t.Fatalf("%d live rows kept removed_configured set by hand", n)
 	}
 }
+
+// Once a removed configured webhook's window has passed, the maintenance
+// leader's pass (ExpireRemovedWebhooks) lets the owner's stored key's webhook
+// take the owner at once; without it the owner had no webhook — its events
+// not even written — until the next replica start or key command (rdiff47).
+func TestExpireRemovedWebhooksLetsTheKeysWebhookTakeOver(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	k, err := b.st.CreateAPIKeyWith(ctx, store.NewAPIKey{Owner: "acme", WebhookURL: "https://stored.example.com/hook"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.st.SyncConfigWebhooks(ctx, map[string]string{"acme": "https://served.example.com/hook"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.st.SyncConfigWebhooks(ctx, map[string]string{}); err != nil { // removed from the configuration
+		t.Fatal(err)
+	}
+	if ended, err := b.st.ExpireRemovedWebhooks(ctx); err != nil || ended {
+		t.Fatalf("within the window: ended %v, err %v; want nothing ended", ended, err)
+	}
+	if _, err := b.st.WebhookFor(ctx, "acme"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("within the window acme's webhook: %v, want none (ErrNotFound)", err)
+	}
+	if _, err := b.db.Pool.Exec(ctx, `UPDATE webhook_owners SET removed_until = now() - interval '1 second' WHERE owner = 'acme'`); err != nil {
+		t.Fatal(err)
+	}
+	if ended, err := b.st.ExpireRemovedWebhooks(ctx); err != nil || !ended {
+		t.Fatalf("after the window: ended %v, err %v; want the removed webhook ended", ended, err)
+	}
+	w, err := b.st.WebhookFor(ctx, "acme")
+	if err != nil || w.URL != "https://stored.example.com/hook" || w.Secret != k.WebhookSecret {
+		t.Fatalf("after the window acme's webhook: %+v (%v), want the stored key's", w, err)
+	}
+}

@@ -24,7 +24,7 @@ const AnthropicDefaultMaxTokens = 4096
 type AnthropicConfig struct {
 	Name    string // provider name as routes refer to it; required
 	BaseURL string // API root without /v1; default AnthropicBaseURL
-	APIKey  string // sent as x-api-key
+	APIKey  string // sent as a bearer token (Authorization), as the SDK sends it
 	Model   string // default model; a Request.Model overrides it
 	// MaxTokens is max_tokens for requests that set none (default
 	// AnthropicDefaultMaxTokens).
@@ -63,6 +63,7 @@ type AnthropicConfig struct {
 type Anthropic struct {
 	cfg    AnthropicConfig
 	client anthropic.Client
+	redact redactor // the key and base_url's query values, out of every error returned
 }
 
 var (
@@ -80,7 +81,7 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	}
 	u, err := url.Parse(cfg.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("providers: Anthropic adapter %q: BaseURL %q is not an absolute http(s) URL: write it like %s", cfg.Name, cfg.BaseURL, AnthropicBaseURL)
+		return nil, fmt.Errorf("providers: Anthropic adapter %q: BaseURL %q is not an absolute http(s) URL: write it like %s", cfg.Name, redactedURL(cfg.BaseURL), AnthropicBaseURL)
 	}
 	if cfg.Timeout < 0 || cfg.StreamIdleTimeout < 0 || cfg.FirstByteTimeout < 0 || cfg.MaxTokens < 0 {
 		return nil, fmt.Errorf("providers: Anthropic adapter %q: Timeout, FirstByteTimeout, StreamIdleTimeout and MaxTokens must be >= 0 (0 disables or defaults them)", cfg.Name)
@@ -116,7 +117,7 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 		// attempt's token usage.
 		option.WithOpenTelemetryTraces(false),
 	)
-	return &Anthropic{cfg: cfg, client: client}, nil
+	return &Anthropic{cfg: cfg, client: client, redact: newRedactor(cfg.APIKey, cfg.BaseURL)}, nil
 }
 
 // Name returns the configured provider name.
@@ -132,7 +133,7 @@ func (p *Anthropic) Complete(ctx context.Context, req *Request) (*Response, erro
 		_, local := anthropicStops(req.Stop)
 		cutAtStops(resp, local)
 	}
-	return resp, err
+	return resp, p.redact.error(err)
 }
 
 // complete is Complete without the stop sequences applied by the adapter.

@@ -41,6 +41,7 @@ import (
 // carries the part of the answer that had come (Error.Partial), however the
 // stream ended.
 func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta func(string)) (_ *Response, err error) {
+	defer func() { err = p.redact.error(err) }() // the key, out of the provider's text
 	params, perr := p.messageParams(req)
 	if perr != nil {
 		return nil, perr

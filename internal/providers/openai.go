@@ -67,6 +67,7 @@ type OpenAI struct {
 	root   string // cfg.BaseURL without its query (splitBaseQuery) and trailing slashes
 	http   *http.Client
 	client *openai.Client
+	redact redactor // the key and base_url's query values, out of every error returned
 }
 
 var (
@@ -86,10 +87,10 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}
 	u, err := url.Parse(cfg.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("providers: OpenAI adapter %q: BaseURL %q is not an absolute http(s) URL: write it like https://api.openai.com/v1", cfg.Name, cfg.BaseURL)
+		return nil, fmt.Errorf("providers: OpenAI adapter %q: BaseURL %q is not an absolute http(s) URL: write it like https://api.openai.com/v1", cfg.Name, redactedURL(cfg.BaseURL))
 	}
 	if u.Fragment != "" || strings.Contains(cfg.BaseURL, "#") {
-		return nil, fmt.Errorf("providers: OpenAI adapter %q: BaseURL %q has a fragment (#…), which is never sent and would swallow the API's paths: remove it", cfg.Name, u.Redacted())
+		return nil, fmt.Errorf("providers: OpenAI adapter %q: BaseURL %q has a fragment (#…), which is never sent and would swallow the API's paths: remove it", cfg.Name, redactURL(u))
 	}
 	if cfg.MaxResponseBytes < 0 {
 		return nil, fmt.Errorf("providers: OpenAI adapter %q: MaxResponseBytes must be >= 0 (0 is the default, %d)", cfg.Name, DefaultMaxResponseBytes)
@@ -112,7 +113,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	cc.OrgID = cfg.Organization
 	cc.HTTPClient = hc
 	cc.EmptyMessagesLimit = maxKeepaliveLines
-	return &OpenAI{cfg: cfg, root: root, http: hc, client: openai.NewClientWithConfig(cc)}, nil
+	return &OpenAI{cfg: cfg, root: root, http: hc, client: openai.NewClientWithConfig(cc), redact: newRedactor(cfg.APIKey, cfg.BaseURL)}, nil
 }
 
 // Name returns the configured provider name.
@@ -123,6 +124,12 @@ func (p *OpenAI) SupportsLookup() bool { return p.cfg.SupportsLookup }
 
 // Complete sends one chat completion. With cfg.Stream it uses the streaming API.
 func (p *OpenAI) Complete(ctx context.Context, req *Request) (*Response, error) {
+	resp, err := p.complete(ctx, req)
+	return resp, p.redact.error(err)
+}
+
+// complete is Complete with the provider's text in its error as it came.
+func (p *OpenAI) complete(ctx context.Context, req *Request) (*Response, error) {
 	if p.cfg.Stream {
 		return p.CompleteStream(ctx, req, nil)
 	}

@@ -18,6 +18,12 @@ import (
 // found=true with a non-nil error means the provider holds a record whose outcome
 // is that error (no choices, or filtered).
 func (p *OpenAI) Lookup(ctx context.Context, attemptID string) (*Response, bool, error) {
+	resp, found, err := p.lookup(ctx, attemptID)
+	return resp, found, p.redact.error(err)
+}
+
+// lookup is Lookup with the provider's text in its error as it came.
+func (p *OpenAI) lookup(ctx context.Context, attemptID string) (*Response, bool, error) {
 	if !p.cfg.SupportsLookup {
 		e := NewError(p.cfg.Name, KindMisconfigured, "lookup not enabled: set SupportsLookup in the provider config")
 		e.Action = ActionStop

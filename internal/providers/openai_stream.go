@@ -49,6 +49,7 @@ import (
 // provider answered). An error without usage carries the part of the answer
 // that had come (Error.Partial), however the stream ended.
 func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(string)) (_ *Response, err error) {
+	defer func() { err = p.redact.error(err) }() // the key, out of the provider's text
 	creq, perr := p.chatRequest(req)
 	if perr != nil {
 		return nil, perr

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/routerhq/router/internal/providers/anthropicfake"
 )
 
 // A redirect that net/http would follow as a GET (301, 302, 303: base_url
@@ -54,36 +52,6 @@ func TestRedirectThatDropsThePostIsMisconfigured(t *testing.T) {
 	}
 	if n := gets.Load(); n != 0 {
 		t.Errorf("%d requests were resent as GET", n)
-	}
-}
-
-// Redirects that keep the method and the body (307, 308) are followed as
-// before.
-func TestRedirectKeepingThePostIsFollowed(t *testing.T) {
-	oai := newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			http.Error(w, "want POST", http.StatusMethodNotAllowed)
-			return
-		}
-		fmt.Fprint(w, `{"id":"x","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`)
-	})
-	ant := anthropicfake.New(t, fixedReply(anthropicfake.Reply{Text: "hi", InputTokens: 3, OutputTokens: 1}))
-	for _, status := range []int{307, 308} {
-		to := func(base string) string {
-			srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {
-				http.Redirect(w, r, base+r.URL.Path, status)
-			})
-			return srv.URL
-		}
-		for adapter, p := range map[string]Provider{
-			"openai":    newTestAdapter(t, to(oai.URL)+"/v1", func(c *OpenAIConfig) { c.Stream = false }),
-			"anthropic": newAnthropicAdapter(t, to(ant.URL), func(c *AnthropicConfig) { c.Stream = false }),
-		} {
-			resp, err := p.Complete(context.Background(), testRequest())
-			if err != nil || resp.Content != "hi" {
-				t.Errorf("%s HTTP %d: %v, %+v", adapter, status, err, resp)
-			}
-		}
 	}
 }
 

@@ -223,6 +223,11 @@ func TestSignedDeliveryPerTerminalJob(t *testing.T) {
 		if len(evs) != 1 || evs[0].ID != r.header.Get(webhook.HeaderID) {
 			t.Fatalf("webhook-id %s is not the job's event id (events %+v)", r.header.Get(webhook.HeaderID), evs)
 		}
+		// The event id as Idempotency-Key too: net/http resends a POST
+		// that a closed kept-alive connection lost only when it has one.
+		if got := r.header.Get("Idempotency-Key"); got != evs[0].ID {
+			t.Fatalf("Idempotency-Key %q, want the event id %s", got, evs[0].ID)
+		}
 	}
 	if p := seen[won.ID]; p.Type != "job.succeeded" || p.Job.State != store.JobSucceeded || string(p.Job.Result) != `{"ok":true}` {
 		t.Fatalf("succeeded job's delivery: %+v", p)

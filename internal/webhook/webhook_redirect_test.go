@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -50,5 +51,26 @@ func TestARedirectIsAFailedTryNotFollowed(t *testing.T) {
 	}
 	if n := followed.Load(); n != 0 {
 		t.Fatalf("the redirect was followed %d times", n)
+	}
+}
+
+// A 3xx that redirects nowhere (300 Multiple Choices, 304 Not Modified) is a
+// failed try with its status, not labelled a redirect to follow by hand.
+func TestANonRedirect3xxIsNotCalledARedirect(t *testing.T) {
+	for _, status := range []int{http.StatusMultipleChoices, http.StatusNotModified} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(status) }))
+		t.Cleanup(srv.Close)
+		e := setup(t, srv.URL+"/hook", 5*time.Second)
+		j := e.cancel(t, "acme", "k1")
+		id := e.events(t, "acme", j.ID)[0].ID
+		w := webhook.NewWorker(e.st, webhook.Config{Timeout: 5 * time.Second, Secrets: map[string]string{"acme": secret}})
+		if err := w.Work(context.Background(), &river.Job[webhook.DeliverArgs]{JobRow: &rivertype.JobRow{Attempt: 1, MaxAttempts: 10000}, Args: webhook.DeliverArgs{EventID: id}}); err == nil {
+			t.Fatalf("HTTP %d: the try succeeded", status)
+		}
+		ev := e.waitStatus(t, "acme", j.ID, store.EventPending, 1)
+		want := "the webhook answered " + strconv.Itoa(status)
+		if d := ev.Deliveries[0]; d.Error == nil || *d.Error != want {
+			t.Fatalf("HTTP %d: the try's error %v, want %q", status, d.Error, want)
+		}
 	}
 }

@@ -703,6 +703,12 @@ func (w *Worker) send(ctx context.Context, clock tryClock, url string, keys sign
 	req.Header.Set(HeaderID, id)
 	req.Header.Set(HeaderTimestamp, fmt.Sprint(ts.Unix()))
 	req.Header.Set(HeaderSignature, sig)
+	// The event id again, as Idempotency-Key: net/http then sends the POST
+	// again on a fresh connection when a kept-alive one the receiver had just
+	// closed fails it before any answer (Request.isReplayable), instead of
+	// the try failing ("EOF") and waiting a backoff. Receivers drop repeats
+	// by webhook-id anyway.
+	req.Header.Set("Idempotency-Key", id)
 	resp, err := w.cfg.Client.Do(req)
 	if err != nil {
 		if tryCtx.Err() != nil {
@@ -724,8 +730,9 @@ func (w *Worker) send(ctx context.Context, clock tryClock, url string, keys sign
 	head, _ := io.ReadAll(io.LimitReader(answer, answerExcerptBytes+1))
 	_, _ = io.Copy(io.Discard, answer)
 	msg := AnsweredPrefix + strconv.Itoa(resp.StatusCode)
-	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
-		msg += RedirectNote
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		msg += RedirectNote // a 300 or 304 answers no POST, but redirects nowhere
 	}
 	if resp.StatusCode == http.StatusGone {
 		msg += GoneNote

@@ -19,11 +19,12 @@ import (
 const keysUsage = `router keys create --owner NAME [--webhook-url URL] [--config router.yaml]
        router keys list [--config router.yaml]
        router keys revoke ID [--no-wait] [--config router.yaml]
-       router keys rotate-webhook-secret --owner NAME [--overlap 24h] [--config router.yaml]`
+       router keys rotate-webhook-secret --owner NAME [--overlap 24h] [--config router.yaml]
+       router keys forget-removed-webhook --owner NAME [--config router.yaml]`
 
 func runKeys(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "router keys: which subcommand? create, list, revoke or rotate-webhook-secret\n\nUsage: "+keysUsage)
+		fmt.Fprintln(os.Stderr, "router keys: which subcommand? create, list, revoke, rotate-webhook-secret or forget-removed-webhook\n\nUsage: "+keysUsage)
 		return errUsage
 	}
 	if isHelp(args[0]) {
@@ -39,6 +40,8 @@ func runKeys(ctx context.Context, args []string) error {
 		return keysRevoke(ctx, args[1:])
 	case "rotate-webhook-secret":
 		return keysRotateWebhookSecret(ctx, args[1:])
+	case "forget-removed-webhook":
+		return keysForgetRemovedWebhook(ctx, args[1:])
 	}
 	fmt.Fprintf(os.Stderr, "router keys: unknown subcommand %q\n\nUsage: %s\n", args[0], keysUsage)
 	return errUsage

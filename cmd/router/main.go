@@ -25,7 +25,7 @@ func commands() []command {
 	return []command{
 		{"serve", "router serve [--config router.yaml]", "run the router's HTTP API", runServe, false},
 		{"migrate", "router migrate [--config router.yaml]", "apply the embedded database migrations", runMigrate, false},
-		{"keys", "router keys create|list|revoke|rotate-webhook-secret ...", "create, list and revoke API keys; rotate an owner's webhook signing secret", runKeys, false},
+		{"keys", "router keys create|list|revoke|rotate-webhook-secret|forget-removed-webhook ...", "create, list and revoke API keys; rotate an owner's webhook signing secret; forget a removed configured webhook", runKeys, false},
 		{"jobs", "router jobs get ID | list [--state S] [--owner O] [--limit N] [--json]", "print a job with its attempts, or list the jobs of every owner that have not ended", runJobs, false},
 		{"conformance", conformanceUsage, "run the conformance suites against providers and record the results", runConformance, false},
 		{"localdb", "router localdb [--dir DIR] [--durable] -- COMMAND [ARGS...]", "run COMMAND with DATABASE_URL set to a private local PostgreSQL", runLocalDB, false},
@@ -36,7 +36,7 @@ func commands() []command {
 // subcommands are the subcommands of the commands that have them: an error
 // is said under the command the user typed (`router keys create: …`).
 var subcommands = map[string][]string{
-	"keys":        {"create", "list", "revoke", "rotate-webhook-secret"},
+	"keys":        {"create", "list", "revoke", "rotate-webhook-secret", "forget-removed-webhook"},
 	"jobs":        {"get", "list"},
 	"conformance": {"run"},
 }

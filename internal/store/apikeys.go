@@ -85,8 +85,9 @@ func (e *ConfiguredWebhookError) Error() string {
 		"and a router replica started at %s with a configuration without it (an older configuration during a rolling update or a rollback, or its removal): "+
 		"until %s (the database's clock) its place is kept, the owner's events waiting as failed tries to be delivered to it once a replica with it starts again. "+
 		"Finish the rolling update (every replica started with the configuration that sets owner %s's api_keys[].webhook) and it is back; "+
-		"if it was removed on purpose, a stored key's webhook can be set or rotated for the owner after %s",
-		e.Owner, e.RemovedAt.UTC().Format(time.RFC3339), until, e.Owner, until)
+		"if it was removed on purpose, a stored key's webhook can be set or rotated for the owner after %s, "+
+		"or at once after `router keys forget-removed-webhook --owner %s` ends the wait",
+		e.Owner, e.RemovedAt.UTC().Format(time.RFC3339), until, e.Owner, until, e.Owner)
 }
 
 // Unwrap makes the refusal ErrWebhookElsewhere too: the owner's webhook is

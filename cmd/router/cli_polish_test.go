@@ -18,7 +18,7 @@ func TestHelpCommandPrintsTheCommandsHelp(t *testing.T) {
 	ctx := context.Background()
 	for _, args := range [][]string{
 		{"serve"}, {"migrate"}, {"localdb"}, {"keys", "create"}, {"keys", "revoke"},
-		{"keys", "rotate-webhook-secret"}, {"jobs", "list"}, {"conformance", "run"},
+		{"keys", "rotate-webhook-secret"}, {"keys", "forget-removed-webhook"}, {"jobs", "list"}, {"conformance", "run"},
 	} {
 		var wantOut, wantErr, gotOut, gotErr string
 		var wantCode, gotCode int

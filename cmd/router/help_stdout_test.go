@@ -22,11 +22,13 @@ func TestRequestedHelpGoesToStdout(t *testing.T) {
 	for _, c := range commands() {
 		asked = append(asked, []string{c.name, "--help"}, []string{c.name, "-h"}, []string{"help", c.name})
 	}
-	for _, sub := range [][]string{
-		{"keys", "create"}, {"keys", "list"}, {"keys", "revoke"}, {"keys", "rotate-webhook-secret"},
-		{"jobs", "get"}, {"jobs", "list"}, {"conformance", "run"},
-	} {
-		asked = append(asked, append(sub[:2:2], "--help"), append(sub[:2:2], "-h"), append([]string{"help"}, sub...))
+	// Every subcommand the router knows (main's subcommands), so a new one
+	// is asked too.
+	for cmd, subs := range subcommands {
+		for _, s := range subs {
+			sub := []string{cmd, s}
+			asked = append(asked, append(sub[:2:2], "--help"), append(sub[:2:2], "-h"), append([]string{"help"}, sub...))
+		}
 	}
 	asked = append(asked, []string{"keys", "help"}, []string{"jobs", "help"}, []string{"keys", "revoke", "help"}, []string{"jobs", "get", "help"})
 	for _, args := range asked {

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/routerhq/router/internal/netredact"
 )
 
 // Tokenizers are the encodings the router counts tokens with offline
@@ -53,18 +55,18 @@ func checkBaseURL(raw string) error {
 	user := u.User
 	u.User = nil
 	if u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
-		return fmt.Errorf("%q is not an absolute http:// or https:// URL with a host (for example https://api.openai.com/v1)", shownURL(u))
+		return fmt.Errorf("%q is not an absolute http:// or https:// URL with a host (for example https://api.openai.com/v1)", netredact.URL(u))
 	}
 	if user != nil {
 		// Neither user name nor password is repeated: either may be the key.
 		return fmt.Errorf("must not carry credentials (user:password@ before the host; not shown here): a URL is written in logs and messages, and is no place for a secret; "+
-			"write the base_url without them, %q (query values shown as …), and put the API key in an environment variable named by api_key_env", shownURL(u))
+			"write the base_url without them, %q (query values shown as …), and put the API key in an environment variable named by api_key_env", netredact.URL(u))
 	}
 	if u.Fragment != "" || strings.HasSuffix(raw, "#") {
 		// A fragment is never sent: what follows the # would be lost
 		// from every request (the adapter refuses it at start-up too).
 		u.Fragment, u.RawFragment = "", ""
-		return fmt.Errorf("%q has a fragment (#…), which is never sent to the server: remove it (a query, ?api-version=…, is kept and sent with every request)", shownURL(u))
+		return fmt.Errorf("%q has a fragment (#…), which is never sent to the server: remove it (a query, ?api-version=…, is kept and sent with every request)", netredact.URL(u))
 	}
 	return nil
 }
@@ -82,35 +84,5 @@ func anthropicVersioned(raw string) (root string, ok bool) {
 		return "", false
 	}
 	u.Path, u.RawPath = path[:len(path)-len("/v1")], ""
-	return shownURL(u), true
-}
-
-// shownURL is u as a message shows it: without user information, and with
-// the value of each query parameter that may be a secret (a gateway's
-// ?key=…: 8 bytes or more, and not a version, Azure's api-version) replaced
-// by "…": a message is logged. It is internal/providers' redactURL, which
-// config cannot import; u is not modified.
-func shownURL(u *url.URL) string {
-	c := *u
-	c.User = nil
-	if c.RawQuery != "" {
-		parts := strings.FieldsFunc(c.RawQuery, func(r rune) bool { return r == '&' || r == ';' })
-		for i, kv := range parts {
-			k, v, _ := strings.Cut(kv, "=")
-			name, err := url.QueryUnescape(k)
-			if len(v) < 8 || err == nil && versionParam(name) {
-				continue
-			}
-			parts[i] = k + "=…"
-		}
-		c.RawQuery = strings.Join(parts, "&")
-	}
-	return c.String()
-}
-
-// versionParam reports a query parameter that names an API version: no
-// secret, and shown.
-func versionParam(name string) bool {
-	name = strings.ToLower(name)
-	return name == "api-version" || name == "version" || name == "api_version"
+	return netredact.URL(u), true
 }

@@ -90,7 +90,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		return nil, fmt.Errorf("providers: OpenAI adapter %q: BaseURL %q is not an absolute http(s) URL: write it like https://api.openai.com/v1", cfg.Name, redactedURL(cfg.BaseURL))
 	}
 	if u.Fragment != "" || strings.Contains(cfg.BaseURL, "#") {
-		return nil, fmt.Errorf("providers: OpenAI adapter %q: BaseURL %q has a fragment (#…), which is never sent and would swallow the API's paths: remove it", cfg.Name, redactURL(u))
+		return nil, fmt.Errorf("providers: OpenAI adapter %q: BaseURL %q has a fragment (#…), which is never sent and would swallow the API's paths: remove it", cfg.Name, netredact.URL(u))
 	}
 	if cfg.MaxResponseBytes < 0 {
 		return nil, fmt.Errorf("providers: OpenAI adapter %q: MaxResponseBytes must be >= 0 (0 is the default, %d)", cfg.Name, DefaultMaxResponseBytes)

@@ -3,11 +3,14 @@ package providers
 import (
 	"net/url"
 	"strings"
+
+	"github.com/routerhq/router/internal/netredact"
 )
 
 // minSecret is the shortest string a redactor removes: shorter ones (a
-// test's "k", a local server's "none") would mangle ordinary words.
-const minSecret = 8
+// test's "k", a local server's "none") would mangle ordinary words; the same
+// bound netredact.Query hides query values by.
+const minSecret = netredact.MinSecret
 
 // redacted is what a redactor writes in place of a secret.
 const redacted = "[redacted]"
@@ -27,14 +30,14 @@ type redactor struct {
 // version parameter's value (Azure's api-version=2024-10-21) is no secret,
 // and the provider's messages about it must stay readable.
 func newRedactor(apiKey, baseURL string) redactor {
-	// The same values as redactQuery hides: both decide by minSecret and
+	// The same values as netredact.Query hides: both decide by minSecret and
 	// versionParam.
 	var r redactor
 	r.add(apiKey)
 	if _, rawQuery, ok := strings.Cut(baseURL, "?"); ok {
 		for _, kv := range strings.FieldsFunc(rawQuery, func(c rune) bool { return c == '&' || c == ';' }) {
 			k, v, _ := strings.Cut(kv, "=")
-			if name, err := url.QueryUnescape(k); err == nil && versionParam(name) {
+			if name, err := url.QueryUnescape(k); err == nil && netredact.VersionParam(name) {
 				continue
 			}
 			r.add(v)
@@ -108,13 +111,6 @@ func (r redactor) text(s string) string {
 	return body
 }
 
-// versionParam reports a query parameter that names an API version (Azure's
-// api-version): its value is shown, never taken for a secret.
-func versionParam(name string) bool {
-	name = strings.ToLower(name)
-	return name == "api-version" || name == "version" || name == "api_version"
-}
-
 // redactedURL is raw (a base_url, a redirect's address) for a message or a
 // log: without user information, and with the value of each query
 // parameter that may be a secret (a gateway's ?key=…: minSecret bytes or
@@ -125,30 +121,5 @@ func redactedURL(raw string) string {
 	if err != nil {
 		return "(a URL that does not parse)"
 	}
-	return redactURL(u)
-}
-
-// redactURL is redactedURL of a parsed URL; u is not modified.
-func redactURL(u *url.URL) string {
-	c := *u
-	c.User = nil
-	c.RawQuery = redactQuery(u.RawQuery)
-	return c.String()
-}
-
-// redactQuery is rawQuery with the values that may be secrets replaced by
-// "…" (redactedURL).
-func redactQuery(rawQuery string) string {
-	if rawQuery == "" {
-		return ""
-	}
-	parts := strings.FieldsFunc(rawQuery, func(c rune) bool { return c == '&' || c == ';' })
-	for i, kv := range parts {
-		k, v, hasValue := strings.Cut(kv, "=")
-		if name, err := url.QueryUnescape(k); err == nil && versionParam(name) || !hasValue || len(v) < minSecret {
-			continue
-		}
-		parts[i] = k + "=…"
-	}
-	return strings.Join(parts, "&")
+	return netredact.URL(u)
 }

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/routerhq/router/internal/netredact"
 )
 
 // maxRedirects is how many redirects an adapter's client follows, as
@@ -95,8 +97,8 @@ func guardRedirects(c *http.Client, baseURL string) *http.Client {
 		insecure := !otherHost && req.URL.Scheme == "http" && slices.ContainsFunc(via, func(r *http.Request) bool { return r.URL.Scheme == "https" })
 		otherPort := !otherHost && !insecure && !samePort(from.URL, req.URL)
 		if otherHost || insecure || otherPort || req.Method != last.Method {
-			e := &RedirectError{Location: redactURL(req.URL), BaseURL: suggestBaseURL(baseURL, from.URL, req.URL), OtherHost: otherHost,
-				From: redactURL(last.URL), Insecure: insecure, OtherPort: otherPort}
+			e := &RedirectError{Location: netredact.URL(req.URL), BaseURL: suggestBaseURL(baseURL, from.URL, req.URL), OtherHost: otherHost,
+				From: netredact.URL(last.URL), Insecure: insecure, OtherPort: otherPort}
 			if req.Response != nil {
 				e.Status = req.Response.StatusCode
 			}
@@ -106,7 +108,7 @@ func guardRedirects(c *http.Client, baseURL string) *http.Client {
 			return next(req, via)
 		}
 		if len(via) >= maxRedirects {
-			e := &RedirectError{Location: redactURL(req.URL), Loop: true}
+			e := &RedirectError{Location: netredact.URL(req.URL), Loop: true}
 			if req.Response != nil {
 				e.Status = req.Response.StatusCode
 			}
@@ -118,7 +120,7 @@ func guardRedirects(c *http.Client, baseURL string) *http.Client {
 }
 
 // queryNote is what a suggested base_url needs said when its query's values
-// are hidden (redactQuery): they are base_url's own, to be kept.
+// are hidden (netredact.Query): they are base_url's own, to be kept.
 func queryNote(suggested string) string {
 	if strings.Contains(suggested, "=…") {
 		return " (with base_url's query values where it shows …)"
@@ -151,7 +153,7 @@ func effectivePort(u *url.URL) string {
 // baseURL's went to from: to without the path the adapter appends to
 // baseURL, with baseURL's own query (Azure's ?api-version=…), which the
 // adapters send with every request (baseQueryTransport), its values but a
-// version's shown as "…" (redactQuery: a gateway's key may be one, and the
+// version's shown as "…" (netredact.Query: a gateway's key may be one, and the
 // suggestion is logged). "" when to does not end in that path.
 func suggestBaseURL(baseURL string, from, to *url.URL) string {
 	b, err := url.Parse(baseURL)
@@ -166,7 +168,7 @@ func suggestBaseURL(baseURL string, from, to *url.URL) string {
 	if !strings.HasSuffix(to.Path, suffix) {
 		return ""
 	}
-	s := url.URL{Scheme: to.Scheme, Host: to.Host, Path: to.Path[:len(to.Path)-len(suffix)], RawQuery: redactQuery(b.RawQuery)}
+	s := url.URL{Scheme: to.Scheme, Host: to.Host, Path: to.Path[:len(to.Path)-len(suffix)], RawQuery: netredact.Query(b.RawQuery)}
 	return s.String()
 }
 
@@ -231,10 +233,10 @@ func unfollowedRedirect(provider string, want answerType, resp *http.Response) *
 }
 
 // redactedLocation is a Location header's value without user information
-// or query values in it (redactURL).
+// or query values in it (netredact.URL).
 func redactedLocation(loc string) string {
 	if u, err := url.Parse(loc); err == nil {
-		return redactURL(u)
+		return netredact.URL(u)
 	}
 	return loc
 }

@@ -18,12 +18,16 @@ const cancelPauseKey = 7_424_301
 // pauseTx installs, in the test's schema, an AFTER UPDATE trigger on jobs that
 // makes the transaction whose update satisfies cond (a condition on NEW) wait
 // on the advisory lock key, which the returned connection holds. release
-// lets it go on (idempotent; also run at cleanup).
+// lets it go on (idempotent; also run at cleanup). The trigger waits with no
+// lock_timeout: the paused transaction may have set one for its own row
+// waits (CancelJob's transitionLockWait), and that limit must not end the
+// pause — a cancellation that gave up on it rolls back, and the win behind it
+// then rightly wins (a test poll slower than that limit once saw exactly that).
 func pauseTx(t *testing.T, b *bundle, name, cond string, key int) (release func()) {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := b.db.Pool.Exec(ctx, `
-		CREATE FUNCTION `+name+`() RETURNS trigger LANGUAGE plpgsql AS $$
+		CREATE FUNCTION `+name+`() RETURNS trigger LANGUAGE plpgsql SET lock_timeout = 0 AS $$
 		BEGIN
 			IF `+cond+` THEN
 				PERFORM pg_advisory_xact_lock_shared(`+strconv.Itoa(key)+`);

@@ -50,7 +50,7 @@ func TestClaimOrphansNeverAdoptsAJobWhoseAttemptIsBeingCreated(t *testing.T) {
 				t.Fatal(err)
 			}
 			if _, err := b.db.Pool.Exec(ctx, `
-				CREATE FUNCTION orphan_pause() RETURNS trigger LANGUAGE plpgsql AS $$
+				CREATE FUNCTION orphan_pause() RETURNS trigger LANGUAGE plpgsql SET lock_timeout = 0 AS $$
 				BEGIN
 					IF current_query() LIKE 'UPDATE jobs%SET lease_owner%' AND current_query() LIKE '%NOT EXISTS%' THEN
 						PERFORM pg_advisory_xact_lock_shared(`+strconv.Itoa(orphanPauseKey)+`);

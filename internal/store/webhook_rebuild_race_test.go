@@ -43,7 +43,7 @@ func rotateDuringRebuild(t *testing.T, rebuild func(b *bundle) error) {
 		t.Fatal(err)
 	}
 	if _, err := b.db.Pool.Exec(ctx, `CREATE TABLE pause_on (x int);
-		CREATE FUNCTION pause_rebuild() RETURNS trigger LANGUAGE plpgsql AS $$
+		CREATE FUNCTION pause_rebuild() RETURNS trigger LANGUAGE plpgsql SET lock_timeout = 0 AS $$
 		BEGIN
 			IF EXISTS (SELECT 1 FROM pause_on) THEN PERFORM pg_advisory_xact_lock_shared(4242); END IF;
 			RETURN NULL;

@@ -22,7 +22,7 @@ func pauseCreate(t *testing.T, b *bundle) (release func()) {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := b.db.Pool.Exec(ctx, `
-		CREATE FUNCTION create_pause() RETURNS trigger LANGUAGE plpgsql AS $$
+		CREATE FUNCTION create_pause() RETURNS trigger LANGUAGE plpgsql SET lock_timeout = 0 AS $$
 		BEGIN
 			IF NEW.role = 'hedge' THEN
 				PERFORM pg_advisory_xact_lock_shared(`+strconv.Itoa(createPauseKey)+`);

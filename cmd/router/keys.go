@@ -78,6 +78,13 @@ func keysCreate(ctx context.Context, args []string) error {
 			return usagef("--webhook-url: %v", err) // the command line is wrong: exit 2, as for any bad flag value
 		}
 	}
+	what := "the new key"
+	if *hook != "" {
+		what = "the new key with its webhook secret"
+	}
+	if err := shownOnceToNull(what); err != nil {
+		return err
+	}
 	return withStore(ctx, *cfgPath, func(cfg *config.Config, st *store.Store) error {
 		if err := configuredWebhook(cfg, *owner, *hook); err != nil {
 			return err
@@ -272,29 +279,78 @@ func keysRevoke(ctx context.Context, args []string) error {
 			}
 			return keyChangeErr(ctx, err)
 		}
+		var out report
 		if r.Already { // what was asked holds: exit 0, but say nothing was done
-			fmt.Printf("key %d was already revoked (at %s); nothing changed\n", id, r.RevokedAt.UTC().Format(time.RFC3339))
+			at := r.RevokedAt.UTC().Format(time.RFC3339)
+			if out.printf("key %d was already revoked (at %s); nothing changed\n", id, at); out.err != nil {
+				return fmt.Errorf("key %d was already revoked (at %s), so nothing changed, but that could not be written to stdout (%w); give the command a stdout that can be written", id, at, out.err)
+			}
 			return nil
 		}
 		if hooked {
 			warnWebhookChange(ctx, st, owner, before, r, cfg.Webhooks.RetryFor.D())
 		}
 		ttl := cfg.Auth.CacheTTL.D()
+		revoked := fmt.Sprintf("key %d was revoked: every replica refuses it within %s of the revocation at most", id, ttl)
 		if *noWait || ttl <= 0 {
-			fmt.Printf("revoked key %d; every replica refuses it as soon as it hears of the revocation, within %s at most\n", id, ttl)
-			return nil
+			out.printf("revoked key %d; every replica refuses it as soon as it hears of the revocation, within %s at most\n", id, ttl)
+			return out.done(revoked)
 		}
 		// A replica that missed the revocation's notification accepts the
 		// key from its cache until auth.cache_ttl has passed (SPEC §16: a
-		// revoked key is refused from the next request on).
-		fmt.Printf("revoked key %d; waiting auth.cache_ttl (%s, from %s) for every replica to refuse it (--no-wait skips this)\n", id, ttl, *cfgPath)
+		// revoked key is refused from the next request on). The wait is
+		// kept when its report could not be printed: the command returns
+		// once every replica refuses the key, whatever it could say.
+		out.printf("revoked key %d; waiting auth.cache_ttl (%s, from %s) for every replica to refuse it (--no-wait skips this)\n", id, ttl, *cfgPath)
 		if err := revokeWait(ctx, ttl); err != nil {
-			fmt.Printf("stopped before auth.cache_ttl passed: key %d is revoked, and every replica refuses it within %s of the revocation at most\n", id, ttl)
-			return nil
+			out.printf("stopped before auth.cache_ttl passed: key %d is revoked, and every replica refuses it within %s of the revocation at most\n", id, ttl)
+			return out.done(revoked)
 		}
-		fmt.Printf("every replica refuses key %d now (a replica whose auth.cache_ttl is longer than this configuration's %s: once its own has passed)\n", id, ttl)
-		return nil
+		out.printf("every replica refuses key %d now (a replica whose auth.cache_ttl is longer than this configuration's %s: once its own has passed)\n", id, ttl)
+		return out.done(fmt.Sprintf("key %d was revoked, and every replica refuses it now", id))
 	})
+}
+
+// report is the result a key command prints on stdout after it changed the
+// database: the first write that fails is kept (the later ones are not
+// tried), so that the command says the change was made although its output
+// is lost, instead of exiting 0 with nothing shown.
+type report struct{ err error }
+
+func (r *report) printf(format string, a ...any) {
+	if r.err == nil {
+		_, r.err = fmt.Printf(format, a...)
+	}
+}
+
+// done is the command's error once its report is printed: nil, or that
+// change (what was done, said whole) stands but could not be reported. The
+// write's error is wrapped: a stdout whose reader is gone (EPIPE) still
+// ends the command quietly with 141, as a Unix tool's (brokenStdout).
+func (r *report) done(change string) error {
+	if r.err == nil {
+		return nil
+	}
+	return fmt.Errorf("the change was made (%s), but its report could not be written to stdout (%w); "+
+		"`router keys list` shows the keys as they are now; give the command a stdout that can be written next time", change, r.err)
+}
+
+// shownOnceToNull refuses, before anything is stored, a command that prints
+// a secret once (what: "the new key") when stdout is the null device
+// (`router keys create --owner acme >/dev/null`): the secret would be valid
+// and seen by nobody. Stdout that cannot be examined is let through; a
+// write that fails is caught as the secret is printed.
+func shownOnceToNull(what string) error {
+	out, err := os.Stdout.Stat()
+	if err != nil {
+		return nil
+	}
+	null, err := os.Stat(os.DevNull)
+	if err != nil || !os.SameFile(out, null) {
+		return nil
+	}
+	return usagef("stdout is %s, but %s is shown only once, on stdout: nobody would ever see it, so nothing was done; "+
+		"run the command again with stdout on a terminal, or redirected to a file kept private (`> secret.txt`)", os.DevNull, what)
 }
 
 // revokeWait waits d, or until ctx ends (its error then): `keys revoke`

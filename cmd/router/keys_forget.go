@@ -46,10 +46,13 @@ func keysForgetRemovedWebhook(ctx context.Context, args []string) error {
 		case err != nil:
 			return keyChangeErr(ctx, err)
 		}
+		var out report
+		change := fmt.Sprintf("owner %s's removed configured webhook was forgotten; the owner has no webhook now", *owner)
 		if f.URL != "" {
-			fmt.Printf("owner %s: removed configured webhook forgotten; its events now go to %s (key %d's webhook)\n", *owner, f.URL, f.KeyID)
+			change = fmt.Sprintf("owner %s's removed configured webhook was forgotten; its events now go to %s (key %d's webhook)", *owner, f.URL, f.KeyID)
+			out.printf("owner %s: removed configured webhook forgotten; its events now go to %s (key %d's webhook)\n", *owner, f.URL, f.KeyID)
 		} else {
-			fmt.Printf("owner %s: removed configured webhook forgotten; the owner has no webhook now\n", *owner)
+			out.printf("owner %s: removed configured webhook forgotten; the owner has no webhook now\n", *owner)
 		}
 		fmt.Fprintf(os.Stderr, "The configured webhook was removed by a replica's start at %s; its place would have been kept until %s. "+
 			"A router replica whose configuration sets owner %s's api_keys[].webhook takes the owner back when it starts: "+
@@ -58,6 +61,6 @@ func keysForgetRemovedWebhook(ctx context.Context, args []string) error {
 			fmt.Fprintf(os.Stderr, "The events of its jobs that end from now on are not recorded; those already waiting are retried until they are webhooks.retry_for old, "+
 				"then abandoned; give it a webhook with `router keys create --owner %s --webhook-url URL`.\n", *owner)
 		}
-		return nil
+		return out.done(change)
 	})
 }

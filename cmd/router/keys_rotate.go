@@ -55,6 +55,9 @@ func keysRotateWebhookSecret(ctx context.Context, args []string) error {
 		return usagef("--overlap %s: the replaced secret must keep signing for at least 1m, long enough for the receiver to switch to the new secret; "+
 			"give minutes or hours, for example --overlap 24h%s", &overlap, hint)
 	}
+	if err := shownOnceToNull("the new webhook secret"); err != nil {
+		return err
+	}
 	return withStore(ctx, *cfgPath, func(cfg *config.Config, st *store.Store) error {
 		if err := configuredWebhookRotation(cfg, *owner); err != nil {
 			return err

@@ -23,7 +23,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"serve", "router serve [--config router.yaml]", "run the router's HTTP API", runServe, false},
+		{"serve", "router serve [--config router.yaml] [--debug-listen 127.0.0.1:6060]", "run the router's HTTP API", runServe, false},
 		{"migrate", "router migrate [--config router.yaml]", "apply the embedded database migrations", runMigrate, false},
 		{"keys", "router keys create|list|revoke|rotate-webhook-secret|forget-removed-webhook ...", "create, list and revoke API keys; rotate an owner's webhook signing secret; forget a removed configured webhook", runKeys, false},
 		{"jobs", "router jobs get ID | list [--state S] [--owner O] [--limit N] [--json]", "print a job with its attempts, or list the jobs of every owner that have not ended", runJobs, false},
@@ -172,4 +172,17 @@ func usage(w io.Writer) {
 		}
 	}
 	fmt.Fprintln(w, "\nRun `router COMMAND --help` (or `router help COMMAND`) for a command's flags.")
+	fmt.Fprint(w, exitStatuses)
 }
+
+// exitStatuses is the end of `router help`: what a script can tell from a
+// command's exit status (docs/operations.md, "The command line").
+const exitStatuses = `
+Exit statuses:
+  0    success, or help was shown (router serve: also when SIGTERM, Ctrl-C or SIGHUP stopped it)
+  1    the command failed while running; the message says what to do
+  2    the command line is wrong (an unknown flag, a missing --owner); nothing was done
+  129  SIGHUP, 130 Ctrl-C (SIGINT), 143 SIGTERM (128 + the signal): a signal interrupted
+       router conformance run, or ended the command of router localdb
+  141  the reader of stdout went away (router jobs list | head -1): stopped quietly, 128 + SIGPIPE
+`

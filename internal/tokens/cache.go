@@ -44,21 +44,24 @@ var counts = struct {
 }{seed: maphash.MakeSeed(), m: make(map[countKey]int)}
 
 // scope says whose cache a count goes through: cached false counts every
-// text anew (a count asked for without an owner).
+// text anew (a count asked for without an owner). owner is the owner's
+// seeded hash, computed once for the scope rather than for each text a
+// count of many messages looks up.
 type scope struct {
-	owner  string
+	owner  uint64
 	cached bool
 }
 
 // ownedBy is the cache scope of owner's texts.
-func ownedBy(owner string) scope { return scope{owner: owner, cached: true} }
+func ownedBy(owner string) scope {
+	return scope{owner: maphash.String(counts.seed, owner), cached: true}
+}
 
 // cacheable says whether text's count is remembered.
 func cacheable(text string) bool { return len(text) >= cacheMinBytes && len(text) <= cacheMaxBytes }
 
 func (s scope) key(encoding, text string) countKey {
-	return countKey{encoding: encoding, owner: maphash.String(counts.seed, s.owner),
-		hash: maphash.String(counts.seed, text), length: len(text)}
+	return countKey{encoding: encoding, owner: s.owner, hash: maphash.String(counts.seed, text), length: len(text)}
 }
 
 // count counts text's tokens, through s's cache for texts of a useful size.

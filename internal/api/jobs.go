@@ -541,9 +541,13 @@ func (s *Server) jobError(w http.ResponseWriter, r *http.Request, what string, e
 	if store.Unavailable(err) {
 		// An outage, as the API key's check reports one: the same 503, which
 		// clients retry, not a 500 that reads as the router's bug.
+		soon := "retry the request shortly"
+		if r.Header.Get("Idempotency-Key") != "" {
+			soon = "retry shortly with the same Idempotency-Key: nothing is duplicated"
+		}
 		w.Header().Set("Retry-After", "1")
 		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "unavailable", Title: "Database unavailable",
-			Detail: "the router could not reach its database to " + what + "; " + again + " shortly", JobID: jobID})
+			Detail: "the router could not reach its database to " + what + "; " + soon, JobID: jobID})
 		return
 	}
 	writeProblem(w, r, problem{Status: http.StatusInternalServerError, Type: "internal", Title: "Internal error",
@@ -617,12 +621,14 @@ func compact(raw json.RawMessage) json.RawMessage {
 
 // unknownRoute says why a job's route is refused: the caller's own choice, or
 // the prompt's default, which the router refuses at startup when it is not
-// configured (so only a configuration built in code gets here).
+// configured (so only a configuration built in code gets here). The caller's
+// route is quoted clipped (rfcproblem.Clip): it is as long as they made it.
 func unknownRoute(asked, promptName, route string, routes map[string]bool) string {
 	names := slices.Sorted(maps.Keys(routes))
 	if asked == "" {
 		return fmt.Sprintf("prompt %q runs on route %q, which is not configured (configured: %s); this is the router's configuration, not the request: "+
 			"ask its operator, or name one of the configured routes in \"route\"", promptName, route, strings.Join(names, ", "))
 	}
-	return fmt.Sprintf("route %q is not configured; name one of the configured routes (%s) or omit \"route\" for the prompt's default", route, strings.Join(names, ", "))
+	return fmt.Sprintf("route %q is not configured; name one of the configured routes (%s) or omit \"route\" for the prompt's default",
+		rfcproblem.Clip(route), strings.Join(names, ", "))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -40,8 +41,14 @@ func describeJSONError(err error, fields string) (detail, param string) {
 		return fmt.Sprintf("field %q must be %s, not %s", typ.Field, goTypeInJSON(typ.Type), got), typ.Field
 	}
 	msg := strings.TrimPrefix(err.Error(), "json: ")
-	if name, ok := strings.CutPrefix(msg, "unknown field "); ok {
-		return fmt.Sprintf("unknown field %s: this endpoint takes %s; correct the field's name or leave it out", name, fields), strings.Trim(name, `"`)
+	if quoted, ok := strings.CutPrefix(msg, "unknown field "); ok {
+		// The name is the caller's, as long as they made it: quoted
+		// clipped, as checkMembers quotes one (quoteName).
+		name, err := strconv.Unquote(quoted)
+		if err != nil {
+			name = strings.Trim(quoted, `"`)
+		}
+		return fmt.Sprintf("unknown field %s: this endpoint takes %s; correct the field's name or leave it out", quoteName(name), fields), cutName(name, 100)
 	}
 	return msg, ""
 }

@@ -13,6 +13,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/routerhq/router/internal/contract"
+	rfcproblem "github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/providers"
 )
 
@@ -268,7 +269,7 @@ func (r *Request) Normalize() (*Input, error) {
 					"tool messages follow, right after it, the assistant message whose tool_calls hold a call with their id", cut(m.ToolCallID, 60))
 			}
 		default:
-			return bad(fmt.Sprintf("messages[%d].role", i), "role %q is not supported (use system, developer, user, assistant or tool)", m.Role)
+			return bad(fmt.Sprintf("messages[%d].role", i), "role %q is not supported (use system, developer, user, assistant or tool)", rfcproblem.Clip(m.Role))
 		}
 		// tool_call_id and tool_calls belong to tool and assistant messages:
 		// OpenAI refuses them on any other role, and the Anthropic adapter
@@ -351,7 +352,7 @@ func (r *Request) Normalize() (*Input, error) {
 					"(OpenAI refuses any other name): rename it, for example %q", cut(rf.JSONSchema.Name, 64), schemaNameFrom(rf.JSONSchema.Name))
 			}
 		default:
-			return bad("response_format.type", "response_format.type %q is not text, json_object or json_schema", rf.Type)
+			return bad("response_format.type", "response_format.type %q is not text, json_object or json_schema", rfcproblem.Clip(rf.Type))
 		}
 	}
 	if _, err := in.Validator(); err != nil {
@@ -378,7 +379,7 @@ func toolChoice(raw json.RawMessage) (string, error) {
 		case "none", "auto", "required":
 			return s, nil
 		}
-		return "", fmt.Errorf("tool_choice %q is not none, auto, required or an object naming a tool", s)
+		return "", fmt.Errorf("tool_choice %q is not none, auto, required or an object naming a tool", rfcproblem.Clip(s))
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
@@ -473,7 +474,7 @@ func contentText(raw json.RawMessage) (string, error) {
 	var b strings.Builder
 	for i, p := range parts {
 		if p.Type != "text" {
-			return "", fmt.Errorf("content part type %q is not supported; only text parts are", p.Type)
+			return "", fmt.Errorf("content part type %q is not supported; only text parts are", rfcproblem.Clip(p.Type))
 		}
 		if i > 0 {
 			b.WriteByte('\n')
@@ -541,17 +542,17 @@ func logitBias(raw json.RawMessage) (map[string]int, error) {
 	for _, k := range keys {
 		id, err := strconv.ParseUint(k, 10, 32)
 		if err != nil {
-			return nil, fmt.Errorf("logit_bias key %q is not a token id: keys are the tokenizer's token ids written as decimal strings, such as \"50256\"", k)
+			return nil, fmt.Errorf("logit_bias key %q is not a token id: keys are the tokenizer's token ids written as decimal strings, such as \"50256\"", rfcproblem.Clip(k))
 		}
 		v := m[k]
 		if v != math.Trunc(v) || v < -maxLogitBias || v > maxLogitBias {
-			return nil, fmt.Errorf("logit_bias[%q] is %v: a bias must be a whole number from -%d to %d", k, v, maxLogitBias, maxLogitBias)
+			return nil, fmt.Errorf("logit_bias[%q] is %v: a bias must be a whole number from -%d to %d", rfcproblem.Clip(k), v, maxLogitBias, maxLogitBias)
 		}
 		// One spelling per token ("7", not "007"), so that one intent has
 		// one fingerprint and the provider gets each token once.
 		canon := strconv.FormatUint(id, 10)
 		if _, dup := bias[canon]; dup {
-			return nil, fmt.Errorf("logit_bias names token %s twice (as %q and another spelling); give each token once, without leading zeros", canon, k)
+			return nil, fmt.Errorf("logit_bias names token %s twice (as %q and another spelling); give each token once, without leading zeros", canon, rfcproblem.Clip(k))
 		}
 		bias[canon] = int(v)
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	rfcproblem "github.com/routerhq/router/internal/problem"
 )
 
 // Schema is a compiled JSON Schema. It is immutable and safe for concurrent use.
@@ -272,6 +274,9 @@ func flatten(ve *jsonschema.ValidationError, out *schemaViolations, bounds *boun
 		msg := strings.TrimSuffix(strings.TrimPrefix(ve.Message, "additionalProperties "), " not allowed")
 		if names, ok := parseQuotedList(msg); ok {
 			for _, n := range names {
+				// n is the document's: an input's (a caller's), as long as
+				// they made it, quoted in the path and the message.
+				n = rfcproblem.Clip(n)
 				out.add(Violation{Rule: "schema.additionalProperties", Path: joinPath(path, n), Message: fmt.Sprintf("property %q is not allowed by the schema", n)})
 			}
 			return

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	rfcproblem "github.com/routerhq/router/internal/problem"
 )
 
 // Set is the prompts loaded from one directory, one version per name.
@@ -129,14 +131,15 @@ func fileExists(path string) bool {
 
 // Get returns the prompt called name. version "" means the loaded version; any
 // other version must equal it. Errors wrap ErrUnknownPrompt or ErrUnknownVersion
-// and say what is loaded.
+// and say what is loaded; they quote the name or version asked for clipped
+// (problem.Clip): it is a caller's, up to a request body's size.
 func (s *Set) Get(name, version string) (*Prompt, error) {
 	p, ok := s.byName[name]
 	if !ok {
-		return nil, fmt.Errorf("%w %q; loaded: %s", ErrUnknownPrompt, name, s.list())
+		return nil, fmt.Errorf("%w %q; loaded: %s", ErrUnknownPrompt, rfcproblem.Clip(name), s.list())
 	}
 	if version != "" && version != p.Version {
-		return nil, fmt.Errorf("%w: prompt %q is loaded at version %q, not %q", ErrUnknownVersion, name, p.Version, version)
+		return nil, fmt.Errorf("%w: prompt %q is loaded at version %q, not %q", ErrUnknownVersion, name, p.Version, rfcproblem.Clip(version))
 	}
 	return p, nil
 }

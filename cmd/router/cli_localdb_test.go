@@ -57,7 +57,7 @@ func TestLocalDBRefusesADirectoryItWouldDestroy(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(running, "PG_VERSION"), []byte("16\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(running, "postmaster.pid"), fmt.Appendf(nil, "%d\n%s\n0\n5432\n", standInPostmaster(t), running), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(running, "postmaster.pid"), fmt.Appendf(nil, "%d\n%s\n0\n5432\n", standInPostmaster(t, running), running), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cwd := filepath.Join(base, "cwd")

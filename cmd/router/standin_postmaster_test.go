@@ -8,10 +8,11 @@ import (
 )
 
 // standInPostmaster starts a process whose command is postgres (sleep, by a
-// link of that name), stopped when t ends, and returns its pid: what a
-// postmaster.pid of a running server names. localdb checks the process is a
-// postgres, so this test process cannot stand in for one.
-func standInPostmaster(t *testing.T) int {
+// link of that name), working in dataDir as a postmaster does, stopped when t
+// ends, and returns its pid: what a postmaster.pid of a running server of
+// dataDir names. localdb checks the process is a postgres of that data
+// directory, so this test process cannot stand in for one.
+func standInPostmaster(t *testing.T, dataDir string) int {
 	t.Helper()
 	sleep, err := exec.LookPath("sleep")
 	if err != nil {
@@ -22,6 +23,7 @@ func standInPostmaster(t *testing.T) int {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(link, "1000")
+	cmd.Dir = dataDir
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

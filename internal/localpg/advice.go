@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -50,7 +51,7 @@ func bindFailed(logged string) bool {
 }
 
 var (
-	otherVersion = regexp.MustCompile(`initialized by PostgreSQL version (\d+), which is not compatible with this version (\d+)`)
+	otherVersion = regexp.MustCompile(`initialized by PostgreSQL version (\d+(?:\.\d+)?), which is not compatible with this version (\d+(?:\.\d+)?)`)
 	otherServer  = regexp.MustCompile(`Is another postmaster \(PID (\d+)\) running`)
 )
 
@@ -77,11 +78,18 @@ func withAdvice(err error, dataDir string, existing bool, tries int) error {
 			err, pid, dataDir, pid)
 	}
 	if m := otherVersion.FindStringSubmatch(logged); m != nil {
-		made, have := m[1], m[2]
+		made, have := majorVersion(m[1]), majorVersion(m[2])
+		convert := fmt.Sprintf("or upgrade it to %s with pg_upgrade", have)
+		if !olderVersion(made, have) {
+			// pg_upgrade only upgrades: a cluster of a newer PostgreSQL
+			// (made on another machine, or before a downgrade) is read
+			// only by that version, whose pg_dump can move its data.
+			convert = fmt.Sprintf("or dump it with PostgreSQL %s's pg_dump and restore the dump into a new cluster", made)
+		}
 		return fmt.Errorf("%w\nthe PostgreSQL cluster in %s was made by PostgreSQL %s, and this machine has PostgreSQL %s: "+
-			"install PostgreSQL %s (apt-get install postgresql-%s) to use it as it is, or upgrade it to %s with pg_upgrade; "+
+			"install PostgreSQL %s (apt-get install postgresql-%s; from apt.postgresql.org if your distribution lacks it) to use it as it is, %s; "+
 			"or, if it holds nothing you need, delete it (rm -rf %s) and start again: a new one is created",
-			err, dataDir, made, have, made, made, have, dataDir)
+			err, dataDir, made, have, made, made, convert, dataDir)
 	}
 	if existing {
 		// A cluster this package did not just make: perhaps one left
@@ -92,4 +100,28 @@ func withAdvice(err error, dataDir string, existing bool, tries int) error {
 			"a new one is created", err, dataDir, dataDir)
 	}
 	return err
+}
+
+// majorVersion is the major version of a PostgreSQL version: its first
+// number from 10 on (15.18: 15), its first two before (9.6.24: 9.6).
+func majorVersion(v string) string {
+	parts := strings.Split(v, ".")
+	if n, err := strconv.Atoi(parts[0]); err == nil && n < 10 && len(parts) > 1 {
+		return parts[0] + "." + parts[1]
+	}
+	return parts[0]
+}
+
+// olderVersion reports whether the major version a is older than b (9.6
+// than 15).
+func olderVersion(a, b string) bool {
+	num := func(v string) (int, int) {
+		major, minor, _ := strings.Cut(v, ".")
+		x, _ := strconv.Atoi(major)
+		y, _ := strconv.Atoi(minor)
+		return x, y
+	}
+	ax, ay := num(a)
+	bx, by := num(b)
+	return ax < bx || ax == bx && ay < by
 }

@@ -67,3 +67,12 @@ func ClaimDataDir(dataDir string, cred *syscall.Credential) error {
 
 // MaxServerLogBytes is the size past which a start rotates the server log.
 const MaxServerLogBytes = maxServerLogBytes
+
+// NextStart is closed once the watch of c has started its server again (it
+// had exited, or, attached, its starter stopped it); take it before what
+// stops the server.
+func NextStart(c *Cluster) <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.restarted
+}

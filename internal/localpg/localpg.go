@@ -59,12 +59,15 @@ type Cluster struct {
 	logPath string
 	log     *slog.Logger
 
-	// An attached cluster's watch of the server it uses (takeover.go).
-	mu        sync.Mutex // guards cmd, set by the watch when it takes over
-	pid       int        // the attached server's postmaster
+	// The watch that keeps the server running (takeover.go).
+	mu        sync.Mutex // guards cmd, done, since and restarted, set by the watch when it starts the server
+	pid       int        // the server's postmaster, an attached one's or ours
+	since     time.Time  // when this process last started the server
+	logStart  int64      // where in the server log its last start by this process began
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
-	tookOver  chan struct{}
+	tookOver  chan struct{} // closed when an attached cluster first starts its server again
+	restarted chan struct{} // closed (and replaced) each time the watch starts the server again
 }
 
 const dbName = "router"
@@ -223,6 +226,7 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 		return nil, err
 	}
 	log.Info("PostgreSQL ready", "url", c.URL, "dir", dataDir)
+	c.startWatch() // ours: started again should it die before Stop
 	started = true
 	return c, nil
 }
@@ -303,20 +307,13 @@ func attach(ctx context.Context, dataDir string) (*Cluster, bool) {
 }
 
 // RunningServer reports the pid of the live PostgreSQL server whose
-// postmaster.pid is in dataDir. A file naming a process that is gone, or one
-// that is not a PostgreSQL server — its pid reused since the server died
-// without removing the file (a crash, a reboot) — is stale: no server.
+// postmaster.pid is in dataDir. A file naming a process that is gone, one
+// that is not a PostgreSQL server, or another cluster's server (working in
+// another data directory) — its pid reused since the server died without
+// removing the file (a crash, a reboot) — is stale: no server. It is the
+// check Start makes (postmasterOf).
 func RunningServer(dataDir string) (pid int, ok bool) {
-	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
-	if err != nil {
-		return 0, false
-	}
-	first, _, _ := strings.Cut(string(b), "\n")
-	pid, err = strconv.Atoi(strings.TrimSpace(first))
-	if err != nil || !livePostmaster(pid, "") {
-		return 0, false
-	}
-	return pid, true
+	return postmasterOf(dataDir)
 }
 
 // livePostmaster reports whether pid is a live PostgreSQL server: a process
@@ -359,6 +356,9 @@ func livePostmaster(pid int, dataDir string) bool {
 // their symbolic links are resolved.
 func sameDir(a, b string) bool {
 	resolve := func(p string) string {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs // a relative one is this process's, not the server's: --dir .local/pg-test
+		}
 		if r, err := filepath.EvalSymlinks(p); err == nil {
 			return r
 		}
@@ -390,10 +390,12 @@ func (c *Cluster) launch(ctx context.Context) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start postgres: %w", err)
 	}
+	done := make(chan struct{})
 	c.mu.Lock()
-	c.cmd, c.done, c.waitErr = cmd, make(chan struct{}), nil
+	c.cmd, c.done, c.waitErr = cmd, done, nil
+	c.pid, c.since, c.logStart = cmd.Process.Pid, time.Now(), logStart
 	c.mu.Unlock()
-	go func() { c.waitErr = cmd.Wait(); close(c.done) }()
+	go func() { c.waitErr = cmd.Wait(); close(done) }()
 	if err := c.waitReady(ctx, c.bin, c.cred, c.port); err != nil {
 		c.halt()
 		logged := logSince(c.logPath, logStart)
@@ -429,8 +431,16 @@ func (c *Cluster) halt() {
 // on start) and starts it again on the same port and data directory, returning
 // once it accepts connections. It is for fault-injection tests.
 func (c *Cluster) Restart(ctx context.Context) error {
-	if c == nil || c.cmd == nil || c.cmd.Process == nil {
+	if c == nil {
 		return errors.New("localpg: restart of a cluster that was never started")
+	}
+	// The watch would take this stop for a crash and start the server too.
+	if c.stopWatch != nil {
+		c.endWatch()
+		defer c.startWatch()
+	}
+	if !c.Started() {
+		return errors.New("localpg: restart of a cluster whose server this process does not run")
 	}
 	_ = c.cmd.Process.Signal(syscall.SIGQUIT)
 	select {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -34,6 +36,9 @@ func lockDataDir(ctx context.Context, dataDir string, wait bool) (*dirLock, erro
 	path := dataDir + ".lock"
 	for {
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, lockRefused(dataDir, path, err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("lock the data directory %s: %w", dataDir, err)
 		}
@@ -84,4 +89,35 @@ func (l *dirLock) unlock() {
 	}
 	_ = os.Remove(l.path)
 	l.f.Close()
+}
+
+// lockRefused is the error of a start that may not create (or open) the
+// lock file of dataDir at path (err: EACCES, EPERM): the directory holding
+// it, or a lock file left there, is another user's — typically a project's
+// .local made by a start as root (`sudo make run`), after which the user's
+// own `make run` failed saying only "permission denied". It says whose it
+// is, and what to do.
+func lockRefused(dataDir, path string, err error) error {
+	blocker := filepath.Dir(path)
+	if _, serr := os.Lstat(path); serr == nil {
+		blocker = path // a lock file left by a start as another user
+	}
+	fi, serr := os.Stat(blocker)
+	if serr != nil {
+		return fmt.Errorf("lock the data directory %s: %w (and %s cannot be examined: %v): "+
+			"give a data directory in a directory of yours", dataDir, err, blocker, serr)
+	}
+	uid := fi.Sys().(*syscall.Stat_t).Uid
+	owner, me := userName(uid), uint32(os.Geteuid())
+	if uid == me {
+		return fmt.Errorf("lock the data directory %s: %w (%s is yours but not writable: make it writable, chmod u+w %s)",
+			dataDir, err, blocker, blocker)
+	}
+	since, runAs := "a start as "+owner, "as "+owner
+	if uid == 0 {
+		since, runAs = "a start as root (sudo make run, say)", "as root (with sudo)"
+	}
+	return fmt.Errorf("lock the data directory %s: %w: %s belongs to %s (uid %d), not you (uid %d), probably since %s: "+
+		"run this command %s, or, if %s is yours (your project's), take it back (sudo chown -R $(id -u):$(id -g) %s) and start again",
+		dataDir, err, blocker, owner, uid, me, since, runAs, filepath.Dir(path), filepath.Dir(path))
 }

@@ -7,31 +7,55 @@ import (
 )
 
 // watchInterval is how often an attached cluster looks whether the server
-// it uses still runs.
+// it uses still runs, and how long a watch waits before it starts a server
+// that has just stopped again.
 const watchInterval = 250 * time.Millisecond
 
-// takeOverRetryMax bounds the wait between failed takeovers.
+// takeOverRetryMax bounds the wait between failed takeovers, and between
+// starts of a server that keeps dying soon after it starts.
 const takeOverRetryMax = 30 * time.Second
 
-// startWatch makes an attached cluster keep its server: the process that
-// started the server stops it when it stops (or dies: Pdeathsig), though
-// others use it (`make run` attached to the server of a CLI command that
-// then ends). When the server is gone, the watch starts it again on the same
-// data directory and port, so the URL this process was given (its pool's)
-// works again, and this process owns it from then on: its Stop stops it.
-// Attached processes that find it restarted by another use that one. So the
-// server runs while any process uses it, and the last one's Stop stops it.
+// stableRun is how long a server this process started must have run for its
+// exit to be taken for a crash of a working server (started again at once),
+// rather than one more of a server that dies as it starts (started again
+// after a growing wait, as a failed start is).
+const stableRun = time.Minute
+
+// startWatch makes a cluster keep its server running while this process
+// uses it, until Stop.
+//
+// The server this process started (its own, or one it took over) is its
+// child: when it exits without Stop having asked (killed, crashed), the
+// watch logs an error naming the server log, with what this run of the
+// server last logged, and starts it again on the same data directory and
+// port, so that the URL this process was given (its pool's) works again.
+//
+// An attached cluster's server is another process's: the process that
+// started it stops it when it stops (or dies: Pdeathsig), though others use
+// it (`make run` attached to the server of a CLI command that then ends).
+// The watch looks every watchInterval whether it still runs; when it is
+// gone, it starts it again the same way, and this process owns it from then
+// on: its Stop stops it. Attached processes that find it restarted by
+// another use that one. So the server runs while any process uses it, and
+// the last one's Stop stops it.
+//
+// A start that fails is tried again after a wait that doubles up to
+// takeOverRetryMax, with an error logged each time.
 func (c *Cluster) startWatch() {
 	ctx, cancel := context.WithCancel(context.Background())
-	c.stopWatch, c.watchDone, c.tookOver = cancel, make(chan struct{}), make(chan struct{})
+	c.mu.Lock()
+	c.stopWatch, c.watchDone = cancel, make(chan struct{})
+	c.tookOver, c.restarted = make(chan struct{}), make(chan struct{})
+	c.mu.Unlock()
 	go func() {
 		defer close(c.watchDone)
 		c.watch(ctx)
 	}()
 }
 
-// endWatch stops the watch, if any, and waits for it: a takeover under way
-// is finished or undone first, so that Stop sees whether it owns a server.
+// endWatch stops the watch, if any, and waits for it: a start under way is
+// finished or undone first, so that Stop sees whether it owns a server, and
+// no start follows Stop.
 func (c *Cluster) endWatch() {
 	if c.stopWatch == nil {
 		return
@@ -41,32 +65,89 @@ func (c *Cluster) endWatch() {
 }
 
 func (c *Cluster) watch(ctx context.Context) {
-	wait := watchInterval
+	wait := watchInterval // before the next look (attached) or start (after an exit)
+	attached := true      // the server is another process's: never started by this one
 	for {
+		if done, since := c.own(); done != nil {
+			attached = false
+			select {
+			case <-ctx.Done():
+				return
+			case <-done:
+			}
+			c.exited()
+			if time.Since(since) < stableRun {
+				wait = backoff(wait)
+			} else {
+				wait = watchInterval
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(wait):
 		}
 		if livePostmaster(c.pid, c.DataDir) {
-			wait = watchInterval
+			wait = watchInterval // still running, or another process started it again
 			continue
 		}
 		owned, err := c.takeOver(ctx)
 		switch {
-		case owned:
+		case owned && attached:
 			c.log.Warn("the process that started the embedded PostgreSQL stopped it; this process uses it, so started it again on the same port",
 				"url", c.URL, "dir", c.DataDir)
 			close(c.tookOver)
-			return
+			attached = false
+			c.startedAgain()
+		case owned:
+			c.log.Warn("started the embedded PostgreSQL again on the same port", "url", c.URL, "dir", c.DataDir, "log", c.logPath)
+			c.startedAgain()
 		case err != nil && ctx.Err() == nil:
-			wait = min(2*max(wait, time.Second), takeOverRetryMax)
+			wait = backoff(wait)
 			c.log.Error("the embedded PostgreSQL this process uses has stopped and cannot be started again; retrying",
-				"url", c.URL, "dir", c.DataDir, "retry_in", wait, "err", err)
+				"url", c.URL, "dir", c.DataDir, "retry_in", wait, "log", c.logPath, "err", err)
 		default:
 			wait = watchInterval
 		}
 	}
+}
+
+// backoff is the wait after wait before the next try of a failed start.
+func backoff(wait time.Duration) time.Duration {
+	return min(2*max(wait, time.Second), takeOverRetryMax)
+}
+
+// own is, when this process runs the server, the channel closed when the
+// server exits and when this process started it; nil when it runs none.
+func (c *Cluster) own() (done <-chan struct{}, since time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cmd == nil {
+		return nil, time.Time{}
+	}
+	return c.done, c.since
+}
+
+// exited reports the unexpected exit of this process's server, with what it
+// last logged, and forgets it: Started is false, and Stop has nothing to
+// stop, until the watch starts it again.
+func (c *Cluster) exited() {
+	c.mu.Lock()
+	c.cmd = nil
+	c.mu.Unlock()
+	c.log.Error("the embedded PostgreSQL server exited unexpectedly (killed, or it crashed); starting it again on the same port: "+
+		"see its log for why",
+		"log", c.logPath, "url", c.URL, "dir", c.DataDir, "exit", c.waitErr,
+		"last_logged", lastLines([]byte(logSince(c.logPath, c.logStart)), 20))
+}
+
+// startedAgain tells who waits on restarted (tests) that the watch started
+// the server again.
+func (c *Cluster) startedAgain() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	close(c.restarted)
+	c.restarted = make(chan struct{})
 }
 
 // takeOver, the server this cluster used being gone, starts it again on

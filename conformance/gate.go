@@ -93,7 +93,7 @@ type flight struct {
 	res  cached
 }
 
-var _ race.Gate = (*Gate)(nil)
+var _ race.BatchGate = (*Gate)(nil)
 
 // GateOption adjusts a Gate.
 type GateOption func(*Gate)
@@ -176,6 +176,81 @@ func (g *Gate) AllowModel(ctx context.Context, provider, model string, p *prompt
 		model = g.runModel(provider, p)
 	}
 	st, age, err := g.standing(ctx, provider, model, p.Name, p.Version)
+	return g.verdict(provider, model, p, st, age, err)
+}
+
+// AllowModels implements race.BatchGate: it answers each ask as AllowModel
+// would, but starts every read the asks need (a standing neither cached nor
+// in flight) before it waits for any, so a plan waits for its slowest read —
+// each bounded by readTimeout, which bounds the whole wait — not for one
+// read after another: under the default gate an ungated primary's first
+// attempt is not held back by its fallbacks' reads one readTimeout each
+// while conformance_runs cannot be read. A read that fails or times out
+// refuses its asks (fails closed), as AllowModel does. When every answer is
+// cached it reads nothing and starts nothing.
+func (g *Gate) AllowModels(ctx context.Context, asks []race.GateAsk) []race.GateAnswer {
+	out := make([]race.GateAnswer, len(asks))
+	models := make([]string, len(asks)) // the model each gated ask is judged for
+	gated := false
+	for i, a := range asks {
+		if a.Prompt == nil || !g.Applies(a.Role) {
+			out[i].OK = true
+			continue
+		}
+		gated = true
+		models[i] = a.Model
+		if models[i] == "" {
+			models[i] = g.runModel(a.Provider, a.Prompt)
+		}
+	}
+	if !gated {
+		return out
+	}
+	type outcome struct {
+		c      cached
+		f      *flight // the read that gives c, when not cached
+		joined bool
+	}
+	outcomes := make([]outcome, len(asks))
+	now := g.now()
+	g.mu.Lock()
+	for i, a := range asks {
+		if a.Prompt == nil || !g.Applies(a.Role) {
+			continue
+		}
+		o := &outcomes[i]
+		var hit bool
+		o.c, hit, o.f, o.joined = g.lookupLocked(ctx, gateKey{a.Provider, models[i], a.Prompt.Name, a.Prompt.Version}, now)
+		if hit {
+			o.f = nil
+		}
+	}
+	g.mu.Unlock()
+	for i, a := range asks {
+		if a.Prompt == nil || !g.Applies(a.Role) {
+			continue
+		}
+		o := &outcomes[i]
+		var st *store.ConformanceStanding
+		var age time.Duration
+		var err error
+		switch {
+		case o.f == nil:
+			st, age, err = o.c.at(now)
+		default:
+			if o.joined && g.joined != nil {
+				g.joined()
+			}
+			st, age, err = o.f.await(ctx)
+		}
+		out[i].OK, out[i].Reason = g.verdict(a.Provider, models[i], a.Prompt, st, age, err)
+	}
+	return out
+}
+
+// verdict is the gate's decision on provider for p's jobs asking for model,
+// from the standing read (and its last pass's age), or the read's error.
+func (g *Gate) verdict(provider, model string, p *prompt.Prompt, st *store.ConformanceStanding, age time.Duration, err error) (bool, string) {
 	if err != nil {
 		return false, fmt.Sprintf("cannot read conformance results for %s (%v)", p.ID(), err)
 	}
@@ -196,6 +271,15 @@ func (g *Gate) runModel(provider string, p *prompt.Prompt) string {
 	return g.modelOf(provider)
 }
 
+// ownModel is the model target serves (TargetModels); "" when the gate is
+// not told.
+func (g *Gate) ownModel(target string) string {
+	if g.modelOf == nil {
+		return ""
+	}
+	return g.modelOf(target)
+}
+
 // Forget drops the cached standings and refusals, so the next decisions read
 // the database (a read in flight still answers the decisions waiting for it,
 // but caches nothing).
@@ -211,29 +295,53 @@ func (g *Gate) Forget() {
 // min(cacheFor, failureCacheFor) after it), or ctx's error if ctx ends while
 // the read is in flight. Concurrent misses of the same key share one read.
 func (g *Gate) standing(ctx context.Context, provider, model, name, version string) (*store.ConformanceStanding, time.Duration, error) {
-	key := gateKey{provider, model, name, version}
 	now := g.now()
 	g.mu.Lock()
+	c, hit, f, joined := g.lookupLocked(ctx, gateKey{provider, model, name, version}, now)
+	g.mu.Unlock()
+	if hit {
+		return c.at(now)
+	}
+	if joined && g.joined != nil {
+		g.joined()
+	}
+	return f.await(ctx)
+}
+
+// lookupLocked returns key's cached outcome when it may be reused at now
+// (hit), else the read in flight that gives it, started (with ctx's values,
+// not its end: fetch) when none was (joined: one was). g.mu is held.
+func (g *Gate) lookupLocked(ctx context.Context, key gateKey, now time.Time) (c cached, hit bool, f *flight, joined bool) {
 	if c, ok := g.cache[key]; ok {
 		if c.err != nil && now.Sub(c.read) < min(g.cacheFor, failureCacheFor) {
-			g.mu.Unlock()
-			return nil, 0, c.err
+			return c, true, nil, false
 		}
 		if c.err == nil && now.Sub(c.read) < g.cacheFor {
-			g.mu.Unlock()
-			return c.standing, c.standing.LastPassAge + now.Sub(c.read), nil
+			return c, true, nil, false
 		}
 	}
-	f, inFlight := g.flights[key]
-	if !inFlight {
+	f, joined = g.flights[key]
+	if !joined {
 		f = &flight{done: make(chan struct{})}
 		g.flights[key] = f
 		go g.fetch(context.WithoutCancel(ctx), key, f, now)
 	}
-	g.mu.Unlock()
-	if inFlight && g.joined != nil {
-		g.joined()
+	return cached{}, false, f, joined
+}
+
+// at is a cached outcome at now: its standing with the age of its last pass
+// now, or its read's error.
+func (c cached) at(now time.Time) (*store.ConformanceStanding, time.Duration, error) {
+	if c.err != nil {
+		return nil, 0, c.err
 	}
+	return c.standing, c.standing.LastPassAge + now.Sub(c.read), nil
+}
+
+// await waits for the read's outcome as long as ctx allows: its standing
+// with the age of its last pass (measured during the read), or its error, or
+// ctx's.
+func (f *flight) await(ctx context.Context) (*store.ConformanceStanding, time.Duration, error) {
 	select {
 	case <-f.done:
 	case <-ctx.Done():
@@ -242,7 +350,6 @@ func (g *Gate) standing(ctx context.Context, provider, model, name, version stri
 	if f.res.err != nil {
 		return nil, 0, f.res.err
 	}
-	// The standing's LastPassAge was measured during the read.
 	return f.res.standing, f.res.standing.LastPassAge, nil
 }
 
@@ -292,6 +399,12 @@ func (g *Gate) judge(st *store.ConformanceStanding, age time.Duration, p *prompt
 	case st.Latest == nil:
 		why := noPass
 		switch tested := g.runModel(st.Provider, p); {
+		case model != "" && tested != "" && model != tested && model == g.ownModel(st.Provider):
+			// A chat completion on a route whose conformance_prompt names a
+			// model of its own, naming no model of the route's `models`: it
+			// sends the target's own model, which the run tests as well.
+			why += fmt.Sprintf(", the target's own model, which a chat completion naming no model alias sends (a pass counts only for the model it ran with, and the prompt's own run is with %s: run %s, which also tests the target's own model)",
+				tested, rerun)
 		case model != "" && tested != "" && model != tested:
 			// A model the job itself asks for (a chat request naming a model of
 			// the route's models), which the run tests as well.

@@ -1,7 +1,6 @@
 package race
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/routerhq/router/internal/providers"
@@ -74,9 +73,15 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 // only because their circuit breaker (the Admission) refuses them now, which
 // clears by itself (breakerWait), each with that breaker's name (breakerOf);
 // nil when there is none.
+//
+// The conformance gate is asked last, about every target that passed the
+// other checks, all at once (gateAll): the reads it needs run together, so a
+// plan waits for the slowest one, not their sum, before its first attempt.
 func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreaker map[string]string) {
 	out = make([]Decision, 0, len(route.Providers))
 	msgs := counted(sp)
+	var asks []GateAsk
+	var asked []int // the index in out of each ask's decision
 	for _, name := range route.Providers {
 		d := Decision{Provider: name}
 		t, ok := r.cfg.Targets[name]
@@ -133,16 +138,27 @@ func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreak
 			}
 		}
 		if d.Eligible {
-			var refused bool
-			d.Eligible, d.Reason, d.Cause, refused = r.admissible(name, sp, r.roleOf(route, name))
-			if refused {
+			var key string
+			d.Eligible, d.Reason, key = r.admissible(name, sp)
+			switch {
+			case !d.Eligible:
+				d.Cause = CauseBreaker
 				if byBreaker == nil {
 					byBreaker = map[string]string{}
 				}
-				byBreaker[name] = r.breakerOf(name, sp)
+				byBreaker[name] = key
+			case r.cfg.Gate != nil && sp.gate != nil:
+				asks = append(asks, GateAsk{Provider: name, Model: sp.modelOn(r.cfg.Targets[name]), Prompt: sp.gate, Role: r.roleOf(route, name)})
+				asked = append(asked, len(out))
 			}
 		}
 		out = append(out, d)
+	}
+	for i, a := range gateAll(r.cfg.Gate, asks) {
+		if !a.OK {
+			d := &out[asked[i]]
+			d.Eligible, d.Reason, d.Cause = false, a.Reason, CauseConformanceGate
+		}
 	}
 	return out, byBreaker
 }
@@ -188,23 +204,18 @@ type stateView interface {
 	State(provider string) (ok bool, reason string)
 }
 
-// admissible says whether the breaker (the one of the model sent:
-// breakerOf) and the conformance gate let provider take role now, and why
-// not, with the refusal's cause (CauseBreaker, CauseConformanceGate);
-// byBreaker says the breaker refused it.
-func (r *Runner) admissible(provider string, sp *spec, role string) (ok bool, why, cause string, byBreaker bool) {
+// admissible says whether the breaker of provider (the one of the model
+// sent: breakerOf) lets it take an attempt now, and why not, with the name
+// of the breaker that refuses it (key). The conformance gate is asked about
+// all the plan's targets together, after (decideRefusals).
+func (r *Runner) admissible(provider string, sp *spec) (ok bool, why, key string) {
 	if v, ok := r.cfg.Admission.(stateView); ok {
 		key := r.breakerOf(provider, sp)
 		if ok, why := v.State(key); !ok {
-			return false, breakerWhy(provider, key, why), CauseBreaker, true
+			return false, breakerWhy(provider, key, why), key
 		}
 	}
-	if r.cfg.Gate != nil && sp.gate != nil {
-		if ok, why := r.cfg.Gate.AllowModel(context.Background(), provider, sp.modelOn(r.cfg.Targets[provider]), sp.gate, role); !ok {
-			return false, why, CauseConformanceGate, false
-		}
-	}
-	return true, "", "", false
+	return true, "", ""
 }
 
 // skipTooLong re-derives, for a race that resumes a round (a job adopted by

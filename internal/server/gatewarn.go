@@ -26,10 +26,11 @@ const gateReadTimeout = 5 * time.Second
 // neither fail over nor hedge, which nothing else says until a job fails.
 // The warning names the targets, the prompts and the command that admits
 // them. A target counts as gated for a prompt of the route (the prompts
-// whose route it is, and its conformance_prompt) when it has no run of the
-// prompt's current version, with the model the job would send, that passed
-// and is fresh, recorded against the prompt's content and the target's
-// settings of now: the gate's rule, without the cases in which a fresh pass
+// whose route it is, and its conformance_prompt) when, for a model the
+// gate is asked for about its jobs (modelsAsked), it has no run of the
+// prompt's current version with that model that passed and is fresh,
+// recorded against the prompt's content and the target's settings of now
+// (the digest of that model): the gate's rule, without the cases in which a fresh pass
 // is refused all the same (a failing run that overlaps it), which each
 // job's routing explains. It reads the database once per gated target, and
 // at most until ctx ends; a read that fails is logged and the check given
@@ -68,8 +69,7 @@ func warnGatedTargets(ctx context.Context, cfg *config.Config, st *store.Store, 
 					}
 					runsOf[t.ID] = runs
 				}
-				model := cmp.Or(p.Model, targetModel(t))
-				if admitted(runs, p, model, digestOf(t.ID, model)) {
+				if allAdmitted(runs, p, modelsAsked(name, r, p, targetModel(t)), t.ID, digestOf) {
 					continue
 				}
 				if !slices.Contains(targets, t.ID) {
@@ -92,6 +92,44 @@ func warnGatedTargets(ctx context.Context, cfg *config.Config, st *store.Store, 
 			name, which, strings.Join(targets, ", "), strings.Join(targets, ","), strings.Join(promptNames, ","), gate.Mode(), without),
 			"route", name, "targets", targets, "prompts", promptNames)
 	}
+}
+
+// modelsAsked is the models the gate is asked for about a target of route
+// name (own: the target's model) for p's jobs, as routing asks it
+// (spec.modelOn): a prompt job of the route asks for p's model, else the
+// target's own; a chat completion on the route whose conformance_prompt is p
+// sends the target's own model when it names the route (p's, when the
+// target has none: the gate's choice for ""), or the model of the route's
+// `models` it names — as the operator views (internal/ops's gateEntries)
+// and the runs (conformance.ChatRoute.ModelsOn) count them.
+func modelsAsked(name string, r *config.Route, p *prompt.Prompt, own string) []string {
+	var out []string
+	add := func(m string) {
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	if p.Route == name {
+		add(cmp.Or(p.Model, own))
+	}
+	if p.Name == r.ConformancePrompt {
+		add(cmp.Or(own, p.Model))
+		for _, m := range r.Models {
+			add(m)
+		}
+	}
+	return out
+}
+
+// allAdmitted reports whether runs (target's latest runs) admit p's jobs
+// asking for each of models (admitted).
+func allAdmitted(runs []store.ConformanceRun, p *prompt.Prompt, models []string, target string, digestOf func(target, model string) string) bool {
+	for _, m := range models {
+		if !admitted(runs, p, m, digestOf(target, m)) {
+			return false
+		}
+	}
+	return true
 }
 
 // admitted reports whether runs (a target's latest runs, store.

@@ -65,16 +65,24 @@ func (c Config) WithDefaults() Config {
 		if p.Timeout == 0 {
 			p.Timeout = Duration(60 * time.Second)
 		}
+		if p.Stream == nil {
+			on := p.Type == "openai" || p.Type == "anthropic"
+			p.Stream = &on
+		}
 		// Unset deadlines follow the attempt's timeout so they stay below it.
-		if p.FirstByteTimeout == 0 {
+		switch {
+		case p.unstreamed() && (p.FirstByteTimeout == 0 || (p.FirstByteTimeout > 0 && p.FirstByteTimeout < p.Timeout)):
+			// Not streamed, the answer's first byte comes only once it is
+			// generated whole: the adapters bound that wait by timeout
+			// alone, and routing (hedges, the drain, the breaker) counts
+			// timeout as the attempt's first-byte budget. A shorter
+			// first_byte_timeout written for it would bound nothing.
+			p.FirstByteTimeout = p.Timeout
+		case p.FirstByteTimeout == 0:
 			p.FirstByteTimeout = min(Duration(30*time.Second), p.Timeout/2)
 		}
 		if p.StreamIdleTimeout == 0 {
 			p.StreamIdleTimeout = min(Duration(15*time.Second), p.Timeout/2)
-		}
-		if p.Stream == nil {
-			on := p.Type == "openai" || p.Type == "anthropic"
-			p.Stream = &on
 		}
 		if p.MaxRetries == nil {
 			one := 1
@@ -356,7 +364,14 @@ func (c Config) problems() []string {
 		// The ranges of the three deadlines are in rangeProblems; their order
 		// is judged only between values in range, so one bad value is one
 		// message.
-		if p.Timeout > 0 && p.FirstByteTimeout > 0 && p.FirstByteTimeout >= p.Timeout {
+		switch {
+		case p.Timeout <= 0 || p.FirstByteTimeout <= 0 || p.FirstByteTimeout < p.Timeout:
+		case p.unstreamed() && p.FirstByteTimeout == p.Timeout:
+			// Its default: the whole answer is its first byte.
+		case p.unstreamed():
+			add("%s.first_byte_timeout (%s) must be at most timeout (%s): with stream: false the answer's first byte comes only with the whole answer, "+
+				"which timeout bounds; leave first_byte_timeout out (it is then timeout)", where, p.FirstByteTimeout.D(), p.Timeout.D())
+		default:
 			add("%s.first_byte_timeout (%s) must be below timeout (%s): the whole attempt includes the wait for its first byte", where, p.FirstByteTimeout.D(), p.Timeout.D())
 		}
 		if p.Timeout > 0 && p.StreamIdleTimeout > 0 && p.StreamIdleTimeout >= p.Timeout {
@@ -774,4 +789,11 @@ func hostIs(baseURL, host string, emptyIs bool) bool {
 	}
 	u, err := url.Parse(baseURL)
 	return err == nil && strings.EqualFold(u.Hostname(), host)
+}
+
+// unstreamed reports whether p is an HTTP provider (openai, anthropic) called
+// without streaming (stream: false): its answer's first byte comes only with
+// the whole answer, so its first_byte_timeout is its timeout (WithDefaults).
+func (p Provider) unstreamed() bool {
+	return (p.Type == "openai" || p.Type == "anthropic") && p.Stream != nil && !*p.Stream
 }

@@ -116,7 +116,12 @@ func (c Config) rangeProblems() []string {
 		positive(where+".timeout", p.Timeout)
 		// Unset, these two are half of timeout at most: a timeout of a
 		// nanosecond leaves them 0, which the adapters would read as "none".
-		if p.FirstByteTimeout <= 0 {
+		switch {
+		case p.FirstByteTimeout > 0:
+		case p.unstreamed():
+			add("%s.first_byte_timeout (%s) must be a positive duration, at most timeout (%s); with stream: false it is timeout whatever is written below it "+
+				"(the answer's first byte comes only with the whole answer), so leave it out", where, p.FirstByteTimeout.D(), p.Timeout.D())
+		default:
 			add("%s.first_byte_timeout (%s) must be a positive duration below timeout (%s); left out, it is half of timeout, at most 30s", where, p.FirstByteTimeout.D(), p.Timeout.D())
 		}
 		if p.StreamIdleTimeout <= 0 {

@@ -34,8 +34,11 @@ type AnthropicConfig struct {
 	// OutcomeUnknown; after some, KindStreamTimeout (a known outcome, Received),
 	// as for every adapter: see CallWatch.
 	Timeout time.Duration
-	// FirstByteTimeout bounds the wait for the response headers (0: none).
-	// Passing it is KindTimeout with OutcomeUnknown (nothing came back).
+	// FirstByteTimeout bounds a streamed call's wait for the response
+	// headers (0: none). Passing it is KindTimeout with OutcomeUnknown
+	// (nothing came back). A call that is not streamed ignores it: its
+	// headers come only with the whole answer, so only Timeout bounds that
+	// wait (unstreamedDeadlines).
 	FirstByteTimeout time.Duration
 	// StreamIdleTimeout bounds the gap between two stream events, counted from the
 	// response headers (0: no idle limit). Exceeding it is KindStreamStalled.
@@ -169,12 +172,11 @@ func (p *Anthropic) requestTimeout() time.Duration {
 	return time.Hour
 }
 
-// deadlines are the call's deadlines (SPEC §15); the idle one applies to
-// streamed calls only.
+// deadlines are the call's deadlines (SPEC §15); the first-byte and idle
+// ones apply to streamed calls only (unstreamedDeadlines).
 func (p *Anthropic) deadlines(streaming bool) Deadlines {
-	d := Deadlines{FirstByte: p.cfg.FirstByteTimeout, Total: p.cfg.Timeout}
-	if streaming {
-		d.Idle, d.Stream = p.cfg.StreamIdleTimeout, true
+	if !streaming {
+		return unstreamedDeadlines(p.cfg.Timeout)
 	}
-	return d
+	return Deadlines{FirstByte: p.cfg.FirstByteTimeout, Idle: p.cfg.StreamIdleTimeout, Total: p.cfg.Timeout, Stream: true}
 }

@@ -34,6 +34,17 @@ type Deadlines struct {
 	Stream bool
 }
 
+// unstreamedDeadlines are the deadlines of a call that is not streamed: its
+// timeout only. Such a call's response begins — its status line — only once
+// the provider has generated the whole answer, so a first-byte deadline would
+// bound the generation itself and make every answer slower than it `unknown`
+// (a job blocked until an operator resolves it) although the provider is
+// working as asked. A call that gets no byte within the timeout is still
+// `unknown` (SPEC §6.7). The idle deadline applies to streams only.
+func unstreamedDeadlines(total time.Duration) Deadlines {
+	return Deadlines{Total: total}
+}
+
 // Causes a CallWatch cancels its context with.
 var (
 	errFirstByteTimeout = errors.New("first byte timeout")
@@ -92,8 +103,17 @@ func WatchCall(ctx context.Context, provider string, d Deadlines) (context.Conte
 			}
 		})
 	}
+	if watched, _ := ctx.Value(watchedKey{}).(func(*CallWatch)); watched != nil {
+		watched(w)
+	}
 	return w.ctx, w
 }
+
+// watchedKey is the context key of a function that is shown each CallWatch
+// a call made with the context starts: tests see the deadlines an adapter
+// gave a call, and can make its first-byte deadline pass when they choose
+// rather than after a wait (fireFirstByte in the tests).
+type watchedKey struct{}
 
 // Received records that response bytes arrived (the headers, or any bytes of
 // the body): the first-byte deadline no longer applies and the idle deadline

@@ -103,7 +103,6 @@ func TestDeadlinesAgreeAcrossAdapters(t *testing.T) {
 		unknown  bool
 	}{
 		{"first byte never comes/stream", silent, Deadlines{FirstByte: 50 * time.Millisecond, Total: time.Minute}, true, false, KindTimeout, false, true},
-		{"first byte never comes/complete", silent, Deadlines{FirstByte: 50 * time.Millisecond, Total: time.Minute}, false, false, KindTimeout, false, true},
 		{"total deadline before any byte/stream", silent, Deadlines{Total: 100 * time.Millisecond}, true, false, KindTimeout, false, true},
 		{"total deadline before any byte/complete", silent, Deadlines{Total: 100 * time.Millisecond}, false, false, KindTimeout, false, true},
 		{"bytes then stall", answer, Deadlines{Idle: 50 * time.Millisecond, Total: time.Minute}, true, false, KindStreamStalled, true, false},

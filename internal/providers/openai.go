@@ -27,8 +27,11 @@ type OpenAIConfig struct {
 	// passes before any response byte the error is KindTimeout, OutcomeUnknown;
 	// after some, KindStreamTimeout (a known outcome). See CallWatch.
 	Timeout time.Duration
-	// FirstByteTimeout bounds the wait for the response's headers (0: none).
-	// Passing it is KindTimeout, OutcomeUnknown.
+	// FirstByteTimeout bounds a streamed call's wait for the response's
+	// headers (0: none). Passing it is KindTimeout, OutcomeUnknown. A call
+	// that is not streamed (Stream false) ignores it: its response's first
+	// byte comes only once the whole answer is generated, so only Timeout
+	// bounds that wait (unstreamedDeadlines).
 	FirstByteTimeout time.Duration
 	// StreamIdleTimeout bounds the gap between two stream chunks, counted from the
 	// response headers (0: no idle limit). Exceeding it is KindStreamStalled.
@@ -137,7 +140,7 @@ func (p *OpenAI) complete(ctx context.Context, req *Request) (*Response, error) 
 	if perr != nil {
 		return nil, perr
 	}
-	wctx, w := WatchCall(ctx, p.cfg.Name, Deadlines{FirstByte: p.cfg.FirstByteTimeout, Total: p.cfg.Timeout})
+	wctx, w := WatchCall(ctx, p.cfg.Name, unstreamedDeadlines(p.cfg.Timeout))
 	defer w.Stop()
 	tctx, trace := withCallTrace(wctx, w)
 	trace.expect(p.cfg.Name, answerJSON)

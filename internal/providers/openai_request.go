@@ -126,7 +126,9 @@ func (p *OpenAI) chatRequest(req *Request) (openai.ChatCompletionRequest, *Error
 		// tools on a GPT-6 model…): the request's, not this target's fault —
 		// its breaker must not count it — and another target of the route
 		// may take the request.
-		if err := openai.NewReasoningValidator().Validate(creq); err != nil {
+		vreq := creq
+		vreq.Model = reasoningModelID(model) // the check knows only OpenAI's own ids
+		if err := openai.NewReasoningValidator().Validate(vreq); err != nil {
 			e := NewError(p.cfg.Name, KindBadRequest, "model "+model+" is one of OpenAI's reasoning models and cannot take this request: "+err.Error()+
 				"; leave the parameter out (a temperature of 0 is left out for such a model), or route the request to another model")
 			e.Action, e.Err = ActionFailover, err
@@ -199,7 +201,25 @@ func (p *OpenAI) responseBody(body []byte, id, model string, created int64, choi
 	}
 	c := choices[0]
 	calls := withExtras(c.Message.ToolCalls, answerToolCallExtras(body))
-	return p.finish(id, model, created, c.Message.Content, c.Message.Refusal, string(c.FinishReason), u, calls, false)
+	return p.finish(id, model, created, answerContent(c.Message), c.Message.Refusal, string(c.FinishReason), u, calls, false)
+}
+
+// answerContent is the text of an answer's message. Some providers (Mistral's
+// Magistral models) answer with content as an array of parts, which go-openai
+// decodes into MultiContent and leaves Content empty: the answer is its
+// "text" parts, joined; its "thinking" parts (the model's reasoning) and any
+// other kind are not.
+func answerContent(m openai.ChatCompletionMessage) string {
+	if m.Content != "" || len(m.MultiContent) == 0 {
+		return m.Content
+	}
+	var b strings.Builder
+	for _, part := range m.MultiContent {
+		if part.Type == openai.ChatMessagePartTypeText {
+			b.WriteString(part.Text)
+		}
+	}
+	return b.String()
 }
 
 // finish maps an answer that ended (streamed or not) to a Response, or to
@@ -299,7 +319,22 @@ func fingerprint(s string) string { return jsontext.SanitizeString(s) }
 // max_completion_tokens, not max_tokens, and no temperature but the default,
 // or go-openai refuses it before sending — every prompt with a max_tokens
 // failed on such a target, counted against its breaker. The library's own
-// check decides, so a model it learns about is handled without a change here.
+// check decides, so a model it learns about is handled without a change here;
+// it is asked about reasoningModelID, which it knows.
 func isReasoningModel(model string) bool {
-	return openai.NewReasoningValidator().Validate(openai.ChatCompletionRequest{Model: model, MaxTokens: 1}) != nil
+	return openai.NewReasoningValidator().Validate(openai.ChatCompletionRequest{Model: reasoningModelID(model), MaxTokens: 1}) != nil
+}
+
+// reasoningModelID is model as go-openai's check of reasoning models knows it
+// (by its prefix: o1, o3, o4, gpt-5): a gateway's provider prefix
+// (openai/o4-mini, azure/o3) is left out, and so is the "ft:" of a
+// fine-tuned model, whose id begins with its base model's
+// (ft:o4-mini-2025-04-16:acme::abc123) and which refuses max_tokens as its
+// base does — the caller's max_completion_tokens was sent as max_tokens and
+// refused.
+func reasoningModelID(model string) string {
+	if i := strings.LastIndexByte(model, '/'); i >= 0 {
+		model = model[i+1:]
+	}
+	return strings.TrimPrefix(model, "ft:")
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/routerhq/router/internal/chat"
+	rfcproblem "github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/store"
@@ -60,8 +61,9 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	if req.Model != "" && !s.Routes[req.Model] {
 		alias, ok := s.Models[req.Model]
 		if !ok {
+			// The caller's model, quoted clipped: it may be as long as the body.
 			writeOpenAIError(w, http.StatusNotFound, "invalid_request_error", "model_not_found", "model",
-				fmt.Sprintf("the model %q does not exist on this router: GET /v1/models lists the routes and models it serves", req.Model))
+				fmt.Sprintf("the model %q does not exist on this router: GET /v1/models lists the routes and models it serves", rfcproblem.Clip(req.Model)))
 			return
 		}
 		route, passModel = alias, req.Model
@@ -492,7 +494,7 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 			return
 		}
 	}
-	if msg, ok := refusedAsInvalid(job); ok {
+	if refused, ok := refusedAsInvalid(job); ok {
 		// SPEC says only that chat errors carry "the right HTTP status" (§4.3)
 		// and that a bad request is the caller's fault (§6.2, §7). A provider's
 		// bad_request is answered as OpenAI would have answered it, 400
@@ -502,8 +504,10 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 		if !callerKey {
 			fix = " Correct the request and send it again."
 		}
-		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_request", "",
-			"the provider refused the request as invalid: "+strings.TrimRight(msg, ".")+"."+fix)
+		// The provider's code and param, when it named them, say which
+		// member is wrong as the provider would have said it to the caller.
+		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", refused.callerCode(), refused.Param,
+			"the provider refused the request as invalid: "+strings.TrimRight(refused.Message, ".")+"."+fix)
 		return
 	}
 	if len(job.Attempts) == 0 && strings.Contains(reason, "no eligible provider") {
@@ -548,19 +552,62 @@ func decodeChat(body []byte, req *chat.Request) error {
 	return checkChatMembers(body)
 }
 
-// refusedAsInvalid returns the provider's message when the job failed because
+// refusedAsInvalid returns the provider's refusal when the job failed because
 // its last attempt to end was refused as a bad request (the caller's fault in
 // the providers' taxonomy). When another provider's attempt ended later, that
 // provider took the same request, so its failure is what the caller hears.
-func refusedAsInvalid(job *store.Job) (string, bool) {
+func refusedAsInvalid(job *store.Job) (providerRefusal, bool) {
 	last := race.LastEndedAttempt(job)
 	if last == nil {
-		return "", false
+		return providerRefusal{}, false
 	}
-	if kind, msg := attemptFailure(*last); kind == string(providers.KindBadRequest) {
-		return msg, true
+	var e providerRefusal
+	if json.Unmarshal(last.Error, &e) != nil || e.Kind != string(providers.KindBadRequest) {
+		return providerRefusal{}, false
 	}
-	return "", false
+	// Stored by an older router, or by hand: bounded as the adapters bound them.
+	e.Code, e.Param = providers.ClipIdent(e.Code, maxProviderCode), providers.ClipIdent(e.Param, maxProviderParam)
+	return e, true
+}
+
+// The most of a provider's code and param a chat answer echoes (the adapters
+// store no more: providers' maxCode and maxParam).
+const (
+	maxProviderCode  = 100
+	maxProviderParam = 128
+)
+
+// providerRefusal is what a refused attempt's recorded error says of the
+// provider's refusal: its message, and the provider's code and param
+// (OpenAI's error.code and error.param) when it sent them.
+type providerRefusal struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	Code    string `json:"code"`
+	Param   string `json:"param"`
+}
+
+// callerCode is the code a chat caller is answered with for the refusal: the
+// provider's own (invalid_value, string_above_max_length, unsupported_parameter),
+// or invalid_request when it sent none — when the recorded code is only the
+// error's type (a provider that sent "code": null), or an HTTP status
+// (vLLM's "code": 400), which say nothing the answer's type and status do not.
+func (r providerRefusal) callerCode() string {
+	c := r.Code
+	if c == "" || strings.HasSuffix(c, "_error") || strings.HasSuffix(c, "Error") || allDigits(c) {
+		return "invalid_request"
+	}
+	return c
+}
+
+// allDigits reports whether s is a number written in decimal digits only.
+func allDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // attemptFailure reads the kind and message of an attempt's recorded error

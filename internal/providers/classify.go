@@ -30,6 +30,10 @@ const maxMessage = 300
 // are short identifiers, and the code is stored and shown like the message.
 const maxCode = 100
 
+// maxParam bounds Error.Param (the request member the provider's error
+// names): a path into the request, short for any request a provider takes.
+const maxParam = 128
+
 // Classify maps an error from go-openai, net/http or context into the taxonomy.
 // If err already is or wraps an *Error, that *Error is returned as is. A nil err
 // gives nil.
@@ -55,10 +59,11 @@ func Classify(provider string, err error) *Error {
 	isAPI := errors.As(err, &apiErr)
 	if isReq || isAPI {
 		var status int
-		var code, typ, msg string
+		var code, typ, msg, param string
 		if isReq {
 			status = reqErr.HTTPStatusCode
 			code, typ, msg = bodyError(reqErr.Body)
+			param = bodyParam(reqErr.Body)
 			if markupBody(reqErr.Body) {
 				// A proxy's or CDN's web page, not the API's error:
 				// described, never quoted as markup.
@@ -81,8 +86,12 @@ func Classify(provider string, err error) *Error {
 			if apiErr.Message != "" {
 				msg = apiErr.Message
 			}
+			if apiErr.Param != nil && *apiErr.Param != "" {
+				param = *apiErr.Param
+			}
 		}
 		e := classifyHTTP(provider, status, code, typ, msg)
+		e.Param = ClipIdent(param, maxParam)
 		e.Err = err
 		return e
 	}
@@ -102,9 +111,9 @@ func classifyHTTP(provider string, status int, code, typ, msg string) *Error {
 	kind := statusKind(status, code, typ, msg)
 	e := NewError(provider, kind, truncate(msg))
 	e.StatusCode = status
-	e.Code = truncateTo(code, maxCode)
+	e.Code = ClipIdent(code, maxCode)
 	if e.Code == "" {
-		e.Code = truncateTo(typ, maxCode)
+		e.Code = ClipIdent(typ, maxCode)
 	}
 	if e.Message == "" && status != 0 {
 		e.Message = statusMessage(status) // 529 and other unnamed statuses get words too
@@ -112,7 +121,7 @@ func classifyHTTP(provider string, status int, code, typ, msg string) *Error {
 	unlistedStatus(e, msg)
 	streamOptionsMessage(e, msg)
 	operatorsOwn(e)
-	return e.generated().failOverUnsupported(msg).failOverTooLarge(msg)
+	return e.generated().failOverUnsupported(msg).failOverFieldLimit(code).failOverTooLarge(msg)
 }
 
 // unlistedStatus gives a misconfigured error from an HTTP status (a 4xx the
@@ -130,6 +139,24 @@ func unlistedStatus(e *Error, msg string) {
 		m += "; the provider said: " + msg
 	}
 	e.Message = truncate(m)
+}
+
+// failOverFieldLimit gives OpenAI's string_above_max_length ("Invalid
+// 'tools[0].function.description': string too long. Expected a string with
+// maximum length 1024 …") ActionFailover. It is a bad request, the caller's
+// — not context length: it is a limit of OpenAI's API on one member of the
+// request (a tool's description, a name, metadata, one message's text),
+// whatever the model's context window, so it neither says the prompt is too
+// long nor that a target of a larger window would take it. Other APIs
+// (Anthropic, self-hosted OpenAI-compatible servers) do not set that limit
+// and may take the request, so another target is tried, as for a feature
+// this target lacks (failOverUnsupported); when none takes it, the caller
+// hears the provider's code and param.
+func (e *Error) failOverFieldLimit(code string) *Error {
+	if e.Kind == KindBadRequest && code == "string_above_max_length" {
+		e.Action = ActionFailover
+	}
+	return e
 }
 
 // operatorsMessages are what the failures about the router's own account at
@@ -264,8 +291,7 @@ func streamedStatus(code string) int {
 // and xAI's "This model's maximum prompt length is N but the request
 // contains M tokens".
 func contextLength(code, typ, msg string) bool {
-	if code == "context_length_exceeded" || code == "string_above_max_length" ||
-		code == "exceed_context_size_error" || typ == "exceed_context_size_error" {
+	if code == "context_length_exceeded" || code == "exceed_context_size_error" || typ == "exceed_context_size_error" {
 		return true
 	}
 	m := strings.ToLower(msg)
@@ -591,6 +617,28 @@ func decodeBodyError(body []byte) (code, typ, msg string, found bool) {
 		t, _ = obj["status"].(string) // Gemini: "INVALID_ARGUMENT"
 	}
 	return jsonCode(obj["code"]), t, m, true
+}
+
+// bodyParam is the param of the error an error response body holds, in the
+// shapes decodeBodyError reads ("" when it names none): OpenAI's error.param,
+// which go-openai leaves unread when it cannot decode the body.
+func bodyParam(body []byte) string {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return ""
+	}
+	if list, ok := v.([]any); ok && len(list) > 0 {
+		v = list[0]
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return ""
+	}
+	if e, ok := obj["error"].(map[string]any); ok {
+		obj = e
+	}
+	p, _ := obj["param"].(string)
+	return p
 }
 
 // jsonCode is an error code decoded from JSON as text: a string, or a number

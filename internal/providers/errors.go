@@ -3,7 +3,10 @@ package providers
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Fault says who is at fault for a failed call. It is kept apart from Action: what
@@ -74,7 +77,12 @@ type Error struct {
 	Action     Action
 	StatusCode int    // HTTP status, 0 when no response arrived
 	Code       string // the provider's own error code or type, when it sent one
-	Message    string // human-readable; never contains the prompt
+	// Param is the request member the provider's error names (OpenAI's
+	// error.param: "messages.[0].content", "tools[0].function.description"),
+	// when it sent one: echoed to a chat caller with the provider's code when
+	// the provider refused the request. Clipped to maxParam (ClipIdent).
+	Param   string
+	Message string // human-readable; never contains the prompt
 	// ProviderMessage is the provider's own message where Message replaces
 	// it because tenants must not see it (a refused credential: the
 	// provider's words may quote part of the router's key). For the
@@ -145,6 +153,26 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// ClipIdent is s, an identifier a provider sent (an error's code or param),
+// made fit to store and to echo to a caller: only its printable characters
+// (a control character, invalid UTF-8 or any other is dropped), trimmed, cut
+// to at most n bytes on a character's boundary. A provider's identifiers are
+// short; one that is not is the provider's misbehaviour, and is not carried
+// whole into the job or an answer.
+func ClipIdent(s string, n int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			continue
+		}
+		if b.Len()+utf8.RuneLen(r) > n {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return strings.TrimSpace(b.String())
+}
 
 // withPartial gives the *Error in err's chain, when it reports no usage or
 // only a provisional output count (provisional), the part of a streamed

@@ -404,6 +404,9 @@ func attemptError(pe *providers.Error) map[string]any {
 	if pe.Code != "" {
 		m["code"] = pe.Code
 	}
+	if pe.Param != "" {
+		m["param"] = pe.Param // the request member the provider's error names
+	}
 	if pe.RetryAfter > 0 {
 		m["retry_after_ms"] = pe.RetryAfter.Milliseconds()
 	}

@@ -91,12 +91,13 @@ var chatShapes = func() *chatShape {
 
 // ignoredChatParams are top-level parameters the router does not take and
 // ignores on purpose, although they are a letter or two from one it takes
-// or would be one day: OpenAI's own (service_tier, store, metadata,
-// prediction, prompt_cache_key, safety_identifier) and those of providers
-// behind OpenAI-compatible endpoints (vLLM, OpenRouter, Together, …). A name
-// the router takes is never one of these (a known name wins).
+// or would be one day: OpenAI's own (store, metadata, prediction) and those
+// of providers behind OpenAI-compatible endpoints (vLLM, OpenRouter,
+// Together, …). A name the router takes is never one of these (a known name
+// wins): service_tier, prompt_cache_key and safety_identifier, once here,
+// are chat.Request's and passed on.
 var ignoredChatParams = []string{
-	"service_tier", "store", "metadata", "prediction", "prompt_cache_key", "safety_identifier",
+	"store", "metadata", "prediction",
 	"top_k", "top_a", "min_p", "repetition_penalty", "min_tokens", "models", "extra_body",
 }
 

@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"net/http"
 	"time"
 	"unicode/utf8"
@@ -31,9 +32,12 @@ type chunkChoice struct {
 }
 
 type delta struct {
-	Role      string           `json:"role,omitempty"`
-	Content   *string          `json:"content,omitempty"`
-	ToolCalls []map[string]any `json:"tool_calls,omitempty"`
+	Role    string  `json:"role,omitempty"`
+	Content *string `json:"content,omitempty"`
+	// ReasoningContent is a piece of the model's reasoning, as DeepSeek's
+	// and vLLM's streams send it, before the content.
+	ReasoningContent *string          `json:"reasoning_content,omitempty"`
+	ToolCalls        []map[string]any `json:"tool_calls,omitempty"`
 }
 
 // flush sends what w holds to the caller now. The API's middleware wraps the
@@ -105,10 +109,11 @@ func writeStreamBody(w http.ResponseWriter, sw streamWrites, c *chat.Completion,
 		ch.Choices = []chunkChoice{{Index: 0, Delta: d, FinishReason: finish}}
 		return ch
 	}
-	content, finish := "", "stop"
+	content, reasoning, finish := "", "", "stop"
 	var calls json.RawMessage
 	if len(c.Choices) > 0 {
-		content, finish, calls = c.Choices[0].Message.Text(), c.Choices[0].FinishReason, c.Choices[0].Message.ToolCalls
+		m := c.Choices[0].Message
+		content, reasoning, finish, calls = m.Text(), m.ReasoningContent, c.Choices[0].FinishReason, m.ToolCalls
 	}
 	// The role's delta carries content "" as OpenAI's does, except before tool
 	// calls with no text: there OpenAI sends none, and the SDKs' stream
@@ -120,13 +125,17 @@ func writeStreamBody(w http.ResponseWriter, sw streamWrites, c *chat.Completion,
 		first.Content = &empty
 	}
 	send(with(first, nil))
-	for len(content) > 0 && err == nil {
-		n := min(streamChunkBytes, len(content))
-		for n < len(content) && !utf8.RuneStart(content[n]) {
-			n++
+	// The reasoning before the answer, as the provider's stream had it.
+	for piece := range streamPieces(reasoning) {
+		if err != nil {
+			break
 		}
-		piece := content[:n]
-		content = content[n:]
+		send(with(delta{ReasoningContent: &piece}, nil))
+	}
+	for piece := range streamPieces(content) {
+		if err != nil {
+			break
+		}
 		send(with(delta{Content: &piece}, nil))
 	}
 	if len(calls) > 0 {
@@ -165,4 +174,21 @@ func writeStreamBody(w http.ResponseWriter, sw streamWrites, c *chat.Completion,
 		return err
 	}
 	return sw.rc.Flush()
+}
+
+// streamPieces yields s in pieces of streamChunkBytes or a little more, each
+// ending at a character's end.
+func streamPieces(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for len(s) > 0 {
+			n := min(streamChunkBytes, len(s))
+			for n < len(s) && !utf8.RuneStart(s[n]) {
+				n++
+			}
+			if !yield(s[:n]) {
+				return
+			}
+			s = s[n:]
+		}
+	}
 }

@@ -61,6 +61,12 @@ type Input struct {
 	// fingerprint.
 	Verbosity          string          `json:"verbosity,omitempty"`
 	ChatTemplateKwargs json.RawMessage `json:"chat_template_kwargs,omitempty"`
+	// ServiceTier ("auto", OpenAI's default, is stored as none),
+	// SafetyIdentifier and PromptCacheKey are OpenAI's, passed to
+	// OpenAI-compatible providers (openaiopts.go).
+	ServiceTier      string `json:"service_tier,omitempty"`
+	SafetyIdentifier string `json:"safety_identifier,omitempty"`
+	PromptCacheKey   string `json:"prompt_cache_key,omitempty"`
 
 	// tools is the compiled contract of Tools and ToolChoice (toolContract),
 	// built by the first Judge of an answer with tools; not stored.
@@ -118,6 +124,10 @@ type Completion struct {
 	Choices           []Choice        `json:"choices"`
 	Usage             providers.Usage `json:"usage"`
 	SystemFingerprint *string         `json:"system_fingerprint"`
+	// ServiceTier is the service_tier the provider said served the answer
+	// (OpenAI's "default", "flex", "priority"…), left out when it named
+	// none, as every completion stored before it was carried has it.
+	ServiceTier string `json:"service_tier,omitempty"`
 }
 
 // Choice is one choice of a completion.
@@ -128,10 +138,14 @@ type Choice struct {
 }
 
 // AssistantMessage is the answer: content, tool calls, or both.
+// ReasoningContent is the model's reasoning as the provider returned it
+// beside the answer (DeepSeek's reasoning_content; "": none, left out): it
+// is passed on, not judged — the answer is the content and the tool calls.
 type AssistantMessage struct {
-	Role      string          `json:"role"`
-	Content   *string         `json:"content"`
-	ToolCalls json.RawMessage `json:"tool_calls,omitempty"`
+	Role             string          `json:"role"`
+	Content          *string         `json:"content"`
+	ReasoningContent string          `json:"reasoning_content,omitempty"`
+	ToolCalls        json.RawMessage `json:"tool_calls,omitempty"`
 }
 
 // Text is the message's content ("" when it only called tools).
@@ -264,7 +278,7 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 	if finish == "" {
 		finish = "stop"
 	}
-	msg := AssistantMessage{Role: "assistant", Content: &content}
+	msg := AssistantMessage{Role: "assistant", Content: &content, ReasoningContent: resp.ReasoningContent}
 	if calls {
 		msg.ToolCalls = normalizeToolCalls(resp.ToolCalls)
 		if content == "" {
@@ -288,7 +302,7 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 	c := Completion{
 		ID: CompletionID(jobID), Object: "chat.completion", Created: created.Unix(), Model: resp.Model,
 		Choices: []Choice{{Index: 0, Message: msg, FinishReason: finish}},
-		Usage:   resp.Usage,
+		Usage:   resp.Usage, ServiceTier: resp.ServiceTier,
 	}
 	if fp := resp.SystemFingerprint; fp != "" {
 		c.SystemFingerprint = &fp

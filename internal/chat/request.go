@@ -47,6 +47,9 @@ type Request struct {
 	ParallelToolCalls  *bool           `json:"parallel_tool_calls"`
 	Verbosity          *string         `json:"verbosity"`
 	ChatTemplateKwargs json.RawMessage `json:"chat_template_kwargs"`
+	ServiceTier        *string         `json:"service_tier"`
+	SafetyIdentifier   *string         `json:"safety_identifier"`
+	PromptCacheKey     *string         `json:"prompt_cache_key"`
 	// Refused when present (Normalize says why): the deprecated function
 	// calling, and what asks for an answer other than text.
 	Functions        json.RawMessage `json:"functions"`
@@ -243,6 +246,9 @@ func (r *Request) Normalize() (*Input, error) {
 			return bad("chat_template_kwargs", "%v", err)
 		}
 		in.ChatTemplateKwargs = kwargs
+	}
+	if err := r.openAIOptions(in); err != nil {
+		return nil, err
 	}
 	var turn toolTurn // the calls of the assistant message the tool messages answer
 	for i, m := range r.Messages {

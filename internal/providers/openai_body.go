@@ -245,6 +245,9 @@ func chatBodyWritable(creq *openai.ChatCompletionRequest) bool {
 // appendChatBody writes the same bytes for the requests it writes.
 func chatBodyJSON(creq *openai.ChatCompletionRequest, req *Request) ([]byte, error) {
 	body := chatBody{Model: creq.Model, ChatCompletionRequest: *creq}
+	if req != nil {
+		body.PromptCacheKey = req.PromptCacheKey
+	}
 	if creq.Messages != nil {
 		body.Messages = make([]chatMessage, len(creq.Messages))
 	}
@@ -292,8 +295,11 @@ type chatBody struct {
 	Model    string        `json:"model"`
 	Messages []chatMessage `json:"messages"`
 	openai.ChatCompletionRequest
-	Tools      any `json:"tools,omitempty"`
-	ToolChoice any `json:"tool_choice,omitempty"`
+	// PromptCacheKey is OpenAI's prompt_cache_key, which go-openai's
+	// request does not have (v1.43.0): req's.
+	PromptCacheKey string `json:"prompt_cache_key,omitempty"`
+	Tools          any    `json:"tools,omitempty"`
+	ToolChoice     any    `json:"tool_choice,omitempty"`
 }
 
 // chatMessage is a message as chatBodyJSON encodes it: go-openai's
@@ -322,7 +328,11 @@ type chatMessage struct {
 // fails the same way before anything is sent.
 func wire(creq openai.ChatCompletionRequest, req *Request, t *callTrace) openai.ChatCompletionRequest {
 	t.model = creq.Model
-	body, ok := appendChatBody(nil, &creq)
+	var body []byte
+	ok := false
+	if req == nil || req.PromptCacheKey == "" { // go-openai has no member for it: chatBodyJSON writes it
+		body, ok = appendChatBody(nil, &creq)
+	}
 	if !ok {
 		var err error
 		if body, err = chatBodyJSON(&creq, req); err != nil {

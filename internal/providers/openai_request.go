@@ -113,6 +113,10 @@ func (p *OpenAI) chatRequest(req *Request) (openai.ChatCompletionRequest, *Error
 	}
 	creq.Seed = req.Seed
 	creq.User = req.User
+	// go-openai leaves each of them out when "" (omitempty), and writes a
+	// request that sets one with encoding/json (chatBodyWritable).
+	creq.ServiceTier = openai.ServiceTier(req.ServiceTier)
+	creq.SafetyIdentifier = req.SafetyIdentifier
 	if rf := req.ResponseFormat; rf != nil {
 		f, err := p.responseFormat(rf)
 		if err != nil {
@@ -201,8 +205,20 @@ func (p *OpenAI) responseBody(body []byte, id, model string, created int64, choi
 	}
 	c := choices[0]
 	calls := withExtras(c.Message.ToolCalls, answerToolCallExtras(body))
-	return p.finish(id, model, created, answerContent(c.Message), c.Message.Refusal, string(c.FinishReason), u, calls, false)
+	r, err := p.finish(id, model, created, answerContent(c.Message), c.Message.Refusal, string(c.FinishReason), u, calls, false)
+	if r != nil {
+		r.ReasoningContent = reasoningText(c.Message.ReasoningContent)
+		r.ServiceTier = providerServiceTier(topString(body, "service_tier"))
+	}
+	return r, err
 }
+
+// reasoningText is the reasoning_content of an answer as the router keeps
+// it (Response.ReasoningContent): stored in the job's result, so invalid
+// UTF-8 and NUL become U+FFFD rather than failing the answer as unstorable
+// (the reasoning is not the answer, and the caller's contract is not held
+// to it).
+func reasoningText(s string) string { return jsontext.SanitizeString(s) }
 
 // answerContent is the text of an answer's message. Some providers (Mistral's
 // Magistral models) answer with content as an array of parts, which go-openai
@@ -326,15 +342,14 @@ func isReasoningModel(model string) bool {
 }
 
 // reasoningModelID is model as go-openai's check of reasoning models knows it
-// (by its prefix: o1, o3, o4, gpt-5): a gateway's provider prefix
-// (openai/o4-mini, azure/o3) is left out, and so is the "ft:" of a
-// fine-tuned model, whose id begins with its base model's
-// (ft:o4-mini-2025-04-16:acme::abc123) and which refuses max_tokens as its
-// base does — the caller's max_completion_tokens was sent as max_tokens and
-// refused.
+// (by its prefix: o1, o3, o4, gpt-5): the "ft:" of a fine-tuned model is left
+// out, whose id begins with its base model's (ft:o4-mini-2025-04-16:acme::abc123)
+// and which refuses max_tokens as its base does — the caller's
+// max_completion_tokens was sent as max_tokens and refused. A gateway's
+// provider prefix (openai/gpt-5-chat, OpenRouter's) is kept: such a gateway
+// takes its own parameters (a temperature it drops, a chat model whose name
+// only begins like a reasoning model's), and judging it by OpenAI's rules
+// would refuse requests it answers.
 func reasoningModelID(model string) string {
-	if i := strings.LastIndexByte(model, '/'); i >= 0 {
-		model = model[i+1:]
-	}
 	return strings.TrimPrefix(model, "ft:")
 }

@@ -138,6 +138,11 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 				e.AnsweredWithError = refusedInStream(e, first && acc.content.Len() == 0 && acc.refusal.Len() == 0 && len(acc.tools) == 0)
 				return nil, e.billed(openAIUsage(acc.usage), acc.id, acc.model)
 			}
+			if acc.serviceTier == "" {
+				// OpenAI names it on every chunk; go-openai's chunk has
+				// no member for it.
+				acc.serviceTier = topString(raw, "service_tier")
+			}
 			// A tool call's extra_content (Gemini's thought signature)
 			// is read from the chunk's bytes: go-openai's delta has no
 			// member for it (chunkToolCallExtras).
@@ -231,6 +236,8 @@ func (p *OpenAI) streamed(w *CallWatch, model string, acc *streamAcc) (*Response
 	if resp != nil {
 		resp.FirstByte = w.FirstByte()
 		resp.SystemFingerprint = fingerprint(acc.systemFingerprint)
+		resp.ReasoningContent = reasoningText(acc.reasoning.String())
+		resp.ServiceTier = providerServiceTier(acc.serviceTier)
 	}
 	return resp, err
 }
@@ -316,9 +323,16 @@ type streamAcc struct {
 	systemFingerprint string
 	content           strings.Builder
 	refusal           strings.Builder
-	finishReason      string
-	usage             openai.Usage
-	chunks            int
+	// reasoning is the deltas' reasoning_content (DeepSeek's reasoner,
+	// vLLM's and SGLang's reasoning parsers): kept for the Response, but
+	// not content — it neither starts the answer (sawDelta) nor counts as
+	// its last chunk (lastOnContent).
+	reasoning strings.Builder
+	// serviceTier is the first service_tier a chunk named.
+	serviceTier  string
+	finishReason string
+	usage        openai.Usage
+	chunks       int
 	// sawDelta: a chunk carried content, a refusal or a tool call.
 	sawDelta bool
 	// finishEarly: the stream's finish_reason does not mark its end — a
@@ -533,6 +547,7 @@ func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, extras [][]json.
 			}
 		}
 		a.refusal.WriteString(c.Delta.Refusal)
+		a.reasoning.WriteString(c.Delta.ReasoningContent)
 		if c.Delta.Content != "" || c.Delta.Refusal != "" || len(c.Delta.ToolCalls) > 0 {
 			a.lastOnContent = true
 		}

@@ -117,6 +117,15 @@ type Request struct {
 	// refuses a request that sets either (badParameter).
 	Verbosity          string
 	ChatTemplateKwargs json.RawMessage
+	// ServiceTier ("": the provider's default, which for OpenAI is "auto"),
+	// SafetyIdentifier and PromptCacheKey ("": none) are OpenAI's
+	// service_tier, safety_identifier and prompt_cache_key, sent to
+	// OpenAI-compatible providers only; the Anthropic adapter leaves them
+	// out (its service_tier takes other values, and it has neither of the
+	// others).
+	ServiceTier      string
+	SafetyIdentifier string
+	PromptCacheKey   string
 }
 
 // Usage is token usage as the provider reported it.
@@ -170,6 +179,15 @@ type Response struct {
 	ToolCalls json.RawMessage
 	// SystemFingerprint is the provider's system_fingerprint ("": none).
 	SystemFingerprint string
+	// ReasoningContent is the model's reasoning as the provider returned it
+	// beside the answer (reasoning_content: DeepSeek's reasoner, vLLM's and
+	// SGLang's reasoning parsers; "": none), sanitised for storage. It is
+	// not the answer: nothing judges it, and usage already counts it.
+	ReasoningContent string
+	// ServiceTier is the service_tier the provider says served the call
+	// (OpenAI: "default", "flex", "priority"…; "": none), sanitised and
+	// clipped (providerServiceTier).
+	ServiceTier string
 }
 
 // Provider is the one call every adapter makes: send a rendered request, return a

@@ -41,6 +41,9 @@ type spec struct {
 	parallelToolCalls  *bool
 	verbosity          string
 	chatTemplateKwargs json.RawMessage
+	// serviceTier, safetyIdentifier and promptCacheKey are a chat
+	// request's OpenAI options ("": none).
+	serviceTier, safetyIdentifier, promptCacheKey string
 	// gate is the prompt whose conformance results gate fallbacks; nil skips
 	// the conformance gate (a chat route that names no gating prompt).
 	gate *prompt.Prompt
@@ -75,6 +78,7 @@ func (s *spec) request(a *store.Attempt, jobID string) *providers.Request {
 		ResponseFormat: s.format, Tools: s.tools, ToolChoice: s.toolChoice,
 		PresencePenalty: s.presencePenalty, FrequencyPenalty: s.frequencyPenalty, LogitBias: s.logitBias, ReasoningEffort: s.reasoningEffort,
 		ParallelToolCalls: s.parallelToolCalls, Verbosity: s.verbosity, ChatTemplateKwargs: s.chatTemplateKwargs,
+		ServiceTier: s.serviceTier, SafetyIdentifier: s.safetyIdentifier, PromptCacheKey: s.promptCacheKey,
 	}
 }
 
@@ -103,7 +107,8 @@ func (r *Runner) specFor(job *store.Job, route *Route) (*spec, error) {
 		s := &spec{msgs: in.Messages, model: in.Model, temperature: in.Temperature, topP: in.TopP, stop: in.Stop, maxTokens: in.MaxTokens, seed: in.Seed,
 			user: in.User, format: in.ProviderFormat(), tools: in.Tools, toolChoice: in.ToolChoice, jobID: job.ID,
 			presencePenalty: in.PresencePenalty, frequencyPenalty: in.FrequencyPenalty, logitBias: in.LogitBias, reasoningEffort: in.ReasoningEffort,
-			parallelToolCalls: in.ParallelToolCalls, verbosity: in.Verbosity, chatTemplateKwargs: in.ChatTemplateKwargs, targets: r.cfg.Targets, owner: job.Owner}
+			parallelToolCalls: in.ParallelToolCalls, verbosity: in.Verbosity, chatTemplateKwargs: in.ChatTemplateKwargs, targets: r.cfg.Targets, owner: job.Owner,
+			serviceTier: in.ServiceTier, safetyIdentifier: in.SafetyIdentifier, promptCacheKey: in.PromptCacheKey}
 		s.judge = func(resp *providers.Response) (json.RawMessage, []contract.Violation) {
 			return chat.Judge(&in, v, s.jobID, resp)
 		}

@@ -76,3 +76,27 @@ func NextStart(c *Cluster) <-chan struct{} {
 	defer c.mu.Unlock()
 	return c.restarted
 }
+
+// Watching reports whether a watch keeps the server of c running.
+func Watching(c *Cluster) bool {
+	c.mu.Lock()
+	done := c.watchDone
+	c.mu.Unlock()
+	if done == nil {
+		return false
+	}
+	select {
+	case <-done:
+		return false
+	default:
+		return true
+	}
+}
+
+// WatchEnded is closed when the watch of c ends (Stop, Restart, or a
+// server that was shut down cleanly); nil when none runs.
+func WatchEnded(c *Cluster) <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.watchDone
+}

@@ -59,8 +59,13 @@ type Cluster struct {
 	logPath string
 	log     *slog.Logger
 
+	// ctl makes Restart and Stop take turns: each stops the watch and the
+	// server, and starts them again (Restart) or not (Stop).
+	ctl sync.Mutex
+
 	// The watch that keeps the server running (takeover.go).
-	mu        sync.Mutex // guards cmd, done, since and restarted, set by the watch when it starts the server
+	mu        sync.Mutex // guards cmd, done, since, stopped and the watch's fields, set by the watch when it starts the server
+	stopped   bool       // Stop was called: no watch, no Restart from then on
 	pid       int        // the server's postmaster, an attached one's or ours
 	since     time.Time  // when this process last started the server
 	logStart  int64      // where in the server log its last start by this process began
@@ -407,48 +412,78 @@ func (c *Cluster) launch(ctx context.Context) error {
 	return nil
 }
 
-// halt stops the server process, if it runs, and waits for it to exit.
+// halt stops the server process, if it runs, and waits for it to exit;
+// then this process runs no server (Started is false).
 func (c *Cluster) halt() {
-	if c.cmd == nil || c.cmd.Process == nil {
+	c.mu.Lock()
+	cmd, done := c.cmd, c.done
+	c.mu.Unlock()
+	if cmd == nil || cmd.Process == nil {
 		return
 	}
 	select {
-	case <-c.done:
-		return
+	case <-done:
 	default:
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
 	}
-	_ = c.cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case <-c.done:
-	case <-time.After(30 * time.Second):
-		_ = c.cmd.Process.Kill()
-		<-c.done
+	c.mu.Lock()
+	if c.cmd == cmd {
+		c.cmd = nil
 	}
+	c.mu.Unlock()
 }
 
 // Restart stops the server the way a crash would (immediate shutdown: every
 // connection is cut, in-flight transactions are lost and replayed from the WAL
 // on start) and starts it again on the same port and data directory, returning
-// once it accepts connections. It is for fault-injection tests.
+// once it accepts connections. It is for fault-injection tests. A Restart
+// that fails leaves the server stopped, and not watched: Stop is all that
+// remains to do. A cluster stopped (Stop) cannot be restarted: Start it.
 func (c *Cluster) Restart(ctx context.Context) error {
 	if c == nil {
 		return errors.New("localpg: restart of a cluster that was never started")
 	}
+	c.ctl.Lock()
+	defer c.ctl.Unlock()
+	c.mu.Lock()
+	stopped := c.stopped
+	c.mu.Unlock()
+	if stopped {
+		return errors.New("localpg: restart of a stopped cluster: Stop ended it for good; Start the data directory again instead")
+	}
 	// The watch would take this stop for a crash and start the server too.
-	if c.stopWatch != nil {
-		c.endWatch()
-		defer c.startWatch()
-	}
+	watched := c.endWatch()
 	if !c.Started() {
-		return errors.New("localpg: restart of a cluster whose server this process does not run")
+		if watched {
+			c.startWatch() // nothing done: the watch goes on as before
+		}
+		return errors.New("localpg: restart of a cluster whose server this process does not run (attached to another process's, or it is being started again): restart that process's instead")
 	}
-	_ = c.cmd.Process.Signal(syscall.SIGQUIT)
+	c.mu.Lock()
+	cmd, done := c.cmd, c.done
+	c.mu.Unlock()
+	_ = cmd.Process.Signal(syscall.SIGQUIT)
 	select {
-	case <-c.done:
+	case <-done:
 	case <-ctx.Done():
-		return ctx.Err()
+		return fmt.Errorf("localpg: restart stopped while the server was shutting down (%w); it is not started again: Stop the cluster", ctx.Err())
 	}
-	return c.launch(ctx)
+	if err := c.launch(ctx); err != nil {
+		c.mu.Lock()
+		c.cmd = nil // not started: Stop has nothing to stop, Started says so
+		c.mu.Unlock()
+		return err
+	}
+	if watched {
+		c.startWatch()
+	}
+	return nil
 }
 
 // outsideRoot holds the kept data directories of projects the server's user
@@ -552,6 +587,11 @@ func (c *Cluster) Stop() {
 	if c == nil {
 		return
 	}
+	c.ctl.Lock()
+	defer c.ctl.Unlock()
+	c.mu.Lock()
+	c.stopped = true // no watch starts, nor Restart, from now on
+	c.mu.Unlock()
 	c.endWatch()
 	c.halt()
 	if c.logFile != nil {

@@ -41,27 +41,48 @@ const stableRun = time.Minute
 //
 // A start that fails is tried again after a wait that doubles up to
 // takeOverRetryMax, with an error logged each time.
+//
+// A clean exit of the server this process started (status 0: a shutdown
+// someone asked for, SIGTERM or SIGINT from systemd stopping the whole
+// control group, pg_ctl stop) is no crash: the watch logs a warning and
+// ends, the server is not started again.
+//
+// A cluster stopped (Stop) gets no watch.
 func (c *Cluster) startWatch() {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.mu.Lock()
-	c.stopWatch, c.watchDone = cancel, make(chan struct{})
+	if c.stopped {
+		c.mu.Unlock()
+		cancel()
+		return
+	}
+	done := make(chan struct{})
+	c.stopWatch, c.watchDone = cancel, done
 	c.tookOver, c.restarted = make(chan struct{}), make(chan struct{})
 	c.mu.Unlock()
 	go func() {
-		defer close(c.watchDone)
+		defer close(done)
 		c.watch(ctx)
 	}()
 }
 
-// endWatch stops the watch, if any, and waits for it: a start under way is
-// finished or undone first, so that Stop sees whether it owns a server, and
-// no start follows Stop.
-func (c *Cluster) endWatch() {
-	if c.stopWatch == nil {
-		return
+// endWatch stops the watch, if one runs, and waits for it: a start under
+// way is finished or undone first, so that Stop sees whether it owns a
+// server, and no start follows Stop. running: a watch ran (not one that
+// ended by itself, its server shut down cleanly).
+func (c *Cluster) endWatch() (running bool) {
+	c.mu.Lock()
+	stop, done := c.stopWatch, c.watchDone
+	c.stopWatch = nil
+	if stop != nil {
+		stop() // under mu: the watch ends by itself (shutDown) only if not stopped
 	}
-	c.stopWatch()
-	<-c.watchDone
+	c.mu.Unlock()
+	if stop == nil {
+		return false
+	}
+	<-done
+	return true
 }
 
 func (c *Cluster) watch(ctx context.Context) {
@@ -74,6 +95,10 @@ func (c *Cluster) watch(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			case <-done:
+			}
+			if c.waitErr == nil { // exit status 0: a shutdown someone asked for
+				c.shutDown(ctx)
+				return
 			}
 			c.exited()
 			if time.Since(since) < stableRun {
@@ -139,6 +164,24 @@ func (c *Cluster) exited() {
 		"see its log for why",
 		"log", c.logPath, "url", c.URL, "dir", c.DataDir, "exit", c.waitErr,
 		"last_logged", lastLines([]byte(logSince(c.logPath, c.logStart)), 20))
+}
+
+// shutDown reports that this process's server was shut down by someone
+// else (exit status 0), and forgets it; the watch ends, unless endWatch has
+// ended it meanwhile (then Stop or Restart deals with the server).
+func (c *Cluster) shutDown(ctx context.Context) {
+	c.mu.Lock()
+	if ctx.Err() != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.cmd, c.stopWatch = nil, nil
+	c.mu.Unlock()
+	c.log.Warn("the embedded PostgreSQL was shut down by someone else (a clean shutdown: SIGTERM or SIGINT, pg_ctl stop, "+
+		"systemd stopping the service's processes) and is not started again: requests that need the database fail "+
+		"until this process is restarted",
+		"url", c.URL, "dir", c.DataDir, "log", c.logPath,
+		"last_logged", lastLines([]byte(logSince(c.logPath, c.logStart)), 5))
 }
 
 // startedAgain tells who waits on restarted (tests) that the watch started

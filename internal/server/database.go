@@ -100,8 +100,9 @@ func closeDatabase(pool *pgxpool.Pool, cluster *localpg.Cluster, log *slog.Logge
 			log.Warn("database connections still in use after waiting for them: closing without them", "waited", dbCloseWait)
 		}
 	}
+	ran := cluster.Started() // Stop forgets the server it stops
 	cluster.Stop()
-	if cluster.Started() {
+	if ran {
 		log.Info("PostgreSQL stopped", "dir", cluster.DataDir)
 	}
 }

@@ -216,6 +216,11 @@ type Provider struct {
 	// Price, USD per million tokens, prices this provider's attempts (SPEC §18);
 	// a route target's own price overrides it.
 	Price *Price `yaml:"price"`
+
+	// firstByteRaised is a first_byte_timeout written below timeout with
+	// stream: false, which WithDefaults raised to timeout (0: none was):
+	// Warnings names it, so the value written is not silently replaced.
+	firstByteRaised Duration
 }
 
 // Price is USD per million input and output tokens. No price is shipped as

@@ -76,7 +76,11 @@ func (c Config) WithDefaults() Config {
 			// generated whole: the adapters bound that wait by timeout
 			// alone, and routing (hedges, the drain, the breaker) counts
 			// timeout as the attempt's first-byte budget. A shorter
-			// first_byte_timeout written for it would bound nothing.
+			// first_byte_timeout written for it would bound nothing
+			// (unstreamedFirstByteWarnings says so).
+			if p.FirstByteTimeout > 0 {
+				p.firstByteRaised = p.FirstByteTimeout
+			}
 			p.FirstByteTimeout = p.Timeout
 		case p.FirstByteTimeout == 0:
 			p.FirstByteTimeout = min(Duration(30*time.Second), p.Timeout/2)
@@ -374,7 +378,16 @@ func (c Config) problems() []string {
 		default:
 			add("%s.first_byte_timeout (%s) must be below timeout (%s): the whole attempt includes the wait for its first byte", where, p.FirstByteTimeout.D(), p.Timeout.D())
 		}
-		if p.Timeout > 0 && p.StreamIdleTimeout > 0 && p.StreamIdleTimeout >= p.Timeout {
+		switch {
+		case p.Timeout <= 0 || p.StreamIdleTimeout <= 0 || p.StreamIdleTimeout < p.Timeout:
+		case p.unstreamed():
+			// It does not apply, but is refused as with stream: true: it
+			// is a mistake either way, and switching stream back on must
+			// not turn an accepted file into a refused one. The message
+			// says to leave it out.
+			add("%s.stream_idle_timeout (%s) must be below timeout (%s); with stream: false it does not apply (the answer comes whole, with no gaps between chunks to bound), "+
+				"so leave stream_idle_timeout out", where, p.StreamIdleTimeout.D(), p.Timeout.D())
+		default:
 			add("%s.stream_idle_timeout (%s) must be below timeout (%s), or a stalled stream is only ever cut by the total timeout", where, p.StreamIdleTimeout.D(), p.Timeout.D())
 		}
 		if p.MaxIdleConns < 0 {

@@ -124,7 +124,12 @@ func (c Config) rangeProblems() []string {
 		default:
 			add("%s.first_byte_timeout (%s) must be a positive duration below timeout (%s); left out, it is half of timeout, at most 30s", where, p.FirstByteTimeout.D(), p.Timeout.D())
 		}
-		if p.StreamIdleTimeout <= 0 {
+		switch {
+		case p.StreamIdleTimeout > 0:
+		case p.unstreamed():
+			add("%s.stream_idle_timeout (%s) must be a positive duration below timeout (%s); with stream: false it does not apply "+
+				"(the answer comes whole, with no gaps between chunks to bound), so leave it out", where, p.StreamIdleTimeout.D(), p.Timeout.D())
+		default:
 			add("%s.stream_idle_timeout (%s) must be a positive duration below timeout (%s); left out, it is half of timeout, at most 15s", where, p.StreamIdleTimeout.D(), p.Timeout.D())
 		}
 		if p.ContextWindow < 1 {

@@ -5,12 +5,36 @@ import "fmt"
 // Warnings lists what the configuration allows but is likely a mistake, one
 // sentence each that names the fix: unpriced targets (PriceWarnings), a drain
 // shorter than a first-byte deadline or a timeout (drainWarnings) and targets
-// a route's max_attempts leaves out (attemptWarnings). The server logs them
-// at start.
+// a route's max_attempts leaves out (attemptWarnings) and a first_byte_timeout
+// that stream: false leaves without effect (unstreamedFirstByteWarnings). The
+// server logs them at start.
 func (c *Config) Warnings() []string {
 	out := c.PriceWarnings()
 	out = append(out, c.drainWarnings()...)
-	return append(out, c.attemptWarnings()...)
+	out = append(out, c.attemptWarnings()...)
+	return append(out, c.unstreamedFirstByteWarnings()...)
+}
+
+// unstreamedFirstByteWarnings names each provider with stream: false whose
+// first_byte_timeout was written below its timeout: WithDefaults raised it to
+// the timeout (the answer's first byte comes only with the whole answer, so
+// the adapters bound that wait by timeout alone). Refusing it would break
+// files written before; raising it silently hid that a value meant to fail
+// over fast from a hanging provider (first_byte_timeout: 10s) now waits the
+// whole timeout.
+func (c *Config) unstreamedFirstByteWarnings() []string {
+	var out []string
+	for i, p := range c.Providers {
+		if p.firstByteRaised <= 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("provider %s's first_byte_timeout (%s) has no effect with stream: false: the answer's first byte comes only with the whole answer, "+
+			"so only its timeout (%s) bounds the wait, and first_byte_timeout is taken as %s (hedging, the drain and the breaker count it so); "+
+			"to fail over sooner from a provider that does not answer, lower providers[%d].timeout to the longest wait you accept for a whole answer "+
+			"(or set stream: true, where first_byte_timeout applies); otherwise leave first_byte_timeout out",
+			p.Name, p.firstByteRaised.D(), p.Timeout.D(), p.Timeout.D(), i))
+	}
+	return out
 }
 
 // drainWarnings says when shutdown.drain is shorter than the

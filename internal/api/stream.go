@@ -16,13 +16,17 @@ import (
 const streamChunkBytes = 64
 
 type chunk struct {
-	ID                string           `json:"id"`
-	Object            string           `json:"object"`
-	Created           int64            `json:"created"`
-	Model             string           `json:"model"`
-	SystemFingerprint *string          `json:"system_fingerprint"`
-	Choices           []chunkChoice    `json:"choices"`
-	Usage             *providers.Usage `json:"usage,omitempty"`
+	ID                string  `json:"id"`
+	Object            string  `json:"object"`
+	Created           int64   `json:"created"`
+	Model             string  `json:"model"`
+	SystemFingerprint *string `json:"system_fingerprint"`
+	// ServiceTier is the service_tier the provider said served the answer
+	// (chat.Completion.ServiceTier), on every chunk as OpenAI's stream has
+	// it; a completion without one sends none.
+	ServiceTier string           `json:"service_tier,omitempty"`
+	Choices     []chunkChoice    `json:"choices"`
+	Usage       *providers.Usage `json:"usage,omitempty"`
 }
 
 type chunkChoice struct {
@@ -103,7 +107,7 @@ func writeStreamBody(w http.ResponseWriter, sw streamWrites, c *chat.Completion,
 			err = sw.rc.Flush()
 		}
 	}
-	base := chunk{ID: c.ID, Object: "chat.completion.chunk", Created: c.Created, Model: c.Model, SystemFingerprint: c.SystemFingerprint}
+	base := chunk{ID: c.ID, Object: "chat.completion.chunk", Created: c.Created, Model: c.Model, SystemFingerprint: c.SystemFingerprint, ServiceTier: c.ServiceTier}
 	with := func(d delta, finish *string) chunk {
 		ch := base
 		ch.Choices = []chunkChoice{{Index: 0, Delta: d, FinishReason: finish}}

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -30,7 +31,9 @@ type GateRoute struct {
 	// every other a failover or hedge target (race.RoleOf).
 	Targets []string
 	// ConformancePrompt is the prompt whose results gate the route's chat
-	// completions ("" for none).
+	// completions ("" for none). The models they may ask for besides the
+	// target's own (the route's `models`) are Config.ChatRoutes' entry of
+	// the route: give both.
 	ConformancePrompt string
 }
 
@@ -46,9 +49,10 @@ type GateEntry struct {
 	PromptVersion string `json:"prompt_version"`
 	// Jobs says which jobs the entry is about: "prompt" (the prompt's jobs,
 	// the prompt's route being this one) or "chat" (the route's chat
-	// completions naming no model of the route's `models`, gated by its
-	// conformance_prompt; a chat completion naming one is judged for that
-	// model: see GET /v1/conformance).
+	// completions, gated by its conformance_prompt: one entry for those
+	// naming the route itself, which send the target's own model, and one
+	// for each model of the route's `models` a completion may name, which
+	// is sent to the target in its place; Model says which).
 	Jobs string `json:"jobs"`
 	// Model is the model the attempt asks for, which results are per ("":
 	// runs of any model count).
@@ -65,8 +69,8 @@ type GateEntry struct {
 
 // gateEntries asks ops.Gate about every target of ops.GateRoutes it judges,
 // for each prompt of the route (the prompts whose route it is, as their jobs
-// ask for their model; and its conformance_prompt, as a chat completion
-// naming no model asks for the target's), by provider. status is why no
+// ask for their model; and its conformance_prompt, for each model its chat
+// completions ask for: chatModelsAsked), by provider. status is why no
 // entry could be made ("" when the gate was asked).
 func gateEntries(ctx context.Context, ops Config, prompts *prompt.Set) (byProvider map[string][]GateEntry, status string) {
 	if ops.Gate == nil {
@@ -94,16 +98,41 @@ func gateEntries(ctx context.Context, ops Config, prompts *prompt.Set) (byProvid
 					byProvider[target] = append(byProvider[target], gateEntry(ctx, ops.Gate, ops.TargetModels, r.Name, target, role, "prompt", "", p))
 				}
 				if p.Name == r.ConformancePrompt {
-					model := ""
-					if ops.TargetModels != nil {
-						model = ops.TargetModels(target) // a chat completion naming no model sends the target's
+					for _, model := range chatModelsAsked(ops, r.Name, target, p) {
+						byProvider[target] = append(byProvider[target], gateEntry(ctx, ops.Gate, ops.TargetModels, r.Name, target, role, "chat", model, p))
 					}
-					byProvider[target] = append(byProvider[target], gateEntry(ctx, ops.Gate, ops.TargetModels, r.Name, target, role, "chat", model, p))
 				}
 			}
 		}
 	}
 	return byProvider, ""
+}
+
+// chatModelsAsked is the models the gate is asked for about target's chat
+// completions on route, whose conformance_prompt is p, as routing asks it:
+// the target's own model (Config.TargetModels; "" when not known, which the
+// gate takes as its own choice), for a completion naming the route itself,
+// then each model of the route's `models` (Config.ChatRoutes) a completion
+// may name instead, once each (conformance.ChatRoute.ModelsOn, which the
+// runs and GET /v1/conformance follow too).
+func chatModelsAsked(ops Config, route, target string, p *prompt.Prompt) []string {
+	own := ""
+	if ops.TargetModels != nil {
+		own = ops.TargetModels(target)
+	}
+	out := []string{own}
+	first := cmp.Or(own, p.Model) // the model the gate judges "" for, as far as the view can tell
+	for _, cr := range ops.ChatRoutes {
+		if cr.Name != route || cr.Prompt != p.Name {
+			continue
+		}
+		for _, m := range cr.ModelsOn(target, own) {
+			if m != "" && m != first && !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }
 
 // gateEntry asks gate about target in role on route for p's jobs asking for

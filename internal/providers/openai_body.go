@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"reflect"
@@ -33,11 +34,12 @@ import (
 // that returned nothing) and on an assistant message without tool calls. So
 // the caller's tools, tool_choice and messages' tool_calls are sent as the
 // caller sent them (compacted), and every message but an assistant's that
-// called tools carries its content, even "".
+// called tools carries its content, even "". A caller's temperature or top_p
+// of 0, which go-openai would leave out, is sent as 0 (zeroSampling).
 //
 // appendChatBody's output is chatBodyJSON's, byte for byte
 // (TestChatBodyIsMarshal, and a fuzz test), which is go-openai's json.Marshal
-// but for those two things: the same members in the same order, the same
+// but for those three things: the same members in the same order, the same
 // omitempty, the same escaping. A request that sets anything appendChatBody
 // does not write (tools, tool calls, top_p, multi-part content, or a field a
 // newer go-openai adds) is encoded by chatBodyJSON, with encoding/json: the
@@ -76,7 +78,11 @@ func appendChatBody(b []byte, creq *openai.ChatCompletionRequest) ([]byte, bool)
 		b = append(b, `,"max_tokens":`...)
 		b = strconv.AppendInt(b, int64(creq.MaxTokens), 10)
 	}
-	if creq.Temperature != 0 {
+	switch creq.Temperature {
+	case 0:
+	case zeroSampling:
+		b = append(b, `,"temperature":0`...)
+	default:
 		b = append(b, `,"temperature":`...)
 		b = jsonenc.AppendFloat(b, float64(creq.Temperature), 32)
 	}
@@ -284,7 +290,59 @@ func chatBodyJSON(creq *openai.ChatCompletionRequest, req *Request) ([]byte, err
 	case creq.ToolChoice != nil:
 		body.ToolChoice = creq.ToolChoice
 	}
-	return json.Marshal(body)
+	b, err := json.Marshal(body)
+	if err != nil || (creq.Temperature != zeroSampling && creq.TopP != zeroSampling) {
+		return b, err
+	}
+	return sentZeroSampling(b)
+}
+
+// zeroSampling is a caller's temperature or top_p of 0 in go-openai's
+// request, whose float32 fields leave a 0 out (omitempty) and so cannot say
+// "0, sent": the smallest positive float32, which the body then says as 0
+// (appendChatBody, sentZeroSampling). Not 1e-45 itself: a llama.cpp server
+// (and Ollama) divides the logits by a temperature above 0, which overflows
+// them, where 0 is greedy decoding; OpenAI and vLLM take 0 as it is.
+const zeroSampling float32 = math.SmallestNonzeroFloat32
+
+// sentZeroSampling rewrites, in body (json.Marshal's encoding of a chatBody),
+// the value of a top-level temperature or top_p that is zeroSampling to 0.
+// Only the top-level members are read: a caller's "temperature" inside a
+// schema, a tool or chat_template_kwargs is theirs and stays as written.
+func sentZeroSampling(body []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, err
+	}
+	var spans [][2]int // the values to write as 0, in order
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if key != "temperature" && key != "top_p" {
+			continue
+		}
+		if f, err := strconv.ParseFloat(string(v), 32); err == nil && float32(f) == zeroSampling {
+			end := int(dec.InputOffset())
+			spans = append(spans, [2]int{end - len(v), end})
+		}
+	}
+	if len(spans) == 0 {
+		return body, nil
+	}
+	out := make([]byte, 0, len(body))
+	last := 0
+	for _, s := range spans {
+		out = append(out, body[last:s[0]]...)
+		out = append(out, '0')
+		last = s[1]
+	}
+	return append(out, body[last:]...), nil
 }
 
 // chatBody is what chatBodyJSON encodes: go-openai's request, whose model,

@@ -38,7 +38,12 @@ func checkChatBody(t *testing.T, name string, creq openai.ChatCompletionRequest)
 			return // go-openai would leave the content out
 		}
 	}
-	if goOpenAI, err := json.Marshal(creq); err != nil || !bytes.Equal(want, goOpenAI) {
+	goOpenAI, err := json.Marshal(creq)
+	if creq.Temperature == zeroSampling {
+		// go-openai writes the marker itself, which the adapter sends as 0
+		goOpenAI = bytes.Replace(goOpenAI, []byte(`"temperature":1e-45`), []byte(`"temperature":0`), 1)
+	}
+	if err != nil || !bytes.Equal(want, goOpenAI) {
 		t.Errorf("%s:\nchatBodyJSON %s\njson.Marshal %s (%v)", name, want, goOpenAI, err)
 	}
 }

@@ -3,7 +3,6 @@ package providers
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -84,10 +83,10 @@ func (p *OpenAI) chatRequest(req *Request) (openai.ChatCompletionRequest, *Error
 			// out) and 1 before sending. Left out, as the model would
 			// sample anyway.
 		case t == 0:
-			// go-openai omits a zero temperature (omitempty), which would leave the
-			// provider's default (usually 1). The smallest positive float32 is
-			// sent instead, and providers treat it as 0.
-			creq.Temperature = math.SmallestNonzeroFloat32
+			// go-openai's float32 cannot say "0, sent" (omitempty would leave
+			// the provider's default, usually 1): zeroSampling marks it, and
+			// the body says 0 (appendChatBody, chatBodyJSON).
+			creq.Temperature = zeroSampling
 		default:
 			creq.Temperature = t
 		}
@@ -95,7 +94,7 @@ func (p *OpenAI) chatRequest(req *Request) (openai.ChatCompletionRequest, *Error
 	if req.TopP != nil {
 		creq.TopP = *req.TopP
 		if creq.TopP == 0 {
-			creq.TopP = math.SmallestNonzeroFloat32 // as a zero temperature: go-openai omits a 0
+			creq.TopP = zeroSampling // as a zero temperature: sent as 0
 		}
 	}
 	creq.Stop = req.Stop

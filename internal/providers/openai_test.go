@@ -118,8 +118,8 @@ func TestOpenAICompleteWithoutLookup(t *testing.T) {
 	if c.body["model"] != "gpt-test" {
 		t.Errorf("model %v, want the configured one", c.body["model"])
 	}
-	// A zero temperature must reach the provider as (effectively) zero, not be dropped.
-	if tv, ok := c.body["temperature"].(float64); !ok || tv <= 0 || tv > 1e-30 {
+	// A zero temperature must reach the provider as 0, not be dropped.
+	if tv, ok := c.body["temperature"].(float64); !ok || tv != 0 {
 		t.Errorf("temperature %v", c.body["temperature"])
 	}
 	if LookerOf(p); p.SupportsLookup() {

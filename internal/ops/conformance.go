@@ -167,7 +167,7 @@ func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			problem.Write(w, r, problem.Details{Status: http.StatusBadRequest, Type: "invalid-query", Title: "Invalid query parameter",
-				Detail: "details must be true or false, got " + strconv.Quote(v)})
+				Detail: "details must be true or false, got " + strconv.Quote(problem.Clip(v))})
 			return
 		}
 		details = b

@@ -89,4 +89,9 @@ func TestListConformance(t *testing.T) {
 	if status, _ := get("/v1/conformance?details=maybe", opsKey); status != http.StatusBadRequest {
 		t.Fatalf("bad details: %d", status)
 	}
+	// The bad value is quoted clipped: a 200 KB one is not echoed whole.
+	status, body = get("/v1/conformance?details="+strings.Repeat("y", 200_000), opsKey)
+	if detail, _ := body["detail"].(string); status != http.StatusBadRequest || len(detail) > 512 || !strings.Contains(detail, "true or false") {
+		t.Fatalf("a 200 KB details value: %d, detail of %d bytes: %.200s", status, len(detail), detail)
+	}
 }

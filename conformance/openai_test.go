@@ -129,8 +129,8 @@ func TestRunnerThroughOpenAIAdapter(t *testing.T) {
 	for _, r := range reqs {
 		rf, _ := r["response_format"].(map[string]any)
 		schema, _ := rf["json_schema"].(map[string]any)
-		temp, _ := r["temperature"].(float64)
-		if r["model"] != "gpt-4o-mini" || rf["type"] != "json_schema" || schema["schema"] == nil || temp > 1e-6 || temp <= 0 {
+		temp, sent := r["temperature"].(float64) // a prompt's temperature 0 is sent as 0
+		if r["model"] != "gpt-4o-mini" || rf["type"] != "json_schema" || schema["schema"] == nil || !sent || temp != 0 {
 			t.Fatalf("request: model %v response_format %v temperature %v", r["model"], rf, r["temperature"])
 		}
 	}

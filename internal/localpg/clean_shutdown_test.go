@@ -2,8 +2,6 @@ package localpg_test
 
 import (
 	"context"
-	"log/slog"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,13 +18,7 @@ func TestOwnedServerShutDownCleanlyIsNotStartedAgain(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var logs lockedBuffer
-	data := filepath.Join(tempDir(t), "data")
-	c, err := localpg.Start(ctx, localpg.Options{DataDir: data, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Stop)
+	c, data, logs := startLogged(t, ctx, false)
 	pid := postmasterPid(t, data)
 	again, ended := localpg.NextStart(c), localpg.WatchEnded(c)
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil { // smart shutdown: exit status 0

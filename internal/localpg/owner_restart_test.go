@@ -28,13 +28,7 @@ func TestOwnedServerThatDiesIsStartedAgain(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var logs lockedBuffer
-	data := filepath.Join(tempDir(t), "data")
-	c, err := localpg.Start(ctx, localpg.Options{DataDir: data, Durable: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Stop)
+	c, data, logs := startLogged(t, ctx, true)
 	conn, err := pgx.Connect(ctx, c.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -122,6 +116,20 @@ func postmasterPid(t *testing.T, data string) int {
 		t.Fatalf("postmaster.pid of %s: %v", data, err)
 	}
 	return pid
+}
+
+// startLogged starts a cluster (durable or not) in a data directory of its
+// own, logging to a buffer the test reads, and stops it at cleanup.
+func startLogged(t *testing.T, ctx context.Context, durable bool) (c *localpg.Cluster, data string, logs *lockedBuffer) {
+	t.Helper()
+	logs = &lockedBuffer{}
+	data = filepath.Join(tempDir(t), "data")
+	c, err := localpg.Start(ctx, localpg.Options{DataDir: data, Durable: durable, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	return c, data, logs
 }
 
 // lockedBuffer is a bytes.Buffer a logger and a test may use at once.

@@ -2,9 +2,7 @@ package localpg_test
 
 import (
 	"context"
-	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,13 +17,7 @@ func TestRestartAfterStopLeavesNoWatch(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var logs lockedBuffer
-	data := filepath.Join(tempDir(t), "data")
-	c, err := localpg.Start(ctx, localpg.Options{DataDir: data, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Stop)
+	c, data, logs := startLogged(t, ctx, false)
 	c.Stop()
 	rerr := c.Restart(ctx)
 	if rerr == nil || !strings.Contains(rerr.Error(), "stopped") {
@@ -52,13 +44,7 @@ func TestFailedRestartLeavesNoWatch(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var logs lockedBuffer
-	data := filepath.Join(tempDir(t), "data")
-	c, err := localpg.Start(ctx, localpg.Options{DataDir: data, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Stop)
+	c, data, logs := startLogged(t, ctx, false)
 	// postgres refuses to start on a data directory others may read.
 	if err := os.Chmod(data, 0o777); err != nil {
 		t.Fatal(err)
@@ -90,13 +76,7 @@ func TestConcurrentRestartAndStopLeaveNothingRunning(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var logs lockedBuffer
-	data := filepath.Join(tempDir(t), "data")
-	c, err := localpg.Start(ctx, localpg.Options{DataDir: data, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Stop)
+	c, data, logs := startLogged(t, ctx, false)
 	restarted := make(chan error, 1)
 	go func() { restarted <- c.Restart(ctx) }()
 	c.Stop()

@@ -43,14 +43,14 @@ func runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	tuneGC(log)
-	ln, err := net.Listen("tcp", cfg.Listen)
+	ln, err := listenFor(cfg.Listen, "listen")
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w (change `listen` in the config)", cfg.Listen, err)
+		return err
 	}
-	opsLn, err := net.Listen("tcp", cfg.OpsListen)
+	opsLn, err := listenFor(cfg.OpsListen, "ops_listen")
 	if err != nil {
 		ln.Close()
-		return fmt.Errorf("listen on %s: %w (change `ops_listen` in the config)", cfg.OpsListen, err)
+		return err
 	}
 	var debugLn net.Listener
 	if *debugAddr != "" {

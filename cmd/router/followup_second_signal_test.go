@@ -43,7 +43,7 @@ func TestServeStopsAtOnceOnASecondSignal(t *testing.T) {
 	// the job's deadline, not the drain.
 	cfg := serveConfig(t, db, "second-signal", "second-signal-key", fmt.Sprintf(`log: {level: warn}
 providers:
-  - {name: slow, type: openai, base_url: %q, model: m, stream: false, max_retries: 0, timeout: 1h, first_byte_timeout: 30m}
+  - {name: slow, type: openai, base_url: %q, model: m, stream: false, max_retries: 0, timeout: 1h}
 routes:
   default: {providers: [slow], deadline: 1h, hedge_after: "off"}
 shutdown: {drain: 1h}

@@ -104,7 +104,7 @@ func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h 
 		e.RetryAfter = ParseRetryAfter(status, h, time.Now())
 	}
 	e = e.generated().failOverUnsupported(msg)
-	if e.Kind == KindBadRequest && (outputFormatRefused(msg) || anthropicFeatureRefused(msg)) {
+	if e.Kind == KindBadRequest && (outputFormatRefused(msg) || anthropicFeatureRefused(msg) || userIDRefused(msg)) {
 		e.Action = ActionFailover
 	}
 	return e

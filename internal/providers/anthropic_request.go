@@ -53,8 +53,9 @@ func (p *Anthropic) messageParams(req *Request) (anthropic.MessageNewParams, *Er
 	// first[k] is the index in req.Messages of the first message of turn k
 	// (params.Messages[k]), for blankUserTurn's message.
 	var first []int
+	var ids anthropicToolIDs // the tool ids sent, unique in the request
 	for i, m := range req.Messages {
-		if e := p.addMessage(&params, i, m); e != nil {
+		if e := p.addMessage(&params, &ids, i, m); e != nil {
 			return params, e
 		}
 		for len(first) < len(params.Messages) {
@@ -137,7 +138,9 @@ func blank(s string) bool { return strings.TrimSpace(s) == "" }
 // content. A blank user message — empty or whitespace only — is kept as its
 // turn's text: dropBlankText leaves it out when its turn holds something
 // else, and blankUserTurn refuses the request when it does not (see there).
-func (p *Anthropic) addMessage(params *anthropic.MessageNewParams, i int, m Message) *Error {
+// Tool call ids are sent as ids gives them: unique in the request, a tool
+// result naming the id its call was sent under.
+func (p *Anthropic) addMessage(params *anthropic.MessageNewParams, ids *anthropicToolIDs, i int, m Message) *Error {
 	switch m.Role {
 	case "system", "developer":
 		if !blank(m.Content) {
@@ -151,7 +154,7 @@ func (p *Anthropic) addMessage(params *anthropic.MessageNewParams, i int, m Mess
 		if m.ToolCallID == "" {
 			return badRequest(p.cfg.Name, fmt.Sprintf("messages[%d]: a tool message needs tool_call_id", i))
 		}
-		result := anthropic.NewToolResultBlock(anthropicToolID(m.ToolCallID), m.Content, false)
+		result := anthropic.NewToolResultBlock(ids.result(m.ToolCallID), m.Content, false)
 		if blank(m.Content) {
 			result.OfToolResult.Content = nil // a tool_result's content is optional; an empty text block is refused
 		}
@@ -186,7 +189,7 @@ func (p *Anthropic) addMessage(params *anthropic.MessageNewParams, i int, m Mess
 				if !json.Valid([]byte(args)) {
 					return badRequest(p.cfg.Name, fmt.Sprintf("messages[%d].tool_calls[%d].function.arguments is not JSON", i, j))
 				}
-				blocks = append(blocks, anthropic.NewToolUseBlock(anthropicToolID(c.ID), json.RawMessage(toolInputObject(args)), c.Function.Name))
+				blocks = append(blocks, anthropic.NewToolUseBlock(ids.call(i, c.ID, j == 0), json.RawMessage(toolInputObject(args)), c.Function.Name))
 			}
 		}
 		if len(blocks) > 0 {

@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/routerhq/router/internal/chat"
-	"github.com/routerhq/router/internal/providers"
 )
 
 // streamChunkBytes is the most content one SSE chunk carries.
@@ -24,9 +23,9 @@ type chunk struct {
 	// ServiceTier is the service_tier the provider said served the answer
 	// (chat.Completion.ServiceTier), on every chunk as OpenAI's stream has
 	// it; a completion without one sends none.
-	ServiceTier string           `json:"service_tier,omitempty"`
-	Choices     []chunkChoice    `json:"choices"`
-	Usage       *providers.Usage `json:"usage,omitempty"`
+	ServiceTier string        `json:"service_tier,omitempty"`
+	Choices     []chunkChoice `json:"choices"`
+	Usage       *chat.Usage   `json:"usage,omitempty"`
 }
 
 type chunkChoice struct {

@@ -18,7 +18,7 @@ func TestStreamCarriesSystemFingerprintAndUsageDetails(t *testing.T) {
 	fp, content := "fp_1", "hello"
 	c := &chat.Completion{ID: "chatcmpl-1", Object: "chat.completion", Created: 1700000000, Model: "m", SystemFingerprint: &fp,
 		Choices: []chat.Choice{{Message: chat.AssistantMessage{Role: "assistant", Content: &content}, FinishReason: "stop"}},
-		Usage: providers.Usage{PromptTokens: 11, CompletionTokens: 5, TotalTokens: 16,
+		Usage: chat.Usage{PromptTokens: 11, CompletionTokens: 5, TotalTokens: 16,
 			PromptTokensDetails: providers.PromptTokensDetails{CachedTokens: 8}}}
 	rec := httptest.NewRecorder()
 	if err := writeStreamBody(rec, newStreamWrites(rec, time.Minute), c, true); err != nil {
@@ -38,7 +38,7 @@ func TestStreamCarriesSystemFingerprintAndUsageDetails(t *testing.T) {
 		if err := json.Unmarshal([]byte(data), &ch); err != nil || ch.SystemFingerprint == nil || *ch.SystemFingerprint != "fp_1" {
 			t.Errorf("chunk %s: want system_fingerprint fp_1", data)
 		}
-		if ch.Usage != nil && !strings.Contains(string(*ch.Usage), `"prompt_tokens_details":{"cached_tokens":8}`) {
+		if ch.Usage != nil && !strings.Contains(string(*ch.Usage), `"prompt_tokens_details":{"cached_tokens":8,"audio_tokens":0}`) {
 			t.Errorf("usage chunk %s: want the details", data)
 		}
 	}

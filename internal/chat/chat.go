@@ -117,13 +117,13 @@ func (in *Input) Validator() (*contract.Validator, error) {
 // Completion is the chat.completion object the router answers with, stored as
 // the job's result.
 type Completion struct {
-	ID                string          `json:"id"`
-	Object            string          `json:"object"`
-	Created           int64           `json:"created"`
-	Model             string          `json:"model"`
-	Choices           []Choice        `json:"choices"`
-	Usage             providers.Usage `json:"usage"`
-	SystemFingerprint *string         `json:"system_fingerprint"`
+	ID                string   `json:"id"`
+	Object            string   `json:"object"`
+	Created           int64    `json:"created"`
+	Model             string   `json:"model"`
+	Choices           []Choice `json:"choices"`
+	Usage             Usage    `json:"usage"`
+	SystemFingerprint *string  `json:"system_fingerprint"`
 	// ServiceTier is the service_tier the provider said served the answer
 	// (OpenAI's "default", "flex", "priority"…), left out when it named
 	// none, as every completion stored before it was carried has it.
@@ -302,7 +302,7 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 	c := Completion{
 		ID: CompletionID(jobID), Object: "chat.completion", Created: created.Unix(), Model: resp.Model,
 		Choices: []Choice{{Index: 0, Message: msg, FinishReason: finish}},
-		Usage:   resp.Usage, ServiceTier: resp.ServiceTier,
+		Usage:   Usage(resp.Usage), ServiceTier: resp.ServiceTier,
 	}
 	if fp := resp.SystemFingerprint; fp != "" {
 		c.SystemFingerprint = &fp

@@ -131,7 +131,8 @@ type Error struct {
 	// output count the provider had not yet made final (Anthropic's
 	// message_start reports output_tokens 1 before any is generated; the
 	// count comes in message_delta at the end): its
-	// content, refusal, and tool calls' names and arguments, as received.
+	// reasoning (reasoning_content or reasoning), content, refusal, and tool
+	// calls' names and arguments, as received.
 	// The provider billed those output tokens all the same (a hedge loser
 	// cancelled mid-stream, a stream cut, stalled or timed out): the race
 	// counts them as the attempt's estimated completion tokens

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -206,7 +207,7 @@ func (p *OpenAI) responseBody(body []byte, id, model string, created int64, choi
 	calls := withExtras(c.Message.ToolCalls, answerToolCallExtras(body))
 	r, err := p.finish(id, model, created, answerContent(c.Message), c.Message.Refusal, string(c.FinishReason), u, calls, false)
 	if r != nil {
-		r.ReasoningContent = reasoningText(c.Message.ReasoningContent)
+		r.ReasoningContent = reasoningText(cmp.Or(c.Message.ReasoningContent, answerReasoning(body)))
 		r.ServiceTier = providerServiceTier(topString(body, "service_tier"))
 	}
 	return r, err
@@ -318,9 +319,13 @@ func openAIUsage(u openai.Usage) Usage {
 	r := reportedUsage(int64(u.PromptTokens), int64(u.CompletionTokens), int64(u.TotalTokens))
 	if d := u.PromptTokensDetails; d != nil {
 		r.PromptTokensDetails.CachedTokens = clampTokens(int64(d.CachedTokens))
+		r.PromptTokensDetails.AudioTokens = clampTokens(int64(d.AudioTokens))
 	}
 	if d := u.CompletionTokensDetails; d != nil {
 		r.CompletionTokensDetails.ReasoningTokens = clampTokens(int64(d.ReasoningTokens))
+		r.CompletionTokensDetails.AudioTokens = clampTokens(int64(d.AudioTokens))
+		r.CompletionTokensDetails.AcceptedPredictionTokens = clampTokens(int64(d.AcceptedPredictionTokens))
+		r.CompletionTokensDetails.RejectedPredictionTokens = clampTokens(int64(d.RejectedPredictionTokens))
 	}
 	return r
 }

@@ -124,6 +124,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 				// what the stream reported so far.
 				first := acc.chunks == 0
 				_ = acc.add(chunk, nil, nil)
+				acc.reasoningAlt.WriteString(chunkReasoning(raw))
 				if acc.sawDelta && requestStatus(apiErr.HTTPStatusCode) {
 					// vLLM's error object names its code as a status
 					// (objectError); a 400 (413, 422) after the answer
@@ -146,6 +147,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 			// A tool call's extra_content (Gemini's thought signature)
 			// is read from the chunk's bytes: go-openai's delta has no
 			// member for it (chunkToolCallExtras).
+			acc.reasoningAlt.WriteString(chunkReasoning(raw))
 			if err := acc.add(chunk, chunkToolCallExtras(raw), onDelta); err != nil && whole && !acc.finishEarly {
 				return p.streamed(w, creq.Model, &acc) // broken after the answer was whole
 			} else if err != nil {
@@ -236,7 +238,7 @@ func (p *OpenAI) streamed(w *CallWatch, model string, acc *streamAcc) (*Response
 	if resp != nil {
 		resp.FirstByte = w.FirstByte()
 		resp.SystemFingerprint = fingerprint(acc.systemFingerprint)
-		resp.ReasoningContent = reasoningText(acc.reasoning.String())
+		resp.ReasoningContent = reasoningText(acc.reasoningText())
 		resp.ServiceTier = providerServiceTier(acc.serviceTier)
 	}
 	return resp, err
@@ -326,8 +328,11 @@ type streamAcc struct {
 	// reasoning is the deltas' reasoning_content (DeepSeek's reasoner,
 	// vLLM's and SGLang's reasoning parsers): kept for the Response, but
 	// not content — it neither starts the answer (sawDelta) nor counts as
-	// its last chunk (lastOnContent).
-	reasoning strings.Builder
+	// its last chunk (lastOnContent). reasoningAlt is the deltas'
+	// reasoning (newer vLLM, OpenRouter: chunkReasoning), taken the same
+	// way when no reasoning_content came (reasoningText).
+	reasoning    strings.Builder
+	reasoningAlt strings.Builder
 	// serviceTier is the first service_tier a chunk named.
 	serviceTier  string
 	finishReason string
@@ -466,10 +471,22 @@ func (a *streamAcc) lastCall() *streamToolCall {
 	return &streamToolCall{}
 }
 
-// partial is the text of the answer received so far — its content, refusal,
-// and each tool call's name and arguments — for Error.Partial.
+// reasoningText is the stream's reasoning: its reasoning_content deltas,
+// or, when none came, its reasoning deltas (a provider that sends both sends
+// the same text twice).
+func (a *streamAcc) reasoningText() string {
+	if a.reasoning.Len() > 0 {
+		return a.reasoning.String()
+	}
+	return a.reasoningAlt.String()
+}
+
+// partial is the text of the answer received so far — its reasoning
+// (reasoningText: the provider generated and billed it as output), content,
+// refusal, and each tool call's name and arguments — for Error.Partial.
 func (a *streamAcc) partial() string {
 	var b strings.Builder
+	b.WriteString(a.reasoningText())
 	b.WriteString(a.content.String())
 	b.WriteString(a.refusal.String())
 	for _, calls := range a.tools {

@@ -134,9 +134,11 @@ type Usage struct {
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
 	// PromptTokensDetails and CompletionTokensDetails are the breakdown an
-	// OpenAI-compatible provider reported (cached prompt tokens, reasoning
-	// tokens), passed on in the completion's usage; left out when zero, as
-	// every completion stored before they were carried has them.
+	// OpenAI-compatible provider reported (cached and audio prompt tokens;
+	// reasoning, audio and accepted and rejected prediction tokens), passed
+	// on in the completion's usage, which always names them (chat.Usage).
+	// In an attempt's stored usage they are left out when zero, as every
+	// attempt stored before they were carried has them.
 	PromptTokensDetails     PromptTokensDetails     `json:"prompt_tokens_details,omitzero"`
 	CompletionTokensDetails CompletionTokensDetails `json:"completion_tokens_details,omitzero"`
 	// Estimated marks usage the router counted itself, for an attempt whose
@@ -151,15 +153,23 @@ type Usage struct {
 }
 
 // PromptTokensDetails is OpenAI's usage.prompt_tokens_details, as far as
-// the router carries it.
+// the router carries it. AudioTokens is left out of the attempt's stored
+// usage when zero, so what is stored for an attempt that reported none is
+// as before it was carried (the completion always names every member:
+// chat.Usage).
 type PromptTokensDetails struct {
 	CachedTokens int `json:"cached_tokens"`
+	AudioTokens  int `json:"audio_tokens,omitempty"`
 }
 
 // CompletionTokensDetails is OpenAI's usage.completion_tokens_details, as far
-// as the router carries it.
+// as the router carries it; the members after ReasoningTokens are left out
+// when zero, as AudioTokens of PromptTokensDetails is.
 type CompletionTokensDetails struct {
-	ReasoningTokens int `json:"reasoning_tokens"`
+	ReasoningTokens          int `json:"reasoning_tokens"`
+	AudioTokens              int `json:"audio_tokens,omitempty"`
+	AcceptedPredictionTokens int `json:"accepted_prediction_tokens,omitempty"`
+	RejectedPredictionTokens int `json:"rejected_prediction_tokens,omitempty"`
 }
 
 // Response is one complete answer. An adapter returns a Response only for a

@@ -43,8 +43,8 @@ func billedOutcome(pe *providers.Error) (out store.AttemptOutcome, usage provide
 // router_cost_usd_total counted nothing for the losers that hedging pays
 // for, nor for the answers cut mid-way that a failover pays for, nor for a
 // cancelled job's requests. The part of the answer that had come before the
-// stream broke or was cancelled (providers.Error.Partial: content, refusal,
-// tool calls) is counted as completion tokens by the same tokenizer, as
+// stream broke or was cancelled (providers.Error.Partial: reasoning, content,
+// refusal, tool calls) is counted as completion tokens by the same tokenizer, as
 // answerUsage counts an answer's: the provider billed the output it had
 // generated, and output tokens cost several times input tokens, so a hedge
 // loser that streamed most of its answer before the hedge won was costed at

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // ResolvedTarget is a route target with its provider looked up and its model
@@ -84,6 +85,59 @@ func (c *Config) PriceWarnings() []string {
 			own = "scripted-" + t.Provider.Name
 		}
 		out = append(out, fmt.Sprintf("target %s has no price (the provider's price is for %s): set price on the target", t.ID, own))
+	}
+	return out
+}
+
+// PriceMixWarnings names each route that mixes priced and unpriced targets
+// (each target priced as PriceOrDefault, with the price any route gives it:
+// AllTargets): a job that used an unpriced target, with usage, shows no
+// cost_usd (nor lost_cost_usd when that attempt did not win) — a partial sum
+// would read as if the unpriced attempts were free — and
+// router_cost_usd_total counts nothing for them. Each warning names the
+// unpriced targets and where to price each. A route with no priced target is
+// not named: it is left unpriced on purpose (no job of it has a cost). The
+// server logs them at start (Warnings).
+func (c *Config) PriceMixWarnings() []string {
+	prices := map[string]*Price{}
+	providerIndex := map[string]int{}
+	for i := range c.Providers {
+		providerIndex[c.Providers[i].Name] = i
+	}
+	for _, t := range c.AllTargets() {
+		prices[t.ID] = t.PriceOrDefault()
+	}
+	var out []string
+	for _, name := range c.routeNames() {
+		r := c.Routes[name]
+		if r == nil {
+			continue
+		}
+		var priced, unpriced, fixes []string
+		seen := map[string]bool{}
+		for _, t := range c.RouteTargets(r) {
+			if seen[t.ID] {
+				continue
+			}
+			seen[t.ID] = true
+			if prices[t.ID] != nil {
+				priced = append(priced, t.ID)
+				continue
+			}
+			unpriced = append(unpriced, t.ID)
+			if t.ownModel() {
+				fixes = append(fixes, fmt.Sprintf("providers[%d].price for %s", providerIndex[t.Provider.Name], t.ID))
+			} else {
+				fixes = append(fixes, fmt.Sprintf("price on the route target {provider: %s, model: %s} for %s", t.Provider.Name, t.Model, t.ID))
+			}
+		}
+		if len(priced) == 0 || len(unpriced) == 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("route %s mixes priced targets (%s) with targets that have no price (%s): a job with an attempt on an unpriced target "+
+			"shows no cost_usd (nor lost_cost_usd when that attempt did not win), and router_cost_usd_total counts nothing for it; "+
+			"set price: {input_per_mtok: …, output_per_mtok: …} (USD per million tokens; 0 is a price) — %s",
+			name, strings.Join(priced, ", "), strings.Join(unpriced, ", "), strings.Join(fixes, "; ")))
 	}
 	return out
 }

@@ -3,13 +3,15 @@ package config
 import "fmt"
 
 // Warnings lists what the configuration allows but is likely a mistake, one
-// sentence each that names the fix: unpriced targets (PriceWarnings), a drain
+// sentence each that names the fix: unpriced targets (PriceWarnings), routes
+// mixing priced and unpriced targets (PriceMixWarnings), a drain
 // shorter than a first-byte deadline or a timeout (drainWarnings) and targets
 // a route's max_attempts leaves out (attemptWarnings) and a first_byte_timeout
 // that stream: false leaves without effect (unstreamedFirstByteWarnings). The
 // server logs them at start.
 func (c *Config) Warnings() []string {
 	out := c.PriceWarnings()
+	out = append(out, c.PriceMixWarnings()...)
 	out = append(out, c.drainWarnings()...)
 	out = append(out, c.attemptWarnings()...)
 	return append(out, c.unstreamedFirstByteWarnings()...)

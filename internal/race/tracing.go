@@ -19,8 +19,10 @@ import (
 // Spans (SPEC §18): one per job ("router.job"), a child per attempt named
 // after the GenAI semantic conventions ("chat <model>"), with
 // gen_ai.operation.name, gen_ai.provider.name, gen_ai.request.model,
-// gen_ai.response.model and gen_ai.usage.*, plus the router's own attributes:
-// router.job.id, router.attempt.{id,seq,role,outcome,won} and router.provider.
+// gen_ai.response.model and gen_ai.usage.* (the usage the attempt stored and
+// is priced at: recordUsage), plus the router's own attributes: router.job.id,
+// router.attempt.{id,seq,role,outcome,won}, router.provider and
+// router.usage.estimated (the usage is the router's estimate).
 // The tracer comes from the global provider, a no-op unless internal/telemetry
 // installed one.
 
@@ -122,12 +124,10 @@ func startAttemptSpan(ctx context.Context, job *store.Job, a *store.Attempt, t *
 				// cut stream quoting its finish_reason) put 200 KB there.
 				span.SetStatus(codes.Error, cutTo(res.err.Error(), maxErrorStatus))
 			}
-			if u := res.err.Usage; u != nil { // a failed answer the provider billed
+			if res.err.Usage != nil { // a failed answer the provider billed
 				span.SetAttributes(
 					attribute.String("gen_ai.response.model", res.err.ResponseModel),
 					attribute.String("gen_ai.response.id", res.err.ResponseID),
-					attribute.Int("gen_ai.usage.input_tokens", u.PromptTokens),
-					attribute.Int("gen_ai.usage.output_tokens", u.CompletionTokens),
 				)
 			}
 		} else if res.state == store.AttemptInvalid {
@@ -137,6 +137,7 @@ func startAttemptSpan(ctx context.Context, job *store.Job, a *store.Attempt, t *
 			span.SetAttributes(attribute.String("error.type", "invalid_output"))
 			span.SetStatus(codes.Error, brokeWhat(job, a, res)+": "+truncateAttr(res.broken))
 		}
+		recordUsage(span, res.usage)
 		span.End()
 	}
 }
@@ -170,7 +171,32 @@ func brokeWhat(job *store.Job, a *store.Attempt, res attemptResult) string {
 	return "the answer cannot be used"
 }
 
-// recordResponse puts what the provider answered on the attempt's span.
+// recordUsage puts on an attempt's span, as it ends, the usage its attempt
+// stored and is priced at (attemptResult.usage): the provider's figures as
+// the router corrected them (a total the split leaves out counted as output,
+// answerUsage), or the router's own estimate (router.usage.estimated: a
+// stream that reported no usage, a cancelled hedge loser, an unknown
+// attempt). A span whose attempt stored no usage of its own — its record
+// not written, another transition's kept, the attempt abandoned to its
+// lease — carries none, as router_cost_usd_total counts none for it: the
+// provider's raw figures are never put on the span, so the trace's tokens,
+// the attempt's usage and cost_usd, and the metrics agree.
+func recordUsage(span trace.Span, u providers.Usage) {
+	if u == (providers.Usage{}) || !span.IsRecording() {
+		return
+	}
+	span.SetAttributes(
+		attribute.Int("gen_ai.usage.input_tokens", u.PromptTokens),
+		attribute.Int("gen_ai.usage.output_tokens", u.CompletionTokens),
+	)
+	if u.Estimated {
+		span.SetAttributes(attribute.Bool("router.usage.estimated", true))
+	}
+}
+
+// recordResponse puts what the provider answered on the attempt's span: the
+// response's model, id and finish reason. Its usage is not (recordUsage puts
+// the stored figure there when the span ends).
 func recordResponse(ctx context.Context, resp *providers.Response) {
 	span := trace.SpanFromContext(ctx)
 	if resp == nil || !span.IsRecording() {
@@ -179,8 +205,6 @@ func recordResponse(ctx context.Context, resp *providers.Response) {
 	span.SetAttributes(
 		attribute.String("gen_ai.response.model", resp.Model),
 		attribute.String("gen_ai.response.id", resp.ResponseID),
-		attribute.Int("gen_ai.usage.input_tokens", resp.Usage.PromptTokens),
-		attribute.Int("gen_ai.usage.output_tokens", resp.Usage.CompletionTokens),
 	)
 	if resp.FinishReason != "" {
 		span.SetAttributes(attribute.StringSlice("gen_ai.response.finish_reasons", []string{resp.FinishReason}))

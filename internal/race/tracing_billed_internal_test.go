@@ -35,7 +35,8 @@ func TestAttemptSpanCarriesBilledFailureUsage(t *testing.T) {
 	_, end := startAttemptSpan(context.Background(), job, a, &Target{Model: "claude-test"}, "claude-test")
 	pe := &providers.Error{Provider: "anthropic", Kind: providers.KindEmptyResponse, Code: "pause_turn", Message: "paused",
 		Usage: &providers.Usage{PromptTokens: 1000, CompletionTokens: 500, TotalTokens: 1500}, ResponseID: "msg_1", ResponseModel: "claude-paused-1"}
-	end(attemptResult{state: store.AttemptFailed, err: pe})
+	// The billed usage as runAttempt stores it and reports it (res.usage).
+	end(attemptResult{state: store.AttemptFailed, err: pe, usage: *pe.Usage})
 
 	spans := exp.GetSpans()
 	if len(spans) != 1 {

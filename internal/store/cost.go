@@ -1,9 +1,11 @@
 package store
 
 import (
+	"encoding/json"
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 )
 
 // Price is a target's price in USD per million tokens. An attempt is created
@@ -29,6 +31,14 @@ func (p *Price) parts() (in, out *float64) {
 // decimals the attempts show (costSum): attempts of 0.1 and 0.2 make 0.3, not
 // the float64 sum 0.30000000000000004, so a job's costs reconcile with its
 // attempts'.
+//
+// A total is left out rather than partial: cost_usd when an attempt with
+// usage has no cost (its target has no price: unpricedUsage), as when no
+// attempt has one; lost_cost_usd when such an attempt did not win. A route
+// mixing priced and unpriced targets would otherwise show the cost of its
+// priced attempts alone as the job's — an unpriced winner read as free.
+// An attempt without usage (never sent, nothing reported or estimated)
+// costs nothing whatever its price, and leaves the totals whole.
 func (j *Job) sumCosts() {
 	var total, lost costSum
 	for _, a := range j.Attempts {
@@ -44,8 +54,49 @@ func (j *Job) sumCosts() {
 		j.CostUSD, j.LostCostUSD = nil, nil
 		return
 	}
-	t, l := total.value(), lost.value()
-	j.CostUSD, j.LostCostUSD = &t, &l
+	whole, lostWhole := true, true
+	for _, a := range j.Attempts {
+		if a.CostUSD == nil && unpricedUsage(a.Usage) {
+			whole = false
+			if a.State != AttemptWon {
+				lostWhole = false
+			}
+		}
+	}
+	j.CostUSD, j.LostCostUSD = nil, nil
+	if whole {
+		t := total.value()
+		j.CostUSD = &t
+	}
+	if lostWhole {
+		l := lost.value()
+		j.LostCostUSD = &l
+	}
+}
+
+// unpricedUsage says whether an attempt without a cost has usage that a
+// price would have made a cost: the condition of the database's cost_usd
+// (migrations/0011_attempt_cost_computed.sql) but for the price — a usage
+// object with prompt_tokens or completion_tokens above 0 (a number, or a
+// string holding one, as the database's cast reads it).
+func unpricedUsage(usage []byte) bool {
+	if len(usage) == 0 {
+		return false
+	}
+	var u struct {
+		Prompt     json.RawMessage `json:"prompt_tokens"`
+		Completion json.RawMessage `json:"completion_tokens"`
+	}
+	if json.Unmarshal(usage, &u) != nil {
+		return false // not an object (null included): no cost with any price
+	}
+	return positiveCount(u.Prompt) || positiveCount(u.Completion)
+}
+
+// positiveCount says whether a usage member's value is a number above 0.
+func positiveCount(v json.RawMessage) bool {
+	f, err := strconv.ParseFloat(strings.Trim(string(v), `"`), 64)
+	return err == nil && f > 0
 }
 
 // costSum adds costs as the decimals they are shown as, exactly, and gives

@@ -64,7 +64,10 @@ type Job struct {
 	RaceEvents     []RaceEvent     `json:"race_events"`
 	// CostUSD sums its attempts' costs; LostCostUSD those of attempts that did
 	// not win (the price of hedging and retries). Both are computed when the job
-	// is read, and absent when no attempt has a cost.
+	// is read. CostUSD is absent when no attempt has a cost, or when an
+	// attempt with usage has none (its target is unpriced: a partial sum would
+	// read as the whole); LostCostUSD likewise over the attempts that did not
+	// win.
 	CostUSD     *float64 `json:"cost_usd,omitempty"`
 	LostCostUSD *float64 `json:"lost_cost_usd,omitempty"`
 	// AttemptBase: attempts made before the caller's last explicit retry.

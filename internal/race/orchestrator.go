@@ -255,6 +255,10 @@ func (o *orchestrator) run(ctx context.Context) {
 		}
 		o.blocked = false
 		o.failover(ctx) // none while draining
+		// The hedge timer was left stopped when the last attempt ended: the
+		// failover goes on the hedge clock as any attempt does, or a silent
+		// one would run to its own deadline, unknown, instead of being hedged.
+		o.armHedge(ctx, hedge)
 	}
 }
 
@@ -410,8 +414,19 @@ func (o *orchestrator) canStart() bool {
 
 // canHedge is canStart for a hedge, which a drain allows when it fits the
 // drain's budget (drainFits, checked on the hedge's target).
+//
+// An unknown attempt (blocked) does not keep a hedge, retry or failover that
+// comes due from being tried: the blocking rule is the database's (SPEC §6.7,
+// §6.9), and the unknown attempt may have been resolved since this run
+// learnt of it — by reconciliation or an operator — while a sibling is still
+// in flight. The attempt's creation asks the store, which refuses it
+// (store.ErrAttemptBlocked: blocked stays set) while an attempt is still
+// unknown, and clears blocked when it is created (start). That is one round
+// trip per due event while blocked (a silent attempt's hedge is tried again
+// a hedge delay later: hedgeAgain), and none on a race never blocked. With
+// nothing in flight the blocked settle asks instead (finish, ErrUnblocked).
 func (o *orchestrator) canHedge() bool {
-	return !o.done && !o.blocked && !o.stopped && !o.fenceGaveUp
+	return !o.done && !o.stopped && !o.fenceGaveUp
 }
 
 func (o *orchestrator) stop(why string) {
@@ -863,6 +878,7 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 	}
 	o.used[provider] = true
 	o.attempts++
+	o.blocked = false // the store created it: no attempt of the job is unknown any more (canHedge)
 	// A run stopped while the attempt was created does not mark it running
 	// (cause: the shutdown's cut, say). A cancellation while the mark is in
 	// flight is the same case: a mark that committed although its caller saw

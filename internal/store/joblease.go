@@ -12,8 +12,10 @@ import (
 )
 
 // AcquireJobLease takes (or renews) the orchestration lease of a pending or
-// running job for owner, when it is free, expired, or already owner's. ok=false
-// means another live process holds it or the job no longer needs one.
+// running job for owner, when it is free, expired with no attempt in flight,
+// or already owner's. ok=false means another live process holds it, the
+// process whose lease expired still has an attempt of the job in flight, or
+// the job no longer needs one.
 //
 // It is the first write of a run that is not fresh (a resumption after a
 // resolution, a caller's retry, an adoption), so it waits for the job's row
@@ -22,11 +24,27 @@ import (
 // replica cut off in the middle of one) is ErrBusy (a *BusyError naming the
 // job) and nothing changes — the run does not start now, and the job stays
 // as it was for its lease, recovery, or a caller's next request.
+//
+// An expired lease is taken only from a job with no attempt `starting` or
+// `running`, as ClaimOrphans adopts only such a job (orphanSQL).
+// An orchestrator that stalled past its lease (its renewal lagged) may still
+// have an attempt in flight, with a lease of its own that has not run out: a
+// run that took the job over would not know of that attempt — it would count
+// its target as tried and fail over beside it at once, a second attempt in
+// flight outside the hedge clock and the hedge budget (SPEC §6.4, §6.8). The
+// job stays its orchestrator's: once the attempt ends, it wins or its
+// orchestrator goes on; should that orchestrator be dead, recovery marks the
+// attempt `unknown` when its lease expires. The row is locked by a statement
+// of its own before the condition is read (execLazyJobLocked), in the same
+// round trip: an attempt a stalled orchestrator committed while this waited
+// for the row is seen.
 func (s *Store) AcquireJobLease(ctx context.Context, jobID, owner string, lease time.Duration) (ok bool, err error) {
 	// Lazy: a lost lease only delays the run until recovery.
-	tag, err := s.execLazyWaiting(ctx, transitionLockWait, `UPDATE jobs SET lease_owner = $2, lease_expires_at = now() + $3::interval
+	tag, err := s.execLazyJobLocked(ctx, transitionLockWait, jobID, `UPDATE jobs SET lease_owner = $2, lease_expires_at = now() + $3::interval
 		WHERE id = $1 AND state IN ('pending', 'running')
-		  AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at < now())`, jobID, owner, lease)
+		  AND (lease_owner IS NULL OR lease_owner = $2 OR (lease_expires_at < now()
+		       AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.job_id = jobs.id AND a.state IN ('starting', 'running'))))`,
+		jobID, owner, lease)
 	if err != nil {
 		return false, jobBusy(err, jobID, transitionLockWait)
 	}

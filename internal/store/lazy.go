@@ -27,11 +27,33 @@ func (s *Store) execLazy(ctx context.Context, sql string, args ...any) (pgconn.C
 // row another transaction holds for longer fails the statement (Busy), and
 // nothing changes.
 func (s *Store) execLazyWaiting(ctx context.Context, wait time.Duration, sql string, args ...any) (pgconn.CommandTag, error) {
+	return s.execLazyPipeline(ctx, wait, "", sql, args...)
+}
+
+// execLazyJobLocked is execLazyWaiting that first locks the row of job jobID
+// (FOR NO KEY UPDATE: the lock an UPDATE of the row takes anyway) by a
+// statement of its own, in the same transaction and the same round trip. sql
+// then reads with a snapshot taken once the lock is held: every transaction
+// that held the row before (a CreateAttempt) has committed and is seen. One
+// statement is not enough when its condition reads other tables (the job's
+// attempts): it reads them on the snapshot of its start, taken before it
+// waited for the row, and PostgreSQL's re-check of a row it waited for does
+// not read other tables again (ClaimOrphans has the same two steps).
+func (s *Store) execLazyJobLocked(ctx context.Context, wait time.Duration, jobID, sql string, args ...any) (pgconn.CommandTag, error) {
+	return s.execLazyPipeline(ctx, wait, jobID, sql, args...)
+}
+
+// execLazyPipeline is execLazyWaiting, with job lockJob's row locked first
+// unless lockJob is "" (execLazyJobLocked).
+func (s *Store) execLazyPipeline(ctx context.Context, wait time.Duration, lockJob, sql string, args ...any) (pgconn.CommandTag, error) {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	b.Queue(lazyCommitSQL)
 	if wait > 0 {
 		b.Queue(lockWaitSQL, lockWaitArg(wait))
+	}
+	if lockJob != "" {
+		b.Queue(`SELECT FROM jobs WHERE id = $1 FOR NO KEY UPDATE`, lockJob)
 	}
 	b.Queue(sql, args...)
 	stmt := b.Len() - 1

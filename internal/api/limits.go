@@ -38,7 +38,10 @@ type limiter struct {
 	owners   map[string]Limits
 	refresh  time.Duration
 	count    LiveCounter
-	now      func() time.Time // the clock of refresh (tests set one)
+	// readTimeout bounds each read of an owner's live count (liveReadTimeout;
+	// tests set their own), whatever the deadline of the request reading it.
+	readTimeout time.Duration
+	now         func() time.Time // the clock of refresh (tests set one)
 	// keyWait, when set (tests), is called when a request refused at the
 	// limit starts waiting for an admission under its key (Server.admitLive).
 	keyWait atomic.Pointer[func()]
@@ -51,6 +54,8 @@ type ownerLimit struct {
 	lim  Limits
 	rate *rate.Limiter // nil: no rate limit
 
+	// mu guards the fields below; it is never held during I/O (a read of
+	// the count lets it go: reading).
 	mu       sync.Mutex
 	counted  int       // live jobs in the database at readAt
 	readAt   time.Time // zero: never read, or to be read again
@@ -81,6 +86,11 @@ type ownerLimit struct {
 	// flight on this replica: a request under one of them, refused at the
 	// limit, waits for them to end (its job may be theirs) instead.
 	keys map[string]*keyFlight
+	// reading, when not nil, is the read of the count in progress: no
+	// admission is made until it ends (they wait for it, or for their own
+	// request to end), while done, ended and liveRefusedAtClaim go on, in
+	// memory only (readCount).
+	reading *liveRead
 }
 
 // keyFlight is one key's admissions in flight; done is closed when the last
@@ -94,7 +104,8 @@ func newLimiter(defaults Limits, owners map[string]Limits, refresh time.Duration
 	if refresh <= 0 {
 		refresh = time.Second
 	}
-	return &limiter{defaults: defaults, owners: owners, refresh: refresh, count: count, now: time.Now, per: map[string]*ownerLimit{}}
+	return &limiter{defaults: defaults, owners: owners, refresh: refresh, count: count, readTimeout: liveReadTimeout,
+		now: time.Now, per: map[string]*ownerLimit{}}
 }
 
 func (l *limiter) of(owner string) *ownerLimit {
@@ -200,25 +211,37 @@ func (l *limiter) admit(ctx context.Context, owner, key string) (done liveDone, 
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	read := func() error {
-		n, err := l.count.CountLiveJobs(ctx, owner)
-		if err != nil {
-			return err
-		}
-		// Every creation in flight now may or may not be in n.
-		o.counted, o.readAt, o.admitted, o.uncertain, o.overlap = n, l.now(), 0, 0, o.inflight
-		o.endedUnread = false
-		o.reads++
-		return nil
-	}
-	if o.readAt.IsZero() || l.now().Sub(o.readAt) >= l.refresh {
-		if err := read(); err != nil {
-			return nil, nil, err
-		}
-	}
 	var waitUntil time.Time
 	rechecked := false
-	for o.counted+o.admitted+o.inflight+o.uncertain >= o.lim.MaxLiveJobs {
+	fresh := false // this admission read the count, or waited for a read that did
+	read := func() error {
+		if err := o.readCount(ctx, l, owner); err != nil {
+			return err
+		}
+		fresh = true
+		return nil
+	}
+	// Every step that lets o.mu go (a read, a wait) starts the loop again:
+	// the counts may have changed meanwhile.
+	for {
+		if r := o.reading; r != nil {
+			// Another admission is reading the count: wait for it (or for
+			// this request's end), holding no lock.
+			if err := o.waitRead(ctx, r); err != nil {
+				return nil, nil, err
+			}
+			fresh = fresh || !r.again
+			continue
+		}
+		if !fresh && (o.readAt.IsZero() || l.now().Sub(o.readAt) >= l.refresh) {
+			if err := read(); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		if o.counted+o.admitted+o.inflight+o.uncertain < o.lim.MaxLiveJobs {
+			break
+		}
 		if o.overlap > 0 {
 			// Creations in flight during the last read may be counted
 			// twice until they end: wait for them, then read again.
@@ -232,7 +255,7 @@ func (l *limiter) admit(ctx context.Context, owner, key string) (done liveDone, 
 			if !ended {
 				return nil, o.refusal(l, key), nil
 			}
-			continue // the lock was let go: the counts may have changed
+			continue
 		}
 		switch {
 		case o.uncertain > 0:

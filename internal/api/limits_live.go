@@ -49,6 +49,11 @@ func (s *liveSlot) done(created bool) func() {
 				o.overlapDone = nil
 			}
 		}
+		if created && o.reading != nil {
+			// Its job committed while the count is being read: the read
+			// may or may not see it (readCount counts it as uncertain).
+			o.reading.created++
+		}
 		switch {
 		case !created:
 		case overlapped:
@@ -88,6 +93,9 @@ func (s *liveSlot) ended() {
 	}
 	if o.reads != s.readsAtDone || s.counted == &o.uncertain {
 		o.endedUnread = true
+	}
+	if o.reading != nil {
+		o.reading.ended = true // the read in progress may count it
 	}
 	s.counted = nil
 }
@@ -307,7 +315,7 @@ func (s *Server) liveRefusedAtClaim(owner string, err error, keyed bool) (refuse
 	if errors.As(err, &limitErr) {
 		o := s.limits.of(owner)
 		o.mu.Lock()
-		o.readAt = time.Time{}
+		o.forgetCount()
 		o.mu.Unlock()
 		return &liveRefusal{limit: limitErr.Limit, keyed: keyed, inDB: true}, true
 	}

@@ -176,6 +176,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Detail: fmt.Sprintf("this operator listener has no operator key, so it answers only requests addressed to a loopback host "+
 				"(127.0.0.1, [::1] or localhost, any port), not Host %q: a web page could otherwise read it through DNS rebinding. "+
 				"Open it as http://127.0.0.1:<port>/…, have a proxy in front of it send such a Host, or set ops_key_env", r.Host)})
+	case s.cfg.Key != "" && len(r.Header.Values("Authorization")) > 1:
+		// Which one counts is not agreed: a proxy or an audit log may take
+		// the last where keyOK would take the first (as the tenant API,
+		// internal/api's withOwner, refuses it).
+		w.Header().Set("WWW-Authenticate", `Bearer realm="router-ops", error="invalid_request"`)
+		refuse(w, r, problem.Details{Status: http.StatusUnauthorized, Type: "unauthenticated", Title: "More than one Authorization header",
+			Detail: "the request has more than one Authorization header: send exactly one, 'Authorization: Bearer <operator key>' " +
+				"or HTTP Basic authentication with the operator key as the password"})
 	case s.cfg.Key != "" && !s.keyOK(r):
 		// Basic first: a browser asks for it (the key as the password), and
 		// offers no prompt for Bearer alone.
@@ -250,7 +258,8 @@ func operatorKey(configured string) string { return strings.TrimSpace(configured
 // keyOK: the request carries the operator key, as 'Authorization: Bearer
 // <key>' or as the password of HTTP Basic authentication with any user name
 // (RFC 7617: what a browser sends for the dashboard after its prompt). The
-// scheme is case-insensitive (RFC 9110 §11.1).
+// scheme is case-insensitive (RFC 9110 §11.1). A request with more than one
+// Authorization header is refused before (ServeHTTP).
 func (s *Server) keyOK(r *http.Request) bool {
 	var key string
 	if _, password, ok := r.BasicAuth(); ok {

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -122,6 +123,9 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	s.stops = append(s.stops, closeIdle)
 	if err := notATenantsKey(cfg, opsKey, apiKeys); err != nil {
 		return nil, err
+	}
+	for _, w := range shortKeyWarnings(cfg, opsKey) {
+		log.Warn(w)
 	}
 	logTargetWarnings(cfg, log)
 	// The database counters exist before the pool: its connections report
@@ -414,6 +418,37 @@ func operatorKey(cfg *config.Config) (string, error) {
 		return "", fmt.Errorf("ops_listen %s is not a loopback address and no operator key is set: set ops_key_env to the name of an environment variable holding the key, or bind ops_listen to 127.0.0.1", cfg.OpsListen)
 	}
 	return key, nil
+}
+
+// minKeyLength is the length below which a configured tenant or operator key
+// served on a listener that is not a loopback address is warned about at
+// start (shortKeyWarnings): it can be guessed. `router keys create` makes
+// keys far longer.
+const minKeyLength = 16
+
+// shortKeyWarnings are the start-up warnings about configured keys shorter
+// than minKeyLength on a listener that is not a loopback address: each
+// api_keys entry's when listen is not, the operator key when ops_listen is
+// not. They name the key's owner and variable, never the key, and say how to
+// make one. Only a warning: a configuration that loaded before still does
+// (its keys may be long enough for where it runs); a loopback listener, as
+// the demo's, is never warned about.
+func shortKeyWarnings(cfg *config.Config, opsKey string) []string {
+	const howTo = "make one with `openssl rand -hex 32`"
+	var out []string
+	if !config.IsLoopback(cfg.Listen) {
+		for i, k := range cfg.APIKeys {
+			if n := utf8.RuneCountInString(strings.TrimSpace(os.Getenv(k.KeyEnv))); n > 0 && n < minKeyLength {
+				out = append(out, fmt.Sprintf("api_keys[%d].key_env: %s holds owner %s's API key, only %d characters long (fewer than %d), on listen %s, which is not a loopback address: such a key can be guessed; set a longer one (%s, or give the owner a key made by `router keys create`)",
+					i, config.EnvRef(k.KeyEnv), k.Owner, n, minKeyLength, cfg.Listen, howTo))
+			}
+		}
+	}
+	if n := utf8.RuneCountInString(opsKey); n > 0 && n < minKeyLength && !config.IsLoopback(cfg.OpsListen) {
+		out = append(out, fmt.Sprintf("ops_key_env: %s holds the operator key, only %d characters long (fewer than %d), on ops_listen %s, which is not a loopback address: such a key can be guessed, and it opens every owner's jobs; set a longer one (%s)",
+			config.EnvRef(cfg.OpsKeyEnv), n, minKeyLength, cfg.OpsListen, howTo))
+	}
+	return out
 }
 
 // notATenantsKey refuses an operator key that is also a tenant's (static)

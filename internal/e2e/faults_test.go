@@ -177,7 +177,12 @@ func chatCall(t *testing.T, p *routerProc, route string, msgs []map[string]strin
 			Message struct{ Content string } `json:"message"`
 			Delta   struct{ Content string } `json:"delta"`
 		} `json:"choices"`
-		Usage map[string]int `json:"usage"`
+		// The counts; usage also has the *_tokens_details objects.
+		Usage struct {
+			PromptTokens     int `json:"prompt_tokens"`
+			CompletionTokens int `json:"completion_tokens"`
+			TotalTokens      int `json:"total_tokens"`
+		} `json:"usage"`
 		Error *struct {
 			Code    string `json:"code"`
 			Message string `json:"message"`
@@ -193,7 +198,8 @@ func chatCall(t *testing.T, p *routerProc, route string, msgs []map[string]strin
 		if len(answer.Choices) > 0 {
 			res.content = answer.Choices[0].Message.Content
 		}
-		res.usage = answer.Usage
+		u := answer.Usage
+		res.usage = map[string]int{"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens, "total_tokens": u.TotalTokens}
 		return res
 	}
 	lines := bufio.NewScanner(resp.Body)

@@ -156,8 +156,30 @@ func fromAnthropicError(provider string, ae *anthropic.Error) *Error {
 	}
 	e := classifyAnthropicAPI(provider, status, string(ae.Type()), string(ae.ErrorCode()), ae.Message, h)
 	e.AnsweredWithError = refusedInStream(e, inStream)
+	e.ProviderRequestID = anthropicRequestID(ae)
 	e.Err = ae
 	return e
+}
+
+// anthropicRequestID is Anthropic's id of the request an error answered
+// (the request-id header the SDK read, else the body's request_id, else
+// the response's headers), clipped (ClipIdent), or "".
+func anthropicRequestID(ae *anthropic.Error) string {
+	if id := ClipIdent(ae.RequestID, maxRequestID); id != "" {
+		return id
+	}
+	var body struct {
+		RequestID string `json:"request_id"`
+	}
+	if json.Unmarshal([]byte(ae.RawJSON()), &body) == nil {
+		if id := ClipIdent(body.RequestID, maxRequestID); id != "" {
+			return id
+		}
+	}
+	if ae.Response != nil {
+		return responseRequestID(ae.Response.Header)
+	}
+	return ""
 }
 
 // inStreamErrorPrefix is how the SDK reports an error event it could not attach
@@ -201,13 +223,13 @@ func (p *Anthropic) classify(w *CallWatch, trace *callTrace, err error, streamin
 		e      *Error
 	)
 	if te, ok := tooLargeResponse(name, trace, err); ok {
-		return te
+		return te.withRequestID(trace.providerRequestID())
 	}
 	switch we := w.Classify(err); {
 	case we != nil:
 		e = we
 	case errors.As(err, &ae):
-		return fromAnthropicError(name, ae)
+		return fromAnthropicError(name, ae).withRequestID(trace.providerRequestID())
 	case errors.As(err, &synErr), errors.As(err, &typErr):
 		kind := KindMalformedResponse
 		if streaming {
@@ -217,7 +239,7 @@ func (p *Anthropic) classify(w *CallWatch, trace *callTrace, err error, streamin
 		e.Received = true // a body came (a 2xx one: an error status is an *anthropic.Error)
 	default:
 		if se, ok := fromStreamErrorText(name, err); ok {
-			return se
+			return se.withRequestID(trace.providerRequestID()) // the stream's response named it
 		}
 		e = Classify(name, err)
 		_, status, retryAfter := trace.result()
@@ -269,7 +291,7 @@ func (p *Anthropic) classify(w *CallWatch, trace *callTrace, err error, streamin
 		e.Err = err
 	}
 	trace.unsent(e)
-	return e
+	return e.withRequestID(trace.providerRequestID())
 }
 
 // configuredMaxTokens reclassifies Anthropic's refusal of max_tokens when the

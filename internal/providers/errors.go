@@ -3,6 +3,7 @@ package providers
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 	"unicode"
@@ -88,7 +89,14 @@ type Error struct {
 	// provider's words may quote part of the router's key). For the
 	// router's log only.
 	ProviderMessage string
-	RetryAfter      time.Duration
+	// ProviderRequestID is the provider's id of the request that failed
+	// (Anthropic's request-id header or body request_id, an
+	// OpenAI-compatible provider's x-request-id header), when a response
+	// said it: what an operator quotes to the provider's support about a
+	// 500 or a 529. Stored with the attempt's error (provider_request_id),
+	// never in Message. Clipped to maxRequestID (ClipIdent).
+	ProviderRequestID string
+	RetryAfter        time.Duration
 	// OutcomeUnknown is true when the request may have reached the provider and
 	// been processed, but no answer came back (a timeout after sending). Such an
 	// attempt is `unknown`, not `failed` (SPEC §6.7).
@@ -173,6 +181,36 @@ func ClipIdent(s string, n int) string {
 		b.WriteRune(r)
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// maxRequestID bounds Error.ProviderRequestID: a provider's request ids are
+// short (Anthropic's "req_011C…", OpenAI's "req_" and 32 hex digits).
+const maxRequestID = 128
+
+// requestIDHeaders are the response headers that carry a provider's id of
+// the request, in the order they are read: OpenAI's and most
+// OpenAI-compatible servers' x-request-id, then Anthropic's request-id.
+var requestIDHeaders = []string{"X-Request-Id", "Request-Id"}
+
+// responseRequestID is the provider's id of the request in h (nil: none),
+// clipped (ClipIdent), or "".
+func responseRequestID(h http.Header) string {
+	for _, k := range requestIDHeaders {
+		if id := ClipIdent(h.Get(k), maxRequestID); id != "" {
+			return id
+		}
+	}
+	return ""
+}
+
+// withRequestID sets e's ProviderRequestID, when it has none, to id: the
+// provider's id of the request the call's response named
+// (callTrace.providerRequestID; "" leaves it unset).
+func (e *Error) withRequestID(id string) *Error {
+	if e != nil && e.ProviderRequestID == "" {
+		e.ProviderRequestID = id
+	}
+	return e
 }
 
 // withPartial gives the *Error in err's chain, when it reports no usage or

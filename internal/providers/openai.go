@@ -132,7 +132,7 @@ func (p *OpenAI) Complete(ctx context.Context, req *Request) (*Response, error) 
 }
 
 // complete is Complete with the provider's text in its error as it came.
-func (p *OpenAI) complete(ctx context.Context, req *Request) (*Response, error) {
+func (p *OpenAI) complete(ctx context.Context, req *Request) (_ *Response, err error) {
 	if p.cfg.Stream {
 		return p.CompleteStream(ctx, req, nil)
 	}
@@ -143,6 +143,9 @@ func (p *OpenAI) complete(ctx context.Context, req *Request) (*Response, error) 
 	wctx, w := WatchCall(ctx, p.cfg.Name, unstreamedDeadlines(p.cfg.Timeout))
 	defer w.Stop()
 	tctx, trace := withCallTrace(wctx, w)
+	// The provider's id of the request (x-request-id), on whatever error
+	// its response led to, for the operator's report to the provider.
+	defer func() { trace.noteRequestID(err) }()
 	trace.expect(p.cfg.Name, answerJSON)
 	trace.keepAnswer = true
 	resp, err := p.client.CreateChatCompletion(tctx, wire(creq, req, trace))

@@ -63,6 +63,9 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 	wctx, w := WatchCall(ctx, p.cfg.Name, Deadlines{FirstByte: p.cfg.FirstByteTimeout, Idle: p.cfg.StreamIdleTimeout, Total: p.cfg.Timeout, Stream: true})
 	defer w.Stop()
 	tctx, trace := withCallTrace(wctx, w)
+	// The provider's id of the request (x-request-id), on whatever error
+	// its response led to, for the operator's report to the provider.
+	defer func() { trace.noteRequestID(err) }()
 	trace.sse = true // comments and event lines are taken out of the body (sseFilter)
 	trace.expect(p.cfg.Name, answerSSE)
 

@@ -67,7 +67,8 @@ func (r *redactor) add(s string) {
 }
 
 // error removes the secrets from the texts of the *Errors in err's chain
-// that are shown or logged (Message, ProviderMessage, Code), in place, and
+// that are shown or logged (Message, ProviderMessage, Code, Param,
+// ProviderRequestID), in place, and
 // returns err.
 func (r redactor) error(err error) error {
 	if len(r.secrets) == 0 {
@@ -82,6 +83,8 @@ func (r redactor) error(err error) error {
 		e.Message = r.text(e.Message)
 		e.ProviderMessage = r.text(e.ProviderMessage)
 		e.Code = r.text(e.Code)
+		e.Param = r.text(e.Param)
+		e.ProviderRequestID = r.text(e.ProviderRequestID)
 	}
 	return err
 }

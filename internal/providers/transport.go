@@ -34,6 +34,10 @@ type callTrace struct {
 	wrote      bool
 	status     int
 	retryAfter time.Duration
+	// requestID is the provider's id of the request the last response
+	// that was not a redirect named (responseRequestID), or "": a
+	// redirect's id is not the request that answered, or failed.
+	requestID string
 	// onResponse (may be nil) is called when response bytes arrive: the
 	// headers of a response the client will not follow as a redirect, then
 	// each read of its body that returns bytes. Any byte is a sign of life:
@@ -173,6 +177,10 @@ func (t *callTrace) response(resp *http.Response) {
 	t.connected = true
 	t.wrote = true // answered: the provider had it (an early answer ends the sending)
 	t.status = resp.StatusCode
+	t.requestID = ""
+	if !isRedirect(resp) {
+		t.requestID = responseRequestID(resp.Header)
+	}
 	t.retryAfter = 0
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		t.retryAfter = ParseRetryAfter(resp.StatusCode, resp.Header, time.Now())
@@ -223,6 +231,23 @@ func (t *callTrace) result() (connected bool, status int, retryAfter time.Durati
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.connected, t.status, t.retryAfter
+}
+
+// providerRequestID is the provider's id of the request the call's response
+// named, or "" (no response yet, or it said none).
+func (t *callTrace) providerRequestID() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.requestID
+}
+
+// noteRequestID gives the *Error in err's chain the provider's id of the
+// request the call's response named, if one did (Error.withRequestID): an
+// error status's, or an answer's that then broke off or reported an error.
+func (t *callTrace) noteRequestID(err error) {
+	if e, ok := AsError(err); ok {
+		e.withRequestID(t.providerRequestID())
+	}
 }
 
 // traceTransport wraps the adapter's RoundTripper to fill the callTrace found in

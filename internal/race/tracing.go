@@ -42,7 +42,8 @@ func (r *Runner) SubmitNewContext(ctx context.Context, job *store.Job, jp store.
 // when it was submitted with SubmitNewContext (ctx carries that request's
 // span context), as soon as runJob has read the job. end records the job's
 // state, with an Error status when it failed (before any attempt too:
-// noteJobReason says why).
+// noteJobReason says why) or its outcome is unknown (the caller got no
+// answer).
 func (r *Runner) startJobSpan(ctx context.Context, job *store.Job) (context.Context, func()) {
 	if telemetry.Off() {
 		return ctx, func() {}
@@ -63,8 +64,14 @@ func (r *Runner) startJobSpan(ctx context.Context, job *store.Job) (context.Cont
 			cancel()
 			if err == nil {
 				span.SetAttributes(attribute.String("router.job.state", state))
-				if state == store.JobFailed {
+				switch state {
+				case store.JobFailed:
 					span.SetStatus(codes.Error, "job failed")
+				case store.JobUnknown:
+					// The caller got no answer (504 outcome_unknown): an
+					// error to whoever filters traces on it, as a failure
+					// is. A cancelled job is the caller's choice: Unset.
+					span.SetStatus(codes.Error, "job outcome unknown: the caller got no answer (504 outcome_unknown); resolve its unknown attempts with POST /v1/jobs/{id}/attempts/{seq}/resolve")
 				}
 			}
 		}

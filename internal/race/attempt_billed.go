@@ -179,8 +179,8 @@ func answerUsage(t *Target, sp *spec, a *store.Attempt, resp *providers.Response
 // total's gap filled: ok is false when there is none to make.
 func answerEstimate(t *Target, sp *spec, a *store.Attempt, resp *providers.Response, u providers.Usage) (providers.Usage, bool) {
 	noSplit := u.PromptTokens == 0 && u.CompletionTokens == 0
-	if u.Estimated || (!noSplit && u.CompletionTokens == 0 && (resp.Content != "" || len(resp.ToolCalls) > 0)) {
-		out, ok := textEstimate(t, sp, a, resp.Content, string(resp.ToolCalls))
+	if u.Estimated || (!noSplit && u.CompletionTokens == 0 && (resp.Content != "" || resp.ReasoningContent != "" || len(resp.ToolCalls) > 0)) {
+		out, ok := textEstimate(t, sp, a, resp.ReasoningContent, resp.Content, string(resp.ToolCalls))
 		if !ok || (!u.Estimated && out == 0) {
 			return providers.Usage{}, false
 		}
@@ -195,7 +195,7 @@ func answerEstimate(t *Target, sp *spec, a *store.Attempt, resp *providers.Respo
 	if !ok {
 		return providers.Usage{}, false
 	}
-	out, ok := textEstimate(t, sp, a, resp.Content, string(resp.ToolCalls))
+	out, ok := textEstimate(t, sp, a, resp.ReasoningContent, resp.Content, string(resp.ToolCalls))
 	if !ok {
 		return providers.Usage{}, false
 	}

@@ -519,6 +519,19 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "no_eligible_provider", "", reason)
 		return
 	}
+	if deadline, ok := race.FailedByDeadline(job); ok {
+		// The route's deadline stopped the race, not the providers' answers:
+		// a gateway timeout, as a gateway's caller expects for a deadline, and
+		// said with the setting that sets it.
+		reason = strings.TrimRight(reason, ".") + "; the job was stopped by its route's deadline (routes." + job.Route + ".deadline, " + deadline +
+			") before any provider's answer could win it: raise routes." + job.Route + ".deadline, or lower its targets' timeouts so that a failover fits in it"
+		if callerKey {
+			reason += "; then start a new round with POST /v1/jobs/" + job.ID +
+				"/retry (then resend with the same Idempotency-Key to attach to it), or send the request with a new Idempotency-Key"
+		}
+		writeOpenAIError(w, http.StatusGatewayTimeout, "server_error", "deadline_exceeded", "", reason)
+		return
+	}
 	then := "; "
 	if gated := gatedTargets(job); len(gated) > 0 {
 		// Targets the conformance gate kept out of the race, which the job's

@@ -31,6 +31,10 @@ import (
 // was started for it (silentPastHedge).
 func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attempt, t *Target, sp *spec, sole *atomic.Bool, drainHedge bool, f *flight) attemptResult {
 	log := lazyWith(r.cfg.Log, "job_id", job.ID, "attempt_id", a.ID, "owner", job.Owner, "provider", a.Provider, "seq", a.Seq, "role", a.Role)
+	// The job's deadline cuts the attempt (errDeadline) even while its
+	// orchestration is busy and has not read its timer yet.
+	ctx, endDeadline := boundByJobDeadline(ctx)
+	defer endDeadline()
 	// The attempt sent with its job, alone, as the job's run began: it has
 	// the job's whole deadline (excusedByDeadline).
 	opening := sole != nil && sole.Load()
@@ -71,7 +75,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 	// answer later, or when it is its breaker's probe (keepLoser).
 	keptCtx, endKeep := r.keepLoser(ctx, f)
 	callCtx, cancel := context.WithTimeout(keptCtx, t.Timeout)
-	callCtx, ttfb := r.probeTTFB(callCtx, a.Provider)
+	callCtx, ttfb := r.probeTTFB(callCtx, r.ttfbKey(a.Provider, a.Model)) // per target and model sent (SPEC §15)
 	start := time.Now()
 	resp, err := r.call(callCtx, t, req)
 	cancel()
@@ -149,6 +153,9 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		}
 		if pe.ProviderMessage != "" {
 			log = log.With("provider_message", pe.ProviderMessage) // the operator's, not the tenant's
+		}
+		if pe.ProviderRequestID != "" {
+			log = log.With("provider_request_id", pe.ProviderRequestID) // what the provider's support asks for
 		}
 		res := attemptResult{attempt: a, state: state, err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe)), latency: waited,
 			cutByDeadline: errors.Is(cause, errDeadline) && excusedByDeadline(pe.Received, waited, t, opening)}
@@ -406,6 +413,9 @@ func attemptError(pe *providers.Error) map[string]any {
 	}
 	if pe.Param != "" {
 		m["param"] = pe.Param // the request member the provider's error names
+	}
+	if pe.ProviderRequestID != "" {
+		m["provider_request_id"] = pe.ProviderRequestID // the provider's id of the request, for its support
 	}
 	if pe.RetryAfter > 0 {
 		m["retry_after_ms"] = pe.RetryAfter.Milliseconds()

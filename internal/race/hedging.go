@@ -168,6 +168,27 @@ func p95Of(samples []ttfbSample) time.Duration {
 	return math.MaxInt64
 }
 
+// ttfbKey names the times to first byte of target sending model (SPEC §15:
+// statistics are per target, provider × model): the target's own id when
+// model is its own (or "": the attempt sends the target's model), so that
+// they are the target's; otherwise target and model, so that a route's
+// `models` sending a slow reasoning model to the same provider as a fast one
+// learns its own p95, as its breaker counts it apart (breakerOf).
+func (r *Runner) ttfbKey(target, model string) string {
+	if t := r.cfg.Targets[target]; model == "" || t == nil || model == t.Model {
+		return target
+	}
+	return target + "\x00" + model
+}
+
+// sentModel is the model an attempt of the job on target sends (spec.modelOn).
+func (o *orchestrator) sentModel(target string) string {
+	if o.spec == nil {
+		return ""
+	}
+	return o.spec.modelOn(o.r.cfg.Targets[target])
+}
+
 // ttfbProbe learns one call's time to first byte for its target: when the
 // first byte arrives, so that an answer streamed for a long time (or never
 // finished) counts as soon as it begins; or, for a call that ends without
@@ -312,7 +333,8 @@ type HedgeHeldObserver interface {
 
 // watchFirstByte puts attempt a, about to be sent, on the hedge clock; the
 // returned context, used for its call, tells the clock when the provider
-// begins answering. The flight returned is the attempt's on the clock.
+// begins answering, and carries the job's deadline (withJobDeadline). The
+// flight returned is the attempt's on the clock.
 func (o *orchestrator) watchFirstByte(ctx context.Context, a *store.Attempt) (context.Context, *flight) {
 	if o.flights == nil {
 		o.flights = map[string]*flight{}
@@ -324,6 +346,9 @@ func (o *orchestrator) watchFirstByte(ctx context.Context, a *store.Attempt) (co
 		f.probe.Store(o.admittedProbe(a.Provider))
 	}
 	o.flights[a.ID] = f
+	// The attempt's run also carries the job's deadline, which cuts its call
+	// by itself (boundByJobDeadline) should this orchestration be busy then.
+	ctx = withJobDeadline(ctx, o.deadlineAt)
 	return providers.OnFirstByte(ctx, func() {
 		if f.answering.CompareAndSwap(false, true) {
 			close(f.answered)
@@ -347,7 +372,7 @@ func (o *orchestrator) watchFirstByte(ctx context.Context, a *store.Attempt) (co
 func (o *orchestrator) hedgeDelay(target string, from time.Time) time.Duration {
 	d := o.route.HedgeAfter
 	if o.route.AdaptiveHedge {
-		d = o.r.adaptiveDelay(target, o.route)
+		d = o.r.adaptiveDelaySent(target, o.sentModel(target), o.route)
 	} else if deadline := o.r.cfg.Targets[target].firstByteBudget(); d > 0 && deadline > 0 && d >= deadline {
 		d = deadline * 3 / 4
 	}
@@ -370,7 +395,7 @@ func (o *orchestrator) mayHedge() bool {
 // (lossBar, silentBar).
 func (o *orchestrator) targetHedgeDelay(target string) time.Duration {
 	if o.route.AdaptiveHedge {
-		return o.r.adaptiveDelay(target, o.route)
+		return o.r.adaptiveDelaySent(target, o.sentModel(target), o.route)
 	}
 	return o.route.HedgeAfter
 }
@@ -671,9 +696,16 @@ func (o *orchestrator) releaseExtraTo(n int) {
 	}
 }
 
-// adaptiveDelay is target's recent p95 time to first byte clamped to the
-// route's [HedgeMin, HedgeMax]; HedgeMax without history.
+// adaptiveDelay is adaptiveDelaySent for an attempt that sends target's own
+// model.
 func (r *Runner) adaptiveDelay(target string, route *Route) time.Duration {
+	return r.adaptiveDelaySent(target, "", route)
+}
+
+// adaptiveDelaySent is the recent p95 time to first byte of target sending
+// model (ttfbKey: "" or the target's own model is the target's) clamped to
+// the route's [HedgeMin, HedgeMax]; HedgeMax without history.
+func (r *Runner) adaptiveDelaySent(target, model string, route *Route) time.Duration {
 	lo, hi := route.HedgeMin, route.HedgeMax
 	if lo <= 0 {
 		lo = 2 * time.Second
@@ -682,7 +714,7 @@ func (r *Runner) adaptiveDelay(target string, route *Route) time.Duration {
 		hi = max(lo, 10*time.Second)
 	}
 	d := hi
-	if p95, ok := r.ttfb.p95(target); ok {
+	if p95, ok := r.ttfb.p95(r.ttfbKey(target, model)); ok {
 		d = min(max(p95, lo), hi)
 	}
 	// A hedge must start while the attempt still waits for its first byte:

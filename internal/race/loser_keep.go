@@ -64,7 +64,7 @@ func (o *orchestrator) lossBar(target string, probe bool) time.Duration {
 	if probe && budget > 0 {
 		bar = max(bar, budget)
 	}
-	if p95, ok := o.r.ttfb.answered(target); ok {
+	if p95, ok := o.r.ttfb.answered(o.r.ttfbKey(target, o.sentModel(target))); ok { // per target and model sent (SPEC §15)
 		expect := p95 * lossKeepFactor
 		if p95 > math.MaxInt64/lossKeepFactor {
 			expect = math.MaxInt64

@@ -610,6 +610,16 @@ func (o *orchestrator) refuse(why string) {
 // recorded nor counted again, else a long silence would count once per hedge
 // delay what the job's routing records once.
 func (o *orchestrator) denyHedge(ctx context.Context, target, why string) {
+	if o.blocked {
+		// An attempt of the job went unknown (as far as this run knows): the
+		// store refuses new attempts until it is resolved, so the budget is
+		// not what holds the call back. Nothing is recorded or counted — an
+		// operator reading hedge_denied would tune hedge_budget instead of
+		// resolving the attempt — and the call is asked for again as a denied
+		// one is (hedgeAgain, ready), the store deciding once a slot is had.
+		o.log.Debug("hedge budget spent while an attempt of the job is unknown", "provider", target, "reason", why)
+		return
+	}
 	if o.hedgeDenied {
 		o.log.Debug("hedge denied again", "provider", target, "reason", why)
 		return

@@ -24,7 +24,7 @@ const AnthropicDefaultMaxTokens = 4096
 type AnthropicConfig struct {
 	Name    string // provider name as routes refer to it; required
 	BaseURL string // API root without /v1; default AnthropicBaseURL
-	APIKey  string // sent as a bearer token (Authorization), as the SDK sends it
+	APIKey  string // sent as the SDK sends it (option.WithAPIKey: the x-api-key header)
 	Model   string // default model; a Request.Model overrides it
 	// MaxTokens is max_tokens for requests that set none (default
 	// AnthropicDefaultMaxTokens).

@@ -56,7 +56,7 @@ func answeredMessageError(provider string, trace *callTrace, msg *anthropic.Mess
 		return nil
 	}
 	_, status, _ := trace.result()
-	return anthropicAnsweredError(provider, status, []byte(msg.RawJSON()))
+	return anthropicAnsweredError(provider, status, []byte(msg.RawJSON())).withRequestID(trace.providerRequestID())
 }
 
 // answeredErrorObject carries through the SDK, to CompleteStream, the error
@@ -105,6 +105,7 @@ func (p *Anthropic) streamErrorObject(req *http.Request, next option.MiddlewareN
 	}
 	if rerr == nil {
 		if e := anthropicAnsweredError(p.cfg.Name, resp.StatusCode, b); e != nil {
+			e.withRequestID(responseRequestID(resp.Header))
 			_ = resp.Body.Close()
 			return nil, &answeredErrorObject{e: e}
 		}

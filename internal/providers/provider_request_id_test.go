@@ -162,3 +162,23 @@ func TestProviderRequestIDNotTheRedirects(t *testing.T) {
 	}
 	wantRequestID(t, e, "")
 }
+
+// An Anthropic gateway's 200 whose body is Anthropic's error object, to a
+// streamed call or not, takes the answer's request id too.
+func TestAnthropicAnsweredErrorProviderRequestID(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
+			srv := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request) {
+				writeError(w, http.StatusOK, map[string]string{"request-id": "req_011CAnswered"},
+					`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+			})
+			p := newAnthropicAdapter(t, srv.URL, func(cfg *AnthropicConfig) { cfg.Stream = stream })
+			_, err := p.Complete(context.Background(), testRequest())
+			e := mustError(t, err)
+			if e.Kind != KindUnavailable {
+				t.Fatalf("precondition: kind %s, want unavailable (%v)", e.Kind, e)
+			}
+			wantRequestID(t, e, "req_011CAnswered")
+		})
+	}
+}

@@ -34,10 +34,11 @@ type callTrace struct {
 	wrote      bool
 	status     int
 	retryAfter time.Duration
-	// requestID is the provider's id of the request the last response
-	// that was not a redirect named (responseRequestID), or "": a
-	// redirect's id is not the request that answered, or failed.
-	requestID string
+	// header is the headers of the last response that was not a redirect
+	// (nil: none yet, or the last was a redirect, whose id is not the
+	// request that answered, or failed): providerRequestID reads the
+	// provider's id of the request from them only when a call failed.
+	header http.Header
 	// onResponse (may be nil) is called when response bytes arrive: the
 	// headers of a response the client will not follow as a redirect, then
 	// each read of its body that returns bytes. Any byte is a sign of life:
@@ -177,9 +178,9 @@ func (t *callTrace) response(resp *http.Response) {
 	t.connected = true
 	t.wrote = true // answered: the provider had it (an early answer ends the sending)
 	t.status = resp.StatusCode
-	t.requestID = ""
+	t.header = nil
 	if !isRedirect(resp) {
-		t.requestID = responseRequestID(resp.Header)
+		t.header = resp.Header
 	}
 	t.retryAfter = 0
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -237,8 +238,9 @@ func (t *callTrace) result() (connected bool, status int, retryAfter time.Durati
 // named, or "" (no response yet, or it said none).
 func (t *callTrace) providerRequestID() string {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.requestID
+	h := t.header
+	t.mu.Unlock()
+	return responseRequestID(h)
 }
 
 // noteRequestID gives the *Error in err's chain the provider's id of the

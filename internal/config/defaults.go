@@ -168,7 +168,7 @@ func (c Config) WithDefaults() Config {
 		// the 2s hedge_min the file never wrote).
 		hedgeMax := Duration(10 * time.Second)
 		if r.Deadline > 0 {
-			hedgeMax = min(hedgeMax, max(r.Deadline*3/4, 1))
+			hedgeMax = min(hedgeMax, max(r.Deadline-r.Deadline/4, 1)) // ¾, never d*3/4: it overflows past ~97 years
 		}
 		if r.HedgeMax == 0 {
 			r.HedgeMax, r.hedgeMaxDefault = hedgeMax, true
@@ -405,6 +405,10 @@ func (c Config) problems() []string {
 		for _, m := range r.Models {
 			if m == "" {
 				add("routes.%s.models: an empty model name (\"\") can never be reached: a chat completion with model \"\" (or none) is looked up only as a route, never as a model: remove it", name)
+				continue
+			}
+			if why := nameProblem(m); why != "" {
+				add("routes.%s.models: %q: a model name %s: list each model a chat completion may ask for as its own item, exactly as callers send it (`- gpt-4o` and `- gpt-4o-mini`, not `- gpt-4o, gpt-4o-mini`)", name, m, why)
 				continue
 			}
 			if _, isRoute := c.Routes[m]; isRoute {

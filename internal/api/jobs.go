@@ -449,6 +449,11 @@ func (s *Server) changedUnread(w http.ResponseWriter, r *http.Request, made stri
 func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 	owner := ownerFrom(r.Context())
 	id := r.PathValue("id")
+	if perr := s.refuseBody(w, r, "POST /v1/jobs/{id}/cancel"); perr != nil {
+		perr.JobID = id
+		writeProblem(w, r, *perr)
+		return
+	}
 	err := s.Store.CancelJob(r.Context(), owner, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):

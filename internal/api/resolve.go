@@ -175,6 +175,11 @@ func notUnknown(id string, err error) problem {
 func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 	owner := ownerFrom(r.Context())
 	id := r.PathValue("id")
+	if perr := s.refuseBody(w, r, "POST /v1/jobs/{id}/retry"); perr != nil {
+		perr.JobID = id
+		writeProblem(w, r, *perr)
+		return
+	}
 	// An optional Idempotency-Key names the retry: a resend of it (its
 	// answer was lost) is answered with the job as it stands, and starts no
 	// second round (store.RetryJobKeyed). Without one every retry is a new

@@ -1,0 +1,42 @@
+package api
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// refuseBody is the check of an action that takes no body (cancel, retry): a
+// request without one, with white space only, or with `{}` goes ahead; any
+// other body is refused (400) before the action is taken, so that a caller
+// who thinks the action takes options (a route for the retry, a dry run for
+// the cancel) learns it does not instead of having the action taken as if
+// they had not been sent. The body is read with the usual limit.
+func (s *Server) refuseBody(w http.ResponseWriter, r *http.Request, action string) *problem {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return &problem{Status: http.StatusRequestEntityTooLarge, Type: "body-too-large", Title: "Body too large",
+			Detail: fmt.Sprintf("the body is larger than the limit of %d bytes (the router's http.max_body_bytes); %s takes no body: send none", s.cfg.MaxBodyBytes, action)}
+	}
+	if err != nil {
+		return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Unreadable body", Detail: err.Error()}
+	}
+	b := bytes.Trim(body, " \t\r\n")
+	if len(b) == 0 || string(bytes.ReplaceAll(bytes.ReplaceAll(b, []byte{' '}, nil), []byte("\n"), nil)) == "{}" {
+		return nil
+	}
+	if perr := refuseContentEncoding(w, r); perr != nil {
+		return perr
+	}
+	if perr := checkEncoding(body); perr != nil {
+		return perr
+	}
+	return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Body not expected",
+		Detail: fmt.Sprintf("%s takes no body, and this one holds %q: send the request without a body (or with {}); nothing was done", action, quoteStart(b))}
+}

@@ -374,10 +374,10 @@ func (o *orchestrator) hedgeDelay(target string, from time.Time) time.Duration {
 	if o.route.AdaptiveHedge {
 		d = o.r.adaptiveDelaySent(target, o.sentModel(target), o.route)
 	} else if deadline := o.r.cfg.Targets[target].firstByteBudget(); d > 0 && deadline > 0 && d >= deadline {
-		d = deadline * 3 / 4
+		d = threeQuarters(deadline)
 	}
 	if d > 0 && !o.deadlineAt.IsZero() {
-		d = min(d, o.deadlineAt.Sub(from)*3/4)
+		d = min(d, threeQuarters(o.deadlineAt.Sub(from)))
 	}
 	return d
 }
@@ -671,7 +671,7 @@ func (o *orchestrator) hedgeAgain(f *flight, now time.Time) {
 	}
 	f.due = now.Add(d)
 	if fb := o.r.cfg.Targets[f.target].firstByteBudget(); fb > 0 {
-		if last := f.start.Add(fb * 3 / 4); last.After(now) && last.Before(f.due) {
+		if last := f.start.Add(threeQuarters(fb)); last.After(now) && last.Before(f.due) {
 			f.due = last
 		}
 	}
@@ -725,7 +725,7 @@ func (r *Runner) adaptiveDelaySent(target, model string, route *Route) time.Dura
 	// deadline is below hedge_max — the case hedging is for. Such a delay is
 	// three quarters of the deadline instead, whatever hedge_min says.
 	if deadline := r.cfg.Targets[target].firstByteBudget(); deadline > 0 && d >= deadline {
-		d = deadline * 3 / 4
+		d = threeQuarters(deadline)
 	}
 	return d
 }
@@ -870,3 +870,8 @@ func (b *hedgeBudgets) forget(route string, wake chan struct{}) {
 	default:
 	}
 }
+
+// threeQuarters is ¾ of d, computed so that it cannot overflow: d*3/4 does
+// for any d over about 97 years (a route deadline written as "forever"),
+// and a negative delay reads as "no hedging".
+func threeQuarters(d time.Duration) time.Duration { return d - d/4 }

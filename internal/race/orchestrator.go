@@ -241,7 +241,10 @@ func (o *orchestrator) run(ctx context.Context) {
 	o.armHedge(ctx, hedge)
 
 	for {
-		for len(o.inflight) > 0 || len(o.pending) > 0 {
+		// Blocked with nothing in flight, a pending retry is not waited for:
+		// the store would refuse it while the attempt is unknown, so the
+		// blocked settle asks now and the retry runs if it was resolved.
+		for len(o.inflight) > 0 || len(o.pending) > 0 && !o.blocked {
 			o.step(ctx, hedge, &deadline)
 		}
 		// Nothing is in flight. The blocking rule is the database's: if the
@@ -251,10 +254,13 @@ func (o *orchestrator) run(ctx context.Context) {
 		// handed over (the next finish) instead of settled with a block that
 		// no longer holds.
 		if !o.finish(ctx) {
+			o.cancelRetry() // settled blocked (or not ours): none of them may start
 			return
 		}
 		o.blocked = false
-		o.failover(ctx) // none while draining
+		if !o.retryPending() { // else the race goes on with the retry it had pending
+			o.failover(ctx) // none while draining
+		}
 		// The hedge timer was left stopped when the last attempt ended: the
 		// failover goes on the hedge clock as any attempt does, or a silent
 		// one would run to its own deadline, unknown, instead of being hedged.
@@ -528,8 +534,13 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 		o.leftOver = true
 	case store.AttemptCancelled:
 	case store.AttemptUnknown:
+		// Pending retries are kept: a sibling in flight may still win, and
+		// the store, not this run's memory, says whether the attempt still
+		// blocks the job (canHedge) — it may have been resolved before its
+		// end reached here. A retry that comes due is tried, and refused
+		// while the attempt is unknown; with nothing in flight the blocked
+		// settle asks at once (run), and drops them only if still blocked.
 		o.blocked = true
-		o.cancelRetry()
 	case store.AttemptInvalid:
 		o.reasons[p] = res.reason
 		o.failover(ctx)

@@ -223,10 +223,10 @@ func TestSignedDeliveryPerTerminalJob(t *testing.T) {
 		if len(evs) != 1 || evs[0].ID != r.header.Get(webhook.HeaderID) {
 			t.Fatalf("webhook-id %s is not the job's event id (events %+v)", r.header.Get(webhook.HeaderID), evs)
 		}
-		// The event id as Idempotency-Key too: net/http resends a POST
+		// An Idempotency-Key too, the try's own: net/http resends a POST
 		// that a closed kept-alive connection lost only when it has one.
-		if got := r.header.Get("Idempotency-Key"); got != evs[0].ID {
-			t.Fatalf("Idempotency-Key %q, want the event id %s", got, evs[0].ID)
+		if got, want := r.header.Get("Idempotency-Key"), evs[0].ID+".1"; got != want {
+			t.Fatalf("Idempotency-Key %q, want the event id and the try's number, %s", got, want)
 		}
 	}
 	if p := seen[won.ID]; p.Type != "job.succeeded" || p.Job.State != store.JobSucceeded || string(p.Job.Result) != `{"ok":true}` {

@@ -26,7 +26,7 @@ func TestSendErrorLeavesOutTheURLAndAddresses(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there: the connection is refused
-	_, err = NewWorker(nil, Config{Timeout: time.Minute}).send(context.Background(), newTryClock(time.Time{}, time.Now), "http://"+addr+secretPath, signingKeys{secret: secret}, id, []byte(`{}`))
+	_, err = NewWorker(nil, Config{Timeout: time.Minute}).send(context.Background(), newTryClock(time.Time{}, time.Now), "http://"+addr+secretPath, signingKeys{secret: secret}, id, 1, []byte(`{}`))
 	if err == nil {
 		t.Fatal("a try to a closed port succeeded")
 	}
@@ -44,7 +44,7 @@ func TestSendErrorLeavesOutTheURLAndAddresses(t *testing.T) {
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "hooks.s3cr3t.example", Server: "10.0.0.53:53", IsNotFound: true}}
 	}}
 	w := NewWorker(nil, Config{Timeout: time.Minute, Client: &http.Client{Transport: lookupFails}})
-	_, err = w.send(context.Background(), newTryClock(time.Time{}, time.Now), "https://hooks.s3cr3t.example"+secretPath, signingKeys{secret: secret}, id, []byte(`{}`))
+	_, err = w.send(context.Background(), newTryClock(time.Time{}, time.Now), "https://hooks.s3cr3t.example"+secretPath, signingKeys{secret: secret}, id, 1, []byte(`{}`))
 	if err == nil {
 		t.Fatal("a try to a name that does not resolve succeeded")
 	}

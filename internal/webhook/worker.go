@@ -129,6 +129,7 @@ type Worker struct {
 	// then was cut by the shutdown, not by its endpoint.
 	stopping atomic.Bool
 	owners   ownerSlots   // each owner's tries in flight; no limit unless NewService sets one
+	paused   ownerPauses  // owners whose endpoint asked for a pause (Retry-After on a 429 or 503)
 	log      *slog.Logger // failed tries (info) and abandoned events (warn)
 	observer Observer     // optional
 	// unusablePrevious remembers the previous secrets found unable to sign
@@ -386,6 +387,11 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		w.hints.noteClock(ev.DBNow, w.backoff.now())
 		owner = ev.Owner
 	}
+	// An owner whose endpoint asked for a pause (ownerPauses) gets nothing
+	// before it ends: the delivery is snoozed, neither a try nor an attempt.
+	if wait := w.paused.held(owner, w.cfg.Now()); wait > 0 {
+		return w.snooze(wait)
+	}
 	end, wait := w.owners.admit(owner, riverID, turned)
 	if end == nil {
 		return w.snooze(wait)
@@ -444,14 +450,26 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		// variable set, delivers it within the retry window.
 		sendErr = errNoSecret
 	default:
+		if err := w.unsent(ctx, ev.ID, claim); err != nil {
+			return err
+		}
 		body := ev.Body
 		if body == nil { // then readEvent read the job to make it from
 			if body, err = w.store.FreezeEventBody(ctx, ev.ID, eventBody(ev.Type, j)); err != nil {
 				w.releaseLease(ctx, ev.ID, claim) // nothing was sent
 				return fmt.Errorf("store event body: %w", err)
 			}
+			if err := w.unsent(ctx, ev.ID, claim); err != nil {
+				return err
+			}
 		}
-		code, sendErr = w.send(ctx, clock, wh.URL, keys, ev.ID, body)
+		code, sendErr = w.send(ctx, clock, wh.URL, keys, ev.ID, try.Try, body)
+		var ra *retryAfterError
+		if errors.As(sendErr, &ra) {
+			// Every delivery of the owner waits, not only this event's
+			// retry: the endpoint asked for nothing before then.
+			w.paused.pause(ev.Owner, w.cfg.Now(), ra.after)
+		}
 	}
 	try.Latency, try.StatusCode = clock.now().Sub(try.StartedAt), code
 	try.Status = store.EventDelivered
@@ -523,6 +541,47 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	}
 	return nil
 }
+
+// unsent says whether the try's context ended before its request was sent,
+// and then releases its send lease and returns the error that has River retry
+// the delivery, with no try recorded: the read of the event (batched with
+// others' reads, store.group, whose batch is bounded by its own timeout, not
+// the caller's context) or the freeze of its body can come back after the
+// job's time (Timeout) ran out, and the send that failed at once was
+// recorded as the endpoint's failure, "no answer within 10s", though no
+// request was made.
+func (w *Worker) unsent(ctx context.Context, id string, claim store.SendClaim) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	w.releaseLease(ctx, id, claim)
+	return &unsentError{err: ctx.Err(), cause: context.Cause(ctx), stopping: w.stopping.Load(), timeout: w.Timeout(nil)}
+}
+
+// unsentError is a try whose context ended before its request was sent
+// (unsent): no try is recorded.
+type unsentError struct {
+	err, cause error
+	stopping   bool
+	timeout    time.Duration // the job's (Worker.Timeout)
+}
+
+func (e *unsentError) Error() string {
+	switch {
+	case e.stopping:
+		return "delivery stopped by router shutdown before its request was sent; no try is recorded; will be retried"
+	case errors.Is(e.cause, context.DeadlineExceeded):
+		return fmt.Sprintf("the delivery job's time (%s) ran out before its request was sent: reading the event or storing its body "+
+			"took that long (a slow database); nothing was sent and no try is recorded; will be retried", e.timeout)
+	default:
+		return fmt.Sprintf("delivery cancelled before its request was sent (%v); nothing was sent and no try is recorded; will be retried", e.cause)
+	}
+}
+
+// Unwrap gives River the context's error and cause, as interruptedError's
+// does: a job its stopping client cut short is made available again with its
+// attempt not counted.
+func (e *unsentError) Unwrap() []error { return []error{e.err, e.cause} }
 
 // releaseTimeout bounds the release of a send lease (releaseLease). Shorter
 // than recordTimeout, the release of a try that records nothing keeps the
@@ -686,7 +745,7 @@ func eventBody(typ string, j *store.Job) []byte {
 // more than a few minutes from their own clock, and a replica whose clock
 // was off by that much had every try refused, counted as the endpoint's
 // failure, until its events were abandoned.
-func (w *Worker) send(ctx context.Context, clock tryClock, url string, keys signingKeys, id string, body []byte) (int, error) {
+func (w *Worker) send(ctx context.Context, clock tryClock, url string, keys signingKeys, id string, try int, body []byte) (int, error) {
 	tryCtx, cancel := context.WithTimeoutCause(ctx, w.cfg.Timeout, errNoAnswer)
 	defer cancel()
 	ts := clock.now()
@@ -703,12 +762,17 @@ func (w *Worker) send(ctx context.Context, clock tryClock, url string, keys sign
 	req.Header.Set(HeaderID, id)
 	req.Header.Set(HeaderTimestamp, fmt.Sprint(ts.Unix()))
 	req.Header.Set(HeaderSignature, sig)
-	// The event id again, as Idempotency-Key: net/http then sends the POST
-	// again on a fresh connection when a kept-alive one the receiver had just
-	// closed fails it before any answer (Request.isReplayable), instead of
-	// the try failing ("EOF") and waiting a backoff. Receivers drop repeats
-	// by webhook-id anyway.
-	req.Header.Set("Idempotency-Key", id)
+	// An Idempotency-Key makes net/http send the POST again on a fresh
+	// connection when a kept-alive one the receiver had just closed fails it
+	// before any answer (Request.isReplayable), instead of the try failing
+	// ("EOF") and waiting a backoff. It is the try's own, the event id and
+	// the try's number (idempotencyKey): an idempotency layer at the
+	// receiver (Stripe-style, the IETF Idempotency-Key draft) keeps the first
+	// answer to a key and replays it to every later request with it, and
+	// with the event id alone it answered every redelivery with the first
+	// try's 500, the handler never reached again until the event was
+	// abandoned. Receivers drop repeats by webhook-id, the same on every try.
+	req.Header.Set("Idempotency-Key", idempotencyKey(id, try))
 	resp, err := w.cfg.Client.Do(req)
 	if err != nil {
 		if tryCtx.Err() != nil {
@@ -749,6 +813,13 @@ func (w *Worker) send(ctx context.Context, clock tryClock, url string, keys sign
 		}
 	}
 	return resp.StatusCode, errors.New(msg)
+}
+
+// idempotencyKey is the Idempotency-Key header of try (1 for the first) of
+// event id: "<event id>.<try>", the same when net/http resends the request
+// within the try, another on each redelivery.
+func idempotencyKey(id string, try int) string {
+	return id + "." + strconv.Itoa(try)
 }
 
 // answerExcerptBytes is how much of a non-2xx answer's body a try's error
@@ -843,13 +914,16 @@ func (e *sendError) Unwrap() error {
 }
 
 // cutShort says why a try ended without an answer when its context did: its
-// own timeout, or River's for the whole job (a little longer), is no answer
-// in time; a cancellation while the service stops is the shutdown's doing,
-// not the endpoint's.
+// own timeout is no answer within it; River's for the whole job, which ran
+// out first only when the read of the event took most of it, is no answer
+// before that; a cancellation while the service stops is the shutdown's
+// doing, not the endpoint's.
 func (w *Worker) cutShort(tryCtx context.Context) error {
 	switch cause := context.Cause(tryCtx); {
-	case errors.Is(cause, errNoAnswer), errors.Is(cause, context.DeadlineExceeded):
+	case errors.Is(cause, errNoAnswer):
 		return fmt.Errorf("no answer within %s", w.cfg.Timeout)
+	case errors.Is(cause, context.DeadlineExceeded):
+		return fmt.Errorf("no answer before the delivery job's time (%s, reading the event took the rest) ran out", w.Timeout(nil))
 	case w.stopping.Load():
 		return &interruptedError{err: tryCtx.Err(), cause: cause}
 	default:

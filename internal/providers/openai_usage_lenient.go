@@ -85,23 +85,36 @@ func lenientCompletion(body []byte) (resp openai.ChatCompletionResponse, ok bool
 	return resp, true
 }
 
-// decodeStreamChunk is decodeChunk, with a chunk whose usage does not
-// decode as go-openai's (usageTypeError) decoded again with its usage read
-// as looseUsage: the last chunk of a stream (include_usage) must not make a
-// whole answer a malformed stream.
+// decodeStreamChunk is decodeChunk, with a chunk that does not decode as
+// go-openai's because of its usage (usageTypeError) or of a delta's content
+// in parts (contentPartsTypeError) decoded again, with its usage read as
+// looseUsage and its deltas' content as streamedContent: the last chunk of
+// a stream (include_usage) must not make a whole answer a malformed stream,
+// nor must Magistral's content. Either may be the error encoding/json
+// reports, which is only the first, so the second decode takes both. A
+// chunk that decodes costs nothing more.
 func decodeStreamChunk(raw []byte, into *openai.ChatCompletionStreamResponse) error {
 	err := decodeChunk(raw, into)
-	if err == nil || !usageTypeError(err) {
+	if err == nil || !usageTypeError(err) && !contentPartsTypeError(err) {
 		return err
 	}
 	var v struct {
 		openai.ChatCompletionStreamResponse
-		Usage *looseUsage `json:"usage"`
+		Choices []looseStreamChoice `json:"choices"`
+		Usage   *looseUsage         `json:"usage"`
 	}
 	if json.Unmarshal(raw, &v) != nil {
 		return err
 	}
+	choices := make([]openai.ChatCompletionStreamChoice, len(v.Choices))
+	for i := range v.Choices {
+		var ok bool
+		if choices[i], ok = v.Choices[i].choice(); !ok {
+			return err
+		}
+	}
 	*into = v.ChatCompletionStreamResponse
+	into.Choices = choices
 	into.Usage = nil
 	if v.Usage != nil {
 		u := v.Usage.usage()

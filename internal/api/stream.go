@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -39,8 +40,9 @@ type delta struct {
 	Content *string `json:"content,omitempty"`
 	// ReasoningContent is a piece of the model's reasoning, as DeepSeek's
 	// and vLLM's streams send it, before the content.
-	ReasoningContent *string          `json:"reasoning_content,omitempty"`
-	ToolCalls        []map[string]any `json:"tool_calls,omitempty"`
+	ReasoningContent *string `json:"reasoning_content,omitempty"`
+	// ToolCalls holds one stored call, each member as stored (writeStreamBody).
+	ToolCalls []map[string]json.RawMessage `json:"tool_calls,omitempty"`
 }
 
 // flush sends what w holds to the caller now. The API's middleware wraps the
@@ -148,18 +150,22 @@ func writeStreamBody(w http.ResponseWriter, sw streamWrites, c *chat.Completion,
 		// at a delta's first call, so two calls in one delta reported the
 		// first alone (JustFinishedToolCall). The calls come from the stored
 		// completion and encoding/json writes a map's keys sorted, so a
-		// replay sends the same bytes.
-		var list []map[string]any
+		// replay sends the same bytes. Each member goes out as stored
+		// (json.RawMessage): a provider's own members (extra_content) come
+		// back to the caller exactly, as in the unstreamed answer — decoded
+		// into any, a number would become a float64 and be written again
+		// changed (9007199254740993 as ...992).
+		var list []map[string]json.RawMessage
 		_ = json.Unmarshal(calls, &list)
 		for i, call := range list {
 			if err != nil {
 				break
 			}
 			if call == nil { // never judged valid (chat.Judge); kept from a panic
-				call = map[string]any{}
+				call = map[string]json.RawMessage{}
 			}
-			call["index"] = i
-			send(with(delta{ToolCalls: []map[string]any{call}}, nil))
+			call["index"] = json.RawMessage(strconv.Itoa(i))
+			send(with(delta{ToolCalls: []map[string]json.RawMessage{call}}, nil))
 		}
 	}
 	send(with(delta{}, &finish))

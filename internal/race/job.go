@@ -243,6 +243,11 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, readAt time.Time, 
 			if why := failureOf(a); why != "" {
 				o.reasons[a.Provider] = a.Provider + ": " + why
 			}
+			if o.refused == "" && refusedCaller(a, route) {
+				// A refusal of the caller's request (refusedCaller): as refuse,
+				// no target not yet tried is started.
+				o.refused = cmp.Or(o.reasons[a.Provider], a.Provider+": "+string(kindOf(a)))
+			}
 		}
 	}
 	if len(o.candidates) == 0 {
@@ -264,6 +269,11 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, readAt time.Time, 
 		return nil, reason, again
 	}
 	o.resumeRetry(latest)
+	if o.refused != "" && !o.retryPending() {
+		// As refuse with nothing else working on the request: the race
+		// stops with the refusal. A retry resumed above goes on first.
+		o.stop(o.refused)
+	}
 	return o, "", 0
 }
 

@@ -14,6 +14,7 @@ import (
 // a completion it refused or filtered resolves the attempt as failed — and
 // records the usage the provider billed for it, as the live attempt would
 // have. (Found in review: the usage was dropped, so the attempt had no cost.)
+// The job then fails with that rejection, as it would have live.
 func TestReconcileFoundBilledFailureRecordsUsage(t *testing.T) {
 	b, job, j := unknownOnHangingPrimary(t, validTriage)
 	billed := providers.Usage{PromptTokens: 40, CompletionTokens: 7, TotalTokens: 47}
@@ -32,8 +33,11 @@ func TestReconcileFoundBilledFailureRecordsUsage(t *testing.T) {
 	if p.ProviderResponseID == nil || *p.ProviderResponseID != "resp-filtered" {
 		t.Fatalf("reconciled attempt's provider_response_id %v, want resp-filtered", p.ProviderResponseID)
 	}
-	if j.State != store.JobSucceeded || attemptBy(j, "fallback").State != store.AttemptWon {
-		t.Fatalf("job %s, want won by the fallback", j.State)
+	// The record is a content-policy rejection: the job fails with it, as
+	// the live attempt's would have (SPEC §6.3), and is not failed over.
+	if j.State != store.JobFailed || j.Error == nil || !strings.Contains(*j.Error, "filtered") || b.prov["fallback"].Calls() != 0 {
+		t.Fatalf("job %s (%s), fallback called %d times: want failed with the provider's content-policy rejection, not failed over",
+			j.State, derefString(j.Error), b.prov["fallback"].Calls())
 	}
 }
 

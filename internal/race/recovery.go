@@ -1,6 +1,7 @@
 package race
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -407,7 +408,15 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 		// A completion the provider refused or filtered was billed: its
 		// usage is recorded, as the live attempt would have recorded it.
 		var pe *providers.Error
-		if errors.As(err, &pe) && pe.Usage != nil {
+		if errors.As(err, &pe) {
+			// The attempt fails with the provider's recorded error, not the
+			// timeout that made it unknown: the resumed race acts on it as
+			// the live race would have (prepare: a content-policy rejection
+			// is not failed over, SPEC §6.3), and the job's reason and the
+			// chat endpoint's status say what the provider did.
+			res.Error = attemptError(recordedFailure(pe, u.Provider))
+		}
+		if pe != nil && pe.Usage != nil {
 			// Priced whole, as the live attempt's (totalGapFilled).
 			billed, _ := totalGapFilled(*pe.Usage)
 			res.Usage, res.ProviderResponseID, res.ResponseModel = billed, pe.ResponseID, pe.ResponseModel
@@ -447,6 +456,18 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 		r.SubmitID(u.JobID)
 	}
 	return false
+}
+
+// recordedFailure is the failure a lookup found the provider's record of an
+// attempt to be, classified as the live attempt's failure would be: the
+// taxonomy's fault and action where the adapter left them empty. The record
+// is the outcome, so it is not unknown.
+func recordedFailure(pe *providers.Error, provider string) *providers.Error {
+	c := *pe
+	d := providers.NewError(cmp.Or(c.Provider, provider), c.Kind, "")
+	c.Provider, c.Fault, c.Action = d.Provider, cmp.Or(c.Fault, d.Fault), cmp.Or(c.Action, d.Action)
+	c.OutcomeUnknown = false
+	return &c
 }
 
 // judgeStored judges an answer for a stored job the way its race would (a

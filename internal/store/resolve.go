@@ -19,6 +19,14 @@ type Resolution struct {
 	Result  json.RawMessage // the validated result, for "succeeded"
 	Note    string          // who resolved it and why, kept on the attempt
 	Usage   any
+	// Error, for "failed", when known: the failure the provider's record of
+	// the attempt holds (JSON-encodable, the taxonomy's kind, fault, action,
+	// message, as a live attempt's error). It replaces the error that made
+	// the attempt unknown (a timeout, an expired lease), which the resolution
+	// keeps as `replaced`: what the provider did decides what the job does
+	// next (SPEC §6.3: a content-policy rejection is not failed over), and
+	// what the caller is told. nil keeps the attempt's error.
+	Error any
 	// ProviderResponseID and ResponseModel, when the provider's lookup knows them.
 	ProviderResponseID string
 	ResponseModel      string
@@ -73,8 +81,12 @@ func (s *Store) ResolveAttempt(ctx context.Context, r Resolution) (resume bool, 
 					             WHEN (usage ->> 'estimated')::boolean THEN NULL ELSE usage END,
 					provider_response_id = coalesce(nullif($4, ''), provider_response_id),
 					response_model = coalesce(nullif($5, ''), response_model),
-					error = coalesce(error, '{}'::jsonb) || jsonb_build_object('resolution', $2::jsonb)
-				WHERE id = $1`, attemptID, jsonOrNil(note), jsonOrNil(r.Usage), r.ProviderResponseID, r.ResponseModel); err != nil {
+					error = CASE WHEN $6::jsonb IS NULL
+						THEN coalesce(error, '{}'::jsonb) || jsonb_build_object('resolution', $2::jsonb)
+						ELSE $6::jsonb || jsonb_build_object('resolution',
+							$2::jsonb || CASE WHEN error IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('replaced', error) END) END
+				WHERE id = $1`, attemptID, jsonOrNil(note), jsonOrNil(r.Usage), r.ProviderResponseID, r.ResponseModel,
+				jsonOrNil(r.Error)); err != nil {
 				return err
 			}
 			if state != JobUnknown {

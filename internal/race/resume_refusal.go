@@ -1,0 +1,30 @@
+package race
+
+import (
+	"encoding/json"
+
+	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/store"
+)
+
+// refusedCaller says whether a, an attempt a resumed race counts as tried,
+// failed with a refusal of the caller's request that the live race acts on
+// with refuse: a bad request, or a content-policy rejection on a route that
+// does not fail over on it (SPEC §6.3), each with the action stop. Such an
+// attempt is one reconciliation found failed in the provider's record, or one
+// that ended while another attempt of the job went unknown: either way no
+// target not yet tried is started for the job any more, as the live race
+// would not have started one.
+func refusedCaller(a store.Attempt, route *Route) bool {
+	if a.State != store.AttemptFailed || len(a.Error) == 0 {
+		return false
+	}
+	var e struct {
+		Kind   providers.Kind   `json:"kind"`
+		Action providers.Action `json:"action"`
+	}
+	if json.Unmarshal(a.Error, &e) != nil || e.Action != providers.ActionStop {
+		return false
+	}
+	return e.Kind == providers.KindBadRequest || e.Kind == providers.KindContentPolicy && !route.FailoverOnContentPolicy
+}

@@ -48,12 +48,20 @@ func noEligibleRetryAfter(routing json.RawMessage, elapsed time.Duration) int {
 		Reason   string `json:"reason"`
 	}
 	_ = json.Unmarshal(routing, &decisions)
-	earliest, found, halfOpen, unread := time.Duration(0), false, false, false
+	earliest, found, unread := time.Duration(0), false, false
 	for _, d := range decisions {
 		if d.Eligible {
 			continue
 		}
-		halfOpen = halfOpen || strings.HasPrefix(d.Reason, halfOpenTaken)
+		if strings.HasPrefix(d.Reason, halfOpenTaken) {
+			// A probe in flight ends within moments: a time like an open
+			// breaker's (1 s), weighed with theirs as the race weighs it
+			// (breakerWaitHalfOpen), not only when none says when.
+			if left := noEligibleRetryHalfOpen * time.Second; !found || left < earliest {
+				earliest, found = left, true
+			}
+			continue
+		}
 		unread = unread || strings.HasPrefix(d.Reason, conformanceUnread)
 		_, rest, ok := strings.Cut(d.Reason, probingAgain)
 		if !ok {
@@ -71,8 +79,6 @@ func noEligibleRetryAfter(routing json.RawMessage, elapsed time.Duration) int {
 		}
 	}
 	switch {
-	case !found && halfOpen:
-		return noEligibleRetryHalfOpen
 	case !found && unread:
 		return noEligibleRetryUnread
 	case !found:

@@ -34,6 +34,9 @@ func (o *orchestrator) choose(ctx context.Context, provider, role string) (strin
 		key := o.r.breakerOf(provider, o.spec)
 		rel, ok, why := adm.Admit(key)
 		if ok {
+			if o.deferred(provider) {
+				o.admitDeferred(provider)
+			}
 			delete(o.breakerRefused, provider)
 			if !o.used[provider] {
 				// Tried now: what its attempt ends with is its reason, not
@@ -78,6 +81,15 @@ func (o *orchestrator) noteBreakerRefusal(ctx context.Context, provider, why str
 		return
 	}
 	o.breakerNoted[provider] = true
+	if d := o.decisionOf(provider); d != nil && !d.Eligible && d.Cause == CauseBreaker {
+		// A deferred target: its decision says its breaker refuses it
+		// already, brought up to date rather than said twice.
+		if d.Reason != why {
+			d.Reason = why
+			o.recordDecisions(ctx, "the breaker refusal")
+		}
+		return
+	}
 	o.decisions = append(o.decisions, Decision{Provider: provider, Event: "breaker_refused", Eligible: true, Reason: why})
 	o.recordDecisions(ctx, "the breaker refusal")
 }
@@ -93,6 +105,7 @@ func (o *orchestrator) noteBreakerRefusal(ctx context.Context, provider, why str
 // one whose Admission shows no breaker states (stateView; a breaker set
 // always does).
 func (o *orchestrator) waitForBreakers(ctx context.Context) bool {
+	o.noteDeferred() // whatever the race ends with, its error names them
 	if o.stopped || o.blocked || o.refused != "" || o.done {
 		return false
 	}
@@ -111,6 +124,9 @@ func (o *orchestrator) waitForBreakers(ctx context.Context) bool {
 	for p := range o.breakerRefused {
 		pending = pending || !o.used[p]
 	}
+	for p := range o.byBreaker { // refused at the plan, not asked since
+		pending = pending || o.pendingDeferred(p)
+	}
 	if !pending {
 		return false
 	}
@@ -124,6 +140,9 @@ func (o *orchestrator) waitForBreakers(ctx context.Context) bool {
 	for _, d := range o.decisions {
 		if d.Event != "" {
 			continue
+		}
+		if !d.Eligible && d.Cause != CauseBreaker {
+			delete(byBreaker, d.Provider) // deferred, then skipped by the gate: that does not clear by itself
 		}
 		if d.Eligible && !o.used[d.Provider] {
 			d.Eligible = false

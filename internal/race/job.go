@@ -162,11 +162,13 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 }
 
 // newOrchestrator makes the race of a job on route: its routing decisions and
-// eligible candidates, in route order. Every path that starts or restarts a
-// race comes through it — the first plan (Plan), and a job adopted, resumed
-// or retried (prepare) — so eligibility is derived one way: decide's checks
-// of the rendered prompt, then what the round's context-length rejections
-// decided (skipTooLong; none when the job has no attempt yet).
+// candidates, in route order — the eligible targets, and those refused only
+// by their circuit breaker (deferred: asked again later in the race). Every
+// path that starts or restarts a race comes through it — the first plan
+// (Plan), and a job adopted, resumed or retried (prepare) — so eligibility
+// is derived one way: decide's checks of the rendered prompt, then what the
+// round's context-length rejections decided (skipTooLong; none when the job
+// has no attempt yet).
 func (r *Runner) newOrchestrator(job *store.Job, route *Route, sp *spec, log *slog.Logger) *orchestrator {
 	decisions, byBreaker := r.decideRefusals(route, sp)
 	o := &orchestrator{
@@ -177,6 +179,10 @@ func (r *Runner) newOrchestrator(job *store.Job, route *Route, sp *spec, log *sl
 	}
 	for _, d := range decisions {
 		if d.Eligible {
+			o.candidates = append(o.candidates, d.Provider)
+		} else if _, deferred := byBreaker[d.Provider]; deferred {
+			// Refused only by its breaker, which clears by itself: a later
+			// failover, hedge or retry asks it again (deferred.go).
 			o.candidates = append(o.candidates, d.Provider)
 		}
 	}
@@ -250,7 +256,7 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, readAt time.Time, 
 			}
 		}
 	}
-	if len(o.candidates) == 0 {
+	if !o.anyEligible() {
 		var why []string
 		for _, d := range o.decisions {
 			why = append(why, d.Provider+": "+d.Reason)
@@ -292,6 +298,12 @@ func (o *orchestrator) resumeRetry(latest map[string]store.Attempt) {
 	for _, p := range o.candidates {
 		a, ok := latest[p]
 		if !ok || a.State != store.AttemptFailed || o.retries[p] >= o.r.targetRetries(p) {
+			continue
+		}
+		if o.deferred(p) {
+			// Its breaker refused it at the plan (opened, most likely, by
+			// that very failure): the race fails over rather than wait out a
+			// backoff only to be refused.
 			continue
 		}
 		retryAfter, ok := retryOf(a)

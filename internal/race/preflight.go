@@ -59,14 +59,16 @@ func (r *Runner) Plan(job *store.Job) (plan store.JobPlan, routing json.RawMessa
 		return nil, nil, false, err
 	}
 	o := r.newOrchestrator(job, route, sp, r.cfg.Log)
-	if len(o.candidates) == 0 {
+	if !o.anyEligible() {
 		return nil, o.routing, false, nil
 	}
 	p := &Plan{o: o}
 	if r.draining.Load() {
 		return p, nil, true, nil // shutting down: no first attempt; the job is handed over
 	}
-	next := o.next()
+	// Not a target its breaker refused a moment ago (deferred): the first
+	// choice asks no breaker routing already saw refuse.
+	next := o.nextExcept(o.deferredSet())
 	// The peek above (decideRefusals) took no admission: a breaker may refuse
 	// now what it allowed then (a half-open breaker's probe taken meanwhile
 	// by another request). A refusal noted in routing goes with the first

@@ -460,11 +460,16 @@ func (r *Runner) finishAttempt(ctx context.Context, job *store.Job, a *store.Att
 		// another transaction holds for longer leaves the attempt unknown, as
 		// if the answer had never come, rather than holding this goroutine —
 		// and the job's orchestration, which waits for its result — as long
-		// as it is held.
+		// as it is held. The failure is the attempt's error, in place of the
+		// lease expiry that made it unknown: the resumed race acts on it as
+		// the live race would have (prepare: a content-policy rejection or a
+		// bad request is not failed over, SPEC §6.3; resumeRetry: a transient
+		// failure with retries left is retried), and the job's reason says
+		// what the provider did.
 		resume, err := r.cfg.Store.ResolveAttempt(ctx, store.Resolution{JobID: job.ID, Seq: a.Seq, Outcome: "failed",
 			Note:  "the provider answered after this attempt's lease expired, with a definitive failure",
 			Usage: out.Usage, ProviderResponseID: out.ProviderResponseID, ResponseModel: out.ResponseModel,
-			LockWait: store.TransitionLockWait})
+			Error: out.Error, LockWait: store.TransitionLockWait})
 		switch {
 		case err == nil:
 			if resume {

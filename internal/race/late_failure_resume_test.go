@@ -2,11 +2,13 @@ package race_test
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/racetest"
 	"github.com/routerhq/router/internal/store"
 )
@@ -14,18 +16,47 @@ import (
 // An attempt whose lease expired (recovery made it and its job unknown) and
 // whose provider then answered with a definitive failure is resolved failed
 // by its own run, which moves the job back to running with no lease: the
-// runner submits it again, so the race goes on (here on the fallback) without
-// a recovery pass (none runs in this test).
+// runner submits it again, so the race goes on (here on the fallback, an
+// empty answer being the provider's failure, failed over) without a recovery
+// pass (none runs in this test).
 func TestLateFailureResolutionResumesTheJob(t *testing.T) {
+	b, j := lateFailure(t, race.Route{}, providers.Step{Error: &providers.Error{Kind: providers.KindEmptyResponse,
+		Message: "the completion has no choices"}})
+	if j.State != store.JobSucceeded || b.Prov["fallback"].Calls() != 1 {
+		t.Fatalf("job %s, fallback calls %d; want succeeded on the fallback", j.State, b.Prov["fallback"].Calls())
+	}
+	if a := racetest.AttemptOn(j, "primary"); a == nil || a.State != store.AttemptFailed || lateKind(t, a) != providers.KindEmptyResponse {
+		t.Fatalf("primary attempt %s, want failed with its late empty_response (resolved by its late failure)", attemptsOf(j))
+	}
+}
+
+// lateFailure runs a job on route (primary, then fallback answering validly)
+// whose primary attempt goes unknown (its lease expired, recovery's
+// ExpireAttemptLeases) while its request is out, and then answers with
+// step's failure. No recovery pass runs: the late failure resolves the
+// attempt and the runner resumes the job. It returns the job once ended.
+func lateFailure(t *testing.T, route race.Route, step providers.Step) (*racetest.Bundle, *store.Job) {
+	t.Helper()
+	return lateFailureRetried(t, route, 0, step)
+}
+
+// lateFailureRetried is lateFailure with the primary's max_retries at
+// retries; a retry on the primary answers validly.
+func lateFailureRetried(t *testing.T, route race.Route, retries int, step providers.Step) (*racetest.Bundle, *store.Job) {
+	t.Helper()
 	release := make(chan struct{})
 	sent := make(chan struct{})
 	var once sync.Once
 	b := racetest.New(t, racetest.Options{
+		Route: route,
 		Providers: []racetest.Provider{
-			{Name: "primary", Respond: func(int, *providers.Request) providers.Step {
+			{Name: "primary", MaxRetries: retries, Respond: func(call int, _ *providers.Request) providers.Step {
+				if call > 1 {
+					return providers.Step{Output: racetest.ValidTriage}
+				}
 				once.Do(func() { close(sent) })
 				<-release
-				return providers.Step{Status: 400}
+				return step
 			}},
 			{Name: "fallback", Respond: racetest.OK(racetest.ValidTriage)},
 		}})
@@ -53,7 +84,7 @@ func TestLateFailureResolutionResumesTheJob(t *testing.T) {
 			t.Fatal(err)
 		}
 		if store.IsTerminal(st) {
-			break
+			return b, b.Job(t, job.ID)
 		}
 		select {
 		case <-changed:
@@ -63,11 +94,16 @@ func TestLateFailureResolutionResumesTheJob(t *testing.T) {
 				j.State, len(j.Attempts), b.Prov["fallback"].Calls())
 		}
 	}
-	j := b.Job(t, job.ID)
-	if j.State != store.JobSucceeded || b.Prov["fallback"].Calls() != 1 {
-		t.Fatalf("job %s, fallback calls %d; want succeeded on the fallback", j.State, b.Prov["fallback"].Calls())
+}
+
+// lateKind is the kind of an attempt's stored error.
+func lateKind(t *testing.T, a *store.Attempt) providers.Kind {
+	t.Helper()
+	var e struct {
+		Kind providers.Kind `json:"kind"`
 	}
-	if a := racetest.AttemptOn(j, "primary"); a == nil || a.State != store.AttemptFailed {
-		t.Fatalf("primary attempt %+v, want failed (resolved by its late failure)", a)
+	if err := json.Unmarshal(a.Error, &e); err != nil {
+		t.Fatalf("attempt error %s: %v", a.Error, err)
 	}
+	return e.Kind
 }

@@ -105,13 +105,13 @@ func (p *Anthropic) messageParams(req *Request) (anthropic.MessageNewParams, *Er
 		case "json_object":
 			params.System = append(params.System, anthropic.TextBlockParam{Text: JSONObjectInstruction})
 		case "json_schema":
-			var schema map[string]any
-			if err := json.Unmarshal(rf.Schema, &schema); err != nil {
+			format, err := anthropicOutputFormat(rf.Schema)
+			if err != nil {
 				e := NewError(p.cfg.Name, KindMisconfigured, "response format json_schema: Schema is not a JSON object: "+err.Error())
 				e.Action = ActionStop // the same schema goes to every provider
 				return params, e
 			}
-			params.OutputConfig.Format = anthropic.JSONOutputFormatParam{Schema: schema}
+			params.OutputConfig.Format = format
 		default:
 			e := NewError(p.cfg.Name, KindMisconfigured, "unknown response format type "+rf.Type+": want json_schema or json_object")
 			e.Action = ActionStop
@@ -274,10 +274,10 @@ func (p *Anthropic) tools(raw json.RawMessage) ([]anthropic.ToolUnionParam, *Err
 	var in []struct {
 		Type     string `json:"type"`
 		Function struct {
-			Name        string         `json:"name"`
-			Description string         `json:"description"`
-			Parameters  map[string]any `json:"parameters"`
-			Strict      *bool          `json:"strict"`
+			Name        string                     `json:"name"`
+			Description string                     `json:"description"`
+			Parameters  map[string]json.RawMessage `json:"parameters"`
+			Strict      *bool                      `json:"strict"`
 		} `json:"function"`
 	}
 	if err := json.Unmarshal(raw, &in); err != nil {
@@ -301,17 +301,22 @@ func (p *Anthropic) tools(raw json.RawMessage) ([]anthropic.ToolUnionParam, *Err
 }
 
 // inputSchema carries an OpenAI parameters schema (an object schema) over;
-// it is never empty (see below).
-func inputSchema(params map[string]any) anthropic.ToolInputSchemaParam {
+// it is never empty (see below). Members stay raw JSON, as the output
+// schema does (anthropicOutputFormat): numbers are not rounded and the
+// properties keep their order.
+func inputSchema(params map[string]json.RawMessage) anthropic.ToolInputSchemaParam {
 	s := anthropic.ToolInputSchemaParam{}
 	extra := map[string]any{}
 	for k, v := range params {
 		switch k {
 		case "type":
 		case "properties":
-			s.Properties = v
+			if string(v) != "null" {
+				s.Properties = v
+			}
 		case "required":
-			if list, ok := v.([]any); ok {
+			var list []any
+			if json.Unmarshal(v, &list) == nil {
 				for _, r := range list {
 					if name, ok := r.(string); ok {
 						s.Required = append(s.Required, name)

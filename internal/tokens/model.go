@@ -39,7 +39,8 @@ func EncodingForModel(encoding, model string) (string, error) {
 
 // ModelEncoding returns the encoding tiktoken defines for a model and whether the
 // model is known at all. A fine-tuned model's name (ft:gpt-4o-mini-2024-07-18:acme::9abc)
-// is looked up by its base model's (gpt-4o-mini-2024-07-18).
+// is looked up by its base model's (gpt-4o-mini-2024-07-18), and a tagged one
+// (gpt-oss:20b, as Ollama names it) as gpt-oss-20b, then as gpt-oss.
 func ModelEncoding(model string) (string, bool) {
 	m := strings.ToLower(strings.TrimSpace(model))
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
@@ -53,6 +54,24 @@ func ModelEncoding(model string) (string, bool) {
 	if m == "" {
 		return "", false
 	}
+	if enc, ok := lookupModel(m); ok {
+		return enc, true
+	}
+	// Ollama and LM Studio name a model with a tag after a colon
+	// (gpt-oss:20b, gpt-4o:latest): the tag is the size or variant that
+	// OpenAI's names give after a dash, or nothing the encoding depends on.
+	if name, tag, ok := strings.Cut(m, ":"); ok && name != "" {
+		if enc, ok := lookupModel(name + "-" + tag); ok {
+			return enc, true
+		}
+		return lookupModel(name)
+	}
+	return "", false
+}
+
+// lookupModel finds a lowercased model name in the tables, by exact name then
+// longest known prefix.
+func lookupModel(m string) (string, bool) {
 	if enc, ok := tiktoken.MODEL_TO_ENCODING[m]; ok && supported[enc] {
 		return enc, true
 	}

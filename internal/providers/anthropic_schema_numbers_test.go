@@ -33,7 +33,7 @@ func anthropicSchemaSentRC3(t *testing.T, schema string) string {
 // targets receive it verbatim (openai_request.go sends json.RawMessage). A
 // model held to the rounded bound may answer 9007199254740992, which the
 // router then refuses (schema.minimum): a wasted, billed attempt.
-func TestReviewRcontract3_AnthropicSchemaNumbersRounded(t *testing.T) {
+func TestAnthropicSchemaNumbersExact(t *testing.T) {
 	body := anthropicSchemaSentRC3(t, `{"type":"object","properties":{"n":{"type":"integer","minimum":9007199254740993}},"required":["n"]}`)
 	if !strings.Contains(body, "9007199254740993") {
 		i := max(strings.Index(body, "minimum"), 0)
@@ -46,7 +46,7 @@ func TestReviewRcontract3_AnthropicSchemaNumbersRounded(t *testing.T) {
 // Anthropic receives its properties in alphabetical order (Go map order), so
 // a schema that puts "reasoning" before "answer" (to have the model reason
 // first) is sent with "answer" first.
-func TestReviewRcontract3_AnthropicSchemaKeyOrderLost(t *testing.T) {
+func TestAnthropicSchemaKeyOrderKept(t *testing.T) {
 	body := anthropicSchemaSentRC3(t, `{"type":"object","properties":{"reasoning":{"type":"string"},"answer":{"type":"string"}},"required":["reasoning","answer"]}`)
 	r, a := strings.Index(body, `"reasoning":{`), strings.Index(body, `"answer":{`)
 	if r < 0 || a < 0 || r > a {

@@ -9,7 +9,7 @@ import (
 // docs/prompts.md §4: "gpt-oss-* as o200k_base". Ollama (and LM Studio)
 // name the same models with a tag after a colon — gpt-oss:20b,
 // gpt-oss:120b — and those are unknown here, counted with cl100k_base.
-func TestReviewRcontract3_OllamaTaggedModelEncoding(t *testing.T) {
+func TestOllamaTaggedModelEncoding(t *testing.T) {
 	for _, m := range []string{"gpt-oss:20b", "gpt-oss:120b", "gpt-oss:latest"} {
 		if enc, known := tokens.ModelEncoding(m); !known || enc != tokens.O200kBase {
 			t.Errorf("ModelEncoding(%q) = %q, known %v; want o200k_base, as for gpt-oss-20b", m, enc, known)

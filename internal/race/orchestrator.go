@@ -795,9 +795,6 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 		o.deadlinePassed()
 		return false
 	}
-	if role == store.RoleFailover && !o.failoverFits(ctx, provider) {
-		return false // too little of the deadline left to send it: the race stops (failoverFits)
-	}
 	draining := o.r.draining.Load()
 	if draining && !o.mayStartWhileDraining(provider, role) {
 		o.leftOver = true // an attempt the drain did not send
@@ -820,6 +817,14 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 	if draining && !o.mayStartWhileDraining(provider, role) {
 		release(OutcomeIgnore) // the breaker chose a target whose attempt would outlast the drain
 		o.leftOver = true
+		return false
+	}
+	if role == store.RoleFailover && !o.failoverFits(ctx, provider) {
+		// Too little of the deadline left to send it: the race stops
+		// (failoverFits). Judged for the target the breakers chose, not
+		// for one a breaker refuses (a target deferred at routing, or the
+		// first asked): that one would not have been sent anyway.
+		release(OutcomeIgnore)
 		return false
 	}
 	target := o.r.cfg.Targets[provider]

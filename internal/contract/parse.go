@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/routerhq/router/internal/jsonfast"
 	"github.com/routerhq/router/internal/jsontext"
@@ -58,6 +60,12 @@ func parseJSONStd(b []byte) (any, error) {
 func describeJSONError(err error, b []byte) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
+		if i := se.Offset - 1; i >= 0 && i < int64(len(b)) && b[i] >= utf8.RuneSelf {
+			// encoding/json names the offending byte as if it were a
+			// character of its own ('ï' for the first byte of a
+			// byte-order mark): name the character the output holds.
+			return fmt.Errorf("invalid JSON at byte %d: %s is not allowed here", se.Offset, describeRune(b[i:]))
+		}
 		return fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, se)
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
@@ -67,6 +75,20 @@ func describeJSONError(err error, b []byte) error {
 		return fmt.Errorf("truncated JSON: input ends at byte %d before the value is complete", len(b))
 	}
 	return fmt.Errorf("invalid JSON: %v", err)
+}
+
+// describeRune names the character b starts with, which is not ASCII.
+func describeRune(b []byte) string {
+	r, size := utf8.DecodeRune(b)
+	switch {
+	case r == utf8.RuneError && size <= 1:
+		return fmt.Sprintf("byte 0x%02X (not UTF-8)", b[0])
+	case r == '\ufeff':
+		return "character U+FEFF (a byte-order mark)"
+	case unicode.IsPrint(r):
+		return fmt.Sprintf("character U+%04X %q", r, r)
+	}
+	return fmt.Sprintf("character U+%04X", r)
 }
 
 // JSONSpace is the whitespace JSON allows around a value (RFC 8259): space,

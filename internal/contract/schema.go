@@ -176,11 +176,16 @@ func compile(schemaJSON []byte, url, name string, load func(string) (io.ReadClos
 		if errors.As(err, &ve) {
 			var lines []string
 			var vs schemaViolations
+			dropTypeAdvice(ve)
 			flatten(ve, &vs, nil)
+			doc, _ := ParseJSON(schemaJSON)
 			for _, v := range vs.result() {
-				lines = append(lines, fmt.Sprintf("at %s: %s", v.Path, v.Message))
+				lines = append(lines, fmt.Sprintf("at %s: %s%s", v.Path, v.Message, typeSpelling(doc, v.Path)))
 			}
 			return nil, fmt.Errorf("schema %s is not a valid JSON Schema: %s", name, strings.Join(lines, "; "))
+		}
+		if where := missingRef(err, schemaJSON); where != "" {
+			return nil, fmt.Errorf("schema %s does not compile: %s", name, where)
 		}
 		return nil, fmt.Errorf("schema %s does not compile: %w", name, err)
 	}
@@ -254,7 +259,9 @@ func (s *Schema) Required() []string {
 // beyond its Violation unless its path is escaped. bounds (nil: none) quotes
 // a violated numeric bound exactly.
 func flatten(ve *jsonschema.ValidationError, out *schemaViolations, bounds *boundTexts) {
-	if len(ve.Causes) > 0 {
+	// A failed minContains (a plain "contains" is minContains 1) carries the
+	// items that did not match as causes; they break nothing: the array does.
+	if len(ve.Causes) > 0 && !strings.HasSuffix(ve.KeywordLocation, "/minContains") {
 		for _, c := range ve.Causes {
 			flatten(c, out, bounds)
 		}
@@ -269,6 +276,25 @@ func flatten(ve *jsonschema.ValidationError, out *schemaViolations, bounds *boun
 				out.add(Violation{Rule: "schema.required", Path: joinPath(path, n), Message: fmt.Sprintf("required property %q is missing", n)})
 			}
 			return
+		}
+	case "minContains":
+		var least, got int
+		if _, err := fmt.Sscanf(ve.Message, "valid must be >= %d, but got %d", &least, &got); err == nil {
+			rule, what := "schema.minContains", fmt.Sprintf("at least %d items", least)
+			if least == 1 {
+				rule, what = "schema.contains", "an item" // "contains" alone asks for one
+			}
+			out.add(Violation{Rule: rule, Path: path, Message: fmt.Sprintf("must contain %s matching \"contains\", but %d do", what, got)})
+			return
+		}
+	case "dependentRequired", "dependencies":
+		// "property 'b' is required, if 'a' property exists": reported as
+		// "required" is, at the missing property's path.
+		if n, rest, ok := parseQuoted(strings.TrimPrefix(ve.Message, "property ")); ok {
+			if d, _, ok := parseQuoted(strings.TrimPrefix(rest, " is required, if ")); ok {
+				out.add(Violation{Rule: schemaRules[kw], Path: joinPath(path, n), Message: fmt.Sprintf("required property %q is missing (required when %q is present)", n, d)})
+				return
+			}
 		}
 	case "additionalProperties":
 		msg := strings.TrimSuffix(strings.TrimPrefix(ve.Message, "additionalProperties "), " not allowed")
@@ -330,53 +356,94 @@ var schemaRules = func() map[string]string {
 	return m
 }()
 
-// keyword is the last segment of a keyword location that is a keyword, looking
-// back past indexes only (allOf/0); "" when the failing schema was `false`.
+// keyword is the keyword a keyword location ends at ("/properties/a/type"
+// is "type"; "/allOf/0" is "allOf", past the index; a missing
+// "dependentRequired/a/0" name is "dependentRequired"); "" when the failing
+// schema was `false` or its keyword is none of keywords. The location is read
+// from its start, so a property named like a keyword ("/properties/type",
+// refused by a false schema) is a name, not that keyword.
 func keyword(kwloc string) string {
-	for {
-		i := strings.LastIndexByte(kwloc, '/')
-		seg := kwloc[i+1:]
-		if keywords[seg] {
-			return seg
+	last := ""
+	rest := strings.TrimPrefix(kwloc, "/")
+	for rest != "" {
+		var seg string
+		seg, rest, _ = strings.Cut(rest, "/")
+		switch {
+		case allDigits(seg):
+			// an index (allOf/0, prefixItems/1): the keyword stays
+		case namedSubschemas[seg]:
+			if rest == "" {
+				if keywords[seg] {
+					return seg // the keyword itself failed
+				}
+				return ""
+			}
+			_, rest, _ = strings.Cut(rest, "/") // the name
+			last = ""
+			if seg == "dependentRequired" || seg == "dependencies" {
+				var idx string
+				if idx, _, _ = strings.Cut(rest, "/"); allDigits(idx) {
+					return seg // the list form: a missing property
+				}
+			}
+		default:
+			last = ""
+			if keywords[seg] {
+				last = seg
+			}
 		}
-		if !allDigits(seg) || i < 0 {
-			return "" // a property name: the failing schema was `false`
-		}
-		kwloc = kwloc[:i]
 	}
+	return last
+}
+
+// namedSubschemas are the keywords whose next location segment is a name
+// (of a property, a definition, ...), not a keyword.
+var namedSubschemas = map[string]bool{
+	"properties": true, "patternProperties": true, "$defs": true, "definitions": true,
+	"dependentSchemas": true, "dependencies": true, "dependentRequired": true,
 }
 
 // parseQuotedList parses the library's list of single-quoted names: 'a', 'b'.
 func parseQuotedList(s string) ([]string, bool) {
 	var names []string
 	for s != "" {
-		if s[0] != '\'' {
-			return nil, false
-		}
-		end := -1
-		for i := 1; i < len(s); i++ {
-			if s[i] == '\\' {
-				i++
-				continue
-			}
-			if s[i] == '\'' {
-				end = i
-				break
-			}
-		}
-		if end < 0 {
-			return nil, false
-		}
-		body := strings.ReplaceAll(s[1:end], `\'`, `'`)
-		body = strings.ReplaceAll(body, `"`, `\"`)
-		name, err := strconv.Unquote(`"` + body + `"`)
-		if err != nil {
+		name, rest, ok := parseQuoted(s)
+		if !ok {
 			return nil, false
 		}
 		names = append(names, name)
-		s = strings.TrimPrefix(s[end+1:], ", ")
+		s = strings.TrimPrefix(rest, ", ")
 	}
 	return names, len(names) > 0
+}
+
+// parseQuoted parses the library's single-quoted name at the start of s
+// ('a\'b') and returns it and what follows it.
+func parseQuoted(s string) (name, rest string, ok bool) {
+	if s == "" || s[0] != '\'' {
+		return "", "", false
+	}
+	end := -1
+	for i := 1; i < len(s); i++ {
+		if s[i] == '\\' {
+			i++
+			continue
+		}
+		if s[i] == '\'' {
+			end = i
+			break
+		}
+	}
+	if end < 0 {
+		return "", "", false
+	}
+	body := strings.ReplaceAll(s[1:end], `\'`, `'`)
+	body = strings.ReplaceAll(body, `"`, `\"`)
+	name, err := strconv.Unquote(`"` + body + `"`)
+	if err != nil {
+		return "", "", false
+	}
+	return name, s[end+1:], true
 }
 
 func dedupe(vs []Violation) []Violation {

@@ -1,12 +1,15 @@
 package contract
 
 import (
+	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	rfcproblem "github.com/routerhq/router/internal/problem"
 )
 
 // jsonschema/v5 compares a number with "minimum", "maximum",
@@ -22,6 +25,10 @@ var boundOps = map[string]string{
 	"minimum": "must be >=", "exclusiveMinimum": "must be >",
 	"maximum": "must be <=", "exclusiveMaximum": "must be <",
 }
+
+// Its "enum" and "const" messages print the values with Go's %#v ("value
+// must be one of "R&D", "1", <nil>"), or none ("const failed" for an
+// object): they are written from the schema's values instead, as JSON.
 
 // boundTexts holds a compiled schema's subschemas that have bounds, by
 // their location (the library's AbsoluteKeywordLocation of a bound is that
@@ -39,11 +46,12 @@ type boundKey struct {
 	kw   string
 }
 
-// newBoundTexts collects g's subschemas that have bounds; nil when there are none.
+// newBoundTexts collects g's subschemas that have bounds, an "enum" or a
+// "const"; nil when there are none.
 func newBoundTexts(g *schemaGraph) *boundTexts {
 	var b *boundTexts
 	for _, s := range g.nodes {
-		if s.Minimum == nil && s.ExclusiveMinimum == nil && s.Maximum == nil && s.ExclusiveMaximum == nil {
+		if s.Minimum == nil && s.ExclusiveMinimum == nil && s.Maximum == nil && s.ExclusiveMaximum == nil && len(s.Enum) == 0 && len(s.Constant) == 0 {
 			continue
 		}
 		if b == nil {
@@ -72,24 +80,57 @@ func bound(s *jsonschema.Schema, kw string) *big.Rat {
 // message is ve's message, a bound's violation (kw) quoting the bound as a
 // decimal; ve's own message when the bound is not one b holds.
 func (b *boundTexts) message(ve *jsonschema.ValidationError, kw string) string {
-	op, isBound := boundOps[kw]
-	if b == nil || !isBound {
+	if b == nil {
 		return ve.Message
 	}
 	loc, isKw := strings.CutSuffix(ve.AbsoluteKeywordLocation, kw)
 	loc, slash := strings.CutSuffix(loc, "/")
 	isKw = isKw && slash
+	if kw == "enum" || kw == "const" {
+		if s := b.nodes[loc]; isKw && s != nil && (kw == "enum" && len(s.Enum) > 0 || kw == "const" && len(s.Constant) > 0) {
+			return b.text(boundKey{s, kw}, valuesText)
+		}
+		return ve.Message
+	}
+	op, isBound := boundOps[kw]
+	if !isBound {
+		return ve.Message
+	}
 	_, found, hasFound := strings.Cut(ve.Message, " but found ")
 	s := b.nodes[loc]
 	if !isKw || !hasFound || s == nil || bound(s, kw) == nil {
 		return ve.Message
 	}
-	key := boundKey{s, kw}
+	return op + " " + b.text(boundKey{s, kw}, func(k boundKey) string { return decimalText(bound(k.node, k.kw)) }) + " but found " + found
+}
+
+// text is the text of key, written by write the first time it is needed.
+func (b *boundTexts) text(key boundKey, write func(boundKey) string) string {
 	text, done := b.texts.Load(key)
 	if !done {
-		text, _ = b.texts.LoadOrStore(key, decimalText(bound(s, kw)))
+		text, _ = b.texts.LoadOrStore(key, write(key))
 	}
-	return op + " " + text.(string) + " but found " + found
+	return text.(string)
+}
+
+// maxEnumShown is how many of an enum's values its message lists.
+const maxEnumShown = 20
+
+// valuesText is the message of a failed "enum" or "const" (key.kw): the
+// values as JSON, each clipped, an enum's first maxEnumShown of them.
+func valuesText(key boundKey) string {
+	if key.kw == "const" {
+		return "value must be " + rfcproblem.Clip(display(key.node.Constant[0]))
+	}
+	vals := key.node.Enum
+	parts := make([]string, 0, min(len(vals), maxEnumShown)+1)
+	for _, v := range vals[:min(len(vals), maxEnumShown)] {
+		parts = append(parts, rfcproblem.Clip(display(v)))
+	}
+	if len(vals) > maxEnumShown {
+		parts = append(parts, fmt.Sprintf("and %d more", len(vals)-maxEnumShown))
+	}
+	return "value must be one of [" + strings.Join(parts, ", ") + "]"
 }
 
 // decimalText writes r, a decimal (its denominator divides a power of ten,

@@ -234,13 +234,16 @@ func decimalEqual(a, b string) bool {
 	return true
 }
 
-// display renders a value as JSON for a message.
+// display renders a value as JSON for a message, without json.Marshal's
+// escaping for HTML: an operator reads "R&D", not "R\u0026D".
 func display(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return "?"
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // fmtNum prints a computed number without float noise (0.1+0.2 prints 0.3).

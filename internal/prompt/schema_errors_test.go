@@ -38,7 +38,7 @@ func loadWithSchemaRC3(t *testing.T, schema string) string {
 // for it. The inliner's error for the same mistake across files names the
 // reference ("$ref": "common.json#/..."); this one names neither the
 // reference's location nor says it is a "$ref".
-func TestRcontract3_MissingLocalRefNotLocated(t *testing.T) {
+func TestMissingLocalRefLocated(t *testing.T) {
 	msg := loadWithSchemaRC3(t, `{"type":"object","properties":{"a":{"$ref":"#/$defs/missing"}},"$defs":{"b":{}}}`)
 	if !strings.Contains(msg, "/properties/a") {
 		t.Errorf("load error %q does not say where the broken \"$ref\" is (/properties/a)", msg)
@@ -48,7 +48,7 @@ func TestRcontract3_MissingLocalRefNotLocated(t *testing.T) {
 // A misspelt type ("strin") is reported with two problems, the second of
 // which is false advice from the meta-schema's anyOf: "expected array, but
 // got string" (a type may be a list, but the mistake is the spelling).
-func TestRcontract3_MisspeltTypeMisleadingAdvice(t *testing.T) {
+func TestMisspeltTypeAdvice(t *testing.T) {
 	msg := loadWithSchemaRC3(t, `{"type":"object","properties":{"a":{"type":"strin"}}}`)
 	if strings.Contains(msg, "expected array") {
 		t.Errorf("load error %q tells the author the type must be an array", msg)

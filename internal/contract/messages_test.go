@@ -28,7 +28,7 @@ func validateRC3(t *testing.T, schema string, rules Rules, out string) []Violati
 // string", although the schema lets /0 be a number; the real failure (one
 // matching item, two needed) is not named. ["a"] alone does get
 // "schema.minContains at $".
-func TestRcontract3_ContainsFailureBlamesNonMatchingItems(t *testing.T) {
+func TestContainsFailureIsTheArrays(t *testing.T) {
 	for _, c := range []struct{ schema, out string }{
 		{`{"type":"array","contains":{"type":"string"},"minContains":2}`, `[1,"a"]`},
 		{`{"type":"array","contains":{"type":"string"}}`, `[1,2]`},
@@ -53,7 +53,7 @@ func TestRcontract3_ContainsFailureBlamesNonMatchingItems(t *testing.T) {
 // failure has rule "schema", naming no keyword, at "$" — unlike "required",
 // which is schema.required at the missing property's path. SPEC §8: every
 // failure names the rule.
-func TestRcontract3_DependentRequiredRuleNamesNoKeyword(t *testing.T) {
+func TestDependentRequiredRuleNamesItsKeyword(t *testing.T) {
 	for _, schema := range []string{
 		`{"type":"object","dependentRequired":{"a":["b"]}}`,
 		`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","dependencies":{"a":["b"]}}`,
@@ -68,7 +68,7 @@ func TestRcontract3_DependentRequiredRuleNamesNoKeyword(t *testing.T) {
 // A property whose schema is false fails with rule "schema" (the failing
 // schema is `false`, see keyword); but when the property's name is a
 // keyword's ("type", "format", "enum"), the rule is that keyword's.
-func TestRcontract3_FalsePropertyNamedLikeKeyword(t *testing.T) {
+func TestFalsePropertyNamedLikeKeyword(t *testing.T) {
 	vs := validateRC3(t, `{"type":"object","properties":{"type":false,"x":false}}`, Rules{}, `{"type":"a","x":1}`)
 	for _, v := range vs {
 		if v.Rule == "schema.type" {
@@ -80,7 +80,7 @@ func TestRcontract3_FalsePropertyNamedLikeKeyword(t *testing.T) {
 // The enum and equal rules' messages print values with json.Marshal, which
 // escapes <, > and & for HTML: an operator reads `"Q\u0026A" is not one of
 // ["R\u0026D", "\u003cnone\u003e"]`.
-func TestRcontract3_RuleMessagesHTMLEscaped(t *testing.T) {
+func TestRuleMessagesNotHTMLEscaped(t *testing.T) {
 	schema := `{"type":"object","properties":{"c":{"type":"string"},"d":{"type":"string"}}}`
 	rules := Rules{Enums: map[string][]any{"/c": {"R&D", "<none>"}}, Equal: []EqualRule{{Left: "/c", Right: "/d"}}}
 	vs := validateRC3(t, schema, rules, `{"c":"Q&A","d":"<b>"}`)
@@ -101,7 +101,7 @@ func TestRcontract3_RuleMessagesHTMLEscaped(t *testing.T) {
 // Go's <nil> ("value must be one of "R&D", "1", <nil>"; "value must be
 // "12""), and a const object says only "const failed": the operator is told
 // the schema wants the string "1" or "12".
-func TestRcontract3_SchemaEnumConstMessages(t *testing.T) {
+func TestSchemaEnumConstMessages(t *testing.T) {
 	vs := validateRC3(t, `{"type":"object","properties":{"c":{"enum":["R&D",1,null]}}}`, Rules{}, `{"c":"x"}`)
 	if m := vs[0].Message; strings.Contains(m, "<nil>") || strings.Contains(m, `"1"`) {
 		t.Errorf("schema.enum message %q: want the values as JSON (1, null), not \"1\" and <nil>", m)
@@ -120,7 +120,7 @@ func TestRcontract3_SchemaEnumConstMessages(t *testing.T) {
 // encoding/json's message for its first byte, which names a character the
 // output does not hold: a UTF-8 byte-order mark reads "invalid character
 // 'ï'", a no-break space 'Â', a curly quote or zero-width space 'â'.
-func TestRcontract3_SyntaxMessageNamesWrongCharacter(t *testing.T) {
+func TestSyntaxMessageNamesTheCharacter(t *testing.T) {
 	v, err := NewValidator([]byte(`{"type":"object","properties":{"a":{"type":"string"}}}`), "s.json", Rules{})
 	if err != nil {
 		t.Fatal(err)

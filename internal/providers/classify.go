@@ -91,6 +91,9 @@ func Classify(provider string, err error) *Error {
 			}
 		}
 		e := classifyHTTP(provider, status, code, typ, msg)
+		if isReq && markupBody(reqErr.Body) {
+			proxyPage(e)
+		}
 		e.Param = ClipIdent(param, maxParam)
 		e.Err = err
 		return e
@@ -229,7 +232,7 @@ func statusKind(status int, code, typ, msg string) Kind {
 	case http.StatusConflict:
 		return KindConflict
 	case http.StatusTooManyRequests:
-		if quotaCode(code, typ) {
+		if quotaCode(code, typ) || quotaWords(msg) {
 			return KindQuotaExceeded
 		}
 		return KindRateLimited
@@ -239,6 +242,13 @@ func statusKind(status int, code, typ, msg string) Kind {
 		return KindUnavailable
 	case http.StatusGatewayTimeout:
 		return KindGatewayTimeout
+	case http.StatusFailedDependency:
+		// TGI (and servers on its router: LoRAX, Hugging Face Inference
+		// Endpoints) answers a generation that failed — CUDA out of
+		// memory, a shard that died — with 424 and error_type
+		// "generation": the server's own failure, as the same error in
+		// its stream is (typeKind), not a proxy's or base_url's status.
+		return KindServerError
 	}
 	switch {
 	case status >= 500 && contextLengthStated(code, typ, msg):
@@ -266,7 +276,8 @@ func statusKind(status int, code, typ, msg string) Kind {
 // exhausted quota (402), a timeout (408: failed over, as an HTTP 408 is) or a
 // server's failure (5xx). Other
 // codes (a 400 after tokens were sent is no verdict on the request) are left to
-// the error's type and message; 0 when none applies.
+// the error's type and message; 0 when none applies. Before any of the
+// answer, every 4xx or 5xx code is taken as its HTTP status (openingStatus).
 func streamedStatus(code string) int {
 	n, err := strconv.Atoi(code)
 	if err != nil {
@@ -369,7 +380,8 @@ func requestKind(code, typ, msg string) Kind {
 // ResponsibleAIPolicyViolation), a message naming a content policy or a
 // safety system — Anthropic's output filter says "Output blocked by content
 // filtering policy", as a 400 invalid_request_error or an error event in the
-// stream —, or a moderation refusal (moderationFlagged).
+// stream —, DeepSeek's moderation refusal, a 400 invalid_request_error
+// "Content Exists Risk", or a moderation refusal (moderationFlagged).
 func contentPolicy(code, msg string) bool {
 	if code == "content_policy_violation" || code == "content_filter" ||
 		code == "ResponsibleAIPolicyViolation" || code == "invalid_prompt" {
@@ -378,7 +390,7 @@ func contentPolicy(code, msg string) bool {
 	m := strings.ToLower(msg)
 	return strings.Contains(m, "content policy") || strings.Contains(m, "content management policy") ||
 		strings.Contains(m, "content filtering policy") || strings.Contains(m, "blocked by content filter") ||
-		strings.Contains(m, "safety system") || moderationFlagged(m)
+		strings.Contains(m, "safety system") || strings.Contains(m, "content exists risk") || moderationFlagged(m)
 }
 
 // moderationFlagged reports a lower-cased message that says a moderation

@@ -48,6 +48,17 @@ func quotaCode(code, typ string) bool {
 		code == "billing_not_active" || typ == "billing_not_active"
 }
 
+// quotaWords reports a 429's message that says the router's account is out
+// of credit or past a spending cap, which no wait passes, when the provider
+// says so only in words: xAI's "Your team … has either used all available
+// credits or reached its monthly spending limit." (its code "Some resource
+// has been exhausted"). Gemini's "You exceeded your current quota" is not
+// among them: Gemini says so of its per-minute limits too, which pass.
+func quotaWords(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "used all available credits") || strings.Contains(m, "spending limit")
+}
+
 // rateLimitCode reports an error code or type that says the router's account
 // hit a rate limit at the provider, whatever the status: OpenAI's and Groq's
 // code rate_limit_exceeded (Groq's 413 "Request too large … on tokens per

@@ -43,6 +43,22 @@ func pageMessage(status int, body []byte) string {
 	return m + "; if it recurs, check the provider's status and the target's base_url"
 }
 
+// proxyPage gives an error whose status says the request is wrong (400,
+// 413, 422) but whose body is markup (markupBody: nginx's 413 page for a
+// body past its client_max_body_size, Cloudflare's 400 "Request Header Or
+// Cookie Too Large") ActionFailover in place of a stop: it is the limit of
+// a proxy in front of this one target, not the API's verdict on the
+// request, and another target of the route (OpenAI takes request bodies of
+// many MB) may take the same request. Its kind and fault stay the
+// caller's: the target is well, and one tenant's oversized requests must
+// not open its breaker for every tenant; when no target takes the request,
+// the caller hears it was refused.
+func proxyPage(e *Error) {
+	if requestStatus(e.StatusCode) && e.Action == ActionStop {
+		e.Action = ActionFailover
+	}
+}
+
 // isHTMLPage reports markup that is an HTML page.
 func isHTMLPage(body []byte) bool {
 	head := strings.ToLower(string(body[:min(len(body), 4096)]))

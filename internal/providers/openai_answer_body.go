@@ -48,7 +48,8 @@ func (t *callTrace) answerBody() []byte {
 // go-openai drops its "error" and sees an answer without choices), or vLLM's
 // {"object": "error", ...}; nil when body holds no error. Like an error
 // event before any chunk of a 200 stream, it is classified by what it says
-// and marked AnsweredWithError: the provider refused the request, it did
+// (a code that is an HTTP status as that status, classifyAnswered) and
+// marked AnsweredWithError: the provider refused the request, it did
 // not cut an answer it had begun, so the race estimates no usage for it
 // (Received all the same: bytes came, the outcome is known).
 func openAIAnsweredError(provider string, status int, body []byte) *Error {
@@ -56,7 +57,7 @@ func openAIAnsweredError(provider string, status int, body []byte) *Error {
 	if apiErr == nil {
 		return nil
 	}
-	e := Classify(provider, apiErr)
+	e := classifyAnswered(provider, apiErr, true)
 	e.Message = truncate(fmt.Sprintf("HTTP %d answered with an error object: %s", status, e.Message))
 	e.Received = true
 	e.AnsweredWithError = refusedInStream(e, true)

@@ -3,6 +3,9 @@ package providers
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -73,4 +76,54 @@ func objectError(message, typ string, code json.RawMessage) *openai.APIError {
 		}
 	}
 	return e
+}
+
+// classifyAnswered is Classify for an error object reported in a 2xx answer
+// (an error event of a stream, or the whole body), opening when nothing of
+// the answer had come. An opening error object whose code is an HTTP error
+// status, with no status of its own, is classified as that status would be:
+// a gateway that sent 200 (and keep-alive comments) before its upstream
+// answered reports the upstream's refusal so (OpenRouter's {"error":
+// {"code": 400, …}}, LiteLLM's "code": "400"), the provider's verdict on
+// the request — a 400 is not retried, a 401 is the router's credentials, a
+// 404 the target's model —, as vLLM's {"object": "error", "code": 400} is
+// (objectError). Its StatusCode stays 0: HTTP said 2xx. After the answer
+// began a 4xx code is no verdict on the request (streamedStatus).
+func classifyAnswered(provider string, err error, opening bool) *Error {
+	var apiErr *openai.APIError
+	if !opening || !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != 0 {
+		return Classify(provider, err)
+	}
+	n := codeStatus(rawCode(apiErr))
+	if n == 0 {
+		return Classify(provider, err)
+	}
+	c := *apiErr
+	c.HTTPStatusCode = n
+	e := Classify(provider, &c)
+	e.StatusCode = 0
+	e.Err = err
+	return e
+}
+
+// rawCode is an APIError's own code as text (not its inner error's, which
+// apiCode prefers).
+func rawCode(e *openai.APIError) string {
+	switch c := e.Code.(type) {
+	case int:
+		return strconv.Itoa(c)
+	case string:
+		return c
+	}
+	return ""
+}
+
+// codeStatus is the HTTP error status (400–599) an error's code names, 0
+// when the code is no such number.
+func codeStatus(code string) int {
+	n, err := strconv.Atoi(strings.TrimSpace(code))
+	if err != nil || n < 400 || n > 599 {
+		return 0
+	}
+	return n
 }

@@ -137,7 +137,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 					apiErr.Code = strconv.Itoa(apiErr.HTTPStatusCode)
 					apiErr.HTTPStatusCode = 0
 				}
-				e := Classify(p.cfg.Name, apiErr)
+				e := classifyAnswered(p.cfg.Name, apiErr, !acc.sawDelta)
 				e.Message = truncate(fmt.Sprintf("error reported in the stream after %d chunks: %s", acc.chunks-1, e.Message))
 				e.AnsweredWithError = refusedInStream(e, first && acc.content.Len() == 0 && acc.refusal.Len() == 0 && len(acc.tools) == 0)
 				return nil, e.billed(openAIUsage(acc.usage), acc.id, acc.model)
@@ -289,7 +289,12 @@ func (p *OpenAI) streamError(w *CallWatch, trace *callTrace, acc *streamAcc, err
 		// TGI, LM Studio, proxies): RecvRaw gave neither a line nor an
 		// error, or the end of the body. Classified by what it says.
 		code, typ, msg := bodyError(line)
-		e = classifyHTTP(p.cfg.Name, 0, code, typ, msg)
+		status := 0
+		if !acc.sawDelta {
+			status = codeStatus(code) // before the answer: as the status it names (classifyAnswered)
+		}
+		e = classifyHTTP(p.cfg.Name, status, code, typ, msg)
+		e.StatusCode = 0 // HTTP said 200
 		e.Message = truncate(fmt.Sprintf("error reported in the stream after %d chunks: %s", acc.chunks, e.Message))
 		e.AnsweredWithError = refusedInStream(e, acc.chunks == 0)
 		e.Err = err
@@ -309,7 +314,7 @@ func (p *OpenAI) streamError(w *CallWatch, trace *callTrace, acc *streamAcc, err
 		e = NewError(p.cfg.Name, KindStreamMalformed,
 			fmt.Sprintf("%s (after %d chunks)", undecodableMessage(status, err), acc.chunks))
 	case errors.As(err, &apiErr):
-		e = Classify(p.cfg.Name, err) // an error event sent inside the stream
+		e = classifyAnswered(p.cfg.Name, err, !acc.sawDelta) // an error event sent inside the stream
 		e.AnsweredWithError = refusedInStream(e, acc.chunks == 0)
 		return e
 	default:

@@ -144,7 +144,9 @@ func statusMessage(status int) string {
 // fromAnthropicError classifies the SDK's *anthropic.Error. An error event
 // inside a stream carries the stream's 200 status; it is classified by type,
 // and marked AnsweredWithError: the provider reported the failure, the
-// stream did not break off.
+// stream did not break off. An error status whose body is markup
+// (markupBody) is a proxy's page: described (pageMessage), and a 400, 413
+// or 422 one fails over (proxyPage).
 func fromAnthropicError(provider string, ae *anthropic.Error) *Error {
 	status := ae.StatusCode
 	var h http.Header
@@ -154,7 +156,19 @@ func fromAnthropicError(provider string, ae *anthropic.Error) *Error {
 	} else if ae.Response != nil {
 		h = ae.Response.Header
 	}
-	e := classifyAnthropicAPI(provider, status, string(ae.Type()), string(ae.ErrorCode()), ae.Message, h)
+	msg := ae.Message
+	// The SDK keeps a body that is not JSON as it came (RawJSON): a
+	// proxy's or CDN's web page is described, never quoted, and classified
+	// by its status, as for the OpenAI adapter (Classify).
+	raw := []byte(ae.RawJSON())
+	page := !inStream && markupBody(raw)
+	if page {
+		msg = pageMessage(status, raw)
+	}
+	e := classifyAnthropicAPI(provider, status, string(ae.Type()), string(ae.ErrorCode()), msg, h)
+	if page {
+		proxyPage(e)
+	}
 	e.AnsweredWithError = refusedInStream(e, inStream)
 	e.ProviderRequestID = anthropicRequestID(ae)
 	e.Err = ae

@@ -13,16 +13,19 @@ import (
 // only "unavailable (HTTP 529)". The message names the status now, and what
 // 529 means. Found by review.
 func TestAnthropicUnnamedStatusHasAMessage(t *testing.T) {
+	const proxyPageWords = "an HTML page from a proxy or CDN in front of it, not the API's error; if it recurs, check the provider's status and the target's base_url"
 	cases := []struct {
 		status int
 		body   string
 		kind   Kind
 		want   string
 	}{
-		{529, "<html><body>Overloaded</body></html>", KindUnavailable, "HTTP 529: the provider is overloaded"},
 		{529, "", KindUnavailable, "HTTP 529: the provider is overloaded"},
 		{520, "upstream said nothing", KindServerError, "HTTP 520"},
-		{503, "<html>busy</html>", KindUnavailable, "Service Unavailable"}, // a named status keeps its name
+		{503, "", KindUnavailable, "Service Unavailable"}, // a named status keeps its name
+		// A proxy's page is described as one (pageMessage), as for OpenAI.
+		{529, "<html><body>Overloaded</body></html>", KindUnavailable, "HTTP 529 from the target: " + proxyPageWords},
+		{503, "<html>busy</html>", KindUnavailable, "HTTP 503 from the target: " + proxyPageWords},
 	}
 	for _, c := range cases {
 		for _, stream := range []bool{false, true} {

@@ -344,7 +344,7 @@ var (
 	poolAcquires  = prometheus.NewDesc("router_db_pool_acquires_total", "Successful acquisitions of a pool connection.", nil, nil)
 	poolEmpty     = prometheus.NewDesc("router_db_pool_empty_acquires_total", "Acquisitions that had to wait for a connection (the pool was empty).", nil, nil)
 	poolCanceled  = prometheus.NewDesc("router_db_pool_canceled_acquires_total", "Acquisitions cancelled by their context while waiting.", nil, nil)
-	poolWait      = prometheus.NewDesc("router_db_pool_acquire_wait_seconds_total", "Total time spent waiting for pool connections.", nil, nil)
+	poolWait      = prometheus.NewDesc("router_db_pool_acquire_wait_seconds_total", "Total time acquisitions spent waiting for a pool connection because none was idle (a connection released or opened).", nil, nil)
 	poolNew       = prometheus.NewDesc("router_db_pool_new_connections_total", "Connections opened by the pool.", nil, nil)
 	poolDestroyed = prometheus.NewDesc("router_db_pool_destroyed_connections_total", "Connections closed by the pool (idle or max lifetime).", nil, nil)
 )
@@ -368,7 +368,7 @@ func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
 	k(poolAcquires, float64(s.AcquireCount()))
 	k(poolEmpty, float64(s.EmptyAcquireCount()))
 	k(poolCanceled, float64(s.CanceledAcquireCount()))
-	k(poolWait, s.AcquireDuration().Seconds())
+	k(poolWait, s.EmptyAcquireWaitTime().Seconds()) // the waits of acquisitions that found the pool empty (AcquireDuration is every acquisition's time)
 	k(poolNew, float64(s.NewConnsCount()))
 	k(poolDestroyed, float64(s.MaxLifetimeDestroyCount()+s.MaxIdleDestroyCount()))
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/testdb"
 )
 
 // owners and their API keys, as the replicas' configuration names them.
@@ -40,12 +40,7 @@ type replica struct {
 // freeAddr is a free loopback address.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
+	return testdb.FreeAddr(t) // below the ephemeral range: a restart rebinds it
 }
 
 // hasConfigField reports whether the router's configuration accepts a top-level

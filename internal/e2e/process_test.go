@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/routerhq/router/internal/testdb"
 )
 
 const apiKey = "e2e-key"
@@ -45,12 +46,7 @@ const e2eWebhookSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 // ready (GET /readyz answers 200).
 func startRouter(t *testing.T, o procOptions) *routerProc {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := freeAddr(t)
 	prompts, _ := filepath.Abs("../../prompts")
 	hedge := ""
 	if o.hedgeAfter != "" {
@@ -90,12 +86,7 @@ log: {level: warn}
 // freeAddr is a loopback address free at the time of the call.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
+	return testdb.FreeAddr(t) // below the ephemeral range: a restart rebinds it
 }
 
 // launch writes cfg and starts `router serve` listening on addr, returning

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -30,24 +29,21 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		writeOpenAIError(w, perr.Status, "invalid_request_error", "unsupported_content_encoding", "", perr.Detail)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		writeOpenAIError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "body_too_large", "",
-			fmt.Sprintf("the body is larger than the limit of %d bytes (the router's http.max_body_bytes)", s.cfg.MaxBodyBytes))
+	body, perr := s.readBody(w, r)
+	switch {
+	case perr != nil && perr.Status == http.StatusRequestEntityTooLarge:
+		writeOpenAIError(w, perr.Status, "invalid_request_error", "body_too_large", "", perr.Detail)
+		return
+	case perr != nil: // the caller's connection broke mid-body
+		writeOpenAIError(w, perr.Status, "invalid_request_error", "invalid_json", "", "the body could not be read: "+perr.Detail)
 		return
 	}
-	if err == nil {
-		if perr := checkEncoding(body); perr != nil {
-			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_encoding", "", perr.Detail)
-			return
-		}
+	if perr := checkEncoding(body); perr != nil {
+		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_encoding", "", perr.Detail)
+		return
 	}
 	var req chat.Request
-	if err == nil {
-		err = decodeChat(body, &req)
-	}
-	if err != nil {
+	if err := decodeChat(body, &req); err != nil {
 		detail, param := describeChatError(err)
 		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_json", param,
 			"the body is not a valid chat completion request: "+detail)

@@ -559,6 +559,21 @@ func (s *Server) jobError(w http.ResponseWriter, r *http.Request, what string, e
 		Detail: "the router could not " + what + "; " + again, JobID: jobID})
 }
 
+// readBody reads a request's body up to the router's http.max_body_bytes: a
+// longer one is 413, an unreadable one (the caller's connection broke) 400.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *problem) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return nil, &problem{Status: http.StatusRequestEntityTooLarge, Type: "body-too-large", Title: "Body too large",
+			Detail: fmt.Sprintf("the body is larger than the limit of %d bytes (the router's http.max_body_bytes)", s.cfg.MaxBodyBytes)}
+	}
+	if err != nil {
+		return nil, &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Unreadable body", Detail: err.Error()}
+	}
+	return body, nil
+}
+
 // decodeBody reads a size-limited JSON body strictly into v: its top-level
 // member names exactly v's, each once, and no object in it with two members
 // of one name (checkMembers). It refuses one holding a number the database
@@ -567,14 +582,9 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *prob
 	if perr := refuseContentEncoding(w, r); perr != nil {
 		return perr
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return &problem{Status: http.StatusRequestEntityTooLarge, Type: "body-too-large", Title: "Body too large",
-			Detail: fmt.Sprintf("the body is larger than the limit of %d bytes (the router's http.max_body_bytes)", s.cfg.MaxBodyBytes)}
-	}
-	if err != nil {
-		return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Unreadable body", Detail: err.Error()}
+	body, perr := s.readBody(w, r)
+	if perr != nil {
+		return perr
 	}
 	if perr := checkEncoding(body); perr != nil {
 		return perr

@@ -2,9 +2,7 @@ package api
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 )
 
@@ -18,14 +16,12 @@ func (s *Server) refuseBody(w http.ResponseWriter, r *http.Request, action strin
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return &problem{Status: http.StatusRequestEntityTooLarge, Type: "body-too-large", Title: "Body too large",
-			Detail: fmt.Sprintf("the body is larger than the limit of %d bytes (the router's http.max_body_bytes); %s takes no body: send none", s.cfg.MaxBodyBytes, action)}
-	}
-	if err != nil {
-		return &problem{Status: http.StatusBadRequest, Type: "invalid-json", Title: "Unreadable body", Detail: err.Error()}
+	body, perr := s.readBody(w, r)
+	if perr != nil {
+		if perr.Type == "body-too-large" {
+			perr.Detail += "; " + action + " takes no body: send none"
+		}
+		return perr
 	}
 	b := bytes.Trim(body, " \t\r\n")
 	if len(b) == 0 || len(b) >= 2 && b[0] == '{' && b[len(b)-1] == '}' && len(bytes.Trim(b[1:len(b)-1], " \t\r\n")) == 0 {

@@ -388,16 +388,24 @@ func cutAnswering(a store.Attempt) bool {
 // kindOf is the taxonomy kind of an earlier attempt's stored error ("" when
 // it has none).
 func kindOf(a store.Attempt) providers.Kind {
+	kind, _ := classOf(a)
+	return kind
+}
+
+// classOf is the taxonomy kind and the action of an earlier attempt's stored
+// error (both "" when it has none).
+func classOf(a store.Attempt) (providers.Kind, providers.Action) {
 	if a.State != store.AttemptFailed || len(a.Error) == 0 {
-		return ""
+		return "", ""
 	}
 	var e struct {
-		Kind providers.Kind `json:"kind"`
+		Kind   providers.Kind   `json:"kind"`
+		Action providers.Action `json:"action"`
 	}
 	if json.Unmarshal(a.Error, &e) != nil {
-		return ""
+		return "", ""
 	}
-	return e.Kind
+	return e.Kind, e.Action
 }
 
 // failureOf is why an earlier attempt did not win, from its stored error, so a

@@ -1,8 +1,6 @@
 package race
 
 import (
-	"encoding/json"
-
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
 )
@@ -16,15 +14,9 @@ import (
 // target not yet tried is started for the job any more, as the live race
 // would not have started one.
 func refusedCaller(a store.Attempt, route *Route) bool {
-	if a.State != store.AttemptFailed || len(a.Error) == 0 {
+	kind, action := classOf(a)
+	if action != providers.ActionStop {
 		return false
 	}
-	var e struct {
-		Kind   providers.Kind   `json:"kind"`
-		Action providers.Action `json:"action"`
-	}
-	if json.Unmarshal(a.Error, &e) != nil || e.Action != providers.ActionStop {
-		return false
-	}
-	return e.Kind == providers.KindBadRequest || e.Kind == providers.KindContentPolicy && !route.FailoverOnContentPolicy
+	return kind == providers.KindBadRequest || kind == providers.KindContentPolicy && !route.FailoverOnContentPolicy
 }

@@ -32,6 +32,7 @@ func (p Provider) providerProblems(where string) []string {
 			}
 		}
 	}
+	errs = append(errs, p.scriptProblems(where)...)
 	if p.Tokenizer != "" && !slices.Contains(Tokenizers, p.Tokenizer) {
 		errs = append(errs, fmt.Sprintf("%s.tokenizer: %q is not one of %s (omit it to choose by the model's name)", where, p.Tokenizer, strings.Join(Tokenizers, ", ")))
 	}
@@ -85,4 +86,20 @@ func anthropicVersioned(raw string) (root string, ok bool) {
 	}
 	u.Path, u.RawPath = path[:len(path)-len("/v1")], ""
 	return netredact.URL(u), true
+}
+
+// scriptProblems checks a scripted provider's steps, which would otherwise
+// play something other than written: a negative latency answers at once, and
+// a status outside 200–599 is no answer an HTTP provider gives.
+func (p Provider) scriptProblems(where string) []string {
+	var errs []string
+	for i, st := range p.Script {
+		if st.Latency < 0 {
+			errs = append(errs, fmt.Sprintf("%s.script[%d].latency (%s) is negative: write 0 (or leave it out) to answer at once, or a duration such as 200ms", where, i, st.Latency.D()))
+		}
+		if st.Status != 0 && (st.Status < 200 || st.Status > 599) {
+			errs = append(errs, fmt.Sprintf("%s.script[%d].status (%d) is not an HTTP status a provider answers with: write one from 200 to 599 (an error status such as 429 or 500 plays that error), or leave it out to answer with output", where, i, st.Status))
+		}
+	}
+	return errs
 }

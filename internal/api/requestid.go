@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -36,6 +37,10 @@ type requestInfo struct {
 	owner       string
 	unreadBody  bool
 	errorStatus int
+	// writeFailed is set by the first failed write of the answer: the
+	// caller left (or its connection broke) while it was being sent, which
+	// the access-log line says beside the status the headers carried.
+	writeFailed atomic.Bool
 }
 
 // RequestID is the request id of ctx ("" outside a request).

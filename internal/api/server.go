@@ -363,6 +363,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if status != sw.status {
 			rec.AddAttrs(slog.Int("wire_status", sw.status)) // the stream's 200, its error in an event
 		}
+		if info.writeFailed.Load() {
+			rec.AddAttrs(slog.Bool("caller_left", true)) // the answer was cut: the status is what its headers said
+		}
 		if info.owner != "" {
 			rec.AddAttrs(slog.String("owner", info.owner))
 		}
@@ -406,7 +409,11 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	if !w.wrote {
 		w.WriteHeader(http.StatusOK)
 	}
-	return w.ResponseWriter.Write(b)
+	n, err := w.ResponseWriter.Write(b)
+	if err != nil {
+		w.info.writeFailed.Store(true)
+	}
+	return n, err
 }
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

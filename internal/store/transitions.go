@@ -314,7 +314,11 @@ func (s *Store) CancelJob(ctx context.Context, owner, jobID string) error {
 		case JobSucceeded, JobFailed:
 			return fmt.Errorf("%w: job already %s", ErrJobFinished, state)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE attempts SET state = 'cancelled', finished_at = now(),
+		// An unknown attempt keeps the time its call ended, as a win keeps it
+		// (settleSiblingsSQL): its latency is the call's, not the wait for
+		// a decision.
+		if _, err := tx.Exec(ctx, `UPDATE attempts SET state = 'cancelled',
+				finished_at = CASE WHEN state = 'unknown' THEN coalesce(finished_at, now()) ELSE now() END,
 				lease_owner = NULL, lease_expires_at = NULL
 			WHERE job_id = $1 AND state IN ('starting', 'running', 'unknown')`, jobID); err != nil {
 			return err

@@ -224,7 +224,7 @@ func (e *Elector) resignOwed(ctx context.Context) error {
 }
 
 // Run renews the lease every ttl/3 until ctx ends, then resigns so another
-// replica takes over at once.
+// replica takes over at once (resignAtStop).
 func (e *Elector) Run(ctx context.Context) {
 	tick := time.NewTicker(e.ttl / 3)
 	defer tick.Stop()
@@ -232,16 +232,50 @@ func (e *Elector) Run(ctx context.Context) {
 		e.Once(ctx)
 		select {
 		case <-ctx.Done():
-			e.mu.Lock()
-			e.until = time.Time{}
-			e.mu.Unlock()
-			rctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			if err := e.store.Resign(rctx, e.name, e.holder); err != nil {
-				e.log.Warn("leader lease: could not resign", "role", e.name, "err", err)
-			}
+			e.resignAtStop()
 			return
 		case <-tick.C:
+		}
+	}
+}
+
+// resignAtStop gives the lease up as Run ends, for 2 s at most, unless
+// StepDown already has: its resignation deleted the row and closed the
+// lease's connection (store.Resign), so another would only dial a new
+// connection, during the shutdown, to delete nothing. It holds the op slot,
+// as resignOwed's callers do, so it comes after a step-down's resignation
+// still in flight.
+func (e *Elector) resignAtStop() {
+	e.mu.Lock()
+	e.until = time.Time{}
+	e.mu.Unlock()
+	rctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	select {
+	case e.op <- struct{}{}:
+		defer func() { <-e.op }()
+	case <-rctx.Done():
+		e.log.Warn("leader lease: a step-down's resignation in flight outlasted the stop; another replica leads once the lease expires", "role", e.name)
+		return
+	}
+	e.mu.Lock()
+	down, owed := e.down, e.owed
+	e.mu.Unlock()
+	if down && !owed {
+		return // StepDown resigned
+	}
+	if err := e.store.Resign(rctx, e.name, e.holder); err != nil {
+		e.log.Warn("leader lease: could not resign", "role", e.name, "err", err)
+		return
+	}
+	if down { // the step-down's resignation, owed until now
+		e.mu.Lock()
+		e.owed = false
+		led := e.led
+		e.led = false
+		e.mu.Unlock()
+		if led {
+			e.log.Info("leader lease: stepped down", "role", e.name)
 		}
 	}
 }

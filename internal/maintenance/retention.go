@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/routerhq/router/internal/store"
@@ -21,6 +22,16 @@ type RetentionStore interface {
 	DeleteExpiredJobsFrom(ctx context.Context, after time.Duration, batch int, from store.RetentionCursor) (deleted int, busy []string, next store.RetentionCursor, err error)
 }
 
+// Observer is told what retention did (metrics.Maintenance implements it).
+// Its methods must not block.
+type Observer interface {
+	// RetentionDeleted: a batch deleted n expired jobs (n > 0).
+	RetentionDeleted(n int)
+	// RetentionPassFailed: a pass of Run could not delete expired jobs, or
+	// could not end the removed webhooks past their window.
+	RetentionPassFailed()
+}
+
 // Cleaner deletes jobs (with attempts, race events, events, deliveries and key
 // rows) whose idempotency key expired more than After ago, in batches of Batch
 // jobs, each its own short transaction, on the leader only.
@@ -30,29 +41,55 @@ type Cleaner struct {
 	After    time.Duration // retention.jobs; default 720h
 	Batch    int           // default 100
 	Interval time.Duration // default 1m
-	// BatchTimeout bounds each batch (default 1m, like a recovery pass's
-	// steps): a batch sent on a connection gone silent would otherwise stop
-	// retention until TCP gave up, some 15 minutes on Linux, or for good if
-	// the host acknowledges but never answers. Waits for rows other
-	// transactions hold are bounded far more tightly by the store
-	// (lock_timeout, 2s).
+	// BatchTimeout bounds each batch, and each ending of removed webhooks
+	// (default 1m, like a recovery pass's steps): a batch sent on a
+	// connection gone silent would otherwise stop retention until TCP gave
+	// up, some 15 minutes on Linux, or for good if the host acknowledges but
+	// never answers. Waits for rows other transactions hold are bounded far
+	// more tightly by the store (lock_timeout, 2s).
 	BatchTimeout time.Duration
 	Log          *slog.Logger
+	Observer     Observer // optional
+
+	mu sync.Mutex // one pass at a time
+	// at is where a pass that reached maxBatchesPerPass got to: the next
+	// pass walks on from it. The zero cursor (the oldest entry) otherwise.
+	at store.RetentionCursor
 }
 
 const defaultBatchTimeout = time.Minute
 
-// Once deletes everything currently past retention, batch by batch, and
+// maxBatchesPerPass bounds a pass: 10,000 jobs at the default batch. A
+// backlog (the first pass after an upgrade or a restore, or after a long
+// time with no leader) would otherwise make one pass of hours, and hold off
+// what Run does between passes — ending removed webhooks past their window,
+// without which their owners' completion events are not written at all. The
+// next pass walks on from where this one got to, and Run starts it at once,
+// so a backlog drains as fast as before.
+const maxBatchesPerPass = 100
+
+// Once runs one pass: it deletes what is past retention, batch by batch, and
 // returns how many jobs it deleted. Each batch walks on from where the one
 // before got to (store.RetentionCursor), so it costs about the same however
 // many jobs the pass has passed over, and the pass ends when no walk has more
-// to choose. Jobs passed over — another transaction holds one of their rows
+// to choose, or after maxBatchesPerPass batches: then the next pass walks on
+// from there. Jobs passed over — another transaction holds one of their rows
 // (busy), or the job itself, or something else keeps them — are behind the
-// cursor: they are tried again at the next pass, which starts from the
-// oldest. The pass also ends as soon as this replica no longer leads. A
-// batch that does not finish within BatchTimeout ends the pass with an
-// error; the batches before it stay deleted, and the next pass tries again.
+// cursor: they are tried again once a walk is done, by the pass after it,
+// which starts from the oldest. The pass also ends as soon as this replica
+// no longer leads. A batch that does not finish within BatchTimeout ends the
+// pass with an error; the batches before it stay deleted, and the next pass
+// tries again from the oldest.
 func (c *Cleaner) Once(ctx context.Context) (int, error) {
+	n, _, err := c.pass(ctx)
+	return n, err
+}
+
+// pass is Once, also reporting whether it stopped at maxBatchesPerPass with
+// more to choose (more).
+func (c *Cleaner) pass(ctx context.Context) (total int, more bool, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	after, batch, timeout := c.After, c.Batch, c.BatchTimeout
 	if after <= 0 {
 		after = 720 * time.Hour
@@ -63,14 +100,21 @@ func (c *Cleaner) Once(ctx context.Context) (int, error) {
 	if timeout <= 0 {
 		timeout = defaultBatchTimeout
 	}
-	total := 0
-	var at store.RetentionCursor
-	for ctx.Err() == nil && (c.Leader == nil || c.Leader.IsLeader()) {
+	at := c.at
+	c.at = store.RetentionCursor{}
+	for n := 0; ctx.Err() == nil && (c.Leader == nil || c.Leader.IsLeader()); n++ {
+		if n == maxBatchesPerPass {
+			c.at = at
+			return total, true, nil
+		}
 		bctx, cancel := context.WithTimeout(ctx, timeout)
 		deleted, _, next, err := c.Store.DeleteExpiredJobsFrom(bctx, after, batch, at)
 		timedOut := bctx.Err() != nil && ctx.Err() == nil
 		cancel()
 		total += deleted
+		if deleted > 0 && c.Observer != nil {
+			c.Observer.RetentionDeleted(deleted)
+		}
 		if err != nil && timedOut {
 			// The store cannot tell a database that did not answer (a
 			// connection gone silent, an overloaded server) from a
@@ -79,11 +123,11 @@ func (c *Cleaner) Once(ctx context.Context) (int, error) {
 				batch, timeout, total, err)
 		}
 		if err != nil || next.Done() {
-			return total, err
+			return total, false, err
 		}
 		at = next
 	}
-	return total, ctx.Err()
+	return total, false, ctx.Err()
 }
 
 // webhookExpirer is the optional capability of a RetentionStore that ends
@@ -96,25 +140,37 @@ type webhookExpirer interface {
 
 // expireWebhooks ends the places kept for removed webhooks past their window
 // when the store can (webhookExpirer), so an owner's stored key's webhook
-// takes over then, not at the next replica start. Errors are logged.
-func (c *Cleaner) expireWebhooks(ctx context.Context, log *slog.Logger) {
+// takes over then, not at the next replica start. Errors are logged, and
+// reported as failed.
+func (c *Cleaner) expireWebhooks(ctx context.Context, log *slog.Logger) (failed bool) {
 	ex, ok := c.Store.(webhookExpirer)
 	if !ok {
-		return
+		return false
 	}
-	bctx, cancel := context.WithTimeout(ctx, defaultBatchTimeout)
+	// Bounded as a batch is: sent on a connection gone silent, it would
+	// otherwise hold the pass that follows it.
+	timeout := c.BatchTimeout
+	if timeout <= 0 {
+		timeout = defaultBatchTimeout
+	}
+	bctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ended, err := ex.ExpireRemovedWebhooks(bctx)
 	switch {
 	case err != nil && ctx.Err() == nil:
 		log.Error("retention: could not end removed webhooks past their redelivery window", "err", err)
+		return true
 	case ended:
 		log.Info("retention: removed webhooks past their redelivery window deleted; owners' stored keys' webhooks apply")
 	}
+	return false
 }
 
-// Run cleans every Interval until ctx ends; each pass also ends the places
-// kept for removed webhooks past their window (expireWebhooks).
+// Run cleans every Interval until ctx ends. Each pass first ends the places
+// kept for removed webhooks past their window (expireWebhooks): it costs one
+// read when there are none, and a pass's deletions must not hold it off. A
+// pass that stopped at maxBatchesPerPass with more to delete is followed at
+// once by the next, which walks on from it.
 func (c *Cleaner) Run(ctx context.Context) {
 	interval := c.Interval
 	if interval <= 0 {
@@ -127,15 +183,24 @@ func (c *Cleaner) Run(ctx context.Context) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
+		more := false
 		if c.Leader == nil || c.Leader.IsLeader() {
-			n, err := c.Once(ctx)
+			failed := c.expireWebhooks(ctx, log)
+			n, m, err := c.pass(ctx)
+			more = m
 			if err != nil && ctx.Err() == nil {
 				log.Error("retention: could not delete expired jobs", "err", err)
+				failed = true
 			}
 			if n > 0 {
-				log.Info("retention: deleted expired jobs", "jobs", n)
+				log.Info("retention: deleted expired jobs", "jobs", n, "more", more)
 			}
-			c.expireWebhooks(ctx, log)
+			if failed && c.Observer != nil {
+				c.Observer.RetentionPassFailed()
+			}
+		}
+		if more && ctx.Err() == nil {
+			continue
 		}
 		select {
 		case <-ctx.Done():

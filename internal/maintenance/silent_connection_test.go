@@ -200,47 +200,63 @@ func TestCleanerRecoversFromASilentBatch(t *testing.T) {
 			t.Fatalf("the next pass, on another connection: %v", err)
 		}
 	})
-	t.Run("Run", func(t *testing.T) {
-		opt := store.Options{KeyRetention: time.Hour}
-		r := newSilentRig(t, opt)
-		g := rig{db: r.db, st: r.db.Store}
-		if err := g.st.SyncConfigWebhooks(context.Background(), map[string]string{"acme": "http://example.invalid/hook"}); err != nil {
-			t.Fatal(err)
-		}
-		j := g.succeeded(t, "old")
-		g.age(t, j.ID, 800*time.Hour)
-		r.goSilent(t)
-		logs := make(logRecords, 64)
-		c := &maintenance.Cleaner{Store: r.st, Leader: alwaysLeader{}, After: 720 * time.Hour,
-			Interval: 50 * time.Millisecond, BatchTimeout: batchTimeout, Log: slog.New(logs)}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() { defer close(done); c.Run(ctx) }()
-		defer func() { cancel(); <-done }()
-		timeout := time.After(never)
-		for silent, deleted := false, false; !deleted; {
-			select {
-			case rec := <-logs:
-				switch rec.Message {
-				case "retention: could not delete expired jobs":
-					if err := attrErr(rec); !errors.Is(err, context.DeadlineExceeded) {
-						t.Fatalf("a pass failed with %v, want the silent batch's deadline error", err)
-					}
-					silent = true
-				case "retention: deleted expired jobs":
-					if !silent {
-						t.Fatal("the expired job was deleted with no batch given up first: was the connection frozen?")
-					}
-					deleted = true
-				default:
-					t.Fatalf("unexpected log record %q", rec.Message)
+	// A pass first ends the removed webhooks past their window: with the
+	// store as it is, that call is the one sent on the silent connection,
+	// and it too is given up after BatchTimeout; with only the deletion
+	// (onlyDeletes), the batch is.
+	type onlyDeletes struct{ maintenance.RetentionStore }
+	for _, tc := range []struct {
+		name  string
+		store func(*store.Store) maintenance.RetentionStore
+		gave  string // the log message of the call given up
+	}{
+		{"Run", func(st *store.Store) maintenance.RetentionStore { return onlyDeletes{st} }, "retention: could not delete expired jobs"},
+		{"Run, webhook expiry", func(st *store.Store) maintenance.RetentionStore { return st }, "retention: could not end removed webhooks past their redelivery window"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { silentRun(t, batchTimeout, tc.store, tc.gave) })
+	}
+}
+
+func silentRun(t *testing.T, batchTimeout time.Duration, wrap func(*store.Store) maintenance.RetentionStore, gave string) {
+	opt := store.Options{KeyRetention: time.Hour}
+	r := newSilentRig(t, opt)
+	g := rig{db: r.db, st: r.db.Store}
+	if err := g.st.SyncConfigWebhooks(context.Background(), map[string]string{"acme": "http://example.invalid/hook"}); err != nil {
+		t.Fatal(err)
+	}
+	j := g.succeeded(t, "old")
+	g.age(t, j.ID, 800*time.Hour)
+	r.goSilent(t)
+	logs := make(logRecords, 64)
+	c := &maintenance.Cleaner{Store: wrap(r.st), Leader: alwaysLeader{}, After: 720 * time.Hour,
+		Interval: 50 * time.Millisecond, BatchTimeout: batchTimeout, Log: slog.New(logs)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); c.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	timeout := time.After(never)
+	for silent, deleted := false, false; !deleted; {
+		select {
+		case rec := <-logs:
+			switch rec.Message {
+			case gave:
+				if err := attrErr(rec); !errors.Is(err, context.DeadlineExceeded) {
+					t.Fatalf("a pass failed with %v, want the silent call's deadline error", err)
 				}
-			case <-timeout:
-				t.Fatalf("after %s at an interval of 50ms the cleaner has deleted nothing: it still waits for a batch that never answers", never)
+				silent = true
+			case "retention: deleted expired jobs":
+				if !silent {
+					t.Fatal("the expired job was deleted with no call given up first: was the connection frozen?")
+				}
+				deleted = true
+			default:
+				t.Fatalf("unexpected log record %q", rec.Message)
 			}
+		case <-timeout:
+			t.Fatalf("after %s at an interval of 50ms the cleaner has deleted nothing: it still waits for a call that never answers", never)
 		}
-		if n := g.count(t, `SELECT count(*) FROM jobs WHERE id = $1`, j.ID); n != 0 {
-			t.Fatal("the cleaner said it deleted the expired job, which is still there")
-		}
-	})
+	}
+	if n := g.count(t, `SELECT count(*) FROM jobs WHERE id = $1`, j.ID); n != 0 {
+		t.Fatal("the cleaner said it deleted the expired job, which is still there")
+	}
 }

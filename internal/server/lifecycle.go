@@ -27,13 +27,16 @@ type lifecycle struct {
 	// hookMetrics counts the delivery tries (router_webhook_deliveries_total);
 	// registerMetrics puts it on /metrics.
 	hookMetrics *metrics.Webhooks
-	stops       []func()
+	// maintMetrics says whether this replica leads maintenance and what
+	// retention did (router_maintenance_leader, router_retention_*).
+	maintMetrics *metrics.Maintenance
+	stops        []func()
 }
 
 // registerMetrics adds the lifecycle's collectors to the operator surface's
 // metrics: call it once both exist.
 func (l *lifecycle) registerMetrics(m *metrics.Metrics) {
-	m.Registry().MustRegister(l.hookMetrics)
+	m.Registry().MustRegister(l.hookMetrics, l.maintMetrics)
 }
 
 // startLifecycle checks the configured webhooks' signing secrets, syncs the
@@ -58,12 +61,13 @@ func startLifecycle(ctx context.Context, cfg *config.Config, st *store.Store, po
 		}
 	}()
 	l.leader = maintenance.NewElector(st, "maintenance", replica, cfg.Retention.LeaderLease.D(), log)
+	l.maintMetrics = metrics.NewMaintenance(l.leader)
 	l.leader.Once(ctx) // a lone or first replica leads from its first recovery pass
 	l.background(l.leader.Run)
 	w := cfg.Webhooks
 	// Retention keeps a job while one of its events may still be delivered
 	// (store.Options.RedeliveryWindow, set from the configuration).
-	cleaner := &maintenance.Cleaner{Store: st, Leader: l.leader, After: cfg.Retention.Jobs.D(), Log: log}
+	cleaner := &maintenance.Cleaner{Store: st, Leader: l.leader, After: cfg.Retention.Jobs.D(), Log: log, Observer: l.maintMetrics}
 	l.background(cleaner.Run)
 
 	l.hooks, err = webhook.NewService(pool, st, webhook.ServiceConfig{

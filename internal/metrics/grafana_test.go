@@ -142,7 +142,7 @@ func TestGrafanaDashboardQueriesExistingMetrics(t *testing.T) {
 	}
 	dbm := metrics.NewDB()
 	m := metrics.New(metrics.Options{Pool: db.Pool, DB: dbm, Breakers: fakeBreakers{"primary": "closed"}, Replicas: db.Store, ReplicaMaxAge: time.Minute, LiveJobs: db.Store})
-	m.Registry().MustRegister(metrics.NewWebhooks())
+	m.Registry().MustRegister(metrics.NewWebhooks(), metrics.NewMaintenance(fakeLeader{}))
 	// Touch every labelled series so that its family is exposed.
 	m.AttemptStarted("primary", store.RolePrimary)
 	m.HedgeStarted("fallback")
@@ -202,3 +202,7 @@ func usedAsHistogram(used map[string][]string, base string) bool {
 	}
 	return false
 }
+
+type fakeLeader struct{}
+
+func (fakeLeader) IsLeader() bool { return true }

@@ -1,6 +1,7 @@
 package race_test
 
 import (
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 // to its answer and its breaker counts a success. Found by review.
 func TestProbeAfterFastErrorsRunsToAnswer(t *testing.T) {
 	adm, changes := watchedPrimary(t, breaker.Settings{ConsecutiveFailures: 1, OpenFor: 100 * time.Millisecond})
+	hedges := watchHedgeRecorded(t)
 	b := setupWith(t, quickHedge, adm,
 		provSpec{name: "primary", firstByte: 10 * time.Second, respond: func(call int, _ *providers.Request) providers.Step {
 			if call == 1 {
@@ -27,7 +29,7 @@ func TestProbeAfterFastErrorsRunsToAnswer(t *testing.T) {
 			}
 			return providers.Step{Latency: time.Second, Output: validTriage}
 		}},
-		provSpec{name: "fallback", respond: ok(validTriage)})
+		provSpec{name: "fallback", respond: hedges.answer(validTriage)})
 	if j := b.waitSettled(t, b.submit(t).ID); j.State != store.JobSucceeded {
 		t.Fatalf("job 1 %s, want succeeded on the fallback", j.State)
 	}
@@ -36,6 +38,7 @@ func TestProbeAfterFastErrorsRunsToAnswer(t *testing.T) {
 	}
 	waitStateChange(t, changes, breaker.StateOpen)
 	waitStateChange(t, changes, breaker.StateHalfOpen)
+	hedges.arm()
 	if j := b.waitSettled(t, b.submit(t).ID); j.State != store.JobSucceeded || j.Attempts[0].Provider != "primary" {
 		t.Fatalf("job 2 %s, want succeeded, its first attempt the primary's probe", j.State)
 	}
@@ -51,6 +54,7 @@ func TestProbeAfterFastErrorsRunsToAnswer(t *testing.T) {
 // answer and closes its breaker. Found by review.
 func TestProbeOfRecoveredSlowerTargetKeptToBudget(t *testing.T) {
 	adm, changes := watchedPrimary(t, breaker.Settings{ConsecutiveFailures: 1, OpenFor: 100 * time.Millisecond})
+	hedges := watchHedgeRecorded(t)
 	b := setupWith(t, quickHedge, adm,
 		provSpec{name: "primary", firstByte: 10 * time.Second, respond: func(call int, _ *providers.Request) providers.Step {
 			switch call {
@@ -61,7 +65,7 @@ func TestProbeOfRecoveredSlowerTargetKeptToBudget(t *testing.T) {
 			}
 			return providers.Step{Latency: time.Second, Output: validTriage}
 		}},
-		provSpec{name: "fallback", respond: ok(validTriage)})
+		provSpec{name: "fallback", respond: hedges.answer(validTriage)})
 	if j := b.waitSettled(t, b.submit(t).ID); j.State != store.JobSucceeded || j.Attempts[0].Provider != "primary" {
 		t.Fatalf("job 1 %s, want succeeded on the primary", j.State)
 	}
@@ -76,6 +80,7 @@ func TestProbeOfRecoveredSlowerTargetKeptToBudget(t *testing.T) {
 	}
 	waitStateChange(t, changes, breaker.StateOpen)
 	waitStateChange(t, changes, breaker.StateHalfOpen)
+	hedges.arm()
 	if j := b.waitSettled(t, b.submit(t).ID); j.State != store.JobSucceeded || j.Attempts[0].Provider != "primary" {
 		t.Fatalf("job 3 %s, want succeeded, its first attempt the primary's probe", j.State)
 	}
@@ -141,6 +146,7 @@ func TestErrorStatusIsNoTimeToAnswer(t *testing.T) {
 func TestProbeIsTheAdmissionNotTheStateAtHedge(t *testing.T) {
 	adm, changes := watchedPrimary(t, breaker.Settings{ConsecutiveFailures: 1, OpenFor: 100 * time.Millisecond})
 	calling := make(chan struct{}, 1)
+	hedges := watchHedgeRecorded(t)
 	route := race.Route{HedgeAfter: 2 * time.Second, HedgeBudgetMin: 3, HedgeBudgetPercent: 10}
 	b := setupWith(t, route, adm,
 		provSpec{name: "primary", firstByte: 10 * time.Minute, timeout: 20 * time.Minute,
@@ -151,12 +157,13 @@ func TestProbeIsTheAdmissionNotTheStateAtHedge(t *testing.T) {
 				}
 				return providers.Step{Status: 500} // job B: opens the breaker
 			}},
-		provSpec{name: "fallback", respond: ok(validTriage)})
+		provSpec{name: "fallback", respond: hedges.answer(validTriage)})
 	a := b.submit(t)
 	<-calling
 	if j := b.waitSettled(t, b.submit(t).ID); j.State != store.JobSucceeded {
 		t.Fatalf("job B %s, want succeeded on the fallback", j.State)
 	}
+	hedges.arm() // job A's hedge, due at 2 s, is the fallback's next call
 	if o := waitOutcome(t, adm.released); o != race.OutcomeFailure {
 		t.Fatalf("job B's 500 was reported %v", o)
 	}
@@ -170,5 +177,65 @@ func TestProbeIsTheAdmissionNotTheStateAtHedge(t *testing.T) {
 	}
 	if last, changed := lastStateChange(changes); changed {
 		t.Fatalf("the breaker changed (%+v): job A's loser is not its probe", last)
+	}
+}
+
+// hedgeRecorded holds a hedge's answer until its job's hedge clock has acted
+// (race.SetHedgeClockHook): the act that starts a hedge records it on the
+// silent attempt (hedged after, loss bar) before it ends. A hedge answering
+// at once announces its win, and watchCancel cuts the losers, in a race with
+// that record: a silent probe cut before it is a loser no hedge was started
+// for, cut at once and ignored, not kept to its answer (once in CI, under
+// load). The tests here are about the keeping, not that race.
+type hedgeRecorded struct {
+	armed chan struct{}
+	mu    sync.Mutex
+	acted map[string]chan struct{} // by job id, closed at its hedge clock's first act
+}
+
+// watchHedgeRecorded hooks the hedge clock for the test. Calls wait only once
+// armed (arm): a call made before, a failover's, has no hedge to wait for.
+func watchHedgeRecorded(t *testing.T) *hedgeRecorded {
+	h := &hedgeRecorded{armed: make(chan struct{}), acted: map[string]chan struct{}{}}
+	t.Cleanup(race.SetHedgeClockHook(func(jobID string) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		c := h.of(jobID)
+		select {
+		case <-c:
+		default:
+			close(c)
+		}
+	}))
+	return h
+}
+
+// of is jobID's channel; h.mu must be held.
+func (h *hedgeRecorded) of(jobID string) chan struct{} {
+	c, ok := h.acted[jobID]
+	if !ok {
+		c = make(chan struct{})
+		h.acted[jobID] = c
+	}
+	return c
+}
+
+// arm makes the calls from now on wait: the jobs settled before made theirs.
+func (h *hedgeRecorded) arm() { close(h.armed) }
+
+// answer answers out, once armed only after the call's job's hedge clock
+// has acted. The job it answers after arming must be one whose call here is
+// its hedge (a failover's job may never hedge: it would wait for ever).
+func (h *hedgeRecorded) answer(out string) func(int, *providers.Request) providers.Step {
+	return func(_ int, req *providers.Request) providers.Step {
+		select {
+		case <-h.armed:
+			h.mu.Lock()
+			c := h.of(req.JobID)
+			h.mu.Unlock()
+			<-c
+		default:
+		}
+		return providers.Step{Output: out}
 	}
 }

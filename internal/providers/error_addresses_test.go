@@ -36,13 +36,8 @@ func TestTransportErrorsLeaveOutTheProvidersAddress(t *testing.T) {
 
 // Each network error keeps what failed without where.
 func TestWithoutAddresses(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there now
-	_, err = http.Get("http://" + addr + "/")
+	addr := closedAddr(t)
+	_, err := http.Get("http://" + addr + "/")
 	if err == nil {
 		t.Fatalf("GET %s answered: the closed port was taken again", addr)
 	}

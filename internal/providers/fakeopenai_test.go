@@ -3,11 +3,12 @@ package providers
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/routerhq/router/internal/testdb"
 )
 
 // apiErrorBody is an error body exactly as OpenAI sends it.
@@ -92,16 +93,10 @@ func chunk(content string, finish string) string {
 	return fmt.Sprintf(`{"id":"chatcmpl-s","object":"chat.completion.chunk","created":1700000001,"model":"gpt-test-0613","choices":[{"index":0,"delta":{"content":%s},"finish_reason":%s}],"usage":null}`, c, fr)
 }
 
-// closedAddr returns the address of a listener that has been closed.
+// closedAddr returns an address nothing listens on (testdb.ClosedAddr).
 func closedAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
+	return testdb.ClosedAddr(t)
 }
 
 var httpDate = time.Date(2030, 1, 1, 0, 0, 30, 0, time.UTC)

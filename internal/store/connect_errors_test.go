@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"net"
 	"net/url"
 	"strings"
 	"testing"
@@ -23,13 +22,7 @@ func TestConnectErrorsSayWhatToCheck(t *testing.T) {
 	noDB.Path = "/no_such_database"
 	noRole, _ := url.Parse(db.URL)
 	noRole.User = url.User("no_such_role")
-	// A port nothing listens on: one just released.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	ln.Close()
+	closed := testdb.ClosedAddr(t) // a port nothing listens on
 	for _, c := range []struct {
 		name, url string
 		want      []string

@@ -33,6 +33,16 @@ func FreeAddr(t testing.TB) string {
 	return ""
 }
 
+// ClosedAddr is a loopback address nothing listens on, for a test of a
+// refused connection: FreeAddr's, left unbound. A port just taken from :0
+// and closed is in the ephemeral range, where any :0 listener of the
+// packages testing in parallel (their httptest servers) may be given it
+// before the test dials, and the dial is answered.
+func ClosedAddr(t testing.TB) string {
+	t.Helper()
+	return FreeAddr(t)
+}
+
 // ephemeralLow is the first port of the kernel's ephemeral range, 32768 when
 // it cannot be read (Linux's default; other systems use higher ranges).
 func ephemeralLow() int {

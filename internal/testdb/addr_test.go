@@ -1,8 +1,10 @@
 package testdb
 
 import (
+	"errors"
 	"net"
 	"strconv"
+	"syscall"
 	"testing"
 )
 
@@ -25,5 +27,23 @@ func TestFreeAddrBelowTheEphemeralRange(t *testing.T) {
 			t.Fatalf("FreeAddr = %s, which does not bind: %v", addr, err)
 		}
 		l.Close()
+	}
+}
+
+// ClosedAddr gives an address whose connections are refused, below the
+// ephemeral range.
+func TestClosedAddrRefuses(t *testing.T) {
+	addr := ClosedAddr(t)
+	_, p, _ := net.SplitHostPort(addr)
+	if port, _ := strconv.Atoi(p); port < 10000 || port >= ephemeralLow() {
+		t.Fatalf("ClosedAddr = %s; want a port in [10000, %d)", addr, ephemeralLow())
+	}
+	c, err := net.Dial("tcp", addr)
+	if err == nil {
+		c.Close()
+		t.Fatalf("ClosedAddr = %s, which answered", addr)
+	}
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("dial %s: %v, want connection refused", addr, err)
 	}
 }

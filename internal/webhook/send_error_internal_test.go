@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/routerhq/router/internal/testdb"
 )
 
 // A try that fails before any answer is recorded (and shown to the tenant by
@@ -20,13 +22,8 @@ func TestSendErrorLeavesOutTheURLAndAddresses(t *testing.T) {
 	const secretPath = "/services/T000/B000/s3cr3tT0ken?token=s3cr3tQuery"
 	const id, secret = "01a2380f-36ed-703b-b582-c30406978704", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there: the connection is refused
-	_, err = NewWorker(nil, Config{Timeout: time.Minute}).send(context.Background(), newTryClock(time.Time{}, time.Now), "http://"+addr+secretPath, signingKeys{secret: secret}, id, 1, []byte(`{}`))
+	addr := testdb.ClosedAddr(t) // nothing listens there: the connection is refused
+	_, err := NewWorker(nil, Config{Timeout: time.Minute}).send(context.Background(), newTryClock(time.Time{}, time.Now), "http://"+addr+secretPath, signingKeys{secret: secret}, id, 1, []byte(`{}`))
 	if err == nil {
 		t.Fatal("a try to a closed port succeeded")
 	}

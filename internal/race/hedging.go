@@ -504,15 +504,29 @@ func (o *orchestrator) hedgeDue(ctx context.Context, timer *time.Timer) {
 		}
 	}
 	o.log.Info("hedging", "provider", p, "silent_provider", silent.target, "after", now.Sub(silent.start))
-	if !o.start(ctx, p, store.RoleHedge) { // try again later
-		o.hedgeAgain(silent, now)
-		return
-	}
-	silent.done = true
+	// The silent attempt is marked hedged before the hedge starts: a hedge
+	// that wins at once is announced in memory, and the losers are cut
+	// (watchCancel) without waiting for this goroutine — one read as never
+	// hedged would be cut as an ordinary loser (a kept probe too, its
+	// outcome ignored).
 	silent.silentBar.Store(int64(o.targetHedgeDelay(silent.target)))
 	silent.lossBar.Store(int64(o.lossBar(silent.target, silent.probe.Load())))
 	silent.hedgedAfter.Store(int64(max(now.Sub(silent.start), 1)))
+	if !o.start(ctx, p, store.RoleHedge) { // try again later
+		silent.hedgedAfter.Store(0)
+		o.hedgeAgain(silent, now)
+		return
+	}
+	if f := hedgeStartedHook.Load(); f != nil {
+		(*f)(o.job.ID)
+	}
+	silent.done = true
 }
+
+// hedgeStartedHook, set only by tests (nil otherwise), hears each hedge
+// hedgeDue has started, before hedgeDue returns: a test can hold it there
+// while the hedge's win is announced.
+var hedgeStartedHook atomic.Pointer[func(jobID string)]
 
 // hedgeClockHook, set only by tests (nil otherwise), hears each time the
 // hedge clock has acted for a job (its id): a hedgeDue ended, its timer

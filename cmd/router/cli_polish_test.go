@@ -93,7 +93,7 @@ func TestKeysRevokeAlreadyRevokedSaysSo(t *testing.T) {
 		stdout, _ := captureOutput(t, func() { code = run(ctx, []string{"keys", "revoke", fmt.Sprint(k.ID), "--config", cfg}) })
 		return code, stdout
 	}
-	if code, out := revoke(); code != 0 || !strings.HasPrefix(out, fmt.Sprintf("revoked key %d;", k.ID)) {
+	if code, out := revoke(); code != 0 || !strings.HasPrefix(out, fmt.Sprintf("revoked key %d (owner acme, prefix ", k.ID)) {
 		t.Fatalf("first revoke: exit code %d, stdout %q", code, out)
 	}
 	keys, err := db.Store.ListAPIKeys(ctx)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -26,6 +27,9 @@ func runKeys(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprintln(os.Stderr, "router keys: which subcommand? create, list, revoke, rotate-webhook-secret or forget-removed-webhook\n\nUsage: "+keysUsage)
 		return errUsage
+	}
+	if len(args) == 2 && isHelp(args[0]) && slices.Contains(subcommands["keys"], args[1]) {
+		return runKeys(ctx, []string{args[1], "--help"}) // `router keys help create`: create's, as `router help keys create`
 	}
 	if isHelp(args[0]) {
 		fmt.Fprintln(os.Stdout, "Usage: "+keysUsage+"\n\nRun `router keys SUBCOMMAND --help` for a subcommand's flags.")
@@ -238,7 +242,8 @@ func keysRevoke(ctx context.Context, args []string) error {
 	fs := newFlags("keys revoke", "router keys revoke ID [--no-wait] [--config router.yaml]",
 		"Revokes a stored API key: every replica refuses it as soon as the revocation's notification reaches it,\n"+
 			"and within auth.cache_ttl (default 5s) should the notification be lost. The command waits auth.cache_ttl\n"+
-			"(this configuration's) before it returns, so that once it has, every replica refuses the key.")
+			"(this configuration's) before it returns, so that once it has, every replica refuses the key.\n"+
+			"Run again on a key revoked less than auth.cache_ttl ago, it waits what is left of it.")
 	noWait := fs.Bool("no-wait", false, "return as soon as the revocation is stored, without waiting auth.cache_ttl for every replica to refuse the key")
 	cfgPath := configFlag(fs)
 	if len(args) > 0 && isHelp(args[0]) {
@@ -271,7 +276,8 @@ func keysRevoke(ctx context.Context, args []string) error {
 		return usagef("%q is not a key ID: use the ID column of `router keys list`", idArg)
 	}
 	return withStore(ctx, *cfgPath, func(cfg *config.Config, st *store.Store) error {
-		owner, before, hooked := ownerWebhook(ctx, st, id)
+		key, found := storedKey(ctx, st, id)
+		before, hooked := ownerWebhook(ctx, st, key.Owner, found)
 		r, err := st.RevokeAPIKeyResult(ctx, id)
 		if err != nil {
 			if errors.Is(err, store.ErrNotFound) {
@@ -279,21 +285,23 @@ func keysRevoke(ctx context.Context, args []string) error {
 			}
 			return keyChangeErr(ctx, err)
 		}
-		var out report
-		if r.Already { // what was asked holds: exit 0, but say nothing was done
-			at := r.RevokedAt.UTC().Format(time.RFC3339)
-			if out.printf("key %d was already revoked (at %s); nothing changed\n", id, at); out.err != nil {
-				return fmt.Errorf("key %d was already revoked (at %s), so nothing changed, but that could not be written to stdout (%w); give the command a stdout that can be written", id, at, out.err)
-			}
-			return nil
-		}
-		if hooked {
-			warnWebhookChange(ctx, st, owner, before, r, cfg.Webhooks.RetryFor.D())
+		// Whose key it was, as `keys list` shows it: an ID mistyped
+		// revokes another tenant's key, for good.
+		whose := ""
+		if found {
+			whose = fmt.Sprintf("owner %s, prefix %s…", key.Owner, key.Prefix)
 		}
 		ttl := cfg.Auth.CacheTTL.D()
+		if r.Already { // what was asked holds: exit 0, but say nothing was done
+			return alreadyRevoked(ctx, st, id, whose, r.RevokedAt, ttl, *noWait, *cfgPath)
+		}
+		if hooked {
+			warnWebhookChange(ctx, st, key.Owner, before, r, cfg.Webhooks.RetryFor.D())
+		}
+		var out report
 		revoked := fmt.Sprintf("key %d was revoked: every replica refuses it within %s of the revocation at most", id, ttl)
 		if *noWait || ttl <= 0 {
-			out.printf("revoked key %d; every replica refuses it as soon as it hears of the revocation, within %s at most\n", id, ttl)
+			out.printf("revoked key %d%s; every replica refuses it as soon as it hears of the revocation, within %s at most\n", id, inParens(whose), ttl)
 			return out.done(revoked)
 		}
 		// A replica that missed the revocation's notification accepts the
@@ -301,7 +309,7 @@ func keysRevoke(ctx context.Context, args []string) error {
 		// revoked key is refused from the next request on). The wait is
 		// kept when its report could not be printed: the command returns
 		// once every replica refuses the key, whatever it could say.
-		out.printf("revoked key %d; waiting auth.cache_ttl (%s, from %s) for every replica to refuse it (--no-wait skips this)\n", id, ttl, *cfgPath)
+		out.printf("revoked key %d%s; waiting auth.cache_ttl (%s, from %s) for every replica to refuse it (--no-wait skips this)\n", id, inParens(whose), ttl, *cfgPath)
 		if err := revokeWait(ctx, ttl); err != nil {
 			out.printf("stopped before auth.cache_ttl passed: key %d is revoked, and every replica refuses it within %s of the revocation at most\n", id, ttl)
 			return out.done(revoked)
@@ -366,23 +374,29 @@ var revokeWait = func(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// ownerWebhook is the owner of stored key id and that owner's webhook now
-// (hooked is false when it has none, or either is unknown).
-func ownerWebhook(ctx context.Context, st *store.Store, id int64) (owner string, w store.Webhook, hooked bool) {
+// storedKey is stored key id as `keys list` shows it (found is false when it
+// is not stored, or the keys could not be read).
+func storedKey(ctx context.Context, st *store.Store, id int64) (k store.APIKeyInfo, found bool) {
 	keys, err := st.ListAPIKeys(ctx)
 	if err != nil {
-		return "", w, false
+		return k, false
 	}
 	for _, k := range keys {
 		if k.ID == id {
-			owner = k.Owner
+			return k, true
 		}
 	}
-	if owner == "" {
-		return "", w, false
+	return k, false
+}
+
+// ownerWebhook is owner's webhook now, when known is true (hooked is false
+// when it has none, or it is unknown).
+func ownerWebhook(ctx context.Context, st *store.Store, owner string, known bool) (w store.Webhook, hooked bool) {
+	if !known {
+		return w, false
 	}
-	w, err = st.WebhookFor(ctx, owner)
-	return owner, w, err == nil
+	w, err := st.WebhookFor(ctx, owner)
+	return w, err == nil
 }
 
 // warnWebhookChange says what revoking a key did to its owner's webhook: a

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/testdb"
+)
+
+// `router keys revoke ID` promises that once it returns, every replica
+// refuses the key (it waits auth.cache_ttl after the revocation). Run again
+// on a key revoked a moment ago — by a first run that was stopped during its
+// wait, by `--no-wait`, or by a retrying script — it says "already revoked;
+// nothing changed" and returns at once with exit 0, although a replica that
+// missed the notification may still accept the key for the rest of
+// auth.cache_ttl. It should wait what is left of auth.cache_ttl since the
+// revocation (revoked_at, on the database clock).
+func TestKeysRevokeAgainWaitsRestOfCacheTTL(t *testing.T) {
+	db := testdb.New(t, store.Options{})
+	cfg := writeConfig(t, db, "  - name: p\n    type: scripted")
+	appendConfig(t, cfg, "auth: {cache_ttl: 1h}\n") // long enough that the revocation below is well inside it
+	ctx := context.Background()
+	var asked []time.Duration
+	old := revokeWait
+	revokeWait = func(ctx context.Context, d time.Duration) error { asked = append(asked, d); return nil }
+	t.Cleanup(func() { revokeWait = old })
+
+	k, err := db.Store.CreateAPIKeyWith(ctx, store.NewAPIKey{Owner: "acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first revocation: `--no-wait`, or a run stopped during its wait.
+	if _, err := db.Store.RevokeAPIKeyResult(ctx, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _ := captureOutput(t, func() {
+		if err := runKeys(ctx, []string{"revoke", fmt.Sprint(k.ID), "--config", cfg}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if len(asked) != 1 || asked[0] <= 0 || asked[0] > time.Hour {
+		t.Fatalf("second `keys revoke` of a key revoked just now (auth.cache_ttl 1h): waited %v, stdout %q; "+
+			"want it to wait the rest of auth.cache_ttl before saying the key is refused everywhere", asked, stdout)
+	}
+	if strings.Contains(stdout, "nothing changed") && !strings.Contains(stdout, "refuses") {
+		t.Errorf("stdout %q: does not say when every replica refuses the key", stdout)
+	}
+}
+
+// Run again long after the revocation (more than auth.cache_ttl ago, on the
+// database clock), or with --no-wait, `keys revoke` waits nothing and says
+// when every replica refuses the key.
+func TestKeysRevokeAgainAfterCacheTTLWaitsNothing(t *testing.T) {
+	db := testdb.New(t, store.Options{})
+	cfg := writeConfig(t, db, "  - name: p\n    type: scripted")
+	appendConfig(t, cfg, "auth: {cache_ttl: 1h}\n")
+	ctx := context.Background()
+	var asked []time.Duration
+	old := revokeWait
+	revokeWait = func(ctx context.Context, d time.Duration) error { asked = append(asked, d); return nil }
+	t.Cleanup(func() { revokeWait = old })
+	revokeAgain := func(args ...string) string {
+		t.Helper()
+		k, err := db.Store.CreateAPIKeyWith(ctx, store.NewAPIKey{Owner: "acme"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Store.RevokeAPIKeyResult(ctx, k.ID); err != nil {
+			t.Fatal(err)
+		}
+		if len(args) == 0 { // revoked two hours ago: auth.cache_ttl (1h) is over
+			if _, err := db.Pool.Exec(ctx, `UPDATE api_keys SET revoked_at = now() - interval '2 hours' WHERE id = $1`, k.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stdout, _ := captureOutput(t, func() {
+			if err := runKeys(ctx, append([]string{"revoke", fmt.Sprint(k.ID), "--config", cfg}, args...)); err != nil {
+				t.Fatal(err)
+			}
+		})
+		return stdout
+	}
+	if out := revokeAgain(); len(asked) != 0 || !strings.Contains(out, "more than auth.cache_ttl (1h0m0s) ago") || !strings.Contains(out, "every replica refuses it") {
+		t.Errorf("revoked 2h ago, auth.cache_ttl 1h: waited %v, stdout %q; want no wait, saying every replica refuses the key", asked, out)
+	}
+	if out := revokeAgain("--no-wait"); len(asked) != 0 || !strings.Contains(out, "within 1h0m0s of the revocation at most") {
+		t.Errorf("--no-wait: waited %v, stdout %q; want no wait, saying replicas refuse it within auth.cache_ttl", asked, out)
+	}
+}

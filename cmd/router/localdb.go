@@ -100,7 +100,9 @@ func runLocalDB(ctx context.Context, args []string) error {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return fmt.Errorf("%s was killed by signal %v", rest[0], ws.Signal())
+			// Exit as a shell reports it (137 for the OOM killer's SIGKILL,
+			// 134 for an abort), not 1, which reads as a failed command.
+			return childExit{name: rest[0], code: 128 + int(ws.Signal()), killedBy: ws.Signal()}
 		}
 		return childExit{name: rest[0], code: ee.ExitCode()}
 	}
@@ -158,9 +160,15 @@ type childExit struct {
 	name    string
 	code    int
 	stopped error // what stopped localdb (context.Cause), when it asked the command to stop; nil otherwise
+	// killedBy is the signal that ended the command when localdb was not
+	// told to stop (code is then 128 plus it); 0 when the command exited.
+	killedBy syscall.Signal
 }
 
 func (e childExit) Error() string {
+	if e.killedBy != 0 {
+		return fmt.Sprintf("%s was killed by signal %v", e.name, e.killedBy)
+	}
 	if e.stopped != nil {
 		return fmt.Sprintf("%s, asked to stop (%v), exited with status %d", e.name, e.stopped, e.code)
 	}

@@ -42,6 +42,13 @@ func runJobsList(ctx context.Context, args []string) error {
 	if given["owner"] && strings.TrimSpace(*owner) == "" {
 		return usagef("--owner %q names no owner: give the owner (tenant) whose jobs to list, or leave --owner out to list every owner's", *owner)
 	}
+	// One that no owner can be (not UTF-8, say) is the command line's
+	// fault, said as `keys create` says it, not PostgreSQL's encoding error.
+	if given["owner"] {
+		if err := config.ValidateOwner(*owner); err != nil {
+			return usagef("--owner: %v", err)
+		}
+	}
 	if given["state"] && strings.TrimSpace(*state) == "" {
 		return usagef("--state %q names no state: give pending, running or unknown, or leave --state out to list all three", *state)
 	}

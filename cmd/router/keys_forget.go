@@ -34,6 +34,11 @@ func keysForgetRemovedWebhook(ctx context.Context, args []string) error {
 	if strings.TrimSpace(*owner) == "" {
 		return usagef("--owner %q is blank: give the owner (tenant) whose removed configured webhook to forget, e.g. --owner acme", *owner)
 	}
+	// Checked before prepareSchema migrates anything: not UTF-8, it would
+	// reach PostgreSQL as an encoding error (exit 1).
+	if err := config.ValidateOwner(*owner); err != nil {
+		return usagef("--owner: %v", err)
+	}
 	return withStore(ctx, *cfgPath, func(cfg *config.Config, st *store.Store) error {
 		if err := prepareSchema(ctx, cfg, st, *cfgPath); err != nil {
 			return err

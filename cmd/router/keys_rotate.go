@@ -41,6 +41,11 @@ func keysRotateWebhookSecret(ctx context.Context, args []string) error {
 	if strings.TrimSpace(*owner) == "" {
 		return usagef("--owner %q is blank: give the owner (tenant) whose webhook secret to rotate, as the OWNER column of `router keys list` shows it", *owner)
 	}
+	// Checked before prepareSchema migrates anything: not UTF-8, it would
+	// reach PostgreSQL as an encoding error (exit 1).
+	if err := config.ValidateOwner(*owner); err != nil {
+		return usagef("--owner: %v", err)
+	}
 	if overlap <= 0 || time.Duration(overlap) > store.MaxWebhookOverlap { // 720h
 		return usagef("--overlap %s: the replaced secret must keep signing for more than 0 and at most 720h (30 days), long enough for the receiver to switch to the new secret; for example --overlap 24h",
 			&overlap)

@@ -153,6 +153,14 @@ var conformanceParams = []string{"provider", "prompt", "details"}
 func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	for _, name := range []string{"provider", "prompt"} {
+		// Given but naming nothing (`?provider=$P` with $P unset): read as
+		// no filter, it would answer every provider's results to a check
+		// of one (checkQuery has made each parameter single).
+		if vs, given := q[name]; given && strings.TrimSpace(vs[0]) == "" {
+			problem.Write(w, r, problem.Details{Status: http.StatusBadRequest, Type: "invalid-query", Title: "Invalid query parameter",
+				Detail: name + " is given but empty: name a " + name + " (percent-encoded), or leave the parameter out to list every " + name + "'s results"})
+			return
+		}
 		// PostgreSQL cannot compare text that is not UTF-8 or holds a NUL:
 		// such a filter is the caller's mistake (400), not the database
 		// failing (503, "retry").
@@ -163,7 +171,8 @@ func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	details := false
-	if v := q.Get("details"); v != "" {
+	if _, given := q["details"]; given { // `details=` too: said, not read as false
+		v := q.Get("details")
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			problem.Write(w, r, problem.Details{Status: http.StatusBadRequest, Type: "invalid-query", Title: "Invalid query parameter",

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/routerhq/router/internal/config"
@@ -25,6 +26,8 @@ func runJobs(ctx context.Context, args []string) error {
 	case len(args) == 0:
 		fmt.Fprintln(os.Stderr, "router jobs: which subcommand? get or list\n\nUsage: "+jobsUsage)
 		return errUsage
+	case len(args) == 2 && isHelp(args[0]) && slices.Contains(subcommands["jobs"], args[1]):
+		return runJobs(ctx, []string{args[1], "--help"}) // `router jobs help list`: list's, as `router help jobs list`
 	case isHelp(args[0]):
 		fmt.Fprintf(os.Stdout, "Usage: %s\n       %s\n\nRun `router jobs get --help` or `router jobs list --help` for their flags.\n", jobsGetUsage, jobsListUsage)
 		return errHelpShown

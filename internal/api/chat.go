@@ -646,11 +646,10 @@ func (s *Server) chatInternal(w http.ResponseWriter, r *http.Request, what strin
 	if s.callerLeft(r, what, err) {
 		return
 	}
-	if held, ok := busy(err); ok {
+	if why, ok := busy(err); ok {
 		s.reqLog(r).Warn(what+": a row another transaction holds was not released in time", "err", err)
 		w.Header().Set("Retry-After", "1")
-		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "busy", "",
-			"another transaction holds "+held+" (a concurrent request cancelling, retrying or resolving it, or a database session left open); nothing was stored"+chatResend)
+		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "busy", "", why+"; nothing was stored"+chatResend)
 		return
 	}
 	s.reqLog(r).Error(what+" failed", "err", err)

@@ -528,9 +528,9 @@ func (s *Server) jobError(w http.ResponseWriter, r *http.Request, what string, e
 				"read it again in a moment with " + again, JobID: jobID})
 		return
 	}
-	if held, ok := busy(err); ok {
+	if why, ok := busy(err); ok {
 		s.reqLog(r).Warn(what+": a row another transaction holds was not released in time", "err", err)
-		detail := "another transaction holds " + held + " (a concurrent request cancelling, retrying or resolving it, or a database session left open); nothing was stored: retry in a moment"
+		detail := why + "; nothing was stored: retry in a moment"
 		if r.Header.Get("Idempotency-Key") != "" {
 			detail += " with the same Idempotency-Key"
 		}

@@ -107,13 +107,17 @@ func aloneLockWait() time.Duration { return time.Duration(aloneLockWaitNS.Load()
 type batchedStmt struct {
 	// before, when not "", is a statement run just before sql in the same
 	// transaction, whose rows are not read (the claim's max_live_jobs locks:
-	// liveLimitLock).
+	// liveLimitLock). Its lock wait that runs out is a *liveLimitBusyError.
 	before     string
 	beforeArgs []any
-	sql        string
-	args       []any
-	each       func(pgx.Rows) error
-	committed  func()
+	// rowWait, when not 0, bounds sql's lock waits once before has run (one
+	// more call of lockWaitSQL between them; only a claim run alone has one:
+	// claimBatch).
+	rowWait   time.Duration
+	sql       string
+	args      []any
+	each      func(pgx.Rows) error
+	committed func()
 }
 
 // queryBatched runs batched statements with index plans (see batchSettingsSQL),
@@ -142,6 +146,9 @@ func (s *Store) queryBatched(ctx context.Context, lockWait time.Duration, stmts 
 		}
 		if st.before != "" {
 			b.Queue(st.before, st.beforeArgs...)
+			if st.rowWait != 0 {
+				b.Queue(lockWaitSQL, lockWaitArg(st.rowWait))
+			}
 		}
 		b.Queue(st.sql, st.args...)
 	}
@@ -171,7 +178,15 @@ func (s *Store) queryBatched(ctx context.Context, lockWait time.Duration, stmts 
 			}
 			if st.before != "" {
 				if _, err := br.Exec(); err != nil {
+					if Busy(err) {
+						return &liveLimitBusyError{wait: lockWait, err: err}
+					}
 					return err
+				}
+				if st.rowWait != 0 {
+					if _, err := br.Exec(); err != nil {
+						return err
+					}
 				}
 			}
 			if err := readRows(br, st.each); err != nil {

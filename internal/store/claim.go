@@ -64,7 +64,9 @@ type claimRequest struct {
 	limited bool
 	err     error
 	// lockWait is the lock wait of the statement whose error err is
-	// (batchLockWait in a batch, aloneLockWait alone): a BusyError says it.
+	// (batchLockWait in a batch, aloneLockWait alone; batchLockWait for the
+	// key's row with the owner's max_live_jobs lock held: claimBatch): a
+	// BusyError says it.
 	lockWait time.Duration
 	// lost: the error of a statement carrying this claim that failed after
 	// it may have reached the database (a batch whose answer was lost),
@@ -214,7 +216,8 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 		}
 		if alone || Busy(req.err) {
 			// The key's row is held by a transaction that outlasted the
-			// batch's lock wait (batchLockWait), now or lately (heldKeys):
+			// batch's lock wait (batchLockWait), now or lately (heldKeys),
+			// or the owner's max_live_jobs lock is (ErrLiveLimitBusy):
 			// the claim waits for it alone, here, up to aloneLockWait,
 			// holding up no batch of other callers' claims and wins
 			// meanwhile; so do its later tries, if any (see below).
@@ -263,8 +266,12 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 			// would be wrong if it commits. Reported as the lost answer it
 			// is (the caller sends the request again with the same key and
 			// finds the job, if there is one), and handed over below.
-			req.err = fmt.Errorf("the outcome of a try whose answer was lost is not known: the key's row was still held "+
-				"by a transaction, perhaps that try still committing, after %d tries (%v): %w", claimTries, req.err, lost)
+			held := "the key's row"
+			if errors.Is(req.err, ErrLiveLimitBusy) {
+				held = "the owner's max_live_jobs lock"
+			}
+			req.err = fmt.Errorf("the outcome of a try whose answer was lost is not known: %s was still held "+
+				"by a transaction, perhaps that try still committing, after %d tries (%v): %w", held, claimTries, req.err, lost)
 		}
 		s.lostClaims.Add(1)
 		go s.handOverLostClaim(req)
@@ -376,6 +383,12 @@ func (s *Store) claimOutcome(ctx context.Context, req *claimRequest) (job *Job, 
 	if req.err != nil {
 		if u := unstorable(req.err); u != nil {
 			return nil, false, u
+		}
+		if lb := (*liveLimitBusyError)(nil); errors.As(req.err, &lb) {
+			// Not the key's row: the owner's max_live_jobs lock, held by
+			// another transaction past the claim's wait for it (ErrLiveLimitBusy).
+			return nil, false, &BusyError{Wait: lb.wait, Err: req.err,
+				What: fmt.Sprintf("the max_live_jobs check of owner %s (limits.max_live_jobs: the lock its live jobs are counted under)", nj.Owner)}
 		}
 		if Busy(req.err) {
 			// The key's row is held by a transaction that outlasted the
@@ -502,6 +515,9 @@ func (s *Store) runClaims(ctx context.Context, cs []*claimRequest, lockWait time
 	markReached(cs, err)
 	if len(cs) == 1 {
 		cs[0].err, cs[0].lockWait = err, lockWait
+		if cs[0].limitLocked() {
+			cs[0].lockWait = min(lockWait, batchLockWait) // its key row's wait (claimBatch)
+		}
 		return
 	}
 	for _, c := range cs {
@@ -515,25 +531,51 @@ func (s *Store) runClaims(ctx context.Context, cs []*claimRequest, lockWait time
 // whose statement failed wrote nothing, or, when the failure came after it
 // may have committed, finds its own job (mayHaveReached, markReached).
 //
+// A claim that takes its owner's max_live_jobs lock (limitLocked) waits for
+// its key's row first, in a transaction of its own that holds no lock of the
+// owner (awaitKeyRow), and then runs waiting up to aloneLockWait for the
+// owner's lock but only batchLockWait for the row (claimBatch): held through
+// a long wait for the row, the lock would stall every other creation of the
+// owner, and the batches carrying them, for as long as a client resent a
+// request whose key's row another transaction holds.
+//
 // It runs on a context of its own, not its caller's: given up mid-statement,
 // pgx drops the connection and cannot tell whether the claim committed, which
 // makes it a claim whose answer was lost (mayHaveReached). A caller that went
-// away keeps a pool connection at most aloneLockWait longer.
+// away keeps a pool connection at most aloneLockWait longer (twice, with a
+// limit).
 func (s *Store) claimAlone(req *claimRequest) {
 	runAlone(context.Background(), s.paths.onAlone, func(ctx context.Context, wait time.Duration) {
 		req.err, req.lockWait = nil, 0
+		if req.limitLocked() {
+			// Any other error of the wait wrote nothing either: the claim
+			// runs and meets it itself, and is answered as its own.
+			if err := s.awaitKeyRow(ctx, req.nj, wait); Busy(err) {
+				req.err, req.lockWait = err, wait
+				return
+			}
+		}
 		s.runClaims(ctx, []*claimRequest{req}, wait)
 	})
 	switch {
-	case Busy(req.err):
+	case Busy(req.err) && !errors.Is(req.err, ErrLiveLimitBusy):
 		s.paths.held.mark(req.key())
 	case req.err == nil:
 		s.paths.held.forget(req.key())
 	}
 }
 
+// claimBatch runs the claims cs in one transaction, waiting up to lockWait
+// for a lock. With their owners' max_live_jobs locks held (liveLimitLock), a
+// key row is waited for at most batchLockWait: a claim run alone (claimAlone)
+// waits longer for the owners' locks, while it holds nothing, than for its
+// key's row while it holds them.
 func (s *Store) claimBatch(ctx context.Context, cs []*claimRequest, lockWait time.Duration) error {
-	return s.queryBatched(ctx, lockWait, claimStmt(cs))
+	st := claimStmt(cs)
+	if st.before != "" && lockWait > batchLockWait {
+		st.rowWait = batchLockWait
+	}
+	return s.queryBatched(ctx, lockWait, st)
 }
 
 // claimStmt is the claim statement for cs, whose rows set each claim's outcome.

@@ -15,7 +15,9 @@ import (
 // Retry-After sends the request again every second or two: each resend would
 // otherwise cost a batch of other callers' claims and wins its lock wait and
 // its split. A key is forgotten once a claim of it gets past the row (claimed,
-// found, refused), or heldKeyMemory after a claim last found it held.
+// found, refused), or heldKeyMemory after a claim last found it held. A claim
+// that gave up on its owner's max_live_jobs lock (ErrLiveLimitBusy) did not
+// find its key's row held: the key is not remembered.
 type heldKeys struct {
 	n  atomic.Int64 // len(m): every claim asks (has), and m is almost always empty
 	mu sync.Mutex

@@ -1,9 +1,13 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // ErrLiveLimit: a claim that would have created a job was refused because its
@@ -25,6 +29,30 @@ func (e *LiveLimitError) Error() string {
 
 // Is makes errors.Is(err, ErrLiveLimit) true.
 func (e *LiveLimitError) Is(target error) bool { return target == ErrLiveLimit }
+
+// ErrLiveLimitBusy: a claim with a limit (NewJob.MaxLive) could not count
+// its owner's live jobs: another transaction held the owner's max_live_jobs
+// lock (liveLimitLockSQL) — a creation of the owner's on another replica slow
+// to commit, a retry of one of its jobs — past the claim's lock wait, and the
+// claim wrote nothing. Its key's row was not found held (no Idempotency-Key is
+// to blame): the same request sent again shortly goes through. The error is a
+// *BusyError (ErrBusy) naming the owner's check.
+var ErrLiveLimitBusy = errors.New("the owner's max_live_jobs check is busy")
+
+// liveLimitBusyError is the lock wait of a claim's max_live_jobs lock
+// statement (batchedStmt.before) that ran into lock_timeout (wait):
+// claimOutcome names the owner's check, not the key, and claimAlone does not
+// take the key for held (heldKeys).
+type liveLimitBusyError struct {
+	wait time.Duration
+	err  error // lock_not_available
+}
+
+func (e *liveLimitBusyError) Error() string {
+	return fmt.Sprintf("%v: the owner's lock was not released within %s: %v", ErrLiveLimitBusy, e.wait, e.err)
+}
+func (e *liveLimitBusyError) Unwrap() error        { return e.err }
+func (e *liveLimitBusyError) Is(target error) bool { return target == ErrLiveLimitBusy }
 
 // The database is the authority of max_live_jobs (SPEC §17), so that the
 // limit holds across replicas: each replica's in-memory limiter (internal/api)
@@ -70,7 +98,7 @@ var liveAdmitSQL = `CASE WHEN i.max_live <= 0 THEN true
 func liveLimitLock(cs []*claimRequest) (sql string, args []any) {
 	var owners []string
 	for _, c := range cs {
-		if c.nj.MaxLive > 0 && !c.nj.ReplayOnly && !slices.Contains(owners, c.nj.Owner) {
+		if c.limitLocked() && !slices.Contains(owners, c.nj.Owner) {
 			owners = append(owners, c.nj.Owner)
 		}
 	}
@@ -78,4 +106,35 @@ func liveLimitLock(cs []*claimRequest) (sql string, args []any) {
 		return "", nil
 	}
 	return liveLimitLockSQL, []any{owners}
+}
+
+// limitLocked reports whether the claim's statement takes its owner's
+// max_live_jobs lock (liveLimitLock): a claim with a limit that may create a
+// job.
+func (c *claimRequest) limitLocked() bool { return c.nj.MaxLive > 0 && !c.nj.ReplayOnly }
+
+// awaitKeyRowSQL locks the claim's key row, if there is one, as the claim
+// statement's ON CONFLICT DO UPDATE does (FOR NO KEY UPDATE: idempotency_keys
+// has no other unique key), so it waits for the holders the claim would wait
+// for. A row another claim is inserting is not seen, and not waited for here:
+// a claim of the same owner with a limit holds the owner's lock meanwhile,
+// which the claim waits for next.
+const awaitKeyRowSQL = `SELECT FROM idempotency_keys WHERE owner = $1 AND operation = $2 AND idempotency_key = $3
+    FOR NO KEY UPDATE`
+
+// awaitKeyRow waits up to wait until no other transaction holds nj's key row,
+// in a transaction of its own that takes no max_live_jobs lock and writes
+// nothing (its row lock ends with it): a claim run alone (claimAlone) waits
+// here for a held row before it takes its owner's lock. One round trip, and
+// only on that path: lock_not_available when the row is still held.
+func (s *Store) awaitKeyRow(ctx context.Context, nj NewJob, wait time.Duration) error {
+	conn, err := s.acquireBatchConn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	b := &pgx.Batch{}
+	b.Queue(lockWaitSQL, lockWaitArg(wait))
+	b.Queue(awaitKeyRowSQL, nj.Owner, nj.Operation, nj.IdempotencyKey)
+	return conn.SendBatch(ctx, b).Close()
 }

@@ -156,6 +156,9 @@ func compile(schemaJSON []byte, url, name string, load func(string) (io.ReadClos
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
 	regexFormatIsAnnotation(c)
+	// A prompt's "description" is quoted in a failed pattern's message
+	// (patternText); a caller's schema keeps only what validating needs.
+	c.ExtractAnnotations = !caller
 	c.LoadURL = load // nil: the library's loaders (files), for trusted schemas only
 	if err := c.AddResource(url, bytes.NewReader(schemaJSON)); err != nil {
 		return nil, fmt.Errorf("schema %s is not valid JSON: %w", name, err)

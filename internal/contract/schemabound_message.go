@@ -30,6 +30,12 @@ var boundOps = map[string]string{
 // must be one of "R&D", "1", <nil>"), or none ("const failed" for an
 // object): they are written from the schema's values instead, as JSON.
 
+// Its "pattern" message quotes the expression Go-escaped ("does not match
+// pattern '^[^\\r\\n]*$'") and says nothing of what the value is for: it
+// quotes the expression as it reads, after the subschema's "description"
+// when a prompt's schema gives one, so the schema can say how to fix the
+// value ("must be one line: put the details in body").
+
 // boundTexts holds a compiled schema's subschemas that have bounds, by
 // their location (the library's AbsoluteKeywordLocation of a bound is that
 // location and "/minimum"; the key is the library's own string, so the map
@@ -46,12 +52,12 @@ type boundKey struct {
 	kw   string
 }
 
-// newBoundTexts collects g's subschemas that have bounds, an "enum" or a
-// "const"; nil when there are none.
+// newBoundTexts collects g's subschemas that have bounds, an "enum", a
+// "const" or a "pattern"; nil when there are none.
 func newBoundTexts(g *schemaGraph) *boundTexts {
 	var b *boundTexts
 	for _, s := range g.nodes {
-		if s.Minimum == nil && s.ExclusiveMinimum == nil && s.Maximum == nil && s.ExclusiveMaximum == nil && len(s.Enum) == 0 && len(s.Constant) == 0 {
+		if s.Minimum == nil && s.ExclusiveMinimum == nil && s.Maximum == nil && s.ExclusiveMaximum == nil && len(s.Enum) == 0 && len(s.Constant) == 0 && s.Pattern == nil {
 			continue
 		}
 		if b == nil {
@@ -89,6 +95,12 @@ func (b *boundTexts) message(ve *jsonschema.ValidationError, kw string) string {
 	if kw == "enum" || kw == "const" {
 		if s := b.nodes[loc]; isKw && s != nil && (kw == "enum" && len(s.Enum) > 0 || kw == "const" && len(s.Constant) > 0) {
 			return b.text(boundKey{s, kw}, valuesText)
+		}
+		return ve.Message
+	}
+	if kw == "pattern" {
+		if s := b.nodes[loc]; isKw && s != nil && s.Pattern != nil {
+			return b.text(boundKey{s, kw}, patternText)
 		}
 		return ve.Message
 	}
@@ -131,6 +143,17 @@ func valuesText(key boundKey) string {
 		parts = append(parts, fmt.Sprintf("and %d more", len(vals)-maxEnumShown))
 	}
 	return "value must be one of [" + strings.Join(parts, ", ") + "]"
+}
+
+// patternText is the message of a failed "pattern": the subschema's
+// description when it has one (a prompt's schema: a caller's is compiled
+// without annotations), then the expression as written, each clipped.
+func patternText(key boundKey) string {
+	msg := "does not match the pattern `" + rfcproblem.Clip(key.node.Pattern.String()) + "`"
+	if d := strings.TrimSpace(key.node.Description); d != "" {
+		return rfcproblem.Clip(d) + " (" + msg + ")"
+	}
+	return msg
 }
 
 // decimalText writes r, a decimal (its denominator divides a power of ten,

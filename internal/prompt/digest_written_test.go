@@ -47,15 +47,17 @@ func TestDigest_RangeBoundAsWritten(t *testing.T) {
 
 // The shipped prompts keep the digests they had before range bounds as
 // written counted (pinned: computed before the change), so that no
-// conformance result recorded for them goes stale.
+// conformance result recorded for them goes stale. Pinned again when their
+// content changed, with their version (triage@2 and invoice@2: a one-line
+// subject, the invoice text as a JSON string).
 func TestDigest_ShippedPromptsUnchanged(t *testing.T) {
 	set, err := prompt.LoadDir("../../prompts")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{
-		"invoice": "680850889b3b05a963f1321c7c7891866bfc5486d231857d3632a12a0f3c1c4a",
-		"triage":  "5491827c0c66bf2a65f62809d0b8d24e5bc9cb6ce30e540c211a7ed5b71f622f",
+		"invoice": "08af1974a8443119a9ff102f4a2577447134cc2b10bc859389352621d3e18232",
+		"triage":  "cc566684581e4a940f92e2b09d95e6bcdff6060d671b88eb2db813b636240335",
 	} {
 		p, err := set.Get(name, "")
 		if err != nil {

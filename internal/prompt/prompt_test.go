@@ -34,10 +34,10 @@ func TestLoadDir_Examples(t *testing.T) {
 			t.Errorf("%s: incomplete prompt", p.ID())
 		}
 	}
-	if strings.Join(names, ",") != "invoice@1,triage@1" {
-		t.Fatalf("All() = %v, want invoice@1,triage@1 sorted by name", names)
+	if strings.Join(names, ",") != "invoice@2,triage@2" {
+		t.Fatalf("All() = %v, want invoice@2,triage@2 sorted by name", names)
 	}
-	inv, _ := set.Get("invoice", "1")
+	inv, _ := set.Get("invoice", "2")
 	if len(inv.Rules.Custom) != 1 || inv.Rules.Custom[0] != "invoice.dates_ordered" || len(inv.Rules.Sums) != 1 || inv.Rules.Sums[0].Total != "/total" {
 		t.Fatalf("invoice rules not decoded: %+v", inv.Rules)
 	}
@@ -48,18 +48,18 @@ func TestLoadDir_Examples(t *testing.T) {
 
 func TestGet(t *testing.T) {
 	set := loadExamples(t)
-	if p, err := set.Get("triage", ""); err != nil || p.Version != "1" {
+	if p, err := set.Get("triage", ""); err != nil || p.Version != "2" {
 		t.Fatalf("Get(triage, \"\") = %v, %v", p, err)
 	}
-	if _, err := set.Get("triage", "1"); err != nil {
+	if _, err := set.Get("triage", "2"); err != nil {
 		t.Fatal(err)
 	}
 	_, err := set.Get("triag", "")
-	if !errors.Is(err, prompt.ErrUnknownPrompt) || !strings.Contains(err.Error(), "loaded: invoice@1, triage@1") {
+	if !errors.Is(err, prompt.ErrUnknownPrompt) || !strings.Contains(err.Error(), "loaded: invoice@2, triage@2") {
 		t.Fatalf("unknown name: %v", err)
 	}
-	_, err = set.Get("triage", "2")
-	if !errors.Is(err, prompt.ErrUnknownVersion) || errors.Is(err, prompt.ErrUnknownPrompt) || !strings.Contains(err.Error(), `loaded at version "1", not "2"`) {
+	_, err = set.Get("triage", "3")
+	if !errors.Is(err, prompt.ErrUnknownVersion) || errors.Is(err, prompt.ErrUnknownPrompt) || !strings.Contains(err.Error(), `loaded at version "2", not "3"`) {
 		t.Fatalf("unknown version: %v", err)
 	}
 }
@@ -348,7 +348,7 @@ func TestValidateInput(t *testing.T) {
 			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
 				t.Fatalf("got %v\nwant %v\n%v", got, tc.want, err)
 			}
-			if !strings.Contains(err.Error(), "triage@1") {
+			if !strings.Contains(err.Error(), "triage@2") {
 				t.Fatalf("error does not name the prompt: %v", err)
 			}
 		})

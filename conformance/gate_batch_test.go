@@ -20,7 +20,7 @@ import (
 func TestGateAllowModelsReadsTogether(t *testing.T) {
 	fx := newStallFixture(t, time.Hour)
 	release := fx.lockRuns()
-	other := &prompt.Prompt{Name: "invoice", Version: "1", Model: "m"}
+	other := &prompt.Prompt{Name: "invoice", Version: "2", Model: "m"}
 	asks := []race.GateAsk{
 		{Provider: "primary", Prompt: fx.p, Role: store.RolePrimary},
 		{Provider: "fb", Prompt: fx.p, Role: store.RoleFailover},

@@ -19,7 +19,7 @@ func TestGateCachedAgeCountsFromBeforeTheRead(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	ctx := context.Background()
 	if _, err := db.Store.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "fb", Model: "m", Prompt: "triage",
-		PromptVersion: "1", Passed: true, CasesTotal: 1, CasesPassed: 1, PromptDigest: strings.Repeat("a", 64), TargetDigest: strings.Repeat("b", 64)}); err != nil {
+		PromptVersion: "2", Passed: true, CasesTotal: 1, CasesPassed: 1, PromptDigest: strings.Repeat("a", 64), TargetDigest: strings.Repeat("b", 64)}); err != nil {
 		t.Fatal(err)
 	}
 	// The gate's clock: the first reading is when the first decision starts
@@ -34,7 +34,7 @@ func TestGateCachedAgeCountsFromBeforeTheRead(t *testing.T) {
 		}
 		return base.Add(later)
 	}
-	p := &prompt.Prompt{Name: "triage", Version: "1", Model: "m"}
+	p := &prompt.Prompt{Name: "triage", Version: "2", Model: "m"}
 	if ok, why := g.Allow(ctx, "fb", p, store.RoleFailover); !ok {
 		t.Fatalf("fresh pass refused: %s", why)
 	}

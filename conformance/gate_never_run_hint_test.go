@@ -12,7 +12,7 @@ import (
 
 // A fallback nobody has run the suite on yet — every fallback of a new
 // deployment, under the default gate — was refused with only "no passing
-// conformance run for triage@1", the one refusal that did not say which
+// conformance run for triage@2", the one refusal that did not say which
 // command admits the target: the operator of a new deployment, whose jobs
 // never failed over, learnt neither why it mattered nor what to run. Found in
 // a newcomer's walkthrough.

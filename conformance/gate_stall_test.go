@@ -14,7 +14,7 @@ import (
 
 // stallFixture is a gate over a database whose conformance_runs table a test
 // can lock (as ALTER TABLE, REINDEX or VACUUM FULL do), with a pass of
-// fb × m on triage@1 recorded. Every read the gate makes is announced on
+// fb × m on triage@2 recorded. Every read the gate makes is announced on
 // reads, with a function that fails it (what the gate's readTimeout does to a
 // read the lock holds); every decision that waits for a read already in
 // flight is announced on joins. The gate's clock stands still until the test
@@ -39,10 +39,10 @@ func newStallFixture(t *testing.T, cacheFor time.Duration) *stallFixture {
 	t.Helper()
 	db := testdb.New(t, store.Options{})
 	if _, err := db.Store.RecordConformanceRun(context.Background(), store.NewConformanceRun{Provider: "fb", Model: "m",
-		Prompt: "triage", PromptVersion: "1", Passed: true, CasesTotal: 1, CasesPassed: 1, PromptDigest: strings.Repeat("a", 64), TargetDigest: strings.Repeat("b", 64)}); err != nil {
+		Prompt: "triage", PromptVersion: "2", Passed: true, CasesTotal: 1, CasesPassed: 1, PromptDigest: strings.Repeat("a", 64), TargetDigest: strings.Repeat("b", 64)}); err != nil {
 		t.Fatal(err)
 	}
-	fx := &stallFixture{t: t, db: db, p: &prompt.Prompt{Name: "triage", Version: "1", Model: "m"},
+	fx := &stallFixture{t: t, db: db, p: &prompt.Prompt{Name: "triage", Version: "2", Model: "m"},
 		reads: make(chan context.CancelFunc, 64), joins: make(chan struct{}, 64)}
 	base := time.Now()
 	g := NewGate(db.Store, GateFallbacks, time.Hour, CacheFor(cacheFor))
@@ -113,7 +113,7 @@ func (fx *stallFixture) readsSince() int {
 	}
 }
 
-const unreadable = "cannot read conformance results for triage@1 ("
+const unreadable = "cannot read conformance results for triage@2 ("
 
 // Concurrent decisions on the same standing while the table is locked make
 // one database read, and all refuse with its error; the decisions that follow

@@ -12,7 +12,7 @@ import (
 // eligible for any attempt (every job of it is refused), not merely none for
 // failover, and the table and the command's last words say so.
 func TestPromptWithoutSuiteUnderGateAllRefusesEveryAttempt(t *testing.T) {
-	rep := &conformance.Report{Gate: conformance.GateAll, Unsuited: []string{"invoice@1"}}
+	rep := &conformance.Report{Gate: conformance.GateAll, Unsuited: []string{"invoice@2"}}
 	var b bytes.Buffer
 	if err := rep.WriteTable(&b); err != nil {
 		t.Fatal(err)
@@ -41,8 +41,8 @@ func TestPromptWithoutSuiteUnderGateAllRefusesEveryAttempt(t *testing.T) {
 // failures the gate has; the unrecorded one is told apart.
 func TestUnrecordedFailureIsNotCountedAsMakingProvidersIneligible(t *testing.T) {
 	rep := &conformance.Report{Gate: conformance.GateFallbacks, Results: []conformance.Result{
-		{Provider: "a", Model: "m", Prompt: "triage", PromptVersion: "1", CasesTotal: 1, Recorded: new(true)},
-		{Provider: "b", Model: "m", Prompt: "triage", PromptVersion: "1", CasesTotal: 1, Recorded: new(false), RecordError: "disk full"},
+		{Provider: "a", Model: "m", Prompt: "triage", PromptVersion: "2", CasesTotal: 1, Recorded: new(true)},
+		{Provider: "b", Model: "m", Prompt: "triage", PromptVersion: "2", CasesTotal: 1, Recorded: new(false), RecordError: "disk full"},
 	}}
 	var b bytes.Buffer
 	if err := rep.WriteTable(&b); err != nil {

@@ -13,8 +13,8 @@ import (
 // it is "not eligible for failover or hedging". Found by review.
 func TestReportSaysWhatFailingMeansUnderTheGate(t *testing.T) {
 	results := []conformance.Result{
-		{Provider: "good", Model: "m", Prompt: "triage", PromptVersion: "1", Passed: true, CasesTotal: 1, CasesPassed: 1},
-		{Provider: "bad", Model: "m", Prompt: "triage", PromptVersion: "1", CasesTotal: 1},
+		{Provider: "good", Model: "m", Prompt: "triage", PromptVersion: "2", Passed: true, CasesTotal: 1, CasesPassed: 1},
+		{Provider: "bad", Model: "m", Prompt: "triage", PromptVersion: "2", CasesTotal: 1},
 	}
 	for _, c := range []struct {
 		gate        string
@@ -43,7 +43,7 @@ func TestReportSaysWhatFailingMeansUnderTheGate(t *testing.T) {
 	}
 
 	// A prompt without a suite, with the gate off.
-	rep := &conformance.Report{Gate: conformance.GateOff, Unsuited: []string{"invoice@1"}}
+	rep := &conformance.Report{Gate: conformance.GateOff, Unsuited: []string{"invoice@2"}}
 	var b bytes.Buffer
 	if err := rep.WriteTable(&b); err != nil {
 		t.Fatal(err)

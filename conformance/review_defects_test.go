@@ -38,7 +38,7 @@ const hostile = "bad\x1b]0;owned\x07\x1b[2J\x1b[31mred\u009b1m\u202eevil\x7f\xff
 // from a provider, a model's reply or a suite is shown escaped.
 func TestTableEscapesControlCharacters(t *testing.T) {
 	rep := &conformance.Report{Results: []conformance.Result{{
-		Provider: "p" + hostile, Model: "m" + hostile, Prompt: "triage", PromptVersion: "1", CasesTotal: 1,
+		Provider: "p" + hostile, Model: "m" + hostile, Prompt: "triage", PromptVersion: "2", CasesTotal: 1,
 		Cases: []conformance.CaseResult{{Name: "case" + hostile, Stage: conformance.StageProvider, Failures: []contract.Violation{
 			{Rule: "provider.server", Path: "$", Message: "upstream said: " + hostile},
 			{Rule: "no_extra_keys", Path: "/" + hostile},
@@ -57,7 +57,7 @@ func TestTableEscapesControlCharacters(t *testing.T) {
 	}
 
 	var pb bytes.Buffer
-	(&conformance.ProgressLine{W: &pb}).Update(conformance.Progress{Provider: "p" + hostile, Prompt: "triage@1", Case: "c" + hostile, Done: 1, Total: 2})
+	(&conformance.ProgressLine{W: &pb}).Update(conformance.Progress{Provider: "p" + hostile, Prompt: "triage@2", Case: "c" + hostile, Done: 1, Total: 2})
 	line, ok := strings.CutPrefix(pb.String(), "\r\x1b[K") // the line's own control sequence
 	if !ok {
 		t.Fatalf("progress line %q", pb.String())

@@ -63,7 +63,7 @@ func TestFailoverOnlyToConformantFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "    ✗ " + e.suites["triage"].Cases[1].Name + `: no_extra_keys at /confidence: key "confidence" is not declared in the output schema`
-	if !strings.Contains(table.String(), want) || !strings.Contains(table.String(), "fallback-good       fallback-good-model       triage@1   10/10  pass") {
+	if !strings.Contains(table.String(), want) || !strings.Contains(table.String(), "fallback-good       fallback-good-model       triage@2   10/10  pass") {
 		t.Fatalf("table:\n%s\nlacks %q", table.String(), want)
 	}
 
@@ -81,7 +81,7 @@ func TestFailoverOnlyToConformantFallback(t *testing.T) {
 	gate := conformance.NewGate(e.st, conformance.GateFallbacks, 168*time.Hour)
 	p, _ := e.prompts.Get("triage", "")
 	if ok, why := gate.Allow(context.Background(), "fallback-extra-key", p, store.RoleFailover); ok ||
-		why != "no passing conformance run for triage@1 (the last run passed 7 of 10 cases)" {
+		why != "no passing conformance run for triage@2 (the last run passed 7 of 10 cases)" {
 		t.Fatalf("gate on fallback-extra-key: %v %q", ok, why)
 	}
 	e.startRunner(t, gate)
@@ -171,7 +171,7 @@ func TestRunSelection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Passed || len(rep.Unsuited) != 1 || rep.Unsuited[0] != "invoice@1" || len(rep.Results) != 1 || !rep.Results[0].Passed {
+	if rep.Passed || len(rep.Unsuited) != 1 || rep.Unsuited[0] != "invoice@2" || len(rep.Results) != 1 || !rep.Results[0].Passed {
 		t.Fatalf("report: passed=%v unsuited=%v results=%d", rep.Passed, rep.Unsuited, len(rep.Results))
 	}
 	o.PromptNames = []string{"invoice"}

@@ -17,12 +17,12 @@ func jobIn(t *testing.T, db *testdb.DB, owner, key, jobState, attemptState strin
 	t.Helper()
 	ctx := context.Background()
 	input := json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`)
-	fp, err := store.Fingerprint("triage", "1", "", input)
+	fp, err := store.Fingerprint("triage", "2", "", input)
 	if err != nil {
 		t.Fatal(err)
 	}
 	job, created, err := db.Store.CreateJob(ctx, store.NewJob{
-		Owner: owner, Operation: "triage", IdempotencyKey: key, Fingerprint: fp, PromptVersion: "1", Route: "default",
+		Owner: owner, Operation: "triage", IdempotencyKey: key, Fingerprint: fp, PromptVersion: "2", Route: "default",
 		Input: input, LeaseOwner: "gone", LeaseFor: time.Minute, First: &store.FirstAttempt{Provider: "p", Model: "m", Role: "primary"},
 	})
 	if err != nil || !created {

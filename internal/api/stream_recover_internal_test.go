@@ -101,7 +101,7 @@ func TestNoEligibleRetryAfter(t *testing.T) {
 		{`[{"provider":"p","eligible":false,"reason":"conformance results missing"}]`, 0, 0},
 		{`not json`, 0, 0},
 		// a conformance read that timed out clears by itself: shortly
-		{`[{"provider":"p","eligible":false,"reason":"cannot read conformance results for triage@1 (context deadline exceeded)"}]`, 0, 2},
+		{`[{"provider":"p","eligible":false,"reason":"cannot read conformance results for triage@2 (context deadline exceeded)"}]`, 0, 2},
 	} {
 		if got := noEligibleRetryAfter([]byte(tc.routing), tc.elapsed); got != tc.want {
 			t.Errorf("%s, %v ago: %d, want %d", tc.routing, tc.elapsed, got, tc.want)

@@ -10,7 +10,7 @@ import (
 )
 
 // ConformancePass records a passing conformance run of the triage prompt,
-// version 1, for provider with model, against the prompt content promptDigest
+// version 2, for provider with model, against the prompt content promptDigest
 // and the target settings targetDigest ("" records none: a legacy run,
 // recorded before migration 0028, the only kind that may lack a digest).
 type ConformancePass func(provider, model, promptDigest, targetDigest string)
@@ -31,14 +31,14 @@ func ConformanceFixture(t *testing.T) (*testdb.DB, *prompt.Set, *prompt.Prompt, 
 		if promptDigest == "" || targetDigest == "" {
 			if _, err := db.Pool.Exec(context.Background(), `INSERT INTO conformance_runs (provider, model, prompt, prompt_version,
 				passed, cases_total, cases_passed, started_at, prompt_digest, target_digest, legacy)
-				VALUES ($1, $2, 'triage', '1', true, 1, 1, now(), NULLIF($3, ''), NULLIF($4, ''), true)`,
+				VALUES ($1, $2, 'triage', '2', true, 1, 1, now(), NULLIF($3, ''), NULLIF($4, ''), true)`,
 				provider, model, promptDigest, targetDigest); err != nil {
 				t.Fatal(err)
 			}
 			return
 		}
 		if _, err := db.Store.RecordConformanceRun(context.Background(), store.NewConformanceRun{Provider: provider, Model: model,
-			Prompt: "triage", PromptVersion: "1", PromptDigest: promptDigest, TargetDigest: targetDigest,
+			Prompt: "triage", PromptVersion: "2", PromptDigest: promptDigest, TargetDigest: targetDigest,
 			Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
 			t.Fatal(err)
 		}

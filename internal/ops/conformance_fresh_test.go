@@ -25,7 +25,7 @@ func TestListConformanceSaysWhetherThePassIsFresh(t *testing.T) {
 	ctx := context.Background()
 	for _, p := range []string{"young", "old"} {
 		if _, err := db.Store.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: p, Model: "m", Prompt: "triage",
-			PromptVersion: "1", Passed: true, CasesTotal: 1, CasesPassed: 1, PromptDigest: strings.Repeat("a", 64), TargetDigest: strings.Repeat("b", 64)}); err != nil {
+			PromptVersion: "2", Passed: true, CasesTotal: 1, CasesPassed: 1, PromptDigest: strings.Repeat("a", 64), TargetDigest: strings.Repeat("b", 64)}); err != nil {
 			t.Fatal(err)
 		}
 	}

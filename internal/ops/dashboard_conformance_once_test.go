@@ -30,7 +30,7 @@ func (c *countingConformance) ConformanceMatrix(context.Context) ([]ops.Conforma
 // every open tab, within the render's one time budget.
 func TestDashboardReadsConformanceOnce(t *testing.T) {
 	db := testdb.New(t, store.Options{})
-	src := &countingConformance{cells: []ops.ConformanceCell{{Provider: "primary", Model: "m", Prompt: "triage", PromptVersion: "1",
+	src := &countingConformance{cells: []ops.ConformanceCell{{Provider: "primary", Model: "m", Prompt: "triage", PromptVersion: "2",
 		Passed: true, Fresh: true, RanAt: time.Now(), Detail: "8/8 cases passed"}}}
 	srv := httptest.NewServer(ops.New(ops.Config{Providers: []string{"primary"}, ConformanceMaxAge: time.Hour, Conformance: src},
 		db.Store, nil, nil))
@@ -41,7 +41,7 @@ func TestDashboardReadsConformanceOnce(t *testing.T) {
 		t.Errorf("one render of the dashboard read the conformance results %d times, want 1", n)
 	}
 	i := strings.Index(page, `<section id="conformance">`)
-	if i < 0 || !strings.Contains(page[i:], "triage@1") || !strings.Contains(page[i:], `<span class="badge pass">pass</span>`) {
+	if i < 0 || !strings.Contains(page[i:], "triage@2") || !strings.Contains(page[i:], `<span class="badge pass">pass</span>`) {
 		t.Errorf("the matrix does not show the result read:\n%s", page)
 	}
 

@@ -31,7 +31,7 @@ func TestDashboardAgesAreOnTheDatabaseClock(t *testing.T) {
 	}
 	if _, err := db.Pool.Exec(ctx, `INSERT INTO conformance_runs (provider, model, prompt, prompt_version,
 			passed, cases_total, cases_passed, started_at, finished_at, legacy)
-		VALUES ('primary', 'm', 'triage', '1', true, 1, 1, now() - interval '9 minutes', now() - interval '9 minutes', true)`); err != nil {
+		VALUES ('primary', 'm', 'triage', '2', true, 1, 1, now() - interval '9 minutes', now() - interval '9 minutes', true)`); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Store.SyncConfigWebhooks(ctx, map[string]string{"acme": "https://hooks.example.com/x"}); err != nil {

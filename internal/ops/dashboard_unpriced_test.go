@@ -33,7 +33,7 @@ func TestDashboardCountsUnpricedAttempts(t *testing.T) {
 		t.Fatal(err)
 	}
 	j, _, err := db.Store.CreateJob(ctx, store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "unpriced", Fingerprint: fp,
-		PromptVersion: "1", Route: "default", Input: input})
+		PromptVersion: "2", Route: "default", Input: input})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,7 +115,7 @@ func TestProvidersShowsEveryReplica(t *testing.T) {
 	}
 	// Some recent attempts for the statistics.
 	job, _, err := db.Store.CreateJob(ctx, store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "k",
-		Fingerprint: []byte{1}, PromptVersion: "1", Route: "default", Input: json.RawMessage(`{}`)})
+		Fingerprint: []byte{1}, PromptVersion: "2", Route: "default", Input: json.RawMessage(`{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,9 +257,9 @@ func TestDashboardInBrowser(t *testing.T) {
 	fallback := providers.NewScripted(providers.ScriptedConfig{Name: "fallback", Model: "m2",
 		Respond: func(int, *providers.Request) providers.Step { return providers.Step{Output: validTriage} }})
 	conf := fakeConformance{
-		{Provider: "primary", Prompt: "triage", PromptVersion: "1", Passed: true, Fresh: true, RanAt: time.Now().Add(-time.Hour)},
-		{Provider: "fallback", Prompt: "triage", PromptVersion: "1", Passed: true, Fresh: true, RanAt: time.Now().Add(-2 * time.Hour)},
-		{Provider: "fallback", Prompt: "invoice", PromptVersion: "1", Passed: false, Fresh: true, RanAt: time.Now().Add(-3 * time.Hour)},
+		{Provider: "primary", Prompt: "triage", PromptVersion: "2", Passed: true, Fresh: true, RanAt: time.Now().Add(-time.Hour)},
+		{Provider: "fallback", Prompt: "triage", PromptVersion: "2", Passed: true, Fresh: true, RanAt: time.Now().Add(-2 * time.Hour)},
+		{Provider: "fallback", Prompt: "invoice", PromptVersion: "2", Passed: false, Fresh: true, RanAt: time.Now().Add(-3 * time.Hour)},
 	}
 	// The runner's admission is the replica's breaker set.
 	var rep *opsReplica
@@ -280,7 +280,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	other := newOpsReplica(t, db, "replica-2", opsKey, nil)
 
 	job, _, err := db.Store.CreateJob(ctx, store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "dash-1",
-		Fingerprint: []byte{1}, PromptVersion: "1", Route: "default",
+		Fingerprint: []byte{1}, PromptVersion: "2", Route: "default",
 		Input:      json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`),
 		LeaseOwner: "replica-1", LeaseFor: 30 * time.Second})
 	if err != nil {
@@ -364,11 +364,11 @@ func TestStoreConformanceMatrix(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	ctx := context.Background()
 	if _, err := db.Store.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "fallback", Prompt: "triage",
-		PromptVersion: "1", Passed: true, CasesTotal: 3, CasesPassed: 3, PromptDigest: strings.Repeat("a", 64), TargetDigest: strings.Repeat("b", 64)}); err != nil {
+		PromptVersion: "2", Passed: true, CasesTotal: 3, CasesPassed: 3, PromptDigest: strings.Repeat("a", 64), TargetDigest: strings.Repeat("b", 64)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Store.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "primary", Prompt: "triage",
-		PromptVersion: "1", Passed: false, CasesTotal: 3, CasesPassed: 2, PromptDigest: strings.Repeat("a", 64), TargetDigest: strings.Repeat("b", 64)}); err != nil {
+		PromptVersion: "2", Passed: false, CasesTotal: 3, CasesPassed: 2, PromptDigest: strings.Repeat("a", 64), TargetDigest: strings.Repeat("b", 64)}); err != nil {
 		t.Fatal(err)
 	}
 	cells, err := ops.StoreConformance{Store: db.Store, MaxAge: time.Hour}.ConformanceMatrix(ctx)

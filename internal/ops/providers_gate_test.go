@@ -90,7 +90,7 @@ func TestProvidersShowTheConformanceGate(t *testing.T) {
 		e := entry(t, second, "default", p)
 		cmd := "router conformance run --provider second --prompt " + p
 		if e.Admitted || e.Role != store.RoleFailover || e.Jobs != "prompt" || e.Model != "m" || e.Command != cmd ||
-			!strings.Contains(e.Reason, "no passing conformance run for "+p+"@1") || !strings.Contains(e.Reason, "`"+cmd+"`") {
+			!strings.Contains(e.Reason, "no passing conformance run for "+p+"@2") || !strings.Contains(e.Reason, "`"+cmd+"`") {
 			t.Errorf("second on default for %s: %+v; want refused as a failover with the gate's reason and %q", p, e, cmd)
 		}
 	}
@@ -110,7 +110,7 @@ func TestProvidersShowTheConformanceGate(t *testing.T) {
 	// The dashboard's providers table shows the refusals with the command.
 	row := providerRow(t, getPage(t, srv.URL+"/dashboard"), "second")
 	for _, want := range []string{`data-gate-refused="2"`, `<span class="badge no">gated</span>`,
-		"route default (failover), invoice@1 prompt jobs: no passing conformance run for invoice@1",
+		"route default (failover), invoice@2 prompt jobs: no passing conformance run for invoice@2",
 		"run <code>router conformance run --provider second --prompt triage</code>"} {
 		if !strings.Contains(row, want) {
 			t.Errorf("the dashboard's row of second does not say %q:\n%s", want, row)
@@ -119,7 +119,7 @@ func TestProvidersShowTheConformanceGate(t *testing.T) {
 
 	// A fresh pass of triage admits second for it; invoice stays refused.
 	if _, err := db.Store.RecordConformanceRun(context.Background(), store.NewConformanceRun{Provider: "second", Model: "m",
-		Prompt: "triage", PromptVersion: "1", PromptDigest: triage.Digest, TargetDigest: strings.Repeat("b", 64),
+		Prompt: "triage", PromptVersion: "2", PromptDigest: triage.Digest, TargetDigest: strings.Repeat("b", 64),
 		Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
 		t.Fatal(err)
 	}

@@ -302,7 +302,7 @@ func TestDashboardCostTilesNeedPricesAndLatencyKeepLosers(t *testing.T) {
 	// nothing (another replica's configuration, a price removed since).
 	ctx := context.Background()
 	j, _, err := db.Store.CreateJob(ctx, store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "cost",
-		Fingerprint: []byte{1}, PromptVersion: "1", Route: "default", Input: json.RawMessage(`{}`)})
+		Fingerprint: []byte{1}, PromptVersion: "2", Route: "default", Input: json.RawMessage(`{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func decisionOf(t *testing.T, j *store.Job, provider string) race.Decision {
 // plan and when the gate refuses it later, at failover time, so that it is
 // named whatever the gate's words.
 func TestGateRefusalIsMarkedInRouting(t *testing.T) {
-	const why = "no fresh passing run of triage@1: run the suite on it" // does not say "conformance"
+	const why = "no fresh passing run of triage@2: run the suite on it" // does not say "conformance"
 	for _, when := range []string{"plan", "failover"} {
 		t.Run(when, func(t *testing.T) {
 			gate := &wordedGate{why: why}
@@ -126,8 +126,8 @@ func TestGatedTargetsOfRoutingWithoutCauses(t *testing.T) {
 		name, routing string
 		want          string
 	}{
-		{"older router's gate refusal", `[{"provider":"p","eligible":true},{"provider":"f","eligible":false,"reason":"no passing conformance run for triage@1"}]`,
-			"f: no passing conformance run for triage@1"},
+		{"older router's gate refusal", `[{"provider":"p","eligible":true},{"provider":"f","eligible":false,"reason":"no passing conformance run for triage@2"}]`,
+			"f: no passing conformance run for triage@2"},
 		{"older router's breaker", `[{"provider":"p","eligible":true},{"provider":"f","eligible":false,"reason":"circuit breaker open"}]`, ""},
 		{"gate cause", `[{"provider":"f","eligible":false,"reason":"stale","cause":"conformance_gate"}]`, "f: stale"},
 		{"breaker cause naming conformance", `[{"provider":"f","eligible":false,"reason":"circuit breaker open (the breaker of the model sent, conformance-x/m)","cause":"breaker"}]`, ""},

@@ -78,7 +78,7 @@ type refuseOnceGate struct {
 	refused chan struct{}
 }
 
-const unreadableWhy = "cannot read conformance results for triage@1 (connection reset)"
+const unreadableWhy = "cannot read conformance results for triage@2 (connection reset)"
 
 func (g *refuseOnceGate) AllowModel(_ context.Context, provider, _ string, _ *prompt.Prompt, _ string) (bool, string) {
 	if provider == "fallback" && g.armed.Load() && g.asked.CompareAndSwap(false, true) {

@@ -214,7 +214,7 @@ func (b *Bundle) newJob(leaseOwner string) store.NewJob {
 	fp, _ := store.Fingerprint("triage", "", "", input)
 	return store.NewJob{
 		Owner: "acme", Operation: "triage", IdempotencyKey: key, Fingerprint: fp,
-		PromptVersion: "1", Route: "default", Input: input, LeaseOwner: leaseOwner, LeaseFor: 30 * time.Second,
+		PromptVersion: "2", Route: "default", Input: input, LeaseOwner: leaseOwner, LeaseFor: 30 * time.Second,
 	}
 }
 

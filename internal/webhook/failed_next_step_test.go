@@ -24,7 +24,7 @@ func TestFailedEventCarriesNextStep(t *testing.T) {
 	ctx := context.Background()
 	j := e.newJob(t, "acme", "k1")
 	routing := `[{"provider":"p","eligible":true},` +
-		`{"provider":"f","eligible":false,"reason":"no passing conformance run for triage@1","cause":"conformance_gate"}]`
+		`{"provider":"f","eligible":false,"reason":"no passing conformance run for triage@2","cause":"conformance_gate"}]`
 	a, err := e.st.CreateAttempt(ctx, store.NewAttempt{JobID: j.ID, Provider: "p", Role: store.RolePrimary,
 		LeaseOwner: "test", Routing: []byte(routing)})
 	if err != nil {
@@ -57,7 +57,7 @@ func TestFailedEventCarriesNextStep(t *testing.T) {
 		t.Fatalf("job.failed body %s: next_step %q, want %q (as GET /v1/jobs/{id} says)", bodies["job.failed"], step, want)
 	}
 	for _, want := range []string{"will not try it again by itself", "POST /v1/jobs/" + j.ID + "/retry",
-		"conformance gate", "f: no passing conformance run for triage@1"} {
+		"conformance gate", "f: no passing conformance run for triage@2"} {
 		if !strings.Contains(step, want) {
 			t.Errorf("next_step %q does not say %q", step, want)
 		}

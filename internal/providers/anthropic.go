@@ -149,6 +149,7 @@ func (p *Anthropic) complete(ctx context.Context, req *Request) (*Response, erro
 	defer w.Stop()
 	tctx, trace := withCallTrace(wctx, w)
 	trace.expect(p.cfg.Name, answerJSON)
+	trace.rawInputs = true
 	msg, err := p.client.Messages.New(tctx, params, option.WithRequestTimeout(p.requestTimeout()))
 	if err != nil {
 		return nil, p.configuredMaxTokens(req, p.classify(w, trace, err, false))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 )
 
 // DefaultMaxResponseBytes bounds what one call reads from a provider (a whole
@@ -12,10 +13,24 @@ import (
 const DefaultMaxResponseBytes int64 = 8 << 20
 
 // ResponseTooLargeError is the read error of a provider response that passed
-// its bound. Adapters classify it as KindResponseTooLarge.
-type ResponseTooLargeError struct{ Limit int64 }
+// its bound: max_response_bytes (Limit), or, when Elements is set, the
+// elements one JSON array of a 2xx answer may hold (arrayGuard). Adapters
+// classify it as KindResponseTooLarge.
+type ResponseTooLargeError struct {
+	Limit    int64
+	Elements int
+	// Headers: the response's headers passed maxResponseHeaderBytes
+	// (headersTooLarge).
+	Headers bool
+}
 
 func (e *ResponseTooLargeError) Error() string {
+	if e.Headers {
+		return fmt.Sprintf("response headers larger than %d bytes", maxResponseHeaderBytes)
+	}
+	if e.Elements > 0 {
+		return fmt.Sprintf("response holds a JSON array of more than %d elements", e.Elements)
+	}
 	return fmt.Sprintf("response larger than max_response_bytes (%d bytes)", e.Limit)
 }
 
@@ -25,8 +40,15 @@ func tooLarge(provider string, err error) (*Error, bool) {
 	if !errors.As(err, &tl) {
 		return nil, false
 	}
-	e := NewError(provider, KindResponseTooLarge,
-		fmt.Sprintf("the provider sent more than max_response_bytes (%d bytes); the answer was discarded", tl.Limit))
+	msg := fmt.Sprintf("the provider sent more than max_response_bytes (%d bytes); the answer was discarded", tl.Limit)
+	switch {
+	case tl.Headers:
+		msg = fmt.Sprintf("the provider's response headers are larger than %d bytes (net/http's bound on them, set by the router); the answer was discarded", maxResponseHeaderBytes)
+	case tl.Elements > 0:
+		msg = fmt.Sprintf("the provider's answer holds a JSON array of more than %d elements (choices, content blocks or tool calls: "+
+			"an answer has a handful); the answer was discarded before it was decoded, as one past max_response_bytes is", tl.Elements)
+	}
+	e := NewError(provider, KindResponseTooLarge, msg)
 	e.Err = err
 	e.Received = true // the bytes past the limit came: the provider answered
 	return e, true
@@ -93,3 +115,24 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 }
 
 func (b *limitedBody) Close() error { return b.rc.Close() }
+
+// maxResponseHeaderBytes bounds the headers of every response the adapters'
+// own transport (NewTransport) reads, HTTP/1 and HTTP/2 alike: net/http's
+// default is 10 MiB, outside max_response_bytes. A provider's headers are a
+// few KiB.
+const maxResponseHeaderBytes = 1 << 20
+
+// headersTooLarge returns *ResponseTooLargeError (Headers) for the error of a
+// round trip whose response's headers passed MaxResponseHeaderBytes, so that
+// it is classified as a body past max_response_bytes is, and err otherwise.
+// net/http's errors for it are unexported: matched by their text.
+func headersTooLarge(err error) error {
+	if err == nil {
+		return nil
+	}
+	if s := err.Error(); strings.Contains(s, "server response headers exceeded") ||
+		strings.Contains(s, "response header list larger than advertised limit") {
+		return fmt.Errorf("%w: %w", &ResponseTooLargeError{Headers: true}, err)
+	}
+	return err
+}

@@ -69,6 +69,10 @@ type callTrace struct {
 	// before the request is sent.
 	keepAnswer bool
 	kept       *answerTap
+	// rawInputs is set for a non-streamed Anthropic call: the SDK keeps
+	// each tool_use block's input as the raw JSON it came as, so the
+	// arrays the model wrote in it are not bounded (arrayGuard).
+	rawInputs bool
 	// filter is the sseFilter the body of a 2xx answer to an sse call is
 	// read through.
 	filter *sseFilter
@@ -266,10 +270,15 @@ func (tt *traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if tt.limit > 0 {
 			resp.Body = &limitedBody{rc: resp.Body, left: tt.limit, limit: tt.limit}
 		}
+		t, _ := req.Context().Value(callTraceKey{}).(*callTrace)
+		if t != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			// Under the taps: whatever part of the answer they keep is
+			// bounded as the decoders' is.
+			resp.Body = newArrayGuard(resp.Body, tt.limit, t.answer == answerSSE, t.rawInputs)
+		}
 		// Above the limit and liveBody: the lines the filter drops are
 		// bytes received all the same.
-		if t, _ := req.Context().Value(callTraceKey{}).(*callTrace); t != nil && t.sse &&
-			resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		if t != nil && t.sse && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 			f := newSSEFilter(resp.Body)
 			t.mu.Lock()
 			t.filter = f
@@ -315,6 +324,7 @@ func (tt *traceTransport) roundTrip(req *http.Request) (*http.Response, error) {
 		req.ContentLength = int64(len(body))
 	}
 	resp, err := tt.next.RoundTrip(req)
+	err = headersTooLarge(err)
 	if resp != nil {
 		t.response(resp)
 		if t.onResponse != nil && !isRedirect(resp) {
@@ -457,5 +467,6 @@ func NewTransport(idlePerHost int) *http.Transport {
 	t.MaxIdleConns = 0 // no global cap: the per-host cap bounds each provider
 	t.MaxIdleConnsPerHost = idlePerHost
 	t.ForceAttemptHTTP2 = true
+	t.MaxResponseHeaderBytes = maxResponseHeaderBytes // HTTP/2's header list too
 	return t
 }

@@ -389,6 +389,7 @@ type streamAcc struct {
 type streamToolCall struct {
 	openai.ToolCall
 	args  strings.Builder
+	shape argsShape // of args, for newCallByName
 	extra json.RawMessage
 }
 
@@ -444,6 +445,7 @@ func (a *streamAcc) addToolCall(d openai.ToolCall, extra json.RawMessage) error 
 		tc.Function.Name = d.Function.Name
 	}
 	tc.args.WriteString(d.Function.Arguments)
+	tc.shape.add(d.Function.Arguments)
 	if extra != nil {
 		tc.extra = extra
 	}
@@ -465,7 +467,7 @@ func newCallByName(d openai.ToolCall, last *streamToolCall, indexless bool) bool
 	if d.Function.Name != last.Function.Name {
 		return true
 	}
-	return indexless && json.Valid([]byte(last.args.String()))
+	return indexless && last.shape.whole(last.args.String())
 }
 
 // lastCall is the call last started at the highest index, which a delta

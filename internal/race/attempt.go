@@ -106,7 +106,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 			defer cancel()
 		}
 		// What the provider billed, read before a deadline relabels pe below.
-		out, usage := billedOutcome(pe)
+		out, usage := billedOutcome(t, sp, a, pe)
 		state := store.AttemptFailed
 		switch {
 		case errors.Is(cause, errDeadline) && pe.Received:

@@ -16,13 +16,17 @@ import (
 // is priced whole, as an answer's is (totalGapFilled). usage is the same
 // figure for the metrics (tokens, router_cost_usd_total); zero when nothing
 // was billed.
-func billedOutcome(pe *providers.Error) (out store.AttemptOutcome, usage providers.Usage) {
+//
+// A count no request to the target can reach is not priced
+// (plausibleUsage).
+func billedOutcome(t *Target, sp *spec, a *store.Attempt, pe *providers.Error) (out store.AttemptOutcome, usage providers.Usage) {
 	if pe.Usage == nil {
 		// Usage stays a nil interface: a nil *Usage in it would be stored as
 		// JSON null rather than SQL NULL.
 		return out, usage
 	}
-	usage, _ = totalGapFilled(*pe.Usage)
+	usage, _ = plausibleUsage(t, sp, a, *pe.Usage, partialOf(pe))
+	usage, _ = totalGapFilled(usage)
 	out.Usage, out.ProviderResponseID, out.ResponseModel = usage, pe.ResponseID, pe.ResponseModel
 	return out, usage
 }
@@ -167,12 +171,63 @@ func provisionalUsage(t *Target, sp *spec, a *store.Attempt, usage providers.Usa
 // tokens recounted by the same tokenizer; its prompt tokens stay the
 // provider's. ok is false when the tokenizer cannot count: the adapter's
 // estimate stays.
+//
+// A count no request to the target can reach is not taken first
+// (plausibleUsage): it is estimated, and the usage marked Estimated.
 func answerUsage(t *Target, sp *spec, a *store.Attempt, resp *providers.Response) (providers.Usage, bool) {
-	u, filled := totalGapFilled(resp.Usage)
+	u, bounded := plausibleUsage(t, sp, a, resp.Usage, resp.ReasoningContent, resp.Content, string(resp.ToolCalls))
+	u, filled := totalGapFilled(u)
 	if est, ok := answerEstimate(t, sp, a, resp, u); ok {
 		return est, true
 	}
-	return u, filled
+	return u, filled || bounded
+}
+
+// maxPlausibleTokens is usageBound for a target whose context window the
+// router does not know, and the largest total_tokens gap totalGapFilled
+// prices: no model's window is near it.
+const maxPlausibleTokens = 10_000_000
+
+// usageBound is the most tokens any one count of an attempt's usage can be:
+// the target's context window plus the max_tokens sent (for a provider whose
+// window does not hold the output), or maxPlausibleTokens when the window is
+// not known.
+func usageBound(t *Target, sp *spec) int {
+	w := t.ContextWindow
+	if w <= 0 {
+		w = t.ProviderWindow
+	}
+	if w <= 0 {
+		return maxPlausibleTokens
+	}
+	n, _ := tokens.MaxTokensSent(sp.maxTokens, t.DefaultMaxTokens)
+	return w + n
+}
+
+// plausibleUsage is u, a provider's usage, without the counts no request to
+// the target can reach (over usageBound): a gateway's total_tokens of
+// 4294967295 (an unsigned -1) or 1e30 (clamped to 2^40) for a 3-token
+// answer was priced in full as output — 42,949 USD, or 11 million, at
+// 10 USD/Mtok — into the job's cost_usd and router_cost_usd_total, which is
+// never lowered. Such a prompt count is replaced by the router's count of
+// the prompt, such a completion count by its count of texts (the answer, or
+// the part of it that came), 0 when the tokenizer cannot count; the total
+// becomes the sum of the two, and the usage is marked Estimated. ok is false
+// (u as it is) when every count is plausible.
+func plausibleUsage(t *Target, sp *spec, a *store.Attempt, u providers.Usage, texts ...string) (providers.Usage, bool) {
+	bound := usageBound(t, sp)
+	if u.PromptTokens <= bound && u.CompletionTokens <= bound && u.TotalTokens <= bound {
+		return u, false
+	}
+	if u.PromptTokens > bound {
+		u.PromptTokens, _ = promptEstimate(t, sp, a)
+	}
+	if u.CompletionTokens > bound {
+		u.CompletionTokens, _ = textEstimate(t, sp, a, texts...)
+	}
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	u.Estimated = true
+	return u, true
 }
 
 // answerEstimate is answerUsage's estimate of u, an answer's usage with its
@@ -213,10 +268,13 @@ func answerEstimate(t *Target, sp *spec, a *store.Attempt, resp *providers.Respo
 // price. Priced from the split alone (providers.Price.Cost, the store's
 // cost_usd), such an answer was costed at a fraction of its price. The
 // figures stay the provider's: the usage is not marked Estimated. A usage
-// with no split at all (both 0) is not filled: answerUsage estimates it.
+// with no split at all (both 0) is not filled: answerUsage estimates it. Nor
+// is a gap over maxPlausibleTokens, which no model generates (a garbage
+// total, where plausibleUsage has no target to bound it by: a
+// reconciliation).
 func totalGapFilled(u providers.Usage) (providers.Usage, bool) {
 	if u.PromptTokens < 0 || u.CompletionTokens < 0 || (u.PromptTokens == 0 && u.CompletionTokens == 0) ||
-		u.TotalTokens-u.PromptTokens <= u.CompletionTokens {
+		u.TotalTokens-u.PromptTokens <= u.CompletionTokens || u.TotalTokens-u.PromptTokens > maxPlausibleTokens {
 		return u, false
 	}
 	u.CompletionTokens = u.TotalTokens - u.PromptTokens

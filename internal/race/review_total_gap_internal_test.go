@@ -48,7 +48,7 @@ func TestReviewUsageWhoseTotalExceedsItsSplitIsPricedInFull(t *testing.T) {
 		// A failed answer the provider billed (a refusal, a content
 		// filter, an empty answer) is recorded with the same figures.
 		reported := c.resp.Usage
-		out, usage := billedOutcome(&providers.Error{Kind: providers.KindEmptyResponse, Usage: &reported})
+		out, usage := billedOutcome(tgt, sp, a, &providers.Error{Kind: providers.KindEmptyResponse, Usage: &reported})
 		if usage != c.want || out.Usage != c.want {
 			t.Errorf("%s, billed with a failure: usage %+v (stored %+v), want %+v", c.name, usage, out.Usage, c.want)
 		}

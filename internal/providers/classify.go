@@ -486,8 +486,9 @@ func classifyTransport(provider string, err error) *Error {
 // notHTTPErrors are net/http's words for a response that is not HTTP: a
 // server at base_url that speaks another protocol (an SSH or SMTP banner, a
 // database's port), a status line or header that is not HTTP's, headers
-// past the client's bound. net/http's errors for them are not exported
-// types, so they are known by their text.
+// past the client's bound (the adapters' transport reports those as
+// response_too_large first: headersTooLarge). net/http's errors for them are
+// not exported types, so they are known by their text.
 var notHTTPErrors = []string{
 	"malformed HTTP response",
 	"malformed HTTP status code",

@@ -34,9 +34,11 @@ type arrayGuard struct {
 	// one (go-openai: each data line; Anthropic's SDK: each event's data
 	// lines together). A line end ends any string (a JSON string holds no
 	// raw line end) and a blank line, the event's end, starts the count
-	// afresh.
+	// afresh — once a data line came: a body without one is decoded whole
+	// (plainTap), blank lines and all.
 	sse       bool
 	bol, cr   bool // sse: at the beginning of a line; the last byte was \r
+	data      bool // sse: a data line came
 	inStr     bool
 	esc       bool
 	depth     int
@@ -50,7 +52,7 @@ type arrayGuard struct {
 }
 
 func newArrayGuard(rc io.ReadCloser, limit int64, sse, rawInputs bool) *arrayGuard {
-	return &arrayGuard{rc: rc, limit: limit, sse: sse, bol: true, rawInputs: rawInputs}
+	return &arrayGuard{rc: rc, limit: limit, sse: sse, bol: sse, rawInputs: rawInputs}
 }
 
 func (g *arrayGuard) Close() error { return g.rc.Close() }
@@ -75,6 +77,9 @@ const inputKey = `input"`
 // maxAnswerArrayElems.
 func (g *arrayGuard) scan(b []byte) bool {
 	for i := 0; i < len(b); i++ {
+		if g.bol && b[i] == 'd' {
+			g.data = true // a data line (as plainTap tells one)
+		}
 		// Most bytes change nothing (letters, digits, string contents):
 		// skipped by a table, unless a byte's meaning depends on the one
 		// before it.
@@ -103,7 +108,7 @@ func (g *arrayGuard) scan(b []byte) bool {
 					continue
 				}
 				g.cr = c == '\r'
-				if g.bol {
+				if g.bol && g.data {
 					g.reset() // a blank line: the event ended
 				}
 				g.bol, g.inStr, g.esc = true, false, false

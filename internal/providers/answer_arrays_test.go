@@ -32,6 +32,8 @@ func TestArrayGuardScan(t *testing.T) {
 		{name: "sibling arrays each at the bound", body: fmt.Sprintf(`[[%s],[%s]]`, elems("1", at), elems("1", at))},
 		{name: "sse: events counted apart", sse: true,
 			body: fmt.Sprintf("data: [%s]\n\ndata: [%s]\r\n\r\n", elems("1", at), elems("1", at))},
+		{name: "sse: no data line, decoded whole", sse: true,
+			body: fmt.Sprintf("{\"choices\":[%s,\n\n%s]}", elems("{}", 3000), elems("{}", 3000)), refused: true},
 		{name: "sse: one event", sse: true, body: fmt.Sprintf("data: [%s,\ndata: 1]\n\n", elems("1", at)), refused: true},
 		{name: "sse: a line end ends a string", sse: true,
 			body: fmt.Sprintf("event: \"\ndata: [%s]\n\n", elems("1", over)), refused: true},

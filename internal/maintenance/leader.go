@@ -212,6 +212,13 @@ func (e *Elector) resignOwed(ctx context.Context) error {
 		e.log.Warn("leader lease: could not resign; tried again at the next tick, and another replica leads once the lease expires", "role", e.name, "err", err)
 		return err
 	}
+	e.steppedDown()
+	return nil
+}
+
+// steppedDown notes a step-down's resignation made: none is owed any more,
+// and the lead, if this replica had it, is over.
+func (e *Elector) steppedDown() {
 	e.mu.Lock()
 	e.owed = false
 	led := e.led
@@ -220,7 +227,6 @@ func (e *Elector) resignOwed(ctx context.Context) error {
 	if led {
 		e.log.Info("leader lease: stepped down", "role", e.name)
 	}
-	return nil
 }
 
 // Run renews the lease every ttl/3 until ctx ends, then resigns so another
@@ -269,13 +275,6 @@ func (e *Elector) resignAtStop() {
 		return
 	}
 	if down { // the step-down's resignation, owed until now
-		e.mu.Lock()
-		e.owed = false
-		led := e.led
-		e.led = false
-		e.mu.Unlock()
-		if led {
-			e.log.Info("leader lease: stepped down", "role", e.name)
-		}
+		e.steppedDown()
 	}
 }

@@ -102,16 +102,23 @@ func (g *arrayGuard) scan(b []byte) bool {
 		}
 		c := b[i]
 		if g.sse {
-			if c == '\n' || c == '\r' {
-				if c == '\n' && g.cr { // \r\n: one line end
-					g.cr = false
-					continue
+			if c == '\r' {
+				// Both decoders end lines at "\n" only (go-openai's
+				// ReadBytes, Anthropic's bufio.ScanLines), dropping one
+				// "\r" before it: a blank line is "\n" or "\r\n", and a
+				// lone "\r" in a line (JSON's white space) ends nothing.
+				if g.bol && !g.cr {
+					g.cr = true
+				} else {
+					g.bol, g.cr = false, false
 				}
-				g.cr = c == '\r'
+				continue
+			}
+			if c == '\n' {
 				if g.bol && g.data {
 					g.reset() // a blank line: the event ended
 				}
-				g.bol, g.inStr, g.esc = true, false, false
+				g.bol, g.cr, g.inStr, g.esc = true, false, false, false
 				continue
 			}
 			g.bol, g.cr = false, false

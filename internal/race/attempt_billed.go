@@ -176,6 +176,9 @@ func provisionalUsage(t *Target, sp *spec, a *store.Attempt, usage providers.Usa
 // (plausibleUsage): it is estimated, and the usage marked Estimated.
 func answerUsage(t *Target, sp *spec, a *store.Attempt, resp *providers.Response) (providers.Usage, bool) {
 	u, bounded := plausibleUsage(t, sp, a, resp.Usage, resp.ReasoningContent, resp.Content, string(resp.ToolCalls))
+	if bounded {
+		return u, true // its plausible counts kept as reported, the others counted
+	}
 	u, filled := totalGapFilled(u)
 	if est, ok := answerEstimate(t, sp, a, resp, u); ok {
 		return est, true
@@ -189,9 +192,14 @@ func answerUsage(t *Target, sp *spec, a *store.Attempt, resp *providers.Response
 const maxPlausibleTokens = 10_000_000
 
 // usageBound is the most tokens any one count of an attempt's usage can be:
-// the target's context window plus the max_tokens sent (for a provider whose
-// window does not hold the output), or maxPlausibleTokens when the window is
-// not known.
+// usageMargin times the target's context window plus the max_tokens sent
+// (for a provider whose window does not hold the output), or
+// maxPlausibleTokens when the window is not known. The margin because the
+// window is the operator's, set to what routing's count lets through: that
+// count runs low against the provider's (by a third for numbers, up to 3×
+// for runs of digits: docs/prompts.md), and the default window (128,000)
+// may be smaller than the model's. A garbage count (2^32−1, 1e30) is far
+// above it either way.
 func usageBound(t *Target, sp *spec) int {
 	w := t.ContextWindow
 	if w <= 0 {
@@ -201,8 +209,12 @@ func usageBound(t *Target, sp *spec) int {
 		return maxPlausibleTokens
 	}
 	n, _ := tokens.MaxTokensSent(sp.maxTokens, t.DefaultMaxTokens)
-	return w + n
+	return usageMargin * (w + n)
 }
+
+// usageMargin is how far past the window and max_tokens a count is still
+// taken as reported (usageBound).
+const usageMargin = 4
 
 // plausibleUsage is u, a provider's usage, without the counts no request to
 // the target can reach (over usageBound): a gateway's total_tokens of

@@ -46,9 +46,10 @@ func reasoningString(v json.RawMessage) string {
 }
 
 // answerReasoning is choice 0's message.reasoning in body, a non-streamed
-// answer (chat.completion); "" when it has none (or body does not decode:
+// answer (chat.completion), whose choice 0 is at position k of its choices
+// (firstChoice); "" when it has none (or body does not decode:
 // go-openai's decode of it decided already).
-func answerReasoning(body []byte) string {
+func answerReasoning(body []byte, k int) string {
 	if !hasReasoningString(body) {
 		return ""
 	}
@@ -59,10 +60,10 @@ func answerReasoning(body []byte) string {
 			} `json:"message"`
 		} `json:"choices"`
 	}
-	if json.Unmarshal(body, &v) != nil || len(v.Choices) == 0 {
+	if json.Unmarshal(body, &v) != nil || k >= len(v.Choices) {
 		return ""
 	}
-	return reasoningString(v.Choices[0].Message.Reasoning)
+	return reasoningString(v.Choices[k].Message.Reasoning)
 }
 
 // chunkReasoning is the delta.reasoning of raw's choices of index 0, a

@@ -196,21 +196,35 @@ func (p *OpenAI) response(id, model string, created int64, choices []openai.Chat
 
 // responseBody is response for an answer whose body (the chat.completion
 // JSON go-openai decoded choices from) is at hand: each tool call of choice
-// 0 keeps the extra_content body gives it (Gemini's thought signature,
+// 0 (firstChoice) keeps the extra_content body gives it (Gemini's thought signature,
 // answerToolCallExtras), which go-openai's ToolCall has no member for. A nil
 // body is response.
 func (p *OpenAI) responseBody(body []byte, id, model string, created int64, choices []openai.ChatCompletionChoice, u openai.Usage) (*Response, error) {
 	if len(choices) == 0 {
 		return p.response(id, model, created, choices, u)
 	}
-	c := choices[0]
-	calls := withExtras(c.Message.ToolCalls, answerToolCallExtras(body))
+	k := firstChoice(choices)
+	c := choices[k]
+	calls := withExtras(c.Message.ToolCalls, answerToolCallExtras(body, k))
 	r, err := p.finish(id, model, created, answerContent(c.Message), c.Message.Refusal, string(c.FinishReason), u, calls, false)
 	if r != nil {
-		r.ReasoningContent = reasoningText(cmp.Or(c.Message.ReasoningContent, answerReasoning(body)))
+		r.ReasoningContent = reasoningText(cmp.Or(c.Message.ReasoningContent, answerReasoning(body, k)))
 		r.ServiceTier = providerServiceTier(topString(body, "service_tier"))
 	}
 	return r, err
+}
+
+// firstChoice is the position in choices (not empty) of the choice whose
+// index is 0, the one the router asked for and a stream's answer is made of
+// (a provider may list its choices in another order); the first when none
+// says 0.
+func firstChoice(choices []openai.ChatCompletionChoice) int {
+	for k, c := range choices {
+		if c.Index == 0 {
+			return k
+		}
+	}
+	return 0
 }
 
 // reasoningText is the reasoning_content of an answer as the router keeps

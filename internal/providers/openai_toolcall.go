@@ -64,10 +64,11 @@ func (x extraToolCalls) extras() []json.RawMessage {
 }
 
 // answerToolCallExtras is the extra_content of each tool call of choice 0's
-// message in body, a non-streamed answer (chat.completion), by the call's
+// message in body, a non-streamed answer (chat.completion) whose choice 0 is
+// at position k of its choices (firstChoice), by the call's
 // position in message.tool_calls; nil when there is none (or body does not
 // decode: go-openai's decode of it decided already).
-func answerToolCallExtras(body []byte) []json.RawMessage {
+func answerToolCallExtras(body []byte, k int) []json.RawMessage {
 	if !hasExtraContent(body) {
 		return nil
 	}
@@ -78,10 +79,10 @@ func answerToolCallExtras(body []byte) []json.RawMessage {
 			} `json:"message"`
 		} `json:"choices"`
 	}
-	if json.Unmarshal(body, &v) != nil || len(v.Choices) == 0 {
+	if json.Unmarshal(body, &v) != nil || k >= len(v.Choices) {
 		return nil
 	}
-	return v.Choices[0].Message.ToolCalls.extras()
+	return v.Choices[k].Message.ToolCalls.extras()
 }
 
 // withExtras pairs calls with the extra_content at the same position of

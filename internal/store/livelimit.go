@@ -30,19 +30,21 @@ func (e *LiveLimitError) Error() string {
 // Is makes errors.Is(err, ErrLiveLimit) true.
 func (e *LiveLimitError) Is(target error) bool { return target == ErrLiveLimit }
 
-// ErrLiveLimitBusy: a claim with a limit (NewJob.MaxLive) could not count
-// its owner's live jobs: another transaction held the owner's max_live_jobs
-// lock (liveLimitLockSQL) — a creation of the owner's on another replica slow
-// to commit, a retry of one of its jobs — past the claim's lock wait, and the
-// claim wrote nothing. Its key's row was not found held (no Idempotency-Key is
-// to blame): the same request sent again shortly goes through. The error is a
-// *BusyError (ErrBusy) naming the owner's check.
+// ErrLiveLimitBusy: a claim with a limit (NewJob.MaxLive), or a retry of a
+// limited owner's job (RetryJobKeyed), could not count its owner's live jobs:
+// another transaction held the owner's max_live_jobs lock (liveLimitLockSQL)
+// — a creation of the owner's on another replica slow to commit, a retry of
+// one of its jobs — past the claim's (retry's) lock wait, and it wrote
+// nothing. Its key's row (the job's) was not found held (no Idempotency-Key
+// is to blame): the same request sent again shortly goes through. The error
+// is a *BusyError (ErrBusy) naming the owner's check.
 var ErrLiveLimitBusy = errors.New("the owner's max_live_jobs check is busy")
 
 // liveLimitBusyError is the lock wait of a claim's max_live_jobs lock
-// statement (batchedStmt.before) that ran into lock_timeout (wait):
-// claimOutcome names the owner's check, not the key, and claimAlone does not
-// take the key for held (heldKeys).
+// statement (batchedStmt.before), or a retry's (lockLiveLimitWaiting), that
+// ran into lock_timeout (wait): claimOutcome (retryBusy) names the owner's
+// check, not the key (the job), and claimAlone does not take the key for
+// held (heldKeys).
 type liveLimitBusyError struct {
 	wait time.Duration
 	err  error // lock_not_available

@@ -207,7 +207,14 @@ func (s *Store) RetryJob(ctx context.Context, owner, jobID string) error {
 // than maxLive live jobs, counted under the owner's advisory lock that job
 // creations take (liveLimitLockSQL), so that replicas together never go over
 // it; past it nothing changes and the error is a *LiveLimitError. The lock is
-// taken before the job's row, in the order the claims take them.
+// taken before the job's row, in the order the claims take them; but the
+// retry first waits for the job's rows, holding no lock of the owner
+// (awaitRetryRows), and then waits only batchLockWait for them with the lock
+// held: held through a long wait for a row, the lock would stall every other
+// creation of the owner, and the batches carrying them, for as long as a
+// client resent the retry of a job whose row another transaction holds. A
+// wait for the owner's lock that runs out is a *BusyError that is
+// ErrLiveLimitBusy (the owner's check, not the job, was held).
 func (s *Store) RetryJobWithin(ctx context.Context, owner, jobID string, maxLive int) error {
 	_, err := s.RetryJobKeyed(ctx, owner, jobID, "", maxLive)
 	return err
@@ -225,14 +232,26 @@ func (s *Store) RetryJobWithin(ctx context.Context, owner, jobID string, maxLive
 // latest. The key is the retry's own: it is not the job's idempotency key,
 // and claims or extends nothing in idempotency_keys.
 func (s *Store) RetryJobKeyed(ctx context.Context, owner, jobID, key string, maxLive int) (replayed bool, err error) {
-	err = jobBusy(s.inTx(ctx, func(tx pgx.Tx) error {
+	wait, rowWait := retryLockWait(), retryLockWait()
+	if maxLive > 0 {
+		if err := checkJobID(jobID); err != nil {
+			return false, err
+		}
+		// Any other error of the wait wrote nothing either: the retry
+		// meets it itself, and is answered as its own.
+		if err := s.awaitRetryRows(ctx, owner, jobID, wait); Busy(err) {
+			return false, jobBusy(err, jobID, wait)
+		}
+		rowWait = min(rowWait, batchLockWait)
+	}
+	err = retryBusy(s.inTx(ctx, func(tx pgx.Tx) error {
 		replayed = false // a retried transaction's
 		if maxLive > 0 {
-			if _, err := tx.Exec(ctx, liveLimitLockSQL, []string{owner}); err != nil {
+			if err := lockLiveLimitWaiting(ctx, tx, owner, wait); err != nil {
 				return err
 			}
 		}
-		state, _, err := lockJobWaiting(ctx, tx, jobID, owner, transitionLockWait)
+		state, _, err := lockJobWaiting(ctx, tx, jobID, owner, rowWait)
 		if err != nil {
 			return err
 		}
@@ -312,7 +331,7 @@ func (s *Store) RetryJobKeyed(ctx context.Context, owner, jobID, key string, max
 			return err
 		}
 		return s.setJobState(ctx, tx, jobID, JobRunning, "")
-	}), jobID, transitionLockWait)
+	}), owner, jobID, rowWait)
 	if err != nil {
 		return false, err
 	}

@@ -40,6 +40,9 @@ func TestLiveLimitLockWaitIsA503NamingTheCheck(t *testing.T) {
 	r := b.create(t, acmeKey, "limit-busy-1", triageBody("Login broken"))
 	detail, _ := r.body["detail"].(string)
 	check("POST /v1/jobs", r, detail)
+	if title, _ := r.body["title"].(string); title != "Live-jobs check busy" {
+		t.Errorf("POST /v1/jobs: the problem's title is %q, want \"Live-jobs check busy\" (no row is held)", title)
+	}
 	r = b.do(t, "POST", "/v1/chat/completions", acmeKey, `{"model":"default","messages":[{"role":"user","content":"hi"}]}`,
 		"Idempotency-Key", "limit-busy-2")
 	msg := ""

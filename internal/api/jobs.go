@@ -529,13 +529,17 @@ func (s *Server) jobError(w http.ResponseWriter, r *http.Request, what string, e
 		return
 	}
 	if why, ok := busy(err); ok {
-		s.reqLog(r).Warn(what+": a row another transaction holds was not released in time", "err", err)
+		title, logged := "Held by another transaction", "a row another transaction holds was not released in time"
+		if errors.Is(err, store.ErrLiveLimitBusy) {
+			title, logged = "Live-jobs check busy", "the owner's max_live_jobs lock was not released in time"
+		}
+		s.reqLog(r).Warn(what+": "+logged, "err", err)
 		detail := why + "; nothing was stored: retry in a moment"
 		if r.Header.Get("Idempotency-Key") != "" {
 			detail += " with the same Idempotency-Key"
 		}
 		w.Header().Set("Retry-After", "1")
-		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "busy", Title: "Held by another transaction", Detail: detail, JobID: jobID})
+		writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "busy", Title: title, Detail: detail, JobID: jobID})
 		return
 	}
 	s.reqLog(r).Error(what+" failed", "err", err)

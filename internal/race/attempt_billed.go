@@ -183,7 +183,7 @@ func answerUsage(t *Target, sp *spec, a *store.Attempt, resp *providers.Response
 	if est, ok := answerEstimate(t, sp, a, resp, u); ok {
 		return est, true
 	}
-	return u, filled || bounded
+	return u, filled
 }
 
 // maxPlausibleTokens is usageBound for a target whose context window the

@@ -384,11 +384,10 @@ func (s *Store) claimOutcome(ctx context.Context, req *claimRequest) (job *Job, 
 		if u := unstorable(req.err); u != nil {
 			return nil, false, u
 		}
-		if lb := (*liveLimitBusyError)(nil); errors.As(req.err, &lb) {
+		if be := liveLimitBusy(req.err, nj.Owner); be != nil {
 			// Not the key's row: the owner's max_live_jobs lock, held by
-			// another transaction past the claim's wait for it (ErrLiveLimitBusy).
-			return nil, false, &BusyError{Wait: lb.wait, Err: req.err,
-				What: fmt.Sprintf("the max_live_jobs check of owner %s (limits.max_live_jobs: the lock its live jobs are counted under)", nj.Owner)}
+			// another transaction past the claim's wait for it.
+			return nil, false, be
 		}
 		if Busy(req.err) {
 			// The key's row is held by a transaction that outlasted the

@@ -135,8 +135,30 @@ func (s *Store) awaitKeyRow(ctx context.Context, nj NewJob, wait time.Duration) 
 		return err
 	}
 	defer conn.Release()
+	return awaitUnheld(ctx, conn, wait, awaitKeyRowSQL, nj.Owner, nj.Operation, nj.IdempotencyKey)
+}
+
+// awaitUnheld runs sql, a statement that locks rows and writes nothing, in
+// an implicit transaction of its own with its lock waits bounded to wait:
+// one round trip that returns once no other transaction holds those rows,
+// or lock_not_available when one still does (awaitKeyRow, awaitRetryRows).
+func awaitUnheld(ctx context.Context, db interface {
+	SendBatch(context.Context, *pgx.Batch) pgx.BatchResults
+}, wait time.Duration, sql string, args ...any) error {
 	b := &pgx.Batch{}
 	b.Queue(lockWaitSQL, lockWaitArg(wait))
-	b.Queue(awaitKeyRowSQL, nj.Owner, nj.Operation, nj.IdempotencyKey)
-	return conn.SendBatch(ctx, b).Close()
+	b.Queue(sql, args...)
+	return db.SendBatch(ctx, b).Close()
+}
+
+// liveLimitBusy is err as the *BusyError naming owner's max_live_jobs check
+// when it is a wait for that check's lock that ran out (liveLimitBusyError),
+// nil otherwise: neither the key's row nor the job's is to blame.
+func liveLimitBusy(err error, owner string) *BusyError {
+	lb := (*liveLimitBusyError)(nil)
+	if !errors.As(err, &lb) {
+		return nil
+	}
+	return &BusyError{Wait: lb.wait, Err: err,
+		What: fmt.Sprintf("the max_live_jobs check of owner %s (limits.max_live_jobs: the lock its live jobs are counted under)", owner)}
 }

@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -35,10 +33,7 @@ const awaitRetryRowsSQL = `WITH j AS (SELECT owner, operation, idempotency_key F
 // owner's lock (RetryJobKeyed). One round trip, and only on that path:
 // lock_not_available when a row is still held.
 func (s *Store) awaitRetryRows(ctx context.Context, owner, jobID string, wait time.Duration) error {
-	b := &pgx.Batch{}
-	b.Queue(lockWaitSQL, lockWaitArg(wait))
-	b.Queue(awaitRetryRowsSQL, jobID, owner)
-	return s.pool.SendBatch(ctx, b).Close()
+	return awaitUnheld(ctx, s.pool, wait, awaitRetryRowsSQL, jobID, owner)
 }
 
 // lockLiveLimitWaiting takes owner's max_live_jobs lock (liveLimitLockSQL) in
@@ -65,9 +60,8 @@ func lockLiveLimitWaiting(ctx context.Context, tx pgx.Tx, owner string, wait tim
 // what was held: owner's max_live_jobs check (ErrLiveLimitBusy), or the job
 // (its row or its key's, waited for up to rowWait); any other err as it is.
 func retryBusy(err error, owner, jobID string, rowWait time.Duration) error {
-	if lb := (*liveLimitBusyError)(nil); errors.As(err, &lb) {
-		return &BusyError{Wait: lb.wait, Err: err,
-			What: fmt.Sprintf("the max_live_jobs check of owner %s (limits.max_live_jobs: the lock its live jobs are counted under)", owner)}
+	if be := liveLimitBusy(err, owner); be != nil {
+		return be
 	}
 	return jobBusy(err, jobID, rowWait)
 }

@@ -417,7 +417,7 @@ func warnWebhookChange(ctx context.Context, st *store.Store, owner string, befor
 			"each, like those already pending, is retried until it is webhooks.retry_for (%s) old, and is delivered if the owner has a webhook again by then, "+
 			"abandoned if not; jobs that end later get no event until it has one. "+
 			"Give it one again with `router keys create --owner %s --webhook-url URL`.\n",
-			owner, r.EventsUntil.Sub(r.RevokedAt), r.EventsUntil.UTC().Format(time.RFC3339), retryFor, owner)
+			owner, r.EventsFor, r.EventsUntil.UTC().Format(time.RFC3339), retryFor, owner)
 	case errors.Is(err, store.ErrNotFound):
 		fmt.Fprintf(os.Stderr, "warning: owner %s now has no webhook (it came with the revoked key): its job events are not delivered until it has one again; "+
 			"pending ones are retried until they are webhooks.retry_for old, then abandoned. "+

@@ -369,7 +369,8 @@ func keyBusy(err error, id int64) error {
 
 // RevokedAPIKey is what RevokeAPIKeyResult did.
 type RevokedAPIKey struct {
-	// RevokedAt is when the key was revoked, on the database clock.
+	// RevokedAt is when the key was revoked, on the database clock: when its
+	// revocation was about to commit, after its lock waits.
 	RevokedAt time.Time
 	// Already: the key was revoked before (at RevokedAt), so nothing changed.
 	Already bool
@@ -382,6 +383,10 @@ type RevokedAPIKey struct {
 	// owner's webhook row is not marked removed after the revocation (it
 	// still has a webhook, or never had one), and when Already.
 	EventsUntil *time.Time
+	// EventsFor is how long EventsUntil was after the revocation's
+	// transaction began (the start of the redelivery window); 0 when
+	// EventsUntil is nil.
+	EventsFor time.Duration
 }
 
 // RevokeAPIKeyResult is RevokeAPIKey, saying whether the key was revoked
@@ -414,12 +419,19 @@ func (s *Store) RevokeAPIKeyResult(ctx context.Context, id int64) (RevokedAPIKey
 		if err := syncKeyWebhooks(ctx, tx, s.opt.RedeliveryWindow); err != nil {
 			return err
 		}
-		err := tx.QueryRow(ctx, `SELECT removed_until FROM webhook_owners WHERE owner = $1 AND removed_until IS NOT NULL`,
-			owner).Scan(&out.EventsUntil)
+		var forMicros int64
+		err := tx.QueryRow(ctx, `SELECT removed_until, (extract(epoch FROM removed_until - now()) * 1e6)::bigint
+			FROM webhook_owners WHERE owner = $1 AND removed_until IS NOT NULL`,
+			owner).Scan(&out.EventsUntil, &forMicros)
+		out.EventsFor = time.Duration(forMicros) * time.Microsecond
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("read the end of owner %s's webhook redelivery window: %w", owner, err)
 		}
-		return nil
+		// Stamped last, after every lock wait: a replica may serve the key
+		// from its cache until this commits, and a re-run of the revocation
+		// waits the rest of auth.cache_ttl from this time.
+		return tx.QueryRow(ctx, `UPDATE api_keys SET revoked_at = clock_timestamp() WHERE id = $1 RETURNING revoked_at`,
+			id).Scan(&out.RevokedAt)
 	})
 	return out, err
 }

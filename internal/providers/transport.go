@@ -335,6 +335,12 @@ func (tt *traceTransport) roundTrip(req *http.Request) (*http.Response, error) {
 		} else if t.watch != nil && isRedirect(resp) {
 			t.watch.Redirected()
 		}
+		if e := switchedProtocols(t.provider, resp); e != nil && err == nil {
+			if resp.Body != nil {
+				_ = resp.Body.Close() // the detached connection
+			}
+			return nil, e
+		}
 		if e := notTheAnswer(t.provider, t.answer, resp); e != nil && err == nil {
 			// Not the API's answer: not handed to the client library to
 			// decode. The adapters' classify returns e as it is.

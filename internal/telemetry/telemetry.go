@@ -101,7 +101,9 @@ func Setup(ctx context.Context, version string) (shutdown func(context.Context) 
 // no-op tracer provider (see Off), leaves OpenTelemetry's no-op propagator in
 // place and returns a no-op shutdown. The exporter and the batch span
 // processor read the standard variables themselves (endpoints, headers,
-// timeouts, OTEL_BSP_SCHEDULE_DELAY, ...). shutdown flushes pending spans.
+// timeouts, OTEL_BSP_SCHEDULE_DELAY, ...); endpoints and headers it would
+// get wrong are refused first (otlpEnvProblems). shutdown flushes pending
+// spans.
 // log hears what is accepted with a warning (a partly malformed
 // OTEL_RESOURCE_ATTRIBUTES, an unreadable value length limit, an http/protobuf
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT without a path) and, while tracing is on,
@@ -120,6 +122,10 @@ func SetupLogged(ctx context.Context, version string, log *slog.Logger) (shutdow
 	}
 	prop, err := Propagator(os.Getenv)
 	if err != nil {
+		return nop, false, err
+	}
+	// Before the exporter reads them: it prints what it cannot read.
+	if err := otlpEnvProblems(os.Getenv, proto); err != nil {
 		return nop, false, err
 	}
 	var exp sdktrace.SpanExporter

@@ -1,0 +1,110 @@
+package telemetry
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode"
+)
+
+// otlpEndpointKeys and otlpHeaderKeys are the variables the OTLP exporter
+// reads for where spans go and the headers sent with them: both of each
+// pair, the traces one overriding the other.
+var (
+	otlpEndpointKeys = [...]string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"}
+	otlpHeaderKeys   = [...]string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"}
+)
+
+// otlpEnvProblems refuses OTLP endpoints and headers the exporter would get
+// wrong without failing, naming the variable and never its value (either may
+// hold the collector's credential). The exporter drops a header it cannot
+// read — and prints the item, credential and all, on stderr through
+// OpenTelemetry's own logger — then sends every batch without it; it reads
+// host:port without http:// as a URL of another scheme (no host: every
+// span lost) or not at all (then the default, localhost:4318, gets them).
+// proto is the OTLP protocol (Protocol): with grpc a unix:///path socket is
+// an endpoint too.
+func otlpEnvProblems(getenv func(string) string, proto string) error {
+	var errs []error
+	for _, key := range otlpEndpointKeys {
+		if why := endpointProblem(strings.TrimSpace(getenv(key)), proto); why != "" {
+			errs = append(errs, fmt.Errorf("telemetry: %s %s (the value is not shown: it may hold a credential)", key, why))
+		}
+	}
+	for _, key := range otlpHeaderKeys {
+		if why := headersProblem(getenv(key)); why != "" {
+			errs = append(errs, fmt.Errorf("telemetry: %s %s: write comma-separated name=value pairs, percent-encoding special characters "+
+				"(authorization=Bearer%%20TOKEN); the value is not shown: it may hold a credential", key, why))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// endpointProblem is why raw, an endpoint variable without the spaces around
+// it, cannot be one, "" when it can (or is unset).
+func endpointProblem(raw, proto string) string {
+	if raw == "" {
+		return ""
+	}
+	const fix = "write it as http://HOST:PORT, or https://HOST:PORT for TLS (for example http://collector:4318)"
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return "is not a URL: " + fix // url.Error would quote it whole
+	case proto == "grpc" && strings.EqualFold(u.Scheme, "unix") && u.Path != "":
+		return ""
+	case !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https"):
+		// "collector:4318" parses as scheme "collector": no host, no span sent.
+		return "does not start with http:// or https://: " + fix
+	case u.Hostname() == "":
+		return "has no host: " + fix
+	}
+	return ""
+}
+
+// headersProblem is why raw, a headers variable, would lose an item, "" when
+// the exporter reads all of them: comma-separated name=value items, the name
+// an HTTP token and the value percent-decoded, as the OTLP exporter
+// specification has it and OpenTelemetry's Go exporter reads them; a decoded
+// value must fit in a header (no line break or other control character).
+func headersProblem(raw string) string {
+	if strings.TrimSpace(raw) == "" {
+		return "" // unset, for the exporter as well
+	}
+	items := strings.Split(raw, ",")
+	for i, item := range items {
+		at := fmt.Sprintf("item %d of %d", i+1, len(items))
+		name, value, ok := strings.Cut(item, "=")
+		switch {
+		case strings.TrimSpace(item) == "":
+			return at + " is empty (a stray comma?)"
+		case !ok:
+			return at + ` has no "=" (an HTTP header's "Name: value" is written name=value here)`
+		case !isToken(strings.TrimSpace(name)):
+			return at + " has a name that is not an HTTP header name (letters, digits and !#$%&'*+-.^_`|~ only)"
+		}
+		v, err := url.PathUnescape(value)
+		if err != nil {
+			return at + " has a value that does not percent-decode (a % not followed by two hex digits: write a % itself as %25)"
+		}
+		if strings.IndexFunc(v, unicode.IsControl) >= 0 {
+			return at + " has a value holding a line break or another control character, which no header can carry"
+		}
+	}
+	return ""
+}
+
+// isToken reports whether s is an HTTP token (RFC 9110), a header's name.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}

@@ -44,7 +44,7 @@ func (c Config) WithDefaults() Config {
 	// alone was refused for the base the file never wrote).
 	def(&c.Execution.Retry.Base, min(Duration(200*time.Millisecond), positiveOr(c.Execution.Retry.Cap, Duration(200*time.Millisecond))))
 	def(&c.Execution.Retry.MaxRetryAfter, Duration(30*time.Second))
-	def(&c.Execution.HandoverWait, max(Duration(2*time.Minute), 2*c.Execution.Lease))
+	def(&c.Execution.HandoverWait, max(Duration(2*time.Minute), twice(c.Execution.Lease)))
 	def(&c.Chat.Wait, Duration(5*time.Minute))
 	def(&c.Chat.KeepAlive, KeepAliveComment)
 	def(&c.Retention.Jobs, Duration(720*time.Hour))
@@ -210,9 +210,9 @@ func (c Config) problems() []string {
 	if c.Execution.Retry.Cap > 0 && c.Execution.Retry.Base > c.Execution.Retry.Cap {
 		add("execution.retry.base (%s) is larger than execution.retry.cap (%s)", c.Execution.Retry.Base.D(), c.Execution.Retry.Cap.D())
 	}
-	if c.Execution.HandoverWait > 0 && c.Execution.Lease > 0 && c.Execution.HandoverWait < 2*c.Execution.Lease {
+	if c.Execution.HandoverWait > 0 && c.Execution.Lease > 0 && c.Execution.Lease <= Duration(MaxLease) && c.Execution.HandoverWait < twice(c.Execution.Lease) {
 		add("execution.handover_wait (%s) is shorter than twice execution.lease (%s): replicas that are not the recovery leader adopt a job only after it has waited a lease, and the leader would fail jobs they could run; set it to %s or more",
-			c.Execution.HandoverWait.D(), c.Execution.Lease.D(), (2 * c.Execution.Lease).D())
+			c.Execution.HandoverWait.D(), c.Execution.Lease.D(), twice(c.Execution.Lease).D())
 	}
 	if why := databaseURLProblem(c.DatabaseURL); why != "" {
 		add("%s", why)

@@ -25,7 +25,7 @@ func ValidateOwner(owner string) error {
 		return fmt.Errorf("the owner is not valid UTF-8")
 	}
 	for _, r := range owner {
-		if unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+		if unicode.IsSpace(r) || unicode.IsControl(r) || invisibleFormat(r) {
 			return fmt.Errorf("the owner %q holds white space or a control character (%U): use a name without them (for example acme or acme-eu)", owner, r)
 		}
 	}

@@ -35,6 +35,20 @@ const MaxWebhookTimeout = 2 * time.Minute
 // trip that must finish well within the lease.
 const MinLease = time.Second
 
+// MaxLease is the longest execution.lease and retention.leader_lease: a dead
+// replica's jobs (or leadership) wait a lease before another takes them over,
+// and handover_wait is at least twice the lease, which a lease of centuries
+// overflowed (to a negative: the check passed and the default became 2m).
+const MaxLease = 24 * time.Hour
+
+// twice is 2×d, saturating instead of overflowing.
+func twice(d Duration) Duration {
+	if d > math.MaxInt64/2 {
+		return math.MaxInt64
+	}
+	return 2 * d
+}
+
 // rangeProblems checks every numeric setting a file can get wrong by sign or
 // size, after defaults: a value the file left out already holds its default,
 // so what is out of range here was written so. Each message names the setting
@@ -47,9 +61,12 @@ func (c Config) rangeProblems() []string {
 			add("%s (%s) must be a positive duration such as 30s (omit it for the default)", name, d.D())
 		}
 	}
-	atLeast := func(name string, d, lo Duration) {
-		if d < lo {
-			add("%s (%s) must be at least %s: it is renewed at a third of its length, in a database round trip (omit it for the default)", name, d.D(), lo.D())
+	lease := func(name string, d Duration) {
+		switch {
+		case d < Duration(MinLease):
+			add("%s (%s) must be at least %s: it is renewed at a third of its length, in a database round trip (omit it for the default)", name, d.D(), MinLease)
+		case d > Duration(MaxLease):
+			add("%s (%s) must be at most %s: a replica that dies holds what it leased until the lease runs out, so a longer one only delays the takeover (omit it for the default)", name, d.D(), MaxLease)
 		}
 	}
 	if n := c.HTTP.MaxBodyBytes; n < 1 || n > MaxBodyBytesCap {
@@ -69,7 +86,7 @@ func (c Config) rangeProblems() []string {
 	positive("shutdown.http", c.Shutdown.HTTP)
 	positive("idempotency.retention", c.Idempotency.Retention)
 	positive("conformance.max_age", c.Conformance.MaxAge)
-	atLeast("execution.lease", c.Execution.Lease, Duration(MinLease))
+	lease("execution.lease", c.Execution.Lease)
 	positive("execution.reconcile_after", c.Execution.ReconcileAfter)
 	positive("execution.handover_wait", c.Execution.HandoverWait)
 	positive("execution.retry.base", c.Execution.Retry.Base)
@@ -77,7 +94,7 @@ func (c Config) rangeProblems() []string {
 	positive("execution.retry.max_retry_after", c.Execution.Retry.MaxRetryAfter)
 	positive("chat.wait", c.Chat.Wait)
 	positive("retention.jobs", c.Retention.Jobs)
-	atLeast("retention.leader_lease", c.Retention.LeaderLease, Duration(MinLease))
+	lease("retention.leader_lease", c.Retention.LeaderLease)
 	positive("webhooks.timeout", c.Webhooks.Timeout)
 	if c.Webhooks.Timeout > Duration(MaxWebhookTimeout) {
 		add("webhooks.timeout (%s) must be at most %s: a delivery still running %s after it started is taken for one whose replica died "+

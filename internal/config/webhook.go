@@ -9,12 +9,16 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/routerhq/router/internal/netredact"
 )
 
 // ValidateWebhookURL checks a webhook URL: absolute http or https with a host
 // name (or address) and, if it has one, a port from 1 to 65535; no white
-// space, no credentials, no fragment. Messages show the URL with any password
-// redacted: they end up in logs and terminals.
+// space, no credentials, no fragment. Messages show the URL as netredact
+// does (no user information, query values that may be secrets as …): they
+// end up in logs and terminals, and a receiver's URL often carries its
+// secret (?token=…, ?code=…, ?sig=…).
 //
 // A URL no delivery can reach is refused here rather than found out from
 // the deliveries: every try of it would fail for webhooks.retry_for (24 h by
@@ -35,7 +39,7 @@ func ValidateWebhookURL(raw string) error {
 		}
 		return fmt.Errorf("is not a URL: %v", err)
 	}
-	shown := u.Redacted()
+	shown := netredact.URL(u)
 	if u.Scheme != "https" && u.Scheme != "http" {
 		return fmt.Errorf("%q must start with https:// (or http://)", shown)
 	}
@@ -68,8 +72,9 @@ func ValidateWebhookURL(raw string) error {
 // webhookURLSpace refuses a webhook URL holding white space — most often a
 // space or line break pasted with it. At its start or in its host the URL
 // does not parse; in its path it would be sent (as %20) as part of the path,
-// which the receiver answers 404. The message shows the URL trimmed, with its
-// password redacted; none when it does not parse and may hold one.
+// which the receiver answers 404. The message shows the URL trimmed, as
+// written when nothing in it may be a secret, else as netredact shows it;
+// none when it does not parse.
 func webhookURLSpace(raw string) error {
 	at := strings.IndexFunc(raw, unicode.IsSpace)
 	if at < 0 {
@@ -79,13 +84,14 @@ func webhookURLSpace(raw string) error {
 	if trimmed == "" {
 		return fmt.Errorf("is blank: give the https:// URL the owner's job completion events are POSTed to")
 	}
-	// As written (url.URL's String would show a space as %20), unless it may
-	// hold a password.
-	shown := fmt.Sprintf("%q ", trimmed)
-	if u, err := url.Parse(trimmed); err == nil && u.User != nil {
-		shown = fmt.Sprintf("%q ", u.Redacted())
-	} else if err != nil && strings.Contains(trimmed, "@") {
-		shown = ""
+	// As written (url.URL's String would show a space as %20) when
+	// netredact would hide nothing.
+	shown := ""
+	if u, err := url.Parse(trimmed); err == nil {
+		shown = fmt.Sprintf("%q ", trimmed)
+		if u.User != nil || netredact.Query(u.RawQuery) != u.RawQuery {
+			shown = fmt.Sprintf("%q ", netredact.URL(u))
+		}
 	}
 	switch {
 	case trimmed != raw && strings.IndexFunc(trimmed, unicode.IsSpace) < 0:

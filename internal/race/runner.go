@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -221,6 +222,9 @@ func New(cfg Config) *Runner {
 	}
 	if cfg.HandoverWait <= 0 {
 		cfg.HandoverWait = max(2*time.Minute, 2*cfg.Lease) // as config's default
+		if cfg.Lease > math.MaxInt64/2 {
+			cfg.HandoverWait = math.MaxInt64 // 2×lease overflowed to a negative
+		}
 	}
 	if cfg.Observer == nil {
 		cfg.Observer = nopObserver{}

@@ -147,8 +147,9 @@ func (l *lifecycle) stop() {
 // configWebhooks returns the configured owners' webhook URLs, signing
 // secrets (from the environment variables api_keys[].webhook.secret_env) and
 // the secrets being rotated out (previous_secret_env), refusing every empty
-// or unusable secret in one error, and every value shared by secrets of
-// different parties (sharedSecrets). Stored keys' secrets (router keys create
+// or unusable secret in one error, every value shared by secrets of
+// different parties (sharedSecrets) and every provider or operator key no
+// header can carry (unsendableKeys). Stored keys' secrets (router keys create
 // --webhook-url) are made by the router and need no check.
 func configWebhooks(cfg *config.Config, getenv func(string) string) (urls, secrets, previous map[string]string, err error) {
 	urls, secrets, previous = map[string]string{}, map[string]string{}, map[string]string{}
@@ -160,7 +161,8 @@ func configWebhooks(cfg *config.Config, getenv func(string) string) (urls, secre
 		}
 		seen[[2]string{owner, env}] = true
 		if err := webhook.ValidateSecret(v); err != nil {
-			problems = append(problems, fmt.Sprintf("api_keys[%d].webhook.%s: environment variable %s (owner %s): %v", i, field, env, owner, err))
+			// The variable's name only when it looks like one (config.EnvRef).
+			problems = append(problems, fmt.Sprintf("api_keys[%d].webhook.%s: %s (owner %s): %v", i, field, config.EnvRef(env), owner, err))
 		}
 	}
 	for i, k := range cfg.APIKeys {
@@ -184,6 +186,9 @@ func configWebhooks(cfg *config.Config, getenv func(string) string) (urls, secre
 			"set each environment variable to a good secret and start again (a rotation's previous_secret_env holds the old secret, until every receiver verifies with the new one: then remove it); the owner's receiver verifies with the same secret, so give it the new one", strings.Join(problems, "\n  ")))
 	}
 	if err := sharedSecrets(cfg, getenv); err != nil {
+		errs = append(errs, err)
+	}
+	if err := unsendableKeys(cfg, getenv); err != nil {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {

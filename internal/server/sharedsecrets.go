@@ -33,9 +33,9 @@ func sharedSecrets(cfg *config.Config, getenv func(string) string) error {
 			if values[i] == "" || values[i] != values[j] || config.MayShare(a, b) || (a.Bearer() && b.Bearer()) {
 				continue
 			}
-			what := fmt.Sprintf("%s %s and %s %s hold the same value", a.Field, a.Env, b.Field, b.Env)
+			what := fmt.Sprintf("%s %s and %s %s hold the same value", a.Field, envName(a.Env), b.Field, envName(b.Env))
 			if a.Env == b.Env {
-				what = fmt.Sprintf("%s and %s both name %s", a.Field, b.Field, a.Env)
+				what = fmt.Sprintf("%s and %s both name %s", a.Field, b.Field, envName(a.Env))
 			}
 			problems = append(problems, fmt.Sprintf("%s: %s would hold a secret that %s, and %s one that %s",
 				what, a.Holder(), b.Grants(), b.Holder(), a.Grants()))
@@ -47,4 +47,14 @@ func sharedSecrets(cfg *config.Config, getenv func(string) string) error {
 			"give each its own value (a key from `openssl rand -hex 32`; a webhook secret from `echo whsec_$(head -c 32 /dev/urandom | base64)`, given to its receiver too) and start again", strings.Join(problems, "\n  "))
 	}
 	return nil
+}
+
+// envName is env as a start-up message shows it: its name when it looks like
+// one (config.ShowEnvName), else a phrase that does not repeat it — it may be
+// a secret written in its place.
+func envName(env string) string {
+	if config.ShowEnvName(env) {
+		return env
+	}
+	return "(a variable whose name is not shown)"
 }

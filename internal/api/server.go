@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	rfcproblem "github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/store"
 )
@@ -211,7 +212,8 @@ func New(cfg Config, d Deps) *Server {
 // noEndpoint answers a request no endpoint took: 405 with Allow when the
 // path is an endpoint's but the method is not one it takes (RFC 9110
 // §15.5.6), else 404. Like routing, it comes before authentication: which
-// endpoints exist is public (docs/api.md).
+// endpoints exist is public (docs/api.md). The caller's method and path are
+// quoted clipped (rfcproblem.Clip), as the instance is.
 func (s *Server) noEndpoint(w http.ResponseWriter, r *http.Request) {
 	allow := s.allowedMethods(r)
 	if len(allow) == 0 && slices.Contains(operatorPaths, r.URL.Path) {
@@ -227,12 +229,12 @@ func (s *Server) noEndpoint(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(allow) == 0 {
 		writeProblem(w, r, problem{Status: http.StatusNotFound, Type: "not-found", Title: "No such endpoint",
-			Detail: r.Method + " " + r.URL.Path + " is not an endpoint of this router; see docs/api.md"})
+			Detail: rfcproblem.Clip(r.Method) + " " + rfcproblem.Clip(r.URL.Path) + " is not an endpoint of this router; see docs/api.md"})
 		return
 	}
 	methods := strings.Join(allow, ", ")
 	w.Header().Set("Allow", methods)
-	detail := r.Method + " is not a method of " + r.URL.Path + ", which takes " + methods + "; see docs/api.md"
+	detail := rfcproblem.Clip(r.Method) + " is not a method of " + rfcproblem.Clip(r.URL.Path) + ", which takes " + methods + "; see docs/api.md"
 	if OpenAIShaped(r.URL.Path) {
 		detail = strings.TrimSuffix(detail, "api.md") + "chat.md" // the OpenAI-compatible endpoints' page
 		writeOpenAIError(w, http.StatusMethodNotAllowed, "invalid_request_error", "method_not_allowed", "", detail)

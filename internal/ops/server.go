@@ -92,18 +92,20 @@ func (s *Server) route(path string, h http.Handler, params ...string) {
 
 // noRoute answers what no endpoint took: a 405 naming the allowed methods
 // for an operator path asked with another method (POST /dashboard, OPTIONS),
-// else a 404 listing the operator endpoints.
+// else a 404 listing the operator endpoints. The caller's method and path are
+// quoted clipped (problem.Clip): this listener takes up to net/http's ~1 MiB
+// of them.
 func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 	if slices.Contains(s.paths, r.URL.Path) {
 		w.Header().Set("Allow", opsMethods)
 		problem.Write(w, r, problem.Details{Status: http.StatusMethodNotAllowed, Type: "method-not-allowed", Title: "Method not allowed",
-			Detail: r.Method + " is not allowed on " + r.URL.Path + "; it answers GET and HEAD only (the operator endpoints only read)"})
+			Detail: problem.Clip(r.Method) + " is not allowed on " + r.URL.Path + "; it answers GET and HEAD only (the operator endpoints only read)"})
 		return
 	}
 	n := len(s.paths)
 	serves := strings.Join(s.paths[:n-1], ", ") + " and " + s.paths[n-1]
 	problem.Write(w, r, problem.Details{Status: http.StatusNotFound, Type: "not-found", Title: "No such endpoint",
-		Detail: r.Method + " " + r.URL.Path + " is not an operator endpoint; this listener serves " + serves + " (see docs/operations.md)"})
+		Detail: problem.Clip(r.Method) + " " + problem.Clip(r.URL.Path) + " is not an operator endpoint; this listener serves " + serves + " (see docs/operations.md)"})
 }
 
 // checkQuery refuses, with a 400 naming them and the parameters the endpoint
@@ -175,7 +177,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, r, problem.Details{Status: http.StatusMisdirectedRequest, Type: "not-a-local-host", Title: "Host is not a loopback address",
 			Detail: fmt.Sprintf("this operator listener has no operator key, so it answers only requests addressed to a loopback host "+
 				"(127.0.0.1, [::1] or localhost, any port), not Host %q: a web page could otherwise read it through DNS rebinding. "+
-				"Open it as http://127.0.0.1:<port>/…, have a proxy in front of it send such a Host, or set ops_key_env", r.Host)})
+				"Open it as http://127.0.0.1:<port>/…, have a proxy in front of it send such a Host, or set ops_key_env", problem.Clip(r.Host))})
 	case s.cfg.Key != "" && len(r.Header.Values("Authorization")) > 1:
 		// Which one counts is not agreed: a proxy or an audit log may take
 		// the last where keyOK would take the first (as the tenant API,

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -181,7 +182,9 @@ func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
 		}
 		details = b
 	}
-	runs, err := s.store.LatestConformanceRuns(r.Context(), store.ConformanceFilter{
+	ctx, cancel := context.WithTimeout(r.Context(), opsReadTimeout)
+	defer cancel()
+	runs, err := s.store.LatestConformanceRuns(ctx, store.ConformanceFilter{
 		Provider: q.Get("provider"), Prompt: q.Get("prompt"), WithCases: details, MaxAge: s.cfg.ConformanceMaxAge,
 	})
 	if err != nil {

@@ -50,9 +50,7 @@ var dashboardTmpl = template.Must(template.New("dashboard.html").Funcs(template.
 // nor a job's error text, which can quote them (failureSummary).
 func (s *Server) dashboard() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
-		defer cancel()
-		data := s.dashboardData(ctx, s.cfg)
+		data := s.dashboardData(r.Context(), s.cfg)
 		var buf bytes.Buffer
 		if err := dashboardTmpl.Execute(&buf, data); err != nil {
 			s.log.Error("could not render the dashboard", "err", err)
@@ -143,8 +141,6 @@ type dashAttempt struct {
 	Why string
 }
 
-const counterWindow = time.Hour
-
 // dashAttemptsPerJob is how many of a job's attempts, the last ones, the
 // dashboard reads and shows: retries are not bounded in number, and a job
 // with thousands of them must not make a page that reloads every few seconds
@@ -152,29 +148,53 @@ const counterWindow = time.Hour
 // not shown"); `router jobs get` prints them all.
 const dashAttemptsPerJob = 10
 
+// dashboardData reads the page's sections — the database clock, the
+// conformance results, the providers, the webhook deliveries, the recent
+// jobs, the counters — at once, each within its own opsReadTimeout
+// (readAll): a section whose read waits (its table locked by ALTER TABLE,
+// VACUUM FULL or REINDEX) lists its error, and the others are shown.
 func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 	d := &dashData{Generated: s.now(), Replica: ops.Replica, Refresh: max(int(ops.DashboardRefresh.Seconds()), 1),
 		StatsWindow: ops.StatsWindow.String(), CounterWindow: "last hour", AttemptsPerJob: dashAttemptsPerJob}
-	if now, err := s.store.Now(ctx); err != nil {
+	var (
+		now        time.Time
+		nowErr     error
+		conf       conformanceRead
+		state      providerState
+		deliveries deliveryReads
+		jobs       []store.RecentJob
+		jobsErr    error
+		counts     counterReads
+	)
+	readAll(ctx,
+		func(ctx context.Context) { now, nowErr = s.store.Now(ctx) },
+		// One read of the conformance results, for the providers table and
+		// the matrix both.
+		func(ctx context.Context) { conf = readConformance(ctx, ops) },
+		func(ctx context.Context) { state = s.readProviderState(ctx) },
+		func(ctx context.Context) { deliveries = s.readDeliveries(ctx) },
+		func(ctx context.Context) {
+			jobs, jobsErr = s.store.RecentJobsCapped(ctx, ops.RecentJobs, dashAttemptsPerJob)
+		},
+		func(ctx context.Context) { counts = s.readCounters(ctx) })
+
+	if nowErr != nil {
 		// The ages are then on this process's clock, which may be skewed
 		// from the database's: the error is listed on the page.
-		d.Errors = append(d.Errors, "database clock (the ages shown are on this replica's clock): "+err.Error())
+		d.Errors = append(d.Errors, "database clock (the ages shown are on this replica's clock): "+nowErr.Error())
 		d.Now = d.Generated
 	} else {
 		d.Now = now
 	}
-	// One read of the conformance results, for the providers table and the
-	// matrix both.
-	conf := readConformance(ctx, ops)
-	if reply, err := s.listProviders(ctx, conf); err != nil {
+	if reply, err := s.listProviders(conf, state); err != nil {
 		d.Errors = append(d.Errors, "providers: "+err.Error())
 	} else {
 		d.Providers = reply.Providers
 	}
 	d.Conformance = conformanceMatrix(conf, ops)
-	d.Deliveries = s.webhookDeliveries(ctx, d)
-	if jobs, err := s.store.RecentJobsCapped(ctx, ops.RecentJobs, dashAttemptsPerJob); err != nil {
-		d.Errors = append(d.Errors, "recent jobs: "+err.Error())
+	d.Deliveries = deliveries.view(d)
+	if jobsErr != nil {
+		d.Errors = append(d.Errors, "recent jobs: "+jobsErr.Error())
 	} else {
 		names := map[string]outputNames{}
 		sent := newSentModels(ops)
@@ -192,43 +212,7 @@ func (s *Server) dashboardData(ctx context.Context, ops Config) *dashData {
 			d.Jobs = append(d.Jobs, dj)
 		}
 	}
-	// The jobs still waiting — unknown ones for an operator's resolution,
-	// pending or running ones for a replica — are counted whatever their age
-	// (the live jobs' index): an unknown job created more than the window
-	// ago still needs someone. When they cannot be read, their tiles say
-	// "–", not 0 (the error is listed on the page).
-	liveUnknown, liveRunning, livePending := "–", "–", "–"
-	if live, err := s.store.LiveJobCounts(ctx); err != nil {
-		d.Errors = append(d.Errors, "live jobs: "+err.Error())
-	} else {
-		liveUnknown, liveRunning, livePending = count(live[store.JobUnknown]), count(live[store.JobRunning]), count(live[store.JobPending])
-	}
-	if c, err := s.store.RecentCounters(ctx, counterWindow); err != nil {
-		d.Errors = append(d.Errors, "counters: "+err.Error())
-	} else {
-		d.Counters = c
-		d.CounterTiles = []tile{
-			{"jobs succeeded", count(c.JobsByState[store.JobSucceeded]), "ok"},
-			{"jobs failed", count(c.JobsByState[store.JobFailed]), "bad"},
-			{"jobs unknown", liveUnknown, "warn"},
-			{"jobs running", liveRunning, ""},
-			{"jobs pending", livePending, ""},
-			{"jobs cancelled", count(c.JobsByState[store.JobCancelled]), ""},
-			{"attempts", count(sum(c.AttemptsByState)), ""},
-			{"races lost", count(c.RacesLost), ""},
-			{"hedges started", count(c.HedgesStarted), ""},
-			{"hedges won", count(c.HedgesWon), "ok"},
-			{"failovers", count(c.AttemptsByRole[store.RoleFailover]), ""},
-			{"retries", count(c.AttemptsByRole[store.RoleRetry]), ""},
-		}
-	}
-	if h, err := s.store.RecentHedgeCost(ctx, counterWindow); err != nil {
-		d.Errors = append(d.Errors, "cost: "+err.Error())
-	} else {
-		d.Hedge = h
-		d.ShowCost = ops.Priced || h.TotalUSD > 0
-		d.ShowLatencyBought = ops.KeepLosers
-	}
+	counts.show(d, ops)
 	return d
 }
 

@@ -49,21 +49,40 @@ type abandonedRow struct {
 	Why string // abandonedCause
 }
 
-// webhookDeliveries reads the deliveries section, or nil when the pending
-// deliveries could not be read; each error is added to d.Errors.
-func (s *Server) webhookDeliveries(ctx context.Context, d *dashData) *deliveriesView {
-	st, err := s.store.WebhookDeliveryStats(ctx, webhook.InterruptedNote)
-	if err != nil {
-		d.Errors = append(d.Errors, "webhook deliveries: "+err.Error())
+// deliveryReads are the deliveries section as read: the pending events'
+// stats and the recently abandoned events, each with its error.
+type deliveryReads struct {
+	stats        store.DeliveryStats
+	statsErr     error
+	abandoned    store.AbandonedDeliveries
+	abandonedErr error
+}
+
+// readDeliveries reads the deliveries section: the abandoned events only
+// when the pending ones could be read (the section is not shown otherwise).
+func (s *Server) readDeliveries(ctx context.Context) (r deliveryReads) {
+	if r.stats, r.statsErr = s.store.WebhookDeliveryStats(ctx, webhook.InterruptedNote); r.statsErr != nil {
+		return r
+	}
+	r.abandoned, r.abandonedErr = s.store.RecentlyAbandonedEvents(ctx, abandonedWindow, abandonedShown)
+	return r
+}
+
+// view is the deliveries section, or nil when the pending deliveries could
+// not be read; each error is added to d.Errors.
+func (r deliveryReads) view(d *dashData) *deliveriesView {
+	if r.statsErr != nil {
+		d.Errors = append(d.Errors, "webhook deliveries: "+r.statsErr.Error())
 		return nil
 	}
+	st := r.stats
 	v := &deliveriesView{Pending: st.Pending, FailingCount: st.FailingCount, Failing: st.Failing,
 		InterruptedCount: st.Interrupted, Interrupted: st.InterruptedEvents, AbandonedWindow: "24 h"}
-	if ab, err := s.store.RecentlyAbandonedEvents(ctx, abandonedWindow, abandonedShown); err != nil {
-		d.Errors = append(d.Errors, "abandoned webhook deliveries: "+err.Error())
+	if r.abandonedErr != nil {
+		d.Errors = append(d.Errors, "abandoned webhook deliveries: "+r.abandonedErr.Error())
 	} else {
-		v.Abandoned = &abandonedList{Count: ab.Count}
-		for _, e := range ab.Events {
+		v.Abandoned = &abandonedList{Count: r.abandoned.Count}
+		for _, e := range r.abandoned.Events {
 			v.Abandoned.Events = append(v.Abandoned.Events, abandonedRow{e, abandonedCause(e.LastError)})
 		}
 	}

@@ -19,7 +19,9 @@ import (
 type GateJudge interface {
 	Mode() string
 	Applies(role string) bool
-	AllowModel(ctx context.Context, provider, model string, p *prompt.Prompt, role string) (ok bool, reason string)
+	// AllowModels answers each ask as routing's AllowModel would, starting
+	// every read the asks need before it waits for any (race.BatchGate).
+	AllowModels(ctx context.Context, asks []race.GateAsk) []race.GateAnswer
 }
 
 var _ GateJudge = (*conformance.Gate)(nil)
@@ -71,7 +73,9 @@ type GateEntry struct {
 // for each prompt of the route (the prompts whose route it is, as their jobs
 // ask for their model; and its conformance_prompt, for each model its chat
 // completions ask for: chatModelsAsked), by provider. status is why no
-// entry could be made ("" when the gate was asked).
+// entry could be made ("" when the gate was asked). The gate is asked once,
+// for all the entries (AllowModels): its reads run at once, so the view
+// waits for the slowest, each bounded by the gate and ctx, not for their sum.
 func gateEntries(ctx context.Context, ops Config, prompts *prompt.Set) (byProvider map[string][]GateEntry, status string) {
 	if ops.Gate == nil {
 		return nil, "not available: the conformance gate is not given to the operator views"
@@ -79,7 +83,16 @@ func gateEntries(ctx context.Context, ops Config, prompts *prompt.Set) (byProvid
 	if ops.Gate.Mode() == conformance.GateOff {
 		return nil, "off: conformance.gate is off; no target is gated"
 	}
-	byProvider = map[string][]GateEntry{}
+	var (
+		entries []GateEntry
+		targets []string // the provider of each entry
+		asks    []race.GateAsk
+	)
+	ask := func(route, target, role, jobs, model string, p *prompt.Prompt) {
+		entries = append(entries, gateEntry(ops.TargetModels, route, target, role, jobs, model, p))
+		targets = append(targets, target)
+		asks = append(asks, race.GateAsk{Provider: target, Model: model, Prompt: p, Role: role})
+	}
 	for _, r := range ops.GateRoutes {
 		var seen []string
 		for _, target := range r.Targets {
@@ -95,15 +108,25 @@ func gateEntries(ctx context.Context, ops Config, prompts *prompt.Set) (byProvid
 				if p.Route == r.Name {
 					// A prompt job asks for the prompt's model, else the
 					// target's: the gate's own choice for "".
-					byProvider[target] = append(byProvider[target], gateEntry(ctx, ops.Gate, ops.TargetModels, r.Name, target, role, "prompt", "", p))
+					ask(r.Name, target, role, "prompt", "", p)
 				}
 				if p.Name == r.ConformancePrompt {
 					for _, model := range chatModelsAsked(ops, r.Name, target, p) {
-						byProvider[target] = append(byProvider[target], gateEntry(ctx, ops.Gate, ops.TargetModels, r.Name, target, role, "chat", model, p))
+						ask(r.Name, target, role, "chat", model, p)
 					}
 				}
 			}
 		}
+	}
+	byProvider = map[string][]GateEntry{}
+	for i, a := range ops.Gate.AllowModels(ctx, asks) {
+		e := entries[i]
+		e.Admitted = a.OK
+		if !a.OK {
+			e.Reason = a.Reason
+			e.Command = fmt.Sprintf("router conformance run --provider %s --prompt %s", targets[i], e.Prompt)
+		}
+		byProvider[targets[i]] = append(byProvider[targets[i]], e)
 	}
 	return byProvider, ""
 }
@@ -135,21 +158,16 @@ func chatModelsAsked(ops Config, route, target string, p *prompt.Prompt) []strin
 	return out
 }
 
-// gateEntry asks gate about target in role on route for p's jobs asking for
-// model.
+// gateEntry is the entry of target in role on route for p's jobs asking
+// for model, before the gate's answer.
 // modelOf is Config.TargetModels, to name the model the gate chose for "".
-func gateEntry(ctx context.Context, gate GateJudge, modelOf func(string) string, route, target, role, jobs, model string, p *prompt.Prompt) GateEntry {
-	ok, why := gate.AllowModel(ctx, target, model, p, role)
-	e := GateEntry{Route: route, Role: role, Prompt: p.Name, PromptVersion: p.Version, Jobs: jobs, Model: model, Admitted: ok}
+func gateEntry(modelOf func(string) string, route, target, role, jobs, model string, p *prompt.Prompt) GateEntry {
+	e := GateEntry{Route: route, Role: role, Prompt: p.Name, PromptVersion: p.Version, Jobs: jobs, Model: model}
 	if e.Model == "" {
 		e.Model = p.Model // else the target's, which modelOf says
 		if e.Model == "" && modelOf != nil {
 			e.Model = modelOf(target)
 		}
-	}
-	if !ok {
-		e.Reason = why
-		e.Command = fmt.Sprintf("router conformance run --provider %s --prompt %s", target, p.Name)
 	}
 	return e
 }

@@ -195,9 +195,15 @@ type ProvidersReply struct {
 // ListProviders gathers GET /v1/providers: per configured provider, every live
 // replica's breaker state, recent attempt statistics, conformance results,
 // whether this replica's breaker admits it now, and the conformance gate's
-// word on it in each route where it gates it.
+// word on it in each route where it gates it. Its reads run at once, each
+// within opsReadTimeout (readAll).
 func (s *Server) ListProviders(ctx context.Context) (*ProvidersReply, error) {
-	return s.listProviders(ctx, readConformance(ctx, s.cfg))
+	var conf conformanceRead
+	var state providerState
+	readAll(ctx,
+		func(ctx context.Context) { conf = readConformance(ctx, s.cfg) },
+		func(ctx context.Context) { state = s.readProviderState(ctx) })
+	return s.listProviders(conf, state)
 }
 
 // conformanceRead is one read of the conformance source (ConformanceMatrix):
@@ -218,17 +224,39 @@ func readConformance(ctx context.Context, ops Config) conformanceRead {
 	return conformanceRead{configured: true, cells: cells, err: err}
 }
 
-// listProviders is ListProviders with the conformance results already read.
-func (s *Server) listProviders(ctx context.Context, conf conformanceRead) (*ProvidersReply, error) {
+// providerState is what the providers view reads besides the conformance
+// results: the live replicas' breaker states, the recent attempts'
+// statistics and the gate's word (gateEntries), or the error that left the
+// view without them.
+type providerState struct {
+	states     []store.BreakerState
+	stats      map[string]store.ProviderStats
+	gate       map[string][]GateEntry
+	gateStatus string
+	err        error
+}
+
+// readProviderState reads the providers view's state, one read after
+// another within ctx. The gate is asked only when the breaker states and
+// statistics were read: without them the view is an error.
+func (s *Server) readProviderState(ctx context.Context) (p providerState) {
+	if p.states, p.err = s.store.ListBreakerStates(ctx, s.cfg.StaleAfter); p.err != nil {
+		return p
+	}
+	if p.stats, p.err = s.store.ProviderStats(ctx, s.cfg.StatsWindow, s.cfg.SentBreakers...); p.err != nil {
+		return p
+	}
+	p.gate, p.gateStatus = gateEntries(ctx, s.cfg, s.prompts)
+	return p
+}
+
+// listProviders is ListProviders from what it read.
+func (s *Server) listProviders(conf conformanceRead, state providerState) (*ProvidersReply, error) {
+	if state.err != nil {
+		return nil, state.err
+	}
 	ops := s.cfg
-	states, err := s.store.ListBreakerStates(ctx, ops.StaleAfter)
-	if err != nil {
-		return nil, err
-	}
-	stats, err := s.store.ProviderStats(ctx, ops.StatsWindow, ops.SentBreakers...)
-	if err != nil {
-		return nil, err
-	}
+	states, stats := state.states, state.stats
 	cells := conf.cells
 	confStatus := ""
 	if !conf.configured {
@@ -237,7 +265,7 @@ func (s *Server) listProviders(ctx context.Context, conf conformanceRead) (*Prov
 		s.log.Warn("could not read conformance results", "err", conf.err)
 		cells, confStatus = nil, "not available: "+conf.err.Error()
 	}
-	gate, gateStatus := gateEntries(ctx, ops, s.prompts)
+	gate, gateStatus := state.gate, state.gateStatus
 	names := append([]string(nil), ops.Providers...)
 	known := map[string]bool{}
 	for _, n := range names {

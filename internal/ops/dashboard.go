@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -453,9 +452,8 @@ func ago(d time.Duration) string {
 	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 }
 
-func shortID(id string) string {
-	if i := strings.IndexByte(id, '-'); i > 0 {
-		return id[:i]
-	}
-	return id
-}
+// shortID labels a job on the page by its id's last 8 hex digits: a job id
+// is a UUIDv7, whose first group is the top of its creation time in ms, the
+// same for every job of the same 65 s, and whose last group is random. The
+// full id is the label's title.
+func shortID(id string) string { return id[max(len(id)-8, 0):] }

@@ -784,6 +784,18 @@ func (w *Worker) send(ctx context.Context, clock tryClock, url string, keys sign
 		return 0, &sendError{err: err}
 	}
 	defer resp.Body.Close()
+	// A protocol switch's body (101) is the connection itself, which net/http
+	// detaches from the request's context: a read of it outlived the try's
+	// deadline and River's job timeout, holding the worker and the owner's
+	// slot until the receiver closed it. Closing the body when the try's time
+	// is up bounds every read of it.
+	stop := context.AfterFunc(tryCtx, func() { _ = resp.Body.Close() })
+	defer stop()
+	if resp.StatusCode < 200 {
+		// No answer to a webhook (net/http hands back no other 1xx): a failed
+		// try, its body left unread.
+		return resp.StatusCode, errors.New(AnsweredPrefix + strconv.Itoa(resp.StatusCode) + InterimNote)
+	}
 	answer := io.LimitReader(resp.Body, w.cfg.MaxResponseBytes)
 	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 		_, _ = io.Copy(io.Discard, answer)
@@ -827,12 +839,17 @@ func idempotencyKey(id string, try int) string {
 const answerExcerptBytes = 256
 
 // AnsweredPrefix begins the error of a try whose endpoint answered with a
-// non-2xx status: the status follows, then RedirectNote for a 3xx or GoneNote
-// for a 410, then ": " and the start of the answer (answerExcerpt). The operator dashboard shows
+// non-2xx status: the status follows, then RedirectNote for a 3xx, GoneNote
+// for a 410 or InterimNote for a 1xx, then ": " and the start of the answer
+// (answerExcerpt; none for a 1xx). The operator dashboard shows
 // the error only up to the start of the answer (internal/ops deliveryCause).
 const (
 	AnsweredPrefix = "the webhook answered "
 	RedirectNote   = " (a redirect, not followed: set the webhook URL to its target)"
+	// InterimNote follows a 1xx status (101 Switching Protocols, the only
+	// one net/http returns): the receiver switched protocols instead of
+	// answering the POST.
+	InterimNote = " (a protocol switch, not an answer to a webhook; the endpoint must answer the POST with a 2xx status)"
 	// GoneNote follows a 410's status: the event is abandoned at that try.
 	GoneNote = " (Gone: the receiver says this endpoint no longer exists, so the event is abandoned, not retried, " +
 		"and will not be sent again; fix the owner's webhook URL (api_keys[].webhook.url in the configuration, " +

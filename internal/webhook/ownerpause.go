@@ -13,7 +13,8 @@ import (
 // pause lasts the receiver's wait as the retry's does, at most
 // webhooks.backoff_cap (send), and a later answer may only lengthen it. A
 // held delivery is snoozed: neither a try (none is recorded) nor an attempt;
-// the event is given up on by its age, as ever, and only at a failed try.
+// the event is given up on by its age, as ever: at a failed try, or when it is
+// held at webhooks.retry_for old (Worker.abandonHeld: nothing is sent).
 //
 // It is this replica's, kept in memory: a courtesy to the endpoint, not a
 // guarantee. Other replicas go on sending the owner's events until each gets

@@ -388,8 +388,13 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		owner = ev.Owner
 	}
 	// An owner whose endpoint asked for a pause (ownerPauses) gets nothing
-	// before it ends: the delivery is snoozed, neither a try nor an attempt.
+	// before it ends: the delivery is snoozed, neither a try nor an attempt,
+	// unless its event is webhooks.retry_for old: then it is abandoned,
+	// nothing sent (abandonHeld).
 	if wait := w.paused.held(owner, w.cfg.Now()); wait > 0 {
+		if w.heldPastRetryFor(job) {
+			return w.abandonHeld(ctx, job, wait)
+		}
 		return w.snooze(wait)
 	}
 	end, wait := w.owners.admit(owner, riverID, turned)
@@ -664,6 +669,9 @@ func (w *Worker) tell(ev *store.Event, job *river.Job[DeliverArgs], try store.De
 		case outcome == OutcomeAbandoned && try.Status == store.EventAbandoned && try.StatusCode == http.StatusGone:
 			w.log.Warn("webhook event abandoned: the owner's webhook answered 410 Gone; it will not be sent again: fix or remove the owner's webhook URL",
 				attrs...)
+		case outcome == OutcomeAbandoned && try.Status == store.EventAbandoned && strings.HasSuffix(try.Error, heldWhy):
+			w.log.Warn("webhook event abandoned: it became webhooks.retry_for old while its owner's webhook asked for a pause (Retry-After); "+
+				"it was not sent and will not be", append(attrs, "retry_for", w.cfg.RetryFor)...)
 		case outcome == OutcomeAbandoned:
 			w.log.Warn("webhook event abandoned: a try of it failed when it was webhooks.retry_for old; it will not be sent again",
 				append(attrs, "retry_for", w.cfg.RetryFor)...)

@@ -68,7 +68,13 @@ func (p *ownerPauses) held(owner string, now time.Time) time.Duration {
 		delete(p.until, owner)
 		return 0
 	}
-	wait := until.Sub(now)
+	return spreadWait(until.Sub(now))
+}
+
+// spreadWait is wait plus up to an eighth of it (at most ownerBusyMax) at
+// random: the waits a receiver's Retry-After sets (a pause's held deliveries,
+// the retries of the tries it answered) end spread out, never before it asked.
+func spreadWait(wait time.Duration) time.Duration {
 	if spread := min(wait/8, ownerBusyMax); spread > 0 {
 		wait += rand.N(spread)
 	}

@@ -11,7 +11,8 @@ import (
 // Backoff is River's retry policy for deliveries: capped exponential backoff
 // with jitter. The n-th retry waits a random time in [d/2, d] where
 // d = min(Base·2^(n-1), Cap), or as long as the receiver asked (Retry-After
-// on a 429 or 503, at most Cap) when that is longer. How long retries go on
+// on a 429 or 503, at most Cap) when that is longer, plus up to an eighth of
+// it, at most 30 s (spreadWait). How long retries go on
 // is not a count but the worker's RetryFor window (at least 24 h by default).
 //
 // The wait is on the database clock: River takes the retry's due time from
@@ -76,7 +77,7 @@ func (b Backoff) now() time.Time {
 
 // NextRetry implements river.ClientRetryPolicy: the process clock, plus the
 // database clock's offset from it, plus the wait (Delay, or the receiver's
-// Retry-After when longer). Never before the process clock: River would
+// Retry-After, spread, when longer). Never before the process clock: River would
 // take that for a broken policy and use its own. So a replica whose clock is
 // ahead of the database's by more than the wait schedules the retry that
 // much late, by the database's clock; River v0.51 offers no way to schedule
@@ -84,7 +85,7 @@ func (b Backoff) now() time.Time {
 func (b Backoff) NextRetry(job *rivertype.JobRow) time.Time {
 	d := b.Delay(max(job.Attempt, 1))
 	if after := b.hints.takeRetryAfter(job.ID); after > d {
-		d = after
+		d = spreadWait(after) // the owner's tries it answered come back spread, as its held deliveries do
 	}
 	return b.now().Add(max(0, d+b.hints.offset()))
 }

@@ -291,7 +291,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	}
 	wait := w.backoff.Delay(max(job.Attempt, 1))
 	if after := w.hints.takeRetryAfter(job.ID); after > wait {
-		wait = after
+		wait = spreadWait(after)
 	}
 	w.log.Info("webhook delivery try failed at River's last attempts; snoozed instead of retried, which River would discard",
 		"event_id", job.Args.EventID, "river_job_id", job.ID, "attempt", job.Attempt, "error", err.Error(), "wait", wait)

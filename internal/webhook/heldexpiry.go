@@ -37,8 +37,9 @@ func (w *Worker) heldPastRetryFor(job *river.Job[DeliverArgs]) bool {
 // nothing sent: the try recorded says why, and is logged and counted
 // abandoned. It claims the event's send lease first, so that it ends no event
 // another try of it is sending (a rescued job beside the stuck one). An
-// event younger than that, or being sent, is snoozed for wait, the pause's.
-func (w *Worker) abandonHeld(ctx context.Context, job *river.Job[DeliverArgs], wait time.Duration) error {
+// event younger than that, or being sent, is snoozed for hold's wait, its
+// turn after the pause.
+func (w *Worker) abandonHeld(ctx context.Context, job *river.Job[DeliverArgs], hold func() time.Duration) error {
 	claim := store.SendClaim{Token: newSendToken(), For: w.sendLease()}
 	ev, wh, _, err := w.store.ClaimEventForDelivery(ctx, job.Args.EventID, claim)
 	switch {
@@ -53,10 +54,10 @@ func (w *Worker) abandonHeld(ctx context.Context, job *river.Job[DeliverArgs], w
 	case ev.Status != store.EventPending:
 		return nil
 	case !ev.SendLease.Held:
-		return w.snooze(wait)
+		return w.snooze(hold())
 	case ev.Age < w.cfg.RetryFor:
 		w.releaseLease(ctx, ev.ID, claim)
-		return w.snooze(wait)
+		return w.snooze(hold())
 	}
 	try := store.DeliveryTry{EventID: ev.ID, Try: ev.Tries + 1, StartedAt: newTryClock(ev.DBNow, w.cfg.Now).now(),
 		Sender: claim.Token, Status: store.EventAbandoned,

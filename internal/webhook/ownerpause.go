@@ -9,7 +9,8 @@ import (
 // ownerPauses is each owner's pause on this replica: an endpoint that answers
 // a try 429 or 503 with a Retry-After asks for nothing before then, so every
 // delivery of the owner (not only the event whose try got the answer, which
-// its retry's wait covers: Backoff.NextRetry) is snoozed until it ends. The
+// its retry's wait covers: Backoff.NextRetry) is snoozed until it ends, then
+// for its turn among the owner's waiting deliveries (ownerSlots.hold). The
 // pause lasts the receiver's wait as the retry's does, at most
 // webhooks.backoff_cap (send), and a later answer may only lengthen it. A
 // held delivery is snoozed: neither a try (none is recorded) nor an attempt;
@@ -52,28 +53,29 @@ func (p *ownerPauses) pause(owner string, now time.Time, after time.Duration) {
 	}
 }
 
-// held is how long a delivery of owner looking at now waits for the owner's
-// pause to end (0: none), plus up to an eighth of that (at most
-// ownerBusyMax) at random, so that the owner's held deliveries do not all
-// come back in the same moment, crowding River's fetches and the endpoint
-// that has just recovered.
-func (p *ownerPauses) held(owner string, now time.Time) time.Duration {
+// held says whether a delivery of owner looking at now is held by the
+// owner's pause, and when that ends. A held delivery waits for its turn among
+// the owner's waiting deliveries from then (ownerSlots.hold), so that they
+// do not all come back in the same moment, crowding River's fetches and the
+// endpoint that has just recovered.
+func (p *ownerPauses) held(owner string, now time.Time) (until time.Time, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	until, ok := p.until[owner]
+	until, ok = p.until[owner]
 	if !ok {
-		return 0
+		return time.Time{}, false
 	}
 	if !now.Before(until) {
 		delete(p.until, owner)
-		return 0
+		return time.Time{}, false
 	}
-	return spreadWait(until.Sub(now))
+	return until, true
 }
 
 // spreadWait is wait plus up to an eighth of it (at most ownerBusyMax) at
-// random: the waits a receiver's Retry-After sets (a pause's held deliveries,
-// the retries of the tries it answered) end spread out, never before it asked.
+// random: the waits a receiver's Retry-After sets (the retries of the tries
+// it answered; a pause's held deliveries when no owner limit gives them turns)
+// end spread out, never before it asked.
 func spreadWait(wait time.Duration) time.Duration {
 	if spread := min(wait/8, ownerBusyMax); spread > 0 {
 		wait += rand.N(spread)

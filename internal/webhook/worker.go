@@ -388,14 +388,17 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		owner = ev.Owner
 	}
 	// An owner whose endpoint asked for a pause (ownerPauses) gets nothing
-	// before it ends: the delivery is snoozed, neither a try nor an attempt,
-	// unless its event is webhooks.retry_for old: then it is abandoned,
-	// nothing sent (abandonHeld).
-	if wait := w.paused.held(owner, w.cfg.Now()); wait > 0 {
+	// before it ends: the delivery is snoozed to its turn after the pause
+	// (ownerSlots.hold), neither a try nor an attempt, unless its event is
+	// webhooks.retry_for old: then it is abandoned, nothing sent
+	// (abandonHeld).
+	now := w.cfg.Now()
+	if until, held := w.paused.held(owner, now); held {
+		hold := func() time.Duration { return w.owners.hold(owner, riverID, now, until) }
 		if w.heldPastRetryFor(job) {
-			return w.abandonHeld(ctx, job, wait)
+			return w.abandonHeld(ctx, job, hold)
 		}
-		return w.snooze(wait)
+		return w.snooze(hold())
 	}
 	end, wait := w.owners.admit(owner, riverID, turned)
 	if end == nil {

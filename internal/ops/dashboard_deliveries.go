@@ -108,7 +108,8 @@ func abandonedCause(lastError *string) string {
 // error: its status or cause, never the receiver's answer — receivers often
 // echo the payload (the job, its result), which the page never shows. A
 // non-2xx answer is its status (with the router's note on it: a 3xx's
-// redirect note, a 410's abandonment note, webhook.GoneNote), and "(answer
+// redirect note, a 410's abandonment note, webhook.GoneNote, a 101's
+// webhook.InterimNote), and "(answer
 // not shown)" when the error quoted the body; any other error is the router's
 // own words (no answer in time, a refused connection, no webhook or secret),
 // shown whole. The owner reads the whole error from GET /v1/jobs/{id}/events.
@@ -126,7 +127,7 @@ func deliveryCause(lastError *string) string {
 	}
 	cause := webhook.AnsweredPrefix + rest[:i]
 	rest = rest[i:]
-	for _, note := range []string{webhook.RedirectNote, webhook.GoneNote} {
+	for _, note := range []string{webhook.RedirectNote, webhook.GoneNote, webhook.InterimNote} {
 		if r, ok := strings.CutPrefix(rest, note); ok {
 			cause, rest = cause+note, r
 			break

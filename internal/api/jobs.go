@@ -326,8 +326,10 @@ func (s *Server) planJob(r *http.Request, nj *store.NewJob, lookUp bool) (plan s
 	if held {
 		return nil, nil, true, true, nil, nil
 	}
-	plan, routing, ok, runErr = s.Exec.Plan(&store.Job{Operation: nj.Operation, PromptVersion: nj.PromptVersion, Route: nj.Route,
-		Input: nj.Input, ParsedInput: nj.ParsedInput})
+	// The owner goes with the plan: the token counts routing (and the plan's
+	// run, its usage estimates) makes are cached for that owner only.
+	plan, routing, ok, runErr = s.Exec.Plan(&store.Job{Owner: nj.Owner, Operation: nj.Operation, PromptVersion: nj.PromptVersion,
+		Route: nj.Route, Input: nj.Input, ParsedInput: nj.ParsedInput})
 	if runErr != nil {
 		return nil, nil, false, false, runErr, nil
 	}

@@ -377,7 +377,8 @@ func (s *Server) retryEligible(r *http.Request, owner, id string) (routing json.
 	if job.State != store.JobFailed {
 		return nil, true, job, nil
 	}
-	check := &store.Job{Operation: job.Operation, PromptVersion: job.PromptVersion, Route: job.Route, Input: job.Input}
+	// With its owner: routing's token counts are cached for that owner only.
+	check := &store.Job{Owner: job.Owner, Operation: job.Operation, PromptVersion: job.PromptVersion, Route: job.Route, Input: job.Input}
 	var ok bool
 	var runErr error
 	if e, can := s.Exec.(eligibility); can {

@@ -80,6 +80,8 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreaker map[string]string) {
 	out = make([]Decision, 0, len(route.Providers))
 	msgs := counted(sp)
+	bound := byteBound(msgs)
+	var prompt promptCounts
 	var asks []GateAsk
 	var asked []int // the index in out of each ask's decision
 	for _, name := range route.Providers {
@@ -92,29 +94,26 @@ func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreak
 		}
 		// The window, tokenizer and default max_tokens are those of the
 		// model sent: a model passed through is judged as its own target
-		// (targetFor), not as t's model.
-		model := sp.modelOn(t)
-		t = r.targetFor(name, t, model)
-		enc, err := tokens.EncodingForModel(t.Encoding, model)
+		// (targetFor), not as t's model. A negative max_tokens (a stored job
+		// from before the API refused one) asks for nothing: it must not
+		// shrink the prompt's need. A request that sets none gets the
+		// adapter's default, if it sends one (Anthropic requires max_tokens,
+		// and refuses a prompt plus max_tokens beyond the window): counted as
+		// sent.
+		t, enc, maxTokens, byDefault, err := r.sentTo(name, t, sp)
 		if err != nil {
 			d.Reason, d.Cause = "cannot count tokens: "+err.Error(), CauseTokenCount
 			out = append(out, d)
 			continue
 		}
 		d.Encoding = enc
-		// A negative max_tokens (a stored job from before the API refused
-		// one) asks for nothing: it must not shrink the prompt's need. A
-		// request that sets none gets the adapter's default, if it sends one
-		// (Anthropic requires max_tokens, and refuses a prompt plus
-		// max_tokens beyond the window): counted as sent.
-		maxTokens, byDefault := tokens.MaxTokensSent(sp.maxTokens, t.DefaultMaxTokens)
 		defaulted, advice := "", ""
 		if byDefault {
 			defaulted = " (the target's default, sent because the request sets none)"
 			advice = ": set a smaller max_tokens (the request's, or the prompt's)"
 		}
 		switch {
-		case t.ContextWindow <= 0 || within(byteBound(msgs), maxTokens, t.ContextWindow):
+		case t.ContextWindow <= 0 || within(bound, maxTokens, t.ContextWindow):
 			// A token covers at least one byte, so the prompt fits without
 			// counting: tokenizing is the costliest step of routing.
 			d.Eligible = true
@@ -124,14 +123,24 @@ func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreak
 				maxTokens, defaulted, t.ContextWindow, advice)
 			d.Cause = CauseContextWindow
 		default:
-			need, fits, err := tokens.FitsFor(sp.owner, enc, msgs, maxTokens, t.ContextWindow)
+			// Counted once per encoding for the whole route, and only up to
+			// the most room a target of it has (promptCounts).
+			c := prompt.of(r, route, sp, msgs, enc)
+			if c.err != nil {
+				d.Reason, d.Cause = "cannot count tokens: "+c.err.Error(), CauseTokenCount
+				break
+			}
+			need, fits := tokens.FitsCount(c.n, maxTokens, t.ContextWindow)
 			d.PromptTokens = need - maxTokens
 			switch {
-			case err != nil:
-				d.Reason, d.Cause = "cannot count tokens: "+err.Error(), CauseTokenCount
 			case !fits:
-				d.Reason = fmt.Sprintf(ReasonContextWindow+": the prompt needs %d tokens plus max_tokens %d%s = %d, the window holds %d%s",
-					need-maxTokens, maxTokens, defaulted, need, t.ContextWindow, advice)
+				// A count that stopped past every window is a lower bound.
+				more := ""
+				if !c.exact {
+					more = "more than "
+				}
+				d.Reason = fmt.Sprintf(ReasonContextWindow+": the prompt needs %s%d tokens plus max_tokens %d%s = %s%d, the window holds %d%s",
+					more, need-maxTokens, maxTokens, defaulted, more, need, t.ContextWindow, advice)
 				d.Cause = CauseContextWindow
 			default:
 				d.Eligible = true

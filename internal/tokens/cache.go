@@ -2,6 +2,7 @@ package tokens
 
 import (
 	"hash/maphash"
+	"math"
 	"sync"
 	"unicode/utf8"
 
@@ -21,8 +22,8 @@ import (
 // a prompt's system text too: that text is rendered with the caller's input,
 // so telling the router's own text from a caller's is not cheap, and a
 // prompt's system text is counted once per owner instead of once. Counts
-// asked for without an owner (CountText, CountMessages, Fits) do not use the
-// cache at all.
+// asked for without an owner (CountText, CountMessages, Fits, or an empty
+// owner) do not use the cache at all.
 const (
 	cacheMinBytes = 256       // shorter texts are cheap to count
 	cacheMaxBytes = 256 << 10 // longer ones are rare and not worth keeping
@@ -52,8 +53,13 @@ type scope struct {
 	cached bool
 }
 
-// ownedBy is the cache scope of owner's texts.
+// ownedBy is the cache scope of owner's texts. A count for no owner (a job
+// planned without its owner, by mistake) is not cached: it would be shared
+// by every caller that forgot one, the timing oracle the owner closes.
 func ownedBy(owner string) scope {
+	if owner == "" {
+		return scope{}
+	}
 	return scope{owner: maphash.String(counts.seed, owner), cached: true}
 }
 
@@ -66,8 +72,17 @@ func (s scope) key(encoding, text string) countKey {
 
 // count counts text's tokens, through s's cache for texts of a useful size.
 func (s scope) count(encoding string, tk *tiktoken.Tiktoken, text string) int {
+	n, _ := s.countUpTo(encoding, tk, text, math.MaxInt)
+	return n
+}
+
+// countUpTo is count that stops once the count passes budget
+// (encodeCountUpTo): whole false says it did, and text has more than n
+// tokens. A count found in the cache is whole; one that stopped is not
+// remembered.
+func (s scope) countUpTo(encoding string, tk *tiktoken.Tiktoken, text string, budget int) (n int, whole bool) {
 	if !s.cached || !cacheable(text) {
-		return encodeCount(tk, text)
+		return encodeCountUpTo(tk, text, budget)
 	}
 	key := s.key(encoding, text)
 	counts.Lock()
@@ -79,16 +94,18 @@ func (s scope) count(encoding string, tk *tiktoken.Tiktoken, text string) int {
 	}
 	counts.Unlock()
 	if ok {
-		return n
+		return n, true
 	}
-	n = encodeCount(tk, text)
+	if n, whole = encodeCountUpTo(tk, text, budget); !whole {
+		return n, false
+	}
 	counts.Lock()
 	if len(counts.m) >= cacheEntries {
 		clear(counts.m)
 	}
 	counts.m[key] = n
 	counts.Unlock()
-	return n
+	return n, true
 }
 
 // CacheStats is how often a count was looked up in the cache and found
@@ -107,10 +124,11 @@ func CountCacheStats() CacheStats {
 // cache now: whether CountTextFor(owner, encoding, text) would be a hit. It
 // counts nothing and changes nothing; for tests and diagnostics.
 func Cached(owner, encoding, text string) bool {
-	if !cacheable(text) {
+	s := ownedBy(owner)
+	if !s.cached || !cacheable(text) {
 		return false
 	}
-	key := ownedBy(owner).key(encoding, text)
+	key := s.key(encoding, text)
 	counts.Lock()
 	defer counts.Unlock()
 	_, ok := counts.m[key]
@@ -133,13 +151,26 @@ const chunkBytes = 512
 // character, base64, minified JSON, CJK without spaces) is cut at a rune
 // boundary, which may shift its count by about a token per cut.
 func encodeCount(tk *tiktoken.Tiktoken, text string) int {
-	n := 0
+	n, _ := encodeCountUpTo(tk, text, math.MaxInt)
+	return n
+}
+
+// encodeCountUpTo is encodeCount that stops, after a chunk, once the count
+// passes budget: whole false says text has more than n tokens (the rest,
+// not empty, has one at least).
+func encodeCountUpTo(tk *tiktoken.Tiktoken, text string, budget int) (n int, whole bool) {
 	for len(text) > chunkBytes {
+		if n > budget {
+			return n, false
+		}
 		cut := cutPoint(text)
 		n += len(tk.EncodeOrdinary(text[:cut]))
 		text = text[cut:]
 	}
-	return n + len(tk.EncodeOrdinary(text))
+	if n > budget && text != "" {
+		return n, false
+	}
+	return n + len(tk.EncodeOrdinary(text)), true
 }
 
 // cutPoint returns where to end the next chunk of text, longer than

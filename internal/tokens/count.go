@@ -3,6 +3,8 @@ package tokens
 import (
 	"math"
 
+	"github.com/pkoukk/tiktoken-go"
+
 	"github.com/routerhq/router/internal/providers"
 )
 
@@ -58,25 +60,72 @@ func CountMessagesFor(owner, encoding string, msgs []providers.Message) (int, er
 }
 
 func countMessages(s scope, encoding string, msgs []providers.Message) (int, error) {
+	n, _, err := countMessagesUpTo(s, encoding, msgs, math.MaxInt)
+	return n, err
+}
+
+// CountMessagesUpToFor is CountMessagesFor that stops counting once the
+// count passes limit (after a chunk of text, encodeCount's): exact false says
+// it stopped with some of msgs not counted, and msgs then have more than n
+// tokens (n, the count so far, is over limit). A count that did not pass
+// limit is exact. Routing counts up to the most room any target it judges
+// has: past that the prompt fits none, and counting the rest of a long
+// request would cost CPU in proportion to the body, not to the window.
+func CountMessagesUpToFor(owner, encoding string, msgs []providers.Message, limit int) (n int, exact bool, err error) {
+	return countMessagesUpTo(ownedBy(owner), encoding, msgs, limit)
+}
+
+func countMessagesUpTo(s scope, encoding string, msgs []providers.Message, limit int) (n int, exact bool, err error) {
 	tk, err := get(encoding)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
-	n := TokensReplyPrime
+	c := messageCount{s: s, encoding: encoding, tk: tk, limit: limit, n: TokensReplyPrime}
 	for _, m := range msgs {
-		n += TokensPerMessage + s.count(encoding, tk, m.Role) + s.count(encoding, tk, m.Content) +
-			s.count(encoding, tk, m.Refusal)
+		if c.n > limit {
+			return c.n, false, nil // each message left costs TokensPerMessage at least
+		}
+		c.n += TokensPerMessage
+		c.add(m.Role)
+		c.add(m.Content)
+		c.add(m.Refusal)
 		if m.Name != "" {
-			n += TokensPerName + s.count(encoding, tk, m.Name)
+			c.n += TokensPerName
+			c.add(m.Name)
 		}
 		if m.ToolCallID != "" {
-			n += s.count(encoding, tk, m.ToolCallID)
+			c.add(m.ToolCallID)
 		}
 		if len(m.ToolCalls) > 0 {
-			n += s.count(encoding, tk, string(m.ToolCalls))
+			c.add(string(m.ToolCalls))
 		}
 	}
-	return n, nil
+	return c.n, !c.cut, nil
+}
+
+// messageCount is a count of messages in progress (countMessagesUpTo): cut
+// says a text was left (partly) uncounted because n had passed limit.
+type messageCount struct {
+	s        scope
+	encoding string
+	tk       *tiktoken.Tiktoken
+	limit, n int
+	cut      bool
+}
+
+// add counts text's tokens into n, unless n is past limit already; it stops
+// within text once n passes limit.
+func (c *messageCount) add(text string) {
+	if text == "" {
+		return
+	}
+	if c.cut || c.n > c.limit {
+		c.cut = true
+		return
+	}
+	k, whole := c.s.countUpTo(c.encoding, c.tk, text, c.limit-c.n)
+	c.n += k
+	c.cut = !whole
 }
 
 // Fits reports whether msgs plus maxTokens of answer fit a context window. need is
@@ -97,10 +146,16 @@ func fits(s scope, encoding string, msgs []providers.Message, maxTokens, context
 	if err != nil {
 		return 0, false, err
 	}
+	need, ok = FitsCount(n, maxTokens, contextWindow)
+	return need, ok, nil
+}
+
+// FitsCount is Fits of a prompt of n tokens, counted already.
+func FitsCount(n, maxTokens, contextWindow int) (need int, ok bool) {
 	maxTokens = max(maxTokens, 0)
 	if maxTokens > math.MaxInt-n { // a caller's max_tokens near MaxInt must not wrap to a small need
-		return math.MaxInt, contextWindow <= 0, nil
+		return math.MaxInt, contextWindow <= 0
 	}
 	need = n + maxTokens
-	return need, contextWindow <= 0 || need <= contextWindow, nil
+	return need, contextWindow <= 0 || need <= contextWindow
 }

@@ -61,10 +61,10 @@ func TestOpenAIOptionsInTheIntent(t *testing.T) {
 func TestOpenAIOptionsRefused(t *testing.T) {
 	const base = `{"model":"m","messages":[{"role":"user","content":"hi"}]`
 	for body, want := range map[string]struct{ param, says string }{
-		`,"service_tier":"fast"}`:                                           {"service_tier", `"fast" is not one of auto, default, flex, scale, priority`},
-		`,"service_tier":""}`:                                               {"service_tier", "not one of auto, default, flex, scale, priority"},
-		`,"service_tier":"Flex"}`:                                           {"service_tier", "not one of"},
-		`,"safety_identifier":"` + strings.Repeat("é", 65) + `"}`:           {"safety_identifier", "65 characters long; at most 64"},
+		`,"service_tier":"fast"}`: {"service_tier", `"fast" is not one of auto, default, flex, scale, priority`},
+		`,"service_tier":""}`:     {"service_tier", "not one of auto, default, flex, scale, priority"},
+		`,"service_tier":"Flex"}`: {"service_tier", "not one of"},
+		`,"safety_identifier":"` + strings.Repeat("é", 129) + `"}`:          {"safety_identifier", "129 characters long; at most 128"},
 		`,"prompt_cache_key":"` + strings.Repeat("k", 100) + `"}`:           {"prompt_cache_key", "100 characters long; at most 64"},
 		`,"safety_identifier":"a\nb"}`:                                      {"safety_identifier", "unprintable character (U+000A at byte 1)"},
 		`,"prompt_cache_key":"a\u0000"}`:                                    {"prompt_cache_key", "unprintable character (U+0000"},

@@ -13,10 +13,14 @@ import (
 // serviceTiers are the values of OpenAI's service_tier.
 var serviceTiers = []string{"auto", "default", "flex", "scale", "priority"}
 
-// maxOpenAIID is the longest safety_identifier and prompt_cache_key, in
-// characters: OpenAI refuses a longer safety_identifier (its documented
-// maximum), and bounds prompt_cache_key alike.
-const maxOpenAIID = 64
+// The longest safety_identifier and prompt_cache_key, in characters:
+// OpenAI's documented maximums (openai-go's ChatCompletionNewParams), past
+// which it refuses the request ("string too long"). safety_identifier's was
+// raised from 64 to 128, which a SHA-512 hex digest of a user's email needs.
+const (
+	maxSafetyIdentifier = 128
+	maxPromptCacheKey   = 64
+)
 
 // openAIOptions checks the request's service_tier, safety_identifier and
 // prompt_cache_key and sets them on in.
@@ -46,15 +50,16 @@ func (r *Request) openAIOptions(in *Input) error {
 		param string
 		v     *string
 		to    *string
+		limit int
 		what  string
 	}{
-		{"safety_identifier", r.SafetyIdentifier, &in.SafetyIdentifier, "a stable id of your end user (a hash of their username or email)"},
-		{"prompt_cache_key", r.PromptCacheKey, &in.PromptCacheKey, "a key shared by requests with a common prompt prefix"},
+		{"safety_identifier", r.SafetyIdentifier, &in.SafetyIdentifier, maxSafetyIdentifier, "a stable id of your end user (a hash of their username or email)"},
+		{"prompt_cache_key", r.PromptCacheKey, &in.PromptCacheKey, maxPromptCacheKey, "a key shared by requests with a common prompt prefix"},
 	} {
 		if o.v == nil || *o.v == "" {
 			continue
 		}
-		if err := openAIID(o.param, *o.v, o.what); err != nil {
+		if err := openAIID(o.param, *o.v, o.limit, o.what); err != nil {
 			return err
 		}
 		*o.to = *o.v
@@ -62,13 +67,13 @@ func (r *Request) openAIOptions(in *Input) error {
 	return nil
 }
 
-// openAIID checks v, the value of an identifier param: at most maxOpenAIID
+// openAIID checks v, the value of an identifier param: at most limit
 // characters, none of them a control or other unprintable character.
-func openAIID(param, v, what string) error {
-	if n := utf8.RuneCountInString(v); n > maxOpenAIID {
+func openAIID(param, v string, limit int, what string) error {
+	if n := utf8.RuneCountInString(v); n > limit {
 		return &RequestError{Param: param, Message: fmt.Sprintf(
 			"%s is %d characters long; at most %d are allowed: send %s of up to %d characters (a hash, for example), or leave it out",
-			param, n, maxOpenAIID, what, maxOpenAIID)}
+			param, n, limit, what, limit)}
 	}
 	for i, c := range v {
 		if c == utf8.RuneError || !unicode.IsPrint(c) {

@@ -6,8 +6,9 @@ import (
 )
 
 // stableBody uses every request field the router stored before
-// parallel_tool_calls, verbosity, chat_template_kwargs and refusal were
-// added (content as strings: text parts are now joined with newlines).
+// parallel_tool_calls, verbosity, chat_template_kwargs, refusal and
+// reasoning_content were added (content as strings: text parts are now
+// joined with newlines).
 const stableBody = `{"model":"m","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hi","name":"ann"},` +
 	`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},` +
 	`{"role":"tool","tool_call_id":"c1","content":"42"},{"role":"assistant","content":""},{"role":"user","content":"and?"}],` +

@@ -66,6 +66,10 @@ type wireMessage struct {
 	ToolCalls  json.RawMessage `json:"tool_calls"`
 	ToolCallID string          `json:"tool_call_id"`
 	Refusal    *string         `json:"refusal"`
+	// ReasoningContent is an earlier answer's reasoning, as the router
+	// returned it: DeepSeek's thinking mode and Moonshot's kimi-k2-thinking
+	// refuse a tool loop whose assistant turns come back without it.
+	ReasoningContent *string `json:"reasoning_content"`
 }
 
 // RequestError is a request the router cannot serve; Param names the field.
@@ -317,8 +321,14 @@ func (r *Request) Normalize() (*Input, error) {
 			return bad(fmt.Sprintf("messages[%d].content", i), "%v", err)
 		}
 		msg := providers.Message{Role: m.Role, Content: text, Name: m.Name, ToolCallID: m.ToolCallID}
-		if m.Refusal != nil && m.Role == "assistant" {
-			msg.Refusal = *m.Refusal // an earlier answer's refusal, sent back as history
+		if m.Role == "assistant" {
+			// An earlier answer's refusal and reasoning, sent back as history.
+			if m.Refusal != nil {
+				msg.Refusal = *m.Refusal
+			}
+			if m.ReasoningContent != nil {
+				msg.ReasoningContent = *m.ReasoningContent
+			}
 		}
 		msg.ToolCalls = calls
 		in.Messages = append(in.Messages, msg)

@@ -63,6 +63,10 @@ type Message struct {
 	// Refusal is an assistant message's refusal, as OpenAI's answer had it
 	// ("": none); left out of the stored intent when empty.
 	Refusal string `json:"refusal,omitempty"`
+	// ReasoningContent is an assistant message's reasoning, as the
+	// provider's answer had it ("": none); sent back to OpenAI-compatible
+	// providers only, and left out of the stored intent when empty.
+	ReasoningContent string `json:"reasoning_content,omitempty"`
 }
 
 // ResponseFormat asks the provider for structured output. A nil format is plain text.

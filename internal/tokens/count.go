@@ -96,6 +96,11 @@ func countMessagesUpTo(s scope, encoding string, msgs []providers.Message, limit
 		if m.ToolCallID != "" {
 			c.add(m.ToolCallID)
 		}
+		if m.ReasoningContent != "" {
+			// Sent back to OpenAI-compatible providers, which bill it as
+			// prompt; the Anthropic adapter drops it (counted all the same).
+			n += s.count(encoding, tk, m.ReasoningContent)
+		}
 		if len(m.ToolCalls) > 0 {
 			c.add(string(m.ToolCalls))
 		}

@@ -86,7 +86,8 @@ func Counted(msgs []providers.Message, format *providers.ResponseFormat, formatT
 func ByteBound(msgs []providers.Message) int {
 	n := TokensReplyPrime
 	for _, m := range msgs {
-		n += TokensPerMessage + len(m.Role) + len(m.Content) + len(m.ToolCallID) + len(m.ToolCalls) + len(m.Refusal)
+		n += TokensPerMessage + len(m.Role) + len(m.Content) + len(m.ToolCallID) + len(m.ToolCalls) + len(m.Refusal) +
+			len(m.ReasoningContent)
 		if m.Name != "" {
 			n += TokensPerName + len(m.Name)
 		}

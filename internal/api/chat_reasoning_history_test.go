@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/routerhq/router/internal/providers"
 )
 
 // docs/chat.md: "A provider's reasoning comes back on the completion's
@@ -17,7 +19,9 @@ import (
 // subsequent requests ... the API will return a 400 error" (and Moonshot's
 // kimi-k2-thinking likewise). The router read no reasoning_content from the
 // caller's messages, so the second turn of every such tool loop reached the
-// provider without it. Found by review (rchat4 #1).
+// provider without it. It is sent to a provider with send_reasoning_content
+// only (SendReasoningContent): others refuse the member. Found by review
+// (rchat4 #1).
 func TestReasoningContentInHistoryReachesProvider(t *testing.T) {
 	const reasoning = "The user wants the weather; call get_weather for Paris."
 	rig := setupOpenAIUpstream(t, func(w http.ResponseWriter, body map[string]any) {
@@ -29,7 +33,7 @@ func TestReasoningContentInHistoryReachesProvider(t *testing.T) {
 			upstreamChunk(`{"role":"assistant","content":"","reasoning_content":"The user wants the weather; call get_weather for Paris."}`, ""),
 			upstreamChunk(`{"tool_calls":[{"index":0,"id":"call_A","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]}`, ""),
 			upstreamChunk(`{}`, "tool_calls"))
-	})
+	}, func(cfg *providers.OpenAIConfig) { cfg.SendReasoningContent = true })
 	c := goOpenAI(rig.srv)
 	req := goopenai.ChatCompletionRequest{Model: "default",
 		Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "weather in Paris?"}},

@@ -74,8 +74,9 @@ type openAIUpstreamRig struct {
 }
 
 // setupOpenAIUpstream is the router (route "default", acmeKey's owner acme)
-// over a fake upstream that answers with answer.
-func setupOpenAIUpstream(t *testing.T, answer func(w http.ResponseWriter, body map[string]any)) *openAIUpstreamRig {
+// over a fake upstream that answers with answer; each mod changes the
+// adapter's configuration.
+func setupOpenAIUpstream(t *testing.T, answer func(w http.ResponseWriter, body map[string]any), mods ...func(*providers.OpenAIConfig)) *openAIUpstreamRig {
 	t.Helper()
 	db := testdb.New(t, store.Options{})
 	prompts, err := prompt.LoadDir("../../prompts")
@@ -85,8 +86,11 @@ func setupOpenAIUpstream(t *testing.T, answer func(w http.ResponseWriter, body m
 	up := &fakeUpstream{answer: answer}
 	upSrv := httptest.NewServer(up)
 	t.Cleanup(upSrv.Close)
-	p, err := providers.NewOpenAI(providers.OpenAIConfig{Name: "openai", BaseURL: upSrv.URL + "/v1", APIKey: "sk-up", Model: "gpt-4o",
-		Timeout: time.Minute, Stream: true})
+	cfg := providers.OpenAIConfig{Name: "openai", BaseURL: upSrv.URL + "/v1", APIKey: "sk-up", Model: "gpt-4o", Timeout: time.Minute, Stream: true}
+	for _, mod := range mods {
+		mod(&cfg)
+	}
+	p, err := providers.NewOpenAI(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,8 @@ type wireMessage struct {
 	Refusal    *string         `json:"refusal"`
 	// ReasoningContent is an earlier answer's reasoning, as the router
 	// returned it: DeepSeek's thinking mode and Moonshot's kimi-k2-thinking
-	// refuse a tool loop whose assistant turns come back without it.
+	// refuse a tool loop whose assistant turns come back without it. Part
+	// of the intent; sent only to providers with send_reasoning_content.
 	ReasoningContent *string `json:"reasoning_content"`
 }
 

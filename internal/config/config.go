@@ -207,6 +207,12 @@ type Provider struct {
 	MaxIdleConns   int     `yaml:"max_idle_conns"`  // idle connections kept for reuse; 0: 256
 	Breaker        Breaker `yaml:"breaker"`
 	Script         []Step  `yaml:"script"` // scripted providers only
+	// SendReasoningContent sends an assistant turn's reasoning_content (an
+	// earlier answer's, in the caller's history) on: DeepSeek's thinking
+	// mode and Moonshot's kimi-k2-thinking need it in a tool loop, while
+	// other OpenAI-compatible APIs refuse the unknown member (Mistral's 400).
+	// openai only; off, it is left out.
+	SendReasoningContent bool `yaml:"send_reasoning_content"`
 
 	// MaxResponseBytes bounds one attempt's answer (a body or a whole stream);
 	// past it the attempt fails and the route fails over. Default 8 MiB.

@@ -347,6 +347,9 @@ func (c Config) problems() []string {
 		if p.SupportsLookup && p.Type != "openai" && p.Type != "" {
 			add("%s.supports_lookup: only type openai can look a request up, and this provider is type %s, so its unknown attempts would never be reconciled by lookup; remove supports_lookup", where, p.Type)
 		}
+		if p.SendReasoningContent && p.Type != "openai" && p.Type != "" {
+			add("%s.send_reasoning_content: only type openai sends an assistant turn's reasoning_content, and this provider is type %s, whose adapter never sends it, so the setting would do nothing; remove send_reasoning_content", where, p.Type)
+		}
 		if p.SupportsLookup && c.Execution.ReconcileAfter > 0 && p.Timeout > c.Execution.ReconcileAfter {
 			add("execution.reconcile_after (%s) is shorter than %s.timeout (%s): an attempt cut before its first byte may still be running at the provider, so its lookup's \"no record\" would be trusted too early and the job tried again while the first answer is still coming; set reconcile_after to %s or more, or leave it out (it defaults to the longest timeout of a provider with supports_lookup, at least 2m)",
 				c.Execution.ReconcileAfter.D(), where, p.Timeout.D(), p.Timeout.D())

@@ -40,6 +40,13 @@ type OpenAIConfig struct {
 	// SupportsLookup stores completions (store=true) with the router's attempt and
 	// job ids as metadata, and enables Lookup through the stored-completions list.
 	SupportsLookup bool
+	// SendReasoningContent sends an assistant message's ReasoningContent
+	// (reasoning_content): DeepSeek's thinking mode and Moonshot's
+	// kimi-k2-thinking refuse a tool loop whose assistant turns lost it,
+	// while other OpenAI-compatible APIs refuse the unknown member (Mistral:
+	// "property 'messages.2.assistant.reasoning_content' is unsupported").
+	// Off, it is left out.
+	SendReasoningContent bool
 	// HTTPClient is copied, never modified; its Transport is wrapped to read
 	// Retry-After. Leave its Timeout zero: use Timeout, which does not cut streams
 	// blindly and is classified precisely. Nil uses NewTransport(MaxIdleConns).

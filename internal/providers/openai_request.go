@@ -40,8 +40,10 @@ func (p *OpenAI) chatRequest(req *Request) (openai.ChatCompletionRequest, *Error
 	// members and write a tool's missing parameters as null.
 	creq.Messages = make([]openai.ChatCompletionMessage, len(req.Messages))
 	for i, m := range req.Messages {
-		cm := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID, Refusal: m.Refusal,
-			ReasoningContent: m.ReasoningContent}
+		cm := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID, Refusal: m.Refusal}
+		if p.cfg.SendReasoningContent {
+			cm.ReasoningContent = m.ReasoningContent
+		}
 		if len(m.ToolCalls) > 0 {
 			if err := json.Unmarshal(m.ToolCalls, &cm.ToolCalls); err != nil {
 				e := NewError(p.cfg.Name, KindBadRequest, "messages["+strconv.Itoa(i)+"].tool_calls: "+err.Error())

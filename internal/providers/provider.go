@@ -64,8 +64,9 @@ type Message struct {
 	// ("": none); left out of the stored intent when empty.
 	Refusal string `json:"refusal,omitempty"`
 	// ReasoningContent is an assistant message's reasoning, as the
-	// provider's answer had it ("": none); sent back to OpenAI-compatible
-	// providers only, and left out of the stored intent when empty.
+	// provider's answer had it ("": none); sent back only by an OpenAI
+	// adapter with SendReasoningContent (others refuse the member), and
+	// left out of the stored intent when empty.
 	ReasoningContent string `json:"reasoning_content,omitempty"`
 }
 

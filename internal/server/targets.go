@@ -161,7 +161,8 @@ func buildAdapterAmong(pc *config.Provider, scripted []string) (providers.Provid
 		p, err := providers.NewOpenAI(providers.OpenAIConfig{
 			Name: pc.Name, BaseURL: pc.BaseURL, APIKey: key, Model: pc.Model,
 			Timeout: pc.Timeout.D(), FirstByteTimeout: pc.FirstByteTimeout.D(), StreamIdleTimeout: pc.StreamIdleTimeout.D(),
-			SupportsLookup: pc.SupportsLookup, Stream: *pc.Stream, MaxIdleConns: pc.MaxIdleConns, MaxResponseBytes: pc.MaxResponseBytes,
+			SupportsLookup: pc.SupportsLookup, SendReasoningContent: pc.SendReasoningContent,
+			Stream: *pc.Stream, MaxIdleConns: pc.MaxIdleConns, MaxResponseBytes: pc.MaxResponseBytes,
 			HTTPClient: &http.Client{Transport: tr},
 		})
 		if err != nil {

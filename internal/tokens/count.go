@@ -43,10 +43,12 @@ func countText(s scope, encoding, text string) (int, error) {
 // plus its role's, content's and refusal's tokens (an assistant message's
 // refusal is sent: OpenAI's "refusal", Anthropic's text), plus 3 for the
 // reply's priming. A
-// message's name costs its tokens plus TokensPerName; its tool-call id and
-// its tool calls (counted as their JSON text, as given: Counted makes it the
-// compact text the adapters send; it over-counts OpenAI's own rendering of
-// them slightly) cost their tokens. It does not use the count cache: owner's
+// message's name costs its tokens plus TokensPerName; its tool-call id, its
+// reasoning_content (counted for every target, though only providers with
+// send_reasoning_content are sent it) and its tool calls (counted as their
+// JSON text, as given: Counted makes it the compact text the adapters send;
+// it over-counts OpenAI's own rendering of them slightly) cost their tokens.
+// It does not use the count cache: owner's
 // messages are counted with CountMessagesFor.
 func CountMessages(encoding string, msgs []providers.Message) (int, error) {
 	return countMessages(scope{}, encoding, msgs)
@@ -97,8 +99,9 @@ func countMessagesUpTo(s scope, encoding string, msgs []providers.Message, limit
 			c.add(m.ToolCallID)
 		}
 		if m.ReasoningContent != "" {
-			// Sent back to OpenAI-compatible providers, which bill it as
-			// prompt; the Anthropic adapter drops it (counted all the same).
+			// Sent back to providers with send_reasoning_content, which
+			// bill it as prompt; the others leave it out (counted all the
+			// same: the count is one per job, an upper bound for them).
 			n += s.count(encoding, tk, m.ReasoningContent)
 		}
 		if len(m.ToolCalls) > 0 {

@@ -98,12 +98,6 @@ func countMessagesUpTo(s scope, encoding string, msgs []providers.Message, limit
 		if m.ToolCallID != "" {
 			c.add(m.ToolCallID)
 		}
-		if m.ReasoningContent != "" {
-			// Sent back to providers with send_reasoning_content, which
-			// bill it as prompt; the others leave it out (counted all the
-			// same: the count is one per job, an upper bound for them).
-			n += s.count(encoding, tk, m.ReasoningContent)
-		}
 		if len(m.ToolCalls) > 0 {
 			c.add(string(m.ToolCalls))
 		}

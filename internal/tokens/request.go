@@ -82,12 +82,12 @@ func Counted(msgs []providers.Message, format *providers.ResponseFormat, formatT
 
 // ByteBound is an upper bound of the tokens of msgs as CountMessages counts
 // them: every token covers at least one byte, plus the per-message, per-name
-// and priming overheads. It covers every field CountMessages counts.
+// and priming overheads. It covers every field CountMessages counts (not an
+// assistant turn's ReasoningContent: see TestReasoningContentIsNotCounted).
 func ByteBound(msgs []providers.Message) int {
 	n := TokensReplyPrime
 	for _, m := range msgs {
-		n += TokensPerMessage + len(m.Role) + len(m.Content) + len(m.ToolCallID) + len(m.ToolCalls) + len(m.Refusal) +
-			len(m.ReasoningContent)
+		n += TokensPerMessage + len(m.Role) + len(m.Content) + len(m.ToolCallID) + len(m.ToolCalls) + len(m.Refusal)
 		if m.Name != "" {
 			n += TokensPerName + len(m.Name)
 		}

@@ -14,11 +14,19 @@ import (
 // count and the byte bound that lets routing skip counting, or a request can
 // pass the window check by putting its bulk in a field left out (a refusal
 // was). A field added to providers.Message fails here until it is counted.
+// ReasoningContent alone is left out, on purpose: it is sent only to the
+// providers configured with send_reasoning_content, and the count is one per
+// encoding for the whole route — counting it would refuse, as too long for
+// their windows, requests that the other targets are sent without it (it
+// was never counted before it was passed on).
 func TestCountMessagesCountsEveryMessageField(t *testing.T) {
 	long := strings.Repeat("lorem ipsum dolor sit amet ", 200)
 	typ := reflect.TypeOf(providers.Message{})
 	for i := range typ.NumField() {
 		f := typ.Field(i)
+		if f.Name == "ReasoningContent" {
+			continue
+		}
 		var m providers.Message
 		v := reflect.ValueOf(&m).Elem().Field(i)
 		switch {
@@ -73,5 +81,18 @@ func TestMaxTokensSent(t *testing.T) {
 		if got, byDefault := MaxTokensSent(c.requested, c.def); got != c.want || byDefault != (c.requested <= 0 && c.def > 0) {
 			t.Errorf("MaxTokensSent(%d, %d) = %d, %v", c.requested, c.def, got, byDefault)
 		}
+	}
+}
+
+// An assistant turn's reasoning_content is not counted (nor in the byte
+// bound): most targets are sent the turn without it (send_reasoning_content
+// is off by default), and routing's count is one per encoding for the route.
+func TestReasoningContentIsNotCounted(t *testing.T) {
+	plain := []providers.Message{{Role: "assistant", Content: "ok"}}
+	with := []providers.Message{{Role: "assistant", Content: "ok", ReasoningContent: strings.Repeat("thinking hard ", 500)}}
+	a, _ := CountMessages(Cl100kBase, plain)
+	b, _ := CountMessages(Cl100kBase, with)
+	if a != b || ByteBound(plain) != ByteBound(with) {
+		t.Fatalf("count %d vs %d, byte bound %d vs %d: reasoning_content counted", a, b, ByteBound(plain), ByteBound(with))
 	}
 }

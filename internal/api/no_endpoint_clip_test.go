@@ -25,6 +25,9 @@ func TestNoEndpointAnswersClipCallerText(t *testing.T) {
 		{"404 path", http.MethodGet, "/v1/" + strings.Repeat("%FF", 20000), http.StatusNotFound},
 		{"405 method", strings.Repeat("X", 60000), "/v1/jobs", http.StatusMethodNotAllowed},
 		{"405 path", http.MethodPut, "/v1/jobs/" + strings.Repeat("%FF", 20000), http.StatusMethodNotAllowed},
+		// A near miss of an OpenAI endpoint is answered in OpenAI's shape,
+		// and its "did you mean" quotes the path too.
+		{"near miss", http.MethodGet, "/models/" + strings.Repeat("%FF", 20000), http.StatusNotFound},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := b.do(t, c.method, c.path, acmeKey, "")

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+
+	rfcproblem "github.com/routerhq/router/internal/problem"
 )
 
 // openAIError is the error object OpenAI's API and SDKs use.
@@ -72,7 +74,7 @@ func nearMissDetail(r *http.Request, endpoint string) string {
 	if strings.HasSuffix(r.URL.Path, "/") {
 		fix = "an OpenAI SDK's base_url must end in /v1, with no slash after it"
 	}
-	return r.Method + " " + r.URL.Path + " is not an endpoint of this router: did you mean " + endpoint + "? " +
+	return rfcproblem.Clip(r.Method) + " " + rfcproblem.Clip(r.URL.Path) + " is not an endpoint of this router: did you mean " + rfcproblem.Clip(endpoint) + "? " +
 		strings.ToUpper(fix[:1]) + fix[1:] + "; see docs/chat.md"
 }
 

@@ -19,7 +19,7 @@ func TestStaticKeysRefuseOneKeyForTwoOwners(t *testing.T) {
 	t.Setenv("GUARD_KEY_ACME_2", "same-secret")
 	cfg := &config.Config{APIKeys: []config.APIKey{{Owner: "acme", KeyEnv: "GUARD_KEY_ACME"}, {Owner: "globex", KeyEnv: "GUARD_KEY_GLOBEX"}}}
 	_, err := staticKeys(cfg)
-	if err == nil || !strings.Contains(err.Error(), "GUARD_KEY_ACME (owner acme) and GUARD_KEY_GLOBEX (owner globex) hold the same key") {
+	if err == nil || !strings.Contains(err.Error(), "environment variable GUARD_KEY_ACME (owner acme) and environment variable GUARD_KEY_GLOBEX (owner globex) hold the same key") {
 		t.Fatalf("one key for two owners: %v", err)
 	}
 	cfg.APIKeys[1] = config.APIKey{Owner: "acme", KeyEnv: "GUARD_KEY_ACME_2"}

@@ -46,7 +46,7 @@ func TestKeyWithWhiteSpaceInsideIsRefusedAtLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := staticKeys(cfg); err == nil || !strings.Contains(err.Error(), "ACME_KEY") || !strings.Contains(err.Error(), "white space inside") {
+		if _, err := staticKeys(cfg); err == nil || !strings.Contains(err.Error(), "ACME_KEY") || !strings.Contains(err.Error(), "white space or a control character inside") {
 			t.Errorf("key %q: %v, want refused naming ACME_KEY", v, err)
 		}
 	}

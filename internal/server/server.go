@@ -386,15 +386,15 @@ func staticKeys(cfg *config.Config) (map[string]string, error) {
 			errs = append(errs, fmt.Errorf("api_keys[%d].key_env: %s (owner %s) is empty or only white space: set it, or remove the entry and use `router keys create`", i, config.EnvRef(k.KeyEnv), k.Owner))
 			continue
 		}
-		if strings.IndexFunc(v, unicode.IsSpace) >= 0 {
-			// An Authorization header carries a key without white space
-			// (RFC 6750; api's bearer refuses one with more than one word):
-			// this key could never be sent.
-			errs = append(errs, fmt.Errorf("api_keys: environment variable %s (owner %s) holds white space inside the key, which no 'Authorization: Bearer <key>' header can carry: set a key without spaces (for example from `openssl rand -hex 32`)", k.KeyEnv, k.Owner))
+		if strings.IndexFunc(v, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+			// An Authorization header carries a key without white space or
+			// control characters (RFC 6750; api's bearer refuses one with
+			// more than one word): this key could never be sent.
+			errs = append(errs, fmt.Errorf("api_keys[%d].key_env: %s (owner %s) holds white space or a control character inside the key, which no 'Authorization: Bearer <key>' header can carry: set a key without spaces (for example from `openssl rand -hex 32`)", i, config.EnvRef(k.KeyEnv), k.Owner))
 			continue
 		}
 		if owner, dup := keys[v]; dup && owner != k.Owner {
-			errs = append(errs, fmt.Errorf("api_keys: environment variables %s (owner %s) and %s (owner %s) hold the same key, which would authenticate as only one of them: give each owner its own key", from[v], owner, k.KeyEnv, k.Owner))
+			errs = append(errs, fmt.Errorf("api_keys: %s (owner %s) and %s (owner %s) hold the same key, which would authenticate as only one of them: give each owner its own key", config.EnvRef(from[v]), owner, config.EnvRef(k.KeyEnv), k.Owner))
 			continue
 		}
 		keys[v], from[v] = k.Owner, k.KeyEnv

@@ -12,8 +12,12 @@ import (
 // character makes a name that cannot be typed or read back from a log or a
 // table.
 func nameProblem(name string) string {
-	for _, r := range name {
+	prev := ' ' // before the first rune: nothing visible
+	for i, r := range name {
 		switch {
+		case joiner(r) && visibleNeighbours(prev, name[i+len(string(r)):]):
+			// Part of how the word is written (Persian, Indic conjuncts,
+			// emoji sequences): allowed between two visible characters.
 		case r == ',':
 			return `cannot contain "," (the command line's lists of names, such as --provider, are comma-separated)`
 		case unicode.IsSpace(r):
@@ -23,8 +27,28 @@ func nameProblem(name string) string {
 		case invisibleFormat(r):
 			return fmt.Sprintf("cannot contain an invisible format character (%U, often pasted with it from a web page; it shows as nothing, or reorders the text around it)", r)
 		}
+		prev = r
 	}
 	return ""
+}
+
+// joiner reports the zero-width non-joiner and joiner (U+200C, U+200D):
+// format characters that some scripts need to be spelled right (Persian
+// writes a non-joiner inside words, Indic scripts pick a conjunct's form with
+// them, emoji sequences join with a joiner).
+func joiner(r rune) bool { return r == '\u200c' || r == '\u200d' }
+
+// visibleNeighbours reports whether prev, the rune before a joiner, and the
+// first rune of rest, after it, are both visible: neither white space, a
+// control character nor a format character (nor the end of the name).
+func visibleNeighbours(prev rune, rest string) bool {
+	visible := func(r rune) bool {
+		return !unicode.IsSpace(r) && !unicode.IsControl(r) && !invisibleFormat(r) && r != unicode.ReplacementChar
+	}
+	for _, next := range rest {
+		return visible(prev) && visible(next)
+	}
+	return false
 }
 
 // invisibleFormat reports a Unicode format character (Cf: a zero-width space

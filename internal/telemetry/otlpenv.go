@@ -27,18 +27,32 @@ var (
 // an endpoint too.
 func otlpEnvProblems(getenv func(string) string, proto string) error {
 	var errs []error
-	for _, key := range otlpEndpointKeys {
+	// Only the variable the exporter reads is checked: the traces one
+	// when set, which overrides the generic one (set, perhaps, for another
+	// signal's exporter or a sidecar).
+	if key := readBy(getenv, otlpEndpointKeys); key != "" {
 		if why := endpointProblem(strings.TrimSpace(getenv(key)), proto); why != "" {
 			errs = append(errs, fmt.Errorf("telemetry: %s %s (the value is not shown: it may hold a credential)", key, why))
 		}
 	}
-	for _, key := range otlpHeaderKeys {
+	if key := readBy(getenv, otlpHeaderKeys); key != "" {
 		if why := headersProblem(getenv(key)); why != "" {
 			errs = append(errs, fmt.Errorf("telemetry: %s %s: write comma-separated name=value pairs, percent-encoding special characters "+
 				"(authorization=Bearer%%20TOKEN); the value is not shown: it may hold a credential", key, why))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// readBy is the variable of pair the exporter reads: the traces one (the
+// second) when it is set, else the generic one; "" when neither is.
+func readBy(getenv func(string) string, pair [2]string) string {
+	for _, key := range []string{pair[1], pair[0]} {
+		if strings.TrimSpace(getenv(key)) != "" {
+			return key
+		}
+	}
+	return ""
 }
 
 // endpointProblem is why raw, an endpoint variable without the spaces around
@@ -52,7 +66,9 @@ func endpointProblem(raw, proto string) string {
 	switch {
 	case err != nil:
 		return "is not a URL: " + fix // url.Error would quote it whole
-	case proto == "grpc" && strings.EqualFold(u.Scheme, "unix") && u.Path != "":
+	case proto == "grpc" && !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https"):
+		// The gRPC exporter dials anything else as its target as written
+		// (otel-collector:4317, dns:///…, unix:///path).
 		return ""
 	case !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https"):
 		// "collector:4318" parses as scheme "collector": no host, no span sent.
@@ -68,8 +84,12 @@ func endpointProblem(raw, proto string) string {
 // an HTTP token and the value percent-decoded, as the OTLP exporter
 // specification has it and OpenTelemetry's Go exporter reads them; a decoded
 // value must fit in a header (no line break or other control character).
+// As the exporter does, the spaces around the whole value and around each
+// decoded value are trimmed (a secret file's last line break is no part of
+// the header), and an empty item (a stray comma) is passed over.
 func headersProblem(raw string) string {
-	if strings.TrimSpace(raw) == "" {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
 		return "" // unset, for the exporter as well
 	}
 	items := strings.Split(raw, ",")
@@ -78,7 +98,7 @@ func headersProblem(raw string) string {
 		name, value, ok := strings.Cut(item, "=")
 		switch {
 		case strings.TrimSpace(item) == "":
-			return at + " is empty (a stray comma?)"
+			continue
 		case !ok:
 			return at + ` has no "=" (an HTTP header's "Name: value" is written name=value here)`
 		case !isToken(strings.TrimSpace(name)):
@@ -88,7 +108,7 @@ func headersProblem(raw string) string {
 		if err != nil {
 			return at + " has a value that does not percent-decode (a % not followed by two hex digits: write a % itself as %25)"
 		}
-		if strings.IndexFunc(v, unicode.IsControl) >= 0 {
+		if strings.IndexFunc(strings.TrimSpace(v), unicode.IsControl) >= 0 {
 			return at + " has a value holding a line break or another control character, which no header can carry"
 		}
 	}

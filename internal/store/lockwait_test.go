@@ -25,6 +25,17 @@ const hangGuard = 3 * time.Minute
 // transaction and its backend's pid.
 func (b *bundle) hold(t *testing.T, q string, args ...any) (pgx.Tx, int) {
 	t.Helper()
+	tx, pid := b.begin(t)
+	if tag, err := tx.Exec(context.Background(), q, args...); err != nil || tag.RowsAffected() == 0 {
+		t.Fatalf("hold %q: %v (%d rows)", q, err, tag.RowsAffected())
+	}
+	return tx, pid
+}
+
+// begin opens a transaction rolled back when the test ends, and returns it
+// and its backend's pid.
+func (b *bundle) begin(t *testing.T) (pgx.Tx, int) {
+	t.Helper()
 	ctx := context.Background()
 	tx, err := b.db.Pool.Begin(ctx)
 	if err != nil {
@@ -34,9 +45,6 @@ func (b *bundle) hold(t *testing.T, q string, args ...any) (pgx.Tx, int) {
 	var pid int
 	if err := tx.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
 		t.Fatal(err)
-	}
-	if tag, err := tx.Exec(ctx, q, args...); err != nil || tag.RowsAffected() == 0 {
-		t.Fatalf("hold %q: %v (%d rows)", q, err, tag.RowsAffected())
 	}
 	return tx, pid
 }

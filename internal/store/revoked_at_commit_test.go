@@ -72,17 +72,8 @@ func TestRevokedAtIsTakenAfterTheLockWaits(t *testing.T) {
 // it open; it returns the transaction and its backend's pid.
 func holdTableLock(t *testing.T, b *bundle, q string) (pgx.Tx, int) {
 	t.Helper()
-	ctx := context.Background()
-	tx, err := b.db.Pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tx.Rollback(ctx) })
-	var pid int
-	if err := tx.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(ctx, q); err != nil {
+	tx, pid := b.begin(t)
+	if _, err := tx.Exec(context.Background(), q); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
 	return tx, pid

@@ -101,7 +101,7 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Outcome == "succeeded" {
-		doc, violations, err := s.judgeResolution(job, seq, req.Result)
+		doc, usage, violations, err := s.judgeResolution(job, seq, req.Result)
 		if errors.Is(err, prompt.ErrUnknownPrompt) || errors.Is(err, prompt.ErrUnknownVersion) {
 			s.promptUnavailable(w, r, job, err)
 			return
@@ -116,7 +116,7 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 				Detail: failsChecks(violations), JobID: id, Violations: violations})
 			return
 		}
-		res.Result = doc
+		res.Result, res.Usage = doc, usage
 	}
 	resume, err := s.Store.ResolveAttempt(r.Context(), res)
 	switch {
@@ -465,36 +465,41 @@ func (s *Server) createdBeforeStart(ctx context.Context, job *store.Job) bool {
 // judgeResolution validates a resolution's result like any output: against the
 // prompt's schema and contract, or for a chat job against its response_format,
 // where the result is the assistant's content (a string, or the JSON object).
-func (s *Server) judgeResolution(job *store.Job, seq int, result json.RawMessage) (json.RawMessage, []contract.Violation, error) {
+// A chat job's completion carries the router's estimate of its usage
+// (resolvedUsage); usage, when not nil, is that estimate, to be stored on the
+// attempt so that its cost counts the answer the provider billed.
+func (s *Server) judgeResolution(job *store.Job, seq int, result json.RawMessage) (doc json.RawMessage, usage any, violations []contract.Violation, err error) {
 	if _, ok := chat.Route(job.Operation); ok {
 		var in chat.Input
 		if err := json.Unmarshal(job.Input, &in); err != nil {
-			return nil, nil, fmt.Errorf("the stored chat request does not decode: %w", err)
+			return nil, nil, nil, fmt.Errorf("the stored chat request does not decode: %w", err)
 		}
 		v, err := in.Validator()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		content := string(result)
 		var str string
 		if json.Unmarshal(result, &str) == nil {
 			content = str
 		}
-		model := ""
-		for _, a := range job.Attempts {
-			if a.Seq == seq {
-				model = a.Model
-			}
+		var a store.Attempt
+		if i := slices.IndexFunc(job.Attempts, func(a store.Attempt) bool { return a.Seq == seq }); i >= 0 {
+			a = job.Attempts[i]
 		}
-		doc, violations := chat.Judge(&in, v, job.ID, &providers.Response{Content: content, Model: model, Created: time.Now(), FinishReason: "stop"})
-		return doc, violations, nil
+		u, raised := resolvedUsage(job, &a, content)
+		doc, violations := chat.Judge(&in, v, job.ID, &providers.Response{Content: content, Model: a.Model, Created: time.Now(), FinishReason: "stop", Usage: u})
+		if raised {
+			usage = u
+		}
+		return doc, usage, violations, nil
 	}
 	p, err := s.Prompts.Get(job.Operation, job.PromptVersion)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the job's prompt is not loaded, so the result cannot be validated: %w", err)
+		return nil, nil, nil, fmt.Errorf("the job's prompt is not loaded, so the result cannot be validated: %w", err)
 	}
-	doc, violations := p.Validator().Validate(string(result))
-	return doc, violations, nil
+	doc, violations = p.Validator().Validate(string(result))
+	return doc, nil, violations, nil
 }
 
 // failsChecks says how many checks a result fails and the first of them. A list

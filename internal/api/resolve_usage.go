@@ -1,0 +1,79 @@
+package api
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/tokens"
+)
+
+// resolvedUsage is the usage of the chat completion a "succeeded" resolution
+// of attempt a makes with content as the answer. The provider reported none
+// (the attempt's answer never came): as for any answer without usage
+// (docs/chat.md), it is the router's estimate, marked Estimated, not zeros —
+// an SDK that meters by usage would record a free call. The prompt's count
+// is the attempt's stored usage (the race's estimate of the prompt it sent,
+// with its target's tokenizer); the completion's is content counted with
+// that tokenizer, raising the completion tokens (and the total by as much)
+// when the stored count is lower, as the race raises a provisional count.
+// raised is false when nothing was raised: the attempt's usage stands.
+func resolvedUsage(job *store.Job, a *store.Attempt, content string) (u providers.Usage, raised bool) {
+	if len(a.Usage) > 0 {
+		_ = json.Unmarshal(a.Usage, &u) // null or unreadable: none
+	}
+	n, ok := answerTokens(job.Owner, attemptEncoding(job.Routing, a), content)
+	if !ok || n <= u.CompletionTokens {
+		return u, false
+	}
+	u.TotalTokens += n - u.CompletionTokens
+	u.CompletionTokens, u.Estimated = n, true
+	return u, true
+}
+
+// attemptEncoding is the tokenizer attempt a's target counts with: the one
+// routing recorded for a's provider (the target's `tokenizer`, or its model's),
+// else its model's.
+func attemptEncoding(routing json.RawMessage, a *store.Attempt) string {
+	var decisions []struct {
+		Provider string `json:"provider"`
+		Encoding string `json:"encoding"`
+	}
+	_ = json.Unmarshal(routing, &decisions)
+	for _, d := range decisions {
+		if d.Provider == a.Provider && d.Encoding != "" {
+			return d.Encoding
+		}
+	}
+	enc, _ := tokens.EncodingForModel("", a.Model)
+	return enc
+}
+
+// maxCountedBytes bounds the answer the tokenizer counts, as the race bounds
+// each estimate (race's maxTokenizedBytes): a longer one is counted from its
+// head and scaled by length, so that a resolution of up to the body limit,
+// refused or not, does not cost a second of CPU.
+const maxCountedBytes = 16 << 10
+
+// answerTokens counts text's tokens with encoding for owner, a text over
+// maxCountedBytes from its head, scaled by length. ok is false when the
+// tokenizer cannot count.
+func answerTokens(owner, encoding, text string) (n int, ok bool) {
+	if text == "" {
+		return 0, true
+	}
+	head := text
+	if len(head) > maxCountedBytes {
+		cut := maxCountedBytes
+		for cut > maxCountedBytes-utf8.UTFMax && !utf8.RuneStart(head[cut]) {
+			cut--
+		}
+		head = head[:cut]
+	}
+	n, err := tokens.CountTextFor(owner, encoding, head)
+	if err != nil {
+		return 0, false
+	}
+	return int(int64(n) * int64(len(text)) / int64(len(head))), true
+}

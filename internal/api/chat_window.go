@@ -12,10 +12,13 @@ import (
 
 // tooLongForEvery reports whether routing (a plan's decisions, none
 // eligible) excluded every target because the request does not fit its
-// context window, and the first such reason. Such a request is too long for
-// the route, whatever the breakers do later: OpenAI answers it 400
-// context_length_exceeded, which clients act on (they trim the history); a 503
-// would be resent by the SDKs, unchanged, and fail again.
+// context window, and every target's reason (windowReasons, as /v1/jobs'
+// input-too-long names them): the targets' windows differ, and the one that
+// decides how short a request must be may be any target's, not the first's.
+// Such a request is too long for the route, whatever the breakers do later:
+// OpenAI answers it 400 context_length_exceeded, which clients act on (they
+// trim the history); a 503 would be resent by the SDKs, unchanged, and fail
+// again.
 //
 // param is the field to blame, as OpenAI names it: max_tokens when it alone
 // fills every window, else messages.
@@ -37,7 +40,7 @@ func tooLongForEvery(routing json.RawMessage) (reason, param string, ok bool) {
 			param = "messages"
 		}
 	}
-	return decisions[0].Provider + ": " + decisions[0].Reason, param, true
+	return windowReasons(routing), param, true
 }
 
 // tooLongProblem is the answer to a job that every target of its route

@@ -118,6 +118,34 @@ func parseNoArgs(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// parseAroundArg is parse for a command that takes one word (an ID) before,
+// between or after its flags: `revoke 7 --no-wait`, `revoke --no-wait 7` and
+// `revoke --config prod.yaml 7 --no-wait` all read the same. The flag package
+// stops at the first word, so the flags after it are parsed in a second pass;
+// after "--" nothing more is read as a flag. arg is that word ("" when there
+// is none) and rest what is left after it and its flags, for the caller to
+// refuse.
+func parseAroundArg(fs *flag.FlagSet, args []string) (arg string, rest []string, err error) {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		arg, args = args[0], args[1:]
+	}
+	if err := parse(fs, args); err != nil {
+		return "", nil, err
+	}
+	rest = fs.Args()
+	if arg != "" || len(rest) == 0 {
+		return arg, rest, nil
+	}
+	arg, rest = rest[0], rest[1:]
+	if i := len(args) - len(rest) - 2; i >= 0 && args[i] == "--" {
+		return arg, rest, nil
+	}
+	if err := parse(fs, rest); err != nil {
+		return "", nil, err
+	}
+	return arg, fs.Args(), nil
+}
+
 // isHelp reports whether arg asks for help in a place where a subcommand or
 // a positional argument is expected.
 func isHelp(arg string) bool {

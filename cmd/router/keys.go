@@ -249,18 +249,11 @@ func keysRevoke(ctx context.Context, args []string) error {
 	if len(args) > 0 && isHelp(args[0]) {
 		return showHelp(fs)
 	}
-	// The ID comes first or after the flags; help anywhere stops before
-	// anything is revoked.
-	var idArg string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		idArg, args = args[0], args[1:]
-	}
-	if err := parse(fs, args); err != nil {
+	// The ID comes before, between or after the flags; help anywhere stops
+	// before anything is revoked.
+	idArg, rest, err := parseAroundArg(fs, args)
+	if err != nil {
 		return err
-	}
-	rest := fs.Args()
-	if idArg == "" && len(rest) > 0 {
-		idArg, rest = rest[0], rest[1:]
 	}
 	if idArg == "" {
 		fmt.Fprintln(fs.Output(), "router keys revoke: which key? Give its ID (the ID column of `router keys list`).")

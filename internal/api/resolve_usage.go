@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/json"
-	"unicode/utf8"
 
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
@@ -50,30 +49,10 @@ func attemptEncoding(routing json.RawMessage, a *store.Attempt) string {
 	return enc
 }
 
-// maxCountedBytes bounds the answer the tokenizer counts, as the race bounds
-// each estimate (race's maxTokenizedBytes): a longer one is counted from its
-// head and scaled by length, so that a resolution of up to the body limit,
-// refused or not, does not cost a second of CPU.
-const maxCountedBytes = 16 << 10
-
-// answerTokens counts text's tokens with encoding for owner, a text over
-// maxCountedBytes from its head, scaled by length. ok is false when the
-// tokenizer cannot count.
+// answerTokens counts text's tokens with encoding for owner, as the race
+// estimates an answer (tokens.EstimateTextFor: a long text from its head,
+// scaled by length). ok is false when the tokenizer cannot count.
 func answerTokens(owner, encoding, text string) (n int, ok bool) {
-	if text == "" {
-		return 0, true
-	}
-	head := text
-	if len(head) > maxCountedBytes {
-		cut := maxCountedBytes
-		for cut > maxCountedBytes-utf8.UTFMax && !utf8.RuneStart(head[cut]) {
-			cut--
-		}
-		head = head[:cut]
-	}
-	n, err := tokens.CountTextFor(owner, encoding, head)
-	if err != nil {
-		return 0, false
-	}
-	return int(int64(n) * int64(len(text)) / int64(len(head))), true
+	n, err := tokens.EstimateTextFor(owner, encoding, text)
+	return n, err == nil
 }

@@ -295,7 +295,7 @@ func totalGapFilled(u providers.Usage) (providers.Usage, bool) {
 
 // textEstimate counts the tokens of an answer's texts with the attempt's
 // target's tokenizer; a text over maxTokenizedBytes is estimated from its
-// first maxTokenizedBytes (scaledCount). ok is false when the tokenizer
+// first maxTokenizedBytes (tokens.EstimateTextFor). ok is false when the tokenizer
 // cannot count them.
 func textEstimate(t *Target, sp *spec, a *store.Attempt, texts ...string) (out int, ok bool) {
 	for _, text := range texts {
@@ -306,15 +306,11 @@ func textEstimate(t *Target, sp *spec, a *store.Attempt, texts ...string) (out i
 		if err != nil {
 			return 0, false
 		}
-		head := text
-		if len(head) > maxTokenizedBytes {
-			head = head[:runeCut(head, maxTokenizedBytes)]
-		}
-		n, err := tokens.CountTextFor(sp.owner, enc, head)
+		n, err := tokens.EstimateTextFor(sp.owner, enc, text)
 		if err != nil {
 			return 0, false
 		}
-		out += scaledCount(n, len(head), len(text))
+		out += n
 	}
 	return out, true
 }
@@ -422,4 +418,4 @@ func targetEncoding(t *Target, sp *spec, a *store.Attempt) (string, error) {
 // whole would cost tens of milliseconds of CPU or more for each hedge loser
 // (routing, for the same reason, counts only prompts that may not fit:
 // byteBound).
-const maxTokenizedBytes = 16 << 10
+const maxTokenizedBytes = tokens.EstimatedBytes

@@ -43,6 +43,17 @@ type Options struct {
 	// Targets are the configured providers by name (as cmd/router builds them
 	// for the race runner).
 	Targets map[string]*race.Target
+
+	// Configured is every configured target by id, made as Targets are but
+	// needing no adapter (only Model, ContextWindow, ProviderWindow,
+	// Encoding and DefaultMaxTokens are read); nil: Targets. A case sent
+	// with a model other than its target's own (a chat route's alias, a
+	// prompt's model) is counted as routing counts it: as the target of the
+	// same provider serving that model (race.TargetFor), with its window,
+	// tokenizer and default max_tokens, which a --provider selection need
+	// not include.
+	Configured map[string]*race.Target
+
 	Prompts *prompt.Set
 	Suites  Suites
 	// Providers and PromptNames select what runs; empty means all providers and
@@ -560,10 +571,18 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 		if opt.TargetDigests != nil {
 			res.TargetDigest = opt.TargetDigests(pl.provider, model)
 		}
+		configured := opt.Configured
+		if configured == nil {
+			configured = opt.Targets
+		}
+		// What routing counts a request for model on this target with: the
+		// target's own window and tokenizer are another model's when model
+		// is passed through in place of its own.
+		sent := race.TargetFor(configured, pl.provider, pl.target, model)
 		start := time.Now()
 		for i := range s.Cases {
 			c := &s.Cases[i]
-			cr := runCase(ctx, pl.provider, pl.target, opt.Retry, p, model, c, temp)
+			cr := runCase(ctx, pl.provider, pl.target, sent, opt.Retry, p, model, c, temp)
 			if ctx.Err() != nil {
 				// Unfinished. The case in flight is not counted (the
 				// interruption may have failed it); a case that failed
@@ -655,7 +674,9 @@ func recordContext(ctx context.Context, opt *Options, rerun string) (rctx contex
 }
 
 // runCase runs one case through every stage; the first failing stage ends it.
-func runCase(ctx context.Context, name string, t *race.Target, retry race.Backoff, p *prompt.Prompt, model string, c *Case, temp *float32) CaseResult {
+// The case is sent through t, asking for model, and counted as sent
+// (race.TargetFor: t itself when model is t's own).
+func runCase(ctx context.Context, name string, t, sent *race.Target, retry race.Backoff, p *prompt.Prompt, model string, c *Case, temp *float32) CaseResult {
 	cr := CaseResult{Name: c.Name}
 	fail := func(stage string, vs ...contract.Violation) CaseResult {
 		cr.Stage, cr.Failures = stage, vs
@@ -684,7 +705,7 @@ func runCase(ctx context.Context, name string, t *race.Target, retry race.Backof
 	// case whose rendering fails either on any encoding (a fault of the
 	// suite, never to be recorded against a target); a suite it did not
 	// check is still caught here.
-	enc, err := tokens.EncodingForModel(t.Encoding, model)
+	enc, err := tokens.EncodingForModel(sent.Encoding, model)
 	if err != nil {
 		return fail(StageTokenizer, contract.Violation{Rule: "tokenizer.encoding", Path: "$", Message: err.Error()})
 	}
@@ -705,12 +726,13 @@ func runCase(ctx context.Context, name string, t *race.Target, retry race.Backof
 	}
 
 	// 3. The context window, counted as routing counts it (tokens.Counted,
-	// tokens.MaxTokensSent): the messages and the response format sent with
-	// them, plus the max_tokens the target's adapter sends. A target that
-	// passes here is one routing does not exclude for the window.
+	// tokens.MaxTokensSent, the window of sent): the messages and the
+	// response format sent with them, plus the max_tokens the target's
+	// adapter sends. A target that passes here is one routing does not
+	// exclude for the window.
 	format := p.ProviderResponseFormat()
-	maxTokens, byDefault := tokens.MaxTokensSent(p.MaxTokens, t.DefaultMaxTokens)
-	need, fits, err := tokens.Fits(enc, tokens.Counted(msgs, format, p.FormatText(), nil), maxTokens, t.ContextWindow)
+	maxTokens, byDefault := tokens.MaxTokensSent(p.MaxTokens, sent.DefaultMaxTokens)
+	need, fits, err := tokens.Fits(enc, tokens.Counted(msgs, format, p.FormatText(), nil), maxTokens, sent.ContextWindow)
 	if err != nil {
 		return fail(StageTokenizer, contract.Violation{Rule: "tokenizer.count", Path: "$", Message: err.Error()})
 	}
@@ -722,7 +744,7 @@ func runCase(ctx context.Context, name string, t *race.Target, retry race.Backof
 		}
 		return fail(StageContextWindow, contract.Violation{Rule: "context_window", Path: "$", Message: fmt.Sprintf(
 			"the prompt needs %d tokens (its messages and response format) plus max_tokens %d%s = %d (%s); the window holds %d",
-			cr.PromptTokens, maxTokens, defaulted, need, enc, t.ContextWindow)})
+			cr.PromptTokens, maxTokens, defaulted, need, enc, sent.ContextWindow)})
 	}
 
 	// 4. The round trip through the real adapter, asking for the model under

@@ -48,6 +48,15 @@ func targetFor(targets map[string]*Target, id string, t *Target, model string) *
 	return &bare
 }
 
+// TargetFor is targetFor, for whatever must count a request as routing
+// counts it without a Runner: `router conformance run` counts each case sent
+// with a model other than its target's own (a chat route's alias, a prompt's
+// model) as that model's target (conformance's runCase), so that a run and
+// routing agree on the window and tokenizer.
+func TargetFor(targets map[string]*Target, id string, t *Target, model string) *Target {
+	return targetFor(targets, id, t, model)
+}
+
 // targetFor is the package's targetFor over the runner's targets.
 func (r *Runner) targetFor(id string, t *Target, model string) *Target {
 	return targetFor(r.cfg.Targets, id, t, model)

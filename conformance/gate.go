@@ -420,6 +420,15 @@ func (g *Gate) judge(st *store.ConformanceStanding, age time.Duration, p *prompt
 			why += fmt.Sprintf(" (run %s)", rerun)
 		}
 		return false, why
+	case !st.Latest.Passed && !store.SamePromptContent(st.Latest.PromptDigest, p.Digest):
+		// A failure on other content, or (next) on other settings, is not
+		// the target's now: said as a plain failure, it reads as one of the
+		// new endpoint, and names no run (GET /v1/conformance says it too).
+		return false, fmt.Sprintf("the prompt %s changed since its last run, which failed with %d of %d cases passed; bump its version or rerun %s",
+			id, st.Latest.CasesPassed, st.Latest.CasesTotal, rerun)
+	case !st.Latest.Passed && !store.SameTarget(st.Latest.TargetDigest, targetDigest):
+		return false, fmt.Sprintf("the endpoint or settings of target %s changed since its last run on %s, which failed with %d of %d cases passed (its provider's type, base_url or request settings); run %s",
+			st.Provider, id, st.Latest.CasesPassed, st.Latest.CasesTotal, rerun)
 	case !st.Latest.Passed:
 		why := fmt.Sprintf("last conformance run for %s failed (%d of %d cases passed)", id, st.Latest.CasesPassed, st.Latest.CasesTotal)
 		if st.LastPassAt == nil {

@@ -252,7 +252,9 @@ func (g *Gate) AllowModels(ctx context.Context, asks []race.GateAsk) []race.Gate
 // from the standing read (and its last pass's age), or the read's error.
 func (g *Gate) verdict(provider, model string, p *prompt.Prompt, st *store.ConformanceStanding, age time.Duration, err error) (bool, string) {
 	if err != nil {
-		return false, fmt.Sprintf("cannot read conformance results for %s (%v)", p.ID(), err)
+		// race.GateUnread: a failed job's next_step tells this refusal,
+		// which clears by itself, from the others.
+		return false, fmt.Sprintf("%s for %s (%v)", race.GateUnread, p.ID(), err)
 	}
 	digest := ""
 	if g.digestOf != nil {

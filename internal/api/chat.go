@@ -529,13 +529,13 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 		return
 	}
 	then := "; "
-	if gated := gatedTargets(job); len(gated) > 0 {
+	if note, after := gatedNote(job); note != "" {
 		// Targets the conformance gate kept out of the race, which the job's
 		// error need not name (a refusal at the plan is routing's, not an
 		// attempt's): a retry or a resend now is gated the same way, as
-		// next_step says.
-		reason = strings.TrimRight(reason, ".") + "; " + gatedSkipped(gated)
-		then = onceTheyPass
+		// next_step says — unless the gate only could not read its results.
+		reason = strings.TrimRight(reason, ".") + "; " + note
+		then = after
 	}
 	if callerKey {
 		// A resend with the same key answers this again (the key stays bound

@@ -12,15 +12,8 @@ import (
 // (race.AppendJob). Jobs in other states are written exactly as stored.
 func appendJob(b []byte, job *store.Job) []byte { return race.AppendJob(b, job) }
 
-// gatedTargets is each target of the job's routing that the conformance gate
-// refused (a decision of cause race.CauseConformanceGate) and that this
-// round never tried, as "<target>: <the gate's reason>" (race.GatedTargets).
-func gatedTargets(job *store.Job) []string { return race.GatedTargets(job) }
-
-// gatedSkipped says that the conformance gate skipped the targets gated and
-// that a retry now would be gated the same way: next_step's words, and a
-// failed chat call's (chatFailure; race.GatedSkipped).
-func gatedSkipped(gated []string) string { return race.GatedSkipped(gated) }
-
-// onceTheyPass joins gatedSkipped to the advice to start a new round.
-const onceTheyPass = race.OnceTheyPass
+// gatedNote says what the conformance gate did to the targets it kept out
+// of the job's round, and how to join it to the advice to start a new
+// round: next_step's words, and a failed chat call's (chatFailure;
+// race.GatedNote). note is "" when the gate refused nothing.
+func gatedNote(job *store.Job) (note, then string) { return race.GatedNote(job) }

@@ -41,7 +41,8 @@ func AppendJob(b []byte, job *store.Job) []byte {
 // of the route out of the race (GatedTargets: the default gate, on a
 // deployment whose fallbacks nobody has run the suite on), a retry would be
 // gated the same way: the caller is told which targets, why, and that the
-// retry helps only once they pass.
+// retry helps only once they pass (GatedNote) — unless the gate only could
+// not read its results, which clears by itself.
 func NextStep(job *store.Job) string {
 	if job == nil || job.State != store.JobFailed {
 		return ""
@@ -56,11 +57,9 @@ func NextStep(job *store.Job) string {
 		return ended + ": correct the request and send it with a new Idempotency-Key (this key stays bound to the failed job " + job.ID + ")"
 	}
 	then := ": "
-	if gated := GatedTargets(job); len(gated) > 0 {
-		// A retry now is gated the same way: the round would fail as this
-		// one did, without the targets the gate refused.
-		ended += "; " + GatedSkipped(gated)
-		then = OnceTheyPass
+	if note, after := GatedNote(job); note != "" {
+		ended += "; " + note
+		then = after
 	}
 	if keyless {
 		return ended + then + "start a new round with POST /v1/jobs/" + job.ID + "/retry (then read it with GET /v1/jobs/" + job.ID +
@@ -84,17 +83,55 @@ func keylessChat(job *store.Job) bool {
 	return auto && store.IsJobID(id)
 }
 
-// GatedSkipped says that the conformance gate skipped the targets gated
-// (GatedTargets: "<target>: <the gate's reason>", which names the run that
-// admits it) and that a retry now would be gated the same way: next_step's
-// words, and a failed chat call's.
-func GatedSkipped(gated []string) string {
-	return "the conformance gate (conformance.gate) skipped targets of its route that have no fresh passing " +
-		"`router conformance run` (" + strings.Join(gated, "; ") + "), so a retry now would be gated the same way"
+// GateUnread begins the reason of a conformance gate's refusal when it could
+// not read its results (conformance.Gate fails closed while the database
+// does not answer, or conformance_runs is locked): the refusal says nothing
+// of the target's runs, and clears by itself. No other reason of the gate
+// begins with these words (none begins with a name).
+const GateUnread = "cannot read conformance results"
+
+// GatedNote says what the conformance gate did to the targets of the job's
+// routing it kept out of this round (GatedTargets), and then how to join it
+// to the advice to start a new round: next_step's words, and a failed chat
+// call's. A target refused for lack of a fresh passing `router conformance
+// run` is refused again by a retry until the operator makes it pass; one
+// refused because the gate could not read its results (GateUnread) may be
+// used by a retry in a few seconds, so the caller is not sent to the
+// operator for it. note is "" when the gate refused nothing.
+func GatedNote(job *store.Job) (note, then string) {
+	var refused, unread []string
+	for _, g := range gatedTargets(job) {
+		if strings.HasPrefix(g.reason, GateUnread) {
+			unread = append(unread, g.String())
+		} else {
+			refused = append(refused, g.String())
+		}
+	}
+	const gate = "the conformance gate (conformance.gate) "
+	const unreadFor = "could not read its results for targets of its route ("
+	const transient = "), which is temporary (the database did not answer it in time): a retry in a few seconds may use "
+	switch {
+	case len(refused) > 0 && len(unread) > 0:
+		return gate + skipped(refused) + "; it also " + unreadFor + strings.Join(unread, "; ") + transient + "those",
+			"; once the router's operator has made the skipped ones pass, "
+	case len(refused) > 0:
+		return gate + skipped(refused), onceTheyPass
+	case len(unread) > 0:
+		return gate + unreadFor + strings.Join(unread, "; ") + transient + "them", "; "
+	}
+	return "", ""
 }
 
-// OnceTheyPass joins GatedSkipped to the advice to start a new round.
-const OnceTheyPass = "; once the router's operator has made them pass, "
+// skipped says that the gate skipped the targets refused, which a retry now
+// would skip too.
+func skipped(refused []string) string {
+	return "skipped targets of its route that have no fresh passing `router conformance run` (" + strings.Join(refused, "; ") +
+		"), so a retry now would be gated the same way"
+}
+
+// onceTheyPass joins GatedNote, when it names only targets that must pass
+// first, to the advice to start a new round.
+const onceTheyPass = "; once the router's operator has made them pass, "
 
 // GatedTargets is each target of the job's routing that the conformance gate
 // refused and that this round never tried, as "<target>: <the gate's
@@ -108,6 +145,20 @@ const OnceTheyPass = "; once the router's operator has made them pass, "
 // breaker's or an unconfigured target's do not) — which a target whose name
 // contains "conformance" would fool, as it cannot once decisions have causes.
 func GatedTargets(job *store.Job) []string {
+	var out []string
+	for _, g := range gatedTargets(job) {
+		out = append(out, g.String())
+	}
+	return out
+}
+
+// gated is a target the conformance gate kept out of a job's round, and why.
+type gated struct{ target, reason string }
+
+func (g gated) String() string { return g.target + ": " + g.reason }
+
+// gatedTargets is GatedTargets before it is written.
+func gatedTargets(job *store.Job) []gated {
 	if job == nil || len(job.Routing) == 0 {
 		return nil
 	}
@@ -115,13 +166,13 @@ func GatedTargets(job *store.Job) []string {
 	if json.Unmarshal(job.Routing, &decisions) != nil {
 		return nil
 	}
-	var out []string
+	var out []gated
 	for _, d := range decisions {
 		if d.Eligible || d.Event != "" || triedThisRound(job, d.Provider) {
 			continue
 		}
 		if d.Cause == CauseConformanceGate || d.Cause == "" && strings.Contains(d.Reason, "conformance") {
-			out = append(out, d.Provider+": "+d.Reason)
+			out = append(out, gated{d.Provider, d.Reason})
 		}
 	}
 	return out

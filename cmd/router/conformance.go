@@ -191,7 +191,7 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	}
 
 	opt := conformance.Options{
-		Store: st, Targets: targets, Prompts: prompts, Suites: suites,
+		Store: st, Targets: targets, Configured: server.ConfiguredTargets(cfg), Prompts: prompts, Suites: suites,
 		Providers: providerNames, PromptNames: promptNames, SuitesDir: dir,
 		Concurrency: *concurrency, Temperature: temperature, Gate: cfg.Conformance.Gate,
 		ChatRoutes:    server.ConformanceChatRoutes(cfg),

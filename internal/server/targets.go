@@ -72,25 +72,46 @@ func buildTargets(cfg *config.Config, ids []string) (_ map[string]*race.Target, 
 				transports = append(transports, tr)
 			}
 		}
-		model := targetModel(rt)
-		out[rt.ID] = &race.Target{
-			Provider: p, Model: model, ContextWindow: rt.ContextWindow, ProviderWindow: pc.ContextWindow, Encoding: rt.Tokenizer,
-			Timeout: pc.Timeout.D(), FirstByteTimeout: pc.FirstByteTimeout.D(), Stream: *pc.Stream, MaxRetries: *pc.MaxRetries,
-		}
-		if pc.Type == "anthropic" {
-			// The adapter sends it when a request sets no max_tokens; routing
-			// counts it against the window (the config fills the default).
-			out[rt.ID].DefaultMaxTokens = cmp.Or(pc.MaxTokens, providers.AnthropicDefaultMaxTokens)
-		}
-		if price := rt.PriceOrDefault(); price != nil {
-			out[rt.ID].Price = &providers.Price{InputPerMTok: price.InputPerMTok, OutputPerMTok: price.OutputPerMTok}
-		}
+		t := targetOf(rt)
+		t.Provider = p
+		out[rt.ID] = t
 	}
 	if len(errs) > 0 {
 		closeIdle()
 		return nil, closeIdle, errors.Join(errs...)
 	}
 	return out, closeIdle, nil
+}
+
+// ConfiguredTargets is every configured target (config.AllTargets) by id,
+// as BuildTargets makes it but without its adapter (Provider nil), so no API
+// key is needed: what `router conformance run` counts a case sent with a
+// model other than its target's own as (conformance.Options.Configured), as
+// routing does.
+func ConfiguredTargets(cfg *config.Config) map[string]*race.Target {
+	out := map[string]*race.Target{}
+	for _, rt := range cfg.AllTargets() {
+		out[rt.ID] = targetOf(rt)
+	}
+	return out
+}
+
+// targetOf is target rt's settings, without its adapter.
+func targetOf(rt config.ResolvedTarget) *race.Target {
+	pc := rt.Provider
+	t := &race.Target{
+		Model: targetModel(rt), ContextWindow: rt.ContextWindow, ProviderWindow: pc.ContextWindow, Encoding: rt.Tokenizer,
+		Timeout: pc.Timeout.D(), FirstByteTimeout: pc.FirstByteTimeout.D(), Stream: *pc.Stream, MaxRetries: *pc.MaxRetries,
+	}
+	if pc.Type == "anthropic" {
+		// The adapter sends it when a request sets no max_tokens; routing
+		// counts it against the window (the config fills the default).
+		t.DefaultMaxTokens = cmp.Or(pc.MaxTokens, providers.AnthropicDefaultMaxTokens)
+	}
+	if price := rt.PriceOrDefault(); price != nil {
+		t.Price = &providers.Price{InputPerMTok: price.InputPerMTok, OutputPerMTok: price.OutputPerMTok}
+	}
+	return t
 }
 
 // logTargetWarnings logs, at start, what the configuration allows but is

@@ -72,7 +72,7 @@ func (r *Request) openAIOptions(in *Input) error {
 func openAIID(param, v string, limit int, what string) error {
 	if n := utf8.RuneCountInString(v); n > limit {
 		return &RequestError{Param: param, Message: fmt.Sprintf(
-			"%s is %d characters long; at most %d are allowed: send %s of up to %d characters (a hash, for example), or leave it out",
+			"%s is %d characters long; at most %d are allowed: send %s of up to %d characters, or leave it out",
 			param, n, limit, what, limit)}
 	}
 	for i, c := range v {

@@ -40,6 +40,11 @@ func TestSafetyIdentifierUpTo128Characters(t *testing.T) {
 		if !errors.As(err, &re) || re.Param != want.param || !strings.Contains(re.Message, want.says) {
 			t.Errorf("%s…: %v, want param %s saying %q", body[:24], err, want.param, want.says)
 		}
+		if re != nil && strings.Count(re.Message, "(") > 1 {
+			// It read "send a stable id of your end user (a hash of …)
+			// of up to 128 characters (a hash, for example)".
+			t.Errorf("%s…: two asides in one advice: %q", body[:24], re.Message)
+		}
 	}
 	in, err := parse(t, `{"model":"m","messages":[{"role":"user","content":"hi"}],"prompt_cache_key":"`+strings.Repeat("k", 64)+`"}`).Normalize()
 	if err != nil || len(in.PromptCacheKey) != 64 {

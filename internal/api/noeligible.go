@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/routerhq/router/internal/race"
 )
 
 // probingAgain is what an open circuit breaker's routing reason says before
@@ -25,8 +27,8 @@ const (
 	noEligibleRetryHalfOpen = 1
 	halfOpenTaken           = "circuit breaker half-open"
 	// The gate could not read its results (a database that did not answer
-	// in time): the next read will likely succeed.
-	conformanceUnread     = "cannot read conformance results"
+	// in time, its reason beginning race.GateUnread): the next read will
+	// likely succeed.
 	noEligibleRetryUnread = 2
 )
 
@@ -62,7 +64,7 @@ func noEligibleRetryAfter(routing json.RawMessage, elapsed time.Duration) int {
 			}
 			continue
 		}
-		unread = unread || strings.HasPrefix(d.Reason, conformanceUnread)
+		unread = unread || strings.HasPrefix(d.Reason, race.GateUnread)
 		_, rest, ok := strings.Cut(d.Reason, probingAgain)
 		if !ok {
 			continue

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/routerhq/router/conformance"
 	"github.com/routerhq/router/internal/prompt"
@@ -124,7 +125,10 @@ func gateEntries(ctx context.Context, ops Config, prompts *prompt.Set) (byProvid
 		e.Admitted = a.OK
 		if !a.OK {
 			e.Reason = a.Reason
-			e.Command = fmt.Sprintf("router conformance run --provider %s --prompt %s", targets[i], e.Prompt)
+			if !strings.HasPrefix(a.Reason, race.GateUnread) {
+				// A read that failed clears by itself: no run to make.
+				e.Command = fmt.Sprintf("router conformance run --provider %s --prompt %s", targets[i], e.Prompt)
+			}
 		}
 		byProvider[targets[i]] = append(byProvider[targets[i]], e)
 	}

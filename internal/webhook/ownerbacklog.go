@@ -89,7 +89,8 @@ const (
 	// the default limit: 5 + 17 minutes), rather than within
 	// ownerBacklogMax. A wait past webhooks.retry_for is no loss: the
 	// event is tried when it comes back, and only a try that failed gives
-	// up on it.
+	// up on it — unless its owner's Retry-After pause holds it then, which
+	// abandons it unsent (abandonHeld).
 	ownerBacklogMax = 5 * time.Minute
 	// ownerParkSlot over limit is how far apart the turns of a parked
 	// backlog are: the pace of an endpoint that answers in ownerBusyMin.

@@ -20,7 +20,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -386,7 +385,7 @@ func staticKeys(cfg *config.Config) (map[string]string, error) {
 			errs = append(errs, fmt.Errorf("api_keys[%d].key_env: %s (owner %s) is empty or only white space: set it, or remove the entry and use `router keys create`", i, config.EnvRef(k.KeyEnv), k.Owner))
 			continue
 		}
-		if strings.IndexFunc(v, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+		if blankInside(v) {
 			// An Authorization header carries a key without white space or
 			// control characters (RFC 6750; api's bearer refuses one with
 			// more than one word): this key could never be sent.

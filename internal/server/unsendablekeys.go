@@ -26,7 +26,7 @@ func unsendableKeys(cfg *config.Config, getenv func(string) string) error {
 			continue
 		}
 		v := strings.TrimSpace(getenv(u.Env))
-		if strings.IndexFunc(v, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) < 0 {
+		if !blankInside(v) {
 			continue
 		}
 		if u.Role == config.OpsKey {
@@ -36,4 +36,11 @@ func unsendableKeys(cfg *config.Config, getenv func(string) string) error {
 		errs = append(errs, fmt.Errorf("provider %s: %s holds white space or a control character inside the key, which no request header can carry as it is: set the provider's key alone, on one line, without \"Bearer \" before it", u.Name, config.EnvRef(u.Env)))
 	}
 	return errors.Join(errs...)
+}
+
+// blankInside reports whether key (trimmed) holds white space or a control
+// character, which no Authorization or API-key header can carry: the check
+// of provider, operator and tenant keys (unsendableKeys, staticKeys).
+func blankInside(key string) bool {
+	return strings.IndexFunc(key, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 // hupNotice is where a SIGHUP is answered (a test's pipe, else stderr).
@@ -20,8 +21,23 @@ var hupNotice io.Writer = os.Stderr
 // that, not sleep. Set it before signalContext.
 var signalCounted func(os.Signal)
 
+// signalNow is the clock signalContext times its signals by (a test's, to
+// space them without waiting).
+var signalNow = time.Now
+
+// sameStop is how soon after the first SIGTERM or Ctrl-C another one is
+// taken as the same stop, not as the second signal: a stop sent to a process
+// group (GNU timeout, `kill -- -PGID`, tini -g) reaches the router twice — as
+// the child, then as a member of the group — and one Ctrl-C under `router
+// localdb -- router serve` reaches it as the terminal's SIGINT and as the
+// SIGTERM localdb forwards, all within milliseconds. Counted, each of them
+// skipped the drain the operator asked for. An operator who will not wait
+// presses again; the notice says so.
+const sameStop = 500 * time.Millisecond
+
 // signalContext is the context main runs a command in. It ends at the first
-// SIGTERM or Ctrl-C; the second ends secondSignal's context, for a command
+// SIGTERM or Ctrl-C; the second (not one that came with the first: sameStop)
+// ends secondSignal's context, for a command
 // whose stop may take long (serve's drain) and that an operator who will not
 // wait can cut short. Later signals are ignored, as long as the command runs.
 // stop releases the signals.
@@ -107,12 +123,23 @@ func signalContext() (ctx context.Context, stop func()) {
 	// asks for that same stop, not for one at once.
 	counted := signalCounted // read once: a test sets it before, and restores it after
 	go func() {
-		terms := 0        // the SIGTERMs and Ctrl-Cs seen
-		stopping := false // the graceful stop was asked for, by any of the three
+		terms := 0            // the SIGTERMs and Ctrl-Cs counted
+		var firstAt time.Time // when the first of them came
+		stopping := false     // the graceful stop was asked for, by any of the three
 		for {
 			var sig os.Signal
 			select {
 			case sig = <-sigs:
+				now := signalNow()
+				if terms == 1 && now.Sub(firstAt) < sameStop {
+					notice(note{text: "router: " + signalName(sig) + " ignored: it came with the first stop signal " +
+						"(a stop sent to the process group reaches the router twice) and is taken as the same graceful stop; " +
+						"send another to stop at once"})
+					break
+				}
+				if terms == 0 {
+					firstAt = now
+				}
 				terms++
 				stopping = true
 				// Each of them ends the first context (a SIGHUP's notice may

@@ -466,9 +466,13 @@ func (s *Server) createdBeforeStart(ctx context.Context, job *store.Job) bool {
 // prompt's schema and contract, or for a chat job against its response_format,
 // where the result is the assistant's content (a string, or the JSON object).
 // A chat job's completion carries the router's estimate of its usage
-// (resolvedUsage); usage, when not nil, is that estimate, to be stored on the
-// attempt so that its cost counts the answer the provider billed.
+// (resolvedUsage); usage, when not nil, is that estimate (for any job), to be
+// stored on the attempt so that its cost counts the answer the provider billed.
 func (s *Server) judgeResolution(job *store.Job, seq int, result json.RawMessage) (doc json.RawMessage, usage any, violations []contract.Violation, err error) {
+	var a store.Attempt
+	if i := slices.IndexFunc(job.Attempts, func(a store.Attempt) bool { return a.Seq == seq }); i >= 0 {
+		a = job.Attempts[i]
+	}
 	if _, ok := chat.Route(job.Operation); ok {
 		var in chat.Input
 		if err := json.Unmarshal(job.Input, &in); err != nil {
@@ -483,10 +487,6 @@ func (s *Server) judgeResolution(job *store.Job, seq int, result json.RawMessage
 		if json.Unmarshal(result, &str) == nil {
 			content = str
 		}
-		var a store.Attempt
-		if i := slices.IndexFunc(job.Attempts, func(a store.Attempt) bool { return a.Seq == seq }); i >= 0 {
-			a = job.Attempts[i]
-		}
 		u, raised := resolvedUsage(job, &a, content)
 		doc, violations := chat.Judge(&in, v, job.ID, &providers.Response{Content: content, Model: a.Model, Created: time.Now(), FinishReason: "stop", Usage: u})
 		if raised {
@@ -499,7 +499,12 @@ func (s *Server) judgeResolution(job *store.Job, seq int, result json.RawMessage
 		return nil, nil, nil, fmt.Errorf("the job's prompt is not loaded, so the result cannot be validated: %w", err)
 	}
 	doc, violations = p.Validator().Validate(string(result))
-	return doc, nil, violations, nil
+	// The result is the answer the provider billed, as for a chat job: its
+	// tokens count in the attempt's usage and cost, not the prompt's alone.
+	if u, raised := resolvedUsage(job, &a, string(result)); raised {
+		usage = u
+	}
+	return doc, usage, violations, nil
 }
 
 // failsChecks says how many checks a result fails and the first of them. A list

@@ -12,7 +12,10 @@ import (
 // Counting is dominated by tiktoken-go's regexp2 pre-tokenizer (about 2 µs per
 // token). The system messages of a prompt are the same for every job, so counts of
 // longer texts are remembered, keyed by a seeded 64-bit hash and the length (the
-// text itself is not kept). The cache is bounded: when full it is emptied.
+// text itself is not kept). The cache is bounded, and so is each owner's share
+// of it (evictFor): an owner over its share loses its own counts, and a full
+// cache those of the owner holding the most — so one tenant sending many long
+// texts cannot empty the cache of everyone else's system prompts.
 //
 // Each count is remembered for its owner (tenant) only: the key holds a seeded
 // hash of the owner, so one owner's counts never answer another's. A shared
@@ -28,6 +31,7 @@ const (
 	cacheMinBytes = 256       // shorter texts are cheap to count
 	cacheMaxBytes = 256 << 10 // longer ones are rare and not worth keeping
 	cacheEntries  = 4096
+	ownerEntries  = cacheEntries / 8 // one owner's share
 )
 
 type countKey struct {
@@ -41,8 +45,9 @@ var counts = struct {
 	sync.Mutex
 	seed         maphash.Seed
 	m            map[countKey]int
+	owned        map[uint64]int // how many of m's counts each owner has
 	hits, misses uint64
-}{seed: maphash.MakeSeed(), m: make(map[countKey]int)}
+}{seed: maphash.MakeSeed(), m: make(map[countKey]int), owned: make(map[uint64]int)}
 
 // scope says whose cache a count goes through: cached false counts every
 // text anew (a count asked for without an owner). owner is the owner's
@@ -100,12 +105,41 @@ func (s scope) countUpTo(encoding string, tk *tiktoken.Tiktoken, text string, bu
 		return n, false
 	}
 	counts.Lock()
-	if len(counts.m) >= cacheEntries {
-		clear(counts.m)
+	if _, ok := counts.m[key]; !ok {
+		evictFor(key.owner)
+		counts.m[key] = n
+		counts.owned[key.owner]++
 	}
-	counts.m[key] = n
 	counts.Unlock()
 	return n, true
+}
+
+// evictFor makes room in the cache for one more of owner's counts: an owner
+// at its share loses its own counts; a full cache, those of the owner that
+// has the most. An eviction walks the cache once (at most cacheEntries keys,
+// microseconds), less than counting one cacheable text costs, and it comes
+// only when a count not in the cache was just made. Called with counts
+// locked.
+func evictFor(owner uint64) {
+	victim, ok := owner, counts.owned[owner] >= ownerEntries
+	if !ok && len(counts.m) >= cacheEntries {
+		most := 0
+		for o, n := range counts.owned {
+			if n > most {
+				victim, most = o, n
+			}
+		}
+		ok = most > 0
+	}
+	if !ok {
+		return
+	}
+	for k := range counts.m {
+		if k.owner == victim {
+			delete(counts.m, k)
+		}
+	}
+	delete(counts.owned, victim)
 }
 
 // CacheStats is how often a count was looked up in the cache and found

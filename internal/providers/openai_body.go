@@ -280,7 +280,7 @@ func chatBodyJSON(creq *openai.ChatCompletionRequest, req *Request) ([]byte, err
 	}
 	switch {
 	case req != nil && len(req.Tools) > 0:
-		body.Tools = req.Tools
+		body.Tools = withoutNullParameters(req.Tools)
 	case len(creq.Tools) > 0:
 		body.Tools = creq.Tools
 	}

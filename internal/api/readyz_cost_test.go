@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,11 +18,14 @@ import (
 )
 
 // statementCounter counts the statements sent through a pool (a ping is not
-// one).
+// one, nor the probe's question whether the database accepts writes, which
+// is its ping).
 type statementCounter struct{ n atomic.Int64 }
 
-func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	c.n.Add(1)
+func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	if !strings.Contains(d.SQL, "current_setting('transaction_read_only')") {
+		c.n.Add(1)
+	}
 	return ctx
 }
 

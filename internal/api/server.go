@@ -11,6 +11,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -435,6 +436,13 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.Store.Ping(ctx); err != nil {
+		if errors.Is(err, store.ErrReadOnly) {
+			s.Log.Warn("readiness: the database accepts no writes", "err", err, "request_id", RequestID(r.Context()))
+			writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "not-ready", Title: "Database read-only",
+				Detail: "the database answers but accepts no writes (a standby, or default_transaction_read_only = on); " +
+					"the router's log has the cause"})
+			return
+		}
 		s.databaseNotReady(w, r, "readiness: the database does not answer", err)
 		return
 	}

@@ -17,7 +17,8 @@ import (
 // Ping takes an idle connection of the pool when there is one, without
 // waiting (pgxpool's AcquireAllIdle, meant for health checks; any other
 // idle connection goes straight back), and sends it an empty query within
-// the pool's PingTimeout: a connection that died silently (a NAT or
+// the pool's PingTimeout (asking whether the database accepts writes:
+// ErrReadOnly when it does not): a connection that died silently (a NAT or
 // firewall that dropped the flow) is closed, and the pool destroys it, as
 // pgxpool's own liveness ping would. When no idle connection answers, Ping
 // asks on a connection of its own, dialled from the pool's configuration,
@@ -29,8 +30,8 @@ import (
 // pool's own connections are at work, is ready. Errors name the step; the
 // caller logs them.
 func (s *Store) Ping(ctx context.Context) error {
-	if s.pingIdle(ctx) {
-		return nil
+	if answered, err := s.pingIdle(ctx); answered {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("ping the database: %w", context.Cause(ctx))
@@ -39,12 +40,13 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 // pingIdle pings an idle connection of the pool, if it has one, within the
-// pool's PingTimeout, and reports whether it answered. One that did not is
-// closed (the pool destroys it on release).
-func (s *Store) pingIdle(ctx context.Context) bool {
+// pool's PingTimeout, and reports whether it answered; err is ErrReadOnly
+// when the answer is that the database accepts no writes. One that did not
+// answer is closed (the pool destroys it on release).
+func (s *Store) pingIdle(ctx context.Context) (answered bool, err error) {
 	idle := s.pool.AcquireAllIdle(ctx)
 	if len(idle) == 0 {
-		return false
+		return false, nil
 	}
 	for _, c := range idle[1:] {
 		c.Release()
@@ -57,13 +59,16 @@ func (s *Store) pingIdle(ctx context.Context) bool {
 	}
 	pctx, cancel := context.WithTimeoutCause(ctx, timeout, errIdleSilent)
 	defer cancel()
-	if err := c.Ping(pctx); err != nil {
+	if err := checkWritable(pctx, c); err != nil {
+		if errors.Is(err, ErrReadOnly) {
+			return true, err
+		}
 		if !c.Conn().IsClosed() {
 			c.Conn().Close(context.WithoutCancel(ctx))
 		}
-		return false
+		return false, nil
 	}
-	return true
+	return true, nil
 }
 
 // errIdleSilent: an idle connection did not answer its ping in time.

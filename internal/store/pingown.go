@@ -89,7 +89,10 @@ func (s *Store) pingNewConn(ctx context.Context) error {
 		return fmt.Errorf("connect to the database (the pool has no idle connection): %w", err)
 	}
 	defer conn.Close(ctx)
-	if err := conn.Ping(ctx); err != nil {
+	if err := checkWritable(ctx, conn); err != nil {
+		if errors.Is(err, ErrReadOnly) {
+			return err
+		}
 		return fmt.Errorf("ping the database: %w", err)
 	}
 	return nil

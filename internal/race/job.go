@@ -256,9 +256,13 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, readAt time.Time, 
 			}
 		}
 	}
+	// The plan's decisions say why no target is eligible now; the routing
+	// recorded keeps what the round's attempts ran under (keepRan).
+	planned := o.decisions
+	o.keepRan(job, latest)
 	if !o.anyEligible() {
 		var why []string
-		for _, d := range o.decisions {
+		for _, d := range planned {
 			why = append(why, d.Provider+": "+d.Reason)
 		}
 		if err := r.cfg.Store.SetRouting(ctx, job.ID, r.cfg.LeaseOwner, o.routing); err != nil {

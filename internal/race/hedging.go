@@ -504,16 +504,22 @@ func (o *orchestrator) hedgeDue(ctx context.Context, timer *time.Timer) {
 		}
 	}
 	o.log.Info("hedging", "provider", p, "silent_provider", silent.target, "after", now.Sub(silent.start))
-	// The silent attempt is marked hedged before the hedge starts: a hedge
-	// that wins at once is announced in memory, and the losers are cut
+	// The silent attempt is marked hedged once the hedge's attempt exists
+	// and is about to be sent, before its goroutine starts: a hedge that
+	// wins at once is announced in memory, and the losers are cut
 	// (watchCancel) without waiting for this goroutine — one read as never
 	// hedged would be cut as an ordinary loser (a kept probe too, its
-	// outcome ignored).
-	silent.silentBar.Store(int64(o.targetHedgeDelay(silent.target)))
-	silent.lossBar.Store(int64(o.lossBar(silent.target, silent.probe.Load())))
-	silent.hedgedAfter.Store(int64(max(now.Sub(silent.start), 1)))
-	if !o.start(ctx, p, store.RoleHedge) { // try again later
-		silent.hedgedAfter.Store(0)
+	// outcome ignored). Not sooner: a win by another attempt while the
+	// hedge is being chosen or created (a breaker's admission, the row's
+	// write) would cut the silent attempt as a hedged loser — kept to its
+	// loss bar, then counted against its breaker — for a hedge that may
+	// never start.
+	markHedged := func() {
+		silent.silentBar.Store(int64(o.targetHedgeDelay(silent.target)))
+		silent.lossBar.Store(int64(o.lossBar(silent.target, silent.probe.Load())))
+		silent.hedgedAfter.Store(int64(max(now.Sub(silent.start), 1)))
+	}
+	if !o.startThen(ctx, p, store.RoleHedge, markHedged) { // try again later
 		o.hedgeAgain(silent, now)
 		return
 	}

@@ -781,6 +781,14 @@ func (o *orchestrator) fallbackAdmitsNow() bool {
 // says whether it did. An attempt started beside one in flight is the job's
 // extra concurrent call: it needs the route's hedge budget (holdExtra).
 func (o *orchestrator) start(ctx context.Context, provider, role string) (started bool) {
+	return o.startThen(ctx, provider, role, nil)
+}
+
+// startThen is start that, when the attempt is to be sent — created, marked
+// running, within the deadline — calls beforeLaunch (if set) just before its
+// goroutine starts: what must hold only of an attempt that exists, and
+// before anything it does can be seen (its win, its loss), is done there.
+func (o *orchestrator) startThen(ctx context.Context, provider, role string, beforeLaunch func()) (started bool) {
 	o.heldRow = false // this try decides: set again if its creation gives up on a held row
 	defer func() {
 		if !started {
@@ -963,6 +971,9 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 	// Counted once sent: one recorded never sent above stopped counting,
 	// and the count before it still holds.
 	o.attemptsCounted(made)
+	if beforeLaunch != nil {
+		beforeLaunch()
+	}
 	o.launch(withLeaseSet(ctx, leaseSet), a, role, release, draining)
 	return true
 }

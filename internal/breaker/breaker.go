@@ -437,7 +437,9 @@ func (b *providerBreaker) refusal(err error) string {
 	if errors.Is(err, gobreaker.ErrTooManyRequests) {
 		return halfOpenRefusal(b.settings.HalfOpenProbes, b.cb.Counts())
 	}
-	left := max(b.settings.OpenFor-since, 0).Round(time.Second)
+	// Rounded up: a breaker still open has time left, and "probing again in
+	// 0s" (under half a second left) read as a breaker already probing.
+	left := (max(b.settings.OpenFor-since, 0) + time.Second - 1).Truncate(time.Second)
 	if trip > 0 {
 		return fmt.Sprintf("circuit breaker open after %d consecutive failures; probing again in %s", trip, left)
 	}

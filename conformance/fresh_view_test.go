@@ -55,7 +55,7 @@ func TestOperatorViewAgreesWithGate(t *testing.T) {
 		t.Helper()
 		r := store.NewConformanceRun{Provider: provider, Model: provider, Prompt: triage.Name, PromptVersion: triage.Version,
 			Passed: passed, CasesTotal: 2, CasesPassed: 2, RouterVersion: "test",
-			PromptDigest: triage.Digest, TargetDigest: testTargetDigests(provider, provider)}
+			PromptDigest: triage.Digest, TargetDigest: testTargetDigests(provider, provider, true)}
 		if !passed {
 			r.CasesPassed = 1
 		}

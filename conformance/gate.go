@@ -69,7 +69,7 @@ type Gate struct {
 	modelOf func(target string) string
 	// digestOf, when set, is a target's settings digest for a model
 	// (TargetSettings).
-	digestOf func(target, model string) string
+	digestOf func(target, model string, ownMaxTokens bool) string
 
 	mu      sync.Mutex
 	cache   map[gateKey]cached
@@ -108,14 +108,15 @@ func TargetModels(modelOf func(target string) string) GateOption {
 }
 
 // TargetSettings tells the gate the digest of each target's settings
-// (TargetDigest, for the target's id and the model asked for; TargetDigests
-// makes it from the configuration), so that only runs recorded against those
-// settings count: a target whose provider's type, base_url or request
-// settings changed in the configuration keeps its id and model, and a pass of
-// the old endpoint must not admit the new one. A run recorded without a digest
+// (TargetDigest, for the target's id, the model asked for and whether the
+// prompt's requests set their own max_tokens; TargetDigests makes it from the
+// configuration), so that only runs recorded against those settings count
+// (SameTarget): a target whose provider's type, base_url or request settings
+// changed in the configuration keeps its id and model, and a pass of the old
+// endpoint must not admit the new one. A run recorded without a digest
 // (before migration 0024), or a target digestOf returns "" for, counts for
 // any settings. Without it, runs count for any settings.
-func TargetSettings(digestOf func(target, model string) string) GateOption {
+func TargetSettings(digestOf func(target, model string, ownMaxTokens bool) string) GateOption {
 	return func(g *Gate) { g.digestOf = digestOf }
 }
 
@@ -256,11 +257,8 @@ func (g *Gate) verdict(provider, model string, p *prompt.Prompt, st *store.Confo
 		// which clears by itself, from the others.
 		return false, fmt.Sprintf("%s for %s (%v)", race.GateUnread, p.ID(), err)
 	}
-	digest := ""
-	if g.digestOf != nil {
-		digest = g.digestOf(provider, model)
-	}
-	return g.judge(st, age, p, model, digest)
+	sameTarget := st.Latest == nil || SameTarget(g.digestOf, st.Latest.TargetDigest, provider, model, p)
+	return g.judge(st, age, p, model, sameTarget)
 }
 
 // runModel is the model `router conformance run` tests target provider with
@@ -386,12 +384,13 @@ func (g *Gate) fetch(ctx context.Context, key gateKey, f *flight, start time.Tim
 	close(f.done)
 }
 
-// judge turns a standing of prompt p for model, on a target whose settings
-// digest is targetDigest ("": not known), into the decision and its reason.
+// judge turns a standing of prompt p for model into the decision and its
+// reason; sameTarget: its latest run was recorded on the target's settings of
+// now (SameTarget).
 // Every reason names conformance (as AllowModel's read failure does): a
 // failed job's next_step (internal/api's gatedTargets) tells the gate's
 // refusals in its routing from the others' by it.
-func (g *Gate) judge(st *store.ConformanceStanding, age time.Duration, p *prompt.Prompt, model, targetDigest string) (bool, string) {
+func (g *Gate) judge(st *store.ConformanceStanding, age time.Duration, p *prompt.Prompt, model string, sameTarget bool) (bool, string) {
 	id, noPass := p.ID(), "no passing conformance run for "+p.ID()
 	if model != "" {
 		noPass += " with model " + model
@@ -428,7 +427,7 @@ func (g *Gate) judge(st *store.ConformanceStanding, age time.Duration, p *prompt
 		// new endpoint, and names no run (GET /v1/conformance says it too).
 		return false, fmt.Sprintf("the prompt %s changed since its last run, which failed with %d of %d cases passed; bump its version or rerun %s",
 			id, st.Latest.CasesPassed, st.Latest.CasesTotal, rerun)
-	case !st.Latest.Passed && !store.SameTarget(st.Latest.TargetDigest, targetDigest):
+	case !st.Latest.Passed && !sameTarget:
 		return false, fmt.Sprintf("the endpoint or settings of target %s changed since its last run on %s, which failed with %d of %d cases passed (its provider's type, base_url or request settings); run %s",
 			st.Provider, id, st.Latest.CasesPassed, st.Latest.CasesTotal, rerun)
 	case !st.Latest.Passed:
@@ -441,7 +440,7 @@ func (g *Gate) judge(st *store.ConformanceStanding, age time.Duration, p *prompt
 		return false, noPass
 	case !store.SamePromptContent(st.Latest.PromptDigest, p.Digest):
 		return false, fmt.Sprintf("the prompt %s changed since its last pass; bump its version or rerun %s", id, rerun)
-	case !store.SameTarget(st.Latest.TargetDigest, targetDigest):
+	case !sameTarget:
 		return false, fmt.Sprintf("the endpoint or settings of target %s changed since its last pass on %s (its provider's type, base_url or request settings); run %s",
 			st.Provider, id, rerun)
 	case age >= g.maxAge:

@@ -100,7 +100,7 @@ func TestEditedPromptWithoutVersionBumpNeedsANewPass(t *testing.T) {
 
 	// A run of the edited content counts for it (and no longer for the old).
 	if _, err := e.st.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "fallback", Model: e.targets["fallback"].Model,
-		Prompt: "triage", PromptVersion: "2", PromptDigest: edited.Digest, TargetDigest: testTargetDigests("fallback", ""),
+		Prompt: "triage", PromptVersion: "2", PromptDigest: edited.Digest, TargetDigest: testTargetDigests("fallback", "", true),
 		Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
 		t.Fatal(err)
 	}

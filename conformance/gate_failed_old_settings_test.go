@@ -41,7 +41,7 @@ func TestGateReasonForAFailureOnOldSettings(t *testing.T) {
 	const command = "`router conformance run --provider openai-backup --prompt triage`"
 
 	// Never passed; its one run failed on the old endpoint.
-	record(false, onOpenAI("openai-backup", ""))
+	record(false, onOpenAI("openai-backup", "", true))
 	ok, why := repointed.Allow(ctx, "openai-backup", triage, store.RoleFailover)
 	if ok {
 		t.Fatal("admitted on a failing run")
@@ -51,8 +51,8 @@ func TestGateReasonForAFailureOnOldSettings(t *testing.T) {
 	}
 
 	// Passed, then failed, both on the old endpoint.
-	record(true, onOpenAI("openai-backup", ""))
-	record(false, onOpenAI("openai-backup", ""))
+	record(true, onOpenAI("openai-backup", "", true))
+	record(false, onOpenAI("openai-backup", "", true))
 	_, why = repointed.Allow(ctx, "openai-backup", triage, store.RoleFailover)
 	if !strings.Contains(why, "changed") || !strings.Contains(why, command) {
 		t.Errorf("latest run failed on the old endpoint: reason %q does not say the endpoint changed since that run, nor name %s", why, command)

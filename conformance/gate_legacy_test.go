@@ -29,7 +29,7 @@ func TestGateIgnoresDigestlessRunsOfAnOlderBinary(t *testing.T) {
 	edited.Digest = strings.Repeat("e", 64)
 	g := conformance.NewGate(e.st, conformance.GateFallbacks, time.Hour, conformance.CacheFor(0),
 		conformance.TargetModels(func(string) string { return "gpt-4o-mini" }),
-		conformance.TargetSettings(func(string, string) string { return strings.Repeat("f", 64) }))
+		conformance.TargetSettings(func(string, string, bool) string { return strings.Repeat("f", 64) }))
 	if ok, _ := g.Allow(ctx, "backup", &edited, store.RoleFailover); ok {
 		t.Fatal("a run recorded today without digests admitted an edited prompt on a repointed target")
 	}
@@ -46,7 +46,7 @@ func TestGateRefusesAPassOverlappedByAFailingRun(t *testing.T) {
 		t.Helper()
 		r := store.NewConformanceRun{Provider: "backup", Model: "backup-model", Prompt: "triage", PromptVersion: "2",
 			Passed: passed, CasesTotal: 2, CasesPassed: 2, Duration: took,
-			PromptDigest: triage.Digest, TargetDigest: testTargetDigests("backup", "backup-model")}
+			PromptDigest: triage.Digest, TargetDigest: testTargetDigests("backup", "backup-model", true)}
 		if !passed {
 			r.CasesPassed = 1
 		}

@@ -25,7 +25,7 @@ func TestGateRefusesARepointedTargetUntilItPasses(t *testing.T) {
 	model := e.targets["openai-backup"].Model
 	onOpenAI := conformance.TargetDigests(backupConfig(t, backupOnOpenAI))
 	onVLLM := conformance.TargetDigests(backupConfig(t, `type: openai, base_url: http://vllm.internal:8000/v1, api_key_env: BACKUP_KEY`))
-	if onOpenAI("openai-backup", model) == onVLLM("openai-backup", model) {
+	if onOpenAI("openai-backup", model, true) == onVLLM("openai-backup", model, true) {
 		t.Fatal("precondition: the two endpoints share a digest")
 	}
 
@@ -33,8 +33,8 @@ func TestGateRefusesARepointedTargetUntilItPasses(t *testing.T) {
 	rep := e.run(t, conformance.Options{Providers: []string{"openai-backup"}, PromptNames: []string{"triage"},
 		TargetDigests: onOpenAI, Temperature: &temp})
 	r := result(t, rep, "openai-backup", "triage")
-	if !r.Passed || r.TargetDigest != onOpenAI("openai-backup", model) {
-		t.Fatalf("run on api.openai.com: passed %v, target digest %q, want %q", r.Passed, r.TargetDigest, onOpenAI("openai-backup", model))
+	if !r.Passed || r.TargetDigest != onOpenAI("openai-backup", model, true) {
+		t.Fatalf("run on api.openai.com: passed %v, target digest %q, want %q", r.Passed, r.TargetDigest, onOpenAI("openai-backup", model, true))
 	}
 	var stored string
 	if err := e.db.Pool.QueryRow(ctx, `SELECT target_digest FROM conformance_runs WHERE id = $1`, r.RunID).Scan(&stored); err != nil ||
@@ -56,7 +56,7 @@ func TestGateRefusesARepointedTargetUntilItPasses(t *testing.T) {
 		}
 	}
 
-	gate := func(digestOf func(target, model string) string) *conformance.Gate {
+	gate := func(digestOf func(target, model string, ownMaxTokens bool) string) *conformance.Gate {
 		return conformance.NewGate(e.st, conformance.GateFallbacks, 168*time.Hour, conformance.CacheFor(0),
 			conformance.TargetModels(func(id string) string { return e.targets[id].Model }), conformance.TargetSettings(digestOf))
 	}
@@ -78,7 +78,7 @@ func TestGateRefusesARepointedTargetUntilItPasses(t *testing.T) {
 
 	// A run against the new endpoint counts for it, and no longer for the old.
 	rep = e.run(t, conformance.Options{Providers: []string{"openai-backup"}, PromptNames: []string{"triage"}, TargetDigests: onVLLM})
-	if r := result(t, rep, "openai-backup", "triage"); !r.Passed || r.TargetDigest != onVLLM("openai-backup", model) {
+	if r := result(t, rep, "openai-backup", "triage"); !r.Passed || r.TargetDigest != onVLLM("openai-backup", model, true) {
 		t.Fatalf("run on the new endpoint: passed %v, digest %q", r.Passed, r.TargetDigest)
 	}
 	if ok, why := repointed.Allow(ctx, "openai-backup", triage, store.RoleFailover); !ok {
@@ -116,7 +116,7 @@ func TestGateAdmitsAPassWithoutTargetDigest(t *testing.T) {
 	// A pass with a digest, judged by a gate that does not know the settings.
 	onOpenAI := conformance.TargetDigests(backupConfig(t, backupOnOpenAI))
 	if _, err := e.st.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "other", Model: "gpt-4o-mini", Prompt: "triage",
-		PromptVersion: "2", PromptDigest: triage.Digest, TargetDigest: onOpenAI("openai-backup", ""), Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
+		PromptVersion: "2", PromptDigest: triage.Digest, TargetDigest: onOpenAI("openai-backup", "", true), Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
 		t.Fatal(err)
 	}
 	blind := conformance.NewGate(e.st, conformance.GateFallbacks, 168*time.Hour, conformance.CacheFor(0),

@@ -49,7 +49,7 @@ func TestGateNeedsFreshPassOfExactVersion(t *testing.T) {
 		t.Helper()
 		r := store.NewConformanceRun{Provider: "fallback", Model: "fallback-model", Prompt: "triage", PromptVersion: version,
 			Passed: passed, CasesTotal: 10, CasesPassed: 10, Duration: time.Second,
-			PromptDigest: mustPrompt(t, e, "triage").Digest, TargetDigest: testTargetDigests("fallback", "")}
+			PromptDigest: mustPrompt(t, e, "triage").Digest, TargetDigest: testTargetDigests("fallback", "", true)}
 		if !passed {
 			r.CasesPassed = 9
 		}
@@ -143,7 +143,7 @@ func TestGateCache(t *testing.T) {
 		t.Fatal("allowed without a run")
 	}
 	if _, err := e.st.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "p", Prompt: "triage", PromptVersion: "2",
-		Passed: true, CasesTotal: 1, CasesPassed: 1, PromptDigest: triage.Digest, TargetDigest: testTargetDigests("p", "")}); err != nil {
+		Passed: true, CasesTotal: 1, CasesPassed: 1, PromptDigest: triage.Digest, TargetDigest: testTargetDigests("p", "", true)}); err != nil {
 		t.Fatal(err)
 	}
 	if ok, _ := g.Allow(ctx, "p", triage, store.RoleFailover); ok {

@@ -74,11 +74,11 @@ type Options struct {
 	// Report.SuitesDir.
 	SuitesDir string
 	// TargetDigests, when set, is the settings digest of each target (by id)
-	// asked for a model (TargetDigest; TargetDigests makes it from the
-	// configuration), recorded with each result: the gate counts a pass only
-	// for the settings it ran against. nil records none (the pass then counts
-	// for any settings).
-	TargetDigests func(target, model string) string
+	// asked for a model by requests that set their own max_tokens or not
+	// (TargetDigest; TargetDigests makes it from the configuration), recorded
+	// with each result: the gate counts a pass only for the settings it ran
+	// against. nil records none (the pass then counts for any settings).
+	TargetDigests func(target, model string, ownMaxTokens bool) string
 	// RouterVersion is stored with each result; default Version().
 	RouterVersion string
 	// Gate is the configured conformance.gate (GateFallbacks, GateAll,
@@ -569,7 +569,7 @@ func runProvider(ctx context.Context, opt *Options, pl plan, report func(Progres
 		res := Result{Provider: pl.provider, Model: model, Prompt: p.Name, PromptVersion: p.Version, PromptDigest: p.Digest,
 			CasesTotal: len(s.Cases), Temperature: *temp, Exploratory: *temp > MaxGateTemperature}
 		if opt.TargetDigests != nil {
-			res.TargetDigest = opt.TargetDigests(pl.provider, model)
+			res.TargetDigest = opt.TargetDigests(pl.provider, model, p.MaxTokens > 0)
 		}
 		configured := opt.Configured
 		if configured == nil {

@@ -162,8 +162,10 @@ func (e *env) startRunnerOn(t *testing.T, gate race.Gate, conformancePrompt stri
 
 // testTargetDigests stands for the configuration's target digests
 // (conformance.TargetDigests) in runs of targets made without one: a digest
-// of the target's id and model. Every recorded run records one.
-func testTargetDigests(target, model string) string {
+// of the target's id and model (whether requests set max_tokens does not
+// change it, as for a provider other than Anthropic). Every recorded run
+// records one.
+func testTargetDigests(target, model string, _ bool) string {
 	sum := sha256.Sum256([]byte("test-target\x00" + target + "\x00" + model))
 	return hex.EncodeToString(sum[:])
 }

@@ -11,19 +11,31 @@ import (
 	"strings"
 
 	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/store"
 )
 
 // targetDigestForm names the canonical form hashed by TargetDigest; change it
 // whenever that form changes, so that no two forms share a digest.
+// requestMaxTokens, a string where the form has always had a number, did
+// not need a new name: no digest of before can hold it.
 const targetDigestForm = "target-digest/1"
+
+// requestMaxTokens stands in TargetDigest for an Anthropic provider's
+// max_tokens when requests set their own, so the provider's is never sent.
+const requestMaxTokens = "the request's own"
 
 // TargetDigest is the SHA-256 (hex) of what of a target's configuration
 // decides the answers it gives to a request: its provider's type and base URL
 // (the endpoint), the model, and the request settings the adapter applies
 // to every request — stream (the streaming or the plain API), supports_lookup
 // (store and metadata in the body), an Anthropic provider's max_tokens (sent
-// when a request sets none) and a scripted provider's script. A conformance
+// when a request sets none: ownMaxTokens false) and a scripted provider's
+// script. For requests that set their own max_tokens (ownMaxTokens: every
+// prompt's, whose manifest requires one) the provider's is never sent, so
+// the digest holds a fixed marker in its place: raising it for chat
+// completions withdraws no pass of such a prompt. A conformance
 // run records it, and the gate counts a pass only for the settings it was
 // recorded against: a target's id and model stay when its provider is
 // repointed (openai-backup moved from api.openai.com to a self-hosted server
@@ -40,8 +52,10 @@ const targetDigestForm = "target-digest/1"
 // default when a provider of that type names none.
 //
 // model "" is the provider's own model. The configuration must have its
-// defaults (config.Load gives them).
-func TargetDigest(p *config.Provider, model string) string {
+// defaults (config.Load gives them). With ownMaxTokens false the digest is
+// the one every run recorded before the marker (SameTarget still counts
+// those for prompts that set their own max_tokens).
+func TargetDigest(p *config.Provider, model string, ownMaxTokens bool) string {
 	type step struct {
 		Output string `json:"output"`
 		Status int    `json:"status"`
@@ -55,18 +69,21 @@ func TargetDigest(p *config.Provider, model string) string {
 		Model          string `json:"model"`
 		Stream         bool   `json:"stream"`
 		SupportsLookup bool   `json:"supports_lookup"`
-		MaxTokens      int    `json:"max_tokens"`
+		MaxTokens      any    `json:"max_tokens"` // an Anthropic provider's (a number), or requestMaxTokens; 0 for other types
 		Script         []step `json:"script,omitempty"`
 	}{
 		Form: targetDigestForm, Type: p.Type, BaseURL: canonicalBaseURL(p.Type, p.BaseURL), Model: cmp.Or(model, p.Model),
 		// Unset, as config.WithDefaults sets it: the hosted APIs stream.
 		Stream:         p.Stream == nil && (p.Type == "openai" || p.Type == "anthropic") || p.Stream != nil && *p.Stream,
 		SupportsLookup: p.SupportsLookup,
+		MaxTokens:      0, // a number, as it has always been written (a nil any is null)
 	}
-	switch p.Type {
-	case "anthropic":
+	switch {
+	case p.Type == "anthropic" && ownMaxTokens:
+		canon.MaxTokens = requestMaxTokens
+	case p.Type == "anthropic":
 		canon.MaxTokens = cmp.Or(p.MaxTokens, providers.AnthropicDefaultMaxTokens)
-	case "scripted":
+	case p.Type == "scripted":
 		// A step's latency changes when the answer comes, not what it is.
 		for _, s := range p.Script {
 			canon.Script = append(canon.Script, step{Output: s.Output, Status: s.Status, Hang: s.Hang, Model: s.Model})
@@ -81,12 +98,13 @@ func TargetDigest(p *config.Provider, model string) string {
 }
 
 // TargetDigests is TargetDigest for each target of cfg (config.AllTargets), by
-// its id and the model a request asks it for ("": the target's own): what
-// the gate (TargetSettings), `router conformance run`
-// (Options.TargetDigests) and the operator views compare. "" for a target
-// cfg does not have: nothing is compared then, as for a run recorded without
-// a digest.
-func TargetDigests(cfg *config.Config) func(target, model string) string {
+// its id, the model a request asks it for ("": the target's own) and whether
+// the requests judged set their own max_tokens (a prompt's: p.MaxTokens > 0):
+// what `router conformance run` (Options.TargetDigests) records, and what
+// the gate (TargetSettings) and the operator views compare (SameTarget). ""
+// for a target cfg does not have: nothing is compared then, as for a run
+// recorded without a digest.
+func TargetDigests(cfg *config.Config) func(target, model string, ownMaxTokens bool) string {
 	type target struct {
 		provider *config.Provider
 		model    string
@@ -95,13 +113,35 @@ func TargetDigests(cfg *config.Config) func(target, model string) string {
 	for _, t := range cfg.AllTargets() {
 		byID[t.ID] = target{t.Provider, t.Model}
 	}
-	return func(id, model string) string {
+	return func(id, model string, ownMaxTokens bool) string {
 		t, ok := byID[id]
 		if !ok {
 			return ""
 		}
-		return TargetDigest(t.provider, cmp.Or(model, t.model))
+		return TargetDigest(t.provider, cmp.Or(model, t.model), ownMaxTokens)
 	}
+}
+
+// SameTarget reports whether a run recorded against the target digest ran
+// counts for target's settings of now, asked for model by the requests of
+// prompt p (nil: a prompt not loaded, whose requests may set max_tokens or
+// not: either form counts). digestOf is TargetDigests' (nil: runs on any
+// settings count). It counts when ran is the digest of now for p's requests,
+// or either is unknown (store.SameTarget); and, when p's requests set their
+// own max_tokens, also when ran is the digest of now in the form without the
+// marker (TargetDigest with ownMaxTokens false): the form every run recorded
+// before the marker, so an upgrade withdraws no pass. That form holds an
+// Anthropic provider's max_tokens, so such a run stops counting once that
+// changes, until it is run again.
+func SameTarget(digestOf func(target, model string, ownMaxTokens bool) string, ran, target, model string, p *prompt.Prompt) bool {
+	if digestOf == nil || ran == "" {
+		return true
+	}
+	own := p == nil || p.MaxTokens > 0
+	if store.SameTarget(ran, digestOf(target, model, own)) {
+		return true
+	}
+	return own && ran == digestOf(target, model, false)
 }
 
 // canonicalBaseURL is the endpoint of a provider of type typ written raw, in

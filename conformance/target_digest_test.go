@@ -37,7 +37,7 @@ const backupOnOpenAI = `type: openai, base_url: https://api.openai.com/v1, api_k
 func TestConformanceTargetDigestIsTheEndpointAndRequestSettings(t *testing.T) {
 	digest := func(provider, target, model string) string {
 		t.Helper()
-		return conformance.TargetDigests(backupConfig(t, provider))(target, model)
+		return conformance.TargetDigests(backupConfig(t, provider))(target, model, false)
 	}
 	base := digest(backupOnOpenAI, "openai-backup", "")
 	if !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(base) {

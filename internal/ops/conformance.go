@@ -53,7 +53,7 @@ type runJudge struct {
 	// digestOf is each target's settings digest for a model
 	// (conformance.TargetDigests), as the gate is told it
 	// (conformance.TargetSettings); nil: runs on any settings count.
-	digestOf func(target, model string) string
+	digestOf func(target, model string, ownMaxTokens bool) string
 }
 
 // runVerdict is a run judged by runJudge.
@@ -105,6 +105,10 @@ func (j runJudge) judge(r store.ConformanceRun) runVerdict {
 		p, _ = j.prompts.Get(r.Prompt, "")
 	}
 	loaded := p != nil && p.Version == r.PromptVersion
+	var ofRun *prompt.Prompt // the run's prompt version, when loaded (nil: its max_tokens is not known)
+	if loaded {
+		ofRun = p
+	}
 	want, others := "", []string(nil)
 	switch {
 	case p != nil:
@@ -130,7 +134,7 @@ func (j runJudge) judge(r store.ConformanceRun) runVerdict {
 	case loaded && !store.SamePromptContent(r.PromptDigest, p.Digest):
 		v.why = fmt.Sprintf("the prompt %s changed since this run; bump its version or rerun %s", p.ID(), rerun)
 		v.short = "prompt changed"
-	case j.digestOf != nil && !store.SameTarget(r.TargetDigest, j.digestOf(r.Provider, r.Model)):
+	case !conformance.SameTarget(j.digestOf, r.TargetDigest, r.Provider, r.Model, ofRun):
 		v.why = fmt.Sprintf("the endpoint or settings of target %s changed since this run (its provider's type, base_url or request settings); run %s",
 			r.Provider, rerun)
 		v.short = "target changed"

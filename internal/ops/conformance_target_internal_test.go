@@ -28,7 +28,7 @@ func TestConformanceViewsJudgeTargetSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := runJudge{prompts: prompts, modelOf: func(string) string { return "m" },
-		digestOf: func(target, model string) string {
+		digestOf: func(target, model string, _ bool) string {
 			if model != "m" {
 				t.Errorf("digest asked for %s with model %q, want the run's, m", target, model)
 			}

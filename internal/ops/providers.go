@@ -92,7 +92,7 @@ type Config struct {
 	// (conformance.TargetDigests), as the gate is told: a run recorded on
 	// other settings is neither current nor fresh. nil: runs on any settings
 	// count. Give StoreConformance the same.
-	TargetDigests func(target, model string) string
+	TargetDigests func(target, model string, ownMaxTokens bool) string
 	// ChatRoutes are the routes gated by a conformance_prompt, as `router
 	// conformance run` is given them (conformance.Options.ChatRoutes): a run
 	// of one of their models (the route's `models`, and the target's own
@@ -359,7 +359,7 @@ type StoreConformance struct {
 	TargetModels func(target string) string
 	// TargetDigests is each target's settings digest (Config.TargetDigests);
 	// nil counts runs on any settings.
-	TargetDigests func(target, model string) string
+	TargetDigests func(target, model string, ownMaxTokens bool) string
 	// ChatRoutes are the chat routes gated by a conformance_prompt
 	// (Config.ChatRoutes): runs of their models count too.
 	ChatRoutes []conformance.ChatRoute

@@ -86,7 +86,7 @@ func TestServedGateAndViewsJudgeTheTargetsSettings(t *testing.T) {
 		t.Errorf("the dashboard does not say the pass is on changed target settings")
 	}
 
-	record(conformance.TargetDigests(cfg)("llm", "m")) // a pass on the settings of now
+	record(conformance.TargetDigests(cfg)("llm", "m", true)) // a pass on the settings of now
 	tenantURL, _ = start()
 	if status, body := post("target-digest-2"); status != http.StatusOK && status != http.StatusCreated {
 		t.Fatalf("a job with a pass on the target's settings: %d %s; want it run", status, body)

@@ -67,7 +67,7 @@ prompts_dir: %q
 		}
 		if _, err := db.Store.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "g-fallback", Model: "scripted-g-fallback",
 			Prompt: name, PromptVersion: p.Version, Passed: true, CasesTotal: 1, CasesPassed: 1, Duration: time.Second,
-			PromptDigest: p.Digest, TargetDigest: conformance.TargetDigests(cfg)("g-fallback", "scripted-g-fallback")}); err != nil {
+			PromptDigest: p.Digest, TargetDigest: conformance.TargetDigests(cfg)("g-fallback", "scripted-g-fallback", true)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -123,9 +123,9 @@ func modelsAsked(name string, r *config.Route, p *prompt.Prompt, own string) []s
 
 // allAdmitted reports whether runs (target's latest runs) admit p's jobs
 // asking for each of models (admitted).
-func allAdmitted(runs []store.ConformanceRun, p *prompt.Prompt, models []string, target string, digestOf func(target, model string) string) bool {
+func allAdmitted(runs []store.ConformanceRun, p *prompt.Prompt, models []string, target string, digestOf func(target, model string, ownMaxTokens bool) string) bool {
 	for _, m := range models {
-		if !admitted(runs, p, m, digestOf(target, m)) {
+		if !admitted(runs, p, m, target, digestOf) {
 			return false
 		}
 	}
@@ -134,11 +134,12 @@ func allAdmitted(runs []store.ConformanceRun, p *prompt.Prompt, models []string,
 
 // admitted reports whether runs (a target's latest runs, store.
 // LatestConformanceRuns) hold a fresh pass of p's current version with model,
-// recorded against p's content and the target's settings digest.
-func admitted(runs []store.ConformanceRun, p *prompt.Prompt, model, targetDigest string) bool {
+// recorded against p's content and target's settings (conformance.SameTarget,
+// as the gate judges them).
+func admitted(runs []store.ConformanceRun, p *prompt.Prompt, model, target string, digestOf func(target, model string, ownMaxTokens bool) string) bool {
 	for _, r := range runs {
 		if r.Prompt == p.Name && r.PromptVersion == p.Version && (model == "" || r.Model == model) && r.Passed && r.Fresh &&
-			store.SamePromptContent(r.PromptDigest, p.Digest) && store.SameTarget(r.TargetDigest, targetDigest) {
+			store.SamePromptContent(r.PromptDigest, p.Digest) && conformance.SameTarget(digestOf, r.TargetDigest, target, model, p) {
 			return true
 		}
 	}

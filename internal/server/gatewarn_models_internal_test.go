@@ -74,7 +74,7 @@ prompts_dir: %q
 		t.Helper()
 		if _, err := db.Store.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "c-fallback", Model: model,
 			Prompt: "triage", PromptVersion: p.Version, Passed: true, CasesTotal: 1, CasesPassed: 1, Duration: time.Second,
-			PromptDigest: p.Digest, TargetDigest: digests("c-fallback", model)}); err != nil {
+			PromptDigest: p.Digest, TargetDigest: digests("c-fallback", model, true)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -52,7 +52,7 @@ log: {level: warn}
 		p, _ := set.Get(name, "")
 		if _, err := db.Store.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "g-passed", Model: "scripted-g-passed",
 			Prompt: name, PromptVersion: p.Version, Passed: true, CasesTotal: 1, CasesPassed: 1, Duration: time.Second,
-			PromptDigest: p.Digest, TargetDigest: conformance.TargetDigests(cfg)("g-passed", "scripted-g-passed")}); err != nil {
+			PromptDigest: p.Digest, TargetDigest: conformance.TargetDigests(cfg)("g-passed", "scripted-g-passed", true)}); err != nil {
 			t.Fatal(err)
 		}
 	}

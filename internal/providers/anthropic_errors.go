@@ -17,7 +17,8 @@ import (
 // overloaded_error (HTTP 529) is transient like a 503; rate_limit_error honours
 // retry-after; invalid_request_error is the caller's (split further by
 // requestKind: "prompt is too long" is context length), but for the router's
-// account refused (accountRefusal: out of credit, organization disabled);
+// account refused (accountRefusal: out of credit, a spend limit reached,
+// organization disabled; anthropicAccountCodes: its encryption key, a hold);
 // billing_error is our account's quota.
 var anthropicTypeKinds = map[string]Kind{
 	"authentication_error": KindAuth,
@@ -49,20 +50,60 @@ var anthropicQuotaCodes = map[string]bool{
 //     to Plans & Billing to upgrade or purchase credits.": quota_exceeded;
 //   - "This organization has been disabled.": auth (the account the target's
 //     key belongs to is refused, whatever the request), as is Groq's
-//     "Organization has been restricted." (code organization_restricted).
+//     "Organization has been restricted." (code organization_restricted);
+//   - "You have reached your specified API usage limits. You will regain
+//     access on …" (or "… specified workspace API usage limits …"): a spend
+//     limit the operator set on the organization or workspace (Anthropic's
+//     errors page: "The API also returns a 400 when usage reaches an
+//     organization or workspace spend limit you set"): quota_exceeded.
 //
-// Both are the router's own account: they fail over, count against the
+// All are the router's own account: they fail over, count against the
 // breaker, and their message is hidden from tenants (operatorsOwn).
 func accountRefusal(msg string) (Kind, bool) {
-	m := strings.ToLower(msg)
+	// Lowercased and its white space runs one space: the words are matched,
+	// not how a proxy wrapped or spaced them.
+	m := strings.Join(strings.Fields(strings.ToLower(msg)), " ")
 	switch {
 	case strings.Contains(m, "credit balance"):
+		return KindQuotaExceeded, true
+	case strings.Contains(m, "api usage limit"):
+		// Both spend-limit wordings, and the tier cap's "You have reached
+		// your API usage limits" should a 400 ever carry it.
 		return KindQuotaExceeded, true
 	case strings.Contains(m, "organization has been disabled"), strings.Contains(m, "organization is disabled"),
 		strings.Contains(m, "account has been disabled"), strings.Contains(m, "organization has been restricted"):
 		return KindAuth, true
 	}
 	return "", false
+}
+
+// anthropicAccountCodes are error.details.error_code values that Anthropic
+// sends with a 400 invalid_request_error about the router's account, not the
+// request: whatever the request, every call to the target fails until an
+// operator acts. The workspace's customer-managed encryption key disabled or
+// revoked (cmek_key_disabled), or blocked by the key management service's
+// network rules (cmek_key_network_blocked), is the operator's setup of the
+// target: misconfigured (auth's "check its api_key_env" would send the
+// operator to the wrong place). organization_on_hold — Anthropic disabled the
+// organization for trust and safety reasons — is auth, as "This organization
+// has been disabled." is (accountRefusal).
+var anthropicAccountCodes = map[string]Kind{
+	"cmek_key_disabled":        KindMisconfigured,
+	"cmek_key_network_blocked": KindMisconfigured,
+	"organization_on_hold":     KindAuth,
+}
+
+// cmekRefused gives a refusal for the workspace's encryption key
+// (anthropicAccountCodes) the router's message, the provider's kept for the
+// router's log, as operatorsOwn does for the account's other states: the
+// tenant is told the target's setup failed, not how the operator keys it.
+func cmekRefused(e *Error, code string) {
+	if e.Kind != KindMisconfigured || !strings.HasPrefix(code, "cmek_key_") {
+		return
+	}
+	e.ProviderMessage = e.Message
+	e.Message = "the provider cannot use the customer-managed encryption key of the router's workspace for this target (" + e.Code +
+		"): an operator must re-enable the key or let Anthropic reach it (the provider's own message is in the router's log)"
 }
 
 // StatusOverloaded is Anthropic's HTTP status for overloaded_error.
@@ -79,6 +120,9 @@ func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h 
 		// classified by that status.
 		kind = requestKind(code, typ, msg)
 		if k, ok := accountRefusal(msg); ok {
+			kind = k
+		}
+		if k, ok := anthropicAccountCodes[code]; ok {
 			kind = k
 		}
 	case status == StatusOverloaded:
@@ -100,6 +144,7 @@ func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h 
 	}
 	unlistedStatus(e, msg)
 	operatorsOwn(e)
+	cmekRefused(e, code)
 	if h != nil && status != 0 {
 		e.RetryAfter = ParseRetryAfter(status, h, time.Now())
 	}

@@ -99,6 +99,14 @@ func (p *Anthropic) messageParams(req *Request) (anthropic.MessageNewParams, *Er
 	if pt := req.ParallelToolCalls; pt != nil && !*pt && len(req.Tools) > 0 {
 		disableParallelToolUse(&params.ToolChoice)
 	}
+	if len(params.Tools) == 0 {
+		// A tool history in a request that offers no tools: declared,
+		// and none may be called (historyTools).
+		if tools := historyTools(params.Messages); tools != nil {
+			params.Tools = tools
+			params.ToolChoice = anthropic.ToolChoiceUnionParam{OfNone: &anthropic.ToolChoiceNoneParam{}}
+		}
+	}
 	if rf := req.ResponseFormat; rf != nil {
 		switch rf.Type {
 		case "", "text":

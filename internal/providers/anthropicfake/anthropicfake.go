@@ -112,9 +112,13 @@ func (s *Server) Requests() []Request {
 
 // refused says why the real API would refuse the request body with a 400
 // invalid_request_error, "" when it would not: a custom tool (no type, or
-// type custom) without input_schema.
+// type custom) without input_schema, or tool_use or tool_result blocks in a
+// request that defines no tools.
 func refused(body map[string]any) string {
 	tools, _ := body["tools"].([]any)
+	if len(tools) == 0 && toolBlocks(body) {
+		return "Requests which include `tool_use` or `tool_result` blocks must define tools."
+	}
 	for i, t := range tools {
 		tool, _ := t.(map[string]any)
 		if typ, _ := tool["type"].(string); typ != "" && typ != "custom" {
@@ -125,6 +129,22 @@ func refused(body map[string]any) string {
 		}
 	}
 	return ""
+}
+
+// toolBlocks reports a tool_use or tool_result block in the body's messages.
+func toolBlocks(body map[string]any) bool {
+	msgs, _ := body["messages"].([]any)
+	for _, m := range msgs {
+		msg, _ := m.(map[string]any)
+		content, _ := msg["content"].([]any)
+		for _, c := range content {
+			block, _ := c.(map[string]any)
+			if typ, _ := block["type"].(string); typ == "tool_use" || typ == "tool_result" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func writeError(w http.ResponseWriter, status int, typ, msg, code string, hdr map[string]string) {

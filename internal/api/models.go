@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+
+	rfcproblem "github.com/routerhq/router/internal/problem"
 )
 
 // model is one entry of GET /v1/models, as OpenAI writes it.
@@ -38,7 +40,7 @@ func (s *Server) getModel(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("model")
 	if _, alias := s.Models[name]; !s.Routes[name] && !alias {
 		writeOpenAIError(w, http.StatusNotFound, "invalid_request_error", "model_not_found", "model",
-			fmt.Sprintf("the model %q does not exist on this router: GET /v1/models lists the routes and models it serves", name))
+			fmt.Sprintf("the model %q does not exist on this router: GET /v1/models lists the routes and models it serves", rfcproblem.Clip(name)))
 		return
 	}
 	writeJSON(w, http.StatusOK, model{ID: name, Object: "model", OwnedBy: "router"})

@@ -309,13 +309,18 @@ func (r *Request) Normalize() (*Input, error) {
 			return bad(fmt.Sprintf("messages[%d].name", i), "messages[%d].name %q holds white space or one of < | \\ / > (OpenAI refuses such a name): "+
 				"rename it, for example %q, or leave name out", i, cut(m.Name, 64), messageNameFrom(m.Name))
 		}
-		if string(bytes.TrimSpace(m.Content)) == "null" && !(m.Role == "assistant" && (calls != nil || m.Refusal != nil)) {
+		if !present(bytes.TrimSpace(m.Content)) && !(m.Role == "assistant" && (calls != nil || m.Refusal != nil)) {
 			// Only an assistant's message may be without content: one that
 			// called tools, or an earlier answer's refusal. OpenAI refuses
-			// any other null ("expected a string, got null"); a user's null
-			// is not an empty question, nor a system's an empty instruction.
-			return bad(fmt.Sprintf("messages[%d].content", i), "a %s message needs content: a string or an array of text parts, not null%s",
-				m.Role, nullContentAdvice(m.Role))
+			// any other null ("expected a string, got null") or missing
+			// content ("Missing required parameter"); a user's null is not an
+			// empty question, nor a system's an empty instruction.
+			what := "not null"
+			if len(bytes.TrimSpace(m.Content)) == 0 {
+				what = "it has none"
+			}
+			return bad(fmt.Sprintf("messages[%d].content", i), "a %s message needs content: a string or an array of text parts, %s%s",
+				m.Role, what, nullContentAdvice(m.Role))
 		}
 		text, err := contentText(m.Content)
 		if err != nil {

@@ -761,6 +761,9 @@ func (o *orchestrator) decisionOf(p string) *Decision {
 // that says it admits at once; without AdmitDelay, any such target counts).
 // It admits nothing: a peek, for a choice between retrying and failing over.
 func (o *orchestrator) fallbackAdmitsNow() bool {
+	if o.refused != "" {
+		return false // a caller-fault refusal: no target not yet tried may start (nextExcept)
+	}
 	ad, canAsk := o.r.cfg.Admission.(AdmitDelay)
 	for _, p := range o.candidates {
 		if o.used[p] || !o.gateAllows(p) {

@@ -261,6 +261,7 @@ func (o *orchestrator) run(ctx context.Context) {
 		if !o.retryPending() { // else the race goes on with the retry it had pending
 			o.failover(ctx) // none while draining
 		}
+		o.startReady(ctx) // a retry the store refused while blocked (keepRetry)
 		// The hedge timer was left stopped when the last attempt ended: the
 		// failover goes on the hedge clock as any attempt does, or a silent
 		// one would run to its own deadline, unknown, instead of being hedged.
@@ -881,6 +882,9 @@ func (o *orchestrator) startThen(ctx context.Context, provider, role string, bef
 	o.heldRow = busy
 	if err != nil {
 		release(OutcomeIgnore)
+		if role == store.RoleRetry && (busy || errors.Is(err, store.ErrAttemptBlocked)) {
+			o.keepRetry(provider) // refused for a reason that passes
+		}
 		switch {
 		case busy:
 			// Another transaction holds the job's row (an operator's open

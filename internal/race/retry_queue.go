@@ -88,15 +88,15 @@ func (o *orchestrator) retriesDue(ctx context.Context) {
 		case len(o.inflight) >= o.route.MaxInflight:
 			o.ready = append(o.ready, r.provider) // started as soon as an attempt ends
 		default:
-			o.start(ctx, r.provider, store.RoleRetry) // denied by the hedge budget: ready (holdExtra)
+			o.start(ctx, r.provider, store.RoleRetry) // denied by the budget, or refused by the store for now: ready (holdExtra, keepRetry)
 		}
 	}
 }
 
 // startReady starts the retries that came due while they could not start
 // (ready), as far as max_inflight allows. One the hedge budget denies again
-// goes back to ready (holdExtra), one that does not start otherwise is
-// dropped, as a retry whose start failed always was.
+// goes back to ready (holdExtra), as does one the store refuses for a reason
+// that passes (keepRetry); one that does not start otherwise is dropped.
 func (o *orchestrator) startReady(ctx context.Context) {
 	ready := o.ready
 	o.ready = nil
@@ -110,6 +110,27 @@ func (o *orchestrator) startReady(ctx context.Context) {
 			continue
 		}
 		o.start(ctx, p, store.RoleRetry)
+	}
+}
+
+// keepRetry puts provider's retry back in ready: the store refused its
+// attempt for a reason that passes — an attempt of the job is unknown
+// (store.ErrAttemptBlocked: SPEC §6.7, it starts once the attempt has been
+// resolved) or another transaction held the job's row (store.ErrBusy). Its
+// max_retries was counted as it was scheduled, so dropping it would lose it.
+// It is not put back on a clock: it is tried again when an attempt ends or a
+// hedge budget slot is freed (startReady), or, with nothing in flight, once
+// the blocked settle finds the attempt resolved (run) — never in a loop of
+// its own while the block lasts. With nothing in flight and the block still
+// there, the job is settled unknown and the retry dropped (cancelRetry); a
+// held row leaves the job to its lease (leftToLease), and the run that
+// resumes it makes the retry (resumeRetry).
+func (o *orchestrator) keepRetry(provider string) {
+	switch {
+	case !o.canStart():
+		o.retryDropped()
+	case !slices.Contains(o.ready, provider):
+		o.ready = append(o.ready, provider)
 	}
 }
 

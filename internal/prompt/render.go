@@ -89,14 +89,20 @@ func (p *Prompt) render(data map[string]any) ([]providers.Message, error) {
 		}
 	}
 	msgs := make([]providers.Message, len(p.templates))
-	var buf bytes.Buffer
+	var out cappedBuffer
+	total := 0 // bytes of the messages before
 	for i, t := range p.templates {
 		if c := p.static[i]; c != "" {
 			msgs[i] = providers.Message{Role: p.Messages[i].Role, Content: c}
+			total += len(c)
 			continue
 		}
-		buf.Reset()
-		if err := t.Execute(&buf, data); err != nil {
+		out.buf.Reset()
+		out.limit = MaxRenderedBytes - total
+		if err := t.Execute(&out, data); err != nil {
+			if errors.Is(err, errRenderedTooLarge) {
+				return nil, &RenderError{Prompt: p.ID(), Field: messageField(i), Err: err}
+			}
 			if e := absentFieldRead(t, p.Messages[i].Content, err, data); e != nil {
 				err = e
 			}
@@ -108,7 +114,8 @@ func (p *Prompt) render(data map[string]any) ([]providers.Message, error) {
 			}
 			return nil, &RenderError{Prompt: p.ID(), Field: messageField(i), Err: err}
 		}
-		content := strings.TrimRight(buf.String(), " \t\r\n")
+		content := strings.TrimRight(out.buf.String(), " \t\r\n")
+		total += len(content)
 		if strings.TrimSpace(content) == "" {
 			return nil, &RenderError{Prompt: p.ID(), Field: messageField(i), Err: errors.New("rendered empty for this input")}
 		}

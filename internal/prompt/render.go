@@ -212,8 +212,10 @@ var errNotUTF8 = errors.New("rendered text that is not valid UTF-8 from an input
 var errNullPrinted = errors.New("the template prints a value that is null or absent in the input")
 
 // toJSON marshals v without HTML escaping (the reader is a model, not a
-// browser). The optional keys the caller did not send are left out of the
-// input's object ({{ json . }}); one on its own is null.
+// browser), but with chat-template delimiters escaped (escapeDelimiters):
+// nothing in a string can end it, nor the turn it is in. The optional keys
+// the caller did not send are left out of the input's object ({{ json . }});
+// one on its own is null.
 func toJSON(v any) (string, error) {
 	if m, ok := v.(map[string]any); ok {
 		v = withoutAbsent(m)
@@ -224,7 +226,7 @@ func toJSON(v any) (string, error) {
 	if err := enc.Encode(v); err != nil {
 		return "", err
 	}
-	return strings.TrimSuffix(buf.String(), "\n"), nil
+	return escapeDelimiters(strings.TrimSuffix(buf.String(), "\n")), nil
 }
 
 // defaultValue returns v, or def when v is null, "" or an empty array or object:

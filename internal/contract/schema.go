@@ -501,15 +501,23 @@ func applyingAll(ss []*jsonschema.Schema) []*jsonschema.Schema {
 // property the schema does not declare, or stepping into a value the schema
 // types as something else (a property of an array, an element of a string).
 // At each step every schema that applies counts (see applying): a property
-// declared beside a $ref or in an allOf member is declared. Where the schema
-// cannot tell (no "properties", pattern properties, additionalProperties true,
-// no "type", anyOf/oneOf), it accepts; additionalProperties given as a schema
-// admits any key and types what is under it. It returns the schemas that apply
-// where the path ends (nil when the schema cannot tell).
+// declared beside a $ref or in an allOf member is declared, and so is one
+// declared in a branch of an anyOf, oneOf or if/then/else (a tagged union
+// declares each variant's keys in its branch, as no_extra_keys counts them;
+// see throughBranches). Where the schema cannot tell (no "properties",
+// pattern properties, additionalProperties true, no "type"), it accepts;
+// additionalProperties given as a schema admits any key and types what is
+// under it. It returns the schemas that apply where the path ends (nil when
+// the schema cannot tell).
 func (s *Schema) declared(segs []string) ([]*jsonschema.Schema, error) {
-	cur := applying(s.schema)
-	at := "$"
-	for _, seg := range segs {
+	budget := maxVariantWalks
+	return declaredFrom(applying(s.schema), segs, "$", &budget)
+}
+
+// declaredFrom is declared from cur, the schemas that apply at at, along
+// segs; budget bounds the variants followed (throughBranches).
+func declaredFrom(cur []*jsonschema.Schema, segs []string, at string, budget *int) ([]*jsonschema.Schema, error) {
+	for i, seg := range segs {
 		if len(cur) == 0 {
 			return nil, nil
 		}
@@ -568,6 +576,22 @@ func (s *Schema) declared(segs []string) ([]*jsonschema.Schema, error) {
 				}
 				if open {
 					return nil, nil
+				}
+				if len(next) == 0 {
+					u := inBranches(cur, seg)
+					switch {
+					case len(u.alts) > 0 && closed(cur):
+						return nil, fmt.Errorf("property %q is declared only in a branch (anyOf, oneOf, then, else, dependentSchemas) at %s, and \"additionalProperties\": false beside that branch refuses it in every output; declare it in the \"properties\" beside it", seg, at)
+					case len(u.alts) > 0 && !u.open:
+						return throughBranches(u.alts, segs[i+1:], joinPath(at, seg), budget)
+					case u.open:
+						return nil, nil
+					}
+					for _, n := range u.names {
+						if !slices.Contains(names, n) {
+							names = append(names, n)
+						}
+					}
 				}
 				if len(next) == 0 && len(names) > 0 {
 					sort.Strings(names)

@@ -9,11 +9,11 @@ import (
 // output — such as a conformance case's expectation — against the output
 // schema and rules, as NewValidator checks its rule paths: each segment must
 // name a property the schema declares (beside a $ref and in allOf members
-// too) or an index of an array, and, with no_extra_keys, the first a property
-// declared in the top-level "properties" (or in a branch of its anyOf, oneOf
-// or if/then/else; see extraKeys). Where the schema cannot tell
-// (additionalProperties, patternProperties, anyOf/oneOf, no "type") it
-// accepts. kinds, when given, are the types of value the caller can judge
+// too, or in a branch of anyOf, oneOf or if/then/else, the rest then checked
+// within the variants that declare it) or an index of an array, and, with
+// no_extra_keys, the first a property declared in the top-level "properties"
+// (or in such a branch; see extraKeys). Where the schema cannot tell
+// (additionalProperties, patternProperties, no "type") it accepts. kinds, when given, are the types of value the caller can judge
 // there ("array", "string", "number", ...). A "*" segment is refused: the
 // pointer names one value. The error says what is wrong and where.
 func (v *Validator) CheckPath(p string, kinds ...string) error {

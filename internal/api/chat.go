@@ -64,7 +64,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		}
 		route, passModel = alias, req.Model
 	}
-	in, err := req.Normalize()
+	in, err := req.NormalizeFor(owner)
 	if err != nil {
 		param := ""
 		var re *chat.RequestError

@@ -478,6 +478,7 @@ func (s *Server) judgeResolution(job *store.Job, seq int, result json.RawMessage
 		if err := json.Unmarshal(job.Input, &in); err != nil {
 			return nil, nil, nil, fmt.Errorf("the stored chat request does not decode: %w", err)
 		}
+		in.SetOwner(job.Owner) // its schemas are compiled through the owner's cache
 		v, err := in.Validator()
 		if err != nil {
 			return nil, nil, nil, err

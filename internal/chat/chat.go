@@ -71,7 +71,17 @@ type Input struct {
 	// tools is the compiled contract of Tools and ToolChoice (toolContract),
 	// built by the first Judge of an answer with tools; not stored.
 	tools *toolContract
+	// owner is the job's owner (tenant), whose cache the caller's schemas
+	// are compiled through (contract.CompileRequestSchemaFor); not stored.
+	// Empty: compiled anew each time.
+	owner string
 }
+
+// SetOwner says whose request in is (the job's owner), before its schemas
+// are compiled: the router keeps a caller's compiled schemas for their
+// owner alone, so one tenant cannot time its requests to learn which
+// schemas another sent.
+func (in *Input) SetOwner(owner string) { in.owner = owner }
 
 // ResponseFormat is OpenAI's response_format.
 type ResponseFormat struct {
@@ -110,7 +120,7 @@ func (in *Input) Validator() (*contract.Validator, error) {
 	}
 	noExtra := false
 	// The schema is the caller's: it is compiled without loading anything.
-	return contract.NewRequestValidator(in.ResponseFormat.JSONSchema.Schema, "response_format.json_schema",
+	return contract.NewRequestValidatorFor(in.owner, in.ResponseFormat.JSONSchema.Schema, "response_format.json_schema",
 		contract.Rules{NoExtraKeys: &noExtra})
 }
 

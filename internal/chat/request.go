@@ -81,8 +81,15 @@ type RequestError struct {
 
 func (e *RequestError) Error() string { return e.Message }
 
-// Normalize checks the request and returns the intent to store.
-func (r *Request) Normalize() (*Input, error) {
+// Normalize checks the request and returns the intent to store. Its schemas
+// are compiled for no owner, so not kept (see NormalizeFor).
+func (r *Request) Normalize() (*Input, error) { return r.NormalizeFor("") }
+
+// NormalizeFor is Normalize of owner's request: its response_format and
+// strict tools' schemas are compiled through owner's part of the schema
+// cache (contract.CompileRequestSchemaFor), and the intent returned is
+// owner's (Input.SetOwner).
+func (r *Request) NormalizeFor(owner string) (*Input, error) {
 	bad := func(param, format string, args ...any) (*Input, error) {
 		return nil, &RequestError{Param: param, Message: fmt.Sprintf(format, args...)}
 	}
@@ -140,7 +147,7 @@ func (r *Request) Normalize() (*Input, error) {
 	if present(r.WebSearchOptions) {
 		return bad("web_search_options", "web_search_options is not supported: the router returns the model's text only and runs no web search; leave it out")
 	}
-	in := &Input{Temperature: r.Temperature, TopP: r.TopP, Seed: r.Seed, User: r.User, ResponseFormat: r.ResponseFormat}
+	in := &Input{Temperature: r.Temperature, TopP: r.TopP, Seed: r.Seed, User: r.User, ResponseFormat: r.ResponseFormat, owner: owner}
 	if present(r.Stop) {
 		stop, err := stopSequences(r.Stop)
 		if err != nil {
@@ -229,7 +236,7 @@ func (r *Request) Normalize() (*Input, error) {
 		// tool_choice object that names offered functions, and the
 		// parameters of strict tools compiled (as response_format's schema
 		// is, with the same bounds).
-		if _, err := compileToolContract(in.Tools, in.ToolChoice); err != nil {
+		if _, err := compileToolContract(owner, in.Tools, in.ToolChoice); err != nil {
 			return nil, err
 		}
 	}

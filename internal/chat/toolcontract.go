@@ -44,7 +44,7 @@ func (in *Input) toolContract() *toolContract {
 	if tc != nil {
 		return tc
 	}
-	tc, _ = compileToolContract(in.Tools, in.ToolChoice)
+	tc, _ = compileToolContract(in.owner, in.Tools, in.ToolChoice)
 	toolsMu.Lock()
 	defer toolsMu.Unlock()
 	if in.tools == nil {
@@ -58,10 +58,11 @@ func (in *Input) toolContract() *toolContract {
 var toolsMu sync.Mutex
 
 // compileToolContract builds the contract of tools (an array of function
-// tools, as Normalize accepted them) and tool_choice (nil: auto). The error,
+// tools, as Normalize accepted them) and tool_choice (nil: auto), its
+// schemas compiled for owner. The error,
 // when not nil, is a *RequestError naming the field at fault; the contract
 // returned with it holds what did compile.
-func compileToolContract(tools, choice json.RawMessage) (*toolContract, error) {
+func compileToolContract(owner string, tools, choice json.RawMessage) (*toolContract, error) {
 	tc := &toolContract{offered: map[string]*contract.Validator{}}
 	var firstErr error
 	fail := func(param, format string, args ...any) {
@@ -107,7 +108,7 @@ func compileToolContract(tools, choice json.RawMessage) (*toolContract, error) {
 			param := fmt.Sprintf("tools[%d].function.parameters", i)
 			off, fenced := false, false
 			var err error
-			v, err = contract.NewRequestValidator(params, param, contract.Rules{NoExtraKeys: &off, AllowFenced: &fenced})
+			v, err = contract.NewRequestValidatorFor(owner, params, param, contract.Rules{NoExtraKeys: &off, AllowFenced: &fenced})
 			if err != nil {
 				v = nil
 				var be *contract.SchemaBoundsError

@@ -199,18 +199,19 @@ func TestRequestSchemaAtEveryBoundWithPatternsIsAccepted(t *testing.T) {
 	}
 }
 
-// A schema at every bound, MaxSchemaPatternSize too, is held by the cache:
-// two requests compile it once. (It holds about 15.8 MB; patterns estimated
+// A schema at every bound, MaxSchemaPatternSize too, is held by the cache,
+// within its owner's share: two requests compile it once. (It holds about 15.8 MB; patterns estimated
 // at 200 bytes an instruction made it 45 MB, beyond maxCachedEntryBytes,
 // and it was compiled on every request.)
 func TestRequestSchemaAtEveryBoundWithPatternsIsCached(t *testing.T) {
 	schema := []byte(atBoundsPatternSchema(t))
 	c, compiles := countingCache(maxCachedSchemas, maxCachedBytes, maxCachedEntryBytes)
-	first, err := c.get(schema, cacheTestName)
+	c.ownerEntries, c.ownerBytes = ownerCachedSchemas, ownerCachedBytes // within one owner's share
+	first, err := c.getFor(testOwner, schema, cacheTestName)
 	if err != nil {
 		t.Fatalf("a schema at every bound: %.500v", err)
 	}
-	again, err := c.get(schema, cacheTestName)
+	again, err := c.getFor(testOwner, schema, cacheTestName)
 	if err != nil {
 		t.Fatal(err)
 	}

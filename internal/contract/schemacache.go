@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"crypto/sha256"
 	"fmt"
+	"hash/maphash"
 	"reflect"
 	"regexp"
 	"sync"
@@ -14,9 +15,20 @@ import (
 // job's spec, and when an operator's resolution is judged), and callers send
 // the same schema with nearly every request. Compiling takes from about a
 // millisecond for a small schema to about a second at the bounds, and the
-// compiled *Schema is immutable. So CompileRequestSchema keeps what it
-// compiled, by the SHA-256 of the bytes and the name (the name is in the
-// schema's errors and URL), and answers the same bytes with the same *Schema.
+// compiled *Schema is immutable. So CompileRequestSchemaFor keeps what it
+// compiled, by a seeded hash of the owner, the SHA-256 of the bytes and the
+// name (the name is in the schema's errors and URL), and answers the same
+// owner's same bytes with the same *Schema.
+//
+// Each schema is kept for its owner (tenant) only: one owner's compile never
+// answers another's request, nor does another owner wait for it. A cache
+// shared by every owner answered a schema any owner had sent at once and a
+// new one after a compile, so a tenant could time its own requests to learn
+// whether another had recently sent a given schema (its field names, enums,
+// a tool catalogue) — the oracle the token-count cache closed the same way
+// (internal/tokens/cache.go). A schema compiled for no owner
+// (CompileRequestSchema, or an empty owner) is not kept: it would be shared
+// by every caller without one.
 //
 // What it holds is bounded twice: by entries, and by an estimate of the
 // memory the compiled schemas hold (see footprint). Schemas within the
@@ -25,9 +37,11 @@ import (
 // 100 patterns of "x{1000}" twenty times over (18 KB of JSON) hold about
 // 100 MB. A schema whose estimate is beyond maxCachedEntryBytes is compiled
 // on every request, as without the cache; the rest are evicted least
-// recently used first. A caller sending distinct schemas can therefore make
-// the cache hold at most maxCachedBytes (estimated), and evict other
-// callers' schemas, which then cost one compile each again; that is all.
+// recently used first. Each owner's share is bounded as well
+// (ownerCachedSchemas, ownerCachedBytes): an owner past it loses its own
+// least recently used schemas, so one tenant sending many distinct schemas
+// evicts at most its share of the others', which then cost one compile each
+// again; that is all.
 const (
 	// maxCachedSchemas is enough for a few hundred callers' schemas; a
 	// typical one of 30 properties holds about 35 KB (42 KB estimated),
@@ -39,16 +53,57 @@ const (
 	// MaxSchemaPatternSize too (15.8 MB, 19.3 MB estimated), is held; one
 	// of large one-pass patterns ("^\pL{900}$", 7.4 MB each) is not.
 	maxCachedEntryBytes = 24 << 20
+	// ownerCachedSchemas is one owner's share of the entries, as the token
+	// count cache gives each owner an eighth: 64 typical schemas.
+	ownerCachedSchemas = maxCachedSchemas / 8
+	// ownerCachedBytes is one owner's share of the bytes: one schema's
+	// bound rather than an eighth (8 MiB), so that a schema at every bound
+	// is still held for its owner. One owner can then hold 3/8 of the
+	// bytes, but only a schema near the bounds makes the bytes bind before
+	// the entries do (64 typical schemas hold 2.7 MB).
+	ownerCachedBytes = maxCachedEntryBytes
 )
 
-// requestSchemas is the process-wide cache of CompileRequestSchema.
-var requestSchemas = newSchemaCache(maxCachedSchemas, maxCachedBytes, maxCachedEntryBytes, compileRequestSchema)
+// requestSchemas is the process-wide cache of CompileRequestSchemaFor.
+var requestSchemas = func() *schemaCache {
+	c := newSchemaCache(maxCachedSchemas, maxCachedBytes, maxCachedEntryBytes, compileRequestSchema)
+	c.ownerEntries, c.ownerBytes = ownerCachedSchemas, ownerCachedBytes
+	return c
+}()
 
-// schemaKey identifies a caller's schema: its bytes, and the name it was
-// compiled under.
+// CompileRequestSchemaFor is CompileRequestSchema of owner's schema: the
+// same owner's same bytes and name give the same *Schema, or the same
+// error, without compiling again while they stay in the cache. Another
+// owner's compile of the same bytes answers nothing here. An empty owner
+// is no owner: its schema is compiled and not kept.
+func CompileRequestSchemaFor(owner string, schemaJSON []byte, name string) (*Schema, error) {
+	return requestSchemas.getFor(owner, schemaJSON, name)
+}
+
+// NewRequestValidatorFor is NewRequestValidator of owner's schema, compiled
+// with CompileRequestSchemaFor.
+func NewRequestValidatorFor(owner string, schemaJSON []byte, name string, rules Rules) (*Validator, error) {
+	s, err := CompileRequestSchemaFor(owner, schemaJSON, name)
+	if err != nil {
+		return nil, err
+	}
+	return NewValidatorFromSchema(s, rules)
+}
+
+// SchemaCachedFor reports whether owner's schema is in the cache now:
+// whether CompileRequestSchemaFor(owner, schemaJSON, name) would answer
+// without compiling. It compiles nothing and changes nothing; for tests
+// and diagnostics.
+func SchemaCachedFor(owner string, schemaJSON []byte, name string) bool {
+	return requestSchemas.cached(owner, schemaJSON, name)
+}
+
+// schemaKey identifies an owner's schema: the owner, its bytes, and the
+// name it was compiled under.
 type schemaKey struct {
-	sum  [sha256.Size]byte
-	name string
+	owner uint64 // seeded hash of the owner: its name is not kept
+	sum   [sha256.Size]byte
+	name  string
 }
 
 // schemaOutcome is what compiling one schema gave: the schema, or why it
@@ -68,27 +123,64 @@ type pendingCompile struct {
 	err    error
 }
 
-// schemaCache holds the outcomes of compiling schemas, least recently used
-// evicted first. It is safe for concurrent use.
+// schemaCache holds the outcomes of compiling owners' schemas, least
+// recently used evicted first. It is safe for concurrent use.
 type schemaCache struct {
 	compile                 func(schemaJSON []byte, name string) (*Schema, error)
+	seed                    maphash.Seed
 	maxEntries              int
 	maxBytes, maxEntryBytes int64
+	// ownerEntries and ownerBytes bound one owner's share (newSchemaCache
+	// sets them to the whole cache).
+	ownerEntries int
+	ownerBytes   int64
 
 	mu      sync.Mutex                  // guards what follows
 	entries map[schemaKey]*list.Element // of *schemaOutcome, in lru
 	lru     list.List                   // most recently used first
 	bytes   int64                       // the sizes of the outcomes in lru
+	owned   map[uint64]ownerShare       // what each owner's outcomes in lru hold
 	pending map[schemaKey]*pendingCompile
 }
 
-func newSchemaCache(maxEntries int, maxBytes, maxEntryBytes int64, compile func([]byte, string) (*Schema, error)) *schemaCache {
-	return &schemaCache{compile: compile, maxEntries: maxEntries, maxBytes: maxBytes, maxEntryBytes: maxEntryBytes,
-		entries: map[schemaKey]*list.Element{}, pending: map[schemaKey]*pendingCompile{}}
+// ownerShare is what one owner's outcomes hold.
+type ownerShare struct {
+	entries int
+	bytes   int64
 }
 
-// get returns what compile gives for schemaJSON and name, compiling it once
-// while it stays in the cache.
+func newSchemaCache(maxEntries int, maxBytes, maxEntryBytes int64, compile func([]byte, string) (*Schema, error)) *schemaCache {
+	return &schemaCache{compile: compile, seed: maphash.MakeSeed(), maxEntries: maxEntries, maxBytes: maxBytes, maxEntryBytes: maxEntryBytes,
+		ownerEntries: maxEntries, ownerBytes: maxBytes,
+		entries: map[schemaKey]*list.Element{}, owned: map[uint64]ownerShare{}, pending: map[schemaKey]*pendingCompile{}}
+}
+
+// key is the key of owner's schemaJSON under name.
+func (c *schemaCache) key(owner string, schemaJSON []byte, name string) schemaKey {
+	return schemaKey{owner: maphash.String(c.seed, owner), sum: sha256.Sum256(schemaJSON), name: name}
+}
+
+// cached reports whether owner's outcome for schemaJSON and name is held.
+func (c *schemaCache) cached(owner string, schemaJSON []byte, name string) bool {
+	if owner == "" {
+		return false
+	}
+	k := c.key(owner, schemaJSON, name)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.entries[k]
+	return ok
+}
+
+// get compiles schemaJSON for no owner: nothing is kept, and no compile
+// under way is waited for (CompileRequestSchema).
+func (c *schemaCache) get(schemaJSON []byte, name string) (*Schema, error) {
+	return c.getFor("", schemaJSON, name)
+}
+
+// getFor returns what compile gives for owner's schemaJSON and name,
+// compiling it once while it stays in the cache. For an empty owner it
+// compiles every time.
 //
 // Refusals are kept like schemas. Most are found after the expensive part:
 // the meta-schema check and an external "$ref" are found while compiling,
@@ -100,8 +192,11 @@ func newSchemaCache(maxEntries int, maxBytes, maxEntryBytes int64, compile func(
 // schemas evicts no faster than one sending distinct small valid ones.
 // Compiling is deterministic (nothing is loaded), so the same bytes would
 // be refused again with the same error.
-func (c *schemaCache) get(schemaJSON []byte, name string) (*Schema, error) {
-	k := schemaKey{sum: sha256.Sum256(schemaJSON), name: name}
+func (c *schemaCache) getFor(owner string, schemaJSON []byte, name string) (*Schema, error) {
+	if owner == "" {
+		return c.compile(schemaJSON, name)
+	}
+	k := c.key(owner, schemaJSON, name)
 	c.mu.Lock()
 	if e, ok := c.entries[k]; ok {
 		c.lru.MoveToFront(e)
@@ -113,7 +208,9 @@ func (c *schemaCache) get(schemaJSON []byte, name string) (*Schema, error) {
 		c.mu.Unlock()
 		// No context: the callers have none to give. This wait ends when
 		// the compile that started first does, sooner than compiling here
-		// would; without the cache this caller would compile it too.
+		// would; without the cache this caller would compile it too. It is
+		// the same owner's: the key holds the owner, so no owner waits for
+		// (and learns of) another's compile.
 		<-p.done
 		return p.schema, p.err
 	}
@@ -145,10 +242,12 @@ func (c *schemaCache) get(schemaJSON []byte, name string) (*Schema, error) {
 	return p.schema, p.err
 }
 
-// add keeps o unless it alone is beyond maxEntryBytes, and evicts the least
-// recently used outcomes until the cache is within its bounds. c.mu is held.
+// add keeps o unless it alone is beyond maxEntryBytes or an owner's share,
+// and evicts least recently used outcomes until the cache is within its
+// bounds: first the owner's own while it is past its share, then anyone's.
+// c.mu is held.
 func (c *schemaCache) add(o *schemaOutcome) {
-	if o.size > c.maxEntryBytes {
+	if o.size > c.maxEntryBytes || o.size > c.ownerBytes {
 		return
 	}
 	if _, ok := c.entries[o.key]; ok {
@@ -156,11 +255,39 @@ func (c *schemaCache) add(o *schemaOutcome) {
 	}
 	c.entries[o.key] = c.lru.PushFront(o)
 	c.bytes += o.size
-	for c.lru.Len() > c.maxEntries || c.bytes > c.maxBytes {
-		old := c.lru.Remove(c.lru.Back()).(*schemaOutcome)
-		delete(c.entries, old.key)
-		c.bytes -= old.size
+	owner := o.key.owner
+	c.owned[owner] = ownerShare{entries: c.owned[owner].entries + 1, bytes: c.owned[owner].bytes + o.size}
+	// o fits a share on its own, so this stops before reaching it.
+	for sh := c.owned[owner]; sh.entries > c.ownerEntries || sh.bytes > c.ownerBytes; sh = c.owned[owner] {
+		c.evict(c.oldestOf(owner))
 	}
+	for c.lru.Len() > c.maxEntries || c.bytes > c.maxBytes {
+		c.evict(c.lru.Back())
+	}
+}
+
+// oldestOf is owner's least recently used outcome. It walks the list from
+// its end, at most maxEntries elements (microseconds), only when a compile
+// (a millisecond or more) just put owner past its share. c.mu is held.
+func (c *schemaCache) oldestOf(owner uint64) *list.Element {
+	e := c.lru.Back()
+	for e.Value.(*schemaOutcome).key.owner != owner {
+		e = e.Prev()
+	}
+	return e
+}
+
+// evict drops one outcome. c.mu is held.
+func (c *schemaCache) evict(e *list.Element) {
+	old := c.lru.Remove(e).(*schemaOutcome)
+	delete(c.entries, old.key)
+	c.bytes -= old.size
+	sh := c.owned[old.key.owner]
+	if sh.entries == 1 {
+		delete(c.owned, old.key.owner)
+		return
+	}
+	c.owned[old.key.owner] = ownerShare{entries: sh.entries - 1, bytes: sh.bytes - old.size}
 }
 
 // The estimate of what a compiled caller's schema holds, from measurements

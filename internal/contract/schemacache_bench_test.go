@@ -24,7 +24,7 @@ func BenchmarkRequestSchemaThreeTimes(b *testing.B) {
 		for b.Loop() {
 			c := newSchemaCache(maxCachedSchemas, maxCachedBytes, maxCachedEntryBytes, compileRequestSchema)
 			for range 3 {
-				if _, err := c.get(schema, cacheTestName); err != nil {
+				if _, err := c.getFor(testOwner, schema, cacheTestName); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -32,13 +32,13 @@ func BenchmarkRequestSchemaThreeTimes(b *testing.B) {
 	})
 	b.Run("again", func(b *testing.B) {
 		c := newSchemaCache(maxCachedSchemas, maxCachedBytes, maxCachedEntryBytes, compileRequestSchema)
-		if _, err := c.get(schema, cacheTestName); err != nil {
+		if _, err := c.getFor(testOwner, schema, cacheTestName); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportAllocs()
 		for b.Loop() {
 			for range 3 {
-				if _, err := c.get(schema, cacheTestName); err != nil {
+				if _, err := c.getFor(testOwner, schema, cacheTestName); err != nil {
 					b.Fatal(err)
 				}
 			}

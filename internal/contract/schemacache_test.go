@@ -14,6 +14,10 @@ import (
 
 const cacheTestName = "response_format.json_schema"
 
+// testOwner is the owner the cache tests compile for: a schema compiled for
+// no owner is not kept.
+const testOwner = "acme"
+
 // typicalSchema is a caller's schema of 30 properties, a third of them
 // strings with a description, a third nullable integers, a third enums;
 // tag makes it differ from others.
@@ -45,23 +49,23 @@ func countingCache(maxEntries int, maxBytes, maxEntryBytes int64) (*schemaCache,
 	}), &n
 }
 
-// The same bytes under the same name give the very schema compiled the
-// first time, even from another slice; another name or one byte changed
-// give another.
+// The same owner's same bytes under the same name give the very schema
+// compiled the first time, even from another slice; another name or one
+// byte changed give another.
 func TestCompileRequestSchemaReturnsTheSchemaCompiledBefore(t *testing.T) {
 	schema := typicalSchema("same-pointer")
-	first, err := CompileRequestSchema([]byte(schema), cacheTestName)
+	first, err := CompileRequestSchemaFor(testOwner, []byte(schema), cacheTestName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := CompileRequestSchema([]byte(strings.Clone(schema)), cacheTestName)
+	again, err := CompileRequestSchemaFor(testOwner, []byte(strings.Clone(schema)), cacheTestName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again != first {
 		t.Errorf("the same bytes and name were compiled again (%p, then %p); want the schema compiled the first time", first, again)
 	}
-	other, err := CompileRequestSchema([]byte(schema), "other.name")
+	other, err := CompileRequestSchemaFor(testOwner, []byte(schema), "other.name")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +76,7 @@ func TestCompileRequestSchemaReturnsTheSchemaCompiledBefore(t *testing.T) {
 	if changed == schema {
 		t.Fatal("the test's schema did not change")
 	}
-	if s, err := CompileRequestSchema([]byte(changed), cacheTestName); err != nil || s == first {
+	if s, err := CompileRequestSchemaFor(testOwner, []byte(changed), cacheTestName); err != nil || s == first {
 		t.Errorf("one byte changed gave %p, %v; want another schema", s, err)
 	}
 }
@@ -94,12 +98,12 @@ func TestSchemaCacheKeepsRefusals(t *testing.T) {
 		"not JSON":       {`{"type":`, func(err error) bool { return strings.Contains(err.Error(), "is not valid JSON") }},
 	} {
 		before := compiles.Load()
-		_, first := c.get([]byte(tc.schema), cacheTestName)
+		_, first := c.getFor(testOwner, []byte(tc.schema), cacheTestName)
 		if first == nil || !tc.is(first) {
 			t.Errorf("%s: %v, want it refused", name, first)
 			continue
 		}
-		s, again := c.get([]byte(tc.schema), cacheTestName)
+		s, again := c.getFor(testOwner, []byte(tc.schema), cacheTestName)
 		if s != nil || again != first {
 			t.Errorf("%s: sent again, got %p, %v; want the same error, %v", name, s, again, first)
 		}
@@ -115,7 +119,7 @@ func TestSchemaCacheEvictsTheLeastRecentlyUsed(t *testing.T) {
 	c, compiles := countingCache(2, 1<<30, 1<<30)
 	get := func(tag string) *Schema {
 		t.Helper()
-		s, err := c.get([]byte(typicalSchema(tag)), cacheTestName)
+		s, err := c.getFor(testOwner, []byte(typicalSchema(tag)), cacheTestName)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,21 +158,21 @@ func TestSchemaCacheBoundsTheBytesItHolds(t *testing.T) {
 	size := outcomeSize(schemaKey{name: cacheTestName}, probe, nil)
 	c, compiles := countingCache(100, 2*size+size/2, 1<<30)
 	for _, tag := range []string{"t0", "t1", "t2"} {
-		if _, err := c.get([]byte(typicalSchema(tag)), cacheTestName); err != nil {
+		if _, err := c.getFor(testOwner, []byte(typicalSchema(tag)), cacheTestName); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if c.lru.Len() != 2 || c.bytes > c.maxBytes {
 		t.Errorf("holds %d schemas, %d bytes; want 2, at most %d", c.lru.Len(), c.bytes, c.maxBytes)
 	}
-	if _, err := c.get([]byte(typicalSchema("t0")), cacheTestName); err != nil || compiles.Load() != 4 {
+	if _, err := c.getFor(testOwner, []byte(typicalSchema("t0")), cacheTestName); err != nil || compiles.Load() != 4 {
 		t.Errorf("t0 again: %v, %d compiles; want it evicted and compiled again (4)", err, compiles.Load())
 	}
 	checkCacheInvariants(t, c)
 
 	small, compiles := countingCache(100, 1<<30, size-1)
 	for range 2 {
-		if _, err := small.get([]byte(typicalSchema("t0")), cacheTestName); err != nil {
+		if _, err := small.getFor(testOwner, []byte(typicalSchema("t0")), cacheTestName); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -256,7 +260,7 @@ func TestSchemaCacheCompilesOnceForConcurrentCallers(t *testing.T) {
 		got := make([]*Schema, 8)
 		var wg sync.WaitGroup
 		for i := range got {
-			wg.Go(func() { got[i], _ = c.get(schema, cacheTestName) })
+			wg.Go(func() { got[i], _ = c.getFor(testOwner, schema, cacheTestName) })
 		}
 		synctest.Wait() // every caller is compiling or waiting
 		if n := compiles.Load(); n != 1 {
@@ -291,11 +295,11 @@ func TestSchemaCacheSurvivesAPanickingCompile(t *testing.T) {
 		var recovered any
 		wg.Go(func() {
 			defer func() { recovered = recover() }()
-			_, _ = c.get(schema, cacheTestName)
+			_, _ = c.getFor(testOwner, schema, cacheTestName)
 		})
 		synctest.Wait()
 		var waiterErr error
-		wg.Go(func() { _, waiterErr = c.get(schema, cacheTestName) })
+		wg.Go(func() { _, waiterErr = c.getFor(testOwner, schema, cacheTestName) })
 		synctest.Wait()
 		close(release)
 		wg.Wait()
@@ -305,7 +309,7 @@ func TestSchemaCacheSurvivesAPanickingCompile(t *testing.T) {
 		if waiterErr == nil || !strings.Contains(waiterErr.Error(), "could not be compiled") {
 			t.Errorf("the waiting caller got %v; want an error", waiterErr)
 		}
-		if s, err := c.get(schema, cacheTestName); err != nil || s == nil || compiles.Load() != 2 {
+		if s, err := c.getFor(testOwner, schema, cacheTestName); err != nil || s == nil || compiles.Load() != 2 {
 			t.Errorf("after the panic: %p, %v, %d compiles; want the schema, compiled a second time", s, err, compiles.Load())
 		}
 		checkCacheInvariants(t, c)
@@ -326,7 +330,7 @@ func TestSchemaCacheConcurrentUse(t *testing.T) {
 			for j := range 20 {
 				i := (g + j) % len(schemas)
 				name := fmt.Sprintf("schema%d", i%2)
-				s, err := c.get(schemas[i], name)
+				s, err := c.getFor(testOwner, schemas[i], name)
 				if err != nil {
 					t.Error(err)
 					return
@@ -358,15 +362,25 @@ func checkCacheInvariants(t *testing.T, c *schemaCache) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var bytes int64
+	owned := map[uint64]ownerShare{}
 	for e := c.lru.Front(); e != nil; e = e.Next() {
 		o := e.Value.(*schemaOutcome)
 		if c.entries[o.key] != e {
 			t.Errorf("an outcome in the list is not indexed")
 		}
 		bytes += o.size
+		owned[o.key.owner] = ownerShare{entries: owned[o.key.owner].entries + 1, bytes: owned[o.key.owner].bytes + o.size}
 	}
 	if len(c.entries) != c.lru.Len() || bytes != c.bytes || c.lru.Len() > c.maxEntries || c.bytes > c.maxBytes || len(c.pending) != 0 {
 		t.Errorf("%d indexed, %d listed (at most %d), %d bytes counted, %d summed (at most %d), %d pending",
 			len(c.entries), c.lru.Len(), c.maxEntries, c.bytes, bytes, c.maxBytes, len(c.pending))
+	}
+	if len(owned) != len(c.owned) {
+		t.Errorf("%d owners listed, %d counted", len(owned), len(c.owned))
+	}
+	for o, sh := range owned {
+		if c.owned[o] != sh || sh.entries > c.ownerEntries || sh.bytes > c.ownerBytes {
+			t.Errorf("an owner holds %+v, counted %+v (at most %d entries, %d bytes)", sh, c.owned[o], c.ownerEntries, c.ownerBytes)
+		}
 	}
 }

@@ -100,6 +100,7 @@ func (r *Runner) specFor(job *store.Job, route *Route) (*spec, error) {
 		if err := json.Unmarshal(job.Input, &in); err != nil {
 			return nil, fmt.Errorf("the stored chat request does not decode: %w", err)
 		}
+		in.SetOwner(job.Owner) // its schemas are compiled through the owner's cache
 		v, err := in.Validator()
 		if err != nil {
 			return nil, fmt.Errorf("the response_format schema does not compile: %w", err)

@@ -18,6 +18,8 @@ import (
 // answer. Ordinary schemas apply a few dozen at most: a subschema used
 // under several properties or elements applies to different values, and a
 // recursive one ("children": {"items": {"$ref": "#"}}) once per level.
+// What the patterns applying at one place cost to match is bounded too
+// (MaxSchemaPatternWork, schemamatchcost.go).
 // Prompts' schemas are the router's own and are not bounded.
 const MaxSchemaApplications = 10_000
 
@@ -98,9 +100,10 @@ func (s step) String() string {
 // answer, or says where an answer can have more applied and which.
 type costCheck struct {
 	g     *schemaGraph
-	order []int       // each node's position in a topological order of in-place edges
-	out   []nodeEdges // each node's edges, by what they apply to
-	leads []bool      // whether a node has edges to a member, element, name or content
+	order []int         // each node's position in a topological order of in-place edges
+	out   []nodeEdges   // each node's edges, by what they apply to
+	leads []bool        // whether a node has edges to a member, element, name or content
+	match []patternWork // each node's patterns, see MaxSchemaPatternWork
 	work  int
 }
 
@@ -122,9 +125,10 @@ var errTooComplex = fmt.Errorf("it is too complex to check how many of its subsc
 	"(the router bounds that for a schema sent with a request): use fewer properties, patternProperties, nested $ref, allOf, anyOf and oneOf")
 
 // checkCost returns an error naming a place where an answer can have more
-// than MaxSchemaApplications subschemas of g applied to it.
+// than MaxSchemaApplications subschemas of g applied to it, or patterns
+// costing more than MaxSchemaPatternWork to match.
 func (g *schemaGraph) checkCost() error {
-	c := &costCheck{g: g, out: make([]nodeEdges, len(g.nodes)), leads: make([]bool, len(g.nodes))}
+	c := &costCheck{g: g, out: make([]nodeEdges, len(g.nodes)), leads: make([]bool, len(g.nodes)), match: g.patternWorks()}
 	for i, es := range g.edges {
 		o := &c.out[i]
 		for _, e := range es {
@@ -179,6 +183,11 @@ func (g *schemaGraph) checkCost() error {
 	if st := places[0].state; st.total() > MaxSchemaApplications {
 		return c.tooCostly(st, nil)
 	}
+	// A place whose patterns cost too much to match is reported only once
+	// the rest is checked: a schema that also multiplies its subschemas
+	// (which often multiplies its patterns too) or is too complex to check
+	// is refused for that, the cause to fix first.
+	matchErr := c.tooMuchMatching(places[0].state, func() []string { return nil })
 	seen := map[string]bool{c.key(places[0].state): true}
 	for i := 0; i < len(places); i++ {
 		st := places[i].state
@@ -196,13 +205,16 @@ func (g *schemaGraph) checkCost() error {
 			if next.total() > MaxSchemaApplications {
 				return c.tooCostly(next, path(i, s.String()))
 			}
+			if matchErr == nil {
+				matchErr = c.tooMuchMatching(next, func() []string { return path(i, s.String()) })
+			}
 			if k := c.key(next); !seen[k] {
 				seen[k] = true
 				places = append(places, place{state: next, parent: i, step: s})
 			}
 		}
 	}
-	return nil
+	return matchErr
 }
 
 func slicesReverse(s []string) {
@@ -220,13 +232,7 @@ func (c *costCheck) tooCostly(st costState, path []string) error {
 			most = e
 		}
 	}
-	where := "the answer itself"
-	switch {
-	case len(path) > 8:
-		where = fmt.Sprintf("the answer's %s… (%d levels down)", strings.Join(path[:8], ""), len(path))
-	case len(path) > 0:
-		where = "the answer's " + strings.Join(path, "")
-	}
+	where := placeName(path)
 	return fmt.Errorf("validating an answer against it applies more than %d of its subschemas to one value (%s; %s alone %s): "+
 		"$ref, allOf, anyOf, oneOf and if/then/else nested in each other multiply, as does a recursive $ref that applies a definition more than once per level; "+
 		"refer to each definition once per level, or use fewer nested $ref, allOf, anyOf and oneOf",

@@ -117,9 +117,10 @@ func CompileSelfContainedSchema(schemaJSON []byte, name string) (*Schema, error)
 // of an answer after (see MaxSchemaApplications). A "format" the router does
 // not know is an annotation, as the standard has it.
 //
-// The same bytes and name give the same *Schema, or the same error, without
-// compiling again while they stay in a process-wide cache (see
-// schemacache.go): callers send the same schema with every request.
+// It keeps nothing (a schema for no owner): CompileRequestSchemaFor compiles
+// through an owner's part of a process-wide cache (schemacache.go), where the
+// same owner's same bytes and name give the same *Schema, or the same error,
+// without compiling again — callers send the same schema with every request.
 func CompileRequestSchema(schemaJSON []byte, name string) (*Schema, error) {
 	return requestSchemas.get(schemaJSON, name)
 }

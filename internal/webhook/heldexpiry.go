@@ -69,6 +69,10 @@ func (w *Worker) abandonHeld(ctx context.Context, job *river.Job[DeliverArgs], h
 	status, err := w.store.RecordDelivery(rctx, try)
 	cancel()
 	if err != nil {
+		// Nothing was sent, so the lease fences no send (a try that sent
+		// keeps it): give it back, or the next look finds it held and is
+		// snoozed for the whole pause before it can abandon the event.
+		w.releaseLease(ctx, ev.ID, claim)
 		return fmt.Errorf("record delivery: %w", err)
 	}
 	w.tell(ev, job, try, status, false)

@@ -138,16 +138,29 @@ type Webhooks struct {
 
 // RedeliveryWindow is how long an event may stay pending and still be
 // delivered: retried until it is RetryFor old, the last retry up to BackoffCap
-// later, lasting up to Timeout (a sum that saturates rather than overflows).
+// later — plus, when a receiver's Retry-After set that wait, its spread
+// (RetryAfterSpread) —, lasting up to Timeout (a sum that saturates rather
+// than overflows).
 func (w Webhooks) RedeliveryWindow() time.Duration {
 	d := time.Duration(0)
-	for _, x := range []Duration{w.RetryFor, w.BackoffCap, w.Timeout} {
-		if d > math.MaxInt64-x.D() {
+	for _, x := range []time.Duration{w.RetryFor.D(), w.BackoffCap.D(), RetryAfterSpread(w.BackoffCap.D()), w.Timeout.D()} {
+		if d > math.MaxInt64-x {
 			return math.MaxInt64
 		}
-		d += x.D()
+		d += x
 	}
 	return d
+}
+
+// retryAfterSpreadMax bounds RetryAfterSpread.
+const retryAfterSpreadMax = 30 * time.Second
+
+// RetryAfterSpread is the most a wait a receiver's Retry-After set (at most
+// webhooks.backoff_cap) is lengthened by internal/webhook, so that the
+// owner's retries do not all come back at once: an eighth of the wait, at
+// most 30 s (webhook.spreadWait, which a test keeps equal).
+func RetryAfterSpread(wait time.Duration) time.Duration {
+	return max(0, min(wait/8, retryAfterSpreadMax))
 }
 
 // Limits are per-owner limits (SPEC §17). A field left out inherits (from the

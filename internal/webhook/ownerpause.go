@@ -72,13 +72,20 @@ func (p *ownerPauses) held(owner string, now time.Time) (until time.Time, ok boo
 	return until, true
 }
 
-// spreadWait is wait plus up to an eighth of it (at most ownerBusyMax) at
-// random: the waits a receiver's Retry-After sets (the retries of the tries
-// it answered; a pause's held deliveries when no owner limit gives them turns)
-// end spread out, never before it asked.
+// spreadWait is wait plus less than spreadMax(wait) at random: the waits a
+// receiver's Retry-After sets (the retries of the tries it answered; a
+// pause's held deliveries when no owner limit gives them turns) end spread
+// out, never before it asked.
 func spreadWait(wait time.Duration) time.Duration {
-	if spread := min(wait/8, ownerBusyMax); spread > 0 {
+	if spread := spreadMax(wait); spread > 0 {
 		wait += rand.N(spread)
 	}
 	return wait
+}
+
+// spreadMax bounds spreadWait's spread: an eighth of the wait, at most
+// ownerBusyMax. The redelivery window (config.RetryAfterSpread, which a test
+// keeps equal) allows for it: a retry due that late still finds its event.
+func spreadMax(wait time.Duration) time.Duration {
+	return min(wait/8, ownerBusyMax)
 }

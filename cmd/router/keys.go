@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/netredact"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -141,13 +142,19 @@ func keysCreate(ctx context.Context, args []string) error {
 		}
 		if k.ReplacedWebhookURL != "" && k.ReplacedWebhookURL == *hook {
 			fmt.Fprintf(os.Stderr, "warning: owner %s's webhook %s is now signed with the new secret, no longer with the older key's: "+
-				"give its receiver the new secret now, or deliveries fail verification there.\n", *owner, *hook)
+				"give its receiver the new secret now, or deliveries fail verification there.\n", *owner, netredact.WebhookURLText(*hook))
 		} else if k.ReplacedWebhookURL != "" {
 			// The newest hooked key's webhook is the owner's: say whose
 			// events this create moved, as revoke says what it changed.
+			// A URL shown shortened (its path may be its credential) is
+			// not repeated as the flag's value.
+			replaced, again := netredact.WebhookURLText(k.ReplacedWebhookURL), "--webhook-url "+k.ReplacedWebhookURL
+			if replaced != k.ReplacedWebhookURL {
+				again = "--webhook-url set to that URL (shown shortened: its path may be the receiver's credential)"
+			}
 			fmt.Fprintf(os.Stderr, "warning: owner %s's job events now go to %s, signed with the new secret, no longer to %s (an older key's webhook); "+
-				"to send them back there, revoke this key (`router keys revoke %d`) or create another key with --webhook-url %s.\n",
-				*owner, *hook, k.ReplacedWebhookURL, k.ID, k.ReplacedWebhookURL)
+				"to send them back there, revoke this key (`router keys revoke %d`) or create another key with %s.\n",
+				*owner, netredact.WebhookURLText(*hook), replaced, k.ID, again)
 		}
 		return nil
 	})
@@ -202,7 +209,7 @@ func configuredWebhook(cfg *config.Config, owner, hook string) error {
 	for _, k := range cfg.APIKeys {
 		if k.Owner == owner && k.Webhook != nil {
 			return fmt.Errorf("--webhook-url: owner %q already has a webhook in the configuration (api_keys[].webhook: %s), which overrides one set here; "+
-				"drop --webhook-url, or remove the owner's webhook from the configuration first", owner, k.Webhook.URL)
+				"drop --webhook-url, or remove the owner's webhook from the configuration first", owner, netredact.WebhookURLText(k.Webhook.URL))
 		}
 	}
 	return nil
@@ -227,7 +234,7 @@ func keysList(ctx context.Context, args []string) error {
 				revoked = k.RevokedAt.UTC().Format(time.RFC3339)
 			}
 			if k.WebhookURL != nil {
-				hook = *k.WebhookURL
+				hook = netredact.WebhookURLText(*k.WebhookURL) // its path may be its credential
 			}
 			if k.WebhookPreviousUntil != nil { // a rotation's overlap is running
 				previous = k.WebhookPreviousUntil.UTC().Format(time.RFC3339)
@@ -397,8 +404,8 @@ func ownerWebhook(ctx context.Context, st *store.Store, owner string, known bool
 // revoking the key that carried it (a key rotation, say) removes the owner's
 // webhook, or brings back an older unrevoked key's URL and signing secret.
 // A removed webhook is kept marked removed until r.EventsUntil (the
-// redelivery window, webhooks.retry_for + backoff_cap + timeout, after the
-// revocation; store.syncKeyWebhooks): the events of the owner's jobs ending
+// redelivery window, webhooks.retry_for + backoff_cap + a Retry-After's
+// spread + timeout, after the revocation; store.syncKeyWebhooks): the events of the owner's jobs ending
 // until then are written and wait, as failed tries, for a webhook; retryFor
 // is this configuration's webhooks.retry_for.
 func warnWebhookChange(ctx context.Context, st *store.Store, owner string, before store.Webhook, r store.RevokedAPIKey, retryFor time.Duration) {
@@ -406,7 +413,7 @@ func warnWebhookChange(ctx context.Context, st *store.Store, owner string, befor
 	switch {
 	case errors.Is(err, store.ErrNotFound) && r.EventsUntil != nil:
 		fmt.Fprintf(os.Stderr, "warning: owner %s now has no webhook (it came with the revoked key). "+
-			"The events of its jobs that end in the next %s (until %s; webhooks.retry_for + backoff_cap + timeout) are still recorded, not sent: "+
+			"The events of its jobs that end in the next %s (until %s; webhooks.retry_for + backoff_cap + timeout, and the spread a Retry-After adds to a retry: an eighth of backoff_cap, at most 30s) are still recorded, not sent: "+
 			"each, like those already pending, is retried until it is webhooks.retry_for (%s) old, and is delivered if the owner has a webhook again by then, "+
 			"abandoned if not; jobs that end later get no event until it has one. "+
 			"Give it one again with `router keys create --owner %s --webhook-url URL`.\n",
@@ -419,6 +426,6 @@ func warnWebhookChange(ctx context.Context, st *store.Store, owner string, befor
 		fmt.Fprintf(os.Stderr, "warning: could not read owner %s's webhook after the revocation: %v\n", owner, err)
 	case after.URL != before.URL || after.Secret != before.Secret:
 		fmt.Fprintf(os.Stderr, "warning: owner %s's webhook came with the revoked key; its events now go to %s, an older key's webhook, signed with that key's secret (not the revoked key's). "+
-			"To keep the previous receiver, run `router keys create --owner %s --webhook-url URL` and give the receiver the new secret.\n", owner, after.URL, owner)
+			"To keep the previous receiver, run `router keys create --owner %s --webhook-url URL` and give the receiver the new secret.\n", owner, netredact.WebhookURLText(after.URL), owner)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/netredact"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -54,8 +55,9 @@ func keysForgetRemovedWebhook(ctx context.Context, args []string) error {
 		var out report
 		change := fmt.Sprintf("owner %s's removed configured webhook was forgotten; the owner has no webhook now", *owner)
 		if f.URL != "" {
-			change = fmt.Sprintf("owner %s's removed configured webhook was forgotten; its events now go to %s (key %d's webhook)", *owner, f.URL, f.KeyID)
-			out.printf("owner %s: removed configured webhook forgotten; its events now go to %s (key %d's webhook)\n", *owner, f.URL, f.KeyID)
+			shown := netredact.WebhookURLText(f.URL)
+			change = fmt.Sprintf("owner %s's removed configured webhook was forgotten; its events now go to %s (key %d's webhook)", *owner, shown, f.KeyID)
+			out.printf("owner %s: removed configured webhook forgotten; its events now go to %s (key %d's webhook)\n", *owner, shown, f.KeyID)
 		} else {
 			out.printf("owner %s: removed configured webhook forgotten; the owner has no webhook now\n", *owner)
 		}

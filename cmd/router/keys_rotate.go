@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/netredact"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -74,7 +75,7 @@ func keysRotateWebhookSecret(ctx context.Context, args []string) error {
 		// this one does not: it is then the owner's webhook in the database.
 		if w, err := st.WebhookFor(ctx, *owner); err == nil && w.Secret == "" {
 			return fmt.Errorf("owner %q's webhook (%s) comes from the configuration a running router synced (api_keys[].webhook), which overrides a stored key's: "+
-				"rotating the stored key's secret would change no delivery; rotate the configured secret with api_keys[].webhook.previous_secret_env", *owner, w.URL)
+				"rotating the stored key's secret would change no delivery; rotate the configured secret with api_keys[].webhook.previous_secret_env", *owner, netredact.WebhookURLText(w.URL))
 		}
 		// The secret is printed inside the rotation's transaction: one that
 		// could not be printed (stdout on a full disk, a closed pipe) is
@@ -112,7 +113,7 @@ func keysRotateWebhookSecret(ctx context.Context, args []string) error {
 		}
 		fmt.Fprintf(os.Stderr, "The new webhook secret of owner %s (key %d, %s) is shown once. Until %s (the database's clock) each delivery is signed "+
 			"with both the new and the replaced secret; give the receiver the new secret before then: after it, only the new one signs.\n",
-			*owner, r.KeyID, r.URL, r.PreviousUntil.UTC().Format(time.RFC3339))
+			*owner, r.KeyID, netredact.WebhookURLText(r.URL), r.PreviousUntil.UTC().Format(time.RFC3339))
 		if r.CutShort != nil {
 			fmt.Fprintf(os.Stderr, "warning: an earlier rotation's overlap was running until %s; the secret it kept no longer signs, "+
 				"so a receiver still verifying with it refuses deliveries from now on.\n", r.CutShort.UTC().Format(time.RFC3339))
@@ -152,7 +153,7 @@ func configuredWebhookRotation(cfg *config.Config, owner string) error {
 		if k.Owner == owner && k.Webhook != nil {
 			return fmt.Errorf("owner %q's webhook comes from the configuration (api_keys[].webhook: %s), which overrides one set by a stored key, and its secret from the environment: "+
 				"rotate it there — put the new secret in the variable of secret_env and the current one in a variable named by api_keys[].webhook.previous_secret_env, "+
-				"restart, and drop previous_secret_env once the receiver has switched", owner, k.Webhook.URL)
+				"restart, and drop previous_secret_env once the receiver has switched", owner, netredact.WebhookURLText(k.Webhook.URL))
 		}
 	}
 	return nil

@@ -270,7 +270,12 @@ func (c Config) problems() []string {
 		}
 		if k.Webhook != nil {
 			if err := ValidateWebhookURL(k.Webhook.URL); err != nil {
-				add("api_keys[%d].webhook.url: %v", i, err)
+				// The owner names the webhook: the refusal shows its URL shortened.
+				if k.Owner != "" {
+					add("api_keys[%d].webhook.url (owner %s): %v", i, k.Owner, err)
+				} else {
+					add("api_keys[%d].webhook.url: %v", i, err)
+				}
 			}
 			if k.Webhook.SecretEnv == "" {
 				add("api_keys[%d].webhook.secret_env is required: the environment variable holding the signing secret", i)

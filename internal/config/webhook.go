@@ -15,10 +15,12 @@ import (
 
 // ValidateWebhookURL checks a webhook URL: absolute http or https with a host
 // name (or address) and, if it has one, a port from 1 to 65535; no white
-// space, no credentials, no fragment. Messages show the URL as netredact
-// does (no user information, query values that may be secrets as …): they
-// end up in logs and terminals, and a receiver's URL often carries its
-// secret (?token=…, ?code=…, ?sig=…).
+// space, no credentials, no fragment. Messages show the URL as
+// netredact.WebhookURL does (no user information, query values that may be
+// secrets as …, the path past its first segment as …): they end up in logs
+// and terminals, and a receiver's URL often carries its secret (?token=…,
+// Slack's /services/…/<token>, Discord's /api/webhooks/<id>/<token>); the
+// caller names the webhook by its owner or key.
 //
 // A URL no delivery can reach is refused here rather than found out from
 // the deliveries: every try of it would fail for webhooks.retry_for (24 h by
@@ -39,7 +41,7 @@ func ValidateWebhookURL(raw string) error {
 		}
 		return fmt.Errorf("is not a URL: %v", err)
 	}
-	shown := netredact.URL(u)
+	shown := netredact.WebhookURL(u)
 	if u.Scheme != "https" && u.Scheme != "http" {
 		return fmt.Errorf("%q must start with https:// (or http://)", shown)
 	}
@@ -73,8 +75,8 @@ func ValidateWebhookURL(raw string) error {
 // space or line break pasted with it. At its start or in its host the URL
 // does not parse; in its path it would be sent (as %20) as part of the path,
 // which the receiver answers 404. The message shows the URL trimmed, as
-// written when nothing in it may be a secret, else as netredact shows it;
-// none when it does not parse.
+// written when nothing in it may be a secret, else as netredact.WebhookURL
+// shows it; none when it does not parse.
 func webhookURLSpace(raw string) error {
 	at := strings.IndexFunc(raw, unicode.IsSpace)
 	if at < 0 {
@@ -89,8 +91,8 @@ func webhookURLSpace(raw string) error {
 	shown := ""
 	if u, err := url.Parse(trimmed); err == nil {
 		shown = fmt.Sprintf("%q ", trimmed)
-		if u.User != nil || netredact.Query(u.RawQuery) != u.RawQuery {
-			shown = fmt.Sprintf("%q ", netredact.URL(u))
+		if redacted := netredact.WebhookURL(u); redacted != u.String() {
+			shown = fmt.Sprintf("%q ", redacted)
 		}
 	}
 	switch {

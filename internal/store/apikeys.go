@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/routerhq/router/internal/netredact"
 )
 
 // HashAPIKey is how API keys are stored and looked up: SHA-256 of the key. Keys
@@ -78,7 +80,8 @@ type ConfiguredWebhookError struct {
 
 func (e *ConfiguredWebhookError) Error() string {
 	if e.RemovedAt == nil || e.RemovedUntil == nil {
-		return fmt.Sprintf("owner %q's webhook (%s) comes from the configuration a running router synced (api_keys[].webhook), which overrides a stored key's", e.Owner, e.URL)
+		return fmt.Sprintf("owner %q's webhook (%s) comes from the configuration a running router synced (api_keys[].webhook), which overrides a stored key's",
+			e.Owner, netredact.WebhookURLText(e.URL))
 	}
 	until := e.RemovedUntil.UTC().Format(time.RFC3339)
 	return fmt.Sprintf("owner %q's webhook is set by the router configuration (api_keys[].webhook), which overrides a stored key's, "+

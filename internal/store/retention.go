@@ -12,9 +12,10 @@ import (
 // DefaultRedeliveryWindow is how long an event may stay pending and still be
 // delivered with the default webhook settings: retried until it is
 // webhooks.retry_for (24h) old, the last retry up to webhooks.backoff_cap (1h)
-// later, lasting up to webhooks.timeout (10s). Options.RedeliveryWindow
-// defaults to it.
-const DefaultRedeliveryWindow = 24*time.Hour + time.Hour + 10*time.Second
+// later, plus up to 30s of spread when a receiver's Retry-After set that
+// wait, lasting up to webhooks.timeout (10s) (config.Webhooks.
+// RedeliveryWindow). Options.RedeliveryWindow defaults to it.
+const DefaultRedeliveryWindow = 24*time.Hour + time.Hour + 30*time.Second + 10*time.Second
 
 // DeleteExpiredJobs deletes at most batch jobs whose idempotency key expired
 // more than after ago (the key still bound to the job, or released to a newer

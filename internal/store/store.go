@@ -121,7 +121,7 @@ type Options struct {
 	// the job becomes terminal (SPEC §5.5). Default 24h.
 	KeyRetention time.Duration
 	// RedeliveryWindow is how long a webhook event may stay pending and still
-	// be delivered (webhooks.retry_for + backoff_cap + timeout): retention
+	// be delivered (config.Webhooks.RedeliveryWindow): retention
 	// keeps a job with an event pending for less than this. Default
 	// DefaultRedeliveryWindow.
 	RedeliveryWindow time.Duration

@@ -90,7 +90,7 @@ func TestGateNeedsFreshPassOfExactVersion(t *testing.T) {
 	if j.State != store.JobSucceeded || winner(j) != "fallback" || fb.Calls() != calls+1 {
 		t.Fatalf("after a passing run: job %s ended %s won by %q", j.ID, j.State, winner(j))
 	}
-	// The pass is for triage@2 only: invoice@2 is still refused.
+	// The pass is for triage@2 only: invoice@3 is still refused.
 	invoice, _ := e.prompts.Get("invoice", "")
 	if ok, _ := gate.Allow(ctx, "fallback", invoice, store.RoleFailover); ok {
 		t.Fatal("a triage pass made the provider eligible for invoice")

@@ -171,7 +171,7 @@ func TestRunSelection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Passed || len(rep.Unsuited) != 1 || rep.Unsuited[0] != "invoice@2" || len(rep.Results) != 1 || !rep.Results[0].Passed {
+	if rep.Passed || len(rep.Unsuited) != 1 || rep.Unsuited[0] != "invoice@3" || len(rep.Results) != 1 || !rep.Results[0].Passed {
 		t.Fatalf("report: passed=%v unsuited=%v results=%d", rep.Passed, rep.Unsuited, len(rep.Results))
 	}
 	o.PromptNames = []string{"invoice"}

@@ -27,14 +27,14 @@ func TestConformanceRunPromptWithoutSuiteNamesTheSuitesDir(t *testing.T) {
 	}
 	var out, errOut bytes.Buffer
 	err := conformanceCommand(context.Background(), []string{"run", "--config", cfg, "--suites", dir, "--prompt", "invoice"}, &out, &errOut)
-	want := "prompt invoice@2 has no suite: write " + filepath.Join(dir, "invoice", "suite.yaml")
+	want := "prompt invoice@3 has no suite: write " + filepath.Join(dir, "invoice", "suite.yaml")
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err = %v; want it to say %q", err, want)
 	}
 	// A run of every prompt says the same place in its table.
 	out.Reset()
 	_ = conformanceCommand(context.Background(), []string{"run", "--config", cfg, "--suites", dir}, &out, &errOut)
-	if !strings.Contains(out.String(), "prompt invoice@2 has no suite ("+filepath.Join(dir, "invoice", "suite.yaml")+")") {
+	if !strings.Contains(out.String(), "prompt invoice@3 has no suite ("+filepath.Join(dir, "invoice", "suite.yaml")+")") {
 		t.Fatalf("table:\n%s", out.String())
 	}
 }

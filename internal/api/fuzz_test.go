@@ -30,7 +30,7 @@ func FuzzParseJobBody(f *testing.F) {
 		"{\"prompt\":\"triage\",\"input\":{\"subject\":\"\xff\",\"body\":\"x\"}}",
 		`{"prompt":"triage","input":[1]}`, `{"prompt":"nope","input":{}}`, `{"prompt":"triage","route":"x","input":{}}`,
 		`{"prompt":"triage","input":{}} {}`, `{"prompt":"triage","extra":1}`, `{`, ``, `null`,
-		`{"prompt":"invoice","prompt_version":"2","input":{"document":"INV-1 total 10.00"}}`,
+		`{"prompt":"invoice","prompt_version":"3","input":{"document":"INV-1 total 10.00"}}`,
 	} {
 		f.Add([]byte(seed))
 	}

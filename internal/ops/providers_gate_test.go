@@ -86,11 +86,12 @@ func TestProvidersShowTheConformanceGate(t *testing.T) {
 	}
 	// The fallback of default, never run: refused for both prompts of the
 	// route, with the command that admits it.
-	for _, p := range []string{"triage", "invoice"} {
-		e := entry(t, second, "default", p)
-		cmd := "router conformance run --provider second --prompt " + p
+	for _, p := range []string{"triage@2", "invoice@3"} {
+		name, _, _ := strings.Cut(p, "@")
+		e := entry(t, second, "default", name)
+		cmd := "router conformance run --provider second --prompt " + name
 		if e.Admitted || e.Role != store.RoleFailover || e.Jobs != "prompt" || e.Model != "m" || e.Command != cmd ||
-			!strings.Contains(e.Reason, "no passing conformance run for "+p+"@2") || !strings.Contains(e.Reason, "`"+cmd+"`") {
+			!strings.Contains(e.Reason, "no passing conformance run for "+p) || !strings.Contains(e.Reason, "`"+cmd+"`") {
 			t.Errorf("second on default for %s: %+v; want refused as a failover with the gate's reason and %q", p, e, cmd)
 		}
 	}
@@ -110,7 +111,7 @@ func TestProvidersShowTheConformanceGate(t *testing.T) {
 	// The dashboard's providers table shows the refusals with the command.
 	row := providerRow(t, getPage(t, srv.URL+"/dashboard"), "second")
 	for _, want := range []string{`data-gate-refused="2"`, `<span class="badge no">gated</span>`,
-		"route default (failover), invoice@2 prompt jobs: no passing conformance run for invoice@2",
+		"route default (failover), invoice@3 prompt jobs: no passing conformance run for invoice@3",
 		"run <code>router conformance run --provider second --prompt triage</code>"} {
 		if !strings.Contains(row, want) {
 			t.Errorf("the dashboard's row of second does not say %q:\n%s", want, row)

@@ -49,14 +49,15 @@ func TestDigest_RangeBoundAsWritten(t *testing.T) {
 // written counted (pinned: computed before the change), so that no
 // conformance result recorded for them goes stale. Pinned again when their
 // content changed, with their version (triage@2 and invoice@2: a one-line
-// subject, the invoice text as a JSON string).
+// subject, the invoice text as a JSON string; invoice@3: a discount or credit
+// is a line with a negative unit_price).
 func TestDigest_ShippedPromptsUnchanged(t *testing.T) {
 	set, err := prompt.LoadDir("../../prompts")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{
-		"invoice": "08af1974a8443119a9ff102f4a2577447134cc2b10bc859389352621d3e18232",
+		"invoice": "ce508b8b67823fb5a25e7df3c61bf546b9e45baf2765a6312766a90adfb508d8",
 		"triage":  "cc566684581e4a940f92e2b09d95e6bcdff6060d671b88eb2db813b636240335",
 	} {
 		p, err := set.Get(name, "")

@@ -34,10 +34,10 @@ func TestLoadDir_Examples(t *testing.T) {
 			t.Errorf("%s: incomplete prompt", p.ID())
 		}
 	}
-	if strings.Join(names, ",") != "invoice@2,triage@2" {
-		t.Fatalf("All() = %v, want invoice@2,triage@2 sorted by name", names)
+	if strings.Join(names, ",") != "invoice@3,triage@2" {
+		t.Fatalf("All() = %v, want invoice@3,triage@2 sorted by name", names)
 	}
-	inv, _ := set.Get("invoice", "2")
+	inv, _ := set.Get("invoice", "3")
 	if len(inv.Rules.Custom) != 1 || inv.Rules.Custom[0] != "invoice.dates_ordered" || len(inv.Rules.Sums) != 1 || inv.Rules.Sums[0].Total != "/total" {
 		t.Fatalf("invoice rules not decoded: %+v", inv.Rules)
 	}
@@ -55,7 +55,7 @@ func TestGet(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := set.Get("triag", "")
-	if !errors.Is(err, prompt.ErrUnknownPrompt) || !strings.Contains(err.Error(), "loaded: invoice@2, triage@2") {
+	if !errors.Is(err, prompt.ErrUnknownPrompt) || !strings.Contains(err.Error(), "loaded: invoice@3, triage@2") {
 		t.Fatalf("unknown name: %v", err)
 	}
 	_, err = set.Get("triage", "3")

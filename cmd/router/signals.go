@@ -22,7 +22,7 @@ var hupNotice io.Writer = os.Stderr
 var signalCounted func(os.Signal)
 
 // signalNow is the clock signalContext times its signals by (a test's, to
-// space them without waiting).
+// space them without waiting). Set it before signalContext.
 var signalNow = time.Now
 
 // sameStop is how soon after the first SIGTERM or Ctrl-C another one is
@@ -122,6 +122,7 @@ func signalContext() (ctx context.Context, stop func()) {
 	// SIGTERM after it (systemd's stop, a supervisor's, an operator's kill)
 	// asks for that same stop, not for one at once.
 	counted := signalCounted // read once: a test sets it before, and restores it after
+	clock := signalNow       // likewise
 	go func() {
 		terms := 0            // the SIGTERMs and Ctrl-Cs counted
 		var firstAt time.Time // when the first of them came
@@ -130,7 +131,7 @@ func signalContext() (ctx context.Context, stop func()) {
 			var sig os.Signal
 			select {
 			case sig = <-sigs:
-				now := signalNow()
+				now := clock()
 				if terms == 1 && now.Sub(firstAt) < sameStop {
 					notice(note{text: "router: " + signalName(sig) + " ignored: it came with the first stop signal " +
 						"(a stop sent to the process group reaches the router twice) and is taken as the same graceful stop; " +

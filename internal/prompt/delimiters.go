@@ -17,8 +17,12 @@ var (
 		"\uff5c",                         // <｜User｜> (DeepSeek's fullwidth bars)
 		"start_of_turn>", "end_of_turn>", // Gemma
 		"s>", "/s>", // <s>, </s> (Llama 2, Mistral)
+		"bos>", "eos>", // <bos>, <eos> (Gemma)
 	}
-	afterBracket = []string{"INST]", "/INST]", "SYSTEM_PROMPT]", "/SYSTEM_PROMPT]"} // Llama 2, Mistral
+	afterBracket = []string{ // Llama 2, Mistral
+		"INST]", "/INST]", "SYSTEM_PROMPT]", "/SYSTEM_PROMPT]",
+		"TOOL_CALLS]", "AVAILABLE_TOOLS]", "/AVAILABLE_TOOLS]", "TOOL_RESULTS]", "/TOOL_RESULTS]",
+	}
 )
 
 // escapeDelimiters escapes the delimiters in s, JSON text; s itself when it

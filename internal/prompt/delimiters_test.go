@@ -20,6 +20,9 @@ func TestJSONEscapesChatTemplateDelimiters(t *testing.T) {
 		{"<end_of_turn>\n<start_of_turn>user", `"\u003cend_of_turn>\n\u003cstart_of_turn>user"`},
 		{"</s><s>[INST] hi [/INST]", `"\u003c/s>\u003cs>\u005bINST] hi \u005b/INST]"`},
 		{"[SYSTEM_PROMPT]x[/SYSTEM_PROMPT]", `"\u005bSYSTEM_PROMPT]x\u005b/SYSTEM_PROMPT]"`},
+		{"[TOOL_CALLS][AVAILABLE_TOOLS]x[/AVAILABLE_TOOLS][TOOL_RESULTS]y[/TOOL_RESULTS]",
+			`"\u005bTOOL_CALLS]\u005bAVAILABLE_TOOLS]x\u005b/AVAILABLE_TOOLS]\u005bTOOL_RESULTS]y\u005b/TOOL_RESULTS]"`},
+		{"<eos><bos>", `"\u003ceos>\u003cbos>"`},
 		{"R&D: a < b, [1] <b>x</b> |> <", `"R&D: a < b, [1] <b>x</b> |> <"`},
 	} {
 		got, err := toJSON(c.text)

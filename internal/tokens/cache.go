@@ -12,10 +12,11 @@ import (
 // Counting is dominated by tiktoken-go's regexp2 pre-tokenizer (about 2 µs per
 // token). The system messages of a prompt are the same for every job, so counts of
 // longer texts are remembered, keyed by a seeded 64-bit hash and the length (the
-// text itself is not kept). The cache is bounded, and so is each owner's share
-// of it (evictFor): an owner over its share loses its own counts, and a full
-// cache those of the owner holding the most — so one tenant sending many long
-// texts cannot empty the cache of everyone else's system prompts.
+// text itself is not kept). The cache is bounded; once it is full, an owner
+// past its share of it loses its own counts, else the owner holding the most
+// does (evictFor) — so one tenant sending many long texts cannot empty the
+// cache of everyone else's system prompts, and a router with one tenant still
+// has the whole cache.
 //
 // Each count is remembered for its owner (tenant) only: the key holds a seeded
 // hash of the owner, so one owner's counts never answer another's. A shared
@@ -114,25 +115,25 @@ func (s scope) countUpTo(encoding string, tk *tiktoken.Tiktoken, text string, bu
 	return n, true
 }
 
-// evictFor makes room in the cache for one more of owner's counts: an owner
-// at its share loses its own counts; a full cache, those of the owner that
-// has the most. An eviction walks the cache once (at most cacheEntries keys,
+// evictFor makes room in a full cache for one more of owner's counts: an
+// owner at its share or past it loses its own counts, else the owner that has
+// the most does. A cache not yet full evicts nothing: the share bounds an
+// owner only against the others. An eviction walks the cache once (at most cacheEntries keys,
 // microseconds), less than counting one cacheable text costs, and it comes
 // only when a count not in the cache was just made. Called with counts
 // locked.
 func evictFor(owner uint64) {
-	victim, ok := owner, counts.owned[owner] >= ownerEntries
-	if !ok && len(counts.m) >= cacheEntries {
+	if len(counts.m) < cacheEntries {
+		return
+	}
+	victim := owner
+	if counts.owned[owner] < ownerEntries {
 		most := 0
 		for o, n := range counts.owned {
 			if n > most {
 				victim, most = o, n
 			}
 		}
-		ok = most > 0
-	}
-	if !ok {
-		return
 	}
 	for k := range counts.m {
 		if k.owner == victim {

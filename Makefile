@@ -61,6 +61,7 @@ FUZZ_TARGETS = \
 	./internal/chat:FuzzChatRequest \
 	./internal/chat:FuzzScanToolCalls \
 	./internal/prompt:FuzzRender \
+	./internal/prompt:FuzzEscapeDelimiters \
 	./internal/providers:FuzzOpenAIStream \
 	./internal/providers:FuzzChunkDecodeMatchesEncodingJSON \
 	./internal/providers:FuzzChatBody \

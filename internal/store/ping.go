@@ -42,7 +42,8 @@ func (s *Store) Ping(ctx context.Context) error {
 // pingIdle pings an idle connection of the pool, if it has one, within the
 // pool's PingTimeout, and reports whether it answered; err is ErrReadOnly
 // when the answer is that the database accepts no writes. One that did not
-// answer is closed (the pool destroys it on release).
+// answer, or answered read-only, is closed (the pool destroys it on
+// release).
 func (s *Store) pingIdle(ctx context.Context) (answered bool, err error) {
 	idle := s.pool.AcquireAllIdle(ctx)
 	if len(idle) == 0 {
@@ -60,11 +61,14 @@ func (s *Store) pingIdle(ctx context.Context) (answered bool, err error) {
 	pctx, cancel := context.WithTimeoutCause(ctx, timeout, errIdleSilent)
 	defer cancel()
 	if err := checkWritable(pctx, c); err != nil {
-		if errors.Is(err, ErrReadOnly) {
-			return true, err
-		}
+		// A read-only server (a primary demoted by a failover) is closed
+		// too: given back, it would fail the next job's first write, while
+		// a new dial may reach the new primary (target_session_attrs).
 		if !c.Conn().IsClosed() {
 			c.Conn().Close(context.WithoutCancel(ctx))
+		}
+		if errors.Is(err, ErrReadOnly) {
+			return true, err
 		}
 		return false, nil
 	}

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/routerhq/router/internal/netredact"
 )
 
@@ -53,7 +55,7 @@ var cutShortErrors = []struct {
 	// "20": the status line broke off in its code.
 	{"malformed HTTP status code ", func(s string) bool { return len(s) < 3 && allBytes(s, isDigit) }},
 	// "Content-Ty": a header line broke off in its name.
-	{"malformed MIME header: missing colon: ", func(s string) bool { return s != "" && allBytes(s, isTokenByte) }},
+	{"malformed MIME header: missing colon: ", httpguts.ValidHeaderFieldName},
 }
 
 // cutShort reports a notHTTP error about a line that is the beginning of a
@@ -86,8 +88,3 @@ func allBytes(s string, ok func(byte) bool) bool {
 }
 
 func isDigit(b byte) bool { return '0' <= b && b <= '9' }
-
-// isTokenByte reports a byte HTTP allows in a header name (RFC 9110's tchar).
-func isTokenByte(b byte) bool {
-	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || isDigit(b) || strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0
-}

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"unicode"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // otlpEndpointKeys and otlpHeaderKeys are the variables the OTLP exporter
@@ -101,7 +103,7 @@ func headersProblem(raw string) string {
 			continue
 		case !ok:
 			return at + ` has no "=" (an HTTP header's "Name: value" is written name=value here)`
-		case !isToken(strings.TrimSpace(name)):
+		case !httpguts.ValidHeaderFieldName(strings.TrimSpace(name)):
 			return at + " has a name that is not an HTTP header name (letters, digits and !#$%&'*+-.^_`|~ only)"
 		}
 		v, err := url.PathUnescape(value)
@@ -113,18 +115,4 @@ func headersProblem(raw string) string {
 		}
 	}
 	return ""
-}
-
-// isToken reports whether s is an HTTP token (RFC 9110), a header's name.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := range len(s) {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return true
 }

@@ -129,7 +129,11 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 			t, err := template.New(fmt.Sprintf("%s %s.content", m.Name, field)).
 				Option("missingkey=error").Funcs(funcs).Parse(msg.Content)
 			if err != nil {
-				report(field+".content", "%v", err)
+				if hint := hyphenKeyHint(msg.Content, err); hint != "" {
+					report(field+".content", "%s", hint)
+				} else {
+					report(field+".content", "%v", err)
+				}
 				continue
 			}
 			// A call of a template defined nowhere, or a printf whose

@@ -36,6 +36,10 @@ func fmtNote(s string) string {
 			return fmt.Sprintf("more arguments than the format has verbs (fmt wrote %q); remove the extra argument or add a verb for it", note)
 		case strings.HasPrefix(rest, "(NOVERB)"):
 			return `the format ends with a lone "%"; write "%%" for a percent sign`
+		case strings.HasPrefix(rest, "(BADWIDTH)"), strings.HasPrefix(rest, "(BADPREC)"):
+			// fmt takes a "*" only from a Go int within 1e6: never from the
+			// input, whose numbers are JSON numbers.
+			return fmt.Sprintf(`a "*" width or precision takes a whole number from the template, such as a literal 5 or (len .x), at most 1000000; a value of the input is never one (fmt wrote %q); write the width or precision in the format, like "%%5d" or "%%.2f"`, note)
 		}
 		return fmt.Sprintf("fmt could not apply the format (it wrote %q); check the format's widths, precisions and argument indexes", note)
 	}

@@ -1,6 +1,9 @@
 package prompt
 
 import (
+	"maps"
+	"slices"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/routerhq/router/internal/contract"
@@ -14,45 +17,63 @@ import (
 // number is refused and a different one accepted. Ranges need no pass here:
 // contract.Range decodes its bounds as written itself. top is the manifest's
 // mapping; rules is what strict decoding made of it.
+//
+// The lists are found by decoding top again, with yaml.v3 itself, into
+// exactList values: a list reached through a merge key (<<: *base, in
+// rules.enums or in rules) or an alias is where YAML puts it, with YAML's
+// precedence, as in rules. Read by walking the nodes, a merged list kept
+// YAML's types.
 func exactEnums(top *yaml.Node, rules *contract.Rules, report func(string, string, ...any)) {
-	enums := mappingValue(mappingValue(top, "rules"), "enums")
-	if enums == nil || rules.Enums == nil {
+	if rules.Enums == nil {
 		return
 	}
-	for i := 0; i+1 < len(enums.Content); i += 2 {
-		key, list := enums.Content[i].Value, deref(enums.Content[i+1])
+	var exact struct {
+		Rules struct {
+			Enums map[string]*exactList `yaml:"enums"`
+		} `yaml:"rules"`
+	}
+	// What this decoding refuses, strict decoding has reported; what it
+	// leaves out (a mapping with a repeated key), strict decoding has too.
+	_ = top.Decode(&exact)
+	for _, key := range slices.Sorted(maps.Keys(exact.Rules.Enums)) {
+		l := exact.Rules.Enums[key]
 		vals, ok := rules.Enums[key]
-		if !ok || list.Kind != yaml.SequenceNode || len(list.Content) != len(vals) {
-			continue // refused by decoding, or a repeated key (reported there)
+		if l == nil || !ok || len(l.vals) != len(vals) {
+			continue // null or refused by decoding (reported there)
 		}
-		for j, item := range list.Content {
-			x, err := contract.YAMLValue(item)
-			if err != nil {
-				report("rules.enums["+key+"]", "%v", err)
-				continue
+		for _, err := range l.errs {
+			report("rules.enums["+key+"]", "%v", err)
+		}
+		for j, x := range l.vals {
+			if l.read[j] {
+				vals[j] = x
 			}
-			vals[j] = x
 		}
 	}
 }
 
-// mappingValue is the value of key in mapping n (through aliases), or nil.
-func mappingValue(n *yaml.Node, key string) *yaml.Node {
-	n = deref(n)
-	if n == nil || n.Kind != yaml.MappingNode {
+// exactList is one enum's list of values read as written.
+type exactList struct {
+	vals []any
+	read []bool // vals[j] was read; otherwise errs says why not
+	errs []error
+}
+
+// UnmarshalYAML reads a list's values with contract.YAMLValue. A value that
+// is not a list is left to strict decoding, which refuses it.
+func (l *exactList) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.SequenceNode {
 		return nil
 	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return deref(n.Content[i+1])
+	l.vals = make([]any, len(n.Content))
+	l.read = make([]bool, len(n.Content))
+	for j, item := range n.Content {
+		x, err := contract.YAMLValue(item)
+		if err != nil {
+			l.errs = append(l.errs, err)
+			continue
 		}
+		l.vals[j], l.read[j] = x, true
 	}
 	return nil
-}
-
-func deref(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
 }

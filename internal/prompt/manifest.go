@@ -105,6 +105,11 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 	default:
 		check("response_format", "%q is not one of json_schema, json_object, none", m.ResponseFormat)
 	}
+	// Only a json_schema request carries Strict (ProviderResponseFormat):
+	// with another format it loaded and did nothing.
+	if m.Strict && (p.Format == FormatJSONObject || p.Format == FormatNone) && !bad["response_format"] {
+		check("strict", "strict: true asks the provider to enforce the output schema, which only response_format: json_schema sends; with %s it would do nothing: remove it, or use json_schema", p.Format)
+	}
 
 	type parsed struct {
 		i   int

@@ -18,7 +18,8 @@ import (
 
 // decodeManifest decodes prompt.yaml strictly into m and reports what the
 // decoder refused. It returns the top-level fields whose values the refusal
-// left unreliable (a value of the wrong type is left zero; a mapping with a
+// left unreliable (a value of the wrong type is left zero, a number with a
+// fraction for a whole number cut to one (fractionFields); a mapping with a
 // repeated key is dropped whole), so that the checks that follow do not add
 // false problems about them ("max_tokens: required" for `max_tokens: lots`).
 // ok is false when nothing further can be checked: the file is not YAML, is
@@ -63,15 +64,18 @@ func decodeManifest(raw []byte, m *manifest, report func(string, string, ...any)
 	strict.KnownFields(true)
 	err := strict.Decode(m)
 	exactEnums(top, &m.Rules, report)
+	bad = fractionFields(top, report)
 	if err == nil {
-		return nil, true
+		return bad, true
 	}
 	var te *yaml.TypeError
 	if !errors.As(err, &te) {
 		report("", "not valid YAML: %v", err)
 		return nil, false
 	}
-	bad = map[string]bool{}
+	if bad == nil {
+		bad = map[string]bool{}
+	}
 	ok = true
 	for _, line := range te.Errors {
 		e := describeYAMLError(line, top)

@@ -32,7 +32,7 @@ func decodeManifest(raw []byte, m *manifest, report func(string, string, ...any)
 		if errors.Is(err, io.EOF) {
 			report("", "the file is empty; write the manifest: name, version, max_tokens, output_schema and messages")
 		} else {
-			report("", "not valid YAML: %v", err)
+			report("", "not valid YAML: %v%s", err, unquotedTemplateHint(raw))
 		}
 		return nil, false
 	}
@@ -157,11 +157,22 @@ func describeYAMLError(line string, top *yaml.Node) yamlError {
 	}
 	if m := yamlTypeRE.FindStringSubmatch(line); m != nil {
 		lineNo, _ := strconv.Atoi(m[1])
-		path := findYAMLPath(top, func(_, v *yaml.Node) bool { return v.Line == lineNo && v.ShortTag() == m[2] })
+		var found *yaml.Node
+		path := findYAMLPath(top, func(_, v *yaml.Node) bool {
+			if v.Line == lineNo && v.ShortTag() == m[2] {
+				found = v
+				return true
+			}
+			return false
+		})
 		if path == "" {
 			path = yamlwords.TopFieldAt(top, lineNo)
 		}
-		return yamlError{field: path, msg: fmt.Sprintf("line %d: %s, where %s is expected", lineNo, yamlwords.Value(m[2], m[3]), yamlwords.GoType(m[4], nil, "contract.", "prompt."))}
+		msg := fmt.Sprintf("line %d: %s, where %s is expected", lineNo, yamlwords.Value(m[2], m[3]), yamlwords.GoType(m[4], nil, "contract.", "prompt."))
+		if found != nil && found.Style&yaml.FlowStyle != 0 && strings.HasSuffix(path, ".content") {
+			msg += flowContentHint // content: {{ .q }}, a template read as a mapping
+		}
+		return yamlError{field: path, msg: msg}
 	}
 	if m := yamlValueRE.FindStringSubmatch(line); m != nil {
 		lineNo, _ := strconv.Atoi(m[1])

@@ -31,11 +31,17 @@ type opsServices struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	once     sync.Once
+
+	// sent and sentNames are breakerSettings' sent and extra: the breakers
+	// of models sent in place of a target's own, for the operator views.
+	sent      map[breaker.SentModel]string
+	sentNames []string
 }
 
-func startOps(ctx context.Context, cfg *config.Config, st *store.Store, pool *pgxpool.Pool, dbm *metrics.DB, replica string, log *slog.Logger) *opsServices {
+func startOps(ctx context.Context, cfg *config.Config, prompts *prompt.Set, st *store.Store, pool *pgxpool.Pool, dbm *metrics.DB, replica string, log *slog.Logger) *opsServices {
 	o := &opsServices{replica: replica, done: make(chan struct{})}
-	perTarget, sent, sentNames := breakerSettings(cfg)
+	perTarget, sent, sentNames := breakerSettings(cfg, prompts.All()...)
+	o.sent, o.sentNames = sent, sentNames
 	o.breakers = breaker.New(perTarget, breaker.Options{Log: log, Sent: sent, OnChange: func(c breaker.Change) {
 		if o.metrics != nil {
 			o.metrics.BreakerChanged(c.Provider, c.To)
@@ -74,10 +80,10 @@ func (o *opsServices) handler(cfg *config.Config, st *store.Store, prompts *prom
 		names = append(names, t.ID)
 		models[t.ID] = targetModel(t)
 	}
-	// Then the breakers of the models a route's `models` sends to a
-	// target's provider in place of the target's own, which no target has.
-	_, sent, sentNames := breakerSettings(cfg)
-	names = append(names, sentNames...)
+	// Then the breakers of the models a route's `models` or a prompt's
+	// `model` sends to a target's provider in place of the target's own,
+	// which no target has: the ones startOps made.
+	names = append(names, o.sentNames...)
 	modelOf := func(id string) string { return models[id] }
 	maxAge := cfg.Conformance.MaxAge.D()
 	routes := ConformanceChatRoutes(cfg)
@@ -105,7 +111,7 @@ func (o *opsServices) handler(cfg *config.Config, st *store.Store, prompts *prom
 		}
 		gateRoutes = append(gateRoutes, gr)
 	}
-	return ops.New(ops.Config{Key: key, Metrics: o.metrics.Handler(), Providers: names, Breakers: o.breakers, SentBreakers: statsBreakers(sent), Replica: o.replica,
+	return ops.New(ops.Config{Key: key, Metrics: o.metrics.Handler(), Providers: names, Breakers: o.breakers, SentBreakers: statsBreakers(o.sent), Replica: o.replica,
 		Conformance:       ops.StoreConformance{Store: st, MaxAge: maxAge, Prompts: prompts, TargetModels: modelOf, TargetDigests: digests, ChatRoutes: routes},
 		ConformanceMaxAge: maxAge, TargetModels: modelOf, TargetDigests: digests, ChatRoutes: routes, Priced: priced, KeepLosers: keepLosers,
 		Gate: o.gate, GateRoutes: gateRoutes}, st, prompts, log)
@@ -143,36 +149,55 @@ func (o *opsServices) stop() {
 
 // breakerSettings is the circuit breakers a serving router keeps, each with
 // its provider's settings: one per target (config.AllTargets, named by the
-// target id), and one per model a chat request may send to a target in place
-// of the target's own — a name in the `models` of a route the target is on —
-// named as the target of that provider serving that model would be
-// (config.TargetID): breakers are per provider × model sent (SPEC §10, §15),
-// so an alias model's failures open no breaker of the target's own model.
-// sent maps each such (target, model) to its breaker; extra names, in
-// route name order, the breakers that are no target's. Everything comes
-// from the configuration, a set known at start: nothing a caller sends makes
-// a breaker.
-func breakerSettings(cfg *config.Config) (settings map[string]breaker.Settings, sent map[breaker.SentModel]string, extra []string) {
+// target id), and one per model a job may send to a target in place of the
+// target's own — a name in the `models` of a route the target is on, or the
+// `model` of a loaded prompt (prompts) — named as the target of that provider
+// serving that model would be (config.TargetID): breakers are per provider ×
+// model sent (SPEC §10, §15), so an alias's or a prompt's model's failures
+// open no breaker of the target's own model. A prompt's model gets one on
+// every route's targets, not only its route's: a job may name another route
+// ("route" of POST /v1/jobs). sent maps each such (target, model) to its
+// breaker; extra names the breakers that are no target's, those of routes'
+// `models` in route name order, then those of prompts in prompt name order.
+// Everything comes from the configuration and the prompts, sets known at
+// start: nothing a caller sends makes a breaker.
+func breakerSettings(cfg *config.Config, prompts ...*prompt.Prompt) (settings map[string]breaker.Settings, sent map[breaker.SentModel]string, extra []string) {
 	settings = map[string]breaker.Settings{}
 	for _, t := range cfg.AllTargets() {
 		settings[t.ID] = breaker.SettingsFromConfig(t.Provider.Breaker)
 	}
 	sent = map[breaker.SentModel]string{}
-	for _, name := range slices.Sorted(maps.Keys(cfg.Routes)) {
+	add := func(t config.ResolvedTarget, m string) {
+		if m == "" || m == targetModel(t) {
+			return // the target's own model: its own breaker
+		}
+		b := sentBreakerName(t.Provider, m)
+		sent[breaker.SentModel{Target: t.ID, Model: m}] = b
+		if _, ok := settings[b]; !ok {
+			settings[b] = breaker.SettingsFromConfig(t.Provider.Breaker)
+			extra = append(extra, b)
+		}
+	}
+	routes := slices.Sorted(maps.Keys(cfg.Routes))
+	for _, name := range routes {
 		r := cfg.Routes[name]
 		if r == nil {
 			continue
 		}
 		for _, t := range cfg.RouteTargets(r) {
 			for _, m := range r.Models {
-				if m == "" || m == targetModel(t) {
-					continue // the target's own model: its own breaker
-				}
-				b := sentBreakerName(t.Provider, m)
-				sent[breaker.SentModel{Target: t.ID, Model: m}] = b
-				if _, ok := settings[b]; !ok {
-					settings[b] = breaker.SettingsFromConfig(t.Provider.Breaker)
-					extra = append(extra, b)
+				add(t, m)
+			}
+		}
+	}
+	for _, p := range prompts {
+		if p == nil || p.Model == "" {
+			continue
+		}
+		for _, name := range routes {
+			if r := cfg.Routes[name]; r != nil {
+				for _, t := range cfg.RouteTargets(r) {
+					add(t, p.Model)
 				}
 			}
 		}

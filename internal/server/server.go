@@ -164,7 +164,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	s.auth, s.listener = auth, listener
 	s.background(func(ctx context.Context) { listener.Run(ctx) })
 
-	ops := startOps(ctx, cfg, st, pool, dbm, s.Replica, log)
+	ops := startOps(ctx, cfg, prompts, st, pool, dbm, s.Replica, log)
 	life.registerMetrics(ops.metrics)   // router_webhook_deliveries_total, router_maintenance_leader, router_retention_* on /metrics
 	s.stops = append(s.stops, ops.stop) // before the database closes: the publisher removes this replica's rows
 	s.runner = race.New(race.Config{

@@ -131,9 +131,10 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 	}
 	resp, err := p.finish(acc.id, acc.model, acc.text.String(), acc.toolCalls(), acc.stopReason, acc.usage, true)
 	if resp != nil {
-		if !acc.outputCounted {
+		if !acc.outputCounted && !inputUnreported(acc.usage) {
 			// Before the answer is cut at the router's own stops: the
-			// provider generated, and billed, all of it.
+			// provider generated, and billed, all of it. (A usage without
+			// its input is dropped whole by finish: the race estimates it.)
 			estimateOutput(resp)
 		}
 		resp.FirstByte = w.FirstByte() // adaptive hedging learns the target's time to first byte
@@ -189,7 +190,7 @@ func (a *anthropicAcc) reported(e *Error) *Error {
 	if !a.started || e.Usage != nil {
 		return e
 	}
-	if a.usage.InputTokens == 0 && a.usage.CacheCreationInputTokens == 0 && a.usage.CacheReadInputTokens == 0 {
+	if inputUnreported(a.usage) {
 		return e
 	}
 	return e.billed(anthropicUsage(a.usage), a.id, a.model)
@@ -469,6 +470,15 @@ func (p *Anthropic) finish(id, model, text string, calls []openAIToolCall, stopR
 		FinishReason: fr,
 		Usage:        usage,
 	}
+	if inputUnreported(u) {
+		// No input token reported for a whole answer (inputUnreported):
+		// the answer carries no usage, as an OpenAI-compatible stream
+		// without its usage chunk does, so that the race counts the prompt
+		// and the answer itself, marked estimated (answerUsage). Kept, the
+		// provider's output count came with a prompt of 0 tokens, which the
+		// race takes at its word: the answer was priced with no input.
+		r.Usage = Usage{}
+	}
 	if len(calls) > 0 {
 		b, err := json.Marshal(calls)
 		if err != nil {
@@ -477,6 +487,16 @@ func (p *Anthropic) finish(id, model, text string, calls []openAIToolCall, stopR
 		r.ToolCalls = b
 	}
 	return r, nil
+}
+
+// inputUnreported reports a usage that counts no input token at all
+// (input, cache-creation and cache-read tokens all 0). The Messages API
+// counts at least one for every request (a request needs a message, and
+// the adapter sends no empty one): such a usage is an Anthropic-compatible
+// server's that did not count the prompt (SGLang's and mlx-node's
+// /v1/messages send input_tokens 0 in message_start), not a free prompt.
+func inputUnreported(u anthropic.Usage) bool {
+	return u.InputTokens <= 0 && u.CacheCreationInputTokens <= 0 && u.CacheReadInputTokens <= 0
 }
 
 // anthropicUsage is a message's usage as the router keeps it: every input

@@ -76,7 +76,9 @@ const maxObjectLead = 512
 // past them the SDK reads them, then a *ResponseTooLargeError, and the call
 // is response_too_large as any answer past the bound — and when it is Anthropic's
 // error object the call fails with its error (anthropicAnsweredError,
-// wrapped in answeredErrorObject). Any other answer is handed on as it came
+// wrapped in answeredErrorObject); when it is a whole message (a proxy that
+// ignores stream:true, wholeMessage), that message is handed to
+// CompleteStream (answeredMessage). Any other answer is handed on as it came
 // — the bytes read put back — and decoded as before: a stream labelled
 // text/event-stream is not looked at, and one labelled otherwise (a gateway
 // that labels its streams loosely) only has its first bytes peeked at.
@@ -108,6 +110,12 @@ func (p *Anthropic) streamErrorObject(req *http.Request, next option.MiddlewareN
 			e.withRequestID(responseRequestID(resp.Header))
 			_ = resp.Body.Close()
 			return nil, &answeredErrorObject{e: e}
+		}
+		if msg, ok := wholeMessage(b); ok {
+			// A proxy that ignored stream:true: the answer, whole
+			// (CompleteStream judges it as an unstreamed one).
+			_ = resp.Body.Close()
+			return nil, &answeredMessage{msg: msg}
 		}
 	}
 	// Not an error object, or its body broke off or passed the bound: the

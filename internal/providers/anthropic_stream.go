@@ -37,7 +37,9 @@ import (
 // content block index that is negative or started twice, a delta for a
 // content block never started, and more tool calls than maxStreamToolCalls
 // are KindStreamMalformed; an error event before message_stop is
-// classified by its type like an error response. An error without usage
+// classified by its type like an error response. A 2xx answer that is the
+// whole message JSON, not a stream (a proxy that ignores stream:true), is
+// read and judged as an unstreamed answer (streamedWhole). An error without usage
 // carries the part of the answer that had come (Error.Partial), however the
 // stream ended.
 func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta func(string)) (_ *Response, err error) {
@@ -97,6 +99,12 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 		// an error or undecodable event, the connection broken, a deadline
 		// or a cancellation — the message was whole at message_stop.
 		err = nil
+	}
+	var am *answeredMessage
+	if errors.As(err, &am) {
+		// Answered with the whole message in place of the stream (a proxy
+		// that ignores stream:true): read as the answer it is.
+		return p.streamedWhole(w, trace, req, am.msg, onDelta)
 	}
 	var ao *answeredErrorObject
 	if errors.As(err, &ao) {

@@ -42,6 +42,9 @@ type Reply struct {
 	StreamError  string // send an error event of this type after message_start
 	Malformed    bool   // send an undecodable event after message_start
 	BlockAfter   bool   // after the first text delta, block until the client goes away
+	// IgnoreStream answers a streamed request with the whole message JSON
+	// (Content-Type application/json), as a proxy that drops stream does.
+	IgnoreStream bool
 }
 
 // Request is what the fake received.
@@ -86,7 +89,7 @@ func New(t testing.TB, reply func(r Request) Reply) *Server {
 			writeError(w, rep.Status, rep.ErrorType, rep.ErrorMessage, rep.ErrorCode, rep.Header)
 			return
 		}
-		if stream, _ := body["stream"].(bool); stream {
+		if stream, _ := body["stream"].(bool); stream && !rep.IgnoreStream {
 			if (rep.CutAfterText || rep.BlockAfter) && rep.Text == "" {
 				// Errorf, not Fatal: this is the server's goroutine.
 				t.Errorf("anthropicfake: CutAfterText and BlockAfter need a Text (they act after its first delta); the stream is cut after message_start")

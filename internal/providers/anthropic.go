@@ -152,10 +152,10 @@ func (p *Anthropic) complete(ctx context.Context, req *Request) (*Response, erro
 	trace.rawInputs = true
 	msg, err := p.client.Messages.New(tctx, params, option.WithRequestTimeout(p.requestTimeout()))
 	if err != nil {
-		return nil, p.configuredMaxTokens(req, p.classify(w, trace, err, false))
+		return nil, p.forRequest(req, p.classify(w, trace, err, false))
 	}
 	if e := answeredMessageError(p.cfg.Name, trace, msg); e != nil {
-		return nil, p.configuredMaxTokens(req, e)
+		return nil, p.forRequest(req, e)
 	}
 	resp, err := p.response(msg)
 	if resp != nil {

@@ -144,6 +144,7 @@ func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h 
 	}
 	unlistedStatus(e, msg)
 	operatorsOwn(e)
+	e.failOverLongContext(msg)
 	cmekRefused(e, code)
 	if h != nil && status != 0 {
 		e.RetryAfter = ParseRetryAfter(status, h, time.Now())

@@ -111,10 +111,10 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 		// Answered with an error object in place of the stream
 		// (streamErrorObject): the provider's refusal, classified by
 		// what it says.
-		return nil, p.configuredMaxTokens(req, ao.e)
+		return nil, p.forRequest(req, ao.e)
 	}
 	if err != nil {
-		e := p.configuredMaxTokens(req, p.classify(w, trace, err, true))
+		e := p.forRequest(req, p.classify(w, trace, err, true))
 		if e.Kind == KindStreamCut || e.Kind == KindStreamMalformed {
 			e.Message += fmt.Sprintf(" (after %d events)", acc.events)
 		}

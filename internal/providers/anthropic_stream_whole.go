@@ -40,7 +40,7 @@ func wholeMessage(body []byte) (*anthropic.Message, bool) {
 // delta.
 func (p *Anthropic) streamedWhole(w *CallWatch, trace *callTrace, req *Request, msg *anthropic.Message, onDelta func(string)) (*Response, error) {
 	if e := answeredMessageError(p.cfg.Name, trace, msg); e != nil {
-		return nil, p.configuredMaxTokens(req, e)
+		return nil, p.forRequest(req, e)
 	}
 	resp, err := p.response(msg)
 	if resp != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -26,9 +27,17 @@ const notSentRetryFor = 5 * time.Second
 const unsentRetryFor = lostClaimRetryFor
 
 // lostClaimRetryFor bounds how long a claim whose outcome was lost is handed
-// over in the background (handOverLostClaim): past it the first attempt's
-// lease has expired and recovery has settled it.
+// over in the background (handOverLostClaim) while the database does not
+// answer: past it the first attempt's lease has expired and recovery has
+// settled it. A database that answers that the claim's key row is still
+// being written (errClaimKeyHeld) is waited on past it.
 const lostClaimRetryFor = time.Minute
+
+// lostClaimRetryForNS is lostClaimRetryFor's value (nanoseconds): a test
+// shortens it to see a hand-over outlast it (SetLostClaimRetryFor).
+var lostClaimRetryForNS atomic.Int64
+
+func init() { lostClaimRetryForNS.Store(int64(lostClaimRetryFor)) }
 
 // tryTimeout bounds one try of a write retried while the database does not
 // answer, so that a connection that hangs (no refusal, no answer) is given up
@@ -113,13 +122,36 @@ func unreachable(err error) bool {
 // hears of that settlement otherwise. (A try whose answer was lost and that
 // had settled it leaves the next try nothing to settle: that job is not
 // told.)
+//
+// It does not give up while a transaction still writes the claim's key
+// (errClaimKeyHeld: the database answers, and the outcome is not decided):
+// that may be a try of the claim whose connection was lost while the server
+// was inside its COMMIT (a synchronous standby that does not acknowledge, a
+// slow fsync), which commits whenever that ends. Given up then, the job
+// would land leased to this replica with its first attempt never sent, and
+// become unknown at lease expiry although no provider was called. The
+// database decides: each try waits for the row (lostClaimKeyWait), and the
+// hand-over tries again until the writer has ended; a lease that expired
+// meanwhile is undone (settleLostClaim). It ends unsettled only when
+// lostClaimRetryFor passes on a try the database did not answer.
 func (s *Store) handOverLostClaim(req *claimRequest) {
 	var final string
 	var settled bool
-	err := writeWhileUnreachable(context.Background(), lostClaimRetryFor, func(ctx context.Context) (err error) {
+	settle := func(ctx context.Context) (err error) {
 		final, settled, err = s.settleLostClaim(ctx, req)
 		return err
-	})
+	}
+	budget := time.Duration(lostClaimRetryForNS.Load())
+	err := writeWhileUnreachable(context.Background(), budget, settle)
+	for told := false; errors.Is(err, errClaimKeyHeld); told = true {
+		// Not a busy loop: a try returns errClaimKeyHeld only after
+		// waiting lostClaimKeyWait for the row in the database.
+		if !told {
+			s.opt.Log.Warn("the key of a job whose creation's outcome was lost is still being written, perhaps by its own try still committing: "+
+				"waiting for that transaction to end before handing the job over", "job_id", req.jobID, "waited", budget)
+		}
+		err = writeWhileUnreachable(context.Background(), budget, settle)
+	}
 	if err == nil && settled {
 		s.toldSettledByNoRun(final)
 	}

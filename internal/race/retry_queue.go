@@ -96,7 +96,8 @@ func (o *orchestrator) retriesDue(ctx context.Context) {
 // startReady starts the retries that came due while they could not start
 // (ready), as far as max_inflight allows. One the hedge budget denies again
 // goes back to ready (holdExtra), as does one the store refuses for a reason
-// that passes (keepRetry); one that does not start otherwise is dropped.
+// that passes (keepRetry); one that does not start otherwise, or no longer
+// has room before the job's deadline (readyRetryFits), is dropped.
 func (o *orchestrator) startReady(ctx context.Context) {
 	ready := o.ready
 	o.ready = nil
@@ -108,6 +109,9 @@ func (o *orchestrator) startReady(ctx context.Context) {
 		if !o.canStart() {
 			o.retryDropped()
 			continue
+		}
+		if !o.readyRetryFits(p, len(ready)-1-i) {
+			continue // started late: too little of the deadline left for it
 		}
 		o.start(ctx, p, store.RoleRetry)
 	}

@@ -274,7 +274,10 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, readAt time.Time, 
 		}
 		again, notWaited := o.breakerAgain(r.breakerWait(o.decisions, o.byBreaker, o.used))
 		if notWaited != "" {
-			reason += "; " + notWaited
+			// First, as the race under way says it (waitForBreakers' stop):
+			// a deadline that passed during the wait fails the job by its
+			// deadline (FailedByDeadline) whichever run saw it pass.
+			reason = notWaited + "; " + reason
 		}
 		return nil, reason, again
 	}

@@ -340,7 +340,7 @@ func (o *orchestrator) finish(ctx context.Context) (goOn bool) {
 	// leaves the job to its lease rather than holding this run.
 	wctx, cancel := o.r.exitContext(ctx)
 	defer cancel()
-	if o.routing != nil { // no attempt was created: record why
+	if o.routing != nil { // not recorded by an attempt's creation: record why
 		if err := o.r.cfg.Store.SetRouting(wctx, o.job.ID, o.r.cfg.LeaseOwner, o.routing); err != nil {
 			o.log.Error("could not record routing", "err", err)
 		}
@@ -873,12 +873,14 @@ func (o *orchestrator) startThen(ctx context.Context, provider, role string, bef
 	})
 	endCreate()
 	// The routing is recorded once per orchestration, with its first attempt;
-	// a creation that gave up on a held row wrote nothing, so the next
-	// attempt carries it.
-	busy := errors.Is(err, store.ErrBusy)
-	if !busy {
+	// a creation refused (a held row, a sibling unknown, a limit) wrote
+	// nothing, so the next attempt carries it — or finish, should none come.
+	// (One that failed otherwise may have committed: recorded again, the
+	// same decisions.)
+	if err == nil {
 		o.routing = nil
 	}
+	busy := errors.Is(err, store.ErrBusy)
 	o.heldRow = busy
 	if err != nil {
 		release(OutcomeIgnore)

@@ -101,12 +101,12 @@ func (o *orchestrator) noteBreakerRefusal(ctx context.Context, provider, why str
 // bounded by the job's deadline: breakerAgain). It then sets o.breakerWait
 // (runJob runs the job again after it, its lease released meanwhile) and
 // records the routing not yet recorded. A race stopped (a caller fault, a
-// limit, its deadline), blocked or refused settles as before, and so does
-// one whose Admission shows no breaker states (stateView; a breaker set
-// always does).
+// limit, its deadline), blocked, refused or cancelled (ctx done: the job is
+// settled as it stands) settles as before, and so does one whose Admission
+// shows no breaker states (stateView; a breaker set always does).
 func (o *orchestrator) waitForBreakers(ctx context.Context) bool {
 	o.noteDeferred() // whatever the race ends with, its error names them
-	if o.stopped || o.blocked || o.refused != "" || o.done {
+	if o.stopped || o.blocked || o.refused != "" || o.done || ctx.Err() != nil {
 		return false
 	}
 	if o.attemptLimitSpent() {
@@ -159,7 +159,7 @@ func (o *orchestrator) waitForBreakers(ctx context.Context) bool {
 		}
 		return false
 	}
-	if o.routing != nil { // no attempt was created: record what routing says now
+	if o.routing != nil { // not recorded by an attempt's creation: record what routing says now
 		wctx, cancel := o.r.exitContext(ctx)
 		if err := o.r.cfg.Store.SetRouting(wctx, o.job.ID, o.r.cfg.LeaseOwner, o.routing); err != nil {
 			o.log.Error("could not record routing", "err", err)

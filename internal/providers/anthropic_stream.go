@@ -139,6 +139,7 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 	}
 	resp, err := p.finish(acc.id, acc.model, acc.text.String(), acc.toolCalls(), acc.stopReason, acc.usage, true)
 	if resp != nil {
+		resp.ReasoningContent = reasoningText(acc.thinking.String())
 		if !acc.outputCounted && !inputUnreported(acc.usage) {
 			// Before the answer is cut at the router's own stops: the
 			// provider generated, and billed, all of it. (A usage without
@@ -154,8 +155,13 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 
 // anthropicAcc assembles a streamed message.
 type anthropicAcc struct {
-	id, model  string
-	text       strings.Builder
+	id, model string
+	text      strings.Builder
+	// thinking is the text of the message's thinking blocks (the model's
+	// reasoning: the /anthropic endpoints of reasoning models think by
+	// default), passed on as reasoning_content. Bounded by
+	// max_response_bytes, as every event is.
+	thinking   strings.Builder
 	stopReason string
 	usage      anthropic.Usage
 	events     int
@@ -263,6 +269,8 @@ func (a *anthropicAcc) add(ev anthropic.MessageStreamEventUnion, onDelta func(st
 			}
 			a.tools[ev.Index] = t
 			a.order = append(a.order, ev.Index)
+		} else if ev.ContentBlock.Type == "thinking" {
+			a.thinking.WriteString(ev.ContentBlock.Thinking)
 		} else if ev.ContentBlock.Text != "" {
 			a.appendText(ev.ContentBlock.Text, onDelta)
 		}
@@ -275,6 +283,11 @@ func (a *anthropicAcc) add(ev anthropic.MessageStreamEventUnion, onDelta func(st
 		switch ev.Delta.Type {
 		case "text_delta":
 			a.appendText(ev.Delta.Text, onDelta)
+		case "thinking_delta":
+			// The reasoning, generated (and billed) before the answer: a
+			// stream cut here is costed by it (partial). A redacted_thinking
+			// block has no text, and a signature_delta is no output.
+			a.thinking.WriteString(ev.Delta.Thinking)
 		case "input_json_delta":
 			// As the SDK's Message.Accumulate: the deltas are the whole
 			// input, replacing what content_block_start carried.
@@ -346,10 +359,12 @@ func (a *anthropicAcc) appendText(s string, onDelta func(string)) {
 	}
 }
 
-// partial is the text of the message received so far — its text, and each
-// tool call's name and input — for Error.Partial.
+// partial is the text of the message received so far — its thinking (the
+// provider generated and billed it as output), its text, and each tool
+// call's name and input — for Error.Partial.
 func (a *anthropicAcc) partial() string {
 	var b strings.Builder
+	b.WriteString(a.thinking.String())
 	b.WriteString(a.text.String())
 	for _, i := range a.order {
 		t := a.tools[i]
@@ -390,12 +405,14 @@ func newOpenAIToolCall(id, name, args string) openAIToolCall {
 
 // response maps a non-streamed message.
 func (p *Anthropic) response(msg *anthropic.Message) (*Response, error) {
-	var text strings.Builder
+	var text, thinking strings.Builder
 	var calls []openAIToolCall
 	for _, b := range msg.Content {
 		switch b.Type {
 		case "text":
 			text.WriteString(b.Text)
+		case "thinking":
+			thinking.WriteString(b.Thinking)
 		case "tool_use":
 			args := strings.TrimSpace(string(b.Input))
 			if args == "" {
@@ -409,7 +426,13 @@ func (p *Anthropic) response(msg *anthropic.Message) (*Response, error) {
 		e := NewError(p.cfg.Name, KindMalformedResponse, "message has no stop_reason")
 		return nil, e.billed(anthropicUsage(msg.Usage), msg.ID, string(msg.Model))
 	}
-	return p.finish(msg.ID, string(msg.Model), text.String(), calls, string(msg.StopReason), msg.Usage, false)
+	resp, err := p.finish(msg.ID, string(msg.Model), text.String(), calls, string(msg.StopReason), msg.Usage, false)
+	if resp != nil {
+		// As a stream's (anthropicAcc.thinking): the caller's
+		// reasoning_content, and counted when the race estimates the answer.
+		resp.ReasoningContent = reasoningText(thinking.String())
+	}
+	return resp, err
 }
 
 // finishReasons maps Anthropic stop reasons to OpenAI finish reasons.

@@ -24,6 +24,10 @@ type Reply struct {
 	ErrorCode    string            // error.details.error_code, when set
 	Header       map[string]string // extra response headers (e.g. retry-after)
 
+	// Thinking is a thinking block (the model's reasoning, with a
+	// signature) before the text: streamed as two thinking_delta events
+	// and a signature_delta.
+	Thinking     string
 	Text         string
 	ToolName     string // a tool_use block after the text
 	ToolInput    string // its input JSON
@@ -195,6 +199,9 @@ func usage(in, out int) map[string]any {
 
 func writeMessage(w http.ResponseWriter, r Reply) {
 	content := []any{}
+	if r.Thinking != "" {
+		content = append(content, map[string]any{"type": "thinking", "thinking": r.Thinking, "signature": "sig_fake"})
+	}
 	if r.Text != "" {
 		content = append(content, map[string]any{"type": "text", "text": r.Text})
 	}
@@ -234,6 +241,18 @@ func writeStream(w http.ResponseWriter, req *http.Request, r Reply, release <-ch
 	}
 	event(w, "ping", map[string]any{"type": "ping"})
 	idx := 0
+	if r.Thinking != "" {
+		event(w, "content_block_start", map[string]any{"type": "content_block_start", "index": idx, "content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}})
+		first, rest := halves(r.Thinking)
+		for _, part := range []string{first, rest} {
+			if part != "" {
+				event(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": idx, "delta": map[string]any{"type": "thinking_delta", "thinking": part}})
+			}
+		}
+		event(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": idx, "delta": map[string]any{"type": "signature_delta", "signature": "sig_fake"}})
+		event(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
+		idx++
+	}
 	if r.Text != "" {
 		event(w, "content_block_start", map[string]any{"type": "content_block_start", "index": idx, "content_block": map[string]any{"type": "text", "text": ""}})
 		first, rest := halves(r.Text)

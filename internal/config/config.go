@@ -113,6 +113,13 @@ type Retention struct {
 	// LeaderLease: how long the maintenance leader's lease lasts; another
 	// replica takes over within it when the leader dies. Default 15s.
 	LeaderLease Duration `yaml:"leader_lease"`
+	// ConformanceRuns: how long after it finished a conformance run is
+	// deleted, unless the gate or the operator views can still read it (its
+	// group's latest run or latest pass, or a run that finished while the
+	// latest ran: store.DeleteOldConformanceRunsFrom). Default 2160h (90
+	// days); 0s keeps every run, otherwise at least
+	// MinConformanceRetention. A pointer, as a written 0s is not the default.
+	ConformanceRuns *Duration `yaml:"conformance_runs"`
 }
 
 // Auth settings.

@@ -49,6 +49,10 @@ func (c Config) WithDefaults() Config {
 	def(&c.Chat.KeepAlive, KeepAliveComment)
 	def(&c.Retention.Jobs, Duration(720*time.Hour))
 	def(&c.Retention.LeaderLease, Duration(15*time.Second))
+	if c.Retention.ConformanceRuns == nil {
+		keep := Duration(DefaultConformanceRetention)
+		c.Retention.ConformanceRuns = &keep
+	}
 	if c.Auth.CacheTTL == nil {
 		ttl := Duration(5 * time.Second)
 		c.Auth.CacheTTL = &ttl

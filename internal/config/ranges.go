@@ -41,6 +41,19 @@ const MinLease = time.Second
 // overflowed (to a negative: the check passed and the default became 2m).
 const MaxLease = 24 * time.Hour
 
+// DefaultConformanceRetention is retention.conformance_runs when it is not
+// written: 90 days of nightly runs.
+const DefaultConformanceRetention = 2160 * time.Hour
+
+// MinConformanceRetention is the shortest retention.conformance_runs other
+// than 0s (keep every run). A pass is withdrawn by a failing run that
+// finished while it ran, and a run is recorded (started_at set) only when it
+// ends: a failure deleted while a longer run was still going would no longer
+// withdraw that run's pass once recorded. A day is longer than a run of the
+// suite against one target and prompt version takes (rangeProblems' message
+// says 24h).
+const MinConformanceRetention = 24 * time.Hour
+
 // twice is 2×d, saturating instead of overflowing.
 func twice(d Duration) Duration {
 	if d > math.MaxInt64/2 {
@@ -95,6 +108,10 @@ func (c Config) rangeProblems() []string {
 	positive("chat.wait", c.Chat.Wait)
 	positive("retention.jobs", c.Retention.Jobs)
 	lease("retention.leader_lease", c.Retention.LeaderLease)
+	if d := c.Retention.ConformanceRuns; d != nil && *d != 0 && *d < Duration(MinConformanceRetention) {
+		add("retention.conformance_runs (%s) must be 0s (keep every run) or at least 24h: a failing run deleted while a longer run is still going "+
+			"would not withdraw that run's pass when it is recorded (omit it for the default, 2160h: 90 days)", d.D())
+	}
 	positive("webhooks.timeout", c.Webhooks.Timeout)
 	if c.Webhooks.Timeout > Duration(MaxWebhookTimeout) {
 		add("webhooks.timeout (%s) must be at most %s: a delivery still running %s after it started is taken for one whose replica died "+

@@ -27,8 +27,9 @@ type RetentionStore interface {
 type Observer interface {
 	// RetentionDeleted: a batch deleted n expired jobs (n > 0).
 	RetentionDeleted(n int)
-	// RetentionPassFailed: a pass of Run could not delete expired jobs, or
-	// could not end the removed webhooks past their window.
+	// RetentionPassFailed: a pass of Run could not delete expired jobs or
+	// old conformance runs, or could not end the removed webhooks past
+	// their window.
 	RetentionPassFailed()
 }
 
@@ -50,11 +51,18 @@ type Cleaner struct {
 	BatchTimeout time.Duration
 	Log          *slog.Logger
 	Observer     Observer // optional
+	// ConformanceAfter is retention.conformance_runs: each pass also deletes
+	// the conformance runs that finished longer ago than it, but for those
+	// the gate and the operator views still read (ConformanceOnce). 0 keeps
+	// every run.
+	ConformanceAfter time.Duration
 
 	mu sync.Mutex // one pass at a time
 	// at is where a pass that reached maxBatchesPerPass got to: the next
 	// pass walks on from it. The zero cursor (the oldest entry) otherwise.
 	at store.RetentionCursor
+	// confAt is the same for the conformance runs' walk: the id it got to.
+	confAt int64
 }
 
 const defaultBatchTimeout = time.Minute
@@ -168,9 +176,10 @@ func (c *Cleaner) expireWebhooks(ctx context.Context, log *slog.Logger) (failed 
 
 // Run cleans every Interval until ctx ends. Each pass first ends the places
 // kept for removed webhooks past their window (expireWebhooks): it costs one
-// read when there are none, and a pass's deletions must not hold it off. A
-// pass that stopped at maxBatchesPerPass with more to delete is followed at
-// once by the next, which walks on from it.
+// read when there are none, and a pass's deletions must not hold it off.
+// Then it deletes expired jobs, then old conformance runs (when
+// ConformanceAfter is set). A pass that stopped at maxBatchesPerPass with
+// more to delete is followed at once by the next, which walks on from it.
 func (c *Cleaner) Run(ctx context.Context) {
 	interval := c.Interval
 	if interval <= 0 {
@@ -194,6 +203,15 @@ func (c *Cleaner) Run(ctx context.Context) {
 			}
 			if n > 0 {
 				log.Info("retention: deleted expired jobs", "jobs", n, "more", more)
+			}
+			cn, cm, err := c.conformancePass(ctx)
+			more = more || cm
+			if err != nil && ctx.Err() == nil {
+				log.Error("retention: could not delete old conformance runs", "err", err)
+				failed = true
+			}
+			if cn > 0 {
+				log.Info("retention: deleted old conformance runs", "runs", cn, "more", cm)
 			}
 			if failed && c.Observer != nil {
 				c.Observer.RetentionPassFailed()

@@ -67,7 +67,8 @@ func startLifecycle(ctx context.Context, cfg *config.Config, st *store.Store, po
 	w := cfg.Webhooks
 	// Retention keeps a job while one of its events may still be delivered
 	// (store.Options.RedeliveryWindow, set from the configuration).
-	cleaner := &maintenance.Cleaner{Store: st, Leader: l.leader, After: cfg.Retention.Jobs.D(), Log: log, Observer: l.maintMetrics}
+	cleaner := &maintenance.Cleaner{Store: st, Leader: l.leader, After: cfg.Retention.Jobs.D(), Log: log, Observer: l.maintMetrics,
+		ConformanceAfter: cfg.Retention.ConformanceRuns.D()}
 	l.background(cleaner.Run)
 
 	l.hooks, err = webhook.NewService(pool, st, webhook.ServiceConfig{

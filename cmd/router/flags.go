@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,6 +58,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 // fs's output, with the error. The flag package prints both through the same
 // output, so what it prints is held until Parse says which it was.
 func parseHelpTo(fs *flag.FlagSet, args []string, help io.Writer) error {
+	before := flagsGiven(fs) // set by an earlier pass (parseAroundArg)
 	out := fs.Output()
 	var buf bytes.Buffer
 	fs.SetOutput(&buf)
@@ -76,8 +79,62 @@ func parseHelpTo(fs *flag.FlagSet, args []string, help io.Writer) error {
 	if err != nil {
 		return errUsage
 	}
+	if err := givenTwice(fs, args, before); err != nil {
+		return err
+	}
 	return blankConfig(fs)
 }
+
+// givenTwice refuses a flag given more than once (`keys create --owner acme
+// --owner globex`, a wrapper script's default and the operator's own): the
+// flag package keeps the last value silently, so the key would be for the
+// other tenant, `conformance run --provider p --provider q` would test q
+// only. As a YAML key written twice, it is refused; no flag is meant to be
+// repeated (--provider and --prompt take a comma-separated list). args are
+// parsed again, by the flag package's own rules, into a FlagSet of the same
+// flags that only counts them; before is what an earlier pass over the same
+// command line set. The values are not repeated in the message: one may be a
+// URL with a secret in it.
+func givenTwice(fs *flag.FlagSet, args []string, before map[string]bool) error {
+	seen := maps.Clone(before)
+	var twice []string
+	count := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	count.SetOutput(io.Discard)
+	count.Usage = func() {}
+	fs.VisitAll(func(f *flag.Flag) {
+		b, _ := f.Value.(interface{ IsBoolFlag() bool })
+		count.Var(countFlag{isBool: b != nil && b.IsBoolFlag(), set: func() {
+			if seen[f.Name] && !slices.Contains(twice, f.Name) {
+				twice = append(twice, f.Name)
+			}
+			seen[f.Name] = true
+		}}, f.Name, "")
+	})
+	_ = count.Parse(args) // fs parsed the same args without error
+	if len(twice) == 0 {
+		return nil
+	}
+	for i, name := range twice {
+		twice[i] = "--" + name
+	}
+	it := "it"
+	if len(twice) > 1 {
+		it = "each"
+	}
+	return usagef("%s given more than once: give %s once (a later value does not replace an earlier one here); nothing was done",
+		strings.Join(twice, ", "), it)
+}
+
+// countFlag is a flag of givenTwice's FlagSet: it only reports each time it
+// is given, parsed as a bool flag when the flag it stands for is one.
+type countFlag struct {
+	isBool bool
+	set    func()
+}
+
+func (c countFlag) String() string   { return "" }
+func (c countFlag) IsBoolFlag() bool { return c.isBool }
+func (c countFlag) Set(string) error { c.set(); return nil }
 
 // blankConfig refuses a --config given but blank (`--config "$CFG"` with
 // $CFG unset): read as given, it failed as a file that cannot be read (exit

@@ -73,6 +73,12 @@ func runLocalDB(ctx context.Context, args []string) error {
 			return usagef("--dir %v; localdb deletes and recreates its data directory, so it refuses this one "+
 				"(nothing was deleted); give another directory, or stop what uses it first", err)
 		}
+		if err != nil && ctx.Err() != nil {
+			// Stopped by a signal before the command ran: 128 + the signal,
+			// as when it arrives once the server is ready (stoppedCommand),
+			// not 1 with the start's "context canceled".
+			return stoppedBySignal(ctx, fmt.Errorf("stopped while its PostgreSQL was starting; %s was not run", rest[0]))
+		}
 		if err != nil {
 			return err
 		}

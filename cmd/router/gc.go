@@ -25,12 +25,15 @@ const defaultGCPercent = 1600
 // of its container.
 const memoryLimitRatio = 0.9
 
-// tuneGC applies defaultGCPercent unless the operator set GOGC, and a soft
-// memory limit unless the operator set GOMEMLIMIT (or AUTOMEMLIMIT=off; a
-// number in AUTOMEMLIMIT replaces memoryLimitRatio). A limit it cannot find is
-// logged and otherwise ignored: the router runs, only without the limit.
+// tuneGC applies defaultGCPercent unless the operator set GOGC to a value, and
+// a soft memory limit unless the operator set GOMEMLIMIT (or AUTOMEMLIMIT=off;
+// a number in AUTOMEMLIMIT replaces memoryLimitRatio). A limit it cannot find
+// is logged and otherwise ignored: the router runs, only without the limit.
 func tuneGC(log *slog.Logger) {
-	if _, set := os.LookupEnv("GOGC"); !set {
+	// An empty GOGC (`GOGC=` in a unit file, a blank Helm value) is unset,
+	// as Go's runtime reads it (100) and as GOMEMLIMIT= is read beside it:
+	// counted as set, it would leave the collector at 100.
+	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
 	}
 	limit, err := memlimit.Set(memlimit.WithRatio(memoryLimitRatio),

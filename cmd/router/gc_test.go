@@ -8,10 +8,11 @@ import (
 	"testing"
 )
 
-// Without GOGC the router collects at defaultGCPercent; GOGC, when set, wins.
+// Without GOGC the router collects at defaultGCPercent; GOGC, when set to a
+// value, wins (set but empty, it is unset: TestEmptyGOGCKeepsTheRoutersDefault).
 func TestTuneGC(t *testing.T) {
 	keepGC(t)
-	t.Setenv("GOGC", "") // set (to empty): the operator's choice stands
+	t.Setenv("GOGC", "100") // the operator's choice stands
 	tuneGC(slog.New(slog.DiscardHandler))
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Fatalf("GOGC set: GC percent %d, want it left at 100", got)

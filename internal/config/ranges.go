@@ -54,6 +54,12 @@ const DefaultConformanceRetention = 2160 * time.Hour
 // says 24h).
 const MinConformanceRetention = 24 * time.Hour
 
+// MaxCacheTTL is the longest auth.cache_ttl: a replica that missed a key's
+// revocation notification accepts the key until its cached lookup expires,
+// and `router keys revoke` waits that long for every replica to refuse it, so
+// a TTL of hours (5h written for 5s) leaves a revoked key working for hours.
+const MaxCacheTTL = time.Hour
+
 // twice is 2×d, saturating instead of overflowing.
 func twice(d Duration) Duration {
 	if d > math.MaxInt64/2 {
@@ -141,6 +147,10 @@ func (c Config) rangeProblems() []string {
 	if n, w := c.Webhooks.MaxInflightPerOwner, c.Webhooks.Workers; n < 1 || (n > w && w >= 1 && w <= 10000) {
 		add("webhooks.max_inflight_per_owner (%d) must be between 1 and webhooks.workers (%d): one owner's deliveries in flight per replica "+
 			"(omit it for the default, a quarter of webhooks.workers)", n, w)
+	}
+	if t := c.Auth.CacheTTL; t != nil && *t > Duration(MaxCacheTTL) {
+		add("auth.cache_ttl (%s) must be at most %s: a replica that missed a key's revocation accepts the key until its cached lookup expires, "+
+			"and `router keys revoke` waits this long (omit it for the default, 5s; 0s turns the cache off)", t.D(), MaxCacheTTL)
 	}
 	if _, err := c.Log.SlogLevel(); err != nil {
 		add("%v", err)

@@ -64,7 +64,7 @@ func rowsExamined(node map[string]any, tables map[string]bool) float64 {
 // 3,000 other released jobs of the owner, one 409 examines thousands of rows
 // to find nothing; an owner with 450,000 jobs makes each 409 a read of its
 // whole history.
-func TestKeyReusedLookupIsBounded_wkey6(t *testing.T) {
+func TestKeyReusedLookupIsBounded(t *testing.T) {
 	tr := &sqlCapture{marker: "released_keys r JOIN jobs j"}
 	b := setup(t, options{tracer: tr})
 	src := b.create(t, acmeKey, "bulk-src", triageBody("src"), "Prefer", "wait=10")

@@ -37,7 +37,7 @@ func releaseKey(t *testing.T, b *bundle, owner, key string) (string, []byte) {
 // released_keys by the key it held (migration 0033): the takeover's trigger
 // records the key, the rows of before the migration are filled from their
 // jobs, and the lookup finds the job either way, and only its owner's.
-func TestReleasedKeyJobFoundByItsKey_wkey6(t *testing.T) {
+func TestReleasedKeyJobFoundByItsKey(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	lookup := func(where, owner, key, want string, fp []byte) {

@@ -77,6 +77,12 @@ func endpointProblem(raw, proto string) string {
 		return "does not start with http:// or https://: " + fix
 	case u.Hostname() == "":
 		return "has no host: " + fix
+	case u.User != nil || u.RawQuery != "":
+		// The exporter sends to the scheme, host and path alone: a
+		// user:token@ or ?api_key= is dropped without a word, every batch
+		// goes out unauthenticated and the collector's 401 loses the spans.
+		return "carries a credential (user:password@ or a query) that the exporter drops, sending every span without it: " +
+			"put it in OTEL_EXPORTER_OTLP_HEADERS (authorization=Basic%20…, or the collector's API-key header) and write the endpoint as scheme://HOST:PORT/PATH alone"
 	}
 	return ""
 }

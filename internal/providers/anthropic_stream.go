@@ -424,6 +424,9 @@ func (p *Anthropic) response(msg *anthropic.Message) (*Response, error) {
 	if msg.StopReason == "" {
 		// The message decoded, with the usage it was billed for.
 		e := NewError(p.cfg.Name, KindMalformedResponse, "message has no stop_reason")
+		if inputUnreported(msg.Usage) {
+			return nil, e.billed(Usage{}, msg.ID, string(msg.Model)) // estimated by the race, as finish's
+		}
 		return nil, e.billed(anthropicUsage(msg.Usage), msg.ID, string(msg.Model))
 	}
 	resp, err := p.finish(msg.ID, string(msg.Model), text.String(), calls, string(msg.StopReason), msg.Usage, false)
@@ -456,6 +459,14 @@ func (p *Anthropic) finish(id, model, text string, calls []openAIToolCall, stopR
 	// unrecordable (as the OpenAI adapter does).
 	id, model = jsontext.SanitizeString(id), jsontext.SanitizeString(model)
 	usage := anthropicUsage(u)
+	if inputUnreported(u) {
+		// No input token reported (inputUnreported): neither the answer
+		// nor a billed failure carries the usage, so that the race counts
+		// the prompt and the answer itself, marked estimated (answerUsage,
+		// estimatedUsage). Kept, the provider's output count came with a
+		// prompt of 0 tokens, which the race takes at its word.
+		usage = Usage{}
+	}
 	switch stopReason {
 	case "refusal":
 		e := NewError(p.cfg.Name, KindContentPolicy, "model refused (stop_reason refusal)")
@@ -500,15 +511,6 @@ func (p *Anthropic) finish(id, model, text string, calls []openAIToolCall, stopR
 		ResponseID:   id,
 		FinishReason: fr,
 		Usage:        usage,
-	}
-	if inputUnreported(u) {
-		// No input token reported for a whole answer (inputUnreported):
-		// the answer carries no usage, as an OpenAI-compatible stream
-		// without its usage chunk does, so that the race counts the prompt
-		// and the answer itself, marked estimated (answerUsage). Kept, the
-		// provider's output count came with a prompt of 0 tokens, which the
-		// race takes at its word: the answer was priced with no input.
-		r.Usage = Usage{}
 	}
 	if len(calls) > 0 {
 		b, err := json.Marshal(calls)

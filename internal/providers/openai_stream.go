@@ -187,12 +187,14 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 			// stream that ends there is, not discarded.
 			return p.streamed(w, creq.Model, &acc)
 		}
-		if acc.finishReason != "" && CompleteFinishReason(acc.finishReason) && !acc.finishEarly && !acc.finishFirst &&
+		if acc.sawDelta && acc.finishReason != "" && CompleteFinishReason(acc.finishReason) && !acc.finishEarly && !acc.finishFirst &&
 			!acc.lastOnContent && w.Classify(err) != nil {
 			// Whole at its finish_reason (the conditions of the answer
 			// grace), only the usage chunk or [DONE] awaited: the job's
 			// deadline or a cancellation ends the read with the answer, as
-			// it does after the usage chunk.
+			// it does after the usage chunk. Not before the answer began
+			// (sawDelta): a gateway's "stop" on every chunk came on the
+			// reasoning, and the answer was cut before its content.
 			return p.streamed(w, creq.Model, &acc)
 		}
 		if acc.chunks == 0 && errors.Is(err, io.EOF) {

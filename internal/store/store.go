@@ -82,6 +82,9 @@ type Store struct {
 	onLostClaim func(err error)
 	// lostClaims counts the claims handed over by handOverLostClaim.
 	lostClaims atomic.Int64
+	// heldKeyTurn lets one lost claim's hand-over at a time wait on a key
+	// row still held past its first budget (inHeldKeyTurn).
+	heldKeyTurn chan struct{}
 	// settledByNoRun is told the state of each job settled outside any job
 	// run: by handOverLostClaim, or cancelled by CancelJob
 	// (OnSettledByNoRun); nil: nobody is.
@@ -159,6 +162,7 @@ func New(pool *pgxpool.Pool, opt Options) *Store {
 	s := &Store{pool: pool, opt: opt.WithDefaults(), origin: rand.Text()[:16],
 		acquireWait: batchAcquireWait, settleWait: settleWait}
 	s.lease.slot = make(chan struct{}, 1)
+	s.heldKeyTurn = make(chan struct{}, 1)
 	s.waits, _ = s.opt.Observer.(CommitWaitObserver)
 	s.paths = group[pathCommit]{size: batchSize, maxLeaders: maxBatchesInFlight, exec: s.execPathCommits}
 	s.deliveries = group[deliveryWrite]{size: deliveryBatchSize, maxLeaders: maxBatchesInFlight, exec: s.execDeliveryWrites}

@@ -150,7 +150,7 @@ func (s *Store) handOverLostClaim(req *claimRequest) {
 			s.opt.Log.Warn("the key of a job whose creation's outcome was lost is still being written, perhaps by its own try still committing: "+
 				"waiting for that transaction to end before handing the job over", "job_id", req.jobID, "waited", budget)
 		}
-		err = writeWhileUnreachable(context.Background(), budget, settle)
+		err = s.inHeldKeyTurn(func() error { return writeWhileUnreachable(context.Background(), budget, settle) })
 	}
 	if err == nil && settled {
 		s.toldSettledByNoRun(final)
@@ -168,6 +168,19 @@ func (s *Store) handOverLostClaim(req *claimRequest) {
 	if s.onLostClaim != nil {
 		s.onLostClaim(err)
 	}
+}
+
+// inHeldKeyTurn runs f, a hand-over's try past its first budget on a key row
+// still held, once no other hand-over's is running. A network cut in the
+// middle of a claim batch can leave the server holding every key of the
+// batch (up to batchSize × maxBatchesInFlight) until its TCP keepalive ends
+// the session, hours by default; each try holds a pool connection while it
+// waits on the row (lostClaimKeyWait), and so many hand-overs retrying at
+// once would take the pool from the jobs. One at a time, they take one.
+func (s *Store) inHeldKeyTurn(f func() error) error {
+	s.heldKeyTurn <- struct{}{}
+	defer func() { <-s.heldKeyTurn }()
+	return f()
 }
 
 // OnSettledByNoRun installs f, told the state of each job that this store

@@ -2,7 +2,9 @@ package race
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/routerhq/router/internal/chat"
 	"github.com/routerhq/router/internal/jsonenc"
@@ -42,13 +44,19 @@ func AppendJob(b []byte, job *store.Job) []byte {
 // deployment whose fallbacks nobody has run the suite on), a retry would be
 // gated the same way: the caller is told which targets, why, and that the
 // retry helps only once they pass (GatedNote) — unless the gate only could
-// not read its results, which clears by itself.
+// not read its results, which clears by itself. When the job's key expired
+// and a newer job took it over (store.Job.KeyTaken), neither a retry nor a
+// resend with the key reaches this job any more: the caller is told to send
+// the request as a new job under a new key (keyTakenAdvice).
 func NextStep(job *store.Job) string {
 	if job == nil || job.State != store.JobFailed {
 		return ""
 	}
 	keyless := keylessChat(job)
 	ended := "the job has failed and the router will not try it again by itself"
+	if job.KeyTaken {
+		return ended + keyTakenAdvice(job, keyless)
+	}
 	if callerFaultLastWord(job) {
 		ended += "; the provider refused the request itself, so a retry (POST /v1/jobs/" + job.ID + "/retry) would send it unchanged to be refused again"
 		if keyless {
@@ -67,6 +75,29 @@ func NextStep(job *store.Job) string {
 	}
 	return ended + then + "start a new round with POST /v1/jobs/" + job.ID + "/retry (then resend with the same Idempotency-Key to attach to it, " +
 		"or read it with GET /v1/jobs/" + job.ID + "), or send the request with a new Idempotency-Key"
+}
+
+// keyTakenAdvice is next_step's advice for a failed job whose key expired
+// and was taken over by a newer job (store.Job.KeyTaken): a retry is refused
+// (409 idempotency-key-rebound) and a resend with the key reaches the newer
+// job, so the only way to run the request again is as a new job under a new
+// key — corrected first when the provider refused it itself.
+func keyTakenAdvice(job *store.Job, keyless bool) string {
+	expired := ""
+	if job.KeyExpiresAt != nil {
+		expired = " at " + job.KeyExpiresAt.UTC().Format(time.RFC3339)
+	}
+	again := "send the request again"
+	if callerFaultLastWord(job) {
+		again = "correct the request (the provider refused it itself) and send it again"
+	}
+	if keyless {
+		return "; its key expired" + expired + " and now holds another request's job, so this job cannot be retried: " +
+			again + " as a new job"
+	}
+	return "; its Idempotency-Key " + strconv.Quote(job.IdempotencyKey) + " expired" + expired +
+		" and now holds another request's job, so this job cannot be retried or attached to: " + again +
+		" with a new Idempotency-Key"
 }
 
 // keylessChat reports a chat call that sent no Idempotency-Key: the router

@@ -162,7 +162,7 @@ WITH w AS (
 )
 SELECT (SELECT count(*) FROM n), j.id::text,
     j.owner, j.operation, j.idempotency_key, j.fingerprint, j.prompt_version, j.route, j.input, j.params,
-    j.state, j.version, j.created_at, j.updated_at, j.finished_at, now() + $9::interval, j.result,
+    j.state, j.version, j.created_at, j.updated_at, j.finished_at, now() + $9::interval, NULL::timestamptz, j.result,
     j.completed_by::text, j.error, j.routing, j.attempt_base,
     a.*,
     NOT EXISTS (SELECT 1 FROM attempts x WHERE x.job_id = j.id AND x.id <> j.attempt_id)

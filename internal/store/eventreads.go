@@ -257,7 +257,8 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 				return err
 			}
 			if recorded {
-				j.KeyExpiresAt = recordedKeyExpiry(j, s.opt.KeyRetention)
+				// As the transition left it, the job held its key.
+				j.KeyExpiresAt, j.KeyTaken = recordedKeyExpiry(j, s.opt.KeyRetention), false
 			}
 			if f := byID[id]; f != nil {
 				f.job = j

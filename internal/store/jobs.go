@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // NewJob is what a caller asks for. Fingerprint is computed by the caller
@@ -58,7 +59,10 @@ type NewJob struct {
 // never expires (docs/api.md). Only a terminal job can have lost its key (a
 // key expires only once its job is terminal, and a job whose key was taken
 // cannot be retried: ErrKeyRebound), so released_keys is looked up for
-// terminal jobs without a key expiry alone.
+// terminal jobs alone. The two lookups are two columns, combined as the row
+// is scanned (releasedKey): the job's expiry, and whether its key was taken
+// over (Job.KeyTaken), from the same two index probes — a second column
+// asking "has it a key row?" would be a third.
 const jobColumns = jobColumnsHead + `j.input, j.params, ` + jobColumnsMiddle + `j.result, ` + jobColumnsTail
 
 // jobColumnsHead, jobColumnsMiddle and jobColumnsTail are jobColumns around
@@ -68,9 +72,9 @@ const (
 	jobColumnsHead = `j.id::text, j.owner, j.operation, j.idempotency_key, j.fingerprint, j.prompt_version,
 	j.route, `
 	jobColumnsMiddle = `j.state, j.version, j.created_at, j.updated_at, j.finished_at,
-	coalesce((SELECT k.expires_at FROM idempotency_keys k WHERE k.job_id = j.id),
-		CASE WHEN j.state IN ('succeeded', 'failed', 'cancelled')
-			THEN (SELECT r.expired_at FROM released_keys r WHERE r.job_id = j.id) END),
+	(SELECT k.expires_at FROM idempotency_keys k WHERE k.job_id = j.id),
+	CASE WHEN j.state IN ('succeeded', 'failed', 'cancelled')
+		THEN (SELECT r.expired_at FROM released_keys r WHERE r.job_id = j.id) END,
 	`
 	jobColumnsTail = `j.completed_by::text, j.error, j.routing, j.attempt_base`
 )
@@ -89,7 +93,24 @@ func scanJob(row pgx.Row, extra ...any) (*Job, error) {
 func (j *Job) dest() []any {
 	return []any{&j.ID, &j.Owner, &j.Operation, &j.IdempotencyKey, &j.fingerprint, &j.PromptVersion,
 		&j.Route, rawJSON(&j.Input), rawJSON(&j.Params), &j.State, &j.Version, &j.CreatedAt, &j.UpdatedAt, &j.FinishedAt,
-		&j.KeyExpiresAt, rawJSON(&j.Result), &j.CompletedBy, &j.Error, rawJSON(&j.Routing), &j.AttemptBase}
+		&j.KeyExpiresAt, releasedKey{j}, rawJSON(&j.Result), &j.CompletedBy, &j.Error, rawJSON(&j.Routing), &j.AttemptBase}
+}
+
+// releasedKey scans the expiry released_keys remembers for a job whose key
+// was taken over (the column after key_expires_at in jobColumns) into the
+// job: a job without a key row of its own (its key_expires_at, scanned just
+// before, is null) whose key was released has lost its key to a newer job.
+// A released job never gets a key row back (a retry rebinds only a key row
+// that is still the job's), so it has no expiry of its own to prefer.
+type releasedKey struct{ j *Job }
+
+// ScanTimestamptz implements pgtype.TimestamptzScanner.
+func (r releasedKey) ScanTimestamptz(v pgtype.Timestamptz) error {
+	if v.Valid && r.j.KeyExpiresAt == nil {
+		t := v.Time
+		r.j.KeyExpiresAt, r.j.KeyTaken = &t, true
+	}
+	return nil
 }
 
 // GetJob reads one job of owner with its attempts and race events. Another

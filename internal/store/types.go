@@ -70,6 +70,11 @@ type Job struct {
 	// win.
 	CostUSD     *float64 `json:"cost_usd,omitempty"`
 	LostCostUSD *float64 `json:"lost_cost_usd,omitempty"`
+	// KeyTaken says that the job's key expired and a newer job took it over
+	// (KeyExpiresAt is then when it expired): the job can no longer be
+	// retried (ErrKeyRebound), and a resend with its key reaches the newer
+	// job. Read with the job; race.NextStep says it.
+	KeyTaken bool `json:"-"`
 	// AttemptBase: attempts made before the caller's last explicit retry.
 	AttemptBase int `json:"-"`
 	// RunElapsed, on a job read to be run (GetJobToRun), is how long its

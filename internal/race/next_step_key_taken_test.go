@@ -16,7 +16,7 @@ import (
 // the key expired, and to send the request again under a new key — corrected
 // first when the provider refused it — and neither advises a retry nor says
 // the key "stays bound" to it.
-func TestNextStepAfterKeyTaken_wnext6(t *testing.T) {
+func TestNextStepAfterKeyTaken(t *testing.T) {
 	expired := time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)
 	job := func(key string, attempts ...store.Attempt) *store.Job {
 		return &store.Job{ID: "0190a23b-58d9-7d14-b84d-99dabf56969c", State: store.JobFailed, Operation: "triage",

@@ -14,7 +14,7 @@ import (
 // of a job — GetJob, GetJobAny, the listing (plain and windowed), RecentJobs,
 // RecentJobsCapped and a webhook body; the newer job, and a terminal job
 // that still holds its key, do not.
-func TestKeyTakenIsReadWithTheJob_wnext6(t *testing.T) {
+func TestKeyTakenIsReadWithTheJob(t *testing.T) {
 	b := setup(t)
 	b.withWebhook(t)
 	ctx := context.Background()

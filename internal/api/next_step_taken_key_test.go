@@ -16,7 +16,7 @@ import (
 // counts: it says to "start a new round with POST /v1/jobs/{id}/retry" (which
 // is the 409 above) and to "resend with the same Idempotency-Key to attach to
 // it" (the key now holds another request's job: 409 idempotency-key-reused).
-func TestNextStepAfterKeyTakenOver_wnext6(t *testing.T) {
+func TestNextStepAfterKeyTakenOver(t *testing.T) {
 	b := setup(t, options{respond: func(int, *providers.Request) providers.Step {
 		return providers.Step{Output: `{"category":"nope"}`} // breaks the schema: the job fails
 	}})

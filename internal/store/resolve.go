@@ -306,6 +306,11 @@ func (s *Store) RetryJobKeyed(ctx context.Context, owner, jobID, key string, max
 			if err != nil {
 				return fmt.Errorf("read idempotency key: %w", notFound(err))
 			}
+			if newer == "" {
+				// The newer job, and its key row, deleted by retention since.
+				return fmt.Errorf("%w: Idempotency-Key %q expired after job %s failed and was claimed by a newer job, "+
+					"since deleted by retention; send the request with a new key", ErrKeyRebound, key, jobID)
+			}
 			return fmt.Errorf("%w: Idempotency-Key %q expired after job %s failed and was claimed by job %s; "+
 				"read or retry that job, or send the request with a new key", ErrKeyRebound, key, jobID, newer)
 		}

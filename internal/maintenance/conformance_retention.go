@@ -2,7 +2,6 @@ package maintenance
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -44,36 +43,13 @@ func (c *Cleaner) conformancePass(ctx context.Context) (total int, more bool, er
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	batch, timeout := c.Batch, c.BatchTimeout
-	if batch <= 0 {
-		batch = 100
-	}
-	if timeout <= 0 {
-		timeout = defaultBatchTimeout
-	}
-	at := c.confAt
-	c.confAt = 0
-	for n := 0; ctx.Err() == nil && (c.Leader == nil || c.Leader.IsLeader()); n++ {
-		if n == maxBatchesPerPass {
-			c.confAt = at
-			return total, true, nil
-		}
-		bctx, cancel := context.WithTimeout(ctx, timeout)
-		deleted, next, done, err := pr.DeleteOldConformanceRunsFrom(bctx, c.ConformanceAfter, batch, at)
-		timedOut := bctx.Err() != nil && ctx.Err() == nil
-		cancel()
-		total += deleted
-		if o, ok := c.Observer.(ConformanceObserver); ok && deleted > 0 {
-			o.ConformanceRunsDeleted(deleted)
-		}
-		if err != nil && timedOut {
-			err = fmt.Errorf("a batch of up to %d old conformance runs did not finish within %s (the batch timeout); the %d runs deleted before it stay deleted, and the next pass tries again: %w",
-				batch, timeout, total, err)
-		}
-		if err != nil || done {
-			return total, false, err
-		}
-		at = next
-	}
-	return total, false, ctx.Err()
+	return walkBatches(ctx, c, &c.confAt, "old conformance runs", "runs",
+		func(bctx context.Context, batch int, at int64) (int, int64, bool, error) {
+			return pr.DeleteOldConformanceRunsFrom(bctx, c.ConformanceAfter, batch, at)
+		},
+		func(n int) {
+			if o, ok := c.Observer.(ConformanceObserver); ok {
+				o.ConformanceRunsDeleted(n)
+			}
+		})
 }

@@ -98,39 +98,62 @@ func (c *Cleaner) Once(ctx context.Context) (int, error) {
 func (c *Cleaner) pass(ctx context.Context) (total int, more bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	after, batch, timeout := c.After, c.Batch, c.BatchTimeout
+	after := c.After
 	if after <= 0 {
 		after = 720 * time.Hour
 	}
+	return walkBatches(ctx, c, &c.at, "expired jobs", "jobs",
+		func(bctx context.Context, batch int, at store.RetentionCursor) (int, store.RetentionCursor, bool, error) {
+			deleted, _, next, err := c.Store.DeleteExpiredJobsFrom(bctx, after, batch, at)
+			return deleted, next, next.Done(), err
+		},
+		func(n int) {
+			if c.Observer != nil {
+				c.Observer.RetentionDeleted(n)
+			}
+		})
+}
+
+// walkBatches is one pass of a walk of batches (c.mu held): step deletes
+// one batch of what (counted in unit) from at, each within BatchTimeout, and says how many it
+// deleted (told to observe when some), where it got to and whether the walk
+// is done. The pass walks on from where the one before stopped (*saved), and
+// ends when the walk is done, at an error, when this replica no longer
+// leads, or after maxBatchesPerPass batches — then *saved keeps where it got
+// to for the next pass (more), which otherwise starts from the beginning.
+func walkBatches[C any](ctx context.Context, c *Cleaner, saved *C, what, unit string,
+	step func(bctx context.Context, batch int, at C) (deleted int, next C, done bool, err error), observe func(n int)) (total int, more bool, err error) {
+	batch, timeout := c.Batch, c.BatchTimeout
 	if batch <= 0 {
 		batch = 100
 	}
 	if timeout <= 0 {
 		timeout = defaultBatchTimeout
 	}
-	at := c.at
-	c.at = store.RetentionCursor{}
+	at := *saved
+	var start C
+	*saved = start
 	for n := 0; ctx.Err() == nil && (c.Leader == nil || c.Leader.IsLeader()); n++ {
 		if n == maxBatchesPerPass {
-			c.at = at
+			*saved = at
 			return total, true, nil
 		}
 		bctx, cancel := context.WithTimeout(ctx, timeout)
-		deleted, _, next, err := c.Store.DeleteExpiredJobsFrom(bctx, after, batch, at)
+		deleted, next, done, err := step(bctx, batch, at)
 		timedOut := bctx.Err() != nil && ctx.Err() == nil
 		cancel()
 		total += deleted
-		if deleted > 0 && c.Observer != nil {
-			c.Observer.RetentionDeleted(deleted)
+		if deleted > 0 {
+			observe(deleted)
 		}
 		if err != nil && timedOut {
 			// The store cannot tell a database that did not answer (a
 			// connection gone silent, an overloaded server) from a
 			// batch that was slow: say what was seen.
-			err = fmt.Errorf("a batch of up to %d expired jobs did not finish within %s (the batch timeout); the %d jobs deleted before it stay deleted, and the next pass tries again: %w",
-				batch, timeout, total, err)
+			err = fmt.Errorf("a batch of up to %d %s did not finish within %s (the batch timeout); the %d %s deleted before it stay deleted, and the next pass tries again: %w",
+				batch, what, timeout, total, unit, err)
 		}
-		if err != nil || next.Done() {
+		if err != nil || done {
 			return total, false, err
 		}
 		at = next

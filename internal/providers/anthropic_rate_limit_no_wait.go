@@ -30,11 +30,7 @@ func (e *Error) failOverLongContext(msg string) {
 	if e.Kind != KindRateLimited || !strings.Contains(m, "extra usage") || !strings.Contains(m, "long context") {
 		return
 	}
-	e.Action, e.Fault = ActionFailover, FaultCaller
-	if e.ProviderMessage == "" {
-		e.ProviderMessage = e.Message
-	}
-	e.Message = longContextRefusedMessage
+	e.failOverAsCallers(longContextRefusedMessage)
 }
 
 // forRequest is an error of a call for req classified by what req was too:
@@ -77,8 +73,8 @@ func (p *Anthropic) overInputLimit(req *Request, e *Error) *Error {
 		return e
 	}
 	c := *e
-	c.Action, c.Fault = ActionFailover, FaultCaller
-	c.ProviderMessage, c.Message = msg, tooLargeForLimitMessage
+	c.ProviderMessage = msg
+	c.failOverAsCallers(tooLargeForLimitMessage)
 	return &c
 }
 

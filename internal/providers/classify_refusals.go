@@ -87,11 +87,18 @@ func (e *Error) failOverTooLarge(msg string) *Error {
 		return e
 	}
 	if e.StatusCode == http.StatusRequestEntityTooLarge || strings.Contains(strings.ToLower(msg), "request too large") {
-		e.Action, e.Fault = ActionFailover, FaultCaller
-		if e.ProviderMessage == "" {
-			e.ProviderMessage = e.Message
-		}
-		e.Message = tooLargeForLimitMessage
+		e.failOverAsCallers(tooLargeForLimitMessage)
 	}
 	return e
+}
+
+// failOverAsCallers makes e a refusal of this one request that no wait at
+// this target fixes: ActionFailover, FaultCaller (the breaker does not count
+// it), the tenant told message, the provider's own kept for the log.
+func (e *Error) failOverAsCallers(message string) {
+	e.Action, e.Fault = ActionFailover, FaultCaller
+	if e.ProviderMessage == "" {
+		e.ProviderMessage = e.Message
+	}
+	e.Message = message
 }

@@ -98,6 +98,18 @@ func (c Config) rangeProblems() []string {
 		add("http.default_wait (%s) must be 0s (answer at once, the default) or a positive duration", c.HTTP.DefaultWait.D())
 	}
 	positive("http.max_wait", c.HTTP.MaxWait)
+	// Prefer: wait and its Preference-Applied echo count whole seconds
+	// (RFC 7240): a wait of 500ms was echoed "wait=0", which the docs say
+	// means no preference.
+	for _, w := range []struct {
+		name string
+		d    Duration
+	}{{"http.default_wait", c.HTTP.DefaultWait}, {"http.max_wait", c.HTTP.MaxWait}} {
+		if w.d > 0 && w.d%Duration(time.Second) != 0 {
+			add("%s (%s) must be a whole number of seconds, such as %s: Prefer: wait and Preference-Applied count whole seconds",
+				w.name, w.d.D(), (w.d.D() + time.Second - 1).Truncate(time.Second))
+		}
+	}
 	positive("http.read_header_timeout", c.HTTP.ReadHeaderTimeout)
 	positive("http.read_body_timeout", c.HTTP.ReadBodyTimeout)
 	positive("http.idle_timeout", c.HTTP.IdleTimeout)

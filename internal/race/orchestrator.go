@@ -111,6 +111,9 @@ type orchestrator struct {
 	// failoverNoRoomNoted: a failover refused for want of room before the
 	// job's deadline was recorded in routing (failoverFits).
 	failoverNoRoomNoted bool
+	// retryNoRoomNoted: likewise for a retry that came due while it could
+	// not start (readyRetryFits).
+	retryNoRoomNoted bool
 	// budgetWake is signalled by the route's hedge budget when a slot may
 	// have been freed for a call it denied this job (acquireExtra):
 	// budgetWaiting says it is among the budget's waiters or holds its

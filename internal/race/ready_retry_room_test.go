@@ -62,4 +62,8 @@ func TestReadyRetryWithNoRoomBeforeTheDeadlineIsNotSent(t *testing.T) {
 		t.Fatalf("job %s (error %s), attempts %v: want it failed by the deadline, saying the retry of second had no room",
 			j.State, deref(j.Error), attemptStates(j))
 	}
+	// The job's routing says so too, as it does for a failover with no room.
+	if routing := string(j.Routing); !strings.Contains(routing, `"retry_no_room"`) || !strings.Contains(routing, "left no room for the retry of second") {
+		t.Errorf("routing %s: want a retry_no_room event naming second's retry", routing)
+	}
 }

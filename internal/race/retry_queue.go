@@ -110,7 +110,7 @@ func (o *orchestrator) startReady(ctx context.Context) {
 			o.retryDropped()
 			continue
 		}
-		if !o.readyRetryFits(p, len(ready)-1-i) {
+		if !o.readyRetryFits(ctx, p, len(ready)-1-i) {
 			continue // started late: too little of the deadline left for it
 		}
 		o.start(ctx, p, store.RoleRetry)

@@ -197,6 +197,18 @@ func NewValidatorFromSchema(s *Schema, rules Rules) (*Validator, error) {
 	}
 
 	for i, e := range rules.Equal {
+		// A side left out would be read as "" (the whole output) and be
+		// refused for its type, naming a path no one wrote.
+		missing := false
+		for _, side := range [...]struct{ name, p string }{{"left", e.Left}, {"right", e.Right}} {
+			if side.p == "" {
+				fail(fmt.Sprintf("equal[%d].%s", i, side.name), errors.New("missing: name the path of a value to compare, like /total"))
+				missing = true
+			}
+		}
+		if missing {
+			continue
+		}
 		l, ok1 := path(fmt.Sprintf("equal[%d].left", i), e.Left, false)
 		r, ok2 := path(fmt.Sprintf("equal[%d].right", i), e.Right, false)
 		if !ok1 || !ok2 {

@@ -103,6 +103,7 @@ func (w *typeWalker) fits(n *yaml.Node, t reflect.Type, path string) bool {
 		if n.Kind != yaml.ScalarNode {
 			return bad(expects(t))
 		}
+		quotedBool(n, t)
 		if err := n.Decode(reflect.New(t).Interface()); err != nil || fraction(n, t) || overflows(n, t) {
 			if isInteger(t) {
 				return bad(integerProblem(n.Value, t, fraction(n, t)))
@@ -197,4 +198,18 @@ func fraction(n *yaml.Node, t reflect.Type) bool {
 	}
 	f, err := strconv.ParseFloat(n.Value, 64)
 	return err != nil || f != math.Trunc(f)
+}
+
+// quotedBool reads a quoted "true" or "false" for a true/false setting as
+// the unquoted word. yaml.v3 decodes a quoted 'no' or 'off' into a bool (its
+// YAML 1.1 words) but refused a quoted 'false' ("is not true or false"):
+// templating tools often quote every value, and the two were inconsistent.
+func quotedBool(n *yaml.Node, t reflect.Type) {
+	if t.Kind() != reflect.Bool || n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) == 0 {
+		return
+	}
+	switch n.Value {
+	case "true", "True", "TRUE", "false", "False", "FALSE":
+		n.Tag, n.Style = "!!bool", 0
+	}
 }

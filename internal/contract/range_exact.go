@@ -38,53 +38,87 @@ func (r *Range) UnmarshalYAML(n *yaml.Node) error {
 		errs = te.Errors
 	}
 	*r = Range{Min: plain.Min, Max: plain.Max}
-	m := n
-	if m.Kind == yaml.AliasNode && m.Alias != nil {
-		m = m.Alias
-	}
-	if m.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			k, val := m.Content[i], m.Content[i+1]
-			var f *float64
-			var lit *string
-			switch {
-			case k.Value == "min":
-				f, lit = r.Min, &r.minLit
-			case k.Value == "max":
-				f, lit = r.Max, &r.maxLit
-			case k.ShortTag() == "!!merge":
-				continue
-			default:
-				errs = append(errs, fmt.Sprintf("line %d: field %s not found in type contract.Range", k.Line, k.Value))
-				continue
-			}
-			if f == nil {
-				continue // null, or a value of the wrong type (reported above)
-			}
-			if val.Kind == yaml.AliasNode && val.Alias != nil {
-				val = val.Alias
-			}
-			if t := val.ShortTag(); t != "!!int" && t != "!!float" || math.IsInf(*f, 0) {
-				continue // min: -.inf and max: .inf are open bounds (compileRange)
-			}
-			s, err := YAMLNumber(val.Value)
-			if err != nil {
-				errs = append(errs, fmt.Sprintf("line %d: value `%s` %v", val.Line, val.Value, err))
-				continue
-			}
-			// Kept only when the float64 is not the bound's exact value, so
-			// that the messages and the prompt's digest of an ordinary bound
-			// (0, 0.5) stay as they were.
-			*f, _ = strconv.ParseFloat(s, 64)
-			if !decimalEqual(strconv.FormatFloat(*f, 'g', -1, 64), s) {
-				*lit = s
-			}
+	for _, kv := range mergedEntries(n) {
+		k, val := kv[0], kv[1]
+		var f *float64
+		var lit *string
+		switch k.Value {
+		case "min":
+			f, lit = r.Min, &r.minLit
+		case "max":
+			f, lit = r.Max, &r.maxLit
+		default:
+			errs = append(errs, fmt.Sprintf("line %d: field %s not found in type contract.Range", k.Line, k.Value))
+			continue
+		}
+		if f == nil {
+			continue // null, or a value of the wrong type (reported above)
+		}
+		if val.Kind == yaml.AliasNode && val.Alias != nil {
+			val = val.Alias
+		}
+		if t := val.ShortTag(); t != "!!int" && t != "!!float" || math.IsInf(*f, 0) {
+			continue // min: -.inf and max: .inf are open bounds (compileRange)
+		}
+		s, err := YAMLNumber(val.Value)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("line %d: value `%s` %v", val.Line, val.Value, err))
+			continue
+		}
+		// Kept only when the float64 is not the bound's exact value, so
+		// that the messages and the prompt's digest of an ordinary bound
+		// (0, 0.5) stay as they were.
+		*f, _ = strconv.ParseFloat(s, 64)
+		if !decimalEqual(strconv.FormatFloat(*f, 'g', -1, 64), s) {
+			*lit = s
 		}
 	}
 	if len(errs) > 0 {
 		return &yaml.TypeError{Errors: errs}
 	}
 	return nil
+}
+
+// mergedEntries lists a mapping's key/value pairs as YAML reads them: its
+// own, then those its merge keys (<<: *a, or <<: [*a, *b]) bring in that it
+// does not set itself, the earlier merged mapping first. A bound that came
+// through a merge key was read as a float64 only (max: 100.00000000000000001
+// became 100).
+func mergedEntries(n *yaml.Node) [][2]*yaml.Node {
+	var out [][2]*yaml.Node
+	seen := map[string]bool{}
+	var walk func(m *yaml.Node, depth int)
+	walk = func(m *yaml.Node, depth int) {
+		if m.Kind == yaml.AliasNode && m.Alias != nil {
+			m = m.Alias
+		}
+		if m.Kind != yaml.MappingNode || depth > 32 { // deeper is a cycle yaml.v3 refuses
+			return
+		}
+		var merges []*yaml.Node
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k, val := m.Content[i], m.Content[i+1]
+			if k.ShortTag() == "!!merge" {
+				merges = append(merges, val)
+				continue
+			}
+			if !seen[k.Value] {
+				seen[k.Value] = true
+				out = append(out, [2]*yaml.Node{k, val})
+			}
+		}
+		for _, v := range merges {
+			if v.Kind == yaml.SequenceNode {
+				for _, e := range v.Content {
+					walk(e, depth+1)
+				}
+				continue
+			}
+			walk(v, depth+1)
+		}
+	}
+	walk(n, 0)
+	return out
 }
 
 // Written returns the text of each bound as written in YAML where its

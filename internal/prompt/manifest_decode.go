@@ -64,6 +64,7 @@ func decodeManifest(raw []byte, m *manifest, report func(string, string, ...any)
 	strict.KnownFields(true)
 	err := strict.Decode(m)
 	exactEnums(top, &m.Rules, report)
+	emptyItems(top, report)
 	bad = fractionFields(top, report)
 	if err == nil {
 		return bad, true

@@ -83,13 +83,24 @@ const (
 	// The last column says whether the job has moved on from the recorded
 	// one (its version is no longer the event's): its key's expiry is then
 	// derived (recordedKeyExpiry); else it is the key's, as read.
+	//
+	// A snapshot recorded before migration 0034 lacks attempt_base, which
+	// next_step reads (a gated target is named only when its round never
+	// tried it) and the caller's retry moves to the count of attempts: a
+	// job that has moved on with its attempt_base past the recorded attempts
+	// was retried since, and its round's base, not recorded, is read as 0
+	// (every recorded attempt counts as tried, so a gated target is left
+	// unnamed rather than named wrongly).
 	jobsOfUnfrozenEventsSQL = `SELECT e.id::text, ` + jobColumns + `, false
 	FROM job_events e JOIN jobs j ON j.id = e.job_id
 	WHERE e.id = ANY($1::uuid[]) AND e.body IS NULL AND NOT ` + eventAsRecorded + `
 	UNION ALL
 	SELECT e.id::text, ` + jobColumns + `, e.job_version <> cur.version
 	FROM job_events e JOIN jobs cur ON cur.id = e.job_id,
-		LATERAL jsonb_populate_record(cur, e.snapshot->'job') j
+		LATERAL jsonb_populate_record(cur, e.snapshot->'job' || CASE
+			WHEN NOT (e.snapshot->'job' ? 'attempt_base') AND e.job_version <> cur.version
+				AND cur.attempt_base >= jsonb_array_length(e.snapshot->'attempts')
+			THEN '{"attempt_base": 0}'::jsonb ELSE '{}'::jsonb END) j
 	WHERE e.id = ANY($1::uuid[]) AND e.body IS NULL AND e.snapshot IS NOT NULL`
 	attemptsOfUnfrozenEventsSQL = `SELECT e.id::text, ` + attemptColumns + `
 	FROM job_events e JOIN jobs j ON j.id = e.job_id JOIN attempts a ON a.job_id = e.job_id

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,14 +57,19 @@ func (e *env) bodiesByType(t *testing.T, rc *receiver, jobID string, n int) map[
 
 // A job fails, the caller retries it and a new attempt starts, and only then
 // is job.failed first tried: it still shows the failed job (state, version,
-// error, finish, key expiry, routing) with its one failed attempt.
+// error, finish, key expiry, routing) with its one failed attempt, and its
+// next_step is the failed job's: the round's attempt_base is recorded too
+// (migration 0034), so the target the round tried and the conformance gate
+// then refused for a later role is not named as skipped by the gate.
 func TestFailedEventShowsTheJobAsItFailed(t *testing.T) {
 	rc := newReceiver(t, func(int) int { return http.StatusOK })
 	e := setup(t, rc.srv.URL, 5*time.Second)
 	ctx := context.Background()
 	j := e.newJob(t, "acme", "k1")
+	routing := `[{"provider":"p","eligible":true},` +
+		`{"provider":"p","eligible":false,"cause":"conformance_gate","reason":"no fresh passing conformance run of p for the fallback role"}]`
 	a, err := e.st.CreateAttempt(ctx, store.NewAttempt{JobID: j.ID, Provider: "p", Role: store.RolePrimary,
-		LeaseOwner: "test", Routing: []byte(`{"round":1}`)})
+		LeaseOwner: "test", Routing: []byte(routing)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +80,9 @@ func TestFailedEventShowsTheJobAsItFailed(t *testing.T) {
 		t.Fatalf("settle: %s %v", st, err)
 	}
 	failed := e.job(t, j.ID)
+	if step := race.NextStep(failed); strings.Contains(step, "conformance gate") {
+		t.Fatalf("precondition: the failed job's next_step names the gate: %s", step)
+	}
 
 	if err := e.st.RetryJob(ctx, "acme", j.ID); err != nil {
 		t.Fatal(err)

@@ -69,14 +69,14 @@ func hugeHeaders(t *testing.T, n int) string {
 func TestAnswerWithHugeHeadersIsAFailedTryOverHTTP1(t *testing.T) {
 	w := NewWorker(nil, Config{Timeout: 30 * time.Second, MaxResponseBytes: 64 << 10})
 	// Just under net/http's own bound of 10 MiB.
-	code, err := w.send(context.Background(), newTryClock(time.Time{}, time.Now), hugeHeaders(t, 10<<20-1<<10), signingKeys{secret: hostileSecret}, hostileID, 1, []byte(`{}`))
+	code, err := w.send(context.Background(), newTryClock(time.Time{}, time.Now), hugeHeaders(t, 10<<20-1<<10), signingKeys{secret: hostileSecret}, hostileID, hostileID+".1.0123abcd", []byte(`{}`))
 	const want = "the webhook's response headers exceed 64 KiB, more than a try reads"
 	if err == nil || err.Error() != want || code != 0 {
 		t.Fatalf("an answer with 10 MiB of headers: status %d, error %v; want no status and %q", code, err, want)
 	}
 
 	// Headers within the bound are read as ever.
-	code, err = w.send(context.Background(), newTryClock(time.Time{}, time.Now), hugeHeaders(t, 32<<10), signingKeys{secret: hostileSecret}, hostileID, 1, []byte(`{}`))
+	code, err = w.send(context.Background(), newTryClock(time.Time{}, time.Now), hugeHeaders(t, 32<<10), signingKeys{secret: hostileSecret}, hostileID, hostileID+".1.0123abcd", []byte(`{}`))
 	if code != http.StatusInternalServerError || err == nil || err.Error() != "the webhook answered 500" {
 		t.Fatalf("an answer with 32 KiB of headers: status %d, error %v; want 500, \"the webhook answered 500\"", code, err)
 	}
@@ -111,7 +111,7 @@ func TestAnswerWithHugeHeadersIsAFailedTryOverHTTP2(t *testing.T) {
 	client.Transport.(*http.Transport).TLSClientConfig = &tls.Config{RootCAs: roots}
 	w := NewWorker(nil, Config{Timeout: 30 * time.Second, Client: client})
 	send := func(fields int) (int, error) {
-		return w.send(context.Background(), newTryClock(time.Time{}, time.Now), fmt.Sprintf("%s/hook?fields=%d", srv.URL, fields), signingKeys{secret: hostileSecret}, hostileID, 1, []byte(`{}`))
+		return w.send(context.Background(), newTryClock(time.Time{}, time.Now), fmt.Sprintf("%s/hook?fields=%d", srv.URL, fields), signingKeys{secret: hostileSecret}, hostileID, hostileID+".1.0123abcd", []byte(`{}`))
 	}
 
 	// The fewest fields over the bound: its last field passes it, so the

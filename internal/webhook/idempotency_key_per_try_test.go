@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -23,7 +25,8 @@ import (
 // so the middleware answered each redelivery with the stored 500 of the first
 // try: the redeliveries never reached the handler, and the event was abandoned
 // after webhooks.retry_for although the receiver was healthy since try 2.
-// Now each try has its own key (the event id and the try's number).
+// Now each try has its own key (the event id, the try's number and a part of
+// the try's send lease token).
 func TestRedeliveryAfterAFailureIsNotAnsweredFromTheReceiversIdempotencyCache(t *testing.T) {
 	var mu sync.Mutex
 	stored := map[string]int{} // Idempotency-Key -> the status first answered
@@ -78,11 +81,18 @@ func TestRedeliveryAfterAFailureIsNotAnsweredFromTheReceiversIdempotencyCache(t 
 		t.Fatalf("after %d tries the event is %s (answers %v); the receiver's handler ran %d time(s): every redelivery "+
 			"carried the first try's Idempotency-Key and was answered with its stored 500", len(ev.Deliveries), ev.Status, codes, n)
 	}
-	// Each try has its own key; webhook-id, what receivers deduplicate on,
-	// stays the event id.
+	// Each try has its own key (the event id, the try's number and a part of
+	// its send lease's); webhook-id, what receivers deduplicate on, stays the
+	// event id.
 	mu.Lock()
 	defer mu.Unlock()
-	if len(keys) != 2 || keys[0] != id+".1" || keys[1] != id+".2" || ids[0] != id || ids[1] != id {
-		t.Fatalf("Idempotency-Keys %q and webhook-ids %q, want %s.1 and %s.2, and %s on both", keys, ids, id, id, id)
+	if len(keys) != 2 || !tryKey(id, 1).MatchString(keys[0]) || !tryKey(id, 2).MatchString(keys[1]) || ids[0] != id || ids[1] != id {
+		t.Fatalf("Idempotency-Keys %q and webhook-ids %q, want %s.1.<8 hex> and %s.2.<8 hex>, and %s on both", keys, ids, id, id, id)
 	}
+}
+
+// tryKey matches the Idempotency-Key of try (1 for the first) of event id:
+// "<event id>.<try>.<the first 8 hex digits of the try's send lease token>".
+func tryKey(id string, try int) *regexp.Regexp {
+	return regexp.MustCompile(`^` + regexp.QuoteMeta(id) + `\.` + strconv.Itoa(try) + `\.[0-9a-f]{8}$`)
 }

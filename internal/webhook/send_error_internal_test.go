@@ -23,7 +23,7 @@ func TestSendErrorLeavesOutTheURLAndAddresses(t *testing.T) {
 	const id, secret = "01a2380f-36ed-703b-b582-c30406978704", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
 	addr := testdb.ClosedAddr(t) // nothing listens there: the connection is refused
-	_, err := NewWorker(nil, Config{Timeout: time.Minute}).send(context.Background(), newTryClock(time.Time{}, time.Now), "http://"+addr+secretPath, signingKeys{secret: secret}, id, 1, []byte(`{}`))
+	_, err := NewWorker(nil, Config{Timeout: time.Minute}).send(context.Background(), newTryClock(time.Time{}, time.Now), "http://"+addr+secretPath, signingKeys{secret: secret}, id, id+".1.0123abcd", []byte(`{}`))
 	if err == nil {
 		t.Fatal("a try to a closed port succeeded")
 	}
@@ -41,7 +41,7 @@ func TestSendErrorLeavesOutTheURLAndAddresses(t *testing.T) {
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "hooks.s3cr3t.example", Server: "10.0.0.53:53", IsNotFound: true}}
 	}}
 	w := NewWorker(nil, Config{Timeout: time.Minute, Client: &http.Client{Transport: lookupFails}})
-	_, err = w.send(context.Background(), newTryClock(time.Time{}, time.Now), "https://hooks.s3cr3t.example"+secretPath, signingKeys{secret: secret}, id, 1, []byte(`{}`))
+	_, err = w.send(context.Background(), newTryClock(time.Time{}, time.Now), "https://hooks.s3cr3t.example"+secretPath, signingKeys{secret: secret}, id, id+".1.0123abcd", []byte(`{}`))
 	if err == nil {
 		t.Fatal("a try to a name that does not resolve succeeded")
 	}

@@ -471,7 +471,7 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 				return err
 			}
 		}
-		code, sendErr = w.send(ctx, clock, wh.URL, keys, ev.ID, try.Try, body)
+		code, sendErr = w.send(ctx, clock, wh.URL, keys, ev.ID, idempotencyKey(ev.ID, try.Try, claim.Token), body)
 		var ra *retryAfterError
 		if errors.As(sendErr, &ra) {
 			// Every delivery of the owner waits, not only this event's
@@ -756,7 +756,7 @@ func eventBody(typ string, j *store.Job) []byte {
 // more than a few minutes from their own clock, and a replica whose clock
 // was off by that much had every try refused, counted as the endpoint's
 // failure, until its events were abandoned.
-func (w *Worker) send(ctx context.Context, clock tryClock, url string, keys signingKeys, id string, try int, body []byte) (int, error) {
+func (w *Worker) send(ctx context.Context, clock tryClock, url string, keys signingKeys, id, idemKey string, body []byte) (int, error) {
 	tryCtx, cancel := context.WithTimeoutCause(ctx, w.cfg.Timeout, errNoAnswer)
 	defer cancel()
 	ts := clock.now()
@@ -776,14 +776,14 @@ func (w *Worker) send(ctx context.Context, clock tryClock, url string, keys sign
 	// An Idempotency-Key makes net/http send the POST again on a fresh
 	// connection when a kept-alive one the receiver had just closed fails it
 	// before any answer (Request.isReplayable), instead of the try failing
-	// ("EOF") and waiting a backoff. It is the try's own, the event id and
-	// the try's number (idempotencyKey): an idempotency layer at the
-	// receiver (Stripe-style, the IETF Idempotency-Key draft) keeps the first
-	// answer to a key and replays it to every later request with it, and
-	// with the event id alone it answered every redelivery with the first
-	// try's 500, the handler never reached again until the event was
-	// abandoned. Receivers drop repeats by webhook-id, the same on every try.
-	req.Header.Set("Idempotency-Key", idempotencyKey(id, try))
+	// ("EOF") and waiting a backoff. It is the try's own (idempotencyKey):
+	// an idempotency layer at the receiver (Stripe-style, the IETF
+	// Idempotency-Key draft) keeps the first answer to a key and replays it
+	// to every later request with it, and with the event id alone it
+	// answered every redelivery with the first try's 500, the handler never
+	// reached again until the event was abandoned. Receivers drop repeats by
+	// webhook-id, the same on every try.
+	req.Header.Set("Idempotency-Key", idemKey)
 	resp, err := w.cfg.Client.Do(req)
 	if err != nil {
 		if tryCtx.Err() != nil {
@@ -839,10 +839,15 @@ func (w *Worker) send(ctx context.Context, clock tryClock, url string, keys sign
 }
 
 // idempotencyKey is the Idempotency-Key header of try (1 for the first) of
-// event id: "<event id>.<try>", the same when net/http resends the request
-// within the try, another on each redelivery.
-func idempotencyKey(id string, try int) string {
-	return id + "." + strconv.Itoa(try)
+// event id, whose send lease is token: "<event id>.<try>.<the token's first 8
+// hex digits>", the same when net/http resends the request within the try,
+// another on each redelivery. The try's number alone is the count of
+// recorded tries plus one, so a try that was sent but never recorded (its
+// record lost in a database stall, its replica killed mid-try) gave the next
+// try its key, and the receiver's idempotency layer answered that one with
+// the lost try's stored failure; each try's lease token is its own.
+func idempotencyKey(id string, try int, token string) string {
+	return id + "." + strconv.Itoa(try) + "." + token[:min(8, len(token))]
 }
 
 // answerExcerptBytes is how much of a non-2xx answer's body a try's error

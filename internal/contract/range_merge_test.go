@@ -16,7 +16,7 @@ func TestRange_MergedBoundAsWritten(t *testing.T) {
 	src := "limits: &lim {max: 100.00000000000000001, min: 0.30000000000000001}\n" +
 		"ranges:\n  /p: {<<: *lim}\n  /q: {<<: [*lim], min: 0.1}\n"
 	var doc struct {
-		Limits map[string]any `yaml:"limits"`
+		Limits         map[string]any `yaml:"limits"`
 		contract.Rules `yaml:",inline"`
 	}
 	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {

@@ -227,7 +227,10 @@ const usageMargin = 4
 // becomes the sum of the two, and the usage is marked Estimated. ok is false
 // (u as it is) when every count is plausible.
 func plausibleUsage(t *Target, sp *spec, a *store.Attempt, u providers.Usage, texts ...string) (providers.Usage, bool) {
-	bound := usageBound(t, sp)
+	// The window of the model sent, as routing judged it: a model passed
+	// through may hold far more than t's own.
+	judged, _ := judgedAs(t, sp, a)
+	bound := usageBound(judged, sp)
 	if u.PromptTokens <= bound && u.CompletionTokens <= bound && u.TotalTokens <= bound {
 		return u, false
 	}
@@ -405,11 +408,19 @@ func runeCut[T ~string | ~[]byte](s T, n int) int {
 // its prompt with — not t's own, another model's when the model was passed
 // through.
 func targetEncoding(t *Target, sp *spec, a *store.Attempt) (string, error) {
+	judged, model := judgedAs(t, sp, a)
+	return tokens.EncodingForModel(judged.Encoding, model)
+}
+
+// judgedAs is the target attempt a on t is judged as (targetFor: the
+// configured target of the model it asked for, t itself for t's own model),
+// and that model.
+func judgedAs(t *Target, sp *spec, a *store.Attempt) (*Target, string) {
 	model := a.Model
 	if model == "" {
 		model = sp.model
 	}
-	return tokens.EncodingForModel(targetFor(sp.targets, a.Provider, t, model).Encoding, model)
+	return targetFor(sp.targets, a.Provider, t, model), model
 }
 
 // maxTokenizedBytes bounds the text the tokenizer counts for one estimate:

@@ -231,9 +231,9 @@ func (r *Runner) admissible(provider string, sp *spec) (ok bool, why, key string
 // recovery or after a drain's hand-over, or resumed after a resolution),
 // what the round's context-length rejections decided when they came
 // (orchestrator.handle, through the same skipTooLongAfter): a request that a
-// target rejected as too long fits no target whose context window is no
-// larger. Without it the resumed race would send the request to such a
-// target for a certain context_length_exceeded.
+// target rejected as too long fits no target with no more room for it,
+// counted with the same tokenizer. Without it the resumed race would send
+// the request to such a target for a certain context_length_exceeded.
 func (o *orchestrator) skipTooLong(job *store.Job) {
 	for _, a := range job.Attempts {
 		if inRound(job, a) && kindOf(a) == providers.KindContextLength {
@@ -243,31 +243,38 @@ func (o *orchestrator) skipTooLong(job *store.Job) {
 }
 
 // skipTooLongAfter applies rejecter's context-length rejection: rejecter is
-// tried (its own failure, not a skip, explains it) and every candidate whose
-// context window is no larger than rejecter's is skipped. Each target it
+// tried (its own failure, not a skip, explains it) and every candidate with
+// no more room for the prompt than rejecter (roomOf: the window of the
+// model it is sent less the max_tokens it is sent, as decide judges it) is
+// skipped, if it counts with the rejecter's tokenizer. Each target it
 // skips becomes ineligible in the routing the race records, with why, as
 // decide says of a window too small for the counted prompt (SPEC §4.2). It
-// reports whether it changed any decision. The windows compared are those of
-// the model each target is sent (windowOf), as decide judges them.
+// reports whether it changed any decision.
+//
+// A rejection by another tokenizer proves nothing: Claude's, which the
+// router only estimates (docs/prompts.md), can refuse a prompt that o3's
+// exact count fits with room to spare. So a candidate is skipped only when
+// both count exactly with the same encoding, or both are estimates (their
+// tokenizers unknown alike: one refusal is the best evidence there is).
 func (o *orchestrator) skipTooLongAfter(rejecter string) bool {
-	limit := o.windowOf(rejecter)
-	if limit <= 0 {
+	limit, ok := o.roomOf(rejecter)
+	if !ok {
 		return false // a target no longer configured, or of no known window, bounds nothing
 	}
 	o.used[rejecter] = true
 	changed := false
 	for _, c := range o.candidates {
-		w := o.windowOf(c)
-		if o.used[c] || w <= 0 || w > limit {
+		room, ok := o.roomOf(c)
+		if o.used[c] || !ok || room.n > limit.n || !room.sameTokenizer(limit) {
 			continue
 		}
 		o.used[c] = true
-		o.reasons[c] = c + ": skipped: its context window is no larger than that of a target that rejected the request as too long"
+		o.reasons[c] = c + ": skipped: its room for the prompt (context window less max_tokens) is no larger than that of a target that rejected the request as too long"
 		for i := range o.decisions {
 			if d := &o.decisions[i]; d.Provider == c && d.Event == "" {
 				d.Eligible = false
-				d.Reason = fmt.Sprintf(ReasonContextWindow+": %s rejected the request as too long, and this target's window of %d tokens is no larger than its %d",
-					rejecter, w, limit)
+				d.Reason = fmt.Sprintf(ReasonContextWindow+": %s rejected the request as too long, and this target's window of %d tokens%s is no larger than its %s",
+					rejecter, room.window, lessMaxTokens(room.maxTokens), limit)
 				d.Cause = CauseContextWindow
 				changed = true
 			}
@@ -276,13 +283,60 @@ func (o *orchestrator) skipTooLongAfter(rejecter string) bool {
 	return changed
 }
 
-// windowOf is the context window target id is judged with for this job: that
-// of the model the job sends it (targetFor); 0 when id is not configured or
-// its window is unknown.
-func (o *orchestrator) windowOf(id string) int {
+// promptRoom is the room a target has for the prompt of a job: its window
+// less the max_tokens it is sent, counted with encoding (exact: the model's
+// own tokenizer, not an estimate).
+type promptRoom struct {
+	n, window, maxTokens int
+	encoding             string
+	exact                bool
+}
+
+// sameTokenizer says whether a prompt rejected as too long by r's tokenizer
+// is as long by p's: the same exact encoding, or two estimates.
+func (p promptRoom) sameTokenizer(r promptRoom) bool {
+	if p.exact || r.exact {
+		return p.exact && r.exact && p.encoding == r.encoding
+	}
+	return true
+}
+
+// String is the room as a routing reason gives it: "the window less the
+// max_tokens sent".
+func (p promptRoom) String() string {
+	if p.maxTokens == 0 {
+		return fmt.Sprint(p.window)
+	}
+	return fmt.Sprintf("%d less %d", p.window, p.maxTokens)
+}
+
+// lessMaxTokens is what a routing reason adds to a window when max_tokens
+// is sent.
+func lessMaxTokens(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" less the %d of max_tokens it is sent", n)
+}
+
+// roomOf is target id's room for this job's prompt, as routing judges it
+// (sentTo: the model the job sends it); ok is false when id is not
+// configured or its window is unknown.
+func (o *orchestrator) roomOf(id string) (room promptRoom, ok bool) {
 	t := o.r.cfg.Targets[id]
 	if t == nil {
-		return 0
+		return promptRoom{}, false
 	}
-	return o.r.targetFor(id, t, o.spec.modelOn(t)).ContextWindow
+	sent, enc, maxTokens, _, err := o.r.sentTo(id, t, o.spec)
+	if sent.ContextWindow <= 0 {
+		return promptRoom{}, false
+	}
+	if err != nil { // a tokenizer not offline: an estimate, but max_tokens is still sent
+		maxTokens, _ = tokens.MaxTokensSent(o.spec.maxTokens, sent.DefaultMaxTokens)
+	}
+	own, known := tokens.ModelEncoding(o.spec.modelOn(t))
+	return promptRoom{
+		n: sent.ContextWindow - maxTokens, window: sent.ContextWindow, maxTokens: maxTokens,
+		encoding: enc, exact: err == nil && known && own == enc,
+	}, true
 }

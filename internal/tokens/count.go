@@ -43,11 +43,12 @@ func countText(s scope, encoding, text string) (int, error) {
 // plus its role's, content's and refusal's tokens (an assistant message's
 // refusal is sent: OpenAI's "refusal", Anthropic's text), plus 3 for the
 // reply's priming. A
-// message's name costs its tokens plus TokensPerName; its tool-call id, its
-// reasoning_content (counted for every target, though only providers with
-// send_reasoning_content are sent it) and its tool calls (counted as their
-// JSON text, as given: Counted makes it the compact text the adapters send;
-// it over-counts OpenAI's own rendering of them slightly) cost their tokens.
+// message's name costs its tokens plus TokensPerName; its tool-call id and
+// its tool calls (counted as their JSON text, as given: Counted makes it the
+// compact text the adapters send; it over-counts OpenAI's own rendering of
+// them slightly) cost their tokens. Its reasoning_content is not counted:
+// only providers with send_reasoning_content are sent it, and the count is
+// one per encoding for the whole route (TestReasoningContentIsNotCounted).
 // It does not use the count cache: owner's
 // messages are counted with CountMessagesFor.
 func CountMessages(encoding string, msgs []providers.Message) (int, error) {

@@ -207,7 +207,9 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 	var lost error // a try's error after which it may have committed (see handOverLostClaim)
 	// A key whose row a claim recently found held for longer than its lock
 	// waits is claimed alone at once (heldKeys).
-	alone := s.paths.held.has(req.key())
+	// So is a claim that takes its owner's max_live_jobs lock when a claim
+	// recently found that lock held past its waits (heldOwners).
+	alone := s.paths.held.has(req.key()) || req.limitLocked() && s.paths.heldOwners.has(req.nj.Owner)
 	for try := 0; ; try++ {
 		start := commitClock() // the try's own wait: not the failed tries' nor the backoff before it (as a win's)
 		if !alone {
@@ -343,6 +345,9 @@ var errClaimNotRun = errors.New("claim not run: the batch's claim of its key fai
 func claimUnsettled(err error) bool {
 	if errors.Is(err, errClaimNotRun) {
 		return true
+	}
+	if errors.Is(err, errNoAloneTurn) {
+		return false // not sent (runAlone)
 	}
 	var pgErr *pgconn.PgError
 	return !errors.As(err, &pgErr) || pgErr.Severity == "FATAL" || pgErr.Severity == "PANIC"
@@ -501,7 +506,7 @@ func (s *Store) execClaims(ctx context.Context, batch []*claimRequest) {
 
 // runClaims executes claims as one statement, retrying a batch the database
 // rolled back whole; on any other error each claim is tried alone, so one bad
-// request cannot fail its neighbours.
+// request cannot fail its neighbours (splitClaims).
 func (s *Store) runClaims(ctx context.Context, cs []*claimRequest, lockWait time.Duration) {
 	err := retryRolledBack(func() error { return s.claimBatch(ctx, cs, lockWait) })
 	if err == nil {
@@ -513,15 +518,73 @@ func (s *Store) runClaims(ctx context.Context, cs []*claimRequest, lockWait time
 	}
 	markReached(cs, err)
 	if len(cs) == 1 {
-		cs[0].err, cs[0].lockWait = err, lockWait
-		if cs[0].limitLocked() {
-			cs[0].lockWait = min(lockWait, batchLockWait) // its key row's wait (claimBatch)
+		failClaims(cs, err, lockWait)
+		return
+	}
+	s.splitClaims(ctx, cs, err, lockWait)
+}
+
+// failClaims gives each claim of cs err, the error of the statement that
+// carried them, and its lock wait.
+func failClaims(cs []*claimRequest, err error, lockWait time.Duration) {
+	for _, c := range cs {
+		c.err, c.lockWait = err, lockWait
+		if c.limitLocked() {
+			c.lockWait = min(lockWait, batchLockWait) // its key row's wait (claimBatch)
+		}
+	}
+}
+
+// splitClaims runs again the claims cs of a statement that failed with err
+// (markReached already told), so that the claim to blame fails alone and the
+// others commit: each on its own, as which claim failed it is not known —
+// except when err is the wait for a max_live_jobs lock (ErrLiveLimitBusy),
+// which the statement took for its limited owners before any row
+// (liveLimitLock). Every claim of the owner whose lock is held would meet it
+// again, one batchLockWait after the other, and the claims taking no such
+// lock would wait for them all: those go together, and each limited owner's
+// claims together; when the statement locked one owner only, that owner's
+// lock is the one held, and its claims fail at once with err (their callers
+// run them alone: CreateJob). One more wait per held owner, not per claim.
+func (s *Store) splitClaims(ctx context.Context, cs []*claimRequest, err error, lockWait time.Duration) {
+	if !errors.Is(err, ErrLiveLimitBusy) {
+		for _, c := range cs {
+			s.runClaims(ctx, []*claimRequest{c}, lockWait)
 		}
 		return
 	}
-	for _, c := range cs {
-		s.runClaims(ctx, []*claimRequest{c}, lockWait)
+	free, owners := byLimitOwner(cs)
+	if len(free) > 0 {
+		s.runClaims(ctx, free, lockWait)
 	}
+	if len(owners) == 1 {
+		failClaims(owners[0], err, lockWait)
+		return
+	}
+	for _, oc := range owners {
+		s.runClaims(ctx, oc, lockWait)
+	}
+}
+
+// byLimitOwner splits cs into the claims that take no max_live_jobs lock
+// (limitLocked) and, for each owner whose lock the others take, its claims,
+// each in cs's order (the lock order of their keys).
+func byLimitOwner(cs []*claimRequest) (free []*claimRequest, owners [][]*claimRequest) {
+	at := map[string]int{}
+	for _, c := range cs {
+		if !c.limitLocked() {
+			free = append(free, c)
+			continue
+		}
+		i, ok := at[c.nj.Owner]
+		if !ok {
+			i = len(owners)
+			at[c.nj.Owner] = i
+			owners = append(owners, nil)
+		}
+		owners[i] = append(owners[i], c)
+	}
+	return free, owners
 }
 
 // claimAlone runs one claim in a statement and transaction of its own, on the
@@ -544,7 +607,12 @@ func (s *Store) runClaims(ctx context.Context, cs []*claimRequest, lockWait time
 // away keeps a pool connection at most aloneLockWait longer (twice, with a
 // limit).
 func (s *Store) claimAlone(req *claimRequest) {
-	runAlone(context.Background(), s.paths.onAlone, func(ctx context.Context, wait time.Duration) {
+	// What sent the claim alone, should it get no turn: its owner's
+	// max_live_jobs lock (its batch's error says so, or the owner is
+	// remembered held and its key is not), or else its key's row.
+	ownerHeld := errors.Is(req.err, ErrLiveLimitBusy) ||
+		req.err == nil && req.limitLocked() && s.paths.heldOwners.has(req.nj.Owner) && !s.paths.held.has(req.key())
+	err := s.runAlone(context.Background(), s.paths.onAlone, func(ctx context.Context, wait time.Duration) {
 		req.err, req.lockWait = nil, 0
 		if req.limitLocked() {
 			// Any other error of the wait wrote nothing either: the claim
@@ -556,11 +624,27 @@ func (s *Store) claimAlone(req *claimRequest) {
 		}
 		s.runClaims(ctx, []*claimRequest{req}, wait)
 	})
+	if err != nil {
+		// No turn: nothing was sent, and what is held is not known to have
+		// changed. Answered busy, as the row still held; neither memory is
+		// touched (the claim learnt nothing new).
+		req.lockWait = aloneLockWait()
+		req.err = err
+		if ownerHeld {
+			req.err = &liveLimitBusyError{wait: req.lockWait, err: err}
+		}
+		return
+	}
 	switch {
-	case Busy(req.err) && !errors.Is(req.err, ErrLiveLimitBusy):
+	case errors.Is(req.err, ErrLiveLimitBusy):
+		s.paths.heldOwners.mark(req.nj.Owner)
+	case Busy(req.err):
 		s.paths.held.mark(req.key())
 	case req.err == nil:
 		s.paths.held.forget(req.key())
+		if req.limitLocked() {
+			s.paths.heldOwners.forget(req.nj.Owner)
+		}
 	}
 }
 

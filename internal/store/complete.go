@@ -371,10 +371,15 @@ func (s *Store) execWins(ctx context.Context, batch []*winRequest) {
 // answer that was received (and maybe paid for), and a valid answer is not
 // given up because its caller went away (OfferCompletion). Its statement
 // waits for the row at most aloneLockWait anyway.
+//
+// A win that gets no alone turn (runAlone) is not sent: its error is Busy,
+// one more busy try for OfferCompletion.
 func (s *Store) winAlone(req *winRequest) {
-	runAlone(context.Background(), s.paths.onAlone, func(ctx context.Context, wait time.Duration) {
+	if err := s.runAlone(context.Background(), s.paths.onAlone, func(ctx context.Context, wait time.Duration) {
 		s.runWins(ctx, []*winRequest{req}, wait)
-	})
+	}); err != nil {
+		req.err = err
+	}
 }
 
 // runWins executes one round, retrying a batch the database rolled back whole;

@@ -123,7 +123,9 @@ func (s *Store) writeDelivery(ctx context.Context, w *deliveryWrite) error {
 		// On its caller's context (the delivery's), bounded by
 		// deliveryAloneTimeout within writeDeliveryAlone, well inside
 		// runAlone's own bound (execTimeout+wait).
-		runAlone(ctx, s.deliveries.onAlone, func(ctx context.Context, wait time.Duration) {
+		// A write that gets no alone turn is not sent: it stays blocked,
+		// with its batch's error.
+		_ = s.runAlone(ctx, s.deliveries.onAlone, func(ctx context.Context, wait time.Duration) {
 			w.err = s.writeDeliveryAlone(ctx, w, wait)
 		})
 	}

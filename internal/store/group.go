@@ -36,6 +36,11 @@ type group[T any] struct {
 	// a claim's lock waits, whose claims go alone, not through the batches
 	// (CreateJob); unused by the other groups.
 	held heldKeys
+	// heldOwners is the owners whose max_live_jobs lock a claim recently
+	// found held past its waits (ErrLiveLimitBusy, claimAlone), whose
+	// claims that take that lock go alone (CreateJob); keyed by owner, with
+	// heldKeys's memory and bound.
+	heldOwners heldKeys
 
 	// beforeEnqueue, in tests, runs as a caller comes to enqueue, before it
 	// is queued (and so before it may become the leader).

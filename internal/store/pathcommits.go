@@ -63,24 +63,23 @@ func (s *Store) execPathCommits(ctx context.Context, batch []*pathCommit) {
 		if s.afterClaimCommit != nil {
 			s.afterClaimCommit(cb.firsts[0].nj.IdempotencyKey)
 		}
+		cb.finish()
+		tellWins(round)
 	} else {
 		markReached(cb.firsts, err)
 		s.runWins(ctx, round, batchLockWait)
+		tellWins(round) // committed or failed: their callers need not wait for the claims' split
 		if Busy(err) {
 			// A row held elsewhere failed the batch after its lock wait:
-			// which claim (or win) it blocked is not known, and the claims
-			// run together again would wait for it once more, holding up
-			// the others another batchLockWait: each runs on its own.
-			for _, c := range cb.firsts {
-				s.runClaims(ctx, []*claimRequest{c}, batchLockWait)
-			}
+			// which claim (or win) it blocked is not known (unless it is
+			// a max_live_jobs lock), and the claims run together again
+			// would wait for it once more, holding up the others another
+			// batchLockWait: they are split (splitClaims).
+			s.splitClaims(ctx, cb.firsts, err, batchLockWait)
 		} else {
 			s.runClaims(ctx, cb.firsts, batchLockWait)
 		}
-	}
-	cb.finish()
-	for _, w := range round {
-		close(w.done)
+		cb.finish()
 	}
 	if len(rest) > 0 {
 		s.execWins(ctx, rest)
@@ -149,6 +148,13 @@ func (cb claimBatch) finish() {
 	}
 	for _, c := range cb.all {
 		close(c.done)
+	}
+}
+
+// tellWins tells the callers of a round of wins that it has run.
+func tellWins(round []*winRequest) {
+	for _, w := range round {
+		close(w.done)
 	}
 }
 

@@ -85,6 +85,8 @@ type Store struct {
 	// heldKeyTurn lets one lost claim's hand-over at a time wait on a key
 	// row still held past its first budget (inHeldKeyTurn).
 	heldKeyTurn chan struct{}
+	// alone bounds the items run alone at once (runAlone).
+	alone aloneTurns
 	// settledByNoRun is told the state of each job settled outside any job
 	// run: by handOverLostClaim, or cancelled by CancelJob
 	// (OnSettledByNoRun); nil: nobody is.
@@ -163,6 +165,11 @@ func New(pool *pgxpool.Pool, opt Options) *Store {
 		acquireWait: batchAcquireWait, settleWait: settleWait}
 	s.lease.slot = make(chan struct{}, 1)
 	s.heldKeyTurn = make(chan struct{}, 1)
+	var maxConns int32
+	if pool != nil {
+		maxConns = pool.Config().MaxConns
+	}
+	s.alone.slots = make(chan struct{}, aloneTurnsFor(maxConns))
 	s.waits, _ = s.opt.Observer.(CommitWaitObserver)
 	s.paths = group[pathCommit]{size: batchSize, maxLeaders: maxBatchesInFlight, exec: s.execPathCommits}
 	s.deliveries = group[deliveryWrite]{size: deliveryBatchSize, maxLeaders: maxBatchesInFlight, exec: s.execDeliveryWrites}

@@ -66,12 +66,17 @@ import (
 // transaction (a cancellation, a settlement), milliseconds. Past it the
 // statement is cancelled (lock_not_available, an ERROR: the transaction wrote
 // nothing), the batch is split at once — its wins together (win by win if
-// that fails too), its claims one by one (execPathCommits, runClaims,
-// runWins), each again with batchLockWait — so the others commit and only the
+// that fails too), its claims one by one — or, when the lock was an owner's
+// max_live_jobs lock, which the batch says, the claims taking no such lock
+// together and each limited owner's together (splitClaims) — (execPathCommits,
+// runClaims, runWins), each again with batchLockWait — so the others commit and only the
 // blocked one fails there. Its caller then runs it alone, on its own goroutine
 // and outside the batches, waiting for the row up to aloneLockWait (a second),
 // while new batches go on: a claim once (CreateJob; ErrBusy past it:
-// claimOutcome), a win on its retries (OfferCompletion). The setting is one
+// claimOutcome), a win on its retries (OfferCompletion). So many items at
+// once, and no more, since each holds a pool connection while it waits
+// (aloneTurns: an item that gets no turn within its wait is answered busy,
+// unsent). The setting is one
 // more call in this same statement: no round trip of its own. The webhook
 // delivery writes' batches (execDeliveryWrites) share it: an event row held
 // elsewhere fails their batch after batchLockWait, each write runs again alone

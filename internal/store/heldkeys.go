@@ -17,7 +17,10 @@ import (
 // its split. A key is forgotten once a claim of it gets past the row (claimed,
 // found, refused), or heldKeyMemory after a claim last found it held. A claim
 // that gave up on its owner's max_live_jobs lock (ErrLiveLimitBusy) did not
-// find its key's row held: the key is not remembered.
+// find its key's row held: the key is not remembered; its owner is, in a
+// heldKeys of its own keyed by owner (group.heldOwners), and the owner's next
+// claims that take that lock go alone at once in the same way, until one
+// gets past it.
 type heldKeys struct {
 	n  atomic.Int64 // len(m): every claim asks (has), and m is almost always empty
 	mu sync.Mutex

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/racetest"
 )
 
@@ -135,8 +136,10 @@ func TestSecondStopInTheGraceSharesTheDrainsGiveUp(t *testing.T) {
 		cancel()
 		b.Runner.Stop(ended) // the drain ran out: the attempts are cut, the grace begins
 	}()
-	for !b.Runner.Cut() { // polling: the cut has no other sign
-		time.Sleep(time.Millisecond)
+	select {
+	case <-race.CutDone(b.Runner): // the cut: the runner's base context ends
+	case <-time.After(hangBound):
+		t.Fatal("the drain's Stop never cut the attempts")
 	}
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -8,7 +8,8 @@ import (
 // Fields the router knows and cannot honour are refused before anything is
 // stored, naming the field and saying why, where they were dropped and the
 // request answered 200: legacy function calling (use tools), stream_options
-// without stream (as OpenAI refuses it), and outputs other than text.
+// without stream (as OpenAI refuses it), outputs other than text, and
+// OpenAI's moderation (an unmoderated 200 where the caller asked for a block).
 // Found by review.
 func TestNormalizeRefusesWhatItCannotHonour(t *testing.T) {
 	const msgs = `"messages":[{"role":"user","content":"hi"}]`
@@ -23,6 +24,8 @@ func TestNormalizeRefusesWhatItCannotHonour(t *testing.T) {
 		{`"modalities":"text"`, "modalities", "array of strings"},
 		{`"audio":{"voice":"alloy","format":"mp3"}`, "audio", "text only"},
 		{`"web_search_options":{}`, "web_search_options", "no web search"},
+		{`"moderation":{"model":"omni-moderation-latest","policy":{"input":{"mode":"block"}}}`, "moderation", "does not run OpenAI's moderation"},
+		{`"moderation":{}`, "moderation", "leave moderation out"},
 	} {
 		_, err := parse(t, `{"model":"m",`+msgs+`,`+c.fields+`}`).Normalize()
 		re, ok := err.(*RequestError)
@@ -31,7 +34,7 @@ func TestNormalizeRefusesWhatItCannotHonour(t *testing.T) {
 		}
 	}
 	for _, fields := range []string{
-		`"functions":null,"function_call":null,"audio":null,"web_search_options":null,"modalities":null,"stream_options":null`,
+		`"functions":null,"function_call":null,"audio":null,"web_search_options":null,"modalities":null,"stream_options":null,"moderation":null`,
 		`"modalities":["text"]`, `"modalities":[]`,
 		`"stream":true,"stream_options":{"include_usage":true}`,
 	} {

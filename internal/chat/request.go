@@ -51,12 +51,14 @@ type Request struct {
 	SafetyIdentifier   *string         `json:"safety_identifier"`
 	PromptCacheKey     *string         `json:"prompt_cache_key"`
 	// Refused when present (Normalize says why): the deprecated function
-	// calling, and what asks for an answer other than text.
+	// calling, what asks for an answer other than text, and OpenAI's
+	// moderation of the request and answer.
 	Functions        json.RawMessage `json:"functions"`
 	FunctionCall     json.RawMessage `json:"function_call"`
 	Modalities       json.RawMessage `json:"modalities"`
 	Audio            json.RawMessage `json:"audio"`
 	WebSearchOptions json.RawMessage `json:"web_search_options"`
+	Moderation       json.RawMessage `json:"moderation"`
 }
 
 type wireMessage struct {
@@ -146,6 +148,12 @@ func (r *Request) NormalizeFor(owner string) (*Input, error) {
 	}
 	if present(r.WebSearchOptions) {
 		return bad("web_search_options", "web_search_options is not supported: the router returns the model's text only and runs no web search; leave it out")
+	}
+	// A caller that asked for flagged input or output to be blocked must not
+	// get an unmoderated answer with 200: no adapter can pass it on, and a
+	// completion has no member for its results.
+	if present(r.Moderation) {
+		return bad("moderation", "moderation is not supported: the router does not run OpenAI's moderation on the request or the answer, nor return its results; leave moderation out")
 	}
 	in := &Input{Temperature: r.Temperature, TopP: r.TopP, Seed: r.Seed, User: r.User, ResponseFormat: r.ResponseFormat, owner: owner}
 	if present(r.Stop) {

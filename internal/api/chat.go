@@ -553,7 +553,7 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 func decodeChat(body []byte, req *chat.Request) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(req); err != nil {
-		return err
+		return locateTypeError(body, err)
 	}
 	if rest := afterValue(body, dec); len(rest) > 0 {
 		return fmt.Errorf("unexpected data after the JSON object, at offset %d; send exactly one JSON object", len(body)-len(rest))

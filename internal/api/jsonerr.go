@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/routerhq/router/internal/jsontext"
 )
 
 // maxJSONDepth is how deep encoding/json lets arrays and objects nest (its
@@ -69,6 +71,82 @@ func jsonValueKind(v string) string {
 		return "this value"
 	}
 	return "a " + kind
+}
+
+// locateTypeError is err, body's decoding error, with the indexes of the
+// arrays on the way to a member of the wrong type written into its Field
+// ("messages[1].name" where encoding/json says "messages.name"), so that its
+// param names the element, as every other error inside an array does. They
+// are found from the error's offset, on the error path only; err is returned
+// as it is when its path and body's do not match (a map, an embedded struct).
+func locateTypeError(body []byte, err error) error {
+	var typ *json.UnmarshalTypeError
+	if !errors.As(err, &typ) || typ.Field == "" || typ.Offset < 1 || typ.Offset > int64(len(body)) {
+		return err
+	}
+	// The offset is just past the wrong value's last byte (a scalar) or its
+	// opening bracket: the byte before it is inside the value.
+	steps := jsonStepsTo(body, int(typ.Offset)-1)
+	names := strings.Split(typ.Field, ".")
+	var path strings.Builder
+	for _, s := range steps {
+		if !s.member {
+			fmt.Fprintf(&path, "[%d]", s.index)
+			continue
+		}
+		if len(names) == 0 {
+			return err
+		}
+		if path.Len() > 0 {
+			path.WriteByte('.')
+		}
+		path.WriteString(names[0]) // as the router names it, whatever the body's case
+		names = names[1:]
+	}
+	if len(names) > 0 {
+		return err
+	}
+	located := *typ
+	located.Field = path.String()
+	return &located
+}
+
+// jsonStep is one step into a JSON value: a member of an object, or the
+// element of an array at index.
+type jsonStep struct {
+	index  int
+	member bool
+}
+
+// jsonStepsTo lists the steps from the top of body's first value (valid
+// JSON) to the innermost value that holds the byte at pos.
+func jsonStepsTo(body []byte, pos int) []jsonStep {
+	var steps []jsonStep
+	for i := jsontext.SkipSpace(body, 0); i < len(body) && (body[i] == '{' || body[i] == '['); {
+		object, found := body[i] == '{', false
+		for n, j := 0, jsontext.SkipSpace(body, i+1); j < len(body) && body[j] != '}' && body[j] != ']'; n++ {
+			if object {
+				end, _ := jsontext.StringEnd(body, j)
+				j = jsontext.SkipSpace(body, jsontext.SkipSpace(body, end)+1) // past ':'
+			}
+			end := jsontext.SkipValue(body, j)
+			if end <= j {
+				return steps // not valid JSON
+			}
+			if pos >= j && pos < end {
+				steps = append(steps, jsonStep{index: n, member: object})
+				i, found = j, true
+				break
+			}
+			if j = jsontext.SkipSpace(body, end); j < len(body) && body[j] == ',' {
+				j = jsontext.SkipSpace(body, j+1)
+			}
+		}
+		if !found {
+			break
+		}
+	}
+	return steps
 }
 
 // goTypeInJSON names the JSON a Go type decodes from.

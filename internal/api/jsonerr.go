@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/routerhq/router/internal/jsontext"
+	rfcproblem "github.com/routerhq/router/internal/problem"
 )
 
 // maxJSONDepth is how deep encoding/json lets arrays and objects nest (its
@@ -56,11 +57,12 @@ func describeJSONError(err error, fields string) (detail, param string) {
 }
 
 // jsonValueKind is an UnmarshalTypeError's Value ("number", "array",
-// "number 1e999", ...) with its article.
+// "number 1e999", ...) with its article. The literal is the caller's, as
+// long as the body: quoted clipped.
 func jsonValueKind(v string) string {
 	kind, literal, _ := strings.Cut(v, " ")
 	if literal != "" {
-		return "the " + kind + " " + literal
+		return "the " + kind + " " + rfcproblem.Clip(literal)
 	}
 	switch kind {
 	case "array", "object":

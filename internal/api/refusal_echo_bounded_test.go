@@ -6,7 +6,8 @@ import (
 )
 
 // A refusal quotes the caller's string (a prompt's, route's or member's
-// name, a version, a chat role, a content part's type) clipped, as every
+// name, a version, a chat role, a content part's type, a reasoning_effort,
+// the number given to a member of another type) clipped, as every
 // other refusal does (problem.Clip): a request of 0.9 MB refused for one
 // unknown name is answered in a few hundred bytes, not with the name whole —
 // up to four times over, and six bytes for each one JSON escapes. The
@@ -31,6 +32,8 @@ func TestRefusalsQuoteCallerStringsClipped(t *testing.T) {
 		{"logit_bias key not a token", "/v1/chat/completions", "e12", `{"model":"default","messages":[{"role":"user","content":"hi"}],"logit_bias":{"` + big + `":1}}`, "is not a token id"},
 		{"logit_bias bias out of range", "/v1/chat/completions", "e13", `{"model":"default","messages":[{"role":"user","content":"hi"}],"logit_bias":{"` + zeros + `7":1000}}`, "a bias must be a whole number"},
 		{"logit_bias token twice", "/v1/chat/completions", "e14", `{"model":"default","messages":[{"role":"user","content":"hi"}],"logit_bias":{"0":1,"` + zeros + `":2}}`, "give each token once"},
+		{"unknown reasoning_effort", "/v1/chat/completions", "e15", `{"model":"default","messages":[{"role":"user","content":"hi"}],"reasoning_effort":"` + big + `"}`, "is not one of"},
+		{"wrong-typed number", "/v1/chat/completions", "e16", `{"model":"default","messages":[{"role":"user","content":"hi"}],"max_tokens":1.` + zeros + `}`, "must be a whole number, not the number 1.0"},
 	}
 	for _, c := range cases {
 		r := b.do(t, "POST", c.path, acmeKey, c.body, "Idempotency-Key", c.key)

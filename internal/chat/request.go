@@ -187,7 +187,7 @@ func (r *Request) NormalizeFor(owner string) (*Input, error) {
 	if e := r.ReasoningEffort; e != nil {
 		if !slices.Contains(reasoningEfforts, *e) {
 			return bad("reasoning_effort", "reasoning_effort %q is not one of %s; leave it out for the model's default",
-				*e, strings.Join(reasoningEfforts, ", "))
+				rfcproblem.Clip(*e), strings.Join(reasoningEfforts, ", "))
 		}
 		in.ReasoningEffort = *e
 	}

@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 
 	rfcproblem "github.com/routerhq/router/internal/problem"
@@ -32,14 +33,44 @@ func writeOpenAIError(w http.ResponseWriter, status int, typ, code, param, messa
 }
 
 // OpenAIShaped reports whether path is one of the OpenAI-compatible endpoints,
-// whose errors take OpenAI's shape (docs/chat.md) rather than a problem's, or
-// a near miss of one (openAINearMiss): only an OpenAI SDK sends those, and it
+// whose errors take OpenAI's shape (docs/chat.md) rather than a problem's, a
+// near miss of one (openAINearMiss), or a path of OpenAI's API the router
+// does not serve (openAIUnserved): only an OpenAI SDK sends those, and it
 // reads no other shape.
 func OpenAIShaped(path string) bool {
 	if _, ok := openAINearMiss(path); ok {
 		return true
 	}
-	return path == "/v1/chat/completions" || path == "/v1/models" || strings.HasPrefix(path, "/v1/models/")
+	return path == "/v1/chat/completions" || path == "/v1/models" || strings.HasPrefix(path, "/v1/models/") || openAIUnserved(path)
+}
+
+// openAIUnservedResources are the first segments after /v1 of the OpenAI
+// API's paths that openai-go (v3.98) sends and the router does not serve: an
+// SDK whose base_url is the router's reaches them with the same client
+// (client.Responses.New, client.Embeddings.New, ...). chat and models are
+// the router's own (openAIUnserved).
+var openAIUnservedResources = []string{
+	"agents", "assistants", "audio", "batches", "chatkit", "completions", "containers", "content_provenance_checks",
+	"conversations", "decisions", "embeddings", "evals", "files", "fine_tuning", "images", "live", "moderations",
+	"organization", "realtime", "responses", "skills", "threads", "uploads", "vaults", "vector_stores", "videos",
+	"webhook_endpoints", "webhook_event_types",
+}
+
+// openAIUnserved reports whether path is one of the OpenAI API's that the
+// router does not serve: a resource of openAIUnservedResources, or a stored
+// completion (/v1/chat/completions/{id}, client.Chat.Completions.Get, for
+// the chatcmpl- ids the router hands out). The router's own paths (/v1/jobs)
+// are none of them, and keep the problem shape.
+func openAIUnserved(path string) bool {
+	rest, ok := strings.CutPrefix(path, "/v1/")
+	if !ok {
+		return false
+	}
+	if strings.HasPrefix(rest, "chat/completions/") {
+		return true
+	}
+	first, _, _ := strings.Cut(rest, "/")
+	return slices.Contains(openAIUnservedResources, first)
 }
 
 // openAINearMiss reports whether path is what an OpenAI SDK asks for when

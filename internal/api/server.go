@@ -228,6 +228,14 @@ func (s *Server) noEndpoint(w http.ResponseWriter, r *http.Request) {
 		writeOpenAIError(w, http.StatusNotFound, "invalid_request_error", "not_found", "", nearMissDetail(r, endpoint))
 		return
 	}
+	if len(allow) == 0 && openAIUnserved(r.URL.Path) {
+		// Another of OpenAI's endpoints, asked by an SDK whose base_url is
+		// the router's: told what the router serves, in the shape it reads.
+		writeOpenAIError(w, http.StatusNotFound, "invalid_request_error", "not_found", "",
+			rfcproblem.Clip(r.Method)+" "+rfcproblem.Clip(r.URL.Path)+" is not served by this router: of OpenAI's API it serves only "+
+				"POST /v1/chat/completions and GET /v1/models (besides its own jobs API, POST /v1/jobs); see docs/chat.md")
+		return
+	}
 	if len(allow) == 0 {
 		writeProblem(w, r, problem{Status: http.StatusNotFound, Type: "not-found", Title: "No such endpoint",
 			Detail: rfcproblem.Clip(r.Method) + " " + rfcproblem.Clip(r.URL.Path) + " is not an endpoint of this router; see docs/api.md"})

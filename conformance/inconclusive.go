@@ -10,7 +10,9 @@ import (
 // transientKinds are the provider errors that say "not now": the provider
 // could not take the request just then, and nothing of whether the target
 // conforms — rate limited (429), unavailable or overloaded (503, 529), and a
-// connection refused or reset before any answer. Nothing else is transient,
+// connection refused or reset before any answer (a host name that does not
+// resolve is not one: the taxonomy files it misconfigured, the router's
+// fault, so it is a real failure). Nothing else is transient,
 // whatever the taxonomy would retry: a timeout (before any byte, a request or
 // gateway timeout, mid-stream), a stalled stream and any other server error
 // (500, 502…) are what a production job would meet on this target the same

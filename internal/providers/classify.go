@@ -460,6 +460,8 @@ func classifyTransport(provider string, err error) *Error {
 		kind, msg = KindTimeout, "deadline passed before the provider answered"
 	case errors.Is(err, syscall.ECONNREFUSED):
 		kind, msg = KindConnRefused, "connection refused"
+	case errors.As(err, &dnsErr) && hostNotFound(dnsErr):
+		kind, msg = KindMisconfigured, "the host name does not resolve: check base_url (DNS lookup failed: "+dnsErr.Err+")"
 	case errors.As(err, &dnsErr):
 		kind, msg = KindConnRefused, "DNS lookup failed: "+dnsErr.Err
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED),

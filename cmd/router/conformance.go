@@ -75,7 +75,7 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 		fs.PrintDefaults()
 	}
 	cfgPath := configFlag(fs)
-	providersFlag := fs.String("provider", "", "run only these targets: provider names or route target ids (provider/model), comma-separated")
+	providersFlag := fs.String("provider", "", "run only these targets: provider names (a provider with no model of its own: all its route targets) or route target ids (provider/model), comma-separated")
 	promptsFlag := fs.String("prompt", "", "run only these prompts (comma-separated names)")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of a table")
 	suitesDir := fs.String("suites", "", "directory holding <prompt>/suite.yaml (default: conformance/suites if it exists, else conformance/suites beside prompts_dir)")
@@ -133,6 +133,9 @@ func conformanceCommand(ctx context.Context, args []string, stdout, stderr io.Wr
 	}
 	slices.Sort(ids)
 	if err := selection("--provider", "target", "target ids", given["provider"], *providersFlag, providerNames, ids); err != nil {
+		return err
+	}
+	if providerNames, err = targetIDs(cfg, providerNames); err != nil {
 		return err
 	}
 	if err := knownNames("--provider", "providers and route targets of "+*cfgPath, providerNames, ids); err != nil {

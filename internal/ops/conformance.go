@@ -188,9 +188,18 @@ func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), opsReadTimeout)
 	defer cancel()
-	runs, err := s.store.LatestConformanceRuns(ctx, store.ConformanceFilter{
-		Provider: q.Get("provider"), Prompt: q.Get("prompt"), WithCases: details, MaxAge: s.cfg.ConformanceMaxAge,
-	})
+	var runs []store.ConformanceRun
+	var err error
+	for _, id := range s.conformanceTargets(q.Get("provider")) {
+		var got []store.ConformanceRun
+		got, err = s.store.LatestConformanceRuns(ctx, store.ConformanceFilter{
+			Provider: id, Prompt: q.Get("prompt"), WithCases: details, MaxAge: s.cfg.ConformanceMaxAge,
+		})
+		if err != nil {
+			break
+		}
+		runs = append(runs, got...)
+	}
 	if err != nil {
 		s.log.Error("reading conformance results failed", "err", err)
 		problem.Write(w, r, problem.Details{Status: http.StatusServiceUnavailable, Type: "unavailable", Title: "Cannot read conformance results",
@@ -199,6 +208,36 @@ func (s *Server) listConformance(w http.ResponseWriter, r *http.Request) {
 	}
 	j := runJudge{prompts: s.prompts, modelOf: s.cfg.TargetModels, routes: s.cfg.ChatRoutes, digestOf: s.cfg.TargetDigests}
 	writeJSON(w, http.StatusOK, map[string]any{"results": j.results(runs), "max_age": s.cfg.ConformanceMaxAge.String()})
+}
+
+// conformanceTargets is the target ids whose runs GET /v1/conformance's
+// provider filter (name; "" for none) lists, by `router conformance run
+// --provider`'s rule: a target id is itself; a provider with no model of its
+// own, which no target is named after (its runs are stored under
+// name/<model>), is every route target of it, in id order; name/<its own
+// model> is the target name. Anything else is filtered as given (and lists
+// nothing). Each id is one read: the filter is exact in the database.
+func (s *Server) conformanceTargets(name string) []string {
+	if name == "" || slices.Contains(s.cfg.Providers, name) {
+		return []string{name}
+	}
+	var ids []string
+	for _, r := range s.cfg.GateRoutes {
+		for _, id := range r.Targets {
+			if strings.HasPrefix(id, name+"/") && !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) > 0 {
+		slices.Sort(ids) // the database's order, by provider
+		return ids
+	}
+	if p, model, ok := strings.Cut(name, "/"); ok && model != "" && s.cfg.TargetModels != nil &&
+		slices.Contains(s.cfg.Providers, p) && s.cfg.TargetModels(p) == model {
+		return []string{p}
+	}
+	return []string{name}
 }
 
 // results are the entries of GET /v1/conformance for runs, judged by j.

@@ -17,10 +17,26 @@ func (s *Server) callerLeft(r *http.Request, what string, err error) bool {
 	if r.Context().Err() == nil {
 		return false
 	}
+	if cutAtShutdown(r) {
+		s.reqLog(r).Warn("cut by the shutdown (shutdown.http ran out) while the router tried to "+what, "err", err)
+		return true
+	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		s.reqLog(r).Debug("caller left while the router tried to "+what, "err", err)
 	} else {
 		s.reqLog(r).Error(what+" failed (and the caller left)", "err", err)
 	}
 	return true
+}
+
+// ErrCutAtShutdown is the cause with which the router cancels the requests
+// still open when its shutdown's budget (shutdown.http) runs out: the caller
+// did not leave; the router cut it. Such a request is counted and logged as
+// 503, not as 499 (client closed request), and its failed statement is
+// logged at warn.
+var ErrCutAtShutdown = errors.New("cut by the router's shutdown (shutdown.http ran out)")
+
+// cutAtShutdown says r's context was cancelled by the shutdown's cut.
+func cutAtShutdown(r *http.Request) bool {
+	return errors.Is(context.Cause(r.Context()), ErrCutAtShutdown)
 }

@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/routerhq/router/internal/metrics"
 	rfcproblem "github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/store"
@@ -345,6 +346,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// (hung up, or gave up on a long-poll or a chat call): net/http
 			// would put its implicit 200 on a closed connection.
 			sw.status = statusClientClosed
+			if cutAtShutdown(r) {
+				sw.status = http.StatusServiceUnavailable // the router cut it (ErrCutAtShutdown), not its caller
+			}
 		}
 		// A stream that ended with an error event is counted, logged and
 		// traced with that error's status (a streamed upstream_failed is a
@@ -441,7 +445,10 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 			Detail: "this replica is shutting down (SIGTERM): send requests to another replica"})
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	// Uncounted: router_db_* count the jobs' work (docs/operations.md), and a
+	// load balancer's probes every few seconds would be a quiet replica's
+	// whole "database work per settled job".
+	ctx, cancel := context.WithTimeout(metrics.Uncounted(r.Context()), 2*time.Second)
 	defer cancel()
 	if err := s.Store.Ping(ctx); err != nil {
 		if errors.Is(err, store.ErrReadOnly) {

@@ -319,10 +319,12 @@ func (s *Server) ServeListeners(ctx context.Context, ln, opsLn net.Listener) err
 // cancels every request's context: a handler still waiting when the shutdown's
 // budget runs out (on a row another session holds, say) has its queries
 // cancelled and returns its database connection.
+// The cause (api.ErrCutAtShutdown) tells the API that the router, not the
+// caller, ended the request: counted 503, not 499 (client closed request).
 func cuttable(hs *http.Server) (cut context.CancelFunc) {
-	base, cut := context.WithCancel(context.Background())
+	base, cutCause := context.WithCancelCause(context.Background())
 	hs.BaseContext = func(net.Listener) context.Context { return base }
-	return cut
+	return func() { cutCause(api.ErrCutAtShutdown) }
 }
 
 // shutdownWithin shuts hs down, letting open requests finish for up to

@@ -20,18 +20,24 @@ import (
 // is Busy and wraps errNoAloneTurn; the caller answers it as its row still
 // held (claimAlone, winAlone, writeDelivery).
 //
+// turns is the set the item takes its turn from: claims take s.alone; wins
+// and delivery writes s.aloneOwed, so that the claims any client may resend
+// at will (every resend of a key or owner found held goes alone at once, each
+// second) can never keep an answer already received and paid for — or a
+// delivery's record — from being written (found in review).
+//
 // ctx is what the run may be given up for: context.Background() for an item
 // carried out whoever waits for it (a claim, a win), the caller's context for
 // one its caller may abandon (a delivery write).
-func (s *Store) runAlone(ctx context.Context, onAlone func(), fn func(ctx context.Context, wait time.Duration)) error {
+func (s *Store) runAlone(ctx context.Context, turns *aloneTurns, onAlone func(), fn func(ctx context.Context, wait time.Duration)) error {
 	if onAlone != nil {
 		onAlone()
 	}
 	wait := aloneLockWait()
-	if err := s.alone.take(ctx, wait); err != nil {
+	if err := turns.take(ctx, wait); err != nil {
 		return err
 	}
-	defer s.alone.give()
+	defer turns.give()
 	ctx, cancel := context.WithTimeout(ctx, execTimeout+wait)
 	defer cancel()
 	fn(ctx, wait)
@@ -56,8 +62,9 @@ type aloneTurns struct {
 	onWait func()
 }
 
-// aloneTurnsFor is the number of alone turns for a pool of maxConns
-// connections: a quarter of the pool, at least one. The rest stays with the
+// aloneTurnsFor is the number of alone turns of one set (claims, or wins and
+// delivery writes) for a pool of maxConns connections: a quarter of the
+// pool, at least one; both sets full take half of it. The rest stays with the
 // shared batches (maxBatchesInFlight connections) and the reads of requests
 // and workers, however many rows are held; a few turns still let the rare,
 // brief holds of normal operation (a resend meeting its own job's win, a

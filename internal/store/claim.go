@@ -612,7 +612,7 @@ func (s *Store) claimAlone(req *claimRequest) {
 	// remembered held and its key is not), or else its key's row.
 	ownerHeld := errors.Is(req.err, ErrLiveLimitBusy) ||
 		req.err == nil && req.limitLocked() && s.paths.heldOwners.has(req.nj.Owner) && !s.paths.held.has(req.key())
-	err := s.runAlone(context.Background(), s.paths.onAlone, func(ctx context.Context, wait time.Duration) {
+	err := s.runAlone(context.Background(), &s.alone, s.paths.onAlone, func(ctx context.Context, wait time.Duration) {
 		req.err, req.lockWait = nil, 0
 		if req.limitLocked() {
 			// Any other error of the wait wrote nothing either: the claim

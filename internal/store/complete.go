@@ -375,7 +375,7 @@ func (s *Store) execWins(ctx context.Context, batch []*winRequest) {
 // A win that gets no alone turn (runAlone) is not sent: its error is Busy,
 // one more busy try for OfferCompletion.
 func (s *Store) winAlone(req *winRequest) {
-	if err := s.runAlone(context.Background(), s.paths.onAlone, func(ctx context.Context, wait time.Duration) {
+	if err := s.runAlone(context.Background(), &s.aloneOwed, s.paths.onAlone, func(ctx context.Context, wait time.Duration) {
 		s.runWins(ctx, []*winRequest{req}, wait)
 	}); err != nil {
 		req.err = err

@@ -125,7 +125,7 @@ func (s *Store) writeDelivery(ctx context.Context, w *deliveryWrite) error {
 		// runAlone's own bound (execTimeout+wait).
 		// A write that gets no alone turn is not sent: it stays blocked,
 		// with its batch's error.
-		_ = s.runAlone(ctx, s.deliveries.onAlone, func(ctx context.Context, wait time.Duration) {
+		_ = s.runAlone(ctx, &s.aloneOwed, s.deliveries.onAlone, func(ctx context.Context, wait time.Duration) {
 			w.err = s.writeDeliveryAlone(ctx, w, wait)
 		})
 	}

@@ -85,8 +85,9 @@ type Store struct {
 	// heldKeyTurn lets one lost claim's hand-over at a time wait on a key
 	// row still held past its first budget (inHeldKeyTurn).
 	heldKeyTurn chan struct{}
-	// alone bounds the items run alone at once (runAlone).
-	alone aloneTurns
+	// alone bounds the claims run alone at once, aloneOwed the wins and
+	// delivery writes (runAlone): each a quarter of the pool.
+	alone, aloneOwed aloneTurns
 	// settledByNoRun is told the state of each job settled outside any job
 	// run: by handOverLostClaim, or cancelled by CancelJob
 	// (OnSettledByNoRun); nil: nobody is.
@@ -170,6 +171,7 @@ func New(pool *pgxpool.Pool, opt Options) *Store {
 		maxConns = pool.Config().MaxConns
 	}
 	s.alone.slots = make(chan struct{}, aloneTurnsFor(maxConns))
+	s.aloneOwed.slots = make(chan struct{}, aloneTurnsFor(maxConns))
 	s.waits, _ = s.opt.Observer.(CommitWaitObserver)
 	s.paths = group[pathCommit]{size: batchSize, maxLeaders: maxBatchesInFlight, exec: s.execPathCommits}
 	s.deliveries = group[deliveryWrite]{size: deliveryBatchSize, maxLeaders: maxBatchesInFlight, exec: s.execDeliveryWrites}

@@ -10,9 +10,7 @@ import (
 // transientKinds are the provider errors that say "not now": the provider
 // could not take the request just then, and nothing of whether the target
 // conforms — rate limited (429), unavailable or overloaded (503, 529), and a
-// connection refused or reset before any answer (a host name that does not
-// resolve is not one: the taxonomy files it misconfigured, the router's
-// fault, so it is a real failure). Nothing else is transient,
+// connection refused or reset before any answer. Nothing else is transient,
 // whatever the taxonomy would retry: a timeout (before any byte, a request or
 // gateway timeout, mid-stream), a stalled stream and any other server error
 // (500, 502…) are what a production job would meet on this target the same
@@ -27,8 +25,18 @@ var transientKinds = []providers.Kind{
 
 // transientError reports whether a case that failed its round trip with pe
 // failed for a transient reason (transientKinds), by the taxonomy's Kind,
-// never by the error's text. A caller's or router's fault never is.
+// never by the error's text. A caller's or router's fault never is, except
+// a host name that does not resolve (providers.CodeHostNotFound): the live
+// race fails it over at once as misconfigured, but container platforms give
+// that same answer while a service restarts (Docker's DNS for a stopped
+// container, a Kubernetes headless service with no ready pod), and a model
+// server restarting during the run must not lose its pass until the next
+// one. A host truly retired keeps its pass until max_age; its failures open
+// its circuit breaker meanwhile.
 func transientError(pe *providers.Error) bool {
+	if pe != nil && pe.Code == providers.CodeHostNotFound {
+		return true
+	}
 	if pe == nil || pe.Fault == providers.FaultCaller || pe.Fault == providers.FaultRouter {
 		return false
 	}

@@ -482,7 +482,11 @@ func classifyTransport(provider string, err error) *Error {
 	case errors.As(err, &opErr):
 		kind, msg = KindConnReset, "network error: "+netredact.ErrorText(opErr)
 	}
-	return NewError(provider, kind, truncate(msg))
+	e := NewError(provider, kind, truncate(msg))
+	if errors.As(err, &dnsErr) && hostNotFound(dnsErr) {
+		e.Code = CodeHostNotFound
+	}
+	return e
 }
 
 // notHTTPErrors are net/http's words for a response that is not HTTP: a

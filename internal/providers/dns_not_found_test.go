@@ -40,6 +40,9 @@ func TestClassifyDNSFailures(t *testing.T) {
 		if e.Kind != r.kind || e.Fault != r.fault || e.Action != r.action || !strings.HasPrefix(e.Message, r.msg) {
 			t.Errorf("%s: %s/%s/%s %q, want %s/%s/%s %q", r.name, e.Kind, e.Fault, e.Action, e.Message, r.kind, r.fault, r.action, r.msg)
 		}
+		if notFound := r.kind == KindMisconfigured; (e.Code == CodeHostNotFound) != notFound {
+			t.Errorf("%s: code %q; want %q only for a name that does not exist (a conformance run reads it as inconclusive)", r.name, e.Code, CodeHostNotFound)
+		}
 		if strings.Contains(e.Message, "vllm-retired") {
 			t.Errorf("%s: the message names the provider's host: %q", r.name, e.Message)
 		}

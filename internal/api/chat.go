@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -86,6 +87,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		// Without a key each call is its own intent. A version 7 UUID, so
 		// these keys, too, enter the keys' primary key at its right edge.
 		key = "auto-" + uuid.Must(uuid.NewV7()).String()
+		s.warnKeylessSDKRetry(r)
 	}
 	in.Model = passModel
 	input, err := json.Marshal(in)
@@ -696,4 +698,19 @@ func chatNoEligibleAdvice(routing json.RawMessage, keyed bool) string {
 		return "send the request again after Retry-After"
 	}
 	return "this does not clear by itself: a request succeeds once the router's operator has made a provider eligible (for conformance, `router conformance run`)"
+}
+
+// warnKeylessSDKRetry logs a keyless chat call that its SDK marks as its own
+// retry (X-Stainless-Retry-Count ≥ 1: the official OpenAI and Anthropic SDKs
+// resend after a timeout or a dropped connection): without an
+// Idempotency-Key it runs as a new job, a second provider call for one
+// intent, which the operator can only see here. The fix is the caller's: an
+// Idempotency-Key, the same on every retry (or chat.require_idempotency_key).
+func (s *Server) warnKeylessSDKRetry(r *http.Request) {
+	n, err := strconv.Atoi(strings.TrimSpace(r.Header.Get("X-Stainless-Retry-Count")))
+	if err != nil || n < 1 {
+		return
+	}
+	s.reqLog(r).Warn("a chat call without an Idempotency-Key is its SDK's retry: it runs as a new job, a second provider call for one request; "+
+		"the caller should send an Idempotency-Key, the same on every retry (or set chat.require_idempotency_key)", "sdk_retry", n)
 }

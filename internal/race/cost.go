@@ -26,7 +26,8 @@ func (r *Runner) priceFor(id string, t *Target, model string) *providers.Price {
 // context window, tokenizer, price and default max_tokens; else a target of
 // that model that sets nothing of its own, as config resolves a route target
 // {provider, model} that sets none: the provider's context window
-// (ProviderWindow), the tokenizer chosen by the model's name, no price (t's
+// (ProviderWindow), the tokenizer chosen by the model's name, the provider's
+// price only when the provider names no model of its own (ProviderPrice; t's
 // are its own model's). t's window and tokenizer would be another model's:
 // a request for gpt-3.5-turbo (16k) through a target serving gpt-4o (128k)
 // was judged to fit, and sent for a certain context_length_exceeded.
@@ -41,7 +42,7 @@ func targetFor(targets map[string]*Target, id string, t *Target, model string) *
 		}
 	}
 	bare := *t
-	bare.Model, bare.Encoding, bare.Price = model, "", nil
+	bare.Model, bare.Encoding, bare.Price = model, "", t.ProviderPrice
 	if t.ProviderWindow > 0 {
 		bare.ContextWindow = t.ProviderWindow
 	}

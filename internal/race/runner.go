@@ -36,8 +36,13 @@ type Target struct {
 	// prompt's model) that no target of the provider configures (targetFor),
 	// as config gives a route target that sets none. 0: ContextWindow.
 	ProviderWindow int
-	Encoding       string        // tokenizer encoding; "" derives it from Model
-	Timeout        time.Duration // one attempt; the adapter classifies what a deadline means (SPEC §15)
+	// ProviderPrice prices such a model: the provider's price when the
+	// provider names no model of its own (its price is then every model's,
+	// as config prices every target of it); nil otherwise (a provider's price
+	// is its own model's).
+	ProviderPrice *providers.Price
+	Encoding      string        // tokenizer encoding; "" derives it from Model
+	Timeout       time.Duration // one attempt; the adapter classifies what a deadline means (SPEC §15)
 	// FirstByteTimeout is how long the adapter waits for a response's first
 	// byte (0: only Timeout): with Timeout, the latest a hedge on an
 	// attempt without a first byte can still start (adaptiveDelay).

@@ -111,6 +111,11 @@ func targetOf(rt config.ResolvedTarget) *race.Target {
 	if price := rt.PriceOrDefault(); price != nil {
 		t.Price = &providers.Price{InputPerMTok: price.InputPerMTok, OutputPerMTok: price.OutputPerMTok}
 	}
+	if pc.Model == "" && pc.Type != "scripted" && pc.Price != nil {
+		// A provider naming no model prices every model it serves, those
+		// passed through included (config.ResolvedTarget.ownModel).
+		t.ProviderPrice = &providers.Price{InputPerMTok: pc.Price.InputPerMTok, OutputPerMTok: pc.Price.OutputPerMTok}
+	}
 	return t
 }
 

@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/routerhq/router/internal/yamlwords"
 )
 
 // wrongTypes walks the YAML tree against the type it decodes into and reports
@@ -88,7 +90,7 @@ func (w *typeWalker) fits(n *yaml.Node, t reflect.Type, path string) bool {
 		}
 		kept := n.Content[:0:0]
 		for i, v := range n.Content {
-			if emptyItem(v) {
+			if yamlwords.EmptyItem(v) {
 				// yaml.v3 drops it without a word: a provider, an API key or a
 				// route's fallback meant to be there would be silently missing.
 				w.out = append(w.out, fmt.Sprintf("line %d: %s[%d] is empty: remove the `-` line or write the entry", v.Line, path, i))
@@ -150,15 +152,6 @@ func (w *typeWalker) mapping(n *yaml.Node, path string, inMap bool, fieldType fu
 		kept = append(kept, k, v)
 	}
 	n.Content = kept
-}
-
-// emptyItem reports a list item written as null: a `-` line with nothing
-// after it, ~ or null.
-func emptyItem(v *yaml.Node) bool {
-	if v.Kind == yaml.AliasNode && v.Alias != nil {
-		v = v.Alias
-	}
-	return v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null"
 }
 
 // expects says what a scalar of kind t must be.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/routerhq/router/internal/yamlwords"
 )
 
 // emptyItems reports the items of the manifest's lists written as null (a
@@ -17,8 +19,8 @@ func emptyItems(top *yaml.Node, report func(string, string, ...any)) {
 			return
 		}
 		for i, item := range list.Content {
-			if item = deref(item); item.Kind == yaml.ScalarNode && item.ShortTag() == "!!null" {
-				report(fmt.Sprintf("%s[%d]", path, i), "line %d: the item is empty (a `-` with nothing after it, ~ or null), which YAML would drop without a word: remove it or write its value", item.Line)
+			if yamlwords.EmptyItem(item) {
+				report(fmt.Sprintf("%s[%d]", path, i), "line %d: the item is empty (a `-` with nothing after it, ~ or null), which YAML would drop without a word: remove it or write its value", deref(item).Line)
 			}
 		}
 	}

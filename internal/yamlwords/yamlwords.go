@@ -68,6 +68,17 @@ func EmptyDocument(d *yaml.Node) bool {
 	return len(d.Content) == 1 && n.Kind == yaml.ScalarNode && n.Tag == "!!null" && n.Value == ""
 }
 
+// EmptyItem reports a list item written as null: a `-` line with nothing
+// after it, ~ or null (an alias to one included). yaml.v3 drops such an item
+// from a list it decodes without a word, so the configuration and the prompt
+// manifests refuse it, naming it.
+func EmptyItem(v *yaml.Node) bool {
+	if v.Kind == yaml.AliasNode && v.Alias != nil {
+		v = v.Alias
+	}
+	return v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null"
+}
+
 // GoType names, for the author of a YAML file, what the Go type t (as
 // yaml.v3's type errors spell it: "int", "[]string", "*prompt.Rules") expects.
 // named gives the words of a package's own types, looked up first; a type of

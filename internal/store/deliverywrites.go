@@ -48,6 +48,22 @@ func (w *deliveryWrite) eventID() string {
 // success path, a second batch goes out only when a full one waits.
 const deliveryBatchSize = 64
 
+// deliveryBatchBytes bounds the event bodies one batch carries: a body can
+// be several MiB (a job's input and result, escaped), and 64 of them in one
+// bytea array would pass PostgreSQL's 1 GB limit on one value — the batch
+// would fail, and every body sit in memory at once on both sides. A body
+// larger than this goes alone.
+const deliveryBatchBytes = 8 << 20
+
+// bytes is the write's weight in a batch (group.weight): a freeze's body;
+// a record's excerpt and texts are small and bounded.
+func (w *deliveryWrite) bytes() int {
+	if w.freeze != nil {
+		return len(w.freeze.body)
+	}
+	return 1
+}
+
 // freezeBatchSQL freezes the bodies of events, each id once (freezeStmt). The
 // freeze also drops the event's snapshot (migration 0017): once the body is
 // fixed, the job as the transition left it is in the body itself.

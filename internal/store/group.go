@@ -25,6 +25,11 @@ import (
 type group[T any] struct {
 	size       int // most items per batch
 	maxLeaders int // most batches in flight at once
+	// weight, when set, is an item's size in bytes; a batch then also stops
+	// before its items' weights pass maxWeight (it always takes one item),
+	// so a burst of large items is not one statement of them all.
+	weight    func(*T) int
+	maxWeight int
 	// exec runs one batch and must call done on every item.
 	exec func(ctx context.Context, batch []*T)
 
@@ -119,6 +124,23 @@ func (g *group[T]) await(ctx context.Context, it *T, done <-chan struct{}) error
 	}
 }
 
+// take is how many of the queue's first items the next batch carries: up to
+// size, and (with weight) no more than fit in maxWeight, but at least one.
+// Called with mu held.
+func (g *group[T]) take() int {
+	n := min(len(g.queue), g.size)
+	if g.weight == nil {
+		return n
+	}
+	sum := 0
+	for i, it := range g.queue[:n] {
+		if sum += g.weight(it); sum > g.maxWeight && i > 0 {
+			return i
+		}
+	}
+	return n
+}
+
 func (g *group[T]) lead() {
 	gostack.Reserve() // a batch goes through pgx on a new goroutine
 	for g.next() {
@@ -134,7 +156,7 @@ func (g *group[T]) next() bool {
 		g.mu.Unlock()
 		return false
 	}
-	n := min(len(g.queue), g.size)
+	n := g.take()
 	batch := make([]*T, n)
 	copy(batch, g.queue)
 	g.queue = append(g.queue[:0], g.queue[n:]...)

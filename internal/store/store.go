@@ -174,7 +174,8 @@ func New(pool *pgxpool.Pool, opt Options) *Store {
 	s.aloneOwed.slots = make(chan struct{}, aloneTurnsFor(maxConns))
 	s.waits, _ = s.opt.Observer.(CommitWaitObserver)
 	s.paths = group[pathCommit]{size: batchSize, maxLeaders: maxBatchesInFlight, exec: s.execPathCommits}
-	s.deliveries = group[deliveryWrite]{size: deliveryBatchSize, maxLeaders: maxBatchesInFlight, exec: s.execDeliveryWrites}
+	s.deliveries = group[deliveryWrite]{size: deliveryBatchSize, maxLeaders: maxBatchesInFlight, exec: s.execDeliveryWrites,
+		weight: (*deliveryWrite).bytes, maxWeight: deliveryBatchBytes}
 	s.eventReads = group[eventRead]{size: eventReadBatchSize, maxLeaders: maxBatchesInFlight, exec: s.execEventReads}
 	return s
 }

@@ -193,6 +193,12 @@ func compile(schemaJSON []byte, url, name string, load func(string) (io.ReadClos
 		}
 		return nil, fmt.Errorf("schema %s does not compile: %w", name, err)
 	}
+	if !caller {
+		// A "$schema" naming a metaschema: its draft is known now.
+		if err := checkDraftKeywords(schemaJSON, name, s); err != nil {
+			return nil, err
+		}
+	}
 	g := newSchemaGraph(s)
 	out := &Schema{url: name, schema: s, bounds: newBoundTexts(g)}
 	if caller {

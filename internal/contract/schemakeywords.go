@@ -65,7 +65,20 @@ func checkKeywords(schemaJSON []byte, name string) error {
 	if !ok {
 		return nil
 	}
-	var w keywordWalk
+	w := newKeywordWalk(doc, draftOfDocument(doc))
+	w.schema(doc, "")
+	return w.result(name)
+}
+
+// checkDraftKeywords is checkKeywords for a schema whose "$schema" names a
+// metaschema rather than a draft, once compiled (root): the compiler reads it
+// in the metaschema's draft, which only compiling finds.
+func checkDraftKeywords(schemaJSON []byte, name string, root *jsonschema.Schema) error {
+	doc, ok := decodeSchemaDoc(schemaJSON)
+	if !ok || draftOfDocument(doc) != 0 || draftVersions[root.Draft] == 0 {
+		return nil
+	}
+	w := keywordWalk{draft: draftVersions[root.Draft]}
 	w.schema(doc, "")
 	return w.result(name)
 }
@@ -98,10 +111,19 @@ func (w *keywordWalk) result(name string) error {
 
 // keywordWalk is what checkKeywords found so far.
 type keywordWalk struct {
+	draft     int  // the draft the compiler reads the document in (draftVersions); 0: not known
+	defaulted bool // the document has no "$schema": the draft is the default
 	problems  []string
 	more      int
 	pattern   *syntax.Error // the first pattern RE2 refuses
 	patternAt string
+}
+
+// newKeywordWalk is a walk of doc, a document the compiler reads in draft.
+func newKeywordWalk(doc any, draft int) keywordWalk {
+	m, _ := doc.(map[string]any)
+	_, named := m["$schema"]
+	return keywordWalk{draft: draft, defaulted: !named}
 }
 
 // schema checks v, found where a schema goes at loc (a JSON pointer).
@@ -113,6 +135,12 @@ func (w *keywordWalk) schema(v any, loc string) {
 	for _, k := range sortedKeys(m) {
 		val := m[k]
 		at := loc + "/" + escapeSegment(k)
+		if w.draft != 0 {
+			if why := unreadInDraft(k, m, w.draft); why != "" {
+				w.unread(k, why, loc)
+				continue // nor what it holds: the compiler does not read it
+			}
+		}
 		if _, ok := schemaMap[k]; ok {
 			if mm, ok := val.(map[string]any); ok {
 				for _, n := range sortedKeys(mm) {
@@ -181,6 +209,25 @@ func (w *keywordWalk) misspelt(k, meant, loc string) {
 		"Correct it, or give a key of your own a name starting with \"x-\" (like %q)", k, at, meant, "x-"+strings.TrimLeft(k, "$")))
 }
 
+// unread records the keyword k at loc, which the compiler does not read in
+// the schema's draft, for the reason why.
+func (w *keywordWalk) unread(k, why, loc string) {
+	if len(w.problems) == maxKeywordProblems {
+		w.more++
+		return
+	}
+	at := "#" + loc
+	if loc == "" {
+		at = "the schema's root"
+	}
+	whose := `the draft its "$schema" selects`
+	if w.defaulted {
+		whose = `the draft of a schema without "$schema"`
+	}
+	w.problems = append(w.problems, fmt.Sprintf("%q at %s is not read in %s, %s, so nothing would check it: %s",
+		k, at, draftNames[w.draft].name, whose, why))
+}
+
 // misspeltKeyword is the checking keyword k looks like a misspelling of, or
 // "". Case, "$", "-" and "_" aside, k must be within two edits (an adjacent
 // swap is one) of a keyword of six letters or more; within one of a shorter
@@ -238,10 +285,12 @@ func checkReferencedKeywords(root *jsonschema.Schema, docs []Document) error {
 	if len(docs) == 0 {
 		return nil
 	}
-	used := map[string][]string{} // document URL -> the pointers of the subschemas used in it
+	used := map[string][]string{}            // document URL -> the pointers of the subschemas used in it
+	drafts := map[string]*jsonschema.Draft{} // document URL -> the draft the compiler read it in
 	for _, n := range newSchemaGraph(root).nodes {
 		if u, frag, ok := strings.Cut(n.Location, "#"); ok {
 			used[u] = append(used[u], frag)
+			drafts[u] = n.Draft
 		}
 	}
 	for _, d := range docs {
@@ -249,9 +298,15 @@ func checkReferencedKeywords(root *jsonschema.Schema, docs []Document) error {
 		if !ok {
 			continue // the compiler took it; what it is is its business
 		}
-		var w keywordWalk
+		// Each document is read in its own draft: its "$schema", or
+		// 2020-12 (the compiler's default, not the referring schema's).
+		draft := draftOfDocument(doc)
+		if draft == 0 {
+			draft = draftVersions[drafts[d.URL]]
+		}
+		w := newKeywordWalk(doc, draft)
 		if !w.usedSubtrees(doc, used[d.URL]) {
-			w = keywordWalk{}
+			w = newKeywordWalk(doc, draft)
 			w.document(doc)
 		}
 		if err := w.result(strings.TrimPrefix(d.URL, "file://")); err != nil {

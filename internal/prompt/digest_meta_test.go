@@ -10,7 +10,8 @@ import (
 
 // A schema whose "$schema" names a metaschema file makes the compiler read
 // that file, whose own "$schema" decides the draft the schema is judged by:
-// "prefixItems" is a keyword of 2020-12 and unknown (ignored) in draft-07.
+// in 2020-12 an element "contains" matched counts as evaluated, so
+// "unevaluatedItems": false passes it; in 2019-09 it does not.
 // The schema refers to no other file, so nothing was covered: editing the
 // metaschema changed the judgement and left the digest as it was.
 func TestDigestCoversACustomMetaschemaFile(t *testing.T) {
@@ -24,7 +25,7 @@ func TestDigestCoversACustomMetaschemaFile(t *testing.T) {
 		t.Helper()
 		for name, text := range map[string]string{
 			"prompt.yaml": ticketsManifest,
-			"out.json":    `{"$schema": "` + meta + `", "type": "object", "properties": {"a": {"prefixItems": [{"type": "integer"}]}}}`,
+			"out.json":    `{"$schema": "` + meta + `", "type": "object", "properties": {"a": {"contains": {"type": "integer"}, "unevaluatedItems": false}}}`,
 			"meta.json":   `{"$schema": "` + metaDraft + `"}`,
 		} {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
@@ -41,10 +42,10 @@ func TestDigestCoversACustomMetaschemaFile(t *testing.T) {
 		}
 		return p
 	}
-	before := load("http://json-schema.org/draft-07/schema#")
+	before := load("https://json-schema.org/draft/2019-09/schema")
 	after := load("https://json-schema.org/draft/2020-12/schema")
-	_, vsBefore := before.Validator().Validate(`{"a":["x"]}`)
-	_, vsAfter := after.Validator().Validate(`{"a":["x"]}`)
+	_, vsBefore := before.Validator().Validate(`{"a":[1]}`)
+	_, vsAfter := after.Validator().Validate(`{"a":[1]}`)
 	if (len(vsBefore) == 0) == (len(vsAfter) == 0) {
 		t.Fatalf("setup: editing meta.json did not change the judgement (%v / %v)", vsBefore, vsAfter)
 	}

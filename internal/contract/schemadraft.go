@@ -131,6 +131,10 @@ func unreadInDraft(k string, m map[string]any, draft int) string {
 	if _, isRef := m["$ref"]; isRef && draft < draft2019 && slices.Contains(checkingKeywords, k) {
 		switch k {
 		case "$ref", "$schema", "definitions", "$defs": // read, or reached by a "$ref" pointer
+		case "$id", "id", "$comment":
+			// Ignored too, but they check nothing: a draft-07 root's
+			// "$id" beside its "$ref" is the usual way to write one, and a
+			// "$ref" that needed the "$id" fails to compile, saying so.
 		default:
 			return fmt.Sprintf(`%s ignores every keyword beside "$ref": put the "$ref" and %q in an "allOf" of two schemas, or set "$schema" to %q`,
 				draftNames[draft].name, k, draftNames[draft2020].url)

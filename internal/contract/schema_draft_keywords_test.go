@@ -81,6 +81,7 @@ func TestKeywordsTheSchemasDraftReadsLoad(t *testing.T) {
 		`{` + d07 + `"$ref": "#/definitions/main", "description": "the answer", "definitions": {"main": {"type": "object", "if": {"required": ["a"]}, "then": {"required": ["b"]}}}}`,
 		`{` + d07 + `"type": "array", "items": [{"type": "string"}], "additionalItems": false, "contains": {"type": "string"}}`,
 		`{` + d07 + `"$id": "http://example.com/s", "type": "object", "propertyNames": {"maxLength": 3}, "const": {"a": 1}}`,
+		`{` + d07 + `"$id": "http://example.com/answer.json", "$comment": "tagged", "$ref": "#/definitions/main", "definitions": {"main": {"type": "object"}}}`,
 		`{` + d04 + `"id": "http://example.com/s", "type": "object", "dependencies": {"a": ["b"]}, "properties": {"a": {"enum": [1]}}}`,
 	} {
 		if _, err := contract.NewValidator([]byte(schema), "out.json", contract.Rules{NoExtraKeys: ptr(false)}); err != nil {

@@ -73,9 +73,10 @@ type Prompt struct {
 	Digest string
 
 	templates    []*template.Template
-	static       []string // per template, its text when it has no actions (see staticText), else ""
-	saysNil      []bool   // per template, its own text says "<nil>" (render then does not refuse a printed one)
-	jsonAlways   bool     // a message prints "JSON" for every input (alwaysJSON): render need not look
+	static       []string  // per template, its text when it has no actions (see staticText), else ""
+	saysNil      []bool    // per template, its own text says "<nil>" (render then does not refuse a printed one)
+	works        *workPool // what render executes: the templates, counting their steps (render_work.go)
+	jsonAlways   bool      // a message prints "JSON" for every input (alwaysJSON): render need not look
 	validator    *contract.Validator
 	input        *contract.Schema
 	optionalKeys []string // top-level properties the input schema declares but does not require

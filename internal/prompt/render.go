@@ -91,6 +91,8 @@ func (p *Prompt) render(data map[string]any) ([]providers.Message, error) {
 	msgs := make([]providers.Message, len(p.templates))
 	var out cappedBuffer
 	total := 0 // bytes of the messages before
+	w := p.takeWork()
+	defer p.putWork(w)
 	for i, t := range p.templates {
 		if c := p.static[i]; c != "" {
 			msgs[i] = providers.Message{Role: p.Messages[i].Role, Content: c}
@@ -99,9 +101,12 @@ func (p *Prompt) render(data map[string]any) ([]providers.Message, error) {
 		}
 		out.buf.Reset()
 		out.limit = MaxRenderedBytes - total
-		if err := t.Execute(&out, data); err != nil {
+		if err := w.templates[i].Execute(&out, data); err != nil {
 			if errors.Is(err, errRenderedTooLarge) {
 				return nil, &RenderError{Prompt: p.ID(), Field: messageField(i), Err: err}
+			}
+			if errors.Is(err, errTooMuchWork) {
+				return nil, &RenderError{Prompt: p.ID(), Field: messageField(i), Err: errTooMuchWork}
 			}
 			if e := absentFieldRead(t, p.Messages[i].Content, err, data); e != nil {
 				err = e

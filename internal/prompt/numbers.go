@@ -54,7 +54,7 @@ func printf(format string, args ...any) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("printf %q: %w", format, err)
 	}
-	if err := fmtError(format, args, s); err != nil {
+	if err := fmtError(format, wrapped, s); err != nil {
 		return "", err
 	}
 	return s, nil

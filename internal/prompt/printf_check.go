@@ -1,26 +1,110 @@
 package prompt
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // fmtError returns an error when s, what fmt.Sprintf wrote for format and
-// args, holds one of fmt's error notes ("%!d(string=12)", "%!d(MISSING)",
-// "%!(EXTRA string=12)"): they would reach the model as text. Text that
-// says "%!" in the format itself or in an argument is the prompt's or the
-// caller's own, and is left alone (such a note is then not detected).
-func fmtError(format string, args []any, s string) error {
-	i := strings.Index(s, "%!")
-	if i < 0 || strings.Contains(format, "%!") {
+// wrapped (printf's arguments as it passed them), holds one of fmt's error
+// notes ("%!d(string=12)", "%!d(MISSING)", "%!(EXTRA string=12)"): they
+// would reach the model as text. The text of s cannot tell a note from a
+// "%!" the caller or the prompt wrote: an argument's "50%" before the
+// format's "!" ("Save %s!"), or the format's own "%%!". So the format is run
+// again over blanks that print nothing in place of the input's text (its
+// strings, arrays and objects): a string's blank checks its verb itself
+// (printfText), an array or object checked its own in the first run
+// (printfContainer), and what fmt writes then comes from the format and
+// fmt alone (isFmtNote). One more Sprintf, only when s holds "%!".
+func fmtError(format string, wrapped []any, s string) error {
+	if !strings.Contains(s, "%!") {
 		return nil
 	}
-	for _, a := range args {
-		if saysText(a, "%!") {
-			return nil
+	var err error
+	blanks := make([]any, len(wrapped))
+	for i, a := range wrapped {
+		switch x := a.(type) {
+		case string:
+			blanks[i] = printfText{s: x, err: &err}
+		case printfContainer:
+			blanks[i] = printfText{container: true, err: &err}
+		default: // numbers, booleans, a template's literals: no text of the input's
+			blanks[i] = a
 		}
 	}
-	return fmt.Errorf("printf %q: %s", format, fmtNote(s[i:]))
+	b := fmt.Sprintf(format, blanks...)
+	if err != nil {
+		return fmt.Errorf("printf %q: %w", format, err)
+	}
+	for i := 0; ; i += 2 {
+		j := strings.Index(b[i:], "%!")
+		if j < 0 {
+			return nil
+		}
+		i += j
+		if !isFmtNote(b[i:]) {
+			continue // the format's own text ("%%!")
+		}
+		note := b[i:]
+		if strings.HasPrefix(note, "%!(EXTRA ") {
+			// It names the extra arguments with their values: the first
+			// run's, at its end, has them as the input holds them.
+			note = s[strings.LastIndex(s, "%!(EXTRA "):]
+		}
+		return fmt.Errorf("printf %q: %s", format, fmtNote(note))
+	}
+}
+
+// isFmtNote reports whether s, which starts with "%!", starts with one of
+// the notes fmt writes: "%!(EXTRA ...)", "%!(NOVERB)", "%!(BADWIDTH)",
+// "%!(BADPREC)", or a verb then "(MISSING)", "(BADINDEX)", "(PANIC=",
+// "(<nil>)" or "(type=value)". A format whose own text looks like one
+// ("100%%!d(int=5)") is taken for one.
+func isFmtNote(s string) bool {
+	rest := s[2:]
+	if strings.HasPrefix(rest, "(") {
+		for _, p := range []string{"(EXTRA ", "(NOVERB)", "(BADWIDTH)", "(BADPREC)"} {
+			if strings.HasPrefix(rest, p) {
+				return true
+			}
+		}
+		return false
+	}
+	_, size := utf8.DecodeRuneInString(rest)
+	rest, ok := strings.CutPrefix(rest[size:], "(")
+	if size == 0 || !ok {
+		return false
+	}
+	for _, p := range []string{"MISSING)", "BADINDEX)", "PANIC=", "<nil>)"} {
+		if strings.HasPrefix(rest, p) {
+			return true
+		}
+	}
+	typ, _, ok := strings.Cut(rest, "=")
+	return ok && typ != "" && !strings.ContainsAny(typ, "()%!\n")
+}
+
+// printfText stands for a string, array or object argument in fmtError's
+// second run: it prints nothing. A string's verb is checked as fmt checks
+// it, the first one that does not fit setting *err; an array's or object's
+// was checked in the first run.
+type printfText struct {
+	s         string
+	container bool
+	err       *error
+}
+
+// Format implements fmt.Formatter.
+func (p printfText) Format(_ fmt.State, verb rune) {
+	switch verb {
+	case 'v', 's', 'q', 'x', 'X': // what fmt formats a string with
+		return
+	}
+	if !p.container && *p.err == nil {
+		*p.err = errors.New(fmtNote(fmt.Sprintf("%%!%c(string=%s)", verb, p.s)))
+	}
 }
 
 // fmtNote explains fmt's error note at the start of s, and says how to fix it.
@@ -67,7 +151,7 @@ func firstRune(s string) (rune, int) {
 // JSON.
 func typeName(t string) string {
 	switch t {
-	case "string":
+	case "string", "prompt.printfText": // printfText: %p of a string
 		return "the string"
 	case "bool":
 		return "the boolean"

@@ -13,8 +13,10 @@ import (
 // took it for an answer cut after the provider began (Received, no status,
 // no usage) and estimated the prompt as billed, giving the attempt a cost
 // the provider never charged. The error is marked AnsweredWithError now; one
-// after message_start still carries the usage message_start reported, and a
-// stream that merely breaks off is not marked. Found by review.
+// after message_start cut a message that had begun, so it is not marked and
+// carries the usage message_start reported (review ranth8: marked, a server
+// that reports no input there had nothing estimated), and a stream that
+// merely breaks off is not marked. Found by review.
 func TestAnthropicErrorEventIsAnsweredWithError(t *testing.T) {
 	start := `{"type":"message_start","message":{"id":"msg_e","type":"message","role":"assistant","model":"claude-test","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":40,"output_tokens":1}}}`
 	cases := []struct {
@@ -26,7 +28,7 @@ func TestAnthropicErrorEventIsAnsweredWithError(t *testing.T) {
 	}{
 		{"overloaded before message_start", []string{`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`}, KindUnavailable, true, false},
 		{"api_error before message_start", []string{`{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`}, KindServerError, true, false},
-		{"overloaded after message_start", []string{start, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`}, KindUnavailable, true, true},
+		{"overloaded after message_start", []string{start, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`}, KindUnavailable, false, true},
 		{"cut before message_start", nil, KindStreamCut, false, false},
 		{"cut after message_start", []string{start}, KindStreamCut, false, true},
 	}

@@ -190,7 +190,8 @@ func statusMessage(status int) string {
 // fromAnthropicError classifies the SDK's *anthropic.Error. An error event
 // inside a stream carries the stream's 200 status; it is classified by type,
 // and marked AnsweredWithError: the provider reported the failure, the
-// stream did not break off. An error status whose body is markup
+// stream did not break off (CompleteStream clears the mark for one after
+// message_start: the message had begun). An error status whose body is markup
 // (markupBody) is a proxy's page: described (pageMessage), and a 400, 413
 // or 422 one fails over (proxyPage).
 func fromAnthropicError(provider string, ae *anthropic.Error) *Error {

@@ -127,6 +127,16 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 		if _, status, _ := trace.result(); status == 0 || status >= 200 && status <= 299 {
 			e.Received = e.Received || w.FirstByte() > 0
 		}
+		if acc.started {
+			// An error event after message_start cut a message that had
+			// begun; it did not come in place of the answer, so it is not
+			// AnsweredWithError (as an OpenAI-compatible error after chunks
+			// of the answer is not): its usage is message_start's
+			// (reported), else — a server that reports no input there —
+			// the race estimates the prompt and the part that came, and
+			// hedging keeps its first byte as an answer's.
+			e.AnsweredWithError = false
+		}
 		return nil, acc.reported(e)
 	}
 	if !acc.stopped {

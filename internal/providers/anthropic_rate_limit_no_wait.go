@@ -104,8 +104,8 @@ const tooManyOutputTokensMessage = "the request's max_tokens alone is above the 
 	"(the provider counts max_tokens against it before generating anything): the router fails over to another target without retrying this one; " +
 	"a lower max_tokens lets this target take the request (the provider's own message, which names the account and its limits, is in the router's log)"
 
-// overOutputRateLimit gives an Anthropic output-tokens-per-minute 429 whose
-// request sent a max_tokens above the limit the message names what
+// overOutputRateLimit gives an Anthropic output-tokens-per-minute 429, for a
+// request whose max_tokens sent is above the limit the message names, what
 // overInputLimit gives its input twin: Anthropic counts max_tokens against
 // that limit when the request begins, so such a request is refused however
 // long it waits, and retrying it would only count against the target's

@@ -161,13 +161,6 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 			cutByDeadline: errors.Is(cause, errDeadline) && excusedByDeadline(pe.Received, waited, t, opening)}
 		hedgedAfter, silent := f.silentPastHedge()
 		res.silentLoser = state == store.AttemptCancelled && errors.Is(cause, errLoser) && !pe.Received && silent
-		attrs := []any{"state", state, "kind", pe.Kind, "fault", pe.Fault, "action", pe.Action, "status", pe.StatusCode, "latency_ms", latency}
-		if res.silentLoser {
-			// Still at the loser's level (one per hedged job): its breaker
-			// counting it, and opening, is what the operator sees.
-			attrs = append(attrs, store.BreakerKey, store.BreakerFailure)
-		}
-		log.Log(bg, endLevel(state, cause), "attempt ended without an answer", attrs...)
 		detail := attemptError(pe)
 		if errors.Is(cause, errLoser) {
 			detail["message"] = "cancelled: another attempt won"
@@ -179,7 +172,21 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		}
 		markIgnored(detail, res)
 		out.State, out.Error, out.LatencyMS = state, detail, latency
-		recorded, written := r.finishAttempt(bg, job, a, out, log)
+		stored, recorded, written := r.finishAttemptAs(bg, job, a, out, log)
+		if stored != state {
+			// An unknown end on a job that had already ended, stored as the
+			// job's end settles its attempts (lost, cancelled): counted and
+			// logged as stored; its breaker still hears the call's end
+			// (breakerOutcome).
+			res.state, res.callState = stored, state
+		}
+		attrs := []any{"state", res.state, "kind", pe.Kind, "fault", pe.Fault, "action", pe.Action, "status", pe.StatusCode, "latency_ms", latency}
+		if res.silentLoser {
+			// Still at the loser's level (one per hedged job): its breaker
+			// counting it, and opening, is what the operator sees.
+			attrs = append(attrs, store.BreakerKey, store.BreakerFailure)
+		}
+		log.Log(bg, endLevel(state, cause), "attempt ended without an answer", attrs...)
 		if !written {
 			// The attempt's usage was not stored: another transition settled
 			// the attempt first and kept its own record, with usage of its
@@ -323,6 +330,17 @@ func markIgnored(detail map[string]any, res attemptResult) {
 	}
 }
 
+// breakerOutcome is what the attempt's end tells its target's breaker
+// (outcomeOf): that of the call as it ended, not of the state the store
+// recorded in its place (callState) — a call that timed out is its target's
+// failure even when its job had ended meanwhile and it was stored lost.
+func (res attemptResult) breakerOutcome() Outcome {
+	if res.callState != "" {
+		res.state = res.callState
+	}
+	return outcomeOf(res)
+}
+
 // KindShutdown is the error kind of an attempt cut because its router was
 // stopped — its drain budget ran out, or it was told to stop at once — and
 // not because of anything its provider did (the breaker and the error
@@ -445,10 +463,26 @@ func attemptError(pe *providers.Error) map[string]any {
 // resolution that failed it) is given out's usage when it has none
 // (cancelledUsage).
 func (r *Runner) finishAttempt(ctx context.Context, job *store.Job, a *store.Attempt, out store.AttemptOutcome, log *slog.Logger) (recorded, written bool) {
-	err := r.cfg.Store.FinishAttempt(ctx, a.ID, out)
+	_, recorded, written = r.finishAttemptAs(ctx, job, a, out, log)
+	return recorded, written
+}
+
+// finishAttemptAs is finishAttempt, and says which state out's record was
+// stored in (store.FinishAttemptAs): out.State but for an unknown end on a
+// job that had already ended (lost, cancelled). It is out.State when out was
+// not stored as the attempt's end (another hand had settled it, or the
+// record could not be written).
+func (r *Runner) finishAttemptAs(ctx context.Context, job *store.Job, a *store.Attempt, out store.AttemptOutcome, log *slog.Logger) (stored string, recorded, written bool) {
+	stored, err := r.cfg.Store.FinishAttemptAs(ctx, a.ID, out)
 	if err == nil {
-		return true, true
+		return stored, true, true
 	}
+	recorded, written = r.finishConflict(ctx, job, a, out, err, log)
+	return out.State, recorded, written
+}
+
+// finishConflict is finishAttempt's end when FinishAttempt failed with err.
+func (r *Runner) finishConflict(ctx context.Context, job *store.Job, a *store.Attempt, out store.AttemptOutcome, err error, log *slog.Logger) (recorded, written bool) {
 	if !errors.Is(err, store.ErrStateConflict) {
 		log.Error("could not record attempt", "state", out.State, "err", err)
 		return false, false

@@ -180,6 +180,11 @@ type attemptResult struct {
 	// failed (silentPastHedge), or a target that never answers would hide
 	// behind its hedges.
 	silentLoser bool
+	// callState is, for an attempt whose call ended unknown after its job
+	// had ended, that call's state (unknown): state is what the store
+	// recorded instead (lost, cancelled: store.FinishAttemptAs). Its breaker
+	// hears the call (breakerOutcome); it lost no race, having no answer.
+	callState string
 	// pastLease says the attempt was not sent because its lease may have run
 	// out (state attemptUnsent: leaseRanOutUnsent), and resumed that its
 	// record made the job, unknown only because of it, run again
@@ -1071,14 +1076,14 @@ func (o *orchestrator) launch(ctx context.Context, a *store.Attempt, role string
 		res := o.r.runAttempt(sctx, o.job, a, t, o.spec, &o.sole, drainHedge, f)
 		endSpan(res)
 		cancel(nil)
-		release(outcomeOf(res))
+		release(res.breakerOutcome())
 		var kind providers.Kind
 		if res.err != nil {
 			kind = res.err.Kind
 		}
 		obs.AttemptFinished(label, role, res.state, kind, res.latency, res.usage)
 		observeCost(obs, o.job.Owner, t.Provider.Name(), a.Model, o.r.priceFor(provider, t, a.Model), res.usage)
-		if res.state == store.AttemptLost && !res.discarded { // another attempt won (notWon)
+		if res.state == store.AttemptLost && !res.discarded && res.callState == "" { // another attempt won (notWon)
 			obs.RaceLost(label)
 		}
 		o.results <- res

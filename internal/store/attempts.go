@@ -350,8 +350,17 @@ const lostEventSQL = `INSERT INTO race_events (job_id, attempt_id, kind, provide
 // row another transaction holds for longer is ErrBusy (a *BusyError naming the
 // job), nothing is recorded, and the attempt is left to its lease.
 func (s *Store) FinishAttempt(ctx context.Context, attemptID string, out AttemptOutcome) error {
+	_, err := s.FinishAttemptAs(ctx, attemptID, out)
+	return err
+}
+
+// FinishAttemptAs is FinishAttempt, and says which state it stored: out.State,
+// except for an unknown end on a job that had already ended (lost or
+// cancelled, unknownUnlessEndedSQL), so that the race counts what is stored.
+// The state comes back from the update itself: no extra round trip.
+func (s *Store) FinishAttemptAs(ctx context.Context, attemptID string, out AttemptOutcome) (stored string, err error) {
 	var jobID string
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		// The lock wait's bound goes in the same round trip as the attempt's
 		// job (this runs for every loser of a hedged job and every failure).
 		if err := lockWaitQueryRow(ctx, tx, transitionLockWait,
@@ -361,7 +370,6 @@ func (s *Store) FinishAttempt(ctx context.Context, attemptID string, out Attempt
 		if _, _, err := lockJob(ctx, tx, jobID, ""); err != nil {
 			return err
 		}
-		var n int
 		err := tx.QueryRow(ctx, `WITH x AS (
 				UPDATE attempts a SET state = CASE WHEN $2::text = 'unknown' THEN `+unknownUnlessEndedSQL+` ELSE $2::text END,
 					error = $3, validation_errors = $4, usage = $5,
@@ -371,18 +379,18 @@ func (s *Store) FinishAttempt(ctx context.Context, attemptID string, out Attempt
 				WHERE a.id = $1 AND j.id = a.job_id AND a.state IN ('starting', 'running')
 				RETURNING a.id, a.job_id, a.provider, a.state
 			), e AS (`+lostEventSQL+`)
-			SELECT count(*) FROM x`,
+			SELECT state FROM x`,
 			attemptID, out.State, jsonOrNil(out.Error), jsonOrNil(out.ValidationErrors), jsonOrNil(out.Usage),
-			out.ProviderResponseID, out.ResponseModel, out.LatencyMS).Scan(&n)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
+			out.ProviderResponseID, out.ResponseModel, out.LatencyMS).Scan(&stored)
+		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("%w: attempt %s is no longer in flight", ErrStateConflict, attemptID)
 		}
-		return nil
+		return err
 	})
-	return jobBusy(err, jobID, transitionLockWait)
+	if err != nil {
+		return "", jobBusy(err, jobID, transitionLockWait)
+	}
+	return stored, nil
 }
 
 // RecordCancelledUsage stores usage on an attempt that was settled while its

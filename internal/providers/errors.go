@@ -107,17 +107,16 @@ type Error struct {
 	Received bool
 	// AnsweredWithError is true when the provider reported the failure
 	// with an error object inside a 200 stream rather than the stream
-	// breaking off: Anthropic's `error` event (overloaded_error, api_error),
-	// an OpenAI-compatible `data: {"error": …}` line or error chunk before
+	// breaking off: Anthropic's `error` event before message_start
+	// (overloaded_error, api_error), an OpenAI-compatible `data: {"error": …}` line or error chunk before
 	// any chunk of the answer. Received is true too (the stream's headers
 	// came), but like an error status it says the provider refused the
 	// request rather than cut an answer it had begun: nothing was billed
-	// that the router knows of beyond Usage (Anthropic's error after
-	// message_start carries the usage message_start reported), so the race
-	// estimates no usage for it. An OpenAI-compatible error after chunks of
-	// the answer is not marked: the provider had begun answering and
-	// reports usage only at the end, so its prompt is estimated as for a
-	// cut stream.
+	// that the router knows of beyond Usage, so the race estimates no usage
+	// for it. An error after the answer began is not marked: Anthropic's
+	// after message_start carries the usage message_start reported, or is
+	// estimated when that reported no input; an OpenAI-compatible one after
+	// chunks of the answer leaves its prompt estimated as for a cut stream.
 	AnsweredWithError bool
 	// NotSent is true when the call ended (a deadline or a cancellation)
 	// before its request was written whole to the provider — no connection

@@ -55,7 +55,9 @@ func (r *Runner) keepLeases() {
 		renewed, err := r.cfg.Store.RenewLeases(ctx, r.cfg.LeaseOwner, ids, r.cfg.Lease)
 		cancel()
 		if err != nil && r.base.Err() == nil {
-			r.cfg.Log.Warn("could not renew leases", "jobs", len(ids), "err", err)
+			// err names the wait that ran out: the connection's dial, or
+			// the statement's answer (store.RenewLeases).
+			r.cfg.Log.Warn("could not renew leases; the next tick tries again", "jobs", len(ids), "budget", every, "err", err)
 		}
 		r.noteRenewed(sent, renewed)
 	}

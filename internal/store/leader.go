@@ -17,7 +17,7 @@ import (
 // is refused (ErrStoreClosed).
 func (s *Store) TryLead(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
 	var got string
-	err := s.withLeaseConn(ctx, ttl, false, func(c *pgx.Conn) error {
+	err := s.lease.run(ctx, ttl, false, func(c *pgx.Conn) error {
 		err := c.QueryRow(ctx, `
 			INSERT INTO leader_leases AS l (name, holder, expires_at) VALUES ($1, $2, now() + $3::interval)
 			ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
@@ -38,7 +38,7 @@ func (s *Store) TryLead(ctx context.Context, name, holder string, ttl time.Durat
 // once. It closes the lease's connection afterwards: a replica resigns when it
 // no longer seeks the lead (it steps down or stops).
 func (s *Store) Resign(ctx context.Context, name, holder string) error {
-	err := s.withLeaseConn(ctx, 0, true, func(c *pgx.Conn) error {
+	err := s.lease.run(ctx, 0, true, func(c *pgx.Conn) error {
 		_, err := c.Exec(ctx, `DELETE FROM leader_leases WHERE name = $1 AND holder = $2`, name, holder)
 		return err
 	})

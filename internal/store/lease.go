@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,7 +22,35 @@ import (
 // Its commit, as a lease's always was, does not wait for the WAL flush
 // (lazyCommitSQL): a database that crashes may lose it, and an attempt
 // returned here then has the lease it had before.
+//
+// It goes out on a connection of its own (Store.renew, see leaseConn), not on
+// the pool the jobs use: a renewal that waited in the pool's queue while the
+// replica's own work held every connection (a burst, statements waiting on
+// held rows, dashboard renders) gave up at its deadline, and the leases of a
+// live replica's calls in flight lapsed: the leader marked them `unknown`.
+// The connection is kept while renewals come (closed once unused for lease),
+// and an error names the wait that ran out: for the connection, for a dial,
+// or for the statement's answer. After Close it is refused (ErrStoreClosed).
 func (s *Store) RenewLeases(ctx context.Context, owner string, jobIDs []string, lease time.Duration) (renewed []RenewedAttempt, err error) {
+	err = s.renew.run(ctx, lease, false, func(c *pgx.Conn) error {
+		// A new batch each time: a sent one holds statement descriptions
+		// of its connection, and a kept connection found dead is tried
+		// once more on another.
+		renewed = nil
+		if err := sendRenewal(ctx, c, renewalBatch(owner, jobIDs, lease), &renewed); err != nil {
+			return fmt.Errorf("the renewal statement: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("renew the leases of %d jobs: %w", len(jobIDs), err)
+	}
+	s.opt.Observer.Batch("renew", len(jobIDs))
+	return renewed, nil
+}
+
+// renewalBatch is RenewLeases' transaction.
+func renewalBatch(owner string, jobIDs []string, lease time.Duration) *pgx.Batch {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	b.Queue(lazyCommitSQL)
@@ -36,38 +65,38 @@ func (s *Store) RenewLeases(ctx context.Context, owner string, jobIDs []string, 
 		  AND (SELECT count(*) FROM j) >= 0
 		RETURNING job_id::text, id::text`, jobIDs, owner, lease)
 	b.Queue("COMMIT")
-	err = func() error {
-		br := s.pool.SendBatch(ctx, b)
-		defer br.Close() // the pool discards a connection left in a transaction
-		for range 2 {
-			if _, err := br.Exec(); err != nil {
-				return err
-			}
-		}
-		rows, err := br.Query()
-		if err != nil {
+	return b
+}
+
+// sendRenewal sends RenewLeases' batch b on c and appends the attempts it
+// renewed to renewed. A failure may leave c inside the transaction: the
+// lease connection closes it then (leaseConn.run), and the pool discards it.
+func sendRenewal(ctx context.Context, c *pgx.Conn, b *pgx.Batch, renewed *[]RenewedAttempt) error {
+	br := c.SendBatch(ctx, b)
+	defer br.Close()
+	for range 2 {
+		if _, err := br.Exec(); err != nil {
 			return err
 		}
-		for rows.Next() {
-			var r RenewedAttempt
-			if err := rows.Scan(&r.JobID, &r.AttemptID); err != nil {
-				rows.Close()
-				return err
-			}
-			renewed = append(renewed, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		_, err = br.Exec() // COMMIT: what was renewed is known only once it is done
-		return err
-	}()
-	if err != nil {
-		return nil, err
 	}
-	s.opt.Observer.Batch("renew", len(jobIDs))
-	return renewed, nil
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var r RenewedAttempt
+		if err := rows.Scan(&r.JobID, &r.AttemptID); err != nil {
+			rows.Close()
+			return err
+		}
+		*renewed = append(*renewed, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	_, err = br.Exec() // COMMIT: what was renewed is known only once it is done
+	return err
 }
 
 // RenewedAttempt is an attempt whose lease RenewLeases renewed.

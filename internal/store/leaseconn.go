@@ -10,20 +10,23 @@ import (
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// ErrNoFreeConnection: a leader lease call waited for a connection of the
-// pool the jobs use and got none in time — the database, at its connection
-// limit, had refused the lease a connection of its own. The database may
-// answer at once: it is this replica's pool that is busy.
-var ErrNoFreeConnection = errors.New("no free connection in this replica's database pool (the database refused the leader lease a connection of its own: it is at its connection limit)")
+// ErrNoFreeConnection: a lease call (the leader lease's, or the renewal of
+// the job and attempt leases) waited for a connection of the pool the jobs
+// use and got none in time — the database, at its connection limit, had
+// refused the call a connection of its own. The database may answer at once:
+// it is this replica's pool that is busy.
+var ErrNoFreeConnection = errors.New("no free connection in this replica's database pool (the database refused the lease a connection of its own: it is at its connection limit)")
 
-// ErrStoreClosed: a leader lease call was made on a Store after its Close.
-// The lease's own connection is dialled from the pool's configuration, so it
-// could still be opened; it is not, as nothing would close it (the replica
-// is shutting down, or the Store is no longer used).
-var ErrStoreClosed = errors.New("this Store is closed (Store.Close was called, as its database pool is being closed): no leader lease call is made on it; " +
-	"stop the leader elector (StepDown, or end its Run) before closing the Store, or make the lease calls on an open Store")
+// ErrStoreClosed: a lease call (TryLead, Resign, RenewLeases) was made on a
+// Store after its Close. The lease's own connection is dialled from the
+// pool's configuration, so it could still be opened; it is not, as nothing
+// would close it (the replica is shutting down, or the Store is no longer
+// used).
+var ErrStoreClosed = errors.New("this Store is closed (Store.Close was called, as its database pool is being closed): no lease call is made on it; " +
+	"stop the leader elector (StepDown, or end its Run) and the race runner (Runner.Stop, which ends its lease keeper) before closing the Store, or make the lease calls on an open Store")
 
 // The leader lease (TryLead, Resign) goes out on a connection of its own,
 // not on the pool the jobs use, as readiness (Ping) does: a renewal that
@@ -32,6 +35,11 @@ var ErrStoreClosed = errors.New("this Store is closed (Store.Close was called, a
 // — a burst, a slow batch —, though the database answered at once; the
 // replica gave up the lead, and under load every replica did, so nobody led
 // (no attempt lease expired, nothing was adopted, reconciled or deleted).
+// The renewal of the job and attempt leases (RenewLeases) has one too, for
+// the same reason, and its own (Store.renew): waiting in the pool's queue, a
+// live replica's leases lapsed and the leader marked its calls in flight
+// `unknown`; and a renewal does not wait behind a leader lease call, nor one
+// of those behind a renewal.
 //
 // The connection is dialled from the pool's configuration on the first lease
 // call, kept for the next ones, and closed on any error that may have left it
@@ -41,12 +49,17 @@ var ErrStoreClosed = errors.New("this Store is closed (Store.Close was called, a
 // that stopped without resigning), and on Close; the next call dials
 // another, unless the Store is closed: it is refused then (ErrStoreClosed).
 // One lease call at a time uses it; the others wait for it within their own
-// ctx. So a Store holds one such connection at most, beyond pool_max_conns
-// (a replica makes one Store for its pool). A database that refuses it for
-// being at its connection limit answered: the call then waits for a pooled
-// connection, within the same ctx, and a wait that runs out is
-// ErrNoFreeConnection, not a database that did not answer.
+// ctx. So a Store holds one such connection per leaseConn at most (two),
+// beyond pool_max_conns (a replica makes one Store for its pool). A
+// database that refuses it for being at its connection limit answered: the
+// call then waits for a pooled connection, within the same ctx, and a wait
+// that runs out is ErrNoFreeConnection, not a database that did not answer.
 type leaseConn struct {
+	// what names the calls, in errors ("the leader lease").
+	what string
+	// pool is the Store's: the connection is dialled from its
+	// configuration, and a refused dial waits for one of its connections.
+	pool *pgxpool.Pool
 	// slot is held by the call using conn, by the idle timer's check and
 	// by Close closing conn (a one-slot semaphore).
 	slot chan struct{}
@@ -56,12 +69,13 @@ type leaseConn struct {
 	// conn is the open connection, nil for none.
 	conn *pgx.Conn
 	// idleAfter: conn is closed once unused for this long — the ttl of the
-	// last TryLead, at least leaseConnIdleMin.
+	// last call that gave one (TryLead's, RenewLeases' lease), at least
+	// leaseConnIdleMin.
 	idleAfter time.Duration
 	// lastUsed is when a call last finished with conn.
 	lastUsed time.Time
 	// idle fires once conn may have been unused for idleAfter
-	// (closeIdleLeaseConn); armed while conn is open, nil otherwise.
+	// (closeIdle); armed while conn is open, nil otherwise.
 	idle *time.Timer
 	// closed: Close was called; calls are refused.
 	closed bool
@@ -80,16 +94,29 @@ const leaseConnIdleMin = time.Second
 // silent would hold the call (pgx has usually closed it already then).
 const leaseConnCloseWait = time.Second
 
-// Close closes the Store's leader lease connection and refuses every lease
-// call from now on (ErrStoreClosed). Call it when the pool is closed, before
-// pgxpool's Close, once the leader elector has stopped (StepDown, or the end
-// of its Run, which resigns): a resignation after Close is refused, left to
-// the lease's expiry. A lease call in flight is not cut: it closes the
-// connection as it ends. Close does not close the pool (the caller's), nor
-// wait for a readiness probe under way (Ping's connection, closed as its
-// ping ends). It may be called more than once.
+// init readies lc, the connection of what's calls beside pool.
+func (lc *leaseConn) init(pool *pgxpool.Pool, what string) {
+	lc.pool, lc.what = pool, what
+	lc.slot = make(chan struct{}, 1)
+}
+
+// Close closes the Store's lease connections (the leader lease's and the
+// lease renewal's) and refuses every lease call from now on
+// (ErrStoreClosed). Call it when the pool is closed, before pgxpool's Close,
+// once the leader elector has stopped (StepDown, or the end of its Run,
+// which resigns) and the race runner with it (Runner.Stop waits for its
+// lease keeper): a resignation after Close is refused, left to the lease's
+// expiry. A lease call in flight is not cut: it closes the connection as it
+// ends. Close does not close the pool (the caller's), nor wait for a
+// readiness probe under way (Ping's connection, closed as its ping ends). It
+// may be called more than once.
 func (s *Store) Close() {
-	lc := &s.lease
+	s.lease.close()
+	s.renew.close()
+}
+
+// close closes lc's connection and refuses its calls from now on.
+func (lc *leaseConn) close() {
 	lc.mu.Lock()
 	lc.closed = true
 	lc.mu.Unlock()
@@ -101,18 +128,17 @@ func (s *Store) Close() {
 	}
 }
 
-// withLeaseConn runs fn on the Store's lease connection, dialling one if
-// none is open, within ctx; closeAfter closes the connection afterwards
-// (Resign). ttl, when positive (TryLead), is the lease's: an unused
-// connection is closed after it. fn returns the database's error as is
-// (pgx.ErrNoRows is not an error here: fn handles it). A call on a closed
-// Store is refused with ErrStoreClosed.
-func (s *Store) withLeaseConn(ctx context.Context, ttl time.Duration, closeAfter bool, fn func(c *pgx.Conn) error) error {
-	lc := &s.lease
+// run runs fn on lc's connection, dialling one if none is open, within ctx;
+// closeAfter closes the connection afterwards (Resign). ttl, when positive
+// (TryLead, RenewLeases), is the lease's: an unused connection is closed
+// after it. fn returns the database's error (pgx.ErrNoRows is not an error
+// here: fn handles it), wrapped or not. A call on a closed Store is refused
+// with ErrStoreClosed.
+func (lc *leaseConn) run(ctx context.Context, ttl time.Duration, closeAfter bool, fn func(c *pgx.Conn) error) error {
 	select {
 	case lc.slot <- struct{}{}:
 	case <-ctx.Done():
-		return fmt.Errorf("wait for the leader lease's connection, which another lease call of this replica is using: %w", context.Cause(ctx))
+		return fmt.Errorf("wait for %s's connection, which another call of this replica is using: %w", lc.what, context.Cause(ctx))
 	}
 	defer lc.release()
 	lc.mu.Lock()
@@ -128,32 +154,36 @@ func (s *Store) withLeaseConn(ctx context.Context, ttl time.Duration, closeAfter
 		c, kept := lc.conn, lc.conn != nil
 		if c == nil {
 			var err error
-			c, err = pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig)
+			c, err = lc.dial(ctx)
 			if err != nil {
 				var pgErr *pgconn.PgError
 				if errors.As(err, &pgErr) && pgErr.Code == pgerrcode.TooManyConnections {
-					return s.withPoolConn(ctx, err, fn)
+					return lc.withPoolConn(ctx, err, fn)
 				}
-				return fmt.Errorf("connect to the database for the leader lease: %w", err)
+				return fmt.Errorf("connect to the database for %s (a connection of its own, beside the pool): %w", lc.what, err)
 			}
 		}
 		err := fn(c)
 		// A database error leaves the connection usable, unless it was fatal
 		// (pgx has closed it then); any other error — no answer within ctx
-		// above all — may have left it anywhere in the protocol.
+		// above all — may have left it anywhere in the protocol. One left
+		// inside a transaction (a batch that failed after its BEGIN) is
+		// closed too, as the pool does with one given back so, but is not
+		// tried again: the database answered.
 		var pgErr *pgconn.PgError
 		broken := err != nil && (c.IsClosed() || !errors.As(err, &pgErr))
+		inTx := !c.IsClosed() && c.PgConn().TxStatus() != 'I'
 		lc.mu.Lock()
 		lc.conn = c
 		closed = lc.closed // Close was called meanwhile: it left the connection to this call
-		closeNow := broken || closeAfter || closed
+		closeNow := broken || inTx || closeAfter || closed
 		if !closeNow {
 			lc.lastUsed = time.Now()
 			if lc.idleAfter <= 0 {
 				lc.idleAfter = leaseConnIdleMin
 			}
 			if lc.idle == nil {
-				lc.idle = time.AfterFunc(lc.idleAfter, s.closeIdleLeaseConn)
+				lc.idle = time.AfterFunc(lc.idleAfter, lc.closeIdle)
 			} else {
 				lc.idle.Reset(lc.idleAfter)
 			}
@@ -174,13 +204,30 @@ func (s *Store) withLeaseConn(ctx context.Context, ttl time.Duration, closeAfter
 	}
 }
 
-// closeIdleLeaseConn, run by the idle timer, closes the lease connection
-// once it has been unused for idleAfter (an elector that stopped without
-// resigning), or once the Store is closed; otherwise it looks again when
-// idleAfter will have passed. A call using the connection re-arms the timer
-// as it ends (or closes the connection): the timer leaves it alone.
-func (s *Store) closeIdleLeaseConn() {
-	lc := &s.lease
+// dial opens a connection as the pool opens its own: from its configuration,
+// readied by its AfterConnect (ConfigurePool's codecs).
+func (lc *leaseConn) dial(ctx context.Context) (*pgx.Conn, error) {
+	cfg := lc.pool.Config()
+	c, err := pgx.ConnectConfig(ctx, cfg.ConnConfig)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.AfterConnect != nil {
+		if err := cfg.AfterConnect(ctx, c); err != nil {
+			closeLeaseConn(ctx, c)
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// closeIdle, run by the idle timer, closes the lease connection once it has
+// been unused for idleAfter (an elector that stopped without resigning, a
+// lease keeper with no job left to renew), or once the Store is closed;
+// otherwise it looks again when idleAfter will have passed. A call using the
+// connection re-arms the timer as it ends (or closes the connection): the
+// timer leaves it alone.
+func (lc *leaseConn) closeIdle() {
 	select {
 	case lc.slot <- struct{}{}:
 	default:
@@ -240,14 +287,14 @@ func (lc *leaseConn) drop(ctx context.Context) {
 // withPoolConn runs fn on a connection of the pool, for a database that
 // refused the lease's own connection (refused) for being at its connection
 // limit. A wait for a free one that outlasts ctx is ErrNoFreeConnection.
-func (s *Store) withPoolConn(ctx context.Context, refused error, fn func(c *pgx.Conn) error) error {
-	pc, err := s.pool.Acquire(ctx)
+func (lc *leaseConn) withPoolConn(ctx context.Context, refused error, fn func(c *pgx.Conn) error) error {
+	pc, err := lc.pool.Acquire(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("%w: waited for one until the call's deadline (%v); raise the database's max_connections (or the role's CONNECTION LIMIT), or lower pool_max_conns: %w",
-				ErrNoFreeConnection, refused, err)
+			return fmt.Errorf("%w: %s waited for one until the call's deadline (%v); raise the database's max_connections (or the role's CONNECTION LIMIT), or lower pool_max_conns: %w",
+				ErrNoFreeConnection, lc.what, refused, err)
 		}
-		return fmt.Errorf("take a pooled connection for the leader lease (the database refused one of its own: %v): %w", refused, err)
+		return fmt.Errorf("take a pooled connection for %s (the database refused one of its own: %v): %w", lc.what, refused, err)
 	}
 	defer pc.Release()
 	return fn(pc.Conn())

@@ -116,9 +116,10 @@ type Store struct {
 	// probe is the readiness probe's own connection under way, if any
 	// (pingOwnConn): one at a time per Store.
 	probe ownPings
-	// lease is the leader lease's own connection (withLeaseConn), closed
-	// by Close.
-	lease leaseConn
+	// lease is the leader lease's own connection (TryLead, Resign), and
+	// renew the job and attempt leases' renewal's (RenewLeases): one each,
+	// so neither waits behind the other; Close closes both.
+	lease, renew leaseConn
 }
 
 // Options tune the store.
@@ -158,13 +159,15 @@ func (o Options) WithDefaults() Options {
 }
 
 // New wraps a pool. A replica makes one Store for its pool: the readiness
-// probe's connection (Ping) and the leader lease's (TryLead, Resign) are
-// one at a time per Store, beside the pool. Close the Store before its pool
+// probe's connection (Ping), the leader lease's (TryLead, Resign) and the
+// lease renewal's (RenewLeases) are one at a time each per Store, beside the
+// pool. Close the Store before its pool
 // (Close); the pool stays the caller's to close.
 func New(pool *pgxpool.Pool, opt Options) *Store {
 	s := &Store{pool: pool, opt: opt.WithDefaults(), origin: rand.Text()[:16],
 		acquireWait: batchAcquireWait, settleWait: settleWait}
-	s.lease.slot = make(chan struct{}, 1)
+	s.lease.init(pool, "the leader lease")
+	s.renew.init(pool, "the lease renewal")
 	s.heldKeyTurn = make(chan struct{}, 1)
 	var maxConns int32
 	if pool != nil {

@@ -391,6 +391,12 @@ func (s *Server) retryEligible(r *http.Request, owner, id string) (routing json.
 	if runErr != nil || ok {
 		return nil, true, job, nil
 	}
+	if revives, err := s.retryRevives(r, owner, id); err == nil && !revives {
+		// Another request's job holds its key now: no provider coming
+		// back would let it run, and RetryJob says so (409
+		// idempotency-key-rebound), not 503 with a Retry-After.
+		return nil, true, job, nil
+	}
 	return routing, false, job, nil
 }
 

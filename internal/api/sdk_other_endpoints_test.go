@@ -60,7 +60,7 @@ func TestOpenAIPathsNotServedSayWhatIs(t *testing.T) {
 		m, _ := e["message"].(string)
 		if r.status != http.StatusNotFound || r.header.Get("Content-Type") != "application/json" || e["code"] != "not_found" ||
 			!strings.HasPrefix(m, c.method+" "+c.path+" is not served by this router") ||
-			!strings.Contains(m, "POST /v1/chat/completions and GET /v1/models") {
+			!strings.Contains(m, "POST /v1/chat/completions, GET /v1/models and GET /v1/models/{model} (besides") {
 			t.Errorf("%s %s: %d %s %s; want an OpenAI-shaped 404 saying what the router serves", c.method, c.path, r.status, r.header.Get("Content-Type"), r.raw)
 		}
 	}

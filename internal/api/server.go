@@ -234,7 +234,7 @@ func (s *Server) noEndpoint(w http.ResponseWriter, r *http.Request) {
 		// the router's: told what the router serves, in the shape it reads.
 		writeOpenAIError(w, http.StatusNotFound, "invalid_request_error", "not_found", "",
 			rfcproblem.Clip(r.Method)+" "+rfcproblem.Clip(r.URL.Path)+" is not served by this router: of OpenAI's API it serves only "+
-				"POST /v1/chat/completions and GET /v1/models (besides its own jobs API, POST /v1/jobs); see docs/chat.md")
+				"POST /v1/chat/completions, GET /v1/models and GET /v1/models/{model} (besides its own jobs API, POST /v1/jobs); see docs/chat.md")
 		return
 	}
 	if len(allow) == 0 {
@@ -320,7 +320,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK, info: info}
 	defer func() {
 		if v := recover(); v != nil {
-			s.Log.Error("panic serving request", "method", r.Method, loggedPath(r.URL.Path), "request_id", rid, "panic", v, "stack", string(debug.Stack()))
+			s.Log.Error("panic serving request", loggedMethod(r.Method), loggedPath(r.URL.Path), "request_id", rid, "panic", v, "stack", string(debug.Stack()))
 			if sw.wrote && isEventStream(sw.Header()) {
 				// A stream's 200 and SSE headers are out: a problem+json body
 				// would be read as a broken event. The failure goes as the
@@ -373,7 +373,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// one with runtime.Callers for every record (0.8% of the router's CPU
 		// per job), and an access line's source would always be this line.
 		rec := slog.NewRecord(time.Now(), slog.LevelInfo, "http", 0)
-		rec.AddAttrs(slog.String("method", r.Method), loggedPath(r.URL.Path), slog.Int("status", status),
+		rec.AddAttrs(loggedMethod(r.Method), loggedPath(r.URL.Path), slog.Int("status", status),
 			slog.Int64("ms", time.Since(start).Milliseconds()), slog.String("request_id", rid))
 		if status != sw.status {
 			rec.AddAttrs(slog.Int("wire_status", sw.status)) // the stream's 200, its error in an event

@@ -107,20 +107,25 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		}
 		// What the provider billed, read before a deadline relabels pe below.
 		out, usage := billedOutcome(t, sp, a, pe)
+		// The deadline's cut is a call that ended because it was cut (its
+		// context cancelled). An error the provider answered with (a status,
+		// an error body) just before the deadline's timer fired is its own:
+		// kept, not read as the cut.
+		cutAtDeadline := errors.Is(cause, errDeadline) && pe.Kind == providers.KindCancelled
 		state := store.AttemptFailed
 		switch {
-		case errors.Is(cause, errDeadline) && pe.Received:
+		case cutAtDeadline && pe.Received:
 			// The provider had begun answering: the outcome is known (SPEC §15).
 			pe = &providers.Error{Provider: a.Provider, Kind: providers.KindStreamTimeout, Fault: providers.FaultRouter,
 				Action: providers.ActionStop, Received: true, Message: "cut by the job's deadline after the provider began answering", Err: err}
-		case errors.Is(cause, errDeadline) && pe.NotSent:
+		case cutAtDeadline && pe.NotSent:
 			// The request was not written whole (no connection made, or a
 			// body the provider had not read all of): the outcome is known —
 			// nothing happened (SPEC §15's unknown is
 			// for a request sent and not answered).
 			pe = &providers.Error{Provider: a.Provider, Kind: providers.KindTimeout, Fault: providers.FaultRouter,
 				Action: providers.ActionStop, NotSent: true, Message: "cut by the job's deadline before the request was sent whole: the request was not sent, so the provider cannot have worked on it", Err: err}
-		case errors.Is(cause, errDeadline):
+		case cutAtDeadline:
 			state = store.AttemptUnknown
 			pe = &providers.Error{Provider: a.Provider, Kind: providers.KindTimeout, Fault: providers.FaultRouter,
 				Action: providers.ActionStop, OutcomeUnknown: true, Message: "cut by the job's deadline after the request was sent, before any response byte", Err: err}
@@ -158,7 +163,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 			log = log.With("provider_request_id", pe.ProviderRequestID) // what the provider's support asks for
 		}
 		res := attemptResult{attempt: a, state: state, err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe)), latency: waited,
-			cutByDeadline: errors.Is(cause, errDeadline) && excusedByDeadline(pe.Received, waited, t, opening)}
+			cutByDeadline: cutAtDeadline && excusedByDeadline(pe.Received, waited, t, opening)}
 		hedgedAfter, silent := f.silentPastHedge()
 		res.silentLoser = state == store.AttemptCancelled && errors.Is(cause, errLoser) && !pe.Received && silent
 		detail := attemptError(pe)

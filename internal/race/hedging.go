@@ -273,6 +273,9 @@ type flight struct {
 	// (hedgeDue, holdExtra): it is asked for again as soon as a slot may have
 	// been freed (budgetFreed), not only when due comes.
 	denied bool
+	// hedge is the id of the hedge attempt started for it ("": none yet).
+	// Set by the orchestrator as it launches the hedge (hedgeDue).
+	hedge string
 	// hedgedAfter is how long it had been silent when a hedge was started
 	// for it (ns; 0: none was). Set by the orchestrator, read by the
 	// attempt's goroutine as it ends (silentPastHedge).
@@ -514,7 +517,8 @@ func (o *orchestrator) hedgeDue(ctx context.Context, timer *time.Timer) {
 	// write) would cut the silent attempt as a hedged loser — kept to its
 	// loss bar, then counted against its breaker — for a hedge that may
 	// never start.
-	markHedged := func() {
+	markHedged := func(hedge *store.Attempt) {
+		silent.hedge = hedge.ID
 		silent.silentBar.Store(int64(o.targetHedgeDelay(silent.target)))
 		silent.lossBar.Store(int64(o.lossBar(silent.target, silent.probe.Load())))
 		silent.hedgedAfter.Store(int64(max(now.Sub(silent.start), 1)))
@@ -557,8 +561,9 @@ func (o *orchestrator) hedgeClockActed() {
 // it. A retry or failover that starts a call beside others without a slot
 // takes one here. Denied, the attempt does not start: a retry waits for an
 // attempt to end or a budget slot to be freed (ready), and each silent
-// attempt in flight is hedged again as a denied hedge is (hedgeAgain,
-// budgetFreed). The first call of a job never needs it.
+// attempt in flight whose hedge did not save it (none in flight) is hedged
+// again as a denied hedge is (hedgeAgain, budgetFreed). The first call of a
+// job never needs it.
 //
 // A failover never meets a denial here: it starts as an attempt ends, before
 // anything else does in that step (handle), and inherits the ended call's
@@ -577,7 +582,9 @@ func (o *orchestrator) holdExtra(ctx context.Context, provider, role string) boo
 	}
 	now := time.Now()
 	for id, f := range o.flights {
-		if _, ok := o.inflight[id]; ok && f.done && !f.answering.Load() {
+		// Not one whose hedge is still in flight: it is hedged already.
+		_, hedging := o.inflight[f.hedge]
+		if _, ok := o.inflight[id]; ok && f.done && !f.answering.Load() && !hedging {
 			f.done = false
 			o.hedgeAgain(f, now)
 			f.denied = true

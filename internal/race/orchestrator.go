@@ -798,9 +798,9 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 
 // startThen is start that, when the attempt is to be sent — created, marked
 // running, within the deadline — calls beforeLaunch (if set) just before its
-// goroutine starts: what must hold only of an attempt that exists, and
+// goroutine starts, with the attempt: what must hold only of an attempt that exists, and
 // before anything it does can be seen (its win, its loss), is done there.
-func (o *orchestrator) startThen(ctx context.Context, provider, role string, beforeLaunch func()) (started bool) {
+func (o *orchestrator) startThen(ctx context.Context, provider, role string, beforeLaunch func(*store.Attempt)) (started bool) {
 	o.heldRow = false // this try decides: set again if its creation gives up on a held row
 	defer func() {
 		if !started {
@@ -989,7 +989,7 @@ func (o *orchestrator) startThen(ctx context.Context, provider, role string, bef
 	// and the count before it still holds.
 	o.attemptsCounted(made)
 	if beforeLaunch != nil {
-		beforeLaunch()
+		beforeLaunch(a)
 	}
 	o.launch(withLeaseSet(ctx, leaseSet), a, role, release, draining)
 	return true

@@ -549,7 +549,11 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 		// end reached here. A retry that comes due is tried, and refused
 		// while the attempt is unknown; with nothing in flight the blocked
 		// settle asks at once (run), and drops them only if still blocked.
+		// Its reason names it in the job's error should an operator resolve
+		// it failed and the race then fail (a job left unknown gets the
+		// store's reason instead).
 		o.blocked = true
+		o.reasons[p] = res.reason
 	case store.AttemptInvalid:
 		o.reasons[p] = res.reason
 		o.failover(ctx)

@@ -92,14 +92,17 @@ func TestOTLPEnvProblems(t *testing.T) {
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://" + secret + "@:4318"}, "OTEL_EXPORTER_OTLP_ENDPOINT has no host"},
 		// The exporter passes over an empty item (a stray comma), trims the
 		// whole value and each decoded value (a secret file's last line
-		// break), and reads only the traces variable when it is set; the
-		// gRPC exporter dials host:port as written (found in review).
+		// break), and parses both headers variables, the traces one
+		// replacing the other only after both are read, so a bad item in
+		// either is refused; an overridden generic endpoint need only parse;
+		// the gRPC exporter dials host:port as written (found in review).
 		{map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "a=b,"}, ""},
 		{map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "authorization=Bearer%20" + secret + "\n"}, ""},
 		{map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "authorization=Bearer%20" + secret + "%0A"}, ""},
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "otel-collector:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, ""},
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "otel-collector:4317", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://collector:4318/v1/traces"}, ""},
-		{map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "Authorization: x", "OTEL_EXPORTER_OTLP_TRACES_HEADERS": "authorization=x"}, ""},
+		{map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "Authorization: " + secret, "OTEL_EXPORTER_OTLP_TRACES_HEADERS": "authorization=x"}, `OTEL_EXPORTER_OTLP_HEADERS item 1 of 1 has no "="`},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "10.0.0.5:4317", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://collector:4318/v1/traces"}, "OTEL_EXPORTER_OTLP_ENDPOINT is not a URL"},
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "collector:4318"}, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT does not start with http:// or https://"},
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "10.0.0.5:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, "OTEL_EXPORTER_OTLP_ENDPOINT is not a URL"},
 		{map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "Authorization Bearer " + secret + "=x"}, "OTEL_EXPORTER_OTLP_HEADERS item 1 of 1 has a name that is not an HTTP header name"},

@@ -29,15 +29,27 @@ var (
 // an endpoint too.
 func otlpEnvProblems(getenv func(string) string, proto string) error {
 	var errs []error
-	// Only the variable the exporter reads is checked: the traces one
-	// when set, which overrides the generic one (set, perhaps, for another
-	// signal's exporter or a sidecar).
-	if key := readBy(getenv, otlpEndpointKeys); key != "" {
-		if why := endpointProblem(strings.TrimSpace(getenv(key)), proto); why != "" {
+	// The endpoints' rules apply to the variable the exporter sends to: the
+	// traces one when set, which overrides the generic one (set, perhaps,
+	// for another signal's exporter or a sidecar). The exporter still parses
+	// the other, and prints it whole when it is not a URL.
+	readKey := readBy(getenv, otlpEndpointKeys)
+	for _, key := range otlpEndpointKeys {
+		raw := strings.TrimSpace(getenv(key))
+		why := ""
+		switch {
+		case key == readKey:
+			why = endpointProblem(raw, proto)
+		case raw != "":
+			why = urlProblem(raw)
+		}
+		if why != "" {
 			errs = append(errs, fmt.Errorf("telemetry: %s %s (the value is not shown: it may hold a credential)", key, why))
 		}
 	}
-	if key := readBy(getenv, otlpHeaderKeys); key != "" {
+	// Every headers variable set is checked: the exporter parses both, and
+	// prints a bad item of either before the traces one replaces the other.
+	for _, key := range otlpHeaderKeys {
 		if why := headersProblem(getenv(key)); why != "" {
 			errs = append(errs, fmt.Errorf("telemetry: %s %s: write comma-separated name=value pairs, percent-encoding special characters "+
 				"(authorization=Bearer%%20TOKEN); the value is not shown: it may hold a credential", key, why))
@@ -63,26 +75,37 @@ func endpointProblem(raw, proto string) string {
 	if raw == "" {
 		return ""
 	}
-	const fix = "write it as http://HOST:PORT, or https://HOST:PORT for TLS (for example http://collector:4318)"
-	u, err := url.Parse(raw)
+	if why := urlProblem(raw); why != "" {
+		return why
+	}
+	u, _ := url.Parse(raw)
 	switch {
-	case err != nil:
-		return "is not a URL: " + fix // url.Error would quote it whole
 	case proto == "grpc" && !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https"):
 		// The gRPC exporter dials anything else as its target as written
 		// (otel-collector:4317, dns:///…, unix:///path).
 		return ""
 	case !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https"):
 		// "collector:4318" parses as scheme "collector": no host, no span sent.
-		return "does not start with http:// or https://: " + fix
+		return "does not start with http:// or https://: " + endpointFix
 	case u.Hostname() == "":
-		return "has no host: " + fix
+		return "has no host: " + endpointFix
 	case u.User != nil || u.RawQuery != "":
 		// The exporter sends to the scheme, host and path alone: a
 		// user:token@ or ?api_key= is dropped without a word, every batch
 		// goes out unauthenticated and the collector's 401 loses the spans.
 		return "carries a credential (user:password@ or a query) that the exporter drops, sending every span without it: " +
 			"put it in OTEL_EXPORTER_OTLP_HEADERS (authorization=Basic%20…, or the collector's API-key header) and write the endpoint as scheme://HOST:PORT/PATH alone"
+	}
+	return ""
+}
+
+const endpointFix = "write it as http://HOST:PORT, or https://HOST:PORT for TLS (for example http://collector:4318)"
+
+// urlProblem is why raw, an endpoint variable without the spaces around it,
+// does not parse as a URL, "" when it does (or is unset).
+func urlProblem(raw string) string {
+	if _, err := url.Parse(raw); err != nil {
+		return "is not a URL: " + endpointFix // url.Error would quote it whole
 	}
 	return ""
 }

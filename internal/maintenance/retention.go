@@ -201,8 +201,12 @@ func (c *Cleaner) expireWebhooks(ctx context.Context, log *slog.Logger) (failed 
 // kept for removed webhooks past their window (expireWebhooks): it costs one
 // read when there are none, and a pass's deletions must not hold it off.
 // Then it deletes expired jobs, then old conformance runs (when
-// ConformanceAfter is set). A pass that stopped at maxBatchesPerPass with
-// more to delete is followed at once by the next, which walks on from it.
+// ConformanceAfter is set). A walk that stopped at maxBatchesPerPass with
+// more to delete is followed at once by a pass that goes on with that walk
+// alone, from where it stopped: the other walk, done, would start over from
+// the beginning, re-reading all it kept, at every such pass of a backlog.
+// The other runs again once Interval has passed, as it does without a
+// backlog.
 func (c *Cleaner) Run(ctx context.Context) {
 	interval := c.Interval
 	if interval <= 0 {
@@ -214,39 +218,57 @@ func (c *Cleaner) Run(ctx context.Context) {
 	}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
+	// full: this pass runs every walk (the first, and one at a tick);
+	// otherwise only those that stopped with more to delete.
+	full := true
+	var jobsMore, confMore bool // the walks that stopped with more to delete
 	for {
-		more := false
+		runJobs, runConf := full || jobsMore, full || confMore
+		jobsMore, confMore = false, false
 		if c.Leader == nil || c.Leader.IsLeader() {
 			failed := c.expireWebhooks(ctx, log)
-			n, m, err := c.pass(ctx)
-			more = m
-			if err != nil && ctx.Err() == nil {
-				log.Error("retention: could not delete expired jobs", "err", err)
-				failed = true
+			if runJobs {
+				n, m, err := c.pass(ctx)
+				jobsMore = m
+				if err != nil && ctx.Err() == nil {
+					log.Error("retention: could not delete expired jobs", "err", err)
+					failed = true
+				}
+				if n > 0 {
+					log.Info("retention: deleted expired jobs", "jobs", n, "more", m)
+				}
 			}
-			if n > 0 {
-				log.Info("retention: deleted expired jobs", "jobs", n, "more", more)
-			}
-			cn, cm, err := c.conformancePass(ctx)
-			more = more || cm
-			if err != nil && ctx.Err() == nil {
-				log.Error("retention: could not delete old conformance runs", "err", err)
-				failed = true
-			}
-			if cn > 0 {
-				log.Info("retention: deleted old conformance runs", "runs", cn, "more", cm)
+			if runConf {
+				cn, cm, err := c.conformancePass(ctx)
+				confMore = cm
+				if err != nil && ctx.Err() == nil {
+					log.Error("retention: could not delete old conformance runs", "err", err)
+					failed = true
+				}
+				if cn > 0 {
+					log.Info("retention: deleted old conformance runs", "runs", cn, "more", cm)
+				}
 			}
 			if failed && c.Observer != nil {
 				c.Observer.RetentionPassFailed()
 			}
 		}
-		if more && ctx.Err() == nil {
+		if (jobsMore || confMore) && ctx.Err() == nil {
+			// A tick that came during the backlog still runs every
+			// walk, so the other keeps its pace (every Interval).
+			select {
+			case <-tick.C:
+				full = true
+			default:
+				full = false
+			}
 			continue
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+			full = true
 		}
 	}
 }

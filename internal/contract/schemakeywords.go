@@ -197,21 +197,27 @@ func (w *keywordWalk) checkPattern(src, loc string) {
 
 // misspelt records the key k at loc, close to the keyword meant.
 func (w *keywordWalk) misspelt(k, meant, loc string) {
-	if len(w.problems) == maxKeywordProblems {
-		w.more++
-		return
-	}
-	at := "#" + loc
-	if loc == "" {
-		at = "the schema's root"
-	}
-	w.problems = append(w.problems, fmt.Sprintf("%q at %s is not a JSON Schema keyword, so nothing would check it: did you mean %q? (keywords are case-sensitive) "+
-		"Correct it, or give a key of your own a name starting with \"x-\" (like %q)", k, at, meant, "x-"+strings.TrimLeft(k, "$")))
+	w.add(loc, func(at string) string {
+		return fmt.Sprintf("%q at %s is not a JSON Schema keyword, so nothing would check it: did you mean %q? (keywords are case-sensitive) "+
+			"Correct it, or give a key of your own a name starting with \"x-\" (like %q)", k, at, meant, "x-"+strings.TrimLeft(k, "$"))
+	})
 }
 
 // unread records the keyword k at loc, which the compiler does not read in
 // the schema's draft, for the reason why.
 func (w *keywordWalk) unread(k, why, loc string) {
+	whose := `the draft its "$schema" selects`
+	if w.defaulted {
+		whose = `the draft of a schema without "$schema"`
+	}
+	w.add(loc, func(at string) string {
+		return fmt.Sprintf("%q at %s is not read in %s, %s, so nothing would check it: %s", k, at, draftNames[w.draft].name, whose, why)
+	})
+}
+
+// add records the problem message(at) found at loc (at names it), or counts
+// it past maxKeywordProblems.
+func (w *keywordWalk) add(loc string, message func(at string) string) {
 	if len(w.problems) == maxKeywordProblems {
 		w.more++
 		return
@@ -220,12 +226,7 @@ func (w *keywordWalk) unread(k, why, loc string) {
 	if loc == "" {
 		at = "the schema's root"
 	}
-	whose := `the draft its "$schema" selects`
-	if w.defaulted {
-		whose = `the draft of a schema without "$schema"`
-	}
-	w.problems = append(w.problems, fmt.Sprintf("%q at %s is not read in %s, %s, so nothing would check it: %s",
-		k, at, draftNames[w.draft].name, whose, why))
+	w.problems = append(w.problems, message(at))
 }
 
 // misspeltKeyword is the checking keyword k looks like a misspelling of, or

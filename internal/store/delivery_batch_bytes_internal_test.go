@@ -33,3 +33,32 @@ func TestDeliveryBatchesAreCappedByTheirBodiesBytes(t *testing.T) {
 		t.Fatalf("batch sizes %v, want %v: a batch must stop before its bodies pass %d bytes", sizes, want, deliveryBatchBytes)
 	}
 }
+
+// Two large bodies that cannot share a batch are a full batch waiting, as 64
+// writes are: while one batch runs, another leader takes the next (up to
+// maxLeaders), rather than large bodies going out one after another.
+func TestDeliveryBatchesOfLargeBodiesGoOutSideBySide(t *testing.T) {
+	s := New(nil, Options{})
+	started, release := make(chan struct{}, 4), make(chan struct{})
+	s.deliveries.exec = func(_ context.Context, batch []*deliveryWrite) {
+		started <- struct{}{}
+		<-release
+		for _, w := range batch {
+			close(w.done)
+		}
+	}
+	big := func() *deliveryWrite {
+		return &deliveryWrite{freeze: &freezeRequest{id: "e", body: make([]byte, deliveryBatchBytes*5/8)}, done: make(chan struct{})}
+	}
+	first := big()
+	go s.deliveries.enqueue(first) // leads itself, held in exec
+	<-started
+	second, third := big(), big()
+	s.deliveries.enqueue(second) // the leader's next batch
+	s.deliveries.enqueue(third)  // more than that batch carries: another leader
+	<-started                    // a second batch runs while the first is held
+	close(release)
+	for _, w := range []*deliveryWrite{first, second, third} {
+		<-w.done
+	}
+}

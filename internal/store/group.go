@@ -76,7 +76,7 @@ func (g *group[T]) enqueue(it *T) {
 	g.queue = append(g.queue, it)
 	queued := len(g.queue)
 	self := g.leaders == 0
-	start := !self && len(g.queue) >= g.size && g.leaders < g.maxLeaders
+	start := !self && g.fullBatchWaits() && g.leaders < g.maxLeaders
 	if self || start {
 		g.leaders++
 	}
@@ -139,6 +139,13 @@ func (g *group[T]) take() int {
 		}
 	}
 	return n
+}
+
+// fullBatchWaits reports whether the queue holds more than its next batch
+// carries: size items, or (with weight) items past maxWeight — then another
+// leader may start, as for a full batch by count. Called with mu held.
+func (g *group[T]) fullBatchWaits() bool {
+	return len(g.queue) >= g.size || g.weight != nil && g.take() < len(g.queue)
 }
 
 func (g *group[T]) lead() {

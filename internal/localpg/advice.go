@@ -17,13 +17,16 @@ var errPortTaken = errors.New("the port was taken by another program")
 // startError is a server start's failure with what the server logged.
 type startError struct {
 	err     error
-	logPath string
+	logPath string // "": logged is a program's output
 	logged  string // this start's part of the server log
 }
 
 func (e *startError) Error() string {
 	if strings.TrimSpace(e.logged) == "" {
 		return fmt.Sprintf("%v (nothing in the server log %s)", e.err, e.logPath)
+	}
+	if e.logPath == "" { // a program's output, not the server log's (postgres --single)
+		return fmt.Sprintf("%v\n%s", e.err, lastLines([]byte(e.logged), 20))
 	}
 	return fmt.Sprintf("%v\nserver log %s:\n%s", e.err, e.logPath, lastLines([]byte(e.logged), 20))
 }

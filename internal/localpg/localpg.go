@@ -58,6 +58,9 @@ type Cluster struct {
 	args    []string
 	logPath string
 	log     *slog.Logger
+	// password is postgres's, in c.URL and in the password file; "" for an
+	// attached server of a cluster made before clusters had one.
+	password string
 
 	// ctl makes Restart and Stop take turns: each stops the watch and the
 	// server, and starts them again (Restart) or not (Stop).
@@ -174,7 +177,13 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 		// Before claimDataDir: a server of another user's cluster that is
 		// running is used as it is, its directory untouched.
 		if c, ok := attach(ctx, dataDir); ok {
-			log.Info("PostgreSQL already running on this data directory: using it", "url", c.URL, "dir", dataDir)
+			log.Info("PostgreSQL already running on this data directory: using it", "url", c.shownURL(), "dir", dataDir)
+			if c.password == "" {
+				log.Warn("the embedded PostgreSQL running on this data directory has no password file: made by an earlier version "+
+					"of the router, it lets every user of this machine in as its superuser; using it without a password. "+
+					"It is given a password the next time this version starts it: stop what runs it (make run), then start again",
+					"dir", dataDir, "password_file", filepath.Join(dataDir, passwordFile))
+			}
 			c.bin, c.cred, c.args, c.logPath, c.log = bin, cred, args, logPath, log
 			if serversDir(dataDir, cred) {
 				c.startWatch() // not another user's: this process can start it again
@@ -197,13 +206,33 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 			return nil, err
 		}
 	}
+	password, err := readPassword(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	if password == "" {
+		// Made before clusters had a password, or its password file was
+		// removed: the server is not running (attach found none), so it is
+		// given one now, before anyone holds its URL.
+		log.Warn("the embedded PostgreSQL has no password file (made by an earlier version of the router, which let every user "+
+			"of this machine in as its superuser): giving it a password", "dir", dataDir, "password_file", filepath.Join(dataDir, passwordFile))
+		if err := secureCluster(ctx, bin, cred, dataDir); err != nil {
+			if ctx.Err() == nil {
+				err = withAdvice(err, dataDir, true, 0)
+			}
+			return nil, err
+		}
+		if password, err = readPassword(dataDir); err != nil {
+			return nil, err
+		}
+	}
 	logFile, err := openServerLog(logPath, log)
 	if err != nil {
 		return nil, err
 	}
 	c := &Cluster{
 		DataDir: dataDir, logFile: logFile, tempDir: tempDir,
-		bin: bin, cred: cred, args: args, logPath: logPath, log: log,
+		bin: bin, cred: cred, args: args, logPath: logPath, log: log, password: password,
 	}
 	// The port is free when freePort looks, not necessarily when postgres
 	// binds it: another program (another cluster's postgres) may take it
@@ -215,7 +244,7 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 			return nil, err
 		}
 		c.port = port
-		c.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", port, dbName)
+		c.URL = clusterURL(port, password)
 		err = c.launch(ctx)
 		if err == nil {
 			break
@@ -230,7 +259,7 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 		}
 		return nil, err
 	}
-	log.Info("PostgreSQL ready", "url", c.URL, "dir", dataDir)
+	log.Info("PostgreSQL ready", "url", c.shownURL(), "dir", dataDir)
 	c.startWatch() // ours: started again should it die before Stop
 	started = true
 	return c, nil
@@ -260,8 +289,21 @@ func initCluster(ctx context.Context, bin string, cred *syscall.Credential, data
 			return fmt.Errorf("give %s to the server's user: %w", tmp, err)
 		}
 	}
-	out, err := run(ctx, cred, filepath.Join(bin, "initdb"), "-D", tmp, "-U", "postgres",
-		"--auth=trust", "--encoding=UTF8", "--locale=C", "--no-instructions")
+	// initdb reads the password from a file the server's user can read,
+	// beside tmp (initdb wants tmp empty), removed once read; the cluster's
+	// own copy is then put in tmp, so that it comes with the cluster.
+	password := newPassword()
+	pwfile := tmp + ".pw"
+	if err := writePrivate(pwfile, []byte(password+"\n"), cred); err != nil {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("write the password for initdb: %w", err)
+	}
+	out, err := run(ctx, cred, filepath.Join(bin, "initdb"), "-D", tmp, "-U", "postgres", "--pwfile="+pwfile,
+		"--auth=scram-sha-256", "--encoding=UTF8", "--locale=C", "--no-instructions")
+	os.Remove(pwfile)
+	if err == nil {
+		err = writePrivate(filepath.Join(tmp, passwordFile), []byte(password+"\n"), nil)
+	}
 	if err != nil {
 		os.RemoveAll(tmp)
 		if ctx.Err() != nil {
@@ -308,7 +350,10 @@ func attach(ctx context.Context, dataDir string) (*Cluster, bool) {
 		return nil, false // starting or stopping: a start of our own reports why
 	}
 	conn.Close()
-	return &Cluster{URL: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", port, dbName), DataDir: dataDir, port: port, pid: pid}, true
+	// Unreadable (another user's cluster, this process not root): no
+	// password, and the server refuses the connection, saying why.
+	password, _ := readPassword(dataDir)
+	return &Cluster{URL: clusterURL(port, password), DataDir: dataDir, port: port, pid: pid, password: password}, true
 }
 
 // RunningServer reports the pid of the live PostgreSQL server whose
@@ -384,6 +429,7 @@ func (c *Cluster) launch(ctx context.Context) error {
 	args := append([]string{"-D", c.DataDir, "-p", strconv.Itoa(c.port)}, c.args...)
 	cmd := exec.Command(filepath.Join(c.bin, "postgres"), args...)
 	cmd.Stdout, cmd.Stderr = c.logFile, c.logFile
+	cmd.Env = serverEnv
 	// This process dying stops the server: a fast shutdown (SIGINT), which
 	// ends the sessions of other processes attached to it, so that one of
 	// them sees the server gone and starts it again (startWatch). A smart
@@ -530,14 +576,23 @@ func (c *Cluster) waitReady(ctx context.Context, bin string, cred *syscall.Crede
 	deadline := time.Now().Add(60 * time.Second)
 	psql := filepath.Join(bin, "psql")
 	p := strconv.Itoa(port)
+	// In the environment, not on the command line, which every local user sees (ps).
+	env := []string{"PGPASSWORD=" + c.password}
 	for {
 		select {
 		case <-c.done:
 			return fmt.Errorf("postgres exited during start-up: %v", c.waitErr)
 		default:
 		}
-		out, err := run(ctx, cred, psql, "-h", "127.0.0.1", "-p", p, "-U", "postgres", "-d", "postgres",
+		out, err := runIn(ctx, cred, env, "", psql, "-h", "127.0.0.1", "-p", p, "-U", "postgres", "-d", "postgres", "-w",
 			"-tAc", "SELECT current_setting('data_directory') || '|' || EXISTS (SELECT 1 FROM pg_database WHERE datname='"+dbName+"')")
+		if err != nil && strings.Contains(out, "password authentication failed") && c.listening() {
+			// Ours refused it. (Another cluster's server on the port, which
+			// took it before ours could bind it, refuses it too: ours then
+			// exits, "could not bind", and the port is found taken.)
+			return fmt.Errorf("the server refused the password in %s (edited, or copied from another cluster): "+
+				"remove that file and start again, and a new password is set", filepath.Join(c.DataDir, passwordFile))
+		}
 		if err == nil {
 			out = strings.TrimSpace(out)
 			i := strings.LastIndex(out, "|")
@@ -548,7 +603,7 @@ func (c *Cluster) waitReady(ctx context.Context, bin string, cred *syscall.Crede
 				return fmt.Errorf("port %d is another PostgreSQL server's, of data directory %s: %w", port, dir, errPortTaken)
 			}
 			if out[i+1:] != "true" {
-				if out, err := run(ctx, cred, psql, "-h", "127.0.0.1", "-p", p, "-U", "postgres", "-d", "postgres",
+				if out, err := runIn(ctx, cred, env, "", psql, "-h", "127.0.0.1", "-p", p, "-U", "postgres", "-d", "postgres", "-w",
 					"-c", "CREATE DATABASE "+dbName); err != nil {
 					return fmt.Errorf("create database: %w\n%s", err, out)
 				}
@@ -566,6 +621,20 @@ func (c *Cluster) waitReady(ctx context.Context, bin string, cred *syscall.Crede
 			return errors.New("postgres did not accept connections within 60s")
 		}
 	}
+}
+
+// listening reports whether this process's server says, in its
+// postmaster.pid, that it accepts connections: it holds its port.
+func (c *Cluster) listening() bool {
+	c.mu.Lock()
+	pid := c.pid
+	c.mu.Unlock()
+	b, err := os.ReadFile(filepath.Join(c.DataDir, "postmaster.pid"))
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(string(b), "\n")
+	return len(lines) > 7 && strings.TrimSpace(lines[0]) == strconv.Itoa(pid) && strings.TrimSpace(lines[7]) == "ready"
 }
 
 // Started reports whether this process started the server, so that Stop
@@ -693,11 +762,23 @@ const runStopWait = 10 * time.Second
 // ends it is interrupted (SIGINT), not killed: initdb then removes what it
 // made rather than leaving it half-built.
 func run(ctx context.Context, cred *syscall.Credential, name string, args ...string) (string, error) {
+	return runIn(ctx, cred, nil, "", name, args...)
+}
+
+// serverEnv is the whole environment of the programs run here, the server
+// included: not this process's, which holds the router's secrets (provider
+// keys, the ops key), readable by the server's superuser (COPY … FROM
+// PROGRAM 'env').
+var serverEnv = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C"}
+
+// runIn is run with env added to serverEnv and stdin given.
+func runIn(ctx context.Context, cred *syscall.Credential, env []string, stdin, name string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = runStopWait
 	cmd.Dir = "/"
-	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "PGCONNECT_TIMEOUT=2"}
+	cmd.Env = append(append(append([]string{}, serverEnv...), "PGCONNECT_TIMEOUT=2"), env...)
+	cmd.Stdin = strings.NewReader(stdin)
 	if cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	}

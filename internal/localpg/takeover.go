@@ -120,17 +120,17 @@ func (c *Cluster) watch(ctx context.Context) {
 		switch {
 		case owned && attached:
 			c.log.Warn("the process that started the embedded PostgreSQL stopped it; this process uses it, so started it again on the same port",
-				"url", c.URL, "dir", c.DataDir)
+				"url", c.shownURL(), "dir", c.DataDir)
 			close(c.tookOver)
 			attached = false
 			c.startedAgain()
 		case owned:
-			c.log.Warn("started the embedded PostgreSQL again on the same port", "url", c.URL, "dir", c.DataDir, "log", c.logPath)
+			c.log.Warn("started the embedded PostgreSQL again on the same port", "url", c.shownURL(), "dir", c.DataDir, "log", c.logPath)
 			c.startedAgain()
 		case err != nil && ctx.Err() == nil:
 			wait = backoff(wait)
 			c.log.Error("the embedded PostgreSQL this process uses has stopped and cannot be started again; retrying",
-				"url", c.URL, "dir", c.DataDir, "retry_in", wait, "log", c.logPath, "err", err)
+				"url", c.shownURL(), "dir", c.DataDir, "retry_in", wait, "log", c.logPath, "err", err)
 		default:
 			wait = watchInterval
 		}
@@ -162,7 +162,7 @@ func (c *Cluster) exited() {
 	c.mu.Unlock()
 	c.log.Error("the embedded PostgreSQL server exited unexpectedly (killed, or it crashed); starting it again on the same port: "+
 		"see its log for why",
-		"log", c.logPath, "url", c.URL, "dir", c.DataDir, "exit", c.waitErr,
+		"log", c.logPath, "url", c.shownURL(), "dir", c.DataDir, "exit", c.waitErr,
 		"last_logged", lastLines([]byte(logSince(c.logPath, c.logStart)), 20))
 }
 
@@ -180,7 +180,7 @@ func (c *Cluster) shutDown(ctx context.Context) {
 	c.log.Warn("the embedded PostgreSQL was shut down by someone else (a clean shutdown: SIGTERM or SIGINT, pg_ctl stop, "+
 		"systemd stopping the service's processes) and is not started again: requests that need the database fail "+
 		"until this process is restarted",
-		"url", c.URL, "dir", c.DataDir, "log", c.logPath,
+		"url", c.shownURL(), "dir", c.DataDir, "log", c.logPath,
 		"last_logged", lastLines([]byte(logSince(c.logPath, c.logStart)), 5))
 }
 
@@ -206,6 +206,12 @@ func (c *Cluster) takeOver(ctx context.Context) (owned bool, err error) {
 		c.pid = other.pid
 		if other.port != c.port {
 			return false, fmt.Errorf("another process started it again on port %d, and this process's connections go to port %d: restart this process", other.port, c.port)
+		}
+		if other.password != c.password {
+			// Given a password meanwhile (started again by this version,
+			// the server of an earlier one having stopped).
+			return false, fmt.Errorf("another process started it again with another password (the cluster was given one), " +
+				"and this process's connections still use the old: restart this process")
 		}
 		return false, nil
 	}

@@ -17,7 +17,9 @@ func TestConnectToAFullServerSaysWhatToRaise(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	ctx := context.Background()
 	role := "full_" + strings.ToLower(db.Schema)
-	if _, err := db.Pool.Exec(ctx, `CREATE ROLE `+role+` LOGIN CONNECTION LIMIT 0`); err != nil {
+	// With a password: a server that asks for one (the embedded PostgreSQL)
+	// refuses a role without it before it looks at the limit.
+	if _, err := db.Pool.Exec(ctx, `CREATE ROLE `+role+` LOGIN PASSWORD 'full' CONNECTION LIMIT 0`); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _, _ = db.Pool.Exec(context.Background(), `DROP ROLE IF EXISTS `+role) })
@@ -25,7 +27,7 @@ func TestConnectToAFullServerSaysWhatToRaise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u.User = url.User(role)
+	u.User = url.UserPassword(role, "full")
 	pool, err := store.Connect(ctx, u.String())
 	if err == nil {
 		pool.Close()

@@ -24,7 +24,10 @@ func (db *DB) LimitedRole(t testing.TB, limit int) *pgxpool.Config {
 		t.Fatal(err)
 	}
 	role := "limited_" + strings.ToLower(rand.Text()[:10])
-	if _, err := db.Pool.Exec(ctx, "CREATE ROLE "+role+" LOGIN CONNECTION LIMIT "+strconv.Itoa(limit)+" IN ROLE "+pgx.Identifier{owner}.Sanitize()); err != nil {
+	// A password of its own: a server that asks for one (the embedded
+	// PostgreSQL, scram-sha-256) refuses a role without.
+	password := rand.Text()
+	if _, err := db.Pool.Exec(ctx, "CREATE ROLE "+role+" LOGIN PASSWORD '"+password+"' CONNECTION LIMIT "+strconv.Itoa(limit)+" IN ROLE "+pgx.Identifier{owner}.Sanitize()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _, _ = db.Pool.Exec(context.Background(), "DROP ROLE IF EXISTS "+role) })
@@ -32,6 +35,6 @@ func (db *DB) LimitedRole(t testing.TB, limit int) *pgxpool.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.ConnConfig.User = role
+	cfg.ConnConfig.User, cfg.ConnConfig.Password = role, password
 	return cfg
 }

@@ -72,9 +72,12 @@ func (e *liveLimitBusyError) Is(target error) bool { return target == ErrLiveLim
 // unlimited owner's claim costs what it did.
 //
 // liveLimitLockSQL locks the owners in $1 (a namespaced key hashed to the
-// advisory lock's bigint; two owners with one hash only share a lock).
+// advisory lock's bigint; two owners with one hash only share a lock). The
+// key names the schema the router's tables are in: advisory locks are the
+// database's, and two routers in two schemas of one database (or two tests)
+// must not wait on each other's owner of the same name.
 const liveLimitLockSQL = `SELECT pg_advisory_xact_lock(h) FROM (
-    SELECT DISTINCT hashtextextended('router.max_live_jobs/' || o, 0) AS h FROM unnest($1::text[]) o ORDER BY h) l`
+    SELECT DISTINCT hashtextextended('router.max_live_jobs/' || current_schema() || '/' || o, 0) AS h FROM unnest($1::text[]) o ORDER BY h) l`
 
 // liveKeyHeldSQL is true when the input row's key (alias alias) holds a job,
 // unexpired, in the statement's snapshot.

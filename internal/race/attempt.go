@@ -108,10 +108,13 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		// What the provider billed, read before a deadline relabels pe below.
 		out, usage := billedOutcome(t, sp, a, pe)
 		// The deadline's cut is a call that ended because it was cut (its
-		// context cancelled). An error the provider answered with (a status,
-		// an error body) just before the deadline's timer fired is its own:
-		// kept, not read as the cut.
-		cutAtDeadline := errors.Is(cause, errDeadline) && pe.Kind == providers.KindCancelled
+		// context cancelled). An error the provider answered with (an error
+		// status, an error body) just before the deadline's timer fired is
+		// its own: kept, not read as the cut. Anything else ending as the
+		// deadline fires is read as the cut, whatever kind its adapter or
+		// transport gave the cancelled read.
+		providerAnswered := pe.StatusCode >= 400 || pe.AnsweredWithError
+		cutAtDeadline := errors.Is(cause, errDeadline) && (pe.Kind == providers.KindCancelled || !providerAnswered)
 		state := store.AttemptFailed
 		switch {
 		case cutAtDeadline && pe.Received:

@@ -2,6 +2,7 @@ package race_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -53,5 +54,32 @@ func TestProviderStatusAtTheDeadlineIsNotTheDeadlinesCut(t *testing.T) {
 	}
 	if j.State != store.JobFailed {
 		t.Fatalf("job %s (%s): want it failed — the provider's 503 is a known outcome", j.State, derefString(j.Error))
+	}
+}
+
+// causeAtDeadline is a provider whose call, cut by the job's deadline,
+// returns the context's cause wrapped as a plain error (not a cancellation
+// its adapter classified): the kind the router gives it is not "cancelled".
+type causeAtDeadline struct{ name string }
+
+func (p *causeAtDeadline) Name() string { return p.name }
+
+func (p *causeAtDeadline) Complete(ctx context.Context, _ *providers.Request) (*providers.Response, error) {
+	<-ctx.Done()
+	return nil, fmt.Errorf("read the answer: %w", context.Cause(ctx))
+}
+
+// A call the deadline cut is the deadline's, whatever kind its adapter or
+// transport gave the cut read: only an error the provider answered with (an
+// error status, an error body) is kept as its own. Keyed on "cancelled"
+// alone, this call was recorded failed and blamed on the provider.
+func TestCallCutByTheDeadlineIsTheDeadlinesWhateverItsKind(t *testing.T) {
+	p := &causeAtDeadline{name: "primary"}
+	b := racetest.New(t, racetest.Options{Route: race.Route{Deadline: 300 * time.Millisecond},
+		Providers: []racetest.Provider{{Name: "primary", Adapter: p, Timeout: time.Hour}}})
+	job := b.Submit(t)
+	j := b.WaitSettled(t, job.ID)
+	if a := attemptBy(j, "primary"); a == nil || a.State != store.AttemptUnknown {
+		t.Fatalf("attempts %s: want the primary unknown, cut by the job's deadline after it was sent", attemptsOf(j))
 	}
 }

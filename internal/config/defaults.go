@@ -533,9 +533,17 @@ func (c Config) problems() []string {
 // equal hosts, or one of them every interface. Port 0 (any free port) never
 // collides.
 func sameListener(a, b string) bool {
-	ha, pa, errA := net.SplitHostPort(a)
-	hb, pb, errB := net.SplitHostPort(b)
-	if errA != nil || errB != nil || pa != pb || pa == "0" {
+	ha, sa, errA := net.SplitHostPort(a)
+	hb, sb, errB := net.SplitHostPort(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	// As the listener reads them: 08080 is 8080, and a service name
+	// (http-alt) its number, or two spellings of one port passed the check
+	// and the start failed on a port "another process" held.
+	pa, errA := net.LookupPort("tcp", sa)
+	pb, errB := net.LookupPort("tcp", sb)
+	if errA != nil || errB != nil || pa != pb || pa == 0 {
 		return false
 	}
 	wildcard := func(h string) bool { return h == "" || h == "0.0.0.0" || h == "::" }

@@ -36,6 +36,8 @@ providers:
 		"listen: 0.0.0.0:7000\nops_listen: 127.0.0.1:7000\n",
 		// localhost is 127.0.0.1 to the listener: the same socket
 		"listen: localhost:7000\nops_listen: 127.0.0.1:7000\n",
+		// the port as the listener reads it: 07000 is 7000
+		"listen: 127.0.0.1:07000\nops_listen: 127.0.0.1:7000\n",
 	} {
 		mustRefuse(t, y, "are the same port")
 	}

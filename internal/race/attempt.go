@@ -92,7 +92,13 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		if pe == nil {
 			pe = providers.NewError(a.Provider, providers.KindTimeout, "cut by the job's deadline")
 		}
-		cutByShutdown := errors.Is(cause, errShutdown) && pe.Kind == providers.KindCancelled
+		// An error the provider answered with (an error status, an error
+		// body) is its own, even as a deadline or the shutdown cuts the
+		// call; anything else ending as either cuts it is read as the cut,
+		// whatever kind its adapter or transport gave the cancelled read
+		// (net/http returns the context's cause, not a cancellation).
+		providerAnswered := pe.StatusCode >= 400 || pe.AnsweredWithError
+		cutByShutdown := errors.Is(cause, errShutdown) && (pe.Kind == providers.KindCancelled || !providerAnswered)
 		if cutByShutdown {
 			// The process stops (its drain ran out, or it was told to stop
 			// at once): what the attempt is known to have done is recorded
@@ -108,12 +114,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		// What the provider billed, read before a deadline relabels pe below.
 		out, usage := billedOutcome(t, sp, a, pe)
 		// The deadline's cut is a call that ended because it was cut (its
-		// context cancelled). An error the provider answered with (an error
-		// status, an error body) just before the deadline's timer fired is
-		// its own: kept, not read as the cut. Anything else ending as the
-		// deadline fires is read as the cut, whatever kind its adapter or
-		// transport gave the cancelled read.
-		providerAnswered := pe.StatusCode >= 400 || pe.AnsweredWithError
+		// context cancelled); as the shutdown's above.
 		cutAtDeadline := errors.Is(cause, errDeadline) && (pe.Kind == providers.KindCancelled || !providerAnswered)
 		state := store.AttemptFailed
 		switch {

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -54,11 +55,57 @@ const DefaultConformanceRetention = 2160 * time.Hour
 // says 24h).
 const MinConformanceRetention = 24 * time.Hour
 
+// Lower bounds of durations a unit slip (24m for 24h, 10ms for 10s) takes
+// far below any sane value; each is judged with the reason it is the least.
+const (
+	// MinReadHeaderTimeout: a request's headers must arrive within
+	// http.read_header_timeout, from a client's first byte on a possibly
+	// slow network; below this even ordinary clients are cut off.
+	MinReadHeaderTimeout = 100 * time.Millisecond
+	// MinIdleTimeout: http.idle_timeout closes a keep-alive connection idle
+	// this long; below a second a client reconnects between most requests.
+	MinIdleTimeout = time.Second
+	// MinIdempotencyRetention: idempotency.retention keeps a key bound
+	// after its job ends; a client retrying later than that (a network
+	// failure, a restarted worker) creates a second job.
+	MinIdempotencyRetention = time.Hour
+	// MinConformanceMaxAge: conformance.max_age is how long a pass counts;
+	// shorter than the time between two runs, gated targets fall out of
+	// every gated route between runs.
+	MinConformanceMaxAge = time.Hour
+)
+
 // MaxCacheTTL is the longest auth.cache_ttl: a replica that missed a key's
 // revocation notification accepts the key until its cached lookup expires,
 // and `router keys revoke` waits that long for every replica to refuse it, so
 // a TTL of hours (5h written for 5s) leaves a revoked key working for hours.
 const MaxCacheTTL = time.Hour
+
+// unitSlip is what d, below minimum, was likely meant as when written in a
+// unit a step too small (24m for 24h, 10ms for 10s), or "" when that
+// reading is below minimum too.
+func unitSlip(d, minimum time.Duration) string {
+	switch {
+	case d <= 0:
+	case d%time.Minute == 0 && d < time.Hour && d/time.Minute*time.Hour >= minimum:
+		return fmt.Sprintf("%dh", d/time.Minute)
+	case d%time.Millisecond == 0 && d < time.Second && d/time.Millisecond*time.Second >= minimum:
+		return fmt.Sprintf("%ds", d/time.Millisecond)
+	}
+	return ""
+}
+
+// shortDuration is d as a file would write it: 1h, not 1h0m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
 
 // twice is 2×d, saturating instead of overflowing.
 func twice(d Duration) Duration {
@@ -88,6 +135,16 @@ func (c Config) rangeProblems() []string {
 			add("%s (%s) must be at most %s: a replica that dies holds what it leased until the lease runs out, so a longer one only delays the takeover (omit it for the default)", name, d.D(), MaxLease)
 		}
 	}
+	least := func(name string, d Duration, minimum time.Duration, why, def string) {
+		if d >= Duration(minimum) {
+			return
+		}
+		slip := ""
+		if s := unitSlip(d.D(), minimum); s != "" {
+			slip = "; was " + s + " meant?"
+		}
+		add("%s (%s) must be at least %s: %s%s (omit it for the default, %s)", name, d.D(), shortDuration(minimum), why, slip, def)
+	}
 	if n := c.HTTP.MaxBodyBytes; n < 1 || n > MaxBodyBytesCap {
 		add("http.max_body_bytes (%d) must be between 1 and %d (1 GiB; a body is held in memory whole); omit it for the default, 1048576 (1 MiB)", n, MaxBodyBytesCap)
 	}
@@ -110,13 +167,17 @@ func (c Config) rangeProblems() []string {
 				w.name, w.d.D(), (w.d.D() + time.Second - 1).Truncate(time.Second))
 		}
 	}
-	positive("http.read_header_timeout", c.HTTP.ReadHeaderTimeout)
+	least("http.read_header_timeout", c.HTTP.ReadHeaderTimeout, MinReadHeaderTimeout,
+		"a request's headers must arrive within it, so a shorter one cuts off ordinary clients", "10s")
 	positive("http.read_body_timeout", c.HTTP.ReadBodyTimeout)
-	positive("http.idle_timeout", c.HTTP.IdleTimeout)
+	least("http.idle_timeout", c.HTTP.IdleTimeout, MinIdleTimeout,
+		"an idle keep-alive connection is closed after it, so a shorter one makes clients reconnect between requests", "120s")
 	positive("shutdown.drain", c.Shutdown.Drain)
 	positive("shutdown.http", c.Shutdown.HTTP)
-	positive("idempotency.retention", c.Idempotency.Retention)
-	positive("conformance.max_age", c.Conformance.MaxAge)
+	least("idempotency.retention", c.Idempotency.Retention, MinIdempotencyRetention,
+		"a key stays bound this long after its job ends, and a client retrying with it later creates a second job", "24h")
+	least("conformance.max_age", c.Conformance.MaxAge, MinConformanceMaxAge,
+		"a pass counts for this long, so a shorter one takes gated targets out of gated routes between conformance runs", "168h")
 	lease("execution.lease", c.Execution.Lease)
 	positive("execution.reconcile_after", c.Execution.ReconcileAfter)
 	positive("execution.handover_wait", c.Execution.HandoverWait)

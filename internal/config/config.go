@@ -514,6 +514,9 @@ func parse(b []byte, file string) (*Config, error) {
 		problems = dropDuplicateKeys(root.Content[0])
 		problems = append(problems, unknownFields(root.Content[0], reflect.TypeOf(c), "")...)
 		problems = append(problems, priceKeyProblems(root.Content[0])...) // before wrongTypes drops values
+		if p := blankPromptsDir(root.Content[0]); p != "" {
+			problems = append(problems, p)
+		}
 		// Each value of the wrong type is reported here, naming its setting,
 		// and removed: the decode and writtenZeros see it as left out.
 		wrong := wrongTypes(root.Content[0], reflect.TypeOf(c))

@@ -9,7 +9,7 @@ import (
 // render) is refused, naming its line: read as left out, it meant the
 // optional default, and a router without its prompts started silently.
 // Left out, it is still the default; written, it is used as written.
-func TestBlankPromptsDirRefused_wcfg9(t *testing.T) {
+func TestBlankPromptsDirRefused(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	for _, written := range []string{`prompts_dir: ""`, `prompts_dir: "  "`, `prompts_dir:`, `prompts_dir: ~`, `prompts_dir: null`} {
 		c, err := Parse([]byte(defaultsBase + written + "\n"))

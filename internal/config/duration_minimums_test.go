@@ -10,7 +10,7 @@ import (
 // 1ms for 1s) was accepted as any positive duration. The refusal names the
 // setting, the value written, the least value and the default; a value at
 // the least is accepted.
-func TestDurationMinimums_wcfg9(t *testing.T) {
+func TestDurationMinimums(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	for _, tc := range []struct{ written, want string }{
 		{"http: {read_header_timeout: 1ms}\n", "http.read_header_timeout (1ms) must be at least 100ms: a request's headers must arrive within it, " +

@@ -514,6 +514,14 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 			elapsed = time.Since(*job.FinishedAt) // the routing is as old as the job's end
 		}
 		setNoEligibleRetryAfter(w, job.Routing, elapsed)
+		if callerKey {
+			// Stored and failed before any attempt (a breaker opened after
+			// the plan): a resend with this key answers this failure again,
+			// whatever Retry-After says, so the way on is said as for a 502.
+			reason = strings.TrimRight(reason, ".") + "; this Idempotency-Key stays bound to the failed job: once a provider is eligible again " +
+				"(after Retry-After, when given), start a new round with POST /v1/jobs/" + job.ID +
+				"/retry (then resend with the same Idempotency-Key to attach to it), or send the request with a new Idempotency-Key"
+		}
 		writeOpenAIError(w, http.StatusServiceUnavailable, "server_error", "no_eligible_provider", "", reason)
 		return
 	}

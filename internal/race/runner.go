@@ -201,6 +201,11 @@ type Runner struct {
 	later    map[string]*time.Timer
 	keeping  bool // the lease keeper runs
 	keeperWG sync.WaitGroup
+	// nextRenewal is when the lease keeper's next tick comes (this
+	// process's clock); wakeKeeper wakes it between ticks for the jobs that
+	// cannot wait for it (holdLease).
+	nextRenewal time.Time
+	wakeKeeper  chan struct{}
 }
 
 // errShutdown is the cause of contexts cancelled because the process stops
@@ -248,7 +253,7 @@ func New(cfg Config) *Runner {
 	hard, cancelHard := context.WithCancel(context.Background())
 	return &Runner{cfg: cfg, base: base, cancelBase: cancel, hard: hard, cancelHard: cancelHard, gaveUp: make(chan struct{}),
 		running: map[string]runningJob{}, again: map[string]bool{}, later: map[string]*time.Timer{},
-		drained: make(chan struct{})}
+		drained: make(chan struct{}), wakeKeeper: make(chan struct{}, 1)}
 }
 
 // Submit starts orchestrating job in the background, once per process. It is
@@ -314,11 +319,15 @@ func (r *Runner) submit(jobID string, fresh *store.Job, plan *Plan, parent trace
 	if parent.IsValid() {
 		ctx = trace.ContextWithSpanContext(ctx, parent)
 	}
-	r.running[jobID] = runningJob{cancel: cancel, since: time.Now()}
-	if !r.keeping {
-		r.keeping = true
-		r.keeperWG.Go(r.keepLeases)
+	// A fresh job's leases were set by its claim's statement, which it
+	// records (the send fence counts from it too); that statement's answer
+	// may have come late. Any other job's lease is set by its run
+	// (AcquireJobLease), after this.
+	since := time.Now()
+	if fresh != nil && !fresh.LeaseSentAt.IsZero() && fresh.LeaseSentAt.Before(since) {
+		since = fresh.LeaseSentAt
 	}
+	r.holdLease(jobID, cancel, since)
 	r.wg.Go(func() {
 		// No gostack.Reserve here: on the success path this goroutine only
 		// orchestrates (the provider call and the win run on the attempt's

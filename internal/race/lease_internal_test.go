@@ -35,7 +35,7 @@ func TestLeasesDueSkipsJobsYoungerThanAThirdOfATick(t *testing.T) {
 // wakes nothing; one whose claim answered so late that the next tick would
 // come more than a tick and a third after the claim set its lease wakes the
 // keeper, whose woken pass renews only that job, once.
-func TestKeeperWokenOnlyForAJobThatCannotWaitForItsTick_wlease9(t *testing.T) {
+func TestKeeperWokenOnlyForAJobThatCannotWaitForItsTick(t *testing.T) {
 	now := time.Now()
 	r := &Runner{cfg: Config{Lease: 3 * time.Second}, keeping: true, nextRenewal: now.Add(time.Second),
 		running: map[string]runningJob{"old": {since: now.Add(-5 * time.Second)}}, wakeKeeper: make(chan struct{}, 1)}

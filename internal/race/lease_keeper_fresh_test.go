@@ -20,7 +20,7 @@ import (
 // set by the claim had run out. Recovery on any replica then marked the
 // attempt, in flight on a live replica, unknown (lease_expired), and the job
 // with it.
-func TestFreshJobLeaseRenewedBeforeItRunsOut_wlease9(t *testing.T) {
+func TestFreshJobLeaseRenewedBeforeItRunsOut(t *testing.T) {
 	const lease = 6 * time.Second // renewed every 2 s; the send fence holds back 0.6 s
 	called := make(chan struct{})
 	release := make(chan struct{})

@@ -151,9 +151,9 @@ func syncKeyWebhooks(ctx context.Context, tx pgx.Tx, window time.Duration) error
 		return err
 	}
 	// A secret whose overlap has ended signs nothing: it is not kept at rest
-	// (it may have been rotated out because it leaked).
-	if _, err := tx.Exec(ctx, `UPDATE api_keys SET webhook_previous_secret = NULL, webhook_previous_until = NULL
-		WHERE webhook_previous_until <= now()`); err != nil {
+	// (it may have been rotated out because it leaked). Between rebuilds the
+	// maintenance leader erases such secrets (ExpireRemovedWebhooks).
+	if err := clearEndedOverlaps(ctx, tx); err != nil {
 		return fmt.Errorf("sync key webhooks: %w", err)
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM webhook_owners WHERE removed_until <= now()`); err != nil {
@@ -169,8 +169,10 @@ func syncKeyWebhooks(ctx context.Context, tx pgx.Tx, window time.Duration) error
 	// overrides the key's; so is one marked removed (removed_configured)
 	// until its removed_until: rows past it were deleted above.
 	_, err := tx.Exec(ctx, `INSERT INTO webhook_owners (owner, url, secret, previous_secret, previous_until)
-		SELECT DISTINCT ON (owner) owner, webhook_url, webhook_secret, webhook_previous_secret, webhook_previous_until
-		FROM api_keys -- ended overlaps were cleared above, at this transaction's now()
+		SELECT DISTINCT ON (owner) owner, webhook_url, webhook_secret,
+			CASE WHEN webhook_previous_until > now() THEN webhook_previous_secret END,
+			CASE WHEN webhook_previous_until > now() THEN webhook_previous_until END
+		FROM api_keys -- ended overlaps were erased above, but for the keys another transaction holds (skipped)
 		WHERE webhook_url IS NOT NULL AND revoked_at IS NULL
 		ORDER BY owner, id DESC
 		ON CONFLICT (owner) DO UPDATE SET url = EXCLUDED.url, secret = EXCLUDED.secret,

@@ -15,7 +15,7 @@ import (
 // due). The leader's periodic pass, with nothing removed to end, leaves the
 // ended overlap's secret in api_keys and webhook_owners indefinitely.
 // (The reviewer's proof test, rwh9 F1.)
-func TestEndedOverlapSecretNotKeptAtRest_wwh9(t *testing.T) {
+func TestEndedOverlapSecretNotKeptAtRest(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	if _, err := b.st.CreateAPIKeyWith(ctx, store.NewAPIKey{Owner: "acme", WebhookURL: "https://acme.example.com/hook"}); err != nil {
@@ -45,7 +45,7 @@ func TestEndedOverlapSecretNotKeptAtRest_wwh9(t *testing.T) {
 // secret (it still signs), and another owner's ended one is erased beside
 // it. Erasing secrets alone is not reported as removed webhooks ended (the
 // leader logs that).
-func TestLeaderPassKeepsRunningOverlap_wwh9(t *testing.T) {
+func TestLeaderPassKeepsRunningOverlap(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	for _, owner := range []string{"acme", "globex"} {
@@ -86,7 +86,7 @@ func TestLeaderPassKeepsRunningOverlap_wwh9(t *testing.T) {
 // the owners' webhooks: PostgreSQL aborts one, a rotation the operator must
 // run again. The erasure skips the held row (the rotation rewrites it), and
 // the next pass erases it once it is free.
-func TestLeaderPassSkipsKeyRowARotationHolds_wwh9(t *testing.T) {
+func TestLeaderPassSkipsKeyRowARotationHolds(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	guard, cancel := context.WithTimeout(ctx, hangGuard)

@@ -171,7 +171,8 @@ type webhookExpirer interface {
 
 // expireWebhooks ends the places kept for removed webhooks past their window
 // when the store can (webhookExpirer), so an owner's stored key's webhook
-// takes over then, not at the next replica start. Errors are logged, and
+// takes over then, not at the next replica start; the same call erases
+// rotated-out webhook secrets whose overlap has ended. Errors are logged, and
 // reported as failed.
 func (c *Cleaner) expireWebhooks(ctx context.Context, log *slog.Logger) (failed bool) {
 	ex, ok := c.Store.(webhookExpirer)
@@ -198,8 +199,8 @@ func (c *Cleaner) expireWebhooks(ctx context.Context, log *slog.Logger) (failed 
 }
 
 // Run cleans every Interval until ctx ends. Each pass first ends the places
-// kept for removed webhooks past their window (expireWebhooks): it costs one
-// read when there are none, and a pass's deletions must not hold it off.
+// kept for removed webhooks past their window and erases ended rotations'
+// secrets (expireWebhooks): it costs one read when there are none, and a pass's deletions must not hold it off.
 // Then it deletes expired jobs, then old conformance runs (when
 // ConformanceAfter is set). A walk that stopped at maxBatchesPerPass with
 // more to delete is followed at once by a pass that goes on with that walk

@@ -286,13 +286,11 @@ func (r *Request) NormalizeFor(owner string) (*Input, error) {
 			if m.ToolCallID == "" {
 				return bad(fmt.Sprintf("messages[%d].tool_call_id", i), "a tool message needs the tool_call_id it answers")
 			}
-			if !turn.answer(m.ToolCallID) {
-				// OpenAI refuses it ("must be a response to a preceding
-				// message with 'tool_calls'"), as Anthropic refuses a
-				// tool_result without its tool_use: it would be stored as a
-				// job that fails with the provider's 400.
-				return bad(fmt.Sprintf("messages[%d].tool_call_id", i), "tool_call_id %q answers no tool call of the assistant message before it: "+
-					"tool messages follow, right after it, the assistant message whose tool_calls hold a call with their id", cut(m.ToolCallID, 60))
+			// A tool message answers a call of the assistant message before
+			// it that no earlier tool message answered: stored, anything
+			// else would be a job that fails with the provider's 400.
+			if err := turn.answer(i, m.ToolCallID); err != nil {
+				return nil, err
 			}
 		default:
 			return bad(fmt.Sprintf("messages[%d].role", i), "role %q is not supported (use system, developer, user, assistant or tool)", rfcproblem.Clip(m.Role))

@@ -198,11 +198,12 @@ func rawKind(raw json.RawMessage) string {
 }
 
 // toolTurn holds the calls of the message at msg (an assistant's) while the
-// tool messages right after it answer them.
+// tool messages right after it answer them: answeredBy[j] is the index of the
+// tool message that answered ids[j], or -1.
 type toolTurn struct {
-	msg      int
-	ids      []string
-	answered []bool
+	msg        int
+	ids        []string
+	answeredBy []int
 }
 
 // calls checks the tool_calls of messages[i] (an assistant's, raw, present),
@@ -216,9 +217,9 @@ func (t *toolTurn) calls(i int, raw json.RawMessage) (json.RawMessage, error) {
 	if err := uniqueCallIDs(i, ids); err != nil {
 		return nil, err
 	}
-	t.msg, t.ids, t.answered = i, ids, t.answered[:0]
+	t.msg, t.ids, t.answeredBy = i, ids, t.answeredBy[:0]
 	for range ids {
-		t.answered = append(t.answered, false)
+		t.answeredBy = append(t.answeredBy, -1)
 	}
 	return kept, nil
 }
@@ -252,27 +253,39 @@ func uniqueCallIDs(i int, ids []string) error {
 	return nil
 }
 
-// answer notes a tool message answering id, and reports whether a call of
-// the turn has that id.
-func (t *toolTurn) answer(id string) bool {
-	found := false
+// answer notes messages[i], a tool message, answering id. It refuses an id
+// that no call of the turn has, and one whose call an earlier tool message
+// answered, naming messages[i].tool_call_id: OpenAI and Anthropic refuse the
+// history either way (OpenAI: "Duplicate value for 'tool_call_id'";
+// Anthropic: "each tool_use must have a single result"), so stored it would
+// be a job that fails with the provider's 400.
+func (t *toolTurn) answer(i int, id string) error {
 	for j, c := range t.ids {
-		if c == id {
-			if !t.answered[j] {
-				t.answered[j] = true
-				return true
-			}
-			found = true
+		if c != id {
+			continue
 		}
+		// uniqueCallIDs has refused two calls of one id: this is the call.
+		if k := t.answeredBy[j]; k >= 0 {
+			return &RequestError{Param: fmt.Sprintf("messages[%d].tool_call_id", i), Message: fmt.Sprintf(
+				"tool_call_id %q is already answered by messages[%d]: each call of an assistant message's tool_calls is answered by exactly one tool message "+
+					"(OpenAI and Anthropic refuse the history otherwise); drop one of the two, keeping the tool's result", cut(id, 60), k)}
+		}
+		t.answeredBy[j] = i
+		return nil
 	}
-	return found
+	// OpenAI refuses it ("must be a response to a preceding message with
+	// 'tool_calls'"), as Anthropic refuses a tool_result without its
+	// tool_use.
+	return &RequestError{Param: fmt.Sprintf("messages[%d].tool_call_id", i), Message: fmt.Sprintf(
+		"tool_call_id %q answers no tool call of the assistant message before it: "+
+			"tool messages follow, right after it, the assistant message whose tool_calls hold a call with their id", cut(id, 60))}
 }
 
 // end closes the turn at a message that is not a tool message, or at the end
 // of the history: a call no tool message answered is refused, naming it.
 func (t *toolTurn) end() error {
-	for j, ok := range t.answered {
-		if !ok {
+	for j, k := range t.answeredBy {
+		if k < 0 {
 			param := fmt.Sprintf("messages[%d].tool_calls[%d].id", t.msg, j)
 			return &RequestError{Param: param, Message: fmt.Sprintf(
 				"no tool message answers call %q of messages[%d]: each call of an assistant message's tool_calls is answered by a tool message "+
@@ -280,6 +293,6 @@ func (t *toolTurn) end() error {
 				cut(t.ids[j], 60), t.msg)}
 		}
 	}
-	t.ids, t.answered = t.ids[:0], t.answered[:0]
+	t.ids, t.answeredBy = t.ids[:0], t.answeredBy[:0]
 	return nil
 }

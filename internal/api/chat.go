@@ -219,6 +219,12 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
+		if _, ok := busy(err); ok {
+			// A claim refused as busy stored nothing (one whose outcome is
+			// not known is reported as the lost answer it is, not as busy):
+			// as the other refusals before a job, an SDK may resend it.
+			w.Header().Del("X-Should-Retry")
+		}
 		s.chatInternal(w, r, "create job", err)
 		return
 	}

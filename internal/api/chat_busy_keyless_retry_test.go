@@ -15,7 +15,7 @@ import (
 // "SDK retries"), it carries no X-Should-Retry: false, so OpenAI's SDKs may
 // resend it. It carried the header set for keyless calls before the claim
 // (where a job may exist from then on). Found by review (rchat9 suspicion 3).
-func TestChatKeylessBusyMayBeResentBySDK_wchat9(t *testing.T) {
+func TestChatKeylessBusyMayBeResentBySDK(t *testing.T) {
 	b := setup(t, options{ownerLimits: map[string]api.Limits{"acme": {MaxLiveJobs: 100}}})
 	ctx := context.Background()
 	tx, err := b.db.Pool.Begin(ctx)

@@ -15,7 +15,7 @@ import (
 // stayed bound to it. It is refused with a 400 naming the second tool
 // message before anything is stored, so the corrected history runs with the
 // same key. Found by review (rchat9 F1).
-func TestChatRefusesCallAnsweredTwice_wchat9(t *testing.T) {
+func TestChatRefusesCallAnsweredTwice(t *testing.T) {
 	b := setup(t, options{respond: func(int, *providers.Request) providers.Step { return providers.Step{Output: "sunny in Paris"} }})
 	history := `{"model":"default","tools":[{"type":"function","function":{"name":"weather"}}],"messages":[` +
 		`{"role":"user","content":"Paris?"},` +

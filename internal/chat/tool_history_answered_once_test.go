@@ -17,7 +17,7 @@ import (
 // is stored, naming the second tool message and the earlier one that
 // answered the call, as it refuses two calls of one id (uniqueCallIDs) and a
 // tool message answering no call. Found by review (rchat9 F1).
-func TestNormalizeRefusesSecondAnswerToOneCall_wchat9(t *testing.T) {
+func TestNormalizeRefusesSecondAnswerToOneCall(t *testing.T) {
 	call := func(id string) string {
 		return `{"id":"` + id + `","type":"function","function":{"name":"weather","arguments":"{}"}}`
 	}

@@ -28,9 +28,9 @@ type conformanceResult struct {
 	// Other results do not count for routing.
 	Current *bool `json:"current,omitempty"`
 	// Fresh: the last pass (last_pass_at) is younger than conformance.max_age
-	// on the database clock, by the gate's own rule, and the run is of a
-	// model the target may be asked for, of the prompt content of now and on
-	// the target's settings of now. The gate admits the provider on this
+	// on the database clock, by the gate's own rule, and the run is of the
+	// prompt version loaded now, of a model the target may be asked for, of
+	// the prompt content of now and on the target's settings of now. The gate admits the provider on this
 	// prompt version, for that model, only when passed and fresh are both
 	// true.
 	Fresh bool `json:"fresh"`
@@ -59,7 +59,7 @@ type runJudge struct {
 // runVerdict is a run judged by runJudge.
 type runVerdict struct {
 	current bool   // the loaded version, of a model the target may be asked for and the loaded content
-	fresh   bool   // the run's own freshness (store), when it is of such a model and the content
+	fresh   bool   // the run's own freshness (store), when it is current (or no prompt set is given)
 	own     bool   // the run is of the model the target sends for the prompt itself (or that is not known)
 	ofModel bool   // the run is of a model the target may be asked for: its own, or a chat route's
 	why     string // why the run does not count: another model, another content, other target settings
@@ -139,7 +139,11 @@ func (j runJudge) judge(r store.ConformanceRun) runVerdict {
 			r.Provider, rerun)
 		v.short = "target changed"
 	default:
-		v.current, v.fresh = loaded, r.Fresh
+		// A pass of a version not loaded now is not one the gate admits
+		// (it judges the loaded version only), so it is not shown fresh;
+		// without a prompt set (j.prompts nil, current left out) the
+		// store's freshness is all there is to say.
+		v.current, v.fresh = loaded, r.Fresh && (loaded || j.prompts == nil)
 	}
 	return v
 }

@@ -421,7 +421,7 @@ func (g *Gate) judge(st *store.ConformanceStanding, age time.Duration, p *prompt
 			why += fmt.Sprintf(" (run %s)", rerun)
 		}
 		return false, why
-	case !st.Latest.Passed && !store.SamePromptContent(st.Latest.PromptDigest, p.Digest):
+	case !st.Latest.Passed && !p.SameContent(st.Latest.PromptDigest):
 		// A failure on other content, or (next) on other settings, is not
 		// the target's now: said as a plain failure, it reads as one of the
 		// new endpoint, and names no run (GET /v1/conformance says it too).
@@ -438,7 +438,7 @@ func (g *Gate) judge(st *store.ConformanceStanding, age time.Duration, p *prompt
 		return false, why
 	case st.LastPassAt == nil: // cannot happen: the latest run passed
 		return false, noPass
-	case !store.SamePromptContent(st.Latest.PromptDigest, p.Digest):
+	case !p.SameContent(st.Latest.PromptDigest):
 		return false, fmt.Sprintf("the prompt %s changed since its last pass; bump its version or rerun %s", id, rerun)
 	case !sameTarget:
 		return false, fmt.Sprintf("the endpoint or settings of target %s changed since its last pass on %s (its provider's type, base_url or request settings); run %s",

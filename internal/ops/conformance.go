@@ -30,9 +30,9 @@ type conformanceResult struct {
 	// Fresh: the last pass (last_pass_at) is younger than conformance.max_age
 	// on the database clock, by the gate's own rule, and the run is of the
 	// prompt version loaded now, of a model the target may be asked for, of
-	// the prompt content of now and on the target's settings of now. The gate admits the provider on this
-	// prompt version, for that model, only when passed and fresh are both
-	// true.
+	// the prompt content of now and on the target's settings of now. The
+	// gate admits the provider on this prompt version, for that model, only
+	// when passed and fresh are both true.
 	Fresh bool `json:"fresh"`
 	// Reason says why the run does not count now although of this version:
 	// another model, the prompt changed since, or the target's endpoint or
@@ -131,7 +131,7 @@ func (j runJudge) judge(r store.ConformanceRun) runVerdict {
 		}
 		v.why = fmt.Sprintf("it %s with model %s; the target now sends %s: run %s", ran, r.Model, sends, rerun)
 		v.short = "other model"
-	case loaded && !store.SamePromptContent(r.PromptDigest, p.Digest):
+	case loaded && !p.SameContent(r.PromptDigest):
 		v.why = fmt.Sprintf("the prompt %s changed since this run; bump its version or rerun %s", p.ID(), rerun)
 		v.short = "prompt changed"
 	case !conformance.SameTarget(j.digestOf, r.TargetDigest, r.Provider, r.Model, ofRun):

@@ -27,7 +27,10 @@ const digestVersion = "prompt-digest/1"
 // compact JSON keyed by its path relative to the prompt directory),
 // and the rules in a canonical form (map order, unset versus default
 // booleans, repeated custom names and the order of enum values do not count;
-// a range bound counts as written where its float64 is not its exact value). It does not depend on how the YAML
+// a range bound counts as written where its float64 is not its exact value;
+// a product or sum rule's default tolerance, written or not, does count here,
+// and Prompt.SameContent takes the other spellings as the same content:
+// equivalentDigests). It does not depend on how the YAML
 // was written, where the file is, or on the process: every replica that loads
 // the same prompt computes the same digest.
 //
@@ -40,6 +43,11 @@ const digestVersion = "prompt-digest/1"
 // were covered (its form is unchanged; one with them has an extra member, so
 // the two forms cannot share a digest).
 func contentDigest(p *Prompt, inputSchema []byte, outputRefs, inputRefs []refFile) string {
+	return digestWithRules(p, p.Rules, inputSchema, outputRefs, inputRefs)
+}
+
+// digestWithRules is contentDigest of p with rules in place of p.Rules.
+func digestWithRules(p *Prompt, rules contract.Rules, inputSchema []byte, outputRefs, inputRefs []refFile) string {
 	type message struct {
 		Role    string `json:"role"`
 		Content string `json:"content"`
@@ -59,7 +67,7 @@ func contentDigest(p *Prompt, inputSchema []byte, outputRefs, inputRefs []refFil
 		InputRefs    []refFile       `json:"input_schema_refs,omitempty"`
 	}{
 		Form: digestVersion, Model: p.Model, MaxTokens: p.MaxTokens, Seed: p.Seed, Format: p.Format, Strict: p.Strict,
-		OutputSchema: rawOrNull(p.formatBytes), InputSchema: rawOrNull(inputSchema), Rules: rulesText(p.Rules),
+		OutputSchema: rawOrNull(p.formatBytes), InputSchema: rawOrNull(inputSchema), Rules: rulesText(rules),
 		OutputRefs: outputRefs, InputRefs: inputRefs,
 	}
 	for _, m := range p.Messages {

@@ -225,6 +225,7 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 		return nil
 	}
 	p.Digest = contentDigest(p, inputCompact, outputRefs, inputRefs)
+	p.sameDigests = equivalentDigests(p, inputCompact, outputRefs, inputRefs)
 	p.works = newWorkPool(p.templates, p.static)
 	return p
 }

@@ -71,6 +71,9 @@ type Prompt struct {
 	// forgets to bump the version is caught. "" for a Prompt not loaded by
 	// LoadDir (nothing is compared then).
 	Digest string
+	// sameDigests are the digests of the same content with a rule's default
+	// written or left out (equivalentDigests); SameContent counts them.
+	sameDigests []string
 
 	templates    []*template.Template
 	static       []string  // per template, its text when it has no actions (see staticText), else ""

@@ -139,7 +139,7 @@ func allAdmitted(runs []store.ConformanceRun, p *prompt.Prompt, models []string,
 func admitted(runs []store.ConformanceRun, p *prompt.Prompt, model, target string, digestOf func(target, model string, ownMaxTokens bool) string) bool {
 	for _, r := range runs {
 		if r.Prompt == p.Name && r.PromptVersion == p.Version && (model == "" || r.Model == model) && r.Passed && r.Fresh &&
-			store.SamePromptContent(r.PromptDigest, p.Digest) && conformance.SameTarget(digestOf, r.TargetDigest, target, model, p) {
+			p.SameContent(r.PromptDigest) && conformance.SameTarget(digestOf, r.TargetDigest, target, model, p) {
 			return true
 		}
 	}

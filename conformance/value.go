@@ -3,7 +3,6 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -42,8 +41,8 @@ func lookup(doc any, p string) (any, bool) {
 			}
 			cur = v
 		case []any:
-			i, err := strconv.Atoi(s)
-			if err != nil || i < 0 || i >= len(x) {
+			i, ok := contract.ArrayIndex(s) // RFC 6901: "01" or "+1" names no element
+			if !ok || i >= len(x) {
 				return nil, false
 			}
 			cur = x[i]

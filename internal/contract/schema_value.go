@@ -2,7 +2,6 @@ package contract
 
 import (
 	"errors"
-	"strconv"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -72,8 +71,7 @@ func (s *Schema) schemasAt(segs []string) ([]*jsonschema.Schema, []bool) {
 	cur := applyingAll([]*jsonschema.Schema{s.schema})
 	for i, seg := range segs {
 		var next []*jsonschema.Schema
-		idx, err := strconv.Atoi(seg)
-		isIndex := err == nil && idx >= 0
+		idx, isIndex := ArrayIndex(seg) // RFC 6901: not "01" or "+1"
 		array, object := allows(cur, "array"), allows(cur, "object")
 		switch {
 		case isIndex && array && !object:

@@ -11,7 +11,7 @@ import (
 // (/line_items/01/amount, /line_items/+1/amount) names no element under
 // RFC 6901: Check refuses it at load, naming the case and the pointer and
 // the index to write, instead of judging element 1.
-func TestSuitePointerWithALooseIndexIsRefused_wconf9(t *testing.T) {
+func TestSuitePointerWithALooseIndexIsRefused(t *testing.T) {
 	invoice, _ := loadPrompts(t).Get("invoice", "")
 	s, problems := conformance.ParseSuite("suite.yaml", []byte(`prompt: invoice
 cases:

@@ -44,7 +44,7 @@ func invoiceEdited(t *testing.T, old, new string) *prompt.Prompt {
 // a product rule, judges as before: the gate still admits a pass recorded
 // against the shipped content (docs/conformance.md: writing a default does
 // not count). Another tolerance is a change of content.
-func TestGateCountsAPassAcrossTheDefaultTolerance_wconf9(t *testing.T) {
+func TestGateCountsAPassAcrossTheDefaultTolerance(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	shipped := mustPrompt(t, e, "invoice")

@@ -11,7 +11,7 @@ import (
 // zero: CheckPath refuses "01", "+1" and "-0" where the schema says an array
 // is, naming the pointer and the index to write; where an object may be
 // (a key "01"), it accepts. ArrayIndex reads only the RFC's form.
-func TestCheckPathRefusesALooseArrayIndex_wconf9(t *testing.T) {
+func TestCheckPathRefusesALooseArrayIndex(t *testing.T) {
 	schema := []byte(`{"type":"object","properties":{
 		"lines":{"type":"array","items":{"type":"object","properties":{"amount":{"type":"number"}}}},
 		"meta":{"type":"object","additionalProperties":true}}}`)

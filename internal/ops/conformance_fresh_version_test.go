@@ -16,7 +16,7 @@ import (
 // A fresh pass of a prompt version that is not loaded (triage@1 while @2 is)
 // is not one the gate admits: GET /v1/conformance lists it with current and
 // fresh both false, while the loaded version's pass is fresh.
-func TestListConformanceFreshOnlyForTheLoadedVersion_wconf9(t *testing.T) {
+func TestListConformanceFreshOnlyForTheLoadedVersion(t *testing.T) {
 	db, prompts, triage, pass := ops.ConformanceFixture(t)
 	if triage.Version != "2" {
 		t.Fatalf("precondition: triage@%s loaded, want @2", triage.Version)

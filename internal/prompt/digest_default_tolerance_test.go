@@ -49,7 +49,7 @@ func invoiceWith(t *testing.T, old, new string) *prompt.Prompt {
 // against one spelling counts for the others (Prompt.SameContent), both
 // ways; the digest recorded is still that of the rules as written (the
 // shipped prompts' pinned digests hold). Another tolerance is other content.
-func TestDigest_DefaultToleranceWrittenOrNot_wconf9(t *testing.T) {
+func TestDigest_DefaultToleranceWrittenOrNot(t *testing.T) {
 	const product = "      factors: [quantity, unit_price]\n"
 	const sum = "      total: /total\n      tolerance: 0.01\n"
 	shipped := invoiceWith(t, product, product)

@@ -132,7 +132,9 @@ func (s *Store) RecordConformanceRun(ctx context.Context, r NewConformanceRun) (
 // legacy run, recorded before the router recorded digests (migrations 0023,
 // 0028), counts for any content, so an upgrade withdraws no pass; a run read
 // from the database has ran "" only when it is legacy (unrecordedDigest).
-// The gate and the operator views both judge by it.
+// The gate and the operator views judge by prompt.Prompt.SameContent, which
+// also counts a run of the prompt's other spellings of the same rules (a
+// default tolerance written or left out).
 func SamePromptContent(ran, now string) bool { return ran == "" || now == "" || ran == now }
 
 // hexSHA256 reports whether s is a SHA-256 in lower-case hex, the form the

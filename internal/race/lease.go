@@ -96,8 +96,18 @@ func (r *Runner) keepLeases() {
 		// refusal, no answer) would otherwise hold every later one back
 		// until all the replica's leases lapsed. The next tick tries again.
 		ctx, cancel := context.WithTimeout(r.base, every)
+		renew := r.cfg.Store.RenewLeases
+		if urgentOnly {
+			// These jobs cannot wait for the next tick: a row another
+			// transaction holds (a moment, as an attempt is created) is
+			// waited for, not skipped — for a third of a tick at most, as
+			// every other job's renewal waits behind it.
+			cancel()
+			ctx, cancel = context.WithTimeout(r.base, every/3)
+			renew = r.cfg.Store.RenewLeasesWaiting
+		}
 		sent := time.Now() // before the statement that sets the leases from its now()
-		renewed, err := r.cfg.Store.RenewLeases(ctx, r.cfg.LeaseOwner, ids, r.cfg.Lease)
+		renewed, err := renew(ctx, r.cfg.LeaseOwner, ids, r.cfg.Lease)
 		cancel()
 		if err != nil && r.base.Err() == nil {
 			// err names the wait that ran out: the connection's dial, or
@@ -118,7 +128,8 @@ func (r *Runner) keepLeases() {
 // skipped its row because a win held it: renewals skip locked rows). A job
 // for which the next tick would come later than that (its claim answered
 // late: holdLease) is marked urgent, and a pass the keeper was woken for
-// (urgentOnly) renews only such jobs, at once. Most jobs end well within a
+// (urgentOnly) renews only such jobs, at once, waiting for rows another
+// transaction holds rather than skipping them (store.RenewLeasesWaiting). Most jobs end well within a
 // tick and so never cost a renewal, nor hold row locks that a win would wait
 // for. live is false when no job is left, and the keeper stops.
 func (r *Runner) leasesDue(now time.Time, every time.Duration, urgentOnly bool) (ids []string, live bool) {

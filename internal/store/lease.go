@@ -32,12 +32,27 @@ import (
 // and an error names the wait that ran out: for the connection, for a dial,
 // or for the statement's answer. After Close it is refused (ErrStoreClosed).
 func (s *Store) RenewLeases(ctx context.Context, owner string, jobIDs []string, lease time.Duration) (renewed []RenewedAttempt, err error) {
+	return s.renewLeases(ctx, owner, jobIDs, lease, true)
+}
+
+// RenewLeasesWaiting is RenewLeases for jobs whose leases cannot wait for the
+// next tick (a claim that answered late): it waits for rows another
+// transaction holds, until ctx ends, rather than skipping them — a skipped
+// row's lease would run out before the next tick renews it. Rows are locked
+// in the same order as every other statement's (job rows, then attempt
+// rows), so the wait cannot deadlock; the caller bounds it, keeping it short
+// (the renewals of every other job wait behind it).
+func (s *Store) RenewLeasesWaiting(ctx context.Context, owner string, jobIDs []string, lease time.Duration) (renewed []RenewedAttempt, err error) {
+	return s.renewLeases(ctx, owner, jobIDs, lease, false)
+}
+
+func (s *Store) renewLeases(ctx context.Context, owner string, jobIDs []string, lease time.Duration, skipLocked bool) (renewed []RenewedAttempt, err error) {
 	err = s.renew.run(ctx, lease, false, func(c *pgx.Conn) error {
 		// A new batch each time: a sent one holds statement descriptions
 		// of its connection, and a kept connection found dead is tried
 		// once more on another.
 		renewed = nil
-		if err := sendRenewal(ctx, c, renewalBatch(owner, jobIDs, lease), &renewed); err != nil {
+		if err := sendRenewal(ctx, c, renewalBatch(owner, jobIDs, lease, skipLocked), &renewed); err != nil {
 			return fmt.Errorf("the renewal statement: %w", err)
 		}
 		return nil
@@ -49,24 +64,39 @@ func (s *Store) RenewLeases(ctx context.Context, owner string, jobIDs []string, 
 	return renewed, nil
 }
 
-// renewalBatch is RenewLeases' transaction.
-func renewalBatch(owner string, jobIDs []string, lease time.Duration) *pgx.Batch {
+// renewalBatch is RenewLeases' transaction (skipLocked) or
+// RenewLeasesWaiting's.
+func renewalBatch(owner string, jobIDs []string, lease time.Duration, skipLocked bool) *pgx.Batch {
+	sql := renewWaitingSQL
+	if skipLocked {
+		sql = renewSkippingSQL
+	}
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	b.Queue(lazyCommitSQL)
-	b.Queue(`WITH j AS (
-			UPDATE jobs SET lease_expires_at = now() + $3::interval
-			WHERE id IN (SELECT id FROM jobs WHERE id = ANY($1::uuid[]) AND lease_owner = $2
-			             AND state IN ('pending', 'running') FOR UPDATE SKIP LOCKED)
-			RETURNING id)
-		UPDATE attempts SET lease_expires_at = now() + $3::interval
-		WHERE id IN (SELECT id FROM attempts WHERE job_id = ANY($1::uuid[]) AND lease_owner = $2
-		             AND state IN ('starting', 'running') FOR UPDATE SKIP LOCKED)
-		  AND (SELECT count(*) FROM j) >= 0
-		RETURNING job_id::text, id::text`, jobIDs, owner, lease)
+	b.Queue(sql, jobIDs, owner, lease)
 	b.Queue("COMMIT")
 	return b
 }
+
+// renewSQL is the renewal statement with lock as its row locks' clause.
+func renewSQL(lock string) string {
+	return `WITH j AS (
+			UPDATE jobs SET lease_expires_at = now() + $3::interval
+			WHERE id IN (SELECT id FROM jobs WHERE id = ANY($1::uuid[]) AND lease_owner = $2
+			             AND state IN ('pending', 'running') ` + lock + `)
+			RETURNING id)
+		UPDATE attempts SET lease_expires_at = now() + $3::interval
+		WHERE id IN (SELECT id FROM attempts WHERE job_id = ANY($1::uuid[]) AND lease_owner = $2
+		             AND state IN ('starting', 'running') ` + lock + `)
+		  AND (SELECT count(*) FROM j) >= 0
+		RETURNING job_id::text, id::text`
+}
+
+var (
+	renewSkippingSQL = renewSQL("FOR UPDATE SKIP LOCKED")
+	renewWaitingSQL  = renewSQL("FOR UPDATE")
+)
 
 // sendRenewal sends RenewLeases' batch b on c and appends the attempts it
 // renewed to renewed. A failure may leave c inside the transaction: the

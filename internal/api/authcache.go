@@ -12,8 +12,11 @@ import (
 // key revoked in the database is forgotten as soon as the revocation's
 // notification arrives (Evict, wired to the store's Listener), and the whole
 // cache when notifications may have been missed (Clear); TTL bounds how long
-// a revoked key is still accepted when a notification is lost. Lookup errors
-// are not cached. TTL 0 disables the cache.
+// a revoked key is still accepted when a notification is lost. A key's
+// creation is announced the same way: `router keys create` prints the key
+// before its commit, and a miss cached by a lookup made meanwhile would
+// refuse the stored key for TTL; other misses stay cached. Lookup errors are
+// not cached. TTL 0 disables the cache.
 type CachedAuth struct {
 	Next Authenticator
 	TTL  time.Duration
@@ -36,7 +39,8 @@ type CachedAuth struct {
 }
 
 // Evict forgets the answer cached for the key whose SHA-256 is hash (the
-// store's HashAPIKey): a revoked key is looked up again on its next request.
+// store's HashAPIKey): a revoked key, or a key just created, is looked up
+// again on its next request.
 func (c *CachedAuth) Evict(hash [32]byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

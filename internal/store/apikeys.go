@@ -158,9 +158,14 @@ func (s *Store) CreateAPIKeyWith(ctx context.Context, nk NewAPIKey) (CreatedAPIK
 				return err
 			}
 		}
+		// Announced as a revocation is (APIKeyRevokedChannel), delivered at
+		// the commit: a replica that looked the key up before the commit —
+		// Show prints it first, and a caller may use it as it is printed —
+		// forgets the miss it cached instead of refusing the key for
+		// auth.cache_ttl.
 		err := tx.QueryRow(ctx, `INSERT INTO api_keys (owner, key_hash, prefix, webhook_url, webhook_secret)
-			VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-			nk.Owner, HashAPIKey(out.Key), out.Key[:7], url, secret).Scan(&out.ID)
+			VALUES ($1, $2, $3, $4, $5) RETURNING id, pg_notify($6, encode(key_hash, 'hex'))`,
+			nk.Owner, HashAPIKey(out.Key), out.Key[:7], url, secret, APIKeyRevokedChannel).Scan(&out.ID, nil)
 		if err != nil {
 			return err
 		}
@@ -351,7 +356,10 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id int64) error {
 // APIKeyRevokedChannel is the LISTEN/NOTIFY channel on which a revocation is
 // announced, committed with it: its payload is the revoked key's hash
 // (HashAPIKey) in hex. Each replica's Listener hands it to the auth cache,
-// which forgets the key (Listener.OnAPIKeyRevoked).
+// which forgets the key (Listener.OnAPIKeyRevoked). A key's creation is
+// announced on it too (CreateAPIKeyWith), so that a replica forgets a miss
+// it cached for the key before its commit: the announcement means "forget
+// what you cached for this key", whatever changed.
 const APIKeyRevokedChannel = "router_api_key_revoked"
 
 // KeyLockWait bounds how long the key commands' transactions — a revocation,

@@ -46,7 +46,8 @@ type Listener struct {
 }
 
 // OnAPIKeyRevoked has the listener also LISTEN on APIKeyRevokedChannel: each
-// revocation announced there is handed to revoked (the key's HashAPIKey),
+// revocation, or creation, announced there is handed to revoked (the key's
+// HashAPIKey: its cached answer is stale),
 // and missed is called each time the listener (re)issues its LISTEN — before
 // Ready is closed the first time —, as revocations announced while it was
 // not listening reached no one. The auth cache forgets the key, or

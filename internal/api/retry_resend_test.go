@@ -89,7 +89,7 @@ func TestConcurrentResentRetriesAreOneRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer holder.Rollback(ctx) //nolint:errcheck // committed below
-	if _, err := holder.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('router.max_live_jobs/' || current_schema() || '/' || 'acme', 0))`); err != nil {
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('router.max_live_jobs/' || length(current_schema()) || '/' || current_schema() || '/' || 'acme', 0))`); err != nil {
 		t.Fatal(err)
 	}
 	var (

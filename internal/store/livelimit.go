@@ -75,9 +75,17 @@ func (e *liveLimitBusyError) Is(target error) bool { return target == ErrLiveLim
 // advisory lock's bigint; two owners with one hash only share a lock). The
 // key names the schema the router's tables are in: advisory locks are the
 // database's, and two routers in two schemas of one database (or two tests)
-// must not wait on each other's owner of the same name.
+// must not wait on each other's owner of the same name. Schema and owner
+// names may both contain '/', so the schema's length comes first
+// ('router.max_live_jobs/<length>/<schema>/<owner>'): joined by '/' alone,
+// schema a with owner b/c and schema a/b with owner c had one key. Two
+// (schema, owner) pairs have one key only if they are the same pair.
 const liveLimitLockSQL = `SELECT pg_advisory_xact_lock(h) FROM (
-    SELECT DISTINCT hashtextextended('router.max_live_jobs/' || current_schema() || '/' || o, 0) AS h FROM unnest($1::text[]) o ORDER BY h) l`
+    SELECT DISTINCT hashtextextended(` + liveLimitLockKeySQL + `, 0) AS h FROM unnest($1::text[]) o ORDER BY h) l`
+
+// liveLimitLockKeySQL is the max_live_jobs lock's key of owner o (see
+// liveLimitLockSQL), before it is hashed.
+const liveLimitLockKeySQL = `'router.max_live_jobs/' || length(current_schema()) || '/' || current_schema() || '/' || o`
 
 // liveKeyHeldSQL is true when the input row's key (alias alias) holds a job,
 // unexpired, in the statement's snapshot.

@@ -26,7 +26,8 @@ import (
 // on to [DONE] rather than cut at the usage chunk, so that an HTTP/1.1
 // connection (a local vLLM or Ollama) is reused, not closed by a body left
 // unread. After the usage chunk (include_usage's last chunk, without
-// choices) that read is best effort: whatever ends it — [DONE], the end of
+// choices, or usage beside a choice on a chunk without content) that read
+// is best effort: whatever ends it — [DONE], the end of
 // the body, silence past the idle deadline, a later chunk that does not
 // decode or reports an error, a broken connection, the attempt's timeout, a
 // deadline or a cancellation — the answer is returned as it stands. Chunks
@@ -158,9 +159,14 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 				e.Received = true
 				return nil, e
 			}
-			if acc.finishReason != "" && CompleteFinishReason(acc.finishReason) && chunk.Usage != nil && len(chunk.Choices) == 0 {
+			if acc.finishReason != "" && CompleteFinishReason(acc.finishReason) && chunk.Usage != nil && (len(chunk.Choices) == 0 || acc.sawDelta && !acc.lastOnContent) {
 				// The usage chunk after the finish_reason: the answer is whole
-				// (see above).
+				// (see above). So is a chunk without content that carries
+				// the usage beside its choice (DeepSeek and Mistral put it
+				// on the finish_reason's empty delta), once the answer
+				// began (a gateway's "stop" and usage on every chunk may
+				// come on its reasoning): without it, such a stream held
+				// open without [DONE] was read on until stream_idle_timeout.
 				whole = true
 			}
 			d := p.answerGrace(&acc, whole)

@@ -33,7 +33,7 @@ func (c *countingAuth) Owner(ctx context.Context, key string) (string, bool, err
 // revocation is, and the replica's listener drops that miss: once the
 // announcement has arrived the stored key is accepted. Other misses stay
 // cached. Found by review (rauth9 finding 1).
-func TestCreatedKeyDropsCachedMiss_wauth9(t *testing.T) {
+func TestCreatedKeyDropsCachedMiss(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	ctx := context.Background()
 	lookups := &countingAuth{next: &api.KeyAuth{Store: db.Store}}

@@ -15,7 +15,7 @@ import (
 // message_delta reported (billed, not estimated), as docs/providers.md
 // says. Pinned by the review of wstream9; the OpenAI-compatible stream's
 // finish_reason and usage chunk end the answer, Anthropic's do not.
-func TestAnthropicMessageDeltaThenHeldOpenIsStalled_wstream9(t *testing.T) {
+func TestAnthropicMessageDeltaThenHeldOpenIsStalled(t *testing.T) {
 	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {
 		anthSSE(w, anthWhole[:len(anthWhole)-1]...) // all but message_stop
 		w.(http.Flusher).Flush()

@@ -32,7 +32,7 @@ func heldOpenAfter(t *testing.T, gone chan<- struct{}, events ...string) string 
 // stream_idle_timeout (an hour here), not failed as a cut or a timeout, not
 // by the job's deadline (the context's, which must still be alive when the
 // answer comes), and the body is closed.
-func TestStreamUsageThenHeldOpenIsWhole_wstream9(t *testing.T) {
+func TestStreamUsageThenHeldOpenIsWhole(t *testing.T) {
 	for name, events := range map[string][]string{
 		"finish on an empty delta, then the usage chunk": {chunk("the whole", ""), chunk(" answer", ""), chunk("", "stop"), usageChunk},
 		"finish and usage on one empty-delta chunk":      {chunk("the whole", ""), chunk(" answer", ""), finishUsageChunk},
@@ -66,7 +66,7 @@ func TestStreamUsageThenHeldOpenIsWhole_wstream9(t *testing.T) {
 // chunk without content after the answer began. More of the answer after it
 // makes the stream whole only at [DONE], as it does after a usage chunk: the
 // stream ending there, without [DONE], is cut.
-func TestStreamUsageBesideChoiceStaysStrict_wstream9(t *testing.T) {
+func TestStreamUsageBesideChoiceStaysStrict(t *testing.T) {
 	for name, events := range map[string][]string{
 		"more of the answer after it":            {chunk("Step 1:", ""), finishUsageChunk, chunk(" Step 2:", "stop")},
 		"more of the answer after a usage chunk": {chunk("Step 1:", ""), chunk("", "stop"), usageChunk, chunk(" Step 2:", "stop")},

@@ -15,7 +15,7 @@ import (
 // failed busy, the other's limited claims, although two schemas never wait
 // on each other (TestOwnerLimitLockIsTheSchemas). The key leads with the
 // schema's length.
-func TestOwnerLimitLockKeyUnambiguous_wauth9(t *testing.T) {
+func TestOwnerLimitLockKeyUnambiguous(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	other := pgx.Identifier{b.db.Schema + "/x"}.Sanitize()

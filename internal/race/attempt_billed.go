@@ -18,17 +18,45 @@ import (
 // was billed.
 //
 // A count no request to the target can reach is not priced
-// (plausibleUsage).
+// (plausibleUsage), and neither is a total with no split (billedUsage).
 func billedOutcome(t *Target, sp *spec, a *store.Attempt, pe *providers.Error) (out store.AttemptOutcome, usage providers.Usage) {
 	if pe.Usage == nil {
 		// Usage stays a nil interface: a nil *Usage in it would be stored as
 		// JSON null rather than SQL NULL.
 		return out, usage
 	}
-	usage, _ = plausibleUsage(t, sp, a, *pe.Usage, partialOf(pe))
-	usage, _ = totalGapFilled(usage)
+	usage = billedUsage(t, sp, a, pe)
 	out.Usage, out.ProviderResponseID, out.ResponseModel = usage, pe.ResponseID, pe.ResponseModel
 	return out, usage
+}
+
+// billedUsage is the usage to record of a failure the provider billed
+// (pe.Usage, not nil), live or found by reconciliation: its counts bounded
+// (plausibleUsage) and its total's gap filled (totalGapFilled). A usage with
+// a total but no split (prompt and completion tokens 0: a gateway that
+// reports only total_tokens) cannot be priced — the attempt would cost
+// nothing in cost_usd, lost_cost_usd and router_cost_usd_total although the
+// provider billed it — so it is estimated as a winner's is (answerEstimate):
+// the prompt counted as for estimatedUsage, the part of the answer that
+// came (partialOf) by the same tokenizer, total_tokens their sum, marked
+// Estimated, the provider's details kept. When the prompt cannot be
+// counted the usage stays as reported.
+func billedUsage(t *Target, sp *spec, a *store.Attempt, pe *providers.Error) providers.Usage {
+	u, _ := plausibleUsage(t, sp, a, *pe.Usage, partialOf(pe))
+	u, _ = totalGapFilled(u)
+	if u.PromptTokens != 0 || u.CompletionTokens != 0 || pe.Usage.TotalTokens <= 0 {
+		return u // a split, or no tokens reported at all: nothing billed to estimate
+	}
+	in, ok := promptEstimate(t, sp, a)
+	if !ok {
+		return u
+	}
+	out, ok := textEstimate(t, sp, a, partialOf(pe))
+	if !ok {
+		out = 0 // the prompt's estimate stands alone, as estimatedUsage's does
+	}
+	u.PromptTokens, u.CompletionTokens, u.TotalTokens, u.Estimated = in, out, in+out, true
+	return u
 }
 
 // estimatedUsage is what the provider most likely billed for an attempt
@@ -285,8 +313,9 @@ func answerEstimate(t *Target, sp *spec, a *store.Attempt, resp *providers.Respo
 // figures stay the provider's: the usage is not marked Estimated. A usage
 // with no split at all (both 0) is not filled: answerUsage estimates it. Nor
 // is a gap over maxPlausibleTokens, which no model generates (a garbage
-// total, where plausibleUsage has no target to bound it by: a
-// reconciliation).
+// total, where plausibleUsage has no spec to bound it by: a reconciled
+// failure whose job's request this deployment cannot rebuild,
+// reconciledBilled).
 func totalGapFilled(u providers.Usage) (providers.Usage, bool) {
 	if u.PromptTokens < 0 || u.CompletionTokens < 0 || (u.PromptTokens == 0 && u.CompletionTokens == 0) ||
 		u.TotalTokens-u.PromptTokens <= u.CompletionTokens || u.TotalTokens-u.PromptTokens > maxPlausibleTokens {
@@ -323,16 +352,27 @@ func textEstimate(t *Target, sp *spec, a *store.Attempt, texts ...string) (out i
 // from its head of that size (headMessages, scaledCount). ok is false when
 // the tokenizer cannot count it.
 func promptEstimate(t *Target, sp *spec, a *store.Attempt) (n int, ok bool) {
-	msgs := counted(sp)
 	enc, err := targetEncoding(t, sp, a)
 	if err != nil {
 		return 0, false
 	}
+	return PromptEstimate(sp.owner, enc, counted(sp))
+}
+
+// PromptEstimate is the race's estimate of the prompt msgs (what a request
+// counts: tokens.Counted) with encoding, through owner's count cache: the
+// count of msgs, or, when their byteBound is over maxTokenizedBytes, of
+// their head of that size (headMessages) scaled by length (scaledCount). An
+// operator's resolution of an attempt with no usage counts its prompt so
+// (api's resolvedUsage), as the attempt's own race would have. ok is false
+// when the tokenizer cannot count it.
+func PromptEstimate(owner, encoding string, msgs []providers.Message) (n int, ok bool) {
 	head, b := msgs, byteBound(msgs)
 	if b > maxTokenizedBytes {
 		head = headMessages(msgs, maxTokenizedBytes)
 	}
-	if n, err = tokens.CountMessagesFor(sp.owner, enc, head); err != nil {
+	n, err := tokens.CountMessagesFor(owner, encoding, head)
+	if err != nil {
 		return 0, false
 	}
 	if b > maxTokenizedBytes {

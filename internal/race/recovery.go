@@ -3,15 +3,14 @@ package race
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime/debug"
 	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/routerhq/router/internal/contract"
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
 )
@@ -417,8 +416,13 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 			res.Error = attemptError(recordedFailure(pe, u.Provider))
 		}
 		if pe != nil && pe.Usage != nil {
-			// Priced whole, as the live attempt's (totalGapFilled).
-			billed, _ := totalGapFilled(*pe.Usage)
+			// Bounded, priced whole and estimated when it has no split, as
+			// the live attempt's (billedUsage).
+			billed, berr := r.reconciledBilled(ctx, u, pe)
+			if berr != nil {
+				log.Warn("reconcile: cannot read the job to bound the failure's usage; will try again", "err", berr)
+				return true
+			}
 			res.Usage, res.ProviderResponseID, res.ResponseModel = billed, pe.ResponseID, pe.ResponseModel
 		}
 	case err != nil:
@@ -426,9 +430,18 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 		return true
 	case found:
 		res.Note = "reconciled: the provider completed this request"
-		billed, _ := totalGapFilled(resp.Usage)
+		st, jerr := r.storedAttempt(ctx, u)
+		if jerr != nil {
+			log.Warn("reconcile: cannot judge the answer; leaving the attempt unknown", "err", jerr)
+			return true
+		}
+		// Bounded and priced whole, as the live answer's (plausibleUsage,
+		// totalGapFilled); a chat job's completion carries the same usage.
+		billed, _ := plausibleUsage(st.t, st.sp, st.a, resp.Usage, resp.ReasoningContent, resp.Content, string(resp.ToolCalls))
+		billed, _ = totalGapFilled(billed)
+		resp.Usage = billed
 		res.Usage, res.ProviderResponseID, res.ResponseModel = billed, resp.ResponseID, resp.Model
-		doc, violations, jerr := r.judgeStored(ctx, u.JobID, resp)
+		doc, violations, jerr := judgeAnswer(st.sp, resp, r.cfg.Log)
 		if jerr != nil {
 			log.Warn("reconcile: cannot judge the answer; leaving the attempt unknown", "err", jerr)
 			return true
@@ -470,20 +483,64 @@ func recordedFailure(pe *providers.Error, provider string) *providers.Error {
 	return &c
 }
 
-// judgeStored judges an answer for a stored job the way its race would (a
-// prompt's contract, or a chat request's response_format).
-func (r *Runner) judgeStored(ctx context.Context, jobID string, resp *providers.Response) (json.RawMessage, []contract.Violation, error) {
-	job, err := r.cfg.Store.GetJobAny(ctx, jobID)
+// storedAttempt is what reconciliation judges an unknown attempt's record
+// with, as its race would have: the job's spec (a prompt's contract, or a
+// chat request's response_format, and the prompt it sent), the attempt, and
+// its target.
+type storedAttempt struct {
+	sp *spec
+	a  *store.Attempt
+	t  *Target
+}
+
+// errNoSpec is storedAttempt's error for a job read whose request cannot be
+// built again by this deployment (its route, prompt or target no longer
+// configured), as against a failure to read it.
+var errNoSpec = errors.New("the job's request cannot be rebuilt")
+
+// storedAttempt reads u's job and builds its spec.
+func (r *Runner) storedAttempt(ctx context.Context, u store.UnknownAttempt) (*storedAttempt, error) {
+	job, err := r.cfg.Store.GetJobAny(ctx, u.JobID)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	route, ok := r.cfg.Routes[job.Route]
 	if !ok {
-		return nil, nil, errors.New("route " + job.Route + " is not configured")
+		return nil, fmt.Errorf("%w: route %s is not configured", errNoSpec, job.Route)
 	}
 	sp, err := r.specFor(job, route)
 	if err != nil {
-		return nil, nil, err
+		return nil, fmt.Errorf("%w: %w", errNoSpec, err)
 	}
-	return judgeAnswer(sp, resp, r.cfg.Log)
+	t, ok := r.cfg.Targets[u.Provider]
+	if !ok {
+		return nil, fmt.Errorf("%w: target %s is not configured", errNoSpec, u.Provider)
+	}
+	st := &storedAttempt{sp: sp, t: t, a: &store.Attempt{ID: u.AttemptID, Provider: u.Provider, Seq: u.Seq}}
+	for i := range job.Attempts {
+		if job.Attempts[i].Seq == u.Seq {
+			st.a = &job.Attempts[i]
+		}
+	}
+	return st, nil
+}
+
+// reconciledBilled is the usage to record of a failure the provider billed
+// that reconciliation found (pe.Usage, not nil): billedUsage's, as the live
+// attempt would have recorded it. When the job's spec cannot be built (its
+// prompt or route no longer loaded) the counts cannot be bounded or
+// estimated: the provider's usage is kept with its total's gap filled
+// (totalGapFilled, which prices no gap over maxPlausibleTokens), rather
+// than leaving the attempt unknown for ever. err is the store's failure to
+// read the job, which a later pass retries.
+func (r *Runner) reconciledBilled(ctx context.Context, u store.UnknownAttempt, pe *providers.Error) (providers.Usage, error) {
+	st, err := r.storedAttempt(ctx, u)
+	if err == nil {
+		return billedUsage(st.t, st.sp, st.a, pe), nil
+	}
+	if !errors.Is(err, errNoSpec) {
+		return providers.Usage{}, err
+	}
+	billed, _ := totalGapFilled(*pe.Usage)
+	return billed, nil
 }

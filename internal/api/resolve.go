@@ -18,6 +18,7 @@ import (
 	"github.com/routerhq/router/internal/providers"
 
 	"github.com/routerhq/router/internal/store"
+	"github.com/routerhq/router/internal/tokens"
 )
 
 // resolveRequest is the body of POST /v1/jobs/{id}/attempts/{seq}/resolve.
@@ -516,7 +517,9 @@ func (s *Server) judgeResolution(job *store.Job, seq int, result json.RawMessage
 		if json.Unmarshal(result, &str) == nil {
 			content = str
 		}
-		u, raised := resolvedUsage(job, &a, content)
+		u, raised := resolvedUsage(job, &a, content, func() []providers.Message {
+			return tokens.Counted(in.Messages, in.ProviderFormat(), "", in.Tools)
+		})
 		doc, violations := chat.Judge(&in, v, job.ID, &providers.Response{Content: content, Model: a.Model, Created: time.Now(), FinishReason: "stop", Usage: u})
 		if raised {
 			usage = u
@@ -530,7 +533,14 @@ func (s *Server) judgeResolution(job *store.Job, seq int, result json.RawMessage
 	doc, violations = p.Validator().Validate(string(result))
 	// The result is the answer the provider billed, as for a chat job: its
 	// tokens count in the attempt's usage and cost, not the prompt's alone.
-	if u, raised := resolvedUsage(job, &a, string(result)); raised {
+	prompt := func() []providers.Message {
+		msgs, err := p.RenderParsed(job.ParsedInput, job.Input)
+		if err != nil {
+			return nil // the prompt cannot be counted: the result's tokens alone
+		}
+		return tokens.Counted(msgs, p.ProviderResponseFormat(), p.FormatText(), nil)
+	}
+	if u, raised := resolvedUsage(job, &a, string(result), prompt); raised {
 		usage = u
 	}
 	return doc, usage, violations, nil

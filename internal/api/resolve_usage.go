@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/store"
 	"github.com/routerhq/router/internal/tokens"
 )
@@ -17,14 +18,29 @@ import (
 // with its target's tokenizer); the completion's is content counted with
 // that tokenizer, raising the completion tokens (and the total by as much)
 // when the stored count is lower, as the race raises a provisional count.
-// raised is false when nothing was raised: the attempt's usage stands.
-func resolvedUsage(job *store.Job, a *store.Attempt, content string) (u providers.Usage, raised bool) {
+// An attempt with no prompt count stored — one recovery marked unknown
+// after its router died, which has no usage at all — has the prompt, prompt
+// (the request's counted messages: tokens.Counted), counted here as its race
+// would have (race.PromptEstimate), and the total raised by as much: the
+// provider billed the prompt too, usually most of the tokens. prompt is
+// called only then, and nil or an empty list counts nothing. raised is false
+// when nothing was raised: the attempt's usage stands.
+func resolvedUsage(job *store.Job, a *store.Attempt, content string, prompt func() []providers.Message) (u providers.Usage, raised bool) {
 	if len(a.Usage) > 0 {
 		_ = json.Unmarshal(a.Usage, &u) // null or unreadable: none
 	}
-	n, ok := answerTokens(job.Owner, attemptEncoding(job.Routing, a), content)
+	enc := attemptEncoding(job.Routing, a)
+	if u.PromptTokens == 0 && prompt != nil {
+		if msgs := prompt(); len(msgs) > 0 {
+			if n, ok := race.PromptEstimate(job.Owner, enc, msgs); ok {
+				u.PromptTokens, u.Estimated, raised = n, true, true
+				u.TotalTokens += n
+			}
+		}
+	}
+	n, ok := answerTokens(job.Owner, enc, content)
 	if !ok || n <= u.CompletionTokens {
-		return u, false
+		return u, raised
 	}
 	u.TotalTokens += n - u.CompletionTokens
 	u.CompletionTokens, u.Estimated = n, true

@@ -16,7 +16,7 @@ import (
 // the rendered prompt is counted as the race would have counted it. The
 // test stands in for the dead router by clearing the usage the live run
 // stored.
-func TestResolvedExpiredJobAttemptCountsThePrompt_wtok9(t *testing.T) {
+func TestResolvedExpiredJobAttemptCountsThePrompt(t *testing.T) {
 	b := setup(t, options{timeout: 50 * time.Millisecond, respond: func(int, *providers.Request) providers.Step {
 		return providers.Step{Hang: true}
 	}})

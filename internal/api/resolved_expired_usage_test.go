@@ -21,7 +21,7 @@ import (
 // and the won attempt's cost_usd prices the answer alone. The test stands in
 // for the dead router by clearing the usage the live run stored, which is
 // what the attempt row holds after a lease expiry.
-func TestResolvedExpiredAttemptCountsThePrompt_rtok9(t *testing.T) {
+func TestResolvedExpiredAttemptCountsThePrompt(t *testing.T) {
 	b := setup(t, options{timeout: 50 * time.Millisecond, respond: func(int, *providers.Request) providers.Step {
 		return providers.Step{Hang: true}
 	}})

@@ -16,7 +16,7 @@ import (
 // only through totalGapFilled, so a provider record whose prompt_tokens is an
 // unsigned −1 (4294967295) is stored as reported and priced in full on a
 // priced target — the 42,949 USD the live path was fixed for.
-func TestReconciledAbsurdUsageIsNotTakenAsReported_rtok9(t *testing.T) {
+func TestReconciledAbsurdUsageIsNotTakenAsReported(t *testing.T) {
 	b, job, j := unknownOnHangingPrimary(t, validTriage)
 	b.prov["primary"].SetLookupResult(j.Attempts[0].ID, &providers.Response{Content: validTriage, Model: "primary-model",
 		ResponseID: "resp-absurd", Usage: providers.Usage{PromptTokens: 4294967295, CompletionTokens: 5, TotalTokens: 4294967300}})

@@ -15,7 +15,7 @@ import (
 // prompt counted by the router, total_tokens the sum, marked estimated —
 // not stored as a total that cannot be priced, which made the attempt
 // free in cost_usd and lost_cost_usd.
-func TestReconciledBilledFailureWithATotalButNoSplitIsEstimated_wtok9(t *testing.T) {
+func TestReconciledBilledFailureWithATotalButNoSplitIsEstimated(t *testing.T) {
 	b, job, j := unknownOnHangingPrimary(t, validTriage)
 	b.prov["primary"].SetLookupFailure(j.Attempts[0].ID, &providers.Error{Provider: "primary", Kind: providers.KindContentPolicy,
 		Message: "the stored completion was filtered", Usage: &providers.Usage{TotalTokens: 81}, ResponseID: "resp-filtered"})

@@ -21,7 +21,7 @@ import (
 // (answerUsage, TestAnswerUsageEstimatesAnUnsplitOrEmptyOutputCount); a
 // billed failure is not (billedOutcome keeps it, and estimatedUsage is
 // skipped because the failure carries a usage).
-func TestBilledFailureWithATotalButNoSplitIsPriced_rtok9(t *testing.T) {
+func TestBilledFailureWithATotalButNoSplitIsPriced(t *testing.T) {
 	b := racetest.New(t, racetest.Options{Route: race.Route{}, Providers: []racetest.Provider{
 		{Name: "gateway", Price: &providers.Price{InputPerMTok: 1, OutputPerMTok: 4},
 			Respond: func(int, *providers.Request) providers.Step {

@@ -416,6 +416,14 @@ func retryTooLongProblem(job *store.Job, routing json.RawMessage) *problem {
 	if !tooLong {
 		return nil
 	}
+	if _, isChat := chat.Route(job.Operation); isChat && param == "max_tokens" {
+		// A chat job's max_tokens is its caller's, not a prompt's.
+		return &problem{Status: http.StatusUnprocessableEntity, Type: "max-tokens-fill-window", Title: "The request's max_tokens fills every context window",
+			Detail: fmt.Sprintf("the chat request asks for more output tokens (max_tokens) than any target of route %q holds, so no input fits (%s); "+
+				"retrying it cannot help: the job was not retried and is still failed: send the request again with a smaller max_tokens (and a new Idempotency-Key)",
+				job.Route, windowReasons(routing)),
+			JobID: job.ID, Extra: map[string]any{"routing": routing}}
+	}
 	if param == "max_tokens" {
 		return &problem{Status: http.StatusUnprocessableEntity, Type: "max-tokens-fill-window", Title: "The prompt's max_tokens fills every context window",
 			Detail: fmt.Sprintf("prompt %q version %q asks for more output tokens (max_tokens) than any target of route %q holds, so no input fits (%s); "+

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/routerhq/router/internal/race"
-	"github.com/routerhq/router/internal/store"
 )
 
 // tooLongForEvery reports whether routing (a plan's decisions, none
@@ -43,31 +42,60 @@ func tooLongForEvery(routing json.RawMessage) (reason, param string, ok bool) {
 	return windowReasons(routing), param, true
 }
 
+// tooLongJob names what tooLongProblem refuses: a new job (POST /v1/jobs,
+// nothing stored yet) or a retry of a stored one (retryOf its id, which stays
+// failed). chat marks a chat job, whose max_tokens is its caller's, not a
+// prompt's.
+type tooLongJob struct {
+	operation, version, route string
+	retryOf                   string
+	chat                      bool
+}
+
 // tooLongProblem is the answer to a job that every target of its route
-// excluded because the rendered prompt plus the prompt's max_tokens does not
-// fit its context window (routing, a plan's decisions, none eligible), or nil
-// when some target was excluded for another reason. Such a job is too long
-// for the route, whatever the breakers do later: a 422 naming the token
-// counts and the windows, not a 503 that tells the caller to send it again
-// unchanged. Nothing was stored, so the key may be used again.
+// excluded because the rendered prompt plus its max_tokens does not fit its
+// context window (routing, a plan's decisions, none eligible), or nil when
+// some target was excluded for another reason. Such a job is too long for the
+// route, whatever the breakers and the gate do later: a 422 naming the token
+// counts and the windows, not a 503 that clients and SDKs resend unchanged.
+// A new job was not stored, so its key may be used again; a retried job is
+// left failed.
 //
-// When the prompt's max_tokens alone fills every window, no input fits: that
-// is the prompt's definition and the router's configuration, not the input.
-func tooLongProblem(nj store.NewJob, routing json.RawMessage) *problem {
-	if _, param, tooLong := tooLongForEvery(routing); !tooLong {
+// When max_tokens alone fills every window, no input fits: for a prompt job
+// that is the prompt's definition and the router's configuration (the
+// operator's to change), for a chat job the request's own max_tokens.
+func tooLongProblem(j tooLongJob, routing json.RawMessage) *problem {
+	_, param, tooLong := tooLongForEvery(routing)
+	if !tooLong {
 		return nil
-	} else if param == "max_tokens" {
-		return &problem{Status: http.StatusUnprocessableEntity, Type: "max-tokens-fill-window", Title: "The prompt's max_tokens fills every context window",
-			Detail: fmt.Sprintf("prompt %q version %q asks for more output tokens (max_tokens) than any target of route %q holds, so no input fits (%s); "+
-				"this is the prompt's definition and the router's configuration, not the input: ask the router's operator. Nothing was stored",
-				nj.Operation, nj.PromptVersion, nj.Route, windowReasons(routing)),
-			Extra: map[string]any{"routing": routing}}
 	}
-	return &problem{Status: http.StatusUnprocessableEntity, Type: "input-too-long", Title: "Input too long for every target",
-		Detail: fmt.Sprintf("the rendered prompt plus its max_tokens does not fit the context window of any target of route %q (%s); "+
-			"shorten the input: sending it again unchanged fails again. Nothing was stored, so the Idempotency-Key may be used for the shortened input",
-			nj.Route, windowReasons(routing)),
-		Extra: map[string]any{"routing": routing}}
+	p := &problem{Status: http.StatusUnprocessableEntity, JobID: j.retryOf, Extra: map[string]any{"routing": routing}}
+	reasons := windowReasons(routing)
+	switch {
+	case param == "max_tokens" && j.chat:
+		p.Type, p.Title = "max-tokens-fill-window", "The request's max_tokens fills every context window"
+		p.Detail = fmt.Sprintf("the chat request asks for more output tokens (max_tokens) than any target of route %q holds, so no input fits (%s); ", j.route, reasons)
+	case param == "max_tokens":
+		p.Type, p.Title = "max-tokens-fill-window", "The prompt's max_tokens fills every context window"
+		p.Detail = fmt.Sprintf("prompt %q version %q asks for more output tokens (max_tokens) than any target of route %q holds, so no input fits (%s); "+
+			"this is the prompt's definition and the router's configuration, not the input: ask the router's operator. ", j.operation, j.version, j.route, reasons)
+	default:
+		p.Type, p.Title = "input-too-long", "Input too long for every target"
+		p.Detail = fmt.Sprintf("the rendered prompt plus its max_tokens does not fit the context window of any target of route %q (%s); ", j.route, reasons)
+	}
+	switch {
+	case j.retryOf == "" && p.Type == "input-too-long":
+		p.Detail += "shorten the input: sending it again unchanged fails again. Nothing was stored, so the Idempotency-Key may be used for the shortened input"
+	case j.retryOf == "":
+		p.Detail += "Nothing was stored"
+	case param == "max_tokens" && j.chat:
+		p.Detail += "retrying it cannot help: the job was not retried and is still failed: send the request again with a smaller max_tokens (and a new Idempotency-Key)"
+	case param == "max_tokens":
+		p.Detail += "The job was not retried and is still failed"
+	default:
+		p.Detail += "retrying it cannot help: the job was not retried and is still failed: create a new job with a shorter input (and a new Idempotency-Key)"
+	}
+	return p
 }
 
 // windowReasons lists routing's decisions ("provider: reason", joined by

@@ -94,7 +94,7 @@ func (s *Server) createPlanned(w http.ResponseWriter, r *http.Request, req *crea
 		return
 	}
 	noEligible := func() {
-		if perr := tooLongProblem(nj, routing); perr != nil {
+		if perr := tooLongProblem(tooLongJob{operation: nj.Operation, version: nj.PromptVersion, route: nj.Route}, routing); perr != nil {
 			writeProblem(w, r, *perr)
 			return
 		}

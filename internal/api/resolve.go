@@ -260,7 +260,8 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, "read the job to retry", err)
 		return
 	case !eligible:
-		if perr := retryTooLongProblem(job, routing); perr != nil {
+		_, isChat := chat.Route(job.Operation)
+		if perr := tooLongProblem(tooLongJob{operation: job.Operation, version: job.PromptVersion, route: job.Route, retryOf: job.ID, chat: isChat}, routing); perr != nil {
 			writeProblem(w, r, *perr)
 			return
 		}
@@ -405,41 +406,8 @@ func (s *Server) retryEligible(r *http.Request, owner, id string) (routing json.
 	return routing, false, job, nil
 }
 
-// retryTooLongProblem is the refusal of a retry of a job too long for every
-// target's context window (tooLongForEvery; a window made smaller since, or a
-// default max_tokens now counted): whatever the breakers and the gate do, it
-// never fits, so the answer is the 422 POST /v1/jobs gives such an input, not
-// a 503 that clients and SDKs retry on their own. nil when the job fits some
-// target.
-func retryTooLongProblem(job *store.Job, routing json.RawMessage) *problem {
-	_, param, tooLong := tooLongForEvery(routing)
-	if !tooLong {
-		return nil
-	}
-	if _, isChat := chat.Route(job.Operation); isChat && param == "max_tokens" {
-		// A chat job's max_tokens is its caller's, not a prompt's.
-		return &problem{Status: http.StatusUnprocessableEntity, Type: "max-tokens-fill-window", Title: "The request's max_tokens fills every context window",
-			Detail: fmt.Sprintf("the chat request asks for more output tokens (max_tokens) than any target of route %q holds, so no input fits (%s); "+
-				"retrying it cannot help: the job was not retried and is still failed: send the request again with a smaller max_tokens (and a new Idempotency-Key)",
-				job.Route, windowReasons(routing)),
-			JobID: job.ID, Extra: map[string]any{"routing": routing}}
-	}
-	if param == "max_tokens" {
-		return &problem{Status: http.StatusUnprocessableEntity, Type: "max-tokens-fill-window", Title: "The prompt's max_tokens fills every context window",
-			Detail: fmt.Sprintf("prompt %q version %q asks for more output tokens (max_tokens) than any target of route %q holds, so no input fits (%s); "+
-				"this is the prompt's definition and the router's configuration: ask the router's operator. The job was not retried and is still failed",
-				job.Operation, job.PromptVersion, job.Route, windowReasons(routing)),
-			JobID: job.ID, Extra: map[string]any{"routing": routing}}
-	}
-	return &problem{Status: http.StatusUnprocessableEntity, Type: "input-too-long", Title: "Input too long for every target",
-		Detail: fmt.Sprintf("the job's rendered prompt plus its max_tokens does not fit the context window of any target of route %q (%s), so retrying it cannot help; "+
-			"the job was not retried and is still failed: create a new job with a shorter input (and a new Idempotency-Key)",
-			job.Route, windowReasons(routing)),
-		JobID: job.ID, Extra: map[string]any{"routing": routing}}
-}
-
 // retryNoEligibleAdvice is noEligibleAdvice for POST /v1/jobs/{id}/retry (a
-// job too long for every target is retryTooLongProblem's).
+// job too long for every target is tooLongProblem's).
 func retryNoEligibleAdvice(routing json.RawMessage) string {
 	if noEligibleRetryAfter(routing, 0) > 0 {
 		return "retry it after Retry-After"

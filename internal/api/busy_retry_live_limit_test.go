@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/routerhq/router/internal/api"
+	"github.com/routerhq/router/internal/store"
 )
 
 // A retry of a limited owner's failed job whose owner's max_live_jobs lock
@@ -23,7 +24,7 @@ func TestRetryLiveLimitLockWaitIsA503NamingTheCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('router.max_live_jobs/' || length(current_schema()) || '/' || current_schema() || '/' || 'acme', 0))`); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(`+store.LiveLimitLockHashSQL+`)`, "acme"); err != nil {
 		t.Fatal(err)
 	}
 	r := b.do(t, "POST", "/v1/jobs/"+id+"/retry", acmeKey, "")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/routerhq/router/internal/api"
+	"github.com/routerhq/router/internal/store"
 )
 
 // A chat completion without an Idempotency-Key whose claim found its owner's
@@ -23,7 +24,7 @@ func TestChatKeylessBusyMayBeResentBySDK(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('router.max_live_jobs/' || length(current_schema()) || '/' || current_schema() || '/' || 'acme', 0))`); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(`+store.LiveLimitLockHashSQL+`)`, "acme"); err != nil {
 		t.Fatal(err)
 	}
 	r := b.do(t, http.MethodPost, chatPath, acmeKey, `{"model":"default","messages":[{"role":"user","content":"hi"}]}`)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/routerhq/router/internal/api"
 	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/store"
 )
 
 // failedJob creates a job that fails at once (the provider refuses it) and
@@ -89,7 +90,7 @@ func TestConcurrentResentRetriesAreOneRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer holder.Rollback(ctx) //nolint:errcheck // committed below
-	if _, err := holder.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('router.max_live_jobs/' || length(current_schema()) || '/' || current_schema() || '/' || 'acme', 0))`); err != nil {
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_xact_lock(`+store.LiveLimitLockHashSQL+`)`, "acme"); err != nil {
 		t.Fatal(err)
 	}
 	var (

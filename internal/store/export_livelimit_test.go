@@ -2,4 +2,4 @@ package store
 
 // LiveLimitLockSQL is the statement a claim batch takes its limited owners'
 // max_live_jobs locks with ($1: the owners).
-const LiveLimitLockSQL = liveLimitLockSQL
+var LiveLimitLockSQL = liveLimitLockSQL

@@ -80,12 +80,21 @@ func (e *liveLimitBusyError) Is(target error) bool { return target == ErrLiveLim
 // ('router.max_live_jobs/<length>/<schema>/<owner>'): joined by '/' alone,
 // schema a with owner b/c and schema a/b with owner c had one key. Two
 // (schema, owner) pairs have one key only if they are the same pair.
-const liveLimitLockSQL = `SELECT pg_advisory_xact_lock(h) FROM (
-    SELECT DISTINCT hashtextextended(` + liveLimitLockKeySQL + `, 0) AS h FROM unnest($1::text[]) o ORDER BY h) l`
+var liveLimitLockSQL = `SELECT pg_advisory_xact_lock(h) FROM (
+    SELECT DISTINCT hashtextextended(` + liveLimitLockKey("o") + `, 0) AS h FROM unnest($1::text[]) o ORDER BY h) l`
 
-// liveLimitLockKeySQL is the max_live_jobs lock's key of owner o (see
-// liveLimitLockSQL), before it is hashed.
-const liveLimitLockKeySQL = `'router.max_live_jobs/' || length(current_schema()) || '/' || current_schema() || '/' || o`
+// LiveLimitLockHashSQL is the advisory lock id (a bigint) of the
+// max_live_jobs lock of owner $1, as a limited claim of that owner takes it:
+// for a statement that holds the lock to stand in for a concurrent claim, or
+// finds its waiters in pg_locks. Tests use it rather than writing the key out,
+// which is the store's to change.
+var LiveLimitLockHashSQL = `hashtextextended(` + liveLimitLockKey("$1::text") + `, 0)`
+
+// liveLimitLockKey is the max_live_jobs lock's key of the owner expression
+// owner (see liveLimitLockSQL), before it is hashed.
+func liveLimitLockKey(owner string) string {
+	return `'router.max_live_jobs/' || length(current_schema()) || '/' || current_schema() || '/' || ` + owner
+}
 
 // liveKeyHeldSQL is true when the input row's key (alias alias) holds a job,
 // unexpired, in the statement's snapshot.

@@ -119,7 +119,7 @@ func TestLimitLockWaitIsNotBlamedOnTheKey(t *testing.T) {
 	guard, cancel := context.WithTimeout(ctx, hangGuard)
 	defer cancel()
 	defer store.SetAloneLockWait(200 * time.Millisecond)()
-	holder, _ := b.hold(t, `SELECT pg_advisory_xact_lock(hashtextextended('router.max_live_jobs/' || length(current_schema()) || '/' || current_schema() || '/' || 'acme', 0))`)
+	holder, _ := b.hold(t, `SELECT pg_advisory_xact_lock(`+store.LiveLimitLockHashSQL+`)`, "acme")
 	nj := newJob(t, "acme", "triage", "free", `{"k":"free"}`)
 	nj.MaxLive = 100
 	_, _, firstErr := b.st.CreateJob(guard, nj)
@@ -226,7 +226,7 @@ func TestLimitedOwnersAloneClaimWaitsForTheOwnersLock(t *testing.T) {
 	guard, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	defer store.SetAloneLockWait(10 * time.Minute)()
-	holder, pid := b.hold(t, `SELECT pg_advisory_xact_lock(hashtextextended('router.max_live_jobs/' || length(current_schema()) || '/' || current_schema() || '/' || 'acme', 0))`)
+	holder, pid := b.hold(t, `SELECT pg_advisory_xact_lock(`+store.LiveLimitLockHashSQL+`)`, "acme")
 	alone := onFirstAlone(t, b.st)
 	nj := newJob(t, "acme", "triage", "waits", `{"k":"waits"}`)
 	nj.MaxLive = 100

@@ -18,7 +18,7 @@ import (
 // hours by default).
 func (b *bundle) holdOwnerLimitLock(t *testing.T, owner string) {
 	t.Helper()
-	b.hold(t, `SELECT pg_advisory_xact_lock(hashtextextended('router.max_live_jobs/' || length(current_schema()) || '/' || current_schema() || '/' || $1::text, 0))`, owner)
+	b.hold(t, `SELECT pg_advisory_xact_lock(`+store.LiveLimitLockHashSQL+`)`, owner)
 }
 
 func limitedClaim(t *testing.T, owner, key string) store.NewJob {

@@ -32,7 +32,7 @@ func holdOwnerLock(t *testing.T, b *bundle, owner string) (release func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('router.max_live_jobs/' || length(current_schema()) || '/' || current_schema() || '/' || $1::text, 0))`, owner); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(`+store.LiveLimitLockHashSQL+`)`, owner); err != nil {
 		t.Fatal(err)
 	}
 	released := false
@@ -51,7 +51,7 @@ func holdOwnerLock(t *testing.T, b *bundle, owner string) (release func()) {
 // lockWaiters counts the transactions waiting for owner's max_live_jobs lock.
 func lockWaiters(t *testing.T, b *bundle, owner string) int {
 	return count(t, b, `SELECT count(*) FROM pg_locks l,
-		(SELECT hashtextextended('router.max_live_jobs/' || length(current_schema()) || '/' || current_schema() || '/' || $1::text, 0) AS h) k
+		(SELECT `+store.LiveLimitLockHashSQL+` AS h) k
 		WHERE l.locktype = 'advisory' AND NOT l.granted AND l.objsubid = 1
 		  AND l.classid = ((k.h >> 32) & 4294967295)::oid AND l.objid = (k.h & 4294967295)::oid`, owner)
 }

@@ -158,7 +158,7 @@ func TestConcurrentResendsOfARetryAreOneRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer holder.Rollback(ctx) //nolint:errcheck // committed below
-	if _, err := holder.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('router.max_live_jobs/' || length(current_schema()) || '/' || current_schema() || '/' || 'acme', 0))`); err != nil {
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_xact_lock(`+store.LiveLimitLockHashSQL+`)`, "acme"); err != nil {
 		t.Fatal(err)
 	}
 	var (

@@ -86,7 +86,7 @@ func TestRetryLimitLockWaitIsTheOwnersCheck(t *testing.T) {
 	ctx := context.Background()
 	failed := failJob(t, b, "retry-limit-busy")
 	defer store.SetRetryLockWait(200 * time.Millisecond)()
-	holder, _ := b.hold(t, `SELECT pg_advisory_xact_lock(hashtextextended('router.max_live_jobs/' || length(current_schema()) || '/' || current_schema() || '/' || 'acme', 0))`)
+	holder, _ := b.hold(t, `SELECT pg_advisory_xact_lock(`+store.LiveLimitLockHashSQL+`)`, "acme")
 	guard, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	_, err := b.st.RetryJobKeyed(guard, "acme", failed.ID, "", 100)

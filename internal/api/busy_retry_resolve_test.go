@@ -50,11 +50,7 @@ func TestResolutionOfAHeldJobIsA503Busy(t *testing.T) {
 		respond:  func(int, *providers.Request) providers.Step { return providers.Step{Hang: true} },
 		fallback: func(int, *providers.Request) providers.Step { return providers.Step{Output: validTriage} },
 	})
-	first := b.create(t, acmeKey, "resolve-held", triageBody("hang"), "Prefer", "wait=30")
-	if first.status != http.StatusAccepted || first.body["state"] != "unknown" {
-		t.Fatalf("precondition: %d %s; want the job unknown", first.status, first.raw)
-	}
-	id := first.job()
+	id := b.unknownJob(t, "resolve-held")
 	release := b.holdJobRow(t, id)
 	expectBusy(t, b.sendWhileHeld(t, "/v1/jobs/"+id+"/attempts/1/resolve", `{"outcome":"failed"}`), id, "resolution of a held job")
 	if n := b.count(t, `SELECT count(*) FROM attempts WHERE state = 'unknown'`); n != 1 {

@@ -18,11 +18,7 @@ func TestUnknownJobResolveAndContinue(t *testing.T) {
 		respond:  func(int, *providers.Request) providers.Step { return providers.Step{Hang: true} },
 		fallback: func(int, *providers.Request) providers.Step { return providers.Step{Output: validTriage} },
 	})
-	first := b.create(t, acmeKey, "u1", triageBody("hang"), "Prefer", "wait=30")
-	if first.status != http.StatusAccepted || first.body["state"] != "unknown" {
-		t.Fatalf("first: %d %s", first.status, first.raw)
-	}
-	id := first.job()
+	id := b.unknownJob(t, "u1")
 	again := b.create(t, acmeKey, "u1", triageBody("hang"), "Prefer", "wait=1")
 	if again.status != http.StatusAccepted || again.job() != id || again.header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("client retry: %d %s", again.status, again.raw)
@@ -134,4 +130,16 @@ func TestCancelRunningJob(t *testing.T) {
 	if r := b.create(t, acmeKey, "c1", triageBody("x")); r.status != http.StatusOK || r.body["state"] != "cancelled" {
 		t.Fatalf("replay of a cancelled job: %d %s", r.status, r.raw)
 	}
+}
+
+// unknownJob creates a triage job under key whose first attempt hangs past
+// the bundle's timeout (the bundle's primary answers Hang), so the job ends
+// unknown, and returns its id.
+func (b *bundle) unknownJob(t *testing.T, key string) string {
+	t.Helper()
+	first := b.create(t, acmeKey, key, triageBody("hang"), "Prefer", "wait=30")
+	if first.status != http.StatusAccepted || first.body["state"] != "unknown" {
+		t.Fatalf("precondition: %d %s; want the job unknown", first.status, first.raw)
+	}
+	return first.job()
 }

@@ -20,11 +20,7 @@ func TestResolvedExpiredJobAttemptCountsThePrompt(t *testing.T) {
 	b := setup(t, options{timeout: 50 * time.Millisecond, respond: func(int, *providers.Request) providers.Step {
 		return providers.Step{Hang: true}
 	}})
-	first := b.create(t, acmeKey, "resolved-expired-job-usage", triageBody("hang"), "Prefer", "wait=30")
-	if first.status != http.StatusAccepted || first.body["state"] != "unknown" {
-		t.Fatalf("precondition: %d %s; want the job unknown", first.status, first.raw)
-	}
-	id := first.job()
+	id := b.unknownJob(t, "resolved-expired-job-usage")
 	tag, err := b.db.Pool.Exec(context.Background(), `UPDATE attempts SET usage = NULL WHERE job_id = $1 AND state = 'unknown'`, id)
 	if err != nil || tag.RowsAffected() != 1 {
 		t.Fatalf("clear usage: %v (%d rows)", err, tag.RowsAffected())

@@ -18,11 +18,7 @@ func TestResolvedJobAttemptUsageCountsTheResult(t *testing.T) {
 	b := setup(t, options{timeout: 50 * time.Millisecond, respond: func(int, *providers.Request) providers.Step {
 		return providers.Step{Hang: true}
 	}})
-	first := b.create(t, acmeKey, "resolved-job-usage", triageBody("hang"), "Prefer", "wait=30")
-	if first.status != http.StatusAccepted || first.body["state"] != "unknown" {
-		t.Fatalf("precondition: %d %s; want the job unknown", first.status, first.raw)
-	}
-	id := first.job()
+	id := b.unknownJob(t, "resolved-job-usage")
 	res := b.do(t, http.MethodPost, "/v1/jobs/"+id+"/attempts/1/resolve", acmeKey,
 		`{"outcome":"succeeded","result":`+validTriage+`}`)
 	if res.status != http.StatusOK {

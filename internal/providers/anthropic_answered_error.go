@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -70,37 +69,41 @@ func (a *answeredErrorObject) Unwrap() error { return a.e }
 // streamed call's answer, for the "{" of an error object.
 const maxObjectLead = 512
 
-// streamErrorObject is a streamed call's middleware: a 2xx answer that is
-// not labelled text/event-stream and whose body is a JSON object (an SSE
-// stream never begins with "{") is read whole — up to max_response_bytes:
-// past them the SDK reads them, then a *ResponseTooLargeError, and the call
-// is response_too_large as any answer past the bound — and when it is Anthropic's
-// error object the call fails with its error (anthropicAnsweredError,
-// wrapped in answeredErrorObject); when it is a whole message (a proxy that
-// ignores stream:true, wholeMessage), that message is handed to
-// CompleteStream (answeredMessage). Any other answer is handed on as it came
-// — the bytes read put back — and decoded as before: a stream labelled
-// text/event-stream is not looked at, and one labelled otherwise (a gateway
-// that labels its streams loosely) only has its first bytes peeked at.
+// streamErrorObject is a streamed call's middleware: a 2xx answer whose body
+// is a JSON object (an SSE stream never begins with "{", so a real stream is
+// only peeked at) is read whole, whatever its Content-Type — a gateway may
+// send a stream's headers before it knows what the upstream did, then
+// Anthropic's error object as the body — up to max_response_bytes: past
+// them the SDK reads them, then a *ResponseTooLargeError, and the call is
+// response_too_large as any answer past the bound — and when it is
+// Anthropic's error object the call fails with its error
+// (anthropicAnsweredError, wrapped in answeredErrorObject); when it is a
+// whole message (a proxy that ignores stream:true, wholeMessage), that
+// message is handed to CompleteStream (answeredMessage). Any other answer is
+// handed on as it came — the bytes read put back — and decoded as before,
+// its events without an `event:` line named by their data's type
+// (sseEventTypes).
 func (p *Anthropic) streamErrorObject(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 	resp, err := next(req)
-	if err != nil || resp == nil || resp.Body == nil || resp.StatusCode < 200 || resp.StatusCode > 299 ||
-		hasPrefixFold(strings.TrimLeft(resp.Header.Get("Content-Type"), " \t"), "text/event-stream") {
+	if err != nil || resp == nil || resp.Body == nil || resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return resp, err
+	}
+	limit := p.cfg.MaxResponseBytes
+	if limit <= 0 {
+		limit = DefaultMaxResponseBytes
 	}
 	br := bufio.NewReader(resp.Body)
 	body := readBack{Reader: br, Closer: resp.Body}
 	if !startsObject(br) {
+		// A stream (or an answer the SDK judges): its events named
+		// when they came without an event line.
+		body.Reader = newSSEEventTypes(br, limit)
 		resp.Body = body
 		return resp, nil
 	}
 	// Read at most max_response_bytes, and one byte more to tell a body
 	// past them, as limitedBody does for every body: the transport's bound
 	// is not relied on here (a body that never ends is not read whole).
-	limit := p.cfg.MaxResponseBytes
-	if limit <= 0 {
-		limit = DefaultMaxResponseBytes
-	}
 	b, rerr := io.ReadAll(io.LimitReader(br, limit+1))
 	if rerr == nil && int64(len(b)) > limit {
 		b, rerr = b[:limit], &ResponseTooLargeError{Limit: limit}
@@ -120,7 +123,7 @@ func (p *Anthropic) streamErrorObject(req *http.Request, next option.MiddlewareN
 	}
 	// Not an error object, or its body broke off or passed the bound: the
 	// SDK reads what came, then the read's error, as it would have.
-	body.Reader = io.MultiReader(bytes.NewReader(b), errReader{rerr})
+	body.Reader = newSSEEventTypes(io.MultiReader(bytes.NewReader(b), errReader{rerr}), limit)
 	resp.Body = body
 	return resp, nil
 }

@@ -1,0 +1,121 @@
+package providers
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+)
+
+// sseEventTypes reads an Anthropic stream and names each SSE event that
+// came without an `event:` line by the "type" of its data's JSON: an
+// `event: <type>` line is written before the blank line that ends it. The
+// SSE event field is optional, every Messages API event names its type in
+// its data ({"type":"message_start",…}), and some Anthropic-compatible
+// proxies and gateways send `data:` lines alone; the SDK's decoder skips
+// every event without a type, so such a stream — a whole, billed answer, or
+// an error event — was read as no events at all (stream_cut "after 0
+// events"). An event that has an `event:` line, a comment, and an event
+// whose data is not a JSON object with a one-line "type" string pass as they
+// came: a stream with its `event:` lines is read byte for byte as before.
+// Lines are split as the SDK's decoder splits them (at "\n", a "\r" before
+// it dropped). A line, and an event's data, longer than limit
+// (max_response_bytes, which also bounds the body it reads) fail the read
+// with a *ResponseTooLargeError.
+type sseEventTypes struct {
+	src   *bufio.Reader
+	limit int64
+	line  []byte // the line being read
+	out   []byte // read, not yet returned
+	err   error  // the source's error, returned once out is drained
+	// The event being read: whether it has an `event:` line, and its data
+	// (the SDK's: each data line's value and "\n") while it has none.
+	named, hasData bool
+	data           []byte
+}
+
+func newSSEEventTypes(r io.Reader, limit int64) *sseEventTypes {
+	if limit <= 0 {
+		limit = DefaultMaxResponseBytes
+	}
+	return &sseEventTypes{src: bufio.NewReader(r), limit: limit}
+}
+
+func (s *sseEventTypes) Read(p []byte) (int, error) {
+	for len(s.out) == 0 && s.err == nil {
+		s.readLine()
+	}
+	if len(s.out) > 0 {
+		n := copy(p, s.out)
+		s.out = s.out[n:]
+		return n, nil
+	}
+	return 0, s.err
+}
+
+// readLine reads the source up to the end of a line (or an error) and puts
+// what it read in out, with an event line before it when it ends an event
+// that has none.
+func (s *sseEventTypes) readLine() {
+	s.line = s.line[:0]
+	for {
+		chunk, err := s.src.ReadSlice('\n')
+		s.line = append(s.line, chunk...)
+		if int64(len(s.line)) > s.limit {
+			s.err = &ResponseTooLargeError{Limit: s.limit}
+			return
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			// A last line without its end: the SDK dispatches no event
+			// at it, so it is handed on as it came.
+			s.out, s.err = s.line, err
+			return
+		}
+		break
+	}
+	s.out = s.line
+	txt := bytes.TrimSuffix(bytes.TrimSuffix(s.line, []byte("\n")), []byte("\r"))
+	if len(txt) == 0 {
+		if !s.named && s.hasData {
+			if typ := sseDataType(s.data); typ != "" {
+				s.out = append([]byte("event: "+typ+"\n"), s.line...)
+			}
+		}
+		s.named, s.hasData, s.data = false, false, s.data[:0]
+		return
+	}
+	name, value, _ := bytes.Cut(txt, []byte(":"))
+	value = bytes.TrimPrefix(value, []byte(" "))
+	switch string(name) {
+	case "event":
+		s.named, s.data = true, s.data[:0]
+	case "data":
+		s.hasData = true
+		if s.named {
+			return
+		}
+		if int64(len(s.data)+len(value)+1) > s.limit {
+			s.err = &ResponseTooLargeError{Limit: s.limit}
+			s.out = nil
+			return
+		}
+		s.data = append(append(s.data, value...), '\n')
+	}
+}
+
+// sseDataType is the top-level "type" string of an event's data, "" when
+// the data is not a JSON object with one, or the type could not be written
+// on one line.
+func sseDataType(data []byte) string {
+	var ev struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(data, &ev) != nil || strings.ContainsAny(ev.Type, "\r\n") {
+		return ""
+	}
+	return ev.Type
+}

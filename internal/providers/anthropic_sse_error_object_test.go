@@ -17,7 +17,7 @@ import (
 // after 0 events — failed over instead of retried, counted against the
 // breaker, and, with no usage and not AnsweredWithError, its prompt estimated
 // as billed. Found by review (ranth10).
-func TestAnthropicAnsweredErrorObjectLabelledSSE_wanth10(t *testing.T) {
+func TestAnthropicAnsweredErrorObjectLabelledSSE(t *testing.T) {
 	srv := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Write([]byte(`{"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}`))
@@ -36,7 +36,7 @@ func TestAnthropicAnsweredErrorObjectLabelledSSE_wanth10(t *testing.T) {
 // The same gateway answering with the whole message (its upstream ignored
 // stream:true) under text/event-stream: the answer is read as the whole
 // message it is, as under any other Content-Type, not cut after 0 events.
-func TestAnthropicWholeMessageLabelledSSE_wanth10(t *testing.T) {
+func TestAnthropicWholeMessageLabelledSSE(t *testing.T) {
 	srv := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Write([]byte(`{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[{"type":"text","text":"done"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}`))

@@ -19,7 +19,7 @@ import (
 // after 0 events", stream_cut, failed over (paid twice), its usage lost; an
 // error event the same way was a cut, not the error it reports. Found by
 // review (ranth10, rstream10).
-func TestAnthropicStreamWithoutEventLines_wanth10(t *testing.T) {
+func TestAnthropicStreamWithoutEventLines(t *testing.T) {
 	whole := strings.Join([]string{
 		`data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}}`,
 		`data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
@@ -54,7 +54,7 @@ func TestAnthropicStreamWithoutEventLines_wanth10(t *testing.T) {
 
 // The whole message of anthWhole, its events as data: lines alone (with
 // pings among them), through CompleteStream. (rstream10's test.)
-func TestAnthropicDataOnlyEventsAreRead_wanth10(t *testing.T) {
+func TestAnthropicDataOnlyEventsAreRead(t *testing.T) {
 	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		for _, ev := range anthWhole {
@@ -95,7 +95,7 @@ func (o oneByteReader) Read(p []byte) (int, error) {
 // passes byte for byte; an event without one is named by its data's type
 // before its blank line, and one whose data names no type (not JSON, no
 // "type", a type with a line break) passes as it came.
-func TestSSEEventTypesFillsOnlyMissingEventLines_wanth10(t *testing.T) {
+func TestSSEEventTypesFillsOnlyMissingEventLines(t *testing.T) {
 	same := []string{
 		"event: message_start\ndata: {\"type\":\"message_start\"}\n\n",
 		": keep-alive\r\n\r\nevent: ping\r\ndata: {\"type\":\"ping\"}\r\n\r\n",
@@ -130,7 +130,7 @@ func TestSSEEventTypesFillsOnlyMissingEventLines_wanth10(t *testing.T) {
 
 // A line, or an event's data, longer than the bound fails the read as past
 // max_response_bytes, instead of being held in memory whole.
-func TestSSEEventTypesBounded_wanth10(t *testing.T) {
+func TestSSEEventTypesBounded(t *testing.T) {
 	for _, in := range []string{
 		"data: " + strings.Repeat("x", 200) + "\n\n",
 		strings.Repeat("data: "+strings.Repeat("x", 60)+"\n", 4) + "\n",

@@ -451,9 +451,7 @@ func (s *Server) changedUnread(w http.ResponseWriter, r *http.Request, made stri
 func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 	owner := ownerFrom(r.Context())
 	id := r.PathValue("id")
-	if perr := s.refuseBody(w, r, "POST /v1/jobs/{id}/cancel"); perr != nil {
-		perr.JobID = id
-		writeProblem(w, r, *perr)
+	if s.refuseActionBody(w, r, owner, id, "POST /v1/jobs/{id}/cancel") {
 		return
 	}
 	err := s.Store.CancelJob(r.Context(), owner, id)
@@ -476,6 +474,34 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 	s.Exec.Cancel(id)
 	s.Log.Info("job cancelled", "job_id", id, "owner", owner)
 	s.respondChanged(w, r, owner, id, true, jobChange{made: "the job was cancelled"})
+}
+
+// refuseActionBody answers a cancel or retry (action) of job id sent with a
+// body it does not take (refuseBody), and reports whether it did. Only then
+// is the job looked up, by id and owner, so that an action sent without a
+// body reads nothing more: another owner's job, or none, or a path segment
+// that is no job id, is the plain 404 job-not-found first, whatever the body
+// (as a resolution is, docs/api.md), and the refusal names the job (job_id,
+// X-Router-Job-Id) only once it is found to be the caller's. A lookup that
+// fails (a busy or unreachable database) still refuses the body, naming no
+// job: the body is wrong whatever the job, and sending the same request
+// again would not help.
+func (s *Server) refuseActionBody(w http.ResponseWriter, r *http.Request, owner, id, action string) bool {
+	perr := s.refuseBody(w, r, action)
+	if perr == nil {
+		return false
+	}
+	switch _, err := s.Store.JobState(r.Context(), owner, id); {
+	case errors.Is(err, store.ErrNotFound):
+		writeProblem(w, r, notFoundProblem(id))
+		return true
+	case err != nil:
+		s.reqLog(r).Debug("the job of a refused body could not be looked up; the refusal names none", "err", err)
+	default:
+		perr.JobID = id
+	}
+	writeProblem(w, r, *perr)
+	return true
 }
 
 // notFoundProblem is the 404 of id, a job's id or what the caller sent as

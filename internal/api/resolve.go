@@ -176,9 +176,7 @@ func notUnknown(id string, err error) problem {
 func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 	owner := ownerFrom(r.Context())
 	id := r.PathValue("id")
-	if perr := s.refuseBody(w, r, "POST /v1/jobs/{id}/retry"); perr != nil {
-		perr.JobID = id
-		writeProblem(w, r, *perr)
+	if s.refuseActionBody(w, r, owner, id, "POST /v1/jobs/{id}/retry") {
 		return
 	}
 	// An optional Idempotency-Key names the retry: a resend of it (its

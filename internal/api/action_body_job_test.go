@@ -16,7 +16,7 @@ import (
 // the plain 404"), as a resolution is: the refusal of the body must not name
 // the job, nor echo an unclipped path segment in a header. The caller's own
 // job is still named by the 400 (or 413) refusing the body, and is unchanged.
-func TestActionBodyRefusalNamesOnlyCallersJob_wjobs10(t *testing.T) {
+func TestActionBodyRefusalNamesOnlyCallersJob(t *testing.T) {
 	b := setup(t, options{maxBody: 4096, respond: func(call int, req *providers.Request) providers.Step {
 		if strings.Contains(fmt.Sprint(req.Messages), "hangme") {
 			return providers.Step{Hang: true} // the job stays running

@@ -274,7 +274,7 @@ func (p *OpenAI) cutBeforeDone(w *CallWatch, trace *callTrace, acc *streamAcc, e
 		// The provider's finish_reason is cut like its other text (brokenOff):
 		// the message goes into the attempt's error, its span status and the
 		// tenant's view.
-		e.Message = truncate(fmt.Sprintf("stream ended without [DONE] after %d chunks: its finish_reason %q came on chunks of the answer, not at its end", acc.chunks, truncateTo(acc.finishReason, maxCode)))
+		e.Message = truncate(fmt.Sprintf("stream ended without [DONE] after %d chunks: its finish_reason %q came on chunks of the answer, not at its end", acc.chunks, truncateTo(acc.finishSaid, maxCode)))
 	}
 	e.Received = true
 	if e.Usage == nil && acc.usage != (openai.Usage{}) {
@@ -358,8 +358,12 @@ type streamAcc struct {
 	reasoning    strings.Builder
 	reasoningAlt strings.Builder
 	// serviceTier is the first service_tier a chunk named.
-	serviceTier  string
+	serviceTier string
+	// finishReason is the last finish_reason, mapped onto the names the
+	// router knows (wholeFinishReason); finishSaid is the provider's own
+	// word, for messages.
 	finishReason string
+	finishSaid   string
 	usage        openai.Usage
 	chunks       int
 	// sawDelta: a chunk carried content, a refusal or a tool call.
@@ -604,7 +608,12 @@ func (a *streamAcc) add(ch openai.ChatCompletionStreamResponse, extras [][]json.
 			}
 		}
 		if finish {
-			a.finishReason = string(c.FinishReason)
+			// Named as the Response will name it (wholeFinishReason): a
+			// whole ending under another name ("end_turn", "eos_token",
+			// "max_tokens") ends the answer while the stream is read, as
+			// "stop" and "length" do, not only once it is built.
+			a.finishSaid = string(c.FinishReason)
+			a.finishReason = wholeFinishReason(a.finishSaid)
 			a.finishOnContent = c.Delta.Content != "" || c.Delta.Refusal != "" || len(c.Delta.ToolCalls) > 0
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -96,5 +97,18 @@ func TestStreamMappedFinishCancelledBeforeUsageIsWhole_wstream10(t *testing.T) {
 				t.Fatalf("got %q (%s), want the whole answer (%s)", resp.Content, resp.FinishReason, wholeFinishReason(finish))
 			}
 		})
+	}
+}
+
+// The cut of a stream whose finish_reason came on chunks of the answer
+// quotes the provider's own word, not the name the adapter maps it onto.
+func TestStreamCutBeforeDoneQuotesProvidersFinishWord_wstream10(t *testing.T) {
+	srv := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		startStream(w)
+		sse(w, chunk("Step 1:", "end_turn"), chunk(" Step 2:", "end_turn")) // then the body ends, without [DONE]
+	})
+	_, err := newTestAdapter(t, srv.URL, nil).CompleteStream(context.Background(), testRequest(), nil)
+	if err == nil || !strings.Contains(err.Error(), `finish_reason "end_turn" came on chunks of the answer`) {
+		t.Fatalf("got %v, want the cut quoting the provider's finish_reason \"end_turn\"", err)
 	}
 }

@@ -21,7 +21,11 @@ import (
 // A stream is whole at its finish_reason: one that ends after it, [DONE] or
 // not, or whose idle deadline, answerGrace (which keep-alive comments do not
 // renew) or timeout passes after it (a gateway that keeps the connection
-// open, silent or with keep-alives), is returned with the usage that came.
+// open, silent or with keep-alives), is returned with the usage that came,
+// and so is one whose finish_reason ended the answer (streamAcc.wholeAtFinish)
+// when a chunk that does not decode or reports an error, a broken
+// connection, a deadline or a cancellation ends the read before the usage
+// chunk.
 // The stream is read
 // on to [DONE] rather than cut at the usage chunk, so that an HTTP/1.1
 // connection (a local vLLM or Ollama) is reused, not closed by a body left
@@ -119,7 +123,7 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 		}
 		if err == nil {
 			w.Chunk()
-			if apiErr := chunkError(raw); apiErr != nil && whole && !acc.finishEarly {
+			if apiErr := chunkError(raw); apiErr != nil && (whole && !acc.finishEarly || acc.wholeAtFinish()) {
 				return p.streamed(w, creq.Model, &acc) // reported after the answer was whole
 			} else if apiErr != nil {
 				// The provider reported an error after the stream began
@@ -193,14 +197,14 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 			// stream that ends there is, not discarded.
 			return p.streamed(w, creq.Model, &acc)
 		}
-		if acc.sawDelta && acc.finishReason != "" && CompleteFinishReason(acc.finishReason) && !acc.finishEarly && !acc.finishFirst &&
-			!acc.lastOnContent && w.Classify(err) != nil {
-			// Whole at its finish_reason (the conditions of the answer
-			// grace), only the usage chunk or [DONE] awaited: the job's
-			// deadline or a cancellation ends the read with the answer, as
-			// it does after the usage chunk. Not before the answer began
-			// (sawDelta): a gateway's "stop" on every chunk came on the
-			// reasoning, and the answer was cut before its content.
+		if _, over := tooLarge("", err); acc.wholeAtFinish() && !over {
+			// Whole at its finish_reason, only the usage chunk or [DONE]
+			// awaited: whatever ends the read — the job's deadline, a
+			// cancellation, a chunk that does not decode or reports an error
+			// (which a chunk error does above), a broken connection —
+			// returns the answer, as it does after the usage chunk and as
+			// the body ending there does. Only max_response_bytes keeps its
+			// meaning.
 			return p.streamed(w, creq.Model, &acc)
 		}
 		if acc.chunks == 0 && errors.Is(err, io.EOF) {
@@ -226,6 +230,17 @@ func (p *OpenAI) CompleteStream(ctx context.Context, req *Request, onDelta func(
 		e.Received = true // the stream had begun: whatever broke it, the outcome is known
 		return nil, e
 	}
+}
+
+// wholeAtFinish reports whether the answer is whole at its finish_reason,
+// before its usage chunk (the conditions of the answer grace): a whole
+// ending, on a chunk without content or followed by one, after the answer
+// began (sawDelta: a gateway's "stop" on every chunk may come on the
+// reasoning, before the content), and neither followed by more of the
+// answer (finishEarly) nor on its first chunk (finishFirst), where only
+// [DONE] or the usage chunk says it is whole. What follows is best effort.
+func (a *streamAcc) wholeAtFinish() bool {
+	return a.sawDelta && a.finishReason != "" && CompleteFinishReason(a.finishReason) && !a.finishEarly && !a.finishFirst && !a.lastOnContent
 }
 
 // answerGrace is how long the read of a stream goes on after its

@@ -18,7 +18,7 @@ const toolCallChunk = `{"id":"chatcmpl-s","object":"chat.completion.chunk","crea
 // chunk (TestOpenAIChunksAfterUsageChunkIgnored): the read after the
 // finish_reason is best effort, and failing the whole, billed answer would
 // have the job fail over and pay twice.
-func TestStreamErrorAfterFinishBeforeUsageIgnored_wstream10(t *testing.T) {
+func TestStreamErrorAfterFinishBeforeUsageIgnored(t *testing.T) {
 	errLine := `{"error":{"message":"overloaded","type":"server_error","code":"overloaded"}}`
 	for name, after := range map[string]string{
 		"error chunk":       errLine,
@@ -56,7 +56,7 @@ func TestStreamErrorAfterFinishBeforeUsageIgnored_wstream10(t *testing.T) {
 // a one-chunk answer awaiting its usage chunk or [DONE], "stop" on the
 // reasoning before the answer began, and a finish_reason that is no whole
 // ending ("error").
-func TestStreamErrorAfterUnsettledFinishFails_wstream10(t *testing.T) {
+func TestStreamErrorAfterUnsettledFinishFails(t *testing.T) {
 	errLine := `{"error":{"message":"overloaded","type":"server_error","code":"overloaded"}}`
 	reasoning := `{"id":"c","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"reasoning_content":"hmm"},"finish_reason":"stop"}]}`
 	for name, events := range map[string][]string{

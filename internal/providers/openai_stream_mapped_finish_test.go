@@ -17,7 +17,7 @@ import (
 // must be returned after the short drain (250 ms), not held until
 // stream_idle_timeout (15 s by default, an hour here) or the job's deadline
 // (5 s here), whichever comes first.
-func TestStreamMappedFinishUsageThenHeldOpenIsWhole_wstream10(t *testing.T) {
+func TestStreamMappedFinishUsageThenHeldOpenIsWhole(t *testing.T) {
 	for _, finish := range []string{"stop", "end_turn", "eos_token", "max_tokens"} {
 		t.Run(finish, func(t *testing.T) {
 			gone := make(chan struct{})
@@ -46,7 +46,7 @@ func TestStreamMappedFinishUsageThenHeldOpenIsWhole_wstream10(t *testing.T) {
 // holds for "stop" only: after "end_turn" or "eos_token" (whole endings the
 // adapter itself reports as "stop"), an error chunk after the usage chunk
 // fails the whole, billed answer, and the job fails over and pays twice.
-func TestStreamMappedFinishErrorAfterUsageIgnored_wstream10(t *testing.T) {
+func TestStreamMappedFinishErrorAfterUsageIgnored(t *testing.T) {
 	errLine := `{"error":{"message":"overloaded","type":"server_error","code":"overloaded"}}`
 	for _, finish := range []string{"stop", "end_turn", "eos_token"} {
 		t.Run(finish, func(t *testing.T) {
@@ -72,7 +72,7 @@ func TestStreamMappedFinishErrorAfterUsageIgnored_wstream10(t *testing.T) {
 // include_usage and holds the connection open), returns the answer, as it
 // does for "stop": so for the whole endings the adapter maps onto "stop" or
 // "length".
-func TestStreamMappedFinishCancelledBeforeUsageIsWhole_wstream10(t *testing.T) {
+func TestStreamMappedFinishCancelledBeforeUsageIsWhole(t *testing.T) {
 	for _, finish := range []string{"stop", "end_turn", "eos_token", "model_length"} {
 		t.Run(finish, func(t *testing.T) {
 			last := chunk("", finish)
@@ -102,7 +102,7 @@ func TestStreamMappedFinishCancelledBeforeUsageIsWhole_wstream10(t *testing.T) {
 
 // The cut of a stream whose finish_reason came on chunks of the answer
 // quotes the provider's own word, not the name the adapter maps it onto.
-func TestStreamCutBeforeDoneQuotesProvidersFinishWord_wstream10(t *testing.T) {
+func TestStreamCutBeforeDoneQuotesProvidersFinishWord(t *testing.T) {
 	srv := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request) {
 		startStream(w)
 		sse(w, chunk("Step 1:", "end_turn"), chunk(" Step 2:", "end_turn")) // then the body ends, without [DONE]

@@ -45,8 +45,8 @@ var funcs = map[string]any{
 	"ge":       ge,
 }
 
-// Render renders the messages over input, which must be a JSON object (numbers
-// keep the spelling they were sent with). A key the template reads that the input
+// Render renders the messages over input, which must be a JSON object (its
+// numbers spelt as PostgreSQL's jsonb gives them back: storedSpelling). A key the template reads that the input
 // lacks is an error — unless the input schema declares it as an optional
 // property, in which case it is null, for `default`, `if` and `with`, and
 // left out of {{ json . }} (see absent). A message that renders empty or prints
@@ -59,6 +59,7 @@ func (p *Prompt) Render(input json.RawMessage) ([]providers.Message, error) {
 	if err != nil {
 		return nil, &RenderError{Prompt: p.ID(), Field: "input", Err: err}
 	}
+	data, _ = storedSpelling(data, input)
 	return p.render(data)
 }
 
@@ -67,9 +68,14 @@ func (p *Prompt) Render(input json.RawMessage) ([]providers.Message, error) {
 // once, for its schema check and fingerprint, and the prompt renders from the
 // same value instead of decoding it again: 1% of the router's CPU). data is
 // not modified. Without data (a job read back from the database) it is Render.
+// Like Render, it renders the numbers in the spelling the job's stored input
+// gives them (storedSpelling), whatever the spelling of input.
 func (p *Prompt) RenderParsed(data map[string]any, input json.RawMessage) ([]providers.Message, error) {
 	if data == nil {
 		return p.Render(input)
+	}
+	if d, ok := storedSpelling(data, input); ok {
+		return p.render(d) // a copy already: render may add the absent keys to it
 	}
 	for _, k := range p.optionalKeys {
 		if _, ok := data[k]; !ok {

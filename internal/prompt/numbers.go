@@ -224,6 +224,14 @@ func ge(arg1, arg2 reflect.Value) (bool, error) {
 // else as text/template's built-in, whose le is lt or eq.
 func order(name string, arg1, arg2 reflect.Value, holds func(c int) bool) (bool, error) {
 	arg1, arg2 = presentValue(indirectInterface(arg1)), presentValue(indirectInterface(arg2))
+	// A null or absent key cannot be ordered (the built-in said only
+	// "invalid type for comparison"): render names the key and the guard.
+	if !arg1.IsValid() {
+		return false, &nullOrderedError{fn: name, arg: 1}
+	}
+	if !arg2.IsValid() {
+		return false, &nullOrderedError{fn: name, arg: 2}
+	}
 	c, handled, err := compareNumbers(name, arg1, arg2)
 	if err != nil {
 		return false, err

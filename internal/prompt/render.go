@@ -120,6 +120,8 @@ func (p *Prompt) render(data map[string]any) ([]providers.Message, error) {
 			switch {
 			case errors.Is(err, errNestedNullPrinted):
 				err = withNestedNulls(err, data)
+			case errors.Is(err, errNullOrdered):
+				err = nullOrdered(t, p.Messages[i].Content, err, data)
 			case errors.Is(err, errNullPrinted):
 				err = fmt.Errorf(`%w (null or absent here: %s); send it, or use {{ default "x" .key }} or {{ if .key }}`, err, nullPaths(data))
 			}

@@ -46,3 +46,24 @@ func TestRender_OrderingANullSaysWhichKeyAndTheGuard_wprompt10(t *testing.T) {
 		}
 	}
 }
+
+// The guards the refusal names render for an absent, a null and a present
+// key alike, and eq of such a key is false.
+func TestRender_TheGuardsForOrderingANullRender_wprompt10(t *testing.T) {
+	in := `{"type":"object","properties":{"q":{"type":"string"},"discount":{"type":["number","null"]}},"required":["q"]}`
+	content := `Answer in JSON: {{ .q }}{{ if and .discount (gt .discount 0) }} A{{ end }}{{ with .discount }}{{ if gt . 0 }} W{{ end }}{{ end }}` +
+		`{{ if gt (default 0 .discount) 0 }} D{{ end }}{{ if eq .discount 0 }} Z{{ end }}`
+	m := strings.Replace(manifestWith("input_schema: in.json\n"), `"Answer in JSON: {{ .q }}"`, `'`+content+`'`, 1)
+	set, _, err := loadOne(t, m, map[string]string{"out.json": outSchema, "in.json": in})
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	p, _ := set.Get("p", "")
+	for input, want := range map[string]string{`{"q":"x"}`: "Answer in JSON: x", `{"q":"x","discount":null}`: "Answer in JSON: x",
+		`{"q":"x","discount":5}`: "Answer in JSON: x A W D"} {
+		msgs, err := p.Render([]byte(input))
+		if err != nil || msgs[0].Content != want {
+			t.Errorf("%s: %v %v, want %q", input, msgs, err, want)
+		}
+	}
+}

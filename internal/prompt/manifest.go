@@ -212,9 +212,9 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 			p.InputSchema, p.InputSchemaFile, inputCompact, inputRefs = f.raw, f.path, f.compact, f.refs
 			p.input = f.schema
 			p.optionalKeys = optional(f.schema.Properties(), f.schema.Required())
-			if allowed, closed := closedProperties(f.doc); closed {
+			if allowed, how, closed := closedProperties(f.doc); closed {
 				for _, pt := range templates {
-					for _, msg := range unreadableFields(pt.t, pt.src, allowed, filepath.Base(f.path)) {
+					for _, msg := range unreadableFields(pt.t, pt.src, allowed, filepath.Base(f.path), how) {
 						report(fmt.Sprintf("messages[%d].content", pt.i), "%s", msg)
 					}
 				}

@@ -109,16 +109,21 @@ func readSchema(dir, rel, field string, report func(string, string, ...any)) ([]
 }
 
 // closedProperties returns the names a schema document allows at its top
-// level when it allows no others: its "properties" when it says
-// "additionalProperties": false and has no "patternProperties". ok is false
-// for an open schema (any name may be sent).
-func closedProperties(doc *jnode) (names []string, ok bool) {
+// level when it allows no others, and how it closes them (for the load
+// error): its "properties" when it says "additionalProperties": false and has
+// no "patternProperties", or the properties "unevaluatedProperties": false
+// sees (unevaluatedClosed). ok is false for an open schema (any name may be
+// sent), and for one whose closure the check cannot follow.
+func closedProperties(doc *jnode) (names []string, how string, ok bool) {
 	ap := doc.get("additionalProperties")
 	if ap == nil || ap.kind != 's' || ap.scalar != false || doc.get("patternProperties") != nil {
-		return nil, false
+		if names, ok := unevaluatedClosed(doc); ok {
+			return names, `"unevaluatedProperties": false and declared in no "properties" it sees`, true
+		}
+		return nil, "", false
 	}
 	if props := doc.get("properties"); props != nil && props.kind == 'o' {
 		names = append(names, props.keys...)
 	}
-	return names, true
+	return names, `"additionalProperties": false and not in "properties"`, true
 }

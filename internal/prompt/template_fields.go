@@ -43,9 +43,9 @@ func inputFields(t *template.Template) []inputField {
 
 // unreadableFields returns a problem for each key the template t (parsed
 // from src) reads that an input can never hold: the input schema is closed
-// (see closedProperties) and does not declare it. Every job would fail to render with a missing key
+// (see closedProperties; how says how it is closed) and does not declare it. Every job would fail to render with a missing key
 // and be refused as the caller's fault, for the manifest's typo.
-func unreadableFields(t *template.Template, src string, allowed []string, schemaFile string) []string {
+func unreadableFields(t *template.Template, src string, allowed []string, schemaFile, how string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, f := range inputFields(t) {
@@ -53,8 +53,8 @@ func unreadableFields(t *template.Template, src string, allowed []string, schema
 			continue
 		}
 		seen[f.name] = true
-		msg := fmt.Sprintf("{{ %s }}%s reads %q, which the input schema %s never allows (\"additionalProperties\": false and not in \"properties\"), so every job that reaches it would fail to render",
-			f.node, nodeAt(src, f.node), f.name, schemaFile)
+		msg := fmt.Sprintf("{{ %s }}%s reads %q, which the input schema %s never allows (%s), so every job that reaches it would fail to render",
+			f.node, nodeAt(src, f.node), f.name, schemaFile, how)
 		if len(allowed) == 0 {
 			msg += "; the schema declares no properties"
 		} else {

@@ -27,7 +27,7 @@ import (
 // provider the same prompt (they sent "1.5E-3" then "0.0015"), and a job
 // accepted is held to the render's limits on the text every later run renders
 // (rprompt10 F1).
-func TestRetryRendersTheNumbersAsTheFirstRun_wprompt10(t *testing.T) {
+func TestRetryRendersTheNumbersAsTheFirstRun(t *testing.T) {
 	var mu sync.Mutex
 	var sent []string // the user message of each provider call
 	respond := func(_ int, req *providers.Request) providers.Step {
@@ -117,7 +117,7 @@ func setupAmountPrompt(t *testing.T, respond func(int, *providers.Request) provi
 // jsontext.WrittenOut spells each number as PostgreSQL's jsonb gives it
 // back (n::jsonb::text on the server the tests run on), for numbers of
 // every shape: sign, zero, digits after the point, exponents up and down.
-func TestWrittenOutIsPostgreSQLsSpelling_wprompt10(t *testing.T) {
+func TestWrittenOutIsPostgreSQLsSpelling(t *testing.T) {
 	b := setup(t, options{})
 	var nums []string
 	for _, m := range []string{"0", "-0", "1", "-9", "10", "-123", "0.5", "0.000", "-0.000", "-1.25", "0.0012", "99.900", "12.50", "100"} {

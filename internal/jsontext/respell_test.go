@@ -8,10 +8,10 @@ import (
 )
 
 // WrittenOut is PostgreSQL's spelling of a number stored in jsonb (values
-// read from a server; internal/api's TestWrittenOutIsPostgreSQLsSpelling_wprompt10
+// read from a server; internal/api's TestWrittenOutIsPostgreSQLsSpelling
 // checks many more against the one the tests run on), and as long as written
 // says.
-func TestWrittenOutSpellsAsPostgreSQL_wprompt10(t *testing.T) {
+func TestWrittenOutSpellsAsPostgreSQL(t *testing.T) {
 	for in, want := range map[string]string{
 		`1e2`: `100`, `1.5E-3`: `0.0015`, `100e-2`: `1.00`, `-0`: `0`, `-0.0`: `0.0`, `-0e-3`: `0.000`,
 		`0.000e5`: `0`, `1.23e1`: `12.3`, `1.50e-2`: `0.0150`, `-1.25e+1`: `-12.5`, `0.0012e3`: `1.2`,
@@ -64,7 +64,7 @@ func randomNumber(r *rand.Rand) string {
 // MayRespell finds every number WrittenOut changes, wherever it sits in the
 // text (a word's last byte, the text's last bytes), and passes text without
 // one.
-func TestMayRespellFindsEveryNumberSpeltOtherwise_wprompt10(t *testing.T) {
+func TestMayRespellFindsEveryNumberSpeltOtherwise(t *testing.T) {
 	for _, num := range []string{`1e2`, `1.5E-3`, `-0`, `-0.00`, `-0e1`, `0E0`} {
 		for pad := range 20 {
 			for _, doc := range []string{

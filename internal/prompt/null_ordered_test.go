@@ -10,7 +10,7 @@ import (
 // it is absent or null, that the prompt is at fault and the guards to write
 // (it was text/template's bare "error calling gt: invalid type for
 // comparison"; rprompt10 F2). eq and ne of such a key still render.
-func TestRender_OrderingANullSaysWhichKeyAndTheGuard_wprompt10(t *testing.T) {
+func TestRender_OrderingANullSaysWhichKeyAndTheGuard(t *testing.T) {
 	in := `{"type":"object","properties":{"q":{"type":"string"},"discount":{"type":["number","null"]},"o":{"type":["object","null"]}},"required":["q"]}`
 	for _, c := range []struct {
 		content, input string
@@ -49,7 +49,7 @@ func TestRender_OrderingANullSaysWhichKeyAndTheGuard_wprompt10(t *testing.T) {
 
 // The guards the refusal names render for an absent, a null and a present
 // key alike, and eq of such a key is false.
-func TestRender_TheGuardsForOrderingANullRender_wprompt10(t *testing.T) {
+func TestRender_TheGuardsForOrderingANullRender(t *testing.T) {
 	in := `{"type":"object","properties":{"q":{"type":"string"},"discount":{"type":["number","null"]}},"required":["q"]}`
 	content := `Answer in JSON: {{ .q }}{{ if and .discount (gt .discount 0) }} A{{ end }}{{ with .discount }}{{ if gt . 0 }} W{{ end }}{{ end }}` +
 		`{{ if gt (default 0 .discount) 0 }} D{{ end }}{{ if eq .discount 0 }} Z{{ end }}`

@@ -11,7 +11,7 @@ import (
 // of a key declared in no "properties" it sees does not load, naming the
 // read, how the schema closes it and the closest name; keys declared beside
 // a "$ref", in "allOf" members and in branches are allowed (rprompt10 F3).
-func TestLoadDir_UnevaluatedPropertiesFalseClosesTheInput_wprompt10(t *testing.T) {
+func TestLoadDir_UnevaluatedPropertiesFalseClosesTheInput(t *testing.T) {
 	const base = `"$defs":{"who":{"properties":{"customer":{"type":"string"}}}},"allOf":[{"$ref":"#/$defs/who"}],` +
 		`"anyOf":[{"properties":{"tier":{"type":"string"}}},true],"unevaluatedProperties":false`
 	load := func(schema, content string) error {

@@ -27,7 +27,7 @@ func renderOutcome(t *testing.T, render func() (any, error)) string {
 // spelling, so an input whose 1e300 printed once per element passes 16 MiB
 // only written out is refused at creation, not accepted then failed on every
 // later run (rprompt10 F1: accepted, then "the prompt cannot be rendered").
-func TestRender_FirstRenderSeesTheStoredSpelling_wprompt10(t *testing.T) {
+func TestRender_FirstRenderSeesTheStoredSpelling(t *testing.T) {
 	content := `Answer in JSON. Rates:{{ range .items }} {{ $.rate }}{{ end }}`
 	m := strings.Replace(manifestWith(""), `"Answer in JSON: {{ .q }}"`, `'`+content+`'`, 1)
 	set, _, err := loadOne(t, m, nil)
@@ -60,7 +60,7 @@ func TestRender_FirstRenderSeesTheStoredSpelling_wprompt10(t *testing.T) {
 // Every spelling jsonb changes renders as jsonb gives it back, wherever the
 // number is (top level, in arrays and objects, {{ json . }}), and the
 // caller's parsed input is left as it was (the fingerprint was made from it).
-func TestRender_NumbersRenderAsStored_wprompt10(t *testing.T) {
+func TestRender_NumbersRenderAsStored(t *testing.T) {
 	content := `Answer in JSON: {{ .a }} {{ .b }} {{ .c }} {{ .d }} {{ index .l 1 }} {{ .o.x }} {{ .s }} {{ .n }} {{ json . }}`
 	m := strings.Replace(manifestWith(""), `"Answer in JSON: {{ .q }}"`, `'`+content+`'`, 1)
 	set, _, err := loadOne(t, m, nil)

@@ -15,7 +15,7 @@ import (
 // refuse those) refuses every undeclared key just the same, but the load
 // check only recognises additionalProperties, so a misspelt read loads and
 // every job is refused 422 invalid-input, blamed on the caller.
-func TestLoadDir_ClosedByUnevaluatedPropertiesChecksTemplateKeys_rprompt10(t *testing.T) {
+func TestLoadDir_ClosedByUnevaluatedPropertiesChecksTemplateKeys(t *testing.T) {
 	in := `{"type":"object","properties":{"subject":{"type":"string"}},"required":["subject"],"unevaluatedProperties":false}`
 	content := `Answer in JSON: {{ .subjct }}`
 	m := strings.Replace(manifestWith("input_schema: in.json\n"), `"Answer in JSON: {{ .q }}"`, `'`+content+`'`, 1)

@@ -14,7 +14,7 @@ import (
 // nor the guard to write — where every other read of an absent optional key
 // (printf, print, .key.field, a printed null) says all of that. The input
 // matched the input schema; the caller cannot tell what to change.
-func TestRender_OrderingAbsentOptionalKeySaysWhatAndHow_rprompt10(t *testing.T) {
+func TestRender_OrderingAbsentOptionalKeySaysWhatAndHow(t *testing.T) {
 	in := `{"type":"object","properties":{"q":{"type":"string"},"discount":{"type":["number","null"]}},"required":["q"]}`
 	for _, op := range []string{"gt", "lt", "ge", "le"} {
 		content := `Answer in JSON: {{ .q }}{{ if ` + op + ` .discount 0 }} (discounted){{ end }}`

@@ -206,15 +206,8 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 			// was given it (finishAttempt: store.RecordCancelledUsage).
 			usage = providers.Usage{}
 		}
-		if !recorded && (state == store.AttemptUnknown || cutByShutdown) {
-			// The attempt is still in flight in the database, so nothing there
-			// blocks a new attempt: the orchestrator, finding no unknown
-			// attempt, would fail over while the provider may have done the
-			// work. Abandoned instead: the lease expires and recovery marks it
-			// unknown (SPEC §6.7, §6.8). So is an attempt cut by the shutdown
-			// whose end could not be recorded within its bound.
-			log.Error("could not record the attempt as " + state + "; the lease will expire and recovery decides")
-			return attemptResult{attempt: a, state: "abandoned", err: pe, reason: res.reason}
+		if !recorded {
+			return unrecorded(res, log)
 		}
 		res.usage = usage
 		return res
@@ -237,10 +230,14 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		detail := map[string]any{"kind": "invalid_output", "fault": providers.FaultProvider, "action": providers.ActionFailover,
 			"message": fmt.Sprintf("output failed %d contract check(s); first: %s", len(violations), violations[0].String())}
 		markIgnored(detail, res)
-		if _, written := r.finishAttempt(bg, job, a, store.AttemptOutcome{
+		recorded, written := r.finishAttempt(bg, job, a, store.AttemptOutcome{
 			State: store.AttemptInvalid, ValidationErrors: violations, Usage: resp.Usage,
 			ProviderResponseID: resp.ResponseID, ResponseModel: resp.Model, LatencyMS: latency, Error: detail,
-		}, log); !written {
+		}, log)
+		if !recorded {
+			return unrecorded(res, log)
+		}
+		if !written {
 			res.usage = providers.Usage{} // not stored: not counted either (see above)
 		}
 		return res
@@ -462,8 +459,10 @@ func attemptError(pe *providers.Error) map[string]any {
 // more, and the job is run again once it ends, without waiting for a
 // recovery pass to adopt it.
 //
-// recorded is false when the end could not be written (a database error): the
-// attempt is then still in flight in the database, until its lease expires.
+// recorded is false when the end could not be written (a database error, or
+// rows held past the lock wait, for as long as the store tries it again:
+// store.FinishAttemptAs): the attempt is then still in flight in the
+// database, until its lease expires, and its run abandons it (unrecorded).
 // It is true when it was written, or when the attempt had already left flight
 // (a state conflict): the database then holds its state, not this process.
 // written is true when out's record, or at least its usage, was stored: an
@@ -549,6 +548,22 @@ func (r *Runner) cancelledUsage(ctx context.Context, a *store.Attempt, out store
 		log.Warn("could not record the usage of an attempt its job's cancellation settled", "err", err)
 	}
 	return written
+}
+
+// unrecorded is the end of an attempt whose end (res.state) could not be
+// recorded, even after the store's retries (finishAttempt's recorded false):
+// the attempt is still in flight in the database. Handled as the end it had,
+// the race would fail over beside it (or be refused, max_inflight), and the
+// job could not be settled while it is in flight: it would end unknown at the
+// lease's expiry all the same, with another target sent the request for
+// nothing — and an unknown end would leave nothing in the database to block a
+// new attempt while the provider may have done the work. Abandoned instead:
+// the race stops, and the lease expires and recovery marks the attempt
+// unknown (SPEC §6.7, §6.8). So is an attempt cut by the shutdown whose end
+// could not be recorded within its bound.
+func unrecorded(res attemptResult, log *slog.Logger) attemptResult {
+	log.Error("could not record the attempt as " + res.state + "; the lease will expire and recovery decides")
+	return attemptResult{attempt: res.attempt, state: "abandoned", err: res.err, reason: res.reason}
 }
 
 // unsentNotRecorded logs that the record of an attempt never sent

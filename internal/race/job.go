@@ -246,14 +246,7 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, readAt time.Time, 
 			if l, ok := latest[a.Provider]; !ok || a.Seq > l.Seq {
 				latest[a.Provider] = a
 			}
-			if why := failureOf(a); why != "" {
-				o.reasons[a.Provider] = a.Provider + ": " + why
-			}
-			if o.refused == "" && refusedCaller(a, route) {
-				// A refusal of the caller's request (refusedCaller): as refuse,
-				// no target not yet tried is started.
-				o.refused = cmp.Or(o.reasons[a.Provider], a.Provider+": "+string(kindOf(a)))
-			}
+			o.recordedFailure(a) // its reason; a refusal of the caller's request, as refuse takes it
 		}
 	}
 	// The plan's decisions say why no target is eligible now; the routing
@@ -281,12 +274,9 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, readAt time.Time, 
 		}
 		return nil, reason, again
 	}
-	o.resumeRetry(latest)
-	if o.refused != "" && !o.retryPending() {
-		// As refuse with nothing else working on the request: the race
-		// stops with the refusal. A retry resumed above goes on first.
-		o.stop(o.refused)
-	}
+	// Nothing else works on the request yet: a refusal stops the race, but
+	// a retry resumed first goes on.
+	o.actOnRecorded(latest)
 	return o, "", 0
 }
 
@@ -304,8 +294,8 @@ func (r *Runner) prepare(ctx context.Context, job *store.Job, readAt time.Time, 
 func (o *orchestrator) resumeRetry(latest map[string]store.Attempt) {
 	for _, p := range o.candidates {
 		a, ok := latest[p]
-		if !ok || a.State != store.AttemptFailed || o.retries[p] >= o.r.targetRetries(p) {
-			continue
+		if !ok || a.State != store.AttemptFailed || o.retries[p] >= o.r.targetRetries(p) || o.retryPendingFor(p) {
+			continue // one pending retry per target (scheduleRetry)
 		}
 		if o.deferred(p) {
 			// Its breaker refused it at the plan (opened, most likely, by

@@ -42,10 +42,14 @@ func (r *Runner) unjudged(ctx context.Context, job *store.Job, a *store.Attempt,
 	pe.Usage, pe.ResponseID, pe.ResponseModel = &usage, resp.ResponseID, resp.Model
 	res.state, res.err, res.usage = store.AttemptFailed, pe, usage
 	res.reason = fmt.Sprintf("%s: %s", a.Provider, describe(pe))
-	if _, written := r.finishAttempt(ctx, job, a, store.AttemptOutcome{
+	recorded, written := r.finishAttempt(ctx, job, a, store.AttemptOutcome{
 		State: store.AttemptFailed, Error: attemptError(pe), Usage: usage,
 		ProviderResponseID: resp.ResponseID, ResponseModel: resp.Model, LatencyMS: res.latency.Milliseconds(),
-	}, log); !written {
+	}, log)
+	if !recorded {
+		return unrecorded(res, log) // still in flight in the database (runAttempt)
+	}
+	if !written {
 		res.usage = providers.Usage{} // not stored: not counted either (runAttempt)
 	}
 	return res

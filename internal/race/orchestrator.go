@@ -86,6 +86,9 @@ type orchestrator struct {
 	blocked   bool // an attempt is unknown: no new attempt may start
 	stopped   bool // no new attempt: a caller fault, a limit, a lost lease
 	stopWhy   string
+	// unknowns are the attempts this run saw end unknown and has not yet
+	// found resolved (takeResolutions).
+	unknowns []string
 
 	// The job's retries waiting (retry_queue.go), at most one per target:
 	// pending ones wait out their backoff, soonest first, on retryTimer;
@@ -265,7 +268,7 @@ func (o *orchestrator) run(ctx context.Context) {
 			o.cancelRetry() // settled blocked (or not ours): none of them may start
 			return
 		}
-		o.blocked = false
+		o.takeResolutions(ctx) // unblocked: acts on what the resolutions say
 		if !o.retryPending() { // else the race goes on with the retry it had pending
 			o.failover(ctx) // none while draining
 		}
@@ -554,6 +557,7 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 		// store's reason instead).
 		o.blocked = true
 		o.reasons[p] = res.reason
+		o.unknowns = append(o.unknowns, res.attempt.ID)
 	case store.AttemptInvalid:
 		o.reasons[p] = res.reason
 		o.failover(ctx)
@@ -931,9 +935,21 @@ func (o *orchestrator) startThen(ctx context.Context, provider, role string, bef
 		}
 		return false
 	}
+	if o.blocked {
+		// The store created it: no attempt of the job is unknown any more
+		// (canHedge). What their resolutions say comes first: one that
+		// refused the caller's request leaves this attempt unsent when its
+		// target was not yet tried (refuse).
+		o.takeResolutions(ctx)
+		if o.refused != "" && !o.used[provider] {
+			release(OutcomeIgnore)
+			o.recordNotSent(ctx, a, errors.New("a resolution of an unknown attempt refused the caller's request, "+
+				"and no target not yet tried is sent it ("+o.refused+")"))
+			return false
+		}
+	}
 	o.used[provider] = true
 	o.attempts++
-	o.blocked = false // the store created it: no attempt of the job is unknown any more (canHedge)
 	// A run stopped while the attempt was created does not mark it running
 	// (cause: the shutdown's cut, say). A cancellation while the mark is in
 	// flight is the same case: a mark that committed although its caller saw
@@ -962,14 +978,7 @@ func (o *orchestrator) startThen(ctx context.Context, provider, role string, bef
 		if cause := context.Cause(ctx); cause != nil {
 			why = cause
 		}
-		// Without the run's cancellation, but not past Stop's hard cancel:
-		// the record retries for a while when the database does not answer.
-		dctx, end := o.r.detached(ctx)
-		defer end()
-		if err := o.r.cfg.Store.RecordNotSent(dctx, a.ID, "the request was never sent: "+why.Error()); err != nil &&
-			!errors.Is(err, store.ErrStateConflict) {
-			unsentNotRecorded(o.log.With("attempt_id", a.ID), err)
-		}
+		o.recordNotSent(ctx, a, why)
 		return false
 	}
 	if o.pastDeadline() {
@@ -997,6 +1006,19 @@ func (o *orchestrator) startThen(ctx context.Context, provider, role string, bef
 	}
 	o.launch(withLeaseSet(ctx, leaseSet), a, role, release, draining)
 	return true
+}
+
+// recordNotSent records attempt a, created and not sent, as never sent
+// because of why, rather than leave it to expire as unknown. Without the
+// run's cancellation, but not past Stop's hard cancel: the record retries for
+// a while when the database does not answer.
+func (o *orchestrator) recordNotSent(ctx context.Context, a *store.Attempt, why error) {
+	dctx, end := o.r.detached(ctx)
+	defer end()
+	if err := o.r.cfg.Store.RecordNotSent(dctx, a.ID, "the request was never sent: "+why.Error()); err != nil &&
+		!errors.Is(err, store.ErrStateConflict) {
+		unsentNotRecorded(o.log.With("attempt_id", a.ID), err)
+	}
 }
 
 // expiredUnsent acts on an attempt that MarkAttemptRunning refused

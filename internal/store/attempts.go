@@ -347,8 +347,13 @@ const lostEventSQL = `INSERT INTO race_events (job_id, attempt_id, kind, provide
 // win) is recorded as the job's end settles its attempts (unknownUnlessEndedSQL).
 //
 // The job's row and the attempt's are waited for up to transitionLockWait: a
-// row another transaction holds for longer is ErrBusy (a *BusyError naming the
-// job), nothing is recorded, and the attempt is left to its lease.
+// row another transaction holds for longer rolls the try back, and it is
+// tried again, as is a try the database did not answer, for up to
+// finishRetryFor (writeWhileUnreachable): an attempt's end is what takes it
+// out of flight, and one left unwritten is settled only by its lease's
+// expiry, as unknown. Past it the error is ErrBusy (a *BusyError naming the
+// job) or the database's, nothing is recorded, and the attempt is left to
+// its lease.
 func (s *Store) FinishAttempt(ctx context.Context, attemptID string, out AttemptOutcome) error {
 	_, err := s.FinishAttemptAs(ctx, attemptID, out)
 	return err
@@ -357,8 +362,44 @@ func (s *Store) FinishAttempt(ctx context.Context, attemptID string, out Attempt
 // FinishAttemptAs is FinishAttempt, and says which state it stored: out.State,
 // except for an unknown end on a job that had already ended (lost or
 // cancelled, unknownUnlessEndedSQL), so that the race counts what is stored.
-// The state comes back from the update itself: no extra round trip.
+// The state comes back from the update itself: no extra round trip. After a
+// try whose answer was lost, an attempt found no longer in flight is taken as
+// that try's record (out.State; RecordNotSent reads a conflict so too).
 func (s *Store) FinishAttemptAs(ctx context.Context, attemptID string, out AttemptOutcome) (stored string, err error) {
+	var held error // the latest try's lock wait that ran out (ErrBusy)
+	err = writeWhileUnreachable(ctx, finishRetryFor, func(ctx context.Context) error {
+		var err error
+		stored, err = s.finishAttemptAs(ctx, attemptID, out)
+		if held = nil; Busy(err) {
+			held = err
+			return errFinishHeld
+		}
+		return err
+	}, ErrStateConflict)
+	switch {
+	case held != nil:
+		return "", held
+	case err != nil:
+		return "", err
+	case stored == "":
+		return out.State, nil // a conflict after a lost answer: that try's record
+	}
+	return stored, nil
+}
+
+// finishRetryFor bounds how long FinishAttemptAs tries an attempt's end again
+// while its rows are held past the lock wait or the database does not answer,
+// as a run's other ending writes are (notSentRetryFor).
+const finishRetryFor = notSentRetryFor
+
+// errFinishHeld is a try that ran into its lock wait on a row another
+// transaction holds: it wrote nothing (its transaction rolled back), and
+// writeWhileUnreachable, which takes it as unanswered (it is no store error
+// and wraps no PgError), tries again. It did not reach the database
+// (claimUnsettled), so a conflict after it is not taken as its record.
+var errFinishHeld = errors.New("a row the change needs is held by another transaction")
+
+func (s *Store) finishAttemptAs(ctx context.Context, attemptID string, out AttemptOutcome) (stored string, err error) {
 	var jobID string
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		// The lock wait's bound goes in the same round trip as the attempt's

@@ -346,8 +346,8 @@ func claimUnsettled(err error) bool {
 	if errors.Is(err, errClaimNotRun) {
 		return true
 	}
-	if errors.Is(err, errNoAloneTurn) {
-		return false // not sent (runAlone)
+	if errors.Is(err, errNoAloneTurn) || errors.Is(err, errFinishHeld) {
+		return false // not sent (runAlone), or rolled back (a lock wait that ran out)
 	}
 	var pgErr *pgconn.PgError
 	return !errors.As(err, &pgErr) || pgErr.Severity == "FATAL" || pgErr.Severity == "PANIC"

@@ -354,7 +354,7 @@ func notSentError(why string) map[string]any {
 // staying `unknown` once its lease expires.
 func (s *Store) RecordNotSent(ctx context.Context, attemptID, why string) error {
 	return writeWhileUnreachable(ctx, unsentRetryFor, func(ctx context.Context) error {
-		err := s.FinishAttempt(ctx, attemptID, AttemptOutcome{State: AttemptCancelled,
+		_, err := s.finishAttemptAs(ctx, attemptID, AttemptOutcome{State: AttemptCancelled,
 			Error: notSentError(why)})
 		if !errors.Is(err, ErrStateConflict) {
 			return err

@@ -3,6 +3,7 @@ package race
 import (
 	"context"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/routerhq/router/internal/store"
@@ -18,9 +19,13 @@ type runningJob struct {
 	since  time.Time
 	// urgent: the keeper's next tick would come more than a tick and a third
 	// after since (a claim whose answer came late), so the keeper was woken
-	// to renew the job's leases at once (holdLease); cleared by the renewal
-	// pass that takes the job.
-	urgent bool
+	// to renew the job's leases at once (holdLease). Whichever pass takes the
+	// job (the woken one, a tick's, a retry's) renews it waiting for its rows
+	// (renewUrgent); the mark is cleared once such a renewal succeeded, or
+	// when urgentTries of them failed (urgentFailed counts them): the ticks
+	// then renew the job as any other.
+	urgent       bool
+	urgentFailed int
 	// renewed are the job's attempts whose leases the lease keeper renewed,
 	// each with this process's clock read just before the renewal that last
 	// did was sent (noteRenewed); nil until one was. An attempt's send is
@@ -68,6 +73,13 @@ func (r *Runner) keepLeases() {
 	r.mu.Unlock()
 	tick := time.NewTimer(time.Until(next))
 	defer tick.Stop()
+	// retry wakes the keeper again for urgent jobs whose renewal failed, a
+	// third of a tick after that renewal was sent (renewUrgent): however
+	// fast a dead database refuses them, one each third of a tick at most,
+	// urgentTries a job.
+	retry := time.NewTimer(every)
+	retry.Stop()
+	defer retry.Stop()
 	for {
 		var now time.Time
 		urgentOnly := false
@@ -84,38 +96,110 @@ func (r *Runner) keepLeases() {
 			tick.Reset(every)
 		case <-r.wakeKeeper:
 			now, urgentOnly = time.Now(), true
+		case <-retry.C:
+			now, urgentOnly = time.Now(), true
 		}
-		ids, live := r.leasesDue(now, every, urgentOnly)
+		due, urgent, live := r.leasesDue(now, every, urgentOnly)
 		if !live {
 			return
 		}
-		if len(ids) == 0 {
+		// The urgent jobs first, whichever pass this is: their leases run
+		// out before the next tick's renewal would come.
+		if len(urgent) > 0 {
+			ok, retryAt := r.renewUrgent(urgent, every)
+			if !retryAt.IsZero() {
+				retry.Reset(time.Until(retryAt))
+			}
+			if !ok && !urgentOnly {
+				// A tick renews them too, as it renews every other job:
+				// skipping held rows, given a whole tick.
+				due = append(due, urgent...)
+				slices.Sort(due)
+			}
+		}
+		if len(due) == 0 {
 			continue
 		}
 		// One tick at most: a renewal on a connection gone silent (no
 		// refusal, no answer) would otherwise hold every later one back
 		// until all the replica's leases lapsed. The next tick tries again.
 		ctx, cancel := context.WithTimeout(r.base, every)
-		renew := r.cfg.Store.RenewLeases
-		if urgentOnly {
-			// These jobs cannot wait for the next tick: a row another
-			// transaction holds (a moment, as an attempt is created) is
-			// waited for, not skipped — for a third of a tick at most, as
-			// every other job's renewal waits behind it.
-			cancel()
-			ctx, cancel = context.WithTimeout(r.base, every/3)
-			renew = r.cfg.Store.RenewLeasesWaiting
-		}
 		sent := time.Now() // before the statement that sets the leases from its now()
-		renewed, err := renew(ctx, r.cfg.LeaseOwner, ids, r.cfg.Lease)
+		renewed, err := r.cfg.Store.RenewLeases(ctx, r.cfg.LeaseOwner, due, r.cfg.Lease)
 		cancel()
 		if err != nil && r.base.Err() == nil {
 			// err names the wait that ran out: the connection's dial, or
 			// the statement's answer (store.RenewLeases).
-			r.cfg.Log.Warn("could not renew leases; the next tick tries again", "jobs", len(ids), "budget", every, "err", err)
+			r.cfg.Log.Warn("could not renew leases; the next tick tries again", "jobs", len(due), "budget", every, "err", err)
 		}
-		r.noteRenewed(sent, renewed)
+		r.noteRenewed(sent, renewed, nil)
 	}
+}
+
+// urgentTries is how many waiting renewals an urgent job is given
+// (renewUrgent): the first and three more, a tick's worth.
+const urgentTries = 4
+
+// renewUrgent renews the leases of the urgent jobs ids (holdLease): these
+// cannot wait for the next tick, so a row another transaction holds (a
+// moment, as an attempt is created) is waited for, not skipped
+// (store.RenewLeasesWaiting) — for a third of a tick at most, as every other
+// job's renewal waits behind it. ok reports whether the renewal was done; only
+// then are the jobs' urgent marks cleared (a statement that waited for every
+// row skipped none: an attempt it did not renew is no longer this process's
+// or no longer in flight). Otherwise the jobs stay marked, and the keeper's
+// next pass of any kind tries them again: retryAt, a third of a tick after
+// this statement was sent, is when the keeper wakes for it. A job whose
+// urgentTries renewals all failed loses its mark: the ticks renew it as any
+// other (retryAt is zero when no job is left to try).
+func (r *Runner) renewUrgent(ids []string, every time.Duration) (ok bool, retryAt time.Time) {
+	ctx, cancel := context.WithTimeout(r.base, every/3)
+	defer cancel()
+	sent := time.Now() // before the statement that sets the leases from its now()
+	renewed, err := r.cfg.Store.RenewLeasesWaiting(ctx, r.cfg.LeaseOwner, ids, r.cfg.Lease)
+	if err == nil {
+		r.noteRenewed(sent, renewed, ids)
+		return true, time.Time{}
+	}
+	if r.base.Err() != nil {
+		return false, time.Time{} // stopping
+	}
+	again, given := r.noteUrgentFailed(ids)
+	// err names the wait that ran out: the connection's dial, or the
+	// statement's answer (a row held longer than the budget).
+	if again > 0 {
+		retryAt = sent.Add(every / 3)
+		r.cfg.Log.Warn("could not renew the leases of jobs whose claim answered late; trying again a third of a tick after the last try",
+			"jobs", again, "budget", every/3, "retry_in", max(0, time.Until(retryAt)), "err", err)
+	}
+	if given > 0 {
+		r.cfg.Log.Warn("could not renew the leases of jobs whose claim answered late, in "+strconv.Itoa(urgentTries)+" tries; the ticks renew them as any other",
+			"jobs", given, "budget", every/3, "err", err)
+	}
+	return false, retryAt
+}
+
+// noteUrgentFailed counts a failed urgent renewal against the jobs ids
+// (runningJob.urgentFailed) and takes the mark of those that had their
+// urgentTries: again jobs are left to try, given jobs were given up.
+func (r *Runner) noteUrgentFailed(ids []string) (again, given int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range ids {
+		rj, ok := r.running[id]
+		if !ok || !rj.urgent {
+			continue // its run has ended
+		}
+		rj.urgentFailed++
+		if rj.urgentFailed >= urgentTries {
+			rj.urgent = false
+			given++
+		} else {
+			again++
+		}
+		r.running[id] = rj
+	}
+	return again, given
 }
 
 // leasesDue lists, in lock order (the same in every batch), the running jobs
@@ -127,32 +211,34 @@ func (r *Runner) keepLeases() {
 // tick and two thirds to spare (two thirds of a tick if that tick also
 // skipped its row because a win held it: renewals skip locked rows). A job
 // for which the next tick would come later than that (its claim answered
-// late: holdLease) is marked urgent, and a pass the keeper was woken for
-// (urgentOnly) renews only such jobs, at once, waiting for rows another
-// transaction holds rather than skipping them (store.RenewLeasesWaiting). Most jobs end well within a
-// tick and so never cost a renewal, nor hold row locks that a win would wait
-// for. live is false when no job is left, and the keeper stops.
-func (r *Runner) leasesDue(now time.Time, every time.Duration, urgentOnly bool) (ids []string, live bool) {
+// late: holdLease) is marked urgent: every pass, a tick's or one the keeper
+// was woken for (urgentOnly, which renews only such jobs), lists it in
+// urgent, to be renewed at once waiting for rows another transaction holds
+// rather than skipping them (renewUrgent); due holds the others. The mark
+// stays until such a renewal succeeded, or urgentTries of them failed. Most jobs end well within a tick and
+// so never cost a renewal, nor hold row locks that a win would wait for. live
+// is false when no job is left, and the keeper stops.
+func (r *Runner) leasesDue(now time.Time, every time.Duration, urgentOnly bool) (due, urgent []string, live bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.running) == 0 {
 		r.keeping = false
-		return nil, false
+		return nil, nil, false
 	}
 	if !urgentOnly {
 		r.nextRenewal = now.Add(every)
 	}
 	for id, rj := range r.running {
-		if rj.urgent || !urgentOnly && now.Sub(rj.since) >= every/3 {
-			ids = append(ids, id)
-			if rj.urgent {
-				rj.urgent = false
-				r.running[id] = rj
-			}
+		switch {
+		case rj.urgent:
+			urgent = append(urgent, id)
+		case !urgentOnly && now.Sub(rj.since) >= every/3:
+			due = append(due, id)
 		}
 	}
-	slices.Sort(ids)
-	return ids, true
+	slices.Sort(due)
+	slices.Sort(urgent)
+	return due, urgent, true
 }
 
 // noteRenewed records, for the attempts a renewal sent at sent renewed, that
@@ -160,12 +246,21 @@ func (r *Runner) leasesDue(now time.Time, every time.Duration, urgentOnly bool) 
 // clock (runningJob.renewed): an attempt whose run stalled before its send,
 // its lease kept by the keeper meanwhile, is sent (leaseRanOut). An attempt
 // the renewal skipped (a row another transaction held) keeps the time it had.
-func (r *Runner) noteRenewed(sent time.Time, renewed []store.RenewedAttempt) {
-	if len(renewed) == 0 {
+// The jobs urgent, renewed by renewUrgent, lose their urgent marks. (A job
+// is held once while it runs, and only a fresh one is marked, so a mark is
+// never one set after the renewal was sent.)
+func (r *Runner) noteRenewed(sent time.Time, renewed []store.RenewedAttempt, urgent []string) {
+	if len(renewed) == 0 && len(urgent) == 0 {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for _, id := range urgent {
+		if rj, ok := r.running[id]; ok && rj.urgent {
+			rj.urgent = false
+			r.running[id] = rj
+		}
+	}
 	for _, ra := range renewed {
 		rj, ok := r.running[ra.JobID]
 		if !ok {

@@ -76,7 +76,7 @@ func TestKeeperWokenOnlyForAJobThatCannotWaitForItsTick(t *testing.T) {
 // An urgent job whose waiting renewals keep failing (a dead database, a row
 // held for long) is tried urgentTries times, then left to the ticks, which
 // renew it as any other (skipping held rows): the retries are bounded.
-func TestUrgentMarkEndsAfterItsTries_wrecov10(t *testing.T) {
+func TestUrgentMarkEndsAfterItsTries(t *testing.T) {
 	now := time.Now()
 	r := &Runner{cfg: Config{Lease: 3 * time.Second}, keeping: true, nextRenewal: now.Add(time.Second),
 		running: map[string]runningJob{}, wakeKeeper: make(chan struct{}, 1)}

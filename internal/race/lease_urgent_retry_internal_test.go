@@ -21,7 +21,7 @@ import (
 // and the keeper tries it again within a third of a tick, instead of leaving
 // it to a next tick that comes after the claim's lease has run out: the
 // attempt in flight on this live runner would be marked unknown by recovery.
-func TestFailedUrgentRenewalIsTriedAgain_wrecov10(t *testing.T) {
+func TestFailedUrgentRenewalIsTriedAgain(t *testing.T) {
 	const lease = 6 * time.Second // ticks of 2 s; an urgent renewal is given 667 ms
 	db := testdb.New(t, store.Options{})
 	ctx := context.Background()

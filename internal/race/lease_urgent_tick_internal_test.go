@@ -19,11 +19,11 @@ import (
 // urgent job and renews nothing. The job's next renewal is then the next
 // tick, after the claim's lease has run out: the attempt in flight on this
 // live runner is marked unknown by recovery.
-func TestUrgentJobTakenByATickIsRenewedWaiting_wrecov10(t *testing.T) { urgentTickRig(t, true) }
+func TestUrgentJobTakenByATickIsRenewedWaiting(t *testing.T) { urgentTickRig(t, true) }
 
 // The control: the same late-claimed job submitted a second before the tick
 // (the keeper idle) is renewed by the woken pass, which waits for the row.
-func TestUrgentJobWokenBetweenTicksIsRenewed_wrecov10(t *testing.T) { urgentTickRig(t, false) }
+func TestUrgentJobWokenBetweenTicksIsRenewed(t *testing.T) { urgentTickRig(t, false) }
 
 func urgentTickRig(t *testing.T, atTick bool) {
 	const lease = 6 * time.Second // ticks of 2 s

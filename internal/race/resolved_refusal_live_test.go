@@ -22,7 +22,7 @@ import (
 // is sent to a third target and the job succeeds there. Had the hedge ended
 // first (job unknown, then resumed), prepare would have stopped the race
 // with the refusal (refusedCaller).
-func TestResolvedContentPolicyWhileLiveStopsTheRace_rrace10(t *testing.T) {
+func TestResolvedContentPolicyWhileLiveStopsTheRace(t *testing.T) {
 	obs := newHoldFinished(1) // the primary's end
 	fallbackCalled, fallbackGo := make(chan struct{}), make(chan struct{})
 	b := setupObserved(t, race.Route{HedgeAfter: 50 * time.Millisecond, MaxInflight: 2, MaxAttempts: 5}, nil, obs,

@@ -16,7 +16,7 @@ import (
 // request would be sent again while the job cannot be settled), and the job
 // is left to the attempt's lease and recovery, as after an unknown end whose
 // record failed. Before, the race failed over at once (review rrace10, F1).
-func TestUnwritableFailureIsNotFailedOver_wrace10(t *testing.T) {
+func TestUnwritableFailureIsNotFailedOver(t *testing.T) {
 	called, proceed := make(chan struct{}), make(chan struct{})
 	b := setup(t, race.Route{},
 		provSpec{name: "primary", respond: func(call int, _ *providers.Request) providers.Step {
@@ -57,7 +57,7 @@ func TestUnwritableFailureIsNotFailedOver_wrace10(t *testing.T) {
 // the live race retries it and as a resumed race does (resumeRetry). Before,
 // the live race saw only that the block had lifted: with no target left to
 // fail over to, the job failed (review rrace10, suspicion 3).
-func TestResolvedTransientFailureWhileLiveIsRetried_wrace10(t *testing.T) {
+func TestResolvedTransientFailureWhileLiveIsRetried(t *testing.T) {
 	obs := newHoldFinished(1) // the primary's end
 	fallbackCalled, fallbackGo := make(chan struct{}), make(chan struct{})
 	b := setupObserved(t, race.Route{HedgeAfter: 50 * time.Millisecond, MaxInflight: 2, MaxAttempts: 5}, nil, obs,

@@ -11,7 +11,7 @@ import (
 
 // Found in review (rrace10), and fixed: the record is tried again
 // (store.FinishAttemptAs), and one that cannot be written abandons the
-// attempt (TestUnwritableFailureIsNotFailedOver_wrace10). As found:
+// attempt (TestUnwritableFailureIsNotFailedOver). As found:
 //
 // An attempt whose definitive failure could not be recorded (its row held
 // past the store's lock wait, as by an operator's open transaction or a
@@ -23,7 +23,7 @@ import (
 // the zombie's lease runs out, recovery marks it unknown (lease_expired: "the
 // router ... died or lost the database") and the job `unknown`, waiting for
 // an operator, although every attempt's outcome was known to the router.
-func TestUnrecordedFailureDoesNotLeaveTheJobRunning_rrace10(t *testing.T) {
+func TestUnrecordedFailureDoesNotLeaveTheJobRunning(t *testing.T) {
 	called, proceed := make(chan struct{}), make(chan struct{})
 	fallbackCalled := make(chan struct{})
 	b := setup(t, race.Route{},

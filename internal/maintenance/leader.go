@@ -152,6 +152,14 @@ func (e *Elector) Once(ctx context.Context) bool {
 		// every pooled connection for the whole renewal interval.
 		e.log.Warn("leader lease: no free database connection for the renewal in time (this replica's pool was busy, and the database, at its connection limit, refused the lease a connection of its own); this replica does not lead until a renewal succeeds (tried again at the next tick): raise the database's max_connections, or lower pool_max_conns",
 			"role", e.name, "timeout", e.ttl/3, "err", err)
+	case errors.Is(err, store.ErrLeaseRowHeld):
+		// Not the database's silence either: it answered that another
+		// session holds the lease's row (the store waits for it half the
+		// renewal's budget at most), and the lease's connection is kept.
+		// Every replica sees the same, so none leads until that session's
+		// transaction ends.
+		e.log.Warn("leader lease: another database session holds the lease's row (leader_leases), so no replica can renew or take the lease and none leads until that session's transaction ends; find it in pg_locks joined to pg_stat_activity and end its transaction (tried again at the next tick)",
+			"role", e.name, "err", err)
 	case err != nil && silent:
 		e.log.Warn("leader lease: the database did not answer the renewal in time; this replica does not lead until a renewal succeeds (tried again at the next tick)",
 			"role", e.name, "timeout", e.ttl/3, "err", err)

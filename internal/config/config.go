@@ -517,6 +517,13 @@ func parse(b []byte, file string) (*Config, error) {
 		if p := blankPromptsDir(root.Content[0]); p != "" {
 			problems = append(problems, p)
 		}
+		// database_url written blank is refused unless DATABASE_URL, set to
+		// something, replaces it (a DATABASE_URL of white space is refused below).
+		if v := os.Getenv("DATABASE_URL"); strings.TrimSpace(v) == "" {
+			if p := blankDatabaseURL(root.Content[0]); p != "" {
+				problems = append(problems, p)
+			}
+		}
 		// Each value of the wrong type is reported here, naming its setting,
 		// and removed: the decode and writtenZeros see it as left out.
 		wrong := wrongTypes(root.Content[0], reflect.TypeOf(c))

@@ -23,13 +23,11 @@ func (p Provider) providerProblems(where string) []string {
 	if p.Type != "scripted" && p.BaseURL != "" {
 		if err := checkBaseURL(p.BaseURL); err != nil {
 			errs = append(errs, fmt.Sprintf("%s.base_url: %v", where, err))
-		} else if p.Type == "anthropic" {
-			if root, ok := anthropicVersioned(p.BaseURL); ok {
-				if strings.Contains(root, "=…") {
-					root += " (with your query's values where it shows …)"
-				}
-				errs = append(errs, fmt.Sprintf("%s.base_url for type anthropic must not end in /v1: the SDK adds /v1/messages itself, so every request would go to /v1/v1/messages and fail as model_not_found; use %s", where, root))
+		} else {
+			if host, https, ok := plainHTTPToPublicAPI(p.BaseURL); ok {
+				errs = append(errs, fmt.Sprintf("%s.base_url: http:// to %s would send the API key in clear with every attempt (and %s answers only over HTTPS): write https://, %q", where, host, host, https))
 			}
+			errs = append(errs, p.anthropicRootProblems(where)...)
 		}
 	}
 	errs = append(errs, p.scriptProblems(where)...)
@@ -37,6 +35,22 @@ func (p Provider) providerProblems(where string) []string {
 		errs = append(errs, fmt.Sprintf("%s.tokenizer: %q is not one of %s (omit it to choose by the model's name)", where, p.Tokenizer, strings.Join(Tokenizers, ", ")))
 	}
 	return errs
+}
+
+// anthropicRootProblems refuses an anthropic provider's base_url that ends
+// in /v1.
+func (p Provider) anthropicRootProblems(where string) []string {
+	if p.Type != "anthropic" {
+		return nil
+	}
+	root, ok := anthropicVersioned(p.BaseURL)
+	if !ok {
+		return nil
+	}
+	if strings.Contains(root, "=…") {
+		root += " (with your query's values where it shows …)"
+	}
+	return []string{fmt.Sprintf("%s.base_url for type anthropic must not end in /v1: the SDK adds /v1/messages itself, so every request would go to /v1/v1/messages and fail as model_not_found; use %s", where, root)}
 }
 
 // checkBaseURL wants an absolute http(s) URL with a host: without a scheme
@@ -70,6 +84,32 @@ func checkBaseURL(raw string) error {
 		return fmt.Errorf("%q has a fragment (#…), which is never sent to the server: remove it (a query, ?api-version=…, is kept and sent with every request)", netredact.URL(u))
 	}
 	return nil
+}
+
+// publicAPIHosts are the providers' public API hosts the loader knows:
+// they answer only over HTTPS, and every request to them carries the key.
+var publicAPIHosts = []string{"api.openai.com", "api.anthropic.com"}
+
+// plainHTTPToPublicAPI reports a base_url (checked by checkBaseURL) that is
+// http:// to one of publicAPIHosts — an `s` dropped while typing — and the
+// https:// URL to write instead: the Authorization or x-api-key header would
+// cross the internet unencrypted with the first attempt, before any redirect
+// to https:// could be answered. http:// to other hosts (vLLM, Ollama, an
+// internal proxy) stays allowed.
+func plainHTTPToPublicAPI(raw string) (host, https string, ok bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" {
+		return "", "", false
+	}
+	h := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if !slices.Contains(publicAPIHosts, h) {
+		return "", "", false
+	}
+	u.Scheme = "https"
+	if u.Port() == "80" {
+		u.Host = u.Hostname()
+	}
+	return h, netredact.URL(u), true
 }
 
 // anthropicVersioned reports an Anthropic base_url that ends in /v1 (as

@@ -3,21 +3,29 @@ package config
 import (
 	"fmt"
 	"log/slog"
+	"strings"
 )
 
-// SlogLevel is log.level as a slog.Level: debug, info, warn or error (slog's
-// names, with offsets such as warn+2); empty is the default, info. Load
-// refuses a level it cannot parse with this same error; the server refuses
-// one in a Config built in code with it too.
+// SlogLevel is log.level as a slog.Level: debug, info, warn or error, in any
+// case; empty is the default, info. slog's own parser also takes offsets
+// (error+4, debug-4), which the documentation does not offer and which above
+// error silence every line, errors included: they are refused. Load refuses
+// a level it cannot take with this same error; the server refuses one in a
+// Config built in code with it too.
 func (l Log) SlogLevel() (slog.Level, error) {
-	if l.Level == "" {
+	switch strings.ToLower(l.Level) {
+	case "":
 		return slog.LevelInfo, nil
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warn":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(l.Level)); err != nil {
-		return 0, fmt.Errorf("log.level: %q is not debug, info, warn or error (omit it for the default, info)", l.Level)
-	}
-	return level, nil
+	return 0, fmt.Errorf("log.level: %q is not debug, info, warn or error (omit it for the default, info; slog's offsets such as warn+2 are not taken)", l.Level)
 }
 
 // JSON says whether log.format asks for JSON lines; empty is the default,

@@ -25,6 +25,7 @@ func commands() []command {
 	return []command{
 		{"serve", "router serve [--config router.yaml] [--debug-listen 127.0.0.1:6060]", "run the router's HTTP API", runServe, false},
 		{"migrate", "router migrate [--config router.yaml]", "apply the embedded database migrations", runMigrate, false},
+		{"config", configUsage, "check a configuration as serve does before it touches the database, without serving", runConfig, false},
 		{"keys", "router keys create|list|revoke|rotate-webhook-secret|forget-removed-webhook ...", "create, list and revoke API keys; rotate an owner's webhook signing secret; forget a removed configured webhook", runKeys, false},
 		{"jobs", "router jobs get ID | list [--state S] [--owner O] [--limit N] [--json]", "print a job with its attempts, or list the jobs of every owner that have not ended", runJobs, false},
 		{"conformance", conformanceUsage, "run the conformance suites against providers and record the results", runConformance, false},
@@ -39,6 +40,7 @@ var subcommands = map[string][]string{
 	"keys":        {"create", "list", "revoke", "rotate-webhook-secret", "forget-removed-webhook"},
 	"jobs":        {"get", "list"},
 	"conformance": {"run"},
+	"config":      {"check"},
 }
 
 // commandPath is the command args (what follows `router`) name, as its
@@ -124,7 +126,7 @@ func brokenStdout(err error) bool {
 }
 
 // helpFor is `router help COMMAND [SUBCOMMAND]`: it prints what `router
-// COMMAND [SUBCOMMAND] --help` prints, and runs nothing. Only keys, jobs and
+// COMMAND [SUBCOMMAND] --help` prints, and runs nothing. Only keys, jobs, config and
 // conformance have subcommands; any other word is refused, never passed on
 // (`router help localdb touch x` must not run touch).
 func helpFor(ctx context.Context, args []string) int {
@@ -137,7 +139,7 @@ func helpFor(ctx context.Context, args []string) int {
 		case len(args) == 2 && subcommands[c.name] != nil && !strings.HasPrefix(args[1], "-"):
 			help = []string{args[1], "--help"}
 		case len(args) > 1:
-			fmt.Fprintf(os.Stderr, "router help: unexpected %q: give a command, and for keys, jobs or conformance one subcommand (`router help keys create`)\n",
+			fmt.Fprintf(os.Stderr, "router help: unexpected %q: give a command, and for keys, jobs, config or conformance one subcommand (`router help keys create`)\n",
 				strings.Join(args[1:], " "))
 			return 2
 		}

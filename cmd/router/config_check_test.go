@@ -15,7 +15,7 @@ import (
 // serve's checks up to the database and stops there: the database named
 // here does not answer, so a check that touched it would fail. Found by
 // review (rcli10).
-func TestConfigCheck_wcli10(t *testing.T) {
+func TestConfigCheck(t *testing.T) {
 	t.Setenv("DATABASE_URL", "postgres://u@127.0.0.1:1/d?connect_timeout=1")
 	t.Setenv("ROUTER_DEMO_KEY", "demo-key")
 	demo, err := filepath.Abs("../../demo/router.yaml")

@@ -11,7 +11,7 @@ import (
 // every attempt after it: the Authorization (or x-api-key) header goes out
 // before any redirect to https:// could be answered. It is refused at load,
 // naming the provider and saying to write https://. Found by review (rcli10).
-func TestPlainHTTPToPublicAPIHostRefused_wcli10(t *testing.T) {
+func TestPlainHTTPToPublicAPIHostRefused(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	for _, p := range []string{
 		`{name: p, type: openai, base_url: http://api.openai.com/v1, api_key_env: OPENAI_API_KEY, model: gpt-4o-mini}`,
@@ -33,7 +33,7 @@ func TestPlainHTTPToPublicAPIHostRefused_wcli10(t *testing.T) {
 // The refusal names the provider and gives the https:// URL to write; the
 // host and scheme are matched in any case, with a trailing dot, and on port
 // 80. Plain http:// to any other host (vLLM, Ollama, a proxy) stays allowed.
-func TestPlainHTTPToPublicAPIHostMessage_wcli10(t *testing.T) {
+func TestPlainHTTPToPublicAPIHostMessage(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	parse := func(baseURL string) error {
 		_, err := Parse([]byte("providers:\n  - {name: p, type: openai, base_url: '" + baseURL + "', api_key_env: OPENAI_API_KEY, model: m}\nroutes:\n  r: {providers: [p]}\n"))

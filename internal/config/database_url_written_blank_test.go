@@ -14,7 +14,7 @@ import (
 // written blank is refused too (TestBlankPromptsDirRefused). A file that
 // writes the key blank is refused the same way, naming its line. Found by
 // review (rcli10).
-func TestWrittenBlankDatabaseURLRefused_wcli10(t *testing.T) {
+func TestWrittenBlankDatabaseURLRefused(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	for _, written := range []string{`database_url: ""`, `database_url: "  "`, `database_url: "\n"`, `database_url:`, `database_url: ~`} {
 		c, err := Parse([]byte(defaultsBase + written + "\n"))
@@ -33,7 +33,7 @@ func TestWrittenBlankDatabaseURLRefused_wcli10(t *testing.T) {
 }
 
 // The refusal names the line and says what to write instead.
-func TestWrittenBlankDatabaseURLMessage_wcli10(t *testing.T) {
+func TestWrittenBlankDatabaseURLMessage(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	_, err := Parse([]byte("database_url: \"\"\n" + defaultsBase))
 	want := "line 1: database_url is written but blank: give the PostgreSQL URL (or set DATABASE_URL), write `embedded` for the embedded development database, " +
@@ -46,7 +46,7 @@ func TestWrittenBlankDatabaseURLMessage_wcli10(t *testing.T) {
 // DATABASE_URL replaces the file's database_url, so a blank key left in the
 // file of a deployment that sets DATABASE_URL still loads, on DATABASE_URL.
 // A DATABASE_URL of white space replaces nothing: both are reported.
-func TestWrittenBlankDatabaseURLOverridden_wcli10(t *testing.T) {
+func TestWrittenBlankDatabaseURLOverridden(t *testing.T) {
 	t.Setenv("DATABASE_URL", "postgres://env/db")
 	c, err := Parse([]byte(defaultsBase + "database_url: \"\"\n"))
 	if err != nil || c.DatabaseURL != "postgres://env/db" {

@@ -10,7 +10,7 @@ import (
 // warn, error). slog's parser also takes offsets: `error+4` (level 12) was
 // accepted and silenced every line the router logs, errors included, without
 // a word. Found by review (rcli10).
-func TestLogLevelOffsetsRefused_wcli10(t *testing.T) {
+func TestLogLevelOffsetsRefused(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	for _, lvl := range []string{"error+4", "WARN+8", "debug-4"} {
 		c, err := Parse([]byte(defaultsBase + "log: {level: " + lvl + "}\n"))
@@ -26,7 +26,7 @@ func TestLogLevelOffsetsRefused_wcli10(t *testing.T) {
 }
 
 // The four levels are still taken in any case, as slog took them.
-func TestLogLevelFourWordsAnyCase_wcli10(t *testing.T) {
+func TestLogLevelFourWordsAnyCase(t *testing.T) {
 	for lvl, want := range map[string]slog.Level{"": slog.LevelInfo, "debug": slog.LevelDebug, "INFO": slog.LevelInfo, "Warn": slog.LevelWarn, "error": slog.LevelError} {
 		if got, err := (Log{Level: lvl}).SlogLevel(); err != nil || got != want {
 			t.Errorf("SlogLevel(%q) = %v, %v; want %v", lvl, got, err, want)

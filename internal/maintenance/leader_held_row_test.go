@@ -19,7 +19,7 @@ import (
 // not as a database that did not answer, which would send the operator to
 // the network instead of to the session. Once the session ends, the next
 // renewal leads again.
-func TestLeaderRenewalBlockedByAHeldRowSaysSo_wmaint10(t *testing.T) {
+func TestLeaderRenewalBlockedByAHeldRowSaysSo(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	ctx := context.Background()
 	var logs bytes.Buffer // written by Once only, on this goroutine

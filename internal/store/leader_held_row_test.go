@@ -17,7 +17,7 @@ import (
 // session — by the renewal and by the resignation alike. The database
 // answered: the renewal keeps the lease's connection, as it does after any
 // other answer, rather than dialling a new one at every tick.
-func TestLeaseCallsOnAHeldRowSaySoAndKeepTheConnection_wmaint10(t *testing.T) {
+func TestLeaseCallsOnAHeldRowSaySoAndKeepTheConnection(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	pool, _ := leasePool(t, db, 2)
 	st := store.New(pool, store.Options{})

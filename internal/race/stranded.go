@@ -95,6 +95,8 @@ func (r *Runner) failStranded(ctx context.Context, id string) (handled bool) {
 		r.cfg.Observer.JobSettled(state)
 	}
 	r.cfg.Listener.Publish(id, state)
-	r.cfg.Log.Warn("recovery: failed a job no replica could run", "job_id", id, "state", state, "reason", reason)
+	// SettleJobAs ends the job failed, or unknown when one of its attempts'
+	// outcomes is unknown: the message says which it was.
+	r.cfg.Log.Warn("recovery: ended a job no replica could run", "job_id", id, "state", state, "reason", reason)
 	return true
 }

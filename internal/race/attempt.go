@@ -145,7 +145,11 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 			state = store.AttemptUnknown
 			pe = &providers.Error{Provider: a.Provider, Kind: KindShutdown, Fault: providers.FaultRouter,
 				Action: providers.ActionStop, OutcomeUnknown: true, Message: shutdownSilentWhy, Err: err}
-		case errors.Is(cause, errLoser), errors.Is(cause, errJobCancelled), pe.Kind == providers.KindCancelled:
+		case (errors.Is(cause, errLoser) || errors.Is(cause, errJobCancelled)) && !providerAnswered, pe.Kind == providers.KindCancelled:
+			// Cut by another attempt's win or the job's cancellation. An
+			// error the provider answered with before the cut (a 5xx, a 429)
+			// is its own, as at the deadline: recorded failed, and its
+			// breaker counts it.
 			state = store.AttemptCancelled
 		case pe.OutcomeUnknown:
 			state = store.AttemptUnknown
@@ -171,7 +175,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		hedgedAfter, silent := f.silentPastHedge()
 		res.silentLoser = state == store.AttemptCancelled && errors.Is(cause, errLoser) && !pe.Received && silent
 		detail := attemptError(pe)
-		if errors.Is(cause, errLoser) {
+		if state == store.AttemptCancelled && errors.Is(cause, errLoser) {
 			detail["message"] = "cancelled: another attempt won"
 		}
 		if res.silentLoser {

@@ -72,7 +72,9 @@ type Route struct {
 	HedgeMin, HedgeMax time.Duration
 	// HedgeBudgetPercent and HedgeBudgetMin bound the route's hedges in flight
 	// in this process: at most max(HedgeBudgetMin, HedgeBudgetPercent% of the
-	// route's jobs in flight). Both zero: no budget.
+	// route's jobs in flight). Both zero: no budget (unlimited); a configured
+	// budget of nothing reaches the race as MaxInflight 1 instead
+	// (server.BuildRoutes).
 	HedgeBudgetPercent float64
 	HedgeBudgetMin     int
 	MaxInflight        int

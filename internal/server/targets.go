@@ -227,7 +227,11 @@ func BuildRoutes(cfg *config.Config) map[string]*race.Route {
 			ConformancePrompt: r.ConformancePrompt,
 		}
 		if rr.HedgeBudgetPercent == 0 && rr.HedgeBudgetMin == 0 {
-			rr.HedgeAfter, rr.AdaptiveHedge = 0, false // a budget of nothing: no hedges
+			// A budget of nothing: no call in flight beyond one per job — no
+			// hedge, and no retry or failover beside another call (two
+			// retries due at once in a resumed job). The race reads a zero
+			// budget as none configured (race.Route), so max_inflight says it.
+			rr.HedgeAfter, rr.AdaptiveHedge, rr.MaxInflight = 0, false, 1
 		}
 		out[name] = rr
 	}

@@ -47,7 +47,7 @@ func watchedFallback(t *testing.T) *outcomeWatch {
 // error status at the job's deadline is (TestProviderStatusAtTheDeadlineIsNotTheDeadlinesCut).
 // It used to be recorded "cancelled: another attempt won", the provider's
 // answer lost and its breaker told nothing.
-func TestLosersErrorStatusIsKept_wrace10b(t *testing.T) {
+func TestLosersErrorStatusIsKept(t *testing.T) {
 	fb := &statusAtCut{name: "fallback", called: make(chan struct{})}
 	adm := watchedFallback(t)
 	b := racetest.New(t, racetest.Options{Route: race.Route{HedgeAfter: 50 * time.Millisecond, MaxInflight: 2}, Admission: adm,
@@ -78,7 +78,7 @@ func TestLosersErrorStatusIsKept_wrace10b(t *testing.T) {
 // The same for an attempt whose job the caller cancelled after its provider
 // had answered with an error status: the store has settled the attempt
 // cancelled with its job, but its breaker still counts the 503.
-func TestCancelledJobsErrorStatusReachesTheBreaker_wrace10b(t *testing.T) {
+func TestCancelledJobsErrorStatusReachesTheBreaker(t *testing.T) {
 	fb := &statusAtCut{name: "fallback", called: make(chan struct{})}
 	adm := watchedFallback(t)
 	b := racetest.New(t, racetest.Options{Admission: adm,

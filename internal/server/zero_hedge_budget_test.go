@@ -15,7 +15,7 @@ import (
 // route it is given must keep one call per job by itself: max_inflight 1.
 // It used to keep the configured max_inflight (2), and the second retry
 // started beside the first on an "unlimited" budget.
-func TestZeroHedgeBudgetKeepsOneCallPerJob_wrace10b(t *testing.T) {
+func TestZeroHedgeBudgetKeepsOneCallPerJob(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	cfg, err := config.Parse([]byte(`providers:
   - {name: z-primary, type: scripted}

@@ -21,7 +21,9 @@ type runningJob struct {
 	// after since (a claim whose answer came late), so the keeper was woken
 	// to renew the job's leases at once (holdLease). Whichever pass takes the
 	// job (the woken one, a tick's, a retry's) renews it waiting for its rows
-	// (renewUrgent); the mark is cleared once such a renewal succeeded, or
+	// (renewUrgent), and when that fails, at once skipping held rows, as a
+	// tick does (keepLeases: one job's held row fails the waiting renewal of
+	// every job sent with it); the mark is cleared once such a renewal succeeded, or
 	// when urgentTries of them failed (urgentFailed counts them): the ticks
 	// then renew the job as any other.
 	urgent       bool
@@ -107,14 +109,31 @@ func (r *Runner) keepLeases() {
 		// out before the next tick's renewal would come.
 		if len(urgent) > 0 {
 			ok, retryAt := r.renewUrgent(urgent, every)
-			if !retryAt.IsZero() {
+			if retryAt.IsZero() {
+				// Nothing is left to try again (done, or given up): a
+				// retry armed by an earlier failure would only wake the
+				// keeper for an empty pass.
+				retry.Stop()
+			} else {
 				retry.Reset(time.Until(retryAt))
 			}
-			if !ok && !urgentOnly {
-				// A tick renews them too, as it renews every other job:
-				// skipping held rows, given a whole tick.
-				due = append(due, urgent...)
-				slices.Sort(due)
+			if !ok && r.base.Err() == nil {
+				// The waiting statement renewed none of them: one held
+				// row (an open transaction on one job's attempt) fails it
+				// for all the jobs sent with it. Renew them at once as a
+				// tick does, skipping held rows, so that every job whose
+				// rows nobody holds has its leases before they run out;
+				// the waiting retries go on for the held ones.
+				if urgentOnly {
+					next := "the next tick"
+					if !retryAt.IsZero() {
+						next = "the next waiting try, a third of a tick after the last,"
+					}
+					r.renewSkipping(urgent, every/3, next)
+				} else {
+					due = append(due, urgent...)
+					slices.Sort(due)
+				}
 			}
 		}
 		if len(due) == 0 {
@@ -123,17 +142,24 @@ func (r *Runner) keepLeases() {
 		// One tick at most: a renewal on a connection gone silent (no
 		// refusal, no answer) would otherwise hold every later one back
 		// until all the replica's leases lapsed. The next tick tries again.
-		ctx, cancel := context.WithTimeout(r.base, every)
-		sent := time.Now() // before the statement that sets the leases from its now()
-		renewed, err := r.cfg.Store.RenewLeases(ctx, r.cfg.LeaseOwner, due, r.cfg.Lease)
-		cancel()
-		if err != nil && r.base.Err() == nil {
-			// err names the wait that ran out: the connection's dial, or
-			// the statement's answer (store.RenewLeases).
-			r.cfg.Log.Warn("could not renew leases; the next tick tries again", "jobs", len(due), "budget", every, "err", err)
-		}
-		r.noteRenewed(sent, renewed, nil)
+		r.renewSkipping(due, every, "the next tick")
 	}
+}
+
+// renewSkipping renews the leases of the jobs ids, skipping rows another
+// transaction holds (store.RenewLeases), given budget; again says, in the
+// warning a failure logs, when the next try comes.
+func (r *Runner) renewSkipping(ids []string, budget time.Duration, again string) {
+	ctx, cancel := context.WithTimeout(r.base, budget)
+	sent := time.Now() // before the statement that sets the leases from its now()
+	renewed, err := r.cfg.Store.RenewLeases(ctx, r.cfg.LeaseOwner, ids, r.cfg.Lease)
+	cancel()
+	if err != nil && r.base.Err() == nil {
+		// err names the wait that ran out: the connection's dial, or
+		// the statement's answer (store.RenewLeases).
+		r.cfg.Log.Warn("could not renew leases; "+again+" tries again", "jobs", len(ids), "budget", budget, "err", err)
+	}
+	r.noteRenewed(sent, renewed, nil)
 }
 
 // urgentTries is how many waiting renewals an urgent job is given

@@ -45,15 +45,17 @@ func (e configInvalid) Is(target error) bool { return target == errUsage }
 
 // runConfigCheck loads and checks a configuration as `router serve` does
 // before it touches the database — the file, the routes, the prompts
-// directory against them, the providers' targets, and the keys and webhook
-// secrets read from the environment — without listening, serving, or
+// directory against them, the providers' targets, the keys and webhook
+// secrets read from the environment, the OpenTelemetry environment and the
+// database URL serve would use (server.Check) — without listening, serving, or
 // starting, connecting to or migrating a database. It prints the warnings
 // serve would log (stderr) and a one-line summary (stdout), exit 0; or the
 // problems, exit 2.
 func runConfigCheck(args []string) error {
 	fs := newFlags("config check", configCheckUsage,
 		"Checks a configuration as `router serve` does before it touches the database: the file, the prompts directory against the routes, "+
-			"the providers, and the keys and webhook secrets in the environment (run it where serve would run, with the same environment). "+
+			"the providers, the keys and webhook secrets in the environment, the OTEL_* variables and the database URL serve would use (parsed, not dialled) "+
+			"(run it where serve would run, with the same environment). "+
 			"Nothing listens and no database is started, connected to or migrated: run it with a new binary before a rolling upgrade. "+
 			"Prints serve's start-up warnings on stderr and a one-line summary; exits 0 when serve would start, 2 with every problem otherwise.")
 	cfgPath := configFlag(fs)

@@ -2,9 +2,15 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"os"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/routerhq/router/internal/config"
+	"github.com/routerhq/router/internal/prompt"
+	"github.com/routerhq/router/internal/race"
+	"github.com/routerhq/router/internal/telemetry"
 )
 
 // Checked is what Check found in a configuration that passed.
@@ -17,11 +23,16 @@ type Checked struct {
 
 // Check runs, on a loaded configuration, the checks New makes before it
 // touches the database (starts, connects to or migrates it): the log
-// settings, the prompts against the routes, every provider's target, the
-// tenants', operator's and webhooks' secrets in the environment, and the
-// operator key not being a tenant's. `router config check` runs it, so that
-// a configuration can be checked with a new binary before a rolling upgrade
-// without serving or migrating. It must stay in step with New.
+// settings, the OpenTelemetry environment (telemetry.CheckEnv: no exporter
+// is built), the prompts against the routes, every provider's target, the
+// tenants', operator's and webhooks' secrets in the environment, the
+// operator key not being a tenant's (prepare, which New runs too), and the
+// database URL serve would connect to (database_url, or DATABASE_URL over
+// it), parsed as store.Connect parses it but not dialled. `router config
+// check` runs it, so that a configuration can be checked with a new binary
+// before a rolling upgrade without serving or migrating. New refuses the
+// first of these problems it meets; Check reports every one it can at once.
+// It must stay in step with New.
 func Check(cfg *config.Config) (Checked, error) {
 	if _, err := Logger(cfg.Log); err != nil {
 		return Checked{}, err
@@ -29,20 +40,64 @@ func Check(cfg *config.Config) (Checked, error) {
 	if _, err := cfg.Chat.BlankKeepAlive(); err != nil {
 		return Checked{}, err
 	}
+	telemetryErr := telemetry.CheckEnv(os.Getenv)
+	p, prepareErr := prepare(cfg)
+	if prepareErr == nil {
+		defer p.closeIdle()
+	}
+	if err := errors.Join(telemetryErr, prepareErr, databaseURLError(cfg)); err != nil {
+		return Checked{}, err
+	}
+	return Checked{Prompts: len(p.prompts.All()), Targets: len(p.targets),
+		Warnings: append(shortKeyWarnings(cfg, p.opsKey), cfg.Warnings()...)}, nil
+}
+
+// databaseURLError is why store.Connect would refuse the database URL serve
+// uses before dialling (pgxpool.ParseConfig: a port that is no number, a
+// pool_max_conns that is none, an sslrootcert it cannot read), nil when it
+// would not or when serve uses the embedded database. pgconn's error shows
+// the URL with its password masked.
+func databaseURLError(cfg *config.Config) error {
+	if embedded, _ := embeddedDatabase(cfg.DatabaseURL); embedded {
+		return nil
+	}
+	if _, err := pgxpool.ParseConfig(cfg.DatabaseURL); err != nil {
+		return fmt.Errorf("database URL (database_url, or DATABASE_URL over it), which serve would refuse before connecting: %w; "+
+			"write it as postgres://user:password@host:5432/dbname (pool_* settings as numbers or durations, files it names readable) or as key=value settings", err)
+	}
+	return nil
+}
+
+// prepared is what New builds from the configuration and the environment
+// before the database, once prepare's checks passed.
+type prepared struct {
+	prompts   *prompt.Set
+	targets   map[string]*race.Target
+	closeIdle func() // closes the providers' idle keep-alive connections
+	apiKeys   map[string]string
+	opsKey    string
+}
+
+// prepare loads and checks what New and Check both need before the
+// database: the prompts against the routes, the providers' targets, the
+// tenants' keys, the operator key and the webhook secrets, all checked
+// before any of it is refused, so an operator learns of every problem in one
+// start, not one restart each; then the operator key not being a tenant's.
+// The webhook secrets are read again when the lifecycle starts. On an error
+// the targets' idle connections are already closed.
+func prepare(cfg *config.Config) (prepared, error) {
 	prompts, promptsErr := LoadPrompts(cfg)
 	targets, closeIdle, targetsErr := buildTargets(cfg, nil)
-	if closeIdle != nil {
-		defer closeIdle()
-	}
 	apiKeys, keysErr := staticKeys(cfg)
 	opsKey, opsErr := operatorKey(cfg)
 	_, _, _, hooksErr := configWebhooks(cfg, os.Getenv)
-	if err := errors.Join(promptsErr, targetsErr, keysErr, opsErr, hooksErr); err != nil {
-		return Checked{}, err
+	err := errors.Join(promptsErr, targetsErr, keysErr, opsErr, hooksErr)
+	if err == nil {
+		err = notATenantsKey(cfg, opsKey, apiKeys)
 	}
-	if err := notATenantsKey(cfg, opsKey, apiKeys); err != nil {
-		return Checked{}, err
+	if err != nil {
+		closeIdle()
+		return prepared{}, err
 	}
-	return Checked{Prompts: len(prompts.All()), Targets: len(targets),
-		Warnings: append(shortKeyWarnings(cfg, opsKey), cfg.Warnings()...)}, nil
+	return prepared{prompts: prompts, targets: targets, closeIdle: closeIdle, apiKeys: apiKeys, opsKey: opsKey}, nil
 }

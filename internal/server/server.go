@@ -101,28 +101,19 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 			}
 		})
 	}
-	// The prompts and everything read from the environment are checked
-	// before any of it is refused, so an operator learns of every problem
-	// (prompts that do not match the routes, providers' keys, tenants' keys,
-	// the operator key, webhook secrets) in one start, not one restart each.
-	// The webhook secrets are read again when the lifecycle starts.
-	prompts, promptsErr := LoadPrompts(cfg)
-	targets, closeIdle, targetsErr := buildTargets(cfg, nil)
-	apiKeys, keysErr := staticKeys(cfg)
-	opsKey, opsErr := operatorKey(cfg)
-	_, _, _, hooksErr := configWebhooks(cfg, os.Getenv)
-	if err := errors.Join(promptsErr, targetsErr, keysErr, opsErr, hooksErr); err != nil {
+	// The prompts and everything read from the environment (Check runs the
+	// same prepare).
+	p, err := prepare(cfg)
+	if err != nil {
 		return nil, err
 	}
+	prompts, targets, apiKeys, opsKey := p.prompts, p.targets, p.apiKeys, p.opsKey
 	// The providers' keep-alive connections (and each one's two goroutines)
 	// are closed last but for the traces' flush: after everything that
 	// calls a provider has stopped — attempts, recovery's reconciliation,
 	// the conformance gate's probes. Left alone, they outlived Close by the
 	// transports' idle timeout (90 s). Found by review.
-	s.stops = append(s.stops, closeIdle)
-	if err := notATenantsKey(cfg, opsKey, apiKeys); err != nil {
-		return nil, err
-	}
+	s.stops = append(s.stops, p.closeIdle)
 	for _, w := range shortKeyWarnings(cfg, opsKey) {
 		log.Warn(w)
 	}

@@ -91,6 +91,36 @@ func warnRootTracesEndpoint(getenv func(string) string, proto string, log *slog.
 		"endpoint", u.Redacted())
 }
 
+// CheckEnv refuses what SetupLogged would refuse in the environment getenv
+// reads, before it builds an exporter — an unsupported OTLP protocol or
+// propagator, endpoints and headers the exporter would get wrong — without
+// building one, installing anything or sending a span: nil when the
+// environment asks for no export (Enabled). `router config check` runs it.
+func CheckEnv(getenv func(string) string) error {
+	if !Enabled(getenv) {
+		return nil
+	}
+	_, _, err := exportEnv(getenv)
+	return err
+}
+
+// exportEnv is the OTLP protocol and the propagator the environment asks
+// for, once SetupLogged's checks of it passed: the one code path SetupLogged
+// and CheckEnv share.
+func exportEnv(getenv func(string) string) (proto string, prop propagation.TextMapPropagator, err error) {
+	if proto, err = Protocol(getenv); err != nil {
+		return "", nil, err
+	}
+	if prop, err = Propagator(getenv); err != nil {
+		return "", nil, err
+	}
+	// Before the exporter reads them: it prints what it cannot read.
+	if err := otlpEnvProblems(getenv, proto); err != nil {
+		return "", nil, err
+	}
+	return proto, prop, nil
+}
+
 // Setup is SetupLogged with slog's default logger.
 func Setup(ctx context.Context, version string) (shutdown func(context.Context) error, enabled bool, err error) {
 	return SetupLogged(ctx, version, slog.Default())
@@ -116,16 +146,8 @@ func SetupLogged(ctx context.Context, version string, log *slog.Logger) (shutdow
 		otel.SetTracerProvider(noop.NewTracerProvider())
 		return nop, false, nil
 	}
-	proto, err := Protocol(os.Getenv)
+	proto, prop, err := exportEnv(os.Getenv)
 	if err != nil {
-		return nop, false, err
-	}
-	prop, err := Propagator(os.Getenv)
-	if err != nil {
-		return nop, false, err
-	}
-	// Before the exporter reads them: it prints what it cannot read.
-	if err := otlpEnvProblems(os.Getenv, proto); err != nil {
 		return nop, false, err
 	}
 	var exp sdktrace.SpanExporter

@@ -51,7 +51,9 @@ type GateEntry struct {
 	Prompt        string `json:"prompt"`
 	PromptVersion string `json:"prompt_version"`
 	// Jobs says which jobs the entry is about: "prompt" (the prompt's jobs,
-	// the prompt's route being this one) or "chat" (the route's chat
+	// the prompt's route being this one), "prompt_by_request" (the jobs of a
+	// prompt whose route is another that name this one in POST /v1/jobs'
+	// `route`: any configured route may be named) or "chat" (the route's chat
 	// completions, gated by its conformance_prompt: one entry for those
 	// naming the route itself, which send the target's own model, and one
 	// for each model of the route's `models` a completion may name, which
@@ -71,9 +73,10 @@ type GateEntry struct {
 }
 
 // gateEntries asks ops.Gate about every target of ops.GateRoutes it judges,
-// for each prompt of the route (the prompts whose route it is, as their jobs
-// ask for their model; and its conformance_prompt, for each model its chat
-// completions ask for: chatModelsAsked), by provider. status is why no
+// for each prompt whose jobs may run on the route (RoutePrompts: every
+// prompt, as its jobs ask for its model, whether the route is the prompt's
+// own or named in the job's `route`; and its conformance_prompt, for each
+// model its chat completions ask for: chatModelsAsked), by provider. status is why no
 // entry could be made ("" when the gate was asked). The gate is asked once,
 // for all the entries (AllowModels): its reads run at once, so the view
 // waits for the slowest, each bounded by the gate and ctx, not for their sum.
@@ -105,15 +108,13 @@ func gateEntries(ctx context.Context, ops Config, prompts *prompt.Set) (byProvid
 			if !ops.Gate.Applies(role) {
 				continue
 			}
-			for _, p := range prompts.OfRoute(r.Name, r.ConformancePrompt) {
-				if p.Route == r.Name {
-					// A prompt job asks for the prompt's model, else the
-					// target's: the gate's own choice for "".
-					ask(r.Name, target, role, "prompt", "", p)
-				}
-				if p.Name == r.ConformancePrompt {
-					for _, model := range chatModelsAsked(ops, r.Name, target, p) {
-						ask(r.Name, target, role, "chat", model, p)
+			for _, rp := range RoutePrompts(prompts, r.Name, r.ConformancePrompt) {
+				// A prompt job asks for the prompt's model, else the
+				// target's: the gate's own choice for "".
+				ask(r.Name, target, role, rp.Jobs, "", rp.Prompt)
+				if rp.Chat {
+					for _, model := range chatModelsAsked(ops, r.Name, target, rp.Prompt) {
+						ask(r.Name, target, role, JobsChat, model, rp.Prompt)
 					}
 				}
 			}

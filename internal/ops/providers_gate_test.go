@@ -45,18 +45,18 @@ func providersWithGate(t *testing.T, url string) map[string]gateView {
 	return out
 }
 
-// entry is the gate's entry of route and prompt in v, failing when there is
-// not exactly one.
-func entry(t *testing.T, v gateView, route, prompt string) ops.GateEntry {
+// entry is the gate's entry of route and prompt in v for jobs, failing
+// when there is not exactly one.
+func entry(t *testing.T, v gateView, route, prompt, jobs string) ops.GateEntry {
 	t.Helper()
 	var found []ops.GateEntry
 	for _, e := range v.Gate {
-		if e.Route == route && e.Prompt == prompt {
+		if e.Route == route && e.Prompt == prompt && e.Jobs == jobs {
 			found = append(found, e)
 		}
 	}
 	if len(found) != 1 {
-		t.Fatalf("%s: %d gate entries of route %s, prompt %s, want 1: %+v", v.Name, len(found), route, prompt, v.Gate)
+		t.Fatalf("%s: %d gate entries of route %s, prompt %s, jobs %s, want 1: %+v", v.Name, len(found), route, prompt, jobs, v.Gate)
 	}
 	return found[0]
 }
@@ -88,7 +88,7 @@ func TestProvidersShowTheConformanceGate(t *testing.T) {
 	// route, with the command that admits it.
 	for _, p := range []string{"triage@2", "invoice@3"} {
 		name, _, _ := strings.Cut(p, "@")
-		e := entry(t, second, "default", name)
+		e := entry(t, second, "default", name, ops.JobsPrompt)
 		cmd := "router conformance run --provider second --prompt " + name
 		if e.Admitted || e.Role != store.RoleFailover || e.Jobs != "prompt" || e.Model != "m" || e.Command != cmd ||
 			!strings.Contains(e.Reason, "no passing conformance run for "+p) || !strings.Contains(e.Reason, "`"+cmd+"`") {
@@ -101,11 +101,18 @@ func TestProvidersShowTheConformanceGate(t *testing.T) {
 	// first is the primary of default, not gated there; on chat it is the
 	// fallback its conformance_prompt gates, for the chat completions.
 	first := got["first"]
-	if e := entry(t, first, "chat", "triage"); e.Admitted || e.Jobs != "chat" || e.Command != "router conformance run --provider first --prompt triage" {
+	if e := entry(t, first, "chat", "triage", ops.JobsChat); e.Admitted || e.Command != "router conformance run --provider first --prompt triage" {
 		t.Errorf("first on chat: %+v; want refused for its chat completions", e)
 	}
-	if len(first.Gate) != 1 || first.GateRefused != 1 {
-		t.Errorf("first: %+v; want only its refusal on chat (the primary of default is not gated)", first.Gate)
+	// A prompt job may name route chat in its `route`: the gate judges
+	// first there for every prompt's jobs too.
+	for _, name := range []string{"triage", "invoice"} {
+		if e := entry(t, first, "chat", name, ops.JobsPromptByRequest); e.Admitted || e.Command != "router conformance run --provider first --prompt "+name {
+			t.Errorf("first on chat for %s jobs naming the route: %+v; want refused", name, e)
+		}
+	}
+	if len(first.Gate) != 3 || first.GateRefused != 3 {
+		t.Errorf("first: %+v; want only its refusals on chat (the primary of default is not gated)", first.Gate)
 	}
 
 	// The dashboard's providers table shows the refusals with the command.
@@ -125,10 +132,10 @@ func TestProvidersShowTheConformanceGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	second = providersWithGate(t, srv.URL)["second"]
-	if e := entry(t, second, "default", "triage"); !e.Admitted || e.Reason != "" || e.Command != "" {
+	if e := entry(t, second, "default", "triage", ops.JobsPrompt); !e.Admitted || e.Reason != "" || e.Command != "" {
 		t.Errorf("second on default for triage after its pass: %+v; want admitted", e)
 	}
-	if e := entry(t, second, "default", "invoice"); e.Admitted {
+	if e := entry(t, second, "default", "invoice", ops.JobsPrompt); e.Admitted {
 		t.Errorf("second on default for invoice: %+v; want still refused (it passed triage only)", e)
 	}
 	if second.GateRefused != 1 {
@@ -152,7 +159,7 @@ func TestProvidersGateModes(t *testing.T) {
 		srv.Close()
 		switch mode {
 		case conformance.GateAll:
-			if e := entry(t, first, "default", "triage"); e.Admitted || e.Role != store.RolePrimary || first.GateRefused != 2 {
+			if e := entry(t, first, "default", "triage", ops.JobsPrompt); e.Admitted || e.Role != store.RolePrimary || first.GateRefused != 2 {
 				t.Errorf("gate all: %+v; want the primary refused for both prompts", first.Gate)
 			}
 		case conformance.GateOff:

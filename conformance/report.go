@@ -135,11 +135,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 	return err
 }
 
-// Consequence says, for a report that did not pass, what its failures mean for
+// Consequence says, for a report that did not pass, what it means for
 // routing under the configured gate (Report.Gate), in the words `router
-// conformance run` ends with: "the providers marked FAIL are not eligible for
-// failover or hedging on those prompt versions until a run passes". With the
-// gate off, that the results are not used for routing.
+// conformance run` ends with: one sentence for each consequence present,
+// as the table says them, joined by "; " — the failures ("the providers
+// marked FAIL are not eligible for failover or hedging on those prompt
+// versions until a run passes"), then the prompts without a suite, then the
+// inconclusive and the exploratory results. With the gate off, that the
+// results are not used for routing.
 func (r *Report) Consequence() string {
 	failed, unsure, explored := 0, 0, 0
 	for _, res := range r.Results {
@@ -152,29 +155,40 @@ func (r *Report) Consequence() string {
 			failed++
 		}
 	}
-	var s string
-	switch {
-	case failed == 0 && unsure > 0:
-		return "inconclusive: " + r.inconclusiveMeans()
-	case failed == 0 && explored > 0:
-		return "exploratory: " + exploratoryMeans()
-	case failed == 0 && len(r.Unsuited) > 0:
-		switch r.Gate {
-		case GateOff:
-			return "some prompts have no suite; conformance.gate is off, so routing does not use conformance results yet"
-		case GateAll:
-			return "some prompts have no suite: no target is eligible for any attempt on them, not even as a route's primary (conformance.gate: all), so every job of them is refused"
+	var parts []string
+	// Each later part names itself as some of the results, once another
+	// has been said.
+	some := func(kind, means string) string {
+		if len(parts) == 0 {
+			return kind + ": " + means
 		}
-		return "some prompts have no suite: no provider is eligible for failover or hedging on them"
+		return "some results are " + kind + ": " + means
 	}
-	s = r.failedMeans("the providers marked FAIL", "those prompt versions")
-	if r.Gate != GateOff {
-		s += " until a run passes"
+	if failed > 0 {
+		parts = append(parts, r.failedMeansUntil("the providers marked FAIL", "those prompt versions", " until a run passes"))
+	}
+	if len(r.Unsuited) > 0 {
+		switch {
+		case r.Gate == GateOff && failed > 0:
+			parts = append(parts, "some prompts have no suite")
+		case r.Gate == GateOff:
+			parts = append(parts, "some prompts have no suite; conformance.gate is off, so routing does not use conformance results yet")
+		case r.Gate == GateAll:
+			parts = append(parts, "some prompts have no suite: no target is eligible for any attempt on them, not even as a route's primary (conformance.gate: all), so every job of them is refused")
+		default:
+			parts = append(parts, "some prompts have no suite: no provider is eligible for failover or hedging on them")
+		}
 	}
 	if unsure > 0 {
-		s += "; some results are inconclusive: " + r.inconclusiveMeans()
+		parts = append(parts, some("inconclusive", r.inconclusiveMeans()))
 	}
-	return s
+	if explored > 0 {
+		parts = append(parts, some("exploratory", exploratoryMeans()))
+	}
+	if len(parts) == 0 {
+		return r.failedMeansUntil("the providers marked FAIL", "those prompt versions", " until a run passes")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // unsuitedMeans is what a prompt without a suite means under the report's
@@ -191,14 +205,20 @@ func (r *Report) unsuitedMeans() string {
 
 // failedMeans is what failing means for who on what under the report's gate.
 func (r *Report) failedMeans(who, what string) string {
+	return r.failedMeansUntil(who, what, "")
+}
+
+// failedMeansUntil is failedMeans with until (" until a run passes", or "")
+// said of how long who stays out, where the gate keeps it out.
+func (r *Report) failedMeansUntil(who, what, until string) string {
 	switch r.Gate {
 	case GateOff:
 		return "conformance.gate is off, so routing does not use these results: " + who + " still take failover and hedge traffic " +
 			"(set conformance.gate to fallbacks to keep them out)"
 	case GateFallbacks, "":
-		return who + " are not eligible for failover or hedging on " + what
+		return who + " are not eligible for failover or hedging on " + what + until
 	}
-	return who + " are not eligible for any attempt on " + what + ", not even as a route's primary (conformance.gate: all)"
+	return who + " are not eligible for any attempt on " + what + until + ", not even as a route's primary (conformance.gate: all)"
 }
 
 // WriteJSON prints the report as indented JSON.

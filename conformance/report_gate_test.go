@@ -25,7 +25,7 @@ func TestReportSaysWhatFailingMeansUnderTheGate(t *testing.T) {
 		{conformance.GateFallbacks, "1 of 2 failed: those providers are not eligible for failover or hedging on those prompt versions\n",
 			"the providers marked FAIL are not eligible for failover or hedging on those prompt versions until a run passes"},
 		{conformance.GateAll, "1 of 2 failed: those providers are not eligible for any attempt on those prompt versions, not even as a route's primary (conformance.gate: all)\n",
-			"the providers marked FAIL are not eligible for any attempt on those prompt versions, not even as a route's primary (conformance.gate: all) until a run passes"},
+			"the providers marked FAIL are not eligible for any attempt on those prompt versions until a run passes, not even as a route's primary (conformance.gate: all)"},
 		{conformance.GateOff, "1 of 2 failed: conformance.gate is off, so routing does not use these results: those providers still take failover and hedge traffic (set conformance.gate to fallbacks to keep them out)\n",
 			"conformance.gate is off, so routing does not use these results: the providers marked FAIL still take failover and hedge traffic (set conformance.gate to fallbacks to keep them out)"},
 	} {

@@ -14,7 +14,7 @@ import (
 // port, a pool_max_conns that is no number — at once, before it dials
 // anything (store.Connect: "parse database URL: ..."). Parsing the URL
 // touches no database, yet config check passes it: "valid for this binary".
-func TestConfigCheckRefusesUnparsableDatabaseURL_wcheck58(t *testing.T) {
+func TestConfigCheckRefusesUnparsableDatabaseURL(t *testing.T) {
 	t.Setenv("ROUTER_DEMO_KEY", "demo-key")
 	demo, err := filepath.Abs("../../demo/router.yaml")
 	if err != nil {
@@ -55,7 +55,7 @@ func TestConfigCheckRefusesUnparsableDatabaseURL_wcheck58(t *testing.T) {
 // config check, "run where serve would run, with the same environment",
 // passes it: exit 0 "valid", and the rolling upgrade's replicas then fail to
 // start.
-func TestConfigCheckRefusesWhatServeRefusesInTheTelemetryEnvironment_wcheck58(t *testing.T) {
+func TestConfigCheckRefusesWhatServeRefusesInTheTelemetryEnvironment(t *testing.T) {
 	t.Setenv("DATABASE_URL", "postgres://u@127.0.0.1:1/d?connect_timeout=1")
 	t.Setenv("ROUTER_DEMO_KEY", "demo-key")
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")

@@ -18,7 +18,7 @@ import (
 // lease runs out (the keeper renews them at once skipping held rows), not
 // left to the next tick, which comes after it: B's attempt, in flight on
 // this live runner, would be marked unknown by recovery (rdiff58 F1).
-func TestUrgentRenewalOfOneJobNotHeldBackByAnothersHeldRow_wlease58(t *testing.T) {
+func TestUrgentRenewalOfOneJobNotHeldBackByAnothersHeldRow(t *testing.T) {
 	const lease = 6 * time.Second // ticks of 2 s; an urgent renewal is given 667 ms
 	db := testdb.New(t, store.Options{})
 	ctx := context.Background()

@@ -13,7 +13,7 @@ import (
 // CheckEnv refuses what SetupLogged refuses in the environment, the same
 // message for each, and builds, installs and sends nothing: `router config
 // check` runs it beside the running replicas.
-func TestCheckEnvRefusesWhatSetupRefuses_wcheck58(t *testing.T) {
+func TestCheckEnvRefusesWhatSetupRefuses(t *testing.T) {
 	const endpoint = "http://127.0.0.1:4318"
 	for name, vars := range map[string]map[string]string{
 		"protocol":        {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"},

@@ -29,7 +29,7 @@ func (refusingGate) AllowModels(_ context.Context, asks []race.GateAsk) []race.G
 // its conformance_prompt), so a "bulk" route callers send triage jobs to had
 // its fallback refused with no entry at all. It now lists every prompt on
 // every route, the jobs naming the route marked prompt_by_request.
-func TestProvidersGateListsPromptsJobsMayNameTheRouteFor_wconf10(t *testing.T) {
+func TestProvidersGateListsPromptsJobsMayNameTheRouteFor(t *testing.T) {
 	ps, err := prompt.LoadDir("../../prompts")
 	if err != nil {
 		t.Fatal(err)

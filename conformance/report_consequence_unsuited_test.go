@@ -12,7 +12,7 @@ import (
 // inconclusive or exploratory: under conformance.gate: all a prompt without a
 // suite has every job refused, the gravest consequence of the run, and the
 // last line — what CI shows — says nothing of it.
-func TestConsequenceNamesPromptsWithoutSuiteBesideOtherResults_rconf10(t *testing.T) {
+func TestConsequenceNamesPromptsWithoutSuiteBesideOtherResults(t *testing.T) {
 	for name, res := range map[string]conformance.Result{
 		"failed":       {Provider: "a", Model: "m", Prompt: "triage", PromptVersion: "2", CasesTotal: 1, Recorded: new(true)},
 		"inconclusive": {Provider: "a", Model: "m", Prompt: "triage", PromptVersion: "2", CasesTotal: 1, Inconclusive: true},

@@ -23,7 +23,7 @@ import (
 // command running every prompt), at most warnedRoutes routes are warned of
 // one by one, and one line gives the number of the rest. A route no
 // manifest names says its jobs reach it by naming it in `route`.
-func TestStartWarningStaysShortForManyRoutesAndPrompts_wconf10(t *testing.T) {
+func TestStartWarningStaysShortForManyRoutesAndPrompts(t *testing.T) {
 	const warnedPrompts, warnedRoutes = 8, 20 // as gatewarn.go has them
 	db := testdb.New(t, store.Options{})
 	ctx := context.Background()

@@ -10,7 +10,7 @@ import (
 // as the table does, in one order: the failures, the prompts without a
 // suite, the inconclusive and the exploratory results; under gate: all,
 // "until a run passes" is said of the failures before the parenthesis.
-func TestConsequenceSaysEveryConsequenceInOrder_wconf10(t *testing.T) {
+func TestConsequenceSaysEveryConsequenceInOrder(t *testing.T) {
 	rep := &conformance.Report{Gate: conformance.GateAll, Unsuited: []string{"invoice@2"}, Results: []conformance.Result{
 		{Provider: "a", Model: "m", Prompt: "triage", PromptVersion: "2", CasesTotal: 1, Recorded: new(true)},
 		{Provider: "b", Model: "m", Prompt: "triage", PromptVersion: "2", CasesTotal: 1, Inconclusive: true},

@@ -22,7 +22,7 @@ import (
 // conformance_prompt — a "bulk" route callers send triage jobs to — has its
 // fallbacks gated for every prompt, yet the start-up warning says nothing
 // of it: its jobs silently never fail over.
-func TestStartWarningCoversRoutesPromptJobsMayNameOnlyInTheRequest_rconf10(t *testing.T) {
+func TestStartWarningCoversRoutesPromptJobsMayNameOnlyInTheRequest(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	ctx := context.Background()
 	prompts, _ := filepath.Abs("../../prompts")

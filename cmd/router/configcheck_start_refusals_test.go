@@ -13,7 +13,8 @@ import (
 // refuses a database_url (or DATABASE_URL) that does not parse — a typo'd
 // port, a pool_max_conns that is no number — at once, before it dials
 // anything (store.Connect: "parse database URL: ..."). Parsing the URL
-// touches no database, yet config check passes it: "valid for this binary".
+// touches no database, so config check refuses it too (it said "valid for
+// this binary" before; rdiff58).
 func TestConfigCheckRefusesUnparsableDatabaseURL(t *testing.T) {
 	t.Setenv("ROUTER_DEMO_KEY", "demo-key")
 	demo, err := filepath.Abs("../../demo/router.yaml")
@@ -53,8 +54,8 @@ func TestConfigCheckRefusesUnparsableDatabaseURL(t *testing.T) {
 // serve refuses, before the database (server.New: telemetry.SetupLogged), an
 // OTLP exporter the environment asks for in a protocol it does not support;
 // config check, "run where serve would run, with the same environment",
-// passes it: exit 0 "valid", and the rolling upgrade's replicas then fail to
-// start.
+// refuses it too (it said exit 0 "valid" before, and the rolling upgrade's
+// replicas then failed to start; rdiff58).
 func TestConfigCheckRefusesWhatServeRefusesInTheTelemetryEnvironment(t *testing.T) {
 	t.Setenv("DATABASE_URL", "postgres://u@127.0.0.1:1/d?connect_timeout=1")
 	t.Setenv("ROUTER_DEMO_KEY", "demo-key")

@@ -27,19 +27,3 @@ func (s *Set) RouteProblems(routes []string) []Problem {
 	}
 	return problems
 }
-
-// OfRoute is the prompts whose route is route, and chatPrompt (a route's
-// conformance_prompt, "" for none), each once, in name order: the prompts
-// the conformance gate judges a route's targets for.
-func (s *Set) OfRoute(route, chatPrompt string) []*Prompt {
-	if s == nil {
-		return nil
-	}
-	var out []*Prompt
-	for _, p := range s.all {
-		if p.Route == route || (chatPrompt != "" && p.Name == chatPrompt) {
-			out = append(out, p)
-		}
-	}
-	return out
-}

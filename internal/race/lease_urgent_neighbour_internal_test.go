@@ -70,19 +70,43 @@ func TestUrgentRenewalOfOneJobNotHeldBackByAnothersHeldRow(t *testing.T) {
 	}
 	// Just past B's claim lease.
 	att := b.Attempts[0].ID
-	if _, err := db.Pool.Exec(ctx, `SELECT pg_sleep(greatest(0, extract(epoch FROM (lease_expires_at + interval '100 milliseconds') - clock_timestamp())))
-		FROM attempts WHERE id = $1 AND lease_expires_at < now() + interval '2 seconds'`, att); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Store.ExpireAttemptLeases(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var state, kind string
-	if err := db.Pool.QueryRow(ctx, `SELECT state, coalesce(error->>'kind', '') FROM attempts WHERE id = $1`, att).Scan(&state, &kind); err != nil {
-		t.Fatal(err)
-	}
+	state, kind := attemptPastClaimLease(t, db, att)
 	if state != store.AttemptRunning {
 		t.Fatalf("job B's first attempt, held by this live runner and its rows held by nobody, is %s (%s): its urgent renewals "+
 			"failed with job A's (whose attempt row another transaction held) and the next tick came after B's claim lease ran out", state, kind)
 	}
+}
+
+// attemptPastClaimLease waits, on the database's clock, until just past the
+// lease the claim set on attempt att (when it ends within 2 s), runs
+// recovery's lease expiry as any replica's leader, and returns the attempt's
+// state and error kind.
+func attemptPastClaimLease(t *testing.T, db *testdb.DB, att string) (state, kind string) {
+	t.Helper()
+	waitPastClaimLease(t, db, att)
+	return expiredAttemptState(t, db, att)
+}
+
+// waitPastClaimLease waits until just past attempt att's lease (when it ends
+// within 2 s), on the database's clock.
+func waitPastClaimLease(t *testing.T, db *testdb.DB, att string) {
+	t.Helper()
+	if _, err := db.Pool.Exec(context.Background(), `SELECT pg_sleep(greatest(0, extract(epoch FROM (lease_expires_at + interval '100 milliseconds') - clock_timestamp())))
+		FROM attempts WHERE id = $1 AND lease_expires_at < now() + interval '2 seconds'`, att); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// expiredAttemptState runs recovery's lease expiry and returns attempt att's
+// state and error kind.
+func expiredAttemptState(t *testing.T, db *testdb.DB, att string) (state, kind string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := db.Store.ExpireAttemptLeases(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Pool.QueryRow(ctx, `SELECT state, coalesce(error->>'kind', '') FROM attempts WHERE id = $1`, att).Scan(&state, &kind); err != nil {
+		t.Fatal(err)
+	}
+	return state, kind
 }

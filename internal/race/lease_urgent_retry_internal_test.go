@@ -69,20 +69,11 @@ func TestFailedUrgentRenewalIsTriedAgain(t *testing.T) {
 		t.Fatal("the late-claimed job was not marked urgent: the rig is wrong")
 	}
 	// Just past the claim's lease.
-	if _, err := db.Pool.Exec(ctx, `SELECT pg_sleep(greatest(0, extract(epoch FROM (lease_expires_at + interval '100 milliseconds') - clock_timestamp())))
-		FROM attempts WHERE id = $1 AND lease_expires_at < now() + interval '2 seconds'`, att); err != nil {
-		t.Fatal(err)
-	}
+	waitPastClaimLease(t, db, att)
 	if !stall.stalled() {
 		t.Fatal("no renewal was held back: the rig is wrong")
 	}
-	if _, err := db.Store.ExpireAttemptLeases(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var state, kind string
-	if err := db.Pool.QueryRow(ctx, `SELECT state, coalesce(error->>'kind', '') FROM attempts WHERE id = $1`, att).Scan(&state, &kind); err != nil {
-		t.Fatal(err)
-	}
+	state, kind := expiredAttemptState(t, db, att)
 	if state != store.AttemptRunning {
 		t.Fatalf("the first attempt of a job this live runner holds is %s (%s): its urgent renewal failed and was not tried again "+
 			"before the claim's lease ran out; the next tick came after it", state, kind)

@@ -111,17 +111,7 @@ func urgentTickRig(t *testing.T, atTick bool) {
 		t.Fatal(err)
 	}
 	// Just past the claim's lease.
-	if _, err := db.Pool.Exec(ctx, `SELECT pg_sleep(greatest(0, extract(epoch FROM (lease_expires_at + interval '100 milliseconds') - clock_timestamp())))
-		FROM attempts WHERE id = $1 AND lease_expires_at < now() + interval '2 seconds'`, att); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Store.ExpireAttemptLeases(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var state, kind string
-	if err := db.Pool.QueryRow(ctx, `SELECT state, coalesce(error->>'kind', '') FROM attempts WHERE id = $1`, att).Scan(&state, &kind); err != nil {
-		t.Fatal(err)
-	}
+	state, kind := attemptPastClaimLease(t, db, att)
 	if state != store.AttemptRunning {
 		t.Fatalf("the first attempt of a job this live runner holds is %s (%s): its urgent mark was taken by the keeper's tick, "+
 			"whose renewal skipped the row held for a moment, and the woken pass after it renewed nothing; the next tick came after "+

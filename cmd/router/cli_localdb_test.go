@@ -60,6 +60,21 @@ func TestLocalDBRefusesADirectoryItWouldDestroy(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(running, "postmaster.pid"), fmt.Appendf(nil, "%d\n%s\n0\n5432\n", standInPostmaster(t, running), running), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// Stopped clusters localdb did not make: the one `make run` keeps its
+	// demo data in (marked by its starts), and another PostgreSQL's (no
+	// password file). localdb used to delete both.
+	demo := filepath.Join(base, "demo")
+	keep(demo)
+	system := filepath.Join(base, "system")
+	keep(system)
+	for name, dir := range map[string]string{"PG_VERSION": demo, "router.password": demo, "router.kept": demo} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(system, "PG_VERSION"), []byte("16\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cwd := filepath.Join(base, "cwd")
 	keep(cwd)
 	t.Chdir(cwd)
@@ -68,6 +83,8 @@ func TestLocalDBRefusesADirectoryItWouldDestroy(t *testing.T) {
 		{files, "not a PostgreSQL data directory"},
 		{notes, "not a directory"},
 		{running, "is running"},
+		{demo, "keeps between starts"},
+		{system, "did not make"},
 		{"", "--dir is empty"},
 	} {
 		if err := os.Unsetenv("DATABASE_URL"); err != nil { // a localdb that ran has set it
@@ -81,7 +98,7 @@ func TestLocalDBRefusesADirectoryItWouldDestroy(t *testing.T) {
 			t.Errorf("localdb --dir %q: exit code %d, stderr:\n%s\nwant exit code 2 saying %q", c.dir, code, stderr, c.want)
 		}
 	}
-	for _, dir := range []string{files, running, cwd} {
+	for _, dir := range []string{files, running, cwd, demo, system} {
 		if b, err := os.ReadFile(filepath.Join(dir, "notes.txt")); err != nil || string(b) != "precious" {
 			t.Errorf("%s/notes.txt after localdb: %q, %v; want it untouched", dir, b, err)
 		}

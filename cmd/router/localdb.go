@@ -30,7 +30,7 @@ func runLocalDB(ctx context.Context, args []string) error {
 			"runs COMMAND with DATABASE_URL set, and stops the server, after any process COMMAND left running. "+
 			"With DATABASE_URL already set, runs COMMAND as is, and refuses --dir and --durable, which are for a server of its own. "+
 			"Exits with COMMAND's exit status.")
-	dir := fs.String("dir", ".local/pg-test", "data directory, deleted and recreated: new, empty, or a data directory of a stopped PostgreSQL")
+	dir := fs.String("dir", ".local/pg-test", "data directory, deleted and recreated: new, empty, or one an earlier localdb made")
 	durable := fs.Bool("durable", false, "keep fsync on (off is faster for tests)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -185,7 +185,10 @@ func (e childExit) Error() string {
 // data directory, so a directory holding anything but a PostgreSQL cluster
 // (the project, a home directory, a typo) would be lost, and so would the
 // cluster of a server running there (`make run`'s .local/pg, another `make
-// test`), pulled from under it. Either is a usage error: nothing is deleted.
+// test`), pulled from under it, and a stopped cluster it did not make: the
+// one `make run` keeps its data in (localpg.KeptData), another PostgreSQL's
+// (no password file: localpg.MadeByRouter). Each is a usage error: nothing is
+// deleted.
 func checkDataDir(dir string) error {
 	if strings.TrimSpace(dir) == "" {
 		return usagef("--dir is empty: give the data directory to create, e.g. --dir .local/pg-test")
@@ -195,7 +198,7 @@ func checkDataDir(dir string) error {
 	case errors.Is(err, os.ErrNotExist):
 		return nil
 	case err != nil:
-		return usagef("--dir %s: %v; give a new or empty directory, or the data directory of a stopped PostgreSQL", dir, err)
+		return usagef("--dir %s: %v; give a new or empty directory, or one an earlier localdb made", dir, err)
 	case len(entries) == 0:
 		return nil
 	}
@@ -208,6 +211,17 @@ func checkDataDir(dir string) error {
 			"localdb deletes and recreates its data directory, so it refuses this one (nothing was deleted); "+
 			"give another directory, or stop that server first (`kill %d`; if none runs there, the file %s is stale: remove it)",
 			dir, pid, pid, filepath.Join(dir, "postmaster.pid"))
+	}
+	if localpg.KeptData(dir) {
+		return usagef("--dir %s is the data directory whose data `make run` (or `router serve` with database_url: embedded) keeps between starts: "+
+			"localdb deletes and recreates its data directory, so it refuses this one (nothing was deleted); "+
+			"give another directory, e.g. --dir .local/pg-test, or, if its data is not wanted, delete it yourself first (rm -rf %s)", dir, dir)
+	}
+	if !localpg.MadeByRouter(dir) {
+		return usagef("--dir %s is the data directory of a PostgreSQL cluster the router did not make (it has no router.password: "+
+			"another PostgreSQL's, or one made by a router too old to tell): localdb deletes and recreates its data directory, "+
+			"so it refuses this one (nothing was deleted); give another directory, e.g. --dir .local/pg-test, "+
+			"or, if its data is not wanted, delete it yourself first (rm -rf %s)", dir, dir)
 	}
 	return nil
 }

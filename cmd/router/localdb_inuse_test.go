@@ -23,6 +23,9 @@ func TestLocalDBRefusesADirectoryAnotherStartHolds(t *testing.T) {
 	if err := os.WriteFile(version, []byte("15\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "router.password"), []byte("x\n"), 0o600); err != nil { // one localdb made
+		t.Fatal(err)
+	}
 	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o600) // as localpg's start holds it
 	if err != nil {
 		t.Fatal(err)

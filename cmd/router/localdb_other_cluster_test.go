@@ -40,6 +40,9 @@ func TestCheckDataDirIgnoresAnotherClustersPostgres(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ours, "PG_VERSION"), []byte("15\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(ours, "router.password"), []byte("x\n"), 0o600); err != nil { // one localdb made
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(ours, "postmaster.pid"), fmt.Appendf(nil, "%d\n%s\n0\n5432\n", pid, ours), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -226,6 +226,12 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 			return nil, err
 		}
 	}
+	if !opt.Fresh {
+		if err := markKept(dataDir, cred); err != nil {
+			log.Warn("cannot mark the data directory as kept between starts; router localdb will not know to spare it",
+				"dir", dataDir, "file", filepath.Join(dataDir, keptFile), "err", err)
+		}
+	}
 	logFile, err := openServerLog(logPath, log)
 	if err != nil {
 		return nil, err

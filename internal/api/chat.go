@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
@@ -721,8 +720,8 @@ func chatNoEligibleAdvice(routing json.RawMessage, keyed bool) string {
 // intent, which the operator can only see here. The fix is the caller's: an
 // Idempotency-Key, the same on every retry (or chat.require_idempotency_key).
 func (s *Server) warnKeylessSDKRetry(r *http.Request) {
-	n, err := strconv.Atoi(strings.TrimSpace(r.Header.Get("X-Stainless-Retry-Count")))
-	if err != nil || n < 1 {
+	n, ok := plainDigits(strings.TrimSpace(r.Header.Get("X-Stainless-Retry-Count")))
+	if !ok || n < 1 {
 		return
 	}
 	s.reqLog(r).Warn("a chat call without an Idempotency-Key is its SDK's retry: it runs as a new job, a second provider call for one request; "+

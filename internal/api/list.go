@@ -99,13 +99,13 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxListLimit {
+		n, ok := plainDigits(v)
+		if !ok || n < 1 || n > maxListLimit {
 			bad("Malformed limit", "limit must be a whole number from 1 to "+strconv.Itoa(maxListLimit)+
-				", not "+strconv.Quote(rfcproblem.Clip(v)))
+				", not "+strconv.Quote(rfcproblem.Clip(v))+limitWritten(ok))
 			return
 		}
-		f.Limit = n
+		f.Limit = int(n)
 	}
 	filters := filterHash(f)
 	if v := q.Get("cursor"); v != "" {
@@ -152,6 +152,16 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJobPage(w, s.cfg.StreamWriteStall, jobPage{jobs: jobs, next: cur, budget: listPageBytes,
 		cursorAt: func(last *store.Job) string { return at(store.ListPosition{CreatedAt: last.CreatedAt, ID: last.ID}) }})
+}
+
+// limitWritten is what a refused limit that is not plain digits (a sign, a
+// space, a decimal point: "%2B5" arrives as "+5") is told of how to write
+// it; one that is digits is told only the range.
+func limitWritten(digits bool) string {
+	if digits {
+		return ""
+	}
+	return "; write it in digits only, without a sign, space or decimal point (limit=20)"
 }
 
 // listPageBytes is the most a page of GET /v1/jobs holds of encoded jobs, and
@@ -311,10 +321,13 @@ func (s *Server) jobEvents(w http.ResponseWriter, r *http.Request) {
 
 // parseBound reads created_after or created_before: an RFC 3339 time at any
 // precision. RFC 3339 lets its "T" and "Z" be written lowercase (§5.6), which
-// time.Parse refuses: they are read as uppercase. A '+' of the offset sent
-// unencoded (…T15:04:05+01:00) reads as a space after query decoding.
+// time.Parse refuses: they are read as uppercase. Its note to §5.6 lets the
+// "T" be a space too (2026-01-02 15:04:05Z, as SQL and many formatters write
+// it, and as a '+' in its place reads after query decoding): read as "T". A
+// '+' of the offset sent unencoded (…T15:04:05+01:00) reads as a space after
+// query decoding: read as '+'.
 func parseBound(v string) (time.Time, error) {
-	if len(v) > 10 && v[10] == 't' {
+	if len(v) > 10 && (v[10] == 't' || v[10] == ' ') {
 		v = v[:10] + "T" + v[11:]
 	}
 	if n := len(v) - 1; n > 0 && v[n] == 'z' {

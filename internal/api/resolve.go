@@ -31,16 +31,15 @@ type resolveRequest struct {
 func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 	owner := ownerFrom(r.Context())
 	id := r.PathValue("id")
-	seq, err := strconv.Atoi(r.PathValue("seq"))
-	if errors.Is(err, strconv.ErrRange) && seq > 0 {
-		// A positive number too large for an int: no attempt has it (below).
-		seq, err = math.MaxInt32+1, nil
-	}
-	if err != nil || seq < 1 {
+	// Digits only: "+1" is no attempt's seq as the job shows it.
+	n, ok := plainDigits(r.PathValue("seq"))
+	if !ok || n < 1 {
 		writeProblem(w, r, problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: "Bad attempt number",
-			Detail: "the attempt is named by its seq, a positive integer, as shown in the job's attempts"})
+			Detail: "the attempt is named by its seq, a positive integer written in digits only (no sign), as shown in the job's attempts"})
 		return
 	}
+	// A number larger than any attempt's: no attempt has it (below).
+	seq := int(min(n, math.MaxInt32+1))
 	// The job first: another owner's job, or none, is 404 job-not-found
 	// before anything about the resolution is judged (docs/api.md), a
 	// malformed body included. net/http discards (or closes the connection
@@ -103,7 +102,7 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Outcome == "succeeded" {
 		doc, usage, violations, err := s.judgeResolution(job, seq, req.Result)
-		if errors.Is(err, prompt.ErrUnknownPrompt) || errors.Is(err, prompt.ErrUnknownVersion) {
+		if promptMissing(err) {
 			s.promptUnavailable(w, r, job, err)
 			return
 		}
@@ -246,7 +245,7 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 	// A panic before RetryJob's outcome is known (ServeHTTP answers it 500)
 	// gives the admission back; the calls below come first (done runs once).
 	defer admitted(false)
-	routing, eligible, job, err := s.retryEligible(r, owner, id)
+	routing, eligible, job, promptErr, err := s.retryEligible(r, owner, id)
 	if err != nil || !eligible {
 		admitted(false)
 	}
@@ -256,6 +255,9 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 		return
 	case err != nil:
 		s.internalError(w, r, "read the job to retry", err)
+		return
+	case promptErr != nil:
+		s.retryPromptUnavailable(w, r, job, promptErr)
 		return
 	case !eligible:
 		_, isChat := chat.Route(job.Operation)
@@ -372,14 +374,18 @@ type eligibility interface {
 // provider, and the job is left failed — retried, it would fail again at
 // once with no attempt. A job that
 // is not failed is eligible here: RetryJob answers why it cannot be retried.
-// So is a job whose prompt no longer renders: its run says so.
-func (s *Server) retryEligible(r *http.Request, owner, id string) (routing json.RawMessage, eligible bool, job *store.Job, err error) {
+// So is a job whose prompt no longer renders: its run says so. A prompt job
+// whose prompt version this replica does not load (a rolling update) is not:
+// promptErr says so, and the retry is refused before anything is written
+// (retryPromptUnavailable), rather than start a round this replica would hand
+// over to a replica that has the version, or that fails once none took it.
+func (s *Server) retryEligible(r *http.Request, owner, id string) (routing json.RawMessage, eligible bool, job *store.Job, promptErr, err error) {
 	job, err = s.Store.GetJob(r.Context(), owner, id)
 	if err != nil {
-		return nil, false, nil, err
+		return nil, false, nil, nil, err
 	}
 	if job.State != store.JobFailed {
-		return nil, true, job, nil
+		return nil, true, job, nil, nil
 	}
 	// With its owner: routing's token counts are cached for that owner only.
 	check := &store.Job{Owner: job.Owner, Operation: job.Operation, PromptVersion: job.PromptVersion, Route: job.Route, Input: job.Input}
@@ -392,16 +398,22 @@ func (s *Server) retryEligible(r *http.Request, owner, id string) (routing json.
 		plan, routing, ok, runErr = s.Exec.Plan(check)
 		discard(plan) // the retried job starts without one (Submit): its admission goes back
 	}
-	if runErr != nil || ok {
-		return nil, true, job, nil
+	_, isChat := chat.Route(job.Operation)
+	missing := runErr != nil && !isChat && promptMissing(runErr)
+	if runErr != nil && !missing || ok {
+		return nil, true, job, nil, nil
 	}
 	if revives, err := s.retryRevives(r, owner, id); err == nil && !revives {
 		// Another request's job holds its key now: no provider coming
-		// back would let it run, and RetryJob says so (409
-		// idempotency-key-rebound), not 503 with a Retry-After.
-		return nil, true, job, nil
+		// back, nor a replica with its prompt version, would let it run,
+		// and RetryJob says so (409 idempotency-key-rebound), not 503
+		// with a Retry-After.
+		return nil, true, job, nil, nil
 	}
-	return routing, false, job, nil
+	if missing {
+		return nil, false, job, runErr, nil
+	}
+	return routing, false, job, nil, nil
 }
 
 // retryNoEligibleAdvice is noEligibleAdvice for POST /v1/jobs/{id}/retry (a
@@ -432,7 +444,7 @@ const rolloutWindow = 15 * time.Minute
 // on for ever, so the answer is a final 422 naming what is left (a "failed"
 // resolution, or a cancel). Nothing is changed either way.
 func (s *Server) promptUnavailable(w http.ResponseWriter, r *http.Request, job *store.Job, err error) {
-	if s.now().Sub(s.started) >= rolloutWindow && s.createdBeforeStart(r.Context(), job) {
+	if s.promptRetired(r.Context(), job) {
 		writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "prompt-retired", Title: "The job's prompt version is no longer deployed",
 			Detail: fmt.Sprintf("the job was created with prompt %q version %q, which this deployment no longer loads (%v), so a result cannot be validated; resolve the attempt as \"failed\" (no validation) or cancel the job. Nothing was changed",
 				job.Operation, job.PromptVersion, err), JobID: job.ID})
@@ -442,6 +454,22 @@ func (s *Server) promptUnavailable(w http.ResponseWriter, r *http.Request, job *
 	writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "prompt-unavailable", Title: "This replica cannot validate the result",
 		Detail: fmt.Sprintf("the job was created with prompt %q version %q and this replica cannot load it (%v); retry: a replica running that version (another one, or this one after a rolling update finishes) validates the result. Nothing was changed; a \"failed\" resolution needs no validation",
 			job.Operation, job.PromptVersion, err), JobID: job.ID})
+}
+
+// promptRetired says whether job's prompt version, which this replica does
+// not load, has been retired rather than being another deployment's during a
+// rolling update: the job was created before this replica started, and the
+// replica has been up for longer than a rolling update may take
+// (rolloutWindow), so no replica of the previous deployment is left to have
+// it (promptUnavailable, retryPromptUnavailable).
+func (s *Server) promptRetired(ctx context.Context, job *store.Job) bool {
+	return s.now().Sub(s.started) >= rolloutWindow && s.createdBeforeStart(ctx, job)
+}
+
+// promptMissing says whether err is that of a prompt or prompt version this
+// replica does not load (prompt.Set.Get's errors, wrapped).
+func promptMissing(err error) bool {
+	return errors.Is(err, prompt.ErrUnknownPrompt) || errors.Is(err, prompt.ErrUnknownVersion)
 }
 
 // dbClock is a Store that reads the database's clock (store.Store.Now).

@@ -97,16 +97,11 @@ func unquote(v string) string {
 // digits only). A number of seconds too large for a time.Duration is the
 // longest one, which the caller caps, rather than a product that overflows.
 func seconds(v string) (time.Duration, bool) {
-	if v == "" {
+	n, ok := plainDigits(v)
+	if !ok {
 		return 0, false
 	}
-	for i := 0; i < len(v); i++ {
-		if v[i] < '0' || v[i] > '9' {
-			return 0, false
-		}
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n > math.MaxInt64/int64(time.Second) { // digits only: err is out of range
+	if n > math.MaxInt64/int64(time.Second) {
 		return time.Duration(math.MaxInt64), true
 	}
 	return time.Duration(n) * time.Second, true

@@ -26,7 +26,7 @@ func TestListJobsCreatedAfterWithUnencodedPlusOffset(t *testing.T) {
 		}
 	}
 	// A space as the date and time's separator is RFC 3339's too (§5.6's
-	// note: TestListTakesSpaceSeparatedTimes_wjobs59); a space before an
+	// note: TestListTakesSpaceSeparatedTimes); a space before an
 	// offset that is not one is still malformed.
 	for _, q := range []string{"?created_after=2000-01-01T00:00:00%2001", "?created_after=2000-01-01T00:00:00%2001:0"} {
 		if r := b.do(t, "GET", "/v1/jobs"+q, acmeKey, ""); r.status != http.StatusBadRequest {

@@ -20,7 +20,7 @@ import (
 // the version is retired (the job is older than the replica, which has been
 // up for longer than a rolling update takes), a final 422 prompt-retired. It
 // used to start a round this replica could only hand over.
-func TestRetryOnReplicaWithoutThePromptVersion_wjobs59(t *testing.T) {
+func TestRetryOnReplicaWithoutThePromptVersion(t *testing.T) {
 	b := setup(t, options{respond: func(int, *providers.Request) providers.Step {
 		return providers.Step{Status: http.StatusBadRequest}
 	}})

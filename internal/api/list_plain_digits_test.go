@@ -10,7 +10,7 @@ import (
 // written in digits only. A sign (limit=%2B5 arrives as "+5"), a space or a
 // decimal point is a 400 saying to write digits, not read as a number the
 // caller did not write; digits, leading zeros included, are read as decimal.
-func TestListLimitTakesPlainDigitsOnly_wjobs59(t *testing.T) {
+func TestListLimitTakesPlainDigitsOnly(t *testing.T) {
 	b := setup(t, options{})
 	b.create(t, acmeKey, "digits-1", triageBody("one"), "Prefer", "wait=10")
 	b.create(t, acmeKey, "digits-2", triageBody("two"), "Prefer", "wait=10")
@@ -33,7 +33,7 @@ func TestListLimitTakesPlainDigitsOnly_wjobs59(t *testing.T) {
 
 // An attempt's seq is named in digits only, as the job's attempts show it:
 // "+1" is a 400 Bad attempt number, not attempt 1.
-func TestResolveSeqTakesPlainDigitsOnly_wjobs59(t *testing.T) {
+func TestResolveSeqTakesPlainDigitsOnly(t *testing.T) {
 	b := setup(t, options{})
 	id := b.create(t, acmeKey, "digits-seq", triageBody("one"), "Prefer", "wait=10").job()
 	for _, seq := range []string{"+1", "-1", "1.0"} {
@@ -48,7 +48,7 @@ func TestResolveSeqTakesPlainDigitsOnly_wjobs59(t *testing.T) {
 // 15:04:05Z, as SQL and many formatters write it; sent as %20, or as a '+'
 // that query decoding reads as a space): such bounds list as their "T" forms
 // do, also with an offset whose '+' was sent unencoded.
-func TestListTakesSpaceSeparatedTimes_wjobs59(t *testing.T) {
+func TestListTakesSpaceSeparatedTimes(t *testing.T) {
 	b := setup(t, options{})
 	b.create(t, acmeKey, "space-1", triageBody("one"), "Prefer", "wait=10")
 	for _, q := range []string{

@@ -14,8 +14,10 @@ import (
 // delay-seconds or an HTTP-date relative to now (a date in the past gives 0).
 // When neither header gives a usable value and the status is 429, it is the
 // longest reset of the rate-limit budgets the response says are exhausted
-// (rateLimitReset): OpenAI and Azure answer a 429 for an exhausted daily
-// budget without Retry-After. Another status says nothing of a budget, even
+// (rateLimitReset), or the reset Anthropic's anthropic-ratelimit-*-reset
+// times give (anthropicRateLimitReset, read first): OpenAI and Azure answer
+// a 429 for an exhausted daily budget without Retry-After, and a proxy may
+// strip Anthropic's. Another status says nothing of a budget, even
 // with the headers every response of such a provider carries. It returns 0
 // when nothing gives a wait.
 func ParseRetryAfter(status int, h http.Header, now time.Time) time.Duration {
@@ -24,6 +26,9 @@ func ParseRetryAfter(status int, h http.Header, now time.Time) time.Duration {
 	}
 	if status != http.StatusTooManyRequests {
 		return 0
+	}
+	if d, ok := anthropicRateLimitReset(h, now); ok {
+		return d
 	}
 	return rateLimitReset(h)
 }

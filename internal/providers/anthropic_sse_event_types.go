@@ -18,12 +18,17 @@ import (
 // an error event — was read as no events at all (stream_cut "after 0
 // events"). An event that has an `event:` line, a comment, and an event
 // whose data is not a JSON object with a one-line "type" string pass as they
-// came: a stream with its `event:` lines is read byte for byte as before.
+// came. Once an `event:` line has come (Anthropic's first line), the stream
+// is one that names its events, and the rest passes untouched: read from the
+// source into the caller's buffer, with no line split or copied (a data-only
+// event after it is not named). A stream with its `event:` lines is read
+// byte for byte as before.
 // Lines are split as the SDK's decoder splits them (at "\n", a "\r" before
 // it dropped). A line, and an event's data, longer than limit
 // (max_response_bytes, which also bounds the body it reads) fail the read
 // with a *ResponseTooLargeError.
 type sseEventTypes struct {
+	raw   io.Reader // the source as given, read directly once through
 	src   *bufio.Reader
 	limit int64
 	line  []byte // the line being read
@@ -33,17 +38,19 @@ type sseEventTypes struct {
 	// (the SDK's: each data line's value and "\n") while it has none.
 	named, hasData bool
 	data           []byte
+	// through: an `event:` line came, the rest passes as it comes.
+	through bool
 }
 
 func newSSEEventTypes(r io.Reader, limit int64) *sseEventTypes {
 	if limit <= 0 {
 		limit = DefaultMaxResponseBytes
 	}
-	return &sseEventTypes{src: bufio.NewReader(r), limit: limit}
+	return &sseEventTypes{raw: r, src: bufio.NewReader(r), limit: limit}
 }
 
 func (s *sseEventTypes) Read(p []byte) (int, error) {
-	for len(s.out) == 0 && s.err == nil {
+	for len(s.out) == 0 && s.err == nil && !s.through {
 		s.readLine()
 	}
 	if len(s.out) > 0 {
@@ -51,7 +58,13 @@ func (s *sseEventTypes) Read(p []byte) (int, error) {
 		s.out = s.out[n:]
 		return n, nil
 	}
-	return 0, s.err
+	if s.err != nil {
+		return 0, s.err
+	}
+	if s.src.Buffered() > 0 {
+		return s.src.Read(p) // what the line reading had read ahead
+	}
+	return s.raw.Read(p)
 }
 
 // readLine reads the source up to the end of a line (or an error) and puts
@@ -92,7 +105,9 @@ func (s *sseEventTypes) readLine() {
 	value = bytes.TrimPrefix(value, []byte(" "))
 	switch string(name) {
 	case "event":
-		s.named, s.data = true, s.data[:0]
+		// The stream names its events: the rest passes through
+		// (its line and data buffers let go).
+		s.named, s.through, s.line, s.data = true, true, nil, nil
 	case "data":
 		s.hasData = true
 		if s.named {

@@ -107,6 +107,10 @@ func TestSSEEventTypesFillsOnlyMissingEventLines(t *testing.T) {
 		"data: {\"type\":\"message_stop\"}", // no blank line: no event
 		"\n\n\n",
 		"",
+		// After an event: line the stream passes untouched, a data-only
+		// event too (wanth59: no line copy for a stream that names its
+		// events).
+		"event: x\ndata: {}\n\ndata: {\"type\":\"message_start\"}\n\n",
 	}
 	for _, in := range same {
 		got, err := readEventTypes(t, in, 1<<20)
@@ -115,10 +119,9 @@ func TestSSEEventTypesFillsOnlyMissingEventLines(t *testing.T) {
 		}
 	}
 	named := map[string]string{
-		"data: {\"type\":\"message_stop\"}\n\n":                        "data: {\"type\":\"message_stop\"}\nevent: message_stop\n\n",
-		"data: {\"type\":\"error\",\r\ndata: \"error\":{}}\r\n\r\n":    "data: {\"type\":\"error\",\r\ndata: \"error\":{}}\r\nevent: error\n\r\n",
-		": c\ndata:{\"type\":\"ping\"}\n\nevent: x\ndata: {}\n\n":      ": c\ndata:{\"type\":\"ping\"}\nevent: ping\n\nevent: x\ndata: {}\n\n",
-		"event: x\ndata: {}\n\ndata: {\"type\":\"message_start\"}\n\n": "event: x\ndata: {}\n\ndata: {\"type\":\"message_start\"}\nevent: message_start\n\n",
+		"data: {\"type\":\"message_stop\"}\n\n":                     "data: {\"type\":\"message_stop\"}\nevent: message_stop\n\n",
+		"data: {\"type\":\"error\",\r\ndata: \"error\":{}}\r\n\r\n": "data: {\"type\":\"error\",\r\ndata: \"error\":{}}\r\nevent: error\n\r\n",
+		": c\ndata:{\"type\":\"ping\"}\n\nevent: x\ndata: {}\n\n":   ": c\ndata:{\"type\":\"ping\"}\nevent: ping\n\nevent: x\ndata: {}\n\n",
 	}
 	for in, want := range named {
 		got, err := readEventTypes(t, in, 1<<20)

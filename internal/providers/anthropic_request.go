@@ -120,6 +120,9 @@ func (p *Anthropic) messageParams(req *Request) (anthropic.MessageNewParams, *Er
 				return params, e
 			}
 			params.OutputConfig.Format = format
+			if text := formatDescriptionInstruction(rf); text != "" {
+				params.System = append(params.System, anthropic.TextBlockParam{Text: text})
+			}
 		default:
 			e := NewError(p.cfg.Name, KindMisconfigured, "unknown response format type "+rf.Type+": want json_schema or json_object")
 			e.Action = ActionStop

@@ -14,7 +14,7 @@ import (
 // a word for Anthropic targets. It is sent as a system text block after the
 // conversation's system prompt now, naming the format; a format without a
 // description adds nothing.
-func TestAnthropicResponseFormatDescription_wanth59(t *testing.T) {
+func TestAnthropicResponseFormatDescription(t *testing.T) {
 	var sent struct {
 		System []struct {
 			Type string `json:"type"`

@@ -11,7 +11,7 @@ import (
 // arguments "{}" streamed (startInput) and unstreamed (the SDK decodes the
 // null as no input): a guard that the two paths keep agreeing (review suspected
 // "null" unstreamed; anthropic-sdk-go v2 gives an empty Input for it).
-func TestAnthropicToolUseNullInput_wanth59(t *testing.T) {
+func TestAnthropicToolUseNullInput(t *testing.T) {
 	block := `{"type":"tool_use","id":"toolu_1","name":"get_time","input":null}`
 	for _, stream := range []bool{false, true} {
 		srv := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request) {

@@ -12,7 +12,7 @@ import (
 // was retried after a short backoff, and refused again, though the headers
 // said when the exhausted budget refills: that reset is its RetryAfter now,
 // streamed or not, so a reset beyond max_retry_after fails over at once.
-func TestAnthropicRateLimitResetHeaders_wanth59(t *testing.T) {
+func TestAnthropicRateLimitResetHeaders(t *testing.T) {
 	for _, stream := range []bool{false, true} {
 		srv := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request) {
 			now := time.Now()
@@ -40,7 +40,7 @@ func TestAnthropicRateLimitResetHeaders_wanth59(t *testing.T) {
 	}
 }
 
-func TestAnthropicRateLimitResetRead_wanth59(t *testing.T) {
+func TestAnthropicRateLimitResetRead(t *testing.T) {
 	now := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 	at := func(d time.Duration) string { return now.Add(d).Format(time.RFC3339) }
 	for _, tc := range []struct {

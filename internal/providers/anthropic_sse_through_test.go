@@ -55,7 +55,7 @@ func readThrough(t *testing.T, chunks []string) (string, int) {
 // shown one (Anthropic's own: its first line) passes untouched now — read
 // from the source straight into the caller's buffer, byte for byte — while a
 // data-only stream is still named event by event.
-func TestSSEEventTypesPassesNamedStreamThrough_wanth59(t *testing.T) {
+func TestSSEEventTypesPassesNamedStreamThrough(t *testing.T) {
 	named := []string{
 		"event: message_start\ndata: " + anthStreamStart + "\n\n",
 		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",

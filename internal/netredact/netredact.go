@@ -1,7 +1,8 @@
 // Package netredact words network errors without the URLs and addresses
 // they quote, and shows URLs without what may be a secret in them (user
 // information, a gateway's key in the query; for a webhook URL, its path past
-// the first segment: WebhookURL) — for internal/config and internal/providers
+// the first segment: WebhookURL, and in a text that quotes it: WebhookText)
+// — for internal/config, internal/providers and internal/webhook
 // alike. It owns only that wording; it must not decide
 // what an error means (internal/providers and internal/webhook classify their
 // own).

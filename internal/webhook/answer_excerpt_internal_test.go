@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -33,5 +34,34 @@ func TestAnswerExcerptIsOneLineOfValidUTF8(t *testing.T) {
 		if !utf8.ValidString(got) || len(strings.TrimSuffix(got, "…")) > answerExcerptBytes {
 			t.Errorf("%s: %q is not valid UTF-8 within %d bytes", c.name, got, answerExcerptBytes)
 		}
+	}
+}
+
+// An answer whose excerpt the limit cuts partway into the webhook URL's
+// secret path hides the part it has of it; one the limit does not reach
+// hides the whole path, and a text quoting nothing of the URL is the
+// excerpt as it was.
+func TestAnswerTextHidesTheWebhookPathTheLimitCuts_wwh59(t *testing.T) {
+	u, err := url.Parse("https://hooks.slack.com/services/T024BE7LD/B07R2K7QF/m2zXaQ9kWpLs8vT3nYcE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	quote := "Cannot POST /services/T024BE7LD/B07R2K7QF/m2zXaQ9kWpLs8vT3nYcE and more"
+	for pad := answerExcerptBytes - len(quote); pad <= answerExcerptBytes-len("Cannot POST /services/T"); pad++ {
+		b := []byte(strings.Repeat("x", pad) + " " + quote)
+		if len(b) > answerExcerptBytes+1 {
+			b = b[:answerExcerptBytes+1]
+		}
+		got := answerText(b, u)
+		if strings.Contains(got, "T024") || strings.Contains(got, "B07R") || strings.Contains(got, "m2zX") {
+			t.Errorf("padded %d: %q shows the secret path", pad, got)
+		}
+		if !strings.Contains(got, "/services/…") || !strings.HasSuffix(got, "…") || !utf8.ValidString(got) {
+			t.Errorf("padded %d: %q, want the path shown as /services/… and the cut marked", pad, got)
+		}
+	}
+	b := []byte(strings.Repeat("a", 300))
+	if got, want := answerText(b[:answerExcerptBytes+1], u), strings.Repeat("a", 256)+"…"; got != want {
+		t.Errorf("%q, want %q", got, want)
 	}
 }

@@ -661,8 +661,9 @@ func (w *Worker) tell(ev *store.Event, job *river.Job[DeliverArgs], try store.De
 		outcome = OutcomeFailed
 	}
 	if outcome != OutcomeDelivered {
-		// try.Error never holds the webhook URL (sendError), whose path or
-		// query is often the endpoint's credential; neither does this line.
+		// try.Error never holds the webhook URL (sendError) nor what an
+		// answer quotes of its secret-bearing parts (answerText), whose path
+		// or query is often the endpoint's credential; neither does this line.
 		attrs := []any{"event_id", ev.ID, "job_id", ev.JobID, "owner", ev.Owner, "event_type", ev.Type,
 			"try", try.Try, "status", try.StatusCode, "error", try.Error}
 		if job != nil && job.JobRow != nil {
@@ -824,7 +825,7 @@ func (w *Worker) send(ctx context.Context, clock tryClock, url string, keys sign
 	if resp.StatusCode == http.StatusGone {
 		msg += GoneNote
 	}
-	if text := answerExcerpt(head); text != "" {
+	if text := answerText(head, req.URL); text != "" {
 		msg += ": " + text
 	}
 	if resp.StatusCode == http.StatusGone {
@@ -857,7 +858,7 @@ const answerExcerptBytes = 256
 // AnsweredPrefix begins the error of a try whose endpoint answered with a
 // non-2xx status: the status follows, then RedirectNote for a 3xx, GoneNote
 // for a 410 or InterimNote for a 1xx, then ": " and the start of the answer
-// (answerExcerpt; none for a 1xx). The operator dashboard shows
+// (answerText; none for a 1xx). The operator dashboard shows
 // the error only up to the start of the answer (internal/ops deliveryCause).
 const (
 	AnsweredPrefix = "the webhook answered "
@@ -887,7 +888,8 @@ func (e *goneError) Error() string { return e.msg }
 // a character cut by the limit is dropped), with control and format
 // characters (newlines, tabs, escapes, bidirectional overrides) as spaces,
 // runs of spaces as one, ending in "…"
-// when the body goes on. The text is stored, shown to the tenant by GET
+// when the body goes on. answerText hides in it what it quotes of the
+// webhook URL; that text is stored, shown to the tenant by GET
 // /v1/jobs/{id}/events and in logs; the dashboard shows only the status
 // before it (AnsweredPrefix).
 func answerExcerpt(b []byte) string {

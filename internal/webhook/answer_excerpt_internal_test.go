@@ -41,7 +41,7 @@ func TestAnswerExcerptIsOneLineOfValidUTF8(t *testing.T) {
 // secret path hides the part it has of it; one the limit does not reach
 // hides the whole path, and a text quoting nothing of the URL is the
 // excerpt as it was.
-func TestAnswerTextHidesTheWebhookPathTheLimitCuts_wwh59(t *testing.T) {
+func TestAnswerTextHidesTheWebhookPathTheLimitCuts(t *testing.T) {
 	u, err := url.Parse("https://hooks.slack.com/services/T024BE7LD/B07R2K7QF/m2zXaQ9kWpLs8vT3nYcE")
 	if err != nil {
 		t.Fatal(err)

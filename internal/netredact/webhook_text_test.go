@@ -9,7 +9,7 @@ import (
 // A receiver's answer that quotes the request it was sent (Express's default
 // 404, Spring Boot's JSON error, a redirect's page) shows the webhook URL's
 // secret-bearing parts as WebhookURL shows them, and ordinary words stay.
-func TestWebhookTextHidesWhatTheAnswerQuotesOfTheURL_wwh59(t *testing.T) {
+func TestWebhookTextHidesWhatTheAnswerQuotesOfTheURL(t *testing.T) {
 	const slack = "https://hooks.slack.com/services/T024BE7LD/B07R2K7QF/m2zXaQ9kWpLs8vT3nYcE"
 	for _, c := range []struct{ url, text, want string }{
 		{slack, "Cannot POST /services/T024BE7LD/B07R2K7QF/m2zXaQ9kWpLs8vT3nYcE", "Cannot POST /services/…"},
@@ -52,7 +52,7 @@ func TestWebhookTextHidesWhatTheAnswerQuotesOfTheURL_wwh59(t *testing.T) {
 
 // A text cut partway into a secret-bearing part (an answer's excerpt ends at
 // a byte limit) hides the part's start too; an uncut text is left as it is.
-func TestWebhookTextHidesASecretTheCutSplit_wwh59(t *testing.T) {
+func TestWebhookTextHidesASecretTheCutSplit(t *testing.T) {
 	u, err := url.Parse("https://hooks.slack.com/services/T024BE7LD/B07R2K7QF/m2zXaQ9kWpLs8vT3nYcE")
 	if err != nil {
 		t.Fatal(err)

@@ -22,7 +22,7 @@ import (
 // "path": "/the/path" — and the first 256 bytes of a non-2xx answer go into
 // the try's error, which both log lines carry whole: the token reaches the
 // logs on every failed try.
-func TestAnswerQuotingTheWebhookPathKeepsItOutOfTheLogs_wwh59(t *testing.T) {
+func TestAnswerQuotingTheWebhookPathKeepsItOutOfTheLogs(t *testing.T) {
 	const token = "m2zXaQ9kWpLs8vT3nYcE"
 	const path = "/services/T024BE7LD/B07R2K7QF/" + token
 	var n atomic.Int32

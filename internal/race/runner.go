@@ -452,8 +452,16 @@ func (r *Runner) Stop(ctx context.Context) {
 // stopping): its first attempt, never sent, is recorded as such and excluded
 // from the job's bounds, and the job's lease is released, so another replica
 // adopts it as an orphan and starts it as new.
+//
+// Its writes are bounded (exitWriteFor) but not tied to Stop's giving up on
+// the job runs (r.hard, as exitContext is): a hand-over is no job run, Stop
+// does not wait for it, and it runs on the caller's goroutine (the API's
+// SubmitNew) — a job an open request creates after Stop gave up on a stuck
+// run must still record its never-sent attempt and free its lease, or its
+// attempt would stay in flight until its lease expired and end unknown
+// (SPEC §17).
 func (r *Runner) handOver(job *store.Job) {
-	ctx, cancel := r.exitContext(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), exitWriteFor)
 	defer cancel()
 	for _, a := range job.Attempts {
 		if err := r.cfg.Store.HandOverUnsent(ctx, job.ID, a.ID, r.cfg.LeaseOwner,

@@ -13,19 +13,19 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
-// stuckAdapterW59 is a provider whose first call ignores its context until the
+// stuckRunAdapter is a provider whose first call ignores its context until the
 // test releases it (an adapter that does not watch its context, or a call
 // stuck in a read without deadline): the run holding it does not end when
 // Stop cuts it, so Stop gives up on it after StopGrace.
-type stuckAdapterW59 struct {
+type stuckRunAdapter struct {
 	called  chan struct{}
 	release chan struct{}
 	n       atomic.Int64
 }
 
-func (p *stuckAdapterW59) Name() string { return "primary" }
+func (p *stuckRunAdapter) Name() string { return "primary" }
 
-func (p *stuckAdapterW59) Complete(ctx context.Context, _ *providers.Request) (*providers.Response, error) {
+func (p *stuckRunAdapter) Complete(ctx context.Context, _ *providers.Request) (*providers.Response, error) {
 	if p.n.Add(1) == 1 {
 		close(p.called)
 		<-p.release
@@ -43,8 +43,8 @@ func (p *stuckAdapterW59) Complete(ctx context.Context, _ *providers.Request) (*
 // once): the hand-over writes nothing, the attempt stays in flight (running, never
 // sent) under this dead replica's lease, and recovery marks it unknown (lease_expired) — and
 // the job unknown — when the lease expires.
-func TestHandOverAfterStopGaveUpStillRecordsTheUnsentAttempt_wops59(t *testing.T) {
-	p := &stuckAdapterW59{called: make(chan struct{}), release: make(chan struct{})}
+func TestHandOverAfterStopGaveUpStillRecordsTheUnsentAttempt(t *testing.T) {
+	p := &stuckRunAdapter{called: make(chan struct{}), release: make(chan struct{})}
 	b := racetest.New(t, racetest.Options{StopGrace: 200 * time.Millisecond,
 		Providers: []racetest.Provider{{Name: "primary", Adapter: p}}})
 	t.Cleanup(func() { close(p.release) }) // runs before the bundle's own cleanup
@@ -77,7 +77,7 @@ func TestHandOverAfterStopGaveUpStillRecordsTheUnsentAttempt_wops59(t *testing.T
 		t.Errorf("first attempt %s %s, want cancelled not_sent: left in flight under this stopped replica's lease, recovery makes it unknown (lease_expired)",
 			j.Attempts[0].State, j.Attempts[0].Error)
 	}
-	if owner := leaseOwnerOfW59(t, b, job.ID); owner != "" {
+	if owner := jobLeaseOwner(t, b, job.ID); owner != "" {
 		t.Errorf("job lease still held by %q after the hand-over: no live replica can adopt it before the lease expires", owner)
 	}
 
@@ -99,7 +99,7 @@ func TestHandOverAfterStopGaveUpStillRecordsTheUnsentAttempt_wops59(t *testing.T
 	}
 }
 
-func leaseOwnerOfW59(t *testing.T, b *racetest.Bundle, id string) string {
+func jobLeaseOwner(t *testing.T, b *racetest.Bundle, id string) string {
 	t.Helper()
 	var owner *string
 	if err := b.DB.Pool.QueryRow(context.Background(), `SELECT lease_owner FROM jobs WHERE id = $1`, id).Scan(&owner); err != nil {

@@ -494,8 +494,10 @@ func (s *Server) createdBeforeStart(ctx context.Context, job *store.Job) bool {
 }
 
 // judgeResolution validates a resolution's result like any output: against the
-// prompt's schema and contract, or for a chat job against its response_format,
-// where the result is the assistant's content (a string, or the JSON object).
+// prompt's schema and contract, or for a chat job as a live answer is
+// (judgeChatResolution: the assistant's content — a string, or the JSON object
+// its response_format asks for — or, when the request offered tools, the
+// assistant message with its tool calls).
 // A chat job's completion carries the router's estimate of its usage
 // (resolvedUsage); usage, when not nil, is that estimate (for any job), to be
 // stored on the attempt so that its cost counts the answer the provider billed.
@@ -505,28 +507,7 @@ func (s *Server) judgeResolution(job *store.Job, seq int, result json.RawMessage
 		a = job.Attempts[i]
 	}
 	if _, ok := chat.Route(job.Operation); ok {
-		var in chat.Input
-		if err := json.Unmarshal(job.Input, &in); err != nil {
-			return nil, nil, nil, fmt.Errorf("the stored chat request does not decode: %w", err)
-		}
-		in.SetOwner(job.Owner) // its schemas are compiled through the owner's cache
-		v, err := in.Validator()
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		content := string(result)
-		var str string
-		if json.Unmarshal(result, &str) == nil {
-			content = str
-		}
-		u, raised := resolvedUsage(job, &a, content, func() []providers.Message {
-			return tokens.Counted(in.Messages, in.ProviderFormat(), "", in.Tools)
-		})
-		doc, violations := chat.Judge(&in, v, job.ID, &providers.Response{Content: content, Model: a.Model, Created: time.Now(), FinishReason: "stop", Usage: u})
-		if raised {
-			usage = u
-		}
-		return doc, usage, violations, nil
+		return judgeChatResolution(job, &a, result)
 	}
 	p, err := s.Prompts.Get(job.Operation, job.PromptVersion)
 	if err != nil {
@@ -542,7 +523,7 @@ func (s *Server) judgeResolution(job *store.Job, seq int, result json.RawMessage
 		}
 		return tokens.Counted(msgs, p.ProviderResponseFormat(), p.FormatText(), nil)
 	}
-	if u, raised := resolvedUsage(job, &a, string(result), prompt); raised {
+	if u, raised := resolvedUsage(job, &a, []string{string(result)}, prompt); raised {
 		usage = u
 	}
 	return doc, usage, violations, nil

@@ -10,12 +10,14 @@ import (
 )
 
 // resolvedUsage is the usage of the chat completion a "succeeded" resolution
-// of attempt a makes with content as the answer. The provider reported none
+// of attempt a makes with answer as the answer (its texts: a chat answer's
+// reasoning, content and tool calls, counted one by one as the race counts a
+// live answer's). The provider reported none
 // (the attempt's answer never came): as for any answer without usage
 // (docs/chat.md), it is the router's estimate, marked Estimated, not zeros —
 // an SDK that meters by usage would record a free call. The prompt's count
 // is the attempt's stored usage (the race's estimate of the prompt it sent,
-// with its target's tokenizer); the completion's is content counted with
+// with its target's tokenizer); the completion's is the answer counted with
 // that tokenizer, raising the completion tokens (and the total by as much)
 // when the stored count is lower, as the race raises a provisional count.
 // An attempt with no prompt count stored — one recovery marked unknown
@@ -25,7 +27,7 @@ import (
 // provider billed the prompt too, usually most of the tokens. prompt is
 // called only then, and nil or an empty list counts nothing. raised is false
 // when nothing was raised: the attempt's usage stands.
-func resolvedUsage(job *store.Job, a *store.Attempt, content string, prompt func() []providers.Message) (u providers.Usage, raised bool) {
+func resolvedUsage(job *store.Job, a *store.Attempt, answer []string, prompt func() []providers.Message) (u providers.Usage, raised bool) {
 	if len(a.Usage) > 0 {
 		_ = json.Unmarshal(a.Usage, &u) // null or unreadable: none
 	}
@@ -38,7 +40,7 @@ func resolvedUsage(job *store.Job, a *store.Attempt, content string, prompt func
 			}
 		}
 	}
-	n, ok := answerTokens(job.Owner, enc, content)
+	n, ok := answerTokens(job.Owner, enc, answer)
 	if !ok || n <= u.CompletionTokens {
 		return u, raised
 	}
@@ -65,10 +67,20 @@ func attemptEncoding(routing json.RawMessage, a *store.Attempt) string {
 	return enc
 }
 
-// answerTokens counts text's tokens with encoding for owner, as the race
+// answerTokens counts texts' tokens with encoding for owner, as the race
 // estimates an answer (tokens.EstimateTextFor: a long text from its head,
-// scaled by length). ok is false when the tokenizer cannot count.
-func answerTokens(owner, encoding, text string) (n int, ok bool) {
-	n, err := tokens.EstimateTextFor(owner, encoding, text)
-	return n, err == nil
+// scaled by length; each text on its own, "" counting nothing). ok is false
+// when the tokenizer cannot count.
+func answerTokens(owner, encoding string, texts []string) (n int, ok bool) {
+	for _, text := range texts {
+		if text == "" {
+			continue
+		}
+		m, err := tokens.EstimateTextFor(owner, encoding, text)
+		if err != nil {
+			return 0, false
+		}
+		n += m
+	}
+	return n, true
 }

@@ -53,6 +53,14 @@ func (in *Input) toolContract() *toolContract {
 	return in.tools
 }
 
+// RequiresToolCall reports whether in's tool_choice requires an answer to
+// call a tool ("required", a named function, or allowed_tools in mode
+// required), as Judge holds an answer to it: an answer without a call breaks
+// the request's contract.
+func (in *Input) RequiresToolCall() bool {
+	return len(in.Tools) > 0 && in.toolContract().required
+}
+
 // toolsMu guards Input.tools: a plain field (Input is copied by value, as a
 // JSON document), held only to read or set it, never while compiling.
 var toolsMu sync.Mutex

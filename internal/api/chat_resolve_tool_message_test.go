@@ -57,7 +57,7 @@ func branchedOn(t *testing.T, raw []byte) map[string]any {
 // calls in message.tool_calls, content null, finish_reason "tool_calls", on
 // the plain replay and on a streamed one, with the calls' tokens in its
 // estimated usage. Before, every result was text ending "stop".
-func TestResolvedToolCallsAnswerAsLive_wchat59(t *testing.T) {
+func TestResolvedToolCallsAnswerAsLive(t *testing.T) {
 	live := setup(t, options{respond: func(int, *providers.Request) providers.Step {
 		return providers.Step{ToolCalls: weatherCall}
 	}})
@@ -98,7 +98,7 @@ func TestResolvedToolCallsAnswerAsLive_wchat59(t *testing.T) {
 // A malformed assistant message is 422 invalid-result naming what is wrong
 // and how to send it, and nothing is written: the attempt stays unknown and
 // a correct resolution then settles it.
-func TestResolveMalformedToolCallsRefused_wchat59(t *testing.T) {
+func TestResolveMalformedToolCallsRefused(t *testing.T) {
 	b := setup(t, options{timeout: 50 * time.Millisecond, respond: func(int, *providers.Request) providers.Step {
 		return providers.Step{Hang: true}
 	}})
@@ -160,7 +160,7 @@ func TestResolveMalformedToolCallsRefused_wchat59(t *testing.T) {
 // response_format asks for — when the request offered no tools, even with
 // a tool_calls member, and when it offered tools, unless it has tool_calls
 // or "role": "assistant".
-func TestResolveChatContentUnchanged_wchat59(t *testing.T) {
+func TestResolveChatContentUnchanged(t *testing.T) {
 	b := setup(t, options{timeout: 50 * time.Millisecond, respond: func(int, *providers.Request) providers.Step {
 		return providers.Step{Hang: true}
 	}})

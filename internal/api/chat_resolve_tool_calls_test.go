@@ -18,7 +18,7 @@ import (
 // whose key is bound to the job, gets a failure for an answer that exists.
 // docs/api.md says only "For a chat job, result is the assistant's content
 // (a string, or the JSON object its response_format asks for)".
-func TestResolveChatToolChoiceRequired_wchat59(t *testing.T) {
+func TestResolveChatToolChoiceRequired(t *testing.T) {
 	b := setup(t, options{timeout: 50 * time.Millisecond, respond: func(int, *providers.Request) providers.Step {
 		return providers.Step{Hang: true}
 	}})

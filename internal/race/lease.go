@@ -33,6 +33,9 @@ type runningJob struct {
 	// did was sent (noteRenewed); nil until one was. An attempt's send is
 	// checked against it (leaseRanOut).
 	renewed map[string]time.Time
+	// abandoned are the job's attempts whose runs abandoned them to their
+	// leases' expiry (abandonLease): the keeper no longer renews them.
+	abandoned []string
 }
 
 // holdLease records jobID as run here, its lease set at since, and makes
@@ -67,7 +70,7 @@ func (r *Runner) holdLease(jobID string, cancel context.CancelCauseFunc, since t
 // with ticks, not with jobs. Woken between ticks (holdLease), it renews at
 // once only the jobs that could not wait for the next tick, and keeps its
 // ticks. It runs while jobs run and ends when none is left or the runner
-// stops.
+// stops. The attempts their runs abandoned (abandonLease) are not renewed.
 func (r *Runner) keepLeases() {
 	every := r.cfg.Lease / 3
 	r.mu.Lock()
@@ -75,6 +78,10 @@ func (r *Runner) keepLeases() {
 	r.mu.Unlock()
 	tick := time.NewTimer(time.Until(next))
 	defer tick.Stop()
+	ticks := tick.C
+	if r.keeperTicks != nil {
+		ticks = r.keeperTicks // a test's ticks (keeperTicks)
+	}
 	// retry wakes the keeper again for urgent jobs whose renewal failed, a
 	// third of a tick after that renewal was sent (renewUrgent): however
 	// fast a dead database refuses them, one each third of a tick at most,
@@ -91,10 +98,13 @@ func (r *Runner) keepLeases() {
 			r.keeping = false
 			r.mu.Unlock()
 			return
-		case <-tick.C:
+		case t := <-ticks:
 			// The next tick comes a tick after this one, while this one's
 			// renewal runs, as a ticker's would (leasesDue records when).
 			now = time.Now()
+			if r.keeperTicks != nil {
+				now = t // a test's tick says when it comes
+			}
 			tick.Reset(every)
 		case <-r.wakeKeeper:
 			now, urgentOnly = time.Now(), true
@@ -105,92 +115,118 @@ func (r *Runner) keepLeases() {
 		if !live {
 			return
 		}
+		abandoned := r.abandonedLeases()
 		// The urgent jobs first, whichever pass this is: their leases run
 		// out before the next tick's renewal would come.
 		if len(urgent) > 0 {
-			ok, retryAt := r.renewUrgent(urgent, every)
-			if retryAt.IsZero() {
-				// Nothing is left to try again (done, or given up): a
-				// retry armed by an earlier failure would only wake the
-				// keeper for an empty pass.
+			sent, err := r.renewUrgent(urgent, abandoned, every)
+			switch {
+			case err == nil || r.base.Err() != nil:
+				// Done, or stopping: a retry armed by an earlier
+				// failure would only wake the keeper for an empty pass.
 				retry.Stop()
-			} else {
-				retry.Reset(time.Until(retryAt))
-			}
-			if !ok && r.base.Err() == nil {
+			default:
 				// The waiting statement renewed none of them: one held
 				// row (an open transaction on one job's attempt) fails it
 				// for all the jobs sent with it. Renew them at once as a
 				// tick does, skipping held rows, so that every job whose
 				// rows nobody holds has its leases before they run out;
-				// the waiting retries go on for the held ones.
+				// the waiting retries go on only for the jobs that
+				// renewal missed (a row held, or the renewal failed).
+				var missed []string
 				if urgentOnly {
-					next := "the next tick"
-					if !retryAt.IsZero() {
-						next = "the next waiting try, a third of a tick after the last,"
-					}
-					r.renewSkipping(urgent, every/3, next)
+					missed = r.renewSkipping(urgent, abandoned, every/3, r.urgentNext(urgent))
 				} else {
 					due = append(due, urgent...)
 					slices.Sort(due)
+					missed = r.renewSkipping(due, abandoned, every, "the next tick")
+					due = nil
+				}
+				if retryAt := r.urgentMissed(urgent, missed, sent, every, err); retryAt.IsZero() {
+					retry.Stop()
+				} else {
+					retry.Reset(time.Until(retryAt))
 				}
 			}
 		}
-		if len(due) == 0 {
-			continue
+		if len(due) > 0 {
+			// One tick at most: a renewal on a connection gone silent (no
+			// refusal, no answer) would otherwise hold every later one back
+			// until all the replica's leases lapsed. The next tick tries again.
+			r.renewSkipping(due, abandoned, every, "the next tick")
 		}
-		// One tick at most: a renewal on a connection gone silent (no
-		// refusal, no answer) would otherwise hold every later one back
-		// until all the replica's leases lapsed. The next tick tries again.
-		r.renewSkipping(due, every, "the next tick")
+		if r.keeperPassed != nil {
+			r.keeperPassed()
+		}
 	}
 }
 
 // renewSkipping renews the leases of the jobs ids, skipping rows another
-// transaction holds (store.RenewLeases), given budget; again says, in the
-// warning a failure logs, when the next try comes.
-func (r *Runner) renewSkipping(ids []string, budget time.Duration, again string) {
+// transaction holds and the attempts abandoned (store.RenewLeases), given
+// budget; again says, in the warning a failure logs, when the next try comes.
+// missed are the jobs of ids it did not renew every row of (a held row: the
+// renewal's store.Renewal.Missed), all of them if it failed.
+func (r *Runner) renewSkipping(ids, abandoned []string, budget time.Duration, again string) (missed []string) {
 	ctx, cancel := context.WithTimeout(r.base, budget)
 	sent := time.Now() // before the statement that sets the leases from its now()
-	renewed, err := r.cfg.Store.RenewLeases(ctx, r.cfg.LeaseOwner, ids, r.cfg.Lease)
+	renewal, err := r.cfg.Store.RenewLeases(ctx, r.cfg.LeaseOwner, ids, abandoned, r.cfg.Lease)
 	cancel()
-	if err != nil && r.base.Err() == nil {
-		// err names the wait that ran out: the connection's dial, or
-		// the statement's answer (store.RenewLeases).
-		r.cfg.Log.Warn("could not renew leases; "+again+" tries again", "jobs", len(ids), "budget", budget, "err", err)
+	if err != nil {
+		if r.base.Err() == nil {
+			// err names the wait that ran out: the connection's dial, or
+			// the statement's answer (store.RenewLeases).
+			r.cfg.Log.Warn("could not renew leases; "+again+" tries again", "jobs", len(ids), "budget", budget, "err", err)
+		}
+		return ids
 	}
-	r.noteRenewed(sent, renewed, nil)
+	r.noteRenewed(sent, renewal.Attempts, nil)
+	return renewal.Missed
 }
 
 // urgentTries is how many waiting renewals an urgent job is given
 // (renewUrgent): the first and three more, a tick's worth.
 const urgentTries = 4
 
-// renewUrgent renews the leases of the urgent jobs ids (holdLease): these
-// cannot wait for the next tick, so a row another transaction holds (a
-// moment, as an attempt is created) is waited for, not skipped
-// (store.RenewLeasesWaiting) — for a third of a tick at most, as every other
-// job's renewal waits behind it. ok reports whether the renewal was done; only
-// then are the jobs' urgent marks cleared (a statement that waited for every
-// row skipped none: an attempt it did not renew is no longer this process's
-// or no longer in flight). Otherwise the jobs stay marked, and the keeper's
-// next pass of any kind tries them again: retryAt, a third of a tick after
-// this statement was sent, is when the keeper wakes for it. A job whose
-// urgentTries renewals all failed loses its mark: the ticks renew it as any
-// other (retryAt is zero when no job is left to try).
-func (r *Runner) renewUrgent(ids []string, every time.Duration) (ok bool, retryAt time.Time) {
+// renewUrgent renews the leases of the urgent jobs ids (holdLease), but for
+// the attempts abandoned: these cannot wait for the next tick, so a row
+// another transaction holds (a moment, as an attempt is created) is waited
+// for, not skipped (store.RenewLeasesWaiting) — for a third of a tick at
+// most, as every other job's renewal waits behind it. err is nil when the
+// renewal was done; only then are the jobs' urgent marks cleared here (a
+// statement that waited for every row skipped none: an attempt it did not
+// renew is no longer this process's or no longer in flight). Otherwise the
+// keeper renews them at once skipping held rows, and urgentMissed keeps the
+// mark of those that renewal missed, to be tried again a third of a tick
+// after sent.
+func (r *Runner) renewUrgent(ids, abandoned []string, every time.Duration) (sent time.Time, err error) {
 	ctx, cancel := context.WithTimeout(r.base, every/3)
 	defer cancel()
-	sent := time.Now() // before the statement that sets the leases from its now()
-	renewed, err := r.cfg.Store.RenewLeasesWaiting(ctx, r.cfg.LeaseOwner, ids, r.cfg.Lease)
+	sent = time.Now() // before the statement that sets the leases from its now()
+	renewal, err := r.cfg.Store.RenewLeasesWaiting(ctx, r.cfg.LeaseOwner, ids, abandoned, r.cfg.Lease)
 	if err == nil {
-		r.noteRenewed(sent, renewed, ids)
-		return true, time.Time{}
+		r.noteRenewed(sent, renewal.Attempts, ids)
 	}
-	if r.base.Err() != nil {
-		return false, time.Time{} // stopping
+	return sent, err
+}
+
+// urgentMissed handles the urgent jobs ids after their waiting renewal, sent
+// at sent, failed with err, and a renewal skipping held rows that followed
+// missed the jobs missed: a job it did not miss had every row renewed, and
+// loses its mark as after a waiting renewal that succeeded; a missed one has
+// the failure counted (noteUrgentFailed). retryAt, a third of a tick after
+// sent, is when the keeper wakes to try the missed jobs again; zero when
+// none is left to try.
+func (r *Runner) urgentMissed(ids, missed []string, sent time.Time, every time.Duration, err error) (retryAt time.Time) {
+	var renewed, failed []string
+	for _, id := range ids {
+		if slices.Contains(missed, id) {
+			failed = append(failed, id)
+		} else {
+			renewed = append(renewed, id)
+		}
 	}
-	again, given := r.noteUrgentFailed(ids)
+	r.noteRenewed(sent, nil, renewed)
+	again, given := r.noteUrgentFailed(failed)
 	// err names the wait that ran out: the connection's dial, or the
 	// statement's answer (a row held longer than the budget).
 	if again > 0 {
@@ -202,7 +238,47 @@ func (r *Runner) renewUrgent(ids []string, every time.Duration) (ok bool, retryA
 		r.cfg.Log.Warn("could not renew the leases of jobs whose claim answered late, in "+strconv.Itoa(urgentTries)+" tries; the ticks renew them as any other",
 			"jobs", given, "budget", every/3, "err", err)
 	}
-	return false, retryAt
+	return retryAt
+}
+
+// urgentNext says, in the warning of a failed renewal of the urgent jobs ids
+// after their waiting renewal failed, when the next try comes: a waiting one
+// if any of them has tries left after this failure, else the next tick.
+func (r *Runner) urgentNext(ids []string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range ids {
+		if rj, ok := r.running[id]; ok && rj.urgent && rj.urgentFailed+1 < urgentTries {
+			return "the next waiting try, a third of a tick after the last,"
+		}
+	}
+	return "the next tick"
+}
+
+// abandonLease stops the lease keeper renewing the lease of attempt
+// attemptID of job jobID: its run abandoned it (its end could not be
+// recorded), to the lease's expiry and recovery, which marks it unknown.
+// Renewed with its job's until the whole run ended (its siblings in flight
+// may run on for long), it would be taken over that much later.
+func (r *Runner) abandonLease(jobID, attemptID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rj, ok := r.running[jobID]; ok {
+		rj.abandoned = append(rj.abandoned, attemptID)
+		r.running[jobID] = rj
+	}
+}
+
+// abandonedLeases lists the attempts of the running jobs whose leases the
+// keeper no longer renews (abandonLease); nil when there are none.
+func (r *Runner) abandonedLeases() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, rj := range r.running {
+		out = append(out, rj.abandoned...)
+	}
+	return out
 }
 
 // noteUrgentFailed counts a failed urgent renewal against the jobs ids

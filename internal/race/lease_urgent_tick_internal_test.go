@@ -2,6 +2,7 @@ package race
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -30,6 +31,16 @@ func urgentTickRig(t *testing.T, atTick bool) {
 	db := testdb.New(t, store.Options{})
 	ctx := context.Background()
 	r := New(Config{Store: db.Store, Lease: lease, LeaseOwner: "me"})
+	// The keeper's ticks are the test's (keeperTicks), and each of its
+	// passes says it ended.
+	r.keeperTicks = make(chan time.Time)
+	passed := make(chan struct{}, 1)
+	r.keeperPassed = func() {
+		select {
+		case passed <- struct{}{}:
+		default:
+		}
+	}
 	t.Cleanup(func() {
 		r.cancelBase(errShutdown)
 		r.keeperWG.Wait()
@@ -44,28 +55,19 @@ func urgentTickRig(t *testing.T, atTick bool) {
 		Input: input, LeaseOwner: "me", LeaseFor: lease,
 		First: &store.FirstAttempt{Provider: "primary", Model: "m", Role: store.RolePrimary}}
 	nj.Fingerprint, _ = store.Fingerprint("triage", "", "", input)
-	since := time.Now()
 	job, created, err := db.Store.CreateJob(ctx, nj)
 	if err != nil || !created {
 		t.Fatalf("create: %v created=%v", err, created)
 	}
-	if !job.LeaseSentAt.IsZero() {
-		since = job.LeaseSentAt
-	}
 	att := job.Attempts[0].ID
-
-	// The tick that comes more than 4.3 s after the claim: the next one, 2 s
-	// later, comes after the claim's lease (6 s) has run out.
-	var tickAt time.Time
-	for {
-		r.mu.Lock()
-		next := r.nextRenewal
-		r.mu.Unlock()
-		if next.Sub(since) > 4300*time.Millisecond {
-			tickAt = next
-			break
+	// Its claim answered 4.5 s late: the leases it set run out 1.5 s from
+	// now, before the keeper's next tick (2 s after the last).
+	since := time.Now().Add(-4500 * time.Millisecond)
+	for _, q := range []string{`UPDATE jobs SET lease_expires_at = now() + interval '1.5 seconds' WHERE id = $1`,
+		`UPDATE attempts SET lease_expires_at = now() + interval '1.5 seconds' WHERE job_id = $1`} {
+		if _, err := db.Pool.Exec(ctx, q, job.ID); err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(time.Until(next) + 100*time.Millisecond)
 	}
 	// Another transaction holds the attempt's row for a moment as the job
 	// starts (well within the third of a tick an urgent renewal waits).
@@ -77,17 +79,12 @@ func urgentTickRig(t *testing.T, atTick bool) {
 	if _, err := tx.Exec(ctx, `SELECT 1 FROM attempts WHERE id = $1 FOR UPDATE`, att); err != nil {
 		t.Fatal(err)
 	}
-	// The submit of the late-claimed job comes as the tick fires: the keeper's
-	// tick pass waits for r.mu while holdLease runs (as submit calls it). In
-	// the control it comes a second before the tick, the keeper idle.
-	if atTick {
-		time.Sleep(time.Until(tickAt) - 200*time.Millisecond)
-	} else {
-		time.Sleep(time.Until(tickAt) - time.Second)
-	}
+	// The submit of the late-claimed job comes as the tick fires: the keeper
+	// has taken its tick, and its pass waits for r.mu while holdLease runs
+	// (as submit calls it). In the control the keeper is idle between ticks.
 	r.mu.Lock()
 	if atTick {
-		time.Sleep(time.Until(tickAt) + 300*time.Millisecond)
+		r.keeperTicks <- time.Now()
 	}
 	r.holdLease(job.ID, func(error) {}, since)
 	if !r.running[job.ID].urgent {
@@ -95,18 +92,19 @@ func urgentTickRig(t *testing.T, atTick bool) {
 		t.Fatal("the late-claimed job was not marked urgent: the rig is wrong")
 	}
 	r.mu.Unlock()
-	// Let the keeper's passes (the tick's, then the woken one) run.
-	deadline := time.Now().Add(time.Second)
-	for time.Now().Before(deadline) {
-		r.mu.Lock()
-		urgent := r.running[job.ID].urgent
-		r.mu.Unlock()
-		if !urgent {
-			break
+	// The row is released once the keeper's renewal waits for it — or once a
+	// pass ended without waiting (it skipped the row).
+	wctx, cancel := context.WithCancel(ctx)
+	waiter := make(chan error, 1)
+	go func() { waiter <- waitForRowWaiter(wctx, db, tx.Conn().PgConn().PID()) }()
+	select {
+	case err := <-waiter:
+		if err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(5 * time.Millisecond)
+	case <-passed:
 	}
-	time.Sleep(50 * time.Millisecond)
+	cancel()
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -117,4 +115,17 @@ func urgentTickRig(t *testing.T, atTick bool) {
 			"whose renewal skipped the row held for a moment, and the woken pass after it renewed nothing; the next tick came after "+
 			"the claim's lease had run out", state, kind)
 	}
+}
+
+// waitForRowWaiter returns once a statement waits for a lock that session
+// holder holds (the database's lock table says so), or ctx ends.
+func waitForRowWaiter(ctx context.Context, db *testdb.DB, holder uint32) error {
+	_, err := db.Pool.Exec(ctx, fmt.Sprintf(`DO $$ BEGIN
+		WHILE NOT EXISTS (SELECT FROM pg_stat_activity WHERE %d = ANY(pg_blocking_pids(pid))) LOOP
+			PERFORM pg_sleep(0.005);
+		END LOOP; END $$`, holder))
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }

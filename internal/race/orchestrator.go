@@ -535,6 +535,7 @@ func (o *orchestrator) handle(ctx context.Context, res attemptResult) {
 			}
 		}
 	case "abandoned":
+		o.r.abandonLease(o.job.ID, res.attempt.ID) // left to its lease's expiry: not renewed
 		o.stop("this router stopped")
 	case attemptUnsent:
 		if res.pastLease {

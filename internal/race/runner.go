@@ -208,6 +208,13 @@ type Runner struct {
 	// cannot wait for it (holdLease).
 	nextRenewal time.Time
 	wakeKeeper  chan struct{}
+	// keeperTicks, set by a test before the keeper starts, replaces the
+	// keeper's tick timer: a tick's pass runs for each time sent on it, as if
+	// it were then.
+	// keeperPassed, set so too, is called after each pass of the keeper.
+	// Both are nil outside tests.
+	keeperTicks  chan time.Time
+	keeperPassed func()
 }
 
 // errShutdown is the cause of contexts cancelled because the process stops

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -10,18 +11,25 @@ import (
 
 // RenewLeases extends, in one statement, the orchestration leases that owner
 // holds on jobIDs and the leases of those jobs' in-flight attempts that owner
-// holds, and returns the attempts it renewed: each such attempt's lease now
-// runs out no sooner than lease after the statement was sent. Job rows are
-// locked before attempt rows (the attempts update reads j), the order every
-// other statement takes. Lease columns are in no index, so these updates are
-// HOT. Rows another transaction has locked (a win, a settlement: they release
-// the lease themselves, or the next tick renews it) are skipped rather than
-// waited for: a renewal holding some rows while it waits for others would
-// stall the wins behind it. A skipped attempt is not among those returned.
+// holds, but for the attempts abandoned (their runs gave them up to their
+// leases' expiry and recovery: renewing them would keep recovery from taking
+// them over until the whole run ends), and returns what it renewed: each
+// renewed attempt's lease now runs out no sooner than lease after the
+// statement was sent. Job rows are locked before attempt rows (the attempts
+// update reads j), the order every other statement takes. Lease columns are
+// in no index, so these updates are HOT. Rows another transaction has locked
+// (a win, a settlement: they release the lease themselves, or the next tick
+// renews it) are skipped rather than waited for: a renewal holding some rows
+// while it waits for others would stall the wins behind it. A skipped attempt
+// is not among those returned, and its job is among Renewal.Missed.
 //
 // Its commit, as a lease's always was, does not wait for the WAL flush
 // (lazyCommitSQL): a database that crashes may lose it, and an attempt
-// returned here then has the lease it had before.
+// returned here then has the lease it had before. The statement is given,
+// on the server, a statement and lock timeout a tenth under what is left of
+// ctx (renewalSettings): a renewal the caller gave up on, its connection
+// dropped, would otherwise go on waiting for held rows (holding the rows it
+// had locked) until they were released.
 //
 // It goes out on a connection of its own (Store.renew, see leaseConn), not on
 // the pool the jobs use: a renewal that waited in the pool's queue while the
@@ -31,8 +39,8 @@ import (
 // The connection is kept while renewals come (closed once unused for lease),
 // and an error names the wait that ran out: for the connection, for a dial,
 // or for the statement's answer. After Close it is refused (ErrStoreClosed).
-func (s *Store) RenewLeases(ctx context.Context, owner string, jobIDs []string, lease time.Duration) (renewed []RenewedAttempt, err error) {
-	return s.renewLeases(ctx, owner, jobIDs, lease, true)
+func (s *Store) RenewLeases(ctx context.Context, owner string, jobIDs, abandoned []string, lease time.Duration) (Renewal, error) {
+	return s.renewLeases(ctx, owner, jobIDs, abandoned, lease, true)
 }
 
 // RenewLeasesWaiting is RenewLeases for jobs whose leases cannot wait for the
@@ -41,56 +49,113 @@ func (s *Store) RenewLeases(ctx context.Context, owner string, jobIDs []string, 
 // row's lease would run out before the next tick renews it. Rows are locked
 // in the same order as every other statement's (job rows, then attempt
 // rows), so the wait cannot deadlock; the caller bounds it, keeping it short
-// (the renewals of every other job wait behind it).
-func (s *Store) RenewLeasesWaiting(ctx context.Context, owner string, jobIDs []string, lease time.Duration) (renewed []RenewedAttempt, err error) {
-	return s.renewLeases(ctx, owner, jobIDs, lease, false)
+// (the renewals of every other job wait behind it), and the server ends the
+// wait itself just before ctx does.
+func (s *Store) RenewLeasesWaiting(ctx context.Context, owner string, jobIDs, abandoned []string, lease time.Duration) (Renewal, error) {
+	return s.renewLeases(ctx, owner, jobIDs, abandoned, lease, false)
 }
 
-func (s *Store) renewLeases(ctx context.Context, owner string, jobIDs []string, lease time.Duration, skipLocked bool) (renewed []RenewedAttempt, err error) {
-	err = s.renew.run(ctx, lease, false, func(c *pgx.Conn) error {
+// Renewal is what RenewLeases did.
+type Renewal struct {
+	// Attempts are the attempts whose leases it renewed.
+	Attempts []RenewedAttempt
+	// Missed are the jobs asked for with a row it did not renew though the
+	// row was in flight and owner's as the statement began (the job's, or
+	// an attempt's not abandoned): another transaction held it (skipped),
+	// or changed it meanwhile. A job asked for and not listed had every
+	// such row renewed.
+	Missed []string
+}
+
+func (s *Store) renewLeases(ctx context.Context, owner string, jobIDs, abandoned []string, lease time.Duration, skipLocked bool) (Renewal, error) {
+	if abandoned == nil {
+		abandoned = []string{} // <> ALL(NULL) is never true
+	}
+	var out Renewal
+	err := s.renew.run(ctx, lease, false, func(c *pgx.Conn) error {
 		// A new batch each time: a sent one holds statement descriptions
 		// of its connection, and a kept connection found dead is tried
-		// once more on another.
-		renewed = nil
-		if err := sendRenewal(ctx, c, renewalBatch(owner, jobIDs, lease, skipLocked), &renewed); err != nil {
+		// once more on another. Its settings are computed as it goes out
+		// (after a dial): what is left of ctx then.
+		out = Renewal{}
+		if err := sendRenewal(ctx, c, renewalBatch(ctx, owner, jobIDs, abandoned, lease, skipLocked), &out); err != nil {
 			return fmt.Errorf("the renewal statement: %w", err)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("renew the leases of %d jobs: %w", len(jobIDs), err)
+		return Renewal{}, fmt.Errorf("renew the leases of %d jobs: %w", len(jobIDs), err)
 	}
 	s.opt.Observer.Batch("renew", len(jobIDs))
-	return renewed, nil
+	return out, nil
 }
 
 // renewalBatch is RenewLeases' transaction (skipLocked) or
-// RenewLeasesWaiting's.
-func renewalBatch(owner string, jobIDs []string, lease time.Duration, skipLocked bool) *pgx.Batch {
+// RenewLeasesWaiting's, with the settings renewalSettings gives it for ctx.
+func renewalBatch(ctx context.Context, owner string, jobIDs, abandoned []string, lease time.Duration, skipLocked bool) *pgx.Batch {
 	sql := renewWaitingSQL
 	if skipLocked {
 		sql = renewSkippingSQL
 	}
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
-	b.Queue(lazyCommitSQL)
-	b.Queue(sql, jobIDs, owner, lease)
+	if timeout, ok := renewalTimeout(ctx); ok {
+		b.Queue(lazyCommitWithTimeoutSQL, strconv.FormatInt(timeout.Milliseconds(), 10)+"ms")
+	} else {
+		b.Queue(lazyCommitSQL)
+	}
+	b.Queue(sql, jobIDs, owner, lease, abandoned)
 	b.Queue("COMMIT")
 	return b
 }
 
-// renewSQL is the renewal statement with lock as its row locks' clause.
+// lazyCommitWithTimeoutSQL is lazyCommitSQL, and a statement and lock
+// timeout ($1) for the rest of the transaction.
+const lazyCommitWithTimeoutSQL = `SELECT set_config('synchronous_commit', 'off', true),
+	set_config('statement_timeout', $1, true), set_config('lock_timeout', $1, true)`
+
+// renewalTimeout is the server-side timeout of a renewal sent within ctx: a
+// tenth under what is left of it (at least a millisecond; 0 would be none),
+// so that the server ends a statement that would outlast it (waiting for a
+// held row) just before the caller gives up on it. Without it, a caller's
+// deadline only drops the connection: the server does not notice while the
+// statement waits for a lock, and it goes on holding the rows it locked and
+// waiting for the others, until they are released. ok is false when ctx has
+// no deadline.
+func renewalTimeout(ctx context.Context) (time.Duration, bool) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return 0, false
+	}
+	left := time.Until(deadline)
+	return max(left-left/10, time.Millisecond), true
+}
+
+// renewSQL is the renewal statement with lock as its row locks' clause. It
+// returns the attempts renewed (job, attempt), then the jobs missed (job,
+// NULL): those with a row in flight and owner's in the statement's snapshot
+// (not an abandoned attempt's) that it did not renew. The reads of jobs and
+// attempts in the last part see the rows as they were before the updates.
 func renewSQL(lock string) string {
 	return `WITH j AS (
 			UPDATE jobs SET lease_expires_at = now() + $3::interval
 			WHERE id IN (SELECT id FROM jobs WHERE id = ANY($1::uuid[]) AND lease_owner = $2
 			             AND state IN ('pending', 'running') ` + lock + `)
-			RETURNING id)
-		UPDATE attempts SET lease_expires_at = now() + $3::interval
-		WHERE id IN (SELECT id FROM attempts WHERE job_id = ANY($1::uuid[]) AND lease_owner = $2
-		             AND state IN ('starting', 'running') ` + lock + `)
-		  AND (SELECT count(*) FROM j) >= 0
-		RETURNING job_id::text, id::text`
+			RETURNING id),
+		a AS (
+			UPDATE attempts SET lease_expires_at = now() + $3::interval
+			WHERE id IN (SELECT id FROM attempts WHERE job_id = ANY($1::uuid[]) AND lease_owner = $2
+			             AND state IN ('starting', 'running') AND id <> ALL($4::uuid[]) ` + lock + `)
+			  AND (SELECT count(*) FROM j) >= 0
+			RETURNING job_id, id)
+		SELECT job_id::text, id::text FROM a
+		UNION ALL
+		SELECT DISTINCT m.job_id::text, NULL::text FROM (
+			SELECT id AS job_id FROM jobs WHERE id = ANY($1::uuid[]) AND lease_owner = $2
+			  AND state IN ('pending', 'running') AND id NOT IN (SELECT id FROM j)
+			UNION ALL
+			SELECT job_id FROM attempts WHERE job_id = ANY($1::uuid[]) AND lease_owner = $2
+			  AND state IN ('starting', 'running') AND id <> ALL($4::uuid[]) AND id NOT IN (SELECT id FROM a)) m`
 }
 
 var (
@@ -98,10 +163,10 @@ var (
 	renewWaitingSQL  = renewSQL("FOR UPDATE")
 )
 
-// sendRenewal sends RenewLeases' batch b on c and appends the attempts it
-// renewed to renewed. A failure may leave c inside the transaction: the
-// lease connection closes it then (leaseConn.run), and the pool discards it.
-func sendRenewal(ctx context.Context, c *pgx.Conn, b *pgx.Batch, renewed *[]RenewedAttempt) error {
+// sendRenewal sends RenewLeases' batch b on c and records in out what it
+// renewed. A failure may leave c inside the transaction: the lease
+// connection closes it then (leaseConn.run), and the pool discards it.
+func sendRenewal(ctx context.Context, c *pgx.Conn, b *pgx.Batch, out *Renewal) error {
 	br := c.SendBatch(ctx, b)
 	defer br.Close()
 	for range 2 {
@@ -114,12 +179,17 @@ func sendRenewal(ctx context.Context, c *pgx.Conn, b *pgx.Batch, renewed *[]Rene
 		return err
 	}
 	for rows.Next() {
-		var r RenewedAttempt
-		if err := rows.Scan(&r.JobID, &r.AttemptID); err != nil {
+		var job string
+		var attempt *string
+		if err := rows.Scan(&job, &attempt); err != nil {
 			rows.Close()
 			return err
 		}
-		*renewed = append(*renewed, r)
+		if attempt == nil {
+			out.Missed = append(out.Missed, job)
+		} else {
+			out.Attempts = append(out.Attempts, RenewedAttempt{JobID: job, AttemptID: *attempt})
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

@@ -101,12 +101,12 @@ func TestRenewLeasesReturnsTheAttemptsItRenewed(t *testing.T) {
 	if _, err := tx.Exec(ctx, `SELECT FROM attempts WHERE id = $1 FOR UPDATE`, attempts[ids[1]]); err != nil {
 		t.Fatal(err)
 	}
-	renewed, err := b.st.RenewLeases(ctx, "r1", ids, time.Hour)
+	renewed, err := b.st.RenewLeases(ctx, "r1", ids, nil, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []store.RenewedAttempt{{JobID: ids[0], AttemptID: attempts[ids[0]]}}
-	if !slices.Equal(renewed, want) {
+	if !slices.Equal(renewed.Attempts, want) {
 		t.Fatalf("renewed %v, want only %v (r1's attempt whose row was free)", renewed, want)
 	}
 	if err := tx.Rollback(ctx); err != nil {

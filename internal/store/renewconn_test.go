@@ -34,12 +34,12 @@ func TestRenewLeasesGoesOutOnAConnectionOfItsOwn(t *testing.T) {
 	releaseLeader := st.HoldLeaderLeaseConn()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound on a hang
 	defer cancel()
-	renewed, err := st.RenewLeases(ctx, "replica-a", []string{jobID}, time.Hour)
+	renewed, err := st.RenewLeases(ctx, "replica-a", []string{jobID}, nil, time.Hour)
 	releaseLeader()
 	if err != nil {
 		t.Fatalf("RenewLeases with every pooled connection taken and a leader lease call under way: %v; want it made on a connection of its own", err)
 	}
-	if want := []store.RenewedAttempt{{JobID: jobID, AttemptID: attemptID}}; !slices.Equal(renewed, want) {
+	if want := []store.RenewedAttempt{{JobID: jobID, AttemptID: attemptID}}; !slices.Equal(renewed.Attempts, want) {
 		t.Fatalf("renewed %v, want %v", renewed, want)
 	}
 	c := st.RenewConn()
@@ -53,7 +53,7 @@ func TestRenewLeasesGoesOutOnAConnectionOfItsOwn(t *testing.T) {
 	if !c.IsClosed() || st.RenewConn() != nil {
 		t.Fatalf("after Close the renewal's connection is open (closed %v, still held %v)", c.IsClosed(), st.RenewConn() != nil)
 	}
-	if _, err := st.RenewLeases(ctx, "replica-a", []string{jobID}, time.Hour); !errors.Is(err, store.ErrStoreClosed) {
+	if _, err := st.RenewLeases(ctx, "replica-a", []string{jobID}, nil, time.Hour); !errors.Is(err, store.ErrStoreClosed) {
 		t.Fatalf("RenewLeases after Close: %v, want ErrStoreClosed", err)
 	}
 }
@@ -70,7 +70,7 @@ func TestRenewalFailedInItsTransactionDoesNotSpoilTheNext(t *testing.T) {
 	st := store.New(pool, store.Options{})
 	defer st.Close()
 	ctx := context.Background()
-	if _, err := st.RenewLeases(ctx, "replica-a", []string{jobID}, time.Hour); err != nil {
+	if _, err := st.RenewLeases(ctx, "replica-a", []string{jobID}, nil, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	// The session now refuses writes (as a server demoted to a standby
@@ -78,10 +78,10 @@ func TestRenewalFailedInItsTransactionDoesNotSpoilTheNext(t *testing.T) {
 	if _, err := st.RenewConn().Exec(ctx, `SET default_transaction_read_only = on`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.RenewLeases(ctx, "replica-a", []string{jobID}, time.Hour); err == nil {
+	if _, err := st.RenewLeases(ctx, "replica-a", []string{jobID}, nil, time.Hour); err == nil {
 		t.Fatal("a renewal on a read-only session succeeded: the test did not set up its case")
 	}
-	if _, err := st.RenewLeases(ctx, "replica-a", []string{jobID}, time.Hour); err != nil {
+	if _, err := st.RenewLeases(ctx, "replica-a", []string{jobID}, nil, time.Hour); err != nil {
 		t.Fatalf("the renewal after one that failed in its transaction: %v; want it made on a new connection", err)
 	}
 }
@@ -97,7 +97,7 @@ func TestRenewalReconnectsWhenItsConnectionDied(t *testing.T) {
 	st := store.New(pool, store.Options{})
 	defer st.Close()
 	ctx := context.Background()
-	if _, err := st.RenewLeases(ctx, "replica-a", []string{jobID}, time.Hour); err != nil {
+	if _, err := st.RenewLeases(ctx, "replica-a", []string{jobID}, nil, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	c := st.RenewConn()
@@ -105,11 +105,11 @@ func TestRenewalReconnectsWhenItsConnectionDied(t *testing.T) {
 	if err := b.db.Pool.QueryRow(ctx, `SELECT pg_terminate_backend($1)`, c.PgConn().PID()).Scan(&ended); err != nil || !ended {
 		t.Fatalf("end the renewal's session: %v %v", ended, err)
 	}
-	renewed, err := st.RenewLeases(ctx, "replica-a", []string{jobID}, time.Hour)
+	renewed, err := st.RenewLeases(ctx, "replica-a", []string{jobID}, nil, time.Hour)
 	if err != nil {
 		t.Fatalf("renewal after its connection died: %v; want it made again on a new connection", err)
 	}
-	if want := []store.RenewedAttempt{{JobID: jobID, AttemptID: attemptID}}; !slices.Equal(renewed, want) {
+	if want := []store.RenewedAttempt{{JobID: jobID, AttemptID: attemptID}}; !slices.Equal(renewed.Attempts, want) {
 		t.Fatalf("renewed %v, want %v", renewed, want)
 	}
 	if !c.IsClosed() || st.RenewConn() == nil || st.RenewConn() == c {

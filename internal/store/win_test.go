@@ -109,7 +109,7 @@ func TestRenewLeasesForManyJobs(t *testing.T) {
 		}
 		mine = append(mine, j.ID) // r2's job is asked for too: it must be left alone
 	}
-	if _, err := b.st.RenewLeases(ctx, "r1", mine, time.Hour); err != nil {
+	if _, err := b.st.RenewLeases(ctx, "r1", mine, nil, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	long := `lease_expires_at > now() + interval '30 minutes'`

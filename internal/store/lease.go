@@ -2,11 +2,14 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
+	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // RenewLeases extends, in one statement, the orchestration leases that owner
@@ -79,6 +82,11 @@ func (s *Store) renewLeases(ctx context.Context, owner string, jobIDs, abandoned
 		// (after a dial): what is left of ctx then.
 		out = Renewal{}
 		if err := sendRenewal(ctx, c, renewalBatch(ctx, owner, jobIDs, abandoned, lease, skipLocked), &out); err != nil {
+			var pgErr *pgconn.PgError
+			if errors.As(err, &pgErr) && (pgErr.Code == pgerrcode.LockNotAvailable || pgErr.Code == pgerrcode.QueryCanceled) {
+				return fmt.Errorf("the renewal statement, ended by the database as the time it was given ran out "+
+					"(a row another transaction held for that long, or a database too slow to answer in time): %w", err)
+			}
 			return fmt.Errorf("the renewal statement: %w", err)
 		}
 		return nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -127,7 +128,8 @@ func TestWaitingRenewalEndsOnTheServerBeforeItsDeadline_wlease59(t *testing.T) {
 	}
 	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	if _, err := st.RenewLeasesWaiting(rctx, "replica-a", []string{jobID}, nil, time.Hour); err == nil {
+	_, renewErr := st.RenewLeasesWaiting(rctx, "replica-a", []string{jobID}, nil, time.Hour)
+	if renewErr == nil {
 		t.Fatal("a waiting renewal of a row held throughout succeeded")
 	}
 	// The row is still held: a renewal still running on the server waits for it.
@@ -154,5 +156,8 @@ func TestWaitingRenewalEndsOnTheServerBeforeItsDeadline_wlease59(t *testing.T) {
 	if len(waiting) > 0 || locks > 0 {
 		t.Fatalf("after the renewal gave up, %d statements still wait for the held row (%d locks awaited): %.200q; "+
 			"the server should have ended the renewal itself (a statement and lock timeout under the caller's deadline)", len(waiting), locks, waiting)
+	}
+	if !strings.Contains(renewErr.Error(), "ended by the database as the time it was given ran out") {
+		t.Fatalf("the renewal's error %q does not say the database ended it as its time ran out", renewErr)
 	}
 }

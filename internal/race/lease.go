@@ -23,9 +23,10 @@ type runningJob struct {
 	// job (the woken one, a tick's, a retry's) renews it waiting for its rows
 	// (renewUrgent), and when that fails, at once skipping held rows, as a
 	// tick does (keepLeases: one job's held row fails the waiting renewal of
-	// every job sent with it); the mark is cleared once such a renewal succeeded, or
-	// when urgentTries of them failed (urgentFailed counts them): the ticks
-	// then renew the job as any other.
+	// every job sent with it); the mark is cleared once the waiting renewal
+	// succeeded or the skipping one renewed every row of the job (it did not
+	// miss it: store.Renewal.Missed), or when urgentTries tries missed it
+	// (urgentFailed counts them): the ticks then renew the job as any other.
 	urgent       bool
 	urgentFailed int
 	// renewed are the job's attempts whose leases the lease keeper renewed,
@@ -317,7 +318,8 @@ func (r *Runner) noteUrgentFailed(ids []string) (again, given int) {
 // was woken for (urgentOnly, which renews only such jobs), lists it in
 // urgent, to be renewed at once waiting for rows another transaction holds
 // rather than skipping them (renewUrgent); due holds the others. The mark
-// stays until such a renewal succeeded, or urgentTries of them failed. Most jobs end well within a tick and
+// stays until such a renewal, or the skipping one after it, renewed the job,
+// or urgentTries of them missed it. Most jobs end well within a tick and
 // so never cost a renewal, nor hold row locks that a win would wait for. live
 // is false when no job is left, and the keeper stops.
 func (r *Runner) leasesDue(now time.Time, every time.Duration, urgentOnly bool) (due, urgent []string, live bool) {

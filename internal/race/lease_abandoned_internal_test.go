@@ -14,7 +14,7 @@ import (
 // run goes on while other attempts are in flight, and the keeper renews the
 // job's leases meanwhile: not the abandoned attempt's, or recovery could
 // take it over only a lease after the whole run ended.
-func TestAbandonedAttemptLeaseIsNotRenewed_wlease59(t *testing.T) {
+func TestAbandonedAttemptLeaseIsNotRenewed(t *testing.T) {
 	const lease = 6 * time.Second // ticks of 2 s
 	db := testdb.New(t, store.Options{})
 	ctx := context.Background()

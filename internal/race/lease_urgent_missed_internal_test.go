@@ -20,7 +20,7 @@ import (
 // waiting again, must then be sent for A alone: B's leases were renewed, and
 // resending B would wait for nothing, count failures against a job that had
 // none (urgentFailed) and keep B's mark past its renewal.
-func TestUrgentRetryResendsOnlyTheMissedJobs_wlease59(t *testing.T) {
+func TestUrgentRetryResendsOnlyTheMissedJobs(t *testing.T) {
 	const lease = 6 * time.Second // ticks of 2 s; an urgent renewal is given 667 ms
 	db := testdb.New(t, store.Options{})
 	ctx := context.Background()

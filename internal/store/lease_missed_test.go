@@ -20,7 +20,7 @@ import (
 // skipped. The runner retries only those (the urgent renewals of late
 // claims), not every job it sent. An abandoned attempt is not renewed, and
 // does not make its job missed.
-func TestRenewLeasesSaysWhichJobsItMissed_wlease59(t *testing.T) {
+func TestRenewLeasesSaysWhichJobsItMissed(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	var ids, atts []string
@@ -89,7 +89,7 @@ func compareStrings(a, b string) int {
 // through a partition, a proxy, a listener that does not answer), the
 // statement goes on waiting for the held row, holding the rows it locked,
 // until that row is released — unless the server was told when to end it.
-func TestWaitingRenewalEndsOnTheServerBeforeItsDeadline_wlease59(t *testing.T) {
+func TestWaitingRenewalEndsOnTheServerBeforeItsDeadline(t *testing.T) {
 	b := setup(t)
 	jobID, attemptID := inFlight(t, b, "renew-server-timeout")
 	ctx := context.Background()

@@ -201,17 +201,22 @@ func provisionalUsage(t *Target, sp *spec, a *store.Attempt, usage providers.Usa
 // estimate stays.
 //
 // A count no request to the target can reach is not taken first
-// (plausibleUsage): it is estimated, and the usage marked Estimated.
+// (plausibleUsage): it is estimated, and the usage marked Estimated; its
+// plausible counts are kept as reported. What is left is judged as above:
+// a garbage total with no split (a total-only gateway's unsigned −1) is
+// bounded to 0 + 0 and then estimated as a total with no split, and a
+// completion count of 0 beside one is raised — a garbage figure does not
+// make an answer cheaper than a sane one.
+//
+// It is the usage of every answer the router judges, live or found by
+// reconciliation (reconcileOne).
 func answerUsage(t *Target, sp *spec, a *store.Attempt, resp *providers.Response) (providers.Usage, bool) {
 	u, bounded := plausibleUsage(t, sp, a, resp.Usage, resp.ReasoningContent, resp.Content, string(resp.ToolCalls))
-	if bounded {
-		return u, true // its plausible counts kept as reported, the others counted
-	}
 	u, filled := totalGapFilled(u)
 	if est, ok := answerEstimate(t, sp, a, resp, u); ok {
 		return est, true
 	}
-	return u, filled
+	return u, filled || bounded
 }
 
 // maxPlausibleTokens is usageBound for a target whose context window the
@@ -273,13 +278,17 @@ func plausibleUsage(t *Target, sp *spec, a *store.Attempt, u providers.Usage, te
 	return u, true
 }
 
-// answerEstimate is answerUsage's estimate of u, an answer's usage with its
-// total's gap filled: ok is false when there is none to make.
+// answerEstimate is answerUsage's estimate of u, an answer's usage bounded
+// and with its total's gap filled: ok is false when there is none to make.
+// The output is recounted when the adapter estimated it (resp.Usage marked
+// Estimated), not when plausibleUsage did: its bound keeps the plausible
+// counts as reported.
 func answerEstimate(t *Target, sp *spec, a *store.Attempt, resp *providers.Response, u providers.Usage) (providers.Usage, bool) {
 	noSplit := u.PromptTokens == 0 && u.CompletionTokens == 0
-	if u.Estimated || (!noSplit && u.CompletionTokens == 0 && (resp.Content != "" || resp.ReasoningContent != "" || len(resp.ToolCalls) > 0)) {
+	recount := resp.Usage.Estimated
+	if recount || (!noSplit && u.CompletionTokens == 0 && (resp.Content != "" || resp.ReasoningContent != "" || len(resp.ToolCalls) > 0)) {
 		out, ok := textEstimate(t, sp, a, resp.ReasoningContent, resp.Content, string(resp.ToolCalls))
-		if !ok || (!u.Estimated && out == 0) {
+		if !ok || (!recount && out == 0) {
 			return providers.Usage{}, false
 		}
 		u.TotalTokens += out - u.CompletionTokens

@@ -415,15 +415,22 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 			// chat endpoint's status say what the provider did.
 			res.Error = attemptError(recordedFailure(pe, u.Provider))
 		}
-		if pe != nil && pe.Usage != nil {
+		if pe != nil {
 			// Bounded, priced whole and estimated when it has no split, as
-			// the live attempt's (billedUsage).
-			billed, berr := r.reconciledBilled(ctx, u, pe)
+			// the live attempt's (billedUsage); estimated when the record
+			// has no usage, as a live failure received the same way is
+			// (estimatedUsage).
+			billed, ok, berr := r.reconciledBilled(ctx, u, pe)
 			if berr != nil {
-				log.Warn("reconcile: cannot read the job to bound the failure's usage; will try again", "err", berr)
+				log.Warn("reconcile: cannot read the job to bound or estimate the failure's usage; will try again", "err", berr)
 				return true
 			}
-			res.Usage, res.ProviderResponseID, res.ResponseModel = billed, pe.ResponseID, pe.ResponseModel
+			if ok {
+				res.Usage = billed
+			}
+			if pe.Usage != nil {
+				res.ProviderResponseID, res.ResponseModel = pe.ResponseID, pe.ResponseModel
+			}
 		}
 	case err != nil:
 		log.Warn("reconcile: lookup failed; will try again", "err", err)
@@ -435,12 +442,13 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 			log.Warn("reconcile: cannot judge the answer; leaving the attempt unknown", "err", jerr)
 			return true
 		}
-		// Bounded and priced whole, as the live answer's (plausibleUsage,
-		// totalGapFilled); a chat job's completion carries the same usage.
-		billed, _ := plausibleUsage(st.t, st.sp, st.a, resp.Usage, resp.ReasoningContent, resp.Content, string(resp.ToolCalls))
-		billed, _ = totalGapFilled(billed)
-		resp.Usage = billed
-		res.Usage, res.ProviderResponseID, res.ResponseModel = billed, resp.ResponseID, resp.Model
+		// Bounded, priced whole and estimated where the provider reported
+		// none, no split or no output, as the live answer's (answerUsage);
+		// a chat job's completion carries the same usage.
+		if billed, ok := answerUsage(st.t, st.sp, st.a, resp); ok {
+			resp.Usage = billed
+		}
+		res.Usage, res.ProviderResponseID, res.ResponseModel = resp.Usage, resp.ResponseID, resp.Model
 		doc, violations, jerr := judgeAnswer(st.sp, resp, r.cfg.Log)
 		if jerr != nil {
 			log.Warn("reconcile: cannot judge the answer; leaving the attempt unknown", "err", jerr)
@@ -525,22 +533,36 @@ func (r *Runner) storedAttempt(ctx context.Context, u store.UnknownAttempt) (*st
 	return st, nil
 }
 
-// reconciledBilled is the usage to record of a failure the provider billed
-// that reconciliation found (pe.Usage, not nil): billedUsage's, as the live
-// attempt would have recorded it. When the job's spec cannot be built (its
-// prompt or route no longer loaded) the counts cannot be bounded or
-// estimated: the provider's usage is kept with its total's gap filled
-// (totalGapFilled, which prices no gap over maxPlausibleTokens), rather
-// than leaving the attempt unknown for ever. err is the store's failure to
-// read the job, which a later pass retries.
-func (r *Runner) reconciledBilled(ctx context.Context, u store.UnknownAttempt, pe *providers.Error) (providers.Usage, error) {
+// reconciledBilled is the usage to record of a failure that reconciliation
+// found in the provider's record, as the live attempt would have recorded
+// it: billedUsage's when the record has usage (pe.Usage); the router's
+// estimate when it has none (estimatedUsage: a completion the provider
+// filtered or left without choices was received, so its prompt and the part
+// of the answer in the record were billed) — without it ResolveAttempt
+// drops the live run's estimate, as for a failure the provider has no
+// record of. ok is false when there is no usage to record (the failure is
+// not one the live attempt would have estimated, or the tokenizer cannot
+// count).
+//
+// When the job's spec cannot be built (its prompt or route no longer
+// loaded) the counts cannot be bounded or estimated: the provider's usage is
+// kept with its total's gap filled (totalGapFilled, which prices no gap over
+// maxPlausibleTokens), rather than leaving the attempt unknown for ever, and
+// a record without usage records none. err is the store's failure to read
+// the job, which a later pass retries.
+func (r *Runner) reconciledBilled(ctx context.Context, u store.UnknownAttempt, pe *providers.Error) (usage providers.Usage, ok bool, err error) {
 	st, err := r.storedAttempt(ctx, u)
-	if err == nil {
-		return billedUsage(st.t, st.sp, st.a, pe), nil
+	switch {
+	case err == nil && pe.Usage != nil:
+		return billedUsage(st.t, st.sp, st.a, pe), true, nil
+	case err == nil:
+		usage, ok = estimatedUsage(st.t, st.sp, st.a, store.AttemptFailed, pe)
+		return usage, ok, nil
+	case !errors.Is(err, errNoSpec):
+		return providers.Usage{}, false, err
+	case pe.Usage != nil:
+		billed, _ := totalGapFilled(*pe.Usage)
+		return billed, true, nil
 	}
-	if !errors.Is(err, errNoSpec) {
-		return providers.Usage{}, err
-	}
-	billed, _ := totalGapFilled(*pe.Usage)
-	return billed, nil
+	return providers.Usage{}, false, nil
 }

@@ -25,7 +25,7 @@ import (
 // attempt free (cost_usd needs prompt or completion tokens above 0), the
 // job's cost_usd its losers' alone, and a chat job's completion says
 // usage 0 without "estimated".
-func TestReconciledAnswerUsageIsEstimatedAsALiveAnswers_wtok59(t *testing.T) {
+func TestReconciledAnswerUsageIsEstimatedAsALiveAnswers(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		reported providers.Usage
@@ -68,7 +68,7 @@ func TestReconciledAnswerUsageIsEstimatedAsALiveAnswers_wtok59(t *testing.T) {
 // drops the estimate only for a failure "without usage ('the provider has
 // no record of it', an operator's failed) … since the provider did not do
 // the work" — this provider has a record: it did the work.
-func TestReconciledBilledFailureWithoutUsageKeepsThePromptEstimate_wtok59(t *testing.T) {
+func TestReconciledBilledFailureWithoutUsageKeepsThePromptEstimate(t *testing.T) {
 	b, job, j := unknownOnHangingPrimary(t, validTriage)
 	var before providers.Usage
 	_ = json.Unmarshal(attemptBy(j, "primary").Usage, &before)

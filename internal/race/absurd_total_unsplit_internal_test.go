@@ -20,7 +20,7 @@ import (
 // the router's count), and a billed failure with the garbage total is too
 // (billedUsage estimates after bounding). A garbage figure makes the
 // answer cheaper than a sane one.
-func TestAbsurdTotalDoesNotMakeAWinnerFree_wtok59(t *testing.T) {
+func TestAbsurdTotalDoesNotMakeAWinnerFree(t *testing.T) {
 	tgt, sp, a, _, in := estimateFixture(t, "Classify this ticket: the printer is on fire.")
 	tgt.ContextWindow, sp.maxTokens = 128000, 256
 	const content = `{"category":"hardware","summary":"The printer is on fire."}`
@@ -48,7 +48,7 @@ func TestAbsurdTotalDoesNotMakeAWinnerFree_wtok59(t *testing.T) {
 	if billed.PromptTokens == 0 || billed.CompletionTokens == 0 {
 		t.Errorf("control: billed failure with the same total recorded as %+v", billed)
 	}
-	// Control for TestReconciledBilledFailureWithoutUsageKeepsThePromptEstimate_wtok59:
+	// Control for TestReconciledBilledFailureWithoutUsageKeepsThePromptEstimate:
 	// a live billed failure without usage keeps the router's prompt estimate.
 	if est, ok := estimatedUsage(tgt, sp, a, store.AttemptFailed, &providers.Error{Kind: providers.KindContentPolicy, Received: true}); !ok || est.PromptTokens == 0 {
 		t.Errorf("control: a live received content-policy failure without usage is not estimated (%+v, %v)", est, ok)
@@ -60,7 +60,7 @@ func TestAbsurdTotalDoesNotMakeAWinnerFree_wtok59(t *testing.T) {
 // completion count of 3 has its prompt counted by the router, and its
 // completion stays the provider's 3 (not recounted, as an adapter's own
 // estimate is).
-func TestAbsurdPromptKeepsAPlausibleCompletion_wtok59(t *testing.T) {
+func TestAbsurdPromptKeepsAPlausibleCompletion(t *testing.T) {
 	tgt, sp, a, _, in := estimateFixture(t, "Classify this ticket: the printer is on fire.")
 	tgt.ContextWindow, sp.maxTokens = 128000, 256
 	resp := providers.Response{Content: `{"category":"hardware","summary":"The printer is on fire."}`, FinishReason: "stop",

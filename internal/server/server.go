@@ -66,7 +66,8 @@ type Server struct {
 	leader     leaseHolder     // resigned when the replica starts draining
 	opsListen  string
 	shutdown   config.Shutdown
-	stops      []func() // in reverse order of start
+	stopNow    context.Context // Options.StopNow (nil: never)
+	stops      []func()        // in reverse order of start
 
 	http config.HTTP // both listeners' body limit and timeouts
 }
@@ -81,7 +82,7 @@ func New(ctx context.Context, cfg *config.Config, opt Options) (_ *Server, err e
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{log: log, Replica: replicaID(), opsListen: cfg.OpsListen, shutdown: cfg.Shutdown, http: cfg.HTTP}
+	s := &Server{log: log, Replica: replicaID(), opsListen: cfg.OpsListen, shutdown: cfg.Shutdown, http: cfg.HTTP, stopNow: opt.StopNow}
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -260,9 +261,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // their jobs left to recovery); meanwhile the replica gives up the
 // maintenance leader's lease, without delaying the rest; then the operator
 // listener, which served the drain's metrics, closes (its requests get a
-// second) and background work stops.
+// second) and background work stops. It returns once the tenant requests it
+// cut have returned too (awaitCut, up to cutRequestsWait): Close closes the
+// database next, and a cut request may still be handing over the job its
+// claim created.
 func (s *Server) ServeListeners(ctx context.Context, ln, opsLn net.Listener) error {
-	httpSrv := newHTTPServer(s.Handler, s.http)
+	open := &openRequests{}
+	httpSrv := newHTTPServer(open.wrap(s.Handler), s.http)
 	opsSrv := newOpsServer(s.OpsHandler, s.http)
 	// Requests' contexts derive from these, cancelled when a listener's
 	// shutdown budget runs out (shutdownWithin).
@@ -290,7 +295,10 @@ func (s *Server) ServeListeners(ctx context.Context, ln, opsLn net.Listener) err
 	// adopted by whichever replica leads next.
 	var wg sync.WaitGroup
 	wg.Go(s.stepDown)
-	wg.Go(func() { s.shutdownWithin(httpSrv, s.shutdown.HTTP.D(), cutRequests, "tenant") })
+	wg.Go(func() {
+		s.shutdownWithin(httpSrv, s.shutdown.HTTP.D(), cutRequests, "tenant")
+		awaitCut(open, s.stopNow, s.log)
+	})
 	wg.Go(func() {
 		rctx, cancel := context.WithTimeout(context.Background(), s.shutdown.Drain.D())
 		defer cancel()

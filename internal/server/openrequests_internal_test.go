@@ -13,7 +13,7 @@ import (
 // The shutdown's wait for the tenant handlers it cut (awaitCut) ends as the
 // last one returns, and a second signal (Options.StopNow) ends it at once,
 // saying how many are left: it never outlasts what the operator asked for.
-func TestAwaitCutEndsWithTheHandlersOrASecondSignal_wsrv59(t *testing.T) {
+func TestAwaitCutEndsWithTheHandlersOrASecondSignal(t *testing.T) {
 	open := &openRequests{}
 	started, release := make(chan struct{}), make(chan struct{})
 	h := open.wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {

@@ -66,7 +66,7 @@ END $$`); err != nil {
 // closed the database: the hand-over then found a closed pool, and the
 // attempt stayed `running` under this stopped replica's lease, to become
 // `unknown` (lease_expired) — and the job with it — when the lease expired.
-func TestShutdownWaitsForACutRequestsClaim_wsrv59(t *testing.T) {
+func TestShutdownWaitsForACutRequestsClaim(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	// Closing the database does not wait for the claim's connection: what
 	// matters is whether ServeListeners waited for the handler.

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,6 +23,33 @@ type eventRead struct {
 	wh    *Webhook
 	job   *Job
 	err   error
+	// state is the read's readWaiting, readAbandoned (its caller stopped
+	// waiting: abandon) or readAnswered (its batch gave it its answer:
+	// answer), whichever came first.
+	state atomic.Int32
+}
+
+const (
+	readWaiting int32 = iota
+	readAbandoned
+	readAnswered
+)
+
+// abandon marks r as given up by its caller, unless its batch has answered
+// it already; it reports whether it did. An abandoned read claims no send
+// lease when its batch is built after it (execEventReads), and a lease its
+// batch claimed for it anyway (the batch was under way) is released by the
+// batch: nobody else would, and the event's next try, due within a second
+// or so, would wait for it to run out (ReleaseSendLease).
+func (r *eventRead) abandon() bool {
+	return r.state.CompareAndSwap(readWaiting, readAbandoned)
+}
+
+// answer hands r its answer, unless its caller has abandoned it: then it
+// reports false, and the batch must release the lease r's claim holds, if
+// any.
+func (r *eventRead) answer() bool {
+	return r.state.CompareAndSwap(readWaiting, readAnswered)
 }
 
 // eventReadBatchSize is the most reads carried by one batch.
@@ -138,11 +167,18 @@ func recordedKeyExpiry(j *Job, retention time.Duration) *time.Time {
 	return &t
 }
 
-// readEvent queues r for the next batch and waits for it, or for ctx.
+// readEvent queues r for the next batch and waits for it, or for ctx. A
+// read whose ctx ends first is abandoned: it claims no send lease, or the
+// one its batch claimed is released (abandon), so the caller, told of ctx's
+// end, holds no lease it does not know of. If its batch answered it first,
+// the answer is returned, lease and all, as though ctx had not ended.
 func (s *Store) readEvent(ctx context.Context, r *eventRead) error {
 	r.done = make(chan struct{})
 	if err := s.eventReads.await(ctx, r, r.done); err != nil {
-		return fmt.Errorf("read webhook event: %w", err)
+		if r.abandon() {
+			return fmt.Errorf("read webhook event: %w", err)
+		}
+		<-r.done // answered: done is closed right after
 	}
 	return r.err
 }
@@ -161,15 +197,26 @@ func (s *Store) readEvent(ctx context.Context, r *eventRead) error {
 // COMMIT ending that transaction draws a warning. A claim is committed before
 // the job is read, so a read that fails after it may leave the try's lease
 // held: the worker releases it (Worker.work), as it did a claim whose commit
-// raced the failure. A failure leaves the connection outside a transaction or
-// inside a failed one, which the pool closes rather than reuses (pgxpool
-// releases only an idle connection).
+// raced the failure. A read whose caller stopped waiting (readEvent) claims
+// nothing if it was still queued when its batch was built, and its batch
+// releases what it claimed if not (releaseAbandonedLeases): that caller,
+// gone, can release only what committed before it left. A failure leaves
+// the connection outside a transaction or inside a failed one, which the
+// pool closes rather than reuses (pgxpool releases only an idle connection).
 func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 	ids := make([]string, 0, len(batch))
 	seen := make(map[string]bool, len(batch))
 	var claimIDs, tokens []string
 	var leases []int64
+	reads := make([]*eventRead, 0, len(batch))
 	for _, r := range batch {
+		if r.state.Load() == readAbandoned {
+			// Its caller stopped waiting while it was queued: it is read
+			// for nobody, and its claim would hold a lease nobody releases.
+			close(r.done)
+			continue
+		}
+		reads = append(reads, r)
 		if !seen[r.id] {
 			seen[r.id] = true
 			ids = append(ids, r.id)
@@ -178,6 +225,9 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 			claimIDs, tokens = append(claimIDs, r.id), append(tokens, r.claim.Token)
 			leases = append(leases, r.claim.For.Microseconds())
 		}
+	}
+	if len(reads) == 0 {
+		return
 	}
 	s.opt.Observer.Batch("delivery_read", len(ids))
 	type found struct {
@@ -313,7 +363,8 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 	}
 	// Each read gets its own copies: two reads of one event in a batch (a
 	// rescued delivery beside the stuck one) must not share what they may change.
-	for _, r := range batch {
+	var release []*eventRead
+	for _, r := range reads {
 		f := byID[r.id]
 		switch {
 		case err != nil:
@@ -330,6 +381,27 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 				r.job = &j
 			}
 		}
+		if !r.answer() && r.claim.Token != "" && (err != nil || r.ev != nil && r.ev.SendLease.Held) {
+			// Its caller stopped waiting while the batch ran: the claim
+			// holds the lease (or, the batch having failed, may: its
+			// commit comes before the job's read) for nobody.
+			release = append(release, r)
+		}
 		close(r.done)
+	}
+	s.releaseAbandonedLeases(ctx, release)
+}
+
+// releaseAbandonedLeases frees the send leases that rs's claims took after
+// their callers had stopped waiting (abandon): the callers, told their read
+// failed, released nothing they knew of, and the event's next try would
+// wait for the lease to run out. A release that fails leaves the lease to
+// run out, as before; it is logged.
+func (s *Store) releaseAbandonedLeases(ctx context.Context, rs []*eventRead) {
+	for _, r := range rs {
+		if _, err := s.pool.Exec(ctx, releaseSendLeaseSQL, r.id, r.claim.Token); err != nil {
+			s.opt.Log.Warn("release the send lease of a webhook delivery's read whose caller stopped waiting; "+
+				"the event's next try waits for it to run out", slog.String("event_id", r.id), slog.Any("error", err))
+		}
 	}
 }

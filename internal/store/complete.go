@@ -387,7 +387,13 @@ func (s *Store) winAlone(req *winRequest) {
 func (s *Store) runWins(ctx context.Context, ws []*winRequest, lockWait time.Duration) {
 	err := retryRolledBack(func() error { return s.winBatch(ctx, ws, lockWait) })
 	if err == nil {
-		s.committed("win", len(ws))
+		if anyWon(ws) {
+			s.committed("win", len(ws))
+		} else {
+			// Every win lost its compare-and-swap: the statement wrote
+			// nothing, so its commit waited for no WAL flush.
+			s.opt.Observer.Batch("win", len(ws))
+		}
 		return
 	}
 	if len(ws) == 1 {
@@ -397,6 +403,16 @@ func (s *Store) runWins(ctx context.Context, ws []*winRequest, lockWait time.Dur
 	for _, w := range ws {
 		s.runWins(ctx, []*winRequest{w}, lockWait)
 	}
+}
+
+// anyWon reports whether a win of ws won, once their statement has run.
+func anyWon(ws []*winRequest) bool {
+	for _, w := range ws {
+		if w.won {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Store) winBatch(ctx context.Context, ws []*winRequest, lockWait time.Duration) error {

@@ -135,3 +135,23 @@ func TestCommitWaitsReachTheObserver(t *testing.T) {
 		t.Errorf("the win waited %v: a commit's wait includes its round trip", d)
 	}
 }
+
+// A batch of wins that all lose the compare-and-swap writes nothing: its
+// commit waits for no WAL flush, and is not counted as a durable commit.
+func TestALosingWinBatchIsNoDurableCommit_wgroup59(t *testing.T) {
+	st, obs, running, _ := pathSetup(t, "running")
+	ctx := context.Background()
+	c := winOf(running)
+	if _, _, won, errs := st.PathBatch(ctx, nil, []store.Completion{c}); errs[0] != nil || !won[0] {
+		t.Fatalf("the first win: won=%v err=%v", won[0], errs[0])
+	}
+	if n := obs.commits.Swap(0); n != 1 {
+		t.Fatalf("%d durable commits for a win, want 1", n)
+	}
+	if _, _, won, errs := st.PathBatch(ctx, nil, []store.Completion{c}); errs[0] != nil || won[0] {
+		t.Fatalf("the same win again: won=%v err=%v; want it lost", won[0], errs[0])
+	}
+	if n := obs.commits.Load(); n != 0 {
+		t.Fatalf("%d durable commits for a batch whose only win lost its compare-and-swap and wrote nothing, want 0", n)
+	}
+}

@@ -138,7 +138,7 @@ func TestCommitWaitsReachTheObserver(t *testing.T) {
 
 // A batch of wins that all lose the compare-and-swap writes nothing: its
 // commit waits for no WAL flush, and is not counted as a durable commit.
-func TestALosingWinBatchIsNoDurableCommit_wgroup59(t *testing.T) {
+func TestALosingWinBatchIsNoDurableCommit(t *testing.T) {
 	st, obs, running, _ := pathSetup(t, "running")
 	ctx := context.Background()
 	c := winOf(running)

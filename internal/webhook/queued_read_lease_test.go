@@ -22,7 +22,7 @@ import (
 // queued, claims the lease afterwards, for a try that no longer exists.
 // River's retry then snoozes until that lease runs out, which the release
 // was made to prevent (TestATryThatFailsBeforeSendingReleasesItsLease).
-func TestATryCutWhileItsReadIsQueuedLeavesNoLease_wgroup59(t *testing.T) {
+func TestATryCutWhileItsReadIsQueuedLeavesNoLease(t *testing.T) {
 	var requests atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		requests.Add(1)

@@ -22,7 +22,7 @@ import (
 // due within a second or so, finds it held and waits for it to run out
 // (webhooks.timeout + record timeout + margin), which the release was made
 // to prevent.
-func TestAbandonedQueuedReadLeavesNoSendLease_wgroup59(t *testing.T) {
+func TestAbandonedQueuedReadLeavesNoSendLease(t *testing.T) {
 	ctx := context.Background()
 	db := testdb.New(t, store.Options{})
 	st := db.Store
@@ -110,7 +110,7 @@ func next(t *testing.T, ctx context.Context, db *testdb.DB, st *store.Store, id 
 // batch was built before the caller gave up, so it claims the lease) has the
 // batch release that lease once it has run: the caller, told the read
 // failed, released it before the claim committed.
-func TestAbandonedReadInFlightLeavesNoSendLease_wgroup59(t *testing.T) {
+func TestAbandonedReadInFlightLeavesNoSendLease(t *testing.T) {
 	ctx := context.Background()
 	db := testdb.New(t, store.Options{})
 	st := db.Store

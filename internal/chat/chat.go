@@ -178,8 +178,9 @@ func CompletionID(jobID string) string { return "chatcmpl-" + strings.ReplaceAll
 // parallel_tool_calls false, calls that are malformed, or that the finish
 // reason announces and the answer does not hold, an answer that cannot be
 // stored — rather than that the answer missed the caller's own
-// response_format. Only the former says anything of the target's health
-// (its circuit breaker): the caller's schema is the caller's, and one
+// response_format (json.syntax, json.too_deep, json.number_range and the
+// schema's rules: a prompt can make every model write them). Only the
+// former says anything of the target's health (its circuit breaker): the caller's schema is the caller's, and one
 // tenant's impossible schema must not open a route's breakers for every
 // tenant.
 func ProviderRule(rule string) bool {
@@ -245,7 +246,7 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 			return nil, bad
 		}
 	case v != nil:
-		doc, violations := v.Validate(content)
+		doc, violations := v.ValidateText(content)
 		if len(violations) > 0 {
 			return nil, violations
 		}
@@ -275,6 +276,12 @@ func Judge(in *Input, v *contract.Validator, jobID string, resp *providers.Respo
 		// caller's contract broken.
 		if _, err := contract.ParseJSON([]byte(text)); err != nil {
 			return nil, []contract.Violation{{Rule: "json.syntax", Path: "$", Message: "response_format json_object asks for a JSON object: " + err.Error()}}
+		}
+		// Nested past what the caller's reader takes: refused as for
+		// json_schema (contract.TooDeep), the caller's rule as json.syntax
+		// is, since a prompt can ask every model for it.
+		if deep := contract.TooDeep([]byte(text)); deep != nil {
+			return nil, []contract.Violation{*deep}
 		}
 		// The answer goes to the caller as written: a key written twice
 		// would mean another object to a reader that keeps the first.

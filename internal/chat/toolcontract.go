@@ -295,7 +295,7 @@ func (tc *toolContract) judgeCall(path, name string, args any, lengthCut bool) *
 		return refuse(path+".function.arguments", "the arguments of the call to %s: %s", quoted, dup.Message)
 	}
 	if v != nil {
-		if _, vs := v.Validate(trimmed); len(vs) > 0 {
+		if _, vs := v.ValidateText(trimmed); len(vs) > 0 {
 			return &contract.Violation{Rule: "tool_arguments", Path: path + ".function.arguments", Message: fmt.Sprintf(
 				"the arguments of the call to strict function %s do not match its parameters: %s: %s", quoted, vs[0].Path, vs[0].Message)}
 		}

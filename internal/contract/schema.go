@@ -157,6 +157,7 @@ func compile(schemaJSON []byte, url, name string, load func(string) (io.ReadClos
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
 	regexFormatIsAnnotation(c)
+	strictFormats(c)
 	// A prompt's "description" is quoted in a failed pattern's message
 	// (patternText); a caller's schema keeps only what validating needs.
 	c.ExtractAnnotations = !caller

@@ -296,7 +296,29 @@ func (v *Validator) Schema() *Schema { return v.schema }
 // at MaxViolations (see Schema.Check and CheckRules). On success doc is the
 // output as compact JSON (key order and number spelling kept) and violations is
 // nil; on failure doc is nil.
+//
+// The answer is refused as json.unstorable when jsonb cannot hold it (the
+// escape \u0000, a lone surrogate escape, a number beyond numeric's range):
+// a prompt job stores it as a JSON value. An answer stored as a string of
+// another document (a chat completion's content) is judged by ValidateText.
+// Either way an answer nested deeper than MaxAnswerDepth is refused as
+// json.too_deep.
 func (v *Validator) Validate(output string) (doc json.RawMessage, violations []Violation) {
+	return v.validate(output, true)
+}
+
+// ValidateText is Validate for an answer kept as text, not as a JSON value:
+// a chat completion's message content or a tool call's arguments, a JSON
+// string inside the completion stored as the job's result. There the escape
+// \u0000, a lone surrogate escape or a number such as 1e2000 are plain
+// characters of that string, storable as the completion is (chat.Judge
+// checks the completion itself), so they are judged against the schema
+// alone and are not refused as json.unstorable.
+func (v *Validator) ValidateText(output string) (doc json.RawMessage, violations []Violation) {
+	return v.validate(output, false)
+}
+
+func (v *Validator) validate(output string, storedAsJSON bool) (doc json.RawMessage, violations []Violation) {
 	s := TrimJSONSpace(output)
 	if inner, fenced := StripFence(s); fenced {
 		if !v.allowFenced {
@@ -310,13 +332,15 @@ func (v *Validator) Validate(output string) (doc json.RawMessage, violations []V
 	if err != nil {
 		return nil, []Violation{{Rule: "json.syntax", Path: "$", Message: err.Error()}}
 	}
-	if e := jsontext.Check(b); e != nil {
-		return nil, []Violation{{Rule: "json.unstorable", Path: "$", Message: "output holds " + e.Error() + "; it cannot be stored as the result"}}
+	if deep := TooDeep(b); deep != nil {
+		return nil, []Violation{*deep}
 	}
-	if e := jsontext.CheckNumbers(b); e != nil {
-		// Beyond numeric's range, or so long written out (1e131000) that
-		// the job could not be read back: the provider's fault either way.
-		return nil, []Violation{{Rule: "json.unstorable", Path: "$", Message: "the output cannot be stored as the result: " + e.Error()}}
+	if storedAsJSON {
+		if vs := unstorable(b); vs != nil {
+			return nil, vs
+		}
+	} else if vs := textNumberViolation(parsed); vs != nil {
+		return nil, vs
 	}
 	if dup := DuplicateKey(b); dup != nil {
 		return nil, []Violation{*dup}
@@ -333,6 +357,20 @@ func (v *Validator) Validate(output string) (doc json.RawMessage, violations []V
 		return nil, []Violation{{Rule: "json.syntax", Path: "$", Message: err.Error()}}
 	}
 	return buf.Bytes(), nil
+}
+
+// unstorable is the json.unstorable violation for JSON text b that jsonb
+// cannot hold, nil when it can.
+func unstorable(b []byte) []Violation {
+	if e := jsontext.Check(b); e != nil {
+		return []Violation{{Rule: "json.unstorable", Path: "$", Message: "output holds " + e.Error() + "; it cannot be stored as the result"}}
+	}
+	if e := jsontext.CheckNumbers(b); e != nil {
+		// Beyond numeric's range, or so long written out (1e131000) that
+		// the job could not be read back: the provider's fault either way.
+		return []Violation{{Rule: "json.unstorable", Path: "$", Message: "the output cannot be stored as the result: " + e.Error()}}
+	}
+	return nil
 }
 
 // kindWords names the kinds of value a rule needs: "an array", "a number, a

@@ -10,7 +10,7 @@ import (
 // Validate (a prompt job's answer, stored as a JSON value in jsonb) still
 // refuses what jsonb cannot hold; ValidateText (a chat answer, stored as a
 // string of the completion) judges the same text against the schema alone.
-func TestValidateRefusesUnstorableValidateTextDoesNot_wcontract59(t *testing.T) {
+func TestValidateRefusesUnstorableValidateTextDoesNot(t *testing.T) {
 	v, err := contract.NewRequestValidator([]byte(`{"type":"object","properties":{"s":{"type":"string"},"n":{"type":"number","minimum":0}}}`), "s", contract.Rules{})
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +29,7 @@ func TestValidateRefusesUnstorableValidateTextDoesNot_wcontract59(t *testing.T) 
 // check reads a number exactly (math/big), and cannot read 1e999999999 at
 // all (it panicked): such a number is refused as json.number_range, and one
 // the checker reads cheaply is judged.
-func TestValidateTextBoundsNumbersTheSchemaReads_wcontract59(t *testing.T) {
+func TestValidateTextBoundsNumbersTheSchemaReads(t *testing.T) {
 	off := false
 	v, err := contract.NewRequestValidator([]byte(`{"type":"object","properties":{"n":{"type":"number","multipleOf":0.5}},"additionalProperties":{"type":"integer"}}`), "s", contract.Rules{NoExtraKeys: &off})
 	if err != nil {
@@ -53,7 +53,7 @@ func TestValidateTextBoundsNumbersTheSchemaReads_wcontract59(t *testing.T) {
 
 // An answer may nest MaxAnswerDepth levels, not one more; brackets inside
 // strings are not nesting.
-func TestAnswerDepthBound_wcontract59(t *testing.T) {
+func TestAnswerDepthBound(t *testing.T) {
 	v, err := contract.NewValidator([]byte(`{"type":"object","properties":{"data":{}},"required":["data"]}`), "out.json", contract.Rules{})
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func TestAnswerDepthBound_wcontract59(t *testing.T) {
 }
 
 // The router's format checkers still take what is of the format.
-func TestFormatAssertionsTakeWhatIsOfTheFormat_wcontract59(t *testing.T) {
+func TestFormatAssertionsTakeWhatIsOfTheFormat(t *testing.T) {
 	cases := map[string][]string{
 		"date-time": {"2024-01-01T10:20:30Z", "2024-02-29t23:59:60.123z", "2024-01-01T00:30:60+00:31", "1990-12-31T15:59:60-08:00"},
 		"time":      {"09:00:00Z", "23:59:60Z", "12:00:00.5+01:00"},

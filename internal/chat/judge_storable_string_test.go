@@ -22,7 +22,7 @@ import (
 // schema admit such a number) fails every attempt over and opens the
 // route's breakers for everyone: the valid answer is refused, and blamed on
 // the provider.
-func TestJudgeJSONSchemaRefusesNoStorableAnswer_wcontract59(t *testing.T) {
+func TestJudgeJSONSchemaRefusesNoStorableAnswer(t *testing.T) {
 	schema := json.RawMessage(`{"type":"object","properties":{"s":{"type":"string"},"n":{"type":"number"}}}`)
 	withSchema := &Input{ResponseFormat: &ResponseFormat{Type: "json_schema", JSONSchema: &JSONSchema{Name: "r", Schema: schema}}}
 	v, err := withSchema.Validator()
@@ -55,7 +55,7 @@ func TestJudgeJSONSchemaRefusesNoStorableAnswer_wcontract59(t *testing.T) {
 // panic past jsonb's range) and JSON nested past contract.MaxAnswerDepth
 // (json.too_deep, json_object and json_schema alike) never count against a
 // target's breaker.
-func TestJudgeTextRefusalsAreTheCallers_wcontract59(t *testing.T) {
+func TestJudgeTextRefusalsAreTheCallers(t *testing.T) {
 	schema := json.RawMessage(`{"type":"object","properties":{"n":{"type":"number","minimum":0}}}`)
 	withSchema := &Input{ResponseFormat: &ResponseFormat{Type: "json_schema", JSONSchema: &JSONSchema{Name: "r", Schema: schema}}}
 	v, err := withSchema.Validator()

@@ -18,7 +18,7 @@ import (
 // url.Parse, which takes a space. Each answer below passes the contract and
 // wins, and the caller's time.Parse(time.RFC3339, …) / netip.ParseAddr /
 // IDNA-or-DNS hostname / URI parser fails on it.
-func TestFormatAssertionsRefuseWhatIsNotOfTheFormat_wcontract59(t *testing.T) {
+func TestFormatAssertionsRefuseWhatIsNotOfTheFormat(t *testing.T) {
 	cases := []struct {
 		format, value string
 		theirs        func(string) error // a strict reader of the format, as a caller has

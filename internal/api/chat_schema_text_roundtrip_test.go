@@ -13,7 +13,7 @@ import (
 // JSON value — the escape \u0000, a lone surrogate escape, the number
 // 1e2000 — wins, and the completion, stored in PostgreSQL and replayed from
 // there, carries the model's text byte for byte.
-func TestChatSchemaAnswerUnstorableAsJSONRoundTripsAsText_wcontract59(t *testing.T) {
+func TestChatSchemaAnswerUnstorableAsJSONRoundTripsAsText(t *testing.T) {
 	answers := []string{
 		`{"s":"C strings end with \u0000"}`,
 		`{"s":"half an emoji: \ud83d"}`,

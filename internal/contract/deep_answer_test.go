@@ -19,7 +19,7 @@ import (
 // POST /v1/jobs/{id}/attempts/{seq}/resolve (decodeBody: 400 invalid-json).
 // (Python's json.loads already fails at 1,000 levels.) The only schema
 // needed is one that leaves a value's shape open, as {"data": {}} does.
-func TestDeepAnswerIsReadableWhereItIsDelivered_wcontract59(t *testing.T) {
+func TestDeepAnswerIsReadableWhereItIsDelivered(t *testing.T) {
 	noExtra := false
 	v, err := contract.NewValidator([]byte(`{"type":"object","properties":{"data":{}},"required":["data"]}`), "out.json",
 		contract.Rules{NoExtraKeys: &noExtra})

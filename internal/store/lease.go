@@ -28,11 +28,11 @@ import (
 //
 // Its commit, as a lease's always was, does not wait for the WAL flush
 // (lazyCommitSQL): a database that crashes may lose it, and an attempt
-// returned here then has the lease it had before. The statement is given,
-// on the server, a statement and lock timeout a tenth under what is left of
-// ctx (renewalSettings): a renewal the caller gave up on, its connection
-// dropped, would otherwise go on waiting for held rows (holding the rows it
-// had locked) until they were released.
+// returned here then has the lease it had before. RenewLeasesWaiting's
+// statement is given, on the server, a statement and lock timeout a tenth
+// under what is left of ctx (renewalTimeout): a renewal the caller gave up
+// on, its connection dropped, would otherwise go on waiting for held rows
+// (holding the rows it had locked) until they were released.
 //
 // It goes out on a connection of its own (Store.renew, see leaseConn), not on
 // the pool the jobs use: a renewal that waited in the pool's queue while the
@@ -99,7 +99,8 @@ func (s *Store) renewLeases(ctx context.Context, owner string, jobIDs, abandoned
 }
 
 // renewalBatch is RenewLeases' transaction (skipLocked) or
-// RenewLeasesWaiting's, with the settings renewalSettings gives it for ctx.
+// RenewLeasesWaiting's, the latter with the timeout renewalTimeout gives it
+// for ctx.
 func renewalBatch(ctx context.Context, owner string, jobIDs, abandoned []string, lease time.Duration, skipLocked bool) *pgx.Batch {
 	sql := renewWaitingSQL
 	if skipLocked {
@@ -107,7 +108,12 @@ func renewalBatch(ctx context.Context, owner string, jobIDs, abandoned []string,
 	}
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
-	if timeout, ok := renewalTimeout(ctx); ok {
+	// Only a waiting renewal is given a server-side timeout: a skipping one
+	// waits for no held row, so it ends on its own once its caller gave up;
+	// and on a loaded database the timeout would end renewals the server
+	// would have committed a moment after the caller's deadline — a lease
+	// kept — a short lease's three ticks in a row.
+	if timeout, ok := renewalTimeout(ctx); ok && !skipLocked {
 		b.Queue(lazyCommitWithTimeoutSQL, strconv.FormatInt(timeout.Milliseconds(), 10)+"ms")
 	} else {
 		b.Queue(lazyCommitSQL)

@@ -171,6 +171,9 @@ func TestResolveChatContentUnchanged(t *testing.T) {
 		{"object-tools", asked + `,` + weatherTools + `}`, `{"city":"Oslo"}`, `{"city":"Oslo"}`},
 		{"message-text", `{"model":"default","messages":[{"role":"user","content":"Hello?"}],` + weatherTools + `}`,
 			`{"role":"assistant","content":"Hello!","tool_calls":null}`, "Hello!"},
+		// An empty list is no calls, as some OpenAI-compatible servers write it.
+		{"message-no-calls", `{"model":"default","messages":[{"role":"user","content":"Hello?"}],` + weatherTools + `}`,
+			`{"role":"assistant","content":"Hello!","tool_calls":[ ]}`, "Hello!"},
 	} {
 		id := unknownChat(t, b, c.body, c.key)
 		if res := resolveWith(t, b, id, c.result); res.status != http.StatusOK {

@@ -94,7 +94,7 @@ func judgeChatResolution(job *store.Job, a *store.Attempt, result json.RawMessag
 // "role": "assistant", is the assistant message instead, as the provider's
 // answer shows it ({"role":"assistant","content":null,"tool_calls":[…]}, or
 // {"tool_calls":[…]} alone): content a string or null, tool_calls the calls
-// (null or left out: none; Judge holds them to the request's tools),
+// (null, [] or left out: none; Judge holds them to the request's tools),
 // reasoning_content a string or null, and no other member that holds
 // anything. A response_format object that has such members is sent as a
 // string holding its JSON text. The violation, when not nil, says what in the
@@ -128,7 +128,7 @@ func readChatResult(in *chat.Input, result json.RawMessage) (chatAnswer, *contra
 			return refuse("reasoning_content", "the result's reasoning_content is %s; send it as a string (the model's reasoning as the provider returned it), or leave it out", cutJSON(raw))
 		}
 	}
-	if raw := members["tool_calls"]; !jsonNull(raw) {
+	if raw := members["tool_calls"]; !jsonNull(raw) && !emptyArray(raw) {
 		ans.toolCalls = raw
 	}
 	names := make([]string, 0, len(members))
@@ -163,6 +163,12 @@ func jsonString(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	return s, json.Unmarshal(raw, &s) == nil
+}
+
+// emptyArray reports a JSON array with no element.
+func emptyArray(raw json.RawMessage) bool {
+	var list []json.RawMessage
+	return len(raw) > 0 && raw[0] == '[' && json.Unmarshal(raw, &list) == nil && len(list) == 0
 }
 
 // jsonNull reports a member left out or null.

@@ -27,7 +27,8 @@ func anthropicStops(stops []string) (sent, local []string) {
 // model would have stopped there: the sequence is left out (as OpenAI and
 // Anthropic leave theirs out), the finish reason is stop, and tool calls,
 // which come after the text, are dropped (the model would not have reached
-// them). The usage stays what the provider billed.
+// them). The usage stays what the provider billed; what was cut away is
+// kept as r.CutAtStop, so that an estimate of the output counts it.
 func cutAtStops(r *Response, local []string) {
 	if r == nil || len(local) == 0 {
 		return
@@ -41,5 +42,6 @@ func cutAtStops(r *Response, local []string) {
 	if cut < 0 {
 		return
 	}
+	r.CutAtStop = r.Content[cut:] + string(r.ToolCalls)
 	r.Content, r.FinishReason, r.ToolCalls = r.Content[:cut], "stop", nil
 }

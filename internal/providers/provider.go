@@ -203,6 +203,13 @@ type Response struct {
 	// (OpenAI: "default", "flex", "priority"…; "": none), sanitised and
 	// clipped (providerServiceTier).
 	ServiceTier string
+	// CutAtStop is what the adapter cut away from the answer at a stop
+	// sequence it applied itself (the Anthropic adapter's whitespace-only
+	// stops, cutAtStops): the content from the match on, then the dropped
+	// tool calls' JSON ("": nothing cut). It is not the answer, but the
+	// provider generated and billed it: the race counts it when it
+	// estimates the answer's output tokens.
+	CutAtStop string
 }
 
 // Provider is the one call every adapter makes: send a rendered request, return a

@@ -211,7 +211,7 @@ func provisionalUsage(t *Target, sp *spec, a *store.Attempt, usage providers.Usa
 // It is the usage of every answer the router judges, live or found by
 // reconciliation (reconcileOne).
 func answerUsage(t *Target, sp *spec, a *store.Attempt, resp *providers.Response) (providers.Usage, bool) {
-	u, bounded := plausibleUsage(t, sp, a, resp.Usage, resp.ReasoningContent, resp.Content, string(resp.ToolCalls))
+	u, bounded := plausibleUsage(t, sp, a, resp.Usage, generatedTexts(resp)...)
 	u, filled := totalGapFilled(u)
 	if est, ok := answerEstimate(t, sp, a, resp, u); ok {
 		return est, true
@@ -282,12 +282,14 @@ func plausibleUsage(t *Target, sp *spec, a *store.Attempt, u providers.Usage, te
 // and with its total's gap filled: ok is false when there is none to make.
 // The output is recounted when the adapter estimated it (resp.Usage marked
 // Estimated), not when plausibleUsage did: its bound keeps the plausible
-// counts as reported.
+// counts as reported. Every count is of the answer the provider generated
+// (generatedTexts): the text the adapter cut away at a stop of its own
+// included.
 func answerEstimate(t *Target, sp *spec, a *store.Attempt, resp *providers.Response, u providers.Usage) (providers.Usage, bool) {
 	noSplit := u.PromptTokens == 0 && u.CompletionTokens == 0
 	recount := resp.Usage.Estimated
-	if recount || (!noSplit && u.CompletionTokens == 0 && (resp.Content != "" || resp.ReasoningContent != "" || len(resp.ToolCalls) > 0)) {
-		out, ok := textEstimate(t, sp, a, resp.ReasoningContent, resp.Content, string(resp.ToolCalls))
+	if recount || (!noSplit && u.CompletionTokens == 0 && generatedAny(resp)) {
+		out, ok := textEstimate(t, sp, a, generatedTexts(resp)...)
 		if !ok || (!recount && out == 0) {
 			return providers.Usage{}, false
 		}
@@ -302,7 +304,7 @@ func answerEstimate(t *Target, sp *spec, a *store.Attempt, resp *providers.Respo
 	if !ok {
 		return providers.Usage{}, false
 	}
-	out, ok := textEstimate(t, sp, a, resp.ReasoningContent, resp.Content, string(resp.ToolCalls))
+	out, ok := textEstimate(t, sp, a, generatedTexts(resp)...)
 	if !ok {
 		return providers.Usage{}, false
 	}

@@ -26,7 +26,7 @@ import (
 // was recorded and priced as a few output tokens. The recount includes the
 // text cut away now. So does the estimate of an answer whose server counts
 // no input (the adapter drops such a usage whole). Found by review.
-func TestLocalStopRecountKeepsTheCutText_westimate59(t *testing.T) {
+func TestLocalStopRecountKeepsTheCutText(t *testing.T) {
 	for name, c := range map[string]struct{ input, delta string }{
 		"no output count": {`12`, `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null}}`},
 		"no input count":  {`0`, `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":2003}}`},

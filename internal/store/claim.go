@@ -276,7 +276,7 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 				"by a transaction, perhaps that try still committing, after %d tries (%v): %w", held, claimTries, req.err, lost)
 		}
 		s.lostClaims.Add(1)
-		go s.handOverLostClaim(req)
+		s.startHandOver(req)
 	}
 	job, created, err = s.claimOutcome(ctx, req)
 	if created && job != nil {

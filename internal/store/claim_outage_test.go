@@ -19,6 +19,14 @@ import (
 // PostgreSQL restart or fail-over right after a commit.
 func outageStore(t *testing.T, b *bundle) (st *store.Store, d *answerDropper, down *atomic.Bool) {
 	t.Helper()
+	st, _, d, down = outageStoreWithPool(t, b, store.Options{KeyRetention: time.Hour})
+	return st, d, down
+}
+
+// outageStoreWithPool is outageStore with opt, and its pool, for a test that
+// closes it as a server does at shutdown (closed again at the test's end).
+func outageStoreWithPool(t *testing.T, b *bundle, opt store.Options) (st *store.Store, pool *pgxpool.Pool, d *answerDropper, down *atomic.Bool) {
+	t.Helper()
 	cfg, err := pgxpool.ParseConfig(b.db.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -38,12 +46,12 @@ func outageStore(t *testing.T, b *bundle) (st *store.Store, d *answerDropper, do
 		return &dropConn{Conn: c, d: d}, nil
 	}
 	cfg.MinConns, cfg.MaxConns = 0, 1 // one connection: the one whose answer is dropped
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	pool, err = pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	return store.New(pool, store.Options{KeyRetention: time.Hour}), d, down
+	return store.New(pool, opt), pool, d, down
 }
 
 // awaitHandOver waits for one background hand-over of a lost claim to end,

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -20,7 +21,7 @@ func TestHeldKeyHandOversTakeTurns(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = s.inHeldKeyTurn(func() error {
+			_ = s.inHeldKeyTurn(context.Background(), func() error {
 				n := inside.Add(1)
 				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 				}

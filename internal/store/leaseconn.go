@@ -107,10 +107,22 @@ func (lc *leaseConn) init(pool *pgxpool.Pool, what string) {
 // which resigns) and the race runner with it (Runner.Stop waits for its
 // lease keeper): a resignation after Close is refused, left to the lease's
 // expiry. A lease call in flight is not cut: it closes the connection as it
-// ends. Close does not close the pool (the caller's), nor wait for a
-// readiness probe under way (Ping's connection, closed as its ping ends). It
+// ends.
+//
+// It first waits for the writes the Store runs in the background, past the
+// call that started them (background): the hand-over of a claim whose
+// answer was lost (handOverLostClaim), a wake of webhook deliveries. A job
+// created while the replica stops, its claim's answer lost, is handed over
+// on the open pool rather than left to become `unknown` at lease expiry.
+// The wait is bounded (backgroundCloseWait); what is still running then is
+// logged and cancelled, and has returned when Close does (up to
+// backgroundCancelWait more). None is started after Close began.
+//
+// Close does not close the pool (the caller's), nor wait for a readiness
+// probe under way (Ping's connection, its own, closed as its ping ends). It
 // may be called more than once.
 func (s *Store) Close() {
+	s.bg.close(time.Duration(backgroundCloseWaitNS.Load()), time.Duration(backgroundCancelWaitNS.Load()), s.opt.Log)
 	s.lease.close()
 	s.renew.close()
 }

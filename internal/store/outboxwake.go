@@ -42,12 +42,15 @@ func (s *Store) wakeDeliveries() {
 	}
 	w.running = true
 	w.mu.Unlock()
-	go func() {
+	// In the background, which Close waits for; once Close has begun,
+	// nothing is sent (River's periodic fetch, another replica's, finds the
+	// job), and the next wake asked for finds none running.
+	started := s.bg.start("wake of webhook deliveries (River's notification)", func(bctx context.Context) {
 		for {
 			if w.beforeSend != nil {
 				w.beforeSend()
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(bctx, 10*time.Second)
 			// An error leaves the job to River's periodic fetch.
 			_, _ = s.pool.Exec(ctx, riverWakeSQL)
 			cancel()
@@ -60,7 +63,12 @@ func (s *Store) wakeDeliveries() {
 			w.again = false
 			w.mu.Unlock()
 		}
-	}()
+	})
+	if !started {
+		w.mu.Lock()
+		w.running, w.again = false, false
+		w.mu.Unlock()
+	}
 }
 
 // announceWins wakes River when any win of a committed round wrote an

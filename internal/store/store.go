@@ -82,6 +82,9 @@ type Store struct {
 	onLostClaim func(err error)
 	// lostClaims counts the claims handed over by handOverLostClaim.
 	lostClaims atomic.Int64
+	// bg tracks the writes that outlive their call (hand-overs of lost
+	// claims, wakes of webhook deliveries): Close waits for them.
+	bg background
 	// heldKeyTurn lets one lost claim's hand-over at a time wait on a key
 	// row still held past its first budget (inHeldKeyTurn).
 	heldKeyTurn chan struct{}

@@ -133,8 +133,9 @@ func unreachable(err error) bool {
 // database decides: each try waits for the row (lostClaimKeyWait), and the
 // hand-over tries again until the writer has ended; a lease that expired
 // meanwhile is undone (settleLostClaim). It ends unsettled only when
-// lostClaimRetryFor passes on a try the database did not answer.
-func (s *Store) handOverLostClaim(req *claimRequest) {
+// lostClaimRetryFor passes on a try the database did not answer, or when
+// ctx ends (Close, past its wait for background writes).
+func (s *Store) handOverLostClaim(ctx context.Context, req *claimRequest) {
 	var final string
 	var settled bool
 	settle := func(ctx context.Context) (err error) {
@@ -142,15 +143,15 @@ func (s *Store) handOverLostClaim(req *claimRequest) {
 		return err
 	}
 	budget := time.Duration(lostClaimRetryForNS.Load())
-	err := writeWhileUnreachable(context.Background(), budget, settle)
-	for told := false; errors.Is(err, errClaimKeyHeld); told = true {
+	err := writeWhileUnreachable(ctx, budget, settle)
+	for told := false; errors.Is(err, errClaimKeyHeld) && ctx.Err() == nil; told = true {
 		// Not a busy loop: a try returns errClaimKeyHeld only after
 		// waiting lostClaimKeyWait for the row in the database.
 		if !told {
 			s.opt.Log.Warn("the key of a job whose creation's outcome was lost is still being written, perhaps by its own try still committing: "+
 				"waiting for that transaction to end before handing the job over", "job_id", req.jobID, "waited", budget)
 		}
-		err = s.inHeldKeyTurn(func() error { return writeWhileUnreachable(context.Background(), budget, settle) })
+		err = s.inHeldKeyTurn(ctx, func() error { return writeWhileUnreachable(ctx, budget, settle) })
 	}
 	if err == nil && settled {
 		s.toldSettledByNoRun(final)
@@ -170,6 +171,22 @@ func (s *Store) handOverLostClaim(req *claimRequest) {
 	}
 }
 
+// startHandOver starts handOverLostClaim in the background (Close waits for
+// it). Once Close has begun, the pool is about to close and nothing is
+// started: the job, if the claim committed, is left to recovery, and that is
+// logged.
+func (s *Store) startHandOver(req *claimRequest) {
+	what := "hand-over of job " + req.jobID + ", whose creation's outcome was lost"
+	if s.bg.start(what, func(ctx context.Context) { s.handOverLostClaim(ctx, req) }) {
+		return
+	}
+	s.opt.Log.Error("could not hand over a job whose creation's outcome was lost: the store is closed; recovery settles it when its lease expires",
+		"job_id", req.jobID, "attempt_id", req.attID)
+	if s.onLostClaim != nil {
+		s.onLostClaim(ErrStoreClosed)
+	}
+}
+
 // inHeldKeyTurn runs f, a hand-over's try past its first budget on a key row
 // still held, once no other hand-over's is running. A network cut in the
 // middle of a claim batch can leave the server holding every key of the
@@ -177,8 +194,13 @@ func (s *Store) handOverLostClaim(req *claimRequest) {
 // the session, hours by default; each try holds a pool connection while it
 // waits on the row (lostClaimKeyWait), and so many hand-overs retrying at
 // once would take the pool from the jobs. One at a time, they take one.
-func (s *Store) inHeldKeyTurn(f func() error) error {
-	s.heldKeyTurn <- struct{}{}
+// It gives up, with ctx's error, when ctx ends while it waits for its turn.
+func (s *Store) inHeldKeyTurn(ctx context.Context, f func() error) error {
+	select {
+	case s.heldKeyTurn <- struct{}{}:
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 	defer func() { <-s.heldKeyTurn }()
 	return f()
 }

@@ -17,7 +17,7 @@ import (
 // that for a minute and gave up, and the job's first attempt, never sent,
 // became `unknown` at lease expiry (SPEC §17). Close now waits for the
 // hand-over, which settles the job on the still open pool. Found by review.
-func TestCloseWaitsForLostClaimHandOver_wstore59(t *testing.T) {
+func TestCloseWaitsForLostClaimHandOver(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	st, pool, d, down := outageStoreWithPool(t, b, store.Options{KeyRetention: time.Hour})
@@ -61,7 +61,7 @@ func TestCloseWaitsForLostClaimHandOver_wstore59(t *testing.T) {
 // a closed pool for a minute). The waits are set so that the test does not
 // depend on how long anything takes: Close stops waiting at once, and waits
 // for the cancelled hand-over to return as long as it takes.
-func TestCloseCancelsHandOverPastItsWait_wstore59(t *testing.T) {
+func TestCloseCancelsHandOverPastItsWait(t *testing.T) {
 	defer store.SetBackgroundCloseWaits(0, time.Hour)()
 	b := setup(t)
 	ctx := context.Background()

@@ -111,7 +111,6 @@ func TestResolveMalformedToolCallsRefused(t *testing.T) {
 		{`{"tool_calls":` + weatherCall + `,"reasoning_content":1}`, "$.reasoning_content", "reasoning_content is 1", "send it as a string"},
 		{`{"role":"assistant","tool_calls":` + weatherCall + `,"function_call":{"name":"weather"}}`, "$.function_call", "not part of an answer", "leave it out"},
 		{`{"role":"assistant","tool_calls":{"id":"call_1"}}`, "$.tool_calls", "not a non-empty JSON array", failed},
-		{`{"role":"assistant","tool_calls":[]}`, "$.tool_calls", "not a non-empty JSON array", failed},
 		{`{"role":"assistant","tool_calls":[{"type":"function","function":{"name":"weather","arguments":"{}"}}]}`, "$.tool_calls[0].id", "has no id", `{"id":"call_`},
 		{`{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"launch","arguments":"{}"}}]}`,
 			"$.tool_calls[0].function.name", "do not offer", failed},
@@ -120,6 +119,7 @@ func TestResolveMalformedToolCallsRefused(t *testing.T) {
 		// No call sent: the result holds none; the provider is not blamed,
 		// and the message to send is shown.
 		{`{"role":"assistant","tool_calls":null}`, "$.tool_calls", "the result holds none", `"tool_calls":[`},
+		{`{"role":"assistant","tool_calls":[]}`, "$.tool_calls", "the result holds none", `"tool_calls":[`},
 		{`"It is sunny in Paris."`, "$.tool_calls", "the result holds none", `"tool_calls":[`},
 	} {
 		res := resolveWith(t, b, id, c.result)

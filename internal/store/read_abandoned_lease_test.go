@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/routerhq/router/internal/store"
 	"github.com/routerhq/router/internal/testdb"
 )
@@ -31,14 +33,7 @@ func TestAbandonedQueuedReadLeavesNoSendLease(t *testing.T) {
 	// Something holds up the batch in flight: a lock on a table its read
 	// joins (an operator's DDL, a slow statement: anything that makes a
 	// batch last longer than a waiter's context).
-	tx, err := db.Pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, `LOCK TABLE webhook_owners IN ACCESS EXCLUSIVE MODE`); err != nil {
-		t.Fatal(err)
-	}
+	tx := lockWebhookOwners(t, db)
 	first := make(chan error, 1)
 	go func() {
 		_, _, _, err := st.ClaimEventForDelivery(ctx, ids[0], store.SendClaim{Token: "first", For: time.Minute})
@@ -62,7 +57,7 @@ func TestAbandonedQueuedReadLeavesNoSendLease(t *testing.T) {
 	// The second delivery's read queues behind it, and its caller gives up.
 	const token = "abandoned"
 	rctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-	_, _, _, err = st.ClaimEventForDelivery(rctx, ids[1], store.SendClaim{Token: token, For: time.Minute})
+	_, _, _, err := st.ClaimEventForDelivery(rctx, ids[1], store.SendClaim{Token: token, For: time.Minute})
 	cancel()
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("the abandoned read: %v; want its context's deadline", err)
@@ -116,14 +111,7 @@ func TestAbandonedReadInFlightLeavesNoSendLease(t *testing.T) {
 	st := db.Store
 	ids := events(t, st, db, 2)
 
-	tx, err := db.Pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, `LOCK TABLE webhook_owners IN ACCESS EXCLUSIVE MODE`); err != nil {
-		t.Fatal(err)
-	}
+	tx := lockWebhookOwners(t, db)
 	// The first read leads; it takes its batch only once the second read
 	// is queued, so that both go out in that one batch, which the lock
 	// then holds in flight.
@@ -178,4 +166,22 @@ func TestAbandonedReadInFlightLeavesNoSendLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	next(t, ctx, db, st, ids[1])
+}
+
+// lockWebhookOwners holds webhook_owners locked in a transaction of its own
+// (the test rolls it back to let the batches it holds up go on; so does the
+// test's end), so that a batch of event reads, which joins it, waits in
+// flight.
+func lockWebhookOwners(t *testing.T, db *testdb.DB) pgx.Tx {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := db.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback(ctx) })
+	if _, err := tx.Exec(ctx, `LOCK TABLE webhook_owners IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	return tx
 }

@@ -24,7 +24,12 @@ import (
 // (openAIAnsweredError), it is classified by what it says, as an error event
 // in the stream is, and marked AnsweredWithError: the provider refused the
 // request, so the race estimates no usage for it (Received all the same:
-// bytes came, the outcome is known).
+// bytes came, the outcome is known). The envelope's own "type":"error" makes
+// it one whatever its inner error says: an inner error without a type is
+// classified by its message, as the SDK takes the same bytes sent as an
+// error event (typeKind's fallback, server_error for an "Overloaded"); the
+// "error" object alone, without the envelope, needs its type to be taken
+// for one (an arbitrary {"error":…} is judged as the answer it is).
 func anthropicAnsweredError(provider string, status int, body []byte) *Error {
 	var obj struct {
 		Type  string `json:"type"`
@@ -37,7 +42,7 @@ func anthropicAnsweredError(provider string, status int, body []byte) *Error {
 		} `json:"error"`
 	}
 	if json.Unmarshal(bytes.TrimSpace(body), &obj) != nil || (obj.Type != "error" && obj.Type != "") ||
-		obj.Error == nil || obj.Error.Type == "" {
+		obj.Error == nil || (obj.Error.Type == "" && obj.Type != "error") {
 		return nil
 	}
 	e := classifyAnthropicAPI(provider, 0, obj.Error.Type, obj.Error.Details.ErrorCode, obj.Error.Message, nil)

@@ -257,8 +257,9 @@ const usageMargin = 4
 // never lowered. Such a prompt count is replaced by the router's count of
 // the prompt, such a completion count by its count of texts (the answer, or
 // the part of it that came), 0 when the tokenizer cannot count; the total
-// becomes the sum of the two, and the usage is marked Estimated. ok is false
-// (u as it is) when every count is plausible.
+// becomes the sum of the two, and the usage is marked Estimated; a replaced
+// prompt count bounds its cached_tokens (never more than the prompt). ok is
+// false (u as it is) when every count is plausible.
 func plausibleUsage(t *Target, sp *spec, a *store.Attempt, u providers.Usage, texts ...string) (providers.Usage, bool) {
 	// The window of the model sent, as routing judged it: a model passed
 	// through may hold far more than t's own.
@@ -269,6 +270,9 @@ func plausibleUsage(t *Target, sp *spec, a *store.Attempt, u providers.Usage, te
 	}
 	if u.PromptTokens > bound {
 		u.PromptTokens, _ = promptEstimate(t, sp, a)
+		// The cached part was bounded (anthropicUsage) by the garbage
+		// count only: no more of the prompt is cached than the prompt.
+		u.PromptTokensDetails.CachedTokens = min(u.PromptTokensDetails.CachedTokens, u.PromptTokens)
 	}
 	if u.CompletionTokens > bound {
 		u.CompletionTokens, _ = textEstimate(t, sp, a, texts...)

@@ -14,7 +14,7 @@ import (
 // exceeds prompt_tokens in the usage recorded and shown to a chat caller —
 // for an answer and for a billed failure alike. A plausible usage keeps its
 // cached count as reported.
-func TestPlausibleUsageClampsCached_wanth60(t *testing.T) {
+func TestPlausibleUsageClampsCached(t *testing.T) {
 	tgt, sp, a, _, in := estimateFixture(t, "Classify this ticket: the printer is on fire.")
 	sp.maxTokens = 256
 	tgt.ContextWindow = 128000

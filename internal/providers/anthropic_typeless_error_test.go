@@ -13,7 +13,7 @@ import (
 // the body, streamed or not, is classified as that event is — not read as a
 // message without stop_reason or a stream of no events (a broken answer,
 // its prompt estimated as billed and counted against the breaker).
-func TestAnthropicTypelessErrorObject_wanth60(t *testing.T) {
+func TestAnthropicTypelessErrorObject(t *testing.T) {
 	body := `{"type":"error","error":{"message":"Overloaded"}}`
 	// The same envelope as an error event: the reference.
 	srv := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request) {
@@ -50,7 +50,7 @@ func TestAnthropicTypelessErrorObject_wanth60(t *testing.T) {
 // Without the outer "type":"error", an inner error without a type is not
 // taken for Anthropic's error object: an arbitrary {"error":…} in a 200 is
 // judged as before (a broken answer), not as the provider's refusal.
-func TestAnthropicTypelessBareErrorNotObject_wanth60(t *testing.T) {
+func TestAnthropicTypelessBareErrorNotObject(t *testing.T) {
 	for _, stream := range []bool{false, true} {
 		srv := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/json")

@@ -86,13 +86,19 @@ func runConfigCheck(args []string) error {
 }
 
 // databaseSource says which database serve would use, without the URL
-// (which may hold a password).
+// (which may hold a password). The value decides which database, and where
+// it came from is said with it: DATABASE_URL=embedded (config.Load has
+// already put it in cfg.DatabaseURL) puts serve on the embedded development
+// database, which a bare "DATABASE_URL" read as the shared PostgreSQL.
 func databaseSource(cfg *config.Config) string {
+	fromEnv := strings.TrimSpace(os.Getenv("DATABASE_URL")) != ""
 	switch {
-	case strings.TrimSpace(os.Getenv("DATABASE_URL")) != "":
-		return "DATABASE_URL"
+	case cfg.DatabaseURL == config.EmbeddedDatabase && fromEnv:
+		return "the embedded development database (DATABASE_URL=embedded)"
 	case cfg.DatabaseURL == config.EmbeddedDatabase:
 		return "the embedded development database (database_url: embedded)"
+	case fromEnv:
+		return "DATABASE_URL"
 	case cfg.DatabaseURL == "":
 		return "the embedded development database (no database_url or DATABASE_URL; serve warns about it)"
 	}

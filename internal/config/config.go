@@ -55,6 +55,9 @@ type Config struct {
 	// PromptsDirDefault is true when prompts_dir was not written: a missing
 	// directory then means no prompts are served, not an error.
 	PromptsDirDefault bool `yaml:"-"`
+	// lines are the file's lines of the settings whose problems are found
+	// on the decoded configuration (problems), for their messages.
+	lines settingLines
 }
 
 // Idempotency settings (SPEC §5).
@@ -554,6 +557,9 @@ func parse(b []byte, file string) (*Config, error) {
 	}
 	c.DatabaseURL = normalDatabaseURL(c.DatabaseURL)
 	c = c.WithDefaults()
+	if len(root.Content) > 0 {
+		c.lines = writtenLines(root.Content[0])
+	}
 	// A setting written as 0 is judged as written, not as its default.
 	withZeros(zeros, func() { problems = append(problems, c.problems()...) })
 	if len(problems) > 0 {

@@ -236,16 +236,16 @@ func (c Config) problems() []string {
 		add("%v", err)
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
-		add("listen: %q is not host:port (for example 127.0.0.1:8080): %v", c.Listen, err)
+		add("%slisten: %q is not host:port (for example 127.0.0.1:8080): %v", c.lines.at(c.lines.listen), c.Listen, err)
 	} else if msg := portProblem(c.Listen); msg != "" {
-		add("listen: %s", msg)
+		add("%slisten: %s", c.lines.at(c.lines.listen), msg)
 	} else if sameListener(c.Listen, c.OpsListen) {
 		add("listen (%s) and ops_listen (%s) are the same port: the tenant API and the operator surface need a listener each", c.Listen, c.OpsListen)
 	}
 	if _, _, err := net.SplitHostPort(c.OpsListen); err != nil {
-		add("ops_listen: %q is not host:port (for example 127.0.0.1:9090): %v", c.OpsListen, err)
+		add("%sops_listen: %q is not host:port (for example 127.0.0.1:9090): %v", c.lines.at(c.lines.opsListen), c.OpsListen, err)
 	} else if msg := portProblem(c.OpsListen); msg != "" {
-		add("ops_listen: %s", msg)
+		add("%sops_listen: %s", c.lines.at(c.lines.opsListen), msg)
 	} else if !IsLoopback(c.OpsListen) && c.OpsKeyEnv == "" {
 		add("ops_listen: %s is not a loopback address, so the operator surface (dashboard, metrics, providers, conformance) needs a key: set ops_key_env to the name of an environment variable holding it, or bind ops_listen to 127.0.0.1", c.OpsListen)
 	}
@@ -557,8 +557,15 @@ func sameListener(a, b string) bool {
 
 // portProblem says what is wrong with a listen address's port written as a
 // number outside 0–65535, with a sign (127.0.0.1:-1, which passed as a
-// "service name" and failed only at start), or as what is no service name
-// either (a service name, such as http, is left to the listener), or "".
+// "service name" and failed only at start), as what is no service name
+// either, or as a service name this machine does not know, or "".
+//
+// A service name (http, http-alt) is accepted when net.LookupPort knows it:
+// the lookup serve's listener makes (net.Listen resolves the port the same
+// way), which reads /etc/services and Go's built-in table, without the
+// network. A name it does not know — 808O, a letter O typed for a zero;
+// 8080x — passed the load and `router config check`, and serve then failed
+// at start ("lookup tcp/808O: unknown port").
 func portProblem(addr string) string {
 	_, port, _ := net.SplitHostPort(addr)
 	if port == "" {
@@ -577,6 +584,9 @@ func portProblem(addr string) string {
 	if strings.Trim(port, "0123456789") == "" || !serviceName(port) {
 		// All digits: beyond uint64.
 		return fmt.Sprintf("%s: port %q is neither a number from 0 to 65535 nor a service name (letters, digits and hyphens, such as http): write the port as a number (for example 127.0.0.1:8080)", addr, port)
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Sprintf("%s: port %q is neither a number nor a service name known on this machine (/etc/services), so the listener could not open it: write the port as a number from 0 to 65535 (for example 127.0.0.1:8080)", addr, port)
 	}
 	return ""
 }

@@ -12,7 +12,7 @@ import (
 // unknown port". It is refused at load, naming the setting, the line and the
 // fix; a service name the listener would find (http, in Go's built-in table
 // on every machine) is still accepted. Found by review (rjobs12 F1).
-func TestListenPortUnknownServiceNameRefused_wcfg60(t *testing.T) {
+func TestListenPortUnknownServiceNameRefused(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	for _, c := range []struct{ yaml, want string }{
 		{"log: {level: info}\nlisten: 127.0.0.1:808O\n",

@@ -17,7 +17,7 @@ import (
 // load now looks the port up as the listener does (net.LookupPort reads
 // /etc/services, no network), so serve and config check refuse it alike,
 // naming the setting. Found by review (rjobs12 F1).
-func TestConfigCheckRefusesListenServeRefuses_wcfg60(t *testing.T) {
+func TestConfigCheckRefusesListenServeRefuses(t *testing.T) {
 	t.Setenv("DATABASE_URL", "postgres://u@127.0.0.1:1/d?connect_timeout=1")
 	t.Setenv("ROUTER_DEMO_KEY", "demo-key")
 	demo, err := filepath.Abs("../../demo/router.yaml")
@@ -62,7 +62,7 @@ func TestConfigCheckRefusesListenServeRefuses_wcfg60(t *testing.T) {
 // reads "embedded"), but the summary says "database: DATABASE_URL" — read by
 // an operator checking a production replica's environment as "the URL in
 // DATABASE_URL", the shared PostgreSQL. Found by review (rjobs12 F2).
-func TestConfigCheckNamesEmbeddedFromEnvironment_wcfg60(t *testing.T) {
+func TestConfigCheckNamesEmbeddedFromEnvironment(t *testing.T) {
 	t.Setenv("DATABASE_URL", "embedded")
 	t.Setenv("ROUTER_DEMO_KEY", "demo-key")
 	demo, err := filepath.Abs("../../demo/router.yaml")

@@ -3,6 +3,7 @@ package providers
 import (
 	"crypto/rand"
 	"fmt"
+	"strings"
 )
 
 // CompleteFinishReason reports whether an answer that ended with this
@@ -84,15 +85,37 @@ func malformedToolCall(provider string, i int, streamed bool, u Usage, id, model
 // under their own names: TGI's "stop_sequence" and "end_turn" (an Anthropic
 // stop reason, passed through by some OpenRouter and Bedrock gateways) are
 // "stop"; Mistral's "model_length" (the context window was reached) and
-// "max_tokens" (passed through the same way) are "length".
+// "max_tokens" (passed through the same way) are "length"; Anthropic's
+// "tool_use" (Claude calling a tool, passed through the same way) is
+// "tool_calls", and judged as it is (an answer without a call is refused).
+// The words are compared without case: gateways in front of Gemini pass its
+// own "STOP" and "MAX_TOKENS" through. Any other word is returned as it came
+// (CompleteFinishReason refuses it, and its error names it).
 func wholeFinishReason(reason string) string {
-	switch reason {
-	case "eos", "eos_token", "stop_sequence", "end_turn":
+	switch strings.ToLower(reason) {
+	case "stop", "eos", "eos_token", "stop_sequence", "end_turn":
 		return "stop"
-	case "model_length", "max_tokens":
+	case "length", "model_length", "max_tokens":
 		return "length"
+	case "tool_calls", "tool_use":
+		return "tool_calls"
+	case "function_call":
+		return "function_call"
 	}
 	return reason
+}
+
+// filteredFinishReason reports whether a finish reason says the provider
+// withheld the output: OpenAI's "content_filter", or Gemini's blocking
+// reasons as gateways pass them through ("SAFETY", "PROHIBITED_CONTENT",
+// "RECITATION", "BLOCKLIST", "SPII"), compared without case. Such an answer
+// is the provider's refusal (content_policy), not a broken-off one.
+func filteredFinishReason(reason string) bool {
+	switch strings.ToLower(reason) {
+	case "content_filter", "safety", "prohibited_content", "recitation", "blocklist", "spii":
+		return true
+	}
+	return false
 }
 
 // nameToolCalls gives an id to each tool call that names its function but

@@ -260,14 +260,20 @@ func answerContent(m openai.ChatCompletionMessage) string {
 // say the answer is whole, CompleteFinishReason), with a tool call that has
 // no id or name, refused, or ended to call tools without a call
 // (missingToolCall). Each such error carries the usage the provider billed
-// (billed).
+// (billed). finishReason is the provider's own word, streamed or not: it is
+// mapped here (wholeFinishReason), and the errors name it as it came.
 func (p *OpenAI) finish(id, model string, created int64, content, refusal, finishReason string, u openai.Usage,
 	toolCalls []toolCall, streamed bool) (*Response, error) {
-	if finishReason == string(openai.FinishReasonContentFilter) {
-		e := NewError(p.cfg.Name, KindContentPolicy, "output withheld by the provider's content filter")
+	if filteredFinishReason(finishReason) {
+		msg := "output withheld by the provider's content filter"
+		if finishReason != string(openai.FinishReasonContentFilter) {
+			msg += " (finish_reason " + strconv.Quote(finishReason) + ")" // one of filteredFinishReason's words: short
+		}
+		e := NewError(p.cfg.Name, KindContentPolicy, msg)
 		e.Code = "content_filter"
 		return nil, e.billed(openAIUsage(u), id, model)
 	}
+	said := finishReason // the provider's word, for the errors below
 	finishReason = wholeFinishReason(finishReason)
 	if !CompleteFinishReason(finishReason) {
 		return nil, brokenOff(p.cfg.Name, "finish_reason", finishReason, streamed, openAIUsage(u), id, model)
@@ -284,7 +290,7 @@ func (p *OpenAI) finish(id, model string, created int64, content, refusal, finis
 		return nil, e.billed(openAIUsage(u), id, model)
 	}
 	if len(toolCalls) == 0 && (finishReason == string(openai.FinishReasonToolCalls) || finishReason == string(openai.FinishReasonFunctionCall)) {
-		return nil, missingToolCall(p.cfg.Name, "finish_reason", finishReason, streamed, openAIUsage(u), id, model)
+		return nil, missingToolCall(p.cfg.Name, "finish_reason", said, streamed, openAIUsage(u), id, model)
 	}
 	r := &Response{
 		Content:      content,

@@ -268,7 +268,7 @@ func streamTimedOut(w *CallWatch, err error) bool {
 // streamed is the answer a stream assembled once it is whole (its
 // finish_reason came).
 func (p *OpenAI) streamed(w *CallWatch, model string, acc *streamAcc) (*Response, error) {
-	resp, err := p.finish(acc.id, cmp.Or(acc.model, model), acc.created, acc.content.String(), acc.refusal.String(), acc.finishReason, acc.usage, acc.toolCalls(), true)
+	resp, err := p.finish(acc.id, cmp.Or(acc.model, model), acc.created, acc.content.String(), acc.refusal.String(), acc.finishSaid, acc.usage, acc.toolCalls(), true)
 	if resp != nil {
 		resp.FirstByte = w.FirstByte()
 		resp.SystemFingerprint = fingerprint(acc.systemFingerprint)

@@ -940,12 +940,25 @@ func (o *orchestrator) startThen(ctx context.Context, provider, role string, bef
 		// The store created it: no attempt of the job is unknown any more
 		// (canHedge). What their resolutions say comes first: one that
 		// refused the caller's request leaves this attempt unsent when its
-		// target was not yet tried (refuse).
+		// target was not yet tried (refuse), and so does one that rejected
+		// the request as too long for a target with no more room than this
+		// one's (resolvedTooLong) — the race then goes on to the next target,
+		// as it would have had it known. Anything else the resolutions call
+		// for (a retry) is beside this attempt, as it would have been live:
+		// a failure decides its own attempt's follow-up, and this attempt is
+		// another's (a sibling's failover, a silent sibling's hedge).
+		tried := o.used[provider]
 		o.takeResolutions(ctx)
-		if o.refused != "" && !o.used[provider] {
+		if !tried && (o.refused != "" || o.used[provider]) {
 			release(OutcomeIgnore)
-			o.recordNotSent(ctx, a, errors.New("a resolution of an unknown attempt refused the caller's request, "+
-				"and no target not yet tried is sent it ("+o.refused+")"))
+			why := "a resolution of an unknown attempt refused the caller's request, and no target not yet tried is sent it (" + o.refused + ")"
+			if o.refused == "" {
+				why = "a resolution of an unknown attempt rejected the request as too long, and this target has no more room for it (" + o.reasons[provider] + ")"
+			}
+			o.recordNotSent(ctx, a, errors.New(why))
+			if p := o.next(); p != "" {
+				return o.startThen(ctx, p, role, beforeLaunch)
+			}
 			return false
 		}
 	}

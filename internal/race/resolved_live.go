@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 
+	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -41,8 +42,9 @@ func (o *orchestrator) actOnRecorded(latest map[string]store.Attempt) {
 // resolved `failed` is acted on as a resumed race acts on it (prepare), with
 // the provider's recorded error — a content-policy rejection or a bad
 // request is not failed over (SPEC §6.3), a transient failure with retries
-// left is retried, and the job's reason says what the provider did — rather
-// than as the timeout that made it unknown. Resolved `succeeded`, the job
+// left is retried, a rejection as too long skips the targets with no more
+// room for the prompt (resolvedTooLong), and the job's reason says what the
+// provider did — rather than as the timeout that made it unknown. Resolved `succeeded`, the job
 // has ended: watchCancel stops the run.
 func (o *orchestrator) takeResolutions(ctx context.Context) {
 	o.blocked = false
@@ -67,9 +69,27 @@ func (o *orchestrator) takeResolutions(ctx context.Context) {
 			case a.State == store.AttemptFailed:
 				o.recordedFailure(a)
 				latest[a.Provider] = a
+				if kindOf(a) == providers.KindContextLength {
+					o.resolvedTooLong(ctx, a)
+				}
 			}
 		}
 	}
 	o.unknowns = left
 	o.actOnRecorded(latest)
+}
+
+// resolvedTooLong acts on a resolution that says a's provider rejected the
+// request as too long, as handle acts on that rejection live (and prepare on
+// a resumed job's, skipTooLong): every target with no more room for the
+// prompt is skipped, and with no target left the rejection refuses the
+// caller's request (refuse, through actOnRecorded). An attempt created for a
+// skipped target while the job was blocked is not sent (startThen).
+func (o *orchestrator) resolvedTooLong(ctx context.Context, a store.Attempt) {
+	if o.skipTooLongAfter(a.Provider) {
+		o.recordDecisions(ctx, "the context-length skips")
+	}
+	if o.refused == "" && o.next() == "" {
+		o.refused = cmp.Or(o.reasons[a.Provider], a.Provider+": "+string(providers.KindContextLength))
+	}
 }

@@ -36,7 +36,7 @@ func (a *ignoredAdmission) Admit(p string) (func(race.Outcome), bool, string) {
 // then hedged on third, whose window is no larger than the primary's. Before
 // the fix that request was sent to third all the same — a paid call the race
 // knew would be refused; the live race, and a resumed one, skip third.
-func TestResolvedContextLengthWhileLiveSkipsTooSmallTarget_wrace60(t *testing.T) {
+func TestResolvedContextLengthWhileLiveSkipsTooSmallTarget(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		fourth bool // a fourth target with a larger window: the hedge goes to it instead

@@ -20,7 +20,7 @@ import (
 // the sibling still in flight is hedged when it stays silent whatever retry is
 // pending (hedgeDue does not look at retries). No call is added: the same
 // providers are called as often, with the same roles, in both runs.
-func TestResolvedTransientRetryBesideSiblingHedge_wrace60(t *testing.T) {
+func TestResolvedTransientRetryBesideSiblingHedge(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		unknown bool // the primary's first call ends unknown and is resolved failed (else it fails live)
@@ -96,7 +96,7 @@ func TestResolvedTransientRetryBesideSiblingHedge_wrace60(t *testing.T) {
 // nothing in flight (run), so the guard never holds a failover back. Here the
 // primary and its hedge fill max_inflight 2; the primary's failure fails over
 // to the third target at once, beside the hedge still in flight.
-func TestFailoverAtMaxInflightStartsBesideHedge_wrace60(t *testing.T) {
+func TestFailoverAtMaxInflightStartsBesideHedge(t *testing.T) {
 	fallbackCalled, thirdCalled := make(chan struct{}), make(chan struct{})
 	var fallbackOnce, thirdOnce sync.Once
 	b := setup(t, race.Route{HedgeAfter: 50 * time.Millisecond, MaxInflight: 2, MaxAttempts: 5},

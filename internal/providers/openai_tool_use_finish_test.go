@@ -18,7 +18,7 @@ import (
 // maps "tool_use" (anthropic_stream.go). Today it is refused as broken off
 // (stream_cut / malformed_response, "does not say it is complete"): every
 // tool call through such a gateway fails over and is paid for again.
-func TestToolUseFinishIsWholeToolCall_wfinish60(t *testing.T) {
+func TestToolUseFinishIsWholeToolCall(t *testing.T) {
 	const call = `{"id":"c","object":"chat.completion.chunk","created":1,"model":"claude-sonnet-4","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"toolu_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},"finish_reason":null}]}`
 	const finish = `{"id":"c","object":"chat.completion.chunk","created":1,"model":"claude-sonnet-4","choices":[{"index":0,"delta":{},"finish_reason":"tool_use"}]}`
 	const plain = `{"id":"c","object":"chat.completion","created":1,"model":"claude-sonnet-4",
@@ -56,7 +56,7 @@ func TestToolUseFinishIsWholeToolCall_wfinish60(t *testing.T) {
 // as a tool_calls finish without a call is (TestOpenAIToolCallFinishWithoutCallIsMalformed):
 // the provider's fault, with the usage billed, not an answer; its error
 // names the word the provider sent.
-func TestToolUseFinishWithoutCallIsMalformed_wfinish60(t *testing.T) {
+func TestToolUseFinishWithoutCallIsMalformed(t *testing.T) {
 	unstreamed := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"id":"c","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"no call here"},"finish_reason":"tool_use"}],"usage":` + billedUsageJSON + `}`))

@@ -14,7 +14,7 @@ import (
 // were failed as a broken-off answer (stream_cut / malformed_response with the
 // word as code) and failed over like a cut stream; they are content_policy,
 // as content_filter is, with the usage billed and the word in the message.
-func TestGeminiBlockFinishIsContentFilter_wfinish60(t *testing.T) {
+func TestGeminiBlockFinishIsContentFilter(t *testing.T) {
 	want := Usage{PromptTokens: 12, CompletionTokens: 7, TotalTokens: 19}
 	for _, said := range []string{"SAFETY", "PROHIBITED_CONTENT", "RECITATION", "BLOCKLIST", "SPII", "safety"} {
 		check := func(t *testing.T, resp *Response, err error) {

@@ -18,7 +18,7 @@ import (
 // the job fails over and pays again, on every call through such a gateway.
 // The answer should be reported as "stop" / "length", as the lower-case words
 // are.
-func TestUpperCaseGeminiFinishIsWhole_wfinish60(t *testing.T) {
+func TestUpperCaseGeminiFinishIsWhole(t *testing.T) {
 	for _, tc := range []struct{ said, want string }{{"stop", "stop"}, {"STOP", "stop"}, {"MAX_TOKENS", "length"}} {
 		t.Run("streamed/"+tc.said, func(t *testing.T) {
 			srv := newFakeServer(t, func(w http.ResponseWriter, _ *http.Request) {

@@ -149,34 +149,49 @@ func isHostname(s string) bool {
 
 // isEmail: local@domain, 254 characters at most, a local part of at most 64
 // that net/mail reads, a domain that is a hostname or a bracketed IP address.
+// The local part is read the same way whatever the domain: beside an address
+// literal it is read with a host name in the literal's place, so text that is
+// no local part ("not an address", "a@b") is refused there too.
 func isEmail(s string) bool {
 	at := strings.LastIndexByte(s, '@')
 	if len(s) > 254 || at < 1 || at > 64 {
 		return false
 	}
-	domain := s[at+1:]
+	domain, address := s[at+1:], s
 	if len(domain) >= 2 && domain[0] == '[' && domain[len(domain)-1] == ']' {
 		ip := domain[1 : len(domain)-1]
 		if v6, ok := strings.CutPrefix(ip, "IPv6:"); ok {
-			return isIPv6(v6)
+			if !isIPv6(v6) {
+				return false
+			}
+		} else if !isIPv4(ip) {
+			return false
 		}
-		return isIPv4(ip)
-	}
-	if !isHostname(domain) {
+		address = s[:at] + "@example.com"
+	} else if !isHostname(domain) {
 		return false
 	}
-	_, err := mail.ParseAddress(s)
+	_, err := mail.ParseAddress(address)
 	return err == nil
 }
 
 // isURI: an absolute URI that net/url reads, with no character RFC 3986 does
 // not allow (a space, a control character, a non-ASCII one, or one of
-// "<>\^`{|}), and a bracketed IPv6 host that is one.
+// "<>\^`{|}), a '%' only as the start of a percent-encoding ('%' and two hex
+// digits, RFC 3986 §2.1, in the query too, which net/url keeps unchecked), at
+// most one '#', '[' and ']' only around the host, and a bracketed IPv6 host
+// that is one.
 func isURI(s string) bool {
-	for _, c := range []byte(s) {
+	for i, c := range []byte(s) {
 		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0 {
 			return false
 		}
+		if c == '%' && (i+2 >= len(s) || !isHexDigit(s[i+1]) || !isHexDigit(s[i+2])) {
+			return false
+		}
+	}
+	if strings.Count(s, "#") > 1 || strings.ContainsAny(outsideAuthority(s), "[]") {
+		return false
 	}
 	u, err := url.Parse(s)
 	if err != nil || !u.IsAbs() {
@@ -186,4 +201,24 @@ func isURI(s string) bool {
 		return strings.HasPrefix(u.Host, "[") && isIPv6(h)
 	}
 	return true
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// outsideAuthority is s without its authority ("//" host and the rest up to
+// the first '/', '?' or '#'), the one place RFC 3986 lets '[' and ']' stand
+// (around an IP literal host).
+func outsideAuthority(s string) string {
+	colon := strings.IndexByte(s, ':')
+	if colon < 0 || !strings.HasPrefix(s[colon+1:], "//") {
+		return s
+	}
+	start := colon + 3
+	end := strings.IndexAny(s[start:], "/?#")
+	if end < 0 {
+		return s[:start]
+	}
+	return s[:start] + s[start+end:]
 }

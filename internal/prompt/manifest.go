@@ -211,7 +211,7 @@ func loadManifest(file string, problems *[]Problem) *Prompt {
 		if ok {
 			p.InputSchema, p.InputSchemaFile, inputCompact, inputRefs = f.raw, f.path, f.compact, f.refs
 			p.input = f.schema
-			p.optionalKeys = optional(f.schema.Properties(), f.schema.Required())
+			p.optionalKeys = optional(f.schema.MayHaveProperties(), f.schema.Required())
 			if allowed, how, closed := closedProperties(f.doc); closed {
 				for _, pt := range templates {
 					for _, msg := range unreadableFields(pt.t, pt.src, allowed, filepath.Base(f.path), how) {

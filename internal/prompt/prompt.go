@@ -82,7 +82,7 @@ type Prompt struct {
 	jsonAlways   bool      // a message prints "JSON" for every input (alwaysJSON): render need not look
 	validator    *contract.Validator
 	input        *contract.Schema
-	optionalKeys []string // top-level properties the input schema declares but does not require
+	optionalKeys []string // properties the input schema declares (at the top or in a branch: contract.Schema.MayHaveProperties) but does not require
 	formatBytes  []byte   // compact, self-contained output schema for the provider (loadSchemaFile)
 	formatText   string   // formatBytes as text, made once at load (FormatText)
 }

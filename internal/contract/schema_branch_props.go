@@ -1,0 +1,46 @@
+package contract
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// MayHaveProperties returns, sorted, the top-level names an instance may
+// hold by the schema's declarations: those Properties lists, and those
+// declared in the branches of its anyOf, oneOf and if/then/else and in its
+// dependentSchemas (draft 7: schema "dependencies"), recursively, with what
+// applies beside each (a $ref, allOf members). A tagged union declares each
+// variant's keys in its own branch, so an instance of one variant lacks the
+// other's keys though they are declared; a key a branch requires is still
+// one an instance may lack (Required lists only the root's and those
+// applying with it). nil when it declares none.
+func (s *Schema) MayHaveProperties() []string {
+	var names []string
+	var seen []*jsonschema.Schema
+	var collect func(root *jsonschema.Schema, depth int)
+	collect = func(root *jsonschema.Schema, depth int) {
+		for _, r := range applying(root) {
+			if slices.Contains(seen, r) || depth > 16 || len(seen) > 512 {
+				continue
+			}
+			seen = append(seen, r)
+			for n := range r.Properties {
+				if !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+			bs := branches(r)
+			if r.If != nil {
+				bs = append(bs, r.If) // an "if" that holds declares its keys too
+			}
+			for _, b := range bs {
+				collect(b, depth+1)
+			}
+		}
+	}
+	collect(s.schema, 0)
+	sort.Strings(names)
+	return names
+}

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -27,12 +28,16 @@ const (
 )
 
 // textNumberViolation returns the json.number_range violation for the
-// first number of doc (a ParseJSON value) whose decimal point is more than
-// MaxTextExponent digits from its written digits, or whose exponent brings
-// the exponents of doc's numbers beyond MaxTextExponents in all; nil when
-// there is none.
-func textNumberViolation(doc any) []Violation {
-	total := 0
+// first number of doc (a ParseJSON value of the text b), in the answer's
+// order, whose decimal point is more than MaxTextExponent digits from its
+// written digits, or whose exponent brings the exponents of doc's numbers
+// beyond MaxTextExponents in all; nil when there is none. Whether there is
+// one does not depend on the order the numbers are read in, so doc's maps
+// (in Go's random order) answer that; only then is b read again, in order,
+// for the first such number, so the violation's path is the same from run
+// to run for one answer.
+func textNumberViolation(doc any, b []byte) []Violation {
+	var n numberBudget
 	var walk func(v any, path string) *Violation
 	walk = func(v any, path string) *Violation {
 		switch x := v.(type) {
@@ -49,25 +54,81 @@ func textNumberViolation(doc any) []Violation {
 				}
 			}
 		case json.Number:
-			reach, exp, ok := decimalReach(string(x))
-			total += exp
-			if ok && reach <= MaxTextExponent && total <= MaxTextExponents {
-				return nil
-			}
-			why := fmt.Sprintf("its decimal point is more than %d digits from its digits", MaxTextExponent)
-			if ok && reach <= MaxTextExponent {
-				why = fmt.Sprintf("the exponents of the answer's numbers add up to more than %d", MaxTextExponents)
-			}
-			return &Violation{Rule: "json.number_range", Path: path, Message: fmt.Sprintf(
-				"the number %s is too large to judge against the schema: %s (the router reads a number exactly to check it); "+
-					"ask for smaller numbers, or for the number as a string", cutNumber(string(x)), why)}
+			return n.judge(string(x), path)
 		}
 		return nil
 	}
-	if bad := walk(doc, "$"); bad != nil {
-		return []Violation{*bad}
+	bad := walk(doc, "$")
+	if bad == nil {
+		return nil
 	}
-	return nil
+	if first := firstNumberViolation(b); first != nil {
+		bad = first
+	}
+	return []Violation{*bad}
+}
+
+// numberBudget judges the numbers of one answer for textNumberViolation,
+// adding up their exponents.
+type numberBudget struct{ total int }
+
+// judge returns the violation for the number s at path, or nil.
+func (n *numberBudget) judge(s, path string) *Violation {
+	reach, exp, ok := decimalReach(s)
+	n.total += exp
+	if ok && reach <= MaxTextExponent && n.total <= MaxTextExponents {
+		return nil
+	}
+	why := fmt.Sprintf("its decimal point is more than %d digits from its digits", MaxTextExponent)
+	if ok && reach <= MaxTextExponent {
+		why = fmt.Sprintf("the exponents of the answer's numbers add up to more than %d", MaxTextExponents)
+	}
+	return &Violation{Rule: "json.number_range", Path: path, Message: fmt.Sprintf(
+		"the number %s is too large to judge against the schema: %s (the router reads a number exactly to check it); "+
+			"ask for smaller numbers, or for the number as a string", cutNumber(s), why)}
+}
+
+// firstNumberViolation is the walk of textNumberViolation over the JSON text
+// b in its written order: the first number it refuses, or nil (b does not
+// parse, or has none).
+func firstNumberViolation(b []byte) *Violation {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var n numberBudget
+	var walk func(path string) (*Violation, error)
+	walk = func(path string) (*Violation, error) {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			if t != '{' && t != '[' {
+				return nil, fmt.Errorf("unexpected %v", t)
+			}
+			for i := 0; dec.More(); i++ {
+				at := joinPath(path, strconv.Itoa(i))
+				if t == '{' {
+					k, err := dec.Token()
+					if err != nil {
+						return nil, err
+					}
+					key, _ := k.(string)
+					at = joinPath(path, key)
+				}
+				if bad, err := walk(at); bad != nil || err != nil {
+					return bad, err
+				}
+			}
+			_, err := dec.Token() // the closing delimiter
+			return nil, err
+		case json.Number:
+			return n.judge(string(t), path), nil
+		}
+		return nil, nil
+	}
+	bad, _ := walk("$")
+	return bad
 }
 
 // decimalReach reads the JSON number s: reach is how many digits its value

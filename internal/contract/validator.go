@@ -339,7 +339,7 @@ func (v *Validator) validate(output string, storedAsJSON bool) (doc json.RawMess
 		if vs := unstorable(b); vs != nil {
 			return nil, vs
 		}
-	} else if vs := textNumberViolation(parsed); vs != nil {
+	} else if vs := textNumberViolation(parsed, b); vs != nil {
 		return nil, vs
 	}
 	if dup := DuplicateKey(b); dup != nil {

@@ -16,7 +16,7 @@ import (
 // the next. It is the first in the answer's order, on every run: for a number
 // too far from its decimal point, and for the one whose exponent brings the
 // answer's total past the bound.
-func TestTextNumberRangeNamesTheFirstNumberInTheAnswersOrder_wcontract60(t *testing.T) {
+func TestTextNumberRangeNamesTheFirstNumberInTheAnswersOrder(t *testing.T) {
 	off := false
 	v, err := contract.NewRequestValidator([]byte(`{"type":"object"}`), "s", contract.Rules{NoExtraKeys: &off})
 	if err != nil {

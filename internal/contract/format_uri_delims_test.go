@@ -11,7 +11,7 @@ import (
 // pchar). net/url reads "https://a/p[1]" and "https://a/#a#b" without
 // complaint, so format uri checks them itself. A bracketed IPv6 host, an
 // encoded bracket or '#', and a single fragment still pass.
-func TestFormatURIRefusesBracketsOutsideTheHostAndASecondHash_wcontract60(t *testing.T) {
+func TestFormatURIRefusesBracketsOutsideTheHostAndASecondHash(t *testing.T) {
 	schema := `{"type":"object","properties":{"v":{"type":"string","format":"uri"}},"required":["v"]}`
 	v, err := contract.NewValidator([]byte(schema), "out.json", contract.Rules{})
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 // its state; called from two places, it says the key is null or absent in
 // the value the call passes, and never reads the input's top level as if dot
 // were the input.
-func TestRender_OrderingNullInDefinedTemplateNamesThePath_wcontract60(t *testing.T) {
+func TestRender_OrderingNullInDefinedTemplateNamesThePath(t *testing.T) {
 	in := `{"type":"object","properties":{"q":{"type":"string"},"discount":{"type":["number","null"]},"customer":{"type":"object"},"other":{"type":"object"}},"required":["q"]}`
 	for _, c := range []struct {
 		content, input string

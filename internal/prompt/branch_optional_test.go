@@ -16,7 +16,7 @@ import (
 // text/template's bare `map has no entry for key "email"`, and the job is
 // refused 422 invalid-input as if the caller had sent a bad input — though
 // the input matched the schema, and nothing says the prompt is at fault.
-func TestRender_BranchKeyGuardedByIf_wcontract60(t *testing.T) {
+func TestRender_BranchKeyGuardedByIf(t *testing.T) {
 	in := `{"type":"object","properties":{"q":{"type":"string"}},"required":["q"],
 	 "oneOf":[{"properties":{"order_id":{"type":"string"}},"required":["order_id"]},{"properties":{"email":{"type":"string"}},"required":["email"]}],
 	 "unevaluatedProperties":false}`

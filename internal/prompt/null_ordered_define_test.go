@@ -15,7 +15,7 @@ import (
 // require it and the caller did not send it)" — reading the top-level
 // optional key — and the author goes looking for a top-level key the caller
 // is not meant to send.
-func TestRender_OrderingNullInDefinedTemplateSaysNull_wcontract60(t *testing.T) {
+func TestRender_OrderingNullInDefinedTemplateSaysNull(t *testing.T) {
 	in := `{"type":"object","properties":{"q":{"type":"string"},"discount":{"type":["number","null"]},"customer":{"type":"object"}},"required":["q"]}`
 	content := `{{ define "c" }}{{ if gt .discount 0 }} (discounted){{ end }}{{ end }}Answer in JSON: {{ .q }}{{ template "c" .customer }}`
 	m := strings.Replace(manifestWith("input_schema: in.json\n"), `"Answer in JSON: {{ .q }}"`, `'`+content+`'`, 1)

@@ -15,7 +15,7 @@ import (
 // wins, and the caller's own reader refuses it: Go's url.ParseQuery (and
 // u.Query(), which drops the pair silently), Java's java.net.URI ("Malformed
 // escape pair"). The same '%' in the path is refused, as it should be.
-func TestFormatURIRefusesAMalformedPercentEscapeInTheQuery_wcontract60(t *testing.T) {
+func TestFormatURIRefusesAMalformedPercentEscapeInTheQuery(t *testing.T) {
 	schema := `{"type":"object","properties":{"v":{"type":"string","format":"uri"}},"required":["v"]}`
 	v, err := contract.NewValidator([]byte(schema), "out.json", contract.Rules{})
 	if err != nil {

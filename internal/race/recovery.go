@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -267,14 +268,37 @@ type reconciler struct {
 	mu       sync.Mutex
 	inflight map[string]bool
 	erred    map[string]bool // last lookup left the attempt unknown
-	wg       sync.WaitGroup
+	// noSpec: attempts whose found answer could not be judged because
+	// their job's request cannot be rebuilt here (errNoSpec), already
+	// warned about (firstNoSpec).
+	noSpec map[string]bool
+	wg     sync.WaitGroup
 }
 
 func newReconciler(n int) *reconciler {
 	if n <= 0 {
 		n = 8
 	}
-	return &reconciler{slots: make(chan struct{}, n), inflight: map[string]bool{}, erred: map[string]bool{}}
+	return &reconciler{slots: make(chan struct{}, n), inflight: map[string]bool{}, erred: map[string]bool{}, noSpec: map[string]bool{}}
+}
+
+// firstNoSpec reports whether this is the first time attempt id's found
+// answer could not be judged because its job's request cannot be rebuilt
+// (errNoSpec), and remembers it. Such an attempt is looked up again on every
+// pass (the route or prompt version may be deployed again), but warned about
+// once: a warning a pass for ever, per attempt, buried the logs. A nil
+// reconciler warns every time.
+func (rc *reconciler) firstNoSpec(id string) bool {
+	if rc == nil {
+		return true
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.noSpec[id] {
+		return false
+	}
+	rc.noSpec[id] = true
+	return true
 }
 
 // skipped is how many attempts a listing may hold that the pass will not look
@@ -310,6 +334,7 @@ func (rc *reconciler) order(unknown []store.UnknownAttempt, complete bool) []sto
 		for id := range rc.erred {
 			if !listed[id] {
 				delete(rc.erred, id)
+				delete(rc.noSpec, id)
 			}
 		}
 	}
@@ -378,19 +403,20 @@ func (r *Runner) reconcile(ctx context.Context, batch int, rec *reconciler) {
 		return
 	}
 	for _, u := range rec.order(unknown, len(unknown) < limit) {
-		rec.start(u.AttemptID, func() bool { return r.reconcileOne(ctx, u, lookers[u.Provider]) })
+		rec.start(u.AttemptID, func() bool { return r.reconcileOne(ctx, u, lookers[u.Provider], rec) })
 	}
 }
 
 // reconcileOne looks an unknown attempt up and resolves it; unresolved is true
 // when the attempt was left unknown for a later pass (the lookup failed, or
-// its answer could not be judged or recorded).
+// its answer could not be judged or recorded). rec remembers the attempts
+// already warned about (firstNoSpec).
 //
 // A panic in it — the adapter's Lookup on whatever the provider sent, or the
 // judging of the answer it found — leaves the attempt unknown, logged with
 // its stack, and the next pass looks it up again: a provider cannot crash the
 // maintenance leader, and each new leader after it (SPEC §17).
-func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l providers.Looker) (unresolved bool) {
+func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l providers.Looker, rec *reconciler) (unresolved bool) {
 	log := r.cfg.Log.With("job_id", u.JobID, "attempt_id", u.AttemptID, "provider", u.Provider)
 	defer func() {
 		if v := recover(); v != nil {
@@ -438,7 +464,18 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 	case found:
 		res.Note = "reconciled: the provider completed this request"
 		st, jerr := r.storedAttempt(ctx, u)
-		if jerr != nil {
+		switch {
+		case errors.Is(jerr, errNoSpec) && rec.firstNoSpec(u.AttemptID):
+			log.Warn("reconcile: the provider completed this request, but this router cannot judge its answer; "+
+				"leaving the attempt unknown and looking it up again on each pass (warned once). It resolves itself "+
+				"once the leader runs the job's route and prompt version again; otherwise only an operator ends "+
+				"the job: resolve the attempt failed (its answer is then dropped, and the job goes on to its "+
+				"next target) or cancel the job (docs/operations.md)", "err", jerr)
+			return true
+		case errors.Is(jerr, errNoSpec):
+			log.Debug("reconcile: still cannot judge the answer; leaving the attempt unknown", "err", jerr)
+			return true
+		case jerr != nil:
 			log.Warn("reconcile: cannot judge the answer; leaving the attempt unknown", "err", jerr)
 			return true
 		}
@@ -475,8 +512,23 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 	log.Info("reconcile: resolved unknown attempt", "outcome", res.Outcome)
 	if resume {
 		r.SubmitID(u.JobID)
+	} else if res.Outcome == "failed" && res.Note == noRecordNote {
+		r.warnRouterDeaths(ctx, log, u.JobID)
 	}
 	return false
+}
+
+// warnRouterDeaths logs, at warn, that the resolution of an attempt its
+// provider has no record of failed job jobID rather than resuming it
+// because its routers kept dying before its send (store.RouterDeathLimit:
+// the store decides, under the job's lock; this only reads what it did).
+func (r *Runner) warnRouterDeaths(ctx context.Context, log *slog.Logger, jobID string) {
+	j, err := r.cfg.Store.GetJobAny(ctx, jobID)
+	if err != nil || !store.EndedByRouterDeaths(j) {
+		return // still unknown (another attempt is), running, or ended otherwise: nothing to say
+	}
+	log.Warn("reconcile: failed a job whose routers kept stopping before sending it; it is not run again",
+		"limit", store.RouterDeathLimit, "reason", *j.Error)
 }
 
 // recordedFailure is the failure a lookup found the provider's record of an

@@ -41,7 +41,9 @@ type Resolution struct {
 
 // ResolveAttempt resolves an unknown attempt. "failed": the attempt fails and,
 // when no unknown attempt remains, an unknown job goes back to `running` so that
-// its orchestration continues (resume=true); while some remain, the job stays
+// its orchestration continues (resume=true) — unless its routers have died
+// RouterDeathLimit times in this round before sending its attempts, when it
+// is failed instead (routerDeathsReason); while some remain, the job stays
 // unknown and its error is rewritten to name only them. "succeeded": the
 // attempt wins and the job succeeds with Result, through a conditional update
 // that bumps `version`; other unknown attempts of the job become `lost`, and
@@ -113,6 +115,15 @@ func (s *Store) ResolveAttempt(ctx context.Context, r Resolution) (resume bool, 
 			}
 			if inflight > 0 {
 				return nil
+			}
+			// A job whose routers keep dying before its send is failed
+			// rather than run again (RouterDeathLimit).
+			seqs, deaths, err := routerDeathsLocked(ctx, tx, r.JobID)
+			if err != nil {
+				return err
+			}
+			if deaths >= RouterDeathLimit {
+				return s.setJobState(ctx, tx, r.JobID, JobFailed, routerDeathsReason(r.JobID, seqs, deaths))
 			}
 			resume = true
 			// The job was parked `unknown` until someone resolved it (an

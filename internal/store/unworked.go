@@ -1,6 +1,13 @@
 package store
 
-import "encoding/json"
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
 
 // NoRecordNote is the note of reconciliation's `failed` resolution of an
 // unknown attempt its provider's lookup has no record of: the provider did
@@ -50,3 +57,63 @@ func Unworked(a Attempt) bool {
 // columns), for the counts that must agree with it.
 const unworkedSQL = `(state = 'failed' AND coalesce(error->>'kind', '') IN ('` + leaseExpiredKind + `', '` + shutdownKind + `')
 	AND coalesce(error->'resolution'->>'message', '') = '` + NoRecordNote + `')`
+
+// RouterDeathLimit is how many times a job's routers may die (or lose the
+// database) in one round of the job — since its creation or its caller's
+// latest retry — with an attempt of it started and not yet received by its
+// provider, before the job is failed rather than run again. Each such death
+// leaves attempts that recovery marks `unknown` (lease_expired) and
+// reconciliation resolves `failed` because their provider has no record of
+// them (NoRecordNote): unworked, they count neither against max_attempts
+// nor as their target tried, and the resumed run has a deadline of its own.
+// A job whose own handling kills its router before the send (the memory to
+// build a huge request, a crash in an adapter's encoding: a "query of
+// death") would otherwise be adopted, and kill its adopter, by replica after
+// replica without end. The database keeps the bound (ResolveAttempt counts
+// under the job's row lock), across replicas and leaders.
+//
+// Three: one death is a crash or a restart that hit the job by chance, two
+// may be a rolling update or a partition; a third in one round is the job.
+const RouterDeathLimit = 3
+
+// routerDeathSQL is the condition on a row of attempts (unqualified columns)
+// of an attempt left by a router's death before its send: expired
+// lease_expired and resolved with no record (unworkedSQL's lease_expired
+// half).
+const routerDeathSQL = `(state = 'failed' AND coalesce(error->>'kind', '') = '` + leaseExpiredKind + `'
+	AND coalesce(error->'resolution'->>'message', '') = '` + NoRecordNote + `')`
+
+// routerDeathsLocked is, for job jobID whose row tx has locked, the seqs of
+// the current round's attempts left by a router's death before its send
+// (routerDeathSQL) and how many deaths they are. One death expires all the
+// attempts its router had in flight in one transaction (expireJobAttempts),
+// which sets their finished_at to that transaction's now(): the deaths are
+// the distinct finished_at, so a hedge in flight beside its primary does not
+// count the death twice.
+func routerDeathsLocked(ctx context.Context, tx pgx.Tx, jobID string) (seqs []int, deaths int, err error) {
+	err = tx.QueryRow(ctx, `SELECT coalesce(array_agg(seq ORDER BY seq), '{}'), count(DISTINCT finished_at)
+		FROM attempts WHERE job_id = $1 AND seq > (SELECT attempt_base FROM jobs WHERE id = $1)
+			AND `+routerDeathSQL, jobID).Scan(&seqs, &deaths)
+	return seqs, deaths, err
+}
+
+// routerDeathsPrefix begins routerDeathsReason.
+const routerDeathsPrefix = "the router running this job stopped "
+
+// EndedByRouterDeaths reports whether j is a job ResolveAttempt failed at
+// RouterDeathLimit (its reason is routerDeathsReason's).
+func EndedByRouterDeaths(j *Job) bool {
+	return j != nil && j.State == JobFailed && j.Error != nil && strings.HasPrefix(*j.Error, routerDeathsPrefix)
+}
+
+// routerDeathsReason is the reason of a job failed at RouterDeathLimit: its
+// attempts seqs were left by deaths deaths of its routers.
+func routerDeathsReason(jobID string, seqs []int, deaths int) string {
+	return fmt.Sprintf(routerDeathsPrefix+"%d times (it died, or lost the database) after starting "+
+		"an attempt and before its provider received the request (%s, kind lease_expired; their providers have no "+
+		"record of them): handling this job is likely what stops its router (running out of memory building a large "+
+		"request, a crash encoding it), so it is not sent again, to keep it from stopping more routers "+
+		"(the limit is %d per round). Look in the logs of the routers that ran it, around the times of those "+
+		"attempts, for why they stopped; fix that (or make the request smaller), then retry the job with "+
+		"POST /v1/jobs/%s/retry", deaths, attemptsWord(seqs), RouterDeathLimit, jobID)
+}

@@ -13,7 +13,7 @@ import (
 // no longer unknown (so that a later attempt, or a later failure of it after
 // a resolution, is warned about again). Found by review (rrecov12,
 // suspicion 1).
-func TestNoSpecWarnedOncePerAttempt_wpoison60(t *testing.T) {
+func TestNoSpecWarnedOncePerAttempt(t *testing.T) {
 	rc := newReconciler(1)
 	if !rc.firstNoSpec("a1") {
 		t.Fatal("first time: want a warning")

@@ -59,7 +59,7 @@ func dieAgainBeforeSend(t *testing.T, b *racetest.Bundle, jobID, owner string) {
 // too). Now the leader's recovery fails it at its third router death
 // (store.RouterDeathLimit) and does not run it again. Found by review
 // (rrecov12, suspicion 3).
-func TestRecoveryEndsJobWhoseRoutersKeepDying_wpoison60(t *testing.T) {
+func TestRecoveryEndsJobWhoseRoutersKeepDying(t *testing.T) {
 	b := setup(t, race.Route{}, provSpec{name: "primary", respond: ok(validTriage)})
 	job := crashAfterClaim(t, b.Bundle) // death 1
 	dieAgainBeforeSend(t, b.Bundle, job.ID, "dead-router-2")

@@ -79,7 +79,7 @@ func adoptAndStart(t *testing.T, b *bundle, jobID, owner string, n int) bool {
 // each one dying in turn. The store now fails it at the resolution of its
 // RouterDeathLimit-th death in a round, with a reason that says what
 // happened and what to do. Found by review (rrecov12, suspicion 3).
-func TestRouterDeathsBeforeSendEndTheJob_wpoison60(t *testing.T) {
+func TestRouterDeathsBeforeSendEndTheJob(t *testing.T) {
 	b := setup(t)
 	j := leasedJob(t, b, "query-of-death", true) // the claim's first attempt, running
 	const tries = 10
@@ -129,7 +129,7 @@ func TestRouterDeathsBeforeSendEndTheJob_wpoison60(t *testing.T) {
 // One death of a router that had a hedge in flight beside its primary leaves
 // two unworked attempts: it is still one death (RouterDeathLimit counts
 // deaths, not attempts).
-func TestRouterDeathWithHedgeCountsOnce_wpoison60(t *testing.T) {
+func TestRouterDeathWithHedgeCountsOnce(t *testing.T) {
 	b := setup(t)
 	j := leasedJob(t, b, "query-of-death-hedged", true)
 	for death := 1; death < store.RouterDeathLimit; death++ {

@@ -120,8 +120,17 @@ func (b *background) left() []string {
 	return names
 }
 
-// awaitClosed reports whether ch is closed within d.
+// awaitClosed reports whether ch is closed within d (already closed: true,
+// whatever d).
 func awaitClosed(ch <-chan struct{}, d time.Duration) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+	}
+	if d <= 0 {
+		return false
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -22,7 +24,18 @@ import (
 // (up to maxLeaders batches in flight, whose WAL flushes PostgreSQL itself
 // groups), so a lone caller never waits for company. Leaders exit as soon as
 // the queue is empty.
+//
+// Store.Close waits for every group to have no leader (drainGroups): a
+// leader goroutine is nobody's call, and a batch of it that had not got its
+// connection when the caller closed the pool would fail, a win in it lost.
+// Items may still be queued while Close waits, and after: they are never
+// refused nor dropped; those queued before the wait ends are waited for too,
+// a later one's batch runs on whatever is left of the pool (if closed, it
+// fails and its callers are told).
 type group[T any] struct {
+	// name names the group in Close's log ("the success path's claims and
+	// wins").
+	name       string
 	size       int // most items per batch
 	maxLeaders int // most batches in flight at once
 	// weight, when set, is an item's size in bytes; a batch then also stops
@@ -36,6 +49,9 @@ type group[T any] struct {
 	mu      sync.Mutex
 	queue   []*T
 	leaders int
+	// idle, made by a waiter (Close: idleChan) while the group has a
+	// leader, is closed when the last leader leaves.
+	idle chan struct{}
 
 	// held is the success path's idempotency keys recently found held past
 	// a claim's lock waits, whose claims go alone, not through the batches
@@ -99,7 +115,7 @@ func (g *group[T]) enqueue(it *T) {
 		g.mu.Lock()
 		rest := len(g.queue) > 0
 		if !rest {
-			g.leaders--
+			g.leave()
 		}
 		g.mu.Unlock()
 		if rest {
@@ -159,7 +175,7 @@ func (g *group[T]) lead() {
 func (g *group[T]) next() bool {
 	g.mu.Lock()
 	if len(g.queue) == 0 {
-		g.leaders--
+		g.leave()
 		g.mu.Unlock()
 		return false
 	}
@@ -182,4 +198,86 @@ func (g *group[T]) next() bool {
 	}()
 	g.exec(ctx, batch)
 	return true
+}
+
+// leave ends a leadership, the queue being empty; the last leader to leave
+// wakes Close's wait (idle). Called with mu held.
+func (g *group[T]) leave() {
+	g.leaders--
+	if g.leaders == 0 && g.idle != nil {
+		close(g.idle)
+		g.idle = nil
+	}
+}
+
+// idleChan returns a channel closed once g has no leader (and so nothing
+// queued: an item is queued only beside a leader, who takes it); one closed
+// already when that is so now.
+func (g *group[T]) idleChan() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.leaders == 0 {
+		return closedChan
+	}
+	if g.idle == nil {
+		g.idle = make(chan struct{})
+	}
+	return g.idle
+}
+
+// busy says what g has under way, for Close's log: "" when it has no leader.
+func (g *group[T]) busy() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.leaders == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: %d batch leader(s) running, %d item(s) queued behind them", g.name, g.leaders, len(g.queue))
+}
+
+// closedChan is a closed channel: what idleChan returns for an idle group.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// drainable is what Close sees of a group (drainGroups).
+type drainable interface {
+	idleChan() <-chan struct{}
+	busy() string
+}
+
+// drainGroups waits, until deadline, for the groups' batches: until every
+// group has no leader, seen after waiting for each in turn (an item queued
+// meanwhile, a caller's that came after Close began, is waited for in the
+// next round). wait is the whole budget, which deadline ends, for the log.
+// Past deadline it logs the groups still busy and returns: their
+// batches run on (each within execTimeout), and those that do not get their
+// connection before the caller closes the pool fail, their callers told.
+func drainGroups(deadline time.Time, wait time.Duration, log *slog.Logger, groups ...drainable) {
+	left := busyGroups(groups)
+	if left == nil {
+		return
+	}
+	log.Info("waiting for the database batches under way before closing the store", "busy", left)
+	for left != nil {
+		for _, g := range groups {
+			if !awaitClosed(g.idleChan(), time.Until(deadline)) {
+				log.Warn("database batches still under way at close after waiting for them: closing without them "+
+					"(one that has not got its connection when the pool is closed fails; a win in it is not recorded, "+
+					"and recovery settles its attempt when its lease expires)",
+					"waited", wait, "left", busyGroups(groups))
+				return
+			}
+		}
+		left = busyGroups(groups)
+	}
+}
+
+// busyGroups names what the groups still busy have under way; nil for none.
+func busyGroups(groups []drainable) []string {
+	var left []string
+	for _, g := range groups {
+		if b := g.busy(); b != "" {
+			left = append(left, b)
+		}
+	}
+	return left
 }

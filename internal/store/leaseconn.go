@@ -109,20 +109,33 @@ func (lc *leaseConn) init(pool *pgxpool.Pool, what string) {
 // expiry. A lease call in flight is not cut: it closes the connection as it
 // ends.
 //
-// It first waits for the writes the Store runs in the background, past the
-// call that started them (background): the hand-over of a claim whose
-// answer was lost (handOverLostClaim), a wake of webhook deliveries. A job
+// It first waits for the batches under way (group: the success path's
+// claims and wins, webhook deliveries' writes and reads): a batch run by a
+// leader goroutine, nobody's call, that had not got its connection when the
+// pool is closed would fail, and a win in it be lost (its attempt `unknown`
+// at lease expiry), though its caller may have stopped waiting. Items queued
+// while Close waits are waited for too; one queued after Close returned is
+// still run, on what is left of the pool (if closed, its batch fails and its
+// callers are told). Then it waits for the writes the Store runs in the
+// background, past the call that started them (background): the hand-over
+// of a claim whose answer was lost (handOverLostClaim), a wake of webhook
+// deliveries (one a batch of wins asked for while Close waited too). A job
 // created while the replica stops, its claim's answer lost, is handed over
 // on the open pool rather than left to become `unknown` at lease expiry.
-// The wait is bounded (backgroundCloseWait); what is still running then is
-// logged and cancelled, and has returned when Close does (up to
-// backgroundCancelWait more). None is started after Close began.
+// Both waits share one bound (backgroundCloseWait): batches still under way
+// past it are logged, naming their groups, and left to run (each within
+// execTimeout); background writes still running are logged and cancelled,
+// and have returned when Close does (up to backgroundCancelWait more). No
+// background write is started after the batches' wait.
 //
 // Close does not close the pool (the caller's), nor wait for a readiness
 // probe under way (Ping's connection, its own, closed as its ping ends). It
 // may be called more than once.
 func (s *Store) Close() {
-	s.bg.close(time.Duration(backgroundCloseWaitNS.Load()), time.Duration(backgroundCancelWaitNS.Load()), s.opt.Log)
+	wait := time.Duration(backgroundCloseWaitNS.Load())
+	deadline := time.Now().Add(wait)
+	drainGroups(deadline, wait, s.opt.Log, &s.paths, &s.deliveries, &s.eventReads)
+	s.bg.close(max(time.Until(deadline), 0), time.Duration(backgroundCancelWaitNS.Load()), s.opt.Log)
 	s.lease.close()
 	s.renew.close()
 }

@@ -179,10 +179,10 @@ func New(pool *pgxpool.Pool, opt Options) *Store {
 	s.alone.slots = make(chan struct{}, aloneTurnsFor(maxConns))
 	s.aloneOwed.slots = make(chan struct{}, aloneTurnsFor(maxConns))
 	s.waits, _ = s.opt.Observer.(CommitWaitObserver)
-	s.paths = group[pathCommit]{size: batchSize, maxLeaders: maxBatchesInFlight, exec: s.execPathCommits}
-	s.deliveries = group[deliveryWrite]{size: deliveryBatchSize, maxLeaders: maxBatchesInFlight, exec: s.execDeliveryWrites,
+	s.paths = group[pathCommit]{name: "the success path's claims and wins", size: batchSize, maxLeaders: maxBatchesInFlight, exec: s.execPathCommits}
+	s.deliveries = group[deliveryWrite]{name: "webhook delivery writes", size: deliveryBatchSize, maxLeaders: maxBatchesInFlight, exec: s.execDeliveryWrites,
 		weight: (*deliveryWrite).bytes, maxWeight: deliveryBatchBytes}
-	s.eventReads = group[eventRead]{size: eventReadBatchSize, maxLeaders: maxBatchesInFlight, exec: s.execEventReads}
+	s.eventReads = group[eventRead]{name: "webhook delivery reads", size: eventReadBatchSize, maxLeaders: maxBatchesInFlight, exec: s.execEventReads}
 	return s
 }
 

@@ -25,7 +25,7 @@ import (
 // (drainGroups). The second win's batch is held just before it takes its
 // connection until either Close returns (without the wait: the pool is then
 // closed under it, as the server does) or Close says it waits for it.
-func TestCloseWaitsForBatchUnderWay_wgroup60(t *testing.T) {
+func TestCloseWaitsForBatchUnderWay(t *testing.T) {
 	defer store.SetBackgroundCloseWaits(time.Hour, time.Hour)() // no budget runs out here
 	b := setup(t)
 	ctx := context.Background()
@@ -94,7 +94,7 @@ func TestCloseWaitsForBatchUnderWay_wgroup60(t *testing.T) {
 // the background writes): a batch that does not end within it is logged,
 // naming its group, and left to run; Close returns. The budget is zero, so
 // the test does not depend on how long anything takes.
-func TestCloseLeavesBatchPastItsWait_wgroup60(t *testing.T) {
+func TestCloseLeavesBatchPastItsWait(t *testing.T) {
 	defer store.SetBackgroundCloseWaits(0, time.Hour)()
 	b := setup(t)
 	ctx := context.Background()

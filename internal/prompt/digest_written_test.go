@@ -50,7 +50,7 @@ func TestDigest_RangeBoundAsWritten(t *testing.T) {
 // conformance result recorded for them goes stale. Pinned again when their
 // content changed, with their version (triage@2 and invoice@2: a one-line
 // subject, the invoice text as a JSON string; invoice@3: a discount or credit
-// is a line with a negative unit_price).
+// is a line with a negative unit_price; triage@3: the body as a JSON string).
 func TestDigest_ShippedPromptsUnchanged(t *testing.T) {
 	set, err := prompt.LoadDir("../../prompts")
 	if err != nil {
@@ -58,7 +58,7 @@ func TestDigest_ShippedPromptsUnchanged(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"invoice": "ce508b8b67823fb5a25e7df3c61bf546b9e45baf2765a6312766a90adfb508d8",
-		"triage":  "cc566684581e4a940f92e2b09d95e6bcdff6060d671b88eb2db813b636240335",
+		"triage":  "4c39f8e9ec064a39551b5396247269d3e918f4c4b806b13d4255d3cc427444ef",
 	} {
 		p, err := set.Get(name, "")
 		if err != nil {

@@ -34,8 +34,8 @@ func TestLoadDir_Examples(t *testing.T) {
 			t.Errorf("%s: incomplete prompt", p.ID())
 		}
 	}
-	if strings.Join(names, ",") != "invoice@3,triage@2" {
-		t.Fatalf("All() = %v, want invoice@3,triage@2 sorted by name", names)
+	if strings.Join(names, ",") != "invoice@3,triage@3" {
+		t.Fatalf("All() = %v, want invoice@3,triage@3 sorted by name", names)
 	}
 	inv, _ := set.Get("invoice", "3")
 	if len(inv.Rules.Custom) != 1 || inv.Rules.Custom[0] != "invoice.dates_ordered" || len(inv.Rules.Sums) != 1 || inv.Rules.Sums[0].Total != "/total" {
@@ -48,18 +48,18 @@ func TestLoadDir_Examples(t *testing.T) {
 
 func TestGet(t *testing.T) {
 	set := loadExamples(t)
-	if p, err := set.Get("triage", ""); err != nil || p.Version != "2" {
+	if p, err := set.Get("triage", ""); err != nil || p.Version != "3" {
 		t.Fatalf("Get(triage, \"\") = %v, %v", p, err)
 	}
-	if _, err := set.Get("triage", "2"); err != nil {
+	if _, err := set.Get("triage", "3"); err != nil {
 		t.Fatal(err)
 	}
 	_, err := set.Get("triag", "")
-	if !errors.Is(err, prompt.ErrUnknownPrompt) || !strings.Contains(err.Error(), "loaded: invoice@3, triage@2") {
+	if !errors.Is(err, prompt.ErrUnknownPrompt) || !strings.Contains(err.Error(), "loaded: invoice@3, triage@3") {
 		t.Fatalf("unknown name: %v", err)
 	}
-	_, err = set.Get("triage", "3")
-	if !errors.Is(err, prompt.ErrUnknownVersion) || errors.Is(err, prompt.ErrUnknownPrompt) || !strings.Contains(err.Error(), `loaded at version "2", not "3"`) {
+	_, err = set.Get("triage", "2")
+	if !errors.Is(err, prompt.ErrUnknownVersion) || errors.Is(err, prompt.ErrUnknownPrompt) || !strings.Contains(err.Error(), `loaded at version "3", not "2"`) {
 		t.Fatalf("unknown version: %v", err)
 	}
 }
@@ -73,7 +73,7 @@ func TestRender_Triage(t *testing.T) {
 	if len(msgs) != 2 || msgs[0].Role != "system" || msgs[1].Role != "user" {
 		t.Fatalf("messages: %+v", msgs)
 	}
-	want := "Customer tier: standard\nSubject: Charged twice\n\nMy card was billed twice for March.\nPlease refund."
+	want := "Customer tier: standard\nSubject: Charged twice\nBody (one JSON string):\n\"My card was billed twice for March.\\nPlease refund.\""
 	if msgs[1].Content != want {
 		t.Fatalf("user message:\n%q\nwant\n%q", msgs[1].Content, want)
 	}
@@ -348,7 +348,7 @@ func TestValidateInput(t *testing.T) {
 			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
 				t.Fatalf("got %v\nwant %v\n%v", got, tc.want, err)
 			}
-			if !strings.Contains(err.Error(), "triage@2") {
+			if !strings.Contains(err.Error(), "triage@3") {
 				t.Fatalf("error does not name the prompt: %v", err)
 			}
 		})

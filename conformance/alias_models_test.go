@@ -46,7 +46,7 @@ func TestRunTestsChatRouteAliases(t *testing.T) {
 	if err := rep.WriteTable(&table); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(table.String(), "fallback  alias-model     triage@2") {
+	if !strings.Contains(table.String(), "fallback  alias-model     triage@3") {
 		t.Errorf("the table does not show the alias's row with its model:\n%s", table.String())
 	}
 

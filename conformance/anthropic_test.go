@@ -122,7 +122,7 @@ func TestRunnerThroughAnthropicAdapter(t *testing.T) {
 	if err := e.db.Pool.QueryRow(ctx, `SELECT count(*) FROM conformance_runs WHERE passed AND provider LIKE 'claude-%'`).Scan(&n); err != nil || n != 2*len(e.suites) {
 		t.Fatalf("%d passing runs stored (%v)", n, err)
 	}
-	st, err := e.st.ConformanceStanding(ctx, "claude-stream", "triage", "2", time.Hour)
+	st, err := e.st.ConformanceStanding(ctx, "claude-stream", "triage", "3", time.Hour)
 	if err != nil || !st.Eligible() {
 		t.Fatalf("after the passing run: eligible=%v (%v)", st.Eligible(), err)
 	}
@@ -153,7 +153,7 @@ func TestRunnerThroughAnthropicAdapter(t *testing.T) {
 		passed || casesPassed != r.CasesTotal-1 {
 		t.Fatalf("stored run %d: passed=%v cases_passed=%d (%v)", r.RunID, passed, casesPassed, err)
 	}
-	st, err = e.st.ConformanceStanding(ctx, "claude-stream", "triage", "2", time.Hour)
+	st, err = e.st.ConformanceStanding(ctx, "claude-stream", "triage", "3", time.Hour)
 	if err != nil || st.Eligible() {
 		t.Fatalf("after the failing run: eligible=%v (%v)", st.Eligible(), err)
 	}

@@ -36,7 +36,7 @@ cases:
 	for _, want := range []string{
 		"faults of the suites, not of any provider",
 		`case misspelt: expect.equal[/categroy]: path "/categroy": property "categroy" is not declared in the output schema at $ (declared: category, needs_human, priority, summary)`,
-		"correct the pointer to name a value of triage@2's output schema",
+		"correct the pointer to name a value of triage@3's output schema",
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("Run = %v; want an error saying %q", err, want)

@@ -41,7 +41,7 @@ func TestExpectationValueTheSchemaCannotHoldIsRefused(t *testing.T) {
 		"equal: {/needs_human: yes}": {
 			`case a: expect.equal[/needs_human]: "yes" can never be there in a reply that passes the schema and the rules`,
 			"output schema at /needs_human: expected boolean, but got string",
-			"so every reply would fail this case; write a value triage@2's output schema (../prompts/triage/output.schema.json) and rules allow there",
+			"so every reply would fail this case; write a value triage@3's output schema (../prompts/triage/output.schema.json) and rules allow there",
 			"(a suite is YAML 1.2, which reads yes as text: write true or false, unquoted)",
 		},
 		"equal: {/category: Billing}": {
@@ -52,7 +52,7 @@ func TestExpectationValueTheSchemaCannotHoldIsRefused(t *testing.T) {
 			`case a: expect.one_of[/priority]: none of "hgih", "urgnet" can be there`,
 			`"hgih": rule enum at /priority: "hgih" is not one of ["low", "normal", "high", "urgent"]`,
 			`"urgnet": rule enum at /priority`,
-			"list values triage@2's output schema",
+			"list values triage@3's output schema",
 		},
 		"equal: {/summary: too short}": {`rule range at /summary`},
 		"equal: {/category: 7}":        {"output schema at /category: expected string, but got number"},

@@ -65,7 +65,7 @@ func TestChatAliasModelNeedsItsOwnPass(t *testing.T) {
 		t.Errorf("no routing decision refuses fallback naming model alias-model: %s", j.Routing)
 	}
 	if ok, why := gate.AllowModel(ctx, "fallback", "alias-model", mustPrompt(t, e, "triage"), store.RoleFailover); ok ||
-		why != "no passing conformance run for triage@2 with model alias-model, which this job asks for "+
+		why != "no passing conformance run for triage@3 with model alias-model, which this job asks for "+
 			"(a pass counts only for the model it ran with: run `router conformance run --provider fallback --prompt triage`, which also tests the models of the route's `models`)" {
 		t.Errorf("gate on the alias model: %v %q", ok, why)
 	}

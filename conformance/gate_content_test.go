@@ -23,7 +23,7 @@ func mustPrompt(t *testing.T, e *env, name string) *prompt.Prompt {
 }
 
 // editedTriage is the shipped triage prompt edited the way an operator
-// might, forgetting to bump version "2": another system message and a new
+// might, forgetting to bump version "3": another system message and a new
 // required output field.
 func editedTriage(t *testing.T) *prompt.Prompt {
 	t.Helper()
@@ -31,7 +31,7 @@ func editedTriage(t *testing.T) *prompt.Prompt {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Version != "2" || !strings.Contains(string(p.OutputSchema), `"team"`) {
+	if p.Version != "3" || !strings.Contains(string(p.OutputSchema), `"team"`) {
 		t.Fatalf("edit did not apply: version %s, schema %s", p.Version, p.OutputSchema)
 	}
 	return p
@@ -92,7 +92,7 @@ func TestEditedPromptWithoutVersionBumpNeedsANewPass(t *testing.T) {
 	if err := e.suites["triage"].Check(edited); err == nil {
 		t.Fatal("precondition: the old suite should not fit the edited prompt")
 	}
-	const want = "the prompt triage@2 changed since its last pass; bump its version or rerun `router conformance run --provider fallback --prompt triage`"
+	const want = "the prompt triage@3 changed since its last pass; bump its version or rerun `router conformance run --provider fallback --prompt triage`"
 	if ok, why := gate.Allow(ctx, "fallback", edited, store.RoleFailover); ok || why != want {
 		t.Errorf("fallback on the edited %s, on a pass recorded against another template and schema: %v %q; want refused, %q",
 			edited.ID(), ok, why, want)
@@ -100,7 +100,7 @@ func TestEditedPromptWithoutVersionBumpNeedsANewPass(t *testing.T) {
 
 	// A run of the edited content counts for it (and no longer for the old).
 	if _, err := e.st.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "fallback", Model: e.targets["fallback"].Model,
-		Prompt: "triage", PromptVersion: "2", PromptDigest: edited.Digest, TargetDigest: testTargetDigests("fallback", "", true),
+		Prompt: "triage", PromptVersion: "3", PromptDigest: edited.Digest, TargetDigest: testTargetDigests("fallback", "", true),
 		Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestPassWithoutPromptDigestStaysAdmitted(t *testing.T) {
 	ctx := context.Background()
 	triage := mustPrompt(t, e, "triage")
 	if _, err := e.db.Pool.Exec(ctx, `INSERT INTO conformance_runs (provider, model, prompt, prompt_version, passed,
-		cases_total, cases_passed, started_at, legacy) VALUES ('old', 'old-model', 'triage', '2', true, 1, 1, now(), true)`); err != nil {
+		cases_total, cases_passed, started_at, legacy) VALUES ('old', 'old-model', 'triage', '3', true, 1, 1, now(), true)`); err != nil {
 		t.Fatal(err)
 	}
 	var stored *string

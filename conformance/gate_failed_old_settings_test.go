@@ -13,7 +13,7 @@ import (
 // An operator whose backup failed the suite on api.openai.com repoints it to
 // a self-hosted server (a new base_url). The gate refuses it (right: nothing
 // ran on the new endpoint), but its reason reads as if the new endpoint had
-// failed — "last conformance run for triage@2 failed (3 of 10 cases passed)"
+// failed — "last conformance run for triage@3 failed (3 of 10 cases passed)"
 // — and names no command, while for a pass on the old endpoint it says "the
 // endpoint or settings of target … changed …; run `router conformance run
 // …`", and GET /v1/conformance says that of this very failing run too
@@ -32,7 +32,7 @@ func TestGateReasonForAFailureOnOldSettings(t *testing.T) {
 			n = 10
 		}
 		if _, err := e.st.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "openai-backup", Model: "gpt-4o-mini", Prompt: "triage",
-			PromptVersion: "2", PromptDigest: triage.Digest, TargetDigest: digest, Passed: passed, CasesTotal: 10, CasesPassed: n}); err != nil {
+			PromptVersion: "3", PromptDigest: triage.Digest, TargetDigest: digest, Passed: passed, CasesTotal: 10, CasesPassed: n}); err != nil {
 			t.Fatal(err)
 		}
 	}

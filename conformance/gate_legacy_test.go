@@ -21,7 +21,7 @@ func TestGateIgnoresDigestlessRunsOfAnOlderBinary(t *testing.T) {
 	triage := mustPrompt(t, e, "triage")
 	_, err := e.db.Pool.Exec(ctx, `INSERT INTO conformance_runs (provider, model, prompt, prompt_version, passed,
 		cases_total, cases_passed, cases, suite_digest, router_version, started_at)
-		VALUES ('backup', 'gpt-4o-mini', 'triage', '2', true, 10, 10, '[]', '', 'v0.9-old-ci', now())`)
+		VALUES ('backup', 'gpt-4o-mini', 'triage', '3', true, 10, 10, '[]', '', 'v0.9-old-ci', now())`)
 	if err == nil || !strings.Contains(err.Error(), "conformance_runs_digests_required_upgrade_router") {
 		t.Errorf("an older binary's run without digests was recorded (%v)", err)
 	}
@@ -44,7 +44,7 @@ func TestGateRefusesAPassOverlappedByAFailingRun(t *testing.T) {
 	triage := mustPrompt(t, e, "triage")
 	run := func(passed bool, took time.Duration) {
 		t.Helper()
-		r := store.NewConformanceRun{Provider: "backup", Model: "backup-model", Prompt: "triage", PromptVersion: "2",
+		r := store.NewConformanceRun{Provider: "backup", Model: "backup-model", Prompt: "triage", PromptVersion: "3",
 			Passed: passed, CasesTotal: 2, CasesPassed: 2, Duration: took,
 			PromptDigest: triage.Digest, TargetDigest: testTargetDigests("backup", "backup-model", true)}
 		if !passed {

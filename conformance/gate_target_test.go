@@ -64,7 +64,7 @@ func TestGateRefusesARepointedTargetUntilItPasses(t *testing.T) {
 	if ok, why := unchanged.Allow(ctx, "openai-backup", triage, store.RoleFailover); !ok {
 		t.Fatalf("the endpoint that ran: %s", why)
 	}
-	const want = "the endpoint or settings of target openai-backup changed since its last pass on triage@2 " +
+	const want = "the endpoint or settings of target openai-backup changed since its last pass on triage@3 " +
 		"(its provider's type, base_url or request settings); run `router conformance run --provider openai-backup --prompt triage`"
 	if ok, why := repointed.Allow(ctx, "openai-backup", triage, store.RoleFailover); ok || why != want {
 		t.Fatalf("repointed to a server that never ran the suite: %v %q; want refused, %q", ok, why, want)
@@ -98,7 +98,7 @@ func TestGateAdmitsAPassWithoutTargetDigest(t *testing.T) {
 	ctx := context.Background()
 	triage := mustPrompt(t, e, "triage")
 	if _, err := e.db.Pool.Exec(ctx, `INSERT INTO conformance_runs (provider, model, prompt, prompt_version, passed,
-		cases_total, cases_passed, started_at, prompt_digest, legacy) VALUES ('openai-backup', 'gpt-4o-mini', 'triage', '2', true, 1, 1, now(), $1, true)`,
+		cases_total, cases_passed, started_at, prompt_digest, legacy) VALUES ('openai-backup', 'gpt-4o-mini', 'triage', '3', true, 1, 1, now(), $1, true)`,
 		triage.Digest); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestGateAdmitsAPassWithoutTargetDigest(t *testing.T) {
 	// A pass with a digest, judged by a gate that does not know the settings.
 	onOpenAI := conformance.TargetDigests(backupConfig(t, backupOnOpenAI))
 	if _, err := e.st.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "other", Model: "gpt-4o-mini", Prompt: "triage",
-		PromptVersion: "2", PromptDigest: triage.Digest, TargetDigest: onOpenAI("openai-backup", "", true), Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
+		PromptVersion: "3", PromptDigest: triage.Digest, TargetDigest: onOpenAI("openai-backup", "", true), Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
 		t.Fatal(err)
 	}
 	blind := conformance.NewGate(e.st, conformance.GateFallbacks, 168*time.Hour, conformance.CacheFor(0),

@@ -30,7 +30,7 @@ func TestGateNeedsFreshPassOfExactVersion(t *testing.T) {
 	}
 
 	// No result at all.
-	if ok, why := allow("fallback", store.RoleFailover); ok || why != "no passing conformance run for triage@2 (run `router conformance run --provider fallback --prompt triage`)" {
+	if ok, why := allow("fallback", store.RoleFailover); ok || why != "no passing conformance run for triage@3 (run `router conformance run --provider fallback --prompt triage`)" {
 		t.Fatalf("no result: %v %q", ok, why)
 	}
 	for _, role := range []string{store.RoleHedge, store.RoleRetry} {
@@ -59,16 +59,16 @@ func TestGateNeedsFreshPassOfExactVersion(t *testing.T) {
 	}
 	record("0", true)
 	if ok, why := allow("fallback", store.RoleFailover); ok ||
-		why != "no passing conformance run for triage@2 (it passed version 0; a new prompt version needs a new run: "+
+		why != "no passing conformance run for triage@3 (it passed version 0; a new prompt version needs a new run: "+
 			"`router conformance run --provider fallback --prompt triage`)" {
 		t.Fatalf("older version: %v %q", ok, why)
 	}
 	expectRefusedAtRunTime("older version")
 
 	// A pass of this version that is 9 days old on the database clock.
-	record("2", true)
+	record("3", true)
 	if _, err := e.db.Pool.Exec(ctx, `UPDATE conformance_runs SET started_at = now() - interval '9 days 1 minute',
-		finished_at = now() - interval '9 days' WHERE prompt_version = '2'`); err != nil {
+		finished_at = now() - interval '9 days' WHERE prompt_version = '3'`); err != nil {
 		t.Fatal(err)
 	}
 	want := "last pass is 9 days old (conformance.max_age is 7 days; run `router conformance run --provider fallback --prompt triage`)"
@@ -90,15 +90,15 @@ func TestGateNeedsFreshPassOfExactVersion(t *testing.T) {
 	if j.State != store.JobSucceeded || winner(j) != "fallback" || fb.Calls() != calls+1 {
 		t.Fatalf("after a passing run: job %s ended %s won by %q", j.ID, j.State, winner(j))
 	}
-	// The pass is for triage@2 only: invoice@3 is still refused.
+	// The pass is for triage@3 only: invoice@3 is still refused.
 	invoice, _ := e.prompts.Get("invoice", "")
 	if ok, _ := gate.Allow(ctx, "fallback", invoice, store.RoleFailover); ok {
 		t.Fatal("a triage pass made the provider eligible for invoice")
 	}
 
 	// A later failing run withdraws the pass.
-	record("2", false)
-	if ok, why := allow("fallback", store.RoleFailover); ok || why != "last conformance run for triage@2 failed (9 of 10 cases passed)" {
+	record("3", false)
+	if ok, why := allow("fallback", store.RoleFailover); ok || why != "last conformance run for triage@3 failed (9 of 10 cases passed)" {
 		t.Fatalf("failed after pass: %v %q", ok, why)
 	}
 }
@@ -108,7 +108,7 @@ func TestGateModes(t *testing.T) {
 	ctx := context.Background()
 	triage, _ := e.prompts.Get("triage", "")
 	all := conformance.NewGate(e.st, conformance.GateAll, time.Hour, conformance.CacheFor(0))
-	if ok, why := all.Allow(ctx, "p", triage, store.RolePrimary); ok || why != "no passing conformance run for triage@2 (run `router conformance run --provider p --prompt triage`)" {
+	if ok, why := all.Allow(ctx, "p", triage, store.RolePrimary); ok || why != "no passing conformance run for triage@3 (run `router conformance run --provider p --prompt triage`)" {
 		t.Fatalf("all, primary: %v %q", ok, why)
 	}
 	off := conformance.NewGate(e.st, conformance.GateOff, time.Hour)
@@ -142,7 +142,7 @@ func TestGateCache(t *testing.T) {
 	if ok, _ := g.Allow(ctx, "p", triage, store.RoleFailover); ok {
 		t.Fatal("allowed without a run")
 	}
-	if _, err := e.st.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "p", Prompt: "triage", PromptVersion: "2",
+	if _, err := e.st.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "p", Prompt: "triage", PromptVersion: "3",
 		Passed: true, CasesTotal: 1, CasesPassed: 1, PromptDigest: triage.Digest, TargetDigest: testTargetDigests("p", "", true)}); err != nil {
 		t.Fatal(err)
 	}

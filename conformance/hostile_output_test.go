@@ -45,7 +45,7 @@ func TestFailingRunWithUnstorableReplyIsRecorded(t *testing.T) {
 		t.Fatalf("second run: passed=%v run=%d case %+v", r.Passed, r.RunID, r.Cases[0])
 	}
 	if ok, why := gate.Allow(context.Background(), "flaky", p, store.RoleFailover); ok ||
-		why != "last conformance run for triage@2 failed (0 of 10 cases passed)" {
+		why != "last conformance run for triage@3 failed (0 of 10 cases passed)" {
 		t.Fatalf("gate after the failing run: %v %q", ok, why)
 	}
 }

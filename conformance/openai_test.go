@@ -157,7 +157,7 @@ func TestRunnerThroughOpenAIAdapter(t *testing.T) {
 			t.Fatalf("prose case: %+v", c)
 		}
 	}
-	st, err := e.st.ConformanceStanding(context.Background(), "openai-stream-false", "triage", "2", time.Hour)
+	st, err := e.st.ConformanceStanding(context.Background(), "openai-stream-false", "triage", "3", time.Hour)
 	if err != nil || st.Eligible() {
 		t.Fatalf("after the failing run: eligible=%v (%v)", st.Eligible(), err)
 	}

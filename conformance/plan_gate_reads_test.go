@@ -73,7 +73,7 @@ func TestPlanAsksTheGateAboutEveryFallbackAtOnce(t *testing.T) {
 	for _, fb := range fallbacks {
 		i := slices.IndexFunc(routing, func(d race.Decision) bool { return d.Provider == fb && d.Event == "" })
 		if i < 0 || routing[i].Eligible || routing[i].Cause != race.CauseConformanceGate ||
-			!strings.Contains(routing[i].Reason, "cannot read conformance results for triage@2") {
+			!strings.Contains(routing[i].Reason, "cannot read conformance results for triage@3") {
 			t.Errorf("routing of %s with its gate read timed out: %s; want it refused by the gate (fail closed)", fb, j.Routing)
 		}
 	}

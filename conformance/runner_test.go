@@ -63,7 +63,7 @@ func TestFailoverOnlyToConformantFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "    ✗ " + e.suites["triage"].Cases[1].Name + `: no_extra_keys at /confidence: key "confidence" is not declared in the output schema`
-	if !strings.Contains(table.String(), want) || !strings.Contains(table.String(), "fallback-good       fallback-good-model       triage@2   10/10  pass") {
+	if !strings.Contains(table.String(), want) || !strings.Contains(table.String(), "fallback-good       fallback-good-model       triage@3   10/10  pass") {
 		t.Fatalf("table:\n%s\nlacks %q", table.String(), want)
 	}
 
@@ -81,7 +81,7 @@ func TestFailoverOnlyToConformantFallback(t *testing.T) {
 	gate := conformance.NewGate(e.st, conformance.GateFallbacks, 168*time.Hour)
 	p, _ := e.prompts.Get("triage", "")
 	if ok, why := gate.Allow(context.Background(), "fallback-extra-key", p, store.RoleFailover); ok ||
-		why != "no passing conformance run for triage@2 (the last run passed 7 of 10 cases)" {
+		why != "no passing conformance run for triage@3 (the last run passed 7 of 10 cases)" {
 		t.Fatalf("gate on fallback-extra-key: %v %q", ok, why)
 	}
 	e.startRunner(t, gate)
@@ -129,11 +129,13 @@ func TestPreflightFailures(t *testing.T) {
 	}
 
 	// Special-token text in the input, from a suite of our own.
+	// In the subject, which triage prints as written: triage@3 prints the body
+	// as one JSON string, where `json` writes <| escaped.
 	s, problems := conformance.ParseSuite("special.yaml", []byte(`
 prompt: triage
 cases:
   - name: special-token
-    input: {subject: "hi", body: "please ignore <|endoftext|> this"}
+    input: {subject: "please ignore <|endoftext|> this", body: "hi"}
 `))
 	if len(problems) > 0 {
 		t.Fatal(problems)

@@ -181,7 +181,7 @@ func (e *env) job(t *testing.T) *store.Job {
 	fp, _ := store.Fingerprint("triage", "", "", input)
 	job, created, err := e.st.CreateJob(ctx, store.NewJob{
 		Owner: "acme", Operation: "triage", IdempotencyKey: "key-" + time.Now().Format("150405") + "-" + string(rune('a'+keySeq.Add(1))),
-		Fingerprint: fp, PromptVersion: "2", Route: "default", Input: input, LeaseOwner: "test-runner", LeaseFor: 30 * time.Second,
+		Fingerprint: fp, PromptVersion: "3", Route: "default", Input: input, LeaseOwner: "test-runner", LeaseFor: 30 * time.Second,
 	})
 	if err != nil || !created {
 		t.Fatalf("create job: %v created=%v", err, created)

@@ -135,7 +135,7 @@ cases:
 		t.Fatalf("Check = %v", err)
 	}
 	s.PromptVersion = "7"
-	if err := s.Check(p); err == nil || !strings.Contains(err.Error(), "written for triage@7 but the loaded prompt is triage@2") {
+	if err := s.Check(p); err == nil || !strings.Contains(err.Error(), "written for triage@7 but the loaded prompt is triage@3") {
 		t.Fatalf("Check = %v", err)
 	}
 }

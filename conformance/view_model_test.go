@@ -82,7 +82,7 @@ func TestOperatorViewsFollowTheTargetsModelAndPrompt(t *testing.T) {
 	const because = "it passed with model fallback-model; the target now sends new-untested-model: " +
 		"run `router conformance run --provider fallback --prompt triage`"
 	if ok, why := gate.Allow(ctx, "fallback", triage, store.RoleFailover); ok ||
-		why != "no passing conformance run for triage@2 with model new-untested-model ("+because+")" {
+		why != "no passing conformance run for triage@3 with model new-untested-model ("+because+")" {
 		t.Fatalf("gate on the new model: %v %q", ok, why)
 	}
 	if c := agree("model changed", e.prompts); c.Model != "fallback-model" || !strings.Contains(c.Detail, because) {
@@ -109,7 +109,7 @@ func TestOperatorViewsFollowTheTargetsModelAndPrompt(t *testing.T) {
 
 	// The prompt is edited without a version bump.
 	edited := editedPrompts(t)
-	const changed = "the prompt triage@2 changed since this run; bump its version or rerun `router conformance run --provider fallback --prompt triage`"
+	const changed = "the prompt triage@3 changed since this run; bump its version or rerun `router conformance run --provider fallback --prompt triage`"
 	if c := agree("prompt edited", edited); c.Fresh || !strings.Contains(c.Detail, changed) {
 		t.Errorf("prompt edited: cell %+v, want not fresh, saying %q", c, changed)
 	}

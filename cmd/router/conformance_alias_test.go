@@ -56,7 +56,7 @@ conformance: {max_age: 168h, gate: fallbacks}
 		"--provider", "fallback", "--prompt", "triage"}, &out, &errOut); err != nil {
 		t.Fatalf("%v\n%s\n%s", err, out.String(), errOut.String())
 	}
-	for _, row := range []string{"fallback  fallback-model  triage@2  10/10  pass", "fallback  alias-model     triage@2  10/10  pass", "all 2 passed"} {
+	for _, row := range []string{"fallback  fallback-model  triage@3  10/10  pass", "fallback  alias-model     triage@3  10/10  pass", "all 2 passed"} {
 		if !strings.Contains(out.String(), row) {
 			t.Errorf("the table lacks %q:\n%s", row, out.String())
 		}

@@ -72,7 +72,7 @@ func TestConformanceRunFailingExitsNonZero(t *testing.T) {
 	if !errors.Is(err, errConformanceFailed) {
 		t.Fatalf("err = %v, want errConformanceFailed\n%s", err, out.String())
 	}
-	for _, want := range []string{"PROVIDER", "always-technical", "triage@2", "FAIL",
+	for _, want := range []string{"PROVIDER", "always-technical", "triage@3", "FAIL",
 		`✗ refund-double-charge: expect.equal at /category: got "technical", want "billing"`} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())

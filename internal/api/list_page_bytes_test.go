@@ -24,7 +24,7 @@ func createLargeJobs(t *testing.T, b *bundle, n, size int) map[string]bool {
 			t.Fatal(err)
 		}
 		job, created, err := b.db.Store.CreateJob(context.Background(), store.NewJob{Owner: "acme", Operation: "triage",
-			IdempotencyKey: fmt.Sprintf("large-%d", i), Fingerprint: fp, PromptVersion: "2", Route: "default", Input: input})
+			IdempotencyKey: fmt.Sprintf("large-%d", i), Fingerprint: fp, PromptVersion: "3", Route: "default", Input: input})
 		if err != nil || !created {
 			t.Fatalf("create job %d: %v created=%v", i, err, created)
 		}

@@ -73,7 +73,7 @@ func TestRetryOfLiveJobSaysOnlyFailedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	job, created, err := b.db.Store.CreateJob(context.Background(), store.NewJob{Owner: "acme", Operation: "triage",
-		IdempotencyKey: "retry-live-1", Fingerprint: fp, PromptVersion: "2", Route: "default", Input: input})
+		IdempotencyKey: "retry-live-1", Fingerprint: fp, PromptVersion: "3", Route: "default", Input: input})
 	if err != nil || !created {
 		t.Fatalf("create job: %v created=%v", err, created)
 	}

@@ -19,7 +19,7 @@ func TestKeyReusedWithAnotherRouteOrPromptVersionConflicts(t *testing.T) {
 	}
 	for _, body := range []string{
 		`{"prompt":"triage","route":"default",` + input + `}`,
-		`{"prompt":"triage","prompt_version":"2",` + input + `}`,
+		`{"prompt":"triage","prompt_version":"3",` + input + `}`,
 	} {
 		r := b.create(t, acmeKey, "fp", body)
 		if r.status != http.StatusConflict {

@@ -64,20 +64,20 @@ func edit(t *testing.T, path, old, new string) {
 // still gets the 422.
 func TestReplayAfterPromptDeploy(t *testing.T) {
 	b := setup(t, options{})
-	pinned := `{"prompt":"triage","prompt_version":"2","input":{"subject":"s","body":"b"}}`
+	pinned := `{"prompt":"triage","prompt_version":"3","input":{"subject":"s","body":"b"}}`
 	unpinned := `{"prompt":"triage","input":{"subject":"s","body":"b"}}`
 	first := b.create(t, acmeKey, "pinned", pinned, "Prefer", "wait=30")
 	second := b.create(t, acmeKey, "unpinned", unpinned, "Prefer", "wait=30")
 	if first.status != http.StatusCreated || second.status != http.StatusCreated {
 		t.Fatalf("before the deploy: %d %s / %d %s", first.status, first.raw, second.status, second.raw)
 	}
-	v3 := deployed(t, b, func(dir string) {
-		edit(t, filepath.Join(dir, "prompt.yaml"), `version: "2"`, `version: "3"`)
+	v4 := deployed(t, b, func(dir string) {
+		edit(t, filepath.Join(dir, "prompt.yaml"), `version: "3"`, `version: "4"`)
 		edit(t, filepath.Join(dir, "input.schema.json"), `"required": ["subject", "body"]`, `"required": ["subject", "body", "customer_tier"]`)
 	})
 	post := func(key, body string) reply {
 		t.Helper()
-		got, err := send(v3.URL+"/v1/jobs", "POST", acmeKey, body, "Idempotency-Key", key)
+		got, err := send(v4.URL+"/v1/jobs", "POST", acmeKey, body, "Idempotency-Key", key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func TestReplayAfterPromptDeploy(t *testing.T) {
 			t.Errorf("retry after the deploy (%s): %d %s, want 200 replaying job %s", c.why, got.status, got.raw, c.id)
 		}
 	}
-	other := post("pinned", `{"prompt":"triage","prompt_version":"2","input":{"subject":"other","body":"b"}}`)
+	other := post("pinned", `{"prompt":"triage","prompt_version":"3","input":{"subject":"other","body":"b"}}`)
 	if other.status != http.StatusConflict || !strings.Contains(string(other.raw), "idempotency-key-reused") {
 		t.Errorf("another request under a held key after the deploy: %d %s, want 409", other.status, other.raw)
 	}

@@ -26,7 +26,7 @@ func TestRetryRefusalSaysWhyNoProviderIsEligible(t *testing.T) {
 		t.Fatal(err)
 	}
 	job, created, err := b.db.Store.CreateJob(ctx, store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "retry-too-long",
-		Fingerprint: fp, PromptVersion: "2", Route: "default", Input: input})
+		Fingerprint: fp, PromptVersion: "3", Route: "default", Input: input})
 	if err != nil || !created {
 		t.Fatalf("create job: %v created=%v", err, created)
 	}

@@ -37,7 +37,7 @@ func TestCallersOwnSchemaDoesNotOpenBreakers(t *testing.T) {
 		}
 	}
 	// Another tenant's ordinary job.
-	_, routing, ok, err := b.Runner.Plan(&store.Job{Operation: "triage", PromptVersion: "2", Route: "default",
+	_, routing, ok, err := b.Runner.Plan(&store.Job{Operation: "triage", PromptVersion: "3", Route: "default",
 		Input: json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`)})
 	if err != nil {
 		t.Fatal(err)

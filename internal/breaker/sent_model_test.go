@@ -69,7 +69,7 @@ func TestSentModelFailuresOpenOnlyTheSentModelsBreaker(t *testing.T) {
 		}
 	}
 	// Tenant-b's ordinary job, on the targets' own models, is eligible.
-	_, routing, ok, err := b.Runner.Plan(&store.Job{Operation: "triage", PromptVersion: "2", Route: "default",
+	_, routing, ok, err := b.Runner.Plan(&store.Job{Operation: "triage", PromptVersion: "3", Route: "default",
 		Input: json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`)})
 	if err != nil {
 		t.Fatal(err)

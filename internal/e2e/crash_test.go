@@ -79,7 +79,7 @@ func TestOrphanedJobStartedExactlyOnce(t *testing.T) {
 	fp, _ := store.Fingerprint("triage", "", "", input)
 	job, _, err := db.Store.CreateJob(context.Background(), store.NewJob{
 		Owner: "acme", Operation: "triage", IdempotencyKey: "orphan-1", Fingerprint: fp,
-		PromptVersion: "2", Route: "default", Input: input,
+		PromptVersion: "3", Route: "default", Input: input,
 		LeaseOwner: "a-process-that-died", LeaseFor: time.Millisecond,
 	})
 	if err != nil {

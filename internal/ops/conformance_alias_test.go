@@ -58,7 +58,7 @@ func passRun(t *testing.T, st *store.Store, provider, model string, p *prompt.Pr
 
 // `router conformance run` records, for a chat route with a
 // conformance_prompt and `models: [alias-model]`, a row "fallback
-// alias-model triage@2" (docs/conformance.md, Model aliases), and the gate
+// alias-model triage@3" (docs/conformance.md, Model aliases), and the gate
 // admits fallback for a chat completion asking for alias-model with it. The
 // operator views count that run as current and fresh too; a run of a model
 // no route asks of the target still does not count, and a target that is not

@@ -31,14 +31,14 @@ func ConformanceFixture(t *testing.T) (*testdb.DB, *prompt.Set, *prompt.Prompt, 
 		if promptDigest == "" || targetDigest == "" {
 			if _, err := db.Pool.Exec(context.Background(), `INSERT INTO conformance_runs (provider, model, prompt, prompt_version,
 				passed, cases_total, cases_passed, started_at, prompt_digest, target_digest, legacy)
-				VALUES ($1, $2, 'triage', '2', true, 1, 1, now(), NULLIF($3, ''), NULLIF($4, ''), true)`,
+				VALUES ($1, $2, 'triage', '3', true, 1, 1, now(), NULLIF($3, ''), NULLIF($4, ''), true)`,
 				provider, model, promptDigest, targetDigest); err != nil {
 				t.Fatal(err)
 			}
 			return
 		}
 		if _, err := db.Store.RecordConformanceRun(context.Background(), store.NewConformanceRun{Provider: provider, Model: model,
-			Prompt: "triage", PromptVersion: "2", PromptDigest: promptDigest, TargetDigest: targetDigest,
+			Prompt: "triage", PromptVersion: "3", PromptDigest: promptDigest, TargetDigest: targetDigest,
 			Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
 			t.Fatal(err)
 		}

@@ -18,11 +18,11 @@ import (
 // fresh both false, while the loaded version's pass is fresh.
 func TestListConformanceFreshOnlyForTheLoadedVersion(t *testing.T) {
 	db, prompts, triage, pass := ops.ConformanceFixture(t)
-	if triage.Version != "2" {
-		t.Fatalf("precondition: triage@%s loaded, want @2", triage.Version)
+	if triage.Version != "3" {
+		t.Fatalf("precondition: triage@%s loaded, want @3", triage.Version)
 	}
 	target := strings.Repeat("b", 64)
-	pass("backup", "m", triage.Digest, target) // triage@2, the loaded version
+	pass("backup", "m", triage.Digest, target) // triage@3, the loaded version
 	if _, err := db.Store.RecordConformanceRun(context.Background(), store.NewConformanceRun{Provider: "backup", Model: "m",
 		Prompt: "triage", PromptVersion: "1", PromptDigest: triage.Digest, TargetDigest: target,
 		Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
@@ -52,9 +52,9 @@ func TestListConformanceFreshOnlyForTheLoadedVersion(t *testing.T) {
 	}
 	for _, r := range body.Results {
 		current := r.Current != nil && *r.Current
-		want := r.Version == "2"
+		want := r.Version == "3"
 		if r.Fresh != want || current != want {
-			t.Errorf("triage@%s: fresh %v, current %v; want both %v (loaded: triage@2)", r.Version, r.Fresh, current, want)
+			t.Errorf("triage@%s: fresh %v, current %v; want both %v (loaded: triage@3)", r.Version, r.Fresh, current, want)
 		}
 	}
 }

@@ -31,7 +31,7 @@ func TestConformanceViewsJudgeModelAndPromptContent(t *testing.T) {
 	modelOf := func(id string) string { return models[id] }
 	const (
 		movedWhy  = "it passed with model old; the target now sends new: run `router conformance run --provider moved --prompt triage`"
-		editedWhy = "the prompt triage@2 changed since this run; bump its version or rerun `router conformance run --provider edited --prompt triage`"
+		editedWhy = "the prompt triage@3 changed since this run; bump its version or rerun `router conformance run --provider edited --prompt triage`"
 	)
 
 	cells, err := ops.StoreConformance{Store: db.Store, MaxAge: time.Hour, Prompts: prompts, TargetModels: modelOf}.ConformanceMatrix(ctx)

@@ -26,9 +26,9 @@ func TestListConformance(t *testing.T) {
 	defer srv.Close()
 	ctx := context.Background()
 	for _, r := range []store.NewConformanceRun{
-		{Provider: "p1", Model: "m1", Prompt: "triage", PromptVersion: "2", Passed: true, CasesTotal: 10, CasesPassed: 10,
+		{Provider: "p1", Model: "m1", Prompt: "triage", PromptVersion: "3", Passed: true, CasesTotal: 10, CasesPassed: 10,
 			Cases: []map[string]any{{"name": "a", "passed": true}}, RouterVersion: "v-test", Duration: 2 * time.Second},
-		{Provider: "p1", Model: "m1", Prompt: "triage", PromptVersion: "2", CasesTotal: 10, CasesPassed: 9, RouterVersion: "v-test"},
+		{Provider: "p1", Model: "m1", Prompt: "triage", PromptVersion: "3", CasesTotal: 10, CasesPassed: 9, RouterVersion: "v-test"},
 		{Provider: "p1", Model: "m1", Prompt: "triage", PromptVersion: "0", Passed: true, CasesTotal: 10, CasesPassed: 10},
 		{Provider: "p2", Model: "m2", Prompt: "invoice", PromptVersion: "2", Passed: true, CasesTotal: 9, CasesPassed: 9},
 	} {
@@ -69,14 +69,14 @@ func TestListConformance(t *testing.T) {
 	if status != http.StatusOK || len(results) != 3 {
 		t.Fatalf("%d %v", status, body)
 	}
-	// Ordered by provider, prompt, version: p1 triage@0, p1 triage@2, p2 invoice@2.
+	// Ordered by provider, prompt, version: p1 triage@0, p1 triage@3, p2 invoice@2.
 	r0, r1, r2 := results[0].(map[string]any), results[1].(map[string]any), results[2].(map[string]any)
 	if r0["prompt_version"] != "0" || r0["current"] != false || r0["passed"] != true {
 		t.Fatalf("old version: %v", r0)
 	}
-	if r1["prompt_version"] != "2" || r1["passed"] != false || r1["cases_passed"] != 9.0 || r1["current"] != true ||
+	if r1["prompt_version"] != "3" || r1["passed"] != false || r1["cases_passed"] != 9.0 || r1["current"] != true ||
 		r1["last_pass_at"] == nil || r1["router_version"] != "v-test" || r1["started_at"] == nil || r1["cases"] != nil {
-		t.Fatalf("latest of triage@2: %v", r1)
+		t.Fatalf("latest of triage@3: %v", r1)
 	}
 	if r2["provider"] != "p2" || r2["passed"] != true || r2["model"] != "m2" {
 		t.Fatalf("p2: %v", r2)

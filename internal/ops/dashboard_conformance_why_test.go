@@ -48,7 +48,7 @@ func TestDashboardSaysWhyAPassDoesNotCount(t *testing.T) {
 	for k, want := range []struct{ badge, why string }{
 		{`<span class="badge pass">pass</span>`, ""},
 		{`<span class="badge stale">pass (other model)</span>`, "it passed with model old; the target now sends m: run `router conformance run --provider moved --prompt triage`"},
-		{`<span class="badge stale">pass (prompt changed)</span>`, "the prompt triage@2 changed since this run; bump its version or rerun `router conformance run --provider edited --prompt triage`"},
+		{`<span class="badge stale">pass (prompt changed)</span>`, "the prompt triage@3 changed since this run; bump its version or rerun `router conformance run --provider edited --prompt triage`"},
 		{`<span class="badge stale">stale pass</span>`, ""},
 	} {
 		cell := cells[1+k][1]

@@ -280,7 +280,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	other := newOpsReplica(t, db, "replica-2", opsKey, nil)
 
 	job, _, err := db.Store.CreateJob(ctx, store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "dash-1",
-		Fingerprint: []byte{1}, PromptVersion: "2", Route: "default",
+		Fingerprint: []byte{1}, PromptVersion: "3", Route: "default",
 		Input:      json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`),
 		LeaseOwner: "replica-1", LeaseFor: 30 * time.Second})
 	if err != nil {

@@ -65,7 +65,7 @@ func TestProvidersGateShowsChatAliasModels(t *testing.T) {
 	}
 	cmd := "router conformance run --provider fallback --prompt triage"
 	e, ok := byModel["alias-model"]
-	if !ok || e.Admitted || e.Command != cmd || !strings.Contains(e.Reason, "no passing conformance run for triage@2") ||
+	if !ok || e.Admitted || e.Command != cmd || !strings.Contains(e.Reason, "no passing conformance run for triage@3") ||
 		!strings.Contains(e.Reason, "alias-model") {
 		t.Errorf("fallback for alias-model: %+v (listed: %v); want refused, the reason naming alias-model, and %q", e, ok, cmd)
 	}

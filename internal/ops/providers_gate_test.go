@@ -86,7 +86,7 @@ func TestProvidersShowTheConformanceGate(t *testing.T) {
 	}
 	// The fallback of default, never run: refused for both prompts of the
 	// route, with the command that admits it.
-	for _, p := range []string{"triage@2", "invoice@3"} {
+	for _, p := range []string{"triage@3", "invoice@3"} {
 		name, _, _ := strings.Cut(p, "@")
 		e := entry(t, second, "default", name, ops.JobsPrompt)
 		cmd := "router conformance run --provider second --prompt " + name
@@ -127,7 +127,7 @@ func TestProvidersShowTheConformanceGate(t *testing.T) {
 
 	// A fresh pass of triage admits second for it; invoice stays refused.
 	if _, err := db.Store.RecordConformanceRun(context.Background(), store.NewConformanceRun{Provider: "second", Model: "m",
-		Prompt: "triage", PromptVersion: "2", PromptDigest: triage.Digest, TargetDigest: strings.Repeat("b", 64),
+		Prompt: "triage", PromptVersion: "3", PromptDigest: triage.Digest, TargetDigest: strings.Repeat("b", 64),
 		Passed: true, CasesTotal: 1, CasesPassed: 1}); err != nil {
 		t.Fatal(err)
 	}

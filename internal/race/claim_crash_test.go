@@ -22,7 +22,7 @@ func crashAfterClaim(t *testing.T, b *racetest.Bundle) *store.Job {
 	input := json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`)
 	fp, _ := store.Fingerprint("triage", "", "", input)
 	nj := store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "crash-after-claim", Fingerprint: fp,
-		PromptVersion: "2", Route: "default", Input: input, LeaseOwner: "dead-router", LeaseFor: time.Millisecond}
+		PromptVersion: "3", Route: "default", Input: input, LeaseOwner: "dead-router", LeaseFor: time.Millisecond}
 	plan, _, ok, err := b.Runner.Plan(&store.Job{Operation: nj.Operation, PromptVersion: nj.PromptVersion, Route: nj.Route, Input: nj.Input})
 	if err != nil || !ok || plan.First() == nil {
 		t.Fatalf("plan: ok=%v err=%v", ok, err)

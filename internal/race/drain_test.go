@@ -116,17 +116,17 @@ func TestSubmitWhileDrainingReleasesTheNewJobsLease(t *testing.T) {
 func TestSubmitWhileDrainingRecordsTheUnsentFirstAttempt(t *testing.T) {
 	b := setup(t, race.Route{}, provSpec{name: "primary", respond: ok(validTriage)}, provSpec{name: "fallback", respond: ok(validTriage)})
 	input := json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`)
-	plan, _, planned, err := b.runner.Plan(&store.Job{Operation: "triage", PromptVersion: "2", Route: "default", Input: input})
+	plan, _, planned, err := b.runner.Plan(&store.Job{Operation: "triage", PromptVersion: "3", Route: "default", Input: input})
 	if err != nil || !planned || plan.First() == nil {
 		t.Fatalf("plan: %v %v", err, planned)
 	}
 	b.runner.Drain(0)
-	if p, _, _, _ := b.runner.Plan(&store.Job{Operation: "triage", PromptVersion: "2", Route: "default", Input: input}); p != nil && p.First() != nil {
+	if p, _, _, _ := b.runner.Plan(&store.Job{Operation: "triage", PromptVersion: "3", Route: "default", Input: input}); p != nil && p.First() != nil {
 		t.Fatal("a plan made while draining has a first attempt")
 	}
 	fp, _ := store.Fingerprint("triage", "", "", input)
 	job, created, err := b.st.CreateJob(context.Background(), store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "drain-first",
-		Fingerprint: fp, PromptVersion: "2", Route: "default", Input: input, LeaseOwner: "test-runner", LeaseFor: 30 * time.Second,
+		Fingerprint: fp, PromptVersion: "3", Route: "default", Input: input, LeaseOwner: "test-runner", LeaseFor: 30 * time.Second,
 		First: plan.First()})
 	if err != nil || !created || len(job.Attempts) != 1 {
 		t.Fatalf("create: %v %v %+v", err, created, job)

@@ -53,7 +53,7 @@ func TestHandOverAfterStopGaveUpStillRecordsTheUnsentAttempt(t *testing.T) {
 
 	// The API plans a new job as SIGTERM comes (its plan has a first attempt).
 	input := json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`)
-	plan, _, planned, err := b.Runner.Plan(&store.Job{Operation: "triage", PromptVersion: "2", Route: "default", Input: input})
+	plan, _, planned, err := b.Runner.Plan(&store.Job{Operation: "triage", PromptVersion: "3", Route: "default", Input: input})
 	if err != nil || !planned || plan.First() == nil {
 		t.Fatalf("plan: %v %v", err, planned)
 	}
@@ -65,7 +65,7 @@ func TestHandOverAfterStopGaveUpStillRecordsTheUnsentAttempt(t *testing.T) {
 	// The request's job commits now (its handler was still within shutdown.http).
 	fp, _ := store.Fingerprint("triage", "", "", input)
 	job, created, err := b.Store.CreateJob(context.Background(), store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "after-giveup",
-		Fingerprint: fp, PromptVersion: "2", Route: "default", Input: input, LeaseOwner: "test-runner", LeaseFor: 30 * time.Second,
+		Fingerprint: fp, PromptVersion: "3", Route: "default", Input: input, LeaseOwner: "test-runner", LeaseFor: 30 * time.Second,
 		First: plan.First()})
 	if err != nil || !created || len(job.Attempts) != 1 {
 		t.Fatalf("create: %v %v %+v", err, created, job)

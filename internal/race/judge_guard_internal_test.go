@@ -44,7 +44,7 @@ func judgeSetup(t *testing.T, key string) judgeBundle {
 	input := json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`)
 	fp, _ := store.Fingerprint("triage", "", "", input)
 	created, _, err := db.Store.CreateJob(ctx, store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: key,
-		Fingerprint: fp, PromptVersion: "2", Route: "default", Input: input, LeaseOwner: "test-runner", LeaseFor: time.Minute})
+		Fingerprint: fp, PromptVersion: "3", Route: "default", Input: input, LeaseOwner: "test-runner", LeaseFor: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

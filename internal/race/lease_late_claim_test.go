@@ -40,7 +40,7 @@ func newLateClaim(t *testing.T, key string) *lateClaim {
 	t.Cleanup(func() { close(release) })
 	ctx := context.Background()
 	nj := store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: key,
-		PromptVersion: "2", Route: "default", Input: []byte(`{"subject":"Login","body":"I cannot log in."}`),
+		PromptVersion: "3", Route: "default", Input: []byte(`{"subject":"Login","body":"I cannot log in."}`),
 		LeaseOwner: "test-runner", LeaseFor: lateClaimLease}
 	nj.Fingerprint, _ = store.Fingerprint("triage", "", "", nj.Input)
 	plan, _, ok, err := l.b.Runner.Plan(&store.Job{Operation: nj.Operation, PromptVersion: nj.PromptVersion, Route: nj.Route, Input: nj.Input})

@@ -24,7 +24,7 @@ func planAndClaim(t *testing.T, b *racetest.Bundle, key string, between func()) 
 	t.Helper()
 	input := json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`)
 	fp, _ := store.Fingerprint("triage", "", "", input)
-	nj := store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: key, Fingerprint: fp, PromptVersion: "2",
+	nj := store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: key, Fingerprint: fp, PromptVersion: "3",
 		Route: "default", Input: input, LeaseOwner: "test-runner", LeaseFor: fenceLease}
 	plan, _, ok, err := b.Runner.Plan(&store.Job{Operation: nj.Operation, PromptVersion: nj.PromptVersion, Route: nj.Route, Input: nj.Input})
 	if err != nil || !ok || plan.First() == nil {

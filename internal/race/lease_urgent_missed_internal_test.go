@@ -45,7 +45,7 @@ func TestUrgentRetryResendsOnlyTheMissedJobs(t *testing.T) {
 	})
 	input := []byte(`{"subject":"Login","body":"I cannot log in."}`)
 	mk := func(key string) *store.Job {
-		nj := store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: key, PromptVersion: "2", Route: "default",
+		nj := store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: key, PromptVersion: "3", Route: "default",
 			Input: input, LeaseOwner: "me", LeaseFor: lease,
 			First: &store.FirstAttempt{Provider: "primary", Model: "m", Role: store.RolePrimary}}
 		nj.Fingerprint, _ = store.Fingerprint("triage", "", "", input)

@@ -43,7 +43,7 @@ func TestFailedUrgentRenewalIsTriedAgain(t *testing.T) {
 		r.keeperWG.Wait()
 	})
 	input := []byte(`{"subject":"Login","body":"I cannot log in."}`)
-	nj := store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "urgent-retry", PromptVersion: "2", Route: "default",
+	nj := store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "urgent-retry", PromptVersion: "3", Route: "default",
 		Input: input, LeaseOwner: "me", LeaseFor: lease,
 		First: &store.FirstAttempt{Provider: "primary", Model: "m", Role: store.RolePrimary}}
 	nj.Fingerprint, _ = store.Fingerprint("triage", "", "", input)

@@ -51,7 +51,7 @@ func urgentTickRig(t *testing.T, atTick bool) {
 	r.mu.Unlock()
 
 	input := []byte(`{"subject":"Login","body":"I cannot log in."}`)
-	nj := store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "urgent-tick", PromptVersion: "2", Route: "default",
+	nj := store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "urgent-tick", PromptVersion: "3", Route: "default",
 		Input: input, LeaseOwner: "me", LeaseFor: lease,
 		First: &store.FirstAttempt{Provider: "primary", Model: "m", Role: store.RolePrimary}}
 	nj.Fingerprint, _ = store.Fingerprint("triage", "", "", input)

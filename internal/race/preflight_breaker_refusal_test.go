@@ -37,7 +37,7 @@ func (a *peekThenTaken) Admit(p string) (func(race.Outcome), bool, string) {
 
 // planned is the job a plan is asked about (racetest's triage job).
 func planned() *store.Job {
-	return &store.Job{Operation: "triage", PromptVersion: "2", Route: "default",
+	return &store.Job{Operation: "triage", PromptVersion: "3", Route: "default",
 		Input: json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`)}
 }
 

@@ -91,7 +91,7 @@ func TestRandomizedInvariants(t *testing.T) {
 			input := json.RawMessage(`{"subject":"` + key + `","body":"Help me please."}`)
 			fp, _ := store.Fingerprint("triage", "", "", input)
 			job, created, err := b.st.CreateJob(ctx, store.NewJob{Owner: owner, Operation: "triage", IdempotencyKey: key,
-				Fingerprint: fp, PromptVersion: "2", Route: "default", Input: input, LeaseOwner: "test-runner", LeaseFor: 30 * time.Second})
+				Fingerprint: fp, PromptVersion: "3", Route: "default", Input: input, LeaseOwner: "test-runner", LeaseFor: 30 * time.Second})
 			if err != nil {
 				t.Errorf("submission %d: %v", i, err)
 				return

@@ -80,7 +80,7 @@ func TestReconcileFailingLookupsDoNotStarveOthers(t *testing.T) {
 		input := json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`)
 		fp, _ := store.Fingerprint("triage", "", "", input)
 		job, _, err := db.Store.CreateJob(ctx, store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: fmt.Sprint("starve-", i),
-			Fingerprint: fp, PromptVersion: "2", Route: "default", Input: input, LeaseOwner: "dead", LeaseFor: 30 * time.Second})
+			Fingerprint: fp, PromptVersion: "3", Route: "default", Input: input, LeaseOwner: "dead", LeaseFor: 30 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -79,7 +79,7 @@ func (g *recoveryRig) orphan(t *testing.T) *store.Job {
 	input := json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`)
 	fp, _ := store.Fingerprint("triage", "", "", input)
 	job, _, err := g.st.CreateJob(ctx, store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: fmt.Sprint("k", g.seq.Add(1)),
-		Fingerprint: fp, PromptVersion: "2", Route: "default", Input: input, LeaseOwner: "dead", LeaseFor: 30 * time.Second})
+		Fingerprint: fp, PromptVersion: "3", Route: "default", Input: input, LeaseOwner: "dead", LeaseFor: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // strandedSetup is a database with an orphaned triage job at version "0" — a
-// version the repository's prompts (version "2") no longer have, as after a
+// version the repository's prompts (version "3") no longer have, as after a
 // rolling update — and a replica ("new") of the new version on it.
 type strandedSetup struct {
 	newer *racetest.Bundle
@@ -69,10 +69,10 @@ func (s strandedSetup) olderReplica(t *testing.T) *racetest.Bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), `version: "2"`) {
-		t.Fatalf("%s: no version \"2\" to rewrite", manifest)
+	if !strings.Contains(string(b), `version: "3"`) {
+		t.Fatalf("%s: no version \"3\" to rewrite", manifest)
 	}
-	if err := os.WriteFile(manifest, []byte(strings.Replace(string(b), `version: "2"`, `version: "0"`, 1)), 0o644); err != nil {
+	if err := os.WriteFile(manifest, []byte(strings.Replace(string(b), `version: "3"`, `version: "0"`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	prompts, err := prompt.LoadDir(dir)

@@ -214,7 +214,7 @@ func (b *Bundle) newJob(leaseOwner string) store.NewJob {
 	fp, _ := store.Fingerprint("triage", "", "", input)
 	return store.NewJob{
 		Owner: "acme", Operation: "triage", IdempotencyKey: key, Fingerprint: fp,
-		PromptVersion: "2", Route: "default", Input: input, LeaseOwner: leaseOwner, LeaseFor: 30 * time.Second,
+		PromptVersion: "3", Route: "default", Input: input, LeaseOwner: leaseOwner, LeaseFor: 30 * time.Second,
 	}
 }
 

@@ -39,7 +39,7 @@ func TestServedGateAndViewsJudgeTheTargetsSettings(t *testing.T) {
 	record := func(digest string) {
 		t.Helper()
 		if _, err := db.Store.RecordConformanceRun(ctx, store.NewConformanceRun{Provider: "llm", Model: "m", Prompt: "triage",
-			PromptVersion: "2", Passed: true, CasesTotal: 1, CasesPassed: 1, PromptDigest: triage.Digest, TargetDigest: digest,
+			PromptVersion: "3", Passed: true, CasesTotal: 1, CasesPassed: 1, PromptDigest: triage.Digest, TargetDigest: digest,
 			Duration: time.Second}); err != nil {
 			t.Fatal(err)
 		}

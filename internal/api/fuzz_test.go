@@ -41,6 +41,10 @@ func FuzzParseJobBody(f *testing.F) {
 		if perr != nil {
 			switch perr.Status {
 			case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
+			case http.StatusServiceUnavailable: // prompt-unavailable: a version another replica may load
+				if perr.Type != "prompt-unavailable" || perr.RetryAfter <= 0 {
+					t.Fatalf("503 for a bad body: %+v", perr)
+				}
 			default:
 				t.Fatalf("status %d for a bad body: %+v", perr.Status, perr)
 			}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,9 +38,13 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, *perr)
 		return
 	}
-	nj, perr := s.checkJob(req, owner, key)
+	nj, perr := s.checkJob(r.Context(), req, owner, key)
 	if perr != nil {
-		if perr.Status != http.StatusUnprocessableEntity || !s.replayUnparsed(w, r, owner, key, req) {
+		// A request this replica cannot run, whose key already holds its
+		// job (created before a deploy, or by a replica that loads its
+		// version), gets that job.
+		replayable := perr.Status == http.StatusUnprocessableEntity || perr.Type == "prompt-unavailable"
+		if !replayable || !s.replayUnparsed(w, r, owner, key, req) {
 			writeProblem(w, r, *perr)
 		}
 		return
@@ -246,7 +251,7 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, owner, key str
 	if perr != nil {
 		return store.NewJob{}, perr
 	}
-	return s.checkJob(req, owner, key)
+	return s.checkJob(r.Context(), req, owner, key)
 }
 
 // decodeJob reads a POST /v1/jobs body.
@@ -260,8 +265,9 @@ func (s *Server) decodeJob(w http.ResponseWriter, r *http.Request) (*createJobRe
 
 // checkJob checks a decoded POST /v1/jobs body against the prompts and routes
 // loaded here, into the job to create, or the problem to answer with (a 422
-// when this replica cannot run the request: see replayUnparsed).
-func (s *Server) checkJob(req *createJobRequest, owner, key string) (store.NewJob, *problem) {
+// when this replica cannot run the request, or a 503 prompt-unavailable when
+// another replica may: see newJobPromptProblem and replayUnparsed).
+func (s *Server) checkJob(ctx context.Context, req *createJobRequest, owner, key string) (store.NewJob, *problem) {
 	if req.Prompt == "" {
 		return store.NewJob{}, &problem{Status: http.StatusBadRequest, Type: "invalid-request", Title: "Missing prompt",
 			Detail: `the body must name a prompt: {"prompt": "<name>", "input": {...}}`}
@@ -272,7 +278,7 @@ func (s *Server) checkJob(req *createJobRequest, owner, key string) (store.NewJo
 	}
 	p, err := s.Prompts.Get(req.Prompt, req.PromptVersion)
 	if err != nil {
-		return store.NewJob{}, &problem{Status: http.StatusUnprocessableEntity, Type: "unknown-prompt", Title: "Unknown prompt", Detail: err.Error()}
+		return store.NewJob{}, s.newJobPromptProblem(ctx, err)
 	}
 	route := req.Route
 	if route == "" {

@@ -26,6 +26,8 @@ type problem struct {
 	Violations any
 	// Extra holds further members; it never replaces the ones above.
 	Extra map[string]any
+	// RetryAfter, when positive, is sent as the Retry-After header.
+	RetryAfter time.Duration
 }
 
 // apiMembers are the API's own members, written as they always were: through
@@ -41,6 +43,9 @@ func writeProblem(w http.ResponseWriter, r *http.Request, p problem) {
 		if k != "job_id" && k != "violations" {
 			extra[k] = v
 		}
+	}
+	if p.RetryAfter > 0 {
+		w.Header().Set("Retry-After", retryAfterSeconds(p.RetryAfter))
 	}
 	if p.JobID != "" {
 		// Every response that names a job carries its id (docs/api.md).

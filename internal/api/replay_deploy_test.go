@@ -16,6 +16,13 @@ import (
 // the same database, with the triage prompt changed by edit.
 func deployed(t *testing.T, b *bundle, edit func(dir string)) *httptest.Server {
 	t.Helper()
+	_, hs := deployedAPI(t, b, edit)
+	return hs
+}
+
+// deployedAPI is deployed, with the API itself (for api.SetStarted).
+func deployedAPI(t *testing.T, b *bundle, edit func(dir string)) (*api.Server, *httptest.Server) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "triage")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -40,7 +47,7 @@ func deployed(t *testing.T, b *bundle, edit func(dir string)) *httptest.Server {
 	})
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	return hs
+	return srv, hs
 }
 
 func edit(t *testing.T, path, old, new string) {
@@ -61,7 +68,8 @@ func edit(t *testing.T, path, old, new string) {
 // that changed the prompt (or reaches a replica already updated): it gets its
 // job, not a 422 that reads as "not done" and invites a new key and a second
 // job (SPEC §5). Another request under the key is still a 409; a new key
-// still gets the 422.
+// gets 503 prompt-unavailable while the updated replica may be part of a
+// rolling update (it started just now: TestCreatePinnedVersionDuringRollingUpdate_wjobs60).
 func TestReplayAfterPromptDeploy(t *testing.T) {
 	b := setup(t, options{})
 	pinned := `{"prompt":"triage","prompt_version":"3","input":{"subject":"s","body":"b"}}`
@@ -97,8 +105,8 @@ func TestReplayAfterPromptDeploy(t *testing.T) {
 		t.Errorf("another request under a held key after the deploy: %d %s, want 409", other.status, other.raw)
 	}
 	fresh := post("fresh", pinned)
-	if fresh.status != http.StatusUnprocessableEntity || !strings.Contains(string(fresh.raw), "unknown-prompt") {
-		t.Errorf("a new key for the old version: %d %s, want 422 unknown-prompt", fresh.status, fresh.raw)
+	if fresh.status != http.StatusServiceUnavailable || !strings.Contains(string(fresh.raw), "prompt-unavailable") {
+		t.Errorf("a new key for the old version on a replica started just now: %d %s, want 503 prompt-unavailable", fresh.status, fresh.raw)
 	}
 	if n := b.count(t, `SELECT count(*) FROM jobs`); n != 2 {
 		t.Errorf("jobs = %d after the retries, want 2", n)

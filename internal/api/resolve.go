@@ -444,16 +444,15 @@ const rolloutWindow = 15 * time.Minute
 // on for ever, so the answer is a final 422 naming what is left (a "failed"
 // resolution, or a cancel). Nothing is changed either way.
 func (s *Server) promptUnavailable(w http.ResponseWriter, r *http.Request, job *store.Job, err error) {
-	if s.promptRetired(r.Context(), job) {
+	if elsewhere, _ := s.promptElsewhere(r.Context(), job, err); !elsewhere {
 		writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "prompt-retired", Title: "The job's prompt version is no longer deployed",
 			Detail: fmt.Sprintf("the job was created with prompt %q version %q, which this deployment no longer loads (%v), so a result cannot be validated; resolve the attempt as \"failed\" (no validation) or cancel the job. Nothing was changed",
 				job.Operation, job.PromptVersion, err), JobID: job.ID})
 		return
 	}
-	w.Header().Set("Retry-After", retryAfterSeconds(promptUnavailableRetry))
 	writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "prompt-unavailable", Title: "This replica cannot validate the result",
 		Detail: fmt.Sprintf("the job was created with prompt %q version %q and this replica cannot load it (%v); retry: a replica running that version (another one, or this one after a rolling update finishes) validates the result. Nothing was changed; a \"failed\" resolution needs no validation",
-			job.Operation, job.PromptVersion, err), JobID: job.ID})
+			job.Operation, job.PromptVersion, err), JobID: job.ID, RetryAfter: promptUnavailableRetry})
 }
 
 // promptRetired says whether job's prompt version, which this replica does
@@ -461,9 +460,10 @@ func (s *Server) promptUnavailable(w http.ResponseWriter, r *http.Request, job *
 // rolling update: the job was created before this replica started, and the
 // replica has been up for longer than a rolling update may take
 // (rolloutWindow), so no replica of the previous deployment is left to have
-// it (promptUnavailable, retryPromptUnavailable).
+// it (promptElsewhere). With no job (a new job's request naming a version),
+// the replica's uptime alone decides.
 func (s *Server) promptRetired(ctx context.Context, job *store.Job) bool {
-	return s.now().Sub(s.started) >= rolloutWindow && s.createdBeforeStart(ctx, job)
+	return s.now().Sub(s.started) >= rolloutWindow && (job == nil || s.createdBeforeStart(ctx, job))
 }
 
 // promptMissing says whether err is that of a prompt or prompt version this

@@ -295,7 +295,8 @@ func unknownReason(jobID string, attempts []unknownAttempt) string {
 }
 
 // CancelJob cancels owner's job: it becomes `cancelled`, its in-flight and
-// unknown attempts are cancelled and can no longer win. Cancelling a cancelled job
+// unknown attempts are cancelled and can no longer win (one still starting,
+// never sent, with kind not_sent). Cancelling a cancelled job
 // is a no-op; a succeeded or failed job answers ErrJobFinished. The job's row,
 // and the others the cancellation writes, are waited for up to
 // transitionLockWait: a row another transaction holds for longer is ErrBusy (a
@@ -316,8 +317,15 @@ func (s *Store) CancelJob(ctx context.Context, owner, jobID string) error {
 		}
 		// An unknown attempt keeps the time its call ended, as a win keeps it
 		// (settleSiblingsSQL): its latency is the call's, not the wait for
-		// a decision.
+		// a decision. One still starting (created, not yet sent: its
+		// MarkAttemptRunning, the last step before the send, now refuses it)
+		// was never sent and is recorded so (kind not_sent, NotSent), as a
+		// win records its starting siblings (settleSiblingsSQL) and
+		// markRunningSQL one it finds on an ended job: the attempt view says
+		// it never reached its provider, not that a call was cut.
 		if _, err := tx.Exec(ctx, `UPDATE attempts SET state = 'cancelled',
+				error = CASE WHEN state = 'starting' THEN jsonb_build_object('kind', '`+notSentKind+`', 'fault', 'router',
+					'message', 'the request was never sent: the job was cancelled before it could be') ELSE error END,
 				finished_at = CASE WHEN state = 'unknown' THEN coalesce(finished_at, now()) ELSE now() END,
 				lease_owner = NULL, lease_expires_at = NULL
 			WHERE job_id = $1 AND state IN ('starting', 'running', 'unknown')`, jobID); err != nil {

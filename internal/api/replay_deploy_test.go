@@ -69,7 +69,7 @@ func edit(t *testing.T, path, old, new string) {
 // job, not a 422 that reads as "not done" and invites a new key and a second
 // job (SPEC §5). Another request under the key is still a 409; a new key
 // gets 503 prompt-unavailable while the updated replica may be part of a
-// rolling update (it started just now: TestCreatePinnedVersionDuringRollingUpdate_wjobs60).
+// rolling update (it started just now: TestCreatePinnedVersionDuringRollingUpdate).
 func TestReplayAfterPromptDeploy(t *testing.T) {
 	b := setup(t, options{})
 	pinned := `{"prompt":"triage","prompt_version":"3","input":{"subject":"s","body":"b"}}`

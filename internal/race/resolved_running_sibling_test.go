@@ -44,7 +44,7 @@ func (*siblingEnds) JobSettled(string)             {}
 // never a second win: cut by the run's watchCancel (`cancelled`); with
 // keep_losers, an unknown end (no byte before its deadline) stored `lost`, or
 // a late valid answer `lost`, logged as a race event and discarded.
-func TestResolvedSucceededRunningSiblingEnds_wsettle60(t *testing.T) {
+func TestResolvedSucceededRunningSiblingEnds(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		keep  bool

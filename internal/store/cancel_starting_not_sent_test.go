@@ -14,7 +14,7 @@ import (
 // starting siblings (settleSiblingsSQL) — so that the attempt view the API
 // answers with says it never reached its provider; the attempt that was sent
 // is a plain cancellation, and the starting one is not sent afterwards.
-func TestCancelRecordsStartingAttemptNotSent_wsettle60(t *testing.T) {
+func TestCancelRecordsStartingAttemptNotSent(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	j, primary, hedge := primaryAndStartingHedge(t, b, "cancel-starting", false)

@@ -19,7 +19,7 @@ import (
 // shutdown) is stored `lost`; a late valid answer is `lost`, logged as a race
 // event and discarded (SPEC §3, §6); a cut by the run's watchCancel is
 // `cancelled`. The job, its result and its version do not change again.
-func TestResolvedSucceededRunningSiblingsSettle_wsettle60(t *testing.T) {
+func TestResolvedSucceededRunningSiblingsSettle(t *testing.T) {
 	for _, how := range []string{"timeout", "lease_expired"} {
 		t.Run(how, func(t *testing.T) {
 			b := setup(t)

@@ -21,7 +21,7 @@ import (
 // deployed: a final 422 unknown-prompt, as for a prompt name not loaded at
 // all (at any uptime). It used to be a final 422 at once, telling a client
 // that pins a version during a rollout that its request can never succeed.
-func TestCreatePinnedVersionDuringRollingUpdate_wjobs60(t *testing.T) {
+func TestCreatePinnedVersionDuringRollingUpdate(t *testing.T) {
 	b := setup(t, options{}) // a replica of the previous deployment: triage version "2"
 	// A replica of the new deployment, started just now: triage version "3".
 	v3api, v3 := deployedAPI(t, b, func(dir string) {

@@ -22,14 +22,14 @@ import (
 // all (at any uptime). It used to be a final 422 at once, telling a client
 // that pins a version during a rollout that its request can never succeed.
 func TestCreatePinnedVersionDuringRollingUpdate(t *testing.T) {
-	b := setup(t, options{}) // a replica of the previous deployment: triage version "2"
-	// A replica of the new deployment, started just now: triage version "3".
-	v3api, v3 := deployedAPI(t, b, func(dir string) {
-		edit(t, filepath.Join(dir, "prompt.yaml"), `version: "2"`, `version: "3"`)
+	b := setup(t, options{}) // a replica of the previous deployment: triage version "3"
+	// A replica of the new deployment, started just now: triage version "4".
+	v4api, v4 := deployedAPI(t, b, func(dir string) {
+		edit(t, filepath.Join(dir, "prompt.yaml"), `version: "3"`, `version: "4"`)
 	})
 	post := func(key, body string) reply {
 		t.Helper()
-		got, err := send(v3.URL+"/v1/jobs", "POST", acmeKey, body, "Idempotency-Key", key)
+		got, err := send(v4.URL+"/v1/jobs", "POST", acmeKey, body, "Idempotency-Key", key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,13 +38,13 @@ func TestCreatePinnedVersionDuringRollingUpdate(t *testing.T) {
 	pinned := func(version string) string {
 		return `{"prompt":"triage","prompt_version":"` + version + `","input":{"subject":"s","body":"b"}}`
 	}
-	for _, version := range []string{"2", "4"} { // the previous deployment's, a next one's
+	for _, version := range []string{"3", "5"} { // the previous deployment's, a next one's
 		for i := range 2 { // the second: a resend under the same key, not taken by the first
 			r := post("pin-"+version, pinned(version))
 			typ, _ := r.body["type"].(string)
 			if r.status != http.StatusServiceUnavailable || !strings.HasSuffix(typ, "prompt-unavailable") ||
 				r.header.Get("Retry-After") == "" || !strings.Contains(string(r.raw), `not \"`+version+`\"`) {
-				t.Fatalf("POST /v1/jobs pinning version %s (send %d) to a replica loading version 3, started just now: %d Retry-After %q %s; "+
+				t.Fatalf("POST /v1/jobs pinning version %s (send %d) to a replica loading version 4, started just now: %d Retry-After %q %s; "+
 					"want 503 prompt-unavailable with Retry-After naming the version, as a retry of such a job gets",
 					version, i+1, r.status, r.header.Get("Retry-After"), r.raw)
 			}
@@ -53,13 +53,13 @@ func TestCreatePinnedVersionDuringRollingUpdate(t *testing.T) {
 	if n := b.count(t, `SELECT count(*) FROM jobs`); n != 0 {
 		t.Fatalf("%d jobs stored for requests answered 503", n)
 	}
-	// The same request, on a replica that has version 2, is created there
+	// The same request, on a replica that has version 3, is created there
 	// (its key was not taken); sent again to the new replica, it gets that job.
-	created := b.create(t, acmeKey, "pin-2", pinned("2"), "Prefer", "wait=30")
+	created := b.create(t, acmeKey, "pin-3", pinned("3"), "Prefer", "wait=30")
 	if created.status != http.StatusCreated || created.job() == "" {
-		t.Fatalf("the pinned request on a replica with version 2: %d %s; want 201", created.status, created.raw)
+		t.Fatalf("the pinned request on a replica with version 3: %d %s; want 201", created.status, created.raw)
 	}
-	if r := post("pin-2", pinned("2")); r.status != http.StatusOK || r.job() != created.job() || r.header.Get("Retry-After") != "" {
+	if r := post("pin-3", pinned("3")); r.status != http.StatusOK || r.job() != created.job() || r.header.Get("Retry-After") != "" {
 		t.Fatalf("the pinned request again on the new replica, its key holding its job: %d %s; want 200 replaying job %s", r.status, r.raw, created.job())
 	}
 	// A prompt not loaded at all is unknown, at any uptime.
@@ -69,8 +69,8 @@ func TestCreatePinnedVersionDuringRollingUpdate(t *testing.T) {
 	}
 	// Up for an hour: no rolling update is under way, the version is
 	// retired (or not deployed): a final 422.
-	api.SetStarted(v3api, time.Now().Add(-time.Hour))
-	for _, version := range []string{"2", "4"} {
+	api.SetStarted(v4api, time.Now().Add(-time.Hour))
+	for _, version := range []string{"3", "5"} {
 		r := post("late-"+version, pinned(version))
 		if typ, _ := r.body["type"].(string); r.status != http.StatusUnprocessableEntity || !strings.HasSuffix(typ, "unknown-prompt") ||
 			r.header.Get("Retry-After") != "" || !strings.Contains(string(r.raw), `not \"`+version+`\"`) {
@@ -79,6 +79,6 @@ func TestCreatePinnedVersionDuringRollingUpdate(t *testing.T) {
 		}
 	}
 	if n := b.count(t, `SELECT count(*) FROM jobs`); n != 1 {
-		t.Fatalf("%d jobs stored, want 1 (the one created on the replica with version 2)", n)
+		t.Fatalf("%d jobs stored, want 1 (the one created on the replica with version 3)", n)
 	}
 }

@@ -28,7 +28,7 @@ func TestJobWhoseRenderedPromptIsTooLargeIs422(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS("../../prompts/triage")); err != nil {
 		t.Fatal(err)
 	}
-	edit(t, filepath.Join(dir, "prompt.yaml"), "      {{ .body }}", "      {{ range .questions }}{{ json $.body }}{{ end }}")
+	edit(t, filepath.Join(dir, "prompt.yaml"), "      {{ json .body }}", "      {{ range .questions }}{{ json $.body }}{{ end }}")
 	edit(t, filepath.Join(dir, "input.schema.json"), `"customer_tier": {`, `"questions": {"type": "array", "items": {"type": "string"}},
     "customer_tier": {`)
 	ps, err := prompt.LoadDir(filepath.Dir(dir))

@@ -18,8 +18,14 @@ import (
 // with a call paid for nothing. The job fails with the deadline's cause
 // (docs/chat.md: 504 deadline_exceeded). It was sent, and the job ended
 // unknown.
+//
+// The job is put within the last 700 ms of its deadline — less than the
+// retry's room — once the retry has been kept (SetDeadlineLeftHook), not by
+// waiting for the wall clock to get there: under load the job's read, from
+// which the deadline counts, came late enough that more than the room was
+// still left when the test let the retry be tried.
 func TestReadyRetryWithNoRoomBeforeTheDeadlineIsNotSent(t *testing.T) {
-	const deadline = 4 * time.Second // past the store's 2 s lock wait, which the kept retry spends
+	const deadline = time.Minute // far past the store's 2 s lock wait, which the kept retry spends
 	gaveUp := make(chan struct{})
 	adm := &unusedAdmission{target: "second", seen: map[string]int{}, unused: func(k int) {
 		if k == 2 { // second's retry
@@ -42,14 +48,19 @@ func TestReadyRetryWithNoRoomBeforeTheDeadlineIsNotSent(t *testing.T) {
 		}},
 	)
 	goOn, letPrimaryEnd := releaser(t, obs.goOn), releaser(t, primaryGo)
-	submitted := time.Now() // the deadline counts from the job's read, a moment later
 	job := b.submit(t)
 	awaitSignal(t, obs.failed, "second's failure")
 	unhold := holdJobRow(t, b, job.ID)
 	goOn() // second's retry is scheduled with room; its creation gives up on the held row: kept (ready)
 	awaitSignal(t, gaveUp, "second's retry giving up on the held row")
 	// Within the last 700 ms of the deadline: less than the retry's room.
-	<-time.After(time.Until(submitted.Add(deadline - 700*time.Millisecond)))
+	restore := race.SetDeadlineLeftHook(func(jobID string, left time.Duration) time.Duration {
+		if jobID == job.ID {
+			return 700 * time.Millisecond
+		}
+		return left
+	})
+	defer restore()
 	unhold()
 	letPrimaryEnd() // its end is the race's next event: the kept retry is tried then
 

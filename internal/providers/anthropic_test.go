@@ -287,10 +287,13 @@ func TestAnthropicStreamFaults(t *testing.T) {
 		srv := newFakeServer(t, nil)
 		release := releaseAtCleanup(t)
 		srv.Config.Handler = blockHandler(release)
+		// The first-byte deadline passes once the request was sent
+		// (firstByteOnceSent), not after 50 ms that a loaded machine spent
+		// connecting.
 		p := newAnthropicAdapter(t, srv.URL, func(c *AnthropicConfig) {
-			c.Stream, c.FirstByteTimeout, c.Timeout = true, 50*time.Millisecond, time.Minute
+			c.Stream, c.FirstByteTimeout, c.Timeout = true, time.Hour, 2*time.Hour
 		})
-		_, err := p.Complete(context.Background(), testRequest())
+		_, err := p.Complete(firstByteOnceSent(t, context.Background()), testRequest())
 		assertKind(t, err, KindTimeout, FaultNetwork, ActionFailover, true)
 	})
 	t.Run("refusal", func(t *testing.T) {

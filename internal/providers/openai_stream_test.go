@@ -75,8 +75,11 @@ func TestOpenAIStreamFailures(t *testing.T) {
 			case <-r.Context().Done():
 			}
 		})
-		p := newTestAdapter(t, srv.URL, func(c *OpenAIConfig) { c.FirstByteTimeout = 50 * time.Millisecond; c.Timeout = time.Minute })
-		_, err := p.CompleteStream(context.Background(), testRequest(), nil)
+		// The first-byte deadline passes once the request was sent
+		// (firstByteOnceSent), not after 50 ms that a loaded machine spent
+		// connecting.
+		p := newTestAdapter(t, srv.URL, func(c *OpenAIConfig) { c.FirstByteTimeout = time.Hour; c.Timeout = 2 * time.Hour })
+		_, err := p.CompleteStream(firstByteOnceSent(t, context.Background()), testRequest(), nil)
 		e := assertKind(t, err, KindTimeout, FaultNetwork, ActionFailover, true)
 		if e.Received || !strings.Contains(e.Message, "first_byte_timeout") {
 			t.Fatalf("first-byte timeout: %+v", e)

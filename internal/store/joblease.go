@@ -310,6 +310,7 @@ func (s *Store) expireJobAttempts(ctx context.Context, id string, wait bool) (un
 		err = tx.QueryRow(ctx, `WITH x AS (
 				UPDATE attempts a SET state = `+unknownUnlessEndedSQL+`, finished_at = now(),
 					error = jsonb_build_object('kind', 'lease_expired', 'fault', 'router', 'outcome_unknown', true,
+						'router', a.lease_owner,
 						'message', 'the router running this attempt stopped renewing its lease (it died or lost the database); '
 						|| 'the provider may or may not have done the work'
 						|| CASE WHEN j.state IN ('succeeded', 'cancelled', 'failed')

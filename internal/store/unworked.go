@@ -85,13 +85,16 @@ const routerDeathSQL = `(state = 'failed' AND coalesce(error->>'kind', '') = '` 
 
 // routerDeathsLocked is, for job jobID whose row tx has locked, the seqs of
 // the current round's attempts left by a router's death before its send
-// (routerDeathSQL) and how many deaths they are. One death expires all the
-// attempts its router had in flight in one transaction (expireJobAttempts),
-// which sets their finished_at to that transaction's now(): the deaths are
-// the distinct finished_at, so a hedge in flight beside its primary does not
-// count the death twice.
+// (routerDeathSQL) and how many deaths they are: the distinct routers whose
+// leases expired (the lease_expired error's "router", the replica id, unique
+// per process), so a hedge in flight beside its primary does not count the
+// death twice, even when its lease, taken after the router's last renewal,
+// expires a recovery pass later than the primary's. An attempt expired
+// before the router was recorded counts by its finished_at (one expiry
+// statement's now()).
 func routerDeathsLocked(ctx context.Context, tx pgx.Tx, jobID string) (seqs []int, deaths int, err error) {
-	err = tx.QueryRow(ctx, `SELECT coalesce(array_agg(seq ORDER BY seq), '{}'), count(DISTINCT finished_at)
+	err = tx.QueryRow(ctx, `SELECT coalesce(array_agg(seq ORDER BY seq), '{}'),
+			count(DISTINCT coalesce('router:' || (error->>'router'), 'at:' || finished_at::text))
 		FROM attempts WHERE job_id = $1 AND seq > (SELECT attempt_base FROM jobs WHERE id = $1)
 			AND `+routerDeathSQL, jobID).Scan(&seqs, &deaths)
 	return seqs, deaths, err

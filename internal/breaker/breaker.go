@@ -409,9 +409,10 @@ var _ race.AdmitDelay = (*Set)(nil)
 
 // AdmitsIn implements race.AdmitDelay: how long until the provider's breaker
 // may admit an attempt. An open breaker probes again when open_for has passed
-// since it opened (known); a closed one admits now (0, known); a half-open
-// one admits as soon as a probe of its ends well, which nothing says when
-// (known is false). A provider without a breaker admits now.
+// since it opened (known); a closed one admits now (0, known), and so does a
+// half-open one with a probe free (State); a half-open one whose probes are
+// all in flight admits as soon as one of them ends well, which nothing says
+// when (known is false). A provider without a breaker admits now.
 func (s *Set) AdmitsIn(provider string) (d time.Duration, known bool) {
 	b, found := s.breakers[provider]
 	if !found {
@@ -424,6 +425,9 @@ func (s *Set) AdmitsIn(provider string) (d time.Duration, known bool) {
 		b.mu.Unlock()
 		return max(b.settings.OpenFor-since, 0), true
 	case gobreaker.StateHalfOpen:
+		if ok, _ := s.State(provider); ok {
+			return 0, true // a probe is free: it admits now
+		}
 		return 0, false
 	}
 	return 0, true

@@ -217,9 +217,16 @@ func (m *Metrics) AttemptFinished(provider, role, state string, kind providers.K
 	// outcome is observed, a cancelled or timed-out attempt at the time it
 	// was cut; the provider's answer latency is outcome won, lost or
 	// invalid, as /v1/providers' percentiles read (the Grafana panel
-	// filters so).
+	// filters so). A lost attempt with an error kind returned no answer: a
+	// call that ended unknown (its own timeout) after its job had been won,
+	// stored lost. Its time is observed under outcome unknown, the call's
+	// end, not as an answer's latency.
 	if state != "abandoned" && state != "unsent" {
-		m.latency.WithLabelValues(provider, state).Observe(latency.Seconds())
+		outcome := state
+		if state == store.AttemptLost && kind != "" {
+			outcome = store.AttemptUnknown
+		}
+		m.latency.WithLabelValues(provider, outcome).Observe(latency.Seconds())
 	}
 	if usage.PromptTokens > 0 {
 		m.tokens.WithLabelValues(provider, "prompt").Add(float64(usage.PromptTokens))

@@ -190,11 +190,13 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 			// An unknown end on a job that had already ended, stored as the
 			// job's end settles its attempts (lost, cancelled): counted and
 			// logged as stored; its breaker still hears the call's end
-			// (breakerOutcome).
+			// (breakerOutcome), and the store marked its error with what
+			// the breaker counts ("breaker": "failure", unless marked
+			// ignored: store's unknownEndErrorSQL) for /v1/providers.
 			res.state, res.callState = stored, state
 		}
 		attrs := []any{"state", res.state, "kind", pe.Kind, "fault", pe.Fault, "action", pe.Action, "status", pe.StatusCode, "latency_ms", latency}
-		if res.silentLoser {
+		if res.silentLoser || (res.callState != "" && res.breakerOutcome() == OutcomeFailure) {
 			// Still at the loser's level (one per hedged job): its breaker
 			// counting it, and opening, is what the operator sees.
 			attrs = append(attrs, store.BreakerKey, store.BreakerFailure)

@@ -7,8 +7,9 @@ import (
 )
 
 // AdmitDelay is an optional part of an Admission (a circuit breaker set): how
-// long until provider's breaker may admit an attempt again. known is false
-// when nothing says when: a half-open breaker whose probes are all in flight
+// long until provider's breaker may admit an attempt again. A half-open
+// breaker with a probe free admits now (0, known). known is false when
+// nothing says when: a half-open breaker whose probes are all in flight
 // admits again as soon as one ends well (or opens again if it fails).
 type AdmitDelay interface {
 	AdmitsIn(provider string) (d time.Duration, known bool)

@@ -413,7 +413,7 @@ func (s *Store) finishAttemptAs(ctx context.Context, attemptID string, out Attem
 		}
 		err := tx.QueryRow(ctx, `WITH x AS (
 				UPDATE attempts a SET state = CASE WHEN $2::text = 'unknown' THEN `+unknownUnlessEndedSQL+` ELSE $2::text END,
-					error = $3, validation_errors = $4, usage = $5,
+					error = `+unknownEndErrorSQL+`, validation_errors = $4, usage = $5,
 					provider_response_id = nullif($6, ''), response_model = nullif($7, ''), latency_ms = $8,
 					finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
 				FROM jobs j

@@ -106,14 +106,31 @@ func (s *Store) PruneBreakerStates(ctx context.Context, olderThan time.Duration)
 // attempt cut by the job's deadline after its provider began answering or
 // before it had its first-byte budget, one cut by its router's shutdown).
 // ProviderStats leaves such attempts out, as the breaker does.
-// BreakerFailure: the breaker counted a cancelled attempt as a failure (a
-// hedged loser still silent, no response byte, when the hedge it caused won);
-// ProviderStats counts it as failed, as the breaker does.
+// BreakerFailure: the breaker counted as a failure an attempt whose stored
+// state does not say so — a cancelled hedged loser still silent, no response
+// byte, when the hedge it caused won, or a call that ended unknown (its own
+// timeout, no answer) after its job had ended and was stored lost or
+// cancelled (unknownEndErrorSQL); ProviderStats counts it as failed, whatever
+// its state, as the breaker does, and leaves it out of the latency
+// percentiles (no answer).
 const (
 	BreakerKey     = "breaker"
 	BreakerIgnored = "ignored"
 	BreakerFailure = "failure"
 )
+
+// unknownEndErrorSQL is the error FinishAttemptAs stores ($3, out.Error) for
+// an attempt's end in state $2, on the job j. An unknown end on a job that had
+// already ended is stored as the job's end settles its attempts (lost,
+// cancelled: unknownUnlessEndedSQL), yet its breaker counts the call's end —
+// unknown: a failure unless the race marked it ignored (race's outcomeOf,
+// markIgnored) — so its error says so ("breaker": "failure"), decided in the
+// same update as the state it is stored in, and /v1/providers' stats
+// (providerStatsSQL) count it as the breaker does.
+const unknownEndErrorSQL = `CASE WHEN $2::text = 'unknown' AND ` + unknownUnlessEndedSQL + ` <> 'unknown'
+		AND coalesce($3::jsonb->>'` + BreakerKey + `', '') = ''
+	THEN coalesce($3::jsonb, '{}'::jsonb) || jsonb_build_object('` + BreakerKey + `', '` + BreakerFailure + `')
+	ELSE $3::jsonb END`
 
 // ProviderStats is what the attempts of one provider over a recent window say.
 type ProviderStats struct {
@@ -122,10 +139,12 @@ type ProviderStats struct {
 	// as its circuit breaker: Succeeded counts won, lost and caller-fault
 	// failures (the provider answered correctly), Failed counts provider or
 	// network failures, invalid output and unknown outcomes, and the
-	// cancelled attempts the breaker counted as failures (their error says
-	// "breaker": "failure", BreakerFailure: hedged losers still silent when
-	// cut). Other cancelled attempts, and attempts the breaker did not count
-	// ("breaker": "ignored", BreakerIgnored), count in neither.
+	// attempts the breaker counted as failures whatever their state (their
+	// error says "breaker": "failure", BreakerFailure: hedged losers still
+	// silent when cut, calls that ended unknown after their job had ended,
+	// stored lost or cancelled). Other cancelled attempts, and attempts the
+	// breaker did not count ("breaker": "ignored", BreakerIgnored), count in
+	// neither.
 	Attempts  int64 `json:"attempts"`
 	Succeeded int64 `json:"succeeded"`
 	Failed    int64 `json:"failed"`
@@ -137,7 +156,9 @@ type ProviderStats struct {
 	SuccessRate *float64 `json:"success_rate"`
 	// Latency percentiles (milliseconds, to a tenth: interpolation's float
 	// noise such as 289.99999999999997 is no information) of attempts that
-	// returned an answer (won, lost, invalid); nil without one.
+	// returned an answer (won, lost, invalid — not one stored so that ended
+	// without an answer: "breaker": "failure", or "outcome_unknown"); nil
+	// without one.
 	P50MS *float64 `json:"p50_ms"`
 	P95MS *float64 `json:"p95_ms"`
 	P99MS *float64 `json:"p99_ms"`
@@ -155,19 +176,30 @@ type SentBreaker struct {
 // window queries do (TestWindowQueriesUseIndexes), each under the name of the
 // breaker that counted it: its target's, or the one of the model it sent
 // ($2, $3, $4: SentBreaker's provider, model and breaker). An attempt whose
-// error says the breaker ignored it (BreakerKey) is neither ok nor bad; a
-// cancelled one whose error says the breaker counted it as a failure is bad.
+// error says the breaker ignored it (BreakerKey) is neither ok nor bad; one
+// whose error says the breaker counted it as a failure is bad, whatever its
+// state, and no answer: it is left out of the latency percentiles, as is one
+// whose error says its outcome was unknown (a timeout stored lost).
 const providerStatsSQL = `
 		WITH sent AS (
 			SELECT * FROM unnest($2::text[], $3::text[], $4::text[]) AS s(provider, model, breaker)
-		), a AS (
-			SELECT coalesce(sent.breaker, attempts.provider) AS provider, state, latency_ms,
-				(state IN ('won', 'lost') OR (state = 'failed' AND error->>'fault' = 'caller')) AS ok,
-				((state IN ('invalid', 'unknown') OR (state = 'failed' AND coalesce(error->>'fault', '') <> 'caller'))
-					AND coalesce(error->>'` + BreakerKey + `', '') <> '` + BreakerIgnored + `')
-				OR (state = 'cancelled' AND coalesce(error->>'` + BreakerKey + `', '') = '` + BreakerFailure + `') AS bad
+		), m AS (
+			SELECT coalesce(sent.breaker, attempts.provider) AS provider, state, latency_ms, error,
+				coalesce(error->>'` + BreakerKey + `', '') AS mark
 			FROM attempts LEFT JOIN sent ON sent.provider = attempts.provider AND sent.model = attempts.model
 			WHERE created_at > now() - $1::interval
+		), a AS (
+			SELECT provider, state,
+				-- no answer's latency (percentile_cont skips NULL): a call that
+				-- ended without an answer, stored so
+				CASE WHEN mark = '` + BreakerFailure + `' OR coalesce(error->>'outcome_unknown', '') = 'true'
+					THEN NULL ELSE latency_ms END AS latency_ms,
+				(state IN ('won', 'lost') OR (state = 'failed' AND error->>'fault' = 'caller'))
+					AND mark <> '` + BreakerFailure + `' AS ok,
+				((state IN ('invalid', 'unknown') OR (state = 'failed' AND coalesce(error->>'fault', '') <> 'caller'))
+					AND mark <> '` + BreakerIgnored + `')
+				OR mark = '` + BreakerFailure + `' AS bad
+			FROM m
 		)
 		SELECT provider,
 			count(*) FILTER (WHERE ok OR bad),

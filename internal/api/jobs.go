@@ -348,7 +348,9 @@ func (s *Server) planJob(r *http.Request, nj *store.NewJob, lookUp bool) (plan s
 	if looked {
 		return nil, routing, false, false, nil, nil // not held a moment ago: a new intent
 	}
-	held, err = s.Store.KeyHeld(r.Context(), nj.Owner, nj.Operation, nj.IdempotencyKey)
+	// Waited for a claim of the key still committing (another replica's):
+	// "nothing was stored" must not be said of its job; still held, busy.
+	held, err = s.Store.AwaitKeyHeld(r.Context(), nj.Owner, nj.Operation, nj.IdempotencyKey)
 	if err != nil {
 		return nil, nil, false, false, nil, err
 	}

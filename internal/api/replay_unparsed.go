@@ -18,7 +18,11 @@ import (
 // (by the fingerprint of the request as sent, which needs no prompt) gets its
 // job, as any replay; another request gets the usual 409; no job, or a key
 // that has expired, reports false and the caller answers its 422. One read,
-// on the rejection path only.
+// on the rejection path only, once no transaction is still writing the key
+// (store.AwaitJobHoldingKey): another replica's claim of the same request may
+// be committing (a resend during the rolling update), and its job must be
+// replayed, not refused as "not done"; a row still held past the store's
+// wait is answered 503 busy (resend with the same key), never the 422.
 //
 // A key's scope is its operation, and only POST /v1/jobs's are prompt names:
 // a name that is a chat operation ("chat:<route>", which no prompt can be
@@ -37,7 +41,7 @@ func (s *Server) replayUnparsed(w http.ResponseWriter, r *http.Request, owner, k
 	if err != nil {
 		return false // not JSON: no job was created from it either
 	}
-	job, err := s.Store.JobHoldingKey(r.Context(), owner, req.Prompt, key, fp)
+	job, err := s.Store.AwaitJobHoldingKey(r.Context(), owner, req.Prompt, key, fp)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return false

@@ -3,21 +3,64 @@ package store
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // JobHoldingKey returns owner's job that holds key for operation while the
 // key is live (not expired), when the request that claimed it had fingerprint
 // fp; ErrKeyReused when the key holds another request's job; ErrNotFound when
-// no live key. It serves replays of requests that this replica can no longer
-// turn into a job (their prompt version or route is gone after a deploy), so
-// that a retry still reaches its job: the claim itself answers every other
-// replay in the batch that creates jobs.
+// no live key. It is a plain read: a key row another transaction is still
+// inserting (a claim committing) is not seen, and not waited for; a caller
+// about to answer "nothing was done" uses AwaitJobHoldingKey.
 func (s *Store) JobHoldingKey(ctx context.Context, owner, operation, key string, fp []byte) (*Job, error) {
 	var jobID string
 	var held []byte
-	err := s.pool.QueryRow(ctx, `SELECT job_id::text, fingerprint FROM idempotency_keys
-		WHERE owner = $1 AND operation = $2 AND idempotency_key = $3 AND (expires_at IS NULL OR expires_at > now())`,
-		owner, operation, key).Scan(&jobID, &held)
+	err := s.pool.QueryRow(ctx, jobHoldingKeySQL, owner, operation, key).Scan(&jobID, &held)
+	return s.jobHoldingKey(ctx, owner, jobID, held, fp, err)
+}
+
+// AwaitJobHoldingKey is JobHoldingKey once no transaction is still writing
+// the key's row (awaitKeyWrites). It serves replays of requests that this
+// replica can no longer turn into a job (their prompt version or route is
+// gone after a deploy), so that a retry still reaches its job: the claim
+// itself answers every other replay in the batch that creates jobs, and waits
+// for another claim of the key still committing (the key's unique index);
+// this look-up, before a final 422, must wait for it too, or the caller reads
+// "not done" for the job that commits a moment later. A row still held past
+// the wait is ErrBusy (a *BusyError naming the key): the outcome is not known.
+func (s *Store) AwaitJobHoldingKey(ctx context.Context, owner, operation, key string, fp []byte) (*Job, error) {
+	var jobID string
+	var held []byte
+	err := s.awaitKeyWrites(ctx, owner, operation, key, jobHoldingKeySQL, &jobID, &held)
+	return s.jobHoldingKey(ctx, owner, jobID, held, fp, err)
+}
+
+// AwaitKeyHeld is KeyHeld once no transaction is still writing the key's row
+// (awaitKeyWrites): for a request refused a new job (no provider eligible, its
+// input too long for every target), whose answer says nothing was stored,
+// while another replica's claim of the key may be committing. A row still
+// held past the wait is ErrBusy (a *BusyError naming the key).
+func (s *Store) AwaitKeyHeld(ctx context.Context, owner, operation, key string) (bool, error) {
+	var held bool
+	err := s.awaitKeyWrites(ctx, owner, operation, key, keyHeldSQL, &held)
+	return held, err
+}
+
+// jobHoldingKeySQL reads the live key row of (owner $1, operation $2, key $3).
+const jobHoldingKeySQL = `SELECT job_id::text, fingerprint FROM idempotency_keys
+	WHERE owner = $1 AND operation = $2 AND idempotency_key = $3 AND (expires_at IS NULL OR expires_at > now())`
+
+// keyHeldSQL says whether (owner $1, operation $2, key $3) is bound to a job
+// whose retention has not passed (KeyHeld's question).
+const keyHeldSQL = `SELECT EXISTS (SELECT 1 FROM idempotency_keys
+	WHERE owner = $1 AND operation = $2 AND idempotency_key = $3 AND (expires_at IS NULL OR expires_at > now()))`
+
+// jobHoldingKey is JobHoldingKey's answer from its read of the key row (err,
+// jobID and the fingerprint held).
+func (s *Store) jobHoldingKey(ctx context.Context, owner, jobID string, held, fp []byte, err error) (*Job, error) {
 	if err != nil {
 		return nil, notFound(err)
 	}
@@ -25,4 +68,64 @@ func (s *Store) JobHoldingKey(ctx context.Context, owner, operation, key string,
 		return nil, ErrKeyReused
 	}
 	return s.GetJob(ctx, owner, jobID)
+}
+
+// awaitKeyWritesSQL is an insert of the key's row that writes nothing when
+// the key exists, and whose row, when it does not, is rolled back unchecked
+// (the job it names is none: the foreign key's check is deferred to a commit
+// that never comes).
+const awaitKeyWritesSQL = `INSERT INTO idempotency_keys (owner, operation, idempotency_key, job_id, fingerprint)
+VALUES ($1, $2, $3, '00000000-0000-0000-0000-000000000000', '') ON CONFLICT DO NOTHING`
+
+// awaitKeyWrites runs read (a query of one row, given owner, operation and
+// key as $1..$3) into dest once no other transaction is writing the key's
+// row — a claim still committing, on this replica or another, a take-over or
+// rebind of the key — as the lost claim's hand-over waits (awaitClaimKey): an
+// insert of the key (awaitKeyWritesSQL) waits on the unique index for an
+// in-progress insert or update of it to commit or abort, in a transaction
+// rolled back at once; the read after it, on the same connection, sees what
+// that writer left. Two round trips, on rejection paths only (the read is a
+// statement of its own, as the plain look-ups'). The wait is a claim's own when it finds the row held: it takes
+// one of the claims' alone turns (runAlone: each waiter holds a pool
+// connection) and waits up to aloneLockWait. Past it, or with no turn, the
+// error is a *BusyError naming the key (ErrBusy): the read did not run, and
+// whether a job holds the key is not known yet.
+func (s *Store) awaitKeyWrites(ctx context.Context, owner, operation, key, read string, dest ...any) error {
+	var err error
+	turnErr := s.runAlone(ctx, &s.alone, nil, func(ctx context.Context, wait time.Duration) {
+		err = s.readAfterKeyWrites(ctx, wait, owner, operation, key, read, dest...)
+	})
+	if turnErr != nil {
+		err = turnErr
+	}
+	if err != nil && Busy(err) {
+		return &BusyError{Wait: aloneLockWait(), Err: err,
+			What: fmt.Sprintf("Idempotency-Key %q of operation %q", key, operation)}
+	}
+	return err
+}
+
+// readAfterKeyWrites is one try of awaitKeyWrites, waiting up to wait.
+func (s *Store) readAfterKeyWrites(ctx context.Context, wait time.Duration, owner, operation, key, read string, dest ...any) error {
+	conn, err := s.acquireBatchConn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN`)
+	b.Queue(lockWaitSQL, lockWaitArg(wait))
+	b.Queue(awaitKeyWritesSQL, owner, operation, key)
+	b.Queue(`ROLLBACK`)
+	err = conn.SendBatch(ctx, b).Close()
+	if conn.Conn().PgConn().TxStatus() != 'I' && !conn.Conn().IsClosed() {
+		// The wait failed inside the transaction (lock_not_available), and
+		// the rest of the batch was skipped: end it, or the pool drops the
+		// connection on its release.
+		_, _ = conn.Exec(ctx, `ROLLBACK`)
+	}
+	if err != nil {
+		return err
+	}
+	return conn.QueryRow(ctx, read, owner, operation, key).Scan(dest...)
 }

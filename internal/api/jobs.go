@@ -322,9 +322,9 @@ func (s *Server) checkJob(ctx context.Context, req *createJobRequest, owner, key
 // replay-only (createPlanned, chatCompletions). runErr says the job cannot
 // run at all (its prompt does not render); err is the router's own failure.
 func (s *Server) planJob(r *http.Request, nj *store.NewJob, lookUp bool) (plan store.JobPlan, routing json.RawMessage, ok, heldFirst bool, runErr, err error) {
-	var held, looked bool
+	var held bool
 	if lookUp {
-		held, looked, err = s.heldBeforePlan(r.Context(), nj)
+		held, _, err = s.heldBeforePlan(r.Context(), nj)
 	}
 	if err != nil {
 		return nil, nil, false, false, nil, err
@@ -345,11 +345,9 @@ func (s *Server) planJob(r *http.Request, nj *store.NewJob, lookUp bool) (plan s
 		}
 		return plan, nil, true, false, nil, nil
 	}
-	if looked {
-		return nil, routing, false, false, nil, nil // not held a moment ago: a new intent
-	}
-	// Waited for a claim of the key still committing (another replica's):
-	// "nothing was stored" must not be said of its job; still held, busy.
+	// Looked up again, even if found free before planning (a plain read):
+	// waited for a claim of the key still committing (another replica's),
+	// "nothing was stored" is not said of its job; still held, busy.
 	held, err = s.Store.AwaitKeyHeld(r.Context(), nj.Owner, nj.Operation, nj.IdempotencyKey)
 	if err != nil {
 		return nil, nil, false, false, nil, err

@@ -226,3 +226,27 @@ func TestReplayUnparsedHeldKeyIsBusy_widem60(t *testing.T) {
 		t.Fatalf("the look-up left %d key rows", n)
 	}
 }
+
+// And while the route's breaker is half-open, the probe taken: the key looked
+// up before planning (a plain read, heldBeforePlan) missed the claim still
+// committing, and the refusal that followed (503 no-eligible-provider,
+// "nothing was stored") was answered without looking again.
+func TestHalfOpenNoEligibleWaitsForInFlightClaim_widem60(t *testing.T) {
+	b, set, changes, _ := keyReleasedSetup(t)
+	halfOpenPrimary(t, set, changes)
+	releaseProbe, ok, why := set.Admit("primary")
+	if !ok {
+		t.Fatalf("the half-open breaker refused its probe: %s", why)
+	}
+	t.Cleanup(func() { releaseProbe(race.OutcomeFailure) })
+	const key = "inflight-ho-widem60"
+	const input = `{"subject":"A","body":"I cannot log in since yesterday."}`
+	body := `{"prompt":"triage","input":` + input + `}`
+	fp, err := store.Fingerprint("triage", "", "", json.RawMessage(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const jobID = "0193b0f2-6c1e-7a7b-9d2e-3c4b5a6d7e94"
+	tx, pid := inFlightClaim(t, b, jobID, key, "3", input, fp)
+	replayAfterCommit(t, b, tx, pid, sendKeyed(t, b, key, body), key, body, jobID)
+}

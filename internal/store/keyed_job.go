@@ -3,10 +3,13 @@ package store
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // JobHoldingKey returns owner's job that holds key for operation while the
@@ -124,8 +127,18 @@ func (s *Store) readAfterKeyWrites(ctx context.Context, wait time.Duration, owne
 		// connection on its release.
 		_, _ = conn.Exec(ctx, `ROLLBACK`)
 	}
-	if err != nil {
+	if err != nil && !unclaimable(err) {
 		return err
 	}
 	return conn.QueryRow(ctx, read, owner, operation, key).Scan(dest...)
+}
+
+// unclaimable reports whether err, the wait's insert of a key row, says that
+// no such row can be stored (program_limit_exceeded, class 54: a key or
+// prompt name too long for the key's index; a data exception, class 22): no
+// claim can be writing it either, and the read answers for it as it would
+// have without the wait (no row, or the same refusal of the data).
+func unclaimable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "54") || strings.HasPrefix(pgErr.Code, "22"))
 }

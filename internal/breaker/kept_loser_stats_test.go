@@ -44,7 +44,7 @@ func (o *endsOf) JobSettled(string)   {}
 // as an answer's latency. A target that never answers, on a route that keeps
 // its losers, shows 100% success and its timeout as its p50 while its
 // breaker opens on those very attempts.
-func TestProviderStatsCountKeptLoserTimeoutAsBreakerDoes_wbreak60(t *testing.T) {
+func TestProviderStatsCountKeptLoserTimeoutAsBreakerDoes(t *testing.T) {
 	set := breaker.New(map[string]breaker.Settings{
 		"primary":  {ConsecutiveFailures: 100, OpenFor: time.Minute},
 		"fallback": {ConsecutiveFailures: 100, OpenFor: time.Minute},
@@ -126,7 +126,7 @@ func (o *metricsEnds) AttemptFinished(provider, role, state string, kind provide
 // same kept loser, which never answered (its first-byte timeout), is
 // observed there under outcome="lost": its timeout shows as an answer's
 // latency.
-func TestKeptLoserTimeoutIsNoAnswerLatency_wbreak60(t *testing.T) {
+func TestKeptLoserTimeoutIsNoAnswerLatency(t *testing.T) {
 	set := breaker.New(map[string]breaker.Settings{
 		"primary":  {ConsecutiveFailures: 100, OpenFor: time.Minute},
 		"fallback": {ConsecutiveFailures: 100, OpenFor: time.Minute},

@@ -122,7 +122,7 @@ func replayAfterCommit(t *testing.T, b *bundle, tx pgx.Tx, pid int, done <-chan 
 // was a plain read that saw no row, and the caller was told 422
 // unknown-prompt — final, "not done" — for the job that commits a moment
 // later and runs. Found by review (ridem12 F1).
-func TestReplayUnparsedWaitsForInFlightClaim_widem60(t *testing.T) {
+func TestReplayUnparsedWaitsForInFlightClaim(t *testing.T) {
 	b := setup(t, options{})
 	const key = "inflight-widem60"
 	const input = `{"subject":"A","body":"I cannot log in since yesterday."}`
@@ -139,7 +139,7 @@ func TestReplayUnparsedWaitsForInFlightClaim_widem60(t *testing.T) {
 // Control: the same in-flight claim, resent to a replica that can parse the
 // request, waits on the key's row (its claim) and gets the job once it
 // commits.
-func TestClaimWaitsForInFlightClaim_widem60(t *testing.T) {
+func TestClaimWaitsForInFlightClaim(t *testing.T) {
 	b := setup(t, options{})
 	const key = "inflight-ctl-widem60"
 	const input = `{"subject":"A","body":"I cannot log in since yesterday."}`
@@ -158,7 +158,7 @@ func TestClaimWaitsForInFlightClaim_widem60(t *testing.T) {
 // request whose job another replica was committing, and answered the final
 // 422 input-too-long ("Nothing was stored, so the Idempotency-Key may be used
 // for the shortened input") for the job that committed a moment later.
-func TestTooLongWaitsForInFlightClaim_widem60(t *testing.T) {
+func TestTooLongWaitsForInFlightClaim(t *testing.T) {
 	b := setup(t, options{window: 1000})
 	const key = "inflight-long-widem60"
 	input := `{"subject":"Long","body":"` + strings.Repeat("word ", 3000) + `"}`
@@ -175,7 +175,7 @@ func TestTooLongWaitsForInFlightClaim_widem60(t *testing.T) {
 // And on its other branch: no provider eligible (the breaker open on this
 // replica) answered 503 no-eligible-provider, "nothing was stored", for the
 // job another replica was committing under the key.
-func TestNoEligibleWaitsForInFlightClaim_widem60(t *testing.T) {
+func TestNoEligibleWaitsForInFlightClaim(t *testing.T) {
 	set := breaker.New(map[string]breaker.Settings{"primary": {ConsecutiveFailures: 1, OpenFor: time.Hour}}, breaker.Options{})
 	t.Cleanup(set.Close)
 	b := setup(t, options{admission: set})
@@ -200,7 +200,7 @@ func TestNoEligibleWaitsForInFlightClaim_widem60(t *testing.T) {
 // end) is answered 503 busy, to be resent with the same key — the outcome is
 // not known — never the final 422; once the holder has rolled back (no job),
 // the resend gets the 422.
-func TestReplayUnparsedHeldKeyIsBusy_widem60(t *testing.T) {
+func TestReplayUnparsedHeldKeyIsBusy(t *testing.T) {
 	b := setup(t, options{})
 	const key = "held-widem60"
 	const input = `{"subject":"A","body":"I cannot log in since yesterday."}`
@@ -231,7 +231,7 @@ func TestReplayUnparsedHeldKeyIsBusy_widem60(t *testing.T) {
 // up before planning (a plain read, heldBeforePlan) missed the claim still
 // committing, and the refusal that followed (503 no-eligible-provider,
 // "nothing was stored") was answered without looking again.
-func TestHalfOpenNoEligibleWaitsForInFlightClaim_widem60(t *testing.T) {
+func TestHalfOpenNoEligibleWaitsForInFlightClaim(t *testing.T) {
 	b, set, changes, _ := keyReleasedSetup(t)
 	halfOpenPrimary(t, set, changes)
 	releaseProbe, ok, why := set.Admit("primary")

@@ -22,7 +22,7 @@ import (
 // response byte, and the job ends without its fallback ever being asked —
 // though the fallback's breaker would have admitted it as its probe (and its
 // success would have closed it).
-func TestRetryWithNoRoomFailsOverToHalfOpenFallback_wbreak60(t *testing.T) {
+func TestRetryWithNoRoomFailsOverToHalfOpenFallback(t *testing.T) {
 	clock := newTestClock()
 	set := breaker.New(map[string]breaker.Settings{
 		"primary":  {ConsecutiveFailures: 100, OpenFor: time.Minute},

@@ -124,7 +124,7 @@ func replayAfterCommit(t *testing.T, b *bundle, tx pgx.Tx, pid int, done <-chan 
 // later and runs. Found by review (ridem12 F1).
 func TestReplayUnparsedWaitsForInFlightClaim(t *testing.T) {
 	b := setup(t, options{})
-	const key = "inflight-widem60"
+	const key = "inflight"
 	const input = `{"subject":"A","body":"I cannot log in since yesterday."}`
 	body := `{"prompt":"triage","prompt_version":"4","input":` + input + `}`
 	fp, err := store.Fingerprint("triage", "4", "", json.RawMessage(input))
@@ -141,7 +141,7 @@ func TestReplayUnparsedWaitsForInFlightClaim(t *testing.T) {
 // commits.
 func TestClaimWaitsForInFlightClaim(t *testing.T) {
 	b := setup(t, options{})
-	const key = "inflight-ctl-widem60"
+	const key = "inflight-ctl"
 	const input = `{"subject":"A","body":"I cannot log in since yesterday."}`
 	body := `{"prompt":"triage","input":` + input + `}`
 	fp, err := store.Fingerprint("triage", "", "", json.RawMessage(input))
@@ -160,7 +160,7 @@ func TestClaimWaitsForInFlightClaim(t *testing.T) {
 // for the shortened input") for the job that committed a moment later.
 func TestTooLongWaitsForInFlightClaim(t *testing.T) {
 	b := setup(t, options{window: 1000})
-	const key = "inflight-long-widem60"
+	const key = "inflight-long"
 	input := `{"subject":"Long","body":"` + strings.Repeat("word ", 3000) + `"}`
 	body := `{"prompt":"triage","input":` + input + `}`
 	fp, err := store.Fingerprint("triage", "", "", json.RawMessage(input))
@@ -184,7 +184,7 @@ func TestNoEligibleWaitsForInFlightClaim(t *testing.T) {
 		t.Fatal("the breaker refused before it was opened")
 	}
 	release(race.OutcomeFailure) // open for an hour: no provider is eligible
-	const key = "inflight-ne-widem60"
+	const key = "inflight-ne"
 	const input = `{"subject":"A","body":"I cannot log in since yesterday."}`
 	body := `{"prompt":"triage","input":` + input + `}`
 	fp, err := store.Fingerprint("triage", "", "", json.RawMessage(input))
@@ -202,7 +202,7 @@ func TestNoEligibleWaitsForInFlightClaim(t *testing.T) {
 // the resend gets the 422.
 func TestReplayUnparsedHeldKeyIsBusy(t *testing.T) {
 	b := setup(t, options{})
-	const key = "held-widem60"
+	const key = "held"
 	const input = `{"subject":"A","body":"I cannot log in since yesterday."}`
 	body := `{"prompt":"triage","prompt_version":"4","input":` + input + `}`
 	fp, err := store.Fingerprint("triage", "4", "", json.RawMessage(input))
@@ -242,7 +242,7 @@ func TestHalfOpenNoEligibleWaitsForInFlightClaim(t *testing.T) {
 		t.Fatalf("the half-open breaker refused its probe: %s", why)
 	}
 	t.Cleanup(func() { releaseProbe(race.OutcomeFailure) })
-	const key = "inflight-ho-widem60"
+	const key = "inflight-ho"
 	const input = `{"subject":"A","body":"I cannot log in since yesterday."}`
 	body := `{"prompt":"triage","input":` + input + `}`
 	fp, err := store.Fingerprint("triage", "", "", json.RawMessage(input))

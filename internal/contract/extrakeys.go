@@ -20,23 +20,7 @@ import (
 // declared nowhere, and an anyOf or oneOf every branch of which requires one.
 func extraKeys(s *Schema) (declared map[string]bool, problems []error) {
 	declared = map[string]bool{}
-	var seen []*jsonschema.Schema
-	var collect func(r *jsonschema.Schema, depth int)
-	collect = func(root *jsonschema.Schema, depth int) {
-		for _, r := range applying(root) {
-			if slices.Contains(seen, r) || depth > 16 || len(seen) > 512 {
-				continue
-			}
-			seen = append(seen, r)
-			for n := range r.Properties {
-				declared[n] = true
-			}
-			for _, b := range branches(r) {
-				collect(b, depth+1)
-			}
-		}
-	}
-	collect(s.schema, 0)
+	eachDeclared(s.schema, false, func(n string) { declared[n] = true })
 
 	fix := `declare it in the output schema's top-level "properties" (or in the properties of the branch that requires it), or set no_extra_keys: false`
 	for _, n := range s.Required() {

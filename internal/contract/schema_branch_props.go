@@ -18,6 +18,21 @@ import (
 // applying with it). nil when it declares none.
 func (s *Schema) MayHaveProperties() []string {
 	var names []string
+	eachDeclared(s.schema, true, func(n string) {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	})
+	sort.Strings(names)
+	return names
+}
+
+// eachDeclared calls add with each name root's Properties declare, and those
+// of what applies beside it (applying) and of its branches (branches),
+// recursively (at most 16 deep and 512 schemas; each once); withIf counts an
+// "if" as a branch too (an "if" that holds declares its keys). A name may
+// come more than once.
+func eachDeclared(root *jsonschema.Schema, withIf bool, add func(name string)) {
 	var seen []*jsonschema.Schema
 	var collect func(root *jsonschema.Schema, depth int)
 	collect = func(root *jsonschema.Schema, depth int) {
@@ -27,20 +42,16 @@ func (s *Schema) MayHaveProperties() []string {
 			}
 			seen = append(seen, r)
 			for n := range r.Properties {
-				if !slices.Contains(names, n) {
-					names = append(names, n)
-				}
+				add(n)
 			}
 			bs := branches(r)
-			if r.If != nil {
-				bs = append(bs, r.If) // an "if" that holds declares its keys too
+			if withIf && r.If != nil {
+				bs = append(bs, r.If)
 			}
 			for _, b := range bs {
 				collect(b, depth+1)
 			}
 		}
 	}
-	collect(s.schema, 0)
-	sort.Strings(names)
-	return names
+	collect(root, 0)
 }

@@ -467,8 +467,6 @@ func (j *Job) Fingerprint() []byte { return j.fingerprint }
 // retention has not passed.
 func (s *Store) KeyHeld(ctx context.Context, owner, operation, key string) (bool, error) {
 	var held bool
-	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM idempotency_keys
-		WHERE owner = $1 AND operation = $2 AND idempotency_key = $3 AND (expires_at IS NULL OR expires_at > now()))`,
-		owner, operation, key).Scan(&held)
+	err := s.pool.QueryRow(ctx, keyHeldSQL, owner, operation, key).Scan(&held)
 	return held, err
 }

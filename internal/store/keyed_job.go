@@ -73,18 +73,16 @@ func (s *Store) jobHoldingKey(ctx context.Context, owner, jobID string, held, fp
 	return s.GetJob(ctx, owner, jobID)
 }
 
-// awaitKeyWritesSQL is an insert of the key's row that writes nothing when
-// the key exists, and whose row, when it does not, is rolled back unchecked
-// (the job it names is none: the foreign key's check is deferred to a commit
-// that never comes).
-const awaitKeyWritesSQL = `INSERT INTO idempotency_keys (owner, operation, idempotency_key, job_id, fingerprint)
-VALUES ($1, $2, $3, '00000000-0000-0000-0000-000000000000', '') ON CONFLICT DO NOTHING`
+// noJobID is the job a key row names in awaitKeyWrites's insert
+// (awaitClaimKeySQL), which is rolled back unchecked: none (the foreign key's
+// check is deferred to a commit that never comes).
+const noJobID = "00000000-0000-0000-0000-000000000000"
 
 // awaitKeyWrites runs read (a query of one row, given owner, operation and
 // key as $1..$3) into dest once no other transaction is writing the key's
 // row — a claim still committing, on this replica or another, a take-over or
 // rebind of the key — as the lost claim's hand-over waits (awaitClaimKey): an
-// insert of the key (awaitKeyWritesSQL) waits on the unique index for an
+// insert of the key (awaitClaimKeySQL, naming noJobID) waits on the unique index for an
 // in-progress insert or update of it to commit or abort, in a transaction
 // rolled back at once; the read after it, on the same connection, sees what
 // that writer left. Two round trips, on rejection paths only (the read is a
@@ -118,7 +116,7 @@ func (s *Store) readAfterKeyWrites(ctx context.Context, wait time.Duration, owne
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(lockWaitSQL, lockWaitArg(wait))
-	b.Queue(awaitKeyWritesSQL, owner, operation, key)
+	b.Queue(awaitClaimKeySQL, owner, operation, key, noJobID, []byte{})
 	b.Queue(`ROLLBACK`)
 	err = conn.SendBatch(ctx, b).Close()
 	if conn.Conn().PgConn().TxStatus() != 'I' && !conn.Conn().IsClosed() {

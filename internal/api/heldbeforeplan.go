@@ -14,8 +14,8 @@ type halfOpenRoutes interface {
 }
 
 // heldBeforePlan looks nj's Idempotency-Key up before the job's race is
-// planned, but only when a target of its route has a half-open breaker
-// (looked says it did). Planning takes that target's breaker admission —
+// planned, but only when a target of its route has a half-open breaker.
+// Planning takes that target's breaker admission —
 // then its only probe, or one of a few — before CreateJob says whether the
 // key is new; a replay would hold the probe for CreateJob's round trip (a
 // new job arriving meanwhile refused, the real probe delayed) and hand it
@@ -23,13 +23,12 @@ type halfOpenRoutes interface {
 // (CreateJob with no first attempt finds it). Otherwise, the usual case, no
 // round trip is spent: a new job's creation stays one. A key made up for an
 // unkeyed request is never looked up.
-func (s *Server) heldBeforePlan(ctx context.Context, nj *store.NewJob) (held, looked bool, err error) {
+func (s *Server) heldBeforePlan(ctx context.Context, nj *store.NewJob) (held bool, err error) {
 	if nj.Unkeyed || nj.IdempotencyKey == "" {
-		return false, false, nil
+		return false, nil
 	}
 	if v, ok := s.Exec.(halfOpenRoutes); !ok || !v.HalfOpen(nj.Route) {
-		return false, false, nil
+		return false, nil
 	}
-	held, err = s.Store.KeyHeld(ctx, nj.Owner, nj.Operation, nj.IdempotencyKey)
-	return held, true, err
+	return s.Store.KeyHeld(ctx, nj.Owner, nj.Operation, nj.IdempotencyKey)
 }

@@ -324,7 +324,7 @@ func (s *Server) checkJob(ctx context.Context, req *createJobRequest, owner, key
 func (s *Server) planJob(r *http.Request, nj *store.NewJob, lookUp bool) (plan store.JobPlan, routing json.RawMessage, ok, heldFirst bool, runErr, err error) {
 	var held bool
 	if lookUp {
-		held, _, err = s.heldBeforePlan(r.Context(), nj)
+		held, err = s.heldBeforePlan(r.Context(), nj)
 	}
 	if err != nil {
 		return nil, nil, false, false, nil, err

@@ -490,10 +490,14 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 				return
 			}
 		case string(providers.KindContentPolicy):
-			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "content_policy_violation", "", reason)
+			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "content_policy_violation", "",
+				strings.TrimRight(reason, ".")+keyBoundFix("Reword the request", job.ID, callerKey))
 			return
 		case string(providers.KindContextLength):
-			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "context_length_exceeded", "messages", reason)
+			// The same code as the refusal before anything is stored
+			// (which leaves the key free): this one says the key is bound.
+			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "context_length_exceeded", "messages",
+				strings.TrimRight(reason, ".")+keyBoundFix("Shorten the request", job.ID, callerKey))
 			return
 		}
 	}
@@ -503,14 +507,11 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 		// bad_request is answered as OpenAI would have answered it, 400
 		// invalid_request_error with the provider's message, not 502: the
 		// request itself is wrong, and OpenAI's SDKs resend a 5xx unchanged.
-		fix := " Correct the request and send it with a new Idempotency-Key: this key stays bound to the failed job " + job.ID + "."
-		if !callerKey {
-			fix = " Correct the request and send it again."
-		}
+		fix := keyBoundFix("Correct the request", job.ID, callerKey)
 		// The provider's code and param, when it named them, say which
 		// member is wrong as the provider would have said it to the caller.
 		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", refused.callerCode(), refused.Param,
-			"the provider refused the request as invalid: "+strings.TrimRight(refused.Message, ".")+"."+fix)
+			"the provider refused the request as invalid: "+strings.TrimRight(refused.Message, ".")+fix)
 		return
 	}
 	if len(job.Attempts) == 0 && strings.Contains(reason, "no eligible provider") {
@@ -726,4 +727,16 @@ func (s *Server) warnKeylessSDKRetry(r *http.Request) {
 	}
 	s.reqLog(r).Warn("a chat call without an Idempotency-Key is its SDK's retry: it runs as a new job, a second provider call for one request; "+
 		"the caller should send an Idempotency-Key, the same on every retry (or set chat.require_idempotency_key)", "sdk_retry", n)
+}
+
+// keyBoundFix is the sentence that ends a 400 for a request the provider
+// refused in a job that failed: do (a correction) and send it again — with a
+// new Idempotency-Key when the caller sent one, which stays bound to the
+// failed job (a resend under it answers this failure again, or 409 for a
+// corrected body).
+func keyBoundFix(do, jobID string, callerKey bool) string {
+	if !callerKey {
+		return ". " + do + " and send it again."
+	}
+	return ". " + do + " and send it with a new Idempotency-Key: this key stays bound to the failed job " + jobID + "."
 }

@@ -345,6 +345,11 @@ func (s *Server) planJob(r *http.Request, nj *store.NewJob, lookUp bool) (plan s
 		}
 		return plan, nil, true, false, nil, nil
 	}
+	if nj.Unkeyed {
+		// A key made up for an unkeyed request holds no job (heldBeforePlan
+		// does not look it up either): refused as it is, with no wait.
+		return nil, routing, false, false, nil, nil
+	}
 	// Looked up again, even if found free before planning (a plain read):
 	// waited for a claim of the key still committing (another replica's),
 	// "nothing was stored" is not said of its job; still held, busy.

@@ -13,18 +13,21 @@ import (
 // batchSettingsSQL): it tells the test hook onAlone (nil outside tests),
 // takes one of the store's alone turns (aloneTurns), then runs fn with the
 // alone lock wait (aloneLockWait) on ctx bounded by the batch's own bound
-// plus that wait (execTimeout+wait).
+// plus that wait (execTimeout+wait). A refusal's look-up of its key
+// (awaitKeyWrites) runs alone too, and only once its first try (batchLockWait,
+// no turn taken) found the key's row still held.
 //
 // An item that gets no turn within that wait (or before ctx ends) is not
 // run: fn is not called, nothing is sent, and runAlone returns an error that
 // is Busy and wraps errNoAloneTurn; the caller answers it as its row still
 // held (claimAlone, winAlone, writeDelivery).
 //
-// turns is the set the item takes its turn from: claims take s.alone; wins
-// and delivery writes s.aloneOwed, so that the claims any client may resend
-// at will (every resend of a key or owner found held goes alone at once, each
-// second) can never keep an answer already received and paid for — or a
-// delivery's record — from being written (found in review).
+// turns is the set the item takes its turn from: claims (and the key
+// look-ups that found the key held) take s.alone; wins and delivery writes
+// s.aloneOwed, so that the claims any client may resend at will (every
+// resend of a key or owner found held goes alone at once, each second) can
+// never keep an answer already received and paid for — or a delivery's
+// record — from being written (found in review).
 //
 // ctx is what the run may be given up for: context.Background() for an item
 // carried out whoever waits for it (a claim, a win), the caller's context for

@@ -86,13 +86,29 @@ const noJobID = "00000000-0000-0000-0000-000000000000"
 // in-progress insert or update of it to commit or abort, in a transaction
 // rolled back at once; the read after it, on the same connection, sees what
 // that writer left. Two round trips, on rejection paths only (the read is a
-// statement of its own, as the plain look-ups'). The wait is a claim's own when it finds the row held: it takes
-// one of the claims' alone turns (runAlone: each waiter holds a pool
-// connection) and waits up to aloneLockWait. Past it, or with no turn, the
-// error is a *BusyError naming the key (ErrBusy): the read did not run, and
-// whether a job holds the key is not known yet.
+// statement of its own, as the plain look-ups').
+//
+// The wait goes as a claim's does, an item its batch found blocked past
+// batchLockWait going alone: first on a connection of the pool with the
+// batches' short lock wait (batchLockWait), taking no alone turn — the
+// common case, no writer of the key, ends there, answered at once however
+// many claims wait alone. Only a row still held past it makes the look-up a
+// claim's own wait: it takes one of the claims' alone turns (runAlone: each
+// waiter holds a pool connection) and waits up to aloneLockWait. (Every
+// refusal's look-up took a turn, and a storm of them — every breaker open,
+// no provider eligible for anyone — used up the claims' turns: the
+// refusals were answered 503 busy instead of their own answer, and a claim
+// of a key genuinely held waited for a turn behind them; found in review.)
+// Past the alone wait, or with no turn, the error is a *BusyError naming the
+// key (ErrBusy): the read did not run, and whether a job holds the key is not
+// known yet.
 func (s *Store) awaitKeyWrites(ctx context.Context, owner, operation, key, read string, dest ...any) error {
-	var err error
+	tctx, cancel := context.WithTimeout(ctx, execTimeout+batchLockWait)
+	err := s.readAfterKeyWrites(tctx, batchLockWait, owner, operation, key, read, dest...)
+	cancel()
+	if err == nil || !Busy(err) {
+		return err
+	}
 	turnErr := s.runAlone(ctx, &s.alone, nil, func(ctx context.Context, wait time.Duration) {
 		err = s.readAfterKeyWrites(ctx, wait, owner, operation, key, read, dest...)
 	})

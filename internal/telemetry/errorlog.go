@@ -23,7 +23,8 @@ const errorLogEvery = time.Minute
 // standard library's logger, plain text beside JSON lines.
 type errorLog struct {
 	log   *slog.Logger
-	every time.Duration
+	msg   string        // the line's message
+	every time.Duration // 0: every error is logged
 	now   func() time.Time
 
 	mu         sync.Mutex
@@ -32,7 +33,17 @@ type errorLog struct {
 }
 
 func newErrorLog(log *slog.Logger) *errorLog {
-	return &errorLog{log: log, every: errorLogEvery, now: time.Now}
+	return &errorLog{log: log, every: errorLogEvery, now: time.Now,
+		msg: "OpenTelemetry: traces may be lost (an export failed or the SDK refused something); further errors are logged at most once a minute"}
+}
+
+// newSetupErrorLog is the errorLog for the errors OpenTelemetry reports
+// while SetupLogged builds the exporter and the tracer provider (a sampler
+// it cannot read): each logged, being few, and none holding off the first
+// failed export's line, which the errorLog installed after it writes.
+func newSetupErrorLog(log *slog.Logger) *errorLog {
+	return &errorLog{log: log, now: time.Now,
+		msg: "OpenTelemetry: an error while setting tracing up; what it names is not used as written"}
 }
 
 // errorTarget is the errorLog of the SetupLogged in force (nil: none), to
@@ -78,8 +89,7 @@ func (e *errorLog) Handle(err error) {
 	suppressed := e.suppressed
 	e.last, e.suppressed = now, 0
 	e.mu.Unlock()
-	e.log.Warn("OpenTelemetry: traces may be lost (an export failed or the SDK refused something); further errors are logged at most once a minute",
-		"err", err, "suppressed", suppressed)
+	e.log.Warn(e.msg, "err", err, "suppressed", suppressed)
 }
 
 // uninstall stops sending OpenTelemetry's errors to e if it is still their

@@ -135,9 +135,11 @@ func Setup(ctx context.Context, version string) (shutdown func(context.Context) 
 // get wrong are refused first (otlpEnvProblems). shutdown flushes pending
 // spans.
 // log hears what is accepted with a warning (a partly malformed
-// OTEL_RESOURCE_ATTRIBUTES, an unreadable value length limit, an http/protobuf
+// OTEL_RESOURCE_ATTRIBUTES, an unreadable value length limit, sampler or
+// OTEL_BSP_* variable (warnSDKEnv), an http/protobuf
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT without a path) and, while tracing is on,
-// OpenTelemetry's errors, failed exports among them, at most once a minute
+// OpenTelemetry's errors: those it reports while the tracer provider is
+// built, then failed exports among others, at most once a minute
 // (errorLog; after shutdown they go where OpenTelemetry's default handler
 // sends them).
 func SetupLogged(ctx context.Context, version string, log *slog.Logger) (shutdown func(context.Context) error, enabled bool, err error) {
@@ -150,6 +152,19 @@ func SetupLogged(ctx context.Context, version string, log *slog.Logger) (shutdow
 	if err != nil {
 		return nop, false, err
 	}
+	// What OpenTelemetry reports while the exporter and the tracer provider
+	// are built (an OTEL_TRACES_SAMPLER_ARG it cannot read) goes to the
+	// router's log too, not to the standard library's logger
+	// (newSetupErrorLog; handler is installed over it below). Refused, the
+	// setup leaves the errors where they went before.
+	prev := errorTarget.Load()
+	building := newSetupErrorLog(log)
+	building.install()
+	defer func() {
+		if err != nil {
+			errorTarget.CompareAndSwap(building, prev)
+		}
+	}()
 	var exp sdktrace.SpanExporter
 	if proto == "grpc" {
 		exp, err = otlptracegrpc.New(ctx)
@@ -168,6 +183,7 @@ func SetupLogged(ctx context.Context, version string, log *slog.Logger) (shutdow
 		log.Warn(key+" is not an integer: string span attributes stay truncated to the router's default; write a number of bytes, or -1 for no limit",
 			"value", raw, "limit", DefaultAttributeValueLengthLimit)
 	}
+	warnSDKEnv(os.Getenv, log)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res),
 		sdktrace.WithRawSpanLimits(SpanLimits(os.Getenv)))
 	handler := newErrorLog(log)

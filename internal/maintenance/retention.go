@@ -13,6 +13,14 @@ import (
 // Leader says whether this replica should do leader-only work now.
 type Leader interface{ IsLeader() bool }
 
+// leadGains is the optional capability of a Leader that signals each gain of
+// the lead (Elector.Gained), found by type assertion as race.LeadGains is:
+// with it Cleaner.Run runs a pass as soon as this replica leads — a dead
+// leader's lease expired, or a draining leader stepped down — instead of at
+// its next tick, up to Interval (a minute) later, so retention resumes within
+// the leader lease (retention.leader_lease) as the configuration promises.
+type leadGains interface{ Gained() <-chan struct{} }
+
 // RetentionStore deletes expired jobs in batches: each call at most batch
 // jobs, walking on from where the call before got to (from), returning how
 // many it deleted, the jobs it chose but passed over because another
@@ -37,7 +45,10 @@ type Observer interface {
 // rows) whose idempotency key expired more than After ago, in batches of Batch
 // jobs, each its own short transaction, on the leader only.
 type Cleaner struct {
-	Store    RetentionStore
+	Store RetentionStore
+	// Leader: the pass runs only while it leads (nil: always). One that
+	// signals each gain of the lead (Elector.Gained) gets a pass as soon
+	// as this replica leads, not at the next tick.
 	Leader   Leader
 	After    time.Duration // retention.jobs; default 720h
 	Batch    int           // default 100
@@ -198,9 +209,12 @@ func (c *Cleaner) expireWebhooks(ctx context.Context, log *slog.Logger) (failed 
 	return false
 }
 
-// Run cleans every Interval until ctx ends. Each pass first ends the places
-// kept for removed webhooks past their window and erases ended rotations'
-// secrets (expireWebhooks): it costs one read when there are none, and a pass's deletions must not hold it off.
+// Run cleans every Interval until ctx ends, and at once whenever this
+// replica gains the lead (a Leader that is a leadGains, as Elector is: a new
+// leader's retention does not wait for its next tick). Each pass first ends
+// the places kept for removed webhooks past their window and erases ended
+// rotations' secrets (expireWebhooks): it costs one read when there are none,
+// and a pass's deletions must not hold it off.
 // Then it deletes expired jobs, then old conformance runs (when
 // ConformanceAfter is set). A walk that stopped at maxBatchesPerPass with
 // more to delete is followed at once by a pass that goes on with that walk
@@ -219,11 +233,19 @@ func (c *Cleaner) Run(ctx context.Context) {
 	}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
-	// full: this pass runs every walk (the first, and one at a tick);
-	// otherwise only those that stopped with more to delete.
+	// full: this pass runs every walk (the first, and one at a tick or a
+	// gain of the lead); otherwise only those that stopped with more to
+	// delete.
 	full := true
 	var jobsMore, confMore bool // the walks that stopped with more to delete
+	gains, _ := c.Leader.(leadGains)
 	for {
+		// Taken before IsLeader is asked: a gain after the question closes
+		// this channel, so none is missed (one before it is answered yes).
+		var gained <-chan struct{} // nil: never ready
+		if gains != nil {
+			gained = gains.Gained()
+		}
 		runJobs, runConf := full || jobsMore, full || confMore
 		jobsMore, confMore = false, false
 		if c.Leader == nil || c.Leader.IsLeader() {
@@ -255,10 +277,13 @@ func (c *Cleaner) Run(ctx context.Context) {
 			}
 		}
 		if (jobsMore || confMore) && ctx.Err() == nil {
-			// A tick that came during the backlog still runs every
-			// walk, so the other keeps its pace (every Interval).
+			// A tick (or a gain of the lead) that came during the
+			// backlog still runs every walk, so the other keeps its pace
+			// (every Interval).
 			select {
 			case <-tick.C:
+				full = true
+			case <-gained:
 				full = true
 			default:
 				full = false
@@ -269,6 +294,8 @@ func (c *Cleaner) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+			full = true
+		case <-gained:
 			full = true
 		}
 	}

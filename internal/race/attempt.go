@@ -513,11 +513,18 @@ func (r *Runner) finishConflict(ctx context.Context, job *store.Job, a *store.At
 		// the live race would have (prepare: a content-policy rejection or a
 		// bad request is not failed over, SPEC §6.3; resumeRetry: a transient
 		// failure with retries left is retried), and the job's reason says
-		// what the provider did.
-		resume, err := r.cfg.Store.ResolveAttempt(ctx, store.Resolution{JobID: job.ID, Seq: a.Seq, Outcome: "failed",
+		// what the provider did. An invalid answer is stored `invalid`, with
+		// its validation errors, as FinishAttempt would have stored it: the
+		// job shows why the answer was refused.
+		res := store.Resolution{JobID: job.ID, Seq: a.Seq, Outcome: "failed",
 			Note:  "the provider answered after this attempt's lease expired, with a definitive failure",
 			Usage: out.Usage, ProviderResponseID: out.ProviderResponseID, ResponseModel: out.ResponseModel,
-			Error: out.Error, LockWait: store.TransitionLockWait})
+			Error: out.Error, LockWait: store.TransitionLockWait}
+		if out.State == store.AttemptInvalid {
+			res.Note = "the provider answered after this attempt's lease expired, with an answer that breaks the contract"
+			res.ValidationErrors = out.ValidationErrors
+		}
+		resume, err := r.cfg.Store.ResolveAttempt(ctx, res)
 		switch {
 		case err == nil:
 			if resume {

@@ -27,6 +27,13 @@ type Resolution struct {
 	// next (SPEC §6.3: a content-policy rejection is not failed over), and
 	// what the caller is told. nil keeps the attempt's error.
 	Error any
+	// ValidationErrors, for "failed", when the provider answered and its
+	// answer broke the contract (JSON-encodable violations): the attempt is
+	// stored `invalid` with them, as FinishAttempt stores a live invalid
+	// answer, so that the job shows why the answer was refused. The
+	// resolution is a failure in every other way (the note's outcome, the
+	// job's resumption). nil: the attempt is stored `failed`.
+	ValidationErrors any
 	// ProviderResponseID and ResponseModel, when the provider's lookup knows them.
 	ProviderResponseID string
 	ResponseModel      string
@@ -39,7 +46,8 @@ type Resolution struct {
 	LockWait time.Duration
 }
 
-// ResolveAttempt resolves an unknown attempt. "failed": the attempt fails and,
+// ResolveAttempt resolves an unknown attempt. "failed": the attempt fails
+// (`invalid` when the resolution carries the answer's ValidationErrors) and,
 // when no unknown attempt remains, an unknown job goes back to `running` so that
 // its orchestration continues (resume=true) — unless its routers have died
 // RouterDeathLimit times in this round before sending its attempts, when it
@@ -78,7 +86,8 @@ func (s *Store) ResolveAttempt(ctx context.Context, r Resolution) (resume bool, 
 			// usage drops the router's estimate (race's estimatedUsage): the
 			// provider did not do the work, and billed nothing the router
 			// knows of.
-			if _, err := tx.Exec(ctx, `UPDATE attempts SET state = 'failed',
+			if _, err := tx.Exec(ctx, `UPDATE attempts SET state = CASE WHEN $7::jsonb IS NULL THEN 'failed' ELSE 'invalid' END,
+					validation_errors = coalesce($7::jsonb, validation_errors),
 					usage = CASE WHEN $3::jsonb IS NOT NULL THEN $3::jsonb
 					             WHEN (usage ->> 'estimated')::boolean THEN NULL ELSE usage END,
 					provider_response_id = coalesce(nullif($4, ''), provider_response_id),
@@ -88,7 +97,7 @@ func (s *Store) ResolveAttempt(ctx context.Context, r Resolution) (resume bool, 
 						ELSE $6::jsonb || jsonb_build_object('resolution',
 							$2::jsonb || CASE WHEN error IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('replaced', error) END) END
 				WHERE id = $1`, attemptID, jsonOrNil(note), jsonOrNil(r.Usage), r.ProviderResponseID, r.ResponseModel,
-				jsonOrNil(r.Error)); err != nil {
+				jsonOrNil(r.Error), jsonOrNil(r.ValidationErrors)); err != nil {
 				return err
 			}
 			if state != JobUnknown {

@@ -272,14 +272,19 @@ type reconciler struct {
 	// their job's request cannot be rebuilt here (errNoSpec), already
 	// warned about (firstNoSpec).
 	noSpec map[string]bool
-	wg     sync.WaitGroup
+	// unconfigured: unknown attempts on targets this router does not
+	// configure, which it never looks up, already warned about
+	// (warnUnconfigured).
+	unconfigured map[string]bool
+	wg           sync.WaitGroup
 }
 
 func newReconciler(n int) *reconciler {
 	if n <= 0 {
 		n = 8
 	}
-	return &reconciler{slots: make(chan struct{}, n), inflight: map[string]bool{}, erred: map[string]bool{}, noSpec: map[string]bool{}}
+	return &reconciler{slots: make(chan struct{}, n), inflight: map[string]bool{}, erred: map[string]bool{}, noSpec: map[string]bool{},
+		unconfigured: map[string]bool{}}
 }
 
 // firstNoSpec reports whether this is the first time attempt id's found
@@ -378,9 +383,12 @@ func (rc *reconciler) start(id string, fn func() (unresolved bool)) {
 func (rc *reconciler) wait() { rc.wg.Wait() }
 
 // reconcile asks providers with a lookup capability what became of unknown
-// attempts, and resolves those the provider can answer for. The lookups run in
+// attempts, and resolves those the provider can answer for; it warns about
+// those on targets it does not configure, which it cannot look up
+// (warnUnconfigured). The lookups run in
 // rec's background slots; reconcile itself returns at once.
 func (r *Runner) reconcile(ctx context.Context, batch int, rec *reconciler) {
+	r.warnUnconfigured(ctx, batch, rec)
 	var names []string
 	lookers := map[string]providers.Looker{}
 	for name, t := range r.cfg.Targets {

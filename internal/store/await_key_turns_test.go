@@ -48,7 +48,7 @@ func inFlightKeyClaim(t *testing.T, b *bundle, jobID, key string) pgx.Tx {
 // committing (and wait for them as before, seeing their commit); the
 // look-ups of keys nobody writes answer at once. Should one of them wait for
 // a turn, the hook that sees it ends its wait (the answer is then busy).
-func TestAwaitKeyNotHeldTakesNoAloneTurn_wturn61(t *testing.T) {
+func TestAwaitKeyNotHeldTakesNoAloneTurn(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	_, st := modeStore(t, b, "cache_statement", 4)
@@ -122,7 +122,7 @@ func TestAwaitKeyNotHeldTakesNoAloneTurn_wturn61(t *testing.T) {
 // alone turn's) is ErrBusy, a *BusyError naming the key, as before: the
 // outcome is not known. Once the holder rolls back, the key holds nothing,
 // and the look-up's own inserts left no row.
-func TestAwaitKeyStillHeldIsBusy_wturn61(t *testing.T) {
+func TestAwaitKeyStillHeldIsBusy(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	defer store.SetAloneLockWait(200 * time.Millisecond)()

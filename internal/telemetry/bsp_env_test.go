@@ -20,7 +20,7 @@ import (
 // SDK cannot read it (milliseconds expected), keeps its default and says so
 // only at Info on OpenTelemetry's internal logger, silent by default: the
 // router, which warns of an unreadable value length limit, says nothing.
-func TestUnreadableBSPScheduleDelayIsOnTheRoutersLog_wmaint61(t *testing.T) {
+func TestUnreadableBSPScheduleDelayIsOnTheRoutersLog(t *testing.T) {
 	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/x-protobuf")
 	}))

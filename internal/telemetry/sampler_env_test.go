@@ -25,7 +25,7 @@ import (
 // goes to the standard library's logger (plain text on stderr) and the
 // router's log says nothing. An operator who asked for a tenth of the traces
 // exports all of them, told only by a line outside the router's log format.
-func TestUnreadableSamplerArgIsOnTheRoutersLog_wmaint61(t *testing.T) {
+func TestUnreadableSamplerArgIsOnTheRoutersLog(t *testing.T) {
 	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/x-protobuf")
 	}))

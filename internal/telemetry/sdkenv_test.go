@@ -10,7 +10,7 @@ import (
 // warnSDKEnv warns, naming the variable, what it holds, what is used instead
 // and how to write it, of each sampler or OTEL_BSP_* value the SDK cannot
 // read, and of nothing it reads.
-func TestWarnSDKEnv_wmaint61(t *testing.T) {
+func TestWarnSDKEnv(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		env  map[string]string

@@ -75,7 +75,7 @@ func waitDeleted(t *testing.T, g rig, old *store.Job, deleted deletions, why str
 // another replica takes over recovery, reconciliation and retention within
 // it". The leader dies (renews no more); the other replica's elector takes
 // the lease once it expires, and its cleaner runs a pass at once.
-func TestNewLeaderRetentionWithinTheLease_wmaint61(t *testing.T) {
+func TestNewLeaderRetentionWithinTheLease(t *testing.T) {
 	g, _, old, deleted, _ := takeoverRig(t)
 	// replica a renews no more from here on.
 	waitDeleted(t, g, old, deleted, "replica a died")
@@ -84,7 +84,7 @@ func TestNewLeaderRetentionWithinTheLease_wmaint61(t *testing.T) {
 // A draining leader steps down (SPEC §17): the other replica leads from its
 // elector's next try, and its retention (and its ending of removed webhooks)
 // starts then too, as its recovery does.
-func TestStepDownRetentionAtOnce_wmaint61(t *testing.T) {
+func TestStepDownRetentionAtOnce(t *testing.T) {
 	g, a, old, deleted, ctx := takeoverRig(t)
 	if err := a.StepDown(ctx); err != nil {
 		t.Fatal(err)

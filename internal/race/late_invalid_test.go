@@ -17,7 +17,7 @@ import (
 // the job never said which rules the answer broke. The job goes on as
 // before: it resumes and fails over to the fallback, which wins. Found by
 // review (rrecov12, suspicion 4).
-func TestLateInvalidAnswerKeepsItsViolations_wrecov61(t *testing.T) {
+func TestLateInvalidAnswerKeepsItsViolations(t *testing.T) {
 	b, j := lateFailure(t, race.Route{}, providers.Step{Output: `{"category":"nonsense"}`,
 		Usage: &providers.Usage{PromptTokens: 100, CompletionTokens: 5, TotalTokens: 105}})
 	if j.State != store.JobSucceeded || b.Prov["fallback"].Calls() != 1 {

@@ -33,7 +33,7 @@ func (l *passLeader) IsLeader() bool {
 // unknown with no log line. The leader now warns about it, once per attempt
 // however many passes list it, naming the job, the attempt and its target
 // and how to end it. Found by review (rrecov12, suspicion 2).
-func TestReconcileWarnsOnceAboutAnUnconfiguredTarget_wrecov61(t *testing.T) {
+func TestReconcileWarnsOnceAboutAnUnconfiguredTarget(t *testing.T) {
 	b, job, j := unknownOnHangingPrimary(t, validTriage)
 	logs := &logBuffer{}
 	// The new leader, after a deploy that removed "primary".

@@ -148,6 +148,7 @@ func (p *Anthropic) CompleteStream(ctx context.Context, req *Request, onDelta fu
 		return nil, acc.reported(e)
 	}
 	resp, err := p.finish(acc.id, acc.model, acc.text.String(), acc.toolCalls(), acc.stopReason, acc.usage, true)
+	withAnswer(err, acc.partial) // a billed failure: the whole message came (Error.Answer)
 	if resp != nil {
 		resp.ReasoningContent = reasoningText(acc.thinking.String())
 		if !acc.outputCounted && !inputUnreported(acc.usage) {
@@ -431,13 +432,22 @@ func (p *Anthropic) response(msg *anthropic.Message) (*Response, error) {
 			calls = append(calls, newOpenAIToolCall(b.ID, b.Name, args))
 		}
 	}
+	// A billed failure carries the message it was built from: the race
+	// counts it where the usage leaves a hole (Error.Answer).
+	answer := func() string {
+		return answerText(len(calls), func(i int) (string, string) { return calls[i].Function.Name, calls[i].Function.Arguments },
+			thinking.String(), text.String())
+	}
 	if msg.StopReason == "" {
 		// The message decoded, with the usage it was billed for.
 		e := NewError(p.cfg.Name, KindMalformedResponse, "message has no stop_reason")
 		if inputUnreported(msg.Usage) {
-			return nil, e.billed(Usage{}, msg.ID, string(msg.Model)) // estimated by the race, as finish's
+			e = e.billed(Usage{}, msg.ID, string(msg.Model)) // estimated by the race, as finish's
+		} else {
+			e = e.billed(anthropicUsage(msg.Usage), msg.ID, string(msg.Model))
 		}
-		return nil, e.billed(anthropicUsage(msg.Usage), msg.ID, string(msg.Model))
+		withAnswer(e, answer)
+		return nil, e
 	}
 	resp, err := p.finish(msg.ID, string(msg.Model), text.String(), calls, string(msg.StopReason), msg.Usage, false)
 	if resp != nil {
@@ -445,6 +455,7 @@ func (p *Anthropic) response(msg *anthropic.Message) (*Response, error) {
 		// reasoning_content, and counted when the race estimates the answer.
 		resp.ReasoningContent = reasoningText(thinking.String())
 	}
+	withAnswer(err, answer)
 	return resp, err
 }
 

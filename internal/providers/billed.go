@@ -1,6 +1,10 @@
 package providers
 
-import "github.com/routerhq/router/internal/jsontext"
+import (
+	"strings"
+
+	"github.com/routerhq/router/internal/jsontext"
+)
 
 // billed marks e as the failure of a complete answer the provider billed
 // although the router cannot use it (a refusal, a content filter, a paused
@@ -23,4 +27,31 @@ func (e *Error) billed(u Usage, id, model string) *Error {
 	}
 	e.ResponseID, e.ResponseModel = jsontext.SanitizeString(id), jsontext.SanitizeString(model)
 	return e
+}
+
+// withAnswer gives the *Error in err's chain, when it is the failure of a
+// complete answer the provider billed (billed marks it Received), the
+// answer's text (answer, called only then): see Error.Answer. Each adapter
+// calls it on what its finish returned, streamed or not.
+func withAnswer(err error, answer func() string) {
+	if pe, ok := AsError(err); ok && pe.Received && pe.Answer == "" {
+		pe.Answer = answer()
+	}
+}
+
+// answerText joins the texts of an answer the provider generated — texts
+// (its reasoning, content, refusal) and the name and arguments of each of
+// its n tool calls (call(i)) — in the order a stream's partial joins them,
+// for Error.Answer.
+func answerText(n int, call func(i int) (name, args string), texts ...string) string {
+	var b strings.Builder
+	for _, s := range texts {
+		b.WriteString(s)
+	}
+	for i := range n {
+		name, args := call(i)
+		b.WriteString(name)
+		b.WriteString(args)
+	}
+	return b.String()
 }

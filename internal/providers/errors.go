@@ -146,7 +146,20 @@ type Error struct {
 	// (estimatedUsage). Bounded by the provider's max_response_bytes, as
 	// the stream is. Never shown to the caller or logged.
 	Partial string
-	Err     error // the cause, if any
+	// Answer is the text of the complete answer a billed failure was built
+	// from (billed: a refusal, a content filter, a finish or stop reason
+	// that does not say the answer is whole, a malformed or missing tool
+	// call, a paused turn), streamed or not: its reasoning, content,
+	// refusal, and tool calls' names and arguments, joined as Partial's
+	// are (withAnswer). The provider generated and billed it at the output
+	// price: the race counts it where Usage leaves a hole — no usage, a
+	// total with no split, or a completion count of 0 next to the text —
+	// as it counts a winner's answer (billedUsage, estimatedUsage), and
+	// never over a count the provider gave. Bounded by the provider's
+	// max_response_bytes, as the answer is. Never shown to the caller or
+	// logged.
+	Answer string
+	Err    error // the cause, if any
 }
 
 func (e *Error) Error() string {

@@ -209,11 +209,18 @@ func (p *OpenAI) responseBody(body []byte, id, model string, created int64, choi
 	k := firstChoice(choices)
 	c := choices[k]
 	calls := withExtras(c.Message.ToolCalls, answerToolCallExtras(body, k))
-	r, err := p.finish(id, model, created, answerContent(c.Message), c.Message.Refusal, string(c.FinishReason), u, calls, false)
+	content, reasoning := answerContent(c.Message), cmp.Or(c.Message.ReasoningContent, answerReasoning(body, k))
+	r, err := p.finish(id, model, created, content, c.Message.Refusal, string(c.FinishReason), u, calls, false)
 	if r != nil {
-		r.ReasoningContent = reasoningText(cmp.Or(c.Message.ReasoningContent, answerReasoning(body, k)))
+		r.ReasoningContent = reasoningText(reasoning)
 		r.ServiceTier = providerServiceTier(topString(body, "service_tier"))
 	}
+	// A billed failure carries the answer it was built from: the race
+	// counts it where the usage leaves a hole (Error.Answer).
+	withAnswer(err, func() string {
+		return answerText(len(calls), func(i int) (string, string) { return calls[i].Function.Name, calls[i].Function.Arguments },
+			reasoning, content, c.Message.Refusal)
+	})
 	return r, err
 }
 

@@ -275,6 +275,7 @@ func (p *OpenAI) streamed(w *CallWatch, model string, acc *streamAcc) (*Response
 		resp.ReasoningContent = reasoningText(acc.reasoningText())
 		resp.ServiceTier = providerServiceTier(acc.serviceTier)
 	}
+	withAnswer(err, acc.partial) // a billed failure: the whole answer came (Error.Answer)
 	return resp, err
 }
 

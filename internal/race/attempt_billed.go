@@ -37,13 +37,21 @@ func billedOutcome(t *Target, sp *spec, a *store.Attempt, pe *providers.Error) (
 // reports only total_tokens) cannot be priced — the attempt would cost
 // nothing in cost_usd, lost_cost_usd and router_cost_usd_total although the
 // provider billed it — so it is estimated as a winner's is (answerEstimate):
-// the prompt counted as for estimatedUsage, the part of the answer that
-// came (partialOf) by the same tokenizer, total_tokens their sum, marked
-// Estimated, the provider's details kept. When the prompt cannot be
-// counted the usage stays as reported.
+// the prompt counted as for estimatedUsage, the answer (answerOf: the
+// complete answer the adapter failed, or the part of it that came) by the
+// same tokenizer, total_tokens their sum, marked Estimated, the provider's
+// details kept. When the prompt cannot be counted the usage stays as
+// reported. A split whose completion count is 0 next to the answer's text
+// has it raised to the router's count of that text, as a winner's is
+// (zeroOutputRaised): the provider billed that output. Only those holes are
+// filled: a completion count the provider gave is kept.
 func billedUsage(t *Target, sp *spec, a *store.Attempt, pe *providers.Error) providers.Usage {
-	u, _ := plausibleUsage(t, sp, a, *pe.Usage, partialOf(pe))
+	text := answerOf(pe)
+	u, _ := plausibleUsage(t, sp, a, *pe.Usage, text)
 	u, _ = totalGapFilled(u)
+	if raised, ok := zeroOutputRaised(t, sp, a, u, text); ok {
+		return raised
+	}
 	if u.PromptTokens != 0 || u.CompletionTokens != 0 || pe.Usage.TotalTokens <= 0 {
 		return u // a split, or no tokens reported at all: nothing billed to estimate
 	}
@@ -51,7 +59,7 @@ func billedUsage(t *Target, sp *spec, a *store.Attempt, pe *providers.Error) pro
 	if !ok {
 		return u
 	}
-	out, ok := textEstimate(t, sp, a, partialOf(pe))
+	out, ok := textEstimate(t, sp, a, text)
 	if !ok {
 		out = 0 // the prompt's estimate stands alone, as estimatedUsage's does
 	}
@@ -124,7 +132,7 @@ func estimatedUsage(t *Target, sp *spec, a *store.Attempt, state string, pe *pro
 	if !ok {
 		return providers.Usage{}, false
 	}
-	out, ok := textEstimate(t, sp, a, partialOf(pe))
+	out, ok := textEstimate(t, sp, a, answerOf(pe))
 	if !ok {
 		// The prompt was counted: it is billed whatever became of the
 		// answer, and its estimate stands alone.
@@ -143,6 +151,28 @@ func partialOf(pe *providers.Error) string {
 	}
 	if inner, ok := providers.AsError(pe.Err); ok {
 		return inner.Partial
+	}
+	return ""
+}
+
+// answerOf is the text of the answer pe's call failed on, as far as the
+// router has it: the part that had come (partialOf) or, for a complete
+// answer the adapter failed (a refusal, a content filter, a finish reason
+// that does not say it is whole, a bad tool call), the whole of it
+// (providers.Error.Answer) — pe's own, or that of the adapter's error it
+// wraps (partialOf). It fills only the holes of what the provider
+// reported (billedUsage, estimatedUsage); a provisional count is raised
+// from the part that came alone (provisionalUsage), so that a final count
+// the provider gave is never estimated over.
+func answerOf(pe *providers.Error) string {
+	if partial := partialOf(pe); partial != "" {
+		return partial
+	}
+	if pe.Answer != "" {
+		return pe.Answer
+	}
+	if inner, ok := providers.AsError(pe.Err); ok {
+		return inner.Answer
 	}
 	return ""
 }
@@ -290,18 +320,15 @@ func plausibleUsage(t *Target, sp *spec, a *store.Attempt, u providers.Usage, te
 // (generatedTexts): the text the adapter cut away at a stop of its own
 // included.
 func answerEstimate(t *Target, sp *spec, a *store.Attempt, resp *providers.Response, u providers.Usage) (providers.Usage, bool) {
-	noSplit := u.PromptTokens == 0 && u.CompletionTokens == 0
-	recount := resp.Usage.Estimated
-	if recount || (!noSplit && u.CompletionTokens == 0 && generatedAny(resp)) {
-		out, ok := textEstimate(t, sp, a, generatedTexts(resp)...)
-		if !ok || (!recount && out == 0) {
-			return providers.Usage{}, false
-		}
-		u.TotalTokens += out - u.CompletionTokens
-		u.CompletionTokens, u.Estimated = out, true
-		return u, true
+	if resp.Usage.Estimated {
+		return outputRecounted(t, sp, a, u, generatedTexts(resp)...)
 	}
-	if !noSplit {
+	if generatedAny(resp) {
+		if raised, ok := zeroOutputRaised(t, sp, a, u, generatedTexts(resp)...); ok {
+			return raised, true
+		}
+	}
+	if u.PromptTokens != 0 || u.CompletionTokens != 0 {
 		return providers.Usage{}, false
 	}
 	in, ok := promptEstimate(t, sp, a)
@@ -313,6 +340,37 @@ func answerEstimate(t *Target, sp *spec, a *store.Attempt, resp *providers.Respo
 		return providers.Usage{}, false
 	}
 	u.PromptTokens, u.CompletionTokens, u.TotalTokens, u.Estimated = in, out, in+out, true
+	return u, true
+}
+
+// zeroOutputRaised is u, a usage with a split (bounded and its total's gap
+// filled), whose completion count is 0 although the provider generated texts
+// (an answer's, or a billed failure's: answerOf), with that count raised to
+// the router's count of texts, the prompt tokens kept and the total raised
+// by as much, marked Estimated (outputRecounted): the provider billed that
+// output. ok is false when u has no split or a completion count, or texts
+// count no token (none, or the tokenizer cannot count them).
+func zeroOutputRaised(t *Target, sp *spec, a *store.Attempt, u providers.Usage, texts ...string) (providers.Usage, bool) {
+	if u.CompletionTokens != 0 || u.PromptTokens == 0 {
+		return u, false
+	}
+	raised, ok := outputRecounted(t, sp, a, u, texts...)
+	if !ok || raised.CompletionTokens == 0 {
+		return u, false
+	}
+	return raised, true
+}
+
+// outputRecounted is u with its completion tokens replaced by the router's
+// count of texts, its total moved by as much, marked Estimated. ok is false
+// (u as it is) when the tokenizer cannot count them.
+func outputRecounted(t *Target, sp *spec, a *store.Attempt, u providers.Usage, texts ...string) (providers.Usage, bool) {
+	out, ok := textEstimate(t, sp, a, texts...)
+	if !ok {
+		return u, false
+	}
+	u.TotalTokens += out - u.CompletionTokens
+	u.CompletionTokens, u.Estimated = out, true
 	return u, true
 }
 

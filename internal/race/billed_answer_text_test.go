@@ -28,7 +28,7 @@ import (
 // does not either. So the answer the provider generated, and billed at the
 // output price, counts 0 completion tokens, while the same answer streamed
 // without a usage chunk (the control) counts its text.
-func TestBilledFailureCountsItsAnswerText_wtok61(t *testing.T) {
+func TestBilledFailureCountsItsAnswerText(t *testing.T) {
 	answer := strings.Repeat("The printer in room four caught fire during the quarterly report run, and the facilities team was called. ", 12)
 	text, _ := json.Marshal(answer)
 	whole := func(usage string) func(w http.ResponseWriter) {
@@ -95,7 +95,7 @@ func TestBilledFailureCountsItsAnswerText_wtok61(t *testing.T) {
 // completion count the provider reported is kept as it is, not estimated
 // over by the router's count of the text (here ~230 tokens against the
 // provider's 7), streamed or not.
-func TestBilledFailureKeepsReportedOutput_wtok61(t *testing.T) {
+func TestBilledFailureKeepsReportedOutput(t *testing.T) {
 	answer := strings.Repeat("The printer in room four caught fire during the quarterly report run, and the facilities team was called. ", 12)
 	text, _ := json.Marshal(answer)
 	const usage = `{"prompt_tokens":20,"completion_tokens":7,"total_tokens":27}`
@@ -135,7 +135,7 @@ func TestBilledFailureKeepsReportedOutput_wtok61(t *testing.T) {
 // router's count, the input tokens kept, and a message whose usage reports no
 // input (estimated whole by the race) has its text counted, not only its
 // prompt — streamed or not.
-func TestAnthropicBilledFailureCountsItsAnswerText_wtok61(t *testing.T) {
+func TestAnthropicBilledFailureCountsItsAnswerText(t *testing.T) {
 	answer := strings.Repeat("I will not describe how the printer in room four was set on fire during the quarterly report run. ", 12)
 	cases := []struct {
 		name       string

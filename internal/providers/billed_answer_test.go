@@ -15,7 +15,7 @@ import (
 // race counts the output the provider billed where the usage leaves a hole
 // (docs/providers.md, Cost). Before, only a stream's error without usage
 // carried any of it (Error.Partial).
-func TestBilledFailureCarriesItsAnswer_wtok61(t *testing.T) {
+func TestBilledFailureCarriesItsAnswer(t *testing.T) {
 	const usage = `{"total_tokens":81}`
 	rows := []struct {
 		name, body string

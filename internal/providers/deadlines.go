@@ -90,18 +90,16 @@ func WatchCall(ctx context.Context, provider string, d Deadlines) (context.Conte
 	w := &CallWatch{provider: provider, d: d, start: time.Now(), onFirstByte: firstByteHook(ctx)}
 	tctx, stopT := context.WithCancel(ctx)
 	if d.Total > 0 {
-		tctx, stopT = context.WithTimeoutCause(ctx, d.Total, errTotalTimeout)
+		total := withTotal
+		if f, _ := ctx.Value(totalKey{}).(func(context.Context, time.Duration) (context.Context, context.CancelFunc)); f != nil {
+			total = f
+		}
+		tctx, stopT = total(ctx, d.Total)
 	}
 	w.ctx, w.cancel = context.WithCancelCause(tctx)
 	w.stopT = stopT
 	if d.FirstByte > 0 {
-		w.first = time.AfterFunc(d.FirstByte, func() {
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			if w.firstByte == 0 && !w.started {
-				w.cancel(errFirstByteTimeout)
-			}
-		})
+		w.first = time.AfterFunc(d.FirstByte, w.firstByteDue)
 	}
 	if watched, _ := ctx.Value(watchedKey{}).(func(*CallWatch)); watched != nil {
 		watched(w)
@@ -109,11 +107,35 @@ func WatchCall(ctx context.Context, provider string, d Deadlines) (context.Conte
 	return w.ctx, w
 }
 
+// firstByteDue is the first-byte deadline passing: it cuts the call unless a
+// response byte came. Tests call it when they choose (watchedKey).
+func (w *CallWatch) firstByteDue() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.firstByte == 0 && !w.started {
+		w.cancel(errFirstByteTimeout)
+	}
+}
+
 // watchedKey is the context key of a function that is shown each CallWatch
 // a call made with the context starts: tests see the deadlines an adapter
 // gave a call, and can make its first-byte deadline pass when they choose
 // rather than after a wait (fireFirstByte in the tests).
 type watchedKey struct{}
+
+// withTotal makes a call's total deadline: its context ends with
+// errTotalTimeout once total has passed.
+func withTotal(ctx context.Context, total time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, total, errTotalTimeout)
+}
+
+// totalKey is the context key of a function that makes, in withTotal's
+// place, the total deadline of each call made with the context: tests end it
+// when they choose — once the provider has the request, or once its response
+// began — with withTotal's error and cause, rather than after a wait a loaded
+// machine may spend connecting (endableTotals in the tests). Only tests set
+// it.
+type totalKey struct{}
 
 // Received records that response bytes arrived (the headers, or any bytes of
 // the body): the first-byte deadline no longer applies and the idle deadline

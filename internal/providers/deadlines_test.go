@@ -89,6 +89,9 @@ func TestDeadlinesAgreeAcrossAdapters(t *testing.T) {
 		silent  = "silent"  // no byte at all
 		headers = "headers" // headers, then no body
 		answer  = "answer"  // headers and a first delta, then nothing
+
+		endOnceSent    = "sent"      // totalEndsOnceSent
+		endAtFirstByte = "answering" // totalEndsAtFirstByte
 	)
 	rows := []struct {
 		name   string
@@ -97,24 +100,27 @@ func TestDeadlinesAgreeAcrossAdapters(t *testing.T) {
 		stream bool
 		// cancel: the caller cancels once the server has the request (silent)
 		// or once the first delta arrived (answer).
-		cancel   bool
+		cancel bool
+		// endTotal: when the test makes the total deadline pass
+		// (endableTotals): once the request was sent (endOnceSent) or once
+		// the provider began answering (endAtFirstByte); "": after d.Total.
+		endTotal string
 		kind     Kind
 		received bool
 		unknown  bool
 	}{
 		// The first-byte deadline passes once the request was sent
-		// (firstByteOnceSent), not after a wait a loaded machine may spend
-		// connecting.
-		{"first byte never comes/stream", silent, Deadlines{FirstByte: time.Hour, Total: 2 * time.Hour}, true, false, KindTimeout, false, true},
-		{"total deadline before any byte/stream", silent, Deadlines{Total: 100 * time.Millisecond}, true, false, KindTimeout, false, true},
-		{"total deadline before any byte/complete", silent, Deadlines{Total: 100 * time.Millisecond}, false, false, KindTimeout, false, true},
-		{"bytes then stall", answer, Deadlines{Idle: 50 * time.Millisecond, Total: time.Minute}, true, false, KindStreamStalled, true, false},
-		// The delta normally arrives long before the deadline; the deadline is
-		// a timer, so no signal can order them.
-		{"bytes then total deadline", answer, Deadlines{Total: 300 * time.Millisecond}, true, false, KindStreamTimeout, true, false},
-		{"headers then total deadline/complete", headers, Deadlines{Total: 300 * time.Millisecond}, false, false, KindStreamTimeout, true, false},
-		{"cancelled before any byte", silent, Deadlines{Total: time.Minute}, true, true, KindCancelled, false, false},
-		{"cancelled after bytes", answer, Deadlines{Total: time.Minute}, true, true, KindCancelled, true, false},
+		// (firstByteOnceSent), and the total deadline once the request was
+		// sent or once the provider began answering (endableTotals), not
+		// after a wait a loaded machine may spend connecting.
+		{"first byte never comes/stream", silent, Deadlines{FirstByte: time.Hour, Total: 2 * time.Hour}, true, false, "", KindTimeout, false, true},
+		{"total deadline before any byte/stream", silent, Deadlines{Total: 2 * time.Hour}, true, false, endOnceSent, KindTimeout, false, true},
+		{"total deadline before any byte/complete", silent, Deadlines{Total: 2 * time.Hour}, false, false, endOnceSent, KindTimeout, false, true},
+		{"bytes then stall", answer, Deadlines{Idle: 50 * time.Millisecond, Total: time.Minute}, true, false, "", KindStreamStalled, true, false},
+		{"bytes then total deadline", answer, Deadlines{Total: 2 * time.Hour}, true, false, endAtFirstByte, KindStreamTimeout, true, false},
+		{"headers then total deadline/complete", headers, Deadlines{Total: 2 * time.Hour}, false, false, endAtFirstByte, KindStreamTimeout, true, false},
+		{"cancelled before any byte", silent, Deadlines{Total: time.Minute}, true, true, "", KindCancelled, false, false},
+		{"cancelled after bytes", answer, Deadlines{Total: time.Minute}, true, true, "", KindCancelled, true, false},
 	}
 	for _, a := range deadlineAdapters {
 		for _, r := range rows {
@@ -124,6 +130,12 @@ func TestDeadlinesAgreeAcrossAdapters(t *testing.T) {
 				defer cancel()
 				if r.d.FirstByte > 0 {
 					ctx = firstByteOnceSent(t, ctx)
+				}
+				switch r.endTotal {
+				case endOnceSent:
+					ctx = totalEndsOnceSent(t, ctx)
+				case endAtFirstByte:
+					ctx = totalEndsAtFirstByte(t, ctx)
 				}
 				var once sync.Once
 				var onRequest func()

@@ -190,8 +190,10 @@ func TestOpenAITransportErrors(t *testing.T) {
 				case <-r.Context().Done():
 				}
 			})
-			p := newTestAdapter(t, srv.URL, func(c *OpenAIConfig) { c.Stream = stream; c.Timeout = 200 * time.Millisecond })
-			_, err := p.Complete(context.Background(), testRequest())
+			// The timeout passes once the request was sent (totalEndsOnceSent),
+			// not after a wait a loaded machine may spend connecting.
+			p := newTestAdapter(t, srv.URL, func(c *OpenAIConfig) { c.Stream = stream; c.Timeout = 2 * time.Hour })
+			_, err := p.Complete(totalEndsOnceSent(t, context.Background()), testRequest())
 			e := assertKind(t, err, KindTimeout, FaultNetwork, ActionFailover, true)
 			if !errors.Is(e, context.DeadlineExceeded) {
 				t.Fatalf("cause should be the deadline: %v", e.Err)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,14 +22,32 @@ import (
 // waiting for a resolution. The idle deadline does not run between header
 // lines. The first-byte hooks (hedging, time to first byte) wait for whole
 // headers, which never came.
+//
+// Both deadlines pass when the test says, once the status line's first byte
+// came (firstByteDue, totalEndsAtResponseByte): short ones raced the
+// connection, and under load the first-byte deadline passed before the
+// status line was sent, an unknown outcome.
 func TestTrickledHeadersAreAKnownFailure(t *testing.T) {
-	d := Deadlines{FirstByte: 500 * time.Millisecond, Idle: 300 * time.Millisecond, Total: 2 * time.Second}
+	d := Deadlines{FirstByte: time.Hour, Idle: time.Hour, Total: 2 * time.Hour}
 	for _, a := range deadlineAdapters {
 		for _, stream := range []bool{true, false} {
 			t.Run(a.name+"/stream="+boolWord(stream), func(t *testing.T) {
 				t.Parallel()
 				url := trickle.Server(t, "HTTP/1.1 200 OK\r\n", "X-Trickle: still coming\r\n", 20*time.Millisecond)
-				e, hooked := callForDeadline(t, a.new(t, url, d, stream), stream)
+				ctx, endTotal := endableTotals(t, context.Background())
+				watched := make(chan *CallWatch, 4)
+				ctx = context.WithValue(ctx, watchedKey{}, func(w *CallWatch) { watched <- w })
+				var once sync.Once
+				ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotFirstResponseByte: func() {
+					once.Do(func() {
+						// After the adapter's transport told the CallWatch
+						// (ResponseStarted): its trace wraps this one.
+						w := <-watched
+						w.firstByteDue() // cuts the call, unknown, if the status line did not count
+						endTotal()
+					})
+				}})
+				e, hooked := callForDeadline(t, ctx, a.new(t, url, d, stream), stream)
 				if e.Kind != KindStreamTimeout || !e.Received || e.OutcomeUnknown {
 					t.Fatalf("got %s received=%v unknown=%v, want %s received, not unknown (%v)",
 						e.Kind, e.Received, e.OutcomeUnknown, KindStreamTimeout, e)
@@ -54,7 +74,7 @@ func TestEndlessInterimResponsesAreAKnownFailure(t *testing.T) {
 				t.Parallel()
 				cont := "HTTP/1.1 100 Continue\r\n\r\n"
 				url := trickle.Server(t, cont, cont, 40*time.Millisecond)
-				e, hooked := callForDeadline(t, a.new(t, url, d, stream), stream)
+				e, hooked := callForDeadline(t, context.Background(), a.new(t, url, d, stream), stream)
 				want := KindMalformedResponse
 				if stream {
 					want = KindStreamMalformed
@@ -95,7 +115,7 @@ func TestFirstByteDeadlineAfterRedirect(t *testing.T) {
 					}
 					blockHandler(release)(w, r)
 				})
-				e, hooked := callForDeadline(t, a.new(t, srv.URL, d, stream), stream)
+				e, hooked := callForDeadline(t, context.Background(), a.new(t, srv.URL, d, stream), stream)
 				if e.Kind != KindTimeout || e.Received || !e.OutcomeUnknown {
 					t.Fatalf("got %s received=%v unknown=%v, want %s, not received, unknown (%v)",
 						e.Kind, e.Received, e.OutcomeUnknown, KindTimeout, e)
@@ -111,12 +131,12 @@ func TestFirstByteDeadlineAfterRedirect(t *testing.T) {
 	}
 }
 
-// callForDeadline makes one call that must fail, with first-byte hooks set;
-// it returns the *Error and whether the hooks ran.
-func callForDeadline(t *testing.T, p deadlineCaller, stream bool) (*Error, bool) {
+// callForDeadline makes one call with ctx that must fail, with first-byte
+// hooks set; it returns the *Error and whether the hooks ran.
+func callForDeadline(t *testing.T, ctx context.Context, p deadlineCaller, stream bool) (*Error, bool) {
 	t.Helper()
 	var hooked atomic.Bool
-	ctx := OnFirstByte(context.Background(), func() { hooked.Store(true) })
+	ctx = OnFirstByte(ctx, func() { hooked.Store(true) })
 	var (
 		resp *Response
 		err  error

@@ -20,18 +20,25 @@ import (
 // resolution though the provider had answered bytes. Now the attempt's
 // timeout cuts it as a known failure (stream_timeout) and the job fails over
 // to the next target, whose answer the caller gets.
+//
+// The attempt's deadline passes once the status line's first byte came
+// (cutAtResponseByte): a first_byte_timeout of 300 ms and a timeout of 1.5 s
+// raced the connection, and under load the first passed before the status
+// line was sent (unknown) or the second before it came. That the first-byte
+// deadline stops at the status line is TestTrickledHeadersAreAKnownFailure's.
 func TestTrickledHeadersFailOver(t *testing.T) {
-	slow, err := providers.NewOpenAI(providers.OpenAIConfig{Name: "slow", BaseURL: trickle.Server(t, "HTTP/1.1 200 OK\r\n", "X-Trickle: still coming\r\n", 20*time.Millisecond), APIKey: "sk-test",
-		Model: "gpt-test", Stream: true, FirstByteTimeout: 300 * time.Millisecond, Timeout: 1500 * time.Millisecond})
+	adapter, err := providers.NewOpenAI(providers.OpenAIConfig{Name: "slow", BaseURL: trickle.Server(t, "HTTP/1.1 200 OK\r\n", "X-Trickle: still coming\r\n", 20*time.Millisecond), APIKey: "sk-test",
+		Model: "gpt-test", Stream: true, FirstByteTimeout: time.Hour, Timeout: 2 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
+	slow := newCutAtResponseByte(adapter)
 	whole := openAIStream(t,
 		`{"id":"gen-2","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[{"index":0,"delta":{"role":"assistant","content":"Unplug it, wait ten seconds, plug it back in."},"finish_reason":"stop"}]}`,
 		"[DONE]")
 	srv, db := serve(t, map[string]*race.Target{
-		"slow": {Provider: slow, Model: "gpt-test", ContextWindow: 128000, Timeout: 1500 * time.Millisecond,
-			FirstByteTimeout: 300 * time.Millisecond, Stream: true},
+		"slow": {Provider: slow, Model: "gpt-test", ContextWindow: 128000, Timeout: 2 * time.Hour,
+			FirstByteTimeout: time.Hour, Stream: true},
 		"whole": openAITarget(t, "whole", whole),
 	}, "slow", "whole")
 
@@ -56,6 +63,9 @@ func TestTrickledHeadersFailOver(t *testing.T) {
 	}
 	if state != "failed" || kind != "stream_timeout" {
 		t.Errorf("the trickling attempt is %s (%s), want failed (stream_timeout)", state, kind)
+	}
+	if n := slow.cut.Load(); n != 1 {
+		t.Errorf("the trickling attempt's deadline was made to pass %d times, want once (at its status line)", n)
 	}
 	if err != nil {
 		t.Fatalf("the caller's stream did not end: %v (received: %s)", err, b)

@@ -104,6 +104,9 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		Owner: owner, Operation: op, IdempotencyKey: key, Fingerprint: fp, Route: route, Input: input,
 		LeaseOwner: s.cfg.LeaseOwner, LeaseFor: s.cfg.Lease, Unkeyed: !ownKey,
 	}
+	if s.refuseKeylessWhileDraining(w, ownKey) {
+		return
+	}
 	admitted, refused, waited, err := s.admitLive(r, &nj, ownKey)
 	if err != nil {
 		s.chatInternal(w, r, "count the owner's live jobs", err)
@@ -174,6 +177,11 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			admitted(false)
 			noEligible()
+			return
+		}
+		if s.refuseKeylessWhileDraining(w, ownKey) { // again: admission and planning may wait
+			admitted(false)
+			discard(plan)
 			return
 		}
 		if !ownKey {
@@ -466,7 +474,11 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 			msg = "the job " + job.ID + " is still running after this call's wait." + lookup + " It will have its answer there."
 		}
 		if s.draining() {
-			w.Header().Set("Retry-After", "1")
+			if callerKey {
+				// Only a resend with the key attaches; without one it is a
+				// second job, and the X-Should-Retry: false it carries says so.
+				w.Header().Set("Retry-After", "1")
+			}
 			msg = "this router replica is shutting down and the job " + job.ID + " is still running (another replica takes it over); resend the same request with the same Idempotency-Key to attach to it, or GET /v1/jobs/" + job.ID
 			if !callerKey {
 				msg = "this router replica is shutting down and the job " + job.ID + " is still running (another replica takes it over)." + lookup

@@ -25,7 +25,7 @@ import (
 // before anything is stored (503 with Retry-After, which the SDK resends to a
 // live replica behind the balancer): nothing of it has run.
 // Found by review (rops13 F1).
-func TestKeylessChatAfterDrainIsRefusedBeforeAJobIsStored_wdrain61(t *testing.T) {
+func TestKeylessChatAfterDrainIsRefusedBeforeAJobIsStored(t *testing.T) {
 	b := setup(t, options{respond: func(int, *providers.Request) providers.Step {
 		return providers.Step{Output: validTriage}
 	}})
@@ -50,7 +50,7 @@ func TestKeylessChatAfterDrainIsRefusedBeforeAJobIsStored_wdrain61(t *testing.T)
 // A keyed chat completion sent after the drain keeps its behaviour: its job
 // is stored and handed over, and the 504 still_running (with Retry-After)
 // tells the caller to resend with the same key, which attaches to it.
-func TestKeyedChatAfterDrainIsStillStoredAndHandedOver_wdrain61(t *testing.T) {
+func TestKeyedChatAfterDrainIsStillStoredAndHandedOver(t *testing.T) {
 	b := setup(t, options{respond: func(int, *providers.Request) providers.Step {
 		return providers.Step{Output: validTriage}
 	}})
@@ -71,7 +71,7 @@ func TestKeyedChatAfterDrainIsStillStoredAndHandedOver_wdrain61(t *testing.T) {
 // be a second job). It carried Retry-After: 1 as well, which a generic client
 // or proxy honouring Retry-After on a 5xx takes as leave to resend — a second
 // job, paid twice. Found by review (rops13, suspicion 3).
-func TestKeylessChatWaitingAtDrainIsNotInvitedToRetry_wdrain61(t *testing.T) {
+func TestKeylessChatWaitingAtDrainIsNotInvitedToRetry(t *testing.T) {
 	arrived, release := make(chan struct{}, 1), make(chan struct{})
 	defer close(release)
 	b := setup(t, options{respond: func(int, *providers.Request) providers.Step {
@@ -102,7 +102,7 @@ func TestKeylessChatWaitingAtDrainIsNotInvitedToRetry_wdrain61(t *testing.T) {
 // and then waited (here on its owner's live-job count, behind a lock held on
 // jobs) is looked at again before its job is created: the drain that began
 // meanwhile refuses it too, with nothing stored.
-func TestKeylessChatThatWaitedIntoTheDrainIsRefused_wdrain61(t *testing.T) {
+func TestKeylessChatThatWaitedIntoTheDrainIsRefused(t *testing.T) {
 	b := setup(t, options{ownerLimits: map[string]api.Limits{"acme": {MaxLiveJobs: 100}}})
 	ctx := context.Background()
 	tx, err := b.db.Pool.Begin(ctx)

@@ -149,11 +149,12 @@ type Webhooks struct {
 // RedeliveryWindow is how long an event may stay pending and still be
 // delivered: retried until it is RetryFor old, the last retry up to BackoffCap
 // later — plus, when a receiver's Retry-After set that wait, its spread
-// (RetryAfterSpread) —, lasting up to Timeout (a sum that saturates rather
-// than overflows).
+// (RetryAfterSpread) —, lasting up to Timeout, plus RedeliveryMargin for what
+// a delivery that came due may still wait (a sum that saturates rather than
+// overflows).
 func (w Webhooks) RedeliveryWindow() time.Duration {
 	d := time.Duration(0)
-	for _, x := range []time.Duration{w.RetryFor.D(), w.BackoffCap.D(), RetryAfterSpread(w.BackoffCap.D()), w.Timeout.D()} {
+	for _, x := range []time.Duration{w.RetryFor.D(), w.BackoffCap.D(), RetryAfterSpread(w.BackoffCap.D()), w.Timeout.D(), RedeliveryMargin} {
 		if d > math.MaxInt64-x {
 			return math.MaxInt64
 		}
@@ -161,6 +162,19 @@ func (w Webhooks) RedeliveryWindow() time.Duration {
 	}
 	return d
 }
+
+// RedeliveryMargin is how much longer than the latest its last retry can come
+// due an event's delivery may still be looked at: internal/webhook snoozes a
+// delivery whose owner is at webhooks.max_inflight_per_owner (or paused) for
+// at most a minute past that, then abandons it unsent; a try its replica's
+// death cut is rescued by River 5 minutes after it started (River's rescuer
+// looks every 30 s, and the rescued delivery is due again within 5 s); and
+// River fetches a due delivery within seconds. Without it retention, which
+// keeps a job while one of its events is pending and younger than the window,
+// deleted the job of a retry that came due in time but waited for its
+// owner's turn, and the event was neither delivered nor abandoned (found by
+// review). A test in internal/webhook keeps it equal to those parts.
+const RedeliveryMargin = 7 * time.Minute
 
 // retryAfterSpreadMax bounds RetryAfterSpread.
 const retryAfterSpreadMax = 30 * time.Second

@@ -90,7 +90,10 @@ const (
 	// ownerBacklogMax. A wait past webhooks.retry_for is no loss: the
 	// event is tried when it comes back, and only a try that failed gives
 	// up on it — unless its owner's Retry-After pause holds it then, which
-	// abandons it unsent (abandonHeld).
+	// abandons it unsent (abandonHeld), or it comes back to no free slot
+	// when it is lastLook old (abandonBusy). No turn ends after that
+	// (capWait): retention may delete the job of an event past the
+	// redelivery window, and a turn parked past it found nothing.
 	ownerBacklogMax = 5 * time.Minute
 	// ownerParkSlot over limit is how far apart the turns of a parked
 	// backlog are: the pace of an endpoint that answers in ownerBusyMin.

@@ -82,10 +82,55 @@ func (b Backoff) now() time.Time {
 // ahead of the database's by more than the wait schedules the retry that
 // much late, by the database's clock; River v0.51 offers no way to schedule
 // it on the database's.
+//
+// A delivery River's rescuer retries (rescued: its replica died mid-try) is
+// due again within rescueWaitMax, not after a failed try's backoff: its
+// endpoint did not fail, and the event was already at least
+// rescueStuckAfter late. River asks the same policy for both, at the job's
+// attempt count, and at attempt 10 a rescue drew 21 to 43 minutes, from
+// attempt 11 on up to backoff_cap (found by review). The killed try still
+// counts as one of River's attempts: the backoff after the event's next
+// failed try is one step longer.
 func (b Backoff) NextRetry(job *rivertype.JobRow) time.Time {
+	if b.rescued(job) {
+		return b.now().Add(max(0, rand.N(rescueWaitMax+1)+b.hints.offset()))
+	}
 	d := b.Delay(max(job.Attempt, 1))
 	if after := b.hints.takeRetryAfter(job.ID); after > d {
 		d = spreadWait(after) // the owner's tries it answered come back spread, as its held deliveries do
 	}
 	return b.now().Add(max(0, d+b.hints.offset()))
+}
+
+// rescueWaitMax bounds the wait of a rescued delivery (NextRetry): spread
+// over a few seconds, so that the tries of a killed replica do not all come
+// back in one moment.
+const rescueWaitMax = 5 * time.Second
+
+// liveTryMax is the most a live try's River job runs before River asks for
+// its retry: its job's timeout at the longest webhooks.timeout (Worker.Timeout
+// at MaxTimeout), then the record of the try (recordTimeout), with
+// sendLeaseMargin: the send lease of the longest timeout (Worker.sendLease).
+const liveTryMax = MaxTimeout + 10*time.Second + recordTimeout + sendLeaseMargin
+
+// rescued says whether River asks for the retry of job because its rescuer
+// found the job stuck (its replica died mid-try), not because a try failed.
+// River v0.51 asks NextRetry with the job as fetched, still `running`, in
+// both cases, and adds the rescuer's error ("Stuck job rescued by
+// JobRescuer") only after; what tells them apart is the try's age. AttemptedAt
+// is the database's now() at the fetch. River's executor asks as soon as Work
+// has returned, at most liveTryMax after it; the rescuer asks for a job whose
+// AttemptedAt is older than rescueStuckAfter by its own process's clock —
+// this one's, since the rescuer runs with its replica's retry policy. So the
+// try is taken for rescued when it is that old by this process's clock and
+// older than liveTryMax by the database's (this process's plus the offset
+// the worker measured): a replica whose clock runs minutes ahead of the
+// database's does not take its failed tries for rescues and retry its
+// endpoint every few seconds.
+func (b Backoff) rescued(job *rivertype.JobRow) bool {
+	if job.State != rivertype.JobStateRunning || job.AttemptedAt == nil {
+		return false
+	}
+	now := b.now()
+	return now.Sub(*job.AttemptedAt) >= rescueStuckAfter && now.Add(b.hints.offset()).Sub(*job.AttemptedAt) > liveTryMax
 }

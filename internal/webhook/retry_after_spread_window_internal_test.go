@@ -102,8 +102,8 @@ func TestRedeliveryWindowAllowsForTheRetryAfterSpread(t *testing.T) {
 			t.Errorf("config.RetryAfterSpread(%s) = %s, want spreadWait's bound %s", cap, got, want)
 		}
 		wc := config.Webhooks{RetryFor: config.Duration(24 * time.Hour), BackoffCap: config.Duration(cap), Timeout: config.Duration(10 * time.Second)}
-		if got, want := wc.RedeliveryWindow(), 24*time.Hour+cap+spreadMax(cap)+10*time.Second; got != want {
-			t.Errorf("backoff_cap %s: the redelivery window is %s, want %s (retry_for + backoff_cap + its spread + timeout)", cap, got, want)
+		if got, want := wc.RedeliveryWindow(), 24*time.Hour+cap+spreadMax(cap)+10*time.Second+config.RedeliveryMargin; got != want {
+			t.Errorf("backoff_cap %s: the redelivery window is %s, want %s (retry_for + backoff_cap + its spread + timeout + config.RedeliveryMargin)", cap, got, want)
 		}
 	}
 }

@@ -391,18 +391,25 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	// before it ends: the delivery is snoozed to its turn after the pause
 	// (ownerSlots.hold), neither a try nor an attempt, unless its event is
 	// webhooks.retry_for old: then it is abandoned, nothing sent
-	// (abandonHeld).
+	// (abandonHeld). A delivery over its owner's limit is snoozed to its
+	// turn unless its event is lastLook old: then it is abandoned, nothing
+	// sent (abandonBusy). Neither snooze ends after the event is lastLook
+	// old (capWait), so that every event ends delivered or abandoned within
+	// the redelivery window retention keeps its job for.
 	now := w.cfg.Now()
 	if until, held := w.paused.held(owner, now); held {
 		hold := func() time.Duration { return w.owners.hold(owner, riverID, now, until) }
 		if w.heldPastRetryFor(job) {
 			return w.abandonHeld(ctx, job, hold)
 		}
-		return w.snooze(hold())
+		return w.snoozeTurn(job, hold())
 	}
 	end, wait := w.owners.admit(owner, riverID, turned)
 	if end == nil {
-		return w.snooze(wait)
+		if w.busyPastLastLook(job) {
+			return w.abandonBusy(ctx, job, wait)
+		}
+		return w.snoozeTurn(job, wait)
 	}
 	defer end()
 	claim := store.SendClaim{Token: newSendToken(), For: w.sendLease()}
@@ -676,6 +683,10 @@ func (w *Worker) tell(ev *store.Event, job *river.Job[DeliverArgs], try store.De
 		case outcome == OutcomeAbandoned && try.Status == store.EventAbandoned && strings.HasSuffix(try.Error, heldWhy):
 			w.log.Warn("webhook event abandoned: it became webhooks.retry_for old while its owner's webhook asked for a pause (Retry-After); "+
 				"it was not sent and will not be", append(attrs, "retry_for", w.cfg.RetryFor)...)
+		case outcome == OutcomeAbandoned && try.Status == store.EventAbandoned && strings.HasSuffix(try.Error, busyWhy):
+			w.log.Warn("webhook event abandoned: its last retry's time passed while it waited for a free slot of its owner "+
+				"(webhooks.max_inflight_per_owner); it was not sent and will not be: raise webhooks.max_inflight_per_owner, or make the endpoint answer faster",
+				append(attrs, "retry_for", w.cfg.RetryFor, "last_look", w.lastLook())...)
 		case outcome == OutcomeAbandoned:
 			w.log.Warn("webhook event abandoned: a try of it failed when it was webhooks.retry_for old; it will not be sent again",
 				append(attrs, "retry_for", w.cfg.RetryFor)...)

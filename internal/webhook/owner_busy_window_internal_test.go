@@ -130,7 +130,7 @@ func (c *ownerBusyCase) status(t *testing.T) string {
 // event neither delivered nor abandoned, counted and logged nowhere (found by
 // review, rwh13). Now the window allows for it (config.RedeliveryMargin), and
 // the retry delivers the event once its owner has a free slot.
-func TestOwnerBusySnoozeOfALastRetryKeepsItsJob_wwh61(t *testing.T) {
+func TestOwnerBusySnoozeOfALastRetryKeepsItsJob(t *testing.T) {
 	c := newOwnerBusyCase(t)
 	// The event's last retry comes due a second before the latest it can.
 	snoozed := c.lookSnoozed(t, c.due-time.Second)
@@ -152,7 +152,7 @@ func TestOwnerBusySnoozeOfALastRetryKeepsItsJob_wwh61(t *testing.T) {
 // nothing sent — recorded, counted abandoned and logged — before the
 // redelivery window ends, rather than deleted by retention while it waited
 // (found by review, rwh13: every event ends delivered or abandoned).
-func TestOwnerBusyDeliveryPastItsLastLookIsAbandonedNotLost_wwh61(t *testing.T) {
+func TestOwnerBusyDeliveryPastItsLastLookIsAbandonedNotLost(t *testing.T) {
 	c := newOwnerBusyCase(t)
 	// The event's retry has waited for its owner's turn for all but a second
 	// of the minute after the latest a retry comes due.
@@ -181,7 +181,7 @@ func TestOwnerBusyDeliveryPastItsLastLookIsAbandonedNotLost_wwh61(t *testing.T) 
 // the redelivery window: its owner still at its limit then, the event is
 // abandoned, nothing sent, where the snooze to its turn outlasted the window
 // and retention deleted its job first (found by review, rwh13).
-func TestParkedTurnOfALastRetryEndsAtItsLastLook_wwh61(t *testing.T) {
+func TestParkedTurnOfALastRetryEndsAtItsLastLook(t *testing.T) {
 	c := newOwnerBusyCase(t)
 	c.w.owners.mu.Lock()
 	c.w.owners.paceOf("acme").next = time.Now().Add(2 * time.Hour)
@@ -204,7 +204,7 @@ func TestParkedTurnOfALastRetryEndsAtItsLastLook_wwh61(t *testing.T) {
 // (ownerBusyGrace, then it is abandoned), or River's rescue of a try its
 // replica's death cut then (rescueStuckAfter, the rescuer's 30 s round, and
 // the rescued delivery's wait), and a minute for River's scheduler and fetch.
-func TestRedeliveryMarginCoversTheLastLookAndARescue_wwh61(t *testing.T) {
+func TestRedeliveryMarginCoversTheLastLookAndARescue(t *testing.T) {
 	if got, want := config.RedeliveryMargin, ownerBusyGrace+rescueStuckAfter+time.Minute; got != want {
 		t.Errorf("config.RedeliveryMargin is %s, want %s (ownerBusyGrace + rescueStuckAfter + a minute)", got, want)
 	}

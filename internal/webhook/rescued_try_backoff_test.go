@@ -23,7 +23,7 @@ import (
 // (1 h) for later tries — though the endpoint did not fail. A try cut by a
 // graceful shutdown is retried at once and "does not lengthen the backoff"
 // (docs/api.md).
-func TestRescuedTryIsRetriedSoonNotAfterAFullBackoff_wwh61(t *testing.T) {
+func TestRescuedTryIsRetriedSoonNotAfterAFullBackoff(t *testing.T) {
 	rc := newReceiver(t, func(int) int { return http.StatusNoContent })
 	db := testdb.New(t, store.Options{KeyRetention: time.Hour})
 	ctx := context.Background()

@@ -15,7 +15,7 @@ import (
 // whose clock runs minutes ahead of the database's must not take its failed
 // tries for rescues (its endpoint retried every few seconds, not at a
 // failed try's backoff), nor a rescued try's retry wait a failed try's.
-func TestRescuedTryWaitsSecondsAFailedOneItsBackoff_wwh61(t *testing.T) {
+func TestRescuedTryWaitsSecondsAFailedOneItsBackoff(t *testing.T) {
 	dbNow := time.Now()
 	for _, tc := range []struct {
 		name     string

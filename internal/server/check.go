@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -16,15 +17,17 @@ import (
 // Checked is what Check found in a configuration that passed.
 type Checked struct {
 	Prompts, Targets int
-	// Warnings are the ones New logs at start about the configuration and
-	// the keys it reads (short keys, targets).
+	// Warnings are the ones New logs at start, in its order: about the
+	// OpenTelemetry environment (telemetry.EnvWarnings, when it asks for
+	// trace export), the keys it reads (short keys) and the configuration
+	// (targets).
 	Warnings []string
 }
 
 // Check runs, on a loaded configuration, the checks New makes before it
 // touches the database (starts, connects to or migrates it): the log
-// settings, the OpenTelemetry environment (telemetry.CheckEnv: no exporter
-// is built), the prompts against the routes, every provider's target, the
+// settings, the OpenTelemetry environment (telemetry.CheckEnv and
+// telemetry.EnvWarnings: no exporter is built), the prompts against the routes, every provider's target, the
 // tenants', operator's and webhooks' secrets in the environment, the
 // operator key not being a tenant's (prepare, which New runs too), and the
 // database URL serve would connect to (database_url, or DATABASE_URL over
@@ -48,8 +51,15 @@ func Check(cfg *config.Config) (Checked, error) {
 	if err := errors.Join(telemetryErr, prepareErr, databaseURLError(cfg)); err != nil {
 		return Checked{}, err
 	}
+	var warnings []string
+	// context.Background: the resource is read from the environment, waiting
+	// on nothing (no detector that dials is used).
+	for _, w := range telemetry.EnvWarnings(context.Background()) {
+		warnings = append(warnings, w.String())
+	}
+	warnings = append(warnings, shortKeyWarnings(cfg, p.opsKey)...)
 	return Checked{Prompts: len(p.prompts.All()), Targets: len(p.targets),
-		Warnings: append(shortKeyWarnings(cfg, p.opsKey), cfg.Warnings()...)}, nil
+		Warnings: append(warnings, cfg.Warnings()...)}, nil
 }
 
 // databaseURLError is why store.Connect would refuse the database URL serve

@@ -1,7 +1,6 @@
 package telemetry
 
 import (
-	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -13,9 +12,9 @@ import (
 // on the router's log: an unknown sampler or an unreadable ratio by a
 // sampler that keeps every trace (an operator who asked for a tenth exports
 // all of them), an unreadable OTEL_BSP_* by its default (reported only on
-// OpenTelemetry's internal logger, silent by default). warnSDKEnv reads them
-// as the SDK does, beforehand, and warns of each on the router's log, as
-// SetupLogged does of an unreadable value length limit.
+// OpenTelemetry's internal logger, silent by default). sdkEnvWarnings reads
+// them as the SDK does, beforehand, and SetupLogged warns of each on the
+// router's log, as it does of an unreadable value length limit.
 
 // samplers are the OTEL_TRACES_SAMPLER values the SDK knows.
 var samplers = [...]string{"always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"}
@@ -77,14 +76,15 @@ var bspVars = [...]bspVar{
 	{"OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512, "spans"},
 }
 
-// warnSDKEnv warns on log of each sampler or batch span processor variable
-// the SDK cannot read (samplerProblem; an OTEL_BSP_* that is not an integer,
-// read as the SDK reads it: strconv.Atoi of the value as it is, spaces
-// included), naming the variable, what it holds, what is used instead and
-// how to write it.
-func warnSDKEnv(getenv func(string) string, log *slog.Logger) {
+// sdkEnvWarnings are the warnings of each sampler or batch span processor
+// variable the SDK cannot read (samplerProblem; an OTEL_BSP_* that is not an
+// integer, read as the SDK reads it: strconv.Atoi of the value as it is,
+// spaces included), naming the variable, what it holds, what is used instead
+// and how to write it.
+func sdkEnvWarnings(getenv func(string) string) []Warning {
+	var warnings []Warning
 	if msg, key, value := samplerProblem(getenv); msg != "" {
-		log.Warn(msg, "variable", key, "value", value)
+		warnings = append(warnings, Warning{Msg: msg, Attrs: []any{"variable", key, "value", value}})
 	}
 	for _, b := range bspVars {
 		raw := getenv(b.key)
@@ -101,7 +101,8 @@ func warnSDKEnv(getenv func(string) string, log *slog.Logger) {
 				how += " (" + strconv.FormatInt(d.Milliseconds(), 10) + " for " + strings.TrimSpace(raw) + ")"
 			}
 		}
-		log.Warn(b.key+" is not an integer, so the batch span processor keeps its default; "+how,
-			"variable", b.key, "value", raw, "default", strconv.Itoa(b.def)+" "+b.unit)
+		warnings = append(warnings, Warning{Msg: b.key + " is not an integer, so the batch span processor keeps its default; " + how,
+			Attrs: []any{"variable", b.key, "value", raw, "default", strconv.Itoa(b.def) + " " + b.unit}})
 	}
+	return warnings
 }

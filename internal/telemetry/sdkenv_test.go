@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// warnSDKEnv warns, naming the variable, what it holds, what is used instead
+// sdkEnvWarnings warn (SetupLogged logs them), naming the variable, what it holds, what is used instead
 // and how to write it, of each sampler or OTEL_BSP_* value the SDK cannot
 // read, and of nothing it reads.
-func TestWarnSDKEnv(t *testing.T) {
+func TestSDKEnvWarnings(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		env  map[string]string
@@ -37,7 +37,7 @@ func TestWarnSDKEnv(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			warnSDKEnv(func(k string) string { return tc.env[k] }, slog.New(slog.NewTextHandler(&buf, nil)))
+			logWarnings(slog.New(slog.NewTextHandler(&buf, nil)), sdkEnvWarnings(func(k string) string { return tc.env[k] }))
 			got := buf.String()
 			if len(tc.want) == 0 {
 				if got != "" {

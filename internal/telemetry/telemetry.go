@@ -74,21 +74,21 @@ func Protocol(getenv func(string) string) (string, error) {
 	return "", fmt.Errorf("telemetry: %s %q is not supported: use http/protobuf or grpc", key, getenv(key))
 }
 
-// warnRootTracesEndpoint warns when OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, used
-// as it is with http/protobuf (the OTLP specification), has no path or "/":
-// every batch then goes to "/", which a collector answers 404, the base URL
-// being what OTEL_EXPORTER_OTLP_ENDPOINT takes.
-func warnRootTracesEndpoint(getenv func(string) string, proto string, log *slog.Logger) {
+// rootTracesEndpointWarnings warn when OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+// used as it is with http/protobuf (the OTLP specification), has no path or
+// "/": every batch then goes to "/", which a collector answers 404, the base
+// URL being what OTEL_EXPORTER_OTLP_ENDPOINT takes.
+func rootTracesEndpointWarnings(getenv func(string) string, proto string) []Warning {
 	raw := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
 	if proto != "http/protobuf" || raw == "" {
-		return
+		return nil
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Path != "" && u.Path != "/") {
-		return
+		return nil
 	}
-	log.Warn("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT has no path: with http/protobuf it is used as it is, so spans are sent to \"/\", which an OpenTelemetry collector answers 404; write the whole URL (…/v1/traces) or set the base in OTEL_EXPORTER_OTLP_ENDPOINT instead",
-		"endpoint", u.Redacted())
+	return []Warning{{Msg: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT has no path: with http/protobuf it is used as it is, so spans are sent to \"/\", which an OpenTelemetry collector answers 404; write the whole URL (…/v1/traces) or set the base in OTEL_EXPORTER_OTLP_ENDPOINT instead",
+		Attrs: []any{"endpoint", u.Redacted()}}}
 }
 
 // CheckEnv refuses what SetupLogged would refuse in the environment getenv
@@ -134,10 +134,10 @@ func Setup(ctx context.Context, version string) (shutdown func(context.Context) 
 // timeouts, OTEL_BSP_SCHEDULE_DELAY, ...); endpoints and headers it would
 // get wrong are refused first (otlpEnvProblems). shutdown flushes pending
 // spans.
-// log hears what is accepted with a warning (a partly malformed
-// OTEL_RESOURCE_ATTRIBUTES, an unreadable value length limit, sampler or
-// OTEL_BSP_* variable (warnSDKEnv), an http/protobuf
-// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT without a path) and, while tracing is on,
+// log hears what is accepted with a warning (envSetup, the list EnvWarnings
+// returns: a partly malformed OTEL_RESOURCE_ATTRIBUTES, an http/protobuf
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT without a path, an unreadable value
+// length limit, sampler or OTEL_BSP_* variable (sdkEnvWarnings)) and, while tracing is on,
 // OpenTelemetry's errors: those it reports while the tracer provider is
 // built, then failed exports among others, at most once a minute
 // (errorLog; after shutdown they go where OpenTelemetry's default handler
@@ -174,16 +174,11 @@ func SetupLogged(ctx context.Context, version string, log *slog.Logger) (shutdow
 	if err != nil {
 		return nop, false, fmt.Errorf("telemetry: OTLP %s exporter: %w", proto, err)
 	}
-	res, err := Resource(ctx, version, log)
+	res, warnings, err := envSetup(ctx, version, os.Getenv, proto)
 	if err != nil {
 		return nop, false, err
 	}
-	warnRootTracesEndpoint(os.Getenv, proto, log)
-	if key, raw := unreadableLengthLimit(os.Getenv); key != "" {
-		log.Warn(key+" is not an integer: string span attributes stay truncated to the router's default; write a number of bytes, or -1 for no limit",
-			"value", raw, "limit", DefaultAttributeValueLengthLimit)
-	}
-	warnSDKEnv(os.Getenv, log)
+	logWarnings(log, warnings) // EnvWarnings: what `router config check` lists
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res),
 		sdktrace.WithRawSpanLimits(SpanLimits(os.Getenv)))
 	handler := newErrorLog(log)
@@ -256,18 +251,34 @@ func unreadableLengthLimit(getenv func(string) string) (key, value string) {
 // the application): the SDK's partial resource, its well-formed attributes,
 // is kept, and log warns of the rest.
 func Resource(ctx context.Context, version string, log *slog.Logger) (*resource.Resource, error) {
+	res, warnings, err := buildResource(ctx, version)
+	if err != nil {
+		return nil, err
+	}
+	logWarnings(log, warnings)
+	return res, nil
+}
+
+// buildResource is Resource and the warning it logs, not logged.
+func buildResource(ctx context.Context, version string) (*resource.Resource, []Warning, error) {
 	attrs := []attribute.KeyValue{attribute.String("service.name", DefaultServiceName)}
 	if version != "" {
 		attrs = append(attrs, attribute.String("service.version", version))
 	}
+	var warnings []Warning
 	env, err := resource.New(ctx, resource.WithFromEnv(), resource.WithTelemetrySDK())
 	switch {
 	case err != nil && errors.Is(err, resource.ErrPartialResource) && env != nil:
-		log.Warn("OTEL_RESOURCE_ATTRIBUTES is partly malformed: its well-formed key=value items are used, the rest ignored; write it as comma-separated key=value pairs (values percent-encoded)", "err", err)
+		warnings = append(warnings, Warning{Msg: "OTEL_RESOURCE_ATTRIBUTES is partly malformed: its well-formed key=value items are used, the rest ignored; write it as comma-separated key=value pairs (values percent-encoded)",
+			Attrs: []any{"err", err}})
 	case err != nil:
-		return nil, fmt.Errorf("telemetry: resource from OTEL_RESOURCE_ATTRIBUTES/OTEL_SERVICE_NAME: %w", err)
+		return nil, nil, fmt.Errorf("telemetry: resource from OTEL_RESOURCE_ATTRIBUTES/OTEL_SERVICE_NAME: %w", err)
 	}
-	return resource.Merge(resource.NewSchemaless(attrs...), env)
+	res, err := resource.Merge(resource.NewSchemaless(attrs...), env)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, warnings, nil
 }
 
 // Install makes tp the global tracer provider and W3C trace context (with

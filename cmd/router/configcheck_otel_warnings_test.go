@@ -25,7 +25,7 @@ var otelKeys = []string{
 // warnings serve would log", listed none of them. It lists them now, exit 0
 // (they are not refused), and none of them for an environment serve does
 // not warn of. The collector named here does not answer: nothing is sent.
-func TestConfigCheckListsServesOTELWarnings_wcheck61(t *testing.T) {
+func TestConfigCheckListsServesOTELWarnings(t *testing.T) {
 	t.Setenv("DATABASE_URL", "postgres://u@127.0.0.1:1/d?connect_timeout=1")
 	t.Setenv("ROUTER_DEMO_KEY", "demo-key")
 	demo, err := filepath.Abs("../../demo/router.yaml")

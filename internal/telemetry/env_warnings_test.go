@@ -20,7 +20,7 @@ import (
 // attributes (beside which it logs OpenTelemetry's own reports of some of
 // them while the tracer provider is built), and it builds, installs and sends nothing; with no export
 // asked for, SetupLogged warns of nothing and EnvWarnings returns nothing.
-func TestEnvWarningsAreSetupLoggedsWarnings_wcheck61(t *testing.T) {
+func TestEnvWarningsAreSetupLoggedsWarnings(t *testing.T) {
 	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/x-protobuf")
 	}))
@@ -95,7 +95,7 @@ func TestEnvWarningsAreSetupLoggedsWarnings_wcheck61(t *testing.T) {
 
 // Warning.String is the warning on one line: the message, then its
 // attributes as key=value, a value quoted when it needs it.
-func TestWarningString_wcheck61(t *testing.T) {
+func TestWarningString(t *testing.T) {
 	w := Warning{Msg: "OTEL_BSP_SCHEDULE_DELAY is not an integer", Attrs: []any{"variable", "OTEL_BSP_SCHEDULE_DELAY", "value", "5s", "default", "5000 ms", "limit", 4096}}
 	want := `OTEL_BSP_SCHEDULE_DELAY is not an integer (variable=OTEL_BSP_SCHEDULE_DELAY value=5s default="5000 ms" limit=4096)`
 	if got := w.String(); got != want {

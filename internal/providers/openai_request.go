@@ -344,11 +344,14 @@ func missingToolCall(provider, field, reason string, streamed bool, u Usage, id,
 	return e.billed(u, id, model)
 }
 
-// openAIUsage is an answer's usage as the router keeps it.
+// openAIUsage is an answer's usage as the router keeps it. Its cached_tokens
+// are part of its prompt_tokens: a gateway's larger count (4294967295 beside
+// 20) is held to prompt_tokens, as anthropicUsage holds cache reads to the
+// prompt, not marked Estimated (no count is the router's).
 func openAIUsage(u openai.Usage) Usage {
 	r := reportedUsage(int64(u.PromptTokens), int64(u.CompletionTokens), int64(u.TotalTokens))
 	if d := u.PromptTokensDetails; d != nil {
-		r.PromptTokensDetails.CachedTokens = clampTokens(int64(d.CachedTokens))
+		r.PromptTokensDetails.CachedTokens = min(clampTokens(int64(d.CachedTokens)), r.PromptTokens)
 		r.PromptTokensDetails.AudioTokens = clampTokens(int64(d.AudioTokens))
 	}
 	if d := u.CompletionTokensDetails; d != nil {

@@ -11,12 +11,15 @@ const maxReportedTokens = 1 << 40
 // (a bug or a hostile server) would otherwise become a negative cost in the
 // database and a counter the metrics library refuses (SPEC §17: a provider
 // cannot crash the process or corrupt what the router records).
+//
+// The total is at least the sum of the two: a missing total (0) is the sum,
+// and so is one smaller than the split (a gateway's {1000, 50, total 50}),
+// so that the usage's parts add up to its total as docs/providers.md says
+// every usage's do; the split is what is priced. A total larger than the
+// split is kept: the race prices its gap (totalGapFilled).
 func reportedUsage(prompt, completion, total int64) Usage {
 	p, c := clampTokens(prompt), clampTokens(completion)
-	t := clampTokens(total)
-	if t == 0 && (p > 0 || c > 0) {
-		t = p + c
-	}
+	t := max(clampTokens(total), p+c)
 	return Usage{PromptTokens: p, CompletionTokens: c, TotalTokens: t}
 }
 

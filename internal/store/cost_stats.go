@@ -12,9 +12,12 @@ type HedgeCost struct {
 	LostUSD  float64 `json:"lost_usd"`  // attempts that did not win (hedges, retries, failovers)
 	HedgeUSD float64 `json:"hedge_usd"` // hedge attempts, won or not
 	// HedgeWins is the number of jobs a hedge won; LatencyBoughtMS is, over
-	// them, the mean time by which the winning hedge beat its job's primary
-	// (the primary's end minus the hedge's; a primary cancelled when the hedge
-	// won counts 0, so this is a lower bound).
+	// them, the mean time by which the winning hedge beat the attempt it
+	// hedged: the job's latest primary, retry or failover before it by seq
+	// (that attempt's end minus the hedge's; one cancelled when the hedge won
+	// counts 0, so this is a lower bound). Not the job's first primary: after
+	// a retry or failover that one had ended before the hedge began, and every
+	// such win counted 0.
 	HedgeWins       int64   `json:"hedge_wins"`
 	LatencyBoughtMS float64 `json:"latency_bought_ms"`
 	// UnpricedAttempts is the number of attempts with usage but no cost
@@ -28,10 +31,10 @@ type HedgeCost struct {
 // ($1), reached by created_at (attempts_created), and counts those with usage
 // that have no cost (unpricedUsage's condition, in SQL).
 const recentHedgeCostSQL = `
-		WITH recent AS (SELECT a.job_id, a.role, a.state, a.finished_at, a.cost_usd, a.usage FROM attempts a WHERE a.created_at > now() - $1::interval),
+		WITH recent AS (SELECT a.job_id, a.seq, a.role, a.state, a.finished_at, a.cost_usd, a.usage FROM attempts a WHERE a.created_at > now() - $1::interval),
 		won AS (
 			SELECT w.job_id, w.finished_at AS won_at,
-				(SELECT p.finished_at FROM attempts p WHERE p.job_id = w.job_id AND p.role = 'primary' ORDER BY p.seq LIMIT 1) AS primary_end
+				(SELECT p.finished_at FROM attempts p WHERE p.job_id = w.job_id AND p.seq < w.seq AND p.role <> 'hedge' ORDER BY p.seq DESC LIMIT 1) AS primary_end
 			FROM recent w WHERE w.role = 'hedge' AND w.state = 'won')
 		SELECT coalesce((SELECT sum(cost_usd) FROM recent), 0)::float8,
 			coalesce((SELECT sum(cost_usd) FROM recent WHERE state <> 'won'), 0)::float8,

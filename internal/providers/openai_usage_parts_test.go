@@ -16,7 +16,7 @@ import (
 // and completion_tokens together becomes their sum (the split is what is
 // priced). Found by review (rtok13, wanth60): both reached the chat caller's
 // usage and the attempt as reported.
-func TestOpenAIUsagePartsAddUp_wusage61(t *testing.T) {
+func TestOpenAIUsagePartsAddUp(t *testing.T) {
 	for _, c := range []struct {
 		name, usage string
 		want        Usage

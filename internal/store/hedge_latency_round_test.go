@@ -16,7 +16,7 @@ import (
 // against the first primary, which had ended long before, it counted 0.
 // The plain case (a hedge beside its primary) is measured as before.
 // Found by review (rtok13).
-func TestLatencyBoughtComparesWithTheHedgedAttempt_wusage61(t *testing.T) {
+func TestLatencyBoughtComparesWithTheHedgedAttempt(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	// Each job's attempts, in seq order: role, state, and when it ended

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -121,6 +122,16 @@ func (cb claimBatch) finish() {
 	for _, d := range cb.dups {
 		f := cb.byKey[d.key()]
 		switch {
+		case f.err != nil && keyRowBusy(f.err) && !bytes.Equal(d.nj.Fingerprint, f.nj.Fingerprint):
+			// The key's row is held by another transaction past the
+			// claim's lock wait: this claim would wait for the same row,
+			// and is told busy too (nothing of either was written). Its
+			// caller runs it alone, as the key's claim's does (CreateJob),
+			// and it is answered its own outcome, busy (a *BusyError
+			// naming the key) if the row is still held — not sent back to
+			// the batches as not run, where another request's claim of the
+			// key could go out ahead of it on every try.
+			d.err, d.lockWait = f.err, f.lockWait
 		case f.err != nil && !bytes.Equal(d.nj.Fingerprint, f.nj.Fingerprint):
 			// The key's claim failed, maybe for its own request's sake (an
 			// input the database refused) and nothing of it was written:
@@ -149,6 +160,17 @@ func (cb claimBatch) finish() {
 	for _, c := range cb.all {
 		close(c.done)
 	}
+}
+
+// keyRowBusy reports whether err, the error of a claim's statement, is its
+// wait for its key's row running out (Busy), not for its owner's
+// max_live_jobs lock (ErrLiveLimitBusy), which another claim of the key may
+// not take. A claim that failed busy in a batch has that error from a
+// statement that carried it alone (runClaims, splitClaims: a batch that
+// failed otherwise than on a max_live_jobs lock is run again claim by
+// claim), whose only row another transaction can hold is its key's.
+func keyRowBusy(err error) bool {
+	return Busy(err) && !errors.Is(err, ErrLiveLimitBusy)
 }
 
 // tellWins tells the callers of a round of wins that it has run.

@@ -20,7 +20,7 @@ import (
 // done" for a job that exists). It now waits for the key's writer, as the
 // other refusals that say nothing was stored do (AwaitKeyHeld), and replays
 // the job; a key nobody writes is still refused at once.
-func TestLiveLimitWaitsForInFlightClaim_widem61(t *testing.T) {
+func TestLiveLimitWaitsForInFlightClaim(t *testing.T) {
 	release := make(chan struct{})
 	b := setup(t, options{
 		ownerLimits: map[string]api.Limits{"acme": {MaxLiveJobs: 1}},

@@ -23,7 +23,7 @@ import (
 // the other request kept a claim of it ahead of this one in every batch, so
 // every try ended the same way, and the caller was answered "claim not run",
 // a 500, for a claim of which nothing ran.
-func TestClaimBehindBusyClaimOfAnotherRequestIsBusy_widem61(t *testing.T) {
+func TestClaimBehindBusyClaimOfAnotherRequestIsBusy(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	defer store.SetAloneLockWait(200 * time.Millisecond)()

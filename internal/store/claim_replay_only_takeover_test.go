@@ -15,6 +15,11 @@ import (
 // replay that job too, not be told that the key holds no job (the API's
 // "nothing was stored" 429/503 for a request whose job is running). Found by
 // review.
+//
+// The batch waits on the key row until the takeover commits (hangGuard in
+// batchLockWait's place): the test commits it once pg_stat_activity shows the
+// batch waiting, and with the batch's 100 ms lock wait a loaded machine that
+// took longer to commit failed the batch busy (flaked under load).
 func TestReplayOnlyDuplicateSeesTakeoverCommittedDuringBatch(t *testing.T) {
 	b := setup(t)
 	k := takeOverInFlight(t, b) // a new job bound to {"n":2}, not committed yet
@@ -27,7 +32,7 @@ func TestReplayOnlyDuplicateSeesTakeoverCommittedDuringBatch(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		jobs, created, errs = b.st.ClaimOneBatch(context.Background(), []store.NewJob{nj, replayOnly(nj)})
+		jobs, created, errs = b.st.ClaimOneBatchWaiting(context.Background(), []store.NewJob{nj, replayOnly(nj)}, hangGuard)
 	}()
 	k.commitOnceWaitedOn(t, b.db.Pool, done)
 	<-done

@@ -108,6 +108,8 @@ func TestConcurrentTakeoverOfExpiredKeyAnswersTheNewJob(t *testing.T) {
 // duplicates (requests of the same key in the batch, which take its outcome)
 // are all answered from the key as the other claim left it — the same
 // request gets the new job, the expired job's request is a reuse of the key.
+// The batch waits on the key row until the takeover commits (hangGuard in
+// batchLockWait's 100 ms place: a loaded machine may take longer to commit).
 func TestConcurrentTakeoverOfExpiredKeyAnswersBatchDuplicates(t *testing.T) {
 	b := setup(t)
 	k := takeOverInFlight(t, b)
@@ -124,7 +126,7 @@ func TestConcurrentTakeoverOfExpiredKeyAnswersBatchDuplicates(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		jobs, created, errs = b.st.ClaimOneBatch(context.Background(), njs)
+		jobs, created, errs = b.st.ClaimOneBatchWaiting(context.Background(), njs, hangGuard)
 	}()
 	k.commitOnceWaitedOn(t, b.db.Pool, done)
 	<-done

@@ -8,6 +8,23 @@ import (
 // ClaimOneBatch runs njs as one claim batch, synchronously, and returns each
 // caller's outcome in order, exactly as CreateJob would report it.
 func (s *Store) ClaimOneBatch(ctx context.Context, njs []NewJob) (jobs []*Job, created []bool, errs []error) {
+	return s.claimOneBatch(ctx, njs, s.execClaims)
+}
+
+// ClaimOneBatchWaiting is ClaimOneBatch whose batch waits up to lockWait for
+// a row another transaction holds, in batchLockWait's place (execClaims with
+// that wait): a test that commits the holder once the batch waits on it
+// (pg_stat_activity) sees the batch go on after the commit however long a
+// loaded machine takes to commit, rather than fail busy past 100 ms.
+func (s *Store) ClaimOneBatchWaiting(ctx context.Context, njs []NewJob, lockWait time.Duration) (jobs []*Job, created []bool, errs []error) {
+	return s.claimOneBatch(ctx, njs, func(ctx context.Context, reqs []*claimRequest) {
+		cb := groupClaims(reqs)
+		s.runClaims(ctx, cb.firsts, lockWait)
+		cb.finish()
+	})
+}
+
+func (s *Store) claimOneBatch(ctx context.Context, njs []NewJob, exec func(context.Context, []*claimRequest)) (jobs []*Job, created []bool, errs []error) {
 	reqs := make([]*claimRequest, len(njs))
 	for i, nj := range njs {
 		if len(nj.Params) == 0 {
@@ -15,7 +32,7 @@ func (s *Store) ClaimOneBatch(ctx context.Context, njs []NewJob) (jobs []*Job, c
 		}
 		reqs[i] = newClaim(nj)
 	}
-	s.execClaims(ctx, reqs)
+	exec(ctx, reqs)
 	for _, r := range reqs {
 		j, c, err := s.claimOutcome(ctx, r)
 		jobs, created, errs = append(jobs, j), append(created, c), append(errs, err)

@@ -227,9 +227,16 @@ type UnknownAttempt struct {
 // ListUnknownAttempts lists up to limit attempts on the given providers that
 // have been unknown for at least minAge (database clock).
 func (s *Store) ListUnknownAttempts(ctx context.Context, providers []string, minAge time.Duration, limit int) ([]UnknownAttempt, error) {
+	return s.listUnknownAttempts(ctx, `a.provider = ANY($1)`, providers, minAge, limit)
+}
+
+// listUnknownAttempts lists up to limit attempts unknown for at least minAge
+// (database clock), of jobs not ended, whose provider meets onProviders (a
+// condition on a.provider and the array $1, providers), oldest first.
+func (s *Store) listUnknownAttempts(ctx context.Context, onProviders string, providers []string, minAge time.Duration, limit int) ([]UnknownAttempt, error) {
 	rows, err := s.pool.Query(ctx, `SELECT a.job_id::text, a.id::text, a.provider, j.operation, j.prompt_version, a.seq
 		FROM attempts a JOIN jobs j ON j.id = a.job_id
-		WHERE a.state = 'unknown' AND a.provider = ANY($1) AND j.state IN ('unknown', 'running')
+		WHERE a.state = 'unknown' AND `+onProviders+` AND j.state IN ('unknown', 'running')
 		  AND a.finished_at <= now() - $3::interval
 		ORDER BY a.finished_at LIMIT $2`, providers, limit, minAge)
 	if err != nil {

@@ -405,7 +405,7 @@ func ownerWebhook(ctx context.Context, st *store.Store, owner string, known bool
 // webhook, or brings back an older unrevoked key's URL and signing secret.
 // A removed webhook is kept marked removed until r.EventsUntil (the
 // redelivery window, webhooks.retry_for + backoff_cap + a Retry-After's
-// spread + timeout, after the revocation; store.syncKeyWebhooks): the events of the owner's jobs ending
+// spread + timeout + config.RedeliveryMargin, after the revocation; store.syncKeyWebhooks): the events of the owner's jobs ending
 // until then are written and wait, as failed tries, for a webhook; retryFor
 // is this configuration's webhooks.retry_for.
 func warnWebhookChange(ctx context.Context, st *store.Store, owner string, before store.Webhook, r store.RevokedAPIKey, retryFor time.Duration) {
@@ -413,11 +413,11 @@ func warnWebhookChange(ctx context.Context, st *store.Store, owner string, befor
 	switch {
 	case errors.Is(err, store.ErrNotFound) && r.EventsUntil != nil:
 		fmt.Fprintf(os.Stderr, "warning: owner %s now has no webhook (it came with the revoked key). "+
-			"The events of its jobs that end in the next %s (until %s; webhooks.retry_for + backoff_cap + timeout, and the spread a Retry-After adds to a retry: an eighth of backoff_cap, at most 30s) are still recorded, not sent: "+
+			"The events of its jobs that end in the next %s (until %s; webhooks.retry_for + backoff_cap + timeout, the spread a Retry-After adds to a retry (an eighth of backoff_cap, at most 30s), and %s for what a retry that came due may still wait) are still recorded, not sent: "+
 			"each, like those already pending, is retried until it is webhooks.retry_for (%s) old, and is delivered if the owner has a webhook again by then, "+
 			"abandoned if not; jobs that end later get no event until it has one. "+
 			"Give it one again with `router keys create --owner %s --webhook-url URL`.\n",
-			owner, r.EventsFor, r.EventsUntil.UTC().Format(time.RFC3339), retryFor, owner)
+			owner, r.EventsFor, r.EventsUntil.UTC().Format(time.RFC3339), config.RedeliveryMargin, retryFor, owner)
 	case errors.Is(err, store.ErrNotFound):
 		fmt.Fprintf(os.Stderr, "warning: owner %s now has no webhook (it came with the revoked key): its job events are not delivered until it has one again; "+
 			"pending ones are retried until they are webhooks.retry_for old, then abandoned. "+

@@ -48,8 +48,9 @@ func TestKeysRevokeSaysHowLongTheOwnersEventsAreKept(t *testing.T) {
 	}
 	for _, want := range []string{
 		"owner acme now has no webhook",
-		"jobs that end in the next 48h30m35s (until " + until.UTC().Format(time.RFC3339) + ";",
+		"jobs that end in the next 48h37m35s (until " + until.UTC().Format(time.RFC3339) + ";",
 		"retried until it is webhooks.retry_for (48h0m0s) old",
+		"and 7m0s for what a retry that came due may still wait",
 		"delivered if the owner has a webhook again by then, abandoned if not",
 		"router keys create --owner acme --webhook-url URL",
 	} {

@@ -218,10 +218,7 @@ const maxKeyWait = 5 * time.Second
 // (maxKeyWait): its API key must then be checked again before anything is
 // created (recheckKeyAfterWait). A replay of a key that already holds a job is
 // never refused: only then, on the refusal path, is the key looked up
-// (replayable says the key is the caller's own), once no transaction is still
-// writing it (store.AwaitKeyHeld: another replica's claim of the request,
-// committing); a key row still held past that wait is err, a
-// *store.BusyError (503 busy). Such a request is admitted
+// (replayable says the key is the caller's own). Such a request is admitted
 // as a replay only (nj.ReplayOnly): should the key's retention pass before its claim,
 // CreateJob creates nothing and returns store.ErrReplayKeyReleased, answered
 // as this refusal (liveRefusedAtClaim), so the exemption can never create a
@@ -263,12 +260,7 @@ func (s *Server) admitLive(r *http.Request, nj *store.NewJob, replayable bool) (
 				continue // admitted again, or refused and then a replay
 			}
 		}
-		// Waited for a claim of the key still committing (another
-		// replica's: this replica's own are waited for above), so that
-		// "nothing was stored" is not said of its job; a key nobody writes
-		// is answered at once, and one still held past the wait is busy
-		// (503, Retry-After: the outcome is not known).
-		held, err := s.Store.AwaitKeyHeld(ctx, nj.Owner, nj.Operation, nj.IdempotencyKey)
+		held, err := s.Store.KeyHeld(ctx, nj.Owner, nj.Operation, nj.IdempotencyKey)
 		if err != nil {
 			return nil, nil, false, err
 		}

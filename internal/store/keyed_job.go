@@ -88,32 +88,45 @@ const noJobID = "00000000-0000-0000-0000-000000000000"
 // that writer left. Two round trips, on rejection paths only (the read is a
 // statement of its own, as the plain look-ups').
 //
-// The wait goes as a claim's does, an item its batch found blocked past
-// batchLockWait going alone: first on a connection of the pool with the
-// batches' short lock wait (batchLockWait), taking no alone turn — the
-// common case, no writer of the key, ends there, answered at once however
-// many claims wait alone. Only a row still held past it makes the look-up a
-// claim's own wait: it takes one of the claims' alone turns (runAlone: each
-// waiter holds a pool connection) and waits up to aloneLockWait. (Every
-// refusal's look-up took a turn, and a storm of them — every breaker open,
-// no provider eligible for anyone — used up the claims' turns: the
-// refusals were answered 503 busy instead of their own answer, and a claim
-// of a key genuinely held waited for a turn behind them; found in review.)
-// Past the alone wait, or with no turn, the error is a *BusyError naming the
-// key (ErrBusy): the read did not run, and whether a job holds the key is not
-// known yet.
+// The wait goes as a claim's does, an item found blocked going alone, but
+// the first try only probes: on a connection of the pool, with the shortest
+// lock wait (keyProbeWait, a millisecond), taking no alone turn — the common
+// case, no writer of the key, ends there, answered at once however many
+// claims wait alone. A row held then makes the look-up a claim's own wait: it
+// takes one of the claims' alone turns (runAlone: each waiter holds a pool
+// connection) and waits up to aloneLockWait; a key found held so, by a look-up
+// or a claim (heldKeys), is looked up alone at once, with no probe, while it
+// is remembered. So look-ups of a held key hold at most the alone turns'
+// connections, each probe a millisecond. (Every refusal's look-up took a
+// turn, and a storm of them — every breaker open, no provider eligible for
+// anyone — used up the claims' turns: the refusals were answered 503 busy
+// instead of their own answer, and a claim of a key genuinely held waited for
+// a turn behind them; and a first try that waited the batches' 100 ms, with
+// no turn, let resends of one held key take the whole pool: both found in
+// review.) Past the alone wait, or with no turn, the error is a *BusyError
+// naming the key (ErrBusy): the read did not run, and whether a job holds the
+// key is not known yet.
 func (s *Store) awaitKeyWrites(ctx context.Context, owner, operation, key, read string, dest ...any) error {
-	tctx, cancel := context.WithTimeout(ctx, execTimeout+batchLockWait)
-	err := s.readAfterKeyWrites(tctx, batchLockWait, owner, operation, key, read, dest...)
-	cancel()
-	if err == nil || !Busy(err) {
-		return err
+	held := owner + "\x00" + operation + "\x00" + key // as claims remember it (claimRequest.k)
+	var err error
+	if !s.paths.held.has(held) {
+		tctx, cancel := context.WithTimeout(ctx, execTimeout+keyProbeWait)
+		err = s.readAfterKeyWrites(tctx, keyProbeWait, owner, operation, key, read, dest...)
+		cancel()
+		if err == nil || !Busy(err) {
+			return err
+		}
 	}
 	turnErr := s.runAlone(ctx, &s.alone, nil, func(ctx context.Context, wait time.Duration) {
 		err = s.readAfterKeyWrites(ctx, wait, owner, operation, key, read, dest...)
 	})
-	if turnErr != nil {
-		err = turnErr
+	switch {
+	case turnErr != nil:
+		err = turnErr // nothing learnt: the memory is left as it is
+	case Busy(err):
+		s.paths.held.mark(held)
+	case err == nil:
+		s.paths.held.forget(held)
 	}
 	if err != nil && Busy(err) {
 		return &BusyError{Wait: aloneLockWait(), Err: err,
@@ -121,6 +134,11 @@ func (s *Store) awaitKeyWrites(ctx context.Context, owner, operation, key, read 
 	}
 	return err
 }
+
+// keyProbeWait is the lock wait of awaitKeyWrites's first try: it tells a
+// key some transaction is writing from one nobody is, without waiting for the
+// writer on a connection no alone turn bounds.
+const keyProbeWait = time.Millisecond
 
 // readAfterKeyWrites is one try of awaitKeyWrites, waiting up to wait.
 func (s *Store) readAfterKeyWrites(ctx context.Context, wait time.Duration, owner, operation, key, read string, dest ...any) error {

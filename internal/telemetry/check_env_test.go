@@ -21,11 +21,16 @@ func TestCheckEnvRefusesWhatSetupRefuses(t *testing.T) {
 		"propagator":      {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_PROPAGATORS": "tracecontext,xray-typo"},
 		"endpoint":        {"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"},
 		"headers":         {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_EXPORTER_OTLP_HEADERS": "authorization"},
+		// The SDK panicked at start on a negative size and spun a core on a
+		// schedule delay of 0.
+		"negative queue size": {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_BSP_MAX_QUEUE_SIZE": "-1"},
+		"zero batch size":     {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "0"},
+		"zero schedule delay": {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_BSP_SCHEDULE_DELAY": "0"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			for _, k := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL",
 				"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_PROPAGATORS", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
-				"OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER"} {
+				"OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_BSP_MAX_QUEUE_SIZE", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "OTEL_BSP_SCHEDULE_DELAY"} {
 				t.Setenv(k, vars[k])
 			}
 			otel.SetTracerProvider(noop.NewTracerProvider())
@@ -49,5 +54,9 @@ func TestCheckEnvRefusesWhatSetupRefuses(t *testing.T) {
 	}
 	if err := CheckEnv(env(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint})); err != nil {
 		t.Errorf("CheckEnv of a good environment: %v", err)
+	}
+	// An export timeout of 0 is no timeout to the SDK, not a fault.
+	if err := CheckEnv(env(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_BSP_EXPORT_TIMEOUT": "0"})); err != nil {
+		t.Errorf("CheckEnv with OTEL_BSP_EXPORT_TIMEOUT=0: %v", err)
 	}
 }

@@ -1,6 +1,9 @@
 package telemetry
 
 import (
+	"errors"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -66,14 +69,38 @@ type bspVar struct {
 	key  string
 	def  int
 	unit string // "ms" or "spans"
+	// min is the least value the SDK can run with: below it a size panics
+	// (a negative channel or slice capacity) or drops every span (a queue
+	// of 0), a schedule delay of 0 or less spins a core. The export timeout
+	// has none: 0 or less means no timeout, as the SDK reads it.
+	min int
 }
 
 // bspVars are the OTEL_BSP_* variables the SDK reads (NewBatchSpanProcessor).
 var bspVars = [...]bspVar{
-	{"OTEL_BSP_SCHEDULE_DELAY", 5000, "ms"},
-	{"OTEL_BSP_EXPORT_TIMEOUT", 30000, "ms"},
-	{"OTEL_BSP_MAX_QUEUE_SIZE", 2048, "spans"},
-	{"OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512, "spans"},
+	{"OTEL_BSP_SCHEDULE_DELAY", 5000, "ms", 1},
+	{"OTEL_BSP_EXPORT_TIMEOUT", 30000, "ms", math.MinInt},
+	{"OTEL_BSP_MAX_QUEUE_SIZE", 2048, "spans", 1},
+	{"OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512, "spans", 1},
+}
+
+// bspProblems refuses an OTEL_BSP_* integer the batch span processor cannot
+// run with (bspVar.min): OTEL_BSP_MAX_QUEUE_SIZE=-1 made serve panic at
+// start inside the SDK, and OTEL_BSP_SCHEDULE_DELAY=0 spun a core, while
+// config check passed both (found in review). A value that is not an
+// integer is not refused: the SDK keeps its default (sdkEnvWarnings).
+func bspProblems(getenv func(string) string) error {
+	var errs []error
+	for _, b := range bspVars {
+		raw := getenv(b.key)
+		n, err := strconv.Atoi(raw)
+		if raw == "" || err != nil || n >= b.min {
+			continue
+		}
+		errs = append(errs, fmt.Errorf("%s=%s: the batch span processor needs at least %d %s (its default is %d); set a larger value or unset it",
+			b.key, raw, b.min, b.unit, b.def))
+	}
+	return errors.Join(errs...)
 }
 
 // sdkEnvWarnings are the warnings of each sampler or batch span processor

@@ -118,6 +118,9 @@ func exportEnv(getenv func(string) string) (proto string, prop propagation.TextM
 	if err := otlpEnvProblems(getenv, proto); err != nil {
 		return "", nil, err
 	}
+	if err := bspProblems(getenv); err != nil {
+		return "", nil, err
+	}
 	return proto, prop, nil
 }
 

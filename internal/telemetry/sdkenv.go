@@ -44,7 +44,7 @@ func samplerProblem(getenv func(string) string) (msg, key, value string) {
 			return "", "", ""
 		}
 		v, err := strconv.ParseFloat(arg, 64)
-		if err == nil && !(v < 0 || v > 1) { // as the SDK: NaN passes
+		if err == nil && v >= 0 && v <= 1 { // NaN, which the SDK takes and then samples every trace with, does not
 			return "", "", ""
 		}
 		used := "every trace, whatever its caller's sampled flag (traceidratio with ratio 1)"

@@ -24,6 +24,8 @@ func TestSDKEnvWarnings(t *testing.T) {
 			[]string{"level=WARN", "OTEL_TRACES_SAMPLER_ARG is not a ratio from 0 to 1", "samples every trace, whatever its caller's sampled flag", "0.1 for a tenth", "value=10%"}},
 		{"a ratio above 1", map[string]string{"OTEL_TRACES_SAMPLER": "parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG": "10"},
 			[]string{"every trace whose caller did not say otherwise (parentbased_traceidratio with ratio 1)", "value=10"}},
+		{"not a number", map[string]string{"OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "NaN"},
+			[]string{"OTEL_TRACES_SAMPLER_ARG is not a ratio from 0 to 1", "value=NaN"}},
 		{"an unknown sampler", map[string]string{"OTEL_TRACES_SAMPLER": "ratio"},
 			[]string{"OTEL_TRACES_SAMPLER is not a sampler OpenTelemetry knows", "parentbased_always_on", "parentbased_traceidratio", "value=ratio"}},
 		{"an argument alone", map[string]string{"OTEL_TRACES_SAMPLER_ARG": "0.1"},

@@ -52,6 +52,13 @@ func (s *Server) resolveAttempt(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, "read job", err)
 		return
 	}
+	// Once the job is the caller's, as the body is judged: the outcome is
+	// the body's to say, not a query parameter's.
+	if perr := refuseQuery(r, "POST /v1/jobs/{id}/attempts/{seq}/resolve", `its resolution goes in the JSON body ("outcome", "result", "note")`); perr != nil {
+		perr.JobID = id
+		writeProblem(w, r, *perr)
+		return
+	}
 	var req resolveRequest
 	if perr := s.decodeBody(w, r, &req); perr != nil {
 		writeProblem(w, r, *perr)
@@ -229,6 +236,8 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 		case err != nil:
 			s.internalError(w, r, "read the job to retry", err)
 			return
+		case revives && s.retryResent(w, r, owner, id, key):
+			return // the retry it resends was made after all, or may be
 		case revives:
 			s.setRetryAfterLive(w)
 			writeProblem(w, r, problem{Status: http.StatusTooManyRequests, Type: "too-many-live-jobs", Title: "Too many live jobs",
@@ -256,6 +265,8 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		s.internalError(w, r, "read the job to retry", err)
 		return
+	case (promptErr != nil || !eligible) && s.retryResent(w, r, owner, id, key):
+		return // the retry it resends was made after all, or may be
 	case promptErr != nil:
 		s.retryPromptUnavailable(w, r, job, promptErr)
 		return
@@ -317,6 +328,38 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 	s.Log.Info("job retried", "job_id", id, "owner", owner)
 	s.Exec.Submit(&store.Job{ID: id})
 	s.respondChanged(w, r, owner, id, true, jobChange{made: "the job was retried: a new round started"})
+}
+
+// retryResent answers a keyed retry (key; "" for none) of owner's job id
+// that is about to be refused before RetryJobKeyed with an answer saying the
+// job was not retried (429 at the live limit, 422 input-too-long or
+// prompt-retired, 503 no-eligible-provider or prompt-unavailable), and
+// reports whether it did. The checks before it read plainly: the retry this
+// resends may be committing on another replica (its key on the job's row,
+// not yet visible), and the refusal would tell the caller — finally, for a
+// 422 — that nothing was done, for the round that starts a moment later.
+// So the job's latest retry key is read again once no transaction is writing
+// the job's row (store.AwaitRetryKeyHeld, a bounded wait): this key is the
+// replay (200, Idempotent-Replayed); the row still held past the wait is 503
+// busy with Retry-After (resend it), never the refusal; another key, or
+// none, lets the refusal stand. A retry without a key is no resend: it is
+// refused at once.
+func (s *Server) retryResent(w http.ResponseWriter, r *http.Request, owner, id, key string) bool {
+	if key == "" {
+		return false
+	}
+	held, err := s.Store.AwaitRetryKeyHeld(r.Context(), owner, id, key)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		writeProblem(w, r, notFoundProblem(id))
+	case err != nil:
+		s.jobError(w, r, "read the job's latest retry key", err, id) // read as owner's before
+	case held:
+		s.replayRetry(w, r, owner, id)
+	default:
+		return false
+	}
+	return true
 }
 
 // replayRetry answers a retry whose Idempotency-Key is that of the job's

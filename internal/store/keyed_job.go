@@ -107,30 +107,44 @@ const noJobID = "00000000-0000-0000-0000-000000000000"
 // naming the key (ErrBusy): the read did not run, and whether a job holds the
 // key is not known yet.
 func (s *Store) awaitKeyWrites(ctx context.Context, owner, operation, key, read string, dest ...any) error {
-	held := owner + "\x00" + operation + "\x00" + key // as claims remember it (claimRequest.k)
+	return s.awaitWrites(ctx, fmt.Sprintf("Idempotency-Key %q of operation %q", key, operation),
+		owner+"\x00"+operation+"\x00"+key, // as claims remember it (claimRequest.k)
+		func(ctx context.Context, wait time.Duration) error {
+			return s.readAfterKeyWrites(ctx, wait, owner, operation, key, read, dest...)
+		})
+}
+
+// awaitWrites is awaitKeyWrites's wait for any row a refusal's look-up must
+// see unwritten (the key's, or a job's: AwaitRetryKeyHeld): try, the look-up
+// waiting up to wait for the row's writers, runs first as a probe
+// (keyProbeWait, no alone turn) unless the row is remembered held under
+// remember (heldKeys), then, only if the row was held, once more in one of
+// the claims' alone turns with aloneLockWait, which marks or forgets it held.
+// Still held past that, or with no turn, the error is a *BusyError naming
+// what.
+func (s *Store) awaitWrites(ctx context.Context, what, remember string, try func(ctx context.Context, wait time.Duration) error) error {
 	var err error
-	if !s.paths.held.has(held) {
+	if !s.paths.held.has(remember) {
 		tctx, cancel := context.WithTimeout(ctx, execTimeout+keyProbeWait)
-		err = s.readAfterKeyWrites(tctx, keyProbeWait, owner, operation, key, read, dest...)
+		err = try(tctx, keyProbeWait)
 		cancel()
 		if err == nil || !Busy(err) {
 			return err
 		}
 	}
 	turnErr := s.runAlone(ctx, &s.alone, nil, func(ctx context.Context, wait time.Duration) {
-		err = s.readAfterKeyWrites(ctx, wait, owner, operation, key, read, dest...)
+		err = try(ctx, wait)
 	})
 	switch {
 	case turnErr != nil:
 		err = turnErr // nothing learnt: the memory is left as it is
 	case Busy(err):
-		s.paths.held.mark(held)
+		s.paths.held.mark(remember)
 	case err == nil:
-		s.paths.held.forget(held)
+		s.paths.held.forget(remember)
 	}
 	if err != nil && Busy(err) {
-		return &BusyError{Wait: aloneLockWait(), Err: err,
-			What: fmt.Sprintf("Idempotency-Key %q of operation %q", key, operation)}
+		return &BusyError{Wait: aloneLockWait(), Err: err, What: what}
 	}
 	return err
 }

@@ -384,3 +384,41 @@ func (s *Store) RetryKeyHeld(ctx context.Context, owner, jobID, key string) (boo
 	}
 	return held, nil
 }
+
+// retryKeyWrittenSQL is RetryKeyHeld's read of owner $2's job $1 and key $3,
+// taking the row FOR SHARE: it conflicts with a retry's update of the row
+// (FOR UPDATE, then a NO KEY UPDATE; FOR KEY SHARE would not wait for the
+// latter), so it answers once no transaction is writing the row, from the
+// row as that writer left it.
+const retryKeyWrittenSQL = `SELECT coalesce(retry_key = $3, false) FROM jobs WHERE id = $1 AND owner = $2 FOR SHARE`
+
+// AwaitRetryKeyHeld is RetryKeyHeld once no transaction is still writing the
+// job's row (awaitWrites, as AwaitKeyHeld waits for a key's): for a keyed
+// retry about to be refused before RetryJobKeyed (too long for every window,
+// no eligible provider, its prompt version not loaded, the owner's live
+// limit), whose answer says the job was not retried, while the retry it
+// resends may be committing on another replica (its retry_key not yet
+// visible to a plain read). A row still held past the wait is ErrBusy (a
+// *BusyError naming the job): whether the retry was made is not known yet.
+func (s *Store) AwaitRetryKeyHeld(ctx context.Context, owner, jobID, key string) (bool, error) {
+	if err := checkJobID(jobID); err != nil {
+		return false, err
+	}
+	var held bool
+	err := s.awaitWrites(ctx, "job "+jobID, "job\x00"+jobID, func(ctx context.Context, wait time.Duration) error {
+		conn, err := s.acquireBatchConn(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Release()
+		// One implicit transaction: the bound applies to the read's lock.
+		b := &pgx.Batch{}
+		b.Queue(lockWaitSQL, lockWaitArg(wait))
+		b.Queue(retryKeyWrittenSQL, jobID, owner, key)
+		return lockWaitRow{br: conn.SendBatch(ctx, b)}.Scan(&held)
+	})
+	if err != nil {
+		return false, fmt.Errorf("read the job's latest retry key: %w", notFound(err))
+	}
+	return held, nil
+}

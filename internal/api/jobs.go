@@ -28,6 +28,11 @@ type createJobRequest struct {
 
 func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 	owner := ownerFrom(r.Context())
+	if perr := refuseQuery(r, "POST /v1/jobs", "its options go in the JSON body (prompt, prompt_version, input, route) "+
+		"and the headers Idempotency-Key and Prefer"); perr != nil {
+		writeProblem(w, r, *perr)
+		return
+	}
 	key, perr := idempotencyKey(r)
 	if perr != nil {
 		writeProblem(w, r, *perr)
@@ -488,7 +493,8 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 }
 
 // refuseActionBody answers a cancel or retry (action) of job id sent with a
-// body it does not take (refuseBody), and reports whether it did. Only then
+// query parameter (refuseQuery) or a body (refuseBody) it does not take, and
+// reports whether it did. Only then
 // is the job looked up, by id and owner, so that an action sent without a
 // body reads nothing more: another owner's job, or none, or a path segment
 // that is no job id, is the plain 404 job-not-found first, whatever the body
@@ -498,7 +504,12 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 // job: the body is wrong whatever the job, and sending the same request
 // again would not help.
 func (s *Server) refuseActionBody(w http.ResponseWriter, r *http.Request, owner, id, action string) bool {
-	perr := s.refuseBody(w, r, action)
+	// A query parameter is refused as a body is (refuseQuery): the action
+	// has no options to take from it either.
+	perr := refuseQuery(r, action, "the action has no options (it reads only the headers Idempotency-Key, for a retry, and Prefer)")
+	if perr == nil {
+		perr = s.refuseBody(w, r, action)
+	}
 	if perr == nil {
 		return false
 	}

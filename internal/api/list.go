@@ -214,11 +214,7 @@ func checkListParams(q url.Values) (title, detail string) {
 	accepted := strings.Join(listParams, ", ")
 	var says []string
 	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		quoted := make([]string, len(unknown))
-		for i, name := range unknown {
-			quoted[i] = strconv.Quote(rfcproblem.Clip(name))
-		}
+		quoted := quotedParams(unknown)
 		title = "Unknown query parameter"
 		says = append(says, "GET /v1/jobs does not take "+strings.Join(quoted, ", ")+
 			"; it takes "+accepted+". Remove or correct "+plural(len(unknown), "it", "them")+".")

@@ -22,7 +22,7 @@ import (
 // makes a second job: a second charge. The same was fixed for POST /v1/jobs
 // (ridem12 F1: the look-up before a final refusal waits for a transaction
 // still writing the key); the retry's key look-up does not wait.
-func TestRetryResendWaitsForInFlightRetry_wretry61(t *testing.T) {
+func TestRetryResendWaitsForInFlightRetry(t *testing.T) {
 	b := setup(t, options{respond: refused, window: 1000})
 	id := failedJob(t, b, "retry-inflight-wretry61")
 	ctx := context.Background()
@@ -85,7 +85,7 @@ func TestRetryResendWaitsForInFlightRetry_wretry61(t *testing.T) {
 // Control (passes): the same in-flight retry, resent to a replica that does
 // not refuse it before the store (the job fits its window), waits on the
 // job's row in RetryJobKeyed and is answered with the job, replayed.
-func TestRetryResendWaitsForInFlightRetryControl_wretry61(t *testing.T) {
+func TestRetryResendWaitsForInFlightRetryControl(t *testing.T) {
 	b := setup(t, options{respond: refused})
 	id := failedJob(t, b, "retry-inflight-ctl-wretry61")
 	ctx := context.Background()

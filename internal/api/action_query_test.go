@@ -17,7 +17,7 @@ import (
 // Kubernetes-style APIs take it; …/retry?route=fallback — is silently
 // ignored and the action is taken: the "dry run" cancels the job for good,
 // the retry runs on the job's own route.
-func TestActionsRefuseQueryOptions_wretry61(t *testing.T) {
+func TestActionsRefuseQueryOptions(t *testing.T) {
 	b := setup(t, options{respond: func(call int, req *providers.Request) providers.Step {
 		if strings.Contains(fmt.Sprint(req.Messages), "hangme") {
 			return providers.Step{Hang: true} // the job stays running

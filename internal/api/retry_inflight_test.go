@@ -24,7 +24,7 @@ import (
 // still writing the key); the retry's key look-up does not wait.
 func TestRetryResendWaitsForInFlightRetry(t *testing.T) {
 	b := setup(t, options{respond: refused, window: 1000})
-	id := failedJob(t, b, "retry-inflight-wretry61")
+	id := failedJob(t, b, "retry-inflight")
 	ctx := context.Background()
 	// The job's input as created on a replica with a larger window (fits
 	// there, not in this replica's 1000 tokens).
@@ -32,7 +32,7 @@ func TestRetryResendWaitsForInFlightRetry(t *testing.T) {
 	if _, err := b.db.Pool.Exec(ctx, `UPDATE jobs SET input = $2::jsonb WHERE id = $1`, id, long); err != nil {
 		t.Fatal(err)
 	}
-	const retryKey = "retry-once-wretry61"
+	const retryKey = "retry-once"
 
 	// Replica A's retry with retryKey, in flight: the job's row updated
 	// (running again, its latest retry's key), not yet committed.
@@ -87,9 +87,9 @@ func TestRetryResendWaitsForInFlightRetry(t *testing.T) {
 // job's row in RetryJobKeyed and is answered with the job, replayed.
 func TestRetryResendWaitsForInFlightRetryControl(t *testing.T) {
 	b := setup(t, options{respond: refused})
-	id := failedJob(t, b, "retry-inflight-ctl-wretry61")
+	id := failedJob(t, b, "retry-inflight-ctl")
 	ctx := context.Background()
-	const retryKey = "retry-once-ctl-wretry61"
+	const retryKey = "retry-once-ctl"
 	tx, err := b.db.Pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)

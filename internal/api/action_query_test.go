@@ -24,14 +24,14 @@ func TestActionsRefuseQueryOptions(t *testing.T) {
 		}
 		return providers.Step{Output: `{"category":"nope"}`} // invalid: the job fails
 	}})
-	running := b.create(t, acmeKey, "query-dry-run-wretry61", triageBody("hangme"))
+	running := b.create(t, acmeKey, "query-dry-run", triageBody("hangme"))
 	cancel := b.do(t, "POST", "/v1/jobs/"+running.job()+"/cancel?dry_run=true", acmeKey, "")
 	after := b.do(t, "GET", "/v1/jobs/"+running.job(), acmeKey, "")
 	if cancel.status != http.StatusBadRequest || after.body["state"] == "cancelled" {
 		t.Errorf("cancel?dry_run=true: status %d, the job is now %v; want 400 naming the parameter, the job left running",
 			cancel.status, after.body["state"])
 	}
-	failed := b.create(t, acmeKey, "query-route-wretry61", triageBody("x"), "Prefer", "wait=10")
+	failed := b.create(t, acmeKey, "query-route", triageBody("x"), "Prefer", "wait=10")
 	if failed.body["state"] != "failed" {
 		t.Fatalf("setup: job is %v, want failed", failed.body["state"])
 	}
@@ -48,7 +48,7 @@ func TestActionsRefuseQueryOptions(t *testing.T) {
 		t.Errorf("another owner's cancel?dry_run=true: %d, want 404: %s", other.status, other.raw)
 	}
 	jobs := b.count(t, `SELECT count(*) FROM jobs`)
-	create := b.do(t, "POST", "/v1/jobs?dry_run=1", acmeKey, triageBody("dry"), "Idempotency-Key", "query-create-wretry61")
+	create := b.do(t, "POST", "/v1/jobs?dry_run=1", acmeKey, triageBody("dry"), "Idempotency-Key", "query-create")
 	if d, _ := create.body["detail"].(string); create.status != http.StatusBadRequest || !strings.Contains(d, `"dry_run"`) {
 		t.Errorf("POST /v1/jobs?dry_run=1: %d %s; want 400 naming the parameter", create.status, create.raw)
 	}

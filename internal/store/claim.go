@@ -330,6 +330,12 @@ func unstorable(err error) error {
 	return &UnstorableError{Reason: pgErr.Message, Code: pgErr.Code}
 }
 
+// keyOf is how a claim's key is named in the store's memories of held rows
+// (claimRequest.k, heldKeys): owner, operation and key, NUL-separated.
+func keyOf(owner, operation, key string) string {
+	return owner + "\x00" + operation + "\x00" + key
+}
+
 // errClaimNotRun is the outcome of a claim of a key already in its batch
 // whose first claim failed for a request other than its own (another
 // fingerprint): its own outcome is not known, and it is run again alone.
@@ -374,7 +380,7 @@ func (c *claimRequest) again() *claimRequest {
 
 func newClaim(nj NewJob) *claimRequest {
 	req := &claimRequest{nj: nj, jobID: newID().String(), done: make(chan struct{}),
-		k: nj.Owner + "\x00" + nj.Operation + "\x00" + nj.IdempotencyKey}
+		k: keyOf(nj.Owner, nj.Operation, nj.IdempotencyKey)}
 	if nj.First != nil {
 		req.attID = newID().String()
 	}

@@ -108,7 +108,7 @@ const noJobID = "00000000-0000-0000-0000-000000000000"
 // key is not known yet.
 func (s *Store) awaitKeyWrites(ctx context.Context, owner, operation, key, read string, dest ...any) error {
 	return s.awaitWrites(ctx, fmt.Sprintf("Idempotency-Key %q of operation %q", key, operation),
-		owner+"\x00"+operation+"\x00"+key, // as claims remember it (claimRequest.k)
+		keyOf(owner, operation, key), // as claims remember it
 		func(ctx context.Context, wait time.Duration) error {
 			return s.readAfterKeyWrites(ctx, wait, owner, operation, key, read, dest...)
 		})

@@ -233,9 +233,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 		res := attemptResult{attempt: a, state: store.AttemptInvalid, usage: resp.Usage, latency: waited,
 			reason: fmt.Sprintf("%s: %s (%s)", a.Provider, invalidWhy(job, sp, violations[0]), violations[0].String()),
 			broken: violations[0].Rule + " at " + violations[0].Path, callers: sp.callers != nil && sp.callers(violations[0])}
-		detail := map[string]any{"kind": "invalid_output", "fault": providers.FaultProvider, "action": providers.ActionFailover,
-			"message": fmt.Sprintf("output failed %d contract check(s); first: %s", len(violations), violations[0].String())}
-		markIgnored(detail, res)
+		detail := invalidOutputError(violations, res)
 		recorded, written := r.finishAttempt(bg, job, a, store.AttemptOutcome{
 			State: store.AttemptInvalid, ValidationErrors: violations, Usage: resp.Usage,
 			ProviderResponseID: resp.ResponseID, ResponseModel: resp.Model, LatencyMS: latency, Error: detail,
@@ -336,6 +334,18 @@ func endLevel(state string, cause error) slog.Level {
 // cut by this router's shutdown. /v1/providers' stats
 // (store.ProviderStats) read the mark, so they follow the breaker's rule.
 // A cancelled attempt counts in neither anyway and is not marked.
+// invalidOutputError is the error an attempt whose answer broke the
+// contract is stored with (kind invalid_output, the provider's fault, fail
+// over), live or found later by reconciliation: res is the attempt's result
+// (its callers flag marks a violation of the caller's own schema, which the
+// breaker ignores).
+func invalidOutputError(violations []contract.Violation, res attemptResult) map[string]any {
+	detail := map[string]any{"kind": "invalid_output", "fault": providers.FaultProvider, "action": providers.ActionFailover,
+		"message": fmt.Sprintf("output failed %d contract check(s); first: %s", len(violations), violations[0].String())}
+	markIgnored(detail, res)
+	return detail
+}
+
 func markIgnored(detail map[string]any, res attemptResult) {
 	if res.state != store.AttemptCancelled && outcomeOf(res) == OutcomeIgnore {
 		detail[store.BreakerKey] = store.BreakerIgnored

@@ -26,8 +26,10 @@ func TestReconcileFoundInvalidOutputFailsOver(t *testing.T) {
 		t.Fatalf("the contract-breaking output became the job's result: %s", j.Result)
 	}
 	p, f := attemptBy(j, "primary"), attemptBy(j, "fallback")
-	if p.State != store.AttemptFailed || !strings.Contains(string(p.Error), "breaks the contract") {
-		t.Fatalf("primary %s error %s, want failed: its output breaks the contract", p.State, p.Error)
+	if p.State != store.AttemptInvalid || !strings.Contains(string(p.Error), "breaks the contract") ||
+		len(p.ValidationErrors) == 0 || lateKind(t, p) != "invalid_output" {
+		t.Fatalf("primary %s error %s validation_errors %s, want invalid (kind invalid_output) with the answer's violations: "+
+			"its output breaks the contract", p.State, p.Error, p.ValidationErrors)
 	}
 	if j.State != store.JobSucceeded || f == nil || *j.CompletedBy != f.ID {
 		t.Fatalf("job %s completed_by %v result %s, want the fallback's valid answer", j.State, j.CompletedBy, j.Result)

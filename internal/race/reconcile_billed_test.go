@@ -50,8 +50,10 @@ func TestReconcileFoundInvalidOutputRecordsUsage(t *testing.T) {
 	b.runner.RecoverOnce(context.Background(), 10)
 	j = b.waitSettled(t, job.ID)
 	p := attemptBy(j, "primary")
-	if p.State != store.AttemptFailed || !strings.Contains(string(p.Error), "breaks the contract") {
-		t.Fatalf("primary %s error %s, want failed: its output breaks the contract", p.State, p.Error)
+	if p.State != store.AttemptInvalid || !strings.Contains(string(p.Error), "breaks the contract") ||
+		len(p.ValidationErrors) == 0 || lateKind(t, p) != "invalid_output" {
+		t.Fatalf("primary %s error %s validation_errors %s, want invalid (kind invalid_output) with the answer's violations: "+
+			"its output breaks the contract", p.State, p.Error, p.ValidationErrors)
 	}
 	var u providers.Usage
 	if err := json.Unmarshal(p.Usage, &u); err != nil || u != billed {

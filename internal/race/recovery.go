@@ -500,7 +500,15 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 			return true
 		}
 		if len(violations) > 0 {
+			// Stored `invalid`, with its validation errors and the live
+			// race's invalid_output error (fail over, SPEC §6.3), as a late
+			// answer or the live race stores one: not `failed` with the
+			// lease expiry's error, which the resumed race would retry on
+			// the same target as a transient failure.
 			res.Note = "reconciled: the provider completed this request, but its output breaks the contract: " + violations[0].String()
+			res.ValidationErrors = violations
+			res.Error = invalidOutputError(violations, attemptResult{state: store.AttemptInvalid,
+				callers: st.sp.callers != nil && st.sp.callers(violations[0])})
 		} else {
 			res.Outcome, res.Result = "succeeded", doc
 		}

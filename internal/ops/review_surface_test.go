@@ -49,6 +49,8 @@ func TestOperatorKeyAsBasicPassword(t *testing.T) {
 	}{
 		{basic("operator", key), http.StatusNotFound}, // let in: no such endpoint
 		{basic("", key), http.StatusNotFound},
+		{basic("operator", key+"\n"), http.StatusNotFound}, // a key file's newline, trimmed as a Bearer key's is
+		{basic("operator", " "+key+" "), http.StatusNotFound},
 		{"basic " + base64.StdEncoding.EncodeToString([]byte("x:"+key)), http.StatusNotFound}, // the scheme is case-insensitive
 		{"Bearer " + key, http.StatusNotFound},                                                // Bearer still works
 		{basic("operator", tenantKey), http.StatusUnauthorized},

@@ -265,7 +265,9 @@ func operatorKey(configured string) string { return strings.TrimSpace(configured
 func (s *Server) keyOK(r *http.Request) bool {
 	var key string
 	if _, password, ok := r.BasicAuth(); ok {
-		key = password
+		// Trimmed as a Bearer key is: `curl -u x:"$(cat keyfile)"` keeps the
+		// file's newline (the configured key is trimmed too, operatorKey).
+		key = strings.TrimSpace(password)
 	} else {
 		scheme, bearer, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") {

@@ -125,6 +125,14 @@ func classifyAnthropicAPI(provider string, status int, typ, code, msg string, h 
 		if k, ok := anthropicAccountCodes[code]; ok {
 			kind = k
 		}
+	case ok && requestStatus(status) && (kind == KindServerError || kind == KindUnavailable || kind == KindGatewayTimeout):
+		// A status that says the request is wrong (400, 413, 422) with a
+		// type that says the server failed (api_error, overloaded_error,
+		// timeout_error: a gateway's or a compatible server's wording) is
+		// classified by its status, as the OpenAI-compatible adapter does:
+		// never retried on the same model (SPEC §6.2), nor the target's
+		// breaker failure.
+		kind = statusKind(status, code, typ, msg)
 	case status == StatusOverloaded:
 		kind = KindUnavailable
 	case !ok:

@@ -343,7 +343,8 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.J
 	var res waited
 	// The wait ends with the caller and on Drain by itself; the loop does
 	// not count on it: a wait held up (by a database that does not answer)
-	// holds neither a caller that left nor a shutdown.
+	// holds neither a caller that left nor a shutdown beyond drainGiveUp.
+	drained, giveUp := s.drain.ch, (<-chan time.Time)(nil)
 	for waiting := true; waiting; {
 		select {
 		case res = <-done:
@@ -355,15 +356,21 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.J
 			}
 		case <-r.Context().Done():
 			return // the caller left, counted with the 200 its headers sent
-		case <-s.drain.ch:
-			// Shutting down: the job as it stands — the wait's, when it
-			// has answered (on Drain it does at once), else as this
-			// request found it (a 504 still_running event, to resend).
-			select {
-			case res = <-done:
-			default:
-				res = waited{job: job}
-			}
+		case <-drained:
+			// Shutting down: the job as it stands — the wait's answer: on
+			// Drain the wait stops waiting and reads the job once more
+			// (within finalReadWait), as the plain call's answer is. Taken
+			// at once, the job as this request found it told a caller
+			// whose job had just succeeded (its wait reading it back) that
+			// it was still running. Only a wait that has not answered by
+			// drainGiveUp is answered with that (a 504 still_running
+			// event, to resend).
+			drained = nil
+			t := time.NewTimer(drainGiveUp)
+			defer t.Stop()
+			giveUp = t.C
+		case <-giveUp:
+			res = waited{job: job}
 			waiting = false
 		}
 	}
@@ -397,6 +404,11 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, job *store.J
 	}
 	_ = writeStreamBody(w, sw, c, includeUsage) // an error: the caller left or stopped reading
 }
+
+// drainGiveUp is how long a stream waits, once Drain has begun, for its
+// wait's last read of the job (finalReadWait) before it is answered with the
+// job as its request found it.
+const drainGiveUp = finalReadWait + time.Second
 
 // The keep-alives of a stream waiting for a valid answer (SPEC §15): an SSE
 // comment line (the default), or a bare blank line (chat.keepalive: blank),

@@ -29,11 +29,16 @@ type BusyError struct {
 	// What is the row held, as the caller knows it: Idempotency-Key "k" of
 	// operation "triage"; job 0196….
 	What string
-	Wait time.Duration // how long the change waited for it
+	Wait time.Duration // how long the change waited for it; 0: it did not wait (Error says none)
 	Err  error         // PostgreSQL's error (lock_not_available), when there is one
 }
 
 func (e *BusyError) Error() string {
+	if e.Wait <= 0 {
+		// Not a lock wait that ran out (a claim never run for itself:
+		// claimOutcome).
+		return e.What + " is held by another transaction"
+	}
 	return fmt.Sprintf("%s is held by another transaction, which did not release it within %s", e.What, e.Wait)
 }
 

@@ -262,6 +262,16 @@ func (s *Store) CreateJob(ctx context.Context, nj NewJob) (job *Job, created boo
 		req = req.again()
 	}
 	if req.err != nil && lost != nil {
+		if errors.Is(req.err, errClaimNotRun) {
+			// An earlier try may have committed the claim: that its later
+			// tries were never run for themselves says nothing of it (not
+			// "busy: nothing was stored", which claimOutcome answers for a
+			// claim that was never run at all). Reported as the lost answer
+			// it is, and handed over below.
+			req.err = fmt.Errorf("the outcome of a try whose answer was lost is not known: the later tries were not run "+
+				"for themselves (a claim of the key for another request went out for it and failed), after %d tries (%v): %w",
+				claimTries, req.err, lost)
+		}
 		if Busy(req.err) {
 			// Still held after every try, maybe by this claim's own first
 			// try: its outcome is not known, and "busy: nothing was stored"
@@ -399,6 +409,18 @@ func (s *Store) claimOutcome(ctx context.Context, req *claimRequest) (job *Job, 
 			// Not the key's row: the owner's max_live_jobs lock, held by
 			// another transaction past the claim's wait for it.
 			return nil, false, be
+		}
+		if errors.Is(req.err, errClaimNotRun) {
+			// On every try a claim of the key for another request (another
+			// fingerprint) went out for it in its batch and failed for its
+			// own reasons; this claim was never run for itself, and no try
+			// of it may have committed (CreateJob reports one that may
+			// have otherwise): nothing of it was stored. Busy, as the key's
+			// row held by that other request is: the same request sent
+			// again shortly, with the same key, is run on its own.
+			return nil, false, &BusyError{Err: req.err, What: fmt.Sprintf("Idempotency-Key %q of operation %q "+
+				"(claimed ahead of this request, on each of its %d tries, by a concurrent request of the key with another body, "+
+				"whose claim failed)", nj.IdempotencyKey, nj.Operation, claimTries)}
 		}
 		if Busy(req.err) {
 			// The key's row is held by a transaction that outlasted the

@@ -370,7 +370,12 @@ func (s *Server) planJob(r *http.Request, nj *store.NewJob, lookUp bool) (plan s
 }
 
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
-	s.respondJob(w, r, ownerFrom(r.Context()), r.PathValue("id"), false)
+	owner, id := ownerFrom(r.Context()), r.PathValue("id")
+	if s.refuseJobQuery(w, r, owner, id, "GET /v1/jobs/{id}", "it reads only the header Prefer "+
+		"(Prefer: wait=N waits up to N seconds for the job to settle)") {
+		return
+	}
+	s.respondJob(w, r, owner, id, false)
 }
 
 // respondJob answers with owner's job as it is now, waiting if Prefer: wait
@@ -513,17 +518,27 @@ func (s *Server) refuseActionBody(w http.ResponseWriter, r *http.Request, owner,
 	if perr == nil {
 		return false
 	}
+	s.refuseForJob(w, r, owner, id, *perr)
+	return true
+}
+
+// refuseForJob answers perr, a refusal of a request about job id that did
+// nothing: the plain 404 job-not-found when owner has no such job, else perr,
+// naming the job (job_id, X-Router-Job-Id) once it is found to be owner's. A
+// lookup that fails (a busy or unreachable database) still refuses, naming
+// no job: the request is wrong whatever the job, and sending it again as it
+// is would not help.
+func (s *Server) refuseForJob(w http.ResponseWriter, r *http.Request, owner, id string, perr problem) {
 	switch _, err := s.Store.JobState(r.Context(), owner, id); {
 	case errors.Is(err, store.ErrNotFound):
 		writeProblem(w, r, notFoundProblem(id))
-		return true
+		return
 	case err != nil:
-		s.reqLog(r).Debug("the job of a refused body could not be looked up; the refusal names none", "err", err)
+		s.reqLog(r).Debug("the job of a refused request could not be looked up; the refusal names none", "err", err)
 	default:
 		perr.JobID = id
 	}
-	writeProblem(w, r, *perr)
-	return true
+	writeProblem(w, r, perr)
 }
 
 // notFoundProblem is the 404 of id, a job's id or what the caller sent as

@@ -298,8 +298,12 @@ func decodeCursor(s string) (cursor, error) {
 // jobEvents serves GET /v1/jobs/{id}/events: the job's completion events with
 // each delivery try.
 func (s *Server) jobEvents(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	events, err := s.Store.JobEvents(r.Context(), ownerFrom(r.Context()), id)
+	owner, id := ownerFrom(r.Context()), r.PathValue("id")
+	if s.refuseJobQuery(w, r, owner, id, "GET /v1/jobs/{id}/events", "it has no options: it lists every event of the job, "+
+		"with every delivery try, in one answer (no paging, no filter)") {
+		return
+	}
+	events, err := s.Store.JobEvents(r.Context(), owner, id)
 	if errors.Is(err, store.ErrNotFound) {
 		writeProblem(w, r, notFoundProblem(id))
 		return

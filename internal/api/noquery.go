@@ -10,8 +10,9 @@ import (
 	rfcproblem "github.com/routerhq/router/internal/problem"
 )
 
-// refuseQuery is the check of a POST endpoint that reads no query parameter
-// (creating a job, cancelling, retrying or resolving one): a request with any
+// refuseQuery is the check of an endpoint that reads no query parameter
+// (creating a job, cancelling, retrying or resolving one; reading one or its
+// events, GET /v1/jobs/{id}?wait=30 included): a request with any
 // is refused (400 invalid-request, naming them as GET /v1/jobs names one it
 // does not read) before anything is done, so that an option written as a
 // query parameter, the way many APIs take them (?dry_run=true on a cancel,
@@ -51,4 +52,18 @@ func quotedParams(names []string) []string {
 		quoted[i] = strconv.Quote(rfcproblem.Clip(name))
 	}
 	return quoted
+}
+
+// refuseJobQuery answers a request about job id (endpoint) sent with a query
+// parameter, which it does not read (refuseQuery; takes says what it reads
+// instead), and reports whether it did: as a cancel's is (refuseForJob), the
+// refusal is the plain 404 job-not-found when owner has no such job, and
+// names the job only when it is owner's.
+func (s *Server) refuseJobQuery(w http.ResponseWriter, r *http.Request, owner, id, endpoint, takes string) bool {
+	perr := refuseQuery(r, endpoint, takes)
+	if perr == nil {
+		return false
+	}
+	s.refuseForJob(w, r, owner, id, *perr)
+	return true
 }

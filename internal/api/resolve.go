@@ -236,9 +236,12 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 		case err != nil:
 			s.internalError(w, r, "read the job to retry", err)
 			return
-		case revives && s.retryResent(w, r, owner, id, key):
-			return // the retry it resends was made after all, or may be
 		case revives:
+			// Not retryResent's wait for the job's row: a 429 is not
+			// final (a resend once the retry it repeats has committed is
+			// answered as its replay, by the plain RetryKeyHeld above), and
+			// the wait writes on every refusal, which a client at its limit
+			// may send often — as POST /v1/jobs's 429 reads its key plainly.
 			s.setRetryAfterLive(w)
 			writeProblem(w, r, problem{Status: http.StatusTooManyRequests, Type: "too-many-live-jobs", Title: "Too many live jobs",
 				Detail: fmt.Sprintf("owner %s is at its limit of live jobs (limits.max_live_jobs is %d) as this router replica counts them: the jobs pending, running or unknown at its last read of the count, plus those it created since and has not seen end; the job was not retried and is still failed: retry it later, once some have finished (or cancel or resolve them)",
@@ -331,13 +334,15 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 }
 
 // retryResent answers a keyed retry (key; "" for none) of owner's job id
-// that is about to be refused before RetryJobKeyed with an answer saying the
-// job was not retried (429 at the live limit, 422 input-too-long or
-// prompt-retired, 503 no-eligible-provider or prompt-unavailable), and
-// reports whether it did. The checks before it read plainly: the retry this
-// resends may be committing on another replica (its key on the job's row,
-// not yet visible), and the refusal would tell the caller — finally, for a
-// 422 — that nothing was done, for the round that starts a moment later.
+// that is about to be refused before RetryJobKeyed with a final answer saying
+// the job was not retried (422 input-too-long or prompt-retired, 503
+// no-eligible-provider or prompt-unavailable, which say nothing was done),
+// and reports whether it did. The checks before it read plainly: the retry
+// this resends may be committing on another replica (its key on the job's
+// row, not yet visible), and the refusal would tell the caller — finally,
+// for a 422 — that nothing was done, for the round that starts a moment
+// later. (The 429 of max_live_jobs is not final and does not wait: a resend
+// replays the retry once it is visible to RetryKeyHeld's plain read.)
 // So the job's latest retry key is read again once no transaction is writing
 // the job's row (store.AwaitRetryKeyHeld, a bounded wait): this key is the
 // replay (200, Idempotent-Replayed); the row still held past the wait is 503

@@ -394,9 +394,10 @@ const retryKeyWrittenSQL = `SELECT coalesce(retry_key = $3, false) FROM jobs WHE
 
 // AwaitRetryKeyHeld is RetryKeyHeld once no transaction is still writing the
 // job's row (awaitWrites, as AwaitKeyHeld waits for a key's): for a keyed
-// retry about to be refused before RetryJobKeyed (too long for every window,
-// no eligible provider, its prompt version not loaded, the owner's live
-// limit), whose answer says the job was not retried, while the retry it
+// retry about to be refused before RetryJobKeyed with a final answer (too
+// long for every window, no eligible provider, its prompt version not
+// loaded; not the owner's live limit, whose 429 a resend replays once the
+// retry is visible), whose answer says the job was not retried, while the retry it
 // resends may be committing on another replica (its retry_key not yet
 // visible to a plain read). A row still held past the wait is ErrBusy (a
 // *BusyError naming the job): whether the retry was made is not known yet.

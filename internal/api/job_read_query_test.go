@@ -16,7 +16,7 @@ import (
 // (400 invalid-request naming the parameter, and what the endpoint reads
 // instead), as the POST endpoints refuse theirs; another owner's job is
 // still the 404.
-func TestJobReadsRefuseQuery_wclaim62(t *testing.T) {
+func TestJobReadsRefuseQuery(t *testing.T) {
 	b := setup(t, options{respond: func(int, *providers.Request) providers.Step {
 		return providers.Step{Hang: true} // the job stays running
 	}})

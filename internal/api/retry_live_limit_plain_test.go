@@ -19,7 +19,7 @@ import (
 // with the row held, it was answered 503 busy after the wait, not the 429.
 // Here the row is held FOR UPDATE for the whole request, and the 429 comes
 // back while it still is.
-func TestRetryRefusedLiveLimitReadsPlainly_wclaim62(t *testing.T) {
+func TestRetryRefusedLiveLimitReadsPlainly(t *testing.T) {
 	b := setup(t, options{
 		ownerLimits: map[string]api.Limits{"acme": {MaxLiveJobs: 1}},
 		respond: func(_ int, req *providers.Request) providers.Step {

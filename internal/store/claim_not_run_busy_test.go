@@ -19,7 +19,7 @@ import (
 // stored: it is answered busy (a *BusyError naming the key, which the API
 // answers 503 busy, Retry-After: resend with the same key), not with
 // "claim not run", a 500 that says the router failed.
-func TestClaimNeverRunForItselfIsBusy_wclaim62(t *testing.T) {
+func TestClaimNeverRunForItselfIsBusy(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	nj := newJob(t, "acme", "triage", "notrun", `{"k":"mine"}`)

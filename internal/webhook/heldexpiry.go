@@ -128,8 +128,9 @@ func (w *Worker) abandonBusy(ctx context.Context, job *river.Job[DeliverArgs], w
 // a failed try would have, with nothing sent: the try recorded says why (its
 // error ends with why), and is logged and counted abandoned. It claims the
 // event's send lease first, so that it ends no event another try of it is
-// sending (a rescued job beside the stuck one). An event younger than that,
-// or being sent, is snoozed for wait's wait (capWait).
+// sending (a rescued job beside the stuck one). An event younger than that
+// is snoozed for wait's wait (capWait); one being sent, for that too but at
+// least until the other try's send lease ends (leaseBusyWait at least).
 func (w *Worker) abandonWaiting(ctx context.Context, job *river.Job[DeliverArgs], due time.Duration, why string, wait func() time.Duration) error {
 	claim := store.SendClaim{Token: newSendToken(), For: w.sendLease()}
 	ev, wh, _, err := w.store.ClaimEventForDelivery(ctx, job.Args.EventID, claim)
@@ -145,7 +146,11 @@ func (w *Worker) abandonWaiting(ctx context.Context, job *river.Job[DeliverArgs]
 	case ev.Status != store.EventPending:
 		return nil
 	case !ev.SendLease.Held:
-		return w.snooze(w.capWait(ev.Age, wait()))
+		// Another try of the event is sending it: nothing is decided before
+		// its lease ends, as in Work. capWait alone is no wait for an event
+		// lastLook old, and a snooze of 0 made the job available again at
+		// once, to claim the held lease again and again until it ended.
+		return w.snooze(max(w.capWait(ev.Age, wait()), ev.SendLease.Left, leaseBusyWait))
 	case ev.Age < due:
 		w.releaseLease(ctx, ev.ID, claim)
 		return w.snooze(w.capWait(ev.Age, wait()))

@@ -92,7 +92,8 @@ func (b Backoff) now() time.Time {
 // counts as one of River's attempts: the backoff after the event's next
 // failed try is one step longer.
 func (b Backoff) NextRetry(job *rivertype.JobRow) time.Time {
-	if b.rescued(job) {
+	failed := b.hints.takeFailed(job.ID)
+	if !failed && b.rescued(job) {
 		return b.now().Add(max(0, rand.N(rescueWaitMax+1)+b.hints.offset()))
 	}
 	d := b.Delay(max(job.Attempt, 1))
@@ -127,6 +128,15 @@ const liveTryMax = MaxTimeout + 10*time.Second + recordTimeout + sendLeaseMargin
 // the worker measured): a replica whose clock runs minutes ahead of the
 // database's does not take its failed tries for rescues and retry its
 // endpoint every few seconds.
+//
+// That measure needs the offset, which the worker has only once a read of
+// an event has returned: before, it is 0, and on a replica 5 minutes or more
+// ahead of the database a try that failed before it (its read failed) was
+// taken for a rescue, retried within seconds instead of backing off (found
+// by review, rdiff61). So NextRetry asks this only of a job whose try did not
+// fail in this process's Work (retryHints.noteFailed): River's executor asks
+// at once, in the process whose Work returned the failure; its rescuer asks
+// on its leader about a try that never returned.
 func (b Backoff) rescued(job *rivertype.JobRow) bool {
 	if job.State != rivertype.JobStateRunning || job.AttemptedAt == nil {
 		return false

@@ -18,6 +18,9 @@ type retryHints struct {
 	off   atomic.Int64 // the database clock minus the process clock, in nanoseconds
 	mu    sync.Mutex
 	after map[int64]time.Duration // by River job id; taken by the next NextRetry of the job
+	// failed holds the River jobs whose try this process's Work has just
+	// failed (noteFailed); taken by the next NextRetry of the job.
+	failed map[int64]struct{}
 }
 
 // offset is the database clock's offset from the process clock as last
@@ -64,6 +67,33 @@ func (h *retryHints) takeRetryAfter(id int64) time.Duration {
 	after := h.after[id]
 	delete(h.after, id)
 	return after
+}
+
+// noteFailed says that Work returned the failure of River job id's try, for
+// which River's executor asks NextRetry at once, in this process.
+func (h *retryHints) noteFailed(id int64) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.failed == nil {
+		h.failed = map[int64]struct{}{}
+	}
+	h.failed[id] = struct{}{}
+}
+
+// takeFailed says whether Work returned the failure of River job id's try
+// (noteFailed), and forgets it.
+func (h *retryHints) takeFailed(id int64) bool {
+	if h == nil {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, failed := h.failed[id]
+	delete(h.failed, id)
+	return failed
 }
 
 // retryAfterError is a try whose receiver answered 429 or 503 with a

@@ -280,6 +280,26 @@ const recordTimeout = 5 * time.Second
 // a snooze again. Only two tries in a row lost with their replica at that
 // edge lose the event.
 func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
+	err := w.workOrSnooze(ctx, job)
+	var snoozed *river.JobSnoozeError
+	var cancelled *river.JobCancelError
+	switch {
+	case err == nil || job.JobRow == nil || errors.As(err, &snoozed) || errors.As(err, &cancelled):
+	case w.stopping.Load() && errors.Is(err, context.Canceled):
+		// Cut by the shutdown: River makes the job available again without
+		// asking for a retry.
+	default:
+		// A failed try: River's executor asks NextRetry for it next, and no
+		// clock (the database's offset unmeasured before a read returned)
+		// makes it a rescue (Backoff.rescued).
+		w.hints.noteFailed(job.ID)
+	}
+	return err
+}
+
+// workOrSnooze is Work's try (work), its error a snooze at River's last
+// attempts.
+func (w *Worker) workOrSnooze(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	err := w.work(ctx, job)
 	if err == nil || job.JobRow == nil || job.MaxAttempts <= 0 || job.Attempt < job.MaxAttempts-1 {
 		return err

@@ -405,7 +405,8 @@ func ownerWebhook(ctx context.Context, st *store.Store, owner string, known bool
 // webhook, or brings back an older unrevoked key's URL and signing secret.
 // A removed webhook is kept marked removed until r.EventsUntil (the
 // redelivery window, webhooks.retry_for + backoff_cap + a Retry-After's
-// spread + timeout + config.RedeliveryMargin, after the revocation; store.syncKeyWebhooks): the events of the owner's jobs ending
+// spread + a failed try (config.DeliveryTryMax: timeout + 15s) +
+// config.RedeliveryMargin, after the revocation; store.syncKeyWebhooks): the events of the owner's jobs ending
 // until then are written and wait, as failed tries, for a webhook; retryFor
 // is this configuration's webhooks.retry_for.
 func warnWebhookChange(ctx context.Context, st *store.Store, owner string, before store.Webhook, r store.RevokedAPIKey, retryFor time.Duration) {
@@ -413,7 +414,7 @@ func warnWebhookChange(ctx context.Context, st *store.Store, owner string, befor
 	switch {
 	case errors.Is(err, store.ErrNotFound) && r.EventsUntil != nil:
 		fmt.Fprintf(os.Stderr, "warning: owner %s now has no webhook (it came with the revoked key). "+
-			"The events of its jobs that end in the next %s (until %s; webhooks.retry_for + backoff_cap + timeout, the spread a Retry-After adds to a retry (an eighth of backoff_cap, at most 30s), and %s for what a retry that came due may still wait) are still recorded, not sent: "+
+			"The events of its jobs that end in the next %s (until %s; webhooks.retry_for + backoff_cap + timeout + 15s for a try's reads and record, the spread a Retry-After adds to a retry (an eighth of backoff_cap, at most 30s), and %s for what a retry that came due may still wait) are still recorded, not sent: "+
 			"each, like those already pending, is retried until it is webhooks.retry_for (%s) old, and is delivered if the owner has a webhook again by then, "+
 			"abandoned if not; jobs that end later get no event until it has one. "+
 			"Give it one again with `router keys create --owner %s --webhook-url URL`.\n",

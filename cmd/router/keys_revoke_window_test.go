@@ -14,7 +14,7 @@ import (
 
 // Revoking the owner's last key with a webhook keeps the owner's webhook row
 // marked removed for the redelivery window of the command's configuration
-// (webhooks.retry_for + backoff_cap + its Retry-After spread + timeout), so the events of its jobs
+// (webhooks.retry_for + backoff_cap + its Retry-After spread + timeout + 15 s + config.RedeliveryMargin), so the events of its jobs
 // ending meanwhile are written; `router keys revoke` says until when, and
 // what becomes of those events. It said the events were "not delivered until
 // it has one again", though the jobs ending in that gap got no event at all.
@@ -48,7 +48,7 @@ func TestKeysRevokeSaysHowLongTheOwnersEventsAreKept(t *testing.T) {
 	}
 	for _, want := range []string{
 		"owner acme now has no webhook",
-		"jobs that end in the next 48h37m35s (until " + until.UTC().Format(time.RFC3339) + ";",
+		"jobs that end in the next 48h37m50s (until " + until.UTC().Format(time.RFC3339) + ";",
 		"retried until it is webhooks.retry_for (48h0m0s) old",
 		"and 7m0s for what a retry that came due may still wait",
 		"delivered if the owner has a webhook again by then, abandoned if not",

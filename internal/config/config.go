@@ -147,20 +147,41 @@ type Webhooks struct {
 }
 
 // RedeliveryWindow is how long an event may stay pending and still be
-// delivered: retried until it is RetryFor old, the last retry up to BackoffCap
-// later — plus, when a receiver's Retry-After set that wait, its spread
-// (RetryAfterSpread) —, lasting up to Timeout, plus RedeliveryMargin for what
-// a delivery that came due may still wait (a sum that saturates rather than
-// overflows).
+// delivered: retried until it is RetryFor old, the last failed try lasting up
+// to DeliveryTryMax(Timeout), the retry up to BackoffCap later — plus, when a
+// receiver's Retry-After set that wait, its spread (RetryAfterSpread) —, plus
+// RedeliveryMargin for what a delivery that came due may still wait (a sum
+// that saturates rather than overflows).
 func (w Webhooks) RedeliveryWindow() time.Duration {
 	d := time.Duration(0)
-	for _, x := range []time.Duration{w.RetryFor.D(), w.BackoffCap.D(), RetryAfterSpread(w.BackoffCap.D()), w.Timeout.D(), RedeliveryMargin} {
+	for _, x := range []time.Duration{w.RetryFor.D(), w.BackoffCap.D(), RetryAfterSpread(w.BackoffCap.D()), DeliveryTryMax(w.Timeout.D()), RedeliveryMargin} {
 		if d > math.MaxInt64-x {
 			return math.MaxInt64
 		}
 		d += x
 	}
 	return d
+}
+
+// deliveryTryOverhead is what a delivery try's River job may run beyond
+// webhooks.timeout before River asks for its retry: 10 s for the reads and
+// the body's freeze around the send (internal/webhook Worker.Timeout), then
+// 5 s for the record of the try's outcome (recordTimeout there).
+const deliveryTryOverhead = 15 * time.Second
+
+// DeliveryTryMax is the longest a failed webhook delivery try lasts, from its
+// River job's start to River's retry of it, for webhooks.timeout timeout:
+// the timeout plus deliveryTryOverhead (a sum that saturates). Both
+// RedeliveryWindow and internal/webhook's last look at a waiting delivery
+// count a failed try by it; counted as webhooks.timeout alone, 15 s of the
+// minute a retry that came due at the latest may wait for its owner's turn
+// went to the try itself (found by review). A test in internal/webhook keeps
+// it equal to the worker's job timeout plus its record's.
+func DeliveryTryMax(timeout time.Duration) time.Duration {
+	if timeout > math.MaxInt64-deliveryTryOverhead {
+		return math.MaxInt64
+	}
+	return timeout + deliveryTryOverhead
 }
 
 // RedeliveryMargin is how much longer than the latest its last retry can come

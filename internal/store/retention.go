@@ -13,10 +13,11 @@ import (
 // delivered with the default webhook settings: retried until it is
 // webhooks.retry_for (24h) old, the last retry up to webhooks.backoff_cap (1h)
 // later, plus up to 30s of spread when a receiver's Retry-After set that
-// wait, lasting up to webhooks.timeout (10s), plus 7 minutes for what a due
-// delivery may still wait (config.RedeliveryMargin; config.Webhooks.
-// RedeliveryWindow). Options.RedeliveryWindow defaults to it.
-const DefaultRedeliveryWindow = 24*time.Hour + time.Hour + 30*time.Second + 10*time.Second + 7*time.Minute
+// wait, the failed try before it lasting up to webhooks.timeout (10s) and
+// 15s for its reads and record (config.DeliveryTryMax), plus 7 minutes for
+// what a due delivery may still wait (config.RedeliveryMargin;
+// config.Webhooks.RedeliveryWindow). Options.RedeliveryWindow defaults to it.
+const DefaultRedeliveryWindow = 24*time.Hour + time.Hour + 30*time.Second + 10*time.Second + 15*time.Second + 7*time.Minute
 
 // DeleteExpiredJobs deletes at most batch jobs whose idempotency key expired
 // more than after ago (the key still bound to the job, or released to a newer

@@ -9,6 +9,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/routerhq/router/internal/config"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -30,9 +31,11 @@ const ownerBusyGrace = 2 * ownerBusyMax
 // lastLook is how old an event may be when a delivery of it that waits its
 // owner's turn (its owner at its limit, or paused) is still snoozed: the
 // latest its last retry can come due — a try failed just under
-// webhooks.retry_for old, lasting up to webhooks.timeout, then waited up to
-// webhooks.backoff_cap and the Retry-After spread — plus ownerBusyGrace (a sum
-// that saturates). No snooze of such a delivery ends later than that
+// webhooks.retry_for old, lasting up to config.DeliveryTryMax (its job's
+// timeout, Timeout, then its record, recordTimeout; counted as
+// webhooks.timeout alone, the try took 15 s of ownerBusyGrace), then waited
+// up to webhooks.backoff_cap and the Retry-After spread — plus ownerBusyGrace
+// (a sum that saturates). No snooze of such a delivery ends later than that
 // (capWait), and one looked at after it is abandoned unsent (abandonBusy,
 // abandonHeld): retention keeps the job of a pending event only for the
 // redelivery window (config.Webhooks.RedeliveryWindow, which allows for this
@@ -41,7 +44,7 @@ const ownerBusyGrace = 2 * ownerBusyMax
 // nothing: the event was never delivered nor abandoned (found by review).
 func (w *Worker) lastLook() time.Duration {
 	d := time.Duration(0)
-	for _, x := range []time.Duration{w.cfg.RetryFor, w.backoff.Cap, spreadMax(w.backoff.Cap), w.cfg.Timeout, ownerBusyGrace} {
+	for _, x := range []time.Duration{w.cfg.RetryFor, w.backoff.Cap, spreadMax(w.backoff.Cap), config.DeliveryTryMax(w.cfg.Timeout), ownerBusyGrace} {
 		if d > math.MaxInt64-x {
 			return math.MaxInt64
 		}

@@ -28,7 +28,7 @@ type ownerBusyCase struct {
 	db       *testdb.DB
 	w        *Worker
 	id       string
-	due      time.Duration // the latest a retry can come due: retry_for + backoff_cap + its spread + timeout
+	due      time.Duration // the latest a retry can come due: retry_for + backoff_cap + its spread + the failed try (config.DeliveryTryMax)
 	requests atomic.Int64
 	outcomes outcomes
 }
@@ -38,7 +38,7 @@ func newOwnerBusyCase(t *testing.T) *ownerBusyCase {
 	ctx := context.Background()
 	wc := config.Webhooks{Timeout: config.Duration(10 * time.Second), RetryFor: config.Duration(24 * time.Hour),
 		BackoffCap: config.Duration(time.Hour)}
-	c := &ownerBusyCase{due: wc.RetryFor.D() + wc.BackoffCap.D() + spreadMax(wc.BackoffCap.D()) + wc.Timeout.D()}
+	c := &ownerBusyCase{due: wc.RetryFor.D() + wc.BackoffCap.D() + spreadMax(wc.BackoffCap.D()) + config.DeliveryTryMax(wc.Timeout.D())}
 	c.db = testdb.New(t, store.Options{RedeliveryWindow: wc.RedeliveryWindow()})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)

@@ -70,9 +70,10 @@ func TestRetryAfterRetryAtTheEndOfItsSpreadFindsItsEvent(t *testing.T) {
 	}
 
 	// The retry's due time, at the latest: the failed try read its event
-	// younger than retry_for and lasted up to timeout; then backoff_cap
-	// and the spread. Half the spread is left to the test's own statements.
-	latest := retryFor + timeout + cap + spreadMax(cap)
+	// younger than retry_for and lasted up to its job's time and its
+	// record's (config.DeliveryTryMax); then backoff_cap and the spread.
+	// Half the spread is left to the test's own statements.
+	latest := retryFor + config.DeliveryTryMax(timeout) + cap + spreadMax(cap)
 	w.paused = ownerPauses{} // the pause the 503 set has ended by then
 	exec(`UPDATE job_events SET created_at = now() - $2::interval WHERE id = $1`, id, latest-spreadMax(cap)/2)
 	exec(`UPDATE idempotency_keys SET expires_at = now() - interval '2 hours' WHERE job_id = (SELECT job_id FROM job_events WHERE id = $1)`, id)
@@ -102,8 +103,8 @@ func TestRedeliveryWindowAllowsForTheRetryAfterSpread(t *testing.T) {
 			t.Errorf("config.RetryAfterSpread(%s) = %s, want spreadWait's bound %s", cap, got, want)
 		}
 		wc := config.Webhooks{RetryFor: config.Duration(24 * time.Hour), BackoffCap: config.Duration(cap), Timeout: config.Duration(10 * time.Second)}
-		if got, want := wc.RedeliveryWindow(), 24*time.Hour+cap+spreadMax(cap)+10*time.Second+config.RedeliveryMargin; got != want {
-			t.Errorf("backoff_cap %s: the redelivery window is %s, want %s (retry_for + backoff_cap + its spread + timeout + config.RedeliveryMargin)", cap, got, want)
+		if got, want := wc.RedeliveryWindow(), 24*time.Hour+cap+spreadMax(cap)+10*time.Second+15*time.Second+config.RedeliveryMargin; got != want {
+			t.Errorf("backoff_cap %s: the redelivery window is %s, want %s (retry_for + backoff_cap + its spread + timeout + 15 s for the try's reads and record + config.RedeliveryMargin)", cap, got, want)
 		}
 	}
 }

@@ -19,7 +19,7 @@ import (
 // webhooks.timeout long, so a retry that came due at the latest it can had
 // 45 s, not the minute (ownerBusyGrace) it is owed, to find a slot, and was
 // abandoned unsent 15 s early (found by review, rdiff61).
-func TestLastRetryAfterALongTryGetsItsWholeGrace_wwh62(t *testing.T) {
+func TestLastRetryAfterALongTryGetsItsWholeGrace(t *testing.T) {
 	c := newOwnerBusyCase(t)
 	wc := c.w.cfg
 	// The latest a retry comes due: the try that failed started just under
@@ -38,7 +38,7 @@ func TestLastRetryAfterALongTryGetsItsWholeGrace_wwh62(t *testing.T) {
 
 // config.DeliveryTryMax, which the redelivery window and lastLook count a
 // failed try by, is the worker's job timeout plus the record's.
-func TestDeliveryTryMaxIsTheJobAndItsRecord_wwh62(t *testing.T) {
+func TestDeliveryTryMaxIsTheJobAndItsRecord(t *testing.T) {
 	for _, timeout := range []time.Duration{time.Second, 10 * time.Second, MaxTimeout} {
 		w := NewWorker(nil, Config{Timeout: timeout})
 		if got, want := config.DeliveryTryMax(timeout), w.Timeout(nil)+recordTimeout; got != want {

@@ -29,7 +29,7 @@ func (failingReads) ClaimEventForDelivery(context.Context, string, store.SendCla
 // instead of after the 10th failed try's backoff (found by review, rdiff61).
 // River's executor asks NextRetry right after Work returned the failure, in
 // the same process: that try failed, whatever the clocks say.
-func TestFailedTryBeforeAnyClockReadBacksOff_wwh62(t *testing.T) {
+func TestFailedTryBeforeAnyClockReadBacksOff(t *testing.T) {
 	ctx := context.Background()
 	db := testdb.New(t, store.Options{})
 	if err := db.Store.SyncConfigWebhooks(ctx, map[string]string{"acme": "http://127.0.0.1:1/"}); err != nil {

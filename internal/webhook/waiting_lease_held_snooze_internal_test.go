@@ -20,7 +20,7 @@ import (
 // which is 0 for an event lastLook old: River made the job available again
 // at once, and it claimed the held lease again and again until the lease
 // ended (found by review, rdiff61). It waits for the lease, as Work does.
-func TestWaitingDeliveryOfALeasedEventSnoozesForTheLease_wwh62(t *testing.T) {
+func TestWaitingDeliveryOfALeasedEventSnoozesForTheLease(t *testing.T) {
 	ctx := context.Background()
 	db := testdb.New(t, store.Options{})
 	if err := db.Store.SyncConfigWebhooks(ctx, map[string]string{"acme": "http://127.0.0.1:1/"}); err != nil {

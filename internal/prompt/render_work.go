@@ -18,6 +18,9 @@ import (
 // 256 bytes of text a function reads or returns (accumulating into a
 // variable in a range, $acc = printf "%s, %s" $acc .x, copies len² bytes and
 // prints nothing; {{ len $.doc }} in a range reads the document each time).
+// Starting a range over an object counts its keys, which it sorts before the
+// first iteration however few run (rangeStartSteps: a step per key, up to
+// two for the largest objects).
 // A million is far above what a template that visits each value once
 // needs: the shipped prompts take 1 step (triage) and 781 (invoice, at the
 // 100,000 characters its input schema allows); one calling two functions
@@ -32,7 +35,7 @@ const stepBytes = 256
 
 // errTooMuchWork stops a render that passes MaxRenderSteps.
 var errTooMuchWork = fmt.Errorf("the template does too much work for this input: the render passed %d steps "+
-	"(a step is a loop iteration, a call of a template or a function, or 256 bytes of text a function reads or returns), "+
+	"(a step is a loop iteration, a key of an object a loop goes over, a call of a template or a function, or 256 bytes of text a function reads or returns), "+
 	"which a template that visits each input value a few times never needs; a loop inside a loop over the same array does len² of them: "+
 	"send a smaller input (fewer elements); the prompt's author can bound the arrays (maxItems in the input schema) or avoid the nested loop",
 	MaxRenderSteps)
@@ -130,7 +133,9 @@ func (p *Prompt) putWork(w *work) {
 // countSteps makes every template t defines call stepFunc first, and every
 // range body at the start of each iteration: together with the counted
 // functions, no loop and no recursion goes uncounted, even one that calls
-// no function ({{ range .a }}{{ range $.a }}{{ end }}{{ end }}). t's trees
+// no function ({{ range .a }}{{ range $.a }}{{ end }}{{ end }}). Before each
+// range it puts a call of rangeStartFunc (rangeStartNode), which counts the
+// keys a range over an object sorts before its first iteration. t's trees
 // must be its own (copied).
 func countSteps(t *template.Template) {
 	for _, d := range t.Templates() {
@@ -138,9 +143,13 @@ func countSteps(t *template.Template) {
 			continue
 		}
 		var ranges []*parse.RangeNode
+		var lists []*parse.ListNode
 		inspect(d.Tree.Root, true, func(n parse.Node, _ bool) bool {
-			if r, ok := n.(*parse.RangeNode); ok {
-				ranges = append(ranges, r)
+			switch n := n.(type) {
+			case *parse.RangeNode:
+				ranges = append(ranges, n)
+			case *parse.ListNode:
+				lists = append(lists, n)
 			}
 			return true
 		})
@@ -148,6 +157,9 @@ func countSteps(t *template.Template) {
 			if r.List != nil && !callsFirst(r.List) {
 				r.List.Nodes = append([]parse.Node{stepNode(r.Pos, r.Line)}, r.List.Nodes...)
 			}
+		}
+		for _, l := range lists { // a range is always in a list
+			countRangeStarts(l)
 		}
 		if d.Name() != t.Name() { // the message itself runs once a render
 			d.Tree.Root.Nodes = append([]parse.Node{stepNode(d.Tree.Root.Pos, 0)}, d.Tree.Root.Nodes...)
@@ -183,17 +195,30 @@ func callsFirst(l *parse.ListNode) bool {
 // stepNode is {{ if routerRenderStep }}{{ end }}: a call that prints
 // nothing and declares no variable.
 func stepNode(pos parse.Pos, line int) parse.Node {
-	call := &parse.CommandNode{NodeType: parse.NodeCommand, Pos: pos,
-		Args: []parse.Node{parse.NewIdentifier(stepFunc).SetPos(pos)}}
+	return emptyIf(pos, line, []*parse.CommandNode{funcCommand(stepFunc, pos)})
+}
+
+// emptyIf is {{ if PIPELINE }}{{ end }}, the pipeline made of cmds.
+func emptyIf(pos parse.Pos, line int, cmds []*parse.CommandNode) parse.Node {
 	return &parse.IfNode{BranchNode: parse.BranchNode{NodeType: parse.NodeIf, Pos: pos, Line: line,
-		Pipe: &parse.PipeNode{NodeType: parse.NodePipe, Pos: pos, Line: line, Cmds: []*parse.CommandNode{call}},
+		Pipe: &parse.PipeNode{NodeType: parse.NodePipe, Pos: pos, Line: line, Cmds: cmds},
 		List: &parse.ListNode{NodeType: parse.NodeList, Pos: pos}}}
 }
 
-// funcs are the template functions (funcs) counting steps into w, and
-// stepFunc.
+// funcCommand is a command calling the template function name with no
+// argument of its own (in a pipeline, it is given the value before it).
+func funcCommand(name string, pos parse.Pos) *parse.CommandNode {
+	return &parse.CommandNode{NodeType: parse.NodeCommand, Pos: pos,
+		Args: []parse.Node{parse.NewIdentifier(name).SetPos(pos)}}
+}
+
+// funcs are the template functions (funcs) counting steps into w, stepFunc
+// and rangeStartFunc.
 func (w *work) funcs() template.FuncMap {
-	fm := template.FuncMap{stepFunc: func() (bool, error) { return false, w.step(1) }}
+	fm := template.FuncMap{
+		stepFunc:       func() (bool, error) { return false, w.step(1) },
+		rangeStartFunc: func(v any) (any, error) { return v, w.step(rangeStartSteps(v)) },
+	}
 	for name, f := range funcs {
 		fm[name] = w.counted(name, f)
 	}

@@ -52,7 +52,7 @@ func renderRaw(t *testing.T, content, input string) ([]string, error) {
 // elements) kept the render busy for hours. Counted a step or more per key
 // sorted, the render passes the bound at the 13th element, whatever the
 // number of elements, and is refused as other quadratic templates are.
-func TestRenderWorkCountsTheKeysARangeOverAnObjectSorts_wprompt62(t *testing.T) {
+func TestRenderWorkCountsTheKeysARangeOverAnObjectSorts(t *testing.T) {
 	const keys, items = 40000, 40
 	input := `{"obj":` + objectOf(keys) + `,"items":[` + strings.Repeat("0,", items-1) + `0]}`
 	msgs, err := renderRaw(t, `Answer in JSON.{{ range .items }}{{ range $k, $v := $.obj }}{{ break }}{{ end }}{{ end }}`, input)
@@ -62,7 +62,7 @@ func TestRenderWorkCountsTheKeysARangeOverAnObjectSorts_wprompt62(t *testing.T) 
 // Without {{ break }}, each key the range visits counted, but not the sort
 // before the first: 500 ranges over 1,000 keys were 500,500 steps. The sort
 // counts too (1,625 steps for 1,000 keys), and the render passes the bound.
-func TestRenderWorkCountsTheSortOfARangeOverAnObjectRunToTheEnd_wprompt62(t *testing.T) {
+func TestRenderWorkCountsTheSortOfARangeOverAnObjectRunToTheEnd(t *testing.T) {
 	const keys, items = 1000, 500
 	input := `{"obj":` + objectOf(keys) + `,"items":[` + strings.Repeat("0,", items-1) + `0]}`
 	msgs, err := renderRaw(t, `Answer in JSON.{{ range .items }}{{ range $.obj }}{{ end }}{{ end }}`, input)
@@ -72,7 +72,7 @@ func TestRenderWorkCountsTheSortOfARangeOverAnObjectRunToTheEnd_wprompt62(t *tes
 // A range over an array costs nothing to start: its iterations are its
 // steps, not counted twice. 999 ranges over 999 elements are 998,000 steps,
 // within the bound.
-func TestRenderWorkCountsARangeOverAnArrayOnce_wprompt62(t *testing.T) {
+func TestRenderWorkCountsARangeOverAnArrayOnce(t *testing.T) {
 	input := `{"a":[` + strings.Repeat("0,", 998) + `0]}`
 	msgs, err := renderRaw(t, `Answer in JSON.{{ range .a }}{{ range $.a }}{{ end }}{{ end }}`, input)
 	if err != nil {
@@ -85,7 +85,7 @@ func TestRenderWorkCountsARangeOverAnArrayOnce_wprompt62(t *testing.T) {
 
 // Ranges over many small objects (each element's fields) stay far within the
 // bound: 20,000 of 4 keys are 180,000 steps.
-func TestRenderWorkOfRangesOverSmallObjectsStaysWithinTheBound_wprompt62(t *testing.T) {
+func TestRenderWorkOfRangesOverSmallObjectsStaysWithinTheBound(t *testing.T) {
 	input := `{"items":[` + strings.Repeat(`{"a":1,"b":2,"c":3,"d":4},`, 19999) + `{"a":1,"b":2,"c":3,"d":4}]}`
 	msgs, err := renderRaw(t, `Answer in JSON.{{ range .items }}{{ range $k, $v := . }}{{ $k }}{{ $v }}{{ end }}|{{ end }}`, input)
 	if err != nil {
@@ -98,7 +98,7 @@ func TestRenderWorkOfRangesOverSmallObjectsStaysWithinTheBound_wprompt62(t *test
 
 // A range's pipeline that assigns a variable runs once: the count does not
 // evaluate it a second time. The keys it sorts count all the same.
-func TestRenderWorkCountsARangeWhosePipelineAssignsOnce_wprompt62(t *testing.T) {
+func TestRenderWorkCountsARangeWhosePipelineAssignsOnce(t *testing.T) {
 	content := `Answer in JSON.{{ $acc := "" }}{{ range .items }}{{ range $k, $v := and ($acc = printf "%s+" $acc) $.obj }}{{ $k }}{{ break }}{{ end }}{{ end }} {{ $acc }}`
 	msgs, err := renderRaw(t, content, `{"obj":{"b":1,"a":2},"items":[0,0]}`)
 	if err != nil {
@@ -114,7 +114,7 @@ func TestRenderWorkCountsARangeWhosePipelineAssignsOnce_wprompt62(t *testing.T) 
 // The counting changes no error: a range over a string fails as
 // text/template says, naming the range's own pipeline. (A pipeline that
 // assigns a variable ends with the counting call, which the error names.)
-func TestRenderWorkKeepsTheRangeErrors_wprompt62(t *testing.T) {
+func TestRenderWorkKeepsTheRangeErrors(t *testing.T) {
 	_, err := renderRaw(t, `Answer in JSON.{{ range .s }}{{ . }}{{ end }}`, `{"s":"text"}`)
 	if err == nil || !strings.Contains(err.Error(), "at <.s>: range can't iterate over text") {
 		t.Fatalf("err %v, want text/template's range error at <.s>", err)

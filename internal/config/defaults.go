@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"net"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -546,13 +547,31 @@ func sameListener(a, b string) bool {
 	if errA != nil || errB != nil || pa != pb || pa == 0 {
 		return false
 	}
-	wildcard := func(h string) bool { return h == "" || h == "0.0.0.0" || h == "::" }
-	// Go listens on localhost's IPv4 address, 127.0.0.1: the same socket as
-	// 127.0.0.1 written out (not ::1, a socket of its own).
-	local := func(h string) bool { return strings.EqualFold(h, "localhost") }
-	loop := func(h string) bool { return h == "127.0.0.1" }
-	return strings.EqualFold(ha, hb) || wildcard(ha) || wildcard(hb) ||
-		local(ha) && loop(hb) || local(hb) && loop(ha)
+	ha, hb = listenHost(ha), listenHost(hb)
+	wildcard := func(h string) bool { return h == "" || h == "0.0.0.0" }
+	return strings.EqualFold(ha, hb) || wildcard(ha) || wildcard(hb)
+}
+
+// listenHost is a listen address's host as the socket it binds: an IP
+// address in one spelling (an IPv4-mapped IPv6 address as its IPv4 address,
+// [0:0:0:0:0:0:0:1] as ::1), every interface ([::], [0::0], 0.0.0.0) as
+// 0.0.0.0, and localhost as 127.0.0.1 (Go listens on localhost's IPv4
+// address: the same socket as 127.0.0.1 written out, not ::1's). Compared as
+// text, two spellings of one socket passed the check and serve then failed
+// at start on a port "another process" held. A host name is kept as written.
+func listenHost(h string) string {
+	if strings.EqualFold(h, "localhost") {
+		return "127.0.0.1"
+	}
+	a, err := netip.ParseAddr(h)
+	if err != nil {
+		return h
+	}
+	a = a.Unmap()
+	if a.IsUnspecified() {
+		return "0.0.0.0"
+	}
+	return a.String()
 }
 
 // portProblem says what is wrong with a listen address's port written as a

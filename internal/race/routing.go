@@ -2,6 +2,7 @@ package race
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/routerhq/router/internal/providers"
 	"github.com/routerhq/router/internal/store"
@@ -75,8 +76,10 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 // nil when there is none.
 //
 // The conformance gate is asked last, about every target that passed the
-// other checks, all at once (gateAll): the reads it needs run together, so a
-// plan waits for the slowest one, not their sum, before its first attempt.
+// other checks — its circuit breaker's aside — all at once (gateAll): the
+// reads it needs run together, so a plan waits for the slowest one, not
+// their sum, before its first attempt. A target both refuse is the gate's
+// (gateOverBreaker): not deferred, not waited for.
 func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreaker map[string]string) {
 	out = make([]Decision, 0, len(route.Providers))
 	msgs := counted(sp)
@@ -149,14 +152,16 @@ func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreak
 		if d.Eligible {
 			var key string
 			d.Eligible, d.Reason, key = r.admissible(name, sp)
-			switch {
-			case !d.Eligible:
+			if !d.Eligible {
 				d.Cause = CauseBreaker
 				if byBreaker == nil {
 					byBreaker = map[string]string{}
 				}
 				byBreaker[name] = key
-			case r.cfg.Gate != nil && sp.gate != nil:
+			}
+			// Asked also of a target its breaker refuses: a refusal by the
+			// gate wins (gateOverBreaker).
+			if r.cfg.Gate != nil && sp.gate != nil {
 				asks = append(asks, GateAsk{Provider: name, Model: sp.modelOn(r.cfg.Targets[name]), Prompt: sp.gate, Role: r.roleOf(route, name)})
 				asked = append(asked, len(out))
 			}
@@ -164,12 +169,27 @@ func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreak
 		out = append(out, d)
 	}
 	for i, a := range gateAll(r.cfg.Gate, asks) {
-		if !a.OK {
-			d := &out[asked[i]]
-			d.Eligible, d.Reason, d.Cause = false, a.Reason, CauseConformanceGate
+		d := &out[asked[i]]
+		if a.OK || !gateOverBreaker(d, a.Reason) {
+			continue
 		}
+		delete(byBreaker, d.Provider) // not deferred: the race does not wait for it
+		d.Eligible, d.Reason, d.Cause = false, a.Reason, CauseConformanceGate
 	}
 	return out, byBreaker
+}
+
+// gateOverBreaker says whether the conformance gate's refusal (why) is the
+// decision d carries. It is for a target the other checks passed; for one
+// its circuit breaker refuses too, it is unless the gate could not read its
+// results (GateUnread: its next read will likely succeed, and the breaker
+// says when to ask again). An open breaker clears by itself and says when
+// (its reason gives the 503's Retry-After, and the race may wait for it); a
+// gate's refusal does not clear until the target passes, so naming the
+// breaker alone would tell the caller to resend after Retry-After, and the
+// resend would be refused again, by the gate.
+func gateOverBreaker(d *Decision, why string) bool {
+	return d.Cause != CauseBreaker || !strings.HasPrefix(why, GateUnread)
 }
 
 // counted is what the context-window check counts of a request

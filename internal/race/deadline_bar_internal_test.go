@@ -11,7 +11,7 @@ import (
 // budget — where no failover or hedge can ever have the budget — what the
 // target is expected to answer within, at least retryFloor, at most the
 // budget. Found by review (rbreak13 F2).
-func TestDeadlineBarOf_wbreak62b(t *testing.T) {
+func TestDeadlineBarOf(t *testing.T) {
 	for _, c := range []struct {
 		name                     string
 		budget, deadline, expect time.Duration

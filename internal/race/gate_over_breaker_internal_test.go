@@ -6,7 +6,7 @@ import "testing"
 // the gate's (it does not clear by itself), unless the gate could not read
 // its results: then the breaker, which says when to ask again, keeps it.
 // Found by review (rbreak13 F3).
-func TestGateOverBreaker_wbreak62b(t *testing.T) {
+func TestGateOverBreaker(t *testing.T) {
 	breakerOpen := &Decision{Provider: "p", Cause: CauseBreaker, Reason: "circuit breaker open after 5 consecutive failures; probing again in 5s"}
 	admitted := &Decision{Provider: "p", Eligible: true}
 	for _, c := range []struct {

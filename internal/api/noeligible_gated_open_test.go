@@ -47,7 +47,7 @@ func (noPassGate13) AllowModel(context.Context, string, string, *prompt.Prompt, 
 // open is explained by its breaker alone: the 503 carries Retry-After and
 // tells the caller to resend after it — and the resend, once the breaker
 // half-opens, is refused again by the gate, which never clears by itself.
-func TestNoEligibleGatedTargetWithOpenBreakerSaysItDoesNotClear_wbreak62b(t *testing.T) {
+func TestNoEligibleGatedTargetWithOpenBreakerSaysItDoesNotClear(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	prompts, err := prompt.LoadDir("../../prompts")
 	if err != nil {

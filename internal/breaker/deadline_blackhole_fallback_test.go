@@ -20,7 +20,7 @@ import (
 // fails every other job), every job that fails over goes to the black hole
 // and ends `unknown` — needing a resolution — without end, where a breaker
 // that opened would have failed them knowably, at once.
-func TestBlackholedFallbackOpensUnderShortDeadline_wbreak62b(t *testing.T) {
+func TestBlackholedFallbackOpensUnderShortDeadline(t *testing.T) {
 	set := breaker.New(map[string]breaker.Settings{
 		"primary":  {ConsecutiveFailures: 5, OpenFor: time.Minute},
 		"fallback": {ConsecutiveFailures: 2, OpenFor: time.Minute},

@@ -109,8 +109,10 @@ func (s *Store) PruneBreakerStates(ctx context.Context, olderThan time.Duration)
 // BreakerFailure: the breaker counted as a failure an attempt whose stored
 // state does not say so — a cancelled hedged loser still silent, no response
 // byte, when the hedge it caused won, or a call that ended unknown (its own
-// timeout, no answer) after its job had ended and was stored lost or
-// cancelled (unknownEndErrorSQL); ProviderStats counts it as failed, whatever
+// timeout, no answer) and was stored lost or cancelled by its job's end:
+// recorded after the job had ended (unknownEndErrorSQL), or unknown until a
+// sibling's win or a resolution settled it lost (settleSiblingsSQL) or the
+// job's cancellation cancelled it (CancelJob): markedFailureSQL. ProviderStats counts it as failed, whatever
 // its state, as the breaker does, and leaves it out of the latency
 // percentiles (no answer).
 const (
@@ -119,17 +121,35 @@ const (
 	BreakerFailure = "failure"
 )
 
+// markedFailureSQL is the error e (a jsonb expression) of an attempt whose
+// outcome is unknown as it is stored once its job's end settles it (lost,
+// cancelled): with "breaker": "failure" (BreakerFailure) unless e already
+// says how the breaker counted it ("breaker": "ignored": the race excused
+// it, markIgnored). Its breaker counted the call's unknown end as a failure
+// (race's outcomeOf), and while unknown /v1/providers' stats count it as
+// failed (providerStatsSQL); the state its job's end gives it (lost,
+// cancelled) would count it as a success or in neither, so the mark keeps
+// it failed, and out of the latency percentiles (no answer). The one
+// fragment for that mark: an unknown end recorded after its job ended
+// (unknownEndErrorSQL), an unknown attempt settled lost by a sibling's win
+// or a resolution (settleSiblingsSQL), one cancelled with its job
+// (CancelJob).
+func markedFailureSQL(e string) string {
+	return `CASE WHEN coalesce(` + e + `->>'` + BreakerKey + `', '') = ''
+		THEN coalesce(` + e + `, '{}'::jsonb) || jsonb_build_object('` + BreakerKey + `', '` + BreakerFailure + `')
+		ELSE ` + e + ` END`
+}
+
 // unknownEndErrorSQL is the error FinishAttemptAs stores ($3, out.Error) for
 // an attempt's end in state $2, on the job j. An unknown end on a job that had
 // already ended is stored as the job's end settles its attempts (lost,
 // cancelled: unknownUnlessEndedSQL), yet its breaker counts the call's end —
 // unknown: a failure unless the race marked it ignored (race's outcomeOf,
-// markIgnored) — so its error says so ("breaker": "failure"), decided in the
+// markIgnored) — so its error says so (markedFailureSQL), decided in the
 // same update as the state it is stored in, and /v1/providers' stats
 // (providerStatsSQL) count it as the breaker does.
-const unknownEndErrorSQL = `CASE WHEN $2::text = 'unknown' AND ` + unknownUnlessEndedSQL + ` <> 'unknown'
-		AND coalesce($3::jsonb->>'` + BreakerKey + `', '') = ''
-	THEN coalesce($3::jsonb, '{}'::jsonb) || jsonb_build_object('` + BreakerKey + `', '` + BreakerFailure + `')
+var unknownEndErrorSQL = `CASE WHEN $2::text = 'unknown' AND ` + unknownUnlessEndedSQL + ` <> 'unknown'
+	THEN ` + markedFailureSQL(`$3::jsonb`) + `
 	ELSE $3::jsonb END`
 
 // ProviderStats is what the attempts of one provider over a recent window say.
@@ -157,8 +177,9 @@ type ProviderStats struct {
 	// Latency percentiles (milliseconds, to a tenth: interpolation's float
 	// noise such as 289.99999999999997 is no information) of attempts that
 	// returned an answer (won, lost, invalid — not one stored so that ended
-	// without an answer: "breaker": "failure", or "outcome_unknown"); nil
-	// without one.
+	// without an answer: "breaker": "failure", or "outcome_unknown"; nor one
+	// resolved out of band, whose latency is its time to the router's
+	// timeout); nil without one.
 	P50MS *float64 `json:"p50_ms"`
 	P95MS *float64 `json:"p95_ms"`
 	P99MS *float64 `json:"p99_ms"`
@@ -179,7 +200,10 @@ type SentBreaker struct {
 // error says the breaker ignored it (BreakerKey) is neither ok nor bad; one
 // whose error says the breaker counted it as a failure is bad, whatever its
 // state, and no answer: it is left out of the latency percentiles, as is one
-// whose error says its outcome was unknown (a timeout stored lost).
+// whose error says its outcome was unknown (a timeout stored lost) and one
+// resolved out of band (its error's resolution: its latency_ms is the time
+// to the router's own timeout). A resolution's verdict counts as its state
+// says: resolved succeeded (won) is ok, failed or invalid is bad.
 const providerStatsSQL = `
 		WITH sent AS (
 			SELECT * FROM unnest($2::text[], $3::text[], $4::text[]) AS s(provider, model, breaker)
@@ -191,11 +215,17 @@ const providerStatsSQL = `
 		), a AS (
 			SELECT provider, state,
 				-- no answer's latency (percentile_cont skips NULL): a call that
-				-- ended without an answer, stored so
+				-- ended without an answer, stored so; or one resolved out of
+				-- band (ResolveAttempt: unknown, then won, failed or invalid
+				-- by a resolution), whose latency_ms is its time to the
+				-- router's giving up (its timeout), not to an answer
 				CASE WHEN mark = '` + BreakerFailure + `' OR coalesce(error->>'outcome_unknown', '') = 'true'
+						OR error->'resolution' IS NOT NULL
 					THEN NULL ELSE latency_ms END AS latency_ms,
+				-- an unknown attempt the race excused ("ignored") and the job's
+				-- end then settled lost is no success: the breaker counted nothing
 				(state IN ('won', 'lost') OR (state = 'failed' AND error->>'fault' = 'caller'))
-					AND mark <> '` + BreakerFailure + `' AS ok,
+					AND mark NOT IN ('` + BreakerFailure + `', '` + BreakerIgnored + `') AS ok,
 				((state IN ('invalid', 'unknown') OR (state = 'failed' AND coalesce(error->>'fault', '') <> 'caller'))
 					AND mark <> '` + BreakerIgnored + `')
 				OR mark = '` + BreakerFailure + `' AS bad

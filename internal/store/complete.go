@@ -46,7 +46,7 @@ type Completion struct {
 // hedge or failover whose creation held the job row as the win came)
 // cancelled as never sent, so that they are not sent for a job that has
 // succeeded (MarkAttemptRunning then finds them no longer starting).
-const casSQL = `
+var casSQL = `
 WITH j AS (
     UPDATE jobs SET state = 'succeeded', result = $3, completed_by = $4, version = version + 1,
         error = NULL, updated_at = now(), finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
@@ -75,15 +75,18 @@ SELECT (SELECT count(*) FROM j), (SELECT count(*) FROM n)`
 
 // settleSiblingsSQL is the SET list of the update that settles, when their
 // job succeeds, its other attempts that are unknown or starting (in casSQL,
-// winSQL and a `succeeded` resolution): an unknown one becomes `lost`; a
+// winSQL and a `succeeded` resolution): an unknown one becomes `lost`, its
+// error marked "breaker": "failure" (markedFailureSQL: its breaker counted
+// its unknown end as a failure, and /v1/providers' stats count it so, not
+// as a lost answer); a
 // starting one was never sent and now never will be, and is recorded as
 // RecordNotSent records one (cancelled, kind not_sent, finished, its lease
 // cleared). One update, on the rows the win already visits, so the batched
 // win (SPEC §14) does no extra scan. A sibling created after the win's
 // statement took its snapshot is not seen here: MarkAttemptRunning refuses
 // to send an attempt of an ended job.
-const settleSiblingsSQL = `state = CASE WHEN state = 'unknown' THEN 'lost' ELSE 'cancelled' END,
-        error = CASE WHEN state = 'unknown' THEN error ELSE jsonb_build_object('kind', '` + notSentKind + `', 'fault', 'router',
+var settleSiblingsSQL = `state = CASE WHEN state = 'unknown' THEN 'lost' ELSE 'cancelled' END,
+        error = CASE WHEN state = 'unknown' THEN ` + markedFailureSQL(`error`) + ` ELSE jsonb_build_object('kind', '` + notSentKind + `', 'fault', 'router',
             'message', 'the request was never sent: another attempt had completed the job') END,
         finished_at = CASE WHEN state = 'unknown' THEN finished_at ELSE now() END,
         lease_owner = CASE WHEN state = 'unknown' THEN lease_owner END,
@@ -114,7 +117,7 @@ const settleSiblingsSQL = `state = CASE WHEN state = 'unknown' THEN 'lost' ELSE 
 // is snoozed without a read); the last column
 // says whether it did, and the store wakes River after the commit
 // (outboxWake).
-const winSQL = `
+var winSQL = `
 WITH w AS (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
         AS w(job_id, attempt_id, read_version, result, usage, response_id, response_model, latency_ms)

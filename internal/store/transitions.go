@@ -322,10 +322,15 @@ func (s *Store) CancelJob(ctx context.Context, owner, jobID string) error {
 		// was never sent and is recorded so (kind not_sent, NotSent), as a
 		// win records its starting siblings (settleSiblingsSQL) and
 		// markRunningSQL one it finds on an ended job: the attempt view says
-		// it never reached its provider, not that a call was cut.
+		// it never reached its provider, not that a call was cut. An
+		// unknown one's error is marked "breaker": "failure"
+		// (markedFailureSQL), as a win marks an unknown sibling it settles
+		// lost: its breaker counted its unknown end as a failure, and
+		// /v1/providers' stats count it so, not as a cancellation.
 		if _, err := tx.Exec(ctx, `UPDATE attempts SET state = 'cancelled',
 				error = CASE WHEN state = 'starting' THEN jsonb_build_object('kind', '`+notSentKind+`', 'fault', 'router',
-					'message', 'the request was never sent: the job was cancelled before it could be') ELSE error END,
+					'message', 'the request was never sent: the job was cancelled before it could be')
+					WHEN state = 'unknown' THEN `+markedFailureSQL(`error`)+` ELSE error END,
 				finished_at = CASE WHEN state = 'unknown' THEN coalesce(finished_at, now()) ELSE now() END,
 				lease_owner = NULL, lease_expires_at = NULL
 			WHERE job_id = $1 AND state IN ('starting', 'running', 'unknown')`, jobID); err != nil {

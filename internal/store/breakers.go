@@ -112,9 +112,9 @@ func (s *Store) PruneBreakerStates(ctx context.Context, olderThan time.Duration)
 // timeout, no answer) and was stored lost or cancelled by its job's end:
 // recorded after the job had ended (unknownEndErrorSQL), or unknown until a
 // sibling's win or a resolution settled it lost (settleSiblingsSQL) or the
-// job's cancellation cancelled it (CancelJob): markedFailureSQL. ProviderStats counts it as failed, whatever
-// its state, as the breaker does, and leaves it out of the latency
-// percentiles (no answer).
+// job's cancellation cancelled it (CancelJob): markedFailureSQL.
+// ProviderStats counts it as failed, whatever its state, as the breaker does,
+// and leaves it out of the latency percentiles (no answer).
 const (
 	BreakerKey     = "breaker"
 	BreakerIgnored = "ignored"

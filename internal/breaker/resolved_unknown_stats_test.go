@@ -21,7 +21,7 @@ import (
 // lookup) becomes `won` with its error replaced by {"resolution": …}: the
 // outcome_unknown marker is gone, and its latency_ms — the time to the
 // router's own timeout, not to any answer — becomes the provider's p50.
-func TestResolvedUnknownTimeoutIsNoAnswerLatency_wbreak62a(t *testing.T) {
+func TestResolvedUnknownTimeoutIsNoAnswerLatency(t *testing.T) {
 	set := breaker.New(map[string]breaker.Settings{
 		"primary": {ConsecutiveFailures: 100, OpenFor: time.Minute},
 	}, breaker.Options{})

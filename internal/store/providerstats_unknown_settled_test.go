@@ -18,7 +18,7 @@ import (
 // ignored. An attempt resolved out of band counts by its verdict (won:
 // succeeded; invalid: failed) and never as answer latency: its latency_ms is
 // its time to the router's timeout, not to an answer.
-func TestProviderStatsCountUnknownSettledByJobEnd_wbreak62a(t *testing.T) {
+func TestProviderStatsCountUnknownSettledByJobEnd(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	timeout := map[string]any{"kind": "timeout", "fault": "network", "outcome_unknown": true}

@@ -24,7 +24,7 @@ import (
 // after the job ended. providerStatsSQL then counts the stored `lost` as a
 // success: a target that never answers shows success_rate 1 while its
 // breaker opens on those very attempts.
-func TestProviderStatsCountUnknownSettledLostByWinAsFailure_wbreak62a(t *testing.T) {
+func TestProviderStatsCountUnknownSettledLostByWinAsFailure(t *testing.T) {
 	set := breaker.New(map[string]breaker.Settings{
 		"primary":  {ConsecutiveFailures: 100, OpenFor: time.Minute},
 		"fallback": {ConsecutiveFailures: 100, OpenFor: time.Minute},
@@ -90,7 +90,7 @@ func TestProviderStatsCountUnknownSettledLostByWinAsFailure_wbreak62a(t *testing
 // unknown attempt `cancelled`, keeping its error (no "breaker": "failure"
 // mark), and providerStatsSQL counts a cancelled attempt in neither column.
 // The breaker counted the timeout as a failure when the attempt ended.
-func TestProviderStatsCountUnknownCancelledAsFailure_wbreak62a(t *testing.T) {
+func TestProviderStatsCountUnknownCancelledAsFailure(t *testing.T) {
 	set := breaker.New(map[string]breaker.Settings{
 		"primary": {ConsecutiveFailures: 100, OpenFor: time.Minute},
 	}, breaker.Options{})

@@ -886,7 +886,7 @@ func (o *orchestrator) startThen(ctx context.Context, provider, role string, bef
 	a, made, err := o.r.cfg.Store.CreateAttemptCounted(cctx, store.NewAttempt{
 		ID: id, JobID: o.job.ID, Provider: provider, Model: model, Role: role, Price: storePrice(o.r.priceFor(provider, target, model)),
 		LeaseOwner: o.r.cfg.LeaseOwner, LeaseFor: o.r.cfg.Lease, Orchestrator: o.r.cfg.LeaseOwner,
-		MaxInflight: o.route.MaxInflight, MaxAttempts: o.route.MaxAttempts, Routing: o.routing,
+		MaxInflight: o.route.MaxInflight, MaxAttempts: o.route.MaxAttempts, Routing: o.routing, Lookup: sendsLookup(target),
 	})
 	endCreate()
 	// The routing is recorded once per orchestration, with its first attempt;

@@ -85,7 +85,8 @@ func (r *Runner) Plan(job *store.Job) (plan store.JobPlan, routing json.RawMessa
 	if sp.model != "" {
 		model = sp.model
 	}
-	p.first = &store.FirstAttempt{Provider: provider, Model: model, Role: role, Price: storePrice(r.priceFor(provider, target, model)), Routing: o.routing}
+	p.first = &store.FirstAttempt{Provider: provider, Model: model, Role: role, Price: storePrice(r.priceFor(provider, target, model)), Routing: o.routing,
+		Lookup: sendsLookup(target)}
 	p.release = release
 	return p, nil, true, nil
 }

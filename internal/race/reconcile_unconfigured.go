@@ -11,8 +11,8 @@ import (
 // the recovery leader does not configure (warnUnconfigured).
 const unconfiguredWarning = "reconcile: an unknown attempt is on a target this router does not configure, so reconciliation " +
 	"never looks it up (warned once); its job stays unknown until the attempt is resolved. It resolves itself once the " +
-	"leader configures that target again (with a provider that can look requests up); otherwise only an operator ends " +
-	"it: resolve the attempt failed or succeeded (POST /v1/jobs/{id}/attempts/{seq}/resolve with the owner's key; " +
+	"leader configures that target again with a provider that can look requests up, if the attempt's request was sent " +
+	"with lookup (its provider's supports_lookup on when it was sent); otherwise only an operator ends it: resolve the attempt failed or succeeded (POST /v1/jobs/{id}/attempts/{seq}/resolve with the owner's key; " +
 	"failed drops whatever the provider did, and the job goes on to its next target) or cancel the job " +
 	"(POST /v1/jobs/{id}/cancel); docs/operations.md"
 

@@ -33,6 +33,9 @@ type RecoveryConfig struct {
 	Leader Leader
 	// Reconcilers bounds the provider lookups in flight at once; default 8.
 	Reconcilers int
+	// storeTimeout bounds each database call of a lookup's resolution (0:
+	// reconcileStoreTimeout); set only by tests (export_test).
+	storeTimeout time.Duration
 }
 
 // Leader says whether this replica leads now (see internal/maintenance).
@@ -63,6 +66,9 @@ func (r *Runner) RunRecovery(ctx context.Context, rc RecoveryConfig) {
 		rc.Batch = 20
 	}
 	rec := newReconciler(rc.Reconcilers)
+	if rc.storeTimeout > 0 {
+		rec.storeTimeout = rc.storeTimeout
+	}
 	defer rec.wait()
 	tick := time.NewTicker(rc.Interval)
 	defer tick.Stop()
@@ -111,6 +117,17 @@ const passTimeout = time.Minute
 // left unknown and looked up again by a later pass, instead of holding one of
 // the Reconcilers slots for as long as the other transaction lasts.
 const reconcileLockWait = 2 * time.Second
+
+// reconcileStoreTimeout bounds each database call of a reconciler's lookup
+// (reading the job to judge or bill what the provider recorded, the
+// resolution, the read after it): a call whose connection stopped answering
+// (a dropped flow, a frozen database host or proxy) ends, the attempt is left
+// unknown and looked up again by a later pass, instead of holding one of the
+// Reconcilers slots until TCP gives up, or for ever behind a proxy — with
+// every slot so held, the leader reconciled nothing more. It leaves room for
+// the resolution's lock wait (reconcileLockWait) and a slow commit. The
+// provider's lookup is bounded by its adapter (the target's timeout).
+const reconcileStoreTimeout = 10 * time.Second
 
 // scan expires attempt leases (counting the jobs that settles unknown) and
 // adopts orphaned jobs.
@@ -276,6 +293,13 @@ type reconciler struct {
 	// configure, which it never looks up, already warned about
 	// (warnUnconfigured).
 	unconfigured map[string]bool
+	// untrusted: attempts sent without the lookup metadata (or before the
+	// store recorded whether they were) that their provider has no record
+	// of, already warned about (firstUntrusted).
+	untrusted map[string]bool
+	// storeTimeout bounds each database call of a lookup's resolution
+	// (reconcileStoreTimeout unless a test sets RecoveryConfig's).
+	storeTimeout time.Duration
 	wg           sync.WaitGroup
 }
 
@@ -284,7 +308,22 @@ func newReconciler(n int) *reconciler {
 		n = 8
 	}
 	return &reconciler{slots: make(chan struct{}, n), inflight: map[string]bool{}, erred: map[string]bool{}, noSpec: map[string]bool{},
-		unconfigured: map[string]bool{}}
+		unconfigured: map[string]bool{}, untrusted: map[string]bool{}, storeTimeout: reconcileStoreTimeout}
+}
+
+// storeBound is how long one database call of a lookup's resolution may
+// take (storeTimeout; reconcileStoreTimeout for a nil reconciler).
+func (rc *reconciler) storeBound() time.Duration {
+	if rc != nil && rc.storeTimeout > 0 {
+		return rc.storeTimeout
+	}
+	return reconcileStoreTimeout
+}
+
+// storeContext is ctx bounded for one database call of a lookup's
+// resolution (storeBound).
+func (rc *reconciler) storeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, rc.storeBound())
 }
 
 // firstNoSpec reports whether this is the first time attempt id's found
@@ -340,6 +379,7 @@ func (rc *reconciler) order(unknown []store.UnknownAttempt, complete bool) []sto
 			if !listed[id] {
 				delete(rc.erred, id)
 				delete(rc.noSpec, id)
+				delete(rc.untrusted, id)
 			}
 		}
 	}
@@ -454,7 +494,9 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 			// the live attempt's (billedUsage); estimated when the record
 			// has no usage, as a live failure received the same way is
 			// (estimatedUsage).
-			billed, ok, berr := r.reconciledBilled(ctx, u, pe)
+			sctx, cancel := rec.storeContext(ctx)
+			billed, ok, berr := r.reconciledBilled(sctx, u, pe)
+			cancel()
 			if berr != nil {
 				log.Warn("reconcile: cannot read the job to bound or estimate the failure's usage; will try again", "err", berr)
 				return true
@@ -471,7 +513,9 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 		return true
 	case found:
 		res.Note = "reconciled: the provider completed this request"
-		st, jerr := r.storedAttempt(ctx, u)
+		sctx, cancel := rec.storeContext(ctx)
+		st, jerr := r.storedAttempt(sctx, u)
+		cancel()
 		switch {
 		case errors.Is(jerr, errNoSpec) && rec.firstNoSpec(u.AttemptID):
 			log.Warn("reconcile: the provider completed this request, but this router cannot judge its answer; "+
@@ -512,11 +556,23 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 		} else {
 			res.Outcome, res.Result = "succeeded", doc
 		}
+	case !u.Lookup:
+		// No record of a request that was not sent to be recorded proves
+		// nothing (SPEC §6.8: never re-dispatch blindly).
+		r.warnUntrusted(log, u, rec)
+		return true
 	}
-	resume, err := r.cfg.Store.ResolveAttempt(ctx, res)
+	sctx, cancel := rec.storeContext(ctx)
+	resume, err := r.cfg.Store.ResolveAttempt(sctx, res)
+	cancel()
 	if err != nil {
 		if store.Busy(err) {
 			log.Warn("reconcile: the job is held by another transaction; will try again", "err", err)
+			return true
+		}
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			log.Warn("reconcile: the database did not answer the resolution in time; leaving the attempt unknown, will try again",
+				"timeout", rec.storeBound(), "err", err)
 			return true
 		}
 		if !errors.Is(err, store.ErrStateConflict) && !errors.Is(err, store.ErrJobFinished) {
@@ -529,7 +585,9 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 	if resume {
 		r.SubmitID(u.JobID)
 	} else if res.Outcome == "failed" && res.Note == noRecordNote {
-		r.warnRouterDeaths(ctx, log, u.JobID)
+		sctx, cancel := rec.storeContext(ctx)
+		r.warnRouterDeaths(sctx, log, u.JobID)
+		cancel()
 	}
 	return false
 }

@@ -51,7 +51,7 @@ func TestRecoveryExpiresLeasesAndAdoptsOrphans(t *testing.T) {
 	// An attempt whose router died mid-call.
 	crashed := b.submitWithoutRunning(t, "dead-process")
 	a, err := b.st.CreateAttempt(ctx, store.NewAttempt{JobID: crashed.ID, Provider: "primary", Role: store.RolePrimary,
-		LeaseOwner: "dead-process", LeaseFor: time.Millisecond})
+		LeaseOwner: "dead-process", LeaseFor: time.Millisecond, Lookup: true}) // sent to be looked up, as its runner would
 	if err != nil {
 		t.Fatal(err)
 	}

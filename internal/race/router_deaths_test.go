@@ -36,7 +36,7 @@ func dieAgainBeforeSend(t *testing.T, b *racetest.Bundle, jobID, owner string) {
 		t.Fatalf("%s's adoption: %v, err %v", owner, ids, err)
 	}
 	a, err := b.Store.CreateAttempt(ctx, store.NewAttempt{JobID: jobID, Provider: last.Provider, Role: store.RolePrimary,
-		LeaseOwner: owner, Orchestrator: owner, LeaseFor: time.Hour})
+		LeaseOwner: owner, Orchestrator: owner, LeaseFor: time.Hour, Lookup: true}) // sent to be looked up, as its runner would
 	if err != nil {
 		t.Fatal(err)
 	}

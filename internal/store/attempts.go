@@ -54,6 +54,11 @@ type NewAttempt struct {
 	// Routing, when set, is recorded as the job's routing decisions in the same
 	// statement.
 	Routing []byte
+	// Lookup records that the attempt's request is sent with the metadata
+	// its provider's lookup finds it by (attempts.lookup; the target's
+	// provider has a lookup: providers.LookerOf). Reconciliation trusts a
+	// lookup's "no record" only for such an attempt.
+	Lookup bool
 }
 
 // CreateAttempt adds an attempt to a job, enforcing in the database, under the
@@ -154,11 +159,11 @@ func (s *Store) CreateAttemptCounted(ctx context.Context, na NewAttempt) (*Attem
 				WHERE id = $2 AND (state = 'pending' OR $10::jsonb IS NOT NULL)
 				RETURNING version)
 			INSERT INTO attempts AS a (id, job_id, seq, provider, model, role, read_version,
-				lease_owner, lease_expires_at, price_input_per_mtok, price_output_per_mtok)
-			VALUES ($1, $2, $3, $4, $5, $6, coalesce((SELECT version FROM j), $7), $8, now() + $9::interval, $11::float8, $12::float8)
+				lease_owner, lease_expires_at, price_input_per_mtok, price_output_per_mtok, lookup)
+			VALUES ($1, $2, $3, $4, $5, $6, coalesce((SELECT version FROM j), $7), $8, now() + $9::interval, $11::float8, $12::float8, $13)
 			RETURNING `+attemptColumns,
 			id, na.JobID, maxSeq+1, na.Provider, na.Model, na.Role, version, na.LeaseOwner, lease, routingOrNil(na.Routing),
-			priceIn, priceOut)
+			priceIn, priceOut, na.Lookup)
 		if err != nil {
 			return err
 		}

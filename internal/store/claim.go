@@ -27,6 +27,9 @@ type FirstAttempt struct {
 	Price *Price
 	// Routing is the job's routing decisions, recorded with it.
 	Routing json.RawMessage
+	// Lookup records that the attempt's request is sent with the metadata
+	// its provider's lookup finds it by (attempts.lookup; NewAttempt.Lookup).
+	Lookup bool
 }
 
 // JobPlan is what a job's creator prepared before the job exists (the race
@@ -138,7 +141,7 @@ var (
 func claimSQLFor(limited bool) string {
 	maxLiveArg, maxLiveCol, admit, refused := "", "", "", "false"
 	if limited {
-		maxLiveArg, maxLiveCol, admit = ", $20::int[]", " max_live,", " AND "+liveAdmitSQL
+		maxLiveArg, maxLiveCol, admit = ", $21::int[]", " max_live,", " AND "+liveAdmitSQL
 		refused = `CASE WHEN i.max_live <= 0 OR i.replay_only OR j.id IS NOT NULL OR k.job_id IS NOT NULL THEN false
         ELSE NOT (` + liveAdmitSQL + `) END`
 	}
@@ -146,9 +149,9 @@ func claimSQLFor(limited bool) string {
 WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::bytea[], $6::text[], $7::text[],
         $8::text[], $9::text[], $10::text[], $11::bigint[], $12::uuid[], $13::text[], $14::text[], $15::text[], $16::text[],
-        $17::float8[], $18::float8[], $19::bool[]` + maxLiveArg + `)
+        $17::float8[], $18::float8[], $19::bool[], $20::bool[]` + maxLiveArg + `)
         WITH ORDINALITY AS i(owner, operation, key, job_id, fp, prompt_version, route, input, params,
-            lease_owner, lease_ms, attempt_id, provider, model, role, routing, price_in, price_out, replay_only,` + maxLiveCol + ` ord)
+            lease_owner, lease_ms, attempt_id, provider, model, role, routing, price_in, price_out, replay_only, lookup,` + maxLiveCol + ` ord)
 ), claim AS (
     INSERT INTO idempotency_keys AS k (owner, operation, idempotency_key, job_id, fingerprint)
     SELECT owner, operation, key, job_id, fp FROM input i WHERE NOT replay_only` + admit + `
@@ -168,9 +171,9 @@ WITH input AS (
     RETURNING id, version, created_at
 ), a AS (
     INSERT INTO attempts (id, job_id, seq, provider, model, role, state, read_version, lease_owner,
-        lease_expires_at, started_at, price_input_per_mtok, price_output_per_mtok)
+        lease_expires_at, started_at, price_input_per_mtok, price_output_per_mtok, lookup)
     SELECT i.attempt_id, i.job_id, 1, i.provider, i.model, i.role, 'running', j.version, nullif(i.lease_owner, ''),
-        now() + i.lease_ms * interval '1 millisecond', now(), i.price_in, i.price_out
+        now() + i.lease_ms * interval '1 millisecond', now(), i.price_in, i.price_out, i.lookup
     FROM input i JOIN j ON j.id = i.job_id
     WHERE i.attempt_id IS NOT NULL
 )
@@ -707,7 +710,7 @@ func claimStmt(cs []*claimRequest) batchedStmt {
 		leaseMS                             = make([]int64, n)
 		attIDs, provs, models, roles, routs = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
 		priceIns, priceOuts                 = make([]*float64, n), make([]*float64, n)
-		replayOnly                          = make([]bool, n)
+		replayOnly, lookups                 = make([]bool, n), make([]bool, n)
 		maxLive                             = make([]int32, n)
 	)
 	for i, c := range cs {
@@ -725,6 +728,7 @@ func claimStmt(cs []*claimRequest) batchedStmt {
 				routs[i] = &r
 			}
 			priceIns[i], priceOuts[i] = f.Price.parts()
+			lookups[i] = f.Lookup
 		}
 	}
 	each := func(rows pgx.Rows) error {
@@ -757,7 +761,7 @@ func claimStmt(cs []*claimRequest) batchedStmt {
 		return nil
 	}
 	args := []any{owners, ops, keys, jobIDs, fps, pvs, routes, inputs, params,
-		leaseOwners, leaseMS, attIDs, provs, models, roles, routs, priceIns, priceOuts, replayOnly}
+		leaseOwners, leaseMS, attIDs, provs, models, roles, routs, priceIns, priceOuts, replayOnly, lookups}
 	lockSQL, lockArgs := liveLimitLock(cs)
 	if lockSQL == "" {
 		return batchedStmt{sql: claimSQL, each: each, args: args}

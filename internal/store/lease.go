@@ -222,6 +222,11 @@ type RenewedAttempt struct {
 type UnknownAttempt struct {
 	JobID, AttemptID, Provider, Operation, PromptVersion string
 	Seq                                                  int
+	// Lookup: the attempt's request was sent with the metadata its
+	// provider's lookup finds it by (attempts.lookup true), so a lookup
+	// that finds no record of it proves the provider did no work. False
+	// also for an attempt created before migration 0035 (NULL: not known).
+	Lookup bool
 }
 
 // ListUnknownAttempts lists up to limit attempts on the given providers that
@@ -234,7 +239,8 @@ func (s *Store) ListUnknownAttempts(ctx context.Context, providers []string, min
 // (database clock), of jobs not ended, whose provider meets onProviders (a
 // condition on a.provider and the array $1, providers), oldest first.
 func (s *Store) listUnknownAttempts(ctx context.Context, onProviders string, providers []string, minAge time.Duration, limit int) ([]UnknownAttempt, error) {
-	rows, err := s.pool.Query(ctx, `SELECT a.job_id::text, a.id::text, a.provider, j.operation, j.prompt_version, a.seq
+	rows, err := s.pool.Query(ctx, `SELECT a.job_id::text, a.id::text, a.provider, j.operation, j.prompt_version, a.seq,
+		       coalesce(a.lookup, false)
 		FROM attempts a JOIN jobs j ON j.id = a.job_id
 		WHERE a.state = 'unknown' AND `+onProviders+` AND j.state IN ('unknown', 'running')
 		  AND a.finished_at <= now() - $3::interval
@@ -246,7 +252,7 @@ func (s *Store) listUnknownAttempts(ctx context.Context, onProviders string, pro
 	var out []UnknownAttempt
 	for rows.Next() {
 		var u UnknownAttempt
-		if err := rows.Scan(&u.JobID, &u.AttemptID, &u.Provider, &u.Operation, &u.PromptVersion, &u.Seq); err != nil {
+		if err := rows.Scan(&u.JobID, &u.AttemptID, &u.Provider, &u.Operation, &u.PromptVersion, &u.Seq, &u.Lookup); err != nil {
 			return nil, err
 		}
 		out = append(out, u)

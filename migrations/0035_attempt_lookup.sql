@@ -1,0 +1,27 @@
+-- Whether an attempt's request was sent to be looked up later.
+--
+-- Reconciliation asks a provider with a lookup (supports_lookup: the OpenAI
+-- adapter then sends `store: true` and the attempt's id as metadata) what
+-- became of an unknown attempt, and an empty answer was read as "the provider
+-- has no record of this request, so it did no work": the attempt failed, and
+-- the job went on, to the same target when the router had died before it
+-- knew (internal/race, unworked). But a request sent while the provider's
+-- supports_lookup was off (by a replica of the configuration before it was
+-- turned on, during the rolling update that did, or before an operator turned
+-- it on to have stuck unknown jobs reconciled) is never in the provider's
+-- record, whatever the provider did with it: the empty answer proved nothing,
+-- and the router sent again a request the provider had already processed
+-- (SPEC §6.8: it never re-dispatches blindly).
+--
+-- lookup is set when the attempt is created, by the process that sends its
+-- request, from its target's provider configuration: true when the adapter
+-- sends the lookup metadata, false when it does not. Reconciliation trusts a
+-- lookup's "no record" only for an attempt marked true; one it finds is
+-- resolved whatever its mark (a record is proof), one it does not find and
+-- not marked true stays unknown for an operator.
+--
+-- A nullable column without a default: adding it rewrites nothing. NULL is an
+-- attempt created before this migration, or by a replica of the previous
+-- version during a rolling update: whether its request carried the metadata
+-- is not known, so it is treated as false.
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS lookup boolean;

@@ -528,7 +528,7 @@ func (r *Runner) reconcileOne(ctx context.Context, u store.UnknownAttempt, l pro
 			log.Debug("reconcile: still cannot judge the answer; leaving the attempt unknown", "err", jerr)
 			return true
 		case jerr != nil:
-			log.Warn("reconcile: cannot judge the answer; leaving the attempt unknown", "err", jerr)
+			log.Warn("reconcile: cannot read the job to judge the answer; leaving the attempt unknown, will try again", "err", jerr)
 			return true
 		}
 		// Bounded, priced whole and estimated where the provider reported

@@ -14,7 +14,7 @@ import (
 // it (UnknownAttempt.Lookup), false for an attempt created before the
 // column existed (NULL): reconciliation trusts a lookup's "no record" only
 // for an attempt marked true (rrecov13 F1).
-func TestAttemptRecordsWhetherItWasSentForLookup_wrecov62(t *testing.T) {
+func TestAttemptRecordsWhetherItWasSentForLookup(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	want := map[string]bool{}

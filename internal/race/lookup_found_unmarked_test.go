@@ -18,7 +18,7 @@ import (
 // carried the metadata — is still looked up, and one the provider's record
 // holds is resolved from it: a record found is proof whatever the mark. Only
 // "no record" is not trusted for it (rrecov13 F1).
-func TestUnmarkedAttemptTheLookupFindsIsResolved_wrecov62(t *testing.T) {
+func TestUnmarkedAttemptTheLookupFindsIsResolved(t *testing.T) {
 	srv := &storedCompletionsServer{stored: map[string]map[string]any{}}
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
@@ -32,7 +32,7 @@ func TestUnmarkedAttemptTheLookupFindsIsResolved_wrecov62(t *testing.T) {
 
 	input := json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`)
 	fp, _ := store.Fingerprint("triage", "", "", input)
-	nj := store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "lookup-unmarked-found-wrecov62", Fingerprint: fp,
+	nj := store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "lookup-unmarked-found", Fingerprint: fp,
 		PromptVersion: "3", Route: "default", Input: input, LeaseOwner: "replica-before", LeaseFor: time.Hour}
 	plan, _, ok, err := b.Runner.Plan(&store.Job{Operation: nj.Operation, PromptVersion: nj.PromptVersion, Route: nj.Route, Input: nj.Input})
 	if err != nil || !ok || plan.First() == nil {

@@ -10,7 +10,7 @@ import (
 // of stays unknown and is looked up on every pass: it is warned about once,
 // not on every pass, and forgotten once it is no longer unknown (as
 // firstNoSpec's).
-func TestUntrustedNoRecordWarnedOncePerAttempt_wrecov62(t *testing.T) {
+func TestUntrustedNoRecordWarnedOncePerAttempt(t *testing.T) {
 	rc := newReconciler(1)
 	if !rc.firstUntrusted("a1") {
 		t.Fatal("first time: want a warning")

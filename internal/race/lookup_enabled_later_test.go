@@ -79,7 +79,7 @@ func (s *storedCompletionsServer) processed() int {
 // makes it unworked, so the resumed job sends the request to the same
 // provider again — a blind re-dispatch of a request the provider already
 // processed (SPEC §6.8), billed twice.
-func TestNoRecordFromLookupEnabledAfterTheSendIsNotTrusted_wrecov62(t *testing.T) {
+func TestNoRecordFromLookupEnabledAfterTheSendIsNotTrusted(t *testing.T) {
 	srv := &storedCompletionsServer{stored: map[string]map[string]any{}}
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
@@ -106,7 +106,7 @@ func TestNoRecordFromLookupEnabledAfterTheSendIsNotTrusted_wrecov62(t *testing.T
 	// it. The replica dies before recording the answer.
 	input := json.RawMessage(`{"subject":"Login","body":"I cannot log in."}`)
 	fp, _ := store.Fingerprint("triage", "", "", input)
-	nj := store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "lookup-enabled-later-wrecov62", Fingerprint: fp,
+	nj := store.NewJob{Owner: "acme", Operation: "triage", IdempotencyKey: "lookup-enabled-later", Fingerprint: fp,
 		PromptVersion: "3", Route: "default", Input: input, LeaseOwner: "replica-before", LeaseFor: 500 * time.Millisecond}
 	plan, _, ok, err := old.Runner.Plan(&store.Job{Operation: nj.Operation, PromptVersion: nj.PromptVersion, Route: nj.Route, Input: nj.Input})
 	if err != nil || !ok || plan.First() == nil {

@@ -110,7 +110,7 @@ func (g *gatedLooker) Lookup(ctx context.Context, attemptID string) (*providers.
 // (reconcileStoreTimeout, ten seconds; one second here, so the test need not
 // wait the production bound): the silent resolution ends, its attempt is left
 // for a later pass, and the slot serves the other attempt.
-func TestReconcilerSlotIsNotHeldForEverBySilentConnection_wrecov62(t *testing.T) {
+func TestReconcilerSlotIsNotHeldForEverBySilentConnection(t *testing.T) {
 	db := testdb.New(t, store.Options{})
 	ctx := context.Background()
 	sw := &silenceSwitch{killed: make(chan struct{}, 1)}

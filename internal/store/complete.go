@@ -193,11 +193,14 @@ type winRequest struct {
 // Concurrent completions are coalesced into one statement and one commit. A
 // database error does not drop a valid answer: the database is asked whether
 // the win happened (a commit whose answer was lost), and if nobody has
-// completed the job the compare-and-swap is tried again, a few times, with
-// backoff. A job row that another transaction holds past the batch's lock
-// wait (batchSettingsSQL) fails a try like any database error; the tries
-// after it go out alone (outside the shared batches), and if the row is still
-// held after the last one the error is ErrBusy: the attempt stays in flight,
+// completed the job the compare-and-swap is tried again, with backoff: while
+// the database does not answer (a restart, a fail-over), for as long as an
+// attempt's other ends are tried (finishRetryFor, five seconds); after an
+// error the database answered, up to winTries tries in all. A job row that
+// another transaction holds past the batch's lock wait (batchSettingsSQL)
+// fails a try like any database error; the tries after it go out alone
+// (outside the shared batches), and if the row is still held after the last
+// one the error is ErrBusy: the attempt stays in flight,
 // and when its lease expires recovery decides, as after any failed win. A
 // valid answer that lost (the job already won or cancelled) is recorded under
 // the job row's lock, waited for up to transitionLockWait: past it, ErrBusy
@@ -259,9 +262,22 @@ type Offered struct {
 // for ever.
 func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, error) {
 	bg := context.WithoutCancel(ctx)
-	var err error
-	alone := false
-	for try := 0; ; try++ {
+	var (
+		off   Offered
+		late  bool  // not won by this answer: recorded on the late path
+		last  error // the latest try's error
+		alone bool
+		try   int
+	)
+	// The tries run under writeWhileUnreachable, for as long as an
+	// attempt's other ends are tried (finishRetryFor): a database that does
+	// not answer (a restart, a fail-over) is waited out, not taken as the
+	// answer's loss. Trying again is safe: a try that committed is found by
+	// the read-back below (or, its version moved, by lateWin). A try the
+	// database answered with an error (a row held past the lock wait, a
+	// statement's error) is tried again only up to winTries in all, as before.
+	err := writeWhileUnreachable(bg, finishRetryFor, func(context.Context) error {
+		defer func() { try++ }()
 		req := &winRequest{c: c, done: make(chan struct{})}
 		start := commitClock() // the try's own wait, as a claim's
 		if alone {
@@ -273,11 +289,13 @@ func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, err
 		if req.err == nil {
 			s.commitWaited("win", start)
 			if req.won {
-				return Offered{Won: true, Job: req.job, State: AttemptWon, UsageStored: true}, nil
+				off = Offered{Won: true, Job: req.job, State: AttemptWon, UsageStored: true}
+				return nil
 			}
-			break
+			late = true
+			return nil
 		}
-		err = req.err
+		last = req.err
 		rctx, cancel := context.WithTimeout(bg, s.settleWait)
 		j, rerr := s.GetJobAny(rctx, c.JobID)
 		cancel()
@@ -288,27 +306,36 @@ func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, err
 				// costs one fetch), or the event waits for River's next
 				// periodic fetch.
 				s.wakeDeliveries()
-				return Offered{Won: true, State: AttemptWon, UsageStored: true}, nil
+				off = Offered{Won: true, State: AttemptWon, UsageStored: true}
+				return nil
 			}
 			// Someone else won, or a resolution completed the job from this
 			// very attempt (not this answer's win): recorded below.
-			break
-		}
-		if try >= 4 {
-			if Busy(err) {
-				err = &BusyError{What: "job " + c.JobID, Wait: aloneLockWait(), Err: err}
-			}
-			return Offered{}, fmt.Errorf("compare-and-swap: %w", err)
+			late = true
+			return nil
 		}
 		// The job's row is held by another transaction that outlasted the
 		// batch's lock wait (batchLockWait): the next tries go out alone,
 		// on this goroutine, each waiting for the row up to aloneLockWait,
 		// so that they hold up no batch of other callers' claims and wins
 		// while they wait.
-		alone = alone || Busy(err)
-		// A valid answer is not given up because its caller went away: wait
-		// out the backoff whatever ctx says.
-		time.Sleep(time.Duration(50<<try) * time.Millisecond)
+		alone = alone || Busy(last)
+		if !unreachable(last) && try < winTries-1 {
+			return errWinAgain // answered, but worth another try (writeWhileUnreachable's backoff)
+		}
+		return last
+	})
+	switch {
+	case err != nil:
+		if errors.Is(err, errWinAgain) {
+			err = last // the budget ran out on an answered try
+		}
+		if Busy(err) {
+			err = &BusyError{What: "job " + c.JobID, Wait: aloneLockWait(), Err: err}
+		}
+		return Offered{}, fmt.Errorf("compare-and-swap: %w", err)
+	case !late:
+		return off, nil
 	}
 	// The late path waits for the job's row (and the attempt's) up to
 	// transitionLockWait, whatever ctx says: past it the answer is not
@@ -316,7 +343,6 @@ func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, err
 	// expires and recovery decides, as after any failed win. Its whole
 	// transaction gets settleWait more, for its round trips: a connection
 	// that stops answering ends it with an error, the same way.
-	var off Offered
 	tctx, cancel := context.WithTimeout(bg, transitionLockWait+s.settleWait)
 	defer cancel()
 	err = s.inTx(tctx, func(tx pgx.Tx) error {
@@ -329,6 +355,16 @@ func (s *Store) OfferCompletion(ctx context.Context, c Completion) (Offered, err
 	}
 	return off, nil
 }
+
+// winTries is how many tries OfferCompletion gives a win the database
+// answered with an error (a row held past the lock wait, a statement's
+// error); tries the database did not answer go on for finishRetryFor.
+const winTries = 5
+
+// errWinAgain is a try of a win that the database answered with an error,
+// while tries remain (winTries): writeWhileUnreachable, which takes it as
+// unanswered (it is no store error and wraps no PgError), tries again.
+var errWinAgain = errors.New("the win's try failed; trying again")
 
 // resolvedIn says whether attempt id of j carries a resolution (an
 // operator's or reconciliation's verdict, ResolveAttempt): a won attempt

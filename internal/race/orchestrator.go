@@ -135,6 +135,12 @@ type orchestrator struct {
 	// try. With nothing in flight, the job is then left to its lease
 	// (leftToLease), not settled.
 	heldRow bool
+	// startFailedErr: likewise, the last attempt the race tried to start
+	// could not be, by a database error that is no refusal of the store's
+	// (startFailed), on its creation or its running mark; startingAgain:
+	// startFailed is trying it once more at once.
+	startFailedErr error
+	startingAgain  bool
 	// fenced counts the attempts of this run the send fence kept from being
 	// sent (unsentPastLease); fenceGaveUp, set at maxFencedPerRun of them,
 	// says this run starts no more attempts, and a race left with nothing in
@@ -395,8 +401,10 @@ func (o *orchestrator) finish(ctx context.Context) (goOn bool) {
 }
 
 // leftToLease: the race would go on, but the attempt it tried to start last
-// was not created because another transaction holds the job's row (heldRow)
-// and nothing is in flight — or the send fence kept so many of its attempts
+// was not created because another transaction holds the job's row (heldRow),
+// or could not be started for a database error (startFailedErr: its creation
+// or its running mark failed, twice), and nothing is in flight — or the send
+// fence kept so many of its attempts
 // from being sent that this run starts no more (fenceGaveUp). Settling it
 // would fail a job whose targets were not tried (or wait on the same row), so
 // it is left as after any failed write: unsettled, its lease released (or
@@ -409,6 +417,11 @@ func (o *orchestrator) leftToLease() bool {
 	if o.fenceGaveUp {
 		o.log.Warn("the send fence kept too many attempts of this run from being sent (see the warning before), so no more could start; " +
 			"leaving the job to its lease (recovery adopts it once the lease is released or expires)")
+		return true
+	}
+	if o.startFailedErr != nil {
+		o.log.Warn("the database failed the start of the last attempt tried (see the warning before), and nothing is in flight; "+
+			"leaving the job to its lease (recovery adopts it once the lease is released or expires)", "err", o.startFailedErr)
 		return true
 	}
 	if !o.heldRow {
@@ -688,7 +701,7 @@ func (o *orchestrator) failover(ctx context.Context) {
 	}
 	p := o.next()
 	if p == "" {
-		o.heldRow = false // nothing left to start: a held row is not why nothing runs
+		o.heldRow, o.startFailedErr = false, nil // nothing left to start: a held row is not why nothing runs
 		return
 	}
 	o.start(ctx, p, store.RoleFailover)
@@ -810,7 +823,7 @@ func (o *orchestrator) start(ctx context.Context, provider, role string) (starte
 // goroutine starts, with the attempt: what must hold only of an attempt that exists, and
 // before anything it does can be seen (its win, its loss), is done there.
 func (o *orchestrator) startThen(ctx context.Context, provider, role string, beforeLaunch func(*store.Attempt)) (started bool) {
-	o.heldRow = false // this try decides: set again if its creation gives up on a held row
+	o.heldRow, o.startFailedErr = false, nil // this try decides: set again if its creation gives up on a held row (or startFailed)
 	defer func() {
 		if !started {
 			o.settleExtra() // a budget taken for it goes back
@@ -962,6 +975,7 @@ func (o *orchestrator) startThen(ctx context.Context, provider, role string, bef
 			return false
 		}
 	}
+	wasUsed := o.used[provider] // a retry's target was
 	o.used[provider] = true
 	o.attempts++
 	// A run stopped while the attempt was created does not mark it running
@@ -974,7 +988,7 @@ func (o *orchestrator) startThen(ctx context.Context, provider, role string, bef
 	leaseSet := time.Now()
 	if err = context.Cause(ctx); err != nil {
 		o.log.Info("the job's run was stopped as its attempt was created; not sending", "attempt_id", a.ID, "cause", err)
-	} else if err = o.r.cfg.Store.MarkAttemptRunningFor(ctx, a.ID, o.r.cfg.Lease); err != nil {
+	} else if err = o.r.cfg.Store.MarkAttemptRunningFor(ctx, a.ID, o.r.cfg.Lease); errors.Is(err, store.ErrStateConflict) {
 		o.log.Info("attempt no longer starting; not sending", "attempt_id", a.ID, "err", err)
 	}
 	if err != nil {
@@ -989,11 +1003,23 @@ func (o *orchestrator) startThen(ctx context.Context, provider, role string, bef
 		// Never sent: say so now rather than leave it to expire as unknown.
 		// Why is the run's stop when there was one, not the write it cut.
 		why := err
-		if cause := context.Cause(ctx); cause != nil {
+		cause := context.Cause(ctx)
+		if cause != nil {
 			why = cause
 		}
 		o.recordNotSent(ctx, a, why)
-		return false
+		if cause != nil {
+			return false
+		}
+		// The database failed the mark (a dropped connection, a restart, a
+		// statement's error, a lock held past its wait): the request never
+		// left, so the attempt counts neither as its target tried nor
+		// against max_attempts, as one the send fence kept (unsentPastLease).
+		o.attempts--
+		if !wasUsed {
+			delete(o.used, provider)
+		}
+		return o.startFailed(ctx, provider, role, beforeLaunch, "could not mark the attempt running", err)
 	}
 	if o.pastDeadline() {
 		// Creating the attempt waited for the job's row (up to the store's

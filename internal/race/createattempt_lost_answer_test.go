@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/routerhq/router/internal/racetest"
 	"github.com/routerhq/router/internal/store"
@@ -38,23 +39,42 @@ func TestAttemptCreatedDespiteItsErrorIsRecordedNotSent(t *testing.T) {
 	})
 	job := b.SubmitUnplanned(t) // its only attempt is created by its run (start)
 	<-told
-	// A Stop whose context never ends cuts nothing: it waits for the run to
-	// end on its own, after the error it was told.
-	b.Runner.Stop(context.Background())
-	j := b.Job(t, job.ID)
-	if len(j.Attempts) != 1 || j.Attempts[0].ID != created.ID {
-		t.Fatalf("attempts %s: want only the one whose creation's answer was lost (%s)", attemptsOf(j), created.ID)
+	// The target was not tried: its start is tried once more at once
+	// (startFailed), and that attempt is sent and wins.
+	j := waitJobSettled(t, b.Runner, b.Store, job.ID)
+	if len(j.Attempts) != 2 || j.Attempts[0].ID != created.ID {
+		t.Fatalf("attempts %s: want the one whose creation's answer was lost (%s), then the one tried again", attemptsOf(j), created.ID)
 	}
 	if a := j.Attempts[0]; a.State != store.AttemptCancelled || !store.NotSent(a) {
 		t.Fatalf("the attempt is %s (%s): want it cancelled as never sent (kind not_sent), not left `starting` to become unknown",
 			a.State, a.Error)
 	}
-	if n := b.Prov["primary"].Calls(); n != 0 {
-		t.Fatalf("the primary was called %d times for an attempt whose creation failed", n)
+	if n := b.Prov["primary"].Calls(); n != 1 {
+		t.Fatalf("the primary was called %d times: want once, for the attempt tried again", n)
 	}
-	// The run stopped on the error, as before; the job ends rather than
-	// waiting, blocked, for an attempt's lease.
-	if j.State != store.JobFailed {
-		t.Fatalf("job %s (%v): want it failed by its run, nothing left in flight", j.State, derefString(j.Error))
+	// Its target was not tried, so the job is not failed for it (it used to
+	// be: the run stopped on the error, "could not create an attempt").
+	if j.State != store.JobSucceeded {
+		t.Fatalf("job %s (%v): want it succeeded by the attempt tried again", j.State, derefString(j.Error))
+	}
+}
+
+// waitJobSettled waits for the runner to end job id's run and returns the
+// job as it then is.
+func waitJobSettled(t *testing.T, r interface{ Runs(string) bool }, st *store.Store, id string) *store.Job {
+	t.Helper()
+	deadline := time.Now().Add(hangBound)
+	for {
+		j, err := st.GetJobAny(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.State != store.JobPending && j.State != store.JobRunning && !r.Runs(id) {
+			return j
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the job never settled: %s", j.State)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

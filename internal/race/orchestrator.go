@@ -940,12 +940,14 @@ func (o *orchestrator) startThen(ctx context.Context, provider, role string, bef
 			o.done = true
 		default:
 			// An error that says nothing of what the database did: the
-			// creation may have committed all the same.
+			// creation may have committed all the same, and is recorded as
+			// never sent if it did. Its target was not tried (startFailed).
 			o.abandonCreated(ctx, id, provider, err)
-			o.stop("could not create an attempt: " + err.Error())
-			if ctx.Err() == nil {
-				o.log.Error("could not create attempt", "err", err)
+			if ctx.Err() != nil {
+				o.stop("could not create an attempt: " + err.Error())
+				return false
 			}
+			return o.startFailed(ctx, provider, role, beforeLaunch, "could not create the attempt", err)
 		}
 		return false
 	}

@@ -987,11 +987,22 @@ func (o *orchestrator) startThen(ctx context.Context, provider, role string, bef
 	// it settles a `starting` one (FinishAttempt takes either). The mark
 	// renews the attempt's lease: its send is checked against the time read
 	// just before it (withLeaseSet), whatever the creation waited for.
+	//
+	// The mark is bounded (exitWriteFor, and the store's lock wait): a
+	// connection gone silent, or a lock held on the attempt's row or table,
+	// does not hold the whole race (its deadline, its other attempts'
+	// results) for as long as it lasts. One cut that committed all the same
+	// is settled as never sent below, as a cancelled one is.
 	leaseSet := time.Now()
 	if err = context.Cause(ctx); err != nil {
 		o.log.Info("the job's run was stopped as its attempt was created; not sending", "attempt_id", a.ID, "cause", err)
-	} else if err = o.r.cfg.Store.MarkAttemptRunningFor(ctx, a.ID, o.r.cfg.Lease); errors.Is(err, store.ErrStateConflict) {
-		o.log.Info("attempt no longer starting; not sending", "attempt_id", a.ID, "err", err)
+	} else {
+		mctx, cancel := context.WithTimeout(ctx, exitWriteFor)
+		err = o.r.cfg.Store.MarkAttemptRunningFor(mctx, a.ID, o.r.cfg.Lease)
+		cancel()
+		if errors.Is(err, store.ErrStateConflict) {
+			o.log.Info("attempt no longer starting; not sending", "attempt_id", a.ID, "err", err)
+		}
 	}
 	if err != nil {
 		release(OutcomeIgnore)

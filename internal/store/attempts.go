@@ -276,8 +276,14 @@ func (s *Store) MarkAttemptRunning(ctx context.Context, attemptID string) error 
 // holds until then plus lease, whatever it waited for before (the job's row
 // for the attempt's creation, its own stall). lease 0 leaves the lease as it
 // is.
+//
+// The attempt's row (and its table) is waited for up to transitionLockWait,
+// as the job's other transitions wait: a lock another transaction holds for
+// longer (an operator's open transaction, a DDL statement) fails the mark
+// (Busy), nothing changed, rather than hold the caller, about to send, for as
+// long as it lasts.
 func (s *Store) MarkAttemptRunningFor(ctx context.Context, attemptID string, lease time.Duration) error {
-	tag, err := s.execLazy(ctx, markRunningSQL, attemptID, lease)
+	tag, err := s.execLazyWaiting(ctx, transitionLockWait, markRunningSQL, attemptID, lease)
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,6 @@ func TestFailedRunningMarkDoesNotFailTheJob_wrace62(t *testing.T) {
 		b.prov["fallback"].Calls(), b.prov["third"].Calls())
 }
 
-
 // The retry variant: on a one-target route, a 503 with a retry left is
 // retried; the retry's running mark fails with a database error, the retry is
 // recorded `cancelled` `not_sent` — never sent — and dropped: the job fails

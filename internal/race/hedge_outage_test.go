@@ -19,7 +19,7 @@ import (
 // database is back a moment later. When the primary then fails (503, no
 // retries), the job is settled `failed` — its fallback, eligible and
 // healthy, never sent the request.
-func TestOutageAtHedgeTimeDoesNotStopTheRace_wrace62(t *testing.T) {
+func TestOutageAtHedgeTimeDoesNotStopTheRace(t *testing.T) {
 	called, release := make(chan struct{}), make(chan struct{})
 	b, proxy, db := outageBundleWith(t, racetest.Options{
 		Route: race.Route{HedgeAfter: 200 * time.Millisecond, MaxInflight: 2},

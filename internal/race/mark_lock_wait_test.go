@@ -21,7 +21,7 @@ import (
 // it unknown, and reconciliation finds it never sent), as is the job: the run
 // ends while the row is still held. It used to wait for the row for as long
 // as it was held.
-func TestRunningMarkWaitsForAHeldRowBoundedly_wrace62(t *testing.T) {
+func TestRunningMarkWaitsForAHeldRowBoundedly(t *testing.T) {
 	b := setup(t, race.Route{},
 		provSpec{name: "primary", respond: func(int, *providers.Request) providers.Step {
 			return providers.Step{Status: 503} // no retries configured: fails over

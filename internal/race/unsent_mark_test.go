@@ -21,7 +21,7 @@ import (
 // definitive failure; docs/race.md: an attempt never sent "counts neither as
 // its target tried nor against max_attempts"; docs/lifecycle.md: a job "is
 // not failed for a target it could not try".
-func TestFailedRunningMarkDoesNotFailTheJob_wrace62(t *testing.T) {
+func TestFailedRunningMarkDoesNotFailTheJob(t *testing.T) {
 	b := setup(t, race.Route{},
 		provSpec{name: "primary", respond: func(int, *providers.Request) providers.Step {
 			return providers.Step{Status: 503} // no retries configured: fails over
@@ -33,17 +33,17 @@ func TestFailedRunningMarkDoesNotFailTheJob_wrace62(t *testing.T) {
 	// The database fails the fallback's running mark once (a statement that
 	// errors as a dropped connection or a restart would), nothing else.
 	if _, err := b.db.Pool.Exec(ctx, `
-		CREATE SEQUENCE mark_fail_wrace62;
-		CREATE FUNCTION fail_mark_wrace62() RETURNS trigger LANGUAGE plpgsql AS $$
+		CREATE SEQUENCE mark_fail;
+		CREATE FUNCTION fail_mark() RETURNS trigger LANGUAGE plpgsql AS $$
 		BEGIN
-			IF nextval('mark_fail_wrace62') = 1 THEN -- a sequence: the RAISE does not roll it back
+			IF nextval('mark_fail') = 1 THEN -- a sequence: the RAISE does not roll it back
 				RAISE EXCEPTION 'test: the database failed the running mark';
 			END IF;
 			RETURN NEW;
 		END $$;
-		CREATE TRIGGER fail_mark_wrace62 BEFORE UPDATE ON attempts
+		CREATE TRIGGER fail_mark BEFORE UPDATE ON attempts
 			FOR EACH ROW WHEN (OLD.state = 'starting' AND NEW.state = 'running' AND NEW.provider = 'fallback')
-			EXECUTE FUNCTION fail_mark_wrace62();`); err != nil {
+			EXECUTE FUNCTION fail_mark();`); err != nil {
 		t.Fatal(err)
 	}
 	job := b.submit(t)
@@ -80,7 +80,7 @@ func TestFailedRunningMarkDoesNotFailTheJob_wrace62(t *testing.T) {
 // retried; the retry's running mark fails with a database error, the retry is
 // recorded `cancelled` `not_sent` — never sent — and dropped: the job fails
 // with the 503 whose retry was never made.
-func TestFailedRunningMarkDoesNotDropTheRetry_wrace62(t *testing.T) {
+func TestFailedRunningMarkDoesNotDropTheRetry(t *testing.T) {
 	b := setup(t, race.Route{},
 		provSpec{name: "primary", maxRetries: 1, respond: func(call int, _ *providers.Request) providers.Step {
 			if call == 1 {
@@ -91,17 +91,17 @@ func TestFailedRunningMarkDoesNotDropTheRetry_wrace62(t *testing.T) {
 	)
 	ctx := context.Background()
 	if _, err := b.db.Pool.Exec(ctx, `
-		CREATE SEQUENCE retry_mark_fail_wrace62;
-		CREATE FUNCTION fail_retry_mark_wrace62() RETURNS trigger LANGUAGE plpgsql AS $$
+		CREATE SEQUENCE retry_mark_fail;
+		CREATE FUNCTION fail_retry_mark() RETURNS trigger LANGUAGE plpgsql AS $$
 		BEGIN
-			IF nextval('retry_mark_fail_wrace62') = 1 THEN -- a sequence: the RAISE does not roll it back
+			IF nextval('retry_mark_fail') = 1 THEN -- a sequence: the RAISE does not roll it back
 				RAISE EXCEPTION 'test: the database failed the running mark';
 			END IF;
 			RETURN NEW;
 		END $$;
-		CREATE TRIGGER fail_retry_mark_wrace62 BEFORE UPDATE ON attempts
+		CREATE TRIGGER fail_retry_mark BEFORE UPDATE ON attempts
 			FOR EACH ROW WHEN (OLD.state = 'starting' AND NEW.state = 'running' AND NEW.role = 'retry')
-			EXECUTE FUNCTION fail_retry_mark_wrace62();`); err != nil {
+			EXECUTE FUNCTION fail_retry_mark();`); err != nil {
 		t.Fatal(err)
 	}
 	job := b.submit(t)

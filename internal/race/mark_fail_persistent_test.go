@@ -14,7 +14,7 @@ import (
 // with nothing in flight, leaves the job to its lease — unsettled, for
 // recovery to run on — rather than failing it for a target it could not try
 // (it used to be failed with the primary's 503 alone).
-func TestPersistentMarkFailureLeavesTheJobToItsLease_wrace62(t *testing.T) {
+func TestPersistentMarkFailureLeavesTheJobToItsLease(t *testing.T) {
 	b := setup(t, race.Route{},
 		provSpec{name: "primary", respond: func(int, *providers.Request) providers.Step {
 			return providers.Step{Status: 503} // no retries configured: fails over
@@ -22,13 +22,13 @@ func TestPersistentMarkFailureLeavesTheJobToItsLease_wrace62(t *testing.T) {
 		provSpec{name: "fallback", respond: ok(validTriage)},
 	)
 	if _, err := b.db.Pool.Exec(context.Background(), `
-		CREATE FUNCTION fail_mark_always_wrace62() RETURNS trigger LANGUAGE plpgsql AS $$
+		CREATE FUNCTION fail_mark_always() RETURNS trigger LANGUAGE plpgsql AS $$
 		BEGIN
 			RAISE EXCEPTION 'test: the database fails every running mark of the fallback';
 		END $$;
-		CREATE TRIGGER fail_mark_always_wrace62 BEFORE UPDATE ON attempts
+		CREATE TRIGGER fail_mark_always BEFORE UPDATE ON attempts
 			FOR EACH ROW WHEN (OLD.state = 'starting' AND NEW.state = 'running' AND NEW.provider = 'fallback')
-			EXECUTE FUNCTION fail_mark_always_wrace62();`); err != nil {
+			EXECUTE FUNCTION fail_mark_always();`); err != nil {
 		t.Fatal(err)
 	}
 	job := b.submit(t)

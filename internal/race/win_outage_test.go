@@ -127,9 +127,9 @@ func outageBundleWith(t *testing.T, o racetest.Options, respond func(int, *provi
 // abandoned to its lease: the job, whose only attempt returned a valid (paid)
 // answer, does not succeed, and ends `unknown` once the lease expires —
 // waiting for an operator or a provider lookup. The same outage does not
-// lose an invalid answer's end (TestOutageKeepsAnInvalidAnswer_wrace62):
+// lose an invalid answer's end (TestOutageKeepsAnInvalidAnswer):
 // FinishAttempt tries for about five seconds.
-func TestOutageDoesNotLoseAValidAnswer_wrace62(t *testing.T) {
+func TestOutageDoesNotLoseAValidAnswer(t *testing.T) {
 	called, answer := make(chan struct{}), make(chan struct{})
 	b, proxy, db := outageBundle(t, func(call int, _ *providers.Request) providers.Step {
 		if call == 1 {
@@ -174,7 +174,7 @@ func TestOutageDoesNotLoseAValidAnswer_wrace62(t *testing.T) {
 // The control: the same outage while an invalid answer arrives. Its end is
 // recorded once the database is back (FinishAttempt retries for ~5 s) and
 // the job settles `failed`.
-func TestOutageKeepsAnInvalidAnswer_wrace62(t *testing.T) {
+func TestOutageKeepsAnInvalidAnswer(t *testing.T) {
 	called, answer := make(chan struct{}), make(chan struct{})
 	b, proxy, db := outageBundle(t, func(call int, _ *providers.Request) providers.Step {
 		if call == 1 {

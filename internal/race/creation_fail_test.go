@@ -18,7 +18,7 @@ import (
 // request and a third target was never tried. A held row in the same place
 // leaves the job to its lease instead (leftToLease: "It is not failed for a
 // target it could not try", docs/lifecycle.md).
-func TestFailedCreationDoesNotFailTheJob_wrace62(t *testing.T) {
+func TestFailedCreationDoesNotFailTheJob(t *testing.T) {
 	b := setup(t, race.Route{},
 		provSpec{name: "primary", respond: func(int, *providers.Request) providers.Step {
 			return providers.Step{Status: 503} // no retries configured: fails over
@@ -28,17 +28,17 @@ func TestFailedCreationDoesNotFailTheJob_wrace62(t *testing.T) {
 	)
 	ctx := context.Background()
 	if _, err := b.db.Pool.Exec(ctx, `
-		CREATE SEQUENCE create_fail_wrace62;
-		CREATE FUNCTION fail_create_wrace62() RETURNS trigger LANGUAGE plpgsql AS $$
+		CREATE SEQUENCE create_fail;
+		CREATE FUNCTION fail_create() RETURNS trigger LANGUAGE plpgsql AS $$
 		BEGIN
-			IF nextval('create_fail_wrace62') = 1 THEN -- a sequence: the RAISE does not roll it back
+			IF nextval('create_fail') = 1 THEN -- a sequence: the RAISE does not roll it back
 				RAISE EXCEPTION 'test: the database failed the attempt''s creation';
 			END IF;
 			RETURN NEW;
 		END $$;
-		CREATE TRIGGER fail_create_wrace62 BEFORE INSERT ON attempts
+		CREATE TRIGGER fail_create BEFORE INSERT ON attempts
 			FOR EACH ROW WHEN (NEW.provider = 'fallback')
-			EXECUTE FUNCTION fail_create_wrace62();`); err != nil {
+			EXECUTE FUNCTION fail_create();`); err != nil {
 		t.Fatal(err)
 	}
 	job := b.submit(t)

@@ -171,7 +171,7 @@ func (r *Runner) runAttempt(ctx context.Context, job *store.Job, a *store.Attemp
 			log = log.With("provider_request_id", pe.ProviderRequestID) // what the provider's support asks for
 		}
 		res := attemptResult{attempt: a, state: state, err: pe, reason: fmt.Sprintf("%s: %s", a.Provider, describe(pe)), latency: waited,
-			cutByDeadline: cutAtDeadline && excusedByDeadline(pe.Received, waited, f.barAtDeadline(t), opening)}
+			cutByDeadline: cutAtDeadline && excusedByDeadline(pe.Received, waited, t, opening)}
 		hedgedAfter, silent := f.silentPastHedge()
 		res.silentLoser = state == store.AttemptCancelled && errors.Is(cause, errLoser) && !pe.Received && silent
 		detail := attemptError(pe)

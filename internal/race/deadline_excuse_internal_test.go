@@ -30,7 +30,7 @@ func TestExcusedByDeadline(t *testing.T) {
 		{"failover, no budget at all", false, time.Hour, &Target{}, false, true},
 	}
 	for _, c := range cases {
-		if got := excusedByDeadline(c.received, c.waited, c.t.firstByteBudget(), c.opening); got != c.want {
+		if got := excusedByDeadline(c.received, c.waited, c.t, c.opening); got != c.want {
 			t.Errorf("%s: excused %v, want %v", c.name, got, c.want)
 		}
 	}

@@ -300,10 +300,6 @@ type flight struct {
 	// first-byte budget, and once answering it is never cut as a loser
 	// (lossBar, keep).
 	probe atomic.Bool
-	// deadlineBar is how long the attempt must wait with no response byte
-	// for a cut by the job's deadline to count against its target
-	// (deadlineBar, excusedByDeadline). Set before the attempt runs.
-	deadlineBar time.Duration
 	// mayHedge says the attempt's route hedges (mayHedge): only then can a
 	// hedge be started for it, and only then does it need a loss bar, a
 	// probe's reading and keeping as a loser (keepLoser).
@@ -346,8 +342,7 @@ func (o *orchestrator) watchFirstByte(ctx context.Context, a *store.Attempt) (co
 	if o.flights == nil {
 		o.flights = map[string]*flight{}
 	}
-	f := &flight{target: a.Provider, start: time.Now(), answered: make(chan struct{}), mayHedge: o.mayHedge(),
-		deadlineBar: o.deadlineBar(a.Provider)}
+	f := &flight{target: a.Provider, start: time.Now(), answered: make(chan struct{}), mayHedge: o.mayHedge()}
 	if f.mayHedge {
 		// Only a hedged attempt's loss bar and keeping read it (lossBar,
 		// keep): a route that never hedges skips the breaker's lock.

@@ -115,25 +115,24 @@ func outcomeOf(res attemptResult) Outcome {
 //
 // It does when the provider had begun answering (received): a long answer is
 // the request meeting the route's deadline, not a target that is down. It
-// does when the attempt, not the job's opening one, waited less than its
-// bar (deadlineBar: its target's first-byte budget, or on a route whose
-// deadline is shorter than that budget, what the target is expected to
-// answer within, at least retryFloor): a late hedge or failover has only
-// what is left of the job's time. It does not when the attempt waited its
-// bar, nor when it was the attempt sent with its job as the job's run began
-// (opening) — that attempt had all the time the route gives any attempt,
-// and a route whose deadline is shorter than a target's first_byte_timeout
-// must still open the breaker of a target that never answers: otherwise
-// every job sent to it ends unknown and it stays closed. A bar of 0 (no
-// first-byte budget at all) excuses every cut.
-func excusedByDeadline(received bool, waited, bar time.Duration, opening bool) bool {
+// does when the attempt got less time than its target's first-byte budget
+// (firstByteBudget) and was not the job's opening attempt: a late hedge or
+// failover has only what is left of the job's time. It does not when the
+// attempt had its whole first-byte budget (waited, from its send to the cut,
+// is at least that), nor when it was the attempt sent with its job as the
+// job's run began (opening) — that attempt had all the time the route gives
+// any attempt, and a route whose deadline is shorter than a target's
+// first_byte_timeout must still open the breaker of a target that never
+// answers: otherwise every job sent to it ends unknown and it stays closed.
+func excusedByDeadline(received bool, waited time.Duration, t *Target, opening bool) bool {
 	if received {
 		return true
 	}
 	if opening {
 		return false
 	}
-	return bar <= 0 || waited < bar
+	budget := t.firstByteBudget()
+	return budget <= 0 || waited < budget
 }
 
 // firstByteBudget is how long an attempt on the target may wait for its first

@@ -50,14 +50,5 @@ func (r *Runner) warnUntrusted(log *slog.Logger, u store.UnknownAttempt, rec *re
 // for the first time, and remembers it (forgotten as firstNoSpec's are:
 // order). A nil reconciler warns every time.
 func (rc *reconciler) firstUntrusted(id string) bool {
-	if rc == nil {
-		return true
-	}
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	if rc.untrusted[id] {
-		return false
-	}
-	rc.untrusted[id] = true
-	return true
+	return rc.firstIn(func(rc *reconciler) map[string]bool { return rc.untrusted }, id)
 }

@@ -333,15 +333,22 @@ func (rc *reconciler) storeContext(ctx context.Context) (context.Context, contex
 // once: a warning a pass for ever, per attempt, buried the logs. A nil
 // reconciler warns every time.
 func (rc *reconciler) firstNoSpec(id string) bool {
+	return rc.firstIn(func(rc *reconciler) map[string]bool { return rc.noSpec }, id)
+}
+
+// firstIn reports whether attempt id is not yet in the memory of warnings
+// given that set picks, and adds it there. A nil reconciler warns every time.
+func (rc *reconciler) firstIn(set func(*reconciler) map[string]bool, id string) bool {
 	if rc == nil {
 		return true
 	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	if rc.noSpec[id] {
+	warned := set(rc)
+	if warned[id] {
 		return false
 	}
-	rc.noSpec[id] = true
+	warned[id] = true
 	return true
 }
 

@@ -209,7 +209,11 @@ const providerStatsSQL = `
 			SELECT * FROM unnest($2::text[], $3::text[], $4::text[]) AS s(provider, model, breaker)
 		), m AS (
 			SELECT coalesce(sent.breaker, attempts.provider) AS provider, state, latency_ms, error,
-				coalesce(error->>'` + BreakerKey + `', '') AS mark
+				-- a resolution's verdict counts as its state says, whatever
+				-- the race marked the call that made the attempt unknown (an
+				-- excused "ignored" cut resolved failed is failed)
+				CASE WHEN error->'resolution' IS NOT NULL THEN ''
+					ELSE coalesce(error->>'` + BreakerKey + `', '') END AS mark
 			FROM attempts LEFT JOIN sent ON sent.provider = attempts.provider AND sent.model = attempts.model
 			WHERE created_at > now() - $1::interval
 		), a AS (

@@ -53,6 +53,8 @@ type limiter struct {
 type ownerLimit struct {
 	lim  Limits
 	rate *rate.Limiter // nil: no rate limit
+	// rateMu orders the clock's reads with the bucket's takes (allow).
+	rateMu sync.Mutex
 
 	// mu guards the fields below; it is never held during I/O (a read of
 	// the count lets it go: reading).
@@ -152,8 +154,17 @@ func (l *limiter) allow(owner string) (ok bool, retryAfter time.Duration, lim Li
 	if o.rate == nil {
 		return true, 0, o.lim
 	}
+	// The clock is read under rateMu: x/time/rate stores the time it is
+	// handed as its last refill even when it is earlier than the one it had
+	// (golang/go#65508), so a request that read the clock before another but
+	// took the bucket's lock after it was credited that stretch again, and a
+	// flood of concurrent requests got well past the rate (found by review,
+	// rauth14).
+	o.rateMu.Lock()
 	now := time.Now()
-	if o.rate.AllowN(now, 1) {
+	allowed := o.rate.AllowN(now, 1)
+	o.rateMu.Unlock()
+	if allowed {
 		return true, 0, o.lim
 	}
 	return false, o.rateWait(now), o.lim

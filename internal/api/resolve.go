@@ -16,6 +16,7 @@ import (
 	rfcproblem "github.com/routerhq/router/internal/problem"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/providers"
+	"github.com/routerhq/router/internal/race"
 
 	"github.com/routerhq/router/internal/store"
 	"github.com/routerhq/router/internal/tokens"
@@ -257,7 +258,7 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 	// A panic before RetryJob's outcome is known (ServeHTTP answers it 500)
 	// gives the admission back; the calls below come first (done runs once).
 	defer admitted(false)
-	routing, eligible, job, promptErr, err := s.retryEligible(r, owner, id)
+	routing, eligible, job, lacking, err := s.retryEligible(r, owner, id)
 	if err != nil || !eligible {
 		admitted(false)
 	}
@@ -268,10 +269,13 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		s.internalError(w, r, "read the job to retry", err)
 		return
-	case (promptErr != nil || !eligible) && s.retryResent(w, r, owner, id, key):
+	case (lacking != nil || !eligible) && s.retryResent(w, r, owner, id, key):
 		return // the retry it resends was made after all, or may be
-	case promptErr != nil:
-		s.retryPromptUnavailable(w, r, job, promptErr)
+	case errors.Is(lacking, race.ErrRouteNotConfigured):
+		s.retryRouteUnavailable(w, r, job)
+		return
+	case lacking != nil:
+		s.retryPromptUnavailable(w, r, job, lacking)
 		return
 	case !eligible:
 		_, isChat := chat.Route(job.Operation)
@@ -335,8 +339,9 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) {
 
 // retryResent answers a keyed retry (key; "" for none) of owner's job id
 // that is about to be refused before RetryJobKeyed with a final answer saying
-// the job was not retried (422 input-too-long or prompt-retired, 503
-// no-eligible-provider or prompt-unavailable, which say nothing was done),
+// the job was not retried (422 input-too-long, prompt-retired or
+// route-retired, 503 no-eligible-provider, prompt-unavailable or
+// route-unavailable, which say nothing was done),
 // and reports whether it did. The checks before it read plainly: the retry
 // this resends may be committing on another replica (its key on the job's
 // row, not yet visible), and the refusal would tell the caller — finally,
@@ -422,12 +427,15 @@ type eligibility interface {
 // provider, and the job is left failed — retried, it would fail again at
 // once with no attempt. A job that
 // is not failed is eligible here: RetryJob answers why it cannot be retried.
-// So is a job whose prompt no longer renders: its run says so. A prompt job
-// whose prompt version this replica does not load (a rolling update) is not:
-// promptErr says so, and the retry is refused before anything is written
-// (retryPromptUnavailable), rather than start a round this replica would hand
-// over to a replica that has the version, or that fails once none took it.
-func (s *Server) retryEligible(r *http.Request, owner, id string) (routing json.RawMessage, eligible bool, job *store.Job, promptErr, err error) {
+// So is a job whose prompt no longer renders: its run says so. A job whose
+// route this replica does not configure (race.ErrRouteNotConfigured; a chat
+// job's route is its model), or a prompt job whose prompt version this replica
+// does not load (a rolling update), is not: lacking says which, and the retry
+// is refused before anything is written (retryRouteUnavailable,
+// retryPromptUnavailable), rather than start a round this replica would hand
+// over to a replica that has the route and version, or that fails once none
+// took it.
+func (s *Server) retryEligible(r *http.Request, owner, id string) (routing json.RawMessage, eligible bool, job *store.Job, lacking, err error) {
 	job, err = s.Store.GetJob(r.Context(), owner, id)
 	if err != nil {
 		return nil, false, nil, nil, err
@@ -447,13 +455,14 @@ func (s *Server) retryEligible(r *http.Request, owner, id string) (routing json.
 		discard(plan) // the retried job starts without one (Submit): its admission goes back
 	}
 	_, isChat := chat.Route(job.Operation)
-	missing := runErr != nil && !isChat && promptMissing(runErr)
+	missing := errors.Is(runErr, race.ErrRouteNotConfigured) || runErr != nil && !isChat && promptMissing(runErr)
 	if runErr != nil && !missing || ok {
 		return nil, true, job, nil, nil
 	}
 	if revives, err := s.retryRevives(r, owner, id); err == nil && !revives {
 		// Another request's job holds its key now: no provider coming
-		// back, nor a replica with its prompt version, would let it run,
+		// back, nor a replica with its route or prompt version, would let
+		// it run,
 		// and RetryJob says so (409 idempotency-key-rebound), not 503
 		// with a Retry-After.
 		return nil, true, job, nil, nil
@@ -503,14 +512,15 @@ func (s *Server) promptUnavailable(w http.ResponseWriter, r *http.Request, job *
 			job.Operation, job.PromptVersion, err), JobID: job.ID, RetryAfter: promptUnavailableRetry})
 }
 
-// promptRetired says whether job's prompt version, which this replica does
-// not load, has been retired rather than being another deployment's during a
-// rolling update: the job was created before this replica started, and the
-// replica has been up for longer than a rolling update may take
-// (rolloutWindow), so no replica of the previous deployment is left to have
-// it (promptElsewhere). With no job (a new job's request naming a version),
-// the replica's uptime alone decides.
-func (s *Server) promptRetired(ctx context.Context, job *store.Job) bool {
+// rolloutOver says whether what job needs and this replica lacks — its
+// prompt version (promptElsewhere), its route (retryRouteUnavailable) — has
+// been retired rather than being another deployment's during a rolling
+// update: the job was created before this replica started, and the replica
+// has been up for longer than a rolling update may take (rolloutWindow), so
+// no replica of the previous deployment is left to have it. (A job created
+// since comes from a replica of a newer deployment, which has it.) With no job
+// (a new job's request naming a version), the replica's uptime alone decides.
+func (s *Server) rolloutOver(ctx context.Context, job *store.Job) bool {
 	return s.now().Sub(s.started) >= rolloutWindow && (job == nil || s.createdBeforeStart(ctx, job))
 }
 

@@ -18,12 +18,12 @@ import (
 // answer is 503 prompt-unavailable with Retry-After (promptUnavailableRetry)
 // and nothing is written; otherwise a final 422.
 //
-// For a job: unless its version has been retired (promptRetired). For a new
+// For a job: unless its version has been retired (rolloutOver). For a new
 // job: a prompt this deployment does not load at all is unknown (a final
 // 422 unknown-prompt); another version than the loaded one of a loaded
 // prompt, newer or older, may be the previous or the next deployment's for
 // rolloutWindow after this replica started, and is unknown after that
-// (promptRetired with no job: there is no creation time to tell a newer
+// (rolloutOver with no job: there is no creation time to tell a newer
 // deployment's version by).
 //
 // cause is the prompt set's own error, without what the caller wrapped it in
@@ -36,7 +36,7 @@ func (s *Server) promptElsewhere(ctx context.Context, job *store.Job, err error)
 	if job == nil && !errors.Is(err, prompt.ErrUnknownVersion) {
 		return false, cause
 	}
-	return !s.promptRetired(ctx, job), cause
+	return !s.rolloutOver(ctx, job), cause
 }
 
 // newJobPromptProblem is the answer to a new job's request (POST /v1/jobs)
@@ -67,7 +67,7 @@ func (s *Server) newJobPromptProblem(ctx context.Context, err error) *problem {
 // As promptElsewhere decides (for a resolution too): while the version may be
 // another deployment's (a rolling update), 503 prompt-unavailable with
 // Retry-After, so that the client sends the retry again and reaches a replica
-// that has it; once the version has been retired (promptRetired), a final 422
+// that has it; once the version has been retired (rolloutOver), a final 422
 // prompt-retired, since no replica can run the job again.
 func (s *Server) retryPromptUnavailable(w http.ResponseWriter, r *http.Request, job *store.Job, err error) {
 	elsewhere, err := s.promptElsewhere(r.Context(), job, err)

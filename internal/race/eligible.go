@@ -2,6 +2,8 @@ package race
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/routerhq/router/internal/store"
 )
@@ -41,16 +43,25 @@ func (r *Runner) HalfOpen(route string) bool {
 	return false
 }
 
+// ErrRouteNotConfigured is Eligible's error for a job whose route this
+// replica does not configure (renamed or removed by a configuration change,
+// or added by a newer one this replica does not run yet): it cannot judge the
+// job, nor run it (cannotRun).
+var ErrRouteNotConfigured = errors.New("route not configured on this replica")
+
 // Eligible is Plan's verdict without its first attempt: whether any provider
 // of the job's route could take it now (context window, breakers,
 // conformance), judged from the breakers' states as routing explains them
 // (admissible), so no breaker admission is taken and handed back. When none
 // could, ok is false and routing explains each provider. err says the job
-// cannot be run at all (its prompt does not render).
+// cannot be run at all (its prompt does not render), or by this replica:
+// ErrRouteNotConfigured, wrapped with the route's name, when its route is not
+// configured here (Plan lets such a job through: the API checks a new job's
+// route itself, but a stored job's route may be another configuration's).
 func (r *Runner) Eligible(job *store.Job) (routing json.RawMessage, ok bool, err error) {
 	route, found := r.cfg.Routes[job.Route]
 	if !found {
-		return nil, true, nil // as Plan: the runner reports it
+		return nil, false, fmt.Errorf("%w: route %q", ErrRouteNotConfigured, job.Route)
 	}
 	sp, err := r.specFor(job, route)
 	if err != nil {

@@ -25,7 +25,7 @@ import (
 // route-retired naming what is left: a new job (or chat call) on one of the
 // configured routes, which it lists (a failed job cannot be cancelled). It used to answer 200 running and take the key, for a
 // round this replica could only hand over (rjobs13).
-func TestRetryOnReplicaWithoutTheRoute_wroute62(t *testing.T) {
+func TestRetryOnReplicaWithoutTheRoute(t *testing.T) {
 	b := setup(t, options{respond: func(int, *providers.Request) providers.Step {
 		return providers.Step{Status: http.StatusBadRequest}
 	}})

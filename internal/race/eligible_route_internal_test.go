@@ -16,7 +16,7 @@ import (
 // is written. It used to answer ok ("as Plan: the runner reports it"), so the
 // retry of a job whose route a configuration change renamed or removed was
 // let through, took its key, and was handed over by its run (rjobs13).
-func TestEligibleRouteNotConfigured_wroute62(t *testing.T) {
+func TestEligibleRouteNotConfigured(t *testing.T) {
 	r := &Runner{cfg: Config{
 		Targets: map[string]*Target{"p": {Model: "gpt-4o", ContextWindow: 100000}},
 		Routes:  map[string]*Route{"r": {Providers: []string{"p"}}},

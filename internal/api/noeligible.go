@@ -80,20 +80,25 @@ func noEligibleRetryAfter(routing json.RawMessage, elapsed time.Duration) int {
 			earliest, found = left, true
 		}
 	}
-	switch {
-	case !found && unread:
-		return noEligibleRetryUnread
-	case !found:
-		return 0 // nothing says when: no Retry-After
-	}
+	var after int
 	switch left := earliest - elapsed; {
+	case !found:
+		after = 0 // nothing says when: no Retry-After
 	case left >= noEligibleRetryMax*time.Second:
-		return noEligibleRetryMax
+		after = noEligibleRetryMax
 	case left <= 0:
-		return noEligibleRetryMin
+		after = noEligibleRetryMin
 	default:
-		return max(int((left+time.Second-1)/time.Second), noEligibleRetryMin) // rounded up
+		after = max(int((left+time.Second-1)/time.Second), noEligibleRetryMin) // rounded up
 	}
+	if unread && (after == 0 || noEligibleRetryUnread < after) {
+		// A gate that could not read its results may admit within
+		// moments: weighed with the breakers' times, not only when none
+		// says when (found by review, rconf14: a breaker open 50 s more
+		// beside it made the caller wait 50 s).
+		after = noEligibleRetryUnread
+	}
+	return after
 }
 
 // noEligibleAdvice tells the caller of a 503 no-eligible-provider what a

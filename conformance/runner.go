@@ -438,9 +438,27 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		opt.Progress(pr)
 	}
 	sem := make(chan struct{}, opt.Concurrency)
+	// One provider's targets (a provider with no model of its own serving
+	// several route targets, each a plan of its own) run one after another,
+	// as its cases do: one endpoint and one account's rate limit, whose 429s
+	// would leave results inconclusive (found by review, rconf14).
+	turns := map[string]chan struct{}{}
+	for _, pl := range plans {
+		if name := providerOf(pl); turns[name] == nil {
+			turns[name] = make(chan struct{}, 1)
+		}
+	}
 	var wg sync.WaitGroup
 	for i := range plans {
 		wg.Go(func() {
+			turn := turns[providerOf(plans[i])]
+			select {
+			case turn <- struct{}{}:
+			case <-ctx.Done():
+				errs[i] = ctx.Err()
+				return
+			}
+			defer func() { <-turn }()
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
@@ -804,4 +822,13 @@ func storableCases(cases []CaseResult) any {
 		return cases // cannot happen; the store reports it
 	}
 	return json.RawMessage(jsontext.Sanitize(b))
+}
+
+// providerOf names the provider a plan's target sends to: its adapter's
+// name, or the plan's own for a target without one.
+func providerOf(pl plan) string {
+	if pl.target != nil && pl.target.Provider != nil {
+		return pl.target.Provider.Name()
+	}
+	return pl.provider
 }

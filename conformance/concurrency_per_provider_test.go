@@ -19,7 +19,7 @@ import (
 // adapter per provider): the runner plans per target id, so both targets'
 // cases are sent to the one provider at the same time — twice the load the
 // docs promise on its rate limit, where a 429 makes the results
-// inconclusive.
+// inconclusive. Found by review (rconf14).
 func TestCasesOfOneProviderRunOneAfterAnother(t *testing.T) {
 	prompts, suites := loadPrompts(t), loadSuites(t)
 	a := suiteAnswers(t, prompts, suites)

@@ -170,7 +170,7 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 // round's context-length rejections decided (skipTooLong; none when the job
 // has no attempt yet).
 func (r *Runner) newOrchestrator(job *store.Job, route *Route, sp *spec, log *slog.Logger) *orchestrator {
-	decisions, byBreaker := r.decideRefusals(route, sp)
+	decisions, byBreaker := r.decideRefusals(route, sp, triedInRound(job))
 	o := &orchestrator{
 		r: r, job: job, spec: sp, route: route, log: log, decisions: decisions, byBreaker: byBreaker,
 		results: make(chan attemptResult), retries: map[string]int{}, used: map[string]bool{},
@@ -195,6 +195,25 @@ func (r *Runner) newOrchestrator(job *store.Job, route *Route, sp *spec, log *sl
 // caller's last retry) that was sent: what a resumed race counts as tried.
 func inRound(job *store.Job, a store.Attempt) bool {
 	return a.Seq > job.AttemptBase && !store.NotSent(a)
+}
+
+// triedInRound is the targets the job tried in its current round, as prepare
+// marks them used: an attempt sent in the round, neither cut unworked nor
+// cut while its provider was answering (those did not try their target).
+// The conformance gate admitted each when its attempt started; the race
+// sends it no more than a retry, which the gate is not asked about again
+// (decideRefusals). Nil for a job with no attempt (a plan).
+func triedInRound(job *store.Job) map[string]bool {
+	var tried map[string]bool
+	for _, a := range job.Attempts {
+		if inRound(job, a) && !cutAnswering(a) && !unworked(a) {
+			if tried == nil {
+				tried = map[string]bool{}
+			}
+			tried[a.Provider] = true
+		}
+	}
+	return tried
 }
 
 // prepare loads what the orchestrator needs; a nil orchestrator comes with the

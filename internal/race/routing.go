@@ -66,7 +66,7 @@ const (
 
 // decide checks each provider of the route for this rendered prompt.
 func (r *Runner) decide(route *Route, sp *spec) []Decision {
-	out, _ := r.decideRefusals(route, sp)
+	out, _ := r.decideRefusals(route, sp, nil)
 	return out
 }
 
@@ -79,8 +79,11 @@ func (r *Runner) decide(route *Route, sp *spec) []Decision {
 // other checks — its circuit breaker's aside — all at once (gateAll): the
 // reads it needs run together, so a plan waits for the slowest one, not
 // their sum, before its first attempt. A target both refuse is the gate's
-// (gateOverBreaker): not deferred, not waited for.
-func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreaker map[string]string) {
+// (gateOverBreaker): not deferred, not waited for. The gate is not asked
+// about a target in tried (one a resumed job already tried in its current
+// round, triedInRound): the gate admitted it then, and what the race may
+// still send it is a retry, which is not asked again (as in a live race).
+func (r *Runner) decideRefusals(route *Route, sp *spec, tried map[string]bool) (out []Decision, byBreaker map[string]string) {
 	out = make([]Decision, 0, len(route.Providers))
 	msgs := counted(sp)
 	bound := byteBound(msgs)
@@ -161,7 +164,7 @@ func (r *Runner) decideRefusals(route *Route, sp *spec) (out []Decision, byBreak
 			}
 			// Asked also of a target its breaker refuses: a refusal by the
 			// gate wins (gateOverBreaker).
-			if r.cfg.Gate != nil && sp.gate != nil {
+			if r.cfg.Gate != nil && sp.gate != nil && !tried[name] {
 				asks = append(asks, GateAsk{Provider: name, Model: sp.modelOn(r.cfg.Targets[name]), Prompt: sp.gate, Role: r.roleOf(route, name)})
 				asked = append(asked, len(out))
 			}

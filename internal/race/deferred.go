@@ -1,5 +1,7 @@
 package race
 
+import "strings"
+
 // A deferred target is one that routing found ineligible only because its
 // circuit breaker refused it (byBreaker: decideRefusals) — an open breaker, a
 // half-open one whose probe is in flight — which clears by itself. It is kept
@@ -18,22 +20,35 @@ func (o *orchestrator) deferred(p string) bool {
 }
 
 // anyEligible says whether routing found any target eligible: a candidate
-// that is not deferred.
+// that is neither deferred nor refused at the plan because the gate could
+// not read its results (unreadAtPlan).
 func (o *orchestrator) anyEligible() bool {
-	return len(o.candidates) > len(o.byBreaker)
+	return len(o.candidates) > len(o.byBreaker)+len(o.unreadAtPlan)
 }
 
-// deferredSet is the deferred targets as a skip set (nextExcept); nil when
-// there is none.
+// deferredSet is the deferred targets, and those the gate refused at the plan
+// because it could not read their results, as a skip set (nextExcept): the
+// first choice asks again none that routing just saw refused. Nil when there
+// is none.
 func (o *orchestrator) deferredSet() map[string]bool {
-	if len(o.byBreaker) == 0 {
+	if len(o.byBreaker)+len(o.unreadAtPlan) == 0 {
 		return nil
 	}
-	skip := make(map[string]bool, len(o.byBreaker))
+	skip := make(map[string]bool, len(o.byBreaker)+len(o.unreadAtPlan))
 	for p := range o.byBreaker {
 		skip[p] = true
 	}
+	for p := range o.unreadAtPlan {
+		skip[p] = true
+	}
 	return skip
+}
+
+// gateUnread says whether decision d is the conformance gate's refusal only
+// because it could not read the target's results (GateUnread), which clears
+// by itself once the database answers.
+func gateUnread(d Decision) bool {
+	return d.Cause == CauseConformanceGate && strings.HasPrefix(d.Reason, GateUnread)
 }
 
 // admitDeferred acts on the admission of deferred target p by its breaker:

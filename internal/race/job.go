@@ -163,7 +163,9 @@ func (r *Runner) runJob(ctx context.Context, jobID string, fresh *store.Job, pla
 
 // newOrchestrator makes the race of a job on route: its routing decisions and
 // candidates, in route order — the eligible targets, and those refused only
-// by their circuit breaker (deferred: asked again later in the race). Every
+// by their circuit breaker (deferred: asked again later in the race) or by
+// the conformance gate only because it could not read their results
+// (unreadAtPlan: asked again when a failover or hedge reaches them). Every
 // path that starts or restarts a race comes through it — the first plan
 // (Plan), and a job adopted, resumed or retried (prepare) — so eligibility
 // is derived one way: decide's checks of the rendered prompt, then what the
@@ -184,6 +186,19 @@ func (r *Runner) newOrchestrator(job *store.Job, route *Route, sp *spec, log *sl
 			// Refused only by its breaker, which clears by itself: a later
 			// failover, hedge or retry asks it again (deferred.go).
 			o.candidates = append(o.candidates, d.Provider)
+		} else if gateUnread(d) {
+			// Refused by the conformance gate only because it could not
+			// read its results, which clears by itself too: a later
+			// failover or hedge asks the gate again (nextExcept), and its
+			// admission puts the decision back to eligible (gateDecision).
+			o.candidates = append(o.candidates, d.Provider)
+			if o.unreadAtPlan == nil {
+				o.unreadAtPlan, o.gateSkipped = map[string]bool{}, map[string]Decision{}
+			}
+			o.unreadAtPlan[d.Provider] = true
+			admitted := d
+			admitted.Eligible, admitted.Reason, admitted.Cause = true, "", ""
+			o.gateSkipped[d.Provider] = admitted
 		}
 	}
 	o.skipTooLong(job)

@@ -75,6 +75,11 @@ type orchestrator struct {
 	// ineligible (a conformance gate refusal found after the plan), the
 	// decision as the plan made it, put back should the gate allow it again.
 	gateSkipped map[string]Decision
+	// unreadAtPlan names the candidates the gate refused at the plan only
+	// because it could not read their results (GateUnread): not eligible
+	// for the plan, nor for its first choice, but asked again when a
+	// failover or hedge reaches them (newOrchestrator).
+	unreadAtPlan map[string]bool
 	// breakerWait, set by finish, is how long the job waits for a circuit
 	// breaker before it is run again (runJob's runLater), instead of
 	// being settled.

@@ -35,7 +35,7 @@ func (g *unreadAtPlanGate) AllowModel(_ context.Context, provider, _ string, _ *
 // job's candidates for the job's whole life: when the primary then fails, the
 // job fails without ever asking the gate again about a fallback that has a
 // fresh pass, and its next_step tells the caller to retry.
-func TestGateUnreadAtPlanDoesNotDropTheFallbackForTheWholeJob_wconf62(t *testing.T) {
+func TestGateUnreadAtPlanDoesNotDropTheFallbackForTheWholeJob(t *testing.T) {
 	gate := &unreadAtPlanGate{}
 	b := racetest.New(t, racetest.Options{Gate: gate, Providers: []racetest.Provider{
 		{Name: "primary", Respond: func(int, *providers.Request) providers.Step { return providers.Step{Status: 500} }},

@@ -35,7 +35,7 @@ func (staleFallbackGate) AllowModel(_ context.Context, provider, _ string, _ *pr
 // adopter resumes the job: the adopter asks the gate again about the tried
 // fallback too, drops it from the candidates, and so never resumes its retry:
 // the job fails instead of being retried on the fallback.
-func TestResumedJobKeepsTheRetryOfATriedFallbackWhosePassExpired_wconf62(t *testing.T) {
+func TestResumedJobKeepsTheRetryOfATriedFallbackWhosePassExpired(t *testing.T) {
 	obs := newHoldFinished(2)
 	b := setupObserved(t, race.Route{}, nil, obs,
 		provSpec{name: "primary", respond: func(int, *providers.Request) providers.Step { return providers.Step{Status: 500} }},

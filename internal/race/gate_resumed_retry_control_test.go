@@ -11,9 +11,9 @@ import (
 	"github.com/routerhq/router/internal/store"
 )
 
-// Control for TestResumedJobKeepsTheRetryOfATriedFallbackWhosePassExpired_wconf62: the same
+// Control for TestResumedJobKeepsTheRetryOfATriedFallbackWhosePassExpired: the same
 // hand-over with no gate on the adopter resumes the fallback's retry and succeeds.
-func TestResumedJobRetriesTheFallbackWithoutGate_control_wconf62(t *testing.T) {
+func TestResumedJobRetriesTheFallbackWithoutGate_control(t *testing.T) {
 	obs := newHoldFinished(2)
 	b := setupObserved(t, race.Route{}, nil, obs,
 		provSpec{name: "primary", respond: func(int, *providers.Request) providers.Step { return providers.Step{Status: 500} }},

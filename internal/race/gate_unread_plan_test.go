@@ -25,7 +25,7 @@ func (unreadGate) AllowModel(_ context.Context, provider, _ string, _ *prompt.Pr
 // results stays a candidate of the job (asked again at failover), but it is
 // not eligible for the plan: with every target so refused there is no job
 // (the API's 503 no-eligible-provider), and routing says why of each.
-func TestPlanWithEveryTargetUnreadHasNoEligibleTarget_wconf62(t *testing.T) {
+func TestPlanWithEveryTargetUnreadHasNoEligibleTarget(t *testing.T) {
 	b := racetest.New(t, racetest.Options{Gate: unreadGate{}, Providers: []racetest.Provider{
 		{Name: "primary", Respond: racetest.OK(racetest.ValidTriage)},
 		{Name: "fallback", Respond: racetest.OK(racetest.ValidTriage)},
@@ -49,7 +49,7 @@ func TestPlanWithEveryTargetUnreadHasNoEligibleTarget_wconf62(t *testing.T) {
 // When the gate admits at failover a target it refused at the plan only
 // because it could not read its results, the job's routing says the target
 // was eligible (the attempt that won ran there), not the plan's refusal.
-func TestUnreadAtPlanAdmittedAtFailoverIsEligibleInRouting_wconf62(t *testing.T) {
+func TestUnreadAtPlanAdmittedAtFailoverIsEligibleInRouting(t *testing.T) {
 	b := racetest.New(t, racetest.Options{Gate: &unreadAtPlanGate{}, Providers: []racetest.Provider{
 		{Name: "primary", Respond: func(int, *providers.Request) providers.Step { return providers.Step{Status: 500} }},
 		{Name: "fallback", Respond: racetest.OK(racetest.ValidTriage)},

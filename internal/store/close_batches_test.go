@@ -33,20 +33,21 @@ func TestCloseWaitsForBatchUnderWay(t *testing.T) {
 	st, pool := closeStore(t, b, logs)
 	first, second := runningWin(t, st, "first"), runningWin(t, st, "second")
 
+	// The second win is offered only once the first one's batch has been
+	// taken (firstBatched): offered earlier, it could join that batch, and
+	// no second batch would come.
 	var enqueues, batches atomic.Int32
-	firstQueued, secondQueued := make(chan struct{}), make(chan struct{})
+	firstBatched, secondQueued := make(chan struct{}), make(chan struct{})
 	held, closed, poolClosed := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	st.SetOnQueued(func(int) {
-		switch enqueues.Add(1) {
-		case 1:
-			close(firstQueued)
-		case 2:
+		if enqueues.Add(1) == 2 {
 			close(secondQueued)
 		}
 	})
 	st.SetOnBatched(func(int) {
 		switch batches.Add(1) {
 		case 1: // the first win's batch, led by its caller, goes on once the second win is queued behind it
+			close(firstBatched)
 			<-secondQueued
 		case 2: // the second win's, run by the leader goroutine the first caller started
 			close(held)
@@ -67,7 +68,7 @@ func TestCloseWaitsForBatchUnderWay(t *testing.T) {
 		results <- outcome{won, err}
 	}
 	go offer(first)
-	<-firstQueued
+	<-firstBatched
 	go offer(second)
 	<-held
 

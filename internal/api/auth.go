@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/routerhq/router/internal/store"
@@ -24,8 +25,31 @@ type Authenticator interface {
 // database by `router keys create` — only a key of their shape
 // (storedKeyShape) is looked up there.
 type KeyAuth struct {
-	Static map[string]string // key -> owner
+	Static map[string]string // key -> owner; not changed once Owner has been called
 	Store  *store.Store
+
+	// digests is Static's keys' SHA-256 digests with their owners, computed
+	// once (on the first Owner call): an unknown token costs one hash, not
+	// one per configured key.
+	digestsOnce sync.Once
+	digests     []keyDigest
+}
+
+// keyDigest is a configured key's SHA-256 digest and its owner.
+type keyDigest struct {
+	sum   [sha256.Size]byte
+	owner string
+}
+
+// staticDigests returns Static's digests, computing them on the first call.
+func (a *KeyAuth) staticDigests() []keyDigest {
+	a.digestsOnce.Do(func() {
+		a.digests = make([]keyDigest, 0, len(a.Static))
+		for k, owner := range a.Static {
+			a.digests = append(a.digests, keyDigest{sha256.Sum256([]byte(k)), owner})
+		}
+	})
+	return a.digests
 }
 
 var _ Authenticator = (*KeyAuth)(nil)
@@ -37,10 +61,9 @@ func (a *KeyAuth) Owner(ctx context.Context, key string) (string, bool, error) {
 	// Every key is compared, whatever matched.
 	given := sha256.Sum256([]byte(key))
 	found, match := "", 0
-	for k, owner := range a.Static {
-		want := sha256.Sum256([]byte(k))
-		if subtle.ConstantTimeCompare(want[:], given[:]) == 1 {
-			found, match = owner, 1
+	for _, d := range a.staticDigests() {
+		if subtle.ConstantTimeCompare(d.sum[:], given[:]) == 1 {
+			found, match = d.owner, 1
 		}
 	}
 	if match == 1 {

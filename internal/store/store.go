@@ -219,6 +219,16 @@ func Connect(ctx context.Context, url string, tune ...func(*pgxpool.Config)) (*p
 		// more than the pool may hold: pool_max_conns=2 keeps 2)
 		cfg.MinConns = min(4, cfg.MaxConns)
 	}
+	if cfg.MinConns > cfg.MaxConns {
+		if strings.Contains(url, "pool_max_conns") {
+			// pgxpool takes it, and keeps dialling connections the pool may
+			// not hold.
+			return nil, fmt.Errorf("database URL: pool_min_conns=%d is more than pool_max_conns=%d: lower pool_min_conns or raise pool_max_conns",
+				cfg.MinConns, cfg.MaxConns)
+		}
+		// A minimum asked above the router's default maximum raises it.
+		cfg.MaxConns = cfg.MinConns
+	}
 	if !strings.Contains(url, "connect_timeout") && os.Getenv("PGCONNECT_TIMEOUT") == "" {
 		// pgx, like libpq, waits for ever by default: a proxy, load balancer
 		// or firewall that accepts the connection and never passes it on

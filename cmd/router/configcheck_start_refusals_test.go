@@ -30,24 +30,29 @@ func TestConfigCheckRefusesUnparsableDatabaseURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	withPrompts := strings.Replace(string(demoYAML), "prompts_dir: ../prompts", "prompts_dir: "+prompts, 1)
-	bad := `postgres://router@db.internal:54x2/router?pool_max_conns=abc`
-	for name, c := range map[string]struct{ yaml, env string }{
-		"database_url in the file": {strings.Replace(withPrompts, "database_url: embedded", `database_url: "`+bad+`"`, 1), ""},
-		"DATABASE_URL":             {withPrompts, bad},
+	for bad, says := range map[string]string{
+		`postgres://router@db.internal:54x2/router?pool_max_conns=abc`: "database URL",
+		// a minimum above the maximum: pgxpool parses it, store.PoolConfig refuses it
+		`postgres://router@db.internal:5432/router?pool_min_conns=5&pool_max_conns=3`: "pool_min_conns=5 is more than pool_max_conns=3",
 	} {
-		t.Run(name, func(t *testing.T) {
-			t.Setenv("DATABASE_URL", c.env)
-			path := filepath.Join(t.TempDir(), "router.yaml")
-			if err := os.WriteFile(path, []byte(c.yaml), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			var code int
-			stdout, stderr := captureOutput(t, func() { code = run(context.Background(), []string{"config", "check", "--config", path}) })
-			if code != 2 || !strings.Contains(stderr, "database URL") {
-				t.Errorf("config check with an unparsable database URL (serve refuses it at start): exit %d, stdout %q, stderr %q; "+
-					"want exit 2 naming the database URL", code, stdout, stderr)
-			}
-		})
+		for name, c := range map[string]struct{ yaml, env string }{
+			"database_url in the file": {strings.Replace(withPrompts, "database_url: embedded", `database_url: "`+bad+`"`, 1), ""},
+			"DATABASE_URL":             {withPrompts, bad},
+		} {
+			t.Run(says+"/"+name, func(t *testing.T) {
+				t.Setenv("DATABASE_URL", c.env)
+				path := filepath.Join(t.TempDir(), "router.yaml")
+				if err := os.WriteFile(path, []byte(c.yaml), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				var code int
+				stdout, stderr := captureOutput(t, func() { code = run(context.Background(), []string{"config", "check", "--config", path}) })
+				if code != 2 || !strings.Contains(stderr, says) {
+					t.Errorf("config check with a database URL serve refuses at start: exit %d, stdout %q, stderr %q; "+
+						"want exit 2 saying %q", code, stdout, stderr, says)
+				}
+			})
+		}
 	}
 }
 

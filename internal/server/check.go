@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/routerhq/router/internal/config"
 	"github.com/routerhq/router/internal/prompt"
 	"github.com/routerhq/router/internal/race"
+	"github.com/routerhq/router/internal/store"
 	"github.com/routerhq/router/internal/telemetry"
 )
 
@@ -63,17 +62,18 @@ func Check(cfg *config.Config) (Checked, error) {
 }
 
 // databaseURLError is why store.Connect would refuse the database URL serve
-// uses before dialling (pgxpool.ParseConfig: a port that is no number, a
-// pool_max_conns that is none, an sslrootcert it cannot read), nil when it
-// would not or when serve uses the embedded database. pgconn's error shows
+// uses before dialling (store.PoolConfig: a port that is no number, a
+// pool_max_conns that is none, a pool_min_conns above it, an sslrootcert it
+// cannot read), nil when it would not or when serve uses the embedded
+// database. pgconn's error shows
 // the URL with its password masked.
 func databaseURLError(cfg *config.Config) error {
 	if embedded, _ := embeddedDatabase(cfg.DatabaseURL); embedded {
 		return nil
 	}
-	if _, err := pgxpool.ParseConfig(cfg.DatabaseURL); err != nil {
+	if _, err := store.PoolConfig(cfg.DatabaseURL); err != nil {
 		return fmt.Errorf("database URL (database_url, or DATABASE_URL over it), which serve would refuse before connecting: %w; "+
-			"write it as postgres://user:password@host:5432/dbname (pool_* settings as numbers or durations, files it names readable) or as key=value settings", err)
+			"write it as postgres://user:password@host:5432/dbname (pool_* settings as numbers or durations, pool_min_conns no more than pool_max_conns, files it names readable) or as key=value settings", err)
 	}
 	return nil
 }

@@ -202,9 +202,11 @@ const (
 	maxBatchesInFlight = 2
 )
 
-// Connect opens a pool for url and checks it answers. tune, if given, adjusts
-// the pool's configuration first (for example a statement tracer).
-func Connect(ctx context.Context, url string, tune ...func(*pgxpool.Config)) (*pgxpool.Pool, error) {
+// PoolConfig is the pool configuration Connect uses for url: pgxpool's
+// reading of it, with the router's defaults for what the URL does not say
+// (pool size, connect_timeout); an error says what in url is wrong. `config
+// check` calls it to refuse what Connect would.
+func PoolConfig(url string) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database URL: %w (expected postgres://user@host:port/db)", err)
@@ -235,6 +237,16 @@ func Connect(ctx context.Context, url string, tune ...func(*pgxpool.Config)) (*p
 		// would hang the router's start and every command. connect_timeout
 		// (in the URL, or PGCONNECT_TIMEOUT) overrides this; 0 waits for ever.
 		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
+	}
+	return cfg, nil
+}
+
+// Connect opens a pool for url and checks it answers. tune, if given, adjusts
+// the pool's configuration first (for example a statement tracer).
+func Connect(ctx context.Context, url string, tune ...func(*pgxpool.Config)) (*pgxpool.Pool, error) {
+	cfg, err := PoolConfig(url)
+	if err != nil {
+		return nil, err
 	}
 	for _, f := range tune {
 		f(cfg)

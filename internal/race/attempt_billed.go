@@ -488,7 +488,7 @@ func headMessages(msgs []providers.Message, limit int) []providers.Message {
 			break
 		}
 		h := providers.Message{Role: take(m.Role), Name: take(m.Name), Content: take(m.Content),
-			Refusal: take(m.Refusal), ReasoningContent: take(m.ReasoningContent), ToolCallID: take(m.ToolCallID)}
+			Refusal: take(m.Refusal), ToolCallID: take(m.ToolCallID)} // not ReasoningContent: neither counted nor measured (byteBound)
 		if n := min(len(m.ToolCalls), max(left, 0)); n > 0 {
 			if n < len(m.ToolCalls) {
 				n = runeCut(m.ToolCalls, n)

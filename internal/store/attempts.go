@@ -456,7 +456,8 @@ func (s *Store) finishAttemptAs(ctx context.Context, attemptID string, out Attem
 // cost_usd and the job's cost_usd and lost_cost_usd count it. Attempts never
 // sent are left alone (a not_sent one, RecordNotSent; one still starting when
 // settled is never sent), as is one that already has usage: the first figure
-// stays (lateUsageSQL). written says whether the row changed, so that the
+// stays, unless it was the router's estimate and usage is the provider's
+// (lateUsageSQL). written says whether the row changed, so that the
 // metrics count it once. The row is waited for up to transitionLockWait, as
 // FinishAttempt waits.
 func (s *Store) RecordCancelledUsage(ctx context.Context, attemptID string, usage any) (written bool, err error) {
@@ -466,7 +467,7 @@ func (s *Store) RecordCancelledUsage(ctx context.Context, attemptID string, usag
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		var n int
-		err := lockWaitQueryRow(ctx, tx, transitionLockWait, lateUsageSQL, attemptID, u, false).Scan(&n)
+		err := lockWaitQueryRow(ctx, tx, transitionLockWait, lateUsageSQL, attemptID, u).Scan(&n)
 		written = n > 0
 		return err
 	})
@@ -486,9 +487,11 @@ func (s *Store) RecordCancelledUsage(ctx context.Context, attemptID string, usag
 // A `failed` attempt takes only usage the provider reported, never the
 // router's estimate: a failure resolved without usage ("the provider has no
 // record of it") dropped the estimate on purpose, the provider having done no
-// work, and the attempt's own run ending late must not put it back. With $3 true, usage the provider reported (not marked estimated) also
-// replaces the router's estimate (marked "estimated": true). Reported usage
-// is never replaced. It returns how many rows it changed (0 or 1).
+// work, and the attempt's own run ending late must not put it back. Usage
+// the provider reported (not marked estimated) also replaces the router's
+// estimate (marked "estimated": true: reconciliation's, a resolution's), a
+// late failure's billed usage as a late answer's. Reported usage is never
+// replaced. It returns how many rows it changed (0 or 1).
 const lateUsageSQL = `WITH x AS (
 		UPDATE attempts a SET usage = $2
 		FROM jobs j
@@ -497,7 +500,7 @@ const lateUsageSQL = `WITH x AS (
 				OR (a.state = 'failed' AND $2::jsonb->>'estimated' IS DISTINCT FROM 'true'))
 			AND a.started_at IS NOT NULL
 			AND (a.usage IS NULL OR a.usage = 'null'::jsonb
-				OR ($3::boolean AND a.usage->>'estimated' = 'true'
+				OR (a.usage->>'estimated' = 'true'
 					AND $2::jsonb->>'estimated' IS DISTINCT FROM 'true'))
 			AND (a.error IS NULL OR a.error->>'kind' IS DISTINCT FROM '` + notSentKind + `')
 		RETURNING a.id

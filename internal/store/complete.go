@@ -645,7 +645,7 @@ func (s *Store) discard(ctx context.Context, tx pgx.Tx, c Completion) (Offered, 
 			// (the race counts a discarded answer's usage once, and only
 			// when stored: Offered.UsageStored).
 			var n int
-			if err := tx.QueryRow(ctx, lateUsageSQL, c.AttemptID, u, true).Scan(&n); err != nil {
+			if err := tx.QueryRow(ctx, lateUsageSQL, c.AttemptID, u).Scan(&n); err != nil {
 				return Offered{}, err
 			}
 			stored = n > 0

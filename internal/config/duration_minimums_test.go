@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// http.read_header_timeout, http.idle_timeout, idempotency.retention and
-// conformance.max_age have a least value: a unit slip (24m written for 24h,
+// http.read_header_timeout, http.idle_timeout, idempotency.retention,
+// retention.jobs and conformance.max_age have a least value: a unit slip (24m written for 24h,
 // 1ms for 1s) was accepted as any positive duration. The refusal names the
 // setting, the value written, the least value and the default; a value at
 // the least is accepted.
@@ -25,6 +25,8 @@ func TestDurationMinimums(t *testing.T) {
 		{"idempotency: {retention: 59m59s}\n", "idempotency.retention (59m59s) must be at least 1h: "},
 		{"conformance: {max_age: 24m}\n", "conformance.max_age (24m0s) must be at least 1h: a pass counts for this long, " +
 			"so a shorter one takes gated targets out of gated routes between conformance runs; was 24h meant? (omit it for the default, 168h)"},
+		{"retention: {jobs: 30m}\n", "retention.jobs (30m0s) must be at least 1h: a finished job, with its attempts and events, " +
+			"is deleted this long after its key expired; was 30h meant? (omit it for the default, 720h)"},
 		// 30s read as 30h would not be a slip of unit (s to m to h), so no guess is made.
 		{"conformance: {max_age: 30s}\n", "conformance.max_age (30s) must be at least 1h: a pass counts for this long, " +
 			"so a shorter one takes gated targets out of gated routes between conformance runs (omit it for the default, 168h)"},
@@ -36,11 +38,39 @@ func TestDurationMinimums(t *testing.T) {
 	}
 	for _, ok := range []string{
 		"http: {read_header_timeout: 100ms, idle_timeout: 1s}\n",
-		"idempotency: {retention: 1h}\nconformance: {max_age: 1h}\n",
+		"idempotency: {retention: 1h}\nconformance: {max_age: 1h}\nretention: {jobs: 1h}\n",
 		"http: {read_header_timeout: 10s, idle_timeout: 120s}\nidempotency: {retention: 24h}\nconformance: {max_age: 168h}\n",
 	} {
 		if _, err := Parse([]byte(defaultsBase + ok)); err != nil {
 			t.Errorf("%q: %v", ok, err)
+		}
+	}
+}
+
+// retention.jobs from 1h to a day is accepted but warned of (more likely a
+// unit slip than a choice: 720m for 720h deletes every job 12 h after its key
+// expired); a day or more is not warned of.
+func TestShortJobRetentionWarned(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	for written, want := range map[string]string{
+		"retention: {jobs: 720m}\n": "retention.jobs (12h) deletes every finished job, with its attempts and events, 12h after its key expired, " +
+			"less than a day: if that is meant, leave it; otherwise correct it (the default is 720h; m is minutes: 720m is 12h)",
+		"retention: {jobs: 2h}\n": "retention.jobs (2h) deletes every finished job, with its attempts and events, 2h after its key expired, " +
+			"less than a day: if that is meant",
+		"retention: {jobs: 24h}\n": "",
+	} {
+		c, err := Parse([]byte(defaultsBase + written))
+		if err != nil {
+			t.Fatalf("%q: %v", written, err)
+		}
+		var got string
+		for _, w := range c.Warnings() {
+			if strings.Contains(w, "retention.jobs") {
+				got = w
+			}
+		}
+		if want == "" && got != "" || !strings.Contains(got, want) {
+			t.Errorf("%q: warning %q; want one containing %q", written, got, want)
 		}
 	}
 }

@@ -69,6 +69,11 @@ const (
 	// after its job ends; a client retrying later than that (a network
 	// failure, a restarted worker) creates a second job.
 	MinIdempotencyRetention = time.Hour
+	// MinJobRetention: retention.jobs deletes a finished job (its
+	// attempts, events and deliveries) this long after its key expired; a
+	// unit slip (720m for 720h) would delete every tenant's history within
+	// hours, with nothing to warn of it.
+	MinJobRetention = time.Hour
 	// MinConformanceMaxAge: conformance.max_age is how long a pass counts;
 	// shorter than the time between two runs, gated targets fall out of
 	// every gated route between runs.
@@ -185,7 +190,8 @@ func (c Config) rangeProblems() []string {
 	positive("execution.retry.cap", c.Execution.Retry.Cap)
 	positive("execution.retry.max_retry_after", c.Execution.Retry.MaxRetryAfter)
 	positive("chat.wait", c.Chat.Wait)
-	positive("retention.jobs", c.Retention.Jobs)
+	least("retention.jobs", c.Retention.Jobs, MinJobRetention,
+		"a finished job, with its attempts and events, is deleted this long after its key expired", "720h")
 	lease("retention.leader_lease", c.Retention.LeaderLease)
 	if d := c.Retention.ConformanceRuns; d != nil && *d != 0 && *d < Duration(MinConformanceRetention) {
 		add("retention.conformance_runs (%s) must be 0s (keep every run) or at least 24h: a failing run deleted while a longer run is still going "+

@@ -55,7 +55,7 @@ providers:
 		"execution.retry.cap (-1s)",
 		"execution.retry.max_retry_after (-1s)",
 		"chat.wait (-5s) must be a positive duration",
-		"retention.jobs (-1h0m0s) must be a positive duration",
+		"retention.jobs (-1h0m0s) must be at least 1h",
 		"retention.leader_lease (10ms) must be at least 1s",
 		"webhooks.timeout (-1s)", "webhooks.backoff_base (-1s)", "webhooks.backoff_cap (-1s)",
 		"webhooks.max_response_bytes (-1) must be 1 or more",

@@ -1,12 +1,16 @@
 package config
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Warnings lists what the configuration allows but is likely a mistake, one
 // sentence each that names the fix: unpriced targets (PriceWarnings), routes
 // mixing priced and unpriced targets (PriceMixWarnings), a drain
 // shorter than a first-byte deadline or a timeout (drainWarnings) and targets
-// a route's max_attempts leaves out (attemptWarnings) and a first_byte_timeout
+// a route's max_attempts leaves out (attemptWarnings), a retention.jobs
+// shorter than a day (jobRetentionWarnings) and a first_byte_timeout
 // that stream: false leaves without effect (unstreamedFirstByteWarnings). The
 // server logs them at start.
 func (c *Config) Warnings() []string {
@@ -14,7 +18,24 @@ func (c *Config) Warnings() []string {
 	out = append(out, c.PriceMixWarnings()...)
 	out = append(out, c.drainWarnings()...)
 	out = append(out, c.attemptWarnings()...)
+	out = append(out, c.jobRetentionWarnings()...)
 	return append(out, c.unstreamedFirstByteWarnings()...)
+}
+
+// shortJobRetention is the retention.jobs below which the start warns:
+// accepted (from MinJobRetention on), but shorter than a day it is more
+// likely a unit slip (720m for 720h) than a choice, and what it deletes —
+// every tenant's finished jobs, attempts and events — cannot be brought back.
+const shortJobRetention = 24 * time.Hour
+
+// jobRetentionWarnings says when retention.jobs is shorter than a day.
+func (c *Config) jobRetentionWarnings() []string {
+	d := c.Retention.Jobs.D()
+	if d >= shortJobRetention || d < MinJobRetention {
+		return nil
+	}
+	return []string{fmt.Sprintf("retention.jobs (%s) deletes every finished job, with its attempts and events, %s after its key expired, "+
+		"less than a day: if that is meant, leave it; otherwise correct it (the default is 720h; m is minutes: 720m is 12h)", shortDuration(d), shortDuration(d))}
 }
 
 // unstreamedFirstByteWarnings names each provider with stream: false whose

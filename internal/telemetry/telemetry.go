@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
@@ -93,7 +94,8 @@ func rootTracesEndpointWarnings(getenv func(string) string, proto string) []Warn
 
 // CheckEnv refuses what SetupLogged would refuse in the environment getenv
 // reads, before it builds an exporter — an unsupported OTLP protocol or
-// propagator, endpoints and headers the exporter would get wrong — without
+// propagator, endpoints and headers the exporter would get wrong, TLS files
+// it could not use (exporterFileProblems) — without
 // building one, installing anything or sending a span: nil when the
 // environment asks for no export (Enabled). `router config check` runs it.
 func CheckEnv(getenv func(string) string) error {
@@ -121,6 +123,9 @@ func exportEnv(getenv func(string) string) (proto string, prop propagation.TextM
 	if err := bspProblems(getenv); err != nil {
 		return "", nil, err
 	}
+	if err := exporterFileProblems(getenv); err != nil {
+		return "", nil, err
+	}
 	return proto, prop, nil
 }
 
@@ -134,9 +139,10 @@ func Setup(ctx context.Context, version string) (shutdown func(context.Context) 
 // no-op tracer provider (see Off), leaves OpenTelemetry's no-op propagator in
 // place and returns a no-op shutdown. The exporter and the batch span
 // processor read the standard variables themselves (endpoints, headers,
-// timeouts, OTEL_BSP_SCHEDULE_DELAY, ...); endpoints and headers it would
-// get wrong are refused first (otlpEnvProblems). shutdown flushes pending
-// spans.
+// timeouts, OTEL_BSP_SCHEDULE_DELAY, ...); endpoints, headers and TLS files it
+// would get wrong are refused first (otlpEnvProblems, exporterFileProblems).
+// shutdown flushes pending spans, and logs the spans the batch span processor
+// dropped on a full queue not logged yet (dropLog).
 // log hears what is accepted with a warning (envSetup, the list EnvWarnings
 // returns: a partly malformed OTEL_RESOURCE_ATTRIBUTES, an http/protobuf
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT without a path, an unreadable value
@@ -163,6 +169,10 @@ func SetupLogged(ctx context.Context, version string, log *slog.Logger) (shutdow
 	prev := errorTarget.Load()
 	building := newSetupErrorLog(log)
 	building.install()
+	// The exporter reports a variable it cannot use (a timeout it cannot
+	// parse) on OpenTelemetry's internal logger, not to its error handler:
+	// its errors go the same way (errorSink).
+	otel.SetLogger(logr.New(errorSink{}))
 	defer func() {
 		if err != nil {
 			errorTarget.CompareAndSwap(building, prev)
@@ -182,13 +192,17 @@ func SetupLogged(ctx context.Context, version string, log *slog.Logger) (shutdow
 		return nop, false, err
 	}
 	logWarnings(log, warnings) // EnvWarnings: what `router config check` lists
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res),
+	// Spans the batch span processor drops on a full queue are counted and
+	// logged (dropLog): the SDK tells no one.
+	drops := newDropLog(log, bspQueueSize(os.Getenv))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(drops.batcher(exp)), sdktrace.WithResource(res),
 		sdktrace.WithRawSpanLimits(SpanLimits(os.Getenv)))
 	handler := newErrorLog(log)
 	handler.install()
 	install(tp, prop)
 	return func(ctx context.Context) error {
 		err := tp.Shutdown(ctx) // a failed last export is logged by handler
+		drops.shutdown()
 		handler.uninstall()
 		return err
 	}, true, nil

@@ -71,7 +71,8 @@ func EnvWarnings(ctx context.Context) []Warning {
 // and every warning it logs about the environment, once exportEnv passed:
 // a partly malformed OTEL_RESOURCE_ATTRIBUTES, an http/protobuf
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT without a path, an unreadable value
-// length limit, sampler or OTEL_BSP_* variable (sdkEnvWarnings). The one
+// length limit, an OTLP timeout or compression the exporter would ignore
+// (exporterEnvWarnings), sampler or OTEL_BSP_* variable (sdkEnvWarnings). The one
 // list SetupLogged and EnvWarnings share.
 func envSetup(ctx context.Context, version string, getenv func(string) string, proto string) (*resource.Resource, []Warning, error) {
 	res, warnings, err := buildResource(ctx, version)
@@ -83,6 +84,7 @@ func envSetup(ctx context.Context, version string, getenv func(string) string, p
 		warnings = append(warnings, Warning{Msg: key + " is not an integer: string span attributes stay truncated to the router's default; write a number of bytes, or -1 for no limit",
 			Attrs: []any{"value", raw, "limit", DefaultAttributeValueLengthLimit}})
 	}
+	warnings = append(warnings, exporterEnvWarnings(getenv)...)
 	return res, append(warnings, sdkEnvWarnings(getenv)...), nil
 }
 

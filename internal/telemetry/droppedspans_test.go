@@ -42,7 +42,7 @@ func (*blockingExporter) Shutdown(context.Context) error { return nil }
 // exactly, and the router's log says so — part of it (a lower bound) as
 // soon as the next batch is exported, the rest, exact, at shutdown, without
 // waiting for the minute between lines to pass.
-func TestSpansDroppedOnAFullQueueAreCountedExactly_wtel63(t *testing.T) {
+func TestSpansDroppedOnAFullQueueAreCountedExactly(t *testing.T) {
 	var buf bytes.Buffer
 	var mu sync.Mutex
 	log := slog.New(slog.NewJSONHandler(writerFunc(func(p []byte) (int, error) {
@@ -111,7 +111,7 @@ func TestSpansDroppedOnAFullQueueAreCountedExactly_wtel63(t *testing.T) {
 
 // Within a minute of a line, a larger count waits for the next line, and
 // shutdown logs what is left whatever the time.
-func TestDropLogRateLimited_wtel63(t *testing.T) {
+func TestDropLogRateLimited(t *testing.T) {
 	var buf bytes.Buffer
 	d := newDropLog(slog.New(slog.NewJSONHandler(&buf, nil)), 8)
 	now := time.Unix(1000, 0)
@@ -134,3 +134,7 @@ func TestDropLogRateLimited_wtel63(t *testing.T) {
 		t.Fatalf("%d lines; want 2:\n%s", n, buf.String())
 	}
 }
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

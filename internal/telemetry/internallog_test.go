@@ -18,7 +18,7 @@ import (
 // What the OTLP exporter reports on OpenTelemetry's internal logger while
 // SetupLogged builds it (a timeout it cannot parse: "parse duration") is on
 // the router's log, in its format, not on stderr as plain text.
-func TestInternalLoggerErrorsAreOnTheRoutersLog_wtel63(t *testing.T) {
+func TestInternalLoggerErrorsAreOnTheRoutersLog(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
 	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "2s")
 	t.Cleanup(func() {

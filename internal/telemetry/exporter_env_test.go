@@ -29,7 +29,7 @@ import (
 // roots only, so every export to a collector of a private CA fails, and keeps
 // its 10 s timeout — with a plain-text line on stderr only. The router's log,
 // and `router config check` (CheckEnv), say nothing.
-func TestExporterEnvErrorsAreOnTheRoutersLog_wtel63(t *testing.T) {
+func TestExporterEnvErrorsAreOnTheRoutersLog(t *testing.T) {
 	// Adapted from the rmaint14 proof: a CA file the exporter cannot read is
 	// refused (serve does not start, config check fails, naming the
 	// variable); a timeout it cannot read is warned of on the router's log.

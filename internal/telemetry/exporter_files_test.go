@@ -49,7 +49,7 @@ func writePEMPair(t *testing.T, dir, name string) (certPath, keyPath string) {
 // CheckEnv (`router config check`, and SetupLogged through exportEnv)
 // refuses each, naming the variable and how to fix it; files the exporter
 // reads are accepted.
-func TestExporterTLSFilesTheExporterCannotUseAreRefused_wtel63(t *testing.T) {
+func TestExporterTLSFilesTheExporterCannotUseAreRefused(t *testing.T) {
 	dir := t.TempDir()
 	cert, key := writePEMPair(t, dir, "client")
 	otherCert, _ := writePEMPair(t, dir, "other")
@@ -104,7 +104,7 @@ func TestExporterTLSFilesTheExporterCannotUseAreRefused_wtel63(t *testing.T) {
 // the exporter reads as none, are warned of (the exporter keeps its default,
 // as the batch span processor does for an OTEL_BSP_*), naming the variable
 // and how to write it; values it reads are not.
-func TestExporterTimeoutAndCompressionItCannotReadAreWarnedOf_wtel63(t *testing.T) {
+func TestExporterTimeoutAndCompressionItCannotReadAreWarnedOf(t *testing.T) {
 	for _, c := range []struct {
 		key, value string
 		want       string // in the warning; "" for none

@@ -27,7 +27,7 @@ func TestAnswerExcerptIsOneLineOfValidUTF8(t *testing.T) {
 		if len(b) > answerExcerptBytes+1 { // send reads one byte past the limit
 			b = b[:answerExcerptBytes+1]
 		}
-		got := answerExcerpt(b)
+		got := answerExcerpt(b, false)
 		if got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
@@ -52,7 +52,7 @@ func TestAnswerTextHidesTheWebhookPathTheLimitCuts(t *testing.T) {
 		if len(b) > answerExcerptBytes+1 {
 			b = b[:answerExcerptBytes+1]
 		}
-		got := answerText(b, u)
+		got := answerText(b, false, u)
 		if strings.Contains(got, "T024") || strings.Contains(got, "B07R") || strings.Contains(got, "m2zX") {
 			t.Errorf("padded %d: %q shows the secret path", pad, got)
 		}
@@ -61,7 +61,7 @@ func TestAnswerTextHidesTheWebhookPathTheLimitCuts(t *testing.T) {
 		}
 	}
 	b := []byte(strings.Repeat("a", 300))
-	if got, want := answerText(b[:answerExcerptBytes+1], u), strings.Repeat("a", 256)+"…"; got != want {
+	if got, want := answerText(b[:answerExcerptBytes+1], false, u), strings.Repeat("a", 256)+"…"; got != want {
 		t.Errorf("%q, want %q", got, want)
 	}
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // answerText is what a try's error quotes of a non-2xx answer from webhook
-// URL u whose body begins with head (read up to answerExcerptBytes+1 bytes):
+// URL u whose body begins with head (read up to answerExcerptBytes+1 bytes;
+// more when the body went on past head, or may have: readAnswerHead):
 // answerExcerpt, with what it quotes of u's secret-bearing parts shown as
 // netredact.WebhookURL shows them, "…" (netredact.WebhookText). Many
 // receivers' stock error pages quote the path they were asked for —
@@ -18,10 +19,12 @@ import (
 // URL's path or query is often the endpoint's credential, which the logs
 // must not carry. GET /v1/jobs/{id}/events shows the same text: the owner
 // reads the URL itself beside it (each try's url), so one text serves all.
-// A part the excerpt's limit cut in two is hidden as well.
-func answerText(head []byte, u *url.URL) string {
-	text := answerExcerpt(head)
-	cut := len(head) > answerExcerptBytes && text != ""
+// A part the excerpt's limit cut in two is hidden as well, whichever limit
+// ended it: the excerpt's own, webhooks.max_response_bytes (which may be
+// below it) or a read that broke off.
+func answerText(head []byte, more bool, u *url.URL) string {
+	text := answerExcerpt(head, more)
+	cut := (more || len(head) > answerExcerptBytes) && text != ""
 	if cut {
 		text = strings.TrimSuffix(text, "…") // answerExcerpt's mark of the cut
 	}

@@ -846,7 +846,7 @@ func (w *Worker) send(ctx context.Context, clock tryClock, url string, keys sign
 	}
 	// The start of the answer often says what is wrong (a proxy's error
 	// page, the receiver's own message): kept in the try's error.
-	head, _ := io.ReadAll(io.LimitReader(answer, answerExcerptBytes+1))
+	head, more := readAnswerHead(answer, resp.ContentLength, w.cfg.MaxResponseBytes)
 	_, _ = io.Copy(io.Discard, answer)
 	msg := AnsweredPrefix + strconv.Itoa(resp.StatusCode)
 	switch resp.StatusCode {
@@ -856,7 +856,7 @@ func (w *Worker) send(ctx context.Context, clock tryClock, url string, keys sign
 	if resp.StatusCode == http.StatusGone {
 		msg += GoneNote
 	}
-	if text := answerText(head, req.URL); text != "" {
+	if text := answerText(head, more, req.URL); text != "" {
 		msg += ": " + text
 	}
 	if resp.StatusCode == http.StatusGone {
@@ -913,8 +913,28 @@ type goneError struct{ msg string }
 
 func (e *goneError) Error() string { return e.msg }
 
+// readAnswerHead reads the start of a non-2xx answer's body from answer (the
+// body read through webhooks.max_response_bytes, limit): up to
+// answerExcerptBytes+1 bytes, and whether the body goes on past them or may
+// (more), so that answerText hides a secret-bearing part of the webhook URL
+// that the end of head cuts in two. Past answerExcerptBytes the excerpt's own
+// limit cuts it; a limit at or below answerExcerptBytes cuts it before (head
+// is limit bytes long), unless the answer's Content-Length says the body is
+// no longer — a body of unknown length that fills the limit is taken as going
+// on rather than read past it (a receiver that sends exactly that much and
+// holds the connection open would hold the try to its timeout); and a read
+// that broke off (the try's time up, the connection reset) may have ended
+// partway into the quoted URL.
+func readAnswerHead(answer io.Reader, contentLength, limit int64) (head []byte, more bool) {
+	head, err := io.ReadAll(io.LimitReader(answer, answerExcerptBytes+1))
+	n := int64(len(head))
+	more = err != nil || n > answerExcerptBytes || n == limit && contentLength != n
+	return head, more
+}
+
 // answerExcerpt is the text a try's error quotes of a non-2xx answer whose
-// body begins with b (read up to answerExcerptBytes+1 bytes): at most
+// body begins with b (read up to answerExcerptBytes+1 bytes; more when the
+// body goes on past b, or may — readAnswerHead): at most
 // answerExcerptBytes of it, as valid UTF-8 (a malformed byte becomes U+FFFD,
 // a character cut by the limit is dropped), with control and format
 // characters (newlines, tabs, escapes, bidirectional overrides) as spaces,
@@ -923,10 +943,10 @@ func (e *goneError) Error() string { return e.msg }
 // webhook URL; that text is stored, shown to the tenant by GET
 // /v1/jobs/{id}/events and in logs; the dashboard shows only the status
 // before it (AnsweredPrefix).
-func answerExcerpt(b []byte) string {
-	more := len(b) > answerExcerptBytes
+func answerExcerpt(b []byte, more bool) string {
+	more = more || len(b) > answerExcerptBytes
 	if more {
-		b = b[:answerExcerptBytes]
+		b = b[:min(len(b), answerExcerptBytes)]
 		// A character the limit cut in two is left out, not shown as
 		// malformed.
 		for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {

@@ -99,14 +99,19 @@ const (
 	// columns, its body and its owner's webhook come its age in microseconds
 	// on the database clock (Event.Age), the token of the try that holds its
 	// lease after the statement (NULL: none), how long that lease has left in
-	// microseconds (0 when none is live), and the database's now().
+	// microseconds (0 when none is live), the database's now(), and, when the
+	// owner's row is a configured webhook marked removed whose window has not
+	// ended (Event.RemovedWebhook), when it was removed and until when its
+	// place is kept (NULL otherwise).
 	eventsForDeliverySQL = `WITH ` + eventSendLeaseSQL + `
 	SELECT ` + eventColumns + `, e.body, w.url, w.secret,
 		CASE WHEN w.previous_until > now() THEN w.previous_secret END,
 		floor(extract(epoch FROM now() - e.created_at) * 1000000)::bigint,
 		CASE WHEN c.id IS NOT NULL THEN c.sender ELSE e.sender END,
 		greatest(floor(extract(epoch FROM coalesce(c.sending_until, e.sending_until) - now()) * 1000000), 0)::bigint,
-		now()
+		now(),
+		CASE WHEN w.removed_configured AND w.url IS NULL AND w.removed_until > now() THEN w.updated_at END,
+		CASE WHEN w.removed_configured AND w.url IS NULL AND w.removed_until > now() THEN w.removed_until END
 	FROM job_events e LEFT JOIN c ON c.id = e.id LEFT JOIN webhook_owners w ON w.owner = e.owner
 	WHERE e.id = ANY($1::uuid[])`
 	// The last column says whether the job has moved on from the recorded
@@ -285,11 +290,15 @@ func (s *Store) execEventReads(ctx context.Context, batch []*eventRead) {
 			var ageMicros, leftMicros int64
 			var holder *string
 			var now time.Time
-			e, err := scanEvent(rows, &body, &url, &secret, &previous, &ageMicros, &holder, &leftMicros, &now)
+			var removedAt, removedUntil *time.Time
+			e, err := scanEvent(rows, &body, &url, &secret, &previous, &ageMicros, &holder, &leftMicros, &now, &removedAt, &removedUntil)
 			if err != nil {
 				return err
 			}
 			e.Body, e.Age, e.DBNow = body, time.Duration(ageMicros)*time.Microsecond, now
+			if removedAt != nil && removedUntil != nil {
+				e.RemovedWebhook = &WebhookRemoval{At: *removedAt, Until: *removedUntil}
+			}
 			f := &found{ev: e, holder: holder, left: time.Duration(leftMicros) * time.Microsecond}
 			if url != nil {
 				f.wh = &Webhook{URL: *url}

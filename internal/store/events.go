@@ -47,7 +47,19 @@ type Event struct {
 	// SendLease is what ClaimEventForDelivery's claim got of the event's
 	// send lease (zero from other reads).
 	SendLease SendLease `json:"-"`
+	// RemovedWebhook is, from EventForDelivery and ClaimEventForDelivery,
+	// the removal of the owner's configured webhook that leaves it without
+	// one: a replica's start marked it removed (SyncConfigWebhooks,
+	// removed_configured) and its place is kept until its window ends, so no
+	// stored key's webhook takes the owner meanwhile — until
+	// ForgetRemovedWebhook ends the wait. Nil otherwise, and from other reads.
+	RemovedWebhook *WebhookRemoval `json:"-"`
 }
+
+// WebhookRemoval is a configured webhook marked removed by a replica's start
+// (SyncConfigWebhooks), on the database clock: At the start's, Until the end
+// of the place it keeps (removed_until).
+type WebhookRemoval struct{ At, Until time.Time }
 
 // Delivery is one delivery try of an event.
 type Delivery struct {

@@ -477,6 +477,12 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		// the retry window. A webhook removed on purpose has its events
 		// abandoned once the window has passed.
 		sendErr = errNoWebhook
+		if r := ev.RemovedWebhook; r != nil {
+			// The removed configured webhook keeps its place: a key made
+			// with --webhook-url does not take the owner, and a new one is
+			// refused, until its window ends or forget-removed-webhook.
+			sendErr = &removedWebhookError{owner: ev.Owner, removal: *r}
+		}
 	case keys.secret == "":
 		// The webhook is configured (api_keys[].webhook) on the replica that
 		// synced it, but this replica has no secret for it: its configuration
@@ -528,10 +534,13 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 		// database clock, so replicas with skewed clocks agree.
 		if ev.Age >= w.cfg.RetryFor {
 			try.Status = store.EventAbandoned
-			switch sendErr {
-			case errNoWebhook:
+			var removed *removedWebhookError
+			switch {
+			case sendErr == errNoWebhook:
 				try.Error = fmt.Sprintf("abandoned: the event is older than webhooks.retry_for (%s) and %s", w.cfg.RetryFor, noWebhookWhy)
-			case errNoSecret:
+			case errors.As(sendErr, &removed):
+				try.Error = fmt.Sprintf("abandoned: the event is older than webhooks.retry_for (%s) and %s", w.cfg.RetryFor, removed.why())
+			case sendErr == errNoSecret:
 				try.Error = fmt.Sprintf("abandoned: the event is older than webhooks.retry_for (%s), and %s", w.cfg.RetryFor, noSecretWhy)
 			}
 		}

@@ -19,13 +19,13 @@ import (
 	"github.com/routerhq/router/internal/webhook"
 )
 
-// The same as TestSmallMaxResponseBytesHidesTheWebhookPathItCuts_wwh63, end
+// The same as TestSmallMaxResponseBytesHidesTheWebhookPathItCuts, end
 // to end: with webhooks.max_response_bytes: 128, a receiver's Spring Boot
 // JSON error, which quotes the path it was asked for, is cut by the limit
 // inside the token of a Discord-style webhook URL (/api/webhooks/<id>/<token>),
 // and the token's start is stored as the try's error (GET
 // /v1/jobs/{id}/events) and logged by the router and by River.
-func TestSmallMaxResponseBytesKeepsTheCutTokenOutOfLogsAndEvents_wwh63(t *testing.T) {
+func TestSmallMaxResponseBytesKeepsTheCutTokenOutOfLogsAndEvents(t *testing.T) {
 	const token = "Xr4vQ9mZk2LpT7wNc8yBd1sFh6jGa3uEo5iKq0eRt9WzYx2VbN4mLp8sDf3gHj7kQw1e"
 	const path = "/api/webhooks/1187319411432349817/" + token
 	var n atomic.Int32

@@ -24,7 +24,7 @@ import (
 // though docs/api.md says what the text quotes of those parts is shown as "…"
 // and answertext.go that "a part the excerpt's limit cut in two is hidden as
 // well".
-func TestSmallMaxResponseBytesHidesTheWebhookPathItCuts_wwh63(t *testing.T) {
+func TestSmallMaxResponseBytesHidesTheWebhookPathItCuts(t *testing.T) {
 	const path = "/services/T024BE7LD/B07R2K7QF/m2zXaQ9kWpLs8vT3nYcE"
 	quote := "Cannot POST " + path + " and more"
 	var body atomic.Value

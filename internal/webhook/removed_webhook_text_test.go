@@ -24,7 +24,7 @@ import (
 // hooked key exists, nor `router keys create --webhook-url` as the fix (it is
 // refused), nor that the abandonment is as it should be. After that command
 // the owner's key takes the waiting event.
-func TestRemovedConfiguredWebhookTriesAndAbandonmentSayWhatHoldsThem_wwh63(t *testing.T) {
+func TestRemovedConfiguredWebhookTriesAndAbandonmentSayWhatHoldsThem(t *testing.T) {
 	ctx := context.Background()
 	rc := newReceiver(t, func(int) int { return http.StatusNoContent })
 	db := testdb.New(t, store.Options{KeyRetention: time.Hour})

@@ -24,7 +24,7 @@ import (
 // --webhook-url` (refused); the abandonment at retry_for repeats it. It
 // should say that the configured webhook was removed and is kept in place
 // until its window ends, and name forget-removed-webhook.
-func TestRemovedConfiguredWebhookTryNamesForgetRemovedWebhook_wwh63(t *testing.T) {
+func TestRemovedConfiguredWebhookTryNamesForgetRemovedWebhook(t *testing.T) {
 	ctx := context.Background()
 	rc := newReceiver(t, func(int) int { return http.StatusNoContent })
 	db := testdb.New(t, store.Options{KeyRetention: time.Hour})

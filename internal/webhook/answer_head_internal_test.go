@@ -33,7 +33,7 @@ func secretStart(text string) string {
 // that limit, or by the excerpt's own, keeps nothing of a secret path
 // segment it cuts in two, and its excerpt is marked cut — whether or not the
 // answer says its length.
-func TestEveryMaxResponseBytesHidesTheWebhookPathItCuts_wwh63(t *testing.T) {
+func TestEveryMaxResponseBytesHidesTheWebhookPathItCuts(t *testing.T) {
 	u, err := url.Parse("https://hooks.slack.com" + headTestPath)
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +62,7 @@ func TestEveryMaxResponseBytesHidesTheWebhookPathItCuts_wwh63(t *testing.T) {
 
 // An answer that fills max_response_bytes exactly, as its Content-Length
 // says, is whole: quoted as it is, not marked cut.
-func TestAnswerFillingTheLimitExactlyIsNotCut_wwh63(t *testing.T) {
+func TestAnswerFillingTheLimitExactlyIsNotCut(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.WriteHeader(http.StatusBadRequest)
@@ -81,7 +81,7 @@ func TestAnswerFillingTheLimitExactlyIsNotCut_wwh63(t *testing.T) {
 // of its Content-Length) partway into the webhook URL's secret path it
 // quotes keeps nothing of the segment it cut in two: the read's end is a cut
 // as a limit's is.
-func TestBrokenAnswerHidesTheWebhookPathItCuts_wwh63(t *testing.T) {
+func TestBrokenAnswerHidesTheWebhookPathItCuts(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		conn, rw, err := http.NewResponseController(w).Hijack()

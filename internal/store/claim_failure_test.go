@@ -26,6 +26,13 @@ type answerDropper struct {
 	armed   atomic.Bool
 	dropped chan struct{} // closed when an answer was dropped
 	once    sync.Once
+	// onDrop, when set (before armed), runs as the answer is dropped, before
+	// dropped is closed and before the connection's reader is told of the
+	// loss: what it makes so (the database gone: outageStore) holds before
+	// the store can act on the loss and dial again for the claim's retry.
+	// Set instead by a goroutine woken by dropped, it raced that retry,
+	// held back only by CreateJob's backoff (50 ms).
+	onDrop func()
 }
 
 // dropConn is a connection that, once armed, passes the server's messages
@@ -67,7 +74,12 @@ func (c *dropConn) Read(p []byte) (int, error) {
 			case msg[0] == 'Z' && c.sawComplete:
 				c.broken = true
 				c.Conn.Close()
-				c.d.once.Do(func() { close(c.d.dropped) })
+				c.d.once.Do(func() {
+					if c.d.onDrop != nil {
+						c.d.onDrop()
+					}
+					close(c.d.dropped)
+				})
 				continue
 			}
 			c.out = append(c.out, msg...)

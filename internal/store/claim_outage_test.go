@@ -99,8 +99,8 @@ func TestClaimAnswerLostThenOutageIsHandedOver(t *testing.T) {
 			if c.first {
 				nj.First = &store.FirstAttempt{Provider: "p1", Role: store.RolePrimary}
 			}
+			d.onDrop = func() { down.Store(true) } // the database goes away right after the commit, before the claim is tried again
 			d.armed.Store(true)
-			go func() { <-d.dropped; down.Store(true) }() // the database goes away right after the commit
 			if _, _, err := st.CreateJob(ctx, nj); err == nil {
 				t.Fatal("CreateJob succeeded: the outage did not outlast its retries, and the test shows nothing")
 			}
@@ -183,8 +183,8 @@ func TestBatchedClaimsAnswerLostThenOutageAreHandedOver(t *testing.T) {
 			}
 		})
 	})
+	d.onDrop = func() { down.Store(true) } // the database goes away right after the commit, before the claims are tried again
 	d.armed.Store(true)
-	go func() { <-d.dropped; down.Store(true) }()
 	_, _, errA := st.CreateJob(ctx, mk("outage-a"))
 	if errB := <-errB; errA == nil || errB == nil {
 		t.Fatalf("CreateJob: %v / %v: the outage did not outlast the retries, and the test shows nothing", errA, errB)
@@ -217,8 +217,8 @@ func TestLostClaimOutlastingItsLeaseIsNotLeftUnknown(t *testing.T) {
 			nj := newJob(t, "acme", "triage", "long-outage", `{"n":1}`)
 			nj.First = &store.FirstAttempt{Provider: "p1", Role: store.RolePrimary}
 			nj.LeaseOwner, nj.LeaseFor, nj.Unkeyed = "replica-a", time.Millisecond, unkeyed
+			d.onDrop = func() { down.Store(true) } // the database goes away right after the commit, before the claim is tried again
 			d.armed.Store(true)
-			go func() { <-d.dropped; down.Store(true) }()
 			if _, _, err := st.CreateJob(ctx, nj); err == nil {
 				t.Fatal("CreateJob succeeded: the outage did not outlast its retries, and the test shows nothing")
 			}

@@ -26,8 +26,8 @@ func TestCloseWaitsForLostClaimHandOver(t *testing.T) {
 	nj := newJob(t, "acme", "triage", "outage", `{"n":1}`)
 	nj.LeaseOwner, nj.LeaseFor = "replica-a", time.Minute
 	nj.First = &store.FirstAttempt{Provider: "p1", Role: store.RolePrimary}
+	d.onDrop = func() { down.Store(true) } // the database goes away right after the commit, before the claim is tried again
 	d.armed.Store(true)
-	go func() { <-d.dropped; down.Store(true) }() // the database goes away right after the commit
 	if _, _, err := st.CreateJob(ctx, nj); err == nil {
 		t.Fatal("CreateJob succeeded: the outage did not outlast its retries, and the test shows nothing")
 	}
@@ -72,8 +72,8 @@ func TestCloseCancelsHandOverPastItsWait(t *testing.T) {
 	nj := newJob(t, "acme", "triage", "outage", `{"n":1}`)
 	nj.LeaseOwner, nj.LeaseFor = "replica-a", time.Minute
 	nj.First = &store.FirstAttempt{Provider: "p1", Role: store.RolePrimary}
+	d.onDrop = func() { down.Store(true) } // the database goes away right after the commit (before the claim is tried again), and stays away
 	d.armed.Store(true)
-	go func() { <-d.dropped; down.Store(true) }() // the database goes away right after the commit, and stays away
 	if _, _, err := st.CreateJob(ctx, nj); err == nil {
 		t.Fatal("CreateJob succeeded: the outage did not outlast its retries, and the test shows nothing")
 	}

@@ -38,8 +38,8 @@ func TestLostClaimFailedByTheHandOverIsCounted(t *testing.T) {
 			if c.first {
 				nj.First = &store.FirstAttempt{Provider: "p1", Role: store.RolePrimary}
 			}
+			d.onDrop = func() { down.Store(true) } // the database goes away right after the commit, before the claim is tried again
 			d.armed.Store(true)
-			go func() { <-d.dropped; down.Store(true) }() // the database goes away right after the commit
 			if _, _, err := st.CreateJob(ctx, nj); err == nil {
 				t.Fatal("CreateJob succeeded: the outage did not outlast its retries, and the test shows nothing")
 			}

@@ -90,7 +90,8 @@ func TestConcurrentResentRetriesAreOneRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer holder.Rollback(ctx) //nolint:errcheck // committed below
-	if _, err := holder.Exec(ctx, `SELECT pg_advisory_xact_lock(`+store.LiveLimitLockHashSQL+`)`, "acme"); err != nil {
+	var holderPID int
+	if err := holder.QueryRow(ctx, `SELECT pg_backend_pid() FROM (SELECT pg_advisory_xact_lock(`+store.LiveLimitLockHashSQL+`)) l`, "acme").Scan(&holderPID); err != nil {
 		t.Fatal(err)
 	}
 	var (
@@ -106,8 +107,15 @@ func TestConcurrentResentRetriesAreOneRetry(t *testing.T) {
 		}()
 	}
 	for deadline := time.Now().Add(time.Minute); ; {
+		// Only those the holder blocks: pg_stat_activity is the cluster's,
+		// and other tests (other packages' too, run at the same time on the
+		// same PostgreSQL) wait on max_live_jobs locks of their own schemas.
+		// Counted with them, one retry waiting beside another test's waiter
+		// made 2 (the holder then committed before the other retry came:
+		// nothing was tested), and both beside it made 3, never 2, until
+		// their lock wait (2 s) ran out and they were answered 503.
 		n := b.count(t, `SELECT count(*) FROM pg_stat_activity
-			WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%max_live_jobs%'`)
+			WHERE $1 = ANY(pg_blocking_pids(pid)) AND wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%max_live_jobs%'`, holderPID)
 		if n == 2 {
 			break
 		}

@@ -64,13 +64,21 @@ type claimResult struct {
 
 // D1: two replicas' batches claiming new jobs of one owner at once, each
 // within max_live_jobs on its own, never together take the owner past it: the
-// database counts under the owner's lock. A test transaction holds both keys'
-// rows (uncommitted inserts), so each claim statement, once running, waits on
-// its key's row with its snapshot already taken: without the owner's lock,
-// taken in a statement before the claim, both count the same live job and
-// both create one. With it, one batch waits for the lock; once both wait (on
-// a key row or the lock), the test lets go: exactly one job is created, the
-// other claim refused with ErrLiveLimit.
+// database counts under the owner's lock. Each claim statement's insert of its
+// key waits, with its snapshot already taken, on an advisory lock the test
+// holds (a trigger): without the owner's lock, taken in a statement before
+// the claim, both count the same live job and both create one. With it, one
+// claim waits for the lock; once both wait (on the test's lock or the
+// owner's), the test lets go: exactly one job is created, the other claim
+// refused with ErrLiveLimit.
+//
+// The waits are ones the claims stay in until the test lets go: the
+// trigger's has no lock_timeout, and the claim behind the owner's lock, whose
+// batch gives up on it after 100 ms, waits for it alone for minutes
+// (SetAloneLockWait). The keys' rows were held instead by uncommitted
+// inserts, which the claim statement waited for only its 100 ms: a poll that
+// did not see both claims waiting within them (a loaded machine) never saw
+// them, and waited for ever.
 func TestLiveLimitHeldAcrossStores(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
@@ -79,17 +87,34 @@ func TestLiveLimitHeldAcrossStores(t *testing.T) {
 		t.Fatalf("seed: created=%v err=%v", created, err)
 	}
 	replicaA, replicaB := store.New(b.db.Pool, store.Options{}), store.New(b.db.Pool, store.Options{})
-	tx, err := b.db.Pool.Begin(ctx)
+	const lockKey = `hashtextextended('hold-key-inserts/' || current_schema(), 0)`
+	b.exec(t, `CREATE FUNCTION hold_key_insert() RETURNS trigger LANGUAGE plpgsql SET lock_timeout = 0 AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock_shared(`+lockKey+`);
+    RETURN NEW;
+END $$`)
+	b.exec(t, `CREATE TRIGGER hold_key_insert BEFORE INSERT ON idempotency_keys FOR EACH ROW
+		WHEN (NEW.idempotency_key IN ('k-0', 'k-1')) EXECUTE FUNCTION hold_key_insert()`)
+	conn, err := b.db.Pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = tx.Rollback(ctx) }()
+	defer conn.Release()
 	var holder int
-	if err := tx.QueryRow(ctx, `INSERT INTO idempotency_keys (owner, operation, idempotency_key, job_id, fingerprint)
-		SELECT $1, 'triage', k, gen_random_uuid(), '\x00' FROM unnest(ARRAY['k-0', 'k-1']) k
-		RETURNING pg_backend_pid()`, owner).Scan(&holder); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT pg_backend_pid() FROM (SELECT pg_advisory_lock(`+lockKey+`)) l`).Scan(&holder); err != nil {
 		t.Fatal(err)
 	}
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock(`+lockKey+`)`); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer release()
+	defer store.SetAloneLockWait(10 * time.Minute)()
 	results := make(chan claimResult, 2)
 	for i, st := range []*store.Store{replicaA, replicaB} {
 		nj := limitedJob(t, owner, fmt.Sprintf("k-%d", i), 2)
@@ -98,18 +123,23 @@ func TestLiveLimitHeldAcrossStores(t *testing.T) {
 			results <- claimResult{j, c, err}
 		}()
 	}
-	// Wait until both batches wait: on a key row the test holds, or on the
-	// owner's lock.
+	// Wait until both claims wait: on the test's lock, or on the owner's.
 	waiting := func() int {
 		return count(t, b, `SELECT count(*) FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, holder) +
 			lockWaiters(t, b, owner)
 	}
-	for waiting() < 2 {
+	for deadline := time.Now().Add(hangGuard); waiting() < 2; {
+		select {
+		case r := <-results:
+			t.Fatalf("a claim returned (created=%v err=%v) before both waited: the test did not set up its case", r.created, r.err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the two claims never both waited within %s", hangGuard)
+		}
 		time.Sleep(2 * time.Millisecond) // polling pg_locks
 	}
-	if err := tx.Rollback(ctx); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	created, refused := 0, 0
 	for range 2 {
 		r := <-results

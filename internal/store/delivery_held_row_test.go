@@ -30,7 +30,7 @@ func TestDeliveryHeldEventRowFailsOnlyItsOwnWrite(t *testing.T) {
 	ctx := context.Background()
 	ev := events(t, b.st, b.db, 4)
 	slices.Sort(ev) // the batch runs its writes in event id order
-	_, pid := b.hold(t, `SELECT 1 FROM job_events WHERE id = $1 FOR UPDATE`, ev[1])
+	b.hold(t, `SELECT 1 FROM job_events WHERE id = $1 FOR UPDATE`, ev[1])
 
 	try := func(id string) store.DeliveryTry {
 		return store.DeliveryTry{EventID: id, Try: 1, URL: "https://acme.example/hook", StartedAt: time.Now(),
@@ -49,7 +49,11 @@ func TestDeliveryHeldEventRowFailsOnlyItsOwnWrite(t *testing.T) {
 			[]store.DeliveryTry{try(ev[0]), try(ev[1]), try(ev[2])})
 		got <- outcome{bodies, freezeErrs, tryErrs}
 	}()
-	b.awaitBlockedBy(t, pid) // the batch waits for the held row
+	// The batch's wait for the held row, and its reruns', last its lock
+	// wait each (100 ms), and the holder is never released: a poll for the
+	// wait (awaitBlockedBy) that ran late missed it and failed the test
+	// after hangGuard. The writes' outcomes below (the held event's gave up
+	// on its row: lock_not_available) say that it waited.
 	var o outcome
 	select {
 	case o = <-got:

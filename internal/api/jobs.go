@@ -246,7 +246,7 @@ func (s *Server) answerCreated(w http.ResponseWriter, r *http.Request, owner str
 		s.Counters.IdempotentReplay()
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	writeJob(w, status, job)
+	writeJob(w, status, job, s.nextStep(r.Context(), job))
 }
 
 // parseJob reads and checks a POST /v1/jobs body into the job to create, or
@@ -434,7 +434,7 @@ func (s *Server) respondChanged(w http.ResponseWriter, r *http.Request, owner, i
 	if change.replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	writeJob(w, http.StatusOK, job)
+	writeJob(w, http.StatusOK, job, s.nextStep(r.Context(), job))
 }
 
 // changedUnread answers a request that changed job id (made says how) but

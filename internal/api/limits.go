@@ -64,6 +64,13 @@ type ownerLimit struct {
 	reads    uint64    // reads of the database's count so far
 	admitted int       // jobs this replica created for the owner since readAt
 	inflight int       // admissions whose creation has not finished
+	// replays counts the admissions in inflight that cannot create a job:
+	// under an idempotency key with another admission in flight on this
+	// replica, at most one of them creates the key's job (the first to claim
+	// the key) and the others are its replays, or all are once one created
+	// it (keyFlight). They take no place under the limit: the count's
+	// creations in flight are inflight - replays.
+	replays int
 	// overlap counts the admissions in inflight that were already in flight
 	// at the last read: the read may or may not have seen each one's job
 	// (its commit may have come first), so it may be counted twice, by the
@@ -86,7 +93,8 @@ type ownerLimit struct {
 	endedUnread bool
 	// keys are the idempotency keys ("operation\x00key") of the admissions in
 	// flight on this replica: a request under one of them, refused at the
-	// limit, waits for them to end (its job may be theirs) instead.
+	// limit, waits for them to end (its job may be theirs) instead; one
+	// admitted under one of them takes no place of its own (replays).
 	keys map[string]*keyFlight
 	// reading, when not nil, is the read of the count in progress: no
 	// admission is made until it ends (they wait for it, or for their own
@@ -96,10 +104,21 @@ type ownerLimit struct {
 }
 
 // keyFlight is one key's admissions in flight; done is closed when the last
-// of them ends.
+// of them ends. created says that one of its admissions has created the key's
+// job: the others still in flight are its replays.
 type keyFlight struct {
-	n    int
-	done chan struct{}
+	n       int
+	created bool
+	done    chan struct{}
+}
+
+// replays is how many of the key's admissions in flight cannot create a job:
+// all once one of them created it, else all but one (none of none).
+func (f *keyFlight) replays() int {
+	if f.created || f.n == 0 {
+		return f.n
+	}
+	return f.n - 1
 }
 
 func newLimiter(defaults Limits, owners map[string]Limits, refresh time.Duration, count LiveCounter) *limiter {
@@ -250,7 +269,7 @@ func (l *limiter) admit(ctx context.Context, owner, key string) (done liveDone, 
 			}
 			continue
 		}
-		if o.counted+o.admitted+o.inflight+o.uncertain < o.lim.MaxLiveJobs {
+		if o.counted+o.admitted+o.creating()+o.uncertain < o.lim.MaxLiveJobs {
 			break
 		}
 		if o.overlap > 0 {
@@ -288,6 +307,11 @@ func (l *limiter) admit(ctx context.Context, owner, key string) (done liveDone, 
 	slot := &liveSlot{o: o, key: key, readsAtAdmission: o.reads}
 	return slot.done, nil, nil
 }
+
+// creating is how many of the owner's admissions in flight on this replica
+// may create a job (o.mu held): one per idempotency key, none for a key whose
+// job one of them has created, one per request without a key.
+func (o *ownerLimit) creating() int { return o.inflight - o.replays }
 
 // waitOverlap waits, with o.mu held and let go meanwhile, until the creations
 // in flight at the last read have ended (ended), until, or until ctx ends (its

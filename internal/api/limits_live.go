@@ -39,7 +39,7 @@ func (s *liveSlot) done(created bool) func() {
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		o.inflight--
-		o.landKey(s.key)
+		o.landKey(s.key, created)
 		overlapped := o.reads != s.readsAtAdmission
 		if overlapped {
 			// In flight at the last read: one overlapping creation fewer.
@@ -116,21 +116,28 @@ func (o *ownerLimit) flyKey(key string) {
 		f = &keyFlight{}
 		o.keys[key] = f
 	}
+	o.replays -= f.replays()
 	f.n++
+	o.replays += f.replays()
 }
 
-// landKey records that an admission under key has ended (o.mu held).
-func (o *ownerLimit) landKey(key string) {
+// landKey records that an admission under key has ended, having created the
+// key's job or not (o.mu held).
+func (o *ownerLimit) landKey(key string, created bool) {
 	f := o.keys[key]
 	if key == "" || f == nil {
 		return
 	}
+	o.replays -= f.replays()
 	if f.n--; f.n == 0 {
 		if f.done != nil {
 			close(f.done)
 		}
 		delete(o.keys, key)
+		return
 	}
+	f.created = f.created || created
+	o.replays += f.replays()
 }
 
 // recheck is the shortest time between a read of an owner's count and
@@ -168,7 +175,7 @@ type liveRefusal struct {
 // refusal is the refusal of a request under key on o's count (o.mu held).
 func (o *ownerLimit) refusal(l *limiter, key string) *liveRefusal {
 	r := &liveRefusal{limit: o.lim.MaxLiveJobs, counted: o.counted, readAgo: l.now().Sub(o.readAt),
-		since: o.admitted + o.uncertain, creating: o.inflight, refresh: l.refresh}
+		since: o.admitted + o.uncertain, creating: o.creating(), refresh: l.refresh}
 	if f := o.keys[key]; key != "" && f != nil {
 		if f.done == nil {
 			f.done = make(chan struct{})

@@ -151,7 +151,8 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 		cur = &c
 	}
 	writeJobPage(w, s.cfg.StreamWriteStall, jobPage{jobs: jobs, next: cur, budget: listPageBytes,
-		cursorAt: func(last *store.Job) string { return at(store.ListPosition{CreatedAt: last.CreatedAt, ID: last.ID}) }})
+		cursorAt: func(last *store.Job) string { return at(store.ListPosition{CreatedAt: last.CreatedAt, ID: last.ID}) },
+		step:     s.nextSteps(r.Context())})
 }
 
 // limitWritten is what a refused limit that is not plain digits (a sign, a

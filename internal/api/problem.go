@@ -130,9 +130,10 @@ func putJobBuf(p *[]byte, buf []byte) {
 
 // writeJob is writeJSON for a job: store.Job.AppendJSON writes the bytes
 // json.Encoder would, without reflection and without validating the job's raw
-// JSON members again; appendJob adds a failed job's next_step.
-func writeJob(w http.ResponseWriter, status int, job *store.Job) {
-	writeAppended(w, status, func(b []byte) []byte { return appendJob(b, job) })
+// JSON members again; appendJob adds a failed job's next_step (step, when not
+// "": this replica's, retiredStep).
+func writeJob(w http.ResponseWriter, status int, job *store.Job, step string) {
+	writeAppended(w, status, func(b []byte) []byte { return appendJob(b, job, step) })
 }
 
 // writeRawJSON is writeJSON for a value already encoded by encoding/json
@@ -158,6 +159,9 @@ type jobPage struct {
 	// limit has the position of its last job.
 	budget   int
 	cursorAt func(last *store.Job) string
+	// step, when not nil, gives a job's next_step as this replica knows it
+	// (Server.nextSteps; "" for race.NextStep's).
+	step func(*store.Job) string
 }
 
 // writeJobPage is writeJSON for a page of GET /v1/jobs, {"data": [...],
@@ -177,7 +181,11 @@ func writeJobPage(w http.ResponseWriter, stall time.Duration, p jobPage) {
 			buf = append(buf, ',')
 		}
 		n := len(buf)
-		buf = appendJob(buf, j)
+		step := ""
+		if p.step != nil {
+			step = p.step(j)
+		}
+		buf = appendJob(buf, j, step)
 		written += len(buf) - n
 		if len(buf) >= bodyChunkBytes {
 			if err := writeBody(w, stall, buf); err != nil {

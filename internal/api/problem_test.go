@@ -61,7 +61,7 @@ func TestWriteJobAnswersAsWriteJSON(t *testing.T) {
 	for range 2 { // the second from a pooled buffer
 		want, got := httptest.NewRecorder(), httptest.NewRecorder()
 		writeJSON(want, http.StatusCreated, job)
-		writeJob(got, http.StatusCreated, job)
+		writeJob(got, http.StatusCreated, job, "")
 		if got.Code != want.Code || !reflect.DeepEqual(got.Header(), want.Header()) {
 			t.Fatalf("writeJob: %d %v, writeJSON: %d %v", got.Code, got.Header(), want.Code, want.Header())
 		}

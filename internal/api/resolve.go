@@ -521,7 +521,14 @@ func (s *Server) promptUnavailable(w http.ResponseWriter, r *http.Request, job *
 // since comes from a replica of a newer deployment, which has it.) With no job
 // (a new job's request naming a version), the replica's uptime alone decides.
 func (s *Server) rolloutOver(ctx context.Context, job *store.Job) bool {
-	return s.now().Sub(s.started) >= rolloutWindow && (job == nil || s.createdBeforeStart(ctx, job))
+	return s.rolloutOverAt(job, func() time.Time { return s.startOnDBClock(ctx) })
+}
+
+// rolloutOverAt is rolloutOver with this replica's start on the database's
+// clock given by start (startOnDBClock, read only when job needs it), so that
+// an answer showing many jobs reads the clock once (nextSteps).
+func (s *Server) rolloutOverAt(job *store.Job, start func() time.Time) bool {
+	return s.now().Sub(s.started) >= rolloutWindow && (job == nil || job.CreatedAt.Before(start()))
 }
 
 // promptMissing says whether err is that of a prompt or prompt version this
@@ -535,20 +542,21 @@ type dbClock interface {
 	Now(ctx context.Context) (time.Time, error)
 }
 
-// createdBeforeStart says whether job was created before this replica
-// started. job.CreatedAt is on the database's clock and s.started on this
-// process's, which may disagree by more than a rolling update lasts: the
-// replica's start on the database's clock is the database's now less the
-// replica's uptime (measured on this process's monotonic clock), so the
-// comparison is made on one clock. Without the database's clock (a store that
-// cannot read it, or a failed read) this process's start time stands in.
-func (s *Server) createdBeforeStart(ctx context.Context, job *store.Job) bool {
+// startOnDBClock is when this replica started, on the database's clock, to
+// tell whether a job was created before it (rolloutOverAt). job.CreatedAt is
+// on the database's clock and s.started on this process's, which may disagree
+// by more than a rolling update lasts: the replica's start on the database's
+// clock is the database's now less the replica's uptime (measured on this
+// process's monotonic clock), so the comparison is made on one clock. Without
+// the database's clock (a store that cannot read it, or a failed read) this
+// process's start time stands in.
+func (s *Server) startOnDBClock(ctx context.Context) time.Time {
 	if c, ok := any(s.Store).(dbClock); ok {
 		if now, err := c.Now(ctx); err == nil {
-			return job.CreatedAt.Before(now.Add(-s.now().Sub(s.started)))
+			return now.Add(-s.now().Sub(s.started))
 		}
 	}
-	return job.CreatedAt.Before(s.started)
+	return s.started
 }
 
 // judgeResolution validates a resolution's result like any output: against the

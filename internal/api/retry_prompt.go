@@ -74,8 +74,8 @@ func (s *Server) retryPromptUnavailable(w http.ResponseWriter, r *http.Request, 
 	if !elsewhere {
 		writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "prompt-retired", Title: "The job's prompt version is no longer deployed",
 			Detail: fmt.Sprintf("the job was created with prompt %q version %q, which this deployment no longer loads (%v), so no replica can run it again; "+
-				"the job was not retried and is still failed: send the request as a new job (POST /v1/jobs with a new Idempotency-Key) to run the prompt's current version. Nothing was changed",
-				job.Operation, job.PromptVersion, err), JobID: job.ID})
+				"the job was not retried and is still failed: %s. Nothing was changed",
+				job.Operation, job.PromptVersion, err, promptRetiredAgain), JobID: job.ID})
 		return
 	}
 	writeProblem(w, r, problem{Status: http.StatusServiceUnavailable, Type: "prompt-unavailable", Title: "This replica cannot run the job's prompt version",

@@ -2,12 +2,8 @@ package api
 
 import (
 	"fmt"
-	"maps"
 	"net/http"
-	"slices"
-	"strings"
 
-	"github.com/routerhq/router/internal/chat"
 	"github.com/routerhq/router/internal/store"
 )
 
@@ -23,14 +19,9 @@ import (
 // left: a new job on a configured route. (A failed job cannot be cancelled.)
 func (s *Server) retryRouteUnavailable(w http.ResponseWriter, r *http.Request, job *store.Job) {
 	if s.rolloutOver(r.Context(), job) {
-		configured := strings.Join(slices.Sorted(maps.Keys(s.Routes)), ", ")
-		again := fmt.Sprintf(`send the request as a new job (POST /v1/jobs with a new Idempotency-Key), naming one of the configured routes (%s) in "route" or none for the prompt's default`, configured)
-		if _, isChat := chat.Route(job.Operation); isChat {
-			again = fmt.Sprintf(`send the call again (POST /v1/chat/completions with a new Idempotency-Key) with one of the configured routes (%s) as its "model"`, configured)
-		}
 		writeProblem(w, r, problem{Status: http.StatusUnprocessableEntity, Type: "route-retired", Title: "The job's route is no longer configured",
 			Detail: fmt.Sprintf("the job was created on route %q, which this deployment no longer configures, so no replica can run it again; "+
-				"the job was not retried and stays failed (a failed job cannot be cancelled either): %s. Nothing was changed", job.Route, again),
+				"the job was not retried and stays failed (a failed job cannot be cancelled either): %s. Nothing was changed", job.Route, s.routeRetiredAgain(job)),
 			JobID: job.ID})
 		return
 	}

@@ -164,7 +164,7 @@ type Server struct {
 	// started is when this API was built: a job created since (or shortly
 	// before) comes from a replica of the current deployment (see
 	// promptUnavailable). On this process's clock, as now reads it; a job's
-	// creation is on the database's (createdBeforeStart).
+	// creation is on the database's (startOnDBClock).
 	started time.Time
 	now     func() time.Time
 	// migrated is set once readiness found the migrations current: they are

@@ -57,6 +57,9 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	if req.Model != "" && !s.Routes[req.Model] {
 		alias, ok := s.Models[req.Model]
 		if !ok {
+			if s.replayChatUnknownRoute(w, r, owner, &req) { // a resend during a rolling update that adds the route
+				return
+			}
 			// The caller's model, quoted clipped: it may be as long as the body.
 			writeOpenAIError(w, http.StatusNotFound, "invalid_request_error", "model_not_found", "model",
 				fmt.Sprintf("the model %q does not exist on this router: GET /v1/models lists the routes and models it serves", rfcproblem.Clip(req.Model)))
@@ -89,15 +92,10 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.warnKeylessSDKRetry(r)
 	}
 	in.Model = passModel
-	input, err := json.Marshal(in)
+	op := chat.Operation(route)
+	input, fp, err := chatIntent(in, op, route)
 	if err != nil {
 		s.chatInternal(w, r, "encode request", err)
-		return
-	}
-	op := chat.Operation(route)
-	fp, err := store.Fingerprint(op, "", route, input)
-	if err != nil {
-		s.chatInternal(w, r, "fingerprint request", err)
 		return
 	}
 	nj := store.NewJob{
@@ -235,14 +233,22 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.chatInternal(w, r, "create job", err)
 		return
 	}
+	s.answerChatJob(w, r, &req, job, created, plan, ended, ownKey)
+}
+
+// answerChatJob answers a chat call with its job: one it created (created),
+// or one its Idempotency-Key already held (a replay), waiting for it (or
+// streaming it) when it has not ended. ended takes a created job off its
+// owner's live count once it has ended (max_live_jobs); callerKey says
+// whether the caller sent the key.
+func (s *Server) answerChatJob(w http.ResponseWriter, r *http.Request, req *chat.Request, job *store.Job, created bool, plan store.JobPlan, ended func(), callerKey bool) {
 	w.Header().Set("X-Router-Job-Id", job.ID)
 	if created {
-		s.Log.Debug("chat job created", "job_id", job.ID, "owner", owner, "route", route)
+		s.Log.Debug("chat job created", "job_id", job.ID, "owner", job.Owner, "route", job.Route)
 	} else {
 		s.Counters.IdempotentReplay()
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	callerKey := ownKey
 	if req.Stream && !created && settled(job.State) && job.State != store.JobSucceeded {
 		// A replay of a job that has already failed (or was cancelled, or
 		// whose outcome is unknown): its answer is known before any byte,
@@ -509,8 +515,11 @@ func (s *Server) chatFailure(w http.ResponseWriter, job *store.Job, callerKey bo
 			if tooLargeForLimit(*last) {
 				// The request alone is over the target's per-minute limit
 				// (Groq's 413, OpenAI's 429 "Request too large"): the
-				// caller's to shorten, not a 502 an SDK resends unchanged.
-				writeOpenAIError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "request_too_large", "messages", reason)
+				// caller's to shorten, not a 502 an SDK resends unchanged. The
+				// job failed: a caller's key stays bound to it, as its
+				// siblings below say.
+				writeOpenAIError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "request_too_large", "messages",
+					strings.TrimRight(reason, ".")+keyBoundFix("Shorten the request (it alone is over the target's per-minute limit)", job.ID, callerKey))
 				return
 			}
 		case string(providers.KindContentPolicy):

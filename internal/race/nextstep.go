@@ -15,11 +15,23 @@ import (
 // AppendJob appends the job resource as the router shows it to whoever
 // reads a job — GET /v1/jobs (internal/api), the body of its job.failed
 // webhook event (internal/webhook) and `router jobs get` (cmd/router):
-// store.Job's JSON, and for a failed job a last member "next_step"
+// store.Job's JSON (a chat job's input in the object form: chat.ShownInput),
+// and for a failed job a last member "next_step"
 // (NextStep) saying that the job has ended and how to run it again. The
 // job's "error" is written as stored: the same in every answer and webhook
 // body that carries it. Jobs in other states are written exactly as stored.
 func AppendJob(b []byte, job *store.Job) []byte {
+	if job != nil {
+		if _, isChat := chat.Route(job.Operation); isChat {
+			// A chat job's input stores the caller's schemas and tools as
+			// their text (chat.Input.StoredJSON): shown as objects.
+			if shown, changed := chat.ShownInput(job.Input); changed {
+				cp := *job
+				cp.Input = shown
+				job = &cp
+			}
+		}
+	}
 	b = job.AppendJSON(b)
 	step := NextStep(job)
 	if step == "" {

@@ -18,7 +18,7 @@ import (
 // (content_policy_violation, the provider's context_length_exceeded and
 // bad request: "send it with a new Idempotency-Key: this key stays bound to
 // the failed job", keyBoundFix, rchat13 F2); this one was left out.
-func TestChatRequestTooLargeSaysKeyIsBound_wchat63(t *testing.T) {
+func TestChatRequestTooLargeSaysKeyIsBound(t *testing.T) {
 	tooLarge := func(int, *providers.Request) providers.Step {
 		return providers.Step{Error: &providers.Error{Kind: providers.KindRateLimited, Fault: providers.FaultCaller, Action: providers.ActionFailover,
 			StatusCode: 413, Message: "Request too large for model: Limit 6000, Requested 9000"}}

@@ -19,7 +19,7 @@ const storedIntentBody = `{"model":"default","messages":[{"role":"user","content
 // A chat job's input holds the caller's schema as its text (so every round
 // sends its bytes), and GET /v1/jobs/{id} still shows it as an object, in
 // the caller's key order.
-func TestChatJobInputShowsSchemaAsObject_wchat63(t *testing.T) {
+func TestChatJobInputShowsSchemaAsObject(t *testing.T) {
 	b := setup(t, options{respond: func(int, *providers.Request) providers.Step {
 		return providers.Step{Output: `{"reasoning":"r","answer":"a"}`}
 	}})
@@ -56,7 +56,7 @@ func TestChatJobInputShowsSchemaAsObject_wchat63(t *testing.T) {
 
 // A chat job stored in the object form by a replica before the stored form
 // still runs: a retry of it reads its row.
-func TestChatJobStoredInObjectFormStillRuns_wchat63(t *testing.T) {
+func TestChatJobStoredInObjectFormStillRuns(t *testing.T) {
 	var (
 		mu      sync.Mutex
 		schemas []string

@@ -14,7 +14,7 @@ import (
 // and in whatever order they end, the owner's count comes back to the jobs
 // created alone — no place is kept, none given back twice — also when they
 // are admitted and end concurrently (go test -race).
-func TestLiveKeyAdmissionsHoldOnePlace_wjobs63(t *testing.T) {
+func TestLiveKeyAdmissionsHoldOnePlace(t *testing.T) {
 	count := newStoreCount(t)
 	ctx := context.Background()
 	for _, c := range []struct {

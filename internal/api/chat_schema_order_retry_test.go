@@ -21,7 +21,7 @@ import (
 // answers first: the same job, a different request to the provider, a
 // different answer shape. docs/operations.md: "Anthropic receives the output
 // and tool schemas as written (exact numbers, key order)".
-func TestChatRetrySendsSchemaInCallersKeyOrder_wchat63(t *testing.T) {
+func TestChatRetrySendsSchemaInCallersKeyOrder(t *testing.T) {
 	var (
 		mu      sync.Mutex
 		schemas []string

@@ -31,7 +31,7 @@ var storedBodies = []string{
 // object form before — decodes to the same intent, the stored text sends
 // the caller's bytes, and the fingerprint is the one the object form had,
 // so a keyed resend across the upgrade finds the job an old replica stored.
-func TestStoredIntentKeepsBytesAndFingerprint_wchat63(t *testing.T) {
+func TestStoredIntentKeepsBytesAndFingerprint(t *testing.T) {
 	for _, body := range storedBodies {
 		var req chat.Request
 		if err := json.Unmarshal([]byte(body), &req); err != nil {

@@ -23,11 +23,11 @@ import (
 // it again … send the request as a new job"). The caller following the
 // router's own advice gets a final refusal, and the webhook's job.failed,
 // which carries next_step, sends automated clients the same way.
-func TestNextStepOfJobWhoseRouteIsRetired_wjobs63(t *testing.T) {
+func TestNextStepOfJobWhoseRouteIsRetired(t *testing.T) {
 	// The provider fails (a 500: the provider's fault, not the request's).
 	b := setup(t, options{respond: func(int, *providers.Request) providers.Step { return providers.Step{Status: 500} }})
 	ctx := context.Background()
-	id := failedJob(t, b, "retired-route-wjobs63")
+	id := failedJob(t, b, "retired-route")
 	// The route was removed by a configuration change well before this
 	// replica started (up for an hour): no rolling update is under way.
 	if _, err := b.db.Pool.Exec(ctx, `UPDATE jobs SET route = 'gone', created_at = now() - interval '2 hours',
@@ -51,7 +51,7 @@ func TestNextStepOfJobWhoseRouteIsRetired_wjobs63(t *testing.T) {
 	// The commoner case: the job failed under a prompt version the
 	// deployment has since replaced (every edit of a prompt bumps its
 	// version), the rollout long over.
-	old := failedJob(t, b, "retired-version-wjobs63")
+	old := failedJob(t, b, "retired-version")
 	if _, err := b.db.Pool.Exec(ctx, `UPDATE jobs SET prompt_version = 'retired-0', created_at = now() - interval '2 hours'
 		WHERE id = $1`, old); err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ import (
 // the fingerprint (the normalised request) need no route configuration, as
 // POST /v1/jobs's look-up before its 422 unknown-route needs none.
 // (rchat11 suspicion 1.)
-func TestChatResendToReplicaWithoutTheNewRouteFindsItsJob_wchat63(t *testing.T) {
+func TestChatResendToReplicaWithoutTheNewRouteFindsItsJob(t *testing.T) {
 	b := setup(t, options{})
 	body := `{"model":"default","messages":[{"role":"user","content":"hello"}]}`
 	first := b.do(t, http.MethodPost, chatPath, acmeKey, body, "Idempotency-Key", "rolling-1")

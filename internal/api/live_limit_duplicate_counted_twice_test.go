@@ -20,7 +20,7 @@ import (
 // a guess (docs/operations.md: "the owner is never refused below its limit on
 // a guess"; a replay is never refused, but here a new intent is, because of
 // a replay). ridem13's suspicion 2, proven.
-func TestLiveLimitDuplicateInFlightNotCountedTwice_wjobs63(t *testing.T) {
+func TestLiveLimitDuplicateInFlightNotCountedTwice(t *testing.T) {
 	gate := &planGate{entered: make(chan struct{}), release: make(chan struct{})}
 	hang := make(chan struct{})
 	defer close(hang)

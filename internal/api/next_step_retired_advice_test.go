@@ -16,9 +16,9 @@ import (
 // rolling update may be under way (the replica up for less than 15 minutes)
 // the retry is a 503 that another replica answers, and next_step still
 // advises it.
-func TestNextStepOfRetiredVersionSaysNewJob_wjobs63(t *testing.T) {
+func TestNextStepOfRetiredVersionSaysNewJob(t *testing.T) {
 	b := setup(t, options{respond: func(int, *providers.Request) providers.Step { return providers.Step{Status: 500} }})
-	id := failedJob(t, b, "retired-advice-wjobs63")
+	id := failedJob(t, b, "retired-advice")
 	if _, err := b.db.Pool.Exec(context.Background(), `UPDATE jobs SET prompt_version = 'retired-0', created_at = now() - interval '2 hours'
 		WHERE id = $1`, id); err != nil {
 		t.Fatal(err)

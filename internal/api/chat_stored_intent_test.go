@@ -16,9 +16,10 @@ const storedIntentBody = `{"model":"default","messages":[{"role":"user","content
 	`"response_format":{"type":"json_schema","json_schema":{"name":"cot","schema":{"type":"object",` +
 	`"properties":{"reasoning":{"type":"string"},"answer":{"type":"string"}},"required":["reasoning","answer"]}}}}`
 
-// A chat job's input holds the caller's schema as its text (so every round
-// sends its bytes), and GET /v1/jobs/{id} still shows it as an object, in
-// the caller's key order.
+// A chat job's input holds the caller's schema as an object (what replicas
+// of the previous version read) and its text beside it (so every round
+// sends its bytes), and GET /v1/jobs/{id} shows it as an object, in the
+// caller's key order, without that text.
 func TestChatJobInputShowsSchemaAsObject(t *testing.T) {
 	b := setup(t, options{respond: func(int, *providers.Request) providers.Step {
 		return providers.Step{Output: `{"reasoning":"r","answer":"a"}`}
@@ -28,12 +29,13 @@ func TestChatJobInputShowsSchemaAsObject(t *testing.T) {
 	if r.status != http.StatusOK || id == "" {
 		t.Fatalf("chat: %d %s", r.status, r.raw)
 	}
-	var stored string
-	if err := b.db.Pool.QueryRow(context.Background(), `SELECT jsonb_typeof(input->'response_format'->'json_schema'->'schema') FROM jobs WHERE id = $1`, id).Scan(&stored); err != nil {
+	var object, text string
+	if err := b.db.Pool.QueryRow(context.Background(), `SELECT jsonb_typeof(input->'response_format'->'json_schema'->'schema'),
+		coalesce(jsonb_typeof(input->'verbatim'->'schema'), 'none') FROM jobs WHERE id = $1`, id).Scan(&object, &text); err != nil {
 		t.Fatal(err)
 	}
-	if stored != "string" {
-		t.Fatalf("the stored schema is a jsonb %s; want its text (a string), whose bytes jsonb keeps", stored)
+	if object != "object" || text != "string" {
+		t.Fatalf("the stored schema is a jsonb %s, its verbatim text a %s; want an object and its text (a string, whose bytes jsonb keeps)", object, text)
 	}
 	g := b.do(t, http.MethodGet, "/v1/jobs/"+id, acmeKey, "")
 	var job struct {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/routerhq/router/internal/chat"
-	"github.com/routerhq/router/internal/jsonenc"
 	"github.com/routerhq/router/internal/race"
 	"github.com/routerhq/router/internal/store"
 )
@@ -27,10 +26,7 @@ func appendJob(b []byte, job *store.Job, step string) []byte {
 	if step == "" {
 		return race.AppendJob(b, job)
 	}
-	b = job.AppendJSON(b)
-	b = append(b[:len(b)-1], `,"next_step":`...) // the object's closing brace, written again below
-	b = jsonenc.AppendString(b, step)
-	return append(b, '}')
+	return race.AppendJobStep(b, job, step)
 }
 
 // nextSteps gives the next_step of the jobs of one answer that this replica

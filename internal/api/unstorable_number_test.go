@@ -74,16 +74,15 @@ func TestJobNumberOutOfRangeIs400NamingTheMember(t *testing.T) {
 
 // When PostgreSQL itself refuses a new job's data (here a number the check
 // before the database would have caught: SkipNumberCheck), the answer is a
-// 400 saying what it refused, and the refused claim left the key free for the
-// corrected request. A chat request's only such numbers are in its schemas,
-// which its job stores as their text (chat.Input.StoredJSON, so that every
-// round sends them as written): past the check, it is stored and runs.
+// 400 saying what it refused, on both endpoints, and the refused claim left
+// the key free for the corrected request.
 func TestDatabaseRefusingTheDataIs400(t *testing.T) {
 	api.SkipNumberCheck(t)
 	b := setup(t, options{respond: func(int, *providers.Request) providers.Step { return providers.Step{Output: "42"} }})
-	r := b.do(t, http.MethodPost, chatPath, acmeKey, chatWithSchema("1e400000"), "Idempotency-Key", "k-db-chat")
-	if r.status != http.StatusOK {
-		t.Fatalf("chat: status %d %s, want 200: the schema is stored as its text", r.status, r.raw)
+	r := b.do(t, http.MethodPost, chatPath, acmeKey, chatWithSchema("1e400000"), "Idempotency-Key", "k-db")
+	if typ, code, _, msg := openAIErr(r); r.status != http.StatusBadRequest || typ != "invalid_request_error" || code != "unstorable_request" ||
+		!strings.Contains(msg, "value overflows numeric format") {
+		t.Fatalf("chat: status %d %s, want 400 invalid_request_error unstorable_request with PostgreSQL's reason", r.status, r.raw)
 	}
 	url := numberedTriage(t, b)
 	r, err := send(url+"/v1/jobs", http.MethodPost, acmeKey, amountBody("1e400000"), "Idempotency-Key", "k-db")
@@ -93,8 +92,9 @@ func TestDatabaseRefusingTheDataIs400(t *testing.T) {
 	if ty, _ := r.body["type"].(string); r.status != http.StatusBadRequest || !strings.HasSuffix(ty, "unstorable-request") {
 		t.Fatalf("jobs: status %d %s, want 400 unstorable-request", r.status, r.raw)
 	}
-	if n := b.count(t, `SELECT count(*) FROM idempotency_keys WHERE idempotency_key = 'k-db'`); n != 0 {
-		t.Fatalf("the refused request left its key bound (%d rows)", n)
+	assertNothingStored(t, b)
+	if r := b.do(t, http.MethodPost, chatPath, acmeKey, chatWithSchema("100"), "Idempotency-Key", "k-db"); r.status != http.StatusOK {
+		t.Fatalf("chat: the corrected request under the same key: status %d %s", r.status, r.raw)
 	}
 }
 

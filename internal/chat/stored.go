@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/routerhq/router/internal/jsonfast"
 )
@@ -17,65 +16,78 @@ import (
 // structured outputs write an answer's keys in its schema's order. So the
 // caller's JSON that the router passes on as written — tools, tool_choice
 // when it is an object, response_format.json_schema.schema,
-// chat_template_kwargs and each assistant message's tool_calls — is stored
-// as a JSON string holding its compact text, whose bytes jsonb keeps: every
-// round sends the bytes the first one sent.
+// chat_template_kwargs and each assistant message's tool_calls — is kept
+// beside the object form as the JSON strings of one more member, "verbatim"
+// (a string's bytes jsonb keeps): every round sends the bytes the first one
+// sent.
 //
-// Input's own JSON (json.Marshal) stays the object form. It is the intent the
-// job's fingerprint hashes (IntentValue gives it from the stored form, so an
-// Idempotency-Key's intent is the one replicas before the stored form
-// computed), and it is what a job's input is shown as (ShownInput).
-// UnmarshalJSON reads either form: rows stored before hold the object form.
+// The object form is Input's JSON (json.Marshal), as before the verbatim
+// texts: a replica of the previous version ignores the member it does not
+// know and runs the object form as it always did (a rolling update, a
+// roll-back), and the job's fingerprint is of the object form (IntentValue
+// drops "verbatim"), so an Idempotency-Key's intent is the one replicas
+// before computed. A job is shown without it (ShownInput).
 
-// StoredJSON is in as a job's input stores it: its JSON with the members
-// above held as strings.
-func (in *Input) StoredJSON() ([]byte, error) {
-	st := *in
-	var err error
-	if st.Tools, err = storedText(in.Tools); err != nil {
-		return nil, err
-	}
-	if st.ToolChoice, err = storedText(in.ToolChoice); err != nil {
-		return nil, err
-	}
-	if st.ChatTemplateKwargs, err = storedText(in.ChatTemplateKwargs); err != nil {
-		return nil, err
-	}
-	if rf := in.ResponseFormat; rf != nil && rf.JSONSchema != nil && len(rf.JSONSchema.Schema) > 0 {
-		f, js := *rf, *rf.JSONSchema
-		if js.Schema, err = storedText(js.Schema); err != nil {
-			return nil, err
-		}
-		f.JSONSchema = &js
-		st.ResponseFormat = &f
-	}
-	cloned := false
-	for i := range in.Messages {
-		if len(in.Messages[i].ToolCalls) == 0 {
-			continue
-		}
-		if !cloned { // in's messages stay as they are
-			st.Messages, cloned = slices.Clone(in.Messages), true
-		}
-		if st.Messages[i].ToolCalls, err = storedText(in.Messages[i].ToolCalls); err != nil {
-			return nil, err
-		}
-	}
-	return json.Marshal(&st)
+// verbatimMember is the member of a stored input that holds the verbatim
+// texts.
+const verbatimMember = "verbatim"
+
+// verbatimTexts is what the "verbatim" member holds: each member's compact
+// text as the caller wrote it ("": none, or not an object or array), and the
+// assistant messages' tool_calls by message index.
+type verbatimTexts struct {
+	Tools              string         `json:"tools,omitempty"`
+	ToolChoice         string         `json:"tool_choice,omitempty"`
+	ChatTemplateKwargs string         `json:"chat_template_kwargs,omitempty"`
+	Schema             string         `json:"schema,omitempty"`
+	ToolCalls          map[int]string `json:"tool_calls,omitempty"`
 }
 
-// storedText is raw, a JSON object or array, as a JSON string holding its
-// compact text as Input's JSON writes it; any other raw (empty, or
-// tool_choice's "auto") is kept.
-func storedText(raw json.RawMessage) (json.RawMessage, error) {
-	if !objectOrArray(raw) {
-		return raw, nil
-	}
-	text, err := json.Marshal(raw) // compacted, as the object form has it
+// StoredJSON is in as a job's input stores it: its JSON, with the verbatim
+// texts of the members above in a last member "verbatim" (none when it has
+// none of them).
+func (in *Input) StoredJSON() ([]byte, error) {
+	b, err := json.Marshal(in)
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(string(text))
+	v := verbatimTexts{Tools: verbatimText(in.Tools), ToolChoice: verbatimText(in.ToolChoice),
+		ChatTemplateKwargs: verbatimText(in.ChatTemplateKwargs)}
+	if rf := in.ResponseFormat; rf != nil && rf.JSONSchema != nil {
+		v.Schema = verbatimText(rf.JSONSchema.Schema)
+	}
+	for i, m := range in.Messages {
+		if t := verbatimText(m.ToolCalls); t != "" {
+			if v.ToolCalls == nil {
+				v.ToolCalls = map[int]string{}
+			}
+			v.ToolCalls[i] = t
+		}
+	}
+	if v.Tools == "" && v.ToolChoice == "" && v.ChatTemplateKwargs == "" && v.Schema == "" && v.ToolCalls == nil {
+		return b, nil
+	}
+	extra, err := json.Marshal(&v)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b[:len(b)-1], `,"`+verbatimMember+`":`...) // Input's closing brace, written again below
+	b = append(b, extra...)
+	return append(b, '}'), nil
+}
+
+// verbatimText is raw, when it is a JSON object or array, as Input's JSON
+// writes it (compacted, in the caller's order, numbers as written); "" for
+// anything else (empty, or tool_choice's "auto").
+func verbatimText(raw json.RawMessage) string {
+	if !objectOrArray(raw) {
+		return ""
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return ""
+	}
+	return b.String()
 }
 
 // objectOrArray reports whether raw, JSON, is an object or an array.
@@ -84,84 +96,65 @@ func objectOrArray(raw []byte) bool {
 	return len(raw) > 0 && (raw[0] == '{' || raw[0] == '[')
 }
 
-// fromStored is the JSON a member of the stored form holds: a string holding
-// an object's or an array's text is that text; anything else (the object
-// form of a row stored before, tool_choice's "auto") is raw itself.
-func fromStored(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 || raw[0] != '"' {
+// fromVerbatim is text, when it is the JSON of an object or an array, else
+// raw (a row stored before the verbatim texts, a text that does not parse).
+func fromVerbatim(raw json.RawMessage, text string) json.RawMessage {
+	if text == "" || !objectOrArray([]byte(text)) || !json.Valid([]byte(text)) {
 		return raw
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil || !objectOrArray([]byte(s)) || !json.Valid([]byte(s)) {
-		return raw
-	}
-	return json.RawMessage(s)
+	return json.RawMessage(text)
 }
 
-// storedInput is Input without its methods, to decode into.
-type storedInput Input
+// storedInput is Input without its methods, to decode into, with the
+// verbatim texts.
+type storedInput struct {
+	*plainInput
+	Verbatim *verbatimTexts `json:"verbatim"`
+}
 
-// UnmarshalJSON decodes an intent in either form: the stored form
-// (StoredJSON) or the object form (Input's JSON, and rows stored before).
+// plainInput is Input without its methods.
+type plainInput Input
+
+// UnmarshalJSON decodes a stored intent: its object form, then the verbatim
+// texts, when it has them, in place of the members they are of (a row
+// stored before them has none: its object form is what it runs).
 func (in *Input) UnmarshalJSON(b []byte) error {
-	if err := json.Unmarshal(b, (*storedInput)(in)); err != nil {
+	st := storedInput{plainInput: (*plainInput)(in)}
+	if err := json.Unmarshal(b, &st); err != nil {
 		return err
 	}
-	in.Tools = fromStored(in.Tools)
-	in.ToolChoice = fromStored(in.ToolChoice)
-	in.ChatTemplateKwargs = fromStored(in.ChatTemplateKwargs)
-	if rf := in.ResponseFormat; rf != nil && rf.JSONSchema != nil {
-		rf.JSONSchema.Schema = fromStored(rf.JSONSchema.Schema)
+	v := st.Verbatim
+	if v == nil {
+		return nil
 	}
-	for i := range in.Messages {
-		in.Messages[i].ToolCalls = fromStored(in.Messages[i].ToolCalls)
+	in.Tools = fromVerbatim(in.Tools, v.Tools)
+	in.ToolChoice = fromVerbatim(in.ToolChoice, v.ToolChoice)
+	in.ChatTemplateKwargs = fromVerbatim(in.ChatTemplateKwargs, v.ChatTemplateKwargs)
+	if rf := in.ResponseFormat; rf != nil && rf.JSONSchema != nil {
+		rf.JSONSchema.Schema = fromVerbatim(rf.JSONSchema.Schema, v.Schema)
+	}
+	for i, text := range v.ToolCalls {
+		if i >= 0 && i < len(in.Messages) {
+			in.Messages[i].ToolCalls = fromVerbatim(in.Messages[i].ToolCalls, text)
+		}
 	}
 	return nil
 }
 
 // IntentValue is the intent a stored input holds, in the object form, as
 // encoding/json's Decoder with UseNumber gives it (store.FingerprintValue's
-// input): the value the object form's bytes decode to, whichever form
-// stored holds. A job's fingerprint is of it, so that the same request has
-// the same fingerprint as in the object form replicas before the stored form
-// stored (and computed the fingerprint of).
+// input): the stored value without its verbatim texts. A job's fingerprint is
+// of it, so that the same request has the fingerprint replicas before the
+// verbatim texts computed.
 func IntentValue(stored []byte) (any, error) {
 	v, err := decodeValue(stored)
 	if err != nil {
 		return nil, err
 	}
-	m, _ := v.(map[string]any)
-	if m == nil {
-		return v, nil
-	}
-	for _, name := range []string{"tools", "tool_choice", "chat_template_kwargs"} {
-		valueFromStored(m, name)
-	}
-	if rf, ok := m["response_format"].(map[string]any); ok {
-		if js, ok := rf["json_schema"].(map[string]any); ok {
-			valueFromStored(js, "schema")
-		}
-	}
-	if msgs, ok := m["messages"].([]any); ok {
-		for _, x := range msgs {
-			if msg, ok := x.(map[string]any); ok {
-				valueFromStored(msg, "tool_calls")
-			}
-		}
+	if m, ok := v.(map[string]any); ok {
+		delete(m, verbatimMember)
 	}
 	return v, nil
-}
-
-// valueFromStored replaces obj[name], when it is a string holding an
-// object's or an array's text, by that text's value (fromStored).
-func valueFromStored(obj map[string]any, name string) {
-	s, ok := obj[name].(string)
-	if !ok || !objectOrArray([]byte(s)) {
-		return
-	}
-	if x, err := decodeValue([]byte(s)); err == nil {
-		obj[name] = x
-	}
 }
 
 // decodeValue decodes b as encoding/json's Decoder with UseNumber does
@@ -183,14 +176,13 @@ func decodeValue(b []byte) (any, error) {
 }
 
 // ShownInput is a chat job's stored input as a job is shown (GET
-// /v1/jobs/{id}, webhooks, `router jobs get`): an input in the stored form
+// /v1/jobs/{id}, webhooks, `router jobs get`): an input with verbatim texts
 // is written in the object form — Input's JSON, its members in Input's
-// order, with the caller's schemas and tools as written — so that readers
-// see objects where the stored form holds their text. Any other input (the
-// object form of a row stored before) is returned as it is, and so is one
+// order, with the caller's schemas and tools as written — without them. Any
+// other input (a row stored before them) is returned as it is, and so is one
 // that does not decode; changed says whether shown is another text.
 func ShownInput(stored []byte) (shown []byte, changed bool) {
-	if !holdsStoredText(stored) {
+	if !bytes.Contains(stored, []byte(`"`+verbatimMember+`"`)) {
 		return stored, false
 	}
 	var in Input
@@ -204,32 +196,4 @@ func ShownInput(stored []byte) (shown []byte, changed bool) {
 		return stored, false
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), true
-}
-
-// storedTextMembers are the names of the members StoredJSON may write as
-// strings.
-var storedTextMembers = [][]byte{[]byte(`"tools"`), []byte(`"tool_choice"`), []byte(`"chat_template_kwargs"`), []byte(`"schema"`), []byte(`"tool_calls"`)}
-
-// holdsStoredText reports whether b may hold a member in the stored form:
-// one of storedTextMembers followed by a string that starts with '{' or
-// '['. A false yes (such a member name inside the caller's own object
-// form) costs a decoding, nothing else.
-func holdsStoredText(b []byte) bool {
-	for _, name := range storedTextMembers {
-		for rest := b; ; {
-			i := bytes.Index(rest, name)
-			if i < 0 {
-				break
-			}
-			rest = bytes.TrimLeft(rest[i+len(name):], " \t\r\n")
-			if len(rest) == 0 || rest[0] != ':' {
-				continue
-			}
-			rest = bytes.TrimLeft(rest[1:], " \t\r\n")
-			if len(rest) > 1 && rest[0] == '"' && (rest[1] == '{' || rest[1] == '[') {
-				return true
-			}
-		}
-	}
-	return false
 }

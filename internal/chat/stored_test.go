@@ -25,8 +25,8 @@ var storedBodies = []string{
 	`{"model":"m","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f","description":"\u00e9\"q\""}}],"tool_choice":"auto"}`,
 }
 
-// A chat job stores its intent with the caller's schemas and tools as their
-// text (jsonb keeps a string's bytes): every form read back — the handler's
+// A chat job stores its intent with the caller's schemas and tools' text
+// beside them (jsonb keeps a string's bytes): every form read back — the handler's
 // bytes, the row with its keys sorted as jsonb gives it, a row stored in the
 // object form before — decodes to the same intent, the stored text sends
 // the caller's bytes, and the fingerprint is the one the object form had,
@@ -82,7 +82,7 @@ func TestStoredIntentKeepsBytesAndFingerprint(t *testing.T) {
 			!reflect.DeepEqual(first.ToolChoice, later.ToolChoice) {
 			t.Errorf("%s: a later round reads other bytes than the first:\n%+v\n%+v", body, first, later)
 		}
-		if in.ResponseFormat != nil && !strings.Contains(string(first.ProviderFormat().Schema), `"reasoning":{"type":"string","description":"a \u003c b \u0026 c"},"answer":{"type":"number","maximum":1e3}`) {
+		if in.ResponseFormat != nil && !strings.Contains(string(first.ProviderFormat().Schema), `"reasoning":{"type":"string","description":"a < b & c"},"answer":{"type":"number","maximum":1e3}`) {
 			t.Errorf("the schema sent is not the caller's, in its order with its numbers: %s", first.ProviderFormat().Schema)
 		}
 		if in.ChatTemplateKwargs != nil && string(later.ChatTemplateKwargs) != `{"thinking_budget":1e3,"enable_thinking":true}` {

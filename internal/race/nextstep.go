@@ -20,11 +20,17 @@ import (
 // (NextStep) saying that the job has ended and how to run it again. The
 // job's "error" is written as stored: the same in every answer and webhook
 // body that carries it. Jobs in other states are written exactly as stored.
-func AppendJob(b []byte, job *store.Job) []byte {
+func AppendJob(b []byte, job *store.Job) []byte { return AppendJobStep(b, job, NextStep(job)) }
+
+// AppendJobStep is AppendJob with step as the failed job's next_step (""
+// for none): internal/api gives a next_step of its own to a job no replica
+// can run again.
+func AppendJobStep(b []byte, job *store.Job, step string) []byte {
 	if job != nil {
 		if _, isChat := chat.Route(job.Operation); isChat {
-			// A chat job's input stores the caller's schemas and tools as
-			// their text (chat.Input.StoredJSON): shown as objects.
+			// A chat job's input keeps the caller's schemas and tools as
+			// their text beside them (chat.Input.StoredJSON): shown as
+			// objects in the caller's order, without that text.
 			if shown, changed := chat.ShownInput(job.Input); changed {
 				cp := *job
 				cp.Input = shown
@@ -33,7 +39,6 @@ func AppendJob(b []byte, job *store.Job) []byte {
 		}
 	}
 	b = job.AppendJSON(b)
-	step := NextStep(job)
 	if step == "" {
 		return b
 	}

@@ -250,7 +250,7 @@ func keysRevoke(ctx context.Context, args []string) error {
 		"Revokes a stored API key: every replica refuses it as soon as the revocation's notification reaches it,\n"+
 			"and within auth.cache_ttl (default 5s) should the notification be lost. The command waits auth.cache_ttl\n"+
 			"(this configuration's) before it returns, so that once it has, every replica refuses the key.\n"+
-			"Run again on a key revoked less than auth.cache_ttl ago, it waits what is left of it.")
+			"Run again on a key revoked within the last hour, it waits auth.cache_ttl again (the revocation's commit, from which replicas count it, is not recorded).")
 	noWait := fs.Bool("no-wait", false, "return as soon as the revocation is stored, without waiting auth.cache_ttl for every replica to refuse the key")
 	cfgPath := configFlag(fs)
 	if len(args) > 0 && isHelp(args[0]) {

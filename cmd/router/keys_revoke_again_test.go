@@ -20,14 +20,8 @@ import (
 // auth.cache_ttl. It should wait what is left of auth.cache_ttl since the
 // revocation (revoked_at, on the database clock).
 func TestKeysRevokeAgainWaitsRestOfCacheTTL(t *testing.T) {
-	db := testdb.New(t, store.Options{})
-	cfg := writeConfig(t, db, "  - name: p\n    type: scripted")
-	appendConfig(t, cfg, "auth: {cache_ttl: 1h}\n") // long enough that the revocation below is well inside it
+	db, cfg, asked := revokeAgainSetup(t, "1h") // long enough that the revocation below is well inside it
 	ctx := context.Background()
-	var asked []time.Duration
-	old := revokeWait
-	revokeWait = func(ctx context.Context, d time.Duration) error { asked = append(asked, d); return nil }
-	t.Cleanup(func() { revokeWait = old })
 
 	k, err := db.Store.CreateAPIKeyWith(ctx, store.NewAPIKey{Owner: "acme"})
 	if err != nil {
@@ -42,9 +36,9 @@ func TestKeysRevokeAgainWaitsRestOfCacheTTL(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if len(asked) != 1 || asked[0] <= 0 || asked[0] > time.Hour {
+	if len(*asked) != 1 || (*asked)[0] <= 0 || (*asked)[0] > time.Hour {
 		t.Fatalf("second `keys revoke` of a key revoked just now (auth.cache_ttl 1h): waited %v, stdout %q; "+
-			"want it to wait the rest of auth.cache_ttl before saying the key is refused everywhere", asked, stdout)
+			"want it to wait the rest of auth.cache_ttl before saying the key is refused everywhere", *asked, stdout)
 	}
 	if strings.Contains(stdout, "nothing changed") && !strings.Contains(stdout, "refuses") {
 		t.Errorf("stdout %q: does not say when every replica refuses the key", stdout)
@@ -55,14 +49,8 @@ func TestKeysRevokeAgainWaitsRestOfCacheTTL(t *testing.T) {
 // database clock), or with --no-wait, `keys revoke` waits nothing and says
 // when every replica refuses the key.
 func TestKeysRevokeAgainAfterCacheTTLWaitsNothing(t *testing.T) {
-	db := testdb.New(t, store.Options{})
-	cfg := writeConfig(t, db, "  - name: p\n    type: scripted")
-	appendConfig(t, cfg, "auth: {cache_ttl: 1h}\n")
+	db, cfg, asked := revokeAgainSetup(t, "1h")
 	ctx := context.Background()
-	var asked []time.Duration
-	old := revokeWait
-	revokeWait = func(ctx context.Context, d time.Duration) error { asked = append(asked, d); return nil }
-	t.Cleanup(func() { revokeWait = old })
 	revokeAgain := func(args ...string) string {
 		t.Helper()
 		k, err := db.Store.CreateAPIKeyWith(ctx, store.NewAPIKey{Owner: "acme"})
@@ -84,11 +72,11 @@ func TestKeysRevokeAgainAfterCacheTTLWaitsNothing(t *testing.T) {
 		})
 		return stdout
 	}
-	if out := revokeAgain(); len(asked) != 0 || !strings.Contains(out, "more than auth.cache_ttl (1h0m0s) ago") || !strings.Contains(out, "every replica refuses it") {
-		t.Errorf("revoked 3h ago, auth.cache_ttl 1h: waited %v, stdout %q; want no wait, saying every replica refuses the key", asked, out)
+	if out := revokeAgain(); len(*asked) != 0 || !strings.Contains(out, "more than auth.cache_ttl (1h0m0s) ago") || !strings.Contains(out, "every replica refuses it") {
+		t.Errorf("revoked 3h ago, auth.cache_ttl 1h: waited %v, stdout %q; want no wait, saying every replica refuses the key", *asked, out)
 	}
-	if out := revokeAgain("--no-wait"); len(asked) != 0 || !strings.Contains(out, "within 1h0m0s of the revocation at most") {
-		t.Errorf("--no-wait: waited %v, stdout %q; want no wait, saying replicas refuse it within auth.cache_ttl", asked, out)
+	if out := revokeAgain("--no-wait"); len(*asked) != 0 || !strings.Contains(out, "within 1h0m0s of the revocation at most") {
+		t.Errorf("--no-wait: waited %v, stdout %q; want no wait, saying replicas refuse it within auth.cache_ttl", *asked, out)
 	}
 }
 
@@ -100,14 +88,8 @@ func TestKeysRevokeAgainAfterCacheTTLWaitsNothing(t *testing.T) {
 // but recently, waits auth.cache_ttl whole (it said at once that every
 // replica refuses the key; rops14 F1).
 func TestKeysRevokeAgainWaitsWholeTTLWhileItsCommitMayBeRecent(t *testing.T) {
-	db := testdb.New(t, store.Options{})
-	cfg := writeConfig(t, db, "  - name: p\n    type: scripted")
-	appendConfig(t, cfg, "auth: {cache_ttl: 4s}\n")
+	db, cfg, asked := revokeAgainSetup(t, "4s")
 	ctx := context.Background()
-	var asked []time.Duration
-	old := revokeWait
-	revokeWait = func(ctx context.Context, d time.Duration) error { asked = append(asked, d); return nil }
-	t.Cleanup(func() { revokeWait = old })
 	k, err := db.Store.CreateAPIKeyWith(ctx, store.NewAPIKey{Owner: "acme"})
 	if err != nil {
 		t.Fatal(err)
@@ -124,11 +106,25 @@ func TestKeysRevokeAgainWaitsWholeTTLWhileItsCommitMayBeRecent(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if len(asked) != 1 || asked[0] != 4*time.Second {
+	if len(*asked) != 1 || (*asked)[0] != 4*time.Second {
 		t.Fatalf("`keys revoke` again on a key stamped revoked 10 s ago (auth.cache_ttl 4s): waited %v, stdout %q; "+
-			"want auth.cache_ttl whole: a replica counts it from the revocation's commit, which may have ended just now", asked, stdout)
+			"want auth.cache_ttl whole: a replica counts it from the revocation's commit, which may have ended just now", *asked, stdout)
 	}
 	if !strings.Contains(stdout, "which is not recorded") {
 		t.Errorf("stdout %q does not say why it waits the whole auth.cache_ttl", stdout)
 	}
+}
+
+// revokeAgainSetup is a database and a configuration with auth.cache_ttl
+// ttl for `keys revoke`, whose waits are recorded in *asked, not waited.
+func revokeAgainSetup(t *testing.T, ttl string) (*testdb.DB, string, *[]time.Duration) {
+	t.Helper()
+	db := testdb.New(t, store.Options{})
+	cfg := writeConfig(t, db, "  - name: p\n    type: scripted")
+	appendConfig(t, cfg, "auth: {cache_ttl: "+ttl+"}\n")
+	asked := &[]time.Duration{}
+	old := revokeWait
+	revokeWait = func(ctx context.Context, d time.Duration) error { *asked = append(*asked, d); return nil }
+	t.Cleanup(func() { revokeWait = old })
+	return db, cfg, asked
 }

@@ -72,11 +72,12 @@ func exporterFileProblems(getenv func(string) string) error {
 		switch {
 		case certPath == "" && keyPath == "":
 			continue
-		case keyPath == "":
-			errs = append(errs, fmt.Errorf("telemetry: %s is set without %s, so the OTLP exporter would ignore it and send spans without a client certificate; set both (PEM files) or neither", certKey, keyKey))
-			continue
-		case certPath == "":
-			errs = append(errs, fmt.Errorf("telemetry: %s is set without %s, so the OTLP exporter would ignore it and send spans without a client certificate; set both (PEM files) or neither", keyKey, certKey))
+		case keyPath == "" || certPath == "":
+			set, unset := certKey, keyKey
+			if certPath == "" {
+				set, unset = keyKey, certKey
+			}
+			errs = append(errs, fmt.Errorf("telemetry: %s is set without %s, so the OTLP exporter would ignore it and send spans without a client certificate; set both (PEM files) or neither", set, unset))
 			continue
 		}
 		cert, certErr := os.ReadFile(certPath)
